@@ -1,0 +1,183 @@
+/**
+ * Decoding untrusted wire values with valibot: never throws, and a failure names the JSON path
+ * of the offending value, what was expected there and what was received.
+ *
+ * @module
+ */
+import * as v from "valibot";
+
+/** A schema that checks an unknown wire value and yields a `T`. */
+export type WireSchema<T> = v.GenericSchema<unknown, T>;
+
+/** A successful decode: `value` is a fresh object, never the input itself. */
+export interface DecodeSuccess<T> {
+  /** Always `true`. */
+  readonly ok: true;
+  /** The decoded value. */
+  readonly value: T;
+}
+
+/** A failed decode, located by a JSONPath such as `$.params.messages[1].role`. */
+export interface DecodeFailure {
+  /** Always `false`. */
+  readonly ok: false;
+  /** JSONPath of the first offending value; `$` is the whole input. */
+  readonly path: string;
+  /** What the schema expected there, e.g. `("user" | "assistant")`. */
+  readonly expected: string;
+  /** What was found there, e.g. `"system"`. */
+  readonly received: string;
+  /** One line for people: `$.params.maxTokens: expected number, received "ten"`. */
+  readonly message: string;
+}
+
+/** The outcome of {@linkcode decode}. */
+export type Decoded<T> = DecodeSuccess<T> | DecodeFailure;
+
+const CONFIG = { abortEarly: true } as const;
+
+/**
+ * Checks `input` against `schema` and returns the decoded value or the first failure.
+ *
+ * Never throws: an exception raised while reading the input (a hostile getter, a revoked proxy)
+ * becomes a failure at `$`.
+ *
+ * @param schema The wire schema to apply.
+ * @param input The untrusted value, usually from `JSON.parse`.
+ * @returns `{ ok: true, value }` or a {@linkcode DecodeFailure}.
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { decode } from "./decode.ts";
+ * const result = decode(v.object({ n: v.number() }), { n: "1" });
+ * if (!result.ok) console.log(result.message); // $.n: expected number, received "1"
+ * ```
+ */
+export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
+  let result: v.SafeParseResult<WireSchema<T>>;
+  try {
+    result = v.safeParse(schema, input, CONFIG);
+  } catch (error) {
+    return failure("$", "a JSON value", describeThrown(error));
+  }
+  if (result.success) return { ok: true, value: result.output };
+  const issue = deepestIssue(result.issues[0]);
+  return failure(
+    formatPath(issue.path),
+    issue.expected ?? issue.message,
+    issue.received,
+  );
+}
+
+/**
+ * Builds a {@linkcode DecodeFailure} by hand, for checks made outside a schema.
+ *
+ * @param path JSONPath of the offending value.
+ * @param expected What was expected there.
+ * @param received What was found there, already rendered.
+ * @returns The failure value.
+ */
+export function failure(
+  path: string,
+  expected: string,
+  received: string,
+): DecodeFailure {
+  return {
+    ok: false,
+    path,
+    expected,
+    received,
+    message: `${path}: expected ${expected}, received ${received}`,
+  };
+}
+
+/**
+ * Prefixes every path of a failure, for a value decoded inside a larger message.
+ *
+ * @param prefix JSONPath of the inner value within the outer one, e.g. `$.params`.
+ * @param inner The failure of the inner decode.
+ * @returns The same failure, located in the outer message.
+ */
+export function nestFailure(prefix: string, inner: DecodeFailure): DecodeFailure {
+  return failure(prefix + inner.path.slice(1), inner.expected, inner.received);
+}
+
+type Issue = v.BaseIssue<unknown>;
+
+/**
+ * Picks the issue that explains a failure best: a union reports one issue per option, and the
+ * option that got furthest into the input is the one the sender most likely meant.
+ *
+ * @param issue The first issue valibot reported.
+ * @returns That issue or its deepest sub-issue.
+ */
+export function deepestIssue(issue: Issue): Issue {
+  let best = issue;
+  for (const sub of issue.issues ?? []) {
+    const candidate = deepestIssue(sub);
+    if ((candidate.path?.length ?? 0) > (best.path?.length ?? 0)) best = candidate;
+  }
+  return best;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function formatPath(path: Issue["path"]): string {
+  let out = "$";
+  for (const item of path ?? []) {
+    const key: unknown = item.key;
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && IDENTIFIER.test(key)) out += `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+function describeThrown(error: unknown): string {
+  const name = error instanceof Error ? error.name : typeof error;
+  return `a value that threw ${name} when read`;
+}
+
+/**
+ * Wraps an object schema so that a JSON array is refused where an object is expected
+ * (valibot's object schemas accept arrays, since `typeof [] === "object"`).
+ *
+ * @param schema An object schema.
+ * @returns The same schema, refusing arrays with `expected Object, received Array`.
+ */
+export function refuseArrays<TSchema extends v.GenericSchema>(schema: TSchema): TSchema {
+  return {
+    ...schema,
+    "~run"(dataset, config) {
+      if (Array.isArray(dataset.value)) {
+        v._addIssue(schema, "type", dataset, config);
+        return dataset as ReturnType<TSchema["~run"]>;
+      }
+      return schema["~run"](dataset, config) as ReturnType<TSchema["~run"]>;
+    },
+  };
+}
+
+/**
+ * A JSON object with known entries; unknown keys are dropped from the output, arrays refused.
+ *
+ * @param entries The known entries.
+ * @returns The schema.
+ */
+export function wireObject<const TEntries extends v.ObjectEntries>(
+  entries: TEntries,
+): v.ObjectSchema<TEntries, undefined> {
+  return refuseArrays(v.object(entries));
+}
+
+/**
+ * A JSON object with known entries; unknown keys are kept in the output, arrays refused.
+ *
+ * @param entries The known entries.
+ * @returns The schema.
+ */
+export function wireLooseObject<const TEntries extends v.ObjectEntries>(
+  entries: TEntries,
+): v.LooseObjectSchema<TEntries, undefined> {
+  return refuseArrays(v.looseObject(entries));
+}

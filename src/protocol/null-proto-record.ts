@@ -1,0 +1,76 @@
+/**
+ * A valibot schema for maps whose keys come from an untrusted peer (`inputRequests`,
+ * `inputResponses`, `_meta`). valibot's own `record` silently drops `__proto__`,
+ * `constructor` and `prototype`; here they are ordinary keys, and the output is a fresh object
+ * with no prototype, so no key can reach `Object.prototype`.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { deepestIssue, type WireSchema } from "./decode.ts";
+
+/** A map from untrusted string keys to values, with no prototype. */
+export type NullProtoRecord<T> = Readonly<Record<string, T>>;
+
+/** Options of {@linkcode nullProtoRecord}. */
+export interface NullProtoRecordOptions {
+  /**
+   * The largest number of keys accepted; a larger map fails at its own path.
+   * @default Infinity
+   */
+  readonly maxKeys?: number;
+}
+
+/**
+ * Builds a schema for a JSON object whose every value must match `value`.
+ *
+ * @param value The schema of each value.
+ * @param options Limits on the map.
+ * @returns A schema whose output is a prototype-free copy with decoded values.
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { decode } from "./decode.ts";
+ * import { nullProtoRecord } from "./null-proto-record.ts";
+ * const map = decode(nullProtoRecord(v.number()), JSON.parse('{"__proto__": 1}'));
+ * if (map.ok) console.log(Object.keys(map.value)); // ["__proto__"]
+ * ```
+ */
+export function nullProtoRecord<T>(
+  value: WireSchema<T>,
+  options: NullProtoRecordOptions = {},
+): WireSchema<NullProtoRecord<T>> {
+  const maxKeys = options.maxKeys ?? Infinity;
+  return v.pipe(
+    v.custom<Record<string, unknown>>(isJsonObject, "Invalid type: Expected Object"),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const input = dataset.value;
+      const keys = Object.keys(input);
+      if (keys.length > maxKeys) {
+        addIssue({ expected: `at most ${maxKeys} keys`, received: `${keys.length} keys` });
+        return NEVER;
+      }
+      const output: Record<string, T> = Object.create(null);
+      for (const key of keys) {
+        const item = input[key];
+        const result = v.safeParse(value, item, { abortEarly: true });
+        if (!result.success) {
+          const inner = deepestIssue(result.issues[0]);
+          const here: v.ObjectPathItem = { type: "object", origin: "value", input, key, value: item };
+          addIssue({
+            expected: inner.expected ?? inner.message,
+            received: inner.received,
+            path: [here, ...(inner.path ?? [])],
+          });
+          return NEVER;
+        }
+        output[key] = result.output;
+      }
+      return output;
+    }),
+  );
+}
+
+function isJsonObject(input: unknown): boolean {
+  return typeof input === "object" && input !== null && !Array.isArray(input);
+}

@@ -1,0 +1,19 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// Runs every `*.test.ts` that is not tagged for a host runtime (`.host`, `.node`, `.deno`,
+// `.bun`) inside workerd.
+const config: ReturnType<typeof defineConfig> = defineConfig({
+  root: here("../.."),
+  plugins: [cloudflareTest({ wrangler: { configPath: here("./wrangler.jsonc") } })],
+  resolve: { alias: { "node:test": here("./node-test.ts") } },
+  test: {
+    include: ["tests/**/*.test.ts"],
+    exclude: ["tests/**/*.{host,node,deno,bun}.test.ts", "node_modules/**"],
+  },
+});
+
+export default config;
