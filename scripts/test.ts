@@ -98,7 +98,8 @@ function files(runtime: Runtime): string[] {
 
 const outcomes: Outcome[] = [];
 const started = performance.now();
-outcomes.push(run("typecheck", bin("tsc"), ["--noEmit", "-p", "."]));
+outcomes.push(run("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]));
+outcomes.push(run("typecheck-lib", bin("tsc"), ["--noEmit", "-p", "tsconfig.lib.json"]));
 outcomes.push(run("lint", bin("deno"), ["lint", "--quiet"]));
 outcomes.push(run("format", bin("deno"), ["fmt", "--check", "--quiet"]));
 

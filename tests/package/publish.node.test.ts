@@ -9,7 +9,8 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 test("deno publish --dry-run passes the slow-types check and publishes only the manifest, mod.ts, src/**, README.md and LICENSE", () => {
   const result = spawnSync(
     `${root}node_modules/.bin/deno`,
-    ["publish", "--dry-run", "--allow-dirty", "--config", "jsr.json"],
+    // deno.json, not jsr.json: only deno.json makes Deno read package.json's npm dependencies.
+    ["publish", "--dry-run", "--allow-dirty"],
     { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
   );
   const output = result.stdout + result.stderr;
@@ -18,11 +19,14 @@ test("deno publish --dry-run passes the slow-types check and publishes only the 
   const listed = [...output.matchAll(/^\s+(file:\/\/\S+) \(/gm)]
     .map((m) => relative(root, fileURLToPath(m[1] ?? "")))
     .sort();
-  assert.deepEqual(listed.filter((f) => !/^(jsr\.json|mod\.ts|src\/.+\.ts|README\.md|LICENSE)$/.test(f)), []);
+  assert.deepEqual(
+    listed.filter((f) => !/^(deno\.json|mod\.ts|src\/.+\.ts|README\.md|LICENSE)$/.test(f)),
+    [],
+  );
   assert.deepEqual(listed.filter((f) => !f.startsWith("src/")), [
     "LICENSE",
     "README.md",
-    "jsr.json",
+    "deno.json",
     "mod.ts",
   ]);
 });

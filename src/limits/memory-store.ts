@@ -1,0 +1,112 @@
+/**
+ * The embedded rate-limit store: token buckets in memory, per process or isolate, bounded.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryStore } from "./memory-store.ts";
+ * const store = createMemoryStore({ maxKeys: 1000 });
+ * const rule = { rate: 10, perMs: 1000, burst: 20 };
+ * console.log(store.take("github", rule).allowed); // true
+ * ```
+ *
+ * @module
+ */
+import { type Clock, systemClock } from "../chain/verdict.ts";
+import type { RateLimitStore } from "./rate-limit-store.ts";
+import { type Rate, type TakeResult, TokenBucket } from "./token-bucket.ts";
+
+/** Options of {@linkcode createMemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * The clock buckets refill by.
+   *
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+  /**
+   * The most buckets kept (one per key and rule); past it the least recently used is dropped.
+   *
+   * @default 10000
+   */
+  readonly maxKeys?: number;
+}
+
+/** A memory store: answers synchronously. */
+export interface MemoryStore extends RateLimitStore {
+  /**
+   * Takes one token from the bucket of `key` under `rate`.
+   *
+   * @param key Whose budget.
+   * @param rate The rule.
+   * @returns The answer, synchronously.
+   * @throws {RangeError} When the rule is not valid.
+   */
+  take(key: string, rate: Rate): TakeResult;
+  /** How many buckets are held now (at most `maxKeys`). */
+  readonly size: number;
+}
+
+/** The default of {@linkcode MemoryStoreOptions.maxKeys}. */
+export const DEFAULT_MAX_KEYS: number = 10_000;
+
+class BoundedMemoryStore implements MemoryStore {
+  readonly #clock: Clock;
+  readonly #maxKeys: number;
+  /** Insertion order is recency order: the first entry is the least recently used. */
+  readonly #buckets = new Map<string, TokenBucket>();
+
+  constructor(clock: Clock, maxKeys: number) {
+    this.#clock = clock;
+    this.#maxKeys = maxKeys;
+  }
+
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  take(key: string, rate: Rate): TakeResult {
+    // The rule's fields contain no ":", so the first ":" ends the rule: no two pairs collide.
+    const id = `${rate.rate}/${rate.perMs}/${rate.burst}:${key}`;
+    const now = this.#clock.now();
+    let bucket = this.#buckets.get(id);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(rate, now);
+      if (this.#buckets.size >= this.#maxKeys) this.#evictOldest();
+    } else {
+      this.#buckets.delete(id);
+    }
+    this.#buckets.set(id, bucket);
+    return bucket.take(now);
+  }
+
+  #evictOldest(): void {
+    const oldest = this.#buckets.keys().next();
+    if (oldest.done !== true) this.#buckets.delete(oldest.value);
+  }
+}
+
+/**
+ * Creates an in-memory store: one token bucket per key and rule, in this process or isolate only
+ * (several isolates each keep their own budget; share one with the Upstash store). Each take is
+ * O(1).
+ *
+ * The store is bounded because keys may come from outside (a server's id, or anything a server
+ * can make the client key on): without a bound, whoever chooses keys chooses how much memory the
+ * client uses. At `maxKeys` buckets, taking for a new key drops the least recently used bucket.
+ * A dropped key starts over with a full bucket the next time it is seen, so a limit on a key can
+ * be reset by flooding the store with `maxKeys` other keys; size `maxKeys` well above the number
+ * of keys in use (the default 10 000 is far above the servers one client talks to).
+ *
+ * @param options The clock and the bound.
+ * @returns A store whose `take` answers synchronously.
+ * @throws {RangeError} When `maxKeys` is not a positive safe integer.
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  if (!Number.isSafeInteger(maxKeys) || maxKeys <= 0) {
+    throw new RangeError(
+      `createMemoryStore(): "maxKeys" must be a positive safe integer, received "${String(maxKeys)}"`,
+    );
+  }
+  return new BoundedMemoryStore(options.clock ?? systemClock, maxKeys);
+}

@@ -1,0 +1,55 @@
+/**
+ * Where token buckets live: the smallest interface the budget check needs, and the error a store
+ * raises when it cannot answer. The budget refuses whenever a store throws or rejects (fail
+ * closed).
+ *
+ * @example
+ * ```ts
+ * import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
+ * const down: RateLimitStore = {
+ *   take: () => Promise.reject(new StoreUnavailableError("example", "no answer within \"1000\" ms")),
+ * };
+ * await down.take("github", { rate: 10, perMs: 1000, burst: 20 }).catch((error) => console.log(error.message));
+ * // Rate-limit store "example": no answer within "1000" ms
+ * ```
+ *
+ * @module
+ */
+import type { Rate, TakeResult } from "./token-bucket.ts";
+
+/**
+ * Holds one token bucket per key and rule. Two different rules on the same key are two buckets.
+ * A store answers synchronously when it can (the memory store), so the hot path allocates no
+ * promise, and with a promise otherwise (a remote store).
+ */
+export interface RateLimitStore {
+  /**
+   * Takes one token from the bucket of `key` under `rate`, creating a full bucket if none exists.
+   *
+   * @param key Whose budget: for example the server id.
+   * @param rate The rule.
+   * @returns The answer, or a promise of it.
+   * @throws {StoreUnavailableError} When a remote store cannot answer (thrown or rejected).
+   * @throws {RangeError} When the rule is not valid.
+   */
+  take(key: string, rate: Rate): TakeResult | Promise<TakeResult>;
+}
+
+/** A rate-limit store could not answer: its backend was unreachable, failed, was too slow or answered nonsense. */
+export class StoreUnavailableError extends Error {
+  /** The store's name, such as `"upstash"`. */
+  readonly store: string;
+
+  /**
+   * Creates the error; the message is `Rate-limit store "<store>": <failure>`.
+   *
+   * @param store The store's name.
+   * @param failure What failed and what was expected.
+   * @param options The underlying error as `cause`, when there is one.
+   */
+  constructor(store: string, failure: string, options?: { readonly cause?: unknown }) {
+    super(`Rate-limit store "${store}": ${failure}`, options);
+    this.name = "StoreUnavailableError";
+    this.store = store;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * A rate-limit store shared by every isolate and machine: `@upstash/ratelimit`'s token bucket
+ * over an `@upstash/redis` client. Web standards only (it runs on Cloudflare Workers).
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "@upstash/redis";
+ * import { createUpstashStore } from "./upstash-store.ts";
+ * const store = createUpstashStore({ redis: new Redis({ url: "https://x.upstash.io", token: "t" }) });
+ * ```
+ *
+ * @module
+ */
+import { Ratelimit } from "@upstash/ratelimit";
+import type { Redis } from "@upstash/redis";
+import { type Clock, systemClock } from "../chain/verdict.ts";
+import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
+import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
+
+/**
+ * The part of an `@upstash/redis` client the store uses: `evalsha`, and `eval` when Redis does
+ * not know the script yet (`NOSCRIPT`). Any client of `@upstash/redis` (`/cloudflare`, `/fastly`,
+ * the Node entry) fits.
+ */
+export type UpstashRedis = Pick<Redis, "eval" | "evalsha">;
+
+/** Options of {@linkcode createUpstashStore}. */
+export interface UpstashStoreOptions {
+  /** The Redis client, e.g. `new Redis({ url, token })` from `@upstash/redis/cloudflare`. */
+  readonly redis: UpstashRedis;
+  /**
+   * Prepended to every Redis key, then the rule, then the key: `<prefix>:<rate>/<perMs>/<burst>:<key>`.
+   *
+   * @default "sluice:ratelimit"
+   */
+  readonly prefix?: string;
+  /**
+   * How long a take may wait for Redis before it rejects with {@linkcode StoreUnavailableError}.
+   *
+   * @default 1000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Turns Upstash's reset time into `retryAfterMs` (Upstash itself stamps buckets with `Date.now()`).
+   *
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+}
+
+/** An Upstash store: always answers with a promise. */
+export interface UpstashStore extends RateLimitStore {
+  /**
+   * Takes one token from the bucket of `key` under `rate`, in Redis.
+   *
+   * @param key Whose budget.
+   * @param rate The rule.
+   * @returns The answer.
+   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails, answers nonsense or is too slow.
+   * @throws {RangeError} (rejects) When the rule is not valid.
+   */
+  take(key: string, rate: Rate): Promise<TakeResult>;
+}
+
+/** The client type `Ratelimit`'s config declares. */
+type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
+
+/** The store's name in {@linkcode StoreUnavailableError}. */
+const STORE = "upstash";
+const EXPECTED = "expected a token-bucket answer";
+/** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Creates a store over Upstash Redis. It fails closed: when Redis is unreachable, answers with an
+ * error or something that is not a token-bucket answer, or takes longer than `timeoutMs`, the take
+ * rejects with {@linkcode StoreUnavailableError} and the budget refuses.
+ *
+ * How it differs from the memory store: Upstash's bucket refills `rate` tokens at once at the end
+ * of each `perMs` period (the memory store refills continuously); burst and long-run rate are the
+ * same. `retryAfterMs` is clamped to (0, perMs], since machines stamp buckets with their own clocks.
+ *
+ * Fixed `@upstash/ratelimit` settings, none of them configurable: `timeout: 0` (its default lets
+ * requests through after 5 s: fail open), `ephemeralCache: false` (an unbounded local map keyed by
+ * the key), `analytics: false`, `enableProtection: false` (downloads a deny list),
+ * `enableTelemetry: false` (it would add headers to the caller's client).
+ *
+ * @param options The client, key prefix, timeout and clock.
+ * @returns A store whose `take` returns a promise.
+ * @throws {RangeError} When `timeoutMs` is not a positive integer of at most 2^31 − 1.
+ */
+export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
+  const timeoutMs = options.timeoutMs ?? 1000;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `createUpstashStore(): "timeoutMs" must be a positive integer of at most "${MAX_TIMEOUT_MS}", received "${
+        String(timeoutMs)
+      }"`,
+    );
+  }
+  const prefix = options.prefix ?? "sluice:ratelimit";
+  const clock = options.clock ?? systemClock;
+  /** One `Ratelimit` per distinct rule. Rules come from policies, so this stays small. */
+  const limiters = new Map<string, Ratelimit>();
+
+  const limiterFor = (rate: Rate): Ratelimit => {
+    const rule = `${rate.rate}/${rate.perMs}/${rate.burst}`;
+    let limiter = limiters.get(rule);
+    if (limiter === undefined) {
+      limiter = new Ratelimit({
+        // With the settings below only evalsha and eval run (ratelimit's type also names get, set).
+        redis: options.redis as unknown as RatelimitRedis,
+        limiter: Ratelimit.tokenBucket(rate.rate, `${rate.perMs} ms`, rate.burst),
+        prefix: `${prefix}:${rule}`,
+        timeout: 0,
+        ephemeralCache: false,
+        analytics: false,
+        enableProtection: false,
+        enableTelemetry: false,
+      });
+      limiters.set(rule, limiter);
+    }
+    return limiter;
+  };
+
+  return {
+    async take(key: string, rate: Rate): Promise<TakeResult> {
+      assertRate(rate);
+      const answer = await within(limiterFor(rate).limit(key), timeoutMs);
+      return toTakeResult(answer, rate, clock.now());
+    },
+  };
+}
+
+/** What `Ratelimit.limit` resolves to, as far as the store reads it. */
+interface LimitAnswer {
+  readonly success: unknown;
+  readonly remaining: unknown;
+  readonly reset: unknown;
+  readonly reason?: unknown;
+}
+
+/** Settles like `work`, or rejects after `ms` if it has not; failures become StoreUnavailableError. */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${EXPECTED}`)),
+      ms,
+    );
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        const reason = error instanceof Error ? error.message : String(error);
+        reject(
+          new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${EXPECTED}`, {
+            cause: error,
+          }),
+        );
+      },
+    );
+  });
+}
+
+function toTakeResult(answer: LimitAnswer, rate: Rate, now: number): TakeResult {
+  const { success, remaining, reset, reason } = answer;
+  // A `reason` means ratelimit answered without Redis (timeout, cache, deny list): never trusted.
+  if (
+    reason !== undefined || typeof success !== "boolean" || typeof remaining !== "number" ||
+    !Number.isFinite(remaining) || typeof reset !== "number" || !Number.isFinite(reset)
+  ) {
+    const shown = JSON.stringify({ success, remaining, reset, reason });
+    throw new StoreUnavailableError(STORE, `unexpected answer "${clip(shown)}", ${EXPECTED}`);
+  }
+  if (success) {
+    return {
+      allowed: true,
+      remaining: Math.min(rate.burst, Math.max(0, Math.floor(remaining))),
+      retryAfterMs: 0,
+    };
+  }
+  return {
+    allowed: false,
+    remaining: 0,
+    retryAfterMs: Math.min(rate.perMs, Math.max(1, Math.ceil(reset - now))),
+  };
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

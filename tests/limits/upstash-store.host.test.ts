@@ -1,0 +1,140 @@
+// The Upstash store over @upstash/redis, the project's REST shim and a real redis-server:
+// the store contract, then fail-closed behaviour when Redis or Upstash goes away or hangs.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Redis } from "@upstash/redis";
+import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
+import { createUpstashStore } from "../../src/limits/upstash-store.ts";
+import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
+import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { storeContract } from "./store-contract.ts";
+
+const RULE = { rate: 1, perMs: 60_000, burst: 2 };
+
+/** A client for `shim` that does not retry, so nothing is left running after a test. */
+function client(shim: UpstashShim): Redis {
+  return new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false });
+}
+
+/** Runs `work`, returning what it rejected with and after how many milliseconds. */
+async function timedRejection(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  try {
+    await work();
+  } catch (error) {
+    return { error, ms: performance.now() - started };
+  }
+  throw new Error("expected a rejection");
+}
+
+if (redisTestsEnabled()) {
+  describe("createUpstashStore() over @upstash/redis, the REST shim and redis-server", () => {
+    let redis: RedisServer;
+    let shim: UpstashShim;
+    let stores = 0;
+
+    before(async () => {
+      redis = await startRedis();
+      shim = await startUpstashShim({ redisPort: redis.port });
+    });
+
+    after(async () => {
+      await shim.stop();
+      await redis.stop();
+    });
+
+    // A fresh prefix per test: every test starts with no buckets.
+    storeContract(
+      "createUpstashStore()",
+      () => createUpstashStore({ redis: client(shim), prefix: `t${++stores}` }),
+    );
+
+    test("createUpstashStore() uses EVALSHA with the client's SHA after the first EVAL", async () => {
+      const store = createUpstashStore({ redis: client(shim), prefix: "evalsha" });
+      const direct = client(shim);
+      await direct.exec(["CONFIG", "RESETSTAT"]);
+      for (let i = 0; i < 3; i++) await store.take(`k${i}`, RULE);
+      const stats = String(await direct.exec(["INFO", "commandstats"]));
+      const calls = (name: string) =>
+        /calls=(\d+)/.exec(stats.split("\n").find((l) => l.startsWith(name)) ?? "")?.[1];
+      // The first EVALSHA of this process may find no script (NOSCRIPT, then EVAL); the rest hit.
+      assert.deepEqual([calls("cmdstat_evalsha:"), Number(calls("cmdstat_eval:") ?? 0) <= 1], ["3", true]);
+    });
+
+    test("createUpstashStore() rejects when redis-server stops, and works again once it is back", async () => {
+      const store = createUpstashStore({ redis: client(shim), prefix: "restart" });
+      assert.deepEqual(await store.take("k", RULE), { allowed: true, remaining: 1, retryAfterMs: 0 });
+      await redis.stop();
+      const { error, ms } = await timedRejection(() => store.take("k", RULE));
+      assert.ok(error instanceof StoreUnavailableError, String(error));
+      assert.match(
+        error.message,
+        /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/,
+      );
+      assert.ok(ms < 1000, `rejected after "${ms}" ms, expected under timeoutMs 1000`);
+      redis = await startRedis({ port: redis.port });
+      await shim.redisReady();
+      // A new redis-server has no buckets and no scripts: NOSCRIPT, EVAL, and a full bucket.
+      assert.deepEqual(await store.take("k", RULE), { allowed: true, remaining: 1, retryAfterMs: 0 });
+    });
+
+    test("createUpstashStore() rejects when the Upstash endpoint refuses connections", async () => {
+      const gone = await startUpstashShim({ redisPort: redis.port });
+      const store = createUpstashStore({ redis: client(gone), prefix: "gone" });
+      await gone.stop();
+      const { error, ms } = await timedRejection(() => store.take("k", RULE));
+      assert.ok(error instanceof StoreUnavailableError, String(error));
+      assert.match(error.message, /^Rate-limit store "upstash": Redis request failed with /);
+      assert.ok(ms < 1000, `rejected after "${ms}" ms, expected under timeoutMs 1000`);
+    });
+
+    test("createUpstashStore() rejects with the wrong token", async () => {
+      const store = createUpstashStore({
+        redis: new Redis({ url: shim.url, token: "wrong", retry: { retries: 0 }, enableTelemetry: false }),
+      });
+      await assert.rejects(store.take("k", RULE), {
+        name: "StoreUnavailableError",
+        message: /^Rate-limit store "upstash": Redis request failed with "Unauthorized, command was: /,
+      });
+    });
+
+    // Upstash's own timeout (5 s by default) would answer success: true here; the store must not.
+    test(
+      "createUpstashStore() rejects at timeoutMs 5500 when Upstash hangs, past ratelimit's 5 s fail-open",
+      {
+        timeout: 15_000, // Bun's default per-test timeout is 5 s
+      },
+      async () => {
+        const hung = await startUpstashShim({ redisPort: redis.port, hang: true });
+        try {
+          const store = createUpstashStore({ redis: client(hung), timeoutMs: 5500 });
+          const { error, ms } = await timedRejection(() => store.take("k", RULE));
+          assert.ok(error instanceof StoreUnavailableError, String(error));
+          assert.equal(
+            error.message,
+            'Rate-limit store "upstash": no answer within "5500" ms, expected a token-bucket answer',
+          );
+          assert.ok(ms >= 5490 && ms < 6500, `rejected after "${ms}" ms, expected about 5500`);
+        } finally {
+          await hung.stop();
+        }
+      },
+    );
+
+    test("createUpstashStore() rejects at the default timeoutMs 1000 when Upstash hangs", async () => {
+      const hung = await startUpstashShim({ redisPort: redis.port, hang: true });
+      try {
+        const store = createUpstashStore({ redis: client(hung) });
+        const { error, ms } = await timedRejection(() => store.take("k", RULE));
+        assert.ok(error instanceof StoreUnavailableError, String(error));
+        assert.equal(
+          error.message,
+          'Rate-limit store "upstash": no answer within "1000" ms, expected a token-bucket answer',
+        );
+        assert.ok(ms >= 990 && ms < 2000, `rejected after "${ms}" ms, expected about 1000`);
+      } finally {
+        await hung.stop();
+      }
+    });
+  });
+}
