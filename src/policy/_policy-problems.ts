@@ -1,0 +1,149 @@
+/**
+ * Turns valibot issues and transport rules into policy problems that name the option's path,
+ * what it expects and what it received, with a suggestion for a misspelt option.
+ *
+ * @module
+ */
+import type * as v from "valibot";
+import type { PolicyProblem } from "./policy-error.ts";
+
+/** Where problems are reported: the policy's source and server, and a path prefix. */
+export interface ProblemSite {
+  readonly source: string | undefined;
+  readonly server: string | undefined;
+  readonly prefix?: string;
+}
+
+type Issue = v.BaseIssue<unknown>;
+type AnySchema = v.GenericSchema & { entries?: Record<string, AnySchema>; wrapped?: AnySchema; options?: AnySchema[] };
+
+/**
+ * Converts the issues of one validation into problems.
+ *
+ * @param issues valibot's issues (`abortEarly: false`).
+ * @param schema The schema validated against, to suggest the option meant by an unknown key.
+ * @param site Source, server and path prefix.
+ * @returns One problem per issue.
+ */
+export function problemsFromIssues(issues: readonly Issue[], site: ProblemSite): PolicyProblem[] {
+  return issues.map((issue) => {
+    const keys = (issue.path ?? []).map((item) => item.key as string | number);
+    const path = joinPath(site.prefix, keys);
+    const at = { source: site.source, server: site.server, path };
+    if (issue.type === "object" && issue.received === "undefined" && keys.length > 0) {
+      return { ...at, message: `"${path}" is required` };
+    }
+    const subject = path === "" ? "the policy" : `"${path}"`;
+    return { ...at, message: `${subject} must be ${issue.message}, received ${render(issue.input)}` };
+  });
+}
+
+/**
+ * Finds every key the schema does not know, at any depth, with a suggestion for a misspelling.
+ *
+ * @param input The value as written.
+ * @param schema The schema it is checked against.
+ * @param site Source, server and path prefix.
+ * @returns One problem per unknown key.
+ */
+export function unknownKeyProblems(input: unknown, schema: v.GenericSchema, site: ProblemSite): PolicyProblem[] {
+  const problems: PolicyProblem[] = [];
+  const walk = (value: unknown, node: AnySchema | undefined, keys: string[]) => {
+    const object = objectOf(node);
+    if (object?.entries === undefined || typeof value !== "object" || value === null || Array.isArray(value)) return;
+    for (const key of Object.keys(value)) {
+      if (Object.hasOwn(object.entries, key)) {
+        walk((value as Record<string, unknown>)[key], object.entries[key], [...keys, key]);
+        continue;
+      }
+      const path = joinPath(site.prefix, [...keys, key]);
+      const guess = suggest(key, Object.keys(object.entries));
+      const hint = guess === undefined ? "" : ` (did you mean "${joinPath(site.prefix, [...keys, guess])}"?)`;
+      problems.push({ source: site.source, server: site.server, path, message: `"${path}" is not a policy option${hint}` });
+    }
+  };
+  walk(input, schema as AnySchema, []);
+  return problems;
+}
+
+/**
+ * Checks what the schema cannot: an HTTP transport URL is absolute, http(s), without
+ * credentials, and `https:` unless its host is loopback or `allowHttp` is set.
+ *
+ * @param transport A transport that passed its schema.
+ * @param site Source, server and path prefix.
+ * @returns The problems (often none).
+ */
+export function httpTransportProblems(
+  transport: { readonly url: string; readonly allowHttp?: boolean },
+  site: ProblemSite,
+): PolicyProblem[] {
+  const path = joinPath(site.prefix, ["url"]);
+  const problem = (message: string): PolicyProblem[] => [{ source: site.source, server: site.server, path, message }];
+  let url: URL;
+  try {
+    url = new URL(transport.url);
+  } catch {
+    return problem(`"${path}" must be an absolute http(s) URL, received ${JSON.stringify(transport.url)}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return problem(`"${path}" must be an absolute http(s) URL, received ${JSON.stringify(transport.url)}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    return problem(`"${path}" must not carry credentials: put them in "transport.headers"`);
+  }
+  const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
+  if (url.protocol === "http:" && !loopback && transport.allowHttp !== true) {
+    return problem(
+      `"${path}" must use https unless its host is loopback, received ${JSON.stringify(transport.url)} (set "transport.allowHttp: true" to accept the risk)`,
+    );
+  }
+  return [];
+}
+
+function joinPath(prefix: string | undefined, keys: readonly (string | number)[]): string {
+  let out = prefix ?? "";
+  for (const key of keys) out += typeof key === "number" ? `[${key}]` : out === "" ? key : `.${key}`;
+  return out;
+}
+
+function render(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") return typeof value;
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function objectOf(schema: AnySchema | undefined): AnySchema | undefined {
+  if (schema === undefined) return undefined;
+  if (schema.entries !== undefined) return schema;
+  if (schema.wrapped !== undefined) return objectOf(schema.wrapped);
+  for (const option of schema.options ?? []) {
+    const found = objectOf(option);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function suggest(typo: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(typo.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return bestDistance <= Math.max(2, Math.floor(typo.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? Infinity;
+}

@@ -1,0 +1,270 @@
+/**
+ * Validates a policy and resolves every default, reporting every problem at once.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { formatDuration, parseDuration } from "./duration.ts";
+import type { LogLevel, Policy, RateOption } from "./policy.ts";
+import { PolicyError, type PolicyProblem } from "./policy-error.ts";
+import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
+import { POLICY_DEFAULTS } from "./policy-defaults.ts";
+import { httpTransportProblems, problemsFromIssues, unknownKeyProblems } from "./_policy-problems.ts";
+
+/** A token-bucket rule in milliseconds. */
+export interface CompiledRate {
+  /** Tokens added every `perMs`. */
+  readonly rate: number;
+  /** The refill period in milliseconds. */
+  readonly perMs: number;
+  /** Bucket capacity. */
+  readonly burst: number;
+}
+
+/** A resolved HTTP transport. */
+export interface CompiledHttpTransport {
+  /** Always `"http"`. */
+  readonly kind: "http";
+  /** The endpoint URL, normalised. */
+  readonly url: string;
+  /** The endpoint's origin. */
+  readonly origin: string;
+  /** Extra headers (may be empty). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The redirect rule. */
+  readonly redirect: "same-origin" | "none" | "any";
+}
+
+/** A resolved stdio transport. */
+export interface CompiledStdioTransport {
+  /** Always `"stdio"`. */
+  readonly kind: "stdio";
+  /** The program. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** Added environment variables. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The working directory, when set. */
+  readonly cwd: string | undefined;
+}
+
+/** A policy with every option resolved to a number, flag or list. */
+export interface CompiledPolicy {
+  /** Where the policy came from, when known. */
+  readonly source: string | undefined;
+  /** The server id. */
+  readonly server: string;
+  /** The transport. */
+  readonly transport: CompiledHttpTransport | CompiledStdioTransport;
+  /** The protocol era, or `"auto"`. */
+  readonly era: "modern" | "legacy" | "auto";
+  /** Sampling rules. */
+  readonly sampling: {
+    readonly enabled: boolean;
+    readonly maxTokens: number;
+    readonly context: boolean;
+    readonly allowIdle: boolean;
+    readonly maxToolIterations: number;
+    readonly rejectionCode: number;
+    readonly tools: boolean;
+  };
+  /** Elicitation rules. */
+  readonly elicitation: {
+    readonly enabled: boolean;
+    readonly modes: readonly ("form" | "url")[];
+    readonly origin: string | undefined;
+    readonly allowHosts: readonly string[] | undefined;
+    readonly denyHosts: readonly string[];
+    readonly allowIpHosts: boolean;
+    readonly allowPrivateHosts: boolean;
+    readonly maxUrlLength: number;
+    readonly maxFields: number;
+    readonly maxEnumValues: number;
+  };
+  /** Roots rules. */
+  readonly roots: { readonly enabled: boolean };
+  /** Input-request budget. */
+  readonly inputRateLimit: CompiledRate;
+  /** Log budget. */
+  readonly logRateLimit: CompiledRate;
+  /** Lowest log level asked for. */
+  readonly logLevel: LogLevel;
+  /** Whether a store failure lets input requests through. */
+  readonly rateLimitFailOpen: boolean;
+  /** Handler time limits in milliseconds. */
+  readonly handlerTimeoutMs: { readonly elicitation: number; readonly default: number };
+  /** Each HTTP leg of a call, in milliseconds. */
+  readonly callTimeoutMs: number;
+  /** A whole call, in milliseconds. */
+  readonly maxTotalTimeoutMs: number;
+  /** Legacy server requests at once. */
+  readonly maxServerRequests: number;
+  /** Rounds of one multi round-trip request. */
+  readonly maxRounds: number;
+}
+
+/** Options of {@linkcode compilePolicy} and {@linkcode checkPolicy}. */
+export interface CompileOptions {
+  /** Where the policy came from (a file path), named in every problem. */
+  readonly source?: string;
+}
+
+/**
+ * Lists every problem of a policy without throwing; an empty list means it compiles.
+ *
+ * @param policy The policy, as written (any value).
+ * @param options Where it came from.
+ * @returns The problems, in order.
+ */
+export function checkPolicy(policy: unknown, options: CompileOptions = {}): PolicyProblem[] {
+  return validate(policy, options.source).problems;
+}
+
+/**
+ * Validates a policy and resolves every default.
+ *
+ * @param policy The policy, usually a `*.policy.ts` file's default export.
+ * @param options Where it came from.
+ * @returns The compiled policy, frozen.
+ * @throws {PolicyError} Listing every problem, when there is any.
+ * @example
+ * ```ts
+ * import { compilePolicy } from "./compile-policy.ts";
+ * const policy = compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } });
+ * console.log(policy.sampling.maxTokens, policy.inputRateLimit); // 4096 { rate: 10, perMs: 1000, burst: 20 }
+ * ```
+ */
+export function compilePolicy(policy: Policy | unknown, options: CompileOptions = {}): CompiledPolicy {
+  const { problems, compiled } = validate(policy, options.source);
+  if (compiled === undefined) throw new PolicyError(problems);
+  return compiled;
+}
+
+function validate(input: unknown, source: string | undefined): {
+  problems: PolicyProblem[];
+  compiled?: CompiledPolicy;
+} {
+  const site = { source, server: serverIdOf(input) };
+  const result = v.safeParse(PolicySchema, input, { abortEarly: false });
+  const problems = [...problemsFromIssues(result.issues ?? [], site), ...unknownKeyProblems(input, PolicySchema, site)];
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return { problems };
+  const transport = (input as { transport?: unknown }).transport;
+  if (transport !== undefined) problems.push(...transportProblems(transport, site));
+  problems.push(...timeoutProblems(input as Policy, site));
+  if (problems.length > 0 || !result.success) return { problems };
+  return { problems, compiled: resolve(input as Policy, source) };
+}
+
+function transportProblems(transport: unknown, site: { source: string | undefined; server: string | undefined }): PolicyProblem[] {
+  const at = { ...site, prefix: "transport" };
+  const isStdio = typeof transport === "object" && transport !== null && "command" in transport;
+  const schema = isStdio ? TransportSchemas.stdio : TransportSchemas.http;
+  const result = v.safeParse(schema, transport, { abortEarly: false });
+  const problems = [...problemsFromIssues(result.issues ?? [], at), ...unknownKeyProblems(transport, schema, at)];
+  if (result.success && !isStdio) problems.push(...httpTransportProblems(transport as { url: string; allowHttp?: boolean }, at));
+  return problems;
+}
+
+/** Each leg and each handler must fit inside the whole call's time (checked on valid durations only). */
+function timeoutProblems(policy: Policy, site: { source: string | undefined; server: string | undefined }): PolicyProblem[] {
+  const read = (value: unknown, fallback: string) => typeof value === "string" ? parseDuration(value) : parseDuration(fallback);
+  const d = POLICY_DEFAULTS;
+  const limit = read(policy.maxTotalTimeout, d.maxTotalTimeout);
+  const checks: Array<[string, number | undefined]> = [
+    ["callTimeout", read(policy.callTimeout, d.callTimeout)],
+    ["handlerTimeout.elicitation", read(policy.handlerTimeout?.elicitation, d.handlerTimeout.elicitation)],
+    ["handlerTimeout.default", read(policy.handlerTimeout?.default, d.handlerTimeout.default)],
+  ];
+  if (limit === undefined) return [];
+  return checks.filter(([, ms]) => ms !== undefined && ms > limit).map(([path, ms]) => ({
+    ...site,
+    path,
+    message: `"${path}" (${formatDuration(ms ?? 0)}) must not exceed "maxTotalTimeout" (${formatDuration(limit)})`,
+  }));
+}
+
+function serverIdOf(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  const server = (input as { server?: unknown }).server;
+  return typeof server === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(server) ? server : undefined;
+}
+
+const ms = (duration: string | undefined, fallback: string): number => parseDuration(duration ?? fallback) ?? 0;
+
+function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
+  const d = POLICY_DEFAULTS;
+  const sampling = policy.sampling === false ? undefined : policy.sampling ?? {};
+  const elicitation = policy.elicitation === false ? undefined : policy.elicitation ?? {};
+  const transport = resolveTransport(policy.transport);
+  const rate = (r: RateOption | undefined, fallback: RateOption): CompiledRate =>
+    Object.freeze({ rate: (r ?? fallback).rate, perMs: ms(r?.per, fallback.per), burst: (r ?? fallback).burst });
+  return deepFreeze({
+    source,
+    server: policy.server,
+    transport,
+    era: policy.era ?? d.era,
+    sampling: {
+      enabled: sampling !== undefined,
+      maxTokens: sampling?.maxTokens ?? d.sampling.maxTokens,
+      context: sampling?.context ?? d.sampling.context,
+      allowIdle: sampling?.allowIdle ?? d.sampling.allowIdle,
+      maxToolIterations: sampling?.maxToolIterations ?? d.sampling.maxToolIterations,
+      rejectionCode: sampling?.rejectionCode ?? d.sampling.rejectionCode,
+      tools: sampling?.tools ?? d.sampling.tools,
+    },
+    elicitation: {
+      enabled: elicitation !== undefined,
+      modes: [...new Set(elicitation?.modes ?? d.elicitation.modes)],
+      origin: elicitation?.origin?.replace(/\/$/, "") ?? (transport.kind === "http" ? transport.origin : undefined),
+      allowHosts: elicitation?.allowHosts === undefined ? undefined : [...elicitation.allowHosts],
+      denyHosts: [...(elicitation?.denyHosts ?? [])],
+      allowIpHosts: elicitation?.allowIpHosts ?? d.elicitation.allowIpHosts,
+      allowPrivateHosts: elicitation?.allowPrivateHosts ?? d.elicitation.allowPrivateHosts,
+      maxUrlLength: elicitation?.maxUrlLength ?? d.elicitation.maxUrlLength,
+      maxFields: elicitation?.maxFields ?? d.elicitation.maxFields,
+      maxEnumValues: elicitation?.maxEnumValues ?? d.elicitation.maxEnumValues,
+    },
+    roots: { enabled: policy.roots ?? d.roots },
+    inputRateLimit: rate(policy.inputRateLimit, d.inputRateLimit),
+    logRateLimit: rate(policy.logRateLimit, d.logRateLimit),
+    logLevel: policy.logLevel ?? d.logLevel,
+    rateLimitFailOpen: policy.rateLimitFailOpen ?? d.rateLimitFailOpen,
+    handlerTimeoutMs: {
+      elicitation: ms(policy.handlerTimeout?.elicitation, d.handlerTimeout.elicitation),
+      default: ms(policy.handlerTimeout?.default, d.handlerTimeout.default),
+    },
+    callTimeoutMs: ms(policy.callTimeout, d.callTimeout),
+    maxTotalTimeoutMs: ms(policy.maxTotalTimeout, d.maxTotalTimeout),
+    maxServerRequests: policy.maxServerRequests ?? d.maxServerRequests,
+    maxRounds: policy.maxRounds ?? d.maxRounds,
+  });
+}
+
+function resolveTransport(transport: Policy["transport"]): CompiledHttpTransport | CompiledStdioTransport {
+  if ("command" in transport) {
+    return {
+      kind: "stdio",
+      command: transport.command,
+      args: [...(transport.args ?? [])],
+      env: { ...transport.env },
+      cwd: transport.cwd,
+    };
+  }
+  const url = new URL(transport.url);
+  return {
+    kind: "http",
+    url: url.href,
+    origin: url.origin,
+    headers: { ...transport.headers },
+    redirect: transport.redirect ?? "same-origin",
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

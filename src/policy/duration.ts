@@ -1,0 +1,43 @@
+/**
+ * Durations as policy files write them: `"500ms"`, `"60s"`, `"5m"`, `"1h"`.
+ *
+ * @module
+ */
+
+/** A duration string: a positive decimal number and a unit, `ms`, `s`, `m` or `h`. */
+export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const PATTERN = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)$/;
+
+/**
+ * Reads a duration string.
+ *
+ * @param text A duration such as `"60s"`.
+ * @returns Whole milliseconds (at least 1), or `undefined` when `text` is not a duration.
+ * @example
+ * ```ts
+ * import { parseDuration } from "./duration.ts";
+ * console.log(parseDuration("5m"), parseDuration("1.5s"), parseDuration("soon")); // 300000 1500 undefined
+ * ```
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = PATTERN.exec(text);
+  if (match === null) return undefined;
+  const ms = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN));
+  return ms >= 1 && Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+/**
+ * Writes milliseconds in the largest unit that divides them exactly.
+ *
+ * @param ms Milliseconds.
+ * @returns A duration such as `"5m"` or `"1500ms"`.
+ */
+export function formatDuration(ms: number): string {
+  for (const unit of ["h", "m", "s"] as const) {
+    const size = UNIT_MS[unit] ?? 1;
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

@@ -1,0 +1,132 @@
+/**
+ * The valibot schema of a policy file. Every leaf's message says what it expects, so a problem
+ * reads `"inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"`. Unknown
+ * keys are errors too (a typo must never silently drop a limit); they are found by
+ * `unknownKeyProblems`, because valibot's `strictObject` reports only the first one per object.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { parseDuration } from "./duration.ts";
+
+const positiveInteger = (max = Number.MAX_SAFE_INTEGER) => {
+  const expects = max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `an integer from 1 to ${max}`;
+  return v.pipe(v.number(expects), v.integer(expects), v.minValue(1, expects), v.maxValue(max, expects));
+};
+const flag = v.boolean("true or false");
+const duration = v.pipe(
+  v.string('a duration such as "500ms", "60s", "5m" or "1h"'),
+  v.check((text) => parseDuration(text) !== undefined, 'a duration such as "500ms", "60s", "5m" or "1h"'),
+);
+const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?(\.[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?)*$/;
+const hostList = v.array(
+  v.pipe(v.string('a host such as "login.example.com" or "*.example.com"'), v.regex(HOST_PATTERN, 'a host such as "login.example.com" or "*.example.com"')),
+  "a list of hosts",
+);
+const originText = 'an origin such as "https://example.com"';
+const origin = v.pipe(
+  v.string(originText),
+  v.check((text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === "https:" || url.protocol === "http:") && url.origin === text.replace(/\/$/, "");
+    } catch {
+      return false;
+    }
+  }, originText),
+);
+const rate = v.object({
+  rate: positiveInteger(1_000_000),
+  per: duration,
+  burst: positiveInteger(1_000_000),
+}, "an object { rate, per, burst }");
+
+/** The schema of `sampling` when it is an object. */
+export const SamplingPolicySchema: v.GenericSchema = v.object({
+  maxTokens: v.exactOptional(positiveInteger()),
+  context: v.exactOptional(flag),
+  allowIdle: v.exactOptional(flag),
+  maxToolIterations: v.exactOptional(v.pipe(v.number("a whole number"), v.integer("a whole number"), v.minValue(0, "a whole number"))),
+  rejectionCode: v.exactOptional(v.pipe(v.number("an integer"), v.safeInteger("an integer"))),
+  tools: v.exactOptional(flag),
+}, "false or an object of sampling options");
+
+/** The schema of `elicitation` when it is an object. */
+export const ElicitationPolicySchema: v.GenericSchema = v.object({
+  modes: v.exactOptional(
+    v.pipe(
+      v.array(v.picklist(["form", "url"], 'one of "form", "url"'), 'a list of "form" and "url"'),
+      v.minLength(1, 'a non-empty list of "form" and "url"'),
+    ),
+  ),
+  origin: v.exactOptional(origin),
+  allowHosts: v.exactOptional(hostList),
+  denyHosts: v.exactOptional(hostList),
+  allowIpHosts: v.exactOptional(flag),
+  allowPrivateHosts: v.exactOptional(flag),
+  maxUrlLength: v.exactOptional(positiveInteger(65_536)),
+  maxFields: v.exactOptional(positiveInteger(10_000)),
+  maxEnumValues: v.exactOptional(positiveInteger(100_000)),
+}, "false or an object of elicitation options");
+
+/** The schema of a whole policy, except `transport` (see {@linkcode TransportSchemas}). */
+export const PolicySchema: v.GenericSchema = v.object({
+  server: v.pipe(
+    v.string('a server id such as "github"'),
+    v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a server id: letters, digits, ".", "_" or "-", at most 64'),
+  ),
+  transport: v.unknown(),
+  era: v.exactOptional(v.picklist(["modern", "legacy", "auto"], 'one of "modern", "legacy", "auto"')),
+  sampling: v.exactOptional(falseOr(SamplingPolicySchema)),
+  elicitation: v.exactOptional(falseOr(ElicitationPolicySchema)),
+  roots: v.exactOptional(flag),
+  inputRateLimit: v.exactOptional(rate),
+  logRateLimit: v.exactOptional(rate),
+  logLevel: v.exactOptional(
+    v.picklist(
+      ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"],
+      'a log level ("debug", "info", "notice", "warning", "error", "critical", "alert" or "emergency")',
+    ),
+  ),
+  rateLimitFailOpen: v.exactOptional(flag),
+  handlerTimeout: v.exactOptional(
+    v.object({ elicitation: v.exactOptional(duration), default: v.exactOptional(duration) }, "an object { elicitation, default }"),
+  ),
+  callTimeout: v.exactOptional(duration),
+  maxTotalTimeout: v.exactOptional(duration),
+  maxServerRequests: v.exactOptional(positiveInteger(1000)),
+  maxRounds: v.exactOptional(positiveInteger(1000)),
+}, "a policy object");
+
+/**
+ * `false`, or an object checked by `schema` with its issues kept at their own paths (a plain
+ * `v.union` would fold them into one issue about the union).
+ */
+function falseOr(schema: v.GenericSchema): v.GenericSchema & { wrapped: v.GenericSchema } {
+  return {
+    ...schema,
+    wrapped: schema,
+    "~run"(dataset, config) {
+      if (dataset.value === false) return { typed: true, value: false };
+      return schema["~run"](dataset, config);
+    },
+  };
+}
+
+const stringMap = v.record(v.string(), v.string("a string"), "an object of strings");
+
+/** The two transport shapes, told apart by `command` (stdio) or `url` (HTTP). */
+export const TransportSchemas: { readonly http: v.GenericSchema; readonly stdio: v.GenericSchema } = {
+  http: v.object({
+    url: v.string("an absolute http(s) URL"),
+    headers: v.exactOptional(stringMap),
+    redirect: v.exactOptional(v.picklist(["same-origin", "none", "any"], 'one of "same-origin", "none", "any"')),
+    allowHttp: v.exactOptional(flag),
+  }, "an object { url } or { command }"),
+  stdio: v.object({
+    command: v.pipe(v.string("a program name or path"), v.minLength(1, "a program name or path")),
+    args: v.exactOptional(v.array(v.string("a string"), "a list of strings")),
+    env: v.exactOptional(stringMap),
+    cwd: v.exactOptional(v.string("a directory path")),
+  }, "an object { url } or { command }"),
+};

@@ -1,0 +1,149 @@
+/**
+ * A server's policy as an operator writes it: one plain-data default export per
+ * `policies/<server>.policy.ts` file. Every option has a safe default, so `server` and
+ * `transport` make a complete policy.
+ *
+ * @module
+ */
+import type { Duration } from "./duration.ts";
+
+/** A token-bucket rate: `rate` tokens every `per`, at most `burst` saved up. */
+export interface RateOption {
+  /** Tokens added every `per`. */
+  readonly rate: number;
+  /** The refill period, e.g. `"1s"`. */
+  readonly per: Duration;
+  /** The most tokens a bucket holds (and starts with). */
+  readonly burst: number;
+}
+
+/** An MCP server reached over Streamable HTTP. */
+export interface HttpTransport {
+  /** The MCP endpoint, `https:` (or `http:` on a loopback host, or with `allowHttp`). */
+  readonly url: string;
+  /** Extra request headers, e.g. `Authorization`. Never sent to another origin. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Redirects: `"same-origin"` follows only those that stay on the server's origin, `"none"`
+   * follows none, `"any"` follows any (without `headers`).
+   * @default "same-origin"
+   */
+  readonly redirect?: "same-origin" | "none" | "any";
+  /**
+   * Allows a plain `http:` URL on a host that is not loopback. Traffic and headers are then
+   * readable on the network.
+   * @default false
+   */
+  readonly allowHttp?: boolean;
+}
+
+/** A local MCP server started as a child process speaking over stdio (self-hosted only). */
+export interface StdioTransport {
+  /** The program to run. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args?: readonly string[];
+  /** Environment variables added to the minimal inherited set. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The working directory. */
+  readonly cwd?: string;
+}
+
+/** How sampling requests (`sampling/createMessage`) are treated. `false` refuses them all. */
+export interface SamplingPolicy {
+  /** Largest `maxTokens` passed to the handler; larger requests are clamped. @default 4096 */
+  readonly maxTokens?: number;
+  /** Lets `includeContext` through; otherwise it becomes `"none"`. @default false */
+  readonly context?: boolean;
+  /** Lets a legacy sampling request through when no call is in flight. @default false */
+  readonly allowIdle?: boolean;
+  /** Most assistant `tool_use` turns a request may already hold. @default 5 */
+  readonly maxToolIterations?: number;
+  /** The JSON-RPC code of a sampling refusal (idle, tool loop, over budget). @default -1 */
+  readonly rejectionCode?: number;
+  /** Declares `sampling.tools`, letting servers send `tools` and `toolChoice`. @default false */
+  readonly tools?: boolean;
+}
+
+/** How elicitation requests (`elicitation/create`) are treated. `false` refuses them all. */
+export interface ElicitationPolicy {
+  /** Modes allowed (intersected with the handler's). @default ["form", "url"] */
+  readonly modes?: readonly ("form" | "url")[];
+  /** The server's origin for `originMismatch`; HTTP transports default to their URL's origin. */
+  readonly origin?: string;
+  /** URL mode: only these hosts (exact, or `*.` suffix patterns). @default all hosts */
+  readonly allowHosts?: readonly string[];
+  /** URL mode: never these hosts (checked before `allowHosts`). @default [] */
+  readonly denyHosts?: readonly string[];
+  /** URL mode: lets IP-address hosts through. @default false */
+  readonly allowIpHosts?: boolean;
+  /** URL mode: lets hosts without a public suffix (`localhost`, intranet names) through. @default false */
+  readonly allowPrivateHosts?: boolean;
+  /** URL mode: longest URL accepted, in characters. @default 2048 */
+  readonly maxUrlLength?: number;
+  /** Form mode: most fields in one form. @default 100 */
+  readonly maxFields?: number;
+  /** Form mode: most values in one enum. @default 500 */
+  readonly maxEnumValues?: number;
+}
+
+/** Handler time limits. */
+export interface HandlerTimeoutPolicy {
+  /** For elicitation (a person is answering). @default "5m" */
+  readonly elicitation?: Duration;
+  /** For sampling and roots. @default "60s" */
+  readonly default?: Duration;
+}
+
+/** The MCP log levels, lowest first (RFC 5424). */
+export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/** One upstream server's policy. */
+export interface Policy {
+  /** The operator's id for the server (`ctx.serverId`): letters, digits, `.`, `_`, `-`. */
+  readonly server: string;
+  /** How to reach the server. */
+  readonly transport: HttpTransport | StdioTransport;
+  /** Protocol era: `"modern"` (2026-07-28), `"legacy"` (2025-11-25, 2025-06-18) or `"auto"`. @default "auto" */
+  readonly era?: "modern" | "legacy" | "auto";
+  /** Sampling rules, or `false` to refuse sampling. */
+  readonly sampling?: false | SamplingPolicy;
+  /** Elicitation rules, or `false` to refuse elicitation. */
+  readonly elicitation?: false | ElicitationPolicy;
+  /** `false` refuses roots requests. @default true */
+  readonly roots?: boolean;
+  /** Budget of input requests from this server. @default { rate: 10, per: "1s", burst: 20 } */
+  readonly inputRateLimit?: RateOption;
+  /** Budget of log entries from this server. @default { rate: 50, per: "1s", burst: 100 } */
+  readonly logRateLimit?: RateOption;
+  /** Lowest server log level asked for. @default "info" */
+  readonly logLevel?: LogLevel;
+  /** Lets input requests through when the shared rate-limit store cannot answer. @default false */
+  readonly rateLimitFailOpen?: boolean;
+  /** Handler time limits. */
+  readonly handlerTimeout?: HandlerTimeoutPolicy;
+  /** Each HTTP leg of a call. @default "60s" */
+  readonly callTimeout?: Duration;
+  /** A whole call: every round and paused time included. @default "10m" */
+  readonly maxTotalTimeout?: Duration;
+  /** Legacy server requests handled at once; more are answered busy. @default 8 */
+  readonly maxServerRequests?: number;
+  /** Rounds of one multi round-trip request. @default 10 */
+  readonly maxRounds?: number;
+}
+
+/**
+ * Declares a server's policy: returns it unchanged, typed, for a `*.policy.ts` file's default
+ * export. {@linkcode compilePolicy} validates it.
+ *
+ * @param policy The policy.
+ * @returns The same object.
+ * @example
+ * ```ts
+ * import { definePolicy } from "./policy.ts";
+ * export default definePolicy({ server: "github", transport: { url: "https://mcp.example.com/mcp" } });
+ * ```
+ */
+export function definePolicy<const P extends Policy>(policy: P): P {
+  return policy;
+}

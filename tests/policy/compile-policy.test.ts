@@ -1,0 +1,182 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { checkPolicy, compilePolicy } from "../../src/policy/compile-policy.ts";
+import { PolicyError } from "../../src/policy/policy-error.ts";
+import { definePolicy } from "../../src/policy/policy.ts";
+import { formatDuration, parseDuration } from "../../src/policy/duration.ts";
+
+const messages = (value: unknown, source?: string) =>
+  checkPolicy(value, source === undefined ? {} : { source }).map((p) => [p.path, p.message]);
+
+describe("compilePolicy()", () => {
+  test("resolves every default of the seed from server and transport alone", () => {
+    const policy = compilePolicy(definePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }));
+    assert.deepEqual(policy, {
+      source: undefined,
+      server: "demo",
+      transport: {
+        kind: "http",
+        url: "https://mcp.example.com/mcp",
+        origin: "https://mcp.example.com",
+        headers: {},
+        redirect: "same-origin",
+      },
+      era: "auto",
+      sampling: {
+        enabled: true,
+        maxTokens: 4096,
+        context: false,
+        allowIdle: false,
+        maxToolIterations: 5,
+        rejectionCode: -1,
+        tools: false,
+      },
+      elicitation: {
+        enabled: true,
+        modes: ["form", "url"],
+        origin: "https://mcp.example.com",
+        allowHosts: undefined,
+        denyHosts: [],
+        allowIpHosts: false,
+        allowPrivateHosts: false,
+        maxUrlLength: 2048,
+        maxFields: 100,
+        maxEnumValues: 500,
+      },
+      roots: { enabled: true },
+      inputRateLimit: { rate: 10, perMs: 1000, burst: 20 },
+      logRateLimit: { rate: 50, perMs: 1000, burst: 100 },
+      logLevel: "info",
+      rateLimitFailOpen: false,
+      handlerTimeoutMs: { elicitation: 300_000, default: 60_000 },
+      callTimeoutMs: 60_000,
+      maxTotalTimeoutMs: 600_000,
+      maxServerRequests: 8,
+      maxRounds: 10,
+    });
+    assert.equal(Object.isFrozen(policy.sampling), true);
+  });
+
+  test("rejects a policy with three mistakes by listing all three", () => {
+    const policy = {
+      server: "github",
+      transport: { url: "https://mcp.example.com/mcp" },
+      inputRateLimit: { rate: "ten", per: "1s", burst: 20 },
+      sampling: { maxTokns: 8000 },
+      callTimeout: "2 minutes",
+    };
+    assert.throws(() => compilePolicy(policy, { source: "policies/github.policy.ts" }), (error: unknown) => {
+      assert.ok(error instanceof PolicyError);
+      assert.equal(
+        error.message,
+        [
+          'policies/github.policy.ts: Policy "github": "inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"',
+          'policies/github.policy.ts: Policy "github": "callTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", received "2 minutes"',
+          'policies/github.policy.ts: Policy "github": "sampling.maxTokns" is not a policy option (did you mean "sampling.maxTokens"?)',
+        ].join("\n"),
+      );
+      assert.deepEqual(error.problems.map((p) => [p.source, p.server, p.path]), [
+        ["policies/github.policy.ts", "github", "inputRateLimit.rate"],
+        ["policies/github.policy.ts", "github", "callTimeout"],
+        ["policies/github.policy.ts", "github", "sampling.maxTokns"],
+      ]);
+      return true;
+    });
+  });
+
+  test("reports every unknown key in one object, not only the first", () => {
+    assert.deepEqual(messages({ server: "a", transport: { url: "https://a.example" }, sampling: { maxTokns: 1, contxt: true } }), [
+      ["sampling.maxTokns", '"sampling.maxTokns" is not a policy option (did you mean "sampling.maxTokens"?)'],
+      ["sampling.contxt", '"sampling.contxt" is not a policy option (did you mean "sampling.context"?)'],
+    ]);
+  });
+
+  test("names missing required options and a value that is not a policy", () => {
+    assert.deepEqual(messages({}), [["server", '"server" is required'], ["transport", '"transport" is required']]);
+    assert.deepEqual(messages(null), [["", "the policy must be a policy object, received null"]]);
+  });
+
+  test("checks the transport by its shape: stdio with command, HTTP with url", () => {
+    assert.deepEqual(messages({ server: "fs", transport: { command: "", argz: ["x"] } }), [
+      ["transport.command", '"transport.command" must be a program name or path, received ""'],
+      ["transport.argz", '"transport.argz" is not a policy option (did you mean "transport.args"?)'],
+    ]);
+    assert.deepEqual(messages({ server: "a", transport: { url: "http://mcp.example.com/mcp" } }), [[
+      "transport.url",
+      '"transport.url" must use https unless its host is loopback, received "http://mcp.example.com/mcp" (set "transport.allowHttp: true" to accept the risk)',
+    ]]);
+    assert.deepEqual(messages({ server: "a", transport: { url: "https://user:pw@mcp.example.com/" } }), [[
+      "transport.url",
+      '"transport.url" must not carry credentials: put them in "transport.headers"',
+    ]]);
+    assert.deepEqual(messages({ server: "a", transport: { url: "mcp.example.com" } }), [[
+      "transport.url",
+      '"transport.url" must be an absolute http(s) URL, received "mcp.example.com"',
+    ]]);
+    assert.deepEqual(messages({ server: "a", transport: { url: "http://127.0.0.1:3001/mcp" } }), []);
+    assert.deepEqual(messages({ server: "a", transport: { url: "http://10.0.0.2/mcp", allowHttp: true } }), []);
+  });
+
+  test("refuses timeouts longer than maxTotalTimeout", () => {
+    assert.deepEqual(
+      messages({ server: "a", transport: { url: "https://a.example" }, maxTotalTimeout: "1m", handlerTimeout: { elicitation: "5m" } }),
+      [["handlerTimeout.elicitation", '"handlerTimeout.elicitation" (5m) must not exceed "maxTotalTimeout" (1m)']],
+    );
+  });
+
+  test("turns sampling: false and elicitation: false into disabled kinds", () => {
+    const policy = compilePolicy({
+      server: "a",
+      transport: { command: "node", args: ["server.js"] },
+      sampling: false,
+      elicitation: false,
+      roots: false,
+    });
+    assert.deepEqual([policy.sampling.enabled, policy.elicitation.enabled, policy.roots.enabled], [false, false, false]);
+    assert.deepEqual(policy.transport, { kind: "stdio", command: "node", args: ["server.js"], env: {}, cwd: undefined });
+    assert.equal(policy.elicitation.origin, undefined);
+  });
+
+  test("keeps an explicit elicitation origin over the transport's", () => {
+    const policy = compilePolicy({
+      server: "a",
+      transport: { url: "https://mcp.example.com/mcp" },
+      elicitation: { origin: "https://login.example.com/", modes: ["url", "url"] },
+    });
+    assert.deepEqual([policy.elicitation.origin, policy.elicitation.modes], ["https://login.example.com", ["url"]]);
+  });
+
+  test("reports wrong values with what was expected and what was received", () => {
+    assert.deepEqual(
+      messages({
+        server: "x y",
+        transport: { url: "https://a.example" },
+        era: "new",
+        sampling: 3,
+        elicitation: { modes: [], allowHosts: ["bad host"] },
+        maxRounds: 0,
+      }),
+      [
+        ["server", '"server" must be a server id: letters, digits, ".", "_" or "-", at most 64, received "x y"'],
+        ["era", '"era" must be one of "modern", "legacy", "auto", received "new"'],
+        ["sampling", '"sampling" must be false or an object of sampling options, received 3'],
+        ["elicitation.modes", '"elicitation.modes" must be a non-empty list of "form" and "url", received []'],
+        [
+          "elicitation.allowHosts[0]",
+          '"elicitation.allowHosts[0]" must be a host such as "login.example.com" or "*.example.com", received "bad host"',
+        ],
+        ["maxRounds", '"maxRounds" must be an integer from 1 to 1000, received 0'],
+      ],
+    );
+  });
+});
+
+describe("parseDuration() and formatDuration()", () => {
+  test("read ms, s, m and h, and refuse anything else", () => {
+    assert.deepEqual(
+      ["500ms", "60s", "5m", "1h", "1.5s", "0s", "5", "5 m", "-1s", "1e3ms", "5M"].map(parseDuration),
+      [500, 60_000, 300_000, 3_600_000, 1500, undefined, undefined, undefined, undefined, undefined, undefined],
+    );
+    assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
+  });
+});
