@@ -1,0 +1,191 @@
+/**
+ * `elicitation/create`: form and URL params per protocol version, and the client's answer.
+ *
+ * `requestedSchema` is decoded loosely on purpose (an object of property objects, every key
+ * kept as sent): the exact primitive-subset check is a policy check that must see what the
+ * server sent (see `primitive-schema.ts` for the subset's types).
+ *
+ * @module
+ */
+import * as v from "valibot";
+import {
+  decode,
+  type Decoded,
+  refuseArrays,
+  wireLooseObject,
+  wireObject,
+  type WireSchema,
+} from "./decode.ts";
+import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
+import { type Meta, MetaSchema } from "./meta.ts";
+import type { NullProtoRecord } from "./null-proto-record.ts";
+import { objectMap } from "./_object-map.ts";
+import type { ProtocolVersion } from "./versions.ts";
+
+/** The form a server asks for, as sent (not yet checked against the primitive subset). */
+export interface RequestedSchema {
+  /** Always `"object"`. */
+  readonly type: "object";
+  /** Property schemas by field name, each exactly as sent. */
+  readonly properties: NullProtoRecord<NullProtoRecord<unknown>>;
+  /** Names of required fields. */
+  readonly required?: readonly string[];
+  /** The JSON Schema dialect. */
+  readonly $schema?: string;
+  /** Any other keyword, kept for the policy check to judge. */
+  readonly [keyword: string]: unknown;
+}
+
+/** Params of a form elicitation. */
+export interface ElicitRequestFormParams {
+  /** `"form"`, or absent (absent means form; 2025-06-18 has no `mode` at all). */
+  readonly mode?: "form";
+  /** Why the information is needed. */
+  readonly message: string;
+  /** The form. */
+  readonly requestedSchema: RequestedSchema;
+  /** Run as a task (2025-11-25 only). */
+  readonly task?: TaskMetadata;
+  /** Metadata (legacy only). */
+  readonly _meta?: Meta;
+}
+
+/** Params of a URL elicitation (2025-11-25 and later). */
+export interface ElicitRequestURLParams {
+  /** Always `"url"`. */
+  readonly mode: "url";
+  /** Why the user should go there. */
+  readonly message: string;
+  /** The URL to open after consent; never fetched by sluice. */
+  readonly url: string;
+  /** 2025-11-25 only (required there): the server's opaque id of this elicitation. */
+  readonly elicitationId?: string;
+  /** Run as a task (2025-11-25 only). */
+  readonly task?: TaskMetadata;
+  /** Metadata (legacy only). */
+  readonly _meta?: Meta;
+}
+
+/** 2025-11-25 URL elicitation params: the `elicitationId` is required. */
+export interface LegacyUrlElicitParams extends ElicitRequestURLParams {
+  /** The server's opaque id of this elicitation. */
+  readonly elicitationId: string;
+}
+
+/** Params of `elicitation/create`. */
+export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
+
+/** One answered field: 2025-06-18 has no `string[]` (multi-select). */
+export type ElicitValue = string | number | boolean | readonly string[];
+
+/** The client's answer to `elicitation/create`. */
+export interface ElicitResult {
+  /** `accept` (submitted or consented), `decline` (refused) or `cancel` (dismissed). */
+  readonly action: "accept" | "decline" | "cancel";
+  /** The form data, on a form `accept` only. */
+  readonly content?: NullProtoRecord<ElicitValue>;
+  /** Metadata (legacy only). */
+  readonly _meta?: Meta;
+}
+
+const opt = v.exactOptional;
+
+const RequestedSchemaSchema: WireSchema<RequestedSchema> = wireLooseObject({
+  type: v.literal("object"),
+  properties: objectMap(objectMap(v.unknown())),
+  required: opt(v.array(v.string())),
+  $schema: opt(v.string()),
+});
+
+const formEntries = {
+  mode: opt(v.literal("form")),
+  message: v.string(),
+  requestedSchema: RequestedSchemaSchema,
+};
+const urlEntries = { mode: v.literal("url"), message: v.string(), url: v.string() };
+const legacyEntries = { task: opt(TaskMetadataSchema), _meta: opt(MetaSchema) };
+
+const LegacyUrl = wireObject({ ...urlEntries, elicitationId: v.string(), ...legacyEntries });
+
+/** 2025-11-25 URL elicitation params, `elicitationId` required (also the entries of `-32042`). */
+export const LegacyUrlElicitParamsSchema: WireSchema<LegacyUrlElicitParams> = LegacyUrl;
+
+/** `elicitation/create` params per protocol version; unknown keys are dropped. */
+export const ElicitParamsSchemas: Readonly<Record<ProtocolVersion, WireSchema<ElicitRequestParams>>> = {
+  "2025-06-18": wireObject({
+    message: v.string(),
+    requestedSchema: RequestedSchemaSchema,
+    _meta: opt(MetaSchema),
+  }),
+  "2025-11-25": refuseArrays(
+    v.variant("mode", [wireObject({ ...formEntries, ...legacyEntries }), LegacyUrl]),
+  ),
+  "2026-07-28": refuseArrays(v.variant("mode", [wireObject(formEntries), wireObject(urlEntries)])),
+};
+
+const Scalar = [v.string(), v.number(), v.boolean()] as const;
+
+/** `ElicitResult` per protocol version; unknown keys are dropped. */
+export const ElicitResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<ElicitResult>>> = {
+  "2025-06-18": wireObject({
+    action: v.picklist(["accept", "decline", "cancel"]),
+    content: opt(objectMap(v.union([...Scalar]))),
+    _meta: opt(MetaSchema),
+  }),
+  "2025-11-25": wireObject({
+    action: v.picklist(["accept", "decline", "cancel"]),
+    content: opt(objectMap(v.union([...Scalar, v.array(v.string())]))),
+    _meta: opt(MetaSchema),
+  }),
+  "2026-07-28": wireObject({
+    action: v.picklist(["accept", "decline", "cancel"]),
+    content: opt(objectMap(v.union([...Scalar, v.array(v.string())]))),
+  }),
+};
+
+/**
+ * Decodes the params of an elicitation request as a protocol version defines them.
+ *
+ * @param version The protocol version of the session or request.
+ * @param value The untrusted params.
+ * @returns Form or URL params (unknown keys dropped), or a failure naming the path.
+ */
+export function decodeElicitParams(version: ProtocolVersion, value: unknown): Decoded<ElicitRequestParams> {
+  return decode(ElicitParamsSchemas[version], value);
+}
+
+/**
+ * Decodes an elicitation answer (a handler's, or a downstream caller's) as a version defines it.
+ *
+ * @param version The protocol version the answer is sent in.
+ * @param value The untrusted answer.
+ * @returns The answer (unknown keys dropped), or a failure naming the path.
+ */
+export function decodeElicitResult(version: ProtocolVersion, value: unknown): Decoded<ElicitResult> {
+  return decode(ElicitResultSchemas[version], value);
+}
+
+/**
+ * Tells the mode of elicitation params: a missing `mode` is form mode.
+ *
+ * @param params Decoded params.
+ * @returns `"form"` or `"url"`.
+ */
+export function elicitationModeOf(params: ElicitRequestParams): "form" | "url" {
+  return params.mode === "url" ? "url" : "form";
+}
+
+/**
+ * Builds the wire form of an elicitation answer: a fresh object with only the fields the
+ * version has (`_meta` is legacy only).
+ *
+ * @param version The protocol version the answer is sent in.
+ * @param result The answer; never mutated.
+ * @returns A new object: the legacy JSON-RPC `result`, or the modern `inputResponses` value.
+ */
+export function encodeElicitResult(version: ProtocolVersion, result: ElicitResult): ElicitResult {
+  const out: { -readonly [K in keyof ElicitResult]: ElicitResult[K] } = { action: result.action };
+  if (result.content !== undefined) out.content = { ...result.content };
+  if (result._meta !== undefined && version !== "2026-07-28") out._meta = { ...result._meta };
+  return out;
+}

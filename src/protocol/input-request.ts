@@ -1,0 +1,116 @@
+/**
+ * The era-neutral input request the policy chain sees: what a server asks of the client, be it
+ * the params of a legacy server→client JSON-RPC request or a modern `inputRequests` entry.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { decode, type Decoded, nestFailure, refuseArrays, wireObject, type WireSchema } from "./decode.ts";
+import { ElicitParamsSchemas, type ElicitRequestParams } from "./elicitation.ts";
+import type { NullProtoRecord } from "./null-proto-record.ts";
+import { objectMap } from "./_object-map.ts";
+import { decodeListRootsParams, ListRootsParamsSchema, type ListRootsRequestParams } from "./roots.ts";
+import { CreateMessageParamsSchemas, type CreateMessageRequestParams } from "./sampling.ts";
+import { MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "./versions.ts";
+
+/** A request to sample an LLM. */
+export interface SamplingInputRequest {
+  /** Always `"sampling/createMessage"`. */
+  readonly method: "sampling/createMessage";
+  /** The decoded params. */
+  readonly params: CreateMessageRequestParams;
+}
+
+/** A request to ask the user. */
+export interface ElicitationInputRequest {
+  /** Always `"elicitation/create"`. */
+  readonly method: "elicitation/create";
+  /** The decoded params. */
+  readonly params: ElicitRequestParams;
+}
+
+/** A request for the client's roots. */
+export interface RootsInputRequest {
+  /** Always `"roots/list"`. */
+  readonly method: "roots/list";
+  /** The decoded params; `{}` when the server sent none. */
+  readonly params: ListRootsRequestParams;
+}
+
+/** Anything a server may ask of the client. */
+export type InputRequest = SamplingInputRequest | ElicitationInputRequest | RootsInputRequest;
+
+/** The method of an input request. */
+export type InputRequestMethod = InputRequest["method"];
+
+/** The input request methods, in a fixed order. */
+export const INPUT_REQUEST_METHODS: readonly InputRequestMethod[] = Object.freeze([
+  "sampling/createMessage",
+  "elicitation/create",
+  "roots/list",
+]);
+
+/** Modern `inputRequests`: server-assigned keys (kept as ordinary keys) to input requests. */
+export type InputRequests = NullProtoRecord<InputRequest>;
+
+const MethodSchema = v.picklist(["sampling/createMessage", "elicitation/create", "roots/list"]);
+const M = MODERN_PROTOCOL_VERSION;
+
+/** One modern `inputRequests` entry (`{ method, params }`, no `jsonrpc`/`id`); variant on `method`. */
+export const InputRequestSchema: WireSchema<InputRequest> = refuseArrays(v.variant("method", [
+  wireObject({ method: v.literal("sampling/createMessage"), params: CreateMessageParamsSchemas[M] }),
+  wireObject({ method: v.literal("elicitation/create"), params: ElicitParamsSchemas[M] }),
+  wireObject({ method: v.literal("roots/list"), params: v.exactOptional(ListRootsParamsSchema, {}) }),
+]));
+
+/** Modern `inputRequests`; a `__proto__` key is an ordinary key. */
+export const InputRequestsSchema: WireSchema<InputRequests> = objectMap(InputRequestSchema);
+
+/**
+ * Decodes an input request of either era: the method and params of a legacy server→client
+ * JSON-RPC request, or of a modern `inputRequests` entry.
+ *
+ * @param version The protocol version of the session (legacy) or request (modern).
+ * @param method The untrusted method.
+ * @param params The untrusted params (optional for `roots/list` only).
+ * @returns The input request; a failure is located in `{ method, params }`, e.g. `$.method`
+ * for an unknown method or `$.params.maxTokens`.
+ */
+export function decodeInputRequest(
+  version: ProtocolVersion,
+  method: unknown,
+  params: unknown,
+): Decoded<InputRequest> {
+  const known = decode(MethodSchema, method);
+  if (!known.ok) return nestFailure("$.method", known);
+  switch (known.value) {
+    case "sampling/createMessage": {
+      const decoded = decode(CreateMessageParamsSchemas[version], params);
+      return decoded.ok
+        ? { ok: true, value: { method: known.value, params: decoded.value } }
+        : nestFailure("$.params", decoded);
+    }
+    case "elicitation/create": {
+      const decoded = decode(ElicitParamsSchemas[version], params);
+      return decoded.ok
+        ? { ok: true, value: { method: known.value, params: decoded.value } }
+        : nestFailure("$.params", decoded);
+    }
+    case "roots/list": {
+      const decoded = decodeListRootsParams(params);
+      return decoded.ok
+        ? { ok: true, value: { method: known.value, params: decoded.value } }
+        : nestFailure("$.params", decoded);
+    }
+  }
+}
+
+/**
+ * Decodes a modern `inputRequests` map.
+ *
+ * @param value The untrusted map.
+ * @returns The map (prototype-free, every key kept), or a failure such as `$.github_login.method`.
+ */
+export function decodeInputRequests(value: unknown): Decoded<InputRequests> {
+  return decode(InputRequestsSchema, value);
+}

@@ -1,0 +1,43 @@
+/**
+ * The RFC 5424 log levels MCP uses for `logging/setLevel`, the modern per-request
+ * `io.modelcontextprotocol/logLevel` and `notifications/message`.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import type { WireSchema } from "./decode.ts";
+
+/** A log level, from least to most severe. */
+export type LoggingLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** The log levels in RFC 5424 order, least severe first. */
+export const LOGGING_LEVELS: readonly LoggingLevel[] = Object.freeze([
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+]);
+
+/** One of the eight log levels. */
+export const LoggingLevelSchema: WireSchema<LoggingLevel> = v.picklist([
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+]);

@@ -1,0 +1,227 @@
+/**
+ * `sampling/createMessage`: the request a server makes (a legacy JSON-RPC request, or a modern
+ * `inputRequests` entry) and the client's answer, with a schema per protocol version.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
+import {
+  BasicContentBlockSchema,
+  type Role,
+  RoleSchema,
+  type SamplingContentBlock,
+  SamplingContentBlockSchema,
+} from "./content.ts";
+import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
+import { type Meta, MetaSchema } from "./meta.ts";
+import type { NullProtoRecord } from "./null-proto-record.ts";
+import { dispatch } from "./_dispatch.ts";
+import { objectMap } from "./_object-map.ts";
+import { SamplingToolSchema, type Tool } from "./tools.ts";
+import type { ProtocolVersion } from "./versions.ts";
+
+/** One message of the conversation to sample from. */
+export interface SamplingMessage {
+  /** Who speaks. */
+  readonly role: Role;
+  /** One block, or (2025-11-25 and later) several. */
+  readonly content: SamplingContentBlock | readonly SamplingContentBlock[];
+  /** Metadata (2025-11-25 and later). */
+  readonly _meta?: Meta;
+}
+
+/** A model name hint; keys other than `name` are the client's to interpret. */
+export interface ModelHint {
+  /** A substring of a model name. */
+  readonly name?: string;
+  /** Unspecified keys, kept. */
+  readonly [key: string]: unknown;
+}
+
+/** The server's advisory model preferences. */
+export interface ModelPreferences {
+  /** Hints, in order of preference. */
+  readonly hints?: readonly ModelHint[];
+  /** 0 to 1: how much cost matters. */
+  readonly costPriority?: number;
+  /** 0 to 1: how much speed matters. */
+  readonly speedPriority?: number;
+  /** 0 to 1: how much capability matters. */
+  readonly intelligencePriority?: number;
+}
+
+/** How the model may use tools (2025-11-25 and later). */
+export interface ToolChoice {
+  /** `"auto"` when absent. */
+  readonly mode?: "auto" | "required" | "none";
+}
+
+/** The params of `sampling/createMessage`, every version (see each field for where it exists). */
+export interface CreateMessageRequestParams {
+  /** The conversation. */
+  readonly messages: readonly SamplingMessage[];
+  /** The most tokens to sample: any JSON number here (the checks judge it). */
+  readonly maxTokens: number;
+  /** A system prompt the client may change or drop. */
+  readonly systemPrompt?: string;
+  /** Advisory model preferences. */
+  readonly modelPreferences?: ModelPreferences;
+  /** Context to include; `"none"` when absent. */
+  readonly includeContext?: "none" | "thisServer" | "allServers";
+  /** Sampling temperature. */
+  readonly temperature?: number;
+  /** Stop sequences. */
+  readonly stopSequences?: readonly string[];
+  /** Provider-specific passthrough. */
+  readonly metadata?: NullProtoRecord<unknown>;
+  /** Tools the model may use (2025-11-25 and later). */
+  readonly tools?: readonly Tool[];
+  /** How the model may use them (2025-11-25 and later). */
+  readonly toolChoice?: ToolChoice;
+  /** Run as a task (2025-11-25 only). */
+  readonly task?: TaskMetadata;
+  /** Metadata (legacy only). */
+  readonly _meta?: Meta;
+}
+
+/** The client's answer to `sampling/createMessage`. */
+export interface CreateMessageResult {
+  /** Who speaks: normally `"assistant"`. */
+  readonly role: Role;
+  /** One block, or (2025-11-25 and later) several. */
+  readonly content: SamplingContentBlock | readonly SamplingContentBlock[];
+  /** The model that answered. */
+  readonly model: string;
+  /** Why sampling stopped, e.g. `"endTurn"`, `"maxTokens"`, `"toolUse"`. */
+  readonly stopReason?: string;
+  /** Metadata. */
+  readonly _meta?: Meta;
+}
+
+const opt = v.exactOptional;
+const unit = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
+
+const ModelPreferencesSchema: WireSchema<ModelPreferences> = wireObject({
+  hints: opt(v.array(wireLooseObject({ name: opt(v.string()) }))),
+  costPriority: opt(unit),
+  speedPriority: opt(unit),
+  intelligencePriority: opt(unit),
+});
+
+const BlockOrBlocks = dispatch(
+  Array.isArray,
+  v.array(SamplingContentBlockSchema),
+  SamplingContentBlockSchema,
+);
+
+const BasicMessage = wireObject({ role: RoleSchema, content: BasicContentBlockSchema });
+const Message = wireObject({ role: RoleSchema, content: BlockOrBlocks, _meta: opt(MetaSchema) });
+
+const baseEntries = {
+  maxTokens: v.number(),
+  systemPrompt: opt(v.string()),
+  modelPreferences: opt(ModelPreferencesSchema),
+  includeContext: opt(v.picklist(["none", "thisServer", "allServers"])),
+  temperature: opt(v.number()),
+  stopSequences: opt(v.array(v.string())),
+  metadata: opt(objectMap(v.unknown())),
+};
+
+const toolEntries = {
+  tools: opt(v.array(SamplingToolSchema)),
+  toolChoice: opt(wireObject({ mode: opt(v.picklist(["auto", "required", "none"])) })),
+};
+
+/** `sampling/createMessage` params per protocol version; unknown keys are dropped. */
+export const CreateMessageParamsSchemas: Readonly<
+  Record<ProtocolVersion, WireSchema<CreateMessageRequestParams>>
+> = {
+  // 2025-06-18: one text/image/audio block per message, no tools, no task. `_meta` is allowed on
+  // every request's params by that version's base `Request`.
+  "2025-06-18": wireObject({ messages: v.array(BasicMessage), ...baseEntries, _meta: opt(MetaSchema) }),
+  "2025-11-25": wireObject({
+    messages: v.array(Message),
+    ...baseEntries,
+    ...toolEntries,
+    task: opt(TaskMetadataSchema),
+    _meta: opt(MetaSchema),
+  }),
+  "2026-07-28": wireObject({ messages: v.array(Message), ...baseEntries, ...toolEntries }),
+};
+
+const BasicResult: WireSchema<CreateMessageResult> = wireObject({
+  role: RoleSchema,
+  content: BasicContentBlockSchema,
+  model: v.string(),
+  stopReason: opt(v.string()),
+  _meta: opt(MetaSchema),
+});
+
+// 2026-07-28 has no `resultType` here (not a `Result`), but keeps `_meta` from `SamplingMessage`.
+const Result: WireSchema<CreateMessageResult> = wireObject({
+  role: RoleSchema,
+  content: BlockOrBlocks,
+  model: v.string(),
+  stopReason: opt(v.string()),
+  _meta: opt(MetaSchema),
+});
+
+/** `CreateMessageResult` per protocol version; unknown keys (e.g. `resultType`) are dropped. */
+export const CreateMessageResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<CreateMessageResult>>> =
+  {
+    "2025-06-18": BasicResult,
+    "2025-11-25": Result,
+    "2026-07-28": Result,
+  };
+
+/**
+ * Decodes the params of a sampling request as a protocol version defines them.
+ *
+ * @param version The protocol version of the session or request.
+ * @param value The untrusted params.
+ * @returns The params (unknown keys dropped), or a failure naming the path, e.g. a `tool_use`
+ * block in a 2025-06-18 request at `$.messages[0].content.type`.
+ */
+export function decodeCreateMessageParams(
+  version: ProtocolVersion,
+  value: unknown,
+): Decoded<CreateMessageRequestParams> {
+  return decode(CreateMessageParamsSchemas[version], value);
+}
+
+/**
+ * Decodes a sampling answer (a handler's, or a downstream caller's) as a version defines it.
+ *
+ * @param version The protocol version the answer is sent in.
+ * @param value The untrusted answer.
+ * @returns The answer (unknown keys dropped), or a failure naming the path.
+ */
+export function decodeCreateMessageResult(
+  version: ProtocolVersion,
+  value: unknown,
+): Decoded<CreateMessageResult> {
+  return decode(CreateMessageResultSchemas[version], value);
+}
+
+/**
+ * Builds the wire form of a sampling answer: a fresh object with only the fields the version has.
+ *
+ * @param _version The protocol version the answer is sent in (the shape is the same in all).
+ * @param result The answer; never mutated.
+ * @returns A new object: the legacy JSON-RPC `result`, or the modern `inputResponses` value.
+ */
+export function encodeCreateMessageResult(
+  _version: ProtocolVersion,
+  result: CreateMessageResult,
+): CreateMessageResult {
+  const content = Array.isArray(result.content) ? [...result.content] : result.content;
+  const out: { -readonly [K in keyof CreateMessageResult]: CreateMessageResult[K] } = {
+    role: result.role,
+    content,
+    model: result.model,
+  };
+  if (result.stopReason !== undefined) out.stopReason = result.stopReason;
+  if (result._meta !== undefined) out._meta = { ...result._meta };
+  return out;
+}

@@ -1,0 +1,252 @@
+// Every official 2026-07-28 example (tests/fixtures/examples-2026-07-28.json, copied from the
+// spec repository's schema/2026-07-28/examples) either decodes with the decoder sluice applies
+// to that type, to exactly the example, or is listed below as not decoded by a client.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import examples from "../fixtures/examples-2026-07-28.json" with { type: "json" };
+import { decodeClientCapabilities, decodeServerCapabilities } from "../../src/protocol/capabilities.ts";
+import {
+  decodeCallToolRequestParams,
+  decodeDiscoverRequestParams,
+  decodeGetPromptRequestParams,
+  decodePaginatedRequestParams,
+  decodeReadResourceRequestParams,
+} from "../../src/protocol/client-requests.ts";
+import {
+  ContentBlockSchema,
+  ResourceContentsSchema,
+  SamplingContentBlockSchema,
+} from "../../src/protocol/content.ts";
+import { decode, type Decoded, nestFailure } from "../../src/protocol/decode.ts";
+import { decodeDiscoverResult } from "../../src/protocol/discover.ts";
+import { decodeElicitParams, decodeElicitResult } from "../../src/protocol/elicitation.ts";
+import {
+  decodeHeaderMismatchData,
+  decodeMissingCapabilityData,
+  decodeUnsupportedVersionData,
+} from "../../src/protocol/error-data.ts";
+import { decodeInputRequests, InputRequestSchema } from "../../src/protocol/input-request.ts";
+import { decodeModernResult, type MrtrMethod } from "../../src/protocol/input-required.ts";
+import { decodeInputResponses } from "../../src/protocol/input-responses.ts";
+import { decodeMessage, ErrorObjectSchema } from "../../src/protocol/jsonrpc.ts";
+import {
+  decodeCancelledNotificationParams,
+  decodeLoggingMessageNotificationParams,
+  decodeProgressNotificationParams,
+} from "../../src/protocol/notifications.ts";
+import { decodeListPromptsResult } from "../../src/protocol/prompts.ts";
+import {
+  decodeListResourcesResult,
+  decodeListResourceTemplatesResult,
+  ResourceSchema,
+} from "../../src/protocol/resources.ts";
+import { decodeListRootsResult } from "../../src/protocol/roots.ts";
+import { decodeCreateMessageParams, decodeCreateMessageResult } from "../../src/protocol/sampling.ts";
+import { decodeListToolsResult, ToolSchema } from "../../src/protocol/tools.ts";
+import { same } from "../_support/exact.ts";
+
+type Decoder = (example: unknown) => Decoded<unknown>;
+type Json = Record<string, unknown>;
+
+const M = "2026-07-28";
+const ALL: Record<string, Record<string, unknown>> = examples;
+
+/** Decodes a JSON-RPC message, then its params, result or error data with `inner`. */
+function framed(part: "params" | "result" | "data", inner: Decoder): Decoder {
+  return (example) => {
+    const message = decodeMessage(example);
+    if (!message.ok) return message;
+    const value = message.value as unknown as Json;
+    if (part === "data") {
+      const error = value.error as Json;
+      const data = inner(error.data);
+      if (!data.ok) return nestFailure("$.error.data", data);
+      return {
+        ok: true,
+        value: { ...value, error: data.value === undefined ? error : { ...error, data: data.value } },
+      };
+    }
+    const inside = inner(value[part]);
+    return inside.ok
+      ? { ok: true, value: { ...value, [part]: inside.value } }
+      : nestFailure(`$.${part}`, inside);
+  };
+}
+
+/** Decodes a value placed inside a larger message, then takes it back out. */
+function inside(
+  wrap: (x: unknown) => unknown,
+  decoder: Decoder,
+  unwrap: (decoded: Json) => unknown,
+): Decoder {
+  return (example) => {
+    const decoded = decoder(wrap(example));
+    return decoded.ok ? { ok: true, value: unwrap(decoded.value as Json) } : decoded;
+  };
+}
+
+function modern(method: MrtrMethod): Decoder {
+  return (example) => {
+    const decoded = decodeModernResult(method, example, { tasks: false });
+    return decoded.ok ? { ok: true, value: decoded.value.result } : decoded;
+  };
+}
+
+const property = (decoded: Json) => ((decoded.requestedSchema as Json).properties as Json).field;
+const asProperty = (x: unknown) => ({
+  message: "m",
+  requestedSchema: { type: "object", properties: { field: x } },
+});
+const requests = decodeInputRequests(ALL.InputRequests?.["elicitation-and-sampling-input-requests.json"]);
+const block = (x: unknown) => decode(ContentBlockSchema, x);
+const samplingBlock = (x: unknown) => decode(SamplingContentBlockSchema, x);
+const elicitProperty = inside(asProperty, (x) => decodeElicitParams(M, x), property);
+const notification: Decoder = decodeMessage;
+
+/** The decoder sluice applies to each example type, and the value it must give when not the example. */
+const DECODERS: Record<
+  string,
+  { readonly decoder: Decoder; readonly expected?: (example: Json) => unknown }
+> = {
+  AudioContent: { decoder: block },
+  BlobResourceContents: { decoder: (x) => decode(ResourceContentsSchema, x) },
+  BooleanSchema: { decoder: elicitProperty },
+  CallToolRequest: { decoder: framed("params", decodeCallToolRequestParams) },
+  CallToolRequestParams: { decoder: decodeCallToolRequestParams },
+  CallToolResult: { decoder: modern("tools/call") },
+  CallToolResultResponse: { decoder: framed("result", modern("tools/call")) },
+  CancelledNotification: { decoder: framed("params", decodeCancelledNotificationParams) },
+  CancelledNotificationParams: { decoder: decodeCancelledNotificationParams },
+  ClientCapabilities: { decoder: (x) => decodeClientCapabilities(M, x) },
+  CreateMessageRequest: { decoder: (x) => decode(InputRequestSchema, x) },
+  CreateMessageRequestParams: { decoder: (x) => decodeCreateMessageParams(M, x) },
+  CreateMessageResult: { decoder: (x) => decodeCreateMessageResult(M, x) },
+  DiscoverRequest: { decoder: framed("params", decodeDiscoverRequestParams) },
+  DiscoverResult: { decoder: decodeDiscoverResult },
+  DiscoverResultResponse: { decoder: framed("result", decodeDiscoverResult) },
+  ElicitRequest: { decoder: (x) => decode(InputRequestSchema, x) },
+  ElicitRequestFormParams: { decoder: (x) => decodeElicitParams(M, x) },
+  ElicitRequestURLParams: { decoder: (x) => decodeElicitParams(M, x) },
+  ElicitResult: { decoder: (x) => decodeElicitResult(M, x) },
+  EmbeddedResource: { decoder: block },
+  GetPromptRequest: { decoder: framed("params", decodeGetPromptRequestParams) },
+  GetPromptRequestParams: { decoder: decodeGetPromptRequestParams },
+  GetPromptResult: { decoder: modern("prompts/get") },
+  GetPromptResultResponse: { decoder: framed("result", modern("prompts/get")) },
+  HeaderMismatchError: { decoder: framed("data", decodeHeaderMismatchData) },
+  ImageContent: { decoder: block },
+  InputRequests: { decoder: decodeInputRequests },
+  InputRequiredResult: { decoder: modern("tools/call") },
+  InputResponses: {
+    decoder: (x) => requests.ok ? decodeInputResponses(requests.value, x) : requests,
+  },
+  InternalError: { decoder: (x) => decode(ErrorObjectSchema, x) },
+  InvalidParamsError: { decoder: (x) => decode(ErrorObjectSchema, x) },
+  ListPromptsRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListPromptsResult: { decoder: decodeListPromptsResult },
+  ListPromptsResultResponse: { decoder: framed("result", decodeListPromptsResult) },
+  ListResourceTemplatesRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListResourceTemplatesResult: { decoder: decodeListResourceTemplatesResult },
+  ListResourceTemplatesResultResponse: { decoder: framed("result", decodeListResourceTemplatesResult) },
+  ListResourcesRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListResourcesResult: { decoder: decodeListResourcesResult },
+  ListResourcesResultResponse: { decoder: framed("result", decodeListResourcesResult) },
+  // An inputRequests entry: no `id` (the example has one), absent params decode as {}.
+  ListRootsRequest: {
+    decoder: (x) => decode(InputRequestSchema, x),
+    expected: (x) => ({ method: x.method, params: {} }),
+  },
+  ListRootsResult: { decoder: (x) => decodeListRootsResult(M, x) },
+  ListToolsRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListToolsResult: { decoder: decodeListToolsResult },
+  ListToolsResultResponse: { decoder: framed("result", decodeListToolsResult) },
+  LoggingMessageNotification: { decoder: framed("params", decodeLoggingMessageNotificationParams) },
+  LoggingMessageNotificationParams: { decoder: decodeLoggingMessageNotificationParams },
+  MethodNotFoundError: { decoder: (x) => decode(ErrorObjectSchema, x) },
+  MissingRequiredClientCapabilityError: { decoder: framed("data", decodeMissingCapabilityData) },
+  ModelPreferences: {
+    decoder: inside(
+      (x) => ({ messages: [], maxTokens: 1, modelPreferences: x }),
+      (x) => decodeCreateMessageParams(M, x),
+      (d) => d.modelPreferences,
+    ),
+  },
+  NumberSchema: { decoder: elicitProperty },
+  PaginatedRequestParams: { decoder: decodePaginatedRequestParams },
+  ParseError: { decoder: (x) => decode(ErrorObjectSchema, x) },
+  ProgressNotification: { decoder: framed("params", decodeProgressNotificationParams) },
+  ProgressNotificationParams: { decoder: decodeProgressNotificationParams },
+  // Framing only: the params of list-changed notifications reach the notification callback as is.
+  PromptListChangedNotification: { decoder: notification },
+  ReadResourceRequest: { decoder: framed("params", decodeReadResourceRequestParams) },
+  ReadResourceResult: { decoder: modern("resources/read") },
+  ReadResourceResultResponse: { decoder: framed("result", modern("resources/read")) },
+  Resource: { decoder: (x) => decode(ResourceSchema, x) },
+  ResourceLink: { decoder: block },
+  ResourceListChangedNotification: { decoder: notification },
+  ResourceUpdatedNotification: { decoder: notification },
+  Root: {
+    decoder: inside(
+      (x) => ({ roots: [x] }),
+      (x) => decodeListRootsResult(M, x),
+      (d) => (d.roots as unknown[])[0],
+    ),
+  },
+  SamplingMessage: {
+    decoder: inside(
+      (x) => ({ messages: [x], maxTokens: 1 }),
+      (x) => decodeCreateMessageParams(M, x),
+      (d) => (d.messages as unknown[])[0],
+    ),
+  },
+  ServerCapabilities: { decoder: decodeServerCapabilities },
+  StringSchema: { decoder: elicitProperty },
+  TextContent: { decoder: block },
+  TextResourceContents: { decoder: (x) => decode(ResourceContentsSchema, x) },
+  TitledMultiSelectEnumSchema: { decoder: elicitProperty },
+  TitledSingleSelectEnumSchema: { decoder: elicitProperty },
+  Tool: { decoder: (x) => decode(ToolSchema, x) },
+  ToolListChangedNotification: { decoder: notification },
+  ToolResultContent: { decoder: samplingBlock },
+  ToolUseContent: { decoder: samplingBlock },
+  UnsupportedProtocolVersionError: { decoder: framed("data", decodeUnsupportedVersionData) },
+  UntitledMultiSelectEnumSchema: { decoder: elicitProperty },
+  UntitledSingleSelectEnumSchema: { decoder: elicitProperty },
+};
+
+/** Example types a client never decodes, with the reason. */
+const NOT_DECODED: Record<string, string> = {
+  CompleteRequest: "completion/complete is not part of sluice's client API",
+  CompleteRequestParams: "completion/complete is not part of sluice's client API",
+  CompleteResult: "completion/complete is not part of sluice's client API",
+  CompleteResultResponse: "completion/complete is not part of sluice's client API",
+  ResourceUpdatedNotificationParams:
+    "no params model: notifications/resources/updated reaches the callback as is",
+  SubscriptionsAcknowledgedNotification: "sluice opens no subscriptions/listen stream yet",
+  SubscriptionsListenRequest: "sluice opens no subscriptions/listen stream yet",
+  SubscriptionsListenResult: "sluice opens no subscriptions/listen stream yet",
+  SubscriptionsListenResultResponse: "sluice opens no subscriptions/listen stream yet",
+};
+
+describe("official 2026-07-28 examples", () => {
+  test("every example type is either decoded or listed as not decoded by a client, never both", () => {
+    const types = Object.keys(ALL);
+    same(types.filter((type) => !(type in DECODERS) && !(type in NOT_DECODED)), []);
+    same(types.filter((type) => type in DECODERS && type in NOT_DECODED), []);
+    same(Object.keys(DECODERS).filter((type) => !(type in ALL)), []);
+    same(Object.keys(NOT_DECODED).filter((type) => !(type in ALL)), []);
+  });
+
+  for (const [type, files] of Object.entries(ALL)) {
+    const entry = DECODERS[type];
+    if (entry === undefined) continue;
+    for (const [file, example] of Object.entries(files)) {
+      test(`${type}/${file} decodes to exactly the example`, () => {
+        const decoded = entry.decoder(example);
+        assert.equal(decoded.ok ? "ok" : decoded.message, "ok");
+        const expected = entry.expected === undefined ? example : entry.expected(example as Json);
+        same(decoded.ok ? JSON.parse(JSON.stringify(decoded.value)) : undefined, expected);
+      });
+    }
+  }
+});

@@ -1,0 +1,46 @@
+import { describe, test } from "node:test";
+import { decodeLegacyCreateTaskResult, decodeLegacyTaskResult } from "../../src/protocol/legacy-tasks.ts";
+import { schemaErrors } from "./_official-schema.ts";
+import { same } from "../_support/exact.ts";
+import { failureAt } from "./_exact.ts";
+
+const TASK = {
+  taskId: "t-9",
+  status: "working",
+  createdAt: "2025-11-25T10:00:00Z",
+  lastUpdatedAt: "2025-11-25T10:00:00Z",
+  ttl: null,
+  pollInterval: 2000,
+};
+
+describe("decodeLegacyCreateTaskResult()", () => {
+  test("decodes the official shape { task } and keeps unknown keys", () => {
+    const value = { task: TASK, _meta: { "io.modelcontextprotocol/related-task": { taskId: "t-9" } } };
+    same(schemaErrors("2025-11-25", "CreateTaskResult", value), []);
+    const result = decodeLegacyCreateTaskResult({ ...value, extra: 1 });
+    same(result.ok && [result.value.task, result.value.extra], [TASK, 1]);
+  });
+
+  test("locates a non-integer-or-null ttl at $.task.ttl", () => {
+    const result = decodeLegacyCreateTaskResult({ task: { ...TASK, ttl: "1h" } });
+    same(result, failureAt("$.task.ttl", "number", '"1h"'));
+  });
+});
+
+describe("decodeLegacyTaskResult()", () => {
+  test("decodes the flat task of tasks/get and refuses an unknown status", () => {
+    same(decodeLegacyTaskResult({ ...TASK, status: "completed" }), {
+      ok: true,
+      value: { ...TASK, status: "completed" },
+    });
+    const result = decodeLegacyTaskResult({ ...TASK, status: "done" });
+    same(
+      result,
+      failureAt(
+        "$.status",
+        '("working" | "input_required" | "completed" | "failed" | "cancelled")',
+        '"done"',
+      ),
+    );
+  });
+});

@@ -1,0 +1,260 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { encodeResult } from "../../src/protocol/jsonrpc.ts";
+import {
+  type CreateMessageResult,
+  decodeCreateMessageParams,
+  decodeCreateMessageResult,
+  encodeCreateMessageResult,
+} from "../../src/protocol/sampling.ts";
+import { np, same } from "../_support/exact.ts";
+import { failureAt } from "./_exact.ts";
+import { schemaErrors } from "./_official-schema.ts";
+
+const TOOL_USE = { type: "tool_use", id: "call_1", name: "get_weather", input: { city: "Paris" } };
+
+describe("decodeCreateMessageParams()", () => {
+  test("refuses a tool_use block in a 2025-06-18 request at $.messages[0].content.type", () => {
+    const params = { messages: [{ role: "assistant", content: TOOL_USE }], maxTokens: 100 };
+    same(decodeCreateMessageParams("2025-06-18", params), {
+      ok: false,
+      path: "$.messages[0].content.type",
+      expected: '("text" | "image" | "audio")',
+      received: '"tool_use"',
+      message: '$.messages[0].content.type: expected ("text" | "image" | "audio"), received "tool_use"',
+    });
+  });
+
+  test("refuses an array of blocks in a 2025-06-18 request at $.messages[0].content", () => {
+    const params = { messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], maxTokens: 100 };
+    same(decodeCreateMessageParams("2025-06-18", params), {
+      ok: false,
+      path: "$.messages[0].content",
+      expected: "Object",
+      received: "Array",
+      message: "$.messages[0].content: expected Object, received Array",
+    });
+  });
+
+  test("decodes a 2025-11-25 tool loop with tools, toolChoice, task and _meta, dropping unknown keys", () => {
+    const params = {
+      messages: [
+        { role: "user", content: { type: "text", text: "Weather in Paris?" } },
+        { role: "assistant", content: [TOOL_USE], _meta: { cache: "k" } },
+        {
+          role: "user",
+          content: [{ type: "tool_result", toolUseId: "call_1", content: [{ type: "text", text: "18°C" }] }],
+        },
+      ],
+      maxTokens: 1000,
+      tools: [{
+        name: "get_weather",
+        inputSchema: { type: "object", $defs: { x: {} }, properties: {} },
+        extra: 1,
+      }],
+      toolChoice: { mode: "auto" },
+      task: { ttl: 60000 },
+      _meta: { progressToken: "p" },
+      unknownField: true,
+    };
+    same(decodeCreateMessageParams("2025-11-25", params), {
+      ok: true,
+      value: {
+        messages: [
+          { role: "user", content: { type: "text", text: "Weather in Paris?" } },
+          {
+            role: "assistant",
+            content: [{ type: "tool_use", id: "call_1", name: "get_weather", input: np({ city: "Paris" }) }],
+            _meta: np({ cache: "k" }),
+          },
+          {
+            role: "user",
+            content: [{
+              type: "tool_result",
+              toolUseId: "call_1",
+              content: [{ type: "text", text: "18°C" }],
+            }],
+          },
+        ],
+        maxTokens: 1000,
+        tools: [{ name: "get_weather", inputSchema: { type: "object", $defs: { x: {} }, properties: {} } }],
+        toolChoice: { mode: "auto" },
+        task: { ttl: 60000 },
+        _meta: np({ progressToken: "p" }),
+      },
+    });
+  });
+
+  test("drops task and _meta in 2026-07-28 and tools in 2025-06-18", () => {
+    const params = {
+      messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+      maxTokens: 10,
+      tools: [],
+      task: { ttl: 1 },
+      _meta: { progressToken: 1 },
+    };
+    same(decodeCreateMessageParams("2026-07-28", params), {
+      ok: true,
+      value: {
+        messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+        maxTokens: 10,
+        tools: [],
+      },
+    });
+    same(decodeCreateMessageParams("2025-06-18", params), {
+      ok: true,
+      value: {
+        messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+        maxTokens: 10,
+        _meta: np({ progressToken: 1 }),
+      },
+    });
+  });
+
+  test("accepts any JSON number as maxTokens (the checks judge it) but refuses a string", () => {
+    const base = { messages: [] };
+    for (const maxTokens of [-5, 0, 1.5, 1e12]) {
+      const result = decodeCreateMessageParams("2026-07-28", { ...base, maxTokens });
+      same(result, { ok: true, value: { messages: [], maxTokens } });
+    }
+    same(decodeCreateMessageParams("2026-07-28", { ...base, maxTokens: "100" }), {
+      ok: false,
+      path: "$.maxTokens",
+      expected: "number",
+      received: '"100"',
+      message: '$.maxTokens: expected number, received "100"',
+    });
+  });
+
+  test("refuses a missing maxTokens, naming the key", () => {
+    same(decodeCreateMessageParams("2025-11-25", { messages: [] }), {
+      ok: false,
+      path: "$.maxTokens",
+      expected: '"maxTokens"',
+      received: "undefined",
+      message: '$.maxTokens: expected "maxTokens", received undefined',
+    });
+  });
+
+  test("refuses a model priority outside 0..1 and keeps unknown hint keys", () => {
+    const result = decodeCreateMessageParams("2026-07-28", {
+      messages: [],
+      maxTokens: 1,
+      modelPreferences: { hints: [{ name: "claude", vendor: "x" }], costPriority: 1.5 },
+    });
+    same(result, {
+      ok: false,
+      path: "$.modelPreferences.costPriority",
+      expected: "<=1",
+      received: "1.5",
+      message: "$.modelPreferences.costPriority: expected <=1, received 1.5",
+    });
+    const hints = decodeCreateMessageParams("2026-07-28", {
+      messages: [],
+      maxTokens: 1,
+      modelPreferences: { hints: [{ name: "claude", vendor: "x" }], intelligencePriority: 0.8 },
+    });
+    same(hints.ok && hints.value.modelPreferences, {
+      hints: [{ name: "claude", vendor: "x" }],
+      intelligencePriority: 0.8,
+    });
+  });
+
+  test("keeps a __proto__ metadata key as an ordinary own key", () => {
+    const result = decodeCreateMessageParams(
+      "2026-07-28",
+      JSON.parse('{"messages":[],"maxTokens":1,"metadata":{"__proto__":{"admin":true}}}'),
+    );
+    assert.equal(result.ok && Object.hasOwn(result.value.metadata ?? {}, "__proto__"), true);
+    assert.equal(result.ok && Object.getPrototypeOf(result.value.metadata), null);
+  });
+
+  test("refuses params that are an array at $", () => {
+    const result = decodeCreateMessageParams("2026-07-28", []);
+    same(result, failureAt("$", "Object", "Array"));
+  });
+});
+
+describe("decodeCreateMessageResult()", () => {
+  test("drops a resultType in 2026-07-28 and refuses a tool_use answer in 2025-06-18", () => {
+    const answer = {
+      role: "assistant",
+      content: [TOOL_USE],
+      model: "m",
+      stopReason: "toolUse",
+      resultType: "x",
+    };
+    same(decodeCreateMessageResult("2026-07-28", answer), {
+      ok: true,
+      value: {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "call_1", name: "get_weather", input: np({ city: "Paris" }) }],
+        model: "m",
+        stopReason: "toolUse",
+      },
+    });
+    same(decodeCreateMessageResult("2025-06-18", { ...answer, content: TOOL_USE }), {
+      ok: false,
+      path: "$.content.type",
+      expected: '("text" | "image" | "audio")',
+      received: '"tool_use"',
+      message: '$.content.type: expected ("text" | "image" | "audio"), received "tool_use"',
+    });
+  });
+
+  test("locates a bad block inside an array answer at $.content[1].id", () => {
+    const result = decodeCreateMessageResult("2025-11-25", {
+      role: "assistant",
+      content: [TOOL_USE, { ...TOOL_USE, id: 7 }],
+      model: "m",
+    });
+    same(result, failureAt("$.content[1].id", "string", "7"));
+  });
+});
+
+describe("encodeCreateMessageResult()", () => {
+  const answer: CreateMessageResult = {
+    role: "assistant",
+    content: { type: "text", text: "Paris." },
+    model: "claude-3-sonnet",
+    stopReason: "endTurn",
+    _meta: np({ "com.example/cost": 3 }),
+  };
+
+  test("builds a fresh answer valid as a JSON-RPC result in both legacy versions", () => {
+    for (const version of ["2025-06-18", "2025-11-25"] as const) {
+      const result = encodeCreateMessageResult(version, answer);
+      same(result, {
+        role: "assistant",
+        content: { type: "text", text: "Paris." },
+        model: "claude-3-sonnet",
+        stopReason: "endTurn",
+        _meta: { "com.example/cost": 3 },
+      });
+      assert.notEqual(result, answer);
+      const message = encodeResult(1, result as never);
+      const envelope = version === "2025-06-18" ? "JSONRPCResponse" : "JSONRPCResultResponse";
+      same([
+        ...schemaErrors(version, envelope, message),
+        ...schemaErrors(version, "CreateMessageResult", message.result),
+      ], []);
+    }
+  });
+
+  test("builds a tool-use answer valid as a 2026-07-28 inputResponses value", () => {
+    const result = encodeCreateMessageResult("2026-07-28", {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "c", name: "t", input: np({ a: 1 }) }],
+      model: "m",
+      stopReason: "toolUse",
+    });
+    same(result, {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "c", name: "t", input: np({ a: 1 }) }],
+      model: "m",
+      stopReason: "toolUse",
+    });
+    same(schemaErrors("2026-07-28", "InputResponses", { k: result }), []);
+    same(schemaErrors("2026-07-28", "CreateMessageResult", result), []);
+  });
+});
