@@ -5,11 +5,58 @@
  *
  * @example
  * ```ts
- * import { ClientError } from "@sluice/mcp";
- * const error = new ClientError("timeout", "Call to \"github\" timed out after 60 s");
- * console.log(error.kind); // timeout
+ * import { compilePolicy, definePolicy } from "@sluice/mcp";
+ * const policy = compilePolicy(definePolicy({ server: "github", transport: { url: "https://mcp.example.com/mcp" } }));
+ * console.log(policy.sampling.maxTokens); // 4096
  * ```
  *
  * @module
  */
 export { ClientError, type ClientErrorDetails, type ClientErrorKind } from "./src/errors.ts";
+export {
+  definePolicy,
+  type ElicitationPolicy,
+  type HandlerTimeoutPolicy,
+  type HttpTransport,
+  type LogLevel,
+  type Policy,
+  type RateOption,
+  type SamplingPolicy,
+  type StdioTransport,
+} from "./src/policy/policy.ts";
+export type { Duration } from "./src/policy/duration.ts";
+export {
+  checkPolicy,
+  type CompiledHttpTransport,
+  type CompiledPolicy,
+  type CompiledRate,
+  type CompiledStdioTransport,
+  type CompileOptions,
+  compilePolicy,
+} from "./src/policy/compile-policy.ts";
+export { POLICY_DEFAULTS, type PolicyDefaults } from "./src/policy/policy-defaults.ts";
+export { describeProblem, PolicyError, type PolicyProblem } from "./src/policy/policy-error.ts";
+export {
+  type Answer,
+  defineHandler,
+  type ElicitationContext,
+  type FormElicitationContext,
+  type Handler,
+  type HandlerError,
+  type InputContext,
+  type LogEntry,
+  type NotificationContext,
+  type UrlElicitationContext,
+} from "./src/handler/handler.ts";
+export {
+  type Chain,
+  type ChainOptions,
+  type ChainResult,
+  type ChainStage,
+  createChain,
+  type RunContext,
+} from "./src/chain/chain.ts";
+export type { Refusal, Verdict } from "./src/chain/verdict.ts";
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "./src/limits/memory-store.ts";
+export { type RateLimitStore, StoreUnavailableError } from "./src/limits/rate-limit-store.ts";
+export type { Rate, TakeResult } from "./src/limits/token-bucket.ts";

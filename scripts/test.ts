@@ -44,8 +44,9 @@ function testFiles(runtime: Runtime): string[] {
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".test.ts")) all.push(relative(root, path));
+      if (entry.isDirectory()) {
+        if (entry.name !== "node_modules") walk(path);
+      } else if (entry.name.endsWith(".test.ts")) all.push(relative(root, path));
     }
   };
   walk(join(root, "tests"));

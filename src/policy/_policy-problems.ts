@@ -15,7 +15,11 @@ export interface ProblemSite {
 }
 
 type Issue = v.BaseIssue<unknown>;
-type AnySchema = v.GenericSchema & { entries?: Record<string, AnySchema>; wrapped?: AnySchema; options?: AnySchema[] };
+type AnySchema = v.GenericSchema & {
+  entries?: Record<string, AnySchema>;
+  wrapped?: AnySchema;
+  options?: AnySchema[];
+};
 
 /**
  * Converts the issues of one validation into problems.
@@ -46,11 +50,17 @@ export function problemsFromIssues(issues: readonly Issue[], site: ProblemSite):
  * @param site Source, server and path prefix.
  * @returns One problem per unknown key.
  */
-export function unknownKeyProblems(input: unknown, schema: v.GenericSchema, site: ProblemSite): PolicyProblem[] {
+export function unknownKeyProblems(
+  input: unknown,
+  schema: v.GenericSchema,
+  site: ProblemSite,
+): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
   const walk = (value: unknown, node: AnySchema | undefined, keys: string[]) => {
     const object = objectOf(node);
-    if (object?.entries === undefined || typeof value !== "object" || value === null || Array.isArray(value)) return;
+    if (
+      object?.entries === undefined || typeof value !== "object" || value === null || Array.isArray(value)
+    ) return;
     for (const key of Object.keys(value)) {
       if (Object.hasOwn(object.entries, key)) {
         walk((value as Record<string, unknown>)[key], object.entries[key], [...keys, key]);
@@ -59,7 +69,12 @@ export function unknownKeyProblems(input: unknown, schema: v.GenericSchema, site
       const path = joinPath(site.prefix, [...keys, key]);
       const guess = suggest(key, Object.keys(object.entries));
       const hint = guess === undefined ? "" : ` (did you mean "${joinPath(site.prefix, [...keys, guess])}"?)`;
-      problems.push({ source: site.source, server: site.server, path, message: `"${path}" is not a policy option${hint}` });
+      problems.push({
+        source: site.source,
+        server: site.server,
+        path,
+        message: `"${path}" is not a policy option${hint}`,
+      });
     }
   };
   walk(input, schema as AnySchema, []);
@@ -79,7 +94,9 @@ export function httpTransportProblems(
   site: ProblemSite,
 ): PolicyProblem[] {
   const path = joinPath(site.prefix, ["url"]);
-  const problem = (message: string): PolicyProblem[] => [{ source: site.source, server: site.server, path, message }];
+  const problem = (
+    message: string,
+  ): PolicyProblem[] => [{ source: site.source, server: site.server, path, message }];
   let url: URL;
   try {
     url = new URL(transport.url);
@@ -95,7 +112,9 @@ export function httpTransportProblems(
   const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
   if (url.protocol === "http:" && !loopback && transport.allowHttp !== true) {
     return problem(
-      `"${path}" must use https unless its host is loopback, received ${JSON.stringify(transport.url)} (set "transport.allowHttp: true" to accept the risk)`,
+      `"${path}" must use https unless its host is loopback, received ${
+        JSON.stringify(transport.url)
+      } (set "transport.allowHttp: true" to accept the risk)`,
     );
   }
   return [];
@@ -109,7 +128,9 @@ function joinPath(prefix: string | undefined, keys: readonly (string | number)[]
 
 function render(value: unknown): string {
   if (value === undefined) return "nothing";
-  if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") return typeof value;
+  if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") {
+    return typeof value;
+  }
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -10,6 +10,7 @@ import { PolicyError, type PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
 import { POLICY_DEFAULTS } from "./policy-defaults.ts";
 import { httpTransportProblems, problemsFromIssues, unknownKeyProblems } from "./_policy-problems.ts";
+import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 
 /** A token-bucket rule in milliseconds. */
 export interface CompiledRate {
@@ -147,28 +148,76 @@ function validate(input: unknown, source: string | undefined): {
 } {
   const site = { source, server: serverIdOf(input) };
   const result = v.safeParse(PolicySchema, input, { abortEarly: false });
-  const problems = [...problemsFromIssues(result.issues ?? [], site), ...unknownKeyProblems(input, PolicySchema, site)];
+  const problems = [
+    ...problemsFromIssues(result.issues ?? [], site),
+    ...unknownKeyProblems(input, PolicySchema, site),
+  ];
   if (typeof input !== "object" || input === null || Array.isArray(input)) return { problems };
   const transport = (input as { transport?: unknown }).transport;
   if (transport !== undefined) problems.push(...transportProblems(transport, site));
   problems.push(...timeoutProblems(input as Policy, site));
   if (problems.length > 0 || !result.success) return { problems };
-  return { problems, compiled: resolve(input as Policy, source) };
+  const compiled = resolve(input as Policy, source);
+  problems.push(...checkerProblems(compiled, site));
+  return problems.length > 0 ? { problems } : { problems, compiled };
 }
 
-function transportProblems(transport: unknown, site: { source: string | undefined; server: string | undefined }): PolicyProblem[] {
+/**
+ * Builds the checkers whose options need more than the schema can say (host patterns on a
+ * public suffix, an empty allow list), so such a policy fails here and not at its first request.
+ */
+function checkerProblems(
+  policy: CompiledPolicy,
+  site: { source: string | undefined; server: string | undefined },
+): PolicyProblem[] {
+  const e = policy.elicitation;
+  try {
+    createElicitationUrlCheck({
+      ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
+      denyHosts: e.denyHosts,
+      allowIpHosts: e.allowIpHosts,
+      allowPrivateHosts: e.allowPrivateHosts,
+      maxUrlLength: e.maxUrlLength,
+    });
+    return [];
+  } catch (error) {
+    const detail = error instanceof Error
+      ? error.message.replace(/^createElicitationUrlCheck: /, "")
+      : String(error);
+    const path = /^"(allowHosts|denyHosts)/.exec(detail)?.[1];
+    return [{
+      ...site,
+      path: path === undefined ? "elicitation" : `elicitation.${path}`,
+      message: `"elicitation.${detail.slice(1)}`,
+    }];
+  }
+}
+
+function transportProblems(
+  transport: unknown,
+  site: { source: string | undefined; server: string | undefined },
+): PolicyProblem[] {
   const at = { ...site, prefix: "transport" };
   const isStdio = typeof transport === "object" && transport !== null && "command" in transport;
   const schema = isStdio ? TransportSchemas.stdio : TransportSchemas.http;
   const result = v.safeParse(schema, transport, { abortEarly: false });
-  const problems = [...problemsFromIssues(result.issues ?? [], at), ...unknownKeyProblems(transport, schema, at)];
-  if (result.success && !isStdio) problems.push(...httpTransportProblems(transport as { url: string; allowHttp?: boolean }, at));
+  const problems = [
+    ...problemsFromIssues(result.issues ?? [], at),
+    ...unknownKeyProblems(transport, schema, at),
+  ];
+  if (result.success && !isStdio) {
+    problems.push(...httpTransportProblems(transport as { url: string; allowHttp?: boolean }, at));
+  }
   return problems;
 }
 
 /** Each leg and each handler must fit inside the whole call's time (checked on valid durations only). */
-function timeoutProblems(policy: Policy, site: { source: string | undefined; server: string | undefined }): PolicyProblem[] {
-  const read = (value: unknown, fallback: string) => typeof value === "string" ? parseDuration(value) : parseDuration(fallback);
+function timeoutProblems(
+  policy: Policy,
+  site: { source: string | undefined; server: string | undefined },
+): PolicyProblem[] {
+  const read = (value: unknown, fallback: string) =>
+    typeof value === "string" ? parseDuration(value) : parseDuration(fallback);
   const d = POLICY_DEFAULTS;
   const limit = read(policy.maxTotalTimeout, d.maxTotalTimeout);
   const checks: Array<[string, number | undefined]> = [
@@ -180,7 +229,9 @@ function timeoutProblems(policy: Policy, site: { source: string | undefined; ser
   return checks.filter(([, ms]) => ms !== undefined && ms > limit).map(([path, ms]) => ({
     ...site,
     path,
-    message: `"${path}" (${formatDuration(ms ?? 0)}) must not exceed "maxTotalTimeout" (${formatDuration(limit)})`,
+    message: `"${path}" (${formatDuration(ms ?? 0)}) must not exceed "maxTotalTimeout" (${
+      formatDuration(limit)
+    })`,
   }));
 }
 
@@ -190,7 +241,8 @@ function serverIdOf(input: unknown): string | undefined {
   return typeof server === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(server) ? server : undefined;
 }
 
-const ms = (duration: string | undefined, fallback: string): number => parseDuration(duration ?? fallback) ?? 0;
+const ms = (duration: string | undefined, fallback: string): number =>
+  parseDuration(duration ?? fallback) ?? 0;
 
 function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
   const d = POLICY_DEFAULTS;
@@ -198,7 +250,11 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
   const elicitation = policy.elicitation === false ? undefined : policy.elicitation ?? {};
   const transport = resolveTransport(policy.transport);
   const rate = (r: RateOption | undefined, fallback: RateOption): CompiledRate =>
-    Object.freeze({ rate: (r ?? fallback).rate, perMs: ms(r?.per, fallback.per), burst: (r ?? fallback).burst });
+    Object.freeze({
+      rate: (r ?? fallback).rate,
+      perMs: ms(r?.per, fallback.per),
+      burst: (r ?? fallback).burst,
+    });
   return deepFreeze({
     source,
     server: policy.server,
@@ -216,7 +272,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     elicitation: {
       enabled: elicitation !== undefined,
       modes: [...new Set(elicitation?.modes ?? d.elicitation.modes)],
-      origin: elicitation?.origin?.replace(/\/$/, "") ?? (transport.kind === "http" ? transport.origin : undefined),
+      origin: elicitation?.origin?.replace(/\/$/, "") ??
+        (transport.kind === "http" ? transport.origin : undefined),
       allowHosts: elicitation?.allowHosts === undefined ? undefined : [...elicitation.allowHosts],
       denyHosts: [...(elicitation?.denyHosts ?? [])],
       allowIpHosts: elicitation?.allowIpHosts ?? d.elicitation.allowIpHosts,

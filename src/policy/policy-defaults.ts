@@ -6,14 +6,23 @@
  */
 
 import type { Duration } from "./duration.ts";
-import type { ElicitationPolicy, HandlerTimeoutPolicy, LogLevel, RateOption, SamplingPolicy } from "./policy.ts";
+import type {
+  ElicitationPolicy,
+  HandlerTimeoutPolicy,
+  LogLevel,
+  RateOption,
+  SamplingPolicy,
+} from "./policy.ts";
 
 /** The type of {@linkcode POLICY_DEFAULTS}: every option that has a default. */
 export interface PolicyDefaults {
   readonly era: "modern" | "legacy" | "auto";
   readonly sampling: Required<SamplingPolicy>;
   readonly elicitation: Required<
-    Pick<ElicitationPolicy, "modes" | "allowIpHosts" | "allowPrivateHosts" | "maxUrlLength" | "maxFields" | "maxEnumValues">
+    Pick<
+      ElicitationPolicy,
+      "modes" | "allowIpHosts" | "allowPrivateHosts" | "maxUrlLength" | "maxFields" | "maxEnumValues"
+    >
   >;
   readonly roots: boolean;
   readonly inputRateLimit: RateOption;

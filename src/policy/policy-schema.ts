@@ -18,9 +18,13 @@ const duration = v.pipe(
   v.string('a duration such as "500ms", "60s", "5m" or "1h"'),
   v.check((text) => parseDuration(text) !== undefined, 'a duration such as "500ms", "60s", "5m" or "1h"'),
 );
-const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?(\.[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?)*$/;
+const HOST_PATTERN =
+  /^(\*\.)?[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?(\.[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?)*$/;
 const hostList = v.array(
-  v.pipe(v.string('a host such as "login.example.com" or "*.example.com"'), v.regex(HOST_PATTERN, 'a host such as "login.example.com" or "*.example.com"')),
+  v.pipe(
+    v.string('a host such as "login.example.com" or "*.example.com"'),
+    v.regex(HOST_PATTERN, 'a host such as "login.example.com" or "*.example.com"'),
+  ),
   "a list of hosts",
 );
 const originText = 'an origin such as "https://example.com"';
@@ -29,7 +33,8 @@ const origin = v.pipe(
   v.check((text) => {
     try {
       const url = new URL(text);
-      return (url.protocol === "https:" || url.protocol === "http:") && url.origin === text.replace(/\/$/, "");
+      return (url.protocol === "https:" || url.protocol === "http:") &&
+        url.origin === text.replace(/\/$/, "");
     } catch {
       return false;
     }
@@ -46,7 +51,9 @@ export const SamplingPolicySchema: v.GenericSchema = v.object({
   maxTokens: v.exactOptional(positiveInteger()),
   context: v.exactOptional(flag),
   allowIdle: v.exactOptional(flag),
-  maxToolIterations: v.exactOptional(v.pipe(v.number("a whole number"), v.integer("a whole number"), v.minValue(0, "a whole number"))),
+  maxToolIterations: v.exactOptional(
+    v.pipe(v.number("a whole number"), v.integer("a whole number"), v.minValue(0, "a whole number")),
+  ),
   rejectionCode: v.exactOptional(v.pipe(v.number("an integer"), v.safeInteger("an integer"))),
   tools: v.exactOptional(flag),
 }, "false or an object of sampling options");
@@ -90,7 +97,10 @@ export const PolicySchema: v.GenericSchema = v.object({
   ),
   rateLimitFailOpen: v.exactOptional(flag),
   handlerTimeout: v.exactOptional(
-    v.object({ elicitation: v.exactOptional(duration), default: v.exactOptional(duration) }, "an object { elicitation, default }"),
+    v.object(
+      { elicitation: v.exactOptional(duration), default: v.exactOptional(duration) },
+      "an object { elicitation, default }",
+    ),
   ),
   callTimeout: v.exactOptional(duration),
   maxTotalTimeout: v.exactOptional(duration),
@@ -120,7 +130,9 @@ export const TransportSchemas: { readonly http: v.GenericSchema; readonly stdio:
   http: v.object({
     url: v.string("an absolute http(s) URL"),
     headers: v.exactOptional(stringMap),
-    redirect: v.exactOptional(v.picklist(["same-origin", "none", "any"], 'one of "same-origin", "none", "any"')),
+    redirect: v.exactOptional(
+      v.picklist(["same-origin", "none", "any"], 'one of "same-origin", "none", "any"'),
+    ),
     allowHttp: v.exactOptional(flag),
   }, "an object { url } or { command }"),
   stdio: v.object({

@@ -12,7 +12,7 @@ const config: ReturnType<typeof defineConfig> = defineConfig({
   resolve: { alias: { "node:test": here("./node-test.ts") } },
   test: {
     include: ["tests/**/*.test.ts"],
-    exclude: ["tests/**/*.{host,node,deno,bun}.test.ts", "node_modules/**"],
+    exclude: ["tests/**/*.{host,node,deno,bun}.test.ts", "**/node_modules/**"],
   },
 });
 

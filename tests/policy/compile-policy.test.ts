@@ -10,7 +10,9 @@ const messages = (value: unknown, source?: string) =>
 
 describe("compilePolicy()", () => {
   test("resolves every default of the seed from server and transport alone", () => {
-    const policy = compilePolicy(definePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }));
+    const policy = compilePolicy(
+      definePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }),
+    );
     assert.deepEqual(policy, {
       source: undefined,
       server: "demo",
@@ -85,14 +87,27 @@ describe("compilePolicy()", () => {
   });
 
   test("reports every unknown key in one object, not only the first", () => {
-    assert.deepEqual(messages({ server: "a", transport: { url: "https://a.example" }, sampling: { maxTokns: 1, contxt: true } }), [
-      ["sampling.maxTokns", '"sampling.maxTokns" is not a policy option (did you mean "sampling.maxTokens"?)'],
-      ["sampling.contxt", '"sampling.contxt" is not a policy option (did you mean "sampling.context"?)'],
-    ]);
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url: "https://a.example" },
+        sampling: { maxTokns: 1, contxt: true },
+      }),
+      [
+        [
+          "sampling.maxTokns",
+          '"sampling.maxTokns" is not a policy option (did you mean "sampling.maxTokens"?)',
+        ],
+        ["sampling.contxt", '"sampling.contxt" is not a policy option (did you mean "sampling.context"?)'],
+      ],
+    );
   });
 
   test("names missing required options and a value that is not a policy", () => {
-    assert.deepEqual(messages({}), [["server", '"server" is required'], ["transport", '"transport" is required']]);
+    assert.deepEqual(messages({}), [["server", '"server" is required'], [
+      "transport",
+      '"transport" is required',
+    ]]);
     assert.deepEqual(messages(null), [["", "the policy must be a policy object, received null"]]);
   });
 
@@ -114,13 +129,24 @@ describe("compilePolicy()", () => {
       '"transport.url" must be an absolute http(s) URL, received "mcp.example.com"',
     ]]);
     assert.deepEqual(messages({ server: "a", transport: { url: "http://127.0.0.1:3001/mcp" } }), []);
-    assert.deepEqual(messages({ server: "a", transport: { url: "http://10.0.0.2/mcp", allowHttp: true } }), []);
+    assert.deepEqual(
+      messages({ server: "a", transport: { url: "http://10.0.0.2/mcp", allowHttp: true } }),
+      [],
+    );
   });
 
   test("refuses timeouts longer than maxTotalTimeout", () => {
     assert.deepEqual(
-      messages({ server: "a", transport: { url: "https://a.example" }, maxTotalTimeout: "1m", handlerTimeout: { elicitation: "5m" } }),
-      [["handlerTimeout.elicitation", '"handlerTimeout.elicitation" (5m) must not exceed "maxTotalTimeout" (1m)']],
+      messages({
+        server: "a",
+        transport: { url: "https://a.example" },
+        maxTotalTimeout: "1m",
+        handlerTimeout: { elicitation: "5m" },
+      }),
+      [[
+        "handlerTimeout.elicitation",
+        '"handlerTimeout.elicitation" (5m) must not exceed "maxTotalTimeout" (1m)',
+      ]],
     );
   });
 
@@ -132,8 +158,18 @@ describe("compilePolicy()", () => {
       elicitation: false,
       roots: false,
     });
-    assert.deepEqual([policy.sampling.enabled, policy.elicitation.enabled, policy.roots.enabled], [false, false, false]);
-    assert.deepEqual(policy.transport, { kind: "stdio", command: "node", args: ["server.js"], env: {}, cwd: undefined });
+    assert.deepEqual([policy.sampling.enabled, policy.elicitation.enabled, policy.roots.enabled], [
+      false,
+      false,
+      false,
+    ]);
+    assert.deepEqual(policy.transport, {
+      kind: "stdio",
+      command: "node",
+      args: ["server.js"],
+      env: {},
+      cwd: undefined,
+    });
     assert.equal(policy.elicitation.origin, undefined);
   });
 
@@ -143,7 +179,9 @@ describe("compilePolicy()", () => {
       transport: { url: "https://mcp.example.com/mcp" },
       elicitation: { origin: "https://login.example.com/", modes: ["url", "url"] },
     });
-    assert.deepEqual([policy.elicitation.origin, policy.elicitation.modes], ["https://login.example.com", ["url"]]);
+    assert.deepEqual([policy.elicitation.origin, policy.elicitation.modes], ["https://login.example.com", [
+      "url",
+    ]]);
   });
 
   test("reports wrong values with what was expected and what was received", () => {
@@ -157,10 +195,16 @@ describe("compilePolicy()", () => {
         maxRounds: 0,
       }),
       [
-        ["server", '"server" must be a server id: letters, digits, ".", "_" or "-", at most 64, received "x y"'],
+        [
+          "server",
+          '"server" must be a server id: letters, digits, ".", "_" or "-", at most 64, received "x y"',
+        ],
         ["era", '"era" must be one of "modern", "legacy", "auto", received "new"'],
         ["sampling", '"sampling" must be false or an object of sampling options, received 3'],
-        ["elicitation.modes", '"elicitation.modes" must be a non-empty list of "form" and "url", received []'],
+        [
+          "elicitation.modes",
+          '"elicitation.modes" must be a non-empty list of "form" and "url", received []',
+        ],
         [
           "elicitation.allowHosts[0]",
           '"elicitation.allowHosts[0]" must be a host such as "login.example.com" or "*.example.com", received "bad host"',
@@ -171,11 +215,45 @@ describe("compilePolicy()", () => {
   });
 });
 
+describe("compilePolicy() and the checkers' own option rules", () => {
+  test("reports a host pattern on a public suffix, an empty allow list and a private host as policy problems", () => {
+    const base = { server: "a", transport: { url: "https://a.example.com/mcp" } };
+    assert.deepEqual(messages({ ...base, elicitation: { allowHosts: ["*.co.uk"] } }), [[
+      "elicitation.allowHosts",
+      '"elicitation.allowHosts[0]" must not cover a public suffix or an IP range, received "*.co.uk"',
+    ]]);
+    assert.deepEqual(messages({ ...base, elicitation: { allowHosts: [] } }), [[
+      "elicitation.allowHosts",
+      '"elicitation.allowHosts" must list at least one host; omit it to allow every host',
+    ]]);
+    assert.deepEqual(messages({ ...base, elicitation: { allowHosts: ["localhost"] } }), [[
+      "elicitation.allowHosts",
+      '"elicitation.allowHosts[0]" is not a public host, which is refused unless "allowPrivateHosts" is true',
+    ]]);
+    assert.deepEqual(
+      messages({ ...base, elicitation: { allowHosts: ["localhost"], allowPrivateHosts: true } }),
+      [],
+    );
+  });
+});
+
 describe("parseDuration() and formatDuration()", () => {
   test("read ms, s, m and h, and refuse anything else", () => {
     assert.deepEqual(
       ["500ms", "60s", "5m", "1h", "1.5s", "0s", "5", "5 m", "-1s", "1e3ms", "5M"].map(parseDuration),
-      [500, 60_000, 300_000, 3_600_000, 1500, undefined, undefined, undefined, undefined, undefined, undefined],
+      [
+        500,
+        60_000,
+        300_000,
+        3_600_000,
+        1500,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ],
     );
     assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
   });

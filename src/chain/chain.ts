@@ -1,0 +1,143 @@
+/**
+ * The checker chain of one server: capability gate, budget, the kind's pre-checks (refuse, or
+ * rewrite a copy), the handler (with its timeout and signal), then the post-checks on its
+ * answer. It stops at the first refusal, and it is era-neutral: the legacy adapter and the
+ * modern client both run it and turn its result into their wire form.
+ *
+ * @module
+ */
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { Handler } from "../handler/handler.ts";
+import {
+  clientCapabilitiesFor,
+  declareCapabilities,
+  type DeclaredCapabilities,
+} from "../handler/capabilities.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
+import type { RequestId } from "../protocol/jsonrpc.ts";
+import type { CreateMessageResult } from "../protocol/sampling.ts";
+import type { ElicitResult } from "../protocol/elicitation.ts";
+import type { ListRootsResult } from "../protocol/roots.ts";
+import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import { createCapabilityCheck } from "../checks/capability.ts";
+import { createBudgetCheck } from "../checks/budget.ts";
+import { systemTimers, type Timers } from "./timers.ts";
+import type { Refusal } from "./verdict.ts";
+import { createKindRunners, type KindRunners } from "./_kind-runners.ts";
+
+/** Options of {@linkcode createChain}. */
+export interface ChainOptions {
+  /** The server's compiled policy. */
+  readonly policy: CompiledPolicy;
+  /** The client's handler; without one nothing is declared and every input request is refused. */
+  readonly handler?: Handler | undefined;
+  /** The client's name (`ctx.client`). */
+  readonly client: string;
+  /** Where the server's input budget lives. */
+  readonly store: RateLimitStore;
+  /** Timers for handler deadlines. @default the runtime's */
+  readonly timers?: Timers;
+}
+
+/** What the caller knows about one input request. */
+export interface RunContext {
+  /** The protocol version it arrived in. */
+  readonly version: ProtocolVersion;
+  /** The related call's assigns, else the client's. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>>;
+  /** The related in-flight request (legacy). @default null */
+  readonly relatedRequestId?: RequestId | null;
+  /** Whether a call to this server is in flight (legacy idle sampling). @default true */
+  readonly callInFlight?: boolean;
+  /** Aborts the handler: server cancellation, a failed sibling, an abandoned call. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Where a chain stopped: the caller maps each stage to its wire form. */
+export type ChainStage = "capability" | "policy" | "handler" | "timeout" | "cancelled";
+
+/** The chain's answer to one input request. */
+export type ChainResult =
+  | { readonly ok: true; readonly answer: CreateMessageResult | ElicitResult | ListRootsResult }
+  | { readonly ok: false; readonly stage: ChainStage; readonly refusal: Refusal; readonly cause?: unknown };
+
+/** One server's compiled chain. */
+export interface Chain {
+  /** The policy it enforces. */
+  readonly policy: CompiledPolicy;
+  /** What the client declares to this server. */
+  readonly declared: DeclaredCapabilities;
+  /** The declaration shaped for one protocol version. */
+  capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
+  /** Runs one input request through the checks and the handler. Never rejects. */
+  run(request: InputRequest, context: RunContext): Promise<ChainResult>;
+}
+
+/**
+ * Compiles a server's chain: validates every checker's options once.
+ *
+ * @param options Policy, handler, client name, store and timers.
+ * @returns The frozen chain.
+ * @throws {TypeError} When a checker's options are not valid (for example a `*.` pattern on a
+ *   public suffix in `elicitation.allowHosts`).
+ * @example
+ * ```ts
+ * import { createChain } from "./chain.ts";
+ * import { compilePolicy } from "../policy/compile-policy.ts";
+ * import { createMemoryStore } from "../limits/memory-store.ts";
+ * const chain = createChain({
+ *   policy: compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }),
+ *   handler: { roots: () => ({ roots: [{ uri: "file:///srv/work" }] }) },
+ *   client: "my-agent",
+ *   store: createMemoryStore(),
+ * });
+ * const result = await chain.run({ method: "roots/list", params: {} }, { version: "2026-07-28" });
+ * console.log(result); // { ok: true, answer: { roots: [{ uri: "file:///srv/work" }] } }
+ * ```
+ */
+export function createChain(options: ChainOptions): Chain {
+  const { policy, handler, client } = options;
+  const declared = declareCapabilities(handler, policy);
+  const gate = createCapabilityCheck({
+    sampling: declared.sampling !== undefined,
+    elicitation: declared.elicitation !== undefined,
+    roots: declared.roots,
+  });
+  const budget = createBudgetCheck({
+    store: options.store,
+    key: `input:${policy.server}`,
+    rate: policy.inputRateLimit,
+    failOpen: policy.rateLimitFailOpen,
+    samplingCode: policy.sampling.rejectionCode,
+  });
+  const runners: KindRunners = createKindRunners({
+    policy,
+    handler: handler ?? {},
+    declared,
+    timers: options.timers ?? systemTimers,
+  });
+  const run = async (request: InputRequest, context: RunContext): Promise<ChainResult> => {
+    const allowed = gate.check(request.method);
+    if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
+    const spent = budget.check(request.method);
+    const afforded = spent instanceof Promise ? await spent : spent;
+    if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
+    const ctx = {
+      client,
+      serverId: policy.server,
+      era: eraOf(context.version),
+      assigns: context.assigns ?? {},
+      relatedRequestId: context.relatedRequestId ?? null,
+    };
+    return runners.run(request, { ...context, ctx });
+  };
+  return Object.freeze({
+    policy,
+    declared,
+    capabilities: (version: ProtocolVersion, capabilityOptions?: { readonly tasks?: boolean }) =>
+      clientCapabilitiesFor(version, declared, capabilityOptions),
+    run,
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * Checks on the raw text of an elicitation URL, made before the WHATWG parser sees it: the
+ * parser silently strips tabs and newlines, trims spaces and control characters, and turns `\`
+ * into `/`, so what the user would be shown could differ from what a browser opens.
+ *
+ * @module
+ */
+import { codePointName } from "../_internal/quote.ts";
+
+/**
+ * One class, no quantifier: a linear scan, whatever the input. Matches whitespace (incl. tab,
+ * CR, LF, NBSP, U+2028), C0 and C1 controls and DEL, format characters (bidi embeddings,
+ * overrides and isolates, U+200B..U+200F, U+FEFF, tags), lone surrogates, other default-ignorable
+ * characters (variation selectors, Hangul fillers, U+034F) and the backslash.
+ */
+const UNSAFE = /[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\\]/u;
+const SPACE_OR_CONTROL = /^[\p{White_Space}\p{Cc}]$/u;
+
+/**
+ * Finds the first character a URL must not contain anywhere.
+ *
+ * @param text The raw URL.
+ * @returns Why it is refused (`expected …, found U+0009 at index 8`), or `undefined` when clean.
+ */
+export function findUnsafeCharacter(text: string): string | undefined {
+  const index = text.search(UNSAFE);
+  if (index < 0) return undefined;
+  const codePoint = text.codePointAt(index) ?? 0;
+  const at = `${codePointName(codePoint)} at index ${index}`;
+  if (codePoint === 0x5c) return `expected no backslashes, found one at index ${index}`;
+  if (codePoint >= 0xd800 && codePoint <= 0xdfff) {
+    return `expected well-formed Unicode, found a lone surrogate ${at}`;
+  }
+  if (SPACE_OR_CONTROL.test(String.fromCodePoint(codePoint))) {
+    return `expected no whitespace or control characters, found ${at}`;
+  }
+  return `expected no invisible or bidirectional formatting characters, found ${at}`;
+}
+
+/** How the text before the authority is shaped. */
+export type SchemeShape =
+  | { readonly kind: "https"; readonly authority: string }
+  | { readonly kind: "refused"; readonly reason: string };
+
+/**
+ * Reads the scheme and authority of a raw URL without parsing it: the scheme must be exactly
+ * `https` in lower case and be followed by `//` and a non-empty authority without `@`.
+ *
+ * @param text The raw URL, already free of unsafe characters.
+ * @returns The raw authority (`host[:port]`), or why the text is refused.
+ */
+export function readHttpsAuthority(text: string): SchemeShape {
+  if (text.startsWith("//")) {
+    return refused("expected an absolute https URL, received a protocol-relative URL");
+  }
+  const colon = schemeEnd(text);
+  if (colon < 0) return refused("expected an absolute https URL, received a relative URL");
+  const scheme = text.slice(0, colon);
+  if (scheme !== "https") {
+    if (scheme.toLowerCase() === "https") {
+      return refused(`expected the scheme "https" in lower case, received "${scheme}"`);
+    }
+    return refused(`expected the scheme "https", received "${scheme}"`);
+  }
+  if (!text.startsWith("//", 6)) return refused('expected "https://" followed by a host');
+  let end = 8;
+  while (end < text.length) {
+    const code = text.charCodeAt(end);
+    if (code === 0x2f || code === 0x3f || code === 0x23) break; // "/" "?" "#"
+    end++;
+  }
+  const authority = text.slice(8, end);
+  if (authority === "" || authority.startsWith(":")) return refused('expected "https://" followed by a host');
+  if (authority.includes("@")) return refused('expected no userinfo ("@") before the host');
+  return { kind: "https", authority };
+}
+
+/**
+ * The index of the colon ending an RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`)
+ * at the start of the text, or -1 when the text does not start with one.
+ */
+function schemeEnd(text: string): number {
+  if (!isAlpha(text.charCodeAt(0))) return -1;
+  for (let i = 1; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x3a) return i;
+    if (
+      !(isAlpha(code) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2d || code === 0x2e)
+    ) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+function isAlpha(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+function refused(reason: string): SchemeShape {
+  return { kind: "refused", reason };
+}

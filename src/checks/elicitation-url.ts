@@ -1,0 +1,212 @@
+/**
+ * The URL-mode elicitation check: only absolute `https` URLs to public hosts, without userinfo
+ * and without characters that the user would not see or that a parser would silently drop.
+ * sluice never fetches or opens the URL; the handler shows it, and this check decides what it
+ * may show.
+ *
+ * @module
+ */
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { hostShapeProblem, isIpHost, isPublicHost, matchHost } from "./_host-rules.ts";
+import { describeKind, quote, thrownName } from "../_internal/quote.ts";
+import { compileUrlOptions } from "./_url-options.ts";
+import { findUnsafeCharacter, readHttpsAuthority } from "./_url-text.ts";
+
+/** Options of {@linkcode createElicitationUrlCheck}. */
+export interface ElicitationUrlOptions {
+  /**
+   * When present, the only hosts allowed: exact hosts (`login.example.com`, Unicode or punycode)
+   * or `*.` patterns (`*.example.com`: every subdomain at any depth, **not** the apex
+   * `example.com`; list both to allow both). Compared on the lower-case A-label form; a pattern
+   * never crosses a public-suffix boundary, and a pattern covering a whole public suffix
+   * (`*.co.uk`, `*.github.io`) is a configuration error. Must not be empty.
+   * @default undefined (every host, subject to `denyHosts`)
+   */
+  readonly allowHosts?: readonly string[];
+  /**
+   * Hosts refused even when `allowHosts` lists them (checked first); same syntax.
+   * @default []
+   */
+  readonly denyHosts?: readonly string[];
+  /**
+   * Let IP-literal hosts through (IPv4 in any notation, IPv6). Risky: loopback and private
+   * ranges point at the user's own machine or network.
+   * @default false
+   */
+  readonly allowIpHosts?: boolean;
+  /**
+   * Let non-public hosts through: `localhost`, single labels, `*.local`, `*.internal`, `*.test`
+   * and any name without an ICANN public suffix. Risky for the same reason as IP hosts.
+   * @default false
+   */
+  readonly allowPrivateHosts?: boolean;
+  /**
+   * The longest URL accepted, in UTF-16 code units, before and after normalisation.
+   * @default 2048
+   */
+  readonly maxUrlLength?: number;
+}
+
+/** What the elicitation handler is told about an accepted URL. */
+export interface ElicitationUrlContext {
+  /** The normalised URL (WHATWG `href`): what a browser would open. */
+  readonly url: string;
+  /** The host in lower-case A-label (punycode) form, without port. */
+  readonly host: string;
+  /** `true` when a label of the host starts with `xn--` (Unicode hosts included): warn the user. */
+  readonly idn: boolean;
+  /** `true` unless the URL's origin is the server's origin (always `true` when that is unknown). */
+  readonly originMismatch: boolean;
+}
+
+/** A passing URL check: the params to hand on and the context for the handler. */
+export interface ElicitationUrlPass<P> {
+  /** A copy of the params whose `url` is the normalised URL. */
+  readonly params: P;
+  /** What the handler is told about the URL. */
+  readonly context: ElicitationUrlContext;
+}
+
+/** A compiled URL check. */
+export interface ElicitationUrlCheck {
+  /**
+   * Checks the `url` of URL-mode elicitation params.
+   *
+   * @param params The request params; never modified.
+   * @param serverOrigin The asking server's origin (`https://mcp.example.com`), when known.
+   * @returns The rewritten params and the handler context, or a `-32602` refusal.
+   */
+  check<P extends { readonly url: string }>(
+    params: P,
+    serverOrigin: string | undefined,
+  ): Verdict<ElicitationUrlPass<P>>;
+}
+
+/**
+ * Builds the URL-mode elicitation check, validating and compiling its options once.
+ *
+ * @param options Host rules and limits.
+ * @returns A frozen check whose `check(params, serverOrigin)` is pure.
+ * @throws {TypeError} When an option is malformed (an unknown key, an empty `allowHosts`, a
+ *   pattern covering a public suffix, an `allowHosts` entry the other options would refuse).
+ * @example
+ * ```ts
+ * import { createElicitationUrlCheck } from "./elicitation-url.ts";
+ * const urls = createElicitationUrlCheck({ denyHosts: ["*.evil.example.com"] });
+ * const verdict = urls.check({ mode: "url", url: "https://Bücher.example.com/pay" }, "https://example.com");
+ * if (verdict.ok) console.log(verdict.value.context.host, verdict.value.context.idn); // xn--bcher-kva.example.com true
+ * ```
+ */
+export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): ElicitationUrlCheck {
+  const { allowIp, allowPrivate, maxLength, deny, allow } = compileUrlOptions(options);
+
+  function check<P extends { readonly url: string }>(
+    params: P,
+    serverOrigin: string | undefined,
+  ): Verdict<ElicitationUrlPass<P>> {
+    try {
+      return checkUrl(params, serverOrigin);
+    } catch (error) {
+      const name = thrownName(error);
+      const message = `Elicitation URL refused: expected plain JSON params, reading them threw ${name}`;
+      return refuse(RefusalCode.InvalidParams, message);
+    }
+  }
+
+  function checkUrl<P extends { readonly url: string }>(
+    params: P,
+    serverOrigin: string | undefined,
+  ): Verdict<ElicitationUrlPass<P>> {
+    const raw: unknown = params.url;
+    if (typeof raw !== "string") {
+      const message = `Elicitation URL refused: expected a string, received ${describeKind(raw)}`;
+      return refuse(RefusalCode.InvalidParams, message);
+    }
+    const url = parseHttps(raw);
+    if (typeof url === "string") return refused(raw, url);
+    const host = url.hostname;
+    const problem = hostProblem(host);
+    if (problem !== undefined) return refused(raw, problem);
+    const href = url.href;
+    if (href.length > maxLength) {
+      return refused(
+        raw,
+        `expected at most ${maxLength} characters once normalised, received ${href.length}`,
+      );
+    }
+    const idn = host.startsWith("xn--") || host.includes(".xn--");
+    const context: ElicitationUrlContext = {
+      url: href,
+      host,
+      idn,
+      originMismatch: !sameOrigin(url.origin, serverOrigin),
+    };
+    return pass({ params: { ...params, url: href }, context });
+  }
+
+  /** The parsed URL, or why the raw text is refused (checked before the parser can rewrite it). */
+  function parseHttps(raw: string): URL | string {
+    if (raw.length > maxLength) return `expected at most ${maxLength} characters, received ${raw.length}`;
+    const unsafe = findUnsafeCharacter(raw);
+    if (unsafe !== undefined) return unsafe;
+    const shape = readHttpsAuthority(raw);
+    if (shape.kind === "refused") return shape.reason;
+    if (!allowIp && shape.authority.startsWith("[")) {
+      const end = shape.authority.indexOf("]");
+      return ipReason(end < 0 ? shape.authority : shape.authority.slice(0, end + 1));
+    }
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return "expected a valid URL";
+    }
+    if (url.username !== "" || url.password !== "") return 'expected no userinfo ("@") before the host';
+    return url.hostname === "" ? 'expected "https://" followed by a host' : url;
+  }
+
+  /** Why a normalised host is refused: IP, malformed, not public, denied, not allowed. */
+  function hostProblem(host: string): string | undefined {
+    if (isIpHost(host)) {
+      if (!allowIp) return ipReason(host);
+    } else {
+      const problem = hostShapeProblem(host);
+      if (problem !== undefined) return problem;
+      if (!allowPrivate && !isPublicHost(host)) {
+        const hint = "(set allowPrivateHosts to allow private hosts)";
+        return `expected a host under a public suffix, received ${quote(host)} ${hint}`;
+      }
+    }
+    const denied = matchHost(deny, host);
+    if (denied !== undefined) {
+      return `expected a host outside denyHosts, received ${quote(host)} (matches ${quote(denied)})`;
+    }
+    if (allow !== undefined && matchHost(allow, host) === undefined) {
+      return `expected a host in allowHosts, received ${quote(host)}`;
+    }
+    return undefined;
+  }
+
+  return Object.freeze({ check });
+}
+
+function refused(raw: string, reason: string): { readonly ok: false; readonly refusal: Refusal } {
+  return refuse(RefusalCode.InvalidParams, `Elicitation URL ${quote(raw)} refused: ${reason}`);
+}
+
+function ipReason(host: string): string {
+  const hint = "(set allowIpHosts to allow IP addresses)";
+  return `expected a domain name, received the IP address ${quote(host)} ${hint}`;
+}
+
+/** Compares with the server's origin as given, or as the WHATWG parser normalises it. */
+function sameOrigin(origin: string, serverOrigin: string | undefined): boolean {
+  if (serverOrigin === undefined) return false;
+  if (serverOrigin === origin) return true;
+  try {
+    const server = new URL(serverOrigin);
+    return server.origin !== "null" && server.origin === origin;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Roots check on the handler's answer: only `file://` URIs on the local host reach the server,
+ * with `.` and `..` resolved and percent-encoding normalised; anything else is dropped. A
+ * malformed answer is refused with `-32603`.
+ *
+ * @module
+ */
+import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+
+/** A root as sent to the server. */
+export interface SentRoot {
+  /** A normalised `file:///…` URI. */
+  readonly uri: string;
+  /** A display name, when the handler gave one. */
+  readonly name?: string;
+}
+
+/** The check built by {@linkcode createRootsAnswerCheck}. */
+export interface RootsAnswerCheck {
+  /** Validates the handler's `{ roots }` and keeps only local file roots. */
+  check(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }>;
+}
+
+/**
+ * Builds the check.
+ *
+ * @returns The frozen check.
+ * @example
+ * ```ts
+ * import { createRootsAnswerCheck } from "./roots-answer.ts";
+ * const verdict = createRootsAnswerCheck().check({
+ *   roots: [{ uri: "file:///srv/work/../work/./src" }, { uri: "https://example.com/" }],
+ * });
+ * if (verdict.ok) console.log(verdict.value.roots); // [{ uri: "file:///srv/work/src" }]
+ * ```
+ */
+export function createRootsAnswerCheck(): RootsAnswerCheck {
+  return Object.freeze({ check: checkRootsAnswer });
+}
+
+function checkRootsAnswer(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
+  const roots = typeof answer === "object" && answer !== null
+    ? (answer as { roots?: unknown }).roots
+    : undefined;
+  if (!Array.isArray(roots)) {
+    return refuse(RefusalCode.InternalError, "Roots answer refused: expected an object { roots: [...] }");
+  }
+  const kept: SentRoot[] = [];
+  const seen = new Set<string>();
+  for (const [index, root] of roots.entries()) {
+    const uri = typeof root === "object" && root !== null ? (root as { uri?: unknown }).uri : undefined;
+    const name = typeof root === "object" && root !== null ? (root as { name?: unknown }).name : undefined;
+    if (typeof uri !== "string" || (name !== undefined && typeof name !== "string")) {
+      return refuse(
+        RefusalCode.InternalError,
+        `Roots answer refused: "roots[${index}]" must be an object { uri: string, name?: string }`,
+      );
+    }
+    const normalised = normaliseFileUri(uri);
+    if (normalised === undefined || seen.has(normalised)) continue;
+    seen.add(normalised);
+    kept.push(name === undefined ? { uri: normalised } : { uri: normalised, name });
+  }
+  return pass({ roots: kept });
+}
+
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * Normalises a local `file:` URI, or returns `undefined` when it must not be sent: another
+ * scheme, a remote host, a query or fragment, whitespace, control characters, backslashes, or an
+ * encoded `/`, `\` or NUL that could hide a path change after decoding.
+ *
+ * @param uri The handler's URI.
+ * @returns `file://` followed by the resolved path, or `undefined`.
+ */
+export function normaliseFileUri(uri: string): string | undefined {
+  if (/[\s\p{Cc}\p{Cf}\\]/u.test(uri)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "file:" || url.host !== "" || url.search !== "" || url.hash !== "") return undefined;
+  if (!/^file:\/\/(localhost)?\//i.test(uri)) return undefined;
+  if (/%(2f|5c|00)/i.test(url.pathname)) return undefined;
+  const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+  return `file://${path}`;
+}

@@ -1,0 +1,48 @@
+/**
+ * Sampling check: `maxTokens` is the cost bound the user approves, so it must be a positive
+ * integer, and is clamped (on a copy) to the policy's `sampling.maxTokens`.
+ *
+ * @module
+ */
+import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+
+/** The check built by {@linkcode createSamplingMaxTokensCheck}. */
+export interface SamplingMaxTokensCheck {
+  /** Refuses a `maxTokens` that is not a positive integer; clamps a larger one on a copy. */
+  check<P extends { readonly maxTokens: number }>(params: P): Verdict<P>;
+}
+
+/**
+ * Builds the check.
+ *
+ * @param options `maxTokens`: the largest value passed on (the policy's `sampling.maxTokens`).
+ * @returns The frozen check.
+ * @throws {TypeError} When `maxTokens` is not a positive integer.
+ * @example
+ * ```ts
+ * import { createSamplingMaxTokensCheck } from "./sampling-max-tokens.ts";
+ * const { check } = createSamplingMaxTokensCheck({ maxTokens: 4096 });
+ * const verdict = check({ maxTokens: 999999, messages: [] });
+ * if (verdict.ok) console.log(verdict.value.maxTokens); // 4096
+ * ```
+ */
+export function createSamplingMaxTokensCheck(
+  options: { readonly maxTokens: number },
+): SamplingMaxTokensCheck {
+  const max = options.maxTokens;
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new TypeError(`"sampling.maxTokens" must be a positive integer, received ${String(max)}`);
+  }
+  return Object.freeze({
+    check<P extends { readonly maxTokens: number }>(params: P): Verdict<P> {
+      const requested = params.maxTokens;
+      if (!Number.isSafeInteger(requested) || requested < 1) {
+        return refuse(
+          RefusalCode.InvalidParams,
+          `Sampling request refused: "maxTokens" must be a positive integer, received ${String(requested)}`,
+        );
+      }
+      return pass(requested > max ? { ...params, maxTokens: max } : params);
+    },
+  });
+}

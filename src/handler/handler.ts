@@ -1,0 +1,152 @@
+/**
+ * Handlers: plain functions that answer what a server asks (sampling, elicitation, roots) and
+ * hear what it reports (notifications, logs). The policy's checks run around them.
+ *
+ * @module
+ */
+import type { RequestId } from "../protocol/jsonrpc.ts";
+import type { CreateMessageRequestParams, CreateMessageResult } from "../protocol/sampling.ts";
+import type { ElicitRequestParams, ElicitResult } from "../protocol/elicitation.ts";
+import type { ListRootsResult } from "../protocol/roots.ts";
+import type { LogLevel } from "../policy/policy.ts";
+
+/** What every input callback is told about the request. */
+export interface InputContext {
+  /** The client's name. */
+  readonly client: string;
+  /** The operator's id of the asking server. */
+  readonly serverId: string;
+  /** The protocol era of the request. */
+  readonly era: "modern" | "legacy";
+  /** The assigns of the related call, or the client's. */
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** The in-flight request this input belongs to (legacy); `null` when none, always `null` for modern input. */
+  readonly relatedRequestId: RequestId | null;
+  /** Fires on the handler's timeout, on cancellation by the server, or when the call is abandoned. */
+  readonly signal: AbortSignal;
+}
+
+/** The context of a form elicitation. */
+export interface FormElicitationContext extends InputContext {
+  /** Always `"form"`. */
+  readonly mode: "form";
+  /** Per field: whether it looks like it asks for a secret (the spec forbids that in form mode). */
+  readonly fields: Readonly<Record<string, { readonly sensitiveSuspected: boolean }>>;
+}
+
+/** The context of a URL elicitation. */
+export interface UrlElicitationContext extends InputContext {
+  /** Always `"url"`. */
+  readonly mode: "url";
+  /** The URL to show, normalised: what a browser would open. */
+  readonly url: string;
+  /** Its host, in A-label (punycode) form: highlight it. */
+  readonly host: string;
+  /** Whether a host label is an IDN (`xn--`): warn about look-alikes. */
+  readonly idn: boolean;
+  /** Whether the URL's origin differs from the server's (always true when the server's is unknown). */
+  readonly originMismatch: boolean;
+}
+
+/** The context of an elicitation, by mode. */
+export type ElicitationContext = FormElicitationContext | UrlElicitationContext;
+
+/** What notification and log callbacks are told. */
+export interface NotificationContext {
+  /** The client's name. */
+  readonly client: string;
+  /** The operator's id of the server. */
+  readonly serverId: string;
+  /** The protocol era. */
+  readonly era: "modern" | "legacy";
+}
+
+/** A handler's refusal: sent to a legacy server as the JSON-RPC error; fails a modern call. */
+export interface HandlerError {
+  /** The error. */
+  readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
+}
+
+/** A callback's answer: the result, or `{ error }`; sync or async. */
+export type Answer<T> = T | HandlerError | Promise<T | HandlerError>;
+
+/** A sanitized server log entry. */
+export interface LogEntry {
+  /** The level (unknown levels become `"info"`). */
+  readonly level: LogLevel;
+  /** The logger name, when given. */
+  readonly logger?: string;
+  /** The sanitized data. */
+  readonly data: unknown;
+}
+
+/** The callbacks a client answers servers with; each one is optional. */
+export interface Handler {
+  /** Answers `sampling/createMessage`; implementing it declares `sampling`. */
+  readonly sampling?: (params: CreateMessageRequestParams, ctx: InputContext) => Answer<CreateMessageResult>;
+  /** The elicitation modes this handler can present. @default ["form"] */
+  readonly elicitationModes?: readonly ("form" | "url")[];
+  /** Answers `elicitation/create`; implementing it declares `elicitation`. */
+  readonly elicitation?: (params: ElicitRequestParams, ctx: ElicitationContext) => Answer<ElicitResult>;
+  /** Answers `roots/list`; implementing it declares `roots`. */
+  readonly roots?: (ctx: InputContext) => Answer<ListRootsResult>;
+  /** Hears every server notification the client does not consume itself. */
+  readonly notification?: (
+    method: string,
+    params: Readonly<Record<string, unknown>>,
+    ctx: NotificationContext,
+  ) => unknown;
+  /** Hears each server log entry that passes the log budget and the sanitizer. */
+  readonly log?: (level: LogLevel, entry: LogEntry, ctx: NotificationContext) => unknown;
+}
+
+const CALLBACKS = ["sampling", "elicitation", "roots", "notification", "log"] as const;
+const KNOWN = new Set<string>([...CALLBACKS, "elicitationModes"]);
+
+/**
+ * Declares a handler: checks its shape once and returns it unchanged, typed.
+ *
+ * @param handler The callbacks.
+ * @returns The same object.
+ * @throws {TypeError} When a callback is not a function, a key is unknown, or `elicitationModes`
+ *   is not a non-empty list of `"form"` and `"url"` without repeats.
+ * @example
+ * ```ts
+ * import { defineHandler } from "./handler.ts";
+ * const handler = defineHandler({
+ *   elicitation: async (params, ctx) => ({ action: "decline" }),
+ * });
+ * console.log(typeof handler.elicitation); // function
+ * ```
+ */
+export function defineHandler<const H extends Handler>(handler: H): H {
+  if (typeof handler !== "object" || handler === null) {
+    throw new TypeError(
+      `A handler must be an object of callbacks, received ${handler === null ? "null" : typeof handler}`,
+    );
+  }
+  for (const key of Object.keys(handler)) {
+    if (!KNOWN.has(key)) {
+      throw new TypeError(
+        `Handler key "${key}" is unknown: expected one of ${[...KNOWN].map((k) => `"${k}"`).join(", ")}`,
+      );
+    }
+  }
+  for (const name of CALLBACKS) {
+    const callback: unknown = handler[name];
+    if (callback !== undefined && typeof callback !== "function") {
+      throw new TypeError(`Handler "${name}" must be a function, received ${typeof callback}`);
+    }
+  }
+  const modes: unknown = handler.elicitationModes;
+  if (
+    modes !== undefined &&
+    (!Array.isArray(modes) || modes.length === 0 || new Set(modes).size !== modes.length ||
+      !modes.every((m) => m === "form" || m === "url"))
+  ) {
+    throw new TypeError(
+      `Handler "elicitationModes" must be a non-empty list of "form" and "url" without repeats`,
+    );
+  }
+  return handler;
+}

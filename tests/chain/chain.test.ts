@@ -1,0 +1,341 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createChain } from "../../src/chain/chain.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
+import type { Policy } from "../../src/policy/policy.ts";
+import { createMemoryStore } from "../../src/limits/memory-store.ts";
+import type { Handler } from "../../src/handler/handler.ts";
+import type { InputRequest } from "../../src/protocol/input-request.ts";
+import { FakeTime } from "../_support/fake-time.ts";
+
+const MODERN = { version: "2026-07-28" } as const;
+const LEGACY = { version: "2025-11-25" } as const;
+const reply = { role: "assistant", content: { type: "text", text: "hi" }, model: "m" } as const;
+
+function chainFor(handler: Handler | undefined, policy: Partial<Policy> = {}, time = new FakeTime()) {
+  return createChain({
+    policy: compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, ...policy }),
+    handler,
+    client: "agent",
+    store: createMemoryStore({ clock: time }),
+    timers: time,
+  });
+}
+
+const sampling = (params: Record<string, unknown> = {}): InputRequest => ({
+  method: "sampling/createMessage",
+  params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 100, ...params },
+} as InputRequest);
+const formRequest = (requestedSchema: unknown): InputRequest => ({
+  method: "elicitation/create",
+  params: { mode: "form", message: "Who?", requestedSchema },
+} as InputRequest);
+const urlRequest = (url: string): InputRequest => ({
+  method: "elicitation/create",
+  params: { mode: "url", message: "Log in", url },
+} as InputRequest);
+const nameSchema = {
+  type: "object",
+  properties: { name: { type: "string", minLength: 1 }, age: { type: "integer", default: 30 } },
+  required: ["name"],
+};
+
+describe("createChain()", () => {
+  test("with no handler declares nothing and refuses every kind at the capability gate with -32601", async () => {
+    const chain = chainFor(undefined);
+    assert.deepEqual(chain.capabilities("2026-07-28"), {});
+    assert.deepEqual(chain.capabilities("2025-06-18"), {});
+    assert.deepEqual(await chain.run(sampling(), MODERN), {
+      ok: false,
+      stage: "capability",
+      refusal: {
+        code: -32601,
+        message: "Input request refused: this client did not declare the sampling capability",
+      },
+    });
+    assert.deepEqual((await chain.run({ method: "roots/list", params: {} }, LEGACY)).ok, false);
+  });
+
+  test("clamps maxTokens 999999 to 4096 and coerces includeContext before the handler, and decodes its answer", async () => {
+    const seen: unknown[] = [];
+    const chain = chainFor({
+      sampling: (params, ctx) => (seen.push(params, ctx.serverId, ctx.era, ctx.client), reply),
+    });
+    const request = sampling({ maxTokens: 999_999, includeContext: "allServers" });
+    assert.deepEqual(await chain.run(request, MODERN), { ok: true, answer: reply });
+    assert.deepEqual(seen, [
+      {
+        messages: [{ role: "user", content: { type: "text", text: "q" } }],
+        maxTokens: 4096,
+        includeContext: "none",
+      },
+      "demo",
+      "modern",
+      "agent",
+    ]);
+    assert.equal((request.params as { maxTokens: number }).maxTokens, 999_999);
+  });
+
+  test("refuses legacy sampling with no call in flight with the rejection code, but not modern sampling", async () => {
+    const chain = chainFor({ sampling: () => reply }, { sampling: { rejectionCode: -7 } });
+    assert.deepEqual(await chain.run(sampling(), { ...LEGACY, callInFlight: false }), {
+      ok: false,
+      stage: "policy",
+      refusal: { code: -7, message: "Sampling request refused: no call to this server is in flight" },
+    });
+    assert.deepEqual(await chain.run(sampling(), { ...MODERN, callInFlight: false }), {
+      ok: true,
+      answer: reply,
+    });
+  });
+
+  test("refuses a sampling answer that is not a CreateMessageResult with -32603", async () => {
+    const chain = chainFor({
+      sampling: () => ({ role: "assistant", content: { type: "text", text: "x" } }) as never,
+    });
+    assert.deepEqual(await chain.run(sampling(), MODERN), {
+      ok: false,
+      stage: "policy",
+      refusal: {
+        code: -32603,
+        message: 'Sampling answer refused: $.model: expected "model", received undefined',
+      },
+    });
+  });
+
+  test("spends a burst of 20, then refuses sampling with -1 and elicitation with -32000", async () => {
+    const chain = chainFor({ sampling: () => reply, elicitation: () => ({ action: "decline" }) });
+    for (let i = 0; i < 20; i++) assert.equal((await chain.run(sampling(), MODERN)).ok, true);
+    const over = (code: number) => ({
+      ok: false,
+      stage: "policy",
+      refusal: {
+        code,
+        message: "Input request refused: over the budget of 10 per 1000 ms (burst 20); retry in 100 ms",
+      },
+    });
+    assert.deepEqual(await chain.run(sampling(), MODERN), over(-1));
+    assert.deepEqual(await chain.run(formRequest(nameSchema), MODERN), over(-32000));
+  });
+
+  test("refuses a URL elicitation over http with -32602, and passes an https one with its context", async () => {
+    const contexts: unknown[] = [];
+    const chain = chainFor({
+      elicitationModes: ["form", "url"],
+      elicitation: (params, ctx) => {
+        if (ctx.mode === "url") {
+          contexts.push([params, ctx.url, ctx.host, ctx.idn, ctx.originMismatch, ctx.signal.aborted]);
+        }
+        return { action: "accept" };
+      },
+    });
+    const refusedHttp = await chain.run(urlRequest("http://mcp.example.com/login"), MODERN);
+    assert.deepEqual([
+      refusedHttp.ok,
+      !refusedHttp.ok && refusedHttp.stage,
+      !refusedHttp.ok && refusedHttp.refusal.code,
+    ], [
+      false,
+      "policy",
+      -32602,
+    ]);
+    assert.deepEqual(await chain.run(urlRequest("https://MCP.example.com/login?next=1"), MODERN), {
+      ok: true,
+      answer: { action: "accept" },
+    });
+    assert.deepEqual(await chain.run(urlRequest("https://xn--bcher-kva.com/"), MODERN), {
+      ok: true,
+      answer: { action: "accept" },
+    });
+    assert.deepEqual(contexts, [
+      [
+        { mode: "url", message: "Log in", url: "https://mcp.example.com/login?next=1" },
+        "https://mcp.example.com/login?next=1",
+        "mcp.example.com",
+        false,
+        false,
+        false,
+      ],
+      [
+        { mode: "url", message: "Log in", url: "https://xn--bcher-kva.com/" },
+        "https://xn--bcher-kva.com/",
+        "xn--bcher-kva.com",
+        true,
+        true,
+        false,
+      ],
+    ]);
+  });
+
+  test("refuses a URL elicitation when the handler declares only form, with -32602", async () => {
+    const chain = chainFor({ elicitation: () => ({ action: "accept" }) });
+    assert.deepEqual(await chain.run(urlRequest("https://mcp.example.com/"), MODERN), {
+      ok: false,
+      stage: "policy",
+      refusal: {
+        code: -32602,
+        message: 'Elicitation request refused: mode "url" is not one this client declared ("form")',
+      },
+    });
+  });
+
+  test("applies form defaults to an accepted answer and refuses one that breaks the schema with -32603", async () => {
+    const answers = [{ action: "accept", content: { name: "Ada" } }, {
+      action: "accept",
+      content: { name: "" },
+    }];
+    const fields: unknown[] = [];
+    const chain = chainFor({
+      elicitation: (_params, ctx) => {
+        if (ctx.mode === "form") fields.push({ ...ctx.fields });
+        return answers.shift() as never;
+      },
+    });
+    const accepted = await chain.run(formRequest(nameSchema), MODERN);
+    assert.deepEqual(JSON.parse(JSON.stringify(accepted)), {
+      ok: true,
+      answer: { action: "accept", content: { name: "Ada", age: 30 } },
+    });
+    const broken = await chain.run(formRequest(nameSchema), MODERN);
+    assert.deepEqual([broken.ok, !broken.ok && broken.stage, !broken.ok && broken.refusal.code], [
+      false,
+      "policy",
+      -32603,
+    ]);
+    assert.deepEqual(fields, [
+      { name: { sensitiveSuspected: false }, age: { sensitiveSuspected: false } },
+      { name: { sensitiveSuspected: false }, age: { sensitiveSuspected: false } },
+    ]);
+  });
+
+  test("refuses a nested form schema with -32602 before the handler runs", async () => {
+    let calls = 0;
+    const chain = chainFor({ elicitation: () => (calls++, { action: "cancel" }) });
+    const result = await chain.run(
+      formRequest({ type: "object", properties: { a: { type: "object" } } }),
+      MODERN,
+    );
+    assert.deepEqual([result.ok, !result.ok && result.refusal.code, calls], [false, -32602, 0]);
+  });
+
+  test("sends only local file roots", async () => {
+    const chain = chainFor({
+      roots: (ctx) => ({
+        roots: [{ uri: "file:///srv/a/../b", name: String(ctx.relatedRequestId) }, {
+          uri: "https://x.example/",
+        }],
+      }),
+    });
+    assert.deepEqual(
+      await chain.run({ method: "roots/list", params: {} }, { ...LEGACY, relatedRequestId: 7 }),
+      {
+        ok: true,
+        answer: { roots: [{ uri: "file:///srv/b", name: "7" }] },
+      },
+    );
+  });
+
+  test("passes a handler's { error } on as its own refusal, and turns a throw into a fixed -32603", async () => {
+    const boom = new Error("secret detail");
+    const chain = chainFor({
+      sampling: () => ({ error: { code: -1, message: "User rejected sampling request" } }),
+      roots: () => {
+        throw boom;
+      },
+    });
+    assert.deepEqual(await chain.run(sampling(), MODERN), {
+      ok: false,
+      stage: "handler",
+      refusal: { code: -1, message: "User rejected sampling request" },
+    });
+    assert.deepEqual(await chain.run({ method: "roots/list", params: {} }, MODERN), {
+      ok: false,
+      stage: "handler",
+      refusal: { code: -32603, message: "Internal error while answering the input request" },
+      cause: boom,
+    });
+  });
+
+  test("times a hung elicitation out after 5 minutes of fake time and aborts its signal", async () => {
+    const time = new FakeTime();
+    let signal: AbortSignal | undefined;
+    const chain = chainFor(
+      { elicitation: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})) },
+      {},
+      time,
+    );
+    const pending = chain.run(formRequest(nameSchema), MODERN);
+    await time.advance(299_999);
+    assert.equal(signal?.aborted, false);
+    await time.advance(1);
+    assert.deepEqual(await pending, {
+      ok: false,
+      stage: "timeout",
+      refusal: { code: -32603, message: "Handler timed out after 5m" },
+    });
+    assert.equal(signal?.aborted, true);
+    assert.equal(time.pending, 0);
+  });
+
+  test("stops a handler when the caller's signal aborts, and drops its late answer", async () => {
+    const time = new FakeTime();
+    const controller = new AbortController();
+    let release: (value: never) => void = () => {};
+    let signal: AbortSignal | undefined;
+    const chain = chainFor(
+      { sampling: (_p, ctx) => (signal = ctx.signal, new Promise((r) => (release = r))) },
+      {},
+      time,
+    );
+    const pending = chain.run(sampling(), { ...MODERN, signal: controller.signal });
+    await time.advance(10);
+    controller.abort("sibling failed");
+    const result = await pending;
+    release(reply as never);
+    assert.deepEqual(result, {
+      ok: false,
+      stage: "cancelled",
+      refusal: { code: -32603, message: "Request cancelled" },
+      cause: "sibling failed",
+    });
+    assert.equal(signal?.aborted, true);
+    assert.equal(time.pending, 0);
+  });
+
+  test("shapes the declared capabilities per protocol version", () => {
+    const chain = chainFor(
+      {
+        sampling: () => reply,
+        elicitationModes: ["form", "url"],
+        elicitation: () => ({ action: "cancel" }),
+        roots: () => ({ roots: [] }),
+      },
+      { sampling: { context: true } },
+    );
+    assert.deepEqual(chain.capabilities("2026-07-28", { tasks: true }), {
+      roots: {},
+      sampling: { context: {} },
+      elicitation: { form: {}, url: {} },
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    });
+    assert.deepEqual(chain.capabilities("2025-11-25"), {
+      roots: { listChanged: true },
+      sampling: { context: {} },
+      elicitation: { form: {}, url: {} },
+    });
+    assert.deepEqual(chain.capabilities("2025-06-18"), {
+      roots: { listChanged: true },
+      sampling: {},
+      elicitation: {},
+    });
+  });
+
+  test("declares nothing the policy forbids, and intersects elicitation modes", () => {
+    const chain = chainFor(
+      { sampling: () => reply, elicitationModes: ["url"], elicitation: () => ({ action: "cancel" }) },
+      { sampling: false, elicitation: { modes: ["form"] } },
+    );
+    assert.deepEqual(chain.declared, { sampling: undefined, elicitation: undefined, roots: false });
+    assert.deepEqual(chain.capabilities("2026-07-28"), {});
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createRootsAnswerCheck, normaliseFileUri } from "../../src/checks/roots-answer.ts";
+
+describe("createRootsAnswerCheck()", () => {
+  const { check } = createRootsAnswerCheck();
+
+  test("sends only local file:// roots, resolved and deduplicated, with their names", () => {
+    assert.deepEqual(
+      check({
+        roots: [
+          { uri: "file:///srv/work", name: "work" },
+          { uri: "file://localhost/srv/work/../work" },
+          { uri: "https://example.com/repo", name: "web" },
+          { uri: "file://fileserver/share" },
+          { uri: "file:///home/ada/./notes/%2e%2e/code" },
+        ],
+      }),
+      {
+        ok: true,
+        value: { roots: [{ uri: "file:///srv/work", name: "work" }, { uri: "file:///home/ada/code" }] },
+      },
+    );
+  });
+
+  test("refuses a malformed answer with -32603", () => {
+    assert.deepEqual(check({ roots: "file:///" }), {
+      ok: false,
+      refusal: { code: -32603, message: "Roots answer refused: expected an object { roots: [...] }" },
+    });
+    assert.deepEqual(check({ roots: [{ uri: "file:///a" }, { uri: 5 }] }), {
+      ok: false,
+      refusal: {
+        code: -32603,
+        message: 'Roots answer refused: "roots[1]" must be an object { uri: string, name?: string }',
+      },
+    });
+    assert.deepEqual(check(null).ok, false);
+  });
+});
+
+describe("normaliseFileUri()", () => {
+  test("resolves dot segments and normalises percent-encoding", () => {
+    assert.deepEqual(
+      [
+        "file:///a/b/../c/./d",
+        "file:///a/%7euser/%e2%82%ac",
+        "file:///C:/Users/ada/../bob",
+        "file:///../../etc",
+        "FILE:///tmp",
+      ].map(normaliseFileUri),
+      ["file:///a/c/d", "file:///a/~user/%E2%82%AC", "file:///C:/Users/bob", "file:///etc", "file:///tmp"],
+    );
+  });
+
+  test("drops other schemes, remote hosts, queries, encoded separators, whitespace and backslashes", () => {
+    const dropped = [
+      "http://example.com/",
+      "file://evil.example/etc",
+      "file:///a?x=1",
+      "file:///a#top",
+      "file:///a/%2F..%2Fetc",
+      "file:///a/%5c..",
+      "file:///a/%00",
+      "file:///a b",
+      "file:///a\tb",
+      "file:\\\\server\\share",
+      "file:///a\u202Eb",
+      "/srv/work",
+      "file:/srv/work",
+      "not a uri",
+    ];
+    assert.deepEqual(dropped.map(normaliseFileUri), dropped.map(() => undefined));
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createSamplingMaxTokensCheck } from "../../src/checks/sampling-max-tokens.ts";
+import { createSamplingContextCheck } from "../../src/checks/sampling-context.ts";
+import { createSamplingIdleCheck } from "../../src/checks/sampling-idle.ts";
+import { createSamplingToolLoopCheck, type ToolLoopMessage } from "../../src/checks/sampling-tool-loop.ts";
+import { createSamplingToolsCheck } from "../../src/checks/sampling-tools.ts";
+
+const request = { messages: [], maxTokens: 999_999, systemPrompt: "s" } as const;
+
+describe("createSamplingMaxTokensCheck()", () => {
+  const { check } = createSamplingMaxTokensCheck({ maxTokens: 4096 });
+
+  test("clamps 999999 to the policy maximum 4096 on a copy", () => {
+    const input = { ...request };
+    assert.deepEqual(check(input), { ok: true, value: { messages: [], maxTokens: 4096, systemPrompt: "s" } });
+    assert.equal(input.maxTokens, 999_999);
+  });
+
+  test("passes 4096 and 1 through unchanged, as the same object", () => {
+    for (const maxTokens of [4096, 1]) {
+      const input = { ...request, maxTokens };
+      const verdict = check(input);
+      assert.equal(verdict.ok && verdict.value, input);
+    }
+  });
+
+  test("refuses 0, negatives, fractions and non-finite numbers with -32602", () => {
+    const received = [0, -5, 1.5, Infinity, Number.MAX_SAFE_INTEGER + 2].map((maxTokens) =>
+      check({ ...request, maxTokens })
+    );
+    assert.deepEqual(
+      received,
+      [
+        "0",
+        "-5",
+        "1.5",
+        "Infinity",
+        "9007199254740992",
+      ].map((shown) => ({
+        ok: false,
+        refusal: {
+          code: -32602,
+          message: `Sampling request refused: "maxTokens" must be a positive integer, received ${shown}`,
+        },
+      })),
+    );
+  });
+
+  test("refuses to build with a policy maximum that is not a positive integer", () => {
+    assert.throws(() => createSamplingMaxTokensCheck({ maxTokens: 0 }), {
+      name: "TypeError",
+      message: '"sampling.maxTokens" must be a positive integer, received 0',
+    });
+  });
+});
+
+describe("createSamplingContextCheck()", () => {
+  test('coerces "thisServer" and "allServers" to "none" on a copy unless context is allowed', () => {
+    const { check } = createSamplingContextCheck({ allow: false });
+    const input = { includeContext: "allServers", maxTokens: 5 };
+    assert.deepEqual(check(input), { ok: true, value: { includeContext: "none", maxTokens: 5 } });
+    assert.deepEqual(check({ includeContext: "thisServer" }), {
+      ok: true,
+      value: { includeContext: "none" },
+    });
+    assert.equal(input.includeContext, "allServers");
+    assert.deepEqual(check({ maxTokens: 5 } as { maxTokens: number; includeContext?: string }), {
+      ok: true,
+      value: { maxTokens: 5 },
+    });
+  });
+
+  test("keeps includeContext when sampling.context is true", () => {
+    const { check } = createSamplingContextCheck({ allow: true });
+    assert.deepEqual(check({ includeContext: "allServers" }), {
+      ok: true,
+      value: { includeContext: "allServers" },
+    });
+  });
+});
+
+describe("createSamplingIdleCheck()", () => {
+  test("refuses a request with no call in flight with the rejection code", () => {
+    const { check } = createSamplingIdleCheck({ allowIdle: false, rejectionCode: -1 });
+    assert.deepEqual(check(false), {
+      ok: false,
+      refusal: { code: -1, message: "Sampling request refused: no call to this server is in flight" },
+    });
+    assert.deepEqual(check(true), { ok: true, value: undefined });
+  });
+
+  test("uses the policy's rejection code and lets idle requests through with allowIdle", () => {
+    assert.equal(createSamplingIdleCheck({ allowIdle: false, rejectionCode: -32001 }).check(false).ok, false);
+    assert.deepEqual(createSamplingIdleCheck({ allowIdle: true, rejectionCode: -1 }).check(false), {
+      ok: true,
+      value: undefined,
+    });
+  });
+});
+
+describe("createSamplingToolLoopCheck()", () => {
+  const { check } = createSamplingToolLoopCheck({ maxToolIterations: 5, rejectionCode: -1 });
+  const turn = (withToolUse: boolean, asArray: boolean): ToolLoopMessage[] => {
+    const use = { type: withToolUse ? "tool_use" : "text" };
+    return [
+      { role: "assistant", content: asArray ? [{ type: "text" }, use] : use },
+      { role: "user", content: [{ type: "tool_result" }] },
+    ];
+  };
+  const conversation = (
+    turns: number,
+    asArray = false,
+  ) => [
+    { role: "user", content: { type: "text" } },
+    ...Array.from({ length: turns }, () => turn(true, asArray)).flat(),
+  ];
+
+  test("passes up to and including 5 assistant tool_use turns", () => {
+    for (const turns of [0, 1, 4, 5]) {
+      assert.deepEqual(check(conversation(turns)), { ok: true, value: undefined });
+    }
+  });
+
+  test("refuses 6 and 50 turns, counting tool_use inside content arrays", () => {
+    assert.deepEqual(check(conversation(6, true)), {
+      ok: false,
+      refusal: {
+        code: -1,
+        message: "Sampling request refused: 6 assistant tool_use turns exceed the limit of 5",
+      },
+    });
+    assert.deepEqual(check(conversation(50)), {
+      ok: false,
+      refusal: {
+        code: -1,
+        message: "Sampling request refused: 50 assistant tool_use turns exceed the limit of 5",
+      },
+    });
+  });
+
+  test("does not count assistant turns without tool_use, nor user turns with tool_result", () => {
+    const messages = Array.from({ length: 10 }, () => turn(false, true)).flat();
+    assert.deepEqual(check(messages), { ok: true, value: undefined });
+  });
+
+  test("refuses any tool_use turn with maxToolIterations 0", () => {
+    const strict = createSamplingToolLoopCheck({ maxToolIterations: 0, rejectionCode: -7 });
+    assert.deepEqual(strict.check(conversation(1)), {
+      ok: false,
+      refusal: {
+        code: -7,
+        message: "Sampling request refused: 1 assistant tool_use turns exceed the limit of 0",
+      },
+    });
+  });
+});
+
+describe("createSamplingToolsCheck()", () => {
+  test("refuses tools or toolChoice with -32602 when sampling.tools is not declared", () => {
+    const { check } = createSamplingToolsCheck({ declared: false });
+    assert.deepEqual(check({ tools: [] }), {
+      ok: false,
+      refusal: {
+        code: -32602,
+        message:
+          'Sampling request refused: "tools" requires the sampling.tools capability, which this client did not declare',
+      },
+    });
+    assert.deepEqual(check({ toolChoice: { mode: "auto" } }), {
+      ok: false,
+      refusal: {
+        code: -32602,
+        message:
+          'Sampling request refused: "toolChoice" requires the sampling.tools capability, which this client did not declare',
+      },
+    });
+    assert.deepEqual(check({ maxTokens: 1 } as { maxTokens: number; tools?: unknown[] }), {
+      ok: true,
+      value: { maxTokens: 1 },
+    });
+  });
+
+  test("lets tools through when sampling.tools is declared", () => {
+    assert.deepEqual(createSamplingToolsCheck({ declared: true }).check({ tools: [] }), {
+      ok: true,
+      value: { tools: [] },
+    });
+  });
+});
