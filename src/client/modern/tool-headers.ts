@@ -1,0 +1,181 @@
+/**
+ * A tool's `x-mcp-header` annotations (2026-07-28, SEP-2243): compiled once from its
+ * `inputSchema`, then turned into `Mcp-Param-{Name}` header values for each `tools/call`.
+ *
+ * An annotation is valid when its value is a non-empty RFC 9110 token (so no control character,
+ * space, colon or non-ASCII), unique in any letter case within the tool, placed on a property
+ * reached from the root through `properties` keys alone (nested objects allowed; never through
+ * `items`, `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, `$ref`, `$defs` or any other
+ * keyword), and that property declares `type` `"string"`, `"integer"` or `"boolean"` (alone or
+ * with `"null"`). A tool with any invalid annotation is excluded from `tools/list`. `$ref` is
+ * never followed: nothing is fetched or looked up.
+ *
+ * @module
+ */
+import {
+  describeValue,
+  type HeaderAnnotations,
+  isJsonObject,
+  readHeaderAnnotations,
+} from "./_header-annotations.ts";
+
+/** One `Mcp-Param-{Name}` header a tool asks for. */
+export interface ToolHeader {
+  /** The annotated property's own key, e.g. `"region"`. */
+  readonly property: string;
+  /** The chain of `properties` keys from the root to it; `["region"]` for a top-level one. */
+  readonly path: readonly string[];
+  /** The `x-mcp-header` value, the `{Name}` of `Mcp-Param-{Name}`, e.g. `"Region"`. */
+  readonly header: string;
+  /** The property's declared type, which sets how its value is written. */
+  readonly type: "string" | "integer" | "boolean";
+}
+
+/** The outcome of {@linkcode compileToolHeaders}. */
+export type CompiledToolHeaders =
+  | { readonly ok: true; readonly headers: readonly ToolHeader[] }
+  | { readonly ok: false; readonly reason: string };
+
+/** The outcome of {@linkcode filterListedTools}. */
+export interface FilteredTools<T> {
+  /** The valid tools, the very objects listed, in order. */
+  readonly tools: T[];
+  /** The excluded tools, each with why, for a warning. */
+  readonly excluded: Array<{ readonly name: string; readonly reason: string }>;
+}
+
+/**
+ * Compiles a tool's `x-mcp-header` annotations, refusing the tool if any is invalid.
+ *
+ * @param tool The tool as listed; only `inputSchema` is read, never modified.
+ * @returns The headers to mirror (possibly none), or why the tool must be excluded (every
+ *   problem found, joined by `"; "`).
+ * @example
+ * ```ts
+ * import { compileToolHeaders } from "./tool-headers.ts";
+ * const compiled = compileToolHeaders({
+ *   name: "execute_sql",
+ *   inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+ * });
+ * // { ok: true, headers: [{ property: "region", path: ["region"], header: "Region", type: "string" }] }
+ * ```
+ */
+export function compileToolHeaders(
+  tool: { readonly name: string; readonly inputSchema: unknown },
+): CompiledToolHeaders {
+  let read: HeaderAnnotations;
+  try {
+    read = readHeaderAnnotations(tool.inputSchema);
+  } catch (error) {
+    const thrown = error instanceof Error ? error.name : typeof error;
+    return { ok: false, reason: `inputSchema could not be read (it threw ${thrown})` };
+  }
+  if (read.problems.length > 0) return { ok: false, reason: read.problems.join("; ") };
+  return { ok: true, headers: Object.freeze(read.headers) };
+}
+
+/**
+ * Turns a call's arguments into `[Name, value]` pairs for `mcpRequestHeaders`.
+ *
+ * Strings go as they are (`mcpRequestHeaders` encodes them), integers in decimal, booleans as
+ * `true`/`false`. A header is omitted when no value is present at its path or the value is
+ * `null`. A value of the wrong type, a non-integer or an integer beyond ±(2^53−1) for an integer
+ * property, or a string with a lone surrogate (which UTF-8 cannot carry) is an error: the call
+ * must fail rather than send a header that disagrees with the body.
+ *
+ * @param headers The tool's compiled headers.
+ * @param args The call's `arguments` (`undefined` when there are none).
+ * @returns The pairs in annotation order, or an error naming the argument.
+ * @example
+ * ```ts
+ * import { toolParamHeaders } from "./tool-headers.ts";
+ * const headers = [{ property: "n", path: ["n"], header: "Count", type: "integer" }] as const;
+ * toolParamHeaders(headers, { n: 42 }); // [["Count", "42"]]
+ * toolParamHeaders(headers, { n: null }); // []
+ * ```
+ */
+export function toolParamHeaders(
+  headers: readonly ToolHeader[],
+  args: unknown,
+): Array<readonly [string, string]> | { readonly error: string } {
+  if (headers.length === 0 || args === undefined) return [];
+  if (!isJsonObject(args)) {
+    return { error: `Tool arguments must be an object, received ${describeValue(args)}` };
+  }
+  const pairs: Array<readonly [string, string]> = [];
+  for (const header of headers) {
+    const value = valueAt(args, header.path);
+    if (value === undefined || value === null) continue;
+    const text = headerText(header, value);
+    if (typeof text !== "string") return text;
+    pairs.push([header.header, text]);
+  }
+  return pairs;
+}
+
+/**
+ * Splits a `tools/list` page into the tools to offer and those to exclude for an invalid
+ * `x-mcp-header` annotation.
+ *
+ * @param tools The listed tools; neither the array nor any tool is modified.
+ * @returns The valid tools (the same objects) and, for each excluded one, its name and why.
+ * @example
+ * ```ts
+ * import { filterListedTools } from "./tool-headers.ts";
+ * const { tools, excluded } = filterListedTools([
+ *   { name: "ok", inputSchema: { type: "object" } },
+ *   { name: "bad", inputSchema: { type: "object", properties: { v: { type: "string", "x-mcp-header": "" } } } },
+ * ]);
+ * // tools: [the "ok" tool]; excluded: [{ name: "bad", reason: 'x-mcp-header at "$.properties.v" must not be empty' }]
+ * ```
+ */
+export function filterListedTools<T extends { readonly name: string; readonly inputSchema: unknown }>(
+  tools: readonly T[],
+): FilteredTools<T> {
+  const kept: T[] = [];
+  const excluded: Array<{ readonly name: string; readonly reason: string }> = [];
+  for (const tool of tools) {
+    const compiled = compileToolHeaders(tool);
+    if (compiled.ok) kept.push(tool);
+    else excluded.push({ name: tool.name, reason: compiled.reason });
+  }
+  return { tools: kept, excluded };
+}
+
+function headerText(header: ToolHeader, value: unknown): string | { readonly error: string } {
+  const what = `Argument "${header.path.join(".")}" (header "Mcp-Param-${header.header}")`;
+  if (header.type === "string" && typeof value === "string") {
+    if (isWellFormed(value)) return value;
+    return { error: `${what} must be a well-formed string, received one with a lone surrogate` };
+  }
+  if (header.type === "boolean" && typeof value === "boolean") return value ? "true" : "false";
+  if (header.type === "integer" && typeof value === "number") {
+    if (Number.isSafeInteger(value)) return String(value);
+    const range = Number.isInteger(value) ? " between -(2^53-1) and 2^53-1" : "";
+    return { error: `${what} must be an integer${range}, received ${describeValue(value)}` };
+  }
+  const expected = header.type === "integer" ? "an integer" : `a ${header.type}`;
+  return { error: `${what} must be ${expected}, received ${describeValue(value)}` };
+}
+
+function valueAt(args: Readonly<Record<string, unknown>>, path: readonly string[]): unknown {
+  let current: unknown = args;
+  for (const key of path) {
+    if (!isJsonObject(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+function isWellFormed(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xdc00 && unit <= 0xdfff) return false;
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,123 @@
+/**
+ * Reads a fetch body chunk by chunk: an abort ends a pending read at once (by cancelling the
+ * body), and `close` cancels whatever the reader no longer needs.
+ *
+ * @module
+ */
+
+/** One step of reading a body. */
+export type BodyStep =
+  | { readonly kind: "chunk"; readonly bytes: Uint8Array }
+  | { readonly kind: "end" }
+  | { readonly kind: "aborted" }
+  | { readonly kind: "failed"; readonly reason: string };
+
+/** A body being read. Call `close` once done, whatever happened. */
+export interface BodyReader {
+  /** Tells whether the caller's signal has fired. */
+  aborted(): boolean;
+  /** Reads the next chunk; never rejects. */
+  read(): Promise<BodyStep>;
+  /** Cancels the rest of the body (nothing happens if it already ended) and forgets the signal. */
+  close(): void;
+}
+
+/** Bytes read from the start of a body, and why reading stopped. */
+export interface BodyBytes {
+  /** The bytes read; at most `limit` plus one chunk. */
+  readonly bytes: Uint8Array;
+  /** `"over_limit"`: more than `limit` bytes arrived and reading stopped there. */
+  readonly end: "complete" | "over_limit" | "aborted" | "failed";
+  /** Why the body failed, when `end` is `"failed"`; otherwise `""`. */
+  readonly reason: string;
+}
+
+const END: BodyStep = { kind: "end" };
+const ABORTED: BodyStep = { kind: "aborted" };
+
+/**
+ * Opens a body for reading.
+ *
+ * @param body The response body; `null` reads as empty.
+ * @param signal Aborting it cancels the body and makes every read answer `"aborted"`.
+ * @returns The reader.
+ * @throws {TypeError} When the body is already locked or used (a caller's mistake).
+ */
+export function openBody(body: ReadableStream<Uint8Array> | null, signal?: AbortSignal): BodyReader {
+  const reader = body?.getReader();
+  const onAbort = (): void => cancel(reader, signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let closed = false;
+  return {
+    aborted: () => signal?.aborted === true,
+    async read(): Promise<BodyStep> {
+      if (signal?.aborted) return ABORTED;
+      if (reader === undefined) return END;
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (error) {
+        return signal?.aborted ? ABORTED : { kind: "failed", reason: describeError(error) };
+      }
+      if (signal?.aborted) return ABORTED;
+      if (result.done) return END;
+      if (!(result.value instanceof Uint8Array)) {
+        return { kind: "failed", reason: "a chunk that is not bytes" };
+      }
+      return { kind: "chunk", bytes: result.value };
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      signal?.removeEventListener("abort", onAbort);
+      cancel(reader, undefined);
+    },
+  };
+}
+
+/**
+ * Reads a body until it ends or more than `limit` bytes have arrived, whichever comes first.
+ *
+ * @param body The body.
+ * @param limit The most bytes wanted.
+ * @returns The bytes and why reading stopped.
+ */
+export async function readBodyBytes(body: BodyReader, limit: number): Promise<BodyBytes> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const step = await body.read();
+    if (step.kind === "chunk") {
+      parts.push(step.bytes);
+      total += step.bytes.byteLength;
+      if (total > limit) return { bytes: concat(parts, total), end: "over_limit", reason: "" };
+      continue;
+    }
+    const end = step.kind === "end" ? "complete" : step.kind;
+    return { bytes: concat(parts, total), end, reason: step.kind === "failed" ? step.reason : "" };
+  }
+}
+
+function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}
+
+function cancel(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, reason: unknown): void {
+  // Not awaited: a peer that never acknowledges must not hold the caller up.
+  reader?.cancel(reason).catch(() => {});
+}
+
+function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return "an error that could not be described";
+  }
+}

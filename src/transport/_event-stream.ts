@@ -1,0 +1,151 @@
+/**
+ * Reads a `text/event-stream` response to a POST: each event's data is one JSON-RPC message;
+ * messages before the response go to `onMessage` in order, the response ends the read.
+ *
+ * SSE parsing is `eventsource-parser`'s. Around it: UTF-8 decoding (which drops a leading BOM),
+ * line ends rewritten to LF before parsing (the parser holds back a CR at the end of a chunk until
+ * more input arrives, which would stall an event ended by bare CRs), and byte limits.
+ *
+ * @module
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
+import type { BodyReader } from "./_body-reader.ts";
+import { matchResponse } from "./_match-response.ts";
+import type { ResponseOutcome, StreamCursor } from "./response-outcome.ts";
+
+/** What {@linkcode readEventStream} needs besides the body. */
+export interface EventStreamOptions {
+  /** The id of the request the POST carried. */
+  readonly requestId: RequestId;
+  /** Receives every message that is not the response, in order. */
+  readonly onMessage?: ((message: JsonRpcMessage) => void) | undefined;
+  /** The largest event data accepted, in UTF-8 bytes. */
+  readonly maxEventBytes: number;
+  /** The HTTP status, reported with the response. */
+  readonly status: number;
+}
+
+interface StreamState {
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+  final: ResponseOutcome | undefined;
+}
+
+// Room in the parser's buffer beyond the data limit, for the `data: ` prefix of a line still
+// arriving and up to 1 KiB of `id` and `event` lines: an event whose data fits is not refused
+// because of where its bytes were cut. The buffer counts UTF-16 code units, never more than the
+// UTF-8 bytes, so it bounds memory and the byte count itself is checked on each event.
+const LINE_ROOM = 1024;
+
+/**
+ * Reads SSE events until the response to `requestId`, the end of the body, or an abort.
+ *
+ * @param body The opened body; the caller closes it.
+ * @param options Request id, message callback, limit and status.
+ * @returns The outcome; `lastEventId` and `retryMs` are set on a response or broken stream when seen.
+ * @throws Whatever `onMessage` throws.
+ */
+export async function readEventStream(
+  body: BodyReader,
+  options: EventStreamOptions,
+): Promise<ResponseOutcome> {
+  const state: StreamState = { lastEventId: undefined, retryMs: undefined, final: undefined };
+  const tooLarge = `SSE event is larger than ${options.maxEventBytes} bytes (maxEventBytes)`;
+  const parser = createParser({
+    maxBufferSize: options.maxEventBytes + LINE_ROOM,
+    onEvent: (event) => {
+      if (state.final === undefined && !body.aborted()) handleEvent(event, state, options, tooLarge);
+    },
+    onRetry: (ms) => {
+      if (Number.isSafeInteger(ms)) state.retryMs = ms;
+    },
+    onError: (error) => {
+      // Unknown fields and bad `retry` values are ignored, as the SSE rules say.
+      if (error.type === "max-buffer-size-exceeded") state.final ??= protocolError(tooLarge);
+    },
+  });
+  const decoder = new TextDecoder();
+  const lineEnds = { afterCR: false };
+  for (;;) {
+    const step = await body.read();
+    if (step.kind === "aborted") return { kind: "aborted" };
+    if (step.kind === "failed") {
+      return broken(
+        state,
+        `SSE stream failed before the response to request ${show(options)}: ${step.reason}`,
+      );
+    }
+    const text = step.kind === "end" ? decoder.decode() : decoder.decode(step.bytes, { stream: true });
+    const lines = toLineFeeds(text, lineEnds);
+    if (lines !== "") parser.feed(lines);
+    if (body.aborted()) return { kind: "aborted" };
+    if (state.final !== undefined) return state.final;
+    if (step.kind === "end") {
+      return broken(state, `SSE stream ended before the response to request ${show(options)}`);
+    }
+  }
+}
+
+function handleEvent(
+  event: EventSourceMessage,
+  state: StreamState,
+  options: EventStreamOptions,
+  tooLarge: string,
+): void {
+  // An empty id clears the last event id, as in the SSE rules; it applies even to skipped events.
+  if (event.id !== undefined) state.lastEventId = event.id === "" ? undefined : event.id;
+  // Empty data (a priming event) is not dispatched; other event types are not JSON-RPC messages.
+  if (event.data === "" || (event.event !== undefined && event.event !== "message")) return;
+  if (exceedsUtf8Bytes(event.data, options.maxEventBytes)) {
+    state.final = protocolError(tooLarge);
+    return;
+  }
+  const decoded = parseMessage(event.data);
+  if (!decoded.ok) {
+    state.final = protocolError(`SSE event data: ${decoded.message}`);
+    return;
+  }
+  const match = matchResponse(decoded.value, options.requestId);
+  if (match.kind === "ours") {
+    state.final = { kind: "response", message: match.message, status: options.status, ...cursor(state) };
+  } else if (match.kind === "wrong_id") {
+    state.final = protocolError(`SSE event: ${match.problem}`);
+  } else {
+    options.onMessage?.(decoded.value);
+  }
+}
+
+/** Rewrites CRLF and bare CR to LF; a CR ending one chunk swallows an LF starting the next. */
+function toLineFeeds(text: string, state: { afterCR: boolean }): string {
+  if (text === "") return text;
+  const rest = state.afterCR && text.startsWith("\n") ? text.slice(1) : text;
+  state.afterCR = text.endsWith("\r");
+  return rest.includes("\r") ? rest.replace(/\r\n?/g, "\n") : rest;
+}
+
+function exceedsUtf8Bytes(text: string, max: number): boolean {
+  // A UTF-16 code unit takes one to three UTF-8 bytes (a surrogate pair takes four).
+  if (text.length * 3 <= max) return false;
+  if (text.length > max) return true;
+  return new TextEncoder().encode(text).byteLength > max;
+}
+
+function cursor(state: StreamState): StreamCursor {
+  return {
+    ...(state.lastEventId === undefined ? {} : { lastEventId: state.lastEventId }),
+    ...(state.retryMs === undefined ? {} : { retryMs: state.retryMs }),
+  };
+}
+
+function broken(state: StreamState, reason: string): ResponseOutcome {
+  return { kind: "stream_broken", reason, ...cursor(state) };
+}
+
+function protocolError(message: string): ResponseOutcome {
+  return { kind: "protocol_error", message };
+}
+
+function show(options: EventStreamOptions): string {
+  return JSON.stringify(options.requestId);
+}
