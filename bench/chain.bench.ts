@@ -34,7 +34,7 @@ const formAnswer = {
     untitledMultipleSelectEnum: ["Piano"],
     titledSingleSelectEnum: "hero-2",
     titledMultipleSelectEnum: ["fish-1", "fish-3"],
-    legacyTitledEnum: "opt1",
+    legacyTitledEnum: "pet-2",
   },
 } as const;
 

@@ -5,10 +5,11 @@
  */
 import { benchChain } from "./chain.bench.ts";
 
-const runtime = typeof Deno !== "undefined"
-  ? `Deno ${Deno.version.deno}`
-  : typeof Bun !== "undefined"
-  ? `Bun ${Bun.version}`
+const host = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
+const runtime = host.Deno !== undefined
+  ? `Deno ${host.Deno.version.deno}`
+  : host.Bun !== undefined
+  ? `Bun ${host.Bun.version}`
   : `Node ${process.version}`;
 console.log(`sluice benchmarks on ${runtime}\n`);
 

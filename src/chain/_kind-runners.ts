@@ -22,7 +22,7 @@ import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
 import { checkElicitAnswer, type ElicitAnswerRequest } from "../checks/elicitation-answer.ts";
 import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
-import { invokeHandler } from "./invoke-handler.ts";
+import { invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import type { Timers } from "./timers.ts";
 import { RefusalCode, type Verdict } from "./verdict.ts";
 import type { ChainResult, RunContext } from "./chain.ts";
@@ -78,7 +78,7 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
   const rootsAnswer = createRootsAnswerCheck();
 
   const call = async (
-    fn: (signal: AbortSignal) => unknown,
+    fn: (lazy: LazySignal) => unknown,
     timeoutMs: number,
     context: Context,
     judge: (answer: unknown) => Verdict<unknown>,
@@ -137,7 +137,7 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
     const final = rewritten.ok ? rewritten.value : checked.value;
     const version = context.version;
     return call(
-      (signal) => fn(final, { ...context.ctx, signal }),
+      (lazy) => fn(final, withSignal(context.ctx, lazy)),
       policy.handlerTimeoutMs.default,
       context,
       (answer) => {
@@ -166,7 +166,7 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
       if (!verdict.ok) return refused("policy", verdict.refusal.code, verdict.refusal.message);
       const { params: checked, context: extra } = verdict.value;
       return call(
-        (signal) => fn(checked, { ...context.ctx, signal, mode: "url", ...extra }),
+        (lazy) => fn(checked, withSignal({ ...context.ctx, mode: "url" as const, ...extra }, lazy)),
         timeoutMs,
         context,
         (answer) => checkElicitAnswer(answer, { mode: "url" }),
@@ -177,7 +177,8 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
     if (!verdict.ok) return refused("policy", verdict.refusal.code, verdict.refusal.message);
     const request: ElicitAnswerRequest = { mode: "form", shape: verdict.value.shape };
     return call(
-      (signal) => fn(params, { ...context.ctx, signal, mode: "form", fields: verdict.value.fields }),
+      (lazy) =>
+        fn(params, withSignal({ ...context.ctx, mode: "form" as const, fields: verdict.value.fields }, lazy)),
       timeoutMs,
       context,
       (answer) => checkElicitAnswer(answer, request),
@@ -188,7 +189,7 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
     const fn = handler.roots;
     if (fn === undefined) return refused("capability", RefusalCode.MethodNotFound, "Roots are not declared");
     return call(
-      (signal) => fn({ ...context.ctx, signal }),
+      (lazy) => fn(withSignal(context.ctx, lazy)),
       policy.handlerTimeoutMs.default,
       context,
       (answer) => rootsAnswer.check(answer),
@@ -207,6 +208,13 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
       }
     },
   });
+}
+
+/** The callback's context: `base` plus a `signal` made on first read. */
+function withSignal<B extends object>(base: B, lazy: LazySignal): B & { readonly signal: AbortSignal } {
+  return Object.defineProperty({ ...base }, "signal", { get: () => lazy.signal, enumerable: true }) as B & {
+    readonly signal: AbortSignal;
+  };
 }
 
 function refused(stage: "capability" | "policy" | "timeout", code: number, message: string): ChainResult {

@@ -3,6 +3,9 @@
  * `AbortSignal`, which fires on the deadline or when the parent aborts; whatever the callback
  * does afterwards is ignored (a late answer is dropped), and an exception never escapes.
  *
+ * The signal is made on first read: most handlers never look at it, and an `AbortController`
+ * is the largest single cost of a call on Node. Read after the deadline, it is already aborted.
+ *
  * @module
  */
 import type { Timers } from "./timers.ts";
@@ -28,7 +31,7 @@ export interface InvokeOptions {
  * Calls `callback` with a fresh signal and waits for the first of: its answer, its exception,
  * the deadline, or the parent's abort.
  *
- * @param callback Receives the signal; may return a value or a promise.
+ * @param callback Receives the lazy signal; may return a value or a promise.
  * @param options Deadline, parent signal and timers.
  * @returns How the call ended; never rejects.
  * @example
@@ -40,12 +43,22 @@ export interface InvokeOptions {
  * ```
  */
 export function invokeHandler(
-  callback: (signal: AbortSignal) => unknown,
+  callback: (signal: LazySignal) => unknown,
   options: InvokeOptions,
 ): Promise<Invocation> {
   const { parent, timers } = options;
   if (parent?.aborted === true) return Promise.resolve({ kind: "cancelled", reason: parent.reason });
-  const controller = new AbortController();
+  const lazy = new LazySignal();
+  let result: unknown;
+  try {
+    result = callback(lazy);
+  } catch (error) {
+    return Promise.resolve({ kind: "threw", error });
+  }
+  const thenable = result instanceof Promise ||
+    (typeof result === "object" && result !== null && "then" in result);
+  // A synchronous answer needs no deadline and cannot be cancelled half-way.
+  if (!thenable) return Promise.resolve({ kind: "value", value: result });
   return new Promise<Invocation>((resolve) => {
     let done = false;
     const finish = (outcome: Invocation, abortReason?: unknown) => {
@@ -53,7 +66,7 @@ export function invokeHandler(
       done = true;
       timers.clearTimeout(timer);
       parent?.removeEventListener("abort", onParentAbort);
-      if (abortReason !== undefined) controller.abort(abortReason);
+      if (abortReason !== undefined) lazy.abort(abortReason);
       resolve(outcome);
     };
     const onParentAbort = () => finish({ kind: "cancelled", reason: parent?.reason }, parent?.reason);
@@ -66,20 +79,37 @@ export function invokeHandler(
       options.timeoutMs,
     );
     parent?.addEventListener("abort", onParentAbort, { once: true });
-    let result: unknown;
-    try {
-      result = callback(controller.signal);
-    } catch (error) {
-      finish({ kind: "threw", error });
-      return;
-    }
-    if (result instanceof Promise || (typeof result === "object" && result !== null && "then" in result)) {
-      Promise.resolve(result).then(
-        (value) => finish({ kind: "value", value }),
-        (error: unknown) => finish({ kind: "threw", error }),
-      );
-    } else {
-      finish({ kind: "value", value: result });
-    }
+    Promise.resolve(result).then(
+      (value) => finish({ kind: "value", value }),
+      (error: unknown) => finish({ kind: "threw", error }),
+    );
   });
+}
+
+/** An `AbortSignal` made on first read; aborting before that is remembered. */
+export class LazySignal {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  /** The signal (created now if it was never read). */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * Aborts the signal, now or when it is first read.
+   *
+   * @param reason The abort reason.
+   */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
 }

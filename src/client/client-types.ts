@@ -1,0 +1,112 @@
+/**
+ * The client's public types: its options, the options of each call, and its methods.
+ *
+ * @module
+ */
+import type { Clock } from "../chain/verdict.ts";
+import type { Timers } from "../chain/timers.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { Policy } from "../policy/policy.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import type { CallToolResult } from "../protocol/call-tool-result.ts";
+import type { DiscoverResult } from "../protocol/discover.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import type { GetPromptResult, ListPromptsResult } from "../protocol/prompts.ts";
+import type {
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ReadResourceResult,
+} from "../protocol/resources.ts";
+import type { CreateTaskResult } from "../protocol/tasks.ts";
+import type { ListToolsResult } from "../protocol/tools.ts";
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** The client's name: `clientInfo.name` and `ctx.client`. */
+  readonly name: string;
+  /** `clientInfo.version`. @default sluice's version */
+  readonly version?: string;
+  /** `clientInfo.title`. */
+  readonly title?: string;
+  /** The callbacks that answer servers; without one the client declares nothing. */
+  readonly handler?: Handler | undefined;
+  /** One policy per server (plain, or compiled with `compilePolicy`). */
+  readonly policies: readonly (Policy | CompiledPolicy)[];
+  /** Assigns handed to callbacks when a call gives none. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>>;
+  /** Declares the tasks extension (`io.modelcontextprotocol/tasks`). @default false */
+  readonly tasks?: boolean;
+  /** Where input budgets live. @default an in-memory store (per process or isolate) */
+  readonly store?: RateLimitStore;
+  /** The fetch to use (a Workers service binding's, a test's). @default globalThis.fetch */
+  readonly fetch?: (request: Request) => Promise<Response>;
+  /** Timers for deadlines and polling. @default the runtime's */
+  readonly timers?: Timers;
+  /** The clock of the default store. @default Date.now */
+  readonly clock?: Clock;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Assigns for the callbacks this call causes (`ctx.assigns`). @default the client's */
+  readonly assigns?: Readonly<Record<string, unknown>>;
+  /** Cancels the call: the request is aborted and running handlers are signalled. */
+  readonly signal?: AbortSignal;
+  /** Receives the server's `notifications/progress` params for this call. */
+  readonly onProgress?: (progress: JsonObject) => void;
+}
+
+/** Options of `callTool`. */
+export interface ToolCallOptions extends CallOptions {
+  /** Returns a task the server creates instead of awaiting it (see `awaitTask`). @default false */
+  readonly detachTask?: boolean;
+}
+
+/** Options of the list methods. */
+export interface ListOptions {
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  /** Cancels the request. */
+  readonly signal?: AbortSignal;
+}
+
+/** A client of many MCP servers. Every failure rejects with a `ClientError`. */
+export interface Client {
+  /** The client's name. */
+  readonly name: string;
+  /** The server ids it has policies for. */
+  servers(): string[];
+  /** Asks a server what it supports (`server/discover`). */
+  discover(serverId: string, options?: CallOptions): Promise<DiscoverResult>;
+  /** One page of tools; tools with invalid `x-mcp-header` annotations are left out. */
+  listTools(serverId: string, options?: ListOptions): Promise<ListToolsResult>;
+  /** One page of resources. */
+  listResources(serverId: string, options?: ListOptions): Promise<ListResourcesResult>;
+  /** One page of resource templates. */
+  listResourceTemplates(serverId: string, options?: ListOptions): Promise<ListResourceTemplatesResult>;
+  /** One page of prompts. */
+  listPrompts(serverId: string, options?: ListOptions): Promise<ListPromptsResult>;
+  /** Calls a tool, answering every input request through the policy's chain; awaits a task unless `detachTask`. */
+  callTool(
+    serverId: string,
+    name: string,
+    args?: JsonObject,
+    options?: ToolCallOptions,
+  ): Promise<CallToolResult | CreateTaskResult>;
+  /** Reads a resource, answering input requests through the chain. */
+  readResource(serverId: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+  /** Gets a prompt, answering input requests through the chain. */
+  getPrompt(
+    serverId: string,
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: CallOptions,
+  ): Promise<GetPromptResult>;
+  /** Waits for a task: polls it, answers its input requests, returns its result. */
+  awaitTask(serverId: string, taskId: string, options?: CallOptions): Promise<CallToolResult>;
+  /** Asks the server to cancel a task. */
+  cancelTask(serverId: string, taskId: string, options?: CallOptions): Promise<void>;
+  /** Stops the client: calls in flight are cancelled, later calls fail. */
+  close(): Promise<void>;
+}

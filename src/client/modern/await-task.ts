@@ -1,0 +1,126 @@
+/**
+ * Tasks of the `io.modelcontextprotocol/tasks` extension: poll `tasks/get` at the server's
+ * `pollIntervalMs`, answer `input_required` entries through the chain and handler (each key once)
+ * with `tasks/update`, and end at a terminal status.
+ *
+ * @module
+ */
+import type { Timers } from "../../chain/timers.ts";
+import { ClientError } from "../../errors.ts";
+import type { CallToolResult } from "../../protocol/call-tool-result.ts";
+import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";
+import type { InputRequest } from "../../protocol/input-request.ts";
+import { decodeGetTaskResult } from "../../protocol/tasks.ts";
+import { quote } from "../../_internal/quote.ts";
+import { pause } from "../_signals.ts";
+import { abortError, serverError } from "./failure-errors.ts";
+import { answerInputRequests } from "./input-round.ts";
+import type { ModernSession } from "./modern-session.ts";
+
+/** Options of {@linkcode awaitModernTask}. */
+export interface AwaitTaskOptions {
+  /** The flow's signal. */
+  readonly signal: AbortSignal;
+  /** Assigns handed to input handlers. */
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** Timers for polling. */
+  readonly timers: Timers;
+  /** The poll interval when the server suggests none. @default 1000 */
+  readonly defaultPollMs?: number;
+}
+
+const MIN_POLL_MS = 50;
+const MAX_POLL_MS = 60_000;
+
+/**
+ * Waits for a task to end.
+ *
+ * @param session The server's session.
+ * @param taskId The task.
+ * @param options Signal, assigns and timers.
+ * @returns The task's `CallToolResult` when it completes.
+ * @throws {ClientError} `"server"` when it fails (with its error), `"cancelled"` when it is
+ *   cancelled, and whatever a request or an input request fails with.
+ */
+export async function awaitModernTask(
+  session: ModernSession,
+  taskId: string,
+  options: AwaitTaskOptions,
+): Promise<CallToolResult> {
+  const serverId = session.serverId;
+  const answered = new Set<string>();
+  for (;;) {
+    const raw = await session.request("tasks/get", { taskId }, { signal: options.signal });
+    const decoded = decodeGetTaskResult(raw);
+    if (!decoded.ok) {
+      throw new ClientError(
+        "protocol",
+        `Server "${serverId}" sent an invalid tasks/get result: ${decoded.message}`,
+        { serverId },
+      );
+    }
+    const task = decoded.value;
+    switch (task.status) {
+      case "completed": {
+        const result = decodeCallToolResult(task.result);
+        if (result.ok) return result.value;
+        throw new ClientError(
+          "protocol",
+          `Server "${serverId}" completed task ${quote(taskId)} with an invalid result: ${result.message}`,
+          {
+            serverId,
+          },
+        );
+      }
+      case "failed":
+        throw serverError(serverId, `task ${quote(taskId)}`, task.error);
+      case "cancelled":
+        throw new ClientError("cancelled", `Task ${quote(taskId)} of server "${serverId}" was cancelled`, {
+          serverId,
+        });
+      case "input_required": {
+        const pending: Record<string, InputRequest> = Object.create(null);
+        for (const key of Object.keys(task.inputRequests)) {
+          if (!answered.has(key)) pending[key] = task.inputRequests[key] as InputRequest;
+        }
+        if (Object.keys(pending).length > 0) {
+          const inputResponses = await answerInputRequests(pending, {
+            serverId,
+            chain: session.chain,
+            version: session.version,
+            assigns: options.assigns,
+            signal: options.signal,
+          });
+          for (const key of Object.keys(pending)) answered.add(key);
+          await session.request("tasks/update", { taskId, inputResponses }, { signal: options.signal });
+          continue;
+        }
+        break;
+      }
+      case "working":
+        break;
+    }
+    const interval = Math.min(
+      MAX_POLL_MS,
+      Math.max(MIN_POLL_MS, task.pollIntervalMs ?? options.defaultPollMs ?? 1000),
+    );
+    if (!await pause(interval, options.timers, options.signal)) {
+      throw abortError(serverId, "tasks/get", options.signal.reason);
+    }
+  }
+}
+
+/**
+ * Asks the server to cancel a task (cooperative: it may still complete).
+ *
+ * @param session The server's session.
+ * @param taskId The task.
+ * @param signal Aborts the request.
+ */
+export async function cancelModernTask(
+  session: ModernSession,
+  taskId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  await session.request("tasks/cancel", { taskId }, { signal });
+}

@@ -1,0 +1,111 @@
+/**
+ * One round of a multi round-trip request: every entry of `inputRequests` runs through the
+ * server's chain and handler, concurrently, in the calling async flow. The first failure aborts
+ * the siblings' signals and fails the call; nothing is sent for a failed round. Kinds the client
+ * did not declare are refused before any callback runs.
+ *
+ * @module
+ */
+import type { Chain } from "../../chain/chain.ts";
+import type { InputRequest, InputRequests } from "../../protocol/input-request.ts";
+import type { InputResponse, InputResponses } from "../../protocol/input-responses.ts";
+import type { ModernProtocolVersion } from "../../protocol/versions.ts";
+import { ClientError } from "../../errors.ts";
+import { quote } from "../../_internal/quote.ts";
+import { abortError, inputError } from "./failure-errors.ts";
+
+/** What a round needs. */
+export interface RoundContext {
+  readonly serverId: string;
+  readonly chain: Chain;
+  readonly version: ModernProtocolVersion;
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** The call's signal: aborting it aborts every handler of the round. */
+  readonly signal: AbortSignal;
+}
+
+const KIND: Readonly<Record<InputRequest["method"], "sampling" | "elicitation" | "roots">> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+/**
+ * Answers every entry of one round.
+ *
+ * @param requests The round's `inputRequests` (a prototype-free map).
+ * @param context Server, chain, version, assigns and the call's signal.
+ * @returns The answers under the same keys (a prototype-free map).
+ * @throws {ClientError} `"protocol"` for an undeclared kind (before any callback), else the
+ *   first entry's failure (`"policy"`, `"input_handler"`, `"timeout"`, `"cancelled"`).
+ */
+export async function answerInputRequests(
+  requests: InputRequests,
+  context: RoundContext,
+): Promise<InputResponses> {
+  const keys = Object.keys(requests);
+  const declared = context.chain.declared;
+  for (const key of keys) {
+    const request = requests[key] as InputRequest;
+    const kind = KIND[request.method];
+    const isDeclared = kind === "sampling"
+      ? declared.sampling !== undefined
+      : kind === "elicitation"
+      ? declared.elicitation !== undefined
+      : declared.roots;
+    if (!isDeclared) {
+      throw new ClientError(
+        "protocol",
+        `Server "${context.serverId}" sent input request ${
+          quote(key, 64)
+        } (${request.method}) for the ${kind} capability, which this client did not declare`,
+        { serverId: context.serverId, code: -32601 },
+      );
+    }
+  }
+  const round = new AbortController();
+  const onCallAbort = () => round.abort(context.signal.reason);
+  context.signal.addEventListener("abort", onCallAbort, { once: true });
+  if (context.signal.aborted) round.abort(context.signal.reason);
+  try {
+    const answers = await new Promise<InputResponse[]>((resolve, reject) => {
+      const results: InputResponse[] = new Array(keys.length);
+      let pending = keys.length;
+      let settled = false;
+      if (pending === 0) resolve(results);
+      keys.forEach((key, index) => {
+        const request = requests[key] as InputRequest;
+        context.chain.run(request, {
+          version: context.version,
+          assigns: context.assigns,
+          signal: round.signal,
+        }).then(
+          (result) => {
+            if (settled) return;
+            if (!result.ok) {
+              // The first failure wins: the siblings' signals abort, and their own ends are ignored.
+              settled = true;
+              round.abort(new Error(`input request ${key} failed`));
+              reject(
+                context.signal.aborted
+                  ? abortError(context.serverId, request.method, context.signal.reason)
+                  : inputError(context.serverId, key, request.method, result),
+              );
+              return;
+            }
+            results[index] = result.answer;
+            if (--pending === 0) {
+              settled = true;
+              resolve(results);
+            }
+          },
+        );
+      });
+    });
+    const responses: Record<string, InputResponse> = Object.create(null);
+    keys.forEach((key, index) => (responses[key] = answers[index] as InputResponse));
+    return responses;
+  } finally {
+    context.signal.removeEventListener("abort", onCallAbort);
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * One server spoken to in the modern era (`2026-07-28`): no session on the wire, so this holds
+ * only what the client learns and reuses (the negotiated version, the tools' header rules) and
+ * sends each request as a fresh POST carrying the full `_meta` and headers.
+ *
+ * @module
+ */
+import type { Chain } from "../../chain/chain.ts";
+import type { Timers } from "../../chain/timers.ts";
+import { ClientError } from "../../errors.ts";
+import type { CompiledHttpTransport } from "../../policy/compile-policy.ts";
+import { decodeUnsupportedVersionData } from "../../protocol/error-data.ts";
+import {
+  createRequestIds,
+  isNotification,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+} from "../../protocol/jsonrpc.ts";
+import type { LoggingLevel } from "../../protocol/logging-level.ts";
+import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
+import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
+import { linkSignals } from "../_signals.ts";
+import { abortError, serverError } from "./failure-errors.ts";
+import { type Fetcher, type LegFailure, postLeg } from "./http-leg.ts";
+import type { ResponseOutcome } from "../../transport/response-outcome.ts";
+import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
+import { ToolHeaderCache } from "./tool-header-cache.ts";
+
+/** What a session needs from its client. */
+export interface ModernSessionOptions {
+  readonly serverId: string;
+  readonly transport: CompiledHttpTransport;
+  readonly chain: Chain;
+  readonly clientInfo: Implementation;
+  readonly tasks: boolean;
+  readonly fetch: Fetcher;
+  readonly timers: Timers;
+  readonly callTimeoutMs: number;
+  /** Asks for server logs at this level (only when the handler hears logs). */
+  readonly logLevel: LoggingLevel | undefined;
+  /** Receives the server's notifications, in order. */
+  readonly notify: (notification: JsonRpcNotification) => void;
+}
+
+/** Options of one request. */
+export interface ModernRequestOptions {
+  /** The flow's signal: the caller's, linked with the whole-call deadline. */
+  readonly signal: AbortSignal;
+  /** Progress notifications for this request, when the caller wants them. */
+  readonly onProgress?: ((params: JsonObject) => void) | undefined;
+}
+
+/** The versions this client speaks in the modern era, preferred first. */
+const MODERN_VERSIONS: readonly ModernProtocolVersion[] = [MODERN_PROTOCOL_VERSION];
+
+/** A modern-era server. */
+export class ModernSession {
+  readonly #options: ModernSessionOptions;
+  readonly #ids: () => number = createRequestIds();
+  readonly #tools: ToolHeaderCache;
+  #version: ModernProtocolVersion = MODERN_PROTOCOL_VERSION;
+  #progress = 0;
+
+  /** @param options What the session needs from its client. */
+  constructor(options: ModernSessionOptions) {
+    this.#options = options;
+    this.#tools = new ToolHeaderCache(
+      options.serverId,
+      (params, signal) => this.request("tools/list", params, { signal }),
+    );
+  }
+
+  /** The server's id. */
+  get serverId(): string {
+    return this.#options.serverId;
+  }
+
+  /** The chain of this server. */
+  get chain(): Chain {
+    return this.#options.chain;
+  }
+
+  /** The protocol version in use. */
+  get version(): ModernProtocolVersion {
+    return this.#version;
+  }
+
+  /** The tools' header rules, learned from `tools/list`. */
+  get tools(): ToolHeaderCache {
+    return this.#tools;
+  }
+
+  /**
+   * Sends one request and returns its result object. Re-issues once (with a new id) when the
+   * response stream breaks; retries once with a supported version on `-32022`; refreshes the
+   * tool list and retries once on `-32020` when `Mcp-Param-*` headers were sent.
+   *
+   * @param method The method.
+   * @param params The params without `_meta`'s reserved keys; never mutated.
+   * @param options The flow's signal and a progress callback.
+   * @returns The result object, as the server sent it (decoded JSON).
+   * @throws {ClientError} `"server"`, `"transport"`, `"protocol"`, `"timeout"` or `"cancelled"`.
+   */
+  async request(method: string, params: JsonObject, options: ModernRequestOptions): Promise<JsonObject> {
+    const { serverId, chain, tasks } = this.#options;
+    let negotiated = false;
+    let reissued = false;
+    let refreshed = false;
+    for (;;) {
+      const paramHeaders = method === "tools/call"
+        ? await this.#tools.paramHeadersFor(params, options.signal)
+        : [];
+      const id = this.#ids();
+      const progressToken = options.onProgress === undefined ? undefined : `sluice-${++this.#progress}`;
+      const meta: RequestMeta = {
+        protocolVersion: this.#version,
+        clientCapabilities: chain.capabilities(this.#version, { tasks }),
+        clientInfo: this.#options.clientInfo,
+        ...(this.#options.logLevel === undefined ? {} : { logLevel: this.#options.logLevel }),
+      };
+      const withToken = progressToken === undefined
+        ? params
+        : { ...params, _meta: { ...(params._meta as object), progressToken } };
+      const body = { jsonrpc: "2.0" as const, id, method, params: withRequestMeta(withToken, meta) };
+      const headers = mcpRequestHeaders({
+        protocolVersion: this.#version,
+        method,
+        ...nameOf(method, params),
+        params: paramHeaders,
+      });
+      const outcome = await this.#leg(body, headers, id, options, progressToken);
+      switch (outcome.kind) {
+        case "response": {
+          const message = outcome.message;
+          if ("result" in message) return message.result;
+          const error = message.error;
+          if (error.code === -32022 && !negotiated) {
+            negotiated = true;
+            this.#version = this.#pickVersion(error.data, method);
+            continue;
+          }
+          if (error.code === -32020 && paramHeaders.length > 0 && !refreshed) {
+            refreshed = true;
+            await this.#tools.refresh(options.signal);
+            continue;
+          }
+          throw serverError(serverId, method, error);
+        }
+        case "stream_broken":
+          if (!reissued) {
+            reissued = true;
+            continue;
+          }
+          throw new ClientError(
+            "transport",
+            `Server "${serverId}": the response to ${method} broke off twice (${outcome.reason})`,
+            {
+              serverId,
+            },
+          );
+        case "aborted":
+          throw abortError(serverId, method, outcome.reason);
+        case "accepted":
+          throw new ClientError(
+            "protocol",
+            `Server "${serverId}" answered the ${method} request with 202 and no response`,
+            {
+              serverId,
+            },
+          );
+        case "http_error":
+          throw new ClientError(
+            "transport",
+            `Server "${serverId}" answered ${method} with HTTP ${outcome.status}`,
+            {
+              serverId,
+              data: { status: outcome.status, body: outcome.body },
+            },
+          );
+        case "protocol_error":
+          throw new ClientError(
+            "protocol",
+            `Server "${serverId}" broke the protocol in its answer to ${method}: ${outcome.message}`,
+            {
+              serverId,
+            },
+          );
+        case "network_error":
+        case "redirect_refused":
+          throw new ClientError("transport", `Server "${serverId}": ${outcome.message}`, { serverId });
+      }
+    }
+  }
+
+  async #leg(
+    body: JsonRpcMessage,
+    headers: Readonly<Record<string, string>>,
+    id: number,
+    options: ModernRequestOptions,
+    progressToken: string | undefined,
+  ): Promise<
+    Exclude<ResponseOutcome | LegFailure, { kind: "aborted" }> | { kind: "aborted"; reason: unknown }
+  > {
+    const { transport, fetch, timers, callTimeoutMs, notify } = this.#options;
+    const leg = linkSignals([options.signal], { ms: callTimeoutMs, which: "leg", timers });
+    const onMessage = (message: JsonRpcMessage) => {
+      // Modern servers send no requests; a stray one has no channel to be answered on.
+      if (!isNotification(message)) return;
+      const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
+      if (
+        message.method === "notifications/progress" && progressToken !== undefined && token === progressToken
+      ) {
+        options.onProgress?.(message.params ?? {});
+      } else {
+        notify(message);
+      }
+    };
+    try {
+      const outcome = await postLeg({ transport, fetch, body, headers, id, signal: leg.signal, onMessage });
+      return outcome.kind === "aborted" ? { kind: "aborted", reason: leg.signal.reason } : outcome;
+    } finally {
+      leg.dispose();
+    }
+  }
+
+  #pickVersion(data: unknown, method: string): ModernProtocolVersion {
+    const decoded = decodeUnsupportedVersionData(data);
+    const supported = decoded.ok ? decoded.value.supported : [];
+    const pick = MODERN_VERSIONS.find((version) => supported.includes(version));
+    if (pick !== undefined) return pick;
+    const serverId = this.#options.serverId;
+    throw new ClientError(
+      "protocol",
+      `Server "${serverId}" refused ${method}: it supports ${
+        supported.map((v) => quoteVersion(v)).join(", ") || "no version it named"
+      }, and this client speaks ${MODERN_VERSIONS.map(quoteVersion).join(", ")} in the modern era`,
+      { code: -32022, data, serverId },
+    );
+  }
+}
+
+function nameOf(method: string, params: JsonObject): { name?: string } {
+  const name = mcpNameOf(method, params);
+  return name === undefined ? {} : { name };
+}
+
+function quoteVersion(version: string): string {
+  return JSON.stringify(version.slice(0, 32));
+}

@@ -1,0 +1,125 @@
+/**
+ * What the client knows of one server's tools for the `Mcp-Param-*` headers: each tool's
+ * compiled `x-mcp-header` rules, learned from `tools/list` (every page) before the first call,
+ * refreshed when the server answers `-32020`. A tool whose annotations are invalid cannot be
+ * called: the spec requires clients to exclude such tools.
+ *
+ * @module
+ */
+import { ClientError } from "../../errors.ts";
+import type { JsonObject } from "../../protocol/jsonrpc.ts";
+import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
+import { type CompiledToolHeaders, compileToolHeaders, toolParamHeaders } from "./tool-headers.ts";
+
+/** Lists one page of tools (the session's `tools/list` request). */
+export type ListPage = (params: JsonObject, signal: AbortSignal) => Promise<JsonObject>;
+
+/** The most pages read to learn a server's tools. */
+const MAX_PAGES = 100;
+
+/** One server's tool header rules. */
+export class ToolHeaderCache {
+  readonly #serverId: string;
+  readonly #list: ListPage;
+  #known: Map<string, CompiledToolHeaders> | undefined;
+  #loading: Promise<Map<string, CompiledToolHeaders>> | undefined;
+
+  /**
+   * @param serverId The server, for messages.
+   * @param list Sends `tools/list` for one page.
+   */
+  constructor(serverId: string, list: ListPage) {
+    this.#serverId = serverId;
+    this.#list = list;
+  }
+
+  /**
+   * Records the tools of one listed page (from the caller's own `listTools`).
+   *
+   * @param tools The page's tools.
+   */
+  learn(tools: readonly Tool[]): void {
+    const known = this.#known ?? new Map<string, CompiledToolHeaders>();
+    for (const tool of tools) known.set(tool.name, compileToolHeaders(tool));
+    this.#known = known;
+  }
+
+  /**
+   * The `Mcp-Param-*` headers of one `tools/call`.
+   *
+   * @param params The call's params (`name`, `arguments`).
+   * @param signal Aborts the listing, when one is needed.
+   * @returns Header name and value pairs (often none).
+   * @throws {ClientError} `"config"` when the tool's annotations are invalid, or an argument does
+   *   not fit its annotated type.
+   */
+  async paramHeadersFor(params: JsonObject, signal: AbortSignal): Promise<Array<readonly [string, string]>> {
+    const name = params.name;
+    if (typeof name !== "string") return [];
+    const known = this.#known ?? await this.#load(signal);
+    const compiled = known.get(name);
+    if (compiled === undefined) return [];
+    if (!compiled.ok) {
+      throw new ClientError(
+        "config",
+        `Tool "${name.slice(0, 128)}" of server "${this.#serverId}" cannot be called: ${compiled.reason}`,
+        { serverId: this.#serverId },
+      );
+    }
+    if (compiled.headers.length === 0) return [];
+    const headers = toolParamHeaders(compiled.headers, params.arguments ?? {});
+    if ("error" in headers) {
+      throw new ClientError(
+        "config",
+        `Tool "${name.slice(0, 128)}" of server "${this.#serverId}": ${headers.error}`,
+        {
+          serverId: this.#serverId,
+        },
+      );
+    }
+    return headers;
+  }
+
+  /**
+   * Forgets what is known and lists the tools again.
+   *
+   * @param signal Aborts the listing.
+   */
+  async refresh(signal: AbortSignal): Promise<void> {
+    this.#known = undefined;
+    this.#loading = undefined;
+    await this.#load(signal);
+  }
+
+  #load(signal: AbortSignal): Promise<Map<string, CompiledToolHeaders>> {
+    this.#loading ??= this.#listAll(signal).then(
+      (known) => (this.#known = known),
+      (error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      },
+    );
+    return this.#loading;
+  }
+
+  async #listAll(signal: AbortSignal): Promise<Map<string, CompiledToolHeaders>> {
+    const known = new Map<string, CompiledToolHeaders>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = decodeListToolsResult(await this.#list(cursor === undefined ? {} : { cursor }, signal));
+      if (!result.ok) {
+        throw new ClientError(
+          "protocol",
+          `Server "${this.#serverId}" sent an invalid tools/list result: ${result.message}`,
+          {
+            serverId: this.#serverId,
+          },
+        );
+      }
+      for (const tool of result.value.tools) known.set(tool.name, compileToolHeaders(tool));
+      cursor = result.value.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return known;
+  }
+}

@@ -1,0 +1,53 @@
+// Shared pieces of the client tests: a client over a scripted server, and the exact `_meta`
+// sluice sends.
+import { createClient } from "../../src/client/create-client.ts";
+import type { Client } from "../../src/client/client-types.ts";
+import type { Handler } from "../../src/handler/handler.ts";
+import type { Policy } from "../../src/policy/policy.ts";
+import { ClientError } from "../../src/errors.ts";
+import { type Reply, type ScriptedServer, scriptedServer } from "../_support/scripted-server.ts";
+import type { Timers } from "../../src/chain/timers.ts";
+
+export const URL_ = "https://mcp.example.com/mcp";
+
+export function setup(
+  reply: Reply,
+  options: { handler?: Handler; policy?: Partial<Policy>; tasks?: boolean; timers?: Timers } = {},
+): { client: Client; server: ScriptedServer } {
+  const server = scriptedServer(reply);
+  const client = createClient({
+    name: "agent",
+    version: "1.2.3",
+    handler: options.handler,
+    policies: [{ server: "demo", transport: { url: URL_ }, era: "modern", ...options.policy }],
+    fetch: server.fetch,
+    ...(options.tasks === undefined ? {} : { tasks: options.tasks }),
+    ...(options.timers === undefined ? {} : { timers: options.timers }),
+  });
+  return { client, server };
+}
+
+/** The `_meta` sluice sends with the given client capabilities. */
+export function meta(capabilities: Record<string, unknown>): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "agent", version: "1.2.3" },
+  };
+}
+
+/** Awaits a rejection and returns `[kind, code, message]` of its ClientError. */
+export async function failure(promise: Promise<unknown>): Promise<[string, number | undefined, string]> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ClientError) return [error.kind, error.code, error.message];
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+/** A JSON round trip: compares prototype-free maps as plain data. */
+export function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
+}

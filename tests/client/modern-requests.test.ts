@@ -1,0 +1,277 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { result, rpcError, sse, toolsList } from "../_support/scripted-server.ts";
+import { drive, FakeTime, settle } from "../_support/fake-time.ts";
+import { failure, meta, plain, setup } from "./_client-fixtures.ts";
+
+const echoTool = {
+  name: "echo",
+  inputSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+};
+const badTool = {
+  name: "bad",
+  inputSchema: { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } },
+};
+
+describe("createClient() requests", () => {
+  test("sends the MCP headers, Mcp-Param-* from x-mcp-header, and excludes tools with invalid annotations", async () => {
+    const { client, server } = setup((req) =>
+      req.body.method === "tools/list"
+        ? toolsList(req.body.id, [echoTool, badTool])
+        : result(req.body.id, { content: [] })
+    );
+    const listed = await client.listTools("demo");
+    assert.deepEqual(listed.tools.map((t) => t.name), ["echo"]);
+    await client.callTool("demo", "echo", { region: "Zürich " });
+    const headers = server.requests[1]?.headers ?? {};
+    assert.deepEqual(
+      [
+        headers["mcp-protocol-version"],
+        headers["mcp-method"],
+        headers["mcp-name"],
+        headers["mcp-param-region"],
+        headers["accept"],
+      ],
+      ["2026-07-28", "tools/call", "echo", "=?base64?WsO8cmljaCA=?=", "application/json, text/event-stream"],
+    );
+    const [kind, , message] = await failure(client.callTool("demo", "bad", { n: 1.5 }));
+    assert.deepEqual([kind, message.startsWith('Tool "bad" of server "demo" cannot be called: ')], [
+      "config",
+      true,
+    ]);
+    assert.equal(server.requests.length, 2);
+  });
+
+  test("retries once with a supported version on -32022, and fails when none is shared", async () => {
+    const { client, server } = setup((req, i) =>
+      i === 0
+        ? rpcError(req.body.id, -32022, "Unsupported protocol version", {
+          supported: ["2026-07-28"],
+          requested: "x",
+        }, 400)
+        : result(req.body.id, { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} })
+    );
+    assert.deepEqual(plain(await client.discover("demo")), {
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities: {},
+    });
+    assert.deepEqual(server.requests.map((r) => [r.body.id, r.headers["mcp-protocol-version"]]), [[
+      1,
+      "2026-07-28",
+    ], [2, "2026-07-28"]]);
+    const legacyOnly = setup((req) =>
+      rpcError(
+        req.body.id,
+        -32022,
+        "Unsupported",
+        { supported: ["2025-11-25"], requested: "2026-07-28" },
+        400,
+      )
+    );
+    assert.deepEqual(await failure(legacyOnly.client.discover("demo")), [
+      "protocol",
+      -32022,
+      'Server "demo" refused server/discover: it supports "2025-11-25", and this client speaks "2026-07-28" in the modern era',
+    ]);
+  });
+
+  test("fails with the server's -32021 and its requiredCapabilities", async () => {
+    const { client } = setup((req) =>
+      req.body.method === "tools/list" ? toolsList(req.body.id, []) : rpcError(
+        req.body.id,
+        -32021,
+        "Missing capability",
+        { requiredCapabilities: { elicitation: {} } },
+        400,
+      )
+    );
+    const error = await client.callTool("demo", "x").catch((e) => e);
+    assert.deepEqual([error.kind, error.code, plain(error.data), error.message], [
+      "server",
+      -32021,
+      { requiredCapabilities: { elicitation: {} } },
+      'Server "demo" answered tools/call with error -32021: "Missing capability"',
+    ]);
+  });
+
+  test("refreshes the tool list once and retries when -32020 follows Mcp-Param headers", async () => {
+    let listed = 0;
+    const { client, server } = setup((req) => {
+      if (req.body.method === "tools/list") return toolsList(req.body.id, [echoTool]);
+      return ++listed === 1
+        ? rpcError(req.body.id, -32020, "Header mismatch", undefined, 400)
+        : result(req.body.id, { content: [] });
+    });
+    await client.callTool("demo", "echo", { region: "eu" });
+    assert.deepEqual(server.requests.map((r) => r.body.method), [
+      "tools/list",
+      "tools/call",
+      "tools/list",
+      "tools/call",
+    ]);
+  });
+
+  test("re-issues a request once with a new id when its stream breaks, and fails on a second break", async () => {
+    const broken = () =>
+      sse(
+        [{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "z", progress: 1 } }],
+        { close: false },
+      );
+    const once = setup((req, i) =>
+      i === 0
+        ? broken()
+        : result(req.body.id, { resultType: "complete", supportedVersions: [], capabilities: {} })
+    );
+    await once.client.discover("demo");
+    assert.deepEqual(once.server.requests.map((r) => r.body.id), [1, 2]);
+    const twice = setup(() => broken());
+    const [kind, , message] = await failure(twice.client.discover("demo"));
+    assert.deepEqual([
+      kind,
+      message.startsWith('Server "demo": the response to server/discover broke off twice'),
+    ], ["transport", true]);
+  });
+
+  test("times a leg out after callTimeout, and a flow at maxTotalTimeout, with fake timers", async () => {
+    const time = new FakeTime();
+    const slow = setup(() => new Promise<Response>(() => {}), {
+      policy: { callTimeout: "30s" },
+      timers: time,
+    });
+    let settledEarly = false;
+    const outcome = failure(slow.client.discover("demo")).finally(() => (settledEarly = true));
+    await time.advance(29_999);
+    assert.equal(settledEarly, false);
+    await time.advance(1);
+    assert.deepEqual(await outcome, [
+      "timeout",
+      undefined,
+      'Server "demo": no response to server/discover within 30000 ms (callTimeout)',
+    ]);
+    const total = setup(() => new Promise<Response>(() => {}), {
+      policy: { callTimeout: "6m", maxTotalTimeout: "6m" },
+      timers: time,
+    });
+    const whole = failure(total.client.discover("demo"));
+    await time.advance(360_000);
+    assert.deepEqual(await whole, [
+      "timeout",
+      undefined,
+      'Server "demo": the call did not finish within 360000 ms (maxTotalTimeout)',
+    ]);
+    assert.equal(time.pending, 0);
+  });
+
+  test("cancels a call when the caller's signal aborts", async () => {
+    const controller = new AbortController();
+    const { client } = setup(() => new Promise<Response>(() => {}));
+    const pending = failure(client.discover("demo", { signal: controller.signal }));
+    await settle();
+    controller.abort();
+    assert.deepEqual(await pending, [
+      "cancelled",
+      undefined,
+      'Call of server/discover to server "demo" was cancelled',
+    ]);
+  });
+
+  test("delivers notifications that arrive before the response, and progress to onProgress", async () => {
+    const heard: unknown[] = [];
+    const progress: unknown[] = [];
+    const { client } = setup((req) => {
+      if (req.body.method === "tools/list") return toolsList(req.body.id, []);
+      const token = (req.body.params?._meta as { progressToken?: string }).progressToken;
+      return sse([
+        {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 2 },
+        },
+        { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "demo://x" } },
+        { jsonrpc: "2.0", id: req.body.id, result: { content: [] } },
+      ]);
+    }, { handler: { notification: (method, params, ctx) => void heard.push([method, params, ctx]) } });
+    await client.callTool("demo", "t", {}, { onProgress: (p) => void progress.push(p) });
+    await settle();
+    assert.deepEqual(progress, [{ progressToken: "sluice-1", progress: 1, total: 2 }]);
+    assert.deepEqual(heard, [["notifications/resources/updated", { uri: "demo://x" }, {
+      client: "agent",
+      serverId: "demo",
+      era: "modern",
+    }]]);
+  });
+
+  test("awaits a task: polls tasks/get, answers its input once with tasks/update, and returns its result", async () => {
+    const time = new FakeTime();
+    let polls = 0;
+    const elicit = {
+      method: "elicitation/create",
+      params: { message: "Go?", requestedSchema: { type: "object", properties: {} } },
+    };
+    const task = (status: string, extra: Record<string, unknown> = {}) => ({
+      resultType: "complete",
+      taskId: "t-1",
+      status,
+      createdAt: "2026-01-01T00:00:00Z",
+      lastUpdatedAt: "2026-01-01T00:00:00Z",
+      ttlMs: null,
+      pollIntervalMs: 500,
+      ...extra,
+    });
+    const { client, server } = setup((req) => {
+      switch (req.body.method) {
+        case "tools/list":
+          return toolsList(req.body.id, []);
+        case "tools/call":
+          return result(req.body.id, { ...task("working"), resultType: "task" });
+        case "tasks/get":
+          polls++;
+          return result(
+            req.body.id,
+            polls === 1
+              ? task("working")
+              : polls <= 3
+              ? task("input_required", { inputRequests: { go: elicit } })
+              : task("completed", {
+                result: { content: [{ type: "text", text: "done" }] },
+              }),
+          );
+        default:
+          return result(req.body.id, { resultType: "complete" });
+      }
+    }, { handler: { elicitation: () => ({ action: "accept", content: {} }) }, tasks: true, timers: time });
+    const answer = await drive(time, client.callTool("demo", "slow"), { untilMs: 10_000 });
+    assert.deepEqual(answer, { content: [{ type: "text", text: "done" }] });
+    assert.equal(time.now(), 1000);
+    assert.deepEqual(server.requests.map((r) => [r.body.method, r.headers["mcp-name"]]), [
+      ["tools/list", undefined],
+      ["tools/call", "slow"],
+      ["tasks/get", "t-1"],
+      ["tasks/get", "t-1"],
+      ["tasks/update", "t-1"],
+      ["tasks/get", "t-1"],
+      ["tasks/get", "t-1"],
+    ]);
+    assert.deepEqual(plain(server.requests[4]?.body.params), {
+      taskId: "t-1",
+      inputResponses: { go: { action: "accept", content: {} } },
+      _meta: meta({ elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } }),
+    });
+  });
+
+  test("refuses an unknown server id and calls after close() with config errors", async () => {
+    const { client } = setup(() => new Response());
+    assert.deepEqual(await failure(client.discover("nope")), [
+      "config",
+      undefined,
+      'Unknown server "nope": expected one of "demo"',
+    ]);
+    await client.close();
+    assert.deepEqual(await failure(client.discover("demo")), [
+      "config",
+      undefined,
+      'Client "agent" is closed',
+    ]);
+  });
+});
