@@ -1,0 +1,184 @@
+/**
+ * `npm run conformance [-- <client command>]`: the official MCP conformance suite
+ * (`@modelcontextprotocol/conformance`, pinned in `tests/conformance/package.json`) against a client,
+ * for the `2026-07-28` and `2025-11-25` requirement sets, with `tests/conformance/baseline.yml` as
+ * the expected failures. Fully offline: every mock server is on localhost.
+ *
+ * The suite needs Node 22 (it crashes on Node 20), so it runs on the Node 22 binary that
+ * `npm ci --prefix tests/conformance` installs (the root `postinstall` does that) and that stays out
+ * of the project's `node_modules/.bin`. The client under test runs on the project's own Node, with
+ * `node_modules/.bin` on `PATH` (so `tsx` resolves).
+ *
+ * Options: `--requirements <rev>` (repeatable; default both), `--timeout <ms>` per client (default
+ * 60000), `--output-dir <dir>` (the suite's per-scenario `checks.json`, `stdout.txt`, `stderr.txt`).
+ * Every other argument is a word of the client command (default `tsx tests/conformance/client.ts`);
+ * the suite appends the server URL and sets `MCP_CONFORMANCE_SCENARIO`,
+ * `MCP_CONFORMANCE_PROTOCOL_VERSION` and `MCP_CONFORMANCE_CONTEXT`.
+ *
+ * Exits non-zero when the suite does (a scored failure not in the baseline, or a stale baseline
+ * entry), or when a client process exits non-zero in a scenario that is neither baselined nor one
+ * the suite lets error: in requirement-set mode the suite itself scores only the checks and ignores
+ * the client's exit status, which would hide a client that crashes after the checks pass.
+ *
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, relative } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const suiteDir = join(root, "tests", "conformance");
+const node22 = join(suiteDir, "node_modules", "node", "bin", "node");
+const suitePackage = join(suiteDir, "node_modules", "@modelcontextprotocol", "conformance");
+const baseline = join(suiteDir, "baseline.yml");
+const DEFAULT_COMMAND = "tsx tests/conformance/client.ts";
+/** Scenarios in which the suite allows the client to fail (it must refuse something). */
+const CLIENT_ERRORS_ALLOWED = new Set(["http-invalid-tool-headers"]);
+
+interface Options {
+  readonly command: string;
+  readonly revisions: readonly string[];
+  readonly timeout: string;
+  readonly outputDir?: string;
+}
+
+function fail(message: string): never {
+  console.error(`conformance: ${message}`);
+  process.exit(2);
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const words: string[] = [];
+  const revisions: string[] = [];
+  let timeout = "60000";
+  let outputDir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const value = () => argv[++i] ?? fail(`"${arg}" needs a value`);
+    if (arg === "--requirements") revisions.push(value());
+    else if (arg === "--timeout") timeout = value();
+    else if (arg === "--output-dir") outputDir = value();
+    else if (arg === "--command") words.push(value());
+    else if (arg !== "--") words.push(arg);
+  }
+  const command = words.length > 0 ? words.join(" ") : DEFAULT_COMMAND;
+  if (command === DEFAULT_COMMAND && !existsSync(join(root, "tests", "conformance", "client.ts"))) {
+    fail(
+      `the default client "tests/conformance/client.ts" does not exist yet; name one, e.g.\n` +
+        `  npm run conformance -- tsx tests/conformance/reference-client.ts`,
+    );
+  }
+  const chosen = revisions.length > 0 ? revisions : ["2026-07-28", "2025-11-25"];
+  return { command, revisions: chosen, timeout, ...outputDir === undefined ? {} : { outputDir } };
+}
+
+/** The Node 22 binary's version and the suite's version, or a message saying how to install them. */
+function toolchain(): { node: string; suite: string } {
+  const hint = "run: npm ci --prefix tests/conformance --no-audit --no-fund";
+  if (!existsSync(node22) || !existsSync(join(suitePackage, "package.json"))) {
+    fail(`the suite is not installed in tests/conformance/node_modules; ${hint}`);
+  }
+  const node = spawnSync(node22, ["--version"], { encoding: "utf8" }).stdout?.trim() ?? "";
+  if (!node.startsWith("v22.")) {
+    fail(`expected Node 22 at "${relative(root, node22)}", received "${node}"; ${hint}`);
+  }
+  const suite =
+    (JSON.parse(readFileSync(join(suitePackage, "package.json"), "utf8")) as { version: string }).version;
+  return { node, suite };
+}
+
+/**
+ * Wraps the client command in a shell function that appends `<scenario> <exit> <start ms> <end ms>`
+ * to `$SLUICE_CONFORMANCE_LOG`. The suite splits `--command` on spaces, appends the URL and runs the
+ * words through a shell, so the function receives the URL as `$1`.
+ */
+function recorded(command: string): string {
+  return `sluice_client() { ${command} "$@"; s=$?; ` +
+    `echo "$MCP_CONFORMANCE_SCENARIO $s $t0 $(date +%s%3N)" >> "$SLUICE_CONFORMANCE_LOG"; return $s; }; ` +
+    `t0=$(date +%s%3N); sluice_client`;
+}
+
+interface ClientRun {
+  readonly scenario: string;
+  readonly exit: number;
+  readonly seconds: number;
+}
+
+function readRuns(log: string): ClientRun[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8").trim().split("\n").filter((line) => line !== "").map((line) => {
+    const [scenario = "?", exit = "-1", start = "0", end = "0"] = line.split(" ");
+    return { scenario, exit: Number(exit), seconds: (Number(end) - Number(start)) / 1000 };
+  });
+}
+
+function baselined(): Set<string> {
+  const lines = readFileSync(baseline, "utf8").split("\n");
+  return new Set(lines.map((line) => /^\s*-\s*(\S+)\s*$/.exec(line)?.[1]).filter((s) => s !== undefined));
+}
+
+function runRevision(options: Options, revision: string, scratch: string): boolean {
+  const log = join(scratch, `${revision}.log`);
+  const args = [
+    join(suitePackage, "dist", "index.js"),
+    "client",
+    "--command",
+    recorded(options.command),
+    "--requirements",
+    revision,
+    "--expected-failures",
+    baseline,
+    "--timeout",
+    options.timeout,
+    ...options.outputDir === undefined ? [] : ["--output-dir", join(options.outputDir, revision)],
+  ];
+  const env = {
+    ...process.env,
+    PATH: `${join(root, "node_modules", ".bin")}${delimiter}${process.env.PATH ?? ""}`,
+    SLUICE_CONFORMANCE_LOG: log,
+  };
+  const started = performance.now();
+  const result = spawnSync(node22, args, { cwd: root, stdio: "inherit", env });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const expected = baselined();
+  const runs = readRuns(log).sort((a, b) => a.scenario.localeCompare(b.scenario));
+  const crashed = runs.filter((r) =>
+    r.exit !== 0 && !expected.has(r.scenario) && !CLIENT_ERRORS_ALLOWED.has(r.scenario)
+  );
+  console.log(`\n── conformance ${revision}: client runs (exit status, wall time)`);
+  for (const run of runs) {
+    const mark = crashed.includes(run) ? "CRASH" : run.exit === 0 ? "ok   " : "exit ";
+    console.log(
+      `${mark} ${run.scenario.padEnd(42)} exit ${String(run.exit).padStart(3)} ${run.seconds.toFixed(2)} s`,
+    );
+  }
+  const ok = result.status === 0 && crashed.length === 0;
+  console.log(
+    `conformance ${revision}: suite exit ${result.status ?? result.signal}, ${runs.length} client runs, ` +
+      `${crashed.length} unexpected client exits, ${seconds} s: ${ok ? "PASSED" : "FAILED"}`,
+  );
+  return ok;
+}
+
+const options = parseArgs(process.argv.slice(2));
+const { node, suite } = toolchain();
+const scratch = mkdtempSync(join(tmpdir(), "sluice-conformance-"));
+const outcomes: boolean[] = [];
+try {
+  for (const revision of options.revisions) {
+    console.log(
+      `\n── conformance: @modelcontextprotocol/conformance@${suite} on Node ${node} ` +
+        `(${relative(root, node22)}): client "${options.command}" --requirements ${revision} ` +
+        `--expected-failures ${relative(root, baseline)} --timeout ${options.timeout}`,
+    );
+    outcomes.push(runRevision(options, revision, scratch));
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+const passed = outcomes.filter(Boolean).length;
+console.log(`\nconformance: ${passed} requirement sets passed, ${outcomes.length - passed} failed`);
+process.exitCode = passed === outcomes.length ? 0 : 1;
