@@ -44,7 +44,33 @@ const handler: Handler = {
   elicitation: (params) => ("url" in params ? { action: "accept" } : formAnswer) as never,
 };
 
-const cases: Array<{ name: string; request: InputRequest; direct: (ctx: InputContext) => unknown }> = [
+const signal = new AbortController().signal;
+const ctx: InputContext = {
+  client: "bench",
+  serverId: "bench",
+  era: "modern",
+  assigns: {},
+  relatedRequestId: null,
+  signal,
+};
+// Contexts are built once: the direct baseline is the bare handler call.
+const formCtx = { ...ctx, mode: "form" as const, fields: {} };
+const urlCtx = (url: string) => ({
+  ...ctx,
+  mode: "url" as const,
+  url,
+  host: "login.example.com",
+  idn: false,
+  originMismatch: true,
+});
+const loginCtx = urlCtx("https://login.example.com/");
+const httpCtx = urlCtx("http://login.example.com/");
+const samplingParams = { messages: [], maxTokens: 4096 };
+const formParams = { message: "x", requestedSchema: everythingForm as never };
+const loginParams = { mode: "url" as const, message: "x", url: "https://login.example.com/" };
+const httpParams = { mode: "url" as const, message: "x", url: "http://login.example.com/" };
+
+const cases: Array<{ name: string; request: InputRequest; direct: () => unknown }> = [
   {
     name: "sampling request (clamped)",
     request: {
@@ -54,7 +80,7 @@ const cases: Array<{ name: string; request: InputRequest; direct: (ctx: InputCon
         maxTokens: 999_999,
       },
     },
-    direct: (ctx) => handler.sampling?.({ messages: [], maxTokens: 4096 }, ctx),
+    direct: () => handler.sampling?.(samplingParams, ctx),
   },
   {
     name: "13-field form elicitation",
@@ -62,12 +88,7 @@ const cases: Array<{ name: string; request: InputRequest; direct: (ctx: InputCon
       method: "elicitation/create",
       params: { message: "Please provide inputs", requestedSchema: everythingForm as never },
     },
-    direct: (ctx) =>
-      handler.elicitation?.({ message: "x", requestedSchema: everythingForm as never }, {
-        ...ctx,
-        mode: "form",
-        fields: {},
-      }),
+    direct: () => handler.elicitation?.(formParams, formCtx),
   },
   {
     name: "URL elicitation",
@@ -75,18 +96,7 @@ const cases: Array<{ name: string; request: InputRequest; direct: (ctx: InputCon
       method: "elicitation/create",
       params: { mode: "url", message: "Sign in", url: "https://login.example.com/start?x=1" },
     },
-    direct: (ctx) =>
-      handler.elicitation?.(
-        { mode: "url", message: "x", url: "https://login.example.com/" },
-        {
-          ...ctx,
-          mode: "url",
-          url: "https://login.example.com/",
-          host: "login.example.com",
-          idn: false,
-          originMismatch: true,
-        },
-      ),
+    direct: () => handler.elicitation?.(loginParams, loginCtx),
   },
   {
     name: "denied request (http URL)",
@@ -94,18 +104,7 @@ const cases: Array<{ name: string; request: InputRequest; direct: (ctx: InputCon
       method: "elicitation/create",
       params: { mode: "url", message: "Sign in", url: "http://login.example.com/" },
     },
-    direct: (ctx) =>
-      handler.elicitation?.(
-        { mode: "url", message: "x", url: "http://login.example.com/" },
-        {
-          ...ctx,
-          mode: "url",
-          url: "http://login.example.com/",
-          host: "login.example.com",
-          idn: false,
-          originMismatch: true,
-        },
-      ),
+    direct: () => handler.elicitation?.(httpParams, httpCtx),
   },
 ];
 
@@ -126,20 +125,12 @@ export async function benchChain(): Promise<ChainRow[]> {
     client: "bench",
     store: createMemoryStore(),
   });
-  const ctx: InputContext = {
-    client: "bench",
-    serverId: "bench",
-    era: "modern",
-    assigns: {},
-    relatedRequestId: null,
-    signal: new AbortController().signal,
-  };
   for (const c of cases) {
     const check = await chain.run(c.request, { version: "2026-07-28" });
     if (c.name.startsWith("denied") === check.ok) {
       throw new Error(`bench case "${c.name}" gave ${JSON.stringify(check)}`);
     }
-    bench(`${c.name}: direct`, async () => do_not_optimize(await c.direct(ctx)));
+    bench(`${c.name}: direct`, async () => do_not_optimize(await c.direct()));
     bench(
       `${c.name}: chain`,
       async () => do_not_optimize(await chain.run(c.request, { version: "2026-07-28" })),

@@ -131,7 +131,7 @@ export function createChain(options: ChainOptions): Chain {
       assigns: context.assigns ?? {},
       relatedRequestId: context.relatedRequestId ?? null,
     };
-    return runners.run(request, { ...context, ctx });
+    return runners.run(request, context, ctx);
   };
   return Object.freeze({
     policy,

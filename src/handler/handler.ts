@@ -22,7 +22,11 @@ export interface InputContext {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The in-flight request this input belongs to (legacy); `null` when none, always `null` for modern input. */
   readonly relatedRequestId: RequestId | null;
-  /** Fires on the handler's timeout, on cancellation by the server, or when the call is abandoned. */
+  /**
+   * Fires on the handler's timeout, on cancellation by the server, or when the call is abandoned.
+   * It is made on first read (a getter): `ctx.signal` and `({ signal })` work, but a spread copy
+   * of `ctx` does not carry it.
+   */
   readonly signal: AbortSignal;
 }
 
