@@ -60,3 +60,57 @@ export type { Refusal, Verdict } from "./src/chain/verdict.ts";
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "./src/limits/memory-store.ts";
 export { type RateLimitStore, StoreUnavailableError } from "./src/limits/rate-limit-store.ts";
 export type { Rate, TakeResult } from "./src/limits/token-bucket.ts";
+export { createClient, SLUICE_VERSION } from "./src/client/create-client.ts";
+export type {
+  CallOptions,
+  Client,
+  ClientOptions,
+  ListOptions,
+  ToolCallOptions,
+} from "./src/client/client-types.ts";
+export type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ModelHint,
+  ModelPreferences,
+  SamplingMessage,
+  ToolChoice,
+} from "./src/protocol/sampling.ts";
+export type {
+  ElicitRequestFormParams,
+  ElicitRequestParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  ElicitValue,
+  RequestedSchema,
+} from "./src/protocol/elicitation.ts";
+export type { ListRootsResult, Root } from "./src/protocol/roots.ts";
+export type {
+  AudioContent,
+  ContentBlock,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+  ToolResultContent,
+  ToolUseContent,
+} from "./src/protocol/content.ts";
+export type { CallToolResult } from "./src/protocol/call-tool-result.ts";
+export type { ListToolsResult, Tool } from "./src/protocol/tools.ts";
+export type {
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "./src/protocol/resources.ts";
+export type { GetPromptResult, ListPromptsResult, Prompt, PromptMessage } from "./src/protocol/prompts.ts";
+export type { DiscoverResult } from "./src/protocol/discover.ts";
+export type { CreateTaskResult, DetailedTask, Task } from "./src/protocol/tasks.ts";
+export type { ClientCapabilities, ServerCapabilities } from "./src/protocol/capabilities.ts";
+export type { Implementation } from "./src/protocol/meta.ts";
+export {
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSION,
+  type ProtocolVersion,
+} from "./src/protocol/versions.ts";

@@ -4,6 +4,7 @@
  * @module
  */
 import { benchChain } from "./chain.bench.ts";
+import { benchMrtr } from "./mrtr.bench.ts";
 
 const host = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
 const runtime = host.Deno !== undefined
@@ -22,4 +23,22 @@ for (const row of await benchChain()) {
       added.toFixed(0).padStart(10)
     } ${(row.chainNs / row.directNs).toFixed(1).padStart(6)}x  ${added < 5000 ? "ok" : "OVER TARGET"}`,
   );
+}
+
+console.log("\nMulti round-trip throughput: 1000 tools/call, each with one form elicitation, loopback peer");
+console.log("(targets: sluice >= 1.5x the official client's calls/s, and within 1.25x of the floor's time)");
+const rows = await benchMrtr();
+const [ours, official, floor] = rows;
+for (const row of rows) {
+  console.log(
+    `${row.name.padEnd(24)} ${row.callsPerSecond.toFixed(0).padStart(7)} calls/s ${
+      row.msPerCall.toFixed(3).padStart(8)
+    } ms/call`,
+  );
+}
+if (ours !== undefined && official !== undefined && floor !== undefined) {
+  const vsOfficial = ours.callsPerSecond / official.callsPerSecond;
+  const vsFloor = ours.msPerCall / floor.msPerCall;
+  console.log(`sluice / official: ${vsOfficial.toFixed(2)}x  ${vsOfficial >= 1.5 ? "ok" : "BELOW TARGET"}`);
+  console.log(`sluice time / floor time: ${vsFloor.toFixed(2)}x  ${vsFloor <= 1.25 ? "ok" : "OVER TARGET"}`);
 }

@@ -1,8 +1,8 @@
 /**
  * `npm test`: every check and the whole suite on the four runtimes, in one command.
  *
- * Steps run in order: typecheck, lint, format check, then the
- * tests on Deno, Bun, workerd and last Node (so Node's own summary closes the run). Each runtime
+ * Steps run in order: typecheck, lint, format check, the tests on Deno, Bun and workerd, the
+ * official conformance suite, and last Node (so Node's own summary closes the run). Each runtime
  * writes a JUnit report; leaf test cases are counted from it, so every runtime is counted the same
  * way. A runtime that ran zero tests fails the run. The last line is `N passed, N failed`.
  *
@@ -137,6 +137,17 @@ outcomes.push(
     "--reporter=junit",
     `--outputFile.junit=${workerdJunit}`,
   ], workerdJunit),
+);
+// The official conformance suite (Node 22, its own folder): every scored scenario that is not
+// auth/* must pass; auth/* is baselined (sluice does no OAuth).
+outcomes.push(
+  run("conformance", process.execPath, [
+    "--import",
+    "tsx",
+    "scripts/conformance.ts",
+    "--requirements",
+    "2026-07-28",
+  ]),
 );
 const nodeJunit = join(reports, "node.xml");
 outcomes.push(

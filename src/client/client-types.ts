@@ -39,8 +39,8 @@ export interface ClientOptions {
   readonly tasks?: boolean;
   /** Where input budgets live. @default an in-memory store (per process or isolate) */
   readonly store?: RateLimitStore;
-  /** The fetch to use (a Workers service binding's, a test's). @default globalThis.fetch */
-  readonly fetch?: (request: Request) => Promise<Response>;
+  /** The fetch to use (a Workers service binding's, a test's), called as `fetch(url, init)`. @default globalThis.fetch */
+  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /** Timers for deadlines and polling. @default the runtime's */
   readonly timers?: Timers;
   /** The clock of the default store. @default Date.now */

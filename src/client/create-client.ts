@@ -51,7 +51,7 @@ export function createClient(options: ClientOptions): Client {
   const timers = options.timers ?? systemTimers;
   const clock = options.clock ?? systemClock;
   const store = options.store ?? createMemoryStore({ clock });
-  const fetcher: Fetcher = options.fetch ?? ((request) => fetch(request));
+  const fetcher: Fetcher = options.fetch ?? ((url, init) => fetch(url, init));
   const clientInfo: Implementation = {
     name: options.name,
     version: options.version ?? SLUICE_VERSION,

@@ -5,14 +5,26 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { accessSync, constants, existsSync } from "node:fs";
+import { delimiter, dirname, join, sep } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-/** The repository root (this file is `tests/_support/modern-peer.ts`). */
-export const REPO_ROOT: string = fileURLToPath(new URL("../../", import.meta.url));
+/**
+ * The repository root: the nearest folder above this file holding `tests/peers/modern-server.ts`
+ * (this file also runs compiled, from `bench/.tmp/tests/_support/`).
+ */
+export const REPO_ROOT: string = findRoot(fileURLToPath(new URL(".", import.meta.url)));
+
+function findRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "tests", "peers", "modern-server.ts"))) {
+      return dir.endsWith(sep) ? dir : dir + sep;
+    }
+  }
+  throw new Error(`modern-peer: no repository root above ${from}`);
+}
 
 /** One HTTP request the peer received on `/mcp` (see `tests/peers/modern-server.ts`). */
 export interface RecordedRequest {

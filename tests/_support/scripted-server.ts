@@ -13,7 +13,7 @@ export interface SeenRequest {
 export type Reply = (request: SeenRequest, index: number) => Response | Promise<Response>;
 
 export interface ScriptedServer {
-  readonly fetch: (request: Request) => Promise<Response>;
+  readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   readonly requests: SeenRequest[];
 }
 
@@ -21,7 +21,8 @@ export function scriptedServer(reply: Reply): ScriptedServer {
   const requests: SeenRequest[] = [];
   return {
     requests,
-    fetch: async (request: Request) => {
+    fetch: async (url: string, init: RequestInit) => {
+      const request = new Request(url, init);
       const headers: Record<string, string> = {};
       request.headers.forEach((value, key) => (headers[key] = value));
       const seen = { headers, body: JSON.parse(await request.text()) };

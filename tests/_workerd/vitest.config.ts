@@ -11,6 +11,7 @@ const config: ReturnType<typeof defineConfig> = defineConfig({
   plugins: [cloudflareTest({ wrangler: { configPath: here("./wrangler.jsonc") } })],
   resolve: { alias: { "node:test": here("./node-test.ts") } },
   test: {
+    globalSetup: [here("./global-setup.ts")],
     include: ["tests/**/*.test.ts"],
     exclude: ["tests/**/*.{host,node,deno,bun}.test.ts", "**/node_modules/**"],
   },

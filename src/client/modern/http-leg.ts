@@ -13,8 +13,11 @@ import type { JsonRpcMessage, RequestId } from "../../protocol/jsonrpc.ts";
 import { readResponse } from "../../transport/read-response.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 
-/** A `fetch`-like function: the global one, a Workers service binding's, or a test's. */
-export type Fetcher = (request: Request) => Promise<Response>;
+/**
+ * A `fetch`-like function: the global one, a Workers service binding's, or a test's. It is
+ * called as `fetch(url, init)`: on Node 20, building a `Request` first costs 100-200 us more.
+ */
+export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
 /** What one leg needs. */
 export interface LegInput {
@@ -48,14 +51,17 @@ export async function postLeg(input: LegInput): Promise<ResponseOutcome | LegFai
   let url = input.transport.url;
   let sameOrigin = true;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const headers = new Headers(
-      sameOrigin ? { ...input.transport.headers, ...input.headers } : { ...input.headers },
-    );
+    // Credentials in the policy's headers never go to another origin.
+    const headers = sameOrigin ? Object.assign({}, input.transport.headers, input.headers) : input.headers;
     let response: Response;
     try {
-      response = await input.fetch(
-        new Request(url, { method: "POST", headers, body, redirect: "manual", signal: input.signal }),
-      );
+      response = await input.fetch(url, {
+        method: "POST",
+        headers,
+        body,
+        redirect: "manual",
+        signal: input.signal,
+      });
     } catch (error) {
       if (input.signal.aborted) return { kind: "aborted" };
       return { kind: "network_error", message: `request to ${url} failed: ${describe(error)}` };

@@ -1,0 +1,111 @@
+/**
+ * A lean modern-era (2026-07-28) server for throughput benchmarks, run as its own process: it
+ * does the least a conformant server must for one tool, `ask_form`, that needs one form
+ * elicitation (check the headers against the body, ask, then answer the retry), so the client's
+ * own cost is what the benchmark sees. The real peers (tests/peers/) are for correctness; the
+ * official server package builds a fresh server per request and would hide every client's cost.
+ *
+ * Prints `FAST_PEER_URL <url>` once listening.
+ *
+ * @module
+ */
+import { createServer } from "node:http";
+
+const TOOL = {
+  name: "ask_form",
+  inputSchema: { type: "object", properties: {} },
+};
+const FORM = {
+  type: "object",
+  properties: {
+    name: { type: "string", title: "Name", minLength: 2 },
+    age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
+    subscribe: { type: "boolean", title: "Subscribe", default: false },
+  },
+  required: ["name"],
+};
+
+let next = 0;
+
+function reply(id: unknown, result: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, result: { resultType: "complete", ...result } });
+}
+
+function error(id: unknown, code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+}
+
+function answer(headers: Record<string, string | string[] | undefined>, body: string): [number, string] {
+  const message = JSON.parse(body) as { id: unknown; method: string; params?: Record<string, unknown> };
+  const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
+  if (
+    headers["mcp-protocol-version"] !== "2026-07-28" ||
+    meta["io.modelcontextprotocol/protocolVersion"] !== "2026-07-28" ||
+    headers["mcp-method"] !== message.method
+  ) {
+    return [400, error(message.id, -32020, "Header mismatch")];
+  }
+  if (message.method === "server/discover") {
+    return [
+      200,
+      reply(message.id, {
+        ttlMs: 0,
+        cacheScope: "private",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "fast-peer", version: "1" } },
+      }),
+    ];
+  }
+  if (message.method === "tools/list") {
+    return [200, reply(message.id, { ttlMs: 0, cacheScope: "private", tools: [TOOL] })];
+  }
+  if (message.method !== "tools/call" || message.params?.name !== "ask_form") {
+    return [404, error(message.id, -32601, "Not found")];
+  }
+  const responses = message.params.inputResponses as Record<string, { content?: unknown }> | undefined;
+  const state = message.params.requestState;
+  if (responses === undefined || typeof state !== "string" || !state.startsWith("form-")) {
+    return [
+      200,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: {
+          resultType: "input_required",
+          inputRequests: {
+            who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: FORM } },
+          },
+          requestState: `form-${++next}`,
+        },
+      }),
+    ];
+  }
+  return [
+    200,
+    reply(message.id, { content: [{ type: "text", text: JSON.stringify(responses.who?.content ?? null) }] }),
+  ];
+}
+
+const server = createServer((request, response) => {
+  let body = "";
+  request.setEncoding("utf8");
+  request.on("data", (chunk: string) => (body += chunk));
+  request.on("end", () => {
+    const [status, text] = answer(request.headers, body);
+    response.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+    });
+    response.end(text);
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  if (address !== null && typeof address === "object") {
+    console.log(`FAST_PEER_URL http://127.0.0.1:${address.port}/mcp`);
+  }
+});
+process.stdin.on("end", () => server.close(() => process.exit(0)));
+process.stdin.resume();

@@ -1,0 +1,141 @@
+/**
+ * sluice's client under the official conformance suite. The suite runs it as
+ * `tsx tests/conformance/client.ts <server-url>` with `MCP_CONFORMANCE_SCENARIO`,
+ * `MCP_CONFORMANCE_PROTOCOL_VERSION` and `MCP_CONFORMANCE_CONTEXT` set; it does the scenario's
+ * actions through `createClient` with a policy for the mock server, and exits 0, or 1 with the
+ * error on stderr. Errors are never hidden: what sluice does is what the suite grades.
+ *
+ * @module
+ */
+import process from "node:process";
+import { type Client, ClientError, createClient, defineHandler } from "../../mod.ts";
+
+type Action = (client: Client, context: Record<string, unknown>) => Promise<void>;
+const SERVER = "conformance";
+
+/** Fills a form from its schema: required fields get a value of their type; the rest keep their defaults. */
+function fillForm(schema: { properties?: Record<string, Record<string, unknown>>; required?: string[] }) {
+  const content: Record<string, unknown> = {};
+  for (const name of schema.required ?? []) {
+    const property = schema.properties?.[name] ?? {};
+    if (property.default !== undefined) continue;
+    const options = (property.enum as string[] | undefined) ??
+      (property.oneOf as { const: string }[] | undefined)?.map((o) => o.const);
+    content[name] = options?.[0] ??
+      (property.type === "boolean"
+        ? true
+        : property.type === "integer" || property.type === "number"
+        ? (property.minimum ?? 1)
+        : "x");
+  }
+  return content;
+}
+
+let beforeAnswer: (() => Promise<void>) | undefined;
+
+const handler = defineHandler({
+  elicitationModes: ["form", "url"],
+  elicitation: async (params) => {
+    await beforeAnswer?.();
+    if ("url" in params) return { action: "accept" };
+    return { action: "accept", content: fillForm(params.requestedSchema as never) as never };
+  },
+  sampling: () => ({
+    role: "assistant",
+    content: { type: "text", text: "sluice conformance" },
+    model: "none",
+  }),
+  roots: () => ({ roots: [] }),
+});
+
+/** Ignores a server that does not implement an optional method. */
+async function optional(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof ClientError && error.kind === "server" && error.code === -32601)) throw error;
+  }
+}
+
+const actions: Record<string, Action> = {
+  tools_call: async (client) => {
+    await client.listTools(SERVER);
+    await client.callTool(SERVER, "add_numbers", { a: 5, b: 3 });
+  },
+  "request-metadata": async (client) => {
+    await client.listTools(SERVER);
+  },
+  "sep-2322-client-request-state": async (client) => {
+    await client.listTools(SERVER);
+    // Between the first round of test_mrtr_echo_state and its retry: an unrelated call, which must
+    // carry nothing of that flow.
+    let unrelated: Promise<unknown> | undefined;
+    beforeAnswer = () => (unrelated ??= client.callTool(SERVER, "test_mrtr_unrelated")).then(() => {});
+    await client.callTool(SERVER, "test_mrtr_echo_state");
+    beforeAnswer = undefined;
+    await client.callTool(SERVER, "test_mrtr_no_state");
+    await client.callTool(SERVER, "test_mrtr_no_result_type");
+  },
+  "http-standard-headers": async (client) => {
+    for (const tool of (await client.listTools(SERVER)).tools) await client.callTool(SERVER, tool.name);
+    await optional(
+      client.listResources(SERVER).then(async ({ resources }) => {
+        for (const resource of resources) await client.readResource(SERVER, resource.uri);
+      }),
+    );
+    await optional(
+      client.listPrompts(SERVER).then(async ({ prompts }) => {
+        for (const prompt of prompts) await client.getPrompt(SERVER, prompt.name);
+      }),
+    );
+  },
+  "http-custom-headers": async (client, context) => {
+    await client.listTools(SERVER);
+    const calls = (context.toolCalls ?? []) as { name: string; arguments: Record<string, unknown> }[];
+    for (const call of calls) await client.callTool(SERVER, call.name, call.arguments);
+  },
+  "json-schema-2020-12-preservation": async (client) => {
+    // Echoes an observed tool schema back: the decoder must keep every 2020-12 keyword as sent.
+    const { tools } = await client.listTools(SERVER);
+    const focal = tools.find((tool) => tool.name !== "json_schema_echo");
+    await client.callTool(SERVER, "json_schema_echo", {
+      schema: (focal?.inputSchema ?? {}) as Record<string, unknown>,
+    });
+  },
+  "http-invalid-tool-headers": async (client) => {
+    // Tools with invalid x-mcp-header annotations are left out of the list, so never called.
+    for (const tool of (await client.listTools(SERVER)).tools) {
+      const required = (tool.inputSchema.required ?? []) as string[];
+      await client.callTool(SERVER, tool.name, Object.fromEntries(required.map((name) => [name, "x"])));
+    }
+  },
+};
+
+async function main(): Promise<void> {
+  const url = process.argv.at(-1) ?? "";
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+  const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? "2026-07-28";
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown>;
+  if (!/^https?:\/\//.test(url)) throw new Error(`expected the server URL last, received "${url}"`);
+  if (version !== "2026-07-28") {
+    throw new Error(`protocol ${version}: the legacy era is not part of this entry`);
+  }
+  const client = createClient({
+    name: "sluice-conformance",
+    handler,
+    policies: [{ server: SERVER, transport: { url }, era: "modern" }],
+  });
+  try {
+    // Scenarios without their own action (auth/*, json-schema-ref-no-deref, …): list the tools.
+    await (actions[scenario] ?? ((c: Client) => c.listTools(SERVER).then(() => {})))(client, context);
+  } finally {
+    await client.close();
+  }
+}
+
+main().then(() => process.exit(0), (error: unknown) => {
+  process.stderr.write(
+    `sluice conformance client (${process.env.MCP_CONFORMANCE_SCENARIO}): ${String(error)}\n`,
+  );
+  process.exit(1);
+});
