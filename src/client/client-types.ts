@@ -19,6 +19,7 @@ import type {
   ReadResourceResult,
 } from "../protocol/resources.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
+import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
 
 /** Options of `createClient`. */
@@ -93,7 +94,7 @@ export interface Client {
     name: string,
     args?: JsonObject,
     options?: ToolCallOptions,
-  ): Promise<CallToolResult | CreateTaskResult>;
+  ): Promise<CallToolResult | CreateTaskResult | LegacyCreateTaskResult>;
   /** Reads a resource, answering input requests through the chain. */
   readResource(serverId: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
   /** Gets a prompt, answering input requests through the chain. */
@@ -107,6 +108,8 @@ export interface Client {
   awaitTask(serverId: string, taskId: string, options?: CallOptions): Promise<CallToolResult>;
   /** Asks the server to cancel a task. */
   cancelTask(serverId: string, taskId: string, options?: CallOptions): Promise<void>;
+  /** Tells a legacy server the handler's roots changed (`notifications/roots/list_changed`); a no-op in the modern era. */
+  rootsChanged(serverId: string): Promise<void>;
   /** Stops the client: calls in flight are cancelled, later calls fail. */
   close(): Promise<void>;
 }

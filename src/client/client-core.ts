@@ -1,0 +1,212 @@
+/**
+ * The client shared by both entries: policies, chains, the era of each server and its session.
+ * The edge entry passes no legacy support (modern era over HTTP only); `@sluice/mcp/legacy` passes
+ * the legacy adapter and stdio.
+ *
+ * Era choice per server: `"modern"` and `"legacy"` as the policy says; `"auto"` probes an HTTP
+ * server with `server/discover` and falls back to `initialize` on anything but a recognised modern
+ * answer (digest §2.7), caches the answer, and probes again after a transport or protocol failure.
+ *
+ * @module
+ */
+import { type Chain, createChain } from "../chain/chain.ts";
+import { systemTimers, type Timers } from "../chain/timers.ts";
+import { type Clock, systemClock } from "../chain/verdict.ts";
+import { ClientError } from "../errors.ts";
+import { createMemoryStore } from "../limits/memory-store.ts";
+import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
+import type { Policy } from "../policy/policy.ts";
+import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import type { Implementation } from "../protocol/meta.ts";
+import { createNotificationSink } from "./_notification-sink.ts";
+import { linkSignals } from "./_signals.ts";
+import { createClientMethods } from "./client-methods.ts";
+import type { Client, ClientOptions } from "./client-types.ts";
+import { probeEra } from "./era-probe.ts";
+import type { Fetcher } from "./modern/http-leg.ts";
+import { ModernServerSession } from "./modern/modern-server-session.ts";
+import { ModernSession } from "./modern/modern-session.ts";
+import type { ServerSession } from "./server-session.ts";
+
+/** sluice's version, sent as `clientInfo.version` when the caller gives none. */
+export const SLUICE_VERSION = "0.1.0";
+
+/** What a legacy session is built from. */
+export interface LegacySessionInput {
+  readonly policy: CompiledPolicy;
+  readonly chain: Chain;
+  readonly clientInfo: Implementation;
+  readonly fetch: Fetcher;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly assigns: Readonly<Record<string, unknown>>;
+  readonly wantsLogs: boolean;
+  readonly notify: (notification: JsonRpcNotification) => void;
+}
+
+/** What an entry adds to the core. */
+export interface EraSupport {
+  /** Builds a legacy session (self-hosted entry only). */
+  readonly legacy?: (input: LegacySessionInput) => ServerSession;
+}
+
+interface ServerEntry {
+  readonly policy: CompiledPolicy;
+  readonly chain: Chain;
+  resolved: Promise<ServerSession> | undefined;
+}
+
+/**
+ * Creates a client with the given era support.
+ *
+ * @param options The client's options.
+ * @param support What the entry adds (legacy sessions).
+ * @returns The client.
+ * @throws {TypeError} When the options are not valid.
+ * @throws {PolicyError} When a policy does not compile.
+ */
+export function createClientWith(options: ClientOptions, support: EraSupport): Client {
+  if (typeof options.name !== "string" || options.name === "") {
+    throw new TypeError(
+      `createClient(): "name" must be a non-empty string, received ${JSON.stringify(options.name)}`,
+    );
+  }
+  const timers = options.timers ?? systemTimers;
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? createMemoryStore({ clock });
+  const fetcher: Fetcher = options.fetch ?? ((url, init) => fetch(url, init));
+  const assigns = options.assigns ?? {};
+  const clientInfo: Implementation = {
+    name: options.name,
+    version: options.version ?? SLUICE_VERSION,
+    ...(options.title === undefined ? {} : { title: options.title }),
+  };
+  const closing = new AbortController();
+  const sink = createNotificationSink(options.handler, options.name);
+  const servers = new Map<string, ServerEntry>();
+  const opened = new Set<ServerSession>();
+  for (const input of options.policies) {
+    const policy = isCompiled(input) ? input : compilePolicy(input);
+    if (servers.has(policy.server)) {
+      throw new TypeError(`createClient(): two policies for server "${policy.server}"`);
+    }
+    const chain = createChain({ policy, handler: options.handler, client: options.name, store, timers });
+    servers.set(policy.server, { policy, chain, resolved: undefined });
+  }
+  const wantsLogs = options.handler?.log !== undefined;
+
+  const modern = (entry: ServerEntry): ServerSession => {
+    const { policy, chain } = entry;
+    if (policy.transport.kind !== "http") {
+      throw new ClientError(
+        "config",
+        `Server "${policy.server}": the modern era over stdio is not supported; use era "legacy"`,
+        {
+          serverId: policy.server,
+        },
+      );
+    }
+    const session = new ModernSession({
+      serverId: policy.server,
+      transport: policy.transport,
+      chain,
+      clientInfo,
+      tasks: options.tasks === true,
+      fetch: fetcher,
+      timers,
+      callTimeoutMs: policy.callTimeoutMs,
+      logLevel: wantsLogs ? policy.logLevel : undefined,
+      notify: (notification) => sink(policy.server, "modern", notification),
+    });
+    return new ModernServerSession(session, {
+      maxRounds: policy.maxRounds,
+      tasks: options.tasks === true,
+      timers,
+    });
+  };
+  const legacy = (entry: ServerEntry): ServerSession => {
+    const { policy, chain } = entry;
+    if (support.legacy === undefined) {
+      throw new ClientError(
+        "config",
+        `Server "${policy.server}" needs the legacy era or stdio, which this entry does not speak: import createClient from "@sluice/mcp/legacy" (self-hosted)`,
+        { serverId: policy.server },
+      );
+    }
+    const notify = (notification: JsonRpcNotification) => sink(policy.server, "legacy", notification);
+    return support.legacy({
+      policy,
+      chain,
+      clientInfo,
+      fetch: fetcher,
+      timers,
+      clock,
+      assigns,
+      wantsLogs,
+      notify,
+    });
+  };
+  const resolve = async (entry: ServerEntry, signal: AbortSignal): Promise<ServerSession> => {
+    const era = entry.policy.era;
+    if (era === "modern") return modern(entry);
+    if (era === "legacy" || entry.policy.transport.kind === "stdio") return legacy(entry);
+    const candidate = modern(entry);
+    return await probeEra(candidate, signal) === "modern" ? candidate : legacy(entry);
+  };
+
+  const sessionOf = (serverId: string, signal: AbortSignal): Promise<ServerSession> => {
+    if (closing.signal.aborted) {
+      return Promise.reject(new ClientError("config", `Client "${options.name}" is closed`));
+    }
+    const entry = servers.get(serverId);
+    if (entry === undefined) {
+      const known = [...servers.keys()].map((id) => `"${id}"`).join(", ") || "none";
+      return Promise.reject(
+        new ClientError(
+          "config",
+          `Unknown server ${JSON.stringify(String(serverId).slice(0, 64))}: expected one of ${known}`,
+        ),
+      );
+    }
+    if (entry.resolved === undefined) {
+      const attempt = resolve(entry, signal).then((session) => (opened.add(session), session));
+      entry.resolved = attempt;
+      attempt.catch(() => {
+        if (entry.resolved === attempt) entry.resolved = undefined;
+      });
+    }
+    return entry.resolved;
+  };
+
+  const methods = createClientMethods({
+    sessionOf,
+    flowFor: (serverId, signal) =>
+      linkSignals([signal, closing.signal], {
+        ms: servers.get(serverId)?.policy.maxTotalTimeoutMs ?? 600_000,
+        which: "total",
+        timers,
+      }),
+    assigns,
+    onFailure: (serverId, error) => {
+      // An "auto" server is probed again after its connection or protocol assumption failed.
+      const entry = servers.get(serverId);
+      if (entry?.policy.era === "auto" && (error.kind === "transport" || error.kind === "protocol")) {
+        entry.resolved = undefined;
+      }
+    },
+  });
+
+  return Object.freeze({
+    name: options.name,
+    servers: (): string[] => [...servers.keys()],
+    ...methods,
+    close: async (): Promise<void> => {
+      closing.abort(new ClientError("cancelled", `Client "${options.name}" was closed`));
+      await Promise.all([...opened].map((session) => session.close().catch(() => {})));
+    },
+  });
+}
+
+function isCompiled(policy: Policy | CompiledPolicy): policy is CompiledPolicy {
+  return "handlerTimeoutMs" in policy && typeof (policy.transport as { kind?: unknown }).kind === "string";
+}

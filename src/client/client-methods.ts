@@ -1,0 +1,154 @@
+/**
+ * The client's methods over any server session: each call runs under one flow signal (the
+ * caller's signal, the client's close and the policy's `maxTotalTimeout`), and what the server
+ * returned is decoded before it is handed back.
+ *
+ * @module
+ */
+import { ClientError } from "../errors.ts";
+import type { Decoded } from "../protocol/decode.ts";
+import { decodeDiscoverResult } from "../protocol/discover.ts";
+import { decodeListPromptsResult } from "../protocol/prompts.ts";
+import { decodeListResourcesResult, decodeListResourceTemplatesResult } from "../protocol/resources.ts";
+import { decodeListToolsResult } from "../protocol/tools.ts";
+import type { LinkedSignal } from "./_signals.ts";
+import type { CallOptions, Client, ListOptions, ToolCallOptions } from "./client-types.ts";
+import { filterListedTools } from "./modern/tool-headers.ts";
+import type { CallContext, ServerSession } from "./server-session.ts";
+import type { CreateTaskResult } from "../protocol/tasks.ts";
+import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
+
+/** What the methods need from the client. */
+export interface MethodDeps {
+  /** The session of a server (resolving its era first, when `"auto"`). */
+  readonly sessionOf: (serverId: string, signal: AbortSignal) => Promise<ServerSession>;
+  /** The flow signal of one call. */
+  readonly flowFor: (serverId: string, signal: AbortSignal | undefined) => LinkedSignal;
+  /** The client's assigns. */
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** Hears every call's failure (the core re-probes an `"auto"` server after some). */
+  readonly onFailure: (serverId: string, error: ClientError) => void;
+}
+
+type Methods = Omit<Client, "name" | "servers" | "close">;
+
+/**
+ * Builds the client's methods.
+ *
+ * @param deps Sessions, flows and the default assigns.
+ * @returns The methods.
+ */
+export function createClientMethods(deps: MethodDeps): Methods {
+  const within = async <T>(
+    serverId: string,
+    signal: AbortSignal | undefined,
+    work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
+  ): Promise<T> => {
+    const flow = deps.flowFor(serverId, signal);
+    try {
+      return await work(await deps.sessionOf(serverId, flow.signal), flow.signal);
+    } catch (error) {
+      if (error instanceof ClientError) deps.onFailure(serverId, error);
+      throw error;
+    } finally {
+      flow.dispose();
+    }
+  };
+  const decoded = <T>(serverId: string, method: string, result: Decoded<T>): T => {
+    if (result.ok) return result.value;
+    throw new ClientError(
+      "protocol",
+      `Server "${serverId}" sent an invalid ${method} result: ${result.message}`,
+      { serverId },
+    );
+  };
+  const list =
+    <T>(method: string, decode: (value: unknown) => Decoded<T>) =>
+    (serverId: string, options: ListOptions = {}) =>
+      within(serverId, options.signal, async (session, flow) => {
+        const params = options.cursor === undefined ? {} : { cursor: options.cursor };
+        return decoded(serverId, method, decode(await session.request(method, params, { signal: flow })));
+      });
+  const context = (options: CallOptions, flow: AbortSignal): CallContext => ({
+    signal: flow,
+    assigns: options.assigns ?? deps.assigns,
+    onProgress: options.onProgress,
+  });
+  const unexpectedTask = (serverId: string, method: string): never => {
+    throw new ClientError(
+      "protocol",
+      `Server "${serverId}" answered ${method} with a task, which only tools/call may do`,
+      {
+        serverId,
+      },
+    );
+  };
+
+  return {
+    discover: (serverId, options = {}) =>
+      within(
+        serverId,
+        options.signal,
+        async (session, flow) =>
+          decoded(
+            serverId,
+            "server/discover",
+            decodeDiscoverResult(await session.request("server/discover", {}, { signal: flow })),
+          ),
+      ),
+    listTools: (serverId, options = {}) =>
+      within(serverId, options.signal, async (session, flow) => {
+        const params = options.cursor === undefined ? {} : { cursor: options.cursor };
+        const page = decoded(
+          serverId,
+          "tools/list",
+          decodeListToolsResult(await session.request("tools/list", params, { signal: flow })),
+        );
+        session.learnTools(page.tools);
+        return { ...page, tools: filterListedTools(page.tools).tools };
+      }),
+    listResources: list("resources/list", decodeListResourcesResult),
+    listResourceTemplates: list("resources/templates/list", decodeListResourceTemplatesResult),
+    listPrompts: list("prompts/list", decodeListPromptsResult),
+    callTool: (serverId, name, args = {}, options: ToolCallOptions = {}) =>
+      within(serverId, options.signal, async (session, flow) => {
+        const ctx = context(options, flow);
+        const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
+        if (outcome.kind === "complete") return outcome.result;
+        if (options.detachTask === true) return outcome.task;
+        return await session.awaitTask(taskIdOf(outcome.task), ctx);
+      }),
+    readResource: (serverId, uri, options = {}) =>
+      within(serverId, options.signal, async (session, flow) => {
+        const outcome = await session.call("resources/read", { uri }, context(options, flow));
+        return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "resources/read");
+      }),
+    getPrompt: (serverId, name, args, options = {}) =>
+      within(serverId, options.signal, async (session, flow) => {
+        const params = args === undefined ? { name } : { name, arguments: args };
+        const outcome = await session.call("prompts/get", params, context(options, flow));
+        return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "prompts/get");
+      }),
+    awaitTask: (serverId, taskId, options = {}) =>
+      within(serverId, options.signal, (session, flow) => session.awaitTask(taskId, context(options, flow))),
+    cancelTask: (serverId, taskId, options = {}) =>
+      within(serverId, options.signal, (session, flow) => session.cancelTask(taskId, flow)),
+    rootsChanged: async (serverId) => {
+      const flow = deps.flowFor(serverId, undefined);
+      try {
+        await (await deps.sessionOf(serverId, flow.signal)).rootsChanged();
+      } finally {
+        flow.dispose();
+      }
+    },
+  };
+}
+
+/** The id of a created task: flat in 2026-07-28, under `task` in 2025-11-25. */
+function taskIdOf(task: CreateTaskResult | LegacyCreateTaskResult): string {
+  return isLegacyTask(task) ? task.task.taskId : task.taskId;
+}
+
+function isLegacyTask(task: CreateTaskResult | LegacyCreateTaskResult): task is LegacyCreateTaskResult {
+  return typeof (task as { task?: unknown }).task === "object";
+}

@@ -1,0 +1,42 @@
+/**
+ * Era detection for an HTTP server whose policy says `era: "auto"` (digest §2.7): a modern
+ * `server/discover`; a `DiscoverResult` naming 2026-07-28, or a recognised modern JSON-RPC
+ * error (`-32020`, `-32021`, or `-32022` naming a modern version), means modern; anything else
+ * (an HTTP 400/404/405 without a modern body, an unrelated error, a legacy version list) means
+ * legacy. Fallback is never keyed to one error code. A server that cannot be reached at all is
+ * an error, not an era.
+ *
+ * @module
+ */
+import { ClientError } from "../errors.ts";
+import { decodeDiscoverResult } from "../protocol/discover.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import type { ServerSession } from "./server-session.ts";
+
+/**
+ * Probes a server with `server/discover` through its modern session.
+ *
+ * @param modern The server's modern session.
+ * @param signal Aborts the probe.
+ * @returns `"modern"` or `"legacy"`.
+ * @throws {ClientError} When the server cannot be reached, or the probe was cancelled or timed out.
+ */
+export async function probeEra(modern: ServerSession, signal: AbortSignal): Promise<"modern" | "legacy"> {
+  let result;
+  try {
+    result = await modern.request("server/discover", {}, { signal });
+  } catch (error) {
+    if (!(error instanceof ClientError)) throw error;
+    if (error.kind === "server") return [-32020, -32021].includes(error.code ?? 0) ? "modern" : "legacy";
+    if (error.kind === "protocol" && error.code === -32022) return "legacy";
+    if (error.kind === "protocol") return "legacy";
+    if (
+      error.kind === "transport" && (error.data as { status?: unknown } | undefined)?.status !== undefined
+    ) return "legacy";
+    throw error;
+  }
+  const discovered = decodeDiscoverResult(result);
+  return discovered.ok && discovered.value.supportedVersions.includes(MODERN_PROTOCOL_VERSION)
+    ? "modern"
+    : "legacy";
+}

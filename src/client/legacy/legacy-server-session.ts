@@ -1,0 +1,210 @@
+/**
+ * The legacy era behind the client's `ServerSession`: a call is one request whose deadline pauses
+ * while the server's requests tied to it are answered; a `-32042` error (2025-11-25) runs its URL
+ * elicitations through the chain and retries the call once they are accepted; tasks (2025-11-25)
+ * are awaited with `tasks/result`.
+ *
+ * @module
+ */
+import type { Timers } from "../../chain/timers.ts";
+import { ClientError } from "../../errors.ts";
+import type { CompiledPolicy } from "../../policy/compile-policy.ts";
+import { type CallToolResult, decodeCallToolResult } from "../../protocol/call-tool-result.ts";
+import type { Decoded } from "../../protocol/decode.ts";
+import { decodeUrlElicitationRequiredData } from "../../protocol/error-data.ts";
+import type { CompleteResultOf, MrtrMethod } from "../../protocol/input-required.ts";
+import type { JsonObject } from "../../protocol/jsonrpc.ts";
+import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
+import { decodeGetPromptResult } from "../../protocol/prompts.ts";
+import { decodeReadResourceResult } from "../../protocol/resources.ts";
+import type { Tool } from "../../protocol/tools.ts";
+import { DeadlineReached, linkSignals } from "../_signals.ts";
+import { inputError } from "../modern/failure-errors.ts";
+import type { CallContext, CallOutcome, ServerSession } from "../server-session.ts";
+import type { LegacySession } from "./legacy-session.ts";
+import { PausableDeadline } from "./pausable-deadline.ts";
+
+const DECODERS: { readonly [M in MrtrMethod]: (value: unknown) => Decoded<unknown> } = {
+  "tools/call": decodeCallToolResult,
+  "resources/read": decodeReadResourceResult,
+  "prompts/get": decodeGetPromptResult,
+};
+
+/** A legacy session as the client's methods see it. */
+export class LegacyServerSession implements ServerSession {
+  readonly era = "legacy" as const;
+  readonly #session: LegacySession;
+  readonly #policy: CompiledPolicy;
+  readonly #timers: Timers;
+  readonly #now: () => number;
+  readonly #taskTools = new Set<string>();
+
+  /**
+   * @param session The legacy session.
+   * @param options The policy, timers and clock.
+   */
+  constructor(
+    session: LegacySession,
+    options: { readonly policy: CompiledPolicy; readonly timers: Timers; readonly now: () => number },
+  ) {
+    this.#session = session;
+    this.#policy = options.policy;
+    this.#timers = options.timers;
+    this.#now = options.now;
+  }
+
+  /** The server's id. */
+  get serverId(): string {
+    return this.#session.serverId;
+  }
+
+  /** @inheritdoc */
+  async request(
+    method: string,
+    params: JsonObject,
+    options: { readonly signal: AbortSignal },
+  ): Promise<JsonObject> {
+    const leg = linkSignals([options.signal], {
+      ms: this.#policy.callTimeoutMs,
+      which: "leg",
+      timers: this.#timers,
+    });
+    try {
+      return await this.#session.request(method, params, { signal: leg.signal });
+    } finally {
+      leg.dispose();
+    }
+  }
+
+  /** @inheritdoc */
+  async call<M extends MrtrMethod>(
+    method: M,
+    params: JsonObject,
+    context: CallContext,
+  ): Promise<CallOutcome<M>> {
+    const asTask = method === "tools/call" &&
+      (context.asTask === true || this.#taskTools.has(String(params.name)));
+    const sent = asTask ? Object.assign({}, params, { task: {} }) : params;
+    let raw: JsonObject;
+    try {
+      raw = await this.#once(method, sent, context);
+    } catch (error) {
+      if (!(error instanceof ClientError && error.code === -32042)) throw error;
+      await this.#elicitUrls(error.data, context);
+      raw = await this.#once(method, sent, context);
+    }
+    if (asTask && typeof raw.task === "object" && raw.task !== null) {
+      const task = decodeLegacyCreateTaskResult(raw);
+      if (task.ok) return { kind: "task", task: task.value };
+    }
+    const decoded = DECODERS[method](raw);
+    if (!decoded.ok) {
+      throw new ClientError(
+        "protocol",
+        `Server "${this.serverId}" sent an invalid ${method} result: ${decoded.message}`,
+        {
+          serverId: this.serverId,
+        },
+      );
+    }
+    return { kind: "complete", result: decoded.value as CompleteResultOf[M] };
+  }
+
+  /** @inheritdoc */
+  async awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
+    // tasks/result blocks until the task ends; the task's input requests arrive meanwhile, tied
+    // to it, and are answered by the supervisor.
+    const raw = await this.#session.request("tasks/result", { taskId }, {
+      signal: context.signal,
+      call: { assigns: context.assigns },
+    });
+    const result = decodeCallToolResult(raw);
+    if (result.ok) return result.value;
+    throw new ClientError(
+      "protocol",
+      `Server "${this.serverId}" sent an invalid tasks/result: ${result.message}`,
+      {
+        serverId: this.serverId,
+      },
+    );
+  }
+
+  /** @inheritdoc */
+  async cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
+    await this.request("tasks/cancel", { taskId }, { signal });
+  }
+
+  /** Remembers the tools that must run as tasks (`execution.taskSupport: "required"`). */
+  learnTools(tools: readonly Tool[]): void {
+    for (const tool of tools) {
+      if ((tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport === "required") {
+        this.#taskTools.add(tool.name);
+      }
+    }
+  }
+
+  /** @inheritdoc */
+  rootsChanged(): Promise<void> {
+    return this.#session.rootsChanged();
+  }
+
+  /** @inheritdoc */
+  close(): Promise<void> {
+    return this.#session.close();
+  }
+
+  /** One attempt of a call, under its pausable `callTimeout`. */
+  async #once(method: string, params: JsonObject, context: CallContext): Promise<JsonObject> {
+    const leg = new AbortController();
+    const deadline = new PausableDeadline(this.#policy.callTimeoutMs, {
+      timers: this.#timers,
+      now: this.#now,
+      onExpire: () => leg.abort(new DeadlineReached("leg", this.#policy.callTimeoutMs)),
+    });
+    const signal = linkSignals([context.signal, leg.signal]);
+    try {
+      return await this.#session.request(method, params, {
+        signal: signal.signal,
+        call: { assigns: context.assigns, deadline },
+        onProgress: context.onProgress,
+      });
+    } finally {
+      deadline.clear();
+      signal.dispose();
+    }
+  }
+
+  /** Runs every URL elicitation of a `-32042` through the chain; all must be accepted. */
+  async #elicitUrls(data: unknown, context: CallContext): Promise<void> {
+    const decoded = decodeUrlElicitationRequiredData(data);
+    if (!decoded.ok) {
+      throw new ClientError(
+        "protocol",
+        `Server "${this.serverId}" sent -32042 with invalid data: ${decoded.message}`,
+        {
+          serverId: this.serverId,
+        },
+      );
+    }
+    for (const [index, params] of decoded.value.elicitations.entries()) {
+      const result = await this.#session.chain.run({ method: "elicitation/create", params }, {
+        version: "2025-11-25",
+        assigns: context.assigns,
+        relatedRequestId: null,
+        callInFlight: true,
+        signal: context.signal,
+      });
+      if (!result.ok) throw inputError(this.serverId, `elicitations[${index}]`, "elicitation/create", result);
+      const action = (result.answer as { action?: unknown }).action;
+      if (action !== "accept") {
+        throw new ClientError(
+          "input_handler",
+          `Server "${this.serverId}" requires a URL elicitation first, and the user answered "${
+            String(action)
+          }"`,
+          { serverId: this.serverId, code: -32042 },
+        );
+      }
+    }
+  }
+}

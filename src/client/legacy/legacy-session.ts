@@ -1,0 +1,330 @@
+/**
+ * One server spoken to in the legacy era (2025-11-25, 2025-06-18): the `initialize` handshake on
+ * a connection (stdio or HTTP), requests and their cancellation, the server's own requests run
+ * as supervised jobs through the chain, its notifications, and a new connection (and handshake)
+ * after the old one ends.
+ *
+ * @module
+ */
+import type { Chain } from "../../chain/chain.ts";
+import type { Timers } from "../../chain/timers.ts";
+import { ClientError } from "../../errors.ts";
+import type { CompiledPolicy } from "../../policy/compile-policy.ts";
+import {
+  decodeInitializeResult,
+  encodeInitializeParams,
+  INITIALIZED_NOTIFICATION,
+} from "../../protocol/lifecycle.ts";
+import {
+  createRequestIds,
+  encodeNotification,
+  encodeRequest,
+  encodeResult,
+  isRequest,
+  type JsonObject,
+  type JsonRpcNotification,
+} from "../../protocol/jsonrpc.ts";
+import type { Implementation } from "../../protocol/meta.ts";
+import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../../protocol/versions.ts";
+import { quote } from "../../_internal/quote.ts";
+import { abortError, serverError } from "../modern/failure-errors.ts";
+import {
+  type ConnectionClosed,
+  ConnectionError,
+  type ConnectionFactory,
+  type LegacyConnection,
+  type ServerMessage,
+} from "./legacy-connection.ts";
+import { type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
+
+/** What a legacy session needs from its client. */
+export interface LegacySessionOptions {
+  readonly serverId: string;
+  readonly policy: CompiledPolicy;
+  readonly chain: Chain;
+  readonly clientInfo: Implementation;
+  readonly factory: ConnectionFactory;
+  /** Whether the transport is one channel (stdio), so unrelated requests tie to the one call in flight. */
+  readonly singleChannel: boolean;
+  readonly timers: Timers;
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** Asks the server for logs (`logging/setLevel`) when the handler hears them. */
+  readonly wantsLogs: boolean;
+  /** Receives the notifications the session does not consume itself. */
+  readonly notify: (notification: JsonRpcNotification) => void;
+  /** Receives the server's stderr lines (stdio). */
+  readonly onStderr?: (line: string) => void;
+}
+
+/** A live handshake: the connection, the negotiated version and its supervisor. */
+interface Ready {
+  readonly connection: LegacyConnection;
+  readonly version: LegacyProtocolVersion;
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly supervisor: ServerRequestSupervisor;
+}
+
+/** Options of one request. */
+export interface LegacyRequestOptions {
+  /** Aborts the request: the server gets `notifications/cancelled`. */
+  readonly signal: AbortSignal;
+  /** Ties the request to a call record (server requests on its stream pause its deadline). */
+  readonly call?: Omit<CallRecord, "id">;
+  /** Progress notifications for this request. */
+  readonly onProgress?: ((params: JsonObject) => void) | undefined;
+}
+
+/** A legacy-era server. */
+export class LegacySession {
+  readonly #options: LegacySessionOptions;
+  readonly #ids: () => number = createRequestIds();
+  readonly #calls = new Map<string, CallRecord>();
+  readonly #progress = new Map<string, (params: JsonObject) => void>();
+  readonly #completions = new Set<(elicitationId: string) => void>();
+  #ready: Promise<Ready> | undefined;
+  #closed = false;
+
+  /** @param options What the session needs from its client. */
+  constructor(options: LegacySessionOptions) {
+    this.#options = options;
+  }
+
+  /** The server's id. */
+  get serverId(): string {
+    return this.#options.serverId;
+  }
+
+  /** The chain of this server. */
+  get chain(): Chain {
+    return this.#options.chain;
+  }
+
+  /** The negotiated version and the server's capabilities, once connected. */
+  async handshake(
+    signal: AbortSignal,
+  ): Promise<{ version: LegacyProtocolVersion; capabilities: Readonly<Record<string, unknown>> }> {
+    const ready = await this.#connect(signal);
+    return { version: ready.version, capabilities: ready.capabilities };
+  }
+
+  /**
+   * Sends one request and returns its result object.
+   *
+   * @param method The method.
+   * @param params The params (never mutated).
+   * @param options Signal, call record and progress callback.
+   * @returns The result object.
+   * @throws {ClientError} `"server"`, `"transport"`, `"protocol"`, `"timeout"` or `"cancelled"`.
+   */
+  async request(method: string, params: JsonObject, options: LegacyRequestOptions): Promise<JsonObject> {
+    let reconnected = false;
+    for (;;) {
+      const ready = await this.#connect(options.signal);
+      const id = this.#ids();
+      const key = idKey(id);
+      const token = options.onProgress === undefined ? undefined : `sluice-${id}`;
+      const sent = token === undefined
+        ? params
+        : Object.assign({}, params, { _meta: Object.assign({}, params._meta, { progressToken: token }) });
+      if (options.call !== undefined) this.#calls.set(key, { id, ...options.call });
+      if (token !== undefined && options.onProgress !== undefined) {
+        this.#progress.set(token, options.onProgress);
+      }
+      try {
+        const response = await ready.connection.request(encodeRequest(id, method, sent), {
+          signal: options.signal,
+        });
+        if ("result" in response) return response.result;
+        throw serverError(this.serverId, method, response.error);
+      } catch (error) {
+        if (!(error instanceof ConnectionError)) throw error;
+        if (error.kind === "aborted") {
+          ready.connection.notify(
+            encodeNotification("notifications/cancelled", {
+              requestId: id,
+              reason: "cancelled by the client",
+            }),
+          ).catch(() => {});
+          throw abortError(this.serverId, method, options.signal.reason);
+        }
+        if (error.kind === "session_expired" && !reconnected) {
+          reconnected = true;
+          continue;
+        }
+        throw new ClientError(
+          error.kind === "protocol" ? "protocol" : "transport",
+          `Server "${this.serverId}": ${error.message}`,
+          {
+            serverId: this.serverId,
+            cause: error,
+            ...(error.status === undefined ? {} : { data: { status: error.status } }),
+          },
+        );
+      } finally {
+        this.#calls.delete(key);
+        if (token !== undefined) this.#progress.delete(token);
+      }
+    }
+  }
+
+  /**
+   * Waits for `notifications/elicitation/complete` with this id (2025-11-25 URL elicitation).
+   *
+   * @param elicitationId The id the server named.
+   * @param signal Ends the wait.
+   * @returns `true` when the notification came, `false` when the signal fired first.
+   */
+  waitForCompletion(elicitationId: string, signal: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (id: string) => {
+        if (id !== elicitationId) return;
+        this.#completions.delete(done);
+        resolve(true);
+      };
+      this.#completions.add(done);
+      signal.addEventListener("abort", () => (this.#completions.delete(done), resolve(false)), {
+        once: true,
+      });
+    });
+  }
+
+  /** Tells the server the roots changed (`notifications/roots/list_changed`), when connected. */
+  async rootsChanged(): Promise<void> {
+    const ready = await this.#ready?.catch(() => undefined);
+    await ready?.connection.notify(encodeNotification("notifications/roots/list_changed"));
+  }
+
+  /** Ends the connection, if any. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const ready = await this.#ready?.catch(() => undefined);
+    this.#ready = undefined;
+    await ready?.connection.close();
+  }
+
+  #connect(signal: AbortSignal): Promise<Ready> {
+    if (this.#closed) {
+      return Promise.reject(new ClientError("config", `Server "${this.serverId}": the session is closed`));
+    }
+    if (this.#ready === undefined) {
+      const attempt = this.#open(signal);
+      this.#ready = attempt;
+      attempt.catch(() => {
+        if (this.#ready === attempt) this.#ready = undefined;
+      });
+    }
+    return this.#ready;
+  }
+
+  async #open(signal: AbortSignal): Promise<Ready> {
+    const { chain, clientInfo, factory, policy } = this.#options;
+    // Filled once the handshake ends; messages that come before it wait in `pending`.
+    const state: { ready?: Ready } = {};
+    const pending: ServerMessage[] = [];
+    const connection = factory({
+      onServerMessage: (message) =>
+        state.ready === undefined ? pending.push(message) : this.#onServerMessage(state.ready, message),
+      onClose: (closed) => this.#onClose(state.ready, closed),
+      ...(this.#options.onStderr === undefined ? {} : { onStderr: this.#options.onStderr }),
+    });
+    const offered = LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
+    const id = this.#ids();
+    const params = encodeInitializeParams(offered, chain.capabilities(offered), clientInfo);
+    let response;
+    try {
+      response = await connection.request(encodeRequest(id, "initialize", params as unknown as JsonObject), {
+        signal,
+      });
+    } catch (error) {
+      await connection.close().catch(() => {});
+      if (error instanceof ConnectionError && error.kind === "aborted") {
+        throw abortError(this.serverId, "initialize", signal.reason);
+      }
+      throw new ClientError(
+        "transport",
+        `Server "${this.serverId}": initialize failed: ${(error as Error).message}`,
+        { serverId: this.serverId, cause: error },
+      );
+    }
+    if (!("result" in response)) {
+      await connection.close().catch(() => {});
+      throw serverError(this.serverId, "initialize", response.error);
+    }
+    const result = decodeInitializeResult(response.result);
+    const version = result.ok ? result.value.protocolVersion : undefined;
+    if (!result.ok || !LEGACY_PROTOCOL_VERSIONS.includes(version as LegacyProtocolVersion)) {
+      await connection.close().catch(() => {});
+      throw new ClientError(
+        "protocol",
+        result.ok
+          ? `Server "${this.serverId}" answered initialize with protocol version ${
+            quote(String(version), 32)
+          }, expected one of ${LEGACY_PROTOCOL_VERSIONS.map((v) => `"${v}"`).join(", ")}`
+          : `Server "${this.serverId}" sent an invalid initialize result: ${result.message}`,
+        { serverId: this.serverId },
+      );
+    }
+    const negotiated = version as LegacyProtocolVersion;
+    await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION));
+    connection.negotiated(negotiated);
+    const supervisor = new ServerRequestSupervisor({
+      chain,
+      version: negotiated,
+      maxServerRequests: policy.maxServerRequests,
+      assigns: this.#options.assigns,
+      singleChannel: this.#options.singleChannel,
+      calls: this.#calls,
+      respond: (message) => connection.respond(message),
+    });
+    const ready: Ready = {
+      connection,
+      version: negotiated,
+      capabilities: result.value.capabilities,
+      supervisor,
+    };
+    state.ready = ready;
+    for (const message of pending.splice(0)) this.#onServerMessage(ready, message);
+    if (this.#options.wantsLogs && result.value.capabilities.logging !== undefined) {
+      const setLevel = encodeRequest(this.#ids(), "logging/setLevel", { level: policy.logLevel });
+      connection.request(setLevel, { signal: new AbortController().signal }).catch(() => {});
+    }
+    return ready;
+  }
+
+  #onServerMessage(ready: Ready, { message, related }: ServerMessage): void {
+    if (isRequest(message)) {
+      if (message.method === "ping") {
+        ready.connection.respond(encodeResult(message.id, {})).catch(() => {});
+        return;
+      }
+      ready.supervisor.handle(message, related);
+      return;
+    }
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    switch (message.method) {
+      case "notifications/cancelled":
+        ready.supervisor.cancel(params.requestId, params.reason);
+        return;
+      case "notifications/progress": {
+        const listener = typeof params.progressToken === "string"
+          ? this.#progress.get(params.progressToken)
+          : undefined;
+        if (listener !== undefined) return listener(params);
+        break;
+      }
+      case "notifications/elicitation/complete":
+        if (typeof params.elicitationId === "string") {
+          for (const done of [...this.#completions]) done(params.elicitationId);
+        }
+        break;
+    }
+    this.#options.notify(message);
+  }
+
+  #onClose(ready: Ready | undefined, closed: ConnectionClosed): void {
+    ready?.supervisor.abortAll(closed.reason);
+    void this.#ready?.then((current) => {
+      if (current === ready) this.#ready = undefined;
+    }, () => {});
+  }
+}

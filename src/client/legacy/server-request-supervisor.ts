@@ -1,0 +1,184 @@
+/**
+ * Supervision of a legacy server's requests (`sampling/createMessage`, `elicitation/create`,
+ * `roots/list`): each runs through the chain as its own job, so the connection's read loop never
+ * waits for a handler. At most `maxServerRequests` run at once (the next is answered `-32000`
+ * busy at once); `notifications/cancelled` aborts a job and nothing is sent; a request tied to a
+ * call in flight pauses that call's deadline while it runs and gets that call's assigns.
+ *
+ * @module
+ */
+import type { Chain, ChainResult } from "../../chain/chain.ts";
+import type { InputRequest } from "../../protocol/input-request.ts";
+import { decodeInputRequest } from "../../protocol/input-request.ts";
+import {
+  encodeError,
+  encodeResult,
+  type JsonObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcRequest,
+  type JsonRpcResultResponse,
+  type RequestId,
+} from "../../protocol/jsonrpc.ts";
+import { MetaKey } from "../../protocol/meta.ts";
+import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
+import { quote } from "../../_internal/quote.ts";
+import type { PausableDeadline } from "./pausable-deadline.ts";
+
+/** A call of the client's in flight to this server. */
+export interface CallRecord {
+  /** Its JSON-RPC id. */
+  readonly id: RequestId;
+  /** Its assigns, handed to the handlers of requests tied to it. */
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** Its deadline, paused while requests tied to it run (none for `tasks/result`). */
+  readonly deadline?: PausableDeadline;
+}
+
+/** What the supervisor needs from its session. */
+export interface SupervisorOptions {
+  readonly chain: Chain;
+  readonly version: LegacyProtocolVersion;
+  readonly maxServerRequests: number;
+  /** The client's assigns, for requests tied to no call. */
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** On stdio there is one channel: a request is tied to the one call in flight, if exactly one. */
+  readonly singleChannel: boolean;
+  /** The calls in flight, by id key (see {@linkcode idKey}). */
+  readonly calls: ReadonlyMap<string, CallRecord>;
+  /** Sends the client's answer; a failure to send is dropped (the connection is gone). */
+  readonly respond: (message: JsonRpcResultResponse | JsonRpcErrorResponse) => Promise<void>;
+}
+
+/** A map key that tells the id `1` from the id `"1"`. */
+export function idKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
+const THREW = "Internal error while answering the request";
+
+/** Runs a legacy server's requests as supervised jobs. */
+export class ServerRequestSupervisor {
+  readonly #options: SupervisorOptions;
+  readonly #jobs = new Map<string, AbortController>();
+
+  /** @param options The chain, version, limits, calls and the answer channel. */
+  constructor(options: SupervisorOptions) {
+    this.#options = options;
+  }
+
+  /** How many jobs are running. */
+  get active(): number {
+    return this.#jobs.size;
+  }
+
+  /**
+   * Starts a job for one server request (never waits for it).
+   *
+   * @param request The server's request.
+   * @param related The call its transport tied it to, if any.
+   */
+  handle(request: JsonRpcRequest, related: RequestId | undefined): void {
+    const { chain, version, maxServerRequests } = this.#options;
+    const decoded = decodeInputRequest(version, request.method, request.params ?? {});
+    if (!decoded.ok) {
+      const unknown = decoded.path === "$.method";
+      this.#send(encodeError(request.id, {
+        code: unknown ? -32601 : -32602,
+        message: unknown
+          ? `Method not found: ${quote(request.method, 64)}`
+          : `Invalid params: ${decoded.message}`,
+      }));
+      return;
+    }
+    const key = idKey(request.id);
+    if (this.#jobs.size >= maxServerRequests || this.#jobs.has(key)) {
+      this.#send(encodeError(request.id, {
+        code: -32000,
+        message: this.#jobs.has(key)
+          ? "Busy: a request with this id is already being answered"
+          : `Busy: ${this.#jobs.size} server requests are already being answered`,
+      }));
+      return;
+    }
+    const call = this.#callFor(related);
+    const controller = new AbortController();
+    this.#jobs.set(key, controller);
+    call?.deadline?.pause();
+    const job = chain.run(decoded.value, {
+      version,
+      assigns: call?.assigns ?? this.#options.assigns,
+      relatedRequestId: call?.id ?? null,
+      callInFlight: this.#options.calls.size > 0,
+      signal: controller.signal,
+    });
+    void job.then((result) => {
+      this.#jobs.delete(key);
+      call?.deadline?.resume();
+      const answer = this.#answer(request, decoded.value, result);
+      if (answer !== undefined) this.#send(answer);
+    });
+  }
+
+  /**
+   * Aborts the job of a request the server cancelled; nothing will be sent for it.
+   *
+   * @param requestId The id from `notifications/cancelled`; unknown ids are ignored.
+   * @param reason The server's reason.
+   */
+  cancel(requestId: unknown, reason?: unknown): void {
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    this.#jobs.get(idKey(requestId))?.abort(reason ?? "cancelled by the server");
+  }
+
+  /**
+   * Aborts every job (the connection ended).
+   *
+   * @param reason Why.
+   */
+  abortAll(reason: unknown): void {
+    for (const controller of this.#jobs.values()) controller.abort(reason);
+  }
+
+  #callFor(related: RequestId | undefined): CallRecord | undefined {
+    const calls = this.#options.calls;
+    if (related !== undefined) return calls.get(idKey(related));
+    if (this.#options.singleChannel && calls.size === 1) return calls.values().next().value;
+    return undefined;
+  }
+
+  #answer(
+    request: JsonRpcRequest,
+    input: InputRequest,
+    result: ChainResult,
+  ): JsonRpcResultResponse | JsonRpcErrorResponse | undefined {
+    if (result.ok) {
+      return encodeResult(request.id, withRelatedTask(result.answer as unknown as JsonObject, input));
+    }
+    switch (result.stage) {
+      case "cancelled":
+        return undefined;
+      case "capability":
+        return encodeError(request.id, { code: -32601, message: result.refusal.message });
+      case "handler":
+        return encodeError(
+          request.id,
+          result.cause === undefined ? result.refusal : { code: -32603, message: THREW },
+        );
+      default:
+        return encodeError(request.id, result.refusal);
+    }
+  }
+
+  #send(message: JsonRpcResultResponse | JsonRpcErrorResponse): void {
+    this.#options.respond(message).catch(() => {});
+  }
+}
+
+/** Echoes `io.modelcontextprotocol/related-task` on the answer to a task's request (2025-11-25). */
+function withRelatedTask(answer: JsonObject, input: InputRequest): JsonObject {
+  const related = (input.params as { _meta?: Record<string, unknown> } | undefined)?._meta
+    ?.[MetaKey.relatedTask];
+  if (related === undefined) return answer;
+  const meta = typeof answer._meta === "object" && answer._meta !== null ? answer._meta : {};
+  return Object.assign({}, answer, { _meta: Object.assign({}, meta, { [MetaKey.relatedTask]: related }) });
+}

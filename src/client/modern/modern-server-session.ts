@@ -1,0 +1,93 @@
+/**
+ * The modern era behind the client's `ServerSession`: calls run the multi round-trip loop, tasks
+ * are polled with `tasks/get`.
+ *
+ * @module
+ */
+import type { Timers } from "../../chain/timers.ts";
+import type { CallToolResult } from "../../protocol/call-tool-result.ts";
+import type { MrtrMethod } from "../../protocol/input-required.ts";
+import type { JsonObject } from "../../protocol/jsonrpc.ts";
+import type { Tool } from "../../protocol/tools.ts";
+import type { CallContext, CallOutcome, ServerSession } from "../server-session.ts";
+import { awaitModernTask, cancelModernTask } from "./await-task.ts";
+import type { ModernSession } from "./modern-session.ts";
+import { runMultiRound } from "./multi-round.ts";
+
+/** A modern session as the client's methods see it. */
+export class ModernServerSession implements ServerSession {
+  readonly era = "modern" as const;
+  readonly #session: ModernSession;
+  readonly #maxRounds: number;
+  readonly #tasks: boolean;
+  readonly #timers: Timers;
+
+  /**
+   * @param session The modern session.
+   * @param options The policy's `maxRounds`, whether tasks are declared, and timers.
+   */
+  constructor(
+    session: ModernSession,
+    options: { readonly maxRounds: number; readonly tasks: boolean; readonly timers: Timers },
+  ) {
+    this.#session = session;
+    this.#maxRounds = options.maxRounds;
+    this.#tasks = options.tasks;
+    this.#timers = options.timers;
+  }
+
+  /** The server's id. */
+  get serverId(): string {
+    return this.#session.serverId;
+  }
+
+  /** @inheritdoc */
+  request(
+    method: string,
+    params: JsonObject,
+    options: { readonly signal: AbortSignal },
+  ): Promise<JsonObject> {
+    return this.#session.request(method, params, options);
+  }
+
+  /** @inheritdoc */
+  call<M extends MrtrMethod>(method: M, params: JsonObject, context: CallContext): Promise<CallOutcome<M>> {
+    return runMultiRound(this.#session, method, params, {
+      signal: context.signal,
+      assigns: context.assigns,
+      maxRounds: this.#maxRounds,
+      tasks: this.#tasks && method === "tools/call",
+      timers: this.#timers,
+      onProgress: context.onProgress,
+    });
+  }
+
+  /** @inheritdoc */
+  awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
+    return awaitModernTask(this.#session, taskId, {
+      signal: context.signal,
+      assigns: context.assigns,
+      timers: this.#timers,
+    });
+  }
+
+  /** @inheritdoc */
+  cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
+    return cancelModernTask(this.#session, taskId, signal);
+  }
+
+  /** @inheritdoc */
+  learnTools(tools: readonly Tool[]): void {
+    this.#session.tools.learn(tools);
+  }
+
+  /** The modern era has no roots notification (removed in 2026-07-28). */
+  rootsChanged(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Nothing to end: the modern era keeps no connection. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,225 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createChain } from "../../../src/chain/chain.ts";
+import { compilePolicy } from "../../../src/policy/compile-policy.ts";
+import { createMemoryStore } from "../../../src/limits/memory-store.ts";
+import type { Handler } from "../../../src/handler/handler.ts";
+import {
+  type CallRecord,
+  idKey,
+  ServerRequestSupervisor,
+} from "../../../src/client/legacy/server-request-supervisor.ts";
+import { PausableDeadline } from "../../../src/client/legacy/pausable-deadline.ts";
+import type {
+  JsonRpcErrorResponse,
+  JsonRpcRequest,
+  JsonRpcResultResponse,
+} from "../../../src/protocol/jsonrpc.ts";
+import { FakeTime, settle } from "../../_support/fake-time.ts";
+
+type Sent = JsonRpcResultResponse | JsonRpcErrorResponse;
+
+function setup(
+  handler: Handler,
+  options: { singleChannel?: boolean; time?: FakeTime; policy?: Record<string, unknown> } = {},
+) {
+  const time = options.time ?? new FakeTime();
+  const chain = createChain({
+    policy: compilePolicy({ server: "legacy", transport: { command: "server" }, ...options.policy }),
+    handler,
+    client: "agent",
+    store: createMemoryStore({ clock: time }),
+    timers: time,
+  });
+  const sent: Sent[] = [];
+  const calls = new Map<string, CallRecord>();
+  const supervisor = new ServerRequestSupervisor({
+    chain,
+    version: "2025-11-25",
+    maxServerRequests: 8,
+    assigns: { who: "client" },
+    singleChannel: options.singleChannel ?? true,
+    calls,
+    respond: (message) => (sent.push(message), Promise.resolve()),
+  });
+  return { supervisor, sent, calls, time };
+}
+
+const elicit = (id: number | string): JsonRpcRequest => ({
+  jsonrpc: "2.0",
+  id,
+  method: "elicitation/create",
+  params: { message: "Name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } },
+});
+const sampling = (id: number): JsonRpcRequest => ({
+  jsonrpc: "2.0",
+  id,
+  method: "sampling/createMessage",
+  params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 10 },
+});
+
+describe("ServerRequestSupervisor", () => {
+  test("answers the ninth concurrent request -32000 at once, while eight run", async () => {
+    const releases: Array<() => void> = [];
+    const { supervisor, sent } = setup({
+      elicitation: () => new Promise((resolve) => releases.push(() => resolve({ action: "decline" }))),
+    });
+    for (let id = 1; id <= 9; id++) supervisor.handle(elicit(id), undefined);
+    await settle();
+    assert.deepEqual([supervisor.active, sent], [8, [{
+      jsonrpc: "2.0",
+      id: 9,
+      error: { code: -32000, message: "Busy: 8 server requests are already being answered" },
+    }]]);
+    for (const release of releases) release();
+    await settle();
+    assert.deepEqual(sent.slice(1).map((m) => [m.id, "result" in m ? m.result : m.error]), [
+      [1, { action: "decline" }],
+      [2, { action: "decline" }],
+      [3, { action: "decline" }],
+      [4, { action: "decline" }],
+      [5, { action: "decline" }],
+      [6, { action: "decline" }],
+      [7, { action: "decline" }],
+      [8, { action: "decline" }],
+    ]);
+  });
+
+  test("answers a hung handler -32603 at its timeout (fake clock) and aborts its signal", async () => {
+    let signal: AbortSignal | undefined;
+    const { supervisor, sent, time } = setup({
+      sampling: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})),
+    }, {
+      policy: { sampling: { allowIdle: true } },
+    });
+    supervisor.handle(sampling(3), undefined);
+    await time.advance(59_999);
+    assert.deepEqual(sent, []);
+    await time.advance(1);
+    assert.deepEqual(sent, [{
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32603, message: "Handler timed out after 1m" },
+    }]);
+    assert.equal(signal?.aborted, true);
+  });
+
+  test("aborts a request the server cancels and sends nothing for it", async () => {
+    let signal: AbortSignal | undefined;
+    const { supervisor, sent } = setup({
+      elicitation: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})),
+    });
+    supervisor.handle(elicit("e-1"), undefined);
+    await settle();
+    supervisor.cancel("e-1", "user went away");
+    supervisor.cancel(99);
+    await settle();
+    assert.deepEqual([sent, signal?.aborted, signal?.reason, supervisor.active], [
+      [],
+      true,
+      "user went away",
+      0,
+    ]);
+  });
+
+  test("refuses undeclared kinds -32601, unknown methods -32601, and bad params -32602, before any handler", async () => {
+    const { supervisor, sent } = setup({ elicitation: () => ({ action: "cancel" }) });
+    supervisor.handle(sampling(1), undefined);
+    supervisor.handle({ jsonrpc: "2.0", id: 2, method: "tools/call", params: {} }, undefined);
+    supervisor.handle(
+      { jsonrpc: "2.0", id: 3, method: "elicitation/create", params: { message: 5 } },
+      undefined,
+    );
+    await settle();
+    assert.deepEqual(sent, [
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: 'Method not found: "tools/call"' } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        error: { code: -32602, message: "Invalid params: $.params.message: expected string, received 5" },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32601,
+          message: "Input request refused: this client did not declare the sampling capability",
+        },
+      },
+    ]);
+  });
+
+  test("refuses idle sampling with the rejection code, and ties a stdio request to the one call in flight", async () => {
+    const seen: unknown[] = [];
+    const { supervisor, sent, calls, time } = setup({
+      sampling: (
+        _p,
+        ctx,
+      ) => (seen.push([ctx.relatedRequestId, ctx.assigns]),
+        { role: "assistant", content: { type: "text", text: "a" }, model: "m" }),
+    });
+    supervisor.handle(sampling(1), undefined);
+    await settle();
+    const deadline = new PausableDeadline(60_000, {
+      timers: time,
+      now: () => time.now(),
+      onExpire: () => {},
+    });
+    calls.set(idKey(7), { id: 7, assigns: { who: "call 7" }, deadline });
+    supervisor.handle(sampling(2), undefined);
+    await settle();
+    deadline.clear();
+    assert.deepEqual(sent, [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -1, message: "Sampling request refused: no call to this server is in flight" },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        result: { role: "assistant", content: { type: "text", text: "a" }, model: "m" },
+      },
+    ]);
+    assert.deepEqual(seen, [[7, { who: "call 7" }]]);
+  });
+
+  test("pauses the related call's deadline while the job runs, and resumes it after", async () => {
+    const time = new FakeTime();
+    let release: () => void = () => {};
+    let expired = false;
+    const { supervisor, calls } = setup({
+      elicitation: () => new Promise((resolve) => (release = () => resolve({ action: "decline" }))),
+    }, { singleChannel: false, time });
+    const deadline = new PausableDeadline(1000, {
+      timers: time,
+      now: () => time.now(),
+      onExpire: () => (expired = true),
+    });
+    calls.set(idKey(5), { id: 5, assigns: {}, deadline });
+    await time.advance(400);
+    supervisor.handle(elicit(1), 5);
+    await time.advance(120_000);
+    assert.deepEqual([expired, deadline.paused], [false, true]);
+    release();
+    await time.advance(599);
+    assert.equal(expired, false);
+    await time.advance(1);
+    assert.equal(expired, true);
+  });
+
+  test("echoes io.modelcontextprotocol/related-task on the answer to a task's request", async () => {
+    const { supervisor, sent } = setup({ elicitation: () => ({ action: "decline" }) });
+    const request = elicit(4);
+    supervisor.handle({
+      ...request,
+      params: { ...request.params, _meta: { "io.modelcontextprotocol/related-task": { taskId: "t-9" } } },
+    }, undefined);
+    await settle();
+    assert.deepEqual(sent, [{
+      jsonrpc: "2.0",
+      id: 4,
+      result: { action: "decline", _meta: { "io.modelcontextprotocol/related-task": { taskId: "t-9" } } },
+    }]);
+  });
+});
