@@ -121,24 +121,45 @@ export function readTitledOptions(
   const values = new Options(list.length);
   for (let i = 0; i < list.length; i++) {
     const option: unknown = list[i];
-    const shape = `expected {"const": string, "title": string}`;
-    if (!isObject(option)) {
-      return problem(keyword, `${shape}, received ${describeValue(option)} at index ${i}`);
-    }
-    for (const key of Object.keys(option)) {
-      if (key !== "const" && key !== "title") {
-        return problem(keyword, `${shape}, received the keyword ${describeValue(key)} at index ${i}`);
-      }
-    }
-    const constant = option["const"];
-    if (typeof constant !== "string" || typeof option["title"] !== "string") {
-      return problem(keyword, `${shape}, received another shape at index ${i}`);
-    }
+    const constant = titledConst(option);
+    if (constant === undefined) return titledOptionProblem(option, keyword, i);
     if (!values.add(constant)) {
       return problem(keyword, `expected unique values, received ${describeValue(constant)} twice`);
     }
   }
   return values.done();
+}
+
+/**
+ * The `const` of a titled option: an object whose keys (as `for…in` visits them) are exactly a
+ * string `const` and a string `title`.
+ *
+ * @param option The option, untrusted.
+ * @returns Its `const`, or `undefined` when it is not such an object.
+ */
+export function titledConst(option: unknown): string | undefined {
+  if (!isObject(option)) return undefined;
+  let constant: unknown = undefined;
+  let title: unknown = undefined;
+  for (const key in option) {
+    if (key === "const") constant = option[key];
+    else if (key === "title") title = option[key];
+    else return undefined;
+  }
+  return typeof constant === "string" && typeof title === "string" ? constant : undefined;
+}
+
+/** Why an option that {@linkcode titledConst} refuses is refused. */
+function titledOptionProblem(option: unknown, keyword: string, index: number): KeywordProblem {
+  const shape = `expected {"const": string, "title": string}`;
+  if (!isObject(option)) {
+    return problem(keyword, `${shape}, received ${describeValue(option)} at index ${index}`);
+  }
+  for (const key in option) {
+    if (key === "const" || key === "title") continue;
+    return problem(keyword, `${shape}, received the keyword ${describeValue(key)} at index ${index}`);
+  }
+  return problem(keyword, `${shape}, received another shape at index ${index}`);
 }
 
 /** Collects unique options: scanning while short, with a `Set` when long. */

@@ -64,13 +64,17 @@ export function codePointLength(text: string): number {
 
 function stringProblem(field: StringField, value: unknown): string | undefined {
   if (typeof value !== "string") return `expected a string, received ${describeKind(value)}`;
-  const length = codePointLength(value);
-  if (length < 0) return "expected well-formed Unicode text, received a lone surrogate";
-  if (field.minLength !== undefined && length < field.minLength) {
-    return `expected at least ${field.minLength} characters`;
-  }
-  if (field.maxLength !== undefined && length > field.maxLength) {
-    return `expected at most ${field.maxLength} characters`;
+  // isWellFormed() is native (constant time for Latin-1 text); code points are counted only
+  // when a length bound needs them.
+  if (!value.isWellFormed()) return "expected well-formed Unicode text, received a lone surrogate";
+  if (field.minLength !== undefined || field.maxLength !== undefined) {
+    const length = codePointLength(value);
+    if (field.minLength !== undefined && length < field.minLength) {
+      return `expected at least ${field.minLength} characters`;
+    }
+    if (field.maxLength !== undefined && length > field.maxLength) {
+      return `expected at most ${field.maxLength} characters`;
+    }
   }
   if (field.format !== undefined && !fitsFormat(field.format, value)) {
     return `expected ${FORMAT_NAMES[field.format]}`;

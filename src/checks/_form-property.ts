@@ -1,10 +1,9 @@
 /**
- * Compiles one property of a form schema into a {@linkcode FieldShape}, accepting exactly the
+ * Compiles one property of a form schema into a `FieldShape`, accepting exactly the
  * spec's primitive subset and refusing every other keyword (fail closed).
  *
  * @module
  */
-import type { FieldShape } from "./_form-shape.ts";
 import {
   enumNamesProblem,
   isObject,
@@ -14,10 +13,10 @@ import {
   readTitledOptions,
 } from "./_enum-options.ts";
 import { compileMultiSelect, compileNumber, compileString, type Draft } from "./_field-compilers.ts";
+import { type FieldKeywords, Keyword } from "./_field-keywords.ts";
 import { valueProblem } from "./_field-value.ts";
 import { describeValue } from "../_internal/quote.ts";
 
-type Variant = "string" | "enum" | "oneOf" | "number" | "boolean" | "array";
 const KIND_NAMES = {
   string: "a string field",
   enum: 'a single-select field with "enum"',
@@ -28,54 +27,103 @@ const KIND_NAMES = {
 } as const;
 const TYPES = '"string", "number", "integer", "boolean" or "array"';
 
+/** Which shape of the spec's primitive subset a property claims to be. */
+type Variant = "string" | "enum" | "oneOf" | "number" | "boolean" | "array";
+const COMMON = Keyword.type | Keyword.title | Keyword.description | Keyword.default;
+/** The keywords of each variant, one bit each. */
+const ALLOWED: Readonly<Record<Variant, number>> = {
+  string: COMMON | Keyword.minLength | Keyword.maxLength | Keyword.format,
+  enum: COMMON | Keyword.enum | Keyword.enumNames,
+  oneOf: COMMON | Keyword.oneOf,
+  number: COMMON | Keyword.minimum | Keyword.maximum,
+  boolean: COMMON,
+  array: COMMON | Keyword.items | Keyword.minItems | Keyword.maxItems,
+};
+
 /**
- * Compiles one property schema.
+ * Reads a property schema's keywords.
+ *
+ * @param schema The property's schema, untrusted.
+ * @param keywords Where to read them to.
+ * @returns A problem when the schema is not an object, else `undefined`.
+ */
+export function readProperty(schema: unknown, keywords: FieldKeywords): KeywordProblem | undefined {
+  if (!isObject(schema)) {
+    return problem(undefined, `expected a schema object, received ${describeValue(schema)}`);
+  }
+  keywords.read(schema);
+  return undefined;
+}
+
+/**
+ * Compiles one property schema whose keywords {@linkcode readProperty} has read.
  *
  * @param name The property name.
  * @param required Whether `required` lists it.
- * @param schema The property's schema, untrusted.
+ * @param schema The property's schema, an object.
+ * @param keywords Its keywords; on success, `title` and `description` are strings or `undefined`.
  * @param maxEnumValues The most options an enum may have.
- * @returns The frozen field, or the first problem found.
+ * @returns The field, not yet frozen, or the first problem found.
  */
 export function compileProperty(
   name: string,
   required: boolean,
-  schema: unknown,
+  schema: Record<string, unknown>,
+  keywords: FieldKeywords,
   maxEnumValues: number,
-): FieldShape | KeywordProblem {
-  if (!isObject(schema)) {
-    return problem(undefined, `expected a schema object, received ${describeValue(schema)}`);
+): Draft | KeywordProblem {
+  const variant = variantOf(keywords);
+  // An unsupported `type` string is reported as such; a missing one after any unknown keyword
+  // (so `{ "$ref": … }` names `$ref`).
+  const foreign = keywords.foreign || (variant !== undefined && (keywords.present & ~ALLOWED[variant]) !== 0);
+  if ((variant !== undefined || typeof keywords.type !== "string") && foreign) {
+    const outside = foreignKeyword(schema, variant);
+    if (outside !== undefined) return outside;
   }
-  const variant = variantOf(schema);
-  const keywordProblem = unknownKeyword(schema, variant);
-  if (keywordProblem !== undefined) return keywordProblem;
   if (variant === undefined) {
-    return problem("type", `expected ${TYPES}, received ${describeValue(schema["type"])}`);
+    return problem("type", `expected ${TYPES}, received ${describeValue(keywords.type)}`);
   }
-  const title = schema["title"];
+  const title = keywords.title;
   if (title !== undefined && typeof title !== "string") {
     return problem("title", `expected a string, received ${describeValue(title)}`);
   }
-  const description = schema["description"];
+  const description = keywords.description;
   if (description !== undefined && typeof description !== "string") {
     return problem("description", `expected a string, received ${describeValue(description)}`);
   }
-  const field = compileVariant(variant, name, required, schema, maxEnumValues);
-  if (field.kind === "problem") return field;
-  if (Object.hasOwn(schema, "default")) {
-    const fallback = schema["default"];
-    const wrong = valueProblem(field, fallback);
-    if (wrong !== undefined) return problem("default", wrong);
-    field.default = Array.isArray(fallback) ? fallback.slice() : fallback as never;
-  }
-  return Object.freeze(field);
+  const field = compileVariant(variant, name, required, keywords, maxEnumValues);
+  if (field.kind === "problem" || !keywords.hasDefault) return field;
+  const fallback = keywords.default;
+  const wrong = valueProblem(field, fallback);
+  if (wrong !== undefined) return problem("default", wrong);
+  field.default = Array.isArray(fallback) ? fallback.slice() : fallback as never;
+  return field;
 }
 
-/** Which shape of the subset a property claims to be, from its `type` (and `enum`/`oneOf`). */
-function variantOf(schema: Record<string, unknown>): Variant | undefined {
-  switch (schema["type"]) {
+/** The first key, in the schema's order, outside the variant's keywords. */
+function foreignKeyword(
+  schema: Record<string, unknown>,
+  variant: Variant | undefined,
+): KeywordProblem | undefined {
+  for (const key in schema) {
+    if (isKeywordOf(key, variant)) continue;
+    return problem(
+      key,
+      `not supported ${variant === undefined ? "in an elicitation form" : `for ${KIND_NAMES[variant]}`}`,
+    );
+  }
+  return undefined;
+}
+
+/** Which variant the keywords claim, from `type` (and the presence of `enum` or `oneOf`). */
+function variantOf(keywords: FieldKeywords): Variant | undefined {
+  switch (keywords.type) {
     case "string":
-      return Object.hasOwn(schema, "enum") ? "enum" : Object.hasOwn(schema, "oneOf") ? "oneOf" : "string";
+      return (keywords.present & Keyword.enum) !== 0
+        ? "enum"
+        : (keywords.present & Keyword.oneOf) !== 0
+        ? "oneOf"
+        : "string";
     case "number":
     case "integer":
       return "number";
@@ -86,25 +134,6 @@ function variantOf(schema: Record<string, unknown>): Variant | undefined {
     default:
       return undefined;
   }
-}
-
-/**
- * The first keyword outside the variant's set. An unsupported `type` string is reported as such;
- * a missing one after any unknown keyword (so `{ "$ref": … }` names `$ref`).
- */
-function unknownKeyword(
-  schema: Record<string, unknown>,
-  variant: Variant | undefined,
-): KeywordProblem | undefined {
-  if (variant === undefined && typeof schema["type"] === "string") return undefined;
-  for (const key of Object.keys(schema)) {
-    if (isKeywordOf(key, variant)) continue;
-    return problem(
-      key,
-      `not supported ${variant === undefined ? "in an elicitation form" : `for ${KIND_NAMES[variant]}`}`,
-    );
-  }
-  return undefined;
 }
 
 /** Whether `key` is a keyword of the variant (of any variant when `undefined`). */
@@ -140,28 +169,29 @@ function compileVariant(
   variant: Variant,
   name: string,
   required: boolean,
-  schema: Record<string, unknown>,
+  keywords: FieldKeywords,
   maxEnumValues: number,
 ): Draft | KeywordProblem {
   switch (variant) {
     case "string":
-      return compileString(name, required, schema);
+      return compileString(name, required, keywords);
     case "number":
-      return compileNumber(name, required, schema);
+      return compileNumber(name, required, keywords);
     case "boolean":
       return { name, required, kind: "boolean", default: undefined };
     case "enum": {
-      const values = readEnum(schema["enum"], "enum", maxEnumValues);
-      if ("kind" in values) return values;
-      const names = schema["enumNames"];
+      const values = readEnum(keywords.enum, "enum", maxEnumValues);
+      if (!Array.isArray(values)) return values as KeywordProblem;
+      const names = keywords.enumNames;
       const wrong = names === undefined ? undefined : enumNamesProblem(names, values.length);
       return wrong ?? { name, required, kind: "enum", values, default: undefined };
     }
     case "oneOf": {
-      const values = readTitledOptions(schema["oneOf"], "oneOf", maxEnumValues);
-      return "kind" in values ? values : { name, required, kind: "enum", values, default: undefined };
+      const values = readTitledOptions(keywords.oneOf, "oneOf", maxEnumValues);
+      if (!Array.isArray(values)) return values as KeywordProblem;
+      return { name, required, kind: "enum", values, default: undefined };
     }
     case "array":
-      return compileMultiSelect(name, required, schema, maxEnumValues);
+      return compileMultiSelect(name, required, keywords, maxEnumValues);
   }
 }

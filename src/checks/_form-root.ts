@@ -7,40 +7,71 @@
  */
 import { describeValue, quote } from "../_internal/quote.ts";
 
-const ROOT_KEYWORDS: ReadonlySet<string> = new Set([
-  "type",
-  "properties",
-  "required",
-  "$schema",
-  "title",
-  "description",
-  "additionalProperties",
-]);
+/** The root keywords the form check goes on with, unchecked. */
+export interface RootKeywords {
+  /** The value of `properties`. */
+  readonly properties: unknown;
+  /** The value of `required`. */
+  readonly required: unknown;
+}
 
 /**
- * Checks the root keywords of a form schema, all but `properties` and `required`.
+ * Reads the root keywords of a form schema in one `for…in` pass (see `_field-keywords.ts` for
+ * why), and checks all but `properties` and `required`.
  *
  * @param schema The schema object.
- * @returns Why it is refused, or `undefined`.
+ * @returns `properties` and `required`, or why the root is refused.
  */
-export function rootProblem(schema: Record<string, unknown>): string | undefined {
-  if (schema["type"] !== "object") {
-    return `keyword "type": expected "object", received ${describeValue(schema["type"])}`;
-  }
-  for (const key of Object.keys(schema)) {
-    if (!ROOT_KEYWORDS.has(key)) return `keyword ${quote(key)}: not supported at the root of a form`;
-  }
-  for (const key of ["$schema", "title", "description"]) {
-    const text = schema[key];
-    if (text !== undefined && typeof text !== "string") {
-      return `keyword ${quote(key)}: expected a string, received ${describeValue(text)}`;
+export function readRoot(schema: Record<string, unknown>): RootKeywords | string {
+  let type: unknown = undefined;
+  let properties: unknown = undefined;
+  let required: unknown = undefined;
+  let dialect: unknown = undefined;
+  let title: unknown = undefined;
+  let description: unknown = undefined;
+  let extra: unknown = undefined;
+  let foreign: string | undefined;
+  for (const key in schema) {
+    switch (key) {
+      case "type":
+        type = schema[key];
+        break;
+      case "properties":
+        properties = schema[key];
+        break;
+      case "required":
+        required = schema[key];
+        break;
+      case "$schema":
+        dialect = schema[key];
+        break;
+      case "title":
+        title = schema[key];
+        break;
+      case "description":
+        description = schema[key];
+        break;
+      case "additionalProperties":
+        extra = schema[key];
+        break;
+      default:
+        if (foreign === undefined) foreign = key;
     }
   }
-  const extra = schema["additionalProperties"];
+  if (type !== "object") return `keyword "type": expected "object", received ${describeValue(type)}`;
+  if (foreign !== undefined) return `keyword ${quote(foreign)}: not supported at the root of a form`;
+  const wrong = textProblem("$schema", dialect) ?? textProblem("title", title) ??
+    textProblem("description", description);
+  if (wrong !== undefined) return wrong;
   if (extra !== undefined && extra !== false) {
     return `keyword "additionalProperties": expected false, received ${describeValue(extra)}`;
   }
-  return undefined;
+  return { properties, required };
+}
+
+function textProblem(key: string, text: unknown): string | undefined {
+  if (text === undefined || typeof text === "string") return undefined;
+  return `keyword ${quote(key)}: expected a string, received ${describeValue(text)}`;
 }
 
 /**

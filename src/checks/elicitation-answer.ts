@@ -10,6 +10,7 @@ import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/
 import { isObject } from "./_enum-options.ts";
 import type { FormShape } from "./_form-shape.ts";
 import { valueProblem } from "./_field-value.ts";
+import { emptyRecord } from "./_form-record.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";
 
 import type { ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
@@ -21,7 +22,8 @@ export type ElicitAnswerRequest = { readonly mode: "form"; readonly shape: FormS
 
 /**
  * Checks an elicitation answer and returns a fresh copy to send. Form content is rebuilt in the
- * schema's order into a prototype-free object, with every missing field that has a `default`
+ * schema's order into an object that inherits nothing (a record of `_form-record.ts`: its
+ * prototype is frozen, empty and prototype-free), with every missing field that has a `default`
  * filled in (SEP-1034); `content` left out of an accepted form counts as empty. Other keys of
  * the answer (`_meta` included) are dropped. Refusal messages name fields and rules but never
  * echo the user's values: they are sent to the server.
@@ -70,12 +72,15 @@ function checkAnswer(answer: unknown, request: ElicitAnswerRequest): Verdict<Eli
   return typeof checked === "string" ? refused(checked) : pass({ action, content: checked });
 }
 
-/** The checked copy of an accepted form's content, or why it is refused. */
+/**
+ * The checked copy of an accepted form's content, or why it is refused. Messages are built only
+ * once a problem is found.
+ */
 function checkContent(
   content: Record<string, unknown>,
   shape: FormShape,
 ): { [key: string]: ElicitValue } | string {
-  const output: { [key: string]: ElicitValue } = Object.create(null);
+  const output = emptyRecord<ElicitValue>();
   let seen = 0;
   for (const field of shape.fields) {
     const name = field.name;
@@ -83,8 +88,10 @@ function checkContent(
     const value = present ? content[name] : undefined;
     if (present) seen++;
     if (value === undefined) {
-      if (field.default !== undefined) {
-        output[name] = Array.isArray(field.default) ? [...field.default] : field.default as ElicitValue;
+      const fallback = field.default;
+      if (fallback !== undefined) {
+        // the shape's own plain array: slice() copies it in half the time of a spread
+        output[name] = Array.isArray(fallback) ? fallback.slice() : fallback as ElicitValue;
       } else if (field.required) {
         return `field ${quote(name)} is required, received nothing`;
       }

@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { np, same } from "../_support/exact.ts";
+import { sameRecords } from "./_form-records.ts";
 import { checkElicitAnswer } from "../../src/checks/elicitation-answer.ts";
 import { createElicitationFormCheck, type FormShape } from "../../src/checks/elicitation-form.ts";
 import everything from "../fixtures/server-everything-elicitation-schema.json" with { type: "json" };
@@ -60,13 +61,13 @@ describe("checkElicitAnswer() SEP-1034 defaults", () => {
       },
     };
     const form = { mode: "form", shape: shapeOf(sep1034) } as const;
-    same(checkElicitAnswer({ action: "accept", content: {} }, form), expected);
-    same(checkElicitAnswer({ action: "accept" }, form), expected);
+    sameRecords(checkElicitAnswer({ action: "accept", content: {} }, form), expected);
+    sameRecords(checkElicitAnswer({ action: "accept" }, form), expected);
   });
 
   test("keeps what the user gave over the default", () => {
     const form = { mode: "form", shape: shapeOf(sep1034) } as const;
-    same(checkElicitAnswer({ action: "accept", content: { age: 41, verified: false } }, form), {
+    sameRecords(checkElicitAnswer({ action: "accept", content: { age: 41, verified: false } }, form), {
       ok: true,
       value: {
         action: "accept",
@@ -80,7 +81,7 @@ describe("checkElicitAnswer() SEP-1034 defaults", () => {
       action: "accept",
       content: { email: "ada@example.com", name: "Ada" },
     }, everythingForm);
-    same(verdict, {
+    sameRecords(verdict, {
       ok: true,
       value: {
         action: "accept",
@@ -142,7 +143,7 @@ describe("checkElicitAnswer() accepted answers", () => {
     const answer = { action: "accept", content, _meta: { trace: "x" } };
     const before = structuredClone(answer);
     const verdict = checkElicitAnswer(answer, everythingForm);
-    same(verdict, { ok: true, value: { action: "accept", content: np(content) } });
+    sameRecords(verdict, { ok: true, value: { action: "accept", content: np(content) } });
     same(answer, before);
     assert.notEqual(verdict.ok && verdict.value, answer);
     assert.notEqual(verdict.ok && verdict.value.content, content);
@@ -184,7 +185,7 @@ describe("checkElicitAnswer() accepted answers", () => {
       { picks: ["v0", "v19", "v7"] },
     ];
     for (const content of valid) {
-      same(checkElicitAnswer({ action: "accept", content }, strictForm), {
+      sameRecords(checkElicitAnswer({ action: "accept", content }, strictForm), {
         ok: true,
         value: { action: "accept", content: np(content) },
       });
