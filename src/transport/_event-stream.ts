@@ -16,8 +16,8 @@ import type { ResponseOutcome, StreamCursor } from "./response-outcome.ts";
 
 /** What {@linkcode readEventStream} needs besides the body. */
 export interface EventStreamOptions {
-  /** The id of the request the POST carried. */
-  readonly requestId: RequestId;
+  /** The id of the request the POST carried; `undefined` on a stream that carries no response. */
+  readonly requestId: RequestId | undefined;
   /** Receives every message that is not the response, in order. */
   readonly onMessage?: ((message: JsonRpcMessage) => void) | undefined;
   /** The largest event data accepted, in UTF-8 bytes. */
@@ -71,10 +71,7 @@ export async function readEventStream(
     const step = await body.read();
     if (step.kind === "aborted") return { kind: "aborted" };
     if (step.kind === "failed") {
-      return broken(
-        state,
-        `SSE stream failed before the response to request ${show(options)}: ${step.reason}`,
-      );
+      return broken(state, `SSE stream failed${beforeResponse(options)}: ${step.reason}`);
     }
     const text = step.kind === "end" ? decoder.decode() : decoder.decode(step.bytes, { stream: true });
     const lines = toLineFeeds(text, lineEnds);
@@ -82,7 +79,7 @@ export async function readEventStream(
     if (body.aborted()) return { kind: "aborted" };
     if (state.final !== undefined) return state.final;
     if (step.kind === "end") {
-      return broken(state, `SSE stream ended before the response to request ${show(options)}`);
+      return broken(state, `SSE stream ended${beforeResponse(options)}`);
     }
   }
 }
@@ -146,6 +143,8 @@ function protocolError(message: string): ResponseOutcome {
   return { kind: "protocol_error", message };
 }
 
-function show(options: EventStreamOptions): string {
-  return JSON.stringify(options.requestId);
+function beforeResponse(options: EventStreamOptions): string {
+  return options.requestId === undefined
+    ? ""
+    : ` before the response to request ${JSON.stringify(options.requestId)}`;
 }

@@ -25,15 +25,18 @@ export type ResponseMatch =
  * Matches a message against the id of the request in flight.
  *
  * @param message A decoded message.
- * @param requestId The id of the request the POST carried.
+ * @param requestId The id of the request the POST carried; `undefined` on a stream that carries
+ *   no response (the legacy standalone GET stream), where every response is a wrong answer.
  * @returns Whether it is that request's response, some other message, or a wrong answer.
  */
-export function matchResponse(message: JsonRpcMessage, requestId: RequestId): ResponseMatch {
+export function matchResponse(message: JsonRpcMessage, requestId: RequestId | undefined): ResponseMatch {
   if (!isResponse(message)) {
     const what = isRequest(message) ? "a request" : "a notification";
     return { kind: "not_response", described: `${what} ${JSON.stringify(message.method)}` };
   }
-  if (message.id === requestId || message.id === null) return { kind: "ours", message };
+  if (requestId !== undefined && (message.id === requestId || message.id === null)) {
+    return { kind: "ours", message };
+  }
   return {
     kind: "wrong_id",
     problem: `${expectedResponse(requestId)}, received a response to request ${JSON.stringify(message.id)}`,
@@ -43,9 +46,10 @@ export function matchResponse(message: JsonRpcMessage, requestId: RequestId): Re
 /**
  * Words the expectation, for messages.
  *
- * @param requestId The id of the request in flight.
- * @returns `expected the response to request 7`.
+ * @param requestId The id of the request in flight, or `undefined` when none is.
+ * @returns `expected the response to request 7`, or `expected no response on this stream`.
  */
-export function expectedResponse(requestId: RequestId): string {
+export function expectedResponse(requestId: RequestId | undefined): string {
+  if (requestId === undefined) return "expected no response on this stream";
   return `expected the response to request ${JSON.stringify(requestId)}`;
 }

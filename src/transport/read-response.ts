@@ -12,8 +12,12 @@ import type { ResponseOutcome } from "./response-outcome.ts";
 
 /** Options of {@linkcode readResponse}. */
 export interface ReadResponseOptions {
-  /** The id of the request the POST carried: its response ends the read. */
-  readonly requestId: RequestId;
+  /**
+   * The id of the request the POST carried: its response ends the read. `undefined` reads a
+   * stream that carries no response (the legacy standalone GET stream): only an SSE body is
+   * accepted, any response on it is a protocol error, and an error status is an `http_error`.
+   */
+  readonly requestId: RequestId | undefined;
   /**
    * Receives, in order, each message on an SSE stream that is not the response: notifications,
    * and in the legacy era server requests (a modern server must not send those; the caller,
@@ -81,7 +85,7 @@ export async function readResponse(
     if (status < 200 || status > 299) {
       return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes);
     }
-    if (type === "application/json") {
+    if (type === "application/json" && options.requestId !== undefined) {
       return await readJsonBody(body, status, options.requestId, maxMessageBytes);
     }
     if (type === "text/event-stream") {
@@ -93,8 +97,9 @@ export async function readResponse(
       });
     }
     const received = type === undefined ? "none" : JSON.stringify(type);
+    const expected = options.requestId === undefined ? "" : `"application/json" or `;
     return protocolError(
-      `HTTP ${status} response: expected content type "application/json" or "text/event-stream", received ${received}`,
+      `HTTP ${status} response: expected content type ${expected}"text/event-stream", received ${received}`,
     );
   } finally {
     body.close();
@@ -132,10 +137,11 @@ async function readErrorStatus(
   body: BodyReader,
   status: number,
   type: string | undefined,
-  requestId: RequestId,
+  requestId: RequestId | undefined,
   max: number,
 ): Promise<ResponseOutcome> {
-  const json = type === "application/json";
+  // A stream that carries no response has no request whose error the body could be.
+  const json = type === "application/json" && requestId !== undefined;
   const read = await readBodyBytes(body, json ? max : ERROR_BODY_BYTES);
   if (read.end === "aborted") return ABORTED;
   if (json && read.end === "complete") {

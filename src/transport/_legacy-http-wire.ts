@@ -1,0 +1,194 @@
+/**
+ * The shared state of one legacy Streamable HTTP connection: the session id and protocol version
+ * sent on every request, the requests in flight, and the one way the connection ends.
+ *
+ * @module
+ */
+import type { Timers } from "../chain/timers.ts";
+import { linkSignals } from "../client/_signals.ts";
+import {
+  type ConnectionClosed,
+  ConnectionError,
+  type ConnectionEvents,
+} from "../client/legacy/legacy-connection.ts";
+import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
+import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
+import { type Fetcher, fetchWithRedirects } from "./_fetch-with-redirects.ts";
+
+/** What a connection is built from. */
+export interface WireSettings {
+  readonly transport: CompiledHttpTransport;
+  readonly fetch: Fetcher;
+  readonly timers: Timers;
+  readonly maxRetryMs: number;
+  readonly maxResumeAttempts: number;
+  readonly events: ConnectionEvents;
+}
+
+/** How one HTTP request is sent. */
+export interface SendOptions {
+  /** The JSON-RPC message, for a POST. */
+  readonly body?: string;
+  /** Resumes a stream from this SSE event id (a GET). */
+  readonly lastEventId?: string;
+  /** Aborts the request. */
+  readonly signal: AbortSignal;
+}
+
+/** The longest session id accepted, in characters. */
+const MAX_SESSION_ID = 1024;
+/** Visible ASCII (0x21 to 0x7E), as the transport spec requires of session ids. */
+const VISIBLE_ASCII = /^[\x21-\x7E]+$/;
+
+/** One connection's wire state; the request and stream loops share it. */
+export class LegacyHttpWire {
+  /** The construction settings. */
+  readonly settings: WireSettings;
+  readonly #lifetime = new AbortController();
+  readonly #pending = new Set<(error: ConnectionError) => void>();
+  #sessionId: string | undefined;
+  #version: string | undefined;
+  #ended: ConnectionClosed | undefined;
+
+  /** @param settings Transport, fetch, timers, limits and the session's callbacks. */
+  constructor(settings: WireSettings) {
+    this.settings = settings;
+  }
+
+  /** Fires when the connection ends. */
+  get lifetime(): AbortSignal {
+    return this.#lifetime.signal;
+  }
+
+  /** The session id the server assigned, if any. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** How the connection ended, once it has. */
+  get ended(): ConnectionClosed | undefined {
+    return this.#ended;
+  }
+
+  /** Records the negotiated version, sent as `MCP-Protocol-Version` from now on. */
+  setVersion(version: string): void {
+    this.#version = version;
+  }
+
+  /**
+   * Remembers the `Mcp-Session-Id` of the `initialize` response.
+   *
+   * @throws {ConnectionError} `protocol`, when the header is not a valid session id.
+   */
+  adoptSession(response: Response): void {
+    const value = response.headers.get("mcp-session-id");
+    if (this.#sessionId !== undefined || value === null || response.status > 299) return;
+    if (value.length > MAX_SESSION_ID || !VISIBLE_ASCII.test(value)) {
+      const shown = JSON.stringify(value.slice(0, 40)) + (value.length > 40 ? "…" : "");
+      throw new ConnectionError(
+        "protocol",
+        `Mcp-Session-Id of the initialize response is invalid: expected 1 to ${MAX_SESSION_ID} visible ASCII characters (0x21-0x7E), received ${shown} (${value.length} characters)`,
+      );
+    }
+    this.#sessionId = value;
+  }
+
+  /**
+   * Sends one request with the protocol headers; a 404 while a session id is set ends the
+   * connection as `session_expired`.
+   *
+   * @returns The response, its body unread.
+   * @throws {ConnectionError} `aborted`, `http` (no response: network, refused redirect) or `session_expired`.
+   */
+  async send(method: "POST" | "GET" | "DELETE", options: SendOptions): Promise<Response> {
+    const sessionId = this.#sessionId;
+    const { transport, fetch } = this.settings;
+    const request = {
+      transport,
+      fetch,
+      method,
+      headers: this.#headers(method, options),
+      signal: options.signal,
+    };
+    const sent = await fetchWithRedirects(
+      options.body === undefined ? request : { ...request, body: options.body },
+    );
+    if (sent.kind === "aborted") {
+      throw new ConnectionError("aborted", `${method} to ${transport.url} was aborted`);
+    }
+    if (sent.kind === "network_error") throw new ConnectionError("http", sent.message);
+    if (sent.kind === "redirect_refused") {
+      throw new ConnectionError("http", `${method} to ${transport.url}: ${sent.message}`);
+    }
+    if (sent.response.status !== 404 || sessionId === undefined) return sent.response;
+    sent.response.body?.cancel().catch(() => {});
+    this.end({ kind: "session_expired", reason: "session expired (HTTP 404)" });
+    throw this.endError();
+  }
+
+  /**
+   * Runs one piece of work (a request, a notification) as pending: when the connection ends it
+   * rejects at once with why, whatever the work is doing.
+   *
+   * @param work Receives a signal that fires when `caller` fires or the connection ends.
+   * @param caller The caller's signal.
+   */
+  track<T>(work: (signal: AbortSignal) => Promise<T>, caller?: AbortSignal): Promise<T> {
+    if (this.#ended !== undefined) return Promise.reject(this.endError());
+    const linked = linkSignals([caller, this.#lifetime.signal]);
+    return new Promise<T>((resolve, reject) => {
+      const settle = (): void => {
+        this.#pending.delete(fail);
+        linked.dispose();
+      };
+      const fail = (error: unknown): void => {
+        settle();
+        reject(error);
+      };
+      this.#pending.add(fail);
+      work(linked.signal).then((value) => {
+        settle();
+        resolve(value);
+      }, fail);
+    });
+  }
+
+  /** Hands a server request or notification to the session, unless the connection has ended. */
+  deliver(message: JsonRpcMessage, related: RequestId | undefined): void {
+    if (this.#ended !== undefined || isResponse(message)) return;
+    this.settings.events.onServerMessage({ message, related });
+  }
+
+  /** Ends the connection once: rejects pending work, stops every stream, tells the session. */
+  end(closed: ConnectionClosed): void {
+    if (this.#ended !== undefined) return;
+    this.#ended = closed;
+    const error = this.endError();
+    for (const fail of [...this.#pending]) fail(error);
+    this.#lifetime.abort(error);
+    this.settings.events.onClose(closed);
+  }
+
+  /** The error pending and later work rejects with once the connection has ended. */
+  endError(): ConnectionError {
+    const ended = this.#ended;
+    if (ended?.kind === "session_expired") {
+      return new ConnectionError("session_expired", `Legacy HTTP connection ended: ${ended.reason}`, {
+        status: 404,
+      });
+    }
+    return new ConnectionError("closed", `Legacy HTTP connection ended: ${ended?.reason ?? "closed"}`);
+  }
+
+  #headers(method: "POST" | "GET" | "DELETE", options: SendOptions): Record<string, string> {
+    const headers: Record<string, string> = method === "POST"
+      ? { "Content-Type": "application/json", "Accept": "application/json, text/event-stream" }
+      : method === "GET"
+      ? { "Accept": "text/event-stream" }
+      : {};
+    if (this.#sessionId !== undefined) headers["Mcp-Session-Id"] = this.#sessionId;
+    if (this.#version !== undefined) headers["MCP-Protocol-Version"] = this.#version;
+    if (options.lastEventId !== undefined) headers["Last-Event-ID"] = options.lastEventId;
+    return headers;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The legacy standalone GET stream: the channel a server uses for requests and notifications
+ * unrelated to any request in flight. It is opened once the version is negotiated, reopened
+ * after the server's `retry` when it ends (with `Last-Event-ID` when an event id was seen), and
+ * given up when the server offers none (405), the connection ends, or it keeps failing.
+ *
+ * @module
+ */
+import { pause } from "../client/_signals.ts";
+import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
+import { DEFAULT_RETRY_MS } from "./_legacy-request-stream.ts";
+import { readResponse } from "./read-response.ts";
+
+/** How one opening of the stream went. */
+type Round = "progress" | "failed" | "stop";
+
+interface ListenCursor {
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+}
+
+/** Statuses worth retrying: the server may answer differently later. */
+const TRANSIENT: readonly number[] = [408, 409, 425, 429];
+
+/**
+ * Keeps the standalone GET stream open until the connection ends; never rejects.
+ *
+ * A round that brought an event waits the server's `retry` (capped by `maxRetryMs`, default
+ * {@linkcode DEFAULT_RETRY_MS}) before reopening; rounds that failed or brought nothing double
+ * that wait up to `maxRetryMs`, and `maxResumeAttempts` of them in a row end the stream. A status
+ * retrying cannot fix (405, 400, 401, 403…) or a protocol error ends it at once.
+ *
+ * @param wire The connection.
+ */
+export async function listen(wire: LegacyHttpWire): Promise<void> {
+  const { timers, maxRetryMs, maxResumeAttempts } = wire.settings;
+  const signal = wire.lifetime;
+  const cursor: ListenCursor = { lastEventId: undefined, retryMs: undefined };
+  let failures = 0;
+  while (!signal.aborted) {
+    let round: Round;
+    try {
+      round = await listenOnce(wire, cursor);
+    } catch {
+      // The session's onServerMessage threw: nothing here can report it; the stream stops.
+      round = "stop";
+    }
+    if (round === "stop") return;
+    failures = round === "progress" ? 0 : failures + 1;
+    if (failures >= maxResumeAttempts && failures > 0) return;
+    const base = Math.min(cursor.retryMs ?? DEFAULT_RETRY_MS, maxRetryMs);
+    const waitMs = failures === 0 ? base : Math.min(base * 2 ** (failures - 1), maxRetryMs);
+    if (!await pause(waitMs, timers, signal)) return;
+  }
+}
+
+async function listenOnce(wire: LegacyHttpWire, cursor: ListenCursor): Promise<Round> {
+  const signal = wire.lifetime;
+  let response: Response;
+  try {
+    const lastEventId = cursor.lastEventId;
+    response = await wire.send("GET", lastEventId === undefined ? { signal } : { lastEventId, signal });
+  } catch (error) {
+    // A network failure may pass; an abort or an expired session ends the connection anyway.
+    return error instanceof ConnectionError && error.kind === "http" ? "failed" : "stop";
+  }
+  const { status } = response;
+  if (status < 200 || status > 299) {
+    response.body?.cancel().catch(() => {});
+    return status >= 500 || TRANSIENT.includes(status) ? "failed" : "stop";
+  }
+  let delivered = 0;
+  const outcome = await readResponse(response, {
+    requestId: undefined,
+    signal,
+    onMessage: (message) => {
+      delivered++;
+      wire.deliver(message, undefined);
+    },
+  });
+  if (outcome.kind !== "stream_broken") return "stop";
+  const newId = outcome.lastEventId !== undefined && outcome.lastEventId !== cursor.lastEventId;
+  cursor.lastEventId = outcome.lastEventId ?? cursor.lastEventId;
+  cursor.retryMs = outcome.retryMs ?? cursor.retryMs;
+  return newId || delivered > 0 ? "progress" : "failed";
+}

@@ -1,0 +1,126 @@
+/**
+ * One legacy request over HTTP: the POST, its JSON or SSE answer, and, when the SSE stream ends
+ * before the response (a 2025-11-25 server may close it early and expect the client to poll),
+ * its resumption by GET with `Last-Event-ID` after the server's `retry` delay.
+ *
+ * @module
+ */
+import { pause } from "../client/_signals.ts";
+import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import type {
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcResultResponse,
+} from "../protocol/jsonrpc.ts";
+import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
+import { readResponse } from "./read-response.ts";
+import type { ResponseOutcome, ResponseStreamBroken } from "./response-outcome.ts";
+
+/** The wait before resuming a stream whose server sent no `retry`, in milliseconds. */
+export const DEFAULT_RETRY_MS = 1000;
+
+interface Cursor {
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+  /** Resumptions in a row that brought no new event. */
+  stalled: number;
+}
+
+/**
+ * Sends a request and reads its response, resuming the stream as often as the server asks.
+ *
+ * @param wire The connection.
+ * @param message The request.
+ * @param signal Fires when the caller aborts or the connection ends.
+ * @returns The response: a result or a JSON-RPC error.
+ * @throws {ConnectionError} When no response can be had.
+ */
+export async function exchangeRequest(
+  wire: LegacyHttpWire,
+  message: JsonRpcRequest,
+  signal: AbortSignal,
+): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
+  const label = `Request ${JSON.stringify(message.id)} (${JSON.stringify(message.method)})`;
+  const onMessage = (received: JsonRpcMessage): void => wire.deliver(received, message.id);
+  const read = (response: Response): Promise<ResponseOutcome> =>
+    readResponse(response, { requestId: message.id, onMessage, signal });
+  const response = await wire.send("POST", { body: JSON.stringify(message), signal });
+  if (message.method === "initialize") {
+    try {
+      wire.adoptSession(response);
+    } catch (error) {
+      response.body?.cancel().catch(() => {});
+      throw error;
+    }
+  }
+  let outcome = await read(response);
+  const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, stalled: 0 };
+  while (outcome.kind === "stream_broken") {
+    const lastEventId = advance(cursor, outcome, label, wire.settings.maxResumeAttempts);
+    const waitMs = Math.min(cursor.retryMs ?? DEFAULT_RETRY_MS, wire.settings.maxRetryMs);
+    if (!await pause(waitMs, wire.settings.timers, signal)) throw aborted(label);
+    outcome = await read(await wire.send("GET", { lastEventId, signal }));
+  }
+  return settle(outcome, label);
+}
+
+/** Moves the cursor past a broken stream; returns the id to resume from, or throws when none. */
+function advance(cursor: Cursor, broken: ResponseStreamBroken, label: string, maxAttempts: number): string {
+  const progressed = broken.lastEventId !== undefined && broken.lastEventId !== cursor.lastEventId;
+  cursor.lastEventId = broken.lastEventId ?? cursor.lastEventId;
+  cursor.retryMs = broken.retryMs ?? cursor.retryMs;
+  cursor.stalled = progressed ? 0 : cursor.stalled + 1;
+  if (cursor.lastEventId === undefined) {
+    throw new ConnectionError(
+      "protocol",
+      `${label}: ${broken.reason}, and it cannot be resumed: expected an SSE event with an "id" before the stream ended, received none`,
+    );
+  }
+  if (cursor.stalled >= maxAttempts) {
+    throw new ConnectionError(
+      "protocol",
+      `${label}: ${broken.reason}; gave up resuming from event ${
+        JSON.stringify(cursor.lastEventId)
+      } after ${cursor.stalled} attempts in a row brought no new event (maxResumeAttempts ${maxAttempts})`,
+    );
+  }
+  return cursor.lastEventId;
+}
+
+function settle(outcome: ResponseOutcome, label: string): JsonRpcResultResponse | JsonRpcErrorResponse {
+  switch (outcome.kind) {
+    case "response":
+      return outcome.message;
+    case "aborted":
+      throw aborted(label);
+    case "accepted":
+      throw new ConnectionError(
+        "protocol",
+        `${label}: expected a JSON-RPC response as JSON or SSE, received HTTP 202 Accepted`,
+        { status: 202 },
+      );
+    case "http_error":
+      throw new ConnectionError(
+        "http",
+        `${label} failed with HTTP ${outcome.status}: expected a JSON-RPC response, received ${
+          quoteBody(outcome.body)
+        }`,
+        { status: outcome.status },
+      );
+    case "protocol_error":
+      throw new ConnectionError("protocol", `${label}: ${outcome.message}`);
+    case "stream_broken":
+      throw new ConnectionError("protocol", `${label}: ${outcome.reason}`);
+  }
+}
+
+function aborted(label: string): ConnectionError {
+  return new ConnectionError("aborted", `${label} was aborted before its response arrived`);
+}
+
+/** Quotes at most 200 characters of an error body, for messages. */
+export function quoteBody(body: string): string {
+  if (body === "") return "an empty body";
+  return JSON.stringify(body.length > 200 ? `${body.slice(0, 200)}…` : body);
+}

@@ -1,0 +1,243 @@
+/// <reference types="node" />
+/**
+ * One live stdio connection: the child process, its three pipes, the pending requests, and the
+ * one-time end (see `stdio-connection.ts` for the behaviour it promises).
+ *
+ * @module
+ */
+import type { ChildProcess } from "node:child_process";
+import {
+  type ConnectionClosed,
+  ConnectionError,
+  type ConnectionEvents,
+  type LegacyConnection,
+} from "../client/legacy/legacy-connection.ts";
+import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
+import {
+  isResponse,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResultResponse,
+} from "../protocol/jsonrpc.ts";
+import type { DroppedLine } from "./stdio-connection.ts";
+import { createLineSplitter } from "./_stdio-lines.ts";
+import { createPendingRequests } from "./_stdio-pending.ts";
+import { describeExit, describeStartError, signalProcess, startProcess } from "./_stdio-process.ts";
+import { readLine } from "./_stdio-read-line.ts";
+import { createStdinWriter, type StdinWriter } from "./_stdio-writer.ts";
+
+/** The resolved options of `createStdioConnection`. */
+export interface StdioSettings {
+  readonly maxMessageBytes: number;
+  readonly maxPendingBytes: number;
+  readonly maxStderrLineBytes: number;
+  readonly graceMs: number;
+  readonly onDroppedLine: ((dropped: DroppedLine) => void) | undefined;
+}
+
+type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;
+
+const encoder = new TextEncoder();
+/** How long to wait, once the process has exited, for its pipes to close. */
+const EXIT_DRAIN_MS = 1000;
+
+/** A {@linkcode LegacyConnection} over a child process's stdin and stdout. */
+export class StdioLink implements LegacyConnection {
+  readonly #settings: StdioSettings;
+  readonly #events: ConnectionEvents;
+  readonly #pending = createPendingRequests();
+  readonly #stdoutText = new TextDecoder("utf-8", { fatal: true });
+  readonly #stderrText = new TextDecoder();
+  readonly #exited: Promise<void>;
+  #markExited: () => void = () => {};
+  #child: ChildProcess | undefined;
+  #writer: StdinWriter | undefined;
+  #ended: ConnectionClosed | undefined;
+  #closing = false;
+  #closed: Promise<void> | undefined;
+
+  /**
+   * Starts the process.
+   *
+   * @param transport What to run.
+   * @param settings Limits and timings.
+   * @param events Where to report.
+   */
+  constructor(transport: CompiledStdioTransport, settings: StdioSettings, events: ConnectionEvents) {
+    this.#settings = settings;
+    this.#events = events;
+    this.#exited = new Promise((resolve) => this.#markExited = resolve);
+    const started = `could not start ${JSON.stringify(transport.command)}`;
+    try {
+      this.#child = startProcess(transport);
+    } catch (error) {
+      queueMicrotask(() => this.#startFailed(`${started}: ${describeStartError(error, transport.cwd)}`));
+      return;
+    }
+    const child = this.#child;
+    if (child.stdin !== null) this.#writer = createStdinWriter(child.stdin);
+    child.on("error", (error) => {
+      if (child.pid === undefined) {
+        this.#startFailed(`${started}: ${describeStartError(error, transport.cwd)}`);
+      }
+    });
+    this.#watchPipes(child);
+    // "close" follows "exit" once the pipes are drained; a grandchild holding them open must not
+    // keep the connection alive.
+    let late: ReturnType<typeof setTimeout> | undefined;
+    child.once("exit", (code, signal) =>
+      late = setTimeout(() => {
+        this.#onExit(code, signal);
+        for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
+      }, EXIT_DRAIN_MS));
+    child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(late);
+      this.#onExit(child.exitCode ?? code, child.signalCode ?? signal ?? null);
+    });
+  }
+
+  request(message: JsonRpcRequest, options: { readonly signal: AbortSignal }): Promise<Answer> {
+    const { id } = message;
+    const { signal } = options;
+    const label = `Request ${JSON.stringify(id)} "${message.method}"`;
+    if (this.#ended !== undefined) return Promise.reject(this.#endedError(label));
+    if (signal.aborted) {
+      return Promise.reject(new ConnectionError("aborted", `${label} was aborted before it was sent`));
+    }
+    if (this.#pending.has(id)) {
+      return Promise.reject(new Error(`${label} reuses the id of a pending request, expected a fresh id`));
+    }
+    return this.#pending.add(id, label, signal, () => this.#write(message, label));
+  }
+
+  notify(message: JsonRpcNotification): Promise<void> {
+    return this.#write(message, `Notification "${message.method}"`);
+  }
+
+  respond(message: Answer): Promise<void> {
+    return this.#write(message, `Response to ${JSON.stringify(message.id)}`);
+  }
+
+  negotiated(_version: string): void {}
+
+  close(): Promise<void> {
+    return this.#closed ??= this.#shutDown();
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#closing = true;
+    const child = this.#child;
+    if (child !== undefined && this.#ended === undefined) {
+      child.stdin?.end();
+      if (!await this.#exitWithin(this.#settings.graceMs)) {
+        signalProcess(child, "SIGTERM");
+        if (!await this.#exitWithin(this.#settings.graceMs)) signalProcess(child, "SIGKILL");
+      }
+    }
+    await this.#exited;
+  }
+
+  #exitWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
+    return Promise.race([this.#exited.then(() => true), late]).finally(() => clearTimeout(timer));
+  }
+
+  #watchPipes(child: ChildProcess): void {
+    const { maxMessageBytes: max, maxStderrLineBytes } = this.#settings;
+    const stdout = createLineSplitter(max, {
+      line: (bytes) => this.#onLine(bytes),
+      overflow: () =>
+        this.#fail(`the server wrote a line longer than ${max} bytes on stdout, expected at most ${max}`),
+    });
+    const stderr = createLineSplitter(maxStderrLineBytes, {
+      line: (bytes) => this.#onStderr(bytes),
+      overflow: (head) => this.#onStderr(head),
+    });
+    // Write failures arrive through write callbacks, the end of the process through "close".
+    for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.on("error", () => {});
+    child.stdout?.on("data", (chunk: Uint8Array) => stdout.push(chunk));
+    child.stdout?.on("end", () => {
+      const rest = stdout.rest();
+      if (rest !== undefined) this.#drop("unterminated", rest.length, "stdout ended inside a line");
+    });
+    child.stderr?.on("data", (chunk: Uint8Array) => stderr.push(chunk));
+    child.stderr?.on("end", () => {
+      const rest = stderr.rest();
+      if (rest !== undefined) this.#onStderr(rest);
+    });
+  }
+
+  #onLine(bytes: Uint8Array): void {
+    if (this.#ended !== undefined) return;
+    const read = readLine(bytes, this.#stdoutText);
+    if (read.kind === "blank") return;
+    if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
+    const { message } = read;
+    if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });
+    if (message.id !== null && this.#pending.settle(message.id, message)) return;
+    this.#drop(
+      "unknown_response",
+      bytes.length,
+      `response to id ${JSON.stringify(message.id)}, expected a pending id`,
+    );
+  }
+
+  #onStderr(bytes: Uint8Array): void {
+    if (this.#ended === undefined) this.#events.onStderr?.(this.#stderrText.decode(bytes));
+  }
+
+  #drop(reason: DroppedLine["reason"], bytes: number, detail: string): void {
+    this.#settings.onDroppedLine?.({ reason, bytes, detail });
+  }
+
+  #write(message: JsonRpcMessage, label: string): Promise<void> {
+    const writer = this.#writer;
+    if (this.#ended !== undefined || writer === undefined) return Promise.reject(this.#endedError(label));
+    let line: Uint8Array;
+    try {
+      line = encoder.encode(JSON.stringify(message) + "\n");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const waiting = writer.waiting + line.length;
+    const max = this.#settings.maxPendingBytes;
+    if (waiting <= max) return writer.write(line, label);
+    this.#fail(`the server stopped reading its stdin: ${waiting} bytes would wait, expected at most ${max}`);
+    return Promise.reject(this.#endedError(label));
+  }
+
+  #endedError(label: string): ConnectionError {
+    const reason = this.#ended?.reason ?? "the process did not start";
+    return new ConnectionError("closed", `${label} failed: the connection ended (${reason})`);
+  }
+
+  #startFailed(reason: string): void {
+    this.#markExited();
+    this.#end("failed", reason);
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#markExited();
+    const how = describeExit(code, signal);
+    if (this.#closing) this.#end("closed", `closed by the client: ${how}`);
+    else this.#end("failed", how);
+  }
+
+  #fail(reason: string): void {
+    this.#end("failed", reason);
+    if (this.#child !== undefined) signalProcess(this.#child, "SIGKILL");
+  }
+
+  #end(kind: ConnectionClosed["kind"], reason: string): void {
+    if (this.#ended !== undefined) return;
+    this.#ended = { kind, reason };
+    this.#pending.rejectAll((label) =>
+      new ConnectionError("closed", `${label} got no response: the connection ended (${reason})`)
+    );
+    this.#writer?.abandon((label) => this.#endedError(label));
+    this.#events.onClose(this.#ended);
+  }
+}

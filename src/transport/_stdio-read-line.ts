@@ -1,0 +1,44 @@
+/**
+ * Reads one stdout line of a stdio server: UTF-8, JSON, one JSON-RPC message (no batch).
+ *
+ * @module
+ */
+import { decodeMessage, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import type { DroppedLine } from "./stdio-connection.ts";
+
+/** What a line held: a message, nothing (a blank line), or something to drop. */
+export type ReadLine =
+  | { readonly kind: "message"; readonly message: JsonRpcMessage }
+  | { readonly kind: "blank" }
+  | { readonly kind: "dropped"; readonly reason: DroppedLine["reason"]; readonly detail: string };
+
+const BLANK: ReadLine = { kind: "blank" };
+
+/**
+ * Decodes one line.
+ *
+ * @param bytes The line, without its line ending.
+ * @param decoder A UTF-8 decoder made with `fatal: true`.
+ * @returns The message, or why the line holds none.
+ */
+export function readLine(bytes: Uint8Array, decoder: TextDecoder): ReadLine {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return { kind: "dropped", reason: "not_utf8", detail: "expected UTF-8 text" };
+  }
+  if (text.trim() === "") return BLANK;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "dropped", reason: "not_json", detail: "expected JSON text" };
+  }
+  if (Array.isArray(value)) {
+    return { kind: "dropped", reason: "batch", detail: "expected one message, not a batch" };
+  }
+  const decoded = decodeMessage(value);
+  if (!decoded.ok) return { kind: "dropped", reason: "invalid_message", detail: decoded.message };
+  return { kind: "message", message: decoded.value };
+}

@@ -1,0 +1,165 @@
+/**
+ * The legacy Streamable HTTP transport (protocol 2025-11-25 and 2025-06-18) as a
+ * {@linkcode LegacyConnection}: every message its own POST, answers as JSON or SSE, a session id
+ * from the `initialize` response, an optional standalone GET stream, resumption by GET with
+ * `Last-Event-ID`, and `DELETE` at the end.
+ *
+ * Web standards only: `fetch` is injected, timers go through {@linkcode Timers}.
+ *
+ * @module
+ */
+import type { Timers } from "../chain/timers.ts";
+import { linkSignals } from "../client/_signals.ts";
+import {
+  ConnectionError,
+  type ConnectionEvents,
+  type ConnectionFactory,
+  type LegacyConnection,
+} from "../client/legacy/legacy-connection.ts";
+import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
+import type {
+  JsonRpcErrorResponse,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResultResponse,
+} from "../protocol/jsonrpc.ts";
+import type { Fetcher } from "./_fetch-with-redirects.ts";
+import { postAccepted } from "./_legacy-accepted-post.ts";
+import { LegacyHttpWire } from "./_legacy-http-wire.ts";
+import { listen } from "./_legacy-listen-stream.ts";
+import { exchangeRequest } from "./_legacy-request-stream.ts";
+
+/** Options of {@linkcode createLegacyHttpConnection}. */
+export interface LegacyHttpConnectionOptions {
+  /** The fetch to use, called as `fetch(url, init)`. */
+  readonly fetch: Fetcher;
+  /** Timers for `retry` waits, reconnection backoff and the bound on `DELETE`. */
+  readonly timers: Timers;
+  /**
+   * The longest wait before reconnecting a stream, in milliseconds: a server's larger `retry` is
+   * cut to it, and it caps the backoff of a failing GET stream. Without a `retry` the wait is
+   * 1000 ms.
+   * @default 30000
+   */
+  readonly maxRetryMs?: number;
+  /**
+   * How many times in a row a request's SSE stream is resumed without bringing a new event
+   * before the request fails; a resumption that brings one starts the count again, so a server
+   * that polls a long call keeps going. It also ends the standalone GET stream after that many
+   * failed openings in a row.
+   * @default 5
+   */
+  readonly maxResumeAttempts?: number;
+}
+
+/** How long `close()` waits for the answer to its `DELETE`, in milliseconds. */
+const DELETE_TIMEOUT_MS = 5000;
+/** What a protocol version sent as a header must look like. */
+const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
+
+/**
+ * Makes a factory of legacy Streamable HTTP connections to one server.
+ *
+ * A 404 to a request that carried a session id ends the connection as `session_expired` (the
+ * session initializes again on a new one). Network failures and other HTTP errors fail only the
+ * request they happened to (kind `"http"`); the connection stays usable.
+ *
+ * @param transport The server's compiled HTTP transport: endpoint, policy headers, redirect rule.
+ * @param options Fetch, timers and resumption limits.
+ * @returns A factory; each call opens a new connection with its own session id.
+ * @throws {RangeError} When `maxRetryMs` or `maxResumeAttempts` is not a non-negative integer.
+ * @example
+ * ```ts
+ * import { createLegacyHttpConnection } from "./legacy-http-connection.ts";
+ * import { compilePolicy } from "../policy/compile-policy.ts";
+ * import { systemTimers } from "../chain/timers.ts";
+ * const { transport } = compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } });
+ * if (transport.kind !== "http") throw new Error("expected an HTTP transport");
+ * const open = createLegacyHttpConnection(transport, { fetch: (url, init) => fetch(url, init), timers: systemTimers });
+ * const connection = open({ onServerMessage: () => {}, onClose: () => {} });
+ * await connection.close(); // nothing was sent: no session to end
+ * ```
+ */
+export function createLegacyHttpConnection(
+  transport: CompiledHttpTransport,
+  options: LegacyHttpConnectionOptions,
+): ConnectionFactory {
+  const maxRetryMs = checkCount("maxRetryMs", options.maxRetryMs, 30_000);
+  const maxResumeAttempts = checkCount("maxResumeAttempts", options.maxResumeAttempts, 5);
+  const { fetch, timers } = options;
+  return (events: ConnectionEvents): LegacyConnection =>
+    new LegacyHttpConnection(
+      new LegacyHttpWire({ transport, fetch, timers, maxRetryMs, maxResumeAttempts, events }),
+    );
+}
+
+class LegacyHttpConnection implements LegacyConnection {
+  readonly #wire: LegacyHttpWire;
+  #listening = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(wire: LegacyHttpWire) {
+    this.#wire = wire;
+  }
+
+  request(
+    message: JsonRpcRequest,
+    options: { readonly signal: AbortSignal },
+  ): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
+    return this.#wire.track((signal) => exchangeRequest(this.#wire, message, signal), options.signal);
+  }
+
+  notify(message: JsonRpcNotification): Promise<void> {
+    const label = `Notification ${JSON.stringify(message.method)}`;
+    return this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal));
+  }
+
+  respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void> {
+    const label = `Answer to server request ${JSON.stringify(message.id)}`;
+    return this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal));
+  }
+
+  negotiated(version: string): void {
+    if (!VERSION_HEADER.test(version)) {
+      throw new TypeError(
+        `negotiated(): the protocol version must be 1 to 64 visible ASCII characters, received ${
+          JSON.stringify(String(version).slice(0, 64))
+        }`,
+      );
+    }
+    this.#wire.setVersion(version);
+    if (this.#listening || this.#wire.ended !== undefined) return;
+    this.#listening = true;
+    void listen(this.#wire);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const expired = this.#wire.ended?.kind === "session_expired";
+    this.#wire.end({ kind: "closed", reason: "close() was called" });
+    if (expired || this.#wire.sessionId === undefined) return;
+    const { timers } = this.#wire.settings;
+    const bound = linkSignals([], { ms: DELETE_TIMEOUT_MS, which: "leg", timers });
+    try {
+      const response = await this.#wire.send("DELETE", { signal: bound.signal });
+      response.body?.cancel().catch(() => {});
+    } catch (error) {
+      // A server that refuses or never answers must not keep close() from ending.
+      if (!(error instanceof ConnectionError)) throw error;
+    } finally {
+      bound.dispose();
+    }
+  }
+}
+
+function checkCount(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  throw new RangeError(
+    `createLegacyHttpConnection(): "${name}" must be a non-negative integer, received "${String(value)}"`,
+  );
+}

@@ -1,0 +1,125 @@
+/**
+ * The stdio transport of the legacy era (self-hosted only): one child process per connection,
+ * newline-delimited JSON-RPC on its stdin and stdout, free-form logs on its stderr.
+ *
+ * @module
+ */
+import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
+import type { ConnectionFactory } from "../client/legacy/legacy-connection.ts";
+import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
+
+/** Why a line the server wrote on stdout was dropped. */
+export interface DroppedLine {
+  /**
+   * `"not_utf8"`, `"not_json"`, `"batch"` (a JSON array), `"invalid_message"` (JSON that is
+   * not one JSON-RPC message), `"unknown_response"` (a response to an id no pending request
+   * has, such as one aborted earlier, or to `null`), `"unterminated"` (bytes after the last
+   * newline when stdout ended).
+   */
+  readonly reason:
+    | "not_utf8"
+    | "not_json"
+    | "batch"
+    | "invalid_message"
+    | "unknown_response"
+    | "unterminated";
+  /** The line's length in bytes, line ending excluded. */
+  readonly bytes: number;
+  /** What was wrong, for logs; never the line itself. */
+  readonly detail: string;
+}
+
+/** Limits and timings of a stdio connection. */
+export interface StdioConnectionOptions {
+  /**
+   * The longest stdout line read, in bytes, line ending excluded. A longer line, even one still
+   * unfinished, fails the connection and kills the process: at most this many bytes (plus one
+   * pipe chunk) of a partial line are ever held.
+   * @default 4194304
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * The most bytes written to the server's stdin and not yet taken by the operating system (the
+   * server stopped reading). A write that would go over is refused: it rejects with a
+   * `ConnectionError` (kind `"closed"`), the connection fails and the process is killed.
+   * @default 8388608
+   */
+  readonly maxPendingBytes?: number;
+  /**
+   * The longest stderr line passed to `onStderr`, in bytes; a longer one is cut there and the
+   * rest of it skipped.
+   * @default 8192
+   */
+  readonly maxStderrLineBytes?: number;
+  /**
+   * How long `close()` waits for the process to exit after ending its stdin before SIGTERM, and
+   * again after SIGTERM before SIGKILL, in milliseconds.
+   * @default 2000
+   */
+  readonly graceMs?: number;
+  /** Told about each stdout line dropped (the connection carries on); must not throw. */
+  readonly onDroppedLine?: (dropped: DroppedLine) => void;
+}
+
+/**
+ * Makes the connection factory of a stdio server: each call starts the server's process (no
+ * shell) and returns a `LegacyConnection` over its pipes. Uses `node:child_process`
+ * (Node, Deno with `--allow-run` and `--allow-env`, Bun), so it is for self-hosted use only.
+ *
+ * - Environment: only `HOME`, `LANG`, `LC_ALL`, `LC_CTYPE`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
+ *   `TMPDIR` and `USER` of this process (on Windows `APPDATA`, `HOMEDRIVE`, `HOMEPATH`,
+ *   `LOCALAPPDATA`, `PATH`, `PROCESSOR_ARCHITECTURE`, `PROGRAMFILES`, `SYSTEMDRIVE`,
+ *   `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`, `USERPROFILE`), when set and not a shell function
+ *   (`() {…`), then `transport.env` over them. Never the rest: it holds the host's secrets.
+ * - stdout: one JSON-RPC message per line, `\r\n` tolerated, blank lines skipped. A response
+ *   settles its pending request; server requests and notifications go to `onServerMessage` in
+ *   order, with `related: undefined`. A line that is not UTF-8, not JSON, a batch, not a
+ *   JSON-RPC message, or a response to no pending id is dropped and told to `onDroppedLine`.
+ * - stderr: each line, cut at `maxStderrLineBytes`, goes to `onStderr` unsanitized.
+ * - stdin: one line per message; `notify()` and `respond()` resolve once it is flushed.
+ * - The connection ends once, and `onClose` is told after every pending request has been
+ *   rejected with a `ConnectionError` of kind `"closed"` naming the reason: the process exited
+ *   (`"failed"`: `process exited with code 1`, `process was killed by signal SIGKILL`; after
+ *   `close()`: `"closed"`), could not start (`"failed"`: `could not start "x": command not found
+ *   (ENOENT)`), wrote a line over `maxMessageBytes` or stopped reading past `maxPendingBytes`
+ *   (`"failed"`, and the process is killed). An aborted request rejects at once with kind
+ *   `"aborted"`; a response arriving later is dropped.
+ * - `close()` ends stdin, waits `graceMs`, sends SIGTERM, waits `graceMs`, sends SIGKILL, and
+ *   resolves once the process has exited; calling it again returns the same promise.
+ *
+ * The callbacks in `events` must not throw.
+ *
+ * @param transport The compiled stdio transport of a policy.
+ * @param options Limits and timings.
+ * @returns A factory that starts a new process on each call.
+ * @throws {RangeError} When a limit is not a positive integer, or `graceMs` not a non-negative one.
+ * @example
+ * ```ts
+ * import { createStdioConnection } from "./stdio-connection.ts";
+ * const connect = createStdioConnection(
+ *   { kind: "stdio", command: "my-mcp-server", args: ["--stdio"], env: { LOG_LEVEL: "warn" }, cwd: undefined },
+ *   { graceMs: 500 },
+ * );
+ * console.log(typeof connect); // "function"
+ * ```
+ */
+export function createStdioConnection(
+  transport: CompiledStdioTransport,
+  options: StdioConnectionOptions = {},
+): ConnectionFactory {
+  const settings: StdioSettings = {
+    maxMessageBytes: integerOption("maxMessageBytes", options.maxMessageBytes, 4 * 1024 * 1024, 1),
+    maxPendingBytes: integerOption("maxPendingBytes", options.maxPendingBytes, 8 * 1024 * 1024, 1),
+    maxStderrLineBytes: integerOption("maxStderrLineBytes", options.maxStderrLineBytes, 8192, 1),
+    graceMs: integerOption("graceMs", options.graceMs, 2000, 0),
+    onDroppedLine: options.onDroppedLine,
+  };
+  return (events) => new StdioLink(transport, settings, events);
+}
+
+function integerOption(name: string, value: number | undefined, fallback: number, least: number): number {
+  if (value === undefined) return fallback;
+  if (Number.isSafeInteger(value) && value >= least) return value;
+  const expected = least === 0 ? "a non-negative integer" : "a positive integer";
+  throw new RangeError(`createStdioConnection(): "${name}" must be ${expected}, received "${value}"`);
+}

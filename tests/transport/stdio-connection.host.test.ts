@@ -1,0 +1,557 @@
+// createStdioConnection() against a real child process: the scripted legacy server
+// (tests/peers/legacy-stdio-server.ts) run by Node with tsx, on Node, Deno and Bun.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import process from "node:process";
+import {
+  type ConnectionClosed,
+  ConnectionError,
+  type LegacyConnection,
+  type ServerMessage,
+} from "../../src/client/legacy/legacy-connection.ts";
+import type { CompiledStdioTransport } from "../../src/policy/compile-policy.ts";
+import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "../../src/protocol/jsonrpc.ts";
+import {
+  createStdioConnection,
+  type DroppedLine,
+  type StdioConnectionOptions,
+} from "../../src/transport/stdio-connection.ts";
+import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+
+type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;
+
+interface Harness {
+  readonly connection: LegacyConnection;
+  readonly messages: ServerMessage[];
+  readonly stderr: string[];
+  readonly dropped: DroppedLine[];
+  readonly closes: ConnectionClosed[];
+  /** Resolves once `ready()` holds after some event; rejects after 15 s naming `what`. */
+  until(what: string, ready: () => boolean): Promise<void>;
+  call(id: number, name: string, args?: object, signal?: AbortSignal): Promise<Answer>;
+}
+
+interface Setup {
+  readonly scenario?: string;
+  readonly env?: Record<string, string>;
+  readonly command?: string;
+  readonly options?: StdioConnectionOptions;
+}
+
+function transportFor(setup: Setup): CompiledStdioTransport {
+  const server = join("tests", "peers", "legacy-stdio-server.ts");
+  return {
+    kind: "stdio",
+    command: setup.command ?? nodeBinary(),
+    args: ["--import", "tsx", server, setup.scenario ?? "default"],
+    env: setup.env ?? {},
+    cwd: REPO_ROOT,
+  };
+}
+
+async function withServer(setup: Setup, body: (h: Harness) => Promise<void>): Promise<void> {
+  const waiters = new Set<() => void>();
+  const changed = () => waiters.forEach((check) => check());
+  const messages: ServerMessage[] = [];
+  const stderr: string[] = [];
+  const dropped: DroppedLine[] = [];
+  const closes: ConnectionClosed[] = [];
+  const connect = createStdioConnection(transportFor(setup), {
+    ...setup.options,
+    onDroppedLine: (line) => (dropped.push(line), changed()),
+  });
+  const connection = connect({
+    onServerMessage: (message) => (messages.push(message), changed()),
+    onClose: (closed) => (closes.push(closed), changed()),
+    onStderr: (line) => (stderr.push(line), changed()),
+  });
+  const until = (what: string, ready: () => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => (waiters.delete(check), reject(new Error(`timed out waiting for ${what}`))),
+        15_000,
+      );
+      const check = () => {
+        if (!ready()) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
+  const call = (id: number, name: string, args: object = {}, signal = new AbortController().signal) =>
+    connection.request({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }, {
+      signal,
+    });
+  try {
+    await body({ connection, messages, stderr, dropped, closes, until, call });
+  } finally {
+    await connection.close();
+  }
+}
+
+const result = (id: number, data: object): Answer => ({
+  jsonrpc: "2.0",
+  id,
+  result: { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data },
+});
+
+const never = () => new AbortController().signal;
+
+describe("createStdioConnection()", () => {
+  test("request() resolves with the exact responses to initialize and a tools/call", async () => {
+    await withServer({}, async (h) => {
+      const initialize = await h.connection.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }, { signal: never() });
+      assert.deepEqual(initialize, {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: { listChanged: false }, logging: {} },
+          serverInfo: { name: "legacy-stdio-server", version: "1.0.0" },
+        },
+      });
+      h.connection.negotiated("2025-11-25");
+      await h.connection.notify({ jsonrpc: "2.0", method: "notifications/initialized" });
+      assert.deepEqual(
+        await h.call(2, "echo", { text: "héllo\nworld" }),
+        result(2, { text: "héllo\nworld" }),
+      );
+      assert.deepEqual(
+        await h.call(3, "received"),
+        result(3, {
+          initialize: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+          notifications: [{ jsonrpc: "2.0", method: "notifications/initialized" }],
+          responses: [],
+        }),
+      );
+      assert.deepEqual(h.dropped, []);
+    });
+  });
+
+  test("a server request reaches onServerMessage and respond() answers it", async () => {
+    await withServer({}, async (h) => {
+      const pending = h.call(1, "ask", { method: "elicitation/create" });
+      await h.until("the elicitation", () => h.messages.length === 1);
+      assert.deepEqual(h.messages, [{
+        message: {
+          jsonrpc: "2.0",
+          id: 0,
+          method: "elicitation/create",
+          params: {
+            message: "Please confirm",
+            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+          },
+        },
+        related: undefined,
+      }]);
+      await h.connection.respond({
+        jsonrpc: "2.0",
+        id: 0,
+        result: { action: "accept", content: { ok: true } },
+      });
+      assert.deepEqual(
+        await pending,
+        result(1, { answers: [{ id: 0, result: { action: "accept", content: { ok: true } } }] }),
+      );
+    });
+  });
+
+  test("three concurrent server pings answered in reverse order reach the server under their ids", async () => {
+    await withServer({}, async (h) => {
+      const pending = h.call(1, "ask", { method: "ping", count: 3 });
+      await h.until("three pings", () => h.messages.length === 3);
+      assert.deepEqual(
+        h.messages.map((m) => m.message),
+        [0, 1, 2].map((id) => ({ jsonrpc: "2.0", id, method: "ping" })),
+      );
+      await h.connection.respond({ jsonrpc: "2.0", id: 2, result: {} });
+      await h.connection.respond({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "no" } });
+      await h.connection.respond({ jsonrpc: "2.0", id: 0, result: {} });
+      assert.deepEqual(
+        await pending,
+        result(1, {
+          answers: [{ id: 0, result: {} }, { id: 1, error: { code: -32603, message: "no" } }, {
+            id: 2,
+            result: {},
+          }],
+        }),
+      );
+    });
+  });
+
+  test("notifications arrive in order, before the response that followed them", async () => {
+    await withServer({}, async (h) => {
+      assert.deepEqual(await h.call(1, "notify", { count: 4 }), result(1, { sent: 4 }));
+      assert.deepEqual(
+        h.messages,
+        [1, 2, 3, 4].map((n) => ({
+          message: {
+            jsonrpc: "2.0",
+            method: "notifications/message",
+            params: { level: "info", logger: "legacy-stdio-server", data: { n } },
+          },
+          related: undefined,
+        })),
+      );
+    });
+  });
+
+  test("stderr lines reach onStderr one by one, a long one cut at maxStderrLineBytes", async () => {
+    await withServer({ options: { maxStderrLineBytes: 1000 } }, async (h) => {
+      const lines = ["first", "second\r", "", "é".repeat(600), "last"];
+      assert.deepEqual(await h.call(1, "stderr", { lines }), result(1, { written: 5 }));
+      await h.until("five stderr lines", () => h.stderr.length === 5);
+      assert.deepEqual(h.stderr, ["first", "second", "", "é".repeat(500), "last"]);
+    });
+  });
+
+  test("malformed lines, batches and responses to unknown ids are dropped and reported; the rest goes on", async () => {
+    await withServer({}, async (h) => {
+      const progress =
+        '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}';
+      const lines = [
+        "not json",
+        '[{"jsonrpc":"2.0","method":"notifications/message"}]',
+        '{"jsonrpc":"2.0","id":99,"result":{}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+        '{"jsonrpc":"1.0","method":"x"}',
+        "   ",
+        progress + "\r",
+      ];
+      assert.deepEqual(await h.call(1, "raw", { lines }), result(1, { written: 7 }));
+      assert.deepEqual(await h.call(2, "raw", { lines: ["/w=="], base64: true }), result(2, { written: 1 }));
+      assert.deepEqual(h.dropped, [
+        { reason: "not_json", bytes: lines[0]?.length, detail: "expected JSON text" },
+        { reason: "batch", bytes: lines[1]?.length, detail: "expected one message, not a batch" },
+        {
+          reason: "unknown_response",
+          bytes: lines[2]?.length,
+          detail: "response to id 99, expected a pending id",
+        },
+        {
+          reason: "unknown_response",
+          bytes: lines[3]?.length,
+          detail: "response to id null, expected a pending id",
+        },
+        {
+          reason: "invalid_message",
+          bytes: lines[4]?.length,
+          detail: '$.jsonrpc: expected "2.0", received "1.0"',
+        },
+        { reason: "not_utf8", bytes: 1, detail: "expected UTF-8 text" },
+      ]);
+      assert.deepEqual(h.messages, [{ message: JSON.parse(progress), related: undefined }]);
+      assert.deepEqual(h.closes, []);
+    });
+  });
+
+  test("a stdout line of maxMessageBytes is read; one byte more fails the connection and kills the server", async () => {
+    await withServer({ options: { maxMessageBytes: 65536 } }, async (h) => {
+      assert.deepEqual(await h.call(1, "flood", { bytes: 65536 }), result(1, { flooded: 65536 }));
+      assert.deepEqual(h.dropped, [{ reason: "not_json", bytes: 65536, detail: "expected JSON text" }]);
+      const reason = "the server wrote a line longer than 65536 bytes on stdout, expected at most 65536";
+      await assert.rejects(
+        h.call(2, "flood", { bytes: 4 * 1024 * 1024 }),
+        connectionError("closed", `Request 2 "tools/call" got no response: the connection ended (${reason})`),
+      );
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+      const started = performance.now();
+      await h.connection.close();
+      assert.ok(performance.now() - started < 1000, "the killed server is gone within a second");
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+    });
+  });
+
+  test("a crash mid-call rejects every pending request with kind closed and the exit code", async () => {
+    await withServer({}, async (h) => {
+      const sleeping = h.call(1, "sleep", { ms: 60_000 });
+      const crashing = h.call(2, "crash", { code: 7, stdout: '{"jsonrpc":"2.0"' });
+      const reason = "process exited with code 7";
+      await assert.rejects(
+        sleeping,
+        connectionError("closed", `Request 1 "tools/call" got no response: the connection ended (${reason})`),
+      );
+      await assert.rejects(
+        crashing,
+        connectionError("closed", `Request 2 "tools/call" got no response: the connection ended (${reason})`),
+      );
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+      assert.deepEqual(h.dropped, [{
+        reason: "unterminated",
+        bytes: 16,
+        detail: "stdout ended inside a line",
+      }]);
+      await assert.rejects(
+        h.call(3, "echo"),
+        connectionError("closed", `Request 3 "tools/call" failed: the connection ended (${reason})`),
+      );
+      await assert.rejects(
+        h.connection.notify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+        connectionError(
+          "closed",
+          `Notification "notifications/initialized" failed: the connection ended (${reason})`,
+        ),
+      );
+    });
+  });
+
+  test("a server whose grandchild holds its pipes open still ends the connection about 1 s after it exits", async () => {
+    await withServer({}, async (h) => {
+      const answer = await h.call(1, "orphan", { ms: 10_000 }) as JsonRpcResultResponse;
+      const { pid } = answer.result.structuredContent as { pid: number };
+      try {
+        const started = performance.now();
+        await h.until("onClose", () => h.closes.length === 1);
+        const elapsed = performance.now() - started;
+        assert.ok(
+          elapsed >= 900 && elapsed < 5000,
+          `ended ${elapsed} ms after the answer, expected 1 to 5 s`,
+        );
+        assert.deepEqual(h.closes, [{ kind: "failed", reason: "process exited with code 0" }]);
+      } finally {
+        process.kill(pid, "SIGKILL");
+      }
+    });
+  });
+
+  test("a server that dies on start: its stderr first, then onClose failed with the exit code", async () => {
+    await withServer({ scenario: "crash-on-start" }, async (h) => {
+      await h.until("onClose", () => h.closes.length === 1);
+      assert.deepEqual(h.stderr, ["crashing on start"]);
+      assert.deepEqual(h.closes, [{ kind: "failed", reason: "process exited with code 3" }]);
+    });
+  });
+
+  test("a missing command closes the connection as failed: command not found", async () => {
+    await withServer({ command: "sluice-no-such-command" }, async (h) => {
+      await h.until("onClose", () => h.closes.length === 1);
+      const reason =
+        `could not start "sluice-no-such-command": command or folder ${JSON.stringify(REPO_ROOT)} ` +
+        "not found (ENOENT)";
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+      await assert.rejects(
+        h.call(1, "echo"),
+        connectionError("closed", `Request 1 "tools/call" failed: the connection ended (${reason})`),
+      );
+      await h.connection.close();
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+    });
+  });
+
+  test("close() ends a well-behaved server by closing its stdin, well within graceMs", async () => {
+    await withServer({ options: { graceMs: 2000 } }, async (h) => {
+      assert.deepEqual(await h.call(1, "echo", { text: "ready" }), result(1, { text: "ready" }));
+      const reason = "closed by the client: process exited with code 0";
+      const sleeping = assert.rejects(
+        h.call(2, "sleep", { ms: 60_000 }),
+        connectionError("closed", `Request 2 "tools/call" got no response: the connection ended (${reason})`),
+      );
+      const started = performance.now();
+      const closing = h.connection.close();
+      assert.equal(h.connection.close(), closing);
+      await closing;
+      const elapsed = performance.now() - started;
+      await sleeping;
+      assert.ok(elapsed < 2000, `closed in ${elapsed} ms, expected less than graceMs 2000`);
+      assert.deepEqual(h.closes, [{ kind: "closed", reason }]);
+    });
+  });
+
+  test("close() sends SIGTERM after graceMs to a server that outlives its stdin", async () => {
+    await withServer({ scenario: "linger", options: { graceMs: 500 } }, async (h) => {
+      assert.deepEqual(await h.call(1, "echo", { text: "ready" }), result(1, { text: "ready" }));
+      const started = performance.now();
+      await h.connection.close();
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 490 && elapsed < 1000, `closed in ${elapsed} ms, expected 500 to 1000`);
+      assert.deepEqual(h.closes, [{
+        kind: "closed",
+        reason: "closed by the client: process was killed by signal SIGTERM",
+      }]);
+    });
+  });
+
+  test("close() sends SIGKILL after another graceMs to a server that ignores SIGTERM", async () => {
+    await withServer({ scenario: "ignore-sigterm", options: { graceMs: 500 } }, async (h) => {
+      assert.deepEqual(await h.call(1, "echo", { text: "ready" }), result(1, { text: "ready" }));
+      const started = performance.now();
+      await h.connection.close();
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 990 && elapsed < 2500, `closed in ${elapsed} ms, expected 1000 to 2500`);
+      assert.deepEqual(h.closes, [{
+        kind: "closed",
+        reason: "closed by the client: process was killed by signal SIGKILL",
+      }]);
+    });
+  });
+
+  test("a server that stops reading stdin: writes fail once maxPendingBytes would be exceeded", async () => {
+    const cap = 512 * 1024;
+    await withServer({ options: { maxPendingBytes: cap } }, async (h) => {
+      assert.deepEqual(await h.call(1, "stop_reading"), result(1, { reading: false }));
+      const message = {
+        jsonrpc: "2.0" as const,
+        method: "notifications/message",
+        params: { data: "y".repeat(65536) },
+      };
+      const size = JSON.stringify(message).length + 1;
+      const outcomes: Promise<string>[] = [];
+      while (h.closes.length === 0 && outcomes.length < 1000) {
+        outcomes.push(h.connection.notify(message).then(() => "written", (error: Error) => error.message));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const reason = h.closes[0]?.reason ?? "";
+      const waiting = Number(
+        /^the server stopped reading its stdin: (\d+) bytes would wait, expected at most 524288$/.exec(reason)
+          ?.[1],
+      );
+      assert.ok(waiting > cap && waiting <= cap + size, `reason "${reason}"`);
+      assert.equal(h.closes[0]?.kind, "failed");
+      const settled = await Promise.all(outcomes);
+      const written = settled.filter((outcome) => outcome === "written").length;
+      assert.ok(
+        written * size < 1024 * 1024,
+        `${written} messages reached the pipe, expected less than 1 MiB`,
+      );
+      assert.ok(
+        outcomes.length * size <= cap + written * size + size,
+        `${outcomes.length} writes were attempted`,
+      );
+      assert.equal(
+        settled.at(-1),
+        `Notification "notifications/message" failed: the connection ended (${reason})`,
+      );
+    });
+  });
+
+  test("the server sees only the inherited allow-list and transport.env, never other variables", async () => {
+    const saved = { secret: process.env.SLUICE_STDIO_SECRET, shell: process.env.SHELL };
+    process.env.SLUICE_STDIO_SECRET = "hunter2";
+    process.env.SHELL = "() { :; }";
+    try {
+      await withServer({ env: { SLUICE_EXTRA: "yes", TERM: "dumb" } }, async (h) => {
+        const expected: Record<string, string> = { SLUICE_EXTRA: "yes", TERM: "dumb" };
+        for (const name of ["HOME", "LANG", "LC_ALL", "LC_CTYPE", "LOGNAME", "PATH", "TMPDIR", "USER"]) {
+          const value = process.env[name];
+          if (value !== undefined) expected[name] = value;
+        }
+        const answer = await h.call(1, "env") as JsonRpcResultResponse;
+        assert.deepEqual(answer.result.structuredContent, { env: expected });
+      });
+    } finally {
+      restoreEnv("SLUICE_STDIO_SECRET", saved.secret);
+      restoreEnv("SHELL", saved.shell);
+    }
+  });
+
+  test("an abort rejects the request with kind aborted at once; its late response is dropped", async () => {
+    await withServer({}, async (h) => {
+      const controller = new AbortController();
+      const pending = h.call(1, "sleep", { ms: 100 }, controller.signal);
+      controller.abort();
+      await assert.rejects(
+        pending,
+        connectionError("aborted", 'Request 1 "tools/call" was aborted before its response arrived'),
+      );
+      await assert.rejects(
+        h.call(2, "echo", {}, AbortSignal.abort()),
+        connectionError("aborted", 'Request 2 "tools/call" was aborted before it was sent'),
+      );
+      await h.until("the late response", () => h.dropped.length === 1);
+      const late = JSON.stringify(result(1, { slept: 100 })).length;
+      assert.deepEqual(h.dropped, [{
+        reason: "unknown_response",
+        bytes: late,
+        detail: "response to id 1, expected a pending id",
+      }]);
+      const first = h.call(3, "sleep", { ms: 50 });
+      await assert.rejects(h.call(3, "echo"), {
+        message: 'Request 3 "tools/call" reuses the id of a pending request, expected a fresh id',
+      });
+      assert.deepEqual(await first, result(3, { slept: 50 }));
+    });
+  });
+
+  test("the scripted server's session tools: cancel_after, idle_sampling, ask with timeoutMs, received", async () => {
+    await withServer({}, async (h) => {
+      assert.deepEqual(
+        await h.call(1, "cancel_after", { ms: 0, method: "roots/list", waitMs: 20 }),
+        result(1, { requestId: 0, answer: null }),
+      );
+      assert.deepEqual(h.messages.map((m) => m.message), [
+        { jsonrpc: "2.0", id: 0, method: "roots/list" },
+        {
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: 0, reason: "no longer needed" },
+        },
+      ]);
+      assert.deepEqual(await h.call(2, "idle_sampling"), result(2, { scheduled: true }));
+      await h.until("the idle sampling request", () => h.messages.length === 3);
+      assert.deepEqual(h.messages[2], {
+        message: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "sampling/createMessage",
+          params: { messages: [{ role: "user", content: { type: "text", text: "Hello" } }], maxTokens: 100 },
+        },
+        related: undefined,
+      });
+      const sampled = {
+        jsonrpc: "2.0" as const,
+        id: 1,
+        result: { role: "assistant", content: { type: "text", text: "Hi" }, model: "m" },
+      };
+      await h.connection.respond(sampled);
+      assert.deepEqual(
+        await h.call(3, "ask", { method: "ping", timeoutMs: 20 }),
+        result(3, { answers: [{ id: 2, timeout: true }] }),
+      );
+      assert.deepEqual(
+        await h.call(4, "received"),
+        result(4, { initialize: null, notifications: [], responses: [sampled] }),
+      );
+    });
+  });
+
+  test("createStdioConnection() refuses a limit that is not a positive integer", () => {
+    const transport = transportFor({});
+    assert.throws(() => createStdioConnection(transport, { maxMessageBytes: 0 }), {
+      name: "RangeError",
+      message: 'createStdioConnection(): "maxMessageBytes" must be a positive integer, received "0"',
+    });
+    assert.throws(() => createStdioConnection(transport, { maxPendingBytes: 1.5 }), {
+      name: "RangeError",
+      message: 'createStdioConnection(): "maxPendingBytes" must be a positive integer, received "1.5"',
+    });
+    assert.throws(() => createStdioConnection(transport, { graceMs: -1 }), {
+      name: "RangeError",
+      message: 'createStdioConnection(): "graceMs" must be a non-negative integer, received "-1"',
+    });
+  });
+});
+
+function restoreEnv(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
+function connectionError(kind: ConnectionError["kind"], message: string): (error: unknown) => true {
+  return (error) => {
+    assert.ok(error instanceof ConnectionError, `expected a ConnectionError, got ${String(error)}`);
+    assert.deepEqual({ kind: error.kind, message: error.message }, { kind, message });
+    return true;
+  };
+}
