@@ -68,6 +68,8 @@ export interface DriveOptions {
   readonly untilMs?: number;
   /** Real event-loop turns to wait between steps, so I/O (stream reads) can progress. @default 3 */
   readonly turns?: number;
+  /** Real milliseconds to wait at most for I/O when no fake timer is due. @default 10000 */
+  readonly realMs?: number;
 }
 
 /**
@@ -80,11 +82,17 @@ export async function drive<T>(time: FakeTime, promise: Promise<T>, options: Dri
   let done = false;
   promise.then(() => (done = true), () => (done = true));
   const limit = time.now() + (options.untilMs ?? 60_000);
+  const started = performance.now();
   while (!done) {
     for (let i = 0; i < (options.turns ?? 3) && !done; i++) await new Promise((r) => setTimeout(r, 0));
     if (done) break;
     const next = time.nextDue();
-    if (next === undefined || next > limit) break;
+    if (next === undefined || next > limit) {
+      // Nothing due within reach: real I/O is still under way; give it real time, bounded.
+      if (performance.now() - started > (options.realMs ?? 10_000)) break;
+      await new Promise((r) => setTimeout(r, 5));
+      continue;
+    }
     await time.advance(next - time.now());
   }
   return await promise;

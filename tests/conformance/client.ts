@@ -1,5 +1,5 @@
 /**
- * sluice's client under the official conformance suite. The suite runs it as
+ * sluice's client (the self-hosted entry, so both eras) under the official conformance suite. The suite runs it as
  * `tsx tests/conformance/client.ts <server-url>` with `MCP_CONFORMANCE_SCENARIO`,
  * `MCP_CONFORMANCE_PROTOCOL_VERSION` and `MCP_CONFORMANCE_CONTEXT` set; it does the scenario's
  * actions through `createClient` with a policy for the mock server, and exits 0, or 1 with the
@@ -8,7 +8,8 @@
  * @module
  */
 import process from "node:process";
-import { type Client, ClientError, createClient, defineHandler } from "../../mod.ts";
+import { type Client, ClientError, defineHandler } from "../../mod.ts";
+import { createClient } from "../../src/legacy.ts";
 
 type Action = (client: Client, context: Record<string, unknown>) => Promise<void>;
 const SERVER = "conformance";
@@ -58,6 +59,17 @@ async function optional(work: Promise<unknown>): Promise<void> {
 }
 
 const actions: Record<string, Action> = {
+  initialize: async (client) => {
+    await client.listTools(SERVER);
+  },
+  "elicitation-sep1034-client-defaults": async (client) => {
+    // The form's optional fields carry defaults; the chain applies them to the accepted answer.
+    await client.callTool(SERVER, "test_client_elicitation_defaults");
+  },
+  "sse-retry": async (client) => {
+    await client.listTools(SERVER);
+    await client.callTool(SERVER, "test_reconnection");
+  },
   tools_call: async (client) => {
     await client.listTools(SERVER);
     await client.callTool(SERVER, "add_numbers", { a: 5, b: 3 });
@@ -117,13 +129,11 @@ async function main(): Promise<void> {
   const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? "2026-07-28";
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown>;
   if (!/^https?:\/\//.test(url)) throw new Error(`expected the server URL last, received "${url}"`);
-  if (version !== "2026-07-28") {
-    throw new Error(`protocol ${version}: the legacy era is not part of this entry`);
-  }
+  const era = version === "2026-07-28" ? "modern" : "legacy";
   const client = createClient({
     name: "sluice-conformance",
     handler,
-    policies: [{ server: SERVER, transport: { url }, era: "modern" }],
+    policies: [{ server: SERVER, transport: { url }, era }],
   });
   try {
     // Scenarios without their own action (auth/*, json-schema-ref-no-deref, …): list the tools.

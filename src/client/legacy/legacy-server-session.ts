@@ -17,7 +17,7 @@ import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
-import type { Tool } from "../../protocol/tools.ts";
+import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { DeadlineReached, linkSignals } from "../_signals.ts";
 import { inputError } from "../modern/failure-errors.ts";
 import type { CallContext, CallOutcome, ServerSession } from "../server-session.ts";
@@ -38,6 +38,7 @@ export class LegacyServerSession implements ServerSession {
   readonly #timers: Timers;
   readonly #now: () => number;
   readonly #taskTools = new Set<string>();
+  #toolsListed: Promise<void> | undefined;
 
   /**
    * @param session The legacy session.
@@ -82,6 +83,7 @@ export class LegacyServerSession implements ServerSession {
     params: JsonObject,
     context: CallContext,
   ): Promise<CallOutcome<M>> {
+    if (method === "tools/call") await this.#listToolsOnce(context.signal);
     const asTask = method === "tools/call" &&
       (context.asTask === true || this.#taskTools.has(String(params.name)));
     const sent = asTask ? Object.assign({}, params, { task: {} }) : params;
@@ -151,6 +153,28 @@ export class LegacyServerSession implements ServerSession {
   /** @inheritdoc */
   close(): Promise<void> {
     return this.#session.close();
+  }
+
+  /**
+   * Lists the server's tools before its first call, to learn which must run as tasks (a server
+   * refuses such a tool called plainly). A server without tools/list is not an error here.
+   */
+  #listToolsOnce(signal: AbortSignal): Promise<void> {
+    this.#toolsListed ??= (async () => {
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page++) {
+        const listed = decodeListToolsResult(
+          await this.request("tools/list", cursor === undefined ? {} : { cursor }, { signal }),
+        );
+        if (!listed.ok) return;
+        this.learnTools(listed.value.tools);
+        cursor = listed.value.nextCursor;
+        if (cursor === undefined) return;
+      }
+    })().catch(() => {
+      this.#toolsListed = undefined;
+    });
+    return this.#toolsListed;
   }
 
   /** One attempt of a call, under its pausable `callTimeout`. */

@@ -1,0 +1,64 @@
+/**
+ * `createClient` of the self-hosted entry: the same client as the edge entry, plus the legacy
+ * era (2025-11-25, 2025-06-18) over stdio and legacy Streamable HTTP, so `era: "legacy"` and
+ * `"auto"` work.
+ *
+ * @module
+ */
+import { createClientWith, type LegacySessionInput } from "../client-core.ts";
+import type { Client, ClientOptions } from "../client-types.ts";
+import type { ServerSession } from "../server-session.ts";
+import { createLegacyHttpConnection } from "../../transport/legacy-http-connection.ts";
+import { createStdioConnection } from "../../transport/stdio-connection.ts";
+import { LegacyServerSession } from "./legacy-server-session.ts";
+import { LegacySession } from "./legacy-session.ts";
+
+/**
+ * Creates a client that also speaks the legacy era and stdio.
+ *
+ * @param options Name, handler, policies and the rest, as for the edge entry's `createClient`.
+ * @returns The client.
+ * @throws {TypeError} When the options are not valid.
+ * @throws {PolicyError} When a policy does not compile, listing every problem.
+ * @example
+ * ```ts
+ * import { createClient } from "./legacy-client.ts";
+ * const client = createClient({
+ *   name: "my-agent",
+ *   policies: [{ server: "files", transport: { command: "npx", args: ["--no-install", "mcp-server-filesystem", "/tmp"] } }],
+ * });
+ * console.log(client.servers()); // ["files"]
+ * await client.close();
+ * ```
+ */
+export function createClient(options: ClientOptions): Client {
+  return createClientWith(options, { legacy: openLegacySession });
+}
+
+function openLegacySession(input: LegacySessionInput): ServerSession {
+  const { policy, timers, clock } = input;
+  const transport = policy.transport;
+  const factory = transport.kind === "stdio"
+    ? createStdioConnection(transport)
+    : createLegacyHttpConnection(transport, { fetch: input.fetch, timers });
+  const session = new LegacySession({
+    serverId: policy.server,
+    policy,
+    chain: input.chain,
+    clientInfo: input.clientInfo,
+    factory,
+    singleChannel: transport.kind === "stdio",
+    timers,
+    assigns: input.assigns,
+    wantsLogs: input.wantsLogs,
+    notify: input.notify,
+    // The server's stderr goes down the log path (sanitized there), as "stderr" entries.
+    onStderr: (line) =>
+      input.notify({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { level: "info", logger: "stderr", data: line },
+      }),
+  });
+  return new LegacyServerSession(session, { policy, timers, now: () => clock.now() });
+}

@@ -1,0 +1,22 @@
+/**
+ * sluice for self-hosted deployments (Node, Deno, Bun): everything of the edge entry, and a
+ * `createClient` that also speaks the legacy era (2025-11-25, 2025-06-18) over stdio (a child
+ * process) and legacy Streamable HTTP, so policies may say `era: "legacy"` or `"auto"` and
+ * `transport: { command }`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from "@sluice/mcp/legacy";
+ * const client = createClient({
+ *   name: "my-agent",
+ *   handler: { roots: () => ({ roots: [{ uri: "file:///srv/work" }] }) },
+ *   policies: [{ server: "everything", transport: { command: "npx", args: ["--no-install", "mcp-server-everything"] } }],
+ * });
+ * console.log(client.servers()); // ["everything"]
+ * await client.close();
+ * ```
+ *
+ * @module
+ */
+export * from "../mod.ts";
+export { createClient } from "./client/legacy/legacy-client.ts";

@@ -1,0 +1,131 @@
+// Supervision of a legacy server's requests, against the scripted stdio server (a real process):
+// what the official servers cannot provoke.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+
+const transport = {
+  command: nodeBinary(),
+  args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts"],
+  cwd: REPO_ROOT,
+};
+
+function client(handler: Handler, options: { policy?: Partial<Policy> } = {}): Client {
+  return createClient({
+    name: "supervision-test",
+    handler,
+    policies: [{ server: "scripted", transport, era: "legacy", ...options.policy }],
+  });
+}
+
+const data = (result: unknown) =>
+  (result as { structuredContent: Record<string, unknown> }).structuredContent;
+const form = {
+  message: "Name?",
+  requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+};
+
+describe("legacy supervision against a scripted stdio server", () => {
+  test("answers the ninth of nine concurrent requests -32000 busy while eight run", async () => {
+    const waiting: Array<() => void> = [];
+    const c = client({
+      elicitation: () =>
+        new Promise((resolve) => {
+          waiting.push(() => resolve({ action: "accept", content: { name: "Ada" } }));
+          if (waiting.length === 8) setTimeout(() => waiting.forEach((release) => release()), 50);
+        }),
+    }, { policy: { inputRateLimit: { rate: 100, per: "1s", burst: 100 } } });
+    const result = data(
+      await c.callTool("scripted", "ask", { count: 9, method: "elicitation/create", params: form }),
+    );
+    assert.deepEqual(result.answers, [
+      ...Array.from(
+        { length: 8 },
+        (_, id) => ({ id, result: { action: "accept", content: { name: "Ada" } } }),
+      ),
+      { id: 8, error: { code: -32000, message: "Busy: 8 server requests are already being answered" } },
+    ]);
+    await c.close();
+  });
+
+  test("answers a hung handler -32603 at its timeout, the call's own shorter deadline paused meanwhile", async () => {
+    // Real time, short deadlines (the exact 60 s default is proven on a fake clock in
+    // tests/client/legacy/server-request-supervisor.test.ts): the call's callTimeout (300 ms) is
+    // shorter than the handler's timeout (600 ms), so the call survives only because its
+    // deadline is paused while the request tied to it is being answered.
+    let signal: AbortSignal | undefined;
+    const c = client({ sampling: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})) }, {
+      policy: { callTimeout: "300ms", handlerTimeout: { default: "600ms" } },
+    });
+    const started = performance.now();
+    const result = await c.callTool("scripted", "ask", { count: 1, method: "sampling/createMessage" });
+    assert.deepEqual(data(result).answers, [{
+      id: 0,
+      error: { code: -32603, message: "Handler timed out after 600ms" },
+    }]);
+    assert.equal(signal?.aborted, true);
+    assert.ok(performance.now() - started >= 600);
+    await c.close();
+  });
+
+  test("aborts a request the server cancels, and sends no answer for it", async () => {
+    let signal: AbortSignal | undefined;
+    const c = client({ elicitation: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})) });
+    const result = data(
+      await c.callTool("scripted", "cancel_after", { ms: 30, method: "elicitation/create", params: form }),
+    );
+    assert.deepEqual([result.requestId, result.answer, signal?.aborted, signal?.reason], [
+      0,
+      null,
+      true,
+      "no longer needed",
+    ]);
+    await c.close();
+  });
+
+  test("fails a call with a transport error when the server dies, and restarts it for the next call", async () => {
+    const c = client({});
+    const error = await c.callTool("scripted", "crash", { code: 7 }).catch((e) => e);
+    assert.ok(error instanceof ClientError);
+    assert.equal(error.kind, "transport");
+    assert.match(error.message, /process exited with code 7/);
+    assert.deepEqual(data(await c.callTool("scripted", "echo", { text: "again" })), { text: "again" });
+    await c.close();
+  });
+
+  test("refuses sampling that arrives when no call is in flight with the rejection code", async () => {
+    const c = client({
+      sampling: () => ({ role: "assistant", content: { type: "text", text: "x" }, model: "m" }),
+    }, {
+      policy: { sampling: { rejectionCode: -7 } },
+    });
+    assert.deepEqual(data(await c.callTool("scripted", "idle_sampling", { delayMs: 100 })), {
+      scheduled: true,
+    });
+    // The server sends its request 100 ms after answering, while no call is in flight.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const received = data(await c.callTool("scripted", "received"));
+    assert.deepEqual(received.responses, [{
+      jsonrpc: "2.0",
+      id: 0,
+      error: { code: -7, message: "Sampling request refused: no call to this server is in flight" },
+    }]);
+    await c.close();
+  });
+
+  test("ties a request to the one call in flight: relatedRequestId and that call's assigns", async () => {
+    const seen: unknown[] = [];
+    const c = client({
+      roots: (ctx) => (seen.push([ctx.relatedRequestId, ctx.assigns]), { roots: [{ uri: "file:///srv/x" }] }),
+    });
+    const result = data(
+      await c.callTool("scripted", "ask", { count: 1, method: "roots/list" }, { assigns: { user: "ada" } }),
+    );
+    assert.deepEqual(result.answers, [{ id: 0, result: { roots: [{ uri: "file:///srv/x" }] } }]);
+    assert.equal(seen.length, 1);
+    const [related, assigns] = seen[0] as [unknown, unknown];
+    assert.deepEqual([typeof related, assigns], ["number", { user: "ada" }]);
+    await c.close();
+  });
+});
