@@ -147,8 +147,13 @@ export class LegacySession {
           ).catch(() => {});
           throw abortError(this.serverId, method, options.signal.reason);
         }
-        if (error.kind === "session_expired" && !reconnected) {
+        const expired = error.kind === "session_expired" || error.status === 404;
+        if (expired && !reconnected) {
+          // The server forgot the session: a new connection and handshake, then this request again.
           reconnected = true;
+          if (this.#ready !== undefined && (await this.#ready.catch(() => undefined)) === ready) {
+            this.#ready = undefined;
+          }
           continue;
         }
         throw new ClientError(
@@ -265,8 +270,10 @@ export class LegacySession {
       );
     }
     const negotiated = version as LegacyProtocolVersion;
-    await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION));
+    // The version first: every message after the handshake, this notification included, carries
+    // MCP-Protocol-Version on HTTP.
     connection.negotiated(negotiated);
+    await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION));
     const supervisor = new ServerRequestSupervisor({
       chain,
       version: negotiated,
