@@ -114,3 +114,10 @@ export {
   MODERN_PROTOCOL_VERSION,
   type ProtocolVersion,
 } from "./src/protocol/versions.ts";
+export { sanitizeText } from "./src/notify/sanitize-text.ts";
+export type {
+  LogNotificationEntry,
+  NotificationEntry,
+  ServerNotificationEntry,
+} from "./src/notify/notification-entry.ts";
+export type { NotificationStats } from "./src/notify/notification-queue.ts";

@@ -5,6 +5,7 @@
  */
 import { benchChain } from "./chain.bench.ts";
 import { benchMrtr } from "./mrtr.bench.ts";
+import { benchSanitize } from "./sanitize.bench.ts";
 
 const host = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
 const runtime = host.Deno !== undefined
@@ -41,4 +42,14 @@ if (ours !== undefined && official !== undefined && floor !== undefined) {
   const vsFloor = ours.msPerCall / floor.msPerCall;
   console.log(`sluice / official: ${vsOfficial.toFixed(2)}x  ${vsOfficial >= 1.5 ? "ok" : "BELOW TARGET"}`);
   console.log(`sluice time / floor time: ${vsFloor.toFixed(2)}x  ${vsFloor <= 1.25 ? "ok" : "OVER TARGET"}`);
+}
+
+console.log("\nsanitizeText throughput on 1 MB (target: at least 200 MB/s on ASCII on Node)");
+for (const r of await benchSanitize()) {
+  const verdict = r.name !== "ASCII" || r.sanitizeMBps >= 200 ? "ok" : "BELOW TARGET";
+  console.log(
+    `${r.name.padEnd(26)} ${r.sanitizeMBps.toFixed(0).padStart(6)} MB/s   naive regex ${
+      r.naiveMBps.toFixed(0).padStart(6)
+    } MB/s  ${verdict}`,
+  );
 }

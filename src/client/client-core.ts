@@ -17,8 +17,10 @@ import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { DEFAULT_LOG_RATE, type NotificationStats } from "../notify/notification-queue.ts";
+import type { NotificationEntry } from "../notify/notification-entry.ts";
 import type { Implementation } from "../protocol/meta.ts";
-import { createNotificationSink } from "./_notification-sink.ts";
+import { createNotificationQueue } from "../notify/notification-queue.ts";
 import { linkSignals } from "./_signals.ts";
 import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
@@ -41,7 +43,8 @@ export interface LegacySessionInput {
   readonly clock: Clock;
   readonly assigns: Readonly<Record<string, unknown>>;
   readonly wantsLogs: boolean;
-  readonly notify: (notification: JsonRpcNotification) => void;
+  /** Takes the server's notifications; `connection` numbers its connections (log budget per connection). */
+  readonly notify: (notification: JsonRpcNotification, connection: number) => void;
 }
 
 /** What an entry adds to the core. */
@@ -82,7 +85,12 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     ...(options.title === undefined ? {} : { title: options.title }),
   };
   const closing = new AbortController();
-  const sink = createNotificationSink(options.handler, options.name);
+  const queue = createNotificationQueue({
+    client: options.name,
+    ...(options.handler === undefined ? {} : { handler: options.handler }),
+    clock,
+    logRateLimit: (serverId) => servers.get(serverId)?.policy.logRateLimit ?? DEFAULT_LOG_RATE,
+  });
   const servers = new Map<string, ServerEntry>();
   const opened = new Set<ServerSession>();
   for (const input of options.policies) {
@@ -116,7 +124,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       timers,
       callTimeoutMs: policy.callTimeoutMs,
       logLevel: wantsLogs ? policy.logLevel : undefined,
-      notify: (notification) => sink(policy.server, "modern", notification),
+      notify: (notification) => queue.push(policy.server, "modern", notification),
     });
     return new ModernServerSession(session, {
       maxRounds: policy.maxRounds,
@@ -133,7 +141,8 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
         { serverId: policy.server },
       );
     }
-    const notify = (notification: JsonRpcNotification) => sink(policy.server, "legacy", notification);
+    const notify = (notification: JsonRpcNotification, connection: number) =>
+      queue.push(policy.server, "legacy", notification, connection);
     return support.legacy({
       policy,
       chain,
@@ -200,9 +209,14 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     name: options.name,
     servers: (): string[] => [...servers.keys()],
     ...methods,
+    onNotification: (listener: (entry: NotificationEntry) => unknown): () => void =>
+      queue.subscribe(listener),
+    notifications: (): AsyncIterableIterator<NotificationEntry, undefined> => queue.entries(),
+    stats: (): Readonly<Record<string, NotificationStats>> => queue.stats(),
     close: async (): Promise<void> => {
       closing.abort(new ClientError("cancelled", `Client "${options.name}" was closed`));
       await Promise.all([...opened].map((session) => session.close().catch(() => {})));
+      queue.close();
     },
   });
 }

@@ -30,7 +30,7 @@ export interface MethodDeps {
   readonly onFailure: (serverId: string, error: ClientError) => void;
 }
 
-type Methods = Omit<Client, "name" | "servers" | "close">;
+type Methods = Omit<Client, "name" | "servers" | "close" | "onNotification" | "notifications" | "stats">;
 
 /**
  * Builds the client's methods.

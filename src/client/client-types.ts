@@ -21,6 +21,8 @@ import type {
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
+import type { NotificationEntry } from "../notify/notification-entry.ts";
+import type { NotificationStats } from "../notify/notification-queue.ts";
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -110,6 +112,18 @@ export interface Client {
   cancelTask(serverId: string, taskId: string, options?: CallOptions): Promise<void>;
   /** Tells a legacy server the handler's roots changed (`notifications/roots/list_changed`); a no-op in the modern era. */
   rootsChanged(serverId: string): Promise<void>;
-  /** Stops the client: calls in flight are cancelled, later calls fail. */
+  /**
+   * Hears every server notification the client does not consume itself, sanitized, in arrival
+   * order (log entries after the per-server log budget). Slow listeners are bounded like the
+   * handler's queue (1000 waiting, newer dropped and counted).
+   *
+   * @returns A function that unsubscribes.
+   */
+  onNotification(listener: (entry: NotificationEntry) => unknown): () => void;
+  /** The same entries as an async iterator (bounded likewise); it ends when the client closes. */
+  notifications(): AsyncIterableIterator<NotificationEntry, undefined>;
+  /** Per server: notifications delivered, dropped (queue full) and rate-limited (log budget). */
+  stats(): Readonly<Record<string, NotificationStats>>;
+  /** Stops the client: calls in flight are cancelled, later calls fail, waiting notifications are delivered. */
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { result, rpcError, sse, toolsList } from "../_support/scripted-server.ts";
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
+import { np, same } from "../_support/exact.ts";
 import { failure, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
@@ -195,11 +196,41 @@ describe("createClient() requests", () => {
     await client.callTool("demo", "t", {}, { onProgress: (p) => void progress.push(p) });
     await settle();
     assert.deepEqual(progress, [{ progressToken: "sluice-1", progress: 1, total: 2 }]);
-    assert.deepEqual(heard, [["notifications/resources/updated", { uri: "demo://x" }, {
+    same(heard, [["notifications/resources/updated", np({ uri: "demo://x" }), {
       client: "agent",
       serverId: "demo",
       era: "modern",
     }]]);
+  });
+
+  test("asks for logs only when the handler hears them, and delivers them sanitized within the log budget", async () => {
+    const logs: unknown[] = [];
+    const entries = Array.from({ length: 150 }, (_, n) => ({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: {
+        level: n === 0 ? "shouting" : "warning",
+        logger: "db\u202Epool",
+        data: { n, note: "a\u2028b\u200Bc" },
+      },
+    }));
+    const { client, server } = setup(
+      (req) =>
+        req.body.method === "tools/list"
+          ? toolsList(req.body.id, [])
+          : sse([...entries, { jsonrpc: "2.0", id: req.body.id, result: { content: [] } }]),
+      { handler: { log: (level, entry) => void logs.push([level, entry.logger, entry.data]) } },
+    );
+    await client.callTool("demo", "noisy");
+    await client.close();
+    assert.equal(
+      (server.requests[1]?.body.params?._meta as Record<string, unknown>)["io.modelcontextprotocol/logLevel"],
+      "info",
+    );
+    assert.equal(logs.length, 100);
+    same(logs[0], ["info", "dbpool", np({ n: 0, note: "abc" })]);
+    same(logs[99], ["warning", "dbpool", np({ n: 99, note: "abc" })]);
+    same(client.stats(), np({ demo: { delivered: 100, dropped: 0, rateLimited: 50 } }));
   });
 
   test("awaits a task: polls tasks/get, answers its input once with tasks/update, and returns its result", async () => {

@@ -162,3 +162,38 @@ for (const name of ["stdio", "HTTP"] as const) {
     });
   });
 }
+
+describe("server-everything's logs over stdio", () => {
+  test('arrive sanitized with a level from the RFC 5424 set, and its stderr lines as "stderr" entries', async () => {
+    const levels = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
+    const c = createClient({
+      name: "log-test",
+      handler: { log: () => {} },
+      policies: [{
+        server: "everything",
+        transport: everythingStdioCommand(),
+        era: "legacy",
+        logLevel: "debug",
+      }],
+    });
+    const simulated = new Promise<{ level: string; data: unknown }>((resolve) => {
+      c.onNotification((entry) => {
+        if (entry.kind === "log" && /-level message|level-message/.test(String(entry.log.data))) {
+          resolve(entry.log);
+        }
+      });
+    });
+    const stderr: unknown[] = [];
+    c.onNotification((entry) =>
+      void (entry.kind === "log" && entry.log.logger === "stderr" && stderr.push(entry.log.data))
+    );
+    await c.callTool("everything", "toggle-simulated-logging");
+    const log = await simulated;
+    assert.equal(levels.has(log.level), true);
+    assert.match(String(log.data), /^[A-Z][a-z]+[- ]level[- ]message/);
+    await c.callTool("everything", "toggle-simulated-logging");
+    await c.close();
+    assert.ok(stderr.length > 0, "server-everything writes its start-up lines to stderr");
+    assert.equal((c.stats().everything?.delivered ?? 0) > 0, true);
+  });
+});

@@ -58,7 +58,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
         jsonrpc: "2.0",
         method: "notifications/message",
         params: { level: "info", logger: "stderr", data: line },
-      }),
+      }, 0),
   });
   return new LegacyServerSession(session, { policy, timers, now: () => clock.now() });
 }

@@ -50,14 +50,16 @@ export interface LegacySessionOptions {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Asks the server for logs (`logging/setLevel`) when the handler hears them. */
   readonly wantsLogs: boolean;
-  /** Receives the notifications the session does not consume itself. */
-  readonly notify: (notification: JsonRpcNotification) => void;
+  /** Receives the notifications the session does not consume itself, with the connection's number. */
+  readonly notify: (notification: JsonRpcNotification, connection: number) => void;
   /** Receives the server's stderr lines (stdio). */
   readonly onStderr?: (line: string) => void;
 }
 
 /** A live handshake: the connection, the negotiated version and its supervisor. */
 interface Ready {
+  /** The connection's number (its log budget is its own). */
+  readonly number: number;
   readonly connection: LegacyConnection;
   readonly version: LegacyProtocolVersion;
   readonly capabilities: Readonly<Record<string, unknown>>;
@@ -83,6 +85,7 @@ export class LegacySession {
   readonly #completions = new Set<(elicitationId: string) => void>();
   #ready: Promise<Ready> | undefined;
   #closed = false;
+  #connections = 0;
 
   /** @param options What the session needs from its client. */
   constructor(options: LegacySessionOptions) {
@@ -284,6 +287,7 @@ export class LegacySession {
       respond: (message) => connection.respond(message),
     });
     const ready: Ready = {
+      number: ++this.#connections,
       connection,
       version: negotiated,
       capabilities: result.value.capabilities,
@@ -325,7 +329,7 @@ export class LegacySession {
         }
         break;
     }
-    this.#options.notify(message);
+    this.#options.notify(message, ready.number);
   }
 
   #onClose(ready: Ready | undefined, closed: ConnectionClosed): void {

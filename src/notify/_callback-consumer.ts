@@ -1,0 +1,84 @@
+/**
+ * A consumer that calls a function for each entry (the handler's callbacks, or a subscriber):
+ * one call at a time, in arrival order, off the connection (in a microtask), awaiting a returned
+ * promise before the next call. At most `capacity` entries wait; newer ones are dropped and
+ * counted.
+ *
+ * @module
+ */
+import { BoundedFifo } from "./_bounded-fifo.ts";
+import type { NotificationRecord } from "./_notification-record.ts";
+
+/** Calls `deliver` for each record, in order. */
+export class CallbackConsumer {
+  readonly #fifo: BoundedFifo<NotificationRecord>;
+  readonly #deliver: (record: NotificationRecord) => unknown;
+  readonly #report: (error: unknown, record: NotificationRecord) => void;
+  #running = false;
+  #closed = false;
+
+  /**
+   * Creates an idle consumer.
+   *
+   * @param capacity The most entries waiting.
+   * @param deliver Delivers one record; may return a promise, awaited before the next.
+   * @param report Hears what `deliver` threw or rejected with.
+   */
+  constructor(
+    capacity: number,
+    deliver: (record: NotificationRecord) => unknown,
+    report: (error: unknown, record: NotificationRecord) => void,
+  ) {
+    this.#fifo = new BoundedFifo(capacity);
+    this.#deliver = deliver;
+    this.#report = report;
+  }
+
+  /** How many entries wait (the one being delivered is not counted). */
+  get waiting(): number {
+    return this.#fifo.size;
+  }
+
+  /**
+   * Queues a record, or drops and counts it when `capacity` entries already wait.
+   *
+   * @param record The record.
+   */
+  offer(record: NotificationRecord): void {
+    if (this.#closed) return;
+    if (!this.#fifo.push(record)) {
+      record.counters.dropped++;
+      return;
+    }
+    if (!this.#running) {
+      this.#running = true;
+      queueMicrotask(() => void this.#pump());
+    }
+  }
+
+  /** Stops: waiting entries are let go, and no call is made after the current one. */
+  close(): void {
+    this.#closed = true;
+    this.#fifo.clear();
+  }
+
+  async #pump(): Promise<void> {
+    for (;;) {
+      const record = this.#closed ? undefined : this.#fifo.shift();
+      if (record === undefined) break;
+      record.counters.delivered++;
+      try {
+        const result = this.#deliver(record);
+        if (isThenable(result)) await result;
+      } catch (error) {
+        this.#report(error, record);
+      }
+    }
+    this.#running = false;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" && value !== null || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function";
+}

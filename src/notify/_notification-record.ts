@@ -1,0 +1,62 @@
+/**
+ * One accepted notification on its way to the queue's consumers, with its server's counters.
+ * It is sanitized once, by the first consumer that needs it, off the connection's read path.
+ *
+ * @module
+ */
+import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { type NotificationEntry, toNotificationEntry } from "./notification-entry.ts";
+
+/** The delivery counters of one server. */
+export class DeliveryCounters {
+  /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
+  delivered = 0;
+  /** Deliveries given up because that consumer already had its most entries waiting. */
+  dropped = 0;
+  /** Log entries refused by the server's log budget, before any consumer. */
+  rateLimited = 0;
+}
+
+/** A notification waiting for delivery. */
+export class NotificationRecord {
+  /** The operator's id of the server. */
+  readonly serverId: string;
+  /** The protocol era. */
+  readonly era: "modern" | "legacy";
+  /** Whether it is a log entry (`notifications/message`). */
+  readonly isLog: boolean;
+  /** The server's counters. */
+  readonly counters: DeliveryCounters;
+  #notification: JsonRpcNotification | undefined;
+  #entry: NotificationEntry | undefined;
+
+  /**
+   * Wraps a notification.
+   *
+   * @param serverId The operator's id of the server.
+   * @param era The protocol era.
+   * @param notification The notification as received.
+   * @param counters The server's counters.
+   */
+  constructor(
+    serverId: string,
+    era: "modern" | "legacy",
+    notification: JsonRpcNotification,
+    counters: DeliveryCounters,
+  ) {
+    this.serverId = serverId;
+    this.era = era;
+    this.isLog = notification.method === "notifications/message";
+    this.counters = counters;
+    this.#notification = notification;
+  }
+
+  /** The sanitized entry, made on first read; the raw notification is let go then. */
+  get entry(): NotificationEntry {
+    if (this.#entry === undefined) {
+      this.#entry = toNotificationEntry(this.serverId, this.era, this.#notification as JsonRpcNotification);
+      this.#notification = undefined;
+    }
+    return this.#entry;
+  }
+}

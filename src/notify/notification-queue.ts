@@ -1,0 +1,177 @@
+/**
+ * The notification queue of one client: what servers report (notifications and log entries)
+ * reaches the handler's `notification` and `log` callbacks and any subscribers off the
+ * connection, sanitized, one at a time in arrival order, within a log budget per server and a
+ * bound on what waits.
+ *
+ * @example
+ * ```ts
+ * import { createNotificationQueue } from "./notification-queue.ts";
+ * const queue = createNotificationQueue({
+ *   client: "my-agent",
+ *   handler: { log: (level, entry, ctx) => console.log(ctx.serverId, level, entry.data) },
+ * });
+ * queue.push("github", "modern", {
+ *   jsonrpc: "2.0",
+ *   method: "notifications/message",
+ *   params: { level: "info", data: "indexing\u202E done" },
+ * });
+ * await Promise.resolve();
+ * // github info indexing done
+ * console.log(queue.stats().github); // { delivered: 1, dropped: 0, rateLimited: 0 }
+ * ```
+ *
+ * @module
+ */
+import { type Clock, systemClock } from "../chain/verdict.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { Rate } from "../limits/token-bucket.ts";
+import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { ClientQueue } from "./_client-queue.ts";
+import type { NotificationEntry } from "./notification-entry.ts";
+
+/** The seed's log budget: 50 entries per second, bursts of 100 (the policy's `logRateLimit`). */
+export const DEFAULT_LOG_RATE: Rate = Object.freeze({ rate: 50, perMs: 1000, burst: 100 });
+
+/** The default of {@linkcode NotificationQueueOptions.maxWaiting}. */
+export const DEFAULT_MAX_WAITING = 1000;
+
+/** Options of {@linkcode createNotificationQueue}. */
+export interface NotificationQueueOptions {
+  /** The client's name (`ctx.client`). */
+  readonly client: string;
+  /**
+   * The handler whose `notification` and `log` callbacks hear the servers.
+   *
+   * @default no handler (only subscribers hear)
+   */
+  readonly handler?: Handler;
+  /**
+   * The most entries waiting for each consumer (the handler, each subscriber, each iterator);
+   * past it newer entries are dropped and counted.
+   *
+   * @default 1000
+   */
+  readonly maxWaiting?: number;
+  /**
+   * The log budget of a server: its compiled policy's `logRateLimit`. Read once per server (per
+   * connection in the legacy era), when its first log entry arrives. A rate that is not valid
+   * refuses that server's log entries (counted as rate-limited) and is reported once to `onError`.
+   *
+   * @default () => DEFAULT_LOG_RATE (50 per second, bursts of 100)
+   */
+  readonly logRateLimit?: (serverId: string) => Rate;
+  /**
+   * The clock the log budgets refill by.
+   *
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+  /**
+   * Hears a callback's throw or rejection (and a log budget that cannot be made), as an `Error`
+   * whose message is sanitized and safe to log; the thrown value is its `cause`, as thrown (not
+   * sanitized: it may carry server text). The entry is skipped and delivery goes on.
+   *
+   * @default logs the message (only) with `console.error`
+   */
+  readonly onError?: (error: Error) => void;
+}
+
+/** What one server's notifications came to. */
+export interface NotificationStats {
+  /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
+  readonly delivered: number;
+  /** Deliveries given up because that consumer already had `maxWaiting` entries waiting. */
+  readonly dropped: number;
+  /** Log entries over the server's log budget, refused before reaching any consumer. */
+  readonly rateLimited: number;
+}
+
+/** A client's notification queue. */
+export interface NotificationQueue {
+  /**
+   * Takes one notification from a connection's read path: cheap and synchronous (the budget
+   * check and a few appends); sanitizing and delivery happen later, in a microtask. A
+   * notification that no handler callback and no subscriber would hear is ignored at once, and
+   * not counted.
+   *
+   * @param serverId The operator's id of the server.
+   * @param era The protocol era of the connection.
+   * @param notification The notification as received.
+   * @param connection The legacy era's connection number, whose log budget is its own; omitted,
+   *   the budget is the server's.
+   */
+  push(
+    serverId: string,
+    era: "modern" | "legacy",
+    notification: JsonRpcNotification,
+    connection?: number,
+  ): void;
+  /**
+   * Calls `listener` with every entry that passes the log budget, sanitized, one call at a time
+   * in arrival order (a returned promise is awaited first), with its own `maxWaiting` bound.
+   *
+   * @param listener The subscriber; a throw or rejection goes to `onError`.
+   * @returns Unsubscribes: waiting entries are let go and no call follows the current one.
+   */
+  subscribe(listener: (entry: NotificationEntry) => unknown): () => void;
+  /**
+   * An async iterator of the same entries, with its own `maxWaiting` bound; leaving the loop
+   * unsubscribes it. It ends once the queue is closed and its waiting entries are read.
+   *
+   * @returns The iterator.
+   */
+  entries(): AsyncIterableIterator<NotificationEntry, undefined>;
+  /**
+   * The counters of every server seen.
+   *
+   * @returns A prototype-free map from server id to its counters, a snapshot.
+   */
+  stats(): Readonly<Record<string, NotificationStats>>;
+  /** How many entries wait for the handler (the one being delivered is not counted). */
+  readonly waiting: number;
+  /** Takes no more notifications; what already waits is still delivered, then iterators end. */
+  close(): void;
+}
+
+/**
+ * Creates a client's notification queue.
+ *
+ * @param options The handler, the client's name, the bounds, the clock and the error listener.
+ * @returns The queue.
+ * @throws {RangeError} When `maxWaiting` is not a positive safe integer.
+ * @example
+ * ```ts
+ * import { createNotificationQueue } from "./notification-queue.ts";
+ * const queue = createNotificationQueue({ client: "my-agent", maxWaiting: 2 });
+ * const heard: string[] = [];
+ * queue.subscribe((entry) => void heard.push(entry.method));
+ * for (const progress of [1, 2, 3]) {
+ *   queue.push("github", "legacy", { jsonrpc: "2.0", method: "notifications/progress", params: { progress } });
+ * }
+ * await Promise.resolve();
+ * console.log(heard, queue.stats().github); // [ "notifications/progress", "notifications/progress" ] { delivered: 2, dropped: 1, rateLimited: 0 }
+ * ```
+ */
+export function createNotificationQueue(options: NotificationQueueOptions): NotificationQueue {
+  const maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING;
+  if (!Number.isSafeInteger(maxWaiting) || maxWaiting <= 0) {
+    throw new RangeError(
+      `createNotificationQueue(): "maxWaiting" must be a positive safe integer, received "${
+        String(maxWaiting)
+      }"`,
+    );
+  }
+  return new ClientQueue({
+    client: options.client,
+    handler: options.handler,
+    maxWaiting,
+    logRateLimit: options.logRateLimit ?? (() => DEFAULT_LOG_RATE),
+    clock: options.clock ?? systemClock,
+    onError: options.onError ?? reportToConsole,
+  });
+}
+
+function reportToConsole(error: Error): void {
+  console.error(error.message);
+}
