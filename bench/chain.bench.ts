@@ -9,6 +9,7 @@ import { createChain } from "../src/chain/chain.ts";
 import { compilePolicy } from "../src/policy/compile-policy.ts";
 import { createMemoryStore } from "../src/limits/memory-store.ts";
 import type { Handler, InputContext } from "../src/handler/handler.ts";
+import { defer } from "../src/chain/deferral.ts";
 import type { InputRequest } from "../src/protocol/input-request.ts";
 import everythingForm from "../tests/fixtures/server-everything-elicitation-schema.json" with {
   type: "json",
@@ -52,6 +53,7 @@ const ctx: InputContext = {
   assigns: {},
   relatedRequestId: null,
   signal,
+  defer,
 };
 // Contexts are built once: the direct baseline is the bare handler call.
 const formCtx = { ...ctx, mode: "form" as const, fields: {} };

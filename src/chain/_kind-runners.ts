@@ -1,21 +1,18 @@
 /**
- * The part of the chain that differs per kind: each kind's pre-checks, the handler call, and the
- * post-checks of its answer. Every checker is built once, here, from the policy.
+ * The part of the chain that differs per kind. `prepare` runs the kind's pre-checks (refuse, or
+ * rewrite a copy) and says how to call the handler and how to judge its answer; `run` then calls
+ * the handler under its deadline; `checkAnswer` judges an answer from elsewhere (a downstream
+ * caller's, in the front) against the request as `prepare` leaves it. Every checker is built
+ * once, here, from the policy.
  *
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { DeclaredCapabilities } from "../handler/capabilities.ts";
-import type {
-  FormElicitationContext,
-  Handler,
-  InputContext,
-  UrlElicitationContext,
-} from "../handler/handler.ts";
-import type { CreateMessageRequestParams } from "../protocol/sampling.ts";
+import type { Handler } from "../handler/handler.ts";
 import { decodeCreateMessageResult } from "../protocol/sampling.ts";
-import type { ElicitRequestParams } from "../protocol/elicitation.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
 import { formatDuration } from "../policy/duration.ts";
 import { createSamplingToolsCheck } from "../checks/sampling-tools.ts";
 import { createSamplingMaxTokensCheck } from "../checks/sampling-max-tokens.ts";
@@ -25,20 +22,23 @@ import { createSamplingContextCheck } from "../checks/sampling-context.ts";
 import { createElicitationModeCheck } from "../checks/elicitation-mode.ts";
 import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
-import { checkElicitAnswer, type ElicitAnswerRequest } from "../checks/elicitation-answer.ts";
+import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
 import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
 import { invokeHandler, type LazySignal } from "./invoke-handler.ts";
+import { isDeferral } from "./deferral.ts";
 import type { Timers } from "./timers.ts";
-import { RefusalCode, type Verdict } from "./verdict.ts";
+import { pass, RefusalCode, type Verdict } from "./verdict.ts";
 import type { ChainResult, RunContext } from "./chain.ts";
+import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
 
-/** What every callback's context holds before the signal is added. */
-export type BaseContext = Omit<InputContext, "signal">;
+export type { BaseContext } from "./_handler-contexts.ts";
 
 /** The per-kind part of a chain. */
 export interface KindRunners {
   /** Runs a request that passed the gate and the budget. */
   run(request: InputRequest, context: RunContext, base: BaseContext): Promise<ChainResult>;
+  /** Post-checks an answer from elsewhere against the request as the pre-checks leave it. */
+  checkAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown>;
 }
 
 /** Options of {@linkcode createKindRunners}. */
@@ -49,9 +49,18 @@ export interface KindRunnerOptions {
   readonly timers: Timers;
 }
 
-type Context = RunContext;
+/** A request that passed its pre-checks: what to call and how to judge the answer. */
+interface Prepared {
+  /** The request as the checks left it. */
+  readonly request: InputRequest;
+  readonly timeoutMs: number;
+  /** Calls the handler (undefined when it has no callback for the kind). */
+  readonly invoke: ((base: BaseContext, lazy: LazySignal) => unknown) | undefined;
+  readonly judge: (answer: unknown) => Verdict<unknown>;
+}
 
 const HANDLER_THREW = "Internal error while answering the input request";
+const NOT_DECLARED = "This client did not declare the capability";
 
 /**
  * Builds the per-kind runners of one chain.
@@ -81,201 +90,144 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
   });
   const form = createElicitationFormCheck({ maxFields: e.maxFields, maxEnumValues: e.maxEnumValues });
   const rootsAnswer = createRootsAnswerCheck();
+  const refuseAnswer = (message: string) => ({
+    ok: false as const,
+    refusal: { code: RefusalCode.InternalError, message },
+  });
 
-  const call = async (
-    fn: (lazy: LazySignal) => unknown,
-    timeoutMs: number,
-    context: Context,
-    judge: (answer: unknown) => Verdict<unknown>,
-  ): Promise<ChainResult> => {
-    const outcome = await invokeHandler(fn, { timeoutMs, parent: context.signal, timers });
+  const prepare = (
+    request: InputRequest,
+    version: ProtocolVersion,
+    callInFlight: boolean,
+  ): Verdict<Prepared> => {
+    switch (request.method) {
+      case "sampling/createMessage": {
+        const fn = handler.sampling;
+        let checked = tools.check(request.params);
+        if (checked.ok) checked = maxTokens.check(checked.value);
+        if (!checked.ok) return checked;
+        const idleVerdict = eraOf(version) === "legacy" ? idle.check(callInFlight) : pass(undefined);
+        if (!idleVerdict.ok) return idleVerdict;
+        const loop = toolLoop.check(checked.value.messages);
+        if (!loop.ok) return loop;
+        const rewritten = includeContext.check(checked.value);
+        const params = rewritten.ok ? rewritten.value : checked.value;
+        return pass({
+          request: { method: request.method, params },
+          timeoutMs: policy.handlerTimeoutMs.default,
+          invoke: fn === undefined ? undefined : (base, lazy) => fn(params, new InputContextImpl(base, lazy)),
+          judge: (answer) => {
+            const decoded = decodeCreateMessageResult(version, answer);
+            return decoded.ok
+              ? pass(decoded.value)
+              : refuseAnswer(`Sampling answer refused: ${decoded.message}`);
+          },
+        });
+      }
+      case "elicitation/create": {
+        const fn = handler.elicitation;
+        const params = request.params;
+        const effective = mode.check("mode" in params ? params.mode : undefined);
+        if (!effective.ok) return effective;
+        const timeoutMs = policy.handlerTimeoutMs.elicitation;
+        if (effective.value === "url" && "url" in params) {
+          const verdict = url.check(params, e.origin);
+          if (!verdict.ok) return verdict;
+          const { params: checked, context: extra } = verdict.value;
+          return pass({
+            request: { method: request.method, params: checked },
+            timeoutMs,
+            invoke: fn === undefined
+              ? undefined
+              : (base, lazy) => fn(checked, new UrlContextImpl(base, lazy, extra)),
+            judge: (answer) => checkElicitAnswer(answer, { mode: "url" }),
+          });
+        }
+        const verdict = form.check("requestedSchema" in params ? params.requestedSchema : undefined);
+        if (!verdict.ok) return verdict;
+        const { shape, fields } = verdict.value;
+        return pass({
+          request,
+          timeoutMs,
+          invoke: fn === undefined
+            ? undefined
+            : (base, lazy) => fn(params, new FormContextImpl(base, lazy, fields)),
+          judge: (answer) => checkElicitAnswer(answer, { mode: "form", shape }),
+        });
+      }
+      case "roots/list": {
+        const fn = handler.roots;
+        return pass({
+          request,
+          timeoutMs: policy.handlerTimeoutMs.default,
+          invoke: fn === undefined ? undefined : (base, lazy) => fn(new InputContextImpl(base, lazy)),
+          judge: (answer) => rootsAnswer.check(answer),
+        });
+      }
+    }
+  };
+
+  const invoke = async (prepared: Prepared, context: RunContext, base: BaseContext): Promise<ChainResult> => {
+    const fn = prepared.invoke;
+    if (fn === undefined) {
+      return {
+        ok: false,
+        stage: "capability",
+        refusal: { code: RefusalCode.MethodNotFound, message: NOT_DECLARED },
+      };
+    }
+    const outcome = await invokeHandler((lazy) => fn(base, lazy), {
+      timeoutMs: prepared.timeoutMs,
+      parent: context.signal,
+      timers,
+    });
     switch (outcome.kind) {
       case "timeout":
-        return refused(
+        return failed(
           "timeout",
           RefusalCode.InternalError,
-          `Handler timed out after ${formatDuration(timeoutMs)}`,
+          `Handler timed out after ${formatDuration(prepared.timeoutMs)}`,
         );
       case "cancelled":
         return {
-          ok: false,
-          stage: "cancelled",
-          refusal: { code: RefusalCode.InternalError, message: "Request cancelled" },
+          ...failed("cancelled", RefusalCode.InternalError, "Request cancelled"),
           cause: outcome.reason,
         };
       case "threw":
-        return {
-          ok: false,
-          stage: "handler",
-          refusal: { code: RefusalCode.InternalError, message: HANDLER_THREW },
-          cause: outcome.error,
-        };
+        return { ...failed("handler", RefusalCode.InternalError, HANDLER_THREW), cause: outcome.error };
+    }
+    if (isDeferral(outcome.value)) {
+      return {
+        ...failed("deferred", RefusalCode.InternalError, "The handler deferred the request to the caller"),
+        request: prepared.request,
+      };
     }
     const error = handlerError(outcome.value);
     if (error !== undefined) return { ok: false, stage: "handler", refusal: error };
-    const verdict = judge(outcome.value);
+    const verdict = prepared.judge(outcome.value);
     return verdict.ok
       ? { ok: true, answer: verdict.value as never }
       : { ok: false, stage: "policy", refusal: verdict.refusal };
   };
 
-  const sampling = (
-    params: CreateMessageRequestParams,
-    context: Context,
-    base: BaseContext,
-  ): Promise<ChainResult> | ChainResult => {
-    const fn = handler.sampling;
-    if (fn === undefined) {
-      return refused("capability", RefusalCode.MethodNotFound, "Sampling is not declared");
-    }
-    let checked = tools.check(params);
-    if (checked.ok) checked = maxTokens.check(checked.value);
-    if (!checked.ok) return refused("policy", checked.refusal.code, checked.refusal.message);
-    const era = base.era;
-    const gates = [
-      era === "legacy" ? idle.check(context.callInFlight ?? true) : undefined,
-      toolLoop.check(checked.value.messages),
-    ];
-    for (const gate of gates) {
-      if (gate !== undefined && !gate.ok) return refused("policy", gate.refusal.code, gate.refusal.message);
-    }
-    const rewritten = includeContext.check(checked.value);
-    const final = rewritten.ok ? rewritten.value : checked.value;
-    const version = context.version;
-    return call(
-      (lazy) => fn(final, new InputContextImpl(base, lazy)),
-      policy.handlerTimeoutMs.default,
-      context,
-      (answer) => {
-        const decoded = decodeCreateMessageResult(version, answer);
-        return decoded.ok ? { ok: true, value: decoded.value } : {
-          ok: false,
-          refusal: {
-            code: RefusalCode.InternalError,
-            message: `Sampling answer refused: ${decoded.message}`,
-          },
-        };
-      },
-    );
-  };
-
-  const elicitation = (
-    params: ElicitRequestParams,
-    context: Context,
-    base: BaseContext,
-  ): Promise<ChainResult> | ChainResult => {
-    const fn = handler.elicitation;
-    if (fn === undefined) {
-      return refused("capability", RefusalCode.MethodNotFound, "Elicitation is not declared");
-    }
-    const effective = mode.check("mode" in params ? params.mode : undefined);
-    if (!effective.ok) return refused("policy", effective.refusal.code, effective.refusal.message);
-    const timeoutMs = policy.handlerTimeoutMs.elicitation;
-    if (effective.value === "url" && "url" in params) {
-      const verdict = url.check(params, e.origin);
-      if (!verdict.ok) return refused("policy", verdict.refusal.code, verdict.refusal.message);
-      const { params: checked, context: extra } = verdict.value;
-      return call(
-        (lazy) => fn(checked, new UrlContextImpl(base, lazy, extra)),
-        timeoutMs,
-        context,
-        (answer) => checkElicitAnswer(answer, { mode: "url" }),
-      );
-    }
-    const schema = "requestedSchema" in params ? params.requestedSchema : undefined;
-    const verdict = form.check(schema);
-    if (!verdict.ok) return refused("policy", verdict.refusal.code, verdict.refusal.message);
-    const request: ElicitAnswerRequest = { mode: "form", shape: verdict.value.shape };
-    return call(
-      (lazy) => fn(params, new FormContextImpl(base, lazy, verdict.value.fields)),
-      timeoutMs,
-      context,
-      (answer) => checkElicitAnswer(answer, request),
-    );
-  };
-
-  const roots = (context: Context, base: BaseContext): Promise<ChainResult> | ChainResult => {
-    const fn = handler.roots;
-    if (fn === undefined) return refused("capability", RefusalCode.MethodNotFound, "Roots are not declared");
-    return call(
-      (lazy) => fn(new InputContextImpl(base, lazy)),
-      policy.handlerTimeoutMs.default,
-      context,
-      (answer) => rootsAnswer.check(answer),
-    );
-  };
-
   return Object.freeze({
-    run: async (request: InputRequest, context: Context, base: BaseContext): Promise<ChainResult> => {
-      switch (request.method) {
-        case "sampling/createMessage":
-          return await sampling(request.params, context, base);
-        case "elicitation/create":
-          return await elicitation(request.params, context, base);
-        case "roots/list":
-          return await roots(context, base);
-      }
+    run: async (request: InputRequest, context: RunContext, base: BaseContext): Promise<ChainResult> => {
+      const prepared = prepare(request, context.version, context.callInFlight ?? true);
+      if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
+      return await invoke(prepared.value, context, base);
+    },
+    checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
+      const prepared = prepare(request, version, true);
+      return prepared.ok ? prepared.value.judge(answer) : prepared;
     },
   });
 }
 
-// The callbacks' contexts are small classes: `signal` is a getter on the prototype (made on first
-// read), and on Node 20 both an object literal with a getter and a spread followed by new keys
-// take V8's slow paths (hundreds of nanoseconds each), where a class costs about ten.
-
-class InputContextImpl implements InputContext {
-  readonly client: string;
-  readonly serverId: string;
-  readonly era: "modern" | "legacy";
-  readonly assigns: Readonly<Record<string, unknown>>;
-  readonly relatedRequestId: InputContext["relatedRequestId"];
-  readonly #lazy: LazySignal;
-
-  constructor(base: BaseContext, lazy: LazySignal) {
-    this.client = base.client;
-    this.serverId = base.serverId;
-    this.era = base.era;
-    this.assigns = base.assigns;
-    this.relatedRequestId = base.relatedRequestId;
-    this.#lazy = lazy;
-  }
-
-  get signal(): AbortSignal {
-    return this.#lazy.signal;
-  }
-}
-
-class FormContextImpl extends InputContextImpl implements FormElicitationContext {
-  readonly mode = "form" as const;
-  readonly fields: FormElicitationContext["fields"];
-
-  constructor(base: BaseContext, lazy: LazySignal, fields: FormElicitationContext["fields"]) {
-    super(base, lazy);
-    this.fields = fields;
-  }
-}
-
-class UrlContextImpl extends InputContextImpl implements UrlElicitationContext {
-  readonly mode = "url" as const;
-  readonly url: string;
-  readonly host: string;
-  readonly idn: boolean;
-  readonly originMismatch: boolean;
-
-  constructor(
-    base: BaseContext,
-    lazy: LazySignal,
-    extra: Pick<UrlElicitationContext, "url" | "host" | "idn" | "originMismatch">,
-  ) {
-    super(base, lazy);
-    this.url = extra.url;
-    this.host = extra.host;
-    this.idn = extra.idn;
-    this.originMismatch = extra.originMismatch;
-  }
-}
-
-function refused(stage: "capability" | "policy" | "timeout", code: number, message: string): ChainResult {
+function failed(
+  stage: "timeout" | "cancelled" | "handler" | "deferred",
+  code: number,
+  message: string,
+): ChainResult & { ok: false } {
   return { ok: false, stage, refusal: { code, message } };
 }
 

@@ -24,7 +24,7 @@ import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "./timers.ts";
-import type { Refusal } from "./verdict.ts";
+import type { Refusal, Verdict } from "./verdict.ts";
 import { createKindRunners, type KindRunners } from "./_kind-runners.ts";
 
 /** Options of {@linkcode createChain}. */
@@ -56,12 +56,19 @@ export interface RunContext {
 }
 
 /** Where a chain stopped: the caller maps each stage to its wire form. */
-export type ChainStage = "capability" | "policy" | "handler" | "timeout" | "cancelled";
+export type ChainStage = "capability" | "policy" | "handler" | "timeout" | "cancelled" | "deferred";
 
 /** The chain's answer to one input request. */
 export type ChainResult =
   | { readonly ok: true; readonly answer: CreateMessageResult | ElicitResult | ListRootsResult }
-  | { readonly ok: false; readonly stage: ChainStage; readonly refusal: Refusal; readonly cause?: unknown };
+  | {
+    readonly ok: false;
+    readonly stage: ChainStage;
+    readonly refusal: Refusal;
+    readonly cause?: unknown;
+    /** For `"deferred"`: the request as the checks left it (clamped, coerced, URL normalised). */
+    readonly request?: InputRequest;
+  };
 
 /** One server's compiled chain. */
 export interface Chain {
@@ -73,6 +80,11 @@ export interface Chain {
   capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
   /** Runs one input request through the checks and the handler. Never rejects. */
   run(request: InputRequest, context: RunContext): Promise<ChainResult>;
+  /**
+   * Checks an answer that did not come from the handler (a downstream caller's, in the front)
+   * with the same post-checks, against the request as the checks leave it.
+   */
+  checkAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown>;
 }
 
 /**
@@ -139,5 +151,6 @@ export function createChain(options: ChainOptions): Chain {
     capabilities: (version: ProtocolVersion, capabilityOptions?: { readonly tasks?: boolean }) =>
       clientCapabilitiesFor(version, declared, capabilityOptions),
     run,
+    checkAnswer: runners.checkAnswer,
   });
 }

@@ -9,6 +9,7 @@ import type { CreateMessageRequestParams, CreateMessageResult } from "../protoco
 import type { ElicitRequestParams, ElicitResult } from "../protocol/elicitation.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import type { LogLevel } from "../policy/policy.ts";
+import type { Deferral } from "../chain/deferral.ts";
 
 /** What every input callback is told about the request. */
 export interface InputContext {
@@ -28,6 +29,12 @@ export interface InputContext {
    * of `ctx` does not carry it.
    */
   readonly signal: AbortSignal;
+  /**
+   * Passes the request down instead of answering it: in the front, to the downstream caller (as
+   * the checks left it), when that caller declared the capability. Return its value:
+   * `return ctx.defer()`. Outside the front, a deferral fails the request.
+   */
+  defer(): Deferral;
 }
 
 /** The context of a form elicitation. */
@@ -71,8 +78,8 @@ export interface HandlerError {
   readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
 }
 
-/** A callback's answer: the result, or `{ error }`; sync or async. */
-export type Answer<T> = T | HandlerError | Promise<T | HandlerError>;
+/** A callback's answer: the result, `{ error }`, or `ctx.defer()`; sync or async. */
+export type Answer<T> = T | HandlerError | Deferral | Promise<T | HandlerError | Deferral>;
 
 /** A sanitized server log entry. */
 export interface LogEntry {

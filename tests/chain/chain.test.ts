@@ -338,4 +338,36 @@ describe("createChain()", () => {
     assert.deepEqual(chain.declared, { sampling: undefined, elicitation: undefined, roots: false });
     assert.deepEqual(chain.capabilities("2026-07-28"), {});
   });
+
+  test("reports a deferral with the request as the checks left it (maxTokens clamped, context coerced)", async () => {
+    const chain = chainFor({ sampling: (_params, ctx) => ctx.defer() });
+    const result = await chain.run(sampling({ maxTokens: 999_999, includeContext: "allServers" }), MODERN);
+    assert.deepEqual(result, {
+      ok: false,
+      stage: "deferred",
+      refusal: { code: -32603, message: "The handler deferred the request to the caller" },
+      request: {
+        method: "sampling/createMessage",
+        params: {
+          messages: [{ role: "user", content: { type: "text", text: "q" } }],
+          maxTokens: 4096,
+          includeContext: "none",
+        },
+      },
+    });
+  });
+
+  test("checkAnswer() post-checks an answer from elsewhere with the same rules, defaults included", () => {
+    const chain = chainFor({ elicitation: () => ({ action: "cancel" }) });
+    const request = formRequest(nameSchema);
+    const accepted = chain.checkAnswer(request, { action: "accept", content: { name: "Ada" } }, "2026-07-28");
+    assert.deepEqual(JSON.parse(JSON.stringify(accepted)), {
+      ok: true,
+      value: { action: "accept", content: { name: "Ada", age: 30 } },
+    });
+    const broken = chain.checkAnswer(request, { action: "accept", content: { name: 5 } }, "2026-07-28");
+    assert.deepEqual([broken.ok, !broken.ok && broken.refusal.code], [false, -32603]);
+    const badSchema = chain.checkAnswer(formRequest({ type: "array" }), { action: "decline" }, "2026-07-28");
+    assert.deepEqual([badSchema.ok, !badSchema.ok && badSchema.refusal.code], [false, -32602]);
+  });
 });

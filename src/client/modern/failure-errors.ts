@@ -82,5 +82,11 @@ export function inputError(
       return new ClientError("timeout", `${entry}: ${message}`, details);
     case "cancelled":
       return new ClientError("cancelled", `${entry} was cancelled`, details);
+    case "deferred":
+      return new ClientError(
+        "input_handler",
+        `${entry}: the handler deferred it, and no caller can answer it here`,
+        details,
+      );
   }
 }
