@@ -121,3 +121,13 @@ export type {
   ServerNotificationEntry,
 } from "./src/notify/notification-entry.ts";
 export type { NotificationStats } from "./src/notify/notification-queue.ts";
+export { createFront, type FrontOptions } from "./src/front/create-front.ts";
+export type { Deferral } from "./src/chain/deferral.ts";
+export {
+  type HandlerEndpoint,
+  type HandlerKind,
+  remoteHandler,
+  type RemoteHandlerOptions,
+  type RemoteTarget,
+} from "./src/handler/remote-handler.ts";
+export { handlerApp, type HandlerAppOptions } from "./src/handler/handler-app.ts";

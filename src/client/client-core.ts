@@ -29,6 +29,8 @@ import type { Fetcher } from "./modern/http-leg.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
 import type { ServerSession } from "./server-session.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 
 /** sluice's version, sent as `clientInfo.version` when the caller gives none. */
 export const SLUICE_VERSION = "0.1.0";
@@ -51,6 +53,32 @@ export interface LegacySessionInput {
 export interface EraSupport {
   /** Builds a legacy session (self-hosted entry only). */
   readonly legacy?: (input: LegacySessionInput) => ServerSession;
+}
+
+/** What the front needs of a client beyond its public methods (see {@linkcode clientInternals}). */
+export interface ClientInternals {
+  readonly clientInfo: Implementation;
+  readonly handler: Handler | undefined;
+  readonly store: RateLimitStore;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly tasks: boolean;
+  /** Every server's compiled policy. */
+  policies(): CompiledPolicy[];
+  /** A server's session (its era resolved first when `"auto"`). */
+  sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession>;
+}
+
+const INTERNALS = new WeakMap<Client, ClientInternals>();
+
+/**
+ * The internals of a client made by `createClient`, for the front (module-private otherwise).
+ *
+ * @param client The client.
+ * @returns Its internals, or `undefined` for an object that is not such a client.
+ */
+export function clientInternals(client: Client): ClientInternals | undefined {
+  return INTERNALS.get(client);
 }
 
 interface ServerEntry {
@@ -205,7 +233,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     },
   });
 
-  return Object.freeze({
+  const client: Client = Object.freeze({
     name: options.name,
     servers: (): string[] => [...servers.keys()],
     ...methods,
@@ -219,6 +247,17 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       queue.close();
     },
   });
+  INTERNALS.set(client, {
+    clientInfo,
+    handler: options.handler,
+    store,
+    timers,
+    clock,
+    tasks: options.tasks === true,
+    policies: () => [...servers.values()].map((entry) => entry.policy),
+    sessionOf,
+  });
+  return client;
 }
 
 function isCompiled(policy: Policy | CompiledPolicy): policy is CompiledPolicy {

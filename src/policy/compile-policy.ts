@@ -103,6 +103,10 @@ export interface CompiledPolicy {
   readonly maxServerRequests: number;
   /** Rounds of one multi round-trip request. */
   readonly maxRounds: number;
+  /** The front: kinds passed down to the caller when no handler implements them. */
+  readonly passDown: readonly ("sampling" | "elicitation" | "roots")[];
+  /** The front: lifetime of a sealed continuation state, in milliseconds. */
+  readonly stateTtlMs: number;
 }
 
 /** Options of {@linkcode compilePolicy} and {@linkcode checkPolicy}. */
@@ -295,6 +299,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     maxTotalTimeoutMs: ms(policy.maxTotalTimeout, d.maxTotalTimeout),
     maxServerRequests: policy.maxServerRequests ?? d.maxServerRequests,
     maxRounds: policy.maxRounds ?? d.maxRounds,
+    passDown: [...new Set(policy.passDown ?? d.passDown)],
+    stateTtlMs: ms(policy.stateTtl, d.stateTtl),
   });
 }
 

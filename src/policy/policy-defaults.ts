@@ -34,6 +34,8 @@ export interface PolicyDefaults {
   readonly maxTotalTimeout: Duration;
   readonly maxServerRequests: number;
   readonly maxRounds: number;
+  readonly passDown: readonly ("sampling" | "elicitation" | "roots")[];
+  readonly stateTtl: Duration;
 }
 
 /** The defaults a policy's missing options take. */
@@ -65,4 +67,6 @@ export const POLICY_DEFAULTS: PolicyDefaults = Object.freeze({
   maxTotalTimeout: "10m",
   maxServerRequests: 8,
   maxRounds: 10,
+  passDown: Object.freeze([]),
+  stateTtl: "10m",
 });

@@ -106,6 +106,13 @@ export const PolicySchema: v.GenericSchema = v.object({
   maxTotalTimeout: v.exactOptional(duration),
   maxServerRequests: v.exactOptional(positiveInteger(1000)),
   maxRounds: v.exactOptional(positiveInteger(1000)),
+  passDown: v.exactOptional(
+    v.array(
+      v.picklist(["sampling", "elicitation", "roots"], 'one of "sampling", "elicitation", "roots"'),
+      'a list of "sampling", "elicitation" and "roots"',
+    ),
+  ),
+  stateTtl: v.exactOptional(duration),
 }, "a policy object");
 
 /**

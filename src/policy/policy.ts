@@ -130,6 +130,13 @@ export interface Policy {
   readonly maxServerRequests?: number;
   /** Rounds of one multi round-trip request. @default 10 */
   readonly maxRounds?: number;
+  /**
+   * The front: kinds with no handler that it passes down to its caller (who must declare them)
+   * instead of refusing. @default [] (nothing passes down unless a handler calls `ctx.defer()`)
+   */
+  readonly passDown?: readonly ("sampling" | "elicitation" | "roots")[];
+  /** The front: how long a sealed continuation state stays valid. @default "10m" */
+  readonly stateTtl?: Duration;
 }
 
 /**

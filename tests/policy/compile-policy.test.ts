@@ -55,6 +55,8 @@ describe("compilePolicy()", () => {
       maxTotalTimeoutMs: 600_000,
       maxServerRequests: 8,
       maxRounds: 10,
+      passDown: [],
+      stateTtlMs: 600_000,
     });
     assert.equal(Object.isFrozen(policy.sampling), true);
   });

@@ -145,6 +145,13 @@ export class LegacyServerSession implements ServerSession {
     }
   }
 
+  /** The negotiated version and the server's capabilities (connecting first if needed). */
+  handshake(
+    signal: AbortSignal,
+  ): Promise<{ version: string; capabilities: Readonly<Record<string, unknown>> }> {
+    return this.#session.handshake(signal);
+  }
+
   /** @inheritdoc */
   rootsChanged(): Promise<void> {
     return this.#session.rootsChanged();

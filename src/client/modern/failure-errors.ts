@@ -22,7 +22,7 @@ export function serverError(serverId: string, method: string, error: JsonRpcErro
   return new ClientError(
     "server",
     `Server "${serverId}" answered ${method} with error ${error.code}: ${quote(error.message, 200)}`,
-    { code: error.code, data: error.data, serverId },
+    { code: error.code, data: error.data, serverId, cause: error },
   );
 }
 

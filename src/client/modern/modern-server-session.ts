@@ -41,6 +41,11 @@ export class ModernServerSession implements ServerSession {
     return this.#session.serverId;
   }
 
+  /** The modern session itself (the front steps its rounds one at a time). */
+  get session(): ModernSession {
+    return this.#session;
+  }
+
   /** @inheritdoc */
   request(
     method: string,

@@ -18,6 +18,7 @@ import {
   type JsonRpcNotification,
 } from "../../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../../protocol/logging-level.ts";
+import type { ClientCapabilities } from "../../protocol/capabilities.ts";
 import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
 import { linkSignals } from "../_signals.ts";
@@ -49,6 +50,10 @@ export interface ModernRequestOptions {
   readonly signal: AbortSignal;
   /** Progress notifications for this request, when the caller wants them. */
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
+  /** Takes this request's other notifications instead of the client's queue (the front streams them on). */
+  readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
+  /** The capabilities to declare instead of the chain's (the front adds what its caller can answer). */
+  readonly capabilities?: ClientCapabilities | undefined;
 }
 
 /** The versions this client speaks in the modern era, preferred first. */
@@ -115,7 +120,7 @@ export class ModernSession {
       const progressToken = options.onProgress === undefined ? undefined : `sluice-${++this.#progress}`;
       const meta: RequestMeta = {
         protocolVersion: this.#version,
-        clientCapabilities: chain.capabilities(this.#version, { tasks }),
+        clientCapabilities: options.capabilities ?? chain.capabilities(this.#version, { tasks }),
         clientInfo: this.#options.clientInfo,
         ...(this.#options.logLevel === undefined ? {} : { logLevel: this.#options.logLevel }),
       };
@@ -212,6 +217,8 @@ export class ModernSession {
         message.method === "notifications/progress" && progressToken !== undefined && token === progressToken
       ) {
         options.onProgress?.(message.params ?? {});
+      } else if (options.onNotification !== undefined) {
+        options.onNotification(message);
       } else {
         notify(message);
       }

@@ -1,0 +1,76 @@
+/**
+ * What the front says about itself: `server/discover` (sluice's own, listing what the upstream
+ * offers) and `GET /servers` (ids, eras, declared capabilities and limits; never credentials or
+ * URLs with them).
+ *
+ * @module
+ */
+import type { ServerSession } from "../client/server-session.ts";
+import { SLUICE_VERSION } from "../client/client-core.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import type { FrontServer } from "./front-server.ts";
+
+const OFFERED = ["tools", "resources", "prompts", "completions"] as const;
+
+/**
+ * The front's `server/discover` result: the upstream's tools, resources and prompts
+ * capabilities, as the front serves them in 2026-07-28.
+ *
+ * @param session The upstream's session.
+ * @param signal Aborts the upstream request.
+ * @returns The result object.
+ */
+export async function frontDiscover(session: ServerSession, signal: AbortSignal): Promise<JsonObject> {
+  const upstream = session.era === "modern"
+    ? ((await session.request("server/discover", {}, { signal })).capabilities as
+      | Record<string, unknown>
+      | undefined)
+    : await legacyCapabilities(session, signal);
+  const capabilities: Record<string, unknown> = {};
+  for (const name of OFFERED) if (upstream?.[name] !== undefined) capabilities[name] = upstream[name];
+  return {
+    resultType: "complete",
+    supportedVersions: [MODERN_PROTOCOL_VERSION],
+    capabilities,
+    ttlMs: 0,
+    cacheScope: "private",
+    _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-front", version: SLUICE_VERSION } },
+  };
+}
+
+async function legacyCapabilities(
+  session: ServerSession,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const handshake =
+    (session as { handshake?: (signal: AbortSignal) => Promise<{ capabilities: Record<string, unknown> }> })
+      .handshake;
+  return handshake === undefined ? {} : (await handshake.call(session, signal)).capabilities;
+}
+
+/**
+ * `GET /servers`: per server, its id, era, transport kind, declared capabilities and limits.
+ *
+ * @param servers The front's servers.
+ * @returns The listing.
+ */
+export function frontServerList(servers: ReadonlyMap<string, FrontServer>): JsonObject {
+  return {
+    servers: [...servers.values()].map(({ policy, chain }) => ({
+      id: policy.server,
+      era: policy.era,
+      transport: policy.transport.kind,
+      capabilities: chain.capabilities(MODERN_PROTOCOL_VERSION),
+      passDown: policy.passDown,
+      limits: {
+        inputRateLimit: policy.inputRateLimit,
+        maxRounds: policy.maxRounds,
+        callTimeoutMs: policy.callTimeoutMs,
+        maxTotalTimeoutMs: policy.maxTotalTimeoutMs,
+        stateTtlMs: policy.stateTtlMs,
+        sampling: { maxTokens: policy.sampling.maxTokens },
+      },
+    })),
+  };
+}

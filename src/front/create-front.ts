@@ -1,0 +1,173 @@
+/**
+ * The front: a Hono app that puts sluice between MCP hosts and upstream servers. Hosts talk
+ * modern-era MCP (2026-07-28) to `POST /mcp/<server>`; the front enforces that server's policy,
+ * answers input requests with the client's handlers, or passes them down to the host, holding no
+ * state between rounds (the continuation is sealed into `requestState`).
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { Client } from "../client/client-types.ts";
+import { clientInternals } from "../client/client-core.ts";
+import { linkSignals } from "../client/_signals.ts";
+import { ClientError } from "../errors.ts";
+import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { createFrontServer, type FrontServer } from "./front-server.ts";
+import {
+  type DownstreamRequest,
+  MAX_REQUEST_BYTES,
+  readDownstreamRequest,
+  refusal,
+} from "./downstream-request.ts";
+import { frontCall, type FrontCallOutcome } from "./front-call.ts";
+import { importStateKey, type StateKey } from "./sealed-state.ts";
+import { frontDiscover, frontServerList } from "./_front-info.ts";
+import { respond, respondStream } from "./_front-response.ts";
+import type { ModernSession } from "../client/modern/modern-session.ts";
+
+/** Options of {@linkcode createFront}. */
+export interface FrontOptions {
+  /** The client whose policies, handler and budgets the front uses (from `createClient`). */
+  readonly client: Client;
+  /** The secret that seals continuation states: at least 32 bytes; the same on every isolate. */
+  readonly stateKey: string | Uint8Array;
+}
+
+const MRTR_METHODS = new Set(["tools/call", "resources/read", "prompts/get"]);
+const FORWARDED = new Set(["tools/list", "resources/list", "resources/templates/list", "prompts/list"]);
+
+/**
+ * Creates the front.
+ *
+ * @param options The client and the state key.
+ * @returns A Hono app: `POST /mcp/:server`, `GET /healthz`, `GET /servers`.
+ * @throws {TypeError} When the client was not made by `createClient`, or the key is too short.
+ * @example
+ * ```ts
+ * import { createFront } from "./create-front.ts";
+ * import { createClient } from "../client/create-client.ts";
+ * const client = createClient({ name: "gate", policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }] });
+ * const app = createFront({ client, stateKey: "0123456789abcdef0123456789abcdef" });
+ * const health = await app.request("/healthz");
+ * console.log(health.status); // 200
+ * ```
+ */
+export function createFront(options: FrontOptions): Hono {
+  const internals = clientInternals(options.client);
+  if (internals === undefined) throw new TypeError("createFront(): the client must come from createClient()");
+  const key: Promise<StateKey> = importStateKey(options.stateKey);
+  key.catch(() => {});
+  const servers = new Map<string, FrontServer>(
+    internals.policies().map((
+      policy,
+    ) => [policy.server, createFrontServer(policy, internals, options.client.name)]),
+  );
+  const app = new Hono();
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/servers", (c) => c.json(frontServerList(servers)));
+  app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp/:server", (c) => c.body(null, 405, { Allow: "POST" }));
+  app.post("/mcp/:server", async (c) => {
+    const serverId = c.req.param("server");
+    const server = servers.get(serverId);
+    const length = Number(c.req.header("content-length") ?? "0");
+    if (length > MAX_REQUEST_BYTES) return respond(c, refusal(413, null, -32600, "Request body too large"));
+    const text = await c.req.text();
+    if (text.length > MAX_REQUEST_BYTES) {
+      return respond(c, refusal(413, null, -32600, "Request body too large"));
+    }
+    const request = readDownstreamRequest(text, c.req.raw.headers);
+    if (request === "notification") return c.body(null, 202);
+    if ("status" in request) return respond(c, request);
+    const id = request.message.id;
+    if (server === undefined) {
+      return respond(c, refusal(404, id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`));
+    }
+    const flow = linkSignals([c.req.raw.signal], {
+      ms: server.policy.maxTotalTimeoutMs,
+      which: "total",
+      timers: internals.timers,
+    });
+    let flowHandedOff = false;
+    try {
+      const session = await internals.sessionOf(serverId, flow.signal);
+      const method = request.message.method;
+      if (method === "server/discover") return respond(c, ok(id, await frontDiscover(session, flow.signal)));
+      if (FORWARDED.has(method)) {
+        return respond(
+          c,
+          ok(id, await session.request(method, withoutMeta(request.params), { signal: flow.signal })),
+        );
+      }
+      if (!MRTR_METHODS.has(method)) {
+        return respond(
+          c,
+          refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`),
+        );
+      }
+      if (session.era === "legacy") {
+        // A legacy upstream asks for input with its own requests, answered by the handlers as
+        // in any client call; passing them down to the caller needs a modern upstream.
+        const outcome = await session.call(method as "tools/call", withoutMeta(request.params), {
+          signal: flow.signal,
+          assigns: {},
+        });
+        return respond(
+          c,
+          ok(id, (outcome.kind === "complete" ? outcome.result : outcome.task) as unknown as JsonObject),
+        );
+      }
+      const stateKey = await key;
+      const call = (onNotification?: (notification: JsonRpcNotification) => void) =>
+        frontCall({
+          server,
+          session: (session as unknown as { session: ModernSession }).session,
+          request,
+          stateKey,
+          clock: internals.clock,
+          timers: internals.timers,
+          signal: flow.signal,
+          onNotification,
+        }).then((outcome) => toResponse(request, outcome));
+      if (!wantsStream(c.req.header("accept"))) return respond(c, await call());
+      // The flow must outlive this handler: the stream disposes of it when the call ends.
+      const streaming = flow;
+      flowHandedOff = true;
+      return respondStream((emit) => call(emit).finally(() => streaming.dispose()));
+    } catch (failure) {
+      const message = failure instanceof ClientError && failure.kind === "config"
+        ? "Server unavailable"
+        : "Internal error";
+      return respond(
+        c,
+        refusal(
+          failure instanceof ClientError && failure.kind === "timeout" ? 504 : 502,
+          id,
+          -32603,
+          message,
+        ),
+      );
+    } finally {
+      if (!flowHandedOff) flow.dispose();
+    }
+  });
+  return app;
+}
+
+function ok(id: DownstreamRequest["message"]["id"], result: JsonObject) {
+  return { status: 200, body: encodeResult(id, result) };
+}
+
+function toResponse(request: DownstreamRequest, outcome: FrontCallOutcome) {
+  const id = request.message.id;
+  if (outcome.kind === "result") return ok(id, outcome.result);
+  return { status: outcome.status, body: { jsonrpc: "2.0" as const, id, error: outcome.error } };
+}
+
+function withoutMeta(params: JsonObject): JsonObject {
+  const { _meta: _dropped, ...rest } = params;
+  return rest;
+}
+
+function wantsStream(accept: string | undefined): boolean {
+  return accept?.includes("text/event-stream") === true;
+}

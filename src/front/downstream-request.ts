@@ -1,0 +1,151 @@
+/**
+ * What the front checks of a downstream request before anything reaches upstream, as a
+ * modern-era (2026-07-28) server must: one JSON-RPC message; `MCP-Protocol-Version`, `Mcp-Method`
+ * and `Mcp-Name` headers that agree with the body (`-32020`); the required `_meta` keys
+ * (`-32602`); a supported protocol version (`-32022` with `supported` and `requested`).
+ *
+ * @module
+ */
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
+import { decodeClientCapabilities } from "../protocol/capabilities.ts";
+import {
+  encodeError,
+  isNotification,
+  isRequest,
+  type JsonObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcRequest,
+  parseMessage,
+  type RequestId,
+} from "../protocol/jsonrpc.ts";
+import { decodeRequestMeta, type RequestMetaObject } from "../protocol/meta.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { decodeHeaderValue } from "../transport/header-value.ts";
+import { mcpNameOf } from "../client/modern/mcp-headers.ts";
+
+/** A downstream request that passed every check. */
+export interface DownstreamRequest {
+  readonly message: JsonRpcRequest;
+  readonly params: JsonObject;
+  readonly meta: RequestMetaObject;
+  /** What the caller declared it can answer (its `_meta` clientCapabilities). */
+  readonly capabilities: ClientCapabilities;
+}
+
+/** How the front answers a request it refused: an HTTP status and a JSON-RPC error. */
+export interface DownstreamRefusal {
+  readonly status: number;
+  readonly body: JsonRpcErrorResponse | undefined;
+}
+
+/** The largest request body the front reads. */
+export const MAX_REQUEST_BYTES: number = 4 * 1024 * 1024;
+
+/**
+ * Checks one downstream POST body and its headers.
+ *
+ * @param text The body.
+ * @param headers The request's headers.
+ * @returns The request, `"notification"` (answered `202`), or a refusal.
+ */
+export function readDownstreamRequest(
+  text: string,
+  headers: Headers,
+): DownstreamRequest | "notification" | DownstreamRefusal {
+  const parsed = parseMessage(text);
+  if (!parsed.ok) {
+    return refusal(400, null, parsed.path === "$" ? -32700 : -32600, `Invalid request: ${parsed.message}`);
+  }
+  const message = parsed.value;
+  if (isNotification(message)) return "notification";
+  if (!isRequest(message)) {
+    return refusal(400, null, -32600, "Invalid request: expected a request, received a response");
+  }
+  const id = message.id;
+  const params = message.params ?? {};
+  const headerVersion = headers.get("mcp-protocol-version");
+  const rawMeta = (params as { _meta?: unknown })._meta;
+  const bodyVersion = typeof rawMeta === "object" && rawMeta !== null
+    ? (rawMeta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"]
+    : undefined;
+  if (headerVersion === null) {
+    return refusal(400, id, -32020, "Header mismatch: the MCP-Protocol-Version header is missing");
+  }
+  if (typeof bodyVersion === "string" && bodyVersion !== headerVersion) {
+    return refusal(
+      400,
+      id,
+      -32020,
+      `Header mismatch: MCP-Protocol-Version ${q(headerVersion)} differs from _meta ${q(bodyVersion)}`,
+    );
+  }
+  if (headers.get("mcp-method") !== message.method) {
+    return refusal(
+      400,
+      id,
+      -32020,
+      `Header mismatch: Mcp-Method ${q(headers.get("mcp-method") ?? "")} differs from the body's ${
+        q(message.method)
+      }`,
+    );
+  }
+  const name = mcpNameOf(message.method, params);
+  const headerName = headers.get("mcp-name");
+  if (name !== undefined && (headerName === null || decodeHeaderValue(headerName) !== name)) {
+    return refusal(
+      400,
+      id,
+      -32020,
+      `Header mismatch: Mcp-Name ${q(headerName ?? "")} differs from the body's ${q(name)}`,
+    );
+  }
+  const meta = decodeRequestMeta(rawMeta);
+  if (!meta.ok) {
+    return refusal(
+      400,
+      id,
+      -32602,
+      `Invalid params: _meta${meta.path.slice(1)}: expected ${meta.expected}, received ${meta.received}`,
+    );
+  }
+  const version = meta.value["io.modelcontextprotocol/protocolVersion"];
+  if (version !== MODERN_PROTOCOL_VERSION) {
+    return {
+      status: 400,
+      body: encodeError(id, {
+        code: -32022,
+        message: "Unsupported protocol version",
+        data: { supported: [MODERN_PROTOCOL_VERSION], requested: version },
+      }),
+    };
+  }
+  const capabilities = decodeClientCapabilities(
+    MODERN_PROTOCOL_VERSION,
+    meta.value["io.modelcontextprotocol/clientCapabilities"],
+  );
+  return { message, params, meta: meta.value, capabilities: capabilities.ok ? capabilities.value : {} };
+}
+
+/**
+ * A refusal with a JSON-RPC error body.
+ *
+ * @param status The HTTP status.
+ * @param id The request's id, or `null`.
+ * @param code The JSON-RPC code.
+ * @param message The message (never an upstream secret or a stack trace).
+ * @param data Extra data.
+ * @returns The refusal.
+ */
+export function refusal(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): DownstreamRefusal {
+  return { status, body: encodeError(id, data === undefined ? { code, message } : { code, message, data }) };
+}
+
+function q(text: string): string {
+  return JSON.stringify(text.slice(0, 128));
+}

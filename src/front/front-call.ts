@@ -1,0 +1,252 @@
+/**
+ * One downstream `tools/call`, `resources/read` or `prompts/get` through the front to a modern
+ * upstream. While the upstream asks for input, the front's chain answers what its handlers can;
+ * entries they defer (or kinds the policy passes down) go back to the caller as the front's own
+ * `input_required`, with a sealed `requestState` holding the upstream's state, the answers
+ * already given and the entries passed down. On the caller's retry the seal is verified, the
+ * caller's answers are post-checked like a handler's, and the call goes on upstream. Nothing is
+ * kept in memory between rounds.
+ *
+ * @module
+ */
+import type { ChainResult } from "../chain/chain.ts";
+import type { Clock } from "../chain/verdict.ts";
+import type { Timers } from "../chain/timers.ts";
+import { pause } from "../client/_signals.ts";
+import { ClientError } from "../errors.ts";
+import type { ModernSession } from "../client/modern/modern-session.ts";
+import { decodeModernResult, type MrtrMethod } from "../protocol/input-required.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
+import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { buildRetryParams } from "../protocol/requests.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { quote } from "../_internal/quote.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
+import type { DownstreamRequest } from "./downstream-request.ts";
+import type { FrontServer } from "./front-server.ts";
+import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
+
+/** What one call through the front needs. */
+export interface FrontCallInput {
+  readonly server: FrontServer;
+  readonly session: ModernSession;
+  readonly request: DownstreamRequest;
+  readonly stateKey: StateKey;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly signal: AbortSignal;
+  /** Upstream notifications of this call (progress, logs), to stream downstream. */
+  readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
+}
+
+/** The answer for the caller: a result object, or a JSON-RPC error with its HTTP status. */
+export type FrontCallOutcome =
+  | { readonly kind: "result"; readonly result: JsonObject }
+  | { readonly kind: "error"; readonly status: number; readonly error: JsonRpcErrorObject };
+
+const INVALID_STATE: FrontCallOutcome = {
+  kind: "error",
+  status: 200,
+  error: { code: -32602, message: "Invalid or expired requestState" },
+};
+
+/**
+ * Runs one call through the front.
+ *
+ * @param input Server, upstream session, the caller's request, the state key, clock and signal.
+ * @returns The result or error for the caller; never rejects for anything upstream does.
+ */
+export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome> {
+  const { server, request, clock } = input;
+  const method = request.message.method as MrtrMethod;
+  const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
+    request.params;
+  const digest = await digestRequest(method, original);
+  let answers: Record<string, unknown> | undefined;
+  let upstreamState: string | undefined;
+  if (callerState !== undefined) {
+    const keys = typeof callerAnswers === "object" && callerAnswers !== null
+      ? Object.keys(callerAnswers)
+      : [];
+    const opened = await openState(callerState, input.stateKey, {
+      now: clock.now(),
+      serverId: server.policy.server,
+      requestDigest: digest,
+      keys,
+    });
+    if (!opened.ok) return INVALID_STATE;
+    answers = Object.assign(Object.create(null), opened.state.answers);
+    for (const key of keys) {
+      const checked = server.chain.checkAnswer(
+        opened.state.pending[key] as InputRequest,
+        (callerAnswers as Record<string, unknown>)[key],
+        MODERN_PROTOCOL_VERSION,
+      );
+      if (!checked.ok) {
+        return error(
+          checked.refusal.code,
+          `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
+        );
+      }
+      (answers as Record<string, unknown>)[key] = checked.value;
+    }
+    upstreamState = opened.state.upstreamState;
+  }
+  let delay = 25;
+  for (let round = 1;; round++) {
+    let raw: JsonObject;
+    try {
+      raw = await input.session.request(method, buildRetryParams(original, answers as never, upstreamState), {
+        signal: input.signal,
+        capabilities: server.capabilitiesFor(request.capabilities),
+        onNotification: input.onNotification,
+      });
+    } catch (failure) {
+      return upstreamError(failure);
+    }
+    const decoded = decodeModernResult(method, raw, { tasks: false });
+    if (!decoded.ok) return error(-32603, "The upstream server sent an invalid result");
+    if (decoded.value.resultType !== "input_required") return { kind: "result", result: raw };
+    if (round >= server.policy.maxRounds) {
+      return error(-32603, `The upstream server still asked for input after ${round} rounds`);
+    }
+    const { inputRequests = {}, requestState } = decoded.value.result;
+    const round_ = await answerRound(input, inputRequests);
+    if ("error" in round_) return round_.error;
+    if (Object.keys(round_.pending).length === 0) {
+      if (Object.keys(inputRequests).length === 0) {
+        delay = Math.min(250, delay * 2);
+        if (!await pause(delay, input.timers, input.signal)) return error(-32603, "The call was cancelled");
+      }
+      answers = round_.answers;
+      upstreamState = requestState;
+      continue;
+    }
+    let sealed: string;
+    try {
+      sealed = await sealState({
+        serverId: server.policy.server,
+        requestDigest: digest,
+        ...(requestState === undefined ? {} : { upstreamState: requestState }),
+        answers: round_.answers,
+        pending: round_.pending,
+        expiresAt: clock.now() + server.policy.stateTtlMs,
+      }, input.stateKey);
+    } catch {
+      // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).
+      return error(-32603, "The continuation state is too large to pass to the caller");
+    }
+    return {
+      kind: "result",
+      result: { resultType: "input_required", inputRequests: round_.pending, requestState: sealed },
+    };
+  }
+}
+
+type RoundOutcome = { answers: Record<string, unknown>; pending: Record<string, InputRequest> } | {
+  error: FrontCallOutcome;
+};
+
+/** Runs one round's entries through the front's chain, concurrently; the first failure aborts the rest. */
+async function answerRound(
+  input: FrontCallInput,
+  requests: Readonly<Record<string, InputRequest>>,
+): Promise<RoundOutcome> {
+  const keys = Object.keys(requests);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(input.signal.reason);
+  input.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const results = await Promise.all(keys.map(async (key) => {
+      const result = await input.server.chain.run(requests[key] as InputRequest, {
+        version: MODERN_PROTOCOL_VERSION,
+        signal: controller.signal,
+      });
+      if (!result.ok && result.stage !== "deferred") {
+        controller.abort(new Error(`input request ${key} failed`));
+      }
+      return result;
+    }));
+    const failed = keys.findIndex((_, index) => isFailure(results[index]));
+    if (failed >= 0) {
+      return { error: refused(keys[failed] ?? "", results[failed] as ChainResult & { ok: false }) };
+    }
+    const answers: Record<string, unknown> = Object.create(null);
+    const pending: Record<string, InputRequest> = Object.create(null);
+    for (const [index, key] of keys.entries()) {
+      const result = results[index] as ChainResult;
+      if (result.ok) answers[key] = result.answer;
+      else if (result.stage === "deferred" && result.request !== undefined) {
+        if (!input.server.callerCan(input.request.capabilities, result.request)) {
+          return { error: missingCapability(result.request) };
+        }
+        pending[key] = result.request;
+      } else return { error: error(-32603, "The call was cancelled") };
+    }
+    return { answers, pending };
+  } finally {
+    input.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A real failure: not a deferral, and not a sibling cancelled because another one failed. */
+function isFailure(result: ChainResult | undefined): boolean {
+  return result !== undefined && !result.ok && result.stage !== "cancelled" && result.stage !== "deferred";
+}
+
+function refused(key: string, result: ChainResult & { ok: false }): FrontCallOutcome {
+  const entry = `Input request ${quote(key, 64)}`;
+  switch (result.stage) {
+    case "policy":
+      return error(result.refusal.code, `${entry} refused by policy: ${result.refusal.message}`);
+    case "handler":
+      return error(result.refusal.code, `${entry} failed in the handler: ${result.refusal.message}`);
+    case "capability":
+      return error(-32603, `${entry} asked for a capability this gateway did not declare`);
+    default:
+      return error(-32603, `${entry} was not answered: ${result.refusal.message}`);
+  }
+}
+
+function missingCapability(request: InputRequest): FrontCallOutcome {
+  const required = request.method === "roots/list"
+    ? { roots: {} }
+    : request.method === "sampling/createMessage"
+    ? { sampling: request.params.tools === undefined ? {} : { tools: {} } }
+    : { elicitation: { ["mode" in request.params && request.params.mode === "url" ? "url" : "form"]: {} } };
+  return {
+    kind: "error",
+    status: 200,
+    error: {
+      code: -32021,
+      message:
+        "The upstream server needs input that only the caller can give, and the caller did not declare it",
+      data: { requiredCapabilities: required },
+    },
+  };
+}
+
+/** Maps an upstream failure without leaking transport details, handler exceptions or secrets. */
+function upstreamError(failure: unknown): FrontCallOutcome {
+  if (!(failure instanceof ClientError)) return error(-32603, "Internal error");
+  switch (failure.kind) {
+    case "server": {
+      // The upstream's own code and text (sanitized), and its data only for -32021, whose
+      // requiredCapabilities the caller needs; nothing of the transport or the gateway.
+      const upstream = failure.cause as Partial<JsonRpcErrorObject> | undefined;
+      const message = sanitizeText(upstream?.message ?? "Upstream error", 512);
+      const data = failure.code === -32021 ? { data: failure.data } : {};
+      return { kind: "error", status: 200, error: { code: failure.code ?? -32603, message, ...data } };
+    }
+    case "timeout":
+      return error(-32603, "The upstream server did not answer in time");
+    case "cancelled":
+      return error(-32603, "The call was cancelled");
+    default:
+      return error(-32603, "The upstream server could not be reached or broke the protocol");
+  }
+}
+
+function error(code: number, message: string): FrontCallOutcome {
+  return { kind: "error", status: 200, error: { code, message } };
+}

@@ -1,0 +1,104 @@
+/**
+ * One upstream server as the front sees it: a chain built from the client's handler plus, for
+ * each kind the policy passes down and no handler implements, a callback that defers to the
+ * caller; and, per downstream caller, the capabilities to declare upstream: the handler's kinds
+ * always, passed-down kinds only when the caller declared them too.
+ *
+ * @module
+ */
+import { type Chain, createChain } from "../chain/chain.ts";
+import type { ClientInternals } from "../client/client-core.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+
+/** One upstream server, for the front. */
+export interface FrontServer {
+  readonly policy: CompiledPolicy;
+  /** The front's chain: the client's handler, and deferral for passed-down kinds. */
+  readonly chain: Chain;
+  /** What to declare upstream for a request from this caller (2026-07-28 shape). */
+  capabilitiesFor(caller: ClientCapabilities): ClientCapabilities;
+  /** Whether the caller declared what a deferred request needs (its kind, and its elicitation mode). */
+  callerCan(caller: ClientCapabilities, request: InputRequest): boolean;
+}
+
+type Kind = "sampling" | "elicitation" | "roots";
+
+/**
+ * Builds the front's view of one server.
+ *
+ * @param policy The server's compiled policy.
+ * @param internals The client's internals (handler, store, timers).
+ * @param client The client's name.
+ * @returns The server.
+ */
+export function createFrontServer(
+  policy: CompiledPolicy,
+  internals: ClientInternals,
+  client: string,
+): FrontServer {
+  const base: Handler = internals.handler ?? {};
+  const passed = new Set<Kind>(policy.passDown.filter((kind) => base[kind] === undefined));
+  const handler: Handler = {
+    ...base,
+    ...(passed.has("sampling") ? { sampling: (_params, ctx) => ctx.defer() } : {}),
+    ...(passed.has("elicitation")
+      ? { elicitation: (_params, ctx) => ctx.defer(), elicitationModes: ["form", "url"] as const }
+      : {}),
+    ...(passed.has("roots") ? { roots: (ctx) => ctx.defer() } : {}),
+  };
+  const chain = createChain({ policy, handler, client, store: internals.store, timers: internals.timers });
+  const full = chain.capabilities(MODERN_PROTOCOL_VERSION);
+  return Object.freeze({
+    policy,
+    chain,
+    capabilitiesFor(caller: ClientCapabilities): ClientCapabilities {
+      const out: { -readonly [K in keyof ClientCapabilities]: ClientCapabilities[K] } = {};
+      if (full.roots !== undefined && (!passed.has("roots") || caller.roots !== undefined)) out.roots = {};
+      if (full.sampling !== undefined && (!passed.has("sampling") || caller.sampling !== undefined)) {
+        out.sampling = passed.has("sampling")
+          ? {
+            ...(full.sampling.context !== undefined && caller.sampling?.context !== undefined
+              ? { context: {} }
+              : {}),
+            ...(full.sampling.tools !== undefined && caller.sampling?.tools !== undefined
+              ? { tools: {} }
+              : {}),
+          }
+          : full.sampling;
+      }
+      if (full.elicitation !== undefined) {
+        const modes = (["form", "url"] as const).filter((mode) =>
+          full.elicitation?.[mode] !== undefined && (!passed.has("elicitation") || callerMode(caller, mode))
+        );
+        if (modes.length > 0) out.elicitation = Object.fromEntries(modes.map((mode) => [mode, {}]));
+      }
+      return out;
+    },
+    callerCan(caller: ClientCapabilities, request: InputRequest): boolean {
+      switch (request.method) {
+        case "sampling/createMessage":
+          return caller.sampling !== undefined &&
+            (request.params.tools === undefined || caller.sampling.tools !== undefined);
+        case "roots/list":
+          return caller.roots !== undefined;
+        case "elicitation/create":
+          return callerMode(
+            caller,
+            "mode" in request.params && request.params.mode === "url" ? "url" : "form",
+          );
+      }
+    },
+  });
+}
+
+/** An `elicitation: {}` declaration means form mode only. */
+function callerMode(caller: ClientCapabilities, mode: "form" | "url"): boolean {
+  const elicitation = caller.elicitation;
+  if (elicitation === undefined) return false;
+  const declared = elicitation.form !== undefined || elicitation.url !== undefined;
+  return mode === "form" ? !declared || elicitation.form !== undefined : elicitation.url !== undefined;
+}

@@ -1,0 +1,79 @@
+/**
+ * The wire contract shared by `remoteHandler` and `handlerApp`: one POST of JSON
+ * `{ kind, params, ctx }` answered by `200` with the answer, `{ error }`, or `{ deferred: true }`
+ * (the handler returned `ctx.defer()`). This module holds the parts both ends need: the kinds,
+ * the plain-data copy of a callback's context, the deferral test and the media type test.
+ *
+ * @module
+ */
+import type { ElicitationContext, InputContext } from "./handler.ts";
+
+/** A kind of input request a handler answers over HTTP. */
+export type HandlerKind = "sampling" | "elicitation" | "roots";
+
+/** The kinds, in a fixed order. */
+export const HANDLER_KINDS: readonly HandlerKind[] = Object.freeze(["sampling", "elicitation", "roots"]);
+
+/** The largest error body read or quoted, in bytes. */
+export const ERROR_BODY_BYTES = 1024;
+
+/**
+ * Copies a callback's context as plain JSON data: everything but `signal`, and for an
+ * elicitation its mode with `fields` (form) or the URL facts (URL).
+ *
+ * @param ctx The context the chain gave the callback.
+ * @returns A fresh plain object.
+ */
+export function plainContext(ctx: InputContext | ElicitationContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    client: ctx.client,
+    serverId: ctx.serverId,
+    era: ctx.era,
+    assigns: ctx.assigns,
+    relatedRequestId: ctx.relatedRequestId,
+  };
+  if (!("mode" in ctx)) return out;
+  out.mode = ctx.mode;
+  if (ctx.mode === "form") {
+    // `Object.fromEntries` defines keys, so a field named "__proto__" stays a field.
+    out.fields = Object.fromEntries(
+      Object.keys(ctx.fields).map((name) => [
+        name,
+        { sensitiveSuspected: ctx.fields[name]?.sensitiveSuspected === true },
+      ]),
+    );
+  } else {
+    out.url = ctx.url;
+    out.host = ctx.host;
+    out.idn = ctx.idn;
+    out.originMismatch = ctx.originMismatch;
+  }
+  return out;
+}
+
+/**
+ * Tells the media type of a `Content-Type` header, lower-cased and without parameters.
+ *
+ * @param header The header value.
+ * @returns The media type, or `undefined` when there is none.
+ */
+export function mediaTypeOf(header: string | null): string | undefined {
+  const type = header?.split(";")[0]?.trim().toLowerCase();
+  return type === undefined || type === "" ? undefined : type;
+}
+
+/** The JSON a deferral travels as. */
+export const WIRE_DEFERRAL = '{"deferred":true}';
+
+/**
+ * Tells whether a parsed JSON answer is the wire form of a deferral: an object whose only key is
+ * `deferred`, holding `true`.
+ *
+ * @param value The parsed answer.
+ * @returns `true` for `{ "deferred": true }`.
+ */
+export function isWireDeferral(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === "deferred" && (value as { deferred: unknown }).deferred === true;
+}

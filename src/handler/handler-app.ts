@@ -1,0 +1,117 @@
+/**
+ * `handlerApp`: serves a handler over HTTP as a Hono app, at the contract
+ * {@linkcode remoteHandler} speaks, so a handler deploys as its own Worker (or behind any server
+ * that runs a `fetch` handler).
+ *
+ * `POST /` (or the path the app is mounted at) takes JSON `{ kind, params, ctx }` and answers
+ * `200` with JSON: the handler's answer, its `{ error: { code, message } }`, or
+ * `{ deferred: true }` when it returned `ctx.defer()`. The handler gets
+ * `ctx` with a `signal` that fires when the request is aborted (the caller's timeout or
+ * cancellation). Other statuses carry JSON `{ message }`: `400` a malformed body (naming what was
+ * wrong), `401` missing or wrong credentials, `404` another path, `405` another method, `413` a
+ * body over the limit, `415` a body that is not JSON, `500` a handler that threw (a fixed
+ * message: the exception is never reflected).
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { quote } from "../_internal/quote.ts";
+import { defineHandler, type Handler } from "./handler.ts";
+import { createBearerCheck } from "./_bearer-secret.ts";
+import { decodeHandlerCall } from "./_handler-request.ts";
+import { readJsonRequest } from "./_request-body.ts";
+import { HANDLER_KINDS, isWireDeferral, WIRE_DEFERRAL } from "./_remote-wire.ts";
+import { isDeferral } from "../chain/deferral.ts";
+
+/** Options of {@linkcode handlerApp}. */
+export interface HandlerAppOptions {
+  /**
+   * Requires `Authorization: Bearer <sharedSecret>` on every request, compared in constant time;
+   * `remoteHandler` sends it with `headers: { authorization: "Bearer <sharedSecret>" }`. Without
+   * it anyone who reaches the app can ask the handler: leave it out only where nothing else can
+   * (a Worker reached through a service binding alone).
+   * @default undefined (no credentials required)
+   */
+  readonly sharedSecret?: string;
+  /** The largest request body accepted, in bytes; a larger one is refused with `413`. @default 4194304 (4 MiB) */
+  readonly maxRequestBytes?: number;
+}
+
+const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const HANDLER_FAILED = "The handler failed";
+const JSON_HEADERS = Object.freeze({ "content-type": "application/json", "cache-control": "no-store" });
+
+/**
+ * Makes a Hono app that serves a handler at the `remoteHandler` contract.
+ *
+ * @param handler The handler: it must implement at least one of sampling, elicitation and roots.
+ * @param options The shared secret and the request size limit.
+ * @returns The app; mount it with `app.route(prefix, handlerApp(handler))` or serve it as is.
+ * @throws {TypeError} When the handler is not valid or implements none of the kinds, or the
+ *   shared secret is not a non-empty `token68` string.
+ * @throws {RangeError} When `maxRequestBytes` is not a positive integer.
+ * @example
+ * ```ts
+ * import { handlerApp } from "./handler-app.ts";
+ * const app = handlerApp({ roots: () => ({ roots: [{ uri: "file:///srv/work" }] }) });
+ * const response = await app.request("/", { method: "GET" });
+ * console.log(response.status); // 405
+ * ```
+ */
+export function handlerApp(handler: Handler, options: HandlerAppOptions = {}): Hono {
+  defineHandler(handler);
+  if (!HANDLER_KINDS.some((kind) => handler[kind] !== undefined)) {
+    throw new TypeError(`handlerApp(): the handler must implement "sampling", "elicitation" or "roots"`);
+  }
+  const maxBytes = checkMaxBytes(options.maxRequestBytes);
+  const authorize = options.sharedSecret === undefined ? undefined : createBearerCheck(options.sharedSecret);
+  const app = new Hono();
+  app.post("/", async (c) => {
+    const request = c.req.raw;
+    if (authorize !== undefined) {
+      const verdict = await authorize(request.headers.get("authorization"));
+      if (verdict !== "ok") {
+        const why = verdict === "missing" ? "no Bearer credentials" : "the Bearer credentials do not match";
+        return reply(401, `Authorization refused: ${why}`, { "www-authenticate": "Bearer" });
+      }
+    }
+    const body = await readJsonRequest(request, maxBytes);
+    if (!body.ok) return reply(body.status, body.message);
+    const call = decodeHandlerCall(body.value, handler);
+    if (!call.ok) return reply(400, `Request body refused: ${call.message}`);
+    let answer: unknown;
+    try {
+      answer = await call.value.run(request.signal);
+    } catch {
+      return reply(500, HANDLER_FAILED);
+    }
+    let text: string | undefined;
+    try {
+      // A look-alike of the deferral is an invalid answer, as it is to a local chain: `null`.
+      text = isDeferral(answer) ? WIRE_DEFERRAL : isWireDeferral(answer) ? "null" : JSON.stringify(answer);
+    } catch {
+      return reply(500, "The handler's answer could not be encoded as JSON");
+    }
+    // `undefined` (and a function) has no JSON form: `null`, which the caller's checks refuse.
+    return new Response(text ?? "null", { status: 200, headers: JSON_HEADERS });
+  });
+  app.all(
+    "/",
+    (c) => reply(405, `Method ${quote(c.req.method)} not allowed: expected "POST"`, { allow: "POST" }),
+  );
+  app.notFound((c) => reply(404, `Not found: ${quote(c.req.path)}; the handler is served at POST /`));
+  app.onError(() => reply(500, "Internal error"));
+  return app;
+}
+
+function reply(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ message }), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+function checkMaxBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_REQUEST_BYTES;
+  if (Number.isSafeInteger(value) && value > 0) return value;
+  throw new RangeError(
+    `handlerApp(): "maxRequestBytes" must be a positive integer, received "${String(value)}"`,
+  );
+}

@@ -1,0 +1,203 @@
+/**
+ * `remoteHandler`: a handler whose kinds are answered by an HTTP endpoint (a Workers service
+ * binding, any object with a `fetch` method, or a URL), such as a {@linkcode handlerApp}.
+ *
+ * Each callback POSTs JSON `{ kind, params, ctx }` (`ctx` as plain data, without `signal`; no
+ * `params` for roots) and its `ctx.signal` aborts the request, so the chain's handler timeout and
+ * cancellation reach the endpoint. The endpoint answers `200` with JSON: the answer, or
+ * `{ error: { code, message } }`, which go back to the chain, whose post-checks judge them as any
+ * handler's answer; or `{ deferred: true }`, which becomes `ctx.defer()`. Any other response
+ * makes the callback throw, which the chain answers with a fixed `-32603`, never reflecting the
+ * error to the server.
+ *
+ * @module
+ */
+import { quote } from "../_internal/quote.ts";
+import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
+import { readRemoteAnswer } from "./_remote-answer.ts";
+import { HANDLER_KINDS, type HandlerKind, isWireDeferral, plainContext } from "./_remote-wire.ts";
+
+export type { HandlerKind } from "./_remote-wire.ts";
+
+/**
+ * Anything with a `fetch` method, such as a Workers service binding. It is always called with
+ * one `Request`, so both `fetch(request)` and `fetch(input, init)` shapes fit.
+ */
+export interface HandlerEndpoint {
+  /** Sends the request and resolves with the endpoint's response. */
+  fetch(input: Request, init?: RequestInit): Promise<Response>;
+}
+
+/** Where a remote handler's endpoint is: an absolute `http:`/`https:` URL, or a fetcher. */
+export type RemoteTarget = string | URL | HandlerEndpoint;
+
+/** Options of {@linkcode remoteHandler}. */
+export interface RemoteHandlerOptions {
+  /**
+   * The kinds the endpoint answers: only these are implemented, so only these are declared.
+   * @default ["sampling", "elicitation", "roots"]
+   */
+  readonly kinds?: readonly HandlerKind[];
+  /** The elicitation modes the endpoint can present (the handler's `elicitationModes`). @default ["form"] */
+  readonly elicitationModes?: readonly ("form" | "url")[];
+  /** Headers sent with every request, e.g. `authorization` for the endpoint. @default {} */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The largest response body accepted, in bytes. @default 1048576 (1 MiB) */
+  readonly maxResponseBytes?: number;
+  /**
+   * For a fetcher target only: the URL its requests carry. A service binding may route on
+   * anything, but its path selects the handler when the app is mounted under a prefix.
+   * @default "https://handler.invalid/"
+   */
+  readonly url?: string;
+}
+
+const PREFIX = "remoteHandler():";
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+/** The URL of requests sent to a fetcher (a service binding routes on anything). */
+const FETCHER_URL = "https://handler.invalid/";
+
+type Send = (init: RequestInit) => Promise<Response>;
+
+/**
+ * Makes a handler whose kinds are answered by an HTTP endpoint.
+ *
+ * @param target The endpoint: a URL (string or `URL`), or an object with a `fetch` method.
+ * @param options Kinds, elicitation modes, headers, the response size limit and a fetcher's URL.
+ * @returns A frozen handler implementing exactly `options.kinds`.
+ * @throws {TypeError} When `target` (or `url`) is not an absolute `http:`/`https:` URL without
+ *   credentials nor an object with a `fetch` method, `url` is given with a URL target, `kinds` is
+ *   not a non-empty list of known kinds without repeats, a header is not valid, or
+ *   `elicitationModes` is not valid.
+ * @throws {RangeError} When `maxResponseBytes` is not a positive integer.
+ * @example
+ * ```ts
+ * import { remoteHandler } from "./remote-handler.ts";
+ * const handler = remoteHandler("https://handlers.example/github", {
+ *   kinds: ["sampling"],
+ *   headers: { authorization: "Bearer s3cret" },
+ * });
+ * console.log(Object.keys(handler)); // ["sampling"]
+ * ```
+ */
+export function remoteHandler(target: RemoteTarget, options: RemoteHandlerOptions = {}): Handler {
+  const { send, where } = senderFor(target, options.url);
+  const kinds = checkKinds(options.kinds);
+  const maxBytes = checkMaxBytes(options.maxResponseBytes);
+  const headers = checkHeaders(options.headers);
+  const post = async (
+    kind: HandlerKind,
+    params: unknown,
+    ctx: InputContext | ElicitationContext,
+  ): Promise<never> => {
+    const signal = ctx.signal;
+    if (signal.aborted) throw signal.reason;
+    let body: string;
+    try {
+      body = JSON.stringify({ kind, ...(params === undefined ? {} : { params }), ctx: plainContext(ctx) });
+    } catch (error) {
+      throw new Error(`${PREFIX} the request could not be encoded as JSON: ${describe(error)}`);
+    }
+    let response: Response;
+    try {
+      response = await send({ method: "POST", headers, body, signal, redirect: "manual" });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new Error(`${PREFIX} the request to ${where} failed: ${describe(error)}`);
+    }
+    const answer = await readRemoteAnswer(response, signal, maxBytes);
+    return (isWireDeferral(answer) ? ctx.defer() : answer) as never;
+  };
+  const handler: { -readonly [K in keyof Handler]: Handler[K] } = {};
+  if (kinds.includes("sampling")) handler.sampling = (params, ctx) => post("sampling", params, ctx);
+  if (kinds.includes("elicitation")) handler.elicitation = (params, ctx) => post("elicitation", params, ctx);
+  if (kinds.includes("roots")) handler.roots = (ctx) => post("roots", undefined, ctx);
+  if (options.elicitationModes !== undefined) {
+    handler.elicitationModes = Array.isArray(options.elicitationModes)
+      ? Object.freeze([...options.elicitationModes])
+      : options.elicitationModes;
+  }
+  return Object.freeze(defineHandler(handler));
+}
+
+function senderFor(target: RemoteTarget, fetcherUrl: string | undefined): { send: Send; where: string } {
+  if (typeof target === "string" || target instanceof URL) {
+    if (fetcherUrl !== undefined) {
+      throw new TypeError(`${PREFIX} "url" is for a fetcher target; this target is a URL already`);
+    }
+    const url = endpointUrl(target);
+    return {
+      send: (init) => fetch(url.href, init),
+      where: quote(url.origin + url.pathname),
+    };
+  }
+  if (typeof target === "object" && target !== null && typeof target.fetch === "function") {
+    const url = fetcherUrl === undefined ? FETCHER_URL : endpointUrl(fetcherUrl).href;
+    return { send: (init) => target.fetch(new Request(url, init)), where: "the endpoint" };
+  }
+  throw new TypeError(
+    `${PREFIX} the target must be a URL or an object with a "fetch" method, received ${
+      target === null ? "null" : typeof target
+    }`,
+  );
+}
+
+function endpointUrl(target: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(String(target));
+  } catch {
+    throw new TypeError(`${PREFIX} the target must be an absolute URL, received ${quote(String(target))}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new TypeError(
+      `${PREFIX} the target must be an "http:" or "https:" URL, received ${quote(url.protocol)}`,
+    );
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new TypeError(`${PREFIX} the target URL must not hold credentials: send them with "headers"`);
+  }
+  return url;
+}
+
+function checkKinds(kinds: readonly HandlerKind[] | undefined): readonly HandlerKind[] {
+  if (kinds === undefined) return HANDLER_KINDS;
+  const known: readonly unknown[] = HANDLER_KINDS;
+  if (
+    !Array.isArray(kinds) || kinds.length === 0 || new Set(kinds).size !== kinds.length ||
+    !kinds.every((kind) => known.includes(kind))
+  ) {
+    throw new TypeError(
+      `${PREFIX} "kinds" must be a non-empty list of "sampling", "elicitation" and "roots" without repeats`,
+    );
+  }
+  return kinds;
+}
+
+function checkMaxBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  if (Number.isSafeInteger(value) && value > 0) return value;
+  throw new RangeError(
+    `${PREFIX} "maxResponseBytes" must be a positive integer, received "${String(value)}"`,
+  );
+}
+
+function checkHeaders(headers: Readonly<Record<string, string>> | undefined): [string, string][] {
+  let out: Headers;
+  try {
+    out = new Headers(headers);
+  } catch (error) {
+    throw new TypeError(`${PREFIX} "headers" must hold valid header names and values: ${describe(error)}`);
+  }
+  out.set("content-type", "application/json");
+  out.set("accept", "application/json");
+  return Object.freeze([...out]) as [string, string][];
+}
+
+function describe(error: unknown): string {
+  try {
+    return quote(error instanceof Error ? `${error.name}: ${error.message}` : String(error), 200);
+  } catch {
+    return "an error that could not be described";
+  }
+}

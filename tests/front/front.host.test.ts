@@ -1,0 +1,247 @@
+// The front (createFront) between downstream callers (sluice's client and the official
+// @modelcontextprotocol/client 2.4.0) and a real modern upstream (the modern peer process).
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+
+let peer: ModernPeer;
+before(async () => {
+  peer = await startModernPeer();
+});
+after(async () => {
+  await peer?.stop();
+});
+
+const KEY = "front-test-state-key-0123456789abcdef";
+const reply = {
+  role: "assistant",
+  content: { type: "text", text: "gate answered" },
+  model: "gate-model",
+} as const;
+
+function front(handler: Handler, policy: Partial<Policy> = {}) {
+  const upstream = createClient({
+    name: "gate",
+    handler,
+    policies: [{ server: "modern", transport: { url: peer.url }, era: "modern", ...policy }],
+  });
+  const app = createFront({ client: upstream, stateKey: KEY });
+  const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> =>
+    await app.fetch(new Request(url, init));
+  return { app, fetch };
+}
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+
+/** One raw downstream POST, with the headers a modern client sends (overridable). */
+async function post(
+  fetch: ReturnType<typeof front>["fetch"],
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  server = "modern",
+) {
+  const params = (body.params ?? {}) as Record<string, unknown>;
+  const response = await fetch(`https://gate.example/mcp/${server}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": String(body.method),
+      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...body }),
+  });
+  // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON results
+  return { status: response.status, body: await response.json() as Record<string, any> };
+}
+
+const callAskForm = (extra: Record<string, unknown> = {}) => ({
+  method: "tools/call",
+  params: { name: "ask_form", arguments: {}, _meta: META, ...extra },
+});
+
+describe("the front", () => {
+  test("passes a deferred elicitation down with a sealed state, and carries the caller's answer upstream", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
+    const first = await post(fetch, callAskForm());
+    assert.equal(first.status, 200);
+    const { resultType, inputRequests, requestState } = first.body.result;
+    assert.deepEqual([resultType, Object.keys(inputRequests), inputRequests.profile.method], [
+      "input_required",
+      ["profile"],
+      "elicitation/create",
+    ]);
+    assert.match(requestState, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    const second = await post(
+      fetch,
+      callAskForm({
+        inputResponses: { profile: { action: "accept", content: { name: "Grace", age: 85 } } },
+        requestState,
+      }),
+    );
+    assert.deepEqual(JSON.parse(second.body.result.content[0].text), {
+      name: "Grace",
+      age: 85,
+      subscribe: false,
+    });
+  });
+
+  test("refuses a tampered, replayed or truncated state with -32602, and nothing reaches upstream", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
+    const first = await post(fetch, callAskForm());
+    const state: string = first.body.result.requestState;
+    const answer = { profile: { action: "accept", content: { name: "Grace" } } };
+    await peer.clearRequests();
+    const flipped = state.slice(0, 10) + (state[10] === "A" ? "B" : "A") + state.slice(11);
+    const attempts = [
+      callAskForm({ inputResponses: answer, requestState: flipped }),
+      callAskForm({ inputResponses: answer, requestState: state.slice(0, -5) }),
+      {
+        method: "tools/call",
+        params: {
+          name: "ask_form",
+          arguments: { other: 1 },
+          _meta: META,
+          inputResponses: answer,
+          requestState: state,
+        },
+      },
+      callAskForm({ inputResponses: { wrong: answer.profile }, requestState: state }),
+    ];
+    for (const attempt of attempts) {
+      const refused = await post(fetch, attempt);
+      assert.deepEqual(refused.body, {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: "Invalid or expired requestState" },
+      });
+    }
+    assert.deepEqual(await peer.requests(), []);
+  });
+
+  test("post-checks the caller's answer like a handler's: an answer that breaks the form is refused before upstream", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
+    const state = (await post(fetch, callAskForm())).body.result.requestState;
+    await peer.clearRequests();
+    const refused = await post(
+      fetch,
+      callAskForm({
+        inputResponses: { profile: { action: "accept", content: { name: "G" } } },
+        requestState: state,
+      }),
+    );
+    assert.equal(refused.body.error.code, -32603);
+    assert.match(
+      refused.body.error.message,
+      /^Answer to input request "profile" refused: Elicitation answer refused: field "name"/,
+    );
+    assert.deepEqual(await peer.requests(), []);
+  });
+
+  test("passes sampling down as the chain left it (maxTokens clamped), when the policy passes it down", async () => {
+    const { fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 512 } });
+    const first = await post(fetch, {
+      method: "tools/call",
+      params: {
+        name: "ask_sampling",
+        arguments: {},
+        _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": { sampling: {} } },
+      },
+    });
+    const entries = Object.values(first.body.result.inputRequests) as Array<
+      { method: string; params: { maxTokens: number } }
+    >;
+    assert.deepEqual(entries.map((e) => [e.method, e.params.maxTokens]), [["sampling/createMessage", 512]]);
+  });
+
+  test("fails with -32021 when a deferred entry needs a capability the caller did not declare", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
+    const refused = await post(fetch, {
+      method: "tools/call",
+      params: {
+        name: "ask_form",
+        arguments: {},
+        _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": {} },
+      },
+    });
+    assert.deepEqual(refused.body.error, {
+      code: -32021,
+      message:
+        "The upstream server needs input that only the caller can give, and the caller did not declare it",
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
+  });
+
+  test("validates downstream requests as a modern server must", async () => {
+    const { fetch } = front({});
+    const list = { method: "tools/list", params: { _meta: META } };
+    const cases: Array<[Record<string, unknown>, Record<string, string>, string, number, number]> = [
+      [list, { "mcp-protocol-version": "2025-11-25" }, "modern", 400, -32020],
+      [list, { "mcp-method": "tools/call" }, "modern", 400, -32020],
+      [{ method: "tools/list", params: {} }, {}, "modern", 400, -32602],
+      [
+        {
+          method: "tools/list",
+          params: { _meta: { ...META, "io.modelcontextprotocol/protocolVersion": "2025-11-25" } },
+        },
+        { "mcp-protocol-version": "2025-11-25" },
+        "modern",
+        400,
+        -32022,
+      ],
+      [list, {}, "nope", 404, -32601],
+    ];
+    for (const [body, headers, server, status, code] of cases) {
+      const answer = await post(fetch, body, headers, server);
+      assert.deepEqual([answer.status, answer.body.error?.code], [status, code], JSON.stringify(answer.body));
+    }
+    const version = await post(fetch, cases[3]?.[0] ?? {}, { "mcp-protocol-version": "2025-11-25" });
+    assert.deepEqual(version.body.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
+  });
+
+  test("serves /healthz and /servers without URLs or credentials", async () => {
+    const { app } = front({ sampling: () => reply });
+    assert.deepEqual(await (await app.request("/healthz")).json(), { ok: true });
+    const servers = await (await app.request("/servers")).text();
+    assert.doesNotMatch(servers, /127\.0\.0\.1|http:/);
+    assert.deepEqual(JSON.parse(servers).servers.map((s: { id: string; era: string }) => [s.id, s.era]), [[
+      "modern",
+      "modern",
+    ]]);
+  });
+
+  test("completes a deferred flow for sluice's client and the official client 2.4.0 downstream", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer(), sampling: () => reply });
+    const ours = createClient({
+      name: "host",
+      handler: { elicitation: () => ({ action: "accept", content: { ok: true } }) },
+      policies: [{ server: "gate", transport: { url: "https://gate.example/mcp/modern" }, era: "modern" }],
+      fetch: (url, init) => fetch(url, init),
+    });
+    const expected = JSON.stringify({ action: "accept", content: { ok: true }, text: "gate answered" });
+    assert.deepEqual((await ours.callTool("gate", "ask_two") as { content: unknown }).content, [{
+      type: "text",
+      text: expected,
+    }]);
+    const official = new OfficialClient({ name: "official-host", version: "2.4.0" }, {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    official.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { ok: true } }));
+    await official.connect(
+      new StreamableHTTPClientTransport(new URL("https://gate.example/mcp/modern"), { fetch }),
+    );
+    const result = await official.callTool({ name: "ask_two", arguments: {} });
+    assert.deepEqual(result.content, [{ type: "text", text: expected }]);
+    await official.close();
+  });
+});

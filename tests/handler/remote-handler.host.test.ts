@@ -1,0 +1,102 @@
+// remoteHandler() against handlerApp() served on a real loopback HTTP server (node:http, which
+// Node, Deno and Bun all have), through a tiny adapter from node:http to the app's `fetch`.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import type { Hono } from "hono";
+import { handlerApp } from "../../src/handler/handler-app.ts";
+import { remoteHandler } from "../../src/handler/remote-handler.ts";
+import { contextOf, deferred, reply, samplingParams, SECRET } from "./_remote-fixtures.ts";
+
+const started = deferred();
+const handlerAborted = deferred<boolean>();
+const app = handlerApp({
+  sampling: (params) => ({ ...reply, model: `m-${params.maxTokens}` }),
+  elicitation: () => ({ action: "accept", content: { name: "Ada" } }),
+  roots: (ctx) =>
+    ctx.assigns.hang === true
+      ? new Promise(() => {
+        ctx.signal.addEventListener("abort", () => handlerAborted.resolve(true));
+        started.resolve();
+      })
+      : { roots: [{ uri: "file:///srv/work" }] },
+}, { sharedSecret: SECRET });
+
+let server: Server;
+let url: string;
+
+before(async () => {
+  server = createServer((request, response) => void serve(app, request, response));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+
+after(async () => {
+  server.closeAllConnections();
+  server.close();
+  await once(server, "close");
+});
+
+describe("remoteHandler() over loopback HTTP", () => {
+  const remote = () => remoteHandler(url, { headers: { authorization: `Bearer ${SECRET}` } });
+
+  test("answers each kind through a real handlerApp server", async () => {
+    assert.deepEqual(await remote().sampling?.(samplingParams, contextOf({})), { ...reply, model: "m-100" });
+    const form = {
+      mode: "form",
+      message: "Who?",
+      requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+    } as const;
+    const fields = { mode: "form", fields: { name: { sensitiveSuspected: false } } } as const;
+    assert.deepEqual(await remote().elicitation?.(form, contextOf(fields)), {
+      action: "accept",
+      content: { name: "Ada" },
+    });
+    assert.deepEqual(await remote().roots?.(contextOf({})), { roots: [{ uri: "file:///srv/work" }] });
+  });
+
+  test("throws on 401 without the shared secret", async () => {
+    await assert.rejects(async () => await remoteHandler(url).roots?.(contextOf({})), {
+      message:
+        'remoteHandler(): the endpoint answered HTTP 401, expected 200: "Authorization refused: no Bearer credentials"',
+    });
+  });
+
+  test("aborting the caller's signal rejects the call and the server's handler sees its signal fire", async () => {
+    const controller = new AbortController();
+    const call = remote().roots?.(contextOf({ assigns: { hang: true } }, controller.signal));
+    await started.promise;
+    const reason = new Error("the caller gave up");
+    controller.abort(reason);
+    await assert.rejects(async () => await call, (error) => error === reason);
+    assert.equal(await handlerAborted.promise, true);
+  });
+});
+
+/** Serves one node:http request with the app: the request aborts when the connection closes early. */
+async function serve(hono: Hono, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const controller = new AbortController();
+  response.on("close", () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  for await (const chunk of request) chunks.push(new Uint8Array(chunk as Uint8Array));
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+  }
+  const method = request.method ?? "GET";
+  const answer = await hono.fetch(
+    new Request(`http://127.0.0.1${request.url ?? "/"}`, {
+      method,
+      headers,
+      signal: controller.signal,
+      ...(method === "GET" || method === "HEAD" ? {} : { body: new Blob(chunks) }),
+    }),
+  );
+  response.writeHead(answer.status, Object.fromEntries(answer.headers));
+  response.end(new Uint8Array(await answer.arrayBuffer()));
+}

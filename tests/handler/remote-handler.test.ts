@@ -1,0 +1,177 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { isDeferral } from "../../src/chain/deferral.ts";
+import { np, same } from "../_support/exact.ts";
+import {
+  contextOf,
+  dataOf,
+  deferred,
+  reply,
+  samplingParams,
+  SECRET,
+  wireContext,
+  wired,
+} from "./_remote-fixtures.ts";
+
+const formParams = {
+  mode: "form",
+  message: "Who?",
+  requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+} as const;
+const formFacts = { mode: "form", fields: np({ name: { sensitiveSuspected: false } }) } as const;
+const urlFacts = {
+  mode: "url",
+  url: "https://auth.example.com/login",
+  host: "auth.example.com",
+  idn: false,
+  originMismatch: true,
+} as const;
+const roots = { roots: [{ uri: "file:///srv/work", name: "work" }] };
+
+describe("remoteHandler() with handlerApp()", () => {
+  test("sends sampling as { kind, params, ctx } and returns the app's answer; the handler gets the same params and ctx", async () => {
+    const seen: unknown[] = [];
+    const { remote, bodies, requests } = wired({
+      sampling: (params, ctx) => (seen.push(params, dataOf(ctx), ctx.signal.aborted), reply),
+    });
+    assert.deepEqual(await remote.sampling?.(samplingParams, contextOf({})), reply);
+    assert.deepEqual(bodies, [{ kind: "sampling", params: samplingParams, ctx: wireContext }]);
+    same(seen, [samplingParams, { ...wireContext, assigns: np({ team: "core" }) }, false]);
+    const request = requests[0];
+    assert.equal(request?.method, "POST");
+    assert.equal(request?.url, "https://handler.invalid/");
+    assert.equal(request?.headers.get("content-type"), "application/json");
+    assert.equal(request?.headers.get("accept"), "application/json");
+  });
+
+  test("sends a form elicitation with mode and fields, and returns the answer", async () => {
+    const seen: unknown[] = [];
+    const answer = { action: "accept", content: { name: "Ada" } } as const;
+    const { remote, bodies } = wired({
+      elicitation: (params, ctx) => (seen.push(params, dataOf(ctx)), answer),
+    });
+    assert.deepEqual(await remote.elicitation?.(formParams, contextOf(formFacts)), answer);
+    assert.deepEqual(bodies, [{
+      kind: "elicitation",
+      params: formParams,
+      ctx: { ...wireContext, mode: "form", fields: { name: { sensitiveSuspected: false } } },
+    }]);
+    same(seen, [
+      {
+        ...formParams,
+        requestedSchema: { ...formParams.requestedSchema, properties: np({ name: np({ type: "string" }) }) },
+      },
+      { ...wireContext, assigns: np({ team: "core" }), ...formFacts },
+    ]);
+  });
+
+  test("sends a URL elicitation with the URL facts when both ends present URL mode", async () => {
+    const seen: unknown[] = [];
+    const params = { mode: "url", message: "Log in", url: "https://auth.example.com/login" } as const;
+    const { remote, bodies } = wired(
+      {
+        elicitationModes: ["url"],
+        elicitation: (_params, ctx) => (seen.push(dataOf(ctx)), { action: "accept" }),
+      },
+      { remote: { kinds: ["elicitation"], elicitationModes: ["form", "url"] } },
+    );
+    assert.deepEqual(remote.elicitationModes, ["form", "url"]);
+    assert.deepEqual(await remote.elicitation?.(params, contextOf(urlFacts)), { action: "accept" });
+    assert.deepEqual(bodies, [{ kind: "elicitation", params, ctx: { ...wireContext, ...urlFacts } }]);
+    same(seen, [{ ...wireContext, assigns: np({ team: "core" }), ...urlFacts }]);
+  });
+
+  test("sends roots without params, legacy context included, and returns the roots", async () => {
+    const seen: unknown[] = [];
+    const { remote, bodies } = wired({ roots: (ctx) => (seen.push(dataOf(ctx)), roots) });
+    const legacy = { era: "legacy", relatedRequestId: 7 } as const;
+    assert.deepEqual(await remote.roots?.(contextOf(legacy)), roots);
+    assert.deepEqual(bodies, [{ kind: "roots", ctx: { ...wireContext, ...legacy } }]);
+    same(seen, [{ ...wireContext, assigns: np({ team: "core" }), ...legacy }]);
+  });
+
+  test("passes the handler's { error } on as its answer", async () => {
+    const { remote } = wired({
+      sampling: () => ({ error: { code: -1, message: "User rejected sampling" } }),
+    });
+    assert.deepEqual(await remote.sampling?.(samplingParams, contextOf({})), {
+      error: { code: -1, message: "User rejected sampling" },
+    });
+  });
+
+  test("turns the app handler's ctx.defer() into the caller's ctx.defer()", async () => {
+    const { remote } = wired({ roots: (ctx) => ctx.defer() });
+    assert.equal(isDeferral(await remote.roots?.(contextOf({}))), true);
+  });
+
+  test("throws a fixed message when the app's handler throws, never the exception's text", async () => {
+    const { remote } = wired({ sampling: () => Promise.reject(new Error("db password hunter2")) });
+    await assert.rejects(
+      async () => await remote.sampling?.(samplingParams, contextOf({})),
+      (error: Error) => {
+        assert.equal(
+          error.message,
+          'remoteHandler(): the endpoint answered HTTP 500, expected 200: "The handler failed"',
+        );
+        return !error.message.includes("hunter2");
+      },
+    );
+  });
+
+  test("aborts the request when the caller's signal fires, and the app's handler sees its signal fire", async () => {
+    const started = deferred();
+    const handlerAborted = deferred<unknown>();
+    const { remote, requests } = wired({
+      sampling: (_params, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener("abort", () => (handlerAborted.resolve(ctx.signal.reason), reject()));
+          started.resolve();
+        }),
+    });
+    const controller = new AbortController();
+    const call = remote.sampling?.(samplingParams, contextOf({}, controller.signal));
+    await started.promise;
+    const reason = new Error("the caller gave up");
+    controller.abort(reason);
+    await assert.rejects(async () => await call, (error) => error === reason);
+    assert.equal(requests[0]?.signal.aborted, true);
+    assert.equal(await handlerAborted.promise, reason);
+  });
+
+  test("with an already aborted signal sends nothing and throws the reason", async () => {
+    const { remote, requests } = wired({ roots: () => roots });
+    const reason = new Error("too late");
+    await assert.rejects(
+      async () => await remote.roots?.(contextOf({}, AbortSignal.abort(reason))),
+      (e) => e === reason,
+    );
+    assert.equal(requests.length, 0);
+  });
+
+  test("refuses an answer larger than maxResponseBytes", async () => {
+    const big = { ...reply, content: { type: "text" as const, text: "x".repeat(500) } };
+    const { remote } = wired({ sampling: () => big }, { remote: { maxResponseBytes: 100 } });
+    await assert.rejects(
+      async () => await remote.sampling?.(samplingParams, contextOf({})),
+      { message: "remoteHandler(): the response body is larger than 100 bytes (maxResponseBytes)" },
+    );
+  });
+
+  test("sends the shared secret from headers; without it or with a wrong one the call throws on 401", async () => {
+    const handler = { roots: () => roots };
+    const app = { sharedSecret: SECRET };
+    const right = wired(handler, { app, remote: { headers: { Authorization: `Bearer ${SECRET}` } } });
+    assert.deepEqual(await right.remote.roots?.(contextOf({})), roots);
+    assert.equal(right.requests[0]?.headers.get("authorization"), `Bearer ${SECRET}`);
+    const missing = wired(handler, { app });
+    await assert.rejects(async () => await missing.remote.roots?.(contextOf({})), {
+      message:
+        'remoteHandler(): the endpoint answered HTTP 401, expected 200: "Authorization refused: no Bearer credentials"',
+    });
+    const wrong = wired(handler, { app, remote: { headers: { authorization: `Bearer ${SECRET}x` } } });
+    await assert.rejects(async () => await wrong.remote.roots?.(contextOf({})), {
+      message:
+        'remoteHandler(): the endpoint answered HTTP 401, expected 200: "Authorization refused: the Bearer credentials do not match"',
+    });
+  });
+});
