@@ -67,6 +67,13 @@ export interface ClientInternals {
   policies(): CompiledPolicy[];
   /** A server's session (its era resolved first when `"auto"`). */
   sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession>;
+  /**
+   * A new legacy session to a server with another chain (the front's, which declares the kinds
+   * it passes down), closed with the client.
+   *
+   * @throws {ClientError} `"config"` when the entry has no legacy support or the server is unknown.
+   */
+  legacySession(serverId: string, chain: Chain): ServerSession;
 }
 
 const INTERNALS = new WeakMap<Client, ClientInternals>();
@@ -256,6 +263,16 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     tasks: options.tasks === true,
     policies: () => [...servers.values()].map((entry) => entry.policy),
     sessionOf,
+    legacySession: (serverId, chain) => {
+      if (closing.signal.aborted) throw new ClientError("config", `Client "${options.name}" is closed`);
+      const entry = servers.get(serverId);
+      if (entry === undefined) {
+        throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
+      }
+      const session = legacy({ policy: entry.policy, chain, resolved: undefined });
+      opened.add(session);
+      return session;
+    },
   });
   return client;
 }

@@ -145,7 +145,13 @@ export function createClientMethods(deps: MethodDeps): Methods {
 }
 
 /** The id of a created task: flat in 2026-07-28, under `task` in 2025-11-25. */
-function taskIdOf(task: CreateTaskResult | LegacyCreateTaskResult): string {
+/**
+ * The id of a task a call became, in either era's shape.
+ *
+ * @param task The task.
+ * @returns Its id.
+ */
+export function taskIdOf(task: CreateTaskResult | LegacyCreateTaskResult): string {
   return isLegacyTask(task) ? task.task.taskId : task.taskId;
 }
 

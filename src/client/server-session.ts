@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { ChainResult } from "../chain/chain.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
 import type { CallToolResult } from "../protocol/call-tool-result.ts";
 import type { CompleteResultOf, MrtrMethod } from "../protocol/input-required.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -21,7 +23,19 @@ export interface CallContext {
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
   /** Asks a legacy server to run the call as a task (2025-11-25). */
   readonly asTask?: boolean;
+  /**
+   * Legacy era, the front only: answers a server request the handler deferred (`ctx.defer()`),
+   * while the call waits (its deadline paused). Without it a deferral fails the request.
+   */
+  readonly onDeferred?: DeferredAnswerer | undefined;
 }
+
+/**
+ * Answers a deferred server request later: resolves with the answer as the chain would give it,
+ * or a failure (`"cancelled"` sends nothing). `signal` fires when the server cancels the request
+ * or the connection ends.
+ */
+export type DeferredAnswerer = (request: InputRequest, signal: AbortSignal) => Promise<ChainResult>;
 
 /** How a call ended: its complete result, or a task the server created. */
 export type CallOutcome<M extends MrtrMethod> =

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-core.ts";
 import { linkSignals } from "../client/_signals.ts";
@@ -20,7 +20,9 @@ import {
   refusal,
 } from "./downstream-request.ts";
 import { frontCall, type FrontCallOutcome } from "./front-call.ts";
-import { importStateKey, type StateKey } from "./sealed-state.ts";
+import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
+import type { ServerSession } from "../client/server-session.ts";
+import { importStateKey, MIN_SECRET_BYTES, type StateKey } from "./sealed-state.ts";
 import { frontDiscover, frontServerList } from "./_front-info.ts";
 import { respond, respondStream } from "./_front-response.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
@@ -55,6 +57,7 @@ const FORWARDED = new Set(["tools/list", "resources/list", "resources/templates/
 export function createFront(options: FrontOptions): Hono {
   const internals = clientInternals(options.client);
   if (internals === undefined) throw new TypeError("createFront(): the client must come from createClient()");
+  checkSecret(options.stateKey);
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
   const servers = new Map<string, FrontServer>(
@@ -62,6 +65,18 @@ export function createFront(options: FrontOptions): Hono {
       policy,
     ) => [policy.server, createFrontServer(policy, internals, options.client.name)]),
   );
+  // Legacy upstreams: the front's own session per server (its chain declares the kinds passed
+  // down), and the calls parked while their callers answer.
+  const legacySessions = new Map<string, ServerSession>();
+  const legacyOf = (serverId: string, server: FrontServer): ServerSession => {
+    let session = legacySessions.get(serverId);
+    if (session === undefined) {
+      session = internals.legacySession(serverId, server.chain);
+      legacySessions.set(serverId, session);
+    }
+    return session;
+  };
+  const parked = new Map<string, ParkedCall>();
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/servers", (c) => c.json(frontServerList(servers)));
@@ -105,15 +120,21 @@ export function createFront(options: FrontOptions): Hono {
         );
       }
       if (session.era === "legacy") {
-        // A legacy upstream asks for input with its own requests, answered by the handlers as
-        // in any client call; passing them down to the caller needs a modern upstream.
-        const outcome = await session.call(method as "tools/call", withoutMeta(request.params), {
-          signal: flow.signal,
-          assigns: {},
-        });
         return respond(
           c,
-          ok(id, (outcome.kind === "complete" ? outcome.result : outcome.task) as unknown as JsonObject),
+          toResponse(
+            request,
+            await frontLegacyCall({
+              server,
+              session: legacyOf(serverId, server),
+              request,
+              stateKey: await key,
+              clock: internals.clock,
+              timers: internals.timers,
+              signal: c.req.raw.signal,
+              parked,
+            }),
+          ),
         );
       }
       const stateKey = await key;
@@ -132,7 +153,12 @@ export function createFront(options: FrontOptions): Hono {
       // The flow must outlive this handler: the stream disposes of it when the call ends.
       const streaming = flow;
       flowHandedOff = true;
-      return respondStream((emit) => call(emit).finally(() => streaming.dispose()));
+      return respondStream((emit) => {
+        const work = call(emit).finally(() => streaming.dispose());
+        // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
+        background(c, work);
+        return work;
+      });
     } catch (failure) {
       const message = failure instanceof ClientError && failure.kind === "config"
         ? "Server unavailable"
@@ -151,6 +177,36 @@ export function createFront(options: FrontOptions): Hono {
     }
   });
   return app;
+}
+
+/** The key's length is checked here, so a bad key fails at start-up rather than on a call. */
+function checkSecret(secret: unknown): void {
+  const bytes = typeof secret === "string"
+    ? new TextEncoder().encode(secret).length
+    : secret instanceof Uint8Array
+    ? secret.length
+    : -1;
+  if (bytes < 0) {
+    throw new TypeError(
+      `createFront(): "stateKey" must be a string or a Uint8Array, received "${typeof secret}"`,
+    );
+  }
+  if (bytes < MIN_SECRET_BYTES) {
+    throw new TypeError(
+      `createFront(): "stateKey" must be at least "${MIN_SECRET_BYTES}" bytes of random data, received "${bytes}" bytes`,
+    );
+  }
+}
+
+/** Hands work to the Workers execution context (`waitUntil`) when there is one. */
+function background(c: Context, work: Promise<unknown>): void {
+  let executionCtx: { waitUntil(promise: Promise<unknown>): void } | undefined;
+  try {
+    executionCtx = c.executionCtx;
+  } catch {
+    return; // Hono throws when the runtime gave no execution context (Node, Deno, Bun).
+  }
+  executionCtx.waitUntil(work.catch(() => {}));
 }
 
 function ok(id: DownstreamRequest["message"]["id"], result: JsonObject) {

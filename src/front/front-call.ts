@@ -44,7 +44,8 @@ export type FrontCallOutcome =
   | { readonly kind: "result"; readonly result: JsonObject }
   | { readonly kind: "error"; readonly status: number; readonly error: JsonRpcErrorObject };
 
-const INVALID_STATE: FrontCallOutcome = {
+/** The one answer to a state that does not open (which check failed is not told). */
+export const INVALID_STATE: FrontCallOutcome = {
   kind: "error",
   status: 200,
   error: { code: -32602, message: "Invalid or expired requestState" },
@@ -83,7 +84,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
         MODERN_PROTOCOL_VERSION,
       );
       if (!checked.ok) {
-        return error(
+        return callError(
           checked.refusal.code,
           `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
         );
@@ -105,10 +106,10 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       return upstreamError(failure);
     }
     const decoded = decodeModernResult(method, raw, { tasks: false });
-    if (!decoded.ok) return error(-32603, "The upstream server sent an invalid result");
+    if (!decoded.ok) return callError(-32603, "The upstream server sent an invalid result");
     if (decoded.value.resultType !== "input_required") return { kind: "result", result: raw };
     if (round >= server.policy.maxRounds) {
-      return error(-32603, `The upstream server still asked for input after ${round} rounds`);
+      return callError(-32603, `The upstream server still asked for input after ${round} rounds`);
     }
     const { inputRequests = {}, requestState } = decoded.value.result;
     const round_ = await answerRound(input, inputRequests);
@@ -116,7 +117,9 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     if (Object.keys(round_.pending).length === 0) {
       if (Object.keys(inputRequests).length === 0) {
         delay = Math.min(250, delay * 2);
-        if (!await pause(delay, input.timers, input.signal)) return error(-32603, "The call was cancelled");
+        if (!await pause(delay, input.timers, input.signal)) {
+          return callError(-32603, "The call was cancelled");
+        }
       }
       answers = round_.answers;
       upstreamState = requestState;
@@ -134,7 +137,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       }, input.stateKey);
     } catch {
       // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).
-      return error(-32603, "The continuation state is too large to pass to the caller");
+      return callError(-32603, "The continuation state is too large to pass to the caller");
     }
     return {
       kind: "result",
@@ -181,7 +184,7 @@ async function answerRound(
           return { error: missingCapability(result.request) };
         }
         pending[key] = result.request;
-      } else return { error: error(-32603, "The call was cancelled") };
+      } else return { error: callError(-32603, "The call was cancelled") };
     }
     return { answers, pending };
   } finally {
@@ -198,17 +201,23 @@ function refused(key: string, result: ChainResult & { ok: false }): FrontCallOut
   const entry = `Input request ${quote(key, 64)}`;
   switch (result.stage) {
     case "policy":
-      return error(result.refusal.code, `${entry} refused by policy: ${result.refusal.message}`);
+      return callError(result.refusal.code, `${entry} refused by policy: ${result.refusal.message}`);
     case "handler":
-      return error(result.refusal.code, `${entry} failed in the handler: ${result.refusal.message}`);
+      return callError(result.refusal.code, `${entry} failed in the handler: ${result.refusal.message}`);
     case "capability":
-      return error(-32603, `${entry} asked for a capability this gateway did not declare`);
+      return callError(-32603, `${entry} asked for a capability this gateway did not declare`);
     default:
-      return error(-32603, `${entry} was not answered: ${result.refusal.message}`);
+      return callError(-32603, `${entry} was not answered: ${result.refusal.message}`);
   }
 }
 
-function missingCapability(request: InputRequest): FrontCallOutcome {
+/**
+ * The error for a caller that did not declare what a deferred request needs (`-32021`).
+ *
+ * @param request The deferred request.
+ * @returns The outcome, with `requiredCapabilities`.
+ */
+export function missingCapability(request: InputRequest): FrontCallOutcome {
   const required = request.method === "roots/list"
     ? { roots: {} }
     : request.method === "sampling/createMessage"
@@ -226,9 +235,14 @@ function missingCapability(request: InputRequest): FrontCallOutcome {
   };
 }
 
-/** Maps an upstream failure without leaking transport details, handler exceptions or secrets. */
-function upstreamError(failure: unknown): FrontCallOutcome {
-  if (!(failure instanceof ClientError)) return error(-32603, "Internal error");
+/**
+ * Maps an upstream failure without leaking transport details, handler exceptions or secrets.
+ *
+ * @param failure What the session threw.
+ * @returns The outcome for the caller.
+ */
+export function upstreamError(failure: unknown): FrontCallOutcome {
+  if (!(failure instanceof ClientError)) return callError(-32603, "Internal error");
   switch (failure.kind) {
     case "server": {
       // The upstream's own code and text (sanitized), and its data only for -32021, whose
@@ -239,14 +253,21 @@ function upstreamError(failure: unknown): FrontCallOutcome {
       return { kind: "error", status: 200, error: { code: failure.code ?? -32603, message, ...data } };
     }
     case "timeout":
-      return error(-32603, "The upstream server did not answer in time");
+      return callError(-32603, "The upstream server did not answer in time");
     case "cancelled":
-      return error(-32603, "The call was cancelled");
+      return callError(-32603, "The call was cancelled");
     default:
-      return error(-32603, "The upstream server could not be reached or broke the protocol");
+      return callError(-32603, "The upstream server could not be reached or broke the protocol");
   }
 }
 
-function error(code: number, message: string): FrontCallOutcome {
+/**
+ * A JSON-RPC error for the caller, with HTTP status 200.
+ *
+ * @param code The code.
+ * @param message The message.
+ * @returns The outcome.
+ */
+export function callError(code: number, message: string): FrontCallOutcome {
   return { kind: "error", status: 200, error: { code, message } };
 }

@@ -36,6 +36,23 @@ net.Server.prototype.listen = function (...args) {
 };
 `;
 
+/** The fields of trigger-elicitation-request's form, in the server's order. */
+export const EVERYTHING_FORM_FIELDS: readonly string[] = [
+  "name",
+  "check",
+  "firstLine",
+  "email",
+  "homepage",
+  "birthdate",
+  "integer",
+  "number",
+  "untitledSingleSelectEnum",
+  "untitledMultipleSelectEnum",
+  "titledSingleSelectEnum",
+  "titledMultipleSelectEnum",
+  "legacyTitledEnum",
+];
+
 /** A command line that starts server-everything over stdio. */
 export interface StdioCommand {
   readonly command: string;

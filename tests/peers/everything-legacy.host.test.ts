@@ -3,7 +3,11 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, createClient, type Handler, type Policy } from "../../src/legacy.ts";
-import { everythingStdioCommand, startEverythingHttp } from "../_support/everything.ts";
+import {
+  EVERYTHING_FORM_FIELDS,
+  everythingStdioCommand,
+  startEverythingHttp,
+} from "../_support/everything.ts";
 
 let http: { url: string; stop(): Promise<void> } | undefined;
 before(async () => {
@@ -49,21 +53,6 @@ function client(transport: Policy["transport"]): Client {
 
 const text = (result: unknown) =>
   (result as { content: { text: string }[] }).content.map((c) => c.text).join("\n");
-const FIELDS = [
-  "name",
-  "check",
-  "firstLine",
-  "email",
-  "homepage",
-  "birthdate",
-  "integer",
-  "number",
-  "untitledSingleSelectEnum",
-  "untitledMultipleSelectEnum",
-  "titledSingleSelectEnum",
-  "titledMultipleSelectEnum",
-  "legacyTitledEnum",
-];
 
 for (const name of ["stdio", "HTTP"] as const) {
   describe(`the legacy client against server-everything over ${name}`, () => {
@@ -91,7 +80,7 @@ for (const name of ["stdio", "HTTP"] as const) {
       const result = text(await c.callTool("everything", "trigger-elicitation-request"));
       assert.deepEqual(seen, [[
         "form",
-        Object.fromEntries(FIELDS.map((f) => [f, { sensitiveSuspected: false }])),
+        Object.fromEntries(EVERYTHING_FORM_FIELDS.map((f) => [f, { sensitiveSuspected: false }])),
       ]]);
       for (
         const fragment of [

@@ -196,7 +196,11 @@ export class LegacyServerSession implements ServerSession {
     try {
       return await this.#session.request(method, params, {
         signal: signal.signal,
-        call: { assigns: context.assigns, deadline },
+        call: {
+          assigns: context.assigns,
+          deadline,
+          ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
+        },
         onProgress: context.onProgress,
       });
     } finally {

@@ -23,6 +23,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
+import type { DeferredAnswerer } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
 export interface CallRecord {
@@ -32,6 +33,8 @@ export interface CallRecord {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Its deadline, paused while requests tied to it run (none for `tasks/result`). */
   readonly deadline?: PausableDeadline;
+  /** Answers the requests the handler defers (the front parks them for its caller). */
+  readonly onDeferred?: DeferredAnswerer | undefined;
 }
 
 /** What the supervisor needs from its session. */
@@ -104,13 +107,28 @@ export class ServerRequestSupervisor {
     const controller = new AbortController();
     this.#jobs.set(key, controller);
     call?.deadline?.pause();
-    const job = chain.run(decoded.value, {
+    const run = chain.run(decoded.value, {
       version,
       assigns: call?.assigns ?? this.#options.assigns,
       relatedRequestId: call?.id ?? null,
       callInFlight: this.#options.calls.size > 0,
       signal: controller.signal,
     });
+    // A deferred request waits for its answer from elsewhere (the front's caller), the call's
+    // deadline still paused; the request as the checks left it is what gets answered.
+    const onDeferred = call?.onDeferred;
+    const job = onDeferred === undefined
+      ? run
+      : run.then((result) =>
+        !result.ok && result.stage === "deferred" && result.request !== undefined
+          ? onDeferred(result.request, controller.signal).catch((cause): ChainResult => ({
+            ok: false,
+            stage: "handler",
+            refusal: { code: -32603, message: THREW },
+            cause,
+          }))
+          : result
+      );
     void job.then((result) => {
       this.#jobs.delete(key);
       call?.deadline?.resume();

@@ -222,4 +222,50 @@ describe("ServerRequestSupervisor", () => {
       result: { action: "decline", _meta: { "io.modelcontextprotocol/related-task": { taskId: "t-9" } } },
     }]);
   });
+
+  test("hands a deferred request to the call's onDeferred, deadline paused, and sends what it resolves with", async () => {
+    const time = new FakeTime();
+    let answer: (value: { ok: true; answer: { action: "accept"; content: { name: string } } }) => void =
+      () => {};
+    const deferred: unknown[] = [];
+    const { supervisor, sent, calls } = setup({ elicitation: (_params, ctx) => ctx.defer() }, { time });
+    const deadline = new PausableDeadline(1000, { timers: time, now: () => time.now(), onExpire: () => {} });
+    calls.set(idKey(3), {
+      id: 3,
+      assigns: {},
+      deadline,
+      onDeferred: (request) => {
+        deferred.push(request.method);
+        return new Promise((resolve) => (answer = resolve));
+      },
+    });
+    supervisor.handle(elicit(11), 3);
+    await settle();
+    assert.deepEqual([deferred, sent, deadline.paused], [["elicitation/create"], [], true]);
+    answer({ ok: true, answer: { action: "accept", content: { name: "Ada" } } });
+    await settle();
+    assert.deepEqual([sent, deadline.paused], [
+      [{ jsonrpc: "2.0", id: 11, result: { action: "accept", content: { name: "Ada" } } }],
+      false,
+    ]);
+    deadline.clear();
+  });
+
+  test("refuses a deferred request when its call has no onDeferred, and hides an onDeferred that rejects", async () => {
+    const { supervisor, sent, calls } = setup({ elicitation: (_params, ctx) => ctx.defer() }, {
+      singleChannel: false,
+    });
+    supervisor.handle(elicit(1), undefined);
+    calls.set(idKey(2), { id: 2, assigns: {}, onDeferred: () => Promise.reject(new Error("secret detail")) });
+    supervisor.handle(elicit(2), 2);
+    await settle();
+    assert.deepEqual(sent.map((m) => [m.id, "error" in m ? m.error.code : undefined]), [[1, -32603], [
+      2,
+      -32603,
+    ]]);
+    assert.deepEqual(
+      (sent[1] as JsonRpcErrorResponse).error.message,
+      "Internal error while answering the request",
+    );
+  });
 });

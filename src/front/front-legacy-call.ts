@@ -1,0 +1,316 @@
+/**
+ * One downstream `tools/call`, `resources/read` or `prompts/get` through the front to a legacy
+ * upstream (self-hosted). A legacy server asks for input with its own requests while the call is
+ * open, so a request the front's chain defers cannot travel in a sealed state alone: the upstream
+ * call stays parked in this process (its deadline paused, the whole bounded by
+ * `maxTotalTimeout` and the state's lifetime) while the entries go down as `input_required`.
+ * The sealed `requestState` names the parked call and its round; the caller's retry is verified,
+ * post-checked like a handler's answer, and answers the waiting requests upstream, and the call
+ * goes on. A retry can only be served by the process that holds the call; a state that names no
+ * parked call (another process, a restart, a replay, an expiry) is refused with `-32602`.
+ *
+ * @module
+ */
+import type { ChainResult } from "../chain/chain.ts";
+import type { Clock } from "../chain/verdict.ts";
+import type { Timers } from "../chain/timers.ts";
+import { linkSignals } from "../client/_signals.ts";
+import { taskIdOf } from "../client/client-methods.ts";
+import type { ServerSession } from "../client/server-session.ts";
+import { codecs } from "../_internal/encoding.ts";
+import { quote } from "../_internal/quote.ts";
+import type { MrtrMethod } from "../protocol/input-required.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import type { DownstreamRequest } from "./downstream-request.ts";
+import type { FrontServer } from "./front-server.ts";
+import {
+  callError,
+  type FrontCallOutcome,
+  INVALID_STATE,
+  missingCapability,
+  upstreamError,
+} from "./front-call.ts";
+import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
+
+/** The most calls one front keeps parked at once; the next deferral fails its call. */
+export const MAX_PARKED_CALLS = 1024;
+
+/** What one legacy call through the front needs. */
+export interface FrontLegacyCallInput {
+  readonly server: FrontServer;
+  /** The front's own legacy session to the server (its chain declares the passed-down kinds). */
+  readonly session: ServerSession;
+  readonly request: DownstreamRequest;
+  readonly stateKey: StateKey;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  /** The downstream request's signal: the caller leaving before the call parks cancels it. */
+  readonly signal: AbortSignal;
+  /** The calls parked by this front, by id. */
+  readonly parked: Map<string, ParkedCall>;
+}
+
+/**
+ * Runs one round of a legacy call through the front: a new call, or the retry of a parked one.
+ *
+ * @param input Server, session, the caller's request, the state key, clock, timers, signal and the parked calls.
+ * @returns The result or error for the caller; never rejects for anything upstream does.
+ */
+export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<FrontCallOutcome> {
+  const { server, request } = input;
+  const method = request.message.method as MrtrMethod;
+  const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
+    request.params;
+  const digest = await digestRequest(method, original);
+  let call: ParkedCall;
+  if (callerState === undefined) {
+    call = new ParkedCall(input, method, original);
+  } else {
+    const answers = typeof callerAnswers === "object" && callerAnswers !== null
+      ? callerAnswers as Record<string, unknown>
+      : {};
+    const opened = await openState(callerState, input.stateKey, {
+      now: input.clock.now(),
+      serverId: server.policy.server,
+      requestDigest: digest,
+      keys: Object.keys(answers),
+    });
+    if (!opened.ok) return INVALID_STATE;
+    const [id = "", round = ""] = (opened.state.upstreamState ?? "").split(".");
+    const parked = input.parked.get(id);
+    if (parked === undefined || String(parked.round) !== round) return INVALID_STATE;
+    // Checked out: a second retry with the same state finds nothing.
+    input.parked.delete(id);
+    parked.unpark();
+    const refused = parked.answer(answers);
+    if (refused !== undefined) return refused;
+    call = parked;
+  }
+  const event = await call.next(input.signal);
+  if (event.kind === "done") return event.outcome;
+  if (event.kind === "left") {
+    call.cancel("the caller left");
+    return callError(-32603, "The call was cancelled");
+  }
+  for (const entry of Object.values(event.pending)) {
+    if (!server.callerCan(request.capabilities, entry)) {
+      call.cancel("the caller cannot answer the server's request");
+      return missingCapability(entry);
+    }
+  }
+  if (input.parked.size >= MAX_PARKED_CALLS) {
+    call.cancel("too many parked calls");
+    return callError(-32603, "Too many calls are waiting for their callers' input; try again later");
+  }
+  let sealed: string;
+  try {
+    sealed = await sealState({
+      serverId: server.policy.server,
+      requestDigest: digest,
+      upstreamState: `${call.id}.${call.round}`,
+      answers: {},
+      pending: event.pending,
+      expiresAt: input.clock.now() + server.policy.stateTtlMs,
+    }, input.stateKey);
+  } catch {
+    call.cancel("the state could not be sealed");
+    return callError(-32603, "The continuation state is too large to pass to the caller");
+  }
+  input.parked.set(call.id, call);
+  call.park(
+    () => input.parked.get(call.id) === call && input.parked.delete(call.id),
+    server.policy.stateTtlMs,
+  );
+  return {
+    kind: "result",
+    result: { resultType: "input_required", inputRequests: event.pending, requestState: sealed },
+  };
+}
+
+/** What a parked call reports to the round waiting on it. */
+type CallEvent =
+  | { readonly kind: "done"; readonly outcome: FrontCallOutcome }
+  | { readonly kind: "input"; readonly pending: Record<string, InputRequest> }
+  | { readonly kind: "left" };
+
+/** A server request the handler deferred, waiting for the caller's answer. */
+interface Waiting {
+  readonly request: InputRequest;
+  readonly settle: (result: ChainResult) => void;
+  reported: boolean;
+}
+
+/** A legacy upstream call that outlives the downstream requests serving its rounds. */
+export class ParkedCall {
+  /** Random, unguessable; sealed into the state with the round. */
+  readonly id: string = codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+  /** Counts the rounds passed down; a state opens only the round it was sealed for. */
+  round = 0;
+  readonly #controller = new AbortController();
+  readonly #waiting = new Map<string, Waiting>();
+  readonly #timers: Timers;
+  readonly #server: FrontServer;
+  #keys = 0;
+  #done: FrontCallOutcome | undefined;
+  #wake: (() => void) | undefined;
+  #expiry: unknown;
+
+  /**
+   * Starts the upstream call, bounded by the policy's `maxTotalTimeout`.
+   *
+   * @param input The first round's input.
+   * @param method The method.
+   * @param params The params without `_meta`, `inputResponses` and `requestState`.
+   */
+  constructor(input: FrontLegacyCallInput, method: MrtrMethod, params: JsonObject) {
+    this.#timers = input.timers;
+    this.#server = input.server;
+    const flow = linkSignals([this.#controller.signal], {
+      ms: input.server.policy.maxTotalTimeoutMs,
+      which: "total",
+      timers: input.timers,
+    });
+    const context = {
+      signal: flow.signal,
+      assigns: {},
+      onDeferred: (request: InputRequest, signal: AbortSignal) => this.#defer(request, signal),
+    };
+    const session = input.session;
+    void (async (): Promise<FrontCallOutcome> => {
+      const outcome = await session.call(method, params, context);
+      const result = outcome.kind === "complete"
+        ? outcome.result
+        : await session.awaitTask(taskIdOf(outcome.task), context);
+      // A legacy result has no resultType; a 2026-07-28 caller needs it.
+      return { kind: "result", result: { resultType: "complete", ...result as unknown as JsonObject } };
+    })().catch(upstreamError).then((outcome) => {
+      flow.dispose();
+      this.#done = outcome;
+      this.#cancelWaiting();
+      this.#wake?.();
+    });
+  }
+
+  /**
+   * Waits for the call to end or to defer requests not yet passed down.
+   *
+   * @param signal The downstream request's signal.
+   * @returns What happened.
+   */
+  async next(signal: AbortSignal): Promise<CallEvent> {
+    for (;;) {
+      if (this.#done !== undefined) return { kind: "done", outcome: this.#done };
+      if (signal.aborted) return { kind: "left" };
+      if ([...this.#waiting.values()].some((entry) => !entry.reported)) {
+        // Requests a server sends together arrive a moment apart: one turn gathers them.
+        await new Promise<void>((resolve) => this.#timers.setTimeout(resolve, 0));
+        if (this.#done !== undefined) continue;
+        const pending: Record<string, InputRequest> = Object.create(null);
+        for (const [key, entry] of this.#waiting) {
+          if (entry.reported) continue;
+          entry.reported = true;
+          pending[key] = entry.request;
+        }
+        return { kind: "input", pending };
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal.removeEventListener("abort", wake);
+          if (this.#wake === wake) this.#wake = undefined;
+          resolve();
+        };
+        this.#wake = wake;
+        signal.addEventListener("abort", wake, { once: true });
+      });
+    }
+  }
+
+  /**
+   * Post-checks the caller's answers against the requests passed down and sends them upstream.
+   *
+   * @param answers The caller's `inputResponses` (its keys already matched the sealed ones).
+   * @returns The error for the caller when an answer is refused (the call is then cancelled).
+   */
+  answer(answers: Readonly<Record<string, unknown>>): FrontCallOutcome | undefined {
+    this.round++;
+    const checked: [Waiting, unknown][] = [];
+    for (const key of Object.keys(answers)) {
+      // A request the server cancelled meanwhile is no longer waiting: its answer is dropped.
+      const entry = this.#waiting.get(key);
+      if (entry === undefined) continue;
+      const verdict = this.#server.chain.checkAnswer(entry.request, answers[key], MODERN_PROTOCOL_VERSION);
+      if (!verdict.ok) {
+        this.cancel("the caller's answer was refused");
+        return callError(
+          verdict.refusal.code,
+          `Answer to input request ${quote(key, 64)} refused: ${verdict.refusal.message}`,
+        );
+      }
+      checked.push([entry, verdict.value]);
+      this.#waiting.delete(key);
+    }
+    for (const [entry, value] of checked) entry.settle({ ok: true, answer: value as never });
+    return undefined;
+  }
+
+  /**
+   * Parks the call until a retry or the state's lifetime ends.
+   *
+   * @param forget Removes it from the front's parked calls.
+   * @param ttlMs The state's lifetime.
+   */
+  park(forget: () => void, ttlMs: number): void {
+    this.#expiry = this.#timers.setTimeout(() => {
+      forget();
+      this.cancel("the caller did not retry in time");
+    }, ttlMs);
+    // A parked call must not keep a self-hosted process alive on its own.
+    (this.#expiry as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** Ends the parking (a retry arrived). */
+  unpark(): void {
+    this.#timers.clearTimeout(this.#expiry);
+  }
+
+  /**
+   * Cancels the upstream call and fails the requests still waiting.
+   *
+   * @param reason Why.
+   */
+  cancel(reason: string): void {
+    this.unpark();
+    this.#controller.abort(new Error(`sluice front: ${reason}`));
+    this.#cancelWaiting();
+  }
+
+  #defer(request: InputRequest, signal: AbortSignal): Promise<ChainResult> {
+    if (this.#done !== undefined || this.#controller.signal.aborted) return Promise.resolve(CANCELLED);
+    const key = `input-${++this.#keys}`;
+    return new Promise<ChainResult>((resolve) => {
+      const settle = (result: ChainResult) => {
+        signal.removeEventListener("abort", onAbort);
+        this.#waiting.delete(key);
+        resolve(result);
+      };
+      const onAbort = () =>
+        settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "cancelled" } });
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.set(key, { request, settle, reported: false });
+      this.#wake?.();
+    });
+  }
+
+  #cancelWaiting(): void {
+    for (const entry of [...this.#waiting.values()]) entry.settle(CANCELLED);
+  }
+}
+
+/** The answer a server gets for a request whose call was cancelled or ended. */
+const CANCELLED: ChainResult = {
+  ok: false,
+  stage: "handler",
+  refusal: { code: -32603, message: "The request was not answered: the call it belongs to was cancelled" },
+};

@@ -1,0 +1,247 @@
+// The front (createFront, self-hosted client) in front of a legacy upstream: the official
+// server-everything 2026.8.31 (2025-11-25) over stdio. Its elicitation/create, sent while a
+// downstream tools/call is open, goes down as input_required while the upstream call stays
+// parked; the caller's retry answers it and the call goes on.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import {
+  EVERYTHING_FORM_FIELDS,
+  type EverythingHttp,
+  everythingStdioCommand,
+  startEverythingHttp,
+} from "../_support/everything.ts";
+
+const KEY = "front-legacy-test-key-0123456789abcdef";
+
+let http: EverythingHttp | undefined;
+before(async () => {
+  http = await startEverythingHttp();
+});
+after(async () => {
+  await http?.stop();
+});
+
+/** The JSON-RPC messages the front sent upstream over HTTP. */
+const sent: Array<{ method?: string; params?: Record<string, unknown> }> = [];
+
+/** A front over stdio, or over HTTP with every message sent upstream recorded in `sent`. */
+function front(handler: Handler, policy: Partial<Policy> = {}, over: "stdio" | "http" = "stdio") {
+  const client = createClient({
+    name: "gate",
+    handler,
+    policies: [{
+      server: "everything",
+      transport: over === "stdio" ? everythingStdioCommand() : { url: http?.url ?? "" },
+      era: "legacy",
+      ...policy,
+    }],
+    fetch: (url, init) => {
+      if (typeof init.body === "string") sent.push(JSON.parse(init.body));
+      return globalThis.fetch(url, init);
+    },
+  });
+  const app = createFront({ client, stateKey: KEY });
+  const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> =>
+    await app.fetch(new Request(url, init));
+  return { client, fetch };
+}
+
+const capabilities = (declared: object) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": declared,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+});
+
+async function post(fetch: ReturnType<typeof front>["fetch"], params: Record<string, unknown>) {
+  const response = await fetch("https://gate.example/mcp/everything", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": String(params.name),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
+  });
+  // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON results
+  return { status: response.status, body: await response.json() as Record<string, any> };
+}
+
+const ELICIT = {
+  name: "trigger-elicitation-request",
+  arguments: {},
+  _meta: capabilities({ elicitation: { form: {} } }),
+};
+const ADA = { action: "accept", content: { name: "Ada Lovelace", check: true, email: "ada@example.com" } };
+const INVALID_STATE = { code: -32602, message: "Invalid or expired requestState" };
+const text = (body: Record<string, unknown>) =>
+  (body.result as { content: { text: string }[] }).content.map((c) => c.text).join("\n");
+
+/** The tools/call requests sent upstream that were then cancelled, with the reason sent. */
+function cancelledCalls(): Array<[unknown, unknown]> {
+  const calls = new Map(
+    sent.filter((m) => m.method === "tools/call").map((m) => [(m as { id?: unknown }).id, m.params?.name]),
+  );
+  return sent.filter((m) => m.method === "notifications/cancelled" && calls.has(m.params?.requestId))
+    .map((m) => [calls.get(m.params?.requestId), m.params?.reason]);
+}
+
+describe("the front before a legacy upstream (server-everything)", () => {
+  test("passes a deferred elicitation down while the upstream call stays parked, and completes it on the retry", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] });
+    try {
+      const first = await post(fetch, ELICIT);
+      assert.equal(first.status, 200);
+      const { resultType, inputRequests, requestState } = first.body.result;
+      assert.deepEqual([resultType, Object.keys(inputRequests)], ["input_required", ["input-1"]]);
+      const entry = inputRequests["input-1"];
+      assert.equal(entry.method, "elicitation/create");
+      assert.deepEqual(Object.keys(entry.params.requestedSchema.properties), EVERYTHING_FORM_FIELDS);
+      assert.match(requestState, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+
+      const second = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
+      const result = text(second.body);
+      for (
+        const fragment of [
+          '"name": "Ada Lovelace"',
+          '"firstLine": "It was a dark and stormy night."',
+          '"integer": 42',
+        ]
+      ) {
+        assert.ok(result.includes(fragment), `${fragment} in ${result}`);
+      }
+      // The state opened its round once: a replay finds no parked call.
+      const replay = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
+      assert.deepEqual(replay.body.error, INVALID_STATE);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("refuses a tampered state and a state for another request, and the parked call still completes", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] });
+    try {
+      const { requestState } = (await post(fetch, ELICIT)).body.result;
+      const flipped = requestState.slice(0, 12) + (requestState[12] === "A" ? "B" : "A") +
+        requestState.slice(13);
+      const tampered = await post(fetch, {
+        ...ELICIT,
+        inputResponses: { "input-1": ADA },
+        requestState: flipped,
+      });
+      assert.deepEqual(tampered.body.error, INVALID_STATE);
+      const other = await post(fetch, {
+        ...ELICIT,
+        arguments: { other: true },
+        inputResponses: { "input-1": ADA },
+        requestState,
+      });
+      assert.deepEqual(other.body.error, INVALID_STATE);
+      const done = await post(fetch, {
+        ...ELICIT,
+        inputResponses: { "input-1": { action: "decline" } },
+        requestState,
+      });
+      assert.match(text(done.body), /decline/i);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("post-checks the caller's answer like a handler's, and cancels the upstream call when it is refused", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] }, "http");
+    sent.length = 0;
+    try {
+      const { requestState } = (await post(fetch, ELICIT)).body.result;
+      const refused = await post(fetch, {
+        ...ELICIT,
+        inputResponses: { "input-1": { action: "accept", content: { name: "Ada", integer: 1000 } } },
+        requestState,
+      });
+      assert.equal(refused.body.error.code, -32603);
+      assert.match(
+        refused.body.error.message,
+        /^Answer to input request "input-1" refused: Elicitation answer refused: field "integer"/,
+      );
+      const again = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
+      assert.deepEqual(again.body.error, INVALID_STATE);
+      assert.deepEqual(cancelledCalls(), [["trigger-elicitation-request", "cancelled by the client"]]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("fails with -32021 when the caller did not declare elicitation, and answers sampling with its own handler", async () => {
+    const { client, fetch } = front({
+      sampling: () => ({ role: "assistant", content: { type: "text", text: "gate reply" }, model: "m" }),
+    }, { passDown: ["elicitation"] });
+    try {
+      const refused = await post(fetch, { ...ELICIT, _meta: capabilities({ sampling: {} }) });
+      assert.deepEqual(refused.body.error, {
+        code: -32021,
+        message:
+          "The upstream server needs input that only the caller can give, and the caller did not declare it",
+        data: { requiredCapabilities: { elicitation: { form: {} } } },
+      });
+      const sampled = await post(fetch, {
+        name: "trigger-sampling-request",
+        arguments: { prompt: "hi", maxTokens: 100 },
+        _meta: capabilities({}),
+      });
+      assert.match(text(sampled.body), /gate reply/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("refuses the retry once the state's lifetime has passed, and the parked call is cancelled", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"], stateTtl: "1s" }, "http");
+    sent.length = 0;
+    try {
+      const { requestState } = (await post(fetch, ELICIT)).body.result;
+      assert.deepEqual(cancelledCalls(), []);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.deepEqual(cancelledCalls(), [["trigger-elicitation-request", "cancelled by the client"]]);
+      const late = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
+      assert.deepEqual(late.body.error, INVALID_STATE);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completes for sluice's client and the official client 2.4.0 downstream", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] });
+    const ours = createClient({
+      name: "host",
+      handler: { elicitation: () => ADA as never },
+      policies: [{
+        server: "gate",
+        transport: { url: "https://gate.example/mcp/everything" },
+        era: "modern",
+      }],
+      fetch: (url, init) => fetch(url, init),
+    });
+    const official = new OfficialClient({ name: "official-host", version: "2.4.0" }, {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    try {
+      const mine = await ours.callTool("gate", "trigger-elicitation-request");
+      assert.ok(text({ result: mine }).includes('"name": "Ada Lovelace"'), JSON.stringify(mine));
+      official.setRequestHandler("elicitation/create", () => ADA as never);
+      await official.connect(
+        new StreamableHTTPClientTransport(new URL("https://gate.example/mcp/everything"), { fetch }),
+      );
+      const theirs = await official.callTool({ name: "trigger-elicitation-request", arguments: {} });
+      assert.ok(text({ result: theirs }).includes('"email": "ada@example.com"'), JSON.stringify(theirs));
+    } finally {
+      await official.close();
+      await ours.close();
+      await client.close();
+    }
+  });
+});
