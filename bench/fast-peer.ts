@@ -1,8 +1,8 @@
 /**
  * A lean modern-era (2026-07-28) server for throughput benchmarks, run as its own process: it
- * does the least a conformant server must for one tool, `ask_form`, that needs one form
- * elicitation (check the headers against the body, ask, then answer the retry), so the client's
- * own cost is what the benchmark sees. The real peers (tests/peers/) are for correctness; the
+ * does the least a conformant server must for two tools: `ask_form`, that needs one form
+ * elicitation (check the headers against the body, ask, then answer the retry), and `echo`, that
+ * answers at once, so the client's (or the front's) own cost is what the benchmark sees. The real peers (tests/peers/) are for correctness; the
  * official server package builds a fresh server per request and would hide every client's cost.
  *
  * Prints `FAST_PEER_URL <url>` once listening.
@@ -11,10 +11,10 @@
  */
 import { createServer } from "node:http";
 
-const TOOL = {
-  name: "ask_form",
-  inputSchema: { type: "object", properties: {} },
-};
+const TOOLS = [
+  { name: "ask_form", inputSchema: { type: "object", properties: {} } },
+  { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+];
 const FORM = {
   type: "object",
   properties: {
@@ -58,7 +58,11 @@ function answer(headers: Record<string, string | string[] | undefined>, body: st
     ];
   }
   if (message.method === "tools/list") {
-    return [200, reply(message.id, { ttlMs: 0, cacheScope: "private", tools: [TOOL] })];
+    return [200, reply(message.id, { ttlMs: 0, cacheScope: "private", tools: TOOLS })];
+  }
+  if (message.method === "tools/call" && message.params?.name === "echo") {
+    const text = String((message.params.arguments as { text?: unknown } | undefined)?.text ?? "");
+    return [200, reply(message.id, { content: [{ type: "text", text }] })];
   }
   if (message.method !== "tools/call" || message.params?.name !== "ask_form") {
     return [404, error(message.id, -32601, "Not found")];

@@ -5,6 +5,7 @@
  */
 import { benchChain } from "./chain.bench.ts";
 import { benchMrtr } from "./mrtr.bench.ts";
+import { benchFront } from "./front.bench.ts";
 import { benchSanitize } from "./sanitize.bench.ts";
 
 const host = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string } };
@@ -42,6 +43,18 @@ if (ours !== undefined && official !== undefined && floor !== undefined) {
   const vsFloor = ours.msPerCall / floor.msPerCall;
   console.log(`sluice / official: ${vsOfficial.toFixed(2)}x  ${vsOfficial >= 1.5 ? "ok" : "BELOW TARGET"}`);
   console.log(`sluice time / floor time: ${vsFloor.toFixed(2)}x  ${vsFloor <= 1.25 ? "ok" : "OVER TARGET"}`);
+}
+
+console.log("\nThe front: tools/call through the front (own process) vs straight to the same loopback peer");
+console.log("(target: the front costs at most 20% of the direct throughput)");
+console.log("case                        direct calls/s   front calls/s   front/direct");
+for (const row of await benchFront()) {
+  const ratio = row.frontPerSecond / row.directPerSecond;
+  console.log(
+    `${row.name.padEnd(28)} ${row.directPerSecond.toFixed(0).padStart(14)} ${
+      row.frontPerSecond.toFixed(0).padStart(15)
+    } ${ratio.toFixed(2).padStart(13)}  ${ratio >= 0.8 ? "ok" : "BELOW TARGET"}`,
+  );
 }
 
 console.log("\nsanitizeText throughput on 1 MB (target: at least 200 MB/s on ASCII on Node)");

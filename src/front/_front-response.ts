@@ -30,30 +30,53 @@ export function respond(c: Context, answer: FrontAnswer): Response {
 }
 
 /**
- * Answers with an SSE stream: each notification `emit` is given becomes an event, and the final
- * answer ends the stream.
+ * Answers a caller that accepts SSE: with JSON when the call ends before any notification (most
+ * calls: no stream to set up), else with an SSE stream from the first notification on, each one
+ * an event, the final answer ending it.
  *
+ * @param c The Hono context.
  * @param work Runs the call; gets `emit` for notifications; returns the final answer.
- * @returns The streaming response (status 200).
+ * @param onStream Called with the call's completion when it turns into a stream (it outlives the handler).
+ * @returns The response, once the call ended or streamed its first notification.
  */
-export function respondStream(
+export function respondStreaming(
+  c: Context,
   work: (emit: (notification: JsonRpcNotification) => void) => Promise<FrontAnswer>,
-): Response {
+  onStream: (done: Promise<unknown>) => void,
+): Promise<Response> {
   const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const emit = (message: unknown) =>
-        controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
-      try {
-        const answer = await work(emit);
-        if (answer.body !== undefined) emit(answer.body);
-      } finally {
-        controller.close();
-      }
-    },
+  let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let answer: (response: Response) => void = () => {};
+  const response = new Promise<Response>((resolve) => (answer = resolve));
+  const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const emit = (notification: JsonRpcNotification) => {
+    if (stream === undefined) {
+      const body = new ReadableStream<Uint8Array>({ start: (controller) => void (stream = controller) });
+      answer(
+        new Response(body, {
+          status: 200,
+          headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+        }),
+      );
+      onStream(done);
+    }
+    try {
+      stream?.enqueue(event(notification));
+    } catch {
+      // The caller went away; the call ends on its own signal.
+    }
+  };
+  const done = work(emit).catch((): FrontAnswer => ({
+    status: 500,
+    body: { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } },
+  })).then((final) => {
+    if (stream === undefined) return answer(respond(c, final));
+    try {
+      if (final.body !== undefined) stream.enqueue(event(final.body));
+      stream.close();
+    } catch {
+      // The caller went away.
+    }
   });
-  return new Response(stream, {
-    status: 200,
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-  });
+  return response;
 }

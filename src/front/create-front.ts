@@ -24,7 +24,7 @@ import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { ServerSession } from "../client/server-session.ts";
 import { importStateKey, MIN_SECRET_BYTES, type StateKey } from "./sealed-state.ts";
 import { frontDiscover, frontServerList } from "./_front-info.ts";
-import { respond, respondStream } from "./_front-response.ts";
+import { respond, respondStreaming } from "./_front-response.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 
 /** Options of {@linkcode createFront}. */
@@ -150,15 +150,15 @@ export function createFront(options: FrontOptions): Hono {
           onNotification,
         }).then((outcome) => toResponse(request, outcome));
       if (!wantsStream(c.req.header("accept"))) return respond(c, await call());
-      // The flow must outlive this handler: the stream disposes of it when the call ends.
+      // The flow must outlive this handler when the answer streams: the call disposes of it.
       const streaming = flow;
       flowHandedOff = true;
-      return respondStream((emit) => {
-        const work = call(emit).finally(() => streaming.dispose());
+      return await respondStreaming(
+        c,
+        (emit) => call(emit).finally(() => streaming.dispose()),
         // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
-        background(c, work);
-        return work;
-      });
+        (done) => background(c, done),
+      );
     } catch (failure) {
       const message = failure instanceof ClientError && failure.kind === "config"
         ? "Server unavailable"

@@ -62,7 +62,9 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   const method = request.message.method as MrtrMethod;
   const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
     request.params;
-  const digest = await digestRequest(method, original);
+  // Only a round that opens or seals a state needs the digest (most calls need neither).
+  let digest: Promise<string> | undefined;
+  const digestOnce = () => (digest ??= digestRequest(method, original));
   let answers: Record<string, unknown> | undefined;
   let upstreamState: string | undefined;
   if (callerState !== undefined) {
@@ -72,7 +74,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     const opened = await openState(callerState, input.stateKey, {
       now: clock.now(),
       serverId: server.policy.server,
-      requestDigest: digest,
+      requestDigest: await digestOnce(),
       keys,
     });
     if (!opened.ok) return INVALID_STATE;
@@ -93,15 +95,21 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     }
     upstreamState = opened.state.upstreamState;
   }
+  // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
+  const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
   let delay = 25;
   for (let round = 1;; round++) {
     let raw: JsonObject;
     try {
-      raw = await input.session.request(method, buildRetryParams(original, answers as never, upstreamState), {
-        signal: input.signal,
-        capabilities: server.capabilitiesFor(request.capabilities),
-        onNotification: input.onNotification,
-      });
+      raw = await input.session.request(
+        method,
+        withProgressToken(buildRetryParams(original, answers as never, upstreamState), progressToken),
+        {
+          signal: input.signal,
+          capabilities: server.capabilitiesFor(request.capabilities),
+          onNotification: input.onNotification,
+        },
+      );
     } catch (failure) {
       return upstreamError(failure);
     }
@@ -129,7 +137,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     try {
       sealed = await sealState({
         serverId: server.policy.server,
-        requestDigest: digest,
+        requestDigest: await digestOnce(),
         ...(requestState === undefined ? {} : { upstreamState: requestState }),
         answers: round_.answers,
         pending: round_.pending,
@@ -190,6 +198,11 @@ async function answerRound(
   } finally {
     input.signal.removeEventListener("abort", onAbort);
   }
+}
+
+function withProgressToken(params: JsonObject, token: unknown): JsonObject {
+  if (typeof token !== "string" && typeof token !== "number") return params;
+  return { ...params, _meta: { progressToken: token } };
 }
 
 /** A real failure: not a deferral, and not a sibling cancelled because another one failed. */

@@ -208,6 +208,63 @@ describe("the front", () => {
     assert.deepEqual(version.body.error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
   });
 
+  test("streams the upstream's progress for the caller's token as SSE events when the caller accepts SSE, then the response", async () => {
+    const { fetch } = front({});
+    const response = await fetch("https://gate.example/mcp/modern", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "progress_twice",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/call",
+        params: { name: "progress_twice", arguments: {}, _meta: { ...META, progressToken: "caller-7" } },
+      }),
+    });
+    assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
+    const events = (await response.text()).split("\n\n").filter((e) => e !== "").map((event) => {
+      assert.match(event, /^event: message\ndata: /);
+      return JSON.parse(event.slice(event.indexOf("data: ") + 6));
+    });
+    assert.deepEqual(events.map((e) => e.method ?? e.result?.content?.[0]?.text), [
+      "notifications/progress",
+      "notifications/progress",
+      "progressed twice",
+    ]);
+    assert.deepEqual(events.slice(0, 2).map((e) => e.params), [
+      { progressToken: "caller-7", progress: 1, total: 2 },
+      { progressToken: "caller-7", progress: 2, total: 2 },
+    ]);
+    assert.equal(events[2].id, 5);
+  });
+
+  test("answers with plain JSON when the caller accepts SSE but the upstream sent no notification", async () => {
+    const { fetch } = front({});
+    const answer = await fetch("https://gate.example/mcp/modern", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "add",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 6,
+        method: "tools/call",
+        params: { name: "add", arguments: { a: 1, b: 2 }, _meta: META },
+      }),
+    });
+    assert.deepEqual([answer.status, answer.headers.get("content-type")], [200, "application/json"]);
+    assert.deepEqual((await answer.json()).result.content, [{ type: "text", text: "3" }]);
+  });
+
   test("serves /healthz and /servers without URLs or credentials", async () => {
     const { app } = front({ sampling: () => reply });
     assert.deepEqual(await (await app.request("/healthz")).json(), { ok: true });

@@ -153,6 +153,21 @@ export function createModernServer(codec: RequestStateCodec<PeerState>): McpServ
     }),
   }, (args) => json(args));
 
+  server.registerTool("progress_twice", {
+    description: "Sends two notifications/progress for the call's progressToken (if any), then answers",
+  }, async (ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined) {
+      for (const progress of [1, 2]) {
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken, progress, total: 2 },
+        });
+      }
+    }
+    return text(progressToken === undefined ? "no progress token" : "progressed twice");
+  });
+
   server.registerTool("add", {
     description: "Adds a and b (both default 0); never asks for input",
     inputSchema: schema({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } } }),

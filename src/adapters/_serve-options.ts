@@ -1,0 +1,188 @@
+/**
+ * What the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`) share: the options of
+ * `serve()`, the running gateway it returns, and the steps around the runtime's own listen call
+ * (port and hostname defaults, the abort signal, an idempotent `close()`).
+ *
+ * @module
+ */
+import type { Gateway, GatewayOptions } from "./gateway.ts";
+
+/** The port used when neither the `port` option nor the `PORT` variable gives one. */
+export const DEFAULT_PORT = 8787;
+
+/** The interface listened on when no `hostname` is given: loopback only. */
+export const DEFAULT_HOSTNAME = "127.0.0.1";
+
+/** The environment variable read for the port when the `port` option is absent. */
+export const PORT_VARIABLE = "PORT";
+
+/** Options of `serve()`: the gateway's, and where to listen. */
+export interface ServeOptions extends GatewayOptions {
+  /**
+   * The TCP port; `0` picks a free one (read the real one from `url`).
+   * @default the `PORT` environment variable when set (it must be a port, 0 to 65535), else 8787
+   */
+  readonly port?: number;
+  /**
+   * The interface to listen on. The default accepts connections from this machine only;
+   * `"0.0.0.0"` (or `"::"`) exposes the gateway, and the servers behind it, to the network.
+   * @default "127.0.0.1"
+   */
+  readonly hostname?: string;
+  /** Aborting it closes the gateway, as `close()` does. @default none */
+  readonly signal?: AbortSignal;
+}
+
+/** A gateway that listens: its address, and how to stop it. */
+export interface RunningGateway extends Gateway {
+  /** Where it listens, with the port actually bound: `http://127.0.0.1:8787`. */
+  readonly url: string;
+  /**
+   * Stops accepting connections, waits for the server to close (requests in flight finish), then
+   * closes the client. Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
+}
+
+/** A runtime's server once it listens. */
+export interface Listener {
+  /** The port actually bound. */
+  readonly port: number;
+  /** Stops listening and resolves once the server has closed. */
+  stop(): Promise<void>;
+}
+
+/** Starts a runtime's server for `gateway` on `port` and `hostname`; resolves once it listens. */
+export type Listen = (gateway: Gateway, address: { port: number; hostname: string }) => Promise<Listener>;
+
+/**
+ * Chooses the port: the option when given, else `PORT` when set, else 8787.
+ *
+ * @param port The `port` option.
+ * @param environment Reads an environment variable.
+ * @returns The port to listen on (0: any free port).
+ * @throws {TypeError} When the option or `PORT` is not an integer from 0 to 65535.
+ * @example
+ * ```ts
+ * import { resolvePort } from "./_serve-options.ts";
+ * console.log(resolvePort(undefined, (name) => name === "PORT" ? "3000" : undefined)); // 3000
+ * ```
+ */
+export function resolvePort(
+  port: number | undefined,
+  environment: (name: string) => string | undefined,
+): number {
+  if (port !== undefined) {
+    if (Number.isInteger(port) && port >= 0 && port <= 65535) return port;
+    throw new TypeError(`sluice serve(): "port" must be an integer from 0 to 65535, received "${port}"`);
+  }
+  const value = environment(PORT_VARIABLE)?.trim() ?? "";
+  if (value === "") return DEFAULT_PORT;
+  if (/^\d{1,5}$/.test(value) && Number(value) <= 65535) return Number(value);
+  throw new TypeError(
+    `sluice serve(): ${PORT_VARIABLE} must be an integer from 0 to 65535, received ${
+      JSON.stringify(value.slice(0, 32))
+    }`,
+  );
+}
+
+/**
+ * Formats the URL of a listening server, bracketing an IPv6 address: `http://[::1]:8787`.
+ *
+ * @param hostname The interface listened on.
+ * @param port The port bound.
+ * @returns The URL, without a trailing slash.
+ * @example
+ * ```ts
+ * import { listenUrl } from "./_serve-options.ts";
+ * console.log(listenUrl("127.0.0.1", 8787)); // "http://127.0.0.1:8787"
+ * ```
+ */
+export function listenUrl(hostname: string, port: number): string {
+  const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+  return `http://${host}:${port}`;
+}
+
+/**
+ * Describes a failure to listen, naming the address and the system's code (`EADDRINUSE`) when
+ * there is one; the original error is the `cause`.
+ *
+ * @param address The hostname and port asked for.
+ * @param error What the runtime threw or emitted.
+ * @returns The error to reject with.
+ * @example
+ * ```ts
+ * import { listenError } from "./_serve-options.ts";
+ * const failure = Object.assign(new Error("address in use"), { code: "EADDRINUSE" });
+ * console.log(listenError({ hostname: "127.0.0.1", port: 8787 }, failure).message);
+ * // sluice serve(): cannot listen on "127.0.0.1" port "8787": EADDRINUSE, expected a free port this process may bind
+ * ```
+ */
+export function listenError(
+  address: { readonly hostname: string; readonly port: number },
+  error: unknown,
+): Error {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  const reason = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  return new Error(
+    `sluice serve(): cannot listen on "${address.hostname}" port "${address.port}": ${reason}, expected a free port this process may bind`,
+    { cause: error },
+  );
+}
+
+/**
+ * Builds a gateway, listens with the runtime's `listen`, and returns the running gateway. Nothing
+ * is built when the options are invalid or the signal has already been aborted; the client is
+ * closed again when listening fails.
+ *
+ * @param options The serve options.
+ * @param parts How this runtime builds a gateway, reads the environment, and listens.
+ * @returns The running gateway.
+ * @throws {TypeError} When `port` or `hostname` is invalid, or the gateway options are.
+ * @throws {unknown} The signal's reason when it is already aborted; the listen error when listening fails.
+ * @example
+ * ```ts
+ * import { serveGateway } from "./_serve-options.ts";
+ * const signal = AbortSignal.abort(new Error("not now"));
+ * const parts = {
+ *   createGateway: () => { throw new Error("never built"); },
+ *   environment: () => undefined,
+ *   listen: () => Promise.reject(new Error("never listens")),
+ * };
+ * await serveGateway({ policies: [], signal }, parts).catch((e) => console.log(e.message)); // "not now"
+ * ```
+ */
+export async function serveGateway(
+  options: ServeOptions,
+  parts: {
+    readonly createGateway: (options: GatewayOptions) => Gateway;
+    readonly environment: (name: string) => string | undefined;
+    readonly listen: Listen;
+  },
+): Promise<RunningGateway> {
+  const { port: portOption, hostname: hostnameOption, signal, ...gatewayOptions } = options;
+  signal?.throwIfAborted();
+  const port = resolvePort(portOption, parts.environment);
+  const hostname = hostnameOption ?? DEFAULT_HOSTNAME;
+  if (typeof hostname !== "string" || hostname.trim() === "") {
+    throw new TypeError(`sluice serve(): "hostname" must be a non-empty string, received "${hostname}"`);
+  }
+  const gateway = parts.createGateway(gatewayOptions);
+  let listener: Listener;
+  try {
+    listener = await parts.listen(gateway, { port, hostname });
+  } catch (error) {
+    await gateway.client.close().catch(() => {});
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  const onAbort = (): void => void close().catch(() => {});
+  const close = (): Promise<void> => {
+    signal?.removeEventListener("abort", onAbort);
+    closing ??= listener.stop().finally(() => gateway.client.close());
+    return closing;
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted === true) onAbort();
+  return Object.freeze({ ...gateway, url: listenUrl(hostname, listener.port), close });
+}

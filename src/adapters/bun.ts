@@ -1,0 +1,138 @@
+/**
+ * sluice's gateway on Bun (`@sluice/mcp/bun`): the front (`POST /mcp/<server>`,
+ * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
+ * `era: "legacy"` or `"auto"` and stdio servers, served by `Bun.serve`.
+ *
+ * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; the port
+ * from `port`, or `PORT`, or 8787. It listens on 127.0.0.1 unless told otherwise. Bun's idle
+ * timeout (10 s) is lifted for each request once it has arrived, so a call that waits on its
+ * upstream or on a handler is bounded by the policy's `maxTotalTimeout` instead.
+ *
+ * @example
+ * ```ts ignore
+ * // Runs on Bun only.
+ * import { serve } from "@sluice/mcp/bun";
+ * const gateway = await serve({
+ *   port: 0,
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * const health = await fetch(`${gateway.url}/healthz`);
+ * console.log(await health.json()); // { ok: true }
+ * await gateway.close();
+ * ```
+ *
+ * @module
+ */
+import { createClient } from "../client/legacy/legacy-client.ts";
+import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import {
+  type Listener,
+  listenError,
+  type RunningGateway,
+  serveGateway,
+  type ServeOptions,
+} from "./_serve-options.ts";
+
+export type { Gateway, GatewayOptions } from "./gateway.ts";
+export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+
+/** A server made by `Bun.serve`, as far as this entry uses it. */
+interface BunServer {
+  readonly port: number;
+  /** Sets the idle timeout of one request's connection, in seconds; 0 disables it. */
+  timeout(request: Request, seconds: number): void;
+  stop(closeActiveConnections?: boolean): Promise<void> | void;
+}
+
+/** The parts of the `Bun` global this entry uses (the library type-checks without Bun's types). */
+interface BunRuntime {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch: (request: Request, server: BunServer) => Response | Promise<Response>;
+  }): BunServer;
+}
+
+function bun(): BunRuntime {
+  const runtime = (globalThis as { Bun?: BunRuntime }).Bun;
+  if (runtime === undefined) {
+    throw new TypeError(
+      `@sluice/mcp/bun: no "Bun" global, expected the Bun runtime (on Node use @sluice/mcp/node)`,
+    );
+  }
+  return runtime;
+}
+
+/** Reads `Bun.env`, or `process.env` where there is no `Bun` (so `createGateway` runs anywhere). */
+function environment(name: string): string | undefined {
+  const global = globalThis as { Bun?: BunRuntime; process?: { env: BunRuntime["env"] } };
+  return (global.Bun?.env ?? global.process?.env)?.[name];
+}
+
+/**
+ * Creates a gateway without listening: pass `gateway.fetch` to your own `Bun.serve`, or mount
+ * `gateway.app`.
+ *
+ * @param options Policies, handler, state key and the rest.
+ * @returns The gateway.
+ * @throws {TypeError} When no state key is given nor set in `SLUICE_STATE_KEY`, or the options are invalid.
+ * @throws {PolicyError} When a policy does not compile.
+ * @example
+ * ```ts
+ * import { createGateway } from "./bun.ts";
+ * const gateway = createGateway({
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * const health = await gateway.fetch(new Request("http://gateway.local/healthz"));
+ * console.log(health.status); // 200
+ * await gateway.client.close();
+ * ```
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  return buildGateway(options, createClient, environment);
+}
+
+/**
+ * Creates a gateway and serves it with `Bun.serve`; resolves once it listens.
+ *
+ * @param options The gateway's options, and `port`, `hostname`, `signal`.
+ * @returns The running gateway: its `url`, and `close()`.
+ * @throws {TypeError} When not on Bun, when no state key is found, or `port` or the other options are invalid.
+ * @throws {Error} When the port cannot be bound (in use, not permitted), naming the address.
+ * @example
+ * ```ts ignore
+ * // Runs on Bun only.
+ * import { serve } from "./bun.ts";
+ * const controller = new AbortController();
+ * const gateway = await serve({
+ *   port: 0,
+ *   signal: controller.signal,
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * console.log(gateway.url.startsWith("http://127.0.0.1:")); // true
+ * controller.abort(); // or: await gateway.close();
+ * ```
+ */
+export function serve(options: ServeOptions): Promise<RunningGateway> {
+  return serveGateway(options, { createGateway, environment, listen });
+}
+
+function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
+  let server: BunServer;
+  try {
+    server = bun().serve({
+      ...address,
+      fetch: (request, self) => {
+        self.timeout(request, 0);
+        return gateway.fetch(request, self);
+      },
+    });
+  } catch (error) {
+    return Promise.reject(listenError(address, error));
+  }
+  return Promise.resolve({ port: server.port, stop: async () => await server.stop() });
+}

@@ -1,0 +1,157 @@
+/**
+ * sluice's gateway on Deno (`@sluice/mcp/deno`): the front (`POST /mcp/<server>`,
+ * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
+ * `era: "legacy"` or `"auto"` and stdio servers (those need `--allow-run`), served by `Deno.serve`.
+ *
+ * A gateway has a `fetch` method, so a module whose default export is `createGateway(...)` runs
+ * as it is under `deno serve` and on Deno Deploy:
+ *
+ * ```ts ignore
+ * // main.ts; run: deno serve --host 127.0.0.1 --allow-net --allow-env=SLUICE_STATE_KEY main.ts
+ * import { createGateway } from "@sluice/mcp/deno";
+ * export default createGateway({
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * ```
+ *
+ * (`deno serve` listens on 0.0.0.0, every interface, unless given `--host`.)
+ *
+ * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; without
+ * `--allow-env` variables read as unset (so pass `stateKey`). `serve()` listens on `port`, or
+ * `PORT`, or 8787, on 127.0.0.1 unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * import { serve } from "@sluice/mcp/deno";
+ * const gateway = await serve({
+ *   port: 0,
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * const health = await fetch(`${gateway.url}/healthz`);
+ * console.log(await health.json()); // { ok: true }
+ * await gateway.close();
+ * ```
+ *
+ * @module
+ */
+import { createClient } from "../client/legacy/legacy-client.ts";
+import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import {
+  type Listener,
+  listenError,
+  type RunningGateway,
+  serveGateway,
+  type ServeOptions,
+} from "./_serve-options.ts";
+
+export type { Gateway, GatewayOptions } from "./gateway.ts";
+export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+
+/** The parts of the `Deno` global this entry uses (the library type-checks without Deno's types). */
+interface DenoRuntime {
+  readonly env: { get(name: string): string | undefined };
+  readonly errors: Readonly<Record<string, (abstract new (...args: never[]) => Error) | undefined>>;
+  serve(
+    options: { port: number; hostname: string; onListen: (address: unknown) => void },
+    handler: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): {
+    readonly addr: { readonly port: number };
+    readonly finished: Promise<void>;
+    shutdown(): Promise<void>;
+  };
+}
+
+function deno(): DenoRuntime {
+  const runtime = (globalThis as { Deno?: DenoRuntime }).Deno;
+  if (runtime === undefined) {
+    throw new TypeError(
+      `@sluice/mcp/deno: no "Deno" global, expected the Deno runtime (on Node use @sluice/mcp/node)`,
+    );
+  }
+  return runtime;
+}
+
+/** Reads a variable; without `--allow-env` (or outside its allow-list) it reads as unset. */
+function environment(name: string): string | undefined {
+  const runtime = deno();
+  try {
+    return runtime.env.get(name);
+  } catch (error) {
+    const { NotCapable, PermissionDenied } = runtime.errors;
+    if (NotCapable !== undefined && error instanceof NotCapable) return undefined;
+    if (PermissionDenied !== undefined && error instanceof PermissionDenied) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Creates a gateway without listening: export it as the module's default for `deno serve` and
+ * Deno Deploy, or call `gateway.fetch` yourself.
+ *
+ * @param options Policies, handler, state key and the rest.
+ * @returns The gateway.
+ * @throws {TypeError} When not on Deno, when no state key is given nor readable from `SLUICE_STATE_KEY`, or the options are invalid.
+ * @throws {PolicyError} When a policy does not compile.
+ * @example
+ * ```ts
+ * import { createGateway } from "./deno.ts";
+ * const gateway = createGateway({
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * const health = await gateway.fetch(new Request("http://gateway.local/healthz"));
+ * console.log(health.status); // 200
+ * await gateway.client.close();
+ * ```
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  deno();
+  return buildGateway(options, createClient, environment);
+}
+
+/**
+ * Creates a gateway and serves it with `Deno.serve`; resolves once it listens.
+ *
+ * @param options The gateway's options, and `port`, `hostname`, `signal`.
+ * @returns The running gateway: its `url`, and `close()`.
+ * @throws {TypeError} When not on Deno, when no state key is found, or `port` or the other options are invalid.
+ * @throws {Error} When the port cannot be bound (in use, not permitted), naming the address.
+ * @example
+ * ```ts
+ * import { serve } from "./deno.ts";
+ * const controller = new AbortController();
+ * const gateway = await serve({
+ *   port: 0,
+ *   signal: controller.signal,
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * console.log(gateway.url.startsWith("http://127.0.0.1:")); // true
+ * controller.abort(); // or: await gateway.close();
+ * ```
+ */
+export function serve(options: ServeOptions): Promise<RunningGateway> {
+  return serveGateway(options, { createGateway, environment, listen });
+}
+
+function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
+  const runtime = deno();
+  let server: ReturnType<DenoRuntime["serve"]>;
+  try {
+    // onListen replaces Deno's "Listening on ..." log line; the caller has `url`.
+    server = runtime.serve(
+      { ...address, onListen: () => {} },
+      (request, info) => gateway.fetch(request, info),
+    );
+  } catch (error) {
+    return Promise.reject(listenError(address, error));
+  }
+  return Promise.resolve({
+    port: server.addr.port,
+    stop: async () => {
+      await server.shutdown();
+      await server.finished;
+    },
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * What every runtime entry shares: a gateway is a client (built from policies and a handler)
+ * with its front. The entries differ only in how they serve it (`Deno.serve`, `Bun.serve`,
+ * `@hono/node-server`, a Workers `fetch`) and where they read settings (`env`, the process).
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import type { Client, ClientOptions } from "../client/client-types.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { Policy } from "../policy/policy.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import { createFront } from "../front/create-front.ts";
+
+/** The environment variable that holds the state key on every runtime. */
+export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
+
+/** Options of a gateway: the client's parts, and the key that seals continuation states. */
+export interface GatewayOptions {
+  /** One policy per upstream server. */
+  readonly policies: readonly (Policy | CompiledPolicy)[];
+  /** The callbacks that answer servers; kinds it lacks may still be passed down (`passDown`). */
+  readonly handler?: Handler | undefined;
+  /** The client's name: `clientInfo.name` upstream and `ctx.client`. @default "sluice" */
+  readonly name?: string;
+  /**
+   * The secret that seals continuation states (at least 32 bytes), the same on every instance
+   * that may serve a retry. @default the `SLUICE_STATE_KEY` environment variable
+   */
+  readonly stateKey?: string | Uint8Array;
+  /** Where input budgets live. @default an in-memory store */
+  readonly store?: RateLimitStore;
+  /** Assigns handed to callbacks. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>>;
+}
+
+/** A gateway: the front's Hono app and the client behind it. */
+export interface Gateway {
+  /** The front (`POST /mcp/:server`, `GET /healthz`, `GET /servers`). */
+  readonly app: Hono;
+  /** The client the front calls upstream with. */
+  readonly client: Client;
+  /** Serves one request (with the Workers `env` and execution context when there are). */
+  readonly fetch: (request: Request, env?: unknown, ctx?: unknown) => Response | Promise<Response>;
+}
+
+/**
+ * Builds a gateway with the given `createClient` (the edge one, or the legacy-capable one).
+ *
+ * @param options The gateway's options.
+ * @param createClient Which client to build.
+ * @param environment Reads an environment variable (for the state key).
+ * @returns The gateway.
+ * @throws {TypeError} When no state key is given nor set in `SLUICE_STATE_KEY`, or it is too short.
+ */
+export function buildGateway(
+  options: GatewayOptions,
+  createClient: (options: ClientOptions) => Client,
+  environment: (name: string) => string | undefined,
+): Gateway {
+  const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);
+  if (stateKey === undefined || stateKey === "") {
+    throw new TypeError(
+      `sluice gateway: no state key: set ${STATE_KEY_VARIABLE} (at least 32 bytes, e.g. \`openssl rand -base64 32\`) or pass "stateKey"`,
+    );
+  }
+  const client = createClient({
+    name: options.name ?? "sluice",
+    policies: options.policies,
+    ...(options.handler === undefined ? {} : { handler: options.handler }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
+  });
+  const app = createFront({ client, stateKey });
+  return Object.freeze({
+    app,
+    client,
+    fetch: (request: Request, env?: unknown, ctx?: unknown) => app.fetch(request, env, ctx as never),
+  });
+}

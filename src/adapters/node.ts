@@ -1,0 +1,109 @@
+/// <reference types="node" />
+/**
+ * sluice's gateway on Node.js (`@sluice/mcp/node`): the front (`POST /mcp/<server>`,
+ * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
+ * `era: "legacy"` or `"auto"` and stdio servers, served by `@hono/node-server`.
+ *
+ * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; the port
+ * from `port`, or `PORT`, or 8787. It listens on 127.0.0.1 unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * import { serve } from "@sluice/mcp/node";
+ * const gateway = await serve({
+ *   port: 0,
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * const health = await fetch(`${gateway.url}/healthz`);
+ * console.log(await health.json()); // { ok: true }
+ * await gateway.close();
+ * ```
+ *
+ * @module
+ */
+import process from "node:process";
+import { serve as serveNode } from "@hono/node-server";
+import { createClient } from "../client/legacy/legacy-client.ts";
+import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import {
+  type Listener,
+  listenError,
+  type RunningGateway,
+  serveGateway,
+  type ServeOptions,
+} from "./_serve-options.ts";
+
+export type { Gateway, GatewayOptions } from "./gateway.ts";
+export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+
+const environment = (name: string): string | undefined => process.env[name];
+
+/**
+ * Creates a gateway without listening: mount `gateway.app` or call `gateway.fetch` yourself.
+ *
+ * @param options Policies, handler, state key and the rest.
+ * @returns The gateway.
+ * @throws {TypeError} When no state key is given nor set in `SLUICE_STATE_KEY`, or the options are invalid.
+ * @throws {PolicyError} When a policy does not compile.
+ * @example
+ * ```ts
+ * import { createGateway } from "./node.ts";
+ * const gateway = createGateway({
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "files", transport: { command: "npx", args: ["--no-install", "mcp-server-filesystem", "/tmp"] } }],
+ * });
+ * const servers = await gateway.app.request("/servers");
+ * console.log(servers.status); // 200
+ * await gateway.client.close();
+ * ```
+ */
+export function createGateway(options: GatewayOptions): Gateway {
+  return buildGateway(options, createClient, environment);
+}
+
+/**
+ * Creates a gateway and serves it with `@hono/node-server`; resolves once it listens.
+ *
+ * @param options The gateway's options, and `port`, `hostname`, `signal`.
+ * @returns The running gateway: its `url`, and `close()`.
+ * @throws {TypeError} When no state key is found, or `port` or the other options are invalid.
+ * @throws {Error} When the port cannot be bound (in use, not permitted), naming the address.
+ * @example
+ * ```ts
+ * import { serve } from "./node.ts";
+ * const controller = new AbortController();
+ * const gateway = await serve({
+ *   port: 0,
+ *   signal: controller.signal,
+ *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
+ * });
+ * console.log(gateway.url.startsWith("http://127.0.0.1:")); // true
+ * controller.abort(); // or: await gateway.close();
+ * ```
+ */
+export function serve(options: ServeOptions): Promise<RunningGateway> {
+  return serveGateway(options, { createGateway, environment, listen });
+}
+
+function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    // overrideGlobalObjects: false keeps the process's own Request and Response in place.
+    const server = serveNode(
+      { fetch: gateway.fetch, port: address.port, hostname: address.hostname, overrideGlobalObjects: false },
+      (info) => {
+        server.off("error", onError);
+        resolve({
+          port: info.port,
+          stop: () =>
+            new Promise<void>((done, fail) =>
+              server.close((error) => error === undefined ? done() : fail(error))
+            ),
+        });
+      },
+    );
+    const onError = (error: Error): void => reject(listenError(address, error));
+    server.once("error", onError);
+  });
+}

@@ -1,0 +1,246 @@
+/**
+ * The cases every self-hosted entry (`@sluice/mcp/node`, `/deno`, `/bun`) must pass, registered
+ * once per runtime by its test file: serving over real HTTP to the modern peer, closing, and the
+ * settings read from options and the environment. Also the fixtures those files share.
+ *
+ * @module
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
+import type { RunningGateway, ServeOptions } from "../../src/adapters/_serve-options.ts";
+import { createClient } from "../../src/client/create-client.ts";
+import type { ModernPeer } from "../_support/modern-peer.ts";
+
+/** The runtimes with a self-hosted entry, as named in test names. */
+export type Runtime = "Node" | "Deno" | "Bun";
+
+/** What an entry exports: `serve()` and `createGateway()`. */
+export interface Entry {
+  readonly serve: (options: ServeOptions) => Promise<RunningGateway>;
+  readonly createGateway: (options: GatewayOptions) => Gateway;
+}
+
+/** The state key the entry tests pass, or set in `SLUICE_STATE_KEY`. */
+export const KEY = "entry-test-state-key-0123456789abcdef";
+
+/** The whole message of the TypeError thrown when no state key is given nor set. */
+export const NO_KEY =
+  'sluice gateway: no state key: set SLUICE_STATE_KEY (at least 32 bytes, e.g. `openssl rand -base64 32`) or pass "stateKey"';
+
+/** The gateway's whole answer to `callTool(url, "modern", "add", { a: 2, b: 3 })`. */
+export const ADD_ANSWER: { readonly status: number; readonly body: unknown } = {
+  status: 200,
+  body: {
+    jsonrpc: "2.0",
+    id: 1,
+    result: {
+      content: [{ type: "text", text: "5" }],
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+    },
+  },
+};
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+
+/**
+ * Sends a `tools/call` as a modern client sends it, straight to the gateway at `url`.
+ *
+ * @returns The HTTP status and the parsed body.
+ */
+export async function callTool(
+  url: string,
+  call: { server: string; name: string; arguments: Record<string, unknown> },
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}/mcp/${call.server}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": call.name,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: call.name, arguments: call.arguments, _meta: META },
+    }),
+  });
+  return { status: response.status, body: await response.json() as unknown };
+}
+
+/** Runs `body` with the environment variables set (`undefined`: unset), then restores them. */
+export async function withEnvironment<T>(
+  values: Record<string, string | undefined>,
+  body: () => Promise<T>,
+): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  const apply = (from: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(from)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  apply(values);
+  try {
+    return await body();
+  } finally {
+    apply(saved);
+  }
+}
+
+/**
+ * Registers the shared cases for `runtime`'s entry: suites `serve() on <runtime>`,
+ * `closing a <runtime> gateway` and `<runtime> gateway settings`.
+ *
+ * @param runtime The runtime, named in every suite.
+ * @param entry The entry's `serve` and `createGateway`.
+ * @param options `peer`: the running modern peer (started by the caller's `before`).
+ */
+export function describeEntry(runtime: Runtime, entry: Entry, options: { peer: () => ModernPeer }): void {
+  const modern = () => ({ server: "modern", transport: { url: options.peer().url }, era: "modern" as const });
+  describeServing(runtime, entry, modern);
+  describeClosing(runtime, entry, modern);
+  describeSettings(runtime, entry, modern);
+}
+
+/** The policy of the modern peer, built once the peer runs. */
+type ModernPolicy = () => { server: string; transport: { url: string }; era: "modern" };
+
+function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolicy): void {
+  describe(`serve() on ${runtime}`, () => {
+    let gateway: RunningGateway;
+    before(async () => {
+      gateway = await serve({ port: 0, stateKey: KEY, policies: [modern()] });
+    });
+    after(async () => {
+      await gateway?.close();
+    });
+
+    test("serve() listens on 127.0.0.1 with a real port and answers /healthz and /servers", async () => {
+      assert.match(gateway.url, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+      const health = await fetch(`${gateway.url}/healthz`);
+      assert.deepEqual([health.status, await health.text()], [200, '{"ok":true}']);
+      const servers = await (await fetch(`${gateway.url}/servers`)).json() as {
+        servers: { id: string; era: string; transport: string }[];
+      };
+      assert.deepEqual(servers.servers.map((s) => [s.id, s.era, s.transport]), [[
+        "modern",
+        "modern",
+        "http",
+      ]]);
+    });
+
+    test("serve() passes a raw modern tools/call of add to the modern peer and answers its result", async () => {
+      const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
+      assert.deepEqual(await callTool(gateway.url, call), ADD_ANSWER);
+    });
+
+    test("serve() answers sluice's own client calling add through /mcp/modern", async () => {
+      const downstream = createClient({
+        name: "host",
+        policies: [{ server: "gate", transport: { url: `${gateway.url}/mcp/modern` }, era: "modern" }],
+      });
+      try {
+        const result = await downstream.callTool("gate", "add", { a: 40, b: 2 }) as { content: unknown };
+        assert.deepEqual(result.content, [{ type: "text", text: "42" }]);
+      } finally {
+        await downstream.close();
+      }
+    });
+  });
+}
+
+function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolicy): void {
+  describe(`closing a ${runtime} gateway`, () => {
+    test("close() stops listening, so a fetch to the port rejects, and a second close() resolves", async () => {
+      const gateway = await serve({ port: 0, stateKey: KEY, policies: [modern()] });
+      try {
+        assert.equal((await fetch(`${gateway.url}/healthz`)).status, 200);
+      } finally {
+        await gateway.close();
+      }
+      await assert.rejects(fetch(`${gateway.url}/healthz`), TypeError);
+      await gateway.close();
+    });
+
+    test("aborting the signal closes the gateway, and an aborted signal rejects with its reason before binding", async () => {
+      const controller = new AbortController();
+      const gateway = await serve({
+        port: 0,
+        stateKey: KEY,
+        policies: [modern()],
+        signal: controller.signal,
+      });
+      try {
+        assert.equal((await fetch(`${gateway.url}/healthz`)).status, 200);
+        controller.abort();
+      } finally {
+        await gateway.close();
+      }
+      await assert.rejects(fetch(`${gateway.url}/healthz`), TypeError);
+      const reason = new Error("not now");
+      await assert.rejects(
+        serve({ port: 0, stateKey: KEY, policies: [modern()], signal: AbortSignal.abort(reason) }),
+        (error) => error === reason,
+      );
+    });
+  });
+}
+
+function describeSettings(runtime: Runtime, { serve, createGateway }: Entry, modern: ModernPolicy): void {
+  describe(`${runtime} gateway settings`, () => {
+    test("createGateway() without stateKey and with SLUICE_STATE_KEY unset throws a TypeError naming it", async () => {
+      await withEnvironment({ SLUICE_STATE_KEY: undefined }, () => {
+        assert.throws(() => createGateway({ policies: [modern()] }), { name: "TypeError", message: NO_KEY });
+        return Promise.resolve();
+      });
+      await withEnvironment({ SLUICE_STATE_KEY: KEY }, async () => {
+        const gateway = createGateway({ policies: [modern()] });
+        assert.equal((await gateway.fetch(new Request("http://gateway.test/healthz"))).status, 200);
+        await gateway.client.close();
+      });
+    });
+
+    test("serve() without port listens on PORT", async () => {
+      const probe = await serve({ port: 0, stateKey: KEY, policies: [modern()] });
+      const port = Number(new URL(probe.url).port);
+      await probe.close();
+      await withEnvironment({ PORT: String(port) }, async () => {
+        const gateway = await serve({ stateKey: KEY, policies: [modern()] });
+        try {
+          assert.equal(gateway.url, `http://127.0.0.1:${port}`);
+          assert.equal(await (await fetch(`${gateway.url}/healthz`)).text(), '{"ok":true}');
+        } finally {
+          await gateway.close();
+        }
+      });
+    });
+
+    test("serve() rejects a taken port with an error naming the address, and an invalid port option with a TypeError", async () => {
+      const first = await serve({ port: 0, stateKey: KEY, policies: [modern()] });
+      try {
+        const port = Number(new URL(first.url).port);
+        await assert.rejects(serve({ port, stateKey: KEY, policies: [modern()] }), {
+          name: "Error",
+          message:
+            `sluice serve(): cannot listen on "127.0.0.1" port "${port}": EADDRINUSE, expected a free port this process may bind`,
+        });
+      } finally {
+        await first.close();
+      }
+      await assert.rejects(serve({ port: 70000, stateKey: KEY, policies: [modern()] }), {
+        name: "TypeError",
+        message: 'sluice serve(): "port" must be an integer from 0 to 65535, received "70000"',
+      });
+    });
+  });
+}

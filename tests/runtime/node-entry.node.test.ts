@@ -1,0 +1,76 @@
+// The Node entry (@sluice/mcp/node) over real HTTP: @hono/node-server in front of the modern peer
+// (the cases every entry shares, in ./_entry-cases.ts) and the scripted legacy stdio server.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createGateway, type RunningGateway, serve } from "../../src/adapters/node.ts";
+import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
+import { callTool, describeEntry, KEY, withEnvironment } from "./_entry-cases.ts";
+
+let peer: ModernPeer;
+before(async () => {
+  peer = await startModernPeer();
+});
+after(async () => {
+  await peer?.stop();
+});
+
+const modern = () => ({ server: "modern", transport: { url: peer.url }, era: "modern" as const });
+
+describeEntry("Node", { serve, createGateway }, { peer: () => peer });
+
+describe("serve() on Node with a legacy stdio server", () => {
+  let gateway: RunningGateway;
+  before(async () => {
+    gateway = await serve({
+      port: 0,
+      stateKey: KEY,
+      handler: {},
+      policies: [modern(), {
+        server: "legacy",
+        transport: {
+          command: nodeBinary(),
+          args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts"],
+          cwd: REPO_ROOT,
+        },
+        era: "legacy",
+      }],
+    });
+  });
+  after(async () => {
+    await gateway?.close();
+  });
+
+  test("serve() lists the stdio server in /servers and reaches it through the legacy-capable client", async () => {
+    const servers = await (await fetch(`${gateway.url}/servers`)).json() as {
+      servers: { id: string; era: string; transport: string }[];
+    };
+    assert.deepEqual(servers.servers.map((s) => [s.id, s.era, s.transport]), [
+      ["modern", "modern", "http"],
+      ["legacy", "legacy", "stdio"],
+    ]);
+    const call = { server: "legacy", name: "echo", arguments: { text: "over stdio" } };
+    assert.deepEqual(await callTool(gateway.url, call), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          resultType: "complete",
+          content: [{ type: "text", text: '{"text":"over stdio"}' }],
+          structuredContent: { text: "over stdio" },
+        },
+      },
+    });
+  });
+});
+
+describe("Node gateway PORT checks", () => {
+  test("serve() refuses a PORT that is not a port, naming it", async () => {
+    await withEnvironment({ PORT: "80a" }, async () => {
+      await assert.rejects(serve({ stateKey: KEY, policies: [modern()] }), {
+        name: "TypeError",
+        message: 'sluice serve(): PORT must be an integer from 0 to 65535, received "80a"',
+      });
+    });
+  });
+});
