@@ -53,6 +53,11 @@ export interface LegacySessionInput {
 export interface EraSupport {
   /** Builds a legacy session (self-hosted entry only). */
   readonly legacy?: (input: LegacySessionInput) => ServerSession;
+  /**
+   * Runs once `client.close()` has closed every session: releases what the entry made for the
+   * client (the self-hosted entry's connection pool on Node). Its failure is ignored.
+   */
+  readonly onClose?: () => Promise<void>;
 }
 
 /** What the front needs of a client beyond its public methods (see {@linkcode clientInternals}). */
@@ -119,7 +124,10 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     version: options.version ?? SLUICE_VERSION,
     ...(options.title === undefined ? {} : { title: options.title }),
   };
-  const closing = new AbortController();
+  // Closing aborts the flows in progress. Not one AbortController for the client's life: on
+  // Workers an AbortSignal belongs to the request that made it, and a client serves many.
+  let closed: ClientError | undefined;
+  const flows = new Set<AbortController>();
   const queue = createNotificationQueue({
     client: options.name,
     ...(options.handler === undefined ? {} : { handler: options.handler }),
@@ -199,7 +207,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   };
 
   const sessionOf = (serverId: string, signal: AbortSignal): Promise<ServerSession> => {
-    if (closing.signal.aborted) {
+    if (closed !== undefined) {
       return Promise.reject(new ClientError("config", `Client "${options.name}" is closed`));
     }
     const entry = servers.get(serverId);
@@ -224,12 +232,23 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
 
   const methods = createClientMethods({
     sessionOf,
-    flowFor: (serverId, signal) =>
-      linkSignals([signal, closing.signal], {
+    flowFor: (serverId, signal) => {
+      const closer = new AbortController();
+      if (closed !== undefined) closer.abort(closed);
+      else flows.add(closer);
+      const linked = linkSignals([signal, closer.signal], {
         ms: servers.get(serverId)?.policy.maxTotalTimeoutMs ?? 600_000,
         which: "total",
         timers,
-      }),
+      });
+      return {
+        signal: linked.signal,
+        dispose: () => {
+          flows.delete(closer);
+          linked.dispose();
+        },
+      };
+    },
     assigns,
     onFailure: (serverId, error) => {
       // An "auto" server is probed again after its connection or protocol assumption failed.
@@ -249,8 +268,11 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     notifications: (): AsyncIterableIterator<NotificationEntry, undefined> => queue.entries(),
     stats: (): Readonly<Record<string, NotificationStats>> => queue.stats(),
     close: async (): Promise<void> => {
-      closing.abort(new ClientError("cancelled", `Client "${options.name}" was closed`));
+      closed ??= new ClientError("cancelled", `Client "${options.name}" was closed`);
+      for (const closer of [...flows]) closer.abort(closed);
+      flows.clear();
       await Promise.all([...opened].map((session) => session.close().catch(() => {})));
+      await support.onClose?.().catch(() => {});
       queue.close();
     },
   });
@@ -264,7 +286,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     policies: () => [...servers.values()].map((entry) => entry.policy),
     sessionOf,
     legacySession: (serverId, chain) => {
-      if (closing.signal.aborted) throw new ClientError("config", `Client "${options.name}" is closed`);
+      if (closed !== undefined) throw new ClientError("config", `Client "${options.name}" is closed`);
       const entry = servers.get(serverId);
       if (entry === undefined) {
         throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);

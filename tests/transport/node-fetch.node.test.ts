@@ -1,0 +1,278 @@
+// createNodeFetch() against a real loopback node:http server: what fetch would give, byte for
+// byte, with a body buffered up to 64 KiB and streamed beyond, event streams streamed at once,
+// aborts, refused connections and what reaches the server.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeFetch } from "../../src/transport/node-fetch.ts";
+
+interface Seen {
+  readonly method: string;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: string;
+}
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+}
+
+function deferred(): Deferred {
+  let resolve = (): void => {};
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+const seen: Seen[] = [];
+/** Resolved when the server has received a request to a route that holds its answer. */
+let arrived = deferred();
+/** Lets `/large` send its second half. */
+let release = deferred();
+/** When `/sse` wrote its first event (`performance.now()`). */
+let firstEventAt = 0;
+const LARGE = Buffer.from(Array.from({ length: 200 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+
+const routes: Record<string, (response: ServerResponse) => void> = {
+  "/json": (response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end('{"jsonrpc":"2.0","id":1,"result":{"text":"héllo 😀"}}');
+  },
+  "/headers": (response) => {
+    response.sendDate = false;
+    response.setHeader("set-cookie", ["a=1; Path=/", "b=2"]);
+    response.setHeader("x-multi", ["one", "two"]);
+    response.writeHead(201, { "content-type": "text/plain", "content-length": "7" });
+    response.end("created");
+  },
+  "/empty": (response) => response.writeHead(204).end(),
+  "/redirect": (response) => response.writeHead(307, { location: "/json" }).end("moved"),
+  "/large": (response) => {
+    response.writeHead(200, { "content-type": "application/octet-stream" });
+    response.write(LARGE.subarray(0, 100 * 1024));
+    void release.promise.then(() => response.end(LARGE.subarray(100 * 1024)));
+  },
+  "/sse": (response) => {
+    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" }).flushHeaders();
+    setTimeout(() => {
+      firstEventAt = performance.now();
+      response.write("data: one\n\n");
+      response.end("data: two\n\n");
+    }, 300);
+  },
+  "/sse-held": (response) => {
+    response.writeHead(200, { "content-type": "text/event-stream" }).write("data: one\n\n");
+    arrived.resolve();
+  },
+  "/hold": () => arrived.resolve(),
+  "/sse-cancelled": (response) => {
+    response.on("close", () => arrived.resolve());
+    response.writeHead(200, { "content-type": "text/event-stream" }).write("data: one\n\n");
+  },
+};
+
+let server: Server;
+let origin: string;
+before(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      seen.push({
+        method: request.method ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+      (routes[request.url ?? ""] ?? ((r: ServerResponse) => r.writeHead(404).end()))(response);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const fetcher = createNodeFetch();
+after(() => fetcher.close());
+
+describe("createNodeFetch()", () => {
+  test("returns a JSON body exactly, with its status and content type", async () => {
+    const response = await fetcher(`${origin}/json`, { method: "POST", body: "{}" });
+    assert.deepEqual([response.status, response.headers.get("content-type")], [200, "application/json"]);
+    assert.deepEqual(await response.json(), { jsonrpc: "2.0", id: 1, result: { text: "héllo 😀" } });
+  });
+
+  test("returns the status and every header, a repeated one as separate values", async () => {
+    const response = await fetcher(`${origin}/headers`, { method: "GET" });
+    assert.equal(response.status, 201);
+    assert.deepEqual([...response.headers], [
+      ["connection", "keep-alive"],
+      ["content-length", "7"],
+      ["content-type", "text/plain"],
+      ["keep-alive", "timeout=60"],
+      ["set-cookie", "a=1; Path=/"],
+      ["set-cookie", "b=2"],
+      ["x-multi", "one, two"],
+    ]);
+    assert.equal(await response.text(), "created");
+  });
+
+  test("gives a 204 a null body", async () => {
+    const response = await fetcher(`${origin}/empty`, { method: "DELETE" });
+    assert.deepEqual([response.status, response.body], [204, null]);
+  });
+
+  test("returns a 307 unfollowed, with its location", async () => {
+    const before = seen.length;
+    const response = await fetcher(`${origin}/redirect`, { method: "POST", body: "{}", redirect: "manual" });
+    assert.deepEqual([response.status, response.headers.get("location"), await response.text()], [
+      307,
+      "/json",
+      "moved",
+    ]);
+    assert.equal(seen.length, before + 1);
+  });
+
+  test(
+    "returns a body over 64 KiB before it has all arrived, then streams it byte for byte",
+    { timeout: 10_000 },
+    async () => {
+      release = deferred();
+      const response = await fetcher(`${origin}/large`, { method: "GET" });
+      // The server holds the second half until now: the Response came with 100 KiB of 200.
+      release.resolve();
+      const bytes = Buffer.from(await response.arrayBuffer());
+      assert.equal(bytes.length, LARGE.length);
+      assert.equal(Buffer.compare(bytes, LARGE), 0);
+    },
+  );
+
+  test("returns an event stream at once and streams its events as they come", async () => {
+    const response = await fetcher(`${origin}/sse`, { method: "GET" });
+    const resolvedAt = performance.now();
+    assert.equal(firstEventAt, 0, "the Response came before the first event was written");
+    const text = await response.text();
+    assert.ok(resolvedAt < firstEventAt, `resolved at ${resolvedAt}, first event at ${firstEventAt}`);
+    assert.equal(text, "data: one\n\ndata: two\n\n");
+  });
+
+  test("rejects with the signal's reason when aborted before the response", async () => {
+    arrived = deferred();
+    const controller = new AbortController();
+    const pending = fetcher(`${origin}/hold`, { method: "POST", body: "{}", signal: controller.signal });
+    await arrived.promise;
+    const reason = new Error("stop");
+    controller.abort(reason);
+    await assert.rejects(pending, (error) => error === reason);
+  });
+
+  test("rejects with an AbortError when the signal had no reason", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await fetcher(`${origin}/json`, { method: "GET", signal: controller.signal }).catch((e) =>
+      e
+    );
+    assert.deepEqual([error instanceof DOMException, (error as DOMException).name], [true, "AbortError"]);
+  });
+
+  test("errors the body's reader when aborted mid-stream", async () => {
+    arrived = deferred();
+    const controller = new AbortController();
+    const response = await fetcher(`${origin}/sse-held`, { method: "GET", signal: controller.signal });
+    await arrived.promise;
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    assert.equal(new TextDecoder().decode(first.value), "data: one\n\n");
+    const reason = new Error("enough");
+    controller.abort(reason);
+    await assert.rejects(reader.read(), (error) => error === reason);
+  });
+
+  test("closes the connection when a body is cancelled unread, raising no uncaught error", async () => {
+    arrived = deferred();
+    const response = await fetcher(`${origin}/sse-cancelled`, { method: "GET" });
+    await response.body!.cancel();
+    // The server sees the connection close; an uncaught error would have failed this test by then.
+    await arrived.promise;
+    assert.equal(response.bodyUsed, true);
+  });
+
+  test('rejects a refused connection with TypeError "fetch failed" and the cause', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await fetcher(`http://127.0.0.1:${port}/`, { method: "GET" }).catch((e) => e);
+    assert.deepEqual(
+      [
+        error instanceof TypeError,
+        (error as Error).message,
+        ((error as Error).cause as { code?: string }).code,
+      ],
+      [true, "fetch failed", "ECONNREFUSED"],
+    );
+  });
+
+  test("sends the method, headers and body exactly, headers given as object, Headers or pairs", async () => {
+    const url = `${origin}/json`;
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const from = seen.length;
+    await fetcher(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-tag": "a" },
+      body,
+    });
+    await fetcher(url, {
+      method: "POST",
+      headers: new Headers({ "Content-Type": "application/json", "X-Tag": "b" }),
+      body,
+    });
+    await fetcher(url, {
+      method: "PUT",
+      headers: [["content-type", "application/json"], ["x-tag", "c"]],
+      body: new TextEncoder().encode(body),
+    });
+    const host = origin.slice("http://".length);
+    assert.deepEqual(
+      seen.slice(from),
+      ["a", "b", "c"].map((tag) => ({
+        method: tag === "c" ? "PUT" : "POST",
+        headers: {
+          host,
+          connection: "keep-alive",
+          "content-type": "application/json",
+          "x-tag": tag,
+          "content-length": "40",
+        },
+        body,
+      })),
+    );
+  });
+
+  test("rejects a body that is neither a string nor bytes, naming what it got", async () => {
+    await assert.rejects(
+      fetcher(`${origin}/json`, { method: "POST", body: new URLSearchParams("a=1") }),
+      new TypeError(
+        'createNodeFetch(): "init.body" must be a string, a Uint8Array or undefined, received "URLSearchParams"',
+      ),
+    );
+  });
+
+  test("refuses an option that is not a positive integer", () => {
+    assert.throws(
+      () => createNodeFetch({ keepAliveTimeoutMs: 0 }),
+      new RangeError('createNodeFetch(): "keepAliveTimeoutMs" must be a positive integer, received "0"'),
+    );
+  });
+
+  test("rejects requests after close()", async () => {
+    const closing = createNodeFetch();
+    await closing.close();
+    await closing.close();
+    const error = await closing(`${origin}/json`, { method: "GET" }).catch((e) => e);
+    assert.deepEqual([error instanceof TypeError, (error as Error).message], [true, "fetch failed"]);
+  });
+});
