@@ -9,4 +9,8 @@ export default definePolicy({
   era: "modern",
   sampling: { maxTokens: 1024 },
   elicitation: { modes: ["form", "url"], allowHosts: ["*.example.com", "example.com"] },
+  // The demo handler answers sampling and roots itself, but has no elicitation callback: the
+  // gateway passes forms and URLs down to its caller (the playground, `sluice call`, an MCP host),
+  // after this policy's checks, so a person answers them.
+  passDown: ["elicitation"],
 });

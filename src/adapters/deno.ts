@@ -35,8 +35,8 @@
  *
  * @module
  */
-import { createClient } from "../client/legacy/legacy-client.ts";
-import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import type { Gateway, GatewayOptions } from "./gateway.ts";
+import { selfHostedGateway } from "./_self-hosted.ts";
 import {
   type Listener,
   listenError,
@@ -107,7 +107,7 @@ function environment(name: string): string | undefined {
  */
 export function createGateway(options: GatewayOptions): Gateway {
   deno();
-  return buildGateway(options, createClient, environment);
+  return selfHostedGateway(options, environment);
 }
 
 /**

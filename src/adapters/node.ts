@@ -24,8 +24,8 @@
  */
 import process from "node:process";
 import { serve as serveNode } from "@hono/node-server";
-import { createClient } from "../client/legacy/legacy-client.ts";
-import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import type { Gateway, GatewayOptions } from "./gateway.ts";
+import { selfHostedGateway } from "./_self-hosted.ts";
 import {
   type Listener,
   listenError,
@@ -36,6 +36,7 @@ import {
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from "../transport/node-fetch.ts";
 
 const environment = (name: string): string | undefined => process.env[name];
 
@@ -59,7 +60,7 @@ const environment = (name: string): string | undefined => process.env[name];
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return buildGateway(options, createClient, environment);
+  return selfHostedGateway(options, environment);
 }
 
 /**

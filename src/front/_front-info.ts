@@ -50,7 +50,8 @@ async function legacyCapabilities(
 }
 
 /**
- * `GET /servers`: per server, its id, era, transport kind, declared capabilities and limits.
+ * `GET /servers`: per server, its id, era, transport kind, the origin URL elicitations are
+ * compared with, declared capabilities and limits.
  *
  * @param servers The front's servers.
  * @returns The listing.
@@ -61,6 +62,9 @@ export function frontServerList(servers: ReadonlyMap<string, FrontServer>): Json
       id: policy.server,
       era: policy.era,
       transport: policy.transport.kind,
+      // The origin URL elicitations are compared with (scheme, host, port: no path, no
+      // credentials), so a page can tell its user whether a URL leads to the server's own site.
+      elicitationOrigin: policy.elicitation.origin ?? null,
       capabilities: chain.capabilities(MODERN_PROTOCOL_VERSION),
       passDown: policy.passDown,
       limits: {

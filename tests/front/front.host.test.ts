@@ -269,7 +269,12 @@ describe("the front", () => {
     const { app } = front({ sampling: () => reply });
     assert.deepEqual(await (await app.request("/healthz")).json(), { ok: true });
     const servers = await (await app.request("/servers")).text();
-    assert.doesNotMatch(servers, /127\.0\.0\.1|http:/);
+    // The upstream's origin only (what URL elicitations are compared with): no path, no credentials.
+    assert.deepEqual(JSON.parse(servers).servers[0].elicitationOrigin, new URL(peer.url).origin);
+    assert.doesNotMatch(
+      servers.replaceAll(JSON.stringify(new URL(peer.url).origin), ""),
+      /127\.0\.0\.1|http:/,
+    );
     assert.deepEqual(JSON.parse(servers).servers.map((s: { id: string; era: string }) => [s.id, s.era]), [[
       "modern",
       "modern",

@@ -1,0 +1,48 @@
+/**
+ * A Worker that puts sluice in front of one upstream MCP server. Callers speak MCP 2026-07-28
+ * to `POST /mcp/upstream`; sluice applies the policy below to everything the upstream asks of the
+ * client. It answers `roots/list` itself with a fixed list, and passes elicitations (forms a
+ * person fills in) down to the caller, who answers them on its retry. It has no LLM of its own,
+ * so sampling requests are refused.
+ *
+ * @module
+ */
+import { createWorker } from "@sluice/mcp/workers";
+
+/** The Worker's bindings (see wrangler.jsonc and README.md). */
+export interface Env {
+  /** The upstream MCP endpoint (a var). */
+  readonly UPSTREAM_URL: string;
+  /** A bearer token for the upstream (an optional secret). */
+  readonly UPSTREAM_TOKEN?: string;
+  /** Seals continuation states: at least 32 random bytes (a secret, required). */
+  readonly SLUICE_STATE_KEY: string;
+  /** Upstash Redis, for budgets shared by every isolate (optional secrets, both or neither). */
+  readonly UPSTASH_REDIS_REST_URL?: string;
+  /** See `UPSTASH_REDIS_REST_URL`. */
+  readonly UPSTASH_REDIS_REST_TOKEN?: string;
+}
+
+export default createWorker<Env>({
+  name: "sluice-worker-example",
+  policies: (env) => [{
+    server: "upstream",
+    transport: {
+      url: env.UPSTREAM_URL,
+      ...(env.UPSTREAM_TOKEN === undefined
+        ? {}
+        : { headers: { authorization: `Bearer ${env.UPSTREAM_TOKEN}` } }),
+    },
+    era: "modern",
+    // Forms only: a URL elicitation would send the caller's user to a page the upstream chose.
+    elicitation: { modes: ["form"], maxFields: 20 },
+    passDown: ["elicitation"],
+    // A person answers the form; the caller must retry within this time.
+    stateTtl: "15m",
+    sampling: false,
+    inputRateLimit: { rate: 5, per: "1s", burst: 10 },
+  }],
+  handler: {
+    roots: () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }),
+  },
+});

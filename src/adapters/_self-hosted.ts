@@ -1,0 +1,31 @@
+/**
+ * The gateway of the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`): the
+ * legacy-capable client, and the playground at `GET /` unless turned off. Kept out of
+ * `gateway.ts` so the Workers bundle carries neither.
+ *
+ * @module
+ */
+import { createClient } from "../client/legacy/legacy-client.ts";
+import { playgroundApp } from "../playground/playground.ts";
+import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+
+/**
+ * Builds a self-hosted gateway.
+ *
+ * @param options The gateway's options (`playground` defaults to `true` here).
+ * @param environment Reads an environment variable (for the state key).
+ * @returns The gateway.
+ * @throws {TypeError} When `playground` is not a boolean, or as {@linkcode buildGateway} does.
+ */
+export function selfHostedGateway(
+  options: GatewayOptions,
+  environment: (name: string) => string | undefined,
+): Gateway {
+  const playground: unknown = options.playground ?? true;
+  if (typeof playground !== "boolean") {
+    throw new TypeError(`sluice gateway: "playground" must be a boolean, received "${typeof playground}"`);
+  }
+  const gateway = buildGateway(options, createClient, environment);
+  if (playground) gateway.app.route("/", playgroundApp());
+  return gateway;
+}

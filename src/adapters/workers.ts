@@ -1,0 +1,247 @@
+/**
+ * `@sluice/mcp/workers`: the front as a Cloudflare Worker. `export default createWorker({...})`
+ * is the whole Worker; it needs no compatibility flags (no `nodejs_compat`).
+ *
+ * Settings come from the Worker's `env`: the secret `SLUICE_STATE_KEY` (required, at least 32
+ * bytes, the same on every isolate: `openssl rand -base64 32 | npx wrangler secret put
+ * SLUICE_STATE_KEY`), and optionally `UPSTASH_REDIS_REST_URL` with `UPSTASH_REDIS_REST_TOKEN`, which
+ * keep input budgets in Upstash Redis, shared by every isolate (without them each isolate keeps its
+ * own budgets in memory). The policies, handler, key and store are made on the first request that
+ * sees an `env` object and kept for the next ones. Policies must say `era: "modern"`: the Worker
+ * speaks 2026-07-28 upstream.
+ *
+ * ```ts ignore
+ * // src/index.ts, with `main: "src/index.ts"` in wrangler.jsonc
+ * import { createWorker } from "@sluice/mcp/workers";
+ *
+ * interface Env {
+ *   SLUICE_STATE_KEY: string;
+ *   UPSTREAM_URL: string;
+ *   UPSTREAM_TOKEN: string;
+ * }
+ *
+ * export default createWorker<Env>({
+ *   policies: (env) => [{
+ *     server: "upstream",
+ *     transport: { url: env.UPSTREAM_URL, headers: { authorization: `Bearer ${env.UPSTREAM_TOKEN}` } },
+ *     era: "modern",
+ *     passDown: ["elicitation"],
+ *   }],
+ *   handler: { roots: () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }) },
+ * });
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { createWorker } from "@sluice/mcp/workers";
+ * const worker = createWorker<{ SLUICE_STATE_KEY?: string }>({
+ *   policies: [{ server: "docs", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+ * });
+ * const ctx = { waitUntil() {} };
+ * const missing = await worker.fetch(new Request("https://gate.example/healthz"), {}, ctx);
+ * console.log(missing.status); // 500, and the body names SLUICE_STATE_KEY
+ * const env = { SLUICE_STATE_KEY: "0123456789abcdef0123456789abcdef" };
+ * const health = await worker.fetch(new Request("https://gate.example/healthz"), env, ctx);
+ * console.log(await health.json()); // { ok: true }
+ * ```
+ *
+ * @module
+ */
+import { Redis } from "@upstash/redis/cloudflare";
+import { createClient } from "../client/create-client.ts";
+import { MIN_SECRET_BYTES } from "../front/sealed-state.ts";
+import type { Handler } from "../handler/handler.ts";
+import { createMemoryStore } from "../limits/memory-store.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import { createUpstashStore } from "../limits/upstash-store.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { Policy } from "../policy/policy.ts";
+import { buildGateway, type Gateway, type GatewayOptions, STATE_KEY_VARIABLE } from "./gateway.ts";
+
+/** The part of the Workers `ExecutionContext` the Worker uses. */
+export interface ExecutionContextLike {
+  /** Keeps the isolate alive until `promise` settles (a streamed call's upstream work). */
+  waitUntil(promise: Promise<unknown>): void;
+  /** Lets the request through to the origin when the Worker throws (unused by sluice). */
+  passThroughOnException?(): void;
+}
+
+/** Options of {@linkcode createWorker}. */
+export interface WorkerOptions<Env> {
+  /**
+   * One policy per upstream server, or a function of `env` returning them (for secrets in
+   * `transport.headers` and URLs in vars). Called once per `env` object.
+   */
+  readonly policies:
+    | readonly (Policy | CompiledPolicy)[]
+    | ((env: Env) => readonly (Policy | CompiledPolicy)[]);
+  /**
+   * The callbacks that answer servers, or a function of `env` returning them (e.g.
+   * `(env) => remoteHandler(env.HANDLERS)` over a service binding). Kinds it lacks may still be
+   * passed down to the caller (`passDown`).
+   * @default no handler
+   */
+  readonly handler?: Handler | ((env: Env) => Handler | undefined);
+  /** The client's name: `clientInfo.name` upstream and `ctx.client`. @default "sluice" */
+  readonly name?: string;
+  /** Assigns handed to callbacks. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>>;
+}
+
+/** A Worker's default export: `export default createWorker({...})`. */
+export interface WorkerEntry<Env> {
+  /**
+   * Serves one request.
+   *
+   * @param request The request.
+   * @param env The Worker's bindings (vars, secrets, service bindings).
+   * @param ctx The execution context.
+   * @returns The response; a configuration problem is a `500` with a JSON `{ error }` body.
+   */
+  fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response>;
+}
+
+const PREFIX = "sluice worker:";
+const UPSTASH_URL = "UPSTASH_REDIS_REST_URL";
+const UPSTASH_TOKEN = "UPSTASH_REDIS_REST_TOKEN";
+/** The key of an `env` that is not an object (a Worker always gets one; a test may not). */
+const NO_ENV: object = Object.freeze({});
+
+/** What one `env` object gives: the gateway, or the problem every request is answered with. */
+type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
+
+/**
+ * Creates a Worker serving the front: `POST /mcp/:server`, `GET /healthz` and `GET /servers`.
+ *
+ * The gateway (client, front, compiled policies, handler, store) is made once per `env` object
+ * and serves every request of the isolate, so budgets and learned tool lists hold across them.
+ *
+ * @param options The policies and handler (each may be a function of `env`), name and assigns.
+ * @returns The Worker's default export; its `fetch` never throws: a missing or short
+ *   `SLUICE_STATE_KEY`, only one of the two Upstash variables, or policies that do not compile
+ *   answer `500` with a JSON `{ error }` body (the last one logged in full with `console.error`).
+ * @throws {TypeError} When `policies` is neither a list nor a function, or `handler` is neither
+ *   an object nor a function.
+ * @example
+ * ```ts
+ * import { createWorker } from "./workers.ts";
+ * const worker = createWorker<{ SLUICE_STATE_KEY: string }>({
+ *   policies: [{ server: "docs", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+ * });
+ * const env = { SLUICE_STATE_KEY: "0123456789abcdef0123456789abcdef" };
+ * const response = await worker.fetch(new Request("https://gate.example/healthz"), env, { waitUntil() {} });
+ * console.log(await response.json()); // { ok: true }
+ * ```
+ */
+export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env> {
+  const { policies, handler } = options;
+  if (!Array.isArray(policies) && typeof policies !== "function") {
+    throw new TypeError(
+      `createWorker(): "policies" must be a list or a function of env, received "${typeof policies}"`,
+    );
+  }
+  if (
+    handler !== undefined && typeof handler !== "function" &&
+    (typeof handler !== "object" || handler === null)
+  ) {
+    throw new TypeError(
+      `createWorker(): "handler" must be a handler object or a function of env, received "${typeof handler}"`,
+    );
+  }
+  const prepared = new WeakMap<object, Prepared>();
+  const preparedFor = (env: Env): Prepared => {
+    const key = typeof env === "object" && env !== null ? env : NO_ENV;
+    let entry = prepared.get(key);
+    if (entry === undefined) {
+      entry = prepare(options, env);
+      prepared.set(key, entry);
+    }
+    return entry;
+  };
+  return Object.freeze({
+    async fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
+      const entry = preparedFor(env);
+      if ("problem" in entry) return problem(entry.problem);
+      try {
+        return await entry.gateway.fetch(request, env, ctx);
+      } catch (failure) {
+        console.error(`${PREFIX} the request failed`, failure);
+        return problem(`${PREFIX} internal error`);
+      }
+    },
+  });
+}
+
+/** Reads the state key and Upstash settings from `env`, then builds the gateway's options once. */
+function prepare<Env>(options: WorkerOptions<Env>, env: Env): Prepared {
+  const variable = (name: string): string | undefined => {
+    const value = typeof env === "object" && env !== null
+      ? (env as Record<string, unknown>)[name]
+      : undefined;
+    return typeof value === "string" && value !== "" ? value : undefined;
+  };
+  const stateKey = variable(STATE_KEY_VARIABLE);
+  if (stateKey === undefined) {
+    return {
+      problem:
+        `${PREFIX} the secret "${STATE_KEY_VARIABLE}" is not set: expected at least "${MIN_SECRET_BYTES}" bytes of random data, the same on every isolate (\`openssl rand -base64 32 | npx wrangler secret put ${STATE_KEY_VARIABLE}\`)`,
+    };
+  }
+  const keyBytes = new TextEncoder().encode(stateKey).length;
+  if (keyBytes < MIN_SECRET_BYTES) {
+    return {
+      problem:
+        `${PREFIX} the secret "${STATE_KEY_VARIABLE}" is too short: expected at least "${MIN_SECRET_BYTES}" bytes of random data, received "${keyBytes}" bytes`,
+    };
+  }
+  const store = storeFrom(variable(UPSTASH_URL), variable(UPSTASH_TOKEN));
+  if ("problem" in store) return store;
+  try {
+    const { policies, handler } = options;
+    const gatewayOptions: GatewayOptions = {
+      policies: typeof policies === "function" ? policies(env) : policies,
+      handler: typeof handler === "function" ? handler(env) : handler,
+      stateKey,
+      store: store.store,
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
+    };
+    return { gateway: buildGateway(gatewayOptions, createClient, noVariables) };
+  } catch (failure) {
+    // A policy error may quote URLs and header names: it goes to the logs, not to the caller.
+    console.error(`${PREFIX} the gateway could not be built`, failure);
+    return {
+      problem:
+        `${PREFIX} the gateway could not be built from "policies" and "handler": expected policies that compile (the Worker's logs name the problem)`,
+    };
+  }
+}
+
+/** Upstash Redis when both variables are set, memory when neither is, else the problem. */
+function storeFrom(
+  url: string | undefined,
+  token: string | undefined,
+): { readonly store: RateLimitStore } | { readonly problem: string } {
+  if (url !== undefined && token !== undefined) {
+    return { store: createUpstashStore({ redis: new Redis({ url, token, enableTelemetry: false }) }) };
+  }
+  if (url === undefined && token === undefined) return { store: createMemoryStore() };
+  const [set, unset] = url === undefined ? [UPSTASH_TOKEN, UPSTASH_URL] : [UPSTASH_URL, UPSTASH_TOKEN];
+  return {
+    problem:
+      `${PREFIX} "${set}" is set but "${unset}" is not: expected both "${UPSTASH_URL}" and "${UPSTASH_TOKEN}" (budgets in Upstash Redis, shared by every isolate) or neither (budgets in memory, per isolate)`,
+  };
+}
+
+/** The gateway's options carry the state key: nothing is read from the environment. */
+function noVariables(): undefined {
+  return undefined;
+}
+
+/** The same bytes and headers on every runtime (Bun's `Response.json` adds a charset). */
+function problem(message: string): Response {
+  return new Response(JSON.stringify({ error: message }), {
+    status: 500,
+    headers: { "content-type": "application/json" },
+  });
+}

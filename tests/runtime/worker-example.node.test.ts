@@ -1,0 +1,330 @@
+// examples/worker end to end: bundled by wrangler as a deploy would (scripts/build-worker.ts), run
+// in workerd (Miniflare) with the compatibility date of its wrangler.jsonc and no compatibility
+// flags, in front of the real modern peer over loopback. One workerd runs the example four times
+// with different bindings, routed by host name.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { Redis as RedisClient } from "ioredis";
+import { buildWorkerExample, WORKER_EXAMPLE_DIR, type WorkerBuild } from "../../scripts/build-worker.ts";
+import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { freePort, type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
+import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+
+const KEY = "worker-example-test-state-key-0123456789";
+/** What every step may take, at most. */
+const STEP_MS = 20_000;
+const FLAGS: string[] = [];
+/** Whether redis-server is here for the Upstash case (under CI=true its absence fails the run). */
+const withRedis = redisTestsEnabled();
+
+/** Settles like `work`, or rejects naming `what` after `ms`. */
+async function within<T>(what: string, work: Promise<T>, ms = STEP_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Parses JSONC: drops comments outside strings and trailing commas. */
+function parseJsonc(text: string): Record<string, unknown> {
+  const json = text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_, string) => string ?? "")
+    .replace(/,(\s*[}\]])/g, "$1");
+  return JSON.parse(json);
+}
+
+const config = parseJsonc(readFileSync(join(WORKER_EXAMPLE_DIR, "wrangler.jsonc"), "utf8"));
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+const PROFILE = {
+  method: "elicitation/create",
+  params: {
+    mode: "form",
+    message: "Tell us about you",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        name: { type: "string", title: "Name", minLength: 2 },
+        age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
+        subscribe: { type: "boolean", title: "Subscribe", default: false },
+        color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
+      },
+      required: ["name"],
+    },
+  },
+};
+const ANSWER = { profile: { action: "accept", content: { name: "Grace", age: 85, color: "green" } } };
+const COMPLETE = {
+  content: [{
+    type: "text",
+    text: JSON.stringify({ age: 85, color: "green", name: "Grace", subscribe: false }),
+  }],
+  resultType: "complete",
+  _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+};
+const STATE = /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+let peer: ModernPeer;
+let outdir: string;
+let built: WorkerBuild;
+let miniflare: Miniflare | undefined;
+let redis: RedisServer | undefined;
+let shim: UpstashShim | undefined;
+
+/** One downstream `tools/call` of `ask_form` through the Worker at `host`, with extra params. */
+function callAskForm(host: string, params: Record<string, unknown> = {}) {
+  return call(host, "ask_form", params);
+}
+
+/** One downstream `tools/call` of the tool `name` through the Worker at `host`. */
+async function call(
+  host: string,
+  name: string,
+  params: Record<string, unknown>,
+  { accept = "application/json" }: { accept?: string } = {},
+) {
+  const response = await within(
+    `POST ${host}`,
+    (miniflare as Miniflare).dispatchFetch(`http://${host}/mcp/upstream`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: {}, _meta: META, ...params },
+      }),
+    }),
+  );
+  const text = await within(`body of POST ${host}`, response.text());
+  return { status: response.status, type: response.headers.get("content-type"), text };
+}
+
+// deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON-RPC responses
+const body = (answer: { text: string }): Record<string, any> => JSON.parse(answer.text);
+
+describe("examples/worker in workerd", { timeout: 120_000 }, () => {
+  before(async () => {
+    peer = await within("startModernPeer()", startModernPeer());
+    outdir = mkdtempSync(join(tmpdir(), "sluice-worker-example-"));
+    built = await within("buildWorkerExample()", buildWorkerExample(outdir), 60_000);
+    const upstash: Record<string, string> = {};
+    if (withRedis) {
+      redis = await within("startRedis()", startRedis());
+      shim = await within("startUpstashShim()", startUpstashShim({ redisPort: redis.port }));
+      upstash.UPSTASH_REDIS_REST_URL = shim.url;
+      upstash.UPSTASH_REDIS_REST_TOKEN = shim.token;
+    }
+    const worker = (name: string, bindings: Record<string, string>) => ({
+      name,
+      modules: true,
+      scriptPath: built.path,
+      modulesRoot: outdir,
+      compatibilityDate: config.compatibility_date as string,
+      compatibilityFlags: FLAGS,
+      routes: [`${name}.test/*`],
+      bindings,
+    });
+    miniflare = new Miniflare({
+      cf: false,
+      workers: [
+        worker("gate", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }),
+        worker("nokey", { UPSTREAM_URL: peer.url }),
+        worker("upstash", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url, ...upstash }),
+        worker("upstash-down", {
+          SLUICE_STATE_KEY: KEY,
+          UPSTREAM_URL: peer.url,
+          UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${await freePort()}`,
+          UPSTASH_REDIS_REST_TOKEN: "nobody-listens",
+        }),
+      ],
+    });
+    await within("Miniflare start", miniflare.ready);
+  });
+
+  after(async () => {
+    // Each one bounded and each one tried, so one that fails or hangs does not keep the others.
+    const stops = [
+      within("Miniflare dispose", miniflare?.dispose() ?? Promise.resolve()),
+      within("shim.stop()", shim?.stop() ?? Promise.resolve()),
+      within("redis.stop()", redis?.stop() ?? Promise.resolve()),
+      within("peer.stop()", peer?.stop() ?? Promise.resolve()),
+    ];
+    if (outdir !== undefined) rmSync(outdir, { recursive: true, force: true });
+    const failed = (await Promise.allSettled(stops)).filter((s) => s.status === "rejected");
+    assert.deepEqual(failed, []);
+  });
+
+  test("the bundle imports no node:* module, and wrangler.jsonc asks for no compatibility flag", () => {
+    const code = readFileSync(built.path, "utf8");
+    assert.deepEqual(
+      code.match(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']node:[^"']*["']/g),
+      null,
+    );
+    assert.deepEqual([config.main, config.compatibility_flags, FLAGS], ["src/index.ts", undefined, []]);
+    // At or before the pinned workerd release (1.20260426), so it asks for nothing that workerd lacks.
+    const date = String(config.compatibility_date);
+    assert.ok(/^\d{4}-\d{2}-\d{2}$/.test(date) && date <= "2026-04-26", date);
+    assert.ok(built.bytes > 0 && built.gzipBytes > 0 && built.gzipBytes < built.bytes, JSON.stringify(built));
+  });
+
+  test('GET /healthz answers exactly {"ok":true}', async () => {
+    const response = await within(
+      "GET /healthz",
+      (miniflare as Miniflare).dispatchFetch("http://gate.test/healthz"),
+    );
+    assert.deepEqual(
+      [response.status, response.headers.get("content-type"), await response.text()],
+      [200, "application/json", '{"ok":true}'],
+    );
+  });
+
+  test("ask_form: input_required with exactly the profile form and a sealed state, then the retry completes", async () => {
+    const first = await callAskForm("gate.test");
+    const { requestState, ...rest } = body(first).result;
+    assert.deepEqual([first.status, first.type, rest], [200, "application/json", {
+      resultType: "input_required",
+      inputRequests: { profile: PROFILE },
+    }]);
+    assert.match(requestState, STATE);
+    const second = await callAskForm("gate.test", { inputResponses: ANSWER, requestState });
+    assert.deepEqual(body(second), { jsonrpc: "2.0", id: 1, result: COMPLETE });
+  });
+
+  test("a call the upstream reports progress on streams to an SSE caller: each notification, then the result", async () => {
+    const streamed = await call("gate.test", "progress_twice", {
+      _meta: { ...META, progressToken: "caller-7" },
+    }, {
+      accept: "application/json, text/event-stream",
+    });
+    assert.deepEqual([streamed.status, streamed.type], [200, "text/event-stream"]);
+    const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const progress = (n: number) => ({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "caller-7", progress: n, total: 2 },
+    });
+    assert.equal(
+      streamed.text,
+      event(progress(1)) + event(progress(2)) + event({
+        jsonrpc: "2.0",
+        id: 1,
+        result: { ...COMPLETE, content: [{ type: "text", text: "progressed twice" }] },
+      }),
+    );
+  });
+
+  test("a state with one character changed is refused with -32602, and the peer hears nothing of it", async () => {
+    const { requestState } = body(await callAskForm("gate.test")).result;
+    const at = requestState.length - 3;
+    const flipped = requestState.slice(0, at) + (requestState[at] === "A" ? "B" : "A") +
+      requestState.slice(at + 1);
+    const before = (await within("peer.requests()", peer.requests())).length;
+    const refused = await callAskForm("gate.test", { inputResponses: ANSWER, requestState: flipped });
+    assert.deepEqual([refused.status, body(refused)], [200, {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32602, message: "Invalid or expired requestState" },
+    }]);
+    assert.equal((await within("peer.requests()", peer.requests())).length, before);
+  });
+
+  test("a caller that did not declare elicitation gets -32021 with the capability it needs", async () => {
+    const refused = await callAskForm("gate.test", {
+      _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": {} },
+    });
+    // The example has no elicitation handler, only `passDown`: the front declares elicitation
+    // upstream only for callers that declared it, so here the upstream refuses the call itself
+    // and the front relays its -32021 (code, sanitized message and requiredCapabilities).
+    assert.deepEqual(body(refused), {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32021,
+        message:
+          "Cannot request input 'profile' (elicitation/create): the request's client capabilities do not declare the required capability",
+        data: { requiredCapabilities: { elicitation: { form: {} } } },
+      },
+    });
+  });
+
+  test("without SLUICE_STATE_KEY every request answers 500 naming it", async () => {
+    const expected = JSON.stringify({
+      error:
+        'sluice worker: the secret "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every isolate (`openssl rand -base64 32 | npx wrangler secret put SLUICE_STATE_KEY`)',
+    });
+    const health = await within(
+      "GET /healthz",
+      (miniflare as Miniflare).dispatchFetch("http://nokey.test/healthz"),
+    );
+    assert.deepEqual([health.status, health.headers.get("content-type"), await health.text()], [
+      500,
+      "application/json",
+      expected,
+    ]);
+    const call = await callAskForm("nokey.test");
+    assert.deepEqual([call.status, call.text], [500, expected]);
+  });
+
+  test(
+    "with Upstash Redis set, the budget lives in Redis (one token taken) and the two-round flow completes",
+    { skip: !withRedis },
+    async () => {
+      const first = await callAskForm("upstash.test");
+      const { requestState } = body(first).result;
+      assert.match(requestState, STATE);
+      const second = await callAskForm("upstash.test", { inputResponses: ANSWER, requestState });
+      assert.deepEqual(body(second).result, COMPLETE);
+      const client = new RedisClient({
+        host: "127.0.0.1",
+        port: (redis as RedisServer).port,
+        lazyConnect: true,
+      });
+      try {
+        await within("redis connect", client.connect());
+        const keys = await within("KEYS", client.keys("sluice:ratelimit:*"));
+        assert.deepEqual(keys, ["sluice:ratelimit:5/1000/10:input:upstream"]);
+        // One input request (the form) took one token of the example's burst of 10.
+        assert.equal(await within("HGET", client.hget(keys[0] ?? "", "tokens")), "9");
+      } finally {
+        client.disconnect();
+      }
+    },
+  );
+
+  test("with Upstash Redis unreachable, input is refused (fail closed) and the worker stays up", async () => {
+    const refused = await callAskForm("upstash-down.test");
+    assert.deepEqual(body(refused), {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32000,
+        message:
+          'Input request "profile" refused by policy: Input request refused: the rate-limit store is unavailable',
+      },
+    });
+    const health = await within(
+      "GET /healthz",
+      (miniflare as Miniflare).dispatchFetch("http://upstash-down.test/healthz"),
+    );
+    assert.equal(health.status, 200);
+  });
+});
