@@ -5,6 +5,8 @@
  * answers at once, so the client's (or the front's) own cost is what the benchmark sees. The real peers (tests/peers/) are for correctness; the
  * official server package builds a fresh server per request and would hide every client's cost.
  *
+ * `--work-ms N` makes every `echo` take N ms before it answers, like a tool that does real work.
+ *
  * Prints `FAST_PEER_URL <url>` once listening.
  *
  * @module
@@ -91,17 +93,24 @@ function answer(headers: Record<string, string | string[] | undefined>, body: st
   ];
 }
 
+const flag = process.argv.indexOf("--work-ms");
+const workMs = flag < 0 ? 0 : Number(process.argv[flag + 1]);
+
 const server = createServer((request, response) => {
   let body = "";
   request.setEncoding("utf8");
   request.on("data", (chunk: string) => (body += chunk));
   request.on("end", () => {
     const [status, text] = answer(request.headers, body);
-    response.writeHead(status, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(text),
-    });
-    response.end(text);
+    const send = () => {
+      response.writeHead(status, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(text),
+      });
+      response.end(text);
+    };
+    if (workMs > 0 && body.includes('"echo"')) setTimeout(send, workMs);
+    else send();
   });
 });
 server.keepAliveTimeout = 60_000;
