@@ -13,20 +13,12 @@
  */
 import type { LogEntry } from "../handler/handler.ts";
 import type { LogLevel } from "../policy/policy.ts";
+import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
 import { DATA_LIMITS, UNREADABLE_MARKER } from "./data-limits.ts";
 import { sanitizeData } from "./sanitize-data.ts";
 import { sanitizeText } from "./sanitize-text.ts";
 
-const LEVELS: ReadonlySet<string> = new Set<LogLevel>([
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-]);
+const LEVELS: ReadonlySet<string> = new Set(LOGGING_LEVELS);
 
 /**
  * Keeps only `level`, `logger` and `data` of a log notification's params, cleaned. Never throws.

@@ -1,0 +1,131 @@
+/**
+ * What `sluice call` prints once the server has answered, and the exit code it ends with: the
+ * tool's content (text as text, other parts as JSON), `structuredContent` as JSON, a progress
+ * line, and the exit code of a failed call, by the `ClientError`'s kind.
+ *
+ * @module
+ */
+import { ClientError } from "../errors.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
+import { safeLines, type Screen } from "./_terminal.ts";
+
+/** The exit codes of `sluice call`. */
+export const CALL_EXIT = {
+  /** The tool answered and did not report an error. */
+  ok: 0,
+  /** The tool reported an error (`isError: true`). */
+  toolError: 1,
+  /** A usage or configuration error. */
+  usage: 2,
+  /** An input request was refused: by the policy, by the operator, or a kind the policy turned off. */
+  refused: 3,
+  /** The call failed: transport, connection, protocol, server error, timeout. */
+  failed: 4,
+  /** Interrupted by SIGINT or SIGTERM. */
+  interrupted: 130,
+} as const;
+
+/**
+ * The exit code of a failed call.
+ *
+ * - `3`: kind `"policy"` (a check of the policy refused an input request), `"input_handler"`
+ *   (the operator refused, e.g. `:refuse`), and the two ways a kind the policy turned off shows
+ *   up (this command's handler implements every kind, so only the policy leaves one undeclared):
+ *   the server refusing the call with `-32021` (missing client capability), or the server asking
+ *   for an undeclared kind anyway (`"protocol"`, `-32601`).
+ * - `130`: the command was interrupted (its signal fired).
+ * - `4`: everything else: `"transport"`, `"protocol"`, `"server"`, `"timeout"`, `"cancelled"`,
+ *   `"rounds_exceeded"`, `"config"`, or an error that is not a `ClientError`.
+ *
+ * @param error What the call rejected with.
+ * @param interrupted Whether the command's own signal fired.
+ * @returns The exit code.
+ */
+export function exitCodeOf(error: unknown, interrupted: boolean): number {
+  if (interrupted) return CALL_EXIT.interrupted;
+  if (!(error instanceof ClientError)) return CALL_EXIT.failed;
+  if (error.kind === "policy" || error.kind === "input_handler") return CALL_EXIT.refused;
+  if (error.kind === "server" && error.code === -32021) return CALL_EXIT.refused;
+  if (error.kind === "protocol" && error.code === -32601) return CALL_EXIT.refused;
+  return CALL_EXIT.failed;
+}
+
+/**
+ * Describes a failed call in one line.
+ *
+ * @param error What the call rejected with.
+ * @returns The message, with the kind and code of a `ClientError`.
+ */
+export function describeFailure(error: unknown): string {
+  if (!(error instanceof ClientError)) {
+    return sanitizeText(error instanceof Error ? error.message : error, 2000);
+  }
+  const code = error.code === undefined ? "" : `, code ${error.code}`;
+  return `${sanitizeText(error.message, 2000)} (${error.kind}${code})`;
+}
+
+/**
+ * Prints a tool's result: each text part as text (cleaned of control characters on a terminal,
+ * exact otherwise), other parts as one line of JSON, then `structuredContent` as JSON unless a
+ * text part already holds the same JSON.
+ *
+ * @param screen The screen.
+ * @param result The result (a `CallToolResult`; anything else is printed as JSON).
+ */
+export function printResult(screen: Screen, result: unknown): void {
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) {
+    screen.line(JSON.stringify(result, null, 2));
+    return;
+  }
+  for (const part of content as Record<string, unknown>[]) {
+    if (part?.["type"] !== "text" || typeof part["text"] !== "string") {
+      screen.line(JSON.stringify(part));
+    } else if (screen.io.isTTY) {
+      for (const line of safeLines(part["text"], Infinity)) screen.line(line);
+    } else {
+      screen.line(part["text"].endsWith("\n") ? part["text"].slice(0, -1) : part["text"]);
+    }
+  }
+  const structured = (result as { structuredContent?: unknown }).structuredContent;
+  if (structured === undefined) return;
+  const json = JSON.stringify(structured);
+  if (
+    content.some((part: { type?: unknown; text?: unknown }) =>
+      part?.type === "text" && sameJson(part.text, json)
+    )
+  ) {
+    return;
+  }
+  screen.line("structuredContent:");
+  screen.line(JSON.stringify(structured, null, 2));
+}
+
+/** Whether a text part already holds the structured content (servers send both, as the spec advises). */
+function sameJson(text: unknown, json: string): boolean {
+  if (typeof text !== "string") return false;
+  try {
+    return JSON.stringify(JSON.parse(text)) === json;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Renders a `notifications/progress`: a bar when the total is known.
+ *
+ * @param params The notification's params (`progress`, `total`, `message`).
+ * @returns One line.
+ */
+export function progressLine(params: JsonObject): string {
+  const { progress, total, message } = params as { progress?: unknown; total?: unknown; message?: unknown };
+  const note = typeof message === "string" && message !== "" ? ` ${sanitizeText(message, 200)}` : "";
+  const done = typeof progress === "number" && Number.isFinite(progress) ? progress : 0;
+  if (typeof total !== "number" || !(total > 0)) return `progress ${done}${note}`;
+  const share = Math.min(1, Math.max(0, done / total));
+  const filled = Math.round(share * 20);
+  return `[${"#".repeat(filled)}${"-".repeat(20 - filled)}] ${done}/${total} ${
+    Math.round(share * 100)
+  }%${note}`;
+}

@@ -1,0 +1,190 @@
+/**
+ * A form elicitation asked field by field: the title (or name), description and a hint of what
+ * fits, the default pre-filled in brackets (Enter accepts it), enums as numbered choices
+ * (multi-select: comma-separated numbers), booleans as y/n, numbers parsed. Each value is judged
+ * by the chain's own answer check (`checkElicitAnswer`) on that field, and the field is asked
+ * again with its message. `:decline` or `:cancel` at any prompt answers so.
+ *
+ * @module
+ */
+import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
+import type { FieldShape, FormShape } from "../checks/_form-shape.ts";
+import type { FormElicitationContext } from "../handler/handler.ts";
+import type { ElicitRequestFormParams, ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
+import type { Prompter } from "./_prompt-input.ts";
+import { safeLine, safeLines } from "./_terminal.ts";
+
+type Property = Readonly<Record<string, unknown>>;
+type Outcome = { readonly kind: "value"; readonly value: ElicitValue | undefined } | {
+  readonly kind: "stop";
+  readonly result: ElicitResult;
+};
+
+/**
+ * Asks a form's fields one by one.
+ *
+ * @param prompter The terminal.
+ * @param request The request's params, the form compiled by the form check, and the context.
+ * @returns The answer: `accept` with the content, `decline` or `cancel`.
+ */
+export async function promptForm(
+  prompter: Prompter,
+  request: { params: ElicitRequestFormParams; shape: FormShape; ctx: FormElicitationContext },
+): Promise<ElicitResult> {
+  const { params, shape, ctx } = request;
+  const { screen } = prompter;
+  screen.line(screen.style.bold(`Server "${ctx.serverId}" asks you to fill in a form:`));
+  for (const line of safeLines(params.message)) screen.line(`  ${line}`);
+  screen.line(
+    "Answer field by field; Enter accepts the [default] or skips an optional field. " +
+      "Type :decline or :cancel at any prompt.",
+  );
+  const content: Record<string, ElicitValue> = Object.create(null);
+  for (const field of shape.fields) {
+    const property = (params.requestedSchema.properties[field.name] ?? {}) as Property;
+    describeField(prompter, field, property, ctx.fields[field.name]?.sensitiveSuspected === true);
+    const outcome = await askField(prompter, field, property, ctx.signal);
+    if (outcome.kind === "stop") return outcome.result;
+    if (outcome.value !== undefined) content[field.name] = outcome.value;
+  }
+  return { action: "accept", content };
+}
+
+function describeField(prompter: Prompter, field: FieldShape, property: Property, sensitive: boolean): void {
+  const { screen } = prompter;
+  const label = typeof property["title"] === "string" ? property["title"] : field.name;
+  screen.line(`${screen.style.bold(safeLine(label))} (${field.required ? "required" : "optional"})`);
+  if (typeof property["description"] === "string") {
+    for (const line of safeLines(property["description"])) screen.line(`  ${line}`);
+  }
+  if (sensitive) {
+    screen.line(
+      `  ${
+        screen.style.warn("warning:")
+      } this looks like a secret; servers must not ask for secrets in a form`,
+    );
+  }
+  const titles = field.kind === "enum" || field.kind === "multi" ? optionTitles(field, property) : new Map();
+  if (field.kind === "enum" || field.kind === "multi") {
+    field.values.forEach((value, i) => screen.line(`  ${i + 1}. ${safeLine(titles.get(value) ?? value)}`));
+  }
+  screen.line(`  ${hint(field)}${defaultText(field, titles)}`);
+}
+
+async function askField(
+  prompter: Prompter,
+  field: FieldShape,
+  property: Property,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  const titles = field.kind === "enum" || field.kind === "multi" ? optionTitles(field, property) : undefined;
+  for (;;) {
+    const answer = await prompter.ask(signal);
+    if (answer.kind !== "line") return { kind: "stop", result: { action: "cancel" } };
+    const text = answer.text;
+    if (text.trim() === ":decline") return { kind: "stop", result: { action: "decline" } };
+    if (text.trim() === ":cancel") return { kind: "stop", result: { action: "cancel" } };
+    const value = text === "" ? copyDefault(field) : parseValue(field, text, titles);
+    const content = value === undefined ? {} : { [field.name]: value };
+    const verdict = checkElicitAnswer({ action: "accept", content }, {
+      mode: "form",
+      shape: { fields: [field] },
+    });
+    if (verdict.ok) return { kind: "value", value: value as ElicitValue | undefined };
+    prompter.screen.line(
+      `  invalid: ${verdict.refusal.message.replace(/^Elicitation answer refused: /, "")}`,
+    );
+  }
+}
+
+function hint(field: FieldShape): string {
+  switch (field.kind) {
+    case "string": {
+      const parts = [field.format === undefined ? "text" : `text (${field.format})`];
+      if (field.minLength !== undefined) parts.push(`at least ${field.minLength} characters`);
+      if (field.maxLength !== undefined) parts.push(`at most ${field.maxLength} characters`);
+      return parts.join(", ");
+    }
+    case "number": {
+      const kind = field.integer ? "an integer" : "a number";
+      const { minimum: min, maximum: max } = field;
+      if (min !== undefined && max !== undefined) return `${kind} from ${min} to ${max}`;
+      if (min !== undefined) return `${kind}, at least ${min}`;
+      return max === undefined ? kind : `${kind}, at most ${max}`;
+    }
+    case "boolean":
+      return "y or n";
+    case "enum":
+      return "choose one: type its number";
+    case "multi": {
+      const bounds = [
+        field.minItems === undefined ? "" : `at least ${field.minItems}`,
+        field.maxItems === undefined ? "" : `at most ${field.maxItems}`,
+      ].filter((b) => b !== "").join(", ");
+      return `choose any: type their numbers, separated by commas${bounds === "" ? "" : ` (${bounds})`}`;
+    }
+  }
+}
+
+function defaultText(field: FieldShape, titles: ReadonlyMap<string, string>): string {
+  const value = field.default;
+  if (value === undefined) return "";
+  if (typeof value === "boolean") return ` [${value ? "y" : "n"}]`;
+  const shown = (Array.isArray(value) ? value : [value]).map((v) => safeLine(titles.get(String(v)) ?? v));
+  return ` [${shown.join(", ")}]`;
+}
+
+function copyDefault(field: FieldShape): ElicitValue | undefined {
+  const value = field.default;
+  return Array.isArray(value) ? [...value] : value as ElicitValue | undefined;
+}
+
+/** The typed text as the field's type; text that does not parse is kept, for the check to name. */
+function parseValue(field: FieldShape, text: string, titles: Map<string, string> | undefined): unknown {
+  const trimmed = text.trim();
+  switch (field.kind) {
+    case "string":
+      return text;
+    case "number":
+      return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
+    case "boolean":
+      if (/^(y|yes|true)$/i.test(trimmed)) return true;
+      return /^(n|no|false)$/i.test(trimmed) ? false : text;
+    case "enum":
+      return choose(field.values, trimmed, titles);
+    case "multi":
+      return trimmed.split(",").map((part) => part.trim()).filter((part) => part !== "")
+        .map((part) => choose(field.values, part, titles));
+  }
+}
+
+function choose(values: readonly string[], text: string, titles: Map<string, string> | undefined): string {
+  if (/^\d+$/.test(text)) {
+    const value = values[Number(text) - 1];
+    if (value !== undefined) return value;
+  }
+  for (const [value, title] of titles ?? []) if (title === text) return value;
+  return text;
+}
+
+/** Option titles from `oneOf`/`anyOf` (`{ const, title }`) or the legacy `enumNames`. */
+function optionTitles(
+  field: { readonly values: readonly string[] },
+  property: Property,
+): Map<string, string> {
+  const titles = new Map<string, string>();
+  const items = property["items"] as Property | undefined;
+  const list = property["oneOf"] ?? property["anyOf"] ?? items?.["anyOf"] ?? items?.["oneOf"];
+  if (Array.isArray(list)) {
+    for (const option of list as Property[]) {
+      if (typeof option?.["const"] === "string" && typeof option["title"] === "string") {
+        titles.set(option["const"], option["title"]);
+      }
+    }
+  }
+  const names = property["enumNames"];
+  if (Array.isArray(names)) {
+    field.values.forEach((value, i) => typeof names[i] === "string" && titles.set(value, names[i]));
+  }
+  return titles;
+}

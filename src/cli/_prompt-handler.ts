@@ -1,0 +1,73 @@
+/**
+ * The handler of `sluice call`: every input request is asked of the person at the terminal, one
+ * at a time (forms field by field, URLs with consent, sampling replies typed, roots offered), and
+ * server log entries are printed to stderr above a minimum level.
+ *
+ * @module
+ */
+import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
+import { defineHandler, type Handler } from "../handler/handler.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { LogLevel } from "../policy/policy.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
+import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
+import type { Prompter } from "./_prompt-input.ts";
+import { promptForm } from "./_prompt-form.ts";
+import { promptRoots } from "./_prompt-roots.ts";
+import { promptSampling } from "./_prompt-sampling.ts";
+import { promptUrl } from "./_prompt-url.ts";
+
+/** Options of {@linkcode createTerminalHandler}. */
+export interface TerminalHandlerOptions {
+  /** The terminal. */
+  readonly prompter: Prompter;
+  /** The server's compiled policy (form limits, origin, sampling rejection code). */
+  readonly policy: CompiledPolicy;
+  /** The folder offered as the root. */
+  readonly cwd: string;
+  /** Server log entries below this level are not printed. */
+  readonly logLevel: LogLevel;
+}
+
+/**
+ * Builds the terminal handler.
+ *
+ * @param options The terminal, the policy, the root folder and the log level.
+ * @returns A handler implementing every kind, form and URL elicitation included.
+ */
+export function createTerminalHandler(options: TerminalHandlerOptions): Handler {
+  const { prompter, policy } = options;
+  const forms = createElicitationFormCheck({
+    maxFields: policy.elicitation.maxFields,
+    maxEnumValues: policy.elicitation.maxEnumValues,
+  });
+  const minimum = LOGGING_LEVELS.indexOf(options.logLevel);
+  const cancelled = { action: "cancel" } as const;
+  return defineHandler({
+    elicitationModes: ["form", "url"],
+    elicitation: (params, ctx) =>
+      prompter.exclusive(ctx.signal, () => {
+        if (ctx.mode === "url" && "url" in params) {
+          return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin });
+        }
+        const form = forms.check("requestedSchema" in params ? params.requestedSchema : undefined);
+        if (!form.ok || ctx.mode !== "form" || !("requestedSchema" in params)) {
+          return Promise.resolve(cancelled);
+        }
+        return promptForm(prompter, { params, shape: form.value.shape, ctx });
+      }, cancelled),
+    sampling: (params, ctx) =>
+      prompter.exclusive(
+        ctx.signal,
+        () => promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode }),
+        { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
+      ),
+    roots: (ctx) =>
+      prompter.exclusive(ctx.signal, () => promptRoots(prompter, { ctx, cwd: options.cwd }), { roots: [] }),
+    log: (level, entry) => {
+      if (LOGGING_LEVELS.indexOf(level) < minimum) return;
+      const logger = entry.logger === undefined ? "" : ` ${sanitizeText(entry.logger, 200)}:`;
+      prompter.screen.error(`[${level}]${logger} ${sanitizeText(entry.data, 4096)}`);
+    },
+  });
+}

@@ -1,0 +1,42 @@
+/// <reference types="node" />
+/**
+ * A roots request at the terminal: offers the working directory as a `file://` root after a y/n
+ * question; n (or the end of input) answers with no roots.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { InputContext } from "../handler/handler.ts";
+import type { ListRootsResult } from "../protocol/roots.ts";
+import type { Prompter } from "./_prompt-input.ts";
+
+/**
+ * Asks whether to share the working directory.
+ *
+ * @param prompter The terminal.
+ * @param request The context, and the folder to offer.
+ * @returns The folder as the one root, or no roots.
+ */
+export async function promptRoots(
+  prompter: Prompter,
+  request: { ctx: InputContext; cwd: string },
+): Promise<ListRootsResult> {
+  const { screen } = prompter;
+  const uri = pathToFileURL(request.cwd).href;
+  screen.line(
+    screen.style.bold(`Server "${request.ctx.serverId}" asks for its roots (the folders it may use).`),
+  );
+  screen.line(`Share the current folder ${uri}? y or n`);
+  for (;;) {
+    const answer = await prompter.ask(request.ctx.signal);
+    if (answer.kind !== "line") return { roots: [] };
+    const text = answer.text.trim().toLowerCase();
+    if (text === "y" || text === "yes") return { roots: [{ uri, name: basename(request.cwd) }] };
+    if (text === "n" || text === "no" || text === ":decline" || text === ":cancel") {
+      screen.line("Sharing no roots.");
+      return { roots: [] };
+    }
+    screen.line("  invalid: answer y or n");
+  }
+}

@@ -1,0 +1,77 @@
+/// <reference types="node" />
+/**
+ * A URL elicitation at the terminal: the server's message, the full URL with its host
+ * highlighted, a warning for an internationalized host (`xn--`) and for a page off the server's
+ * origin, then consent: y accepts, n declines, c cancels. Nothing is opened: the URL is printed
+ * again for the user to open.
+ *
+ * @module
+ */
+import { domainToUnicode } from "node:url";
+import type { UrlElicitationContext } from "../handler/handler.ts";
+import type { ElicitRequestURLParams, ElicitResult } from "../protocol/elicitation.ts";
+import type { Prompter } from "./_prompt-input.ts";
+import { safeLine, safeLines } from "./_terminal.ts";
+
+/**
+ * Shows a URL and asks for consent.
+ *
+ * @param prompter The terminal.
+ * @param request The params, the context the URL check made, and the server's origin when known.
+ * @returns `accept` (no content), `decline` or `cancel`.
+ */
+export async function promptUrl(
+  prompter: Prompter,
+  request: { params: ElicitRequestURLParams; ctx: UrlElicitationContext; serverOrigin: string | undefined },
+): Promise<ElicitResult> {
+  const { params, ctx, serverOrigin } = request;
+  const { screen } = prompter;
+  const { style } = screen;
+  const shown = highlightHost(ctx.url, ctx.host, style.host);
+  screen.line(style.bold(`Server "${ctx.serverId}" asks you to open a web page:`));
+  for (const line of safeLines(params.message)) screen.line(`  ${line}`);
+  screen.line(`  URL:  ${shown}`);
+  screen.line(`  host: ${style.host(ctx.host)}`);
+  if (ctx.idn) {
+    const unicode = safeLine(domainToUnicode(ctx.host));
+    screen.line(
+      `  ${style.warn("warning:")} the host is an internationalized domain name (xn--), ` +
+        `displayed elsewhere as "${unicode}": it may imitate another site's name`,
+    );
+  }
+  if (ctx.originMismatch) {
+    screen.line(
+      `  ${style.warn("warning:")} the page is not on the server's own origin ` +
+        (serverOrigin === undefined ? "(the server's origin is unknown)" : `(${serverOrigin})`),
+    );
+  }
+  screen.line("sluice never opens links. Open it? y = accept, n = decline, c = cancel");
+  for (;;) {
+    const answer = await prompter.ask(ctx.signal);
+    if (answer.kind !== "line") return { action: "cancel" };
+    const action = ACTIONS[answer.text.trim().toLowerCase()];
+    if (action === "accept") screen.line(`Open this URL yourself: ${shown}`);
+    if (action !== undefined) return { action };
+    screen.line("  invalid: answer y, n or c");
+  }
+}
+
+const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Object.assign(
+  Object.create(null),
+  {
+    y: "accept",
+    yes: "accept",
+    n: "decline",
+    no: "decline",
+    ":decline": "decline",
+    c: "cancel",
+    ":cancel": "cancel",
+  },
+);
+
+/** The URL with its host wrapped by `mark` (the URL is the check's normalised `href`). */
+function highlightHost(url: string, host: string, mark: (text: string) => string): string {
+  const start = url.indexOf("//") + 2;
+  if (start < 2 || !url.startsWith(host, start)) return url;
+  return `${url.slice(0, start)}${mark(host)}${url.slice(start + host.length)}`;
+}

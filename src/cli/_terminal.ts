@@ -1,0 +1,127 @@
+/**
+ * The command's screen: lines, prompts and a progress line redrawn in place on a terminal, ANSI
+ * styles only on a terminal without `NO_COLOR`, and server text made safe to show (no control,
+ * escape or bidi characters).
+ *
+ * @module
+ */
+import { sanitizeText } from "../notify/sanitize-text.ts";
+import type { CliIo } from "./cli-io.ts";
+
+/** ANSI styles, or plain text when colours are off. */
+export interface Style {
+  /** Whether escapes are written. */
+  readonly on: boolean;
+  /** A heading. */
+  bold(text: string): string;
+  /** The host of a URL: bold yellow. */
+  host(text: string): string;
+  /** A warning label: bold red. */
+  warn(text: string): string;
+}
+
+/**
+ * Chooses the styles: colours only when stdout is a terminal and `NO_COLOR` is unset or empty.
+ *
+ * @param io The command's io.
+ * @returns The styles.
+ */
+export function createStyle(io: CliIo): Style {
+  const on = io.isTTY && (io.env["NO_COLOR"] ?? "") === "";
+  const wrap = (code: string) => (text: string) => on ? `\x1b[${code}m${text}\x1b[0m` : text;
+  return { on, bold: wrap("1"), host: wrap("1;33"), warn: wrap("1;31") };
+}
+
+/**
+ * Server text as lines safe for a terminal: split at line breaks, each line cleaned by
+ * `sanitizeText` (controls, escapes, bidi and invisible characters removed) and clamped.
+ *
+ * @param text Any value; non-strings are rendered as JSON.
+ * @param max The most characters kept per line.
+ * @returns The lines.
+ */
+export function safeLines(text: unknown, max = 4096): string[] {
+  const value = typeof text === "string" ? text : sanitizeText(text, max);
+  return value.split(/\r\n|\r|\n/).map((line) => sanitizeText(line, max));
+}
+
+/**
+ * One line of server text, safe for a terminal.
+ *
+ * @param text Any value.
+ * @param max The most characters kept.
+ * @returns The cleaned text.
+ */
+export function safeLine(text: unknown, max = 300): string {
+  return sanitizeText(text, max);
+}
+
+/** Writes to stdout and stderr, closing an open progress line first. */
+export class Screen {
+  /** The command's io. */
+  readonly io: CliIo;
+  /** Its styles. */
+  readonly style: Style;
+  #progressOpen = false;
+
+  /**
+   * Creates the screen.
+   *
+   * @param io The command's io.
+   */
+  constructor(io: CliIo) {
+    this.io = io;
+    this.style = createStyle(io);
+  }
+
+  /**
+   * Writes one line (a newline is added).
+   *
+   * @param text The line.
+   */
+  line(text = ""): void {
+    this.write(`${text}\n`);
+  }
+
+  /**
+   * Writes text as it is (a prompt, before an answer).
+   *
+   * @param text The text.
+   */
+  write(text: string): void {
+    this.#closeProgress();
+    this.io.stdout.write(text);
+  }
+
+  /**
+   * Writes one line to stderr.
+   *
+   * @param text The line.
+   */
+  error(text: string): void {
+    this.#closeProgress();
+    this.io.stderr.write(`${text}\n`);
+  }
+
+  /**
+   * Shows progress: redrawn in place on a terminal, one line each otherwise.
+   *
+   * @param text The progress line.
+   */
+  progress(text: string): void {
+    if (!this.io.isTTY) return this.line(text);
+    this.io.stdout.write(`\r${text}\x1b[K`);
+    this.#progressOpen = true;
+  }
+
+  /** Ends an open progress line. */
+  end(): void {
+    this.#closeProgress();
+  }
+
+  #closeProgress(): void {
+    if (!this.#progressOpen) return;
+    this.#progressOpen = false;
+    this.io.stdout.write("\n");
+  }
+}

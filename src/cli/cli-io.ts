@@ -1,0 +1,86 @@
+/// <reference types="node" />
+/**
+ * What the `sluice` command reads and writes: its streams, environment and terminal facts,
+ * injected so tests drive the command with scripted input and read back every byte it printed.
+ *
+ * @module
+ */
+import process from "node:process";
+
+/** Where text goes: `process.stdout`, or a test's collector. */
+export interface CliWriter {
+  /** Writes the text as it is (the command adds its own newlines). */
+  write(text: string): unknown;
+}
+
+/** The command's world: streams, environment, working directory and interruption. */
+export interface CliIo {
+  /** The answers typed at prompts, read line by line. */
+  readonly stdin: AsyncIterable<Uint8Array | string>;
+  /** Reports, prompts, progress and tool results. */
+  readonly stdout: CliWriter;
+  /** Errors, notes and server log entries. */
+  readonly stderr: CliWriter;
+  /** Environment variables (`NO_COLOR`, `PORT`, `SLUICE_STATE_KEY`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether stdout is a terminal: colours (unless `NO_COLOR` is set) and a progress bar redrawn in place. */
+  readonly isTTY: boolean;
+  /**
+   * Whether stdin is a terminal, which shows what is typed; otherwise each answer read is echoed
+   * after its prompt, so the output reads as a transcript.
+   * @default isTTY
+   */
+  readonly stdinIsTTY?: boolean;
+  /** The folder relative paths start from, and the root `call` offers. @default the process's */
+  readonly cwd?: string;
+  /** Aborted on SIGINT or SIGTERM: `serve` stops, `call` is cancelled. @default never aborted */
+  readonly signal?: AbortSignal;
+}
+
+/** The process's own {@linkcode CliIo}, and how to stop listening for signals. */
+export interface ProcessIo {
+  /** The streams and facts of this process. */
+  readonly io: CliIo;
+  /** Removes the SIGINT and SIGTERM listeners. */
+  close(): void;
+}
+
+/**
+ * Builds the {@linkcode CliIo} of this process: its streams and environment, and a signal
+ * aborted by the first SIGINT or SIGTERM (a second one exits at once with code 130).
+ *
+ * @returns The io, and `close()` to remove the signal listeners.
+ * @example
+ * ```ts
+ * import { openProcessIo } from "./cli-io.ts";
+ * const { io, close } = openProcessIo();
+ * io.stdout.write(io.isTTY ? "a terminal\n" : "not a terminal\n");
+ * close();
+ * ```
+ */
+export function openProcessIo(): ProcessIo {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort(new Error(`Received ${signal}`));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const io: CliIo = {
+    stdin: process.stdin,
+    stdout: { write: (text: string) => process.stdout.write(text) },
+    stderr: { write: (text: string) => process.stderr.write(text) },
+    env: process.env,
+    isTTY: process.stdout.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+  return {
+    io,
+    close: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/// <reference types="node" />
+/**
+ * Loads a folder of policy files: every `*.policy.ts`, `*.policy.js` and `*.policy.json`, in
+ * file-name order, each default-exporting one server's policy (see `definePolicy`). Every file
+ * is loaded and compiled, and every problem of every file is collected, not just the first.
+ *
+ * @example
+ * ```ts
+ * import { loadPolicies } from "./load-policies.ts";
+ * const loaded = await loadPolicies("policies");
+ * console.log(loaded.files); // ["policies/demo.policy.ts", "policies/everything.policy.ts", "policies/github.policy.ts"]
+ * console.log(loaded.policies.map((p) => p.server), loaded.problems); // ["demo", "everything", "github"] []
+ * ```
+ *
+ * @module
+ */
+import { readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { checkPolicy, type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
+import type { PolicyProblem } from "../policy/policy-error.ts";
+import { describeThrown, loadModule } from "./_load-module.ts";
+
+/** The file names loaded: `<name>.policy.ts`, `.js` or `.json`. */
+export const POLICY_FILE: RegExp = /\.policy\.(ts|js|json)$/;
+
+/** What {@linkcode loadPolicies} found. */
+export interface LoadedPolicies {
+  /** Every policy file, as the folder joined with its name, in file-name order. */
+  readonly files: readonly string[];
+  /** The policies that compiled, in file order; each one's `source` is its file. */
+  readonly policies: readonly CompiledPolicy[];
+  /** Every problem of every file, in file order (empty when all compile). */
+  readonly problems: readonly PolicyProblem[];
+}
+
+/** Options of {@linkcode loadPolicies}. */
+export interface LoadPoliciesOptions {
+  /** The folder a relative `dir` starts from. @default the process's working directory */
+  readonly cwd?: string;
+}
+
+/**
+ * Loads and compiles every policy file of a folder. A file that does not load, has no default
+ * export, does not compile, or reuses another file's server id adds its problems; the others
+ * still load.
+ *
+ * @param dir The folder, e.g. `"policies"`.
+ * @param options Where a relative `dir` starts.
+ * @returns The files, the compiled policies and the problems.
+ * @throws {Error} When the folder cannot be read, naming it and the system's reason.
+ */
+export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {}): Promise<LoadedPolicies> {
+  const folder = resolve(options.cwd ?? process.cwd(), dir);
+  const names = await listPolicyFiles(folder, dir);
+  const files = names.map((name) => join(dir, name));
+  const policies: CompiledPolicy[] = [];
+  const problems: PolicyProblem[] = [];
+  const owners = new Map<string, string>();
+  for (const [index, name] of names.entries()) {
+    const source = files[index] ?? name;
+    const loaded = await loadOne(join(folder, name), source);
+    if (!loaded.ok) {
+      problems.push(...loaded.problems);
+      continue;
+    }
+    const { server } = loaded.policy;
+    const owner = owners.get(server);
+    if (owner !== undefined) {
+      const message = `"server" ${
+        JSON.stringify(server)
+      } is already the server of ${owner}, expected one policy file per server`;
+      problems.push({ source, server, path: "server", message });
+      continue;
+    }
+    owners.set(server, source);
+    policies.push(loaded.policy);
+  }
+  return { files, policies, problems };
+}
+
+/** The policy file names of a folder, sorted by code unit. */
+async function listPolicyFiles(folder: string, dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(folder, { withFileTypes: true });
+    const names = entries.filter((e) => !e.isDirectory() && POLICY_FILE.test(e.name)).map((e) => e.name);
+    return names.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new Error(
+      `cannot read the policy folder ${JSON.stringify(dir)}: ${
+        typeof code === "string" ? code : describeThrown(error)
+      }, expected a folder of *.policy.ts, *.policy.js or *.policy.json files`,
+      { cause: error },
+    );
+  }
+}
+
+async function loadOne(
+  path: string,
+  source: string,
+): Promise<{ ok: true; policy: CompiledPolicy } | { ok: false; problems: PolicyProblem[] }> {
+  const problem = (message: string) => ({
+    ok: false as const,
+    problems: [{ source, server: undefined, path: "", message }],
+  });
+  let namespace: Readonly<Record<string, unknown>>;
+  try {
+    namespace = await loadModule(path);
+  } catch (error) {
+    return problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`);
+  }
+  if (!Object.hasOwn(namespace, "default")) {
+    return problem("the file has no default export, expected `export default definePolicy({ ... })`");
+  }
+  const value = namespace["default"];
+  const found = checkPolicy(value, { source });
+  if (found.length > 0) return { ok: false, problems: found };
+  return { ok: true, policy: compilePolicy(value, { source }) };
+}

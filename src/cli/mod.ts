@@ -1,0 +1,133 @@
+/// <reference types="node" />
+/**
+ * The `sluice` command (`@sluice/mcp/cli`), on Node, Deno and Bun.
+ *
+ * ```text
+ * sluice check [dir]                          compile the policy files, print each server's chain
+ * sluice serve [--port N] [--host H] [--policies dir] [--handler module]
+ *                                             run the front until SIGINT or SIGTERM
+ * sluice call <server> <tool> [json-args] [--policies dir] [--log-level L] [--json]
+ *                                             call a tool, answering the server at the terminal
+ * sluice --help | --version
+ * ```
+ *
+ * Run it with `npx sluice …` (the npm bin, `bin/sluice.mjs`), `deno run -A src/cli/mod.ts …` or
+ * `bun src/cli/mod.ts …`; or call {@linkcode main} with a scripted {@linkcode CliIo}.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@sluice/mcp/cli";
+ * let out = "";
+ * const io = {
+ *   stdin: (async function* () {})(),
+ *   stdout: { write: (text: string) => (out += text) },
+ *   stderr: { write: (text: string) => (out += text) },
+ *   env: {},
+ *   isTTY: false,
+ * };
+ * console.log(await main(["--version"], io), out); // 0 "sluice 0.1.0\n"
+ * ```
+ *
+ * @module
+ */
+import process from "node:process";
+import { SLUICE_VERSION } from "../client/client-core.ts";
+import { CALL_HELP, runCall } from "./call.ts";
+import { CHECK_HELP, runCheck } from "./check.ts";
+import { type CliIo, openProcessIo } from "./cli-io.ts";
+import { runServe, SERVE_HELP } from "./serve.ts";
+
+export type { CliIo, CliWriter } from "./cli-io.ts";
+export { loadPolicies } from "./load-policies.ts";
+export type { LoadedPolicies, LoadPoliciesOptions } from "./load-policies.ts";
+
+/** The text of `sluice --help`. */
+export const HELP: string = `sluice ${SLUICE_VERSION}: the client side of MCP, answering what servers ask
+(sampling, elicitation, roots) per server, under a policy file per server.
+
+Usage: sluice <command> [arguments] [flags]
+
+Commands:
+  check [dir]                         compile every policy file (default ./policies) and print
+                                      each server's chain of checks with its numbers
+  serve [--port N] [--host H] [--policies dir] [--handler module]
+                                      run the sluice front (POST /mcp/<server>) until SIGINT
+                                      or SIGTERM
+  call <server> <tool> [json-args]    call a tool, answering the server's questions (forms,
+                                      web pages, sampling, roots) at this terminal
+
+Flags:
+  -h, --help      show this help; "sluice <command> --help" shows a command's
+  -V, --version   print the version
+
+Exit codes:
+  0     success
+  1     check: a policy file has problems; call: the tool reported an error (isError: true);
+        serve: cannot listen
+  2     usage error: an unknown command or flag, a bad argument, policies that do not load
+  3     call: refused by the policy or by you
+  4     call: transport, connection or protocol failure, a server error, a timeout
+  130   call: interrupted (Ctrl-C)
+
+Examples:
+  sluice check
+  sluice serve --port 8787 --policies ./policies
+  sluice call demo add '{"a": 1, "b": 2}'
+`;
+
+const COMMANDS: Readonly<
+  Record<string, readonly [(argv: readonly string[], io: CliIo) => Promise<number>, string]>
+> = Object.assign(Object.create(null), {
+  check: [runCheck, CHECK_HELP],
+  serve: [runServe, SERVE_HELP],
+  call: [runCall, CALL_HELP],
+});
+
+/**
+ * Runs the `sluice` command.
+ *
+ * @param argv The arguments after the program's name (`process.argv.slice(2)`).
+ * @param io Streams, environment and signal. @default this process's (SIGINT and SIGTERM abort its signal)
+ * @returns The exit code: 0 success, 1 a failed check or tool error, 2 usage error, 3 refused,
+ *   4 call failure, 130 interrupted (see {@linkcode HELP}).
+ */
+export async function main(argv: readonly string[], io?: CliIo): Promise<number> {
+  if (io !== undefined) return await run(argv, io);
+  const owned = openProcessIo();
+  try {
+    return await run(argv, owned.io);
+  } finally {
+    owned.close();
+  }
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.stderr.write(HELP);
+    return 2;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
+    const topic = first === "help" && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+    io.stdout.write(topic?.[1] ?? HELP);
+    return 0;
+  }
+  if (first === "--version" || first === "-V") {
+    io.stdout.write(`sluice ${SLUICE_VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[first];
+  if (command !== undefined) return await command[0](rest, io);
+  const what = first.startsWith("-")
+    ? `unknown flag ${JSON.stringify(first)}, expected --help or --version`
+    : `unknown command ${JSON.stringify(first)}, expected one of check, serve, call`;
+  io.stderr.write(`sluice: ${what}\nRun "sluice --help" for usage.\n`);
+  return 2;
+}
+
+if ((import.meta as { main?: boolean }).main === true) {
+  const code = await main(process.argv.slice(2));
+  await new Promise((done) => process.stdout.write("", done));
+  await new Promise((done) => process.stderr.write("", done));
+  process.exit(code);
+}

@@ -1,0 +1,74 @@
+// The npm bin, bin/sluice.mjs: from a clone it runs the TypeScript source through tsx's API; in an
+// installed package (a dist/ beside it) it runs the build.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { HELP } from "../../src/cli/mod.ts";
+import { REPO_ROOT } from "../_support/modern-peer.ts";
+
+const run = (command: string, args: string[]) => {
+  const result = spawnSync(command, args, { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+};
+
+// Node only (a `.node.` file); it skips itself when a directory run hands it to Deno or Bun.
+const skip = process.versions.deno === undefined && process.versions.bun === undefined ? false : "Node only";
+
+const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  bin?: Record<string, string>;
+};
+
+describe("bin/sluice.mjs", { skip }, () => {
+  test("the bin runs the TypeScript source from a clone: --help, --version, check", () => {
+    assert.deepEqual(run(process.execPath, ["bin/sluice.mjs", "--help"]), {
+      code: 0,
+      stdout: HELP,
+      stderr: "",
+    });
+    assert.deepEqual(run(process.execPath, ["bin/sluice.mjs", "--version"]), {
+      code: 0,
+      stdout: "sluice 0.1.0\n",
+      stderr: "",
+    });
+    const check = run(process.execPath, ["bin/sluice.mjs", "check", "policies"]);
+    assert.equal(check.code, 0, check.stderr);
+    assert.ok(check.stdout.endsWith('All 3 policy files in "policies" compile: demo, everything, github\n'));
+    const usage = run(process.execPath, ["bin/sluice.mjs", "serve", "--prot", "1"]);
+    assert.deepEqual([usage.code, usage.stdout], [2, ""]);
+  });
+
+  test("the bin runs the npm build when dist/ is beside it, as in an installed package", () => {
+    // Inside node_modules so the build resolves its dependencies as an installed package would.
+    mkdirSync(join(REPO_ROOT, "node_modules", ".cache"), { recursive: true });
+    const pkg = mkdtempSync(join(REPO_ROOT, "node_modules", ".cache", "sluice-cli-bin-"));
+    try {
+      const tsc = run(join(REPO_ROOT, "node_modules", ".bin", "tsc"), [
+        "-p",
+        "tsconfig.build.json",
+        "--outDir",
+        join(pkg, "dist"),
+      ]);
+      assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
+      mkdirSync(join(pkg, "bin"));
+      copyFileSync(join(REPO_ROOT, "bin", "sluice.mjs"), join(pkg, "bin", "sluice.mjs"));
+      const version = run(process.execPath, [join(pkg, "bin", "sluice.mjs"), "--version"]);
+      assert.deepEqual(version, { code: 0, stdout: "sluice 0.1.0\n", stderr: "" });
+      const check = run(process.execPath, [join(pkg, "bin", "sluice.mjs"), "check", "policies"]);
+      assert.equal(check.code, 0, check.stderr);
+      assert.ok(
+        check.stdout.endsWith('All 3 policy files in "policies" compile: demo, everything, github\n'),
+      );
+    } finally {
+      rmSync(pkg, { recursive: true, force: true });
+    }
+  });
+
+  test("npx sluice --help runs the bin from the repository root", {
+    skip: manifest.bin?.["sluice"] === undefined ? 'package.json declares no "bin": { "sluice" } yet' : false,
+  }, () => {
+    assert.deepEqual(run("npx", ["--offline", "sluice", "--help"]), { code: 0, stdout: HELP, stderr: "" });
+  });
+});

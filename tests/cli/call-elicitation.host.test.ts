@@ -1,0 +1,178 @@
+// `sluice call` through main() with a scripted terminal, against the real modern peer
+// (@modelcontextprotocol/server 2.4.0 in its own process): forms and URL elicitations.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { modernCallFixture } from "./_scripted-io.ts";
+
+const { call, peerUrl } = modernCallFixture();
+
+const FORM_INTRO = [
+  'Server "modern" asks you to fill in a form:',
+  "  Tell us about you",
+  "Answer field by field; Enter accepts the [default] or skips an optional field. " +
+  "Type :decline or :cancel at any prompt.",
+  "Name (required)",
+  "  text, at least 2 characters",
+];
+
+describe("sluice call: elicitation forms, field by field", () => {
+  test("call asks each field, re-asks with the answer check's message, and Enter accepts the default", async () => {
+    const result = await call(["modern", "ask_form"], ["A", "Ada", "200", "36", "", "2"]);
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: [
+        ...FORM_INTRO,
+        "> A",
+        '  invalid: field "name" expected at least 2 characters',
+        "> Ada",
+        "Age (optional)",
+        "  an integer from 0 to 150",
+        "> 200",
+        '  invalid: field "age" expected at most 150',
+        "> 36",
+        "Subscribe (optional)",
+        "  y or n [n]",
+        "> ",
+        "Colour (optional)",
+        "  1. red",
+        "  2. green",
+        "  3. blue",
+        "  choose one: type its number",
+        "> 2",
+        '{"name":"Ada","age":36,"subscribe":false,"color":"green"}',
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  test("call re-asks a number field given text, then leaves out optional fields skipped with Enter", async () => {
+    const result = await call(["modern", "ask_form"], ["Grace", "old", "", "y", ""]);
+    assert.equal(result.code, 0);
+    assert.ok(
+      result.stdout.includes('> old\n  invalid: field "age" expected an integer, received a string\n> \n'),
+    );
+    assert.ok(result.stdout.endsWith('{"name":"Grace","subscribe":true}\n'), result.stdout);
+  });
+
+  test("call answers :decline and :cancel at any prompt with that action", async () => {
+    const declined = await call(["modern", "ask_form"], ["Ada", ":decline"]);
+    assert.deepEqual(declined, {
+      code: 0,
+      stdout: [
+        ...FORM_INTRO,
+        "> Ada",
+        "Age (optional)",
+        "  an integer from 0 to 150",
+        "> :decline",
+        '{"action":"decline"}',
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+    const cancelled = await call(["modern", "ask_form"], [":cancel"]);
+    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-3)], [0, [
+      "> :cancel",
+      '{"action":"cancel"}',
+      "",
+    ]]);
+  });
+
+  test("call cancels a form when stdin ends", async () => {
+    const result = await call(["modern", "ask_form"], []);
+    assert.deepEqual([result.code, result.stdout.split("\n").slice(-3)], [0, [
+      "> ",
+      '{"action":"cancel"}',
+      "",
+    ]]);
+  });
+
+  test("call answers three rounds of one multi round-trip call", async () => {
+    const result = await call(["modern", "ask_three_rounds"], ["one", "two", "three"]);
+    assert.equal(result.code, 0);
+    assert.deepEqual(result.stdout.split("\n").filter((line) => line.startsWith("  Round")), [
+      "  Round 1: first word?",
+      '  Round 2: after "one"?',
+      '  Round 3: after "two"?',
+    ]);
+    assert.ok(result.stdout.endsWith('["one","two","three"]\n'));
+  });
+
+  test("call answers a task's input request (the tasks extension is on)", async () => {
+    const result = await call(["modern", "slow_task"], ["y"]);
+    assert.deepEqual([result.code, result.stdout.split("\n").slice(-5)], [0, [
+      "confirm (required)",
+      "  y or n",
+      "> y",
+      '{"confirm":true}',
+      "",
+    ]]);
+  });
+});
+
+describe("sluice call: URL elicitation", () => {
+  const urlIntro = (url: string, host: string, origin: string) => [
+    'Server "modern" asks you to open a web page:',
+    "  Please open this page",
+    `  URL:  ${url}`,
+    `  host: ${host}`,
+    `  warning: the page is not on the server's own origin (${origin})`,
+    "sluice never opens links. Open it? y = accept, n = decline, c = cancel",
+  ];
+
+  test("call shows the full URL, warns of another origin, asks consent and prints the URL again", async () => {
+    const url = "https://example.com/consent?step=1";
+    const result = await call(["modern", "ask_url", JSON.stringify({ url })], ["maybe", "y"]);
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: [
+        ...urlIntro(url, "example.com", new URL(peerUrl()).origin),
+        "> maybe",
+        "  invalid: answer y, n or c",
+        "> y",
+        `Open this URL yourself: ${url}`,
+        "accept",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  test("call answers n with decline and c with cancel", async () => {
+    const url = "https://example.com/consent";
+    const declined = await call(["modern", "ask_url", JSON.stringify({ url })], ["n"]);
+    const cancelled = await call(["modern", "ask_url", JSON.stringify({ url })], ["c"]);
+    assert.deepEqual([declined.code, declined.stdout.split("\n").slice(-3)], [0, ["> n", "decline", ""]]);
+    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-3)], [0, ["> c", "cancel", ""]]);
+  });
+
+  test("call warns of an IDN host, naming its Unicode form", async () => {
+    const result = await call(["modern", "ask_url", '{"url":"https://Bücher.example.com/pay"}'], ["n"]);
+    assert.deepEqual(result.stdout.split("\n").slice(2, 6), [
+      "  URL:  https://xn--bcher-kva.example.com/pay",
+      "  host: xn--bcher-kva.example.com",
+      '  warning: the host is an internationalized domain name (xn--), displayed elsewhere as "bücher.example.com": ' +
+      "it may imitate another site's name",
+      `  warning: the page is not on the server's own origin (${new URL(peerUrl()).origin})`,
+    ]);
+  });
+
+  test("call highlights the host in bold yellow on a terminal, and not with NO_COLOR set", async () => {
+    const url = JSON.stringify({ url: "https://example.com/consent" });
+    const colour = await call(["modern", "ask_url", url], ["y"], { isTTY: true, stdinIsTTY: true });
+    assert.equal(colour.code, 0);
+    assert.ok(
+      colour.stdout.includes("  URL:  https://\x1b[1;33mexample.com\x1b[0m/consent\n"),
+      colour.stdout,
+    );
+    assert.ok(colour.stdout.includes("  \x1b[1;31mwarning:\x1b[0m the page is not on"));
+    const plain = await call(["modern", "ask_url", url], ["y"], {
+      isTTY: true,
+      stdinIsTTY: true,
+      env: { NO_COLOR: "1" },
+    });
+    assert.equal(plain.code, 0);
+    assert.equal(plain.stdout.includes("\x1b"), false);
+    assert.ok(plain.stdout.endsWith("> Open this URL yourself: https://example.com/consent\naccept\n"));
+  });
+});

@@ -1,0 +1,188 @@
+// `sluice call` against the scripted legacy stdio server: server log entries printed sanitized to
+// stderr above --log-level, progress, and a legacy elicitation answered at the prompt.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { main } from "../../src/cli/mod.ts";
+import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+import { scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
+
+let dir: TempDir;
+before(() => {
+  dir = tempDir({
+    "legacy.policy.json": JSON.stringify({
+      server: "legacy",
+      transport: {
+        command: nodeBinary(),
+        args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts"],
+        cwd: REPO_ROOT,
+      },
+      era: "legacy",
+      logLevel: "debug",
+    }),
+  });
+});
+after(() => dir?.remove());
+
+async function call(argv: string[], lines: string[] = []) {
+  const scripted = scriptedIo(lines);
+  const code = await main(["call", "legacy", ...argv, "--policies", dir.path], scripted.io);
+  return { code, stdout: scripted.stdout(), stderr: scripted.stderr() };
+}
+
+describe("sluice call on a legacy stdio server", () => {
+  test("call prints server log entries with their level to stderr, cleaned by sanitizeText", async () => {
+    const lines = ["plain line", "\x1b[31mred\x1b[0m \u202Eevil\u202C\tend"];
+    const result = await call(["stderr", JSON.stringify({ lines })]);
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: '{"written":2}\n',
+      stderr: "[info] stderr: plain line\n[info] stderr: [31mred[0m evilend\n",
+    });
+  });
+
+  test("call leaves out log entries below --log-level", async () => {
+    const info = await call(["notify", '{"count":2}']);
+    assert.deepEqual(info, {
+      code: 0,
+      stdout: '{"sent":2}\n',
+      stderr: '[info] legacy-stdio-server: {"n":1}\n[info] legacy-stdio-server: {"n":2}\n',
+    });
+    const quiet = await call(["notify", '{"count":2}', "--log-level", "warning"]);
+    assert.deepEqual(quiet, { code: 0, stdout: '{"sent":2}\n', stderr: "" });
+  });
+
+  test("call shows progress, and prints structuredContent once when a text part already holds its JSON", async () => {
+    const result = await call(["progress", '{"steps":2}']);
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: '[##########----------] 1/2 50%\n[####################] 2/2 100%\n{"steps":2}\n',
+      stderr: "",
+    });
+  });
+
+  test("call answers a legacy elicitation at the prompt", async () => {
+    const result = await call(["ask", '{"method":"elicitation/create"}'], ["maybe", "y"]);
+    assert.equal(result.code, 0);
+    assert.ok(
+      result.stdout.includes('> maybe\n  invalid: field "ok" expected a boolean, received a string\n> y\n'),
+      result.stdout,
+    );
+    assert.ok(
+      result.stdout.endsWith('{"answers":[{"id":0,"result":{"action":"accept","content":{"ok":true}}}]}\n'),
+    );
+  });
+
+  test("call asks titled choices, a multi-select by comma-separated numbers, and pre-fills defaults", async () => {
+    const params = {
+      mode: "form",
+      message: "Plan the trip",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          city: { type: "string", title: "City", description: "Where to\nstay", default: "Oslo" },
+          transport: {
+            type: "string",
+            title: "Transport",
+            oneOf: [{ const: "rail", title: "Train" }, { const: "air", title: "Plane" }],
+          },
+          extras: {
+            type: "array",
+            title: "Extras",
+            minItems: 1,
+            items: {
+              anyOf: [{ const: "wifi", title: "Wi-Fi" }, { const: "meal", title: "Meal" }, {
+                const: "seat",
+                title: "Seat",
+              }],
+            },
+            default: ["wifi"],
+          },
+          nights: { type: "number", minimum: 1, default: 2 },
+          apiToken: { type: "string" },
+        },
+        required: ["transport", "extras"],
+      },
+    };
+    const answers = ["", "Plane", "4", "1, 3", "", "abc"];
+    const result = await call(["ask", JSON.stringify({ method: "elicitation/create", params })], answers);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    assert.deepEqual(result.stdout.split("\n").slice(0, -2), [
+      'Server "legacy" asks you to fill in a form:',
+      "  Plan the trip",
+      "Answer field by field; Enter accepts the [default] or skips an optional field. " +
+      "Type :decline or :cancel at any prompt.",
+      "City (optional)",
+      "  Where to",
+      "  stay",
+      "  text [Oslo]",
+      "> ",
+      "Transport (required)",
+      "  1. Train",
+      "  2. Plane",
+      "  choose one: type its number",
+      "> Plane",
+      "Extras (required)",
+      "  1. Wi-Fi",
+      "  2. Meal",
+      "  3. Seat",
+      "  choose any: type their numbers, separated by commas (at least 1) [Wi-Fi]",
+      "> 4",
+      '  invalid: field "extras" expected only allowed values, received another value at index 0',
+      "> 1, 3",
+      "nights (optional)",
+      "  a number, at least 1 [2]",
+      "> ",
+      "apiToken (optional)",
+      "  warning: this looks like a secret; servers must not ask for secrets in a form",
+      "  text",
+      "> abc",
+    ]);
+    const sent = JSON.parse(result.stdout.split("\n").at(-2) ?? "") as { answers: unknown[] };
+    assert.deepEqual(sent.answers, [{
+      id: 0,
+      result: {
+        action: "accept",
+        content: { city: "Oslo", transport: "air", extras: ["wifi", "seat"], nights: 2, apiToken: "abc" },
+      },
+    }]);
+  });
+
+  test("call shows a sampling request as the policy left it: system prompt, clamped maxTokens, preferences", async () => {
+    const params = {
+      messages: [
+        { role: "user", content: { type: "text", text: "Summarise\x1b[2J this" } },
+        { role: "assistant", content: { type: "image", data: "AAAA", mimeType: "image/png" } },
+      ],
+      maxTokens: 999999,
+      systemPrompt: "Be brief.",
+      includeContext: "allServers",
+      temperature: 0.2,
+      modelPreferences: { hints: [{ name: "claude" }], costPriority: 0.3, intelligencePriority: 0.9 },
+    };
+    const result = await call(["ask", JSON.stringify({ method: "sampling/createMessage", params })], [
+      "Short.",
+      ".",
+    ]);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    assert.deepEqual(result.stdout.split("\n").slice(0, -2), [
+      'Server "legacy" asks for a model reply (sampling):',
+      "  maxTokens: 4096",
+      "  system prompt:",
+      "    Be brief.",
+      '  model preferences: hints "claude"; cost 0.3; intelligence 0.9',
+      "  temperature: 0.2",
+      "  include context: none",
+      "  messages:",
+      "    user: Summarise[2J this",
+      "    assistant: [image image/png]",
+      'Type the reply, then a line with just "." to send it; or :refuse to refuse.',
+      "> Short.",
+      "> .",
+    ]);
+    const sent = JSON.parse(result.stdout.split("\n").at(-2) ?? "") as { answers: unknown[] };
+    assert.deepEqual(sent.answers, [{
+      id: 0,
+      result: { role: "assistant", content: { type: "text", text: "Short." }, model: "human-operator" },
+    }]);
+  });
+});

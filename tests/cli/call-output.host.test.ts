@@ -1,0 +1,78 @@
+// What `sluice call` prints for a result, and the exit code of each ClientError kind.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { ClientError, type ClientErrorKind } from "../../src/errors.ts";
+import { exitCodeOf, printResult, progressLine } from "../../src/cli/_call-output.ts";
+import { Screen } from "../../src/cli/_terminal.ts";
+import { scriptedIo } from "./_scripted-io.ts";
+
+describe("sluice call output", () => {
+  test("exitCodeOf() maps policy and handler refusals to 3, other failures to 4, an interruption to 130", () => {
+    const kinds: ClientErrorKind[] = [
+      "input_handler",
+      "policy",
+      "protocol",
+      "transport",
+      "timeout",
+      "server",
+      "rounds_exceeded",
+      "cancelled",
+      "config",
+    ];
+    assert.deepEqual(kinds.map((kind) => [kind, exitCodeOf(new ClientError(kind, "x"), false)]), [
+      ["input_handler", 3],
+      ["policy", 3],
+      ["protocol", 4],
+      ["transport", 4],
+      ["timeout", 4],
+      ["server", 4],
+      ["rounds_exceeded", 4],
+      ["cancelled", 4],
+      ["config", 4],
+    ]);
+    assert.deepEqual([
+      exitCodeOf(new ClientError("server", "missing capability", { code: -32021 }), false),
+      exitCodeOf(new ClientError("protocol", "undeclared kind", { code: -32601 }), false),
+      exitCodeOf(new ClientError("server", "not found", { code: -32601 }), false),
+      exitCodeOf(new Error("boom"), false),
+      exitCodeOf(new ClientError("cancelled", "x"), true),
+    ], [3, 3, 4, 4, 130]);
+  });
+
+  test("printResult() prints text parts as text, other parts as JSON, then structuredContent as JSON", () => {
+    const scripted = scriptedIo();
+    printResult(new Screen(scripted.io), {
+      content: [
+        { type: "text", text: "line one\nline\ttwo\n" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+      structuredContent: { temperature: 21 },
+    });
+    assert.equal(
+      scripted.stdout(),
+      'line one\nline\ttwo\n{"type":"image","data":"AAAA","mimeType":"image/png"}\nstructuredContent:\n' +
+        '{\n  "temperature": 21\n}\n',
+    );
+  });
+
+  test("printResult() cleans text of control and bidi characters on a terminal only", () => {
+    const result = { content: [{ type: "text", text: "ok\x1b[2J\u202Edone\nnext" }] };
+    const tty = scriptedIo([], { isTTY: true });
+    printResult(new Screen(tty.io), result);
+    const pipe = scriptedIo();
+    printResult(new Screen(pipe.io), result);
+    assert.deepEqual([tty.stdout(), pipe.stdout()], ["ok[2Jdone\nnext\n", "ok\x1b[2J\u202Edone\nnext\n"]);
+  });
+
+  test("progressLine() draws a bar when the total is known, and a count with the message otherwise", () => {
+    assert.deepEqual([
+      progressLine({ progress: 1, total: 4, message: "copying\u202E" }),
+      progressLine({ progress: 7 }),
+      progressLine({ progress: 9, total: 3 }),
+    ], [
+      "[#####---------------] 1/4 25% copying",
+      "progress 7",
+      "[####################] 9/3 100%",
+    ]);
+  });
+});

@@ -1,0 +1,195 @@
+// `sluice check` through main(): the repository's policies, broken files, and folders without policies.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { main } from "../../src/cli/mod.ts";
+import { REPO_ROOT } from "../_support/modern-peer.ts";
+import { scriptedIo, tempDir } from "./_scripted-io.ts";
+
+async function check(argv: string[], cwd: string) {
+  const scripted = scriptedIo([], { cwd });
+  const code = await main(["check", ...argv], scripted.io);
+  return { code, stdout: scripted.stdout(), stderr: scripted.stderr() };
+}
+
+describe("sluice check", () => {
+  test("check compiles policies/ and prints github's chain in the order the chain runs it", async () => {
+    const result = await check([], REPO_ROOT);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    const github = result.stdout.split("\n\n").find((block) => block.startsWith("github "));
+    assert.equal(
+      github,
+      [
+        "github  policies/github.policy.ts",
+        "  transport          http https://api.githubcopilot.com/mcp/ (redirects same-origin)",
+        "  era                auto (server/discover, else initialize)",
+        "  calls              callTimeout 30s per HTTP leg, maxTotalTimeout 10m per call, maxRounds 10",
+        "  input requests, checked in this order:",
+        "    1. capability    declared when the handler implements it: elicitation (url), roots; " +
+        "never: sampling (-32601)",
+        "    2. budget        inputRateLimit 10 per 1s, burst 20; over it: -1 (sampling), -32000 (others); " +
+        "store unavailable: refused",
+        "    sampling/createMessage: refused at step 1 (sampling: false)",
+        "    elicitation/create:",
+        "      3. mode        url, of those the handler declares (missing: form); else -32602",
+        "      4. url         (url mode) https, no userinfo, allowHosts github.com, *.github.com, denyHosts " +
+        "gist.github.com, no IP hosts, no private hosts, at most 2048 characters; else -32602; never opened by sluice",
+        "      5. handler     timeout 5m",
+        "      6. answer      accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
+        "a URL accept has no content; else -32603",
+        "    roots/list:",
+        "      3. handler     timeout 1m",
+        '      4. answer      only file:// roots on this host, "." and ".." resolved, the rest dropped; else -32603',
+        "  logs               level info and above, logRateLimit 50 per 1s, burst 100",
+        "  legacy             maxServerRequests 8 at once, the next answered busy (-32000)",
+        "  front              passDown none, stateTtl 10m",
+      ].join("\n"),
+    );
+    assert.ok(
+      result.stdout.endsWith('\n\nAll 3 policy files in "policies" compile: demo, everything, github\n'),
+      result.stdout,
+    );
+  });
+
+  test("check prints a sampling section with the clamp, tool loop and context, and a stdio transport", async () => {
+    const dir = tempDir({
+      "local.policy.js": `export default ${
+        JSON.stringify({
+          server: "local",
+          transport: { command: "mcp-local", args: ["--stdio"], env: { TOKEN: "secret" } },
+          sampling: { maxTokens: 512, context: true, maxToolIterations: 2, rejectionCode: -7 },
+          elicitation: { modes: ["form"] },
+          roots: false,
+          passDown: ["sampling", "roots"],
+          stateTtl: "90s",
+        })
+      };\n`,
+    });
+    try {
+      const result = await check(["."], dir.path);
+      assert.deepEqual([result.code, result.stderr], [0, ""]);
+      assert.deepEqual(
+        result.stdout.split("\n").filter((line) =>
+          /^ {2}(transport|front)|^ {4}(2|s|r)|^ {6}[3-7]\./.test(line)
+        ),
+        [
+          "  transport          stdio mcp-local --stdio, env TOKEN",
+          "    2. budget        inputRateLimit 10 per 1s, burst 20; over it: -7 (sampling), -32000 (others); " +
+          "store unavailable: refused",
+          "    sampling/createMessage:",
+          "      3. tools       tools and toolChoice refused (-32602) unless sampling.tools (off)",
+          "      4. maxTokens   a positive integer (else -32602), clamped to 512",
+          "      5. idle        legacy only: refused (-7) with no call in flight, allowIdle off",
+          "      6. tool loop   refused (-7) beyond 2 assistant tool_use turns",
+          "      7. context     includeContext kept (context on)",
+          "      3. mode        form, of those the handler declares (missing: form); else -32602",
+          "      4. form        (form mode) flat primitive fields only, at most 100 fields and 500 enum values; else -32602",
+          "      5. handler     timeout 5m",
+          "      6. answer      accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
+          "a URL accept has no content; else -32603",
+          "    roots/list: refused at step 1 (roots: false)",
+          "  front              passDown sampling, roots, stateTtl 90s",
+        ],
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check lists every problem of every file, file by file, and exits 1", async () => {
+    const dir = tempDir({
+      "a.policy.ts": `export default {
+        server: "bad one",
+        transport: { url: "ftp://x" },
+        inputRateLimit: { rate: "ten", per: "1s", burst: 20 },
+        samplng: {},
+      };\n`,
+      "b.policy.json": JSON.stringify({
+        server: "b",
+        transport: { url: "http://example.com/mcp" },
+        callTimeout: "20m",
+      }),
+      "c.policy.json": JSON.stringify({ server: "c", transport: { url: "https://c.example.com/mcp" } }),
+      "notes.md": "not a policy",
+    });
+    try {
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          'a.policy.ts: Policy: "server" must be a server id: letters, digits, ".", "_" or "-", at most 64, ' +
+          'received "bad one"',
+          'a.policy.ts: Policy: "inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"',
+          'a.policy.ts: Policy: "samplng" is not a policy option (did you mean "sampling"?)',
+          'a.policy.ts: Policy: "transport.url" must be an absolute http(s) URL, received "ftp://x"',
+          'b.policy.json: Policy "b": "transport.url" must use https unless its host is loopback, received ' +
+          '"http://example.com/mcp" (set "transport.allowHttp: true" to accept the risk)',
+          'b.policy.json: Policy "b": "callTimeout" (20m) must not exceed "maxTotalTimeout" (10m)',
+          "",
+          '2 of 3 policy files in "." have problems (6 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check reports a file that does not load, one without a default export, and a repeated server id", async () => {
+    const dir = tempDir({
+      "a.policy.json": JSON.stringify({ server: "same", transport: { url: "https://a.example.com/mcp" } }),
+      "b.policy.json": JSON.stringify({ server: "same", transport: { url: "https://b.example.com/mcp" } }),
+      "c.policy.js": "export const policy = {};\n",
+      "d.policy.json": "{ not json",
+    });
+    try {
+      const result = await check(["."], dir.path);
+      const lines = result.stdout.split("\n");
+      assert.deepEqual([result.code, lines.slice(0, 2), lines.slice(3)], [1, [
+        'b.policy.json: Policy "same": "server" "same" is already the server of a.policy.json, expected one ' +
+        "policy file per server",
+        "c.policy.js: Policy: the file has no default export, expected `export default definePolicy({ ... })`",
+      ], ["", '3 of 4 policy files in "." have problems (3 in all)', ""]]);
+      assert.match(
+        lines[2] ?? "",
+        /^d\.policy\.json: Policy: the file does not load: SyntaxError: .+, expected a module or JSON file$/,
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check exits 1 with a clear message for a folder without policy files, and for a missing folder", async () => {
+    const dir = tempDir({ "README.md": "# nothing here", "x.ts": "export default 1;\n" });
+    try {
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: "",
+        stderr:
+          'sluice check: no policy files in ".", expected *.policy.ts, *.policy.js or *.policy.json files\n',
+      });
+      assert.deepEqual(await check(["missing"], dir.path), {
+        code: 1,
+        stdout: "",
+        stderr: 'sluice check: cannot read the policy folder "missing": ENOENT, expected a folder of ' +
+          "*.policy.ts, *.policy.js or *.policy.json files\n",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check exits 2 on an unknown flag or a second folder", async () => {
+    assert.deepEqual(await check(["--strict"], REPO_ROOT), {
+      code: 2,
+      stdout: "",
+      stderr:
+        'sluice check: unknown flag "--strict", expected one of --help\nRun "sluice check --help" for usage.\n',
+    });
+    assert.deepEqual(await check(["a", "b"], REPO_ROOT), {
+      code: 2,
+      stdout: "",
+      stderr: 'sluice check: unexpected argument "b", expected at most one folder\n' +
+        'Run "sluice check --help" for usage.\n',
+    });
+  });
+});

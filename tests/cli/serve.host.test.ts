@@ -1,0 +1,113 @@
+// `sluice serve` through main(): this runtime's adapter in front of the real modern peer, with a
+// handler module, until the io's signal fires.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:net";
+import { main } from "../../src/cli/mod.ts";
+import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { callTool } from "../runtime/_entry-cases.ts";
+import { policyJson, scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
+
+let peer: ModernPeer;
+let dir: TempDir;
+before(async () => {
+  peer = await startModernPeer();
+  dir = tempDir({
+    "modern.policy.json": policyJson("modern", peer.url),
+    "handler.ts":
+      'export const handler = { roots: () => ({ roots: [{ uri: "file:///srv/work", name: "work" }] }) };\n',
+    "broken-handler.ts": "export default { answer: 42 };\n",
+  });
+});
+after(async () => {
+  await peer?.stop();
+  dir?.remove();
+});
+
+/** Polls `read` until it gives a value, the command ends, or 20 s pass. */
+async function waitFor<T>(read: () => T | undefined, ended: Promise<number>): Promise<T> {
+  let done = false;
+  void ended.finally(() => (done = true));
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline && !done;) {
+    const value = read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`waitFor(): nothing after ${done ? "the command ended" : "20 s"}`);
+}
+
+describe("sluice serve", () => {
+  test("serve prints the URL and endpoints, serves the front with the handler module, and exits 0 on the signal", async () => {
+    const controller = new AbortController();
+    const scripted = scriptedIo([], { cwd: dir.path, signal: controller.signal });
+    const ended = main(["serve", "--port", "0", "--policies", ".", "--handler", "handler.ts"], scripted.io);
+    try {
+      const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+      assert.deepEqual(await (await fetch(`${url}/healthz`)).json(), { ok: true });
+      const added = await callTool(url, { server: "modern", name: "add", arguments: { a: 2, b: 3 } });
+      assert.deepEqual([added.status, (added.body as { result: { content: unknown } }).result.content], [
+        200,
+        [{
+          type: "text",
+          text: "5",
+        }],
+      ]);
+      const roots = await callTool(url, { server: "modern", name: "ask_roots", arguments: {} });
+      assert.deepEqual((roots.body as { result: { content: unknown } }).result.content, [{
+        type: "text",
+        text: '["file:///srv/work"]',
+      }]);
+      controller.abort();
+      assert.equal(await ended, 0);
+      const pad = (text: string) => text.padEnd(`${url}/mcp/modern`.length + 2);
+      assert.deepEqual([scripted.stdout(), scripted.stderr()], [
+        [
+          `sluice front listening on ${url}`,
+          `  POST ${pad(`${url}/mcp/modern`)}modern: modern, http`,
+          `  GET  ${pad(`${url}/servers`)}the servers, their capabilities and limits`,
+          `  GET  ${pad(`${url}/healthz`)}health check`,
+          "Stop with Ctrl-C (SIGINT) or SIGTERM.",
+          "sluice serve: stopping",
+          "",
+        ].join("\n"),
+        "sluice serve: SLUICE_STATE_KEY is not set: continuation states are sealed with a random key of " +
+        "this process only\n",
+      ]);
+    } finally {
+      controller.abort();
+      await ended;
+    }
+  });
+
+  test("serve exits 1 when the port is taken, and 2 for a handler module that is not a handler", async () => {
+    const taken = await listenAnywhere();
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const scripted = scriptedIo([], { cwd: dir.path, env: { SLUICE_STATE_KEY: "k".repeat(32) } });
+      assert.equal(await main(["serve", "--port", String(port), "--policies", "."], scripted.io), 1);
+      assert.match(
+        scripted.stderr(),
+        new RegExp(
+          `^sluice serve\\(\\): cannot listen on "127\\.0\\.0\\.1" port "${port}": .+, expected a free port this process may bind\\n$`,
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    const broken = scriptedIo([], { cwd: dir.path });
+    assert.equal(await main(["serve", "--policies", ".", "--handler", "broken-handler.ts"], broken.io), 2);
+    assert.equal(
+      broken.stderr(),
+      'sluice serve: --handler "broken-handler.ts": Handler key "answer" is unknown: expected one of "sampling", ' +
+        '"elicitation", "roots", "notification", "log", "elicitationModes"\nRun "sluice serve --help" for usage.\n',
+    );
+  });
+});
+
+function listenAnywhere(): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
