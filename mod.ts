@@ -84,34 +84,91 @@ export type {
   ElicitValue,
   RequestedSchema,
 } from "./src/protocol/elicitation.ts";
-export type { ListRootsResult, Root } from "./src/protocol/roots.ts";
+export type { ListRootsRequestParams, ListRootsResult, Root } from "./src/protocol/roots.ts";
+export type { Icon } from "./src/protocol/icon.ts";
+export type { JsonObject, JsonRpcErrorObject, RequestId } from "./src/protocol/jsonrpc.ts";
+export type { Meta } from "./src/protocol/meta.ts";
+export type { NullProtoRecord } from "./src/protocol/null-proto-record.ts";
 export type {
+  ElicitationInputRequest,
+  InputRequest,
+  InputRequests,
+  RootsInputRequest,
+  SamplingInputRequest,
+} from "./src/protocol/input-request.ts";
+export type { LegacyCreateTaskResult, LegacyTask, TaskMetadata } from "./src/protocol/legacy-tasks.ts";
+export type { TaskStatus } from "./src/protocol/task-status.ts";
+export type { Timers } from "./src/chain/timers.ts";
+export type { Clock } from "./src/chain/verdict.ts";
+export type { DeclaredCapabilities } from "./src/handler/capabilities.ts";
+export type {
+  Annotations,
   AudioContent,
+  BasicContentBlock,
+  BlobResourceContents,
   ContentBlock,
+  ContentBlockBase,
   EmbeddedResource,
   ImageContent,
+  ResourceContents,
   ResourceLink,
+  Role,
+  SamplingContentBlock,
   TextContent,
+  TextResourceContents,
   ToolResultContent,
   ToolUseContent,
 } from "./src/protocol/content.ts";
 export type { CallToolResult } from "./src/protocol/call-tool-result.ts";
-export type { ListToolsResult, Tool } from "./src/protocol/tools.ts";
+export type {
+  ListToolsResult,
+  Tool,
+  ToolAnnotations,
+  ToolExecution,
+  ToolInputSchema,
+} from "./src/protocol/tools.ts";
 export type {
   ListResourcesResult,
   ListResourceTemplatesResult,
   ReadResourceResult,
   Resource,
+  ResourceBase,
+  ResourceResultFields,
   ResourceTemplate,
 } from "./src/protocol/resources.ts";
-export type { GetPromptResult, ListPromptsResult, Prompt, PromptMessage } from "./src/protocol/prompts.ts";
+export type {
+  GetPromptResult,
+  ListPromptsResult,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+} from "./src/protocol/prompts.ts";
 export type { DiscoverResult } from "./src/protocol/discover.ts";
-export type { CreateTaskResult, DetailedTask, Task } from "./src/protocol/tasks.ts";
-export type { ClientCapabilities, ServerCapabilities } from "./src/protocol/capabilities.ts";
+export type {
+  CancelledTask,
+  CompletedTask,
+  CreateTaskResult,
+  DetailedTask,
+  FailedTask,
+  InputRequiredTask,
+  Task,
+  TaskResultFields,
+  WorkingTask,
+} from "./src/protocol/tasks.ts";
+export type {
+  ClientCapabilities,
+  ClientTasksCapability,
+  ElicitationCapability,
+  RootsCapability,
+  SamplingCapability,
+  ServerCapabilities,
+} from "./src/protocol/capabilities.ts";
 export type { Implementation } from "./src/protocol/meta.ts";
 export {
   LEGACY_PROTOCOL_VERSIONS,
+  type LegacyProtocolVersion,
   MODERN_PROTOCOL_VERSION,
+  type ModernProtocolVersion,
   type ProtocolVersion,
 } from "./src/protocol/versions.ts";
 export { sanitizeText } from "./src/notify/sanitize-text.ts";

@@ -1,8 +1,9 @@
 /**
  * `npm test`: every check and the whole suite on the four runtimes, in one command.
  *
- * Steps run in order: typecheck, lint, format check, the tests on Deno, Bun and workerd, the
- * official conformance suite, and last Node (so Node's own summary closes the run). Each runtime
+ * Steps run in order: typecheck, lint, format check, the tests on Deno, the examples in the doc
+ * comments (Deno), the tests on Bun and workerd, the official conformance suite, and last Node (so
+ * Node's own summary closes the run). Each runtime
  * writes a JUnit report; leaf test cases are counted from it, so every runtime is counted the same
  * way. A runtime that ran zero tests fails the run. The last line is `N passed, N failed`.
  *
@@ -117,6 +118,23 @@ outcomes.push(
     `--junit-path=${denoJunit}`,
     ...files("deno"),
   ], denoJunit),
+);
+// The examples in the doc comments of every module: type-checked and run, so none goes stale.
+const docJunit = join(reports, "doc.xml");
+outcomes.push(
+  run("doc", bin("deno"), [
+    "test",
+    "--doc",
+    "--allow-net=127.0.0.1,localhost",
+    "--allow-env",
+    "--allow-read",
+    "--allow-write",
+    "--allow-run",
+    "--allow-sys",
+    `--junit-path=${docJunit}`,
+    "mod.ts",
+    "src/",
+  ], docJunit),
 );
 const bunJunit = join(reports, "bun.xml");
 outcomes.push(

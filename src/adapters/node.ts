@@ -37,6 +37,7 @@ import {
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
 export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from "../transport/node-fetch.ts";
+export type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 
 const environment = (name: string): string | undefined => process.env[name];
 

@@ -9,7 +9,11 @@
  * const down: RateLimitStore = {
  *   take: () => Promise.reject(new StoreUnavailableError("example", "no answer within \"1000\" ms")),
  * };
- * await down.take("github", { rate: 10, perMs: 1000, burst: 20 }).catch((error) => console.log(error.message));
+ * try {
+ *   await down.take("github", { rate: 10, perMs: 1000, burst: 20 });
+ * } catch (error) {
+ *   console.log((error as Error).message);
+ * }
  * // Rate-limit store "example": no answer within "1000" ms
  * ```
  *

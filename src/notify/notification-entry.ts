@@ -34,7 +34,7 @@ export interface LogNotificationEntry {
   /** The protocol era of the connection it came on. */
   readonly era: "modern" | "legacy";
   /** Always `"notifications/message"`. */
-  readonly method: typeof LOG_METHOD;
+  readonly method: "notifications/message";
   /** The entry, as the handler's `log` callback receives it. */
   readonly log: LogEntry;
 }
