@@ -1,6 +1,6 @@
 /**
  * The report `sluice check` prints for one compiled policy: the transport and era, the call
- * limits, then the chain every input request goes through, step by step in the order the chain
+ * and message limits, then the chain every input request goes through, step by step in the order the chain
  * runs them (`src/chain/chain.ts`, `src/chain/_kind-runners.ts`), with each step's effective
  * numbers, then the log budget, legacy supervision and front settings.
  *
@@ -31,7 +31,13 @@ export function describeChain(policy: CompiledPolicy): string[] {
       2,
       "calls",
       `callTimeout ${d(p.callTimeoutMs)} per HTTP leg, maxTotalTimeout ${d(p.maxTotalTimeoutMs)} per call, ` +
-        `maxRounds ${p.maxRounds}`,
+        `maxRounds ${p.maxRounds}, maxInputRequests ${p.maxInputRequests} per round`,
+    ),
+    row(
+      2,
+      "messages",
+      `maxMessageBytes ${p.maxMessageBytes} (a JSON body, a stdio line, a front request), ` +
+        `maxEventBytes ${p.maxEventBytes} per SSE event, maxJsonDepth ${p.maxJsonDepth} levels`,
     ),
     "  input requests, checked in this order:",
     row(4, "1. capability", capability(p)),
@@ -46,7 +52,12 @@ export function describeChain(policy: CompiledPolicy): string[] {
     ...sampling(p),
     ...elicitation(p),
     ...roots(p),
-    row(2, "logs", `level ${p.logLevel} and above, logRateLimit ${rate(p.logRateLimit)}`),
+    row(
+      2,
+      "logs",
+      `level ${p.logLevel} and above, logRateLimit ${rate(p.logRateLimit)}; ` +
+        `maxWaitingNotifications ${p.maxWaitingNotifications} per consumer, newer dropped`,
+    ),
     row(2, "legacy", `maxServerRequests ${p.maxServerRequests} at once, the next answered busy (-32000)`),
     row(
       2,
@@ -91,19 +102,20 @@ function sampling(p: CompiledPolicy): string[] {
     "    sampling/createMessage:",
     row(6, "3. tools", `tools and toolChoice refused (-32602) unless sampling.tools (${onOff(s.tools)})`),
     row(6, "4. maxTokens", `a positive integer (else -32602), clamped to ${s.maxTokens}`),
+    row(6, "5. tool_result", "a message with tool_result blocks holds nothing else (else -32602)"),
     row(
       6,
-      "5. idle",
+      "6. idle",
       `legacy only: refused (${code}) with no call in flight, allowIdle ${onOff(s.allowIdle)}`,
     ),
-    row(6, "6. tool loop", `refused (${code}) beyond ${s.maxToolIterations} assistant tool_use turns`),
+    row(6, "7. tool loop", `refused (${code}) beyond ${s.maxToolIterations} assistant tool_use turns`),
     row(
       6,
-      "7. context",
+      "8. context",
       s.context ? "includeContext kept (context on)" : 'includeContext becomes "none" (context off)',
     ),
-    row(6, "8. handler", `timeout ${d(p.handlerTimeoutMs.default)}`),
-    row(6, "9. answer", "a valid CreateMessageResult, else -32603"),
+    row(6, "9. handler", `timeout ${d(p.handlerTimeoutMs.default)}`),
+    row(6, "10. answer", "a valid CreateMessageResult, else -32603"),
   ];
 }
 

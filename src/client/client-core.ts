@@ -26,6 +26,7 @@ import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";
 import type { Fetcher } from "./modern/http-leg.ts";
+import { messageLimitsOf } from "../transport/read-response.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
 import type { ServerSession } from "./server-session.ts";
@@ -128,12 +129,6 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   // Workers an AbortSignal belongs to the request that made it, and a client serves many.
   let closed: ClientError | undefined;
   const flows = new Set<AbortController>();
-  const queue = createNotificationQueue({
-    client: options.name,
-    ...(options.handler === undefined ? {} : { handler: options.handler }),
-    clock,
-    logRateLimit: (serverId) => servers.get(serverId)?.policy.logRateLimit ?? DEFAULT_LOG_RATE,
-  });
   const servers = new Map<string, ServerEntry>();
   const opened = new Set<ServerSession>();
   for (const input of options.policies) {
@@ -144,6 +139,17 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     const chain = createChain({ policy, handler: options.handler, client: options.name, store, timers });
     servers.set(policy.server, { policy, chain, resolved: undefined });
   }
+  // Each server waits within its own share, and the shares add up to the whole: a server that
+  // floods its notifications never crowds out another's.
+  const shares = [...servers.values()].map((entry) => entry.policy.maxWaitingNotifications);
+  const queue = createNotificationQueue({
+    client: options.name,
+    ...(options.handler === undefined ? {} : { handler: options.handler }),
+    clock,
+    maxWaiting: Math.max(1, shares.reduce((sum, share) => sum + share, 0)),
+    maxWaitingPerServer: (serverId) => servers.get(serverId)?.policy.maxWaitingNotifications ?? 0,
+    logRateLimit: (serverId) => servers.get(serverId)?.policy.logRateLimit ?? DEFAULT_LOG_RATE,
+  });
   const wantsLogs = options.handler?.log !== undefined;
 
   const modern = (entry: ServerEntry): ServerSession => {
@@ -166,6 +172,8 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       fetch: fetcher,
       timers,
       callTimeoutMs: policy.callTimeoutMs,
+      limits: messageLimitsOf(policy),
+      maxInputRequests: policy.maxInputRequests,
       logLevel: wantsLogs ? policy.logLevel : undefined,
       notify: (notification) => queue.push(policy.server, "modern", notification),
     });

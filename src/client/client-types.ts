@@ -115,7 +115,8 @@ export interface Client {
   /**
    * Hears every server notification the client does not consume itself, sanitized, in arrival
    * order (log entries after the per-server log budget). Slow listeners are bounded like the
-   * handler's queue (1000 waiting, newer dropped and counted).
+   * handler's queue (each server's policy `maxWaitingNotifications` waiting, 1000 by default;
+   * newer dropped and counted).
    *
    * @returns A function that unsubscribes.
    */

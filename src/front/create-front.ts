@@ -13,12 +13,9 @@ import { linkSignals } from "../client/_signals.ts";
 import { ClientError } from "../errors.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
-import {
-  type DownstreamRequest,
-  MAX_REQUEST_BYTES,
-  readDownstreamRequest,
-  refusal,
-} from "./downstream-request.ts";
+import { type DownstreamRequest, readDownstreamRequest, refusal } from "./downstream-request.ts";
+import { readDownstreamBody } from "./_downstream-body.ts";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import { frontCall, type FrontCallOutcome } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { ServerSession } from "../client/server-session.ts";
@@ -84,13 +81,13 @@ export function createFront(options: FrontOptions): Hono {
   app.post("/mcp/:server", async (c) => {
     const serverId = c.req.param("server");
     const server = servers.get(serverId);
-    const length = Number(c.req.header("content-length") ?? "0");
-    if (length > MAX_REQUEST_BYTES) return respond(c, refusal(413, null, -32600, "Request body too large"));
-    const text = await c.req.text();
-    if (text.length > MAX_REQUEST_BYTES) {
-      return respond(c, refusal(413, null, -32600, "Request body too large"));
-    }
-    const request = readDownstreamRequest(text, c.req.raw.headers);
+    // An unknown server is answered 404 once the request is read, within the default limits.
+    const limits = server?.policy ?? POLICY_DEFAULTS;
+    const body = await readDownstreamBody(c.req.raw, limits.maxMessageBytes);
+    if ("status" in body) return respond(c, body);
+    const request = readDownstreamRequest(body.text, c.req.raw.headers, {
+      maxJsonDepth: limits.maxJsonDepth,
+    });
     if (request === "notification") return c.body(null, 202);
     if ("status" in request) return respond(c, request);
     const id = request.message.id;

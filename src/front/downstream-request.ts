@@ -38,21 +38,29 @@ export interface DownstreamRefusal {
   readonly body: JsonRpcErrorResponse | undefined;
 }
 
-/** The largest request body the front reads. */
-export const MAX_REQUEST_BYTES: number = 4 * 1024 * 1024;
+/** Options of {@linkcode readDownstreamRequest}. */
+export interface DownstreamRequestOptions {
+  /** The deepest nesting accepted: the server's `maxJsonDepth`. @default 64 */
+  readonly maxJsonDepth?: number;
+}
 
 /**
  * Checks one downstream POST body and its headers.
  *
  * @param text The body.
  * @param headers The request's headers.
+ * @param options The nesting limit.
  * @returns The request, `"notification"` (answered `202`), or a refusal.
  */
 export function readDownstreamRequest(
   text: string,
   headers: Headers,
+  options: DownstreamRequestOptions = {},
 ): DownstreamRequest | "notification" | DownstreamRefusal {
-  const parsed = parseMessage(text);
+  const parsed = parseMessage(
+    text,
+    options.maxJsonDepth === undefined ? {} : { maxDepth: options.maxJsonDepth },
+  );
   if (!parsed.ok) {
     return refusal(400, null, parsed.path === "$" ? -32700 : -32600, `Invalid request: ${parsed.message}`);
   }

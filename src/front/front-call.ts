@@ -158,12 +158,24 @@ type RoundOutcome = { answers: Record<string, unknown>; pending: Record<string, 
   error: FrontCallOutcome;
 };
 
-/** Runs one round's entries through the front's chain, concurrently; the first failure aborts the rest. */
+/**
+ * Runs one round's entries through the front's chain, concurrently; the first failure aborts the
+ * rest. A round of more than `maxInputRequests` entries fails before any of them runs.
+ */
 async function answerRound(
   input: FrontCallInput,
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<RoundOutcome> {
   const keys = Object.keys(requests);
+  const max = input.server.policy.maxInputRequests;
+  if (keys.length > max) {
+    return {
+      error: callError(
+        -32603,
+        `The upstream server sent ${keys.length} input requests in one round, expected at most ${max} (maxInputRequests)`,
+      ),
+    };
+  }
   const controller = new AbortController();
   const onAbort = () => controller.abort(input.signal.reason);
   input.signal.addEventListener("abort", onAbort, { once: true });

@@ -7,7 +7,8 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { openBody, readBodyBytes } from "../transport/_body-reader.ts";
-import { ERROR_BODY_BYTES, mediaTypeOf } from "./_remote-wire.ts";
+import { ERROR_BODY_BYTES, MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
+import { exceedsJsonDepth } from "../protocol/json-depth.ts";
 
 const PREFIX = "remoteHandler():";
 
@@ -64,6 +65,9 @@ function parseJson(bytes: Uint8Array): unknown {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new Error(`${PREFIX} the response body is not valid UTF-8`);
+  }
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    throw new Error(`${PREFIX} the response body nests more than ${MAX_JSON_DEPTH} levels deep`);
   }
   try {
     return JSON.parse(text);

@@ -7,7 +7,8 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { openBody, readBodyBytes } from "../transport/_body-reader.ts";
-import { mediaTypeOf } from "./_remote-wire.ts";
+import { MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
+import { exceedsJsonDepth } from "../protocol/json-depth.ts";
 
 /** The parsed body, or the status and message to refuse it with. */
 export type RequestBody =
@@ -44,6 +45,9 @@ export async function readJsonRequest(request: Request, maxBytes: number): Promi
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return refused(400, "the body is not valid UTF-8");
+  }
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    return refused(400, `the body nests more than ${MAX_JSON_DEPTH} levels deep`);
   }
   try {
     return { ok: true, value: JSON.parse(text) };

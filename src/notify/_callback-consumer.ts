@@ -1,17 +1,17 @@
 /**
  * A consumer that calls a function for each entry (the handler's callbacks, or a subscriber):
  * one call at a time, in arrival order, off the connection (in a microtask), awaiting a returned
- * promise before the next call. At most `capacity` entries wait; newer ones are dropped and
- * counted.
+ * promise before the next call. At most `capacity` entries wait (and each server's share of
+ * them); newer ones are dropped and counted.
  *
  * @module
  */
-import { BoundedFifo } from "./_bounded-fifo.ts";
+import { type WaitingCapacity, WaitingList } from "./_waiting-list.ts";
 import type { NotificationRecord } from "./_notification-record.ts";
 
 /** Calls `deliver` for each record, in order. */
 export class CallbackConsumer {
-  readonly #fifo: BoundedFifo<NotificationRecord>;
+  readonly #fifo: WaitingList;
   readonly #deliver: (record: NotificationRecord) => unknown;
   readonly #report: (error: unknown, record: NotificationRecord) => void;
   #running = false;
@@ -20,16 +20,16 @@ export class CallbackConsumer {
   /**
    * Creates an idle consumer.
    *
-   * @param capacity The most entries waiting.
+   * @param capacity The most entries waiting, and each server's share of them.
    * @param deliver Delivers one record; may return a promise, awaited before the next.
    * @param report Hears what `deliver` threw or rejected with.
    */
   constructor(
-    capacity: number,
+    capacity: WaitingCapacity,
     deliver: (record: NotificationRecord) => unknown,
     report: (error: unknown, record: NotificationRecord) => void,
   ) {
-    this.#fifo = new BoundedFifo(capacity);
+    this.#fifo = new WaitingList(capacity.total, capacity.shareOf);
     this.#deliver = deliver;
     this.#report = report;
   }
@@ -40,7 +40,8 @@ export class CallbackConsumer {
   }
 
   /**
-   * Queues a record, or drops and counts it when `capacity` entries already wait.
+   * Queues a record, or drops and counts it when `capacity` entries, or its server's share,
+   * already wait.
    *
    * @param record The record.
    */

@@ -13,6 +13,7 @@ import { EntryStream } from "./_entry-stream.ts";
 import { LogBudgets } from "./_log-budget.ts";
 import { DeliveryCounters, NotificationRecord } from "./_notification-record.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
+import type { WaitingCapacity } from "./_waiting-list.ts";
 import type { NotificationQueue, NotificationStats } from "./notification-queue.ts";
 import { sanitizeText } from "./sanitize-text.ts";
 
@@ -23,7 +24,7 @@ const REPORTED_LENGTH = 1024;
 export interface ClientQueueParts {
   readonly client: string;
   readonly handler: Handler | undefined;
-  readonly maxWaiting: number;
+  readonly capacity: WaitingCapacity;
   readonly logRateLimit: (serverId: string) => Rate;
   readonly clock: Clock;
   readonly onError: (error: Error) => void;
@@ -58,7 +59,7 @@ export class ClientQueue implements NotificationQueue {
     this.#handlerTakesOthers = typeof handler?.notification === "function";
     this.#handler = handler !== undefined && (this.#handlerTakesLogs || this.#handlerTakesOthers)
       ? new CallbackConsumer(
-        parts.maxWaiting,
+        parts.capacity,
         (record) => deliver(handler, parts.client, record),
         (e, r) => this.#report(`Handler "${r.isLog ? "log" : "notification"}"`, e, r),
       )
@@ -93,7 +94,7 @@ export class ClientQueue implements NotificationQueue {
   subscribe(listener: (entry: NotificationEntry) => unknown): () => void {
     if (this.#closed) return () => {};
     const consumer = new CallbackConsumer(
-      this.#parts.maxWaiting,
+      this.#parts.capacity,
       (record) => listener(record.entry),
       (error, record) => this.#report("A notification subscriber", error, record),
     );
@@ -105,7 +106,7 @@ export class ClientQueue implements NotificationQueue {
   }
 
   entries(): AsyncIterableIterator<NotificationEntry, undefined> {
-    const stream = new EntryStream(this.#parts.maxWaiting, (s) => this.#detach(s));
+    const stream = new EntryStream(this.#parts.capacity, (s) => this.#detach(s));
     if (this.#closed) stream.end();
     else this.#listeners = [...this.#listeners, stream];
     return stream;

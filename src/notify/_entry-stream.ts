@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { BoundedFifo } from "./_bounded-fifo.ts";
+import { type WaitingCapacity, WaitingList } from "./_waiting-list.ts";
 import type { NotificationRecord } from "./_notification-record.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
 
@@ -16,7 +16,7 @@ const DONE: Result = Object.freeze({ value: undefined, done: true });
 
 /** The async iterator of `queue.entries()`. */
 export class EntryStream implements AsyncIterableIterator<NotificationEntry, undefined> {
-  readonly #fifo: BoundedFifo<NotificationRecord>;
+  readonly #fifo: WaitingList;
   readonly #detach: (stream: EntryStream) => void;
   readonly #waiters: Waiter[] = [];
   /** `open`, then `ending` (the queue closed: waiting entries are still read), then `closed`. */
@@ -26,16 +26,17 @@ export class EntryStream implements AsyncIterableIterator<NotificationEntry, und
   /**
    * Creates an open stream.
    *
-   * @param capacity The most entries waiting.
+   * @param capacity The most entries waiting, and each server's share of them.
    * @param detach Called once when the reader leaves, to unsubscribe.
    */
-  constructor(capacity: number, detach: (stream: EntryStream) => void) {
-    this.#fifo = new BoundedFifo(capacity);
+  constructor(capacity: WaitingCapacity, detach: (stream: EntryStream) => void) {
+    this.#fifo = new WaitingList(capacity.total, capacity.shareOf);
     this.#detach = detach;
   }
 
   /**
-   * Queues a record, or drops and counts it when `capacity` entries already wait.
+   * Queues a record, or drops and counts it when `capacity` entries, or its server's share,
+   * already wait.
    *
    * @param record The record.
    */

@@ -28,13 +28,14 @@ import type { Handler } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { ClientQueue } from "./_client-queue.ts";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
 
 /** The seed's log budget: 50 entries per second, bursts of 100 (the policy's `logRateLimit`). */
 export const DEFAULT_LOG_RATE: Rate = Object.freeze({ rate: 50, perMs: 1000, burst: 100 });
 
-/** The default of {@linkcode NotificationQueueOptions.maxWaiting}. */
-export const DEFAULT_MAX_WAITING = 1000;
+/** The default of {@linkcode NotificationQueueOptions.maxWaiting}: the policy's `maxWaitingNotifications`. */
+export const DEFAULT_MAX_WAITING: number = POLICY_DEFAULTS.maxWaitingNotifications;
 
 /** Options of {@linkcode createNotificationQueue}. */
 export interface NotificationQueueOptions {
@@ -53,6 +54,15 @@ export interface NotificationQueueOptions {
    * @default 1000
    */
   readonly maxWaiting?: number;
+  /**
+   * The most entries of one server waiting for each consumer: its compiled policy's
+   * `maxWaitingNotifications`, so a server that floods fills only its own share. Read on each
+   * entry; a value that is not a positive safe integer (or a throw) lets none of that server's
+   * entries wait (fail closed).
+   *
+   * @default () => maxWaiting (no share smaller than the whole)
+   */
+  readonly maxWaitingPerServer?: (serverId: string) => number;
   /**
    * The log budget of a server: its compiled policy's `logRateLimit`. Read once per server (per
    * connection in the legacy era), when its first log entry arrives. A rate that is not valid
@@ -162,10 +172,19 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
       }"`,
     );
   }
+  const perServer = options.maxWaitingPerServer;
+  const shareOf = perServer === undefined ? () => maxWaiting : (serverId: string): number => {
+    try {
+      const share = perServer(serverId);
+      return Number.isSafeInteger(share) && share > 0 ? share : 0;
+    } catch {
+      return 0;
+    }
+  };
   return new ClientQueue({
     client: options.client,
     handler: options.handler,
-    maxWaiting,
+    capacity: { total: maxWaiting, shareOf },
     logRateLimit: options.logRateLimit ?? (() => DEFAULT_LOG_RATE),
     clock: options.clock ?? systemClock,
     onError: options.onError ?? reportToConsole,

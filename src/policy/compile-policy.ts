@@ -103,6 +103,16 @@ export interface CompiledPolicy {
   readonly maxServerRequests: number;
   /** Rounds of one multi round-trip request. */
   readonly maxRounds: number;
+  /** The largest message (JSON body, stdio line, front request body), in bytes. */
+  readonly maxMessageBytes: number;
+  /** The largest SSE event data, in UTF-8 bytes. */
+  readonly maxEventBytes: number;
+  /** The most `inputRequests` entries in one round. */
+  readonly maxInputRequests: number;
+  /** The deepest nesting of arrays and objects in a message received. */
+  readonly maxJsonDepth: number;
+  /** The most entries of this server waiting for each notification consumer. */
+  readonly maxWaitingNotifications: number;
   /** The front: kinds passed down to the caller when no handler implements them. */
   readonly passDown: readonly ("sampling" | "elicitation" | "roots")[];
   /** The front: lifetime of a sealed continuation state, in milliseconds. */
@@ -159,7 +169,7 @@ function validate(input: unknown, source: string | undefined): {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return { problems };
   const transport = (input as { transport?: unknown }).transport;
   if (transport !== undefined) problems.push(...transportProblems(transport, site));
-  problems.push(...timeoutProblems(input as Policy, site));
+  problems.push(...timeoutProblems(input as Policy, site), ...eventLimitProblems(input as Policy, site));
   if (problems.length > 0 || !result.success) return { problems };
   const compiled = resolve(input as Policy, source);
   problems.push(...checkerProblems(compiled, site));
@@ -239,6 +249,25 @@ function timeoutProblems(
   }));
 }
 
+/** An SSE event carries one message, so its limit must not exceed the message limit. */
+function eventLimitProblems(
+  policy: Policy,
+  site: { source: string | undefined; server: string | undefined },
+): PolicyProblem[] {
+  const d = POLICY_DEFAULTS;
+  const event = policy.maxEventBytes ?? d.maxEventBytes;
+  const message = policy.maxMessageBytes ?? d.maxMessageBytes;
+  // Checked only when both are valid on their own (the schema reports the others).
+  const valid = (n: unknown) =>
+    Number.isSafeInteger(n) && (n as number) >= 1024 && (n as number) <= 268_435_456;
+  if (!valid(event) || !valid(message) || event <= message) return [];
+  return [{
+    ...site,
+    path: "maxEventBytes",
+    message: `"maxEventBytes" (${event}) must not exceed "maxMessageBytes" (${message})`,
+  }];
+}
+
 function serverIdOf(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const server = (input as { server?: unknown }).server;
@@ -299,6 +328,11 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     maxTotalTimeoutMs: ms(policy.maxTotalTimeout, d.maxTotalTimeout),
     maxServerRequests: policy.maxServerRequests ?? d.maxServerRequests,
     maxRounds: policy.maxRounds ?? d.maxRounds,
+    maxMessageBytes: policy.maxMessageBytes ?? d.maxMessageBytes,
+    maxEventBytes: policy.maxEventBytes ?? d.maxEventBytes,
+    maxInputRequests: policy.maxInputRequests ?? d.maxInputRequests,
+    maxJsonDepth: policy.maxJsonDepth ?? d.maxJsonDepth,
+    maxWaitingNotifications: policy.maxWaitingNotifications ?? d.maxWaitingNotifications,
     passDown: [...new Set(policy.passDown ?? d.passDown)],
     stateTtlMs: ms(policy.stateTtl, d.stateTtl),
   });

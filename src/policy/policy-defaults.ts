@@ -5,37 +5,46 @@
  * @module
  */
 
-import type { Duration } from "./duration.ts";
-import type {
-  ElicitationPolicy,
-  HandlerTimeoutPolicy,
-  LogLevel,
-  RateOption,
-  SamplingPolicy,
-} from "./policy.ts";
+import type { ElicitationPolicy, HandlerTimeoutPolicy, Policy, SamplingPolicy } from "./policy.ts";
 
-/** The type of {@linkcode POLICY_DEFAULTS}: every option that has a default. */
-export interface PolicyDefaults {
-  readonly era: "modern" | "legacy" | "auto";
+/**
+ * The type of {@linkcode POLICY_DEFAULTS}: every option that has a default, documented where the
+ * option is ({@linkcode Policy}).
+ */
+export interface PolicyDefaults extends
+  Required<
+    Pick<
+      Policy,
+      | "era"
+      | "roots"
+      | "inputRateLimit"
+      | "logRateLimit"
+      | "logLevel"
+      | "rateLimitFailOpen"
+      | "callTimeout"
+      | "maxTotalTimeout"
+      | "maxServerRequests"
+      | "maxRounds"
+      | "maxMessageBytes"
+      | "maxEventBytes"
+      | "maxInputRequests"
+      | "maxJsonDepth"
+      | "maxWaitingNotifications"
+      | "passDown"
+      | "stateTtl"
+    >
+  > {
+  /** The sampling options' defaults (a policy may also say `sampling: false`). */
   readonly sampling: Required<SamplingPolicy>;
+  /** The elicitation options' defaults (`origin`, `allowHosts` and `denyHosts` have none). */
   readonly elicitation: Required<
     Pick<
       ElicitationPolicy,
       "modes" | "allowIpHosts" | "allowPrivateHosts" | "maxUrlLength" | "maxFields" | "maxEnumValues"
     >
   >;
-  readonly roots: boolean;
-  readonly inputRateLimit: RateOption;
-  readonly logRateLimit: RateOption;
-  readonly logLevel: LogLevel;
-  readonly rateLimitFailOpen: boolean;
+  /** The handler time limits' defaults. */
   readonly handlerTimeout: Required<HandlerTimeoutPolicy>;
-  readonly callTimeout: Duration;
-  readonly maxTotalTimeout: Duration;
-  readonly maxServerRequests: number;
-  readonly maxRounds: number;
-  readonly passDown: readonly ("sampling" | "elicitation" | "roots")[];
-  readonly stateTtl: Duration;
 }
 
 /** The defaults a policy's missing options take. */
@@ -67,6 +76,11 @@ export const POLICY_DEFAULTS: PolicyDefaults = Object.freeze({
   maxTotalTimeout: "10m",
   maxServerRequests: 8,
   maxRounds: 10,
+  maxMessageBytes: 4 * 1024 * 1024,
+  maxEventBytes: 4 * 1024 * 1024,
+  maxInputRequests: 16,
+  maxJsonDepth: 64,
+  maxWaitingNotifications: 1000,
   passDown: Object.freeze([]),
   stateTtl: "10m",
 });

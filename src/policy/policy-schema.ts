@@ -9,10 +9,16 @@
 import * as v from "valibot";
 import { parseDuration } from "./duration.ts";
 
-const positiveInteger = (max = Number.MAX_SAFE_INTEGER) => {
-  const expects = max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `an integer from 1 to ${max}`;
-  return v.pipe(v.number(expects), v.integer(expects), v.minValue(1, expects), v.maxValue(max, expects));
+const positiveInteger = (max = Number.MAX_SAFE_INTEGER, min = 1) => {
+  const expects = max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `an integer from ${min} to ${max}`;
+  // One check, so a value such as 0.5 is reported once, not once per broken rule.
+  return v.pipe(
+    v.number(expects),
+    v.check((n) => Number.isSafeInteger(n) && n >= min && n <= max, expects),
+  );
 };
+/** A byte limit (`maxMessageBytes`, `maxEventBytes`): 1 KiB to 256 MiB. */
+const byteLimit = positiveInteger(268_435_456, 1024);
 const flag = v.boolean("true or false");
 const duration = v.pipe(
   v.string('a duration such as "500ms", "60s", "5m" or "1h"'),
@@ -106,6 +112,11 @@ export const PolicySchema: v.GenericSchema = v.object({
   maxTotalTimeout: v.exactOptional(duration),
   maxServerRequests: v.exactOptional(positiveInteger(1000)),
   maxRounds: v.exactOptional(positiveInteger(1000)),
+  maxMessageBytes: v.exactOptional(byteLimit),
+  maxEventBytes: v.exactOptional(byteLimit),
+  maxInputRequests: v.exactOptional(positiveInteger(1000)),
+  maxJsonDepth: v.exactOptional(positiveInteger(1000, 16)),
+  maxWaitingNotifications: v.exactOptional(positiveInteger(1_000_000)),
   passDown: v.exactOptional(
     v.array(
       v.picklist(["sampling", "elicitation", "roots"], 'one of "sampling", "elicitation", "roots"'),

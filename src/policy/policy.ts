@@ -131,6 +131,39 @@ export interface Policy {
   /** Rounds of one multi round-trip request. @default 10 */
   readonly maxRounds?: number;
   /**
+   * The largest message accepted, in bytes: a JSON response body (both eras), a stdio line, the
+   * front's downstream request body. A larger one fails the call (HTTP: kind `"protocol"`;
+   * stdio: the connection is ended, kind `"transport"`) or is refused with 413 (the front).
+   * From 1024 to 268435456. @default 4194304 (4 MiB)
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * The largest SSE event accepted, in UTF-8 bytes of its data (a line still arriving counts
+   * too), on every stream of both eras. A larger one fails the call (kind `"protocol"`) or ends
+   * the legacy listen stream. From 1024 to `maxMessageBytes`. @default 4194304 (4 MiB: a
+   * response may arrive as one event, so it gets the room a JSON body gets)
+   */
+  readonly maxEventBytes?: number;
+  /**
+   * The most `inputRequests` entries in one round of a multi round-trip request (and in one
+   * `input_required` task status). More fail the call (kind `"protocol"`) before any handler
+   * runs. From 1 to 1000. @default 16
+   */
+  readonly maxInputRequests?: number;
+  /**
+   * The deepest nesting of arrays and objects in any message received (the message object is
+   * level 1), checked on the text before it is parsed. A deeper one is a protocol error (stdio:
+   * the connection is ended). From 16 to 1000. @default 64
+   */
+  readonly maxJsonDepth?: number;
+  /**
+   * The most notifications and log entries of this server waiting for each consumer (the
+   * handler, each subscriber, each iterator); newer ones are dropped and counted
+   * (`stats().dropped`), and other servers' entries still get their own room.
+   * From 1 to 1000000. @default 1000
+   */
+  readonly maxWaitingNotifications?: number;
+  /**
    * The front: kinds with no handler that it passes down to its caller (who must declare them)
    * instead of refusing. @default [] (nothing passes down unless a handler calls `ctx.defer()`)
    */

@@ -5,7 +5,17 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, failure, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import {
+  decode,
+  type Decoded,
+  type DecodeFailure,
+  failure,
+  wireLooseObject,
+  wireObject,
+  type WireSchema,
+} from "./decode.ts";
+import { exceedsJsonDepth } from "./json-depth.ts";
 
 /** A request id: a string or an integer, never `null`. */
 export type RequestId = string | number;
@@ -168,13 +178,33 @@ export function decodeMessage(input: unknown): Decoded<JsonRpcMessage> {
   return hasResult ? decode(ResultResponseSchema, input) : decode(ErrorResponseSchema, input);
 }
 
+/** Options of {@linkcode parseMessage}. */
+export interface ParseMessageOptions {
+  /**
+   * The deepest nesting of arrays and objects accepted (the message object is level 1), checked
+   * on the text before it is parsed: the policy's `maxJsonDepth`.
+   * @default 64
+   */
+  readonly maxDepth?: number;
+}
+
 /**
- * Parses JSON text and decodes one JSON-RPC message from it.
+ * Parses JSON text and decodes one JSON-RPC message from it. Text nested deeper than
+ * `maxDepth` is refused before it is parsed, so no depth of hostile nesting can exhaust the stack.
  *
  * @param text The raw message text.
- * @returns The message, or a failure (at `$` when the text is not JSON).
+ * @param options The nesting limit.
+ * @returns The message, or a failure (at `$` when the text is not JSON or nests too deep).
+ * @example
+ * ```ts
+ * import { parseMessage } from "./jsonrpc.ts";
+ * const deep = parseMessage('{"jsonrpc":"2.0","id":1,"result":{"a":[[[[]]]]}}', { maxDepth: 4 });
+ * console.log(deep.ok ? "ok" : deep.message); // $: expected at most 4 levels of nesting (maxJsonDepth), received more than 4
+ * ```
  */
-export function parseMessage(text: string): Decoded<JsonRpcMessage> {
+export function parseMessage(text: string, options: ParseMessageOptions = {}): Decoded<JsonRpcMessage> {
+  const maxDepth = options.maxDepth ?? POLICY_DEFAULTS.maxJsonDepth;
+  if (exceedsJsonDepth(text, maxDepth)) return tooDeep(maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -280,6 +310,11 @@ function describe(input: unknown): string {
   if (input === null) return "null";
   if (typeof input === "string") return JSON.stringify(input.length > 40 ? input.slice(0, 40) + "…" : input);
   return typeof input === "object" ? "Object" : `${typeof input} ${String(input)}`;
+}
+
+/** The failure for text nested deeper than the limit. */
+function tooDeep(maxDepth: number): DecodeFailure {
+  return failure("$", `at most ${maxDepth} levels of nesting (maxJsonDepth)`, `more than ${maxDepth}`);
 }
 
 function describeText(text: string): string {

@@ -22,6 +22,8 @@ export interface EventStreamOptions {
   readonly onMessage?: ((message: JsonRpcMessage) => void) | undefined;
   /** The largest event data accepted, in UTF-8 bytes. */
   readonly maxEventBytes: number;
+  /** The deepest nesting of a message. */
+  readonly maxDepth: number;
   /** The HTTP status, reported with the response. */
   readonly status: number;
 }
@@ -71,7 +73,7 @@ export async function readEventStream(
     const step = await body.read();
     if (step.kind === "aborted") return { kind: "aborted" };
     if (step.kind === "failed") {
-      return broken(state, `SSE stream failed${beforeResponse(options)}: ${step.reason}`);
+      return broken(state, `SSE stream failed${beforeResponse(options)}: ${step.reason}`, true);
     }
     const text = step.kind === "end" ? decoder.decode() : decoder.decode(step.bytes, { stream: true });
     const lines = toLineFeeds(text, lineEnds);
@@ -98,7 +100,7 @@ function handleEvent(
     state.final = protocolError(tooLarge);
     return;
   }
-  const decoded = parseMessage(event.data);
+  const decoded = parseMessage(event.data, { maxDepth: options.maxDepth });
   if (!decoded.ok) {
     state.final = protocolError(`SSE event data: ${decoded.message}`);
     return;
@@ -135,8 +137,8 @@ function cursor(state: StreamState): StreamCursor {
   };
 }
 
-function broken(state: StreamState, reason: string): ResponseOutcome {
-  return { kind: "stream_broken", reason, ...cursor(state) };
+function broken(state: StreamState, reason: string, failed = false): ResponseOutcome {
+  return { kind: "stream_broken", reason, ...cursor(state), ...(failed ? { failed: true as const } : {}) };
 }
 
 function protocolError(message: string): ResponseOutcome {

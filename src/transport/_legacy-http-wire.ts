@@ -14,6 +14,7 @@ import {
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { type Fetcher, fetchWithRedirects } from "./_fetch-with-redirects.ts";
+import type { MessageLimits } from "./read-response.ts";
 
 /** What a connection is built from. */
 export interface WireSettings {
@@ -22,6 +23,8 @@ export interface WireSettings {
   readonly timers: Timers;
   readonly maxRetryMs: number;
   readonly maxResumeAttempts: number;
+  /** Every response and stream is read within these. */
+  readonly limits: MessageLimits;
   readonly events: ConnectionEvents;
 }
 

@@ -74,6 +74,7 @@ async function listenOnce(wire: LegacyHttpWire, cursor: ListenCursor): Promise<R
   const outcome = await readResponse(response, {
     requestId: undefined,
     signal,
+    ...wire.settings.limits,
     onMessage: (message) => {
       delivered++;
       wire.deliver(message, undefined);

@@ -44,7 +44,7 @@ export async function exchangeRequest(
   const label = `Request ${JSON.stringify(message.id)} (${JSON.stringify(message.method)})`;
   const onMessage = (received: JsonRpcMessage): void => wire.deliver(received, message.id);
   const read = (response: Response): Promise<ResponseOutcome> =>
-    readResponse(response, { requestId: message.id, onMessage, signal });
+    readResponse(response, { requestId: message.id, onMessage, signal, ...wire.settings.limits });
   const response = await wire.send("POST", { body: JSON.stringify(message), signal });
   if (message.method === "initialize") {
     try {
@@ -72,8 +72,10 @@ function advance(cursor: Cursor, broken: ResponseStreamBroken, label: string, ma
   cursor.retryMs = broken.retryMs ?? cursor.retryMs;
   cursor.stalled = progressed ? 0 : cursor.stalled + 1;
   if (cursor.lastEventId === undefined) {
+    // A stream the server ended without a way to resume breaks the protocol; one that failed (a
+    // reset, a server that died) is the connection's failure.
     throw new ConnectionError(
-      "protocol",
+      broken.failed === true ? "http" : "protocol",
       `${label}: ${broken.reason}, and it cannot be resumed: expected an SSE event with an "id" before the stream ended, received none`,
     );
   }

@@ -31,6 +31,7 @@ import { createStdinWriter, type StdinWriter } from "./_stdio-writer.ts";
 /** The resolved options of `createStdioConnection`. */
 export interface StdioSettings {
   readonly maxMessageBytes: number;
+  readonly maxJsonDepth: number;
   readonly maxPendingBytes: number;
   readonly maxStderrLineBytes: number;
   readonly graceMs: number;
@@ -150,7 +151,9 @@ export class StdioLink implements LegacyConnection {
     const stdout = createLineSplitter(max, {
       line: (bytes) => this.#onLine(bytes),
       overflow: () =>
-        this.#fail(`the server wrote a line longer than ${max} bytes on stdout, expected at most ${max}`),
+        this.#fail(
+          `the server wrote a line longer than ${max} bytes on stdout, expected at most ${max} (maxMessageBytes)`,
+        ),
     });
     const stderr = createLineSplitter(maxStderrLineBytes, {
       line: (bytes) => this.#onStderr(bytes),
@@ -172,8 +175,14 @@ export class StdioLink implements LegacyConnection {
 
   #onLine(bytes: Uint8Array): void {
     if (this.#ended !== undefined) return;
-    const read = readLine(bytes, this.#stdoutText);
+    const depth = this.#settings.maxJsonDepth;
+    const read = readLine(bytes, this.#stdoutText, depth);
     if (read.kind === "blank") return;
+    if (read.kind === "too_deep") {
+      return this.#fail(
+        `the server wrote a line nested more than ${depth} levels deep on stdout, expected at most ${depth} (maxJsonDepth)`,
+      );
+    }
     if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });

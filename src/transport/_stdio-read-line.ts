@@ -4,24 +4,28 @@
  * @module
  */
 import { decodeMessage, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { exceedsJsonDepth } from "../protocol/json-depth.ts";
 import type { DroppedLine } from "./stdio-connection.ts";
 
-/** What a line held: a message, nothing (a blank line), or something to drop. */
+/** What a line held: a message, nothing (a blank line), too deep a nesting, or something to drop. */
 export type ReadLine =
   | { readonly kind: "message"; readonly message: JsonRpcMessage }
   | { readonly kind: "blank" }
+  | { readonly kind: "too_deep" }
   | { readonly kind: "dropped"; readonly reason: DroppedLine["reason"]; readonly detail: string };
 
 const BLANK: ReadLine = { kind: "blank" };
+const TOO_DEEP: ReadLine = { kind: "too_deep" };
 
 /**
  * Decodes one line.
  *
  * @param bytes The line, without its line ending.
  * @param decoder A UTF-8 decoder made with `fatal: true`.
+ * @param maxDepth The deepest nesting of arrays and objects accepted, checked before parsing.
  * @returns The message, or why the line holds none.
  */
-export function readLine(bytes: Uint8Array, decoder: TextDecoder): ReadLine {
+export function readLine(bytes: Uint8Array, decoder: TextDecoder, maxDepth: number): ReadLine {
   let text: string;
   try {
     text = decoder.decode(bytes);
@@ -29,6 +33,7 @@ export function readLine(bytes: Uint8Array, decoder: TextDecoder): ReadLine {
     return { kind: "dropped", reason: "not_utf8", detail: "expected UTF-8 text" };
   }
   if (text.trim() === "") return BLANK;
+  if (exceedsJsonDepth(text, maxDepth)) return TOO_DEEP;
   let value: unknown;
   try {
     value = JSON.parse(text);

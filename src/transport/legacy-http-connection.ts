@@ -24,10 +24,13 @@ import type {
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
 import type { Fetcher } from "./_fetch-with-redirects.ts";
+import { ConcurrencyLimit } from "./_concurrency-limit.ts";
 import { postAccepted } from "./_legacy-accepted-post.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
 import { exchangeRequest } from "./_legacy-request-stream.ts";
+import type { MessageLimits } from "./read-response.ts";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 
 /** Options of {@linkcode createLegacyHttpConnection}. */
 export interface LegacyHttpConnectionOptions {
@@ -50,8 +53,32 @@ export interface LegacyHttpConnectionOptions {
    * @default 5
    */
   readonly maxResumeAttempts?: number;
+  /**
+   * The largest JSON body read, in bytes (the policy's `maxMessageBytes`); a larger one fails
+   * its request as a protocol error.
+   * @default 4194304 (4 MiB)
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * The largest SSE event read, in UTF-8 bytes of its data (the policy's `maxEventBytes`), on
+   * request streams and the standalone GET stream; a larger one fails its request, or ends the
+   * GET stream.
+   * @default 4194304 (4 MiB)
+   */
+  readonly maxEventBytes?: number;
+  /**
+   * The deepest nesting of a message read (the policy's `maxJsonDepth`); a deeper one is a
+   * protocol error, like an oversized one.
+   * @default 64
+   */
+  readonly maxJsonDepth?: number;
 }
 
+/**
+ * The most answers to server requests POSTed at once per connection; more wait their turn. A
+ * server that floods requests would otherwise make the client open a socket per answer at once.
+ */
+const MAX_ANSWERS_IN_FLIGHT = 8;
 /** How long `close()` waits for the answer to its `DELETE`, in milliseconds. */
 const DELETE_TIMEOUT_MS = 5000;
 /** What a protocol version sent as a header must look like. */
@@ -65,9 +92,10 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
  * request they happened to (kind `"http"`); the connection stays usable.
  *
  * @param transport The server's compiled HTTP transport: endpoint, policy headers, redirect rule.
- * @param options Fetch, timers and resumption limits.
+ * @param options Fetch, timers, resumption limits and message limits.
  * @returns A factory; each call opens a new connection with its own session id.
- * @throws {RangeError} When `maxRetryMs` or `maxResumeAttempts` is not a non-negative integer.
+ * @throws {RangeError} When `maxRetryMs` or `maxResumeAttempts` is not a non-negative integer, or
+ *   a message limit not a positive one.
  * @example
  * ```ts
  * import { createLegacyHttpConnection } from "./legacy-http-connection.ts";
@@ -86,15 +114,22 @@ export function createLegacyHttpConnection(
 ): ConnectionFactory {
   const maxRetryMs = checkCount("maxRetryMs", options.maxRetryMs, 30_000);
   const maxResumeAttempts = checkCount("maxResumeAttempts", options.maxResumeAttempts, 5);
+  const d = POLICY_DEFAULTS;
+  const limits: MessageLimits = {
+    maxMessageBytes: checkCount("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes, 1),
+    maxEventBytes: checkCount("maxEventBytes", options.maxEventBytes, d.maxEventBytes, 1),
+    maxJsonDepth: checkCount("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth, 1),
+  };
   const { fetch, timers } = options;
   return (events: ConnectionEvents): LegacyConnection =>
     new LegacyHttpConnection(
-      new LegacyHttpWire({ transport, fetch, timers, maxRetryMs, maxResumeAttempts, events }),
+      new LegacyHttpWire({ transport, fetch, timers, maxRetryMs, maxResumeAttempts, limits, events }),
     );
 }
 
 class LegacyHttpConnection implements LegacyConnection {
   readonly #wire: LegacyHttpWire;
+  readonly #answers = new ConcurrencyLimit(MAX_ANSWERS_IN_FLIGHT);
   #listening = false;
   #closing: Promise<void> | undefined;
 
@@ -116,7 +151,10 @@ class LegacyHttpConnection implements LegacyConnection {
 
   respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void> {
     const label = `Answer to server request ${JSON.stringify(message.id)}`;
-    return this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal));
+    // Tracked only once its turn comes: an answer still waiting when the connection ends is refused then.
+    return this.#answers.run(() =>
+      this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal))
+    );
   }
 
   negotiated(version: string): void {
@@ -156,10 +194,11 @@ class LegacyHttpConnection implements LegacyConnection {
   }
 }
 
-function checkCount(name: string, value: number | undefined, fallback: number): number {
+function checkCount(name: string, value: number | undefined, fallback: number, least = 0): number {
   if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value >= 0) return value;
+  if (Number.isSafeInteger(value) && value >= least) return value;
+  const expected = least === 0 ? "a non-negative integer" : "a positive integer";
   throw new RangeError(
-    `createLegacyHttpConnection(): "${name}" must be a non-negative integer, received "${String(value)}"`,
+    `createLegacyHttpConnection(): "${name}" must be ${expected}, received "${String(value)}"`,
   );
 }

@@ -9,6 +9,7 @@ import { type BodyReader, openBody, readBodyBytes } from "./_body-reader.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 
 /** Options of {@linkcode readResponse}. */
 export interface ReadResponseOptions {
@@ -32,18 +33,43 @@ export interface ReadResponseOptions {
    */
   readonly signal?: AbortSignal;
   /**
-   * The largest JSON body accepted, in bytes; a larger one is a protocol error.
+   * The largest JSON body accepted, in bytes (the policy's `maxMessageBytes`); a larger one is a
+   * protocol error, found from `Content-Length` before reading or as soon as the limit is passed.
    * @default 4194304 (4 MiB)
    */
   readonly maxMessageBytes?: number;
   /**
-   * The largest SSE event accepted, in UTF-8 bytes of its data; a larger one is a protocol error.
+   * The largest SSE event accepted, in UTF-8 bytes of its data (the policy's `maxEventBytes`); a
+   * larger one, or a line still arriving past it, is a protocol error.
    * @default 4194304 (4 MiB)
    */
   readonly maxEventBytes?: number;
+  /**
+   * The deepest nesting of arrays and objects in a message (the policy's `maxJsonDepth`); a
+   * deeper one is a protocol error, found before the message is parsed.
+   * @default 64
+   */
+  readonly maxJsonDepth?: number;
 }
 
-const DEFAULT_LIMIT = 4 * 1024 * 1024;
+/** The limits a connection reads every message with: the policy's, resolved. */
+export type MessageLimits = Required<
+  Pick<ReadResponseOptions, "maxMessageBytes" | "maxEventBytes" | "maxJsonDepth">
+>;
+
+/**
+ * The message limits of a compiled policy.
+ *
+ * @param policy The policy (or anything carrying the three limits).
+ * @returns A fresh object with only the limits.
+ */
+export function messageLimitsOf(policy: MessageLimits): MessageLimits {
+  return {
+    maxMessageBytes: policy.maxMessageBytes,
+    maxEventBytes: policy.maxEventBytes,
+    maxJsonDepth: policy.maxJsonDepth,
+  };
+}
 const ERROR_BODY_BYTES = 1024;
 const ABORTED: ResponseOutcome = Object.freeze({ kind: "aborted" });
 const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
@@ -74,8 +100,10 @@ export async function readResponse(
   response: Response,
   options: ReadResponseOptions,
 ): Promise<ResponseOutcome> {
-  const maxMessageBytes = checkLimit("maxMessageBytes", options.maxMessageBytes);
-  const maxEventBytes = checkLimit("maxEventBytes", options.maxEventBytes);
+  const d = POLICY_DEFAULTS;
+  const maxMessageBytes = checkLimit("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes);
+  const maxEventBytes = checkLimit("maxEventBytes", options.maxEventBytes, d.maxEventBytes);
+  const maxDepth = checkLimit("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth);
   const body = openBody(response.body, options.signal);
   try {
     if (body.aborted()) return ABORTED;
@@ -83,16 +111,18 @@ export async function readResponse(
     if (status === 202) return ACCEPTED;
     const type = mediaType(response.headers.get("content-type"));
     if (status < 200 || status > 299) {
-      return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes);
+      return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "application/json" && options.requestId !== undefined) {
-      return await readJsonBody(body, status, options.requestId, maxMessageBytes);
+      if (declaredLength(response) > maxMessageBytes) return protocolError(tooLarge(maxMessageBytes));
+      return await readJsonBody(body, status, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "text/event-stream") {
       return await readEventStream(body, {
         requestId: options.requestId,
         onMessage: options.onMessage,
         maxEventBytes,
+        maxDepth,
         status,
       });
     }
@@ -111,6 +141,7 @@ async function readJsonBody(
   status: number,
   requestId: RequestId,
   max: number,
+  maxDepth: number,
 ): Promise<ResponseOutcome> {
   const read = await readBodyBytes(body, max);
   if (read.end === "aborted") return ABORTED;
@@ -118,12 +149,11 @@ async function readJsonBody(
     return {
       kind: "stream_broken",
       reason: `JSON response body failed before it was complete: ${read.reason}`,
+      failed: true,
     };
   }
-  if (read.end === "over_limit") {
-    return protocolError(`JSON response body is larger than ${max} bytes (maxMessageBytes)`);
-  }
-  const decoded = parseMessage(new TextDecoder().decode(read.bytes));
+  if (read.end === "over_limit") return protocolError(tooLarge(max));
+  const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
   if (!decoded.ok) return protocolError(`JSON response body: ${decoded.message}`);
   const match = matchResponse(decoded.value, requestId);
   if (match.kind === "ours") return { kind: "response", message: match.message, status };
@@ -139,13 +169,14 @@ async function readErrorStatus(
   type: string | undefined,
   requestId: RequestId | undefined,
   max: number,
+  maxDepth: number,
 ): Promise<ResponseOutcome> {
   // A stream that carries no response has no request whose error the body could be.
   const json = type === "application/json" && requestId !== undefined;
   const read = await readBodyBytes(body, json ? max : ERROR_BODY_BYTES);
   if (read.end === "aborted") return ABORTED;
   if (json && read.end === "complete") {
-    const decoded = parseMessage(new TextDecoder().decode(read.bytes));
+    const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
     if (decoded.ok && "error" in decoded.value) {
       const match = matchResponse(decoded.value, requestId);
       if (match.kind === "ours") return { kind: "response", message: match.message, status };
@@ -162,8 +193,18 @@ function mediaType(header: string | null): string | undefined {
   return type === undefined || type === "" ? undefined : type;
 }
 
-function checkLimit(name: string, value: number | undefined): number {
-  if (value === undefined) return DEFAULT_LIMIT;
+/** The body's `Content-Length`, or 0 when it has none (or one that is not a number). */
+function declaredLength(response: Response): number {
+  const length = Number(response.headers.get("content-length") ?? 0);
+  return Number.isFinite(length) ? length : 0;
+}
+
+function tooLarge(max: number): string {
+  return `JSON response body is larger than ${max} bytes (maxMessageBytes)`;
+}
+
+function checkLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
   if (Number.isSafeInteger(value) && value > 0) return value;
   throw new RangeError(`readResponse(): "${name}" must be a positive integer, received "${String(value)}"`);
 }

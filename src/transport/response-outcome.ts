@@ -44,6 +44,11 @@ export interface ResponseStreamBroken extends StreamCursor {
   readonly kind: "stream_broken";
   /** What happened, for people. */
   readonly reason: string;
+  /**
+   * Set when the body failed (a reset connection, a server process that died, a network error)
+   * rather than ended: the connection broke, the server did not end the stream.
+   */
+  readonly failed?: true;
 }
 
 /** A status that carries no JSON-RPC answer (401, 404 from a legacy server, 500 HTML, a redirect…). */

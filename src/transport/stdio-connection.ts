@@ -7,6 +7,7 @@
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import type { ConnectionFactory } from "../client/legacy/legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 
 /** Why a line the server wrote on stdout was dropped. */
 export interface DroppedLine {
@@ -32,12 +33,19 @@ export interface DroppedLine {
 /** Limits and timings of a stdio connection. */
 export interface StdioConnectionOptions {
   /**
-   * The longest stdout line read, in bytes, line ending excluded. A longer line, even one still
-   * unfinished, fails the connection and kills the process: at most this many bytes (plus one
-   * pipe chunk) of a partial line are ever held.
+   * The longest stdout line read, in bytes, line ending excluded (the policy's
+   * `maxMessageBytes`). A longer line, even one still unfinished, fails the connection and kills
+   * the process: at most this many bytes (plus one pipe chunk) of a partial line are ever held.
    * @default 4194304
    */
   readonly maxMessageBytes?: number;
+  /**
+   * The deepest nesting of arrays and objects in a stdout line (the policy's `maxJsonDepth`),
+   * checked before the line is parsed. A deeper line fails the connection and kills the process,
+   * like an over-long one: it may be the response a request waits for.
+   * @default 64
+   */
+  readonly maxJsonDepth?: number;
   /**
    * The most bytes written to the server's stdin and not yet taken by the operating system (the
    * server stopped reading). A write that would go over is refused: it rejects with a
@@ -81,7 +89,8 @@ export interface StdioConnectionOptions {
  *   rejected with a `ConnectionError` of kind `"closed"` naming the reason: the process exited
  *   (`"failed"`: `process exited with code 1`, `process was killed by signal SIGKILL`; after
  *   `close()`: `"closed"`), could not start (`"failed"`: `could not start "x": command not found
- *   (ENOENT)`), wrote a line over `maxMessageBytes` or stopped reading past `maxPendingBytes`
+ *   (ENOENT)`), wrote a line over `maxMessageBytes` or nested deeper than `maxJsonDepth`, or
+ *   stopped reading past `maxPendingBytes`
  *   (`"failed"`, and the process is killed). An aborted request rejects at once with kind
  *   `"aborted"`; a response arriving later is dropped.
  * - `close()` ends stdin, waits `graceMs`, sends SIGTERM, waits `graceMs`, sends SIGKILL, and
@@ -107,8 +116,10 @@ export function createStdioConnection(
   transport: CompiledStdioTransport,
   options: StdioConnectionOptions = {},
 ): ConnectionFactory {
+  const d = POLICY_DEFAULTS;
   const settings: StdioSettings = {
-    maxMessageBytes: integerOption("maxMessageBytes", options.maxMessageBytes, 4 * 1024 * 1024, 1),
+    maxMessageBytes: integerOption("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes, 1),
+    maxJsonDepth: integerOption("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth, 1),
     maxPendingBytes: integerOption("maxPendingBytes", options.maxPendingBytes, 8 * 1024 * 1024, 1),
     maxStderrLineBytes: integerOption("maxStderrLineBytes", options.maxStderrLineBytes, 8192, 1),
     graceMs: integerOption("graceMs", options.graceMs, 2000, 0),

@@ -22,7 +22,10 @@ describe("sluice check", () => {
         "github  policies/github.policy.ts",
         "  transport          http https://api.githubcopilot.com/mcp/ (redirects same-origin)",
         "  era                auto (server/discover, else initialize)",
-        "  calls              callTimeout 30s per HTTP leg, maxTotalTimeout 10m per call, maxRounds 10",
+        "  calls              callTimeout 30s per HTTP leg, maxTotalTimeout 10m per call, maxRounds 10, " +
+        "maxInputRequests 16 per round",
+        "  messages           maxMessageBytes 4194304 (a JSON body, a stdio line, a front request), " +
+        "maxEventBytes 4194304 per SSE event, maxJsonDepth 64 levels",
         "  input requests, checked in this order:",
         "    1. capability    declared when the handler implements it: elicitation (url), roots; " +
         "never: sampling (-32601)",
@@ -39,7 +42,8 @@ describe("sluice check", () => {
         "    roots/list:",
         "      3. handler     timeout 1m",
         '      4. answer      only file:// roots on this host, "." and ".." resolved, the rest dropped; else -32603',
-        "  logs               level info and above, logRateLimit 50 per 1s, burst 100",
+        "  logs               level info and above, logRateLimit 50 per 1s, burst 100; " +
+        "maxWaitingNotifications 1000 per consumer, newer dropped",
         "  legacy             maxServerRequests 8 at once, the next answered busy (-32000)",
         "  front              passDown none, stateTtl 10m",
       ].join("\n"),
@@ -78,9 +82,9 @@ describe("sluice check", () => {
           "    sampling/createMessage:",
           "      3. tools       tools and toolChoice refused (-32602) unless sampling.tools (off)",
           "      4. maxTokens   a positive integer (else -32602), clamped to 512",
-          "      5. idle        legacy only: refused (-7) with no call in flight, allowIdle off",
-          "      6. tool loop   refused (-7) beyond 2 assistant tool_use turns",
-          "      7. context     includeContext kept (context on)",
+          "      5. tool_result a message with tool_result blocks holds nothing else (else -32602)",
+          "      6. idle        legacy only: refused (-7) with no call in flight, allowIdle off",
+          "      7. tool loop   refused (-7) beyond 2 assistant tool_use turns",
           "      3. mode        form, of those the handler declares (missing: form); else -32602",
           "      4. form        (form mode) flat primitive fields only, at most 100 fields and 500 enum values; else -32602",
           "      5. handler     timeout 5m",

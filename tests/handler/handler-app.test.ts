@@ -62,6 +62,11 @@ describe("handlerApp()", () => {
     ];
     for (const [body, message] of cases) assert.deepEqual(await post(body), [400, refused(message)]);
     assert.deepEqual(await post(undefined, { raw: "{kind" }), [400, refused("the body is not valid JSON")]);
+    const deep = `{"kind":"roots","ctx":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    assert.deepEqual(await post(undefined, { raw: deep }), [
+      400,
+      refused("the body nests more than 64 levels deep"),
+    ]);
   });
 
   test("answers 400 for an elicitation whose ctx.mode is not the params' or not one the handler presents", async () => {

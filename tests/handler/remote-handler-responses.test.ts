@@ -57,6 +57,21 @@ describe("remoteHandler() reading responses", () => {
     assert.deepEqual(await remote.roots?.(contextOf({})), { roots: "none", extra: 1 });
   });
 
+  test("throws on a body nested deeper than 64 levels, before parsing it", async () => {
+    const deep = `{"roots":${"[".repeat(65)}${"]".repeat(65)}}`;
+    const remote = remoteHandler({ fetch: () => Promise.resolve(new Response(deep, { headers: json })) }, {
+      kinds: ["roots"],
+    });
+    await assert.rejects(async () => await remote.roots?.(contextOf({})), {
+      message: "remoteHandler(): the response body nests more than 64 levels deep",
+    });
+    const shallow = `{"roots":${"[".repeat(63)}${"]".repeat(63)}}`;
+    const fine = remoteHandler({ fetch: () => Promise.resolve(new Response(shallow, { headers: json })) }, {
+      kinds: ["roots"],
+    });
+    assert.equal(JSON.stringify(await fine.roots?.(contextOf({}))), shallow);
+  });
+
   test("throws naming the endpoint when the fetch itself fails", async () => {
     const remote = remoteHandler({ fetch: () => Promise.reject(new TypeError("fetch failed")) }, {
       kinds: ["roots"],

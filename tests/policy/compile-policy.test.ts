@@ -55,6 +55,11 @@ describe("compilePolicy()", () => {
       maxTotalTimeoutMs: 600_000,
       maxServerRequests: 8,
       maxRounds: 10,
+      maxMessageBytes: 4_194_304,
+      maxEventBytes: 4_194_304,
+      maxInputRequests: 16,
+      maxJsonDepth: 64,
+      maxWaitingNotifications: 1000,
       passDown: [],
       stateTtlMs: 600_000,
     });
@@ -214,6 +219,69 @@ describe("compilePolicy()", () => {
         ["maxRounds", '"maxRounds" must be an integer from 1 to 1000, received 0'],
       ],
     );
+  });
+});
+
+describe("compilePolicy() and the message limits", () => {
+  const base = { server: "a", transport: { url: "https://a.example.com/mcp" } };
+
+  test("carries the five limits as written", () => {
+    const policy = compilePolicy({
+      ...base,
+      maxMessageBytes: 65_536,
+      maxEventBytes: 2048,
+      maxInputRequests: 3,
+      maxJsonDepth: 16,
+      maxWaitingNotifications: 5,
+    });
+    assert.deepEqual(
+      [
+        policy.maxMessageBytes,
+        policy.maxEventBytes,
+        policy.maxInputRequests,
+        policy.maxJsonDepth,
+        policy.maxWaitingNotifications,
+      ],
+      [65_536, 2048, 3, 16, 5],
+    );
+  });
+
+  test("reports each limit out of its range with the range expected", () => {
+    assert.deepEqual(
+      messages({
+        ...base,
+        maxMessageBytes: 1023,
+        maxEventBytes: "1MiB",
+        maxInputRequests: 1001,
+        maxJsonDepth: 15,
+        maxWaitingNotifications: 0.5,
+      }),
+      [
+        ["maxMessageBytes", '"maxMessageBytes" must be an integer from 1024 to 268435456, received 1023'],
+        ["maxEventBytes", '"maxEventBytes" must be an integer from 1024 to 268435456, received "1MiB"'],
+        ["maxInputRequests", '"maxInputRequests" must be an integer from 1 to 1000, received 1001'],
+        ["maxJsonDepth", '"maxJsonDepth" must be an integer from 16 to 1000, received 15'],
+        [
+          "maxWaitingNotifications",
+          '"maxWaitingNotifications" must be an integer from 1 to 1000000, received 0.5',
+        ],
+      ],
+    );
+  });
+
+  test("refuses an SSE event limit above the message limit, the default included", () => {
+    assert.deepEqual(messages({ ...base, maxMessageBytes: 1_048_576 }), [[
+      "maxEventBytes",
+      '"maxEventBytes" (4194304) must not exceed "maxMessageBytes" (1048576)',
+    ]]);
+    assert.deepEqual(messages({ ...base, maxMessageBytes: 1_048_576, maxEventBytes: 1_048_576 }), []);
+  });
+
+  test("suggests the limit meant by a misspelt one", () => {
+    assert.deepEqual(messages({ ...base, maxJSONDepth: 32 }), [[
+      "maxJSONDepth",
+      '"maxJSONDepth" is not a policy option (did you mean "maxJsonDepth"?)',
+    ]]);
   });
 });
 

@@ -145,6 +145,7 @@ describe("readResponse() with a JSON body", () => {
     assert.deepEqual(got.outcome, {
       kind: "stream_broken",
       reason: "JSON response body failed before it was complete: TypeError: connection reset",
+      failed: true,
     });
   });
 });
@@ -298,6 +299,7 @@ describe("readResponse() when the stream ends early", () => {
       kind: "stream_broken",
       reason: "SSE stream failed before the response to request 7: TypeError: connection reset",
       lastEventId: "e1",
+      failed: true,
     });
   });
 });

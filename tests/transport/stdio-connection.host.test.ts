@@ -261,7 +261,8 @@ describe("createStdioConnection()", () => {
     await withServer({ options: { maxMessageBytes: 65536 } }, async (h) => {
       assert.deepEqual(await h.call(1, "flood", { bytes: 65536 }), result(1, { flooded: 65536 }));
       assert.deepEqual(h.dropped, [{ reason: "not_json", bytes: 65536, detail: "expected JSON text" }]);
-      const reason = "the server wrote a line longer than 65536 bytes on stdout, expected at most 65536";
+      const reason =
+        "the server wrote a line longer than 65536 bytes on stdout, expected at most 65536 (maxMessageBytes)";
       await assert.rejects(
         h.call(2, "flood", { bytes: 4 * 1024 * 1024 }),
         connectionError("closed", `Request 2 "tools/call" got no response: the connection ended (${reason})`),
@@ -535,6 +536,10 @@ describe("createStdioConnection()", () => {
     assert.throws(() => createStdioConnection(transport, { maxPendingBytes: 1.5 }), {
       name: "RangeError",
       message: 'createStdioConnection(): "maxPendingBytes" must be a positive integer, received "1.5"',
+    });
+    assert.throws(() => createStdioConnection(transport, { maxJsonDepth: 0 }), {
+      name: "RangeError",
+      message: 'createStdioConnection(): "maxJsonDepth" must be a positive integer, received "0"',
     });
     assert.throws(() => createStdioConnection(transport, { graceMs: -1 }), {
       name: "RangeError",

@@ -16,6 +16,7 @@ import type { ServerSession } from "../server-session.ts";
 import type { NodeFetch } from "../../transport/node-fetch.ts";
 import { createLegacyHttpConnection } from "../../transport/legacy-http-connection.ts";
 import { createStdioConnection } from "../../transport/stdio-connection.ts";
+import { messageLimitsOf } from "../../transport/read-response.ts";
 import { LegacyServerSession } from "./legacy-server-session.ts";
 import { LegacySession } from "./legacy-session.ts";
 
@@ -84,9 +85,13 @@ function lazyNodeFetch(): { readonly fetch: Fetcher; readonly close: () => Promi
 function openLegacySession(input: LegacySessionInput): ServerSession {
   const { policy, timers, clock } = input;
   const transport = policy.transport;
+  const limits = messageLimitsOf(policy);
   const factory = transport.kind === "stdio"
-    ? createStdioConnection(transport)
-    : createLegacyHttpConnection(transport, { fetch: input.fetch, timers });
+    ? createStdioConnection(transport, {
+      maxMessageBytes: limits.maxMessageBytes,
+      maxJsonDepth: limits.maxJsonDepth,
+    })
+    : createLegacyHttpConnection(transport, { fetch: input.fetch, timers, ...limits });
   const session = new LegacySession({
     serverId: policy.server,
     policy,

@@ -209,7 +209,10 @@ export class LegacyServerSession implements ServerSession {
     }
   }
 
-  /** Runs every URL elicitation of a `-32042` through the chain; all must be accepted. */
+  /**
+   * Runs every URL elicitation of a `-32042` through the chain; all must be accepted. More than
+   * `maxInputRequests` of them fail the call before any runs.
+   */
   async #elicitUrls(data: unknown, context: CallContext): Promise<void> {
     const decoded = decodeUrlElicitationRequiredData(data);
     if (!decoded.ok) {
@@ -221,7 +224,16 @@ export class LegacyServerSession implements ServerSession {
         },
       );
     }
-    for (const [index, params] of decoded.value.elicitations.entries()) {
+    const { elicitations } = decoded.value;
+    const max = this.#policy.maxInputRequests;
+    if (elicitations.length > max) {
+      throw new ClientError(
+        "protocol",
+        `Server "${this.serverId}" sent -32042 with ${elicitations.length} URL elicitations, expected at most ${max} (maxInputRequests)`,
+        { serverId: this.serverId, code: -32042 },
+      );
+    }
+    for (const [index, params] of elicitations.entries()) {
       const result = await this.#session.chain.run({ method: "elicitation/create", params }, {
         version: "2025-11-25",
         assigns: context.assigns,

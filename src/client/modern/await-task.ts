@@ -90,6 +90,7 @@ export async function awaitModernTask(
             version: session.version,
             assigns: options.assigns,
             signal: options.signal,
+            maxInputRequests: session.maxInputRequests,
           });
           for (const key of Object.keys(pending)) answered.add(key);
           await session.request("tasks/update", { taskId, inputResponses }, { signal: options.signal });

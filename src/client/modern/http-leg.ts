@@ -15,7 +15,7 @@ import {
   type FetchFailure,
   fetchWithRedirects,
 } from "../../transport/_fetch-with-redirects.ts";
-import { readResponse } from "../../transport/read-response.ts";
+import { type MessageLimits, readResponse } from "../../transport/read-response.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 
 export type { Fetcher } from "../../transport/_fetch-with-redirects.ts";
@@ -36,6 +36,8 @@ export interface LegInput {
   readonly signal: AbortSignal;
   /** Receives messages that arrive before the response (notifications). */
   readonly onMessage: (message: JsonRpcMessage) => void;
+  /** The policy's message limits. */
+  readonly limits: MessageLimits;
 }
 
 /** A leg that ended before any response could be read. */
@@ -44,7 +46,7 @@ export type LegFailure = FetchFailure;
 /**
  * Sends one message and reads the answer.
  *
- * @param input Transport, fetch, body, headers, id, signal and the message callback.
+ * @param input Transport, fetch, body, headers, id, signal, the message callback and the limits.
  * @returns The read outcome, or a `redirect_refused` / `network_error` outcome.
  */
 export async function postLeg(input: LegInput): Promise<ResponseOutcome | LegFailure> {
@@ -61,5 +63,6 @@ export async function postLeg(input: LegInput): Promise<ResponseOutcome | LegFai
     requestId: input.id,
     onMessage: input.onMessage,
     signal: input.signal,
+    ...input.limits,
   });
 }

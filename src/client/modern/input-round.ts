@@ -22,6 +22,8 @@ export interface RoundContext {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The call's signal: aborting it aborts every handler of the round. */
   readonly signal: AbortSignal;
+  /** The most entries one round may hold (the policy's `maxInputRequests`). */
+  readonly maxInputRequests: number;
 }
 
 const KIND: Readonly<Record<InputRequest["method"], "sampling" | "elicitation" | "roots">> = {
@@ -36,14 +38,22 @@ const KIND: Readonly<Record<InputRequest["method"], "sampling" | "elicitation" |
  * @param requests The round's `inputRequests` (a prototype-free map).
  * @param context Server, chain, version, assigns and the call's signal.
  * @returns The answers under the same keys (a prototype-free map).
- * @throws {ClientError} `"protocol"` for an undeclared kind (before any callback), else the
- *   first entry's failure (`"policy"`, `"input_handler"`, `"timeout"`, `"cancelled"`).
+ * @throws {ClientError} `"protocol"` for more than `maxInputRequests` entries or an undeclared
+ *   kind (before any callback), else the first entry's failure (`"policy"`, `"input_handler"`,
+ *   `"timeout"`, `"cancelled"`).
  */
 export async function answerInputRequests(
   requests: InputRequests,
   context: RoundContext,
 ): Promise<InputResponses> {
   const keys = Object.keys(requests);
+  if (keys.length > context.maxInputRequests) {
+    throw new ClientError(
+      "protocol",
+      `Server "${context.serverId}" sent ${keys.length} input requests in one round, expected at most ${context.maxInputRequests} (maxInputRequests)`,
+      { serverId: context.serverId },
+    );
+  }
   const declared = context.chain.declared;
   for (const key of keys) {
     const request = requests[key] as InputRequest;

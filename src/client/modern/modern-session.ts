@@ -25,6 +25,7 @@ import { linkSignals } from "../_signals.ts";
 import { abortError, serverError } from "./failure-errors.ts";
 import { type Fetcher, type LegFailure, postLeg } from "./http-leg.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
+import type { MessageLimits } from "../../transport/read-response.ts";
 import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
 
@@ -38,6 +39,10 @@ export interface ModernSessionOptions {
   readonly fetch: Fetcher;
   readonly timers: Timers;
   readonly callTimeoutMs: number;
+  /** The policy's message limits, applied to every response. */
+  readonly limits: MessageLimits;
+  /** The policy's `maxInputRequests`: the most entries of one round. */
+  readonly maxInputRequests: number;
   /** Asks for server logs at this level (only when the handler hears logs). */
   readonly logLevel: LoggingLevel | undefined;
   /** Receives the server's notifications, in order. */
@@ -89,6 +94,11 @@ export class ModernSession {
   /** The protocol version in use. */
   get version(): ModernProtocolVersion {
     return this.#version;
+  }
+
+  /** The most `inputRequests` entries answered in one round (the policy's `maxInputRequests`). */
+  get maxInputRequests(): number {
+    return this.#options.maxInputRequests;
   }
 
   /** The tools' header rules, learned from `tools/list`. */
@@ -207,7 +217,7 @@ export class ModernSession {
   ): Promise<
     Exclude<ResponseOutcome | LegFailure, { kind: "aborted" }> | { kind: "aborted"; reason: unknown }
   > {
-    const { transport, fetch, timers, callTimeoutMs, notify } = this.#options;
+    const { transport, fetch, timers, callTimeoutMs, notify, limits } = this.#options;
     const leg = linkSignals([options.signal], { ms: callTimeoutMs, which: "leg", timers });
     const onMessage = (message: JsonRpcMessage) => {
       // Modern servers send no requests; a stray one has no channel to be answered on.
@@ -224,7 +234,16 @@ export class ModernSession {
       }
     };
     try {
-      const outcome = await postLeg({ transport, fetch, body, headers, id, signal: leg.signal, onMessage });
+      const outcome = await postLeg({
+        transport,
+        fetch,
+        body,
+        headers,
+        id,
+        signal: leg.signal,
+        onMessage,
+        limits,
+      });
       return outcome.kind === "aborted" ? { kind: "aborted", reason: leg.signal.reason } : outcome;
     } finally {
       leg.dispose();

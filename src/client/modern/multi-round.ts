@@ -102,6 +102,7 @@ export async function runMultiRound<M extends MrtrMethod>(
         version: session.version,
         assigns: options.assigns,
         signal: options.signal,
+        maxInputRequests: session.maxInputRequests,
       });
     } else {
       delay = stateOnlyDelay(delay);

@@ -1,0 +1,150 @@
+// The front's limits: downstream bodies within the server's maxMessageBytes (an endless one is
+// cut and cancelled), downstream JSON within maxJsonDepth, and an upstream round within
+// maxInputRequests, against the hostile modern server over real loopback HTTP.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createClient } from "../../src/legacy.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { type HostilePeer, startHostilePeer } from "./_hostile-peer.ts";
+
+let peer: HostilePeer;
+let app: ReturnType<typeof createFront>;
+let close: () => Promise<void>;
+let elicitations = 0;
+
+before(async () => {
+  peer = await startHostilePeer();
+  const client = createClient({
+    name: "gate",
+    handler: { elicitation: () => (elicitations++, { action: "accept", content: { ok: true } }) },
+    policies: [{
+      server: "hostile",
+      transport: { url: `${peer.origin}/modern` },
+      era: "modern",
+      maxMessageBytes: 65_536,
+      maxEventBytes: 65_536,
+    }, { server: "wide", transport: { url: `${peer.origin}/modern` }, era: "modern" }],
+  });
+  app = createFront({ client, stateKey: "front-limits-state-key-0123456789abcdef" });
+  close = () => client.close();
+});
+
+after(async () => {
+  await close();
+  await peer.stop();
+});
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+};
+
+async function post(body: BodyInit, headers: Record<string, string> = {}, server = "hostile") {
+  const response = await app.fetch(
+    new Request(`https://gate.example/mcp/${server}`, {
+      method: "POST",
+      headers: { ...HEADERS, ...headers },
+      body,
+      ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+    } as RequestInit),
+  );
+  return { status: response.status, body: await response.json() };
+}
+
+const call = (name: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: {}, _meta: META },
+  });
+const echo = {
+  status: 200,
+  body: { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "echo modern" }] } },
+};
+const tooLarge = {
+  status: 413,
+  body: {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: "Request body too large: expected at most 65536 bytes (maxMessageBytes)",
+    },
+  },
+};
+
+describe("the front's limits", () => {
+  test("a downstream body that never ends is refused 413 past maxMessageBytes and cancelled", async () => {
+    let cancelled: unknown = "not cancelled";
+    const chunk = new TextEncoder().encode(" ".repeat(16 * 1024));
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(chunk),
+      cancel: (reason) => void (cancelled = reason ?? "cancelled"),
+    });
+    assert.deepEqual(await post(endless), tooLarge);
+    assert.notEqual(cancelled, "not cancelled");
+    assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }), echo);
+  });
+
+  test("a downstream body over maxMessageBytes with its Content-Length is refused 413", async () => {
+    const body = `{"padding":"${"p".repeat(70_000)}"}`;
+    assert.deepEqual(await post(body, { "content-length": String(body.length) }), tooLarge);
+  });
+
+  test("downstream JSON nested 100 000 levels deep is refused -32700 before it is parsed", async () => {
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":${
+      "[".repeat(100_000)
+    }${"]".repeat(100_000)}}}`;
+    assert.deepEqual(await post(deep, { "mcp-name": "echo" }, "wide"), {
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32700,
+          message:
+            "Invalid request: $: expected at most 64 levels of nesting (maxJsonDepth), received more than 64",
+        },
+      },
+    });
+  });
+
+  test("an upstream round of 10 000 input requests fails the call before any handler runs", async () => {
+    elicitations = 0;
+    assert.deepEqual(await post(call("many-inputs"), { "mcp-name": "many-inputs" }, "wide"), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message:
+            "The upstream server sent 10000 input requests in one round, expected at most 16 (maxInputRequests)",
+        },
+      },
+    });
+    assert.equal(elicitations, 0);
+    assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }, "wide"), echo);
+  });
+
+  test("an upstream answer over the server's maxMessageBytes fails the call; the next call succeeds", async () => {
+    // The round of 10 000 entries is about 1.2 MB, over this server's 64 KiB.
+    assert.deepEqual(await post(call("many-inputs"), { "mcp-name": "many-inputs" }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32603, message: "The upstream server could not be reached or broke the protocol" },
+      },
+    });
+    assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }), echo);
+  });
+});
