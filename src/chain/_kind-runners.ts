@@ -18,6 +18,7 @@ import { createSamplingToolsCheck } from "../checks/sampling-tools.ts";
 import { createSamplingMaxTokensCheck } from "../checks/sampling-max-tokens.ts";
 import { createSamplingIdleCheck } from "../checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck } from "../checks/sampling-tool-loop.ts";
+import { createSamplingToolResultsCheck } from "../checks/sampling-tool-results.ts";
 import { createSamplingContextCheck } from "../checks/sampling-context.ts";
 import { createElicitationModeCheck } from "../checks/elicitation-mode.ts";
 import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
@@ -79,6 +80,7 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
     maxToolIterations: s.maxToolIterations,
     rejectionCode: s.rejectionCode,
   });
+  const toolResults = createSamplingToolResultsCheck();
   const includeContext = createSamplingContextCheck({ allow: s.context });
   const mode = createElicitationModeCheck(declared.elicitation?.modes ?? []);
   const url = createElicitationUrlCheck({
@@ -106,6 +108,8 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
         let checked = tools.check(request.params);
         if (checked.ok) checked = maxTokens.check(checked.value);
         if (!checked.ok) return checked;
+        const mixed = toolResults.check(checked.value.messages);
+        if (!mixed.ok) return mixed;
         const idleVerdict = eraOf(version) === "legacy" ? idle.check(callInFlight) : pass(undefined);
         if (!idleVerdict.ok) return idleVerdict;
         const loop = toolLoop.check(checked.value.messages);

@@ -15,16 +15,19 @@ const WITH_PRIVATE = { ...ICANN_ONLY, allowPrivateDomains: true } as const;
 /** ICANN top-level labels that no public web browser resolves: Tor and infrastructure. */
 const NON_PUBLIC_TLDS: ReadonlySet<string> = new Set(["onion", "arpa"]);
 
+/** A dotted-quad IPv4 address as the WHATWG URL parser serialises one. */
+const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /**
  * Whether a normalised host is an IP literal: IPv6 is bracketed, and the WHATWG parser turns
- * every host whose last label is a number (decimal, octal, hex, short forms) into dotted IPv4.
+ * every host whose last label is a number (decimal, octal, hex, short forms) into a dotted quad.
+ * A name that merely ends in a digit (`web1`, `example.co1`, `1e100`) is a domain name.
  *
  * @param host A WHATWG-normalised host.
  * @returns `true` for an IPv4 or IPv6 literal.
  */
 export function isIpHost(host: string): boolean {
-  const last = host.charCodeAt(host.length - 1);
-  return host.charCodeAt(0) === 0x5b || (last >= 0x30 && last <= 0x39);
+  return host.charCodeAt(0) === 0x5b || DOTTED_QUAD.test(host);
 }
 
 /**

@@ -8,7 +8,10 @@
  * punctuation separate words) and at camelCase humps (`apiKey` → `api key`, `APIKey` →
  * `api key`, `cvv2Code` → `cvv2 code`; a digit followed by capitals stays one word: `2FA`).
  * Words are compared in lower case, whole: `spinner`, `pinned`, `tokenizer` and `passport`
- * match nothing. Non-ASCII letters stay inside words.
+ * match nothing. Non-ASCII letters stay inside words. Before that, text that is not plain ASCII
+ * is put in NFKC form (full-width `ｐａｓｓｗｏｒｄ` reads `password`, `ﬁ` reads `fi`) and stripped of
+ * invisible characters (default-ignorable and format characters: a zero-width space, soft hyphen
+ * or word joiner inside `pass\u200Bword` does not split it) and of lone surrogates.
  *
  * What matches:
  * - a word of {@linkcode SECRET_WORDS}, anywhere;
@@ -91,8 +94,24 @@ export function suggestsSecret(
   title: string | undefined,
   description: string | undefined,
 ): boolean {
-  return scan(name, 1) || (title !== undefined && scan(title, 2)) ||
-    (description !== undefined && scan(description, 2));
+  return scan(readable(name), 1) || (title !== undefined && scan(readable(title), 2)) ||
+    (description !== undefined && scan(readable(description), 2));
+}
+
+/**
+ * Characters that render as nothing and may hide inside a word, and lone surrogates: removed in
+ * the same pass, so the halves around a removed character cannot pair up into a new invisible
+ * one (`\uDB40\u00AD\uDC20` would become the tag character U+E0020).
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}]/gu;
+const NOT_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * The text as a reader sees it: NFKC, without invisible characters and lone surrogates. ASCII
+ * text (NFKC already, with neither) is returned as it is, without copying.
+ */
+function readable(text: string): string {
+  return NOT_ASCII.test(text) ? text.normalize("NFKC").replace(INVISIBLE, "") : text;
 }
 
 /**

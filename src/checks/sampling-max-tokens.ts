@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { describeValue, thrownName } from "../_internal/quote.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
 
 /** The check built by {@linkcode createSamplingMaxTokensCheck}. */
 export interface SamplingMaxTokensCheck {
@@ -31,18 +32,28 @@ export function createSamplingMaxTokensCheck(
 ): SamplingMaxTokensCheck {
   const max = options.maxTokens;
   if (!Number.isSafeInteger(max) || max < 1) {
-    throw new TypeError(`"sampling.maxTokens" must be a positive integer, received ${String(max)}`);
+    throw new TypeError(`"sampling.maxTokens" must be a positive integer, received ${describeValue(max)}`);
   }
   return Object.freeze({
     check<P extends { readonly maxTokens: number }>(params: P): Verdict<P> {
-      const requested = params.maxTokens;
-      if (!Number.isSafeInteger(requested) || requested < 1) {
-        return refuse(
-          RefusalCode.InvalidParams,
-          `Sampling request refused: "maxTokens" must be a positive integer, received ${String(requested)}`,
-        );
+      try {
+        return judge(params, max);
+      } catch (error) {
+        return refused(`expected plain JSON params, reading them threw ${thrownName(error)}`);
       }
-      return pass(requested > max ? { ...params, maxTokens: max } : params);
     },
   });
+}
+
+/** The check proper; a hostile getter or proxy throws out of it. */
+function judge<P extends { readonly maxTokens: number }>(params: P, max: number): Verdict<P> {
+  const requested: unknown = params.maxTokens;
+  if (typeof requested !== "number" || !Number.isSafeInteger(requested) || requested < 1) {
+    return refused(`"maxTokens" must be a positive integer, received ${describeValue(requested)}`);
+  }
+  return pass(requested > max ? { ...params, maxTokens: max } : params);
+}
+
+function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
+  return refuse(RefusalCode.InvalidParams, `Sampling request refused: ${reason}`);
 }

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { pass, refuse, type Verdict } from "../chain/verdict.ts";
+import { describeValue, thrownName } from "../_internal/quote.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { readBlockTypes } from "./_sampling-messages.ts";
 
 /** The shape of a sampling message this check reads. */
 export interface ToolLoopMessage {
@@ -17,7 +19,10 @@ export interface ToolLoopMessage {
 
 /** The check built by {@linkcode createSamplingToolLoopCheck}. */
 export interface SamplingToolLoopCheck {
-  /** Refuses when the assistant `tool_use` turns exceed the limit. */
+  /**
+   * Refuses with the rejection code when the assistant `tool_use` turns exceed the limit, and
+   * with `-32602` when the messages are not a list of messages with content blocks.
+   */
   check(messages: readonly ToolLoopMessage[]): Verdict<void>;
 }
 
@@ -39,14 +44,19 @@ export function createSamplingToolLoopCheck(
 ): SamplingToolLoopCheck {
   const { maxToolIterations: limit, rejectionCode } = options;
   if (!Number.isSafeInteger(limit) || limit < 0) {
-    throw new TypeError(`"sampling.maxToolIterations" must be a whole number, received ${String(limit)}`);
+    throw new TypeError(
+      `"sampling.maxToolIterations" must be a whole number, received ${describeValue(limit)}`,
+    );
   }
   return Object.freeze({
     check(messages: readonly ToolLoopMessage[]): Verdict<void> {
-      let turns = 0;
-      for (const message of messages) {
-        if (message.role === "assistant" && hasToolUse(message.content)) turns++;
+      let turns: number | string;
+      try {
+        turns = countToolUseTurns(messages);
+      } catch (error) {
+        return refused(`expected plain JSON messages, reading them threw ${thrownName(error)}`);
       }
+      if (typeof turns === "string") return refused(turns);
       if (turns <= limit) return pass(undefined);
       return refuse(
         rejectionCode,
@@ -56,8 +66,17 @@ export function createSamplingToolLoopCheck(
   });
 }
 
-function hasToolUse(content: ToolLoopMessage["content"]): boolean {
-  if (!Array.isArray(content)) return (content as { readonly type: string }).type === "tool_use";
-  for (const block of content) if (block.type === "tool_use") return true;
-  return false;
+/** The assistant turns holding a `tool_use` block, or why the messages cannot be read. */
+function countToolUseTurns(messages: unknown): number | string {
+  const read = readBlockTypes(messages);
+  if (typeof read === "string") return read;
+  let turns = 0;
+  for (const { role, types } of read) {
+    if (role === "assistant" && types.includes("tool_use")) turns++;
+  }
+  return turns;
+}
+
+function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
+  return refuse(RefusalCode.InvalidParams, `Sampling request refused: ${reason}`);
 }

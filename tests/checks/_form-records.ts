@@ -19,7 +19,14 @@ export function sameRecords(actual: unknown, expected: unknown): void {
   same(asPrototypeFree(actual), expected);
 }
 
-function asPrototypeFree(value: unknown): unknown {
+/**
+ * A copy of a value with every record of the answer check made a prototype-free object, for
+ * comparing two answers of the check with `same()`.
+ *
+ * @param value The value.
+ * @returns The copy (other values as they are).
+ */
+export function asPrototypeFree(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(asPrototypeFree);
   if (typeof value !== "object" || value === null) return value;
   const prototype: unknown = Object.getPrototypeOf(value);

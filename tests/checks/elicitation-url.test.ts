@@ -15,6 +15,17 @@ interface UrlCase {
 const table: readonly UrlCase[] = cases;
 const defaults = createElicitationUrlCheck();
 
+/**
+ * Names ending in a digit that `isIpHost()` once took for IP addresses (every host whose last
+ * character was a digit): they are domain names, refused as private hosts.
+ */
+const DIGIT_ENDED_NAMES: readonly string[] = [
+  "https://example.co¹/",
+  "https://1e100/",
+  "https://web1/",
+  "https://db01.internal2/",
+];
+
 function refusal(url: string, reason: string) {
   return { ok: false, refusal: { code: -32602, message: `Elicitation URL "${url}" refused: ${reason}` } };
 }
@@ -26,21 +37,24 @@ function accepted(href: string, host: string, idn: boolean, originMismatch: bool
   };
 }
 
-describe("createElicitationUrlCheck() with default options: the URL table", () => {
-  test("the table holds at least 80 cases, both accepted and refused", () => {
-    assert.ok(table.length >= 80, `${table.length} cases`);
+describe(`createElicitationUrlCheck() with default options: the URL table of ${table.length} cases`, () => {
+  test(`the table holds ${table.length} cases (at least 320), both accepted and refused, URLs and notes unique`, () => {
+    assert.ok(table.length >= 320, `${table.length} cases`);
     assert.ok(table.some((entry) => entry.expected === "accept"));
     assert.ok(table.some((entry) => entry.expected !== "accept"));
+    assert.equal(new Set(table.map((entry) => entry.url)).size, table.length);
+    assert.equal(new Set(table.map((entry) => entry.note)).size, table.length);
+    for (const url of DIGIT_ENDED_NAMES) assert.ok(table.some((entry) => entry.url === url), url);
   });
 
-  for (const entry of table) {
-    test(`${entry.expected === "accept" ? "accepts" : "refuses"} ${entry.note}`, () => {
-      const verdict = defaults.check({ url: entry.url }, undefined);
-      if (entry.expected === "accept") {
-        assert.deepEqual(verdict, accepted(entry.href ?? "", entry.host ?? "", entry.idn ?? false, true));
-      } else {
-        assert.deepEqual(verdict, { ok: false, refusal: { code: -32602, message: entry.expected } });
-      }
+  for (const [index, entry] of table.entries()) {
+    const verb = entry.expected === "accept" ? "accepts" : "refuses";
+    const expected = entry.expected === "accept"
+      ? accepted(entry.href ?? "", entry.host ?? "", entry.idn ?? false, true)
+      : { ok: false, refusal: { code: -32602, message: entry.expected } };
+    const run = () => defaults.check({ url: entry.url }, undefined);
+    test(`#${index + 1} ${verb} ${entry.note}`, () => {
+      assert.deepEqual(run(), expected);
     });
   }
 });
@@ -334,6 +348,211 @@ describe("createElicitationUrlCheck() host rules", () => {
   });
 });
 
+describe("createElicitationUrlCheck() hostile URLs under host rules", () => {
+  const ipHosts = createElicitationUrlCheck({ allowIpHosts: true });
+  const rules = createElicitationUrlCheck({
+    allowHosts: ["*.example.com", "login.example.org", "bücher.example.net"],
+    denyHosts: ["evil.example.com", "*.corp.example.com", "XN--BCHER-KVA.example.net"],
+  });
+  const privateNames = createElicitationUrlCheck({
+    allowHosts: ["web1", "*.db.internal2"],
+    allowPrivateHosts: true,
+  });
+  const notAllowed = (url: string, host: string) =>
+    refusal(url, `expected a host in allowHosts, received "${host}"`);
+  const denied = (url: string, host: string, entry: string) =>
+    refusal(url, `expected a host outside denyHosts, received "${host}" (matches "${entry}")`);
+  const privateHost = (url: string, host: string) =>
+    refusal(
+      url,
+      `expected a host under a public suffix, received "${host}" (set allowPrivateHosts to allow private hosts)`,
+    );
+  /** What, with which check, which URL, and the verdict expected. */
+  const cases: [string, typeof rules, string, unknown][] = [
+    [
+      "allowIpHosts normalises a hex short-form loopback",
+      ipHosts,
+      "https://0x7f.1/",
+      accepted("https://127.0.0.1/", "127.0.0.1", false, true),
+    ],
+    [
+      "allowIpHosts normalises an IPv4-mapped IPv6 address",
+      ipHosts,
+      "https://[::ffff:127.0.0.1]/",
+      accepted("https://[::ffff:7f00:1]/", "[::ffff:7f00:1]", false, true),
+    ],
+    [
+      "allowIpHosts still refuses a private name",
+      ipHosts,
+      "https://intranet/",
+      privateHost("https://intranet/", "intranet"),
+    ],
+    [
+      "allowIpHosts still refuses a private name ending in a digit",
+      ipHosts,
+      "https://web1/",
+      privateHost("https://web1/", "web1"),
+    ],
+    [
+      "allowIpHosts still refuses a .local name ending in a digit",
+      ipHosts,
+      "https://printer.local1/",
+      privateHost("https://printer.local1/", "printer.local1"),
+    ],
+    [
+      "allowIpHosts still refuses a wildcard host ending in a digit",
+      ipHosts,
+      "https://*.evil1/",
+      refusal(
+        "https://*.evil1/",
+        'expected a host of letters, digits, hyphens, underscores and dots, received "*.evil1"',
+      ),
+    ],
+    [
+      "allowIpHosts still refuses an empty label in a host ending in a digit",
+      ipHosts,
+      "https://a..b1/",
+      refusal("https://a..b1/", 'expected a host without empty labels, received "a..b1"'),
+    ],
+    [
+      "an allowed private name ending in a digit",
+      privateNames,
+      "https://WEB1/",
+      accepted("https://web1/", "web1", false, true),
+    ],
+    [
+      "a private name ending in a digit under an allowed pattern",
+      privateNames,
+      "https://a1.db.internal2/",
+      accepted("https://a1.db.internal2/", "a1.db.internal2", false, true),
+    ],
+    [
+      "another private name ending in a digit, not allowed",
+      privateNames,
+      "https://web2/",
+      notAllowed("https://web2/", "web2"),
+    ],
+    [
+      "an upper-case denied host",
+      rules,
+      "https://EVIL.example.com/",
+      denied("https://EVIL.example.com/", "evil.example.com", "evil.example.com"),
+    ],
+    [
+      "a percent-encoded denied host",
+      rules,
+      "https://ev%69l.example.com/",
+      denied("https://ev%69l.example.com/", "evil.example.com", "evil.example.com"),
+    ],
+    [
+      "a full-width denied host",
+      rules,
+      "https://ｅｖｉｌ.example.com/",
+      denied("https://ｅｖｉｌ.example.com/", "evil.example.com", "evil.example.com"),
+    ],
+    [
+      "a denied host spelled with ideographic full stops",
+      rules,
+      "https://evil。example。com/",
+      denied("https://evil。example。com/", "evil.example.com", "evil.example.com"),
+    ],
+    [
+      "a denied host with a port",
+      rules,
+      "https://evil.example.com:8443/x",
+      denied("https://evil.example.com:8443/x", "evil.example.com", "evil.example.com"),
+    ],
+    [
+      "a denied host with a trailing dot (refused for the dot first)",
+      rules,
+      "https://evil.example.com./",
+      refusal(
+        "https://evil.example.com./",
+        'expected a host without a trailing dot, received "evil.example.com."',
+      ),
+    ],
+    [
+      "a denied host hidden behind an allowed userinfo",
+      rules,
+      "https://login.example.org@evil.example.com/",
+      refusal("https://login.example.org@evil.example.com/", 'expected no userinfo ("@") before the host'),
+    ],
+    [
+      "a deep subdomain under a denied pattern",
+      rules,
+      "https://a.b.corp.example.com/",
+      denied("https://a.b.corp.example.com/", "a.b.corp.example.com", "*.corp.example.com"),
+    ],
+    [
+      "a denied Unicode host in its punycode spelling",
+      rules,
+      "https://xn--bcher-kva.example.net/",
+      denied(
+        "https://xn--bcher-kva.example.net/",
+        "xn--bcher-kva.example.net",
+        "XN--BCHER-KVA.example.net",
+      ),
+    ],
+    [
+      "a denied Unicode host in upper case",
+      rules,
+      "https://BÜCHER.example.net/",
+      denied("https://BÜCHER.example.net/", "xn--bcher-kva.example.net", "XN--BCHER-KVA.example.net"),
+    ],
+    [
+      "an allowed exact host followed by an encoded dot and another domain",
+      rules,
+      "https://login.example.org%2eevil.example.net/",
+      notAllowed("https://login.example.org%2eevil.example.net/", "login.example.org.evil.example.net"),
+    ],
+    [
+      "an allowed pattern's base as a label of another domain",
+      rules,
+      "https://a.example.com.evil.example.net/",
+      notAllowed("https://a.example.com.evil.example.net/", "a.example.com.evil.example.net"),
+    ],
+    [
+      "a Cyrillic look-alike of an allowed exact host",
+      rules,
+      "https://login.exаmple.org/",
+      notAllowed("https://login.exаmple.org/", "login.xn--exmple-4nf.org"),
+    ],
+    [
+      "an IP address before the allow list is consulted",
+      rules,
+      "https://127.0.0.1/",
+      refusal(
+        "https://127.0.0.1/",
+        'expected a domain name, received the IP address "127.0.0.1" (set allowIpHosts to allow IP addresses)',
+      ),
+    ],
+    [
+      "a Cyrillic subdomain under an allowed pattern (allowed, flagged idn)",
+      rules,
+      "https://аррӏе.example.com/",
+      accepted("https://xn--80ak6aa92e.example.com/", "xn--80ak6aa92e.example.com", true, true),
+    ],
+    [
+      "a subdomain of an exact deny entry under an allowed pattern (an exact entry covers one host)",
+      rules,
+      "https://a.evil.example.com/",
+      accepted("https://a.evil.example.com/", "a.evil.example.com", false, true),
+    ],
+    [
+      "an allowed exact host with the default port",
+      rules,
+      "https://LOGIN.example.org:443/",
+      accepted("https://login.example.org/", "login.example.org", false, true),
+    ],
+  ];
+
+  for (const [what, check, url, expected] of cases) {
+    test(`judges ${what}: ${url}`, () => {
+      assert.deepEqual(check.check({ url }, undefined), expected);
+    });
+  }
+});
+
 describe("createElicitationUrlCheck() configuration errors", () => {
   const cases: [string, unknown, string][] = [
     [
@@ -410,6 +629,16 @@ describe("createElicitationUrlCheck() configuration errors", () => {
       "an allowed private host without allowPrivateHosts",
       { allowHosts: ["example.com", "*.corp.internal"] },
       'createElicitationUrlCheck: "allowHosts[1]" is not a public host, which is refused unless "allowPrivateHosts" is true',
+    ],
+    [
+      "an allowed private name ending in a digit with allowIpHosts (a name, not an IP address)",
+      { allowHosts: ["web1"], allowIpHosts: true },
+      'createElicitationUrlCheck: "allowHosts[0]" is not a public host, which is refused unless "allowPrivateHosts" is true',
+    ],
+    [
+      "an allowed private pattern ending in a digit with allowIpHosts",
+      { allowHosts: ["*.db.internal2"], allowIpHosts: true },
+      'createElicitationUrlCheck: "allowHosts[0]" is not a public host, which is refused unless "allowPrivateHosts" is true',
     ],
     [
       "a non-boolean flag",

@@ -5,6 +5,12 @@ import { createSamplingContextCheck } from "../../src/checks/sampling-context.ts
 import { createSamplingIdleCheck } from "../../src/checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck, type ToolLoopMessage } from "../../src/checks/sampling-tool-loop.ts";
 import { createSamplingToolsCheck } from "../../src/checks/sampling-tools.ts";
+import { createSamplingToolResultsCheck } from "../../src/checks/sampling-tool-results.ts";
+import { createChain } from "../../src/chain/chain.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
+import { createMemoryStore } from "../../src/limits/memory-store.ts";
+import type { InputRequest } from "../../src/protocol/input-request.ts";
+import { FakeTime } from "../_support/fake-time.ts";
 
 const request = { messages: [], maxTokens: 999_999, systemPrompt: "s" } as const;
 
@@ -35,7 +41,7 @@ describe("createSamplingMaxTokensCheck()", () => {
         "0",
         "-5",
         "1.5",
-        "Infinity",
+        "a non-finite number",
         "9007199254740992",
       ].map((shown) => ({
         ok: false,
@@ -186,5 +192,63 @@ describe("createSamplingToolsCheck()", () => {
       ok: true,
       value: { tools: [] },
     });
+  });
+});
+
+describe("createSamplingToolResultsCheck()", () => {
+  const { check } = createSamplingToolResultsCheck();
+  const toolUse = { role: "assistant", content: { type: "tool_use", id: "c1", name: "search", input: {} } };
+  const result = { type: "tool_result", toolUseId: "c1", content: [] };
+
+  test("passes a user message holding only tool results, one or several", () => {
+    assert.deepEqual(check([toolUse, { role: "user", content: result }]), { ok: true, value: undefined });
+    assert.deepEqual(check([toolUse, { role: "user", content: [result, result] }]), {
+      ok: true,
+      value: undefined,
+    });
+  });
+
+  test("refuses a user message mixing tool results and text with -32602, naming the message", () => {
+    const mixed = [toolUse, { role: "user", content: [{ type: "text", text: "Here:" }, result] }];
+    assert.deepEqual(check(mixed as ToolLoopMessage[]), {
+      ok: false,
+      refusal: {
+        code: -32602,
+        message: 'Sampling request refused: tool results mixed with other content in "messages[1]": ' +
+          'expected only tool_result blocks, received "text" at index 0',
+      },
+    });
+  });
+
+  test("the chain refuses a mixed tool result message before the handler runs, whatever the rejection code", async () => {
+    const time = new FakeTime();
+    const seen: unknown[] = [];
+    const chain = createChain({
+      policy: compilePolicy({
+        server: "demo",
+        transport: { url: "https://mcp.example.com/mcp" },
+        sampling: { rejectionCode: -7 },
+      }),
+      handler: { sampling: (params) => (seen.push(params), { role: "assistant", content: [], model: "m" }) },
+      client: "agent",
+      store: createMemoryStore({ clock: time }),
+      timers: time,
+    });
+    const messages = [
+      { role: "user", content: { type: "text", text: "q" } },
+      toolUse,
+      { role: "user", content: [result, { type: "image", data: "aGk=", mimeType: "image/png" }] },
+    ];
+    const request = { method: "sampling/createMessage", params: { messages, maxTokens: 10 } } as InputRequest;
+    assert.deepEqual(await chain.run(request, { version: "2026-07-28" }), {
+      ok: false,
+      stage: "policy",
+      refusal: {
+        code: -32602,
+        message: 'Sampling request refused: tool results mixed with other content in "messages[2]": ' +
+          'expected only tool_result blocks, received "image" at index 1',
+      },
+    });
+    assert.deepEqual(seen, []);
   });
 });

@@ -14,20 +14,19 @@ import {
 import { MAX_TOKEN_LENGTH, sealPayload } from "../../src/front/_state-token.ts";
 import { canonicalJson, withoutPrototypes } from "../../src/front/_canonical-json.ts";
 import { np, same } from "../_support/exact.ts";
+import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
+import {
+  hostileKey,
+  hostileString,
+  jsonSafeValue,
+  jsonText,
+  objectOf,
+  wireValue,
+} from "../property/_arbitraries.ts";
+import { anyValue, realise } from "../property/_js-only-values.ts";
+import { mutated } from "../property/_mutated.ts";
 
-// Property runs: 200 by default; SLUICE_PROPERTY_RUNS (e.g. 10000) for a deeper run. Read
-// defensively: workerd may have no process, and Deno without --allow-env refuses the environment.
-const PROPERTY_SEED = 20260728;
-const PROPERTY_RUNS: number = (() => {
-  try {
-    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-    const runs = Number(env?.SLUICE_PROPERTY_RUNS);
-    return Number.isSafeInteger(runs) && runs > 0 ? runs : 200;
-  } catch {
-    return 200;
-  }
-})();
-const settings = { seed: PROPERTY_SEED, numRuns: PROPERTY_RUNS };
+const settings = PROPERTY_SETTINGS;
 
 const SECRET = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
 const OTHER_SECRET = Uint8Array.from({ length: 32 }, (_, i) => 32 - i);
@@ -521,7 +520,7 @@ describe("sealed state properties", () => {
     { requiredKeys: ["serverId", "requestDigest", "answers", "pending", "expiresAt"] },
   );
 
-  test("sealState() then openState() gives back any state of JSON values", async () => {
+  test(propertyName("sealState() then openState() gives back any state of JSON values"), async () => {
     await fc.assert(
       fc.asyncProperty(stateArbitrary, async (state) => {
         const token = await sealState(state, await theKey());
@@ -538,29 +537,119 @@ describe("sealed state properties", () => {
     );
   });
 
-  test("openState() refuses a sealed token with any one character replaced, removed or added", async () => {
-    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ é\u0000";
-    const edit = fc.record({
-      kind: fc.constantFrom("replace", "remove", "add"),
-      at: fc.nat(),
-      char: fc.constantFrom(...alphabet),
-    });
-    await fc.assert(
-      fc.asyncProperty(stateArbitrary, edit, async (state, { kind, at, char }) => {
-        const token = await sealState(state, await theKey());
-        const i = at % (token.length + (kind === "add" ? 1 : 0));
-        if (kind === "replace" && token[i] === char) return;
-        const changed = token.slice(0, i) + (kind === "remove" ? "" : char) +
-          token.slice(kind === "add" ? i : i + 1);
-        const { serverId, requestDigest, expiresAt } = state;
-        const result = await openState(changed, await theKey(), {
-          now: expiresAt - 1,
-          serverId,
-          requestDigest,
-        });
-        assert.equal(result.ok, false);
-      }),
-      settings,
-    );
-  });
+  test(
+    propertyName("openState() refuses a sealed token with any one character replaced, removed or added"),
+    async () => {
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ é\u0000";
+      const edit = fc.record({
+        kind: fc.constantFrom("replace", "remove", "add"),
+        at: fc.nat(),
+        char: fc.constantFrom(...alphabet),
+      });
+      await fc.assert(
+        fc.asyncProperty(stateArbitrary, edit, async (state, { kind, at, char }) => {
+          const token = await sealState(state, await theKey());
+          const i = at % (token.length + (kind === "add" ? 1 : 0));
+          if (kind === "replace" && token[i] === char) return;
+          const changed = token.slice(0, i) + (kind === "remove" ? "" : char) +
+            token.slice(kind === "add" ? i : i + 1);
+          const { serverId, requestDigest, expiresAt } = state;
+          const result = await openState(changed, await theKey(), {
+            now: expiresAt - 1,
+            serverId,
+            requestDigest,
+          });
+          assert.equal(result.ok, false);
+        }),
+        settings,
+      );
+    },
+  );
+
+  const REASONS = [
+    "not-string",
+    "too-long",
+    "format",
+    "version",
+    "base64url",
+    "mac",
+    "json",
+    "shape",
+    "server",
+    "request",
+    "expired",
+    "keys",
+  ];
+  const tokenText = fc.oneof(
+    hostileString(40),
+    fc.tuple(
+      fc.constantFrom("v1.", "v2.", "V1.", ".", "v1.."),
+      hostileString(20),
+      fc.constantFrom("", ".", ".AAAA"),
+    )
+      .map((parts) => parts.join("")),
+    fc.tuple(fc.base64String({ maxLength: 40 }), fc.base64String({ maxLength: 44 })).map(([payload, mac]) =>
+      `v1.${payload.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}.${mac.replace(/=+$/, "")}`
+    ),
+  );
+
+  test(
+    propertyName("openState() of any token, string or not, is a stable refusal and never throws"),
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(tokenText, anyValue), async (generated) => {
+          const token = realise(generated);
+          const result = await openState(token, await theKey(), EXPECT);
+          assert.equal(result.ok, false);
+          assert.ok(!result.ok && REASONS.includes(result.reason), JSON.stringify(result));
+          same(
+            await openState(typeof token === "string" ? token : realise(generated), await theKey(), EXPECT),
+            result,
+          );
+        }),
+        settings,
+      );
+    },
+  );
+
+  test(
+    propertyName(
+      "openState() of any validly sealed payload opens as the state it holds or refuses it, never throws",
+    ),
+    async () => {
+      const state = fc.record({
+        serverId: fc.constant("github"),
+        requestDigest: fc.constant(CALL_DIGEST),
+        upstreamState: hostileString(12),
+        answers: fc.array(fc.tuple(hostileKey, jsonSafeValue), { maxLength: 3 }).map(objectOf),
+        pending: fc.array(fc.tuple(hostileKey, jsonSafeValue), { maxLength: 3 }).map(objectOf),
+        expiresAt: fc.constantFrom(EXPIRES_AT, NOW, NOW + 1),
+      }, { requiredKeys: ["serverId", "requestDigest", "answers", "pending", "expiresAt"] });
+      const payload = fc.oneof(
+        mutated(state, wireValue).map((value) => JSON.stringify(value) ?? ""),
+        jsonText,
+        hostileString(40),
+      );
+      await fc.assert(
+        fc.asyncProperty(payload, async (text) => {
+          const token = await sealPayload(new TextEncoder().encode(text), await theKey());
+          const result = await openState(token, await theKey(), EXPECT);
+          same(await openState(token, await theKey(), EXPECT), result);
+          if (!result.ok) {
+            assert.ok(
+              ["json", "shape", "server", "request", "expired"].includes(result.reason),
+              result.reason,
+            );
+            return;
+          }
+          same(result, opened(JSON.parse(text) as ContinuationState));
+          same(
+            await openState(await sealState(result.state, await theKey()), await theKey(), EXPECT),
+            result,
+          );
+        }),
+        settings,
+      );
+    },
+  );
 });

@@ -4,9 +4,8 @@ import fc from "fast-check";
 import { sanitizePrefixBound, sanitizeText } from "../../src/notify/sanitize-text.ts";
 import { sanitizeData } from "../../src/notify/sanitize-data.ts";
 import { same } from "../_support/exact.ts";
-import { PROPERTY_RUNS, PROPERTY_SEED } from "./_property-runs.ts";
+import { PROPERTY_SETTINGS as settings, propertyName } from "../_support/property-runs.ts";
 
-const settings = { seed: PROPERTY_SEED, numRuns: PROPERTY_RUNS };
 const REMOVED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 const REMOVED_OR_LONE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|\p{Cs}/gu;
 const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
@@ -76,26 +75,32 @@ const text = fc.string({ unit: fc.oneof(tricky, tricky, codeUnit, codePoint), ma
 const max = fc.integer({ min: 0, max: 64 });
 
 describe("sanitizeText() properties", () => {
-  test(`sanitizeText() output has no Cc, Cf, Zl, Zp or lone surrogate, fits max, and is stable (${PROPERTY_RUNS} runs)`, () => {
-    fc.assert(
-      fc.property(text, max, (value, limit) => {
-        const out = sanitizeText(value, limit);
-        return isClean(out) && out.length <= limit && sanitizeText(out, limit) === out;
-      }),
-      settings,
-    );
-  });
+  test(
+    propertyName("sanitizeText() output has no Cc, Cf, Zl, Zp or lone surrogate, fits max, and is stable"),
+    () => {
+      fc.assert(
+        fc.property(text, max, (value, limit) => {
+          const out = sanitizeText(value, limit);
+          return isClean(out) && out.length <= limit && sanitizeText(out, limit) === out;
+        }),
+        settings,
+      );
+    },
+  );
 
-  test(`sanitizeText() equals the reference: strip all, then the longest whole-grapheme prefix (${PROPERTY_RUNS} runs)`, () => {
-    fc.assert(
-      fc.property(text, max, (value, limit) => {
-        assert.equal(sanitizeText(value, limit), reference(value, limit));
-      }),
-      settings,
-    );
-  });
+  test(
+    propertyName("sanitizeText() equals the reference: strip all, then the longest whole-grapheme prefix"),
+    () => {
+      fc.assert(
+        fc.property(text, max, (value, limit) => {
+          assert.equal(sanitizeText(value, limit), reference(value, limit));
+        }),
+        settings,
+      );
+    },
+  );
 
-  test(`sanitizeText() of any value (JSON or not) is clean, fits and is stable (${PROPERTY_RUNS} runs)`, () => {
+  test(propertyName("sanitizeText() of any value (JSON or not) is clean, fits and is stable"), () => {
     fc.assert(
       fc.property(
         fc.oneof(fc.jsonValue(), fc.anything()),
@@ -109,7 +114,7 @@ describe("sanitizeText() properties", () => {
     );
   });
 
-  test(`sanitizeText() of a long input equals sanitizeText() of its bounded prefix (${PROPERTY_RUNS} runs)`, () => {
+  test(propertyName("sanitizeText() of a long input equals sanitizeText() of its bounded prefix"), () => {
     const invisible = fc.constantFrom("\u200B", "\u202E", "\u{E0041}", "\r\n");
     fc.assert(
       fc.property(
@@ -153,14 +158,17 @@ describe("sanitizeData() properties", () => {
     return found;
   }
 
-  test(`sanitizeData() output has only clean strings of at most 4096 code units and is stable (${PROPERTY_RUNS} runs)`, () => {
-    fc.assert(
-      fc.property(value, (data) => {
-        const out = sanitizeData(data);
-        assert.ok(strings(out).every((s) => isClean(s) && s.length <= 4096));
-        same(sanitizeData(out), out);
-      }),
-      settings,
-    );
-  });
+  test(
+    propertyName("sanitizeData() output has only clean strings of at most 4096 code units and is stable"),
+    () => {
+      fc.assert(
+        fc.property(value, (data) => {
+          const out = sanitizeData(data);
+          assert.ok(strings(out).every((s) => isClean(s) && s.length <= 4096));
+          same(sanitizeData(out), out);
+        }),
+        settings,
+      );
+    },
+  );
 });

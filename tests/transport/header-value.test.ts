@@ -2,8 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { decodeHeaderValue, encodeHeaderValue } from "../../src/transport/header-value.ts";
-
-const SEED = 20260728;
+import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
 
 describe("encodeHeaderValue()", () => {
   // The "Encoding examples" table of the 2026-07-28 Streamable HTTP page, and the value
@@ -142,34 +141,40 @@ describe("header value round trip", () => {
   });
   const anyString = fc.string({ unit: fc.oneof(anyCodeUnit, tricky) });
 
-  test("decode(encode(s)) === s for 300 generated well-formed strings", () => {
+  test(propertyName("decode(encode(s)) === s for generated well-formed strings"), () => {
     fc.assert(
       fc.property(wellFormed, (value) => decodeHeaderValue(encodeHeaderValue(value)) === value),
-      { seed: SEED, numRuns: 300 },
+      PROPERTY_SETTINGS,
     );
   });
 
-  test("decode(encode(s)) is s with lone surrogates replaced, for 300 strings of any code units", () => {
-    const toWellFormed = (value: string) =>
-      new TextDecoder("utf-8", { ignoreBOM: true }).decode(new TextEncoder().encode(value));
-    fc.assert(
-      fc.property(anyString, (value) => decodeHeaderValue(encodeHeaderValue(value)) === toWellFormed(value)),
-      { seed: SEED, numRuns: 300 },
-    );
-  });
+  test(
+    propertyName("decode(encode(s)) is s with lone surrogates replaced, for strings of any code units"),
+    () => {
+      const toWellFormed = (value: string) =>
+        new TextDecoder("utf-8", { ignoreBOM: true }).decode(new TextEncoder().encode(value));
+      fc.assert(
+        fc.property(
+          anyString,
+          (value) => decodeHeaderValue(encodeHeaderValue(value)) === toWellFormed(value),
+        ),
+        PROPERTY_SETTINGS,
+      );
+    },
+  );
 
-  test("encode(s) is always a header value fetch keeps byte for byte, for 300 strings", () => {
+  test(propertyName("encode(s) is always a header value fetch keeps byte for byte"), () => {
     fc.assert(
       fc.property(anyString, (value) => {
         const encoded = encodeHeaderValue(value);
         const kept = new Headers({ "Mcp-Param-X": encoded }).get("Mcp-Param-X");
         return /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/.test(encoded) && kept === encoded;
       }),
-      { seed: SEED, numRuns: 300 },
+      PROPERTY_SETTINGS,
     );
   });
 
-  test("encode(s) is s exactly when s is plain visible ASCII and no sentinel, for 300 strings", () => {
+  test(propertyName("encode(s) is s exactly when s is plain visible ASCII and no sentinel"), () => {
     const ascii = fc.string({
       unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), tricky),
     });
@@ -179,7 +184,29 @@ describe("header value round trip", () => {
           !/^=\?base64\?.*\?=$/is.test(value) && value.toLowerCase() !== "=?base64?=";
         return (encodeHeaderValue(value) === value) === plain;
       }),
-      { seed: SEED, numRuns: 300 },
+      PROPERTY_SETTINGS,
     );
   });
+
+  test(
+    propertyName(
+      "decodeHeaderValue() of any text is stable, never throws, and what it decodes encodes back to it",
+    ),
+    () => {
+      const sentinel = fc.tuple(
+        fc.constantFrom("=?base64?", "=?BASE64?", "=?base64"),
+        fc.base64String(),
+        fc.constantFrom("?=", "", "=?="),
+      )
+        .map((parts) => parts.join(""));
+      fc.assert(
+        fc.property(fc.oneof(anyString, sentinel), (text) => {
+          const decoded = decodeHeaderValue(text);
+          assert.equal(decodeHeaderValue(text), decoded);
+          if (decoded !== undefined) assert.equal(decodeHeaderValue(encodeHeaderValue(decoded)), decoded);
+        }),
+        PROPERTY_SETTINGS,
+      );
+    },
+  );
 });

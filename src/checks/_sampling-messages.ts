@@ -1,0 +1,58 @@
+/**
+ * Reading the `messages` of a sampling request for the checks that judge its tool blocks: the
+ * role of each message and the `type` of each of its content blocks. The decoder has already
+ * shaped decoded requests; this reader refuses anything else by name instead of throwing.
+ *
+ * @module
+ */
+import { describeKind } from "../_internal/quote.ts";
+
+/** What the tool checks read of one message. */
+export interface MessageBlockTypes {
+  /** The message's `role`, as received. */
+  readonly role: unknown;
+  /** The `type` of each content block, as received, in order (one for a single block). */
+  readonly types: readonly unknown[];
+}
+
+/**
+ * Reads the role and block types of every message. May throw what a hostile getter or proxy
+ * throws; the caller turns that into a refusal.
+ *
+ * @param messages The request's `messages`, untrusted.
+ * @returns One entry per message, or why the messages are not readable (a path and what was
+ * received, for a message such as `"messages[1]" expected an object, received null`).
+ */
+export function readBlockTypes(messages: unknown): readonly MessageBlockTypes[] | string {
+  if (!Array.isArray(messages)) return `"messages" expected an array, received ${describeKind(messages)}`;
+  const out: MessageBlockTypes[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i];
+    const path = `messages[${i}]`;
+    if (!isObject(message)) return `"${path}" expected an object, received ${describeKind(message)}`;
+    const content = message["content"];
+    if (!Array.isArray(content)) {
+      if (!isObject(content)) {
+        return `"${path}.content" expected a content block or an array of them, received ${
+          describeKind(content)
+        }`;
+      }
+      out.push({ role: message["role"], types: [content["type"]] });
+      continue;
+    }
+    const types: unknown[] = [];
+    for (let j = 0; j < content.length; j++) {
+      const block: unknown = content[j];
+      if (!isObject(block)) {
+        return `"${path}.content[${j}]" expected a content block, received ${describeKind(block)}`;
+      }
+      types.push(block["type"]);
+    }
+    out.push({ role: message["role"], types });
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
