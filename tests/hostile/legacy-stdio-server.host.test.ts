@@ -1,0 +1,165 @@
+// The legacy client against a hostile stdio server (a real process): a flood of server requests,
+// cancellations for ids never sent, responses to requests never made, malformed frames, a server
+// that dies mid-call and one that stops reading its stdin. After each, the client still works.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { heapAfterGc } from "../_support/heap.ts";
+import { hostileStdioTransport } from "../_support/hostile-process.ts";
+
+const FLOOD = 20_000;
+const BUSY = "-32000 Busy: 8 server requests are already being answered";
+const ACCEPT = { action: "accept", content: { ok: true } } as const;
+
+function client(handler: Handler, policy: Partial<Policy> = {}): Client {
+  return createClient({
+    name: "hostile-test",
+    handler,
+    policies: [{ server: "hostile", transport: hostileStdioTransport(), era: "legacy", ...policy }],
+  });
+}
+
+const data = (result: unknown) =>
+  (result as { structuredContent: Record<string, unknown> }).structuredContent;
+
+async function stillWorks(c: Client): Promise<void> {
+  assert.deepEqual(data(await c.callTool("hostile", "echo", { after: "hostile" })), { after: "hostile" });
+}
+
+/** A handler whose elicitations wait until `release()`, counting them. */
+function heldElicitation() {
+  const waiting: Array<() => void> = [];
+  const held = {
+    calls: 0,
+    release: () => waiting.splice(0).forEach((resolve) => resolve()),
+    handler: {
+      elicitation: () => {
+        held.calls++;
+        return new Promise<typeof ACCEPT>((resolve) => waiting.push(() => resolve(ACCEPT)));
+      },
+    } satisfies Handler,
+  };
+  return held;
+}
+
+describe("a legacy client against a hostile stdio server", () => {
+  test("answers 19 992 of a 20 000-request flood -32000 busy while 8 run; the heap stays within 8 MB", {
+    timeout: 60_000,
+  }, async () => {
+    const held = heldElicitation();
+    const c = client(held.handler, { inputRateLimit: { rate: 1, per: "1h", burst: 20 } });
+    // The server says when every request but the 8 running ones has been answered.
+    c.onNotification((entry) => {
+      if (entry.kind === "notification" && entry.method === "notifications/hostile/flood_refused") {
+        held.release();
+      }
+    });
+    await stillWorks(c);
+    const before = heapAfterGc();
+    const result = data(await c.callTool("hostile", "flood", { count: FLOOD, hold: 8 }));
+    const growth = heapAfterGc() - before;
+    assert.deepEqual([result.tally, held.calls], [{ "result:accept": 8, [BUSY]: FLOOD - 8 }, 8]);
+    assert.ok(growth < 8 * 1024 * 1024, `the heap grew by ${growth} bytes over the flood`);
+    await stillWorks(c);
+    await c.close();
+  });
+
+  test("holds the input budget: of 30 requests one at a time, burst 20 are answered, 10 refused -32000", async () => {
+    let calls = 0;
+    const c = client({ elicitation: () => (calls++, ACCEPT) }, {
+      inputRateLimit: { rate: 1, per: "1h", burst: 20 },
+    });
+    const result = data(await c.callTool("hostile", "flood", { count: 30, sequential: true }));
+    assert.deepEqual([result.tally, calls], [{
+      "result:accept": 20,
+      "-32000 Input request refused: over the budget of 1 per 3600000 ms (burst 20); retry in N ms": 10,
+    }, 20]);
+    await stillWorks(c);
+    await c.close();
+  });
+
+  test("ignores cancellations for unknown or malformed ids: the running request is not aborted, nothing extra is sent", async () => {
+    const signals: AbortSignal[] = [];
+    const c = client({
+      elicitation: (_p, ctx) => {
+        signals.push(ctx.signal);
+        return new Promise((resolve) => setTimeout(() => resolve(ACCEPT), 100));
+      },
+      roots: () => ({ roots: [{ uri: "file:///srv/work" }] }),
+    });
+    const result = data(await c.callTool("hostile", "unknown_cancel"));
+    assert.deepEqual(result.answers, [
+      { jsonrpc: "2.0", id: "r0", result: ACCEPT },
+      { jsonrpc: "2.0", id: "r1", result: { roots: [{ uri: "file:///srv/work" }] } },
+    ]);
+    assert.deepEqual(signals.map((signal) => signal.aborted), [false]);
+    const received = data(await c.callTool("hostile", "received"));
+    // Roots (r1) is answered first: the elicitation takes 100 ms.
+    assert.deepEqual([received.responses, received.tail], [2, ["r1", "r0"]]);
+    await stillWorks(c);
+    await c.close();
+  });
+
+  test("drops responses to requests it never sent, and the call completes", async () => {
+    const c = client({});
+    assert.deepEqual(data(await c.callTool("hostile", "stray_responses")), { strays: 3 });
+    await stillWorks(c);
+    await c.close();
+  });
+
+  test("drops malformed frames (not JSON, a batch, invalid UTF-8, bad fields) and keeps reading", async () => {
+    const c = client({});
+    const heard: string[] = [];
+    c.onNotification((entry) => void (entry.kind === "notification" && heard.push(entry.method)));
+    assert.deepEqual(data(await c.callTool("hostile", "malformed")), { malformed: 8 });
+    await stillWorks(c);
+    await c.close();
+    // The one well-formed line among them (ended by CR LF) was read.
+    assert.deepEqual(heard, ["notifications/hostile/crlf"]);
+  });
+
+  test("fails a call whose server dies mid-call with kind transport at once, and the next call restarts it", async () => {
+    const c = client({}, { callTimeout: "5s" });
+    const { pid } = data(await c.callTool("hostile", "pid"));
+    const started = performance.now();
+    const error = await c.callTool("hostile", "die", { code: 9 }).catch((e: unknown) => e);
+    assert.ok(error instanceof ClientError);
+    assert.equal(error.kind, "transport");
+    assert.match(
+      error.message,
+      /^Server "hostile": Request \d+ "tools\/call" got no response: the connection ended \(process exited with code 9\)$/,
+    );
+    assert.ok(performance.now() - started < 5000, "the call outlived its 5 s callTimeout");
+    const restarted = data(await c.callTool("hostile", "pid"));
+    assert.equal(typeof restarted.pid, "number");
+    assert.notEqual(restarted.pid, pid);
+    await stillWorks(c);
+    await c.close();
+  });
+
+  test(
+    "times out calls to a server that stops reading stdin (512 KiB stuck in the pipe), and close() still finishes",
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      // 2 s: the first call also starts the server (node with tsx), slow on a busy machine.
+      const c = client({}, { callTimeout: "2s" });
+      assert.deepEqual(data(await c.callTool("hostile", "stop_reading")), { reading: false });
+      const timeout = {
+        kind: "timeout",
+        message: 'Server "hostile": no response to tools/call within 2000 ms (callTimeout)',
+      };
+      for (const args of [{ big: "x".repeat(512 * 1024) }, { small: true }]) {
+        const started = performance.now();
+        const error = await c.callTool("hostile", "echo", args).catch((e: unknown) => e);
+        assert.ok(error instanceof ClientError);
+        assert.deepEqual({ kind: error.kind, message: error.message }, timeout);
+        assert.ok(performance.now() - started < 10_000, "the call took over 10 s");
+      }
+      const closing = performance.now();
+      await c.close();
+      assert.ok(performance.now() - closing < 10_000, "close() took over 10 s");
+    },
+  );
+});

@@ -1,0 +1,59 @@
+/**
+ * The assertions the soak's short form (`soak.node.test.ts`) and long form (`npm run soak`) share.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { SoakReport } from "./_soak-run.ts";
+
+const MIB = 1024 * 1024;
+const BUSY = "-32000 Busy: 8 server requests are already being answered";
+const OVER_BUDGET =
+  "-32000 Input request refused: over the budget of 10 per 1000 ms (burst 20); retry in N ms";
+
+/**
+ * The assertions both forms share.
+ *
+ * @param report What the soak came to.
+ * @param options The flood sizes it ran with.
+ */
+export function assertSoak(report: SoakReport, options: { floodCount: number }): void {
+  const { completed, failed, floodAnswers, samples } = report;
+  assert.deepEqual(failed, {});
+  for (const tool of ["ask_form", "ask_sample", "chatty", "echo", "flood", "noise"]) {
+    assert.ok((completed[tool] ?? 0) > 0, `no ${tool} call completed`);
+  }
+  // Every server request of every flood was answered: accepted, busy, or over the budget.
+  assert.deepEqual(
+    Object.keys(floodAnswers).filter((key) => ![`result:accept`, BUSY, OVER_BUDGET].includes(key)),
+    [],
+  );
+  const answered = Object.values(floodAnswers).reduce((a, b) => a + b, 0);
+  assert.equal(answered, report.floods * options.floodCount);
+  assert.equal(report.floods, completed.flood);
+  // Every notification the flooder sent is delivered, dropped (queue full) or rate-limited (logs).
+  const flooder = samples.end.notifications.flooder;
+  assert.ok(flooder !== undefined);
+  assert.equal(flooder.delivered + flooder.dropped + flooder.rateLimited, report.noiseSent + report.floods);
+  assert.equal(flooder.delivered, (samples.end.handled.notification ?? 0) + (samples.end.handled.log ?? 0));
+  // The front's handler ran once per sampling call, and per elicitation (deferred down or accepted).
+  assert.equal(samples.end.handled.sampling, completed.ask_sample);
+  assert.equal(
+    samples.end.handled.elicitation,
+    (completed.ask_form ?? 0) + (floodAnswers["result:accept"] ?? 0),
+  );
+  // The chatty tool's 20 logs per call all reached the downstream caller.
+  assert.deepEqual(report.downstream, {
+    modern: { delivered: (completed.chatty ?? 0) * 20, dropped: 0, rateLimited: 0 },
+  });
+  // Memory does not grow after warm-up.
+  const { middle, end } = samples;
+  assert.ok(
+    end.peakRss <= middle.peakRss * 1.2 + 8 * MIB,
+    `peak RSS ${end.peakRss} after ${middle.peakRss} half-way`,
+  );
+  assert.ok(
+    end.heapUsed <= middle.heapUsed * 1.2 + 8 * MIB,
+    `heap ${end.heapUsed} after ${middle.heapUsed} half-way`,
+  );
+}
