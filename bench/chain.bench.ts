@@ -1,122 +1,138 @@
 /**
  * The chain's overhead per input request on this runtime: each case runs the same handler
- * directly and through the chain, side by side in one run, and reports the added time.
+ * directly and through the chain, side by side in one run, and the overhead is the difference,
+ * run by run. Three groups, each measured on its own with a chain of its own (its cases
+ * interleave; no group's form memo or budget is another's), as one server's chain would be:
+ *
+ * - by kind: a clamped sampling request, the 13-field server-everything form, a URL
+ *   elicitation, and a request refused by policy;
+ * - by form size, 1 to 100 fields, once with the same form every time (what a server asking
+ *   again and again sends; the checks remember compiled forms) and once with a form never seen
+ *   before on every call (a pool of distinct forms, larger than the memo);
+ * - by sampling message count, 1 to 1000 messages.
  *
  * @module
  */
-import { bench, do_not_optimize, run } from "mitata";
-import { createChain } from "../src/chain/chain.ts";
+import { type Chain, createChain } from "../src/chain/chain.ts";
 import { compilePolicy } from "../src/policy/compile-policy.ts";
 import { createMemoryStore } from "../src/limits/memory-store.ts";
 import type { Handler, InputContext } from "../src/handler/handler.ts";
 import { defer } from "../src/chain/deferral.ts";
 import type { InputRequest } from "../src/protocol/input-request.ts";
-import everythingForm from "../tests/fixtures/server-everything-elicitation-schema.json" with {
-  type: "json",
-};
+import { measureMicro, type MicroCase, type MicroOptions } from "./_micro.ts";
+import { type Spread, spreadOf } from "./_stats.ts";
+import { formAnswerOf, formOf, KIND_CASES, messagesOf } from "./_chain-inputs.ts";
 
-/** One benchmark case: nanoseconds per request, directly and through the chain. */
+/** One case: nanoseconds per request, directly and through the chain, and the difference. */
 export interface ChainRow {
+  /** `kind`, `form-same`, `form-new` or `messages`. */
+  readonly group: string;
   readonly name: string;
-  readonly directNs: number;
-  readonly chainNs: number;
+  /** The form's field count or the message count (0 for the kind group). */
+  readonly size: number;
+  readonly directNs: Spread;
+  readonly chainNs: Spread;
+  /** `chainNs - directNs`, run by run. */
+  readonly addedNs: Spread;
 }
 
+/** The chain bench's sizes. */
+export const FORM_SIZES: readonly number[] = [1, 3, 10, 30, 100];
+export const MESSAGE_COUNTS: readonly number[] = [1, 10, 100, 1000];
+
 const reply = { role: "assistant", content: { type: "text", text: "ok" }, model: "bench" } as const;
-const formAnswer = {
-  action: "accept",
-  content: {
-    name: "Ada Lovelace",
-    check: true,
-    email: "ada@example.com",
-    homepage: "https://example.com/ada",
-    birthdate: "1815-12-10",
-    untitledSingleSelectEnum: "Joey",
-    untitledMultipleSelectEnum: ["Piano"],
-    titledSingleSelectEnum: "hero-2",
-    titledMultipleSelectEnum: ["fish-1", "fish-3"],
-    legacyTitledEnum: "pet-2",
-  },
-} as const;
+const answers = new Map<string, unknown>();
 
 const handler: Handler = {
   sampling: () => reply,
   elicitationModes: ["form", "url"],
-  elicitation: (params) => ("url" in params ? { action: "accept" } : formAnswer) as never,
+  elicitation: (params) => ("url" in params ? { action: "accept" } : answers.get(params.message)) as never,
 };
 
-const signal = new AbortController().signal;
 const ctx: InputContext = {
   client: "bench",
   serverId: "bench",
   era: "modern",
   assigns: {},
   relatedRequestId: null,
-  signal,
+  signal: new AbortController().signal,
   defer,
 };
 // Contexts are built once: the direct baseline is the bare handler call.
 const formCtx = { ...ctx, mode: "form" as const, fields: {} };
-const urlCtx = (url: string) => ({
-  ...ctx,
-  mode: "url" as const,
-  url,
-  host: "login.example.com",
-  idn: false,
-  originMismatch: true,
-});
-const loginCtx = urlCtx("https://login.example.com/");
-const httpCtx = urlCtx("http://login.example.com/");
-const samplingParams = { messages: [], maxTokens: 4096 };
-const formParams = { message: "x", requestedSchema: everythingForm as never };
-const loginParams = { mode: "url" as const, message: "x", url: "https://login.example.com/" };
-const httpParams = { mode: "url" as const, message: "x", url: "http://login.example.com/" };
+const urlCtx = { ...ctx, mode: "url" as const, url: "", host: "", idn: false, originMismatch: true };
 
-const cases: Array<{ name: string; request: InputRequest; direct: () => unknown }> = [
-  {
-    name: "sampling request (clamped)",
-    request: {
-      method: "sampling/createMessage",
-      params: {
-        messages: [{ role: "user", content: { type: "text", text: "Summarise" } }],
-        maxTokens: 999_999,
-      },
-    },
-    direct: () => handler.sampling?.(samplingParams, ctx),
-  },
-  {
-    name: "13-field form elicitation",
-    request: {
-      method: "elicitation/create",
-      params: { message: "Please provide inputs", requestedSchema: everythingForm as never },
-    },
-    direct: () => handler.elicitation?.(formParams, formCtx),
-  },
-  {
-    name: "URL elicitation",
-    request: {
-      method: "elicitation/create",
-      params: { mode: "url", message: "Sign in", url: "https://login.example.com/start?x=1" },
-    },
-    direct: () => handler.elicitation?.(loginParams, loginCtx),
-  },
-  {
-    name: "denied request (http URL)",
-    request: {
-      method: "elicitation/create",
-      params: { mode: "url", message: "Sign in", url: "http://login.example.com/" },
-    },
-    direct: () => handler.elicitation?.(httpParams, httpCtx),
-  },
-];
+interface Pair {
+  readonly group: string;
+  readonly name: string;
+  readonly size: number;
+  /** Requests used in turn (one, or a pool of distinct ones). */
+  readonly requests: readonly InputRequest[];
+}
 
-/**
- * Measures every case on this runtime.
- *
- * @returns One row per case.
- */
-export async function benchChain(): Promise<ChainRow[]> {
-  const chain = createChain({
+function direct(request: InputRequest): unknown {
+  const params = request.params as never;
+  if (request.method === "sampling/createMessage") return handler.sampling?.(params, ctx);
+  const isUrl = (request.params as { mode?: string }).mode === "url";
+  return handler.elicitation?.(params, isUrl ? urlCtx : formCtx);
+}
+
+/** A pool of distinct forms of `size` fields, larger than what the form memo keeps. */
+function formPool(size: number, quick: boolean): InputRequest[] {
+  const count = Math.max(64, Math.min(quick ? 2_000 : 20_000, Math.floor((quick ? 10_000 : 100_000) / size)));
+  return Array.from({ length: count }, (_, k) => formRequest(size, `p${k}_`));
+}
+
+function formRequest(size: number, prefix: string): InputRequest {
+  const message = `form ${prefix}${size}`;
+  answers.set(message, formAnswerOf(size, prefix));
+  return {
+    method: "elicitation/create",
+    params: { message, requestedSchema: formOf(size, prefix) as never },
+  };
+}
+
+function pairs(quick: boolean): Pair[] {
+  const list: Pair[] = KIND_CASES.map((c) => ({
+    group: "kind",
+    name: c.name,
+    size: 0,
+    requests: [c.request],
+  }));
+  answers.set(KIND_CASES[1]?.request.params.message as string, KIND_CASES[1]?.answer);
+  for (const size of FORM_SIZES) {
+    list.push({
+      group: "form-same",
+      name: `${size} fields, same form`,
+      size,
+      requests: [formRequest(size, "f")],
+    });
+    list.push({ group: "form-new", name: `${size} fields, new form`, size, requests: formPool(size, quick) });
+  }
+  for (const count of MESSAGE_COUNTS) {
+    const params = { messages: messagesOf(count), maxTokens: 999_999 };
+    list.push({
+      group: "messages",
+      name: `sampling, ${count} messages`,
+      size: count,
+      requests: [{ method: "sampling/createMessage", params } as InputRequest],
+    });
+  }
+  return list;
+}
+
+function cycling(requests: readonly InputRequest[], f: (request: InputRequest) => unknown): () => unknown {
+  if (requests.length === 1) {
+    const only = requests[0] as InputRequest;
+    return () => f(only);
+  }
+  let i = 0;
+  return () => f(requests[i++ % requests.length] as InputRequest);
+}
+
+/** A chain of its own for one group, so no group's form memo or budget is another's. */
+function chainFor(): Chain {
+  return createChain({
     policy: compilePolicy({
       server: "bench",
       transport: { url: "https://mcp.example.com/mcp" },
@@ -127,22 +143,41 @@ export async function benchChain(): Promise<ChainRow[]> {
     client: "bench",
     store: createMemoryStore(),
   });
-  for (const c of cases) {
-    const check = await chain.run(c.request, { version: "2026-07-28" });
-    if (c.name.startsWith("denied") === check.ok) {
-      throw new Error(`bench case "${c.name}" gave ${JSON.stringify(check)}`);
+}
+
+/**
+ * Measures every case on this runtime, group by group (cases interleave within their group).
+ *
+ * @param options Runs and batch length (see `_micro.ts`).
+ * @param quick Smaller pools of distinct forms.
+ * @returns One row per case.
+ */
+export async function benchChain(options: MicroOptions, quick = false): Promise<ChainRow[]> {
+  const context = { version: "2026-07-28" } as const;
+  const list = pairs(quick);
+  const rows: ChainRow[] = [];
+  for (const group of [...new Set(list.map((pair) => pair.group))]) {
+    const members = list.filter((pair) => pair.group === group);
+    const cases: MicroCase[] = [];
+    const chain = chainFor();
+    for (const pair of members) {
+      for (const request of pair.requests.slice(0, 3)) {
+        const result = await chain.run(request, context);
+        if (pair.name.startsWith("denied") === result.ok) {
+          throw new Error(`bench case "${pair.name}" gave ${JSON.stringify(result).slice(0, 300)}`);
+        }
+      }
+      // Awaited like the chain: a caller awaits a handler's answer, which may be a promise.
+      cases.push({ name: `${pair.name}: direct`, fn: cycling(pair.requests, direct), awaited: true });
+      cases.push({ name: `${pair.name}: chain`, fn: cycling(pair.requests, (r) => chain.run(r, context)) });
     }
-    bench(`${c.name}: direct`, async () => do_not_optimize(await c.direct()));
-    bench(
-      `${c.name}: chain`,
-      async () => do_not_optimize(await chain.run(c.request, { version: "2026-07-28" })),
-    );
+    const timed = await measureMicro(cases, options);
+    for (const pair of members) {
+      const directNs = timed.get(`${pair.name}: direct`) as Spread;
+      const chainNs = timed.get(`${pair.name}: chain`) as Spread;
+      const addedNs = spreadOf(chainNs.runs.map((ns, i) => ns - (directNs.runs[i] as number)));
+      rows.push({ group: pair.group, name: pair.name, size: pair.size, directNs, chainNs, addedNs });
+    }
   }
-  const { benchmarks } = await run({ format: "quiet", throw: true });
-  const avg = (name: string) => benchmarks.find((b) => b.alias === name)?.runs[0]?.stats?.avg ?? NaN;
-  return cases.map((c) => ({
-    name: c.name,
-    directNs: avg(`${c.name}: direct`),
-    chainNs: avg(`${c.name}: chain`),
-  }));
+  return rows;
 }

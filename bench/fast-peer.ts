@@ -1,9 +1,11 @@
 /**
  * A lean modern-era (2026-07-28) server for throughput benchmarks, run as its own process: it
- * does the least a conformant server must for two tools: `ask_form`, that needs one form
- * elicitation (check the headers against the body, ask, then answer the retry), and `echo`, that
- * answers at once, so the client's (or the front's) own cost is what the benchmark sees. The real peers (tests/peers/) are for correctness; the
- * official server package builds a fresh server per request and would hide every client's cost.
+ * does the least a conformant server must for three tools: `ask_form`, that needs one form
+ * elicitation (check the headers against the body, ask, then answer the retry), `ask_rounds`,
+ * that asks the same form `rounds` times (0 to 50) before it completes, checking every answer,
+ * and `echo`, that answers at once, so the client's (or the front's) own cost is what the
+ * benchmark sees. The real peers (tests/peers/) are for correctness; the official server package
+ * builds a fresh server per request and would hide every client's cost.
  *
  * `--work-ms N` makes every `echo` take N ms before it answers, like a tool that does real work.
  *
@@ -15,6 +17,10 @@ import { createServer } from "node:http";
 
 const TOOLS = [
   { name: "ask_form", inputSchema: { type: "object", properties: {} } },
+  {
+    name: "ask_rounds",
+    inputSchema: { type: "object", properties: { rounds: { type: "integer", minimum: 0, maximum: 50 } } },
+  },
   { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
 ];
 const FORM = {
@@ -66,6 +72,9 @@ function answer(headers: Record<string, string | string[] | undefined>, body: st
     const text = String((message.params.arguments as { text?: unknown } | undefined)?.text ?? "");
     return [200, reply(message.id, { content: [{ type: "text", text }] })];
   }
+  if (message.method === "tools/call" && message.params?.name === "ask_rounds") {
+    return askRounds(message.id, message.params);
+  }
   if (message.method !== "tools/call" || message.params?.name !== "ask_form") {
     return [404, error(message.id, -32601, "Not found")];
   }
@@ -91,6 +100,39 @@ function answer(headers: Record<string, string | string[] | undefined>, body: st
     200,
     reply(message.id, { content: [{ type: "text", text: JSON.stringify(responses.who?.content ?? null) }] }),
   ];
+}
+
+function inputRequired(id: unknown, requestState: string): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    result: {
+      resultType: "input_required",
+      inputRequests: {
+        who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: FORM } },
+      },
+      requestState,
+    },
+  });
+}
+
+/** `ask_rounds`: the state is `rounds-<answered>-<of>`; every answer must name Ada. */
+function askRounds(id: unknown, params: Record<string, unknown>): [number, string] {
+  const rounds = Number((params.arguments as { rounds?: unknown } | undefined)?.rounds ?? 1);
+  if (!Number.isInteger(rounds) || rounds < 0 || rounds > 50) {
+    return [200, error(id, -32602, "rounds must be an integer from 0 to 50")];
+  }
+  const state = /^rounds-(\d+)-(\d+)$/.exec(String(params.requestState ?? ""));
+  let answered = 0;
+  if (state !== null) {
+    const who = (params.inputResponses as Record<string, { content?: { name?: unknown } }> | undefined)?.who;
+    if (Number(state[2]) !== rounds || who?.content?.name !== "Ada") {
+      return [200, error(id, -32602, "Missing or wrong answer")];
+    }
+    answered = Number(state[1]) + 1;
+  }
+  if (answered < rounds) return [200, inputRequired(id, `rounds-${answered}-${rounds}`)];
+  return [200, reply(id, { content: [{ type: "text", text: JSON.stringify({ rounds, name: "Ada" }) }] })];
 }
 
 const flag = process.argv.indexOf("--work-ms");

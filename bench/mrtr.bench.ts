@@ -1,133 +1,187 @@
 /**
- * Multi round-trip throughput against one lean loopback modern server (bench/fast-peer.ts), in one run: `calls` tool calls
- * that each need one form elicitation, made by (a) sluice, (b) the official
- * `@modelcontextprotocol/client` 2.4.0 with an equivalent handler, (c) a bare fetch loop doing the
- * same two POSTs (the floor). Each contender runs `repeats` times, interleaved, and the median
- * is reported.
+ * Multi round-trip (MRTR) throughput against one lean loopback modern server (bench/fast-peer.ts):
+ * tool calls that each need 0, 1, 3 or 10 rounds of form elicitation, one call at a time, made by
+ * sluice (edge `createClient`), the official `@modelcontextprotocol/client` 2.4.0 with an
+ * equivalent handler, and a bare fetch loop doing the same POSTs with no validation (the floor).
+ *
+ * On Node every contender runs twice where it can: with the global fetch, and with sluice's
+ * `createNodeFetch()` (`undici.request`), which is what a self-hosted Node user of sluice gets
+ * (the legacy entry uses it by default); the floor is measured with both, so each contender is
+ * compared with the floor of its own fetch. Deno and Bun have one fetch, their global one.
+ *
+ * Each run makes about `posts` HTTP requests per contender; contenders take turns within a run,
+ * in a rotating order. The bench process's CPU time per call is recorded too: the peer is
+ * another process, so that is the client's own cost.
  *
  * @module
  */
 import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createClient } from "../mod.ts";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { awaitLine, stopChild } from "../tests/_support/modern-peer.ts";
+import { ownCpuSeconds, runtimeName, startFastPeer } from "./_processes.ts";
+import { type Spread, spreadOf } from "./_stats.ts";
+import { floorCall } from "./_mrtr-floor.ts";
 
-/** Starts bench/fast-peer.ts (compiled next to this file) as its own process. */
-async function startFastPeer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const script = fileURLToPath(new URL("./fast-peer.js", import.meta.url));
-  const child = spawn(process.execPath, [script], { stdio: ["pipe", "pipe", "inherit"] });
-  const url = await awaitLine(child, "stdout", /^FAST_PEER_URL (\S+)$/);
-  return { url, stop: () => stopChild(child) };
+/** One contender at one round count. */
+export interface MrtrRow {
+  readonly rounds: number;
+  /** `sluice`, `official` or `floor`. */
+  readonly who: string;
+  /** `global` or `undici`. */
+  readonly fetch: string;
+  readonly name: string;
+  readonly calls: number;
+  readonly callsPerSecond: Spread;
+  /** This process's CPU time per call, in microseconds. */
+  readonly cpuUsPerCall: Spread;
 }
 
-/** One contender's figures. */
-export interface MrtrRow {
-  readonly name: string;
-  readonly callsPerSecond: number;
-  readonly msPerCall: number;
+/** The round counts measured. */
+export const MRTR_ROUNDS: readonly number[] = [0, 1, 3, 10];
+
+/** Options of {@linkcode benchMrtr}. */
+export interface MrtrOptions {
+  /** HTTP requests per contender per run (calls = posts / (rounds + 1)). */
+  readonly posts: number;
+  readonly runs: number;
+}
+
+type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+
+interface Contender {
+  readonly who: string;
+  readonly fetch: string;
+  call(rounds: number, id: number): Promise<string>;
+  close(): Promise<void>;
 }
 
 const ANSWER = { name: "Ada", age: 36 };
+const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text ?? "";
 
-function meta(): Record<string, unknown> {
+function sluice(url: string, fetchName: string, fetch?: Fetch): Contender {
+  const client = createClient({
+    name: "bench",
+    handler: { elicitation: () => ({ action: "accept", content: ANSWER }) },
+    // A budget the bench never exhausts (the default 10/s would refuse it, as it should).
+    policies: [{
+      server: "peer",
+      transport: { url },
+      era: "modern",
+      maxRounds: 16,
+      inputRateLimit: { rate: 1_000_000, per: "1s", burst: 1_000_000 },
+    }],
+    ...(fetch === undefined ? {} : { fetch }),
+  });
   return {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-    "io.modelcontextprotocol/clientInfo": { name: "floor", version: "1" },
+    who: "sluice",
+    fetch: fetchName,
+    call: async (rounds) => text(await client.callTool("peer", "ask_rounds", { rounds })),
+    close: () => client.close(),
   };
 }
 
-/** The floor: exactly the two POSTs of one round, with no validation at all. */
-async function floorCall(url: string, id: number): Promise<string> {
-  const headers = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": "tools/call",
-    "mcp-name": "ask_form",
+async function official(url: string, fetchName: string, fetch?: Fetch): Promise<Contender> {
+  const client = new OfficialClient({ name: "bench", version: "1" }, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    inputRequired: { maxRounds: 16 },
+  });
+  client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: ANSWER }));
+  const options = fetch === undefined
+    ? {}
+    : { fetch: (u: string | URL, init?: RequestInit) => fetch(String(u), init ?? {}) };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), options));
+  return {
+    who: "official",
+    fetch: fetchName,
+    call: async (rounds) => text(await client.callTool({ name: "ask_rounds", arguments: { rounds } })),
+    close: () => client.close(),
   };
-  const post = async (params: Record<string, unknown>, requestId: number) => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: requestId, method: "tools/call", params }),
-    });
-    return (await response.json()).result;
-  };
-  const first = await post({ name: "ask_form", arguments: {}, _meta: meta() }, id);
-  const key = Object.keys(first.inputRequests)[0] as string;
-  const final = await post({
-    name: "ask_form",
-    arguments: {},
-    _meta: meta(),
-    inputResponses: { [key]: { action: "accept", content: ANSWER } },
-    requestState: first.requestState,
-  }, id + 1);
-  return final.content[0].text;
 }
 
-async function timed(calls: number, call: (i: number) => Promise<string>): Promise<number> {
+function floor(url: string, fetchName: string, fetch: Fetch): Contender {
+  return {
+    who: "floor",
+    fetch: fetchName,
+    call: (rounds, id) => floorCall(fetch, url, rounds, id),
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Makes the contenders of this runtime; on Node, the undici ones too. */
+async function contenders(url: string): Promise<{ list: Contender[]; close: () => Promise<void> }> {
+  const global: Fetch = (u, init) => fetch(u, init);
+  const list = [sluice(url, "global"), await official(url, "global"), floor(url, "global", global)];
+  if (runtimeName() !== "node") return { list, close: () => Promise.resolve() };
+  const { createNodeFetch } = await import("../src/transport/node-fetch.ts");
+  // One pool each, so no contender reuses another's warm sockets.
+  const pools = [createNodeFetch(), createNodeFetch(), createNodeFetch()] as const;
+  list.push(
+    sluice(url, "undici", pools[0]),
+    await official(url, "undici", pools[1]),
+    floor(url, "undici", pools[2]),
+  );
+  return { list, close: async () => void await Promise.all(pools.map((pool) => pool.close())) };
+}
+
+const nameOf = (c: Contender) =>
+  `${c.who === "official" ? "official client 2.4.0" : c.who === "floor" ? "bare fetch (floor)" : "sluice"}, ${
+    c.fetch === "undici" ? "createNodeFetch()" : "global fetch"
+  }`;
+
+let ids = 1;
+
+async function timed(c: Contender, rounds: number, calls: number): Promise<{ ms: number; cpu: number }> {
+  const expected = JSON.stringify({ rounds, name: "Ada" });
+  const cpu = ownCpuSeconds();
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
-    const text = await call(i);
-    // sluice also applies the form's default (subscribe: false); the others send the answer as is.
-    if ((JSON.parse(text) as { name?: unknown }).name !== ANSWER.name) {
-      throw new Error(`unexpected result ${text}`);
-    }
+    const got = await c.call(rounds, ids += 100);
+    // The peer checks every round's answer and names the rounds it asked for.
+    if (got !== expected) throw new Error(`${nameOf(c)}: unexpected result ${got}`);
   }
-  return performance.now() - started;
+  return { ms: performance.now() - started, cpu: ownCpuSeconds() - cpu };
 }
 
 /**
- * Runs the three contenders against one peer.
+ * Runs every contender at every round count against one peer.
  *
- * @param calls Tool calls per run.
- * @param repeats Runs per contender (interleaved); the median counts.
- * @returns One row per contender.
+ * @param options Requests per run and runs.
+ * @returns One row per round count and contender.
  */
-export async function benchMrtr(calls = 1000, repeats = 3): Promise<MrtrRow[]> {
+export async function benchMrtr(options: MrtrOptions): Promise<MrtrRow[]> {
   const peer = await startFastPeer();
+  const { list, close } = await contenders(peer.url);
+  const rows: MrtrRow[] = [];
   try {
-    const sluice = createClient({
-      name: "bench",
-      handler: { elicitation: () => ({ action: "accept", content: ANSWER }) },
-      // A budget the bench never exhausts (the default 10/s would refuse it, as it should).
-      policies: [{
-        server: "peer",
-        transport: { url: peer.url },
-        era: "modern",
-        inputRateLimit: { rate: 1_000_000, per: "1s", burst: 1_000_000 },
-      }],
-    });
-    const official = new OfficialClient({ name: "bench", version: "1" }, {
-      capabilities: { elicitation: { form: {} } },
-      versionNegotiation: { mode: { pin: "2026-07-28" } },
-    });
-    official.setRequestHandler("elicitation/create", () => ({ action: "accept", content: ANSWER }));
-    await official.connect(new StreamableHTTPClientTransport(new URL(peer.url)));
-    const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text ?? "";
-    const contenders: Array<[string, (i: number) => Promise<string>]> = [
-      ["sluice", async () => text(await sluice.callTool("peer", "ask_form"))],
-      [
-        "official client 2.4.0",
-        async () => text(await official.callTool({ name: "ask_form", arguments: {} })),
-      ],
-      ["bare fetch (floor)", (i) => floorCall(peer.url, 2 * i + 1)],
-    ];
-    for (const [, call] of contenders) await timed(50, call); // warm-up
-    const samples = new Map<string, number[]>(contenders.map(([name]) => [name, []]));
-    for (let r = 0; r < repeats; r++) {
-      for (const [name, call] of contenders) samples.get(name)?.push(await timed(calls, call));
+    for (const rounds of MRTR_ROUNDS) {
+      const calls = Math.max(5, Math.ceil(options.posts / (rounds + 1)));
+      // Warm-up: about 200 requests each.
+      for (const c of list) await timed(c, rounds, Math.max(10, Math.ceil(200 / (rounds + 1))));
+      const samples = list.map(() => ({ rate: [] as number[], cpu: [] as number[] }));
+      for (let run = 0; run < options.runs; run++) {
+        for (let k = 0; k < list.length; k++) {
+          const index = (k + run) % list.length;
+          const { ms, cpu } = await timed(list[index] as Contender, rounds, calls);
+          samples[index]?.rate.push((calls * 1000) / ms);
+          samples[index]?.cpu.push((cpu * 1e6) / calls);
+        }
+      }
+      list.forEach((c, index) =>
+        rows.push({
+          rounds,
+          who: c.who,
+          fetch: c.fetch,
+          name: nameOf(c),
+          calls,
+          callsPerSecond: spreadOf(samples[index]?.rate ?? []),
+          cpuUsPerCall: spreadOf(samples[index]?.cpu ?? []),
+        })
+      );
     }
-    await official.close();
-    await sluice.close();
-    return contenders.map(([name]) => {
-      const sorted = [...(samples.get(name) ?? [])].sort((a, b) => a - b);
-      const ms = sorted[Math.floor(sorted.length / 2)] ?? NaN;
-      return { name, callsPerSecond: (calls * 1000) / ms, msPerCall: ms / calls };
-    });
+    return rows;
   } finally {
+    for (const c of list) await c.close();
+    await close();
     await peer.stop();
   }
 }

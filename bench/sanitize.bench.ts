@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { bench, do_not_optimize, run } from "mitata";
 import { sanitizeText } from "../src/notify/sanitize-text.ts";
+import { measureMicro, type MicroOptions } from "./_micro.ts";
+import { mapSpread, type Spread } from "./_stats.ts";
 
 /** One input kind: throughput of `sanitizeText` and of the naive implementation. */
 export interface SanitizeRow {
@@ -16,8 +17,9 @@ export interface SanitizeRow {
   readonly bytes: number;
   /** UTF-16 code units of the input. */
   readonly codeUnits: number;
-  readonly sanitizeMBps: number;
-  readonly naiveMBps: number;
+  /** MB/s (10^6 UTF-8 bytes per second), one value per run. */
+  readonly sanitizeMBps: Spread;
+  readonly naiveMBps: Spread;
 }
 
 const NAIVE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
@@ -56,18 +58,19 @@ const inputs: ReadonlyArray<{ readonly name: string; readonly text: string }> = 
 /**
  * Measures every input on this runtime.
  *
+ * @param options Runs and batch length (see `_micro.ts`).
  * @returns One row per input.
  */
-export async function benchSanitize(): Promise<SanitizeRow[]> {
+export async function benchSanitize(options: MicroOptions): Promise<SanitizeRow[]> {
+  const cases = [];
   for (const { name, text } of inputs) {
     if (sanitizeText(text, text.length) !== naiveSanitize(text, text.length)) {
       throw new Error(`bench input "${name}": sanitizeText and the naive implementation disagree`);
     }
-    bench(`${name}: sanitizeText`, () => do_not_optimize(sanitizeText(text, text.length)));
-    bench(`${name}: naive regex`, () => do_not_optimize(naiveSanitize(text, text.length)));
+    cases.push({ name: `${name}: sanitizeText`, fn: () => sanitizeText(text, text.length) });
+    cases.push({ name: `${name}: naive regex`, fn: () => naiveSanitize(text, text.length) });
   }
-  const { benchmarks } = await run({ format: "quiet", throw: true });
-  const avg = (alias: string) => benchmarks.find((b) => b.alias === alias)?.runs[0]?.stats?.avg ?? NaN;
+  const timed = await measureMicro(cases, options);
   return inputs.map(({ name, text }) => {
     const bytes = encoder.encode(text).length;
     const mbps = (ns: number) => bytes / 1e6 / (ns / 1e9);
@@ -75,8 +78,8 @@ export async function benchSanitize(): Promise<SanitizeRow[]> {
       name,
       bytes,
       codeUnits: text.length,
-      sanitizeMBps: mbps(avg(`${name}: sanitizeText`)),
-      naiveMBps: mbps(avg(`${name}: naive regex`)),
+      sanitizeMBps: mapSpread(timed.get(`${name}: sanitizeText`) as Spread, mbps),
+      naiveMBps: mapSpread(timed.get(`${name}: naive regex`) as Spread, mbps),
     };
   });
 }

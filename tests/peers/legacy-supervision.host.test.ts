@@ -51,21 +51,22 @@ describe("legacy supervision against a scripted stdio server", () => {
 
   test("answers a hung handler -32603 at its timeout, the call's own shorter deadline paused meanwhile", async () => {
     // Real time, short deadlines (the exact 60 s default is proven on a fake clock in
-    // tests/client/legacy/server-request-supervisor.test.ts): the call's callTimeout (300 ms) is
-    // shorter than the handler's timeout (600 ms), so the call survives only because its
-    // deadline is paused while the request tied to it is being answered.
+    // tests/client/legacy/server-request-supervisor.test.ts): the call's callTimeout (1 s) is
+    // shorter than the handler's timeout (2 s), so the call survives only because its deadline
+    // is paused while the request tied to it is being answered. (The callTimeout also bounds
+    // starting the server and initialize, so it leaves room for a loaded machine.)
     let signal: AbortSignal | undefined;
     const c = client({ sampling: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})) }, {
-      policy: { callTimeout: "300ms", handlerTimeout: { default: "600ms" } },
+      policy: { callTimeout: "1s", handlerTimeout: { default: "2s" } },
     });
     const started = performance.now();
     const result = await c.callTool("scripted", "ask", { count: 1, method: "sampling/createMessage" });
     assert.deepEqual(data(result).answers, [{
       id: 0,
-      error: { code: -32603, message: "Handler timed out after 600ms" },
+      error: { code: -32603, message: "Handler timed out after 2s" },
     }]);
     assert.equal(signal?.aborted, true);
-    assert.ok(performance.now() - started >= 600);
+    assert.ok(performance.now() - started >= 2000);
     await c.close();
   });
 

@@ -1,0 +1,102 @@
+/**
+ * What limits a missed target, in figures from the same run: for each profiled scenario, a
+ * paragraph computed from the measurements (CPU per call of each process, the best ratio the
+ * measured server time allows); RESULTS.md puts the profile's summary after it.
+ *
+ * @module
+ */
+import type { RunResults, SuiteResult } from "./_results.ts";
+import { sluiceFetch } from "./_targets-flows.ts";
+
+const us = (v: number) => `${v.toFixed(0)} µs`;
+const node = (results: RunResults): SuiteResult | undefined =>
+  results.suites.find((s) => s.runtime === "node");
+
+function mrtrLimits(results: RunResults): string {
+  const suite = node(results);
+  const rows = suite?.sections.mrtr;
+  if (suite === undefined || rows === undefined) return "";
+  const fetch = sluiceFetch(suite);
+  const lines = [...new Set(rows.map((r) => r.rounds))].map((rounds) => {
+    const pick = (who: string) => rows.find((r) => r.rounds === rounds && r.who === who && r.fetch === fetch);
+    const [ours, floor] = [pick("sluice"), pick("floor")];
+    if (ours === undefined || floor === undefined) return "";
+    const posts = rounds + 1;
+    const extra = (ours.cpuUsPerCall.median - floor.cpuUsPerCall.median) / posts;
+    const wall = (r: typeof ours) => 1e6 / r.callsPerSecond.median;
+    return `| ${rounds} | ${posts} | ${us(wall(ours))} | ${us(wall(floor))} | ${
+      us(ours.cpuUsPerCall.median)
+    } | ${us(floor.cpuUsPerCall.median)} | ${us(extra)} |`;
+  });
+  return [
+    "Calls run one at a time, so a call's time is the client's CPU, the peer's CPU and the loopback round trips, one after the other. sluice and the floor use the same fetch and the same peer; what separates them is sluice's own CPU per HTTP request: decoding and checking each response, running each form through the chain, building the retry, and the signals and deadlines of the call. On Node:",
+    "",
+    "| rounds | POSTs per call | sluice time/call | floor time/call | sluice CPU/call | floor CPU/call | sluice's extra CPU per POST |",
+    "|--:|--:|--:|--:|--:|--:|--:|",
+    ...lines,
+    "",
+  ].join("\n");
+}
+
+function legacyLimits(results: RunResults, transport: string): string {
+  const rows = node(results)?.sections.legacy?.filter((r) => r.transport === transport);
+  const ours = rows?.find((r) => r.who === "sluice");
+  const official = rows?.find((r) => r.who === "official");
+  if (ours === undefined || official === undefined) return "";
+  const wall = (r: typeof ours) => 1e6 / r.callsPerSecond.median;
+  const rest = wall(official) - official.cpuUsPerCall.median;
+  return `Over ${transport}, a call took ${us(wall(ours))} with sluice and ${
+    us(wall(official))
+  } with the official SDK; the clients' own CPU per call was ${us(ours.cpuUsPerCall.median)} and ${
+    us(official.cpuUsPerCall.median)
+  }. The rest of the official SDK's call, ${
+    us(rest)
+  }, is server-everything's own work and the round trips, the same for any client: a client that used no CPU at all would make at most ${
+    (wall(official) / Math.max(rest, 1)).toFixed(2)
+  }× the official SDK's calls per second against this server, one call at a time.\n`;
+}
+
+function frontLimits(results: RunResults): string {
+  const front = node(results)?.sections.front;
+  if (front === undefined) return "";
+  const lines = front.cases.map((r) => {
+    const d = r.directCpuUs;
+    const f = r.frontCpuUs;
+    const direct = d.client.median + d.peer.median;
+    return `| ${r.name} | ${us(d.client.median)} + ${us(d.peer.median)} | ${us(f.client.median)} + ${
+      us(f.peer.median)
+    } + **${us(f.front.median)}** | ${(f.front.median / direct).toFixed(2)}× |`;
+  });
+  return [
+    "The front is a second HTTP hop: per call it parses and checks the downstream request, sends it upstream with its own client, reads and checks the answer (and for `ask_form` answers the form), and writes the downstream response. Its CPU per call, next to what a direct call costs the client and the peer together (µs of CPU per call, medians):",
+    "",
+    "| case | direct: client + peer | through the front: client + peer + **front** | front's CPU / direct call's CPU |",
+    "|---|--:|--:|--:|",
+    ...lines,
+    "",
+    "When the front's own CPU per call is near or above a whole direct call's, the front cannot add only 20% to a call that does no work upstream; on one machine its CPU also competes with the client and the peer for the same cores. Against a tool that takes 5 ms, the same CPU is a small part of the call's time.",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The explanation of a profiled scenario, from the run's figures.
+ *
+ * @param scenario The profile scenario.
+ * @param results The run's results.
+ * @returns Markdown (without the profile's tables).
+ */
+export function limitsOf(scenario: string, results: RunResults): string {
+  switch (scenario) {
+    case "mrtr":
+      return mrtrLimits(results);
+    case "legacy-stdio":
+      return legacyLimits(results, "stdio");
+    case "legacy-http":
+      return legacyLimits(results, "HTTP");
+    case "front":
+      return frontLimits(results);
+    default:
+      return "";
+  }
+}

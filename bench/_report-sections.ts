@@ -1,0 +1,189 @@
+/**
+ * The measured sections of RESULTS.md, as Markdown tables: every figure is the median of the
+ * runs with the min–max of the runs in brackets.
+ *
+ * @module
+ */
+import type { RunResults, SuiteResult } from "./_results.ts";
+import { ratioOf, type Spread } from "./_stats.ts";
+import { runtimeLabel, showSpread } from "./_verdict.ts";
+import { sluiceFetch } from "./_targets-flows.ts";
+
+const rate = (s: Spread) => showSpread(s, 0);
+const table = (head: string[], rows: string[][]) =>
+  [
+    `| ${head.join(" | ")} |`,
+    `|${head.map((_, i) => (i === 0 ? "---" : "--:")).join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+
+function mrtrTable(suite: SuiteResult): string {
+  const rows = suite.sections.mrtr ?? [];
+  const fetch = sluiceFetch(suite);
+  return table(
+    [
+      "rounds",
+      "contender",
+      "calls/s",
+      "client CPU µs/call",
+      "sluice / this (calls/s)",
+      "this / floor (time)",
+    ],
+    rows.map((r) => {
+      const ours = rows.find((o) => o.rounds === r.rounds && o.who === "sluice" && o.fetch === fetch);
+      const floor = rows.find((o) => o.rounds === r.rounds && o.who === "floor" && o.fetch === r.fetch);
+      return [
+        String(r.rounds),
+        r.name,
+        rate(r.callsPerSecond),
+        showSpread(r.cpuUsPerCall, 0),
+        ours === undefined || r === ours
+          ? ""
+          : `${showSpread(ratioOf(ours.callsPerSecond, r.callsPerSecond))}×`,
+        floor === undefined || r.who === "floor"
+          ? ""
+          : `${showSpread(ratioOf(floor.callsPerSecond, r.callsPerSecond))}×`,
+      ];
+    }),
+  );
+}
+
+function chainTables(suite: SuiteResult): string {
+  const rows = suite.sections.chain ?? [];
+  const ns = (s: Spread) => showSpread(s, 0);
+  return table(
+    ["case", "direct ns", "through the chain ns", "added ns"],
+    rows.map((r) => [r.name, ns(r.directNs), ns(r.chainNs), ns(r.addedNs)]),
+  );
+}
+
+function frontTable(rows: SuiteResult["sections"]["front"] & object, which: "cases" | "curve"): string {
+  const cpu = (c: { client: Spread; peer: Spread; front: Spread }, front: boolean) =>
+    [c.client, c.peer, ...(front ? [c.front] : [])].map((s) => s.median.toFixed(0)).join(" + ");
+  return table(
+    [
+      "case",
+      "calls",
+      "direct calls/s",
+      "front calls/s",
+      "front time / direct",
+      "cores busy: direct",
+      "cores busy: front",
+      "CPU µs/call direct: client + peer",
+      "through the front: client + peer + front",
+    ],
+    rows[which].map((r) => [
+      r.name,
+      String(r.calls),
+      rate(r.directPerSecond),
+      rate(r.frontPerSecond),
+      `${showSpread(ratioOf(r.directPerSecond, r.frontPerSecond))}×`,
+      showSpread(r.directCoresBusy),
+      showSpread(r.frontCoresBusy),
+      cpu(r.directCpuUs, false),
+      cpu(r.frontCpuUs, true),
+    ]),
+  );
+}
+
+/** One section: its heading and introduction, and each runtime's part (if it ran there). */
+interface Section {
+  readonly intro: string;
+  readonly part: (suite: SuiteResult) => string | undefined;
+  /** Text after the runtimes' parts. */
+  readonly outro?: (results: RunResults) => string;
+}
+
+const SECTIONS: readonly Section[] = [
+  {
+    intro:
+      "## MRTR throughput\n\nOne `tools/call` of `ask_rounds` at a time against the fast loopback peer (`bench/fast-peer.ts`, a Node process); each input round is one form elicitation and one more POST. `client CPU` is the bench process's CPU time per call (the peer runs in its own process). On Node, `createNodeFetch()` is sluice's `undici.request` fetch: what the self-hosted entry uses by default on Node, and what a Node user of the edge entry passes as `fetch`; sluice is judged with it, the official client as it comes (global fetch), and every contender against the floor of its own fetch. Deno and Bun have one fetch, their own. Chart whiskers span the interquartile range of the runs.",
+    part: (s) =>
+      s.sections.mrtr === undefined
+        ? undefined
+        : `${mrtrTable(s)}\n\n![MRTR on ${runtimeLabel(s)}](mrtr-${s.runtime}.svg)`,
+  },
+  {
+    intro:
+      "## Legacy flow: tools/call with one sampling request\n\n`trigger-sampling-request` of `@modelcontextprotocol/server-everything` (2025-11-25), one call at a time; over stdio each client runs its own server, over HTTP both talk to one server. sluice's legacy entry uses `createNodeFetch()` on Node by default; the official SDK 1.x uses the global fetch.",
+    part: (s) =>
+      s.sections.legacy === undefined ? undefined : table(
+        ["transport", "contender", "calls/run", "calls/s", "client CPU µs/call"],
+        s.sections.legacy.map((r) => [
+          r.transport,
+          r.name,
+          String(r.calls),
+          rate(r.callsPerSecond),
+          showSpread(r.cpuUsPerCall, 0),
+        ]),
+      ),
+  },
+  {
+    intro:
+      "## Chain overhead per input request\n\nThe same handler called directly and through the chain, in turn; `added` is the difference run by run. Each group runs on its own chain (one server's). `same form` sends one form again and again (the checks remember compiled forms); `new form` sends a form never seen before every time (a pool of distinct forms larger than the memo). Chart whiskers span the interquartile range of the runs.\n\n![chain by form size](chain-form-size.svg)\n\n![chain by message count](chain-messages.svg)",
+    part: (s) => s.sections.chain === undefined ? undefined : chainTables(s),
+  },
+  {
+    intro:
+      "## sanitizeText throughput\n\n1 MB (10^6 UTF-8 bytes) of each kind of text; MB/s counts input bytes.",
+    part: (s) =>
+      s.sections.sanitize === undefined ? undefined : table(
+        ["input", "sanitizeText MB/s", "naive regex MB/s"],
+        s.sections.sanitize.map((r) => [r.name, showSpread(r.sanitizeMBps, 0), showSpread(r.naiveMBps, 0)]),
+      ),
+  },
+  {
+    intro:
+      "## The front\n\n`tools/call` straight to the fast peer and through the front (`@sluice/mcp/node`, its own process) to the same peer. Client, front and peer share the machine's cores; `cores busy` is the CPU time of the three processes over the wall time (1 = one core); the CPU columns give each process's CPU time per call (medians).",
+    part: (s) => s.sections.front === undefined ? undefined : frontTable(s.sections.front, "cases"),
+    outro: (results) => {
+      const front = results.suites.find((s) => s.runtime === "node")?.sections.front;
+      return front === undefined ? "" : [
+        "### Throughput by concurrency (`echo`, Node)",
+        "",
+        "Chart whiskers span the interquartile range of the runs.",
+        "",
+        "![front by concurrency](front-concurrency.svg)",
+        "",
+        "![cores busy by concurrency](front-cores.svg)",
+        "",
+        frontTable(front, "curve"),
+        "",
+      ].join("\n");
+    },
+  },
+  {
+    intro:
+      "## Memory per pending item\n\nHeap growth over a baseline with the items pending, after full GCs, divided by the item count; measured once per batch as batches are made and let go (the chart). `kept` is what the heap still holds over the baseline per item once all are let go. `message alone` is the decoded message itself, which each item holds.\n\n![memory over churn](memory-churn.svg)",
+    part: (s) =>
+      s.sections.memory === undefined ? undefined : table(
+        ["item", "pending at once", "bytes per item", "kept after release B/item", "message alone B"],
+        s.sections.memory.map((r) => [
+          r.name,
+          String(r.items),
+          showSpread(r.perItemBytes, 0),
+          r.retainedBytes.toFixed(0),
+          r.messageBytes.toFixed(0),
+        ]),
+      ),
+  },
+];
+
+/**
+ * The measured sections.
+ *
+ * @param results The run's results.
+ * @returns Markdown.
+ */
+export function measuredSections(results: RunResults): string {
+  const out: string[] = [];
+  for (const section of SECTIONS) {
+    const parts = results.suites.flatMap((suite) => {
+      const text = section.part(suite);
+      return text === undefined ? [] : [`### ${runtimeLabel(suite)} ${suite.version}\n\n${text}\n`];
+    });
+    if (parts.length === 0) continue;
+    out.push(`${section.intro}\n`, ...parts, section.outro?.(results) ?? "");
+  }
+  return out.join("\n");
+}
