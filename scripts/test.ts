@@ -105,16 +105,20 @@ outcomes.push(run("typecheck-lib", bin("tsc"), ["--noEmit", "-p", "tsconfig.lib.
 outcomes.push(run("lint", bin("deno"), ["lint", "--quiet"]));
 outcomes.push(run("format", bin("deno"), ["fmt", "--check", "--quiet"]));
 
+/** What the Deno tests may do: loopback network, files, processes (servers under test). */
+const DENO_PERMISSIONS = [
+  "--allow-net=127.0.0.1,localhost",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "--allow-run",
+  "--allow-sys",
+];
 const denoJunit = join(reports, "deno.xml");
 outcomes.push(
   run("deno", bin("deno"), [
     "test",
-    "--allow-net=127.0.0.1,localhost",
-    "--allow-env",
-    "--allow-read",
-    "--allow-write",
-    "--allow-run",
-    "--allow-sys",
+    ...DENO_PERMISSIONS,
     `--junit-path=${denoJunit}`,
     ...files("deno"),
   ], denoJunit),
@@ -125,12 +129,7 @@ outcomes.push(
   run("doc", bin("deno"), [
     "test",
     "--doc",
-    "--allow-net=127.0.0.1,localhost",
-    "--allow-env",
-    "--allow-read",
-    "--allow-write",
-    "--allow-run",
-    "--allow-sys",
+    ...DENO_PERMISSIONS,
     `--junit-path=${docJunit}`,
     "mod.ts",
     "src/",
