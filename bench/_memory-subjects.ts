@@ -152,7 +152,7 @@ function resourceUpdated(i: number): unknown {
   return JSON.parse(JSON.stringify({
     jsonrpc: "2.0",
     method: "notifications/resources/updated",
-    params: { uri: `file:///srv/work/reports/report-${i}.txt` },
+    params: { uri: `file:///workspace/reports/report-${i}.txt` },
   }));
 }
 

@@ -114,7 +114,7 @@ function workerSection(results: RunResults): string {
     `| cold start, trivial Worker (ms) | ${showSpread(worker.baselineMs, 1)} |`,
     `| sluice's script's share (ms) | ${showSpread(worker.scriptMs, 1)} |`,
     "",
-    "Limits: Cloudflare's Workers limits page (developers.cloudflare.com/workers/platform/limits/) lists a Worker size of 3 MB on Workers Free and 10 MB on Workers Paid, after compression, and a startup time limit of 1 second; earlier versions of that page listed 1 MB for Free and 400 ms. Not re-checked online from this machine (it reaches only the package registry); nothing in /work/shared states them.",
+    "Limits: Cloudflare's Workers limits page (developers.cloudflare.com/workers/platform/limits/) lists a Worker size of 3 MB on Workers Free and 10 MB on Workers Paid, after compression, and a startup time limit of 1 second; earlier versions of that page listed 1 MB for Free and 400 ms. Not re-checked online from this machine (it reaches only the package registry); nothing in this repository or its design notes states them.",
     "",
   ].join("\n");
 }
@@ -180,7 +180,7 @@ export function renderResults(results: RunResults, verdicts: readonly Verdict[])
     durationsSection(results),
     "## Run it",
     "",
-    "`npm run bench` (about the time above; `-- --quick` for a check of the harness in about a minute and a half, written to `bench/.tmp/quick/`; `-- --runtimes node --only mrtr,front` for a part). Every run's values are in `bench/.tmp/results.json`. A scenario's profile by itself: `node bench/.tmp/bench/profile.js mrtr /tmp/prof 6` after `tsc -p tsconfig.bench.json`.",
+    "`npm run bench` (about the time above; `-- --quick` for a check of the harness in about a minute and a half, written to `bench/.tmp/quick/`; `-- --runtimes node --only mrtr,front` for a part). Every run's values are in `bench/.tmp/results.json`. A scenario's profile by itself: `node bench/.tmp/bench/profile.js mrtr <dir> 6` after `tsc -p tsconfig.bench.json`.",
     "",
   ].join("\n");
 }

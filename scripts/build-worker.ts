@@ -9,8 +9,8 @@
  * @example
  * ```ts
  * import { buildWorkerExample } from "./build-worker.ts";
- * const built = await buildWorkerExample("/tmp/sluice-worker");
- * console.log(built.path); // "/tmp/sluice-worker/index.js"
+ * const built = await buildWorkerExample("bench/.tmp/worker");
+ * console.log(built.path); // "bench/.tmp/worker/index.js"
  * ```
  *
  * @module
