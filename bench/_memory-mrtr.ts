@@ -6,16 +6,8 @@
  */
 import { createClient } from "../mod.ts";
 import type { MemorySubject } from "./_memory-subjects.ts";
+import { PEER_FORM } from "./_peer-form.ts";
 
-const FORM = {
-  type: "object",
-  properties: {
-    name: { type: "string", title: "Name", minLength: 2 },
-    age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
-    subscribe: { type: "boolean", title: "Subscribe", default: false },
-  },
-  required: ["name"],
-};
 const SERVER_INFO = { "io.modelcontextprotocol/serverInfo": { name: "fake", version: "1" } };
 const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -48,7 +40,7 @@ function answer(message: { id: unknown; method: string; params?: Record<string, 
           result: {
             resultType: "input_required",
             inputRequests: {
-              who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: FORM } },
+              who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: PEER_FORM } },
             },
             requestState: `state-${++states}-0123456789abcdef0123456789abcdef`,
           },

@@ -14,6 +14,7 @@
  * @module
  */
 import { createServer } from "node:http";
+import { PEER_FORM } from "./_peer-form.ts";
 
 const TOOLS = [
   { name: "ask_form", inputSchema: { type: "object", properties: {} } },
@@ -23,15 +24,6 @@ const TOOLS = [
   },
   { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
 ];
-const FORM = {
-  type: "object",
-  properties: {
-    name: { type: "string", title: "Name", minLength: 2 },
-    age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
-    subscribe: { type: "boolean", title: "Subscribe", default: false },
-  },
-  required: ["name"],
-};
 
 let next = 0;
 
@@ -89,7 +81,7 @@ function answer(headers: Record<string, string | string[] | undefined>, body: st
         result: {
           resultType: "input_required",
           inputRequests: {
-            who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: FORM } },
+            who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: PEER_FORM } },
           },
           requestState: `form-${++next}`,
         },
@@ -109,7 +101,7 @@ function inputRequired(id: unknown, requestState: string): string {
     result: {
       resultType: "input_required",
       inputRequests: {
-        who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: FORM } },
+        who: { method: "elicitation/create", params: { message: "Who?", requestedSchema: PEER_FORM } },
       },
       requestState,
     },
