@@ -1,11 +1,10 @@
 /**
- * Reads a downstream POST body as text within the server's `maxMessageBytes`: refused at once
- * from its `Content-Length`, or, for a body of unknown length, as soon as more bytes than the
- * limit arrive (a chunked body that never ends is never held whole).
+ * Reads a downstream POST body as text within the server's `maxMessageBytes`
+ * ({@linkcode readRequestBytes}), and turns a refusal into the JSON-RPC error the front answers.
  *
  * @module
  */
-import { openBody, readBodyBytes } from "../transport/_body-reader.ts";
+import { readRequestBytes } from "../transport/_body-reader.ts";
 import { type DownstreamRefusal, refusal } from "./downstream-request.ts";
 
 /**
@@ -26,27 +25,10 @@ export async function readDownstreamBody(
     -32600,
     `Request body too large: expected at most ${maxBytes} bytes (maxMessageBytes)`,
   );
-  const declared = request.headers.get("content-length");
-  const length = Number(declared ?? 0);
-  if (Number.isFinite(length) && length > maxBytes) return tooLarge;
-  if (declared !== null && /^\d+$/.test(declared)) {
-    // A declared length within the limit: the server reads exactly that many bytes, so the body
-    // cannot outgrow it, and the runtime's own reader is much cheaper than a stream read here.
-    try {
-      return { text: new TextDecoder().decode(await request.arrayBuffer()) };
-    } catch {
-      return refusal(400, null, -32700, "Parse error: the request body was not received in full");
-    }
+  const read = await readRequestBytes(request, maxBytes);
+  if (read === "over_limit") return tooLarge;
+  if (read === "incomplete") {
+    return refusal(400, null, -32700, "Parse error: the request body was not received in full");
   }
-  const body = openBody(request.body, request.signal);
-  try {
-    const read = await readBodyBytes(body, maxBytes);
-    if (read.end === "over_limit") return tooLarge;
-    if (read.end !== "complete") {
-      return refusal(400, null, -32700, "Parse error: the request body was not received in full");
-    }
-    return { text: new TextDecoder().decode(read.bytes) };
-  } finally {
-    body.close();
-  }
+  return { text: new TextDecoder().decode(read) };
 }

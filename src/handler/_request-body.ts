@@ -6,7 +6,7 @@
  * @module
  */
 import { quote } from "../_internal/quote.ts";
-import { openBody, readBodyBytes } from "../transport/_body-reader.ts";
+import { readRequestBytes } from "../transport/_body-reader.ts";
 import { MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
 import { exceedsJsonDepth } from "../protocol/json-depth.ts";
 
@@ -29,17 +29,9 @@ export async function readJsonRequest(request: Request, maxBytes: number): Promi
     return refused(415, `expected content type "application/json", received ${received}`);
   }
   const tooLarge = refused(413, `the body is larger than ${maxBytes} bytes`);
-  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) return tooLarge;
-  const body = openBody(request.body, request.signal);
-  let bytes: Uint8Array;
-  try {
-    const read = await readBodyBytes(body, maxBytes);
-    if (read.end === "over_limit") return tooLarge;
-    if (read.end !== "complete") return refused(400, "the body was not received in full");
-    bytes = read.bytes;
-  } finally {
-    body.close();
-  }
+  const bytes = await readRequestBytes(request, maxBytes);
+  if (bytes === "over_limit") return tooLarge;
+  if (bytes === "incomplete") return refused(400, "the body was not received in full");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

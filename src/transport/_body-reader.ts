@@ -98,6 +98,40 @@ export async function readBodyBytes(body: BodyReader, limit: number): Promise<Bo
   }
 }
 
+/**
+ * Reads an incoming request's body within `limit` bytes: refused at once when its
+ * `Content-Length` says more; read with the runtime's own reader when the length is declared
+ * (the server reads exactly that many bytes, so the body cannot outgrow it, and a stream read
+ * costs far more on some servers); read chunk by chunk, stopping past the limit, when it is not
+ * (a chunked body that never ends is never held whole).
+ *
+ * @param request The request; its body unread. Its signal aborts a chunked read.
+ * @param limit The largest body accepted, in bytes.
+ * @returns The bytes, `"over_limit"`, or `"incomplete"` when the body did not arrive in full.
+ */
+export async function readRequestBytes(
+  request: Request,
+  limit: number,
+): Promise<Uint8Array | "over_limit" | "incomplete"> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared)) {
+    if (Number(declared) > limit) return "over_limit";
+    try {
+      return new Uint8Array(await request.arrayBuffer());
+    } catch {
+      return "incomplete";
+    }
+  }
+  const body = openBody(request.body, request.signal);
+  try {
+    const read = await readBodyBytes(body, limit);
+    if (read.end === "over_limit") return "over_limit";
+    return read.end === "complete" ? read.bytes : "incomplete";
+  } finally {
+    body.close();
+  }
+}
+
 function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
   if (parts.length === 1 && parts[0] !== undefined) return parts[0];
   const out = new Uint8Array(total);
