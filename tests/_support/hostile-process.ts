@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { awaitLine, nodeBinary, REPO_ROOT, stopChild } from "./modern-peer.ts";
 
@@ -39,21 +39,12 @@ export async function startHostileHttp<Log>(
   script: HostileHttpScript,
   options: { readonly port?: number } = {},
 ): Promise<HostileHttpServer<Log>> {
-  const args = ["--import", "tsx", join("tests", "_support", script), "--watch-stdin"];
-  if (options.port !== undefined) args.push(`--port=${options.port}`);
-  const child = spawn(nodeBinary(), args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (chunk: string) => stderr = (stderr + chunk).slice(-4000));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let url: string;
-  try {
-    url = await awaitLine(child, "stdout", /^HOSTILE_URL (\S+)$/);
-  } catch (e) {
-    await stopChild(child);
-    throw new Error(`startHostileHttp(${script}): ${(e as Error).message}\n${stderr}`);
-  }
-  child.stdout.resume();
+  const extra = options.port === undefined ? [] : [`--port=${options.port}`];
+  const { child, url } = await spawnTestServer(join("tests", "_support", script), "HOSTILE_URL", extra);
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once("exit", (code) => resolve(code));
+  });
   const admin = new URL("/__log", url).href;
   return {
     url,
@@ -69,6 +60,39 @@ export async function startHostileHttp<Log>(
     exited,
     stop: () => stopChild(child),
   };
+}
+
+/**
+ * Starts a test server script (a path from the repository root) under Node with tsx and
+ * `--watch-stdin` (it exits when the test process does), and resolves once it prints
+ * `<marker> <url>` on stdout.
+ *
+ * @param script The script, e.g. `tests/_support/hostile-modern-server.ts`.
+ * @param marker The word its ready line starts with.
+ * @param args More arguments for the script.
+ * @returns The child process and the URL it printed.
+ * @throws {Error} When the process exits before it is ready, with the end of its stderr.
+ */
+export async function spawnTestServer(
+  script: string,
+  marker: string,
+  args: readonly string[] = [],
+): Promise<{ readonly child: ChildProcess; readonly url: string }> {
+  const child = spawn(nodeBinary(), ["--import", "tsx", script, "--watch-stdin", ...args], {
+    cwd: REPO_ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => stderr = (stderr + chunk).slice(-4000));
+  try {
+    const url = await awaitLine(child, "stdout", new RegExp(`^${marker} (\\S+)$`));
+    child.stdout.resume();
+    return { child, url };
+  } catch (e) {
+    await stopChild(child);
+    throw new Error(`${script}: ${(e as Error).message}\n${stderr}`);
+  }
 }
 
 /** A stdio transport of a policy, as `createClient` takes it. */

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { awaitLine, nodeBinary, REPO_ROOT, stopChild } from "../_support/modern-peer.ts";
+import { nodeBinary, REPO_ROOT, stopChild } from "../_support/modern-peer.ts";
+import { spawnTestServer } from "../_support/hostile-process.ts";
 
 /** A running hostile server. */
 export interface HostilePeer {
@@ -33,22 +33,10 @@ export const HOSTILE_STDIO = {
  * @throws {Error} When it exits before it listens.
  */
 export async function startHostilePeer(): Promise<HostilePeer> {
-  const child = spawn(
-    nodeBinary(),
-    ["--import", "tsx", join("tests", "hardening", "_hostile-http-server.ts"), "--watch-stdin"],
-    { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] },
+  const { child, url: origin } = await spawnTestServer(
+    join("tests", "hardening", "_hostile-http-server.ts"),
+    "HOSTILE_HTTP_URL",
   );
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (chunk: string) => stderr = (stderr + chunk).slice(-4000));
-  let origin: string;
-  try {
-    origin = await awaitLine(child, "stdout", /^HOSTILE_HTTP_URL (\S+)$/);
-  } catch (e) {
-    await stopChild(child);
-    throw new Error(`startHostilePeer(): ${(e as Error).message}\n${stderr}`);
-  }
-  child.stdout.resume();
   return {
     origin,
     async waitFor(entry) {
