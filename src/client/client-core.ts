@@ -21,7 +21,7 @@ import { DEFAULT_LOG_RATE, type NotificationStats } from "../notify/notification
 import type { NotificationEntry } from "../notify/notification-entry.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue } from "../notify/notification-queue.ts";
-import { linkSignals } from "./_signals.ts";
+import { type LinkedSignal, openFlow } from "./_signals.ts";
 import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";
@@ -128,7 +128,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   // Closing aborts the flows in progress. Not one AbortController for the client's life: on
   // Workers an AbortSignal belongs to the request that made it, and a client serves many.
   let closed: ClientError | undefined;
-  const flows = new Set<AbortController>();
+  const flows = new Set<LinkedSignal>();
   const servers = new Map<string, ServerEntry>();
   const opened = new Set<ServerSession>();
   for (const input of options.policies) {
@@ -241,19 +241,19 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   const methods = createClientMethods({
     sessionOf,
     flowFor: (serverId, signal) => {
-      const closer = new AbortController();
-      if (closed !== undefined) closer.abort(closed);
-      else flows.add(closer);
-      const linked = linkSignals([signal, closer.signal], {
+      const flow = openFlow([signal], {
         ms: servers.get(serverId)?.policy.maxTotalTimeoutMs ?? 600_000,
         which: "total",
         timers,
       });
+      if (closed !== undefined) flow.abort(closed);
+      else flows.add(flow);
       return {
-        signal: linked.signal,
+        signal: flow.signal,
+        abort: flow.abort,
         dispose: () => {
-          flows.delete(closer);
-          linked.dispose();
+          flows.delete(flow);
+          flow.dispose();
         },
       };
     },
@@ -277,7 +277,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     stats: (): Readonly<Record<string, NotificationStats>> => queue.stats(),
     close: async (): Promise<void> => {
       closed ??= new ClientError("cancelled", `Client "${options.name}" was closed`);
-      for (const closer of [...flows]) closer.abort(closed);
+      for (const flow of [...flows]) flow.abort(closed);
       flows.clear();
       await Promise.all([...opened].map((session) => session.close().catch(() => {})));
       await support.onClose?.().catch(() => {});

@@ -174,14 +174,12 @@ export function decodeRequestMeta(value: unknown): Decoded<RequestMetaObject> {
  */
 export function withRequestMeta(params: JsonObject | undefined, meta: RequestMeta): JsonObject {
   const caller = params?._meta;
-  const kept: Record<string, unknown> = isObject(caller) ? { ...caller } : {};
-  delete kept[MetaKey.logLevel];
-  const out: Record<string, unknown> = {
-    ...kept,
-    [MetaKey.protocolVersion]: meta.protocolVersion,
-    [MetaKey.clientCapabilities]: encodeClientCapabilities(meta.protocolVersion, meta.clientCapabilities),
-    [MetaKey.clientInfo]: { ...meta.clientInfo },
-  };
+  const out: Record<string, unknown> = isObject(caller) ? { ...caller } : {};
+  // `delete` only when needed: it makes the object a slow dictionary for V8.
+  if (Object.hasOwn(out, MetaKey.logLevel)) delete out[MetaKey.logLevel];
+  out[MetaKey.protocolVersion] = meta.protocolVersion;
+  out[MetaKey.clientCapabilities] = encodeClientCapabilities(meta.protocolVersion, meta.clientCapabilities);
+  out[MetaKey.clientInfo] = { ...meta.clientInfo };
   if (meta.logLevel !== undefined) out[MetaKey.logLevel] = meta.logLevel;
   return { ...params, _meta: out };
 }

@@ -184,8 +184,10 @@ export function buildRetryParams(
   requestState: string | undefined,
 ): JsonObject {
   const out: Record<string, unknown> = { ...originalParams };
-  delete out.inputResponses;
-  delete out.requestState;
+  // `delete` only when there is something to delete: it turns the object into a slow dictionary
+  // for V8, and the params are serialized once per round.
+  if (Object.hasOwn(out, "inputResponses")) delete out.inputResponses;
+  if (Object.hasOwn(out, "requestState")) delete out.requestState;
   const meta = out._meta;
   if (typeof meta === "object" && meta !== null && !Array.isArray(meta)) out._meta = { ...meta };
   if (inputResponses !== undefined && Object.keys(inputResponses).length > 0) {

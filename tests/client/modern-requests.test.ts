@@ -177,6 +177,18 @@ describe("createClient() requests", () => {
     ]);
   });
 
+  test("close() cancels the calls in flight, clears their deadlines, and refuses later calls", async () => {
+    const time = new FakeTime();
+    const { client } = setup(() => new Promise<Response>(() => {}), { timers: time });
+    const pending = [failure(client.discover("demo")), failure(client.discover("demo"))];
+    await settle();
+    assert.equal(time.pending, 4); // per call: the flow's maxTotalTimeout and the leg's callTimeout
+    await client.close();
+    const cancelled = ["cancelled", undefined, 'Call of server/discover to server "demo" was cancelled'];
+    assert.deepEqual(await Promise.all(pending), [cancelled, cancelled]);
+    assert.equal(time.pending, 0);
+  });
+
   test("delivers notifications that arrive before the response, and progress to onProgress", async () => {
     const heard: unknown[] = [];
     const progress: unknown[] = [];

@@ -18,7 +18,7 @@ import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { DeadlineReached, linkSignals } from "../_signals.ts";
+import { DeadlineReached, linkSignals, openLeg } from "../_signals.ts";
 import { inputError } from "../modern/failure-errors.ts";
 import type { CallContext, CallOutcome, ServerSession } from "../server-session.ts";
 import type { LegacySession } from "./legacy-session.ts";
@@ -65,6 +65,8 @@ export class LegacyServerSession implements ServerSession {
     params: JsonObject,
     options: { readonly signal: AbortSignal },
   ): Promise<JsonObject> {
+    // A leg of its own, not the flow's (openLeg): a tools/list that times out must leave the call
+    // it runs for going (#listToolsOnce tolerates its failure).
     const leg = linkSignals([options.signal], {
       ms: this.#policy.callTimeoutMs,
       which: "leg",
@@ -186,16 +188,15 @@ export class LegacyServerSession implements ServerSession {
 
   /** One attempt of a call, under its pausable `callTimeout`. */
   async #once(method: string, params: JsonObject, context: CallContext): Promise<JsonObject> {
-    const leg = new AbortController();
+    const leg = openLeg(context.signal);
     const deadline = new PausableDeadline(this.#policy.callTimeoutMs, {
       timers: this.#timers,
       now: this.#now,
       onExpire: () => leg.abort(new DeadlineReached("leg", this.#policy.callTimeoutMs)),
     });
-    const signal = linkSignals([context.signal, leg.signal]);
     try {
       return await this.#session.request(method, params, {
-        signal: signal.signal,
+        signal: leg.signal,
         call: {
           assigns: context.assigns,
           deadline,
@@ -205,7 +206,7 @@ export class LegacyServerSession implements ServerSession {
       });
     } finally {
       deadline.clear();
-      signal.dispose();
+      leg.dispose();
     }
   }
 

@@ -13,6 +13,7 @@ import type { ModernProtocolVersion } from "../../protocol/versions.ts";
 import { ClientError } from "../../errors.ts";
 import { quote } from "../../_internal/quote.ts";
 import { abortError, inputError } from "./failure-errors.ts";
+import { linkSignals } from "../_signals.ts";
 
 /** What a round needs. */
 export interface RoundContext {
@@ -73,10 +74,10 @@ export async function answerInputRequests(
       );
     }
   }
-  const round = new AbortController();
-  const onCallAbort = () => round.abort(context.signal.reason);
-  context.signal.addEventListener("abort", onCallAbort, { once: true });
-  if (context.signal.aborted) round.abort(context.signal.reason);
+  // Siblings share a signal of their own, so the first failure can stop the others; a lone
+  // request runs under the call's signal (one AbortSignal fewer per round).
+  const round = keys.length > 1 ? linkSignals([context.signal]) : undefined;
+  const signal = round?.signal ?? context.signal;
   try {
     const answers = await new Promise<InputResponse[]>((resolve, reject) => {
       const results: InputResponse[] = new Array(keys.length);
@@ -88,14 +89,14 @@ export async function answerInputRequests(
         context.chain.run(request, {
           version: context.version,
           assigns: context.assigns,
-          signal: round.signal,
+          signal,
         }).then(
           (result) => {
             if (settled) return;
             if (!result.ok) {
               // The first failure wins: the siblings' signals abort, and their own ends are ignored.
               settled = true;
-              round.abort(new Error(`input request ${key} failed`));
+              round?.abort(new Error(`input request ${key} failed`));
               reject(
                 context.signal.aborted
                   ? abortError(context.serverId, request.method, context.signal.reason)
@@ -116,6 +117,6 @@ export async function answerInputRequests(
     keys.forEach((key, index) => (responses[key] = answers[index] as InputResponse));
     return responses;
   } finally {
-    context.signal.removeEventListener("abort", onCallAbort);
+    round?.dispose();
   }
 }

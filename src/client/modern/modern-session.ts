@@ -21,7 +21,7 @@ import type { LoggingLevel } from "../../protocol/logging-level.ts";
 import type { ClientCapabilities } from "../../protocol/capabilities.ts";
 import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
-import { linkSignals } from "../_signals.ts";
+import { openLeg } from "../_signals.ts";
 import { abortError, serverError } from "./failure-errors.ts";
 import { type Fetcher, type LegFailure, postLeg } from "./http-leg.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
@@ -218,7 +218,7 @@ export class ModernSession {
     Exclude<ResponseOutcome | LegFailure, { kind: "aborted" }> | { kind: "aborted"; reason: unknown }
   > {
     const { transport, fetch, timers, callTimeoutMs, notify, limits } = this.#options;
-    const leg = linkSignals([options.signal], { ms: callTimeoutMs, which: "leg", timers });
+    const leg = openLeg(options.signal, { ms: callTimeoutMs, which: "leg", timers });
     const onMessage = (message: JsonRpcMessage) => {
       // Modern servers send no requests; a stray one has no channel to be answered on.
       if (!isNotification(message)) return;

@@ -1,0 +1,103 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { DeadlineReached, linkSignals, openFlow, openLeg } from "../../src/client/_signals.ts";
+import { FakeTime } from "../_support/fake-time.ts";
+
+const leg = (time: FakeTime, ms = 100) => ({ ms, which: "leg" as const, timers: time });
+const total = (time: FakeTime, ms = 1000) => ({ ms, which: "total" as const, timers: time });
+
+describe("linkSignals()", () => {
+  test("fires with the first source's reason and stops listening to the others", () => {
+    const time = new FakeTime();
+    const [a, b] = [new AbortController(), new AbortController()];
+    const linked = linkSignals([a.signal, undefined, b.signal], total(time));
+    a.abort("first");
+    b.abort("second");
+    assert.equal(linked.signal.reason, "first");
+    assert.equal(time.pending, 0);
+  });
+
+  test("abort() fires it with the given reason and clears its deadline", () => {
+    const time = new FakeTime();
+    const linked = linkSignals([], total(time));
+    assert.equal(time.pending, 1);
+    linked.abort("closed");
+    assert.equal(linked.signal.reason, "closed");
+    assert.equal(time.pending, 0);
+  });
+
+  test("its deadline fires DeadlineReached with which and ms", async () => {
+    const time = new FakeTime();
+    const linked = linkSignals([], total(time, 250));
+    await time.advance(249);
+    assert.equal(linked.signal.aborted, false);
+    await time.advance(1);
+    assert.ok(linked.signal.reason instanceof DeadlineReached);
+    assert.equal(linked.signal.reason.which, "total");
+    assert.equal(linked.signal.reason.ms, 250);
+    assert.equal(linked.signal.reason.message, "maxTotalTimeout of 250 ms reached");
+  });
+});
+
+describe("openLeg()", () => {
+  test("under a flow, the leg is the flow's own signal and its deadline ends the flow", async () => {
+    const time = new FakeTime();
+    const flow = openFlow([], total(time));
+    const one = openLeg(flow.signal, leg(time, 100));
+    assert.equal(one.signal, flow.signal);
+    await time.advance(100);
+    assert.ok(flow.signal.reason instanceof DeadlineReached);
+    assert.equal(flow.signal.reason.which, "leg");
+    assert.equal(flow.signal.reason.message, "callTimeout of 100 ms reached");
+    // The flow's own deadline went with the abort; the leg's fired.
+    assert.equal(time.pending, 0);
+  });
+
+  test("under a flow, dispose clears the leg's deadline and leaves the flow running", async () => {
+    const time = new FakeTime();
+    const flow = openFlow([], total(time));
+    for (let i = 0; i < 3; i++) {
+      const one = openLeg(flow.signal, leg(time, 100));
+      await time.advance(99);
+      one.dispose();
+    }
+    assert.equal(time.pending, 1); // the flow's total deadline only
+    await time.advance(200);
+    assert.equal(flow.signal.aborted, false);
+    await time.advance(1000);
+    assert.equal((flow.signal.reason as DeadlineReached).which, "total");
+  });
+
+  test("under a flow, the leg's abort() aborts the flow", () => {
+    const time = new FakeTime();
+    const flow = openFlow([], total(time));
+    openLeg(flow.signal).abort("leg failed");
+    assert.equal(flow.signal.reason, "leg failed");
+  });
+
+  test("under an aborted flow, no deadline is armed", () => {
+    const time = new FakeTime();
+    const flow = openFlow([], total(time));
+    flow.abort("closed");
+    const one = openLeg(flow.signal, leg(time));
+    assert.equal(one.signal.reason, "closed");
+    assert.equal(time.pending, 0);
+  });
+
+  test("under any other signal, the leg has a signal of its own and its deadline leaves the parent alone", async () => {
+    const time = new FakeTime();
+    const parent = linkSignals([], total(time));
+    const one = openLeg(parent.signal, leg(time, 100));
+    assert.notEqual(one.signal, parent.signal);
+    await time.advance(100);
+    assert.equal((one.signal.reason as DeadlineReached).which, "leg");
+    assert.equal(parent.signal.aborted, false);
+  });
+
+  test("under any other signal, the parent's abort reaches the leg", () => {
+    const parent = new AbortController();
+    const one = openLeg(parent.signal);
+    parent.abort("caller");
+    assert.equal(one.signal.reason, "caller");
+  });
+});
