@@ -17,6 +17,7 @@ import { type LoggingLevel, LoggingLevelSchema } from "./logging-level.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
 import { objectMap } from "./_object-map.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "./versions.ts";
+import { copyOwn } from "../_internal/copy.ts";
 
 /** The reserved `_meta` keys sluice reads or writes. */
 export const MetaKey = {
@@ -174,14 +175,16 @@ export function decodeRequestMeta(value: unknown): Decoded<RequestMetaObject> {
  */
 export function withRequestMeta(params: JsonObject | undefined, meta: RequestMeta): JsonObject {
   const caller = params?._meta;
-  const out: Record<string, unknown> = isObject(caller) ? { ...caller } : {};
+  const out = isObject(caller) ? copyOwn(caller) : {};
   // `delete` only when needed: it makes the object a slow dictionary for V8.
   if (Object.hasOwn(out, MetaKey.logLevel)) delete out[MetaKey.logLevel];
   out[MetaKey.protocolVersion] = meta.protocolVersion;
   out[MetaKey.clientCapabilities] = encodeClientCapabilities(meta.protocolVersion, meta.clientCapabilities);
   out[MetaKey.clientInfo] = { ...meta.clientInfo };
   if (meta.logLevel !== undefined) out[MetaKey.logLevel] = meta.logLevel;
-  return { ...params, _meta: out };
+  const copy = params === undefined ? {} : copyOwn(params);
+  copy._meta = out;
+  return copy;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { JsonObject } from "./jsonrpc.ts";
 import type { TaskMetadata } from "./legacy-tasks.ts";
 import { type RequestMeta, withRequestMeta } from "./meta.ts";
 import type { LegacyProtocolVersion } from "./versions.ts";
+import { copyOwn } from "../_internal/copy.ts";
 
 /** A request to send: wrap it with `encodeRequest(id, method, params)`. */
 export interface OutgoingRequest {
@@ -183,15 +184,15 @@ export function buildRetryParams(
   inputResponses: InputResponses | undefined,
   requestState: string | undefined,
 ): JsonObject {
-  const out: Record<string, unknown> = { ...originalParams };
+  const out = copyOwn(originalParams);
   // `delete` only when there is something to delete: it turns the object into a slow dictionary
   // for V8, and the params are serialized once per round.
   if (Object.hasOwn(out, "inputResponses")) delete out.inputResponses;
   if (Object.hasOwn(out, "requestState")) delete out.requestState;
   const meta = out._meta;
-  if (typeof meta === "object" && meta !== null && !Array.isArray(meta)) out._meta = { ...meta };
+  if (typeof meta === "object" && meta !== null && !Array.isArray(meta)) out._meta = copyOwn(meta);
   if (inputResponses !== undefined && Object.keys(inputResponses).length > 0) {
-    out.inputResponses = { ...inputResponses };
+    out.inputResponses = copyOwn(inputResponses);
   }
   if (requestState !== undefined) out.requestState = requestState;
   return out;
