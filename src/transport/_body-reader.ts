@@ -98,6 +98,45 @@ export async function readBodyBytes(body: BodyReader, limit: number): Promise<Bo
   }
 }
 
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * Reads a whole response body at once, with the runtime's own `arrayBuffer()`: for a body whose
+ * length is known and small enough to hold (the caller checks `Content-Length` against its limit
+ * and that no `Content-Encoding` can make the body outgrow it). It costs far less than a stream
+ * read on some runtimes (on Deno 2.9 a reader loop over a small JSON body cost ~140 µs more CPU).
+ *
+ * An abort ends the wait at once with `"aborted"`; the body itself is the fetch's to end (a fetch
+ * stops the body when its signal fires, and `arrayBuffer()` holds the body's lock).
+ *
+ * @param response The response; its body unread.
+ * @param signal Ends the read.
+ * @returns The bytes, `"complete"`, or why there are none (`"aborted"`, `"failed"`).
+ */
+export async function readWholeBody(response: Response, signal?: AbortSignal): Promise<BodyBytes> {
+  if (signal?.aborted) {
+    response.body?.cancel().catch(() => {});
+    return { bytes: NO_BYTES, end: "aborted", reason: "" };
+  }
+  let onAbort = (): void => {};
+  const aborted = new Promise<undefined>((resolve) => (onAbort = () => resolve(undefined)));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const reading = response.arrayBuffer();
+  try {
+    const buffer = await Promise.race([reading, aborted]);
+    if (buffer === undefined || signal?.aborted) {
+      reading.catch(() => {});
+      return { bytes: NO_BYTES, end: "aborted", reason: "" };
+    }
+    return { bytes: new Uint8Array(buffer), end: "complete", reason: "" };
+  } catch (error) {
+    if (signal?.aborted) return { bytes: NO_BYTES, end: "aborted", reason: "" };
+    return { bytes: NO_BYTES, end: "failed", reason: describeError(error) };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
 /**
  * Reads an incoming request's body within `limit` bytes: refused at once when its
  * `Content-Length` says more; read with the runtime's own reader when the length is declared

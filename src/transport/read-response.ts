@@ -5,7 +5,7 @@
  * @module
  */
 import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
-import { type BodyReader, openBody, readBodyBytes } from "./_body-reader.ts";
+import { type BodyBytes, type BodyReader, openBody, readBodyBytes, readWholeBody } from "./_body-reader.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
@@ -104,6 +104,10 @@ export async function readResponse(
   const maxMessageBytes = checkLimit("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes);
   const maxEventBytes = checkLimit("maxEventBytes", options.maxEventBytes, d.maxEventBytes);
   const maxDepth = checkLimit("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth);
+  if (options.requestId !== undefined && isWholeJson(response, maxMessageBytes)) {
+    const read = await readWholeBody(response, options.signal);
+    return jsonOutcome(read, response.status, options.requestId, maxMessageBytes, maxDepth);
+  }
   const body = openBody(response.body, options.signal);
   try {
     if (body.aborted()) return ABORTED;
@@ -143,7 +147,17 @@ async function readJsonBody(
   max: number,
   maxDepth: number,
 ): Promise<ResponseOutcome> {
-  const read = await readBodyBytes(body, max);
+  return jsonOutcome(await readBodyBytes(body, max), status, requestId, max, maxDepth);
+}
+
+/** What a JSON body read says: the response, or why there is none. */
+function jsonOutcome(
+  read: BodyBytes,
+  status: number,
+  requestId: RequestId,
+  max: number,
+  maxDepth: number,
+): ResponseOutcome {
   if (read.end === "aborted") return ABORTED;
   if (read.end === "failed") {
     return {
@@ -152,7 +166,7 @@ async function readJsonBody(
       failed: true,
     };
   }
-  if (read.end === "over_limit") return protocolError(tooLarge(max));
+  if (read.end === "over_limit" || read.bytes.byteLength > max) return protocolError(tooLarge(max));
   const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
   if (!decoded.ok) return protocolError(`JSON response body: ${decoded.message}`);
   const match = matchResponse(decoded.value, requestId);
@@ -192,6 +206,24 @@ function mediaType(header: string | null): string | undefined {
   const type = header?.split(";")[0]?.trim().toLowerCase();
   return type === undefined || type === "" ? undefined : type;
 }
+
+/**
+ * Whether a response is a successful JSON body that can be read whole: it declares its length,
+ * within `max`, and no `Content-Encoding` (a fetch that decompresses would hand over more bytes
+ * than declared: a small gzip body can unpack to gigabytes, so such a body is read as a stream,
+ * within the limit).
+ */
+function isWholeJson(response: Response, max: number): boolean {
+  const { status, headers } = response;
+  if (status < 200 || status > 299 || status === 202) return false;
+  if (mediaType(headers.get("content-type")) !== "application/json") return false;
+  const encoding = headers.get("content-encoding");
+  if (encoding !== null && encoding.trim().toLowerCase() !== "identity") return false;
+  const length = headers.get("content-length");
+  return length !== null && DECIMAL.test(length) && Number(length) <= max;
+}
+
+const DECIMAL = /^\d{1,16}$/;
 
 /** The body's `Content-Length`, or 0 when it has none (or one that is not a number). */
 function declaredLength(response: Response): number {

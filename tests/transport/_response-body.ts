@@ -20,6 +20,8 @@ export interface ControlledOptions {
   readonly ending?: Ending;
   /** Produces a chunk for every read after `chunks` run out, for endless bodies. */
   readonly forever?: () => Uint8Array;
+  /** More response headers (`content-length`, `content-encoding`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A `TypeError` with a fixed message, as a failed connection gives. */
@@ -52,7 +54,7 @@ export function controlledResponse(
       cancels++;
     },
   }, { highWaterMark: 0 });
-  const headers = new Headers();
+  const headers = new Headers(options.headers);
   const type = options.contentType === undefined ? "text/event-stream" : options.contentType;
   if (type !== null) headers.set("content-type", type);
   const response = new Response(body, { status: options.status ?? 200, headers });

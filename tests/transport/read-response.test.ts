@@ -150,6 +150,88 @@ describe("readResponse() with a JSON body", () => {
   });
 });
 
+describe("readResponse() with a JSON body of declared length", () => {
+  const json = (extra: Record<string, string>, more: ControlledOptions = {}) => ({
+    contentType: "application/json",
+    ...more,
+    headers: extra,
+  });
+  const text = JSON.stringify(RESULT);
+  const length = String(new TextEncoder().encode(text).length);
+
+  test("reads it whole, however it is cut", async () => {
+    for (const size of CHUNKINGS) {
+      const got = await read(cut(text, size), json({ "content-length": length }));
+      assert.deepEqual(got.outcome, { kind: "response", message: RESULT, status: 200 });
+      assert.equal(got.cancels, 0);
+    }
+  });
+
+  test("refuses a declared length over maxMessageBytes before reading anything", async () => {
+    const got = await read(cut(text), json({ "content-length": "65" }), { maxMessageBytes: 64 });
+    assert.deepEqual(got.outcome, {
+      kind: "protocol_error",
+      message: "JSON response body is larger than 64 bytes (maxMessageBytes)",
+    });
+    assert.deepEqual([got.pulled, got.cancels], [0, 1]);
+  });
+
+  test("refuses a body that outgrows its declared length past maxMessageBytes", async () => {
+    const long = `{"jsonrpc":"2.0","id":7,"result":{"s":"${"a".repeat(100)}"}}`;
+    const got = await read(cut(long, 10), json({ "content-length": "10" }), { maxMessageBytes: 64 });
+    assert.deepEqual(got.outcome, {
+      kind: "protocol_error",
+      message: "JSON response body is larger than 64 bytes (maxMessageBytes)",
+    });
+  });
+
+  test("reads an encoded body as a stream, stopping at maxMessageBytes (a small gzip body can unpack to gigabytes)", async () => {
+    for (const encoding of ["gzip", "br", "deflate, gzip"]) {
+      const got = await read(
+        [],
+        json({ "content-length": "10", "content-encoding": encoding }, {
+          forever: () => cut("[".repeat(16))[0]!,
+        }),
+        { maxMessageBytes: 64 },
+      );
+      assert.deepEqual(got.outcome, {
+        kind: "protocol_error",
+        message: "JSON response body is larger than 64 bytes (maxMessageBytes)",
+      });
+      assert.deepEqual([got.pulled, got.cancels], [5, 1]);
+    }
+  });
+
+  test("reads it whole with Content-Encoding identity", async () => {
+    const got = await read(cut(text, 3), json({ "content-length": length, "content-encoding": "Identity" }));
+    assert.deepEqual(got.outcome, { kind: "response", message: RESULT, status: 200 });
+  });
+
+  test("reports a body that fails midway as a broken stream", async () => {
+    const got = await read(cut('{"jsonrpc":"2.0",'), json({ "content-length": "40" }, { ending: "error" }));
+    assert.deepEqual(got.outcome, {
+      kind: "stream_broken",
+      reason: "JSON response body failed before it was complete: TypeError: connection reset",
+      failed: true,
+    });
+  });
+
+  test("returns aborted at once for a signal that already fired, and cancels the body", async () => {
+    const got = await read(cut(text), json({ "content-length": length }), { signal: AbortSignal.abort() });
+    assert.deepEqual(got, { outcome: { kind: "aborted" }, seen: [], cancels: 1, pulled: 0 });
+  });
+
+  test("stops waiting for the rest when the signal fires", async () => {
+    const controller = new AbortController();
+    const body = controlledResponse(cut('{"jsonrpc":'), json({ "content-length": "40" }, { ending: "hang" }));
+    const pending = readResponse(body.response, { requestId: 7, signal: controller.signal });
+    controller.abort();
+    assert.deepEqual(await pending, { kind: "aborted" });
+    // The body is locked by the whole read: ending it is the fetch's part (its signal is the same).
+    assert.equal(body.cancels(), 0);
+  });
+});
+
 describe("readResponse() with an SSE stream", () => {
   const stream = [
     ": stream opened",
