@@ -7,7 +7,15 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, failure, nestFailure, refuseArrays, wireObject } from "../protocol/decode.ts";
+import {
+  decode,
+  type Decoded,
+  failure,
+  nestFailure,
+  refuseArrays,
+  wireObject,
+  wireVariant,
+} from "../protocol/decode.ts";
 import { RequestIdSchema } from "../protocol/jsonrpc.ts";
 import { objectMap } from "../protocol/_object-map.ts";
 import { decodeCreateMessageParams } from "../protocol/sampling.ts";
@@ -34,7 +42,7 @@ const base = {
   relatedRequestId: v.nullable(RequestIdSchema),
 };
 const BaseContext = wireObject(base);
-const ElicitationContextSchema = refuseArrays(v.variant("mode", [
+const ElicitationContextSchema = wireVariant("mode", [
   wireObject({
     ...base,
     mode: v.literal("form"),
@@ -48,14 +56,14 @@ const ElicitationContextSchema = refuseArrays(v.variant("mode", [
     idn: v.boolean(),
     originMismatch: v.boolean(),
   }),
-]));
+]);
 
 const KindOnly = refuseArrays(v.object({ kind: v.picklist(HANDLER_KINDS) }));
-const Envelope = refuseArrays(v.variant("kind", [
+const Envelope = wireVariant("kind", [
   wireObject({ kind: v.literal("sampling"), params: v.unknown(), ctx: BaseContext }),
   wireObject({ kind: v.literal("elicitation"), params: v.unknown(), ctx: ElicitationContextSchema }),
   wireObject({ kind: v.literal("roots"), params: v.exactOptional(wireObject({})), ctx: BaseContext }),
-]));
+]);
 
 /**
  * Decodes a request body for a handler.

@@ -9,7 +9,7 @@
  * @module
  */
 import * as v from "valibot";
-import { refuseArrays, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
+import { wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type Icon, IconsSchema } from "./icon.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
@@ -196,7 +196,7 @@ function buildBlocks(object: ObjectFactory) {
     ...extras,
   });
   const resource = object({ type: v.literal("resource"), resource: contents, ...extras });
-  const block = refuseArrays(v.variant("type", [text, image, audio, link, resource]));
+  const block = wireVariant("type", [text, image, audio, link, resource]);
   return { annotations, text, image, audio, contents, block };
 }
 
@@ -213,9 +213,11 @@ export const ContentBlockSchema: WireSchema<ContentBlock> = LOOSE.block;
 export const ResourceContentsSchema: WireSchema<ResourceContents> = LOOSE.contents;
 
 /** A 2025-06-18 sampling block (text, image or audio); unknown keys are dropped. */
-export const BasicContentBlockSchema: WireSchema<BasicContentBlock> = refuseArrays(
-  v.variant("type", [STRICT.text, STRICT.image, STRICT.audio]),
-);
+export const BasicContentBlockSchema: WireSchema<BasicContentBlock> = wireVariant("type", [
+  STRICT.text,
+  STRICT.image,
+  STRICT.audio,
+]);
 
 const ToolUse = wireObject({
   type: v.literal("tool_use"),
@@ -235,6 +237,10 @@ const ToolResult = wireObject({
 });
 
 /** A sampling block (2025-11-25 and later); unknown keys are dropped. */
-export const SamplingContentBlockSchema: WireSchema<SamplingContentBlock> = refuseArrays(
-  v.variant("type", [STRICT.text, STRICT.image, STRICT.audio, ToolUse, ToolResult]),
-);
+export const SamplingContentBlockSchema: WireSchema<SamplingContentBlock> = wireVariant("type", [
+  STRICT.text,
+  STRICT.image,
+  STRICT.audio,
+  ToolUse,
+  ToolResult,
+]);

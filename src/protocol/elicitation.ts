@@ -8,14 +8,7 @@
  * @module
  */
 import * as v from "valibot";
-import {
-  decode,
-  type Decoded,
-  refuseArrays,
-  wireLooseObject,
-  wireObject,
-  type WireSchema,
-} from "./decode.ts";
+import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
@@ -117,10 +110,8 @@ export const ElicitParamsSchemas: Readonly<Record<ProtocolVersion, WireSchema<El
     requestedSchema: RequestedSchemaSchema,
     _meta: opt(MetaSchema),
   }),
-  "2025-11-25": refuseArrays(
-    v.variant("mode", [wireObject({ ...formEntries, ...legacyEntries }), LegacyUrl]),
-  ),
-  "2026-07-28": refuseArrays(v.variant("mode", [wireObject(formEntries), wireObject(urlEntries)])),
+  "2025-11-25": wireVariant("mode", [wireObject({ ...formEntries, ...legacyEntries }), LegacyUrl]),
+  "2026-07-28": wireVariant("mode", [wireObject(formEntries), wireObject(urlEntries)]),
 };
 
 const Scalar = [v.string(), v.number(), v.boolean()] as const;

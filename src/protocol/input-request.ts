@@ -5,7 +5,7 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, nestFailure, refuseArrays, wireObject, type WireSchema } from "./decode.ts";
+import { decode, type Decoded, nestFailure, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { ElicitParamsSchemas, type ElicitRequestParams } from "./elicitation.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
 import { objectMap } from "./_object-map.ts";
@@ -57,11 +57,11 @@ const MethodSchema = v.picklist(["sampling/createMessage", "elicitation/create",
 const M = MODERN_PROTOCOL_VERSION;
 
 /** One modern `inputRequests` entry (`{ method, params }`, no `jsonrpc`/`id`); variant on `method`. */
-export const InputRequestSchema: WireSchema<InputRequest> = refuseArrays(v.variant("method", [
+export const InputRequestSchema: WireSchema<InputRequest> = wireVariant("method", [
   wireObject({ method: v.literal("sampling/createMessage"), params: CreateMessageParamsSchemas[M] }),
   wireObject({ method: v.literal("elicitation/create"), params: ElicitParamsSchemas[M] }),
   wireObject({ method: v.literal("roots/list"), params: v.exactOptional(ListRootsParamsSchema, {}) }),
-]));
+]);
 
 /** Modern `inputRequests`; a `__proto__` key is an ordinary key. */
 export const InputRequestsSchema: WireSchema<InputRequests> = objectMap(InputRequestSchema);

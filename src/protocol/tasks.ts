@@ -6,7 +6,7 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, refuseArrays, wireLooseObject, type WireSchema } from "./decode.ts";
+import { decode, type Decoded, wireLooseObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type InputRequests, InputRequestsSchema } from "./input-request.ts";
 import type { InputResponses } from "./input-responses.ts";
 import { ErrorObjectSchema, type JsonObject, JsonObjectSchema, type JsonRpcErrorObject } from "./jsonrpc.ts";
@@ -128,7 +128,7 @@ export const CreateTaskResultSchema: WireSchema<CreateTaskResult> = wireLooseObj
 });
 
 function detailed<E extends v.ObjectEntries>(extra: E) {
-  return refuseArrays(v.variant("status", [
+  return wireVariant("status", [
     wireLooseObject({ ...taskEntries, ...extra, status: v.literal("working") }),
     wireLooseObject({
       ...taskEntries,
@@ -139,7 +139,7 @@ function detailed<E extends v.ObjectEntries>(extra: E) {
     wireLooseObject({ ...taskEntries, ...extra, status: v.literal("completed"), result: JsonObjectSchema }),
     wireLooseObject({ ...taskEntries, ...extra, status: v.literal("failed"), error: ErrorObjectSchema }),
     wireLooseObject({ ...taskEntries, ...extra, status: v.literal("cancelled") }),
-  ]));
+  ]);
 }
 
 /** A task with the fields of its status (e.g. `notifications/tasks` params); variant on `status`. */
