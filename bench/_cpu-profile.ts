@@ -1,5 +1,5 @@
 /**
- * Summarizes a V8 CPU profile (`node --cpu-prof`): where the sampled time went, by function (self
+ * Summarizes a CPU profile in the `.cpuprofile` format (Node's, Deno's and Bun's inspector): where the sampled time went, by function (self
  * time) and by origin (sluice's own files, each package, Node's internals, GC, idle), as Markdown.
  *
  * @module
@@ -42,8 +42,8 @@ export interface ProfileSummary {
 /** The broad category of an origin. */
 function categoryOf(origin: string): string {
   if (origin.startsWith("sluice ")) return "sluice's own code (src/)";
-  if (origin === "node: internals") {
-    return "Node's JS internals (HTTP, streams, fetch's Request/Response, timers, AbortSignal)";
+  if (origin.endsWith(" internals")) {
+    return "the runtime's JS internals (HTTP, streams, fetch's Request/Response, timers, AbortSignal)";
   }
   if (origin === "(native)") return "native code (socket and pipe writes, JSON, microtasks)";
   if (origin === "(garbage collector)") return "garbage collection";
@@ -61,6 +61,9 @@ function originOf(url: string, functionName: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg !== null) return pkg[1] as string;
   if (url.startsWith("node:")) return "node: internals";
+  // Deno's own scripts are `ext:` URLs; Bun's are `internal:` (its native code has no URL).
+  if (url.startsWith("ext:")) return "deno: internals";
+  if (url.startsWith("internal:") || url.startsWith("builtin:")) return "bun: internals";
   const own = /\/(src\/.+|mod)\.[jt]s$/.exec(url);
   if (own !== null) return `sluice ${own[1]}`;
   const bench = /\/(bench\/.+)\.[jt]s$/.exec(url);

@@ -7,32 +7,39 @@
  */
 import type { RunResults, SuiteResult } from "./_results.ts";
 import { sluiceFetch } from "./_targets-flows.ts";
+import { runtimeLabel } from "./_verdict.ts";
 
 const us = (v: number) => `${v.toFixed(0)} µs`;
 const node = (results: RunResults): SuiteResult | undefined =>
   results.suites.find((s) => s.runtime === "node");
 
-function mrtrLimits(results: RunResults): string {
-  const suite = node(results);
+function mrtrLimits(results: RunResults, runtime: string): string {
+  const suite = results.suites.find((s) => s.runtime === runtime);
   const rows = suite?.sections.mrtr;
   if (suite === undefined || rows === undefined) return "";
   const fetch = sluiceFetch(suite);
   const lines = [...new Set(rows.map((r) => r.rounds))].map((rounds) => {
-    const pick = (who: string) => rows.find((r) => r.rounds === rounds && r.who === who && r.fetch === fetch);
-    const [ours, floor] = [pick("sluice"), pick("floor")];
-    if (ours === undefined || floor === undefined) return "";
+    const pick = (who: string, with_: string) =>
+      rows.find((r) => r.rounds === rounds && r.who === who && r.fetch === with_);
+    const [ours, floor, official] = [pick("sluice", fetch), pick("floor", fetch), pick("official", "global")];
+    if (ours === undefined || floor === undefined || official === undefined) return "";
     const posts = rounds + 1;
     const extra = (ours.cpuUsPerCall.median - floor.cpuUsPerCall.median) / posts;
     const wall = (r: typeof ours) => 1e6 / r.callsPerSecond.median;
+    const ceiling = floor.callsPerSecond.median / official.callsPerSecond.median;
     return `| ${rounds} | ${posts} | ${us(wall(ours))} | ${us(wall(floor))} | ${
       us(ours.cpuUsPerCall.median)
-    } | ${us(floor.cpuUsPerCall.median)} | ${us(extra)} |`;
+    } | ${us(floor.cpuUsPerCall.median)} | ${us(extra)} | ${ceiling.toFixed(2)}× |`;
   });
   return [
-    "Calls run one at a time, so a call's time is the client's CPU, the peer's CPU and the loopback round trips, one after the other. sluice and the floor use the same fetch and the same peer; what separates them is sluice's own CPU per HTTP request: decoding and checking each response, running each form through the chain, building the retry, and the signals and deadlines of the call. On Node:",
+    `Calls run one at a time, so a call's time is the client's CPU, the peer's CPU and the loopback round trips, one after the other. sluice and the floor use the same fetch (${
+      fetch === "undici" ? "`createNodeFetch()`" : "the global fetch"
+    }) and the same peer; what separates them is sluice's own CPU per HTTP request: decoding and checking each response, running each form through the chain, building the retry, and the signals and deadlines of the call. The last column is the most any client could reach against the official client here: the floor's calls per second over the official client's, a client that spends no CPU of its own above a bare fetch loop. On ${
+      runtimeLabel(suite)
+    } ${suite.version}:`,
     "",
-    "| rounds | POSTs per call | sluice time/call | floor time/call | sluice CPU/call | floor CPU/call | sluice's extra CPU per POST |",
-    "|--:|--:|--:|--:|--:|--:|--:|",
+    "| rounds | POSTs per call | sluice time/call | floor time/call | sluice CPU/call | floor CPU/call | sluice's extra CPU per POST | floor / official client (calls/s) |",
+    "|--:|--:|--:|--:|--:|--:|--:|--:|",
     ...lines,
     "",
   ].join("\n");
@@ -89,7 +96,11 @@ function frontLimits(results: RunResults): string {
 export function limitsOf(scenario: string, results: RunResults): string {
   switch (scenario) {
     case "mrtr":
-      return mrtrLimits(results);
+      return mrtrLimits(results, "node");
+    case "mrtr-deno":
+      return mrtrLimits(results, "deno");
+    case "mrtr-bun":
+      return mrtrLimits(results, "bun");
     case "legacy-stdio":
       return legacyLimits(results, "stdio");
     case "legacy-http":

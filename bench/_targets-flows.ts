@@ -34,6 +34,8 @@ export function mrtrVerdicts(suite: SuiteResult): Verdict[] {
   if (rows === undefined) return [];
   const runtime = runtimeLabel(suite);
   const fetch = sluiceFetch(suite);
+  // Each runtime's misses are explained by a profile taken on that runtime.
+  const profile = suite.runtime === "node" ? "mrtr" : `mrtr-${suite.runtime}`;
   const out: Verdict[] = [];
   for (const rounds of [...new Set(rows.map((r) => r.rounds))]) {
     const ours = find(rows, rounds, "sluice", fetch);
@@ -47,7 +49,7 @@ export function mrtrVerdicts(suite: SuiteResult): Verdict[] {
       target: `MRTR ${label}: sluice ≥ 1.5× the official client's calls/s`,
       measured: `${showSpread(vsOfficial)}×`,
       ok: vsOfficial.median >= 1.5,
-      profile: "mrtr",
+      profile,
     });
     // Time per call is the inverse of calls per second: floor's rate over ours.
     const vsFloor = ratioOf(floor.callsPerSecond, ours.callsPerSecond);
@@ -56,7 +58,7 @@ export function mrtrVerdicts(suite: SuiteResult): Verdict[] {
       target: `MRTR ${label}: sluice's time per call ≤ 1.25× the floor's`,
       measured: `${showSpread(vsFloor)}×`,
       ok: vsFloor.median <= 1.25,
-      profile: "mrtr",
+      profile,
     });
   }
   return out;

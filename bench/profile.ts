@@ -1,9 +1,12 @@
 /**
  * CPU profiles of sluice's side of one benchmark scenario, for a missed target: `run.ts` runs
- * this after the benchmarks and summarizes the profile into RESULTS.md. Node only.
+ * this after the benchmarks and summarizes the profile into RESULTS.md. On Node, but for
+ * `mrtr-global`, which Deno and Bun run too (their inspectors write the same format).
  *
  * `node bench/.tmp/bench/profile.js <scenario> <dir> <seconds>` writes `.cpuprofile` files to
  * `dir`. Scenarios: `mrtr` (the edge client with `createNodeFetch()`, 3 rounds per call),
+ * `mrtr-global` (the same with the runtime's global fetch: how Deno and Bun are profiled, with
+ * `deno run -A bench/profile.ts mrtr-global <dir> <seconds>` or `bun bench/profile.ts ...`),
  * `legacy-stdio` and `legacy-http` (the legacy client against server-everything), `chain` (the
  * four kind cases), `sanitize` (1 MB of ASCII), and `front` (the front's own process, profiled
  * from its start while `echo` runs with 8 calls in flight through it).
@@ -47,12 +50,12 @@ async function profiled(work: () => Promise<unknown> | unknown): Promise<void> {
 
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text ?? "";
 
-async function mrtr(): Promise<void> {
+async function mrtr(own: "node" | "global"): Promise<void> {
   const peer = await startFastPeer();
-  const fetch = createNodeFetch();
+  const fetch = own === "node" ? createNodeFetch() : undefined;
   const client = createClient({
     name: "profile",
-    fetch,
+    ...(fetch === undefined ? {} : { fetch }),
     handler: { elicitation: () => ({ action: "accept", content: { name: "Ada", age: 36 } }) },
     policies: [{
       server: "peer",
@@ -64,7 +67,7 @@ async function mrtr(): Promise<void> {
   });
   await profiled(() => client.callTool("peer", "ask_rounds", { rounds: 3 }));
   await client.close();
-  await fetch.close();
+  await fetch?.close();
   await peer.stop();
 }
 
@@ -150,7 +153,8 @@ async function front(): Promise<void> {
 }
 
 const scenarios: Record<string, () => Promise<void>> = {
-  mrtr,
+  mrtr: () => mrtr("node"),
+  "mrtr-global": () => mrtr("global"),
   "legacy-stdio": () => legacy("stdio"),
   "legacy-http": () => legacy("http"),
   chain,

@@ -98,13 +98,22 @@ for (const runtime of runtimes) {
 
 const verdicts = judgeTargets(suites, machine.cores);
 const profiles: ScenarioProfile[] = [];
-if (!process.argv.includes("--no-profile") && runtimes.includes("node")) {
+/** The command that profiles a scenario: `mrtr-deno` and `mrtr-bun` run on their runtime, the rest on Node. */
+function profileCommand(scenario: string, dir: string): [string, string[]] {
+  const seconds = quick ? "1.5" : "6";
+  const source = join(REPO_ROOT, "bench", "profile.ts");
+  if (scenario === "mrtr-deno") return [bin("deno"), ["run", "-A", source, "mrtr-global", dir, seconds]];
+  if (scenario === "mrtr-bun") return [bin("bun"), [source, "mrtr-global", dir, seconds]];
+  return [process.execPath, [join(COMPILED_BENCH, "profile.js"), scenario, dir, seconds]];
+}
+
+if (!process.argv.includes("--no-profile")) {
   const missed = verdicts.filter((v) => !v.ok && v.profile !== undefined);
   for (const scenario of [...new Set(missed.map((v) => v.profile as string))]) {
     const dir = join(work, `profile-${scenario}`);
     mkdirSync(dir);
     try {
-      await run(process.execPath, [join(COMPILED_BENCH, "profile.js"), scenario, dir, quick ? "1.5" : "6"]);
+      await run(...profileCommand(scenario, dir));
       const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile")) ?? "none";
       profiles.push({
         scenario,
