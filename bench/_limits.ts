@@ -7,7 +7,7 @@
  */
 import type { RunResults, SuiteResult } from "./_results.ts";
 import { sluiceFetch } from "./_targets-flows.ts";
-import { runtimeLabel } from "./_verdict.ts";
+import { runtimeLabel, showSpread } from "./_verdict.ts";
 
 const us = (v: number) => `${v.toFixed(0)} µs`;
 const node = (results: RunResults): SuiteResult | undefined =>
@@ -42,6 +42,39 @@ function mrtrLimits(results: RunResults, runtime: string): string {
     "|--:|--:|--:|--:|--:|--:|--:|--:|",
     ...lines,
     "",
+  ].join("\n");
+}
+
+/** Each runtime's chain points by size, with every step's cost per item, for the growth targets. */
+function chainGrowthLimits(results: RunResults): string {
+  const groups = [["form-same", "same form", "field"], ["form-new", "new form each call", "field"], [
+    "messages",
+    "sampling messages",
+    "message",
+  ]] as const;
+  const tables = results.suites.flatMap((suite) =>
+    groups.flatMap(([group, label, unit]) => {
+      const rows = (suite.sections.chain ?? []).filter((r) => r.group === group);
+      if (rows.length < 2) return [];
+      const steps = rows.slice(1).map((r, i) => {
+        const before = rows[i] as typeof r;
+        return `${((r.addedNs.median - before.addedNs.median) / (r.size - before.size)).toFixed(0)} ns`;
+      });
+      return [
+        `${runtimeLabel(suite)}, ${label}: time added by the chain (ns, median [min–max] of the runs), then each step's cost per ${unit} from the size before it.`,
+        "",
+        `| ${unit}s | ${rows.map((r) => r.size).join(" | ")} |`,
+        `|---|${rows.map(() => "--:").join("|")}|`,
+        `| added | ${rows.map((r) => showSpread(r.addedNs, 0)).join(" | ")} |`,
+        `| step per ${unit} | | ${steps.join(" | ")} |`,
+        "",
+      ];
+    })
+  );
+  return [
+    "A line fitted through these points judges the growth. A step dearer per item than 1.5× the fitted slope would be growth faster than linear; a step cheaper than the slope bends the curve the other way and lowers R² without any such growth, as does a point whose runs spread widely (garbage collection of the many fresh forms lands on some sizes and not others).",
+    "",
+    ...tables,
   ].join("\n");
 }
 
@@ -107,6 +140,8 @@ export function limitsOf(scenario: string, results: RunResults): string {
       return legacyLimits(results, "HTTP");
     case "front":
       return frontLimits(results);
+    case "chain-growth":
+      return chainGrowthLimits(results);
     default:
       return "";
   }

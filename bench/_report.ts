@@ -132,7 +132,7 @@ function profilesSection(results: RunResults): string {
       `Explains: ${p.explains.join("; ")}.`,
       "",
       limitsOf(p.scenario, results),
-      profileMarkdown(p.summary),
+      p.summary === undefined ? "" : profileMarkdown(p.summary),
       "",
     ]),
   ].join("\n");

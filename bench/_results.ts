@@ -57,11 +57,12 @@ export interface RunResults {
   readonly failures: readonly string[];
 }
 
-/** One profiled scenario. */
+/** One scenario behind missed targets: its figures, and its CPU profile when it has one. */
 export interface ScenarioProfile {
-  /** The `profile.ts` scenario. */
+  /** The `profile.ts` scenario, or a figures-only one (`chain-growth`). */
   readonly scenario: string;
   /** The missed targets it explains. */
   readonly explains: readonly string[];
-  readonly summary: ProfileSummary;
+  /** The profile's summary; absent for a scenario the run's own figures explain. */
+  readonly summary?: ProfileSummary;
 }

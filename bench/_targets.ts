@@ -43,7 +43,7 @@ function chainVerdicts(suite: SuiteResult): Verdict[] {
         fit.intercept.toFixed(0)
       } ns; last step ${last.toFixed(0)} ns per ${unit}`,
       ok: fit.r2 >= 0.95 && last <= 1.5 * fit.slope,
-      profile: "chain",
+      profile: "chain-growth",
     });
   }
   return out;
