@@ -61,7 +61,9 @@ function chainGrowthLimits(results: RunResults): string {
         return `${((r.addedNs.median - before.addedNs.median) / (r.size - before.size)).toFixed(0)} ns`;
       });
       return [
-        `${runtimeLabel(suite)}, ${label}: time added by the chain (ns, median [min–max] of the runs), then each step's cost per ${unit} from the size before it.`,
+        `${
+          runtimeLabel(suite)
+        }, ${label}: time added by the chain (ns, median [min–max] of the runs), then each step's cost per ${unit} from the size before it.`,
         "",
         `| ${unit}s | ${rows.map((r) => r.size).join(" | ")} |`,
         `|---|${rows.map(() => "--:").join("|")}|`,

@@ -9,7 +9,7 @@
 import { type Context, Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-core.ts";
-import { linkSignals } from "../client/_signals.ts";
+import { openFlow } from "../client/_signals.ts";
 import { ClientError } from "../errors.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
@@ -94,7 +94,8 @@ export function createFront(options: FrontOptions): Hono {
     if (server === undefined) {
       return respond(c, refusal(404, id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`));
     }
-    const flow = linkSignals([c.req.raw.signal], {
+    // The call's one signal (openFlow): upstream legs arm their deadlines on it.
+    const flow = openFlow([c.req.raw.signal], {
       ms: server.policy.maxTotalTimeoutMs,
       which: "total",
       timers: internals.timers,

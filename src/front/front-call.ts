@@ -12,7 +12,7 @@
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { Timers } from "../chain/timers.ts";
-import { pause } from "../client/_signals.ts";
+import { linkSignals, pause } from "../client/_signals.ts";
 import { ClientError } from "../errors.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import { decodeModernResult, type MrtrMethod } from "../protocol/input-required.ts";
@@ -176,17 +176,18 @@ async function answerRound(
       ),
     };
   }
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(input.signal.reason);
-  input.signal.addEventListener("abort", onAbort, { once: true });
+  // Siblings share a signal of their own, so the first failure stops the others; a lone entry
+  // runs under the call's signal (one AbortSignal fewer per round).
+  const round = keys.length > 1 ? linkSignals([input.signal]) : undefined;
+  const signal = round?.signal ?? input.signal;
   try {
     const results = await Promise.all(keys.map(async (key) => {
       const result = await input.server.chain.run(requests[key] as InputRequest, {
         version: MODERN_PROTOCOL_VERSION,
-        signal: controller.signal,
+        signal,
       });
       if (!result.ok && result.stage !== "deferred") {
-        controller.abort(new Error(`input request ${key} failed`));
+        round?.abort(new Error(`input request ${key} failed`));
       }
       return result;
     }));
@@ -208,7 +209,7 @@ async function answerRound(
     }
     return { answers, pending };
   } finally {
-    input.signal.removeEventListener("abort", onAbort);
+    round?.dispose();
   }
 }
 
