@@ -17,6 +17,7 @@ import { demoHandler } from "../../examples/demo-server/demo-handler.ts";
 import { TRIP_FORM } from "../../examples/demo-server/_demo-forms.ts";
 import { schemaErrors } from "../protocol/_official-schema.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 const KEY = "demo-test-state-key-0123456789abcdef";
 
@@ -403,13 +404,7 @@ describe("scripts/start.ts (npm start)", () => {
       assert.deepEqual([health.status, await health.json()], [200, { ok: true }]);
       const added = await fetch(`${gateway}/mcp/demo`, {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "add",
-        },
+        headers: toolCallHeaders("add"),
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 1,

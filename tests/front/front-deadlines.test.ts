@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { scriptedServer, toolsList } from "../_support/scripted-server.ts";
-import { FakeTime, settle } from "../_support/fake-time.ts";
+import { FakeTime } from "../_support/fake-time.ts";
+import { eventually } from "../_support/eventually.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -31,16 +33,10 @@ describe("the front's deadlines", () => {
       }],
     });
     const app = createFront({ client, stateKey: "front-deadline-state-key-0123456789abcdef" });
-    const pending = app.fetch(
+    const pending = Promise.resolve(app.fetch(
       new Request("https://gate.example/mcp/up", {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "echo",
-        },
+        headers: toolCallHeaders("echo"),
         body: JSON.stringify({
           jsonrpc: "2.0",
           id: 9,
@@ -48,10 +44,17 @@ describe("the front's deadlines", () => {
           params: { name: "echo", arguments: {}, _meta: META },
         }),
       }),
-    );
-    await settle();
+    ));
+    // The front reaches upstream after real work (on workerd, its state key's import).
+    await eventually("the upstream tools/call", () => Promise.resolve(upstream.requests[1]));
+    let answered = false;
+    void pending.then(() => (answered = true));
     await time.advance(1999);
-    assert.deepEqual(upstream.requests.map((r) => r.body.method), ["tools/list", "tools/call"]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual([upstream.requests.map((r) => r.body.method), answered], [
+      ["tools/list", "tools/call"],
+      false,
+    ]);
     await time.advance(1);
     const response = await pending;
     assert.equal(response.status, 200);

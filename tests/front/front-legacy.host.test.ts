@@ -4,6 +4,7 @@
 // parked; the caller's retry answers it and the call goes on.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { toolCallHeaders } from "../_support/downstream.ts";
 import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
@@ -58,13 +59,7 @@ const capabilities = (declared: object) => ({
 async function post(fetch: ReturnType<typeof front>["fetch"], params: Record<string, unknown>) {
   const response = await fetch("https://gate.example/mcp/everything", {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": String(params.name),
-    },
+    headers: toolCallHeaders(String(params.name)),
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
   });
   // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON results

@@ -5,7 +5,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import type { HostileModernLog } from "../_support/hostile-modern-server.ts";
-import { eventually, type HostileHttpServer, startHostileHttp } from "../_support/hostile-process.ts";
+import { eventually } from "../_support/eventually.ts";
+import { type HostileHttpServer, startHostileHttp } from "../_support/hostile-process.ts";
 
 let server: HostileHttpServer<HostileModernLog>;
 before(async () => {

@@ -12,6 +12,7 @@ import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
 import type { RunningGateway, ServeOptions } from "../../src/adapters/_serve-options.ts";
 import { createClient } from "../../src/client/create-client.ts";
 import type { ModernPeer } from "../_support/modern-peer.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 /** The runtimes with a self-hosted entry, as named in test names. */
 export type Runtime = "Node" | "Deno" | "Bun";
@@ -60,13 +61,7 @@ export async function callTool(
 ): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${url}/mcp/${call.server}`, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": call.name,
-    },
+    headers: toolCallHeaders(call.name),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,

@@ -14,6 +14,7 @@ import type {
   JsonRpcResultResponse,
 } from "../../src/protocol/jsonrpc.ts";
 import { createLegacyHttpConnection } from "../../src/transport/legacy-http-connection.ts";
+import { eventually } from "../_support/eventually.ts";
 
 /** The policy's credential, which must never reach another origin. */
 export const SECRET = "Bearer sluice-test-secret";
@@ -147,19 +148,13 @@ export function spyTimers(): Timers & { readonly delays: number[] } {
   };
 }
 
-/** Polls `probe` every 20 ms until it returns a value, for at most `ms`. */
-export async function until<T>(
+/** {@linkcode eventually}, with 8 s to wait by default. */
+export function until<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
   ms = 8000,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`until(): ${what} did not happen within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return eventually(what, probe, ms);
 }
 
 /** Picks the named headers (lower-case) of a recorded request; absent ones are left out. */

@@ -1,0 +1,21 @@
+// Waiting on real time for something to happen, bounded: runs on every runtime, workerd included.
+
+/**
+ * Polls `probe` every 20 ms until it returns something other than `undefined`, or `ms` pass.
+ *
+ * @returns What `probe` returned.
+ * @throws {Error} When `ms` pass first, naming `what`.
+ */
+export async function eventually<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 5000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`eventually(): ${what} did not happen within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
