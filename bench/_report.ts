@@ -124,7 +124,7 @@ function profilesSection(results: RunResults): string {
   return [
     "## What limits the missed targets",
     "",
-    "Each scenario behind a missed target: first what the run's own figures say, then a CPU profile of sluice's side of it (`bench/profile.ts`, sampling every 200 µs; client-side scenarios after a warm-up, the front as its own process from start to exit), on Node except `mrtr-deno` and `mrtr-bun`, taken on their runtime with its global fetch through its inspector. `node:` internals include Node's bundled undici, its `Response` and streams; Deno's are its `ext:` scripts, Bun's its `internal:` scripts (Bun's native code, its fetch and streams included, has no script and counts as native). Self time is time spent in the function itself, not its callees.",
+    "Each scenario behind a missed target: first what the run's own figures say, then a CPU profile of sluice's side of it (`bench/profile.ts`, sampling every 200 µs; client-side scenarios after a warm-up, the front as its own process from start to exit), on Node except `mrtr-deno` and `mrtr-bun`, taken on their runtime with its global fetch through its inspector. `node:` internals include Node's bundled undici, its `Response` and streams; Deno's are its `ext:` scripts, Bun's its `internal:` scripts (Bun's native code, its fetch and streams included, has no script and counts as native; and Bun's inspector records no idle samples, so its busy time includes time spent waiting on I/O). Self time is time spent in the function itself, not its callees.",
     "",
     ...results.profiles.flatMap((p) => [
       `### \`${p.scenario}\``,
