@@ -5,12 +5,13 @@
  * The headers of a modern `tools/call` POST.
  *
  * @param name The tool's name (`Mcp-Name`).
- * @returns The headers, JSON in and out.
+ * @param accept What the caller accepts back (add `text/event-stream` for a streamed answer).
+ * @returns The headers.
  */
-export function toolCallHeaders(name: string): Record<string, string> {
+export function toolCallHeaders(name: string, accept = "application/json"): Record<string, string> {
   return {
     "content-type": "application/json",
-    accept: "application/json",
+    accept,
     "mcp-protocol-version": "2026-07-28",
     "mcp-method": "tools/call",
     "mcp-name": name,

@@ -6,6 +6,7 @@ import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelc
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -212,13 +213,7 @@ describe("the front", () => {
     const { fetch } = front({});
     const response = await fetch("https://gate.example/mcp/modern", {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "progress_twice",
-      },
+      headers: toolCallHeaders("progress_twice", "application/json, text/event-stream"),
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 5,
@@ -247,13 +242,7 @@ describe("the front", () => {
     const { fetch } = front({});
     const answer = await fetch("https://gate.example/mcp/modern", {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "add",
-      },
+      headers: toolCallHeaders("add", "application/json, text/event-stream"),
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 6,

@@ -13,6 +13,7 @@ import { buildWorkerExample, WORKER_EXAMPLE_DIR, type WorkerBuild } from "../../
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { freePort, type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 const KEY = "worker-example-test-state-key-0123456789";
 /** What every step may take, at most. */
@@ -99,13 +100,7 @@ async function call(
     `POST ${host}`,
     (miniflare as Miniflare).dispatchFetch(`http://${host}/mcp/upstream`, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept,
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-      },
+      headers: toolCallHeaders(name, accept),
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,

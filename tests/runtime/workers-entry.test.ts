@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorker, type ExecutionContextLike } from "../../src/adapters/workers.ts";
 import type { Policy } from "../../src/policy/policy.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 type TestEnv = Readonly<Record<string, string | undefined>>;
 
@@ -84,13 +85,7 @@ async function withScriptedUpstream<T>(work: () => Promise<T>): Promise<{ seen: 
 function callRequest(name: string, meta: Record<string, unknown> = {}, accept = "application/json"): Request {
   return new Request("https://gate.example/mcp/upstream", {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-    },
+    headers: toolCallHeaders(name, accept),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 7,
