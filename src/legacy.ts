@@ -9,7 +9,7 @@
  * import { createClient } from "@sluice/mcp/legacy";
  * const client = createClient({
  *   name: "my-agent",
- *   handler: { roots: () => ({ roots: [{ uri: "file:///srv/work" }] }) },
+ *   handler: { roots: () => ({ roots: [{ uri: "file:///srv/project" }] }) },
  *   policies: [{ server: "everything", transport: { command: "npx", args: ["--no-install", "mcp-server-everything"] } }],
  * });
  * console.log(client.servers()); // ["everything"]

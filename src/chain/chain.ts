@@ -101,12 +101,12 @@ export interface Chain {
  * import { createMemoryStore } from "../limits/memory-store.ts";
  * const chain = createChain({
  *   policy: compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }),
- *   handler: { roots: () => ({ roots: [{ uri: "file:///srv/work" }] }) },
+ *   handler: { roots: () => ({ roots: [{ uri: "file:///srv/project" }] }) },
  *   client: "my-agent",
  *   store: createMemoryStore(),
  * });
  * const result = await chain.run({ method: "roots/list", params: {} }, { version: "2026-07-28" });
- * console.log(result); // { ok: true, answer: { roots: [{ uri: "file:///srv/work" }] } }
+ * console.log(result); // { ok: true, answer: { roots: [{ uri: "file:///srv/project" }] } }
  * ```
  */
 export function createChain(options: ChainOptions): Chain {

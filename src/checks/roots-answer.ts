@@ -29,9 +29,9 @@ export interface RootsAnswerCheck {
  * ```ts
  * import { createRootsAnswerCheck } from "./roots-answer.ts";
  * const verdict = createRootsAnswerCheck().check({
- *   roots: [{ uri: "file:///srv/work/../work/./src" }, { uri: "https://example.com/" }],
+ *   roots: [{ uri: "file:///srv/project/../project/./src" }, { uri: "https://example.com/" }],
  * });
- * if (verdict.ok) console.log(verdict.value.roots); // [{ uri: "file:///srv/work/src" }]
+ * if (verdict.ok) console.log(verdict.value.roots); // [{ uri: "file:///srv/project/src" }]
  * ```
  */
 export function createRootsAnswerCheck(): RootsAnswerCheck {

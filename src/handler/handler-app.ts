@@ -53,7 +53,7 @@ const JSON_HEADERS = Object.freeze({ "content-type": "application/json", "cache-
  * @example
  * ```ts
  * import { handlerApp } from "./handler-app.ts";
- * const app = handlerApp({ roots: () => ({ roots: [{ uri: "file:///srv/work" }] }) });
+ * const app = handlerApp({ roots: () => ({ roots: [{ uri: "file:///srv/project" }] }) });
  * const response = await app.request("/", { method: "GET" });
  * console.log(response.status); // 405
  * ```

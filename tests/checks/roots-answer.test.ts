@@ -9,8 +9,8 @@ describe("createRootsAnswerCheck()", () => {
     assert.deepEqual(
       check({
         roots: [
-          { uri: "file:///srv/work", name: "work" },
-          { uri: "file://localhost/srv/work/../work" },
+          { uri: "file:///srv/project", name: "project" },
+          { uri: "file://localhost/srv/project/../project" },
           { uri: "https://example.com/repo", name: "web" },
           { uri: "file://fileserver/share" },
           { uri: "file:///home/ada/./notes/%2e%2e/code" },
@@ -18,7 +18,7 @@ describe("createRootsAnswerCheck()", () => {
       }),
       {
         ok: true,
-        value: { roots: [{ uri: "file:///srv/work", name: "work" }, { uri: "file:///home/ada/code" }] },
+        value: { roots: [{ uri: "file:///srv/project", name: "project" }, { uri: "file:///home/ada/code" }] },
       },
     );
   });
@@ -47,9 +47,15 @@ describe("normaliseFileUri()", () => {
         "file:///a/%7euser/%e2%82%ac",
         "file:///C:/Users/ada/../bob",
         "file:///../../etc",
-        "FILE:///tmp",
+        "FILE:///scratch",
       ].map(normaliseFileUri),
-      ["file:///a/c/d", "file:///a/~user/%E2%82%AC", "file:///C:/Users/bob", "file:///etc", "file:///tmp"],
+      [
+        "file:///a/c/d",
+        "file:///a/~user/%E2%82%AC",
+        "file:///C:/Users/bob",
+        "file:///etc",
+        "file:///scratch",
+      ],
     );
   });
 
@@ -66,8 +72,8 @@ describe("normaliseFileUri()", () => {
       "file:///a\tb",
       "file:\\\\server\\share",
       "file:///a\u202Eb",
-      "/srv/work",
-      "file:/srv/work",
+      "/srv/project",
+      "file:/srv/project",
       "not a uri",
     ];
     assert.deepEqual(dropped.map(normaliseFileUri), dropped.map(() => undefined));

@@ -15,7 +15,7 @@ before(async () => {
   dir = tempDir({
     "modern.policy.json": policyJson("modern", peer.url),
     "handler.ts":
-      'export const handler = { roots: () => ({ roots: [{ uri: "file:///srv/work", name: "work" }] }) };\n',
+      'export const handler = { roots: () => ({ roots: [{ uri: "file:///srv/project", name: "project" }] }) };\n',
     "broken-handler.ts": "export default { answer: 42 };\n",
   });
 });
@@ -55,7 +55,7 @@ describe("sluice serve", () => {
       const roots = await callTool(url, { server: "modern", name: "ask_roots", arguments: {} });
       assert.deepEqual((roots.body as { result: { content: unknown } }).result.content, [{
         type: "text",
-        text: '["file:///srv/work"]',
+        text: '["file:///srv/project"]',
       }]);
       controller.abort();
       assert.equal(await ended, 0);

@@ -51,7 +51,7 @@ function typicalState(): ContinuationState {
     serverId: "github",
     requestDigest: CALL_DIGEST,
     upstreamState: "opaque-upstream-state",
-    answers: np({ roots: { roots: [{ uri: "file:///work" }] } }),
+    answers: np({ roots: { roots: [{ uri: "file:///srv/project" }] } }),
     pending: np({
       github_login: {
         method: "elicitation/create",
@@ -156,7 +156,7 @@ describe("sealState()", () => {
     assert.match(token, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     assert.equal(
       payloadText(token),
-      '{"answers":{"roots":{"roots":[{"uri":"file:///work"}]}},"expiresAt":1785000600000,' +
+      '{"answers":{"roots":{"roots":[{"uri":"file:///srv/project"}]}},"expiresAt":1785000600000,' +
         '"pending":{"github_login":{"method":"elicitation/create","params":{"message":"Your GitHub login?",' +
         '"mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],' +
         '"type":"object"}}}},"requestDigest":"' + CALL_DIGEST + '","serverId":"github",' +
@@ -169,7 +169,7 @@ describe("sealState()", () => {
     const reordered: ContinuationState = {
       expiresAt: state.expiresAt,
       pending: JSON.parse(JSON.stringify(state.pending)),
-      answers: { roots: { roots: [{ uri: "file:///work" }] } },
+      answers: { roots: { roots: [{ uri: "file:///srv/project" }] } },
       upstreamState: "opaque-upstream-state",
       requestDigest: CALL_DIGEST,
       serverId: "github",

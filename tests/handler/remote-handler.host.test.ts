@@ -21,7 +21,7 @@ const app = handlerApp({
         ctx.signal.addEventListener("abort", () => handlerAborted.resolve(true));
         started.resolve();
       })
-      : { roots: [{ uri: "file:///srv/work" }] },
+      : { roots: [{ uri: "file:///srv/project" }] },
 }, { sharedSecret: SECRET });
 
 let server: Server;
@@ -55,7 +55,7 @@ describe("remoteHandler() over loopback HTTP", () => {
       action: "accept",
       content: { name: "Ada" },
     });
-    assert.deepEqual(await remote().roots?.(contextOf({})), { roots: [{ uri: "file:///srv/work" }] });
+    assert.deepEqual(await remote().roots?.(contextOf({})), { roots: [{ uri: "file:///srv/project" }] });
   });
 
   test("throws on 401 without the shared secret", async () => {

@@ -26,7 +26,7 @@ const urlFacts = {
   idn: false,
   originMismatch: true,
 } as const;
-const roots = { roots: [{ uri: "file:///srv/work", name: "work" }] };
+const roots = { roots: [{ uri: "file:///srv/project", name: "project" }] };
 
 describe("remoteHandler() with handlerApp()", () => {
   test("sends sampling as { kind, params, ctx } and returns the app's answer; the handler gets the same params and ctx", async () => {

@@ -99,14 +99,14 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
         signals.push(ctx.signal);
         return new Promise((resolve) => setTimeout(() => resolve(ACCEPT), 100));
       },
-      roots: () => ({ roots: [{ uri: "file:///srv/work" }] }),
+      roots: () => ({ roots: [{ uri: "file:///srv/project" }] }),
     });
     await stillWorks(c);
     await server.clearLog();
     const result = data(await c.callTool("hostile", "unknown_cancel"));
     const answers = result.answers as Array<{ id: string; result: unknown }>;
     assert.deepEqual(answers.map((answer) => answer.result), [ACCEPT, {
-      roots: [{ uri: "file:///srv/work" }],
+      roots: [{ uri: "file:///srv/project" }],
     }]);
     assert.deepEqual(signals.map((signal) => signal.aborted), [false]);
     const posted = (await server.log()).requests.map((request) => request.rpc);

@@ -85,12 +85,12 @@ describe("a legacy client against a hostile stdio server", () => {
         signals.push(ctx.signal);
         return new Promise((resolve) => setTimeout(() => resolve(ACCEPT), 100));
       },
-      roots: () => ({ roots: [{ uri: "file:///srv/work" }] }),
+      roots: () => ({ roots: [{ uri: "file:///srv/project" }] }),
     });
     const result = data(await c.callTool("hostile", "unknown_cancel"));
     assert.deepEqual(result.answers, [
       { jsonrpc: "2.0", id: "r0", result: ACCEPT },
-      { jsonrpc: "2.0", id: "r1", result: { roots: [{ uri: "file:///srv/work" }] } },
+      { jsonrpc: "2.0", id: "r1", result: { roots: [{ uri: "file:///srv/project" }] } },
     ]);
     assert.deepEqual(signals.map((signal) => signal.aborted), [false]);
     const received = data(await c.callTool("hostile", "received"));

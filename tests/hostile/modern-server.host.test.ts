@@ -16,7 +16,7 @@ after(async () => {
   await server?.stop();
 });
 
-const ROOTS = { roots: [{ uri: "file:///srv/work", name: "work" }] };
+const ROOTS = { roots: [{ uri: "file:///srv/project", name: "project" }] };
 
 function client(handler: Handler, policy: Partial<Policy> = {}): Client {
   return createClient({

@@ -16,7 +16,7 @@ import {
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 
-const ROOTS = { roots: [{ uri: "file:///srv/work" }] };
+const ROOTS = { roots: [{ uri: "file:///srv/project" }] };
 const UNAVAILABLE = "Input request refused: the rate-limit store is unavailable";
 
 if (redisTestsEnabled()) {

@@ -39,7 +39,7 @@ const handler: Handler = {
       : formAnswer as never;
   },
   roots: () => ({
-    roots: [{ uri: "file:///srv/work/./docs", name: "docs" }, { uri: "https://example.com/repo" }],
+    roots: [{ uri: "file:///srv/project/./docs", name: "docs" }, { uri: "https://example.com/repo" }],
   }),
 };
 
@@ -133,7 +133,7 @@ for (const name of ["stdio", "HTTP"] as const) {
     test("sends get-roots-list only the local file roots", async () => {
       const c = client(transport());
       const result = text(await c.callTool("everything", "get-roots-list"));
-      assert.match(result, /URI: file:\/\/\/srv\/work\/docs/);
+      assert.match(result, /URI: file:\/\/\/srv\/project\/docs/);
       assert.doesNotMatch(result, /example\.com/);
       assert.match(result, /Current MCP Roots \(1 total\)/);
       await c.close();

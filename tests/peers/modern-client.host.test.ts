@@ -35,7 +35,7 @@ const handler: Handler = {
     return { role: "assistant", content: { type: "text", text: "canned reply" }, model: "test-model" };
   },
   roots: () => ({
-    roots: [{ uri: "file:///srv/work/./src", name: "src" }, { uri: "https://example.com/x" }],
+    roots: [{ uri: "file:///srv/project/./src", name: "src" }, { uri: "https://example.com/x" }],
   }),
 };
 
@@ -97,7 +97,7 @@ describe("the modern client against a real @modelcontextprotocol/server peer", (
   test("sends only the local file roots, resolved", async () => {
     assert.equal(
       textOf(await client().callTool("modern", "ask_roots")),
-      JSON.stringify(["file:///srv/work/src"]),
+      JSON.stringify(["file:///srv/project/src"]),
     );
   });
 

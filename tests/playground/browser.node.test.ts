@@ -247,12 +247,12 @@ function describeBrowserFlows(executablePath: string): void {
       await withTool("ask_roots", async (page) => {
         await callTool(page);
         const request = card(page);
-        await request.getByLabel("Root URI").fill("file:///srv/work/../work/./src");
-        await request.getByLabel("Name (optional)").fill("work");
+        await request.getByLabel("Root URI").fill("file:///srv/project/../project/./src");
+        await request.getByLabel("Name (optional)").fill("project");
         await request.getByRole("button", { name: "Add a root" }).click();
         await request.getByLabel("Root URI").nth(1).fill("https://example.com/");
         await request.getByRole("button", { name: "Send the roots" }).click();
-        assert.equal(await resultText(page), '["file:///srv/work/src"]');
+        assert.equal(await resultText(page), '["file:///srv/project/src"]');
       }, "roots");
     });
 

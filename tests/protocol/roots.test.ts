@@ -32,14 +32,14 @@ describe("decodeListRootsParams()", () => {
 
 describe("decodeListRootsResult()", () => {
   test("keeps the list _meta in legacy versions and drops it in 2026-07-28", () => {
-    const answer = { roots: [{ uri: "file:///srv/work", name: "work" }], _meta: { a: 1 } };
+    const answer = { roots: [{ uri: "file:///srv/project", name: "project" }], _meta: { a: 1 } };
     same(decodeListRootsResult("2025-11-25", answer), {
       ok: true,
-      value: { roots: [{ uri: "file:///srv/work", name: "work" }], _meta: np({ a: 1 }) },
+      value: { roots: [{ uri: "file:///srv/project", name: "project" }], _meta: np({ a: 1 }) },
     });
     same(decodeListRootsResult("2026-07-28", answer), {
       ok: true,
-      value: { roots: [{ uri: "file:///srv/work", name: "work" }] },
+      value: { roots: [{ uri: "file:///srv/project", name: "project" }] },
     });
   });
 

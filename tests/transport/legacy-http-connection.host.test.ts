@@ -27,7 +27,7 @@ import {
 
 const SESSION = "sess-7f3a~Z!";
 const VERSION = "2025-11-25";
-const ROOTS = { roots: [{ uri: "file:///work", name: "work" }] };
+const ROOTS = { roots: [{ uri: "file:///srv/project", name: "project" }] };
 
 function answerRoots(message: ServerMessage, connection: { respond(m: never): Promise<void> }): void {
   if ("id" in message.message) {
