@@ -4,10 +4,20 @@
 // and a server that dies mid-call and comes back on the same port.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import type { Client, Handler, Policy } from "../../src/legacy.ts";
 import { heapAfterGc } from "../_support/heap.ts";
 import type { HostileLegacyLog } from "../_support/hostile-legacy-http-server.ts";
 import { type HostileHttpServer, startHostileHttp } from "../_support/hostile-process.ts";
+import {
+  ACCEPT,
+  budgetHolds,
+  BUSY,
+  data,
+  failure,
+  heldElicitation,
+  legacyClient,
+  stillWorks,
+} from "./_kit.ts";
 
 const SCRIPT = "hostile-legacy-http-server.ts";
 let server: HostileHttpServer<HostileLegacyLog>;
@@ -19,29 +29,8 @@ after(async () => {
 });
 
 const FLOOD = 1000;
-const BUSY = "-32000 Busy: 8 server requests are already being answered";
-const ACCEPT = { action: "accept", content: { ok: true } } as const;
-
-function client(handler: Handler, policy: Partial<Policy> = {}): Client {
-  return createClient({
-    name: "hostile-test",
-    handler,
-    policies: [{ server: "hostile", transport: { url: server.url }, era: "legacy", ...policy }],
-  });
-}
-
-const data = (result: unknown) =>
-  (result as { structuredContent: Record<string, unknown> }).structuredContent;
-
-async function stillWorks(c: Client): Promise<void> {
-  assert.deepEqual(data(await c.callTool("hostile", "echo", { after: "hostile" })), { after: "hostile" });
-}
-
-async function failure(work: Promise<unknown>): Promise<{ kind: string; message: string }> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
-  assert.ok(error instanceof ClientError, `expected a ClientError, received ${String(error)}`);
-  return { kind: error.kind, message: error.message };
-}
+const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
+  legacyClient({ url: server.url }, handler, policy);
 
 const REQUEST = String.raw`Server "hostile": Request \d+ \("tools/call"\): `;
 
@@ -52,14 +41,12 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
       timeout: 60_000,
     },
     async () => {
-      const waiting: Array<() => void> = [];
-      let calls = 0;
-      const c = client({
-        elicitation: () => (calls++, new Promise((resolve) => waiting.push(() => resolve(ACCEPT)))),
-      });
+      const held = heldElicitation();
+      const c = client(held.handler);
+      // The server says when every request but the 8 running ones has been answered.
       c.onNotification((entry) => {
         if (entry.kind === "notification" && entry.method === "notifications/hostile/flood_refused") {
-          waiting.splice(0).forEach((release) => release());
+          held.release();
         }
       });
       await stillWorks(c);
@@ -67,7 +54,7 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
       const before = heapAfterGc();
       const result = data(await c.callTool("hostile", "flood", { count: FLOOD, hold: 8 }));
       const growth = heapAfterGc() - before;
-      assert.deepEqual([result.tally, calls], [{ "result:accept": 8, [BUSY]: FLOOD - 8 }, 8]);
+      assert.deepEqual([result.tally, held.calls], [{ "result:accept": 8, [BUSY]: FLOOD - 8 }, 8]);
       // Answers are POSTed at most 8 at a time, over kept-alive sockets (7 to 14 connections seen on
       // Node, Deno and Bun); without that limit every answer took a socket of its own (about 1000).
       const sockets = (await server.log()).connections - opened;
@@ -78,19 +65,8 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
     },
   );
 
-  test("holds the input budget: of 30 requests one at a time, burst 20 are answered, 10 refused -32000", async () => {
-    let calls = 0;
-    const c = client({ elicitation: () => (calls++, ACCEPT) }, {
-      inputRateLimit: { rate: 1, per: "1h", burst: 20 },
-    });
-    const result = data(await c.callTool("hostile", "flood", { count: 30, sequential: true }));
-    assert.deepEqual([result.tally, calls], [{
-      "result:accept": 20,
-      "-32000 Input request refused: over the budget of 1 per 3600000 ms (burst 20); retry in N ms": 10,
-    }, 20]);
-    await stillWorks(c);
-    await c.close();
-  });
+  test("holds the input budget: of 30 requests one at a time, burst 20 are answered, 10 refused -32000", () =>
+    budgetHolds(client));
 
   test("ignores cancellations for unknown or malformed ids: the running request is not aborted, nothing extra is sent", async () => {
     const signals: AbortSignal[] = [];
@@ -169,6 +145,7 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
     await stillWorks(c);
     assert.deepEqual(await slow, {
       kind: "timeout",
+      code: undefined,
       message: 'Server "hostile": no response to tools/call within 1000 ms (callTimeout)',
     });
     assert.ok(performance.now() - started < 10_000, "the call took over 10 s");

@@ -3,44 +3,14 @@
 // that dies mid-call and one that stops reading its stdin. After each, the client still works.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { type Client, ClientError, type Handler, type Policy } from "../../src/legacy.ts";
 import { heapAfterGc } from "../_support/heap.ts";
 import { hostileStdioTransport } from "../_support/hostile-process.ts";
+import { ACCEPT, budgetHolds, BUSY, data, heldElicitation, legacyClient, stillWorks } from "./_kit.ts";
 
 const FLOOD = 20_000;
-const BUSY = "-32000 Busy: 8 server requests are already being answered";
-const ACCEPT = { action: "accept", content: { ok: true } } as const;
-
-function client(handler: Handler, policy: Partial<Policy> = {}): Client {
-  return createClient({
-    name: "hostile-test",
-    handler,
-    policies: [{ server: "hostile", transport: hostileStdioTransport(), era: "legacy", ...policy }],
-  });
-}
-
-const data = (result: unknown) =>
-  (result as { structuredContent: Record<string, unknown> }).structuredContent;
-
-async function stillWorks(c: Client): Promise<void> {
-  assert.deepEqual(data(await c.callTool("hostile", "echo", { after: "hostile" })), { after: "hostile" });
-}
-
-/** A handler whose elicitations wait until `release()`, counting them. */
-function heldElicitation() {
-  const waiting: Array<() => void> = [];
-  const held = {
-    calls: 0,
-    release: () => waiting.splice(0).forEach((resolve) => resolve()),
-    handler: {
-      elicitation: () => {
-        held.calls++;
-        return new Promise<typeof ACCEPT>((resolve) => waiting.push(() => resolve(ACCEPT)));
-      },
-    } satisfies Handler,
-  };
-  return held;
-}
+const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
+  legacyClient(hostileStdioTransport(), handler, policy);
 
 describe("a legacy client against a hostile stdio server", () => {
   test("answers 19 992 of a 20 000-request flood -32000 busy while 8 run; the heap stays within 8 MB", {
@@ -64,19 +34,8 @@ describe("a legacy client against a hostile stdio server", () => {
     await c.close();
   });
 
-  test("holds the input budget: of 30 requests one at a time, burst 20 are answered, 10 refused -32000", async () => {
-    let calls = 0;
-    const c = client({ elicitation: () => (calls++, ACCEPT) }, {
-      inputRateLimit: { rate: 1, per: "1h", burst: 20 },
-    });
-    const result = data(await c.callTool("hostile", "flood", { count: 30, sequential: true }));
-    assert.deepEqual([result.tally, calls], [{
-      "result:accept": 20,
-      "-32000 Input request refused: over the budget of 1 per 3600000 ms (burst 20); retry in N ms": 10,
-    }, 20]);
-    await stillWorks(c);
-    await c.close();
-  });
+  test("holds the input budget: of 30 requests one at a time, burst 20 are answered, 10 refused -32000", () =>
+    budgetHolds(client));
 
   test("ignores cancellations for unknown or malformed ids: the running request is not aborted, nothing extra is sent", async () => {
     const signals: AbortSignal[] = [];

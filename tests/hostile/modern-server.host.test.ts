@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import type { HostileModernLog } from "../_support/hostile-modern-server.ts";
 import { eventually } from "../_support/eventually.ts";
+import { failure, stillWorks } from "./_kit.ts";
 import { type HostileHttpServer, startHostileHttp } from "../_support/hostile-process.ts";
 
 let server: HostileHttpServer<HostileModernLog>;
@@ -26,22 +27,9 @@ function client(handler: Handler, policy: Partial<Policy> = {}): Client {
   });
 }
 
-/** Rejects unless `work` fails with a ClientError; returns its kind, code and message. */
-async function failure(work: Promise<unknown>): Promise<{ kind: string; code: unknown; message: string }> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
-  assert.ok(error instanceof ClientError, `expected a ClientError, received ${String(error)}`);
-  return { kind: error.kind, code: error.code, message: error.message };
-}
-
 /** The id of the last tools/call of `tool` the server received. */
 async function lastId(tool: string): Promise<unknown> {
   return (await server.log()).filter((entry) => entry.tool === tool).at(-1)?.id;
-}
-
-/** Asserts the client still completes a plain call. */
-async function stillWorks(c: Client): Promise<void> {
-  const result = await c.callTool("hostile", "echo", { after: "hostile" });
-  assert.deepEqual((result as { structuredContent?: unknown }).structuredContent, { after: "hostile" });
 }
 
 const PROTOCOL = 'Server "hostile" broke the protocol in its answer to tools/call: ';
