@@ -55,6 +55,17 @@ export function heldElicitation(): { calls: number; release: () => void; handler
   return held;
 }
 
+/** A handler that answers elicitations after 100 ms (recording their signals) and roots at once. */
+export function slowElicitationAndRoots(signals: AbortSignal[]): Handler {
+  return {
+    elicitation: (_p, ctx) => {
+      signals.push(ctx.signal);
+      return new Promise((resolve) => setTimeout(() => resolve(ACCEPT), 100));
+    },
+    roots: () => ({ roots: [{ uri: "file:///srv/project" }] }),
+  };
+}
+
 /** Of 30 requests one at a time under burst 20, exactly 20 are answered and 10 refused -32000. */
 export async function budgetHolds(
   client: (handler: Handler, policy: Partial<Policy>) => Client,

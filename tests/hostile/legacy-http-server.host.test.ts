@@ -16,6 +16,7 @@ import {
   failure,
   heldElicitation,
   legacyClient,
+  slowElicitationAndRoots,
   stillWorks,
 } from "./_kit.ts";
 
@@ -70,13 +71,7 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
 
   test("ignores cancellations for unknown or malformed ids: the running request is not aborted, nothing extra is sent", async () => {
     const signals: AbortSignal[] = [];
-    const c = client({
-      elicitation: (_p, ctx) => {
-        signals.push(ctx.signal);
-        return new Promise((resolve) => setTimeout(() => resolve(ACCEPT), 100));
-      },
-      roots: () => ({ roots: [{ uri: "file:///srv/project" }] }),
-    });
+    const c = client(slowElicitationAndRoots(signals));
     await stillWorks(c);
     await server.clearLog();
     const result = data(await c.callTool("hostile", "unknown_cancel"));

@@ -6,7 +6,16 @@ import assert from "node:assert/strict";
 import { type Client, ClientError, type Handler, type Policy } from "../../src/legacy.ts";
 import { heapAfterGc } from "../_support/heap.ts";
 import { hostileStdioTransport } from "../_support/hostile-process.ts";
-import { ACCEPT, budgetHolds, BUSY, data, heldElicitation, legacyClient, stillWorks } from "./_kit.ts";
+import {
+  ACCEPT,
+  budgetHolds,
+  BUSY,
+  data,
+  heldElicitation,
+  legacyClient,
+  slowElicitationAndRoots,
+  stillWorks,
+} from "./_kit.ts";
 
 const FLOOD = 20_000;
 const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
@@ -39,13 +48,7 @@ describe("a legacy client against a hostile stdio server", () => {
 
   test("ignores cancellations for unknown or malformed ids: the running request is not aborted, nothing extra is sent", async () => {
     const signals: AbortSignal[] = [];
-    const c = client({
-      elicitation: (_p, ctx) => {
-        signals.push(ctx.signal);
-        return new Promise((resolve) => setTimeout(() => resolve(ACCEPT), 100));
-      },
-      roots: () => ({ roots: [{ uri: "file:///srv/project" }] }),
-    });
+    const c = client(slowElicitationAndRoots(signals));
     const result = data(await c.callTool("hostile", "unknown_cancel"));
     assert.deepEqual(result.answers, [
       { jsonrpc: "2.0", id: "r0", result: ACCEPT },
