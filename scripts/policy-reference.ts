@@ -245,6 +245,18 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     what: "The front: how long a sealed continuation state (`requestState`) stays valid.",
     protects: "Replays of old states.",
   },
+  "maxSessions": {
+    what:
+      "The front: the most sessions of legacy callers (2025 hosts) at once for this server, each with its " +
+      "own upstream session to a legacy server (a stdio child, an HTTP session); the next `initialize` is " +
+      "refused (HTTP 503) until one ends.",
+    protects: "Callers opening sessions (and child processes) without bound.",
+  },
+  "sessionIdleTimeout": {
+    what: "The front: a legacy caller's session with no request in flight and no stream open for this long " +
+      "is closed, with its upstream session.",
+    protects: "Abandoned sessions holding upstream connections and processes.",
+  },
 };
 
 interface Row {

@@ -29,7 +29,7 @@ import type { Fetcher } from "./modern/http-leg.ts";
 import { messageLimitsOf } from "../transport/read-response.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
-import type { ServerSession } from "./server-session.ts";
+import type { CallerHooks, ServerSession } from "./server-session.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 
@@ -48,6 +48,8 @@ export interface LegacySessionInput {
   readonly wantsLogs: boolean;
   /** Takes the server's notifications; `connection` numbers its connections (log budget per connection). */
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
+  /** The front's hooks when the session serves one of its callers. */
+  readonly caller?: CallerHooks | undefined;
 }
 
 /** What an entry adds to the core. */
@@ -75,11 +77,20 @@ export interface ClientInternals {
   sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession>;
   /**
    * A new legacy session to a server with another chain (the front's, which declares the kinds
-   * it passes down), closed with the client.
+   * it passes down), closed with the client; with `caller`, a session of one of the front's
+   * callers (its own declaration, its unrelated messages to the caller).
    *
    * @throws {ClientError} `"config"` when the entry has no legacy support or the server is unknown.
    */
-  legacySession(serverId: string, chain: Chain): ServerSession;
+  legacySession(serverId: string, chain: Chain, caller?: CallerHooks): ServerSession;
+  /** Runs `listener` when the client closes, before its sessions close (the front's own sessions). */
+  onClose(listener: () => Promise<void>): void;
+  /**
+   * A new modern session to a server with another chain (the front's).
+   *
+   * @throws {ClientError} `"config"` when the server is unknown or not reached over HTTP.
+   */
+  modernSession(serverId: string, chain: Chain): ModernServerSession;
 }
 
 const INTERNALS = new WeakMap<Client, ClientInternals>();
@@ -131,6 +142,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   const flows = new Set<LinkedSignal>();
   const servers = new Map<string, ServerEntry>();
   const opened = new Set<ServerSession>();
+  const closers: Array<() => Promise<void>> = [];
   for (const input of options.policies) {
     const policy = isCompiled(input) ? input : compilePolicy(input);
     if (servers.has(policy.server)) {
@@ -152,7 +164,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   });
   const wantsLogs = options.handler?.log !== undefined;
 
-  const modern = (entry: ServerEntry): ServerSession => {
+  const modern = (entry: ServerEntry): ModernServerSession => {
     const { policy, chain } = entry;
     if (policy.transport.kind !== "http") {
       throw new ClientError(
@@ -183,7 +195,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       timers,
     });
   };
-  const legacy = (entry: ServerEntry): ServerSession => {
+  const legacy = (entry: ServerEntry, caller?: CallerHooks): ServerSession => {
     const { policy, chain } = entry;
     if (support.legacy === undefined) {
       throw new ClientError(
@@ -204,6 +216,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       assigns,
       wantsLogs,
       notify,
+      caller,
     });
   };
   const resolve = async (entry: ServerEntry, signal: AbortSignal): Promise<ServerSession> => {
@@ -236,6 +249,15 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       });
     }
     return entry.resolved;
+  };
+
+  const frontEntry = (serverId: string, chain: Chain): ServerEntry => {
+    if (closed !== undefined) throw new ClientError("config", `Client "${options.name}" is closed`);
+    const entry = servers.get(serverId);
+    if (entry === undefined) {
+      throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
+    }
+    return { policy: entry.policy, chain, resolved: undefined };
   };
 
   const methods = createClientMethods({
@@ -279,6 +301,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       closed ??= new ClientError("cancelled", `Client "${options.name}" was closed`);
       for (const flow of [...flows]) flow.abort(closed);
       flows.clear();
+      await Promise.all(closers.map((closer) => closer().catch(() => {})));
       await Promise.all([...opened].map((session) => session.close().catch(() => {})));
       await support.onClose?.().catch(() => {});
       queue.close();
@@ -293,16 +316,14 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     tasks: options.tasks === true,
     policies: () => [...servers.values()].map((entry) => entry.policy),
     sessionOf,
-    legacySession: (serverId, chain) => {
-      if (closed !== undefined) throw new ClientError("config", `Client "${options.name}" is closed`);
-      const entry = servers.get(serverId);
-      if (entry === undefined) {
-        throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
-      }
-      const session = legacy({ policy: entry.policy, chain, resolved: undefined });
-      opened.add(session);
+    legacySession: (serverId, chain, caller) => {
+      const session = legacy(frontEntry(serverId, chain), caller);
+      // A caller's session is the front's to close (with its caller's, or from onClose).
+      if (caller === undefined) opened.add(session);
       return session;
     },
+    onClose: (listener) => void closers.push(listener),
+    modernSession: (serverId, chain) => modern(frontEntry(serverId, chain)),
   });
   return client;
 }

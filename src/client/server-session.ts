@@ -8,7 +8,10 @@ import type { ChainResult } from "../chain/chain.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { CallToolResult } from "../protocol/call-tool-result.ts";
 import type { CompleteResultOf, MrtrMethod } from "../protocol/input-required.ts";
-import type { JsonObject } from "../protocol/jsonrpc.ts";
+import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
+import type { LoggingLevel } from "../protocol/logging-level.ts";
+import type { DeclaredCapabilities } from "../handler/capabilities.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { Tool } from "../protocol/tools.ts";
@@ -24,10 +27,27 @@ export interface CallContext {
   /** Asks a legacy server to run the call as a task (2025-11-25). */
   readonly asTask?: boolean;
   /**
-   * Legacy era, the front only: answers a server request the handler deferred (`ctx.defer()`),
-   * while the call waits (its deadline paused). Without it a deferral fails the request.
+   * The front only: answers an input request the handler deferred (`ctx.defer()`) by asking the
+   * front's own caller, while the call waits (a legacy call's deadline paused). Without it a
+   * deferral fails the request.
    */
   readonly onDeferred?: DeferredAnswerer | undefined;
+  /**
+   * The front only: also takes the call's other notifications (log entries), besides the client's
+   * queue, to relay them to the front's caller.
+   */
+  readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
+  /**
+   * The front only, modern era: the capabilities to declare for this call instead of the
+   * chain's (what the front's caller can answer). A legacy session declared its own at
+   * `initialize`.
+   */
+  readonly capabilities?: ClientCapabilities | undefined;
+  /**
+   * The front only, modern era: the log level to ask for with this call (the caller's, within
+   * the policy's), or `undefined` for none. Read only when `onNotification` is given.
+   */
+  readonly logLevel?: LoggingLevel | undefined;
 }
 
 /**
@@ -36,6 +56,29 @@ export interface CallContext {
  * or the connection ends.
  */
 export type DeferredAnswerer = (request: InputRequest, signal: AbortSignal) => Promise<ChainResult>;
+
+/**
+ * The front's hooks on a legacy session it opens for one of its callers: what to declare, where
+ * the server's messages tied to no call go, and the log level asked for.
+ */
+export interface CallerHooks {
+  /** What to declare at `initialize` (the front's kinds that this caller can answer). */
+  readonly declared: DeclaredCapabilities;
+  /** Also takes the server's notifications tied to no call (logs, list changes), besides the client's queue. */
+  readonly onNotification: (notification: JsonRpcNotification) => void;
+  /** Answers the server's requests tied to no call that the handler deferred. */
+  readonly onDeferred: DeferredAnswerer;
+  /** The log level to ask for once connected (`logging/setLevel`). */
+  readonly logLevel: LoggingLevel;
+}
+
+/** What a server offers, whichever era it speaks. */
+export interface ServerOffer {
+  /** Its capabilities, as it sent them. */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  /** Its guidance for the model, when it gave some. */
+  readonly instructions?: string;
+}
 
 /** How a call ended: its complete result, or a task the server created. */
 export type CallOutcome<M extends MrtrMethod> =
@@ -48,6 +91,11 @@ export interface ServerSession {
   readonly serverId: string;
   /** The era it speaks. */
   readonly era: "modern" | "legacy";
+  /**
+   * What the server offers: its capabilities and instructions (legacy: from `initialize`,
+   * connecting first if needed; modern: `server/discover`).
+   */
+  offer(signal: AbortSignal): Promise<ServerOffer>;
   /** Sends a request that cannot ask for input (lists, `server/discover`). */
   request(method: string, params: JsonObject, options: { readonly signal: AbortSignal }): Promise<JsonObject>;
   /** Runs `tools/call`, `resources/read` or `prompts/get`, answering whatever input it needs. */
@@ -60,6 +108,12 @@ export interface ServerSession {
   learnTools(tools: readonly Tool[]): void;
   /** Tells the server its roots changed, where the era has a way to. */
   rootsChanged(): Promise<void>;
+  /**
+   * Asks for the server's logs at this level from now on: `logging/setLevel` in the legacy era
+   * (when the server offers logging); nothing in the modern era, where the level travels with
+   * each request.
+   */
+  setLogLevel(level: LoggingLevel): Promise<void>;
   /** Ends the session's connections. */
   close(): Promise<void>;
 }

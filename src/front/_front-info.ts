@@ -22,13 +22,9 @@ const OFFERED = ["tools", "resources", "prompts", "completions"] as const;
  * @returns The result object.
  */
 export async function frontDiscover(session: ServerSession, signal: AbortSignal): Promise<JsonObject> {
-  const upstream = session.era === "modern"
-    ? ((await session.request("server/discover", {}, { signal })).capabilities as
-      | Record<string, unknown>
-      | undefined)
-    : await legacyCapabilities(session, signal);
+  const upstream = (await session.offer(signal)).capabilities;
   const capabilities: Record<string, unknown> = {};
-  for (const name of OFFERED) if (upstream?.[name] !== undefined) capabilities[name] = upstream[name];
+  for (const name of OFFERED) if (upstream[name] !== undefined) capabilities[name] = upstream[name];
   return {
     resultType: "complete",
     supportedVersions: [MODERN_PROTOCOL_VERSION],
@@ -37,16 +33,6 @@ export async function frontDiscover(session: ServerSession, signal: AbortSignal)
     cacheScope: "private",
     _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-front", version: SLUICE_VERSION } },
   };
-}
-
-async function legacyCapabilities(
-  session: ServerSession,
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const handshake =
-    (session as { handshake?: (signal: AbortSignal) => Promise<{ capabilities: Record<string, unknown> }> })
-      .handshake;
-  return handshake === undefined ? {} : (await handshake.call(session, signal)).capabilities;
 }
 
 /**

@@ -1,8 +1,17 @@
 /**
- * The front: a Hono app that puts sluice between MCP hosts and upstream servers. Hosts talk
- * modern-era MCP (2026-07-28) to `POST /mcp/<server>`; the front enforces that server's policy,
- * answers input requests with the client's handlers, or passes them down to the host, holding no
- * state between rounds (the continuation is sealed into `requestState`).
+ * The front: a Hono app that puts sluice between MCP hosts and upstream servers. `/mcp/<server>`
+ * serves both eras, chosen by how each request opens (2026-07-28 rules for a server of both):
+ *
+ * - modern callers (2026-07-28) POST requests carrying `_meta`; the front holds no state between
+ *   rounds: what it passes down goes back as `input_required` with the continuation sealed into
+ *   `requestState`;
+ * - legacy callers (2025-11-25, 2025-06-18) open a session with `initialize` and get Streamable
+ *   HTTP with sessions, SSE streams, the GET stream, resumption and `DELETE`; what the front
+ *   passes down reaches them as JSON-RPC requests on their streams
+ *   ({@linkcode LegacyCallers}).
+ *
+ * Either way the server's policy applies to every input request, results reach the caller in
+ * its own era, and an upstream failure is named by its class ({@linkcode upstreamFailure}).
  *
  * @module
  */
@@ -10,19 +19,28 @@ import { type Context, Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-core.ts";
 import { openFlow } from "../client/_signals.ts";
-import { ClientError } from "../errors.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
-import { type DownstreamRequest, readDownstreamRequest, refusal } from "./downstream-request.ts";
+import {
+  classifyDownstream,
+  type DownstreamRequest,
+  parseDownstream,
+  readDownstreamRequest,
+  refusal,
+} from "./downstream-request.ts";
 import { readDownstreamBody } from "./_downstream-body.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import { frontCall, type FrontCallOutcome } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
-import type { ServerSession } from "../client/server-session.ts";
 import { importStateKey, MIN_SECRET_BYTES, type StateKey } from "./sealed-state.ts";
 import { frontDiscover, frontServerList } from "./_front-info.ts";
 import { respond, respondStreaming } from "./_front-response.ts";
-import type { ModernSession } from "../client/modern/modern-session.ts";
+import { FrontUpstreams } from "./front-upstreams.ts";
+import { LegacyCallers, type LegacyRequest } from "./legacy-callers.ts";
+import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import { upstreamFailure } from "./upstream-failure.ts";
+import type { ClientInternals } from "../client/client-core.ts";
 
 /** Options of {@linkcode createFront}. */
 export interface FrontOptions {
@@ -30,16 +48,38 @@ export interface FrontOptions {
   readonly client: Client;
   /** The secret that seals continuation states: at least 32 bytes; the same on every isolate. */
   readonly stateKey: string | Uint8Array;
+  /**
+   * Serves the requests of legacy callers' sessions elsewhere (the Workers entry sends each
+   * session to its own Durable Object). @default in this process
+   */
+  readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
 }
 
 const MRTR_METHODS = new Set(["tools/call", "resources/read", "prompts/get"]);
-const FORWARDED = new Set(["tools/list", "resources/list", "resources/templates/list", "prompts/list"]);
+const FORWARDED = new Set([
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "prompts/list",
+  "completion/complete",
+]);
+
+/** What the modern routes share. */
+interface ModernParts {
+  readonly internals: ClientInternals;
+  readonly upstreams: FrontUpstreams;
+  readonly key: Promise<StateKey>;
+  readonly parked: Map<string, ParkedCall>;
+  /** Per server: the log budget of its modern callers. */
+  readonly logs: Map<string, LogRelay>;
+}
 
 /**
  * Creates the front.
  *
- * @param options The client and the state key.
- * @returns A Hono app: `POST /mcp/:server`, `GET /healthz`, `GET /servers`.
+ * @param options The client, the state key, and where legacy sessions live.
+ * @returns A Hono app: `/mcp/:server` (POST both eras; GET and DELETE for legacy sessions),
+ *   `GET /healthz`, `GET /servers`.
  * @throws {TypeError} When the client was not made by `createClient`, or the key is too short.
  * @example
  * ```ts
@@ -62,119 +102,167 @@ export function createFront(options: FrontOptions): Hono {
       policy,
     ) => [policy.server, createFrontServer(policy, internals, options.client.name)]),
   );
-  // Legacy upstreams: the front's own session per server (its chain declares the kinds passed
-  // down), and the calls parked while their callers answer.
-  const legacySessions = new Map<string, ServerSession>();
-  const legacyOf = (serverId: string, server: FrontServer): ServerSession => {
-    let session = legacySessions.get(serverId);
-    if (session === undefined) {
-      session = internals.legacySession(serverId, server.chain);
-      legacySessions.set(serverId, session);
-    }
-    return session;
-  };
-  const parked = new Map<string, ParkedCall>();
+  const upstreams = new FrontUpstreams(internals);
+  const legacy = new LegacyCallers({ servers, upstreams, clock: internals.clock, timers: internals.timers });
+  internals.onClose(() => legacy.close());
+  const serveLegacy = options.legacySessions ?? ((request: LegacyRequest) => legacy.handle(request));
+  const parts: ModernParts = { internals, upstreams, key, parked: new Map(), logs: new Map() };
   const app = new Hono();
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/servers", (c) => c.json(frontServerList(servers)));
-  app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp/:server", (c) => c.body(null, 405, { Allow: "POST" }));
-  app.post("/mcp/:server", async (c) => {
+  app.all("/mcp/:server", async (c) => {
+    const request = c.req.raw;
     const serverId = c.req.param("server");
+    if (!sameOrigin(request)) {
+      return respond(c, refusal(403, null, -32000, "Forbidden: the request's Origin is not this gateway's"));
+    }
+    if (request.method === "GET" || request.method === "DELETE") {
+      return await serveLegacy({ request, serverId });
+    }
+    if (request.method !== "POST") return c.body(null, 405, { Allow: "GET, POST, DELETE" });
     const server = servers.get(serverId);
     // An unknown server is answered 404 once the request is read, within the default limits.
     const limits = server?.policy ?? POLICY_DEFAULTS;
-    const body = await readDownstreamBody(c.req.raw, limits.maxMessageBytes);
+    const body = await readDownstreamBody(request, limits.maxMessageBytes);
     if ("status" in body) return respond(c, body);
-    const request = readDownstreamRequest(body.text, c.req.raw.headers, {
-      maxJsonDepth: limits.maxJsonDepth,
-    });
-    if (request === "notification") return c.body(null, 202);
-    if ("status" in request) return respond(c, request);
-    const id = request.message.id;
-    if (server === undefined) {
-      return respond(c, refusal(404, id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`));
+    if (!isJson(request.headers.get("content-type"))) {
+      return respond(
+        c,
+        refusal(415, null, -32000, "Unsupported Media Type: the body must be application/json"),
+      );
     }
-    // The call's one signal (openFlow): upstream legs arm their deadlines on it.
-    const flow = openFlow([c.req.raw.signal], {
-      ms: server.policy.maxTotalTimeoutMs,
-      which: "total",
-      timers: internals.timers,
-    });
-    let flowHandedOff = false;
-    try {
-      const session = await internals.sessionOf(serverId, flow.signal);
-      const method = request.message.method;
-      if (method === "server/discover") return respond(c, ok(id, await frontDiscover(session, flow.signal)));
-      if (FORWARDED.has(method)) {
-        return respond(
-          c,
-          ok(id, await session.request(method, withoutMeta(request.params), { signal: flow.signal })),
-        );
-      }
-      if (!MRTR_METHODS.has(method)) {
-        return respond(
-          c,
-          refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`),
-        );
-      }
-      if (session.era === "legacy") {
-        return respond(
-          c,
-          toResponse(
-            request,
-            await frontLegacyCall({
-              server,
-              session: legacyOf(serverId, server),
-              request,
-              stateKey: await key,
-              clock: internals.clock,
-              timers: internals.timers,
-              signal: c.req.raw.signal,
-              parked,
-            }),
-          ),
-        );
-      }
-      const stateKey = await key;
-      const call = (onNotification?: (notification: JsonRpcNotification) => void) =>
-        frontCall({
+    const parsed = parseDownstream(body.text, { maxJsonDepth: limits.maxJsonDepth });
+    if ("status" in parsed) return respond(c, parsed);
+    const era = classifyDownstream(parsed.message, request.headers);
+    if (typeof era !== "string") return respond(c, era);
+    if (era === "legacy") return await serveLegacy({ request, serverId, message: parsed.message });
+    const checked = readDownstreamRequest(parsed.message, request.headers);
+    if (checked === "notification") return c.body(null, 202);
+    if ("status" in checked) return respond(c, checked);
+    if (server === undefined) {
+      return respond(
+        c,
+        refusal(404, checked.message.id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`),
+      );
+    }
+    return await modernPost(c, server, checked, parts);
+  });
+  return app;
+}
+
+/** Serves one modern request. */
+async function modernPost(
+  c: Context,
+  server: FrontServer,
+  request: DownstreamRequest,
+  parts: ModernParts,
+): Promise<Response> {
+  const { internals } = parts;
+  const id = request.message.id;
+  const serverId = server.policy.server;
+  const method = request.message.method;
+  if (method !== "server/discover" && !FORWARDED.has(method) && !MRTR_METHODS.has(method)) {
+    return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`));
+  }
+  // The call's one signal (openFlow): upstream legs arm their deadlines on it.
+  const flow = openFlow([c.req.raw.signal], {
+    ms: server.policy.maxTotalTimeoutMs,
+    which: "total",
+    timers: internals.timers,
+  });
+  let flowHandedOff = false;
+  try {
+    const session = await parts.upstreams.forModernCallers(server, flow.signal);
+    if (method === "server/discover") return respond(c, ok(id, await frontDiscover(session, flow.signal)));
+    if (FORWARDED.has(method)) {
+      const result = await session.request(method, withoutMeta(request.params), { signal: flow.signal });
+      return respond(c, ok(id, resultForCaller(result, method, "modern")));
+    }
+    const stateKey = await parts.key;
+    const logLevel = askedLogLevel(request, server);
+    const call = (emit?: (notification: JsonRpcNotification) => void) => {
+      const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
+      const outcome = session.era === "legacy"
+        ? frontLegacyCall({
           server,
-          session: (session as unknown as { session: ModernSession }).session,
+          session,
+          request,
+          stateKey,
+          clock: internals.clock,
+          timers: internals.timers,
+          signal: c.req.raw.signal,
+          parked: parts.parked,
+          onNotification,
+        })
+        : frontCall({
+          server,
+          session: parts.upstreams.modernOf(server).session,
           request,
           stateKey,
           clock: internals.clock,
           timers: internals.timers,
           signal: flow.signal,
           onNotification,
-        }).then((outcome) => toResponse(request, outcome));
-      if (!wantsStream(c.req.header("accept"))) return respond(c, await call());
-      // The flow must outlive this handler when the answer streams: the call disposes of it.
-      const streaming = flow;
-      flowHandedOff = true;
-      return await respondStreaming(
-        c,
-        (emit) => call(emit).finally(() => streaming.dispose()),
-        // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
-        (done) => background(c, done),
-      );
-    } catch (failure) {
-      const message = failure instanceof ClientError && failure.kind === "config"
-        ? "Server unavailable"
-        : "Internal error";
-      return respond(
-        c,
-        refusal(
-          failure instanceof ClientError && failure.kind === "timeout" ? 504 : 502,
-          id,
-          -32603,
-          message,
-        ),
-      );
-    } finally {
-      if (!flowHandedOff) flow.dispose();
+          logLevel,
+        });
+      return outcome.then((result) => toResponse(request, result));
+    };
+    if (!wantsStream(c.req.header("accept"))) return respond(c, await call());
+    // The flow must outlive this handler when the answer streams: the call disposes of it.
+    const streaming = flow;
+    flowHandedOff = true;
+    return await respondStreaming(
+      c,
+      (emit) => call(emit).finally(() => streaming.dispose()),
+      // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
+      (done) => background(c, done),
+    );
+  } catch (failure) {
+    return respond(c, {
+      status: 200,
+      body: { jsonrpc: "2.0", id, error: upstreamFailure(failure, serverId) },
+    });
+  } finally {
+    if (!flowHandedOff) flow.dispose();
+  }
+}
+
+/**
+ * What a modern caller's stream carries of the upstream's notifications: progress for its own
+ * token, and log entries within the server's budget at or above the level it asked for.
+ */
+function relayTo(
+  emit: (notification: JsonRpcNotification) => void,
+  request: DownstreamRequest,
+  server: FrontServer,
+  parts: ModernParts,
+  logLevel: LoggingLevel | undefined,
+): (notification: JsonRpcNotification) => void {
+  const token = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  return (notification) => {
+    if (notification.method === "notifications/progress") {
+      if (
+        token !== undefined && (notification.params as { progressToken?: unknown })?.progressToken === token
+      ) {
+        emit(notification);
+      }
+      return;
     }
-  });
-  return app;
+    if (notification.method !== "notifications/message") return;
+    let logs = parts.logs.get(server.policy.server);
+    if (logs === undefined) {
+      logs = new LogRelay({ rate: server.policy.logRateLimit, clock: parts.internals.clock });
+      parts.logs.set(server.policy.server, logs);
+    }
+    const log = logs.relay(notification.params, logLevel);
+    if (log !== undefined) emit(log);
+  };
+}
+
+/** The log level a modern caller asked for (`_meta` `logLevel`), within the policy's; none when it asked none. */
+function askedLogLevel(request: DownstreamRequest, server: FrontServer): LoggingLevel | undefined {
+  const asked = request.meta["io.modelcontextprotocol/logLevel"];
+  return asked === undefined ? undefined : effectiveLogLevel(server.policy.logLevel, asked);
 }
 
 /** The key's length is checked here, so a bad key fails at start-up rather than on a call. */
@@ -193,6 +281,20 @@ function checkSecret(secret: unknown): void {
     throw new TypeError(
       `createFront(): "stateKey" must be at least "${MIN_SECRET_BYTES}" bytes of random data, received "${bytes}" bytes`,
     );
+  }
+}
+
+/**
+ * Whether a browser's request comes from the gateway's own origin (the transport spec: a server
+ * MUST validate `Origin`). Hosts that are not browsers send none.
+ */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  try {
+    return new URL(origin).origin === new URL(request.url).origin;
+  } catch {
+    return false;
   }
 }
 
@@ -224,4 +326,8 @@ function withoutMeta(params: JsonObject): JsonObject {
 
 function wantsStream(accept: string | undefined): boolean {
   return accept?.includes("text/event-stream") === true;
+}
+
+function isJson(contentType: string | null): boolean {
+  return contentType !== null && /^application\/json\s*(;|$)/i.test(contentType.trim());
 }

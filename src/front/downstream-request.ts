@@ -1,6 +1,6 @@
 /**
- * What the front checks of a downstream request before anything reaches upstream, as a
- * modern-era (2026-07-28) server must: one JSON-RPC message; `MCP-Protocol-Version`, `Mcp-Method`
+ * What the front checks of a downstream request before anything reaches upstream: one JSON-RPC
+ * message, which era it speaks, and for a modern-era (2026-07-28) one: `MCP-Protocol-Version`, `Mcp-Method`
  * and `Mcp-Name` headers that agree with the body (`-32020`); the required `_meta` keys
  * (`-32602`); a supported protocol version (`-32022` with `supported` and `requested`).
  *
@@ -14,6 +14,7 @@ import {
   isRequest,
   type JsonObject,
   type JsonRpcErrorResponse,
+  type JsonRpcMessage,
   type JsonRpcRequest,
   parseMessage,
   type RequestId,
@@ -45,18 +46,17 @@ export interface DownstreamRequestOptions {
 }
 
 /**
- * Checks one downstream POST body and its headers.
+ * Parses one downstream POST body: a single JSON-RPC message within the nesting limit.
  *
  * @param text The body.
- * @param headers The request's headers.
  * @param options The nesting limit.
- * @returns The request, `"notification"` (answered `202`), or a refusal.
+ * @returns The message, or the refusal (`-32700` for JSON that does not parse, `-32600` for a
+ *   message that is not JSON-RPC).
  */
-export function readDownstreamRequest(
+export function parseDownstream(
   text: string,
-  headers: Headers,
   options: DownstreamRequestOptions = {},
-): DownstreamRequest | "notification" | DownstreamRefusal {
+): { readonly message: JsonRpcMessage } | DownstreamRefusal {
   const parsed = parseMessage(
     text,
     options.maxJsonDepth === undefined ? {} : { maxDepth: options.maxJsonDepth },
@@ -64,7 +64,58 @@ export function readDownstreamRequest(
   if (!parsed.ok) {
     return refusal(400, null, parsed.path === "$" ? -32700 : -32600, `Invalid request: ${parsed.message}`);
   }
-  const message = parsed.value;
+  return { message: parsed.value };
+}
+
+/**
+ * Which era a downstream POST speaks (the 2026-07-28 rules for a server of both eras): a
+ * request whose `_meta` claims a protocol version is modern; so is anything whose
+ * `MCP-Protocol-Version` header names the modern version (a request missing its `_meta` is then
+ * refused as modern, never served as legacy); the rest (`initialize`, a response, a request or
+ * notification of a session) is legacy.
+ *
+ * @param message The message.
+ * @param headers The request's headers.
+ * @returns The era, or a refusal for an `initialize` whose header claims the modern era.
+ * @example
+ * ```ts
+ * import { classifyDownstream } from "./downstream-request.ts";
+ * const initialize = { jsonrpc: "2.0" as const, id: 1, method: "initialize", params: {} };
+ * console.log(classifyDownstream(initialize, new Headers())); // "legacy"
+ * ```
+ */
+export function classifyDownstream(
+  message: JsonRpcMessage,
+  headers: Headers,
+): "modern" | "legacy" | DownstreamRefusal {
+  if (!isRequest(message) && !isNotification(message)) return "legacy";
+  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
+  const claim = typeof meta === "object" && meta !== null &&
+    (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"] !== undefined;
+  if (claim) return "modern";
+  if (headers.get("mcp-protocol-version") !== MODERN_PROTOCOL_VERSION) return "legacy";
+  if (isRequest(message) && message.method === "initialize") {
+    return refusal(
+      400,
+      message.id,
+      -32020,
+      `Header mismatch: MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" has no initialize; send initialize without it to open a 2025 session`,
+    );
+  }
+  return "modern";
+}
+
+/**
+ * Checks one modern downstream message and its headers.
+ *
+ * @param message The message ({@linkcode parseDownstream}).
+ * @param headers The request's headers.
+ * @returns The request, `"notification"` (answered `202`), or a refusal.
+ */
+export function readDownstreamRequest(
+  message: JsonRpcMessage,
+  headers: Headers,
+): DownstreamRequest | "notification" | DownstreamRefusal {
   if (isNotification(message)) return "notification";
   if (!isRequest(message)) {
     return refusal(400, null, -32600, "Invalid request: expected a request, received a response");

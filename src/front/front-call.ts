@@ -12,16 +12,17 @@
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { Timers } from "../chain/timers.ts";
-import { linkSignals, pause } from "../client/_signals.ts";
-import { ClientError } from "../errors.ts";
+import { linkSignals } from "../client/_signals.ts";
+import { runRounds } from "../client/modern/multi-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
-import { decodeModernResult, type MrtrMethod } from "../protocol/input-required.ts";
+import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import type { InputResponse, InputResponses } from "../protocol/input-responses.ts";
 import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
-import { buildRetryParams } from "../protocol/requests.ts";
+import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
-import { sanitizeText } from "../notify/sanitize-text.ts";
+import { upstreamFailure } from "./upstream-failure.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
 import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
@@ -37,6 +38,8 @@ export interface FrontCallInput {
   readonly signal: AbortSignal;
   /** Upstream notifications of this call (progress, logs), to stream downstream. */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
+  /** With `onNotification`: the log level the caller asked for, or `undefined` for none. */
+  readonly logLevel?: LoggingLevel | undefined;
 }
 
 /** The answer for the caller: a result object, or a JSON-RPC error with its HTTP status. */
@@ -65,8 +68,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   // Only a round that opens or seals a state needs the digest (most calls need neither).
   let digest: Promise<string> | undefined;
   const digestOnce = () => (digest ??= digestRequest(method, original));
-  let answers: Record<string, unknown> | undefined;
-  let upstreamState: string | undefined;
+  let resume: { responses: InputResponses; requestState: string | undefined } | undefined;
   if (callerState !== undefined) {
     const keys = typeof callerAnswers === "object" && callerAnswers !== null
       ? Object.keys(callerAnswers)
@@ -78,7 +80,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       keys,
     });
     if (!opened.ok) return INVALID_STATE;
-    answers = Object.assign(Object.create(null), opened.state.answers);
+    const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
     for (const key of keys) {
       const checked = server.chain.checkAnswer(
         opened.state.pending[key] as InputRequest,
@@ -91,70 +93,72 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
           `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
         );
       }
-      (answers as Record<string, unknown>)[key] = checked.value;
+      answers[key] = checked.value;
     }
-    upstreamState = opened.state.upstreamState;
+    // Checked answers: the post-checks hold them to the request's result type.
+    resume = { responses: answers as InputResponses, requestState: opened.state.upstreamState };
   }
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  let delay = 25;
-  for (let round = 1;; round++) {
-    let raw: JsonObject;
-    try {
-      raw = await input.session.request(
-        method,
-        withProgressToken(buildRetryParams(original, answers as never, upstreamState), progressToken),
-        {
+  const capabilities = server.capabilitiesFor(request.capabilities);
+  let outcome;
+  try {
+    outcome = await runRounds<MrtrMethod, PassDown | FrontCallOutcome>(method, original, {
+      serverId: server.policy.server,
+      send: (params) =>
+        input.session.request(method, withProgressToken(params, progressToken), {
           signal: input.signal,
-          capabilities: server.capabilitiesFor(request.capabilities),
+          capabilities,
           onNotification: input.onNotification,
-        },
-      );
-    } catch (failure) {
-      return upstreamError(failure);
-    }
-    const decoded = decodeModernResult(method, raw, { tasks: false });
-    if (!decoded.ok) return callError(-32603, "The upstream server sent an invalid result");
-    if (decoded.value.resultType !== "input_required") return { kind: "result", result: raw };
-    if (round >= server.policy.maxRounds) {
-      return callError(-32603, `The upstream server still asked for input after ${round} rounds`);
-    }
-    const { inputRequests = {}, requestState } = decoded.value.result;
-    const round_ = await answerRound(input, inputRequests);
-    if ("error" in round_) return round_.error;
-    if (Object.keys(round_.pending).length === 0) {
-      if (Object.keys(inputRequests).length === 0) {
-        delay = Math.min(250, delay * 2);
-        if (!await pause(delay, input.timers, input.signal)) {
-          return callError(-32603, "The call was cancelled");
-        }
-      }
-      answers = round_.answers;
-      upstreamState = requestState;
-      continue;
-    }
-    let sealed: string;
-    try {
-      sealed = await sealState({
-        serverId: server.policy.server,
-        requestDigest: await digestOnce(),
-        ...(requestState === undefined ? {} : { upstreamState: requestState }),
-        answers: round_.answers,
-        pending: round_.pending,
-        expiresAt: clock.now() + server.policy.stateTtlMs,
-      }, input.stateKey);
-    } catch {
-      // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).
-      return callError(-32603, "The continuation state is too large to pass to the caller");
-    }
-    return {
-      kind: "result",
-      result: { resultType: "input_required", inputRequests: round_.pending, requestState: sealed },
-    };
+          logLevel: input.logLevel,
+        }),
+      answer: async (requests, requestState) => {
+        const round = await answerRound(input, requests);
+        if ("error" in round) return { stop: round.error };
+        if (Object.keys(round.pending).length === 0) return { responses: round.answers };
+        return { stop: { ...round, requestState } };
+      },
+      signal: input.signal,
+      maxRounds: server.policy.maxRounds,
+      tasks: false,
+      timers: input.timers,
+      ...(resume === undefined ? {} : { resume }),
+    });
+  } catch (failure) {
+    return upstreamOutcome(failure, server.policy.server);
   }
+  if (outcome.kind === "complete") return { kind: "result", result: outcome.raw };
+  if (outcome.kind === "task") return callError(-32603, "The upstream server sent a task nobody asked for");
+  const stopped = outcome.value;
+  if ("kind" in stopped) return stopped;
+  let sealed: string;
+  try {
+    sealed = await sealState({
+      serverId: server.policy.server,
+      requestDigest: await digestOnce(),
+      ...(stopped.requestState === undefined ? {} : { upstreamState: stopped.requestState }),
+      answers: stopped.answers,
+      pending: stopped.pending,
+      expiresAt: clock.now() + server.policy.stateTtlMs,
+    }, input.stateKey);
+  } catch {
+    // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).
+    return callError(-32603, "The continuation state is too large to pass to the caller");
+  }
+  return {
+    kind: "result",
+    result: { resultType: "input_required", inputRequests: stopped.pending, requestState: sealed },
+  };
 }
 
-type RoundOutcome = { answers: Record<string, unknown>; pending: Record<string, InputRequest> } | {
+/** A round whose deferred entries go down to the caller: what was answered, what is pending. */
+interface PassDown {
+  readonly answers: InputResponses;
+  readonly pending: Record<string, InputRequest>;
+  readonly requestState: string | undefined;
+}
+
+type RoundOutcome = { answers: InputResponses; pending: Record<string, InputRequest> } | {
   error: FrontCallOutcome;
 };
 
@@ -195,7 +199,7 @@ async function answerRound(
     if (failed >= 0) {
       return { error: refused(keys[failed] ?? "", results[failed] as ChainResult & { ok: false }) };
     }
-    const answers: Record<string, unknown> = Object.create(null);
+    const answers: Record<string, InputResponse> = Object.create(null);
     const pending: Record<string, InputRequest> = Object.create(null);
     for (const [index, key] of keys.entries()) {
       const result = results[index] as ChainResult;
@@ -262,29 +266,14 @@ export function missingCapability(request: InputRequest): FrontCallOutcome {
 }
 
 /**
- * Maps an upstream failure without leaking transport details, handler exceptions or secrets.
+ * The outcome for the caller when the upstream failed ({@linkcode upstreamFailure}).
  *
  * @param failure What the session threw.
- * @returns The outcome for the caller.
+ * @param serverId The server's id.
+ * @returns The outcome, with HTTP status 200.
  */
-export function upstreamError(failure: unknown): FrontCallOutcome {
-  if (!(failure instanceof ClientError)) return callError(-32603, "Internal error");
-  switch (failure.kind) {
-    case "server": {
-      // The upstream's own code and text (sanitized), and its data only for -32021, whose
-      // requiredCapabilities the caller needs; nothing of the transport or the gateway.
-      const upstream = failure.cause as Partial<JsonRpcErrorObject> | undefined;
-      const message = sanitizeText(upstream?.message ?? "Upstream error", 512);
-      const data = failure.code === -32021 ? { data: failure.data } : {};
-      return { kind: "error", status: 200, error: { code: failure.code ?? -32603, message, ...data } };
-    }
-    case "timeout":
-      return callError(-32603, "The upstream server did not answer in time");
-    case "cancelled":
-      return callError(-32603, "The call was cancelled");
-    default:
-      return callError(-32603, "The upstream server could not be reached or broke the protocol");
-  }
+export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOutcome {
+  return { kind: "error", status: 200, error: upstreamFailure(failure, serverId) };
 }
 
 /**

@@ -21,7 +21,7 @@ import { codecs } from "../_internal/encoding.ts";
 import { quote } from "../_internal/quote.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import type { JsonObject } from "../protocol/jsonrpc.ts";
+import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
@@ -30,9 +30,10 @@ import {
   type FrontCallOutcome,
   INVALID_STATE,
   missingCapability,
-  upstreamError,
+  upstreamOutcome,
 } from "./front-call.ts";
 import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
+import { resultForCaller } from "./caller-era.ts";
 
 /** The most calls one front keeps parked at once; the next deferral fails its call. */
 export const MAX_PARKED_CALLS = 1024;
@@ -50,6 +51,8 @@ export interface FrontLegacyCallInput {
   readonly signal: AbortSignal;
   /** The calls parked by this front, by id. */
   readonly parked: Map<string, ParkedCall>;
+  /** This round's stream to the caller: the upstream's progress and logs while the round lasts. */
+  readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
 }
 
 /**
@@ -88,7 +91,9 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     if (refused !== undefined) return refused;
     call = parked;
   }
-  const event = await call.next(input.signal);
+  const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  call.attach(input.onNotification, progressToken);
+  const event = await call.next(input.signal).finally(() => call.attach(undefined, undefined));
   if (event.kind === "done") return event.outcome;
   if (event.kind === "left") {
     call.cancel("the caller left");
@@ -156,6 +161,8 @@ export class ParkedCall {
   #done: FrontCallOutcome | undefined;
   #wake: (() => void) | undefined;
   #expiry: unknown;
+  #relay: ((notification: JsonRpcNotification) => void) | undefined;
+  #progressToken: unknown;
 
   /**
    * Starts the upstream call, bounded by the policy's `maxTotalTimeout`.
@@ -176,6 +183,17 @@ export class ParkedCall {
       signal: flow.signal,
       assigns: {},
       onDeferred: (request: InputRequest, signal: AbortSignal) => this.#defer(request, signal),
+      // Progress and logs reach the caller while one of its requests is open (not while parked).
+      onProgress: (progress: JsonObject) => {
+        const token = this.#progressToken;
+        if (typeof token !== "string" && typeof token !== "number") return;
+        this.#relay?.({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { ...progress, progressToken: token },
+        });
+      },
+      onNotification: (notification: JsonRpcNotification) => this.#relay?.(notification),
     };
     const session = input.session;
     void (async (): Promise<FrontCallOutcome> => {
@@ -183,14 +201,25 @@ export class ParkedCall {
       const result = outcome.kind === "complete"
         ? outcome.result
         : await session.awaitTask(taskIdOf(outcome.task), context);
-      // A legacy result has no resultType; a 2026-07-28 caller needs it.
-      return { kind: "result", result: { resultType: "complete", ...result as unknown as JsonObject } };
-    })().catch(upstreamError).then((outcome) => {
+      // A legacy result has no resultType (nor ttlMs, cacheScope); a 2026-07-28 caller needs them.
+      return { kind: "result", result: resultForCaller(result as unknown as JsonObject, method, "modern") };
+    })().catch((failure) => upstreamOutcome(failure, input.server.policy.server)).then((outcome) => {
       flow.dispose();
       this.#done = outcome;
       this.#cancelWaiting();
       this.#wake?.();
     });
+  }
+
+  /**
+   * Sets where this round's notifications go (the open downstream request's stream), or clears it.
+   *
+   * @param relay Takes the notifications, or `undefined` between rounds.
+   * @param progressToken The caller's progress token in this round's request.
+   */
+  attach(relay: ((notification: JsonRpcNotification) => void) | undefined, progressToken: unknown): void {
+    this.#relay = relay;
+    this.#progressToken = progressToken;
   }
 
   /**

@@ -9,6 +9,7 @@
 import { type Chain, createChain } from "../chain/chain.ts";
 import type { ClientInternals } from "../client/client-core.ts";
 import type { Handler } from "../handler/handler.ts";
+import { clientCapabilitiesFor, type DeclaredCapabilities } from "../handler/capabilities.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -19,7 +20,9 @@ export interface FrontServer {
   readonly policy: CompiledPolicy;
   /** The front's chain: the client's handler, and deferral for passed-down kinds. */
   readonly chain: Chain;
-  /** What to declare upstream for a request from this caller (2026-07-28 shape). */
+  /** What to declare upstream for a request from this caller: the handler's kinds, and the passed-down kinds the caller declared. */
+  declaredFor(caller: ClientCapabilities): DeclaredCapabilities;
+  /** The same, in the 2026-07-28 shape. */
   capabilitiesFor(caller: ClientCapabilities): ClientCapabilities;
   /** Whether the caller declared what a deferred request needs (its kind, and its elicitation mode). */
   callerCan(caller: ClientCapabilities, request: InputRequest): boolean;
@@ -51,33 +54,31 @@ export function createFrontServer(
     ...(passed.has("roots") ? { roots: (ctx) => ctx.defer() } : {}),
   };
   const chain = createChain({ policy, handler, client, store: internals.store, timers: internals.timers });
-  const full = chain.capabilities(MODERN_PROTOCOL_VERSION);
+  const full = chain.declared;
+  const declaredFor = (caller: ClientCapabilities): DeclaredCapabilities => {
+    const sampling = full.sampling === undefined || (passed.has("sampling") && caller.sampling === undefined)
+      ? undefined
+      : passed.has("sampling")
+      ? {
+        context: full.sampling.context && caller.sampling?.context !== undefined,
+        tools: full.sampling.tools && caller.sampling?.tools !== undefined,
+      }
+      : full.sampling;
+    const modes = (full.elicitation?.modes ?? []).filter((mode) =>
+      !passed.has("elicitation") || callerMode(caller, mode)
+    );
+    return {
+      sampling,
+      elicitation: modes.length > 0 ? { modes } : undefined,
+      roots: full.roots && (!passed.has("roots") || caller.roots !== undefined),
+    };
+  };
   return Object.freeze({
     policy,
     chain,
-    capabilitiesFor(caller: ClientCapabilities): ClientCapabilities {
-      const out: { -readonly [K in keyof ClientCapabilities]: ClientCapabilities[K] } = {};
-      if (full.roots !== undefined && (!passed.has("roots") || caller.roots !== undefined)) out.roots = {};
-      if (full.sampling !== undefined && (!passed.has("sampling") || caller.sampling !== undefined)) {
-        out.sampling = passed.has("sampling")
-          ? {
-            ...(full.sampling.context !== undefined && caller.sampling?.context !== undefined
-              ? { context: {} }
-              : {}),
-            ...(full.sampling.tools !== undefined && caller.sampling?.tools !== undefined
-              ? { tools: {} }
-              : {}),
-          }
-          : full.sampling;
-      }
-      if (full.elicitation !== undefined) {
-        const modes = (["form", "url"] as const).filter((mode) =>
-          full.elicitation?.[mode] !== undefined && (!passed.has("elicitation") || callerMode(caller, mode))
-        );
-        if (modes.length > 0) out.elicitation = Object.fromEntries(modes.map((mode) => [mode, {}]));
-      }
-      return out;
-    },
+    declaredFor,
+    capabilitiesFor: (caller: ClientCapabilities): ClientCapabilities =>
+      clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller)),
     callerCan(caller: ClientCapabilities, request: InputRequest): boolean {
       switch (request.method) {
         case "sampling/createMessage":

@@ -117,6 +117,10 @@ export interface CompiledPolicy {
   readonly passDown: readonly ("sampling" | "elicitation" | "roots")[];
   /** The front: lifetime of a sealed continuation state, in milliseconds. */
   readonly stateTtlMs: number;
+  /** The front: the most legacy caller sessions at once. */
+  readonly maxSessions: number;
+  /** The front: how long an unused legacy caller session lives, in milliseconds. */
+  readonly sessionIdleTimeoutMs: number;
 }
 
 /** Options of {@linkcode compilePolicy} and {@linkcode checkPolicy}. */
@@ -335,6 +339,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     maxWaitingNotifications: policy.maxWaitingNotifications ?? d.maxWaitingNotifications,
     passDown: [...new Set(policy.passDown ?? d.passDown)],
     stateTtlMs: ms(policy.stateTtl, d.stateTtl),
+    maxSessions: policy.maxSessions ?? d.maxSessions,
+    sessionIdleTimeoutMs: ms(policy.sessionIdleTimeout, d.sessionIdleTimeout),
   });
 }
 

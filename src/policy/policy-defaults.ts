@@ -32,6 +32,8 @@ export interface PolicyDefaults extends
       | "maxWaitingNotifications"
       | "passDown"
       | "stateTtl"
+      | "maxSessions"
+      | "sessionIdleTimeout"
     >
   > {
   /** The sampling options' defaults (a policy may also say `sampling: false`). */
@@ -83,4 +85,6 @@ export const POLICY_DEFAULTS: PolicyDefaults = Object.freeze({
   maxWaitingNotifications: 1000,
   passDown: Object.freeze([]),
   stateTtl: "10m",
+  maxSessions: 32,
+  sessionIdleTimeout: "10m",
 });

@@ -124,6 +124,8 @@ export const PolicySchema: v.GenericSchema = v.object({
     ),
   ),
   stateTtl: v.exactOptional(duration),
+  maxSessions: v.exactOptional(positiveInteger(10_000)),
+  sessionIdleTimeout: v.exactOptional(duration),
 }, "a policy object");
 
 /**

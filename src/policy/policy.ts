@@ -170,6 +170,17 @@ export interface Policy {
   readonly passDown?: readonly ("sampling" | "elicitation" | "roots")[];
   /** The front: how long a sealed continuation state stays valid. @default "10m" */
   readonly stateTtl?: Duration;
+  /**
+   * The front: the most sessions of legacy callers (2025 hosts) at once for this server; each
+   * has its own upstream session to a legacy server (a stdio child, an HTTP session). The next
+   * `initialize` is refused until one ends. From 1 to 10000. @default 32
+   */
+  readonly maxSessions?: number;
+  /**
+   * The front: a legacy caller's session with no request in flight and no stream open for this
+   * long is closed (with its upstream session). @default "10m"
+   */
+  readonly sessionIdleTimeout?: Duration;
 }
 
 /**

@@ -16,7 +16,7 @@ const META = {
 };
 
 describe("the front's deadlines", () => {
-  test("an upstream leg past callTimeout answers -32603 at that moment, and no timer is left", async () => {
+  test("an upstream leg past callTimeout answers -32010 timed_out at that moment, and no timer is left", async () => {
     const time = new FakeTime();
     const upstream = scriptedServer((req) =>
       req.body.method === "tools/list" ? toolsList(req.body.id, []) : new Promise<Response>(() => {})
@@ -61,7 +61,11 @@ describe("the front's deadlines", () => {
     assert.deepEqual(await response.json(), {
       jsonrpc: "2.0",
       id: 9,
-      error: { code: -32603, message: "The upstream server did not answer in time" },
+      error: {
+        code: -32010,
+        message: 'Upstream server "up" is unavailable: timed out',
+        data: { serverId: "up", cause: "timed_out" },
+      },
     });
     assert.equal(time.pending, 0);
     await client.close();

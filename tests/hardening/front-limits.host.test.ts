@@ -142,7 +142,11 @@ describe("the front's limits", () => {
       body: {
         jsonrpc: "2.0",
         id: 1,
-        error: { code: -32603, message: "The upstream server could not be reached or broke the protocol" },
+        error: {
+          code: -32010,
+          message: 'Upstream server "hostile" is unavailable: it broke the protocol',
+          data: { serverId: "hostile", cause: "protocol" },
+        },
       },
     });
     assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }), echo);

@@ -62,6 +62,8 @@ describe("compilePolicy()", () => {
       maxWaitingNotifications: 1000,
       passDown: [],
       stateTtlMs: 600_000,
+      maxSessions: 32,
+      sessionIdleTimeoutMs: 600_000,
     });
     assert.equal(Object.isFrozen(policy.sampling), true);
   });

@@ -103,6 +103,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     assigns: input.assigns,
     wantsLogs: input.wantsLogs,
     notify: input.notify,
+    caller: input.caller,
     // The server's stderr goes down the log path (sanitized there), as "stderr" entries.
     onStderr: (line) =>
       input.notify({

@@ -14,14 +14,15 @@ import type { Decoded } from "../../protocol/decode.ts";
 import { decodeUrlElicitationRequiredData } from "../../protocol/error-data.ts";
 import type { CompleteResultOf, MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
+import type { LoggingLevel } from "../../protocol/logging-level.ts";
 import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { DeadlineReached, linkSignals, openLeg } from "../_signals.ts";
 import { inputError } from "../modern/failure-errors.ts";
-import type { CallContext, CallOutcome, ServerSession } from "../server-session.ts";
-import type { LegacySession } from "./legacy-session.ts";
+import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
+import type { Handshake, LegacySession } from "./legacy-session.ts";
 import { PausableDeadline } from "./pausable-deadline.ts";
 
 const DECODERS: { readonly [M in MrtrMethod]: (value: unknown) => Decoded<unknown> } = {
@@ -147,11 +148,19 @@ export class LegacyServerSession implements ServerSession {
     }
   }
 
-  /** The negotiated version and the server's capabilities (connecting first if needed). */
-  handshake(
-    signal: AbortSignal,
-  ): Promise<{ version: string; capabilities: Readonly<Record<string, unknown>> }> {
+  /** @inheritdoc */
+  offer(signal: AbortSignal): Promise<ServerOffer> {
     return this.#session.handshake(signal);
+  }
+
+  /** The negotiated version, the server's capabilities and instructions (connecting first if needed). */
+  handshake(signal: AbortSignal): Promise<Handshake> {
+    return this.#session.handshake(signal);
+  }
+
+  /** @inheritdoc */
+  setLogLevel(level: LoggingLevel): Promise<void> {
+    return this.#session.setLogLevel(level);
   }
 
   /** @inheritdoc */
@@ -201,6 +210,7 @@ export class LegacyServerSession implements ServerSession {
           assigns: context.assigns,
           deadline,
           ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
+          ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
         },
         onProgress: context.onProgress,
       });

@@ -35,7 +35,10 @@ import {
   type LegacyConnection,
   type ServerMessage,
 } from "./legacy-connection.ts";
-import { type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
+import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
+import type { CallerHooks } from "../server-session.ts";
+import type { LoggingLevel } from "../../protocol/logging-level.ts";
+import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
 
 /** What a legacy session needs from its client. */
 export interface LegacySessionOptions {
@@ -54,6 +57,15 @@ export interface LegacySessionOptions {
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
   /** Receives the server's stderr lines (stdio). */
   readonly onStderr?: (line: string) => void;
+  /** The front's hooks when the session serves one of its callers (what to declare, where unrelated messages go). */
+  readonly caller?: CallerHooks | undefined;
+}
+
+/** What the handshake told: the negotiated version, the server's capabilities and instructions. */
+export interface Handshake {
+  readonly version: LegacyProtocolVersion;
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly instructions?: string;
 }
 
 /** A live handshake: the connection, the negotiated version and its supervisor. */
@@ -63,6 +75,7 @@ interface Ready {
   readonly connection: LegacyConnection;
   readonly version: LegacyProtocolVersion;
   readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly instructions: string | undefined;
   readonly supervisor: ServerRequestSupervisor;
 }
 
@@ -86,10 +99,12 @@ export class LegacySession {
   #ready: Promise<Ready> | undefined;
   #closed = false;
   #connections = 0;
+  #logLevel: LoggingLevel;
 
   /** @param options What the session needs from its client. */
   constructor(options: LegacySessionOptions) {
     this.#options = options;
+    this.#logLevel = options.caller?.logLevel ?? options.policy.logLevel;
   }
 
   /** The server's id. */
@@ -102,12 +117,14 @@ export class LegacySession {
     return this.#options.chain;
   }
 
-  /** The negotiated version and the server's capabilities, once connected. */
-  async handshake(
-    signal: AbortSignal,
-  ): Promise<{ version: LegacyProtocolVersion; capabilities: Readonly<Record<string, unknown>> }> {
+  /** The negotiated version, the server's capabilities and instructions, once connected. */
+  async handshake(signal: AbortSignal): Promise<Handshake> {
     const ready = await this.#connect(signal);
-    return { version: ready.version, capabilities: ready.capabilities };
+    return {
+      version: ready.version,
+      capabilities: ready.capabilities,
+      ...(ready.instructions === undefined ? {} : { instructions: ready.instructions }),
+    };
   }
 
   /**
@@ -196,6 +213,18 @@ export class LegacySession {
     });
   }
 
+  /**
+   * Asks the server for logs at this level (`logging/setLevel`), now when connected and the server
+   * offers logging, and on every later connection.
+   *
+   * @param level The level.
+   */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.#logLevel = level;
+    const ready = await this.#ready?.catch(() => undefined);
+    if (ready !== undefined) this.#sendLogLevel(ready);
+  }
+
   /** Tells the server the roots changed (`notifications/roots/list_changed`), when connected. */
   async rootsChanged(): Promise<void> {
     const ready = await this.#ready?.catch(() => undefined);
@@ -237,7 +266,11 @@ export class LegacySession {
     });
     const offered = LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
     const id = this.#ids();
-    const params = encodeInitializeParams(offered, chain.capabilities(offered), clientInfo);
+    const caller = this.#options.caller;
+    const declared = caller === undefined
+      ? chain.capabilities(offered)
+      : clientCapabilitiesFor(offered, caller.declared);
+    const params = encodeInitializeParams(offered, declared, clientInfo);
     let response;
     try {
       response = await connection.request(encodeRequest(id, "initialize", params as unknown as JsonObject), {
@@ -285,21 +318,26 @@ export class LegacySession {
       singleChannel: this.#options.singleChannel,
       calls: this.#calls,
       respond: (message) => connection.respond(message),
+      onDeferred: caller?.onDeferred,
     });
     const ready: Ready = {
       number: ++this.#connections,
       connection,
       version: negotiated,
       capabilities: result.value.capabilities,
+      instructions: result.value.instructions,
       supervisor,
     };
     state.ready = ready;
     for (const message of pending.splice(0)) this.#onServerMessage(ready, message);
-    if (this.#options.wantsLogs && result.value.capabilities.logging !== undefined) {
-      const setLevel = encodeRequest(this.#ids(), "logging/setLevel", { level: policy.logLevel });
-      connection.request(setLevel, { signal: new AbortController().signal }).catch(() => {});
-    }
+    if (this.#options.wantsLogs || caller !== undefined) this.#sendLogLevel(ready);
     return ready;
+  }
+
+  #sendLogLevel(ready: Ready): void {
+    if (ready.capabilities.logging === undefined) return;
+    const setLevel = encodeRequest(this.#ids(), "logging/setLevel", { level: this.#logLevel });
+    ready.connection.request(setLevel, { signal: new AbortController().signal }).catch(() => {});
   }
 
   #onServerMessage(ready: Ready, { message, related }: ServerMessage): void {
@@ -329,6 +367,11 @@ export class LegacySession {
         }
         break;
     }
+    // The front relays a notification to the caller it concerns (the call's, else the session's
+    // own caller); the client's queue (the operator's handler and subscribers) hears it too.
+    const call = callFor(this.#calls, related, this.#options.singleChannel);
+    if (call?.onNotification !== undefined) call.onNotification(message);
+    else this.#options.caller?.onNotification(message);
     this.#options.notify(message, ready.number);
   }
 

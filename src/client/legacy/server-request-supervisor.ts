@@ -15,6 +15,7 @@ import {
   encodeResult,
   type JsonObject,
   type JsonRpcErrorResponse,
+  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResultResponse,
   type RequestId,
@@ -35,6 +36,8 @@ export interface CallRecord {
   readonly deadline?: PausableDeadline;
   /** Answers the requests the handler defers (the front parks them for its caller). */
   readonly onDeferred?: DeferredAnswerer | undefined;
+  /** Takes the server's notifications tied to this call (the front relays them to its caller). */
+  readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
 }
 
 /** What the supervisor needs from its session. */
@@ -50,6 +53,27 @@ export interface SupervisorOptions {
   readonly calls: ReadonlyMap<string, CallRecord>;
   /** Sends the client's answer; a failure to send is dropped (the connection is gone). */
   readonly respond: (message: JsonRpcResultResponse | JsonRpcErrorResponse) => Promise<void>;
+  /** Answers deferred requests tied to no call (the front asks its caller's session); else they fail. */
+  readonly onDeferred?: DeferredAnswerer | undefined;
+}
+
+/**
+ * The call a server message is tied to: on HTTP the call whose stream carried it; on stdio (one
+ * channel) the one call in flight, if there is exactly one.
+ *
+ * @param calls The calls in flight, by id key.
+ * @param related The id of the request whose stream carried the message, if any.
+ * @param singleChannel Whether the transport is one channel (stdio).
+ * @returns The call, or `undefined`.
+ */
+export function callFor(
+  calls: ReadonlyMap<string, CallRecord>,
+  related: RequestId | undefined,
+  singleChannel: boolean,
+): CallRecord | undefined {
+  if (related !== undefined) return calls.get(idKey(related));
+  if (singleChannel && calls.size === 1) return calls.values().next().value;
+  return undefined;
 }
 
 /** A map key that tells the id `1` from the id `"1"`. */
@@ -116,7 +140,7 @@ export class ServerRequestSupervisor {
     });
     // A deferred request waits for its answer from elsewhere (the front's caller), the call's
     // deadline still paused; the request as the checks left it is what gets answered.
-    const onDeferred = call?.onDeferred;
+    const onDeferred = call === undefined ? this.#options.onDeferred : call.onDeferred;
     const job = onDeferred === undefined
       ? run
       : run.then((result) =>
@@ -158,10 +182,7 @@ export class ServerRequestSupervisor {
   }
 
   #callFor(related: RequestId | undefined): CallRecord | undefined {
-    const calls = this.#options.calls;
-    if (related !== undefined) return calls.get(idKey(related));
-    if (this.#options.singleChannel && calls.size === 1) return calls.values().next().value;
-    return undefined;
+    return callFor(this.#options.calls, related, this.#options.singleChannel);
   }
 
   #answer(

@@ -14,6 +14,8 @@ import { ClientError } from "../../errors.ts";
 import { quote } from "../../_internal/quote.ts";
 import { abortError, inputError } from "./failure-errors.ts";
 import { linkSignals } from "../_signals.ts";
+import type { DeferredAnswerer } from "../server-session.ts";
+import type { ChainResult } from "../../chain/chain.ts";
 
 /** What a round needs. */
 export interface RoundContext {
@@ -25,6 +27,8 @@ export interface RoundContext {
   readonly signal: AbortSignal;
   /** The most entries one round may hold (the policy's `maxInputRequests`). */
   readonly maxInputRequests: number;
+  /** Answers an entry the handler deferred (the front asks its caller); without it a deferral fails. */
+  readonly onDeferred?: DeferredAnswerer | undefined;
 }
 
 const KIND: Readonly<Record<InputRequest["method"], "sampling" | "elicitation" | "roots">> = {
@@ -86,11 +90,7 @@ export async function answerInputRequests(
       if (pending === 0) resolve(results);
       keys.forEach((key, index) => {
         const request = requests[key] as InputRequest;
-        context.chain.run(request, {
-          version: context.version,
-          assigns: context.assigns,
-          signal,
-        }).then(
+        runEntry(request, context, signal).then(
           (result) => {
             if (settled) return;
             if (!result.ok) {
@@ -119,4 +119,25 @@ export async function answerInputRequests(
   } finally {
     round?.dispose();
   }
+}
+
+/** One entry through the chain; a deferred one is then answered by `onDeferred` when there is one. */
+async function runEntry(
+  request: InputRequest,
+  context: RoundContext,
+  signal: AbortSignal,
+): Promise<ChainResult> {
+  const result = await context.chain.run(request, {
+    version: context.version,
+    assigns: context.assigns,
+    signal,
+  });
+  if (result.ok || result.stage !== "deferred" || result.request === undefined) return result;
+  if (context.onDeferred === undefined) return result;
+  return await context.onDeferred(result.request, signal).catch((cause): ChainResult => ({
+    ok: false,
+    stage: "handler",
+    refusal: { code: -32603, message: "Internal error while answering the request" },
+    cause,
+  }));
 }

@@ -9,10 +9,11 @@ import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import type { MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { Tool } from "../../protocol/tools.ts";
-import type { CallContext, CallOutcome, ServerSession } from "../server-session.ts";
+import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import { awaitModernTask, cancelModernTask } from "./await-task.ts";
 import type { ModernSession } from "./modern-session.ts";
-import { runMultiRound } from "./multi-round.ts";
+import { answerInputRequests } from "./input-round.ts";
+import { runRounds } from "./multi-round.ts";
 
 /** A modern session as the client's methods see it. */
 export class ModernServerSession implements ServerSession {
@@ -47,6 +48,17 @@ export class ModernServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
+  async offer(signal: AbortSignal): Promise<ServerOffer> {
+    const discovered = await this.#session.request("server/discover", {}, { signal });
+    const capabilities = typeof discovered.capabilities === "object" && discovered.capabilities !== null
+      ? discovered.capabilities as Record<string, unknown>
+      : {};
+    return typeof discovered.instructions === "string"
+      ? { capabilities, instructions: discovered.instructions }
+      : { capabilities };
+  }
+
+  /** @inheritdoc */
   request(
     method: string,
     params: JsonObject,
@@ -56,15 +68,41 @@ export class ModernServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
-  call<M extends MrtrMethod>(method: M, params: JsonObject, context: CallContext): Promise<CallOutcome<M>> {
-    return runMultiRound(this.#session, method, params, {
-      signal: context.signal,
-      assigns: context.assigns,
+  async call<M extends MrtrMethod>(
+    method: M,
+    params: JsonObject,
+    context: CallContext,
+  ): Promise<CallOutcome<M>> {
+    const session = this.#session;
+    const { signal } = context;
+    const outcome = await runRounds<M, never>(method, params, {
+      serverId: session.serverId,
+      send: (retry) =>
+        session.request(method, retry, {
+          signal,
+          onProgress: context.onProgress,
+          onNotification: context.onNotification,
+          capabilities: context.capabilities,
+          logLevel: context.logLevel,
+        }),
+      answer: async (requests) => ({
+        responses: await answerInputRequests(requests, {
+          serverId: session.serverId,
+          chain: session.chain,
+          version: session.version,
+          assigns: context.assigns,
+          signal,
+          maxInputRequests: session.maxInputRequests,
+          onDeferred: context.onDeferred,
+        }),
+      }),
+      signal,
       maxRounds: this.#maxRounds,
       tasks: this.#tasks && method === "tools/call",
       timers: this.#timers,
-      onProgress: context.onProgress,
     });
+    if (outcome.kind === "stopped") throw new TypeError("unreachable: the client's rounds never stop");
+    return outcome.kind === "complete" ? { kind: "complete", result: outcome.result } : outcome;
   }
 
   /** @inheritdoc */
@@ -84,6 +122,11 @@ export class ModernServerSession implements ServerSession {
   /** @inheritdoc */
   learnTools(tools: readonly Tool[]): void {
     this.#session.tools.learn(tools);
+  }
+
+  /** The modern era asks for logs per request. */
+  setLogLevel(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** The modern era has no roots notification (removed in 2026-07-28). */

@@ -55,10 +55,12 @@ export interface ModernRequestOptions {
   readonly signal: AbortSignal;
   /** Progress notifications for this request, when the caller wants them. */
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
-  /** Takes this request's other notifications instead of the client's queue (the front streams them on). */
+  /** Also takes this request's other notifications, besides the client's queue (the front streams them on). */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
   /** The capabilities to declare instead of the chain's (the front adds what its caller can answer). */
   readonly capabilities?: ClientCapabilities | undefined;
+  /** With `onNotification`: the log level to ask for instead of the session's (`undefined`: none). */
+  readonly logLevel?: LoggingLevel | undefined;
 }
 
 /** The versions this client speaks in the modern era, preferred first. */
@@ -128,11 +130,13 @@ export class ModernSession {
         : [];
       const id = this.#ids();
       const progressToken = options.onProgress === undefined ? undefined : `sluice-${++this.#progress}`;
+      // Whoever takes the request's notifications (the front) chooses the log level.
+      const logLevel = options.onNotification === undefined ? this.#options.logLevel : options.logLevel;
       const meta: RequestMeta = {
         protocolVersion: this.#version,
         clientCapabilities: options.capabilities ?? chain.capabilities(this.#version, { tasks }),
         clientInfo: this.#options.clientInfo,
-        ...(this.#options.logLevel === undefined ? {} : { logLevel: this.#options.logLevel }),
+        ...(logLevel === undefined ? {} : { logLevel }),
       };
       const withToken = progressToken === undefined
         ? params
@@ -227,9 +231,10 @@ export class ModernSession {
         message.method === "notifications/progress" && progressToken !== undefined && token === progressToken
       ) {
         options.onProgress?.(message.params ?? {});
-      } else if (options.onNotification !== undefined) {
-        options.onNotification(message);
       } else {
+        // The front relays the request's notifications to its caller; the client's queue (the
+        // operator's handler and subscribers) hears them too.
+        options.onNotification?.(message);
         notify(message);
       }
     };

@@ -1,9 +1,14 @@
 /**
- * The multi round-trip loop (SEP-2322) for `tools/call`, `resources/read` and `prompts/get`:
- * while the server answers `input_required`, answer its input requests through the chain and
- * retry with a new id, the original params (never the caller's object), this round's
- * `inputResponses` under the same keys, and `requestState` echoed byte for byte (absent when the
- * server sent none). A result without `resultType` is complete.
+ * The multi round-trip loop (SEP-2322) for `tools/call`, `resources/read` and `prompts/get`, the
+ * one loop of both the client and the front: while the server answers `input_required`, have the
+ * round's input requests answered and retry with a new id, the original params (never the
+ * caller's object), this round's `inputResponses` under the same keys, and `requestState` echoed
+ * byte for byte (absent when the server sent none). A result without `resultType` is complete.
+ * Rounds that carry only `requestState` back off from 50 ms to 250 ms.
+ *
+ * Who answers a round is the caller's choice: the client runs every entry through the chain
+ * ({@linkcode answerInputRequests}); the front may instead stop the loop and hand the entries to
+ * its own caller (`{ stop }`), then resume later from a sealed state (`resume`).
  *
  * @module
  */
@@ -11,103 +16,106 @@ import { ClientError } from "../../errors.ts";
 import type { Timers } from "../../chain/timers.ts";
 import type { CompleteResultOf, MrtrMethod } from "../../protocol/input-required.ts";
 import { decodeModernResult } from "../../protocol/input-required.ts";
+import type { InputRequests } from "../../protocol/input-request.ts";
 import type { InputResponses } from "../../protocol/input-responses.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { buildRetryParams } from "../../protocol/requests.ts";
 import type { CreateTaskResult } from "../../protocol/tasks.ts";
 import { pause } from "../_signals.ts";
 import { abortError } from "./failure-errors.ts";
-import { answerInputRequests } from "./input-round.ts";
-import type { ModernSession } from "./modern-session.ts";
 
-/** Options of {@linkcode runMultiRound}. */
-export interface MultiRoundOptions {
+/** What one round's answerer decides: the answers to send, or to stop the loop with a value. */
+export type RoundDecision<S> =
+  | { readonly responses: InputResponses }
+  | { readonly stop: S };
+
+/** Options of {@linkcode runRounds}. */
+export interface RoundsOptions<S> {
+  /** The server's id, for errors. */
+  readonly serverId: string;
+  /** Sends one leg with these params (a fresh id each time) and returns its result object. */
+  readonly send: (params: JsonObject) => Promise<JsonObject>;
+  /** Answers one round's input requests, or stops the loop. */
+  readonly answer: (
+    requests: InputRequests,
+    requestState: string | undefined,
+  ) => Promise<RoundDecision<S>>;
   /** The flow's signal (the caller's, linked with `maxTotalTimeout`). */
   readonly signal: AbortSignal;
-  /** The call's assigns, handed to the handlers. */
-  readonly assigns: Readonly<Record<string, unknown>>;
   /** The policy's `maxRounds`. */
   readonly maxRounds: number;
-  /** Whether the tasks extension is declared. */
+  /** Whether a task result is acceptable (the tasks extension was declared). */
   readonly tasks: boolean;
   /** Timers for the state-only backoff. */
   readonly timers: Timers;
-  /** Progress of each leg. */
-  readonly onProgress?: ((params: JsonObject) => void) | undefined;
+  /** Answers and state from an earlier round, sent with the first leg (the front's retry). */
+  readonly resume?: {
+    readonly responses: InputResponses | undefined;
+    readonly requestState: string | undefined;
+  };
 }
 
-/** How a multi round-trip request ended. */
-export type MultiRoundOutcome<M extends MrtrMethod> =
-  | { readonly kind: "complete"; readonly result: CompleteResultOf[M] }
-  | { readonly kind: "task"; readonly task: CreateTaskResult };
-
-/** Backoff of rounds that carry only `requestState`: 50 ms doubling to 250 ms. */
-function stateOnlyDelay(previous: number): number {
-  return Math.min(250, previous * 2);
-}
+/** How the loop ended. */
+export type RoundsOutcome<M extends MrtrMethod, S> =
+  | { readonly kind: "complete"; readonly result: CompleteResultOf[M]; readonly raw: JsonObject }
+  | { readonly kind: "task"; readonly task: CreateTaskResult }
+  | { readonly kind: "stopped"; readonly value: S };
 
 /**
- * Runs one request to completion through every round the server asks for.
+ * Runs one request through every round the server asks for.
  *
- * @param session The server's session.
  * @param method `tools/call`, `resources/read` or `prompts/get`.
  * @param params The original params (copied; never mutated).
- * @param options Signal, assigns, round limit, tasks, timers and progress.
- * @returns The complete result, or the task the server created.
- * @throws {ClientError} `"rounds_exceeded"` (with the last result as `data`), `"protocol"`, and
- *   whatever the request or an input request fails with.
+ * @param options How to send a leg and answer a round, the signal, round limit, tasks, timers.
+ * @returns The complete result (decoded, and as sent), the task the server created, or the
+ *   value a round stopped with.
+ * @throws {ClientError} `"rounds_exceeded"` (with the last result as `data`), `"protocol"` for an
+ *   invalid result, `"cancelled"` when the signal fires during a backoff, and whatever a leg or
+ *   an answerer throws.
  */
-export async function runMultiRound<M extends MrtrMethod>(
-  session: ModernSession,
+export async function runRounds<M extends MrtrMethod, S>(
   method: M,
   params: JsonObject,
-  options: MultiRoundOptions,
-): Promise<MultiRoundOutcome<M>> {
+  options: RoundsOptions<S>,
+): Promise<RoundsOutcome<M, S>> {
+  const { serverId } = options;
   const original: JsonObject = { ...params };
-  let retry = original;
+  let retry = options.resume === undefined
+    ? original
+    : buildRetryParams(original, options.resume.responses, options.resume.requestState);
   let delay = 25;
   for (let round = 1;; round++) {
-    const raw = await session.request(method, retry, {
-      signal: options.signal,
-      onProgress: options.onProgress,
-    });
+    const raw = await options.send(retry);
     const decoded = decodeModernResult(method, raw, { tasks: options.tasks });
     if (!decoded.ok) {
       throw new ClientError(
         "protocol",
-        `Server "${session.serverId}" sent an invalid ${method} result: ${decoded.message}`,
-        {
-          serverId: session.serverId,
-        },
+        `Server "${serverId}" sent an invalid ${method} result: ${decoded.message}`,
+        { serverId },
       );
     }
     const outcome = decoded.value;
     if (outcome.resultType === "complete") {
-      return { kind: "complete", result: outcome.result as CompleteResultOf[M] };
+      return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw };
     }
     if (outcome.resultType === "task") return { kind: "task", task: outcome.result };
     if (round >= options.maxRounds) {
       throw new ClientError(
         "rounds_exceeded",
-        `Server "${session.serverId}" still asked for input after ${round} rounds of ${method} (maxRounds ${options.maxRounds})`,
-        { serverId: session.serverId, data: raw },
+        `Server "${serverId}" still asked for input after ${round} rounds of ${method} (maxRounds ${options.maxRounds})`,
+        { serverId, data: raw },
       );
     }
     const { inputRequests, requestState } = outcome.result;
     let responses: InputResponses | undefined;
     if (inputRequests !== undefined && Object.keys(inputRequests).length > 0) {
-      responses = await answerInputRequests(inputRequests, {
-        serverId: session.serverId,
-        chain: session.chain,
-        version: session.version,
-        assigns: options.assigns,
-        signal: options.signal,
-        maxInputRequests: session.maxInputRequests,
-      });
+      const decision = await options.answer(inputRequests, requestState);
+      if ("stop" in decision) return { kind: "stopped", value: decision.stop };
+      responses = decision.responses;
     } else {
-      delay = stateOnlyDelay(delay);
+      delay = Math.min(250, delay * 2);
       if (!await pause(delay, options.timers, options.signal)) {
-        throw abortError(session.serverId, method, options.signal.reason);
+        throw abortError(serverId, method, options.signal.reason);
       }
     }
     retry = buildRetryParams(original, responses, requestState);

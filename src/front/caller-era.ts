@@ -1,0 +1,123 @@
+/**
+ * Results and log entries as the front's caller must see them, whichever era the upstream
+ * spoke: a 2026-07-28 caller needs `resultType` on every result and `ttlMs` with `cacheScope`
+ * on the cacheable ones (lists, `resources/read`, `server/discover`), which a legacy server never
+ * sends; a 2025 caller gets neither. Log entries are held to the server's log budget, sanitized,
+ * and sent only at or above the level the caller asked for (never below the policy's `logLevel`).
+ *
+ * @module
+ */
+import type { LogEntry } from "../handler/handler.ts";
+import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
+import type { Clock } from "../chain/verdict.ts";
+import { sanitizeLogParams } from "../notify/sanitize-log.ts";
+import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
+
+/** The results a 2026-07-28 caller may cache (`CacheableResult`): they need `ttlMs` and `cacheScope`. */
+const CACHEABLE: ReadonlySet<string> = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "server/discover",
+]);
+
+/** The era-only keys of a 2026-07-28 result. */
+const MODERN_KEYS = ["resultType", "ttlMs", "cacheScope"] as const;
+
+/**
+ * A complete result in the caller's era.
+ *
+ * @param result The upstream's result object (not changed).
+ * @param method The request's method.
+ * @param era The caller's era.
+ * @returns For a modern caller: `resultType: "complete"` when absent, and for a cacheable
+ *   result `ttlMs: 0` and `cacheScope: "private"` when absent (the gateway answers per caller);
+ *   for a legacy caller: the same result without those keys.
+ * @example
+ * ```ts
+ * import { resultForCaller } from "./caller-era.ts";
+ * console.log(resultForCaller({ tools: [] }, "tools/list", "modern"));
+ * // { tools: [], resultType: "complete", ttlMs: 0, cacheScope: "private" }
+ * console.log(resultForCaller({ tools: [], resultType: "complete", ttlMs: 5, cacheScope: "public" }, "tools/list", "legacy"));
+ * // { tools: [] }
+ * ```
+ */
+export function resultForCaller(result: JsonObject, method: string, era: "modern" | "legacy"): JsonObject {
+  if (era === "legacy") {
+    if (!MODERN_KEYS.some((key) => Object.hasOwn(result, key))) return result;
+    const out: Record<string, unknown> = { ...result };
+    for (const key of MODERN_KEYS) delete out[key];
+    return out;
+  }
+  const cacheable = CACHEABLE.has(method);
+  if (
+    result.resultType !== undefined &&
+    (!cacheable || (result.ttlMs !== undefined && result.cacheScope !== undefined))
+  ) {
+    return result;
+  }
+  return {
+    ...result,
+    ...(result.resultType === undefined ? { resultType: "complete" } : {}),
+    ...(cacheable && result.ttlMs === undefined ? { ttlMs: 0 } : {}),
+    ...(cacheable && result.cacheScope === undefined ? { cacheScope: "private" } : {}),
+  };
+}
+
+/**
+ * The stricter of two log levels: a caller may ask for fewer logs than the policy's level, never
+ * for more.
+ *
+ * @param floor The policy's `logLevel`.
+ * @param asked The level the caller asked for.
+ * @returns The more severe of the two.
+ * @example
+ * ```ts
+ * import { effectiveLogLevel } from "./caller-era.ts";
+ * console.log(effectiveLogLevel("info", "debug"), effectiveLogLevel("info", "error")); // info error
+ * ```
+ */
+export function effectiveLogLevel(floor: LoggingLevel, asked: LoggingLevel): LoggingLevel {
+  return LOGGING_LEVELS.indexOf(asked) > LOGGING_LEVELS.indexOf(floor) ? asked : floor;
+}
+
+/** Options of {@linkcode LogRelay}. */
+export interface LogRelayOptions {
+  /** The server's `logRateLimit`. */
+  readonly rate: Rate;
+  /** The clock the budget refills by. */
+  readonly clock: Clock;
+}
+
+/**
+ * The log entries of one upstream on their way to one caller: within the budget, sanitized
+ * (only `level`, `logger` and `data`), at or above the caller's level.
+ */
+export class LogRelay {
+  readonly #bucket: TokenBucket;
+  readonly #clock: Clock;
+
+  /** @param options The budget's rate and clock. */
+  constructor(options: LogRelayOptions) {
+    this.#clock = options.clock;
+    this.#bucket = new TokenBucket(options.rate, options.clock.now());
+  }
+
+  /**
+   * Passes one `notifications/message` on, or drops it.
+   *
+   * @param params The upstream's params.
+   * @param level The level the caller gets, or `undefined` when it asked for none.
+   * @returns The notification to send, or `undefined` (below the level, or over the budget).
+   */
+  relay(params: unknown, level: LoggingLevel | undefined): JsonRpcNotification | undefined {
+    if (level === undefined) return undefined;
+    const entry: LogEntry = sanitizeLogParams(params);
+    if (LOGGING_LEVELS.indexOf(entry.level) < LOGGING_LEVELS.indexOf(level)) return undefined;
+    if (!this.#bucket.take(this.#clock.now()).allowed) return undefined;
+    return { jsonrpc: "2.0", method: "notifications/message", params: entry as unknown as JsonObject };
+  }
+}

@@ -1,0 +1,530 @@
+/**
+ * One legacy caller of the front (a host speaking 2025-11-25 or 2025-06-18 Streamable HTTP),
+ * from its `initialize` to its `DELETE`: what it declared, its upstream session, its streams,
+ * and the requests the front sends it.
+ *
+ * - Calls (`tools/call`, `resources/read`, `prompts/get`) run upstream with the front's chain;
+ *   an input request the handler defers goes to the caller as a JSON-RPC request on that call's
+ *   stream (or, tied to no call, on the standalone GET stream), and the caller's answer gets the
+ *   same post-checks as a handler's before it goes upstream.
+ * - Progress of a call reaches the caller under its own token, never going backwards; logs
+ *   reach it within the server's log budget, sanitized, at or above the level it set (never
+ *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream.
+ * - `notifications/cancelled` from the caller cancels its request upstream and the requests
+ *   sent to the caller for it; an upstream that cancels a request sent to the caller makes the
+ *   front cancel it downstream. A broken connection cancels nothing: the streams keep their
+ *   events for a resumption.
+ *
+ * @module
+ */
+import type { Clock } from "../chain/verdict.ts";
+import type { ChainResult } from "../chain/chain.ts";
+import type { Timers } from "../chain/timers.ts";
+import { type LinkedSignal, openFlow } from "../client/_signals.ts";
+import { taskIdOf } from "../client/client-methods.ts";
+import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
+import { SLUICE_VERSION } from "../client/client-core.ts";
+import { idKey } from "../client/legacy/server-request-supervisor.ts";
+import { formatDuration } from "../policy/duration.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
+import type { MrtrMethod } from "../protocol/input-required.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
+import {
+  encodeError,
+  encodeNotification,
+  encodeRequest,
+  encodeResult,
+  isNotification,
+  isRequest,
+  type JsonObject,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type RequestId,
+} from "../protocol/jsonrpc.ts";
+import { LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
+import type { LegacyProtocolVersion } from "../protocol/versions.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
+import { codecs } from "../_internal/encoding.ts";
+import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import type { FrontServer } from "./front-server.ts";
+import type { FrontUpstreams } from "./front-upstreams.ts";
+import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
+import { upstreamFailure } from "./upstream-failure.ts";
+
+/** The calls that may ask for input. */
+const CALLS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
+
+/** Requests relayed upstream as they are (nothing in them asks for input). */
+const FORWARDED: ReadonlySet<string> = new Set([
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "prompts/list",
+  "completion/complete",
+]);
+
+/** Relayed only to a legacy upstream (the modern era has no per-session subscription). */
+const LEGACY_ONLY: ReadonlySet<string> = new Set(["resources/subscribe", "resources/unsubscribe"]);
+
+/** The most finished POST streams kept for a resumption, per session. */
+const KEPT_STREAMS = 32;
+
+/** The most events kept per stream for a resumption. */
+const KEPT_EVENTS = 256;
+
+/** The key of the standalone GET stream. */
+const LISTEN_KEY = "0";
+
+/** What a caller session is made from. */
+export interface CallerSessionInit {
+  /** The session's id (`Mcp-Session-Id`). */
+  readonly id: string;
+  /** The server it calls. */
+  readonly server: FrontServer;
+  /** The version negotiated with the caller. */
+  readonly version: LegacyProtocolVersion;
+  /** What the caller declared in `initialize`. */
+  readonly capabilities: ClientCapabilities;
+  /** Where its upstream session comes from. */
+  readonly upstreams: FrontUpstreams;
+  readonly clock: Clock;
+  readonly timers: Timers;
+}
+
+/** A legacy caller's session. */
+export class CallerSession {
+  /** The session's id. */
+  readonly id: string;
+  /** The version negotiated with the caller. */
+  readonly version: LegacyProtocolVersion;
+  readonly #server: FrontServer;
+  readonly #capabilities: ClientCapabilities;
+  readonly #upstreams: FrontUpstreams;
+  readonly #clock: Clock;
+  readonly #timers: Timers;
+  readonly #closer = new AbortController();
+  readonly #listen: SseStream;
+  readonly #streams = new Map<string, SseStream>();
+  readonly #asks = new Map<string, (response: JsonRpcMessage) => void>();
+  readonly #requests = new Map<string, LinkedSignal>();
+  readonly #logs: LogRelay;
+  #upstream: Promise<{ readonly session: ServerSession; readonly own: boolean }> | undefined;
+  #askCount = 0;
+  #streamCount = 0;
+  #logLevel: LoggingLevel | undefined;
+  #lastUsed: number;
+
+  /** @param init The session's id, server, version, capabilities and parts. */
+  constructor(init: CallerSessionInit) {
+    this.id = init.id;
+    this.version = init.version;
+    this.#server = init.server;
+    this.#capabilities = init.capabilities;
+    this.#upstreams = init.upstreams;
+    this.#clock = init.clock;
+    this.#timers = init.timers;
+    this.#listen = this.#newStream(LISTEN_KEY);
+    this.#logs = new LogRelay({ rate: init.server.policy.logRateLimit, clock: init.clock });
+    this.#lastUsed = init.clock.now();
+  }
+
+  /** When the caller last sent something. */
+  get lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  /** Whether the session is in use: a request in flight, or a stream connection open. */
+  get busy(): boolean {
+    return this.#requests.size > 0 || this.#listen.connected ||
+      [...this.#streams.values()].some((stream) => stream.connected);
+  }
+
+  /**
+   * Opens the upstream side and answers `initialize`.
+   *
+   * @param id The `initialize` request's id.
+   * @param signal Aborts the upstream's start.
+   * @returns The `InitializeResult` response, or the error response when the upstream failed.
+   */
+  async start(id: RequestId, signal: AbortSignal): Promise<JsonRpcMessage> {
+    try {
+      const { session } = await this.#upstreamOf(signal);
+      const offer = await session.offer(signal);
+      const upstream = offer.capabilities;
+      const capabilities: Record<string, unknown> = { logging: {} };
+      for (const name of ["tools", "prompts", "completions"] as const) {
+        if (upstream[name] !== undefined) capabilities[name] = upstream[name];
+      }
+      if (upstream.resources !== undefined) {
+        // Subscriptions are relayed to a legacy upstream only.
+        capabilities.resources = session.era === "legacy"
+          ? upstream.resources
+          : withoutKey(upstream.resources, "subscribe");
+      }
+      return encodeResult(id, {
+        protocolVersion: this.version,
+        capabilities,
+        serverInfo: {
+          name: "sluice-front",
+          title: `sluice: ${this.#server.policy.server}`,
+          version: SLUICE_VERSION,
+        },
+        ...(offer.instructions === undefined ? {} : { instructions: offer.instructions }),
+      });
+    } catch (failure) {
+      return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+    }
+  }
+
+  /**
+   * Handles one message the caller POSTed.
+   *
+   * @param message A request, a notification, or an answer to a request the front sent.
+   * @returns The HTTP response: 202 for a notification or an answer, else JSON or an SSE stream.
+   */
+  handle(message: JsonRpcMessage): Promise<Response> {
+    this.#lastUsed = this.#clock.now();
+    if (isRequest(message)) return this.#request(message);
+    if (isNotification(message)) this.#notification(message);
+    else if ("id" in message && message.id !== null) this.#asks.get(String(message.id))?.(message);
+    return Promise.resolve(new Response(null, { status: 202 }));
+  }
+
+  /**
+   * Opens the standalone GET stream, or resumes a stream after `Last-Event-ID`.
+   *
+   * @param lastEventId The header's value, or `null`.
+   * @returns The SSE response; `409` when the GET stream already has a connection.
+   */
+  listen(lastEventId: string | null): Response {
+    this.#lastUsed = this.#clock.now();
+    if (lastEventId !== null) {
+      const event = parseEventId(lastEventId);
+      const stream = event === undefined
+        ? undefined
+        : event.key === LISTEN_KEY
+        ? this.#listen
+        : this.#streams.get(event.key);
+      // A stream this session forgot (or never had) has nothing left to replay.
+      if (stream === undefined || event === undefined) {
+        return endedStreamResponse();
+      }
+      return stream.connect(event.seq);
+    }
+    if (this.#listen.connected) {
+      return jsonError(409, null, -32000, "Conflict: this session's GET stream is already open");
+    }
+    return this.#listen.connect(undefined);
+  }
+
+  /** Ends the session: requests in flight are cancelled, streams end, its own upstream session closes. */
+  async close(): Promise<void> {
+    if (this.#closer.signal.aborted) return;
+    this.#closer.abort(new Error("sluice front: the session ended"));
+    this.#listen.finish();
+    for (const stream of this.#streams.values()) stream.finish();
+    const upstream = await this.#upstream?.catch(() => undefined);
+    if (upstream?.own === true) await upstream.session.close().catch(() => {});
+  }
+
+  async #request(message: JsonRpcRequest): Promise<Response> {
+    const { id, method } = message;
+    const params = message.params ?? {};
+    if (method === "ping") return json(encodeResult(id, {}));
+    if (method === "initialize") {
+      return jsonError(400, id, -32600, "Invalid request: this session is already initialized");
+    }
+    if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
+    if (CALLS.has(method)) return await this.#call(message);
+    if (FORWARDED.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));
+    return json(
+      encodeError(id, { code: -32601, message: `Method not found: ${JSON.stringify(method.slice(0, 64))}` }),
+    );
+  }
+
+  #notification(message: JsonRpcNotification): void {
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    switch (message.method) {
+      case "notifications/cancelled": {
+        const requestId = params.requestId;
+        if (typeof requestId === "string" || typeof requestId === "number") {
+          this.#requests.get(idKey(requestId))?.abort(new Error("sluice front: cancelled by the caller"));
+        }
+        return;
+      }
+      case "notifications/roots/list_changed":
+        void this.#upstream?.then(({ session }) => session.rootsChanged()).catch(() => {});
+        return;
+    }
+  }
+
+  async #setLevel(id: RequestId, level: unknown): Promise<JsonRpcMessage> {
+    if (typeof level !== "string" || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
+      return encodeError(id, {
+        code: -32602,
+        message: `Invalid params: "level" must be one of ${LOGGING_LEVELS.map((l) => `"${l}"`).join(", ")}`,
+      });
+    }
+    this.#logLevel = level as LoggingLevel;
+    const upstream = await this.#upstream?.catch(() => undefined);
+    await upstream?.session.setLogLevel(this.#level()).catch(() => {});
+    return encodeResult(id, {});
+  }
+
+  async #forward(message: JsonRpcRequest): Promise<JsonRpcMessage> {
+    const { id, method } = message;
+    const flow = this.#track(id);
+    try {
+      const { session } = await this.#upstreamOf(flow.signal);
+      if (LEGACY_ONLY.has(method) && session.era !== "legacy") {
+        return encodeError(id, { code: -32601, message: `Method not found: "${method}"` });
+      }
+      const result = await session.request(method, withoutMeta(message.params ?? {}), {
+        signal: flow.signal,
+      });
+      return encodeResult(id, resultForCaller(result, method, "legacy"));
+    } catch (failure) {
+      return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+    } finally {
+      this.#untrack(id, flow);
+    }
+  }
+
+  #call(message: JsonRpcRequest): Promise<Response> {
+    const { id } = message;
+    const method = message.method as MrtrMethod;
+    const params = message.params ?? {};
+    const reply = new PostReply(() => this.#newPostStream());
+    const flow = this.#track(id);
+    const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    let lastProgress = -Infinity;
+    const context: CallContext = {
+      signal: flow.signal,
+      assigns: {},
+      ...(typeof progressToken === "string" || typeof progressToken === "number"
+        ? {
+          onProgress: (progress: JsonObject) => {
+            // One token, one author: the caller's token, and never a step back (a new round of
+            // a modern upstream may count from 0 again).
+            const value = progress.progress;
+            if (typeof value !== "number" || value <= lastProgress) return;
+            lastProgress = value;
+            reply.send(encodeNotification("notifications/progress", { ...progress, progressToken }));
+          },
+        }
+        : {}),
+      onNotification: (notification) => this.#relay(notification, reply),
+      onDeferred: (request, signal) => this.#ask(request, reply, signal),
+      capabilities: this.#server.capabilitiesFor(this.#capabilities),
+      logLevel: this.#level(),
+    };
+    void (async (): Promise<JsonRpcMessage> => {
+      const { session } = await this.#upstreamOf(flow.signal);
+      const outcome = await session.call(method, withoutMeta(params), context);
+      const result = outcome.kind === "complete"
+        ? outcome.result as unknown as JsonObject
+        : await session.awaitTask(taskIdOf(outcome.task), context) as unknown as JsonObject;
+      return encodeResult(id, resultForCaller(result, method, "legacy"));
+    })().catch((failure) => encodeError(id, upstreamFailure(failure, this.#server.policy.server))).then(
+      (final) => {
+        this.#untrack(id, flow);
+        // A cancelled request gets no answer (the caller said it no longer wants one).
+        if (!flow.signal.aborted || this.#closer.signal.aborted) reply.end(final);
+        else reply.stream?.finish();
+      },
+    );
+    return reply.response;
+  }
+
+  /**
+   * Sends an input request the handler deferred to the caller, and waits for its answer, within
+   * the policy's handler timeout for its kind.
+   */
+  #ask(request: InputRequest, reply: PostReply | undefined, signal: AbortSignal): Promise<ChainResult> {
+    if (!this.#server.callerCan(this.#capabilities, request)) {
+      return Promise.resolve({
+        ok: false,
+        stage: "capability",
+        refusal: { code: -32601, message: `The caller did not declare what ${request.method} needs` },
+      });
+    }
+    const id = `sluice-${++this.#askCount}`;
+    const send = (message: JsonRpcMessage) =>
+      reply === undefined ? this.#listen.write(message) : reply.send(message);
+    const policy = this.#server.policy;
+    const timeoutMs = request.method === "elicitation/create"
+      ? policy.handlerTimeoutMs.elicitation
+      : policy.handlerTimeoutMs.default;
+    return new Promise<ChainResult>((resolve) => {
+      const done = (result: ChainResult, cancel?: string) => {
+        this.#timers.clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.#closer.signal.removeEventListener("abort", onAbort);
+        this.#asks.delete(id);
+        if (cancel !== undefined) {
+          send(encodeNotification("notifications/cancelled", { requestId: id, reason: cancel }));
+        }
+        resolve(result);
+      };
+      const onAbort = () =>
+        done(
+          { ok: false, stage: "cancelled", refusal: { code: -32603, message: "Request cancelled" } },
+          "cancelled",
+        );
+      const timer = this.#timers.setTimeout(() =>
+        done({
+          ok: false,
+          stage: "timeout",
+          refusal: { code: -32603, message: `The caller did not answer within ${formatDuration(timeoutMs)}` },
+        }, "timed out"), timeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#closer.signal.addEventListener("abort", onAbort, { once: true });
+      this.#asks.set(id, (response) => done(this.#judge(request, response)));
+      send(encodeRequest(id, request.method, paramsForCaller(request, this.version)));
+    });
+  }
+
+  /** The caller's answer, post-checked like a handler's. */
+  #judge(request: InputRequest, response: JsonRpcMessage): ChainResult {
+    if ("error" in response) {
+      const error = response.error as Partial<JsonRpcErrorObject>;
+      return {
+        ok: false,
+        stage: "handler",
+        refusal: {
+          code: Number.isSafeInteger(error.code) ? error.code as number : -32603,
+          message: sanitizeText(error.message ?? "The caller refused", 512),
+        },
+      };
+    }
+    const verdict = this.#server.chain.checkAnswer(
+      request,
+      (response as { result?: unknown }).result,
+      this.version,
+    );
+    return verdict.ok
+      ? { ok: true, answer: verdict.value as never }
+      : { ok: false, stage: "policy", refusal: verdict.refusal };
+  }
+
+  /** A notification of a call: logs and progress on the call's stream, anything else on the GET stream. */
+  #relay(notification: JsonRpcNotification, reply: PostReply | undefined): void {
+    if (notification.method === "notifications/message") {
+      const log = this.#logs.relay(notification.params, this.#level());
+      if (log !== undefined) reply === undefined ? this.#listen.write(log) : reply.send(log);
+      return;
+    }
+    // Progress of another request's token means nothing to this caller.
+    if (notification.method === "notifications/progress") return;
+    if (notification.method.startsWith("notifications/")) this.#listen.write(notification);
+  }
+
+  #upstreamOf(signal: AbortSignal): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
+    if (this.#upstream === undefined) {
+      const hooks: CallerHooks = {
+        declared: this.#server.declaredFor(this.#capabilities),
+        onNotification: (notification) => this.#relay(notification, undefined),
+        onDeferred: (request, deferredSignal) => this.#ask(request, undefined, deferredSignal),
+        logLevel: this.#level(),
+      };
+      const attempt = this.#upstreams.forLegacyCaller(this.#server, hooks, signal);
+      this.#upstream = attempt;
+      attempt.catch(() => {
+        if (this.#upstream === attempt) this.#upstream = undefined;
+      });
+    }
+    return this.#upstream;
+  }
+
+  /** The level the caller gets logs at: its own, never below the policy's. */
+  #level(): LoggingLevel {
+    const floor = this.#server.policy.logLevel;
+    return this.#logLevel === undefined ? floor : effectiveLogLevel(floor, this.#logLevel);
+  }
+
+  #track(id: RequestId): LinkedSignal {
+    const flow = openFlow([this.#closer.signal], {
+      ms: this.#server.policy.maxTotalTimeoutMs,
+      which: "total",
+      timers: this.#timers,
+    });
+    this.#requests.get(idKey(id))?.abort(new Error("sluice front: a new request reused the id"));
+    this.#requests.set(idKey(id), flow);
+    return flow;
+  }
+
+  #untrack(id: RequestId, flow: LinkedSignal): void {
+    if (this.#requests.get(idKey(id)) === flow) this.#requests.delete(idKey(id));
+    flow.dispose();
+  }
+
+  #newStream(key: string): SseStream {
+    return new SseStream({ key, priming: this.version === "2025-11-25", maxEvents: KEPT_EVENTS });
+  }
+
+  #newPostStream(): SseStream {
+    const stream = this.#newStream(String(++this.#streamCount));
+    this.#streams.set(stream.key, stream);
+    // Forget the oldest finished streams past the bound; live ones stay.
+    if (this.#streams.size > KEPT_STREAMS) {
+      for (const [key, kept] of this.#streams) {
+        if (this.#streams.size <= KEPT_STREAMS) break;
+        if (kept.finished) this.#streams.delete(key);
+      }
+    }
+    return stream;
+  }
+}
+
+/**
+ * The params of an input request as a legacy caller reads them: a URL elicitation from a
+ * modern upstream gets the `elicitationId` 2025-11-25 requires (the modern era has none).
+ */
+function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion): JsonObject {
+  const params = request.params as unknown as JsonObject;
+  if (
+    version === "2025-11-25" && request.method === "elicitation/create" && params.mode === "url" &&
+    typeof params.elicitationId !== "string"
+  ) {
+    return { ...params, elicitationId: codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(12))) };
+  }
+  return params;
+}
+
+function withoutMeta(params: JsonObject): JsonObject {
+  if (!Object.hasOwn(params, "_meta")) return params;
+  const { _meta: _dropped, ...rest } = params;
+  return rest;
+}
+
+function withoutKey(value: unknown, key: string): unknown {
+  if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return value;
+  const { [key]: _dropped, ...rest } = value as Record<string, unknown>;
+  return rest;
+}
+
+function json(message: JsonRpcMessage, status = 200): Response {
+  return new Response(JSON.stringify(message), { status, headers: { "content-type": "application/json" } });
+}
+
+/**
+ * A JSON-RPC error answered with an HTTP status.
+ *
+ * @param status The HTTP status.
+ * @param id The request's id, or `null`.
+ * @param code The JSON-RPC code.
+ * @param message The message.
+ * @param data Extra data.
+ * @returns The response.
+ */
+export function jsonError(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): Response {
+  return json(encodeError(id, data === undefined ? { code, message } : { code, message, data }), status);
+}

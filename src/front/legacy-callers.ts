@@ -1,0 +1,244 @@
+/**
+ * The front's legacy face: `/mcp/<server>` as a 2025-11-25 / 2025-06-18 Streamable HTTP server
+ * for hosts that open with `initialize`. A session is made by `initialize` (its id in
+ * `Mcp-Session-Id`, 16 random bytes), lives in this process, and ends with `DELETE`, after
+ * `sessionIdleTimeout` unused, or when the gateway closes; each server has at most
+ * `maxSessions`. The transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`),
+ * the body must be JSON (`415`), a request other than `initialize` needs a session (`400`), an
+ * unknown or ended session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET
+ * stream admits one connection (`409`), and a JSON-RPC response or notification is `202`.
+ *
+ * @module
+ */
+import type { Clock } from "../chain/verdict.ts";
+import type { Timers } from "../chain/timers.ts";
+import { codecs } from "../_internal/encoding.ts";
+import { decodeClientCapabilities } from "../protocol/capabilities.ts";
+import { isRequest, type JsonObject, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../protocol/versions.ts";
+import { CallerSession, jsonError } from "./caller-session.ts";
+import type { FrontServer } from "./front-server.ts";
+import type { FrontUpstreams } from "./front-upstreams.ts";
+
+/** The header that carries a session's id. */
+export const SESSION_HEADER = "mcp-session-id";
+
+/** What the legacy face needs. */
+export interface LegacyCallersOptions {
+  readonly servers: ReadonlyMap<string, FrontServer>;
+  readonly upstreams: FrontUpstreams;
+  readonly clock: Clock;
+  readonly timers: Timers;
+}
+
+/** A legacy request, its body already read and parsed (POST) or none (GET, DELETE). */
+export interface LegacyRequest {
+  /** The HTTP request (its headers, method and signal; its body is not read again). */
+  readonly request: Request;
+  /** The server's id from the path. */
+  readonly serverId: string;
+  /** The POSTed message. */
+  readonly message?: JsonRpcMessage;
+  /**
+   * The id to give the session an `initialize` makes, instead of a random one: where the
+   * session lives was chosen by it (a Workers Durable Object). Set only by sluice itself.
+   */
+  readonly sessionId?: string;
+}
+
+/** The sessions of the front's legacy callers. */
+export class LegacyCallers {
+  readonly #options: LegacyCallersOptions;
+  readonly #sessions = new Map<string, { readonly serverId: string; readonly session: CallerSession }>();
+  #sweeper: unknown;
+
+  /** @param options The servers, upstreams, clock and timers. */
+  constructor(options: LegacyCallersOptions) {
+    this.#options = options;
+  }
+
+  /** How many sessions are open. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * Serves one legacy request.
+   *
+   * @param input The request, its server, and (POST) its message.
+   * @returns The response.
+   */
+  async handle(input: LegacyRequest): Promise<Response> {
+    const { request, serverId } = input;
+    const server = this.#options.servers.get(serverId);
+    if (server === undefined) {
+      return jsonError(404, null, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
+    }
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+      return jsonError(
+        400,
+        null,
+        -32022,
+        `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 32))}`,
+        { supported: [...LEGACY_PROTOCOL_VERSIONS], requested: version.slice(0, 32) },
+      );
+    }
+    if (request.method === "POST") return await this.#post(input, server);
+    const id = request.headers.get(SESSION_HEADER);
+    if (request.method === "GET" && !accepts(request, "text/event-stream")) {
+      return jsonError(406, null, -32000, "Not Acceptable: the GET stream needs Accept: text/event-stream");
+    }
+    const found = this.#find(id, serverId);
+    if (found instanceof Response) return found;
+    if (request.method === "GET") return found.listen(request.headers.get("last-event-id"));
+    this.#sessions.delete(found.id);
+    await found.close();
+    return new Response(null, { status: 200 });
+  }
+
+  /** Closes every session (the gateway is closing). */
+  async close(): Promise<void> {
+    this.#options.timers.clearTimeout(this.#sweeper);
+    this.#sweeper = undefined;
+    const all = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.all(all.map(({ session }) => session.close()));
+  }
+
+  async #post(input: LegacyRequest, server: FrontServer): Promise<Response> {
+    const { request, message } = input;
+    if (!accepts(request, "application/json") || !accepts(request, "text/event-stream")) {
+      return jsonError(
+        406,
+        null,
+        -32000,
+        "Not Acceptable: the client must accept both application/json and text/event-stream",
+      );
+    }
+    if (message === undefined) return jsonError(400, null, -32600, "Invalid request: no message");
+    if (isRequest(message) && message.method === "initialize") return await this.#initialize(input, server);
+    const found = this.#find(request.headers.get(SESSION_HEADER), input.serverId);
+    if (found instanceof Response) return found;
+    return await found.handle(message);
+  }
+
+  async #initialize(input: LegacyRequest, server: FrontServer): Promise<Response> {
+    const { request } = input;
+    const message = input.message as JsonRpcMessage & { id: string | number; params?: JsonObject };
+    const existing = request.headers.get(SESSION_HEADER);
+    if (existing !== null && this.#sessions.has(existing)) {
+      return jsonError(400, message.id, -32600, "Invalid request: this session is already initialized");
+    }
+    const params = message.params ?? {};
+    const problem = initializeProblem(params);
+    if (problem !== undefined) return jsonError(400, message.id, -32602, `Invalid params: ${problem}`);
+    const serverId = server.policy.server;
+    const open = [...this.#sessions.values()].filter((entry) => entry.serverId === serverId).length;
+    if (open >= server.policy.maxSessions) {
+      return jsonError(
+        503,
+        message.id,
+        -32000,
+        `Too many sessions: server ${
+          JSON.stringify(serverId)
+        } has ${open} open, the most its policy allows (maxSessions); try again later`,
+      );
+    }
+    const requested = params.protocolVersion as string;
+    const version: LegacyProtocolVersion = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+      ? requested as LegacyProtocolVersion
+      : LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
+    const capabilities = decodeClientCapabilities(version, params.capabilities);
+    const id = input.sessionId ?? codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+    const session = new CallerSession({
+      id,
+      server,
+      version,
+      capabilities: capabilities.ok ? capabilities.value : {},
+      upstreams: this.#options.upstreams,
+      clock: this.#options.clock,
+      timers: this.#options.timers,
+    });
+    // Counted from now, so concurrent initializes cannot pass the cap together.
+    this.#sessions.set(id, { serverId, session });
+    const answer = await session.start(message.id, request.signal);
+    if ("error" in answer) {
+      this.#sessions.delete(id);
+      await session.close();
+      return new Response(JSON.stringify(answer), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    this.#sweep();
+    return new Response(JSON.stringify(answer), {
+      status: 200,
+      headers: { "content-type": "application/json", [SESSION_HEADER]: id },
+    });
+  }
+
+  #find(id: string | null, serverId: string): CallerSession | Response {
+    if (id === null) {
+      return jsonError(
+        400,
+        null,
+        -32000,
+        "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+      );
+    }
+    const entry = this.#sessions.get(id);
+    // A session of another server is no session here (and its existence is not told).
+    if (entry === undefined || entry.serverId !== serverId) {
+      return jsonError(404, null, -32001, "Session not found: initialize a new session");
+    }
+    return entry.session;
+  }
+
+  /** Closes the sessions unused past their server's `sessionIdleTimeout`; runs while any are open. */
+  #sweep(): void {
+    if (this.#sweeper !== undefined || this.#sessions.size === 0) return;
+    const shortest = Math.min(
+      ...[...this.#options.servers.values()].map((s) => s.policy.sessionIdleTimeoutMs),
+    );
+    const every = Math.max(1000, Math.min(60_000, Math.floor(shortest / 4)));
+    this.#sweeper = this.#options.timers.setTimeout(() => {
+      this.#sweeper = undefined;
+      const now = this.#options.clock.now();
+      for (const [id, { serverId, session }] of this.#sessions) {
+        const idle = this.#options.servers.get(serverId)?.policy.sessionIdleTimeoutMs ?? 0;
+        if (!session.busy && now - session.lastUsed >= idle) {
+          this.#sessions.delete(id);
+          void session.close();
+        }
+      }
+      this.#sweep();
+    }, every);
+    // The sweep must not keep a self-hosted process alive on its own.
+    (this.#sweeper as { unref?: () => void } | null)?.unref?.();
+  }
+}
+
+/** What is wrong with `initialize` params, or `undefined`. */
+function initializeProblem(params: JsonObject): string | undefined {
+  if (typeof params.protocolVersion !== "string") return '"protocolVersion" must be a string';
+  if (typeof params.capabilities !== "object" || params.capabilities === null) {
+    return '"capabilities" must be an object';
+  }
+  const info = params.clientInfo as { name?: unknown; version?: unknown } | undefined;
+  if (typeof info !== "object" || info === null || typeof info.name !== "string") {
+    return '"clientInfo" must be an object with a "name"';
+  }
+  return undefined;
+}
+
+/** Whether the request's `Accept` admits a media type (wildcards included; a missing header admits none). */
+function accepts(request: Request, type: string): boolean {
+  const accept = request.headers.get("accept");
+  if (accept === null) return false;
+  const [major] = type.split("/");
+  return accept.split(",").some((part) => {
+    const range = (part.split(";")[0] ?? "").trim().toLowerCase();
+    return range === type || range === "*/*" || range === `${major}/*`;
+  });
+}

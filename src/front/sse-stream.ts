@@ -1,0 +1,222 @@
+/**
+ * The server side of a legacy (2025-11-25, 2025-06-18) Streamable HTTP stream: a POST's
+ * response stream or the standalone GET stream of one caller session. Every event has an id,
+ * `<stream>_<n>`, unique within the session and naming its stream; events are kept (a bounded
+ * number) so a caller whose connection broke can resume with `GET` and `Last-Event-ID` and get
+ * what it missed on that stream, and only that stream. A disconnection is not a cancellation:
+ * the stream goes on being written while no connection is attached.
+ *
+ * @module
+ */
+import type { JsonRpcMessage } from "../protocol/jsonrpc.ts";
+
+const encoder = new TextEncoder();
+
+/** The headers of every SSE response the front sends. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  // Proxies (nginx) must pass events on as they come.
+  "x-accel-buffering": "no",
+});
+
+/** Options of {@linkcode SseStream}. */
+export interface SseStreamOptions {
+  /** The stream's key within its session: the part of each event id before `_`. */
+  readonly key: string;
+  /**
+   * Whether a new connection starts with a priming event (an id and empty data), which tells a
+   * 2025-11-25 caller the stream can be resumed; 2025-06-18 callers get none.
+   */
+  readonly priming: boolean;
+  /** The most events kept for a resumption; older ones are forgotten. */
+  readonly maxEvents: number;
+}
+
+/** One SSE stream of a caller session. */
+export class SseStream {
+  /** The stream's key: `Last-Event-ID` values start with it. */
+  readonly key: string;
+  readonly #priming: boolean;
+  readonly #maxEvents: number;
+  readonly #events: { readonly seq: number; readonly bytes: Uint8Array }[] = [];
+  #seq = 0;
+  /** The last event handed to a connection: a new connection (not a resumption) starts after it. */
+  #delivered = 0;
+  #live: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #finished = false;
+
+  /** @param options The key, priming, and how many events to keep. */
+  constructor(options: SseStreamOptions) {
+    this.key = options.key;
+    this.#priming = options.priming;
+    this.#maxEvents = options.maxEvents;
+  }
+
+  /** Whether a connection is attached (a message written now reaches the caller at once). */
+  get connected(): boolean {
+    return this.#live !== undefined;
+  }
+
+  /** Whether the stream ended (its last event was written). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /**
+   * Writes one message: kept for a resumption, and sent at once when a connection is attached.
+   *
+   * @param message The JSON-RPC message.
+   */
+  write(message: JsonRpcMessage): void {
+    if (this.#finished) return;
+    const seq = ++this.#seq;
+    const bytes = encoder.encode(
+      `id: ${this.key}_${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`,
+    );
+    this.#events.push({ seq, bytes });
+    if (this.#events.length > this.#maxEvents) this.#events.shift();
+    this.#send(bytes);
+  }
+
+  /** Ends the stream: the attached connection closes, and later connections get the replay only. */
+  finish(): void {
+    this.#finished = true;
+    const live = this.#live;
+    this.#live = undefined;
+    try {
+      live?.close();
+    } catch {
+      // The caller went away already.
+    }
+  }
+
+  /**
+   * Attaches a new connection, replacing any attached one (which is closed).
+   *
+   * @param after The sequence number of the last event the caller saw (from `Last-Event-ID`),
+   *   or `undefined` for a new connection (which gets the events no connection got yet).
+   * @returns The SSE response: the events after `after`, then live ones until the stream ends.
+   */
+  connect(after: number | undefined): Response {
+    const previous = this.#live;
+    this.#live = undefined;
+    try {
+      previous?.close();
+    } catch {
+      // Already gone.
+    }
+    let mine: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        mine = controller;
+        if (after === undefined && this.#priming) {
+          controller.enqueue(encoder.encode(`id: ${this.key}_0\ndata: \n\n`));
+        }
+        const from = after ?? this.#delivered;
+        for (const event of this.#events) if (event.seq > from) controller.enqueue(event.bytes);
+        this.#delivered = Math.max(this.#delivered, this.#seq);
+        if (this.#finished) controller.close();
+        else this.#live = controller;
+      },
+      cancel: () => {
+        if (this.#live === mine) this.#live = undefined;
+      },
+    });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  #send(bytes: Uint8Array): void {
+    if (this.#live === undefined) return;
+    try {
+      this.#live.enqueue(bytes);
+      this.#delivered = this.#seq;
+    } catch {
+      // The connection broke: the event stays kept for a resumption.
+      this.#live = undefined;
+    }
+  }
+}
+
+/**
+ * An SSE response that ends at once: the resumption of a stream with nothing left to replay.
+ *
+ * @returns The response.
+ */
+export function endedStreamResponse(): Response {
+  return new Response("", { status: 200, headers: SSE_HEADERS });
+}
+
+/**
+ * Splits a `Last-Event-ID` into the stream key and sequence number it names.
+ *
+ * @param value The header's value.
+ * @returns The key and number, or `undefined` when it is not an id this front issued.
+ * @example
+ * ```ts
+ * import { parseEventId } from "./sse-stream.ts";
+ * console.log(parseEventId("3_12")); // { key: "3", seq: 12 }
+ * console.log(parseEventId("nonsense")); // undefined
+ * ```
+ */
+export function parseEventId(value: string): { readonly key: string; readonly seq: number } | undefined {
+  const match = /^([0-9]{1,9})_([0-9]{1,9})$/.exec(value.trim());
+  if (match === null) return undefined;
+  return { key: match[1] as string, seq: Number(match[2]) };
+}
+
+/**
+ * The answer to one POSTed request: plain JSON when it ends before anything else must be sent
+ * (most requests: no stream to set up), else an SSE stream from the first message on, ending
+ * with the response.
+ */
+export class PostReply {
+  /** The HTTP response, once known: JSON at the end, or the stream at its first message. */
+  readonly response: Promise<Response>;
+  readonly #open: () => SseStream;
+  #resolve: (response: Response) => void = () => {};
+  #stream: SseStream | undefined;
+
+  /** @param open Makes the stream, on the first message before the response. */
+  constructor(open: () => SseStream) {
+    this.#open = open;
+    this.response = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** The stream, once one was opened. */
+  get stream(): SseStream | undefined {
+    return this.#stream;
+  }
+
+  /**
+   * Sends a message before the response (a notification, a request to the caller).
+   *
+   * @param message The message.
+   */
+  send(message: JsonRpcMessage): void {
+    if (this.#stream === undefined) {
+      this.#stream = this.#open();
+      this.#resolve(this.#stream.connect(undefined));
+    }
+    this.#stream.write(message);
+  }
+
+  /**
+   * Sends the response and ends the exchange.
+   *
+   * @param message The JSON-RPC response.
+   */
+  end(message: JsonRpcMessage): void {
+    if (this.#stream === undefined) {
+      this.#resolve(
+        new Response(JSON.stringify(message), {
+          status: 200,
+          headers: { "content-type": "application/json" },
+        }),
+      );
+      return;
+    }
+    this.#stream.write(message);
+    this.#stream.finish();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * What the front tells its caller when the upstream server fails: the upstream's own JSON-RPC
+ * error (its code, its text sanitized) when it answered with one, else one stable code,
+ * {@linkcode UPSTREAM_UNAVAILABLE}, with the class of the cause and the server's id. Never a URL,
+ * a header, a path or a stack: a transport message may quote the policy's URL, which may carry a
+ * credential, so only its class leaves the gateway.
+ *
+ * | `data.cause`          | when                                                              |
+ * | --------------------- | ----------------------------------------------------------------- |
+ * | `"connection_refused"`| nothing listens at the server's address                           |
+ * | `"not_found"`         | its host name does not resolve, its command does not exist, HTTP 404 |
+ * | `"timed_out"`         | a leg passed `callTimeout`, or the call `maxTotalTimeout`          |
+ * | `"protocol"`          | it broke the protocol (invalid message, too many rounds, too big)  |
+ * | `"http_error"`        | it answered another HTTP error (`data.status`)                     |
+ * | `"connection_failed"` | anything else on the way (reset, TLS, a process that died)         |
+ *
+ * @module
+ */
+import { ClientError } from "../errors.ts";
+import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
+
+/**
+ * The JSON-RPC code of every answer whose upstream server could not serve it (from the range
+ * JSON-RPC leaves to implementations, outside MCP's reserved -32020..-32099).
+ */
+export const UPSTREAM_UNAVAILABLE = -32010;
+
+/** The classes of upstream failure, as `data.cause` says them. */
+export type UpstreamCause =
+  | "connection_refused"
+  | "not_found"
+  | "timed_out"
+  | "protocol"
+  | "http_error"
+  | "connection_failed";
+
+const WORDS: Readonly<Record<UpstreamCause, string>> = {
+  connection_refused: "connection refused",
+  not_found: "not found",
+  timed_out: "timed out",
+  protocol: "it broke the protocol",
+  http_error: "HTTP error",
+  connection_failed: "connection failed",
+};
+
+/**
+ * The JSON-RPC error for the caller when an upstream request failed.
+ *
+ * @param failure What the client's session threw.
+ * @param serverId The server's id.
+ * @returns The error object: the upstream's own (sanitized) for a `"server"` failure; the
+ *   refusal's code and message when the policy or a handler refused an input request; for a
+ *   cancelled call `-32603`; else {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and
+ *   `data.cause` (and `data.status` for `"http_error"`).
+ * @example
+ * ```ts
+ * import { upstreamFailure } from "./upstream-failure.ts";
+ * import { ClientError } from "../errors.ts";
+ * const failure = new ClientError("transport", 'Server "docs": request to https://docs.example/mcp failed: fetch failed (connect ECONNREFUSED 127.0.0.1:9)');
+ * console.log(upstreamFailure(failure, "docs"));
+ * // { code: -32010, message: 'Upstream server "docs" is unavailable: connection refused', data: { serverId: "docs", cause: "connection_refused" } }
+ * ```
+ */
+export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErrorObject {
+  if (failure instanceof ClientError) {
+    if (failure.kind === "server") {
+      // The upstream's own code and text (sanitized), and its data only for -32021, whose
+      // requiredCapabilities the caller needs; nothing of the transport or the gateway.
+      const upstream = failure.cause as Partial<JsonRpcErrorObject> | undefined;
+      const message = sanitizeText(upstream?.message ?? "Upstream error", 512);
+      const data = failure.code === -32021 ? { data: failure.data } : {};
+      return { code: failure.code ?? -32603, message, ...data };
+    }
+    if (failure.kind === "cancelled") return { code: -32603, message: "The call was cancelled" };
+    // The gateway's own checks and handlers refused an input request: their code and words
+    // (sluice's, never the upstream's or the transport's).
+    if (failure.kind === "policy" || failure.kind === "input_handler") {
+      return { code: failure.code ?? -32603, message: failure.message };
+    }
+  }
+  const cause = causeOf(failure);
+  const status = cause === "http_error" ? statusOf(failure) : undefined;
+  return {
+    code: UPSTREAM_UNAVAILABLE,
+    message: `Upstream server ${JSON.stringify(serverId.slice(0, 64))} is unavailable: ${WORDS[cause]}${
+      status === undefined ? "" : ` ${status}`
+    }`,
+    data: { serverId, cause, ...(status === undefined ? {} : { status }) },
+  };
+}
+
+/**
+ * Classifies an upstream failure. Transport messages differ by runtime (`ECONNREFUSED` on Node,
+ * `Connection refused (os error 111)` on Deno, `ConnectionRefused` on Bun), so the words of each
+ * are matched.
+ *
+ * @param failure What the client's session threw.
+ * @returns The class.
+ */
+export function causeOf(failure: unknown): UpstreamCause {
+  if (!(failure instanceof ClientError)) return "connection_failed";
+  switch (failure.kind) {
+    case "timeout":
+      return "timed_out";
+    case "protocol":
+    case "rounds_exceeded":
+      return "protocol";
+    case "transport": {
+      const status = statusOf(failure);
+      if (status === 404) return "not_found";
+      if (status !== undefined) return "http_error";
+      const text = describeChain(failure);
+      if (/ECONNREFUSED|connection refused|ConnectionRefused/i.test(text)) return "connection_refused";
+      if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|ENOENT|failed to lookup|dns error|not found/i.test(text)) {
+        return "not_found";
+      }
+      if (/timed? ?out|ETIMEDOUT/i.test(text)) return "timed_out";
+      return "connection_failed";
+    }
+    default:
+      return "connection_failed";
+  }
+}
+
+function statusOf(failure: unknown): number | undefined {
+  const data = failure instanceof ClientError ? failure.data : undefined;
+  const status = typeof data === "object" && data !== null
+    ? (data as { status?: unknown }).status
+    : undefined;
+  return typeof status === "number" ? status : undefined;
+}
+
+/** The messages of an error and its causes, joined (the class words may sit in any of them). */
+function describeChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    if (current instanceof Error) {
+      parts.push(current.message);
+      const code = (current as { code?: unknown }).code;
+      if (typeof code === "string") parts.push(code);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(" | ");
+}

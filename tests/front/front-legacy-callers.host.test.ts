@@ -1,0 +1,537 @@
+// The front's legacy face, on the wire: a host speaking 2025-11-25 or 2025-06-18 Streamable HTTP
+// opens a session with initialize and gets the transport spec to the letter (session ids,
+// statuses, Accept, the GET stream, resumption, DELETE), input requests passed down as JSON-RPC
+// requests on the call's stream with its answers post-checked, progress and logs, cancellation.
+// Upstreams: the modern peer (@modelcontextprotocol/server 2.4.0) over HTTP, and the official
+// server-everything over stdio (one child process per caller session).
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type AddressInfo, createServer } from "node:net";
+import { createClient, type Policy } from "../../src/legacy.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { everythingStdioCommand } from "../_support/everything.ts";
+import { EventReader, type Fetch, LegacyCaller, legacyHeaders } from "../_support/legacy-caller.ts";
+
+const KEY = "front-legacy-callers-key-0123456789abcdef";
+const PASS_ALL = ["sampling", "elicitation", "roots"] as const;
+
+let peer: ModernPeer | undefined;
+/** A loopback port nothing listens on (not 9: fetch blocks the ports the Fetch standard calls bad). */
+let closedPort = 0;
+before(async () => {
+  peer = await startModernPeer();
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  closedPort = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+});
+after(async () => {
+  await peer?.stop();
+});
+
+/** A front over the modern peer ("modern"), server-everything over stdio ("everything") and a dead port ("down"). */
+function gateway(policy: Partial<Policy> = {}) {
+  const client = createClient({
+    name: "gate",
+    policies: [
+      {
+        server: "modern",
+        transport: { url: peer?.url ?? "" },
+        era: "modern",
+        passDown: [...PASS_ALL],
+        ...policy,
+      },
+      {
+        server: "everything",
+        transport: everythingStdioCommand(),
+        era: "legacy",
+        passDown: [...PASS_ALL],
+        ...policy,
+      },
+      { server: "down", transport: { url: `http://127.0.0.1:${closedPort}/mcp` }, era: "modern" },
+    ],
+  });
+  const app = createFront({ client, stateKey: KEY });
+  const fetch: Fetch = async (url, init) => await app.fetch(new Request(url, init));
+  const caller = (server: string, version?: string) =>
+    new LegacyCaller(fetch, `http://gate.test/mcp/${server}`, version);
+  return { client, fetch, caller };
+}
+
+const CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
+describe("the front's legacy face: sessions", () => {
+  test("initialize opens a session: Mcp-Session-Id of visible ASCII, the version asked for, the upstream's capabilities", async () => {
+    const { client, fetch } = gateway();
+    const response = await fetch("http://gate.test/mcp/modern", {
+      method: "POST",
+      headers: legacyHeaders(),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "host", version: "1" },
+        },
+      }),
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "application/json");
+    assert.match(response.headers.get("mcp-session-id") ?? "", /^[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        protocolVersion: "2025-06-18",
+        capabilities: {
+          logging: {},
+          tools: { listChanged: true },
+          prompts: { listChanged: true },
+          resources: { listChanged: true },
+        },
+        serverInfo: { name: "sluice-front", title: "sluice: modern", version: "0.1.0" },
+      },
+    });
+    await client.close();
+  });
+
+  test("initialize with a version the front does not serve is answered with its latest, 2025-11-25", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern", "2024-11-05");
+    const body = await host.initialize();
+    assert.equal((body.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
+    await client.close();
+  });
+
+  test("a request without Mcp-Session-Id is 400, an unknown one 404, and DELETE ends the session (then 404)", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    const ping = { jsonrpc: "2.0", id: 5, method: "ping" };
+    const none = await host.post(ping);
+    assert.equal(none.status, 400);
+    assert.deepEqual(await none.json(), {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+      },
+    });
+    host.session = "no-such-session";
+    const unknown = await host.post(ping);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(await unknown.json(), {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32001, message: "Session not found: initialize a new session" },
+    });
+    await host.initialize();
+    assert.deepEqual(await host.request(6, "ping"), { jsonrpc: "2.0", id: 6, result: {} });
+    const deleted = await host.close();
+    assert.equal(deleted.status, 200);
+    assert.equal((await host.post(ping)).status, 404);
+    await client.close();
+  });
+
+  test("a session is the server's it was opened on: the same id on another server's path is 404", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const other = caller("everything");
+    other.session = host.session;
+    assert.equal((await other.post({ jsonrpc: "2.0", id: 1, method: "ping" })).status, 404);
+    await client.close();
+  });
+
+  test("the transport's refusals: Accept without SSE 406, a body not JSON 415, an unsupported MCP-Protocol-Version 400, a second initialize 400", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const notAcceptable = await host.post(ping, { accept: "application/json" });
+    assert.equal(notAcceptable.status, 406);
+    assert.deepEqual(await notAcceptable.json(), {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: "Not Acceptable: the client must accept both application/json and text/event-stream",
+      },
+    });
+    assert.equal((await host.post(ping, { accept: "*/*" })).status, 200);
+    const notJson = await host.post(ping, { "content-type": "text/plain" });
+    assert.equal(notJson.status, 415);
+    const version = await host.post(ping, { "mcp-protocol-version": "1999-01-01" });
+    assert.equal(version.status, 400);
+    assert.deepEqual(await version.json(), {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32022,
+        message: 'Bad Request: unsupported MCP-Protocol-Version "1999-01-01"',
+        data: { supported: ["2025-11-25", "2025-06-18"], requested: "1999-01-01" },
+      },
+    });
+    const again = await host.post({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "host", version: "1" } },
+    });
+    assert.equal(again.status, 400);
+    assert.deepEqual(await again.json(), {
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32600, message: "Invalid request: this session is already initialized" },
+    });
+    await client.close();
+  });
+
+  test("a notification and a response are accepted with 202 and no body; an unknown method is -32601", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const notification = await host.post({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+    assert.equal(notification.status, 202);
+    assert.equal(await notification.text(), "");
+    const stray = await host.post({ jsonrpc: "2.0", id: "sluice-99", result: {} });
+    assert.equal(stray.status, 202);
+    assert.deepEqual(await host.request(3, "sampling/createMessage"), {
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32601, message: 'Method not found: "sampling/createMessage"' },
+    });
+    await client.close();
+  });
+
+  test("the GET stream needs Accept: text/event-stream (406) and takes one connection at a time (409)", async () => {
+    const { client, caller, fetch } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const wrong = await fetch(host.url, {
+      method: "GET",
+      headers: { accept: "application/json", "mcp-session-id": host.session ?? "" },
+    });
+    assert.equal(wrong.status, 406);
+    const first = await host.listen();
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get("content-type"), "text/event-stream");
+    const second = await host.listen();
+    assert.equal(second.status, 409);
+    await first.body?.cancel();
+    await client.close();
+  });
+
+  test("initialize past the server's maxSessions is refused 503 until a session ends", async () => {
+    const { client, caller } = gateway({ maxSessions: 2 });
+    const hosts = [caller("modern"), caller("modern")];
+    for (const host of hosts) await host.initialize();
+    const third = caller("modern");
+    const refused = await third.initialize();
+    assert.deepEqual(refused, {
+      jsonrpc: "2.0",
+      id: 0,
+      error: {
+        code: -32000,
+        message:
+          'Too many sessions: server "modern" has 2 open, the most its policy allows (maxSessions); try again later',
+      },
+    });
+    assert.equal(third.session, undefined);
+    await hosts[0]?.close();
+    const admitted = await third.initialize();
+    assert.equal((admitted.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
+    await client.close();
+  });
+
+  test("initialize to an upstream that refuses connections names the cause, and opens no session", async () => {
+    const { client, caller } = gateway();
+    const host = caller("down");
+    const body = await host.initialize();
+    assert.deepEqual(body, {
+      jsonrpc: "2.0",
+      id: 0,
+      error: {
+        code: -32010,
+        message: 'Upstream server "down" is unavailable: connection refused',
+        data: { serverId: "down", cause: "connection_refused" },
+      },
+    });
+    assert.equal(host.session, undefined);
+    await client.close();
+  });
+});
+
+describe("the front's legacy face: calls to a modern upstream", () => {
+  test("a call that asks nothing is answered with JSON, in the legacy shape (no resultType)", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const body = await host.request(1, "tools/call", { name: "add", arguments: { a: 2, b: 40 } });
+    assert.deepEqual(body, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+        content: [{ type: "text", text: "42" }],
+      },
+    });
+    const tools = await host.request(2, "tools/list");
+    const result = tools.result as Record<string, unknown>;
+    assert.equal(result.resultType, undefined);
+    assert.equal(result.ttlMs, undefined);
+    assert.equal(result.cacheScope, undefined);
+    await client.close();
+  });
+
+  test("a form passed down reaches the caller as elicitation/create on the call's stream; its answer goes upstream", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const response = await host.post({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "ask_form" },
+    });
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    const events = new EventReader(response);
+    const priming = await events.next();
+    assert.deepEqual(priming, { id: "1_0", event: undefined, data: "" });
+    const asked = await events.message();
+    assert.equal(asked?.method, "elicitation/create");
+    assert.equal(asked?.id, "sluice-1");
+    assert.equal((asked?.params as { message: string }).message, "Tell us about you");
+    const answered = await host.post({
+      jsonrpc: "2.0",
+      id: "sluice-1",
+      result: { action: "accept", content: { name: "Ada", age: 36 } },
+    });
+    assert.equal(answered.status, 202);
+    const final = await events.message();
+    assert.deepEqual(final, {
+      jsonrpc: "2.0",
+      id: 7,
+      result: {
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+        // The form's default for "subscribe" is filled in by the post-checks.
+        content: [{ type: "text", text: '{"name":"Ada","age":36,"subscribe":false}' }],
+      },
+    });
+    assert.equal(await events.next(), undefined);
+    await client.close();
+  });
+
+  test("the caller's answer is post-checked like a handler's: a field not in the form fails the call", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    await host.post({
+      jsonrpc: "2.0",
+      id: asked?.id,
+      result: { action: "accept", content: { name: "Ada", city: "Paris" } },
+    });
+    assert.deepEqual(await events.message(), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32603,
+        message:
+          'Input request "profile" (elicitation/create) from server "modern" refused by policy: Elicitation answer refused: field "city" is not in the form, expected only its fields',
+      },
+    });
+    await client.close();
+  });
+
+  test("sampling is clamped before it reaches the caller; a URL elicitation gets an elicitationId in 2025-11-25", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const sampling = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "ask_sampling" } }),
+    );
+    const asked = await sampling.message();
+    assert.equal((asked?.params as { maxTokens: number }).maxTokens, 4096);
+    await host.post({
+      jsonrpc: "2.0",
+      id: asked?.id,
+      result: { role: "assistant", content: { type: "text", text: "ok" }, model: "m" },
+    });
+    assert.deepEqual((await sampling.message())?.result, {
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+      content: [{ type: "text", text: "ok" }],
+    });
+    const url = new EventReader(
+      await host.post({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "ask_url", arguments: { url: "https://example.com/consent" } },
+      }),
+    );
+    const visit = (await url.message())?.params as Record<string, unknown>;
+    assert.equal(visit.mode, "url");
+    assert.equal(visit.url, "https://example.com/consent");
+    assert.match(String(visit.elicitationId), /^[A-Za-z0-9_-]{16}$/);
+    await url.drop();
+    await client.close();
+  });
+
+  test("what a caller did not declare is not declared upstream: the server's own -32021 reaches it", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize({ elicitation: {} });
+    const body = await host.request(1, "tools/call", { name: "ask_roots" });
+    assert.equal((body.error as { code: number }).code, -32021);
+    assert.deepEqual((body.error as { data: unknown }).data, { requiredCapabilities: { roots: {} } });
+    await client.close();
+  });
+
+  test("a broken connection cancels nothing: the caller resumes with Last-Event-ID and gets the rest", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const priming = await events.next();
+    await events.drop();
+    const resumed = new EventReader(await host.listen(priming?.id));
+    const asked = await resumed.message();
+    assert.equal(asked?.method, "elicitation/create");
+    await host.post({ jsonrpc: "2.0", id: asked?.id, result: { action: "decline" } });
+    const final = await resumed.message();
+    assert.deepEqual((final?.result as { content: unknown }).content, [
+      { type: "text", text: '{"action":"decline"}' },
+    ]);
+    assert.equal(await resumed.next(), undefined);
+    await client.close();
+  });
+
+  test("progress reaches the caller under its own token", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const events = new EventReader(
+      await host.post({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "progress_twice", _meta: { progressToken: "host-token" } },
+      }),
+    );
+    assert.deepEqual(await events.rest(), [
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "host-token", progress: 1, total: 2 },
+      },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "host-token", progress: 2, total: 2 },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        result: {
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+          content: [{ type: "text", text: "progressed twice" }],
+        },
+      },
+    ]);
+    await client.close();
+  });
+
+  test("notifications/cancelled from the caller cancels the call, and the request sent down is cancelled too", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    const cancelled = await host.post({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 11, reason: "user stopped" },
+    });
+    assert.equal(cancelled.status, 202);
+    assert.deepEqual(await events.rest(), [{
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: asked?.id, reason: "cancelled" },
+    }]);
+    await client.close();
+  });
+
+  test("logging/setLevel takes one of the eight levels; anything else is -32602", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    assert.deepEqual(await host.request(1, "logging/setLevel", { level: "error" }), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {},
+    });
+    assert.deepEqual(await host.request(2, "logging/setLevel", { level: "loud" }), {
+      jsonrpc: "2.0",
+      id: 2,
+      error: {
+        code: -32602,
+        message:
+          'Invalid params: "level" must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"',
+      },
+    });
+    await client.close();
+  });
+});
+
+describe("the front's legacy face: a legacy upstream, one session per caller", () => {
+  test("each caller gets its own upstream session: its roots, asked on its own stream, stay its own", async () => {
+    const { client, caller } = gateway();
+    const alice = caller("everything");
+    const bob = caller("everything");
+    await alice.initialize(CAPABILITIES);
+    await bob.initialize(CAPABILITIES);
+    const rootsOf = async (host: LegacyCaller, uri: string) => {
+      const events = new EventReader(
+        await host.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get-roots-list" } }),
+      );
+      const asked = await events.message();
+      assert.equal(asked?.method, "roots/list");
+      await host.post({ jsonrpc: "2.0", id: asked?.id, result: { roots: [{ uri, name: "mine" }] } });
+      const rest = await events.rest();
+      const final = rest.find((message) => message.id === 1);
+      return ((final?.result as { content: { text: string }[] }).content[0]?.text ?? "").split("\n")[3];
+    };
+    assert.equal(await rootsOf(alice, "file:///srv/alice"), "   URI: file:///srv/alice");
+    assert.equal(await rootsOf(bob, "file:///srv/bob"), "   URI: file:///srv/bob");
+    await client.close();
+  });
+
+  test("tools/list shows every tool the caller's capabilities unlock (server-everything: 16 with roots)", async () => {
+    const { client, caller } = gateway();
+    const host = caller("everything");
+    await host.initialize(CAPABILITIES);
+    const names = ((await host.request(1, "tools/list")).result as { tools: { name: string }[] }).tools.map((
+      t,
+    ) => t.name);
+    for (const name of ["get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"]) {
+      assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+    }
+    const plain = caller("everything");
+    await plain.initialize({});
+    const plainNames = ((await plain.request(1, "tools/list")).result as { tools: { name: string }[] }).tools
+      .map((t) => t.name);
+    assert.equal(plainNames.includes("trigger-elicitation-request"), false);
+    await client.close();
+  });
+});

@@ -1,0 +1,133 @@
+// The server side of a legacy SSE stream: event ids, priming, replay after Last-Event-ID, events
+// kept while no connection is attached, and the lazy answer of one POST.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { endedStreamResponse, parseEventId, PostReply, SseStream } from "../../src/front/sse-stream.ts";
+
+const message = (n: number) => ({ jsonrpc: "2.0" as const, method: "notifications/message", params: { n } });
+
+/**
+ * Reads a still-open response's body until it holds as many characters as `expected`, then
+ * drops the connection (as a caller whose network broke would).
+ */
+async function readThenDrop(response: Response, expected: string): Promise<string> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  while (text.length < expected.length) {
+    const next = await reader.read();
+    if (next.done) break;
+    text += new TextDecoder().decode(next.value);
+  }
+  await reader.cancel();
+  return text;
+}
+
+const event = (key: string, seq: number, n: number) =>
+  `id: ${key}_${seq}\nevent: message\ndata: ${JSON.stringify(message(n))}\n\n`;
+
+describe("SseStream", () => {
+  test("SseStream.connect() primes a 2025-11-25 stream with an id and empty data, then sends events live", async () => {
+    const stream = new SseStream({ key: "4", priming: true, maxEvents: 10 });
+    const response = stream.connect(undefined);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    assert.equal(response.headers.get("x-accel-buffering"), "no");
+    stream.write(message(1));
+    stream.write(message(2));
+    stream.finish();
+    assert.equal(await response.text(), `id: 4_0\ndata: \n\n${event("4", 1, 1)}${event("4", 2, 2)}`);
+  });
+
+  test("SseStream.connect() sends no priming event to a 2025-06-18 caller", async () => {
+    const stream = new SseStream({ key: "1", priming: false, maxEvents: 10 });
+    const response = stream.connect(undefined);
+    stream.write(message(1));
+    stream.finish();
+    assert.equal(await response.text(), event("1", 1, 1));
+  });
+
+  test("SseStream keeps events written while no connection is attached, and replays those after Last-Event-ID", async () => {
+    const stream = new SseStream({ key: "2", priming: true, maxEvents: 10 });
+    const first = stream.connect(undefined);
+    stream.write(message(1));
+    const seen = `id: 2_0\ndata: \n\n${event("2", 1, 1)}`;
+    assert.equal(await readThenDrop(first, seen), seen);
+    assert.equal(stream.connected, false);
+    stream.write(message(2));
+    stream.write(message(3));
+    const resumed = stream.connect(1);
+    assert.equal(stream.connected, true);
+    stream.write(message(4));
+    stream.finish();
+    assert.equal(await resumed.text(), event("2", 2, 2) + event("2", 3, 3) + event("2", 4, 4));
+  });
+
+  test("SseStream.connect(undefined) on the GET stream sends only what no connection got yet", async () => {
+    const stream = new SseStream({ key: "0", priming: false, maxEvents: 10 });
+    stream.write(message(1));
+    const first = stream.connect(undefined);
+    assert.equal(await readThenDrop(first, event("0", 1, 1)), event("0", 1, 1));
+    stream.write(message(2));
+    const second = stream.connect(undefined);
+    stream.finish();
+    assert.equal(await second.text(), event("0", 2, 2));
+  });
+
+  test("SseStream keeps at most maxEvents for a resumption, the newest", async () => {
+    const stream = new SseStream({ key: "3", priming: false, maxEvents: 2 });
+    for (const n of [1, 2, 3]) stream.write(message(n));
+    stream.finish();
+    assert.equal(await stream.connect(0).text(), event("3", 2, 2) + event("3", 3, 3));
+  });
+
+  test("SseStream.connect() closes the connection it replaces", async () => {
+    const stream = new SseStream({ key: "5", priming: false, maxEvents: 10 });
+    const first = stream.connect(undefined);
+    const second = stream.connect(undefined);
+    assert.equal(await first.text(), "");
+    stream.write(message(1));
+    stream.finish();
+    assert.equal(await second.text(), event("5", 1, 1));
+  });
+});
+
+describe("parseEventId()", () => {
+  test("parseEventId() reads <stream>_<n> and refuses anything else", () => {
+    assert.deepEqual(parseEventId("3_12"), { key: "3", seq: 12 });
+    assert.deepEqual(parseEventId(" 0_0 "), { key: "0", seq: 0 });
+    for (const bad of ["", "3", "3_", "_1", "a_1", "3_1_2", "1234567890_1", "3_-1"]) {
+      assert.equal(parseEventId(bad), undefined, bad);
+    }
+  });
+
+  test("endedStreamResponse() is an SSE response with nothing in it", async () => {
+    const response = endedStreamResponse();
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    assert.equal(await response.text(), "");
+  });
+});
+
+describe("PostReply", () => {
+  test("PostReply answers JSON when the response comes before anything else", async () => {
+    const reply = new PostReply(() => assert.fail("no stream expected"));
+    reply.end({ jsonrpc: "2.0", id: 1, result: {} });
+    const response = await reply.response;
+    assert.equal(response.headers.get("content-type"), "application/json");
+    assert.deepEqual(await response.json(), { jsonrpc: "2.0", id: 1, result: {} });
+    assert.equal(reply.stream, undefined);
+  });
+
+  test("PostReply turns into a stream at the first message, which the response ends", async () => {
+    const reply = new PostReply(() => new SseStream({ key: "7", priming: true, maxEvents: 10 }));
+    reply.send(message(1));
+    const response = await reply.response;
+    reply.end({ jsonrpc: "2.0", id: 1, result: {} });
+    assert.equal(
+      await response.text(),
+      `id: 7_0\ndata: \n\n${
+        event("7", 1, 1)
+      }id: 7_2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n`,
+    );
+    assert.equal(reply.stream?.finished, true);
+  });
+});
