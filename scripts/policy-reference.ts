@@ -248,8 +248,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   "maxSessions": {
     what:
       "The front: the most sessions of legacy callers (2025 hosts) at once for this server, each with its " +
-      "own upstream session to a legacy server (a stdio child, an HTTP session); the next `initialize` is " +
-      "refused (HTTP 503) until one ends.",
+      "own upstream session to a legacy server (a stdio child, an HTTP session). At the cap the longest-unused " +
+      "idle session is closed to make room; while all are in use the next `initialize` is refused (HTTP 503).",
     protects: "Callers opening sessions (and child processes) without bound.",
   },
   "sessionIdleTimeout": {

@@ -9,29 +9,85 @@ import type { ServerSession } from "../client/server-session.ts";
 import { SLUICE_VERSION } from "../client/client-core.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { TASKS_EXTENSION } from "../protocol/tasks.ts";
 import type { FrontServer } from "./front-server.ts";
 
 const OFFERED = ["tools", "resources", "prompts", "completions"] as const;
 
 /**
- * The front's `server/discover` result: the upstream's tools, resources and prompts
- * capabilities, as the front serves them in 2026-07-28.
+ * The front's own implementation info, the same in both eras: `sluice-front`, titled with the
+ * server it fronts.
+ *
+ * @param serverId The server's id.
+ * @returns The `serverInfo`.
+ */
+export function frontServerInfo(serverId: string): { name: string; title: string; version: string } {
+  return { name: "sluice-front", title: `sluice: ${serverId}`, version: SLUICE_VERSION };
+}
+
+/**
+ * What the front offers its caller of what an upstream offers: tools, resources, prompts and
+ * completions, without the promises the front does not keep. `listChanged` and `subscribe` stay
+ * only where the front relays those notifications: a legacy upstream's, on a legacy caller's
+ * GET stream. (It serves no `subscriptions/listen` to modern callers.)
+ *
+ * @param upstream The upstream's capabilities.
+ * @param relaysNotifications Whether the upstream's list changes and resource updates reach this caller.
+ * @returns The capabilities to offer.
+ * @example
+ * ```ts
+ * import { offeredCapabilities } from "./_front-info.ts";
+ * const upstream = { tools: { listChanged: true }, resources: { subscribe: true }, sampling: {} };
+ * console.log(offeredCapabilities(upstream, false)); // { tools: {}, resources: {} }
+ * ```
+ */
+export function offeredCapabilities(
+  upstream: Readonly<Record<string, unknown>>,
+  relaysNotifications: boolean,
+): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = {};
+  for (const name of OFFERED) {
+    const offered = upstream[name];
+    if (offered === undefined) continue;
+    if (relaysNotifications || typeof offered !== "object" || offered === null) {
+      capabilities[name] = offered;
+      continue;
+    }
+    const { listChanged: _changes, subscribe: _subscribe, ...rest } = offered as Record<string, unknown>;
+    capabilities[name] = rest;
+  }
+  return capabilities;
+}
+
+/**
+ * The front's `server/discover` result: the upstream's tools, resources, prompts and
+ * completions as the front serves them in 2026-07-28, and the tasks extension of a modern
+ * upstream.
  *
  * @param session The upstream's session.
+ * @param serverId The server's id.
  * @param signal Aborts the upstream request.
  * @returns The result object.
  */
-export async function frontDiscover(session: ServerSession, signal: AbortSignal): Promise<JsonObject> {
+export async function frontDiscover(
+  session: ServerSession,
+  serverId: string,
+  signal: AbortSignal,
+): Promise<JsonObject> {
   const upstream = (await session.offer(signal)).capabilities;
-  const capabilities: Record<string, unknown> = {};
-  for (const name of OFFERED) if (upstream[name] !== undefined) capabilities[name] = upstream[name];
+  const capabilities = offeredCapabilities(upstream, false);
+  // The one extension the front relays: a modern server's tasks.
+  const extensions = upstream.extensions as Record<string, unknown> | undefined;
+  if (session.era === "modern" && extensions?.[TASKS_EXTENSION] !== undefined) {
+    capabilities.extensions = { [TASKS_EXTENSION]: extensions[TASKS_EXTENSION] };
+  }
   return {
     resultType: "complete",
     supportedVersions: [MODERN_PROTOCOL_VERSION],
     capabilities,
     ttlMs: 0,
     cacheScope: "private",
-    _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-front", version: SLUICE_VERSION } },
+    _meta: { "io.modelcontextprotocol/serverInfo": frontServerInfo(serverId) },
   };
 }
 

@@ -23,7 +23,6 @@ import type { Timers } from "../chain/timers.ts";
 import { type LinkedSignal, openFlow } from "../client/_signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
-import { SLUICE_VERSION } from "../client/client-core.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";
 import { formatDuration } from "../policy/duration.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
@@ -48,6 +47,7 @@ import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
@@ -65,8 +65,18 @@ const FORWARDED: ReadonlySet<string> = new Set([
   "completion/complete",
 ]);
 
-/** Relayed only to a legacy upstream (the modern era has no per-session subscription). */
-const LEGACY_ONLY: ReadonlySet<string> = new Set(["resources/subscribe", "resources/unsubscribe"]);
+/**
+ * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
+ * 2025-11-25 tasks (a modern server's tasks belong to its extension, which a 2025 caller does not
+ * speak; the front asks a modern server for none on a legacy caller's behalf).
+ */
+const LEGACY_ONLY: ReadonlySet<string> = new Set([
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "tasks/get",
+  "tasks/list",
+  "tasks/cancel",
+]);
 
 /** The most finished POST streams kept for a resumption, per session. */
 const KEPT_STREAMS = 32;
@@ -153,24 +163,15 @@ export class CallerSession {
       const { session } = await this.#upstreamOf(signal);
       const offer = await session.offer(signal);
       const upstream = offer.capabilities;
-      const capabilities: Record<string, unknown> = { logging: {} };
-      for (const name of ["tools", "prompts", "completions"] as const) {
-        if (upstream[name] !== undefined) capabilities[name] = upstream[name];
-      }
-      if (upstream.resources !== undefined) {
-        // Subscriptions are relayed to a legacy upstream only.
-        capabilities.resources = session.era === "legacy"
-          ? upstream.resources
-          : withoutKey(upstream.resources, "subscribe");
-      }
+      // A legacy upstream of the caller's own relays its list changes, resource updates (on the
+      // GET stream) and tasks; a modern one none of them.
+      const own = session.era === "legacy";
+      const capabilities: Record<string, unknown> = { logging: {}, ...offeredCapabilities(upstream, own) };
+      if (own && upstream.tasks !== undefined) capabilities.tasks = upstream.tasks;
       return encodeResult(id, {
         protocolVersion: this.version,
         capabilities,
-        serverInfo: {
-          name: "sluice-front",
-          title: `sluice: ${this.#server.policy.server}`,
-          version: SLUICE_VERSION,
-        },
+        serverInfo: frontServerInfo(this.#server.policy.server),
         ...(offer.instructions === undefined ? {} : { instructions: offer.instructions }),
       });
     } catch (failure) {
@@ -237,7 +238,7 @@ export class CallerSession {
       return jsonError(400, id, -32600, "Invalid request: this session is already initialized");
     }
     if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
-    if (CALLS.has(method)) return await this.#call(message);
+    if (CALLS.has(method) || method === "tasks/result") return await this.#call(message);
     if (FORWARDED.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));
     return json(
       encodeError(id, { code: -32601, message: `Method not found: ${JSON.stringify(method.slice(0, 64))}` }),
@@ -319,10 +320,23 @@ export class CallerSession {
       onDeferred: (request, signal) => this.#ask(request, reply, signal),
       capabilities: this.#server.capabilitiesFor(this.#capabilities),
       logLevel: this.#level(),
+      // A 2025-11-25 caller asking for a task gets the task (a legacy upstream's).
+      asTask: typeof params.task === "object" && params.task !== null,
     };
     void (async (): Promise<JsonRpcMessage> => {
       const { session } = await this.#upstreamOf(flow.signal);
+      if (message.method === "tasks/result") {
+        if (session.era !== "legacy") {
+          return encodeError(id, { code: -32601, message: 'Method not found: "tasks/result"' });
+        }
+        const result = await session.awaitTask(String(params.taskId), context);
+        return encodeResult(id, result as unknown as JsonObject);
+      }
       const outcome = await session.call(method, withoutMeta(params), context);
+      if (outcome.kind === "task" && context.asTask === true && session.era === "legacy") {
+        return encodeResult(id, outcome.task as unknown as JsonObject);
+      }
+      // A task the caller did not ask for (a tool that must run as one) is awaited here.
       const result = outcome.kind === "complete"
         ? outcome.result as unknown as JsonObject
         : await session.awaitTask(taskIdOf(outcome.task), context) as unknown as JsonObject;
@@ -330,9 +344,11 @@ export class CallerSession {
     })().catch((failure) => encodeError(id, upstreamFailure(failure, this.#server.policy.server))).then(
       (final) => {
         this.#untrack(id, flow);
-        // A cancelled request gets no answer (the caller said it no longer wants one).
-        if (!flow.signal.aborted || this.#closer.signal.aborted) reply.end(final);
-        else reply.stream?.finish();
+        // A request the caller cancelled gets no answer on its stream (it said it no longer
+        // wants one); one still waiting for its first byte gets its error, so the POST ends.
+        const cancelled = flow.signal.aborted && !this.#closer.signal.aborted;
+        if (cancelled && reply.stream !== undefined) reply.stream.finish();
+        else reply.end(final);
       },
     );
     return reply.response;
@@ -496,12 +512,6 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
 function withoutMeta(params: JsonObject): JsonObject {
   if (!Object.hasOwn(params, "_meta")) return params;
   const { _meta: _dropped, ...rest } = params;
-  return rest;
-}
-
-function withoutKey(value: unknown, key: string): unknown {
-  if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return value;
-  const { [key]: _dropped, ...rest } = value as Record<string, unknown>;
   return rest;
 }
 

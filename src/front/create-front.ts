@@ -40,6 +40,7 @@ import { FrontUpstreams } from "./front-upstreams.ts";
 import { LegacyCallers, type LegacyRequest } from "./legacy-callers.ts";
 import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import type { ClientInternals } from "../client/client-core.ts";
 
 /** Options of {@linkcode createFront}. */
@@ -64,6 +65,9 @@ const FORWARDED = new Set([
   "completion/complete",
 ]);
 
+/** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */
+const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Response>>();
+
 /** What the modern routes share. */
 interface ModernParts {
   readonly internals: ClientInternals;
@@ -72,6 +76,7 @@ interface ModernParts {
   readonly parked: Map<string, ParkedCall>;
   /** Per server: the log budget of its modern callers. */
   readonly logs: Map<string, LogRelay>;
+  readonly tasks: FrontTasks;
 }
 
 /**
@@ -105,9 +110,18 @@ export function createFront(options: FrontOptions): Hono {
   const upstreams = new FrontUpstreams(internals);
   const legacy = new LegacyCallers({ servers, upstreams, clock: internals.clock, timers: internals.timers });
   internals.onClose(() => legacy.close());
-  const serveLegacy = options.legacySessions ?? ((request: LegacyRequest) => legacy.handle(request));
-  const parts: ModernParts = { internals, upstreams, key, parked: new Map(), logs: new Map() };
+  const inProcess = (request: LegacyRequest) => legacy.handle(request);
+  const serveLegacy = options.legacySessions ?? inProcess;
+  const parts: ModernParts = {
+    internals,
+    upstreams,
+    key,
+    parked: new Map(),
+    logs: new Map(),
+    tasks: new FrontTasks(),
+  };
   const app = new Hono();
+  IN_PROCESS.set(app, inProcess);
   app.get("/healthz", (c) => c.json({ ok: true }));
   app.get("/servers", (c) => c.json(frontServerList(servers)));
   app.all("/mcp/:server", async (c) => {
@@ -150,6 +164,18 @@ export function createFront(options: FrontOptions): Hono {
   return app;
 }
 
+/**
+ * A front's own, in-process handling of legacy requests, also when `legacySessions` serves them
+ * elsewhere: the Workers entry answers sessionless requests with it at the edge, and serves a
+ * session with it inside that session's Durable Object. Not part of the public API.
+ *
+ * @param app A front made by {@linkcode createFront}.
+ * @returns Its handler, or `undefined` for another app.
+ */
+export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Promise<Response>) | undefined {
+  return IN_PROCESS.get(app);
+}
+
 /** Serves one modern request. */
 async function modernPost(
   c: Context,
@@ -161,7 +187,10 @@ async function modernPost(
   const id = request.message.id;
   const serverId = server.policy.server;
   const method = request.message.method;
-  if (method !== "server/discover" && !FORWARDED.has(method) && !MRTR_METHODS.has(method)) {
+  if (
+    method !== "server/discover" && !FORWARDED.has(method) && !MRTR_METHODS.has(method) &&
+    !TASK_METHODS.has(method)
+  ) {
     return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`));
   }
   // The call's one signal (openFlow): upstream legs arm their deadlines on it.
@@ -173,10 +202,25 @@ async function modernPost(
   let flowHandedOff = false;
   try {
     const session = await parts.upstreams.forModernCallers(server, flow.signal);
-    if (method === "server/discover") return respond(c, ok(id, await frontDiscover(session, flow.signal)));
+    if (method === "server/discover") {
+      return respond(c, ok(id, await frontDiscover(session, serverId, flow.signal)));
+    }
     if (FORWARDED.has(method)) {
       const result = await session.request(method, withoutMeta(request.params), { signal: flow.signal });
       return respond(c, ok(id, resultForCaller(result, method, "modern")));
+    }
+    if (TASK_METHODS.has(method)) {
+      // A legacy server's tasks are awaited within the call: the caller never sees their ids.
+      if (session.era === "legacy") {
+        return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method)}`));
+      }
+      const outcome = await parts.tasks.serve({
+        server,
+        session: parts.upstreams.modernOf(server).session,
+        request,
+        signal: flow.signal,
+      });
+      return respond(c, toResponse(request, outcome));
     }
     const stateKey = await parts.key;
     const logLevel = askedLogLevel(request, server);

@@ -23,6 +23,7 @@ import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { resultForCaller } from "./caller-era.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
 import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
@@ -101,6 +102,8 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const capabilities = server.capabilitiesFor(request.capabilities);
+  // A caller that declared the tasks extension may get the task the server creates.
+  const tasks = method === "tools/call" && capabilities.extensions !== undefined;
   let outcome;
   try {
     outcome = await runRounds<MrtrMethod, PassDown | FrontCallOutcome>(method, original, {
@@ -120,15 +123,18 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       },
       signal: input.signal,
       maxRounds: server.policy.maxRounds,
-      tasks: false,
+      tasks,
       timers: input.timers,
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
     return upstreamOutcome(failure, server.policy.server);
   }
-  if (outcome.kind === "complete") return { kind: "result", result: outcome.raw };
-  if (outcome.kind === "task") return callError(-32603, "The upstream server sent a task nobody asked for");
+  // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
+  if (outcome.kind === "complete") {
+    return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };
+  }
+  if (outcome.kind === "task") return { kind: "result", result: outcome.raw };
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
   let sealed: string;

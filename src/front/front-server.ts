@@ -14,6 +14,7 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { TASKS_EXTENSION } from "../protocol/tasks.ts";
 
 /** One upstream server, for the front. */
 export interface FrontServer {
@@ -22,7 +23,7 @@ export interface FrontServer {
   readonly chain: Chain;
   /** What to declare upstream for a request from this caller: the handler's kinds, and the passed-down kinds the caller declared. */
   declaredFor(caller: ClientCapabilities): DeclaredCapabilities;
-  /** The same, in the 2026-07-28 shape. */
+  /** The same in the 2026-07-28 shape, with the tasks extension when the caller declared it. */
   capabilitiesFor(caller: ClientCapabilities): ClientCapabilities;
   /** Whether the caller declared what a deferred request needs (its kind, and its elicitation mode). */
   callerCan(caller: ClientCapabilities, request: InputRequest): boolean;
@@ -77,8 +78,11 @@ export function createFrontServer(
     policy,
     chain,
     declaredFor,
+    // The tasks extension is the caller's to declare: the front relays its tasks, it runs none.
     capabilitiesFor: (caller: ClientCapabilities): ClientCapabilities =>
-      clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller)),
+      clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller), {
+        tasks: caller.extensions?.[TASKS_EXTENSION] !== undefined,
+      }),
     callerCan(caller: ClientCapabilities, request: InputRequest): boolean {
       switch (request.method) {
         case "sampling/createMessage":

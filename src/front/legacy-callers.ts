@@ -3,7 +3,8 @@
  * for hosts that open with `initialize`. A session is made by `initialize` (its id in
  * `Mcp-Session-Id`, 16 random bytes), lives in this process, and ends with `DELETE`, after
  * `sessionIdleTimeout` unused, or when the gateway closes; each server has at most
- * `maxSessions`. The transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`),
+ * `maxSessions` (at the cap the longest-unused idle one makes room; a newcomer is refused only
+ * while all are in use). The transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`),
  * the body must be JSON (`415`), a request other than `initialize` needs a session (`400`), an
  * unknown or ended session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET
  * stream admits one connection (`409`), and a JSON-RPC response or notification is `202`.
@@ -93,7 +94,8 @@ export class LegacyCallers {
     if (found instanceof Response) return found;
     if (request.method === "GET") return found.listen(request.headers.get("last-event-id"));
     this.#sessions.delete(found.id);
-    await found.close();
+    // The session is gone at once; its upstream (a stdio child given time to exit) closes behind.
+    void found.close();
     return new Response(null, { status: 200 });
   }
 
@@ -134,7 +136,7 @@ export class LegacyCallers {
     const problem = initializeProblem(params);
     if (problem !== undefined) return jsonError(400, message.id, -32602, `Invalid params: ${problem}`);
     const serverId = server.policy.server;
-    const open = [...this.#sessions.values()].filter((entry) => entry.serverId === serverId).length;
+    const open = this.#makeRoom(serverId, server.policy.maxSessions);
     if (open >= server.policy.maxSessions) {
       return jsonError(
         503,
@@ -176,6 +178,23 @@ export class LegacyCallers {
       status: 200,
       headers: { "content-type": "application/json", [SESSION_HEADER]: id },
     });
+  }
+
+  /**
+   * At the cap, closes the server's longest-unused idle session to make room (hosts that never
+   * send `DELETE`, such as a command line run again and again); sessions all in use make none.
+   *
+   * @returns How many of the server's sessions are open now.
+   */
+  #makeRoom(serverId: string, max: number): number {
+    const mine = [...this.#sessions.values()].filter((entry) => entry.serverId === serverId);
+    if (mine.length < max) return mine.length;
+    const idle = mine.filter((entry) => !entry.session.busy)
+      .sort((a, b) => a.session.lastUsed - b.session.lastUsed)[0];
+    if (idle === undefined) return mine.length;
+    this.#sessions.delete(idle.session.id);
+    void idle.session.close();
+    return mine.length - 1;
   }
 
   #find(id: string | null, serverId: string): CallerSession | Response {

@@ -172,8 +172,9 @@ export interface Policy {
   readonly stateTtl?: Duration;
   /**
    * The front: the most sessions of legacy callers (2025 hosts) at once for this server; each
-   * has its own upstream session to a legacy server (a stdio child, an HTTP session). The next
-   * `initialize` is refused until one ends. From 1 to 10000. @default 32
+   * has its own upstream session to a legacy server (a stdio child, an HTTP session). At the cap
+   * the longest-unused idle session is closed to make room; while all are in use, the next
+   * `initialize` is refused (HTTP 503). From 1 to 10000. @default 32
    */
   readonly maxSessions?: number;
   /**

@@ -9,7 +9,8 @@
  * it prints `HOSTILE_URL http://127.0.0.1:<port>/mcp`. `GET /__log` answers what it received
  * (see {@linkcode HostileModernLog}), `DELETE /__log` forgets it.
  *
- * Tools (the `tools/call` `name`; the n-th call of a tool counts from 1):
+ * Besides `server/discover` and `tools/list`, its tools (the `tools/call` `name`; the n-th call of
+ * a tool counts from 1):
  * - `echo`: complete, `structuredContent` = the arguments;
  * - `garbage_json`, `garbage_sse`: a body that is not JSON, as JSON or as one SSE event;
  * - `forever`: `input_required` for `roots/list` every round, `requestState` `round-<k>`;
@@ -170,6 +171,15 @@ const TOOLS: Record<string, Tool> = {
 };
 
 function answer(rpc: Rpc, res: ServerResponse, entry: HostileModernEntry): void {
+  if (rpc.method === "server/discover") {
+    return reply(res, rpc, {
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      ttlMs: 0,
+      cacheScope: "private",
+    });
+  }
   if (rpc.method === "tools/list") {
     const tools = Object.keys(TOOLS).map((name) => ({ name, inputSchema: { type: "object" } }));
     return reply(res, rpc, { resultType: "complete", tools, ttlMs: 3_600_000, cacheScope: "private" });

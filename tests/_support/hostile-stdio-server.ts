@@ -45,11 +45,11 @@ const tools = {
     process.exit(typeof args.code === "number" ? args.code : 7);
   },
   stop_reading() {
-    setTimeout(() => {
-      process.stdin.off("data", onData);
-      process.stdin.pause();
-      setInterval(() => {}, 1 << 30);
-    }, 0);
+    // At once, before the answer goes out: a client that calls again the moment it has the
+    // answer must find stdin no longer read (a timer here let a fast client's next call in).
+    process.stdin.off("data", onData);
+    process.stdin.pause();
+    setInterval(() => {}, 1 << 30);
     return Promise.resolve({ reading: false });
   },
 } as Record<string, (args: Record<string, unknown>, wire: ToolWire) => Promise<object>>;

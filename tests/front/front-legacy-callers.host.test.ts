@@ -86,12 +86,9 @@ describe("the front's legacy face: sessions", () => {
       id: 1,
       result: {
         protocolVersion: "2025-06-18",
-        capabilities: {
-          logging: {},
-          tools: { listChanged: true },
-          prompts: { listChanged: true },
-          resources: { listChanged: true },
-        },
+        // The modern peer's listChanged is not offered: the front relays no list changes of a
+        // modern upstream (the modern era has them only on subscriptions/listen streams).
+        capabilities: { logging: {}, tools: {}, prompts: {}, resources: {} },
         serverInfo: { name: "sluice-front", title: "sluice: modern", version: "0.1.0" },
       },
     });
@@ -225,10 +222,27 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
-  test("initialize past the server's maxSessions is refused 503 until a session ends", async () => {
+  test("at maxSessions, the longest-unused idle session makes room for a new one", async () => {
+    const { client, caller } = gateway({ maxSessions: 2 });
+    const [oldest, newer, third] = [caller("modern"), caller("modern"), caller("modern")];
+    await oldest.initialize();
+    await newer.initialize();
+    assert.deepEqual(await newer.request(1, "ping"), { jsonrpc: "2.0", id: 1, result: {} });
+    const admitted = await third.initialize();
+    assert.equal((admitted.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
+    assert.equal((await oldest.post({ jsonrpc: "2.0", id: 2, method: "ping" })).status, 404);
+    assert.equal((await newer.post({ jsonrpc: "2.0", id: 2, method: "ping" })).status, 200);
+    await client.close();
+  });
+
+  test("at maxSessions with every session in use, initialize is refused 503 until one ends", async () => {
     const { client, caller } = gateway({ maxSessions: 2 });
     const hosts = [caller("modern"), caller("modern")];
-    for (const host of hosts) await host.initialize();
+    const streams: Response[] = [];
+    for (const host of hosts) {
+      await host.initialize();
+      streams.push(await host.listen());
+    }
     const third = caller("modern");
     const refused = await third.initialize();
     assert.deepEqual(refused, {
@@ -241,9 +255,10 @@ describe("the front's legacy face: sessions", () => {
       },
     });
     assert.equal(third.session, undefined);
-    await hosts[0]?.close();
+    assert.equal((await hosts[0]?.close())?.status, 200);
     const admitted = await third.initialize();
     assert.equal((admitted.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
+    for (const stream of streams) await stream.body?.cancel();
     await client.close();
   });
 
@@ -514,6 +529,36 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
     };
     assert.equal(await rootsOf(alice, "file:///srv/alice"), "   URI: file:///srv/alice");
     assert.equal(await rootsOf(bob, "file:///srv/bob"), "   URI: file:///srv/bob");
+    await client.close();
+  });
+
+  test("a call cancelled before anything was streamed ends its POST with the cancellation, and the session goes on", async () => {
+    const { client, caller } = gateway();
+    const host = caller("everything");
+    await host.initialize({});
+    const started = performance.now();
+    const pending = host.post({
+      jsonrpc: "2.0",
+      id: 21,
+      method: "tools/call",
+      params: { name: "trigger-long-running-operation", arguments: { duration: 30, steps: 2 } },
+    });
+    await host.post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 21 } });
+    const response = await pending;
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 21,
+      error: { code: -32603, message: "The call was cancelled" },
+    });
+    assert.ok(performance.now() - started < 10_000, "the cancelled call ended long before its 30 s");
+    assert.deepEqual(
+      await host.request(22, "tools/call", { name: "echo", arguments: { message: "still here" } }),
+      {
+        jsonrpc: "2.0",
+        id: 22,
+        result: { content: [{ type: "text", text: "Echo: still here" }] },
+      },
+    );
     await client.close();
   });
 

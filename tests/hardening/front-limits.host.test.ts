@@ -65,9 +65,14 @@ const call = (name: string) =>
     method: "tools/call",
     params: { name, arguments: {}, _meta: META },
   });
+// The hostile server leaves out resultType; the front adds it for its 2026-07-28 caller.
 const echo = {
   status: 200,
-  body: { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "echo modern" }] } },
+  body: {
+    jsonrpc: "2.0",
+    id: 1,
+    result: { content: [{ type: "text", text: "echo modern" }], resultType: "complete" },
+  },
 };
 const tooLarge = {
   status: 413,

@@ -89,7 +89,9 @@ export class LegacyServerSession implements ServerSession {
     if (method === "tools/call") await this.#listToolsOnce(context.signal);
     const asTask = method === "tools/call" &&
       (context.asTask === true || this.#taskTools.has(String(params.name)));
-    const sent = asTask ? Object.assign({}, params, { task: {} }) : params;
+    // The caller's own task metadata (its ttl) is kept; else an empty one asks for a task.
+    const task = typeof params.task === "object" && params.task !== null ? params.task : {};
+    const sent = asTask ? Object.assign({}, params, { task }) : params;
     let raw: JsonObject;
     try {
       raw = await this.#once(method, sent, context);
@@ -121,7 +123,12 @@ export class LegacyServerSession implements ServerSession {
     // to it, and are answered by the supervisor.
     const raw = await this.#session.request("tasks/result", { taskId }, {
       signal: context.signal,
-      call: { assigns: context.assigns },
+      call: {
+        assigns: context.assigns,
+        signal: context.signal,
+        ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
+        ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
+      },
     });
     const result = decodeCallToolResult(raw);
     if (result.ok) return result.value;
@@ -209,6 +216,7 @@ export class LegacyServerSession implements ServerSession {
         call: {
           assigns: context.assigns,
           deadline,
+          signal: leg.signal,
           ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
           ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
         },

@@ -38,6 +38,11 @@ export interface CallRecord {
   readonly onDeferred?: DeferredAnswerer | undefined;
   /** Takes the server's notifications tied to this call (the front relays them to its caller). */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
+  /**
+   * The call's signal: when it fires (the caller cancelled, a deadline passed) the requests tied
+   * to the call are cancelled too, so no handler or passed-down request outlives it.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What the supervisor needs from its session. */
@@ -130,6 +135,10 @@ export class ServerRequestSupervisor {
     const call = this.#callFor(related);
     const controller = new AbortController();
     this.#jobs.set(key, controller);
+    const callSignal = call?.signal;
+    const onCallEnd = () => controller.abort(callSignal?.reason ?? "the call was cancelled");
+    if (callSignal?.aborted === true) onCallEnd();
+    else callSignal?.addEventListener("abort", onCallEnd, { once: true });
     call?.deadline?.pause();
     const run = chain.run(decoded.value, {
       version,
@@ -154,6 +163,7 @@ export class ServerRequestSupervisor {
           : result
       );
     void job.then((result) => {
+      callSignal?.removeEventListener("abort", onCallEnd);
       this.#jobs.delete(key);
       call?.deadline?.resume();
       const answer = this.#answer(request, decoded.value, result);

@@ -102,7 +102,9 @@ export class ModernServerSession implements ServerSession {
       timers: this.#timers,
     });
     if (outcome.kind === "stopped") throw new TypeError("unreachable: the client's rounds never stop");
-    return outcome.kind === "complete" ? { kind: "complete", result: outcome.result } : outcome;
+    return outcome.kind === "complete"
+      ? { kind: "complete", result: outcome.result }
+      : { kind: "task", task: outcome.task };
   }
 
   /** @inheritdoc */

@@ -58,7 +58,7 @@ export interface RoundsOptions<S> {
 /** How the loop ended. */
 export type RoundsOutcome<M extends MrtrMethod, S> =
   | { readonly kind: "complete"; readonly result: CompleteResultOf[M]; readonly raw: JsonObject }
-  | { readonly kind: "task"; readonly task: CreateTaskResult }
+  | { readonly kind: "task"; readonly task: CreateTaskResult; readonly raw: JsonObject }
   | { readonly kind: "stopped"; readonly value: S };
 
 /**
@@ -98,7 +98,7 @@ export async function runRounds<M extends MrtrMethod, S>(
     if (outcome.resultType === "complete") {
       return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw };
     }
-    if (outcome.resultType === "task") return { kind: "task", task: outcome.result };
+    if (outcome.resultType === "task") return { kind: "task", task: outcome.result, raw };
     if (round >= options.maxRounds) {
       throw new ClientError(
         "rounds_exceeded",

@@ -1,0 +1,197 @@
+/**
+ * Tasks of modern callers through the front (the `io.modelcontextprotocol/tasks` extension,
+ * 2026-07-28): a caller that declared the extension gets the task a modern upstream creates for
+ * its `tools/call`, then polls `tasks/get`, answers with `tasks/update` and may `tasks/cancel`
+ * through the front, which applies the server's policy to the task's input requests as it does
+ * to a call's:
+ *
+ * - `tasks/get`: each outstanding input request runs through the front's chain once. What the
+ *   handler answers, the front sends upstream itself (`tasks/update`) and does not show the
+ *   caller; what is passed down is shown as the checks left it (clamped, coerced); a refusal
+ *   fails the poll with the refusal and cancels the task upstream (it cannot go on within the
+ *   policy). While only the front's own answers are outstanding the caller sees `working`.
+ * - `tasks/update`: the caller's answers are post-checked against the task's outstanding
+ *   requests (read upstream first) like a handler's; answers to keys not outstanding, or that
+ *   the front answered, are dropped; one refused answer refuses the update.
+ * - `tasks/cancel`: relayed.
+ *
+ * Which keys the front has handled is kept in memory, per task (a bounded number of tasks), so
+ * a handler runs once per key however often the caller polls; an isolate that has not seen a
+ * task (another Workers isolate) runs its keys again, and the upstream ignores answers to keys
+ * already answered.
+ *
+ * @module
+ */
+import type { ChainResult } from "../chain/chain.ts";
+import { quote } from "../_internal/quote.ts";
+import type { ModernSession } from "../client/modern/modern-session.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import { decodeGetTaskResult } from "../protocol/tasks.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { ClientError } from "../errors.ts";
+import type { DownstreamRequest } from "./downstream-request.ts";
+import { callError, type FrontCallOutcome, missingCapability, upstreamOutcome } from "./front-call.ts";
+import type { FrontServer } from "./front-server.ts";
+
+/** The methods of the extension the front relays. */
+export const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
+
+/** The most tasks whose handled keys are remembered; past it the oldest is forgotten. */
+const MAX_TASKS = 1000;
+
+/** What the front did with one key of a task's input requests. */
+type Handled =
+  | { readonly kind: "answered" }
+  | { readonly kind: "passed"; readonly request: InputRequest };
+
+/** One task request through the front. */
+export interface TaskCallInput {
+  readonly server: FrontServer;
+  readonly session: ModernSession;
+  readonly request: DownstreamRequest;
+  readonly signal: AbortSignal;
+}
+
+/** The front's memory of the tasks it relays. */
+export class FrontTasks {
+  readonly #handled = new Map<string, Map<string, Handled>>();
+
+  /**
+   * Serves `tasks/get`, `tasks/update` or `tasks/cancel`.
+   *
+   * @param input The server, its session, the caller's request and the signal.
+   * @returns The result or error for the caller; never rejects for anything upstream does.
+   */
+  async serve(input: TaskCallInput): Promise<FrontCallOutcome> {
+    const { server, request } = input;
+    const taskId = request.params.taskId;
+    if (typeof taskId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
+    try {
+      switch (request.message.method) {
+        case "tasks/get":
+          return await this.#get(input, taskId);
+        case "tasks/update":
+          return await this.#update(input, taskId);
+        default:
+          return { kind: "result", result: await this.#send(input, "tasks/cancel", { taskId }) };
+      }
+    } catch (failure) {
+      return upstreamOutcome(failure, server.policy.server);
+    }
+  }
+
+  async #get(input: TaskCallInput, taskId: string): Promise<FrontCallOutcome> {
+    const raw = await this.#send(input, "tasks/get", { taskId });
+    const task = this.#decode(input, raw);
+    if (task.status !== "input_required") return { kind: "result", result: raw };
+    const handled = this.#memory(input.server.policy.server, taskId);
+    const shown: Record<string, InputRequest> = Object.create(null);
+    const answers: Record<string, unknown> = Object.create(null);
+    for (const [key, entry] of Object.entries(task.inputRequests)) {
+      const known = handled.get(key);
+      if (known?.kind === "answered") continue;
+      if (known?.kind === "passed") {
+        shown[key] = known.request;
+        continue;
+      }
+      const result: ChainResult = await input.server.chain.run(entry as InputRequest, {
+        version: MODERN_PROTOCOL_VERSION,
+        signal: input.signal,
+      });
+      if (result.ok) {
+        answers[key] = result.answer;
+        handled.set(key, { kind: "answered" });
+      } else if (result.stage === "deferred" && result.request !== undefined) {
+        if (!input.server.callerCan(input.request.capabilities, result.request)) {
+          return missingCapability(result.request);
+        }
+        shown[key] = result.request;
+        handled.set(key, { kind: "passed", request: result.request });
+      } else {
+        // Within the policy the task cannot go on: it is cancelled, the caller told why.
+        await this.#send(input, "tasks/cancel", { taskId }).catch(() => {});
+        return callError(
+          result.refusal.code,
+          `Input request ${quote(key, 64)} of task ${quote(taskId, 64)} refused: ${result.refusal.message}`,
+        );
+      }
+    }
+    if (Object.keys(answers).length > 0) {
+      await this.#send(input, "tasks/update", { taskId, inputResponses: answers });
+    }
+    const { inputRequests: _all, ...rest } = raw;
+    return {
+      kind: "result",
+      result: Object.keys(shown).length === 0
+        ? { ...rest, status: "working" }
+        : { ...rest, inputRequests: shown },
+    };
+  }
+
+  async #update(input: TaskCallInput, taskId: string): Promise<FrontCallOutcome> {
+    const given = input.request.params.inputResponses;
+    if (typeof given !== "object" || given === null || Array.isArray(given)) {
+      return callError(-32602, 'Invalid params: "inputResponses" must be an object');
+    }
+    const task = this.#decode(input, await this.#send(input, "tasks/get", { taskId }));
+    const outstanding = task.status === "input_required" ? task.inputRequests : {};
+    const handled = this.#handled.get(memoryKey(input.server.policy.server, taskId));
+    const checked: Record<string, unknown> = Object.create(null);
+    for (const [key, answer] of Object.entries(given as Record<string, unknown>)) {
+      const request = Object.hasOwn(outstanding, key) ? outstanding[key] as InputRequest : undefined;
+      if (request === undefined || handled?.get(key)?.kind === "answered") continue;
+      const verdict = input.server.chain.checkAnswer(request, answer, MODERN_PROTOCOL_VERSION);
+      if (!verdict.ok) {
+        return callError(
+          verdict.refusal.code,
+          `Answer to input request ${quote(key, 64)} refused: ${verdict.refusal.message}`,
+        );
+      }
+      checked[key] = verdict.value;
+    }
+    return {
+      kind: "result",
+      result: await this.#send(input, "tasks/update", { taskId, inputResponses: checked }),
+    };
+  }
+
+  #send(input: TaskCallInput, method: string, params: JsonObject): Promise<JsonObject> {
+    return input.session.request(method, params, {
+      signal: input.signal,
+      capabilities: input.server.capabilitiesFor(input.request.capabilities),
+    });
+  }
+
+  #decode(input: TaskCallInput, raw: JsonObject) {
+    const decoded = decodeGetTaskResult(raw);
+    if (decoded.ok) return decoded.value;
+    const serverId = input.server.policy.server;
+    throw new ClientError(
+      "protocol",
+      `Server "${serverId}" sent an invalid tasks/get result: ${decoded.message}`,
+      {
+        serverId,
+      },
+    );
+  }
+
+  #memory(serverId: string, taskId: string): Map<string, Handled> {
+    const key = memoryKey(serverId, taskId);
+    let handled = this.#handled.get(key);
+    if (handled === undefined) {
+      handled = new Map();
+      this.#handled.set(key, handled);
+      if (this.#handled.size > MAX_TASKS) {
+        const oldest = this.#handled.keys().next();
+        if (oldest.done !== true) this.#handled.delete(oldest.value);
+      }
+    }
+    return handled;
+  }
+}
+
+/** Task ids are the server's: two servers may use the same one. */
+function memoryKey(serverId: string, taskId: string): string {
+  return `${serverId}\u0000${taskId}`;
+}

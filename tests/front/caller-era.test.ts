@@ -1,0 +1,162 @@
+// Results and log entries in the caller's era, and which era a downstream POST speaks.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { effectiveLogLevel, LogRelay, resultForCaller } from "../../src/front/caller-era.ts";
+import { classifyDownstream } from "../../src/front/downstream-request.ts";
+import { offeredCapabilities } from "../../src/front/_front-info.ts";
+import { FakeTime } from "../_support/fake-time.ts";
+
+describe("resultForCaller()", () => {
+  test("resultForCaller() adds resultType to every result, and ttlMs with cacheScope to cacheable ones, for a modern caller", () => {
+    assert.deepEqual(resultForCaller({ content: [] }, "tools/call", "modern"), {
+      content: [],
+      resultType: "complete",
+    });
+    for (
+      const method of [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+      ]
+    ) {
+      assert.deepEqual(resultForCaller({ x: 1 }, method, "modern"), {
+        x: 1,
+        resultType: "complete",
+        ttlMs: 0,
+        cacheScope: "private",
+      }, method);
+    }
+  });
+
+  test("resultForCaller() keeps what a modern server set, and returns the same object when nothing is missing", () => {
+    const complete = { tools: [], resultType: "complete", ttlMs: 5000, cacheScope: "public" };
+    assert.equal(resultForCaller(complete, "tools/list", "modern"), complete);
+    assert.deepEqual(resultForCaller({ tools: [], ttlMs: 5000 }, "tools/list", "modern"), {
+      tools: [],
+      ttlMs: 5000,
+      resultType: "complete",
+      cacheScope: "private",
+    });
+  });
+
+  test("resultForCaller() strips resultType, ttlMs and cacheScope for a legacy caller, and nothing else", () => {
+    const legacy = { tools: [], _meta: { a: 1 } };
+    assert.equal(resultForCaller(legacy, "tools/list", "legacy"), legacy);
+    assert.deepEqual(
+      resultForCaller(
+        { ...legacy, resultType: "complete", ttlMs: 0, cacheScope: "private" },
+        "tools/list",
+        "legacy",
+      ),
+      legacy,
+    );
+  });
+});
+
+describe("effectiveLogLevel() and LogRelay", () => {
+  test("effectiveLogLevel() never goes below the policy's level", () => {
+    assert.equal(effectiveLogLevel("info", "debug"), "info");
+    assert.equal(effectiveLogLevel("info", "error"), "error");
+    assert.equal(effectiveLogLevel("warning", "warning"), "warning");
+  });
+
+  test("LogRelay passes entries at or above the level, sanitized, within the budget; none without a level", async () => {
+    const time = new FakeTime(0);
+    const relay = new LogRelay({ rate: { rate: 1, perMs: 1000, burst: 2 }, clock: time });
+    const entry = (level: string) => ({ level, logger: "l", data: "a\u202Eb", extra: "dropped" });
+    assert.equal(relay.relay(entry("error"), undefined), undefined);
+    assert.equal(relay.relay(entry("info"), "warning"), undefined);
+    const sent = {
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "error", logger: "l", data: "ab" },
+    };
+    assert.deepEqual(relay.relay(entry("error"), "warning"), sent);
+    assert.deepEqual(relay.relay(entry("error"), "warning"), sent);
+    assert.equal(relay.relay(entry("error"), "warning"), undefined);
+    await time.advance(1000);
+    assert.deepEqual(relay.relay(entry("error"), "warning"), sent);
+  });
+});
+
+describe("classifyDownstream()", () => {
+  const modernMeta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+  const headers = (version?: string) =>
+    new Headers(version === undefined ? {} : { "mcp-protocol-version": version });
+
+  test("classifyDownstream() serves a _meta claim as modern, whatever the method", () => {
+    const claimed = { jsonrpc: "2.0" as const, id: 1, method: "initialize", params: { _meta: modernMeta } };
+    assert.equal(classifyDownstream(claimed, headers()), "modern");
+  });
+
+  test("classifyDownstream() serves initialize, responses and session traffic as legacy", () => {
+    assert.equal(
+      classifyDownstream({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }, headers()),
+      "legacy",
+    );
+    assert.equal(
+      classifyDownstream({ jsonrpc: "2.0", id: "a", result: {} }, headers("2026-07-28")),
+      "legacy",
+    );
+    assert.equal(
+      classifyDownstream({ jsonrpc: "2.0", id: 2, method: "tools/list" }, headers("2025-11-25")),
+      "legacy",
+    );
+    assert.equal(
+      classifyDownstream({ jsonrpc: "2.0", method: "notifications/initialized" }, headers()),
+      "legacy",
+    );
+  });
+
+  test("classifyDownstream() serves a request whose header names 2026-07-28 as modern, never as legacy", () => {
+    assert.equal(
+      classifyDownstream({ jsonrpc: "2.0", id: 2, method: "tools/list" }, headers("2026-07-28")),
+      "modern",
+    );
+  });
+
+  test("classifyDownstream() refuses initialize under a 2026-07-28 header with -32020", () => {
+    assert.deepEqual(
+      classifyDownstream({ jsonrpc: "2.0", id: 3, method: "initialize", params: {} }, headers("2026-07-28")),
+      {
+        status: 400,
+        body: {
+          jsonrpc: "2.0",
+          id: 3,
+          error: {
+            code: -32020,
+            message:
+              'Header mismatch: MCP-Protocol-Version "2026-07-28" has no initialize; send initialize without it to open a 2025 session',
+          },
+        },
+      },
+    );
+  });
+});
+
+describe("offeredCapabilities()", () => {
+  test("offeredCapabilities() keeps tools, resources, prompts and completions, without listChanged and subscribe unless relayed", () => {
+    const upstream = {
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: {},
+      completions: {},
+      sampling: {},
+      experimental: { x: {} },
+    };
+    assert.deepEqual(offeredCapabilities(upstream, false), {
+      tools: {},
+      resources: {},
+      prompts: {},
+      completions: {},
+    });
+    assert.deepEqual(offeredCapabilities(upstream, true), {
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: {},
+      completions: {},
+    });
+  });
+});

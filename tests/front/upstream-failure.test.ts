@@ -1,0 +1,96 @@
+// What the front tells its caller when the upstream fails: the upstream's own error, the
+// refusals of the gateway's checks, or -32010 with the class of the cause, whatever runtime's
+// words the transport used, and never the URL.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { ClientError } from "../../src/errors.ts";
+import { causeOf, UPSTREAM_UNAVAILABLE, upstreamFailure } from "../../src/front/upstream-failure.ts";
+
+const transport = (message: string, details: ConstructorParameters<typeof ClientError>[2] = {}) =>
+  new ClientError("transport", message, details);
+
+describe("upstreamFailure()", () => {
+  test("upstreamFailure() names the class and the server, never the URL (which may hold a credential)", () => {
+    const failure = transport(
+      'Server "docs": request to https://docs.example/mcp?token=s3cret failed: fetch failed (connect ECONNREFUSED 127.0.0.1:9)',
+    );
+    assert.deepEqual(upstreamFailure(failure, "docs"), {
+      code: -32010,
+      message: 'Upstream server "docs" is unavailable: connection refused',
+      data: { serverId: "docs", cause: "connection_refused" },
+    });
+    assert.equal(UPSTREAM_UNAVAILABLE, -32010);
+  });
+
+  test("upstreamFailure() gives an HTTP error's status, and reads HTTP 404 as not found", () => {
+    assert.deepEqual(upstreamFailure(transport("x", { data: { status: 503 } }), "s"), {
+      code: -32010,
+      message: 'Upstream server "s" is unavailable: HTTP error 503',
+      data: { serverId: "s", cause: "http_error", status: 503 },
+    });
+    assert.equal(causeOf(transport("x", { data: { status: 404 } })), "not_found");
+  });
+
+  test("upstreamFailure() relays the upstream's own JSON-RPC error, sanitized, with data only for -32021", () => {
+    const server = new ClientError("server", "ignored", {
+      code: -32602,
+      data: { secret: "no" },
+      cause: { code: -32602, message: 'Unknown tool\u202E "x"' },
+    });
+    assert.deepEqual(upstreamFailure(server, "s"), { code: -32602, message: 'Unknown tool "x"' });
+    const missing = new ClientError("server", "ignored", {
+      code: -32021,
+      data: { requiredCapabilities: { roots: {} } },
+      cause: { code: -32021, message: "Missing capability" },
+    });
+    assert.deepEqual(upstreamFailure(missing, "s"), {
+      code: -32021,
+      message: "Missing capability",
+      data: { requiredCapabilities: { roots: {} } },
+    });
+  });
+
+  test("upstreamFailure() relays the code and words of the gateway's own refusals, and -32603 for a cancelled call", () => {
+    const refused = new ClientError("policy", 'Input request "a" refused by policy: over budget', {
+      code: -1,
+    });
+    assert.deepEqual(upstreamFailure(refused, "s"), {
+      code: -1,
+      message: 'Input request "a" refused by policy: over budget',
+    });
+    assert.deepEqual(upstreamFailure(new ClientError("cancelled", "x"), "s"), {
+      code: -32603,
+      message: "The call was cancelled",
+    });
+  });
+});
+
+describe("causeOf()", () => {
+  test("causeOf() reads connection refused in the words of Node, Deno and Bun", () => {
+    for (
+      const message of [
+        "fetch failed (connect ECONNREFUSED 127.0.0.1:1)",
+        "error sending request: Connection refused (os error 111)",
+        "Unable to connect. Is the computer able to access the url? (ConnectionRefused)",
+      ]
+    ) assert.equal(causeOf(transport(message)), "connection_refused", message);
+  });
+
+  test("causeOf() reads a name that does not resolve and a command that does not exist as not found", () => {
+    for (
+      const message of [
+        "getaddrinfo ENOTFOUND nowhere.example",
+        "dns error: failed to lookup address information",
+        "initialize failed: command not found (ENOENT)",
+      ]
+    ) assert.equal(causeOf(transport(message)), "not_found", message);
+  });
+
+  test("causeOf() reads the other kinds: timeouts, protocol breaks and rounds, anything else", () => {
+    assert.equal(causeOf(new ClientError("timeout", "no response within 60000 ms")), "timed_out");
+    assert.equal(causeOf(new ClientError("protocol", "invalid result")), "protocol");
+    assert.equal(causeOf(new ClientError("rounds_exceeded", "10 rounds")), "protocol");
+    assert.equal(causeOf(transport("process exited with code 1")), "connection_failed");
+    assert.equal(causeOf(new Error("not a ClientError")), "connection_failed");
+  });
+});
