@@ -25,7 +25,7 @@ export function selfHostedGateway(
   if (typeof playground !== "boolean") {
     throw new TypeError(`sluice gateway: "playground" must be a boolean, received "${typeof playground}"`);
   }
-  const gateway = buildGateway(options, createClient, environment);
+  const gateway = buildGateway(options, { createClient, environment });
   if (playground) gateway.app.route("/", playgroundApp());
   return gateway;
 }

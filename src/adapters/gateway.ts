@@ -12,6 +12,7 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFront } from "../front/create-front.ts";
+import type { LegacyRequest } from "../front/legacy-callers.ts";
 
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
@@ -53,20 +54,26 @@ export interface Gateway {
   readonly fetch: (request: Request, env?: unknown, ctx?: unknown) => Response | Promise<Response>;
 }
 
+/** What an entry gives {@linkcode buildGateway} besides the user's options. */
+export interface GatewayParts {
+  /** Which client to build: the edge one, or the legacy-capable one. */
+  readonly createClient: (options: ClientOptions) => Client;
+  /** Reads an environment variable (for the state key). */
+  readonly environment: (name: string) => string | undefined;
+  /** Where legacy callers' sessions live (the front's `legacySessions`). @default in this process */
+  readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
+}
+
 /**
- * Builds a gateway with the given `createClient` (the edge one, or the legacy-capable one).
+ * Builds a gateway.
  *
  * @param options The gateway's options.
- * @param createClient Which client to build.
- * @param environment Reads an environment variable (for the state key).
+ * @param parts The client to build, where settings come from, and where legacy sessions live.
  * @returns The gateway.
  * @throws {TypeError} When no state key is given nor set in `SLUICE_STATE_KEY`, or it is too short.
  */
-export function buildGateway(
-  options: GatewayOptions,
-  createClient: (options: ClientOptions) => Client,
-  environment: (name: string) => string | undefined,
-): Gateway {
+export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gateway {
+  const { createClient, environment, legacySessions } = parts;
   const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);
   if (stateKey === undefined || stateKey === "") {
     throw new TypeError(
@@ -80,7 +87,7 @@ export function buildGateway(
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
   });
-  const app = createFront({ client, stateKey });
+  const app = createFront({ client, stateKey, ...(legacySessions === undefined ? {} : { legacySessions }) });
   return Object.freeze({
     app,
     client,

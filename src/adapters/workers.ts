@@ -10,6 +10,18 @@
  * sees an `env` object and kept for the next ones. Policies must say `era: "modern"`: the Worker
  * speaks 2026-07-28 upstream.
  *
+ * Downstream, 2026-07-28 callers need nothing more: every request stands alone. Hosts that speak
+ * 2025-11-25 or 2025-06-18 open a session with `initialize`, and on Workers each session lives in
+ * its own Durable Object, the class `createWorker()` returns as `Sessions`: export it from the
+ * main module and bind it as `SLUICE_SESSIONS`. The edge mints the session's id, picks the
+ * object with `idFromName(id)` and relays the session's requests and SSE streams through it.
+ * The session is kept in the object's memory only, nothing in its storage: when the runtime
+ * evicts the object (idle, a deploy), the session is gone, and the host's next request gets
+ * `404`, on which the transport spec has it initialize again. Each object has its own input
+ * budgets unless `UPSTASH_REDIS_REST_URL` shares them, and `maxSessions` is not counted across
+ * objects. Without the binding, a 2025 host's `initialize` is answered `400` with `-32022`, the
+ * versions served (`["2026-07-28"]`) and the binding it needs.
+ *
  * ```ts ignore
  * // src/index.ts, with `main: "src/index.ts"` in wrangler.jsonc
  * import { createWorker } from "@sluice/mcp/workers";
@@ -20,7 +32,7 @@
  *   UPSTREAM_TOKEN: string;
  * }
  *
- * export default createWorker<Env>({
+ * const worker = createWorker<Env>({
  *   policies: (env) => [{
  *     server: "upstream",
  *     transport: { url: env.UPSTREAM_URL, headers: { authorization: `Bearer ${env.UPSTREAM_TOKEN}` } },
@@ -29,6 +41,15 @@
  *   }],
  *   handler: { roots: () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }) },
  * });
+ * export default worker;
+ * // The Durable Object class of 2025 hosts' sessions (optional: only 2026 callers without it).
+ * export const SluiceSessions = worker.Sessions;
+ * ```
+ *
+ * ```jsonc ignore
+ * // wrangler.jsonc: the binding name is fixed, the class name is the export's
+ * "durable_objects": { "bindings": [{ "name": "SLUICE_SESSIONS", "class_name": "SluiceSessions" }] },
+ * "migrations": [{ "tag": "v1", "new_sqlite_classes": ["SluiceSessions"] }]
  * ```
  *
  * @example
@@ -57,6 +78,19 @@ import { createUpstashStore } from "../limits/upstash-store.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import { buildGateway, type Gateway, type GatewayOptions, STATE_KEY_VARIABLE } from "./gateway.ts";
+import { frontLegacyHandler } from "../front/create-front.ts";
+import {
+  isSessionsBinding,
+  type LegacyHandler,
+  legacyToSessions,
+  SESSIONS_BINDING,
+  type SessionsBinding,
+  type SessionsClass,
+  sessionsClass,
+  withoutInternalHeaders,
+} from "./_worker-sessions.ts";
+
+export type { SessionsBinding, SessionsClass, SessionsObject } from "./_worker-sessions.ts";
 
 /** The part of the Workers `ExecutionContext` the Worker uses. */
 export interface ExecutionContextLike {
@@ -99,6 +133,13 @@ export interface WorkerEntry<Env> {
    * @returns The response; a configuration problem is a `500` with a JSON `{ error }` body.
    */
   fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response>;
+  /**
+   * The Durable Object class that holds 2025 hosts' sessions, one object per session. Export it
+   * from the Worker's main module (`export const SluiceSessions = worker.Sessions;`) and bind it
+   * as `SLUICE_SESSIONS` in wrangler.jsonc; without the binding, 2025 hosts' `initialize` is
+   * refused (`400`, `-32022`) and 2026 callers are served as ever.
+   */
+  readonly Sessions: SessionsClass<Env>;
 }
 
 const PREFIX = "sluice worker:";
@@ -111,15 +152,19 @@ const NO_ENV: object = Object.freeze({});
 type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
 
 /**
- * Creates a Worker serving the front: `POST /mcp/:server`, `GET /healthz` and `GET /servers`.
+ * Creates a Worker serving the front: `/mcp/:server` (2026-07-28 callers; 2025 hosts' sessions
+ * when the `SLUICE_SESSIONS` Durable Object binding is there), `GET /healthz` and `GET /servers`.
  *
  * The gateway (client, front, compiled policies, handler, store) is made once per `env` object
  * and serves every request of the isolate, so budgets and learned tool lists hold across them.
+ * Each session's Durable Object makes its own from the same options and its `env`.
  *
  * @param options The policies and handler (each may be a function of `env`), name and assigns.
- * @returns The Worker's default export; its `fetch` never throws: a missing or short
- *   `SLUICE_STATE_KEY`, only one of the two Upstash variables, or policies that do not compile
- *   answer `500` with a JSON `{ error }` body (the last one logged in full with `console.error`).
+ * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
+ *   its `fetch` never throws: a missing or short `SLUICE_STATE_KEY`, only one of the two Upstash
+ *   variables, a `SLUICE_SESSIONS` that is not a Durable Object namespace, or policies that do
+ *   not compile answer `500` with a JSON `{ error }` body (the last one logged in full with
+ *   `console.error`).
  * @throws {TypeError} When `policies` is neither a list nor a function, or `handler` is neither
  *   an object nor a function.
  * @example
@@ -153,7 +198,7 @@ export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env>
     const key = typeof env === "object" && env !== null ? env : NO_ENV;
     let entry = prepared.get(key);
     if (entry === undefined) {
-      entry = prepare(options, env);
+      entry = prepare(options, env, "edge");
       prepared.set(key, entry);
     }
     return entry;
@@ -163,17 +208,27 @@ export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env>
       const entry = preparedFor(env);
       if ("problem" in entry) return problem(entry.problem);
       try {
-        return await entry.gateway.fetch(request, env, ctx);
+        return await entry.gateway.fetch(withoutInternalHeaders(request), env, ctx);
       } catch (failure) {
         console.error(`${PREFIX} the request failed`, failure);
         return problem(`${PREFIX} internal error`);
       }
     },
+    // Each object builds its own gateway: it serves its one session in process.
+    Sessions: sessionsClass<Env>((env) => {
+      const entry = prepare(options, env, "session");
+      if ("problem" in entry) return () => Promise.resolve(problem(entry.problem));
+      return frontLegacyHandler(entry.gateway.app) as LegacyHandler;
+    }),
   });
 }
 
-/** Reads the state key and Upstash settings from `env`, then builds the gateway's options once. */
-function prepare<Env>(options: WorkerOptions<Env>, env: Env): Prepared {
+/**
+ * Reads the state key, the Upstash settings and (at the edge) the sessions binding from `env`,
+ * then builds the gateway: at the edge its legacy requests go to the sessions' objects; in a
+ * session's object they are served in process.
+ */
+function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "session"): Prepared {
   const variable = (name: string): string | undefined => {
     const value = typeof env === "object" && env !== null
       ? (env as Record<string, unknown>)[name]
@@ -196,6 +251,15 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env): Prepared {
   }
   const store = storeFrom(variable(UPSTASH_URL), variable(UPSTASH_TOKEN));
   if ("problem" in store) return store;
+  const binding = typeof env === "object" && env !== null
+    ? (env as Record<string, unknown>)[SESSIONS_BINDING]
+    : undefined;
+  if (role === "edge" && binding !== undefined && !isSessionsBinding(binding)) {
+    return {
+      problem:
+        `${PREFIX} the binding "${SESSIONS_BINDING}" is not a Durable Object namespace: expected a "durable_objects" binding of the class createWorker() returns as "Sessions"`,
+    };
+  }
   try {
     const { policies, handler } = options;
     const gatewayOptions: GatewayOptions = {
@@ -206,7 +270,18 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env): Prepared {
       ...(options.name === undefined ? {} : { name: options.name }),
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
     };
-    return { gateway: buildGateway(gatewayOptions, createClient, noVariables) };
+    if (role === "session") {
+      return { gateway: buildGateway(gatewayOptions, { createClient, environment: noVariables }) };
+    }
+    // The edge's own handling answers what needs no session; it is known once the front is built.
+    let local: LegacyHandler = () => Promise.reject(new Error("the front is not built yet"));
+    const gateway = buildGateway(gatewayOptions, {
+      createClient,
+      environment: noVariables,
+      legacySessions: legacyToSessions(binding as SessionsBinding | undefined, (input) => local(input)),
+    });
+    local = frontLegacyHandler(gateway.app) as LegacyHandler;
+    return { gateway };
   } catch (failure) {
     // A policy error may quote URLs and header names: it goes to the logs, not to the caller.
     console.error(`${PREFIX} the gateway could not be built`, failure);

@@ -8,7 +8,18 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // `.bun`) inside workerd.
 const config: ReturnType<typeof defineConfig> = defineConfig({
   root: here("../.."),
-  plugins: [cloudflareTest({ wrangler: { configPath: here("./wrangler.jsonc") } })],
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      wrangler: { configPath: here("./wrangler.jsonc") },
+      // The main Worker's bindings that are known only once global-setup.ts has started the peer.
+      miniflare: {
+        bindings: {
+          SLUICE_STATE_KEY: "workerd-pool-state-key-0123456789abcdef",
+          UPSTREAM_URL: inject("modernPeerUrl"),
+        },
+      },
+    })),
+  ],
   resolve: { alias: { "node:test": here("./node-test.ts") } },
   test: {
     globalSetup: [here("./global-setup.ts")],

@@ -25,8 +25,7 @@ function gateway(options: Partial<GatewayOptions> = {}) {
       policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
       ...options,
     },
-    createClient,
-    () => undefined,
+    { createClient, environment: () => undefined },
   );
 }
 

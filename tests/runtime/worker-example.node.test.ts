@@ -1,7 +1,8 @@
 // examples/worker end to end: bundled by wrangler as a deploy would (scripts/build-worker.ts), run
 // in workerd (Miniflare) with the compatibility date of its wrangler.jsonc and no compatibility
-// flags, in front of the real modern peer over loopback. One workerd runs the example four times
-// with different bindings, routed by host name.
+// flags, in front of the real modern peer over loopback. One workerd runs the example five times
+// with different bindings, routed by host name; "gate" has the sessions' Durable Object binding
+// of wrangler.jsonc, "modern-only" has none.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -14,6 +15,7 @@ import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { freePort, type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
+import { EventReader, type Fetch, legacyHeaders } from "../_support/legacy-caller.ts";
 
 const KEY = "worker-example-test-state-key-0123456789";
 /** What every step may take, at most. */
@@ -43,6 +45,11 @@ function parseJsonc(text: string): Record<string, unknown> {
 }
 
 const config = parseJsonc(readFileSync(join(WORKER_EXAMPLE_DIR, "wrangler.jsonc"), "utf8"));
+/** The Durable Object bindings of wrangler.jsonc, as Miniflare takes them. */
+const durableObjects = Object.fromEntries(
+  (config.durable_objects as { bindings: { name: string; class_name: string }[] }).bindings
+    .map((binding) => [binding.name, { className: binding.class_name, useSQLite: true }]),
+);
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -113,6 +120,18 @@ async function call(
   return { status: response.status, type: response.headers.get("content-type"), text };
 }
 
+/** A Durable Object namespace as Miniflare hands it to Node (its stubs' `fetch` takes a URL and init). */
+interface Objects {
+  idFromName(name: string): unknown;
+  get(id: unknown): { fetch: Fetch };
+}
+
+/** Sends to the Worker as a legacy host does (Miniflare's Response is the Fetch standard's). */
+function legacyFetch(): Fetch {
+  return (url, init) =>
+    (miniflare as Miniflare).dispatchFetch(url, init as never) as unknown as Promise<Response>;
+}
+
 // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON-RPC responses
 const body = (answer: { text: string }): Record<string, any> => JSON.parse(answer.text);
 
@@ -128,7 +147,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       upstash.UPSTASH_REDIS_REST_URL = shim.url;
       upstash.UPSTASH_REDIS_REST_TOKEN = shim.token;
     }
-    const worker = (name: string, bindings: Record<string, string>) => ({
+    const worker = (name: string, bindings: Record<string, string>, sessions = false) => ({
       name,
       modules: true,
       scriptPath: built.path,
@@ -137,11 +156,13 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       compatibilityFlags: FLAGS,
       routes: [`${name}.test/*`],
       bindings,
+      ...(sessions ? { durableObjects } : {}),
     });
     miniflare = new Miniflare({
       cf: false,
       workers: [
-        worker("gate", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }),
+        worker("gate", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }, true),
+        worker("modern-only", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }),
         worker("nokey", { UPSTREAM_URL: peer.url }),
         worker("upstash", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url, ...upstash }),
         worker("upstash-down", {
@@ -175,6 +196,10 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       null,
     );
     assert.deepEqual([config.main, config.compatibility_flags, FLAGS], ["src/index.ts", undefined, []]);
+    assert.deepEqual([config.durable_objects, config.migrations], [
+      { bindings: [{ name: "SLUICE_SESSIONS", class_name: "SluiceSessions" }] },
+      [{ tag: "v1", new_sqlite_classes: ["SluiceSessions"] }],
+    ]);
     // At or before the pinned workerd release (1.20260426), so it asks for nothing that workerd lacks.
     const date = String(config.compatibility_date);
     assert.ok(/^\d{4}-\d{2}-\d{2}$/.test(date) && date <= "2026-04-26", date);
@@ -259,6 +284,177 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
         data: { requiredCapabilities: { elicitation: { form: {} } } },
       },
     });
+  });
+
+  test("a 2025-11-25 host's session lives in a Durable Object: initialize, a form passed down and answered, the result, DELETE, then 404", async () => {
+    const fetch = legacyFetch();
+    const url = "http://gate.test/mcp/upstream";
+    const opened = await within(
+      "initialize",
+      fetch(url, {
+        method: "POST",
+        headers: legacyHeaders(),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: { elicitation: { form: {} } },
+            clientInfo: { name: "raw-host", version: "1" },
+          },
+        }),
+      }),
+    );
+    const session = opened.headers.get("mcp-session-id") ?? "";
+    assert.match(session, /^[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual([opened.status, opened.headers.get("content-type"), await opened.json()], [
+      200,
+      "application/json",
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { logging: {}, tools: {}, prompts: {}, resources: {} },
+          serverInfo: { name: "sluice-front", title: "sluice: upstream", version: "0.1.0" },
+        },
+      },
+    ]);
+    const post = (message: object) =>
+      within(
+        `POST ${JSON.stringify(message).slice(0, 60)}`,
+        fetch(url, {
+          method: "POST",
+          headers: legacyHeaders(session, "2025-11-25"),
+          body: JSON.stringify(message),
+        }),
+      );
+    const initialized = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    assert.deepEqual([initialized.status, await initialized.text()], [202, ""]);
+    const called = await post({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "ask_form", arguments: {} },
+    });
+    assert.deepEqual([called.status, called.headers.get("content-type")], [200, "text/event-stream"]);
+    const events = new EventReader(called);
+    assert.deepEqual(await within("the priming event", events.next()), {
+      id: "1_0",
+      event: undefined,
+      data: "",
+    });
+    assert.deepEqual(await within("the elicitation", events.message()), {
+      jsonrpc: "2.0",
+      id: "sluice-1",
+      method: "elicitation/create",
+      params: PROFILE.params,
+    });
+    const answered = await post({
+      jsonrpc: "2.0",
+      id: "sluice-1",
+      result: { action: "accept", content: { name: "Grace", age: 85, color: "green" } },
+    });
+    assert.deepEqual([answered.status, await answered.text()], [202, ""]);
+    // The legacy shape (no resultType); the form's default for "subscribe" filled in after the
+    // caller's fields (a 2026 caller's answer comes back from the sealed state, keys sorted).
+    assert.deepEqual(await within("the result", events.rest()), [{
+      jsonrpc: "2.0",
+      id: 7,
+      result: {
+        content: [{ type: "text", text: '{"name":"Grace","age":85,"subscribe":false,"color":"green"}' }],
+        _meta: COMPLETE._meta,
+      },
+    }]);
+    // The session is in the object named by its id, and only there.
+    const objects = await within(
+      "getDurableObjectNamespace()",
+      (miniflare as Miniflare).getDurableObjectNamespace("SLUICE_SESSIONS", "gate"),
+    ) as unknown as Objects;
+    const pingObject = async (name: string) => {
+      const response = await within(
+        `ping the object ${name}`,
+        objects.get(objects.idFromName(name)).fetch(url, {
+          method: "POST",
+          headers: { ...legacyHeaders(session, "2025-11-25"), "x-sluice-internal-server": "upstream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
+        }),
+      );
+      return [response.status, await response.json()];
+    };
+    assert.deepEqual(await pingObject(session), [200, { jsonrpc: "2.0", id: 9, result: {} }]);
+    assert.deepEqual(await pingObject(`${session.slice(1)}x`), [404, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32001, message: "Session not found: initialize a new session" },
+    }]);
+    const deleted = await within(
+      "DELETE",
+      fetch(url, { method: "DELETE", headers: { "mcp-session-id": session } }),
+    );
+    assert.deepEqual([deleted.status, await deleted.text()], [200, ""]);
+    const gone = await post({ jsonrpc: "2.0", id: 8, method: "ping" });
+    assert.deepEqual([gone.status, await gone.json()], [404, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32001, message: "Session not found: initialize a new session" },
+    }]);
+  });
+
+  test("a 2025 host's request without Mcp-Session-Id is 400 at the edge, as the in-process front answers it", async () => {
+    const refused = await within(
+      "POST without a session",
+      legacyFetch()("http://gate.test/mcp/upstream", {
+        method: "POST",
+        headers: legacyHeaders(),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "ping" }),
+      }),
+    );
+    assert.deepEqual([refused.status, await refused.json()], [400, {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+      },
+    }]);
+  });
+
+  test("without the SLUICE_SESSIONS binding, a 2025 host's initialize is 400 -32022 naming it, and 2026 callers still work", async () => {
+    const refused = await within(
+      "initialize",
+      legacyFetch()("http://modern-only.test/mcp/upstream", {
+        method: "POST",
+        headers: legacyHeaders(),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "raw-host", version: "1" },
+          },
+        }),
+      }),
+    );
+    assert.deepEqual([refused.status, refused.headers.get("mcp-session-id"), await refused.json()], [
+      400,
+      null,
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        error: {
+          code: -32022,
+          message:
+            'Unsupported protocol version: this Worker serves only MCP "2026-07-28"; "2025-11-25" and "2025-06-18" hosts need the Durable Object binding "SLUICE_SESSIONS" (the class createWorker() returns as "Sessions"), which it does not have',
+          data: { supported: ["2026-07-28"], requested: "2025-06-18" },
+        },
+      },
+    ]);
+    const first = await callAskForm("modern-only.test");
+    assert.deepEqual([first.status, body(first).result.resultType], [200, "input_required"]);
   });
 
   test("without SLUICE_STATE_KEY every request answers 500 naming it", async () => {

@@ -1,11 +1,20 @@
 // createWorker() on every runtime (inside workerd too): how it reads env, answers configuration
-// problems with a 500, prepares once per env object, keeps budgets across requests, and hands
-// streamed work to waitUntil. Nothing leaves the process: calls reach a scripted upstream.
+// problems with a 500, prepares once per env object, keeps budgets across requests, hands
+// streamed work to waitUntil, and sends 2025 hosts' sessions to their Durable Objects (here a
+// namespace in memory that constructs the objects as the runtime does; the example Worker's
+// test runs them in workerd's own). Nothing leaves the process: calls reach a scripted upstream.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createWorker, type ExecutionContextLike } from "../../src/adapters/workers.ts";
+import {
+  createWorker,
+  type ExecutionContextLike,
+  type SessionsBinding,
+  type SessionsClass,
+  type SessionsObject,
+} from "../../src/adapters/workers.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
+import { EventReader, type Fetch, LegacyCaller, legacyHeaders } from "../_support/legacy-caller.ts";
 
 type TestEnv = Readonly<Record<string, string | undefined>>;
 
@@ -38,10 +47,11 @@ function worker() {
 const SCRIPTED = "https://upstream.example/mcp";
 
 /**
- * Runs `work` with the global `fetch` answering as a small modern upstream: `tools/list` lists
- * nothing; `ask_roots` asks for roots, then answers "rooted"; `progress_once` sends one progress
- * notification for the caller's token, then answers "progressed". The Worker takes no `fetch`
- * option, so the global one is swapped for the test's duration.
+ * Runs `work` with the global `fetch` answering as a small modern upstream: `server/discover`
+ * offers tools; `tools/list` lists nothing; `ask_roots` asks for roots, then answers "rooted";
+ * `ask_name` asks for a form with a name, then answers "hello <name>"; `progress_once` sends one
+ * progress notification for the caller's token, then answers "progressed". The Worker takes no
+ * `fetch` option, so the global one is swapped for the test's duration.
  */
 async function withScriptedUpstream<T>(work: () => Promise<T>): Promise<{ seen: string[]; answer: T }> {
   const seen: string[] = [];
@@ -54,6 +64,21 @@ async function withScriptedUpstream<T>(work: () => Promise<T>): Promise<{ seen: 
     seen.push(message.method);
     const reply = (result: unknown) => Response.json({ jsonrpc: "2.0", id: message.id, result });
     if (message.method === "tools/list") return reply({ resultType: "complete", tools: [] });
+    if (message.method === "server/discover") {
+      return reply({
+        resultType: "complete",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+      });
+    }
+    if (message.params.name === "ask_name") {
+      const answer = message.params.inputResponses?.name;
+      return reply(
+        answer === undefined
+          ? { resultType: "input_required", inputRequests: { name: NAME_FORM } }
+          : { resultType: "complete", content: [{ type: "text", text: `hello ${answer.content.name}` }] },
+      );
+    }
     if (message.params.name === "ask_roots") {
       return reply(
         message.params.inputResponses === undefined
@@ -80,6 +105,68 @@ async function withScriptedUpstream<T>(work: () => Promise<T>): Promise<{ seen: 
     globalThis.fetch = original;
   }
 }
+
+/** The form `ask_name` asks for. */
+const NAME_FORM = {
+  method: "elicitation/create",
+  params: {
+    mode: "form",
+    message: "Your name?",
+    requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  },
+};
+
+/** The env of the sessions' tests: the state key, and the Durable Object binding when there is one. */
+type SessionsEnv = { readonly SLUICE_STATE_KEY: string; readonly SLUICE_SESSIONS?: unknown };
+
+/**
+ * A Durable Object namespace in memory, as the Workers runtime gives one: `idFromName` names an
+ * object, whose first request constructs it with `(state, env)`; `evict()` drops every object.
+ */
+function objectsOf(Sessions: SessionsClass<SessionsEnv>) {
+  const named: string[] = [];
+  const objects = new Map<string, SessionsObject>();
+  const binding: SessionsBinding = {
+    idFromName: (name) => {
+      named.push(name);
+      return `id:${name}`;
+    },
+    get: (id) => ({
+      fetch: (request) => {
+        let object = objects.get(id as string);
+        if (object === undefined) {
+          object = new Sessions({}, env);
+          objects.set(id as string, object);
+        }
+        return object.fetch(request);
+      },
+    }),
+  };
+  const env: SessionsEnv = { SLUICE_STATE_KEY: KEY, SLUICE_SESSIONS: binding };
+  return { named, objects, env, evict: () => objects.clear() };
+}
+
+/** A Worker in front of the scripted upstream passing elicitation down, as a host's `fetch`. */
+function sessionsWorker() {
+  const worker = createWorker<SessionsEnv>({
+    policies: [{
+      server: "upstream",
+      transport: { url: SCRIPTED },
+      era: "modern",
+      passDown: ["elicitation"],
+    }],
+  });
+  const fetchWith = (env: SessionsEnv): Fetch => (url, init) =>
+    worker.fetch(new Request(url, init), env, context());
+  return { worker, fetchWith };
+}
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw-host", version: "1" } },
+};
 
 /** A downstream `tools/call` of `name`, with `_meta` extras and an `Accept` header. */
 function callRequest(name: string, meta: Record<string, unknown> = {}, accept = "application/json"): Request {
@@ -301,6 +388,189 @@ describe("createWorker()", () => {
     ]);
     assert.equal(ctx.waited.length, 1);
     assert.deepEqual((await Promise.allSettled(ctx.waited)).map((s) => s.status), ["fulfilled"]);
+  });
+
+  test("createWorker() answers a 2025 host's initialize with 400 -32022 naming SLUICE_SESSIONS when the Worker has no such binding", async () => {
+    const { fetchWith } = sessionsWorker();
+    const fetch = fetchWith({ SLUICE_STATE_KEY: KEY });
+    const response = await fetch("https://gate.example/mcp/upstream", {
+      method: "POST",
+      headers: legacyHeaders(),
+      body: JSON.stringify(INITIALIZE),
+    });
+    assert.deepEqual([response.status, response.headers.get("mcp-session-id"), await response.json()], [
+      400,
+      null,
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        error: {
+          code: -32022,
+          message:
+            'Unsupported protocol version: this Worker serves only MCP "2026-07-28"; "2025-11-25" and "2025-06-18" hosts need the Durable Object binding "SLUICE_SESSIONS" (the class createWorker() returns as "Sessions"), which it does not have',
+          data: { supported: ["2026-07-28"], requested: "2025-11-25" },
+        },
+      },
+    ]);
+    // Session traffic finds no session, as the in-process front with none answers it.
+    const host = new LegacyCaller(fetch, "https://gate.example/mcp/upstream");
+    host.session = "AAAAAAAAAAAAAAAAAAAAAA";
+    const unknown = await host.post({ jsonrpc: "2.0", id: 1, method: "ping" });
+    assert.deepEqual([unknown.status, await unknown.json()], [404, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32001, message: "Session not found: initialize a new session" },
+    }]);
+  });
+
+  test("createWorker() answers 500 naming SLUICE_SESSIONS when it is not a Durable Object namespace", async () => {
+    const { worker } = sessionsWorker();
+    const response = await worker.fetch(
+      new Request("https://gate.example/healthz"),
+      { SLUICE_STATE_KEY: KEY, SLUICE_SESSIONS: "SluiceSessions" },
+      context(),
+    );
+    assert.deepEqual([response.status, await response.json()], [500, {
+      error:
+        'sluice worker: the binding "SLUICE_SESSIONS" is not a Durable Object namespace: expected a "durable_objects" binding of the class createWorker() returns as "Sessions"',
+    }]);
+  });
+
+  test("createWorker() keeps a 2025 host's session in the Durable Object named by its id: a form passed down and answered, DELETE, then 404", async () => {
+    const { seen, answer } = await withScriptedUpstream(async () => {
+      const { worker, fetchWith } = sessionsWorker();
+      const objects = objectsOf(worker.Sessions);
+      const host = new LegacyCaller(fetchWith(objects.env), "https://gate.example/mcp/upstream");
+      const opened = await host.initialize({ elicitation: { form: {} } });
+      const session = host.session ?? "";
+      const called = await host.post({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "ask_name", arguments: {} },
+      });
+      const stream = [called.status, called.headers.get("content-type")];
+      const events = new EventReader(called);
+      const priming = await events.next();
+      const asked = await events.message();
+      const answered = await host.post({
+        jsonrpc: "2.0",
+        id: "sluice-1",
+        result: { action: "accept", content: { name: "Ada" } },
+      });
+      const rest = await events.rest();
+      const deleted = await host.close();
+      const gone = await host.post({ jsonrpc: "2.0", id: 8, method: "ping" });
+      return {
+        session,
+        opened,
+        stream,
+        priming,
+        asked,
+        answered: [answered.status, await answered.text()],
+        rest,
+        deleted: [deleted.status, await deleted.text()],
+        gone: [gone.status, await gone.json()],
+        named: objects.named,
+        objects: objects.objects.size,
+      };
+    });
+    assert.match(answer.session, /^[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual(answer, {
+      session: answer.session,
+      opened: {
+        jsonrpc: "2.0",
+        id: 0,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { logging: {}, tools: {} },
+          serverInfo: { name: "sluice-front", title: "sluice: upstream", version: "0.1.0" },
+        },
+      },
+      stream: [200, "text/event-stream"],
+      priming: { id: "1_0", event: undefined, data: "" },
+      asked: { jsonrpc: "2.0", id: "sluice-1", method: "elicitation/create", params: NAME_FORM.params },
+      answered: [202, ""],
+      rest: [{ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "hello Ada" }] } }],
+      deleted: [200, ""],
+      gone: [404, {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32001, message: "Session not found: initialize a new session" },
+      }],
+      // initialize, notifications/initialized, the call, the answer, DELETE, the ping: one object.
+      named: Array(6).fill(answer.session),
+      objects: 1,
+    });
+    assert.deepEqual(seen, ["server/discover", "tools/list", "tools/call", "tools/call"]);
+  });
+
+  test("createWorker() answers a 2025 host's request without Mcp-Session-Id at the edge (400), and an id it never minted with 404, naming no object", async () => {
+    const { worker, fetchWith } = sessionsWorker();
+    const objects = objectsOf(worker.Sessions);
+    const host = new LegacyCaller(fetchWith(objects.env), "https://gate.example/mcp/upstream");
+    const none = await host.post({ jsonrpc: "2.0", id: 5, method: "ping" });
+    assert.deepEqual([none.status, await none.json()], [400, {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
+      },
+    }]);
+    host.session = "no-such-session";
+    const unknown = await host.post({ jsonrpc: "2.0", id: 6, method: "ping" });
+    assert.deepEqual([unknown.status, (await unknown.json()).error], [404, {
+      code: -32001,
+      message: "Session not found: initialize a new session",
+    }]);
+    assert.deepEqual([objects.named, objects.objects.size], [[], 0]);
+  });
+
+  test("createWorker() drops the internal headers a caller sends: a forged session id is not the one minted", async () => {
+    const { answer } = await withScriptedUpstream(async () => {
+      const { worker, fetchWith } = sessionsWorker();
+      const objects = objectsOf(worker.Sessions);
+      const forged = "forgedforgedforgedforg";
+      const response = await fetchWith(objects.env)("https://gate.example/mcp/upstream", {
+        method: "POST",
+        headers: {
+          ...legacyHeaders(),
+          "x-sluice-internal-new-session": forged,
+          "x-sluice-internal-server": "elsewhere",
+        },
+        body: JSON.stringify(INITIALIZE),
+      });
+      const session = response.headers.get("mcp-session-id");
+      return { status: response.status, session, forged: session === forged, named: objects.named };
+    });
+    assert.equal(answer.status, 200);
+    assert.match(answer.session ?? "", /^[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual([answer.forged, answer.named], [false, [answer.session]]);
+  });
+
+  test("createWorker() loses a session whose Durable Object was evicted: the host gets 404 and initializes again", async () => {
+    const { answer } = await withScriptedUpstream(async () => {
+      const { worker, fetchWith } = sessionsWorker();
+      const objects = objectsOf(worker.Sessions);
+      const host = new LegacyCaller(fetchWith(objects.env), "https://gate.example/mcp/upstream");
+      await host.initialize();
+      const first = host.session;
+      const before = await host.request(1, "ping");
+      objects.evict();
+      const lost = await host.post({ jsonrpc: "2.0", id: 2, method: "ping" });
+      const status = lost.status;
+      await lost.body?.cancel();
+      await host.initialize();
+      const after = await host.request(3, "ping");
+      return { before, status, after, again: host.session !== first && host.session !== undefined };
+    });
+    assert.deepEqual(answer, {
+      before: { jsonrpc: "2.0", id: 1, result: {} },
+      status: 404,
+      after: { jsonrpc: "2.0", id: 3, result: {} },
+      again: true,
+    });
   });
 
   test("createWorker() throws a TypeError naming the option when policies or handler has the wrong type", () => {

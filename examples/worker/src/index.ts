@@ -1,13 +1,15 @@
 /**
  * A Worker that puts sluice in front of one upstream MCP server. Callers speak MCP 2026-07-28
- * to `POST /mcp/upstream`; sluice applies the policy below to everything the upstream asks of the
- * client. It answers `roots/list` itself with a fixed list, and passes elicitations (forms a
- * person fills in) down to the caller, who answers them on its retry. It has no LLM of its own,
- * so sampling requests are refused.
+ * to `POST /mcp/upstream`, or 2025-11-25 / 2025-06-18 with a session (each session in its own
+ * Durable Object, `SluiceSessions` below); sluice applies the policy below to everything the
+ * upstream asks of the client. It answers `roots/list` itself with a fixed list, and passes
+ * elicitations (forms a person fills in) down to the caller: a 2026 caller answers them on its
+ * retry, a 2025 host as a request on its session's stream. It has no LLM of its own, so
+ * sampling requests are refused.
  *
  * @module
  */
-import { createWorker } from "@sluice/mcp/workers";
+import { createWorker, type SessionsBinding } from "@sluice/mcp/workers";
 
 /** The Worker's bindings (see wrangler.jsonc and README.md). */
 export interface Env {
@@ -21,9 +23,11 @@ export interface Env {
   readonly UPSTASH_REDIS_REST_URL?: string;
   /** See `UPSTASH_REDIS_REST_URL`. */
   readonly UPSTASH_REDIS_REST_TOKEN?: string;
+  /** The Durable Object namespace of 2025 hosts' sessions (`SluiceSessions`, in wrangler.jsonc). */
+  readonly SLUICE_SESSIONS?: SessionsBinding;
 }
 
-export default createWorker<Env>({
+const worker = createWorker<Env>({
   name: "sluice-worker-example",
   policies: (env) => [{
     server: "upstream",
@@ -46,3 +50,8 @@ export default createWorker<Env>({
     roots: () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }),
   },
 });
+
+export default worker;
+
+/** The Durable Object class of 2025 hosts' sessions, bound as `SLUICE_SESSIONS` in wrangler.jsonc. */
+export const SluiceSessions = worker.Sessions;
