@@ -1,8 +1,15 @@
 /**
  * `npm run conformance [-- <client command>]`: the official MCP conformance suite
  * (`@modelcontextprotocol/conformance`, pinned in `tests/conformance/package.json`) against a client,
- * for the `2026-07-28` and `2025-11-25` requirement sets, with `tests/conformance/baseline.yml` as
- * the expected failures. Fully offline: every mock server is on localhost.
+ * for the `2026-07-28` and `2025-11-25` requirement sets, then its server scenarios of the
+ * transport (sessions, streams, headers, version errors) against the gateway, with
+ * `tests/conformance/baseline.yml` as the expected failures. Fully offline: every mock server,
+ * the gateway and its upstreams are on localhost.
+ *
+ * The gateway runs as its users run it (`sluice serve`, `tests/peers/_hosts.ts`) in front of
+ * server-everything over stdio (its 2025 face, `/mcp/everything`) and the modern peer (its
+ * 2026-07-28 face, `/mcp/modern`). Scenarios that need the suite's own server tools
+ * (`test_simple_text`, …) are not run: no server from npm has them.
  *
  * The suite needs Node 22 (it crashes on Node 20), so it runs on the Node 22 binary that
  * `npm ci --prefix tests/conformance` installs (the root `postinstall` does that) and that stays out
@@ -163,6 +170,70 @@ function runRevision(options: Options, revision: string, scratch: string): boole
   return ok;
 }
 
+/** The suite's server scenarios run against the gateway: the transport's, in each era. */
+const SERVER_RUNS: readonly { server: "everything" | "modern"; version: string; scenarios: string[] }[] = [
+  {
+    server: "everything",
+    version: "2025-11-25",
+    scenarios: [
+      "server-initialize",
+      "server-session-lifecycle",
+      "ping",
+      "logging-set-level",
+      "server-sse-multiple-streams",
+      "tools-list",
+      "dns-rebinding-protection",
+    ],
+  },
+  {
+    server: "modern",
+    version: "2026-07-28",
+    scenarios: ["server-stateless", "http-header-validation", "server-sse-multiple-streams", "tools-list"],
+  },
+];
+
+/** Runs the server scenarios against a gateway process; whether every one met the baseline. */
+async function runServerScenarios(options: Options): Promise<boolean> {
+  const { startHostsGateway } = await import("../tests/peers/_hosts.ts");
+  const gateway = await startHostsGateway();
+  let failed = 0;
+  const started = performance.now();
+  try {
+    for (const run of SERVER_RUNS) {
+      for (const scenario of run.scenarios) {
+        const args = [
+          join(suitePackage, "dist", "index.js"),
+          "server",
+          "--url",
+          gateway.endpoint(run.server),
+          "--scenario",
+          scenario,
+          "--spec-version",
+          run.version,
+          "--expected-failures",
+          baseline,
+          ...options.outputDir === undefined ? [] : ["--output-dir", join(options.outputDir, "server")],
+        ];
+        const result = spawnSync(node22, args, { cwd: root, encoding: "utf8", env: process.env });
+        const summary = /Passed: .*/.exec(result.stdout ?? "")?.[0] ?? "no summary";
+        const ok = result.status === 0;
+        if (!ok) {
+          failed++;
+          process.stdout.write(result.stdout ?? "");
+          process.stderr.write(result.stderr ?? "");
+        }
+        console.log(`${ok ? "ok   " : "FAIL "} ${run.server.padEnd(11)} ${scenario.padEnd(30)} ${summary}`);
+      }
+    }
+  } finally {
+    await gateway.stop();
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const total = SERVER_RUNS.reduce((sum, run) => sum + run.scenarios.length, 0);
+  console.log(`conformance server: ${total - failed} of ${total} scenarios met the baseline, ${seconds} s`);
+  return failed === 0;
+}
+
 const options = parseArgs(process.argv.slice(2));
 const { node, suite } = toolchain();
 const scratch = mkdtempSync(join(tmpdir(), "sluice-conformance-"));
@@ -176,9 +247,15 @@ try {
     );
     outcomes.push(runRevision(options, revision, scratch));
   }
+  console.log(`\n── conformance: server scenarios against the gateway (sluice serve)`);
+  outcomes.push(await runServerScenarios(options));
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 const passed = outcomes.filter(Boolean).length;
-console.log(`\nconformance: ${passed} requirement sets passed, ${outcomes.length - passed} failed`);
+console.log(
+  `\nconformance: ${passed} runs passed (each requirement set, the server scenarios), ${
+    outcomes.length - passed
+  } failed`,
+);
 process.exitCode = passed === outcomes.length ? 0 : 1;
