@@ -50,10 +50,11 @@ export class FrontUpstreams {
    * @param signal Aborts the era probe.
    * @returns The session.
    */
-  async forModernCallers(server: FrontServer, signal: AbortSignal): Promise<ServerSession> {
-    const serverId = server.policy.server;
-    const era = await this.eraOf(serverId, signal);
-    return era === "modern" ? this.modernOf(server) : this.#sharedOf(server);
+  forModernCallers(server: FrontServer, signal: AbortSignal): Promise<ServerSession> {
+    // On every modern call's path: one promise step, no more.
+    return this.#internals.sessionOf(server.policy.server, signal).then((session) =>
+      session.era === "modern" ? this.modernOf(server) : this.#sharedOf(server)
+    );
   }
 
   /**
