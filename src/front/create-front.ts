@@ -134,17 +134,17 @@ export function createFront(options: FrontOptions): Hono {
       return await serveLegacy({ request, serverId });
     }
     if (request.method !== "POST") return c.body(null, 405, { Allow: "GET, POST, DELETE" });
-    const server = servers.get(serverId);
-    // An unknown server is answered 404 once the request is read, within the default limits.
-    const limits = server?.policy ?? POLICY_DEFAULTS;
-    const body = await readDownstreamBody(request, limits.maxMessageBytes);
-    if ("status" in body) return respond(c, body);
     if (!isJson(request.headers.get("content-type"))) {
       return respond(
         c,
         refusal(415, null, -32000, "Unsupported Media Type: the body must be application/json"),
       );
     }
+    const server = servers.get(serverId);
+    // An unknown server is answered 404 once the request is read, within the default limits.
+    const limits = server?.policy ?? POLICY_DEFAULTS;
+    const body = await readDownstreamBody(request, limits.maxMessageBytes);
+    if ("status" in body) return respond(c, body);
     const parsed = parseDownstream(body.text, { maxJsonDepth: limits.maxJsonDepth });
     if ("status" in parsed) return respond(c, parsed);
     const era = classifyDownstream(parsed.message, request.headers);
