@@ -16,6 +16,25 @@ export function legacyHeaders(session?: string, version?: string): Record<string
   };
 }
 
+/**
+ * A host's `initialize` request (id 0).
+ *
+ * @param version The version it asks for.
+ * @param capabilities What it declares.
+ * @returns The message.
+ */
+export function initializeMessage(
+  version = "2025-11-25",
+  capabilities: object = {},
+): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities, clientInfo: { name: "raw-host", version: "1" } },
+  };
+}
+
 /** The events of one SSE response, read one at a time. */
 export class EventReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
@@ -90,16 +109,7 @@ export class LegacyCaller {
     const response = await this.#fetch(this.url, {
       method: "POST",
       headers: legacyHeaders(),
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: this.version,
-          capabilities,
-          clientInfo: { name: "raw-host", version: "1" },
-        },
-      }),
+      body: JSON.stringify(initializeMessage(this.version, capabilities)),
     });
     this.session = response.headers.get("mcp-session-id") ?? undefined;
     const body = await response.json() as Record<string, unknown>;

@@ -15,7 +15,7 @@ import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { freePort, type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
-import { EventReader, type Fetch, legacyHeaders } from "../_support/legacy-caller.ts";
+import { EventReader, type Fetch, initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
 
 const KEY = "worker-example-test-state-key-0123456789";
 /** What every step may take, at most. */
@@ -294,16 +294,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       fetch(url, {
         method: "POST",
         headers: legacyHeaders(),
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: { elicitation: { form: {} } },
-            clientInfo: { name: "raw-host", version: "1" },
-          },
-        }),
+        body: JSON.stringify(initializeMessage("2025-11-25", { elicitation: { form: {} } })),
       }),
     );
     const session = opened.headers.get("mcp-session-id") ?? "";
@@ -427,16 +418,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       legacyFetch()("http://modern-only.test/mcp/upstream", {
         method: "POST",
         headers: legacyHeaders(),
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "raw-host", version: "1" },
-          },
-        }),
+        body: JSON.stringify(initializeMessage("2025-06-18")),
       }),
     );
     assert.deepEqual([refused.status, refused.headers.get("mcp-session-id"), await refused.json()], [

@@ -14,7 +14,13 @@ import {
 } from "../../src/adapters/workers.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
-import { EventReader, type Fetch, LegacyCaller, legacyHeaders } from "../_support/legacy-caller.ts";
+import {
+  EventReader,
+  type Fetch,
+  initializeMessage,
+  LegacyCaller,
+  legacyHeaders,
+} from "../_support/legacy-caller.ts";
 
 type TestEnv = Readonly<Record<string, string | undefined>>;
 
@@ -161,12 +167,7 @@ function sessionsWorker() {
   return { worker, fetchWith };
 }
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 0,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw-host", version: "1" } },
-};
+const INITIALIZE = initializeMessage();
 
 /** A downstream `tools/call` of `name`, with `_meta` extras and an `Accept` header. */
 function callRequest(name: string, meta: Record<string, unknown> = {}, accept = "application/json"): Request {
