@@ -1,5 +1,5 @@
 /**
- * sluice's gateway on Deno (`@sluice/mcp/deno`): the front (`POST /mcp/<server>`,
+ * sluice's gateway on Deno (`@sluice/mcp/deno`): the front (`/mcp/<server>`, both eras,
  * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
  * `era: "legacy"` or `"auto"` and stdio servers (those need `--allow-run`), served by `Deno.serve`.
  *

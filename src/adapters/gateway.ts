@@ -37,7 +37,7 @@ export interface GatewayOptions {
   /**
    * Serve the playground at `GET /`: a page to call a server's tools through the front and
    * answer what the server asks, by hand. Anyone who can reach the gateway can use it, as they
-   * can use `POST /mcp/<server>`.
+   * can use `/mcp/<server>`.
    * @default true for the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`); the Workers
    *   entry has no playground
    */
@@ -46,7 +46,7 @@ export interface GatewayOptions {
 
 /** A gateway: the front's Hono app and the client behind it. */
 export interface Gateway {
-  /** The front (`POST /mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground). */
+  /** The front (`/mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground). */
   readonly app: Hono;
   /** The client the front calls upstream with. */
   readonly client: Client;

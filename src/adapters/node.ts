@@ -1,6 +1,6 @@
 /// <reference types="node" />
 /**
- * sluice's gateway on Node.js (`@sluice/mcp/node`): the front (`POST /mcp/<server>`,
+ * sluice's gateway on Node.js (`@sluice/mcp/node`): the front (`/mcp/<server>`, both eras,
  * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
  * `era: "legacy"` or `"auto"` and stdio servers, served by `@hono/node-server`.
  *

@@ -51,7 +51,7 @@ Commands:
   check [dir]                         compile every policy file (default ./policies) and print
                                       each server's chain of checks with its numbers
   serve [--port N] [--host H] [--policies dir] [--handler module]
-                                      run the sluice front (POST /mcp/<server>) until SIGINT
+                                      run the sluice front (/mcp/<server>) until SIGINT
                                       or SIGTERM
   call <server> <tool> [json-args]    call a tool, answering the server's questions (forms,
                                       web pages, sampling, roots) at this terminal

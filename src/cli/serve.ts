@@ -19,9 +19,9 @@ import { loadPolicyFolder } from "./_policy-folder.ts";
 export const SERVE_HELP: string =
   `Usage: sluice serve [--port N] [--host H] [--policies dir] [--handler module]
 
-Runs the sluice front: every MCP host talks modern-era MCP to POST /mcp/<server>, and the front
-enforces that server's policy, answers input requests with the handler, or passes them down to
-the caller with a sealed continuation state. Runs until SIGINT (Ctrl-C) or SIGTERM.
+Runs the sluice front: MCP hosts talk to /mcp/<server> (2026-07-28 without a session, 2025-11-25
+and 2025-06-18 with one), and the front enforces that server's policy, answers input requests
+with the handler, or passes them down to the host. Runs until SIGINT (Ctrl-C) or SIGTERM.
 
 Flags:
   --port <N>          the TCP port, 0 for any free one (default $PORT, else 8787)
