@@ -2,6 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { np, same } from "../_support/exact.ts";
 import { sameRecords } from "./_form-records.ts";
+import { EVERYTHING_FORM_DEFAULTS } from "../_support/everything-form.ts";
 import { checkElicitAnswer } from "../../src/checks/elicitation-answer.ts";
 import { createElicitationFormCheck, type FormShape } from "../../src/checks/elicitation-form.ts";
 import everything from "../fixtures/server-everything-elicitation-schema.json" with { type: "json" };
@@ -39,18 +40,6 @@ const strictForm = {
 } as const;
 const urlRequest = { mode: "url" } as const;
 
-/** The defaults of the server-everything form, as SEP-1034 fills them in. */
-const EVERYTHING_DEFAULTS = {
-  firstLine: "It was a dark and stormy night.",
-  integer: 42,
-  number: 3.14,
-  untitledSingleSelectEnum: "Monica",
-  untitledMultipleSelectEnum: ["Guitar"],
-  titledSingleSelectEnum: "hero-1",
-  titledMultipleSelectEnum: ["fish-1"],
-  legacyTitledEnum: "pet-1",
-};
-
 describe("checkElicitAnswer() SEP-1034 defaults", () => {
   test("fills in the string, integer, number, enum and boolean defaults of the conformance scenario", () => {
     const expected = {
@@ -87,7 +76,7 @@ describe("checkElicitAnswer() SEP-1034 defaults", () => {
         action: "accept",
         content: np({
           name: "Ada",
-          firstLine: EVERYTHING_DEFAULTS.firstLine,
+          firstLine: EVERYTHING_FORM_DEFAULTS.firstLine,
           email: "ada@example.com",
           integer: 42,
           number: 3.14,

@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import process from "node:process";
 import { EVERYTHING_ENTRY } from "../_support/everything.ts";
+import { EVERYTHING_FORM_DEFAULTS } from "../_support/everything-form.ts";
 import { type GatewayProcess, startGatewayProcess } from "../_support/gateway-process.ts";
 import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
 
@@ -170,18 +171,7 @@ export const EVERYTHING_ELICITATION_RESULT = [
       JSON.stringify(
         {
           action: "accept",
-          content: {
-            name: "Ada Lovelace",
-            check: true,
-            firstLine: "It was a dark and stormy night.",
-            integer: 42,
-            number: 3.14,
-            untitledSingleSelectEnum: "Monica",
-            untitledMultipleSelectEnum: ["Guitar"],
-            titledSingleSelectEnum: "hero-1",
-            titledMultipleSelectEnum: ["fish-1"],
-            legacyTitledEnum: "pet-1",
-          },
+          content: { name: "Ada Lovelace", check: true, ...EVERYTHING_FORM_DEFAULTS },
         },
         null,
         2,
