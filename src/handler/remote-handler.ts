@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { quote } from "../_internal/quote.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
 import { readRemoteAnswer } from "./_remote-answer.ts";
@@ -50,6 +51,14 @@ export interface RemoteHandlerOptions {
    * @default "https://handler.invalid/"
    */
   readonly url?: string;
+  /**
+   * Allows a plain `http:` URL target on a host that is not loopback (loopback is `localhost`,
+   * `127.0.0.0/8` and `[::1]`). The requests, with their `headers` (such as the endpoint's bearer
+   * secret), and the answers are then readable and alterable on the network. A fetcher target
+   * ignores it.
+   * @default false
+   */
+  readonly allowHttp?: boolean;
 }
 
 const PREFIX = "remoteHandler():";
@@ -62,13 +71,20 @@ type Send = (init: RequestInit) => Promise<Response>;
 /**
  * Makes a handler whose kinds are answered by an HTTP endpoint.
  *
+ * A URL target must be `https:`, or `http:` on a loopback host (`localhost`, `127.0.0.0/8`,
+ * `[::1]`), the rule of a policy's HTTP transport; `allowHttp: true` lets `http:` reach any host,
+ * sending `headers` (and so a bearer secret) where the network can read them. A fetcher target is
+ * not checked.
+ *
  * @param target The endpoint: a URL (string or `URL`), or an object with a `fetch` method.
- * @param options Kinds, elicitation modes, headers, the response size limit and a fetcher's URL.
+ * @param options Kinds, elicitation modes, headers, the response size limit, a fetcher's URL and
+ *   whether plain `http:` may reach a host that is not loopback.
  * @returns A frozen handler implementing exactly `options.kinds`.
  * @throws {TypeError} When `target` (or `url`) is not an absolute `http:`/`https:` URL without
- *   credentials nor an object with a `fetch` method, `url` is given with a URL target, `kinds` is
- *   not a non-empty list of known kinds without repeats, a header is not valid, or
- *   `elicitationModes` is not valid.
+ *   credentials nor an object with a `fetch` method, `target` is an `http:` URL whose host is not
+ *   loopback and `allowHttp` is not `true`, `url` is given with a URL target, `kinds` is not a
+ *   non-empty list of known kinds without repeats, a header is not valid, or `elicitationModes`
+ *   is not valid.
  * @throws {RangeError} When `maxResponseBytes` is not a positive integer.
  * @example
  * ```ts
@@ -81,7 +97,7 @@ type Send = (init: RequestInit) => Promise<Response>;
  * ```
  */
 export function remoteHandler(target: RemoteTarget, options: RemoteHandlerOptions = {}): Handler {
-  const { send, where } = senderFor(target, options.url);
+  const { send, where } = senderFor(target, options);
   const kinds = checkKinds(options.kinds);
   const maxBytes = checkMaxBytes(options.maxResponseBytes);
   const headers = checkHeaders(options.headers);
@@ -120,16 +136,21 @@ export function remoteHandler(target: RemoteTarget, options: RemoteHandlerOption
   return Object.freeze(defineHandler(handler));
 }
 
-function senderFor(target: RemoteTarget, fetcherUrl: string | undefined): { send: Send; where: string } {
+function senderFor(target: RemoteTarget, options: RemoteHandlerOptions): { send: Send; where: string } {
+  const fetcherUrl = options.url;
   if (typeof target === "string" || target instanceof URL) {
     if (fetcherUrl !== undefined) {
       throw new TypeError(`${PREFIX} "url" is for a fetcher target; this target is a URL already`);
     }
     const url = endpointUrl(target);
-    return {
-      send: (init) => fetch(url.href, init),
-      where: quote(url.origin + url.pathname),
-    };
+    // Messages name the origin and path only: a query may carry a token.
+    const where = quote(url.origin + url.pathname);
+    if (url.protocol === "http:" && !hasLoopbackHost(url) && options.allowHttp !== true) {
+      throw new TypeError(
+        `${PREFIX} the target must use https unless its host is loopback, received ${where} (set "allowHttp: true" to accept the risk)`,
+      );
+    }
+    return { send: (init) => fetch(url.href, init), where };
   }
   if (typeof target === "object" && target !== null && typeof target.fetch === "function") {
     const url = fetcherUrl === undefined ? FETCHER_URL : endpointUrl(fetcherUrl).href;

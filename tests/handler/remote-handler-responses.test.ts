@@ -120,6 +120,56 @@ describe("remoteHandler() options", () => {
     });
   });
 
+  test("refuses an http target whose host is not loopback, naming its origin and path, unless allowHttp is true", () => {
+    const message = (shown: string) =>
+      `remoteHandler(): the target must use https unless its host is loopback, received "${shown}" (set "allowHttp: true" to accept the risk)`;
+    const cases: [string | URL, string][] = [
+      ["http://handlers.corp.example.com/roots?token=s3cret", "http://handlers.corp.example.com/roots"],
+      [new URL("http://10.0.0.2:8787/"), "http://10.0.0.2:8787/"],
+      ["http://app.localhost/", "http://app.localhost/"],
+      ["http://localhost.example.com/", "http://localhost.example.com/"],
+      ["http://127.0.0.1.example.com/", "http://127.0.0.1.example.com/"],
+      ["http://[::2]/", "http://[::2]/"],
+    ];
+    for (const [target, shown] of cases) {
+      assert.throws(() => remoteHandler(target, { headers: { authorization: "Bearer s3cret" } }), {
+        name: "TypeError",
+        message: message(shown),
+      });
+      assert.throws(() => remoteHandler(target, { allowHttp: "yes" as never }), {
+        name: "TypeError",
+        message: message(shown),
+      });
+      assert.deepEqual(Object.keys(remoteHandler(target, { kinds: ["roots"], allowHttp: true })), ["roots"]);
+    }
+  });
+
+  test("accepts http to a loopback host, and https to any host, without allowHttp", () => {
+    const targets: (string | URL)[] = [
+      "http://127.0.0.1:8787/",
+      "http://127.1/",
+      "http://127.255.0.9/handlers",
+      "http://localhost:8787/",
+      "http://LOCALHOST/",
+      new URL("http://[::1]:8787/"),
+      "http://[0:0:0:0:0:0:0:1]/",
+      "https://handlers.corp.example.com/roots",
+      "https://10.0.0.2/",
+    ];
+    for (const target of targets) {
+      assert.deepEqual(Object.keys(remoteHandler(target, { kinds: ["roots"] })), ["roots"]);
+    }
+  });
+
+  test("does not check a fetcher target, whatever its url", async () => {
+    const urls: string[] = [];
+    const remote = remoteHandler({
+      fetch: (request) => (urls.push(request.url), Promise.resolve(Response.json({ roots: [] }))),
+    }, { kinds: ["roots"], url: "http://handlers.corp.example.com/roots" });
+    assert.deepEqual(await remote.roots?.(contextOf({})), { roots: [] });
+    assert.deepEqual(urls, ["http://handlers.corp.example.com/roots"]);
+  });
+
   test("refuses bad kinds, modes, headers and size limit", () => {
     const kinds =
       'remoteHandler(): "kinds" must be a non-empty list of "sampling", "elicitation" and "roots" without repeats';
