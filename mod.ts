@@ -14,6 +14,7 @@
  */
 export { ClientError, type ClientErrorDetails, type ClientErrorKind } from "./src/errors.ts";
 export {
+  type AccessRule,
   definePolicy,
   type ElicitationPolicy,
   type HandlerTimeoutPolicy,

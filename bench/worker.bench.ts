@@ -80,6 +80,7 @@ const worker :Workerd.Worker = (
   compatibilityDate = "${date}",
   bindings = [
     (name = "SLUICE_STATE_KEY", text = "bench-cold-start-state-key-0123456789abcdef"),
+    (name = "GATEWAY_TOKEN", text = "bench-cold-start-gateway-token-0123456789abcdef"),
     (name = "UPSTREAM_URL", text = "http://127.0.0.1:9/mcp"),
   ],
 );

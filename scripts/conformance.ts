@@ -188,7 +188,13 @@ const SERVER_RUNS: readonly { server: "everything" | "modern"; version: string; 
   {
     server: "modern",
     version: "2026-07-28",
-    scenarios: ["server-stateless", "http-header-validation", "server-sse-multiple-streams", "tools-list"],
+    scenarios: [
+      "server-stateless",
+      "http-header-validation",
+      "server-sse-multiple-streams",
+      "tools-list",
+      "dns-rebinding-protection",
+    ],
   },
 ];
 

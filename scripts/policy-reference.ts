@@ -257,6 +257,30 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
       "is closed, with its upstream session.",
     protects: "Abandoned sessions holding upstream connections and processes.",
   },
+  "access": {
+    what: "The front: which callers may use this server and which of its tools, as rules " +
+      "`{ subjects?, scopes?, tools? }`. A caller may use the server when a rule matches it (its subject is " +
+      "listed, when `subjects` is given, and it holds every scope in `scopes`); it may call, and `tools/list` " +
+      'shows it, the tools of the rules that match it (`tools: "*"` or absent: all). An empty list admits no one.',
+    protects: "One caller using another's servers or tools through the gateway's credentials: refused with " +
+      "HTTP 403 (`insufficient_scope` naming the scopes when scopes would admit it).",
+    shownDefault: "every caller the gateway's `auth` admits, every tool",
+  },
+  "access[].subjects": {
+    what: "The callers' subjects (`ctx.principal.subject`) the rule admits.",
+    protects: "—",
+    shownDefault: "any caller",
+  },
+  "access[].scopes": {
+    what: "The scopes a caller must all hold for the rule to admit it.",
+    protects: "—",
+    shownDefault: "none",
+  },
+  "access[].tools": {
+    what: 'The tools the rule opens, by name, or `"*"` for all.',
+    protects: "—",
+    shownDefault: '`"*"`',
+  },
 };
 
 interface Row {
@@ -272,6 +296,7 @@ interface SchemaNode {
   readonly message?: unknown;
   readonly wrapped?: SchemaNode;
   readonly entries?: Readonly<Record<string, SchemaNode>>;
+  readonly item?: SchemaNode;
   readonly pipe?: readonly { readonly message?: unknown }[];
 }
 
@@ -292,7 +317,10 @@ function defaultOf(path: string): string | undefined {
   return `\`${JSON.stringify(value).replaceAll(",", ", ").replaceAll(":", ": ")}\``;
 }
 
-/** Every option of the schema in order, nested objects (but not rates) expanded after their parent. */
+/**
+ * Every option of the schema in order, nested objects (but not rates) and the items of lists of
+ * objects (`access[].scopes`) expanded after their parent.
+ */
 export function optionPaths(): string[] {
   return rows().map((row) => row.path);
 }
@@ -314,6 +342,10 @@ function rows(): Row[] {
       // three numbers are described by its own row.
       if (node.type === "object" && node.entries !== undefined && !isRate(node)) {
         visit(`${path}.`, node.entries);
+      }
+      // A list of option objects (access rules) gets a row per option of its items.
+      if (node.type === "array" && node.item?.type === "object" && node.item.entries !== undefined) {
+        visit(`${path}[].`, node.item.entries);
       }
     }
   };

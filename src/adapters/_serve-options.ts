@@ -6,6 +6,7 @@
  * @module
  */
 import type { Gateway, GatewayOptions } from "./gateway.ts";
+import { isLoopbackHost } from "../front/guard.ts";
 
 /** The port used when neither the `port` option nor the `PORT` variable gives one. */
 export const DEFAULT_PORT = 8787;
@@ -25,7 +26,8 @@ export interface ServeOptions extends GatewayOptions {
   readonly port?: number;
   /**
    * The interface to listen on. The default accepts connections from this machine only;
-   * `"0.0.0.0"` (or `"::"`) exposes the gateway, and the servers behind it, to the network.
+   * `"0.0.0.0"` (or `"::"`) exposes the gateway, and the servers behind it, to the network: then
+   * `allowedHosts` and `auth` are required (`auth: "none"` starts, with a warning each time).
    * @default "127.0.0.1"
    */
   readonly hostname?: string;
@@ -167,6 +169,9 @@ export async function serveGateway(
   if (typeof hostname !== "string" || hostname.trim() === "") {
     throw new TypeError(`sluice serve(): "hostname" must be a non-empty string, received "${hostname}"`);
   }
+  if (!isLoopbackHost(hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname)) {
+    exposedProblems(hostname, port, gatewayOptions);
+  }
   const gateway = parts.createGateway(gatewayOptions);
   let listener: Listener;
   try {
@@ -185,4 +190,26 @@ export async function serveGateway(
   signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted === true) onAbort();
   return Object.freeze({ ...gateway, url: listenUrl(hostname, listener.port), close });
+}
+
+/**
+ * The rules for a gateway listening where the network reaches it: it must know the names it is
+ * reached by (`allowedHosts`) and who may call it (`auth`); `auth: "none"` starts, loudly.
+ */
+function exposedProblems(hostname: string, port: number, options: GatewayOptions): void {
+  if (options.allowedHosts === undefined) {
+    throw new TypeError(
+      `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`,
+    );
+  }
+  if (options.auth === undefined) {
+    throw new TypeError(
+      `sluice serve(): listening on "${hostname}" needs "auth": bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`,
+    );
+  }
+  if (options.auth === "none") {
+    console.warn(
+      `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches port "${port}" can call every server behind this gateway, with the credentials its policies hold`,
+    );
+  }
 }

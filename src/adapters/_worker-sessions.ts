@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { Principal } from "../front/principal.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { jsonError } from "../front/caller-session.ts";
 import { type LegacyRequest, SESSION_HEADER } from "../front/legacy-callers.ts";
@@ -25,6 +26,8 @@ const INTERNAL_PREFIX = "x-sluice-internal-";
 const SERVER_HEADER = `${INTERNAL_PREFIX}server`;
 /** The id the session an `initialize` opens must get: the one its object was picked by. */
 const NEW_SESSION_HEADER = `${INTERNAL_PREFIX}new-session`;
+/** The caller's principal as the edge authenticated it (JSON, URI-encoded): the object trusts it. */
+const PRINCIPAL_HEADER = `${INTERNAL_PREFIX}principal`;
 /** The shape of the ids the edge mints (16 bytes, base64url): anything else names no session. */
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
@@ -184,15 +187,29 @@ export function sessionsClass<Env>(open: (env: Env) => LegacyHandler): SessionsC
         }
       }
       const sessionId = request.headers.get(NEW_SESSION_HEADER);
+      const principal = principalFrom(request.headers.get(PRINCIPAL_HEADER));
       this.#handle ??= open(this.#env);
       return await this.#handle({
         request,
         serverId,
         ...(message === undefined ? {} : { message }),
         ...(sessionId === null ? {} : { sessionId }),
+        ...(principal === undefined ? {} : { principal }),
       });
     }
   };
+}
+
+/** The principal the edge forwarded, or `undefined` (none, or not one the edge wrote). */
+function principalFrom(header: string | null): Principal | undefined {
+  if (header === null) return undefined;
+  try {
+    const value = JSON.parse(decodeURIComponent(header)) as Partial<Principal> | null;
+    if (typeof value?.subject !== "string" || !Array.isArray(value.scopes)) return undefined;
+    return Object.freeze({ subject: value.subject, scopes: value.scopes, claims: value.claims ?? {} });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Forwards a legacy request to the object of session `id`; its response (a stream too) as it is. */
@@ -208,6 +225,9 @@ async function forward(
   headers.delete("content-length");
   headers.set(SERVER_HEADER, encodeURIComponent(input.serverId));
   if (initialize) headers.set(NEW_SESSION_HEADER, id);
+  if (input.principal !== undefined) {
+    headers.set(PRINCIPAL_HEADER, encodeURIComponent(JSON.stringify(input.principal)));
+  }
   const forwarded = new Request(request.url, {
     method: request.method,
     headers,

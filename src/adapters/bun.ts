@@ -14,7 +14,7 @@
  * import { serve } from "@sluice/mcp/bun";
  * const gateway = await serve({
  *   port: 0,
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * const health = await fetch(`${gateway.url}/healthz`);
@@ -83,7 +83,7 @@ function environment(name: string): string | undefined {
  * ```ts
  * import { createGateway } from "./bun.ts";
  * const gateway = createGateway({
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * const health = await gateway.fetch(new Request("http://gateway.local/healthz"));
@@ -110,7 +110,7 @@ export function createGateway(options: GatewayOptions): Gateway {
  * const gateway = await serve({
  *   port: 0,
  *   signal: controller.signal,
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * console.log(gateway.url.startsWith("http://127.0.0.1:")); // true

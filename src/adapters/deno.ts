@@ -14,7 +14,10 @@
  * });
  * ```
  *
- * (`deno serve` listens on 0.0.0.0, every interface, unless given `--host`.)
+ * (`deno serve` listens on 0.0.0.0, every interface, unless given `--host`; the gateway answers
+ * only loopback names unless `allowedHosts` and `auth` say otherwise.) On Deno Deploy
+ * (`DENO_DEPLOYMENT_ID` is set), every `Host` the platform delivers is the deployment's own, so
+ * `allowedHosts` defaults to `"routed"`, and `auth` is required, as anywhere on the network.
  *
  * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; without
  * `--allow-env` variables read as unset (so pass `stateKey`). `serve()` listens on `port`, or
@@ -25,7 +28,7 @@
  * import { serve } from "@sluice/mcp/deno";
  * const gateway = await serve({
  *   port: 0,
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * const health = await fetch(`${gateway.url}/healthz`);
@@ -97,7 +100,7 @@ function environment(name: string): string | undefined {
  * ```ts
  * import { createGateway } from "./deno.ts";
  * const gateway = createGateway({
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * const health = await gateway.fetch(new Request("http://gateway.local/healthz"));
@@ -107,8 +110,17 @@ function environment(name: string): string | undefined {
  */
 export function createGateway(options: GatewayOptions): Gateway {
   deno();
-  return selfHostedGateway(options, environment);
+  // Deno Deploy routes to a deployment only the requests of its own domains (it sets
+  // DENO_DEPLOYMENT_ID): every Host it delivers is the deployment's, and it is on the internet.
+  const onDeploy = environment(DEPLOYMENT_VARIABLE) !== undefined;
+  return selfHostedGateway(
+    onDeploy && options.allowedHosts === undefined ? { ...options, allowedHosts: "routed" } : options,
+    environment,
+  );
 }
+
+/** Set by Deno Deploy in every deployment (readable with `--allow-env`). */
+const DEPLOYMENT_VARIABLE = "DENO_DEPLOYMENT_ID";
 
 /**
  * Creates a gateway and serves it with `Deno.serve`; resolves once it listens.
@@ -124,7 +136,7 @@ export function createGateway(options: GatewayOptions): Gateway {
  * const gateway = await serve({
  *   port: 0,
  *   signal: controller.signal,
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * console.log(gateway.url.startsWith("http://127.0.0.1:")); // true

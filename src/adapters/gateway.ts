@@ -13,6 +13,8 @@ import type { Policy } from "../policy/policy.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFront } from "../front/create-front.ts";
 import type { LegacyRequest } from "../front/legacy-callers.ts";
+import type { GatewayAuth } from "../front/downstream-auth.ts";
+import { MAKE_A_KEY } from "../front/sealed-state.ts";
 
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
@@ -42,6 +44,22 @@ export interface GatewayOptions {
    *   entry has no playground
    */
   readonly playground?: boolean;
+  /**
+   * Who may call the gateway: `{ bearer: [...] }` secrets, `{ jwt: {...} }` access tokens, a
+   * function `(request) => principal | Response`, or `"none"`. The entries that can be reached
+   * from the network (`serve()` on an address other than loopback, `createWorker`) refuse to
+   * start without it. @default "none" where only loopback names are answered
+   */
+  readonly auth?: GatewayAuth;
+  /**
+   * Host names answered besides loopback ones, such as `"gate.example.com"`; required (with
+   * `auth`) to answer any other name. @default none: loopback names only
+   */
+  readonly allowedHosts?: readonly string[] | "routed";
+  /** Origins whose pages may call the gateway besides its own (they get CORS headers). @default none */
+  readonly allowedOrigins?: readonly string[];
+  /** The gateway's public URL, behind a proxy that rewrites Host or scheme. @default each request's origin */
+  readonly publicUrl?: string;
 }
 
 /** A gateway: the front's Hono app and the client behind it. */
@@ -77,7 +95,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
   const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);
   if (stateKey === undefined || stateKey === "") {
     throw new TypeError(
-      `sluice gateway: no state key: set ${STATE_KEY_VARIABLE} (at least 32 bytes, e.g. \`openssl rand -base64 32\`) or pass "stateKey"`,
+      `sluice gateway: no state key: set ${STATE_KEY_VARIABLE} to at least 32 random bytes (${MAKE_A_KEY}), the same on every instance, or pass "stateKey"`,
     );
   }
   const client = createClient({
@@ -87,7 +105,15 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
   });
-  const app = createFront({ client, stateKey, ...(legacySessions === undefined ? {} : { legacySessions }) });
+  const app = createFront({
+    client,
+    stateKey,
+    ...(legacySessions === undefined ? {} : { legacySessions }),
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+  });
   return Object.freeze({
     app,
     client,

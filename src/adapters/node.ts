@@ -12,7 +12,7 @@
  * import { serve } from "@sluice/mcp/node";
  * const gateway = await serve({
  *   port: 0,
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * const health = await fetch(`${gateway.url}/healthz`);
@@ -52,7 +52,7 @@ const environment = (name: string): string | undefined => process.env[name];
  * ```ts
  * import { createGateway } from "./node.ts";
  * const gateway = createGateway({
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "files", transport: { command: "npx", args: ["--no-install", "mcp-server-filesystem", "/tmp"] } }],
  * });
  * const servers = await gateway.app.request("/servers");
@@ -78,7 +78,7 @@ export function createGateway(options: GatewayOptions): Gateway {
  * const gateway = await serve({
  *   port: 0,
  *   signal: controller.signal,
- *   stateKey: "0123456789abcdef0123456789abcdef",
+ *   stateKey: crypto.getRandomValues(new Uint8Array(32)),
  *   policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }],
  * });
  * console.log(gateway.url.startsWith("http://127.0.0.1:")); // true

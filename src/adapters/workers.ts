@@ -2,8 +2,13 @@
  * `@sluice/mcp/workers`: the front as a Cloudflare Worker. `export default createWorker({...})`
  * is the whole Worker; it needs no compatibility flags (no `nodejs_compat`).
  *
+ * A Worker is on the internet, so `auth` is required: a function of `env` returning who may
+ * call (bearer secrets kept as Worker secrets, JWT settings, or your own check of Cloudflare
+ * Access headers), or `"none"`. Every `Host` Cloudflare delivers is the Worker's own (it routes
+ * only the Worker's routes and `workers.dev` name), so `allowedHosts` defaults to `"routed"`.
+ *
  * Settings come from the Worker's `env`: the secret `SLUICE_STATE_KEY` (required, at least 32
- * bytes, the same on every isolate: `openssl rand -base64 32 | npx wrangler secret put
+ * random bytes, the same on every isolate: `openssl rand -base64 32 | npx wrangler secret put
  * SLUICE_STATE_KEY`), and optionally `UPSTASH_REDIS_REST_URL` with `UPSTASH_REDIS_REST_TOKEN`, which
  * keep input budgets in Upstash Redis, shared by every isolate (without them each isolate keeps its
  * own budgets in memory). The policies, handler, key and store are made on the first request that
@@ -28,6 +33,7 @@
  *
  * interface Env {
  *   SLUICE_STATE_KEY: string;
+ *   GATEWAY_TOKEN: string; // openssl rand -base64 32 | npx wrangler secret put GATEWAY_TOKEN
  *   UPSTREAM_URL: string;
  *   UPSTREAM_TOKEN: string;
  * }
@@ -40,6 +46,7 @@
  *     passDown: ["elicitation"],
  *   }],
  *   handler: { roots: () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }) },
+ *   auth: (env) => ({ bearer: [{ secret: env.GATEWAY_TOKEN, subject: "agents" }] }),
  * });
  * export default worker;
  * // The Durable Object class of 2025 hosts' sessions (optional: only 2026 callers without it).
@@ -55,22 +62,28 @@
  * @example
  * ```ts
  * import { createWorker } from "@sluice/mcp/workers";
- * const worker = createWorker<{ SLUICE_STATE_KEY?: string }>({
+ * const worker = createWorker<{ SLUICE_STATE_KEY?: string; GATEWAY_TOKEN?: string }>({
  *   policies: [{ server: "docs", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+ *   auth: (env) => ({ bearer: [{ secret: env.GATEWAY_TOKEN ?? "", subject: "agents" }] }),
  * });
  * const ctx = { waitUntil() {} };
  * const missing = await worker.fetch(new Request("https://gate.example/healthz"), {}, ctx);
  * console.log(missing.status); // 500, and the body names SLUICE_STATE_KEY
- * const env = { SLUICE_STATE_KEY: "0123456789abcdef0123456789abcdef" };
+ * const env = {
+ *   SLUICE_STATE_KEY: crypto.randomUUID() + crypto.randomUUID(),
+ *   GATEWAY_TOKEN: crypto.randomUUID() + crypto.randomUUID(),
+ * };
  * const health = await worker.fetch(new Request("https://gate.example/healthz"), env, ctx);
  * console.log(await health.json()); // { ok: true }
+ * const anonymous = await worker.fetch(new Request("https://gate.example/servers"), env, ctx);
+ * console.log(anonymous.status); // 401
  * ```
  *
  * @module
  */
 import { Redis } from "@upstash/redis/cloudflare";
 import { createClient } from "../client/create-client.ts";
-import { MIN_SECRET_BYTES } from "../front/sealed-state.ts";
+import { MIN_SECRET_BYTES, stateKeyProblem } from "../front/sealed-state.ts";
 import type { Handler } from "../handler/handler.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
@@ -78,6 +91,7 @@ import { createUpstashStore } from "../limits/upstash-store.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import { buildGateway, type Gateway, type GatewayOptions, STATE_KEY_VARIABLE } from "./gateway.ts";
+import type { GatewayAuth } from "../front/downstream-auth.ts";
 import { frontLegacyHandler } from "../front/create-front.ts";
 import {
   isSessionsBinding,
@@ -120,6 +134,22 @@ export interface WorkerOptions<Env> {
   readonly name?: string;
   /** Assigns handed to callbacks. @default {} */
   readonly assigns?: Readonly<Record<string, unknown>>;
+  /**
+   * Who may call the Worker. A function here is always one of `env` (where secrets live),
+   * returning the `auth`: `(env) => ({ bearer: [{ secret: env.GATEWAY_TOKEN, subject: "ci" }] })`,
+   * `(env) => ({ jwt: { issuer: env.ISSUER, jwks: env.JWKS_URL } })`, or, for anything else
+   * (Cloudflare Access headers), `(env) => (request) => principal | Response`. `"none"` lets
+   * anyone in. Required: without it every request is answered `500` naming it, since a Worker
+   * is on the internet. @default none
+   */
+  readonly auth?: "none" | ((env: Env) => GatewayAuth | undefined);
+  /**
+   * Host names answered. @default "routed": Cloudflare delivers to a Worker only the requests
+   *   of its own routes and `workers.dev` name, so every `Host` it delivers is the Worker's
+   */
+  readonly allowedHosts?: readonly string[] | "routed";
+  /** Origins whose pages may call the Worker besides its own (they get CORS headers). @default none */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** A Worker's default export: `export default createWorker({...})`. */
@@ -159,12 +189,14 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  * and serves every request of the isolate, so budgets and learned tool lists hold across them.
  * Each session's Durable Object makes its own from the same options and its `env`.
  *
- * @param options The policies and handler (each may be a function of `env`), name and assigns.
+ * @param options The policies, handler and `auth` (each may be a function of `env`), name,
+ *   assigns, and the hosts and origins answered.
  * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
- *   its `fetch` never throws: a missing or short `SLUICE_STATE_KEY`, only one of the two Upstash
- *   variables, a `SLUICE_SESSIONS` that is not a Durable Object namespace, or policies that do
- *   not compile answer `500` with a JSON `{ error }` body (the last one logged in full with
- *   `console.error`).
+ *   its `fetch` never throws: a missing, short or patterned `SLUICE_STATE_KEY`, no `auth` (or
+ *   one that is malformed or throws), only one of the two Upstash variables, a `SLUICE_SESSIONS`
+ *   that is not a Durable Object namespace, or policies that do not compile answer `500` with a
+ *   JSON `{ error }` body (a policy's or a throwing `auth`'s problem logged in full with
+ *   `console.error`, never sent).
  * @throws {TypeError} When `policies` is neither a list nor a function, or `handler` is neither
  *   an object nor a function.
  * @example
@@ -172,8 +204,9 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  * import { createWorker } from "./workers.ts";
  * const worker = createWorker<{ SLUICE_STATE_KEY: string }>({
  *   policies: [{ server: "docs", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+ *   auth: "none",
  * });
- * const env = { SLUICE_STATE_KEY: "0123456789abcdef0123456789abcdef" };
+ * const env = { SLUICE_STATE_KEY: crypto.randomUUID() + crypto.randomUUID() };
  * const response = await worker.fetch(new Request("https://gate.example/healthz"), env, { waitUntil() {} });
  * console.log(await response.json()); // { ok: true }
  * ```
@@ -242,12 +275,9 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
         `${PREFIX} the secret "${STATE_KEY_VARIABLE}" is not set: expected at least "${MIN_SECRET_BYTES}" bytes of random data, the same on every isolate (\`openssl rand -base64 32 | npx wrangler secret put ${STATE_KEY_VARIABLE}\`)`,
     };
   }
-  const keyBytes = new TextEncoder().encode(stateKey).length;
-  if (keyBytes < MIN_SECRET_BYTES) {
-    return {
-      problem:
-        `${PREFIX} the secret "${STATE_KEY_VARIABLE}" is too short: expected at least "${MIN_SECRET_BYTES}" bytes of random data, received "${keyBytes}" bytes`,
-    };
+  const keyProblem = stateKeyProblem(stateKey);
+  if (keyProblem !== undefined) {
+    return { problem: `${PREFIX} the secret "${STATE_KEY_VARIABLE}" ${keyProblem}` };
   }
   const store = storeFrom(variable(UPSTASH_URL), variable(UPSTASH_TOKEN));
   if ("problem" in store) return store;
@@ -260,6 +290,19 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
         `${PREFIX} the binding "${SESSIONS_BINDING}" is not a Durable Object namespace: expected a "durable_objects" binding of the class createWorker() returns as "Sessions"`,
     };
   }
+  let auth: GatewayAuth | undefined;
+  try {
+    auth = typeof options.auth === "function" ? options.auth(env) : options.auth;
+  } catch (failure) {
+    console.error(`${PREFIX} "auth" could not be made from env`, failure);
+    return { problem: `${PREFIX} "auth" could not be made from env (the Worker's logs name the problem)` };
+  }
+  if (auth === undefined) {
+    return {
+      problem:
+        `${PREFIX} "auth" is not set: a Worker is on the internet, so say who may call it: { bearer: [{ secret, subject }] } with a secret from env, { jwt: { issuer, jwks } }, a function (request) => principal | Response, or "none" to let anyone in`,
+    };
+  }
   try {
     const { policies, handler } = options;
     const gatewayOptions: GatewayOptions = {
@@ -267,6 +310,9 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       handler: typeof handler === "function" ? handler(env) : handler,
       stateKey,
       store: store.store,
+      auth,
+      allowedHosts: options.allowedHosts ?? "routed",
+      ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
       ...(options.name === undefined ? {} : { name: options.name }),
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
     };
@@ -283,6 +329,10 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
     local = frontLegacyHandler(gateway.app) as LegacyHandler;
     return { gateway };
   } catch (failure) {
+    // The front's own option errors ("auth", hosts) name the option and never quote a secret.
+    if (failure instanceof TypeError && failure.message.startsWith("createFront():")) {
+      return { problem: `${PREFIX} ${failure.message.slice("createFront(): ".length)}` };
+    }
     // A policy error may quote URLs and header names: it goes to the logs, not to the caller.
     console.error(`${PREFIX} the gateway could not be built`, failure);
     return {

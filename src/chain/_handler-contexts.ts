@@ -20,6 +20,7 @@ export class InputContextImpl implements InputContext {
   readonly era: "modern" | "legacy";
   readonly assigns: Readonly<Record<string, unknown>>;
   readonly relatedRequestId: InputContext["relatedRequestId"];
+  readonly principal: InputContext["principal"];
   readonly #lazy: LazySignal;
 
   constructor(base: BaseContext, lazy: LazySignal) {
@@ -28,6 +29,7 @@ export class InputContextImpl implements InputContext {
     this.era = base.era;
     this.assigns = base.assigns;
     this.relatedRequestId = base.relatedRequestId;
+    this.principal = base.principal;
     this.#lazy = lazy;
   }
 

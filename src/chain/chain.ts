@@ -7,7 +7,7 @@
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
-import type { Handler } from "../handler/handler.ts";
+import type { Handler, Principal } from "../handler/handler.ts";
 import {
   clientCapabilitiesFor,
   declareCapabilities,
@@ -49,6 +49,8 @@ export interface RunContext {
   readonly assigns?: Readonly<Record<string, unknown>>;
   /** The related in-flight request (legacy). @default null */
   readonly relatedRequestId?: RequestId | null;
+  /** The gateway's caller, whose input budget is spent (`ctx.principal`). @default none */
+  readonly principal?: Principal | undefined;
   /** Whether a call to this server is in flight (legacy idle sampling). @default true */
   readonly callInFlight?: boolean;
   /** Aborts the handler: server cancellation, a failed sibling, an abandoned call. */
@@ -133,7 +135,7 @@ export function createChain(options: ChainOptions): Chain {
   const run = async (request: InputRequest, context: RunContext): Promise<ChainResult> => {
     const allowed = gate.check(request.method);
     if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
-    const spent = budget.check(request.method);
+    const spent = budget.check(request.method, context.principal?.subject);
     const afforded = spent instanceof Promise ? await spent : spent;
     if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
     const ctx = {
@@ -142,6 +144,7 @@ export function createChain(options: ChainOptions): Chain {
       era: eraOf(context.version),
       assigns: context.assigns ?? {},
       relatedRequestId: context.relatedRequestId ?? null,
+      principal: context.principal,
     };
     return runners.run(request, context, ctx);
   };

@@ -26,8 +26,11 @@ export interface BudgetOptions {
 
 /** The check built by {@linkcode createBudgetCheck}. */
 export interface BudgetCheck {
-  /** Takes a token for one input request; synchronous when the store is. */
-  check(method: string): Verdict<void> | Promise<Verdict<void>>;
+  /**
+   * Takes a token for one input request; synchronous when the store is. A gateway's callers each
+   * have their own bucket: `subject` is the caller's (`ctx.principal.subject`), when known.
+   */
+  check(method: string, subject?: string): Verdict<void> | Promise<Verdict<void>>;
 }
 
 /**
@@ -66,10 +69,11 @@ export function createBudgetCheck(options: BudgetOptions): BudgetCheck {
       ? pass(undefined)
       : refuse(codeFor(method), "Input request refused: the rate-limit store is unavailable");
   return Object.freeze({
-    check(method: string): Verdict<void> | Promise<Verdict<void>> {
+    check(method: string, subject?: string): Verdict<void> | Promise<Verdict<void>> {
       let result: TakeResult | Promise<TakeResult>;
       try {
-        result = store.take(key, rate);
+        // A subject may hold any character: encoded, it cannot reach into another key.
+        result = store.take(subject === undefined ? key : `${key}@${encodeURIComponent(subject)}`, rate);
       } catch {
         return unavailable(method);
       }

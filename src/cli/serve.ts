@@ -10,14 +10,16 @@ import { resolve } from "node:path";
 import type { RunningGateway, ServeOptions } from "../adapters/_serve-options.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
-import { flagText, parseArgs, show } from "./_args.ts";
+import { flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
+import type { GatewayAuth } from "../front/downstream-auth.ts";
+import { MAKE_A_KEY } from "../front/sealed-state.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
 
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
-  `Usage: sluice serve [--port N] [--host H] [--policies dir] [--handler module]
+  `Usage: sluice serve [--port N] [--host H] [--policies dir] [--handler module] [--auth module]
 
 Runs the sluice front: MCP hosts talk to /mcp/<server> (2026-07-28 without a session, 2025-11-25
 and 2025-06-18 with one), and the front enforces that server's policy, answers input requests
@@ -31,22 +33,34 @@ Flags:
   --handler <module>  a module whose default export (or export named "handler") is the handler
                       answering input requests (default none: requests are refused, or passed
                       down where a policy's passDown says so)
+  --auth <module>     a module whose default export (or export named "auth") says who may call
+                      the front: { bearer: [{ secret, subject, scopes }] }, { jwt: { issuer,
+                      jwks, scopes } } or a function (request) => principal | Response
+  --allowed-hosts <h,h>   host names the front answers besides loopback ones (required with
+                      a --host other than loopback), such as gate.example.com
+  --allowed-origins <o,o> origins whose pages may call the front besides its own (CORS)
+  --public            with a --host other than loopback and no --auth: let anyone in (a warning
+                      is printed on every start)
   -h, --help          show this help
 
 Environment:
-  SLUICE_STATE_KEY    the key sealing continuation states (at least 32 bytes), the same on
-                      every instance; unset, a random key is made for this process only
+  SLUICE_STATE_KEY    required: the key sealing continuation states, at least 32 random bytes
+                      (openssl rand -base64 32), the same on every instance
+  SLUICE_BEARER_TOKENS  who may call the front, instead of --auth: "subject:secret" entries
+                      separated by commas (each secret at least 32 random bytes)
   PORT                the port when --port is not given
 
 Exit codes:
   0   stopped by SIGINT or SIGTERM
   1   cannot listen (the address is in use or not permitted)
-  2   usage error: bad flags, policies or handler that do not load, a bad state key
+  2   usage error: bad flags, policies, handler or auth that do not load, a missing or weak
+      state key, a --host other than loopback without --allowed-hosts and --auth (or --public)
 
 Examples:
+  export SLUICE_STATE_KEY="$(openssl rand -base64 32)"
   sluice serve
   sluice serve --port 8787 --policies ./policies --handler ./handler.ts
-  SLUICE_STATE_KEY="$(openssl rand -base64 32)" sluice serve --host 0.0.0.0
+  SLUICE_BEARER_TOKENS="ci:$(openssl rand -base64 32)" sluice serve --host 0.0.0.0 --allowed-hosts gate.example.com
 `;
 
 type Serve = (options: ServeOptions) => Promise<RunningGateway>;
@@ -61,26 +75,17 @@ type Serve = (options: ServeOptions) => Promise<RunningGateway>;
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   const options = await readOptions(argv, io);
   if (typeof options === "number") return options;
-  if (options.stateKey === undefined) {
-    io.stderr.write(
-      "sluice serve: SLUICE_STATE_KEY is not set: continuation states are sealed with a random key of " +
-        "this process only\n",
-    );
-  }
   let running: RunningGateway;
   try {
     const serve = await loadServe();
-    running = await serve({
-      ...options,
-      stateKey: options.stateKey ?? crypto.getRandomValues(new Uint8Array(32)),
-    });
+    running = await serve(options);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof TypeError) return usage(io, message);
     io.stderr.write(`${message}\n`);
     return 1;
   }
-  io.stdout.write(banner(running.url, options.policies));
+  io.stdout.write(banner(running.url, options.policies, options.auth));
   await stopped(io.signal);
   io.stdout.write("sluice serve: stopping\n");
   await running.close();
@@ -88,7 +93,10 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
 }
 
 function usage(io: CliIo, message: string): number {
-  io.stderr.write(`sluice serve: ${message}\nRun "sluice serve --help" for usage.\n`);
+  // The entry's own errors name it ("sluice serve(): ..."): said once.
+  io.stderr.write(
+    `sluice serve: ${message.replace(/^sluice serve\(\): /, "")}\nRun "sluice serve --help" for usage.\n`,
+  );
   return 2;
 }
 
@@ -97,7 +105,16 @@ async function readOptions(
   argv: readonly string[],
   io: CliIo,
 ): Promise<(ServeOptions & { policies: readonly CompiledPolicy[] }) | number> {
-  const kinds = { port: "string", host: "string", policies: "string", handler: "string" } as const;
+  const kinds = {
+    port: "string",
+    host: "string",
+    policies: "string",
+    handler: "string",
+    auth: "string",
+    "allowed-hosts": "string",
+    "allowed-origins": "string",
+    public: "boolean",
+  } as const;
   const parsed = parseArgs("sluice serve", argv, kinds);
   if (!parsed.ok) return usage(io, parsed.message.replace(/^sluice serve: /, ""));
   const { args } = parsed;
@@ -118,18 +135,78 @@ async function readOptions(
     : await loadHandler(resolve(io.cwd ?? ".", handlerPath));
   if (typeof handler === "string") return usage(io, `--handler ${show(handlerPath ?? "")}: ${handler}`);
   const stateKey = io.env["SLUICE_STATE_KEY"];
+  if (stateKey === undefined || stateKey === "") {
+    return usage(io, `SLUICE_STATE_KEY is not set: expected at least 32 random bytes, ${MAKE_A_KEY}`);
+  }
+  const auth = await readAuth(args, io);
+  if ("problem" in auth) return usage(io, auth.problem);
+  const allowedHosts = listFlag(args, "allowed-hosts");
+  const allowedOrigins = listFlag(args, "allowed-origins");
   return {
     port: Number(port),
     hostname: flagText(args, "host") ?? "127.0.0.1",
     policies,
     handler,
-    ...(stateKey === undefined || stateKey === "" ? {} : { stateKey }),
+    stateKey,
+    ...(auth.auth === undefined ? {} : { auth: auth.auth }),
+    ...(allowedHosts === undefined ? {} : { allowedHosts }),
+    ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
   };
+}
+
+/** Who may call: `--auth`'s module, else `SLUICE_BEARER_TOKENS`, else `--public`'s "none". */
+async function readAuth(
+  args: ParsedArgs,
+  io: CliIo,
+): Promise<{ readonly auth: GatewayAuth | undefined } | { readonly problem: string }> {
+  const path = flagText(args, "auth");
+  const tokens = io.env["SLUICE_BEARER_TOKENS"];
+  const given = [path !== undefined, tokens !== undefined && tokens !== "", args.flags.has("public")];
+  if (given.filter(Boolean).length > 1) {
+    return { problem: "--auth, SLUICE_BEARER_TOKENS and --public each say who may call: give one of them" };
+  }
+  if (args.flags.has("public")) return { auth: "none" };
+  if (tokens !== undefined && tokens !== "") {
+    const bearer = [];
+    for (const entry of tokens.split(",")) {
+      const at = entry.indexOf(":");
+      if (at <= 0 || at === entry.length - 1) {
+        return {
+          problem:
+            `SLUICE_BEARER_TOKENS must be "subject:secret" entries separated by commas, found an entry without a subject or secret`,
+        };
+      }
+      bearer.push({ subject: entry.slice(0, at).trim(), secret: entry.slice(at + 1).trim() });
+    }
+    return { auth: { bearer } };
+  }
+  if (path === undefined) return { auth: undefined };
+  let namespace: Readonly<Record<string, unknown>>;
+  try {
+    namespace = await loadModule(resolve(io.cwd ?? ".", path));
+  } catch (error) {
+    return { problem: `--auth ${show(path)}: the module does not load: ${describeThrown(error)}` };
+  }
+  const value = namespace["default"] ?? namespace["auth"];
+  if (value === undefined) {
+    return {
+      problem: `--auth ${show(path)}: expected a default export or an export named "auth", found neither`,
+    };
+  }
+  return { auth: value as GatewayAuth };
+}
+
+function listFlag(args: ParsedArgs, name: string): string[] | undefined {
+  const text = flagText(args, name);
+  return text === undefined
+    ? undefined
+    : text.split(",").map((entry) => entry.trim()).filter((e) => e !== "");
 }
 
 function banner(
   url: string,
   policies: readonly { server: string; era: string; transport: { kind: string } }[],
+  auth: GatewayAuth | undefined,
 ): string {
   const width = Math.max(...policies.map((p) => `${url}/mcp/${p.server}`.length), `${url}/healthz`.length) +
     2;
@@ -140,9 +217,23 @@ function banner(
     ),
     `  GET  ${`${url}/servers`.padEnd(width)}the servers, their capabilities and limits`,
     `  GET  ${`${url}/healthz`.padEnd(width)}health check`,
+    `  GET  ${`${url}/`.padEnd(width)}the playground: call a tool and answer what the server asks, by hand`,
+    `Callers: ${describeAuth(auth)}`,
     "Stop with Ctrl-C (SIGINT) or SIGTERM.",
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** Who may call, in a line of the banner (never a secret). */
+function describeAuth(auth: GatewayAuth | undefined): string {
+  if (auth === undefined) return "anyone on this machine (loopback only, no auth)";
+  if (auth === "none") return "anyone who reaches the address (auth: none)";
+  if (typeof auth === "function") return "checked by the --auth module's function";
+  if ("bearer" in auth) {
+    const subjects = [...new Set(auth.bearer.map((entry) => entry.subject))];
+    return `bearer secrets of ${subjects.map((subject) => show(subject)).join(", ")}`;
+  }
+  return `OAuth access tokens issued by ${show(auth.jwt.issuer)}`;
 }
 
 async function loadServe(): Promise<Serve> {

@@ -77,8 +77,9 @@ export interface ClientInternals {
   sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession>;
   /**
    * A new legacy session to a server with another chain (the front's, which declares the kinds
-   * it passes down), closed with the client; with `caller`, a session of one of the front's
-   * callers (its own declaration, its unrelated messages to the caller).
+   * it passes down); with `caller`, a session of one of the front's callers (its own
+   * declaration, its unrelated messages to the caller). The front closes it: the client does
+   * not keep it, so a long-lived front that opens and closes sessions holds none it closed.
    *
    * @throws {ClientError} `"config"` when the entry has no legacy support or the server is unknown.
    */
@@ -316,12 +317,8 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     tasks: options.tasks === true,
     policies: () => [...servers.values()].map((entry) => entry.policy),
     sessionOf,
-    legacySession: (serverId, chain, caller) => {
-      const session = legacy(frontEntry(serverId, chain), caller);
-      // A caller's session is the front's to close (with its caller's, or from onClose).
-      if (caller === undefined) opened.add(session);
-      return session;
-    },
+    // The front closes every session it opens (with its caller's, when idle, or from onClose).
+    legacySession: (serverId, chain, caller) => legacy(frontEntry(serverId, chain), caller),
     onClose: (listener) => void closers.push(listener),
     modernSession: (serverId, chain) => modern(frontEntry(serverId, chain)),
   });

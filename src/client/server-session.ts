@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Principal } from "../handler/handler.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { CallToolResult } from "../protocol/call-tool-result.ts";
@@ -22,6 +23,8 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** The call's assigns, for the handlers of the input it causes. */
   readonly assigns: Readonly<Record<string, unknown>>;
+  /** The front only: its caller, for the handlers of the input the call causes (`ctx.principal`). */
+  readonly principal?: Principal | undefined;
   /** Progress notifications for this call. */
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
   /** Asks a legacy server to run the call as a task (2025-11-25). */

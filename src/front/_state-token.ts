@@ -27,6 +27,7 @@ export type StateRefusalReason =
   | "json"
   | "shape"
   | "server"
+  | "principal"
   | "request"
   | "expired"
   | "keys";

@@ -47,6 +47,8 @@ import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import { toolsVisibleTo } from "./access.ts";
+import type { Principal } from "./principal.ts";
 import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
@@ -101,6 +103,8 @@ export interface CallerSessionInit {
   readonly upstreams: FrontUpstreams;
   readonly clock: Clock;
   readonly timers: Timers;
+  /** Who the caller is (the gateway's `auth`), for handlers and the policy's `access`. */
+  readonly principal?: Principal | undefined;
 }
 
 /** A legacy caller's session. */
@@ -114,6 +118,7 @@ export class CallerSession {
   readonly #upstreams: FrontUpstreams;
   readonly #clock: Clock;
   readonly #timers: Timers;
+  readonly #principal: Principal | undefined;
   readonly #closer = new AbortController();
   readonly #listen: SseStream;
   readonly #streams = new Map<string, SseStream>();
@@ -135,6 +140,7 @@ export class CallerSession {
     this.#upstreams = init.upstreams;
     this.#clock = init.clock;
     this.#timers = init.timers;
+    this.#principal = init.principal;
     this.#listen = this.#newStream(LISTEN_KEY);
     this.#logs = new LogRelay({ rate: init.server.policy.logRateLimit, clock: init.clock });
     this.#lastUsed = init.clock.now();
@@ -285,7 +291,8 @@ export class CallerSession {
       const result = await session.request(method, withoutMeta(message.params ?? {}), {
         signal: flow.signal,
       });
-      return encodeResult(id, resultForCaller(result, method, "legacy"));
+      const shown = toolsVisibleTo(result, method, this.#server.policy, this.#principal);
+      return encodeResult(id, resultForCaller(shown, method, "legacy"));
     } catch (failure) {
       return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
     } finally {
@@ -304,6 +311,7 @@ export class CallerSession {
     const context: CallContext = {
       signal: flow.signal,
       assigns: {},
+      principal: this.#principal,
       ...(typeof progressToken === "string" || typeof progressToken === "number"
         ? {
           onProgress: (progress: JsonObject) => {

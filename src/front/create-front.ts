@@ -10,8 +10,12 @@
  *   passes down reaches them as JSON-RPC requests on their streams
  *   ({@linkcode LegacyCallers}).
  *
- * Either way the server's policy applies to every input request, results reach the caller in
- * its own era, and an upstream failure is named by its class ({@linkcode upstreamFailure}).
+ * Before any of it, the gate ({@linkcode mountCallerGate}) checks Host and Origin on every
+ * route, authenticates the caller with the front's `auth` and holds it to the server's `access`;
+ * the caller's principal then reaches handlers, keys budgets and upstream sessions, and is sealed
+ * into every state and task id. Either way the server's policy applies to every input request,
+ * results reach the caller in its own era, and an upstream failure is named by its class
+ * ({@linkcode upstreamFailure}).
  *
  * @module
  */
@@ -33,7 +37,7 @@ import { readDownstreamBody } from "./_downstream-body.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import { frontCall, type FrontCallOutcome } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
-import { importStateKey, MIN_SECRET_BYTES, type StateKey } from "./sealed-state.ts";
+import { importStateKey, type StateKey, stateKeyProblem } from "./sealed-state.ts";
 import { frontDiscover, frontServerList } from "./_front-info.ts";
 import { respond, respondStreaming } from "./_front-response.ts";
 import { FrontUpstreams } from "./front-upstreams.ts";
@@ -42,6 +46,10 @@ import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 import { FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import type { ClientInternals } from "../client/client-core.ts";
+import type { GatewayAuth } from "./downstream-auth.ts";
+import { accessOf, toolsVisibleTo } from "./access.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import { checkCallerOptions, mountCallerGate } from "./front-callers.ts";
 
 /** Options of {@linkcode createFront}. */
 export interface FrontOptions {
@@ -54,6 +62,28 @@ export interface FrontOptions {
    * session to its own Durable Object). @default in this process
    */
   readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
+  /**
+   * Who may call the gateway: bearer secrets, JWT access tokens, a function, or `"none"` (see
+   * {@linkcode GatewayAuth}). Required when `allowedHosts` is set (the gateway is then reachable
+   * from the network); without either, the front answers loopback names only.
+   * @default "none", for a gateway that answers loopback names only
+   */
+  readonly auth?: GatewayAuth;
+  /**
+   * Host names answered besides loopback ones (`"gate.example.com"`, `"gate.example.com:8443"`),
+   * or `"routed"` where the platform delivers only the deployment's own names.
+   * @default none: loopback names only
+   */
+  readonly allowedHosts?: readonly string[] | "routed";
+  /** Origins whose pages may call the gateway besides its own (they get CORS headers). @default none */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * The gateway's public origin (`https://gate.example.com`, no path), when it differs from what
+   * requests say (behind a proxy that rewrites Host or scheme): the base of the resource URLs
+   * that tokens must name and the protected resource metadata gives, and an origin whose pages
+   * are the gateway's own. @default each request's own origin
+   */
+  readonly publicUrl?: string;
 }
 
 const MRTR_METHODS = new Set(["tools/call", "resources/read", "prompts/get"]);
@@ -77,21 +107,25 @@ interface ModernParts {
   /** Per server: the log budget of its modern callers. */
   readonly logs: Map<string, LogRelay>;
   readonly tasks: FrontTasks;
+  /** Spends a state's nonce in the client's store, when the store can (`claim`). */
+  readonly spend: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
 }
 
 /**
  * Creates the front.
  *
- * @param options The client, the state key, and where legacy sessions live.
+ * @param options The client, the state key, who may call, and where legacy sessions live.
  * @returns A Hono app: `/mcp/:server` (POST both eras; GET and DELETE for legacy sessions),
  *   `GET /healthz`, `GET /servers`.
- * @throws {TypeError} When the client was not made by `createClient`, or the key is too short.
+ * @throws {TypeError} When the client was not made by `createClient`, the key is short or not
+ *   random, `auth` is malformed (or missing while `allowedHosts` is set), or a host, origin or
+ *   `publicUrl` is not one.
  * @example
  * ```ts
  * import { createFront } from "./create-front.ts";
  * import { createClient } from "../client/create-client.ts";
  * const client = createClient({ name: "gate", policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" } }] });
- * const app = createFront({ client, stateKey: "0123456789abcdef0123456789abcdef" });
+ * const app = createFront({ client, stateKey: crypto.getRandomValues(new Uint8Array(32)) });
  * const health = await app.request("/healthz");
  * console.log(health.status); // 200
  * ```
@@ -100,6 +134,7 @@ export function createFront(options: FrontOptions): Hono {
   const internals = clientInternals(options.client);
   if (internals === undefined) throw new TypeError("createFront(): the client must come from createClient()");
   checkSecret(options.stateKey);
+  const callers = checkCallerOptions(options);
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
   const servers = new Map<string, FrontServer>(
@@ -119,19 +154,24 @@ export function createFront(options: FrontOptions): Hono {
     parked: new Map(),
     logs: new Map(),
     tasks: new FrontTasks(),
+    spend: spenderOf(internals.store),
   };
   const app = new Hono();
   IN_PROCESS.set(app, inProcess);
+  const gate = mountCallerGate(app, callers, servers);
   app.get("/healthz", (c) => c.json({ ok: true }));
-  app.get("/servers", (c) => c.json(frontServerList(servers)));
+  // Each caller sees the servers its policies' `access` lets it use.
+  app.get("/servers", (c) => {
+    const principal = gate.principalOf(c.req.raw);
+    const mine = new Map([...servers].filter(([, server]) => accessOf(server.policy, principal).allowed));
+    return c.json(frontServerList(mine));
+  });
   app.all("/mcp/:server", async (c) => {
     const request = c.req.raw;
     const serverId = c.req.param("server");
-    if (!sameOrigin(request)) {
-      return respond(c, refusal(403, null, -32000, "Forbidden: the request's Origin is not this gateway's"));
-    }
+    const principal = gate.principalOf(request);
     if (request.method === "GET" || request.method === "DELETE") {
-      return await serveLegacy({ request, serverId });
+      return await serveLegacy({ request, serverId, principal });
     }
     if (request.method !== "POST") return c.body(null, 405, { Allow: "GET, POST, DELETE" });
     if (!isJson(request.headers.get("content-type"))) {
@@ -149,8 +189,11 @@ export function createFront(options: FrontOptions): Hono {
     if ("status" in parsed) return respond(c, parsed);
     const era = classifyDownstream(parsed.message, request.headers);
     if (typeof era !== "string") return respond(c, era);
-    if (era === "legacy") return await serveLegacy({ request, serverId, message: parsed.message });
-    const checked = readDownstreamRequest(parsed.message, request.headers);
+    const refused = server === undefined ? undefined : gate.toolRefusal(c, parsed.message, server, principal);
+    if (refused !== undefined) return refused;
+    if (era === "legacy") return await serveLegacy({ request, serverId, message: parsed.message, principal });
+    const read = readDownstreamRequest(parsed.message, request.headers);
+    const checked = typeof read === "object" && !("status" in read) ? { ...read, principal } : read;
     if (checked === "notification") return c.body(null, 202);
     if ("status" in checked) return respond(c, checked);
     if (server === undefined) {
@@ -201,17 +244,25 @@ async function modernPost(
   });
   let flowHandedOff = false;
   try {
-    const session = await parts.upstreams.forModernCallers(server, flow.signal);
+    const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal);
     if (method === "server/discover") {
-      return respond(c, ok(id, await frontDiscover(session, serverId, flow.signal)));
+      const outcome = await upstream.request((session) => frontDiscover(session, serverId, flow.signal));
+      return respond(c, toResponse(request, outcome));
     }
     if (FORWARDED.has(method)) {
-      const result = await session.request(method, withoutMeta(request.params), { signal: flow.signal });
-      return respond(c, ok(id, resultForCaller(result, method, "modern")));
+      const outcome = await upstream.request(async (session) => {
+        const result = await session.request(method, withoutMeta(request.params), { signal: flow.signal });
+        return resultForCaller(
+          toolsVisibleTo(result, method, server.policy, request.principal),
+          method,
+          "modern",
+        );
+      });
+      return respond(c, toResponse(request, outcome));
     }
     if (TASK_METHODS.has(method)) {
       // A legacy server's tasks are awaited within the call: the caller never sees their ids.
-      if (session.era === "legacy") {
+      if (upstream.era === "legacy") {
         return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method)}`));
       }
       const outcome = await parts.tasks.serve({
@@ -219,6 +270,7 @@ async function modernPost(
         session: parts.upstreams.modernOf(server).session,
         request,
         signal: flow.signal,
+        stateKey: await parts.key,
       });
       return respond(c, toResponse(request, outcome));
     }
@@ -226,10 +278,10 @@ async function modernPost(
     const logLevel = askedLogLevel(request, server);
     const call = (emit?: (notification: JsonRpcNotification) => void) => {
       const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
-      const outcome = session.era === "legacy"
+      const outcome = upstream.era === "legacy"
         ? frontLegacyCall({
           server,
-          session,
+          lease: () => upstream.lease(),
           request,
           stateKey,
           clock: internals.clock,
@@ -248,6 +300,7 @@ async function modernPost(
           signal: flow.signal,
           onNotification,
           logLevel,
+          spend: parts.spend,
         });
       return outcome.then((result) => toResponse(request, result));
     };
@@ -309,37 +362,26 @@ function askedLogLevel(request: DownstreamRequest, server: FrontServer): Logging
   return asked === undefined ? undefined : effectiveLogLevel(server.policy.logLevel, asked);
 }
 
-/** The key's length is checked here, so a bad key fails at start-up rather than on a call. */
+/** The key is checked here, so a bad key fails at start-up rather than on a call. */
 function checkSecret(secret: unknown): void {
-  const bytes = typeof secret === "string"
-    ? new TextEncoder().encode(secret).length
-    : secret instanceof Uint8Array
-    ? secret.length
-    : -1;
-  if (bytes < 0) {
-    throw new TypeError(
-      `createFront(): "stateKey" must be a string or a Uint8Array, received "${typeof secret}"`,
-    );
-  }
-  if (bytes < MIN_SECRET_BYTES) {
-    throw new TypeError(
-      `createFront(): "stateKey" must be at least "${MIN_SECRET_BYTES}" bytes of random data, received "${bytes}" bytes`,
-    );
-  }
+  const problem = stateKeyProblem(secret);
+  if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
 }
 
 /**
- * Whether a browser's request comes from the gateway's own origin (the transport spec: a server
- * MUST validate `Origin`). Hosts that are not browsers send none.
+ * Spends nonces in the client's store: claimed with `claim` until the state expires. A store
+ * that cannot claim spends nothing (a state may then be redeemed until it expires), and a store
+ * that fails refuses the retry: a replay must not pass because Redis was away.
  */
-function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  try {
-    return new URL(origin).origin === new URL(request.url).origin;
-  } catch {
-    return false;
-  }
+function spenderOf(store: RateLimitStore): ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined {
+  if (store.claim === undefined) return undefined;
+  return async (nonce, ttlMs) => {
+    try {
+      return await store.claim!(`state:${nonce}`, ttlMs);
+    } catch {
+      return false;
+    }
+  };
 }
 
 /** Hands work to the Workers execution context (`waitUntil`) when there is one. */

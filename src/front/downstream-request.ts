@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Principal } from "./principal.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import {
@@ -31,6 +32,8 @@ export interface DownstreamRequest {
   readonly meta: RequestMetaObject;
   /** What the caller declared it can answer (its `_meta` clientCapabilities). */
   readonly capabilities: ClientCapabilities;
+  /** Who the caller is, when the gateway's `auth` established it. */
+  readonly principal?: Principal | undefined;
 }
 
 /** How the front answers a request it refused: an HTTP status and a JSON-RPC error. */

@@ -26,7 +26,9 @@ import { upstreamFailure } from "./upstream-failure.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
-import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
+import { digestRequest, newNonce, openState, sealState, type StateKey } from "./sealed-state.ts";
+import { principalKey } from "./principal.ts";
+import { bindTaskId, withCallerTaskId } from "./_task-ids.ts";
 
 /** What one call through the front needs. */
 export interface FrontCallInput {
@@ -34,6 +36,11 @@ export interface FrontCallInput {
   readonly session: ModernSession;
   readonly request: DownstreamRequest;
   readonly stateKey: StateKey;
+  /**
+   * Spends a state's nonce for the rest of its life: `false` when it was spent already. Absent,
+   * a state may be redeemed until it expires.
+   */
+  readonly spend?: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
   readonly clock: Clock;
   readonly timers: Timers;
   readonly signal: AbortSignal;
@@ -74,9 +81,11 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     const keys = typeof callerAnswers === "object" && callerAnswers !== null
       ? Object.keys(callerAnswers)
       : [];
+    const now = clock.now();
     const opened = await openState(callerState, input.stateKey, {
-      now: clock.now(),
+      now,
       serverId: server.policy.server,
+      principal: principalKey(request.principal),
       requestDigest: await digestOnce(),
       keys,
     });
@@ -95,6 +104,11 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
         );
       }
       answers[key] = checked.value;
+    }
+    // Spent once, when its answers pass (a refused answer leaves the state for a corrected
+    // retry): a state redeemed again, a replay, is refused as any state that does not open.
+    if (input.spend !== undefined && !(await input.spend(opened.state.nonce, opened.state.expiresAt - now))) {
+      return INVALID_STATE;
     }
     // Checked answers: the post-checks hold them to the request's result type.
     resume = { responses: answers as InputResponses, requestState: opened.state.upstreamState };
@@ -134,13 +148,25 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   if (outcome.kind === "complete") {
     return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };
   }
-  if (outcome.kind === "task") return { kind: "result", result: outcome.raw };
+  if (outcome.kind === "task") {
+    const upstreamId = outcome.raw.taskId;
+    if (typeof upstreamId !== "string") return { kind: "result", result: outcome.raw };
+    const callerId = await bindTaskId(
+      upstreamId,
+      server.policy.server,
+      principalKey(request.principal),
+      input.stateKey,
+    );
+    return { kind: "result", result: withCallerTaskId(outcome.raw, callerId) };
+  }
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
   let sealed: string;
   try {
     sealed = await sealState({
       serverId: server.policy.server,
+      principal: principalKey(request.principal),
+      nonce: newNonce(),
       requestDigest: await digestOnce(),
       ...(stopped.requestState === undefined ? {} : { upstreamState: stopped.requestState }),
       answers: stopped.answers,
@@ -195,6 +221,7 @@ async function answerRound(
       const result = await input.server.chain.run(requests[key] as InputRequest, {
         version: MODERN_PROTOCOL_VERSION,
         signal,
+        principal: input.request.principal,
       });
       if (!result.ok && result.stage !== "deferred") {
         round?.abort(new Error(`input request ${key} failed`));

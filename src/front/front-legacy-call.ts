@@ -9,6 +9,11 @@
  * goes on. A retry can only be served by the process that holds the call; a state that names no
  * parked call (another process, a restart, a replay, an expiry) is refused with `-32602`.
  *
+ * A new call leases its upstream session from `FrontUpstreams` and holds it while it
+ * runs and while it is parked, so the server's requests tie to this call alone; the lease is
+ * released exactly once, when the upstream call ends however it ends (its result or error, the
+ * caller leaving, a refused answer, the state's expiry, `maxTotalTimeout`, the client closing).
+ *
  * @module
  */
 import type { ChainResult } from "../chain/chain.ts";
@@ -16,7 +21,7 @@ import type { Clock } from "../chain/verdict.ts";
 import type { Timers } from "../chain/timers.ts";
 import { linkSignals } from "../client/_signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
-import type { ServerSession } from "../client/server-session.ts";
+import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { quote } from "../_internal/quote.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
@@ -32,8 +37,10 @@ import {
   missingCapability,
   upstreamOutcome,
 } from "./front-call.ts";
-import { digestRequest, openState, sealState, type StateKey } from "./sealed-state.ts";
+import { digestRequest, newNonce, openState, sealState, type StateKey } from "./sealed-state.ts";
+import { principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
+import type { UpstreamLease } from "./front-upstreams.ts";
 
 /** The most calls one front keeps parked at once; the next deferral fails its call. */
 export const MAX_PARKED_CALLS = 1024;
@@ -41,8 +48,11 @@ export const MAX_PARKED_CALLS = 1024;
 /** What one legacy call through the front needs. */
 export interface FrontLegacyCallInput {
   readonly server: FrontServer;
-  /** The front's own legacy session to the server (its chain declares the passed-down kinds). */
-  readonly session: ServerSession;
+  /**
+   * Leases the front's legacy session for a new call (its chain declares the passed-down kinds),
+   * or refuses the call (`FrontUpstreams`); a retry leases nothing, its call holds one.
+   */
+  readonly lease: () => UpstreamLease | FrontCallOutcome;
   readonly request: DownstreamRequest;
   readonly stateKey: StateKey;
   readonly clock: Clock;
@@ -58,7 +68,7 @@ export interface FrontLegacyCallInput {
 /**
  * Runs one round of a legacy call through the front: a new call, or the retry of a parked one.
  *
- * @param input Server, session, the caller's request, the state key, clock, timers, signal and the parked calls.
+ * @param input Server, session lease, the caller's request, the state key, clock, timers, signal and the parked calls.
  * @returns The result or error for the caller; never rejects for anything upstream does.
  */
 export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<FrontCallOutcome> {
@@ -69,7 +79,9 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   const digest = await digestRequest(method, original);
   let call: ParkedCall;
   if (callerState === undefined) {
-    call = new ParkedCall(input, method, original);
+    const lease = input.lease();
+    if ("kind" in lease) return lease;
+    call = new ParkedCall(input, { lease, method, params: original });
   } else {
     const answers = typeof callerAnswers === "object" && callerAnswers !== null
       ? callerAnswers as Record<string, unknown>
@@ -77,6 +89,7 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     const opened = await openState(callerState, input.stateKey, {
       now: input.clock.now(),
       serverId: server.policy.server,
+      principal: principalKey(request.principal),
       requestDigest: digest,
       keys: Object.keys(answers),
     });
@@ -113,6 +126,8 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   try {
     sealed = await sealState({
       serverId: server.policy.server,
+      principal: principalKey(request.principal),
+      nonce: newNonce(),
       requestDigest: digest,
       upstreamState: `${call.id}.${call.round}`,
       answers: {},
@@ -147,6 +162,15 @@ interface Waiting {
   reported: boolean;
 }
 
+/** What starts a parked call: its lease, method and params. */
+interface CallStart {
+  /** The session the call holds until it ends. */
+  readonly lease: UpstreamLease;
+  readonly method: MrtrMethod;
+  /** The params without `_meta`, `inputResponses` and `requestState`. */
+  readonly params: JsonObject;
+}
+
 /** A legacy upstream call that outlives the downstream requests serving its rounds. */
 export class ParkedCall {
   /** Random, unguessable; sealed into the state with the round. */
@@ -165,13 +189,13 @@ export class ParkedCall {
   #progressToken: unknown;
 
   /**
-   * Starts the upstream call, bounded by the policy's `maxTotalTimeout`.
+   * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`;
+   * the lease is released when the call ends.
    *
    * @param input The first round's input.
-   * @param method The method.
-   * @param params The params without `_meta`, `inputResponses` and `requestState`.
+   * @param start The lease, the method and the params.
    */
-  constructor(input: FrontLegacyCallInput, method: MrtrMethod, params: JsonObject) {
+  constructor(input: FrontLegacyCallInput, start: CallStart) {
     this.#timers = input.timers;
     this.#server = input.server;
     const flow = linkSignals([this.#controller.signal], {
@@ -182,6 +206,7 @@ export class ParkedCall {
     const context = {
       signal: flow.signal,
       assigns: {},
+      principal: input.request.principal,
       onDeferred: (request: InputRequest, signal: AbortSignal) => this.#defer(request, signal),
       // Progress and logs reach the caller while one of its requests is open (not while parked).
       onProgress: (progress: JsonObject) => {
@@ -195,7 +220,10 @@ export class ParkedCall {
       },
       onNotification: (notification: JsonRpcNotification) => this.#relay?.(notification),
     };
-    const session = input.session;
+    const { lease, method, params } = start;
+    const session = lease.session;
+    // Whether the server answered the call: else it may still be running it (see release).
+    let answered = true;
     void (async (): Promise<FrontCallOutcome> => {
       const outcome = await session.call(method, params, context);
       const result = outcome.kind === "complete"
@@ -203,8 +231,13 @@ export class ParkedCall {
         : await session.awaitTask(taskIdOf(outcome.task), context);
       // A legacy result has no resultType (nor ttlMs, cacheScope); a 2026-07-28 caller needs them.
       return { kind: "result", result: resultForCaller(result as unknown as JsonObject, method, "modern") };
-    })().catch((failure) => upstreamOutcome(failure, input.server.policy.server)).then((outcome) => {
+    })().catch((failure) => {
+      answered = failure instanceof ClientError && failure.kind === "server";
+      return upstreamOutcome(failure, input.server.policy.server);
+    }).then((outcome) => {
       flow.dispose();
+      // The one place every call ends, whatever ended it: the lease is released here, once.
+      lease.release(answered);
       this.#done = outcome;
       this.#cancelWaiting();
       this.#wake?.();

@@ -15,6 +15,11 @@
  *   the front answered, are dropped; one refused answer refuses the update.
  * - `tasks/cancel`: relayed.
  *
+ * A task belongs to the caller whose call created it: the id the caller sees is the upstream's
+ * sealed with the server and the caller's principal under the state key
+ * (`bindTaskId`), and every `tasks/*` request opens it, so another caller's request
+ * for it is answered as for an unknown task, on any isolate, with nothing stored.
+ *
  * Which keys the front has handled is kept in memory, per task (a bounded number of tasks), so
  * a handler runs once per key however often the caller polls; an isolate that has not seen a
  * task (another Workers isolate) runs its keys again, and the upstream ignores answers to keys
@@ -33,6 +38,9 @@ import { ClientError } from "../errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import { callError, type FrontCallOutcome, missingCapability, upstreamOutcome } from "./front-call.ts";
 import type { FrontServer } from "./front-server.ts";
+import { principalKey } from "./principal.ts";
+import type { StateKey } from "./_state-token.ts";
+import { openTaskId, withCallerTaskId } from "./_task-ids.ts";
 
 /** The methods of the extension the front relays. */
 export const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
@@ -51,6 +59,8 @@ export interface TaskCallInput {
   readonly session: ModernSession;
   readonly request: DownstreamRequest;
   readonly signal: AbortSignal;
+  /** Seals and opens the task ids callers see. */
+  readonly stateKey: StateKey;
 }
 
 /** The front's memory of the tasks it relays. */
@@ -65,19 +75,26 @@ export class FrontTasks {
    */
   async serve(input: TaskCallInput): Promise<FrontCallOutcome> {
     const { server, request } = input;
-    const taskId = request.params.taskId;
-    if (typeof taskId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
+    const callerId = request.params.taskId;
+    if (typeof callerId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
+    const serverId = server.policy.server;
+    const taskId = await openTaskId(callerId, serverId, principalKey(request.principal), input.stateKey);
+    // Another caller's task, or an id this gateway never gave: not found, and nothing is told.
+    if (taskId === undefined) return callError(-32602, `Invalid params: no task ${quote(callerId, 64)}`);
     try {
       switch (request.message.method) {
         case "tasks/get":
-          return await this.#get(input, taskId);
+          return withCallerId(await this.#get(input, taskId), callerId);
         case "tasks/update":
-          return await this.#update(input, taskId);
+          return withCallerId(await this.#update(input, taskId), callerId);
         default:
-          return { kind: "result", result: await this.#send(input, "tasks/cancel", { taskId }) };
+          return {
+            kind: "result",
+            result: withCallerTaskId(await this.#send(input, "tasks/cancel", { taskId }), callerId),
+          };
       }
     } catch (failure) {
-      return upstreamOutcome(failure, server.policy.server);
+      return upstreamOutcome(failure, serverId);
     }
   }
 
@@ -98,6 +115,7 @@ export class FrontTasks {
       const result: ChainResult = await input.server.chain.run(entry as InputRequest, {
         version: MODERN_PROTOCOL_VERSION,
         signal: input.signal,
+        principal: input.request.principal,
       });
       if (result.ok) {
         answers[key] = result.answer;
@@ -189,6 +207,12 @@ export class FrontTasks {
     }
     return handled;
   }
+}
+
+function withCallerId(outcome: FrontCallOutcome, callerId: string): FrontCallOutcome {
+  return outcome.kind === "result"
+    ? { kind: "result", result: withCallerTaskId(outcome.result, callerId) }
+    : outcome;
 }
 
 /** Task ids are the server's: two servers may use the same one. */

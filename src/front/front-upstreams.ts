@@ -5,8 +5,18 @@
  *
  * - a modern upstream: one front session per server (the modern era keeps no connection; each
  *   request declares what its caller can answer);
- * - a legacy upstream, for modern callers: one shared front session per server, which declares
- *   every kind the front can answer or pass down (modern callers have no session of their own);
+ * - a legacy upstream, for modern callers: a pool per server and per principal
+ *   ({@linkcode principalKey}: the subject, or `""` for every caller without one) of front
+ *   sessions, each declaring every kind the front can answer or pass down. A call leases one for
+ *   its whole life, parked rounds included, so a server's request always ties to exactly one
+ *   call: on stdio, where a request ties to the one call in flight, a lease is exclusive (a
+ *   session, its own process, carries one call at a time) and a principal has at most
+ *   {@linkcode MAX_CALLS_PER_CALLER} calls in progress per server; on HTTP, where a request ties
+ *   by the stream that carried it, the principal's one session carries all its calls. Discovery
+ *   and lists use any session of the principal's (never waiting behind its calls). A session
+ *   unused for `sessionIdleTimeout` closes, and all close with the client; a server has at most
+ *   `maxSessions` of them (at the cap the longest-unused idle one makes room; while all are in
+ *   use, the next is refused);
  * - a legacy upstream, for a legacy caller: a session of its own (its own stdio child or HTTP
  *   session), declaring what that caller can answer, so roots, server state and logs never
  *   cross callers. The caller's session closes it.
@@ -17,18 +27,87 @@
  */
 import type { ClientInternals } from "../client/client-core.ts";
 import type { CallerHooks, ServerSession } from "../client/server-session.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import { quote } from "../_internal/quote.ts";
+import { callError, type FrontCallOutcome } from "./front-call.ts";
 import type { FrontServer } from "./front-server.ts";
+import { type Principal, principalKey } from "./principal.ts";
 import type { ModernServerSession } from "../client/modern/modern-server-session.ts";
+
+/**
+ * The most calls one principal has in progress (running, or parked waiting for its input) on one
+ * legacy server over stdio; the next is refused at once with `-32000`. Each holds a process of
+ * its own, so this bounds the processes one caller can keep.
+ */
+export const MAX_CALLS_PER_CALLER = 4;
+
+/** One call's hold on an upstream session, from its start to its end. */
+export interface UpstreamLease {
+  /** The session the call runs on. */
+  readonly session: ServerSession;
+  /**
+   * Gives the session back; only the first release counts.
+   *
+   * @param answered Whether the upstream answered the call (its result or its own error). A
+   *   stdio session whose call was cut short (cancelled, timed out, its connection lost) is
+   *   closed, not reused: the server may still be running the call, and a request it sends
+   *   would tie to the session's next call.
+   */
+  release(answered: boolean): void;
+}
+
+/** Where one modern caller's request goes upstream ({@linkcode FrontUpstreams.forModernCallers}). */
+export interface ModernCallersUpstream {
+  /** The era the server speaks. */
+  readonly era: "modern" | "legacy";
+  /**
+   * Runs a request that asks for no input (discovery, lists) on a session of the caller's: one
+   * not leased if there is one, else one its calls hold (it does not wait for them), else a new
+   * one.
+   *
+   * @param use Sends the request.
+   * @returns Its result, or the refusal when the server's sessions are at `maxSessions`, all in use.
+   */
+  request(use: (session: ServerSession) => Promise<JsonObject>): Promise<FrontCallOutcome>;
+  /**
+   * Leases a session for one new call (`tools/call`, `resources/read`, `prompts/get`).
+   *
+   * @returns The lease, or the refusal (`-32000`) when the caller already has
+   *   {@linkcode MAX_CALLS_PER_CALLER} calls in progress on a stdio server, or the server's
+   *   sessions are at `maxSessions`, all in use.
+   */
+  lease(): UpstreamLease | FrontCallOutcome;
+}
+
+/** One pooled legacy session of one principal's. */
+interface Pooled {
+  readonly session: ServerSession;
+  readonly principal: string;
+  /** The calls that lease it (at most one on stdio). */
+  calls: number;
+  /** The requests without input running on it. */
+  requests: number;
+  lastUsed: number;
+}
+
+/** One server's pool. */
+interface Pool {
+  readonly server: FrontServer;
+  readonly entries: Set<Pooled>;
+}
 
 /** The front's upstream sessions. */
 export class FrontUpstreams {
   readonly #internals: ClientInternals;
   readonly #modern = new Map<string, ModernServerSession>();
-  readonly #shared = new Map<string, ServerSession>();
+  readonly #pools = new Map<string, Pool>();
+  #sweeper: unknown;
+  #closed = false;
 
-  /** @param internals The client's internals. */
+  /** @param internals The client's internals; its close closes the pooled sessions. */
   constructor(internals: ClientInternals) {
     this.#internals = internals;
+    internals.onClose(() => this.#close());
   }
 
   /**
@@ -44,16 +123,22 @@ export class FrontUpstreams {
   }
 
   /**
-   * The session for modern callers: the front's modern session, or its shared legacy one.
+   * Where a modern caller's request goes: the front's modern session, or the caller's pool of
+   * legacy sessions.
    *
    * @param server The server.
+   * @param principal The caller, if known (callers without one share one pool).
    * @param signal Aborts the era probe.
-   * @returns The session.
+   * @returns The upstream side of the request.
    */
-  forModernCallers(server: FrontServer, signal: AbortSignal): Promise<ServerSession> {
+  forModernCallers(
+    server: FrontServer,
+    principal: Principal | undefined,
+    signal: AbortSignal,
+  ): Promise<ModernCallersUpstream> {
     // On every modern call's path: one promise step, no more.
     return this.#internals.sessionOf(server.policy.server, signal).then((session) =>
-      session.era === "modern" ? this.modernOf(server) : this.#sharedOf(server)
+      session.era === "modern" ? this.#modernUpstream(server) : this.#legacyUpstream(server, principal)
     );
   }
 
@@ -94,13 +179,177 @@ export class FrontUpstreams {
     return session;
   }
 
-  #sharedOf(server: FrontServer): ServerSession {
-    const serverId = server.policy.server;
-    let session = this.#shared.get(serverId);
-    if (session === undefined) {
-      session = this.#internals.legacySession(serverId, server.chain);
-      this.#shared.set(serverId, session);
-    }
-    return session;
+  #modernUpstream(server: FrontServer): ModernCallersUpstream {
+    const session = this.modernOf(server);
+    return {
+      era: "modern",
+      request: async (use) => ({ kind: "result", result: await use(session) }),
+      lease: () => ({ session, release: () => {} }),
+    };
   }
+
+  #legacyUpstream(server: FrontServer, principal: Principal | undefined): ModernCallersUpstream {
+    const key = principalKey(principal);
+    return {
+      era: "legacy",
+      request: (use) => this.#request(server, key, use),
+      lease: () => this.#lease(server, key),
+    };
+  }
+
+  async #request(
+    server: FrontServer,
+    key: string,
+    use: (session: ServerSession) => Promise<JsonObject>,
+  ): Promise<FrontCallOutcome> {
+    const pool = this.#poolOf(server);
+    const mine = [...pool.entries].filter((entry) => entry.principal === key);
+    const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ?? this.#open(pool, key);
+    if (entry === undefined) return tooManySessions(server);
+    entry.requests++;
+    entry.lastUsed = this.#internals.clock.now();
+    try {
+      return { kind: "result", result: await use(entry.session) };
+    } finally {
+      entry.requests--;
+      this.#settle(pool, entry);
+    }
+  }
+
+  #lease(server: FrontServer, key: string): UpstreamLease | FrontCallOutcome {
+    const pool = this.#poolOf(server);
+    const mine = [...pool.entries].filter((entry) => entry.principal === key);
+    const stdio = server.policy.transport.kind === "stdio";
+    let entry: Pooled | undefined;
+    if (stdio) {
+      // One call per session: a request the server sends then ties to that call and no other.
+      const inProgress = mine.reduce((sum, candidate) => sum + candidate.calls, 0);
+      if (inProgress >= MAX_CALLS_PER_CALLER) return tooManyCalls(server, key);
+      entry = mine.find((candidate) => candidate.calls === 0);
+    } else {
+      // On HTTP a request ties by the stream that carried it: one session carries every call.
+      entry = mine[0];
+    }
+    entry ??= this.#open(pool, key);
+    if (entry === undefined) return tooManySessions(server);
+    const leased = entry;
+    leased.calls++;
+    leased.lastUsed = this.#internals.clock.now();
+    let released = false;
+    return {
+      session: leased.session,
+      release: (answered) => {
+        if (released) return;
+        released = true;
+        leased.calls--;
+        if (stdio && !answered) pool.entries.delete(leased);
+        this.#settle(pool, leased);
+      },
+    };
+  }
+
+  #poolOf(server: FrontServer): Pool {
+    const serverId = server.policy.server;
+    let pool = this.#pools.get(serverId);
+    if (pool === undefined) {
+      pool = { server, entries: new Set() };
+      this.#pools.set(serverId, pool);
+    }
+    return pool;
+  }
+
+  /**
+   * A new session in the pool, for a principal; at `maxSessions` the longest-unused idle session
+   * (of any principal) is closed to make room.
+   *
+   * @returns The entry, or `undefined` while every session is in use.
+   */
+  #open(pool: Pool, key: string): Pooled | undefined {
+    const { policy, chain } = pool.server;
+    if (pool.entries.size >= policy.maxSessions) {
+      const idle = [...pool.entries].filter((entry) => entry.calls + entry.requests === 0)
+        .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (idle === undefined) return undefined;
+      pool.entries.delete(idle);
+      void idle.session.close().catch(() => {});
+    }
+    const entry: Pooled = {
+      session: this.#internals.legacySession(policy.server, chain),
+      principal: key,
+      calls: 0,
+      requests: 0,
+      lastUsed: this.#internals.clock.now(),
+    };
+    pool.entries.add(entry);
+    this.#sweep();
+    return entry;
+  }
+
+  /** After a use ends: a session out of the pool (retired, or the front closed) closes once unused. */
+  #settle(pool: Pool, entry: Pooled): void {
+    entry.lastUsed = this.#internals.clock.now();
+    if (!pool.entries.has(entry) && entry.calls + entry.requests === 0) {
+      void entry.session.close().catch(() => {});
+    }
+  }
+
+  /** Closes the sessions unused past their server's `sessionIdleTimeout`; runs while any are pooled. */
+  #sweep(): void {
+    if (this.#sweeper !== undefined || this.#closed) return;
+    const pools = [...this.#pools.values()].filter((pool) => pool.entries.size > 0);
+    if (pools.length === 0) return;
+    const shortest = Math.min(...pools.map((pool) => pool.server.policy.sessionIdleTimeoutMs));
+    const every = Math.max(1000, Math.min(60_000, Math.floor(shortest / 4)));
+    const { clock, timers } = this.#internals;
+    this.#sweeper = timers.setTimeout(() => {
+      this.#sweeper = undefined;
+      const now = clock.now();
+      for (const pool of this.#pools.values()) {
+        for (const entry of pool.entries) {
+          const unused = entry.calls + entry.requests === 0 &&
+            now - entry.lastUsed >= pool.server.policy.sessionIdleTimeoutMs;
+          if (unused) {
+            pool.entries.delete(entry);
+            void entry.session.close().catch(() => {});
+          }
+        }
+      }
+      this.#sweep();
+    }, every);
+    // The sweep must not keep a self-hosted process alive on its own.
+    (this.#sweeper as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** Closes every pooled session (the client is closing); a call still holding one ends with it. */
+  async #close(): Promise<void> {
+    this.#closed = true;
+    this.#internals.timers.clearTimeout(this.#sweeper);
+    this.#sweeper = undefined;
+    const all = [...this.#pools.values()].flatMap((pool) => [...pool.entries]);
+    for (const pool of this.#pools.values()) pool.entries.clear();
+    await Promise.all(all.map((entry) => entry.session.close().catch(() => {})));
+  }
+}
+
+/** The refusal of a call past {@linkcode MAX_CALLS_PER_CALLER}. */
+function tooManyCalls(server: FrontServer, key: string): FrontCallOutcome {
+  const who = key === ""
+    ? "callers without a principal already have"
+    : `caller ${quote(key, 64)} already has`;
+  return callError(
+    -32000,
+    `Too many calls in progress: ${who} "${MAX_CALLS_PER_CALLER}" calls running or waiting for input on server ${
+      quote(server.policy.server, 64)
+    } (each holds a stdio server of its own); answer or cancel one, or wait for one to end or its state to expire`,
+  );
+}
+
+/** The refusal of a new session while all `maxSessions` are in use. */
+function tooManySessions(server: FrontServer): FrontCallOutcome {
+  return callError(
+    -32000,
+    `Too many sessions: server ${
+      quote(server.policy.server, 64)
+    } has "${server.policy.maxSessions}" upstream sessions for 2026-07-28 callers, all in use, the most its policy allows (maxSessions); try again later`,
+  );
 }

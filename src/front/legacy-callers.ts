@@ -20,6 +20,7 @@ import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../protoco
 import { CallerSession, jsonError } from "./caller-session.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
+import { type Principal, principalKey } from "./principal.ts";
 
 /** The header that carries a session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -45,12 +46,20 @@ export interface LegacyRequest {
    * session lives was chosen by it (a Workers Durable Object). Set only by sluice itself.
    */
   readonly sessionId?: string;
+  /**
+   * Who the caller is (the gateway's `auth`). A session belongs to the principal that opened it:
+   * another's requests with its id are answered as for an unknown session (`404`).
+   */
+  readonly principal?: Principal | undefined;
 }
 
 /** The sessions of the front's legacy callers. */
 export class LegacyCallers {
   readonly #options: LegacyCallersOptions;
-  readonly #sessions = new Map<string, { readonly serverId: string; readonly session: CallerSession }>();
+  readonly #sessions = new Map<
+    string,
+    { readonly serverId: string; readonly owner: string; readonly session: CallerSession }
+  >();
   #sweeper: unknown;
 
   /** @param options The servers, upstreams, clock and timers. */
@@ -90,7 +99,7 @@ export class LegacyCallers {
     if (request.method === "GET" && !accepts(request, "text/event-stream")) {
       return jsonError(406, null, -32000, "Not Acceptable: the GET stream needs Accept: text/event-stream");
     }
-    const found = this.#find(id, serverId);
+    const found = this.#find(id, input);
     if (found instanceof Response) return found;
     if (request.method === "GET") return found.listen(request.headers.get("last-event-id"));
     this.#sessions.delete(found.id);
@@ -120,7 +129,7 @@ export class LegacyCallers {
     }
     if (message === undefined) return jsonError(400, null, -32600, "Invalid request: no message");
     if (isRequest(message) && message.method === "initialize") return await this.#initialize(input, server);
-    const found = this.#find(request.headers.get(SESSION_HEADER), input.serverId);
+    const found = this.#find(request.headers.get(SESSION_HEADER), input);
     if (found instanceof Response) return found;
     return await found.handle(message);
   }
@@ -161,9 +170,10 @@ export class LegacyCallers {
       upstreams: this.#options.upstreams,
       clock: this.#options.clock,
       timers: this.#options.timers,
+      principal: input.principal,
     });
     // Counted from now, so concurrent initializes cannot pass the cap together.
-    this.#sessions.set(id, { serverId, session });
+    this.#sessions.set(id, { serverId, owner: principalKey(input.principal), session });
     const answer = await session.start(message.id, request.signal);
     if ("error" in answer) {
       this.#sessions.delete(id);
@@ -197,7 +207,7 @@ export class LegacyCallers {
     return mine.length - 1;
   }
 
-  #find(id: string | null, serverId: string): CallerSession | Response {
+  #find(id: string | null, input: LegacyRequest): CallerSession | Response {
     if (id === null) {
       return jsonError(
         400,
@@ -207,8 +217,12 @@ export class LegacyCallers {
       );
     }
     const entry = this.#sessions.get(id);
-    // A session of another server is no session here (and its existence is not told).
-    if (entry === undefined || entry.serverId !== serverId) {
+    // A session of another server, or another caller's, is no session here (and its existence
+    // is not told): holding a session's id is not being its caller.
+    if (
+      entry === undefined || entry.serverId !== input.serverId ||
+      entry.owner !== principalKey(input.principal)
+    ) {
       return jsonError(404, null, -32001, "Session not found: initialize a new session");
     }
     return entry.session;

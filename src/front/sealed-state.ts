@@ -22,6 +22,10 @@ export type { StateKey, StateRefusalReason };
 export interface ContinuationState {
   /** The id of the upstream server the request goes to. */
   readonly serverId: string;
+  /** The caller it was sealed for (`principalKey`: the subject, `""` for none): no one else opens it. */
+  readonly principal: string;
+  /** Random and unique to this state: a shared store spends it, so the state is redeemed once. */
+  readonly nonce: string;
   /** sha-256 (hex) of the original downstream request: method + params without _meta, inputResponses, requestState. */
   readonly requestDigest: string;
   /** The upstream's requestState, byte for byte, when it sent one. */
@@ -40,6 +44,8 @@ export interface OpenExpectations {
   readonly now: number;
   /** The server the retry goes to. */
   readonly serverId: string;
+  /** The retrying caller (`principalKey`); a state sealed for another is refused. */
+  readonly principal: string;
   /** {@linkcode digestRequest} of the retry. */
   readonly requestDigest: string;
   /** The keys the caller answered; when given, they must be exactly the state's `pending` keys. */
@@ -57,6 +63,8 @@ export const MIN_SECRET_BYTES: number = 32;
 const ANY_MAP = nullProtoRecord(v.unknown());
 const StateSchema = refuseArrays(v.strictObject({
   serverId: v.string(),
+  principal: v.string(),
+  nonce: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{22}$/)),
   requestDigest: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   upstreamState: v.optional(v.string()),
   answers: ANY_MAP,
@@ -67,13 +75,60 @@ const NOT_DIGESTED: ReadonlySet<string> = new Set(["_meta", "inputResponses", "r
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** How to make a good key, for the messages that refuse one. */
+export const MAKE_A_KEY = "make one with `openssl rand -base64 32`";
+
+/**
+ * What is wrong with a state key, if anything: not a string or bytes, shorter than 32 bytes, or
+ * plainly not random. A key is refused as low-entropy when it repeats a pattern of at most half
+ * its length (`"0123456789abcdef0123456789abcdef"`, the example once in these docs, or 32 equal
+ * bytes) or has fewer than 8 distinct bytes: states sealed with such a key can be forged by
+ * whoever guesses it. Real randomness cannot be measured; these catch the keys people type.
+ *
+ * @param secret The candidate key; a string is taken as its UTF-8 bytes.
+ * @returns The problem, phrased to follow "the state key", or `undefined` for a usable key.
+ * @example
+ * ```ts
+ * import { stateKeyProblem } from "./sealed-state.ts";
+ * console.log(stateKeyProblem("x".repeat(32))); // "repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`"
+ * console.log(stateKeyProblem(crypto.getRandomValues(new Uint8Array(32)))); // undefined
+ * ```
+ */
+export function stateKeyProblem(secret: unknown): string | undefined {
+  const bytes = typeof secret === "string"
+    ? encoder.encode(secret)
+    : secret instanceof Uint8Array
+    ? secret
+    : undefined;
+  if (bytes === undefined) return `must be a string or a Uint8Array, received "${typeof secret}"`;
+  if (bytes.length < MIN_SECRET_BYTES) {
+    return `must be at least "${MIN_SECRET_BYTES}" bytes of random data, received "${bytes.length}" bytes: ${MAKE_A_KEY}`;
+  }
+  if (repeatsPattern(bytes)) return `repeats a pattern: expected random bytes, ${MAKE_A_KEY}`;
+  if (new Set(bytes).size < MIN_DISTINCT_BYTES) {
+    return `has fewer than "${MIN_DISTINCT_BYTES}" distinct bytes: expected random bytes, ${MAKE_A_KEY}`;
+  }
+  return undefined;
+}
+
+const MIN_DISTINCT_BYTES = 8;
+
+/** Whether `bytes` is its first `p` bytes over and over, for some `p` of at most half its length. */
+function repeatsPattern(bytes: Uint8Array): boolean {
+  for (let period = 1; period <= bytes.length / 2; period++) {
+    let i = period;
+    while (i < bytes.length && bytes[i] === bytes[i - period]) i++;
+    if (i === bytes.length) return true;
+  }
+  return false;
+}
+
 /**
  * Imports the secret that seals and opens states as a non-extractable HMAC-SHA256 key.
  *
- * @param secret At least 32 bytes; a string is taken as its UTF-8 bytes. Use random bytes: the
- *   length is checked, the entropy cannot be.
+ * @param secret At least 32 random bytes; a string is taken as its UTF-8 bytes.
  * @returns The key.
- * @throws {TypeError} When the secret is shorter than 32 bytes or neither a string nor bytes.
+ * @throws {TypeError} When {@linkcode stateKeyProblem} finds a problem with the secret.
  * @example
  * ```ts
  * import { importStateKey } from "./sealed-state.ts";
@@ -82,22 +137,28 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * ```
  */
 export async function importStateKey(secret: string | Uint8Array): Promise<StateKey> {
-  let bytes: Uint8Array<ArrayBuffer>;
-  if (typeof secret === "string") bytes = encoder.encode(secret);
-  else if (secret instanceof Uint8Array) bytes = new Uint8Array(secret);
-  else {throw new TypeError(
-      `importStateKey(): the secret must be a string or a Uint8Array, received "${typeof secret}"`,
-    );}
-  if (bytes.length < MIN_SECRET_BYTES) {
-    throw new TypeError(
-      `importStateKey(): the secret must be at least "${MIN_SECRET_BYTES}" bytes, received "${bytes.length}" bytes`,
-    );
-  }
+  const problem = stateKeyProblem(secret);
+  if (problem !== undefined) throw new TypeError(`importStateKey(): the secret ${problem}`);
+  const bytes = typeof secret === "string" ? encoder.encode(secret) : new Uint8Array(secret);
   const key = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
     "verify",
   ]);
   return wrapKey(key);
+}
+
+/**
+ * A new state's nonce: 16 random bytes, base64url (22 characters).
+ *
+ * @returns The nonce.
+ * @example
+ * ```ts
+ * import { newNonce } from "./sealed-state.ts";
+ * console.log(newNonce().length); // 22
+ * ```
+ */
+export function newNonce(): string {
+  return codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 /**
@@ -111,14 +172,14 @@ export async function importStateKey(secret: string | Uint8Array): Promise<State
  * @throws {RangeError} When the token would be longer than 1 MiB (e.g. a huge upstream state).
  * @example
  * ```ts
- * import { digestRequest, importStateKey, openState, sealState } from "./sealed-state.ts";
+ * import { digestRequest, importStateKey, newNonce, openState, sealState } from "./sealed-state.ts";
  * const key = await importStateKey("an example secret, at least 32 bytes long");
  * const requestDigest = await digestRequest("tools/call", { name: "deploy", arguments: {} });
  * const token = await sealState(
- *   { serverId: "github", requestDigest, answers: {}, pending: {}, expiresAt: 600_000 },
+ *   { serverId: "github", principal: "alice", nonce: newNonce(), requestDigest, answers: {}, pending: {}, expiresAt: 600_000 },
  *   key,
  * );
- * const opened = await openState(token, key, { now: 0, serverId: "github", requestDigest });
+ * const opened = await openState(token, key, { now: 0, serverId: "github", principal: "alice", requestDigest });
  * console.log(opened.ok); // true
  * ```
  */
@@ -133,7 +194,8 @@ export async function sealState(state: ContinuationState, key: StateKey): Promis
 /**
  * Opens a token sent back by the caller, checking, in order: the key, that it is a string of at
  * most 1 MiB, its version and format, its base64url, its MAC (constant-time, before the payload is
- * read), its JSON, its shape, the server, the request digest, the expiry and the answered keys.
+ * read), its JSON, its shape, the server, the principal, the request digest, the expiry and the
+ * answered keys.
  * Never throws.
  *
  * @param token The caller's `requestState`, untrusted.
@@ -144,7 +206,7 @@ export async function sealState(state: ContinuationState, key: StateKey): Promis
  * ```ts
  * import { importStateKey, openState } from "./sealed-state.ts";
  * const key = await importStateKey("an example secret, at least 32 bytes long");
- * const opened = await openState("v1.e30.AAAA", key, { now: 0, serverId: "s", requestDigest: "" });
+ * const opened = await openState("v1.e30.AAAA", key, { now: 0, serverId: "s", principal: "", requestDigest: "" });
  * console.log(opened); // { ok: false, reason: "mac" }
  * ```
  */
@@ -170,6 +232,7 @@ export async function openState(
 
 function mismatch(state: ContinuationState, expect: OpenExpectations): StateRefusalReason | undefined {
   if (state.serverId !== expect.serverId) return "server";
+  if (state.principal !== expect.principal) return "principal";
   if (state.requestDigest !== expect.requestDigest) return "request";
   if (!(expect.now < state.expiresAt)) return "expired";
   if (expect.keys !== undefined && !sameKeys(Object.keys(state.pending), expect.keys)) return "keys";

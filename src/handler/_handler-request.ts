@@ -23,7 +23,7 @@ import { decodeElicitParams, elicitationModeOf, type ElicitRequestParams } from 
 import { MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/versions.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { defer } from "../chain/deferral.ts";
-import type { ElicitationContext, Handler, InputContext } from "./handler.ts";
+import type { ElicitationContext, Handler, InputContext, Principal } from "./handler.ts";
 import { HANDLER_KINDS, type HandlerKind } from "./_remote-wire.ts";
 
 /** A decoded request: the handler's callback, ready to run. */
@@ -40,6 +40,11 @@ const base = {
   era: v.picklist(["modern", "legacy"]),
   assigns: objectMap(v.unknown()),
   relatedRequestId: v.nullable(RequestIdSchema),
+  principal: v.exactOptional(wireObject({
+    subject: v.string(),
+    scopes: v.array(v.string()),
+    claims: objectMap(v.unknown()),
+  })),
 };
 const BaseContext = wireObject(base);
 const ElicitationContextSchema = wireVariant("mode", [
@@ -109,7 +114,7 @@ export function decodeHandlerCall(body: unknown, handler: Handler): Decoded<Hand
 function elicitationCall(
   handler: Handler,
   params: ElicitRequestParams,
-  ctx: Omit<ElicitationContext, "signal" | "defer">,
+  ctx: WireContext<ElicitationContext>,
 ): Decoded<HandlerCall> {
   const mode = elicitationModeOf(params);
   if (ctx.mode !== mode) return failure("$.ctx.mode", `"${mode}" (the mode of the params)`, `"${ctx.mode}"`);
@@ -131,9 +136,14 @@ function call(kind: HandlerKind, run: (signal: AbortSignal) => unknown): Decoded
   return { ok: true, value: { kind, run } };
 }
 
-function withSignal<T extends Omit<InputContext, "signal" | "defer">>(
+/** A context as it travels: no signal or `defer`, and `principal` only when there is one. */
+type WireContext<C extends InputContext> = Omit<C, "signal" | "defer" | "principal"> & {
+  readonly principal?: Principal;
+};
+
+function withSignal<T extends WireContext<InputContext>>(
   ctx: T,
   signal: AbortSignal,
 ): T & InputContext {
-  return Object.freeze({ ...ctx, signal, defer });
+  return Object.freeze({ ...ctx, principal: ctx.principal, signal, defer });
 }

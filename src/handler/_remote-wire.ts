@@ -39,6 +39,7 @@ export function plainContext(ctx: InputContext | ElicitationContext): Record<str
     assigns: ctx.assigns,
     relatedRequestId: ctx.relatedRequestId,
   };
+  if (ctx.principal !== undefined) out.principal = ctx.principal;
   if (!("mode" in ctx)) return out;
   out.mode = ctx.mode;
   if (ctx.mode === "form") {

@@ -11,6 +11,16 @@ import type { ListRootsResult } from "../protocol/roots.ts";
 import type { LogLevel } from "../policy/policy.ts";
 import type { Deferral } from "../chain/deferral.ts";
 
+/** The caller a gateway request was authenticated as (`ctx.principal`). */
+export interface Principal {
+  /** Who the caller is: the token's `sub`, a bearer secret's subject, or what `auth` returned. */
+  readonly subject: string;
+  /** The scopes the caller was granted (a JWT's `scope` or `scp`; a bearer secret's `scopes`). */
+  readonly scopes: readonly string[];
+  /** The verified claims (a JWT's payload), or what a custom `auth` function returned. */
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
 /** What every input callback is told about the request. */
 export interface InputContext {
   /** The client's name. */
@@ -23,6 +33,11 @@ export interface InputContext {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The in-flight request this input belongs to (legacy); `null` when none, always `null` for modern input. */
   readonly relatedRequestId: RequestId | null;
+  /**
+   * Who the gateway's caller is, when the call came through the front with `auth` (the
+   * principal its `auth` established); `undefined` for the library's own calls and `auth: "none"`.
+   */
+  readonly principal?: Principal | undefined;
   /**
    * Fires on the handler's timeout, on cancellation by the server, or when the call is abandoned.
    * It is made on first read (a getter): `ctx.signal` and `({ signal })` work, but a spread copy

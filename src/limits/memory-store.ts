@@ -42,6 +42,15 @@ export interface MemoryStore extends RateLimitStore {
    * @throws {RangeError} When the rule is not valid.
    */
   take(key: string, rate: Rate): TakeResult;
+  /**
+   * Claims `key` for `ttlMs` in this process: `true` the first time, `false` while claimed. At
+   * most `maxKeys` claims are held; past it the oldest is forgotten.
+   *
+   * @param key The key.
+   * @param ttlMs How long the claim holds.
+   * @returns Whether this call claimed it.
+   */
+  claim(key: string, ttlMs: number): boolean;
   /** How many buckets are held now (at most `maxKeys`). */
   readonly size: number;
 }
@@ -54,6 +63,8 @@ class BoundedMemoryStore implements MemoryStore {
   readonly #maxKeys: number;
   /** Insertion order is recency order: the first entry is the least recently used. */
   readonly #buckets = new Map<string, TokenBucket>();
+  /** Claimed keys and when each claim ends, oldest first. */
+  readonly #claims = new Map<string, number>();
 
   constructor(clock: Clock, maxKeys: number) {
     this.#clock = clock;
@@ -77,6 +88,19 @@ class BoundedMemoryStore implements MemoryStore {
     }
     this.#buckets.set(id, bucket);
     return bucket.take(now);
+  }
+
+  claim(key: string, ttlMs: number): boolean {
+    const now = this.#clock.now();
+    const until = this.#claims.get(key);
+    if (until !== undefined && until > now) return false;
+    if (this.#claims.size >= this.#maxKeys) {
+      for (const [held, expiry] of this.#claims) if (expiry <= now) this.#claims.delete(held);
+      if (this.#claims.size >= this.#maxKeys) this.#claims.delete(this.#claims.keys().next().value as string);
+    }
+    this.#claims.delete(key);
+    this.#claims.set(key, now + Math.max(1, ttlMs));
+    return true;
   }
 
   #evictOldest(): void {

@@ -37,6 +37,18 @@ export interface RateLimitStore {
    * @throws {RangeError} When the rule is not valid.
    */
   take(key: string, rate: Rate): TakeResult | Promise<TakeResult>;
+  /**
+   * Claims `key` for `ttlMs`: `true` the first time, `false` while it is claimed. The front
+   * spends each sealed state's nonce with it, so a state is redeemed once; a store shared by
+   * every instance (Upstash Redis) makes that hold across them. Optional: without it a state may
+   * be redeemed again until it expires.
+   *
+   * @param key The nonce's key.
+   * @param ttlMs How long the claim holds, in milliseconds (at least 1).
+   * @returns Whether this call claimed it.
+   * @throws {StoreUnavailableError} When a remote store cannot answer (thrown or rejected).
+   */
+  claim?(key: string, ttlMs: number): boolean | Promise<boolean>;
 }
 
 /** A rate-limit store could not answer: its backend was unreachable, failed, was too slow or answered nonsense. */

@@ -60,7 +60,20 @@ export interface UpstashStore extends RateLimitStore {
    * @throws {RangeError} (rejects) When the rule is not valid.
    */
   take(key: string, rate: Rate): Promise<TakeResult>;
+  /**
+   * Claims `key` for `ttlMs` in Redis (`SET NX PX`), for every instance at once: `true` the
+   * first time, `false` while claimed. The key is `<prefix>:claim:<key>`.
+   *
+   * @param key The key.
+   * @param ttlMs How long the claim holds.
+   * @returns Whether this call claimed it.
+   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails or is too slow.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>;
 }
+
+/** Sets the key only when it is absent, expiring in ARGV[1] ms: "OK" when set, else nil. */
+const CLAIM_SCRIPT = 'return redis.call("SET", KEYS[1], "1", "NX", "PX", ARGV[1])';
 
 /** The client type `Ratelimit`'s config declares. */
 type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
@@ -129,6 +142,14 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
       const answer = await within(limiterFor(rate).limit(key), timeoutMs);
       return toTakeResult(answer, rate, clock.now());
     },
+    async claim(key: string, ttlMs: number): Promise<boolean> {
+      const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+      const answer = await within(
+        options.redis.eval(CLAIM_SCRIPT, [`${prefix}:claim:${key}`], [ttl]),
+        timeoutMs,
+      );
+      return answer === "OK";
+    },
   };
 }
 
@@ -141,10 +162,10 @@ interface LimitAnswer {
 }
 
 /** Settles like `work`, or rejects after `ms` if it has not; failures become StoreUnavailableError. */
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
+function within<T>(work: Promise<T>, ms: number, expected = EXPECTED): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${EXPECTED}`)),
+      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${expected}`)),
       ms,
     );
     work.then(
@@ -156,7 +177,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
         clearTimeout(timer);
         const reason = error instanceof Error ? error.message : String(error);
         reject(
-          new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${EXPECTED}`, {
+          new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${expected}`, {
             cause: error,
           }),
         );

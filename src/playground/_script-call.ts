@@ -205,6 +205,7 @@ function startOver() {
 }
 
 byId("server").addEventListener("change", loadTools);
+byId("token").addEventListener("change", loadServers);
 byId("tool").addEventListener("change", pickTool);
 byId("call-form").addEventListener("submit", startCall);
 byId("start-over").addEventListener("click", startOver);

@@ -114,6 +114,7 @@ async function rpc(server, method, params, extraHeaders) {
     "mcp-method": method,
   }, extraHeaders || {});
   if (method === "tools/call") headers["mcp-name"] = headerValue(params.name);
+  Object.assign(headers, authorization());
   const body = {
     jsonrpc: "2.0",
     id: requestId,
@@ -153,11 +154,27 @@ function describeError(error) {
 /** Each server's origin, from GET /servers: a URL elicitation elsewhere gets a warning. */
 const serverOrigins = new Map();
 
+/** The Authorization header of the token typed in, if any. */
+function authorization() {
+  const token = byId("token").value.trim();
+  return token === "" ? {} : { authorization: "Bearer " + token };
+}
+
 async function loadServers() {
   const select = byId("server");
   let listing;
   try {
-    const response = await fetch("servers", { cache: "no-store", credentials: "same-origin" });
+    const response = await fetch("servers", {
+      cache: "no-store",
+      credentials: "same-origin",
+      headers: authorization(),
+    });
+    if (response.status === 401 || response.status === 403) {
+      select.replaceChildren(el("option", { value: "", text: "No servers" }));
+      select.disabled = true;
+      say("This gateway needs an access token: enter one above");
+      return;
+    }
     listing = await response.json();
   } catch (error) {
     listing = undefined;

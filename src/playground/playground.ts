@@ -146,6 +146,17 @@ function pickSection(): JSXNode {
       h(
         "div",
         { class: "field" },
+        h("label", { for: "token" }, "Access token"),
+        h("input", { id: "token", name: "token", type: "password", autocomplete: "off" }),
+        h(
+          "p",
+          { class: "hint" },
+          "Only when the gateway asks for one (its auth). Sent as Authorization: Bearer, kept in this page only.",
+        ),
+      ),
+      h(
+        "div",
+        { class: "field" },
         h("label", { for: "server" }, "Server"),
         h("select", { id: "server", name: "server" }, h("option", { value: "" }, "Loading servers…")),
       ),

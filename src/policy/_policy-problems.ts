@@ -5,6 +5,7 @@
  * @module
  */
 import type * as v from "valibot";
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import type { PolicyProblem } from "./policy-error.ts";
 
 /** Where problems are reported: the policy's source and server, and a path prefix. */
@@ -19,6 +20,7 @@ type AnySchema = v.GenericSchema & {
   entries?: Record<string, AnySchema>;
   wrapped?: AnySchema;
   options?: AnySchema[];
+  item?: AnySchema;
 };
 
 /**
@@ -56,7 +58,13 @@ export function unknownKeyProblems(
   site: ProblemSite,
 ): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
-  const walk = (value: unknown, node: AnySchema | undefined, keys: string[]) => {
+  const walk = (value: unknown, node: AnySchema | undefined, keys: (string | number)[]) => {
+    // A list of option objects (access rules): each item is checked against the item's schema.
+    const item = itemOf(node);
+    if (Array.isArray(value) && item !== undefined) {
+      value.forEach((entry, index) => walk(entry, item, [...keys, index]));
+      return;
+    }
     const object = objectOf(node);
     if (
       object?.entries === undefined || typeof value !== "object" || value === null || Array.isArray(value)
@@ -109,8 +117,7 @@ export function httpTransportProblems(
   if (url.username !== "" || url.password !== "") {
     return problem(`"${path}" must not carry credentials: put them in "transport.headers"`);
   }
-  const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
-  if (url.protocol === "http:" && !loopback && transport.allowHttp !== true) {
+  if (url.protocol === "http:" && !hasLoopbackHost(url) && transport.allowHttp !== true) {
     return problem(
       `"${path}" must use https unless its host is loopback, received ${
         JSON.stringify(transport.url)
@@ -133,6 +140,12 @@ function render(value: unknown): string {
   }
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function itemOf(schema: AnySchema | undefined): AnySchema | undefined {
+  if (schema === undefined) return undefined;
+  if (schema.item !== undefined) return objectOf(schema.item);
+  return schema.wrapped === undefined ? undefined : itemOf(schema.wrapped);
 }
 
 function objectOf(schema: AnySchema | undefined): AnySchema | undefined {

@@ -121,6 +121,18 @@ export interface CompiledPolicy {
   readonly maxSessions: number;
   /** The front: how long an unused legacy caller session lives, in milliseconds. */
   readonly sessionIdleTimeoutMs: number;
+  /** The front: who may use the server and which tools; `undefined`: everyone, every tool. */
+  readonly access: readonly CompiledAccessRule[] | undefined;
+}
+
+/** One rule of `access`, compiled. */
+export interface CompiledAccessRule {
+  /** The subjects it admits; `undefined`: any. */
+  readonly subjects: ReadonlySet<string> | undefined;
+  /** The scopes a caller must all hold. */
+  readonly scopes: readonly string[];
+  /** The tools it opens; `"*"`: all. */
+  readonly tools: ReadonlySet<string> | "*";
 }
 
 /** Options of {@linkcode compilePolicy} and {@linkcode checkPolicy}. */
@@ -341,6 +353,15 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     stateTtlMs: ms(policy.stateTtl, d.stateTtl),
     maxSessions: policy.maxSessions ?? d.maxSessions,
     sessionIdleTimeoutMs: ms(policy.sessionIdleTimeout, d.sessionIdleTimeout),
+    access: policy.access === undefined
+      ? undefined
+      : Object.freeze(policy.access.map((rule) =>
+        Object.freeze({
+          subjects: rule.subjects === undefined ? undefined : new Set(rule.subjects),
+          scopes: Object.freeze([...(rule.scopes ?? [])]),
+          tools: rule.tools === undefined || rule.tools === "*" ? "*" as const : new Set(rule.tools),
+        })
+      )),
   });
 }
 

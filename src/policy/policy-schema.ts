@@ -82,6 +82,19 @@ export const ElicitationPolicySchema: v.GenericSchema = v.object({
   maxEnumValues: v.exactOptional(positiveInteger(100_000)),
 }, "false or an object of elicitation options");
 
+const names = (what: string) =>
+  v.array(
+    v.pipe(v.string(what), v.regex(/^\S+$/, what)),
+    `a list of ${what.replace(/^an? /, "")}s`,
+  );
+
+/** The schema of one rule of `access`. */
+export const AccessRuleSchema: v.GenericSchema = v.object({
+  subjects: v.exactOptional(names("a subject")),
+  scopes: v.exactOptional(names("a scope")),
+  tools: v.exactOptional(v.union([v.literal("*"), names("a tool name")], '"*" or a list of tool names')),
+}, "an access rule { subjects?, scopes?, tools? }");
+
 /** The schema of a whole policy, except `transport` (see {@linkcode TransportSchemas}). */
 export const PolicySchema: v.GenericSchema = v.object({
   server: v.pipe(
@@ -126,6 +139,7 @@ export const PolicySchema: v.GenericSchema = v.object({
   stateTtl: v.exactOptional(duration),
   maxSessions: v.exactOptional(positiveInteger(10_000)),
   sessionIdleTimeout: v.exactOptional(duration),
+  access: v.exactOptional(v.array(AccessRuleSchema, "a list of access rules { subjects?, scopes?, tools? }")),
 }, "a policy object");
 
 /**

@@ -174,14 +174,36 @@ export interface Policy {
    * The front: the most sessions of legacy callers (2025 hosts) at once for this server; each
    * has its own upstream session to a legacy server (a stdio child, an HTTP session). At the cap
    * the longest-unused idle session is closed to make room; while all are in use, the next
-   * `initialize` is refused (HTTP 503). From 1 to 10000. @default 32
+   * `initialize` is refused (HTTP 503). The same cap, counted apart, bounds the upstream sessions
+   * the front keeps for 2026-07-28 callers of a legacy server (there a new call is refused
+   * `-32000` while all are in use). From 1 to 10000. @default 32
    */
   readonly maxSessions?: number;
   /**
    * The front: a legacy caller's session with no request in flight and no stream open for this
-   * long is closed (with its upstream session). @default "10m"
+   * long is closed (with its upstream session); so is an upstream session kept for 2026-07-28
+   * callers of a legacy server that no call or request used for this long. @default "10m"
    */
   readonly sessionIdleTimeout?: Duration;
+  /**
+   * The front: which callers may use this server, and which of its tools. A caller may use the
+   * server when at least one rule matches it (its subject is in `subjects`, when given, and it
+   * holds every scope in `scopes`, when given); it may call and list the tools of the rules that
+   * match it. Others are refused (HTTP 403; `insufficient_scope` naming the scopes when scopes
+   * would admit them); an empty list admits no one.
+   * @default every caller the gateway's `auth` admits, every tool
+   */
+  readonly access?: readonly AccessRule[];
+}
+
+/** One rule of a policy's `access`: who it admits, and to which tools. */
+export interface AccessRule {
+  /** The callers' subjects (`ctx.principal.subject`) it admits. @default any caller */
+  readonly subjects?: readonly string[];
+  /** The scopes a caller must all hold. @default none */
+  readonly scopes?: readonly string[];
+  /** The tools it opens, by name, or `"*"` for all. @default "*" */
+  readonly tools?: readonly string[] | "*";
 }
 
 /**

@@ -13,6 +13,8 @@ export interface PoolEnv {
 
 const worker = createWorker<PoolEnv>({
   name: "workerd-pool",
+  // Only the tests in this pool call it, through its binding.
+  auth: "none",
   policies: (env) => [{
     server: "modern",
     transport: { url: env.UPSTREAM_URL },

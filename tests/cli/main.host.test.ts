@@ -58,7 +58,9 @@ describe("sluice main()", () => {
     });
     assert.deepEqual(
       await run(["serve", "--prot", "80"]),
-      usage('unknown flag "--prot", expected one of --port, --host, --policies, --handler, --help'),
+      usage(
+        'unknown flag "--prot", expected one of --port, --host, --policies, --handler, --auth, --allowed-hosts, --allowed-origins, --public, --help',
+      ),
     );
     assert.deepEqual(
       await run(["serve", "--port"]),

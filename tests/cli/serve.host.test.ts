@@ -8,6 +8,9 @@ import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { callTool } from "../runtime/_entry-cases.ts";
 import { policyJson, scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
+/** A state key as `openssl rand -base64 32` would make one (serve refuses to start without one). */
+const KEY = "serve-test-state-key-7d1c94e2b8a3f605";
+
 let peer: ModernPeer;
 let dir: TempDir;
 before(async () => {
@@ -39,7 +42,11 @@ async function waitFor<T>(read: () => T | undefined, ended: Promise<number>): Pr
 describe("sluice serve", () => {
   test("serve prints the URL and endpoints, serves the front with the handler module, and exits 0 on the signal", async () => {
     const controller = new AbortController();
-    const scripted = scriptedIo([], { cwd: dir.path, signal: controller.signal });
+    const scripted = scriptedIo([], {
+      cwd: dir.path,
+      signal: controller.signal,
+      env: { SLUICE_STATE_KEY: KEY },
+    });
     const ended = main(["serve", "--port", "0", "--policies", ".", "--handler", "handler.ts"], scripted.io);
     try {
       const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
@@ -66,12 +73,13 @@ describe("sluice serve", () => {
           `  POST ${pad(`${url}/mcp/modern`)}modern: modern, http`,
           `  GET  ${pad(`${url}/servers`)}the servers, their capabilities and limits`,
           `  GET  ${pad(`${url}/healthz`)}health check`,
+          `  GET  ${pad(`${url}/`)}the playground: call a tool and answer what the server asks, by hand`,
+          "Callers: anyone on this machine (loopback only, no auth)",
           "Stop with Ctrl-C (SIGINT) or SIGTERM.",
           "sluice serve: stopping",
           "",
         ].join("\n"),
-        "sluice serve: SLUICE_STATE_KEY is not set: continuation states are sealed with a random key of " +
-        "this process only\n",
+        "",
       ]);
     } finally {
       controller.abort();
@@ -83,7 +91,7 @@ describe("sluice serve", () => {
     const taken = await listenAnywhere();
     try {
       const port = (taken.address() as { port: number }).port;
-      const scripted = scriptedIo([], { cwd: dir.path, env: { SLUICE_STATE_KEY: "k".repeat(32) } });
+      const scripted = scriptedIo([], { cwd: dir.path, env: { SLUICE_STATE_KEY: KEY } });
       assert.equal(await main(["serve", "--port", String(port), "--policies", "."], scripted.io), 1);
       assert.match(
         scripted.stderr(),
@@ -101,6 +109,52 @@ describe("sluice serve", () => {
       'sluice serve: --handler "broken-handler.ts": Handler key "answer" is unknown: expected one of "sampling", ' +
         '"elicitation", "roots", "notification", "log", "elicitationModes"\nRun "sluice serve --help" for usage.\n',
     );
+  });
+});
+
+describe("sluice serve and SLUICE_STATE_KEY", () => {
+  test("serve exits 2 without SLUICE_STATE_KEY, or with it empty, naming it and how to make one, and listens on nothing", async () => {
+    for (const env of [{}, { SLUICE_STATE_KEY: "" }]) {
+      const scripted = scriptedIo([], { cwd: dir.path, env });
+      assert.deepEqual(
+        [
+          await main(["serve", "--port", "0", "--policies", "."], scripted.io),
+          scripted.stdout(),
+          scripted.stderr(),
+        ],
+        [
+          2,
+          "",
+          "sluice serve: SLUICE_STATE_KEY is not set: expected at least 32 random bytes, make one with " +
+          '`openssl rand -base64 32`\nRun "sluice serve --help" for usage.\n',
+        ],
+      );
+    }
+  });
+
+  test("serve exits 2 with a state key that is short, patterned or of few distinct bytes, naming the problem", async () => {
+    const cases: Array<[string, string]> = [
+      ["too-short-key-0123456789", 'must be at least "32" bytes of random data, received "24" bytes:'],
+      ["k".repeat(32), "repeats a pattern: expected random bytes,"],
+      ["0123456789abcdef0123456789abcdef", "repeats a pattern: expected random bytes,"],
+      ["aaaaaaaabbbbbbbbccccccccdddddddde", 'has fewer than "8" distinct bytes: expected random bytes,'],
+    ];
+    for (const [key, problem] of cases) {
+      const scripted = scriptedIo([], { cwd: dir.path, env: { SLUICE_STATE_KEY: key } });
+      assert.deepEqual(
+        [
+          await main(["serve", "--port", "0", "--policies", "."], scripted.io),
+          scripted.stdout(),
+          scripted.stderr(),
+        ],
+        [
+          2,
+          "",
+          `sluice serve: createFront(): "stateKey" ${problem} make one with \`openssl rand -base64 32\`\n` +
+          'Run "sluice serve --help" for usage.\n',
+        ],
+      );
+    }
   });
 });
 

@@ -32,7 +32,12 @@ describe("the front's deadlines", () => {
         callTimeout: "2s",
       }],
     });
-    const app = createFront({ client, stateKey: "front-deadline-state-key-0123456789abcdef" });
+    const app = createFront({
+      client,
+      stateKey: "front-deadline-state-key-0123456789abcdef",
+      allowedHosts: ["gate.example"],
+      auth: "none",
+    });
     const pending = Promise.resolve(app.fetch(
       new Request("https://gate.example/mcp/up", {
         method: "POST",

@@ -52,7 +52,7 @@ function gateway(policy: Partial<Policy> = {}) {
       { server: "down", transport: { url: `http://127.0.0.1:${closedPort}/mcp` }, era: "modern" },
     ],
   });
-  const app = createFront({ client, stateKey: KEY });
+  const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth: "none" });
   const fetch: Fetch = async (url, init) => await app.fetch(new Request(url, init));
   const caller = (server: string, version?: string) =>
     new LegacyCaller(fetch, `http://gate.test/mcp/${server}`, version);

@@ -44,7 +44,7 @@ function front(handler: Handler, policy: Partial<Policy> = {}, over: "stdio" | "
       return globalThis.fetch(url, init);
     },
   });
-  const app = createFront({ client, stateKey: KEY });
+  const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.example"], auth: "none" });
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> =>
     await app.fetch(new Request(url, init));
   return { client, fetch };

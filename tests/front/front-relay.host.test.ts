@@ -43,7 +43,7 @@ function gateway(extra: Partial<Policy> = {}, time?: FakeTime) {
       { server: "modern", transport: { url: peer?.url ?? "" }, era: "modern", ...extra },
     ],
   });
-  const app = createFront({ client, stateKey: KEY });
+  const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth: "none" });
   const fetch: Fetch = async (url, init) => await app.fetch(new Request(url, init));
   return { client, fetch };
 }

@@ -31,7 +31,7 @@ function gateway(handler?: Handler) {
       { server: "everything", transport: everythingStdioCommand(), era: "legacy", passDown: ["elicitation"] },
     ],
   });
-  const app = createFront({ client, stateKey: KEY });
+  const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth: "none" });
   const fetch: Fetch = async (url, init) => await app.fetch(new Request(url, init));
   return { client, fetch };
 }

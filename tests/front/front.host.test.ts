@@ -29,7 +29,7 @@ function front(handler: Handler, policy: Partial<Policy> = {}) {
     handler,
     policies: [{ server: "modern", transport: { url: peer.url }, era: "modern", ...policy }],
   });
-  const app = createFront({ client: upstream, stateKey: KEY });
+  const app = createFront({ client: upstream, stateKey: KEY, allowedHosts: ["gate.example"], auth: "none" });
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> =>
     await app.fetch(new Request(url, init));
   return { app, fetch };

@@ -7,6 +7,7 @@ import {
   digestRequest,
   importStateKey,
   MIN_SECRET_BYTES,
+  newNonce,
   openState,
   sealState,
   type StateKey,
@@ -35,6 +36,10 @@ const EXPIRES_AT = NOW + 600_000;
 const CALL = { name: "deploy", arguments: { x: 1, repo: "sluice" } };
 /** sha256 of `{"method":"tools/call","params":{"arguments":{"repo":"sluice","x":1},"name":"deploy"}}`. */
 const CALL_DIGEST = "62b10b00801c387707d64573547b603b3422a6b35e7ab886ac5ba3d16ebed472";
+/** A fixed nonce of the right shape (22 base64url characters), so tokens are reproducible. */
+const NONCE = "test-nonce-0123456789a";
+/** The ending of every message that refuses a state key. */
+const MAKE_A_KEY = "make one with `openssl rand -base64 32`";
 
 let keyPromise: Promise<StateKey> | undefined;
 let otherKeyPromise: Promise<StateKey> | undefined;
@@ -49,6 +54,8 @@ function otherKey(): Promise<StateKey> {
 function typicalState(): ContinuationState {
   return {
     serverId: "github",
+    principal: "alice",
+    nonce: NONCE,
     requestDigest: CALL_DIGEST,
     upstreamState: "opaque-upstream-state",
     answers: np({ roots: { roots: [{ uri: "file:///srv/project" }] } }),
@@ -70,7 +77,7 @@ function typicalState(): ContinuationState {
   };
 }
 
-const EXPECT = { now: NOW, serverId: "github", requestDigest: CALL_DIGEST } as const;
+const EXPECT = { now: NOW, serverId: "github", principal: "alice", requestDigest: CALL_DIGEST } as const;
 
 /** The same JSON value with every object prototype-free, as `openState` returns it. */
 function deepNp(value: unknown): unknown {
@@ -119,18 +126,47 @@ describe("importStateKey()", () => {
   test("importStateKey() refuses a 31-byte secret, naming the 32-byte rule", async () => {
     await assert.rejects(importStateKey(new Uint8Array(31)), {
       name: "TypeError",
-      message: 'importStateKey(): the secret must be at least "32" bytes, received "31" bytes',
+      message:
+        `importStateKey(): the secret must be at least "32" bytes of random data, received "31" bytes: ${MAKE_A_KEY}`,
     });
     assert.equal(MIN_SECRET_BYTES, 32);
   });
 
   test("importStateKey() counts a string secret in UTF-8 bytes", async () => {
-    await assert.rejects(importStateKey("é".repeat(15) + "a"), {
+    await assert.rejects(importStateKey("éèêëàâäîïôöùûüça"), {
       name: "TypeError",
-      message: 'importStateKey(): the secret must be at least "32" bytes, received "31" bytes',
+      message:
+        `importStateKey(): the secret must be at least "32" bytes of random data, received "31" bytes: ${MAKE_A_KEY}`,
     });
-    const key = await importStateKey("é".repeat(16));
+    const key = await importStateKey("éèêëàâäîïôöùûüçñ");
     same(key, { algorithm: "HMAC-SHA256" });
+  });
+
+  test("importStateKey() refuses a secret that repeats a pattern of at most half its length", async () => {
+    const repeating = [
+      "0123456789abcdef0123456789abcdef",
+      "é".repeat(16),
+      "k".repeat(32),
+      "abc".repeat(11),
+      new Uint8Array(32),
+      Uint8Array.from({ length: 64 }, (_, i) => i % 32),
+    ];
+    for (const secret of repeating) {
+      await assert.rejects(importStateKey(secret), {
+        name: "TypeError",
+        message: `importStateKey(): the secret repeats a pattern: expected random bytes, ${MAKE_A_KEY}`,
+      });
+    }
+  });
+
+  test("importStateKey() refuses a secret of fewer than 8 distinct bytes that repeats no pattern", async () => {
+    for (const secret of ["abcdefg".repeat(4) + "gfedcba", "aaaaaaaabbbbbbbbccccccccdddddddde"]) {
+      await assert.rejects(importStateKey(secret), {
+        name: "TypeError",
+        message:
+          `importStateKey(): the secret has fewer than "8" distinct bytes: expected random bytes, ${MAKE_A_KEY}`,
+      });
+    }
   });
 
   test("importStateKey() refuses a secret that is neither a string nor bytes", async () => {
@@ -150,6 +186,17 @@ describe("importStateKey()", () => {
   });
 });
 
+describe("newNonce()", () => {
+  test("newNonce() gives 22 base64url characters (16 random bytes), a new one each time", () => {
+    const nonces = Array.from({ length: 100 }, () => newNonce());
+    for (const nonce of nonces) {
+      assert.match(nonce, /^[A-Za-z0-9_-]{22}$/);
+      assert.equal(codecs.fromBase64Url(nonce)?.length, 16);
+    }
+    assert.equal(new Set(nonces).size, 100);
+  });
+});
+
 describe("sealState()", () => {
   test("sealState() writes v1.<canonical JSON>.<43-character MAC>", async () => {
     const token = await sealTypical();
@@ -157,9 +204,10 @@ describe("sealState()", () => {
     assert.equal(
       payloadText(token),
       '{"answers":{"roots":{"roots":[{"uri":"file:///srv/project"}]}},"expiresAt":1785000600000,' +
-        '"pending":{"github_login":{"method":"elicitation/create","params":{"message":"Your GitHub login?",' +
-        '"mode":"form","requestedSchema":{"properties":{"name":{"type":"string"}},"required":["name"],' +
-        '"type":"object"}}}},"requestDigest":"' + CALL_DIGEST + '","serverId":"github",' +
+        '"nonce":"test-nonce-0123456789a","pending":{"github_login":{"method":"elicitation/create","params":' +
+        '{"message":"Your GitHub login?","mode":"form","requestedSchema":{"properties":{"name":' +
+        '{"type":"string"}},"required":["name"],"type":"object"}}}},"principal":"alice","requestDigest":"' +
+        CALL_DIGEST + '","serverId":"github",' +
         '"upstreamState":"opaque-upstream-state"}',
     );
   });
@@ -172,6 +220,8 @@ describe("sealState()", () => {
       answers: { roots: { roots: [{ uri: "file:///srv/project" }] } },
       upstreamState: "opaque-upstream-state",
       requestDigest: CALL_DIGEST,
+      nonce: NONCE,
+      principal: "alice",
       serverId: "github",
     };
     assert.equal(await sealState(reordered, await theKey()), await sealTypical());
@@ -199,6 +249,26 @@ describe("sealState()", () => {
       message:
         'sealState(): the state must be a ContinuationState, $.requestDigest: expected /^[0-9a-f]{64}$/, received "ABC"',
     });
+  });
+
+  test("sealState() refuses a nonce that is not 22 base64url characters, or a principal that is not a string", async () => {
+    const cases: Array<[Partial<ContinuationState> | Record<string, unknown>, string]> = [
+      [
+        { nonce: "test-nonce-0123456789" },
+        '$.nonce: expected /^[A-Za-z0-9_-]{22}$/, received "test-nonce-0123456789"',
+      ],
+      [
+        { nonce: "test+nonce/0123456789a" },
+        '$.nonce: expected /^[A-Za-z0-9_-]{22}$/, received "test+nonce/0123456789a"',
+      ],
+      [{ principal: undefined }, "$.principal: expected string, received undefined"],
+    ];
+    for (const [edit, problem] of cases) {
+      await assert.rejects(sealState({ ...typicalState(), ...edit } as ContinuationState, await theKey()), {
+        name: "TypeError",
+        message: `sealState(): the state must be a ContinuationState, ${problem}`,
+      });
+    }
   });
 
   test("sealState() refuses a key that did not come from importStateKey()", async () => {
@@ -357,6 +427,8 @@ describe("openState()", () => {
   test('openState() refuses an authentic payload of another shape with "shape"', async () => {
     const good = JSON.parse(canonicalJson(typicalState())) as Record<string, unknown>;
     const { pending: _, ...noPending } = good;
+    const { principal: _p, ...noPrincipal } = good;
+    const { nonce: _n, ...noNonce } = good;
     for (
       const payload of [
         { ...good, extra: 1 },
@@ -367,6 +439,13 @@ describe("openState()", () => {
         { ...good, requestDigest: CALL_DIGEST.toUpperCase() },
         { ...good, upstreamState: 1 },
         { ...good, serverId: null },
+        noPrincipal,
+        { ...good, principal: null },
+        { ...good, principal: 1 },
+        noNonce,
+        { ...good, nonce: NONCE.slice(1) },
+        { ...good, nonce: NONCE + "A" },
+        { ...good, nonce: NONCE.replace("-", "=") },
         [good],
         null,
         "state",
@@ -380,6 +459,43 @@ describe("openState()", () => {
     same(
       await openState(await sealTypical(), await theKey(), { ...EXPECT, serverId: "gitlab" }),
       refused("server"),
+    );
+  });
+
+  test('openState() refuses a state sealed for another caller with "principal"', async () => {
+    const token = await sealTypical();
+    for (const principal of ["bob", "", "Alice", "alice "]) {
+      same(
+        [principal, await openState(token, await theKey(), { ...EXPECT, principal })],
+        [principal, refused("principal")],
+      );
+    }
+    const anonymous = await sealState({ ...typicalState(), principal: "" }, await theKey());
+    same(await openState(anonymous, await theKey(), EXPECT), refused("principal"));
+    same(
+      await openState(anonymous, await theKey(), { ...EXPECT, principal: "" }),
+      opened({ ...typicalState(), principal: "" }),
+    );
+  });
+
+  test("openState() checks the server, then the principal, then the request, then the expiry", async () => {
+    const token = await sealTypical();
+    const requestDigest = await digestRequest("tools/call", { ...CALL, name: "destroy" });
+    const all = { now: EXPIRES_AT, serverId: "gitlab", principal: "bob", requestDigest };
+    same(await openState(token, await theKey(), all), refused("server"));
+    same(await openState(token, await theKey(), { ...all, serverId: "github" }), refused("principal"));
+    same(
+      await openState(token, await theKey(), { ...all, serverId: "github", principal: "alice" }),
+      refused("request"),
+    );
+    same(
+      await openState(token, await theKey(), {
+        ...all,
+        serverId: "github",
+        principal: "alice",
+        requestDigest: CALL_DIGEST,
+      }),
+      refused("expired"),
     );
   });
 
@@ -511,23 +627,26 @@ describe("sealed state properties", () => {
   const stateArbitrary = fc.record(
     {
       serverId: fc.string({ unit: "binary", maxLength: 12 }),
+      principal: fc.string({ unit: "binary", maxLength: 12 }),
+      nonce: fc.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       requestDigest: fc.stringMatching(/^[0-9a-f]{64}$/),
       upstreamState: fc.string({ unit: "binary", maxLength: 40 }),
       answers: map,
       pending: map,
       expiresAt: fc.integer({ min: 1, max: 2 ** 50 }),
     },
-    { requiredKeys: ["serverId", "requestDigest", "answers", "pending", "expiresAt"] },
+    { requiredKeys: ["serverId", "principal", "nonce", "requestDigest", "answers", "pending", "expiresAt"] },
   );
 
   test(propertyName("sealState() then openState() gives back any state of JSON values"), async () => {
     await fc.assert(
       fc.asyncProperty(stateArbitrary, async (state) => {
         const token = await sealState(state, await theKey());
-        const { serverId, requestDigest, expiresAt } = state;
+        const { serverId, principal, requestDigest, expiresAt } = state;
         const result = await openState(token, await theKey(), {
           now: expiresAt - 1,
           serverId,
+          principal,
           requestDigest,
           keys: Object.keys(state.pending),
         });
@@ -553,10 +672,11 @@ describe("sealed state properties", () => {
           if (kind === "replace" && token[i] === char) return;
           const changed = token.slice(0, i) + (kind === "remove" ? "" : char) +
             token.slice(kind === "add" ? i : i + 1);
-          const { serverId, requestDigest, expiresAt } = state;
+          const { serverId, principal, requestDigest, expiresAt } = state;
           const result = await openState(changed, await theKey(), {
             now: expiresAt - 1,
             serverId,
+            principal,
             requestDigest,
           });
           assert.equal(result.ok, false);
@@ -576,6 +696,7 @@ describe("sealed state properties", () => {
     "json",
     "shape",
     "server",
+    "principal",
     "request",
     "expired",
     "keys",
@@ -619,12 +740,16 @@ describe("sealed state properties", () => {
     async () => {
       const state = fc.record({
         serverId: fc.constant("github"),
+        principal: fc.constant("alice"),
+        nonce: fc.constant(NONCE),
         requestDigest: fc.constant(CALL_DIGEST),
         upstreamState: hostileString(12),
         answers: fc.array(fc.tuple(hostileKey, jsonSafeValue), { maxLength: 3 }).map(objectOf),
         pending: fc.array(fc.tuple(hostileKey, jsonSafeValue), { maxLength: 3 }).map(objectOf),
         expiresAt: fc.constantFrom(EXPIRES_AT, NOW, NOW + 1),
-      }, { requiredKeys: ["serverId", "requestDigest", "answers", "pending", "expiresAt"] });
+      }, {
+        requiredKeys: ["serverId", "principal", "nonce", "requestDigest", "answers", "pending", "expiresAt"],
+      });
       const payload = fc.oneof(
         mutated(state, wireValue).map((value) => JSON.stringify(value) ?? ""),
         jsonText,
@@ -637,7 +762,7 @@ describe("sealed state properties", () => {
           same(await openState(token, await theKey(), EXPECT), result);
           if (!result.ok) {
             assert.ok(
-              ["json", "shape", "server", "request", "expired"].includes(result.reason),
+              ["json", "shape", "server", "principal", "request", "expired"].includes(result.reason),
               result.reason,
             );
             return;

@@ -18,6 +18,8 @@ const base = {
   assigns: {},
   relatedRequestId: null,
 } as const;
+/** What the app's handler is given: no principal went over the wire, so `ctx.principal` is undefined. */
+const seenBase = { ...base, principal: undefined } as const;
 const sampling = (params: Record<string, unknown>): InputRequest => ({
   method: "sampling/createMessage",
   params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 100, ...params },
@@ -135,7 +137,7 @@ describe("createChain() around remoteHandler()", () => {
     const result = await chain.run(request as InputRequest, MODERN);
     assert.deepEqual(JSON.parse(JSON.stringify(result)), { ok: true, answer });
     same(seen, [{
-      ...base,
+      ...seenBase,
       assigns: np({}),
       mode: "form",
       fields: np({ name: { sensitiveSuspected: false }, api_token: { sensitiveSuspected: true } }),
@@ -162,7 +164,7 @@ describe("createChain() around remoteHandler()", () => {
       originMismatch: true,
     };
     assert.deepEqual(bodies, [{ kind: "elicitation", params, ctx: { ...base, ...facts } }]);
-    same(seen, [{ ...base, assigns: np({}), ...facts }]);
+    same(seen, [{ ...seenBase, assigns: np({}), ...facts }]);
   });
 
   test("reports the app handler's deferral as the chain's deferred stage", async () => {

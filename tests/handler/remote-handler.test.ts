@@ -27,6 +27,11 @@ const urlFacts = {
   originMismatch: true,
 } as const;
 const roots = { roots: [{ uri: "file:///srv/project", name: "project" }] };
+/**
+ * What the app's handler is given besides the kind's fields: the wire context, its assigns
+ * prototype-free, and `principal`, which is `undefined` when the call had none (none was sent).
+ */
+const appContext = { ...wireContext, assigns: np({ team: "core" }), principal: undefined } as const;
 
 describe("remoteHandler() with handlerApp()", () => {
   test("sends sampling as { kind, params, ctx } and returns the app's answer; the handler gets the same params and ctx", async () => {
@@ -36,7 +41,7 @@ describe("remoteHandler() with handlerApp()", () => {
     });
     assert.deepEqual(await remote.sampling?.(samplingParams, contextOf({})), reply);
     assert.deepEqual(bodies, [{ kind: "sampling", params: samplingParams, ctx: wireContext }]);
-    same(seen, [samplingParams, { ...wireContext, assigns: np({ team: "core" }) }, false]);
+    same(seen, [samplingParams, { ...appContext }, false]);
     const request = requests[0];
     assert.equal(request?.method, "POST");
     assert.equal(request?.url, "https://handler.invalid/");
@@ -61,7 +66,7 @@ describe("remoteHandler() with handlerApp()", () => {
         ...formParams,
         requestedSchema: { ...formParams.requestedSchema, properties: np({ name: np({ type: "string" }) }) },
       },
-      { ...wireContext, assigns: np({ team: "core" }), ...formFacts },
+      { ...appContext, ...formFacts },
     ]);
   });
 
@@ -78,7 +83,7 @@ describe("remoteHandler() with handlerApp()", () => {
     assert.deepEqual(remote.elicitationModes, ["form", "url"]);
     assert.deepEqual(await remote.elicitation?.(params, contextOf(urlFacts)), { action: "accept" });
     assert.deepEqual(bodies, [{ kind: "elicitation", params, ctx: { ...wireContext, ...urlFacts } }]);
-    same(seen, [{ ...wireContext, assigns: np({ team: "core" }), ...urlFacts }]);
+    same(seen, [{ ...appContext, ...urlFacts }]);
   });
 
   test("sends roots without params, legacy context included, and returns the roots", async () => {
@@ -87,7 +92,19 @@ describe("remoteHandler() with handlerApp()", () => {
     const legacy = { era: "legacy", relatedRequestId: 7 } as const;
     assert.deepEqual(await remote.roots?.(contextOf(legacy)), roots);
     assert.deepEqual(bodies, [{ kind: "roots", ctx: { ...wireContext, ...legacy } }]);
-    same(seen, [{ ...wireContext, assigns: np({ team: "core" }), ...legacy }]);
+    same(seen, [{ ...appContext, ...legacy }]);
+  });
+
+  test("sends the caller's principal in ctx, and the app's handler gets it as it was", async () => {
+    const seen: unknown[] = [];
+    const { remote, bodies } = wired({ roots: (ctx) => (seen.push(dataOf(ctx)), roots) });
+    const principal = { subject: "alice", scopes: ["files:read"], claims: { iss: "https://as.example" } };
+    assert.deepEqual(await remote.roots?.(contextOf({ principal })), roots);
+    assert.deepEqual(bodies, [{ kind: "roots", ctx: { ...wireContext, principal } }]);
+    same(seen, [{
+      ...appContext,
+      principal: { ...principal, claims: np({ iss: "https://as.example" }) },
+    }]);
   });
 
   test("passes the handler's { error } on as its answer", async () => {

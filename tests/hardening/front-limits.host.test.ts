@@ -25,7 +25,12 @@ before(async () => {
       maxEventBytes: 65_536,
     }, { server: "wide", transport: { url: `${peer.origin}/modern` }, era: "modern" }],
   });
-  app = createFront({ client, stateKey: "front-limits-state-key-0123456789abcdef" });
+  app = createFront({
+    client,
+    stateKey: "front-limits-state-key-0123456789abcdef",
+    allowedHosts: ["gate.example"],
+    auth: "none",
+  });
   close = () => client.close();
 });
 

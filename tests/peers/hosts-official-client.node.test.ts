@@ -185,8 +185,8 @@ for (const mode of MODES) {
         ]);
       }
       const result = await host.call("get-roots-list");
-      // Modern hosts share one upstream session, whose own start-up roots/list (350 ms after it
-      // opens) goes to the one call in flight then, if any: this host may be asked once more.
+      // A modern host's calls run on upstream sessions kept for it, whose own start-up roots/list
+      // (350 ms after one opens) goes to the call in flight on it then, if any: it may be asked more.
       assert.deepEqual(
         [result, mode.pinned ? host.rootsAsked > 0 : host.rootsAsked],
         [{ content: EVERYTHING_ROOTS_RESULT }, mode.pinned ? true : 1],

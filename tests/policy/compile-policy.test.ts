@@ -64,6 +64,7 @@ describe("compilePolicy()", () => {
       stateTtlMs: 600_000,
       maxSessions: 32,
       sessionIdleTimeoutMs: 600_000,
+      access: undefined,
     });
     assert.equal(Object.isFrozen(policy.sampling), true);
   });

@@ -28,7 +28,7 @@ export const KEY = "entry-test-state-key-0123456789abcdef";
 
 /** The whole message of the TypeError thrown when no state key is given nor set. */
 export const NO_KEY =
-  'sluice gateway: no state key: set SLUICE_STATE_KEY (at least 32 bytes, e.g. `openssl rand -base64 32`) or pass "stateKey"';
+  'sluice gateway: no state key: set SLUICE_STATE_KEY to at least 32 random bytes (make one with `openssl rand -base64 32`), the same on every instance, or pass "stateKey"';
 
 /** The gateway's whole answer to `callTool(url, "modern", "add", { a: 2, b: 3 })`. */
 export const ADD_ANSWER: { readonly status: number; readonly body: unknown } = {

@@ -1,10 +1,12 @@
 // examples/worker end to end: bundled by wrangler as a deploy would (scripts/build-worker.ts), run
 // in workerd (Miniflare) with the compatibility date of its wrangler.jsonc and no compatibility
-// flags, in front of the real modern peer over loopback. One workerd runs the example five times
-// with different bindings, routed by host name; "gate" has the sessions' Durable Object binding
-// of wrangler.jsonc, "modern-only" has none.
+// flags, in front of the real modern peer over loopback. One workerd runs the example six times
+// with different bindings (its secrets too, as `wrangler secret put` sets them), routed by host
+// name; "gate" has the sessions' Durable Object binding of wrangler.jsonc, "modern-only" has
+// none and a second token (GATEWAY_TOKEN_NEXT) as while rotating. Callers send GATEWAY_TOKEN.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +20,10 @@ import { toolCallHeaders } from "../_support/downstream.ts";
 import { EventReader, type Fetch, initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
 
 const KEY = "worker-example-test-state-key-0123456789";
+/** The secret GATEWAY_TOKEN: callers send it as `Authorization: Bearer …`. */
+const TOKEN = "worker-example-gateway-token-5e0f8a7c19d2b364";
+/** The secret GATEWAY_TOKEN_NEXT of "modern-only": the token callers move to while rotating. */
+const NEXT_TOKEN = "worker-example-next-token-b7a19c3e5f20d846";
 /** What every step may take, at most. */
 const STEP_MS = 20_000;
 const FLAGS: string[] = [];
@@ -92,22 +98,28 @@ let redis: RedisServer | undefined;
 let shim: UpstashShim | undefined;
 
 /** One downstream `tools/call` of `ask_form` through the Worker at `host`, with extra params. */
-function callAskForm(host: string, params: Record<string, unknown> = {}) {
-  return call(host, "ask_form", params);
+function callAskForm(host: string, params: Record<string, unknown> = {}, token: string | null = TOKEN) {
+  return call(host, "ask_form", params, { token });
 }
 
-/** One downstream `tools/call` of the tool `name` through the Worker at `host`. */
+/**
+ * One downstream `tools/call` of the tool `name` through the Worker at `host`, sending `token`
+ * as the bearer token (`null`: no Authorization header).
+ */
 async function call(
   host: string,
   name: string,
   params: Record<string, unknown>,
-  { accept = "application/json" }: { accept?: string } = {},
+  { accept = "application/json", token = TOKEN }: { accept?: string; token?: string | null } = {},
 ) {
   const response = await within(
     `POST ${host}`,
     (miniflare as Miniflare).dispatchFetch(`http://${host}/mcp/upstream`, {
       method: "POST",
-      headers: toolCallHeaders(name, accept),
+      headers: {
+        ...toolCallHeaders(name, accept),
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
@@ -117,7 +129,12 @@ async function call(
     }),
   );
   const text = await within(`body of POST ${host}`, response.text());
-  return { status: response.status, type: response.headers.get("content-type"), text };
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    challenge: response.headers.get("www-authenticate"),
+    text,
+  };
 }
 
 /** A Durable Object namespace as Miniflare hands it to Node (its stubs' `fetch` takes a URL and init). */
@@ -126,10 +143,18 @@ interface Objects {
   get(id: unknown): { fetch: Fetch };
 }
 
-/** Sends to the Worker as a legacy host does (Miniflare's Response is the Fetch standard's). */
+/**
+ * Sends to the Worker as a legacy host does, with GATEWAY_TOKEN on every request (Miniflare's
+ * Response is the Fetch standard's).
+ */
 function legacyFetch(): Fetch {
-  return (url, init) =>
-    (miniflare as Miniflare).dispatchFetch(url, init as never) as unknown as Promise<Response>;
+  return (url, init) => {
+    const headers = new Headers(init.headers);
+    headers.set("authorization", `Bearer ${TOKEN}`);
+    return (miniflare as Miniflare).dispatchFetch(url, { ...init, headers } as never) as unknown as Promise<
+      Response
+    >;
+  };
 }
 
 // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON-RPC responses
@@ -161,12 +186,24 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     miniflare = new Miniflare({
       cf: false,
       workers: [
-        worker("gate", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }, true),
-        worker("modern-only", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }),
-        worker("nokey", { UPSTREAM_URL: peer.url }),
-        worker("upstash", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url, ...upstash }),
+        worker("gate", { SLUICE_STATE_KEY: KEY, GATEWAY_TOKEN: TOKEN, UPSTREAM_URL: peer.url }, true),
+        worker("modern-only", {
+          SLUICE_STATE_KEY: KEY,
+          GATEWAY_TOKEN: TOKEN,
+          GATEWAY_TOKEN_NEXT: NEXT_TOKEN,
+          UPSTREAM_URL: peer.url,
+        }),
+        worker("nokey", { GATEWAY_TOKEN: TOKEN, UPSTREAM_URL: peer.url }),
+        worker("notoken", { SLUICE_STATE_KEY: KEY, UPSTREAM_URL: peer.url }),
+        worker("upstash", {
+          SLUICE_STATE_KEY: KEY,
+          GATEWAY_TOKEN: TOKEN,
+          UPSTREAM_URL: peer.url,
+          ...upstash,
+        }),
         worker("upstash-down", {
           SLUICE_STATE_KEY: KEY,
+          GATEWAY_TOKEN: TOKEN,
           UPSTREAM_URL: peer.url,
           UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${await freePort()}`,
           UPSTASH_REDIS_REST_TOKEN: "nobody-listens",
@@ -215,6 +252,56 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       [response.status, response.headers.get("content-type"), await response.text()],
       [200, "application/json", '{"ok":true}'],
     );
+  });
+
+  test("a call without the token is 401 with WWW-Authenticate: Bearer, and the peer hears nothing of it", async () => {
+    const before = (await within("peer.requests()", peer.requests())).length;
+    const refused = await callAskForm("gate.test", {}, null);
+    assert.deepEqual(refused, {
+      status: 401,
+      type: "application/json",
+      challenge: "Bearer",
+      text: JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <secret>" },
+      }),
+    });
+    const servers = await within(
+      "GET /servers",
+      (miniflare as Miniflare).dispatchFetch("http://gate.test/servers"),
+    );
+    assert.deepEqual([servers.status, servers.headers.get("www-authenticate"), await servers.json()], [
+      401,
+      "Bearer",
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <secret>" },
+      },
+    ]);
+    assert.equal((await within("peer.requests()", peer.requests())).length, before);
+  });
+
+  test("a wrong token is 401 invalid_token; while rotating, GATEWAY_TOKEN and GATEWAY_TOKEN_NEXT both open", async () => {
+    const wrong = await callAskForm("modern-only.test", {}, "worker-example-wrong-token-3c8e1a9f0b7d2645");
+    assert.deepEqual(wrong, {
+      status: 401,
+      type: "application/json",
+      challenge:
+        'Bearer error="invalid_token", error_description="The token is not one this gateway accepts"',
+      text: JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, message: "Unauthorized: the bearer token is not one this gateway accepts" },
+      }),
+    });
+    // The "gate" Worker has no GATEWAY_TOKEN_NEXT: the next token opens nothing there yet.
+    assert.equal((await callAskForm("gate.test", {}, NEXT_TOKEN)).status, 401);
+    for (const token of [TOKEN, NEXT_TOKEN]) {
+      const first = await callAskForm("modern-only.test", {}, token);
+      assert.deepEqual([first.status, body(first).result.resultType], [200, "input_required"]);
+    }
   });
 
   test("ask_form: input_required with exactly the profile form and a sealed state, then the retry completes", async () => {
@@ -358,7 +445,12 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
         _meta: COMPLETE._meta,
       },
     }]);
-    // The session is in the object named by its id, and only there.
+    // The session is in the object named by its id, and only there. The object trusts the edge,
+    // which forwards the server and the caller's principal in internal headers: sent as the edge
+    // sends them for GATEWAY_TOKEN's subject (the session's owner).
+    const principal = encodeURIComponent(
+      JSON.stringify({ subject: "gateway-client", scopes: [], claims: {} }),
+    );
     const objects = await within(
       "getDurableObjectNamespace()",
       (miniflare as Miniflare).getDurableObjectNamespace("SLUICE_SESSIONS", "gate"),
@@ -368,7 +460,11 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
         `ping the object ${name}`,
         objects.get(objects.idFromName(name)).fetch(url, {
           method: "POST",
-          headers: { ...legacyHeaders(session, "2025-11-25"), "x-sluice-internal-server": "upstream" },
+          headers: {
+            ...legacyHeaders(session, "2025-11-25"),
+            "x-sluice-internal-server": "upstream",
+            "x-sluice-internal-principal": principal,
+          },
           body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
         }),
       );
@@ -457,6 +553,26 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     assert.deepEqual([call.status, call.text], [500, expected]);
   });
 
+  test('without GATEWAY_TOKEN every request answers 500 naming "auth", and nothing runs open', async () => {
+    const expected = JSON.stringify({
+      error:
+        'sluice worker: "auth" is not set: a Worker is on the internet, so say who may call it: { bearer: [{ secret, subject }] } with a secret from env, { jwt: { issuer, jwks } }, a function (request) => principal | Response, or "none" to let anyone in',
+    });
+    const health = await within(
+      "GET /healthz",
+      (miniflare as Miniflare).dispatchFetch("http://notoken.test/healthz"),
+    );
+    assert.deepEqual([health.status, health.headers.get("content-type"), await health.text()], [
+      500,
+      "application/json",
+      expected,
+    ]);
+    for (const token of [TOKEN, null]) {
+      const call = await callAskForm("notoken.test", {}, token);
+      assert.deepEqual([call.status, call.text], [500, expected]);
+    }
+  });
+
   test(
     "with Upstash Redis set, the budget lives in Redis (one token taken) and the two-round flow completes",
     { skip: !withRedis },
@@ -466,6 +582,15 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       assert.match(requestState, STATE);
       const second = await callAskForm("upstash.test", { inputResponses: ANSWER, requestState });
       assert.deepEqual(body(second).result, COMPLETE);
+      // The state's nonce was spent in Redis: the same retry again is refused, on any isolate.
+      const again = await callAskForm("upstash.test", { inputResponses: ANSWER, requestState });
+      assert.deepEqual(body(again), {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: "Invalid or expired requestState" },
+      });
+      // The state's payload is its canonical JSON, base64url (the nonce is readable, not secret).
+      const { nonce } = JSON.parse(Buffer.from(requestState.split(".")[1], "base64url").toString("utf8"));
       const client = new RedisClient({
         host: "127.0.0.1",
         port: (redis as RedisServer).port,
@@ -474,9 +599,11 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       try {
         await within("redis connect", client.connect());
         const keys = await within("KEYS", client.keys("sluice:ratelimit:*"));
-        assert.deepEqual(keys, ["sluice:ratelimit:5/1000/10:input:upstream"]);
+        // The caller's budget (GATEWAY_TOKEN's subject) and the spent nonce of the state.
+        const budget = "sluice:ratelimit:5/1000/10:input:upstream@gateway-client";
+        assert.deepEqual(keys.sort(), [budget, `sluice:ratelimit:claim:state:${nonce}`]);
         // One input request (the form) took one token of the example's burst of 10.
-        assert.equal(await within("HGET", client.hget(keys[0] ?? "", "tokens")), "9");
+        assert.equal(await within("HGET", client.hget(budget, "tokens")), "9");
       } finally {
         client.disconnect();
       }

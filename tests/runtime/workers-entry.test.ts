@@ -30,6 +30,7 @@ function worker() {
   const seen: { policies: TestEnv[]; handler: TestEnv[] } = { policies: [], handler: [] };
   const entry = createWorker<TestEnv>({
     name: "workers-entry-test",
+    auth: "none",
     policies: (env) => {
       seen.policies.push(env);
       const policy: Policy = {
@@ -155,6 +156,7 @@ function objectsOf(Sessions: SessionsClass<SessionsEnv>) {
 /** A Worker in front of the scripted upstream passing elicitation down, as a host's `fetch`. */
 function sessionsWorker() {
   const worker = createWorker<SessionsEnv>({
+    auth: "none",
     policies: [{
       server: "upstream",
       transport: { url: SCRIPTED },
@@ -223,19 +225,28 @@ describe("createWorker()", () => {
     assert.deepEqual(seen, { policies: [], handler: [] });
   });
 
-  test("createWorker() answers 500 with the byte count when SLUICE_STATE_KEY is shorter than 32 bytes", async () => {
+  test("createWorker() answers 500 naming the problem when SLUICE_STATE_KEY is short, patterned or of few distinct bytes", async () => {
     const { entry, seen } = worker();
-    assert.deepEqual(await get(entry, "/healthz", { SLUICE_STATE_KEY: "x".repeat(31) }), {
+    const refused = (problem: string) => ({
       status: 500,
       type: "application/json",
       body: {
         error:
-          'sluice worker: the secret "SLUICE_STATE_KEY" is too short: expected at least "32" bytes of random data, received "31" bytes',
+          `sluice worker: the secret "SLUICE_STATE_KEY" ${problem} make one with \`openssl rand -base64 32\``,
       },
     });
+    const cases: Array<[string, string]> = [
+      ["x".repeat(31), 'must be at least "32" bytes of random data, received "31" bytes:'],
+      ["é".repeat(16), "repeats a pattern: expected random bytes,"],
+      ["0123456789abcdef0123456789abcdef", "repeats a pattern: expected random bytes,"],
+      ["aaaaaaaabbbbbbbbccccccccdddddddde", 'has fewer than "8" distinct bytes: expected random bytes,'],
+    ];
+    for (const [key, problem] of cases) {
+      assert.deepEqual(await get(entry, "/healthz", { SLUICE_STATE_KEY: key }), refused(problem));
+    }
     assert.deepEqual(seen.policies, []);
     // Bytes, not characters: 16 two-byte characters are enough.
-    assert.deepEqual(await get(entry, "/healthz", { SLUICE_STATE_KEY: "é".repeat(16) }), {
+    assert.deepEqual(await get(entry, "/healthz", { SLUICE_STATE_KEY: "éèêëàâäîïôöùûüçñ" }), {
       status: 200,
       type: "application/json",
       body: { ok: true },
@@ -306,6 +317,7 @@ describe("createWorker()", () => {
 
   test("createWorker() answers 500 without the policy's text, and logs it, when the policies do not compile", async () => {
     const entry = createWorker<TestEnv>({
+      auth: "none",
       policies: (env) => [{ server: "bad id!", transport: { url: env.UPSTREAM_URL ?? "" }, era: "modern" }],
     });
     const logged: unknown[][] = [];
@@ -334,6 +346,7 @@ describe("createWorker()", () => {
   test("createWorker() keeps one gateway per env: input budgets and the learned tool list hold across requests", async () => {
     const { seen, answer } = await withScriptedUpstream(async () => {
       const entry = createWorker<TestEnv>({
+        auth: "none",
         policies: [{
           server: "upstream",
           transport: { url: SCRIPTED },

@@ -7,6 +7,9 @@
  * retry, a 2025 host as a request on its session's stream. It has no LLM of its own, so
  * sampling requests are refused.
  *
+ * Callers authenticate with a bearer token (`Authorization: Bearer <GATEWAY_TOKEN>`); without
+ * the secret `GATEWAY_TOKEN` the Worker answers every request `500` rather than run open.
+ *
  * @module
  */
 import { createWorker, type SessionsBinding } from "@sluice/mcp/workers";
@@ -19,6 +22,13 @@ export interface Env {
   readonly UPSTREAM_TOKEN?: string;
   /** Seals continuation states: at least 32 random bytes (a secret, required). */
   readonly SLUICE_STATE_KEY: string;
+  /**
+   * The token callers send as `Authorization: Bearer …`: at least 32 random bytes (a secret,
+   * required: unset, every request is answered `500` naming "auth").
+   */
+  readonly GATEWAY_TOKEN?: string;
+  /** A second token accepted while rotating `GATEWAY_TOKEN` (an optional secret). */
+  readonly GATEWAY_TOKEN_NEXT?: string;
   /** Upstash Redis, for budgets shared by every isolate (optional secrets, both or neither). */
   readonly UPSTASH_REDIS_REST_URL?: string;
   /** See `UPSTASH_REDIS_REST_URL`. */
@@ -29,6 +39,15 @@ export interface Env {
 
 const worker = createWorker<Env>({
   name: "sluice-worker-example",
+  // Who may call: whoever holds GATEWAY_TOKEN (or GATEWAY_TOKEN_NEXT, while rotating). Both stand
+  // for one subject, so its input budget carries over a rotation. Returning nothing when the
+  // secret is unset makes every request a 500 naming "auth", never an open gateway.
+  auth: (env) =>
+    env.GATEWAY_TOKEN === undefined || env.GATEWAY_TOKEN === "" ? undefined : {
+      bearer: [env.GATEWAY_TOKEN, env.GATEWAY_TOKEN_NEXT]
+        .filter((secret): secret is string => secret !== undefined && secret !== "")
+        .map((secret) => ({ secret, subject: "gateway-client" })),
+    },
   policies: (env) => [{
     server: "upstream",
     transport: {

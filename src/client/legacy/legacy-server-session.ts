@@ -125,6 +125,7 @@ export class LegacyServerSession implements ServerSession {
       signal: context.signal,
       call: {
         assigns: context.assigns,
+        principal: context.principal,
         signal: context.signal,
         ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
         ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
@@ -215,6 +216,7 @@ export class LegacyServerSession implements ServerSession {
         signal: leg.signal,
         call: {
           assigns: context.assigns,
+          principal: context.principal,
           deadline,
           signal: leg.signal,
           ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
@@ -256,6 +258,7 @@ export class LegacyServerSession implements ServerSession {
       const result = await this.#session.chain.run({ method: "elicitation/create", params }, {
         version: "2025-11-25",
         assigns: context.assigns,
+        principal: context.principal,
         relatedRequestId: null,
         callInFlight: true,
         signal: context.signal,

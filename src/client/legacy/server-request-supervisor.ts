@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { Principal } from "../../handler/handler.ts";
 import type { Chain, ChainResult } from "../../chain/chain.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeInputRequest } from "../../protocol/input-request.ts";
@@ -32,6 +33,8 @@ export interface CallRecord {
   readonly id: RequestId;
   /** Its assigns, handed to the handlers of requests tied to it. */
   readonly assigns: Readonly<Record<string, unknown>>;
+  /** The front's caller, handed to the handlers of requests tied to it. @default none */
+  readonly principal?: Principal | undefined;
   /** Its deadline, paused while requests tied to it run (none for `tasks/result`). */
   readonly deadline?: PausableDeadline;
   /** Answers the requests the handler defers (the front parks them for its caller). */
@@ -144,6 +147,7 @@ export class ServerRequestSupervisor {
       version,
       assigns: call?.assigns ?? this.#options.assigns,
       relatedRequestId: call?.id ?? null,
+      principal: call?.principal,
       callInFlight: this.#options.calls.size > 0,
       signal: controller.signal,
     });

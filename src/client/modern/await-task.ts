@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Principal } from "../../handler/handler.ts";
 import type { Timers } from "../../chain/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
@@ -23,6 +24,8 @@ export interface AwaitTaskOptions {
   readonly signal: AbortSignal;
   /** Assigns handed to input handlers. */
   readonly assigns: Readonly<Record<string, unknown>>;
+  /** The front's caller, handed to input handlers. @default none */
+  readonly principal?: Principal | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
   /** The poll interval when the server suggests none. @default 1000 */
@@ -89,6 +92,7 @@ export async function awaitModernTask(
             chain: session.chain,
             version: session.version,
             assigns: options.assigns,
+            principal: options.principal,
             signal: options.signal,
             maxInputRequests: session.maxInputRequests,
           });

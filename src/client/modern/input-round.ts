@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Principal } from "../../handler/handler.ts";
 import type { Chain } from "../../chain/chain.ts";
 import type { InputRequest, InputRequests } from "../../protocol/input-request.ts";
 import type { InputResponse, InputResponses } from "../../protocol/input-responses.ts";
@@ -23,6 +24,8 @@ export interface RoundContext {
   readonly chain: Chain;
   readonly version: ModernProtocolVersion;
   readonly assigns: Readonly<Record<string, unknown>>;
+  /** The front's caller (`ctx.principal`). @default none */
+  readonly principal?: Principal | undefined;
   /** The call's signal: aborting it aborts every handler of the round. */
   readonly signal: AbortSignal;
   /** The most entries one round may hold (the policy's `maxInputRequests`). */
@@ -130,6 +133,7 @@ async function runEntry(
   const result = await context.chain.run(request, {
     version: context.version,
     assigns: context.assigns,
+    principal: context.principal,
     signal,
   });
   if (result.ok || result.stage !== "deferred" || result.request === undefined) return result;

@@ -91,6 +91,7 @@ export class ModernServerSession implements ServerSession {
           chain: session.chain,
           version: session.version,
           assigns: context.assigns,
+          principal: context.principal,
           signal,
           maxInputRequests: session.maxInputRequests,
           onDeferred: context.onDeferred,
@@ -112,6 +113,7 @@ export class ModernServerSession implements ServerSession {
     return awaitModernTask(this.#session, taskId, {
       signal: context.signal,
       assigns: context.assigns,
+      principal: context.principal,
       timers: this.#timers,
     });
   }

@@ -1,0 +1,475 @@
+/**
+ * Who may call the gateway: its `auth` option, which turns each request into a
+ * {@linkcode Principal} or a refusal, before the body is read.
+ *
+ * - `{ bearer: [...] }`: static secrets, each naming its subject and scopes. Presented tokens are
+ *   compared as SHA-256 digests in constant time, never as strings; list the old and the new
+ *   secret of a subject together while rotating.
+ * - `{ jwt: {...} }`: OAuth 2.1 access tokens as JWTs, verified with `jose` against a JWKS URL or
+ *   fixed keys: signature, `iss`, `aud` (by default this endpoint's resource URL,
+ *   `<gateway>/mcp/<server>`, or the gateway's own URL), `exp`/`nbf`, and the scopes every
+ *   request needs. The gateway is then an OAuth protected resource as the MCP authorization spec
+ *   has it: it serves its RFC 9728 metadata at `/.well-known/oauth-protected-resource/mcp/<server>`
+ *   (and at the root for the gateway as a whole), answers `401` with
+ *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
+ *   scopes needed, so a host finds its authorization server by itself.
+ * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
+ *   Cloudflare Access, mTLS). A `Response` is sent as it is.
+ * - `"none"`: everyone is let in, without a principal. Say it explicitly: the entries that can be
+ *   reached from the network refuse to start without an `auth`.
+ *
+ * Tokens are taken from the `Authorization: Bearer` header only, never from the URL, and never
+ * appear in an answer or a log.
+ *
+ * @module
+ */
+import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
+import type { JWK } from "jose";
+import { encodeError } from "../protocol/jsonrpc.ts";
+import type { Principal } from "./principal.ts";
+import { MAKE_A_KEY, stateKeyProblem } from "./sealed-state.ts";
+
+/** A static bearer secret and the caller it stands for. */
+export interface BearerSecret {
+  /** The secret (at least 32 random bytes, e.g. `openssl rand -base64 32`). */
+  readonly secret: string;
+  /** Who presents it (`ctx.principal.subject`). Give the old and new secret one subject while rotating. */
+  readonly subject: string;
+  /** The scopes it grants. @default [] */
+  readonly scopes?: readonly string[];
+}
+
+/** How JWT access tokens are verified. */
+export interface JwtAuthOptions {
+  /** The authorization server's issuer: the `iss` every token must carry, exactly. */
+  readonly issuer: string;
+  /** The URL of the issuer's JWKS (`jwks_uri`). One of `jwks` and `keys` is required. */
+  readonly jwks?: string;
+  /** The issuer's public keys, when they are fixed. */
+  readonly keys?: readonly JWK[];
+  /**
+   * The `aud` a token must name. @default this endpoint's resource URL (`<gateway>/mcp/<server>`)
+   *   or the gateway's own URL
+   */
+  readonly audience?: string | readonly string[];
+  /** Scopes every request needs (and the metadata's `scopes_supported`). @default [] */
+  readonly scopes?: readonly string[];
+  /** The `authorization_servers` the metadata names. @default [issuer] */
+  readonly authorizationServers?: readonly string[];
+  /** Signature algorithms accepted. @default the asymmetric ones: RS256, PS256, ES256, ES384, EdDSA */
+  readonly algorithms?: readonly string[];
+}
+
+/** What a custom `auth` function may return for a caller it admits. */
+export interface PrincipalInput {
+  /** Who the caller is (a non-empty string). */
+  readonly subject: string;
+  /** Its scopes. @default [] */
+  readonly scopes?: readonly string[];
+  /** Anything else known about it, for handlers (`ctx.principal.claims`). @default {} */
+  readonly claims?: Readonly<Record<string, unknown>>;
+}
+
+/** A custom `auth`: the caller's principal, or the `Response` to refuse it with. */
+export type AuthFunction = (
+  request: Request,
+) => PrincipalInput | Response | Promise<PrincipalInput | Response>;
+
+/** Who may call the gateway (see the module docs). */
+export type GatewayAuth =
+  | "none"
+  | { readonly bearer: readonly BearerSecret[] }
+  | { readonly jwt: JwtAuthOptions }
+  | AuthFunction;
+
+/** What a request is authenticated against. */
+export interface ResourceTarget {
+  /** The gateway's public URL, without a trailing slash: `https://gate.example.com`. */
+  readonly base: string;
+  /** The server of the endpoint (`/mcp/<server>`); absent for gateway-wide routes (`/servers`). */
+  readonly serverId?: string | undefined;
+}
+
+/** A checked `auth` option. */
+export interface DownstreamAuth {
+  /**
+   * Authenticates one request.
+   *
+   * @returns The principal; `undefined` with `auth: "none"`; or the refusal to send.
+   */
+  authenticate(request: Request, target: ResourceTarget): Promise<Principal | Response | undefined>;
+  /**
+   * The protected resource metadata (RFC 9728) of a target, or `undefined` when this `auth` has
+   * no authorization server (bearer secrets, functions, none).
+   */
+  metadata(target: ResourceTarget): Record<string, unknown> | undefined;
+  /**
+   * The `403 insufficient_scope` answer for a caller that lacks `scopes` (a policy's `access`).
+   */
+  insufficientScope(target: ResourceTarget, scopes: readonly string[], message: string): Response;
+}
+
+/** RFC 6750's `b64token`: the characters of a bearer token. */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"];
+const encoder = new TextEncoder();
+
+/**
+ * Checks an `auth` option and prepares it (digests of the secrets, the key set).
+ *
+ * @param auth The option.
+ * @param who The function to name in errors.
+ * @returns The prepared authentication.
+ * @throws {TypeError} When the option is not one of the forms of {@linkcode GatewayAuth}, or a
+ *   secret is weak, or a JWT option is missing or malformed.
+ * @example
+ * ```ts
+ * import { downstreamAuth } from "./downstream-auth.ts";
+ * const secret = crypto.randomUUID() + crypto.randomUUID();
+ * const auth = downstreamAuth({ bearer: [{ secret, subject: "ci" }] }, "createFront()");
+ * const request = new Request("http://127.0.0.1/mcp/files", { headers: { authorization: `Bearer ${secret}` } });
+ * const principal = await auth.authenticate(request, { base: "http://127.0.0.1", serverId: "files" });
+ * console.log(principal); // { subject: "ci", scopes: [], claims: {} }
+ * ```
+ */
+export function downstreamAuth(auth: unknown, who: string): DownstreamAuth {
+  if (auth === "none") return NONE;
+  if (typeof auth === "function") return functionAuth(auth as AuthFunction, who);
+  if (typeof auth === "object" && auth !== null && !Array.isArray(auth)) {
+    const keys = Object.keys(auth);
+    if (keys.length === 1 && keys[0] === "bearer") {
+      return bearerAuth((auth as { bearer: unknown }).bearer, who);
+    }
+    if (keys.length === 1 && keys[0] === "jwt") return jwtAuth((auth as { jwt: unknown }).jwt, who);
+  }
+  throw new TypeError(
+    `${who}: "auth" must be "none", { bearer: [...] }, { jwt: {...} } or a function (request) => principal | Response, received ${
+      describe(auth)
+    }`,
+  );
+}
+
+/** The `403` of an `auth` without an authorization server: the scopes, and no metadata to name. */
+function plainInsufficientScope(
+  _target: ResourceTarget,
+  scopes: readonly string[],
+  message: string,
+): Response {
+  return challenge(403, message, { error: "insufficient_scope", scopes });
+}
+
+const NONE: DownstreamAuth = {
+  authenticate: () => Promise.resolve(undefined),
+  metadata: () => undefined,
+  insufficientScope: plainInsufficientScope,
+};
+
+function bearerAuth(value: unknown, who: string): DownstreamAuth {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new TypeError(`${who}: "auth.bearer" must be a non-empty array of { secret, subject, scopes? }`);
+  }
+  const entries = value.map((entry: unknown, index) => {
+    const at = (field?: string) => `${who}: "auth.bearer[${index}]${field === undefined ? "" : `.${field}`}"`;
+    if (typeof entry !== "object" || entry === null) {
+      throw new TypeError(`${at()} must be { secret, subject, scopes? }, received ${describe(entry)}`);
+    }
+    const { secret, subject, scopes } = entry as Partial<BearerSecret>;
+    const problem = stateKeyProblem(secret);
+    if (problem !== undefined) throw new TypeError(`${at("secret")} ${problem}`);
+    // RFC 6750's token68: what a client can send in "Authorization: Bearer".
+    if (!TOKEN68.test(secret as string)) {
+      throw new TypeError(
+        `${
+          at("secret")
+        } must be made of letters, digits and "-._~+/" (with "=" at the end), as a bearer token is: ${MAKE_A_KEY}`,
+      );
+    }
+    return {
+      digest: crypto.subtle.digest("SHA-256", encoder.encode(secret as string)).then((d) =>
+        new Uint8Array(d)
+      ),
+      principal: Object.freeze({
+        subject: subjectOf(subject, at("subject")),
+        scopes: Object.freeze(scopesOf(scopes, at("scopes"))),
+        claims: Object.freeze({}),
+      }),
+    };
+  });
+  return {
+    async authenticate(request) {
+      const token = bearerToken(request);
+      if (typeof token !== "string") {
+        return token ?? challenge(401, "Unauthorized: send Authorization: Bearer <secret>", {});
+      }
+      const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
+      let found: Principal | undefined;
+      for (const entry of entries) {
+        // Every entry is compared, whichever matches, so the time taken tells nothing.
+        if (sameBytes(await entry.digest, presented) && found === undefined) found = entry.principal;
+      }
+      return found ?? challenge(401, "Unauthorized: the bearer token is not one this gateway accepts", {
+        error: "invalid_token",
+        description: "The token is not one this gateway accepts",
+      });
+    },
+    metadata: () => undefined,
+    insufficientScope: plainInsufficientScope,
+  };
+}
+
+function jwtAuth(value: unknown, who: string): DownstreamAuth {
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(
+      `${who}: "auth.jwt" must be { issuer, jwks | keys, audience?, scopes? }, received ${describe(value)}`,
+    );
+  }
+  const options = value as Partial<JwtAuthOptions>;
+  const issuer = urlOf(options.issuer, `${who}: "auth.jwt.issuer"`);
+  if ((options.jwks === undefined) === (options.keys === undefined)) {
+    throw new TypeError(
+      `${who}: "auth.jwt" needs exactly one of "jwks" (the JWKS URL) and "keys" (public JWKs)`,
+    );
+  }
+  const keySet = options.jwks !== undefined
+    ? createRemoteJWKSet(new URL(urlOf(options.jwks, `${who}: "auth.jwt.jwks"`)))
+    : createLocalJWKSet({ keys: [...(options.keys ?? [])] as JWK[] });
+  const audience = options.audience === undefined
+    ? undefined
+    : typeof options.audience === "string"
+    ? [options.audience]
+    : scopesOf(options.audience, `${who}: "auth.jwt.audience"`);
+  const scopes = scopesOf(options.scopes, `${who}: "auth.jwt.scopes"`);
+  const servers = options.authorizationServers === undefined
+    ? [issuer]
+    : scopesOf(options.authorizationServers, `${who}: "auth.jwt.authorizationServers"`);
+  const algorithms = options.algorithms === undefined
+    ? DEFAULT_ALGORITHMS
+    : scopesOf(options.algorithms, `${who}: "auth.jwt.algorithms"`);
+  const metadataUrl = (target: ResourceTarget) =>
+    `${target.base}/.well-known/oauth-protected-resource${
+      target.serverId === undefined ? "" : `/mcp/${target.serverId}`
+    }`;
+  const refuse = (status: 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
+    challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });
+  return {
+    async authenticate(request, target) {
+      const token = bearerToken(request);
+      if (token === undefined) {
+        return refuse(
+          401,
+          target,
+          "Unauthorized: this gateway needs an OAuth access token (Authorization: Bearer)",
+          {},
+        );
+      }
+      if (typeof token !== "string") {
+        // A malformed header: the challenge still points at the metadata (every 401 does).
+        return refuse(401, target, 'Unauthorized: the Authorization header must be "Bearer <token>"', {
+          error: "invalid_request",
+          description: "The Authorization header must be Bearer <token>",
+        });
+      }
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, keySet, {
+          issuer,
+          audience: audience ?? resourcesOf(target),
+          algorithms: [...algorithms],
+          requiredClaims: ["exp", "sub"],
+        }));
+      } catch (error) {
+        const description = tokenProblem(error);
+        return refuse(401, target, `Unauthorized: ${lower(description)}`, {
+          error: "invalid_token",
+          description,
+        });
+      }
+      if (typeof payload.sub !== "string" || payload.sub === "") {
+        const description = "The token's sub claim is not a non-empty string";
+        return refuse(401, target, `Unauthorized: ${lower(description)}`, {
+          error: "invalid_token",
+          description,
+        });
+      }
+      const granted = grantedScopes(payload);
+      const missing = scopes.filter((scope) => !granted.includes(scope));
+      if (missing.length > 0) {
+        return refuse(
+          403,
+          target,
+          `Forbidden: the token lacks the scope ${missing.map((s) => JSON.stringify(s)).join(", ")}`,
+          {
+            error: "insufficient_scope",
+            description: `The token lacks the scope ${missing.join(" ")}`,
+          },
+        );
+      }
+      return Object.freeze({
+        subject: payload.sub as string,
+        scopes: Object.freeze(granted),
+        claims: Object.freeze({ ...payload }),
+      });
+    },
+    metadata(target) {
+      return {
+        resource: resourcesOf(target)[0],
+        authorization_servers: [...servers],
+        ...(scopes.length === 0 ? {} : { scopes_supported: [...scopes] }),
+        bearer_methods_supported: ["header"],
+        resource_name: target.serverId === undefined ? "sluice gateway" : `sluice: ${target.serverId}`,
+      };
+    },
+    insufficientScope: (target, needed, message) =>
+      refuse(403, target, message, {
+        error: "insufficient_scope",
+        description: `The token lacks the scope ${needed.join(" ")}`,
+        scopes: [...new Set([...scopes, ...needed])],
+      }),
+  };
+}
+
+function functionAuth(fn: AuthFunction, who: string): DownstreamAuth {
+  return {
+    async authenticate(request) {
+      const outcome = await fn(request);
+      if (outcome instanceof Response) return outcome;
+      if (typeof outcome !== "object" || outcome === null) {
+        throw new TypeError(
+          `${who}: the "auth" function must return a principal { subject } or a Response, received ${
+            describe(outcome)
+          }`,
+        );
+      }
+      return Object.freeze({
+        subject: subjectOf(outcome.subject, `${who}: the "auth" function's subject`),
+        scopes: Object.freeze(scopesOf(outcome.scopes, `${who}: the "auth" function's scopes`)),
+        claims: Object.freeze({ ...(outcome.claims ?? {}) }),
+      });
+    },
+    metadata: () => undefined,
+    insufficientScope: plainInsufficientScope,
+  };
+}
+
+/** The resource URLs a token may name: this endpoint's, then the gateway's. */
+function resourcesOf(target: ResourceTarget): string[] {
+  return target.serverId === undefined
+    ? [target.base]
+    : [`${target.base}/mcp/${target.serverId}`, target.base];
+}
+
+/** The bearer token of a request; `undefined` when none; a `400` when the header is malformed. */
+function bearerToken(request: Request): string | Response | undefined {
+  const header = request.headers.get("authorization");
+  if (header === null) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  const token = match?.[1];
+  if (token !== undefined && TOKEN68.test(token)) return token;
+  return challenge(401, 'Unauthorized: the Authorization header must be "Bearer <token>"', {
+    error: "invalid_request",
+    description: "The Authorization header must be Bearer <token>",
+  });
+}
+
+interface ChallengeParts {
+  readonly error?: "invalid_token" | "invalid_request" | "insufficient_scope";
+  readonly description?: string;
+  readonly scopes?: readonly string[];
+  readonly metadata?: string;
+}
+
+/** A `401`/`403` with its `WWW-Authenticate` challenge (RFC 6750, RFC 9728) and a JSON-RPC error. */
+function challenge(status: 401 | 403, message: string, parts: ChallengeParts): Response {
+  const params: string[] = [];
+  if (parts.error !== undefined) params.push(`error="${parts.error}"`);
+  if (parts.description !== undefined) {
+    params.push(`error_description="${parts.description.replace(/["\\]/g, "'")}"`);
+  }
+  if (parts.scopes !== undefined && parts.scopes.length > 0) params.push(`scope="${parts.scopes.join(" ")}"`);
+  if (parts.metadata !== undefined) params.push(`resource_metadata="${parts.metadata}"`);
+  return new Response(JSON.stringify(encodeError(null, { code: -32000, message })), {
+    status,
+    headers: {
+      "content-type": "application/json",
+      "www-authenticate": params.length === 0 ? "Bearer" : `Bearer ${params.join(", ")}`,
+    },
+  });
+}
+
+/** What was wrong with a token, for `error_description` (never the token itself). */
+function tokenProblem(error: unknown): string {
+  const { code, claim } = error as { code?: string; claim?: string };
+  switch (code) {
+    case "ERR_JWT_EXPIRED":
+      return "The token has expired";
+    case "ERR_JWT_CLAIM_VALIDATION_FAILED":
+      return claim === "aud"
+        ? "The token was not issued for this resource (aud)"
+        : claim === "iss"
+        ? "The token was not issued by this gateway's authorization server (iss)"
+        : `The token's ${claim ?? "claims"} claim is not valid`;
+    case "ERR_JWKS_NO_MATCHING_KEY":
+      return "The token was signed with a key the authorization server does not publish";
+    case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
+      return "The token's signature is not valid";
+    case "ERR_JOSE_ALG_NOT_ALLOWED":
+      return "The token's signature algorithm is not accepted";
+    case "ERR_JWKS_TIMEOUT":
+    case "ERR_JOSE_GENERIC":
+      return "The authorization server's keys could not be fetched";
+    default:
+      // Not jose's own error: the JWKS request itself failed (refused, DNS, TLS).
+      return code === undefined || !code.startsWith("ERR_J")
+        ? "The authorization server's keys could not be fetched"
+        : "The token is not a valid access token";
+  }
+}
+
+/** The scopes a JWT grants: `scope` (space-separated, RFC 9068) or `scp` (an array or a string). */
+function grantedScopes(payload: JWTPayload): string[] {
+  const value = payload["scope"] ?? payload["scp"];
+  if (typeof value === "string") return value.split(" ").filter((s) => s !== "");
+  if (Array.isArray(value)) return value.filter((s): s is string => typeof s === "string");
+  return [];
+}
+
+/** A description as it reads after "Unauthorized: ". */
+function lower(description: string): string {
+  return description.charAt(0).toLowerCase() + description.slice(1);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return difference === 0;
+}
+
+function subjectOf(value: unknown, what: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`${what} must be a non-empty string, received ${describe(value)}`);
+  }
+  return value;
+}
+
+function scopesOf(value: unknown, what: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((s) => typeof s !== "string" || s === "" || /\s/.test(s))) {
+    throw new TypeError(
+      `${what} must be an array of non-empty strings without spaces, received ${describe(value)}`,
+    );
+  }
+  return [...value];
+}
+
+function urlOf(value: unknown, what: string): string {
+  if (typeof value === "string" && URL.canParse(value)) return value;
+  throw new TypeError(`${what} must be an absolute URL, received ${describe(value)}`);
+}
+
+function describe(value: unknown): string {
+  return typeof value === "string"
+    ? JSON.stringify(value.slice(0, 64))
+    : Array.isArray(value)
+    ? "an array"
+    : `"${typeof value}"`;
+}

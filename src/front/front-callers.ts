@@ -1,0 +1,177 @@
+/**
+ * Who calls the front, checked before any route reads a body: the Host and Origin guard, the
+ * caller's principal from the front's `auth`, the protected resource metadata that lets an MCP
+ * host find the authorization server, and a policy's `access` to the server and its tools.
+ *
+ * @module
+ */
+import type { Context, Hono } from "hono";
+import { encodeError, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { accessOf, mayCall, scopesForTool } from "./access.ts";
+import {
+  type DownstreamAuth,
+  downstreamAuth,
+  type GatewayAuth,
+  type ResourceTarget,
+} from "./downstream-auth.ts";
+import type { FrontServer } from "./front-server.ts";
+import { checkHostRules, hostAndOriginGuard, type HostRules } from "./guard.ts";
+import type { Principal } from "./principal.ts";
+import { respond } from "./_front-response.ts";
+import { refusal } from "./downstream-request.ts";
+
+/** The front's options about its callers, checked. */
+export interface CallerOptions {
+  readonly rules: HostRules;
+  readonly auth: DownstreamAuth;
+  /** The gateway's public origin (`publicUrl`), when requests do not say it. */
+  readonly publicBase: string | undefined;
+}
+
+/** What the routes need of the gate {@linkcode mountCallerGate} mounts. */
+export interface CallerGate {
+  /**
+   * The principal a request was authenticated as.
+   *
+   * @param request The request the gate admitted.
+   * @returns Its principal; `undefined` with `auth: "none"`.
+   */
+  principalOf(request: Request): Principal | undefined;
+  /**
+   * The answer to a `tools/call` whose tool the server's `access` does not open to the caller:
+   * `403 insufficient_scope` with the scopes that would open it, else a JSON-RPC error `-32602`.
+   *
+   * @returns The refusal, or `undefined` when the message is not such a call.
+   */
+  toolRefusal(
+    c: Context,
+    message: JsonRpcMessage,
+    server: FrontServer,
+    principal: Principal | undefined,
+  ): Response | undefined;
+}
+
+/**
+ * Checks the front's options about its callers: host rules, `auth` (required once `allowedHosts`
+ * answers names beyond loopback), `publicUrl`.
+ *
+ * @param options The front's options.
+ * @returns The checked options.
+ * @throws {TypeError} When one is malformed, or `allowedHosts` is given without `auth`.
+ */
+export function checkCallerOptions(options: {
+  readonly auth?: GatewayAuth | undefined;
+  readonly allowedHosts?: HostRules["allowedHosts"];
+  readonly allowedOrigins?: HostRules["allowedOrigins"];
+  readonly publicUrl?: string | undefined;
+}): CallerOptions {
+  const rules = checkHostRules({
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  }, "createFront()");
+  if (options.auth === undefined && rules.allowedHosts !== undefined) {
+    throw new TypeError(
+      `createFront(): "auth" is required when the gateway answers names other than loopback ("allowedHosts"): give bearer secrets, JWT settings or a function, or "none" to let anyone in`,
+    );
+  }
+  return {
+    rules,
+    auth: downstreamAuth(options.auth ?? "none", "createFront()"),
+    publicBase: options.publicUrl === undefined ? undefined : baseUrl(options.publicUrl),
+  };
+}
+
+/**
+ * Mounts the gate on a front, before its routes: the Host and Origin guard on every route, the
+ * metadata routes, and authentication (with the server's `access`) on `/servers` and
+ * `/mcp/:server`.
+ *
+ * @param app The front's app, with no routes yet.
+ * @param options The checked options.
+ * @param servers The front's servers, by id.
+ * @returns What the routes need: each request's principal, and the tool refusal.
+ */
+export function mountCallerGate(
+  app: Hono,
+  options: CallerOptions,
+  servers: ReadonlyMap<string, FrontServer>,
+): CallerGate {
+  const { auth, publicBase } = options;
+  const principals = new WeakMap<Request, Principal>();
+  const targetOf = (c: Context, serverId?: string): ResourceTarget => ({
+    base: publicBase ?? new URL(c.req.url).origin,
+    serverId,
+  });
+  // Host and Origin first, on every route (the playground's too, mounted later).
+  app.use("*", hostAndOriginGuard(options.rules, publicBase));
+  const metadata = (c: Context, serverId?: string) => {
+    const document = serverId !== undefined && !servers.has(serverId)
+      ? undefined
+      : auth.metadata(targetOf(c, serverId));
+    return document === undefined ? c.json({ error: "not_found" }, 404) : c.json(document);
+  };
+  app.get("/.well-known/oauth-protected-resource", (c) => metadata(c));
+  app.get("/.well-known/oauth-protected-resource/mcp/:server", (c) => metadata(c, c.req.param("server")));
+  app.use("/servers", async (c, next) => {
+    const outcome = await auth.authenticate(c.req.raw, targetOf(c));
+    if (outcome instanceof Response) return outcome;
+    if (outcome !== undefined) principals.set(c.req.raw, outcome);
+    await next();
+  });
+  app.use("/mcp/:server", async (c, next) => {
+    const serverId = c.req.param("server");
+    const outcome = await auth.authenticate(c.req.raw, targetOf(c, serverId));
+    if (outcome instanceof Response) return outcome;
+    const policy = servers.get(serverId)?.policy;
+    const access = policy === undefined ? undefined : accessOf(policy, outcome);
+    if (access !== undefined && !access.allowed) {
+      const message = `Forbidden: ${callerName(outcome)} may not use server ${
+        JSON.stringify(serverId)
+      } (its policy's access)`;
+      return access.scopes === undefined
+        ? respond(c, refusal(403, null, -32000, message))
+        : auth.insufficientScope(targetOf(c, serverId), access.scopes, message);
+    }
+    if (outcome !== undefined) principals.set(c.req.raw, outcome);
+    await next();
+  });
+  return {
+    principalOf: (request) => principals.get(request),
+    toolRefusal(c, message, server, principal) {
+      if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
+      const { policy } = server;
+      if (policy.access === undefined) return undefined;
+      const name = (message.params as { name?: unknown } | undefined)?.name;
+      if (typeof name !== "string" || mayCall(accessOf(policy, principal), name)) return undefined;
+      const text = `Tool ${JSON.stringify(name.slice(0, 64))} is not open to ${
+        callerName(principal)
+      } on server ${JSON.stringify(policy.server)} (its policy's access)`;
+      const scopes = scopesForTool(policy, principal, name);
+      return scopes === undefined
+        ? respond(c, { status: 200, body: encodeError(message.id, { code: -32602, message: text }) })
+        : auth.insufficientScope(targetOf(c, policy.server), scopes, text);
+    },
+  };
+}
+
+function callerName(principal: Principal | undefined): string {
+  return principal === undefined ? "an anonymous caller" : JSON.stringify(principal.subject.slice(0, 64));
+}
+
+/**
+ * A `publicUrl` option as a base: an http(s) origin (RFC 9728 puts the metadata at the host's
+ * `/.well-known/`, so a gateway is served at the root of its origin).
+ */
+function baseUrl(value: unknown): string {
+  const url = typeof value === "string" && URL.canParse(value) ? new URL(value) : undefined;
+  if (
+    url === undefined || !/^https?:$/.test(url.protocol) || url.href !== `${url.origin}/`
+  ) {
+    throw new TypeError(
+      `createFront(): "publicUrl" must be the gateway's public origin, a scheme and host with no path, such as "https://gate.example.com", received ${
+        JSON.stringify(String(value).slice(0, 128))
+      }`,
+    );
+  }
+  return url.origin;
+}

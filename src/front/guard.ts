@@ -1,0 +1,192 @@
+/**
+ * The front's first line: which `Host` it answers and which pages may call it, checked on every
+ * route before anything else is read (the MCP transport spec: a server MUST validate `Origin`;
+ * and a gateway on loopback must not answer a page that reached it by DNS rebinding).
+ *
+ * - `Host`: loopback names (`localhost`, `127.x.x.x`, `[::1]`, any port) are always answered;
+ *   any other name only when it is in `allowedHosts` (`"gate.example.com"` for any port,
+ *   `"gate.example.com:8443"` for that port). Where the platform routes requests to the
+ *   deployment by its own host names (Cloudflare Workers, Deno Deploy), the entry says
+ *   `"routed"` and every `Host` the platform delivers is answered. `GET /healthz` is exempt, so
+ *   probes that address the machine by its IP keep working; it reveals nothing.
+ * - `Origin`: absent is fine (hosts that are not browsers send none); present, it must be the
+ *   gateway's own origin (the request's scheme and the `Host` just checked) or one of
+ *   `allowedOrigins`.
+ *
+ * Either refusal is `403` with a JSON-RPC error naming what was refused and what was expected.
+ * CORS headers are sent only to the origins of `allowedOrigins`, and preflights answered for
+ * them; without `allowedOrigins` there is no CORS at all.
+ *
+ * @module
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { encodeError } from "../protocol/jsonrpc.ts";
+
+/** Which `Host` and `Origin` values the front answers. */
+export interface HostRules {
+  /**
+   * Host names answered besides loopback ones: `"gate.example.com"` (any port) or
+   * `"gate.example.com:8443"`; `"routed"` where the platform only delivers the deployment's own
+   * names (Workers, Deno Deploy). @default none: loopback names only
+   */
+  readonly allowedHosts?: readonly string[] | "routed";
+  /**
+   * Origins (`"https://app.example.com"`) whose pages may call the gateway besides its own, and
+   * get CORS headers. @default none: only the gateway's own pages
+   */
+  readonly allowedOrigins?: readonly string[];
+}
+
+/** The request headers a browser may send cross-origin to an allowed origin's page. */
+const CORS_HEADERS = [
+  "authorization",
+  "content-type",
+  "accept",
+  "last-event-id",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+];
+
+/**
+ * Checks a list of allowed hosts or origins given as an option, so a typo fails at start-up.
+ *
+ * @param rules The options.
+ * @param who The function to name in errors.
+ * @returns The rules, normalised: hosts and origins in lower case.
+ * @throws {TypeError} When an entry is not a host name (with an optional port), or not an origin.
+ * @example
+ * ```ts
+ * import { checkHostRules } from "./guard.ts";
+ * console.log(checkHostRules({ allowedHosts: ["Gate.Example.com"] }, "createFront()").allowedHosts);
+ * // ["gate.example.com"]
+ * ```
+ */
+export function checkHostRules(rules: HostRules, who: string): HostRules {
+  const { allowedHosts, allowedOrigins } = rules;
+  const hosts = allowedHosts === undefined || allowedHosts === "routed"
+    ? allowedHosts
+    : listOf(allowedHosts, `${who}: "allowedHosts"`).map((entry) => {
+      const host = entry.trim().toLowerCase();
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)(:\d{1,5})?$/.test(host)) {
+        throw new TypeError(
+          `${who}: "allowedHosts" has ${
+            JSON.stringify(entry)
+          }, expected a host name with an optional port, like "gate.example.com" or "gate.example.com:8443"`,
+        );
+      }
+      return host;
+    });
+  const origins = allowedOrigins === undefined
+    ? undefined
+    : listOf(allowedOrigins, `${who}: "allowedOrigins"`).map((entry) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(entry).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (origin === undefined || origin === "null" || origin !== entry.replace(/\/$/, "").toLowerCase()) {
+        throw new TypeError(
+          `${who}: "allowedOrigins" has ${
+            JSON.stringify(entry)
+          }, expected an origin: a scheme, a host and an optional port, like "https://app.example.com"`,
+        );
+      }
+      return origin;
+    });
+  return {
+    ...(hosts === undefined ? {} : { allowedHosts: hosts }),
+    ...(origins === undefined ? {} : { allowedOrigins: origins }),
+  };
+}
+
+/**
+ * The middleware that enforces {@linkcode HostRules} on every route but `GET /healthz`.
+ *
+ * @param rules The rules, as {@linkcode checkHostRules} returned them.
+ * @param publicOrigin The gateway's public origin, when it differs from what requests say (the
+ *   front's `publicUrl`, behind a proxy): its pages are the gateway's own too.
+ * @returns The middleware.
+ */
+export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): MiddlewareHandler {
+  const origins = new Set(rules.allowedOrigins ?? []);
+  const corsFor = origins.size === 0 ? undefined : cors({
+    origin: (origin) => origins.has(origin) ? origin : null,
+    allowMethods: ["GET", "POST", "DELETE"],
+    allowHeaders: CORS_HEADERS,
+    exposeHeaders: ["mcp-session-id", "www-authenticate"],
+    maxAge: 600,
+  });
+  return async (c, next) => {
+    if (c.req.path === "/healthz") return await next();
+    const host = hostOf(c.req.raw);
+    if (!hostAllowed(host, rules.allowedHosts)) {
+      return forbidden(
+        c,
+        `Forbidden: the Host ${
+          JSON.stringify(host.slice(0, 128))
+        } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
+      );
+    }
+    const origin = c.req.header("origin");
+    if (
+      origin !== undefined && !origins.has(origin) && origin !== publicOrigin &&
+      origin !== ownOrigin(c.req.raw, host)
+    ) {
+      return forbidden(
+        c,
+        `Forbidden: the Origin ${
+          JSON.stringify(origin.slice(0, 128))
+        } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
+      );
+    }
+    if (corsFor !== undefined && origin !== undefined && origins.has(origin)) return await corsFor(c, next);
+    return await next();
+  };
+}
+
+/**
+ * Whether a `Host` value (a name with an optional port) is a loopback one.
+ *
+ * @param host The value.
+ * @returns Whether it names `localhost`, `127.0.0.0/8` or `[::1]`.
+ */
+export function isLoopbackHost(host: string): boolean {
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) return false; // no userinfo, path or spaces to fool the parser
+  try {
+    return hasLoopbackHost(new URL(`http://${host}`));
+  } catch {
+    return false;
+  }
+}
+
+function hostAllowed(host: string, allowed: HostRules["allowedHosts"]): boolean {
+  if (allowed === "routed" || isLoopbackHost(host)) return true;
+  if (allowed === undefined) return false;
+  const name = host.replace(/:\d+$/, "");
+  return allowed.includes(host) || allowed.includes(name);
+}
+
+/** The `Host` the request names (the URL's when a runtime gave no header), in lower case. */
+function hostOf(request: Request): string {
+  return (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+}
+
+function ownOrigin(request: Request, host: string): string {
+  return `${new URL(request.url).protocol}//${host}`;
+}
+
+function forbidden(c: Context, message: string): Response {
+  return c.json(encodeError(null, { code: -32000, message }), 403);
+}
+
+function listOf(value: unknown, what: string): string[] {
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== "string")) {
+    throw new TypeError(`${what} must be an array of strings, received "${typeof value}"`);
+  }
+  return value as string[];
+}

@@ -1,0 +1,127 @@
+// What the gateway-security tests share: a scripted modern upstream with a few tools, reached
+// through the client's injected `fetch` (so a front runs on every runtime, workerd included),
+// and a modern caller's raw POST to a front, byte for byte. Runs on every runtime.
+import { result, type ScriptedServer, scriptedServer, toolsList } from "./scripted-server.ts";
+
+/** A loopback base URL the front answers without `allowedHosts`. */
+export const LOOPBACK = "http://127.0.0.1:8787";
+
+/** The `_meta` of a modern request; `capabilities` are what the caller declares. */
+export function modernMeta(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  };
+}
+
+/**
+ * The request a modern caller POSTs: `{ jsonrpc, id: 1, method, params }` with the transport's
+ * headers (`Mcp-Method`, `Mcp-Name` when the params name something), plus `headers`.
+ *
+ * @param url The endpoint, `<base>/mcp/<server>`.
+ * @param method The JSON-RPC method.
+ * @param params The params (give `_meta`).
+ * @param headers More headers (`authorization`), or overrides.
+ * @returns The request.
+ */
+export function modernRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Request {
+  return new Request(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+}
+
+/** A response as the tests compare it: status, the headers named, and the parsed body. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | null>;
+  readonly body: unknown;
+}
+
+/**
+ * Reads a response whole: its status, the headers `names` (null when absent) and its JSON body
+ * (`null` for an empty one).
+ *
+ * @param response The response.
+ * @param names The headers to report, lower case.
+ * @returns What the tests compare.
+ */
+export async function answerOf(response: Response, names: readonly string[] = []): Promise<Answer> {
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: Object.fromEntries(names.map((name) => [name, response.headers.get(name)])),
+    body: text === "" ? null : JSON.parse(text) as unknown,
+  };
+}
+
+/** The tools the scripted upstream lists. */
+export const UPSTREAM_TOOLS: readonly Record<string, unknown>[] = [
+  { name: "read", inputSchema: { type: "object" } },
+  { name: "write", inputSchema: { type: "object" } },
+  { name: "delete", inputSchema: { type: "object" } },
+];
+
+/**
+ * A modern upstream scripted in process: `server/discover` offers tools; `tools/list` lists
+ * {@linkcode UPSTREAM_TOOLS}; `tools/call` of `ask` asks for roots and a one-field form in one
+ * round, then answers with what it received; any other tool answers `called <name>`.
+ *
+ * @returns The server (its `fetch` for `createClient`, and the requests it saw).
+ */
+export function toolsUpstream(): ScriptedServer {
+  return scriptedServer((request) => {
+    const { id, method } = request.body;
+    const params = request.body.params ?? {};
+    if (method === "tools/list") return toolsList(id, [...UPSTREAM_TOOLS]);
+    if (method === "server/discover") {
+      return result(id, {
+        resultType: "complete",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+      });
+    }
+    if (params.name === "ask") {
+      const answers = params.inputResponses as Record<string, unknown> | undefined;
+      return result(
+        id,
+        answers === undefined
+          ? {
+            resultType: "input_required",
+            inputRequests: {
+              where: { method: "roots/list", params: {} },
+              who: {
+                method: "elicitation/create",
+                params: {
+                  mode: "form",
+                  message: "Your name?",
+                  requestedSchema: {
+                    type: "object",
+                    properties: { name: { type: "string" } },
+                    required: ["name"],
+                  },
+                },
+              },
+            },
+            requestState: "upstream-state",
+          }
+          : { resultType: "complete", content: [{ type: "text", text: JSON.stringify(answers) }] },
+      );
+    }
+    return result(id, { resultType: "complete", content: [{ type: "text", text: `called ${params.name}` }] });
+  });
+}

@@ -1,0 +1,351 @@
+// A policy's `access` in the front (src/front/access.ts, src/front/create-front.ts) on every
+// runtime: who may use a server (403, insufficient_scope when scopes would admit), which tools
+// (tools/call refused with 403 insufficient_scope or a -32602 error), tools/list showing a
+// caller only its tools (modern callers and a 2025 caller's session), /servers listing only the
+// servers a caller may use, and the policy errors of a bad `access`.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { createClient } from "../../mod.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import type { GatewayAuth, PrincipalInput } from "../../src/front/downstream-auth.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
+import type { Policy } from "../../src/policy/policy.ts";
+import { LegacyCaller } from "../_support/legacy-caller.ts";
+import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+
+const KEY = "front-access-test-state-key-0123456789abcdef";
+const UPSTREAM = { url: "https://up.example/mcp" };
+
+/**
+ * files: alice every tool; whoever holds files:read the tool read; bob with files:write also
+ * write. admin: alice only. open: no access rules.
+ */
+const POLICIES: Policy[] = [
+  {
+    server: "files",
+    transport: UPSTREAM,
+    era: "modern",
+    access: [
+      { subjects: ["alice"] },
+      { scopes: ["files:read"], tools: ["read"] },
+      { subjects: ["bob"], scopes: ["files:write"], tools: ["write"] },
+    ],
+  },
+  { server: "admin", transport: UPSTREAM, era: "modern", access: [{ subjects: ["alice"], tools: "*" }] },
+  { server: "open", transport: UPSTREAM, era: "modern" },
+];
+
+const CALLERS: Record<string, PrincipalInput> = {
+  alice: { subject: "alice" },
+  bob: { subject: "bob", scopes: ["files:read"] },
+  carol: { subject: "carol" },
+  dave: { subject: "dave", scopes: ["files:read", "files:write"] },
+};
+
+/** A front whose callers say who they are in `x-user` (a function auth). */
+function front(auth?: GatewayAuth) {
+  const upstream = toolsUpstream();
+  const client = createClient({ name: "gate", fetch: upstream.fetch, policies: POLICIES });
+  const app = createFront({
+    client,
+    stateKey: KEY,
+    auth: auth ??
+      ((request) => CALLERS[request.headers.get("x-user") ?? ""] ?? new Response(null, { status: 401 })),
+  });
+  const send = async (request: Request) => await answerOf(await app.fetch(request), ["www-authenticate"]);
+  return { app, upstream, client, send };
+}
+
+const as = (user: string) => ({ "x-user": user });
+const call = (user: string, server: string, tool: string) =>
+  modernRequest(
+    `${LOOPBACK}/mcp/${server}`,
+    "tools/call",
+    { name: tool, arguments: {}, _meta: modernMeta() },
+    as(user),
+  );
+const list = (user: string, server: string) =>
+  modernRequest(`${LOOPBACK}/mcp/${server}`, "tools/list", { _meta: modernMeta() }, as(user));
+
+function forbidden(message: string, challenge: string | null = null) {
+  return {
+    status: 403,
+    headers: { "www-authenticate": challenge },
+    body: { jsonrpc: "2.0", id: null, error: { code: -32000, message } },
+  };
+}
+
+function called(tool: string) {
+  return {
+    status: 200,
+    headers: { "www-authenticate": null },
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { resultType: "complete", content: [{ type: "text", text: `called ${tool}` }] },
+    },
+  };
+}
+
+const toolNames = (body: unknown) =>
+  (body as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
+
+describe("access: the server", () => {
+  test("access refuses a subject no rule admits with 403 insufficient_scope when a scope rule would admit it", async () => {
+    const { send, upstream, client } = front();
+    assert.deepEqual(
+      await send(list("carol", "files")),
+      forbidden(
+        'Forbidden: "carol" may not use server "files" (its policy\'s access)',
+        'Bearer error="insufficient_scope", scope="files:read"',
+      ),
+    );
+    assert.deepEqual(upstream.requests, []);
+    await client.close();
+  });
+
+  test("access refuses a subject no rule admits with a plain 403 when no scope would admit it", async () => {
+    const { send, upstream, client } = front();
+    const answers = [await send(list("bob", "admin")), await send(call("dave", "admin", "read"))];
+    assert.deepEqual(answers, [
+      forbidden('Forbidden: "bob" may not use server "admin" (its policy\'s access)'),
+      forbidden('Forbidden: "dave" may not use server "admin" (its policy\'s access)'),
+    ]);
+    assert.deepEqual(upstream.requests, []);
+    await client.close();
+  });
+
+  test("access refuses the GET stream and DELETE of a caller who may not use the server, as its POSTs", async () => {
+    const { send, client } = front();
+    const expected = forbidden('Forbidden: "bob" may not use server "admin" (its policy\'s access)');
+    const get = await send(
+      new Request(`${LOOPBACK}/mcp/admin`, { headers: { ...as("bob"), accept: "text/event-stream" } }),
+    );
+    const del = await send(new Request(`${LOOPBACK}/mcp/admin`, { method: "DELETE", headers: as("bob") }));
+    assert.deepEqual([get, del], [expected, expected]);
+    await client.close();
+  });
+
+  test('access with auth "none" admits an anonymous caller only to servers without subject or scope rules', async () => {
+    const { send, client } = front("none");
+    const opened = await send(modernRequest(`${LOOPBACK}/mcp/open`, "tools/list", { _meta: modernMeta() }));
+    assert.deepEqual(
+      [
+        opened.status,
+        toolNames(opened.body),
+        await send(modernRequest(`${LOOPBACK}/mcp/admin`, "tools/list", { _meta: modernMeta() })),
+      ],
+      [
+        200,
+        ["read", "write", "delete"],
+        forbidden('Forbidden: an anonymous caller may not use server "admin" (its policy\'s access)'),
+      ],
+    );
+    await client.close();
+  });
+
+  test("access with JWT auth answers 403 insufficient_scope with the token's and the rule's scopes and the resource metadata", async () => {
+    const { publicKey, privateKey } = await generateKeyPair("ES256");
+    const issuer = "https://auth.example.com";
+    const { send, client } = front({ jwt: { issuer, keys: [await exportJWK(publicKey)], scopes: ["mcp"] } });
+    const token = await new SignJWT({ scope: "mcp" }).setProtectedHeader({ alg: "ES256" }).setIssuer(issuer)
+      .setAudience(LOOPBACK).setSubject("carol").setExpirationTime("5m").sign(privateKey);
+    const request = list("carol", "files");
+    request.headers.set("authorization", `Bearer ${token}`);
+    assert.deepEqual(
+      await send(request),
+      forbidden(
+        'Forbidden: "carol" may not use server "files" (its policy\'s access)',
+        `Bearer error="insufficient_scope", error_description="The token lacks the scope files:read", scope="mcp files:read", resource_metadata="${LOOPBACK}/.well-known/oauth-protected-resource/mcp/files"`,
+      ),
+    );
+    await client.close();
+  });
+
+  test("GET /servers lists only the servers each caller may use", async () => {
+    const { app, client } = front();
+    const ids: Array<[string, string[]]> = [];
+    for (const user of ["alice", "bob", "carol", "dave"]) {
+      const response = await app.fetch(new Request(`${LOOPBACK}/servers`, { headers: as(user) }));
+      const body = await response.json() as { servers: Array<{ id: string }> };
+      ids.push([user, body.servers.map((server) => server.id)]);
+    }
+    assert.deepEqual(ids, [
+      ["alice", ["files", "admin", "open"]],
+      ["bob", ["files", "open"]],
+      ["carol", ["open"]],
+      ["dave", ["files", "open"]],
+    ]);
+    await client.close();
+  });
+});
+
+describe("access: the tools", () => {
+  const notOpen = (tool: string, user: string) => ({
+    status: 200,
+    headers: { "www-authenticate": null },
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32602,
+        message: `Tool "${tool}" is not open to "${user}" on server "files" (its policy's access)`,
+      },
+    },
+  });
+
+  test("access lets each caller call exactly the tools of the rules that admit it; the others are refused before upstream", async () => {
+    const { send, upstream, client } = front();
+    const answers: Record<string, unknown> = {};
+    for (const user of ["alice", "bob", "dave"]) {
+      for (const tool of ["read", "write", "delete"]) {
+        answers[`${user} ${tool}`] = await send(call(user, "files", tool));
+      }
+    }
+    assert.deepEqual(answers, {
+      "alice read": called("read"),
+      "alice write": called("write"),
+      "alice delete": called("delete"),
+      "bob read": called("read"),
+      "bob write": forbidden(
+        'Tool "write" is not open to "bob" on server "files" (its policy\'s access)',
+        'Bearer error="insufficient_scope", scope="files:write"',
+      ),
+      "bob delete": notOpen("delete", "bob"),
+      "dave read": called("read"),
+      "dave write": notOpen("write", "dave"),
+      "dave delete": notOpen("delete", "dave"),
+    });
+    const calls = upstream.requests.filter((r) => r.body.method === "tools/call").map((r) =>
+      r.body.params?.name
+    );
+    assert.deepEqual(calls, ["read", "write", "delete", "read", "read"]);
+    await client.close();
+  });
+
+  test("access refuses a tools/call of a closed tool with the caller's own request id", async () => {
+    const { app, client } = front();
+    const request = new Request(`${LOOPBACK}/mcp/files`, {
+      method: "POST",
+      headers: {
+        ...as("dave"),
+        "content-type": "application/json",
+        accept: "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "delete",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "call-7",
+        method: "tools/call",
+        params: { name: "delete", arguments: {}, _meta: modernMeta() },
+      }),
+    });
+    assert.deepEqual(await answerOf(await app.fetch(request)), {
+      status: 200,
+      headers: {},
+      body: {
+        jsonrpc: "2.0",
+        id: "call-7",
+        error: {
+          code: -32602,
+          message: 'Tool "delete" is not open to "dave" on server "files" (its policy\'s access)',
+        },
+      },
+    });
+    await client.close();
+  });
+
+  test(
+    "access shows a modern caller only its tools in tools/list",
+    async () => {
+      const { send, client } = front();
+      const shown: Array<[string, string[]]> = [];
+      for (const user of ["alice", "bob", "dave"]) {
+        shown.push([user, toolNames((await send(list(user, "files"))).body)]);
+      }
+      assert.deepEqual(shown, [["alice", ["read", "write", "delete"]], ["bob", ["read"]], ["dave", [
+        "read",
+      ]]]);
+      await client.close();
+    },
+  );
+
+  test("access shows a 2025 caller only its tools in tools/list, and refuses its call of a closed tool", async () => {
+    const { app, client } = front();
+    const shown: Array<[string, unknown]> = [];
+    let refusal: unknown;
+    for (const user of ["alice", "bob", "dave"]) {
+      const caller = new LegacyCaller(
+        async (url, init) =>
+          await app.fetch(
+            new Request(url, {
+              ...init,
+              headers: { ...init.headers as Record<string, string>, ...as(user) },
+            }),
+          ),
+        `${LOOPBACK}/mcp/files`,
+      );
+      await caller.initialize();
+      shown.push([user, await caller.request(2, "tools/list")]);
+      if (user === "dave") refusal = await caller.request(3, "tools/call", { name: "delete", arguments: {} });
+      await caller.close();
+    }
+    const listed = (names: string[]) => ({
+      jsonrpc: "2.0",
+      id: 2,
+      result: { tools: names.map((name) => ({ name, inputSchema: { type: "object" } })) },
+    });
+    assert.deepEqual(shown, [
+      ["alice", listed(["read", "write", "delete"])],
+      ["bob", listed(["read"])],
+      ["dave", listed(["read"])],
+    ]);
+    assert.deepEqual(refusal, {
+      jsonrpc: "2.0",
+      id: 3,
+      error: {
+        code: -32602,
+        message: 'Tool "delete" is not open to "dave" on server "files" (its policy\'s access)',
+      },
+    });
+    await client.close();
+  });
+});
+
+describe("access: the policy option", () => {
+  const base = { server: "files", transport: UPSTREAM };
+
+  test('compilePolicy() compiles access rules: subjects and tools as sets, scopes as a list, tools "*" by default', () => {
+    const { access } = compilePolicy({
+      ...base,
+      access: [{ subjects: ["alice", "bob"], scopes: ["files:read"], tools: ["read"] }, {}],
+    });
+    assert.deepEqual(access, [
+      { subjects: new Set(["alice", "bob"]), scopes: ["files:read"], tools: new Set(["read"]) },
+      { subjects: undefined, scopes: [], tools: "*" },
+    ]);
+    assert.equal(compilePolicy(base).access, undefined);
+  });
+
+  test("compilePolicy() refuses a bad access with the exact PolicyError", () => {
+    const cases: Array<[unknown, string]> = [
+      [{}, '"access" must be a list of access rules { subjects?, scopes?, tools? }, received {}'],
+      [["x"], '"access[0]" must be an access rule { subjects?, scopes?, tools? }, received "x"'],
+      [[{ subjects: "alice" }], '"access[0].subjects" must be a list of subjects, received "alice"'],
+      [[{ subjects: [""] }], '"access[0].subjects[0]" must be a subject, received ""'],
+      [[{ scopes: ["a b"] }], '"access[0].scopes[0]" must be a scope, received "a b"'],
+      [[{ tools: "all" }], '"access[0].tools" must be "*" or a list of tool names, received "all"'],
+      [[{}, { tools: [1] }], '"access[1].tools" must be "*" or a list of tool names, received [1]'],
+      [[{ who: ["alice"] }], '"access[0].who" is not a policy option'],
+    ];
+    for (const [access, problem] of cases) {
+      assert.throws(() => compilePolicy({ ...base, access } as unknown as Policy), {
+        name: "PolicyError",
+        message: `Policy "files": ${problem}`,
+      });
+    }
+  });
+});

@@ -1,0 +1,149 @@
+// JWT auth against a JWKS URL (`auth.jwt.jwks`) served by a small HTTP server on loopback: tokens
+// signed with a published key pass (the set fetched once, then cached), others are refused, and
+// a JWKS endpoint that fails refuses every token (fail closed).
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import { createClient } from "../../mod.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+
+const ISSUER = "https://auth.example.com";
+const FILES = `${LOOPBACK}/mcp/files`;
+
+let server: Server;
+let jwksUrl: string;
+let published: { keys: JWK[] } = { keys: [] };
+let status = 200;
+let fetches = 0;
+
+before(async () => {
+  server = createServer((_request, response) => {
+    fetches++;
+    response.writeHead(status, { "content-type": "application/json" });
+    response.end(JSON.stringify(published));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  jwksUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/jwks`;
+});
+after(async () => {
+  server.closeAllConnections();
+  server.close();
+  await once(server, "close");
+});
+
+async function keyPair(kid: string) {
+  const { publicKey, privateKey } = await generateKeyPair("ES256");
+  return { jwk: { ...await exportJWK(publicKey), kid, alg: "ES256" }, privateKey, kid };
+}
+
+async function token(pair: Awaited<ReturnType<typeof keyPair>>, claims: Record<string, unknown> = {}) {
+  return await new SignJWT({ scope: "mcp", ...claims }).setProtectedHeader({ alg: "ES256", kid: pair.kid })
+    .setIssuer(ISSUER).setAudience(FILES).setSubject("alice").setIssuedAt().setExpirationTime("5m")
+    .sign(pair.privateKey);
+}
+
+function front(jwks = jwksUrl) {
+  const upstream = toolsUpstream();
+  const client = createClient({
+    name: "gate",
+    fetch: upstream.fetch,
+    policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
+  });
+  const app = createFront({
+    client,
+    stateKey: "front-auth-jwks-state-key-0123456789abcdef",
+    auth: { jwt: { issuer: ISSUER, jwks, scopes: ["mcp"] } },
+  });
+  const call = async (bearer: string) =>
+    await answerOf(
+      await app.fetch(
+        modernRequest(FILES, "tools/call", { name: "read", arguments: {}, _meta: modernMeta() }, {
+          authorization: `Bearer ${bearer}`,
+        }),
+      ),
+      ["www-authenticate"],
+    );
+  return { call, client };
+}
+
+const invalid = (description: string) => ({
+  status: 401,
+  headers: {
+    "www-authenticate":
+      `Bearer error="invalid_token", error_description="${description}", scope="mcp", resource_metadata="${LOOPBACK}/.well-known/oauth-protected-resource/mcp/files"`,
+  },
+  body: {
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32000,
+      message: `Unauthorized: ${description.charAt(0).toLowerCase()}${description.slice(1)}`,
+    },
+  },
+});
+
+describe("auth.jwt.jwks: keys from a JWKS URL", () => {
+  test("jwt auth with jwks takes tokens signed with a published key, fetching the set once", async () => {
+    const published1 = await keyPair("k1");
+    const stranger = await keyPair("k9");
+    published = { keys: [published1.jwk] };
+    status = 200;
+    fetches = 0;
+    const { call, client } = front();
+    const answers = [
+      (await call(await token(published1))).status,
+      (await call(await token(published1, { scope: "mcp files:read" }))).status,
+    ];
+    assert.deepEqual([answers, fetches], [[200, 200], 1]);
+    // A kid the set does not hold makes jose refetch (within its cooldown it does not).
+    assert.deepEqual(
+      await call(await token(stranger)),
+      invalid("The token was signed with a key the authorization server does not publish"),
+    );
+    await client.close();
+  });
+
+  test("jwt auth with jwks refuses every token while the JWKS endpoint answers 500 (fail closed)", async () => {
+    const pair = await keyPair("k1");
+    published = { keys: [pair.jwk] };
+    status = 500;
+    fetches = 0;
+    const { call, client } = front();
+    try {
+      assert.deepEqual(
+        await call(await token(pair)),
+        invalid("The authorization server's keys could not be fetched"),
+      );
+      assert.equal(fetches, 1);
+    } finally {
+      status = 200;
+      await client.close();
+    }
+  });
+
+  test(
+    "jwt auth with jwks names an unreachable JWKS endpoint as keys that could not be fetched",
+    async () => {
+      const closed = createServer();
+      closed.listen(0, "127.0.0.1");
+      await once(closed, "listening");
+      const port = (closed.address() as { port: number }).port;
+      closed.close();
+      await once(closed, "close");
+      const pair = await keyPair("k1");
+      const { call, client } = front(`http://127.0.0.1:${port}/jwks`);
+      try {
+        assert.deepEqual(
+          await call(await token(pair)),
+          invalid("The authorization server's keys could not be fetched"),
+        );
+      } finally {
+        await client.close();
+      }
+    },
+  );
+});

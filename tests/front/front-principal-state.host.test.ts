@@ -1,0 +1,217 @@
+// What the front keeps apart per principal, against the real modern peer (a process): a sealed
+// requestState opens only for the caller it was sealed for and only once (the memory store's
+// claim), input budgets are per caller, ctx.principal reaches the handler, and a 2025 caller's
+// session belongs to the principal that opened it.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import type { PrincipalInput } from "../../src/front/downstream-auth.ts";
+import type { Principal } from "../../src/front/principal.ts";
+import { createMemoryStore } from "../../src/limits/memory-store.ts";
+import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { LegacyCaller } from "../_support/legacy-caller.ts";
+import { answerOf, LOOPBACK, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
+
+let peer: ModernPeer;
+before(async () => {
+  peer = await startModernPeer();
+});
+after(async () => {
+  await peer?.stop();
+});
+
+const KEY = "front-principal-state-key-0123456789abcdef";
+const NOW = 1_785_000_000_000;
+const CALLERS: Record<string, PrincipalInput> = {
+  alice: { subject: "alice", scopes: ["files:read"], claims: { team: "ops" } },
+  bob: { subject: "bob" },
+};
+
+/** A front over the peer whose callers say who they are in `x-user`; its store's clock stands still. */
+function front(handler: Handler = {}, policy: Partial<Policy> = {}) {
+  const clock = { now: () => NOW };
+  const client = createClient({
+    name: "gate",
+    handler,
+    clock,
+    store: createMemoryStore({ clock }),
+    policies: [{ server: "modern", transport: { url: peer.url }, era: "modern", ...policy }],
+  });
+  const app = createFront({
+    client,
+    stateKey: KEY,
+    auth: (request) => CALLERS[request.headers.get("x-user") ?? ""] ?? new Response(null, { status: 401 }),
+  });
+  return { app, client };
+}
+
+const ELICITING = modernMeta({ elicitation: { form: {} } });
+const PROFILE = { profile: { action: "accept", content: { name: "Grace", age: 85 } } };
+const INVALID_STATE = {
+  status: 200,
+  headers: {},
+  body: { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Invalid or expired requestState" } },
+};
+
+function callAs(user: string, name: string, extra: Record<string, unknown> = {}, meta = ELICITING) {
+  return modernRequest(
+    `${LOOPBACK}/mcp/modern`,
+    "tools/call",
+    { name, arguments: {}, _meta: meta, ...extra },
+    {
+      "x-user": user,
+    },
+  );
+}
+
+/** The peer's tools/call requests since the last clear: the tool, and the keys answered. */
+async function upstreamCalls(): Promise<Array<[unknown, string[]]>> {
+  return (await peer.requests())
+    .map((request) =>
+      request.body as { method?: string; params?: { name?: unknown; inputResponses?: object } }
+    )
+    .filter((body) => body.method === "tools/call")
+    .map((body) => [body.params?.name, Object.keys(body.params?.inputResponses ?? {})]);
+}
+
+describe("the front keeps principals apart", () => {
+  test("a state sealed for alice and retried by bob is refused with -32602, and nothing reaches upstream", async () => {
+    const { app, client } = front({}, { passDown: ["elicitation"] });
+    const first = await answerOf(await app.fetch(callAs("alice", "ask_form")));
+    const state = (first.body as { result: { requestState: string } }).result.requestState;
+    await peer.clearRequests();
+    const retried = await answerOf(
+      await app.fetch(callAs("bob", "ask_form", { inputResponses: PROFILE, requestState: state })),
+    );
+    assert.deepEqual([retried, await upstreamCalls()], [INVALID_STATE, []]);
+    // The state was not spent by bob's attempt: alice still redeems it.
+    const redeemed = await answerOf(
+      await app.fetch(callAs("alice", "ask_form", { inputResponses: PROFILE, requestState: state })),
+    );
+    assert.deepEqual(
+      (redeemed.body as { result: { content: unknown } }).result.content,
+      [{ type: "text", text: JSON.stringify({ age: 85, name: "Grace", subscribe: false }) }],
+    );
+    await client.close();
+  });
+
+  test("a state redeemed twice is refused the second time, and the upstream ran the approved retry once", async () => {
+    const { app, client } = front({}, { passDown: ["elicitation"] });
+    const first = await answerOf(await app.fetch(callAs("alice", "ask_form")));
+    const state = (first.body as { result: { requestState: string } }).result.requestState;
+    await peer.clearRequests();
+    const retry = () => callAs("alice", "ask_form", { inputResponses: PROFILE, requestState: state });
+    const redeemed = await answerOf(await app.fetch(retry()));
+    const replayed = await answerOf(await app.fetch(retry()));
+    assert.deepEqual([redeemed.status, replayed, await upstreamCalls()], [200, INVALID_STATE, [["ask_form", [
+      "profile",
+    ]]]]);
+    await client.close();
+  });
+
+  test("alice exhausting her input budget does not refuse bob: each caller has its own bucket", async () => {
+    const seen: Array<Principal | undefined> = [];
+    const { app, client } = front({
+      roots: (ctx) => {
+        seen.push(ctx.principal);
+        return { roots: [{ uri: "file:///srv/project" }] };
+      },
+    }, { inputRateLimit: { rate: 1, per: "1h", burst: 1 } });
+    const roots = (user: string) => callAs(user, "ask_roots", {}, modernMeta());
+    const answers = [];
+    for (const user of ["alice", "alice", "bob", "bob"]) {
+      answers.push(await answerOf(await app.fetch(roots(user))));
+    }
+    const rooted = {
+      status: 200,
+      headers: {},
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          content: [{ type: "text", text: '["file:///srv/project"]' }],
+          resultType: "complete",
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+        },
+      },
+    };
+    const overBudget = {
+      status: 200,
+      headers: {},
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32000,
+          message:
+            'Input request "roots" refused by policy: Input request refused: over the budget of 1 per 3600000 ms (burst 1); retry in 3600000 ms',
+        },
+      },
+    };
+    assert.deepEqual(answers, [rooted, overBudget, rooted, overBudget]);
+    assert.deepEqual(seen, [
+      { subject: "alice", scopes: ["files:read"], claims: { team: "ops" } },
+      { subject: "bob", scopes: [], claims: {} },
+    ]);
+    await client.close();
+  });
+
+  test("a 2025 session opened by alice is not found for bob (POST, GET, DELETE: 404), and stays alice's", async () => {
+    const { app, client } = front();
+    const as = (user: string) => async (url: string, init: RequestInit) =>
+      await app.fetch(
+        new Request(url, { ...init, headers: { ...init.headers as Record<string, string>, "x-user": user } }),
+      );
+    const alice = new LegacyCaller(as("alice"), `${LOOPBACK}/mcp/modern`);
+    await alice.initialize();
+    const bob = new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/modern`);
+    bob.session = alice.session;
+    const notFound = {
+      status: 404,
+      headers: {},
+      body: {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32001, message: "Session not found: initialize a new session" },
+      },
+    };
+    const answers = [
+      await answerOf(await bob.post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })),
+      await answerOf(await bob.listen()),
+      await answerOf(await bob.close()),
+    ];
+    assert.deepEqual(answers, [notFound, notFound, notFound]);
+    const listed = await alice.request(2, "tools/list");
+    assert.equal((listed.result as { tools: unknown[] }).tools.length > 0, true);
+    assert.equal((await alice.close()).status, 200);
+    await client.close();
+  });
+
+  test(
+    "a task created by alice's call is not bob's to read, answer or cancel",
+    async () => {
+      const { app, client } = front({}, { passDown: ["elicitation"] });
+      const tasks = modernMeta({ elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } });
+      const send = async (user: string, method: string, params: Record<string, unknown>) =>
+        (await answerOf(
+          await app.fetch(
+            modernRequest(`${LOOPBACK}/mcp/modern`, method, { ...params, _meta: tasks }, {
+              "x-user": user,
+              "mcp-name": String(params.name ?? params.taskId),
+            }),
+          ),
+        )).body as { result?: { taskId?: string; status?: string }; error?: unknown };
+      const created = await send("alice", "tools/call", { name: "slow_task", arguments: {} });
+      const taskId = created.result?.taskId ?? "";
+      const seenByBob = await send("bob", "tasks/get", { taskId });
+      const cancelledByBob = await send("bob", "tasks/cancel", { taskId });
+      const seenByAlice = await send("alice", "tasks/get", { taskId });
+      assert.deepEqual(
+        [seenByBob.result, cancelledByBob.result, seenByAlice.result?.status === "cancelled"],
+        [undefined, undefined, false],
+      );
+      await client.close();
+    },
+  );
+});

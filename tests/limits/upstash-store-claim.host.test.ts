@@ -1,0 +1,156 @@
+// createUpstashStore().claim() over @upstash/redis, the project's REST shim and a real
+// redis-server: SET NX PX under <prefix>:claim:<key>, shared by every instance, expiring after
+// ttlMs; fail-closed when Redis is away; and the front's sealed states redeemed once across two
+// gateways that share Redis.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Redis } from "@upstash/redis";
+import { createClient } from "../../mod.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
+import { createUpstashStore } from "../../src/limits/upstash-store.ts";
+import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
+import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { eventually } from "../_support/eventually.ts";
+import { LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+
+/** A client for `shim` that does not retry, so nothing is left running after a test. */
+function client(shim: UpstashShim): Redis {
+  return new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false });
+}
+
+if (redisTestsEnabled()) {
+  describe("createUpstashStore().claim() over @upstash/redis, the REST shim and redis-server", () => {
+    let redis: RedisServer;
+    let shim: UpstashShim;
+
+    before(async () => {
+      redis = await startRedis();
+      shim = await startUpstashShim({ redisPort: redis.port });
+    });
+
+    after(async () => {
+      await shim?.stop();
+      await redis?.stop();
+    });
+
+    test("claim() is true the first time and false while held, in Redis under <prefix>:claim:<key> with its ttl", async () => {
+      const store = createUpstashStore({ redis: client(shim), prefix: "c1" });
+      assert.deepEqual(
+        [
+          await store.claim("state:n1", 60_000),
+          await store.claim("state:n1", 60_000),
+          await store.claim("state:n2", 60_000),
+        ],
+        [true, false, true],
+      );
+      const direct = client(shim);
+      const ttl = Number(await direct.exec(["PTTL", "c1:claim:state:n1"]));
+      assert.deepEqual(
+        [await direct.exec(["GET", "c1:claim:state:n1"]), ttl > 59_000 && ttl <= 60_000],
+        [1, true],
+      );
+    });
+
+    test("claim() is shared by every store on the same Redis: one instance's claim holds for the others", async () => {
+      const first = createUpstashStore({ redis: client(shim), prefix: "shared" });
+      const second = createUpstashStore({ redis: client(shim), prefix: "shared" });
+      const other = createUpstashStore({ redis: client(shim), prefix: "other" });
+      assert.deepEqual(
+        [await first.claim("n", 60_000), await second.claim("n", 60_000), await other.claim("n", 60_000)],
+        [true, false, true],
+      );
+    });
+
+    test("claim() rounds ttlMs up to whole milliseconds, at least 1, and claims again once Redis expired it", async () => {
+      const store = createUpstashStore({ redis: client(shim), prefix: "ttl" });
+      const direct = client(shim);
+      assert.equal(await store.claim("fraction", 1500.2), true);
+      const ttl = Number(await direct.exec(["PTTL", "ttl:claim:fraction"]));
+      assert.ok(ttl > 1400 && ttl <= 1501, `PTTL "${ttl}", expected at most 1501`);
+      // PX 0 is an error in Redis: a ttl of 0 claims for 1 ms, which has passed by the next request.
+      assert.equal(await store.claim("zero", 0), true);
+      assert.equal(
+        await eventually(
+          "the 1 ms claim to expire",
+          async () => (await store.claim("zero", 0)) || undefined,
+          2000,
+        ),
+        true,
+      );
+      // A claim held 300 ms refuses at once, and is claimed again after Redis expired it.
+      assert.deepEqual([await store.claim("brief", 300), await store.claim("brief", 300)], [true, false]);
+      assert.equal(
+        await eventually(
+          "the 300 ms claim to expire",
+          async () => (await store.claim("brief", 300)) || undefined,
+          2000,
+        ),
+        true,
+      );
+    });
+
+    test("claim() rejects with StoreUnavailableError when redis-server is away, and claims again once it is back", async () => {
+      const store = createUpstashStore({ redis: client(shim), prefix: "away" });
+      await redis.stop();
+      try {
+        await assert.rejects(store.claim("n", 60_000), (error: unknown) => {
+          assert.ok(error instanceof StoreUnavailableError, String(error));
+          assert.match(
+            error.message,
+            /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/,
+          );
+          return true;
+        });
+      } finally {
+        redis = await startRedis({ port: redis.port });
+        await shim.redisReady();
+      }
+      assert.equal(await store.claim("n", 60_000), true);
+    });
+
+    test("the front redeems a sealed state once across two gateways sharing Redis: the replay at the other is refused", async () => {
+      const upstream = toolsUpstream();
+      const key = "upstash-claim-front-state-key-0123456789abcdef";
+      const gateway = () => {
+        const gate = createClient({
+          name: "gate",
+          fetch: upstream.fetch,
+          store: createUpstashStore({ redis: client(shim), prefix: "front" }),
+          policies: [{
+            server: "files",
+            transport: { url: "https://up.example/mcp" },
+            era: "modern",
+            passDown: ["elicitation", "roots"],
+          }],
+        });
+        return { gate, app: createFront({ client: gate, stateKey: key }) };
+      };
+      const [a, b] = [gateway(), gateway()];
+      const meta = modernMeta({ roots: {}, elicitation: { form: {} } });
+      const ask = (extra: Record<string, unknown> = {}) =>
+        modernRequest(`${LOOPBACK}/mcp/files`, "tools/call", {
+          name: "ask",
+          arguments: {},
+          _meta: meta,
+          ...extra,
+        });
+      const first = await (await a.app.fetch(ask())).json() as { result: { requestState: string } };
+      const retry = {
+        inputResponses: { where: { roots: [] }, who: { action: "accept", content: { name: "Ada" } } },
+        requestState: first.result.requestState,
+      };
+      const redeemed = await (await a.app.fetch(ask(retry))).json() as { result?: unknown };
+      const replayed = await (await b.app.fetch(ask(retry))).json();
+      assert.deepEqual([redeemed.result !== undefined, replayed], [true, {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: "Invalid or expired requestState" },
+      }]);
+      const retries = upstream.requests.filter((r) => r.body.params?.inputResponses !== undefined);
+      assert.equal(retries.length, 1);
+      await a.gate.close();
+      await b.gate.close();
+    });
+  });
+}

@@ -1,0 +1,178 @@
+// serve() of this runtime's entry (@sluice/mcp/node, /deno or /bun) on an address the network
+// reaches: it requires "allowedHosts" and "auth", and auth "none" starts with a warning on every
+// start. Nothing here listens beyond loopback: the start with auth "none" on 0.0.0.0 is made to
+// fail at the bind (its port is held on 127.0.0.1), after the checks and the warning; the shared
+// serveGateway() then shows the start itself with a listen that binds nothing.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:net";
+import process from "node:process";
+import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
+import { type RunningGateway, serveGateway, type ServeOptions } from "../../src/adapters/_serve-options.ts";
+
+const KEY = "serve-exposed-state-key-0123456789abcdef";
+const POLICIES = [{
+  server: "files",
+  transport: { url: "https://mcp.example.com/mcp" },
+  era: "modern" as const,
+}];
+
+/** This runtime's entry. */
+async function entry(): Promise<{ serve: (options: ServeOptions) => Promise<RunningGateway> }> {
+  const versions = process.versions as Record<string, string | undefined>;
+  if (versions.deno !== undefined) return await import("../../src/adapters/deno.ts");
+  if (versions.bun !== undefined) return await import("../../src/adapters/bun.ts");
+  return await import("../../src/adapters/node.ts");
+}
+
+const NO_HOSTS = (hostname: string) =>
+  `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`;
+const NO_AUTH = (hostname: string, port: number) =>
+  `sluice serve(): listening on "${hostname}" needs "auth": bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`;
+const WARNING = (hostname: string, port: number) =>
+  `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches port "${port}" can call every server behind this gateway, with the credentials its policies hold`;
+
+/** Runs `work` with console.warn recording its calls instead of printing. */
+async function withWarnings<T>(work: () => Promise<T>): Promise<{ result: T; warnings: unknown[][] }> {
+  const warnings: unknown[][] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args);
+  try {
+    return { result: await work(), warnings };
+  } finally {
+    console.warn = original;
+  }
+}
+
+/** A TCP listener on 127.0.0.1 holding a free port. */
+function holdPort(): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+describe("serve() on an address the network reaches", () => {
+  test('serve() on "0.0.0.0" and "::" without allowedHosts throws the exact TypeError', async () => {
+    const { serve } = await entry();
+    for (const hostname of ["0.0.0.0", "::", "192.0.2.10"]) {
+      await assert.rejects(serve({ hostname, port: 0, stateKey: KEY, policies: POLICIES }), {
+        name: "TypeError",
+        message: NO_HOSTS(hostname),
+      });
+    }
+  });
+
+  test('serve() on "0.0.0.0" with allowedHosts and no auth throws the exact TypeError naming the port', async () => {
+    const { serve } = await entry();
+    const { warnings } = await withWarnings(async () => {
+      for (const port of [0, 8787]) {
+        await assert.rejects(
+          serve({
+            hostname: "0.0.0.0",
+            port,
+            stateKey: KEY,
+            policies: POLICIES,
+            allowedHosts: ["gate.example.com"],
+          }),
+          { name: "TypeError", message: NO_AUTH("0.0.0.0", port) },
+        );
+      }
+    });
+    assert.deepEqual(warnings, []);
+  });
+
+  test('serve() on "0.0.0.0" with auth "none" passes the checks and warns with the exact text (then fails to bind a held port)', async () => {
+    const { serve } = await entry();
+    const held = await holdPort();
+    const port = (held.address() as { port: number }).port;
+    try {
+      const { warnings } = await withWarnings(() =>
+        assert.rejects(
+          serve({
+            hostname: "0.0.0.0",
+            port,
+            stateKey: KEY,
+            policies: POLICIES,
+            allowedHosts: ["gate.example.com"],
+            auth: "none",
+          }),
+          (error: Error) => {
+            assert.match(
+              error.message,
+              new RegExp(`^sluice serve\\(\\): cannot listen on "0\\.0\\.0\\.0" port "${port}": `),
+            );
+            return true;
+          },
+        )
+      );
+      assert.deepEqual(warnings, [[WARNING("0.0.0.0", port)]]);
+    } finally {
+      await new Promise((resolve) => held.close(resolve));
+    }
+  });
+
+  test('serveGateway() on "0.0.0.0" with auth "none" starts, warning on every start', async () => {
+    const built: GatewayOptions[] = [];
+    const parts = {
+      createGateway: (options: GatewayOptions): Gateway => {
+        built.push(options);
+        return {
+          app: undefined as never,
+          client: { close: () => Promise.resolve() } as never,
+          fetch: () => new Response(null),
+        };
+      },
+      environment: () => undefined,
+      listen: (_gateway: Gateway, address: { port: number }) =>
+        Promise.resolve({ port: address.port, stop: () => Promise.resolve() }),
+    };
+    const options = {
+      hostname: "0.0.0.0",
+      port: 8787,
+      stateKey: KEY,
+      policies: POLICIES,
+      allowedHosts: ["gate.example.com"],
+      auth: "none" as const,
+    };
+    const { result, warnings } = await withWarnings(async () => {
+      const first = await serveGateway(options, parts);
+      await first.close();
+      const second = await serveGateway(options, parts);
+      await second.close();
+      return [first.url, second.url];
+    });
+    assert.deepEqual(result, ["http://0.0.0.0:8787", "http://0.0.0.0:8787"]);
+    assert.deepEqual(warnings, [[WARNING("0.0.0.0", 8787)], [WARNING("0.0.0.0", 8787)]]);
+    assert.deepEqual(built.map((o) => [o.auth, o.allowedHosts]), [["none", ["gate.example.com"]], [
+      "none",
+      ["gate.example.com"],
+    ]]);
+  });
+
+  test("serve() on loopback needs neither allowedHosts nor auth, and does not warn", async () => {
+    const { serve } = await entry();
+    const { result, warnings } = await withWarnings(async () => {
+      const statuses: number[] = [];
+      for (const hostname of ["127.0.0.1", "localhost"]) {
+        const gateway = await serve({
+          hostname,
+          port: 0,
+          stateKey: KEY,
+          policies: POLICIES,
+          playground: false,
+        });
+        try {
+          const response = await fetch(`${gateway.url}/healthz`);
+          statuses.push(response.status);
+          await response.body?.cancel();
+        } finally {
+          await gateway.close();
+        }
+      }
+      return statuses;
+    });
+    assert.deepEqual([result, warnings], [[200, 200], []]);
+  });
+});
