@@ -47,6 +47,7 @@ export {
   type InputContext,
   type LogEntry,
   type NotificationContext,
+  type Principal,
   type UrlElicitationContext,
 } from "./src/handler/handler.ts";
 export {

@@ -35,6 +35,13 @@ import {
 } from "./_serve-options.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
+export type {
+  AuthFunction,
+  BearerSecret,
+  GatewayAuth,
+  JwtAuthOptions,
+  PrincipalInput,
+} from "../front/downstream-auth.ts";
 export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
 
 /** A server made by `Bun.serve`, as far as this entry uses it. */

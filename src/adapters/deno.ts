@@ -49,6 +49,13 @@ import {
 } from "./_serve-options.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
+export type {
+  AuthFunction,
+  BearerSecret,
+  GatewayAuth,
+  JwtAuthOptions,
+  PrincipalInput,
+} from "../front/downstream-auth.ts";
 export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
 
 /** The parts of the `Deno` global this entry uses (the library type-checks without Deno's types). */

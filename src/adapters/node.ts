@@ -35,6 +35,13 @@ import {
 } from "./_serve-options.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
+export type {
+  AuthFunction,
+  BearerSecret,
+  GatewayAuth,
+  JwtAuthOptions,
+  PrincipalInput,
+} from "../front/downstream-auth.ts";
 export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
 export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from "../transport/node-fetch.ts";
 export type { Fetcher } from "../transport/_fetch-with-redirects.ts";

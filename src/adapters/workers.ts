@@ -105,6 +105,13 @@ import {
 } from "./_worker-sessions.ts";
 
 export type { SessionsBinding, SessionsClass, SessionsObject } from "./_worker-sessions.ts";
+export type {
+  AuthFunction,
+  BearerSecret,
+  GatewayAuth,
+  JwtAuthOptions,
+  PrincipalInput,
+} from "../front/downstream-auth.ts";
 
 /** The part of the Workers `ExecutionContext` the Worker uses. */
 export interface ExecutionContextLike {

@@ -88,7 +88,7 @@ describe("sluice serve: who may call", () => {
     assert.deepEqual(
       await failedStart([], { SLUICE_STATE_KEY: "0123456789abcdef0123456789abcdef" }),
       usage(
-        'createFront(): "stateKey" repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',
+        "SLUICE_STATE_KEY repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`",
       ),
     );
   });

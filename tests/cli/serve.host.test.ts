@@ -150,7 +150,7 @@ describe("sluice serve and SLUICE_STATE_KEY", () => {
         [
           2,
           "",
-          `sluice serve: createFront(): "stateKey" ${problem} make one with \`openssl rand -base64 32\`\n` +
+          `sluice serve: SLUICE_STATE_KEY ${problem} make one with \`openssl rand -base64 32\`\n` +
           'Run "sluice serve --help" for usage.\n',
         ],
       );
