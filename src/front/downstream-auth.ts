@@ -12,7 +12,10 @@
  *   has it: it serves its RFC 9728 metadata at `/.well-known/oauth-protected-resource/mcp/<server>`
  *   (and at the root for the gateway as a whole), answers `401` with
  *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
- *   scopes needed, so a host finds its authorization server by itself.
+ *   scopes needed, so a host finds its authorization server by itself. A token once verified for
+ *   a resource is remembered until it expires (the last 1000), so a host's every request does
+ *   not pay for a signature check; a key withdrawn from the JWKS stops new tokens at once, and
+ *   the ones already seen at their `exp`, as with any JWT.
  * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
  *   Cloudflare Access, mTLS). A `Response` is sent as it is.
  * - `"none"`: everyone is let in, without a principal. Say it explicitly: the entries that can be
@@ -249,6 +252,9 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
     `${target.base}/.well-known/oauth-protected-resource${
       target.serverId === undefined ? "" : `/mcp/${target.serverId}`
     }`;
+  // Hosts send the same token with every request: a token verified for a resource is not
+  // verified again (a signature check costs about 150 µs) until it expires.
+  const verified = new Map<string, { readonly principal: Principal; readonly expiresAt: number }>();
   const refuse = (status: 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
     challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });
   return {
@@ -269,6 +275,10 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
           description: "The Authorization header must be Bearer <token>",
         });
       }
+      const cacheKey = `${audience === undefined ? resourcesOf(target)[0] : ""} ${token}`;
+      const known = verified.get(cacheKey);
+      if (known !== undefined && Date.now() < known.expiresAt) return known.principal;
+      verified.delete(cacheKey);
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keySet, {
@@ -304,11 +314,13 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
           },
         );
       }
-      return Object.freeze({
-        subject: payload.sub as string,
+      const principal: Principal = Object.freeze({
+        subject: payload.sub,
         scopes: Object.freeze(granted),
         claims: Object.freeze({ ...payload }),
       });
+      remember(verified, cacheKey, { principal, expiresAt: (payload.exp as number) * 1000 });
+      return principal;
     },
     metadata(target) {
       return {
@@ -431,6 +443,14 @@ function grantedScopes(payload: JWTPayload): string[] {
   if (typeof value === "string") return value.split(" ").filter((s) => s !== "");
   if (Array.isArray(value)) return value.filter((s): s is string => typeof s === "string");
   return [];
+}
+
+/** The most verified tokens remembered; past it the oldest is forgotten. */
+const MAX_VERIFIED = 1000;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_VERIFIED) map.delete(map.keys().next().value as string);
+  map.set(key, value);
 }
 
 /** A description as it reads after "Unauthorized: ". */
