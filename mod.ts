@@ -15,6 +15,7 @@
 export { ClientError, type ClientErrorDetails, type ClientErrorKind } from "./src/errors.ts";
 export {
   type AccessRule,
+  type ClientCredentialsAuth,
   definePolicy,
   type ElicitationPolicy,
   type HandlerTimeoutPolicy,
@@ -24,6 +25,7 @@ export {
   type RateOption,
   type SamplingPolicy,
   type StdioTransport,
+  type UpstreamAuth,
 } from "./src/policy/policy.ts";
 export type { Duration } from "./src/policy/duration.ts";
 export {
@@ -32,6 +34,7 @@ export {
   type CompiledPolicy,
   type CompiledRate,
   type CompiledStdioTransport,
+  type CompiledUpstreamAuth,
   type CompileOptions,
   compilePolicy,
 } from "./src/policy/compile-policy.ts";

@@ -64,6 +64,48 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "Off, traffic and headers cannot be read on the network by mistake.",
     shownDefault: "`false`",
   },
+  "transport.http.auth": {
+    what: "Signs in to an OAuth-protected server: on a 401 Bearer challenge sluice discovers the server's " +
+      "resource and authorization server metadata, gets a token and retries once with it.",
+    protects:
+      "Tokens go to the server's origin only; metadata and token requests use https (plain http only on " +
+      "loopback) and follow no redirects; the server's metadata must name this server and its issuer.",
+    shownDefault: "none",
+  },
+  "transport.http.auth.clientCredentials": {
+    what: "Machine-to-machine sign-in with the client credentials grant, as a pre-registered client; " +
+      "exactly one of `clientSecretEnv` and `privateKeyEnv`.",
+    protects: "No person signs in; `headers` may not set `Authorization` beside it.",
+    shownDefault: "required",
+  },
+  "transport.http.auth.clientCredentials.clientId": {
+    what: "The client id registered at the server's authorization server.",
+    protects: "—",
+    shownDefault: "required",
+  },
+  "transport.http.auth.clientCredentials.clientSecretEnv": {
+    what:
+      "The environment variable holding the client secret (`client_secret_basic`, or `client_secret_post` " +
+      "when that is all the authorization server lists).",
+    protects: "The secret stays out of policy files; it is read when a token is first needed, never printed.",
+    shownDefault: "none",
+  },
+  "transport.http.auth.clientCredentials.privateKeyEnv": {
+    what: "The environment variable holding a PKCS#8 PEM private key, for `private_key_jwt`.",
+    protects: "No shared secret at all; the key is read when a token is first needed, never printed.",
+    shownDefault: "none",
+  },
+  "transport.http.auth.clientCredentials.algorithm": {
+    what: "The private key's signing algorithm.",
+    protects: "—",
+    shownDefault: '`"ES256"`',
+  },
+  "transport.http.auth.clientCredentials.scopes": {
+    what: "Scopes asked for; without them, those of the server's challenge, else its metadata's " +
+      "`scopes_supported`, else none. A 403 `insufficient_scope` asks once more for the union.",
+    protects: "Asking for no more than the policy names.",
+    shownDefault: "the server's",
+  },
   "transport.stdio.command": {
     what: "The program to run.",
     protects: "—",

@@ -76,7 +76,7 @@ export interface Gateway {
 export interface GatewayParts {
   /** Which client to build: the edge one, or the legacy-capable one. */
   readonly createClient: (options: ClientOptions) => Client;
-  /** Reads an environment variable (for the state key). */
+  /** Reads an environment variable (the state key; the secrets a policy's `transport.auth` names). */
   readonly environment: (name: string) => string | undefined;
   /** Where legacy callers' sessions live (the front's `legacySessions`). @default in this process */
   readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
@@ -99,6 +99,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     );
   }
   const client = createClient({
+    environment,
     name: options.name ?? "sluice",
     policies: options.policies,
     ...(options.handler === undefined ? {} : { handler: options.handler }),

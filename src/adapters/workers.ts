@@ -11,7 +11,8 @@
  * random bytes, the same on every isolate: `openssl rand -base64 32 | npx wrangler secret put
  * SLUICE_STATE_KEY`), and optionally `UPSTASH_REDIS_REST_URL` with `UPSTASH_REDIS_REST_TOKEN`, which
  * keep input budgets in Upstash Redis, shared by every isolate (without them each isolate keeps its
- * own budgets in memory). The policies, handler, key and store are made on the first request that
+ * own budgets in memory); a policy's `transport.auth` reads the secrets it names from `env` too.
+ * The policies, handler, key and store are made on the first request that
  * sees an `env` object and kept for the next ones. Policies must say `era: "modern"`: the Worker
  * speaks 2026-07-28 upstream.
  *
@@ -324,13 +325,13 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
     };
     if (role === "session") {
-      return { gateway: buildGateway(gatewayOptions, { createClient, environment: noVariables }) };
+      return { gateway: buildGateway(gatewayOptions, { createClient, environment: variable }) };
     }
     // The edge's own handling answers what needs no session; it is known once the front is built.
     let local: LegacyHandler = () => Promise.reject(new Error("the front is not built yet"));
     const gateway = buildGateway(gatewayOptions, {
       createClient,
-      environment: noVariables,
+      environment: variable,
       legacySessions: legacyToSessions(binding as SessionsBinding | undefined, (input) => local(input)),
     });
     local = frontLegacyHandler(gateway.app) as LegacyHandler;
@@ -363,11 +364,6 @@ function storeFrom(
     problem:
       `${PREFIX} "${set}" is set but "${unset}" is not: expected both "${UPSTASH_URL}" and "${UPSTASH_TOKEN}" (budgets in Upstash Redis, shared by every isolate) or neither (budgets in memory, per isolate)`,
   };
-}
-
-/** The gateway's options carry the state key: nothing is read from the environment. */
-function noVariables(): undefined {
-  return undefined;
 }
 
 /** The same bytes and headers on every runtime (Bun's `Response.json` adds a charset). */

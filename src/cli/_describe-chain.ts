@@ -78,9 +78,14 @@ function transport(p: CompiledPolicy): string {
     ].join("");
   }
   const headers = Object.keys(t.headers);
+  // The sign-in shows its kind and client id only: the variables' names are not secret, but
+  // nothing read from them is printed.
+  const auth = t.auth === undefined
+    ? ""
+    : `, sign-in client_credentials as ${JSON.stringify(t.auth.clientId)}`;
   return `http ${t.url} (redirects ${t.redirect}${
     headers.length === 0 ? "" : `, headers ${headers.join(", ")}`
-  })`;
+  }${auth})`;
 }
 
 function capability(p: CompiledPolicy): string {

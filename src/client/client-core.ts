@@ -26,6 +26,7 @@ import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";
 import type { Fetcher } from "./modern/http-leg.ts";
+import { createUpstreamSignIn, type EnvironmentReader } from "../auth/upstream-sign-in.ts";
 import { messageLimitsOf } from "../transport/read-response.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
@@ -56,6 +57,11 @@ export interface LegacySessionInput {
 export interface EraSupport {
   /** Builds a legacy session (self-hosted entry only). */
   readonly legacy?: (input: LegacySessionInput) => ServerSession;
+  /**
+   * Reads the runtime's environment when the options give no `environment` (the self-hosted
+   * entry: its runtime's environment variables). Without it, no variable is set.
+   */
+  readonly environment?: EnvironmentReader;
   /**
    * Runs once `client.close()` has closed every session: releases what the entry made for the
    * client (the self-hosted entry's connection pool on Node). Its failure is ignored.
@@ -109,6 +115,8 @@ export function clientInternals(client: Client): ClientInternals | undefined {
 interface ServerEntry {
   readonly policy: CompiledPolicy;
   readonly chain: Chain;
+  /** The server's fetch: the client's, signing in first when the policy has `transport.auth`. */
+  readonly fetch: Fetcher;
   resolved: Promise<ServerSession> | undefined;
 }
 
@@ -132,6 +140,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   const store = options.store ?? createMemoryStore({ clock });
   const fetcher: Fetcher = options.fetch ?? ((url, init) => fetch(url, init));
   const assigns = options.assigns ?? {};
+  const environment = options.environment ?? support.environment ?? noVariables;
   const clientInfo: Implementation = {
     name: options.name,
     version: options.version ?? SLUICE_VERSION,
@@ -150,7 +159,8 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       throw new TypeError(`createClient(): two policies for server "${policy.server}"`);
     }
     const chain = createChain({ policy, handler: options.handler, client: options.name, store, timers });
-    servers.set(policy.server, { policy, chain, resolved: undefined });
+    const fetch = serverFetcher(policy, { fetch: fetcher, environment, clock });
+    servers.set(policy.server, { policy, chain, fetch, resolved: undefined });
   }
   // Each server waits within its own share, and the shares add up to the whole: a server that
   // floods its notifications never crowds out another's.
@@ -166,7 +176,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   const wantsLogs = options.handler?.log !== undefined;
 
   const modern = (entry: ServerEntry): ModernServerSession => {
-    const { policy, chain } = entry;
+    const { policy, chain, fetch } = entry;
     if (policy.transport.kind !== "http") {
       throw new ClientError(
         "config",
@@ -182,7 +192,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       chain,
       clientInfo,
       tasks: options.tasks === true,
-      fetch: fetcher,
+      fetch,
       timers,
       callTimeoutMs: policy.callTimeoutMs,
       limits: messageLimitsOf(policy),
@@ -197,7 +207,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     });
   };
   const legacy = (entry: ServerEntry, caller?: CallerHooks): ServerSession => {
-    const { policy, chain } = entry;
+    const { policy, chain, fetch } = entry;
     if (support.legacy === undefined) {
       throw new ClientError(
         "config",
@@ -211,7 +221,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       policy,
       chain,
       clientInfo,
-      fetch: fetcher,
+      fetch,
       timers,
       clock,
       assigns,
@@ -258,7 +268,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     if (entry === undefined) {
       throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
     }
-    return { policy: entry.policy, chain, resolved: undefined };
+    return { policy: entry.policy, chain, fetch: entry.fetch, resolved: undefined };
   };
 
   const methods = createClientMethods({
@@ -323,6 +333,26 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     modernSession: (serverId, chain) => modern(frontEntry(serverId, chain)),
   });
   return client;
+}
+
+/**
+ * The fetch of one server: with `transport.auth`, one that signs in on the server's challenge.
+ * Both eras send through it, so the sign-in has one code path; its tokens live as long as the
+ * client, shared by the front's sessions to the server (principal `""` until the gateway passes
+ * its caller's).
+ */
+function serverFetcher(
+  policy: CompiledPolicy,
+  parts: { readonly fetch: Fetcher; readonly environment: EnvironmentReader; readonly clock: Clock },
+): Fetcher {
+  const { transport } = policy;
+  if (transport.kind !== "http" || transport.auth === undefined) return parts.fetch;
+  return createUpstreamSignIn({ ...parts, transport: { ...transport, auth: transport.auth } }).fetcher();
+}
+
+/** The edge entry reads no environment by itself: on Workers the variables come from `env`. */
+function noVariables(): undefined {
+  return undefined;
 }
 
 function isCompiled(policy: Policy | CompiledPolicy): policy is CompiledPolicy {

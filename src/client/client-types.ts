@@ -44,6 +44,12 @@ export interface ClientOptions {
   readonly store?: RateLimitStore;
   /** The fetch to use (a Workers service binding's, a test's), called as `fetch(url, init)`. @default globalThis.fetch */
   readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * Reads an environment variable: the secrets a policy's `transport.auth` names, read when a
+   * token is first needed. On Workers, pass the Worker's `env`: `(name) => env[name]`.
+   * @default the process environment with `@sluice/mcp/legacy` (self-hosted); none with the edge entry
+   */
+  readonly environment?: (name: string) => string | undefined;
   /** Timers for deadlines and polling. @default the runtime's */
   readonly timers?: Timers;
   /** The clock of the default store. @default Date.now */

@@ -98,9 +98,53 @@ export function unknownKeyProblems(
  * @returns The problems (often none).
  */
 export function httpTransportProblems(
-  transport: { readonly url: string; readonly allowHttp?: boolean },
+  transport: HttpTransportShape,
   site: ProblemSite,
 ): PolicyProblem[] {
+  return [...urlProblems(transport, site), ...authProblems(transport, site)];
+}
+
+/** The parts of a schema-valid HTTP transport the cross-field rules read. */
+export interface HttpTransportShape {
+  readonly url: string;
+  readonly allowHttp?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly auth?: {
+    readonly clientCredentials: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string };
+  };
+}
+
+/** `auth` needs exactly one secret source, and owns the `Authorization` header. */
+function authProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
+  const credentials = transport.auth?.clientCredentials;
+  if (credentials === undefined) return [];
+  const problems: PolicyProblem[] = [];
+  const path = joinPath(site.prefix, ["auth", "clientCredentials"]);
+  const add = (at: string, message: string) =>
+    problems.push({ source: site.source, server: site.server, path: at, message });
+  const secret = credentials.clientSecretEnv !== undefined;
+  const key = credentials.privateKeyEnv !== undefined;
+  if (secret === key) {
+    add(
+      path,
+      `"${path}" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received ${
+        secret ? "both" : "neither"
+      }`,
+    );
+  }
+  if (Object.keys(transport.headers ?? {}).some((name) => name.toLowerCase() === "authorization")) {
+    const headers = joinPath(site.prefix, ["headers"]);
+    add(
+      headers,
+      `"${headers}" must not set "Authorization" together with "${
+        joinPath(site.prefix, ["auth"])
+      }": the sign-in sends its own token`,
+    );
+  }
+  return problems;
+}
+
+function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
   const path = joinPath(site.prefix, ["url"]);
   const problem = (
     message: string,

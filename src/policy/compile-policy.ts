@@ -5,11 +5,16 @@
  */
 import * as v from "valibot";
 import { formatDuration, parseDuration } from "./duration.ts";
-import type { LogLevel, Policy, RateOption } from "./policy.ts";
+import type { LogLevel, Policy, RateOption, UpstreamAuth } from "./policy.ts";
 import { PolicyError, type PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
 import { POLICY_DEFAULTS } from "./policy-defaults.ts";
-import { httpTransportProblems, problemsFromIssues, unknownKeyProblems } from "./_policy-problems.ts";
+import {
+  httpTransportProblems,
+  type HttpTransportShape,
+  problemsFromIssues,
+  unknownKeyProblems,
+} from "./_policy-problems.ts";
 import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 
 /** A token-bucket rule in milliseconds. */
@@ -34,6 +39,29 @@ export interface CompiledHttpTransport {
   readonly headers: Readonly<Record<string, string>>;
   /** The redirect rule. */
   readonly redirect: "same-origin" | "none" | "any";
+  /** How sluice signs in to the server, when the policy says (`transport.auth`). */
+  readonly auth?: CompiledUpstreamAuth | undefined;
+}
+
+/**
+ * A resolved `transport.auth.clientCredentials`: names of environment variables, never their
+ * values (those are read when the first token is needed).
+ */
+export interface CompiledUpstreamAuth {
+  /** Always `"client_credentials"`: the only grant of this version. */
+  readonly kind: "client_credentials";
+  /** The client id registered at the authorization server. */
+  readonly clientId: string;
+  /** Where the secret lives: a client secret, or a PKCS#8 PEM private key for `private_key_jwt`. */
+  readonly credential:
+    | { readonly kind: "secret"; readonly env: string }
+    | {
+      readonly kind: "private_key";
+      readonly env: string;
+      readonly algorithm: "ES256" | "RS256" | "PS256" | "EdDSA";
+    };
+  /** Scopes asked for; empty means the server's challenge, else its metadata's, else none. */
+  readonly scopes: readonly string[];
 }
 
 /** A resolved stdio transport. */
@@ -236,7 +264,7 @@ function transportProblems(
     ...unknownKeyProblems(transport, schema, at),
   ];
   if (result.success && !isStdio) {
-    problems.push(...httpTransportProblems(transport as { url: string; allowHttp?: boolean }, at));
+    problems.push(...httpTransportProblems(transport as HttpTransportShape, at));
   }
   return problems;
 }
@@ -382,6 +410,19 @@ function resolveTransport(transport: Policy["transport"]): CompiledHttpTransport
     origin: url.origin,
     headers: { ...transport.headers },
     redirect: transport.redirect ?? "same-origin",
+    ...transport.auth === undefined ? {} : { auth: resolveAuth(transport.auth) },
+  };
+}
+
+function resolveAuth(auth: UpstreamAuth): CompiledUpstreamAuth {
+  const { clientId, clientSecretEnv, privateKeyEnv, algorithm, scopes } = auth.clientCredentials;
+  return {
+    kind: "client_credentials",
+    clientId,
+    credential: privateKeyEnv === undefined
+      ? { kind: "secret", env: clientSecretEnv ?? "" }
+      : { kind: "private_key", env: privateKeyEnv, algorithm: algorithm ?? "ES256" },
+    scopes: [...scopes ?? []],
   };
 }
 

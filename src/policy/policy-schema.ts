@@ -158,6 +158,27 @@ function falseOr(schema: v.GenericSchema): v.GenericSchema & { wrapped: v.Generi
 }
 
 const stringMap = v.record(v.string(), v.string("a string"), "an object of strings");
+const envName = v.pipe(
+  v.string('an environment variable name such as "GITHUB_CLIENT_SECRET"'),
+  v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name such as "GITHUB_CLIENT_SECRET"'),
+);
+const scopeToken = v.pipe(
+  v.string('a scope such as "mcp:tools"'),
+  v.regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a scope such as "mcp:tools"'),
+);
+
+/** The schema of `transport.auth` (exactly one secret source is checked in `_policy-problems.ts`). */
+export const UpstreamAuthSchema: v.GenericSchema = v.object({
+  clientCredentials: v.object({
+    clientId: v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non-empty client id")),
+    clientSecretEnv: v.exactOptional(envName),
+    privateKeyEnv: v.exactOptional(envName),
+    algorithm: v.exactOptional(
+      v.picklist(["ES256", "RS256", "PS256", "EdDSA"], 'one of "ES256", "RS256", "PS256", "EdDSA"'),
+    ),
+    scopes: v.exactOptional(v.array(scopeToken, "a list of scopes")),
+  }, "an object { clientId, clientSecretEnv } or { clientId, privateKeyEnv }"),
+}, "an object { clientCredentials }");
 
 /** The two transport shapes, told apart by `command` (stdio) or `url` (HTTP). */
 export const TransportSchemas: { readonly http: v.GenericSchema; readonly stdio: v.GenericSchema } = {
@@ -168,6 +189,7 @@ export const TransportSchemas: { readonly http: v.GenericSchema; readonly stdio:
       v.picklist(["same-origin", "none", "any"], 'one of "same-origin", "none", "any"'),
     ),
     allowHttp: v.exactOptional(flag),
+    auth: v.exactOptional(UpstreamAuthSchema),
   }, "an object { url } or { command }"),
   stdio: v.object({
     command: v.pipe(v.string("a program name or path"), v.minLength(1, "a program name or path")),

@@ -35,6 +35,41 @@ export interface HttpTransport {
    * @default false
    */
   readonly allowHttp?: boolean;
+  /**
+   * Signs in to the server with OAuth when it answers 401 with a Bearer challenge; the token is
+   * sent as `Authorization: Bearer`, so `headers` must not set `Authorization` too.
+   */
+  readonly auth?: UpstreamAuth;
+}
+
+/** How sluice signs in to an OAuth-protected MCP server (`transport.auth`). */
+export interface UpstreamAuth {
+  /** Machine-to-machine sign-in with the client credentials grant (no person takes part). */
+  readonly clientCredentials: ClientCredentialsAuth;
+}
+
+/**
+ * A pre-registered confidential client of the server's authorization server. Exactly one of
+ * `clientSecretEnv` and `privateKeyEnv` names where its credential lives; the variable is read
+ * when the first token is needed, and neither it nor a token ever appears in errors or output.
+ */
+export interface ClientCredentialsAuth {
+  /** The client id registered at the authorization server. */
+  readonly clientId: string;
+  /**
+   * The environment variable holding the client secret, sent with `client_secret_basic` (or
+   * `client_secret_post` when that is all the authorization server lists).
+   */
+  readonly clientSecretEnv?: string;
+  /** The environment variable holding a PKCS#8 PEM private key, for `private_key_jwt`. */
+  readonly privateKeyEnv?: string;
+  /** The private key's JWS algorithm. @default "ES256" */
+  readonly algorithm?: "ES256" | "RS256" | "PS256" | "EdDSA";
+  /**
+   * Scopes asked for. @default the scopes of the server's challenge, else every scope of its
+   * resource metadata's `scopes_supported`, else none
+   */
+  readonly scopes?: readonly string[];
 }
 
 /** A local MCP server started as a child process speaking over stdio (self-hosted only). */

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { UpstreamAuthError } from "../auth/upstream-auth-error.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 
 /**
@@ -68,6 +69,8 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
       response = await request.fetch(url, init);
     } catch (error) {
       if (request.signal.aborted) return { kind: "aborted" };
+      // A failed sign-in (transport.auth) says what went wrong itself, secrets left out.
+      if (error instanceof UpstreamAuthError) return { kind: "network_error", message: error.message };
       return { kind: "network_error", message: `request to ${url} failed: ${describe(error)}` };
     }
     if (![301, 302, 303, 307, 308].includes(response.status)) return { kind: "fetched", response };

@@ -48,7 +48,31 @@ export interface AuthorizationServerOptions {
   readonly accessTokenTtl?: number;
   /** The user who logs in, and consents, at every authorization: the tokens' `sub`. @default "alice" */
   readonly subject?: string;
+  /**
+   * Pre-registered confidential clients allowed the client credentials grant (machine to
+   * machine), each with every configured scope. The grant is enabled only when this is given.
+   * @default []
+   */
+  readonly clients?: readonly ConfidentialClient[];
 }
+
+/**
+ * A pre-registered confidential client (see {@linkcode AuthorizationServerOptions.clients}): with
+ * a secret (`client_secret_basic`) or a public key (`private_key_jwt`).
+ */
+export type ConfidentialClient =
+  | {
+    /** Its `client_id`: the `sub` of its tokens. */
+    readonly clientId: string;
+    /** Its secret, for `client_secret_basic`. */
+    readonly clientSecret: string;
+  }
+  | {
+    /** Its `client_id`: the `sub` of its tokens. */
+    readonly clientId: string;
+    /** The public key its assertions are verified with, for `private_key_jwt`. */
+    readonly publicKey: JWK;
+  };
 
 /** What {@linkcode AuthorizationServer.issueToken} asks for. */
 export interface TokenRequest {
@@ -98,6 +122,8 @@ export interface AuthorizationServer {
    * @throws {Error} When a step fails, with the server's answer.
    */
   issueToken(request: TokenRequest): Promise<IssuedToken>;
+  /** How many token requests (`POST /token`, any grant) the server has received since it started. */
+  tokenRequests(): number;
   /** Stops listening and drops open connections; resolves once the server has closed. */
   close(): Promise<void>;
 }
@@ -170,6 +196,8 @@ export async function startAuthorizationServer(
   const scopes = [...options.scopes ?? ["mcp:tools"]];
   const accessTokenTtl = positiveTtl(options.accessTokenTtl ?? 300);
   const subject = options.subject ?? "alice";
+  const clients = [...options.clients ?? []];
+  let tokenRequests = 0;
   // Lifetimes and users asked for by issueToken(), by the client it registered for the occasion.
   const ttlByClient = new Map<string, number>();
   const subjectByClient = new Map<string, string>();
@@ -192,7 +220,7 @@ export async function startAuthorizationServer(
   try {
     provider = new ProviderClass(
       issuer,
-      providerConfiguration({ signingKey, scopes, accessTokenTtl, ttlByClient }),
+      providerConfiguration({ signingKey, scopes, accessTokenTtl, ttlByClient, clients }),
     );
   } catch (error) {
     server.close();
@@ -201,6 +229,7 @@ export async function startAuthorizationServer(
 
   const callback = provider.callback();
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === "POST" && req.url === "/token") tokenRequests++;
     if (req.method === "GET" && /^\/interaction\/[^/]+$/.test(req.url ?? "")) {
       finishInteraction(provider, req, res, subjectOf).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
@@ -253,6 +282,7 @@ export async function startAuthorizationServer(
       });
       return { accessToken, claims: decodeJwt(accessToken) };
     },
+    tokenRequests: () => tokenRequests,
     close,
   };
 }
@@ -263,13 +293,24 @@ interface Settings {
   readonly scopes: readonly string[];
   readonly accessTokenTtl: number;
   readonly ttlByClient: ReadonlyMap<string, number>;
+  readonly clients: readonly ConfidentialClient[];
 }
 
 /** oidc-provider's configuration (the module docs say what each part is for). */
 function providerConfiguration(settings: Settings): Record<string, unknown> {
-  const { signingKey, scopes, accessTokenTtl, ttlByClient } = settings;
+  const { signingKey, scopes, accessTokenTtl, ttlByClient, clients } = settings;
   return {
     jwks: { keys: [signingKey] },
+    clients: clients.map((client) => ({
+      client_id: client.clientId,
+      grant_types: ["client_credentials"],
+      response_types: [],
+      redirect_uris: [],
+      scope: scopes.join(" "),
+      ...("clientSecret" in client
+        ? { client_secret: client.clientSecret, token_endpoint_auth_method: "client_secret_basic" }
+        : { jwks: { keys: [client.publicKey] }, token_endpoint_auth_method: "private_key_jwt" }),
+    })),
     cookies: { keys: [randomBytes(32).toString("base64url")] },
     // Resource scopes are listed too: registration refuses a `scope` naming values the server
     // does not list, and hosts register with the scope they are about to ask for.
@@ -282,6 +323,7 @@ function providerConfiguration(settings: Settings): Record<string, unknown> {
       // The built-in login pages are replaced by finishInteraction().
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      clientCredentials: { enabled: clients.length > 0 },
       resourceIndicators: {
         enabled: true,
         // Any resource is known, with every configured scope, and gets JWT access tokens

@@ -1,7 +1,9 @@
 // `sluice check` through main(): the repository's policies, broken files, and folders without policies.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { describeChain } from "../../src/cli/_describe-chain.ts";
 import { main } from "../../src/cli/mod.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
 import { scriptedIo, tempDir } from "./_scripted-io.ts";
 
@@ -195,5 +197,21 @@ describe("sluice check", () => {
       stderr: 'sluice check: unexpected argument "b", expected at most one folder\n' +
         'Run "sluice check --help" for usage.\n',
     });
+  });
+});
+
+describe("describeChain() transport.auth", () => {
+  test("shows the sign-in's kind and client id, never the variable's value", () => {
+    const lines = describeChain(compilePolicy({
+      server: "files",
+      transport: {
+        url: "https://mcp.example.com/mcp",
+        auth: { clientCredentials: { clientId: "sluice-m2m", clientSecretEnv: "FILES_SECRET" } },
+      },
+    }));
+    assert.equal(
+      lines.find((line) => line.startsWith("  transport")),
+      '  transport          http https://mcp.example.com/mcp (redirects same-origin, sign-in client_credentials as "sluice-m2m")',
+    );
   });
 });

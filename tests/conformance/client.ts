@@ -9,6 +9,7 @@
  */
 import process from "node:process";
 import { type Client, ClientError, defineHandler } from "../../mod.ts";
+import type { UpstreamAuth } from "../../src/policy/policy.ts";
 import { createClient } from "../../src/legacy.ts";
 
 type Action = (client: Client, context: Record<string, unknown>) => Promise<void>;
@@ -123,6 +124,35 @@ const actions: Record<string, Action> = {
   },
 };
 
+/**
+ * The policy's `transport.auth` for a scenario whose context carries client credentials
+ * (`auth/client-credentials-basic`, `auth/client-credentials-jwt`): the secret or key goes into
+ * an environment variable of this process, and the policy names the variable, as a user's does.
+ */
+function authFor(context: Record<string, unknown>): { auth?: UpstreamAuth } {
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+  if (!scenario.startsWith("auth/client-credentials-") || typeof context.client_id !== "string") return {};
+  if (typeof context.private_key_pem === "string") {
+    process.env.SLUICE_CONFORMANCE_PRIVATE_KEY = context.private_key_pem;
+    const algorithm = String(context.signing_algorithm ?? "ES256") as "ES256";
+    return {
+      auth: {
+        clientCredentials: {
+          clientId: context.client_id,
+          privateKeyEnv: "SLUICE_CONFORMANCE_PRIVATE_KEY",
+          algorithm,
+        },
+      },
+    };
+  }
+  process.env.SLUICE_CONFORMANCE_CLIENT_SECRET = String(context.client_secret ?? "");
+  return {
+    auth: {
+      clientCredentials: { clientId: context.client_id, clientSecretEnv: "SLUICE_CONFORMANCE_CLIENT_SECRET" },
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const url = process.argv.at(-1) ?? "";
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -133,7 +163,7 @@ async function main(): Promise<void> {
   const client = createClient({
     name: "sluice-conformance",
     handler,
-    policies: [{ server: SERVER, transport: { url }, era }],
+    policies: [{ server: SERVER, transport: { url, ...authFor(context) }, era }],
   });
   try {
     // Scenarios without their own action (auth/*, json-schema-ref-no-deref, …): list the tools.

@@ -331,3 +331,91 @@ describe("parseDuration() and formatDuration()", () => {
     assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
   });
 });
+
+describe("compilePolicy() transport.auth", () => {
+  const url = "https://mcp.example.com/mcp";
+  const withAuth = (clientCredentials: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    messages({ server: "a", transport: { url, auth: { clientCredentials }, ...extra } });
+
+  test("compiles clientCredentials to variable names, never values, with ES256 by default", () => {
+    const policy = compilePolicy({
+      server: "a",
+      transport: { url, auth: { clientCredentials: { clientId: "sluice", privateKeyEnv: "A_KEY" } } },
+    });
+    assert.deepEqual(policy.transport, {
+      kind: "http",
+      url,
+      origin: "https://mcp.example.com",
+      headers: {},
+      redirect: "same-origin",
+      auth: {
+        kind: "client_credentials",
+        clientId: "sluice",
+        credential: { kind: "private_key", env: "A_KEY", algorithm: "ES256" },
+        scopes: [],
+      },
+    });
+    const secret = compilePolicy({
+      server: "a",
+      transport: {
+        url,
+        auth: {
+          clientCredentials: { clientId: "sluice", clientSecretEnv: "A_SECRET", scopes: ["mcp:tools"] },
+        },
+      },
+    });
+    assert.deepEqual(secret.transport.kind === "http" ? secret.transport.auth : undefined, {
+      kind: "client_credentials",
+      clientId: "sluice",
+      credential: { kind: "secret", env: "A_SECRET" },
+      scopes: ["mcp:tools"],
+    });
+  });
+
+  test("refuses both secret sources, neither, unknown keys and an Authorization header beside auth", () => {
+    assert.deepEqual(withAuth({ clientId: "c", clientSecretEnv: "S", privateKeyEnv: "K" }), [[
+      "transport.auth.clientCredentials",
+      '"transport.auth.clientCredentials" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received both',
+    ]]);
+    assert.deepEqual(withAuth({ clientId: "c" }), [[
+      "transport.auth.clientCredentials",
+      '"transport.auth.clientCredentials" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received neither',
+    ]]);
+    assert.deepEqual(withAuth({ clientId: "c", clientSecretEnv: "S", clientSecret: "hunter2" }), [[
+      "transport.auth.clientCredentials.clientSecret",
+      '"transport.auth.clientCredentials.clientSecret" is not a policy option (did you mean "transport.auth.clientCredentials.clientSecretEnv"?)',
+    ]]);
+    assert.deepEqual(
+      messages({ server: "a", transport: { url, auth: { oauth: {} } } }),
+      [
+        ["transport.auth.clientCredentials", '"transport.auth.clientCredentials" is required'],
+        ["transport.auth.oauth", '"transport.auth.oauth" is not a policy option'],
+      ],
+    );
+    assert.deepEqual(
+      withAuth({ clientId: "c", clientSecretEnv: "S" }, { headers: { authorization: "Bearer x" } }),
+      [[
+        "transport.headers",
+        '"transport.headers" must not set "Authorization" together with "transport.auth": the sign-in sends its own token',
+      ]],
+    );
+    assert.deepEqual(withAuth({ clientId: "", clientSecretEnv: "1X", algorithm: "HS256", scopes: ["a b"] }), [
+      [
+        "transport.auth.clientCredentials.clientId",
+        '"transport.auth.clientCredentials.clientId" must be a non-empty client id, received ""',
+      ],
+      [
+        "transport.auth.clientCredentials.clientSecretEnv",
+        '"transport.auth.clientCredentials.clientSecretEnv" must be an environment variable name such as "GITHUB_CLIENT_SECRET", received "1X"',
+      ],
+      [
+        "transport.auth.clientCredentials.algorithm",
+        '"transport.auth.clientCredentials.algorithm" must be one of "ES256", "RS256", "PS256", "EdDSA", received "HS256"',
+      ],
+      [
+        "transport.auth.clientCredentials.scopes[0]",
+        '"transport.auth.clientCredentials.scopes[0]" must be a scope such as "mcp:tools", received "a b"',
+      ],
+    ]);
+  });
+});

@@ -40,13 +40,20 @@ import { LegacySession } from "./legacy-session.ts";
  */
 export function createClient(options: ClientOptions): Client {
   if (options.fetch !== undefined || !onNode()) {
-    return createClientWith(options, { legacy: openLegacySession });
+    return createClientWith(options, { legacy: openLegacySession, environment: processEnvironment });
   }
   const pool = lazyNodeFetch();
   return createClientWith({ ...options, fetch: pool.fetch }, {
     legacy: openLegacySession,
+    environment: processEnvironment,
     onClose: pool.close,
   });
+}
+
+/** The process environment (Node, Bun, and Deno 2, which has `process` too). */
+function processEnvironment(name: string): string | undefined {
+  const runtime = globalThis as { process?: { env?: Record<string, string | undefined> } };
+  return runtime.process?.env?.[name];
 }
 
 /** Tells whether this is Node itself (Deno and Bun also set `process.versions.node`). */

@@ -1,0 +1,222 @@
+/**
+ * Discovery for an upstream sign-in, through oauth4webapi: the protected resource metadata
+ * (RFC 9728) and the authorization server metadata (RFC 8414, then OpenID Connect Discovery), in
+ * the order the MCP authorization spec gives, with the checks it requires (the resource names
+ * the server, the issuer is the one asked for).
+ *
+ * Every request goes out with redirects off (oauth4webapi sends `redirect: "manual"`, so a 3xx
+ * is a failed lookup, never followed to another origin) and over https, except to a loopback
+ * host, where plain http is allowed for development.
+ *
+ * @module
+ */
+import * as oauth from "oauth4webapi";
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import { UpstreamAuthError } from "./upstream-auth-error.ts";
+
+/** What the protected resource metadata says. */
+export interface ResourceMetadata {
+  /** The `resource`, byte for byte as published (sent as RFC 8707 `resource`). */
+  readonly resource: string;
+  /** The authorization servers' issuer identifiers. */
+  readonly authorizationServers: readonly string[];
+  /** `scopes_supported`, or empty. */
+  readonly scopesSupported: readonly string[];
+}
+
+/**
+ * The HTTP options oauth4webapi takes for one request to `url`: the server's fetch, and plain
+ * http allowed only when `url`'s host is loopback.
+ *
+ * @param url Where the request goes.
+ * @param fetch The fetch to send it with.
+ * @param signal Aborts it.
+ * @returns The options.
+ */
+export function requestOptions<Method extends string, Body = undefined>(
+  url: URL,
+  fetch: Fetcher,
+  signal: AbortSignal | undefined,
+): oauth.HttpRequestOptions<Method, Body> {
+  const options: oauth.HttpRequestOptions<Method, Body> = {
+    // Form bodies go as text: the self-hosted fetch takes string bodies only.
+    [oauth.customFetch]: (target, init) => {
+      const { body, ...rest } = init as unknown as RequestInit;
+      const sent: RequestInit = body instanceof URLSearchParams
+        ? { ...rest, body: body.toString() }
+        : { ...rest };
+      if (body !== undefined && !(body instanceof URLSearchParams)) sent.body = body;
+      return fetch(target, sent);
+    },
+    // Plain http only where it never leaves the machine.
+    [oauth.allowInsecureRequests]: url.protocol === "http:" && hasLoopbackHost(url),
+  };
+  if (signal !== undefined) options.signal = signal;
+  return options;
+}
+
+/**
+ * Finds the server's protected resource metadata: at `resource_metadata` from the challenge
+ * when given, else at the path-suffixed well-known URL, then at the root one.
+ *
+ * @param serverUrl The MCP endpoint.
+ * @param options The challenge's `resource_metadata`, the fetch and the signal.
+ * @returns The metadata, its `resource` checked against the server.
+ * @throws {UpstreamAuthError} When none is found or it names another resource.
+ */
+export async function discoverResource(
+  serverUrl: URL,
+  options: {
+    readonly metadataUrl: string | undefined;
+    readonly fetch: Fetcher;
+    readonly signal?: AbortSignal;
+  },
+): Promise<ResourceMetadata> {
+  const { fetch, signal } = options;
+  const attempts: Array<() => Promise<Response>> = [];
+  if (options.metadataUrl !== undefined) {
+    const url = parseHttpUrl(options.metadataUrl, "the resource_metadata URL of the challenge");
+    // oauth4webapi builds well-known URLs only; this one is given, so it is asked for as is.
+    attempts.push(() => getJson(url, fetch, signal));
+  } else {
+    attempts.push(() => oauth.resourceDiscoveryRequest(serverUrl, requestOptions(serverUrl, fetch, signal)));
+    if (serverUrl.pathname !== "/") {
+      const root = new URL(serverUrl.origin);
+      attempts.push(() => oauth.resourceDiscoveryRequest(root, requestOptions(root, fetch, signal)));
+    }
+  }
+  for (const attempt of attempts) {
+    const response = await attempt();
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => {});
+      continue;
+    }
+    let metadata: oauth.ResourceServer;
+    try {
+      metadata = await oauth.processResourceDiscoveryResponse(serverUrl, response.clone());
+    } catch (error) {
+      if (
+        !(error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON)
+      ) {
+        throw new UpstreamAuthError(
+          `the protected resource metadata is invalid: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        );
+      }
+      const resource = (error.cause as { body?: { resource?: unknown } } | undefined)?.body?.resource;
+      if (typeof resource !== "string" || !identifiesServer(resource, serverUrl)) {
+        throw new UpstreamAuthError(
+          `the protected resource metadata names the resource ${
+            JSON.stringify(String(resource).slice(0, 200))
+          }, expected "${serverUrl.href}" or a URL above it on the same origin`,
+        );
+      }
+      metadata = await oauth.processResourceDiscoveryResponse(new URL(resource), response);
+    }
+    const servers = metadata.authorization_servers ?? [];
+    if (servers.length === 0) {
+      throw new UpstreamAuthError("the protected resource metadata lists no authorization_servers");
+    }
+    return {
+      resource: metadata.resource,
+      authorizationServers: servers,
+      scopesSupported: metadata.scopes_supported ?? [],
+    };
+  }
+  throw new UpstreamAuthError(
+    `no protected resource metadata found for "${serverUrl.href}"${
+      options.metadataUrl === undefined ? " at the well-known URLs" : ` at "${options.metadataUrl}"`
+    }`,
+  );
+}
+
+/**
+ * Finds an authorization server's metadata. For an issuer with a path: RFC 8414 path-inserted,
+ * OpenID path-inserted, OpenID path-appended; without one: RFC 8414, then OpenID. A 4xx or 502
+ * moves on to the next URL; the document's `issuer` must be the one asked for.
+ *
+ * @param issuer The issuer identifier from the resource metadata.
+ * @param options The fetch and the signal.
+ * @returns The metadata.
+ * @throws {UpstreamAuthError} When none is found, or one names another issuer.
+ */
+export async function discoverAuthorizationServer(
+  issuer: string,
+  options: { readonly fetch: Fetcher; readonly signal?: AbortSignal },
+): Promise<oauth.AuthorizationServer> {
+  const { fetch, signal } = options;
+  const issuerUrl = parseHttpUrl(issuer, "the authorization server's issuer");
+  const http = requestOptions(issuerUrl, fetch, signal);
+  const attempts: Array<() => Promise<Response>> = [
+    () => oauth.discoveryRequest(issuerUrl, { ...http, algorithm: "oauth2" }),
+  ];
+  if (issuerUrl.pathname !== "/") {
+    // oauth4webapi appends the OpenID suffix only; the MCP spec tries it path-inserted first.
+    const inserted = new URL(
+      `/.well-known/openid-configuration${issuerUrl.pathname.replace(/\/$/, "")}`,
+      issuerUrl,
+    );
+    attempts.push(() => getJson(inserted, fetch, signal));
+  }
+  attempts.push(() => oauth.discoveryRequest(issuerUrl, { ...http, algorithm: "oidc" }));
+  for (const attempt of attempts) {
+    const response = await attempt();
+    if ((response.status >= 400 && response.status < 500) || response.status === 502) {
+      await response.body?.cancel().catch(() => {});
+      continue;
+    }
+    try {
+      return await oauth.processDiscoveryResponse(issuerUrl, response);
+    } catch (error) {
+      if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+        throw new UpstreamAuthError(
+          `the authorization server metadata for "${issuer}" names another issuer; it is not used`,
+        );
+      }
+      throw new UpstreamAuthError(
+        `the authorization server metadata for "${issuer}" is invalid: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+  }
+  throw new UpstreamAuthError(`no authorization server metadata found for "${issuer}"`);
+}
+
+/**
+ * A resource identifier names the server when it is the server's URL, or a URL on the same origin
+ * whose path is a whole-segment prefix of the server's (`https://host` for `https://host/mcp`).
+ */
+function identifiesServer(resource: string, server: URL): boolean {
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return false;
+  }
+  if (url.origin !== server.origin || url.hash !== "" || url.search !== "") return false;
+  const base = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
+  return server.pathname === url.pathname || server.pathname.startsWith(base);
+}
+
+/** A GET of a metadata document at a URL given by the server, under the same transport rules. */
+function getJson(url: URL, fetch: Fetcher, signal: AbortSignal | undefined): Promise<Response> {
+  const init: RequestInit = { method: "GET", headers: { accept: "application/json" }, redirect: "manual" };
+  if (signal !== undefined) init.signal = signal;
+  return fetch(url.href, init);
+}
+
+function parseHttpUrl(text: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UpstreamAuthError(`${what} is not a URL: ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && hasLoopbackHost(url))) {
+    throw new UpstreamAuthError(`${what} must use https unless its host is loopback, received "${url.href}"`);
+  }
+  return url;
+}

@@ -1,0 +1,182 @@
+/**
+ * An OAuth-protected MCP server for tests: `@modelcontextprotocol/server` (both eras on one
+ * endpoint: 2026-07-28, and 2025-11-25 served statelessly) behind a bearer check written with
+ * jose against a real authorization server's JWKS (`tests/_support/authorization-server.ts`).
+ *
+ * A request without a valid token is answered 401 with
+ * `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`;
+ * that URL serves the protected resource metadata (RFC 9728) naming the endpoint as `resource`
+ * and the authorization server. A token is valid when its signature verifies against the
+ * server's JWKS, its `iss` is the server's issuer, its `aud` is the endpoint, and it is not
+ * revoked (see {@linkcode ProtectedMcpServer.revoke}); `tools/call` may need a scope (403
+ * `insufficient_scope` without it). Tool: `whoami` answers the token's `sub`.
+ *
+ * @module
+ */
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
+
+/** One request to `/mcp` and what the bearer check made of it. */
+export interface CheckedRequest {
+  /** `POST`, `GET` or `DELETE`. */
+  readonly method: string;
+  /** The JSON-RPC method of a POST, else `""`. */
+  readonly rpc: string;
+  /** The bearer token sent, or `""`. */
+  readonly token: string;
+  /** The verified claims, or `undefined` when the token was refused (401). */
+  readonly claims: JWTPayload | undefined;
+}
+
+/** A running protected server. */
+export interface ProtectedMcpServer {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`: the tokens' audience. */
+  readonly url: string;
+  /** Every request to `/mcp` so far, oldest first. */
+  requests(): readonly CheckedRequest[];
+  /** Refuses `token` from now on (401 `invalid_token`), as after a revocation. */
+  revoke(token: string): void;
+  /** Stops listening; resolves once closed. */
+  close(): Promise<void>;
+}
+
+/** Options of {@linkcode startProtectedMcpServer}. */
+export interface ProtectedMcpServerOptions {
+  /**
+   * A scope `tools/call` needs: a valid token without it is answered 403
+   * `Bearer error="insufficient_scope", scope="<it>"`.
+   * @default none
+   */
+  readonly toolCallScope?: string;
+}
+
+/**
+ * Starts the server on 127.0.0.1, on a free port.
+ *
+ * @param authorization The authorization server's issuer and JWKS URL.
+ * @param options The scope `tools/call` needs.
+ * @returns The running server.
+ */
+export async function startProtectedMcpServer(
+  authorization: { readonly issuer: string; readonly jwksUri: string },
+  options: ProtectedMcpServerOptions = {},
+): Promise<ProtectedMcpServer> {
+  const jwks = createRemoteJWKSet(new URL(authorization.jwksUri));
+  const revoked = new Set<string>();
+  const log: CheckedRequest[] = [];
+  // Each request's verified `sub`, for the tool (requests are served one at a time per call).
+  let currentSubject = "";
+  const mcp = createMcpHandler(() => {
+    const server = new McpServer({ name: "protected-peer", version: "1.0.0" }, {
+      capabilities: { tools: {} },
+    });
+    server.registerTool("whoami", { description: "The token's subject" }, () => ({
+      content: [{ type: "text" as const, text: currentSubject }],
+    }));
+    return server;
+  }, { legacy: "stateless" });
+
+  const http = createServer();
+  http.listen(0, "127.0.0.1");
+  await once(http, "listening");
+  const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const url = `${origin}/mcp`;
+  const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`;
+
+  const verify = async (token: string): Promise<JWTPayload | undefined> => {
+    if (token === "" || revoked.has(token)) return undefined;
+    try {
+      return (await jwtVerify(token, jwks, { issuer: authorization.issuer, audience: url })).payload;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? "/", origin).pathname;
+    if (req.method === "GET" && path === "/.well-known/oauth-protected-resource/mcp") {
+      return send(res, Response.json({ resource: url, authorization_servers: [authorization.issuer] }));
+    }
+    if (path !== "/mcp") return send(res, new Response("Not found", { status: 404 }));
+    const body = await readBody(req);
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    const claims = await verify(token);
+    const rpc = req.method === "POST" ? rpcMethod(body) : "";
+    log.push({ method: req.method ?? "", rpc, token, claims });
+    if (claims === undefined) {
+      const error = token === "" ? "" : `error="invalid_token", `;
+      return send(
+        res,
+        new Response(null, {
+          status: 401,
+          headers: { "www-authenticate": `Bearer ${error}resource_metadata="${metadataUrl}"` },
+        }),
+      );
+    }
+    const granted = String(claims.scope ?? "").split(" ");
+    if (
+      rpc === "tools/call" && options.toolCallScope !== undefined && !granted.includes(options.toolCallScope)
+    ) {
+      const challenge =
+        `Bearer error="insufficient_scope", scope="${options.toolCallScope}", resource_metadata="${metadataUrl}"`;
+      return send(res, new Response(null, { status: 403, headers: { "www-authenticate": challenge } }));
+    }
+    currentSubject = String(claims.sub);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string") headers.set(name, value);
+    }
+    const init: RequestInit = { method: req.method ?? "GET", headers };
+    if (body.byteLength > 0) init.body = body;
+    await send(res, await mcp.fetch(new Request(url, init)));
+  };
+  http.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    onRequest(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+
+  return {
+    url,
+    requests: () => [...log],
+    revoke: (token) => void revoked.add(token),
+    async close() {
+      const done = once(http, "close");
+      http.close();
+      http.closeAllConnections();
+      await done;
+      await mcp.close();
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer>> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of req) chunks.push(chunk as Uint8Array);
+  const body = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
+  chunks.reduce((offset, chunk) => (body.set(chunk, offset), offset + chunk.byteLength), 0);
+  return body;
+}
+
+function rpcMethod(body: Uint8Array): string {
+  try {
+    const method = (JSON.parse(new TextDecoder().decode(body)) as { method?: unknown }).method;
+    return typeof method === "string" ? method : "";
+  } catch {
+    return "";
+  }
+}
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => headers[name] = value);
+  res.writeHead(response.status, headers);
+  if (response.body !== null) {
+    for await (const chunk of response.body) res.write(chunk);
+  }
+  res.end();
+}

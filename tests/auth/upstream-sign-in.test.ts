@@ -1,0 +1,108 @@
+// createUpstreamSignIn() on every runtime (workerd included), against a scripted fetch standing in
+// for the network: what is sent where, and how a refused token ends. The flow against a real
+// authorization server and MCP server is tests/auth/upstream-sign-in-flow.node.test.ts.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { exportPKCS8, generateKeyPair } from "jose";
+import { createUpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
+import { UpstreamAuthError } from "../../src/auth/upstream-auth-error.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
+import type { ClientCredentialsAuth } from "../../src/policy/policy.ts";
+import type { Fetcher } from "../../src/transport/_fetch-with-redirects.ts";
+
+const MCP = "https://mcp.example.com/mcp";
+const AS = "https://as.example.com";
+
+/** The MCP server accepts `accepted` tokens only; the AS issues `token-<n>`. Records every request. */
+function network(accepted: (token: string) => boolean) {
+  const sent: { url: string; authorization: string; body: string }[] = [];
+  let issued = 0;
+  const fetch = (url: string, init: RequestInit): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    sent.push({ url, authorization: headers.get("authorization") ?? "", body: String(init.body ?? "") });
+    if (url === `${AS}/.well-known/oauth-authorization-server`) {
+      return Promise.resolve(Response.json({ issuer: AS, token_endpoint: `${AS}/token` }));
+    }
+    if (url === "https://mcp.example.com/.well-known/oauth-protected-resource/mcp") {
+      return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
+    }
+    if (url === `${AS}/token`) {
+      issued++;
+      return Promise.resolve(
+        Response.json({ access_token: `token-${issued}`, token_type: "Bearer", expires_in: 3600 }),
+      );
+    }
+    const token = /^Bearer (.+)$/.exec(headers.get("authorization") ?? "")?.[1] ?? "";
+    if (url.startsWith(MCP) && !accepted(token)) {
+      return Promise.resolve(
+        new Response(null, { status: 401, headers: { "www-authenticate": 'Bearer error="invalid_token"' } }),
+      );
+    }
+    return Promise.resolve(new Response("ok"));
+  };
+  return { fetch, sent };
+}
+
+function signIn(clientCredentials: ClientCredentialsAuth, fetch: Fetcher, env: Record<string, string>) {
+  const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth: { clientCredentials } } });
+  if (transport.kind !== "http" || transport.auth === undefined) {
+    throw new Error("expected an HTTP transport with auth");
+  }
+  return createUpstreamSignIn({
+    transport: { ...transport, auth: transport.auth },
+    fetch,
+    environment: (name) => env[name],
+    clock: { now: () => 0 },
+  }).fetcher();
+}
+
+describe("createUpstreamSignIn()", () => {
+  test("signs in on the 401 with client_secret_basic and the resource, and sends the token to the server's origin only", async () => {
+    const { fetch, sent } = network((token) => token === "token-1");
+    const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, fetch, { S: "p" });
+    assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
+    assert.equal(await (await fetcher("https://elsewhere.example.com/mcp", { method: "GET" })).text(), "ok");
+    assert.deepEqual(sent.map(({ url, authorization }) => [url, authorization]), [
+      [MCP, ""],
+      ["https://mcp.example.com/.well-known/oauth-protected-resource/mcp", ""],
+      [`${AS}/.well-known/oauth-authorization-server`, ""],
+      [`${AS}/token`, `Basic ${btoa("c:p")}`],
+      [MCP, "Bearer token-1"],
+      ["https://elsewhere.example.com/mcp", ""],
+    ]);
+    assert.equal(sent[3]?.body, `resource=${encodeURIComponent(MCP)}&grant_type=client_credentials`);
+  });
+
+  test("a second 401 fails with what was wrong, never the token", async () => {
+    const { fetch } = network(() => false);
+    const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, fetch, { S: "p" });
+    await assert.rejects(
+      fetcher(MCP, { method: "POST", body: "{}" }),
+      new UpstreamAuthError(
+        'sign-in failed: the server refused the access token it was just issued (HTTP 401, error "invalid_token")',
+      ),
+    );
+  });
+
+  test("private_key_jwt: a client assertion signed with the PKCS#8 key from the environment", async () => {
+    const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+    const { fetch, sent } = network((token) => token === "token-1");
+    const fetcher = signIn({ clientId: "c", privateKeyEnv: "K" }, fetch, {
+      K: await exportPKCS8(privateKey),
+    });
+    assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
+    const form = new URLSearchParams(sent[3]?.body);
+    assert.deepEqual([...form.keys()], [
+      "resource",
+      "grant_type",
+      "client_id",
+      "client_assertion_type",
+      "client_assertion",
+    ]);
+    const [header = "", payload = ""] = (form.get("client_assertion") ?? "").split(".");
+    const decode = (part: string) => JSON.parse(atob(part.replaceAll("-", "+").replaceAll("_", "/")));
+    assert.deepEqual(decode(header), { alg: "ES256" });
+    const claims = decode(payload);
+    assert.deepEqual([claims.iss, claims.sub, claims.aud], ["c", "c", AS]);
+  });
+});
