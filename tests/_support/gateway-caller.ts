@@ -125,3 +125,39 @@ export function toolsUpstream(): ScriptedServer {
     return result(id, { resultType: "complete", content: [{ type: "text", text: `called ${params.name}` }] });
   });
 }
+
+/** The 403 the guard answers for a Host it does not serve. */
+export function hostRefusal(host: string): Answer {
+  return {
+    status: 403,
+    headers: { "content-type": "application/json" },
+    body: {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: `Forbidden: the Host ${
+          JSON.stringify(host)
+        } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
+      },
+    },
+  };
+}
+
+/** The 403 the guard answers for an Origin that may not call. */
+export function originRefusal(origin: string): Answer {
+  return {
+    status: 403,
+    headers: { "content-type": "application/json" },
+    body: {
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: `Forbidden: the Origin ${
+          JSON.stringify(origin)
+        } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
+      },
+    },
+  };
+}

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { readBody } from "./http-body.ts";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -152,14 +153,6 @@ export async function startProtectedMcpServer(
       await mcp.close();
     },
   };
-}
-
-async function readBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer>> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of req) chunks.push(chunk as Uint8Array);
-  const body = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
-  chunks.reduce((offset, chunk) => (body.set(chunk, offset), offset + chunk.byteLength), 0);
-  return body;
 }
 
 function rpcMethod(body: Uint8Array): string {

@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
 import { createFront, type FrontOptions } from "../../src/front/create-front.ts";
 import { checkHostRules } from "../../src/front/guard.ts";
-import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+import {
+  answerOf,
+  hostRefusal,
+  LOOPBACK,
+  modernMeta,
+  modernRequest,
+  originRefusal,
+  toolsUpstream,
+} from "../_support/gateway-caller.ts";
 
 const KEY = "front-guard-test-state-key-0123456789abcdef";
 
@@ -20,42 +28,6 @@ function front(options: Partial<FrontOptions> = {}) {
   });
   const app = createFront({ client, stateKey: KEY, ...options });
   return { app, upstream, client };
-}
-
-/** The 403 the guard answers for a Host it does not serve. */
-function hostRefusal(host: string) {
-  return {
-    status: 403,
-    headers: { "content-type": "application/json" },
-    body: {
-      jsonrpc: "2.0",
-      id: null,
-      error: {
-        code: -32000,
-        message: `Forbidden: the Host ${
-          JSON.stringify(host)
-        } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
-      },
-    },
-  };
-}
-
-/** The 403 the guard answers for an Origin that may not call. */
-function originRefusal(origin: string) {
-  return {
-    status: 403,
-    headers: { "content-type": "application/json" },
-    body: {
-      jsonrpc: "2.0",
-      id: null,
-      error: {
-        code: -32000,
-        message: `Forbidden: the Origin ${
-          JSON.stringify(origin)
-        } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
-      },
-    },
-  };
 }
 
 const listTools = (base: string, headers: Record<string, string> = {}) =>

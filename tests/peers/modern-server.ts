@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { readBody } from "../_support/http-body.ts";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import process from "node:process";
 import { createMcpHandler } from "@modelcontextprotocol/server";
@@ -33,14 +34,6 @@ const mcp = createMcpHandler(() => createModernServer(codec), {
   onerror: (e) => process.stderr.write(`modern-server: ${e.message}\n`),
 });
 const recorded: RecordedRequest[] = [];
-
-async function readBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer>> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of req) chunks.push(chunk as Uint8Array);
-  const body = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
-  chunks.reduce((offset, chunk) => (body.set(chunk, offset), offset + chunk.byteLength), 0);
-  return body;
-}
 
 function parseJson(bytes: Uint8Array): unknown {
   try {
