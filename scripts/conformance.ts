@@ -43,7 +43,17 @@ const suitePackage = join(suiteDir, "node_modules", "@modelcontextprotocol", "co
 const baseline = join(suiteDir, "baseline.yml");
 const DEFAULT_COMMAND = "tsx tests/conformance/client.ts";
 /** Scenarios in which the suite allows the client to fail (it must refuse something). */
-const CLIENT_ERRORS_ALLOWED = new Set(["http-invalid-tool-headers"]);
+const CLIENT_ERRORS_ALLOWED = new Set([
+  "http-invalid-tool-headers",
+  // Sign-ins the client must refuse, or a scope that is never granted: the call fails.
+  "auth/scope-retry-limit",
+  "auth/resource-mismatch",
+  "auth/iss-supported-missing",
+  "auth/iss-wrong-issuer",
+  "auth/iss-unexpected",
+  "auth/iss-normalized",
+  "auth/metadata-issuer-mismatch",
+]);
 
 interface Options {
   readonly command: string;

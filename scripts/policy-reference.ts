@@ -66,11 +66,56 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   },
   "transport.http.auth": {
     what: "Signs in to an OAuth-protected server: on a 401 Bearer challenge sluice discovers the server's " +
-      "resource and authorization server metadata, gets a token and retries once with it.",
+      "resource and authorization server metadata, gets a token and retries once with it. Exactly one of " +
+      "`oauth` and `clientCredentials`.",
     protects:
       "Tokens go to the server's origin only; metadata and token requests use https (plain http only on " +
       "loopback) and follow no redirects; the server's metadata must name this server and its issuer.",
     shownDefault: "none",
+  },
+  "transport.http.auth.oauth": {
+    what: "A person signs in (authorization code grant with PKCE S256 and `resource`): through the " +
+      "handler's `authorize`, the gateway's `/oauth/start` page, or `sluice login`. Tokens are kept per " +
+      "server and caller and refreshed when the server issues refresh tokens.",
+    protects:
+      "The callback's `state` is single-use and bound to its sign-in, its `iss` checked (RFC 9207); " +
+      "a server without S256 is refused; tokens never appear in errors, logs or output.",
+    shownDefault: "none",
+  },
+  "transport.http.auth.oauth.scopes": {
+    what: "Scopes asked for; without them, those of the server's challenge, else its metadata's " +
+      "`scopes_supported`, else none (`offline_access` added when the authorization server lists it). " +
+      "A 403 `insufficient_scope` asks for the union, at most twice in a row.",
+    protects: "Asking for no more than the policy names.",
+    shownDefault: "the server's",
+  },
+  "transport.http.auth.oauth.clientId": {
+    what: "A client id registered with the authorization server beforehand (used before a metadata " +
+      "document or dynamic registration).",
+    protects: "—",
+    shownDefault: "none",
+  },
+  "transport.http.auth.oauth.issuer": {
+    what: "The issuer `clientId` is registered with; required with it.",
+    protects: "The client is never offered to another authorization server: when the server moves, the " +
+      "sign-in fails and says so.",
+    shownDefault: "none",
+  },
+  "transport.http.auth.oauth.clientSecretEnv": {
+    what: "The environment variable holding `clientId`'s secret (a confidential client).",
+    protects: "The secret stays out of policy files; it is read when a token is requested, never printed.",
+    shownDefault: "none",
+  },
+  "transport.http.auth.oauth.tokenEndpointAuthMethod": {
+    what: "How `clientId` authenticates at the token endpoint.",
+    protects: "—",
+    shownDefault: '`"client_secret_basic"` with a secret, else `"none"`',
+  },
+  "transport.http.auth.oauth.clientMetadataUrl": {
+    what: "sluice's Client ID Metadata Document URL, used as the client id where the authorization server " +
+      "supports them (the client's `signIn.clientMetadataUrl`, or the gateway's own document, otherwise).",
+    protects: "No registration is left behind at the authorization server.",
+    shownDefault: "the client's",
   },
   "transport.http.auth.clientCredentials": {
     what: "Machine-to-machine sign-in with the client credentials grant, as a pre-registered client; " +

@@ -1,9 +1,11 @@
 /**
- * `@sluice/mcp/upstash`: a rate-limit store shared across isolates and machines, over Upstash
- * Redis (`@upstash/ratelimit` and `@upstash/redis`, optional peer dependencies). Web standards
- * only: it runs on Cloudflare Workers, Deno Deploy, Bun, Deno and Node. It fails closed: when
- * Redis cannot answer within `timeoutMs`, a take rejects with `StoreUnavailableError` and the
- * budget refuses.
+ * `@sluice/mcp/upstash`: a rate-limit store and a token store shared across isolates and
+ * machines, over Upstash Redis (`@upstash/ratelimit` and `@upstash/redis`, optional peer
+ * dependencies). Web standards only: they run on Cloudflare Workers, Deno Deploy, Bun, Deno and
+ * Node. They fail closed: when Redis cannot answer within `timeoutMs`, a take or a token store
+ * operation rejects with `StoreUnavailableError` and the budget refuses. The token store encrypts
+ * every value (AES-256-GCM) under a key derived from its `key` secret; changing that secret signs
+ * everyone out.
  *
  * Deno asks for `--allow-env`: `@upstash/redis` reads `UPSTASH_DISABLE_TELEMETRY` and
  * `UPSTASH_CONSOLE` from the environment.
@@ -11,13 +13,12 @@
  * @example
  * ```ts
  * import { Redis } from "@upstash/redis";
- * import { createUpstashStore, StoreUnavailableError } from "@sluice/mcp/upstash";
+ * import { createUpstashStore, createUpstashTokenStore, StoreUnavailableError } from "@sluice/mcp/upstash";
  *
- * const store = createUpstashStore({
- *   redis: new Redis({ url: "https://eu1-example.upstash.io", token: "secret" }),
- *   prefix: "my-agent:ratelimit",
- *   timeoutMs: 500,
- * });
+ * const redis = new Redis({ url: "https://eu1-example.upstash.io", token: "secret" });
+ * const store = createUpstashStore({ redis, prefix: "my-agent:ratelimit", timeoutMs: 500 });
+ * // The key comes from the environment (`openssl rand -base64 32`), like the state key.
+ * const tokens = createUpstashTokenStore({ redis, key: "an example secret, at least 32 bytes long" });
  * async function allowed(serverId: string): Promise<boolean> {
  *   try {
  *     return (await store.take(serverId, { rate: 10, perMs: 1000, burst: 20 })).allowed;
@@ -25,6 +26,9 @@
  *     if (error instanceof StoreUnavailableError) return false; // fail closed
  *     throw error;
  *   }
+ * }
+ * async function remember(principal: string, accessToken: string): Promise<void> {
+ *   await tokens.set(`token:github:${principal}`, accessToken, 3_600_000); // encrypted, gone in an hour
  * }
  * ```
  *
@@ -36,5 +40,11 @@ export {
   type UpstashStore,
   type UpstashStoreOptions,
 } from "./limits/upstash-store.ts";
+export {
+  createUpstashTokenStore,
+  type UpstashTokenRedis,
+  type UpstashTokenStoreOptions,
+} from "./auth/upstash-token-store.ts";
+export type { TokenStore } from "./auth/token-store.ts";
 export { type RateLimitStore, StoreUnavailableError } from "./limits/rate-limit-store.ts";
 export type { Rate, TakeResult } from "./limits/token-bucket.ts";

@@ -26,3 +26,67 @@ export class UpstreamAuthError extends Error {
     this.name = "UpstreamAuthError";
   }
 }
+
+/**
+ * A request that needs the person to sign in first, where no one can be asked now: the client
+ * has no `authorize` callback, or the gateway ends the request to ask its caller. The
+ * authorization URL is on the error (`url`), never in its message (messages get logged).
+ *
+ * @example
+ * ```ts
+ * import { SignInRequiredError } from "./upstream-auth-error.ts";
+ * const error = new SignInRequiredError({ server: "github", principal: "", url: "https://github.com/login/oauth/authorize?x", state: "s", expiresAt: 0 });
+ * console.log(error.message); // server "github" needs a sign-in (give the handler an `authorize` callback, or run `sluice login github`)
+ * ```
+ */
+export class SignInRequiredError extends UpstreamAuthError {
+  /** The server's id. */
+  readonly server: string;
+  /** Whose sign-in (`""`: the client's own). */
+  readonly principal: string;
+  /** The authorization URL to open. */
+  readonly url: string;
+  /** The flow's `state`. */
+  readonly state: string;
+  /** When the flow stops being accepted (ms since the epoch). */
+  readonly expiresAt: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param request The sign-in to make.
+   */
+  constructor(
+    request: {
+      readonly server: string;
+      readonly principal: string;
+      readonly url: string;
+      readonly state: string;
+      readonly expiresAt: number;
+    },
+  ) {
+    super(
+      `server "${request.server}" needs a sign-in (give the handler an \`authorize\` callback, or run \`sluice login ${request.server}\`)`,
+    );
+    this.name = "SignInRequiredError";
+    this.server = request.server;
+    this.principal = request.principal;
+    this.url = request.url;
+    this.state = request.state;
+    this.expiresAt = request.expiresAt;
+  }
+}
+
+/**
+ * The sign-in a failure needs, if any: a {@linkcode SignInRequiredError} somewhere on its
+ * `cause` chain.
+ *
+ * @param error A failure, e.g. a `ClientError`.
+ * @returns The sign-in error, or `undefined`.
+ */
+export function signInRequiredBy(error: unknown): SignInRequiredError | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    if (at instanceof SignInRequiredError) return at;
+  }
+  return undefined;
+}

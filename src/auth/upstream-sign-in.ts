@@ -1,36 +1,73 @@
 /**
- * Signing in to an OAuth-protected MCP server with the client credentials grant: a `Fetcher`
- * that wraps the server's own, so both protocol eras (every POST, GET stream and DELETE of
- * either) take the same path.
+ * Signing in to an OAuth-protected MCP server: a `Fetcher` that wraps the server's own, so both
+ * protocol eras (every POST, GET stream and DELETE of either) take the same path.
  *
  * On a 401 with a `Bearer` challenge from the server's origin, it discovers the protected
- * resource metadata and the authorization server's metadata, requests a token through
- * oauth4webapi (`resource` = the metadata's resource, RFC 8707; `scope` = the policy's, else the
- * challenge's, else `scopes_supported`, else none) and retries the request once with it. A 403
- * `insufficient_scope` asks for a token with the union of the scopes and retries once more.
- * Tokens are kept in memory per principal until shortly before they expire, and only ever sent
- * to the server's origin. Secrets are read from the environment when a token is needed.
+ * resource metadata and the authorization server's metadata and gets a token for the principal:
+ * with the client credentials grant (`transport.auth.clientCredentials`: no person takes part),
+ * or with the authorization code grant (`transport.auth.oauth`): a refresh when the stored grant
+ * has a refresh token, else a new sign-in by the person, through `authorize` (the handler's
+ * `authorize` callback in the library, a URL elicitation in the gateway, `sluice login` on the
+ * command line). Then it retries the request once. A 403 `insufficient_scope` asks for the
+ * union of the scopes, at most {@linkcode MAX_STEP_UPS} times in a row.
+ *
+ * Tokens are kept per server and principal (the store's grants; client credentials tokens in
+ * memory), sent only to the server's origin, and never appear in errors. Concurrent refreshes of
+ * one grant, on any instance sharing the store, make one refresh request: the others wait for
+ * its result.
  *
  * @module
  */
-import { importPKCS8 } from "jose";
 import * as oauth from "oauth4webapi";
 import type { Clock } from "../chain/verdict.ts";
 import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
+import { requestClientCredentialsToken } from "./_client-credentials.ts";
+import type { EnvironmentReader } from "./_token-request.ts";
 import {
-  discoverAuthorizationServer,
-  discoverResource,
-  requestOptions,
-  type ResourceMetadata,
-} from "./_discovery.ts";
-import { UpstreamAuthError } from "./upstream-auth-error.ts";
+  beginAuthorization,
+  type CodeGrantContext,
+  finishAuthorization,
+  type Grant,
+  grantKey,
+  type PendingFlow,
+  readGrant,
+  refreshGrant,
+} from "./authorization-code.ts";
+import type { TokenStore } from "./token-store.ts";
+import { SignInRequiredError, UpstreamAuthError } from "./upstream-auth-error.ts";
 
-/** Reads an environment variable. */
-export type EnvironmentReader = (name: string) => string | undefined;
+export type { EnvironmentReader };
+
+/** A sign-in the person must make: what `authorize` is given. */
+export interface SignInRequest {
+  /** The server's id. */
+  readonly server: string;
+  /** Whose sign-in (`""`: the client's own). */
+  readonly principal: string;
+  /** The authorization URL to open in a browser. */
+  readonly url: string;
+  /** The flow's `state`. */
+  readonly state: string;
+  /** When the sign-in stops being accepted (ms since the epoch). */
+  readonly expiresAt: number;
+  /** Settles when this process completes the flow (`complete`), or rejects when that fails. */
+  readonly completed: Promise<void>;
+}
+
+/**
+ * Has the person sign in: resolves once the flow is complete (the tokens are stored), rejects
+ * when it cannot be (declined, timed out), or throws {@linkcode SignInRequiredError} to end the
+ * request and let the person sign in elsewhere (the gateway, the command line).
+ */
+export type Authorize = (request: SignInRequest, signal: AbortSignal | undefined) => Promise<void>;
 
 /** What {@linkcode createUpstreamSignIn} needs. */
 export interface UpstreamSignInOptions {
+  /** The server's id. */
+  readonly server: string;
   /** The server's HTTP transport; its `auth` says how to sign in. */
   readonly transport: CompiledHttpTransport & { readonly auth: CompiledUpstreamAuth };
   /** The fetch the server's requests, discovery and token requests go through. */
@@ -39,6 +76,16 @@ export interface UpstreamSignInOptions {
   readonly environment: EnvironmentReader;
   /** The clock tokens expire by. */
   readonly clock: Clock;
+  /** Where grants, registrations and flows in progress are kept. */
+  readonly tokens: TokenStore;
+  /** The redirect URI of the authorization code grant: `https:`, or `http:` on loopback. */
+  readonly redirectUri?: string | undefined;
+  /** The client's metadata document URL, used where the server supports them (an `https:` URL with a path). */
+  readonly clientMetadataUrl?: string | undefined;
+  /** The client name sent with Dynamic Client Registration. */
+  readonly clientName: string;
+  /** Has the person sign in; without it a needed sign-in fails with {@linkcode SignInRequiredError}. */
+  readonly authorize?: Authorize | undefined;
 }
 
 /** Signs in to one server, for any number of principals. */
@@ -49,14 +96,28 @@ export interface UpstreamSignIn {
    * @param principal Whose tokens: each principal has its own. @default ""
    */
   fetcher(principal?: string): Fetcher;
-}
-
-interface Token {
-  readonly accessToken: string;
-  /** When it stops being used (shortly before it expires), or `Infinity`. */
-  readonly renewAt: number;
-  /** The scopes it was asked for. */
-  readonly scopes: readonly string[];
+  /**
+   * Starts a sign-in by the person, without a request (`sluice login`, the gateway's start page).
+   *
+   * @param principal Whose sign-in. @default ""
+   * @returns The authorization URL and its flow.
+   */
+  begin(principal?: string, signal?: AbortSignal): Promise<Omit<SignInRequest, "completed">>;
+  /**
+   * Finishes a flow of this server taken from the store (see `takeFlow`): checks the callback,
+   * exchanges the code, stores the grant.
+   *
+   * @param flow The flow.
+   * @param callbackUrl The URL the authorization server sent the person back to.
+   * @returns Whose grant it is.
+   */
+  complete(flow: PendingFlow, callbackUrl: URL): Promise<{ readonly principal: string }>;
+  /**
+   * Forgets a principal's tokens for this server.
+   *
+   * @param principal Whose. @default ""
+   */
+  signOut(principal?: string): Promise<void>;
 }
 
 interface Discovered {
@@ -64,17 +125,30 @@ interface Discovered {
   readonly as: oauth.AuthorizationServer;
 }
 
+/** What the server's last challenge said. */
+interface Challenge {
+  readonly metadataUrl: string | undefined;
+  readonly scopes: readonly string[] | undefined;
+}
+
 /** How long before its expiry a token is replaced, at most. */
 const RENEW_MARGIN_MS = 30_000;
+/** How many step-up sign-ins (403 `insufficient_scope`) in a row, before the 403 is the answer. */
+export const MAX_STEP_UPS = 2;
+/** How long a refresh may hold its claim; others wait for its result at most this long. */
+const REFRESH_CLAIM_MS = 30_000;
+const REFRESH_POLL_MS = 100;
 
 /**
  * Creates the sign-in of one server.
  *
- * @param options The transport with its `auth`, the fetch, the environment and the clock.
- * @returns The sign-in; its fetchers share the discovered metadata and the tokens.
+ * @param options The transport with its `auth`, the fetch, the environment, the clock and the store.
+ * @returns The sign-in; its fetchers share the discovered metadata.
+ * @throws {TypeError} When the redirect URI is neither `https:` nor `http:` on loopback.
  * @example
  * ```ts
  * import { compilePolicy } from "../policy/compile-policy.ts";
+ * import { createMemoryTokenStore } from "./token-store.ts";
  * import { createUpstreamSignIn } from "./upstream-sign-in.ts";
  * const { transport } = compilePolicy({
  *   server: "files",
@@ -85,20 +159,28 @@ const RENEW_MARGIN_MS = 30_000;
  * });
  * if (transport.kind === "http" && transport.auth !== undefined) {
  *   const signIn = createUpstreamSignIn({
+ *     server: "files",
  *     transport: { ...transport, auth: transport.auth },
  *     fetch: (url, init) => fetch(url, init),
  *     environment: () => undefined,
  *     clock: Date,
+ *     tokens: createMemoryTokenStore(),
+ *     clientName: "my-agent",
  *   });
  *   console.log(typeof signIn.fetcher()); // function
  * }
  * ```
  */
 export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSignIn {
-  const { transport, fetch, clock } = options;
+  const { transport, fetch, clock, tokens, server } = options;
+  const { auth } = transport;
   const serverUrl = new URL(transport.url);
-  const tokens = new Map<string, Token>();
-  const pending = new Map<string, Promise<Token>>();
+  if (options.redirectUri !== undefined) checkRedirectUri(options.redirectUri);
+  /** Client credentials tokens: cheap to ask for again, kept in memory. */
+  const machineTokens = new Map<string, Grant>();
+  const pending = new Map<string, Promise<Grant>>();
+  const waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
+  const stepUps = new Map<string, number>();
   let discovered: Promise<Discovered> | undefined;
 
   const discover = (
@@ -120,44 +202,189 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     return discovered;
   };
 
-  const obtain = (principal: string, request: TokenAsk): Promise<Token> => {
+  const codeContext = (): CodeGrantContext => {
+    if (auth.kind !== "authorization_code") throw new TypeError("not an authorization code sign-in");
+    if (options.redirectUri === undefined) {
+      throw new UpstreamAuthError(
+        `sign-in needed, but no redirect URI is set for the authorization code grant (createClient's "signIn.redirectUri")`,
+      );
+    }
+    return {
+      server,
+      auth,
+      fetch,
+      environment: options.environment,
+      clock,
+      tokens,
+      redirectUri: options.redirectUri,
+      clientMetadataUrl: options.clientMetadataUrl ?? auth.clientMetadataUrl,
+      clientName: options.clientName,
+    };
+  };
+
+  /** Runs `work` once per principal at a time: concurrent callers share its result. */
+  const once = (principal: string, work: () => Promise<Grant>): Promise<Grant> => {
     const running = pending.get(principal);
     if (running !== undefined) return running;
-    const attempt = (async () => {
-      const { resource, as } = await discover(request.metadataUrl, request.signal);
-      const scopes = chooseScopes(transport.auth.scopes, request.scopes, resource.scopesSupported);
-      const token = await requestToken(as, resource.resource, scopes, options, request.signal);
-      tokens.set(principal, token);
-      return token;
-    })().finally(() => pending.delete(principal));
+    const attempt = work().finally(() => pending.delete(principal));
     pending.set(principal, attempt);
     return attempt;
   };
+
+  const begin = async (
+    principal: string,
+    scopes: readonly string[] | undefined,
+    challenge: Challenge,
+    signal: AbortSignal | undefined,
+  ) => {
+    const context = codeContext();
+    const { resource, as } = await discover(challenge.metadataUrl, signal);
+    const wanted = chooseScopes(auth.scopes, scopes, resource.scopesSupported);
+    return await beginAuthorization(context, as, resource.resource, principal, wanted);
+  };
+
+  /** A sign-in by the person: `authorize` shows the URL; the grant is read back from the store. */
+  const signInByPerson = async (
+    principal: string,
+    scopes: readonly string[] | undefined,
+    challenge: Challenge,
+    signal: AbortSignal | undefined,
+  ): Promise<Grant> => {
+    const started = await begin(principal, scopes, challenge, signal);
+    const completed = new Promise<void>((resolve, reject) => waiters.set(started.state, { resolve, reject }));
+    completed.catch(() => {});
+    const request: SignInRequest = { server, principal, ...started, completed };
+    try {
+      if (options.authorize === undefined) throw new SignInRequiredError(request);
+      await options.authorize(request, signal);
+    } finally {
+      waiters.delete(started.state);
+    }
+    const grant = await readGrant(tokens, grantKey(server, principal));
+    if (grant === undefined) {
+      throw new UpstreamAuthError(`sign-in to "${server}" did not complete: no tokens were stored`);
+    }
+    return grant;
+  };
+
+  /** A refresh, made once across everything that shares the store; the others wait for its result. */
+  const refresh = async (
+    principal: string,
+    grant: Grant,
+    signal: AbortSignal | undefined,
+  ): Promise<Grant | undefined> => {
+    const context = codeContext();
+    const { resource, as } = await discover(undefined, signal);
+    if (as.issuer !== grant.issuer) return undefined;
+    const key = grantKey(server, principal);
+    const claim = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
+    if (await tokens.claim(claim, REFRESH_CLAIM_MS)) {
+      const renewed = await refreshGrant(context, as, resource.resource, grant);
+      if (renewed === undefined) await tokens.delete(key);
+      else await tokens.set(key, JSON.stringify(renewed));
+      return renewed;
+    }
+    // Another refresh of this grant is running: its result replaces the grant in the store.
+    const until = clock.now() + REFRESH_CLAIM_MS;
+    while (clock.now() < until) {
+      await sleep(REFRESH_POLL_MS, signal);
+      const now = await readGrant(tokens, key);
+      if (now === undefined) return undefined;
+      if (now.refreshToken !== grant.refreshToken || now.accessToken !== grant.accessToken) return now;
+    }
+    return undefined;
+  };
+
+  const usable = (grant: Grant | undefined): boolean =>
+    grant !== undefined &&
+    (grant.expiresAt === null || clock.now() < grant.expiresAt - renewMargin(grant, clock));
+
+  /** The principal's token to send now, refreshed when it is about to expire; `undefined` when there is none. */
+  const current = async (principal: string, signal: AbortSignal | undefined): Promise<Grant | undefined> => {
+    if (auth.kind === "client_credentials") {
+      const grant = machineTokens.get(principal);
+      if (usable(grant)) return grant;
+      if (grant === undefined) return undefined;
+      machineTokens.delete(principal);
+      // The server wanted a token (it had one): a new one first, not a round trip without.
+      return await once(
+        principal,
+        () => machineToken(principal, grant.scopes, { metadataUrl: undefined, scopes: undefined }, signal),
+      );
+    }
+    const grant = await readGrant(tokens, grantKey(server, principal));
+    if (grant === undefined || usable(grant)) return grant;
+    if (grant.refreshToken === undefined) return undefined;
+    return await once(principal, async () => (await refresh(principal, grant, signal)) ?? grant).then(
+      (renewed) => (usable(renewed) ? renewed : undefined),
+    );
+  };
+
+  const machineToken = async (
+    principal: string,
+    scopes: readonly string[] | undefined,
+    challenge: Challenge,
+    signal: AbortSignal | undefined,
+  ): Promise<Grant> => {
+    if (auth.kind !== "client_credentials") throw new TypeError("not a client credentials sign-in");
+    const { resource, as } = await discover(challenge.metadataUrl, signal);
+    const wanted = chooseScopes(auth.scopes, scopes, resource.scopesSupported);
+    const grant = await requestClientCredentialsToken(
+      as,
+      resource.resource,
+      wanted,
+      { ...options, auth },
+      signal,
+    );
+    machineTokens.set(principal, grant);
+    return grant;
+  };
+
+  /** A new token after the server refused the one sent (or none was sent). */
+  const renew = (
+    principal: string,
+    sent: Grant | undefined,
+    challenge: Challenge,
+    scopes: readonly string[] | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Grant> =>
+    once(principal, async () => {
+      if (sent !== undefined) {
+        // A token the server no longer takes: its metadata may have changed too (a new
+        // authorization server: its grants and registrations are its own).
+        discovered = undefined;
+        machineTokens.delete(principal);
+      }
+      if (auth.kind === "client_credentials") return await machineToken(principal, scopes, challenge, signal);
+      const stored = await readGrant(tokens, grantKey(server, principal));
+      if (
+        stored !== undefined && stored.accessToken !== sent?.accessToken && usable(stored) &&
+        scopes === undefined
+      ) {
+        return stored; // another request (or instance) signed in meanwhile
+      }
+      if (stored !== undefined && stored.refreshToken !== undefined && scopes === undefined) {
+        const renewed = await refresh(principal, stored, signal);
+        if (renewed !== undefined) return renewed;
+      }
+      if (stored !== undefined) await tokens.delete(grantKey(server, principal));
+      return await signInByPerson(principal, scopes ?? challenge.scopes, challenge, signal);
+    });
 
   const fetcher = (principal = ""): Fetcher => async (url, init) => {
     // The token goes to the server's origin only (a redirect elsewhere gets none).
     if (new URL(url).origin !== transport.origin) return await fetch(url, init);
     const signal = init.signal ?? undefined;
-    let token = tokens.get(principal);
-    if (token !== undefined && clock.now() >= token.renewAt) {
-      // The server wants a token (it had one): a new one first, not a round trip without.
-      tokens.delete(principal);
-      token = await obtain(principal, { metadataUrl: undefined, scopes: token.scopes, signal });
-    }
-    let response = await fetch(url, withBearer(init, token));
+    let grant = await current(principal, signal);
+    let response = await fetch(url, withBearer(init, grant));
     if (response.status === 401) {
       const challenge = await bearerChallenge(response);
       if (challenge === undefined) return response;
       await response.body?.cancel().catch(() => {});
-      if (token !== undefined) {
-        // A token the server no longer takes: its metadata may have changed too.
-        tokens.delete(principal);
-        discovered = undefined;
-      }
-      token = await obtain(principal, { ...challenge, signal });
-      response = await fetch(url, withBearer(init, token));
+      grant = await renew(principal, grant, challenge, undefined, signal);
+      response = await fetch(url, withBearer(init, grant));
       if (response.status === 401) {
-        tokens.delete(principal);
+        await forget(principal);
         await response.body?.cancel().catch(() => {});
         const error = (await bearerChallenge(response))?.error;
         throw new UpstreamAuthError(
@@ -167,27 +394,56 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
         );
       }
     }
-    if (response.status === 403 && token !== undefined) {
+    if (response.status === 403 && grant !== undefined) {
       const challenge = await bearerChallenge(response);
-      const wanted = challenge?.error === "insufficient_scope" ? challenge.scopes ?? [] : [];
-      const union = [...new Set([...token.scopes, ...wanted])];
-      if (union.length === token.scopes.length) return response;
+      if (challenge?.error !== "insufficient_scope") return response;
+      const union = [...new Set([...grant.scopes, ...challenge.scopes ?? []])];
+      const tries = stepUps.get(principal) ?? 0;
+      // A client credentials token with every scope asked for already cannot get more.
+      if (
+        tries >= MAX_STEP_UPS || (auth.kind === "client_credentials" && union.length === grant.scopes.length)
+      ) {
+        return response;
+      }
+      stepUps.set(principal, tries + 1);
       await response.body?.cancel().catch(() => {});
-      tokens.delete(principal);
-      token = await obtain(principal, { metadataUrl: challenge?.metadataUrl, scopes: union, signal });
-      response = await fetch(url, withBearer(init, token));
+      grant = await renew(principal, undefined, challenge, union, signal);
+      response = await fetch(url, withBearer(init, grant));
     }
+    if (response.status !== 403) stepUps.delete(principal);
     return response;
   };
 
-  return Object.freeze({ fetcher });
-}
+  const forget = async (principal: string) => {
+    machineTokens.delete(principal);
+    await tokens.delete(grantKey(server, principal));
+  };
 
-/** What a token is asked for with. */
-interface TokenAsk {
-  readonly metadataUrl: string | undefined;
-  readonly scopes: readonly string[] | undefined;
-  readonly signal: AbortSignal | undefined;
+  return Object.freeze({
+    fetcher,
+    begin: async (principal = "", signal?: AbortSignal) => {
+      const started = await begin(
+        principal,
+        undefined,
+        { metadataUrl: undefined, scopes: undefined },
+        signal,
+      );
+      return { server, principal, ...started };
+    },
+    complete: async (flow: PendingFlow, callbackUrl: URL) => {
+      const waiter = waiters.get(new URL(callbackUrl).searchParams.get("state") ?? "");
+      try {
+        await finishAuthorization(codeContext(), flow, callbackUrl);
+      } catch (error) {
+        waiter?.reject(error);
+        throw error;
+      }
+      stepUps.delete(flow.principal);
+      waiter?.resolve();
+      return { principal: flow.principal };
+    },
+    signOut: (principal = "") => forget(principal),
+  });
 }
 
 /** The policy's scopes, else the challenge's, else `scopes_supported`, else none; on step-up the union. */
@@ -204,105 +460,44 @@ function chooseScopes(
   return supported;
 }
 
-async function requestToken(
-  as: oauth.AuthorizationServer,
-  resource: string,
-  scopes: readonly string[],
-  options: UpstreamSignInOptions,
-  signal: AbortSignal | undefined,
-): Promise<Token> {
-  const { auth } = options.transport;
-  const endpoint = new URL(as.token_endpoint ?? as.issuer);
-  const client: oauth.Client = { client_id: auth.clientId };
-  const parameters = new URLSearchParams({ resource });
-  if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
-  const authentication = await clientAuthentication(as, options);
-  const http = requestOptions<"POST", URLSearchParams>(endpoint, options.fetch, signal);
-  let result: oauth.TokenEndpointResponse;
+function renewMargin(grant: Grant, clock: Clock): number {
+  if (grant.expiresAt === null) return 0;
+  return Math.min(RENEW_MARGIN_MS, Math.max(0, (grant.expiresAt - clock.now()) / 2));
+}
+
+/** Redirect URIs must be `https:` or on loopback (the MCP spec's communication security rule). */
+function checkRedirectUri(uri: string): void {
+  let url: URL;
   try {
-    const response = await oauth.clientCredentialsGrantRequest(as, client, authentication, parameters, http);
-    result = await oauth.processClientCredentialsResponse(as, client, response);
-  } catch (error) {
-    if (signal?.aborted === true) throw signal.reason;
-    throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(as.issuer, error)}`);
+    url = new URL(uri);
+  } catch {
+    throw new TypeError(`the sign-in redirect URI is not a URL: ${JSON.stringify(uri)}`);
   }
-  if (result.token_type.toLowerCase() !== "bearer") {
-    throw new UpstreamAuthError(
-      `sign-in failed: the authorization server "${as.issuer}" issued a "${result.token_type}" token, expected "Bearer"`,
+  if (url.hash !== "" || !(url.protocol === "https:" || (url.protocol === "http:" && hasLoopbackHost(url)))) {
+    throw new TypeError(
+      `the sign-in redirect URI must be https (or http on localhost), without a fragment, received "${url.href}"`,
     );
   }
-  const now = options.clock.now();
-  const lifetime = result.expires_in === undefined ? Infinity : result.expires_in * 1000;
-  return {
-    accessToken: result.access_token,
-    renewAt: now + lifetime - Math.min(RENEW_MARGIN_MS, lifetime / 2),
-    scopes,
-  };
 }
 
-/** `client_secret_basic` (or `client_secret_post` when that is all the server lists), or `private_key_jwt`. */
-async function clientAuthentication(
-  as: oauth.AuthorizationServer,
-  options: UpstreamSignInOptions,
-): Promise<oauth.ClientAuth> {
-  const { credential } = options.transport.auth;
-  const setting = credential.kind === "secret" ? "clientSecretEnv" : "privateKeyEnv";
-  const value = options.environment(credential.env);
-  if (value === undefined || value === "") {
-    throw new UpstreamAuthError(
-      `sign-in failed: the environment variable "${credential.env}" named by "transport.auth.clientCredentials.${setting}" is not set`,
-    );
-  }
-  if (credential.kind === "private_key") {
-    let key: CryptoKey;
-    try {
-      key = await importPKCS8(value, credential.algorithm);
-    } catch {
-      throw new UpstreamAuthError(
-        `sign-in failed: the environment variable "${credential.env}" does not hold a PKCS#8 PEM private key for "${credential.algorithm}"`,
-      );
-    }
-    return oauth.PrivateKeyJwt({ key });
-  }
-  const methods = as.token_endpoint_auth_methods_supported;
-  const postOnly = methods !== undefined && methods.includes("client_secret_post") &&
-    !methods.includes("client_secret_basic");
-  return postOnly ? oauth.ClientSecretPost(value) : clientSecretBasic(value);
+async function digest(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...bytes.slice(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * `client_secret_basic` (RFC 6749 §2.3.1): id and secret form-urlencoded, then HTTP Basic. It is
- * oauth4webapi's `ClientSecretBasic` but for the encoding: oauth4webapi also percent-encodes
- * `-`, `.`, `_` and `*`, which the form encoding leaves as they are (WHATWG URL, what
- * `URLSearchParams` writes); an authorization server that compares the Basic credentials without
- * decoding them (the conformance suite's does) refuses a secret such as `my-secret` sent that way.
- */
-function clientSecretBasic(secret: string): oauth.ClientAuth {
-  const encode = (value: string) => new URLSearchParams([["", value]]).toString().slice(1);
-  return (_as, client, _body, headers) => {
-    headers.set("authorization", `Basic ${btoa(`${encode(client.client_id)}:${encode(secret)}`)}`);
-  };
-}
-
-function describeTokenFailure(issuer: string, error: unknown): string {
-  if (error instanceof oauth.ResponseBodyError) {
-    const description = typeof error.error_description === "string"
-      ? ` (${JSON.stringify(error.error_description.slice(0, 200))})`
-      : "";
-    return `the authorization server "${issuer}" refused the token request with HTTP ${error.status}, error "${error.error}"${description}`;
-  }
-  if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    // A refused client authentication may come back as a challenge (RFC 6749 §5.2, HTTP Basic).
-    const parameters = error.cause[0]?.parameters ?? {};
-    const code = parameters.error ?? "invalid_client";
-    const description = parameters.error_description === undefined
-      ? ""
-      : ` (${JSON.stringify(parameters.error_description.slice(0, 200))})`;
-    return `the authorization server "${issuer}" refused the token request with HTTP ${error.status}, error "${code}"${description}`;
-  }
-  if (error instanceof UpstreamAuthError) return error.message;
-  const message = error instanceof Error ? error.message : String(error);
-  return `the token request to the authorization server "${issuer}" failed: ${message}`;
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** A Bearer challenge's parameters, or `undefined` when the response has none (or an unparsable one). */
@@ -344,7 +539,7 @@ async function challengesOf(response: Response): Promise<oauth.WWWAuthenticateCh
   return undefined;
 }
 
-function withBearer(init: RequestInit, token: Token | undefined): RequestInit {
+function withBearer(init: RequestInit, token: Grant | undefined): RequestInit {
   if (token === undefined) return init;
   // A fresh init each time: the caller's headers object is never changed.
   const headers = Object.fromEntries(new Headers(init.headers).entries());

@@ -82,7 +82,13 @@ function transport(p: CompiledPolicy): string {
   // nothing read from them is printed.
   const auth = t.auth === undefined
     ? ""
-    : `, sign-in client_credentials as ${JSON.stringify(t.auth.clientId)}`;
+    : t.auth.kind === "client_credentials"
+    ? `, sign-in client_credentials as ${JSON.stringify(t.auth.clientId)}`
+    : `, sign-in oauth as ${
+      t.auth.client === undefined
+        ? "a registered client (metadata document or registration)"
+        : `${JSON.stringify(t.auth.client.clientId)} at ${t.auth.client.issuer}`
+    }`;
   return `http ${t.url} (redirects ${t.redirect}${
     headers.length === 0 ? "" : `, headers ${headers.join(", ")}`
   }${auth})`;

@@ -26,7 +26,9 @@ import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";
 import type { Fetcher } from "./modern/http-leg.ts";
-import { createUpstreamSignIn, type EnvironmentReader } from "../auth/upstream-sign-in.ts";
+import type { EnvironmentReader, UpstreamSignIn } from "../auth/upstream-sign-in.ts";
+import { createMemoryTokenStore } from "../auth/token-store.ts";
+import { createSignInMethods, serverSignIn } from "./_sign-ins.ts";
 import { messageLimitsOf } from "../transport/read-response.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
@@ -141,6 +143,9 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   const fetcher: Fetcher = options.fetch ?? ((url, init) => fetch(url, init));
   const assigns = options.assigns ?? {};
   const environment = options.environment ?? support.environment ?? noVariables;
+  const tokens = options.signIn?.tokens ?? createMemoryTokenStore({ clock });
+  const principal = options.signIn?.principal ?? "";
+  const signIns = new Map<string, UpstreamSignIn>();
   const clientInfo: Implementation = {
     name: options.name,
     version: options.version ?? SLUICE_VERSION,
@@ -159,7 +164,19 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
       throw new TypeError(`createClient(): two policies for server "${policy.server}"`);
     }
     const chain = createChain({ policy, handler: options.handler, client: options.name, store, timers });
-    const fetch = serverFetcher(policy, { fetch: fetcher, environment, clock });
+    const signIn = serverSignIn(policy, {
+      fetch: fetcher,
+      environment,
+      clock,
+      tokens,
+      redirectUri: options.signIn?.redirectUri,
+      clientMetadataUrl: options.signIn?.clientMetadataUrl,
+      clientName: options.name,
+      handler: options.handler,
+    });
+    if (signIn !== undefined) signIns.set(policy.server, signIn);
+    // Both eras send through the server's fetch, so the sign-in has one code path.
+    const fetch = signIn?.fetcher(principal) ?? fetcher;
     servers.set(policy.server, { policy, chain, fetch, resolved: undefined });
   }
   // Each server waits within its own share, and the shares add up to the whole: a server that
@@ -304,6 +321,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     name: options.name,
     servers: (): string[] => [...servers.keys()],
     ...methods,
+    ...createSignInMethods(signIns, tokens, principal),
     onNotification: (listener: (entry: NotificationEntry) => unknown): () => void =>
       queue.subscribe(listener),
     notifications: (): AsyncIterableIterator<NotificationEntry, undefined> => queue.entries(),
@@ -333,21 +351,6 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     modernSession: (serverId, chain) => modern(frontEntry(serverId, chain)),
   });
   return client;
-}
-
-/**
- * The fetch of one server: with `transport.auth`, one that signs in on the server's challenge.
- * Both eras send through it, so the sign-in has one code path; its tokens live as long as the
- * client, shared by the front's sessions to the server (principal `""` until the gateway passes
- * its caller's).
- */
-function serverFetcher(
-  policy: CompiledPolicy,
-  parts: { readonly fetch: Fetcher; readonly environment: EnvironmentReader; readonly clock: Clock },
-): Fetcher {
-  const { transport } = policy;
-  if (transport.kind !== "http" || transport.auth === undefined) return parts.fetch;
-  return createUpstreamSignIn({ ...parts, transport: { ...transport, auth: transport.auth } }).fetcher();
 }
 
 /** The edge entry reads no environment by itself: on Workers the variables come from `env`. */

@@ -30,7 +30,18 @@ export interface MethodDeps {
   readonly onFailure: (serverId: string, error: ClientError) => void;
 }
 
-type Methods = Omit<Client, "name" | "servers" | "close" | "onNotification" | "notifications" | "stats">;
+type Methods = Omit<
+  Client,
+  | "name"
+  | "servers"
+  | "close"
+  | "onNotification"
+  | "notifications"
+  | "stats"
+  | "beginAuthorization"
+  | "completeAuthorization"
+  | "signOut"
+>;
 
 /**
  * Builds the client's methods.

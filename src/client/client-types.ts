@@ -9,6 +9,7 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import type { TokenStore } from "../auth/token-store.ts";
 import type { CallToolResult } from "../protocol/call-tool-result.ts";
 import type { DiscoverResult } from "../protocol/discover.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -50,10 +51,30 @@ export interface ClientOptions {
    * @default the process environment with `@sluice/mcp/legacy` (self-hosted); none with the edge entry
    */
   readonly environment?: (name: string) => string | undefined;
+  /** Signing in to servers whose policy has `transport.auth` (tokens, where people come back). */
+  readonly signIn?: SignInOptions;
   /** Timers for deadlines and polling. @default the runtime's */
   readonly timers?: Timers;
   /** The clock of the default store. @default Date.now */
   readonly clock?: Clock;
+}
+
+/** How the client signs in to OAuth-protected servers (`ClientOptions.signIn`). */
+export interface SignInOptions {
+  /**
+   * Where tokens, client registrations and sign-ins in progress are kept (values hold tokens).
+   * @default an in-memory store (per process or isolate)
+   */
+  readonly tokens?: TokenStore;
+  /**
+   * Where the authorization server sends the person back after a sign-in (`transport.auth.oauth`):
+   * `https:`, or `http:` on loopback. Pass what arrives there to `completeAuthorization`.
+   */
+  readonly redirectUri?: string;
+  /** The client's metadata document URL (an `https:` URL with a path), used as the client id where supported. */
+  readonly clientMetadataUrl?: string;
+  /** Whose tokens the client's own calls use. @default "" */
+  readonly principal?: string;
 }
 
 /** Options of one call. */
@@ -86,6 +107,19 @@ export interface Client {
   readonly name: string;
   /** The server ids it has policies for. */
   servers(): string[];
+  /**
+   * Starts a sign-in to a server with `transport.auth.oauth` before any call needs one (what
+   * `sluice login` does): open `url`, then pass the callback to `completeAuthorization`.
+   */
+  beginAuthorization(serverId: string): Promise<{ readonly url: string; readonly expiresAt: number }>;
+  /**
+   * Finishes a sign-in: `callbackUrl` is where the authorization server sent the person back
+   * (the `signIn.redirectUri` with `code`, `state`, `iss`). Checks it, exchanges the code and
+   * stores the tokens; a call waiting on the sign-in goes on.
+   */
+  completeAuthorization(serverId: string, callbackUrl: string): Promise<void>;
+  /** Forgets the client's tokens for a server (the next call signs in again). */
+  signOut(serverId: string): Promise<void>;
   /** Asks a server what it supports (`server/discover`). */
   discover(serverId: string, options?: CallOptions): Promise<DiscoverResult>;
   /** One page of tools; tools with invalid `x-mcp-header` annotations are left out. */

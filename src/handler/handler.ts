@@ -124,9 +124,48 @@ export interface Handler {
   ) => unknown;
   /** Hears each server log entry that passes the log budget and the sanitizer. */
   readonly log?: (level: LogLevel, entry: LogEntry, ctx: NotificationContext) => unknown;
+  /**
+   * Has the person sign in to a server whose policy has `transport.auth.oauth`: show
+   * `request.url` (checked like a URL elicitation's; highlight `request.host`, warn on
+   * `request.idn`) and return `{ action: "accept" }` once it is shown. sluice then waits for
+   * `client.completeAuthorization(serverId, callbackUrl)` (until `request.expiresAt`) and
+   * retries the request with the new token. `"decline"` or `"cancel"` fail the request.
+   */
+  readonly authorize?: (
+    request: AuthorizationPrompt,
+    ctx: AuthorizeContext,
+  ) => AuthorizeAnswer | Promise<AuthorizeAnswer>;
 }
 
-const CALLBACKS = ["sampling", "elicitation", "roots", "notification", "log"] as const;
+/** What `authorize` shows the person. */
+export interface AuthorizationPrompt {
+  /** The authorization URL, normalised: what a browser would open. */
+  readonly url: string;
+  /** Its host, in A-label (punycode) form: highlight it. */
+  readonly host: string;
+  /** Whether a host label is an IDN (`xn--`): warn about look-alikes. */
+  readonly idn: boolean;
+  /** When the sign-in stops being accepted (ms since the epoch). */
+  readonly expiresAt: number;
+}
+
+/** What `authorize` is told. */
+export interface AuthorizeContext {
+  /** The client's name. */
+  readonly client: string;
+  /** The server that needs the sign-in. */
+  readonly serverId: string;
+  /** Fires when the request that needs the sign-in is abandoned. */
+  readonly signal: AbortSignal;
+}
+
+/** What `authorize` answers: `"accept"` once the URL is shown. */
+export interface AuthorizeAnswer {
+  /** `"accept"`: the person was shown the URL; `"decline"`, `"cancel"`: no sign-in. */
+  readonly action: "accept" | "decline" | "cancel";
+}
+
+const CALLBACKS = ["sampling", "elicitation", "roots", "notification", "log", "authorize"] as const;
 const KNOWN = new Set<string>([...CALLBACKS, "elicitationModes"]);
 
 /**

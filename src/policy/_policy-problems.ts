@@ -110,14 +110,125 @@ export interface HttpTransportShape {
   readonly allowHttp?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: {
-    readonly clientCredentials: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string };
+    readonly clientCredentials?: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string };
+    readonly oauth?: {
+      readonly clientId?: string;
+      readonly issuer?: string;
+      readonly clientSecretEnv?: string;
+      readonly tokenEndpointAuthMethod?: string;
+      readonly clientMetadataUrl?: string;
+    };
   };
 }
 
-/** `auth` needs exactly one secret source, and owns the `Authorization` header. */
+/**
+ * `auth` is exactly one grant; client credentials need exactly one secret source; a
+ * pre-registered OAuth client names its issuer; and `auth` owns the `Authorization` header.
+ */
 function authProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
-  const credentials = transport.auth?.clientCredentials;
-  if (credentials === undefined) return [];
+  if (transport.auth === undefined) return [];
+  const problems: PolicyProblem[] = [];
+  const add = (at: string, message: string) =>
+    problems.push({ source: site.source, server: site.server, path: at, message });
+  const { clientCredentials: credentials, oauth } = transport.auth;
+  if ((credentials === undefined) === (oauth === undefined)) {
+    const at = joinPath(site.prefix, ["auth"]);
+    add(
+      at,
+      `"${at}" must name exactly one of "oauth" (a person signs in) and "clientCredentials" (machine to machine), received ${
+        credentials === undefined ? "neither" : "both"
+      }`,
+    );
+  }
+  if (oauth !== undefined) problems.push(...oauthProblems(oauth, site));
+  if (credentials !== undefined) problems.push(...credentialProblems(credentials, site));
+  if (Object.keys(transport.headers ?? {}).some((name) => name.toLowerCase() === "authorization")) {
+    const headers = joinPath(site.prefix, ["headers"]);
+    add(
+      headers,
+      `"${headers}" must not set "Authorization" together with "${
+        joinPath(site.prefix, ["auth"])
+      }": the sign-in sends its own token`,
+    );
+  }
+  return problems;
+}
+
+function oauthProblems(
+  oauth: NonNullable<NonNullable<HttpTransportShape["auth"]>["oauth"]>,
+  site: ProblemSite,
+): PolicyProblem[] {
+  const problems: PolicyProblem[] = [];
+  const at = (key: string) => joinPath(site.prefix, ["auth", "oauth", key]);
+  const add = (key: string, message: string) =>
+    problems.push({ source: site.source, server: site.server, path: at(key), message });
+  if (oauth.clientId === undefined) {
+    for (const key of ["issuer", "clientSecretEnv", "tokenEndpointAuthMethod"] as const) {
+      if (oauth[key] !== undefined) {
+        add(key, `"${at(key)}" needs "${at("clientId")}": it describes a pre-registered client`);
+      }
+    }
+  } else if (oauth.issuer === undefined) {
+    add(
+      "issuer",
+      `"${at("issuer")}" is required with "${
+        at("clientId")
+      }": a pre-registered client is used only with the authorization server that issued it`,
+    );
+  } else if (!isHttpsOrLoopback(oauth.issuer)) {
+    add(
+      "issuer",
+      `"${at("issuer")}" must be an https URL (http only on localhost), received ${
+        JSON.stringify(oauth.issuer)
+      }`,
+    );
+  }
+  if (
+    oauth.tokenEndpointAuthMethod !== undefined && oauth.tokenEndpointAuthMethod !== "none" &&
+    oauth.clientSecretEnv === undefined
+  ) {
+    add(
+      "tokenEndpointAuthMethod",
+      `"${at("tokenEndpointAuthMethod")}" is "${oauth.tokenEndpointAuthMethod}", which needs "${
+        at("clientSecretEnv")
+      }"`,
+    );
+  }
+  if (oauth.clientMetadataUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(oauth.clientMetadataUrl);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || url.protocol !== "https:" || url.pathname === "/" || url.hash !== "") {
+      add(
+        "clientMetadataUrl",
+        `"${
+          at("clientMetadataUrl")
+        }" must be an https URL with a path and no fragment (it is the client id), received ${
+          JSON.stringify(oauth.clientMetadataUrl)
+        }`,
+      );
+    }
+  }
+  return problems;
+}
+
+function isHttpsOrLoopback(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "https:" || (url.protocol === "http:" && hasLoopbackHost(url));
+  } catch {
+    return false;
+  }
+}
+
+/** Client credentials need exactly one secret source. */
+function credentialProblems(
+  credentials: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string },
+  site: ProblemSite,
+): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
   const path = joinPath(site.prefix, ["auth", "clientCredentials"]);
   const add = (at: string, message: string) =>
@@ -130,15 +241,6 @@ function authProblems(transport: HttpTransportShape, site: ProblemSite): PolicyP
       `"${path}" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received ${
         secret ? "both" : "neither"
       }`,
-    );
-  }
-  if (Object.keys(transport.headers ?? {}).some((name) => name.toLowerCase() === "authorization")) {
-    const headers = joinPath(site.prefix, ["headers"]);
-    add(
-      headers,
-      `"${headers}" must not set "Authorization" together with "${
-        joinPath(site.prefix, ["auth"])
-      }": the sign-in sends its own token`,
     );
   }
   return problems;

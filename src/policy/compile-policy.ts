@@ -43,12 +43,32 @@ export interface CompiledHttpTransport {
   readonly auth?: CompiledUpstreamAuth | undefined;
 }
 
+/** A resolved `transport.auth`: environment variable names, never their values. */
+export type CompiledUpstreamAuth = CompiledClientCredentials | CompiledOAuthSignIn;
+
+/** A resolved `transport.auth.oauth`. */
+export interface CompiledOAuthSignIn {
+  /** Always `"authorization_code"`. */
+  readonly kind: "authorization_code";
+  /** Scopes asked for; empty means the server's challenge, else its metadata's, else none. */
+  readonly scopes: readonly string[];
+  /** The pre-registered client, bound to its issuer. */
+  readonly client?: {
+    readonly clientId: string;
+    readonly issuer: string;
+    readonly secretEnv?: string | undefined;
+    readonly method?: "none" | "client_secret_basic" | "client_secret_post" | undefined;
+  } | undefined;
+  /** The Client ID Metadata Document URL. */
+  readonly clientMetadataUrl?: string | undefined;
+}
+
 /**
  * A resolved `transport.auth.clientCredentials`: names of environment variables, never their
  * values (those are read when the first token is needed).
  */
-export interface CompiledUpstreamAuth {
-  /** Always `"client_credentials"`: the only grant of this version. */
+export interface CompiledClientCredentials {
+  /** Always `"client_credentials"`. */
   readonly kind: "client_credentials";
   /** The client id registered at the authorization server. */
   readonly clientId: string;
@@ -415,6 +435,18 @@ function resolveTransport(transport: Policy["transport"]): CompiledHttpTransport
 }
 
 function resolveAuth(auth: UpstreamAuth): CompiledUpstreamAuth {
+  if (auth.oauth !== undefined) {
+    const { clientId, issuer, clientSecretEnv, tokenEndpointAuthMethod, clientMetadataUrl, scopes } =
+      auth.oauth;
+    return {
+      kind: "authorization_code",
+      scopes: [...scopes ?? []],
+      client: clientId === undefined
+        ? undefined
+        : { clientId, issuer: issuer ?? "", secretEnv: clientSecretEnv, method: tokenEndpointAuthMethod },
+      clientMetadataUrl,
+    };
+  }
   const { clientId, clientSecretEnv, privateKeyEnv, algorithm, scopes } = auth.clientCredentials;
   return {
     kind: "client_credentials",

@@ -167,9 +167,27 @@ const scopeToken = v.pipe(
   v.regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a scope such as "mcp:tools"'),
 );
 
-/** The schema of `transport.auth` (exactly one secret source is checked in `_policy-problems.ts`). */
+/**
+ * The schema of `transport.auth` (exactly one grant, exactly one secret source, and `issuer`
+ * with `clientId` are checked in `_policy-problems.ts`).
+ */
 export const UpstreamAuthSchema: v.GenericSchema = v.object({
-  clientCredentials: v.object({
+  oauth: v.exactOptional(v.object({
+    scopes: v.exactOptional(v.array(scopeToken, "a list of scopes")),
+    clientId: v.exactOptional(
+      v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non-empty client id")),
+    ),
+    issuer: v.exactOptional(v.string("an authorization server's issuer URL")),
+    clientSecretEnv: v.exactOptional(envName),
+    tokenEndpointAuthMethod: v.exactOptional(
+      v.picklist(
+        ["none", "client_secret_basic", "client_secret_post"],
+        'one of "none", "client_secret_basic", "client_secret_post"',
+      ),
+    ),
+    clientMetadataUrl: v.exactOptional(v.string("an https URL with a path")),
+  }, "an object { scopes?, clientId?, issuer?, clientSecretEnv?, clientMetadataUrl? }")),
+  clientCredentials: v.exactOptional(v.object({
     clientId: v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non-empty client id")),
     clientSecretEnv: v.exactOptional(envName),
     privateKeyEnv: v.exactOptional(envName),
@@ -177,8 +195,8 @@ export const UpstreamAuthSchema: v.GenericSchema = v.object({
       v.picklist(["ES256", "RS256", "PS256", "EdDSA"], 'one of "ES256", "RS256", "PS256", "EdDSA"'),
     ),
     scopes: v.exactOptional(v.array(scopeToken, "a list of scopes")),
-  }, "an object { clientId, clientSecretEnv } or { clientId, privateKeyEnv }"),
-}, "an object { clientCredentials }");
+  }, "an object { clientId, clientSecretEnv } or { clientId, privateKeyEnv }")),
+}, "an object { oauth } or { clientCredentials }");
 
 /** The two transport shapes, told apart by `command` (stdio) or `url` (HTTP). */
 export const TransportSchemas: { readonly http: v.GenericSchema; readonly stdio: v.GenericSchema } = {

@@ -42,10 +42,48 @@ export interface HttpTransport {
   readonly auth?: UpstreamAuth;
 }
 
-/** How sluice signs in to an OAuth-protected MCP server (`transport.auth`). */
-export interface UpstreamAuth {
-  /** Machine-to-machine sign-in with the client credentials grant (no person takes part). */
-  readonly clientCredentials: ClientCredentialsAuth;
+/**
+ * How sluice signs in to an OAuth-protected MCP server (`transport.auth`): exactly one of
+ * `oauth` (a person signs in) and `clientCredentials` (machine to machine).
+ */
+export type UpstreamAuth =
+  | { readonly oauth: OAuthSignIn; readonly clientCredentials?: undefined }
+  | { readonly clientCredentials: ClientCredentialsAuth; readonly oauth?: undefined };
+
+/**
+ * A person signs in with the authorization code grant (the MCP authorization spec: PKCE,
+ * resource indicators, refresh). sluice identifies itself to the authorization server with the
+ * pre-registered `clientId` when given, else with its Client ID Metadata Document where the
+ * server supports them, else by Dynamic Client Registration. Tokens are kept per server and
+ * caller in the client's token store.
+ */
+export interface OAuthSignIn {
+  /**
+   * Scopes asked for. @default the scopes of the server's challenge, else every scope of its
+   * resource metadata's `scopes_supported`, else none (`offline_access` is added when the
+   * authorization server lists it)
+   */
+  readonly scopes?: readonly string[];
+  /** A client id registered with the authorization server beforehand (needs `issuer`). */
+  readonly clientId?: string;
+  /**
+   * The issuer of the authorization server `clientId` is registered with: the client is used
+   * there only (another authorization server is an error, not a silent reuse).
+   */
+  readonly issuer?: string;
+  /** The environment variable holding `clientId`'s secret, for a confidential client. */
+  readonly clientSecretEnv?: string;
+  /**
+   * How `clientId` authenticates at the token endpoint.
+   * @default "client_secret_basic" with a secret (or "client_secret_post" when that is all the server lists), else "none"
+   */
+  readonly tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post";
+  /**
+   * The URL of sluice's Client ID Metadata Document (an `https:` URL with a path, serving a
+   * document whose `client_id` is that URL), used as the client id where the authorization
+   * server supports them. The gateway serves its own at `/oauth/client-metadata.json`.
+   */
+  readonly clientMetadataUrl?: string;
 }
 
 /**

@@ -36,7 +36,7 @@ export interface OutgoingRequest {
 
 /** A request that ended before any response could be read. */
 export type FetchFailure =
-  | { readonly kind: "network_error"; readonly message: string }
+  | { readonly kind: "network_error"; readonly message: string; readonly cause?: unknown }
   | { readonly kind: "redirect_refused"; readonly message: string };
 
 /** How sending ended: a response to read, an abort, or a failure. */
@@ -70,7 +70,9 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
     } catch (error) {
       if (request.signal.aborted) return { kind: "aborted" };
       // A failed sign-in (transport.auth) says what went wrong itself, secrets left out.
-      if (error instanceof UpstreamAuthError) return { kind: "network_error", message: error.message };
+      if (error instanceof UpstreamAuthError) {
+        return { kind: "network_error", message: error.message, cause: error };
+      }
       return { kind: "network_error", message: `request to ${url} failed: ${describe(error)}` };
     }
     if (![301, 302, 303, 307, 308].includes(response.status)) return { kind: "fetched", response };

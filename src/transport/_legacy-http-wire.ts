@@ -119,7 +119,7 @@ export class LegacyHttpWire {
     if (sent.kind === "aborted") {
       throw new ConnectionError("aborted", `${method} to ${transport.url} was aborted`);
     }
-    if (sent.kind === "network_error") throw new ConnectionError("http", sent.message);
+    if (sent.kind === "network_error") throw new ConnectionError("http", sent.message, { cause: sent.cause });
     if (sent.kind === "redirect_refused") {
       throw new ConnectionError("http", `${method} to ${transport.url}: ${sent.message}`);
     }

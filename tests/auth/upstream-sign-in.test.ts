@@ -4,6 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { exportPKCS8, generateKeyPair } from "jose";
+import { createMemoryTokenStore } from "../../src/auth/token-store.ts";
 import { createUpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
 import { UpstreamAuthError } from "../../src/auth/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
@@ -49,10 +50,13 @@ function signIn(clientCredentials: ClientCredentialsAuth, fetch: Fetcher, env: R
     throw new Error("expected an HTTP transport with auth");
   }
   return createUpstreamSignIn({
+    server: "s",
     transport: { ...transport, auth: transport.auth },
     fetch,
     environment: (name) => env[name],
     clock: { now: () => 0 },
+    tokens: createMemoryTokenStore({ clock: { now: () => 0 } }),
+    clientName: "test",
   }).fetcher();
 }
 

@@ -34,6 +34,7 @@ function fillForm(schema: { properties?: Record<string, Record<string, unknown>>
 }
 
 let beforeAnswer: (() => Promise<void>) | undefined;
+let client: Client;
 
 const handler = defineHandler({
   elicitationModes: ["form", "url"],
@@ -48,6 +49,18 @@ const handler = defineHandler({
     model: "none",
   }),
   roots: () => ({ roots: [] }),
+  // The suite's authorization server approves at once: its authorization endpoint redirects
+  // straight to the redirect URI, so "showing" the URL is following it to its Location.
+  authorize: async (request) => {
+    const response = await fetch(request.url, { redirect: "manual" });
+    await response.body?.cancel();
+    const location = response.headers.get("location");
+    if (location === null) {
+      throw new Error(`the authorization endpoint answered HTTP ${response.status}, no redirect`);
+    }
+    await client.completeAuthorization(SERVER, new URL(location, request.url).href);
+    return { action: "accept" };
+  },
 });
 
 /** Ignores a server that does not implement an optional method. */
@@ -131,7 +144,24 @@ const actions: Record<string, Action> = {
  */
 function authFor(context: Record<string, unknown>): { auth?: UpstreamAuth } {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
-  if (!scenario.startsWith("auth/client-credentials-") || typeof context.client_id !== "string") return {};
+  if (!scenario.startsWith("auth/")) return {};
+  if (!scenario.startsWith("auth/client-credentials-")) {
+    // A person signs in (the authorization code grant); pre-registration's context names the client.
+    if (typeof context.client_id !== "string") return { auth: { oauth: {} } };
+    process.env.SLUICE_CONFORMANCE_CLIENT_SECRET = String(context.client_secret ?? "");
+    return {
+      auth: {
+        oauth: {
+          clientId: context.client_id,
+          issuer: String(context.issuer ?? ""),
+          ...(context.client_secret === undefined
+            ? {}
+            : { clientSecretEnv: "SLUICE_CONFORMANCE_CLIENT_SECRET" }),
+        },
+      },
+    };
+  }
+  if (typeof context.client_id !== "string") return {};
   if (typeof context.private_key_pem === "string") {
     process.env.SLUICE_CONFORMANCE_PRIVATE_KEY = context.private_key_pem;
     const algorithm = String(context.signing_algorithm ?? "ES256") as "ES256";
@@ -160,14 +190,25 @@ async function main(): Promise<void> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown>;
   if (!/^https?:\/\//.test(url)) throw new Error(`expected the server URL last, received "${url}"`);
   const era = version === "2026-07-28" ? "modern" : "legacy";
-  const client = createClient({
+  client = createClient({
     name: "sluice-conformance",
     handler,
     policies: [{ server: SERVER, transport: { url, ...authFor(context) }, era }],
+    signIn: {
+      redirectUri: "http://localhost:3000/callback",
+      // The id the suite's CIMD scenarios expect; used only where the server supports them.
+      clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    },
   });
   try {
-    // Scenarios without their own action (auth/*, json-schema-ref-no-deref, …): list the tools.
-    await (actions[scenario] ?? ((c: Client) => c.listTools(SERVER).then(() => {})))(client, context);
+    // Scenarios without their own action (json-schema-ref-no-deref, …): list the tools. The
+    // auth/* ones also call each tool: the real work a token is for (step-up needs a call).
+    const fallback: Action = scenario.startsWith("auth/")
+      ? async (c) => {
+        for (const tool of (await c.listTools(SERVER)).tools) await c.callTool(SERVER, tool.name);
+      }
+      : (c) => c.listTools(SERVER).then(() => {});
+    await (actions[scenario] ?? fallback)(client, context);
   } finally {
     await client.close();
   }

@@ -372,6 +372,63 @@ describe("compilePolicy() transport.auth", () => {
     });
   });
 
+  test("transport.auth.oauth: a pre-registered client names its issuer; the rest needs clientId; the metadata URL is https with a path", () => {
+    const oauth = (value: Record<string, unknown>) =>
+      messages({ server: "a", transport: { url, auth: { oauth: value } } });
+    assert.deepEqual(oauth({ clientId: "c" }), [[
+      "transport.auth.oauth.issuer",
+      '"transport.auth.oauth.issuer" is required with "transport.auth.oauth.clientId": a pre-registered client is used only with the authorization server that issued it',
+    ]]);
+    assert.deepEqual(oauth({ clientId: "c", issuer: "http://as.example.com" }), [[
+      "transport.auth.oauth.issuer",
+      '"transport.auth.oauth.issuer" must be an https URL (http only on localhost), received "http://as.example.com"',
+    ]]);
+    assert.deepEqual(oauth({ issuer: "https://as.example.com", clientSecretEnv: "S" }), [
+      [
+        "transport.auth.oauth.issuer",
+        '"transport.auth.oauth.issuer" needs "transport.auth.oauth.clientId": it describes a pre-registered client',
+      ],
+      [
+        "transport.auth.oauth.clientSecretEnv",
+        '"transport.auth.oauth.clientSecretEnv" needs "transport.auth.oauth.clientId": it describes a pre-registered client',
+      ],
+    ]);
+    assert.deepEqual(
+      oauth({
+        clientId: "c",
+        issuer: "https://as.example.com",
+        tokenEndpointAuthMethod: "client_secret_post",
+      }),
+      [[
+        "transport.auth.oauth.tokenEndpointAuthMethod",
+        '"transport.auth.oauth.tokenEndpointAuthMethod" is "client_secret_post", which needs "transport.auth.oauth.clientSecretEnv"',
+      ]],
+    );
+    assert.deepEqual(oauth({ clientMetadataUrl: "https://sluice.example.com/" }), [[
+      "transport.auth.oauth.clientMetadataUrl",
+      '"transport.auth.oauth.clientMetadataUrl" must be an https URL with a path and no fragment (it is the client id), received "https://sluice.example.com/"',
+    ]]);
+    assert.deepEqual(oauth({ clientSecret: "hunter2" }), [[
+      "transport.auth.oauth.clientSecret",
+      '"transport.auth.oauth.clientSecret" is not a policy option (did you mean "transport.auth.oauth.clientSecretEnv"?)',
+    ]]);
+    const { transport } = compilePolicy({
+      server: "a",
+      transport: {
+        url,
+        auth: {
+          oauth: { clientId: "c", issuer: "https://as.example.com", clientSecretEnv: "S", scopes: ["repo"] },
+        },
+      },
+    });
+    assert.deepEqual(transport.kind === "http" ? transport.auth : undefined, {
+      kind: "authorization_code",
+      scopes: ["repo"],
+      client: { clientId: "c", issuer: "https://as.example.com", secretEnv: "S", method: undefined },
+      clientMetadataUrl: undefined,
+    });
+  });
+
   test("refuses both secret sources, neither, unknown keys and an Authorization header beside auth", () => {
     assert.deepEqual(withAuth({ clientId: "c", clientSecretEnv: "S", privateKeyEnv: "K" }), [[
       "transport.auth.clientCredentials",
@@ -385,12 +442,23 @@ describe("compilePolicy() transport.auth", () => {
       "transport.auth.clientCredentials.clientSecret",
       '"transport.auth.clientCredentials.clientSecret" is not a policy option (did you mean "transport.auth.clientCredentials.clientSecretEnv"?)',
     ]]);
+    assert.deepEqual(messages({ server: "a", transport: { url, auth: { oauth: {} } } }), []);
     assert.deepEqual(
-      messages({ server: "a", transport: { url, auth: { oauth: {} } } }),
-      [
-        ["transport.auth.clientCredentials", '"transport.auth.clientCredentials" is required'],
-        ["transport.auth.oauth", '"transport.auth.oauth" is not a policy option'],
-      ],
+      messages({ server: "a", transport: { url, auth: {} } }),
+      [[
+        "transport.auth",
+        '"transport.auth" must name exactly one of "oauth" (a person signs in) and "clientCredentials" (machine to machine), received neither',
+      ]],
+    );
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url, auth: { oauth: {}, clientCredentials: { clientId: "c", clientSecretEnv: "S" } } },
+      }),
+      [[
+        "transport.auth",
+        '"transport.auth" must name exactly one of "oauth" (a person signs in) and "clientCredentials" (machine to machine), received both',
+      ]],
     );
     assert.deepEqual(
       withAuth({ clientId: "c", clientSecretEnv: "S" }, { headers: { authorization: "Bearer x" } }),

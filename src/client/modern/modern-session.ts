@@ -206,6 +206,10 @@ export class ModernSession {
             },
           );
         case "network_error":
+          throw new ClientError("transport", `Server "${serverId}": ${outcome.message}`, {
+            serverId,
+            ...(outcome.cause === undefined ? {} : { cause: outcome.cause }),
+          });
         case "redirect_refused":
           throw new ClientError("transport", `Server "${serverId}": ${outcome.message}`, { serverId });
       }

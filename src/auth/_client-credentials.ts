@@ -1,0 +1,101 @@
+/**
+ * The client credentials grant (machine to machine, no person takes part): a pre-registered
+ * confidential client authenticates with a secret (`client_secret_basic`, or
+ * `client_secret_post` when that is all the server lists) or a private key (`private_key_jwt`).
+ *
+ * @module
+ */
+import { importPKCS8 } from "jose";
+import * as oauth from "oauth4webapi";
+import type { Clock } from "../chain/verdict.ts";
+import type { CompiledClientCredentials } from "../policy/compile-policy.ts";
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import { requestOptions } from "./_discovery.ts";
+import { clientSecretBasic, describeTokenFailure, type EnvironmentReader } from "./_token-request.ts";
+import type { Grant } from "./authorization-code.ts";
+import { UpstreamAuthError } from "./upstream-auth-error.ts";
+
+/** What a client credentials token request needs. */
+export interface ClientCredentialsOptions {
+  readonly auth: CompiledClientCredentials;
+  readonly fetch: Fetcher;
+  readonly environment: EnvironmentReader;
+  readonly clock: Clock;
+}
+
+/**
+ * Asks for a token with the client credentials grant.
+ *
+ * @param as The authorization server's metadata.
+ * @param resource The resource (RFC 8707).
+ * @param scopes The scopes, or none.
+ * @param options The policy's client, the fetch, the environment and the clock.
+ * @param signal Aborts the request.
+ * @returns The tokens (never a refresh token: none is needed).
+ * @throws {UpstreamAuthError} When a secret is missing or the server refuses.
+ */
+export async function requestClientCredentialsToken(
+  as: oauth.AuthorizationServer,
+  resource: string,
+  scopes: readonly string[],
+  options: ClientCredentialsOptions,
+  signal: AbortSignal | undefined,
+): Promise<Grant> {
+  const { auth } = options;
+  const endpoint = new URL(as.token_endpoint ?? as.issuer);
+  const client: oauth.Client = { client_id: auth.clientId };
+  const parameters = new URLSearchParams({ resource });
+  if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
+  const authentication = await clientAuthentication(as, options);
+  const http = requestOptions<"POST", URLSearchParams>(endpoint, options.fetch, signal);
+  let result: oauth.TokenEndpointResponse;
+  try {
+    const response = await oauth.clientCredentialsGrantRequest(as, client, authentication, parameters, http);
+    result = await oauth.processClientCredentialsResponse(as, client, response);
+  } catch (error) {
+    if (signal?.aborted === true) throw signal.reason;
+    throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(as.issuer, error)}`);
+  }
+  if (result.token_type.toLowerCase() !== "bearer") {
+    throw new UpstreamAuthError(
+      `sign-in failed: the authorization server "${as.issuer}" issued a "${result.token_type}" token, expected "Bearer"`,
+    );
+  }
+  return {
+    accessToken: result.access_token,
+    expiresAt: result.expires_in === undefined ? null : options.clock.now() + result.expires_in * 1000,
+    scopes,
+    issuer: as.issuer,
+    clientId: auth.clientId,
+  };
+}
+
+/** `client_secret_basic` (or `client_secret_post` when that is all the server lists), or `private_key_jwt`. */
+async function clientAuthentication(
+  as: oauth.AuthorizationServer,
+  options: ClientCredentialsOptions,
+): Promise<oauth.ClientAuth> {
+  const { credential } = options.auth;
+  const setting = credential.kind === "secret" ? "clientSecretEnv" : "privateKeyEnv";
+  const value = options.environment(credential.env);
+  if (value === undefined || value === "") {
+    throw new UpstreamAuthError(
+      `sign-in failed: the environment variable "${credential.env}" named by "transport.auth.clientCredentials.${setting}" is not set`,
+    );
+  }
+  if (credential.kind === "private_key") {
+    let key: CryptoKey;
+    try {
+      key = await importPKCS8(value, credential.algorithm);
+    } catch {
+      throw new UpstreamAuthError(
+        `sign-in failed: the environment variable "${credential.env}" does not hold a PKCS#8 PEM private key for "${credential.algorithm}"`,
+      );
+    }
+    return oauth.PrivateKeyJwt({ key });
+  }
+  const methods = as.token_endpoint_auth_methods_supported;
+  const postOnly = methods !== undefined && methods.includes("client_secret_post") &&
+    !methods.includes("client_secret_basic");
+  return postOnly ? oauth.ClientSecretPost(value) : clientSecretBasic(value);
+}

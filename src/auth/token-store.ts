@@ -1,0 +1,132 @@
+/**
+ * Where upstream sign-ins keep what they must remember: tokens (per server and principal),
+ * client registrations (per server and authorization server), and sign-ins in progress (per
+ * `state`, for a few minutes). One small interface of strings, so any key-value store fits:
+ * the memory store here (the default: one process or isolate), the Upstash store of
+ * `@sluice/mcp/upstash` (every isolate and instance; values encrypted with AES-GCM), the file
+ * store of `@sluice/mcp/legacy` (the command line; owner-only permissions).
+ *
+ * Plugging another store (Deno KV, a Durable Object's storage, a database): implement the four
+ * methods over it. `claim` must be atomic across everything that shares the store (Deno KV: an
+ * `atomic()` check that the key is absent, then a set with `expireIn`; a Durable Object: its
+ * single-threaded storage). Values hold tokens: encrypt them at rest unless the store does.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryTokenStore } from "./token-store.ts";
+ * const store = createMemoryTokenStore();
+ * await store.set("k", "v", 60_000);
+ * console.log(await store.get("k")); // v
+ * console.log(await store.claim("once", 60_000), await store.claim("once", 60_000)); // true false
+ * ```
+ *
+ * @module
+ */
+import { type Clock, systemClock } from "../chain/verdict.ts";
+
+/**
+ * A key-value store for upstream sign-ins. Keys are printable ASCII without spaces, at most 512
+ * characters; values are strings (JSON) of at most 64 KiB.
+ */
+export interface TokenStore {
+  /**
+   * The value of `key`, or `undefined` when absent or expired.
+   *
+   * @param key The key.
+   * @returns The value.
+   */
+  get(key: string): Promise<string | undefined>;
+  /**
+   * Sets `key` to `value`, replacing what was there.
+   *
+   * @param key The key.
+   * @param value The value.
+   * @param ttlMs When given, the value expires after this many milliseconds.
+   */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /**
+   * Removes `key` (nothing when absent).
+   *
+   * @param key The key.
+   */
+  delete(key: string): Promise<void>;
+  /**
+   * Claims `key` for `ttlMs`, atomically for everything sharing the store: `true` the first
+   * time, `false` while claimed. Claims live apart from values (`claim("k")` never touches
+   * `get("k")`).
+   *
+   * @param key The key.
+   * @param ttlMs How long the claim holds.
+   * @returns Whether this call claimed it.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+}
+
+/** Options of {@linkcode createMemoryTokenStore}. */
+export interface MemoryTokenStoreOptions {
+  /** The clock values expire by. @default systemClock */
+  readonly clock?: Clock;
+  /**
+   * The most values (and, apart, claims) kept; past it the oldest is dropped.
+   *
+   * @default 10000
+   */
+  readonly maxKeys?: number;
+}
+
+interface Held {
+  readonly value: string;
+  readonly until: number;
+}
+
+/**
+ * Creates a token store in memory: one process or isolate, gone when it ends. Enough for one
+ * self-hosted process; a gateway on several isolates or instances needs a shared store (a
+ * sign-in started on one must be finished on whichever takes the callback).
+ *
+ * @param options The clock and the bound.
+ * @returns The store.
+ * @throws {RangeError} When `maxKeys` is not a positive integer.
+ */
+export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): TokenStore {
+  const clock = options.clock ?? systemClock;
+  const maxKeys = options.maxKeys ?? 10_000;
+  if (!Number.isSafeInteger(maxKeys) || maxKeys <= 0) {
+    throw new RangeError(
+      `createMemoryTokenStore(): "maxKeys" must be a positive integer, received "${String(maxKeys)}"`,
+    );
+  }
+  const values = new Map<string, Held>();
+  const claims = new Map<string, number>();
+  const live = (key: string): Held | undefined => {
+    const held = values.get(key);
+    if (held !== undefined && clock.now() >= held.until) {
+      values.delete(key);
+      return undefined;
+    }
+    return held;
+  };
+  const bounded = <T>(map: Map<string, T>, key: string, value: T) => {
+    map.delete(key);
+    if (map.size >= maxKeys) map.delete(map.keys().next().value as string);
+    map.set(key, value);
+  };
+  return {
+    get: (key) => Promise.resolve(live(key)?.value),
+    set: (key, value, ttlMs) => {
+      bounded(values, key, { value, until: ttlMs === undefined ? Infinity : clock.now() + ttlMs });
+      return Promise.resolve();
+    },
+    delete: (key) => {
+      values.delete(key);
+      return Promise.resolve();
+    },
+    claim: (key, ttlMs) => {
+      const now = clock.now();
+      const until = claims.get(key);
+      if (until !== undefined && now < until) return Promise.resolve(false);
+      bounded(claims, key, now + ttlMs);
+      return Promise.resolve(true);
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * A token store shared by every isolate and machine, over Upstash Redis, with every value
+ * encrypted at rest (AES-256-GCM under a key derived from a secret of the environment). Web
+ * standards only (`crypto.subtle`): it runs on Cloudflare Workers, Deno Deploy, Bun, Deno and
+ * Node.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "@upstash/redis";
+ * import { createUpstashTokenStore } from "./upstash-token-store.ts";
+ * const store = createUpstashTokenStore({
+ *   redis: new Redis({ url: "https://x.upstash.io", token: "t" }),
+ *   key: "an example secret, at least 32 bytes long",
+ * });
+ * ```
+ *
+ * @module
+ */
+import type { Redis } from "@upstash/redis";
+import { codecs } from "../_internal/encoding.ts";
+import { MAKE_A_KEY, stateKeyProblem } from "../front/sealed-state.ts";
+import { StoreUnavailableError } from "../limits/rate-limit-store.ts";
+import type { TokenStore } from "./token-store.ts";
+
+/**
+ * The part of an `@upstash/redis` client the token store uses: `get`, `set` and `del`. Any client
+ * of `@upstash/redis` (`/cloudflare`, `/fastly`, the Node entry) fits.
+ */
+export type UpstashTokenRedis = Pick<Redis, "get" | "set" | "del">;
+
+/** Options of {@linkcode createUpstashTokenStore}. */
+export interface UpstashTokenStoreOptions {
+  /** The Redis client, e.g. `new Redis({ url, token })` from `@upstash/redis/cloudflare`. */
+  readonly redis: UpstashTokenRedis;
+  /**
+   * The secret values are encrypted under: at least 32 random bytes as a string, from the
+   * environment (make one with `openssl rand -base64 32`). Changing it signs everyone out: what
+   * was stored under the old key no longer decrypts and reads as absent.
+   */
+  readonly key: string;
+  /**
+   * Prepended to every Redis key: `<prefix>:v:<key>` for values, `<prefix>:claim:<key>` for
+   * claims. Values are bound to their full Redis key, so changing the prefix signs everyone out too.
+   *
+   * @default "sluice:oauth"
+   */
+  readonly prefix?: string;
+  /**
+   * How long an operation may wait for Redis before it rejects with {@linkcode StoreUnavailableError}.
+   *
+   * @default 1000
+   */
+  readonly timeoutMs?: number;
+}
+
+/** The store's name in {@linkcode StoreUnavailableError}. */
+const STORE = "upstash";
+/** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+/**
+ * HKDF's `info`: the AES key is never the HMAC key of sealed states, even when an operator gives
+ * both the same secret.
+ */
+const KEY_INFO = "sluice token store v1";
+const VERSION = "v1";
+const IV_BYTES = 12;
+/** An AES-GCM ciphertext is at least its 16-byte tag. */
+const TAG_BYTES = 16;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Creates a token store over Upstash Redis. Values are stored as `v1.<iv>.<ciphertext>`
+ * (base64url): AES-256-GCM with a random 96-bit IV, the key derived with HKDF-SHA-256 from `key`,
+ * and the value's Redis key as additional data, so a value copied to another key does not open.
+ * A value that does not decrypt (another key, tampered with, moved) reads as absent: rotating
+ * `key` signs everyone out.
+ *
+ * It fails closed: when Redis is unreachable, answers with an error, or takes longer than
+ * `timeoutMs`, the operation rejects with {@linkcode StoreUnavailableError}. Values expire by
+ * Redis (`SET PX`); claims are `SET NX PX`, atomic for every instance sharing Redis.
+ *
+ * @param options The client, the secret, the key prefix and the timeout.
+ * @returns The store.
+ * @throws {TypeError} When `key` is not a string of at least 32 random-looking bytes.
+ * @throws {RangeError} When `timeoutMs` is not a positive integer of at most 2^31 − 1.
+ */
+export function createUpstashTokenStore(options: UpstashTokenStoreOptions): TokenStore {
+  const secret: unknown = options.key;
+  const problem = typeof secret === "string"
+    ? stateKeyProblem(secret)
+    : `must be a string, received "${typeof secret}": ${MAKE_A_KEY}`;
+  if (problem !== undefined) throw new TypeError(`createUpstashTokenStore(): "key" ${problem}`);
+  const timeoutMs = options.timeoutMs ?? 1000;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `createUpstashTokenStore(): "timeoutMs" must be a positive integer of at most "${MAX_TIMEOUT_MS}", received "${
+        String(timeoutMs)
+      }"`,
+    );
+  }
+  const { redis } = options;
+  const prefix = options.prefix ?? "sluice:oauth";
+  let derived: Promise<CryptoKey> | undefined;
+  const aesKey = () => (derived ??= deriveKey(secret as string));
+
+  return {
+    async get(key: string): Promise<string | undefined> {
+      const name = `${prefix}:v:${key}`;
+      const stored = await within(redis.get<unknown>(name), timeoutMs, "GET");
+      return typeof stored === "string" ? await open(stored, name, await aesKey()) : undefined;
+    },
+    async set(key: string, value: string, ttlMs?: number): Promise<void> {
+      const name = `${prefix}:v:${key}`;
+      const px = ttlMs === undefined ? undefined : wholeMs(ttlMs, "set");
+      const sealed = await seal(value, name, await aesKey());
+      const set = px === undefined ? redis.set(name, sealed) : redis.set(name, sealed, { px });
+      await within(set, timeoutMs, "SET");
+    },
+    async delete(key: string): Promise<void> {
+      await within(redis.del(`${prefix}:v:${key}`), timeoutMs, "DEL");
+    },
+    async claim(key: string, ttlMs: number): Promise<boolean> {
+      const px = wholeMs(ttlMs, "claim");
+      const answer = await within(
+        redis.set(`${prefix}:claim:${key}`, "1", { nx: true, px }),
+        timeoutMs,
+        "SET NX",
+      );
+      return answer === "OK";
+    },
+  };
+}
+
+/** The AES-256-GCM key of the store, from the secret's UTF-8 bytes. */
+async function deriveKey(secret: string): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
+  return await crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(KEY_INFO) },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
+}
+
+/** Encrypts `value` for the Redis key `name`: `v1.<iv>.<ciphertext>`. */
+async function seal(value: string, name: string, key: CryptoKey): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+  const ciphertext = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(name) },
+    key,
+    encoder.encode(value),
+  );
+  return `${VERSION}.${codecs.toBase64Url(iv)}.${codecs.toBase64Url(new Uint8Array(ciphertext))}`;
+}
+
+/** Decrypts what {@linkcode seal} made for `name`, or `undefined` when it does not open. */
+async function open(stored: string, name: string, key: CryptoKey): Promise<string | undefined> {
+  const [version, ivText, ciphertextText, extra] = stored.split(".");
+  if (version !== VERSION || ivText === undefined || ciphertextText === undefined || extra !== undefined) {
+    return undefined;
+  }
+  const iv = codecs.fromBase64Url(ivText);
+  const ciphertext = codecs.fromBase64Url(ciphertextText);
+  if (iv?.length !== IV_BYTES || ciphertext === undefined || ciphertext.length < TAG_BYTES) return undefined;
+  try {
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: new Uint8Array(iv), additionalData: encoder.encode(name) },
+      key,
+      new Uint8Array(ciphertext),
+    );
+    return decoder.decode(plain);
+  } catch {
+    // Another key, a tampered or moved value: absent, as the store's contract says.
+    return undefined;
+  }
+}
+
+/** `ttlMs` as Redis's `PX`: whole milliseconds, at least 1 (`PX 0` is an error in Redis). */
+function wholeMs(ttlMs: number, method: string): number {
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs)) {
+    throw new RangeError(
+      `createUpstashTokenStore().${method}(): "ttlMs" must be a finite number of milliseconds, received "${
+        String(ttlMs)
+      }"`,
+    );
+  }
+  return Math.max(1, Math.ceil(ttlMs));
+}
+
+/** Settles like `work`, or rejects after `ms` if it has not; failures become StoreUnavailableError. */
+function within<T>(work: Promise<T>, ms: number, command: string): Promise<T> {
+  const expected = `expected an answer to ${command}`;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${expected}`)),
+      ms,
+    );
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        const reason = error instanceof Error ? error.message : String(error);
+        reject(
+          new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${expected}`, {
+            cause: error,
+          }),
+        );
+      },
+    );
+  });
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

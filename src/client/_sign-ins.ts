@@ -1,0 +1,193 @@
+/**
+ * The client's upstream sign-ins: one per server whose policy has `transport.auth`, sharing the
+ * client's token store; the handler's `authorize` callback behind a URL check; and the methods
+ * that start, finish and forget a sign-in.
+ *
+ * @module
+ */
+import type { Clock } from "../chain/verdict.ts";
+import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
+import { ClientError } from "../errors.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { takeFlow } from "../auth/authorization-code.ts";
+import type { TokenStore } from "../auth/token-store.ts";
+import { UpstreamAuthError } from "../auth/upstream-auth-error.ts";
+import {
+  type Authorize,
+  createUpstreamSignIn,
+  type EnvironmentReader,
+  type UpstreamSignIn,
+} from "../auth/upstream-sign-in.ts";
+
+/** What every sign-in of a client shares. */
+export interface SignInParts {
+  readonly fetch: Fetcher;
+  readonly environment: EnvironmentReader;
+  readonly clock: Clock;
+  readonly tokens: TokenStore;
+  readonly redirectUri: string | undefined;
+  readonly clientMetadataUrl: string | undefined;
+  readonly clientName: string;
+  readonly handler: Handler | undefined;
+}
+
+/**
+ * The sign-in of one server, when its policy has `transport.auth`.
+ *
+ * @param policy The server's policy.
+ * @param parts What the client's sign-ins share.
+ * @returns The sign-in, or `undefined`.
+ */
+export function serverSignIn(policy: CompiledPolicy, parts: SignInParts): UpstreamSignIn | undefined {
+  const { transport } = policy;
+  if (transport.kind !== "http" || transport.auth === undefined) return undefined;
+  return createUpstreamSignIn({
+    ...parts,
+    server: policy.server,
+    transport: { ...transport, auth: transport.auth },
+    authorize: parts.handler?.authorize === undefined ? undefined : handlerAuthorize(policy, parts),
+  });
+}
+
+/**
+ * The handler's `authorize` behind the policy's URL rules: the authorization URL passes the
+ * same check as a URL elicitation's (an authorization server on loopback, which discovery only
+ * accepts for development, is shown as it is). After `"accept"` it waits for the flow to be
+ * completed (`completeAuthorization`) until the flow expires or the request is abandoned.
+ */
+function handlerAuthorize(policy: CompiledPolicy, parts: SignInParts): Authorize {
+  const e = policy.elicitation;
+  const urls = createElicitationUrlCheck({
+    ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
+    denyHosts: e.denyHosts,
+    allowIpHosts: e.allowIpHosts,
+    allowPrivateHosts: e.allowPrivateHosts,
+    maxUrlLength: e.maxUrlLength,
+  });
+  const authorize = parts.handler?.authorize;
+  return async (request, signal) => {
+    const url = new URL(request.url);
+    let shown: { url: string; host: string; idn: boolean };
+    if (hasLoopbackHost(url)) {
+      shown = { url: url.href, host: url.hostname, idn: false };
+    } else {
+      const verdict = urls.check({ url: request.url }, undefined);
+      if (!verdict.ok) {
+        throw new UpstreamAuthError(
+          `sign-in to "${request.server}" refused: ${
+            verdict.refusal.message.replace(
+              /^Elicitation URL refused: /,
+              "the authorization URL is refused: ",
+            )
+          }`,
+        );
+      }
+      const { context } = verdict.value;
+      shown = { url: context.url, host: context.host, idn: context.idn };
+    }
+    const abandoned = signal ?? new AbortController().signal;
+    const answer = await authorize?.({ ...shown, expiresAt: request.expiresAt }, {
+      client: parts.clientName,
+      serverId: request.server,
+      signal: abandoned,
+    });
+    if (answer?.action !== "accept") {
+      throw new UpstreamAuthError(
+        `sign-in to "${request.server}" was not made: the handler's authorize answered ${
+          JSON.stringify(answer?.action ?? String(answer))
+        }`,
+      );
+    }
+    await waitFor(request.completed, request.expiresAt - parts.clock.now(), abandoned, request.server);
+  };
+}
+
+function waitFor(completed: Promise<void>, ms: number, signal: AbortSignal, server: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new UpstreamAuthError(`sign-in to "${server}" was not completed in time`)),
+      Math.max(0, ms),
+    );
+    const onAbort = () => finish(signal.reason);
+    const finish = (error?: unknown) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    completed.then(() => finish(), (error: unknown) => finish(error ?? new Error("sign-in failed")));
+  });
+}
+
+/** The client's sign-in methods. */
+export interface SignInMethods {
+  beginAuthorization(serverId: string): Promise<{ url: string; expiresAt: number }>;
+  completeAuthorization(serverId: string, callbackUrl: string): Promise<void>;
+  signOut(serverId: string): Promise<void>;
+}
+
+/**
+ * The methods that start, finish and forget a sign-in, for the client's own principal.
+ *
+ * @param signIns The sign-in of each server that has one.
+ * @param tokens The client's token store.
+ * @param principal Whose tokens the client's calls use.
+ * @returns The methods.
+ */
+export function createSignInMethods(
+  signIns: ReadonlyMap<string, UpstreamSignIn>,
+  tokens: TokenStore,
+  principal: string,
+): SignInMethods {
+  const signInOf = (serverId: string): UpstreamSignIn => {
+    const signIn = signIns.get(serverId);
+    if (signIn === undefined) {
+      throw new ClientError("config", `Server "${serverId}" has no policy with "transport.auth.oauth"`, {
+        serverId,
+      });
+    }
+    return signIn;
+  };
+  const failed = (serverId: string, error: unknown): ClientError =>
+    error instanceof ClientError ? error : new ClientError(
+      "transport",
+      `Server "${serverId}": ${error instanceof Error ? error.message : String(error)}`,
+      { serverId, cause: error },
+    );
+  return {
+    beginAuthorization: async (serverId) => {
+      const signIn = signInOf(serverId);
+      try {
+        const { url, expiresAt } = await signIn.begin(principal);
+        return { url, expiresAt };
+      } catch (error) {
+        throw failed(serverId, error);
+      }
+    },
+    completeAuthorization: async (serverId, callbackUrl) => {
+      const signIn = signInOf(serverId);
+      try {
+        const url = new URL(callbackUrl);
+        const flow = await takeFlow(tokens, url);
+        if (flow.server !== serverId) {
+          throw new UpstreamAuthError(
+            `the callback belongs to a sign-in to "${flow.server}", not "${serverId}"`,
+          );
+        }
+        await signIn.complete(flow, url);
+      } catch (error) {
+        throw failed(
+          serverId,
+          error instanceof TypeError ? new UpstreamAuthError("the callback URL is not a URL") : error,
+        );
+      }
+    },
+    signOut: async (serverId) => {
+      await signInOf(serverId).signOut(principal);
+    },
+  };
+}

@@ -1,0 +1,242 @@
+// createFileTokenStore() on Node, Deno and Bun, in real files under a fresh temporary directory:
+// the token store contract, where the file lives by default, its permissions, atomic writes,
+// sharing between stores, and the refusal of files that are not private or not token files.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFileTokenStore, defaultTokenFile } from "../../src/auth/file-token-store.ts";
+import { contractClock, describeTokenStoreContract } from "./token-store-contract.ts";
+
+const root = await mkdtemp(join(tmpdir(), "sluice-token-file-"));
+let made = 0;
+
+/** A path in a directory of its own that does not exist yet. */
+function freshPath(): string {
+  return join(root, `d${++made}`, "sluice", "tokens.json");
+}
+
+/** The file's permission bits, as an octal string. */
+async function modeOf(path: string): Promise<string> {
+  return ((await stat(path)).mode & 0o777).toString(8).padStart(4, "0");
+}
+
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describeTokenStoreContract("createFileTokenStore()", () => {
+  const clock = contractClock();
+  return { store: createFileTokenStore({ path: freshPath(), clock }), clock };
+});
+
+describe("defaultTokenFile()", () => {
+  test("defaultTokenFile() is $SLUICE_TOKEN_FILE when set, before $XDG_CONFIG_HOME", () => {
+    assert.equal(
+      defaultTokenFile({
+        SLUICE_TOKEN_FILE: "/srv/sluice/tokens.json",
+        XDG_CONFIG_HOME: "/home/ada/.config",
+      }),
+      "/srv/sluice/tokens.json",
+    );
+  });
+
+  test("defaultTokenFile() is $XDG_CONFIG_HOME/sluice/tokens.json when SLUICE_TOKEN_FILE is unset or empty", () => {
+    assert.deepEqual(
+      [
+        defaultTokenFile({ XDG_CONFIG_HOME: "/home/ada/.config" }),
+        defaultTokenFile({ SLUICE_TOKEN_FILE: "", XDG_CONFIG_HOME: "/xdg" }),
+      ],
+      ["/home/ada/.config/sluice/tokens.json", "/xdg/sluice/tokens.json"],
+    );
+  });
+
+  test("defaultTokenFile() is ~/.config/sluice/tokens.json without XDG_CONFIG_HOME, or with a relative one", () => {
+    const home = join(homedir(), ".config", "sluice", "tokens.json");
+    assert.deepEqual(
+      [
+        defaultTokenFile({}),
+        defaultTokenFile({ XDG_CONFIG_HOME: "" }),
+        defaultTokenFile({ XDG_CONFIG_HOME: "cfg" }),
+      ],
+      [home, home, home],
+    );
+  });
+});
+
+describe("createFileTokenStore()", () => {
+  test("createFileTokenStore() creates the file with mode 0600 in directories created with mode 0700", async () => {
+    const base = join(root, `d${++made}`);
+    const path = join(base, "config", "sluice", "tokens.json");
+    const store = createFileTokenStore({ path });
+    assert.equal(await store.get("k"), undefined);
+    const createdByGet = await readdir(root);
+    await store.set("k", "v");
+    assert.deepEqual(
+      [
+        createdByGet.includes(`d${made}`),
+        await modeOf(join(base, "config")),
+        await modeOf(join(base, "config", "sluice")),
+        await modeOf(path),
+      ],
+      [false, "0700", "0700", "0600"],
+    );
+  });
+
+  test("createFileTokenStore() writes the version, the values with their expiry and the claims, as JSON", async () => {
+    const path = freshPath();
+    const clock = contractClock(5000);
+    const store = createFileTokenStore({ path, clock });
+    await store.set("token:github:alice", '{"access_token":"at"}', 1000);
+    await store.set("registration:github", "{}");
+    await store.claim("state:n1", 600_000);
+    assert.deepEqual(JSON.parse(await readFile(path, "utf8")), {
+      version: 1,
+      values: {
+        "token:github:alice": { value: '{"access_token":"at"}', until: 6000 },
+        "registration:github": { value: "{}" },
+      },
+      claims: { "state:n1": 605_000 },
+    });
+  });
+
+  test("createFileTokenStore() drops expired values and claims when it writes", async () => {
+    const path = freshPath();
+    const clock = contractClock(0);
+    const store = createFileTokenStore({ path, clock });
+    await store.set("short", "s", 100);
+    await store.set("long", "l", 10_000);
+    await store.claim("brief", 100);
+    await store.claim("held", 10_000);
+    clock.advance(100);
+    await store.set("new", "n");
+    assert.deepEqual(JSON.parse(await readFile(path, "utf8")), {
+      version: 1,
+      values: { long: { value: "l", until: 10_000 }, new: { value: "n" } },
+      claims: { held: 10_000 },
+    });
+  });
+
+  test("createFileTokenStore() leaves no temporary file behind after sets, deletes and claims", async () => {
+    const path = freshPath();
+    const store = createFileTokenStore({ path });
+    for (let i = 0; i < 5; i++) await store.set(`k${i}`, `v${i}`, 60_000);
+    await store.delete("k0");
+    await store.claim("c", 60_000);
+    await Promise.all(Array.from({ length: 5 }, (_, i) => store.set(`p${i}`, "x")));
+    assert.deepEqual(await readdir(join(path, "..")), ["tokens.json"]);
+  });
+
+  test("createFileTokenStore() runs one process's concurrent operations one at a time: none is lost", async () => {
+    const path = freshPath();
+    const first = createFileTokenStore({ path });
+    const second = createFileTokenStore({ path });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? first : second).set(`k${i}`, String(i))),
+    );
+    const claims = await Promise.all(Array.from({ length: 4 }, () => first.claim("once", 60_000)));
+    const values = await Promise.all(Array.from({ length: 20 }, (_, i) => second.get(`k${i}`)));
+    assert.deepEqual([values, claims.filter(Boolean).length], [
+      Array.from({ length: 20 }, (_, i) => String(i)),
+      1,
+    ]);
+  });
+
+  test("createFileTokenStore() shares one file between stores: each sees the other's values, deletes and claims", async () => {
+    const path = freshPath();
+    const first = createFileTokenStore({ path });
+    const second = createFileTokenStore({ path });
+    await first.set("a", "1");
+    await second.set("b", "2");
+    const seen = [await second.get("a"), await first.get("b")];
+    await second.delete("a");
+    assert.deepEqual(
+      [seen, await first.get("a"), await first.claim("n", 60_000), await second.claim("n", 60_000)],
+      [["1", "2"], undefined, true, false],
+    );
+  });
+
+  test("createFileTokenStore() refuses a file with mode 0644, naming it and chmod 600, and leaves it as it was", async () => {
+    const path = freshPath();
+    await createFileTokenStore({ path }).set("k", "v");
+    await chmod(path, 0o644);
+    const before = await readFile(path, "utf8");
+    const store = createFileTokenStore({ path });
+    const refusal = {
+      name: "Error",
+      message:
+        `Token file "${path}" has mode "0644", so others may read its tokens: expected "0600", run chmod 600 "${path}"`,
+    };
+    await assert.rejects(store.get("k"), refusal);
+    await assert.rejects(store.set("k", "w"), refusal);
+    await assert.rejects(store.claim("c", 1000), refusal);
+    assert.deepEqual([await readFile(path, "utf8"), await modeOf(path)], [before, "0644"]);
+    await chmod(path, 0o600);
+    assert.equal(await store.get("k"), "v");
+  });
+
+  test("createFileTokenStore() refuses a file that is not JSON, naming it and the format expected", async () => {
+    const path = freshPath();
+    await mkdir(join(path, ".."), { recursive: true });
+    await writeFile(path, "{ not json", { mode: 0o600 });
+    await assert.rejects(createFileTokenStore({ path }).get("k"), {
+      name: "Error",
+      message: `Token file "${path}" is not JSON: expected a token file {"version": 1, "values": ` +
+        `{<key>: {"value": <string>, "until"?: <ms>}}, "claims": {<key>: <ms>}}`,
+    });
+    assert.equal(await readFile(path, "utf8"), "{ not json");
+  });
+
+  test("createFileTokenStore() refuses JSON that is not a token file, naming where it differs, and never overwrites it", async () => {
+    const path = freshPath();
+    await mkdir(join(path, ".."), { recursive: true });
+    const format =
+      '{"version": 1, "values": {<key>: {"value": <string>, "until"?: <ms>}}, "claims": {<key>: <ms>}}';
+    const cases: Array<[unknown, string]> = [
+      [{ version: 2, values: {}, claims: {} }, "$.version: expected 1, received 2"],
+      [
+        { version: 1, values: { k: { value: 1 } }, claims: {} },
+        "$.values.k.value: expected string, received 1",
+      ],
+      [{ version: 1, values: {}, claims: { c: "soon" } }, '$.claims.c: expected number, received "soon"'],
+      [[], "$: expected Object, received Array"],
+    ];
+    const messages: string[] = [];
+    for (const [contents] of cases) {
+      await writeFile(path, JSON.stringify(contents), { mode: 0o600 });
+      const store = createFileTokenStore({ path });
+      await store.set("k", "v").catch((error: Error) => messages.push(error.message));
+      assert.equal(await readFile(path, "utf8"), JSON.stringify(contents));
+    }
+    assert.deepEqual(
+      messages,
+      cases.map(([, where]) => `Token file "${path}" is not a token file ${format}: ${where}`),
+    );
+  });
+
+  test("createFileTokenStore() keeps keys such as __proto__ as ordinary keys", async () => {
+    const path = freshPath();
+    const store = createFileTokenStore({ path });
+    await store.set("__proto__", "p");
+    await store.set("constructor", "c");
+    assert.deepEqual(
+      [await store.get("__proto__"), await store.get("constructor"), await store.get("toString")],
+      ["p", "c", undefined],
+    );
+  });
+
+  test("createFileTokenStore() refuses a ttlMs that is not a finite number with a RangeError", async () => {
+    const store = createFileTokenStore({ path: freshPath() });
+    await assert.rejects(store.set("k", "v", Number.NaN), {
+      name: "RangeError",
+      message:
+        'createFileTokenStore().set(): "ttlMs" must be a finite number of milliseconds, received "NaN"',
+    });
+    await assert.rejects(store.claim("k", Infinity), {
+      name: "RangeError",
+      message:
+        'createFileTokenStore().claim(): "ttlMs" must be a finite number of milliseconds, received "Infinity"',
+    });
+  });
+});

@@ -1,0 +1,261 @@
+// createUpstashTokenStore() over @upstash/redis, the project's REST shim and a real redis-server:
+// the token store contract; what lands in Redis (ciphertext only, bound to its key, under the
+// documented names and ttls); values that do not open read as absent; fail-closed when Redis is
+// away or slow; and the refusal of weak keys.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Redis } from "@upstash/redis";
+import { codecs } from "../../src/_internal/encoding.ts";
+import { createUpstashTokenStore } from "../../src/auth/upstash-token-store.ts";
+import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
+import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
+import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { describeTokenStoreContract } from "./token-store-contract.ts";
+
+const KEY = "upstash-token-store-test-key-0123456789abcdef";
+const OTHER_KEY = "another-token-store-test-key-fedcba9876543210";
+/** A stored value: v1, a 96-bit IV and the ciphertext with its tag, base64url. */
+const SEALED = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22,}$/;
+
+/** A client for `shim` that does not retry, so nothing is left running after a test. */
+function client(shim: UpstashShim): Redis {
+  return new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false });
+}
+
+/** Opens a stored value the way the store's documentation says it is sealed, independently of it. */
+async function openByHand(stored: string, secret: string, redisKey: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
+  const key = await crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode("sluice token store v1") },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["decrypt"],
+  );
+  const [, iv, ciphertext] = stored.split(".");
+  const plain = await crypto.subtle.decrypt(
+    {
+      name: "AES-GCM",
+      iv: new Uint8Array(codecs.fromBase64Url(iv ?? "")!),
+      additionalData: encoder.encode(redisKey),
+    },
+    key,
+    new Uint8Array(codecs.fromBase64Url(ciphertext ?? "")!),
+  );
+  return new TextDecoder().decode(plain);
+}
+
+describe("createUpstashTokenStore() options", () => {
+  const redis = new Redis({
+    url: "http://127.0.0.1:9",
+    token: "t",
+    retry: { retries: 0 },
+    enableTelemetry: false,
+  });
+
+  test("createUpstashTokenStore() refuses a key shorter than 32 bytes, a patterned key and a missing key, naming the fix", () => {
+    const messages = ["short", "ab".repeat(20), undefined].map((key) => {
+      try {
+        createUpstashTokenStore({ redis, key: key as string });
+        return "accepted";
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    });
+    assert.deepEqual(messages, [
+      'TypeError: createUpstashTokenStore(): "key" must be at least "32" bytes of random data, received "5" bytes: make one with `openssl rand -base64 32`',
+      'TypeError: createUpstashTokenStore(): "key" repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',
+      'TypeError: createUpstashTokenStore(): "key" must be a string, received "undefined": make one with `openssl rand -base64 32`',
+    ]);
+  });
+
+  test("createUpstashTokenStore() refuses a timeoutMs of 0 with a RangeError naming it", () => {
+    assert.throws(() => createUpstashTokenStore({ redis, key: KEY, timeoutMs: 0 }), {
+      name: "RangeError",
+      message:
+        'createUpstashTokenStore(): "timeoutMs" must be a positive integer of at most "2147483647", received "0"',
+    });
+  });
+});
+
+if (redisTestsEnabled()) {
+  describe("createUpstashTokenStore() over @upstash/redis, the REST shim and redis-server", () => {
+    let redis: RedisServer;
+    let shim: UpstashShim;
+    let stores = 0;
+
+    before(async () => {
+      redis = await startRedis();
+      shim = await startUpstashShim({ redisPort: redis.port });
+    });
+
+    after(async () => {
+      await shim?.stop();
+      await redis?.stop();
+    });
+
+    // A fresh prefix per test: every test starts with no values and no claims.
+    describeTokenStoreContract("createUpstashTokenStore()", () => ({
+      store: createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: `t${++stores}` }),
+    }));
+
+    test("createUpstashTokenStore() stores v1.<iv>.<ciphertext> under <prefix>:v:<key>, never the value, with its ttl", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "raw" });
+      const direct = client(shim);
+      const value = JSON.stringify({ access_token: "secret-access-token-1" });
+      await store.set("token:github:alice", value, 60_000);
+      await store.set("registration:github", value);
+      const stored = String(await direct.exec(["GET", "raw:v:token:github:alice"]));
+      const ttl = Number(await direct.exec(["PTTL", "raw:v:token:github:alice"]));
+      assert.deepEqual(
+        [
+          SEALED.test(stored),
+          stored.includes("secret-access-token"),
+          ttl > 59_000 && ttl <= 60_000,
+          await direct.exec(["PTTL", "raw:v:registration:github"]),
+          await openByHand(stored, KEY, "raw:v:token:github:alice"),
+        ],
+        [true, false, true, -1, value],
+      );
+    });
+
+    test("createUpstashTokenStore() seals the same value twice with different IVs", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "iv" });
+      const direct = client(shim);
+      await store.set("a", "same");
+      const first = String(await direct.exec(["GET", "iv:v:a"]));
+      await store.set("a", "same");
+      const second = String(await direct.exec(["GET", "iv:v:a"]));
+      assert.deepEqual([SEALED.test(first), SEALED.test(second), first === second], [true, true, false]);
+    });
+
+    test("createUpstashTokenStore() claims under <prefix>:claim:<key> with SET NX PX, apart from the values", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "cl" });
+      const direct = client(shim);
+      assert.deepEqual([await store.claim("state:n1", 600_000), await store.claim("state:n1", 600_000)], [
+        true,
+        false,
+      ]);
+      const ttl = Number(await direct.exec(["PTTL", "cl:claim:state:n1"]));
+      assert.deepEqual(
+        [
+          await direct.exec(["GET", "cl:claim:state:n1"]),
+          ttl > 599_000 && ttl <= 600_000,
+          await direct.exec([
+            "EXISTS",
+            "cl:v:state:n1",
+          ]),
+        ],
+        [1, true, 0],
+      );
+    });
+
+    test("createUpstashTokenStore() reads a value copied to another key as absent: the Redis key is authenticated", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "moved" });
+      const direct = client(shim);
+      await store.set("token:github:alice", "alice's token");
+      const stored = String(await direct.exec(["GET", "moved:v:token:github:alice"]));
+      await direct.exec(["SET", "moved:v:token:github:mallory", stored]);
+      assert.deepEqual(
+        [await store.get("token:github:mallory"), await store.get("token:github:alice")],
+        [undefined, "alice's token"],
+      );
+    });
+
+    test("createUpstashTokenStore() reads values sealed under another key as absent, and the same key reads them", async () => {
+      const prefix = "rotated";
+      await createUpstashTokenStore({ redis: client(shim), key: KEY, prefix }).set("k", "v");
+      const rotated = createUpstashTokenStore({ redis: client(shim), key: OTHER_KEY, prefix });
+      const same = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix });
+      assert.deepEqual([await rotated.get("k"), await same.get("k")], [undefined, "v"]);
+    });
+
+    test("createUpstashTokenStore() reads tampered, truncated and foreign values as absent", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "tamper" });
+      const direct = client(shim);
+      await store.set("k", "value");
+      const stored = String(await direct.exec(["GET", "tamper:v:k"]));
+      const last = stored.at(-1) === "A" ? "B" : "A";
+      const forged = [
+        stored.slice(0, -1) + last,
+        stored.slice(0, -4),
+        stored.replace(/^v1\./, "v2."),
+        `${stored}.extra`,
+        "v1..",
+        "value",
+        "42",
+      ];
+      const read = [];
+      for (const text of forged) {
+        await direct.exec(["SET", "tamper:v:k", text]);
+        read.push(await store.get("k"));
+      }
+      assert.deepEqual(read, forged.map(() => undefined));
+    });
+
+    test("createUpstashTokenStore() rejects every operation with StoreUnavailableError when redis-server is away", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "away" });
+      await store.set("k", "v");
+      await redis.stop();
+      const failures: string[] = [];
+      try {
+        const operations: Array<[string, () => Promise<unknown>]> = [
+          ["GET", () => store.get("k")],
+          ["SET", () => store.set("k", "w", 1000)],
+          ["DEL", () => store.delete("k")],
+          ["SET NX", () => store.claim("c", 1000)],
+        ];
+        for (const [command, operation] of operations) {
+          await assert.rejects(operation(), (error: unknown) => {
+            assert.ok(error instanceof StoreUnavailableError, String(error));
+            // After "unreachable" come the connection's state, which varies, and the command sent.
+            const [, reason, expected] =
+              /^Rate-limit store "upstash": Redis request failed with "(ERR redis-server unreachable) .*", (expected .*)$/
+                .exec(error.message) ?? ["", error.message];
+            failures.push(`${command}: ${error.store}, ${reason}, ${expected}`);
+            return true;
+          });
+        }
+      } finally {
+        redis = await startRedis({ port: redis.port });
+        await shim.redisReady();
+      }
+      assert.deepEqual(failures, [
+        "GET: upstash, ERR redis-server unreachable, expected an answer to GET",
+        "SET: upstash, ERR redis-server unreachable, expected an answer to SET",
+        "DEL: upstash, ERR redis-server unreachable, expected an answer to DEL",
+        "SET NX: upstash, ERR redis-server unreachable, expected an answer to SET NX",
+      ]);
+      // A new redis-server holds nothing.
+      assert.deepEqual([await store.get("k"), await store.claim("c", 1000)], [undefined, true]);
+    });
+
+    test("createUpstashTokenStore() rejects with StoreUnavailableError at timeoutMs when Upstash hangs", async () => {
+      const hung = await startUpstashShim({ redisPort: redis.port, hang: true });
+      try {
+        const store = createUpstashTokenStore({ redis: client(hung), key: KEY, timeoutMs: 200 });
+        await assert.rejects(store.get("k"), {
+          name: "StoreUnavailableError",
+          message: 'Rate-limit store "upstash": no answer within "200" ms, expected an answer to GET',
+        });
+      } finally {
+        await hung.stop();
+      }
+    });
+
+    test("createUpstashTokenStore() refuses a ttlMs that is not a finite number with a RangeError", async () => {
+      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "ttl" });
+      await assert.rejects(store.set("k", "v", Number.NaN), {
+        name: "RangeError",
+        message:
+          'createUpstashTokenStore().set(): "ttlMs" must be a finite number of milliseconds, received "NaN"',
+      });
+      await assert.rejects(store.claim("k", Infinity), {
+        name: "RangeError",
+        message:
+          'createUpstashTokenStore().claim(): "ttlMs" must be a finite number of milliseconds, received "Infinity"',
+      });
+    });
+  });
+}
