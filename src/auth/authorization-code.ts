@@ -20,7 +20,7 @@ import type { TokenStore } from "./token-store.ts";
 import { UpstreamAuthError } from "./upstream-auth-error.ts";
 
 /** How long a started sign-in may take before its callback is refused. */
-export const FLOW_TTL_MS = 10 * 60_000;
+export const FLOW_TTL_MS: number = 10 * 60_000;
 
 /** Tokens of one server for one principal, as kept in the store. */
 export interface Grant {
@@ -34,6 +34,8 @@ export interface Grant {
   readonly issuer: string;
   /** The client id they were issued to. */
   readonly clientId: string;
+  /** The redirect URI of the sign-in that got them (its client registration is kept under it). */
+  readonly redirectUri?: string | undefined;
 }
 
 /** Who sluice is at one authorization server. */
@@ -51,6 +53,8 @@ export interface Registration {
 export interface PendingFlow {
   readonly server: string;
   readonly principal: string;
+  /** The authorization URL the person is sent to. */
+  readonly authorizationUrl: string;
   /** The validated metadata of the authorization server the user was sent to (its `issuer` recorded). */
   readonly as: oauth.AuthorizationServer;
   readonly resource: string;
@@ -162,6 +166,7 @@ export async function beginAuthorization(
   const flow: PendingFlow = {
     server: context.server,
     principal,
+    authorizationUrl: url.href,
     as,
     resource,
     verifier,
@@ -268,14 +273,10 @@ export async function finishAuthorization(
   } catch (error) {
     throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(flow.as.issuer, error)}`);
   }
-  const grant = grantOf(
-    result,
-    flow.scopes,
-    flow.as.issuer,
-    flow.registration.clientId,
-    context.clock,
-    undefined,
-  );
+  const grant: Grant = {
+    ...grantOf(result, flow.scopes, flow.as.issuer, flow.registration.clientId, context.clock, undefined),
+    redirectUri: flow.redirectUri,
+  };
   await context.tokens.set(grantKey(flow.server, flow.principal), JSON.stringify(grant));
   return grant;
 }
@@ -314,7 +315,10 @@ export async function refreshGrant(
       { ...http, additionalParameters: { resource } },
     );
     const result = await oauth.processRefreshTokenResponse(as, client, response);
-    return grantOf(result, grant.scopes, as.issuer, grant.clientId, context.clock, grant.refreshToken);
+    return {
+      ...grantOf(result, grant.scopes, as.issuer, grant.clientId, context.clock, grant.refreshToken),
+      redirectUri: grant.redirectUri,
+    };
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") return undefined;
     throw new UpstreamAuthError(`refreshing the token failed: ${describeTokenFailure(as.issuer, error)}`);

@@ -23,6 +23,7 @@ import type { Clock } from "../chain/verdict.ts";
 import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { codecs } from "../_internal/encoding.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { requestClientCredentialsToken } from "./_client-credentials.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
@@ -88,18 +89,32 @@ export interface UpstreamSignInOptions {
   readonly authorize?: Authorize | undefined;
 }
 
+/** What one fetcher does differently from the sign-in's options (the gateway's, per request). */
+export interface SignInOverrides {
+  /** The redirect URI. */
+  readonly redirectUri?: string | undefined;
+  /** The Client ID Metadata Document URL. */
+  readonly clientMetadataUrl?: string | undefined;
+  /** Has the person sign in. */
+  readonly authorize?: Authorize | undefined;
+}
+
 /** Signs in to one server, for any number of principals. */
 export interface UpstreamSignIn {
+  /** The grant: `"authorization_code"` (a person signs in) or `"client_credentials"`. */
+  readonly kind: CompiledUpstreamAuth["kind"];
   /**
    * A fetch that signs in on the server's challenge and sends the token.
    *
    * @param principal Whose tokens: each principal has its own. @default ""
+   * @param overrides The redirect URI, metadata document and `authorize` of this fetcher's sign-ins.
    */
-  fetcher(principal?: string): Fetcher;
+  fetcher(principal?: string, overrides?: SignInOverrides): Fetcher;
   /**
-   * Starts a sign-in by the person, without a request (`sluice login`, the gateway's start page).
+   * Starts a sign-in by the person, without a request (`sluice login`).
    *
    * @param principal Whose sign-in. @default ""
+   * @param signal Aborts discovery and registration.
    * @returns The authorization URL and its flow.
    */
   begin(principal?: string, signal?: AbortSignal): Promise<Omit<SignInRequest, "completed">>;
@@ -202,9 +217,10 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     return discovered;
   };
 
-  const codeContext = (): CodeGrantContext => {
+  const codeContext = (overrides: SignInOverrides = {}): CodeGrantContext => {
     if (auth.kind !== "authorization_code") throw new TypeError("not an authorization code sign-in");
-    if (options.redirectUri === undefined) {
+    const redirectUri = overrides.redirectUri ?? options.redirectUri;
+    if (redirectUri === undefined) {
       throw new UpstreamAuthError(
         `sign-in needed, but no redirect URI is set for the authorization code grant (createClient's "signIn.redirectUri")`,
       );
@@ -216,8 +232,8 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       environment: options.environment,
       clock,
       tokens,
-      redirectUri: options.redirectUri,
-      clientMetadataUrl: options.clientMetadataUrl ?? auth.clientMetadataUrl,
+      redirectUri,
+      clientMetadataUrl: auth.clientMetadataUrl ?? overrides.clientMetadataUrl ?? options.clientMetadataUrl,
       clientName: options.clientName,
     };
   };
@@ -236,8 +252,9 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     scopes: readonly string[] | undefined,
     challenge: Challenge,
     signal: AbortSignal | undefined,
+    overrides: SignInOverrides = {},
   ) => {
-    const context = codeContext();
+    const context = codeContext(overrides);
     const { resource, as } = await discover(challenge.metadataUrl, signal);
     const wanted = chooseScopes(auth.scopes, scopes, resource.scopesSupported);
     return await beginAuthorization(context, as, resource.resource, principal, wanted);
@@ -249,14 +266,16 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     scopes: readonly string[] | undefined,
     challenge: Challenge,
     signal: AbortSignal | undefined,
+    overrides: SignInOverrides,
   ): Promise<Grant> => {
-    const started = await begin(principal, scopes, challenge, signal);
+    const started = await begin(principal, scopes, challenge, signal, overrides);
     const completed = new Promise<void>((resolve, reject) => waiters.set(started.state, { resolve, reject }));
     completed.catch(() => {});
     const request: SignInRequest = { server, principal, ...started, completed };
     try {
-      if (options.authorize === undefined) throw new SignInRequiredError(request);
-      await options.authorize(request, signal);
+      const authorize = overrides.authorize ?? options.authorize;
+      if (authorize === undefined) throw new SignInRequiredError(request);
+      await authorize(request, signal);
     } finally {
       waiters.delete(started.state);
     }
@@ -273,7 +292,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     grant: Grant,
     signal: AbortSignal | undefined,
   ): Promise<Grant | undefined> => {
-    const context = codeContext();
+    const context = codeContext({ redirectUri: grant.redirectUri });
     const { resource, as } = await discover(undefined, signal);
     if (as.issuer !== grant.issuer) return undefined;
     const key = grantKey(server, principal);
@@ -347,6 +366,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     challenge: Challenge,
     scopes: readonly string[] | undefined,
     signal: AbortSignal | undefined,
+    overrides: SignInOverrides,
   ): Promise<Grant> =>
     once(principal, async () => {
       if (sent !== undefined) {
@@ -368,10 +388,10 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
         if (renewed !== undefined) return renewed;
       }
       if (stored !== undefined) await tokens.delete(grantKey(server, principal));
-      return await signInByPerson(principal, scopes ?? challenge.scopes, challenge, signal);
+      return await signInByPerson(principal, scopes ?? challenge.scopes, challenge, signal, overrides);
     });
 
-  const fetcher = (principal = ""): Fetcher => async (url, init) => {
+  const fetcher = (principal = "", overrides: SignInOverrides = {}): Fetcher => async (url, init) => {
     // The token goes to the server's origin only (a redirect elsewhere gets none).
     if (new URL(url).origin !== transport.origin) return await fetch(url, init);
     const signal = init.signal ?? undefined;
@@ -381,7 +401,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       const challenge = await bearerChallenge(response);
       if (challenge === undefined) return response;
       await response.body?.cancel().catch(() => {});
-      grant = await renew(principal, grant, challenge, undefined, signal);
+      grant = await renew(principal, grant, challenge, undefined, signal, overrides);
       response = await fetch(url, withBearer(init, grant));
       if (response.status === 401) {
         await forget(principal);
@@ -407,7 +427,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       }
       stepUps.set(principal, tries + 1);
       await response.body?.cancel().catch(() => {});
-      grant = await renew(principal, undefined, challenge, union, signal);
+      grant = await renew(principal, undefined, challenge, union, signal, overrides);
       response = await fetch(url, withBearer(init, grant));
     }
     if (response.status !== 403) stepUps.delete(principal);
@@ -420,6 +440,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
   };
 
   return Object.freeze({
+    kind: auth.kind,
     fetcher,
     begin: async (principal = "", signal?: AbortSignal) => {
       const started = await begin(
@@ -433,7 +454,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     complete: async (flow: PendingFlow, callbackUrl: URL) => {
       const waiter = waiters.get(new URL(callbackUrl).searchParams.get("state") ?? "");
       try {
-        await finishAuthorization(codeContext(), flow, callbackUrl);
+        await finishAuthorization(codeContext({ redirectUri: flow.redirectUri }), flow, callbackUrl);
       } catch (error) {
         waiter?.reject(error);
         throw error;
@@ -482,7 +503,7 @@ function checkRedirectUri(uri: string): void {
 
 async function digest(text: string): Promise<string> {
   const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return [...bytes.slice(0, 12)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return codecs.toHex(bytes.subarray(0, 12));
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

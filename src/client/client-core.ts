@@ -27,7 +27,7 @@ import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";
 import type { Fetcher } from "./modern/http-leg.ts";
 import type { EnvironmentReader, UpstreamSignIn } from "../auth/upstream-sign-in.ts";
-import { createMemoryTokenStore } from "../auth/token-store.ts";
+import { createMemoryTokenStore, type TokenStore } from "../auth/token-store.ts";
 import { createSignInMethods, serverSignIn } from "./_sign-ins.ts";
 import { messageLimitsOf } from "../transport/read-response.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
@@ -84,6 +84,15 @@ export interface ClientInternals {
   /** A server's session (its era resolved first when `"auto"`). */
   sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession>;
   /**
+   * A server's era, probed through `fetch` when `"auto"` and not yet known (the front probes
+   * with its caller's sign-in); only the era is kept, never the probing session.
+   */
+  eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<"modern" | "legacy">;
+  /** A server's upstream sign-in, when its policy has `transport.auth`. */
+  signIn(serverId: string): UpstreamSignIn | undefined;
+  /** Where sign-ins keep grants, registrations and flows in progress. */
+  readonly tokens: TokenStore;
+  /**
    * A new legacy session to a server with another chain (the front's, which declares the kinds
    * it passes down); with `caller`, a session of one of the front's callers (its own
    * declaration, its unrelated messages to the caller). The front closes it: the client does
@@ -91,7 +100,7 @@ export interface ClientInternals {
    *
    * @throws {ClientError} `"config"` when the entry has no legacy support or the server is unknown.
    */
-  legacySession(serverId: string, chain: Chain, caller?: CallerHooks): ServerSession;
+  legacySession(serverId: string, chain: Chain, caller?: CallerHooks, fetch?: Fetcher): ServerSession;
   /** Runs `listener` when the client closes, before its sessions close (the front's own sessions). */
   onClose(listener: () => Promise<void>): void;
   /**
@@ -279,13 +288,38 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     return entry.resolved;
   };
 
-  const frontEntry = (serverId: string, chain: Chain): ServerEntry => {
+  const frontEntry = (serverId: string, chain: Chain, fetch?: Fetcher): ServerEntry => {
     if (closed !== undefined) throw new ClientError("config", `Client "${options.name}" is closed`);
     const entry = servers.get(serverId);
     if (entry === undefined) {
       throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
     }
-    return { policy: entry.policy, chain, fetch: entry.fetch, resolved: undefined };
+    return { policy: entry.policy, chain, fetch: fetch ?? entry.fetch, resolved: undefined };
+  };
+
+  /** Probed eras of `"auto"` servers the front asked about (a failed probe is asked again). */
+  const eras = new Map<string, Promise<"modern" | "legacy">>();
+  const eraOf = async (
+    serverId: string,
+    signal: AbortSignal,
+    fetch?: Fetcher,
+  ): Promise<"modern" | "legacy"> => {
+    const entry = servers.get(serverId);
+    if (fetch === undefined || entry === undefined) return (await sessionOf(serverId, signal)).era;
+    const { policy } = entry;
+    if (policy.era !== "auto") return policy.era;
+    if (policy.transport.kind === "stdio") return "legacy";
+    if (entry.resolved !== undefined) return (await entry.resolved).era;
+    let probed = eras.get(serverId);
+    if (probed === undefined) {
+      const attempt = probeEra(modern(frontEntry(serverId, entry.chain, fetch)), signal);
+      probed = attempt;
+      eras.set(serverId, attempt);
+      attempt.catch(() => {
+        if (eras.get(serverId) === attempt) eras.delete(serverId);
+      });
+    }
+    return await probed;
   };
 
   const methods = createClientMethods({
@@ -345,8 +379,11 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     tasks: options.tasks === true,
     policies: () => [...servers.values()].map((entry) => entry.policy),
     sessionOf,
+    eraOf,
+    signIn: (serverId) => signIns.get(serverId),
+    tokens,
     // The front closes every session it opens (with its caller's, when idle, or from onClose).
-    legacySession: (serverId, chain, caller) => legacy(frontEntry(serverId, chain), caller),
+    legacySession: (serverId, chain, caller, fetch) => legacy(frontEntry(serverId, chain, fetch), caller),
     onClose: (listener) => void closers.push(listener),
     modernSession: (serverId, chain) => modern(frontEntry(serverId, chain)),
   });

@@ -16,6 +16,7 @@ import type { DeclaredCapabilities } from "../handler/capabilities.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { Tool } from "../protocol/tools.ts";
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 
 /** What one call carries besides its params. */
 export interface CallContext {
@@ -25,6 +26,8 @@ export interface CallContext {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The front only: its caller, for the handlers of the input the call causes (`ctx.principal`). */
   readonly principal?: Principal | undefined;
+  /** The front only, modern era: sends the call's requests with its caller's sign-in. */
+  readonly fetch?: Fetcher | undefined;
   /** Progress notifications for this call. */
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
   /** Asks a legacy server to run the call as a task (2025-11-25). */
@@ -98,9 +101,16 @@ export interface ServerSession {
    * What the server offers: its capabilities and instructions (legacy: from `initialize`,
    * connecting first if needed; modern: `server/discover`).
    */
-  offer(signal: AbortSignal): Promise<ServerOffer>;
-  /** Sends a request that cannot ask for input (lists, `server/discover`). */
-  request(method: string, params: JsonObject, options: { readonly signal: AbortSignal }): Promise<JsonObject>;
+  offer(signal: AbortSignal, fetch?: Fetcher): Promise<ServerOffer>;
+  /**
+   * Sends a request that cannot ask for input (lists, `server/discover`); `fetch` (modern era,
+   * the front's caller's sign-in) sends it with another fetch than the session's.
+   */
+  request(
+    method: string,
+    params: JsonObject,
+    options: { readonly signal: AbortSignal; readonly fetch?: Fetcher | undefined },
+  ): Promise<JsonObject>;
   /** Runs `tools/call`, `resources/read` or `prompts/get`, answering whatever input it needs. */
   call<M extends MrtrMethod>(method: M, params: JsonObject, context: CallContext): Promise<CallOutcome<M>>;
   /** Waits for a task to end, answering its input. */

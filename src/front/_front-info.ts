@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { ServerSession } from "../client/server-session.ts";
 import { SLUICE_VERSION } from "../client/client-core.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -73,8 +74,9 @@ export async function frontDiscover(
   session: ServerSession,
   serverId: string,
   signal: AbortSignal,
+  fetch?: Fetcher,
 ): Promise<JsonObject> {
-  const upstream = (await session.offer(signal)).capabilities;
+  const upstream = (await session.offer(signal, fetch)).capabilities;
   const capabilities = offeredCapabilities(upstream, false);
   // The one extension the front relays: a modern server's tasks.
   const extensions = upstream.extensions as Record<string, unknown> | undefined;

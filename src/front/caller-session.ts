@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../chain/timers.ts";
@@ -105,6 +106,8 @@ export interface CallerSessionInit {
   readonly timers: Timers;
   /** Who the caller is (the gateway's `auth`), for handlers and the policy's `access`. */
   readonly principal?: Principal | undefined;
+  /** The caller's sign-in, when the server signs in per person. */
+  readonly fetch?: Fetcher | undefined;
 }
 
 /** A legacy caller's session. */
@@ -119,6 +122,7 @@ export class CallerSession {
   readonly #clock: Clock;
   readonly #timers: Timers;
   readonly #principal: Principal | undefined;
+  readonly #fetch: Fetcher | undefined;
   readonly #closer = new AbortController();
   readonly #listen: SseStream;
   readonly #streams = new Map<string, SseStream>();
@@ -141,6 +145,7 @@ export class CallerSession {
     this.#clock = init.clock;
     this.#timers = init.timers;
     this.#principal = init.principal;
+    this.#fetch = init.fetch;
     this.#listen = this.#newStream(LISTEN_KEY);
     this.#logs = new LogRelay({ rate: init.server.policy.logRateLimit, clock: init.clock });
     this.#lastUsed = init.clock.now();
@@ -167,7 +172,7 @@ export class CallerSession {
   async start(id: RequestId, signal: AbortSignal): Promise<JsonRpcMessage> {
     try {
       const { session } = await this.#upstreamOf(signal);
-      const offer = await session.offer(signal);
+      const offer = await session.offer(signal, this.#fetch);
       const upstream = offer.capabilities;
       // A legacy upstream of the caller's own relays its list changes, resource updates (on the
       // GET stream) and tasks; a modern one none of them.
@@ -290,6 +295,7 @@ export class CallerSession {
       }
       const result = await session.request(method, withoutMeta(message.params ?? {}), {
         signal: flow.signal,
+        fetch: this.#fetch,
       });
       const shown = toolsVisibleTo(result, method, this.#server.policy, this.#principal);
       return encodeResult(id, resultForCaller(shown, method, "legacy"));
@@ -312,6 +318,7 @@ export class CallerSession {
       signal: flow.signal,
       assigns: {},
       principal: this.#principal,
+      fetch: this.#fetch,
       ...(typeof progressToken === "string" || typeof progressToken === "number"
         ? {
           onProgress: (progress: JsonObject) => {
@@ -453,7 +460,7 @@ export class CallerSession {
         onDeferred: (request, deferredSignal) => this.#ask(request, undefined, deferredSignal),
         logLevel: this.#level(),
       };
-      const attempt = this.#upstreams.forLegacyCaller(this.#server, hooks, signal);
+      const attempt = this.#upstreams.forLegacyCaller(this.#server, hooks, signal, this.#fetch);
       this.#upstream = attempt;
       attempt.catch(() => {
         if (this.#upstream === attempt) this.#upstream = undefined;

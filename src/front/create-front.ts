@@ -35,11 +35,12 @@ import {
 } from "./downstream-request.ts";
 import { readDownstreamBody } from "./_downstream-body.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
-import { frontCall, type FrontCallOutcome } from "./front-call.ts";
+import { frontCall, type FrontCallOutcome, signInAsked } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import { importStateKey, type StateKey, stateKeyProblem } from "./sealed-state.ts";
 import { frontDiscover, frontServerList } from "./_front-info.ts";
 import { respond, respondStreaming } from "./_front-response.ts";
+import { createFrontSignIn, type FrontSignIn } from "./front-sign-in.ts";
 import { FrontUpstreams } from "./front-upstreams.ts";
 import { LegacyCallers, type LegacyRequest } from "./legacy-callers.ts";
 import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
@@ -109,6 +110,8 @@ interface ModernParts {
   readonly tasks: FrontTasks;
   /** Spends a state's nonce in the client's store, when the store can (`claim`). */
   readonly spend: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
+  /** Each caller's sign-in to servers that sign in per person. */
+  readonly signIn: FrontSignIn;
 }
 
 /**
@@ -143,7 +146,17 @@ export function createFront(options: FrontOptions): Hono {
     ) => [policy.server, createFrontServer(policy, internals, options.client.name)]),
   );
   const upstreams = new FrontUpstreams(internals);
-  const legacy = new LegacyCallers({ servers, upstreams, clock: internals.clock, timers: internals.timers });
+  const signIn = createFrontSignIn(internals, {
+    clientName: options.client.name,
+    publicBase: callers.publicBase,
+  });
+  const legacy = new LegacyCallers({
+    servers,
+    upstreams,
+    clock: internals.clock,
+    timers: internals.timers,
+    signIn,
+  });
   internals.onClose(() => legacy.close());
   const inProcess = (request: LegacyRequest) => legacy.handle(request);
   const serveLegacy = options.legacySessions ?? inProcess;
@@ -155,10 +168,12 @@ export function createFront(options: FrontOptions): Hono {
     logs: new Map(),
     tasks: new FrontTasks(),
     spend: spenderOf(internals.store),
+    signIn,
   };
   const app = new Hono();
   IN_PROCESS.set(app, inProcess);
   const gate = mountCallerGate(app, callers, servers);
+  signIn.mount(app);
   app.get("/healthz", (c) => c.json({ ok: true }));
   // Each caller sees the servers its policies' `access` lets it use.
   app.get("/servers", (c) => {
@@ -243,15 +258,22 @@ async function modernPost(
     timers: internals.timers,
   });
   let flowHandedOff = false;
+  // The caller's own tokens, when the server signs in per person.
+  const fetch = parts.signIn.fetchFor(serverId, request.principal, new URL(c.req.url).origin);
   try {
-    const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal);
+    const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal, fetch);
     if (method === "server/discover") {
-      const outcome = await upstream.request((session) => frontDiscover(session, serverId, flow.signal));
+      const outcome = await upstream.request((session) =>
+        frontDiscover(session, serverId, flow.signal, fetch)
+      );
       return respond(c, toResponse(request, outcome));
     }
     if (FORWARDED.has(method)) {
       const outcome = await upstream.request(async (session) => {
-        const result = await session.request(method, withoutMeta(request.params), { signal: flow.signal });
+        const result = await session.request(method, withoutMeta(request.params), {
+          signal: flow.signal,
+          fetch,
+        });
         return resultForCaller(
           toolsVisibleTo(result, method, server.policy, request.principal),
           method,
@@ -271,6 +293,7 @@ async function modernPost(
         request,
         signal: flow.signal,
         stateKey: await parts.key,
+        fetch,
       });
       return respond(c, toResponse(request, outcome));
     }
@@ -301,6 +324,7 @@ async function modernPost(
           onNotification,
           logLevel,
           spend: parts.spend,
+          fetch,
         });
       return outcome.then((result) => toResponse(request, result));
     };
@@ -315,6 +339,11 @@ async function modernPost(
       (done) => background(c, done),
     );
   } catch (failure) {
+    // A sign-in needed before the call reached the server (the era probe): asked like any other.
+    const asked = MRTR_METHODS.has(method)
+      ? await signInAsked(failure, { server, request, stateKey: await parts.key, clock: internals.clock })
+      : undefined;
+    if (asked !== undefined) return respond(c, toResponse(request, asked));
     return respond(c, {
       status: 200,
       body: { jsonrpc: "2.0", id, error: upstreamFailure(failure, serverId) },

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { Timers } from "../chain/timers.ts";
@@ -22,7 +23,8 @@ import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../pro
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
-import { upstreamFailure } from "./upstream-failure.ts";
+import { signInElicitation, upstreamFailure } from "./upstream-failure.ts";
+import { signInRequiredBy, type SignInRequiredError } from "../auth/upstream-auth-error.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
@@ -48,6 +50,8 @@ export interface FrontCallInput {
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
   /** With `onNotification`: the log level the caller asked for, or `undefined` for none. */
   readonly logLevel?: LoggingLevel | undefined;
+  /** The caller's sign-in, when the server signs in per person. */
+  readonly fetch?: Fetcher | undefined;
 }
 
 /** The answer for the caller: a result object, or a JSON-RPC error with its HTTP status. */
@@ -92,6 +96,21 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     if (!opened.ok) return INVALID_STATE;
     const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
     for (const key of keys) {
+      if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
+        // The gateway's own question: an elicitation result, whatever the policy lets through.
+        const action = ((callerAnswers as Record<string, unknown>)[key] as { action?: unknown } | null)
+          ?.action;
+        if (action !== "accept" && action !== "decline" && action !== "cancel") {
+          return callError(
+            -32602,
+            `Answer to input request ${
+              quote(key, 64)
+            } refused: expected { action: "accept" | "decline" | "cancel" }`,
+          );
+        }
+        answers[key] = { action };
+        continue;
+      }
       const checked = server.chain.checkAnswer(
         opened.state.pending[key] as InputRequest,
         (callerAnswers as Record<string, unknown>)[key],
@@ -110,8 +129,22 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     if (input.spend !== undefined && !(await input.spend(opened.state.nonce, opened.state.expiresAt - now))) {
       return INVALID_STATE;
     }
-    // Checked answers: the post-checks hold them to the request's result type.
-    resume = { responses: answers as InputResponses, requestState: opened.state.upstreamState };
+    // The gateway's own sign-in question is answered here and never goes upstream.
+    const signedIn = answers[SIGN_IN_KEY] as { action?: unknown } | undefined;
+    if (signedIn !== undefined) {
+      delete answers[SIGN_IN_KEY];
+      if (signedIn.action !== "accept") {
+        return callError(
+          -32603,
+          `The sign-in to ${quote(server.policy.server, 64)} was not made (${String(signedIn.action)})`,
+        );
+      }
+    }
+    // Checked answers: the post-checks hold them to the request's result type. A state sealed
+    // before the first round reached the server (a sign-in) starts the call afresh.
+    if (opened.state.upstreamState !== undefined || Object.keys(answers).length > 0) {
+      resume = { responses: answers as InputResponses, requestState: opened.state.upstreamState };
+    }
   }
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -128,6 +161,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
           capabilities,
           onNotification: input.onNotification,
           logLevel: input.logLevel,
+          fetch: input.fetch,
         }),
       answer: async (requests, requestState) => {
         const round = await answerRound(input, requests);
@@ -142,7 +176,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
-    return upstreamOutcome(failure, server.policy.server);
+    return await signInAsked(failure, input, resume) ?? upstreamOutcome(failure, server.policy.server);
   }
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
   if (outcome.kind === "complete") {
@@ -161,17 +195,62 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   }
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
+  return await sealAndAsk(input, await digestOnce(), stopped);
+}
+
+/**
+ * When the upstream needs the caller's person to sign in and the caller can show a URL: the
+ * gateway's start page as a URL elicitation (`input_required`), its sealed state resuming the
+ * call where it was (or afresh, when it never reached the server). Else `undefined`.
+ *
+ * @param failure What the call failed with.
+ * @param input The call (server, caller's request, state key, clock).
+ * @param resume Where the call was, when it had reached the server.
+ * @returns The outcome for the caller, or `undefined`.
+ */
+export async function signInAsked(
+  failure: unknown,
+  input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
+  resume?: { readonly responses: InputResponses; readonly requestState: string | undefined },
+): Promise<FrontCallOutcome | undefined> {
+  const signIn = signInRequiredBy(failure);
+  const ask = signIn === undefined ? undefined : signInRequest(signIn);
+  if (ask === undefined || !input.server.callerCan(input.request.capabilities, ask)) return undefined;
+  const { _meta: _m, inputResponses: _i, requestState: _s, ...original } = input.request.params;
+  return await sealAndAsk(input, await digestRequest(input.request.message.method, original), {
+    requestState: resume?.requestState,
+    answers: resume?.responses ?? {},
+    pending: { [SIGN_IN_KEY]: ask },
+  });
+}
+
+/** The key of the gateway's own sign-in question among a round's input requests. */
+const SIGN_IN_KEY = "sluice/sign-in";
+
+/** The URL elicitation that asks the caller's person to sign in at the gateway's page. */
+function signInRequest(signIn: SignInRequiredError): InputRequest {
+  const { elicitationId: _legacyOnly, ...params } = signInElicitation(signIn);
+  return { method: "elicitation/create", params } as InputRequest;
+}
+
+/** Seals what the retry needs and hands the pending requests to the caller (`input_required`). */
+async function sealAndAsk(
+  input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
+  requestDigest: string,
+  stopped: PassDown,
+): Promise<FrontCallOutcome> {
+  const { server, request } = input;
   let sealed: string;
   try {
     sealed = await sealState({
       serverId: server.policy.server,
       principal: principalKey(request.principal),
       nonce: newNonce(),
-      requestDigest: await digestOnce(),
+      requestDigest,
       ...(stopped.requestState === undefined ? {} : { upstreamState: stopped.requestState }),
       answers: stopped.answers,
       pending: stopped.pending,
-      expiresAt: clock.now() + server.policy.stateTtlMs,
+      expiresAt: input.clock.now() + server.policy.stateTtlMs,
     }, input.stateKey);
   } catch {
     // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).

@@ -27,6 +27,7 @@
  *
  * @module
  */
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import { quote } from "../_internal/quote.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
@@ -61,6 +62,8 @@ export interface TaskCallInput {
   readonly signal: AbortSignal;
   /** Seals and opens the task ids callers see. */
   readonly stateKey: StateKey;
+  /** The caller's sign-in, when the server signs in per person. */
+  readonly fetch?: Fetcher | undefined;
 }
 
 /** The front's memory of the tasks it relays. */
@@ -178,6 +181,7 @@ export class FrontTasks {
     return input.session.request(method, params, {
       signal: input.signal,
       capabilities: input.server.capabilitiesFor(input.request.capabilities),
+      fetch: input.fetch,
     });
   }
 

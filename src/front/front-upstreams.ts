@@ -25,6 +25,7 @@
  *
  * @module
  */
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { ClientInternals } from "../client/client-core.ts";
 import type { CallerHooks, ServerSession } from "../client/server-session.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -118,8 +119,8 @@ export class FrontUpstreams {
    * @returns Its era.
    * @throws {ClientError} When the server is unknown, or the probe failed to reach it.
    */
-  async eraOf(serverId: string, signal: AbortSignal): Promise<"modern" | "legacy"> {
-    return (await this.#internals.sessionOf(serverId, signal)).era;
+  async eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<"modern" | "legacy"> {
+    return await this.#internals.eraOf(serverId, signal, fetch);
   }
 
   /**
@@ -129,16 +130,18 @@ export class FrontUpstreams {
    * @param server The server.
    * @param principal The caller, if known (callers without one share one pool).
    * @param signal Aborts the era probe.
+   * @param fetch The caller's sign-in, when the server signs in per person.
    * @returns The upstream side of the request.
    */
   forModernCallers(
     server: FrontServer,
     principal: Principal | undefined,
     signal: AbortSignal,
+    fetch?: Fetcher,
   ): Promise<ModernCallersUpstream> {
     // On every modern call's path: one promise step, no more.
-    return this.#internals.sessionOf(server.policy.server, signal).then((session) =>
-      session.era === "modern" ? this.#modernUpstream(server) : this.#legacyUpstream(server, principal)
+    return this.#internals.eraOf(server.policy.server, signal, fetch).then((era) =>
+      era === "modern" ? this.#modernUpstream(server) : this.#legacyUpstream(server, principal, fetch)
     );
   }
 
@@ -149,18 +152,21 @@ export class FrontUpstreams {
    * @param server The server.
    * @param hooks What the caller declares, and where its unrelated messages go.
    * @param signal Aborts the era probe.
+   * @param fetch The caller's sign-in, when the server signs in per person (its own legacy
+   *   session keeps it; on a modern server the caller passes it with each request).
    * @returns The session, and whether it is the caller's own.
    */
   async forLegacyCaller(
     server: FrontServer,
     hooks: CallerHooks,
     signal: AbortSignal,
+    fetch?: Fetcher,
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
     const serverId = server.policy.server;
-    if (await this.eraOf(serverId, signal) === "modern") {
+    if (await this.eraOf(serverId, signal, fetch) === "modern") {
       return { session: this.modernOf(server), own: false };
     }
-    return { session: this.#internals.legacySession(serverId, server.chain, hooks), own: true };
+    return { session: this.#internals.legacySession(serverId, server.chain, hooks, fetch), own: true };
   }
 
   /**
@@ -188,12 +194,16 @@ export class FrontUpstreams {
     };
   }
 
-  #legacyUpstream(server: FrontServer, principal: Principal | undefined): ModernCallersUpstream {
+  #legacyUpstream(
+    server: FrontServer,
+    principal: Principal | undefined,
+    fetch: Fetcher | undefined,
+  ): ModernCallersUpstream {
     const key = principalKey(principal);
     return {
       era: "legacy",
-      request: (use) => this.#request(server, key, use),
-      lease: () => this.#lease(server, key),
+      request: (use) => this.#request(server, key, use, fetch),
+      lease: () => this.#lease(server, key, fetch),
     };
   }
 
@@ -201,10 +211,11 @@ export class FrontUpstreams {
     server: FrontServer,
     key: string,
     use: (session: ServerSession) => Promise<JsonObject>,
+    fetch: Fetcher | undefined,
   ): Promise<FrontCallOutcome> {
     const pool = this.#poolOf(server);
     const mine = [...pool.entries].filter((entry) => entry.principal === key);
-    const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ?? this.#open(pool, key);
+    const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ?? this.#open(pool, key, fetch);
     if (entry === undefined) return tooManySessions(server);
     entry.requests++;
     entry.lastUsed = this.#internals.clock.now();
@@ -216,7 +227,7 @@ export class FrontUpstreams {
     }
   }
 
-  #lease(server: FrontServer, key: string): UpstreamLease | FrontCallOutcome {
+  #lease(server: FrontServer, key: string, fetch: Fetcher | undefined): UpstreamLease | FrontCallOutcome {
     const pool = this.#poolOf(server);
     const mine = [...pool.entries].filter((entry) => entry.principal === key);
     const stdio = server.policy.transport.kind === "stdio";
@@ -230,7 +241,7 @@ export class FrontUpstreams {
       // On HTTP a request ties by the stream that carried it: one session carries every call.
       entry = mine[0];
     }
-    entry ??= this.#open(pool, key);
+    entry ??= this.#open(pool, key, fetch);
     if (entry === undefined) return tooManySessions(server);
     const leased = entry;
     leased.calls++;
@@ -264,7 +275,7 @@ export class FrontUpstreams {
    *
    * @returns The entry, or `undefined` while every session is in use.
    */
-  #open(pool: Pool, key: string): Pooled | undefined {
+  #open(pool: Pool, key: string, fetch: Fetcher | undefined): Pooled | undefined {
     const { policy, chain } = pool.server;
     if (pool.entries.size >= policy.maxSessions) {
       const idle = [...pool.entries].filter((entry) => entry.calls + entry.requests === 0)
@@ -274,7 +285,8 @@ export class FrontUpstreams {
       void idle.session.close().catch(() => {});
     }
     const entry: Pooled = {
-      session: this.#internals.legacySession(policy.server, chain),
+      // The principal's sign-in, when the server signs in per person: its sessions are its own.
+      session: this.#internals.legacySession(policy.server, chain, undefined, fetch),
       principal: key,
       calls: 0,
       requests: 0,

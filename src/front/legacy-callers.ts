@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { FrontSignIn } from "./front-sign-in.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { Timers } from "../chain/timers.ts";
 import { codecs } from "../_internal/encoding.ts";
@@ -31,6 +32,8 @@ export interface LegacyCallersOptions {
   readonly upstreams: FrontUpstreams;
   readonly clock: Clock;
   readonly timers: Timers;
+  /** Each caller's sign-in to servers that sign in per person. */
+  readonly signIn?: FrontSignIn | undefined;
 }
 
 /** A legacy request, its body already read and parsed (POST) or none (GET, DELETE). */
@@ -171,6 +174,7 @@ export class LegacyCallers {
       clock: this.#options.clock,
       timers: this.#options.timers,
       principal: input.principal,
+      fetch: this.#options.signIn?.fetchFor(serverId, input.principal, new URL(request.url).origin),
     });
     // Counted from now, so concurrent initializes cannot pass the cap together.
     this.#sessions.set(id, { serverId, owner: principalKey(input.principal), session });

@@ -12,13 +12,58 @@
  * | `"timed_out"`         | a leg passed `callTimeout`, or the call `maxTotalTimeout`          |
  * | `"protocol"`          | it broke the protocol (invalid message, too many rounds, too big)  |
  * | `"http_error"`        | it answered another HTTP error (`data.status`)                     |
+ * | `"sign_in_failed"`    | signing in to it failed (discovery, registration, a refused token) |
  * | `"connection_failed"` | anything else on the way (reset, TLS, a process that died)         |
+ *
+ * An upstream that needs its caller to sign in first is not a failure: the caller gets the
+ * URL-elicitation-required error (`-32042`) naming the gateway's sign-in page.
  *
  * @module
  */
 import { ClientError } from "../errors.ts";
 import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
+import {
+  signInRequiredBy,
+  type SignInRequiredError,
+  UpstreamAuthError,
+} from "../auth/upstream-auth-error.ts";
+
+/** The code of the URL-elicitation-required error (2025-11-25). */
+export const URL_ELICITATION_REQUIRED = -32042;
+
+/**
+ * The URL elicitation that asks the caller's person to sign in at the gateway.
+ *
+ * @param signIn The sign-in, its `url` the gateway's start page.
+ * @returns The params of a URL-mode `elicitation/create` (with the 2025-11-25 `elicitationId`).
+ */
+export function signInElicitation(
+  signIn: SignInRequiredError,
+): { mode: "url"; message: string; url: string; elicitationId: string } {
+  return {
+    mode: "url",
+    message: `Sign in to ${
+      JSON.stringify(signIn.server.slice(0, 64))
+    } to continue: open the link, then retry`,
+    url: signIn.url,
+    elicitationId: `sign-in-${signIn.state.slice(0, 16)}`,
+  };
+}
+
+/**
+ * The `-32042` error for a caller whose upstream needs a sign-in.
+ *
+ * @param signIn The sign-in.
+ * @returns The error object, `data.elicitations` holding the one URL elicitation.
+ */
+export function signInRequired(signIn: SignInRequiredError): JsonRpcErrorObject {
+  return {
+    code: URL_ELICITATION_REQUIRED,
+    message: `Upstream server ${JSON.stringify(signIn.server.slice(0, 64))} needs you to sign in first`,
+    data: { elicitations: [signInElicitation(signIn)] },
+  };
+}
 
 /**
  * The JSON-RPC code of every answer whose upstream server could not serve it (from the range
@@ -33,6 +78,7 @@ export type UpstreamCause =
   | "timed_out"
   | "protocol"
   | "http_error"
+  | "sign_in_failed"
   | "connection_failed";
 
 const WORDS: Readonly<Record<UpstreamCause, string>> = {
@@ -41,6 +87,7 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
   timed_out: "timed out",
   protocol: "it broke the protocol",
   http_error: "HTTP error",
+  sign_in_failed: "sign-in failed",
   connection_failed: "connection failed",
 };
 
@@ -63,6 +110,8 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
  * ```
  */
 export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErrorObject {
+  const signIn = signInRequiredBy(failure);
+  if (signIn !== undefined) return signInRequired(signIn);
   if (failure instanceof ClientError) {
     if (failure.kind === "server") {
       // The upstream's own code and text (sanitized), and its data only for -32021, whose
@@ -107,6 +156,7 @@ export function causeOf(failure: unknown): UpstreamCause {
     case "rounds_exceeded":
       return "protocol";
     case "transport": {
+      if (signInFailed(failure)) return "sign_in_failed";
       const status = statusOf(failure);
       if (status === 404) return "not_found";
       if (status !== undefined) return "http_error";
@@ -121,6 +171,14 @@ export function causeOf(failure: unknown): UpstreamCause {
     default:
       return "connection_failed";
   }
+}
+
+/** Whether an {@linkcode UpstreamAuthError} is on the failure's cause chain. */
+function signInFailed(failure: unknown): boolean {
+  for (let at: unknown = failure, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {
+    if (at instanceof UpstreamAuthError) return true;
+  }
+  return false;
 }
 
 function statusOf(failure: unknown): number | undefined {

@@ -109,10 +109,11 @@ export interface AuthorizationServer {
    * user logging in and consenting on the way, until the server redirects off itself.
    *
    * @param url An authorization request URL of this server (`<issuer>/auth?…`).
+   * @param subject Who logs in this time (one authorization at a time). @default the server's `subject`
    * @returns The redirect to the client: `code`, `state` and `iss` in its query (or `error`).
    * @throws {Error} When a page answers with something other than a redirect.
    */
-  authorize(url: string | URL): Promise<URL>;
+  authorize(url: string | URL, subject?: string): Promise<URL>;
   /**
    * Gets an access token through the real flow, as a host would: registers a public client, runs
    * the authorization code flow with PKCE for the resource and scope, and redeems the code.
@@ -201,7 +202,9 @@ export async function startAuthorizationServer(
   // Lifetimes and users asked for by issueToken(), by the client it registered for the occasion.
   const ttlByClient = new Map<string, number>();
   const subjectByClient = new Map<string, string>();
-  const subjectOf = (clientId: string) => subjectByClient.get(clientId) ?? subject;
+  /** Who logs in during the authorize() in progress, when it names one. */
+  let loggingIn: string | undefined;
+  const subjectOf = (clientId: string) => loggingIn ?? subjectByClient.get(clientId) ?? subject;
 
   const { default: ProviderClass } = await import(OIDC_PROVIDER) as {
     default: new (issuer: string, configuration: Record<string, unknown>) => Provider;
@@ -246,7 +249,14 @@ export async function startAuthorizationServer(
     server.closeAllConnections();
     await done;
   };
-  const authorize = (url: string | URL): Promise<URL> => followAuthorization(issuer, new URL(url));
+  const authorize = async (url: string | URL, who?: string): Promise<URL> => {
+    loggingIn = who;
+    try {
+      return await followAuthorization(issuer, new URL(url));
+    } finally {
+      loggingIn = undefined;
+    }
+  };
 
   return {
     issuer,
@@ -319,6 +329,12 @@ function providerConfiguration(settings: Settings): Record<string, unknown> {
     responseTypes: ["code"],
     // Public clients must use PKCE by default already; this requires it of every client.
     pkce: { required: () => true },
+    // A refresh token for every client registered for the grant: OpenID Connect drops
+    // offline_access without prompt=consent, which MCP clients do not send (the MCP spec asks for
+    // offline_access alone, SEP-2207). Refresh tokens rotate on use (oidc-provider's default for
+    // public clients).
+    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+      client.grantTypeAllowed("refresh_token"),
     features: {
       // The built-in login pages are replaced by finishInteraction().
       devInteractions: { enabled: false },

@@ -107,7 +107,7 @@ describe("sluice serve", () => {
     assert.equal(
       broken.stderr(),
       'sluice serve: --handler "broken-handler.ts": Handler key "answer" is unknown: expected one of "sampling", ' +
-        '"elicitation", "roots", "notification", "log", "elicitationModes"\nRun "sluice serve --help" for usage.\n',
+        '"elicitation", "roots", "notification", "log", "authorize", "elicitationModes"\nRun "sluice serve --help" for usage.\n',
     );
   });
 });

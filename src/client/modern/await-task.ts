@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Fetcher } from "./http-leg.ts";
 import type { Principal } from "../../handler/handler.ts";
 import type { Timers } from "../../chain/timers.ts";
 import { ClientError } from "../../errors.ts";
@@ -26,6 +27,8 @@ export interface AwaitTaskOptions {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The front's caller, handed to input handlers. @default none */
   readonly principal?: Principal | undefined;
+  /** Sends the task's requests with another fetch (the front's caller's sign-in). @default the session's */
+  readonly fetch?: Fetcher | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
   /** The poll interval when the server suggests none. @default 1000 */
@@ -53,7 +56,10 @@ export async function awaitModernTask(
   const serverId = session.serverId;
   const answered = new Set<string>();
   for (;;) {
-    const raw = await session.request("tasks/get", { taskId }, { signal: options.signal });
+    const raw = await session.request("tasks/get", { taskId }, {
+      signal: options.signal,
+      fetch: options.fetch,
+    });
     const decoded = decodeGetTaskResult(raw);
     if (!decoded.ok) {
       throw new ClientError(
@@ -97,7 +103,10 @@ export async function awaitModernTask(
             maxInputRequests: session.maxInputRequests,
           });
           for (const key of Object.keys(pending)) answered.add(key);
-          await session.request("tasks/update", { taskId, inputResponses }, { signal: options.signal });
+          await session.request("tasks/update", { taskId, inputResponses }, {
+            signal: options.signal,
+            fetch: options.fetch,
+          });
           continue;
         }
         break;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Fetcher } from "./http-leg.ts";
 import type { Timers } from "../../chain/timers.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import type { MrtrMethod } from "../../protocol/input-required.ts";
@@ -48,8 +49,8 @@ export class ModernServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
-  async offer(signal: AbortSignal): Promise<ServerOffer> {
-    const discovered = await this.#session.request("server/discover", {}, { signal });
+  async offer(signal: AbortSignal, fetch?: Fetcher): Promise<ServerOffer> {
+    const discovered = await this.#session.request("server/discover", {}, { signal, fetch });
     const capabilities = typeof discovered.capabilities === "object" && discovered.capabilities !== null
       ? discovered.capabilities as Record<string, unknown>
       : {};
@@ -62,7 +63,7 @@ export class ModernServerSession implements ServerSession {
   request(
     method: string,
     params: JsonObject,
-    options: { readonly signal: AbortSignal },
+    options: { readonly signal: AbortSignal; readonly fetch?: Fetcher | undefined },
   ): Promise<JsonObject> {
     return this.#session.request(method, params, options);
   }
@@ -84,6 +85,7 @@ export class ModernServerSession implements ServerSession {
           onNotification: context.onNotification,
           capabilities: context.capabilities,
           logLevel: context.logLevel,
+          fetch: context.fetch,
         }),
       answer: async (requests) => ({
         responses: await answerInputRequests(requests, {
@@ -114,6 +116,7 @@ export class ModernServerSession implements ServerSession {
       signal: context.signal,
       assigns: context.assigns,
       principal: context.principal,
+      fetch: context.fetch,
       timers: this.#timers,
     });
   }

@@ -61,6 +61,8 @@ export interface ModernRequestOptions {
   readonly capabilities?: ClientCapabilities | undefined;
   /** With `onNotification`: the log level to ask for instead of the session's (`undefined`: none). */
   readonly logLevel?: LoggingLevel | undefined;
+  /** Sends this request with another fetch (the front's caller's sign-in). @default the session's */
+  readonly fetch?: Fetcher | undefined;
 }
 
 /** The versions this client speaks in the modern era, preferred first. */
@@ -79,7 +81,7 @@ export class ModernSession {
     this.#options = options;
     this.#tools = new ToolHeaderCache(
       options.serverId,
-      (params, signal) => this.request("tools/list", params, { signal }),
+      (params, signal, fetch) => this.request("tools/list", params, { signal, fetch }),
     );
   }
 
@@ -126,7 +128,7 @@ export class ModernSession {
     let refreshed = false;
     for (;;) {
       const paramHeaders = method === "tools/call"
-        ? await this.#tools.paramHeadersFor(params, options.signal)
+        ? await this.#tools.paramHeadersFor(params, options.signal, options.fetch)
         : [];
       const id = this.#ids();
       const progressToken = options.onProgress === undefined ? undefined : `sluice-${++this.#progress}`;
@@ -161,7 +163,7 @@ export class ModernSession {
           }
           if (error.code === -32020 && paramHeaders.length > 0 && !refreshed) {
             refreshed = true;
-            await this.#tools.refresh(options.signal);
+            await this.#tools.refresh(options.signal, options.fetch);
             continue;
           }
           throw serverError(serverId, method, error);
@@ -225,7 +227,8 @@ export class ModernSession {
   ): Promise<
     Exclude<ResponseOutcome | LegFailure, { kind: "aborted" }> | { kind: "aborted"; reason: unknown }
   > {
-    const { transport, fetch, timers, callTimeoutMs, notify, limits } = this.#options;
+    const { transport, timers, callTimeoutMs, notify, limits } = this.#options;
+    const fetch = options.fetch ?? this.#options.fetch;
     const leg = openLeg(options.signal, { ms: callTimeoutMs, which: "leg", timers });
     const onMessage = (message: JsonRpcMessage) => {
       // Modern servers send no requests; a stray one has no channel to be answered on.

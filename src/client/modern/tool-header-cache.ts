@@ -7,12 +7,17 @@
  * @module
  */
 import { ClientError } from "../../errors.ts";
+import type { Fetcher } from "./http-leg.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { type CompiledToolHeaders, compileToolHeaders, toolParamHeaders } from "./tool-headers.ts";
 
 /** Lists one page of tools (the session's `tools/list` request). */
-export type ListPage = (params: JsonObject, signal: AbortSignal) => Promise<JsonObject>;
+export type ListPage = (
+  params: JsonObject,
+  signal: AbortSignal,
+  fetch: Fetcher | undefined,
+) => Promise<JsonObject>;
 
 /** The most pages read to learn a server's tools. */
 const MAX_PAGES = 100;
@@ -49,14 +54,19 @@ export class ToolHeaderCache {
    *
    * @param params The call's params (`name`, `arguments`).
    * @param signal Aborts the listing, when one is needed.
+   * @param fetch Lists with another fetch than the session's (the front's caller's sign-in).
    * @returns Header name and value pairs (often none).
    * @throws {ClientError} `"config"` when the tool's annotations are invalid, or an argument does
    *   not fit its annotated type.
    */
-  async paramHeadersFor(params: JsonObject, signal: AbortSignal): Promise<Array<readonly [string, string]>> {
+  async paramHeadersFor(
+    params: JsonObject,
+    signal: AbortSignal,
+    fetch?: Fetcher,
+  ): Promise<Array<readonly [string, string]>> {
     const name = params.name;
     if (typeof name !== "string") return [];
-    const known = this.#known ?? await this.#load(signal);
+    const known = this.#known ?? await this.#load(signal, fetch);
     const compiled = known.get(name);
     if (compiled === undefined) return [];
     if (!compiled.ok) {
@@ -84,15 +94,16 @@ export class ToolHeaderCache {
    * Forgets what is known and lists the tools again.
    *
    * @param signal Aborts the listing.
+   * @param fetch Lists with another fetch than the session's.
    */
-  async refresh(signal: AbortSignal): Promise<void> {
+  async refresh(signal: AbortSignal, fetch?: Fetcher): Promise<void> {
     this.#known = undefined;
     this.#loading = undefined;
-    await this.#load(signal);
+    await this.#load(signal, fetch);
   }
 
-  #load(signal: AbortSignal): Promise<Map<string, CompiledToolHeaders>> {
-    this.#loading ??= this.#listAll(signal).then(
+  #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<Map<string, CompiledToolHeaders>> {
+    this.#loading ??= this.#listAll(signal, fetch).then(
       (known) => (this.#known = known),
       (error: unknown) => {
         this.#loading = undefined;
@@ -102,11 +113,13 @@ export class ToolHeaderCache {
     return this.#loading;
   }
 
-  async #listAll(signal: AbortSignal): Promise<Map<string, CompiledToolHeaders>> {
+  async #listAll(signal: AbortSignal, fetch: Fetcher | undefined): Promise<Map<string, CompiledToolHeaders>> {
     const known = new Map<string, CompiledToolHeaders>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = decodeListToolsResult(await this.#list(cursor === undefined ? {} : { cursor }, signal));
+      const result = decodeListToolsResult(
+        await this.#list(cursor === undefined ? {} : { cursor }, signal, fetch),
+      );
       if (!result.ok) {
         throw new ClientError(
           "protocol",

@@ -1,0 +1,308 @@
+// Upstream sign-in through the gateway, per caller, end to end with no mocks: a real
+// authorization server (oidc-provider, tests/_support/authorization-server.ts), an MCP server
+// built with `@modelcontextprotocol/server` 2.4.0 that demands its bearer tokens
+// (tests/_support/protected-mcp-server.ts), and the front with bearer-secret callers alice and
+// bob. The test plays the callers (raw JSON-RPC, both eras) and their browsers (the gateway's
+// start page, the authorization server's pages through the harness, the callback).
+//
+// Node only: oidc-provider is a Node library; the front's sign-in is the same code on every
+// runtime.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { decodeJwt } from "jose";
+import { createClient } from "../../src/legacy.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { createMemoryTokenStore } from "../../src/auth/token-store.ts";
+import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
+import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
+import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
+import { initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
+import { NODE_ONLY } from "./_hosts.ts";
+
+const skip = NODE_ONLY;
+const SERVER_INFO = { "io.modelcontextprotocol/serverInfo": { name: "protected-peer", version: "1.0.0" } };
+const BASE = "http://localhost:8787";
+const ENDPOINT = `${BASE}/mcp/files`;
+const STATE_KEY = "vJ2mXq8Lr4Tz9Wc6Bn1Hs5Kd3Fg7Ya0Pe2Ui4Ox6Qt8=";
+const TOKENS = {
+  alice: "Qm9fY2xpZW50LWFsaWNlLXNlY3JldC1rM2o5ZzJrMHA4dDF4",
+  bob: "Ym9iLWNsaWVudC1zZWNyZXQtdjduNHEyejh3NmM1bTFyOWw",
+} as const;
+
+let as: AuthorizationServer;
+let upstream: ProtectedMcpServer;
+let now = Date.now();
+const clock = { now: () => now };
+
+before(async () => {
+  if (skip !== false) return;
+  as = await startAuthorizationServer({ scopes: ["mcp:tools"], accessTokenTtl: 600 });
+  upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+});
+
+after(async () => {
+  await upstream?.close();
+  await as?.close();
+});
+
+/** A gateway in front of the protected server, its callers alice and bob. */
+function gateway(era: "modern" | "legacy" | "auto" = "auto") {
+  const client = createClient({
+    name: "gate",
+    clock,
+    signIn: { tokens: createMemoryTokenStore({ clock }) },
+    policies: [{
+      server: "files",
+      transport: { url: upstream.url, auth: { oauth: { scopes: ["mcp:tools"] } } },
+      era,
+    }],
+  });
+  const app = createFront({
+    client,
+    stateKey: STATE_KEY,
+    auth: {
+      bearer: [
+        { secret: TOKENS.alice, subject: "alice" },
+        { secret: TOKENS.bob, subject: "bob" },
+      ],
+    },
+  });
+  return { client, app };
+}
+
+type App = ReturnType<typeof gateway>["app"];
+
+/** A modern caller's `tools/call whoami`, declaring URL elicitation unless told not to. */
+async function whoami(
+  app: App,
+  caller: keyof typeof TOKENS,
+  extra: Record<string, unknown> = {},
+  url = true,
+) {
+  const meta = modernMeta(url ? { elicitation: { url: {} } } : {});
+  const response = await app.request(
+    modernRequest(ENDPOINT, "tools/call", { name: "whoami", arguments: {}, _meta: meta, ...extra }, {
+      authorization: `Bearer ${TOKENS[caller]}`,
+    }),
+  );
+  return await answerOf(response);
+}
+
+/** The browser: the start page, its confirmation, the authorization server, the callback. */
+async function signInAt(app: App, startUrl: string, subject: string) {
+  const page = await app.request(startUrl);
+  const html = await page.text();
+  const confirmed = await app.request(startUrl, { method: "POST", headers: { origin: BASE } });
+  const cookie = (confirmed.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  const toAs = confirmed.headers.get("location") ?? "";
+  const back = await as.authorize(toAs, subject);
+  const done = await app.request(back.href, { headers: { cookie } });
+  return { page: { status: page.status, html }, confirmed: confirmed.status, toAs, back, done };
+}
+
+describe("the gateway signs in to an OAuth-protected upstream for each caller", { skip }, () => {
+  test("a modern caller gets input_required with the gateway's start page; after the sign-in its retry goes through with its own token", async () => {
+    const { app, client } = gateway();
+    const first = await whoami(app, "alice");
+    const body = first.body as {
+      result: { resultType: string; inputRequests: Record<string, any>; requestState: string };
+    };
+    assert.equal(first.status, 200);
+    assert.equal(body.result.resultType, "input_required");
+    const ask = body.result.inputRequests["sluice/sign-in"];
+    assert.deepEqual(Object.keys(body.result.inputRequests), ["sluice/sign-in"]);
+    assert.equal(ask.method, "elicitation/create");
+    assert.deepEqual(Object.keys(ask.params).sort(), ["message", "mode", "url"]);
+    assert.equal(ask.params.mode, "url");
+    assert.equal(ask.params.message, 'Sign in to "files" to continue: open the link, then retry');
+    assert.match(ask.params.url, /^http:\/\/localhost:8787\/oauth\/start\/[A-Za-z0-9_-]{43}$/);
+
+    const browser = await signInAt(app, ask.params.url, "alice@idp");
+    assert.equal(browser.page.status, 200);
+    assert.match(
+      browser.page.html,
+      /Sign in to the MCP server <b>files<\/b> as gateway caller <b>alice<\/b>/,
+    );
+    assert.equal(browser.confirmed, 303);
+    const authorization = new URL(browser.toAs);
+    assert.equal(`${authorization.origin}${authorization.pathname}`, `${as.issuer}/auth`);
+    assert.equal(authorization.searchParams.get("redirect_uri"), `${BASE}/oauth/callback`);
+    assert.equal(authorization.searchParams.get("resource"), upstream.url);
+    assert.equal(authorization.searchParams.get("code_challenge_method"), "S256");
+    assert.equal(`${browser.back.origin}${browser.back.pathname}`, `${BASE}/oauth/callback`);
+    assert.equal(browser.back.searchParams.get("iss"), as.issuer);
+    assert.equal(browser.done.status, 200);
+    assert.match(await browser.done.text(), /You are signed in to <b>files<\/b>/);
+    assert.match(
+      browser.done.headers.get("set-cookie") ?? "",
+      /^sluice_sign_in=; Path=\/oauth\/callback; Max-Age=0/,
+    );
+
+    const retried = await whoami(app, "alice", {
+      requestState: body.result.requestState,
+      inputResponses: { "sluice/sign-in": { action: "accept" } },
+    });
+    assert.deepEqual(retried, {
+      status: 200,
+      headers: {},
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          content: [{ type: "text", text: "alice@idp" }],
+          resultType: "complete",
+          _meta: SERVER_INFO,
+        },
+      },
+    });
+    // The upstream saw alice's token, for its own audience; and a fresh call needs no sign-in.
+    const used = upstream.requests().filter((r) => r.claims !== undefined).at(-1);
+    assert.deepEqual([used?.claims?.sub, used?.claims?.aud], ["alice@idp", upstream.url]);
+    const again = await whoami(app, "alice");
+    assert.deepEqual((again.body as any).result.content, [{ type: "text", text: "alice@idp" }]);
+    await client.close();
+  });
+
+  test("alice's sign-in is never used for bob: bob is asked to sign in himself, and gets his own token", async () => {
+    const { app, client } = gateway();
+    const alice = await whoami(app, "alice");
+    await signInAt(app, (alice.body as any).result.inputRequests["sluice/sign-in"].params.url, "alice@idp");
+    assert.deepEqual((await whoami(app, "alice")).body, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "alice@idp" }], resultType: "complete", _meta: SERVER_INFO },
+    });
+    // bob, without URL elicitation: the spec's URL-elicitation-required error names the page.
+    const bob = await whoami(app, "bob", {}, false);
+    const error = (bob.body as any).error;
+    assert.equal(error.code, -32042);
+    assert.equal(error.message, 'Upstream server "files" needs you to sign in first');
+    assert.equal(error.data.elicitations.length, 1);
+    assert.equal(error.data.elicitations[0].mode, "url");
+    assert.match(error.data.elicitations[0].url, /^http:\/\/localhost:8787\/oauth\/start\//);
+    assert.match(error.data.elicitations[0].elicitationId, /^sign-in-/);
+    const page = await (await app.request(error.data.elicitations[0].url)).text();
+    assert.match(page, /as gateway caller <b>bob<\/b>/);
+    await signInAt(app, error.data.elicitations[0].url, "bob@idp");
+    assert.deepEqual((await whoami(app, "bob")).body, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "bob@idp" }], resultType: "complete", _meta: SERVER_INFO },
+    });
+    assert.deepEqual((await whoami(app, "alice")).body, {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "alice@idp" }], resultType: "complete", _meta: SERVER_INFO },
+    });
+    await client.close();
+  });
+
+  test("a legacy caller's initialize gets -32042 naming the start page; after the sign-in a new session calls with its token", async () => {
+    const { app, client } = gateway();
+    const auth = { authorization: `Bearer ${TOKENS.bob}` };
+    const initialize = () =>
+      app.request(ENDPOINT, {
+        method: "POST",
+        headers: { ...legacyHeaders(), ...auth },
+        body: JSON.stringify(initializeMessage("2025-11-25", { elicitation: { url: {} } })),
+      });
+    const refused = await initialize();
+    assert.equal(refused.headers.get("mcp-session-id"), null);
+    const error = (await messageOf(refused)).error;
+    assert.equal(error.code, -32042);
+    const elicitation = error.data.elicitations[0];
+    assert.deepEqual(Object.keys(elicitation).sort(), ["elicitationId", "message", "mode", "url"]);
+    await signInAt(app, elicitation.url, "bob@idp");
+    const init = await initialize();
+    const session = init.headers.get("mcp-session-id") ?? "";
+    assert.equal((await messageOf(init)).result.serverInfo.title, "sluice: files");
+    const call = await app.request(ENDPOINT, {
+      method: "POST",
+      headers: { ...legacyHeaders(session), ...auth },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "whoami", arguments: {} },
+      }),
+    });
+    assert.deepEqual((await messageOf(call)).result.content, [{ type: "text", text: "bob@idp" }]);
+    await client.close();
+  });
+
+  test("the start link is refused once used, in another browser, or unknown", async () => {
+    const { app, client } = gateway();
+    const url = ((await whoami(app, "alice")).body as any).result.inputRequests["sluice/sign-in"].params.url;
+    const confirmed = await app.request(url, { method: "POST", headers: { origin: BASE } });
+    assert.equal(confirmed.status, 303);
+    const second = await app.request(url, { method: "POST", headers: { origin: BASE } });
+    assert.equal(second.status, 409);
+    const back = await as.authorize(confirmed.headers.get("location") ?? "", "mallory@idp");
+    // The callback in a browser without the start page's cookie.
+    const stranger = await app.request(back.href, { headers: { cookie: "sluice_sign_in=forged" } });
+    assert.equal(stranger.status, 400);
+    assert.match(await stranger.text(), /not started in this browser/);
+    assert.equal((await app.request(`${BASE}/oauth/start/unknown-state`)).status, 404);
+    // Nothing was stored: alice is still asked to sign in.
+    assert.equal(((await whoami(app, "alice")).body as any).result.resultType, "input_required");
+    await client.close();
+  });
+
+  test("a token past its lifetime is refreshed (offline_access) and a revoked one replaced through its refresh token", async () => {
+    const { app, client } = gateway();
+    const url = ((await whoami(app, "alice")).body as any).result.inputRequests["sluice/sign-in"].params.url;
+    const browser = await signInAt(app, url, "alice@idp");
+    assert.equal(new URL(browser.toAs).searchParams.get("scope"), "mcp:tools offline_access");
+    await whoami(app, "alice");
+    const firstToken = upstream.requests().at(-1)?.token ?? "";
+    const tokenRequests = as.tokenRequests();
+    now += 11 * 60_000; // past the 600 s lifetime
+    assert.deepEqual(((await whoami(app, "alice")).body as any).result.content, [{
+      type: "text",
+      text: "alice@idp",
+    }]);
+    const refreshed = upstream.requests().at(-1)?.token ?? "";
+    assert.notEqual(refreshed, firstToken);
+    assert.equal(as.tokenRequests(), tokenRequests + 1);
+    assert.equal(decodeJwt(refreshed).sub, "alice@idp");
+    // Revoked at the server: its 401 makes the gateway refresh once more, and retry.
+    upstream.revoke(refreshed);
+    assert.deepEqual(((await whoami(app, "alice")).body as any).result.content, [{
+      type: "text",
+      text: "alice@idp",
+    }]);
+    assert.equal(as.tokenRequests(), tokenRequests + 2);
+    assert.notEqual(upstream.requests().at(-1)?.token, refreshed);
+    await client.close();
+  });
+
+  test("the gateway serves its Client ID Metadata Document", async () => {
+    const { app, client } = gateway();
+    const response = await app.request(`${BASE}/oauth/client-metadata.json`);
+    assert.deepEqual(await answerOf(response, ["cache-control"]), {
+      status: 200,
+      headers: { "cache-control": "public, max-age=3600" },
+      body: {
+        client_id: `${BASE}/oauth/client-metadata.json`,
+        client_name: "gate",
+        client_uri: BASE,
+        redirect_uris: [`${BASE}/oauth/callback`],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        application_type: "web",
+      },
+    });
+    await client.close();
+  });
+});
+
+/** The one JSON-RPC message of a legacy POST's answer (JSON or one SSE event). */
+async function messageOf(response: Response): Promise<any> {
+  const text = await response.text();
+  if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    const data = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6));
+    return JSON.parse(data.at(-1) ?? "null");
+  }
+  return JSON.parse(text);
+}
