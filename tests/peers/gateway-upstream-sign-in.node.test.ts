@@ -20,6 +20,8 @@ import { initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
 import { NODE_ONLY } from "./_hosts.ts";
 
 const skip = NODE_ONLY;
+// deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON results
+type Json = any;
 const SERVER_INFO = { "io.modelcontextprotocol/serverInfo": { name: "protected-peer", version: "1.0.0" } };
 const BASE = "http://localhost:8787";
 const ENDPOINT = `${BASE}/mcp/files`;
@@ -105,7 +107,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     const { app, client } = gateway();
     const first = await whoami(app, "alice");
     const body = first.body as {
-      result: { resultType: string; inputRequests: Record<string, any>; requestState: string };
+      result: { resultType: string; inputRequests: Record<string, Json>; requestState: string };
     };
     assert.equal(first.status, 200);
     assert.equal(body.result.resultType, "input_required");
@@ -159,14 +161,14 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     const used = upstream.requests().filter((r) => r.claims !== undefined).at(-1);
     assert.deepEqual([used?.claims?.sub, used?.claims?.aud], ["alice@idp", upstream.url]);
     const again = await whoami(app, "alice");
-    assert.deepEqual((again.body as any).result.content, [{ type: "text", text: "alice@idp" }]);
+    assert.deepEqual((again.body as Json).result.content, [{ type: "text", text: "alice@idp" }]);
     await client.close();
   });
 
   test("alice's sign-in is never used for bob: bob is asked to sign in himself, and gets his own token", async () => {
     const { app, client } = gateway();
     const alice = await whoami(app, "alice");
-    await signInAt(app, (alice.body as any).result.inputRequests["sluice/sign-in"].params.url, "alice@idp");
+    await signInAt(app, (alice.body as Json).result.inputRequests["sluice/sign-in"].params.url, "alice@idp");
     assert.deepEqual((await whoami(app, "alice")).body, {
       jsonrpc: "2.0",
       id: 1,
@@ -174,7 +176,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     });
     // bob, without URL elicitation: the spec's URL-elicitation-required error names the page.
     const bob = await whoami(app, "bob", {}, false);
-    const error = (bob.body as any).error;
+    const error = (bob.body as Json).error;
     assert.equal(error.code, -32042);
     assert.equal(error.message, 'Upstream server "files" needs you to sign in first');
     assert.equal(error.data.elicitations.length, 1);
@@ -232,7 +234,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
 
   test("the start link is refused once used, in another browser, or unknown", async () => {
     const { app, client } = gateway();
-    const url = ((await whoami(app, "alice")).body as any).result.inputRequests["sluice/sign-in"].params.url;
+    const url = ((await whoami(app, "alice")).body as Json).result.inputRequests["sluice/sign-in"].params.url;
     const confirmed = await app.request(url, { method: "POST", headers: { origin: BASE } });
     assert.equal(confirmed.status, 303);
     const second = await app.request(url, { method: "POST", headers: { origin: BASE } });
@@ -244,20 +246,20 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     assert.match(await stranger.text(), /not started in this browser/);
     assert.equal((await app.request(`${BASE}/oauth/start/unknown-state`)).status, 404);
     // Nothing was stored: alice is still asked to sign in.
-    assert.equal(((await whoami(app, "alice")).body as any).result.resultType, "input_required");
+    assert.equal(((await whoami(app, "alice")).body as Json).result.resultType, "input_required");
     await client.close();
   });
 
   test("a token past its lifetime is refreshed (offline_access) and a revoked one replaced through its refresh token", async () => {
     const { app, client } = gateway();
-    const url = ((await whoami(app, "alice")).body as any).result.inputRequests["sluice/sign-in"].params.url;
+    const url = ((await whoami(app, "alice")).body as Json).result.inputRequests["sluice/sign-in"].params.url;
     const browser = await signInAt(app, url, "alice@idp");
     assert.equal(new URL(browser.toAs).searchParams.get("scope"), "mcp:tools offline_access");
     await whoami(app, "alice");
     const firstToken = upstream.requests().at(-1)?.token ?? "";
     const tokenRequests = as.tokenRequests();
     now += 11 * 60_000; // past the 600 s lifetime
-    assert.deepEqual(((await whoami(app, "alice")).body as any).result.content, [{
+    assert.deepEqual(((await whoami(app, "alice")).body as Json).result.content, [{
       type: "text",
       text: "alice@idp",
     }]);
@@ -267,7 +269,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     assert.equal(decodeJwt(refreshed).sub, "alice@idp");
     // Revoked at the server: its 401 makes the gateway refresh once more, and retry.
     upstream.revoke(refreshed);
-    assert.deepEqual(((await whoami(app, "alice")).body as any).result.content, [{
+    assert.deepEqual(((await whoami(app, "alice")).body as Json).result.content, [{
       type: "text",
       text: "alice@idp",
     }]);
@@ -298,7 +300,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
 });
 
 /** The one JSON-RPC message of a legacy POST's answer (JSON or one SSE event). */
-async function messageOf(response: Response): Promise<any> {
+async function messageOf(response: Response): Promise<Json> {
   const text = await response.text();
   if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const data = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6));
