@@ -21,6 +21,7 @@ export {
   type HandlerTimeoutPolicy,
   type HttpTransport,
   type LogLevel,
+  type OAuthSignIn,
   type Policy,
   type RateOption,
   type SamplingPolicy,
@@ -30,7 +31,9 @@ export {
 export type { Duration } from "./src/policy/duration.ts";
 export {
   checkPolicy,
+  type CompiledClientCredentials,
   type CompiledHttpTransport,
+  type CompiledOAuthSignIn,
   type CompiledPolicy,
   type CompiledRate,
   type CompiledStdioTransport,
@@ -42,6 +45,9 @@ export { POLICY_DEFAULTS, type PolicyDefaults } from "./src/policy/policy-defaul
 export { describeProblem, PolicyError, type PolicyProblem } from "./src/policy/policy-error.ts";
 export {
   type Answer,
+  type AuthorizationPrompt,
+  type AuthorizeAnswer,
+  type AuthorizeContext,
   defineHandler,
   type ElicitationContext,
   type FormElicitationContext,
@@ -71,8 +77,15 @@ export type {
   Client,
   ClientOptions,
   ListOptions,
+  SignInOptions,
   ToolCallOptions,
 } from "./src/client/client-types.ts";
+export {
+  createMemoryTokenStore,
+  type MemoryTokenStoreOptions,
+  type TokenStore,
+} from "./src/auth/token-store.ts";
+export { signInRequiredBy, SignInRequiredError, UpstreamAuthError } from "./src/auth/upstream-auth-error.ts";
 export type {
   CreateMessageRequestParams,
   CreateMessageResult,

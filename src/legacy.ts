@@ -27,4 +27,3 @@ export {
   defaultTokenFile,
   type FileTokenStoreOptions,
 } from "./auth/file-token-store.ts";
-export type { TokenStore } from "./auth/token-store.ts";

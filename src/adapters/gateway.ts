@@ -10,6 +10,7 @@ import type { Client, ClientOptions } from "../client/client-types.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
+import type { TokenStore } from "../auth/token-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFront } from "../front/create-front.ts";
 import type { LegacyRequest } from "../front/legacy-callers.ts";
@@ -34,6 +35,12 @@ export interface GatewayOptions {
   readonly stateKey?: string | Uint8Array;
   /** Where input budgets live. @default an in-memory store */
   readonly store?: RateLimitStore;
+  /**
+   * Where upstream sign-ins (`transport.auth.oauth`) keep callers' tokens, client registrations
+   * and sign-ins in progress: shared by every instance that may take a callback.
+   * @default an in-memory store (one process)
+   */
+  readonly tokens?: TokenStore;
   /** Assigns handed to callbacks. @default {} */
   readonly assigns?: Readonly<Record<string, unknown>>;
   /**
@@ -104,6 +111,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     policies: options.policies,
     ...(options.handler === undefined ? {} : { handler: options.handler }),
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.tokens === undefined ? {} : { signIn: { tokens: options.tokens } }),
     ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
   });
   const app = createFront({

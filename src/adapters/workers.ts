@@ -89,6 +89,8 @@ import type { Handler } from "../handler/handler.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createUpstashStore } from "../limits/upstash-store.ts";
+import type { TokenStore } from "../auth/token-store.ts";
+import { createUpstashTokenStore } from "../auth/upstash-token-store.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import { buildGateway, type Gateway, type GatewayOptions, STATE_KEY_VARIABLE } from "./gateway.ts";
@@ -183,6 +185,8 @@ export interface WorkerEntry<Env> {
 const PREFIX = "sluice worker:";
 const UPSTASH_URL = "UPSTASH_REDIS_REST_URL";
 const UPSTASH_TOKEN = "UPSTASH_REDIS_REST_TOKEN";
+/** The secret upstream tokens are encrypted under in Upstash Redis (the state key when unset). */
+const TOKEN_KEY_VARIABLE = "SLUICE_TOKEN_KEY";
 /** The key of an `env` that is not an object (a Worker always gets one; a test may not). */
 const NO_ENV: object = Object.freeze({});
 
@@ -313,11 +317,15 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   }
   try {
     const { policies, handler } = options;
+    const listed = typeof policies === "function" ? policies(env) : policies;
+    const tokens = tokensFrom(listed, variable, stateKey);
+    if ("problem" in tokens) return tokens;
     const gatewayOptions: GatewayOptions = {
-      policies: typeof policies === "function" ? policies(env) : policies,
+      policies: listed,
       handler: typeof handler === "function" ? handler(env) : handler,
       stateKey,
       store: store.store,
+      ...(tokens.tokens === undefined ? {} : { tokens: tokens.tokens }),
       auth,
       allowedHosts: options.allowedHosts ?? "routed",
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
@@ -348,6 +356,34 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
         `${PREFIX} the gateway could not be built from "policies" and "handler": expected policies that compile (the Worker's logs name the problem)`,
     };
   }
+}
+
+/**
+ * Where callers' upstream tokens live: Upstash Redis (encrypted under `SLUICE_TOKEN_KEY`, else
+ * the state key) when it is configured. A policy with `transport.auth.oauth` needs it: a sign-in
+ * started on one isolate (or in a session's Durable Object) must be finished on whichever
+ * isolate the browser's callback reaches.
+ */
+function tokensFrom(
+  policies: readonly (Policy | CompiledPolicy)[],
+  variable: (name: string) => string | undefined,
+  stateKey: string,
+): { readonly tokens: TokenStore | undefined } | { readonly problem: string } {
+  const url = variable(UPSTASH_URL);
+  const token = variable(UPSTASH_TOKEN);
+  if (url !== undefined && token !== undefined) {
+    const redis = new Redis({ url, token, enableTelemetry: false });
+    return { tokens: createUpstashTokenStore({ redis, key: variable(TOKEN_KEY_VARIABLE) ?? stateKey }) };
+  }
+  const signsIn = policies.find((policy) => {
+    const auth = (policy.transport as { auth?: { oauth?: unknown; kind?: unknown } }).auth;
+    return auth !== undefined && (auth.oauth !== undefined || auth.kind === "authorization_code");
+  });
+  if (signsIn === undefined) return { tokens: undefined };
+  return {
+    problem:
+      `${PREFIX} the policy of "${signsIn.server}" signs in with "transport.auth.oauth", which needs "${UPSTASH_URL}" and "${UPSTASH_TOKEN}": callers' sign-ins and tokens must be shared by every isolate`,
+  };
 }
 
 /** Upstash Redis when both variables are set, memory when neither is, else the problem. */

@@ -217,6 +217,21 @@ const notSet = (name: string) => ({
 });
 
 describe("createWorker()", () => {
+  test("createWorker() answers 500 when a policy signs in with transport.auth.oauth and Upstash Redis is not set", async () => {
+    const entry = createWorker<TestEnv>({
+      auth: "none",
+      policies: [{ server: "github", transport: { url: SCRIPTED, auth: { oauth: { scopes: ["repo"] } } } }],
+    });
+    assert.deepEqual(await get(entry, "/healthz", { SLUICE_STATE_KEY: KEY }), {
+      status: 500,
+      type: "application/json",
+      body: {
+        error:
+          'sluice worker: the policy of "github" signs in with "transport.auth.oauth", which needs "UPSTASH_REDIS_REST_URL" and "UPSTASH_REDIS_REST_TOKEN": callers\' sign-ins and tokens must be shared by every isolate',
+      },
+    });
+  });
+
   test("createWorker() answers 500 naming SLUICE_STATE_KEY when it is missing or empty, and builds nothing", async () => {
     const { entry, seen } = worker();
     for (const env of [{}, { SLUICE_STATE_KEY: "" }, { UPSTREAM_URL: SCRIPTED }]) {
