@@ -214,4 +214,29 @@ describe("describeChain() transport.auth", () => {
       '  transport          http https://mcp.example.com/mcp (redirects same-origin, sign-in client_credentials as "sluice-m2m")',
     );
   });
+
+  test("shows an oauth sign-in's pre-registered client and issuer, or that one is registered, never the secret's variable", () => {
+    const transport = (oauth: Record<string, unknown>) =>
+      describeChain(
+        compilePolicy({
+          server: "github",
+          transport: { url: "https://mcp.example.com/mcp", auth: { oauth } },
+        }),
+      )
+        .find((line) => line.startsWith("  transport"));
+    assert.deepEqual(
+      [
+        transport({
+          clientId: "sluice-app",
+          issuer: "https://github.com/login/oauth",
+          clientSecretEnv: "GH_SECRET",
+        }),
+        transport({ scopes: ["repo"] }),
+      ],
+      [
+        '  transport          http https://mcp.example.com/mcp (redirects same-origin, sign-in oauth as "sluice-app" at https://github.com/login/oauth)',
+        "  transport          http https://mcp.example.com/mcp (redirects same-origin, sign-in oauth as a registered client (metadata document or registration))",
+      ],
+    );
+  });
 });

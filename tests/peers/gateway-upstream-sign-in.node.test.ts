@@ -275,6 +275,13 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     }]);
     assert.equal(as.tokenRequests(), tokenRequests + 2);
     assert.notEqual(upstream.requests().at(-1)?.token, refreshed);
+    // No token anywhere in what callers can read.
+    const servers = await (await app.request(`${BASE}/servers`, {
+      headers: { authorization: `Bearer ${TOKENS.alice}` },
+    })).text();
+    const tokens = upstream.requests().map((r) => r.token).filter((t) => t !== "");
+    assert.deepEqual(tokens.filter((t) => servers.includes(t)), []);
+    assert.equal(JSON.parse(servers).servers[0].transport, "http");
     await client.close();
   });
 

@@ -1,0 +1,95 @@
+/// <reference types="node" />
+/**
+ * The loopback listener `sluice login` gives the authorization server as its redirect URI
+ * (RFC 8252 §7.3): `http://127.0.0.1:<free port>/callback`, through `node:http` (Node, Deno and
+ * Bun). It serves one `GET /callback`, whose URL it hands over with a way to answer the browser;
+ * anything else is 404. It stops taking callbacks after the first one, whatever that one holds.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** The browser's arrival at `/callback`. */
+export interface ArrivedCallback {
+  /** The full callback URL: the redirect URI with the query the authorization server added. */
+  readonly url: string;
+  /**
+   * Answers the browser with a page.
+   *
+   * @param status The HTTP status.
+   * @param html The page.
+   */
+  answer(status: number, html: string): Promise<void>;
+}
+
+/** A listening callback listener. */
+export interface CallbackListener {
+  /** `http://127.0.0.1:<port>/callback`. */
+  readonly redirectUri: string;
+  /** Settles with the first `GET /callback`. */
+  readonly arrived: Promise<ArrivedCallback>;
+  /** Stops listening; resolves once the server has closed. */
+  close(): Promise<void>;
+}
+
+/** Headers of every answer: nothing cached, nothing loaded, no referrer (the URL holds a code). */
+const PAGE_HEADERS = {
+  "cache-control": "no-store",
+  "content-security-policy": "default-src 'none'",
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  connection: "close",
+} as const;
+
+/**
+ * Listens on 127.0.0.1, on a free port, for one OAuth callback.
+ *
+ * @returns The listener, once it listens.
+ * @throws {Error} When it cannot listen (the runtime's error).
+ */
+export async function listenForCallback(): Promise<CallbackListener> {
+  let arrive: (callback: ArrivedCallback) => void = () => {};
+  const arrived = new Promise<ArrivedCallback>((resolve) => (arrive = resolve));
+  let taken = false;
+  let origin = "";
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? "";
+    // Only the address the authorization server sends the browser to: the Host check keeps a web
+    // page that rebinds its own name to 127.0.0.1 out.
+    const ours = req.method === "GET" && path.startsWith("/") && req.headers.host === new URL(origin).host;
+    const url = ours ? new URL(`${origin}${path}`) : undefined;
+    if (url === undefined || url.pathname !== "/callback" || taken) {
+      res.writeHead(404, { ...PAGE_HEADERS, "content-type": "text/plain; charset=utf-8" });
+      res.end("Not found\n");
+      return;
+    }
+    taken = true;
+    arrive({
+      url: url.href,
+      answer: (status, html) =>
+        new Promise<void>((done) => {
+          res.writeHead(status, { ...PAGE_HEADERS, "content-type": "text/html; charset=utf-8" });
+          res.end(html, () => done());
+        }),
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    redirectUri: `${origin}/callback`,
+    arrived,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A browser may hold a connection open it never sends on (a preconnect); not waited for.
+        server.closeAllConnections?.();
+      }),
+  };
+}

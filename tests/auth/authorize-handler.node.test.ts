@@ -1,0 +1,637 @@
+// The library's sign-in by a person, end to end with no stand-ins: createClient with a policy's
+// transport.auth.oauth, a real authorization server (oidc-provider,
+// tests/_support/authorization-server.ts, which also plays the person's browser) and an MCP server
+// built with `@modelcontextprotocol/server` that demands its bearer tokens
+// (tests/_support/protected-mcp-server.ts). The handler's `authorize` callback, the
+// SignInRequiredError of a client without one, `beginAuthorization`, `completeAuthorization` and
+// its refusals, refresh rotation, step-up and `signOut`, in both eras where the era matters.
+//
+// Not tested here: an authorization URL refused by the policy's URL rules. Discovery accepts an
+// authorization server over plain http only on loopback, and `authorize` shows a loopback URL as
+// it is (src/client/_sign-ins.ts), so a real authorization server on this machine cannot produce
+// a URL the rules would refuse.
+//
+// Node only: oidc-provider is a Node library.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { decodeJwt } from "jose";
+import { ClientError } from "../../src/errors.ts";
+import { createClient } from "../../src/legacy.ts";
+import type { Client } from "../../src/client/client-types.ts";
+import type { AuthorizationPrompt, AuthorizeAnswer, AuthorizeContext } from "../../src/handler/handler.ts";
+import type { Policy } from "../../src/policy/policy.ts";
+import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
+import { SignInRequiredError, signInRequiredBy } from "../../src/auth/upstream-auth-error.ts";
+import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
+import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
+
+type Era = "modern" | "legacy";
+const ERAS: readonly Era[] = ["modern", "legacy"];
+/** Where the authorization server sends the person back: never opened, the test reads the redirect. */
+const REDIRECT_URI = "http://127.0.0.1:53682/callback";
+const NAME = "sign-in-tests";
+/** The flow's lifetime (FLOW_TTL_MS). */
+const TEN_MINUTES = 10 * 60_000;
+/** The access tokens' lifetime at the authorization server, in seconds. */
+const TOKEN_TTL = 600;
+/** `Server "files": `, and in the legacy era the failed initialize it happens in. */
+const prefix = (era: Era, server = "files") =>
+  `Server "${server}": ${era === "legacy" ? "initialize failed: " : ""}`;
+
+let as: AuthorizationServer;
+let mcp: ProtectedMcpServer;
+
+before(async () => {
+  as = await startAuthorizationServer({ scopes: ["mcp:tools", "mcp:admin"], accessTokenTtl: TOKEN_TTL });
+  mcp = await startProtectedMcpServer(as);
+});
+
+after(async () => {
+  await mcp?.close();
+  await as?.close();
+});
+
+type Authorize = (prompt: AuthorizationPrompt, ctx: AuthorizeContext) => Promise<AuthorizeAnswer>;
+
+interface Setup {
+  readonly era: Era;
+  readonly authorize?: (client: Client) => Authorize;
+  readonly tokens?: TokenStore;
+  readonly now?: () => number;
+  readonly policies?: readonly Policy[];
+}
+
+/** A client of the protected server as "files", its handler's `authorize` made with the client at hand. */
+function signingClient(setup: Setup): Client {
+  const policies = setup.policies ?? [filesPolicy(setup.era)];
+  const authorize = setup.authorize;
+  let client: Client | undefined;
+  client = createClient({
+    name: NAME,
+    policies,
+    ...(setup.now === undefined ? {} : { clock: { now: setup.now } }),
+    signIn: { redirectUri: REDIRECT_URI, ...(setup.tokens === undefined ? {} : { tokens: setup.tokens }) },
+    ...(authorize === undefined
+      ? {}
+      : { handler: { authorize: (prompt, ctx) => authorize(client as Client)(prompt, ctx) } }),
+  });
+  return client;
+}
+
+function filesPolicy(era: Era, server = "files", url = mcp.url): Policy {
+  return { server, era, transport: { url, auth: { oauth: { scopes: ["mcp:tools"] } } } };
+}
+
+/** An `authorize` that plays the browser as `subject` and completes the sign-in before it answers. */
+const signInAs = (subject: string, seen: AuthorizationPrompt[] = []) => (client: Client): Authorize =>
+async (prompt, ctx) => {
+  seen.push(prompt);
+  const back = await as.authorize(prompt.url, subject);
+  await client.completeAuthorization(ctx.serverId, back.href);
+  return { action: "accept" };
+};
+
+async function whoami(client: Client, server = "files"): Promise<unknown> {
+  return (await client.callTool(server, "whoami")).content;
+}
+
+const said = (subject: string) => [{ type: "text", text: subject }];
+
+/** The message of a failure, with its class and kind. */
+async function failure(promise: Promise<unknown>): Promise<{ name: string; kind: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ClientError, String(error));
+    return { name: error.name, kind: error.kind, message: error.message };
+  }
+  assert.fail("expected the promise to reject");
+}
+
+/** Starts a sign-in without a request, and has the authorization server answer it for `subject`. */
+async function callbackFor(client: Client, subject: string, server = "files"): Promise<URL> {
+  const { url } = await client.beginAuthorization(server);
+  return await as.authorize(url, subject);
+}
+
+describe("the handler's authorize callback signs in to an OAuth-protected server", () => {
+  for (const era of ERAS) {
+    test(`${era} era: authorize() gets the checked URL and its context, completes the sign-in, and the call answers the person's subject`, async () => {
+      const now = Date.now();
+      const prompts: AuthorizationPrompt[] = [];
+      const contexts: Array<{ keys: string[]; client: string; serverId: string; signal: boolean }> = [];
+      const backs: URL[] = [];
+      const client = signingClient({
+        era,
+        now: () => now,
+        authorize: (self) => async (prompt, ctx) => {
+          prompts.push(prompt);
+          contexts.push({
+            keys: Object.keys(ctx).sort(),
+            client: ctx.client,
+            serverId: ctx.serverId,
+            signal: ctx.signal instanceof AbortSignal && !ctx.signal.aborted,
+          });
+          const back = await as.authorize(prompt.url, "carol");
+          backs.push(back);
+          await self.completeAuthorization(ctx.serverId, back.href);
+          return { action: "accept" };
+        },
+      });
+      const seen = mcp.requests().length;
+      try {
+        assert.deepEqual(await whoami(client), said("carol"));
+        assert.deepEqual(await whoami(client), said("carol"));
+      } finally {
+        await client.close();
+      }
+      assert.equal(prompts.length, 1);
+      const [prompt] = prompts;
+      assert.deepEqual(Object.keys(prompt ?? {}).sort(), ["expiresAt", "host", "idn", "url"]);
+      assert.deepEqual(
+        { host: prompt?.host, idn: prompt?.idn, expiresAt: prompt?.expiresAt },
+        { host: "127.0.0.1", idn: false, expiresAt: now + TEN_MINUTES },
+      );
+      const url = new URL(prompt?.url ?? "");
+      assert.ok(prompt?.url.startsWith(`${as.issuer}/auth?`), prompt?.url);
+      const query = Object.fromEntries(url.searchParams);
+      assert.deepEqual(Object.keys(query).sort(), [
+        "client_id",
+        "code_challenge",
+        "code_challenge_method",
+        "redirect_uri",
+        "resource",
+        "response_type",
+        "scope",
+        "state",
+      ]);
+      assert.deepEqual(
+        {
+          response_type: query.response_type,
+          code_challenge_method: query.code_challenge_method,
+          resource: query.resource,
+          redirect_uri: query.redirect_uri,
+          scope: query.scope,
+        },
+        {
+          response_type: "code",
+          code_challenge_method: "S256",
+          resource: mcp.url,
+          redirect_uri: REDIRECT_URI,
+          scope: "mcp:tools offline_access",
+        },
+      );
+      assert.match(query.code_challenge ?? "", /^[A-Za-z0-9_-]{43}$/);
+      assert.match(query.state ?? "", /^[A-Za-z0-9_-]{43}$/);
+      assert.deepEqual(contexts, [{
+        keys: ["client", "serverId", "signal"],
+        client: NAME,
+        serverId: "files",
+        signal: true,
+      }]);
+      // The person came back to the redirect URI with the flow's state and the issuer (RFC 9207).
+      const [back] = backs;
+      assert.deepEqual(
+        [`${back?.origin}${back?.pathname}`, back?.searchParams.get("state"), back?.searchParams.get("iss")],
+        [REDIRECT_URI, query.state, as.issuer],
+      );
+      // The server saw one request without a token (its 401 started the sign-in), then carol's
+      // token for its own audience on every request.
+      const requests = mcp.requests().slice(seen);
+      assert.equal(requests[0]?.token, "");
+      assert.deepEqual(
+        requests.slice(1).map((request) => [request.claims?.sub, request.claims?.aud]),
+        requests.slice(1).map(() => ["carol", mcp.url]),
+      );
+    });
+  }
+
+  test("authorize() may answer accept before the sign-in is completed: the call waits for completeAuthorization, then answers", async () => {
+    const events: string[] = [];
+    let later: Promise<void> | undefined;
+    const client = signingClient({
+      era: "modern",
+      authorize: (self) => (prompt, ctx) => {
+        events.push("authorize");
+        // The person finishes in the browser after authorize() has returned.
+        later = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(async () => {
+          events.push("browser");
+          const back = await as.authorize(prompt.url, "carol");
+          await self.completeAuthorization(ctx.serverId, back.href);
+          events.push("completed");
+        });
+        events.push("accept");
+        return Promise.resolve({ action: "accept" });
+      },
+    });
+    try {
+      const answer = await whoami(client);
+      events.push("answered");
+      await later;
+      assert.deepEqual(answer, said("carol"));
+      assert.deepEqual(events, ["authorize", "accept", "browser", "completed", "answered"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("authorize() answering accept but never completing fails the call once the flow expires", async () => {
+    let now = Date.now();
+    const client = signingClient({
+      era: "modern",
+      now: () => now,
+      authorize: () => (prompt) => {
+        now = prompt.expiresAt; // the person took the whole ten minutes
+        return Promise.resolve({ action: "accept" });
+      },
+    });
+    try {
+      assert.deepEqual(await failure(whoami(client)), {
+        name: "ClientError",
+        kind: "transport",
+        message: 'Server "files": sign-in to "files" was not completed in time',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a call abandoned while authorize() waits for the sign-in aborts ctx.signal and rejects", async () => {
+    const controller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const client = signingClient({
+      era: "modern",
+      authorize: () => (_prompt, ctx) => {
+        signals.push(ctx.signal);
+        setTimeout(() => controller.abort(new Error("the person closed the window")), 0);
+        return Promise.resolve({ action: "accept" });
+      },
+    });
+    try {
+      const error = await client.callTool("files", "whoami", {}, { signal: controller.signal }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      assert.ok(error instanceof ClientError, String(error));
+      assert.deepEqual([error.kind, error.message], ["aborted", "x"]);
+      assert.deepEqual(signals.map((signal) => signal.aborted), [true]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  for (const era of ERAS) {
+    for (const action of ["decline", "cancel"] as const) {
+      test(`${era} era: authorize() answering ${action} fails the call, and no token is asked for`, async () => {
+        const tokens = as.tokenRequests();
+        const client = signingClient({
+          era,
+          authorize: () => () => Promise.resolve({ action }),
+        });
+        try {
+          assert.deepEqual(await failure(whoami(client)), {
+            name: "ClientError",
+            kind: "transport",
+            message: `${
+              prefix(era)
+            }sign-in to "files" was not made: the handler's authorize answered "${action}"`,
+          });
+        } finally {
+          await client.close();
+        }
+        assert.equal(as.tokenRequests(), tokens);
+      });
+    }
+  }
+
+  test("a step-up (403 insufficient_scope) asks authorize() again for the union of the scopes, and the call is retried", async () => {
+    const scoped = await startProtectedMcpServer(as, { toolCallScope: "mcp:admin" });
+    const prompts: AuthorizationPrompt[] = [];
+    const client = signingClient({
+      era: "modern",
+      policies: [filesPolicy("modern", "files", scoped.url)],
+      authorize: signInAs("carol", prompts),
+    });
+    try {
+      assert.deepEqual(await whoami(client), said("carol"));
+    } finally {
+      await client.close();
+      await scoped.close();
+    }
+    assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [
+      "mcp:tools offline_access",
+      "mcp:tools mcp:admin offline_access",
+    ]);
+    assert.deepEqual(
+      scoped.requests().map((request) => [request.rpc, request.claims?.scope ?? null]),
+      [
+        ["tools/list", null],
+        ["tools/list", "mcp:tools offline_access"],
+        ["tools/call", "mcp:tools offline_access"],
+        ["tools/call", "mcp:tools mcp:admin offline_access"],
+      ],
+    );
+  });
+});
+
+describe("a client without authorize() fails with SignInRequiredError and signs in with beginAuthorization", () => {
+  for (const era of ERAS) {
+    test(`${era} era: the call rejects naming the way to sign in, never the URL; after beginAuthorization and completeAuthorization the next call answers`, async () => {
+      const client = signingClient({ era });
+      try {
+        const error = await client.callTool("files", "whoami").then(() => undefined, (error: unknown) => error);
+        assert.ok(error instanceof ClientError, String(error));
+        assert.deepEqual([error.kind, error.serverId, error.message], [
+          "transport",
+          "files",
+          `${
+            prefix(era)
+          }server "files" needs a sign-in (give the handler an \`authorize\` callback, or run \`sluice login files\`)`,
+        ]);
+        const required = signInRequiredBy(error);
+        assert.ok(required instanceof SignInRequiredError);
+        assert.deepEqual([required.server, required.principal], ["files", ""]);
+        assert.ok(required.url.startsWith(`${as.issuer}/auth?`), required.url);
+        assert.equal(new URL(required.url).searchParams.get("state"), required.state);
+        assert.equal(
+          required.message,
+          'server "files" needs a sign-in (give the handler an `authorize` callback, or run `sluice login files`)',
+        );
+        assert.deepEqual([error.message.includes(required.url), error.message.includes("/auth?")], [
+          false,
+          false,
+        ]);
+
+        const started = await client.beginAuthorization("files");
+        assert.deepEqual(Object.keys(started).sort(), ["expiresAt", "url"]);
+        assert.ok(started.url.startsWith(`${as.issuer}/auth?`), started.url);
+        assert.notEqual(new URL(started.url).searchParams.get("state"), required.state);
+        const back = await as.authorize(started.url, "dave");
+        assert.equal(await client.completeAuthorization("files", back.href), undefined);
+        assert.deepEqual(await whoami(client), said("dave"));
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test("the SignInRequiredError's own URL completes the sign-in too", async () => {
+    const client = signingClient({ era: "modern" });
+    try {
+      const error = await client.callTool("files", "whoami").then(() => undefined, (error: unknown) => error);
+      const required = signInRequiredBy(error);
+      assert.ok(required !== undefined, String(error));
+      await client.completeAuthorization("files", (await as.authorize(required.url, "erin")).href);
+      assert.deepEqual(await whoami(client), said("erin"));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("client.completeAuthorization() refuses callbacks that are not this sign-in's", () => {
+  /** Two servers with sign-ins, no authorize(): everything goes through begin/complete. */
+  const twoServers = () =>
+    signingClient({
+      era: "modern",
+      policies: [filesPolicy("modern", "files"), filesPolicy("modern", "notes")],
+    });
+
+  test("completeAuthorization() refuses the callback of another server's sign-in", async () => {
+    const client = twoServers();
+    try {
+      const back = await callbackFor(client, "carol", "files");
+      assert.deepEqual(await failure(client.completeAuthorization("notes", back.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message: 'Server "notes": the callback belongs to a sign-in to "files", not "notes"',
+      });
+      // Its state was spent on the refusal: the callback no longer completes anything.
+      assert.deepEqual(await failure(client.completeAuthorization("files", back.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          'Server "files": sign-in failed: the callback\'s state names no sign-in in progress (unknown or expired)',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completeAuthorization() refuses a tampered state, and the untouched callback still completes", async () => {
+    const client = twoServers();
+    try {
+      const back = await callbackFor(client, "carol");
+      const tampered = new URL(back);
+      tampered.searchParams.set("state", `${back.searchParams.get("state")}x`);
+      const tokens = as.tokenRequests();
+      assert.deepEqual(await failure(client.completeAuthorization("files", tampered.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          'Server "files": sign-in failed: the callback\'s state names no sign-in in progress (unknown or expired)',
+      });
+      const stateless = new URL(back);
+      stateless.searchParams.delete("state");
+      assert.deepEqual(await failure(client.completeAuthorization("files", stateless.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message: 'Server "files": sign-in failed: the callback has no state parameter',
+      });
+      assert.equal(as.tokenRequests(), tokens);
+      await client.completeAuthorization("files", back.href);
+      assert.deepEqual(await whoami(client), said("carol"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completeAuthorization() takes a callback once: used again it is refused, and two at once make one token request", async () => {
+    const client = twoServers();
+    try {
+      const back = await callbackFor(client, "carol");
+      await client.completeAuthorization("files", back.href);
+      assert.deepEqual(await failure(client.completeAuthorization("files", back.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          'Server "files": sign-in failed: the callback\'s state names no sign-in in progress (unknown or expired)',
+      });
+
+      const again = await callbackFor(client, "dave");
+      const tokens = as.tokenRequests();
+      const settled = await Promise.allSettled([
+        client.completeAuthorization("files", again.href),
+        client.completeAuthorization("files", again.href),
+      ]);
+      assert.deepEqual(
+        settled.map((result) => result.status === "fulfilled" ? "completed" : (result.reason as Error).message)
+          .sort(),
+        ['Server "files": sign-in failed: this callback was already used', "completed"],
+      );
+      assert.equal(as.tokenRequests(), tokens + 1);
+      assert.deepEqual(await whoami(client), said("dave"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completeAuthorization() refuses a changed or missing iss before any token request (RFC 9207)", async () => {
+    const client = twoServers();
+    try {
+      const back = await callbackFor(client, "carol");
+      const forged = new URL(back);
+      forged.searchParams.set("iss", "http://127.0.0.1:1");
+      const tokens = as.tokenRequests();
+      assert.deepEqual(await failure(client.completeAuthorization("files", forged.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          `Server "files": sign-in refused: the callback names the issuer "http://127.0.0.1:1", expected exactly "${as.issuer}"; the code was not used`,
+      });
+      const other = await callbackFor(client, "carol");
+      const bare = new URL(other);
+      bare.searchParams.delete("iss");
+      assert.deepEqual(await failure(client.completeAuthorization("files", bare.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          `Server "files": sign-in refused: the callback has no "iss" although the authorization server "${as.issuer}" declares authorization_response_iss_parameter_supported; the code was not used`,
+      });
+      assert.equal(as.tokenRequests(), tokens);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completeAuthorization() refuses a callback at another path than the redirect URI, before any token request", async () => {
+    const client = twoServers();
+    try {
+      const back = await callbackFor(client, "carol");
+      const moved = new URL(back);
+      moved.pathname = "/elsewhere";
+      const tokens = as.tokenRequests();
+      assert.deepEqual(await failure(client.completeAuthorization("files", moved.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          `Server "files": sign-in failed: the callback came to "http://127.0.0.1:53682/elsewhere", expected the redirect URI "${REDIRECT_URI}"`,
+      });
+      assert.equal(as.tokenRequests(), tokens);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completeAuthorization() refuses a callback after the flow's ten minutes", async () => {
+    let now = Date.now();
+    const client = signingClient({ era: "modern", now: () => now });
+    try {
+      const back = await callbackFor(client, "carol");
+      now += TEN_MINUTES;
+      assert.deepEqual(await failure(client.completeAuthorization("files", back.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          'Server "files": sign-in failed: the callback\'s state names no sign-in in progress (unknown or expired)',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("completeAuthorization() refuses a string that is not a URL, and a server without a sign-in", async () => {
+    const client = twoServers();
+    try {
+      assert.deepEqual(await failure(client.completeAuthorization("files", "not a url")), {
+        name: "ClientError",
+        kind: "transport",
+        message: 'Server "files": the callback URL is not a URL',
+      });
+      assert.deepEqual(await failure(client.completeAuthorization("nope", REDIRECT_URI)), {
+        name: "ClientError",
+        kind: "config",
+        message: 'Server "nope" has no policy with "transport.auth.oauth"',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("refresh and sign-out through the client", () => {
+  for (const era of ERAS) {
+    test(`${era} era: past its lifetime the token is refreshed, and the stored grant's refresh token rotated`, async () => {
+      let now = Date.now();
+      const tokens = createMemoryTokenStore();
+      const client = signingClient({ era, now: () => now, tokens, authorize: signInAs("frank") });
+      const read = async () => JSON.parse((await tokens.get("grant|files|")) ?? "null");
+      try {
+        assert.deepEqual(await whoami(client), said("frank"));
+        const first = await read();
+        assert.deepEqual(Object.keys(first).sort(), [
+          "accessToken",
+          "clientId",
+          "expiresAt",
+          "issuer",
+          "redirectUri",
+          "refreshToken",
+          "scopes",
+        ]);
+        assert.deepEqual(
+          [first.expiresAt, first.issuer, first.redirectUri, first.scopes],
+          [now + TOKEN_TTL * 1000, as.issuer, REDIRECT_URI, ["mcp:tools", "offline_access"]],
+        );
+        assert.equal(decodeJwt(first.accessToken).sub, "frank");
+        const requested = as.tokenRequests();
+        const seen = mcp.requests().length;
+
+        now += (TOKEN_TTL + 60) * 1000;
+        assert.deepEqual(await whoami(client), said("frank"));
+        const second = await read();
+        assert.equal(as.tokenRequests(), requested + 1);
+        assert.notEqual(second.refreshToken, first.refreshToken);
+        assert.notEqual(second.accessToken, first.accessToken);
+        assert.deepEqual(
+          [second.expiresAt, second.clientId, second.redirectUri],
+          [now + TOKEN_TTL * 1000, first.clientId, REDIRECT_URI],
+        );
+        // Refreshed before anything was sent: every request after the clock moved carried the new token.
+        const sent = mcp.requests().slice(seen).map((request) => request.token);
+        assert.deepEqual(sent, sent.map(() => second.accessToken));
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  for (const era of ERAS) {
+    test(`${era} era: after signOut() the stored grant is gone and the next call signs in again`, async () => {
+      const tokens = createMemoryTokenStore();
+      const prompts: AuthorizationPrompt[] = [];
+      const client = signingClient({ era, tokens, authorize: signInAs("grace", prompts) });
+      try {
+        assert.deepEqual(await whoami(client), said("grace"));
+        await client.signOut("files");
+        assert.equal(await tokens.get("grant|files|"), undefined);
+        assert.deepEqual(await whoami(client), said("grace"));
+        assert.equal(prompts.length, 2);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test("after signOut() a client without authorize() fails with SignInRequiredError again", async () => {
+    const client = signingClient({ era: "modern" });
+    try {
+      await client.completeAuthorization("files", (await callbackFor(client, "heidi")).href);
+      assert.deepEqual(await whoami(client), said("heidi"));
+      await client.signOut("files");
+      const error = await client.callTool("files", "whoami").then(() => undefined, (error: unknown) => error);
+      assert.equal(signInRequiredBy(error)?.server, "files");
+    } finally {
+      await client.close();
+    }
+  });
+});
