@@ -12,7 +12,8 @@ import type { CompiledClientCredentials } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { requestOptions } from "./_discovery.ts";
 import { clientSecretBasic, describeTokenFailure, type EnvironmentReader } from "./_token-request.ts";
-import type { Grant } from "./authorization-code.ts";
+import { dpopUnsupported, type Grant, grantOf } from "./authorization-code.ts";
+import { dpopHandle, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
 import { UpstreamAuthError } from "./upstream-auth-error.ts";
 
 /** What a client credentials token request needs. */
@@ -40,34 +41,35 @@ export async function requestClientCredentialsToken(
   scopes: readonly string[],
   options: ClientCredentialsOptions,
   signal: AbortSignal | undefined,
+  dpop = false,
 ): Promise<Grant> {
   const { auth } = options;
+  if (dpop && !supportsDpop(as)) throw dpopUnsupported(as);
   const endpoint = new URL(as.token_endpoint ?? as.issuer);
   const client: oauth.Client = { client_id: auth.clientId };
   const parameters = new URLSearchParams({ resource });
   if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
   const authentication = await clientAuthentication(as, options);
   const http = requestOptions<"POST", URLSearchParams>(endpoint, options.fetch, signal);
+  const key = dpop ? await newDpopKey() : undefined;
+  const DPoP = key === undefined ? undefined : await dpopHandle(client, key);
   let result: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.clientCredentialsGrantRequest(as, client, authentication, parameters, http);
-    result = await oauth.processClientCredentialsResponse(as, client, response);
+    result = await withDpopNonceRetry(async () => {
+      const response = await oauth.clientCredentialsGrantRequest(
+        as,
+        client,
+        authentication,
+        parameters,
+        DPoP === undefined ? http : { ...http, DPoP },
+      );
+      return await oauth.processClientCredentialsResponse(as, client, response);
+    });
   } catch (error) {
     if (signal?.aborted === true) throw signal.reason;
     throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(as.issuer, error)}`);
   }
-  if (result.token_type.toLowerCase() !== "bearer") {
-    throw new UpstreamAuthError(
-      `sign-in failed: the authorization server "${as.issuer}" issued a "${result.token_type}" token, expected "Bearer"`,
-    );
-  }
-  return {
-    accessToken: result.access_token,
-    expiresAt: result.expires_in === undefined ? null : options.clock.now() + result.expires_in * 1000,
-    scopes,
-    issuer: as.issuer,
-    clientId: auth.clientId,
-  };
+  return grantOf(result, scopes, as.issuer, auth.clientId, options.clock, undefined, key);
 }
 
 /** `client_secret_basic` (or `client_secret_post` when that is all the server lists), or `private_key_jwt`. */

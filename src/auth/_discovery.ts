@@ -23,6 +23,8 @@ export interface ResourceMetadata {
   readonly authorizationServers: readonly string[];
   /** `scopes_supported`, or empty. */
   readonly scopesSupported: readonly string[];
+  /** `dpop_bound_access_tokens_required` (RFC 9449 §5.2). */
+  readonly dpopRequired: boolean;
 }
 
 /**
@@ -123,6 +125,7 @@ export async function discoverResource(
       resource: metadata.resource,
       authorizationServers: servers,
       scopesSupported: metadata.scopes_supported ?? [],
+      dpopRequired: metadata.dpop_bound_access_tokens_required === true,
     };
   }
   throw new UpstreamAuthError(

@@ -17,6 +17,7 @@ import { requestOptions } from "./_discovery.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
 import { clientSecretBasic, describeTokenFailure } from "./_token-request.ts";
 import type { TokenStore } from "./token-store.ts";
+import { dpopHandle, type DpopKey, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
 import { UpstreamAuthError } from "./upstream-auth-error.ts";
 
 /** How long a started sign-in may take before its callback is refused. */
@@ -36,6 +37,8 @@ export interface Grant {
   readonly clientId: string;
   /** The redirect URI of the sign-in that got them (its client registration is kept under it). */
   readonly redirectUri?: string | undefined;
+  /** The key the tokens are bound to (DPoP, RFC 9449), when the server issued `DPoP` tokens. */
+  readonly dpop?: DpopKey | undefined;
 }
 
 /** Who sluice is at one authorization server. */
@@ -63,6 +66,8 @@ export interface PendingFlow {
   readonly scopes: readonly string[];
   readonly registration: Registration;
   readonly expiresAt: number;
+  /** The key the tokens are to be bound to, when the server asks for DPoP. */
+  readonly dpop?: DpopKey | undefined;
 }
 
 /** What the grant needs from the sign-in of one server. */
@@ -131,6 +136,7 @@ export async function beginAuthorization(
   resource: string,
   principal: string,
   scopes: readonly string[],
+  dpop = false,
 ): Promise<{ url: string; state: string; expiresAt: number }> {
   const methods = as.code_challenge_methods_supported;
   if (methods === undefined || !methods.includes("S256")) {
@@ -145,6 +151,7 @@ export async function beginAuthorization(
       `sign-in failed: the authorization server "${as.issuer}" has no authorization_endpoint`,
     );
   }
+  if (dpop && !supportsDpop(as)) throw dpopUnsupported(as);
   const registration = await identifyClient(context, as);
   const wanted = [...scopes];
   // Refresh tokens where the server offers them (SEP-2207): only when it lists offline_access.
@@ -174,6 +181,7 @@ export async function beginAuthorization(
     scopes: wanted,
     registration,
     expiresAt,
+    ...(dpop ? { dpop: await newDpopKey() } : {}),
   };
   await context.tokens.set(flowKey(state), JSON.stringify(flow), FLOW_TTL_MS);
   return { url: url.href, state, expiresAt };
@@ -260,21 +268,36 @@ export async function finishAuthorization(
   );
   let result: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      flow.as,
-      client,
-      clientAuthentication(context, flow.registration),
-      parameters,
-      flow.redirectUri,
-      flow.verifier,
-      { ...http, additionalParameters: { resource: flow.resource } },
-    );
-    result = await oauth.processAuthorizationCodeResponse(flow.as, client, response);
+    const DPoP = flow.dpop === undefined ? undefined : await dpopHandle(client, flow.dpop);
+    result = await withDpopNonceRetry(async () => {
+      const response = await oauth.authorizationCodeGrantRequest(
+        flow.as,
+        client,
+        clientAuthentication(context, flow.registration),
+        parameters,
+        flow.redirectUri,
+        flow.verifier,
+        {
+          ...http,
+          additionalParameters: { resource: flow.resource },
+          ...(DPoP === undefined ? {} : { DPoP }),
+        },
+      );
+      return await oauth.processAuthorizationCodeResponse(flow.as, client, response);
+    });
   } catch (error) {
     throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(flow.as.issuer, error)}`);
   }
   const grant: Grant = {
-    ...grantOf(result, flow.scopes, flow.as.issuer, flow.registration.clientId, context.clock, undefined),
+    ...grantOf(
+      result,
+      flow.scopes,
+      flow.as.issuer,
+      flow.registration.clientId,
+      context.clock,
+      undefined,
+      flow.dpop,
+    ),
     redirectUri: flow.redirectUri,
   };
   await context.tokens.set(grantKey(flow.server, flow.principal), JSON.stringify(grant));
@@ -306,17 +329,21 @@ export async function refreshGrant(
     context.fetch,
     undefined,
   );
+  const refreshToken = grant.refreshToken;
   try {
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      client,
-      clientAuthentication(context, registration),
-      grant.refreshToken,
-      { ...http, additionalParameters: { resource } },
-    );
-    const result = await oauth.processRefreshTokenResponse(as, client, response);
+    const DPoP = grant.dpop === undefined ? undefined : await dpopHandle(client, grant.dpop);
+    const result = await withDpopNonceRetry(async () => {
+      const response = await oauth.refreshTokenGrantRequest(
+        as,
+        client,
+        clientAuthentication(context, registration),
+        refreshToken,
+        { ...http, additionalParameters: { resource }, ...(DPoP === undefined ? {} : { DPoP }) },
+      );
+      return await oauth.processRefreshTokenResponse(as, client, response);
+    });
     return {
-      ...grantOf(result, grant.scopes, as.issuer, grant.clientId, context.clock, grant.refreshToken),
+      ...grantOf(result, grant.scopes, as.issuer, grant.clientId, context.clock, refreshToken, grant.dpop),
       redirectUri: grant.redirectUri,
     };
   } catch (error) {
@@ -325,20 +352,39 @@ export async function refreshGrant(
   }
 }
 
-function grantOf(
+/**
+ * The grant a token response makes: `Bearer` tokens, or `DPoP` tokens when a key was sent (a
+ * server that answers `Bearer` to a DPoP request issued an unbound token: it is sent as such).
+ *
+ * @param result The token response.
+ * @param asked The scopes asked for.
+ * @param issuer The authorization server.
+ * @param clientId The client.
+ * @param clock The clock.
+ * @param previousRefresh The refresh token to keep when the response has none.
+ * @param dpop The key the request was bound to, if any.
+ * @returns The grant.
+ * @throws {UpstreamAuthError} For another token type.
+ */
+export function grantOf(
   result: oauth.TokenEndpointResponse,
   asked: readonly string[],
   issuer: string,
   clientId: string,
   clock: Clock,
   previousRefresh: string | undefined,
+  dpop?: DpopKey,
 ): Grant {
-  if (result.token_type.toLowerCase() !== "bearer") {
+  const type = result.token_type.toLowerCase();
+  if (type !== "bearer" && !(type === "dpop" && dpop !== undefined)) {
     throw new UpstreamAuthError(
-      `sign-in failed: the authorization server "${issuer}" issued a "${result.token_type}" token, expected "Bearer"`,
+      `sign-in failed: the authorization server "${issuer}" issued a "${result.token_type}" token, expected "${
+        dpop === undefined ? "Bearer" : "DPoP"
+      }"`,
     );
   }
   return {
+    ...(type === "dpop" ? { dpop } : {}),
     accessToken: result.access_token,
     refreshToken: result.refresh_token ?? previousRefresh,
     expiresAt: result.expires_in === undefined ? null : clock.now() + result.expires_in * 1000,
@@ -346,6 +392,13 @@ function grantOf(
     issuer,
     clientId,
   };
+}
+
+/** The error for a server that wants DPoP-bound tokens from an authorization server that cannot bind them. */
+export function dpopUnsupported(as: oauth.AuthorizationServer): UpstreamAuthError {
+  return new UpstreamAuthError(
+    `sign-in refused: the server asks for DPoP-bound tokens, but its authorization server "${as.issuer}" does not list "ES256" in dpop_signing_alg_values_supported`,
+  );
 }
 
 /** Says how the callback's `iss` failed RFC 9207 §2.4 (never its `error`: an unverified response is not acted on). */

@@ -26,6 +26,7 @@ import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { requestClientCredentialsToken } from "./_client-credentials.ts";
+import { resourceProof } from "./_dpop.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
 import {
   beginAuthorization,
@@ -144,6 +145,8 @@ interface Discovered {
 interface Challenge {
   readonly metadataUrl: string | undefined;
   readonly scopes: readonly string[] | undefined;
+  /** The challenge's scheme is `DPoP`: the server takes DPoP-bound tokens (RFC 9449 §7.1). */
+  readonly dpop?: boolean;
 }
 
 /** How long before its expiry a token is replaced, at most. */
@@ -257,7 +260,8 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     const context = codeContext(overrides);
     const { resource, as } = await discover(challenge.metadataUrl, signal);
     const wanted = chooseScopes(auth.scopes, scopes, resource.scopesSupported);
-    return await beginAuthorization(context, as, resource.resource, principal, wanted);
+    const dpop = challenge.dpop === true || resource.dpopRequired;
+    return await beginAuthorization(context, as, resource.resource, principal, wanted, dpop);
   };
 
   /** A sign-in by the person: `authorize` shows the URL; the grant is read back from the store. */
@@ -328,7 +332,12 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       // The server wanted a token (it had one): a new one first, not a round trip without.
       return await once(
         principal,
-        () => machineToken(principal, grant.scopes, { metadataUrl: undefined, scopes: undefined }, signal),
+        () =>
+          machineToken(principal, grant.scopes, {
+            metadataUrl: undefined,
+            scopes: undefined,
+            dpop: grant.dpop !== undefined,
+          }, signal),
       );
     }
     const grant = await readGrant(tokens, grantKey(server, principal));
@@ -354,6 +363,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       wanted,
       { ...options, auth },
       signal,
+      challenge.dpop === true || resource.dpopRequired,
     );
     machineTokens.set(principal, grant);
     return grant;
@@ -391,22 +401,38 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       return await signInByPerson(principal, scopes ?? challenge.scopes, challenge, signal, overrides);
     });
 
+  /** The MCP server's last DPoP nonce (RFC 9449 §9), sent in the next proofs. */
+  let resourceNonce: string | undefined;
+  /** Sends `init` with the grant's token; a DPoP nonce the server asks for is sent once more. */
+  const send = async (url: string, init: RequestInit, grant: Grant | undefined): Promise<Response> => {
+    let response = await fetch(url, await withToken(init, grant, url, resourceNonce));
+    const nonce = response.headers.get("dpop-nonce");
+    if (nonce === null || grant?.dpop === undefined) return response;
+    const fresh = nonce !== resourceNonce;
+    resourceNonce = nonce;
+    if (response.status === 401 && fresh && (await challengeOf(response))?.error === "use_dpop_nonce") {
+      await response.body?.cancel().catch(() => {});
+      response = await fetch(url, await withToken(init, grant, url, resourceNonce));
+    }
+    return response;
+  };
+
   const fetcher = (principal = "", overrides: SignInOverrides = {}): Fetcher => async (url, init) => {
     // The token goes to the server's origin only (a redirect elsewhere gets none).
     if (new URL(url).origin !== transport.origin) return await fetch(url, init);
     const signal = init.signal ?? undefined;
     let grant = await current(principal, signal);
-    let response = await fetch(url, withBearer(init, grant));
+    let response = await send(url, init, grant);
     if (response.status === 401) {
-      const challenge = await bearerChallenge(response);
+      const challenge = await challengeOf(response);
       if (challenge === undefined) return response;
       await response.body?.cancel().catch(() => {});
       grant = await renew(principal, grant, challenge, undefined, signal, overrides);
-      response = await fetch(url, withBearer(init, grant));
+      response = await send(url, init, grant);
       if (response.status === 401) {
         await forget(principal);
         await response.body?.cancel().catch(() => {});
-        const error = (await bearerChallenge(response))?.error;
+        const error = (await challengeOf(response))?.error;
         throw new UpstreamAuthError(
           `sign-in failed: the server refused the access token it was just issued (HTTP 401${
             error === undefined ? "" : `, error "${error}"`
@@ -415,7 +441,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       }
     }
     if (response.status === 403 && grant !== undefined) {
-      const challenge = await bearerChallenge(response);
+      const challenge = await challengeOf(response);
       if (challenge?.error !== "insufficient_scope") return response;
       const union = [...new Set([...grant.scopes, ...challenge.scopes ?? []])];
       const tries = stepUps.get(principal) ?? 0;
@@ -428,7 +454,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       stepUps.set(principal, tries + 1);
       await response.body?.cancel().catch(() => {});
       grant = await renew(principal, undefined, challenge, union, signal, overrides);
-      response = await fetch(url, withBearer(init, grant));
+      response = await send(url, init, grant);
     }
     if (response.status !== 403) stepUps.delete(principal);
     return response;
@@ -521,18 +547,33 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** A Bearer challenge's parameters, or `undefined` when the response has none (or an unparsable one). */
-async function bearerChallenge(
+/**
+ * The server's `Bearer` (or `DPoP`) challenge: its `resource_metadata`, `scope` and `error`, or
+ * `undefined` when the response has none (or an unparsable one).
+ */
+async function challengeOf(
   response: Response,
 ): Promise<
-  { metadataUrl: string | undefined; scopes: string[] | undefined; error: string | undefined } | undefined
+  | {
+    metadataUrl: string | undefined;
+    scopes: string[] | undefined;
+    error: string | undefined;
+    dpop: boolean;
+  }
+  | undefined
 > {
   const challenges = await challengesOf(response);
-  const bearer = challenges?.find((challenge) => challenge.scheme === "bearer");
-  if (bearer === undefined) return undefined;
-  const { parameters } = bearer;
+  const found = challenges?.find((challenge) => challenge.scheme === "dpop") ??
+    challenges?.find((challenge) => challenge.scheme === "bearer");
+  if (found === undefined) return undefined;
+  const { parameters } = found;
   const scope = parameters.scope?.split(" ").filter((value) => value !== "");
-  return { metadataUrl: parameters.resource_metadata, scopes: scope, error: parameters.error };
+  return {
+    metadataUrl: parameters.resource_metadata,
+    scopes: scope,
+    error: parameters.error,
+    dpop: found.scheme === "dpop",
+  };
 }
 
 /**
@@ -560,11 +601,22 @@ async function challengesOf(response: Response): Promise<oauth.WWWAuthenticateCh
   return undefined;
 }
 
-function withBearer(init: RequestInit, token: Grant | undefined): RequestInit {
-  if (token === undefined) return init;
+/** A fresh init with the grant's token: `Bearer`, or `DPoP` with a proof for this request. */
+async function withToken(
+  init: RequestInit,
+  grant: Grant | undefined,
+  url: string,
+  nonce: string | undefined,
+): Promise<RequestInit> {
+  if (grant === undefined) return init;
   // A fresh init each time: the caller's headers object is never changed.
   const headers = Object.fromEntries(new Headers(init.headers).entries());
-  headers.authorization = `Bearer ${token.accessToken}`;
+  if (grant.dpop === undefined) {
+    headers.authorization = `Bearer ${grant.accessToken}`;
+  } else {
+    headers.authorization = `DPoP ${grant.accessToken}`;
+    headers.dpop = await resourceProof(grant.dpop, init.method ?? "GET", url, grant.accessToken, nonce);
+  }
   return { ...init, headers };
 }
 

@@ -1,0 +1,126 @@
+/**
+ * DPoP (RFC 9449): sender-constrained tokens, for servers that ask for them (their challenge's
+ * scheme is `DPoP`, or their resource metadata sets `dpop_bound_access_tokens_required`). Each
+ * grant has its own ES256 key pair, kept with its tokens; token requests carry proofs made by
+ * oauth4webapi's DPoP handle (it also retries once with the authorization server's nonce), and
+ * every request to the MCP server carries a fresh proof made here with jose (`htm`, `htu`,
+ * `iat`, a unique `jti`, `ath` = the token's hash, the server's nonce when it gave one).
+ * oauth4webapi makes resource-request proofs only inside its own request function, which would
+ * take the transport's redirects and streaming away, hence the proof is signed here.
+ *
+ * @module
+ */
+import { SignJWT } from "jose";
+import * as oauth from "oauth4webapi";
+import { codecs } from "../_internal/encoding.ts";
+
+/** A grant's DPoP key pair, as kept in the token store. */
+export interface DpopKey {
+  readonly publicJwk: JsonWebKey;
+  readonly privateJwk: JsonWebKey;
+}
+
+/** The one algorithm sluice signs proofs with. */
+export const DPOP_ALGORITHM = "ES256";
+
+/**
+ * Makes a key pair for a new grant.
+ *
+ * @returns Its JWKs (the private one stays in the token store).
+ */
+export async function newDpopKey(): Promise<DpopKey> {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const { kty = "EC", crv = "P-256", x = "", y = "" } = await crypto.subtle.exportKey("jwk", pair.publicKey);
+  return { publicJwk: { kty, crv, x, y }, privateJwk: await crypto.subtle.exportKey("jwk", pair.privateKey) };
+}
+
+/**
+ * Whether an authorization server can bind tokens with sluice's algorithm.
+ *
+ * @param as Its metadata.
+ * @returns Whether it lists ES256 in `dpop_signing_alg_values_supported`.
+ */
+export function supportsDpop(as: oauth.AuthorizationServer): boolean {
+  return as.dpop_signing_alg_values_supported?.includes(DPOP_ALGORITHM) === true;
+}
+
+/** Imports a grant's key pair for signing. */
+async function keyPair(key: DpopKey): Promise<CryptoKeyPair> {
+  const algorithm = { name: "ECDSA", namedCurve: "P-256" };
+  return {
+    privateKey: await crypto.subtle.importKey("jwk", key.privateJwk, algorithm, false, ["sign"]),
+    publicKey: await crypto.subtle.importKey("jwk", key.publicJwk, algorithm, true, ["verify"]),
+  };
+}
+
+/**
+ * oauth4webapi's DPoP handle for a grant's token requests.
+ *
+ * @param client The client.
+ * @param key The grant's key pair.
+ * @returns The handle (it keeps the authorization server's nonce).
+ */
+export async function dpopHandle(client: oauth.Client, key: DpopKey): Promise<oauth.DPoPHandle> {
+  return oauth.DPoP(client, await keyPair(key));
+}
+
+/**
+ * Runs a token request, once more when the authorization server asks for a DPoP nonce (the
+ * handle has learnt it from the first answer).
+ *
+ * @param request Sends the request and processes its response.
+ * @returns What it returned.
+ */
+export async function withDpopNonceRetry<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (!oauth.isDPoPNonceError(error)) throw error;
+    return await request();
+  }
+}
+
+/**
+ * A proof for one request to the MCP server.
+ *
+ * @param key The grant's key pair.
+ * @param method The HTTP method.
+ * @param url The request's URL (its query and fragment are left out of `htu`).
+ * @param accessToken The token the request carries (`ath`).
+ * @param nonce The server's last `DPoP-Nonce`, if any.
+ * @returns The proof JWT.
+ */
+export async function resourceProof(
+  key: DpopKey,
+  method: string,
+  url: string,
+  accessToken: string,
+  nonce: string | undefined,
+): Promise<string> {
+  const target = new URL(url);
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken)));
+  const signing = await crypto.subtle.importKey(
+    "jwk",
+    key.privateJwk,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["sign"],
+  );
+  return await new SignJWT({
+    htm: method,
+    htu: `${target.origin}${target.pathname}`,
+    ath: codecs.toBase64Url(hash),
+    ...(nonce === undefined ? {} : { nonce }),
+  })
+    .setProtectedHeader({
+      alg: DPOP_ALGORITHM,
+      typ: "dpop+jwt",
+      jwk: key.publicJwk as Record<string, string>,
+    })
+    .setIssuedAt()
+    .setJti(codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16))))
+    .sign(signing);
+}
