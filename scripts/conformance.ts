@@ -17,7 +17,7 @@
  * `node_modules/.bin` on `PATH` (so `tsx` resolves).
  *
  * Options: `--requirements <rev>` (repeatable; default both), `--timeout <ms>` per client (default
- * 60000), `--output-dir <dir>` (the suite's per-scenario `checks.json`, `stdout.txt`, `stderr.txt`).
+ * 120000), `--output-dir <dir>` (the suite's per-scenario `checks.json`, `stdout.txt`, `stderr.txt`).
  * Every other argument is a word of the client command (default `tsx tests/conformance/client.ts`);
  * the suite appends the server URL and sets `MCP_CONFORMANCE_SCENARIO`,
  * `MCP_CONFORMANCE_PROTOCOL_VERSION` and `MCP_CONFORMANCE_CONTEXT`.
@@ -70,7 +70,7 @@ function fail(message: string): never {
 function parseArgs(argv: readonly string[]): Options {
   const words: string[] = [];
   const revisions: string[] = [];
-  let timeout = "60000";
+  let timeout = "120000";
   let outputDir: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

@@ -193,10 +193,13 @@ export async function beginAuthorization(
  *
  * @param tokens The store.
  * @param callbackUrl The URL the authorization server sent the user back to.
+ * @param server When given, the server the flow must be for: another's is refused before its
+ *   `state` is spent, so its own server can still finish it.
  * @returns The flow.
- * @throws {UpstreamAuthError} When the URL has no `state`, the flow is unknown or expired, or it was used.
+ * @throws {UpstreamAuthError} When the URL has no `state`, the flow is unknown, expired, another
+ *   server's, or used.
  */
-export async function takeFlow(tokens: TokenStore, callbackUrl: URL): Promise<PendingFlow> {
+export async function takeFlow(tokens: TokenStore, callbackUrl: URL, server?: string): Promise<PendingFlow> {
   const state = callbackUrl.searchParams.get("state");
   if (state === null || state === "") {
     throw new UpstreamAuthError("sign-in failed: the callback has no state parameter");
@@ -207,11 +210,15 @@ export async function takeFlow(tokens: TokenStore, callbackUrl: URL): Promise<Pe
       "sign-in failed: the callback's state names no sign-in in progress (unknown or expired)",
     );
   }
+  const flow = JSON.parse(text) as PendingFlow;
+  if (server !== undefined && flow.server !== server) {
+    throw new UpstreamAuthError(`the callback belongs to a sign-in to "${flow.server}", not "${server}"`);
+  }
   if (!(await tokens.claim(flowKey(state), FLOW_TTL_MS))) {
     throw new UpstreamAuthError("sign-in failed: this callback was already used");
   }
   await tokens.delete(flowKey(state));
-  return JSON.parse(text) as PendingFlow;
+  return flow;
 }
 
 /**

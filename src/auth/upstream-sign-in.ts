@@ -301,19 +301,28 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     if (as.issuer !== grant.issuer) return undefined;
     const key = grantKey(server, principal);
     const claim = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
+    const failed = `${claim}|failed`;
     if (await tokens.claim(claim, REFRESH_CLAIM_MS)) {
-      const renewed = await refreshGrant(context, as, resource.resource, grant);
+      let renewed: Grant | undefined;
+      try {
+        renewed = await refreshGrant(context, as, resource.resource, grant);
+      } catch (error) {
+        // The waiting instances stop waiting (the claim itself holds until it expires).
+        await tokens.set(failed, "1", REFRESH_CLAIM_MS).catch(() => {});
+        throw error;
+      }
       if (renewed === undefined) await tokens.delete(key);
       else await tokens.set(key, JSON.stringify(renewed));
       return renewed;
     }
     // Another refresh of this grant is running: its result replaces the grant in the store.
-    const until = clock.now() + REFRESH_CLAIM_MS;
-    while (clock.now() < until) {
+    // Counted in polls, not by the clock: a test's clock may stand still.
+    for (let poll = 0; poll < REFRESH_CLAIM_MS / REFRESH_POLL_MS; poll++) {
       await sleep(REFRESH_POLL_MS, signal);
       const now = await readGrant(tokens, key);
       if (now === undefined) return undefined;
       if (now.refreshToken !== grant.refreshToken || now.accessToken !== grant.accessToken) return now;
+      if (await tokens.get(failed) !== undefined) return undefined;
     }
     return undefined;
   };

@@ -172,12 +172,7 @@ export function createSignInMethods(
       const signIn = signInOf(serverId);
       try {
         const url = new URL(callbackUrl);
-        const flow = await takeFlow(tokens, url);
-        if (flow.server !== serverId) {
-          throw new UpstreamAuthError(
-            `the callback belongs to a sign-in to "${flow.server}", not "${serverId}"`,
-          );
-        }
+        const flow = await takeFlow(tokens, url, serverId);
         await signIn.complete(flow, url);
       } catch (error) {
         throw failed(
