@@ -35,6 +35,7 @@ describe("discoverResource()", () => {
       resource: "https://mcp.example.com",
       authorizationServers: ["https://as.example.com"],
       scopesSupported: ["mcp:tools"],
+      dpopRequired: false,
     });
     assert.deepEqual(asked, [
       "GET https://mcp.example.com/.well-known/oauth-protected-resource/mcp redirect=manual",
@@ -57,6 +58,7 @@ describe("discoverResource()", () => {
       resource: "https://mcp.example.com/mcp",
       authorizationServers: ["https://as.example.com/tenant1"],
       scopesSupported: [],
+      dpopRequired: false,
     });
     assert.deepEqual(asked, ["GET https://mcp.example.com/custom/prm.json redirect=manual"]);
   });
