@@ -19,7 +19,7 @@
 import type { Redis } from "@upstash/redis";
 import { codecs } from "../_internal/encoding.ts";
 import { MAKE_A_KEY, stateKeyProblem } from "../front/sealed-state.ts";
-import { StoreUnavailableError } from "../limits/rate-limit-store.ts";
+import { within } from "../limits/_redis-within.ts";
 import type { TokenStore } from "./token-store.ts";
 
 /**
@@ -46,15 +46,13 @@ export interface UpstashTokenStoreOptions {
    */
   readonly prefix?: string;
   /**
-   * How long an operation may wait for Redis before it rejects with {@linkcode StoreUnavailableError}.
+   * How long an operation may wait for Redis before it rejects with `StoreUnavailableError`.
    *
    * @default 1000
    */
   readonly timeoutMs?: number;
 }
 
-/** The store's name in {@linkcode StoreUnavailableError}. */
-const STORE = "upstash";
 /** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 /**
@@ -77,7 +75,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * `key` signs everyone out.
  *
  * It fails closed: when Redis is unreachable, answers with an error, or takes longer than
- * `timeoutMs`, the operation rejects with {@linkcode StoreUnavailableError}. Values expire by
+ * `timeoutMs`, the operation rejects with `StoreUnavailableError`. Values expire by
  * Redis (`SET PX`); claims are `SET NX PX`, atomic for every instance sharing Redis.
  *
  * @param options The client, the secret, the key prefix and the timeout.
@@ -107,7 +105,7 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
   return {
     async get(key: string): Promise<string | undefined> {
       const name = `${prefix}:v:${key}`;
-      const stored = await within(redis.get<unknown>(name), timeoutMs, "GET");
+      const stored = await within(redis.get<unknown>(name), timeoutMs, "expected an answer to GET");
       return typeof stored === "string" ? await open(stored, name, await aesKey()) : undefined;
     },
     async set(key: string, value: string, ttlMs?: number): Promise<void> {
@@ -115,17 +113,17 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
       const px = ttlMs === undefined ? undefined : wholeMs(ttlMs, "set");
       const sealed = await seal(value, name, await aesKey());
       const set = px === undefined ? redis.set(name, sealed) : redis.set(name, sealed, { px });
-      await within(set, timeoutMs, "SET");
+      await within(set, timeoutMs, "expected an answer to SET");
     },
     async delete(key: string): Promise<void> {
-      await within(redis.del(`${prefix}:v:${key}`), timeoutMs, "DEL");
+      await within(redis.del(`${prefix}:v:${key}`), timeoutMs, "expected an answer to DEL");
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {
       const px = wholeMs(ttlMs, "claim");
       const answer = await within(
         redis.set(`${prefix}:claim:${key}`, "1", { nx: true, px }),
         timeoutMs,
-        "SET NX",
+        "expected an answer to SET NX",
       );
       return answer === "OK";
     },
@@ -187,34 +185,4 @@ function wholeMs(ttlMs: number, method: string): number {
     );
   }
   return Math.max(1, Math.ceil(ttlMs));
-}
-
-/** Settles like `work`, or rejects after `ms` if it has not; failures become StoreUnavailableError. */
-function within<T>(work: Promise<T>, ms: number, command: string): Promise<T> {
-  const expected = `expected an answer to ${command}`;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${expected}`)),
-      ms,
-    );
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        const reason = error instanceof Error ? error.message : String(error);
-        reject(
-          new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${expected}`, {
-            cause: error,
-          }),
-        );
-      },
-    );
-  });
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -15,6 +15,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import { type Clock, systemClock } from "../chain/verdict.ts";
 import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
+import { clip, within } from "./_redis-within.ts";
 import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
 
 /**
@@ -139,7 +140,7 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
   return {
     async take(key: string, rate: Rate): Promise<TakeResult> {
       assertRate(rate);
-      const answer = await within(limiterFor(rate).limit(key), timeoutMs);
+      const answer = await within(limiterFor(rate).limit(key), timeoutMs, EXPECTED);
       return toTakeResult(answer, rate, clock.now());
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {
@@ -147,6 +148,7 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
       const answer = await within(
         options.redis.eval(CLAIM_SCRIPT, [`${prefix}:claim:${key}`], [ttl]),
         timeoutMs,
+        EXPECTED,
       );
       return answer === "OK";
     },
@@ -159,31 +161,6 @@ interface LimitAnswer {
   readonly remaining: unknown;
   readonly reset: unknown;
   readonly reason?: unknown;
-}
-
-/** Settles like `work`, or rejects after `ms` if it has not; failures become StoreUnavailableError. */
-function within<T>(work: Promise<T>, ms: number, expected = EXPECTED): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${expected}`)),
-      ms,
-    );
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        const reason = error instanceof Error ? error.message : String(error);
-        reject(
-          new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${expected}`, {
-            cause: error,
-          }),
-        );
-      },
-    );
-  });
 }
 
 function toTakeResult(answer: LimitAnswer, rate: Rate, now: number): TakeResult {
@@ -208,8 +185,4 @@ function toTakeResult(answer: LimitAnswer, rate: Rate, now: number): TakeResult 
     remaining: 0,
     retryAfterMs: Math.min(rate.perMs, Math.max(1, Math.ceil(reset - now))),
   };
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
