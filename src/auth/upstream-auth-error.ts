@@ -29,13 +29,14 @@ export class UpstreamAuthError extends Error {
 
 /**
  * A request that needs the person to sign in first, where no one can be asked now: the client
- * has no `authorize` callback, or the gateway ends the request to ask its caller. The
- * authorization URL is on the error (`url`), never in its message (messages get logged).
+ * has no `authorize` callback, or the gateway ends the request to ask its caller. When a sign-in
+ * could be started (a redirect URI is set), its authorization URL is on the error (`url`),
+ * never in its message (messages get logged).
  *
  * @example
  * ```ts
  * import { SignInRequiredError } from "./upstream-auth-error.ts";
- * const error = new SignInRequiredError({ server: "github", principal: "", url: "https://github.com/login/oauth/authorize?x", state: "s", expiresAt: 0 });
+ * const error = new SignInRequiredError({ server: "github", principal: "" });
  * console.log(error.message); // server "github" needs a sign-in (give the handler an `authorize` callback, or run `sluice login github`)
  * ```
  */
@@ -44,25 +45,25 @@ export class SignInRequiredError extends UpstreamAuthError {
   readonly server: string;
   /** Whose sign-in (`""`: the client's own). */
   readonly principal: string;
-  /** The authorization URL to open. */
-  readonly url: string;
-  /** The flow's `state`. */
-  readonly state: string;
-  /** When the flow stops being accepted (ms since the epoch). */
-  readonly expiresAt: number;
+  /** The authorization URL to open, when a sign-in was started. */
+  readonly url: string | undefined;
+  /** The started flow's `state`. */
+  readonly state: string | undefined;
+  /** When the started flow stops being accepted (ms since the epoch). */
+  readonly expiresAt: number | undefined;
 
   /**
    * Creates the error.
    *
-   * @param request The sign-in to make.
+   * @param request The server and principal, and the sign-in when one was started.
    */
   constructor(
     request: {
       readonly server: string;
       readonly principal: string;
-      readonly url: string;
-      readonly state: string;
-      readonly expiresAt: number;
+      readonly url?: string | undefined;
+      readonly state?: string | undefined;
+      readonly expiresAt?: number | undefined;
     },
   ) {
     super(

@@ -272,12 +272,16 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     signal: AbortSignal | undefined,
     overrides: SignInOverrides,
   ): Promise<Grant> => {
+    const authorize = overrides.authorize ?? options.authorize;
+    // No one to ask and nowhere to come back to: nothing is started (no registration, no flow).
+    if (authorize === undefined && (overrides.redirectUri ?? options.redirectUri) === undefined) {
+      throw new SignInRequiredError({ server, principal });
+    }
     const started = await begin(principal, scopes, challenge, signal, overrides);
     const completed = new Promise<void>((resolve, reject) => waiters.set(started.state, { resolve, reject }));
     completed.catch(() => {});
     const request: SignInRequest = { server, principal, ...started, completed };
     try {
-      const authorize = overrides.authorize ?? options.authorize;
       if (authorize === undefined) throw new SignInRequiredError(request);
       await authorize(request, signal);
     } finally {

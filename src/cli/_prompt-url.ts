@@ -69,8 +69,16 @@ const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Ob
   },
 );
 
-/** The URL with its host wrapped by `mark` (the URL is the check's normalised `href`). */
-function highlightHost(url: string, host: string, mark: (text: string) => string): string {
+/**
+ * The URL with its host wrapped by `mark` (the URL is the check's normalised `href`); also how
+ * `sluice login` shows its authorization URL.
+ *
+ * @param url The normalised URL.
+ * @param host Its host, as the URL spells it.
+ * @param mark Styles the host.
+ * @returns The URL to print.
+ */
+export function highlightHost(url: string, host: string, mark: (text: string) => string): string {
   const start = url.indexOf("//") + 2;
   if (start < 2 || !url.startsWith(host, start)) return url;
   return `${url.slice(0, start)}${mark(host)}${url.slice(start + host.length)}`;

@@ -11,14 +11,6 @@ import { createFileTokenStore, defaultTokenFile } from "../auth/file-token-store
 import type { TokenStore } from "../auth/token-store.ts";
 import type { CliIo } from "./cli-io.ts";
 
-/**
- * The redirect URI `sluice call` signs in with. It only takes part when a call finds no usable
- * tokens: the library then starts a sign-in (which needs a redirect URI) and fails with
- * `SignInRequiredError`, and `call` tells the person to run `sluice login`, whose own listener
- * has a port of its own. Fixed, so the client registration made for it is made once and reused.
- */
-export const CALL_REDIRECT_URI: string = "http://127.0.0.1/callback";
-
 /** The command line's token store and the file it lives in. */
 export interface TokenFile {
   /** The file's absolute path. */
@@ -36,8 +28,6 @@ export interface TokenFile {
  */
 export function openTokenFile(io: CliIo): TokenFile {
   const named = io.env["SLUICE_TOKEN_FILE"];
-  const path = named !== undefined && named !== ""
-    ? resolve(io.cwd ?? ".", named)
-    : defaultTokenFile(io.env);
+  const path = named !== undefined && named !== "" ? resolve(io.cwd ?? ".", named) : defaultTokenFile(io.env);
   return { path, tokens: createFileTokenStore({ path }) };
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { signInRequiredBy } from "../auth/upstream-auth-error.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { LogLevel } from "../policy/policy.ts";
@@ -17,6 +18,7 @@ import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
 import { Screen } from "./_terminal.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
+import { openTokenFile } from "./_token-file.ts";
 
 /** The text of `sluice call --help`. */
 export const CALL_HELP: string = `Usage: sluice call <server> <tool> [json-args] [flags]
@@ -26,7 +28,9 @@ this terminal: forms field by field, web pages with your consent (sluice never o
 sampling replies you type, and roots (the current folder, if you agree). The tasks extension is on.
 It prints the tool's content (text parts as text, other parts as JSON), then its
 structuredContent as JSON unless a text part holds the same JSON. Server log entries and
-errors go to stderr.
+errors go to stderr. A server whose policy has transport.auth.oauth is called with the tokens
+"sluice login" saved (refreshed when they expire); without them the call fails and says to run
+"sluice login <server>".
 
 Arguments:
   <server>      the server id of a policy in the policies folder
@@ -41,6 +45,10 @@ Flags:
   --json                print the whole result as JSON instead of its content
   -h, --help            show this help
 
+Environment:
+  SLUICE_TOKEN_FILE     the token file of "sluice login" (default
+                        $XDG_CONFIG_HOME/sluice/tokens.json, else ~/.config/sluice/tokens.json)
+
 At the prompts: Enter accepts a [default]; :decline or :cancel answers a form; y, n or c answers
 a web page; a sampling reply ends with a line holding just "." (or type :refuse). The policy's
 handlerTimeout bounds each prompt (by default 5m for elicitation, 60s for sampling and roots).
@@ -52,7 +60,8 @@ Exit codes:
   3     refused: the policy refused an input request (ClientError "policy"), you refused one
         (ClientError "input_handler", e.g. :refuse), or the server needed a kind of input the
         policy turns off (-32021)
-  4     failed: transport or connection, protocol, an error answer from the server, a timeout
+  4     failed: transport or connection, protocol, an error answer from the server, a timeout,
+        a server that needs "sluice login" first
   130   interrupted (Ctrl-C)
 
 Examples:
@@ -85,7 +94,9 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   const reader = new LineReader(io.stdin);
   const prompter = new Prompter(screen, reader);
   const handler = createTerminalHandler({ prompter, policy, cwd: io.cwd ?? ".", logLevel: plan.logLevel });
-  const client = createClient({ name: "sluice", handler, policies: [policy], tasks: true });
+  // Tokens from `sluice login`. No redirect URI: a missing sign-in is reported, never started here.
+  const signIn = { tokens: openTokenFile(io).tokens };
+  const client = createClient({ name: "sluice", handler, policies: [policy], tasks: true, signIn });
   let result: unknown;
   try {
     result = await client.callTool(policy.server, plan.tool, plan.args, {
@@ -93,7 +104,12 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
   } catch (error) {
-    screen.error(`sluice call: ${describeFailure(error)}`);
+    const needed = signInRequiredBy(error);
+    screen.error(
+      needed === undefined
+        ? `sluice call: ${describeFailure(error)}`
+        : `sluice call: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
+    );
     return exitCodeOf(error, io.signal?.aborted === true);
   } finally {
     screen.end();

@@ -8,6 +8,9 @@
  *                                             run the front until SIGINT or SIGTERM
  * sluice call <server> <tool> [json-args] [--policies dir] [--log-level L] [--json]
  *                                             call a tool, answering the server at the terminal
+ * sluice login <server> [--open] [--policies dir]
+ *                                             sign in to a server with OAuth, keep its tokens
+ * sluice logout <server> [--policies dir]     forget a server's tokens
  * sluice --help | --version
  * ```
  *
@@ -35,6 +38,8 @@ import { SLUICE_VERSION } from "../client/client-core.ts";
 import { CALL_HELP, runCall } from "./call.ts";
 import { CHECK_HELP, runCheck } from "./check.ts";
 import { type CliIo, openProcessIo } from "./cli-io.ts";
+import { LOGIN_HELP, runLogin } from "./login.ts";
+import { LOGOUT_HELP, runLogout } from "./logout.ts";
 import { runServe, SERVE_HELP } from "./serve.ts";
 
 export type { CliIo, CliWriter } from "./cli-io.ts";
@@ -55,6 +60,9 @@ Commands:
                                       or SIGTERM
   call <server> <tool> [json-args]    call a tool, answering the server's questions (forms,
                                       web pages, sampling, roots) at this terminal
+  login <server> [--open]             sign in to a server whose policy has transport.auth.oauth
+                                      in your browser; its tokens are kept for call
+  logout <server>                     forget the tokens login kept for a server
 
 Flags:
   -h, --help      show this help; "sluice <command> --help" shows a command's
@@ -63,16 +71,20 @@ Flags:
 Exit codes:
   0     success
   1     check: a policy file has problems; call: the tool reported an error (isError: true);
-        serve: cannot listen
-  2     usage error: an unknown command or flag, a bad argument, policies that do not load
-  3     call: refused by the policy or by you
-  4     call: transport, connection or protocol failure, a server error, a timeout
-  130   call: interrupted (Ctrl-C)
+        serve, login: cannot listen
+  2     usage error: an unknown command or flag, a bad argument, policies that do not load,
+        login and logout: a server without transport.auth.oauth
+  3     call, login: refused by the policy or by you
+  4     call: transport, connection or protocol failure, a server error, a timeout, a server
+        that needs "sluice login"; login: the sign-in failed or timed out; logout: the token
+        file cannot be used
+  130   call, login: interrupted (Ctrl-C)
 
 Examples:
   sluice check
   sluice serve --port 8787 --policies ./policies
   sluice call demo add '{"a": 1, "b": 2}'
+  sluice login files && sluice call files whoami
 `;
 
 const COMMANDS: Readonly<
@@ -81,6 +93,8 @@ const COMMANDS: Readonly<
   check: [runCheck, CHECK_HELP],
   serve: [runServe, SERVE_HELP],
   call: [runCall, CALL_HELP],
+  login: [runLogin, LOGIN_HELP],
+  logout: [runLogout, LOGOUT_HELP],
 });
 
 /**
@@ -89,7 +103,7 @@ const COMMANDS: Readonly<
  * @param argv The arguments after the program's name (`process.argv.slice(2)`).
  * @param io Streams, environment and signal. @default this process's (SIGINT and SIGTERM abort its signal)
  * @returns The exit code: 0 success, 1 a failed check or tool error, 2 usage error, 3 refused,
- *   4 call failure, 130 interrupted (see {@linkcode HELP}).
+ *   4 call or sign-in failure, 130 interrupted (see {@linkcode HELP}).
  */
 export async function main(argv: readonly string[], io?: CliIo): Promise<number> {
   if (io !== undefined) return await run(argv, io);
@@ -120,7 +134,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (command !== undefined) return await command[0](rest, io);
   const what = first.startsWith("-")
     ? `unknown flag ${JSON.stringify(first)}, expected --help or --version`
-    : `unknown command ${JSON.stringify(first)}, expected one of check, serve, call`;
+    : `unknown command ${JSON.stringify(first)}, expected one of ${Object.keys(COMMANDS).join(", ")}`;
   io.stderr.write(`sluice: ${what}\nRun "sluice --help" for usage.\n`);
   return 2;
 }

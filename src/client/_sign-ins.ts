@@ -52,42 +52,55 @@ export function serverSignIn(policy: CompiledPolicy, parts: SignInParts): Upstre
   });
 }
 
+/** An authorization URL as a person is shown it. */
+export interface ShownUrl {
+  /** The URL, normalised. */
+  readonly url: string;
+  /** Its host, in A-label form. */
+  readonly host: string;
+  /** Whether a host label is an IDN. */
+  readonly idn: boolean;
+}
+
 /**
- * The handler's `authorize` behind the policy's URL rules: the authorization URL passes the
- * same check as a URL elicitation's (an authorization server on loopback, which discovery only
- * accepts for development, is shown as it is). After `"accept"` it waits for the flow to be
- * completed (`completeAuthorization`) until the flow expires or the request is abandoned.
+ * Checks an authorization URL against the policy's URL rules, as a URL elicitation's (an
+ * authorization server on loopback, which discovery only accepts for development, is shown as
+ * it is). The library's `authorize` and `sluice login` show what this lets through.
+ *
+ * @param policy The server's policy.
+ * @param raw The authorization URL.
+ * @returns What to show, or why it is refused.
  */
-function handlerAuthorize(policy: CompiledPolicy, parts: SignInParts): Authorize {
+export function shownAuthorizationUrl(policy: CompiledPolicy, raw: string): ShownUrl | string {
+  const url = new URL(raw);
+  if (hasLoopbackHost(url)) return { url: url.href, host: url.hostname, idn: false };
   const e = policy.elicitation;
-  const urls = createElicitationUrlCheck({
+  const verdict = createElicitationUrlCheck({
     ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
     denyHosts: e.denyHosts,
     allowIpHosts: e.allowIpHosts,
     allowPrivateHosts: e.allowPrivateHosts,
     maxUrlLength: e.maxUrlLength,
-  });
+  }).check({ url: raw }, undefined);
+  if (!verdict.ok) {
+    return `sign-in to "${policy.server}" refused: ${
+      verdict.refusal.message.replace(/^Elicitation URL refused: /, "the authorization URL is refused: ")
+    }`;
+  }
+  const { context } = verdict.value;
+  return { url: context.url, host: context.host, idn: context.idn };
+}
+
+/**
+ * The handler's `authorize` behind the policy's URL rules ({@linkcode shownAuthorizationUrl}).
+ * After `"accept"` it waits for the flow to be completed (`completeAuthorization`) until the flow
+ * expires or the request is abandoned.
+ */
+function handlerAuthorize(policy: CompiledPolicy, parts: SignInParts): Authorize {
   const authorize = parts.handler?.authorize;
   return async (request, signal) => {
-    const url = new URL(request.url);
-    let shown: { url: string; host: string; idn: boolean };
-    if (hasLoopbackHost(url)) {
-      shown = { url: url.href, host: url.hostname, idn: false };
-    } else {
-      const verdict = urls.check({ url: request.url }, undefined);
-      if (!verdict.ok) {
-        throw new UpstreamAuthError(
-          `sign-in to "${request.server}" refused: ${
-            verdict.refusal.message.replace(
-              /^Elicitation URL refused: /,
-              "the authorization URL is refused: ",
-            )
-          }`,
-        );
-      }
-      const { context } = verdict.value;
-      shown = { url: context.url, host: context.host, idn: context.idn };
-    }
+    const shown = shownAuthorizationUrl(policy, request.url);
+    if (typeof shown === "string") throw new UpstreamAuthError(shown);
     const abandoned = signal ?? new AbortController().signal;
     const answer = await authorize?.({ ...shown, expiresAt: request.expiresAt }, {
       client: parts.clientName,

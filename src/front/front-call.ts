@@ -23,7 +23,7 @@ import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../pro
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
-import { signInElicitation, upstreamFailure } from "./upstream-failure.ts";
+import { signInElicitation, type StartedSignIn, startedSignIn, upstreamFailure } from "./upstream-failure.ts";
 import { signInRequiredBy, type SignInRequiredError } from "../auth/upstream-auth-error.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
@@ -213,7 +213,7 @@ export async function signInAsked(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   resume?: { readonly responses: InputResponses; readonly requestState: string | undefined },
 ): Promise<FrontCallOutcome | undefined> {
-  const signIn = signInRequiredBy(failure);
+  const signIn = startedSignIn(failure);
   const ask = signIn === undefined ? undefined : signInRequest(signIn);
   if (ask === undefined || !input.server.callerCan(input.request.capabilities, ask)) return undefined;
   const { _meta: _m, inputResponses: _i, requestState: _s, ...original } = input.request.params;
@@ -228,7 +228,7 @@ export async function signInAsked(
 const SIGN_IN_KEY = "sluice/sign-in";
 
 /** The URL elicitation that asks the caller's person to sign in at the gateway's page. */
-function signInRequest(signIn: SignInRequiredError): InputRequest {
+function signInRequest(signIn: StartedSignIn): InputRequest {
   const { elicitationId: _legacyOnly, ...params } = signInElicitation(signIn);
   return { method: "elicitation/create", params } as InputRequest;
 }

@@ -24,6 +24,7 @@ import { SignInRequiredError, UpstreamAuthError } from "../auth/upstream-auth-er
 import type { Principal } from "../handler/handler.ts";
 import { principalKey } from "./principal.ts";
 import { codecs } from "../_internal/encoding.ts";
+import { escapeHtml } from "../_internal/html.ts";
 
 /** The gateway's sign-in pages and the fetch of each caller. */
 export interface FrontSignIn {
@@ -218,10 +219,6 @@ function page(status: number, title: string, body: string, headers: Record<strin
       },
     },
   );
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
 function cookieOf(header: string | undefined, name: string): string | undefined {

@@ -32,6 +32,21 @@ import {
 /** The code of the URL-elicitation-required error (2025-11-25). */
 export const URL_ELICITATION_REQUIRED = -32042;
 
+/** A sign-in the gateway started: its start page's URL and the flow's `state`. */
+export type StartedSignIn = SignInRequiredError & { readonly url: string; readonly state: string };
+
+/**
+ * The sign-in a failure needs, when the gateway started one (it always does; a client without
+ * a redirect URI does not, and its failure is a failed sign-in).
+ *
+ * @param failure What the call failed with.
+ * @returns The sign-in, or `undefined`.
+ */
+export function startedSignIn(failure: unknown): StartedSignIn | undefined {
+  const signIn = signInRequiredBy(failure);
+  return signIn?.url !== undefined && signIn.state !== undefined ? signIn as StartedSignIn : undefined;
+}
+
 /**
  * The URL elicitation that asks the caller's person to sign in at the gateway.
  *
@@ -39,7 +54,7 @@ export const URL_ELICITATION_REQUIRED = -32042;
  * @returns The params of a URL-mode `elicitation/create` (with the 2025-11-25 `elicitationId`).
  */
 export function signInElicitation(
-  signIn: SignInRequiredError,
+  signIn: StartedSignIn,
 ): { mode: "url"; message: string; url: string; elicitationId: string } {
   return {
     mode: "url",
@@ -57,7 +72,7 @@ export function signInElicitation(
  * @param signIn The sign-in.
  * @returns The error object, `data.elicitations` holding the one URL elicitation.
  */
-export function signInRequired(signIn: SignInRequiredError): JsonRpcErrorObject {
+export function signInRequired(signIn: StartedSignIn): JsonRpcErrorObject {
   return {
     code: URL_ELICITATION_REQUIRED,
     message: `Upstream server ${JSON.stringify(signIn.server.slice(0, 64))} needs you to sign in first`,
@@ -110,7 +125,7 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
  * ```
  */
 export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErrorObject {
-  const signIn = signInRequiredBy(failure);
+  const signIn = startedSignIn(failure);
   if (signIn !== undefined) return signInRequired(signIn);
   if (failure instanceof ClientError) {
     if (failure.kind === "server") {

@@ -125,6 +125,8 @@ export interface AuthorizationServer {
   issueToken(request: TokenRequest): Promise<IssuedToken>;
   /** How many token requests (`POST /token`, any grant) the server has received since it started. */
   tokenRequests(): number;
+  /** How many dynamic client registrations (`POST /reg`) the server has received since it started. */
+  registrations(): number;
   /** Stops listening and drops open connections; resolves once the server has closed. */
   close(): Promise<void>;
 }
@@ -199,6 +201,7 @@ export async function startAuthorizationServer(
   const subject = options.subject ?? "alice";
   const clients = [...options.clients ?? []];
   let tokenRequests = 0;
+  let registrations = 0;
   // Lifetimes and users asked for by issueToken(), by the client it registered for the occasion.
   const ttlByClient = new Map<string, number>();
   const subjectByClient = new Map<string, string>();
@@ -233,6 +236,7 @@ export async function startAuthorizationServer(
   const callback = provider.callback();
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === "POST" && req.url === "/token") tokenRequests++;
+    if (req.method === "POST" && req.url === "/reg") registrations++;
     if (req.method === "GET" && /^\/interaction\/[^/]+$/.test(req.url ?? "")) {
       finishInteraction(provider, req, res, subjectOf).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
@@ -293,6 +297,7 @@ export async function startAuthorizationServer(
       return { accessToken, claims: decodeJwt(accessToken) };
     },
     tokenRequests: () => tokenRequests,
+    registrations: () => registrations,
     close,
   };
 }

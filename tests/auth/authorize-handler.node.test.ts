@@ -371,13 +371,14 @@ describe("a client without authorize() fails with SignInRequiredError and signs 
         const required = signInRequiredBy(error);
         assert.ok(required instanceof SignInRequiredError);
         assert.deepEqual([required.server, required.principal], ["files", ""]);
-        assert.ok(required.url.startsWith(`${as.issuer}/auth?`), required.url);
-        assert.equal(new URL(required.url).searchParams.get("state"), required.state);
+        const url = required.url ?? "";
+        assert.ok(url.startsWith(`${as.issuer}/auth?`), url);
+        assert.equal(new URL(url).searchParams.get("state"), required.state);
         assert.equal(
           required.message,
           'server "files" needs a sign-in (give the handler an `authorize` callback, or run `sluice login files`)',
         );
-        assert.deepEqual([error.message.includes(required.url), error.message.includes("/auth?")], [
+        assert.deepEqual([error.message.includes(url), error.message.includes("/auth?")], [
           false,
           false,
         ]);
@@ -401,8 +402,32 @@ describe("a client without authorize() fails with SignInRequiredError and signs 
       const error = await client.callTool("files", "whoami").then(() => undefined, (error: unknown) => error);
       const required = signInRequiredBy(error);
       assert.ok(required !== undefined, String(error));
-      await client.completeAuthorization("files", (await as.authorize(required.url, "erin")).href);
+      await client.completeAuthorization("files", (await as.authorize(required.url ?? "", "erin")).href);
       assert.deepEqual(await whoami(client), said("erin"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("without authorize() and without a redirect URI nothing is started: no registration, no flow, no URL", async () => {
+    const tokens = createMemoryTokenStore();
+    const client = createClient({ name: NAME, policies: [filesPolicy("modern")], signIn: { tokens } });
+    const registrations = as.registrations();
+    try {
+      const error = await client.callTool("files", "whoami").then(() => undefined, (error: unknown) => error);
+      const required = signInRequiredBy(error);
+      assert.ok(required !== undefined, String(error));
+      assert.deepEqual(
+        [required.server, required.url, required.state, required.expiresAt, required.message],
+        [
+          "files",
+          undefined,
+          undefined,
+          undefined,
+          'server "files" needs a sign-in (give the handler an `authorize` callback, or run `sluice login files`)',
+        ],
+      );
+      assert.equal(as.registrations(), registrations);
     } finally {
       await client.close();
     }

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { HELP, main } from "../../src/cli/mod.ts";
 import { CALL_HELP } from "../../src/cli/call.ts";
 import { CHECK_HELP } from "../../src/cli/check.ts";
+import { LOGIN_HELP } from "../../src/cli/login.ts";
+import { LOGOUT_HELP } from "../../src/cli/logout.ts";
 import { SERVE_HELP } from "../../src/cli/serve.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
 import { scriptedIo } from "./_scripted-io.ts";
@@ -20,7 +22,13 @@ describe("sluice main()", () => {
       assert.deepEqual(await run(argv), { code: 0, stdout: HELP, stderr: "" });
     }
     for (
-      const [command, help] of [["check", CHECK_HELP], ["serve", SERVE_HELP], ["call", CALL_HELP]] as const
+      const [command, help] of [
+        ["check", CHECK_HELP],
+        ["serve", SERVE_HELP],
+        ["call", CALL_HELP],
+        ["login", LOGIN_HELP],
+        ["logout", LOGOUT_HELP],
+      ] as const
     ) {
       assert.deepEqual(await run([command, "--help"]), { code: 0, stdout: help, stderr: "" });
       assert.deepEqual(await run([command, "-h"]), { code: 0, stdout: help, stderr: "" });
@@ -39,8 +47,8 @@ describe("sluice main()", () => {
     assert.deepEqual(await run(["chek"]), {
       code: 2,
       stdout: "",
-      stderr:
-        'sluice: unknown command "chek", expected one of check, serve, call\nRun "sluice --help" for usage.\n',
+      stderr: 'sluice: unknown command "chek", expected one of check, serve, call, login, logout\n' +
+        'Run "sluice --help" for usage.\n',
     });
     assert.deepEqual(await run(["--verbose"]), {
       code: 2,
