@@ -127,7 +127,7 @@ export interface Handler {
   /**
    * Has the person sign in to a server whose policy has `transport.auth.oauth`: show
    * `request.url` (checked like a URL elicitation's; highlight `request.host`, warn on
-   * `request.idn`) and return `{ action: "accept" }` once it is shown. sluice then waits for
+   * `request.idn`) and return `{ action: "accept" }` once it is shown. sluice then waits (in this process) for
    * `client.completeAuthorization(serverId, callbackUrl)` (until `request.expiresAt`) and
    * retries the request with the new token. `"decline"` or `"cancel"` fail the request.
    */
