@@ -8,7 +8,7 @@
 import type { Clock } from "../chain/verdict.ts";
 import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 import { ClientError } from "../errors.ts";
-import type { Handler } from "../handler/handler.ts";
+import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
@@ -102,11 +102,23 @@ function handlerAuthorize(policy: CompiledPolicy, parts: SignInParts): Authorize
     const shown = shownAuthorizationUrl(policy, request.url);
     if (typeof shown === "string") throw new UpstreamAuthError(shown);
     const abandoned = signal ?? new AbortController().signal;
-    const answer = await authorize?.({ ...shown, expiresAt: request.expiresAt }, {
-      client: parts.clientName,
-      serverId: request.server,
-      signal: abandoned,
-    });
+    let answer: AuthorizeAnswer | undefined;
+    try {
+      answer = await authorize?.({ ...shown, expiresAt: request.expiresAt }, {
+        client: parts.clientName,
+        serverId: request.server,
+        signal: abandoned,
+      });
+    } catch (error) {
+      // A failed completeAuthorization inside the callback: its own words, once.
+      if (error instanceof ClientError && error.cause instanceof UpstreamAuthError) throw error.cause;
+      if (abandoned.aborted) throw abandoned.reason;
+      const name = error instanceof Error ? error.name : typeof error;
+      const message = error instanceof Error ? `: ${error.message.slice(0, 300)}` : "";
+      throw new UpstreamAuthError(
+        `sign-in to "${request.server}" failed: the handler's authorize threw ${name}${message}`,
+      );
+    }
     if (answer?.action !== "accept") {
       throw new UpstreamAuthError(
         `sign-in to "${request.server}" was not made: the handler's authorize answered ${

@@ -24,7 +24,6 @@ import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
 import { signInElicitation, type StartedSignIn, startedSignIn, upstreamFailure } from "./upstream-failure.ts";
-import { signInRequiredBy, type SignInRequiredError } from "../auth/upstream-auth-error.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";

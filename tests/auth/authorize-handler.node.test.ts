@@ -319,6 +319,40 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
         assert.equal(as.tokenRequests(), tokens);
       });
     }
+    test(`${era} era: authorize() that throws fails the call naming what it threw; a failed completeAuthorization inside it, in its own words`, async () => {
+      const thrower = signingClient({
+        era,
+        authorize: () => () => Promise.reject(new TypeError("no browser")),
+      });
+      const inner = signingClient({
+        era,
+        authorize: (client) => async (prompt, ctx) => {
+          const back = new URL((await as.authorize(prompt.url, "carol")).href);
+          back.searchParams.set("iss", "https://evil.example.com");
+          await client.completeAuthorization(ctx.serverId, back.href);
+          return { action: "accept" };
+        },
+      });
+      try {
+        assert.deepEqual(await failure(whoami(thrower)), {
+          name: "ClientError",
+          kind: "transport",
+          message: `${
+            prefix(era)
+          }sign-in to "files" failed: the handler's authorize threw TypeError: no browser`,
+        });
+        assert.deepEqual(await failure(whoami(inner)), {
+          name: "ClientError",
+          kind: "transport",
+          message: `${
+            prefix(era)
+          }sign-in refused: the callback names the issuer "https://evil.example.com", expected exactly "${as.issuer}"; the code was not used`,
+        });
+      } finally {
+        await thrower.close();
+        await inner.close();
+      }
+    });
   }
 
   test("a step-up (403 insufficient_scope) asks authorize() again for the union of the scopes, and the call is retried", async () => {
