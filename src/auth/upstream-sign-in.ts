@@ -151,6 +151,8 @@ interface Challenge {
 
 /** How long before its expiry a token is replaced, at most. */
 const RENEW_MARGIN_MS = 30_000;
+/** How many principals' grants one sign-in keeps in memory (the store keeps them all). */
+const MAX_RECENT = 1000;
 /** How many step-up sign-ins (403 `insufficient_scope`) in a row, before the 403 is the answer. */
 export const MAX_STEP_UPS = 2;
 /** How long a refresh may hold its claim; others wait for its result at most this long. */
@@ -199,6 +201,19 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
   const pending = new Map<string, Promise<Grant>>();
   const waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
   const stepUps = new Map<string, number>();
+  /**
+   * The grants last read from the store, per principal: a request does not wait for the store
+   * (a Redis round trip with Upstash) while its grant is usable. A refused token, an expiry, a
+   * sign-in or a sign-out here drops the entry; a sign-out on another instance shows as the
+   * server's 401.
+   */
+  const recent = new Map<string, Grant>();
+  const remember = (principal: string, grant: Grant): Grant => {
+    recent.delete(principal);
+    if (recent.size >= MAX_RECENT) recent.delete(recent.keys().next().value as string);
+    recent.set(principal, grant);
+    return grant;
+  };
   let discovered: Promise<Discovered> | undefined;
 
   const discover = (
@@ -353,12 +368,14 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
           }, signal),
       );
     }
+    const cached = recent.get(principal);
+    if (cached !== undefined && usable(cached)) return cached;
     const grant = await readGrant(tokens, grantKey(server, principal));
-    if (grant === undefined || usable(grant)) return grant;
+    if (grant === undefined) return undefined;
+    if (usable(grant)) return remember(principal, grant);
     if (grant.refreshToken === undefined) return undefined;
-    return await once(principal, async () => (await refresh(principal, grant, signal)) ?? grant).then(
-      (renewed) => (usable(renewed) ? renewed : undefined),
-    );
+    const renewed = await once(principal, async () => (await refresh(principal, grant, signal)) ?? grant);
+    return usable(renewed) ? remember(principal, renewed) : undefined;
   };
 
   const machineToken = async (
@@ -398,6 +415,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
         discovered = undefined;
         machineTokens.delete(principal);
       }
+      recent.delete(principal);
       if (auth.kind === "client_credentials") return await machineToken(principal, scopes, challenge, signal);
       const stored = await readGrant(tokens, grantKey(server, principal));
       if (
@@ -474,6 +492,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
   };
 
   const forget = async (principal: string) => {
+    recent.delete(principal);
     machineTokens.delete(principal);
     await tokens.delete(grantKey(server, principal));
   };
@@ -499,6 +518,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
         throw error;
       }
       stepUps.delete(flow.principal);
+      recent.delete(flow.principal);
       waiter?.resolve();
       return { principal: flow.principal };
     },

@@ -634,6 +634,27 @@ describe("client.completeAuthorization() refuses callbacks that are not this sig
 });
 
 describe("refresh and sign-out through the client", () => {
+  test("a usable grant is read from the store once: later calls do not wait for it", async () => {
+    const store = createMemoryTokenStore();
+    const reads: string[] = [];
+    const tokens: TokenStore = {
+      get: (key) => (reads.push(key), store.get(key)),
+      set: (key, value, ttlMs) => store.set(key, value, ttlMs),
+      delete: (key) => store.delete(key),
+      claim: (key, ttlMs) => store.claim(key, ttlMs),
+    };
+    const client = signingClient({ era: "modern", tokens, authorize: signInAs("hugo") });
+    try {
+      assert.deepEqual(await whoami(client), said("hugo"));
+      assert.deepEqual(await whoami(client), said("hugo"));
+      const before = reads.filter((key) => key === "grant|files|").length;
+      for (let call = 0; call < 3; call++) assert.deepEqual(await whoami(client), said("hugo"));
+      assert.equal(reads.filter((key) => key === "grant|files|").length, before);
+    } finally {
+      await client.close();
+    }
+  });
+
   for (const era of ERAS) {
     test(`${era} era: past its lifetime the token is refreshed, and the stored grant's refresh token rotated`, async () => {
       let now = Date.now();
