@@ -83,6 +83,9 @@ export async function withDpopNonceRetry<T>(request: () => Promise<T>): Promise<
   }
 }
 
+/** Imported signing keys, per grant key object (a grant kept in memory signs without importing again). */
+const SIGNING_KEYS = new WeakMap<DpopKey, CryptoKey>();
+
 /**
  * A proof for one request to the MCP server.
  *
@@ -102,13 +105,19 @@ export async function resourceProof(
 ): Promise<string> {
   const target = new URL(url);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken)));
-  const signing = await crypto.subtle.importKey(
-    "jwk",
-    key.privateJwk,
-    { name: "ECDSA", namedCurve: "P-256" },
-    false,
-    ["sign"],
-  );
+  let signing = SIGNING_KEYS.get(key);
+  if (signing === undefined) {
+    signing = await crypto.subtle.importKey(
+      "jwk",
+      key.privateJwk,
+      { name: "ECDSA", namedCurve: "P-256" },
+      false,
+      [
+        "sign",
+      ],
+    );
+    SIGNING_KEYS.set(key, signing);
+  }
   return await new SignJWT({
     htm: method,
     htu: `${target.origin}${target.pathname}`,
