@@ -68,6 +68,14 @@ export {
   type RunContext,
 } from "./src/chain/chain.ts";
 export type { Refusal, Verdict } from "./src/chain/verdict.ts";
+export {
+  type CallDecision,
+  type Decision,
+  type DecisionChange,
+  type DecisionListener,
+  describeDecision,
+  type InputDecision,
+} from "./src/chain/decision.ts";
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "./src/limits/memory-store.ts";
 export { type RateLimitStore, StoreUnavailableError } from "./src/limits/rate-limit-store.ts";
 export type { Rate, TakeResult } from "./src/limits/token-bucket.ts";

@@ -14,18 +14,22 @@ import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
  *
  * @param options The gateway's options (`playground` defaults to `true` here).
  * @param environment Reads an environment variable (for the state key).
+ * @param terminal Whether stdout is a terminal: decision events are then written for a person
+ *   (`"text"`), else as JSON lines, unless `decisions` says otherwise.
  * @returns The gateway.
  * @throws {TypeError} When `playground` is not a boolean, or as {@linkcode buildGateway} does.
  */
 export function selfHostedGateway(
   options: GatewayOptions,
   environment: (name: string) => string | undefined,
+  terminal: boolean,
 ): Gateway {
   const playground: unknown = options.playground ?? true;
   if (typeof playground !== "boolean") {
     throw new TypeError(`sluice gateway: "playground" must be a boolean, received "${typeof playground}"`);
   }
-  const gateway = buildGateway(options, { createClient, environment });
+  const decisions = options.decisions ?? (terminal ? "text" : "json");
+  const gateway = buildGateway({ ...options, decisions }, { createClient, environment });
   if (playground) gateway.app.route("/", playgroundApp());
   return gateway;
 }

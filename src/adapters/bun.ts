@@ -72,6 +72,12 @@ function bun(): BunRuntime {
   return runtime;
 }
 
+/** Whether stdout is a terminal (Bun has Node's `process`). */
+function onTerminal(): boolean {
+  const global = globalThis as { process?: { stdout?: { isTTY?: boolean } } };
+  return global.process?.stdout?.isTTY === true;
+}
+
 /** Reads `Bun.env`, or `process.env` where there is no `Bun` (so `createGateway` runs anywhere). */
 function environment(name: string): string | undefined {
   const global = globalThis as { Bun?: BunRuntime; process?: { env: BunRuntime["env"] } };
@@ -99,7 +105,7 @@ function environment(name: string): string | undefined {
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return selfHostedGateway(options, environment);
+  return selfHostedGateway(options, environment, onTerminal());
 }
 
 /**

@@ -61,6 +61,7 @@ export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
 /** The parts of the `Deno` global this entry uses (the library type-checks without Deno's types). */
 interface DenoRuntime {
   readonly env: { get(name: string): string | undefined };
+  readonly stdout?: { isTerminal?(): boolean };
   readonly errors: Readonly<Record<string, (abstract new (...args: never[]) => Error) | undefined>>;
   serve(
     options: { port: number; hostname: string; onListen: (address: unknown) => void },
@@ -123,6 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return selfHostedGateway(
     onDeploy && options.allowedHosts === undefined ? { ...options, allowedHosts: "routed" } : options,
     environment,
+    deno().stdout?.isTerminal?.() === true,
   );
 }
 

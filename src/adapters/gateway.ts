@@ -13,12 +13,22 @@ import type { Policy } from "../policy/policy.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFront } from "../front/create-front.ts";
+import { type Decision, type DecisionListener, describeDecision } from "../chain/decision.ts";
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
-import { MAKE_A_KEY } from "../front/sealed-state.ts";
+import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../front/sealed-state.ts";
 
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
+
+/**
+ * What every entry says when it has no state key (neither the `stateKey` option nor
+ * `SLUICE_STATE_KEY`, or an empty one): the self-hosted entries throw it as a `TypeError`, the
+ * Workers entry answers every request `500` with it. One message, so the fix reads the same
+ * wherever the gateway runs.
+ */
+export const NO_STATE_KEY: string =
+  `sluice: "${STATE_KEY_VARIABLE}" is not set: expected at least "${MIN_SECRET_BYTES}" bytes of random data, the same on every instance, ${MAKE_A_KEY}`;
 
 /** Options of a gateway: the client's parts, and the key that seals continuation states. */
 export interface GatewayOptions {
@@ -67,6 +77,14 @@ export interface GatewayOptions {
   readonly allowedOrigins?: readonly string[];
   /** The gateway's public URL, behind a proxy that rewrites Host or scheme. @default each request's origin */
   readonly publicUrl?: string;
+  /**
+   * Where the gateway writes one line per decision event (each input request, each call; see
+   * `client.onDecision`): `"json"`, one JSON object a line on stdout (what Workers Logs, Deno
+   * Deploy and log shippers read); `"text"`, a line for a person at a terminal; a function of
+   * the event; or `false` for none.
+   * @default "json" (`"text"` when the self-hosted entries run on a terminal)
+   */
+  readonly decisions?: "json" | "text" | false | ((decision: Decision) => unknown);
 }
 
 /** A gateway: the front's Hono app and the client behind it. */
@@ -100,11 +118,7 @@ export interface GatewayParts {
 export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gateway {
   const { createClient, environment, legacySessions } = parts;
   const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);
-  if (stateKey === undefined || stateKey === "") {
-    throw new TypeError(
-      `sluice gateway: no state key: set ${STATE_KEY_VARIABLE} to at least 32 random bytes (${MAKE_A_KEY}), the same on every instance, or pass "stateKey"`,
-    );
-  }
+  if (stateKey === undefined || stateKey === "") throw new TypeError(NO_STATE_KEY);
   const client = createClient({
     environment,
     name: options.name ?? "sluice",
@@ -114,6 +128,25 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.tokens === undefined ? {} : { signIn: { tokens: options.tokens } }),
     ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
   });
+  const decisions: unknown = options.decisions ?? "json";
+  if (
+    decisions !== false && decisions !== "json" && decisions !== "text" && typeof decisions !== "function"
+  ) {
+    throw new TypeError(
+      `sluice gateway: "decisions" must be "json", "text", false or a function, received ${
+        JSON.stringify(decisions)
+      }`,
+    );
+  }
+  if (decisions !== false) {
+    client.onDecision(
+      typeof decisions === "function"
+        ? decisions as DecisionListener
+        : decisions === "text"
+        ? (decision) => console.log(`sluice ${describeDecision(decision)}`)
+        : (decision) => console.log(JSON.stringify(decision)),
+    );
+  }
   const app = createFront({
     client,
     stateKey,

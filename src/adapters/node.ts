@@ -68,7 +68,7 @@ const environment = (name: string): string | undefined => process.env[name];
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return selfHostedGateway(options, environment);
+  return selfHostedGateway(options, environment, process.stdout.isTTY === true);
 }
 
 /**

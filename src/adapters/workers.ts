@@ -84,7 +84,7 @@
  */
 import { Redis } from "@upstash/redis/cloudflare";
 import { createClient } from "../client/create-client.ts";
-import { MIN_SECRET_BYTES, stateKeyProblem } from "../front/sealed-state.ts";
+import { stateKeyProblem } from "../front/sealed-state.ts";
 import type { Handler } from "../handler/handler.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
@@ -93,7 +93,13 @@ import type { TokenStore } from "../auth/token-store.ts";
 import { createUpstashTokenStore } from "../auth/upstash-token-store.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
-import { buildGateway, type Gateway, type GatewayOptions, STATE_KEY_VARIABLE } from "./gateway.ts";
+import {
+  buildGateway,
+  type Gateway,
+  type GatewayOptions,
+  NO_STATE_KEY,
+  STATE_KEY_VARIABLE,
+} from "./gateway.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import { frontLegacyHandler } from "../front/create-front.ts";
 import {
@@ -282,10 +288,8 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   };
   const stateKey = variable(STATE_KEY_VARIABLE);
   if (stateKey === undefined) {
-    return {
-      problem:
-        `${PREFIX} the secret "${STATE_KEY_VARIABLE}" is not set: expected at least "${MIN_SECRET_BYTES}" bytes of random data, the same on every isolate (\`openssl rand -base64 32 | npx wrangler secret put ${STATE_KEY_VARIABLE}\`)`,
-    };
+    // The same message as the self-hosted entries; the docs say how to set a Worker's secret.
+    return { problem: NO_STATE_KEY };
   }
   const keyProblem = stateKeyProblem(stateKey);
   if (keyProblem !== undefined) {

@@ -28,7 +28,7 @@ import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
 import { invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import { isDeferral } from "./deferral.ts";
 import type { Timers } from "./timers.ts";
-import { pass, RefusalCode, type Verdict } from "./verdict.ts";
+import { type Clock, pass, RefusalCode, type Verdict } from "./verdict.ts";
 import type { ChainResult, RunContext } from "./chain.ts";
 import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
 
@@ -36,10 +36,21 @@ export type { BaseContext } from "./_handler-contexts.ts";
 
 /** The per-kind part of a chain. */
 export interface KindRunners {
-  /** Runs a request that passed the gate and the budget. */
-  run(request: InputRequest, context: RunContext, base: BaseContext): Promise<ChainResult>;
+  /**
+   * Runs a request that passed the gate and the budget; `trace`, when given, receives the
+   * request as the pre-checks left it and the handler's time (for decision events).
+   */
+  run(request: InputRequest, context: RunContext, base: BaseContext, trace?: RunTrace): Promise<ChainResult>;
   /** Post-checks an answer from elsewhere against the request as the pre-checks leave it. */
   checkAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown>;
+}
+
+/** What a run reports besides its result. */
+export interface RunTrace {
+  /** The request as the pre-checks left it (when they passed). */
+  checked?: InputRequest;
+  /** How long the handler took (ms), when it ran. */
+  handlerMs?: number;
 }
 
 /** Options of {@linkcode createKindRunners}. */
@@ -48,6 +59,8 @@ export interface KindRunnerOptions {
   readonly handler: Handler;
   readonly declared: DeclaredCapabilities;
   readonly timers: Timers;
+  /** Times the handler for decision events. */
+  readonly clock: Clock;
 }
 
 /** A request that passed its pre-checks: what to call and how to judge the answer. */
@@ -70,7 +83,7 @@ const NOT_DECLARED = "This client did not declare the capability";
  * @returns The runners.
  */
 export function createKindRunners(options: KindRunnerOptions): KindRunners {
-  const { policy, handler, declared, timers } = options;
+  const { policy, handler, declared, timers, clock } = options;
   const s = policy.sampling;
   const e = policy.elicitation;
   const tools = createSamplingToolsCheck({ declared: declared.sampling?.tools === true });
@@ -171,7 +184,12 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
     }
   };
 
-  const invoke = async (prepared: Prepared, context: RunContext, base: BaseContext): Promise<ChainResult> => {
+  const invoke = async (
+    prepared: Prepared,
+    context: RunContext,
+    base: BaseContext,
+    trace: RunTrace | undefined,
+  ): Promise<ChainResult> => {
     const fn = prepared.invoke;
     if (fn === undefined) {
       return {
@@ -180,11 +198,13 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
         refusal: { code: RefusalCode.MethodNotFound, message: NOT_DECLARED },
       };
     }
+    const startedAt = trace === undefined ? 0 : clock.now();
     const outcome = await invokeHandler((lazy) => fn(base, lazy), {
       timeoutMs: prepared.timeoutMs,
       parent: context.signal,
       timers,
     });
+    if (trace !== undefined) trace.handlerMs = clock.now() - startedAt;
     switch (outcome.kind) {
       case "timeout":
         return failed(
@@ -215,10 +235,16 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
   };
 
   return Object.freeze({
-    run: async (request: InputRequest, context: RunContext, base: BaseContext): Promise<ChainResult> => {
+    run: async (
+      request: InputRequest,
+      context: RunContext,
+      base: BaseContext,
+      trace?: RunTrace,
+    ): Promise<ChainResult> => {
       const prepared = prepare(request, context.version, context.callInFlight ?? true);
       if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
-      return await invoke(prepared.value, context, base);
+      if (trace !== undefined) trace.checked = prepared.value.request;
+      return await invoke(prepared.value, context, base, trace);
     },
     checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
       const prepared = prepare(request, version, true);

@@ -24,8 +24,9 @@ import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "./timers.ts";
-import type { Refusal, Verdict } from "./verdict.ts";
-import { createKindRunners, type KindRunners } from "./_kind-runners.ts";
+import { type Clock, type Refusal, systemClock, type Verdict } from "./verdict.ts";
+import { createKindRunners, type KindRunners, type RunTrace } from "./_kind-runners.ts";
+import { type InputDecision, inputDecision } from "./decision.ts";
 
 /** Options of {@linkcode createChain}. */
 export interface ChainOptions {
@@ -39,6 +40,10 @@ export interface ChainOptions {
   readonly store: RateLimitStore;
   /** Timers for handler deadlines. @default the runtime's */
   readonly timers?: Timers;
+  /** The clock of decision events (their time, the handler's and the chain's durations). @default Date */
+  readonly clock?: Clock;
+  /** Hears one event per input request (what the checks changed, how it ended). @default none */
+  readonly onDecision?: ((decision: InputDecision) => void) | undefined;
 }
 
 /** What the caller knows about one input request. */
@@ -113,6 +118,7 @@ export interface Chain {
  */
 export function createChain(options: ChainOptions): Chain {
   const { policy, handler, client } = options;
+  const clock = options.clock ?? systemClock;
   const declared = declareCapabilities(handler, policy);
   const gate = createCapabilityCheck({
     sampling: declared.sampling !== undefined,
@@ -131,8 +137,32 @@ export function createChain(options: ChainOptions): Chain {
     handler: handler ?? {},
     declared,
     timers: options.timers ?? systemTimers,
+    clock,
   });
-  const run = async (request: InputRequest, context: RunContext): Promise<ChainResult> => {
+  const { onDecision } = options;
+  const run = onDecision === undefined ? decide : async (request: InputRequest, context: RunContext) => {
+    const startedAt = clock.now();
+    const trace: RunTrace = {};
+    const result = await decide(request, context, trace);
+    try {
+      onDecision(inputDecision({
+        client,
+        server: policy.server,
+        caller: context.principal?.subject,
+        era: eraOf(context.version),
+        request,
+        checked: trace.checked,
+        result,
+        handlerMs: trace.handlerMs,
+        startedAt,
+        endedAt: clock.now(),
+      }));
+    } catch {
+      // A listener's failure is its own: the request is answered as decided.
+    }
+    return result;
+  };
+  async function decide(request: InputRequest, context: RunContext, trace?: RunTrace): Promise<ChainResult> {
     const allowed = gate.check(request.method);
     if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
     const spent = budget.check(request.method, context.principal?.subject);
@@ -146,8 +176,8 @@ export function createChain(options: ChainOptions): Chain {
       relatedRequestId: context.relatedRequestId ?? null,
       principal: context.principal,
     };
-    return runners.run(request, context, ctx);
-  };
+    return await runners.run(request, context, ctx, trace);
+  }
   return Object.freeze({
     policy,
     declared,

@@ -10,6 +10,7 @@
  * @module
  */
 import { type Chain, createChain } from "../chain/chain.ts";
+import type { Decision, DecisionListener } from "../chain/decision.ts";
 import { systemTimers, type Timers } from "../chain/timers.ts";
 import { type Clock, systemClock } from "../chain/verdict.ts";
 import { ClientError } from "../errors.ts";
@@ -92,6 +93,8 @@ export interface ClientInternals {
   signIn(serverId: string): UpstreamSignIn | undefined;
   /** Where sign-ins keep grants, registrations and flows in progress. */
   readonly tokens: TokenStore;
+  /** Tells the client's decision listeners (the front's chains and calls report through it). */
+  readonly decide: (decision: Decision) => void;
   /**
    * A new legacy session to a server with another chain (the front's, which declares the kinds
    * it passes down); with `caller`, a session of one of the front's callers (its own
@@ -155,6 +158,18 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   const tokens = options.signIn?.tokens ?? createMemoryTokenStore({ clock });
   const principal = options.signIn?.principal ?? "";
   const signIns = new Map<string, UpstreamSignIn>();
+  const decisionListeners = new Set<DecisionListener>();
+  /** Tells every decision listener; what a listener throws or rejects with is its own. */
+  const decide = (decision: Decision): void => {
+    for (const listener of decisionListeners) {
+      try {
+        const returned = listener(decision);
+        if (returned instanceof Promise) returned.catch(() => {});
+      } catch {
+        // Ignored: a listener cannot change or stop a decision.
+      }
+    }
+  };
   const clientInfo: Implementation = {
     name: options.name,
     version: options.version ?? SLUICE_VERSION,
@@ -172,7 +187,15 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     if (servers.has(policy.server)) {
       throw new TypeError(`createClient(): two policies for server "${policy.server}"`);
     }
-    const chain = createChain({ policy, handler: options.handler, client: options.name, store, timers });
+    const chain = createChain({
+      policy,
+      handler: options.handler,
+      client: options.name,
+      store,
+      timers,
+      clock,
+      onDecision: decide,
+    });
     const signIn = serverSignIn(policy, {
       fetch: fetcher,
       environment,
@@ -323,6 +346,9 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   };
 
   const methods = createClientMethods({
+    client: options.name,
+    clock,
+    onCall: decide,
     sessionOf,
     flowFor: (serverId, signal) => {
       const flow = openFlow([signal], {
@@ -358,6 +384,10 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     ...createSignInMethods(signIns, tokens, principal),
     onNotification: (listener: (entry: NotificationEntry) => unknown): () => void =>
       queue.subscribe(listener),
+    onDecision: (listener: DecisionListener): () => void => {
+      decisionListeners.add(listener);
+      return () => void decisionListeners.delete(listener);
+    },
     notifications: (): AsyncIterableIterator<NotificationEntry, undefined> => queue.entries(),
     stats: (): Readonly<Record<string, NotificationStats>> => queue.stats(),
     close: async (): Promise<void> => {
@@ -381,6 +411,7 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     sessionOf,
     eraOf,
     signIn: (serverId) => signIns.get(serverId),
+    decide,
     tokens,
     // The front closes every session it opens (with its caller's, when idle, or from onClose).
     legacySession: (serverId, chain, caller, fetch) => legacy(frontEntry(serverId, chain, fetch), caller),

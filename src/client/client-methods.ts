@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { CallDecision } from "../chain/decision.ts";
+import type { Clock } from "../chain/verdict.ts";
 import { ClientError } from "../errors.ts";
 import type { Decoded } from "../protocol/decode.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
@@ -28,6 +30,12 @@ export interface MethodDeps {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Hears every call's failure (the core re-probes an `"auto"` server after some). */
   readonly onFailure: (serverId: string, error: ClientError) => void;
+  /** Hears how each tool call, read and prompt ended (decision events). */
+  readonly onCall: (decision: CallDecision) => void;
+  /** The client's name, for the events. */
+  readonly client: string;
+  /** The clock of the events. */
+  readonly clock: Clock;
 }
 
 type Methods = Omit<
@@ -41,6 +49,7 @@ type Methods = Omit<
   | "beginAuthorization"
   | "completeAuthorization"
   | "signOut"
+  | "onDecision"
 >;
 
 /**
@@ -80,6 +89,37 @@ export function createClientMethods(deps: MethodDeps): Methods {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         return decoded(serverId, method, decode(await session.request(method, params, { signal: flow })));
       });
+  /** Runs one call and tells `onCall` how it ended. */
+  const recorded = async <T>(
+    serverId: string,
+    method: string,
+    name: string,
+    work: Promise<T>,
+  ): Promise<T> => {
+    const startedAt = deps.clock.now();
+    let decision: Pick<CallDecision, "outcome" | "error"> = { outcome: "failed" };
+    try {
+      const result = await work;
+      const isError = typeof result === "object" && result !== null &&
+        (result as { isError?: unknown }).isError === true;
+      decision = { outcome: isError ? "tool_error" : "completed" };
+      return result;
+    } catch (error) {
+      decision = { outcome: "failed", error: failureOf(error) };
+      throw error;
+    } finally {
+      deps.onCall({
+        type: "call",
+        time: new Date(deps.clock.now()).toISOString(),
+        client: deps.client,
+        server: serverId,
+        method,
+        name,
+        ...decision,
+        durationMs: deps.clock.now() - startedAt,
+      });
+    }
+  };
   const context = (options: CallOptions, flow: AbortSignal): CallContext => ({
     signal: flow,
     assigns: options.assigns ?? deps.assigns,
@@ -122,24 +162,39 @@ export function createClientMethods(deps: MethodDeps): Methods {
     listResourceTemplates: list("resources/templates/list", decodeListResourceTemplatesResult),
     listPrompts: list("prompts/list", decodeListPromptsResult),
     callTool: (serverId, name, args = {}, options: ToolCallOptions = {}) =>
-      within(serverId, options.signal, async (session, flow) => {
-        const ctx = context(options, flow);
-        const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
-        if (outcome.kind === "complete") return outcome.result;
-        if (options.detachTask === true) return outcome.task;
-        return await session.awaitTask(taskIdOf(outcome.task), ctx);
-      }),
+      recorded(
+        serverId,
+        "tools/call",
+        name,
+        within(serverId, options.signal, async (session, flow) => {
+          const ctx = context(options, flow);
+          const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
+          if (outcome.kind === "complete") return outcome.result;
+          if (options.detachTask === true) return outcome.task;
+          return await session.awaitTask(taskIdOf(outcome.task), ctx);
+        }),
+      ),
     readResource: (serverId, uri, options = {}) =>
-      within(serverId, options.signal, async (session, flow) => {
-        const outcome = await session.call("resources/read", { uri }, context(options, flow));
-        return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "resources/read");
-      }),
+      recorded(
+        serverId,
+        "resources/read",
+        uri,
+        within(serverId, options.signal, async (session, flow) => {
+          const outcome = await session.call("resources/read", { uri }, context(options, flow));
+          return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "resources/read");
+        }),
+      ),
     getPrompt: (serverId, name, args, options = {}) =>
-      within(serverId, options.signal, async (session, flow) => {
-        const params = args === undefined ? { name } : { name, arguments: args };
-        const outcome = await session.call("prompts/get", params, context(options, flow));
-        return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "prompts/get");
-      }),
+      recorded(
+        serverId,
+        "prompts/get",
+        name,
+        within(serverId, options.signal, async (session, flow) => {
+          const params = args === undefined ? { name } : { name, arguments: args };
+          const outcome = await session.call("prompts/get", params, context(options, flow));
+          return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "prompts/get");
+        }),
+      ),
     awaitTask: (serverId, taskId, options = {}) =>
       within(serverId, options.signal, (session, flow) => session.awaitTask(taskId, context(options, flow))),
     cancelTask: (serverId, taskId, options = {}) =>
@@ -168,4 +223,24 @@ export function taskIdOf(task: CreateTaskResult | LegacyCreateTaskResult): strin
 
 function isLegacyTask(task: CreateTaskResult | LegacyCreateTaskResult): task is LegacyCreateTaskResult {
   return typeof (task as { task?: unknown }).task === "object";
+}
+
+/**
+ * What a call event says of a failure: the client error's kind, code and message (the upstream's
+ * real cause: a transport message names it).
+ *
+ * @param error What the call failed with.
+ * @returns The event's `error`.
+ */
+export function failureOf(
+  error: unknown,
+): { readonly kind: string; readonly code?: number; readonly message: string } {
+  if (error instanceof ClientError) {
+    return {
+      kind: error.kind,
+      ...(error.code === undefined ? {} : { code: error.code }),
+      message: error.message,
+    };
+  }
+  return { kind: "internal", message: error instanceof Error ? error.message : String(error) };
 }

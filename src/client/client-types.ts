@@ -10,6 +10,7 @@ import type { Policy } from "../policy/policy.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import type { TokenStore } from "../auth/token-store.ts";
+import type { DecisionListener } from "../chain/decision.ts";
 import type { CallToolResult } from "../protocol/call-tool-result.ts";
 import type { DiscoverResult } from "../protocol/discover.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -120,6 +121,14 @@ export interface Client {
   completeAuthorization(serverId: string, callbackUrl: string): Promise<void>;
   /** Forgets the client's tokens for a server (the next call signs in again). */
   signOut(serverId: string): Promise<void>;
+  /**
+   * Hears one decision event per input request a server sends (what the checks changed, the
+   * refusal and its code, the handler's time) and per tool call, read or prompt (how it ended,
+   * the upstream's real cause). The gateway's calls report here too, with their caller.
+   *
+   * @returns Unsubscribes.
+   */
+  onDecision(listener: DecisionListener): () => void;
   /** Asks a server what it supports (`server/discover`). */
   discover(serverId: string, options?: CallOptions): Promise<DiscoverResult>;
   /** One page of tools; tools with invalid `x-mcp-header` annotations are left out. */

@@ -18,6 +18,8 @@
  * @module
  */
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Decision } from "../chain/decision.ts";
+import { failureOf } from "../client/client-methods.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../chain/timers.ts";
@@ -108,6 +110,10 @@ export interface CallerSessionInit {
   readonly principal?: Principal | undefined;
   /** The caller's sign-in, when the server signs in per person. */
   readonly fetch?: Fetcher | undefined;
+  /** Hears each call's decision event. */
+  readonly decide?: ((decision: Decision) => void) | undefined;
+  /** The client's name, for the events. */
+  readonly client?: string;
 }
 
 /** A legacy caller's session. */
@@ -123,6 +129,8 @@ export class CallerSession {
   readonly #timers: Timers;
   readonly #principal: Principal | undefined;
   readonly #fetch: Fetcher | undefined;
+  readonly #decide: ((decision: Decision) => void) | undefined;
+  readonly #client: string;
   readonly #closer = new AbortController();
   readonly #listen: SseStream;
   readonly #streams = new Map<string, SseStream>();
@@ -146,6 +154,8 @@ export class CallerSession {
     this.#timers = init.timers;
     this.#principal = init.principal;
     this.#fetch = init.fetch;
+    this.#decide = init.decide;
+    this.#client = init.client ?? "sluice";
     this.#listen = this.#newStream(LISTEN_KEY);
     this.#logs = new LogRelay({ rate: init.server.policy.logRateLimit, clock: init.clock });
     this.#lastUsed = init.clock.now();
@@ -314,6 +324,8 @@ export class CallerSession {
     const flow = this.#track(id);
     const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     let lastProgress = -Infinity;
+    const startedAt = this.#clock.now();
+    let failed: unknown;
     const context: CallContext = {
       signal: flow.signal,
       assigns: {},
@@ -356,8 +368,12 @@ export class CallerSession {
         ? outcome.result as unknown as JsonObject
         : await session.awaitTask(taskIdOf(outcome.task), context) as unknown as JsonObject;
       return encodeResult(id, resultForCaller(result, method, "legacy"));
-    })().catch((failure) => encodeError(id, upstreamFailure(failure, this.#server.policy.server))).then(
+    })().catch((failure) => {
+      failed = failure;
+      return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+    }).then(
       (final) => {
+        this.#report(message, final, startedAt, failed);
         this.#untrack(id, flow);
         // A request the caller cancelled gets no answer on its stream (it said it no longer
         // wants one); one still waiting for its first byte gets its error, so the POST ends.
@@ -367,6 +383,35 @@ export class CallerSession {
       },
     );
     return reply.response;
+  }
+
+  /** The decision event of one call: how it ended, and the upstream's real cause when it failed. */
+  #report(message: JsonRpcRequest, final: JsonRpcMessage, startedAt: number, failure: unknown): void {
+    if (this.#decide === undefined) return;
+    const params = (message.params ?? {}) as { name?: unknown; uri?: unknown };
+    const name = typeof params.name === "string"
+      ? params.name
+      : typeof params.uri === "string"
+      ? params.uri
+      : undefined;
+    const result = "result" in final ? final.result as { isError?: unknown } : undefined;
+    const error = "error" in final ? final.error : undefined;
+    this.#decide({
+      type: "call",
+      time: new Date(this.#clock.now()).toISOString(),
+      client: this.#client,
+      server: this.#server.policy.server,
+      ...(this.#principal?.subject === undefined ? {} : { caller: this.#principal.subject }),
+      method: message.method,
+      ...(name === undefined ? {} : { name }),
+      outcome: result === undefined ? "failed" : result.isError === true ? "tool_error" : "completed",
+      ...(error === undefined ? {} : {
+        error: failure === undefined
+          ? { kind: "gateway", code: error.code, message: error.message }
+          : failureOf(failure),
+      }),
+      durationMs: this.#clock.now() - startedAt,
+    });
   }
 
   /**

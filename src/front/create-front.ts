@@ -35,6 +35,7 @@ import {
 } from "./downstream-request.ts";
 import { readDownstreamBody } from "./_downstream-body.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { failureOf } from "../client/client-methods.ts";
 import { frontCall, type FrontCallOutcome, signInAsked } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import { importStateKey, type StateKey, stateKeyProblem } from "./sealed-state.ts";
@@ -156,6 +157,8 @@ export function createFront(options: FrontOptions): Hono {
     clock: internals.clock,
     timers: internals.timers,
     signIn,
+    decide: internals.decide,
+    client: options.client.name,
   });
   internals.onClose(() => legacy.close());
   const inProcess = (request: LegacyRequest) => legacy.handle(request);
@@ -299,6 +302,10 @@ async function modernPost(
     }
     const stateKey = await parts.key;
     const logLevel = askedLogLevel(request, server);
+    const startedAt = internals.clock.now();
+    /** The upstream failure behind an error outcome, for the operator's event (the caller gets its class). */
+    let failure: unknown;
+    const onFailure = (cause: unknown) => void (failure = cause);
     const call = (emit?: (notification: JsonRpcNotification) => void) => {
       const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
       const outcome = upstream.era === "legacy"
@@ -325,8 +332,12 @@ async function modernPost(
           logLevel,
           spend: parts.spend,
           fetch,
+          onFailure,
         });
-      return outcome.then((result) => toResponse(request, result));
+      return outcome.then((result) => {
+        reportCall(internals, server, request, result, startedAt, failure);
+        return toResponse(request, result);
+      });
     };
     if (!wantsStream(c.req.header("accept"))) return respond(c, await call());
     // The flow must outlive this handler when the answer streams: the call disposes of it.
@@ -445,4 +456,51 @@ function wantsStream(accept: string | undefined): boolean {
 
 function isJson(contentType: string | null): boolean {
   return contentType !== null && /^application\/json\s*(;|$)/i.test(contentType.trim());
+}
+
+/**
+ * The decision event of one call through the front: how it ended for its caller, and the
+ * upstream's real cause when it failed (the caller is told only its class).
+ */
+function reportCall(
+  internals: ClientInternals,
+  server: FrontServer,
+  request: DownstreamRequest,
+  outcome: FrontCallOutcome,
+  startedAt: number,
+  failure: unknown,
+): void {
+  const params = request.params as { name?: unknown; uri?: unknown };
+  const name = typeof params.name === "string"
+    ? params.name
+    : typeof params.uri === "string"
+    ? params.uri
+    : undefined;
+  const result = outcome.kind === "result"
+    ? outcome.result as { resultType?: unknown; isError?: unknown }
+    : undefined;
+  internals.decide({
+    type: "call",
+    time: new Date(internals.clock.now()).toISOString(),
+    client: internals.clientInfo.name,
+    server: server.policy.server,
+    ...(request.principal?.subject === undefined ? {} : { caller: request.principal.subject }),
+    method: request.message.method,
+    ...(name === undefined ? {} : { name }),
+    outcome: result === undefined
+      ? "failed"
+      : result.resultType === "input_required"
+      ? "input_required"
+      : result.isError === true
+      ? "tool_error"
+      : "completed",
+    ...(outcome.kind === "error"
+      ? {
+        error: failure === undefined
+          ? { kind: "gateway", code: outcome.error.code, message: outcome.error.message }
+          : failureOf(failure),
+      }
+      : {}),
+    durationMs: internals.clock.now() - startedAt,
+  });
 }

@@ -51,6 +51,8 @@ export interface FrontCallInput {
   readonly logLevel?: LoggingLevel | undefined;
   /** The caller's sign-in, when the server signs in per person. */
   readonly fetch?: Fetcher | undefined;
+  /** Hears the upstream failure behind an error outcome (the operator's event names it). */
+  readonly onFailure?: ((failure: unknown) => void) | undefined;
 }
 
 /** The answer for the caller: a result object, or a JSON-RPC error with its HTTP status. */
@@ -175,6 +177,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
+    input.onFailure?.(failure);
     return await signInAsked(failure, input, resume) ?? upstreamOutcome(failure, server.policy.server);
   }
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.

@@ -54,7 +54,15 @@ export function createFrontServer(
       : {}),
     ...(passed.has("roots") ? { roots: (ctx) => ctx.defer() } : {}),
   };
-  const chain = createChain({ policy, handler, client, store: internals.store, timers: internals.timers });
+  const chain = createChain({
+    policy,
+    handler,
+    client,
+    store: internals.store,
+    timers: internals.timers,
+    clock: internals.clock,
+    onDecision: internals.decide,
+  });
   const full = chain.declared;
   const declaredFor = (caller: ClientCapabilities): DeclaredCapabilities => {
     const sampling = full.sampling === undefined || (passed.has("sampling") && caller.sampling === undefined)

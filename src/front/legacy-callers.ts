@@ -12,6 +12,7 @@
  * @module
  */
 import type { FrontSignIn } from "./front-sign-in.ts";
+import type { Decision } from "../chain/decision.ts";
 import type { Clock } from "../chain/verdict.ts";
 import type { Timers } from "../chain/timers.ts";
 import { codecs } from "../_internal/encoding.ts";
@@ -34,6 +35,10 @@ export interface LegacyCallersOptions {
   readonly timers: Timers;
   /** Each caller's sign-in to servers that sign in per person. */
   readonly signIn?: FrontSignIn | undefined;
+  /** Hears each call's decision event. */
+  readonly decide?: ((decision: Decision) => void) | undefined;
+  /** The client's name, for the events. */
+  readonly client?: string;
 }
 
 /** A legacy request, its body already read and parsed (POST) or none (GET, DELETE). */
@@ -175,6 +180,8 @@ export class LegacyCallers {
       timers: this.#options.timers,
       principal: input.principal,
       fetch: this.#options.signIn?.fetchFor(serverId, input.principal, new URL(request.url).origin),
+      decide: this.#options.decide,
+      ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
     });
     // Counted from now, so concurrent initializes cannot pass the cap together.
     this.#sessions.set(id, { serverId, owner: principalKey(input.principal), session });

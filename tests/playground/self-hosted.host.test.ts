@@ -10,7 +10,7 @@ function gateway(options: Partial<GatewayOptions> = {}) {
     stateKey: "playground-test-state-key-0123456789",
     policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
     ...options,
-  }, () => undefined);
+  }, () => undefined, false);
 }
 
 async function statuses(app: ReturnType<typeof gateway>["app"]): Promise<number[]> {

@@ -26,9 +26,12 @@ export interface Entry {
 /** The state key the entry tests pass, or set in `SLUICE_STATE_KEY`. */
 export const KEY = "entry-test-state-key-0123456789abcdef";
 
-/** The whole message of the TypeError thrown when no state key is given nor set. */
+/**
+ * The whole message of the TypeError thrown when no state key is given nor set: the same on every
+ * entry (the Workers entry answers it with a 500, tests/runtime/workers-entry.test.ts).
+ */
 export const NO_KEY =
-  'sluice gateway: no state key: set SLUICE_STATE_KEY to at least 32 random bytes (make one with `openssl rand -base64 32`), the same on every instance, or pass "stateKey"';
+  'sluice: "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every instance, make one with `openssl rand -base64 32`';
 
 /** The gateway's whole answer to `callTool(url, "modern", "add", { a: 2, b: 3 })`. */
 export const ADD_ANSWER: { readonly status: number; readonly body: unknown } = {

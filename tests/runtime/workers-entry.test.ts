@@ -209,7 +209,7 @@ const notSet = (name: string) => ({
   type: "application/json",
   body: {
     error: name === "SLUICE_STATE_KEY"
-      ? 'sluice worker: the secret "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every isolate (`openssl rand -base64 32 | npx wrangler secret put SLUICE_STATE_KEY`)'
+      ? 'sluice: "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every instance, make one with `openssl rand -base64 32`'
       : `sluice worker: "${name}" is set but "${
         name === "UPSTASH_REDIS_REST_URL" ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"
       }" is not: expected both "UPSTASH_REDIS_REST_URL" and "UPSTASH_REDIS_REST_TOKEN" (budgets in Upstash Redis, shared by every isolate) or neither (budgets in memory, per isolate)`,

@@ -1,0 +1,175 @@
+/**
+ * Decision events: what the policy did with each input request a server sent, and how each
+ * call went. One plain object per input request and per call, for the operator's logs (the
+ * gateway writes them as JSON lines), a console, or a person's prompt.
+ *
+ * @module
+ */
+import type { InputRequest } from "../protocol/input-request.ts";
+import type { ChainResult, ChainStage } from "./chain.ts";
+
+/** A value the checks changed in the request before the handler (or the caller) saw it. */
+export interface DecisionChange {
+  /** The field: `maxTokens`, `includeContext` or `url`. */
+  readonly field: string;
+  /** What the server asked. */
+  readonly from: unknown;
+  /** What the policy let through. */
+  readonly to: unknown;
+}
+
+/** What happened to one input request (`sampling/createMessage`, `elicitation/create`, `roots/list`). */
+export interface InputDecision {
+  /** Always `"input"`. */
+  readonly type: "input";
+  /** When it was decided (ISO 8601). */
+  readonly time: string;
+  /** The client's name. */
+  readonly client: string;
+  /** The server that asked. */
+  readonly server: string;
+  /** The gateway's caller (its subject), when there is one. */
+  readonly caller?: string;
+  /** The protocol era of the request. */
+  readonly era: "modern" | "legacy";
+  /** The request's method. */
+  readonly method: InputRequest["method"];
+  /** An elicitation's mode. */
+  readonly mode?: "form" | "url";
+  /** `"answered"`, or the stage where the chain stopped (see `ChainStage`). */
+  readonly outcome: "answered" | ChainStage;
+  /** What the checks changed (clamped, coerced, normalised). */
+  readonly changes: readonly DecisionChange[];
+  /** Why it was not answered: the code and message the server was (or the call is) told. */
+  readonly refusal?: { readonly code: number; readonly message: string };
+  /** How long the handler took, when it ran (ms). */
+  readonly handlerMs?: number;
+  /** How long the whole chain took (ms). */
+  readonly durationMs: number;
+}
+
+/** How one call to a server ended (a tool call, a read, a prompt, a list). */
+export interface CallDecision {
+  /** Always `"call"`. */
+  readonly type: "call";
+  /** When it ended (ISO 8601). */
+  readonly time: string;
+  /** The client's name. */
+  readonly client: string;
+  /** The server called. */
+  readonly server: string;
+  /** The gateway's caller (its subject), when there is one. */
+  readonly caller?: string;
+  /** The JSON-RPC method. */
+  readonly method: string;
+  /** The tool, prompt or resource named, when there is one. */
+  readonly name?: string;
+  /** `"completed"`, `"tool_error"` (a result with `isError`), `"input_required"` (passed down to the caller) or `"failed"`. */
+  readonly outcome: "completed" | "tool_error" | "input_required" | "failed";
+  /** Why it failed: the client error's kind, code and message (the upstream's real cause). */
+  readonly error?: { readonly kind: string; readonly code?: number; readonly message: string };
+  /** How long it took (ms). */
+  readonly durationMs: number;
+}
+
+/** A decision event. */
+export type Decision = InputDecision | CallDecision;
+
+/** Hears decision events; what it returns or throws is ignored. */
+export type DecisionListener = (decision: Decision) => unknown;
+
+/**
+ * What the checks changed in an input request: a clamped `maxTokens`, a coerced
+ * `includeContext`, a normalised URL.
+ *
+ * @param asked The request as the server sent it.
+ * @param checked The request as the checks left it.
+ * @returns The changes, in that order.
+ */
+export function changesOf(asked: InputRequest, checked: InputRequest | undefined): DecisionChange[] {
+  if (checked === undefined || checked === asked) return [];
+  const before = asked.params as Record<string, unknown>;
+  const after = checked.params as Record<string, unknown>;
+  const changes: DecisionChange[] = [];
+  for (const field of ["maxTokens", "includeContext", "url"]) {
+    if (field in before && before[field] !== after[field]) {
+      changes.push({ field, from: before[field], to: after[field] });
+    }
+  }
+  return changes;
+}
+
+/**
+ * The event of one input request.
+ *
+ * @param facts Who, what, the chain's result, the checked request and the timings.
+ * @returns The event.
+ */
+export function inputDecision(facts: {
+  readonly client: string;
+  readonly server: string;
+  readonly caller: string | undefined;
+  readonly era: "modern" | "legacy";
+  readonly request: InputRequest;
+  readonly checked: InputRequest | undefined;
+  readonly result: ChainResult;
+  readonly handlerMs: number | undefined;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}): InputDecision {
+  const { request, result } = facts;
+  const params = request.params as { mode?: unknown; url?: unknown };
+  const mode = request.method !== "elicitation/create"
+    ? undefined
+    : params.mode === "url" || (params.mode === undefined && typeof params.url === "string")
+    ? "url"
+    : "form";
+  return {
+    type: "input",
+    time: new Date(facts.endedAt).toISOString(),
+    client: facts.client,
+    server: facts.server,
+    ...(facts.caller === undefined ? {} : { caller: facts.caller }),
+    era: facts.era,
+    method: request.method,
+    ...(mode === undefined ? {} : { mode }),
+    outcome: result.ok ? "answered" : result.stage,
+    changes: changesOf(request, facts.checked),
+    ...(result.ok ? {} : { refusal: { code: result.refusal.code, message: result.refusal.message } }),
+    ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
+    durationMs: facts.endedAt - facts.startedAt,
+  };
+}
+
+/**
+ * One line for a person: `sluice input demo sampling/createMessage answered (maxTokens 100000 → 1024) 12 ms`.
+ *
+ * @param decision The event.
+ * @returns The line.
+ */
+export function describeDecision(decision: Decision): string {
+  const who = decision.caller === undefined ? "" : ` caller ${decision.caller}`;
+  if (decision.type === "input") {
+    const changes = decision.changes.map((c) => `${c.field} ${show(c.from)} → ${show(c.to)}`);
+    const refusal = decision.refusal === undefined
+      ? ""
+      : `: ${decision.refusal.code} ${decision.refusal.message}`;
+    return `input ${decision.server}${who} ${decision.method}${
+      decision.mode === undefined ? "" : ` (${decision.mode})`
+    } ${decision.outcome}${refusal}${
+      changes.length === 0 ? "" : ` [${changes.join(", ")}]`
+    } ${decision.durationMs} ms`;
+  }
+  const error = decision.error === undefined
+    ? ""
+    : `: ${decision.error.kind}${
+      decision.error.code === undefined ? "" : ` ${decision.error.code}`
+    } ${decision.error.message}`;
+  return `call ${decision.server}${who} ${decision.method}${
+    decision.name === undefined ? "" : ` ${decision.name}`
+  } ${decision.outcome}${error} ${decision.durationMs} ms`;
+}
+
+function show(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value) ?? "undefined";
+}

@@ -1,0 +1,200 @@
+// Decision events of the chain (one per input request: what the checks changed, how it ended,
+// the handler's time) and of the client (one per tool call: how it ended, the real cause of a
+// failure), with exact objects. Runs on every runtime.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createChain } from "../../src/chain/chain.ts";
+import { type Decision, describeDecision, type InputDecision } from "../../src/chain/decision.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
+import type { Policy } from "../../src/policy/policy.ts";
+import { createMemoryStore } from "../../src/limits/memory-store.ts";
+import type { Handler } from "../../src/handler/handler.ts";
+import type { InputRequest } from "../../src/protocol/input-request.ts";
+import { createClient } from "../../mod.ts";
+import { FakeTime } from "../_support/fake-time.ts";
+import { result, rpcError, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+
+const START = Date.UTC(2026, 11, 1, 12, 0, 0);
+const reply = { role: "assistant", content: { type: "text", text: "hi" }, model: "m" } as const;
+
+function chainFor(handler: Handler | undefined, policy: Partial<Policy> = {}, time = new FakeTime(START)) {
+  const events: InputDecision[] = [];
+  const chain = createChain({
+    policy: compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, ...policy }),
+    handler,
+    client: "agent",
+    store: createMemoryStore({ clock: time }),
+    timers: time,
+    clock: time,
+    onDecision: (event) => void events.push(event),
+  });
+  return { chain, events, time };
+}
+
+const sampling = (params: Record<string, unknown>): InputRequest => ({
+  method: "sampling/createMessage",
+  params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 100, ...params },
+} as InputRequest);
+
+describe("decision events of the chain", () => {
+  test("a clamped maxTokens and a coerced includeContext are named with what the server asked and what passed, with the handler's time", async () => {
+    const time = new FakeTime(START);
+    const { chain, events } = chainFor(
+      {
+        sampling: async () => {
+          await time.advance(250);
+          return reply;
+        },
+      },
+      { sampling: { maxTokens: 1024 } },
+      time,
+    );
+    const answered = await chain.run(
+      sampling({ maxTokens: 100_000, includeContext: "allServers" }),
+      { version: "2026-07-28", principal: { subject: "alice", scopes: [], claims: {} } },
+    );
+    assert.equal(answered.ok, true);
+    assert.deepEqual(events, [{
+      type: "input",
+      time: "2026-12-01T12:00:00.250Z",
+      client: "agent",
+      server: "demo",
+      caller: "alice",
+      era: "modern",
+      method: "sampling/createMessage",
+      outcome: "answered",
+      changes: [
+        { field: "maxTokens", from: 100_000, to: 1024 },
+        { field: "includeContext", from: "allServers", to: "none" },
+      ],
+      handlerMs: 250,
+      durationMs: 250,
+    }]);
+    assert.equal(
+      describeDecision(events[0] as Decision),
+      "input demo caller alice sampling/createMessage answered [maxTokens 100000 → 1024, includeContext allServers → none] 250 ms",
+    );
+  });
+
+  test("a refusal by the capability gate and one by a check carry their stage, code and message, and no handler time", async () => {
+    const { chain, events } = chainFor({
+      elicitationModes: ["url"],
+      elicitation: () => ({ action: "accept" }),
+    });
+    await chain.run(sampling({}), { version: "2025-11-25" });
+    await chain.run({
+      method: "elicitation/create",
+      params: { mode: "url", message: "Log in", url: "http://login.example.com/" },
+    } as InputRequest, { version: "2025-11-25" });
+    assert.deepEqual(events.map(({ time: _t, ...rest }) => rest), [
+      {
+        type: "input",
+        client: "agent",
+        server: "demo",
+        era: "legacy",
+        method: "sampling/createMessage",
+        outcome: "capability",
+        changes: [],
+        refusal: {
+          code: -32601,
+          message: "Input request refused: this client did not declare the sampling capability",
+        },
+        durationMs: 0,
+      },
+      {
+        type: "input",
+        client: "agent",
+        server: "demo",
+        era: "legacy",
+        method: "elicitation/create",
+        mode: "url",
+        outcome: "policy",
+        changes: [],
+        refusal: {
+          code: -32602,
+          message:
+            'Elicitation URL "http://login.example.com/" refused: expected the scheme "https", received "http"',
+        },
+        durationMs: 0,
+      },
+    ]);
+  });
+
+  test("a URL the check normalises is named as changed", async () => {
+    const { chain, events } = chainFor({
+      elicitationModes: ["url"],
+      elicitation: () => ({ action: "accept" }),
+    });
+    await chain.run({
+      method: "elicitation/create",
+      params: {
+        mode: "url",
+        message: "Log in",
+        url: "https://Login.Example.com/a/../b",
+        elicitationId: "e1",
+      },
+    } as InputRequest, { version: "2025-11-25" });
+    assert.deepEqual([events[0]?.outcome, events[0]?.mode, events[0]?.changes], [
+      "answered",
+      "url",
+      [{ field: "url", from: "https://Login.Example.com/a/../b", to: "https://login.example.com/b" }],
+    ]);
+  });
+});
+
+describe("decision events of the client", () => {
+  test("a tool call that completes, one whose result is an error, and one the server fails each give one event", async () => {
+    const time = new FakeTime(START);
+    const upstream = scriptedServer((request) => {
+      const { id } = request.body;
+      const name = request.body.params?.name;
+      if (request.body.method === "tools/list") return toolsList(id, []);
+      if (name === "ok") {
+        return result(id, { resultType: "complete", content: [{ type: "text", text: "fine" }] });
+      }
+      if (name === "bad") {
+        return result(id, { resultType: "complete", content: [{ type: "text", text: "no" }], isError: true });
+      }
+      return rpcError(id, -32602, "Unknown tool: missing");
+    });
+    const client = createClient({
+      name: "agent",
+      clock: time,
+      fetch: upstream.fetch,
+      policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+    });
+    const events: Decision[] = [];
+    const stop = client.onDecision((event) => void events.push(event));
+    try {
+      await client.callTool("demo", "ok");
+      await client.callTool("demo", "bad");
+      await client.callTool("demo", "missing").catch(() => {});
+      stop();
+      await client.callTool("demo", "ok");
+    } finally {
+      await client.close();
+    }
+    const base = {
+      type: "call",
+      time: "2026-12-01T12:00:00.000Z",
+      client: "agent",
+      server: "demo",
+      method: "tools/call",
+    };
+    assert.deepEqual(events, [
+      { ...base, name: "ok", outcome: "completed", durationMs: 0 },
+      { ...base, name: "bad", outcome: "tool_error", durationMs: 0 },
+      {
+        ...base,
+        name: "missing",
+        outcome: "failed",
+        error: {
+          kind: "server",
+          code: -32602,
+          message: 'Server "demo" answered tools/call with error -32602: "Unknown tool: missing"',
+        },
+        durationMs: 0,
+      },
+    ]);
+  });
+});

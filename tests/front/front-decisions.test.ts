@@ -1,0 +1,159 @@
+// Decision events through the gateway: one per input request the front's chain answers and one
+// per call, with the caller; and the gateway writing them as JSON lines or for a person. Runs on
+// every runtime, against the scripted upstream of tests/_support/gateway-caller.ts.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createClient, type Decision } from "../../mod.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { buildGateway } from "../../src/adapters/gateway.ts";
+import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+
+const KEY = "front-decisions-state-key-0123456789abcdef";
+const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
+const clock = { now: () => NOW };
+const handler = {
+  roots: () => ({ roots: [{ uri: "file:///srv" }] }),
+  elicitation: () => ({ action: "accept" as const, content: { name: "Ada" } }),
+};
+
+function call(name: string, user = "alice") {
+  return modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", { name, arguments: {}, _meta: modernMeta() }, {
+    "x-user": user,
+  });
+}
+
+describe("decision events through the gateway", () => {
+  test("a call whose upstream asks two inputs gives two input events and one call event, each naming the caller", async () => {
+    const upstream = toolsUpstream();
+    const client = createClient({
+      name: "gate",
+      clock,
+      handler,
+      fetch: upstream.fetch,
+      policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({
+      client,
+      stateKey: KEY,
+      auth: (request) => ({ subject: request.headers.get("x-user") ?? "" }),
+    });
+    try {
+      const answer = await answerOf(await app.request(call("ask")));
+      assert.equal((answer.body as { result: { resultType: string } }).result.resultType, "complete");
+      await app.request(call("plain", "bob"));
+    } finally {
+      await client.close();
+    }
+    const common = { time: "2026-12-01T12:00:00.000Z", client: "gate", server: "up" };
+    assert.deepEqual(
+      events.sort((a, b) =>
+        a.type.localeCompare(b.type) || JSON.stringify(a).localeCompare(JSON.stringify(b))
+      ),
+      [
+        {
+          type: "call",
+          ...common,
+          caller: "alice",
+          method: "tools/call",
+          name: "ask",
+          outcome: "completed",
+          durationMs: 0,
+        },
+        {
+          type: "call",
+          ...common,
+          caller: "bob",
+          method: "tools/call",
+          name: "plain",
+          outcome: "completed",
+          durationMs: 0,
+        },
+        {
+          type: "input",
+          ...common,
+          caller: "alice",
+          era: "modern",
+          method: "elicitation/create",
+          mode: "form",
+          outcome: "answered",
+          changes: [],
+          handlerMs: 0,
+          durationMs: 0,
+        },
+        {
+          type: "input",
+          ...common,
+          caller: "alice",
+          era: "modern",
+          method: "roots/list",
+          outcome: "answered",
+          changes: [],
+          handlerMs: 0,
+          durationMs: 0,
+        },
+      ],
+    );
+  });
+
+  test("the gateway writes each event as one JSON line, or one line for a person", async () => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+    const made = [];
+    try {
+      for (const decisions of ["json", "text"] as const) {
+        const upstream = toolsUpstream();
+        const gateway = buildGateway({
+          name: "gate",
+          stateKey: KEY,
+          decisions,
+          policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
+        }, {
+          createClient: (options) => createClient({ ...options, clock, fetch: upstream.fetch }),
+          environment: () => undefined,
+        });
+        made.push(gateway);
+        await gateway.app.request(
+          modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+            name: "plain",
+            arguments: {},
+            _meta: modernMeta(),
+          }),
+        );
+      }
+    } finally {
+      console.log = log;
+      for (const gateway of made) await gateway.client.close();
+    }
+    assert.deepEqual(lines, [
+      JSON.stringify({
+        type: "call",
+        time: "2026-12-01T12:00:00.000Z",
+        client: "gate",
+        server: "up",
+        method: "tools/call",
+        name: "plain",
+        outcome: "completed",
+        durationMs: 0,
+      }),
+      "sluice call up tools/call plain completed 0 ms",
+    ]);
+  });
+
+  test("an unknown decisions setting is refused naming what is expected", () => {
+    assert.throws(
+      () =>
+        buildGateway({
+          stateKey: KEY,
+          decisions: "jsonl" as never,
+          policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" } }],
+        }, { createClient, environment: () => undefined }),
+      {
+        name: "TypeError",
+        message: 'sluice gateway: "decisions" must be "json", "text", false or a function, received "jsonl"',
+      },
+    );
+  });
+});

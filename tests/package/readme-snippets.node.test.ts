@@ -1,0 +1,175 @@
+// The package as a user gets it: `npm pack`, installed from the tarball into an empty project, and
+// the README's runnable snippets run there on Node, Deno and Bun. A snippet is runnable when the
+// line before its code block is `<!-- tested: node,deno,bun ... -->`; the first ```text block after
+// it is its whole expected output.
+//
+// The pack runs in a staged copy of the packed files (node_modules linked), not in the repository:
+// prepack builds dist/ beside package.json, and a dist/ in the clone would make bin/sluice.mjs run
+// that build instead of the source; and prepack rewrites package.json for the time of the pack.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { REPO_ROOT } from "../_support/modern-peer.ts";
+
+type Runtime = "node" | "deno" | "bun";
+
+interface Snippet {
+  readonly runtimes: readonly Runtime[];
+  readonly code: string;
+  readonly output: string;
+}
+
+/** The packed files besides package.json, and what prepack needs to build and strip. */
+const STAGED = [
+  "package.json",
+  "tsconfig.json",
+  "tsconfig.lib.json",
+  "tsconfig.build.json",
+  "mod.ts",
+  "src",
+  "bin",
+  "README.md",
+  "LICENSE",
+  "scripts/pack-manifest.ts",
+];
+
+const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
+
+/** How each runtime runs a snippet saved as `main.mjs`, as the README says. */
+const COMMANDS: Readonly<Record<Runtime, readonly string[]>> = {
+  node: [process.execPath, "main.mjs"],
+  deno: [
+    join(REPO_ROOT, "node_modules", ".bin", "deno"),
+    "run",
+    "--allow-run=npx",
+    "--allow-env",
+    "--allow-read",
+    "main.mjs",
+  ],
+  bun: [join(REPO_ROOT, "node_modules", ".bin", "bun"), "main.mjs"],
+};
+
+/** The README's runnable snippets, each with its runtimes and expected output. */
+function readmeSnippets(readme: string): Snippet[] {
+  const marked = /^<!-- tested: ([a-z,]+)\b[^\n]*-->\n\n```(?:js|ts)\n([\s\S]*?)\n```\n/gm;
+  return [...readme.matchAll(marked)].map((match) => {
+    const after = readme.slice((match.index ?? 0) + match[0].length);
+    const output = /^```text\n([\s\S]*?)\n```$/m.exec(after)?.[1];
+    assert.notEqual(output, undefined, `the snippet at ${match.index} has no \`\`\`text block after it`);
+    return {
+      runtimes: (match[1] ?? "").split(",") as Runtime[],
+      code: `${match[2] ?? ""}\n`,
+      output: `${output}\n`,
+    };
+  });
+}
+
+function run(command: readonly string[], cwd: string, timeout = 60_000): SpawnSyncReturns<string> {
+  const [file = "", ...args] = command;
+  return spawnSync(file, args, {
+    cwd,
+    encoding: "utf8",
+    timeout,
+    env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false" },
+  });
+}
+
+function ok(result: SpawnSyncReturns<string>, what: string): string {
+  assert.equal(result.status, 0, `${what}: ${result.error ?? ""}\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+test(
+  "the packed package installs into an empty project and the README's tested snippets print what it says on Node, Deno and Bun",
+  {
+    timeout: 180_000,
+  },
+  () => {
+    const work = mkdtempSync(join(tmpdir(), "sluice-readme-"));
+    try {
+      const staged = join(work, "sluice");
+      for (const path of STAGED) cpSync(join(REPO_ROOT, path), join(staged, path), { recursive: true });
+      symlinkSync(join(REPO_ROOT, "node_modules"), join(staged, "node_modules"), "dir");
+      const packs = join(work, "packs");
+      mkdirSync(packs);
+      ok(run(["npm", "pack", "--pack-destination", packs, "--silent"], staged, 120_000), "npm pack");
+      const tarball = join(packs, `sluice-mcp-${manifest.version}.tgz`);
+      // postpack put the repository's package.json back, byte for byte.
+      assert.equal(
+        readFileSync(join(staged, "package.json"), "utf8"),
+        readFileSync(join(REPO_ROOT, "package.json"), "utf8"),
+      );
+      assert.equal(existsSync(join(staged, "package.json.packing")), false);
+
+      const project = join(work, "project");
+      mkdirSync(project);
+      writeFileSync(
+        join(project, "package.json"),
+        `${JSON.stringify({ name: "readme-snippets", private: true })}\n`,
+      );
+      const everything = `@modelcontextprotocol/server-everything@${
+        manifest.devDependencies["@modelcontextprotocol/server-everything"]
+      }`;
+      ok(
+        run(
+          ["npm", "install", tarball, everything, "--no-audit", "--no-fund", "--prefer-offline"],
+          project,
+          150_000,
+        ),
+        "npm install",
+      );
+      const installed = JSON.parse(
+        readFileSync(join(project, "node_modules", "@sluice", "mcp", "package.json"), "utf8"),
+      ) as Record<string, unknown>;
+      assert.deepEqual([installed["scripts"], Object.keys(installed["dependencies"] as object)], [undefined, [
+        "@hono/node-server",
+        "eventsource-parser",
+        "hono",
+        "jose",
+        "oauth4webapi",
+        "tldts",
+        "undici",
+        "valibot",
+      ]]);
+      // Dev-only tools stay out of a user's install (tsx is an optional peer of the `sluice` command).
+      const modules = readdirSync(join(project, "node_modules"));
+      assert.deepEqual(
+        modules.filter((name) => ["tsx", "esbuild", "@esbuild", "typescript"].includes(name)),
+        [],
+      );
+
+      const snippets = readmeSnippets(readFileSync(join(REPO_ROOT, "README.md"), "utf8"));
+      assert.equal(snippets.length, 1, "the README marks one snippet as tested");
+      for (const [index, snippet] of snippets.entries()) {
+        writeFileSync(join(project, "main.mjs"), snippet.code);
+        for (const runtime of snippet.runtimes) {
+          const result = run(COMMANDS[runtime], project);
+          assert.deepEqual(
+            [index, runtime, result.status, result.stdout],
+            [index, runtime, 0, snippet.output],
+            result.stderr,
+          );
+        }
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);
