@@ -10,18 +10,22 @@ import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { safeLines, type Screen } from "./_terminal.ts";
 
-/** The exit codes of `sluice call`. */
+/** The exit codes of `sluice call` (and `sluice tools`, `sluice login`). */
 export const CALL_EXIT = {
   /** The tool answered and did not report an error. */
   ok: 0,
   /** The tool reported an error (`isError: true`). */
   toolError: 1,
-  /** A usage or configuration error. */
+  /** A usage or configuration error, an unknown server or tool. */
   usage: 2,
-  /** An input request was refused: by the policy, by the operator, or a kind the policy turned off. */
+  /** The policy refused an input request, or the server needed a kind the policy turned off. */
   refused: 3,
   /** The call failed: transport, connection, protocol, server error, timeout. */
   failed: 4,
+  /** The person at the terminal declined or cancelled an input request (or refused sampling). */
+  declined: 5,
+  /** A prompt waited for an answer and stdin was closed. */
+  stdinClosed: 6,
   /** Interrupted by SIGINT or SIGTERM. */
   interrupted: 130,
 } as const;
@@ -29,11 +33,12 @@ export const CALL_EXIT = {
 /**
  * The exit code of a failed call.
  *
- * - `3`: kind `"policy"` (a check of the policy refused an input request), `"input_handler"`
- *   (the operator refused, e.g. `:refuse`), and the two ways a kind the policy turned off shows
- *   up (this command's handler implements every kind, so only the policy leaves one undeclared):
+ * - `3`: kind `"policy"` (a check of the policy refused an input request), and the two ways a
+ *   kind the policy turned off shows up (this command's handler implements every kind, so only the policy leaves one undeclared):
  *   the server refusing the call with `-32021` (missing client capability), or the server asking
  *   for an undeclared kind anyway (`"protocol"`, `-32601`).
+ * - `5`: kind `"input_handler"`: this command's handler fails a request only when the operator
+ *   refuses it (`:refuse`).
  * - `130`: the command was interrupted (its signal fired).
  * - `4`: everything else: `"transport"`, `"protocol"`, `"server"`, `"timeout"`, `"cancelled"`,
  *   `"rounds_exceeded"`, `"config"`, or an error that is not a `ClientError`.
@@ -45,7 +50,8 @@ export const CALL_EXIT = {
 export function exitCodeOf(error: unknown, interrupted: boolean): number {
   if (interrupted) return CALL_EXIT.interrupted;
   if (!(error instanceof ClientError)) return CALL_EXIT.failed;
-  if (error.kind === "policy" || error.kind === "input_handler") return CALL_EXIT.refused;
+  if (error.kind === "policy") return CALL_EXIT.refused;
+  if (error.kind === "input_handler") return CALL_EXIT.declined;
   if (error.kind === "server" && error.code === -32021) return CALL_EXIT.refused;
   if (error.kind === "protocol" && error.code === -32601) return CALL_EXIT.refused;
   return CALL_EXIT.failed;

@@ -2,7 +2,9 @@
  * The report `sluice check` prints for one compiled policy: the transport and era, the call
  * and message limits, then the chain every input request goes through, step by step in the order the chain
  * runs them (`src/chain/chain.ts`, `src/chain/_kind-runners.ts`), with each step's effective
- * numbers, then the log budget, legacy supervision and front settings.
+ * numbers (byte limits in KiB, MiB or GiB and durations as policy files write them, when exact),
+ * then the log budget, legacy supervision and front settings. Each step has a number of its own:
+ * a step that applies to one elicitation mode says so.
  *
  * @module
  */
@@ -13,6 +15,19 @@ const d = formatDuration;
 const row = (indent: number, label: string, text: string): string =>
   `${" ".repeat(indent)}${label.padEnd(21 - indent)}${text}`;
 const onOff = (value: boolean): string => value ? "on" : "off";
+
+/**
+ * Writes a byte count in the largest binary unit that divides it exactly: `4 MiB`, `1536 bytes`.
+ *
+ * @param bytes A byte count.
+ * @returns The count with its unit.
+ */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return bytes === 1 ? "1 byte" : `${bytes} bytes`;
+}
 
 /**
  * Describes a compiled policy, one line per setting or step (no trailing newline).
@@ -36,8 +51,8 @@ export function describeChain(policy: CompiledPolicy): string[] {
     row(
       2,
       "messages",
-      `maxMessageBytes ${p.maxMessageBytes} (a JSON body, a stdio line, a front request), ` +
-        `maxEventBytes ${p.maxEventBytes} per SSE event, maxJsonDepth ${p.maxJsonDepth} levels`,
+      `maxMessageBytes ${formatBytes(p.maxMessageBytes)} (a JSON body, a stdio line, a front request), ` +
+        `maxEventBytes ${formatBytes(p.maxEventBytes)} per SSE event, maxJsonDepth ${p.maxJsonDepth} levels`,
     ),
     "  input requests, checked in this order:",
     row(4, "1. capability", capability(p)),
@@ -141,27 +156,28 @@ function elicitation(p: CompiledPolicy): string[] {
     e.allowPrivateHosts ? "private hosts allowed" : "no private hosts",
     `at most ${e.maxUrlLength} characters; else -32602; never opened by sluice`,
   ].filter((part) => part !== "").join(", ");
-  const url = e.modes.includes("url") ? [row(6, "4. url", `(url mode) ${hosts}`)] : [];
-  const form = e.modes.includes("form")
-    ? [row(
-      6,
-      "4. form",
-      `(form mode) flat primitive fields only, at most ${e.maxFields} fields and ${e.maxEnumValues} enum values; ` +
-        "else -32602",
-    )]
-    : [];
+  // The url and form checks are alternatives (each runs for its own mode), but each keeps a
+  // number of its own, so a step number names one step.
+  const steps = [
+    ...(e.modes.includes("url") ? [["url", `(url mode only) ${hosts}`]] : []),
+    ...(e.modes.includes("form")
+      ? [[
+        "form",
+        `(form mode only) flat primitive fields only, at most ${e.maxFields} fields and ` +
+        `${e.maxEnumValues} enum values; else -32602`,
+      ]]
+      : []),
+    ["handler", `timeout ${d(p.handlerTimeoutMs.elicitation)}`],
+    [
+      "answer",
+      "accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
+      "a URL accept has no content; else -32603",
+    ],
+  ];
   return [
     "    elicitation/create:",
     row(6, "3. mode", `${e.modes.join(" or ")}, of those the handler declares (missing: form); else -32602`),
-    ...url,
-    ...form,
-    row(6, "5. handler", `timeout ${d(p.handlerTimeoutMs.elicitation)}`),
-    row(
-      6,
-      "6. answer",
-      "accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
-        "a URL accept has no content; else -32603",
-    ),
+    ...steps.map(([label, text], i) => row(6, `${i + 4}. ${label}`, text ?? "")),
   ];
 }
 

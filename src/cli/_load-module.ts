@@ -4,12 +4,14 @@
  * import TypeScript natively; Node imports `.ts` and `.js` files through tsx's API (`tsImport`),
  * so the command works from an installed package without a loader flag, and a file's
  * `export default` works whether or not its folder says `"type": "module"`. JSON files are read
- * and parsed.
+ * and parsed. A file that does not parse throws a {@linkcode SourceSyntaxError} with its line and
+ * column, whichever runtime's parser found it.
  *
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { findJsonSyntaxError } from "./_json-syntax-error.ts";
 
 /** The runtime the command runs on. */
 export type RuntimeName = "node" | "deno" | "bun";
@@ -26,15 +28,61 @@ export function runtimeName(): RuntimeName {
   return "node";
 }
 
+/** A file that does not parse: where, and what its parser said. */
+export class SourceSyntaxError extends SyntaxError {
+  /** The file, an absolute path (the module's or one it imports). */
+  readonly file: string;
+  /** The line, from 1. */
+  readonly line: number;
+  /** The column, from 1, in UTF-16 code units. */
+  readonly column: number;
+  /** The text of the line. */
+  readonly lineText: string;
+  /** The parser's words, e.g. `Expected identifier but found ","`. */
+  readonly what: string;
+
+  /**
+   * Creates the error; its message is `what (file:line:column)`.
+   *
+   * @param at Where and what.
+   * @param cause What the parser threw, if anything.
+   */
+  constructor(
+    at: { file: string; line: number; column: number; lineText: string; what: string },
+    cause?: unknown,
+  ) {
+    super(`${at.what} (${at.file}:${at.line}:${at.column})`, cause === undefined ? {} : { cause });
+    this.name = "SyntaxError";
+    this.file = at.file;
+    this.line = at.line;
+    this.column = at.column;
+    this.lineText = at.lineText;
+    this.what = at.what;
+  }
+}
+
 /**
  * Imports a module file, or reads a JSON file as `{ default: value }`.
  *
  * @param path An absolute path.
  * @returns The module's namespace.
- * @throws {unknown} What importing or parsing threw.
+ * @throws {SourceSyntaxError} When the file (or one it imports) does not parse.
+ * @throws {unknown} What importing or reading threw otherwise.
  */
 export async function loadModule(path: string): Promise<Readonly<Record<string, unknown>>> {
-  if (path.endsWith(".json")) return { default: JSON.parse(await readFile(path, "utf8")) as unknown };
+  if (path.endsWith(".json")) return { default: parseJsonFile(path, await readFile(path, "utf8")) };
+  try {
+    return await importModule(path);
+  } catch (error) {
+    const found = syntaxErrorOf(error);
+    if (found === undefined) throw error;
+    const lineText = await lineOf(found.file, found.line);
+    const column = lineText === undefined ? found.column : columnIn(lineText, found);
+    throw new SourceSyntaxError({ ...found, column, lineText: lineText ?? "" }, error);
+  }
+}
+
+async function importModule(path: string): Promise<Readonly<Record<string, unknown>>> {
   const url = pathToFileURL(path).href;
   if (runtimeName() !== "node") return await import(url) as Record<string, unknown>;
   // tsx also turns `export default` into CommonJS in a folder without `"type": "module"`, where
@@ -45,6 +93,104 @@ export async function loadModule(path: string): Promise<Readonly<Record<string, 
   return typeof wrapped === "object" && wrapped?.__esModule === true
     ? wrapped as Record<string, unknown>
     : namespace;
+}
+
+function parseJsonFile(path: string, text: string): unknown {
+  // A byte order mark is no JSON, but editors write it; it says nothing about the content.
+  const json = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch (error) {
+    const found = findJsonSyntaxError(json);
+    if (found === undefined) throw error;
+    const before = json.slice(0, found.offset).split("\n");
+    const line = before.length;
+    const column = (before.at(-1) ?? "").length + 1;
+    const lineText = (json.split("\n")[line - 1] ?? "").replace(/\r$/, "");
+    throw new SourceSyntaxError({ file: path, line, column, lineText, what: found.what }, error);
+  }
+}
+
+interface FoundSyntaxError {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /**
+   * How the parser counts columns: Bun from 1 in UTF-16 code units (as a string does); esbuild
+   * from 0 in UTF-8 bytes; Deno from 1 in code points, a tab counting two.
+   */
+  readonly counts: "utf16" | "esbuild" | "deno";
+  readonly what: string;
+}
+
+/**
+ * Reads the position out of what a runtime's parser threw: esbuild (tsx, on Node) says it only
+ * in its message, `Transform failed with 1 error:\n<file>:<line>:<column>: ERROR: <what>`; Deno
+ * throws a TypeError whose message starts `SyntaxError: <what>` and ends `at <url>:<line>:<column>`;
+ * Bun throws a BuildMessage, or an AggregateError of them, with a `position`.
+ */
+function syntaxErrorOf(error: unknown): FoundSyntaxError | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const bun = (error as { errors?: unknown[] }).errors?.[0] ?? error;
+  const position = (bun as { position?: { file?: unknown; line?: unknown; column?: unknown } }).position;
+  if (
+    typeof position?.file === "string" && typeof position.line === "number" &&
+    typeof position.column === "number" && position.line > 0
+  ) {
+    const what = (bun as { message?: unknown }).message;
+    return {
+      file: position.file,
+      line: position.line,
+      column: position.column,
+      counts: "utf16",
+      what: String(what),
+    };
+  }
+  const message = (error as { message?: unknown }).message;
+  if (typeof message !== "string") return undefined;
+  const esbuild = /^Transform failed with \d+ errors?:\n(.+):(\d+):(\d+): ERROR: (.+)$/m.exec(message);
+  if (esbuild !== null) {
+    const [, file = "", line = "", column = "", what = ""] = esbuild;
+    return { file, line: Number(line), column: Number(column), counts: "esbuild", what };
+  }
+  const deno = /^SyntaxError: (.+)/.exec(message);
+  const at = /\bat (file:\/\/\S+):(\d+):(\d+)\s*$/.exec(message);
+  if (deno !== null && at !== null) {
+    const [, url = "", line = "", column = ""] = at;
+    return {
+      file: fileURLToPath(url),
+      line: Number(line),
+      column: Number(column),
+      counts: "deno",
+      what: deno[1] ?? "",
+    };
+  }
+  return undefined;
+}
+
+async function lineOf(file: string, line: number): Promise<string | undefined> {
+  try {
+    return (await readFile(file, "utf8")).split(/\r\n|[\n\r\u2028\u2029]/)[line - 1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The column, from 1 in UTF-16 code units, that a parser's column means in the line. */
+function columnIn(lineText: string, found: FoundSyntaxError): number {
+  if (found.counts === "utf16") return found.column;
+  if (found.counts === "esbuild") {
+    const bytes = new TextEncoder().encode(lineText).slice(0, found.column);
+    return new TextDecoder().decode(bytes).length + 1;
+  }
+  let width = 0;
+  let index = 0;
+  for (const char of lineText) {
+    if (width + 1 >= found.column) break;
+    width += char === "\t" ? 2 : 1;
+    index += char.length;
+  }
+  return index + 1;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The policies `serve` and `call` run with: every file of the folder must compile, and there
- * must be at least one; otherwise a message says which files are wrong and how.
+ * The policies `serve`, `call` and `tools` run with: every file of the folder must compile, and
+ * there must be at least one; otherwise a message says which files are wrong and how.
  *
  * @module
  */
@@ -31,4 +31,25 @@ export async function loadPolicyFolder(dir: string, io: CliIo): Promise<readonly
     return `the policies in ${show(dir)} do not compile:\n${loaded.problems.map(describeProblem).join("\n")}`;
   }
   return loaded.policies;
+}
+
+/**
+ * Loads a policy folder and picks one server's policy, for a command about that server.
+ *
+ * @param dir The folder, relative to the io's working directory.
+ * @param server The server id asked for.
+ * @param io The command's io.
+ * @returns The server's compiled policy, or the message of what is wrong.
+ */
+export async function loadServerPolicy(
+  dir: string,
+  server: string,
+  io: CliIo,
+): Promise<CompiledPolicy | string> {
+  const policies = await loadPolicyFolder(dir, io);
+  if (typeof policies === "string") return policies;
+  const policy = policies.find((p) => p.server === server);
+  if (policy !== undefined) return policy;
+  const known = policies.map((p) => JSON.stringify(p.server)).join(", ");
+  return `no policy for server ${show(server)} in ${show(dir)}, expected one of: ${known}`;
 }

@@ -3,37 +3,44 @@
  * fits, the default pre-filled in brackets (Enter accepts it), enums as numbered choices
  * (multi-select: comma-separated numbers), booleans as y/n, numbers parsed. Each value is judged
  * by the chain's own answer check (`checkElicitAnswer`) on that field, and the field is asked
- * again with its message. `:decline` or `:cancel` at any prompt answers so.
+ * again with its message, naming the field by its title. `:decline` or `:cancel` at any prompt
+ * answers so; stdin closing fails the request.
  *
  * @module
  */
+import { quote } from "../_internal/quote.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
 import type { FieldShape, FormShape } from "../checks/_form-shape.ts";
-import type { FormElicitationContext } from "../handler/handler.ts";
+import type { FormElicitationContext, HandlerError } from "../handler/handler.ts";
 import type { ElicitRequestFormParams, ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
-import type { Prompter } from "./_prompt-input.ts";
+import { askingLine, type Prompter } from "./_prompt-input.ts";
 import { safeLine, safeLines } from "./_terminal.ts";
 
 type Property = Readonly<Record<string, unknown>>;
 type Outcome = { readonly kind: "value"; readonly value: ElicitValue | undefined } | {
   readonly kind: "stop";
-  readonly result: ElicitResult;
+  /** The person's answer, or `undefined` when stdin closed. */
+  readonly result: ElicitResult | undefined;
 };
+
+/** The JSON-RPC code a legacy server receives when stdin closes during its form (internal error). */
+const STDIN_CLOSED_CODE = -32603;
 
 /**
  * Asks a form's fields one by one.
  *
  * @param prompter The terminal.
- * @param request The request's params, the form compiled by the form check, and the context.
- * @returns The answer: `accept` with the content, `decline` or `cancel`.
+ * @param request The request's params, the form compiled by the form check, the context, and the
+ *   call's round of input.
+ * @returns The answer: `accept` with the content, `decline` or `cancel`; an error when stdin closed.
  */
 export async function promptForm(
   prompter: Prompter,
-  request: { params: ElicitRequestFormParams; shape: FormShape; ctx: FormElicitationContext },
-): Promise<ElicitResult> {
+  request: { params: ElicitRequestFormParams; shape: FormShape; ctx: FormElicitationContext; round: number },
+): Promise<ElicitResult | HandlerError> {
   const { params, shape, ctx } = request;
   const { screen } = prompter;
-  screen.line(screen.style.bold(`Server "${ctx.serverId}" asks you to fill in a form:`));
+  screen.line(screen.style.bold(askingLine(ctx.serverId, "asks you to fill in a form", request.round)));
   for (const line of safeLines(params.message)) screen.line(`  ${line}`);
   screen.line(
     "Answer field by field; Enter accepts the [default] or skips an optional field. " +
@@ -44,15 +51,34 @@ export async function promptForm(
     const property = (params.requestedSchema.properties[field.name] ?? {}) as Property;
     describeField(prompter, field, property, ctx.fields[field.name]?.sensitiveSuspected === true);
     const outcome = await askField(prompter, field, property, ctx.signal);
-    if (outcome.kind === "stop") return outcome.result;
+    if (outcome.kind === "stop") {
+      const form = `the form of server "${ctx.serverId}"`;
+      if (outcome.result === undefined) {
+        return prompter.noteStdinClosed(
+          `${form}, field ${quote(labelOf(field, property))}`,
+          STDIN_CLOSED_CODE,
+        );
+      }
+      if (outcome.result.action !== "cancel" || !ctx.signal.aborted) {
+        prompter.noteDeclined(`answered "${outcome.result.action}" to ${form}`);
+      }
+      return outcome.result;
+    }
     if (outcome.value !== undefined) content[field.name] = outcome.value;
   }
   return { action: "accept", content };
 }
 
+/** The field's title, else its key: what the person sees it called. */
+function labelOf(field: FieldShape, property: Property): string {
+  return safeLine(
+    typeof property["title"] === "string" && property["title"] !== "" ? property["title"] : field.name,
+  );
+}
+
 function describeField(prompter: Prompter, field: FieldShape, property: Property, sensitive: boolean): void {
   const { screen } = prompter;
-  const label = typeof property["title"] === "string" ? property["title"] : field.name;
+  const label = labelOf(field, property);
   screen.line(`${screen.style.bold(safeLine(label))} (${field.required ? "required" : "optional"})`);
   if (typeof property["description"] === "string") {
     for (const line of safeLines(property["description"])) screen.line(`  ${line}`);
@@ -80,7 +106,8 @@ async function askField(
   const titles = field.kind === "enum" || field.kind === "multi" ? optionTitles(field, property) : undefined;
   for (;;) {
     const answer = await prompter.ask(signal);
-    if (answer.kind !== "line") return { kind: "stop", result: { action: "cancel" } };
+    if (answer.kind === "end") return { kind: "stop", result: undefined };
+    if (answer.kind === "aborted") return { kind: "stop", result: { action: "cancel" } };
     const text = answer.text;
     if (text.trim() === ":decline") return { kind: "stop", result: { action: "decline" } };
     if (text.trim() === ":cancel") return { kind: "stop", result: { action: "cancel" } };
@@ -91,18 +118,29 @@ async function askField(
       shape: { fields: [field] },
     });
     if (verdict.ok) return { kind: "value", value: value as ElicitValue | undefined };
-    prompter.screen.line(
-      `  invalid: ${verdict.refusal.message.replace(/^Elicitation answer refused: /, "")}`,
-    );
+    prompter.screen.line(`  invalid: ${problemOf(verdict.refusal.message, field, property)}`);
   }
+}
+
+/**
+ * The answer check's message about one field, naming it by its title rather than its key
+ * (`field "traveller" expected…` becomes `"Traveller's name" expected…`), in the singular for 1.
+ */
+function problemOf(message: string, field: FieldShape, property: Property): string {
+  const text = message.replace(/^Elicitation answer refused: /, "");
+  const prefix = `field ${quote(field.name)} `;
+  const named = text.startsWith(prefix)
+    ? `${quote(labelOf(field, property))} ${text.slice(prefix.length)}`
+    : text;
+  return named.replace(/\b(at (?:least|most) 1) characters\b/g, "$1 character");
 }
 
 function hint(field: FieldShape): string {
   switch (field.kind) {
     case "string": {
       const parts = [field.format === undefined ? "text" : `text (${field.format})`];
-      if (field.minLength !== undefined) parts.push(`at least ${field.minLength} characters`);
-      if (field.maxLength !== undefined) parts.push(`at most ${field.maxLength} characters`);
+      if (field.minLength !== undefined) parts.push(`at least ${characters(field.minLength)}`);
+      if (field.maxLength !== undefined) parts.push(`at most ${characters(field.maxLength)}`);
       return parts.join(", ");
     }
     case "number": {
@@ -124,6 +162,10 @@ function hint(field: FieldShape): string {
       return `choose any: type their numbers, separated by commas${bounds === "" ? "" : ` (${bounds})`}`;
     }
   }
+}
+
+function characters(count: number): string {
+  return count === 1 ? "1 character" : `${count} characters`;
 }
 
 function defaultText(field: FieldShape, titles: ReadonlyMap<string, string>): string {

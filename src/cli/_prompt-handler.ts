@@ -1,12 +1,14 @@
 /**
  * The handler of `sluice call`: every input request is asked of the person at the terminal, one
  * at a time (forms field by field, URLs with consent, sampling replies typed, roots offered), and
- * server log entries are printed to stderr above a minimum level.
+ * server log entries are printed to stderr above a minimum level. A call that asks for input again
+ * after its earlier requests were answered shows the round on each later prompt.
  *
  * @module
  */
 import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
-import { defineHandler, type Handler } from "../handler/handler.ts";
+import { defineHandler, type Handler, type HandlerError } from "../handler/handler.ts";
+import type { ElicitResult } from "../protocol/elicitation.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { LogLevel } from "../policy/policy.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
@@ -43,31 +45,63 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
   });
   const minimum = LOGGING_LEVELS.indexOf(options.logLevel);
   const cancelled = { action: "cancel" } as const;
+  const rounds = new RoundCounter();
   return defineHandler({
     elicitationModes: ["form", "url"],
     elicitation: (params, ctx) =>
-      prompter.exclusive(ctx.signal, () => {
-        if (ctx.mode === "url" && "url" in params) {
-          return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin });
-        }
-        const form = forms.check("requestedSchema" in params ? params.requestedSchema : undefined);
-        if (!form.ok || ctx.mode !== "form" || !("requestedSchema" in params)) {
-          return Promise.resolve(cancelled);
-        }
-        return promptForm(prompter, { params, shape: form.value.shape, ctx });
-      }, cancelled),
+      rounds.during((round) =>
+        prompter.exclusive<ElicitResult | HandlerError>(ctx.signal, () => {
+          if (ctx.mode === "url" && "url" in params) {
+            return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin, round });
+          }
+          const form = forms.check("requestedSchema" in params ? params.requestedSchema : undefined);
+          if (!form.ok || ctx.mode !== "form" || !("requestedSchema" in params)) {
+            return Promise.resolve(cancelled);
+          }
+          return promptForm(prompter, { params, shape: form.value.shape, ctx, round });
+        }, cancelled)
+      ),
     sampling: (params, ctx) =>
-      prompter.exclusive(
-        ctx.signal,
-        () => promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode }),
-        { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
+      rounds.during((round) =>
+        prompter.exclusive(
+          ctx.signal,
+          () =>
+            promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode, round }),
+          { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
+        )
       ),
     roots: (ctx) =>
-      prompter.exclusive(ctx.signal, () => promptRoots(prompter, { ctx, cwd: options.cwd }), { roots: [] }),
+      rounds.during((round) =>
+        prompter.exclusive(ctx.signal, () => promptRoots(prompter, { ctx, cwd: options.cwd, round }), {
+          roots: [],
+        })
+      ),
     log: (level, entry) => {
       if (LOGGING_LEVELS.indexOf(level) < minimum) return;
       const logger = entry.logger === undefined ? "" : ` ${sanitizeText(entry.logger, 200)}:`;
       prompter.screen.error(`[${level}]${logger} ${sanitizeText(entry.data, 4096)}`);
     },
   });
+}
+
+/**
+ * Numbers a call's rounds of input. The requests of one round arrive together, before any is
+ * answered, and the next round's only after all of them are; so a request arriving while none
+ * waits, after one was answered, opens the next round. (The handler is not told the round: the
+ * legacy era has none, and a modern round's requests run through the chain one by one.)
+ */
+class RoundCounter {
+  #round = 0;
+  #waiting = 0;
+
+  /** Runs one request's questions, telling them their round. */
+  async during<T>(questions: (round: number) => Promise<T>): Promise<T> {
+    if (this.#waiting === 0) this.#round++;
+    this.#waiting++;
+    try {
+      return await questions(this.#round);
+    } finally {
+      this.#waiting--;
+    }
+  }
 }

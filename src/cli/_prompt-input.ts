@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { HandlerError } from "../handler/handler.ts";
 import type { Screen } from "./_terminal.ts";
 
 /** What a prompt got: a line, the end of input, or its request's signal firing first. */
@@ -84,6 +85,8 @@ export class Prompter {
   readonly #reader: LineReader;
   readonly #echo: boolean;
   #queue: Promise<unknown> = Promise.resolve();
+  #declined: string | undefined;
+  #unanswered: string | undefined;
 
   /**
    * Creates the prompter.
@@ -117,6 +120,38 @@ export class Prompter {
     return answer;
   }
 
+  /** What the person first declined, cancelled or refused (`answered "decline" to the form of…`), if anything. */
+  get declined(): string | undefined {
+    return this.#declined;
+  }
+
+  /** The first prompt that found stdin closed (`the form of server "demo", field "Name"`), if any. */
+  get unanswered(): string | undefined {
+    return this.#unanswered;
+  }
+
+  /**
+   * Notes that the person declined, cancelled or refused an input request; the call then exits 5.
+   *
+   * @param what What they did, e.g. `answered "decline" to the form of server "demo"`.
+   */
+  noteDeclined(what: string): void {
+    this.#declined ??= what;
+  }
+
+  /**
+   * Notes that stdin closed while a prompt waited, and fails the input request: nobody is left to
+   * answer it, and a silent cancel would read as the person's choice. The call then exits 6.
+   *
+   * @param what The prompt, e.g. `the form of server "demo", field "Name"`.
+   * @param code The JSON-RPC code of the failure (what a legacy server receives).
+   * @returns The handler's error.
+   */
+  noteStdinClosed(what: string, code: number): HandlerError {
+    this.#unanswered ??= what;
+    return { error: { code, message: "The operator cannot answer: stdin is closed" } };
+  }
+
   /**
    * Runs one input request's questions after the previous ones are done; skipped when its signal
    * has fired by then.
@@ -145,4 +180,16 @@ async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * The first line of a prompt: which server asks what, with the round when it is not the first.
+ *
+ * @param server The server's id.
+ * @param what What it asks, e.g. `asks you to fill in a form`.
+ * @param round The round of input of the call (1 for the first).
+ * @returns The line, ending with a colon.
+ */
+export function askingLine(server: string, what: string, round: number): string {
+  return `Server "${server}" ${what}${round > 1 ? ` (round ${round})` : ""}:`;
 }

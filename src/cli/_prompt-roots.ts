@@ -1,13 +1,13 @@
 /// <reference types="node" />
 /**
  * A roots request at the terminal: offers the working directory as a `file://` root after a y/n
- * question; n (or the end of input) answers with no roots.
+ * question; n answers with no roots. Stdin closing fails the request.
  *
  * @module
  */
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { InputContext } from "../handler/handler.ts";
+import type { HandlerError, InputContext } from "../handler/handler.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import type { Prompter } from "./_prompt-input.ts";
 
@@ -15,22 +15,28 @@ import type { Prompter } from "./_prompt-input.ts";
  * Asks whether to share the working directory.
  *
  * @param prompter The terminal.
- * @param request The context, and the folder to offer.
- * @returns The folder as the one root, or no roots.
+ * @param request The context, the folder to offer, and the call's round of input.
+ * @returns The folder as the one root, or no roots; an error when stdin closed.
  */
 export async function promptRoots(
   prompter: Prompter,
-  request: { ctx: InputContext; cwd: string },
-): Promise<ListRootsResult> {
+  request: { ctx: InputContext; cwd: string; round: number },
+): Promise<ListRootsResult | HandlerError> {
   const { screen } = prompter;
   const uri = pathToFileURL(request.cwd).href;
+  const round = request.round > 1 ? ` (round ${request.round})` : "";
   screen.line(
-    screen.style.bold(`Server "${request.ctx.serverId}" asks for its roots (the folders it may use).`),
+    screen.style.bold(
+      `Server "${request.ctx.serverId}" asks for its roots (the folders it may use)${round}.`,
+    ),
   );
   screen.line(`Share the current folder ${uri}? y or n`);
   for (;;) {
     const answer = await prompter.ask(request.ctx.signal);
-    if (answer.kind !== "line") return { roots: [] };
+    if (answer.kind === "end") {
+      return prompter.noteStdinClosed(`the roots request of server "${request.ctx.serverId}"`, -32603);
+    }
+    if (answer.kind === "aborted") return { roots: [] };
     const text = answer.text.trim().toLowerCase();
     if (text === "y" || text === "yes") return { roots: [{ uri, name: basename(request.cwd) }] };
     if (text === "n" || text === "no" || text === ":decline" || text === ":cancel") {

@@ -1,13 +1,13 @@
 /**
  * A sampling request at the terminal: the request as the policy's checks left it (messages,
  * system prompt, `maxTokens` after the clamp, model preferences), then the operator types the
- * reply, several lines ended by a line with just `.`, or `:refuse`.
+ * reply, several lines ended by a line with just `.`, or `:refuse`. Stdin closing fails the request.
  *
  * @module
  */
 import type { HandlerError, InputContext } from "../handler/handler.ts";
 import type { CreateMessageRequestParams, CreateMessageResult } from "../protocol/sampling.ts";
-import type { Prompter } from "./_prompt-input.ts";
+import { askingLine, type Prompter } from "./_prompt-input.ts";
 import { safeLine, safeLines } from "./_terminal.ts";
 
 /** The `model` of every reply typed at the terminal. */
@@ -17,16 +17,19 @@ export const OPERATOR_MODEL = "human-operator";
  * Shows a sampling request and reads the operator's reply.
  *
  * @param prompter The terminal.
- * @param request The params (clamped, coerced), the context, and the code a refusal carries.
+ * @param request The params (clamped, coerced), the context, the code a refusal carries, and the
+ *   call's round of input.
  * @returns The reply as an assistant text message, or a refusal.
  */
 export async function promptSampling(
   prompter: Prompter,
-  request: { params: CreateMessageRequestParams; ctx: InputContext; rejectionCode: number },
+  request: { params: CreateMessageRequestParams; ctx: InputContext; rejectionCode: number; round: number },
 ): Promise<CreateMessageResult | HandlerError> {
   const { params, ctx } = request;
   const { screen } = prompter;
-  screen.line(screen.style.bold(`Server "${ctx.serverId}" asks for a model reply (sampling):`));
+  screen.line(
+    screen.style.bold(askingLine(ctx.serverId, "asks for a model reply (sampling)", request.round)),
+  );
   for (const line of describeRequest(params)) screen.line(`  ${line}`);
   screen.line('Type the reply, then a line with just "." to send it; or :refuse to refuse.');
   const refused: HandlerError = {
@@ -35,10 +38,17 @@ export async function promptSampling(
   const lines: string[] = [];
   for (;;) {
     const answer = await prompter.ask(ctx.signal);
-    if (answer.kind !== "line") return refused;
+    if (answer.kind === "end") {
+      return prompter.noteStdinClosed(
+        `the sampling request of server "${ctx.serverId}"`,
+        request.rejectionCode,
+      );
+    }
+    if (answer.kind === "aborted") return refused;
     const command = answer.text.trim();
     if (command === ":refuse" || command === ":decline" || command === ":cancel") {
       screen.line("Refused.");
+      prompter.noteDeclined(`refused the sampling request of server "${ctx.serverId}"`);
       return refused;
     }
     if (answer.text !== ".") {

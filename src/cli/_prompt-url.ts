@@ -3,32 +3,38 @@
  * A URL elicitation at the terminal: the server's message, the full URL with its host
  * highlighted, a warning for an internationalized host (`xn--`) and for a page off the server's
  * origin, then consent: y accepts, n declines, c cancels. Nothing is opened: the URL is printed
- * again for the user to open.
+ * again for the user to open. Stdin closing fails the request.
  *
  * @module
  */
 import { domainToUnicode } from "node:url";
-import type { UrlElicitationContext } from "../handler/handler.ts";
+import type { HandlerError, UrlElicitationContext } from "../handler/handler.ts";
 import type { ElicitRequestURLParams, ElicitResult } from "../protocol/elicitation.ts";
-import type { Prompter } from "./_prompt-input.ts";
+import { askingLine, type Prompter } from "./_prompt-input.ts";
 import { safeLine, safeLines } from "./_terminal.ts";
 
 /**
  * Shows a URL and asks for consent.
  *
  * @param prompter The terminal.
- * @param request The params, the context the URL check made, and the server's origin when known.
- * @returns `accept` (no content), `decline` or `cancel`.
+ * @param request The params, the context the URL check made, the server's origin when known, and
+ *   the call's round of input.
+ * @returns `accept` (no content), `decline` or `cancel`; an error when stdin closed.
  */
 export async function promptUrl(
   prompter: Prompter,
-  request: { params: ElicitRequestURLParams; ctx: UrlElicitationContext; serverOrigin: string | undefined },
-): Promise<ElicitResult> {
+  request: {
+    params: ElicitRequestURLParams;
+    ctx: UrlElicitationContext;
+    serverOrigin: string | undefined;
+    round: number;
+  },
+): Promise<ElicitResult | HandlerError> {
   const { params, ctx, serverOrigin } = request;
   const { screen } = prompter;
   const { style } = screen;
   const shown = highlightHost(ctx.url, ctx.host, style.host);
-  screen.line(style.bold(`Server "${ctx.serverId}" asks you to open a web page:`));
+  screen.line(style.bold(askingLine(ctx.serverId, "asks you to open a web page", request.round)));
   for (const line of safeLines(params.message)) screen.line(`  ${line}`);
   screen.line(`  URL:  ${shown}`);
   screen.line(`  host: ${style.host(ctx.host)}`);
@@ -45,16 +51,25 @@ export async function promptUrl(
         (serverOrigin === undefined ? "(the server's origin is unknown)" : `(${serverOrigin})`),
     );
   }
-  screen.line("sluice never opens links. Open it? y = accept, n = decline, c = cancel");
+  screen.line(
+    "sluice does not open links for you. Will you open this page in your browser? " +
+      "y = yes (accept), n = no (decline), c = cancel",
+  );
+  const page = `the web page of server "${ctx.serverId}"`;
   for (;;) {
     const answer = await prompter.ask(ctx.signal);
-    if (answer.kind !== "line") return { action: "cancel" };
+    if (answer.kind === "end") return prompter.noteStdinClosed(page, STDIN_CLOSED_CODE);
+    if (answer.kind === "aborted") return { action: "cancel" };
     const action = ACTIONS[answer.text.trim().toLowerCase()];
     if (action === "accept") screen.line(`Open this URL yourself: ${shown}`);
+    else if (action !== undefined) prompter.noteDeclined(`answered "${action}" to ${page}`);
     if (action !== undefined) return { action };
     screen.line("  invalid: answer y, n or c");
   }
 }
+
+/** The JSON-RPC code a legacy server receives when stdin closes during its prompt (internal error). */
+const STDIN_CLOSED_CODE = -32603;
 
 const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Object.assign(
   Object.create(null),

@@ -6,7 +6,9 @@
  * @module
  */
 import { signInRequiredBy } from "../auth/upstream-auth-error.ts";
+import type { Client } from "../client/client-types.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
+import { ClientError } from "../errors.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { LogLevel } from "../policy/policy.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -17,20 +19,21 @@ import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
 import { Screen } from "./_terminal.ts";
 import type { CliIo } from "./cli-io.ts";
-import { loadPolicyFolder } from "./_policy-folder.ts";
+import { loadServerPolicy } from "./_policy-folder.ts";
 import { openTokenFile } from "./_token-file.ts";
+import { listAllTools } from "./_tool-list.ts";
 
 /** The text of `sluice call --help`. */
 export const CALL_HELP: string = `Usage: sluice call <server> <tool> [json-args] [flags]
 
 Calls one tool of one server under that server's policy, and answers what the server asks in
-this terminal: forms field by field, web pages with your consent (sluice never opens them),
+this terminal: forms field by field, web pages with your consent (you open them; sluice does not),
 sampling replies you type, and roots (the current folder, if you agree). The tasks extension is on.
 It prints the tool's content (text parts as text, other parts as JSON), then its
 structuredContent as JSON unless a text part holds the same JSON. Server log entries and
 errors go to stderr. A server whose policy has transport.auth.oauth is called with the tokens
 "sluice login" saved (refreshed when they expire); without them the call fails and says to run
-"sluice login <server>".
+"sluice login <server>". "sluice tools <server>" lists the tools and their arguments.
 
 Arguments:
   <server>      the server id of a policy in the policies folder
@@ -52,21 +55,27 @@ Environment:
 At the prompts: Enter accepts a [default]; :decline or :cancel answers a form; y, n or c answers
 a web page; a sampling reply ends with a line holding just "." (or type :refuse). The policy's
 handlerTimeout bounds each prompt (by default 5m for elicitation, 60s for sampling and roots).
+When a call asks for input again after you answered, later prompts show their round ("round 2").
+With stdin closed (no terminal, nothing piped), a prompt cannot be answered: the input request
+fails and the command exits 6.
 
 Exit codes:
   0     the tool answered
   1     the tool reported an error (isError: true)
-  2     usage error: bad arguments or flags, an unknown server, policies that do not load
-  3     refused: the policy refused an input request (ClientError "policy"), you refused one
-        (ClientError "input_handler", e.g. :refuse), or the server needed a kind of input the
-        policy turns off (-32021)
+  2     usage error: bad arguments or flags, an unknown server, policies that do not load, a tool
+        the server does not list (see "sluice tools <server>")
+  3     refused by the policy: a check of the policy refused an input request (ClientError
+        "policy"), or the server needed a kind of input the policy turns off (-32021)
   4     failed: transport or connection, protocol, an error answer from the server, a timeout,
         a server that needs "sluice login" first
+  5     refused by you: you declined or cancelled a form (:decline, :cancel) or a web page (n, c),
+        or refused a sampling request (:refuse); the server's answer is still printed
+  6     stdin closed while a prompt waited for your answer
   130   interrupted (Ctrl-C)
 
 Examples:
   sluice call demo add '{"a": 1, "b": 2}'
-  sluice call demo ask_form --policies ./policies
+  sluice call demo book_trip --policies ./policies
   sluice call github list_issues '{"state": "open"}' --log-level debug
 `;
 
@@ -98,29 +107,106 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   const signIn = { tokens: openTokenFile(io).tokens };
   const client = createClient({ name: "sluice", handler, policies: [policy], tasks: true, signIn });
   let result: unknown;
+  let failure: { readonly error: unknown } | undefined;
+  let unknownTool = false;
   try {
     result = await client.callTool(policy.server, plan.tool, plan.args, {
       onProgress: (params) => screen.progress(progressLine(params)),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });
   } catch (error) {
-    const needed = signInRequiredBy(error);
-    screen.error(
-      needed === undefined
-        ? `sluice call: ${describeFailure(error)}`
-        : `sluice call: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
-    );
-    return exitCodeOf(error, io.signal?.aborted === true);
+    failure = { error };
   } finally {
     screen.end();
     reader.close();
+  }
+  try {
+    if (io.signal?.aborted !== true && mayBeUnknownTool(failure?.error, result)) {
+      unknownTool = await lacksTool(client, policy.server, plan.tool, io.signal);
+    }
+  } finally {
     await client.close();
   }
-  if (plan.json) screen.line(JSON.stringify(result, null, 2));
-  else printResult(screen, result);
-  if ((result as { isError?: unknown }).isError !== true) return CALL_EXIT.ok;
+  if (failure === undefined && !unknownTool) {
+    if (plan.json) screen.line(JSON.stringify(result, null, 2));
+    else printResult(screen, result);
+  }
+  return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io }, {
+    failure,
+    unknownTool,
+    isError: (result as { isError?: unknown } | undefined)?.isError === true,
+  });
+}
+
+/**
+ * Says how the call ended and picks its exit code. In order: an interruption, stdin closing under
+ * a prompt, the person's decline, an unknown tool, then the call's own failure or tool error.
+ */
+function endCall(
+  call: { screen: Screen; prompter: Prompter; server: string; tool: string; io: CliIo },
+  how: { failure: { readonly error: unknown } | undefined; unknownTool: boolean; isError: boolean },
+): number {
+  const { screen, prompter, server } = call;
+  const interrupted = call.io.signal?.aborted === true;
+  if (interrupted && how.failure !== undefined) {
+    screen.error(`sluice call: ${describeFailure(how.failure.error)}`);
+    return CALL_EXIT.interrupted;
+  }
+  if (prompter.unanswered !== undefined) {
+    screen.error(
+      `sluice call: cannot answer ${prompter.unanswered}: stdin is closed, expected an answer ` +
+        "typed at a terminal or piped to stdin",
+    );
+    return CALL_EXIT.stdinClosed;
+  }
+  if (prompter.declined !== undefined) {
+    screen.error(`sluice call: you ${prompter.declined}`);
+    return CALL_EXIT.declined;
+  }
+  if (how.unknownTool) {
+    screen.error(
+      `sluice call: server "${server}" has no tool ${show(call.tool)}: ` +
+        `run "sluice tools ${server}" to list its tools`,
+    );
+    return CALL_EXIT.usage;
+  }
+  if (how.failure !== undefined) {
+    const needed = signInRequiredBy(how.failure.error);
+    screen.error(
+      needed === undefined
+        ? `sluice call: ${describeFailure(how.failure.error)}`
+        : `sluice call: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
+    );
+    return exitCodeOf(how.failure.error, interrupted);
+  }
+  if (!how.isError) return CALL_EXIT.ok;
   screen.error("sluice call: the tool reported an error (isError: true)");
   return CALL_EXIT.toolError;
+}
+
+/**
+ * Whether the call's end may mean the tool does not exist: servers answer an unknown tool with a
+ * JSON-RPC error (-32602 as the spec says, or -32601) or with a tool result marked `isError`.
+ */
+function mayBeUnknownTool(error: unknown, result: unknown): boolean {
+  if (error === undefined) return (result as { isError?: unknown } | undefined)?.isError === true;
+  return error instanceof ClientError && error.kind === "server" &&
+    (error.code === -32602 || error.code === -32601);
+}
+
+/** Whether the server's tools/list lacks the tool; `false` when the list cannot be read. */
+async function lacksTool(
+  client: Client,
+  server: string,
+  tool: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  try {
+    const listed = await listAllTools(client, server, signal);
+    return !listed.tools.some((t) => t.name === tool);
+  } catch {
+    return false;
+  }
 }
 
 /** Reads the command line and the server's policy; an exit code when there is nothing to call. */
@@ -138,8 +224,11 @@ async function readPlan(argv: readonly string[], io: CliIo): Promise<CallPlan | 
   const { flags, positionals } = parsed.args;
   if (flags.has("help")) return (io.stdout.write(CALL_HELP), CALL_EXIT.ok);
   const [server, tool, json, extra] = positionals;
-  if (server === undefined || tool === undefined) {
-    return usage(`expected <server> and <tool>, received ${server === undefined ? "neither" : "no <tool>"}`);
+  if (server === undefined) return usage("expected <server> and <tool>, received neither");
+  if (tool === undefined) {
+    return usage(
+      `expected <server> and <tool>, received no <tool>; run "sluice tools ${server}" to list its tools`,
+    );
   }
   if (extra !== undefined) {
     return usage(`unexpected argument ${show(extra)}, expected at most <server> <tool> [json-args]`);
@@ -152,14 +241,8 @@ async function readPlan(argv: readonly string[], io: CliIo): Promise<CallPlan | 
       `flag "--log-level" must be one of ${LOGGING_LEVELS.join(", ")}, received ${show(logLevel)}`,
     );
   }
-  const dir = flagText(parsed.args, "policies") ?? "policies";
-  const policies = await loadPolicyFolder(dir, io);
-  if (typeof policies === "string") return usage(policies);
-  const policy = policies.find((p) => p.server === server);
-  if (policy === undefined) {
-    const known = policies.map((p) => JSON.stringify(p.server)).join(", ");
-    return usage(`no policy for server ${show(server)} in ${show(dir)}, expected one of: ${known}`);
-  }
+  const policy = await loadServerPolicy(flagText(parsed.args, "policies") ?? "policies", server, io);
+  if (typeof policy === "string") return usage(policy);
   return { policy, tool, args, logLevel: logLevel as LogLevel, json: flags.has("json") };
 }
 

@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { checkPolicy, type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { PolicyProblem } from "../policy/policy-error.ts";
-import { describeThrown, loadModule } from "./_load-module.ts";
+import { describeThrown, loadModule, SourceSyntaxError } from "./_load-module.ts";
 
 /** The file names loaded: `<name>.policy.ts`, `.js` or `.json`. */
 export const POLICY_FILE: RegExp = /\.policy\.(ts|js|json)$/;
@@ -108,6 +108,19 @@ async function loadOne(
   try {
     namespace = await loadModule(path);
   } catch (error) {
+    if (error instanceof SourceSyntaxError && error.file === path) {
+      const { line, column, lineText } = error;
+      return {
+        ok: false,
+        problems: [{
+          source,
+          server: undefined,
+          path: "",
+          message: `the file does not parse: ${error.what}`,
+          position: { line, column, lineText },
+        }],
+      };
+    }
     return problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`);
   }
   if (!Object.hasOwn(namespace, "default")) {

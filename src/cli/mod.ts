@@ -6,6 +6,8 @@
  * sluice check [dir]                          compile the policy files, print each server's chain
  * sluice serve [--port N] [--host H] [--policies dir] [--handler module]
  *                                             run the front until SIGINT or SIGTERM
+ * sluice tools <server> [--policies dir] [--json]
+ *                                             list a server's tools and their arguments
  * sluice call <server> <tool> [json-args] [--policies dir] [--log-level L] [--json]
  *                                             call a tool, answering the server at the terminal
  * sluice login <server> [--open] [--policies dir]
@@ -41,6 +43,7 @@ import { type CliIo, openProcessIo } from "./cli-io.ts";
 import { LOGIN_HELP, runLogin } from "./login.ts";
 import { LOGOUT_HELP, runLogout } from "./logout.ts";
 import { runServe, SERVE_HELP } from "./serve.ts";
+import { runTools, TOOLS_HELP } from "./tools.ts";
 
 export type { CliIo, CliWriter } from "./cli-io.ts";
 export { loadPolicies } from "./load-policies.ts";
@@ -58,6 +61,8 @@ Commands:
   serve [--port N] [--host H] [--policies dir] [--handler module]
                                       run the sluice front (/mcp/<server>) until SIGINT
                                       or SIGTERM
+  tools <server> [--json]             list a server's tools with their arguments (type,
+                                      required, choices, default, description)
   call <server> <tool> [json-args]    call a tool, answering the server's questions (forms,
                                       web pages, sampling, roots) at this terminal
   login <server> [--open]             sign in to a server whose policy has transport.auth.oauth
@@ -73,16 +78,20 @@ Exit codes:
   1     check: a policy file has problems; call: the tool reported an error (isError: true);
         serve, login: cannot listen
   2     usage error: an unknown command or flag, a bad argument, policies that do not load,
-        login and logout: a server without transport.auth.oauth
-  3     call, login: refused by the policy or by you
-  4     call: transport, connection or protocol failure, a server error, a timeout, a server
-        that needs "sluice login"; login: the sign-in failed or timed out; logout: the token
-        file cannot be used
-  130   call, login: interrupted (Ctrl-C)
+        call: a tool the server does not list; login and logout: a server without
+        transport.auth.oauth
+  3     call, login: refused by the policy
+  4     call, tools: transport, connection or protocol failure, a server error, a timeout, a
+        server that needs "sluice login"; login: the sign-in failed or timed out; logout: the
+        token file cannot be used
+  5     call: refused by you (a form or web page declined or cancelled, sampling :refuse)
+  6     call: stdin closed while a prompt waited for an answer
+  130   call, tools, login: interrupted (Ctrl-C)
 
 Examples:
   sluice check
   sluice serve --port 8787 --policies ./policies
+  sluice tools demo
   sluice call demo add '{"a": 1, "b": 2}'
   sluice login files && sluice call files whoami
 `;
@@ -92,6 +101,7 @@ const COMMANDS: Readonly<
 > = Object.assign(Object.create(null), {
   check: [runCheck, CHECK_HELP],
   serve: [runServe, SERVE_HELP],
+  tools: [runTools, TOOLS_HELP],
   call: [runCall, CALL_HELP],
   login: [runLogin, LOGIN_HELP],
   logout: [runLogout, LOGOUT_HELP],
@@ -102,8 +112,9 @@ const COMMANDS: Readonly<
  *
  * @param argv The arguments after the program's name (`process.argv.slice(2)`).
  * @param io Streams, environment and signal. @default this process's (SIGINT and SIGTERM abort its signal)
- * @returns The exit code: 0 success, 1 a failed check or tool error, 2 usage error, 3 refused,
- *   4 call or sign-in failure, 130 interrupted (see {@linkcode HELP}).
+ * @returns The exit code: 0 success, 1 a failed check or tool error, 2 usage error, 3 refused by
+ *   the policy, 4 call or sign-in failure, 5 refused by you, 6 stdin closed at a prompt,
+ *   130 interrupted (see {@linkcode HELP}).
  */
 export async function main(argv: readonly string[], io?: CliIo): Promise<number> {
   if (io !== undefined) return await run(argv, io);

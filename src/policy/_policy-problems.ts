@@ -1,12 +1,14 @@
 /**
  * Turns valibot issues and transport rules into policy problems that name the option's path,
- * what it expects and what it received, with a suggestion for a misspelt option.
+ * what it expects and what it received, with a suggestion for a misspelt or misplaced option
+ * and for a misspelt value of a fixed list.
  *
  * @module
  */
 import type * as v from "valibot";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import type { PolicyProblem } from "./policy-error.ts";
+import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
 
 /** Where problems are reported: the policy's source and server, and a path prefix. */
 export interface ProblemSite {
@@ -19,7 +21,7 @@ type Issue = v.BaseIssue<unknown>;
 type AnySchema = v.GenericSchema & {
   entries?: Record<string, AnySchema>;
   wrapped?: AnySchema;
-  options?: AnySchema[];
+  options?: AnySchema[] | readonly unknown[];
   item?: AnySchema;
 };
 
@@ -27,11 +29,15 @@ type AnySchema = v.GenericSchema & {
  * Converts the issues of one validation into problems.
  *
  * @param issues valibot's issues (`abortEarly: false`).
- * @param schema The schema validated against, to suggest the option meant by an unknown key.
+ * @param schema The schema validated against, to suggest the value meant by one not in a list.
  * @param site Source, server and path prefix.
  * @returns One problem per issue.
  */
-export function problemsFromIssues(issues: readonly Issue[], site: ProblemSite): PolicyProblem[] {
+export function problemsFromIssues(
+  issues: readonly Issue[],
+  schema: v.GenericSchema,
+  site: ProblemSite,
+): PolicyProblem[] {
   return issues.map((issue) => {
     const keys = (issue.path ?? []).map((item) => item.key as string | number);
     const path = joinPath(site.prefix, keys);
@@ -40,12 +46,16 @@ export function problemsFromIssues(issues: readonly Issue[], site: ProblemSite):
       return { ...at, message: `"${path}" is required` };
     }
     const subject = path === "" ? "the policy" : `"${path}"`;
-    return { ...at, message: `${subject} must be ${issue.message}, received ${render(issue.input)}` };
+    const allowed = issue.type === "picklist" ? picklistAt(schema as AnySchema, keys) : [];
+    const guess = typeof issue.input === "string" ? suggest(issue.input, allowed, 1) : undefined;
+    const hint = guess === undefined ? "" : ` (did you mean ${JSON.stringify(guess)}?)`;
+    return { ...at, message: `${subject} must be ${issue.message}, received ${render(issue.input)}${hint}` };
   });
 }
 
 /**
- * Finds every key the schema does not know, at any depth, with a suggestion for a misspelling.
+ * Finds every key the schema does not know, at any depth, with a suggestion: the option of the
+ * same object it is a misspelling of, and the options elsewhere in a policy of the same name.
  *
  * @param input The value as written.
  * @param schema The schema it is checked against.
@@ -74,19 +84,151 @@ export function unknownKeyProblems(
         walk((value as Record<string, unknown>)[key], object.entries[key], [...keys, key]);
         continue;
       }
-      const path = joinPath(site.prefix, [...keys, key]);
-      const guess = suggest(key, Object.keys(object.entries));
-      const hint = guess === undefined ? "" : ` (did you mean "${joinPath(site.prefix, [...keys, guess])}"?)`;
-      problems.push({
-        source: site.source,
-        server: site.server,
-        path,
-        message: `"${path}" is not a policy option${hint}`,
-      });
+      problems.push(
+        unknownKeyProblem(key, Object.keys(object.entries), { ...site, prefix: joinPath(site.prefix, keys) }),
+      );
     }
   };
   walk(input, schema as AnySchema, []);
   return problems;
+}
+
+/**
+ * One unknown key, with the option it misspells among `here`, and the options elsewhere of
+ * the same name: `"maxTokens" is not a policy option (did you mean "sampling.maxTokens"?)`.
+ */
+function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSite): PolicyProblem {
+  const path = joinPath(site.prefix, [key]);
+  const shape = path.replace(/\[\d+\]/g, "[]");
+  // The same name at another level is a stronger sign than a near name at this one: "url" at
+  // the top means "transport.url", not "era".
+  const elsewhere = optionPaths().filter((option) =>
+    option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === key.toLowerCase()
+  );
+  const typo = elsewhere.length > 0 ? undefined : suggest(key, here, 2);
+  const guesses = typo === undefined ? elsewhere : [joinPath(site.prefix, [typo])];
+  const quoted = guesses.slice(0, 3).map((guess) => JSON.stringify(guess));
+  const hint = quoted.length === 0
+    ? ""
+    : ` (did you mean ${
+      quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`
+    }?)`;
+  return {
+    source: site.source,
+    server: site.server,
+    path,
+    message: `"${path}" is not a policy option${hint}`,
+  };
+}
+
+/** Which transport a value describes: by `command` or `url`, else by its other keys. */
+export interface TransportKind {
+  /** `undefined` when neither `url` nor `command` is there and the other keys do not tell. */
+  readonly kind: "http" | "stdio" | undefined;
+  /** A key that misspells `url` or `command`, when that told the kind. */
+  readonly misspelt?: string;
+}
+
+/**
+ * Tells a transport's kind from its keys: `command` is stdio, `url` HTTP; without either, a
+ * misspelling of one of them (`cmd`) or the options only one kind has (`args`, `headers`).
+ *
+ * @param transport The transport as written (an object).
+ * @returns The kind, and the key that misspells `url` or `command`.
+ */
+export function transportKindOf(transport: object): TransportKind {
+  if (Object.hasOwn(transport, "command")) return { kind: "stdio" };
+  if (Object.hasOwn(transport, "url")) return { kind: "http" };
+  const stdio = Object.keys((TransportSchemas.stdio as AnySchema).entries ?? {});
+  const http = Object.keys((TransportSchemas.http as AnySchema).entries ?? {});
+  let votes = 0;
+  for (const key of Object.keys(transport)) {
+    const meant = stdio.includes(key) || http.includes(key) ? key : suggest(key, [...stdio, ...http], 2);
+    if (meant === "command") return { kind: "stdio", misspelt: key };
+    if (meant === "url") return { kind: "http", misspelt: key };
+    if (meant !== undefined) votes += stdio.includes(meant) ? 1 : -1;
+  }
+  return { kind: votes > 0 ? "stdio" : votes < 0 ? "http" : undefined };
+}
+
+/**
+ * The unknown keys of a transport: for a known kind, those its schema does not have, an option
+ * of the other kind said to be one; for an unknown kind (neither `url` nor `command`, nothing to
+ * tell), that it needs one of them, and the keys no transport has.
+ *
+ * @param transport The transport as written.
+ * @param kind Its kind, from {@linkcode transportKindOf}.
+ * @param site Source, server, and `transport` as prefix.
+ * @returns The problems.
+ */
+export function transportKeyProblems(
+  transport: object,
+  kind: "http" | "stdio" | undefined,
+  site: ProblemSite,
+): PolicyProblem[] {
+  const entries = (schema: v.GenericSchema) => Object.keys((schema as AnySchema).entries ?? {});
+  const path = joinPath(site.prefix, []);
+  if (kind === undefined) {
+    const known = [...entries(TransportSchemas.http), ...entries(TransportSchemas.stdio)];
+    return [
+      {
+        source: site.source,
+        server: site.server,
+        path,
+        message: `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), received ${
+          render(transport)
+        }`,
+      },
+      ...Object.keys(transport).filter((key) => !known.includes(key)).map((key) =>
+        unknownKeyProblem(key, known, site)
+      ),
+    ];
+  }
+  const others = entries(kind === "http" ? TransportSchemas.stdio : TransportSchemas.http);
+  const http = 'an HTTP transport (with "url")';
+  const stdio = 'a stdio transport (with "command")';
+  return unknownKeyProblems(transport, TransportSchemas[kind], site).map((problem) => {
+    const key = problem.path.slice(path.length + 1);
+    if (!others.includes(key) || problem.path !== joinPath(site.prefix, [key])) return problem;
+    const [is, isNot] = kind === "http" ? [stdio, http] : [http, stdio];
+    if (key === "url" || key === "command") {
+      const message =
+        `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), not both`;
+      return { ...problem, path, message };
+    }
+    return { ...problem, message: `"${problem.path}" is an option of ${is}, not of ${isNot}` };
+  });
+}
+
+/**
+ * Every option path a policy can have, as written in a policy: `sampling.maxTokens`,
+ * `access[].tools`, `transport.url`, `transport.command`.
+ */
+function optionPaths(): string[] {
+  const paths: string[] = [];
+  const visit = (node: AnySchema | undefined, prefix: string) => {
+    for (const [key, entry] of Object.entries(objectOf(node)?.entries ?? {})) {
+      const path = `${prefix}${key}`;
+      paths.push(path);
+      const item = itemOf(entry);
+      if (item !== undefined) visit(item, `${path}[].`);
+      else if (objectOf(entry) !== undefined) visit(entry, `${path}.`);
+    }
+  };
+  visit(PolicySchema as AnySchema, "");
+  visit(TransportSchemas.http as AnySchema, "transport.");
+  visit(TransportSchemas.stdio as AnySchema, "transport.");
+  return paths;
+}
+
+/** The values a picklist at `keys` of the schema allows (none when it is not a picklist). */
+function picklistAt(schema: AnySchema, keys: readonly (string | number)[]): readonly unknown[] {
+  let node: AnySchema | undefined = schema;
+  for (const key of keys) {
+    node = typeof key === "number" ? listItemOf(node) : objectOf(node)?.entries?.[key];
+  }
+  while (node?.wrapped !== undefined) node = node.wrapped;
+  return node?.type === "picklist" ? node.options ?? [] : [];
 }
 
 /**
@@ -288,31 +430,55 @@ function render(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** The object schema of a list's items, when the schema is a list of objects. */
 function itemOf(schema: AnySchema | undefined): AnySchema | undefined {
-  if (schema === undefined) return undefined;
-  if (schema.item !== undefined) return objectOf(schema.item);
-  return schema.wrapped === undefined ? undefined : itemOf(schema.wrapped);
+  return objectOf(listItemOf(schema));
 }
 
+/** The schema of a list's items. */
+function listItemOf(schema: AnySchema | undefined): AnySchema | undefined {
+  if (schema === undefined) return undefined;
+  if (schema.item !== undefined) return schema.item;
+  return schema.wrapped === undefined ? undefined : listItemOf(schema.wrapped);
+}
+
+/** The object schema inside optional, `false`-or and union wrappers. */
 function objectOf(schema: AnySchema | undefined): AnySchema | undefined {
   if (schema === undefined) return undefined;
   if (schema.entries !== undefined) return schema;
   if (schema.wrapped !== undefined) return objectOf(schema.wrapped);
-  for (const option of schema.options ?? []) {
+  // A picklist's options are values, a union's are schemas.
+  if (schema.type !== "union") return undefined;
+  for (const option of schema.options as AnySchema[]) {
     const found = objectOf(option);
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
-function suggest(typo: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(typo.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return bestDistance <= Math.max(2, Math.floor(typo.length / 3)) ? best : undefined;
+/**
+ * The one known word a typo means: the only one it abbreviates (`cmd`: `command`, `warn`:
+ * `warning`), else the closest by edit distance, ignoring case, when close and not tied.
+ */
+function suggest(typo: string, known: readonly unknown[], minimumReach: number): string | undefined {
+  const words = known.filter((word): word is string => typeof word === "string");
+  const lower = typo.toLowerCase();
+  // An abbreviation first: "cmd" is one letter from "cwd" but means "command".
+  const abbreviated = words.filter((word) => abbreviates(lower, word.toLowerCase()));
+  if (abbreviated.length === 1) return abbreviated[0];
+  const distances = words.map((word) => editDistance(lower, word.toLowerCase()));
+  const best = Math.min(...distances);
+  const closest = words.filter((_, index) => distances[index] === best);
+  const reach = Math.max(minimumReach, Math.floor(typo.length / 3));
+  return best <= reach && closest.length === 1 ? closest[0] : undefined;
+}
+
+/** Whether `short` keeps the first letter of `word` and the rest of its letters in order. */
+function abbreviates(short: string, word: string): boolean {
+  if (short.length < 2 || short.length >= word.length || short[0] !== word[0]) return false;
+  let at = 0;
+  for (const char of word) if (char === short[at]) at++;
+  return at === short.length;
 }
 
 function editDistance(a: string, b: string): number {

@@ -13,6 +13,8 @@ import {
   httpTransportProblems,
   type HttpTransportShape,
   problemsFromIssues,
+  transportKeyProblems,
+  transportKindOf,
   unknownKeyProblems,
 } from "./_policy-problems.ts";
 import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
@@ -227,7 +229,7 @@ function validate(input: unknown, source: string | undefined): {
   const site = { source, server: serverIdOf(input) };
   const result = v.safeParse(PolicySchema, input, { abortEarly: false });
   const problems = [
-    ...problemsFromIssues(result.issues ?? [], site),
+    ...problemsFromIssues(result.issues ?? [], PolicySchema, site),
     ...unknownKeyProblems(input, PolicySchema, site),
   ];
   if (typeof input !== "object" || input === null || Array.isArray(input)) return { problems };
@@ -276,14 +278,25 @@ function transportProblems(
   site: { source: string | undefined; server: string | undefined },
 ): PolicyProblem[] {
   const at = { ...site, prefix: "transport" };
-  const isStdio = typeof transport === "object" && transport !== null && "command" in transport;
-  const schema = isStdio ? TransportSchemas.stdio : TransportSchemas.http;
+  const isObject = typeof transport === "object" && transport !== null && !Array.isArray(transport);
+  if (!isObject) {
+    return problemsFromIssues(
+      v.safeParse(TransportSchemas.http, transport).issues ?? [],
+      TransportSchemas.http,
+      at,
+    );
+  }
+  const { kind, misspelt } = transportKindOf(transport);
+  if (kind === undefined) return transportKeyProblems(transport, undefined, at);
+  const schema = TransportSchemas[kind];
   const result = v.safeParse(schema, transport, { abortEarly: false });
+  // A misspelt `url` or `command` is reported as the unknown key it is, with the right name.
+  const required = misspelt === undefined ? "" : kind === "http" ? "transport.url" : "transport.command";
   const problems = [
-    ...problemsFromIssues(result.issues ?? [], at),
-    ...unknownKeyProblems(transport, schema, at),
+    ...problemsFromIssues(result.issues ?? [], schema, at).filter((problem) => problem.path !== required),
+    ...transportKeyProblems(transport, kind, at),
   ];
-  if (result.success && !isStdio) {
+  if (result.success && kind === "http") {
     problems.push(...httpTransportProblems(transport as HttpTransportShape, at));
   }
   return problems;

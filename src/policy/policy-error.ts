@@ -14,6 +14,11 @@ export interface PolicyProblem {
   readonly path: string;
   /** What was wrong, e.g. `"inputRateLimit.rate" must be a positive integer, received "ten"`. */
   readonly message: string;
+  /**
+   * Where in the source a file that does not parse breaks: line and column from 1 (the column
+   * in UTF-16 code units), and the line's text.
+   */
+  readonly position?: { readonly line: number; readonly column: number; readonly lineText: string };
 }
 
 /**
@@ -43,12 +48,45 @@ export class PolicyError extends Error {
 }
 
 /**
- * Renders a problem as one line: `source: Policy "id": message`.
+ * Renders a problem as one line, `source: Policy "id": message`; a problem with a position as
+ * `source:line:column: Policy: message` followed by the line and a caret under the column.
  *
  * @param problem The problem.
- * @returns The line.
+ * @returns The line (three lines with a position).
+ * @example
+ * ```ts
+ * import { describeProblem } from "./policy-error.ts";
+ * const text = describeProblem({
+ *   source: "policies/a.policy.json",
+ *   server: undefined,
+ *   path: "",
+ *   message: 'the file does not parse: unexpected "}", expected a value',
+ *   position: { line: 3, column: 11, lineText: '  "era": }' },
+ * });
+ * console.log(text.split("\n")); // ['policies/a.policy.json:3:11: Policy: the file does not parse: unexpected "}", expected a value', '  3 |   "era": }', '    |          ^']
+ * ```
  */
 export function describeProblem(problem: PolicyProblem): string {
   const who = problem.server === undefined ? "Policy" : `Policy "${problem.server}"`;
-  return `${problem.source === undefined ? "" : `${problem.source}: `}${who}: ${problem.message}`;
+  const at = problem.position;
+  const where = at === undefined ? "" : `:${at.line}:${at.column}`;
+  const line = `${
+    problem.source === undefined ? "" : `${problem.source}${where}: `
+  }${who}: ${problem.message}`;
+  return at === undefined ? line : `${line}\n${excerpt(at)}`;
+}
+
+/** The window shown of a long line (a minified JSON file is one line). */
+const EXCERPT_WIDTH = 100;
+
+/** `   12 | the line` and a caret under the column, tabs kept so the caret lines up. */
+function excerpt(at: { readonly line: number; readonly column: number; readonly lineText: string }): string {
+  const index = Math.max(0, Math.min(at.column - 1, at.lineText.length));
+  const start = Math.max(0, Math.min(index - EXCERPT_WIDTH / 2, at.lineText.length - EXCERPT_WIDTH));
+  const end = Math.min(at.lineText.length, start + EXCERPT_WIDTH);
+  const head = start > 0 ? "..." : "";
+  const shown = `${head}${at.lineText.slice(start, end)}${end < at.lineText.length ? "..." : ""}`;
+  const before = `${head}${at.lineText.slice(start, index)}`.replace(/[^\t]/g, " ");
+  const number = String(at.line);
+  return `  ${number} | ${shown}\n  ${" ".repeat(number.length)} | ${before}^`;
 }

@@ -23,12 +23,12 @@ describe("sluice call: elicitation forms, field by field", () => {
       stdout: [
         ...FORM_INTRO,
         "> A",
-        '  invalid: field "name" expected at least 2 characters',
+        '  invalid: "Name" expected at least 2 characters',
         "> Ada",
         "Age (optional)",
         "  an integer from 0 to 150",
         "> 200",
-        '  invalid: field "age" expected at most 150',
+        '  invalid: "Age" expected at most 150',
         "> 36",
         "Subscribe (optional)",
         "  y or n [n]",
@@ -50,15 +50,15 @@ describe("sluice call: elicitation forms, field by field", () => {
     const result = await call(["modern", "ask_form"], ["Grace", "old", "", "y", ""]);
     assert.equal(result.code, 0);
     assert.ok(
-      result.stdout.includes('> old\n  invalid: field "age" expected an integer, received a string\n> \n'),
+      result.stdout.includes('> old\n  invalid: "Age" expected an integer, received a string\n> \n'),
     );
     assert.ok(result.stdout.endsWith('{"name":"Grace","subscribe":true}\n'), result.stdout);
   });
 
-  test("call answers :decline and :cancel at any prompt with that action", async () => {
+  test("call answers :decline and :cancel at any prompt with that action, prints the answer and exits 5", async () => {
     const declined = await call(["modern", "ask_form"], ["Ada", ":decline"]);
     assert.deepEqual(declined, {
-      code: 0,
+      code: 5,
       stdout: [
         ...FORM_INTRO,
         "> Ada",
@@ -68,28 +68,34 @@ describe("sluice call: elicitation forms, field by field", () => {
         '{"action":"decline"}',
         "",
       ].join("\n"),
-      stderr: "",
+      stderr: 'sluice call: you answered "decline" to the form of server "modern"\n',
     });
     const cancelled = await call(["modern", "ask_form"], [":cancel"]);
-    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-3)], [0, [
+    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-3), cancelled.stderr], [5, [
       "> :cancel",
       '{"action":"cancel"}',
       "",
-    ]]);
+    ], 'sluice call: you answered "cancel" to the form of server "modern"\n']);
   });
 
-  test("call cancels a form when stdin ends", async () => {
+  test("call fails a form when stdin is closed, naming the field by its title, and exits 6", async () => {
     const result = await call(["modern", "ask_form"], []);
-    assert.deepEqual([result.code, result.stdout.split("\n").slice(-3)], [0, [
-      "> ",
-      '{"action":"cancel"}',
-      "",
-    ]]);
+    assert.deepEqual(result, {
+      code: 6,
+      stdout: [...FORM_INTRO, "> ", ""].join("\n"),
+      stderr: 'sluice call: cannot answer the form of server "modern", field "Name": stdin is closed, ' +
+        "expected an answer typed at a terminal or piped to stdin\n",
+    });
   });
 
-  test("call answers three rounds of one multi round-trip call", async () => {
+  test("call answers three rounds of one multi round-trip call, labelling rounds 2 and 3", async () => {
     const result = await call(["modern", "ask_three_rounds"], ["one", "two", "three"]);
-    assert.equal(result.code, 0);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    assert.deepEqual(result.stdout.split("\n").filter((line) => line.startsWith("Server")), [
+      'Server "modern" asks you to fill in a form:',
+      'Server "modern" asks you to fill in a form (round 2):',
+      'Server "modern" asks you to fill in a form (round 3):',
+    ]);
     assert.deepEqual(result.stdout.split("\n").filter((line) => line.startsWith("  Round")), [
       "  Round 1: first word?",
       '  Round 2: after "one"?',
@@ -117,7 +123,8 @@ describe("sluice call: URL elicitation", () => {
     `  URL:  ${url}`,
     `  host: ${host}`,
     `  warning: the page is not on the server's own origin (${origin})`,
-    "sluice never opens links. Open it? y = accept, n = decline, c = cancel",
+    "sluice does not open links for you. Will you open this page in your browser? " +
+    "y = yes (accept), n = no (decline), c = cancel",
   ];
 
   test("call shows the full URL, warns of another origin, asks consent and prints the URL again", async () => {
@@ -138,12 +145,31 @@ describe("sluice call: URL elicitation", () => {
     });
   });
 
-  test("call answers n with decline and c with cancel", async () => {
+  test("call answers n with decline and c with cancel, and exits 5", async () => {
     const url = "https://example.com/consent";
     const declined = await call(["modern", "ask_url", JSON.stringify({ url })], ["n"]);
     const cancelled = await call(["modern", "ask_url", JSON.stringify({ url })], ["c"]);
-    assert.deepEqual([declined.code, declined.stdout.split("\n").slice(-3)], [0, ["> n", "decline", ""]]);
-    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-3)], [0, ["> c", "cancel", ""]]);
+    assert.deepEqual([declined.code, declined.stdout.split("\n").slice(-3), declined.stderr], [5, [
+      "> n",
+      "decline",
+      "",
+    ], 'sluice call: you answered "decline" to the web page of server "modern"\n']);
+    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-3), cancelled.stderr], [5, [
+      "> c",
+      "cancel",
+      "",
+    ], 'sluice call: you answered "cancel" to the web page of server "modern"\n']);
+  });
+
+  test("call fails a URL consent when stdin is closed, and exits 6", async () => {
+    const url = "https://example.com/consent";
+    const result = await call(["modern", "ask_url", JSON.stringify({ url })], []);
+    assert.deepEqual(result, {
+      code: 6,
+      stdout: [...urlIntro(url, "example.com", new URL(peerUrl()).origin), "> ", ""].join("\n"),
+      stderr: 'sluice call: cannot answer the web page of server "modern": stdin is closed, ' +
+        "expected an answer typed at a terminal or piped to stdin\n",
+    });
   });
 
   test("call warns of an IDN host, naming its Unicode form", async () => {

@@ -2,12 +2,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ClientError, type ClientErrorKind } from "../../src/errors.ts";
-import { exitCodeOf, printResult, progressLine } from "../../src/cli/_call-output.ts";
+import { CALL_EXIT, exitCodeOf, printResult, progressLine } from "../../src/cli/_call-output.ts";
 import { Screen } from "../../src/cli/_terminal.ts";
 import { scriptedIo } from "./_scripted-io.ts";
 
 describe("sluice call output", () => {
-  test("exitCodeOf() maps policy and handler refusals to 3, other failures to 4, an interruption to 130", () => {
+  test("exitCodeOf() maps policy refusals to 3, the operator's to 5, other failures to 4, an interruption to 130", () => {
     const kinds: ClientErrorKind[] = [
       "input_handler",
       "policy",
@@ -20,7 +20,7 @@ describe("sluice call output", () => {
       "config",
     ];
     assert.deepEqual(kinds.map((kind) => [kind, exitCodeOf(new ClientError(kind, "x"), false)]), [
-      ["input_handler", 3],
+      ["input_handler", 5],
       ["policy", 3],
       ["protocol", 4],
       ["transport", 4],
@@ -37,6 +37,19 @@ describe("sluice call output", () => {
       exitCodeOf(new Error("boom"), false),
       exitCodeOf(new ClientError("cancelled", "x"), true),
     ], [3, 3, 4, 4, 130]);
+  });
+
+  test("CALL_EXIT gives each outcome its own code", () => {
+    assert.deepEqual(CALL_EXIT, {
+      ok: 0,
+      toolError: 1,
+      usage: 2,
+      refused: 3,
+      failed: 4,
+      declined: 5,
+      stdinClosed: 6,
+      interrupted: 130,
+    });
   });
 
   test("printResult() prints text parts as text, other parts as JSON, then structuredContent as JSON", () => {

@@ -39,10 +39,10 @@ describe("sluice call: sampling and roots", () => {
     });
   });
 
-  test("call refuses sampling on :refuse and exits 3 (input_handler)", async () => {
+  test("call refuses sampling on :refuse and exits 5 (refused by you)", async () => {
     const result = await call(["modern", "ask_sampling"], [":refuse"]);
     assert.deepEqual(result, {
-      code: 3,
+      code: 5,
       stdout: [
         'Server "modern" asks for a model reply (sampling):',
         "  maxTokens: 4096",
@@ -53,9 +53,34 @@ describe("sluice call: sampling and roots", () => {
         "Refused.",
         "",
       ].join("\n"),
-      stderr:
-        'sluice call: Input request "llm" (sampling/createMessage) from server "modern" failed in the ' +
-        "handler: The operator refused the sampling request (input_handler, code -1)\n",
+      stderr: 'sluice call: you refused the sampling request of server "modern"\n',
+    });
+  });
+
+  test("call fails sampling and roots requests when stdin is closed, and exits 6", async () => {
+    const sampling = await call(["modern", "ask_sampling"], []);
+    assert.deepEqual([sampling.code, sampling.stdout.split("\n").slice(-3), sampling.stderr], [
+      6,
+      [
+        'Type the reply, then a line with just "." to send it; or :refuse to refuse.',
+        "> ",
+        "",
+      ],
+      'sluice call: cannot answer the sampling request of server "modern": stdin is closed, ' +
+      "expected an answer typed at a terminal or piped to stdin\n",
+    ]);
+    const cwd = folder();
+    const roots = await call(["modern", "ask_roots"], [], { cwd });
+    assert.deepEqual(roots, {
+      code: 6,
+      stdout: [
+        'Server "modern" asks for its roots (the folders it may use).',
+        `Share the current folder ${pathToFileURL(cwd).href}? y or n`,
+        "> ",
+        "",
+      ].join("\n"),
+      stderr: 'sluice call: cannot answer the roots request of server "modern": stdin is closed, ' +
+        "expected an answer typed at a terminal or piped to stdin\n",
     });
   });
 
@@ -95,6 +120,12 @@ describe("sluice call: sampling and roots", () => {
 });
 
 describe("sluice call: exit codes", () => {
+  test("call exits 3 on a policy refusal and 5 on yours, apart", async () => {
+    const policy = await call(["strict", "ask_url", '{"url":"https://evil.example.com/x"}']);
+    const yours = await call(["modern", "ask_url", '{"url":"https://example.com/x"}'], ["n"]);
+    assert.deepEqual([policy.code, yours.code], [3, 5]);
+  });
+
   test("call exits 1 when the tool reports an error, printing its content", async () => {
     assert.deepEqual(await call(["modern", "add", '{"a":"x"}']), {
       code: 1,
@@ -146,13 +177,23 @@ describe("sluice call: exit codes", () => {
     }
   });
 
-  test("call exits 4 on a JSON-RPC error from the server (an unknown tool)", async () => {
+  test("call exits 2 on a tool the server does not list (its JSON-RPC error -32602), pointing to sluice tools", async () => {
     assert.deepEqual(await call(["modern", "nope"]), {
-      code: 4,
+      code: 2,
       stdout: "",
-      stderr: 'sluice call: Server "modern" answered tools/call with error -32602: "Tool nope not found" ' +
-        "(server, code -32602)\n",
+      stderr:
+        'sluice call: server "modern" has no tool "nope": run "sluice tools modern" to list its tools\n',
     });
+  });
+
+  test("call keeps exit 1 for a listed tool's isError result, and 3 for -32021 from a listed tool", async () => {
+    const invalid = await call(["modern", "echo", '{"message":1}']);
+    assert.deepEqual([invalid.code, invalid.stderr], [
+      1,
+      "sluice call: the tool reported an error (isError: true)\n",
+    ]);
+    const undeclared = await call(["nosampling", "undeclared", '{"kind":"sampling"}']);
+    assert.deepEqual([undeclared.code, undeclared.stdout], [3, ""]);
   });
 });
 

@@ -1,7 +1,9 @@
 // `sluice check` through main(): the repository's policies, broken files, and folders without policies.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { describeChain } from "../../src/cli/_describe-chain.ts";
+import { join } from "node:path";
+import { describeChain, formatBytes } from "../../src/cli/_describe-chain.ts";
+import { runtimeName } from "../../src/cli/_load-module.ts";
 import { main } from "../../src/cli/mod.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
@@ -26,8 +28,8 @@ describe("sluice check", () => {
         "  era                auto (server/discover, else initialize)",
         "  calls              callTimeout 30s per HTTP leg, maxTotalTimeout 10m per call, maxRounds 10, " +
         "maxInputRequests 16 per round",
-        "  messages           maxMessageBytes 4194304 (a JSON body, a stdio line, a front request), " +
-        "maxEventBytes 4194304 per SSE event, maxJsonDepth 64 levels",
+        "  messages           maxMessageBytes 4 MiB (a JSON body, a stdio line, a front request), " +
+        "maxEventBytes 4 MiB per SSE event, maxJsonDepth 64 levels",
         "  input requests, checked in this order:",
         "    1. capability    declared when the handler implements it: elicitation (url), roots; " +
         "never: sampling (-32601)",
@@ -36,7 +38,7 @@ describe("sluice check", () => {
         "    sampling/createMessage: refused at step 1 (sampling: false)",
         "    elicitation/create:",
         "      3. mode        url, of those the handler declares (missing: form); else -32602",
-        "      4. url         (url mode) https, no userinfo, allowHosts github.com, *.github.com, denyHosts " +
+        "      4. url         (url mode only) https, no userinfo, allowHosts github.com, *.github.com, denyHosts " +
         "gist.github.com, no IP hosts, no private hosts, at most 2048 characters; else -32602; never opened by sluice",
         "      5. handler     timeout 5m",
         "      6. answer      accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
@@ -88,7 +90,7 @@ describe("sluice check", () => {
           "      6. idle        legacy only: refused (-7) with no call in flight, allowIdle off",
           "      7. tool loop   refused (-7) beyond 2 assistant tool_use turns",
           "      3. mode        form, of those the handler declares (missing: form); else -32602",
-          "      4. form        (form mode) flat primitive fields only, at most 100 fields and 500 enum values; else -32602",
+          "      4. form        (form mode only) flat primitive fields only, at most 100 fields and 500 enum values; else -32602",
           "      5. handler     timeout 5m",
           "      6. answer      accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
           "a URL accept has no content; else -32603",
@@ -99,6 +101,47 @@ describe("sluice check", () => {
     } finally {
       dir.remove();
     }
+  });
+
+  test("check numbers each elicitation step once when both modes are on, and writes byte limits in units", async () => {
+    const dir = tempDir({
+      "both.policy.json": JSON.stringify({
+        server: "both",
+        transport: { url: "https://mcp.example.com/mcp" },
+        maxMessageBytes: 1048576,
+        maxEventBytes: 1536,
+        handlerTimeout: { elicitation: "90s" },
+      }),
+    });
+    try {
+      const result = await check(["."], dir.path);
+      assert.deepEqual([result.code, result.stderr], [0, ""]);
+      const lines = result.stdout.split("\n");
+      assert.deepEqual(lines.filter((line) => line.startsWith("  messages")), [
+        "  messages           maxMessageBytes 1 MiB (a JSON body, a stdio line, a front request), " +
+        "maxEventBytes 1536 bytes per SSE event, maxJsonDepth 64 levels",
+      ]);
+      const start = lines.indexOf("    elicitation/create:");
+      assert.deepEqual(lines.slice(start + 1, start + 6), [
+        "      3. mode        form or url, of those the handler declares (missing: form); else -32602",
+        "      4. url         (url mode only) https, no userinfo, any public host, no IP hosts, no private hosts, " +
+        "at most 2048 characters; else -32602; never opened by sluice",
+        "      5. form        (form mode only) flat primitive fields only, at most 100 fields and 500 enum values; " +
+        "else -32602",
+        "      6. handler     timeout 90s",
+        "      7. answer      accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
+        "a URL accept has no content; else -32603",
+      ]);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("formatBytes() writes the largest binary unit that divides exactly, else bytes", () => {
+    assert.deepEqual(
+      [4194304, 1048576, 1024, 1536, 268435456, 2 ** 30, 1, 1000].map(formatBytes),
+      ["4 MiB", "1 MiB", "1 KiB", "1536 bytes", "256 MiB", "1 GiB", "1 byte", "1000 bytes"],
+    );
   });
 
   test("check lists every problem of every file, file by file, and exits 1", async () => {
@@ -148,17 +191,125 @@ describe("sluice check", () => {
       "d.policy.json": "{ not json",
     });
     try {
-      const result = await check(["."], dir.path);
-      const lines = result.stdout.split("\n");
-      assert.deepEqual([result.code, lines.slice(0, 2), lines.slice(3)], [1, [
-        'b.policy.json: Policy "same": "server" "same" is already the server of a.policy.json, expected one ' +
-        "policy file per server",
-        "c.policy.js: Policy: the file has no default export, expected `export default definePolicy({ ... })`",
-      ], ["", '3 of 4 policy files in "." have problems (3 in all)', ""]]);
-      assert.match(
-        lines[2] ?? "",
-        /^d\.policy\.json: Policy: the file does not load: SyntaxError: .+, expected a module or JSON file$/,
-      );
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          'b.policy.json: Policy "same": "server" "same" is already the server of a.policy.json, expected one ' +
+          "policy file per server",
+          "c.policy.js: Policy: the file has no default export, expected `export default definePolicy({ ... })`",
+          'd.policy.json:1:3: Policy: the file does not parse: unexpected "not", expected a property name in ' +
+          'double quotes or "}"',
+          "  1 | { not json",
+          "    |   ^",
+          "",
+          '3 of 4 policy files in "." have problems (3 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check shows where a .ts or .js policy does not parse, with the line and a caret under the column", async () => {
+    const dir = tempDir({
+      "a.policy.ts":
+        'export default {\n  server: "a",\n  transport: { url: "https://a.example/mcp" },,\n};\n',
+      "b.policy.js": 'export default {\n\tserver: "é", era: "auto" "modern",\n};\n',
+    });
+    // The words are each runtime's parser's: esbuild through tsx on Node, swc on Deno, Bun's own.
+    const said = {
+      node: ['Expected identifier but found ","', 'Expected "}" but found "\\"modern\\""'],
+      bun: ['Expected identifier but found ","', 'Expected "}" but found ""modern""'],
+      deno: [
+        "Unexpected token `,`. Expected identifier, string literal, numeric literal or [ for the computed key",
+        `Expected ',', got 'string literal ("modern", "modern")'`,
+      ],
+    }[runtimeName()];
+    try {
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          `a.policy.ts:3:47: Policy: the file does not parse: ${said[0]}`,
+          '  3 |   transport: { url: "https://a.example/mcp" },,',
+          `    | ${" ".repeat(46)}^`,
+          `b.policy.js:2:27: Policy: the file does not parse: ${said[1]}`,
+          '  2 | \tserver: "é", era: "auto" "modern",',
+          `    | \t${" ".repeat(25)}^`,
+          "",
+          '2 of 2 policy files in "." have problems (2 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check names the file and place of a syntax error in a module a policy imports", async () => {
+    const dir = tempDir({
+      "a.policy.ts":
+        'import { limits } from "./limits.ts";\nexport default { server: "a", transport: { url: "https://a.example/mcp" }, ...limits };\n',
+      "limits.ts": "export const limits = { maxRounds: 5 ;\n",
+    });
+    const said = {
+      node: 'Expected "}" but found ";"',
+      bun: 'Expected "}" but found ";"',
+      deno: "Expected ',', got ';'",
+    }[runtimeName()];
+    try {
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          `a.policy.ts: Policy: the file does not load: SyntaxError: ${said} (${
+            join(dir.path, "limits.ts")
+          }:1:38), ` +
+          "expected a module or JSON file",
+          "",
+          '1 of 1 policy files in "." have problems (1 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check shows where a JSON policy stops being JSON, in the same words on every runtime", async () => {
+    const dir = tempDir({
+      "a.policy.json": '{\n  "server": "a",\n  "transport": { "url": "https://a.example/mcp", },\n}\n',
+      "b.policy.json": "{\r\n  'server': 'b'\r\n}",
+      "c.policy.json": '{ "server": "c", "era": "auto"\n',
+      "d.policy.json": '{ "server": "d" } // the d server\n',
+    });
+    try {
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          'a.policy.json:3:50: Policy: the file does not parse: unexpected "}", expected a property name in double ' +
+          "quotes (JSON allows no comma after the last item)",
+          '  3 |   "transport": { "url": "https://a.example/mcp", },',
+          `    | ${" ".repeat(49)}^`,
+          'b.policy.json:2:3: Policy: the file does not parse: unexpected "\'", expected a property name in double ' +
+          'quotes or "}" (JSON strings and names take double quotes)',
+          "  2 |   'server': 'b'",
+          "    |   ^",
+          'c.policy.json:2:1: Policy: the file does not parse: unexpected end of file, expected "," or "}"',
+          "  2 | ",
+          "    | ^",
+          'd.policy.json:1:19: Policy: the file does not parse: unexpected "/", expected the end of the file after ' +
+          "the value (JSON allows no comments)",
+          '  1 | { "server": "d" } // the d server',
+          "    |                   ^",
+          "",
+          '4 of 4 policy files in "." have problems (4 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
     } finally {
       dir.remove();
     }

@@ -47,7 +47,7 @@ describe("sluice main()", () => {
     assert.deepEqual(await run(["chek"]), {
       code: 2,
       stdout: "",
-      stderr: 'sluice: unknown command "chek", expected one of check, serve, call, login, logout\n' +
+      stderr: 'sluice: unknown command "chek", expected one of check, serve, tools, call, login, logout\n' +
         'Run "sluice --help" for usage.\n',
     });
     assert.deepEqual(await run(["--verbose"]), {
@@ -92,7 +92,10 @@ describe("sluice main()", () => {
       stderr: `sluice call: ${message}\nRun "sluice call --help" for usage.\n`,
     });
     assert.deepEqual(await run(["call"]), usage("expected <server> and <tool>, received neither"));
-    assert.deepEqual(await run(["call", "demo"]), usage("expected <server> and <tool>, received no <tool>"));
+    assert.deepEqual(
+      await run(["call", "demo"]),
+      usage('expected <server> and <tool>, received no <tool>; run "sluice tools demo" to list its tools'),
+    );
     assert.deepEqual(
       await run(["call", "demo", "add", "{}", "more"]),
       usage('unexpected argument "more", expected at most <server> <tool> [json-args]'),

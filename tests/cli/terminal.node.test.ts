@@ -76,7 +76,7 @@ describe("sluice call in a pseudo-terminal", { skip }, () => {
     const url = "https://example.com/consent";
     const { code, output } = await inTerminal(
       ["call", "modern", "ask_url", JSON.stringify({ url }), "--policies", dir.path],
-      [[/Open it\? y = accept, n = decline, c = cancel\n> $/, "y"]],
+      [[/in your browser\? y = yes \(accept\), n = no \(decline\), c = cancel\n> $/, "y"]],
     );
     assert.equal(code, 0, output);
     assert.ok(output.includes('\x1b[1mServer "modern" asks you to open a web page:\x1b[0m\n'), output);
@@ -101,7 +101,7 @@ describe("sluice call in a pseudo-terminal", { skip }, () => {
     assert.equal(code, 0, output);
     assert.equal(output.includes("\x1b["), false, output);
     assert.ok(
-      output.includes('> A\n  invalid: field "name" expected at least 2 characters\n> Ada\nAge (optional)\n'),
+      output.includes('> A\n  invalid: "Name" expected at least 2 characters\n> Ada\nAge (optional)\n'),
     );
     assert.ok(output.endsWith('\n{"name":"Ada","age":36,"subscribe":false,"color":"blue"}\n'), output);
   });

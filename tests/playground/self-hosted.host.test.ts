@@ -6,11 +6,15 @@ import { selfHostedGateway } from "../../src/adapters/_self-hosted.ts";
 import type { GatewayOptions } from "../../src/adapters/gateway.ts";
 
 function gateway(options: Partial<GatewayOptions> = {}) {
-  return selfHostedGateway({
-    stateKey: "playground-test-state-key-0123456789",
-    policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
-    ...options,
-  }, () => undefined, false);
+  return selfHostedGateway(
+    {
+      stateKey: "playground-test-state-key-0123456789",
+      policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+      ...options,
+    },
+    () => undefined,
+    false,
+  );
 }
 
 async function statuses(app: ReturnType<typeof gateway>["app"]): Promise<number[]> {

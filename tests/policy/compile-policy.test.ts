@@ -487,3 +487,153 @@ describe("compilePolicy() transport.auth", () => {
     ]);
   });
 });
+
+describe("checkPolicy() suggestions", () => {
+  const base = { server: "a", transport: { url: "https://a.example/mcp" } };
+  const levels = '"debug", "info", "notice", "warning", "error", "critical", "alert" or "emergency"';
+
+  test("a value not in a fixed list gets the closest allowed value, or the one it abbreviates", () => {
+    assert.deepEqual(
+      [
+        ...messages({ ...base, logLevel: "warn" }),
+        ...messages({ ...base, logLevel: "Info" }),
+        ...messages({ ...base, era: "morden" }),
+        ...messages({ ...base, passDown: ["sampleing"] }),
+        ...messages({ ...base, elicitation: { modes: ["URL", "forms"] } }),
+        ...messages({ server: "a", transport: { url: "https://a.example/mcp", redirect: "sameorigin" } }),
+      ],
+      [
+        ["logLevel", `"logLevel" must be a log level (${levels}), received "warn" (did you mean "warning"?)`],
+        ["logLevel", `"logLevel" must be a log level (${levels}), received "Info" (did you mean "info"?)`],
+        [
+          "era",
+          '"era" must be one of "modern", "legacy", "auto", received "morden" (did you mean "modern"?)',
+        ],
+        [
+          "passDown[0]",
+          '"passDown[0]" must be one of "sampling", "elicitation", "roots", received "sampleing" (did you mean "sampling"?)',
+        ],
+        [
+          "elicitation.modes[0]",
+          '"elicitation.modes[0]" must be one of "form", "url", received "URL" (did you mean "url"?)',
+        ],
+        [
+          "elicitation.modes[1]",
+          '"elicitation.modes[1]" must be one of "form", "url", received "forms" (did you mean "form"?)',
+        ],
+        [
+          "transport.redirect",
+          '"transport.redirect" must be one of "same-origin", "none", "any", received "sameorigin" (did you mean "same-origin"?)',
+        ],
+      ],
+    );
+  });
+
+  test("a value far from every allowed one, or as close to two, gets no suggestion", () => {
+    assert.deepEqual(
+      [
+        ...messages({ ...base, logLevel: "loud" }),
+        ...messages({
+          server: "a",
+          transport: {
+            url: "https://a.example/mcp",
+            auth: { oauth: { tokenEndpointAuthMethod: "client_secret" } },
+          },
+        }),
+      ],
+      [
+        ["logLevel", `"logLevel" must be a log level (${levels}), received "loud"`],
+        [
+          "transport.auth.oauth.tokenEndpointAuthMethod",
+          '"transport.auth.oauth.tokenEndpointAuthMethod" must be one of "none", "client_secret_basic", "client_secret_post", received "client_secret"',
+        ],
+      ],
+    );
+  });
+
+  test("a key of another level names where it belongs, every place when there are several", () => {
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url: "https://a.example/mcp", maxTokens: 5, clientId: "x" },
+        maxTokens: 5,
+        url: "https://a.example/mcp",
+        tools: true,
+        sampling: { origin: "https://a.example" },
+        access: [{ tools: "*", context: true, scope: ["a"] }],
+      }),
+      [
+        ["maxTokens", '"maxTokens" is not a policy option (did you mean "sampling.maxTokens"?)'],
+        ["url", '"url" is not a policy option (did you mean "transport.url"?)'],
+        ["tools", '"tools" is not a policy option (did you mean "sampling.tools" or "access[].tools"?)'],
+        ["sampling.origin", '"sampling.origin" is not a policy option (did you mean "elicitation.origin"?)'],
+        [
+          "access[0].context",
+          '"access[0].context" is not a policy option (did you mean "sampling.context"?)',
+        ],
+        ["access[0].scope", '"access[0].scope" is not a policy option (did you mean "access[0].scopes"?)'],
+        [
+          "transport.maxTokens",
+          '"transport.maxTokens" is not a policy option (did you mean "sampling.maxTokens"?)',
+        ],
+        [
+          "transport.clientId",
+          '"transport.clientId" is not a policy option (did you mean "transport.auth.oauth.clientId" or "transport.auth.clientCredentials.clientId"?)',
+        ],
+      ],
+    );
+  });
+
+  test("a misspelt url or command is named, and not reported as the other one missing", () => {
+    assert.deepEqual(
+      [
+        ...messages({ server: "a", transport: { cmd: "mcp-server", args: ["--stdio"] } }),
+        ...messages({ server: "a", transport: { uri: "https://a.example/mcp" } }),
+      ],
+      [
+        ["transport.cmd", '"transport.cmd" is not a policy option (did you mean "transport.command"?)'],
+        ["transport.uri", '"transport.uri" is not a policy option (did you mean "transport.url"?)'],
+      ],
+    );
+  });
+
+  test("a transport's kind is told by its other options when url and command are both missing", () => {
+    const either = '"transport" must have "url" (an HTTP server) or "command" (a program on stdio)';
+    assert.deepEqual(
+      [
+        ...messages({ server: "a", transport: { args: ["--stdio"] } }),
+        ...messages({ server: "a", transport: { headers: {} } }),
+        ...messages({ server: "a", transport: {} }),
+        ...messages({ server: "a", transport: { endpoint: "https://a.example/mcp" } }),
+        ...messages({ server: "a", transport: { url: "https://a.example/mcp", command: "mcp-server" } }),
+      ],
+      [
+        ["transport.command", '"transport.command" is required'],
+        ["transport.url", '"transport.url" is required'],
+        ["transport", `${either}, received {}`],
+        ["transport", `${either}, received {"endpoint":"https://a.example/mcp"}`],
+        ["transport.endpoint", '"transport.endpoint" is not a policy option'],
+        ["transport", `${either}, not both`],
+      ],
+    );
+  });
+
+  test("an option of the other transport kind says which kind it belongs to", () => {
+    assert.deepEqual(
+      [
+        ...messages({ server: "a", transport: { url: "https://a.example/mcp", args: ["x"] } }),
+        ...messages({ server: "a", transport: { command: "mcp-server", headers: {} } }),
+      ],
+      [
+        [
+          "transport.args",
+          '"transport.args" is an option of a stdio transport (with "command"), not of an HTTP transport (with "url")',
+        ],
+        [
+          "transport.headers",
+          '"transport.headers" is an option of an HTTP transport (with "url"), not of a stdio transport (with "command")',
+        ],
+      ],
+    );
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * `sluice tools <server>`: lists a server's tools with their arguments, under that server's
+ * policy, so a person can see what `sluice call` can call and with which JSON arguments.
+ *
+ * @module
+ */
+import { signInRequiredBy } from "../auth/upstream-auth-error.ts";
+import { createClient } from "../client/legacy/legacy-client.ts";
+import type { ListToolsResult } from "../protocol/tools.ts";
+import { flagText, parseArgs, show } from "./_args.ts";
+import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";
+import { loadServerPolicy } from "./_policy-folder.ts";
+import { Screen } from "./_terminal.ts";
+import { openTokenFile } from "./_token-file.ts";
+import { listAllTools, printTools } from "./_tool-list.ts";
+import type { CliIo } from "./cli-io.ts";
+
+/** The text of `sluice tools --help`. */
+export const TOOLS_HELP: string = `Usage: sluice tools <server> [flags]
+
+Lists the tools of one server (every page of tools/list), under that server's policy: each
+tool's name and title, its description, and its arguments from the input schema (type,
+required or optional, the values an enum allows, the default, the description). A server whose
+policy has transport.auth.oauth is asked with the tokens "sluice login" saved.
+
+Arguments:
+  <server>            the server id of a policy in the policies folder
+
+Flags:
+  --policies <dir>    the folder of policy files (default ./policies)
+  --json              print the tools/list result as JSON (the tools of every page)
+  -h, --help          show this help
+
+Environment:
+  SLUICE_TOKEN_FILE   the token file of "sluice login" (default
+                      $XDG_CONFIG_HOME/sluice/tokens.json, else ~/.config/sluice/tokens.json)
+
+Exit codes:
+  0     the tools were listed
+  2     usage error: bad arguments or flags, an unknown server, policies that do not load
+  4     failed: transport or connection, protocol, an error answer from the server, a timeout,
+        a server that needs "sluice login" first
+  130   interrupted (Ctrl-C)
+
+Examples:
+  sluice tools demo
+  sluice tools github --json --policies ./policies
+`;
+
+/**
+ * Runs `sluice tools`.
+ *
+ * @param argv The arguments after `tools`.
+ * @param io The command's io.
+ * @returns The exit code (see {@linkcode TOOLS_HELP}).
+ */
+export async function runTools(argv: readonly string[], io: CliIo): Promise<number> {
+  const usage = (message: string): number => {
+    io.stderr.write(`sluice tools: ${message}\nRun "sluice tools --help" for usage.\n`);
+    return CALL_EXIT.usage;
+  };
+  const parsed = parseArgs("sluice tools", argv, { policies: "string", json: "boolean" });
+  if (!parsed.ok) return usage(parsed.message.replace(/^sluice tools: /, ""));
+  const { flags, positionals } = parsed.args;
+  if (flags.has("help")) return (io.stdout.write(TOOLS_HELP), CALL_EXIT.ok);
+  const [server, extra] = positionals;
+  if (server === undefined) return usage("expected <server>, received nothing");
+  if (extra !== undefined) return usage(`unexpected argument ${show(extra)}, expected only <server>`);
+  const policy = await loadServerPolicy(flagText(parsed.args, "policies") ?? "policies", server, io);
+  if (typeof policy === "string") return usage(policy);
+  const screen = new Screen(io);
+  const client = createClient({
+    name: "sluice",
+    policies: [policy],
+    signIn: { tokens: openTokenFile(io).tokens },
+  });
+  let result: ListToolsResult;
+  try {
+    result = await listAllTools(client, server, io.signal);
+  } catch (error) {
+    const needed = signInRequiredBy(error);
+    screen.error(
+      needed === undefined
+        ? `sluice tools: ${describeFailure(error)}`
+        : `sluice tools: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
+    );
+    return exitCodeOf(error, io.signal?.aborted === true);
+  } finally {
+    await client.close();
+  }
+  if (flags.has("json")) screen.line(JSON.stringify(result, null, 2));
+  else printTools(screen, server, result.tools);
+  return CALL_EXIT.ok;
+}

@@ -1,0 +1,79 @@
+// `sluice tools` through main() with a scripted terminal, against the real modern peer
+// (@modelcontextprotocol/server 2.4.0 in its own process): the listing, --json, and exit codes.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { main } from "../../src/cli/mod.ts";
+import { modernCallFixture, scriptedIo } from "./_scripted-io.ts";
+
+const { folder } = modernCallFixture();
+
+async function tools(argv: string[]) {
+  const scripted = scriptedIo();
+  const code = await main(["tools", ...argv, "--policies", folder()], scripted.io);
+  return { code, stdout: scripted.stdout(), stderr: scripted.stderr() };
+}
+
+describe("sluice tools", () => {
+  test("tools lists each tool with its description and arguments: type, required, choices", async () => {
+    const result = await tools(["modern"]);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    const lines = result.stdout.split("\n");
+    assert.deepEqual(lines.slice(0, 13), [
+      'Server "modern" has 13 tools:',
+      "",
+      "ask_form",
+      "  One form elicitation",
+      "  no arguments",
+      "",
+      "ask_url",
+      "  One URL elicitation of the given url",
+      "  arguments:",
+      "    url (string, required)",
+      "",
+      "ask_sampling",
+      "  One sampling request (maxTokens 999999 unless overridden)",
+    ]);
+    const undeclared = lines.indexOf("undeclared");
+    assert.deepEqual(lines.slice(undeclared, undeclared + 10), [
+      "undeclared",
+      "  Asks for one input kind (default roots); for clients that did not declare it: -32021",
+      "  arguments:",
+      '    kind (string, optional, one of "roots", "sampling", "elicitation", "url")',
+      "",
+      "echo",
+      "  Returns its arguments",
+      "  arguments:",
+      "    region (string, optional)",
+      "    message (string, required)",
+    ]);
+    assert.ok(
+      result.stdout.endsWith("\nCall one with: sluice call modern <tool> '{\"<argument>\": <value>}'\n"),
+      result.stdout,
+    );
+  });
+
+  test("tools --json prints the tools/list result as JSON", async () => {
+    const result = await tools(["modern", "--json"]);
+    assert.deepEqual([result.code, result.stderr], [0, ""]);
+    const listed = JSON.parse(result.stdout) as { tools: { name: string; inputSchema: unknown }[] };
+    assert.equal(listed.tools.length, 13);
+    assert.deepEqual(listed.tools.find((tool) => tool.name === "ask_url")?.inputSchema, {
+      type: "object",
+      properties: { url: { type: "string" } },
+      required: ["url"],
+    });
+  });
+
+  test("tools exits 2 on an unknown server or a missing <server>", async () => {
+    const unknown = await tools(["nowhere"]);
+    assert.deepEqual([unknown.code, unknown.stdout], [2, ""]);
+    assert.match(unknown.stderr, /^sluice tools: no policy for server "nowhere" in ".+", expected one of: /);
+    const scripted = scriptedIo();
+    const code = await main(["tools"], scripted.io);
+    assert.deepEqual([code, scripted.stdout(), scripted.stderr()], [
+      2,
+      "",
+      'sluice tools: expected <server>, received nothing\nRun "sluice tools --help" for usage.\n',
+    ]);
+  });
+});
