@@ -55,6 +55,7 @@ const ctx: InputContext = {
   era: "modern",
   assigns: {},
   relatedRequestId: null,
+  changes: [],
   signal: new AbortController().signal,
   defer,
 };

@@ -21,6 +21,7 @@ export class InputContextImpl implements InputContext {
   readonly assigns: Readonly<Record<string, unknown>>;
   readonly relatedRequestId: InputContext["relatedRequestId"];
   readonly principal: InputContext["principal"];
+  readonly changes: InputContext["changes"];
   readonly #lazy: LazySignal;
 
   constructor(base: BaseContext, lazy: LazySignal) {
@@ -30,6 +31,7 @@ export class InputContextImpl implements InputContext {
     this.assigns = base.assigns;
     this.relatedRequestId = base.relatedRequestId;
     this.principal = base.principal;
+    this.changes = base.changes;
     this.#lazy = lazy;
   }
 

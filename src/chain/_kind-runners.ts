@@ -30,6 +30,7 @@ import { isDeferral } from "./deferral.ts";
 import type { Timers } from "./timers.ts";
 import { type Clock, pass, RefusalCode, type Verdict } from "./verdict.ts";
 import type { ChainResult, RunContext } from "./chain.ts";
+import { changesOf } from "./decision.ts";
 import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
 
 export type { BaseContext } from "./_handler-contexts.ts";
@@ -244,7 +245,8 @@ export function createKindRunners(options: KindRunnerOptions): KindRunners {
       const prepared = prepare(request, context.version, context.callInFlight ?? true);
       if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
       if (trace !== undefined) trace.checked = prepared.value.request;
-      return await invoke(prepared.value, context, base, trace);
+      const changes = changesOf(request, prepared.value.request);
+      return await invoke(prepared.value, context, changes.length === 0 ? base : { ...base, changes }, trace);
     },
     checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
       const prepared = prepare(request, version, true);

@@ -175,6 +175,7 @@ export function createChain(options: ChainOptions): Chain {
       assigns: context.assigns ?? {},
       relatedRequestId: context.relatedRequestId ?? null,
       principal: context.principal,
+      changes: [],
     };
     return await runners.run(request, context, ctx, trace);
   }

@@ -5,18 +5,21 @@
  *
  * @module
  */
+import type { InputChange } from "../handler/handler.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import type { ChainResult, ChainStage } from "./chain.ts";
 
 /** A value the checks changed in the request before the handler (or the caller) saw it. */
-export interface DecisionChange {
-  /** The field: `maxTokens`, `includeContext` or `url`. */
-  readonly field: string;
-  /** What the server asked. */
-  readonly from: unknown;
-  /** What the policy let through. */
-  readonly to: unknown;
-}
+export type DecisionChange = InputChange;
+
+/** How an input request ended: answered, or where the chain stopped (its `ChainStage`). */
+export type InputOutcome =
+  | "answered"
+  | "capability"
+  | "policy"
+  | "handler"
+  | "timeout"
+  | "cancelled"
+  | "deferred";
 
 /** What happened to one input request (`sampling/createMessage`, `elicitation/create`, `roots/list`). */
 export interface InputDecision {
@@ -36,8 +39,8 @@ export interface InputDecision {
   readonly method: InputRequest["method"];
   /** An elicitation's mode. */
   readonly mode?: "form" | "url";
-  /** `"answered"`, or the stage where the chain stopped (see `ChainStage`). */
-  readonly outcome: "answered" | ChainStage;
+  /** `"answered"`, or the stage where the chain stopped. */
+  readonly outcome: InputOutcome;
   /** What the checks changed (clamped, coerced, normalised). */
   readonly changes: readonly DecisionChange[];
   /** Why it was not answered: the code and message the server was (or the call is) told. */
@@ -112,7 +115,13 @@ export function inputDecision(facts: {
   readonly era: "modern" | "legacy";
   readonly request: InputRequest;
   readonly checked: InputRequest | undefined;
-  readonly result: ChainResult;
+  readonly result:
+    | { readonly ok: true }
+    | {
+      readonly ok: false;
+      readonly stage: Exclude<InputOutcome, "answered">;
+      readonly refusal: { readonly code: number; readonly message: string };
+    };
   readonly handlerMs: number | undefined;
   readonly startedAt: number;
   readonly endedAt: number;

@@ -30,7 +30,7 @@ export async function promptSampling(
   screen.line(
     screen.style.bold(askingLine(ctx.serverId, "asks for a model reply (sampling)", request.round)),
   );
-  for (const line of describeRequest(params)) screen.line(`  ${line}`);
+  for (const line of describeRequest(params, ctx.changes)) screen.line(`  ${line}`);
   screen.line('Type the reply, then a line with just "." to send it; or :refuse to refuse.');
   const refused: HandlerError = {
     error: { code: request.rejectionCode, message: "The operator refused the sampling request" },
@@ -63,8 +63,13 @@ export async function promptSampling(
   }
 }
 
-function describeRequest(params: CreateMessageRequestParams): string[] {
-  const out = [`maxTokens: ${params.maxTokens}`];
+/** What the server asked, as the policy left it; a changed value says what was asked. */
+function describeRequest(params: CreateMessageRequestParams, changes: InputContext["changes"]): string[] {
+  const asked = (field: string) => {
+    const change = changes.find((c) => c.field === field);
+    return change === undefined ? "" : ` (the server asked ${safeLine(String(change.from))})`;
+  };
+  const out = [`maxTokens: ${params.maxTokens}${asked("maxTokens")}`];
   if (params.systemPrompt !== undefined) {
     out.push("system prompt:", ...safeLines(params.systemPrompt).map((line) => `  ${line}`));
   }
@@ -86,7 +91,9 @@ function describeRequest(params: CreateMessageRequestParams): string[] {
   if (params.stopSequences !== undefined) {
     out.push(`stop sequences: ${params.stopSequences.map((s) => JSON.stringify(safeLine(s))).join(", ")}`);
   }
-  if (params.includeContext !== undefined) out.push(`include context: ${params.includeContext}`);
+  if (params.includeContext !== undefined) {
+    out.push(`include context: ${params.includeContext}${asked("includeContext")}`);
+  }
   if (params.tools !== undefined) out.push(`tools: ${params.tools.map((t) => safeLine(t.name)).join(", ")}`);
   out.push("messages:");
   for (const message of params.messages) {

@@ -45,6 +45,8 @@ const base = {
     scopes: v.array(v.string()),
     claims: objectMap(v.unknown()),
   })),
+  // Absent from callers that predate it: nothing changed, as far as they can tell.
+  changes: v.optional(v.array(wireObject({ field: v.string(), from: v.unknown(), to: v.unknown() })), []),
 };
 const BaseContext = wireObject(base);
 const ElicitationContextSchema = wireVariant("mode", [

@@ -40,6 +40,7 @@ export function plainContext(ctx: InputContext | ElicitationContext): Record<str
     relatedRequestId: ctx.relatedRequestId,
   };
   if (ctx.principal !== undefined) out.principal = ctx.principal;
+  if (ctx.changes.length > 0) out.changes = ctx.changes;
   if (!("mode" in ctx)) return out;
   out.mode = ctx.mode;
   if (ctx.mode === "form") {

@@ -21,6 +21,16 @@ export interface Principal {
   readonly claims: Readonly<Record<string, unknown>>;
 }
 
+/** A value the policy's checks changed in a request before the handler saw it. */
+export interface InputChange {
+  /** The field: `maxTokens`, `includeContext` or `url`. */
+  readonly field: string;
+  /** What the server asked. */
+  readonly from: unknown;
+  /** What the policy let through. */
+  readonly to: unknown;
+}
+
 /** What every input callback is told about the request. */
 export interface InputContext {
   /** The client's name. */
@@ -33,6 +43,11 @@ export interface InputContext {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The in-flight request this input belongs to (legacy); `null` when none, always `null` for modern input. */
   readonly relatedRequestId: RequestId | null;
+  /**
+   * What the policy changed in the request before this callback saw it (a clamped `maxTokens`,
+   * a coerced `includeContext`, a normalised URL), to show the person what the server asked.
+   */
+  readonly changes: readonly InputChange[];
   /**
    * Who the gateway's caller is, when the call came through the front with `auth` (the
    * principal its `auth` established); `undefined` for the library's own calls and `auth: "none"`.

@@ -19,6 +19,16 @@ before(() => {
       era: "legacy",
       logLevel: "debug",
     }),
+    "quiet.policy.json": JSON.stringify({
+      server: "quiet",
+      transport: {
+        command: nodeBinary(),
+        args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts"],
+        cwd: REPO_ROOT,
+      },
+      era: "legacy",
+      logLevel: "notice",
+    }),
   });
 });
 after(() => dir?.remove());
@@ -38,6 +48,15 @@ describe("sluice call on a legacy stdio server", () => {
       stdout: '{"written":2}\n',
       stderr: "[info] stderr: plain line\n[info] stderr: [31mred[0m evilend\n",
     });
+  });
+
+  test("call leaves out a stdio server's stderr lines (level info) when the policy's logLevel is notice", async () => {
+    const scripted = scriptedIo();
+    const code = await main(
+      ["call", "quiet", "stderr", '{"lines":["plain line"]}', "--log-level", "debug", "--policies", dir.path],
+      scripted.io,
+    );
+    assert.deepEqual([code, scripted.stdout(), scripted.stderr()], [0, '{"written":1}\n', ""]);
   });
 
   test("call leaves out log entries below --log-level", async () => {
@@ -166,12 +185,12 @@ describe("sluice call on a legacy stdio server", () => {
     assert.deepEqual([result.code, result.stderr], [0, ""]);
     assert.deepEqual(result.stdout.split("\n").slice(0, -2), [
       'Server "legacy" asks for a model reply (sampling):',
-      "  maxTokens: 4096",
+      "  maxTokens: 4096 (the server asked 999999)",
       "  system prompt:",
       "    Be brief.",
       '  model preferences: hints "claude"; cost 0.3; intelligence 0.9',
       "  temperature: 0.2",
-      "  include context: none",
+      "  include context: none (the server asked allServers)",
       "  messages:",
       "    user: Summarise[2J this",
       "    assistant: [image image/png]",

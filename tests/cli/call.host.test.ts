@@ -21,7 +21,7 @@ describe("sluice call: sampling and roots", () => {
       code: 0,
       stdout: [
         'Server "strict" asks for a model reply (sampling):',
-        "  maxTokens: 100",
+        "  maxTokens: 100 (the server asked 999999)",
         "  messages:",
         "    user: Say hi",
         "      please",
@@ -45,7 +45,7 @@ describe("sluice call: sampling and roots", () => {
       code: 5,
       stdout: [
         'Server "modern" asks for a model reply (sampling):',
-        "  maxTokens: 4096",
+        "  maxTokens: 4096 (the server asked 999999)",
         "  messages:",
         "    user: Say hello",
         'Type the reply, then a line with just "." to send it; or :refuse to refuse.',

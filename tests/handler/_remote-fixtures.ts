@@ -70,8 +70,8 @@ export function wired(
 export function contextOf<T extends object>(
   extra: T,
   signal: AbortSignal = new AbortController().signal,
-): typeof wireContext & T & { signal: AbortSignal; defer: typeof defer } {
-  return { ...wireContext, ...extra, signal, defer };
+): typeof wireContext & T & { changes: readonly never[]; signal: AbortSignal; defer: typeof defer } {
+  return { ...wireContext, changes: [], ...extra, signal, defer };
 }
 
 /**

@@ -19,7 +19,7 @@ const base = {
   relatedRequestId: null,
 } as const;
 /** What the app's handler is given: no principal went over the wire, so `ctx.principal` is undefined. */
-const seenBase = { ...base, principal: undefined } as const;
+const seenBase = { ...base, principal: undefined, changes: [] } as const;
 const sampling = (params: Record<string, unknown>): InputRequest => ({
   method: "sampling/createMessage",
   params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 100, ...params },
@@ -55,7 +55,18 @@ describe("createChain() around remoteHandler()", () => {
       includeContext: "none",
     };
     assert.deepEqual(seen, [params]);
-    assert.deepEqual(bodies, [{ kind: "sampling", params, ctx: base }]);
+    // The context says what the checks changed, so the remote handler can show what was asked.
+    assert.deepEqual(bodies, [{
+      kind: "sampling",
+      params,
+      ctx: {
+        ...base,
+        changes: [
+          { field: "maxTokens", from: 999_999, to: 4096 },
+          { field: "includeContext", from: "allServers", to: "none" },
+        ],
+      },
+    }]);
   });
 
   test("refuses a bad remote answer with -32603 after its post-checks", async () => {

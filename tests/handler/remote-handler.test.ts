@@ -31,7 +31,12 @@ const roots = { roots: [{ uri: "file:///srv/project", name: "project" }] };
  * What the app's handler is given besides the kind's fields: the wire context, its assigns
  * prototype-free, and `principal`, which is `undefined` when the call had none (none was sent).
  */
-const appContext = { ...wireContext, assigns: np({ team: "core" }), principal: undefined } as const;
+const appContext = {
+  ...wireContext,
+  assigns: np({ team: "core" }),
+  principal: undefined,
+  changes: [],
+} as const;
 
 describe("remoteHandler() with handlerApp()", () => {
   test("sends sampling as { kind, params, ctx } and returns the app's answer; the handler gets the same params and ctx", async () => {
