@@ -76,6 +76,7 @@ export {
   describeDecision,
   type InputDecision,
 } from "./src/chain/decision.ts";
+export { type OpenTelemetryApi, openTelemetryDecisions } from "./src/chain/opentelemetry.ts";
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "./src/limits/memory-store.ts";
 export { type RateLimitStore, StoreUnavailableError } from "./src/limits/rate-limit-store.ts";
 export type { Rate, TakeResult } from "./src/limits/token-bucket.ts";

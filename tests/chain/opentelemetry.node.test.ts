@@ -1,0 +1,163 @@
+// Decision events as OpenTelemetry spans and metrics, through the real API and SDK
+// (@opentelemetry/api 1.9 with sdk-trace-base and sdk-metrics 2.12, in-memory exporters): the
+// client's calls and input requests become client spans with the MCP semantic conventions'
+// attribute names, and calls are recorded in mcp.client.operation.duration. Node only: the
+// SDK's in-memory exporters are enough to see what a backend would get.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as api from "@opentelemetry/api";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics";
+import { createClient, openTelemetryDecisions } from "../../mod.ts";
+import { result, rpcError, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+
+const spans = new InMemorySpanExporter();
+const tracing = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+const reader = new PeriodicExportingMetricReader({ exporter: metrics, exportIntervalMillis: 3_600_000 });
+const meters = new MeterProvider({ readers: [reader] });
+api.trace.setGlobalTracerProvider(tracing);
+api.metrics.setGlobalMeterProvider(meters);
+
+after(async () => {
+  await meters.shutdown();
+  await tracing.shutdown();
+  api.trace.disable();
+  api.metrics.disable();
+});
+
+const START = Date.UTC(2026, 11, 1, 12, 0, 0);
+
+describe("openTelemetryDecisions()", () => {
+  test("a completed call, a tool error, a failed call and an answered input request become client spans and one histogram", async () => {
+    const upstream = scriptedServer((request) => {
+      const { id } = request.body;
+      const params = request.body.params ?? {};
+      if (request.body.method === "tools/list") return toolsList(id, []);
+      if (params.name === "ok") return result(id, { resultType: "complete", content: [] });
+      if (params.name === "bad") return result(id, { resultType: "complete", content: [], isError: true });
+      if (params.name === "sample" && params.inputResponses === undefined) {
+        return result(id, {
+          resultType: "input_required",
+          inputRequests: {
+            s: {
+              method: "sampling/createMessage",
+              params: {
+                messages: [{ role: "user", content: { type: "text", text: "q" } }],
+                maxTokens: 100_000,
+              },
+            },
+          },
+          requestState: "st",
+        });
+      }
+      if (params.name === "sample") return result(id, { resultType: "complete", content: [] });
+      return rpcError(id, -32602, "Unknown tool: missing");
+    });
+    const client = createClient({
+      name: "agent",
+      clock: { now: () => START },
+      fetch: upstream.fetch,
+      handler: { sampling: () => ({ role: "assistant", content: { type: "text", text: "a" }, model: "m" }) },
+      policies: [{
+        server: "demo",
+        transport: { url: "https://mcp.example.com/mcp" },
+        era: "modern",
+        sampling: { maxTokens: 1024 },
+      }],
+    });
+    client.onDecision(openTelemetryDecisions(api));
+    try {
+      await client.callTool("demo", "ok");
+      await client.callTool("demo", "bad");
+      await client.callTool("demo", "missing").catch(() => {});
+      await client.callTool("demo", "sample");
+    } finally {
+      await client.close();
+    }
+    const finished = spans.getFinishedSpans().map((span) => ({
+      name: span.name,
+      kind: span.kind,
+      status: span.status,
+      attributes: span.attributes,
+      startTime: span.startTime,
+      endTime: span.endTime,
+    }));
+    const at = [Math.floor(START / 1000), (START % 1000) * 1e6];
+    const call = (name: string, extra: Record<string, unknown> = {}) => ({
+      "mcp.method.name": "tools/call",
+      "sluice.server": "demo",
+      "sluice.client": "agent",
+      "gen_ai.tool.name": name,
+      ...extra,
+    });
+    assert.deepEqual(finished, [
+      {
+        name: "tools/call ok",
+        kind: api.SpanKind.CLIENT,
+        status: { code: api.SpanStatusCode.UNSET },
+        attributes: call("ok", { "sluice.outcome": "completed" }),
+        startTime: at,
+        endTime: at,
+      },
+      {
+        name: "tools/call bad",
+        kind: api.SpanKind.CLIENT,
+        status: { code: api.SpanStatusCode.UNSET },
+        attributes: call("bad", { "sluice.outcome": "tool_error", "error.type": "tool_error" }),
+        startTime: at,
+        endTime: at,
+      },
+      {
+        name: "tools/call missing",
+        kind: api.SpanKind.CLIENT,
+        status: {
+          code: api.SpanStatusCode.ERROR,
+          message: 'Server "demo" answered tools/call with error -32602: "Unknown tool: missing"',
+        },
+        attributes: call("missing", { "sluice.outcome": "failed", "error.type": "-32602" }),
+        startTime: at,
+        endTime: at,
+      },
+      {
+        name: "sampling/createMessage",
+        kind: api.SpanKind.CLIENT,
+        status: { code: api.SpanStatusCode.UNSET },
+        attributes: {
+          "mcp.method.name": "sampling/createMessage",
+          "sluice.server": "demo",
+          "sluice.client": "agent",
+          "sluice.outcome": "answered",
+          "sluice.era": "modern",
+          "sluice.changes": "maxTokens 100000 → 1024",
+          "sluice.handler_ms": 0,
+        },
+        startTime: at,
+        endTime: at,
+      },
+      {
+        name: "tools/call sample",
+        kind: api.SpanKind.CLIENT,
+        status: { code: api.SpanStatusCode.UNSET },
+        attributes: call("sample", { "sluice.outcome": "completed" }),
+        startTime: at,
+        endTime: at,
+      },
+    ]);
+    await reader.forceFlush();
+    const histogram = metrics.getMetrics().at(-1)?.scopeMetrics[0]?.metrics[0];
+    assert.deepEqual(
+      [histogram?.descriptor.name, histogram?.descriptor.unit, histogram?.dataPoints.length],
+      ["mcp.client.operation.duration", "s", 4],
+    );
+  });
+});
