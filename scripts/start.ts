@@ -4,14 +4,15 @@
  * 127.0.0.1:8787 with every policy of `policies/` and the demo handler, and prints where to go.
  * Ctrl-C stops both.
  *
- * Environment: `DEMO_PORT` (the demo server's port, default 3971; the demo policy follows it),
+ * Environment: `DEMO_PORT` (the demo server's port, default 3971, 0 for a free one; the gateway
+ * uses the port actually bound, and the `sluice call` line printed carries it, since
+ * `policies/demo.policy.ts` reads `DEMO_PORT` too),
  * `PORT` (the gateway's, default 8787), `SLUICE_STATE_KEY` (seals paused requests; default a random
  * key for this run).
  *
  * @module
  */
 import process from "node:process";
-import { policies } from "../policies/mod.ts";
 import type { Policy } from "../mod.ts";
 import { type RunningGateway, serve } from "../src/adapters/node.ts";
 import { DEMO_PORT, type DemoServer, startDemoServer } from "../examples/demo-server/demo-server.ts";
@@ -46,12 +47,23 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** Every policy of `policies/`, the demo's pointed at the demo server actually started. */
-function withDemoUrl(url: string): Policy[] {
+async function withDemoUrl(url: string): Promise<Policy[]> {
+  // Imported once DEMO_PORT is known to be a port: the demo policy reads it when it loads.
+  const { policies } = await import("../policies/mod.ts");
   return policies.map((policy) =>
     policy.server === "demo" && "url" in policy.transport
       ? { ...policy, transport: { ...policy.transport, url } }
       : policy
   );
+}
+
+/**
+ * The `sluice call` line to try: `sluice call` reads `policies/demo.policy.ts`, which points at
+ * 3971 unless `DEMO_PORT` says otherwise, so on another port the line sets it.
+ */
+function tryLine(demoUrl: string): string {
+  const port = new URL(demoUrl).port;
+  return `${port === String(DEMO_PORT) ? "" : `DEMO_PORT=${port} `}npx sluice call demo book_trip`;
 }
 
 async function startDemo(port: number): Promise<DemoServer> {
@@ -73,7 +85,7 @@ async function startGateway(
   stateKey: string | Uint8Array,
 ): Promise<RunningGateway> {
   try {
-    return await serve({ port, policies: withDemoUrl(demo.url), handler: demoHandler, stateKey });
+    return await serve({ port, policies: await withDemoUrl(demo.url), handler: demoHandler, stateKey });
   } catch (error) {
     await demo.close();
     return fail(
@@ -102,7 +114,7 @@ async function main(): Promise<void> {
   say();
   say(`  MCP endpoint for hosts:  ${gateway.url}/mcp/demo`);
   say(`  Playground:              ${gateway.url}/`);
-  say(`  Try:                     npx sluice call demo book_trip`);
+  say(`  Try:                     ${tryLine(demo.url)}`);
   say();
   say("Press Ctrl-C to stop.");
 

@@ -8,6 +8,7 @@
  */
 import { resolve } from "node:path";
 import type { RunningGateway, ServeOptions } from "../adapters/_serve-options.ts";
+import { type Decision, describeDecision } from "../chain/decision.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
@@ -20,6 +21,7 @@ import { loadPolicyFolder } from "./_policy-folder.ts";
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
   `Usage: sluice serve [--port N] [--host H] [--policies dir] [--handler module] [--auth module]
+                    [--decisions json|text|none]
 
 Runs the sluice front: MCP hosts talk to /mcp/<server> (2026-07-28 without a session, 2025-11-25
 and 2025-06-18 with one), and the front enforces that server's policy, answers input requests
@@ -41,6 +43,9 @@ Flags:
   --allowed-origins <o,o> origins whose pages may call the front besides its own (CORS)
   --public            with a --host other than loopback and no --auth: let anyone in (a warning
                       is printed on every start)
+  --decisions <how>   one line on stdout per decision event (each input request a server sends,
+                      each call): "text" for a person, "json" for a log shipper (one JSON object
+                      a line), "none" for no lines (default text on a terminal, else json)
   -h, --help          show this help
 
 Environment:
@@ -114,6 +119,7 @@ async function readOptions(
     "allowed-hosts": "string",
     "allowed-origins": "string",
     public: "boolean",
+    decisions: "string",
   } as const;
   const parsed = parseArgs("sluice serve", argv, kinds);
   if (!parsed.ok) return usage(io, parsed.message.replace(/^sluice serve: /, ""));
@@ -126,6 +132,10 @@ async function readOptions(
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
     const from = args.flags.has("port") ? 'flag "--port"' : "PORT";
     return usage(io, `${from} must be an integer from 0 to 65535, received ${show(port)}`);
+  }
+  const decisions = flagText(args, "decisions") ?? (io.isTTY ? "text" : "json");
+  if (decisions !== "json" && decisions !== "text" && decisions !== "none") {
+    return usage(io, `flag "--decisions" must be one of json, text, none, received ${show(decisions)}`);
   }
   const policies = await loadPolicyFolder(flagText(args, "policies") ?? "policies", io);
   if (typeof policies === "string") return usage(io, policies);
@@ -150,6 +160,7 @@ async function readOptions(
     policies,
     handler,
     stateKey,
+    decisions: writeDecisions(decisions, io),
     ...(auth.auth === undefined ? {} : { auth: auth.auth }),
     ...(allowedHosts === undefined ? {} : { allowedHosts }),
     ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
@@ -196,6 +207,17 @@ async function readAuth(
     };
   }
   return { auth: value as GatewayAuth };
+}
+
+/**
+ * Where decision events go: the command's own stdout (never `console.log`, which tests cannot
+ * capture and which would bypass the io), one line each.
+ */
+function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((decision: Decision) => unknown) {
+  if (how === "none") return false;
+  return how === "text"
+    ? (decision) => io.stdout.write(`sluice serve: ${describeDecision(decision)}\n`)
+    : (decision) => io.stdout.write(`${JSON.stringify(decision)}\n`);
 }
 
 function listFlag(args: ParsedArgs, name: string): string[] | undefined {

@@ -67,7 +67,8 @@ describe("sluice serve", () => {
       controller.abort();
       assert.equal(await ended, 0);
       const pad = (text: string) => text.padEnd(`${url}/mcp/modern`.length + 2);
-      assert.deepEqual([scripted.stdout(), scripted.stderr()], [
+      const call = { type: "call", time: "<time>", client: "sluice", server: "modern", method: "tools/call" };
+      assert.deepEqual([placeholders(scripted.stdout()), scripted.stderr()], [
         [
           `sluice front listening on ${url}`,
           `  POST ${pad(`${url}/mcp/modern`)}modern: modern, http`,
@@ -76,15 +77,75 @@ describe("sluice serve", () => {
           `  GET  ${pad(`${url}/`)}the playground: call a tool and answer what the server asks, by hand`,
           "Callers: anyone on this machine (loopback only, no auth)",
           "Stop with Ctrl-C (SIGINT) or SIGTERM.",
+          // Not a terminal: the decision events as JSON lines, the handler's roots answer among them.
+          { ...call, name: "add", outcome: "completed", durationMs: "<ms>" },
+          {
+            type: "input",
+            time: "<time>",
+            client: "sluice",
+            server: "modern",
+            era: "modern",
+            method: "roots/list",
+            outcome: "answered",
+            changes: [],
+            handlerMs: "<ms>",
+            durationMs: "<ms>",
+          },
+          { ...call, name: "ask_roots", outcome: "completed", durationMs: "<ms>" },
           "sluice serve: stopping",
           "",
-        ].join("\n"),
+        ],
         "",
       ]);
     } finally {
       controller.abort();
       await ended;
     }
+  });
+
+  test("serve writes decision events as text lines on a terminal, none with --decisions none, and refuses another value", async () => {
+    const runs: Array<[string[], string[]]> = [
+      [[], ["sluice serve: call modern tools/call add completed <ms> ms"]],
+      [["--decisions", "none"], []],
+    ];
+    for (const [flags, events] of runs) {
+      const controller = new AbortController();
+      const scripted = scriptedIo([], {
+        cwd: dir.path,
+        signal: controller.signal,
+        env: { SLUICE_STATE_KEY: KEY },
+        isTTY: true,
+      });
+      const ended = main(["serve", "--port", "0", "--policies", ".", ...flags], scripted.io);
+      try {
+        const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+        const added = await callTool(url, { server: "modern", name: "add", arguments: { a: 2, b: 3 } });
+        assert.equal(added.status, 200);
+        controller.abort();
+        assert.equal(await ended, 0);
+        assert.deepEqual([placeholders(scripted.stdout()).slice(7), scripted.stderr()], [
+          [...events, "sluice serve: stopping", ""],
+          "",
+        ]);
+      } finally {
+        controller.abort();
+        await ended;
+      }
+    }
+    const wrong = scriptedIo([], { cwd: dir.path, env: { SLUICE_STATE_KEY: KEY } });
+    assert.deepEqual(
+      [
+        await main(["serve", "--policies", ".", "--decisions", "yaml"], wrong.io),
+        wrong.stdout(),
+        wrong.stderr(),
+      ],
+      [
+        2,
+        "",
+        'sluice serve: flag "--decisions" must be one of json, text, none, received "yaml"\n' +
+        'Run "sluice serve --help" for usage.\n',
+      ],
+    );
   });
 
   test("serve exits 1 when the port is taken, and 2 for a handler module that is not a handler", async () => {
@@ -157,6 +218,26 @@ describe("sluice serve and SLUICE_STATE_KEY", () => {
     }
   });
 });
+
+/**
+ * The lines of `text`, each JSON line parsed with its `time` (an ISO 8601 date) and its
+ * `durationMs` and `handlerMs` (whole milliseconds) replaced by fixed placeholders, and each text
+ * line's trailing duration (`12 ms`) by `<ms> ms`; a value of the wrong shape is left as it is,
+ * so the comparison shows it.
+ */
+function placeholders(text: string): unknown[] {
+  return text.split("\n").map((line) => {
+    if (!line.startsWith("{")) return line.replace(/ \d+ ms$/, " <ms> ms");
+    const event = JSON.parse(line) as Record<string, unknown>;
+    if (typeof event.time === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(event.time)) {
+      event.time = "<time>";
+    }
+    for (const key of ["durationMs", "handlerMs"]) {
+      if (Number.isInteger(event[key]) && (event[key] as number) >= 0) event[key] = "<ms>";
+    }
+    return event;
+  });
+}
 
 function listenAnywhere(): Promise<Server> {
   return new Promise((resolve, reject) => {

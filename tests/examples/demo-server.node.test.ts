@@ -4,7 +4,7 @@
 // scripts/start.ts itself, spawned as a user runs it.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import process from "node:process";
@@ -168,14 +168,36 @@ describe("examples/demo-server behind the gateway (the demo policy and handler)"
     });
   }
 
-  test("summarize asks for maxTokens 100000; the demo handler answers with the 1024 the policy let through", async () => {
-    const { text } = await call("summarize", { text: "sluice is a gate." });
-    assert.equal(
-      text,
-      'Asked for maxTokens 100000. Model "sluice-demo-handler" replied: ' +
-        'This is sluice\'s demo handler, not a model: you asked "Summarize in one sentence: sluice is a gate."; ' +
-        "the policy let through maxTokens 1024.",
-    );
+  test("summarize asks for maxTokens 100000; the gateway passes it down clamped to 1024, and the caller answers", async () => {
+    const asked: unknown[] = [];
+    const { client } = host([], `${gateway.url}/mcp/demo`, {
+      handler: {
+        sampling: (params) => {
+          asked.push({ maxTokens: params.maxTokens, messages: params.messages });
+          return { role: "assistant", content: { type: "text", text: "A gate." }, model: "caller-model" };
+        },
+      },
+    });
+    const result = await client.callTool("demo", "summarize", { text: "sluice is a gate." });
+    await client.close();
+    // A plain-data copy: the client hands over null-prototype maps.
+    assert.deepEqual(JSON.parse(JSON.stringify([result, asked])), [
+      {
+        content: [{
+          type: "text",
+          text: 'Asked for maxTokens 100000. Model "caller-model" replied: A gate.',
+        }],
+        resultType: "complete",
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-demo", version: "1.0.0" } },
+      },
+      [{
+        maxTokens: 1024,
+        messages: [{
+          role: "user",
+          content: { type: "text", text: "Summarize in one sentence: sluice is a gate." },
+        }],
+      }],
+    ]);
   });
 
   test("list_workspace gets the demo handler's one root", async () => {
@@ -307,6 +329,11 @@ describe("examples/demo-server called directly", () => {
       name: "schema-check",
       handler: defineHandler({
         ...demoHandler,
+        sampling: () => ({
+          role: "assistant",
+          content: { type: "text", text: "A gate." },
+          model: "test-model",
+        }),
         elicitationModes: ["form", "url"],
         elicitation: (params) => (answers.shift() ?? decline)(params),
       }),
@@ -396,7 +423,8 @@ describe("scripts/start.ts (npm start)", () => {
         "",
         `  MCP endpoint for hosts:  ${gateway}/mcp/demo`,
         `  Playground:              ${gateway}/`,
-        "  Try:                     npx sluice call demo book_trip",
+        // Not the default 3971: the line carries the port, which the demo policy reads.
+        `  Try:                     DEMO_PORT=${demoPort} npx sluice call demo book_trip`,
         "",
         "Press Ctrl-C to stop.",
       ]);
@@ -429,12 +457,43 @@ describe("scripts/start.ts (npm start)", () => {
           _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-demo", version: "1.0.0" } },
         },
       }]);
+      // `sluice call` as the banner says, from the repository (its policies/ folder): it reaches
+      // the demo server on DEMO_PORT, not on 3971.
+      const called = spawnSync(
+        process.execPath,
+        ["bin/sluice.mjs", "call", "demo", "add", '{"a":2,"b":40}'],
+        {
+          cwd: REPO_ROOT,
+          env: { ...environment, DEMO_PORT: String(demoPort) },
+          encoding: "utf8",
+          timeout: 60_000,
+        },
+      );
+      assert.deepEqual([called.status, called.stdout, called.stderr], [0, "2 + 40 = 42\n", ""]);
       child.kill("SIGINT");
       const code = await withDeadline(exited, 5_000, () => "start.ts did not exit within 5 s of SIGINT");
-      assert.deepEqual([code, lines.slice(9), stderr], [0, [
-        "sluice demo: SIGINT, stopping",
-        "sluice demo: stopped",
-      ], ""]);
+      // The gateway's decision event for the call (JSON: stdout is a pipe), then the stop.
+      const event = JSON.parse(lines[9] ?? "null") as Record<string, unknown>;
+      assert.deepEqual([code, { ...event, time: "<time>", durationMs: "<ms>" }, lines.slice(10), stderr], [
+        0,
+        {
+          type: "call",
+          time: "<time>",
+          client: "sluice",
+          server: "demo",
+          method: "tools/call",
+          name: "add",
+          outcome: "completed",
+          durationMs: "<ms>",
+        },
+        [
+          "sluice demo: SIGINT, stopping",
+          "sluice demo: stopped",
+        ],
+        "",
+      ]);
+      assert.match(String(event.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.ok(Number.isInteger(event.durationMs) && (event.durationMs as number) >= 0);
     } finally {
       reader.close();
       // tsx's child outlives a killed tsx: end the whole group when the test failed midway.

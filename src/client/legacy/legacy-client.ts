@@ -18,7 +18,7 @@ import { createLegacyHttpConnection } from "../../transport/legacy-http-connecti
 import { createStdioConnection } from "../../transport/stdio-connection.ts";
 import { messageLimitsOf } from "../../transport/read-response.ts";
 import { LegacyServerSession } from "./legacy-server-session.ts";
-import { LegacySession } from "./legacy-session.ts";
+import { LegacySession, STDERR_LOG_LEVEL } from "./legacy-session.ts";
 
 /**
  * Creates a client that also speaks the legacy era and stdio.
@@ -111,12 +111,13 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     wantsLogs: input.wantsLogs,
     notify: input.notify,
     caller: input.caller,
-    // The server's stderr goes down the log path (sanitized there), as "stderr" entries.
+    // The server's stderr goes down the log path (sanitized there), as "stderr" entries at
+    // STDERR_LOG_LEVEL; the session drops them below its log level (the policy's logLevel).
     onStderr: (line) =>
       input.notify({
         jsonrpc: "2.0",
         method: "notifications/message",
-        params: { level: "info", logger: "stderr", data: line },
+        params: { level: STDERR_LOG_LEVEL, logger: "stderr", data: line },
       }, 0),
   });
   return new LegacyServerSession(session, { policy, timers, now: () => clock.now() });

@@ -37,8 +37,18 @@ import {
 } from "./legacy-connection.ts";
 import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
 import type { CallerHooks } from "../server-session.ts";
-import type { LoggingLevel } from "../../protocol/logging-level.ts";
+import { LOGGING_LEVELS, type LoggingLevel } from "../../protocol/logging-level.ts";
 import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
+
+/**
+ * The level a stdio server's stderr line is logged at. A line says nothing of its severity, and
+ * most servers write banners and chatter there (the spec lets them log anything on stderr), so it
+ * counts as `info`: shown at `logLevel` `"debug"` or `"info"`, dropped at `"notice"` and above,
+ * as the server's own `info` entries are. Ranking it higher would let every banner through a
+ * `"warning"` floor; the price is that a crash trace on stderr is dropped there too (the
+ * connection's error still names the exit code).
+ */
+export const STDERR_LOG_LEVEL: LoggingLevel = "info";
 
 /** What a legacy session needs from its client. */
 export interface LegacySessionOptions {
@@ -55,7 +65,10 @@ export interface LegacySessionOptions {
   readonly wantsLogs: boolean;
   /** Receives the notifications the session does not consume itself, with the connection's number. */
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
-  /** Receives the server's stderr lines (stdio). */
+  /**
+   * Receives the server's stderr lines (stdio) while the session's log level (the policy's
+   * `logLevel`, or what the caller set) lets {@linkcode STDERR_LOG_LEVEL} through.
+   */
   readonly onStderr?: (line: string) => void;
   /** The front's hooks when the session serves one of its callers (what to declare, where unrelated messages go). */
   readonly caller?: CallerHooks | undefined;
@@ -254,7 +267,7 @@ export class LegacySession {
   }
 
   async #open(signal: AbortSignal): Promise<Ready> {
-    const { chain, clientInfo, factory, policy } = this.#options;
+    const { chain, clientInfo, factory, policy, onStderr } = this.#options;
     // Filled once the handshake ends; messages that come before it wait in `pending`.
     const state: { ready?: Ready } = {};
     const pending: ServerMessage[] = [];
@@ -262,7 +275,14 @@ export class LegacySession {
       onServerMessage: (message) =>
         state.ready === undefined ? pending.push(message) : this.#onServerMessage(state.ready, message),
       onClose: (closed) => this.#onClose(state.ready, closed),
-      ...(this.#options.onStderr === undefined ? {} : { onStderr: this.#options.onStderr }),
+      ...(onStderr === undefined ? {} : {
+        onStderr: (line: string) => {
+          // Read at each line: the caller may change the level while the session runs.
+          if (LOGGING_LEVELS.indexOf(STDERR_LOG_LEVEL) >= LOGGING_LEVELS.indexOf(this.#logLevel)) {
+            onStderr(line);
+          }
+        },
+      }),
     });
     const offered = LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
     const id = this.#ids();
