@@ -18,6 +18,8 @@ import { runRounds } from "../client/modern/multi-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import type { InputChange } from "../handler/handler.ts";
+import { changesOf } from "../chain/decision.ts";
 import type { InputResponse, InputResponses } from "../protocol/input-responses.ts";
 import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
@@ -322,13 +324,28 @@ async function answerRound(
         if (!input.server.callerCan(input.request.capabilities, result.request)) {
           return { error: missingCapability(result.request) };
         }
-        pending[key] = result.request;
+        pending[key] = withChanges(result.request, changesOf(requests[key] as InputRequest, result.request));
       } else return { error: callError(-32603, "The call was cancelled") };
     }
     return { answers, pending };
   } finally {
     round?.dispose();
   }
+}
+
+/** The `_meta` key under which a passed-down request says what the policy changed in it. */
+export const CHANGES_META = "sluice/changes";
+
+/**
+ * A passed-down request with what the policy changed, under `_meta["sluice/changes"]`, so the
+ * caller's person sees what the server asked (`maxTokens` 100000, allowed 1024); unchanged when
+ * nothing was changed. Hosts that do not know the key ignore it, as `_meta` is meant for.
+ */
+function withChanges(request: InputRequest, changes: readonly InputChange[]): InputRequest {
+  if (changes.length === 0) return request;
+  const params = request.params as Record<string, unknown>;
+  const meta = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
+  return { ...request, params: { ...params, _meta: { ...meta, [CHANGES_META]: changes } } } as InputRequest;
 }
 
 function withProgressToken(params: JsonObject, token: unknown): JsonObject {

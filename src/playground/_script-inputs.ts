@@ -113,9 +113,16 @@ function renderSamplingRequest(card, params, reply) {
       );
     }
   };
-  fact("Max tokens", String(own(params, "maxTokens")));
+  // What the policy changed, as the gateway says under _meta: shown beside the value passed.
+  const changes = own(own(params, "_meta"), "sluice/changes");
+  const asked = (field) => {
+    const change = Array.isArray(changes) ? changes.find((c) => own(c, "field") === field) : undefined;
+    return change === undefined ? "" : " (the server asked " + text(String(own(change, "from"))) + ")";
+  };
+  fact("Max tokens", String(own(params, "maxTokens")) + asked("maxTokens"));
   fact("System prompt", own(params, "systemPrompt"));
-  fact("Include context", own(params, "includeContext"));
+  const context = own(params, "includeContext");
+  fact("Include context", context === undefined ? undefined : text(context) + asked("includeContext"));
   fact("Temperature", own(params, "temperature"));
   fact("Stop sequences", own(params, "stopSequences"));
   fact("Model preferences", own(params, "modelPreferences"));
@@ -124,7 +131,7 @@ function renderSamplingRequest(card, params, reply) {
   card.append(
     el("p", {
       text:
-        "The server asks for a model reply. This is the request as the gateway's policy left it (maxTokens clamped to the policy's limit).",
+        "The server asks for a model reply. This is the request as the gateway's policy left it; a value the policy changed says what the server asked.",
     }),
     facts,
   );

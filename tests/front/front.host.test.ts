@@ -148,7 +148,7 @@ describe("the front", () => {
     assert.deepEqual(await peer.requests(), []);
   });
 
-  test("passes sampling down as the chain left it (maxTokens clamped), when the policy passes it down", async () => {
+  test("passes sampling down as the chain left it (maxTokens clamped, what was asked under _meta), when the policy passes it down", async () => {
     const { fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 512 } });
     const first = await post(fetch, {
       method: "tools/call",
@@ -159,9 +159,14 @@ describe("the front", () => {
       },
     });
     const entries = Object.values(first.body.result.inputRequests) as Array<
-      { method: string; params: { maxTokens: number } }
+      { method: string; params: { maxTokens: number; _meta?: Record<string, unknown> } }
     >;
-    assert.deepEqual(entries.map((e) => [e.method, e.params.maxTokens]), [["sampling/createMessage", 512]]);
+    // What the server asked rides along under _meta, for the caller's person to see.
+    assert.deepEqual(entries.map((e) => [e.method, e.params.maxTokens, e.params._meta]), [[
+      "sampling/createMessage",
+      512,
+      { "sluice/changes": [{ field: "maxTokens", from: 999999, to: 512 }] },
+    ]]);
   });
 
   test("fails with -32021 when a deferred entry needs a capability the caller did not declare", async () => {

@@ -201,7 +201,7 @@ function describeBrowserFlows(executablePath: string): void {
       });
     });
 
-    test("a sampling request: the page shows maxTokens as the policy clamped it, and the operator's reply reaches the server", async () => {
+    test("a sampling request: the page shows maxTokens as the policy clamped it and what the server asked, and the operator's reply reaches the server", async () => {
       await withTool("ask_sampling", async (page) => {
         await callTool(page);
         const request = card(page);
@@ -212,7 +212,7 @@ function describeBrowserFlows(executablePath: string): void {
             (term) => [term.textContent, term.nextElementSibling?.textContent],
           )
         );
-        assert.deepEqual(facts, [["Max tokens", "4096"]]);
+        assert.deepEqual(facts, [["Max tokens", "4096 (the server asked 999999)"]]);
         await request.getByLabel("Your reply, sent as the assistant").fill("Hello from the operator");
         await page.screenshot({ path: join(ARTIFACTS, "ask-sampling-reply.png"), fullPage: true });
         await request.getByRole("button", { name: "Send the reply" }).click();
