@@ -31,5 +31,11 @@ export function selfHostedGateway(
   const decisions = options.decisions ?? (terminal ? "text" : "json");
   const gateway = buildGateway({ ...options, decisions }, { createClient, environment });
   if (playground) gateway.app.route("/", playgroundApp());
+  // A gateway that serves a page nobody asked for says so once (sluice serve's banner does itself).
+  if (options.playground === undefined) {
+    console.log(
+      "sluice: this gateway serves the playground at GET / (pass playground: false to turn it off)",
+    );
+  }
   return gateway;
 }

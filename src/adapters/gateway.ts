@@ -57,8 +57,8 @@ export interface GatewayOptions {
    * Serve the playground at `GET /`: a page to call a server's tools through the front and
    * answer what the server asks, by hand. Anyone who can reach the gateway can use it, as they
    * can use `/mcp/<server>`.
-   * @default true for the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`); the Workers
-   *   entry has no playground
+   * @default true for the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`), which then
+   *   say so once on stdout; the Workers entry has no playground
    */
   readonly playground?: boolean;
   /**

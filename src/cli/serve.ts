@@ -161,6 +161,8 @@ async function readOptions(
     handler,
     stateKey,
     decisions: writeDecisions(decisions, io),
+    // The banner says the playground is there (GET /).
+    playground: true,
     ...(auth.auth === undefined ? {} : { auth: auth.auth }),
     ...(allowedHosts === undefined ? {} : { allowedHosts }),
     ...(allowedOrigins === undefined ? {} : { allowedOrigins }),

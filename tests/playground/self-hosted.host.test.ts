@@ -28,6 +28,22 @@ async function statuses(app: ReturnType<typeof gateway>["app"]): Promise<number[
 }
 
 describe("the self-hosted gateway and the playground", () => {
+  test("says once on stdout that it serves the playground when no one asked, and nothing when playground is set", async () => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+    try {
+      for (const options of [{}, { playground: true }, { playground: false }]) {
+        await gateway(options).client.close();
+      }
+    } finally {
+      console.log = log;
+    }
+    assert.deepEqual(lines, [
+      "sluice: this gateway serves the playground at GET / (pass playground: false to turn it off)",
+    ]);
+  });
+
   test("serves the page, its script and style sheet next to the front by default and with playground: true", async () => {
     for (const options of [{}, { playground: true }]) {
       const { app, client } = gateway(options);
