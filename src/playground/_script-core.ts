@@ -201,6 +201,7 @@ async function loadTools() {
   const waiting = server === "" ? "Pick a server first" : "Loading tools…";
   select.replaceChildren(el("option", { value: "", text: waiting }));
   if (server === "") return;
+  say("Loading the tools of " + server + "…");
   const found = [];
   let cursor;
   for (let page = 0; page < MAX_PAGES; page++) {
