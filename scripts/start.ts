@@ -85,7 +85,14 @@ async function startGateway(
   stateKey: string | Uint8Array,
 ): Promise<RunningGateway> {
   try {
-    return await serve({ port, policies: await withDemoUrl(demo.url), handler: demoHandler, stateKey });
+    // Its banner says the playground is there.
+    return await serve({
+      port,
+      policies: await withDemoUrl(demo.url),
+      handler: demoHandler,
+      stateKey,
+      playground: true,
+    });
   } catch (error) {
     await demo.close();
     return fail(

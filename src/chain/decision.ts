@@ -71,6 +71,8 @@ export interface CallDecision {
   readonly outcome: "completed" | "tool_error" | "input_required" | "failed";
   /** Why it failed: the client error's kind, code and message (the upstream's real cause). */
   readonly error?: { readonly kind: string; readonly code?: number; readonly message: string };
+  /** How many requests a modern call took (1 when the server asked nothing; absent when unknown). */
+  readonly rounds?: number;
   /** How long it took (ms). */
   readonly durationMs: number;
 }
@@ -174,9 +176,10 @@ export function describeDecision(decision: Decision): string {
     : `: ${decision.error.kind}${
       decision.error.code === undefined ? "" : ` ${decision.error.code}`
     } ${decision.error.message}`;
+  const rounds = decision.rounds !== undefined && decision.rounds > 1 ? ` in ${decision.rounds} rounds` : "";
   return `call ${decision.server}${who} ${decision.method}${
     decision.name === undefined ? "" : ` ${decision.name}`
-  } ${decision.outcome}${error} ${decision.durationMs} ms`;
+  } ${decision.outcome}${rounds}${error} ${decision.durationMs} ms`;
 }
 
 function show(value: unknown): string {

@@ -94,12 +94,13 @@ export function createClientMethods(deps: MethodDeps): Methods {
     serverId: string,
     method: string,
     name: string,
-    work: Promise<T>,
+    work: (note: (rounds: number | undefined) => void) => Promise<T>,
   ): Promise<T> => {
     const startedAt = deps.clock.now();
+    let rounds: number | undefined;
     let decision: Pick<CallDecision, "outcome" | "error"> = { outcome: "failed" };
     try {
-      const result = await work;
+      const result = await work((counted) => void (rounds = counted));
       const isError = typeof result === "object" && result !== null &&
         (result as { isError?: unknown }).isError === true;
       decision = { outcome: isError ? "tool_error" : "completed" };
@@ -116,6 +117,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
         method,
         name,
         ...decision,
+        ...(rounds === undefined ? {} : { rounds }),
         durationMs: deps.clock.now() - startedAt,
       });
     }
@@ -166,34 +168,40 @@ export function createClientMethods(deps: MethodDeps): Methods {
         serverId,
         "tools/call",
         name,
-        within(serverId, options.signal, async (session, flow) => {
-          const ctx = context(options, flow);
-          const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
-          if (outcome.kind === "complete") return outcome.result;
-          if (options.detachTask === true) return outcome.task;
-          return await session.awaitTask(taskIdOf(outcome.task), ctx);
-        }),
+        (note) =>
+          within(serverId, options.signal, async (session, flow) => {
+            const ctx = context(options, flow);
+            const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
+            note(outcome.rounds);
+            if (outcome.kind === "complete") return outcome.result;
+            if (options.detachTask === true) return outcome.task;
+            return await session.awaitTask(taskIdOf(outcome.task), ctx);
+          }),
       ),
     readResource: (serverId, uri, options = {}) =>
       recorded(
         serverId,
         "resources/read",
         uri,
-        within(serverId, options.signal, async (session, flow) => {
-          const outcome = await session.call("resources/read", { uri }, context(options, flow));
-          return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "resources/read");
-        }),
+        (note) =>
+          within(serverId, options.signal, async (session, flow) => {
+            const outcome = await session.call("resources/read", { uri }, context(options, flow));
+            note(outcome.rounds);
+            return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "resources/read");
+          }),
       ),
     getPrompt: (serverId, name, args, options = {}) =>
       recorded(
         serverId,
         "prompts/get",
         name,
-        within(serverId, options.signal, async (session, flow) => {
-          const params = args === undefined ? { name } : { name, arguments: args };
-          const outcome = await session.call("prompts/get", params, context(options, flow));
-          return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "prompts/get");
-        }),
+        (note) =>
+          within(serverId, options.signal, async (session, flow) => {
+            const params = args === undefined ? { name } : { name, arguments: args };
+            const outcome = await session.call("prompts/get", params, context(options, flow));
+            note(outcome.rounds);
+            return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "prompts/get");
+          }),
       ),
     awaitTask: (serverId, taskId, options = {}) =>
       within(serverId, options.signal, (session, flow) => session.awaitTask(taskId, context(options, flow))),

@@ -88,8 +88,17 @@ export interface ServerOffer {
 
 /** How a call ended: its complete result, or a task the server created. */
 export type CallOutcome<M extends MrtrMethod> =
-  | { readonly kind: "complete"; readonly result: CompleteResultOf[M] }
-  | { readonly kind: "task"; readonly task: CreateTaskResult | LegacyCreateTaskResult };
+  | {
+    readonly kind: "complete";
+    readonly result: CompleteResultOf[M];
+    /** How many requests the call took (modern era; a legacy call is one request). */
+    readonly rounds?: number;
+  }
+  | {
+    readonly kind: "task";
+    readonly task: CreateTaskResult | LegacyCreateTaskResult;
+    readonly rounds?: number;
+  };
 
 /** One server, modern or legacy. */
 export interface ServerSession {

@@ -305,7 +305,9 @@ async function modernPost(
     const startedAt = internals.clock.now();
     /** The upstream failure behind an error outcome, for the operator's event (the caller gets its class). */
     let failure: unknown;
+    let rounds: number | undefined;
     const onFailure = (cause: unknown) => void (failure = cause);
+    const onRounds = (counted: number) => void (rounds = counted);
     const call = (emit?: (notification: JsonRpcNotification) => void) => {
       const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
       const outcome = upstream.era === "legacy"
@@ -333,9 +335,10 @@ async function modernPost(
           spend: parts.spend,
           fetch,
           onFailure,
+          onRounds,
         });
       return outcome.then((result) => {
-        reportCall(internals, server, request, result, startedAt, failure);
+        reportCall(internals, server, request, result, startedAt, failure, rounds);
         return toResponse(request, result);
       });
     };
@@ -469,6 +472,7 @@ function reportCall(
   outcome: FrontCallOutcome,
   startedAt: number,
   failure: unknown,
+  rounds: number | undefined,
 ): void {
   const params = request.params as { name?: unknown; uri?: unknown };
   const name = typeof params.name === "string"
@@ -501,6 +505,7 @@ function reportCall(
           : failureOf(failure),
       }
       : {}),
+    ...(rounds === undefined ? {} : { rounds }),
     durationMs: internals.clock.now() - startedAt,
   });
 }

@@ -55,6 +55,8 @@ export interface FrontCallInput {
   readonly fetch?: Fetcher | undefined;
   /** Hears the upstream failure behind an error outcome (the operator's event names it). */
   readonly onFailure?: ((failure: unknown) => void) | undefined;
+  /** Hears how many requests upstream a call that ended there took (the operator's event). */
+  readonly onRounds?: ((rounds: number) => void) | undefined;
 }
 
 /** The answer for the caller: a result object, or a JSON-RPC error with its HTTP status. */
@@ -182,6 +184,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     input.onFailure?.(failure);
     return await signInAsked(failure, input, resume) ?? upstreamOutcome(failure, server.policy.server);
   }
+  if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
   if (outcome.kind === "complete") {
     return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };

@@ -182,8 +182,8 @@ describe("decision events of the client", () => {
       method: "tools/call",
     };
     assert.deepEqual(events, [
-      { ...base, name: "ok", outcome: "completed", durationMs: 0 },
-      { ...base, name: "bad", outcome: "tool_error", durationMs: 0 },
+      { ...base, name: "ok", outcome: "completed", rounds: 1, durationMs: 0 },
+      { ...base, name: "bad", outcome: "tool_error", rounds: 1, durationMs: 0 },
       {
         ...base,
         name: "missing",

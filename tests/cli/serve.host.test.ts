@@ -78,7 +78,7 @@ describe("sluice serve", () => {
           "Callers: anyone on this machine (loopback only, no auth)",
           "Stop with Ctrl-C (SIGINT) or SIGTERM.",
           // Not a terminal: the decision events as JSON lines, the handler's roots answer among them.
-          { ...call, name: "add", outcome: "completed", durationMs: "<ms>" },
+          { ...call, name: "add", outcome: "completed", rounds: 1, durationMs: "<ms>" },
           {
             type: "input",
             time: "<time>",
@@ -91,7 +91,7 @@ describe("sluice serve", () => {
             handlerMs: "<ms>",
             durationMs: "<ms>",
           },
-          { ...call, name: "ask_roots", outcome: "completed", durationMs: "<ms>" },
+          { ...call, name: "ask_roots", outcome: "completed", rounds: 2, durationMs: "<ms>" },
           "sluice serve: stopping",
           "",
         ],

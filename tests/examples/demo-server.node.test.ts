@@ -484,6 +484,7 @@ describe("scripts/start.ts (npm start)", () => {
           method: "tools/call",
           name: "add",
           outcome: "completed",
+          rounds: 1,
           durationMs: "<ms>",
         },
         [

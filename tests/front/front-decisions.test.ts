@@ -59,6 +59,7 @@ describe("decision events through the gateway", () => {
           method: "tools/call",
           name: "ask",
           outcome: "completed",
+          rounds: 2,
           durationMs: 0,
         },
         {
@@ -68,6 +69,7 @@ describe("decision events through the gateway", () => {
           method: "tools/call",
           name: "plain",
           outcome: "completed",
+          rounds: 1,
           durationMs: 0,
         },
         {
@@ -136,6 +138,7 @@ describe("decision events through the gateway", () => {
         method: "tools/call",
         name: "plain",
         outcome: "completed",
+        rounds: 1,
         durationMs: 0,
       }),
       "sluice call up tools/call plain completed 0 ms",

@@ -106,8 +106,8 @@ export class ModernServerSession implements ServerSession {
     });
     if (outcome.kind === "stopped") throw new TypeError("unreachable: the client's rounds never stop");
     return outcome.kind === "complete"
-      ? { kind: "complete", result: outcome.result }
-      : { kind: "task", task: outcome.task };
+      ? { kind: "complete", result: outcome.result, rounds: outcome.rounds }
+      : { kind: "task", task: outcome.task, rounds: outcome.rounds };
   }
 
   /** @inheritdoc */

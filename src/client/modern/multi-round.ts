@@ -57,8 +57,19 @@ export interface RoundsOptions<S> {
 
 /** How the loop ended. */
 export type RoundsOutcome<M extends MrtrMethod, S> =
-  | { readonly kind: "complete"; readonly result: CompleteResultOf[M]; readonly raw: JsonObject }
-  | { readonly kind: "task"; readonly task: CreateTaskResult; readonly raw: JsonObject }
+  | {
+    readonly kind: "complete";
+    readonly result: CompleteResultOf[M];
+    readonly raw: JsonObject;
+    /** How many requests the call took (1 without input; a resumed call counts from its resumption). */
+    readonly rounds: number;
+  }
+  | {
+    readonly kind: "task";
+    readonly task: CreateTaskResult;
+    readonly raw: JsonObject;
+    readonly rounds: number;
+  }
   | { readonly kind: "stopped"; readonly value: S };
 
 /**
@@ -96,9 +107,9 @@ export async function runRounds<M extends MrtrMethod, S>(
     }
     const outcome = decoded.value;
     if (outcome.resultType === "complete") {
-      return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw };
+      return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw, rounds: round };
     }
-    if (outcome.resultType === "task") return { kind: "task", task: outcome.result, raw };
+    if (outcome.resultType === "task") return { kind: "task", task: outcome.result, raw, rounds: round };
     if (round >= options.maxRounds) {
       throw new ClientError(
         "rounds_exceeded",
