@@ -36,6 +36,16 @@ function renderUrlRequest(card, params, reply) {
       el("code", { class: "url-text", "aria-label": "The address" }, shown),
       el("p", null, ["Host: ", el("strong", { class: "host-name", text: url.hostname })]),
     );
+    // The gateway's policy normalised what the server sent (what a browser would open): say so.
+    const changes = own(own(params, "_meta"), "sluice/changes");
+    const normalised = Array.isArray(changes) ? changes.find((c) => own(c, "field") === "url") : undefined;
+    if (normalised !== undefined) {
+      card.append(el("p", {
+        class: "note url-normalised",
+        role: "note",
+        text: "The server sent " + text(own(normalised, "from")) + "; this is what a browser would open.",
+      }));
+    }
     if (url.hostname.split(".").some((label) => label.startsWith("xn--"))) {
       card.append(
         el("p", {

@@ -168,11 +168,13 @@ function describeBrowserFlows(executablePath: string): void {
       });
     });
 
-    test("a URL elicitation: the page shows the whole URL with its host marked and both warnings, and consent never navigates", async () => {
+    test("a URL elicitation: the page shows the whole URL as normalised (and what was sent) with its host marked and both warnings, and consent never navigates", async () => {
       const url = "https://xn--bcher-kva.example.com/consent?step=1";
+      // Sent un-normalised: the policy passes it down as a browser would open it, and says so.
+      const sent = "https://XN--BCHER-KVA.Example.com/a/../consent?step=1";
       await withTool("ask_url", async (page) => {
         const start = page.url();
-        await page.getByLabel("url", { exact: true }).fill(url);
+        await page.getByLabel("url", { exact: true }).fill(sent);
         await callTool(page);
         const request = card(page);
         await request.locator(".message", { hasText: "Please open this page" }).waitFor();
@@ -183,6 +185,7 @@ function describeBrowserFlows(executablePath: string): void {
             await request.locator(".idn-warning").isVisible(),
             await request.locator(".origin-warning").textContent(),
             await request.locator("a").count(),
+            await request.locator(".url-normalised").textContent(),
           ],
           [
             url,
@@ -192,6 +195,7 @@ function describeBrowserFlows(executablePath: string): void {
               new URL(peer?.url ?? "").origin
             }): make sure you trust this site.`,
             0,
+            `The server sent ${sent}; this is what a browser would open.`,
           ],
         );
         await page.screenshot({ path: join(ARTIFACTS, "ask-url-consent.png"), fullPage: true });
