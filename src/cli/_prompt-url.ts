@@ -38,6 +38,9 @@ export async function promptUrl(
   for (const line of safeLines(params.message)) screen.line(`  ${line}`);
   screen.line(`  URL:  ${shown}`);
   screen.line(`  host: ${style.host(ctx.host)}`);
+  // The policy normalised what the server sent (what a browser would open): say what it was.
+  const sent = ctx.changes.find((change) => change.field === "url")?.from;
+  if (typeof sent === "string") screen.line(`  sent: ${safeLine(sent)} (normalised above)`);
   if (ctx.idn) {
     const unicode = safeLine(domainToUnicode(ctx.host));
     screen.line(

@@ -172,11 +172,12 @@ describe("sluice call: URL elicitation", () => {
     });
   });
 
-  test("call warns of an IDN host, naming its Unicode form", async () => {
+  test("call warns of an IDN host, naming its Unicode form, and says what the server sent before normalising", async () => {
     const result = await call(["modern", "ask_url", '{"url":"https://Bücher.example.com/pay"}'], ["n"]);
-    assert.deepEqual(result.stdout.split("\n").slice(2, 6), [
+    assert.deepEqual(result.stdout.split("\n").slice(2, 7), [
       "  URL:  https://xn--bcher-kva.example.com/pay",
       "  host: xn--bcher-kva.example.com",
+      "  sent: https://Bücher.example.com/pay (normalised above)",
       '  warning: the host is an internationalized domain name (xn--), displayed elsewhere as "bücher.example.com": ' +
       "it may imitate another site's name",
       `  warning: the page is not on the server's own origin (${new URL(peerUrl()).origin})`,
