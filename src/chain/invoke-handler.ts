@@ -65,7 +65,7 @@ export function invokeHandler(
       if (done) return;
       done = true;
       timers.clearTimeout(timer);
-      parent?.removeEventListener("abort", onParentAbort);
+      stopHearing?.();
       if (abortReason !== undefined) lazy.abort(abortReason);
       resolve(outcome);
     };
@@ -78,12 +78,40 @@ export function invokeHandler(
         ),
       options.timeoutMs,
     );
-    parent?.addEventListener("abort", onParentAbort, { once: true });
+    const stopHearing = parent === undefined ? undefined : whenAborted(parent, onParentAbort);
     Promise.resolve(result).then(
       (value) => finish({ kind: "value", value }),
       (error: unknown) => finish({ kind: "threw", error }),
     );
   });
+}
+
+/** Per signal, the callbacks waiting for its abort (see {@linkcode whenAborted}). */
+const WAITING = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Hears `signal`'s abort through one listener per signal, however many callbacks wait on it:
+ * a round's input requests all wait on the round's signal, and Node warns
+ * (`MaxListenersExceededWarning`) past ten listeners on one `AbortSignal`.
+ *
+ * @param signal The signal.
+ * @param callback Runs once when it aborts.
+ * @returns Stops waiting.
+ */
+export function whenAborted(signal: AbortSignal, callback: () => void): () => void {
+  let waiting = WAITING.get(signal);
+  if (waiting === undefined) {
+    const callbacks = new Set<() => void>();
+    waiting = callbacks;
+    WAITING.set(signal, callbacks);
+    signal.addEventListener("abort", () => {
+      WAITING.delete(signal);
+      for (const waiter of [...callbacks]) waiter();
+    }, { once: true });
+  }
+  const mine = waiting;
+  mine.add(callback);
+  return () => void mine.delete(callback);
 }
 
 /** An `AbortSignal` made on first read; aborting before that is remembered. */
