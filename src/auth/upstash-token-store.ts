@@ -19,7 +19,7 @@
 import type { Redis } from "@upstash/redis";
 import { codecs } from "../_internal/encoding.ts";
 import { MAKE_A_KEY, stateKeyProblem } from "../front/sealed-state.ts";
-import { within } from "../limits/_redis-within.ts";
+import { timeoutOption, within } from "../limits/_redis-within.ts";
 import type { TokenStore } from "./token-store.ts";
 
 /**
@@ -53,8 +53,6 @@ export interface UpstashTokenStoreOptions {
   readonly timeoutMs?: number;
 }
 
-/** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 /**
  * HKDF's `info`: the AES key is never the HMAC key of sealed states, even when an operator gives
  * both the same secret.
@@ -89,14 +87,7 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
     ? stateKeyProblem(secret)
     : `must be a string, received "${typeof secret}": ${MAKE_A_KEY}`;
   if (problem !== undefined) throw new TypeError(`createUpstashTokenStore(): "key" ${problem}`);
-  const timeoutMs = options.timeoutMs ?? 1000;
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new RangeError(
-      `createUpstashTokenStore(): "timeoutMs" must be a positive integer of at most "${MAX_TIMEOUT_MS}", received "${
-        String(timeoutMs)
-      }"`,
-    );
-  }
+  const timeoutMs = timeoutOption("createUpstashTokenStore()", options.timeoutMs);
   const { redis } = options;
   const prefix = options.prefix ?? "sluice:oauth";
   let derived: Promise<CryptoKey> | undefined;

@@ -51,3 +51,26 @@ export function within<T>(work: Promise<T>, ms: number, expected: string): Promi
 export function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
+
+/** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * An Upstash store's `timeoutMs` option, checked.
+ *
+ * @param who The function, for the message (`createUpstashStore()`).
+ * @param value The option as given.
+ * @returns It, or 1000 when not given.
+ * @throws {RangeError} When it is not a positive integer of at most 2^31 − 1.
+ */
+export function timeoutOption(who: string, value: number | undefined): number {
+  const timeoutMs = value ?? 1000;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `${who}: "timeoutMs" must be a positive integer of at most "${MAX_TIMEOUT_MS}", received "${
+        String(timeoutMs)
+      }"`,
+    );
+  }
+  return timeoutMs;
+}

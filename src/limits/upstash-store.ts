@@ -15,7 +15,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import { type Clock, systemClock } from "../chain/verdict.ts";
 import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
-import { clip, within } from "./_redis-within.ts";
+import { clip, timeoutOption, within } from "./_redis-within.ts";
 import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
 
 /**
@@ -82,8 +82,6 @@ type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
 /** The store's name in {@linkcode StoreUnavailableError}. */
 const STORE = "upstash";
 const EXPECTED = "expected a token-bucket answer";
-/** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * Creates a store over Upstash Redis. It fails closed: when Redis is unreachable, answers with an
@@ -104,14 +102,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  * @throws {RangeError} When `timeoutMs` is not a positive integer of at most 2^31 − 1.
  */
 export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
-  const timeoutMs = options.timeoutMs ?? 1000;
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new RangeError(
-      `createUpstashStore(): "timeoutMs" must be a positive integer of at most "${MAX_TIMEOUT_MS}", received "${
-        String(timeoutMs)
-      }"`,
-    );
-  }
+  const timeoutMs = timeoutOption("createUpstashStore()", options.timeoutMs);
   const prefix = options.prefix ?? "sluice:ratelimit";
   const clock = options.clock ?? systemClock;
   /** One `Ratelimit` per distinct rule. Rules come from policies, so this stays small. */
