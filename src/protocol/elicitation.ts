@@ -3,7 +3,7 @@
  *
  * `requestedSchema` is decoded loosely on purpose (an object of property objects, every key
  * kept as sent): the exact primitive-subset check is a policy check that must see what the
- * server sent (see `primitive-schema.ts` for the subset's types).
+ * server sent (the form check in `src/checks/`).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Modern `inputResponses`: the client's answers, keyed like the `inputRequests` they answer,
- * sent on the retry of the original request (or in `tasks/update`).
+ * sent on the retry of the original request (or in `tasks/update`), and the params of that retry.
  *
  * @module
  */
@@ -8,11 +8,13 @@ import * as v from "valibot";
 import { decode, type Decoded, nestFailure } from "./decode.ts";
 import { decodeElicitResult, type ElicitResult } from "./elicitation.ts";
 import type { InputRequestMethod, InputRequests } from "./input-request.ts";
+import type { JsonObject } from "./jsonrpc.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
 import { objectMap } from "./_object-map.ts";
 import { decodeListRootsResult, type ListRootsResult } from "./roots.ts";
 import { type CreateMessageResult, decodeCreateMessageResult } from "./sampling.ts";
 import { MODERN_PROTOCOL_VERSION } from "./versions.ts";
+import { copyOwn } from "../_internal/copy.ts";
 
 const ANY_MAP = objectMap(v.unknown());
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -68,4 +70,40 @@ export function decodeInputResponses(requests: InputRequests, value: unknown): D
 
 function keyPath(key: string): string {
   return IDENTIFIER.test(key) ? `$.${key}` : `$[${JSON.stringify(key)}]`;
+}
+
+/**
+ * Builds the params of an MRTR retry: the original params unchanged, plus this round's
+ * `inputResponses` (only when there are some) and the server's `requestState` (only when it sent
+ * one, byte for byte). Any `inputResponses`/`requestState` already in `originalParams` is
+ * replaced, never carried over.
+ *
+ * @param originalParams The params of the original request (with its `_meta`); never mutated.
+ * @param inputResponses This round's answers, by input request key.
+ * @param requestState The `requestState` of the `InputRequiredResult`, if it had one.
+ * @returns New params; `_meta` and `inputResponses` are fresh copies.
+ * @example
+ * ```ts
+ * import { buildRetryParams } from "./input-responses.ts";
+ * const params = buildRetryParams({ name: "deploy" }, undefined, "opaque");
+ * console.log(params); // { name: "deploy", requestState: "opaque" }
+ * ```
+ */
+export function buildRetryParams(
+  originalParams: JsonObject,
+  inputResponses: InputResponses | undefined,
+  requestState: string | undefined,
+): JsonObject {
+  const out = copyOwn(originalParams);
+  // `delete` only when there is something to delete: it turns the object into a slow dictionary
+  // for V8, and the params are serialized once per round.
+  if (Object.hasOwn(out, "inputResponses")) delete out.inputResponses;
+  if (Object.hasOwn(out, "requestState")) delete out.requestState;
+  const meta = out._meta;
+  if (typeof meta === "object" && meta !== null && !Array.isArray(meta)) out._meta = copyOwn(meta);
+  if (inputResponses !== undefined && Object.keys(inputResponses).length > 0) {
+    out.inputResponses = copyOwn(inputResponses);
+  }
+  if (requestState !== undefined) out.requestState = requestState;
+  return out;
 }

@@ -1,17 +1,10 @@
 // Every official 2026-07-28 example (tests/fixtures/examples-2026-07-28.json, copied from the
 // spec repository's schema/2026-07-28/examples) either decodes with the decoder sluice applies
-// to that type, to exactly the example, or is listed below as not decoded by a client.
+// to that type, to exactly the example, or is listed below as not decoded by sluice.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import examples from "../fixtures/examples-2026-07-28.json" with { type: "json" };
 import { decodeClientCapabilities, decodeServerCapabilities } from "../../src/protocol/capabilities.ts";
-import {
-  decodeCallToolRequestParams,
-  decodeDiscoverRequestParams,
-  decodeGetPromptRequestParams,
-  decodePaginatedRequestParams,
-  decodeReadResourceRequestParams,
-} from "../../src/protocol/client-requests.ts";
 import {
   ContentBlockSchema,
   ResourceContentsSchema,
@@ -29,11 +22,7 @@ import { decodeInputRequests, InputRequestSchema } from "../../src/protocol/inpu
 import { decodeModernResult, type MrtrMethod } from "../../src/protocol/input-required.ts";
 import { decodeInputResponses } from "../../src/protocol/input-responses.ts";
 import { decodeMessage, ErrorObjectSchema } from "../../src/protocol/jsonrpc.ts";
-import {
-  decodeCancelledNotificationParams,
-  decodeLoggingMessageNotificationParams,
-  decodeProgressNotificationParams,
-} from "../../src/protocol/notifications.ts";
+import { decodeRequestMeta } from "../../src/protocol/meta.ts";
 import { decodeListPromptsResult } from "../../src/protocol/prompts.ts";
 import {
   decodeListResourcesResult,
@@ -43,6 +32,7 @@ import {
 import { decodeListRootsResult } from "../../src/protocol/roots.ts";
 import { decodeCreateMessageParams, decodeCreateMessageResult } from "../../src/protocol/sampling.ts";
 import { decodeListToolsResult, ToolSchema } from "../../src/protocol/tools.ts";
+import { sanitizeLogParams } from "../../src/notify/sanitize-log.ts";
 import { same } from "../_support/exact.ts";
 
 type Decoder = (example: unknown) => Decoded<unknown>;
@@ -102,6 +92,16 @@ const block = (x: unknown) => decode(ContentBlockSchema, x);
 const samplingBlock = (x: unknown) => decode(SamplingContentBlockSchema, x);
 const elicitProperty = inside(asProperty, (x) => decodeElicitParams(M, x), property);
 const notification: Decoder = decodeMessage;
+/**
+ * A downstream request's params as the front reads them (`readDownstreamRequest`): `_meta`
+ * decoded, every other key passed upstream as sent.
+ */
+const downstreamParams: Decoder = (x) => {
+  const meta = decodeRequestMeta((x as Json)._meta);
+  return meta.ok ? { ok: true, value: { ...(x as Json), _meta: meta.value } } : nestFailure("$._meta", meta);
+};
+/** A server log entry's params as the `log` callback receives them. */
+const logParams: Decoder = (x) => ({ ok: true, value: sanitizeLogParams(x) });
 
 /** The decoder sluice applies to each example type, and the value it must give when not the example. */
 const DECODERS: Record<
@@ -111,17 +111,17 @@ const DECODERS: Record<
   AudioContent: { decoder: block },
   BlobResourceContents: { decoder: (x) => decode(ResourceContentsSchema, x) },
   BooleanSchema: { decoder: elicitProperty },
-  CallToolRequest: { decoder: framed("params", decodeCallToolRequestParams) },
-  CallToolRequestParams: { decoder: decodeCallToolRequestParams },
+  CallToolRequest: { decoder: framed("params", downstreamParams) },
+  CallToolRequestParams: { decoder: downstreamParams },
   CallToolResult: { decoder: modern("tools/call") },
   CallToolResultResponse: { decoder: framed("result", modern("tools/call")) },
-  CancelledNotification: { decoder: framed("params", decodeCancelledNotificationParams) },
-  CancelledNotificationParams: { decoder: decodeCancelledNotificationParams },
+  // Framing only: a legacy session reads `requestId` and `reason` where it cancels the job.
+  CancelledNotification: { decoder: notification },
   ClientCapabilities: { decoder: (x) => decodeClientCapabilities(M, x) },
   CreateMessageRequest: { decoder: (x) => decode(InputRequestSchema, x) },
   CreateMessageRequestParams: { decoder: (x) => decodeCreateMessageParams(M, x) },
   CreateMessageResult: { decoder: (x) => decodeCreateMessageResult(M, x) },
-  DiscoverRequest: { decoder: framed("params", decodeDiscoverRequestParams) },
+  DiscoverRequest: { decoder: framed("params", downstreamParams) },
   DiscoverResult: { decoder: decodeDiscoverResult },
   DiscoverResultResponse: { decoder: framed("result", decodeDiscoverResult) },
   ElicitRequest: { decoder: (x) => decode(InputRequestSchema, x) },
@@ -129,8 +129,8 @@ const DECODERS: Record<
   ElicitRequestURLParams: { decoder: (x) => decodeElicitParams(M, x) },
   ElicitResult: { decoder: (x) => decodeElicitResult(M, x) },
   EmbeddedResource: { decoder: block },
-  GetPromptRequest: { decoder: framed("params", decodeGetPromptRequestParams) },
-  GetPromptRequestParams: { decoder: decodeGetPromptRequestParams },
+  GetPromptRequest: { decoder: framed("params", downstreamParams) },
+  GetPromptRequestParams: { decoder: downstreamParams },
   GetPromptResult: { decoder: modern("prompts/get") },
   GetPromptResultResponse: { decoder: framed("result", modern("prompts/get")) },
   HeaderMismatchError: { decoder: framed("data", decodeHeaderMismatchData) },
@@ -142,13 +142,13 @@ const DECODERS: Record<
   },
   InternalError: { decoder: (x) => decode(ErrorObjectSchema, x) },
   InvalidParamsError: { decoder: (x) => decode(ErrorObjectSchema, x) },
-  ListPromptsRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListPromptsRequest: { decoder: framed("params", downstreamParams) },
   ListPromptsResult: { decoder: decodeListPromptsResult },
   ListPromptsResultResponse: { decoder: framed("result", decodeListPromptsResult) },
-  ListResourceTemplatesRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListResourceTemplatesRequest: { decoder: framed("params", downstreamParams) },
   ListResourceTemplatesResult: { decoder: decodeListResourceTemplatesResult },
   ListResourceTemplatesResultResponse: { decoder: framed("result", decodeListResourceTemplatesResult) },
-  ListResourcesRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListResourcesRequest: { decoder: framed("params", downstreamParams) },
   ListResourcesResult: { decoder: decodeListResourcesResult },
   ListResourcesResultResponse: { decoder: framed("result", decodeListResourcesResult) },
   // An inputRequests entry: no `id` (the example has one), absent params decode as {}.
@@ -157,11 +157,11 @@ const DECODERS: Record<
     expected: (x) => ({ method: x.method, params: {} }),
   },
   ListRootsResult: { decoder: (x) => decodeListRootsResult(M, x) },
-  ListToolsRequest: { decoder: framed("params", decodePaginatedRequestParams) },
+  ListToolsRequest: { decoder: framed("params", downstreamParams) },
   ListToolsResult: { decoder: decodeListToolsResult },
   ListToolsResultResponse: { decoder: framed("result", decodeListToolsResult) },
-  LoggingMessageNotification: { decoder: framed("params", decodeLoggingMessageNotificationParams) },
-  LoggingMessageNotificationParams: { decoder: decodeLoggingMessageNotificationParams },
+  LoggingMessageNotification: { decoder: framed("params", logParams) },
+  LoggingMessageNotificationParams: { decoder: logParams },
   MethodNotFoundError: { decoder: (x) => decode(ErrorObjectSchema, x) },
   MissingRequiredClientCapabilityError: { decoder: framed("data", decodeMissingCapabilityData) },
   ModelPreferences: {
@@ -172,13 +172,13 @@ const DECODERS: Record<
     ),
   },
   NumberSchema: { decoder: elicitProperty },
-  PaginatedRequestParams: { decoder: decodePaginatedRequestParams },
+  PaginatedRequestParams: { decoder: downstreamParams },
   ParseError: { decoder: (x) => decode(ErrorObjectSchema, x) },
-  ProgressNotification: { decoder: framed("params", decodeProgressNotificationParams) },
-  ProgressNotificationParams: { decoder: decodeProgressNotificationParams },
+  // Framing only: a session reads `progressToken` to find the call's progress listener.
+  ProgressNotification: { decoder: notification },
   // Framing only: the params of list-changed notifications reach the notification callback as is.
   PromptListChangedNotification: { decoder: notification },
-  ReadResourceRequest: { decoder: framed("params", decodeReadResourceRequestParams) },
+  ReadResourceRequest: { decoder: framed("params", downstreamParams) },
   ReadResourceResult: { decoder: modern("resources/read") },
   ReadResourceResultResponse: { decoder: framed("result", modern("resources/read")) },
   Resource: { decoder: (x) => decode(ResourceSchema, x) },
@@ -214,12 +214,14 @@ const DECODERS: Record<
   UntitledSingleSelectEnumSchema: { decoder: elicitProperty },
 };
 
-/** Example types a client never decodes, with the reason. */
+/** Example types sluice never decodes, with the reason. */
 const NOT_DECODED: Record<string, string> = {
+  CancelledNotificationParams: "no params model: a legacy session reads requestId and reason as is",
   CompleteRequest: "completion/complete is not part of sluice's client API",
   CompleteRequestParams: "completion/complete is not part of sluice's client API",
   CompleteResult: "completion/complete is not part of sluice's client API",
   CompleteResultResponse: "completion/complete is not part of sluice's client API",
+  ProgressNotificationParams: "no params model: progress reaches the call's listener as is",
   ResourceUpdatedNotificationParams:
     "no params model: notifications/resources/updated reaches the callback as is",
   SubscriptionsAcknowledgedNotification: "sluice opens no subscriptions/listen stream yet",
@@ -229,7 +231,7 @@ const NOT_DECODED: Record<string, string> = {
 };
 
 describe("official 2026-07-28 examples", () => {
-  test("every example type is either decoded or listed as not decoded by a client, never both", () => {
+  test("every example type is either decoded or listed as not decoded by sluice, never both", () => {
     const types = Object.keys(ALL);
     same(types.filter((type) => !(type in DECODERS) && !(type in NOT_DECODED)), []);
     same(types.filter((type) => type in DECODERS && type in NOT_DECODED), []);
