@@ -48,6 +48,9 @@ import { runTools, TOOLS_HELP } from "./tools.ts";
 export type { CliIo, CliWriter } from "./cli-io.ts";
 export { loadPolicies } from "./load-policies.ts";
 export type { LoadedPolicies, LoadPoliciesOptions } from "./load-policies.ts";
+// What `loadPolicies` gives back: the compiled policies (for `createClient` or a gateway) and the problems.
+export type { CompiledPolicy } from "../policy/compile-policy.ts";
+export type { PolicyProblem } from "../policy/policy-error.ts";
 
 /** The text of `sluice --help`. */
 export const HELP: string = `sluice ${SLUICE_VERSION}: the client side of MCP, answering what servers ask
