@@ -6,7 +6,10 @@
  * The root holds the public contract (`createClient`, `defineHandler`, `definePolicy`,
  * `ClientError`, `sanitizeText`, `createFront`, `remoteHandler`, `handlerApp`), the types of what
  * a user passes to it and gets back, and `openTelemetryDecisions`, the listener the README gives
- * `client.onDecision` to record decisions as spans and metrics. The wire types of the protocol
+ * `client.onDecision` to record decisions as spans and metrics, and the sign-in errors
+ * (`UpstreamAuthError`, `SignInRequiredError`, `signInRequiredBy`) that a client's calls and
+ * `beginAuthorization`/`completeAuthorization` reject with, so that a caller can find the URL to
+ * open when a server needs a sign-in. The wire types of the protocol
  * (tool results, sampling and elicitation params, …) are in `@sluice/mcp/types`.
  *
  * @example
@@ -64,6 +67,7 @@ export type {
   ToolCallOptions,
 } from "./src/client/client-types.ts";
 export type { TokenStore } from "./src/auth/token-store.ts";
+export { signInRequiredBy, SignInRequiredError, UpstreamAuthError } from "./src/auth/upstream-auth-error.ts";
 export type {
   CallDecision,
   Decision,

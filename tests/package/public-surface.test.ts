@@ -6,9 +6,11 @@ import * as root from "../../mod.ts";
 import * as types from "../../src/types.ts";
 
 describe("the public entries", () => {
-  test("@sluice/mcp exports the contract's eight values and openTelemetryDecisions", () => {
+  test("@sluice/mcp exports the contract's eight values, openTelemetryDecisions and the sign-in errors", () => {
     assert.deepEqual(Object.keys(root).sort(), [
       "ClientError",
+      "SignInRequiredError",
+      "UpstreamAuthError",
       "createClient",
       "createFront",
       "defineHandler",
@@ -17,6 +19,7 @@ describe("the public entries", () => {
       "openTelemetryDecisions",
       "remoteHandler",
       "sanitizeText",
+      "signInRequiredBy",
     ]);
   });
 
