@@ -1,6 +1,6 @@
 /**
  * RESULTS.md: the machine, the method, every target's verdict, the measured sections, the Worker,
- * and the profiles of missed targets.
+ * the figures measured by hand, and the profiles of missed targets.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import { showSpread } from "./_verdict.ts";
 import { WORKERS_LIMITS } from "./_targets-front.ts";
 import { limitsOf } from "./_limits.ts";
 import { profileMarkdown } from "./_cpu-profile.ts";
+import { handMeasuresSection } from "./_hand-measures.ts";
 
 /**
  * Whether other work loaded the machine when the run began (a load average over a quarter of
@@ -176,6 +177,7 @@ export function renderResults(results: RunResults, verdicts: readonly Verdict[])
     targetsSection(verdicts),
     measuredSections(results),
     workerSection(results),
+    handMeasuresSection(),
     profilesSection(results),
     durationsSection(results),
     "## Run it",

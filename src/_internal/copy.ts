@@ -4,8 +4,8 @@
  *
  * Why not spread: V8 clones by spread through an inline cache that falls to a slow path for
  * dictionary-mode objects (every `Object.create(null)` record sluice decodes into) and for a
- * site that sees many shapes; measured on Node 20, copying a one-key null-prototype record this
- * way is about ten times faster, and a copy made this way stays fast when keys are added to it.
+ * site that sees many shapes. A loop over the keys has no such slow path, and a copy made this
+ * way stays fast when keys are added to it (figures: bench/RESULTS.md, "Measured by hand").
  *
  * @module
  */

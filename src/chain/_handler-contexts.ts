@@ -1,8 +1,8 @@
 /**
  * The contexts handed to input callbacks, as small classes: `signal` is a getter on the prototype
  * (made on first read), because on Node 20 both an object literal with a getter and a spread
- * followed by new keys take V8's slow paths (hundreds of nanoseconds each), where a class costs
- * about ten.
+ * followed by new keys take V8's slow paths, where the instances of a class share one shape and
+ * its getter is defined once (figures: bench/RESULTS.md, "Measured by hand").
  *
  * @module
  */

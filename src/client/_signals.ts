@@ -3,9 +3,9 @@
  * signal, the whole-flow deadline, a leg's deadline), with timers injected so tests use a fake
  * clock. Every link is removed on `dispose`, so long-lived signals do not collect listeners.
  *
- * A call makes as few signals as it can. Measured on Node 20: a new `AbortSignal` costs ~3 µs
- * to make, but an undici request given a fresh one cost ~26 µs more CPU than one given a signal
- * made earlier (a loopback POST costs ~170 µs), and each linked layer a call had added 25-40 µs.
+ * A call makes as few signals as it can: on Node 20 an undici request given a freshly made
+ * signal costs more CPU than one given a signal made earlier, and each linked layer adds to every
+ * call (figures: bench/RESULTS.md, "Measured by hand").
  * A call's flow ({@linkcode openFlow}) is the one signal of the call: a leg's deadline
  * ({@linkcode openLeg}) is armed on it rather than on a signal of its own, since a leg that runs
  * out of time ends the call anyway.

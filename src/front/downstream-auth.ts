@@ -253,7 +253,8 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
       target.serverId === undefined ? "" : `/mcp/${target.serverId}`
     }`;
   // Hosts send the same token with every request: a token verified for a resource is not
-  // verified again (a signature check costs about 150 µs) until it expires.
+  // verified again until it expires, as its signature check is the costliest step of a request's
+  // authentication (bench/RESULTS.md, "Measured by hand").
   const verified = new Map<string, { readonly principal: Principal; readonly expiresAt: number }>();
   const refuse = (status: 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
     challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });

@@ -3,8 +3,8 @@
  * `Intl.Segmenter` where the runtime has it, else at least never inside a surrogate pair.
  *
  * `Segments.containing()` finds the grapheme around one position from local context (ICU's
- * break rules run backwards to a safe point), so a cut costs a few microseconds whatever the
- * text's length, where iterating the text's graphemes from its start would cost milliseconds.
+ * break rules run backwards to a safe point), so what a cut costs does not grow with the text's
+ * length, as iterating the text's graphemes from its start would.
  * The common cut between two Latin-script characters needs no segmenter at all.
  *
  * @module

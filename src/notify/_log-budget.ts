@@ -1,7 +1,7 @@
 /**
  * The log budgets of one client's servers: one token bucket per server (per connection in the
- * legacy era), created with the server's rate on first use. O(1) per entry; a memory store's
- * generic keying costs tens of times more, and this runs on the connection's read path.
+ * legacy era), created with the server's rate on first use. O(1) per entry and without a memory
+ * store's generic keying, because this runs on the connection's read path.
  *
  * @module
  */

@@ -163,10 +163,11 @@ export function refuseArrays<TSchema extends v.GenericSchema>(schema: TSchema): 
  * and the same issues, but the option is picked by the discriminator's value at once.
  *
  * Why: valibot's variant tries the options in order, and each option it passes over records an
- * issue for its discriminator (messages and all), which on Bun made valibot 15% of the MRTR
- * client's CPU. When every option's discriminator is a literal (optional or not) of its own, the
- * matching option is the only one the variant could pick, so it runs alone; any other input (no
- * key, an unknown value) goes through the variant itself, for its exact issue.
+ * issue for its discriminator (messages and all), work thrown away once an option matches that
+ * showed in the MRTR client's CPU profile on Bun (bench/RESULTS.md, "Measured by hand"). When
+ * every option's discriminator is a literal (optional or not) of its own, the matching option is
+ * the only one the variant could pick, so it runs alone; any other input (no key, an unknown
+ * value) goes through the variant itself, for its exact issue.
  *
  * @param key The discriminator key.
  * @param options The object schemas.

@@ -103,8 +103,8 @@ const NO_BYTES = new Uint8Array(0);
 /**
  * Reads a whole response body at once, with the runtime's own `arrayBuffer()`: for a body whose
  * length is known and small enough to hold (the caller checks `Content-Length` against its limit
- * and that no `Content-Encoding` can make the body outgrow it). It costs far less than a stream
- * read on some runtimes (on Deno 2.9 a reader loop over a small JSON body cost ~140 µs more CPU).
+ * and that no `Content-Encoding` can make the body outgrow it). It costs far less CPU than a
+ * stream read on some runtimes, Deno most of all (bench/RESULTS.md, "Measured by hand").
  *
  * An abort ends the wait at once with `"aborted"`; the body itself is the fetch's to end (a fetch
  * stops the body when its signal fires, and `arrayBuffer()` holds the body's lock).

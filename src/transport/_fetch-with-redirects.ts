@@ -14,7 +14,8 @@ import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 
 /**
  * A `fetch`-like function: the global one, a Workers service binding's, or a test's. It is
- * called as `fetch(url, init)`: on Node 20, building a `Request` first costs 100-200 us more.
+ * called as `fetch(url, init)`, never with a `Request`: building one first costs Node 20 more CPU
+ * per call (bench/RESULTS.md, "Measured by hand").
  */
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 

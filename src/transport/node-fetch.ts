@@ -4,9 +4,10 @@
  * default fetch on Node, and for the edge entry's `createClient` on Node as `fetch: createNodeFetch()`.
  *
  * Why it exists: on Node 20 the global `fetch` (the WHATWG fetch of the bundled undici) costs
- * about 400-600 µs of CPU per small loopback POST, `undici.request` about 90-160 µs. Why it is not
- * written by hand over `node:http`: `undici.request` is the maintained HTTP client of Node's own
- * team (keep-alive pool, parser, TLS), so this file only converts to and from fetch's shapes.
+ * far more CPU per small POST than `undici.request` (bench/RESULTS.md: the MRTR tables' bare-fetch
+ * rows, and "Measured by hand"). Why it is not written by hand over `node:http`: `undici.request`
+ * is the maintained HTTP client of Node's own team (keep-alive pool, parser, TLS), so this file
+ * only converts to and from fetch's shapes.
  *
  * It does what sluice's transports need of fetch, not all of fetch: redirects are never followed
  * (a 3xx comes back as is, as with `redirect: "manual"`), bodies are not decompressed (no
