@@ -205,6 +205,324 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     return { node: el("div", { class: "field" }, [label, marker, hint, input]), read };
   }
 
+  // src/_internal/encoding.ts
+  var BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+  var BASE64URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
+  var HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+  function portableToBase64(bytes) {
+    let binary = "";
+    const CHUNK = 32768;
+    for (let i = 0; i < bytes.length; i += CHUNK) {
+      binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+    }
+    return btoa(binary);
+  }
+  function portableFromBase64(text2) {
+    if (!BASE64.test(text2)) return void 0;
+    const binary = atob(text2);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return portableToBase64(bytes) === text2 ? bytes : void 0;
+  }
+  var portableCodecs = Object.freeze({
+    toBase64: portableToBase64,
+    fromBase64: portableFromBase64,
+    toBase64Url: (bytes) => portableToBase64(bytes).replace(/=+$/, "").replace(/\\+/g, "-").replace(/\\//g, "_"),
+    fromBase64Url: (text2) => {
+      if (!BASE64URL.test(text2)) return void 0;
+      const padding = "==".slice(0, (4 - text2.length % 4) % 4);
+      return portableFromBase64(text2.replace(/-/g, "+").replace(/_/g, "/") + padding);
+    },
+    toHex: (bytes) => {
+      let out = "";
+      for (const byte of bytes) out += HEX[byte];
+      return out;
+    }
+  });
+  function nativeFrom(text2, alphabet) {
+    if (!(alphabet === "base64" ? BASE64 : BASE64URL).test(text2)) return void 0;
+    try {
+      const bytes = Uint8Array.fromBase64(text2, { alphabet });
+      const again = bytes.toBase64({ alphabet, omitPadding: alphabet === "base64url" });
+      return again === text2 ? bytes : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+  var nativeCodecs = typeof Uint8Array.prototype.toBase64 === "function" ? Object.freeze({
+    toBase64: (bytes) => bytes.toBase64(),
+    fromBase64: (text2) => nativeFrom(text2, "base64"),
+    toBase64Url: (bytes) => bytes.toBase64({ alphabet: "base64url", omitPadding: true }),
+    fromBase64Url: (text2) => nativeFrom(text2, "base64url"),
+    toHex: (bytes) => bytes.toHex()
+  }) : void 0;
+  var codecs = nativeCodecs ?? portableCodecs;
+
+  // src/transport/header-value.ts
+  var PREFIX = "=?base64?";
+  var SUFFIX = "?=";
+  var UTF8 = new TextEncoder();
+  function encodeHeaderValue(value) {
+    if (isPlain(value)) return value;
+    return PREFIX + codecs.toBase64(UTF8.encode(value)) + SUFFIX;
+  }
+  function isPlain(value) {
+    for (let i = 0; i < value.length; i++) {
+      const unit = value.charCodeAt(i);
+      if (unit < 32 || unit > 126) return false;
+    }
+    if (value.startsWith(" ") || value.endsWith(" ")) return false;
+    const lower = value.toLowerCase();
+    return !(lower.startsWith(PREFIX) && lower.endsWith(SUFFIX));
+  }
+
+  // src/client/modern/mcp-headers.ts
+  var TOKEN = /^[!#$%&'*+\\-.^_\`|~0-9A-Za-z]+$/;
+  var VISIBLE_ASCII = /^[\\x21-\\x7e]+$/;
+  function mcpRequestHeaders(input) {
+    const headers = /* @__PURE__ */ Object.create(null);
+    headers["Content-Type"] = "application/json";
+    headers["Accept"] = "application/json, text/event-stream";
+    headers["MCP-Protocol-Version"] = visibleAscii("MCP-Protocol-Version", input.protocolVersion);
+    headers["Mcp-Method"] = visibleAscii("Mcp-Method", input.method);
+    if (input.name !== void 0) headers["Mcp-Name"] = encodeHeaderValue(input.name);
+    const seen = /* @__PURE__ */ new Set();
+    for (const [name, value] of input.params ?? []) {
+      if (!TOKEN.test(name)) {
+        throw new TypeError(\`Parameter header name "\${name}" must be an RFC 9110 token\`);
+      }
+      const folded = name.toLowerCase();
+      if (seen.has(folded)) {
+        throw new TypeError(\`Parameter header name "\${name}" must be unique in any letter case\`);
+      }
+      seen.add(folded);
+      headers[\`Mcp-Param-\${name}\`] = encodeHeaderValue(value);
+    }
+    return headers;
+  }
+  var NAME_SOURCE = /* @__PURE__ */ new Map([
+    ["tools/call", "name"],
+    ["prompts/get", "name"],
+    ["resources/read", "uri"],
+    ["tasks/get", "taskId"],
+    ["tasks/update", "taskId"],
+    ["tasks/cancel", "taskId"]
+  ]);
+  function mcpNameOf(method, params) {
+    const key = NAME_SOURCE.get(method);
+    if (key === void 0 || typeof params !== "object" || params === null || Array.isArray(params)) {
+      return void 0;
+    }
+    if (!Object.hasOwn(params, key)) return void 0;
+    const value = params[key];
+    return typeof value === "string" ? value : void 0;
+  }
+  function visibleAscii(header, value) {
+    if (!VISIBLE_ASCII.test(value)) {
+      throw new TypeError(\`\${header} value \${JSON.stringify(value)} must be non-empty visible ASCII\`);
+    }
+    return value;
+  }
+
+  // src/client/modern/_header-annotations.ts
+  var ANNOTATION = "x-mcp-header";
+  var TOKEN2 = /^[!#$%&'*+\\-.^_\`|~0-9A-Za-z]+$/;
+  var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+  var MAX_NODES = 1e5;
+  var DATA_KEYWORDS = /* @__PURE__ */ new Set(["const", "enum", "default", "examples"]);
+  var MAP_KEYWORDS = /* @__PURE__ */ new Set([
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies"
+  ]);
+  var TYPES = /* @__PURE__ */ new Set(["string", "integer", "boolean"]);
+  function readHeaderAnnotations(schema) {
+    const found = findAnnotations(schema);
+    if (typeof found === "string") return { headers: [], problems: [found] };
+    const headers = [];
+    const problems = [];
+    const seen = /* @__PURE__ */ new Map();
+    for (const annotation of found) {
+      const header = checkAnnotation(annotation, seen);
+      if (typeof header === "string") problems.push(header);
+      else headers.push(header);
+    }
+    return { headers, problems };
+  }
+  function isJsonObject(value) {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  }
+  function describeValue(value) {
+    if (typeof value === "string") {
+      return \`the string \${JSON.stringify(value.length > 40 ? \`\${value.slice(0, 40)}…\` : value)}\`;
+    }
+    if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") {
+      return \`the \${typeof value} "\${String(value)}"\`;
+    }
+    if (value === null) return "null";
+    if (Array.isArray(value)) return "an array";
+    return typeof value === "object" ? "an object" : typeof value;
+  }
+  function findAnnotations(root) {
+    const queue = [{ node: root, up: void 0, segment: "$", name: void 0 }];
+    const found = [];
+    for (let i = 0; i < queue.length; i++) {
+      if (i === MAX_NODES) return \`inputSchema has more than \${MAX_NODES} nodes\`;
+      const step = queue[i];
+      const { node } = step;
+      if (Array.isArray(node)) {
+        node.forEach(
+          (item, n) => queue.push({ node: item, up: step, segment: \`[\${n}]\`, name: void 0 })
+        );
+      }
+      if (!isJsonObject(node)) continue;
+      const reachable = step.up === void 0 || step.name !== void 0;
+      for (const key of Object.keys(node)) {
+        const value = node[key];
+        if (key === ANNOTATION) {
+          found.push({ schema: node, where: whereOf(step), path: reachable ? pathOf(step) : void 0 });
+        } else if (MAP_KEYWORDS.has(key) && isJsonObject(value)) {
+          for (const name of Object.keys(value)) {
+            const into = key === "properties" && reachable ? name : void 0;
+            queue.push({ node: value[name], up: step, segment: segment(key) + segment(name), name: into });
+          }
+        } else if (!DATA_KEYWORDS.has(key)) {
+          queue.push({ node: value, up: step, segment: segment(key), name: void 0 });
+        }
+      }
+    }
+    return found;
+  }
+  function whereOf(step) {
+    const parts = [];
+    for (let at = step; at !== void 0; at = at.up) parts.push(at.segment);
+    return parts.reverse().join("");
+  }
+  function pathOf(step) {
+    const names = [];
+    for (let at = step; at?.name !== void 0; at = at.up) names.push(at.name);
+    return names.length > 0 ? names.reverse() : void 0;
+  }
+  function checkAnnotation(annotation, seen) {
+    const { schema, where, path } = annotation;
+    const name = schema[ANNOTATION];
+    if (typeof name !== "string") {
+      return \`x-mcp-header at "\${where}" must be a string, received \${describeValue(name)}\`;
+    }
+    if (name === "") return \`x-mcp-header at "\${where}" must not be empty\`;
+    const quoted = \`x-mcp-header \${JSON.stringify(name).replaceAll("", "\\\\u007f")} at "\${where}"\`;
+    if (hasControl(name)) return \`\${quoted} must not contain control characters\`;
+    if (!TOKEN2.test(name)) {
+      return \`\${quoted} must be an RFC 9110 token (ASCII letters, digits, !#$%&'*+-.^_\\\`|~)\`;
+    }
+    const first = seen.get(name.toLowerCase());
+    if (first !== void 0) return \`\${quoted} repeats \${first} (header names ignore letter case)\`;
+    seen.set(name.toLowerCase(), quoted);
+    if (path === void 0) {
+      return \`\${quoted} must be on a property reached from the root through "properties" alone\`;
+    }
+    const type = primitiveType(schema["type"]);
+    if (type === void 0) return \`\${quoted} \${typeProblem(schema["type"])}\`;
+    return Object.freeze({
+      property: path[path.length - 1],
+      path: Object.freeze([...path]),
+      header: name,
+      type
+    });
+  }
+  function primitiveType(type) {
+    const kinds = typeKinds(type);
+    const only = kinds.length === 1 ? kinds[0] : void 0;
+    return typeof only === "string" && TYPES.has(only) ? only : void 0;
+  }
+  function typeProblem(type) {
+    if (typeKinds(type).includes("number")) {
+      return \`is on a property of type "number", which is not permitted (use "integer")\`;
+    }
+    const received = type === void 0 ? "no type" : JSON.stringify(type);
+    return \`must be on a property of type "string", "integer" or "boolean" (alone or with "null"), received \${received}\`;
+  }
+  function typeKinds(type) {
+    const list = typeof type === "string" ? [type] : Array.isArray(type) ? type : [];
+    return [...new Set(list.filter((kind) => kind !== "null"))];
+  }
+  function hasControl(text2) {
+    for (let i = 0; i < text2.length; i++) {
+      const unit = text2.charCodeAt(i);
+      if (unit < 32 || unit === 127) return true;
+    }
+    return false;
+  }
+  function segment(key) {
+    return IDENTIFIER.test(key) ? \`.\${key}\` : \`[\${JSON.stringify(key)}]\`;
+  }
+
+  // src/client/modern/tool-headers.ts
+  function compileToolHeaders(tool) {
+    let read;
+    try {
+      read = readHeaderAnnotations(tool.inputSchema);
+    } catch (error) {
+      const thrown = error instanceof Error ? error.name : typeof error;
+      return { ok: false, reason: \`inputSchema could not be read (it threw \${thrown})\` };
+    }
+    if (read.problems.length > 0) return { ok: false, reason: read.problems.join("; ") };
+    return { ok: true, headers: Object.freeze(read.headers) };
+  }
+  function toolParamHeaders(headers, args) {
+    if (headers.length === 0 || args === void 0) return [];
+    if (!isJsonObject(args)) {
+      return { error: \`Tool arguments must be an object, received \${describeValue(args)}\` };
+    }
+    const pairs = [];
+    for (const header of headers) {
+      const value = valueAt(args, header.path);
+      if (value === void 0 || value === null) continue;
+      const text2 = headerText(header, value);
+      if (typeof text2 !== "string") return text2;
+      pairs.push([header.header, text2]);
+    }
+    return pairs;
+  }
+  function headerText(header, value) {
+    const what = \`Argument "\${header.path.join(".")}" (header "Mcp-Param-\${header.header}")\`;
+    if (header.type === "string" && typeof value === "string") {
+      if (isWellFormed(value)) return value;
+      return { error: \`\${what} must be a well-formed string, received one with a lone surrogate\` };
+    }
+    if (header.type === "boolean" && typeof value === "boolean") return value ? "true" : "false";
+    if (header.type === "integer" && typeof value === "number") {
+      if (Number.isSafeInteger(value)) return String(value);
+      const range = Number.isInteger(value) ? " between -(2^53-1) and 2^53-1" : "";
+      return { error: \`\${what} must be an integer\${range}, received \${describeValue(value)}\` };
+    }
+    const expected = header.type === "integer" ? "an integer" : \`a \${header.type}\`;
+    return { error: \`\${what} must be \${expected}, received \${describeValue(value)}\` };
+  }
+  function valueAt(args, path) {
+    let current = args;
+    for (const key of path) {
+      if (!isJsonObject(current) || !Object.hasOwn(current, key)) return void 0;
+      current = current[key];
+    }
+    return current;
+  }
+  function isWellFormed(text2) {
+    for (let i = 0; i < text2.length; i++) {
+      const unit = text2.charCodeAt(i);
+      if (unit >= 56320 && unit <= 57343) return false;
+      if (unit >= 55296 && unit <= 56319) {
+        const next = text2.charCodeAt(i + 1);
+        if (!(next >= 56320 && next <= 57343)) return false;
+        i++;
+      }
+    }
+    return true;
+  }
+
   // src/playground/browser/rpc.ts
   var VERSION = "2026-07-28";
   var META = {
@@ -216,7 +534,6 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     },
     "io.modelcontextprotocol/clientInfo": { name: "sluice-playground", version: "1.0.0" }
   };
-  var TOKEN = /^[!#$%&'*+\\-.^_\`|~0-9A-Za-z]+$/;
   var lastRequestId = 0;
   function isTool(value) {
     return typeof own(value, "name") === "string";
@@ -225,41 +542,29 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     const token = page.token.value.trim();
     return token === "" ? {} : { authorization: \`Bearer \${token}\` };
   }
-  function headerValue(value) {
-    const plain = /^[\\x20-\\x7e]*$/.test(value) && !value.startsWith(" ") && !value.endsWith(" ");
-    const lower = value.toLowerCase();
-    if (plain && !(lower.startsWith("=?base64?") && lower.endsWith("?="))) return value;
-    const binary = Array.from(new TextEncoder().encode(value), (byte) => String.fromCharCode(byte)).join("");
-    return \`=?base64?\${btoa(binary)}?=\`;
-  }
   function paramHeaders(tool, args) {
-    const headers = {};
-    const properties = ownObject(own(tool, "inputSchema"), "properties");
-    for (const name of Object.keys(properties)) {
-      const header = own(properties[name], "x-mcp-header");
-      const value = own(args, name);
-      if (typeof header !== "string" || !TOKEN.test(header)) continue;
-      if (typeof value === "string") headers[\`mcp-param-\${header}\`] = headerValue(value);
-      else if (typeof value === "boolean" || Number.isSafeInteger(value)) {
-        headers[\`mcp-param-\${header}\`] = String(value);
-      }
-    }
-    return headers;
+    const compiled = compileToolHeaders({ name: tool.name, inputSchema: own(tool, "inputSchema") });
+    if (!compiled.ok) return { problem: \`The tool cannot be called: \${compiled.reason}\` };
+    const pairs = toolParamHeaders(compiled.headers, args);
+    return "error" in pairs ? { problem: pairs.error } : pairs;
   }
-  async function rpc(server, method, params, headers = {}) {
+  async function rpc(server, method, params, headers = []) {
     lastRequestId += 1;
     const body = { jsonrpc: "2.0", id: lastRequestId, method, params: { ...params, _meta: META } };
+    const name = mcpNameOf(method, params);
     let response;
     try {
       response = await fetch(\`mcp/\${encodeURIComponent(server)}\`, {
         method: "POST",
         headers: {
-          "content-type": "application/json",
-          accept: "application/json",
-          "mcp-protocol-version": VERSION,
-          "mcp-method": method,
-          ...method === "tools/call" ? { "mcp-name": headerValue(text(params["name"])) } : {},
-          ...headers,
+          ...mcpRequestHeaders({
+            protocolVersion: VERSION,
+            method,
+            params: headers,
+            ...name === void 0 ? {} : { name }
+          }),
+          // The page reads one JSON answer, never an event stream.
+          Accept: "application/json",
           ...authorization()
         },
         body: JSON.stringify(body),
@@ -404,7 +709,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     }
     return \`"\${shown.replace(ESCAPED, escapeOne)}\${cut ? "…" : ""}"\`;
   }
-  function describeValue(value) {
+  function describeValue2(value) {
     switch (typeof value) {
       case "string":
         return quote(value);
@@ -464,17 +769,17 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     for (let i = 0; i < list.length; i++) {
       const item = list[i];
       if (typeof item !== "string") {
-        return problem(keyword, \`expected strings only, received \${describeValue(item)} at index \${i}\`);
+        return problem(keyword, \`expected strings only, received \${describeValue2(item)} at index \${i}\`);
       }
       if (!values.add(item)) {
-        return problem(keyword, \`expected unique values, received \${describeValue(item)} twice\`);
+        return problem(keyword, \`expected unique values, received \${describeValue2(item)} twice\`);
       }
     }
     return values.done();
   }
   function enumNamesProblem(value, count) {
     if (!Array.isArray(value)) {
-      return problem("enumNames", \`expected an array of strings, received \${describeValue(value)}\`);
+      return problem("enumNames", \`expected an array of strings, received \${describeValue2(value)}\`);
     }
     if (value.length !== count) {
       return problem("enumNames", \`expected \${count} names (one per "enum" value), received \${value.length}\`);
@@ -483,7 +788,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (index >= 0) {
       return problem(
         "enumNames",
-        \`expected strings only, received \${describeValue(value[index])} at index \${index}\`
+        \`expected strings only, received \${describeValue2(value[index])} at index \${index}\`
       );
     }
     return void 0;
@@ -497,7 +802,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
       const constant = titledConst(option);
       if (constant === void 0) return titledOptionProblem(option, keyword, i);
       if (!values.add(constant)) {
-        return problem(keyword, \`expected unique values, received \${describeValue(constant)} twice\`);
+        return problem(keyword, \`expected unique values, received \${describeValue2(constant)} twice\`);
       }
     }
     return values.done();
@@ -516,11 +821,11 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
   function titledOptionProblem(option, keyword, index) {
     const shape = \`expected {"const": string, "title": string}\`;
     if (!isObject2(option)) {
-      return problem(keyword, \`\${shape}, received \${describeValue(option)} at index \${index}\`);
+      return problem(keyword, \`\${shape}, received \${describeValue2(option)} at index \${index}\`);
     }
     for (const key in option) {
       if (key === "const" || key === "title") continue;
-      return problem(keyword, \`\${shape}, received the keyword \${describeValue(key)} at index \${index}\`);
+      return problem(keyword, \`\${shape}, received the keyword \${describeValue2(key)} at index \${index}\`);
     }
     return problem(keyword, \`\${shape}, received another shape at index \${index}\`);
   }
@@ -546,7 +851,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
   };
   function readList(value, keyword, max, what) {
     if (!Array.isArray(value)) {
-      return problem(keyword, \`expected an array of \${what}, received \${describeValue(value)}\`);
+      return problem(keyword, \`expected an array of \${what}, received \${describeValue2(value)}\`);
     }
     if (value.length === 0) return problem(keyword, "expected at least one value, received none");
     if (value.length > max) return problem(keyword, \`expected at most \${max} values, received \${value.length}\`);
@@ -813,7 +1118,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (!isObject2(answer)) return refused(\`expected an object, received \${describeKind(answer)}\`);
     const action = answer["action"];
     if (action !== "accept" && action !== "decline" && action !== "cancel") {
-      return refused(\`"action" expected "accept", "decline" or "cancel", received \${describeValue(action)}\`);
+      return refused(\`"action" expected "accept", "decline" or "cancel", received \${describeValue2(action)}\`);
     }
     if (action !== "accept") return pass({ action });
     const content = answer["content"];
@@ -873,7 +1178,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (format !== void 0 && !isFormat(format)) {
       return problem(
         "format",
-        \`expected "email", "uri", "date" or "date-time", received \${describeValue(format)}\`
+        \`expected "email", "uri", "date" or "date-time", received \${describeValue2(format)}\`
       );
     }
     return { name, required, kind: "string", minLength, maxLength, format, default: void 0 };
@@ -883,7 +1188,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     const maximum = keywords.maximum;
     const wrong = minimum !== void 0 && !isFiniteNumber(minimum) ? "minimum" : maximum !== void 0 && !isFiniteNumber(maximum) ? "maximum" : void 0;
     if (wrong !== void 0) {
-      return problem(wrong, \`expected a finite number, received \${describeValue(keywords[wrong])}\`);
+      return problem(wrong, \`expected a finite number, received \${describeValue2(keywords[wrong])}\`);
     }
     const low = minimum;
     const high = maximum;
@@ -907,7 +1212,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (!isObject2(items)) {
       return problem(
         "items",
-        \`expected {"type": "string", "enum": [...]} or {"anyOf": [...]}, received \${describeValue(items)}\`
+        \`expected {"type": "string", "enum": [...]} or {"anyOf": [...]}, received \${describeValue2(items)}\`
       );
     }
     let type = void 0;
@@ -934,7 +1239,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
       }
     }
     if (type !== "string" && (!titled || type !== void 0)) {
-      return problem("items.type", \`expected "string", received \${describeValue(type)}\`);
+      return problem("items.type", \`expected "string", received \${describeValue2(type)}\`);
     }
     if (other || titled && hasEnum) {
       for (const key in items) {
@@ -949,7 +1254,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (value === void 0 || typeof value === "number" && Number.isSafeInteger(value) && value >= 0) {
       return value;
     }
-    return problem(key, \`expected a non-negative integer, received \${describeValue(value)}\`);
+    return problem(key, \`expected a non-negative integer, received \${describeValue2(value)}\`);
   }
   function isFormat(value) {
     return value === "email" || value === "uri" || value === "date" || value === "date-time";
@@ -1118,7 +1423,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     boolean: "a boolean field",
     array: "a multi-select field"
   };
-  var TYPES = '"string", "number", "integer", "boolean" or "array"';
+  var TYPES2 = '"string", "number", "integer", "boolean" or "array"';
   var COMMON = Keyword.type | Keyword.title | Keyword.description | Keyword.default;
   var ALLOWED = {
     string: COMMON | Keyword.minLength | Keyword.maxLength | Keyword.format,
@@ -1130,7 +1435,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
   };
   function readProperty(schema, keywords) {
     if (!isObject2(schema)) {
-      return problem(void 0, \`expected a schema object, received \${describeValue(schema)}\`);
+      return problem(void 0, \`expected a schema object, received \${describeValue2(schema)}\`);
     }
     keywords.read(schema);
     return void 0;
@@ -1143,15 +1448,15 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
       if (outside !== void 0) return outside;
     }
     if (variant === void 0) {
-      return problem("type", \`expected \${TYPES}, received \${describeValue(keywords.type)}\`);
+      return problem("type", \`expected \${TYPES2}, received \${describeValue2(keywords.type)}\`);
     }
     const title = keywords.title;
     if (title !== void 0 && typeof title !== "string") {
-      return problem("title", \`expected a string, received \${describeValue(title)}\`);
+      return problem("title", \`expected a string, received \${describeValue2(title)}\`);
     }
     const description = keywords.description;
     if (description !== void 0 && typeof description !== "string") {
-      return problem("description", \`expected a string, received \${describeValue(description)}\`);
+      return problem("description", \`expected a string, received \${describeValue2(description)}\`);
     }
     const field = compileVariant(variant, name, required, keywords, maxEnumValues);
     if (field.kind === "problem" || !keywords.hasDefault) return field;
@@ -1667,29 +1972,29 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
           if (foreign === void 0) foreign = key;
       }
     }
-    if (type !== "object") return \`keyword "type": expected "object", received \${describeValue(type)}\`;
+    if (type !== "object") return \`keyword "type": expected "object", received \${describeValue2(type)}\`;
     if (foreign !== void 0) return \`keyword \${quote(foreign)}: not supported at the root of a form\`;
     const wrong = textProblem("$schema", dialect) ?? textProblem("title", title) ?? textProblem("description", description);
     if (wrong !== void 0) return wrong;
     if (extra !== void 0 && extra !== false) {
-      return \`keyword "additionalProperties": expected false, received \${describeValue(extra)}\`;
+      return \`keyword "additionalProperties": expected false, received \${describeValue2(extra)}\`;
     }
     return { properties, required };
   }
   function textProblem(key, text2) {
     if (text2 === void 0 || typeof text2 === "string") return void 0;
-    return \`keyword \${quote(key)}: expected a string, received \${describeValue(text2)}\`;
+    return \`keyword \${quote(key)}: expected a string, received \${describeValue2(text2)}\`;
   }
   function readRequired(value, properties) {
     const names = /* @__PURE__ */ new Set();
     if (value === void 0) return names;
     if (!Array.isArray(value)) {
-      return \`keyword "required": expected an array of property names, received \${describeValue(value)}\`;
+      return \`keyword "required": expected an array of property names, received \${describeValue2(value)}\`;
     }
     for (let i = 0; i < value.length; i++) {
       const name = value[i];
       if (typeof name !== "string" || !Object.hasOwn(properties, name)) {
-        const received = describeValue(name);
+        const received = describeValue2(name);
         return \`keyword "required": expected names listed in "properties", received \${received} at index \${i}\`;
       }
       if (names.has(name)) return \`keyword "required": expected unique names, received \${quote(name)} twice\`;
@@ -1702,7 +2007,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
   function createElicitationFormCheck(options = {}) {
     if (typeof options !== "object" || options === null) {
       throw new TypeError(
-        \`createElicitationFormCheck: options must be an object, received \${describeValue(options)}\`
+        \`createElicitationFormCheck: options must be an object, received \${describeValue2(options)}\`
       );
     }
     for (const key of Object.keys(options)) {
@@ -1724,12 +2029,12 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     const memo = new FormMemo();
     function checkSchema(requestedSchema) {
       const schema = requestedSchema;
-      if (!isObject2(schema)) return refused2(\`expected an object, received \${describeValue(schema)}\`);
+      if (!isObject2(schema)) return refused2(\`expected an object, received \${describeValue2(schema)}\`);
       const root = readRoot(schema);
       if (typeof root === "string") return refused2(root);
       const properties = root.properties;
       if (!isObject2(properties)) {
-        return refused2(\`keyword "properties": expected an object, received \${describeValue(properties)}\`);
+        return refused2(\`keyword "properties": expected an object, received \${describeValue2(properties)}\`);
       }
       let count = 0;
       for (const _name in properties) count++;
@@ -1780,7 +2085,7 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (value === void 0) return fallback;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
       throw new TypeError(
-        \`createElicitationFormCheck: "\${name}" must be a positive integer, received \${describeValue(value)}\`
+        \`createElicitationFormCheck: "\${name}" must be a positive integer, received \${describeValue2(value)}\`
       );
     }
     return value;
@@ -2305,7 +2610,9 @@ export const PLAYGROUND_SCRIPT: string = `"use strict";
     if (server === "" || tool === void 0) return;
     const read = readArguments();
     if ("problem" in read) return say(read.problem);
-    call = { server, name: tool.name, args: read.args, headers: paramHeaders(tool, read.args), round: 0 };
+    const headers = paramHeaders(tool, read.args);
+    if ("problem" in headers) return say(headers.problem);
+    call = { server, name: tool.name, args: read.args, headers, round: 0 };
     page.outcome.hidden = true;
     page.inputs.hidden = true;
     setBusy(true);

@@ -12,7 +12,7 @@ import { type JsonObject, own, ownObject } from "./read-json.ts";
 import type { InputAnswer } from "./reply.ts";
 import { requestCard } from "./request-card.ts";
 import { type Outcome, showOutcome } from "./outcome.ts";
-import { paramHeaders, rpc } from "./rpc.ts";
+import { type ParamHeaders, paramHeaders, rpc } from "./rpc.ts";
 
 /** The most rounds the page answers, so a server cannot keep asking for ever. */
 const MAX_ROUNDS = 20;
@@ -22,7 +22,7 @@ interface Call {
   readonly server: string;
   readonly name: string;
   readonly args: JsonObject;
-  readonly headers: Record<string, string>;
+  readonly headers: ParamHeaders;
   round: number;
 }
 
@@ -37,7 +37,9 @@ export async function startCall(event: SubmitEvent): Promise<void> {
   if (server === "" || tool === undefined) return;
   const read = readArguments();
   if ("problem" in read) return say(read.problem);
-  call = { server, name: tool.name, args: read.args, headers: paramHeaders(tool, read.args), round: 0 };
+  const headers = paramHeaders(tool, read.args);
+  if ("problem" in headers) return say(headers.problem);
+  call = { server, name: tool.name, args: read.args, headers, round: 0 };
   page.outcome.hidden = true;
   page.inputs.hidden = true;
   setBusy(true);

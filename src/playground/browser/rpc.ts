@@ -1,12 +1,15 @@
 /**
  * The MCP requests of the page, sent to the front's own endpoint (`POST mcp/<server>`) exactly
- * as a 2026-07-28 host sends them: the protocol version, method and name headers, `Mcp-Param-*`
- * headers for a tool's `x-mcp-header` arguments, and the client's capabilities in `_meta`.
+ * as a 2026-07-28 host sends them: with the library's own headers (the protocol version, method
+ * and name, and `Mcp-Param-*` for a tool's `x-mcp-header` arguments) and the client's
+ * capabilities in `_meta`.
  *
  * @module
  */
+import { mcpNameOf, mcpRequestHeaders } from "../../client/modern/mcp-headers.ts";
+import { compileToolHeaders, toolParamHeaders } from "../../client/modern/tool-headers.ts";
 import { page } from "./page.ts";
-import { isObject, type JsonObject, own, ownObject, text } from "./read-json.ts";
+import { isObject, type JsonObject, own, text } from "./read-json.ts";
 
 const VERSION = "2026-07-28";
 const META = {
@@ -18,8 +21,6 @@ const META = {
   },
   "io.modelcontextprotocol/clientInfo": { name: "sluice-playground", version: "1.0.0" },
 };
-/** An HTTP header name's characters (RFC 9110 `token`). */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 let lastRequestId = 0;
 
 /** A tool as `tools/list` lists it: only its name is known to be there. */
@@ -42,36 +43,23 @@ export function authorization(): Record<string, string> {
   return token === "" ? {} : { authorization: `Bearer ${token}` };
 }
 
-/** An `Mcp-Name` or `Mcp-Param` value: visible ASCII as is, anything else as `=?base64?…?=`. */
-function headerValue(value: string): string {
-  const plain = /^[\x20-\x7e]*$/.test(value) && !value.startsWith(" ") && !value.endsWith(" ");
-  const lower = value.toLowerCase();
-  if (plain && !(lower.startsWith("=?base64?") && lower.endsWith("?="))) return value;
-  const binary = Array.from(new TextEncoder().encode(value), (byte) => String.fromCharCode(byte)).join("");
-  return `=?base64?${btoa(binary)}?=`;
-}
+/** `Mcp-Param-{Name}` headers, as `[Name, value]` pairs. */
+export type ParamHeaders = ReadonlyArray<readonly [string, string]>;
 
 /**
- * The `Mcp-Param-{Name}` headers of a call: one per top-level property of the tool's input schema
- * that names a header with `x-mcp-header` and has a string, boolean or safe integer argument.
+ * The `Mcp-Param-{Name}` headers of a call, by the library's rules for a tool's `x-mcp-header`
+ * annotations.
  *
  * @param tool The tool.
  * @param args The call's arguments.
- * @returns The headers, by lower-case name.
+ * @returns The headers, or why the call cannot be sent (an argument that disagrees with its
+ *   annotation, or an invalid annotation).
  */
-export function paramHeaders(tool: Tool, args: JsonObject): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const properties = ownObject(own(tool, "inputSchema"), "properties");
-  for (const name of Object.keys(properties)) {
-    const header = own(properties[name], "x-mcp-header");
-    const value = own(args, name);
-    if (typeof header !== "string" || !TOKEN.test(header)) continue;
-    if (typeof value === "string") headers[`mcp-param-${header}`] = headerValue(value);
-    else if (typeof value === "boolean" || Number.isSafeInteger(value)) {
-      headers[`mcp-param-${header}`] = String(value);
-    }
-  }
-  return headers;
+export function paramHeaders(tool: Tool, args: JsonObject): ParamHeaders | { readonly problem: string } {
+  const compiled = compileToolHeaders({ name: tool.name, inputSchema: own(tool, "inputSchema") });
+  if (!compiled.ok) return { problem: `The tool cannot be called: ${compiled.reason}` };
+  const pairs = toolParamHeaders(compiled.headers, args);
+  return "error" in pairs ? { problem: pairs.error } : pairs;
 }
 
 /**
@@ -80,7 +68,7 @@ export function paramHeaders(tool: Tool, args: JsonObject): Record<string, strin
  * @param server The server's id, as the gateway lists it.
  * @param method The method.
  * @param params The params (`_meta` is added).
- * @param headers More headers (the call's `Mcp-Param-*`).
+ * @param headers The call's `Mcp-Param-*` headers.
  * @returns The result or the error; an unreachable gateway or an answer that is not a JSON-RPC
  *   response is an error too.
  */
@@ -88,21 +76,24 @@ export async function rpc(
   server: string,
   method: string,
   params: JsonObject,
-  headers: Record<string, string> = {},
+  headers: ParamHeaders = [],
 ): Promise<RpcAnswer> {
   lastRequestId += 1;
   const body = { jsonrpc: "2.0", id: lastRequestId, method, params: { ...params, _meta: META } };
+  const name = mcpNameOf(method, params);
   let response: Response;
   try {
     response = await fetch(`mcp/${encodeURIComponent(server)}`, {
       method: "POST",
       headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        "mcp-protocol-version": VERSION,
-        "mcp-method": method,
-        ...(method === "tools/call" ? { "mcp-name": headerValue(text(params["name"])) } : {}),
-        ...headers,
+        ...mcpRequestHeaders({
+          protocolVersion: VERSION,
+          method,
+          params: headers,
+          ...(name === undefined ? {} : { name }),
+        }),
+        // The page reads one JSON answer, never an event stream.
+        Accept: "application/json",
         ...authorization(),
       },
       body: JSON.stringify(body),
