@@ -1,11 +1,12 @@
 /**
  * `npm test`: every check and the whole suite on the four runtimes, in one command.
  *
- * Steps run in order: typecheck, lint, format check, the tests on Deno, the examples in the doc
- * comments (Deno), the tests on Bun and workerd, the official conformance suite, and last Node (so
- * Node's own summary closes the run). Each runtime
- * writes a JUnit report; leaf test cases are counted from it, so every runtime is counted the same
- * way. A runtime that ran zero tests fails the run. The last line is `N passed, N failed`.
+ * Steps run in order: typecheck (the code with Node's types, the library without, the
+ * playground's browser modules with the DOM's), lint, format check, the tests on Deno, the
+ * examples in the doc comments (Deno), the tests on Bun and workerd, the official conformance
+ * suite, and last Node (so Node's own summary closes the run). Each runtime writes a JUnit
+ * report; leaf test cases are counted from it, so every runtime is counted the same way. A runtime
+ * that ran zero tests fails the run. The last line is `N passed, N failed`.
  *
  * `npm test -- node deno` runs only the named steps (for quick local runs).
  *
@@ -102,6 +103,8 @@ const outcomes: Outcome[] = [];
 const started = performance.now();
 outcomes.push(run("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]));
 outcomes.push(run("typecheck-lib", bin("tsc"), ["--noEmit", "-p", "tsconfig.lib.json"]));
+// The playground's browser modules, against the DOM and no runtime's globals.
+outcomes.push(run("typecheck-browser", bin("tsc"), ["--noEmit", "-p", "tsconfig.browser.json"]));
 outcomes.push(run("lint", bin("deno"), ["lint", "--quiet"]));
 outcomes.push(run("format", bin("deno"), ["fmt", "--check", "--quiet"]));
 

@@ -11,6 +11,11 @@
  * form posts), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`. The page and
  * its script link each other by relative URLs, so the app works mounted at `/` of any host.
  *
+ * The script is written as typed browser modules in `browser/` (with the style sheet,
+ * `browser/playground.css`), reusing the library's form and answer checks, and bundled at build
+ * time into `_bundle.generated.ts` (`npm run build:playground`), so serving it needs no build
+ * step on any runtime.
+ *
  * @example
  * ```ts
  * import { playgroundApp } from "./playground.ts";
@@ -22,13 +27,9 @@
  */
 import { Hono } from "hono";
 import { jsx as h, type JSXNode } from "hono/jsx";
-import { PLAYGROUND_STYLE } from "./_playground-style.ts";
-import { SCRIPT_CORE } from "./_script-core.ts";
-import { SCRIPT_ARGUMENTS } from "./_script-arguments.ts";
-import { SCRIPT_CALL } from "./_script-call.ts";
-import { SCRIPT_FORM } from "./_script-form.ts";
-import { SCRIPT_FIELDS } from "./_script-fields.ts";
-import { SCRIPT_INPUTS } from "./_script-inputs.ts";
+import { PLAYGROUND_SCRIPT, PLAYGROUND_STYLE } from "./_bundle.generated.ts";
+
+export { PLAYGROUND_SCRIPT };
 
 /** The page's title and heading. */
 export const PLAYGROUND_TITLE = "sluice playground";
@@ -57,11 +58,6 @@ export const PLAYGROUND_HEADERS: Readonly<Record<string, string>> = Object.freez
 const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">' +
   '<rect width="16" height="16" rx="3" fill="#1f5fbf"/><rect x="3" y="2" width="10" height="6" fill="#fff"/>' +
   '<path d="M1 12q2-2 4 0t4 0 4 0 2 0v4H1z" fill="#8ec5ff"/></svg>';
-
-/** The browser script: one strict-mode function scope, so nothing leaks to `window`. */
-export const PLAYGROUND_SCRIPT: string = `"use strict";\n(() => {${
-  [SCRIPT_CORE, SCRIPT_ARGUMENTS, SCRIPT_FORM, SCRIPT_FIELDS, SCRIPT_INPUTS, SCRIPT_CALL].join("")
-}})();\n`;
 
 /**
  * Makes the playground's Hono app, to mount at `/` next to the front.

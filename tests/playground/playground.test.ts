@@ -91,7 +91,7 @@ describe("playgroundApp()", () => {
     assert.deepEqual(script.match(/\b(Deno|Bun|process|Buffer|require|__dirname|__filename)\b/g), null);
     assert.match(
       script,
-      /"io\.modelcontextprotocol\/clientCapabilities": \{\n\s+elicitation: \{ form: \{\}, url: \{\} \},\n\s+sampling: \{\},\n\s+roots: \{\},/,
+      /"io\.modelcontextprotocol\/clientCapabilities": \{\n\s+elicitation: \{ form: \{\}, url: \{\} \},\n\s+sampling: \{\},\n\s+roots: \{\}\n/,
     );
   });
 
