@@ -6,8 +6,11 @@
  * installed (Node, Deno, Bun, Workers) and JSR publishes plain TypeScript; a test fails when it is
  * stale.
  *
- * The script is one strict-mode function scope (nothing leaks to `window`), not minified: it
- * stays readable in the browser's developer tools, each part headed by the path of its module.
+ * The script is one strict-mode function scope (nothing leaks to `window`), minified with its
+ * functions' names kept: the gateway serves it uncompressed, so minifying halves what a browser
+ * downloads (about 59 KB instead of 107 KB), and the names keep stack traces readable in the
+ * browser's developer tools (which pretty-print it). It also keeps the generated module to a
+ * few lines.
  *
  * `npm run build:playground` rewrites the file.
  *
@@ -39,6 +42,8 @@ export async function bundleScript(): Promise<string> {
     target: "es2022",
     charset: "utf8",
     legalComments: "none",
+    minify: true,
+    keepNames: true,
     logLevel: "silent",
   });
   const [output] = result.outputFiles;

@@ -82,7 +82,7 @@ describe("playgroundApp()", () => {
     ]);
     const script = await response.text();
     assert.equal(script, PLAYGROUND_SCRIPT);
-    assert.ok(script.startsWith('"use strict";\n(() => {') && script.endsWith("})();\n"));
+    assert.ok(script.startsWith('"use strict";(()=>{') && script.endsWith("})();\n"));
     assert.deepEqual(
       script.match(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/g),
       null,
@@ -91,7 +91,7 @@ describe("playgroundApp()", () => {
     assert.deepEqual(script.match(/\b(Deno|Bun|process|Buffer|require|__dirname|__filename)\b/g), null);
     assert.match(
       script,
-      /"io\.modelcontextprotocol\/clientCapabilities": \{\n\s+elicitation: \{ form: \{\}, url: \{\} \},\n\s+sampling: \{\},\n\s+roots: \{\}\n/,
+      /"io\.modelcontextprotocol\/clientCapabilities":\{elicitation:\{form:\{\},url:\{\}\},sampling:\{\},roots:\{\}\}/,
     );
   });
 
