@@ -125,8 +125,8 @@ export type {
 } from "./src/protocol/input-request.ts";
 export type { LegacyCreateTaskResult, LegacyTask, TaskMetadata } from "./src/protocol/legacy-tasks.ts";
 export type { TaskStatus } from "./src/protocol/task-status.ts";
-export type { Timers } from "./src/chain/timers.ts";
-export type { Clock } from "./src/chain/verdict.ts";
+export type { Timers } from "./src/_internal/timers.ts";
+export type { Clock } from "./src/_internal/clock.ts";
 export type { DeclaredCapabilities } from "./src/handler/capabilities.ts";
 export type {
   Annotations,

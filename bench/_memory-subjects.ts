@@ -15,7 +15,7 @@
  * @module
  */
 import { createChain } from "../src/chain/chain.ts";
-import { systemTimers } from "../src/chain/timers.ts";
+import { systemTimers } from "../src/_internal/timers.ts";
 import { LegacySession } from "../src/client/legacy/legacy-session.ts";
 import type { ConnectionEvents, LegacyConnection } from "../src/client/legacy/legacy-connection.ts";
 import { createMemoryStore } from "../src/limits/memory-store.ts";

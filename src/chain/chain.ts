@@ -23,8 +23,9 @@ import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
-import { systemTimers, type Timers } from "./timers.ts";
-import { type Clock, type Refusal, systemClock, type Verdict } from "./verdict.ts";
+import { systemTimers, type Timers } from "../_internal/timers.ts";
+import type { Refusal, Verdict } from "./verdict.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import { createKindRunners, type KindRunners, type RunTrace } from "./_kind-runners.ts";
 import { type InputDecision, inputDecision } from "./decision.ts";
 

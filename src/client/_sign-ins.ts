@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 import { ClientError } from "../errors.ts";
 import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";

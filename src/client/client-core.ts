@@ -11,8 +11,8 @@
  */
 import { type Chain, createChain } from "../chain/chain.ts";
 import type { Decision, DecisionListener } from "../chain/decision.ts";
-import { systemTimers, type Timers } from "../chain/timers.ts";
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { systemTimers, type Timers } from "../_internal/timers.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CallDecision } from "../chain/decision.ts";
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import type { Decoded } from "../protocol/decode.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";

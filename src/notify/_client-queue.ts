@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import type { Handler, NotificationContext } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";

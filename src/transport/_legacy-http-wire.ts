@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Timers } from "../chain/timers.ts";
+import type { Timers } from "../_internal/timers.ts";
 import { linkSignals } from "../client/_signals.ts";
 import {
   type ConnectionClosed,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import { type CallToolResult, decodeCallToolResult } from "../../protocol/call-tool-result.ts";

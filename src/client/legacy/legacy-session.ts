@@ -7,7 +7,7 @@
  * @module
  */
 import type { Chain } from "../../chain/chain.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import {

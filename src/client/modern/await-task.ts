@@ -7,7 +7,7 @@
  */
 import type { Fetcher } from "./http-leg.ts";
 import type { Principal } from "../../handler/handler.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { ClientError } from "../../errors.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import type { CompleteResultOf, MrtrMethod } from "../../protocol/input-required.ts";
 import { decodeModernResult } from "../../protocol/input-required.ts";
 import type { InputRequests } from "../../protocol/input-request.ts";
