@@ -22,7 +22,7 @@ import { DEFAULT_LOG_RATE, type NotificationStats } from "../notify/notification
 import type { NotificationEntry } from "../notify/notification-entry.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue } from "../notify/notification-queue.ts";
-import { type LinkedSignal, openFlow } from "./_signals.ts";
+import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";

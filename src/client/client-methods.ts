@@ -13,7 +13,7 @@ import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { decodeListPromptsResult } from "../protocol/prompts.ts";
 import { decodeListResourcesResult, decodeListResourceTemplatesResult } from "../protocol/resources.ts";
 import { decodeListToolsResult } from "../protocol/tools.ts";
-import type { LinkedSignal } from "./_signals.ts";
+import type { LinkedSignal } from "../_internal/signals.ts";
 import type { CallOptions, Client, ListOptions, ToolCallOptions } from "./client-types.ts";
 import { filterListedTools } from "./modern/tool-headers.ts";
 import type { CallContext, ServerSession } from "./server-session.ts";

@@ -23,7 +23,7 @@ import { failureOf } from "../client/client-methods.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { type LinkedSignal, openFlow } from "../client/_signals.ts";
+import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";

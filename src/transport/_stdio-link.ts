@@ -11,7 +11,7 @@ import {
   ConnectionError,
   type ConnectionEvents,
   type LegacyConnection,
-} from "../client/legacy/legacy-connection.ts";
+} from "./legacy-connection.ts";
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import {
   isResponse,

@@ -9,13 +9,13 @@
  * @module
  */
 import type { Timers } from "../_internal/timers.ts";
-import { linkSignals } from "../client/_signals.ts";
+import { linkSignals } from "../_internal/signals.ts";
 import {
   ConnectionError,
   type ConnectionEvents,
   type ConnectionFactory,
   type LegacyConnection,
-} from "../client/legacy/legacy-connection.ts";
+} from "./legacy-connection.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import type {
   JsonRpcErrorResponse,

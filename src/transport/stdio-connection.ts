@@ -5,7 +5,7 @@
  * @module
  */
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
-import type { ConnectionFactory } from "../client/legacy/legacy-connection.ts";
+import type { ConnectionFactory } from "./legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 

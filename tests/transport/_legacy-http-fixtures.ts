@@ -5,7 +5,7 @@ import type {
   ConnectionClosed,
   LegacyConnection,
   ServerMessage,
-} from "../../src/client/legacy/legacy-connection.ts";
+} from "../../src/transport/legacy-connection.ts";
 import { type CompiledHttpTransport, compilePolicy } from "../../src/policy/compile-policy.ts";
 import type {
   JsonObject,

@@ -19,7 +19,7 @@ import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { DeadlineReached, linkSignals, openLeg } from "../_signals.ts";
+import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
 import { inputError } from "../modern/failure-errors.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import type { Handshake, LegacySession } from "./legacy-session.ts";

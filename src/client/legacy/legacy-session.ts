@@ -34,7 +34,7 @@ import {
   type ConnectionFactory,
   type LegacyConnection,
   type ServerMessage,
-} from "./legacy-connection.ts";
+} from "../../transport/legacy-connection.ts";
 import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
 import type { CallerHooks } from "../server-session.ts";
 import { LOGGING_LEVELS, type LoggingLevel } from "../../protocol/logging-level.ts";

@@ -14,7 +14,7 @@ import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeGetTaskResult } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
-import { pause } from "../_signals.ts";
+import { pause } from "../../_internal/signals.ts";
 import { abortError, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";

@@ -14,7 +14,7 @@ import type { ModernProtocolVersion } from "../../protocol/versions.ts";
 import { ClientError } from "../../errors.ts";
 import { quote } from "../../_internal/quote.ts";
 import { abortError, inputError } from "./failure-errors.ts";
-import { linkSignals } from "../_signals.ts";
+import { linkSignals } from "../../_internal/signals.ts";
 import type { DeferredAnswerer } from "../server-session.ts";
 import type { ChainResult } from "../../chain/chain.ts";
 

@@ -21,7 +21,7 @@ import type { InputResponses } from "../../protocol/input-responses.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { buildRetryParams } from "../../protocol/requests.ts";
 import type { CreateTaskResult } from "../../protocol/tasks.ts";
-import { pause } from "../_signals.ts";
+import { pause } from "../../_internal/signals.ts";
 import { abortError } from "./failure-errors.ts";
 
 /** What one round's answerer decides: the answers to send, or to stop the loop with a value. */
