@@ -28,8 +28,11 @@ import type { Handler } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { ClientQueue } from "./_client-queue.ts";
+import type { NotificationStats } from "./_notification-record.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
+
+export type { NotificationStats } from "./_notification-record.ts";
 
 /** The seed's log budget: 50 entries per second, bursts of 100 (the policy's `logRateLimit`). */
 export const DEFAULT_LOG_RATE: Rate = Object.freeze({ rate: 50, perMs: 1000, burst: 100 });
@@ -85,16 +88,6 @@ export interface NotificationQueueOptions {
    * @default logs the message (only) with `console.error`
    */
   readonly onError?: (error: Error) => void;
-}
-
-/** What one server's notifications came to. */
-export interface NotificationStats {
-  /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
-  readonly delivered: number;
-  /** Deliveries given up because that consumer already had `maxWaiting` entries waiting. */
-  readonly dropped: number;
-  /** Log entries over the server's log budget, refused before reaching any consumer. */
-  readonly rateLimited: number;
 }
 
 /** A client's notification queue. */
