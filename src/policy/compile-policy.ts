@@ -351,6 +351,21 @@ function serverIdOf(input: unknown): string | undefined {
   return typeof server === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(server) ? server : undefined;
 }
 
+/**
+ * Compiles a rate as a policy writes it (`per` a duration) into the token bucket's milliseconds.
+ *
+ * @param option A valid rate, e.g. `{ rate: 50, per: "1s", burst: 100 }`.
+ * @returns The frozen rate.
+ * @example
+ * ```ts
+ * import { compileRate } from "./compile-policy.ts";
+ * console.log(compileRate({ rate: 50, per: "1s", burst: 100 })); // { rate: 50, perMs: 1000, burst: 100 }
+ * ```
+ */
+export function compileRate(option: RateOption): CompiledRate {
+  return Object.freeze({ rate: option.rate, perMs: parseDuration(option.per) ?? 0, burst: option.burst });
+}
+
 const ms = (duration: string | undefined, fallback: string): number =>
   parseDuration(duration ?? fallback) ?? 0;
 
@@ -359,12 +374,6 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
   const sampling = policy.sampling === false ? undefined : policy.sampling ?? {};
   const elicitation = policy.elicitation === false ? undefined : policy.elicitation ?? {};
   const transport = resolveTransport(policy.transport);
-  const rate = (r: RateOption | undefined, fallback: RateOption): CompiledRate =>
-    Object.freeze({
-      rate: (r ?? fallback).rate,
-      perMs: ms(r?.per, fallback.per),
-      burst: (r ?? fallback).burst,
-    });
   return deepFreeze({
     source,
     server: policy.server,
@@ -393,8 +402,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
       maxEnumValues: elicitation?.maxEnumValues ?? d.elicitation.maxEnumValues,
     },
     roots: { enabled: policy.roots ?? d.roots },
-    inputRateLimit: rate(policy.inputRateLimit, d.inputRateLimit),
-    logRateLimit: rate(policy.logRateLimit, d.logRateLimit),
+    inputRateLimit: compileRate(policy.inputRateLimit ?? d.inputRateLimit),
+    logRateLimit: compileRate(policy.logRateLimit ?? d.logRateLimit),
     logLevel: policy.logLevel ?? d.logLevel,
     rateLimitFailOpen: policy.rateLimitFailOpen ?? d.rateLimitFailOpen,
     handlerTimeoutMs: {
