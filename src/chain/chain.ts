@@ -86,6 +86,12 @@ export interface Chain {
   readonly declared: DeclaredCapabilities;
   /** The declaration shaped for one protocol version. */
   capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
+  /**
+   * The capability gate on its own (the first step of `run`): refuses a method whose kind this
+   * client did not declare. A modern round asks it about every entry before any handler runs,
+   * so that one undeclared kind fails the whole round.
+   */
+  admit(method: string): Verdict<void>;
   /** Runs one input request through the checks and the handler. Never rejects. */
   run(request: InputRequest, context: RunContext): Promise<ChainResult>;
   /**
@@ -185,6 +191,7 @@ export function createChain(options: ChainOptions): Chain {
     declared,
     capabilities: (version: ProtocolVersion, capabilityOptions?: { readonly tasks?: boolean }) =>
       clientCapabilitiesFor(version, declared, capabilityOptions),
+    admit: (method: string) => gate.check(method),
     run,
     checkAnswer: runners.checkAnswer,
   });

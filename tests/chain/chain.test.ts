@@ -370,4 +370,16 @@ describe("createChain()", () => {
     const badSchema = chain.checkAnswer(formRequest({ type: "array" }), { action: "decline" }, "2026-07-28");
     assert.deepEqual([badSchema.ok, !badSchema.ok && badSchema.refusal.code], [false, -32602]);
   });
+
+  test("admit() is the capability gate alone: it passes declared kinds and refuses the rest with -32601", () => {
+    const chain = chainFor({ roots: () => ({ roots: [] }) });
+    assert.deepEqual(chain.admit("roots/list"), { ok: true, value: undefined });
+    assert.deepEqual(chain.admit("sampling/createMessage"), {
+      ok: false,
+      refusal: {
+        code: -32601,
+        message: "Input request refused: this client did not declare the sampling capability",
+      },
+    });
+  });
 });
