@@ -7,6 +7,7 @@
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import { formatDuration } from "../policy/duration.ts";
 import type { Handler, Principal } from "../handler/handler.ts";
 import {
   clientCapabilitiesFor,
@@ -21,13 +22,16 @@ import type { ElicitResult } from "../protocol/elicitation.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
-import { createCapabilityCheck } from "../checks/capability.ts";
+import { type CapabilityCheck, createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
-import type { Refusal, Verdict } from "./verdict.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
-import { createKindRunners, type KindRunners, type RunTrace } from "./_kind-runners.ts";
-import { type InputDecision, inputDecision } from "./decision.ts";
+import { type Refusal, RefusalCode, type Verdict } from "./verdict.ts";
+import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
+import { invokeHandler } from "./invoke-handler.ts";
+import { isDeferral } from "./deferral.ts";
+import type { BaseContext } from "./_handler-contexts.ts";
+import { compileKindChecks, type Prepared } from "./_kind-checks.ts";
 
 /** Options of {@linkcode createChain}. */
 export interface ChainOptions {
@@ -124,14 +128,11 @@ export interface Chain {
  * ```
  */
 export function createChain(options: ChainOptions): Chain {
-  const { policy, handler, client } = options;
+  const { policy, client, onDecision } = options;
   const clock = options.clock ?? systemClock;
-  const declared = declareCapabilities(handler, policy);
-  const gate = createCapabilityCheck({
-    sampling: declared.sampling !== undefined,
-    elicitation: declared.elicitation !== undefined,
-    roots: declared.roots,
-  });
+  const timers = options.timers ?? systemTimers;
+  const declared = declareCapabilities(options.handler, policy);
+  const gate = capabilityGate(declared);
   const budget = createBudgetCheck({
     store: options.store,
     key: `input:${policy.server}`,
@@ -139,14 +140,29 @@ export function createChain(options: ChainOptions): Chain {
     failOpen: policy.rateLimitFailOpen,
     samplingCode: policy.sampling.rejectionCode,
   });
-  const runners: KindRunners = createKindRunners({
-    policy,
-    handler: handler ?? {},
-    declared,
-    timers: options.timers ?? systemTimers,
-    clock,
-  });
-  const { onDecision } = options;
+  const kinds = compileKindChecks(policy, declared, options.handler ?? {});
+
+  async function decide(request: InputRequest, context: RunContext, trace?: RunTrace): Promise<ChainResult> {
+    const allowed = gate.check(request.method);
+    if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
+    const spent = budget.check(request.method, context.principal?.subject);
+    const afforded = spent instanceof Promise ? await spent : spent;
+    if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
+    const prepared = kinds.prepare(request, context);
+    if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
+    if (trace !== undefined) trace.checked = prepared.value.request;
+    const base: BaseContext = {
+      client,
+      serverId: policy.server,
+      era: eraOf(context.version),
+      assigns: context.assigns ?? {},
+      relatedRequestId: context.relatedRequestId ?? null,
+      principal: context.principal,
+      changes: changesOf(request, prepared.value.request),
+    };
+    return await answer(prepared.value, base, { signal: context.signal, timers, clock, trace });
+  }
+
   const run = onDecision === undefined ? decide : async (request: InputRequest, context: RunContext) => {
     const startedAt = clock.now();
     const trace: RunTrace = {};
@@ -169,23 +185,7 @@ export function createChain(options: ChainOptions): Chain {
     }
     return result;
   };
-  async function decide(request: InputRequest, context: RunContext, trace?: RunTrace): Promise<ChainResult> {
-    const allowed = gate.check(request.method);
-    if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
-    const spent = budget.check(request.method, context.principal?.subject);
-    const afforded = spent instanceof Promise ? await spent : spent;
-    if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
-    const ctx = {
-      client,
-      serverId: policy.server,
-      era: eraOf(context.version),
-      assigns: context.assigns ?? {},
-      relatedRequestId: context.relatedRequestId ?? null,
-      principal: context.principal,
-      changes: [],
-    };
-    return await runners.run(request, context, ctx, trace);
-  }
+
   return Object.freeze({
     policy,
     declared,
@@ -193,6 +193,91 @@ export function createChain(options: ChainOptions): Chain {
       clientCapabilitiesFor(version, declared, capabilityOptions),
     admit: (method: string) => gate.check(method),
     run,
-    checkAnswer: runners.checkAnswer,
+    checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
+      const prepared = kinds.prepare(request, { version });
+      return prepared.ok ? prepared.value.judge(answer) : prepared;
+    },
   });
+}
+
+/** What a run reports besides its result, for decision events. */
+interface RunTrace {
+  /** The request as the pre-checks left it (when they passed). */
+  checked?: InputRequest;
+  /** How long the handler took (ms), when it ran. */
+  handlerMs?: number;
+}
+
+/** The gate of the declared kinds. */
+function capabilityGate(declared: DeclaredCapabilities): CapabilityCheck {
+  return createCapabilityCheck({
+    sampling: declared.sampling !== undefined,
+    elicitation: declared.elicitation !== undefined,
+    roots: declared.roots,
+  });
+}
+
+const HANDLER_THREW = "Internal error while answering the input request";
+
+/**
+ * Calls the handler under its deadline and the request's signal, then judges its answer: a
+ * timeout, a cancellation, a throw, a deferral or the handler's own `{ error }` stop the chain
+ * here.
+ */
+async function answer(
+  prepared: Prepared,
+  base: BaseContext,
+  options: {
+    readonly signal: AbortSignal | undefined;
+    readonly timers: Timers;
+    readonly clock: Clock;
+    readonly trace: RunTrace | undefined;
+  },
+): Promise<ChainResult> {
+  const { clock, trace } = options;
+  const startedAt = trace === undefined ? 0 : clock.now();
+  const outcome = await invokeHandler((lazy) => prepared.invoke(base, lazy), {
+    timeoutMs: prepared.timeoutMs,
+    parent: options.signal,
+    timers: options.timers,
+  });
+  if (trace !== undefined) trace.handlerMs = clock.now() - startedAt;
+  switch (outcome.kind) {
+    case "timeout":
+      return failed("timeout", `Handler timed out after ${formatDuration(prepared.timeoutMs)}`);
+    case "cancelled":
+      return { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };
+    case "threw":
+      return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
+  }
+  if (isDeferral(outcome.value)) {
+    return {
+      ...failed("deferred", "The handler deferred the request to the caller"),
+      request: prepared.request,
+    };
+  }
+  const error = handlerError(outcome.value);
+  if (error !== undefined) return { ok: false, stage: "handler", refusal: error };
+  const verdict = prepared.judge(outcome.value);
+  return verdict.ok
+    ? { ok: true, answer: verdict.value as never }
+    : { ok: false, stage: "policy", refusal: verdict.refusal };
+}
+
+function failed(
+  stage: "timeout" | "cancelled" | "handler" | "deferred",
+  message: string,
+): ChainResult & { ok: false } {
+  return { ok: false, stage, refusal: { code: RefusalCode.InternalError, message } };
+}
+
+/** A handler's `{ error: { code, message } }`; a malformed one becomes `-32603`. */
+function handlerError(value: unknown): { code: number; message: string } | undefined {
+  if (typeof value !== "object" || value === null || !("error" in value)) return undefined;
+  const error: unknown = (value as { error: unknown }).error;
+  if (typeof error === "object" && error !== null) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (Number.isSafeInteger(code) && typeof message === "string") return { code: code as number, message };
+  }
+  return { code: RefusalCode.InternalError, message: "Handler returned a malformed error" };
 }

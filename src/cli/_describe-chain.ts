@@ -1,7 +1,7 @@
 /**
  * The report `sluice check` prints for one compiled policy: the transport and era, the call
  * and message limits, then the chain every input request goes through, step by step in the order the chain
- * runs them (`src/chain/chain.ts`, `src/chain/_kind-runners.ts`), with each step's effective
+ * runs them (`src/chain/chain.ts`, `src/chain/_kind-checks.ts`), with each step's effective
  * numbers (byte limits in KiB, MiB or GiB and durations as policy files write them, when exact),
  * then the log budget, legacy supervision and front settings. Each step has a number of its own:
  * a step that applies to one elicitation mode says so.
