@@ -2,7 +2,8 @@
  * The checker chain of one server: capability gate, budget, the kind's pre-checks (refuse, or
  * rewrite a copy), the handler (with its timeout and signal), then the post-checks on its
  * answer. It stops at the first refusal, and it is era-neutral: the legacy adapter and the
- * modern client both run it and turn its result into their wire form.
+ * modern client both run it and turn its result into their wire form. `chainSteps` lists the
+ * steps a policy compiles, in the order they run, for `sluice check`.
  *
  * @module
  */
@@ -31,7 +32,7 @@ import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
 import { invokeHandler } from "./invoke-handler.ts";
 import { isDeferral } from "./deferral.ts";
 import type { BaseContext } from "./_handler-contexts.ts";
-import { compileKindChecks, type Prepared } from "./_kind-checks.ts";
+import { compileKindChecks, type KindStepName, type Prepared } from "./_kind-checks.ts";
 
 /** Options of {@linkcode createChain}. */
 export interface ChainOptions {
@@ -199,6 +200,88 @@ export function createChain(options: ChainOptions): Chain {
     },
   });
 }
+
+/** The name of a step of the chain: the gate's two, then a kind's. */
+export type ChainStepName = "capability" | "budget" | KindStepName;
+
+/** One step of a policy's chain, as `sluice check` prints it. */
+export interface ChainStep {
+  /** Its place in the order the chain runs, from 1. */
+  readonly number: number;
+  /** Its name. */
+  readonly name: ChainStepName;
+  /**
+   * The code it refuses with; `undefined` for a step that only rewrites. The budget refuses
+   * sampling with the policy's `sampling.rejectionCode` instead.
+   */
+  readonly code: number | undefined;
+  /** For `"handler"`: its deadline in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
+/** The steps of a policy's chain, in the order they run. */
+export interface ChainSteps {
+  /** What every input request goes through first: `"capability"`, then `"budget"`. */
+  readonly gate: readonly ChainStep[];
+  /**
+   * Then each kind's own steps, numbered on from the gate's: none for a kind the policy
+   * refuses at the gate, and an elicitation's URL or form check only for a mode it allows.
+   */
+  readonly kinds: Readonly<Record<InputRequest["method"], readonly ChainStep[]>>;
+}
+
+/**
+ * Lists the steps a policy's chain runs, from what {@linkcode createChain} compiles for it (with
+ * a handler that implements every kind, so that only the policy decides).
+ *
+ * @param policy The compiled policy.
+ * @returns The gate's steps and each kind's.
+ * @example
+ * ```ts
+ * import { chainSteps } from "./chain.ts";
+ * import { compilePolicy } from "../policy/compile-policy.ts";
+ * const steps = chainSteps(compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }));
+ * console.log(steps.kinds["roots/list"]);
+ * // [{ number: 3, name: "handler", code: -32603, timeoutMs: 60000 }, { number: 4, name: "answer", code: -32603 }]
+ * ```
+ */
+export function chainSteps(policy: CompiledPolicy): ChainSteps {
+  const declared = declareCapabilities(EVERY_KIND, policy);
+  const gate = capabilityGate(declared);
+  const modes = declared.elicitation?.modes ?? [];
+  const steps = compileKindChecks(policy, declared, EVERY_KIND).steps;
+  const gateSteps: ChainStep[] = [
+    { number: 1, name: "capability", code: RefusalCode.MethodNotFound },
+    { number: 2, name: "budget", code: RefusalCode.ServerError },
+  ];
+  const after = (method: InputRequest["method"]): ChainStep[] =>
+    gate.check(method).ok
+      ? steps[method]
+        .filter((step) => step.mode === undefined || modes.includes(step.mode))
+        .map(({ name, code, timeoutMs }, i) => ({
+          number: gateSteps.length + i + 1,
+          name,
+          code,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        }))
+      : [];
+  return {
+    gate: gateSteps,
+    kinds: {
+      "sampling/createMessage": after("sampling/createMessage"),
+      "elicitation/create": after("elicitation/create"),
+      "roots/list": after("roots/list"),
+    },
+  };
+}
+
+/** A handler with every callback and mode: what it declares to a server is what the policy allows. */
+const EVERY_KIND: Handler = Object.freeze<Handler>({
+  sampling: (_params, ctx) => ctx.defer(),
+  elicitationModes: ["form", "url"],
+  elicitation: (_params, ctx) => ctx.defer(),
+  roots: (ctx) => ctx.defer(),
+});
 
 /** What a run reports besides its result, for decision events. */
 interface RunTrace {
