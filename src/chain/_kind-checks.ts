@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
 import type { DeclaredCapabilities } from "../handler/capabilities.ts";
 import type { Handler } from "../handler/handler.ts";
 import { type CreateMessageRequestParams, decodeCreateMessageResult } from "../protocol/sampling.ts";
@@ -25,7 +25,6 @@ import { createSamplingToolLoopCheck } from "../checks/sampling-tool-loop.ts";
 import { createSamplingToolResultsCheck } from "../checks/sampling-tool-results.ts";
 import { createSamplingContextCheck } from "../checks/sampling-context.ts";
 import { createElicitationModeCheck } from "../checks/elicitation-mode.ts";
-import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
 import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
 import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
@@ -239,13 +238,7 @@ function compileElicitation(
 ): Kind<ElicitationInputRequest> {
   const e = policy.elicitation;
   const mode = createElicitationModeCheck(declared.elicitation?.modes ?? []);
-  const url = createElicitationUrlCheck({
-    ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
-    denyHosts: e.denyHosts,
-    allowIpHosts: e.allowIpHosts,
-    allowPrivateHosts: e.allowPrivateHosts,
-    maxUrlLength: e.maxUrlLength,
-  });
+  const url = createPolicyUrlCheck(policy);
   const form = createElicitationFormCheck({ maxFields: e.maxFields, maxEnumValues: e.maxEnumValues });
   const timeoutMs = policy.handlerTimeoutMs.elicitation;
   const invalid = RefusalCode.InvalidParams;

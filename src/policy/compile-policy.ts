@@ -17,7 +17,7 @@ import {
   transportKindOf,
   unknownKeyProblems,
 } from "./_policy-problems.ts";
-import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
+import { createElicitationUrlCheck, type ElicitationUrlCheck } from "../checks/elicitation-url.ts";
 
 /** A token-bucket rule in milliseconds. */
 export interface CompiledRate {
@@ -243,6 +243,32 @@ function validate(input: unknown, source: string | undefined): {
 }
 
 /**
+ * Builds the URL check of a policy's `elicitation` options: the one check behind its URL
+ * elicitations and the sign-in URLs shown for its server.
+ *
+ * @param policy The compiled policy.
+ * @returns The frozen check.
+ * @throws {TypeError} When the options are not valid; {@linkcode checkPolicy} reports that as a
+ *   problem, so a compiled policy never throws here.
+ * @example
+ * ```ts
+ * import { compilePolicy, createPolicyUrlCheck } from "./compile-policy.ts";
+ * const policy = compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } });
+ * console.log(createPolicyUrlCheck(policy).check({ url: "http://mcp.example.com/pay" }, undefined).ok); // false
+ * ```
+ */
+export function createPolicyUrlCheck(policy: CompiledPolicy): ElicitationUrlCheck {
+  const e = policy.elicitation;
+  return createElicitationUrlCheck({
+    ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
+    denyHosts: e.denyHosts,
+    allowIpHosts: e.allowIpHosts,
+    allowPrivateHosts: e.allowPrivateHosts,
+    maxUrlLength: e.maxUrlLength,
+  });
+}
+
+/**
  * Builds the checkers whose options need more than the schema can say (host patterns on a
  * public suffix, an empty allow list), so such a policy fails here and not at its first request.
  */
@@ -250,15 +276,8 @@ function checkerProblems(
   policy: CompiledPolicy,
   site: { source: string | undefined; server: string | undefined },
 ): PolicyProblem[] {
-  const e = policy.elicitation;
   try {
-    createElicitationUrlCheck({
-      ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
-      denyHosts: e.denyHosts,
-      allowIpHosts: e.allowIpHosts,
-      allowPrivateHosts: e.allowPrivateHosts,
-      maxUrlLength: e.maxUrlLength,
-    });
+    createPolicyUrlCheck(policy);
     return [];
   } catch (error) {
     const detail = error instanceof Error
