@@ -206,7 +206,7 @@ export type {
 } from "./src/notify/notification-entry.ts";
 export type { NotificationStats } from "./src/notify/notification-queue.ts";
 export { createFront, type FrontOptions } from "./src/front/create-front.ts";
-export type { Deferral } from "./src/chain/deferral.ts";
+export type { Deferral } from "./src/handler/deferral.ts";
 export {
   type HandlerEndpoint,
   type HandlerKind,

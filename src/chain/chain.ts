@@ -30,7 +30,7 @@ import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type Refusal, RefusalCode, type Verdict } from "./verdict.ts";
 import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
 import { invokeHandler } from "./invoke-handler.ts";
-import { isDeferral } from "./deferral.ts";
+import { isDeferral } from "../handler/deferral.ts";
 import type { BaseContext } from "./_handler-contexts.ts";
 import { compileKindChecks, type KindStepName, type Prepared } from "./_kind-checks.ts";
 
