@@ -80,13 +80,7 @@ export interface PrepareContext {
 
 /** The compiled per-kind part of one chain. */
 export interface KindChecks {
-  /**
-   * Runs a request's pre-checks.
-   *
-   * @param request The request as the server sent it (never modified).
-   * @param context Its protocol version, and whether a call is in flight.
-   * @returns What to do next, or the first refusal.
-   */
+  /** Runs a request's pre-checks (never modifying it): what to do next, or the first refusal. */
   prepare(request: InputRequest, context: PrepareContext): Verdict<Prepared>;
   /**
    * Each kind's steps in the order they run: its pre-checks (an elicitation's URL and form
@@ -133,11 +127,11 @@ export function compileKindChecks(
           return roots.prepare(request, context);
       }
     },
-    steps: Object.freeze({
+    steps: {
       "sampling/createMessage": sampling.steps,
       "elicitation/create": elicitation.steps,
       "roots/list": roots.steps,
-    }),
+    },
   });
 }
 
@@ -161,7 +155,7 @@ function compileSampling(
 ): Kind<SamplingInputRequest> {
   const preChecks = samplingPreChecks(policy, declared);
   const timeoutMs = policy.handlerTimeoutMs.default;
-  return Object.freeze({
+  return {
     prepare(request: SamplingInputRequest, context: PrepareContext): Verdict<Prepared> {
       const { version } = context;
       let state: SamplingState = {
@@ -187,12 +181,8 @@ function compileSampling(
         },
       });
     },
-    steps: Object.freeze([
-      ...preChecks.map(({ name, code }) => Object.freeze({ name, code })),
-      handlerStep(timeoutMs),
-      ANSWER,
-    ]),
-  });
+    steps: [...preChecks.map(({ name, code }) => ({ name, code })), handlerStep(timeoutMs), ANSWER],
+  };
 }
 
 /** Sampling's pre-checks, in the order they run. */
@@ -242,7 +232,7 @@ function compileElicitation(
   const form = createElicitationFormCheck({ maxFields: e.maxFields, maxEnumValues: e.maxEnumValues });
   const timeoutMs = policy.handlerTimeoutMs.elicitation;
   const invalid = RefusalCode.InvalidParams;
-  return Object.freeze({
+  return {
     prepare(request: ElicitationInputRequest): Verdict<Prepared> {
       const params = request.params;
       const effective = mode.check("mode" in params ? params.mode : undefined);
@@ -268,21 +258,21 @@ function compileElicitation(
         judge: (answer) => checkElicitAnswer(answer, { mode: "form", shape }),
       });
     },
-    steps: Object.freeze([
-      Object.freeze({ name: "mode", code: invalid }),
-      Object.freeze({ name: "url", code: invalid, mode: "url" }),
-      Object.freeze({ name: "form", code: invalid, mode: "form" }),
+    steps: [
+      { name: "mode", code: invalid },
+      { name: "url", code: invalid, mode: "url" },
+      { name: "form", code: invalid, mode: "form" },
       handlerStep(timeoutMs),
       ANSWER,
-    ]),
-  });
+    ],
+  };
 }
 
 /** Roots: no pre-checks; the answer is filtered. */
 function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInputRequest> {
   const rootsAnswer = createRootsAnswerCheck();
   const timeoutMs = policy.handlerTimeoutMs.default;
-  return Object.freeze({
+  return {
     prepare: (request: RootsInputRequest): Verdict<Prepared> =>
       pass({
         request,
@@ -290,15 +280,15 @@ function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInput
         invoke: (base, lazy) => handler.roots!(new InputContextImpl(base, lazy)),
         judge: (answer) => rootsAnswer.check(answer),
       }),
-    steps: Object.freeze([handlerStep(timeoutMs), ANSWER]),
-  });
+    steps: [handlerStep(timeoutMs), ANSWER],
+  };
 }
 
-const ANSWER: KindStep = Object.freeze({ name: "answer", code: RefusalCode.InternalError });
+const ANSWER: KindStep = { name: "answer", code: RefusalCode.InternalError };
 
 /** The handler's step, with its deadline. */
 function handlerStep(timeoutMs: number): KindStep {
-  return Object.freeze({ name: "handler", code: RefusalCode.InternalError, timeoutMs });
+  return { name: "handler", code: RefusalCode.InternalError, timeoutMs };
 }
 
 function withParams(
