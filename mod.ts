@@ -56,7 +56,7 @@ export {
   type Principal,
   type UrlElicitationContext,
 } from "./src/handler/handler.ts";
-export type { Deferral } from "./src/chain/deferral.ts";
+export type { Deferral } from "./src/handler/deferral.ts";
 export { createClient } from "./src/client/create-client.ts";
 export type {
   CallOptions,

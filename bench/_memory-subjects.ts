@@ -15,9 +15,9 @@
  * @module
  */
 import { createChain } from "../src/chain/chain.ts";
-import { systemTimers } from "../src/chain/timers.ts";
+import { systemTimers } from "../src/_internal/timers.ts";
 import { LegacySession } from "../src/client/legacy/legacy-session.ts";
-import type { ConnectionEvents, LegacyConnection } from "../src/client/legacy/legacy-connection.ts";
+import type { ConnectionEvents, LegacyConnection } from "../src/transport/legacy-connection.ts";
 import { createMemoryStore } from "../src/limits/memory-store.ts";
 import { createNotificationQueue } from "../src/notify/notification-queue.ts";
 import { compilePolicy } from "../src/policy/compile-policy.ts";

@@ -17,7 +17,7 @@ import { type Chain, createChain } from "../src/chain/chain.ts";
 import { compilePolicy } from "../src/policy/compile-policy.ts";
 import { createMemoryStore } from "../src/limits/memory-store.ts";
 import type { Handler, InputContext } from "../src/handler/handler.ts";
-import { defer } from "../src/chain/deferral.ts";
+import { defer } from "../src/handler/deferral.ts";
 import type { InputRequest } from "../src/protocol/input-request.ts";
 import { measureMicro, type MicroCase, type MicroOptions } from "./_micro.ts";
 import { type Spread, spreadOf } from "./_stats.ts";

@@ -27,7 +27,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import * as v from "valibot";
 import { codecs } from "../_internal/encoding.ts";
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import { decode, refuseArrays } from "../protocol/decode.ts";
 import { nullProtoRecord } from "../protocol/null-proto-record.ts";
 import type { TokenStore } from "./token-store.ts";

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 
 /**
  * A key-value store for upstream sign-ins. Keys are printable ASCII without spaces, at most 512

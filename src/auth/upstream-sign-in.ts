@@ -19,7 +19,7 @@
  * @module
  */
 import * as oauth from "oauth4webapi";
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FormElicitationContext, InputContext, UrlElicitationContext } from "../handler/handler.ts";
-import { defer, type Deferral } from "./deferral.ts";
+import { defer, type Deferral } from "../handler/deferral.ts";
 import type { LazySignal } from "./invoke-handler.ts";
 
 /** What every callback's context holds before the signal is added. */

@@ -2,11 +2,13 @@
  * The checker chain of one server: capability gate, budget, the kind's pre-checks (refuse, or
  * rewrite a copy), the handler (with its timeout and signal), then the post-checks on its
  * answer. It stops at the first refusal, and it is era-neutral: the legacy adapter and the
- * modern client both run it and turn its result into their wire form.
+ * modern client both run it and turn its result into their wire form. `chainSteps` lists the
+ * steps a policy compiles, in the order they run, for `sluice check`.
  *
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import { formatDuration } from "../policy/duration.ts";
 import type { Handler, Principal } from "../handler/handler.ts";
 import {
   clientCapabilitiesFor,
@@ -21,12 +23,16 @@ import type { ElicitResult } from "../protocol/elicitation.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
-import { createCapabilityCheck } from "../checks/capability.ts";
+import { type CapabilityCheck, createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
-import { systemTimers, type Timers } from "./timers.ts";
-import { type Clock, type Refusal, systemClock, type Verdict } from "./verdict.ts";
-import { createKindRunners, type KindRunners, type RunTrace } from "./_kind-runners.ts";
-import { type InputDecision, inputDecision } from "./decision.ts";
+import { systemTimers, type Timers } from "../_internal/timers.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
+import { type Refusal, RefusalCode, type Verdict } from "./verdict.ts";
+import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
+import { invokeHandler } from "./invoke-handler.ts";
+import { isDeferral } from "../handler/deferral.ts";
+import type { BaseContext } from "./_handler-contexts.ts";
+import { compileKindChecks, type KindStepName, type Prepared } from "./_kind-checks.ts";
 
 /** Options of {@linkcode createChain}. */
 export interface ChainOptions {
@@ -85,6 +91,12 @@ export interface Chain {
   readonly declared: DeclaredCapabilities;
   /** The declaration shaped for one protocol version. */
   capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
+  /**
+   * The capability gate on its own (the first step of `run`): refuses a method whose kind this
+   * client did not declare. A modern round asks it about every entry before any handler runs,
+   * so that one undeclared kind fails the whole round.
+   */
+  admit(method: string): Verdict<void>;
   /** Runs one input request through the checks and the handler. Never rejects. */
   run(request: InputRequest, context: RunContext): Promise<ChainResult>;
   /**
@@ -117,14 +129,11 @@ export interface Chain {
  * ```
  */
 export function createChain(options: ChainOptions): Chain {
-  const { policy, handler, client } = options;
+  const { policy, client, onDecision } = options;
   const clock = options.clock ?? systemClock;
-  const declared = declareCapabilities(handler, policy);
-  const gate = createCapabilityCheck({
-    sampling: declared.sampling !== undefined,
-    elicitation: declared.elicitation !== undefined,
-    roots: declared.roots,
-  });
+  const timers = options.timers ?? systemTimers;
+  const declared = declareCapabilities(options.handler, policy);
+  const gate = capabilityGate(declared);
   const budget = createBudgetCheck({
     store: options.store,
     key: `input:${policy.server}`,
@@ -132,14 +141,29 @@ export function createChain(options: ChainOptions): Chain {
     failOpen: policy.rateLimitFailOpen,
     samplingCode: policy.sampling.rejectionCode,
   });
-  const runners: KindRunners = createKindRunners({
-    policy,
-    handler: handler ?? {},
-    declared,
-    timers: options.timers ?? systemTimers,
-    clock,
-  });
-  const { onDecision } = options;
+  const kinds = compileKindChecks(policy, declared, options.handler ?? {});
+
+  async function decide(request: InputRequest, context: RunContext, trace?: RunTrace): Promise<ChainResult> {
+    const allowed = gate.check(request.method);
+    if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
+    const spent = budget.check(request.method, context.principal?.subject);
+    const afforded = spent instanceof Promise ? await spent : spent;
+    if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
+    const prepared = kinds.prepare(request, context);
+    if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
+    if (trace !== undefined) trace.checked = prepared.value.request;
+    const base: BaseContext = {
+      client,
+      serverId: policy.server,
+      era: eraOf(context.version),
+      assigns: context.assigns ?? {},
+      relatedRequestId: context.relatedRequestId ?? null,
+      principal: context.principal,
+      changes: changesOf(request, prepared.value.request),
+    };
+    return await answer(prepared.value, base, { signal: context.signal, timers, clock, trace });
+  }
+
   const run = onDecision === undefined ? decide : async (request: InputRequest, context: RunContext) => {
     const startedAt = clock.now();
     const trace: RunTrace = {};
@@ -162,29 +186,181 @@ export function createChain(options: ChainOptions): Chain {
     }
     return result;
   };
-  async function decide(request: InputRequest, context: RunContext, trace?: RunTrace): Promise<ChainResult> {
-    const allowed = gate.check(request.method);
-    if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
-    const spent = budget.check(request.method, context.principal?.subject);
-    const afforded = spent instanceof Promise ? await spent : spent;
-    if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
-    const ctx = {
-      client,
-      serverId: policy.server,
-      era: eraOf(context.version),
-      assigns: context.assigns ?? {},
-      relatedRequestId: context.relatedRequestId ?? null,
-      principal: context.principal,
-      changes: [],
-    };
-    return await runners.run(request, context, ctx, trace);
-  }
+
   return Object.freeze({
     policy,
     declared,
     capabilities: (version: ProtocolVersion, capabilityOptions?: { readonly tasks?: boolean }) =>
       clientCapabilitiesFor(version, declared, capabilityOptions),
+    admit: (method: string) => gate.check(method),
     run,
-    checkAnswer: runners.checkAnswer,
+    checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
+      const prepared = kinds.prepare(request, { version });
+      return prepared.ok ? prepared.value.judge(answer) : prepared;
+    },
   });
+}
+
+/** The name of a step of the chain: the gate's two, then a kind's. */
+export type ChainStepName = "capability" | "budget" | KindStepName;
+
+/** One step of a policy's chain, as `sluice check` prints it. */
+export interface ChainStep {
+  /** Its place in the order the chain runs, from 1. */
+  readonly number: number;
+  /** Its name. */
+  readonly name: ChainStepName;
+  /**
+   * The code it refuses with; `undefined` for a step that only rewrites. The budget refuses
+   * sampling with the policy's `sampling.rejectionCode` instead.
+   */
+  readonly code: number | undefined;
+  /** For `"handler"`: its deadline in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
+/** The steps of a policy's chain, in the order they run. */
+export interface ChainSteps {
+  /** What every input request goes through first: `"capability"`, then `"budget"`. */
+  readonly gate: readonly ChainStep[];
+  /**
+   * Then each kind's own steps, numbered on from the gate's: none for a kind the policy
+   * refuses at the gate, and an elicitation's URL or form check only for a mode it allows.
+   */
+  readonly kinds: Readonly<Record<InputRequest["method"], readonly ChainStep[]>>;
+}
+
+/**
+ * Lists the steps a policy's chain runs, from what {@linkcode createChain} compiles for it (with
+ * a handler that implements every kind, so that only the policy decides).
+ *
+ * @param policy The compiled policy.
+ * @returns The gate's steps and each kind's.
+ * @example
+ * ```ts
+ * import { chainSteps } from "./chain.ts";
+ * import { compilePolicy } from "../policy/compile-policy.ts";
+ * const steps = chainSteps(compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }));
+ * console.log(steps.kinds["roots/list"]);
+ * // [{ number: 3, name: "handler", code: -32603, timeoutMs: 60000 }, { number: 4, name: "answer", code: -32603 }]
+ * ```
+ */
+export function chainSteps(policy: CompiledPolicy): ChainSteps {
+  const declared = declareCapabilities(EVERY_KIND, policy);
+  const gate = capabilityGate(declared);
+  const modes = declared.elicitation?.modes ?? [];
+  const steps = compileKindChecks(policy, declared, EVERY_KIND).steps;
+  const gateSteps: ChainStep[] = [
+    { number: 1, name: "capability", code: RefusalCode.MethodNotFound },
+    { number: 2, name: "budget", code: RefusalCode.ServerError },
+  ];
+  const after = (method: InputRequest["method"]): ChainStep[] =>
+    gate.check(method).ok
+      ? steps[method]
+        .filter((step) => step.mode === undefined || modes.includes(step.mode))
+        .map(({ name, code, timeoutMs }, i) => ({
+          number: gateSteps.length + i + 1,
+          name,
+          code,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        }))
+      : [];
+  return {
+    gate: gateSteps,
+    kinds: {
+      "sampling/createMessage": after("sampling/createMessage"),
+      "elicitation/create": after("elicitation/create"),
+      "roots/list": after("roots/list"),
+    },
+  };
+}
+
+/** A handler with every callback and mode: what it declares to a server is what the policy allows. */
+const EVERY_KIND: Handler = Object.freeze<Handler>({
+  sampling: (_params, ctx) => ctx.defer(),
+  elicitationModes: ["form", "url"],
+  elicitation: (_params, ctx) => ctx.defer(),
+  roots: (ctx) => ctx.defer(),
+});
+
+/** What a run reports besides its result, for decision events. */
+interface RunTrace {
+  /** The request as the pre-checks left it (when they passed). */
+  checked?: InputRequest;
+  /** How long the handler took (ms), when it ran. */
+  handlerMs?: number;
+}
+
+/** The gate of the declared kinds. */
+function capabilityGate(declared: DeclaredCapabilities): CapabilityCheck {
+  return createCapabilityCheck({
+    sampling: declared.sampling !== undefined,
+    elicitation: declared.elicitation !== undefined,
+    roots: declared.roots,
+  });
+}
+
+const HANDLER_THREW = "Internal error while answering the input request";
+
+/**
+ * Calls the handler under its deadline and the request's signal, then judges its answer: a
+ * timeout, a cancellation, a throw, a deferral or the handler's own `{ error }` stop the chain
+ * here.
+ */
+async function answer(
+  prepared: Prepared,
+  base: BaseContext,
+  options: {
+    readonly signal: AbortSignal | undefined;
+    readonly timers: Timers;
+    readonly clock: Clock;
+    readonly trace: RunTrace | undefined;
+  },
+): Promise<ChainResult> {
+  const { clock, trace } = options;
+  const startedAt = trace === undefined ? 0 : clock.now();
+  const outcome = await invokeHandler((lazy) => prepared.invoke(base, lazy), {
+    timeoutMs: prepared.timeoutMs,
+    parent: options.signal,
+    timers: options.timers,
+  });
+  if (trace !== undefined) trace.handlerMs = clock.now() - startedAt;
+  switch (outcome.kind) {
+    case "timeout":
+      return failed("timeout", `Handler timed out after ${formatDuration(prepared.timeoutMs)}`);
+    case "cancelled":
+      return { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };
+    case "threw":
+      return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
+  }
+  if (isDeferral(outcome.value)) {
+    return {
+      ...failed("deferred", "The handler deferred the request to the caller"),
+      request: prepared.request,
+    };
+  }
+  const error = handlerError(outcome.value);
+  if (error !== undefined) return { ok: false, stage: "handler", refusal: error };
+  const verdict = prepared.judge(outcome.value);
+  return verdict.ok
+    ? { ok: true, answer: verdict.value as never }
+    : { ok: false, stage: "policy", refusal: verdict.refusal };
+}
+
+function failed(
+  stage: "timeout" | "cancelled" | "handler" | "deferred",
+  message: string,
+): ChainResult & { ok: false } {
+  return { ok: false, stage, refusal: { code: RefusalCode.InternalError, message } };
+}
+
+/** A handler's `{ error: { code, message } }`; a malformed one becomes `-32603`. */
+function handlerError(value: unknown): { code: number; message: string } | undefined {
+  if (typeof value !== "object" || value === null || !("error" in value)) return undefined;
+  const error: unknown = (value as { error: unknown }).error;
+  if (typeof error === "object" && error !== null) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (Number.isSafeInteger(code) && typeof message === "string") return { code: code as number, message };
+  }
+  return { code: RefusalCode.InternalError, message: "Handler returned a malformed error" };
 }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Timers } from "./timers.ts";
+import type { Timers } from "../_internal/timers.ts";
 
 /** How a handler call ended. */
 export type Invocation =
@@ -37,7 +37,7 @@ export interface InvokeOptions {
  * @example
  * ```ts
  * import { invokeHandler } from "./invoke-handler.ts";
- * import { systemTimers } from "./timers.ts";
+ * import { systemTimers } from "../_internal/timers.ts";
  * const outcome = await invokeHandler(() => 42, { timeoutMs: 1000, timers: systemTimers });
  * console.log(outcome); // { kind: "value", value: 42 }
  * ```

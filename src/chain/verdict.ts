@@ -53,12 +53,3 @@ export function pass<T>(value: T): Verdict<T> {
 export function refuse(code: number, message: string): { readonly ok: false; readonly refusal: Refusal } {
   return { ok: false, refusal: { code, message } };
 }
-
-/** Milliseconds since the epoch; injected so tests use a fake clock. */
-export interface Clock {
-  /** The current time in milliseconds. */
-  now(): number;
-}
-
-/** The real clock. */
-export const systemClock: Clock = Object.freeze({ now: (): number => Date.now() });

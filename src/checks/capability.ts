@@ -18,11 +18,29 @@ export interface DeclaredKinds {
   readonly roots: boolean;
 }
 
-const KIND_OF: Readonly<Record<string, keyof DeclaredKinds>> = Object.freeze({
+/** The kind of an input request: the capability it needs. */
+export type InputKind = keyof DeclaredKinds;
+
+const KIND_OF: Readonly<Record<string, InputKind>> = Object.freeze({
   "sampling/createMessage": "sampling",
   "elicitation/create": "elicitation",
   "roots/list": "roots",
 });
+
+/**
+ * The capability an input request's method needs.
+ *
+ * @param method A JSON-RPC method.
+ * @returns Its kind, or `undefined` for a method that is not an input request.
+ * @example
+ * ```ts
+ * import { inputKindOf } from "./capability.ts";
+ * console.log(inputKindOf("roots/list"), inputKindOf("tools/call")); // roots undefined
+ * ```
+ */
+export function inputKindOf(method: string): InputKind | undefined {
+  return Object.hasOwn(KIND_OF, method) ? KIND_OF[method] : undefined;
+}
 
 /** The check built by {@linkcode createCapabilityCheck}. */
 export interface CapabilityCheck {
@@ -46,7 +64,7 @@ export function createCapabilityCheck(declared: DeclaredKinds): CapabilityCheck 
   const allowed = Object.freeze({ ...declared });
   return Object.freeze({
     check(method: string): Verdict<void> {
-      const kind = Object.hasOwn(KIND_OF, method) ? KIND_OF[method] : undefined;
+      const kind = inputKindOf(method);
       if (kind !== undefined && allowed[kind]) return pass(undefined);
       return refuse(
         RefusalCode.MethodNotFound,

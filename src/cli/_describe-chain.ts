@@ -1,15 +1,18 @@
 /**
  * The report `sluice check` prints for one compiled policy: the transport and era, the call
- * and message limits, then the chain every input request goes through, step by step in the order the chain
- * runs them (`src/chain/chain.ts`, `src/chain/_kind-runners.ts`), with each step's effective
- * numbers (byte limits in KiB, MiB or GiB and durations as policy files write them, when exact),
- * then the log budget, legacy supervision and front settings. Each step has a number of its own:
- * a step that applies to one elicitation mode says so.
+ * and message limits, then the chain every input request goes through, step by step as
+ * `chainSteps` lists what the chain compiles (its order, numbers and codes), with each step's
+ * effective numbers (byte limits in KiB, MiB or GiB and durations as policy files write them,
+ * when exact), then the log budget, legacy supervision and front settings. Each step has a
+ * number of its own: a step that applies to one elicitation mode says so.
  *
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { formatDuration } from "../policy/duration.ts";
+import { type ChainStep, type ChainSteps, chainSteps } from "../chain/chain.ts";
+import { inputKindOf } from "../checks/capability.ts";
+import type { InputRequest } from "../protocol/input-request.ts";
 
 const d = formatDuration;
 const row = (indent: number, label: string, text: string): string =>
@@ -37,7 +40,7 @@ export function formatBytes(bytes: number): string {
  */
 export function describeChain(policy: CompiledPolicy): string[] {
   const p = policy;
-  const rate = (r: CompiledPolicy["inputRateLimit"]) => `${r.rate} per ${d(r.perMs)}, burst ${r.burst}`;
+  const steps = chainSteps(p);
   return [
     `${p.server}${p.source === undefined ? "" : `  ${p.source}`}`,
     row(2, "transport", transport(p)),
@@ -55,18 +58,10 @@ export function describeChain(policy: CompiledPolicy): string[] {
         `maxEventBytes ${formatBytes(p.maxEventBytes)} per SSE event, maxJsonDepth ${p.maxJsonDepth} levels`,
     ),
     "  input requests, checked in this order:",
-    row(4, "1. capability", capability(p)),
-    row(
-      4,
-      "2. budget",
-      `inputRateLimit ${rate(p.inputRateLimit)}; over it: ${p.sampling.rejectionCode} (sampling), ` +
-        `-32000 (others); store unavailable: ${
-          p.rateLimitFailOpen ? "let through (rateLimitFailOpen)" : "refused"
-        }`,
-    ),
-    ...sampling(p),
-    ...elicitation(p),
-    ...roots(p),
+    ...steps.gate.map((step) => row(4, `${step.number}. ${step.name}`, describeStep(p, step))),
+    ...kindLines(p, steps, "sampling/createMessage"),
+    ...kindLines(p, steps, "elicitation/create"),
+    ...kindLines(p, steps, "roots/list"),
     row(
       2,
       "logs",
@@ -81,6 +76,70 @@ export function describeChain(policy: CompiledPolicy): string[] {
     ),
   ];
 }
+
+function rate(r: CompiledPolicy["inputRateLimit"]): string {
+  return `${r.rate} per ${d(r.perMs)}, burst ${r.burst}`;
+}
+
+/** A kind's own steps, or the gate step that refuses it. */
+function kindLines(p: CompiledPolicy, steps: ChainSteps, method: InputRequest["method"]): string[] {
+  const own = steps.kinds[method];
+  if (own.length === 0) {
+    const gate = steps.gate.find((step) => step.name === "capability");
+    return [`    ${method}: refused at step ${gate?.number} (${inputKindOf(method)}: false)`];
+  }
+  return [
+    `    ${method}:`,
+    ...own.map((step) => row(6, `${step.number}. ${step.name}`, describeStep(p, step, method))),
+  ];
+}
+
+/** What one step does under this policy. */
+function describeStep(p: CompiledPolicy, step: ChainStep, method?: InputRequest["method"]): string {
+  const s = p.sampling;
+  const e = p.elicitation;
+  const code = step.code;
+  switch (step.name) {
+    case "capability":
+      return capability(p, code);
+    case "budget":
+      return `inputRateLimit ${rate(p.inputRateLimit)}; over it: ${s.rejectionCode} (sampling), ` +
+        `${code} (others); store unavailable: ${
+          p.rateLimitFailOpen ? "let through (rateLimitFailOpen)" : "refused"
+        }`;
+    case "tools":
+      return `tools and toolChoice refused (${code}) unless sampling.tools (${onOff(s.tools)})`;
+    case "maxTokens":
+      return `a positive integer (else ${code}), clamped to ${s.maxTokens}`;
+    case "tool_result":
+      return `a message with tool_result blocks holds nothing else (else ${code})`;
+    case "idle":
+      return `legacy only: refused (${code}) with no call in flight, allowIdle ${onOff(s.allowIdle)}`;
+    case "tool loop":
+      return `refused (${code}) beyond ${s.maxToolIterations} assistant tool_use turns`;
+    case "context":
+      return s.context ? "includeContext kept (context on)" : 'includeContext becomes "none" (context off)';
+    case "mode":
+      return `${e.modes.join(" or ")}, of those the handler declares (missing: form); else ${code}`;
+    case "url":
+      return `(url mode only) ${hosts(p)}, at most ${e.maxUrlLength} characters; else ${code}; ` +
+        "never opened by sluice";
+    case "form":
+      return `(form mode only) flat primitive fields only, at most ${e.maxFields} fields and ` +
+        `${e.maxEnumValues} enum values; else ${code}`;
+    case "handler":
+      return `timeout ${d(step.timeoutMs ?? 0)}`;
+    case "answer":
+      return `${method === undefined ? "" : ANSWERS[method]}; else ${code}`;
+  }
+}
+
+const ANSWERS: Readonly<Record<InputRequest["method"], string>> = {
+  "sampling/createMessage": "a valid CreateMessageResult",
+  "elicitation/create": "accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
+    "a URL accept has no content",
+  "roots/list": 'only file:// roots on this host, "." and ".." resolved, the rest dropped',
+};
 
 function transport(p: CompiledPolicy): string {
   const t = p.transport;
@@ -109,87 +168,24 @@ function transport(p: CompiledPolicy): string {
   }${auth})`;
 }
 
-function capability(p: CompiledPolicy): string {
+function capability(p: CompiledPolicy, code: number | undefined): string {
   const allowed: string[] = [];
   const refused: string[] = [];
   (p.sampling.enabled ? allowed : refused).push("sampling");
   if (p.elicitation.enabled) allowed.push(`elicitation (${p.elicitation.modes.join(", ")})`);
   else refused.push("elicitation");
   (p.roots.enabled ? allowed : refused).push("roots");
-  const never = refused.length === 0 ? "" : `; never: ${refused.join(", ")} (-32601)`;
+  const never = refused.length === 0 ? "" : `; never: ${refused.join(", ")} (${code})`;
   return `declared when the handler implements it: ${allowed.join(", ") || "nothing"}${never}`;
 }
 
-function sampling(p: CompiledPolicy): string[] {
-  const s = p.sampling;
-  if (!s.enabled) return ["    sampling/createMessage: refused at step 1 (sampling: false)"];
-  const code = s.rejectionCode;
-  return [
-    "    sampling/createMessage:",
-    row(6, "3. tools", `tools and toolChoice refused (-32602) unless sampling.tools (${onOff(s.tools)})`),
-    row(6, "4. maxTokens", `a positive integer (else -32602), clamped to ${s.maxTokens}`),
-    row(6, "5. tool_result", "a message with tool_result blocks holds nothing else (else -32602)"),
-    row(
-      6,
-      "6. idle",
-      `legacy only: refused (${code}) with no call in flight, allowIdle ${onOff(s.allowIdle)}`,
-    ),
-    row(6, "7. tool loop", `refused (${code}) beyond ${s.maxToolIterations} assistant tool_use turns`),
-    row(
-      6,
-      "8. context",
-      s.context ? "includeContext kept (context on)" : 'includeContext becomes "none" (context off)',
-    ),
-    row(6, "9. handler", `timeout ${d(p.handlerTimeoutMs.default)}`),
-    row(6, "10. answer", "a valid CreateMessageResult, else -32603"),
-  ];
-}
-
-function elicitation(p: CompiledPolicy): string[] {
+function hosts(p: CompiledPolicy): string {
   const e = p.elicitation;
-  if (!e.enabled) return ["    elicitation/create: refused at step 1 (elicitation: false)"];
-  const hosts = [
+  return [
     "https, no userinfo",
     e.allowHosts === undefined ? "any public host" : `allowHosts ${e.allowHosts.join(", ")}`,
     e.denyHosts.length === 0 ? "" : `denyHosts ${e.denyHosts.join(", ")}`,
     e.allowIpHosts ? "IP hosts allowed" : "no IP hosts",
     e.allowPrivateHosts ? "private hosts allowed" : "no private hosts",
-    `at most ${e.maxUrlLength} characters; else -32602; never opened by sluice`,
   ].filter((part) => part !== "").join(", ");
-  // The url and form checks are alternatives (each runs for its own mode), but each keeps a
-  // number of its own, so a step number names one step.
-  const steps = [
-    ...(e.modes.includes("url") ? [["url", `(url mode only) ${hosts}`]] : []),
-    ...(e.modes.includes("form")
-      ? [[
-        "form",
-        `(form mode only) flat primitive fields only, at most ${e.maxFields} fields and ` +
-        `${e.maxEnumValues} enum values; else -32602`,
-      ]]
-      : []),
-    ["handler", `timeout ${d(p.handlerTimeoutMs.elicitation)}`],
-    [
-      "answer",
-      "accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
-      "a URL accept has no content; else -32603",
-    ],
-  ];
-  return [
-    "    elicitation/create:",
-    row(6, "3. mode", `${e.modes.join(" or ")}, of those the handler declares (missing: form); else -32602`),
-    ...steps.map(([label, text], i) => row(6, `${i + 4}. ${label}`, text ?? "")),
-  ];
-}
-
-function roots(p: CompiledPolicy): string[] {
-  if (!p.roots.enabled) return ["    roots/list: refused at step 1 (roots: false)"];
-  return [
-    "    roots/list:",
-    row(6, "3. handler", `timeout ${d(p.handlerTimeoutMs.default)}`),
-    row(
-      6,
-      "4. answer",
-      'only file:// roots on this host, "." and ".." resolved, the rest dropped; else -32603',
-    ),
-  ];
 }

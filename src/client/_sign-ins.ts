@@ -5,11 +5,10 @@
  *
  * @module
  */
-import type { Clock } from "../chain/verdict.ts";
-import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";
-import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { takeFlow } from "../auth/authorization-code.ts";
@@ -74,14 +73,7 @@ export interface ShownUrl {
 export function shownAuthorizationUrl(policy: CompiledPolicy, raw: string): ShownUrl | string {
   const url = new URL(raw);
   if (hasLoopbackHost(url)) return { url: url.href, host: url.hostname, idn: false };
-  const e = policy.elicitation;
-  const verdict = createElicitationUrlCheck({
-    ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
-    denyHosts: e.denyHosts,
-    allowIpHosts: e.allowIpHosts,
-    allowPrivateHosts: e.allowPrivateHosts,
-    maxUrlLength: e.maxUrlLength,
-  }).check({ url: raw }, undefined);
+  const verdict = createPolicyUrlCheck(policy).check({ url: raw }, undefined);
   if (!verdict.ok) {
     return `sign-in to "${policy.server}" refused: ${
       verdict.refusal.message.replace(/^Elicitation URL refused: /, "the authorization URL is refused: ")

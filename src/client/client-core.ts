@@ -11,8 +11,8 @@
  */
 import { type Chain, createChain } from "../chain/chain.ts";
 import type { Decision, DecisionListener } from "../chain/decision.ts";
-import { systemTimers, type Timers } from "../chain/timers.ts";
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { systemTimers, type Timers } from "../_internal/timers.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
@@ -22,7 +22,7 @@ import { DEFAULT_LOG_RATE, type NotificationStats } from "../notify/notification
 import type { NotificationEntry } from "../notify/notification-entry.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue } from "../notify/notification-queue.ts";
-import { type LinkedSignal, openFlow } from "./_signals.ts";
+import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 import { probeEra } from "./era-probe.ts";

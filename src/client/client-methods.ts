@@ -6,14 +6,14 @@
  * @module
  */
 import type { CallDecision } from "../chain/decision.ts";
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import type { Decoded } from "../protocol/decode.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { decodeListPromptsResult } from "../protocol/prompts.ts";
 import { decodeListResourcesResult, decodeListResourceTemplatesResult } from "../protocol/resources.ts";
 import { decodeListToolsResult } from "../protocol/tools.ts";
-import type { LinkedSignal } from "./_signals.ts";
+import type { LinkedSignal } from "../_internal/signals.ts";
 import type { CallOptions, Client, ListOptions, ToolCallOptions } from "./client-types.ts";
 import { filterListedTools } from "./modern/tool-headers.ts";
 import type { CallContext, ServerSession } from "./server-session.ts";

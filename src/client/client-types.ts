@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { Clock } from "../chain/verdict.ts";
-import type { Timers } from "../chain/timers.ts";
+import type { Clock } from "../_internal/clock.ts";
+import type { Timers } from "../_internal/timers.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { Handler } from "../handler/handler.ts";

@@ -9,7 +9,7 @@
  */
 import type { LogEntry } from "../handler/handler.ts";
 import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { sanitizeLogParams } from "../notify/sanitize-log.ts";
 import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";

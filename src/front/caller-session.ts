@@ -20,10 +20,10 @@
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { Decision } from "../chain/decision.ts";
 import { failureOf } from "../client/client-methods.ts";
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
-import type { Timers } from "../chain/timers.ts";
-import { type LinkedSignal, openFlow } from "../client/_signals.ts";
+import type { Timers } from "../_internal/timers.ts";
+import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";

@@ -22,7 +22,7 @@
 import { type Context, Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-core.ts";
-import { openFlow } from "../client/_signals.ts";
+import { openFlow } from "../_internal/signals.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";

@@ -11,9 +11,9 @@
  */
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
-import type { Clock } from "../chain/verdict.ts";
-import type { Timers } from "../chain/timers.ts";
-import { linkSignals } from "../client/_signals.ts";
+import type { Clock } from "../_internal/clock.ts";
+import type { Timers } from "../_internal/timers.ts";
+import { linkSignals } from "../_internal/signals.ts";
 import { runRounds } from "../client/modern/multi-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";

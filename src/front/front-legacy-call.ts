@@ -17,9 +17,9 @@
  * @module
  */
 import type { ChainResult } from "../chain/chain.ts";
-import type { Clock } from "../chain/verdict.ts";
-import type { Timers } from "../chain/timers.ts";
-import { linkSignals } from "../client/_signals.ts";
+import type { Clock } from "../_internal/clock.ts";
+import type { Timers } from "../_internal/timers.ts";
+import { linkSignals } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";

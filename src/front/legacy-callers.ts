@@ -13,8 +13,8 @@
  */
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { Decision } from "../chain/decision.ts";
-import type { Clock } from "../chain/verdict.ts";
-import type { Timers } from "../chain/timers.ts";
+import type { Clock } from "../_internal/clock.ts";
+import type { Timers } from "../_internal/timers.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import { isRequest, type JsonObject, type JsonRpcMessage } from "../protocol/jsonrpc.ts";

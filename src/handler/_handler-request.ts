@@ -22,7 +22,7 @@ import { decodeCreateMessageParams } from "../protocol/sampling.ts";
 import { decodeElicitParams, elicitationModeOf, type ElicitRequestParams } from "../protocol/elicitation.ts";
 import { MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/versions.ts";
 import { describeValue } from "../_internal/quote.ts";
-import { defer } from "../chain/deferral.ts";
+import { defer } from "./deferral.ts";
 import type { ElicitationContext, Handler, InputContext, Principal } from "./handler.ts";
 import { HANDLER_KINDS, type HandlerKind } from "./_remote-wire.ts";
 

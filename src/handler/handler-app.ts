@@ -21,7 +21,7 @@ import { createBearerCheck } from "./_bearer-secret.ts";
 import { decodeHandlerCall } from "./_handler-request.ts";
 import { readJsonRequest } from "./_request-body.ts";
 import { HANDLER_KINDS, isWireDeferral, WIRE_DEFERRAL } from "./_remote-wire.ts";
-import { isDeferral } from "../chain/deferral.ts";
+import { isDeferral } from "./deferral.ts";
 
 /** Options of {@linkcode handlerApp}. */
 export interface HandlerAppOptions {

@@ -9,7 +9,7 @@ import type { CreateMessageRequestParams, CreateMessageResult } from "../protoco
 import type { ElicitRequestParams, ElicitResult } from "../protocol/elicitation.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import type { LogLevel } from "../policy/policy.ts";
-import type { Deferral } from "../chain/deferral.ts";
+import type { Deferral } from "./deferral.ts";
 
 /** The caller a gateway request was authenticated as (`ctx.principal`). */
 export interface Principal {

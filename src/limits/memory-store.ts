@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import type { RateLimitStore } from "./rate-limit-store.ts";
 import { type Rate, type TakeResult, TokenBucket } from "./token-bucket.ts";
 

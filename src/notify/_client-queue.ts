@@ -4,17 +4,16 @@
  *
  * @module
  */
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import type { Handler, NotificationContext } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { CallbackConsumer } from "./_callback-consumer.ts";
 import { EntryStream } from "./_entry-stream.ts";
 import { LogBudgets } from "./_log-budget.ts";
-import { DeliveryCounters, NotificationRecord } from "./_notification-record.ts";
+import { DeliveryCounters, NotificationRecord, type NotificationStats } from "./_notification-record.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
 import type { WaitingCapacity } from "./_waiting-list.ts";
-import type { NotificationQueue, NotificationStats } from "./notification-queue.ts";
 import { sanitizeText } from "./sanitize-text.ts";
 
 /** How much of a thrown message is reported. */
@@ -32,8 +31,11 @@ export interface ClientQueueParts {
 
 type Listener = CallbackConsumer | EntryStream;
 
-/** A client's notification queue. */
-export class ClientQueue implements NotificationQueue {
+/**
+ * A client's notification queue. `createNotificationQueue` returns it as a `NotificationQueue`,
+ * which is where the compiler holds it to the contract.
+ */
+export class ClientQueue {
   readonly #parts: ClientQueueParts;
   readonly #budgets: LogBudgets;
   /** Servers whose log budget failed, reported once each. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Clock } from "../chain/verdict.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
 
 /** The most buckets kept; past it the oldest is dropped (it starts full if seen again). */

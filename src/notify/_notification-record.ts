@@ -7,8 +7,18 @@
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { type NotificationEntry, toNotificationEntry } from "./notification-entry.ts";
 
-/** The delivery counters of one server. */
-export class DeliveryCounters {
+/** What one server's notifications came to. */
+export interface NotificationStats {
+  /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
+  readonly delivered: number;
+  /** Deliveries given up because that consumer already had `maxWaiting` entries waiting. */
+  readonly dropped: number;
+  /** Log entries over the server's log budget, refused before reaching any consumer. */
+  readonly rateLimited: number;
+}
+
+/** The delivery counters of one server, counted as they happen. */
+export class DeliveryCounters implements NotificationStats {
   /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
   delivered = 0;
   /** Deliveries given up because that consumer already had its most entries waiting. */

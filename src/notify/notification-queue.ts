@@ -23,16 +23,20 @@
  *
  * @module
  */
-import { type Clock, systemClock } from "../chain/verdict.ts";
+import { type Clock, systemClock } from "../_internal/clock.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { ClientQueue } from "./_client-queue.ts";
+import type { NotificationStats } from "./_notification-record.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { compileRate } from "../policy/compile-policy.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
 
-/** The seed's log budget: 50 entries per second, bursts of 100 (the policy's `logRateLimit`). */
-export const DEFAULT_LOG_RATE: Rate = Object.freeze({ rate: 50, perMs: 1000, burst: 100 });
+export type { NotificationStats } from "./_notification-record.ts";
+
+/** The log budget of a server with no policy: the policy's default `logRateLimit`. */
+export const DEFAULT_LOG_RATE: Rate = compileRate(POLICY_DEFAULTS.logRateLimit);
 
 /** The default of {@linkcode NotificationQueueOptions.maxWaiting}: the policy's `maxWaitingNotifications`. */
 export const DEFAULT_MAX_WAITING: number = POLICY_DEFAULTS.maxWaitingNotifications;
@@ -68,7 +72,7 @@ export interface NotificationQueueOptions {
    * connection in the legacy era), when its first log entry arrives. A rate that is not valid
    * refuses that server's log entries (counted as rate-limited) and is reported once to `onError`.
    *
-   * @default () => DEFAULT_LOG_RATE (50 per second, bursts of 100)
+   * @default () => DEFAULT_LOG_RATE (`POLICY_DEFAULTS.logRateLimit`: 50 per second, bursts of 100)
    */
   readonly logRateLimit?: (serverId: string) => Rate;
   /**
@@ -85,16 +89,6 @@ export interface NotificationQueueOptions {
    * @default logs the message (only) with `console.error`
    */
   readonly onError?: (error: Error) => void;
-}
-
-/** What one server's notifications came to. */
-export interface NotificationStats {
-  /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
-  readonly delivered: number;
-  /** Deliveries given up because that consumer already had `maxWaiting` entries waiting. */
-  readonly dropped: number;
-  /** Log entries over the server's log budget, refused before reaching any consumer. */
-  readonly rateLimited: number;
 }
 
 /** A client's notification queue. */

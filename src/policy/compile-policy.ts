@@ -17,7 +17,7 @@ import {
   transportKindOf,
   unknownKeyProblems,
 } from "./_policy-problems.ts";
-import { createElicitationUrlCheck } from "../checks/elicitation-url.ts";
+import { createElicitationUrlCheck, type ElicitationUrlCheck } from "../checks/elicitation-url.ts";
 
 /** A token-bucket rule in milliseconds. */
 export interface CompiledRate {
@@ -243,6 +243,32 @@ function validate(input: unknown, source: string | undefined): {
 }
 
 /**
+ * Builds the URL check of a policy's `elicitation` options: the one check behind its URL
+ * elicitations and the sign-in URLs shown for its server.
+ *
+ * @param policy The compiled policy.
+ * @returns The frozen check.
+ * @throws {TypeError} When the options are not valid; {@linkcode checkPolicy} reports that as a
+ *   problem, so a compiled policy never throws here.
+ * @example
+ * ```ts
+ * import { compilePolicy, createPolicyUrlCheck } from "./compile-policy.ts";
+ * const policy = compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } });
+ * console.log(createPolicyUrlCheck(policy).check({ url: "http://mcp.example.com/pay" }, undefined).ok); // false
+ * ```
+ */
+export function createPolicyUrlCheck(policy: CompiledPolicy): ElicitationUrlCheck {
+  const e = policy.elicitation;
+  return createElicitationUrlCheck({
+    ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
+    denyHosts: e.denyHosts,
+    allowIpHosts: e.allowIpHosts,
+    allowPrivateHosts: e.allowPrivateHosts,
+    maxUrlLength: e.maxUrlLength,
+  });
+}
+
+/**
  * Builds the checkers whose options need more than the schema can say (host patterns on a
  * public suffix, an empty allow list), so such a policy fails here and not at its first request.
  */
@@ -250,15 +276,8 @@ function checkerProblems(
   policy: CompiledPolicy,
   site: { source: string | undefined; server: string | undefined },
 ): PolicyProblem[] {
-  const e = policy.elicitation;
   try {
-    createElicitationUrlCheck({
-      ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
-      denyHosts: e.denyHosts,
-      allowIpHosts: e.allowIpHosts,
-      allowPrivateHosts: e.allowPrivateHosts,
-      maxUrlLength: e.maxUrlLength,
-    });
+    createPolicyUrlCheck(policy);
     return [];
   } catch (error) {
     const detail = error instanceof Error
@@ -351,6 +370,21 @@ function serverIdOf(input: unknown): string | undefined {
   return typeof server === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(server) ? server : undefined;
 }
 
+/**
+ * Compiles a rate as a policy writes it (`per` a duration) into the token bucket's milliseconds.
+ *
+ * @param option A valid rate, e.g. `{ rate: 50, per: "1s", burst: 100 }`.
+ * @returns The frozen rate.
+ * @example
+ * ```ts
+ * import { compileRate } from "./compile-policy.ts";
+ * console.log(compileRate({ rate: 50, per: "1s", burst: 100 })); // { rate: 50, perMs: 1000, burst: 100 }
+ * ```
+ */
+export function compileRate(option: RateOption): CompiledRate {
+  return Object.freeze({ rate: option.rate, perMs: parseDuration(option.per) ?? 0, burst: option.burst });
+}
+
 const ms = (duration: string | undefined, fallback: string): number =>
   parseDuration(duration ?? fallback) ?? 0;
 
@@ -359,12 +393,6 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
   const sampling = policy.sampling === false ? undefined : policy.sampling ?? {};
   const elicitation = policy.elicitation === false ? undefined : policy.elicitation ?? {};
   const transport = resolveTransport(policy.transport);
-  const rate = (r: RateOption | undefined, fallback: RateOption): CompiledRate =>
-    Object.freeze({
-      rate: (r ?? fallback).rate,
-      perMs: ms(r?.per, fallback.per),
-      burst: (r ?? fallback).burst,
-    });
   return deepFreeze({
     source,
     server: policy.server,
@@ -393,8 +421,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
       maxEnumValues: elicitation?.maxEnumValues ?? d.elicitation.maxEnumValues,
     },
     roots: { enabled: policy.roots ?? d.roots },
-    inputRateLimit: rate(policy.inputRateLimit, d.inputRateLimit),
-    logRateLimit: rate(policy.logRateLimit, d.logRateLimit),
+    inputRateLimit: compileRate(policy.inputRateLimit ?? d.inputRateLimit),
+    logRateLimit: compileRate(policy.logRateLimit ?? d.logRateLimit),
     logLevel: policy.logLevel ?? d.logLevel,
     rateLimitFailOpen: policy.rateLimitFailOpen ?? d.rateLimitFailOpen,
     handlerTimeoutMs: {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import { ConnectionError } from "./legacy-connection.ts";
 import type { JsonRpcMessage } from "../protocol/jsonrpc.ts";
 import { openBody, readBodyBytes } from "./_body-reader.ts";
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";

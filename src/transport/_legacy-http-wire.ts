@@ -4,13 +4,9 @@
  *
  * @module
  */
-import type { Timers } from "../chain/timers.ts";
-import { linkSignals } from "../client/_signals.ts";
-import {
-  type ConnectionClosed,
-  ConnectionError,
-  type ConnectionEvents,
-} from "../client/legacy/legacy-connection.ts";
+import type { Timers } from "../_internal/timers.ts";
+import { linkSignals } from "../_internal/signals.ts";
+import { type ConnectionClosed, ConnectionError, type ConnectionEvents } from "./legacy-connection.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { type Fetcher, fetchWithRedirects } from "./_fetch-with-redirects.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { pause } from "../client/_signals.ts";
-import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import { pause } from "../_internal/signals.ts";
+import { ConnectionError } from "./legacy-connection.ts";
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { DEFAULT_RETRY_MS } from "./_legacy-request-stream.ts";
 import { readResponse } from "./read-response.ts";

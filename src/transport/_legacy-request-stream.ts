@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { pause } from "../client/_signals.ts";
-import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import { pause } from "../_internal/signals.ts";
+import { ConnectionError } from "./legacy-connection.ts";
 import type {
   JsonRpcErrorResponse,
   JsonRpcMessage,

@@ -11,7 +11,7 @@ import {
   ConnectionError,
   type ConnectionEvents,
   type LegacyConnection,
-} from "../client/legacy/legacy-connection.ts";
+} from "./legacy-connection.ts";
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import {
   isResponse,
@@ -21,11 +21,10 @@ import {
   type JsonRpcRequest,
   type JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
-import type { DroppedLine } from "./stdio-connection.ts";
 import { createLineSplitter } from "./_stdio-lines.ts";
 import { createPendingRequests } from "./_stdio-pending.ts";
 import { describeExit, describeStartError, signalProcess, startProcess } from "./_stdio-process.ts";
-import { readLine } from "./_stdio-read-line.ts";
+import { type DroppedLine, readLine } from "./_stdio-read-line.ts";
 import { createStdinWriter, type StdinWriter } from "./_stdio-writer.ts";
 
 /** The resolved options of `createStdioConnection`. */

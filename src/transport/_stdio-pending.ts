@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import { ConnectionError } from "./legacy-connection.ts";
 import type { JsonRpcErrorResponse, JsonRpcResultResponse, RequestId } from "../protocol/jsonrpc.ts";
 
 type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;

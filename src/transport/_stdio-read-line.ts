@@ -1,11 +1,32 @@
 /**
- * Reads one stdout line of a stdio server: UTF-8, JSON, one JSON-RPC message (no batch).
+ * Reads one stdout line of a stdio server: UTF-8, JSON, one JSON-RPC message (no batch); and
+ * names every reason the stdio transport drops a line.
  *
  * @module
  */
 import { decodeMessage, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
 import { exceedsJsonDepth } from "../protocol/json-depth.ts";
-import type { DroppedLine } from "./stdio-connection.ts";
+
+/** Why a line the server wrote on stdout was dropped. */
+export interface DroppedLine {
+  /**
+   * `"not_utf8"`, `"not_json"`, `"batch"` (a JSON array), `"invalid_message"` (JSON that is
+   * not one JSON-RPC message), `"unknown_response"` (a response to an id no pending request
+   * has, such as one aborted earlier, or to `null`), `"unterminated"` (bytes after the last
+   * newline when stdout ended).
+   */
+  readonly reason:
+    | "not_utf8"
+    | "not_json"
+    | "batch"
+    | "invalid_message"
+    | "unknown_response"
+    | "unterminated";
+  /** The line's length in bytes, line ending excluded. */
+  readonly bytes: number;
+  /** What was wrong, for logs; never the line itself. */
+  readonly detail: string;
+}
 
 /** What a line held: a message, nothing (a blank line), too deep a nesting, or something to drop. */
 export type ReadLine =

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Writable } from "node:stream";
-import { ConnectionError } from "../client/legacy/legacy-connection.ts";
+import { ConnectionError } from "./legacy-connection.ts";
 
 /** A child's stdin, with the bytes still waiting counted. */
 export interface StdinWriter {

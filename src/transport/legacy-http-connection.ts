@@ -8,14 +8,14 @@
  *
  * @module
  */
-import type { Timers } from "../chain/timers.ts";
-import { linkSignals } from "../client/_signals.ts";
+import type { Timers } from "../_internal/timers.ts";
+import { linkSignals } from "../_internal/signals.ts";
 import {
   ConnectionError,
   type ConnectionEvents,
   type ConnectionFactory,
   type LegacyConnection,
-} from "../client/legacy/legacy-connection.ts";
+} from "./legacy-connection.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import type {
   JsonRpcErrorResponse,
@@ -100,7 +100,7 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
  * ```ts
  * import { createLegacyHttpConnection } from "./legacy-http-connection.ts";
  * import { compilePolicy } from "../policy/compile-policy.ts";
- * import { systemTimers } from "../chain/timers.ts";
+ * import { systemTimers } from "../_internal/timers.ts";
  * const { transport } = compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } });
  * if (transport.kind !== "http") throw new Error("expected an HTTP transport");
  * const open = createLegacyHttpConnection(transport, { fetch: (url, init) => fetch(url, init), timers: systemTimers });

@@ -5,30 +5,12 @@
  * @module
  */
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
-import type { ConnectionFactory } from "../client/legacy/legacy-connection.ts";
+import type { ConnectionFactory } from "./legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import type { DroppedLine } from "./_stdio-read-line.ts";
 
-/** Why a line the server wrote on stdout was dropped. */
-export interface DroppedLine {
-  /**
-   * `"not_utf8"`, `"not_json"`, `"batch"` (a JSON array), `"invalid_message"` (JSON that is
-   * not one JSON-RPC message), `"unknown_response"` (a response to an id no pending request
-   * has, such as one aborted earlier, or to `null`), `"unterminated"` (bytes after the last
-   * newline when stdout ended).
-   */
-  readonly reason:
-    | "not_utf8"
-    | "not_json"
-    | "batch"
-    | "invalid_message"
-    | "unknown_response"
-    | "unterminated";
-  /** The line's length in bytes, line ending excluded. */
-  readonly bytes: number;
-  /** What was wrong, for logs; never the line itself. */
-  readonly detail: string;
-}
+export type { DroppedLine } from "./_stdio-read-line.ts";
 
 /** Limits and timings of a stdio connection. */
 export interface StdioConnectionOptions {

@@ -1,8 +1,8 @@
 // A fake clock and timers for tests: time moves only when a test calls `advance`, and due
 // callbacks run in order of their due time (then of scheduling). `settle` lets promise chains
 // started by those callbacks run before the test looks at the outcome.
-import type { Clock } from "../../src/chain/verdict.ts";
-import type { Timers } from "../../src/chain/timers.ts";
+import type { Clock } from "../../src/_internal/clock.ts";
+import type { Timers } from "../../src/_internal/timers.ts";
 
 interface Scheduled {
   readonly id: number;

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createChain } from "../../src/chain/chain.ts";
+import { chainSteps, createChain } from "../../src/chain/chain.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
@@ -369,5 +369,68 @@ describe("createChain()", () => {
     assert.deepEqual([broken.ok, !broken.ok && broken.refusal.code], [false, -32603]);
     const badSchema = chain.checkAnswer(formRequest({ type: "array" }), { action: "decline" }, "2026-07-28");
     assert.deepEqual([badSchema.ok, !badSchema.ok && badSchema.refusal.code], [false, -32602]);
+  });
+
+  test("admit() is the capability gate alone: it passes declared kinds and refuses the rest with -32601", () => {
+    const chain = chainFor({ roots: () => ({ roots: [] }) });
+    assert.deepEqual(chain.admit("roots/list"), { ok: true, value: undefined });
+    assert.deepEqual(chain.admit("sampling/createMessage"), {
+      ok: false,
+      refusal: {
+        code: -32601,
+        message: "Input request refused: this client did not declare the sampling capability",
+      },
+    });
+  });
+});
+
+describe("chainSteps()", () => {
+  const compiled = (policy: Partial<Policy> = {}) =>
+    compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, ...policy });
+
+  test("lists the gate, then each kind's steps numbered on from it, in the order the chain runs them", () => {
+    assert.deepEqual(chainSteps(compiled({ sampling: { rejectionCode: -7 } })), {
+      gate: [
+        { number: 1, name: "capability", code: -32601 },
+        { number: 2, name: "budget", code: -32000 },
+      ],
+      kinds: {
+        "sampling/createMessage": [
+          { number: 3, name: "tools", code: -32602 },
+          { number: 4, name: "maxTokens", code: -32602 },
+          { number: 5, name: "tool_result", code: -32602 },
+          { number: 6, name: "idle", code: -7 },
+          { number: 7, name: "tool loop", code: -7 },
+          { number: 8, name: "context", code: undefined },
+          { number: 9, name: "handler", code: -32603, timeoutMs: 60_000 },
+          { number: 10, name: "answer", code: -32603 },
+        ],
+        "elicitation/create": [
+          { number: 3, name: "mode", code: -32602 },
+          { number: 4, name: "url", code: -32602 },
+          { number: 5, name: "form", code: -32602 },
+          { number: 6, name: "handler", code: -32603, timeoutMs: 300_000 },
+          { number: 7, name: "answer", code: -32603 },
+        ],
+        "roots/list": [
+          { number: 3, name: "handler", code: -32603, timeoutMs: 60_000 },
+          { number: 4, name: "answer", code: -32603 },
+        ],
+      },
+    });
+  });
+
+  test("lists nothing after the gate for a kind the policy refuses, and no check for a mode it refuses", () => {
+    const steps = chainSteps(compiled({ sampling: false, roots: false, elicitation: { modes: ["url"] } }));
+    assert.deepEqual(steps.kinds, {
+      "sampling/createMessage": [],
+      "elicitation/create": [
+        { number: 3, name: "mode", code: -32602 },
+        { number: 4, name: "url", code: -32602 },
+        { number: 5, name: "handler", code: -32603, timeoutMs: 300_000 },
+        { number: 6, name: "answer", code: -32603 },
+      ],
+      "roots/list": [],
+    });
   });
 });

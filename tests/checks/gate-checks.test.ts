@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createBudgetCheck } from "../../src/checks/budget.ts";
-import { createCapabilityCheck } from "../../src/checks/capability.ts";
+import { createCapabilityCheck, inputKindOf } from "../../src/checks/capability.ts";
 import { createElicitationModeCheck } from "../../src/checks/elicitation-mode.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import { type RateLimitStore, StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
@@ -144,5 +144,16 @@ describe("createElicitationModeCheck()", () => {
         message: "Elicitation request refused: mode 7 is not one this client declared (none)",
       },
     });
+  });
+});
+
+describe("inputKindOf()", () => {
+  test("names the capability of each input request method, and nothing for any other method", () => {
+    assert.deepEqual(
+      ["sampling/createMessage", "elicitation/create", "roots/list", "tools/call", "__proto__"].map(
+        inputKindOf,
+      ),
+      ["sampling", "elicitation", "roots", undefined, undefined],
+    );
   });
 });

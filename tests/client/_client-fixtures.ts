@@ -6,7 +6,7 @@ import type { Handler } from "../../src/handler/handler.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { ClientError } from "../../src/errors.ts";
 import { type Reply, type ScriptedServer, scriptedServer } from "../_support/scripted-server.ts";
-import type { Timers } from "../../src/chain/timers.ts";
+import type { Timers } from "../../src/_internal/timers.ts";
 
 export const URL_ = "https://mcp.example.com/mcp";
 

@@ -1,5 +1,5 @@
 // A remoteHandler wired in-process to a handlerApp (no sockets), with what the app received.
-import { defer } from "../../src/chain/deferral.ts";
+import { defer } from "../../src/handler/deferral.ts";
 import type { Handler } from "../../src/handler/handler.ts";
 import { handlerApp, type HandlerAppOptions } from "../../src/handler/handler-app.ts";
 import { remoteHandler, type RemoteHandlerOptions } from "../../src/handler/remote-handler.ts";

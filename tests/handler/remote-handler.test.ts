@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { isDeferral } from "../../src/chain/deferral.ts";
+import { isDeferral } from "../../src/handler/deferral.ts";
 import { np, same } from "../_support/exact.ts";
 import {
   contextOf,

@@ -6,7 +6,7 @@ import { exceedsJsonDepth } from "../../src/protocol/json-depth.ts";
 import { parseMessage } from "../../src/protocol/jsonrpc.ts";
 import { readResponse } from "../../src/transport/read-response.ts";
 import { createLegacyHttpConnection } from "../../src/transport/legacy-http-connection.ts";
-import { systemTimers } from "../../src/chain/timers.ts";
+import { systemTimers } from "../../src/_internal/timers.ts";
 import { createNotificationQueue } from "../../src/notify/notification-queue.ts";
 import { result, toolsList } from "../_support/scripted-server.ts";
 import { failure, setup } from "../client/_client-fixtures.ts";

@@ -1,6 +1,6 @@
 // Builders shared by the notification queue tests.
 import type { JsonObject, JsonRpcNotification } from "../../src/protocol/jsonrpc.ts";
-import type { Clock } from "../../src/chain/verdict.ts";
+import type { Clock } from "../../src/_internal/clock.ts";
 
 /** A clock a test sets by hand, synchronously (pushes read it on the read path). */
 export class ManualClock implements Clock {

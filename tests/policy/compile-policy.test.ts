@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { checkPolicy, compilePolicy } from "../../src/policy/compile-policy.ts";
+import { checkPolicy, compilePolicy, createPolicyUrlCheck } from "../../src/policy/compile-policy.ts";
 import { PolicyError } from "../../src/policy/policy-error.ts";
 import { definePolicy } from "../../src/policy/policy.ts";
 import { formatDuration, parseDuration } from "../../src/policy/duration.ts";
@@ -306,6 +306,26 @@ describe("compilePolicy() and the checkers' own option rules", () => {
     assert.deepEqual(
       messages({ ...base, elicitation: { allowHosts: ["localhost"], allowPrivateHosts: true } }),
       [],
+    );
+  });
+
+  test("createPolicyUrlCheck() checks a URL by the policy's elicitation options", () => {
+    const policy = compilePolicy({
+      server: "a",
+      transport: { url: "https://a.example.com/mcp" },
+      elicitation: { allowHosts: ["login.example.com"], maxUrlLength: 40 },
+    });
+    const check = createPolicyUrlCheck(policy);
+    assert.deepEqual(
+      [
+        "https://login.example.com/pay",
+        "https://evil.example.net/pay",
+        "https://login.example.com/" + "a".repeat(40),
+      ].map((url) => {
+        const verdict = check.check({ url }, undefined);
+        return verdict.ok ? verdict.value.context.host : verdict.refusal.code;
+      }),
+      ["login.example.com", -32602, -32602],
     );
   });
 });

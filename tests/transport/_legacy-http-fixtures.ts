@@ -1,11 +1,11 @@
 // Helpers of legacy-http-connection.host.test.ts: a connection with its events recorded, the
 // handshake, a fetch that records what was sent and answered, and bounded polling of a peer.
-import { systemTimers, type Timers } from "../../src/chain/timers.ts";
+import { systemTimers, type Timers } from "../../src/_internal/timers.ts";
 import type {
   ConnectionClosed,
   LegacyConnection,
   ServerMessage,
-} from "../../src/client/legacy/legacy-connection.ts";
+} from "../../src/transport/legacy-connection.ts";
 import { type CompiledHttpTransport, compilePolicy } from "../../src/policy/compile-policy.ts";
 import type {
   JsonObject,

@@ -2,7 +2,7 @@
 // and against @modelcontextprotocol/server-everything in its streamable HTTP mode.
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { ConnectionError, type ServerMessage } from "../../src/client/legacy/legacy-connection.ts";
+import { ConnectionError, type ServerMessage } from "../../src/transport/legacy-connection.ts";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc.ts";
 import {
   type LegacyHttpPeer,

@@ -9,7 +9,7 @@ import {
   ConnectionError,
   type LegacyConnection,
   type ServerMessage,
-} from "../../src/client/legacy/legacy-connection.ts";
+} from "../../src/transport/legacy-connection.ts";
 import type { CompiledStdioTransport } from "../../src/policy/compile-policy.ts";
 import type { JsonRpcErrorResponse, JsonRpcResultResponse } from "../../src/protocol/jsonrpc.ts";
 import {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import { type CallToolResult, decodeCallToolResult } from "../../protocol/call-tool-result.ts";
@@ -19,7 +19,7 @@ import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { DeadlineReached, linkSignals, openLeg } from "../_signals.ts";
+import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
 import { inputError } from "../modern/failure-errors.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import type { Handshake, LegacySession } from "./legacy-session.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Chain } from "../../chain/chain.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import {
@@ -34,7 +34,7 @@ import {
   type ConnectionFactory,
   type LegacyConnection,
   type ServerMessage,
-} from "./legacy-connection.ts";
+} from "../../transport/legacy-connection.ts";
 import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
 import type { CallerHooks } from "../server-session.ts";
 import { LOGGING_LEVELS, type LoggingLevel } from "../../protocol/logging-level.ts";

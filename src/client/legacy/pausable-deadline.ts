@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 
 /** A deadline that can be paused (nested pauses count) and resumed. */
 export class PausableDeadline {

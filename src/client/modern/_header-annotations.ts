@@ -11,7 +11,17 @@
  *
  * @module
  */
-import type { ToolHeader } from "./tool-headers.ts";
+/** One `Mcp-Param-{Name}` header a tool asks for. */
+export interface ToolHeader {
+  /** The annotated property's own key, e.g. `"region"`. */
+  readonly property: string;
+  /** The chain of `properties` keys from the root to it; `["region"]` for a top-level one. */
+  readonly path: readonly string[];
+  /** The `x-mcp-header` value, the `{Name}` of `Mcp-Param-{Name}`, e.g. `"Region"`. */
+  readonly header: string;
+  /** The property's declared type, which sets how its value is written. */
+  readonly type: "string" | "integer" | "boolean";
+}
 
 /** What the search found: the headers, or every problem that makes the tool invalid. */
 export interface HeaderAnnotations {

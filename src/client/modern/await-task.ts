@@ -7,14 +7,14 @@
  */
 import type { Fetcher } from "./http-leg.ts";
 import type { Principal } from "../../handler/handler.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeGetTaskResult } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
-import { pause } from "../_signals.ts";
+import { pause } from "../../_internal/signals.ts";
 import { abortError, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";

@@ -8,7 +8,7 @@ import type { ChainResult } from "../../chain/chain.ts";
 import { ClientError } from "../../errors.ts";
 import type { JsonRpcErrorObject } from "../../protocol/jsonrpc.ts";
 import { quote } from "../../_internal/quote.ts";
-import { DeadlineReached } from "../_signals.ts";
+import { DeadlineReached } from "../../_internal/signals.ts";
 
 /**
  * A JSON-RPC error the server answered with.

@@ -13,8 +13,9 @@ import type { InputResponse, InputResponses } from "../../protocol/input-respons
 import type { ModernProtocolVersion } from "../../protocol/versions.ts";
 import { ClientError } from "../../errors.ts";
 import { quote } from "../../_internal/quote.ts";
+import { inputKindOf } from "../../checks/capability.ts";
 import { abortError, inputError } from "./failure-errors.ts";
-import { linkSignals } from "../_signals.ts";
+import { linkSignals } from "../../_internal/signals.ts";
 import type { DeferredAnswerer } from "../server-session.ts";
 import type { ChainResult } from "../../chain/chain.ts";
 
@@ -33,12 +34,6 @@ export interface RoundContext {
   /** Answers an entry the handler deferred (the front asks its caller); without it a deferral fails. */
   readonly onDeferred?: DeferredAnswerer | undefined;
 }
-
-const KIND: Readonly<Record<InputRequest["method"], "sampling" | "elicitation" | "roots">> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
 
 /**
  * Answers every entry of one round.
@@ -62,22 +57,16 @@ export async function answerInputRequests(
       { serverId: context.serverId },
     );
   }
-  const declared = context.chain.declared;
   for (const key of keys) {
     const request = requests[key] as InputRequest;
-    const kind = KIND[request.method];
-    const isDeclared = kind === "sampling"
-      ? declared.sampling !== undefined
-      : kind === "elicitation"
-      ? declared.elicitation !== undefined
-      : declared.roots;
-    if (!isDeclared) {
+    const admitted = context.chain.admit(request.method);
+    if (!admitted.ok) {
       throw new ClientError(
         "protocol",
-        `Server "${context.serverId}" sent input request ${
-          quote(key, 64)
-        } (${request.method}) for the ${kind} capability, which this client did not declare`,
-        { serverId: context.serverId, code: -32601 },
+        `Server "${context.serverId}" sent input request ${quote(key, 64)} (${request.method}) for the ${
+          inputKindOf(request.method)
+        } capability, which this client did not declare`,
+        { serverId: context.serverId, code: admitted.refusal.code },
       );
     }
   }

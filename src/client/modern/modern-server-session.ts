@@ -5,7 +5,7 @@
  * @module
  */
 import type { Fetcher } from "./http-leg.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import type { MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Chain } from "../../chain/chain.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CompiledHttpTransport } from "../../policy/compile-policy.ts";
 import { decodeUnsupportedVersionData } from "../../protocol/error-data.ts";
@@ -21,7 +21,7 @@ import type { LoggingLevel } from "../../protocol/logging-level.ts";
 import type { ClientCapabilities } from "../../protocol/capabilities.ts";
 import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
-import { openLeg } from "../_signals.ts";
+import { openLeg } from "../../_internal/signals.ts";
 import { abortError, serverError } from "./failure-errors.ts";
 import { type Fetcher, type LegFailure, postLeg } from "./http-leg.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";

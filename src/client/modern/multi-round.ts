@@ -13,14 +13,14 @@
  * @module
  */
 import { ClientError } from "../../errors.ts";
-import type { Timers } from "../../chain/timers.ts";
+import type { Timers } from "../../_internal/timers.ts";
 import type { CompleteResultOf, MrtrMethod } from "../../protocol/input-required.ts";
 import { decodeModernResult } from "../../protocol/input-required.ts";
 import type { InputRequests } from "../../protocol/input-request.ts";
 import { buildRetryParams, type InputResponses } from "../../protocol/input-responses.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { CreateTaskResult } from "../../protocol/tasks.ts";
-import { pause } from "../_signals.ts";
+import { pause } from "../../_internal/signals.ts";
 import { abortError } from "./failure-errors.ts";
 
 /** What one round's answerer decides: the answers to send, or to stop the loop with a value. */

@@ -17,19 +17,10 @@ import {
   type HeaderAnnotations,
   isJsonObject,
   readHeaderAnnotations,
+  type ToolHeader,
 } from "./_header-annotations.ts";
 
-/** One `Mcp-Param-{Name}` header a tool asks for. */
-export interface ToolHeader {
-  /** The annotated property's own key, e.g. `"region"`. */
-  readonly property: string;
-  /** The chain of `properties` keys from the root to it; `["region"]` for a top-level one. */
-  readonly path: readonly string[];
-  /** The `x-mcp-header` value, the `{Name}` of `Mcp-Param-{Name}`, e.g. `"Region"`. */
-  readonly header: string;
-  /** The property's declared type, which sets how its value is written. */
-  readonly type: "string" | "integer" | "boolean";
-}
+export type { ToolHeader } from "./_header-annotations.ts";
 
 /** The outcome of {@linkcode compileToolHeaders}. */
 export type CompiledToolHeaders =

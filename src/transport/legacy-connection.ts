@@ -15,7 +15,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResultResponse,
   RequestId,
-} from "../../protocol/jsonrpc.ts";
+} from "../protocol/jsonrpc.ts";
 
 /** A message the server sent on its own: a request to answer, or a notification. */
 export interface ServerMessage {

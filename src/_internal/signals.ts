@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Timers } from "../chain/timers.ts";
+import type { Timers } from "./timers.ts";
 
 /** A signal with the means to stop listening to its sources. */
 export interface LinkedSignal {

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DeadlineReached, linkSignals, openFlow, openLeg } from "../../src/client/_signals.ts";
+import { DeadlineReached, linkSignals, openFlow, openLeg } from "../../src/_internal/signals.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 
 const leg = (time: FakeTime, ms = 100) => ({ ms, which: "leg" as const, timers: time });

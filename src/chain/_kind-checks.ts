@@ -1,0 +1,308 @@
+/**
+ * Each kind's own part of the chain, compiled once from the policy: the pre-checks that refuse
+ * a request or rewrite a copy of it, then which callback answers it, within which time, and how
+ * its answer is judged. Sampling's pre-checks are a list run in order; an elicitation's mode
+ * decides whether its URL or its form is checked; roots have none. The chain runs this after
+ * the capability gate and the budget, and `steps` lists it for `sluice check`.
+ *
+ * @module
+ */
+import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
+import type { DeclaredCapabilities } from "../handler/capabilities.ts";
+import type { Handler } from "../handler/handler.ts";
+import { type CreateMessageRequestParams, decodeCreateMessageResult } from "../protocol/sampling.ts";
+import type {
+  ElicitationInputRequest,
+  InputRequest,
+  RootsInputRequest,
+  SamplingInputRequest,
+} from "../protocol/input-request.ts";
+import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
+import { createSamplingToolsCheck } from "../checks/sampling-tools.ts";
+import { createSamplingMaxTokensCheck } from "../checks/sampling-max-tokens.ts";
+import { createSamplingIdleCheck } from "../checks/sampling-idle.ts";
+import { createSamplingToolLoopCheck } from "../checks/sampling-tool-loop.ts";
+import { createSamplingToolResultsCheck } from "../checks/sampling-tool-results.ts";
+import { createSamplingContextCheck } from "../checks/sampling-context.ts";
+import { createElicitationModeCheck } from "../checks/elicitation-mode.ts";
+import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
+import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
+import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
+import type { LazySignal } from "./invoke-handler.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
+
+/** The name of a kind's step. */
+export type KindStepName =
+  | "tools"
+  | "maxTokens"
+  | "tool_result"
+  | "idle"
+  | "tool loop"
+  | "context"
+  | "mode"
+  | "url"
+  | "form"
+  | "handler"
+  | "answer";
+
+/** One step of a kind, as `sluice check` lists it. */
+export interface KindStep {
+  /** Its name. */
+  readonly name: KindStepName;
+  /** The code it refuses with; `undefined` for a step that only rewrites. */
+  readonly code: number | undefined;
+  /** The one elicitation mode it checks, when it checks only one. */
+  readonly mode?: "form" | "url";
+  /** For `"handler"`: its deadline in milliseconds (the policy's `handlerTimeout` for the kind). */
+  readonly timeoutMs?: number;
+}
+
+/** A request that passed its kind's pre-checks: who answers it, how long they have, how it is judged. */
+export interface Prepared {
+  /** The request as the checks left it. */
+  readonly request: InputRequest;
+  /** The handler's deadline (the policy's `handlerTimeout` for the kind). */
+  readonly timeoutMs: number;
+  /** Calls the handler's callback for the kind, with the context of the request. */
+  readonly invoke: (base: BaseContext, lazy: LazySignal) => unknown;
+  /** Judges an answer: the handler's, or a downstream caller's in the front. */
+  readonly judge: (answer: unknown) => Verdict<unknown>;
+}
+
+/** What the pre-checks know about a request besides itself. */
+export interface PrepareContext {
+  /** The protocol version it arrived in. */
+  readonly version: ProtocolVersion;
+  /** Whether a call to the server is in flight (legacy idle sampling). @default true */
+  readonly callInFlight?: boolean;
+}
+
+/** The compiled per-kind part of one chain. */
+export interface KindChecks {
+  /** Runs a request's pre-checks (never modifying it): what to do next, or the first refusal. */
+  prepare(request: InputRequest, context: PrepareContext): Verdict<Prepared>;
+  /**
+   * Each kind's steps in the order they run: its pre-checks (an elicitation's URL and form
+   * checks each for their own mode), then `"handler"` and `"answer"`.
+   */
+  readonly steps: Readonly<Record<InputRequest["method"], readonly KindStep[]>>;
+}
+
+/** One kind's compiled part. */
+interface Kind<R extends InputRequest> {
+  prepare(request: R, context: PrepareContext): Verdict<Prepared>;
+  readonly steps: readonly KindStep[];
+}
+
+/**
+ * Compiles each kind's part of one chain, building every checker once.
+ *
+ * The chain's capability gate lets a kind through only when it is declared, and a kind is
+ * declared only when the handler implements it (`declareCapabilities`): the callback of any
+ * request that gets here exists.
+ *
+ * @param policy The server's compiled policy.
+ * @param declared What the client declares to the server.
+ * @param handler The client's handler.
+ * @returns The compiled checks.
+ * @throws {TypeError} When a checker's options are not valid.
+ */
+export function compileKindChecks(
+  policy: CompiledPolicy,
+  declared: DeclaredCapabilities,
+  handler: Handler,
+): KindChecks {
+  const sampling = compileSampling(policy, declared, handler);
+  const elicitation = compileElicitation(policy, declared, handler);
+  const roots = compileRoots(policy, handler);
+  return Object.freeze({
+    prepare(request: InputRequest, context: PrepareContext): Verdict<Prepared> {
+      switch (request.method) {
+        case "sampling/createMessage":
+          return sampling.prepare(request, context);
+        case "elicitation/create":
+          return elicitation.prepare(request, context);
+        case "roots/list":
+          return roots.prepare(request, context);
+      }
+    },
+    steps: {
+      "sampling/createMessage": sampling.steps,
+      "elicitation/create": elicitation.steps,
+      "roots/list": roots.steps,
+    },
+  });
+}
+
+/** A sampling request on its way through the sampling pre-checks. */
+interface SamplingState {
+  readonly params: CreateMessageRequestParams;
+  readonly legacy: boolean;
+  readonly callInFlight: boolean;
+}
+
+/** One sampling pre-check: passes the state on (perhaps with rewritten params), or refuses. */
+interface SamplingStep extends KindStep {
+  check(state: SamplingState): Verdict<SamplingState>;
+}
+
+/** Sampling: its pre-checks run in the order of their list, then the handler and the answer. */
+function compileSampling(
+  policy: CompiledPolicy,
+  declared: DeclaredCapabilities,
+  handler: Handler,
+): Kind<SamplingInputRequest> {
+  const preChecks = samplingPreChecks(policy, declared);
+  const timeoutMs = policy.handlerTimeoutMs.default;
+  return {
+    prepare(request: SamplingInputRequest, context: PrepareContext): Verdict<Prepared> {
+      const { version } = context;
+      let state: SamplingState = {
+        params: request.params,
+        legacy: eraOf(version) === "legacy",
+        callInFlight: context.callInFlight ?? true,
+      };
+      for (const step of preChecks) {
+        const verdict = step.check(state);
+        if (!verdict.ok) return verdict;
+        state = verdict.value;
+      }
+      const { params } = state;
+      return pass({
+        request: { method: request.method, params },
+        timeoutMs,
+        invoke: (base, lazy) => handler.sampling!(params, new InputContextImpl(base, lazy)),
+        judge: (answer) => {
+          const decoded = decodeCreateMessageResult(version, answer);
+          return decoded.ok
+            ? pass(decoded.value)
+            : refuseAnswer(`Sampling answer refused: ${decoded.message}`);
+        },
+      });
+    },
+    steps: [...preChecks.map(({ name, code }) => ({ name, code })), handlerStep(timeoutMs), ANSWER],
+  };
+}
+
+/** Sampling's pre-checks, in the order they run. */
+function samplingPreChecks(policy: CompiledPolicy, declared: DeclaredCapabilities): readonly SamplingStep[] {
+  const s = policy.sampling;
+  const invalid = RefusalCode.InvalidParams;
+  const tools = createSamplingToolsCheck({ declared: declared.sampling?.tools === true });
+  const maxTokens = createSamplingMaxTokensCheck({ maxTokens: s.maxTokens });
+  const toolResults = createSamplingToolResultsCheck();
+  const idle = createSamplingIdleCheck({ allowIdle: s.allowIdle, rejectionCode: s.rejectionCode });
+  const toolLoop = createSamplingToolLoopCheck({
+    maxToolIterations: s.maxToolIterations,
+    rejectionCode: s.rejectionCode,
+  });
+  const context = createSamplingContextCheck({ allow: s.context });
+  return Object.freeze([
+    { name: "tools", code: invalid, check: (state) => withParams(state, tools.check(state.params)) },
+    { name: "maxTokens", code: invalid, check: (state) => withParams(state, maxTokens.check(state.params)) },
+    {
+      name: "tool_result",
+      code: invalid,
+      check: (state) => keep(state, toolResults.check(state.params.messages)),
+    },
+    {
+      name: "idle",
+      code: s.rejectionCode,
+      check: (state) => state.legacy ? keep(state, idle.check(state.callInFlight)) : pass(state),
+    },
+    {
+      name: "tool loop",
+      code: s.rejectionCode,
+      check: (state) => keep(state, toolLoop.check(state.params.messages)),
+    },
+    { name: "context", code: undefined, check: (state) => withParams(state, context.check(state.params)) },
+  ]);
+}
+
+/** Elicitation: the mode first, then the URL or the form it decides, the handler and the answer. */
+function compileElicitation(
+  policy: CompiledPolicy,
+  declared: DeclaredCapabilities,
+  handler: Handler,
+): Kind<ElicitationInputRequest> {
+  const e = policy.elicitation;
+  const mode = createElicitationModeCheck(declared.elicitation?.modes ?? []);
+  const url = createPolicyUrlCheck(policy);
+  const form = createElicitationFormCheck({ maxFields: e.maxFields, maxEnumValues: e.maxEnumValues });
+  const timeoutMs = policy.handlerTimeoutMs.elicitation;
+  const invalid = RefusalCode.InvalidParams;
+  return {
+    prepare(request: ElicitationInputRequest): Verdict<Prepared> {
+      const params = request.params;
+      const effective = mode.check("mode" in params ? params.mode : undefined);
+      if (!effective.ok) return effective;
+      if (effective.value === "url" && "url" in params) {
+        const verdict = url.check(params, e.origin);
+        if (!verdict.ok) return verdict;
+        const { params: checked, context } = verdict.value;
+        return pass({
+          request: { method: request.method, params: checked },
+          timeoutMs,
+          invoke: (base, lazy) => handler.elicitation!(checked, new UrlContextImpl(base, lazy, context)),
+          judge: (answer) => checkElicitAnswer(answer, { mode: "url" }),
+        });
+      }
+      const verdict = form.check("requestedSchema" in params ? params.requestedSchema : undefined);
+      if (!verdict.ok) return verdict;
+      const { shape, fields } = verdict.value;
+      return pass({
+        request,
+        timeoutMs,
+        invoke: (base, lazy) => handler.elicitation!(params, new FormContextImpl(base, lazy, fields)),
+        judge: (answer) => checkElicitAnswer(answer, { mode: "form", shape }),
+      });
+    },
+    steps: [
+      { name: "mode", code: invalid },
+      { name: "url", code: invalid, mode: "url" },
+      { name: "form", code: invalid, mode: "form" },
+      handlerStep(timeoutMs),
+      ANSWER,
+    ],
+  };
+}
+
+/** Roots: no pre-checks; the answer is filtered. */
+function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInputRequest> {
+  const rootsAnswer = createRootsAnswerCheck();
+  const timeoutMs = policy.handlerTimeoutMs.default;
+  return {
+    prepare: (request: RootsInputRequest): Verdict<Prepared> =>
+      pass({
+        request,
+        timeoutMs,
+        invoke: (base, lazy) => handler.roots!(new InputContextImpl(base, lazy)),
+        judge: (answer) => rootsAnswer.check(answer),
+      }),
+    steps: [handlerStep(timeoutMs), ANSWER],
+  };
+}
+
+const ANSWER: KindStep = { name: "answer", code: RefusalCode.InternalError };
+
+/** The handler's step, with its deadline. */
+function handlerStep(timeoutMs: number): KindStep {
+  return { name: "handler", code: RefusalCode.InternalError, timeoutMs };
+}
+
+function withParams(
+  state: SamplingState,
+  verdict: Verdict<CreateMessageRequestParams>,
+): Verdict<SamplingState> {
+  if (!verdict.ok) return verdict;
+  return verdict.value === state.params ? pass(state) : pass({ ...state, params: verdict.value });
+}
+
+function keep(state: SamplingState, verdict: Verdict<void>): Verdict<SamplingState> {
+  return verdict.ok ? pass(state) : verdict;
+}
+
+function refuseAnswer(message: string): Verdict<never> {
+  return refuse(RefusalCode.InternalError, message);
+}
