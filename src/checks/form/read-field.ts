@@ -96,7 +96,7 @@ export function readField(
   if (wrongText !== undefined) return wrongText;
   const field = readVariant(variant, { name, required, schema, maxEnumValues });
   if (field.kind === "problem") return field;
-  if (!hasKeyword(schema, "default")) return Object.freeze(field);
+  if (!Object.hasOwn(schema, "default")) return Object.freeze(field);
   const fallback = schema["default"];
   const wrong = valueProblem(field, fallback);
   if (wrong !== undefined) return problem("default", wrong);
@@ -115,19 +115,14 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A keyword's value: `undefined` when the schema has no such key (see {@linkcode hasKeyword}).
+ * A keyword's value: `undefined` when the schema has no such own key (nothing inherited counts).
  *
  * @param schema The schema object.
  * @param key The keyword.
  * @returns Its value.
  */
 export function keywordOf(schema: Record<string, unknown>, key: string): unknown {
-  return hasKeyword(schema, key) ? schema[key] : undefined;
-}
-
-/** Whether a schema has a keyword: an own key (nothing inherited counts). */
-function hasKeyword(schema: Record<string, unknown>, key: string): boolean {
-  return Object.hasOwn(schema, key);
+  return Object.hasOwn(schema, key) ? schema[key] : undefined;
 }
 
 function textProblem(schema: Record<string, unknown>, key: string): KeywordProblem | undefined {
@@ -144,7 +139,7 @@ function problem(keyword: string | undefined, reason: string): KeywordProblem {
 function variantOf(schema: Record<string, unknown>, type: unknown): Variant | undefined {
   switch (type) {
     case "string":
-      return hasKeyword(schema, "enum") ? "enum" : hasKeyword(schema, "oneOf") ? "oneOf" : "string";
+      return Object.hasOwn(schema, "enum") ? "enum" : Object.hasOwn(schema, "oneOf") ? "oneOf" : "string";
     case "number":
     case "integer":
       return "number";
@@ -232,7 +227,7 @@ function readMultiSelect({ name, required, schema, maxEnumValues }: Property): D
       `expected {"type": "string", "enum": [...]} or {"anyOf": [...]}, received ${describeValue(items)}`,
     );
   }
-  const titled = hasKeyword(items, "anyOf");
+  const titled = Object.hasOwn(items, "anyOf");
   const type = keywordOf(items, "type");
   if (type !== "string" && (!titled || type !== undefined)) {
     return problem("items.type", `expected "string", received ${describeValue(type)}`);
