@@ -89,15 +89,15 @@ const KNOWN_WORDS: ReadonlySet<string> = new Set([
   ...[...SECRET_PHRASES].flatMap((phrase) => phrase.split(" ")),
 ]);
 
-/**
- * Whether the text holds, in any case and anywhere, a word that a match needs: a secret word, a
- * name-only word, or the first word of a phrase. Most text holds none and is not read further.
- */
 const NEEDED_WORDS = [
   ...SECRET_WORDS,
   ...NAME_ONLY_WORDS,
   ...[...SECRET_PHRASES].map((phrase) => phrase.split(" ")[0]),
 ];
+/**
+ * Whether the text holds, in any case and anywhere, a word that a match needs: a secret word, a
+ * name-only word, or the first word of a phrase. Most text holds none and is not read further.
+ */
 const CANDIDATE = new RegExp([...new Set(NEEDED_WORDS)].join("|"), "i");
 
 function hasSecret(text: string, isName: boolean): boolean {
@@ -108,7 +108,7 @@ function hasSecret(text: string, isName: boolean): boolean {
   let before = "";
   let previous = "";
   for (const word of readable.split(WORD_BREAK)) {
-    // Only ASCII words can match, so only ASCII letters are lower-cased.
+    // Only ASCII words can match: a word with other characters is left as it is.
     const lower = ascii || !NOT_ASCII.test(word) ? word.toLowerCase() : word;
     if (!KNOWN_WORDS.has(lower)) {
       before = previous = "";
