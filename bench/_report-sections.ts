@@ -120,7 +120,7 @@ const SECTIONS: readonly Section[] = [
   },
   {
     intro:
-      "## Chain overhead per input request\n\nThe same handler called directly and through the chain, in turn; `added` is the difference run by run. Each group runs on its own chain (one server's). `same form` sends one form again and again (the checks remember compiled forms); `new form` sends a form never seen before every time (a pool of distinct forms larger than the memo). Chart whiskers span the interquartile range of the runs.\n\n![chain by form size](chain-form-size.svg)\n\n![chain by message count](chain-messages.svg)",
+      "## Chain overhead per input request\n\nThe same handler called directly and through the chain, in turn; `added` is the difference run by run. Each group runs on its own chain (one server's). `same form` sends one form again and again; `new form` sends a form never seen before every time (a pool of distinct forms). Chart whiskers span the interquartile range of the runs.\n\n![chain by form size](chain-form-size.svg)\n\n![chain by message count](chain-messages.svg)",
     part: (s) => s.sections.chain === undefined ? undefined : chainTables(s),
   },
   {

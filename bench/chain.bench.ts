@@ -2,13 +2,13 @@
  * The chain's overhead per input request on this runtime: each case runs the same handler
  * directly and through the chain, side by side in one run, and the overhead is the difference,
  * run by run. Three groups, each measured on its own with a chain of its own (its cases
- * interleave; no group's form memo or budget is another's), as one server's chain would be:
+ * interleave; no group's budget is another's), as one server's chain would be:
  *
  * - by kind: a clamped sampling request, the 13-field server-everything form, a URL
  *   elicitation, and a request refused by policy;
  * - by form size, 1 to 100 fields, once with the same form every time (what a server asking
- *   again and again sends; the checks remember compiled forms) and once with a form never seen
- *   before on every call (a pool of distinct forms, larger than the memo);
+ *   again and again sends) and once with a form never seen before on every call (a pool of
+ *   distinct forms);
  * - by sampling message count, 1 to 1000 messages.
  *
  * @module
@@ -78,7 +78,7 @@ function direct(request: InputRequest): unknown {
   return handler.elicitation?.(params, isUrl ? urlCtx : formCtx);
 }
 
-/** A pool of distinct forms of `size` fields, larger than what the form memo keeps. */
+/** A pool of distinct forms of `size` fields. */
 function formPool(size: number, quick: boolean): InputRequest[] {
   const count = Math.max(64, Math.min(quick ? 2_000 : 20_000, Math.floor((quick ? 10_000 : 100_000) / size)));
   return Array.from({ length: count }, (_, k) => formRequest(size, `p${k}_`));
@@ -131,7 +131,7 @@ function cycling(requests: readonly InputRequest[], f: (request: InputRequest) =
   return () => f(requests[i++ % requests.length] as InputRequest);
 }
 
-/** A chain of its own for one group, so no group's form memo or budget is another's. */
+/** A chain of its own for one group, so no group's budget is another's. */
 function chainFor(): Chain {
   return createChain({
     policy: compilePolicy({

@@ -7,12 +7,9 @@
  * @module
  */
 import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
-import { isObject } from "./_enum-options.ts";
-import type { FormShape } from "./_form-shape.ts";
-import { valueProblem } from "./_field-value.ts";
-import { emptyRecord } from "./_form-record.ts";
+import type { FormShape } from "./form/shape.ts";
+import { valueProblem } from "./form/field-value.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";
-
 import type { ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
 
 /** What was asked: a form (with the shape compiled by the form check) or a URL. */
@@ -22,11 +19,10 @@ export type ElicitAnswerRequest = { readonly mode: "form"; readonly shape: FormS
 
 /**
  * Checks an elicitation answer and returns a fresh copy to send. Form content is rebuilt in the
- * schema's order into an object that inherits nothing (a record of `_form-record.ts`: its
- * prototype is frozen, empty and prototype-free), with every missing field that has a `default`
- * filled in (SEP-1034); `content` left out of an accepted form counts as empty. Other keys of
- * the answer (`_meta` included) are dropped. Refusal messages name fields and rules but never
- * echo the user's values: they are sent to the server.
+ * schema's order into an object that inherits nothing (`Object.create(null)`), with every
+ * missing field that has a `default` filled in (SEP-1034); `content` left out of an accepted
+ * form counts as empty. Other keys of the answer (`_meta` included) are dropped. Refusal
+ * messages name fields and rules but never echo the user's values: they are sent to the server.
  *
  * @param answer The handler's answer, untrusted; never modified.
  * @param request What was asked.
@@ -72,26 +68,21 @@ function checkAnswer(answer: unknown, request: ElicitAnswerRequest): Verdict<Eli
   return typeof checked === "string" ? refused(checked) : pass({ action, content: checked });
 }
 
-/**
- * The checked copy of an accepted form's content, or why it is refused. Messages are built only
- * once a problem is found.
- */
+/** The checked copy of an accepted form's content, or why it is refused. */
 function checkContent(
   content: Record<string, unknown>,
   shape: FormShape,
 ): { [key: string]: ElicitValue } | string {
-  const output = emptyRecord<ElicitValue>();
-  let seen = 0;
+  const output: { [key: string]: ElicitValue } = Object.create(null);
+  let present = 0;
   for (const field of shape.fields) {
     const name = field.name;
-    const present = Object.hasOwn(content, name);
-    const value = present ? content[name] : undefined;
-    if (present) seen++;
+    const given = Object.hasOwn(content, name);
+    if (given) present++;
+    const value = given ? content[name] : undefined;
     if (value === undefined) {
-      const fallback = field.default;
-      if (fallback !== undefined) {
-        // the shape's own plain array: slice() copies it in half the time of a spread
-        output[name] = Array.isArray(fallback) ? fallback.slice() : fallback as ElicitValue;
+      if (field.default !== undefined) {
+        output[name] = Array.isArray(field.default) ? field.default.slice() : field.default;
       } else if (field.required) {
         return `field ${quote(name)} is required, received nothing`;
       }
@@ -101,14 +92,17 @@ function checkContent(
     if (problem !== undefined) return `field ${quote(name)} ${problem}`;
     output[name] = Array.isArray(value) ? [...value] : value as ElicitValue;
   }
-  if (seen !== Object.keys(content).length) {
-    for (const key of Object.keys(content)) {
-      if (!shape.fields.some((field) => field.name === key)) {
-        return `field ${quote(key)} is not in the form, expected only its fields`;
-      }
-    }
-  }
+  const keys = Object.keys(content);
+  // Every key is a field's unless there are more keys than fields given.
+  const extra = keys.length === present
+    ? undefined
+    : keys.find((key) => !shape.fields.some((field) => field.name === key));
+  if (extra !== undefined) return `field ${quote(extra)} is not in the form, expected only its fields`;
   return output;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {

@@ -10,7 +10,7 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
-import type { FieldShape, FormShape } from "../checks/_form-shape.ts";
+import type { FieldShape, FormShape } from "../checks/elicitation-form.ts";
 import type { FormElicitationContext, HandlerError } from "../handler/handler.ts";
 import type { ElicitRequestFormParams, ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
 import { askingLine, type Prompter } from "./_prompt-input.ts";

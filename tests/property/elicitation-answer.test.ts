@@ -14,7 +14,7 @@ import {
 } from "../../src/checks/elicitation-form.ts";
 import { checkElicitAnswer } from "../../src/checks/elicitation-answer.ts";
 import { np } from "../_support/exact.ts";
-import { asPrototypeFree, sameRecords } from "../checks/_form-records.ts";
+import { sameRecords } from "../checks/_form-records.ts";
 import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
 import { hostileString, objectOf, wireValue } from "./_arbitraries.ts";
 import { anyValue, realise } from "./_js-only-values.ts";
@@ -90,7 +90,7 @@ describe("checkElicitAnswer() properties", () => {
           const request = { mode: "form", shape: form } as const;
           const before = JSON.stringify(answer);
           const verdict = checkElicitAnswer(answer, request);
-          sameRecords(checkElicitAnswer(answer, request), asPrototypeFree(verdict));
+          sameRecords(checkElicitAnswer(answer, request), verdict);
           assert.equal(JSON.stringify(answer), before);
           if (!verdict.ok) {
             assert.equal(verdict.refusal.code, -32603);
@@ -101,7 +101,7 @@ describe("checkElicitAnswer() properties", () => {
           const names = form.fields.map((field) => field.name);
           const keys = Object.keys(verdict.value.content ?? {});
           assert.deepEqual(keys, names.filter((name) => keys.includes(name)));
-          sameRecords(checkElicitAnswer(verdict.value, request), asPrototypeFree(verdict));
+          sameRecords(checkElicitAnswer(verdict.value, request), verdict);
         }),
         PROPERTY_SETTINGS,
       );

@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createElicitationFormCheck } from "../../src/checks/elicitation-form.ts";
-import { NAME_ONLY_WORDS, SECRET_PHRASES, SECRET_WORDS } from "../../src/checks/_sensitive-words.ts";
+import { NAME_ONLY_WORDS, SECRET_PHRASES, SECRET_WORDS } from "../../src/checks/form/secret-words.ts";
 import { same } from "../_support/exact.ts";
 import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
 import { jsonText, objectOf, wireValue } from "./_arbitraries.ts";

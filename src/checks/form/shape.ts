@@ -4,11 +4,9 @@
  * give is `undefined`.
  *
  * Immutability: the shape and every field object are frozen; the arrays inside (the field list,
- * option lists, array defaults) are `readonly` in the types but not frozen, because freezing an
- * array costs 0.3 to 0.7 µs on JavaScriptCore (Bun) and makes later reads about 9 times slower
- * there, on a path that runs for every request. A shape and its fields are shared by the checks
- * of the same form (see `_form-memo.ts`): their arrays are copies of the schema's that nothing
- * may modify, and the answer check copies array defaults before answering.
+ * option lists, array defaults) are `readonly` in the types but not frozen. They are copies of
+ * the schema's that nothing modifies, and the answer check copies an array default before
+ * answering with it.
  *
  * @module
  */

@@ -1,0 +1,190 @@
+/**
+ * Whether one value fits one compiled form field: the answer check asks it of what the handler
+ * answered, the form check of the schema's own `default`. Reasons say what was expected and
+ * never echo the value: an answer may hold what the user typed, and a refusal is sent to the
+ * server.
+ *
+ * The string formats are the spec's, as valibot schemas built once: `email` (RFC 5321 / 6531
+ * without quoted local parts or address literals), `uri` (an RFC 3986 absolute URI, ASCII only),
+ * `date` (an RFC 3339 full-date that exists in the proleptic Gregorian calendar) and `date-time`
+ * (RFC 3339 with a time zone offset, a leap second only at 23:59:60 UTC). valibot's own `email`
+ * and `isoTimestamp` draw other lines (they refuse `o'brien@example.com`, `用户@例子.广告` and a
+ * 21-digit fraction, and accept `2024-01-01 10:00:00Z`), so only `isoDate` is used as it is and
+ * the rest are regular expressions, none of which backtracks more than a bounded amount.
+ *
+ * Why not one valibot schema per field: a field's bounds and options come with each request (a
+ * form is compiled anew every time), and building a valibot pipe costs far more than the plain
+ * comparisons below, on every field of every request.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import type { FieldShape, MultiSelectField, NumberField, StringField, StringFormat } from "./shape.ts";
+import { describeKind } from "../../_internal/quote.ts";
+
+/**
+ * Checks a value against a field.
+ *
+ * @param field The compiled field.
+ * @param value The value, untrusted.
+ * @returns Why it does not fit (`expected an integer, received a number with a fraction`), or
+ *   `undefined` when it fits.
+ * @example
+ * ```ts
+ * import { valueProblem } from "./field-value.ts";
+ * const age = {
+ *   name: "age",
+ *   required: true,
+ *   kind: "number",
+ *   integer: true,
+ *   minimum: 0,
+ *   maximum: undefined,
+ *   default: undefined,
+ * } as const;
+ * console.log(valueProblem(age, 1.5)); // "expected an integer, received a number with a fraction"
+ * console.log(valueProblem(age, 36)); // undefined
+ * ```
+ */
+export function valueProblem(field: FieldShape, value: unknown): string | undefined {
+  switch (field.kind) {
+    case "string":
+      return stringProblem(field, value);
+    case "number":
+      return numberProblem(field, value);
+    case "boolean":
+      return typeof value === "boolean" ? undefined : `expected a boolean, received ${describeKind(value)}`;
+    case "enum":
+      if (typeof value !== "string") return `expected a string, received ${describeKind(value)}`;
+      return field.values.includes(value)
+        ? undefined
+        : `expected one of the ${field.values.length} allowed values`;
+    case "multi":
+      return selectionProblem(field, value);
+  }
+}
+
+function stringProblem(field: StringField, value: unknown): string | undefined {
+  if (typeof value !== "string") return `expected a string, received ${describeKind(value)}`;
+  if (!value.isWellFormed()) return "expected well-formed Unicode text, received a lone surrogate";
+  const { minLength, maxLength, format } = field;
+  const length = minLength === undefined && maxLength === undefined ? 0 : codePoints(value);
+  if (minLength !== undefined && length < minLength) return `expected at least ${minLength} characters`;
+  if (maxLength !== undefined && length > maxLength) return `expected at most ${maxLength} characters`;
+  if (format !== undefined && !v.is(FORMATS[format], value)) return `expected ${FORMAT_NAMES[format]}`;
+  return undefined;
+}
+
+/** The number of code points of well-formed text: its length, less one per surrogate pair. */
+function codePoints(text: string): number {
+  let pairs = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xdc00 && code <= 0xdfff) pairs++;
+  }
+  return text.length - pairs;
+}
+
+function numberProblem(field: NumberField, value: unknown): string | undefined {
+  if (typeof value !== "number") {
+    return `expected ${field.integer ? "an integer" : "a number"}, received ${describeKind(value)}`;
+  }
+  if (!Number.isFinite(value)) return "expected a finite number";
+  if (field.integer && !Number.isInteger(value)) {
+    return "expected an integer, received a number with a fraction";
+  }
+  if (field.minimum !== undefined && value < field.minimum) return `expected at least ${field.minimum}`;
+  if (field.maximum !== undefined && value > field.maximum) return `expected at most ${field.maximum}`;
+  return undefined;
+}
+
+/** Item by item, every rule on one item before the next, so the first bad index is named. */
+function selectionProblem(field: MultiSelectField, value: unknown): string | undefined {
+  if (!Array.isArray(value)) return `expected an array of strings, received ${describeKind(value)}`;
+  const items: readonly unknown[] = value;
+  const seen = new Set<string>();
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item !== "string") {
+      return `expected an array of strings, received ${describeKind(item)} at index ${i}`;
+    }
+    if (!field.values.includes(item)) {
+      return `expected only allowed values, received another value at index ${i}`;
+    }
+    if (seen.has(item)) return `expected unique values, received a repeated value at index ${i}`;
+    seen.add(item);
+  }
+  const { minItems, maxItems } = field;
+  if (minItems !== undefined && items.length < minItems) {
+    return `expected at least ${minItems} selected values, received ${items.length}`;
+  }
+  if (maxItems !== undefined && items.length > maxItems) {
+    return `expected at most ${maxItems} selected values, received ${items.length}`;
+  }
+  return undefined;
+}
+
+const FORMAT_NAMES: Readonly<Record<StringFormat, string>> = {
+  email: "an email address",
+  uri: "an absolute URI with a scheme",
+  date: "a calendar date (YYYY-MM-DD)",
+  "date-time": "an RFC 3339 date-time with a time zone offset",
+};
+
+/**
+ * A dot-atom local part (RFC 5322 atext and any non-ASCII unit, RFC 6531), `@`, then two or
+ * more domain labels of letters, digits and inner hyphens (non-ASCII letters allowed) of at most
+ * 63 units, the last not all digits. Without the `u` flag, so ranges and lengths count UTF-16
+ * units.
+ */
+const EMAIL =
+  /^[\w!#$%&'*+/=?^`{|}~\x80-\uffff-]+(?:\.[\w!#$%&'*+/=?^`{|}~\x80-\uffff-]+)*@(?:[a-z\d\x80-\uffff](?:[a-z\d\x80-\uffff-]{0,61}[a-z\d\x80-\uffff])?\.)+(?!\d+$)[a-z\d\x80-\uffff](?:[a-z\d\x80-\uffff-]{0,61}[a-z\d\x80-\uffff])?$/i;
+/** Whitespace, controls, format and bidi characters, lone surrogates: never in an address. */
+const INVISIBLE = /[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
+/** A scheme, a colon, then only unreserved and reserved characters and `%` (RFC 3986). */
+const URI = /^[a-z][a-z\d+.-]*:[\w\-.~:/?#[\]@!$&'()*+,;=%]*$/i;
+/** A `%` that two hexadecimal digits do not follow. */
+const BROKEN_ESCAPE = /%(?![\da-f]{2})/i;
+/** `YYYY-MM-DD` (`T` or `t`) `hh:mm:ss`, an optional fraction, then `Z`, `z` or `±hh:mm`. */
+const DATE_TIME =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+
+const FORMATS: Readonly<Record<StringFormat, v.GenericSchema<string>>> = {
+  // At most 254 units, of which at most 64 before the `@`.
+  email: v.pipe(
+    v.string(),
+    v.maxLength(254),
+    v.check((text) => text.indexOf("@") <= 64 && EMAIL.test(text) && !INVISIBLE.test(text)),
+  ),
+  uri: v.pipe(v.string(), v.regex(URI), v.check((text) => !BROKEN_ESCAPE.test(text))),
+  date: v.pipe(v.string(), v.isoDate(), v.check(isCalendarDay)),
+  "date-time": v.pipe(
+    v.string(),
+    v.regex(DATE_TIME),
+    v.check((text) => isCalendarDay(text) && fitsLeapSecond(text)),
+  ),
+};
+
+/** Whether the `YYYY-MM-DD` the text starts with (month 01–12, day 01–31) exists. */
+function isCalendarDay(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2
+    ? (leap ? 29 : 28)
+    : month === 4 || month === 6 || month === 9 || month === 11
+    ? 30
+    : 31;
+  return day <= days;
+}
+
+/** Whether a date-time's second is at most 59, or 60 at 23:59 UTC (its offset applied). */
+function fitsLeapSecond(text: string): boolean {
+  if (text.slice(17, 19) !== "60") return true;
+  const sign = text.at(-6);
+  const offset = sign === "+" || sign === "-"
+    ? (sign === "+" ? 1 : -1) * (Number(text.slice(-5, -3)) * 60 + Number(text.slice(-2)))
+    : 0;
+  const utc = Number(text.slice(11, 13)) * 60 + Number(text.slice(14, 16)) - offset;
+  return ((utc % 1440) + 1440) % 1440 === 23 * 60 + 59;
+}
