@@ -150,7 +150,7 @@ async function toResponse(data: Dispatcher.ResponseData, method: string): Promis
   let size = 0;
   while (size <= BUFFERED_LIMIT) {
     const step = await chunks.next();
-    if (step.done) return new Response(concatChunks(read, size), { status, headers });
+    if (step.done) return new BufferedResponse(concatChunks(read, size), { status, headers });
     read.push(step.value);
     size += step.value.length;
   }
@@ -184,6 +184,84 @@ function concatChunks(chunks: readonly Buffer[], size: number): Uint8Array<Array
     offset += chunk.length;
   }
   return bytes;
+}
+
+/**
+ * A response whose body was read in full before it was returned: a `Response` made without a
+ * body, whose body methods serve the bytes already held. A body given to Node's `Response` is
+ * made into a web stream at once, and reading it back goes through that stream: the most
+ * common answer, a small JSON body read whole, then costs several times the rest of the
+ * response. The stream is made only when `body` is asked for.
+ */
+class BufferedResponse extends Response {
+  #bytes: Uint8Array<ArrayBuffer>;
+  #used = false;
+  /** A response holding the bytes as a stream, once the body stream was asked for: it then answers. */
+  #streamed: Response | undefined;
+
+  constructor(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    return this.#stream().body as ReadableStream<Uint8Array<ArrayBuffer>>;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#streamed?.bodyUsed ?? this.#used;
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#streamed?.arrayBuffer() ?? this.#read((bytes) => bytes.buffer);
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.#streamed?.bytes() ?? this.#read((bytes) => bytes);
+  }
+
+  override text(): Promise<string> {
+    return this.#streamed?.text() ?? this.#read((bytes) => new TextDecoder().decode(bytes));
+  }
+
+  override json(): Promise<unknown> {
+    return this.#streamed?.json() ?? this.#read((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  }
+
+  override blob(): Promise<Blob> {
+    const type = this.headers.get("content-type") ?? "";
+    return this.#streamed?.blob() ?? this.#read((bytes) => new Blob([bytes], { type }));
+  }
+
+  override clone(): Response {
+    if (this.#streamed !== undefined) return this.#streamed.clone();
+    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+    return new BufferedResponse(this.#bytes.slice(), this.#init());
+  }
+
+  #init(): ResponseInit {
+    return { status: this.status, statusText: this.statusText, headers: this.headers };
+  }
+
+  #stream(): Response {
+    if (this.#streamed === undefined) {
+      this.#streamed = new Response(this.#used ? new Uint8Array(0) : this.#bytes, this.#init());
+      // Read already: its stream is spent, as fetch's would be.
+      if (this.#used) void this.#streamed.arrayBuffer().catch(() => {});
+    }
+    return this.#streamed;
+  }
+
+  /** Hands the bytes over once: a second read fails as fetch's does. */
+  #read<T>(as: (bytes: Uint8Array<ArrayBuffer>) => T): Promise<T> {
+    if (this.#used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
+    this.#used = true;
+    try {
+      return Promise.resolve(as(this.#bytes));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 }
 
 /** A body that yields `first`, then pulls the rest from undici's; cancelling it destroys undici's. */
