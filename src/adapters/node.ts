@@ -23,7 +23,11 @@
  * @module
  */
 import process from "node:process";
-import { serve as serveNode } from "@hono/node-server";
+import type { ServerResponse } from "node:http";
+import type { Http2ServerResponse } from "node:http2";
+import { type Http2Bindings, type HttpBindings, serve as serveNode } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { JSON_WRITER, type JsonWriter } from "../front/_front-response.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import {
@@ -98,9 +102,14 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
-    // overrideGlobalObjects: false keeps the process's own Request and Response in place.
+    // overrideGlobalObjects: false keeps the process's own Request and Response in place; the
+    // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies.
+    const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
+      const writer: JsonWriter = (status, json) => writeJson(env.outgoing, status, json);
+      return gateway.fetch(request, { ...env, [JSON_WRITER]: writer });
+    };
     const server = serveNode(
-      { fetch: gateway.fetch, port: address.port, hostname: address.hostname, overrideGlobalObjects: false },
+      { fetch, port: address.port, hostname: address.hostname, overrideGlobalObjects: false },
       (info) => {
         server.off("error", onError);
         resolve({
@@ -115,4 +124,14 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
     const onError = (error: Error): void => reject(listenError(address, error));
     server.once("error", onError);
   });
+}
+
+/** Writes a JSON answer as Hono's `c.json` would, and says so to `@hono/node-server`. */
+function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: number, json: string): Response {
+  outgoing.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(json),
+  });
+  outgoing.end(json);
+  return new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
 }
