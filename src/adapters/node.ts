@@ -72,7 +72,7 @@ const environment = (name: string): string | undefined => process.env[name];
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return selfHostedGateway(options, environment, process.stdout.isTTY === true);
+  return selfHostedGateway(options, environment, process.stdout.isTTY === true, writeStdoutLine);
 }
 
 /**
@@ -134,4 +134,30 @@ function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: numbe
   });
   outgoing.end(json);
   return new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
+}
+
+/** Decision lines not yet written: those of the current turn of the event loop. */
+let pendingLines = "";
+let flushOnExit = false;
+
+/**
+ * Writes a decision line to stdout with the other lines of the same turn of the event loop, once
+ * the turn's answers have gone out: a call no longer writes to the pipe, and wakes whatever
+ * reads it, before its own answer is written. Lines still pending when the process exits are
+ * written then.
+ */
+function writeStdoutLine(line: string): void {
+  if (pendingLines === "") setImmediate(flushLines);
+  pendingLines += `${line}\n`;
+  if (!flushOnExit) {
+    flushOnExit = true;
+    process.once("exit", flushLines);
+  }
+}
+
+function flushLines(): void {
+  if (pendingLines === "") return;
+  const text = pendingLines;
+  pendingLines = "";
+  process.stdout.write(text);
 }
