@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import type { Fetcher } from "./_fetch-with-redirects.ts";
 
 /** Options of {@linkcode createNodeFetch}. */
@@ -63,14 +63,45 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const keepAliveTimeout = checkCount("keepAliveTimeoutMs", options.keepAliveTimeoutMs) ?? 4000;
   const connections = checkCount("connectionsPerOrigin", options.connectionsPerOrigin) ?? null;
   const dispatcher = new Agent({ keepAliveTimeout, connections });
+  const targets = new Map<string, Target>();
   let closing: Promise<void> | undefined;
-  const nodeFetch = (url: string, init: RequestInit): Promise<Response> => send(dispatcher, url, init);
+  const nodeFetch = (url: string, init: RequestInit): Promise<Response> =>
+    send(dispatcher, targets, url, init);
   return Object.freeze(Object.assign(nodeFetch, {
     close: (): Promise<void> => closing ??= dispatcher.destroy(),
   }));
 }
 
-async function send(dispatcher: Dispatcher, url: string, init: RequestInit): Promise<Response> {
+/** Where a URL's requests go, for the pool: its origin, and its path with the query. */
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
+
+/** The most URLs a fetch remembers the parse of (a client fetches a few endpoints, again and again). */
+const MAX_TARGETS = 64;
+
+/**
+ * The URL's target, parsed once: the pool is called with it directly, as undici's `request(url)`
+ * would, without parsing the URL again on every request.
+ */
+function targetOf(targets: Map<string, Target>, url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
+async function send(
+  dispatcher: Dispatcher,
+  targets: Map<string, Target>,
+  url: string,
+  init: RequestInit,
+): Promise<Response> {
   // Any method string goes through (undici's type lists the common ones only).
   const method = (init.method ?? "GET") as Dispatcher.HttpMethod;
   const signal = init.signal ?? null;
@@ -78,7 +109,8 @@ async function send(dispatcher: Dispatcher, url: string, init: RequestInit): Pro
   const body = outgoingBody(init.body);
   let data: Dispatcher.ResponseData;
   try {
-    data = await request(url, { method, headers, body, signal, dispatcher });
+    const { origin, path } = targetOf(targets, url);
+    data = await dispatcher.request({ origin, path, method, headers, body, signal });
   } catch (error) {
     throw failure(error, signal);
   }
