@@ -137,18 +137,18 @@ function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: numbe
 }
 
 /** Decision lines not yet written: those of the current turn of the event loop. */
-let pendingLines = "";
+let pendingLines: string[] = [];
 let flushOnExit = false;
 
 /**
  * Writes a decision line to stdout with the other lines of the same turn of the event loop, once
  * the turn's answers have gone out: a call no longer writes to the pipe, and wakes whatever
  * reads it, before its own answer is written. Lines still pending when the process exits are
- * written then.
+ * written then. The write is console.log's, which a closed stdout does not crash.
  */
 function writeStdoutLine(line: string): void {
-  if (pendingLines === "") setImmediate(flushLines);
-  pendingLines += `${line}\n`;
+  if (pendingLines.length === 0) setImmediate(flushLines);
+  pendingLines.push(line);
   if (!flushOnExit) {
     flushOnExit = true;
     process.once("exit", flushLines);
@@ -156,8 +156,8 @@ function writeStdoutLine(line: string): void {
 }
 
 function flushLines(): void {
-  if (pendingLines === "") return;
-  const text = pendingLines;
-  pendingLines = "";
-  process.stdout.write(text);
+  if (pendingLines.length === 0) return;
+  const lines = pendingLines;
+  pendingLines = [];
+  console.log(lines.join("\n"));
 }
