@@ -27,7 +27,7 @@ import type { ServerResponse } from "node:http";
 import type { Http2ServerResponse } from "node:http2";
 import { type Http2Bindings, type HttpBindings, serve as serveNode } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { JSON_WRITER, type JsonWriter } from "../front/_front-response.ts";
+import { JSON_WRITER, type JsonWriter } from "../front/json-writer.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import {

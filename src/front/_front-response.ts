@@ -11,20 +11,7 @@ import type {
   JsonRpcNotification,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
-
-/**
- * Where a runtime entry puts, in a request's bindings (`c.env`), a {@linkcode JsonWriter}: the
- * Node entry does. There a `Response` body is made into a web stream, which the server then reads
- * back to write it: for the small JSON answer of most calls, that costs more than the rest of
- * writing the answer.
- */
-export const JSON_WRITER: unique symbol = Symbol("sluice.jsonWriter");
-
-/**
- * Writes a JSON answer straight to the caller's connection, and returns the `Response` to give
- * the server in its place (one that says the answer was sent).
- */
-export type JsonWriter = (status: number, json: string) => Response;
+import { JSON_WRITER, type JsonWriter } from "./json-writer.ts";
 
 /** An answer: an HTTP status and a JSON-RPC response (none for a bare status). */
 export interface FrontAnswer {
