@@ -16,20 +16,20 @@ interface HandMeasure {
 
 const HAND_MEASURES: readonly HandMeasure[] = [
   {
-    code: "src/client/_signals.ts",
+    code: "src/_internal/signals.ts",
     what: "making a new `AbortSignal`",
     on: "Node 20",
     figure: "~3 µs",
   },
   {
-    code: "src/client/_signals.ts",
+    code: "src/_internal/signals.ts",
     what: "CPU of an undici request given a freshly made signal, against one given a signal made " +
       "earlier (a whole loopback POST: ~170 µs)",
     on: "Node 20",
     figure: "~26 µs more",
   },
   {
-    code: "src/client/_signals.ts",
+    code: "src/_internal/signals.ts",
     what: "each linked signal layer a call used to add",
     on: "Node 20",
     figure: "25–40 µs",

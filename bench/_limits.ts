@@ -102,21 +102,21 @@ function frontLimits(results: RunResults): string {
   const front = node(results)?.sections.front;
   if (front === undefined) return "";
   const lines = front.cases.map((r) => {
-    const d = r.directCpuUs;
-    const f = r.frontCpuUs;
-    const direct = d.client.median + d.peer.median;
-    return `| ${r.name} | ${us(d.client.median)} + ${us(d.peer.median)} | ${us(f.client.median)} + ${
-      us(f.peer.median)
-    } + **${us(f.front.median)}** | ${(f.front.median / direct).toFixed(2)}× |`;
+    const { floor, sluice } = r.by;
+    if (floor === undefined || sluice === undefined) return "";
+    const [f, s] = [floor.cpuUs, sluice.cpuUs];
+    return `| ${r.name} | ${us(f.client.median)} + ${us(f.peer.median)} + **${us(f.gateway.median)}** | ${
+      us(s.client.median)
+    } + ${us(s.peer.median)} + **${us(s.gateway.median)}** | ${us(s.gateway.median - f.gateway.median)} |`;
   });
   return [
-    "The front is a second HTTP hop: per call it parses and checks the downstream request, sends it upstream with its own client, reads and checks the answer (and for `ask_form` answers the form), and writes the downstream response. Its CPU per call, next to what a direct call costs the client and the peer together (µs of CPU per call, medians):",
+    "A gateway is a second HTTP hop: the floor only relays bytes (and answers the form round); sluice's front also parses and checks the downstream request, sends it upstream with its own client, reads and checks the answer (and for `ask_form` runs the form through its policy), and writes the downstream response. CPU per call of each process (µs, medians):",
     "",
-    "| case | direct: client + peer | through the front: client + peer + **front** | front's CPU / direct call's CPU |",
+    "| case | floor: client + peer + **gateway** | sluice: client + peer + **gateway** | sluice's gateway CPU over the floor's |",
     "|---|--:|--:|--:|",
-    ...lines,
+    ...lines.filter((line) => line !== ""),
     "",
-    "When the front's own CPU per call is near or above a whole direct call's, the front cannot add only 20% to a call that does no work upstream; on one machine its CPU also competes with the client and the peer for the same cores. Against a tool that takes 5 ms, the same CPU is a small part of the call's time.",
+    "On one machine a gateway's CPU competes with the client and the peer for the same cores: the CPU sluice's front spends over the floor's is what its time over the floor's is made of. Against a tool that takes 5 ms, the same CPU is a small part of the call's time.",
     "",
   ].join("\n");
 }

@@ -9,6 +9,7 @@ import { type ChartPoint, type ChartSeries, PALETTE, renderLineChart } from "./_
 import type { RunResults } from "./_results.ts";
 import type { Spread } from "./_stats.ts";
 import { runtimeLabel } from "./_verdict.ts";
+import type { ContenderFigures, FrontRow } from "./front.bench.ts";
 
 /** A point at the median, its whisker over the interquartile range of the runs. */
 const point = (x: number, s: Spread, f = (v: number) => v): ChartPoint => ({
@@ -86,6 +87,15 @@ function chainCharts(results: RunResults, out: Map<string, string>): void {
   );
 }
 
+/** A curve row's figures of one contender (the curve runs direct and sluice). */
+function figures(row: FrontRow, who: "direct" | "sluice"): ContenderFigures {
+  const found = row.by[who];
+  if (found === undefined) {
+    throw new TypeError(`front curve: no "${who}" figures at ${row.inFlight} in flight`);
+  }
+  return found;
+}
+
 function frontChart(results: RunResults, out: Map<string, string>): void {
   const curve = results.suites.find((s) => s.runtime === "node")?.sections.front?.curve;
   if (curve === undefined || curve.length === 0) return;
@@ -98,8 +108,14 @@ function frontChart(results: RunResults, out: Map<string, string>): void {
       logX: true,
       xTicks: curve.map((r) => r.inFlight),
       series: [
-        { name: "direct to the peer", points: curve.map((r) => point(r.inFlight, r.directPerSecond)) },
-        { name: "through the front", points: curve.map((r) => point(r.inFlight, r.frontPerSecond)) },
+        {
+          name: "direct to the peer",
+          points: curve.map((r) => point(r.inFlight, figures(r, "direct").perSecond)),
+        },
+        {
+          name: "through the front",
+          points: curve.map((r) => point(r.inFlight, figures(r, "sluice").perSecond)),
+        },
       ],
     }),
   );
@@ -112,8 +128,14 @@ function frontChart(results: RunResults, out: Map<string, string>): void {
       logX: true,
       xTicks: curve.map((r) => r.inFlight),
       series: [
-        { name: "direct to the peer", points: curve.map((r) => point(r.inFlight, r.directCoresBusy)) },
-        { name: "through the front", points: curve.map((r) => point(r.inFlight, r.frontCoresBusy)) },
+        {
+          name: "direct to the peer",
+          points: curve.map((r) => point(r.inFlight, figures(r, "direct").coresBusy)),
+        },
+        {
+          name: "through the front",
+          points: curve.map((r) => point(r.inFlight, figures(r, "sluice").coresBusy)),
+        },
       ],
     }),
   );

@@ -8,6 +8,7 @@ import type { RunResults, SuiteResult } from "./_results.ts";
 import { ratioOf, type Spread } from "./_stats.ts";
 import { runtimeLabel, showSpread } from "./_verdict.ts";
 import { sluiceFetch } from "./_targets-flows.ts";
+import { type ContenderFigures, FRONT_CONTENDERS, type FrontRow, type ProcessCpu } from "./front.bench.ts";
 
 const rate = (s: Spread) => showSpread(s, 0);
 const table = (head: string[], rows: string[][]) =>
@@ -57,12 +58,50 @@ function chainTables(suite: SuiteResult): string {
   );
 }
 
-function frontTable(rows: SuiteResult["sections"]["front"] & object, which: "cases" | "curve"): string {
-  const cpu = (c: { client: Spread; peer: Spread; front: Spread }, front: boolean) =>
-    [c.client, c.peer, ...(front ? [c.front] : [])].map((s) => s.median.toFixed(0)).join(" + ");
+function frontCasesTable(rows: readonly FrontRow[]): string {
+  const ratio = (a: Spread | undefined, b: Spread | undefined) =>
+    a === undefined || b === undefined ? "" : `${showSpread(ratioOf(a, b))}×`;
+  const us = (f: ContenderFigures | undefined) => f === undefined ? "" : showSpread(f.cpuUs.gateway, 0);
   return table(
     [
       "case",
+      "calls",
+      ...FRONT_CONTENDERS.map((who) => `${who} calls/s`),
+      "sluice time / floor",
+      "sluice time / direct",
+      "gateway CPU µs/call: floor",
+      "sluice",
+      "official",
+      "sluice / official calls/s",
+    ],
+    rows.map((r) => {
+      const { direct, floor, sluice, official } = r.by;
+      return [
+        r.name,
+        String(r.calls),
+        ...FRONT_CONTENDERS.map((who) => {
+          const figures = r.by[who];
+          return figures === undefined ? "" : rate(figures.perSecond);
+        }),
+        ratio(floor?.perSecond, sluice?.perSecond),
+        ratio(direct?.perSecond, sluice?.perSecond),
+        us(floor),
+        us(sluice),
+        us(official),
+        ratio(sluice?.perSecond, official?.perSecond),
+      ];
+    }),
+  );
+}
+
+function frontCurveTable(rows: readonly FrontRow[]): string {
+  const cpu = (c: ProcessCpu | undefined, gateway: boolean) =>
+    c === undefined
+      ? ""
+      : [c.client, c.peer, ...(gateway ? [c.gateway] : [])].map((s) => s.median.toFixed(0)).join(" + ");
+  return table(
+    [
+      "in flight",
       "calls",
       "direct calls/s",
       "front calls/s",
@@ -72,17 +111,22 @@ function frontTable(rows: SuiteResult["sections"]["front"] & object, which: "cas
       "CPU µs/call direct: client + peer",
       "through the front: client + peer + front",
     ],
-    rows[which].map((r) => [
-      r.name,
-      String(r.calls),
-      rate(r.directPerSecond),
-      rate(r.frontPerSecond),
-      `${showSpread(ratioOf(r.directPerSecond, r.frontPerSecond))}×`,
-      showSpread(r.directCoresBusy),
-      showSpread(r.frontCoresBusy),
-      cpu(r.directCpuUs, false),
-      cpu(r.frontCpuUs, true),
-    ]),
+    rows.map((r) => {
+      const { direct, sluice } = r.by;
+      return [
+        String(r.inFlight),
+        String(r.calls),
+        direct === undefined ? "" : rate(direct.perSecond),
+        sluice === undefined ? "" : rate(sluice.perSecond),
+        direct === undefined || sluice === undefined
+          ? ""
+          : `${showSpread(ratioOf(direct.perSecond, sluice.perSecond))}×`,
+        direct === undefined ? "" : showSpread(direct.coresBusy),
+        sluice === undefined ? "" : showSpread(sluice.coresBusy),
+        cpu(direct?.cpuUs, false),
+        cpu(sluice?.cpuUs, true),
+      ];
+    }),
   );
 }
 
@@ -134,8 +178,8 @@ const SECTIONS: readonly Section[] = [
   },
   {
     intro:
-      "## The front\n\n`tools/call` straight to the fast peer and through the front (`@sluice/mcp/node`, its own process) to the same peer. Client, front and peer share the machine's cores; `cores busy` is the CPU time of the three processes over the wall time (1 = one core); the CPU columns give each process's CPU time per call (medians).",
-    part: (s) => s.sections.front === undefined ? undefined : frontTable(s.sections.front, "cases"),
+      "## The front\n\n`tools/call` from one bench client to the fast peer by four contenders side by side in each run, each gateway its own process in front of the same peer: `direct` (no gateway), `floor` (a bare pass-through proxy, `node:http` and an undici pool, parsing only to answer the form round: the least one extra hop costs), `sluice` (`serve()` of `@sluice/mcp/node`) and `official` (`McpServer` and `Client` of the official SDK 2.4.0 as a hand-written gateway, on the same `@hono/node-server` and the same upstream fetch as sluice's). `ask_form` is one form round answered by the gateway itself. Time ratios are taken run by run (time per call is one over calls/s); a gateway's CPU per call is its own process's CPU time (from `/proc`) over the calls.",
+    part: (s) => s.sections.front === undefined ? undefined : frontCasesTable(s.sections.front.cases),
     outro: (results) => {
       const front = results.suites.find((s) => s.runtime === "node")?.sections.front;
       return front === undefined ? "" : [
@@ -147,7 +191,7 @@ const SECTIONS: readonly Section[] = [
         "",
         "![cores busy by concurrency](front-cores.svg)",
         "",
-        frontTable(front, "curve"),
+        frontCurveTable(front.curve),
         "",
       ].join("\n");
     },

@@ -8,8 +8,9 @@
  * `mrtr-global` (the same with the runtime's global fetch: how Deno and Bun are profiled, with
  * `deno run -A bench/profile.ts mrtr-global <dir> <seconds>` or `bun bench/profile.ts ...`),
  * `legacy-stdio` and `legacy-http` (the legacy client against server-everything), `chain` (the
- * four kind cases), `sanitize` (1 MB of ASCII), and `front` (the front's own process, profiled
- * from its start while `echo` runs with 8 calls in flight through it).
+ * four kind cases), `sanitize` (1 MB of ASCII), `front` (the front's own process, profiled
+ * from its start while `echo` runs with 8 calls in flight through it) and `front-form` (the same
+ * with `ask_form`, one form round the front answers).
  *
  * Client-side scenarios are profiled with `node:inspector` around the work only (after a
  * warm-up), so start-up and the peers' setup are left out.
@@ -118,8 +119,8 @@ async function sanitize(): Promise<void> {
   await profiled(() => sanitizeText(text, text.length));
 }
 
-/** The front's process, profiled by Node itself from its start to its exit. */
-async function front(): Promise<void> {
+/** The front's process, profiled by Node itself from its start to its exit, under `tool` with 8 calls in flight. */
+async function front(tool: "echo" | "ask_form"): Promise<void> {
   const peer = await startFastPeer();
   const child = spawn(
     nodeBinary(),
@@ -138,11 +139,13 @@ async function front(): Promise<void> {
   const client = createClient({
     name: "profile",
     fetch,
+    handler: { elicitation: () => ({ action: "accept", content: { name: "Ada", age: 36 } }) },
     policies: [{ server: "peer", transport: { url }, era: "modern", inputRateLimit: BUDGET }],
   });
   const end = performance.now() + seconds * 1000;
+  const args = tool === "echo" ? { text: "x" } : {};
   await Promise.all(Array.from({ length: 8 }, async () => {
-    while (performance.now() < end) text(await client.callTool("peer", "echo", { text: "x" }));
+    while (performance.now() < end) text(await client.callTool("peer", tool, args));
   }));
   await client.close();
   await fetch.close();
@@ -159,7 +162,8 @@ const scenarios: Record<string, () => Promise<void>> = {
   "legacy-http": () => legacy("http"),
   chain,
   sanitize,
-  front,
+  front: () => front("echo"),
+  "front-form": () => front("ask_form"),
 };
 const chosen = scenarios[scenario];
 if (chosen === undefined) throw new Error(`profile: unknown scenario "${scenario}"`);

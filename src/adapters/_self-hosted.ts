@@ -16,6 +16,7 @@ import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
  * @param environment Reads an environment variable (for the state key).
  * @param terminal Whether stdout is a terminal: decision events are then written for a person
  *   (`"text"`), else as JSON lines, unless `decisions` says otherwise.
+ * @param writeLine Where those lines go. @default `console.log`
  * @returns The gateway.
  * @throws {TypeError} When `playground` is not a boolean, or as {@linkcode buildGateway} does.
  */
@@ -23,13 +24,17 @@ export function selfHostedGateway(
   options: GatewayOptions,
   environment: (name: string) => string | undefined,
   terminal: boolean,
+  writeLine?: (line: string) => void,
 ): Gateway {
   const playground: unknown = options.playground ?? true;
   if (typeof playground !== "boolean") {
     throw new TypeError(`sluice gateway: "playground" must be a boolean, received "${typeof playground}"`);
   }
   const decisions = options.decisions ?? (terminal ? "text" : "json");
-  const gateway = buildGateway({ ...options, decisions }, { createClient, environment });
+  const gateway = buildGateway(
+    { ...options, decisions },
+    { createClient, environment, ...(writeLine === undefined ? {} : { writeLine }) },
+  );
   if (playground) gateway.app.route("/", playgroundApp());
   // A gateway that serves a page nobody asked for says so once (sluice serve's banner does itself).
   if (options.playground === undefined) {

@@ -105,6 +105,8 @@ export interface GatewayParts {
   readonly environment: (name: string) => string | undefined;
   /** Where legacy callers' sessions live (the front's `legacySessions`). @default in this process */
   readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
+  /** Writes one line of the `"json"` and `"text"` decision events. @default `console.log` */
+  readonly writeLine?: (line: string) => void;
 }
 
 /**
@@ -117,6 +119,7 @@ export interface GatewayParts {
  */
 export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gateway {
   const { createClient, environment, legacySessions } = parts;
+  const writeLine = parts.writeLine ?? ((line: string) => console.log(line));
   const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);
   if (stateKey === undefined || stateKey === "") throw new TypeError(NO_STATE_KEY);
   const client = createClient({
@@ -143,8 +146,8 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
       typeof decisions === "function"
         ? decisions as DecisionListener
         : decisions === "text"
-        ? (decision) => console.log(`sluice ${describeDecision(decision)}`)
-        : (decision) => console.log(JSON.stringify(decision)),
+        ? (decision) => writeLine(`sluice ${describeDecision(decision)}`)
+        : (decision) => writeLine(JSON.stringify(decision)),
     );
   }
   const app = createFront({

@@ -23,7 +23,11 @@
  * @module
  */
 import process from "node:process";
-import { serve as serveNode } from "@hono/node-server";
+import type { ServerResponse } from "node:http";
+import type { Http2ServerResponse } from "node:http2";
+import { type Http2Bindings, type HttpBindings, serve as serveNode } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { JSON_WRITER, type JsonWriter } from "../front/json-writer.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import {
@@ -68,7 +72,7 @@ const environment = (name: string): string | undefined => process.env[name];
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return selfHostedGateway(options, environment, process.stdout.isTTY === true);
+  return selfHostedGateway(options, environment, process.stdout.isTTY === true, writeStdoutLine);
 }
 
 /**
@@ -98,9 +102,14 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
-    // overrideGlobalObjects: false keeps the process's own Request and Response in place.
+    // overrideGlobalObjects: false keeps the process's own Request and Response in place; the
+    // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies.
+    const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
+      const writer: JsonWriter = (status, json) => writeJson(env.outgoing, status, json);
+      return gateway.fetch(request, { ...env, [JSON_WRITER]: writer });
+    };
     const server = serveNode(
-      { fetch: gateway.fetch, port: address.port, hostname: address.hostname, overrideGlobalObjects: false },
+      { fetch, port: address.port, hostname: address.hostname, overrideGlobalObjects: false },
       (info) => {
         server.off("error", onError);
         resolve({
@@ -115,4 +124,40 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
     const onError = (error: Error): void => reject(listenError(address, error));
     server.once("error", onError);
   });
+}
+
+/** Writes a JSON answer as Hono's `c.json` would, and says so to `@hono/node-server`. */
+function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: number, json: string): Response {
+  outgoing.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(json),
+  });
+  outgoing.end(json);
+  return new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
+}
+
+/** Decision lines not yet written: those of the current turn of the event loop. */
+let pendingLines: string[] = [];
+let flushOnExit = false;
+
+/**
+ * Writes a decision line to stdout with the other lines of the same turn of the event loop, once
+ * the turn's answers have gone out: a call no longer writes to the pipe, and wakes whatever
+ * reads it, before its own answer is written. Lines still pending when the process exits are
+ * written then. The write is console.log's, which a closed stdout does not crash.
+ */
+function writeStdoutLine(line: string): void {
+  if (pendingLines.length === 0) setImmediate(flushLines);
+  pendingLines.push(line);
+  if (!flushOnExit) {
+    flushOnExit = true;
+    process.once("exit", flushLines);
+  }
+}
+
+function flushLines(): void {
+  if (pendingLines.length === 0) return;
+  const lines = pendingLines;
+  pendingLines = [];
+  console.log(lines.join("\n"));
 }

@@ -1,6 +1,7 @@
 /**
- * How the front writes its answers: JSON with the right HTTP status, or, when the caller accepts
- * SSE, a stream of the upstream's notifications as they arrive and then the final response.
+ * How the front writes its answers: JSON with the right HTTP status (straight to the connection
+ * where the runtime entry offers a {@linkcode JsonWriter}), or, when the caller accepts SSE, a
+ * stream of the upstream's notifications as they arrive and then the final response.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type {
   JsonRpcNotification,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
+import { JSON_WRITER, type JsonWriter } from "./json-writer.ts";
 
 /** An answer: an HTTP status and a JSON-RPC response (none for a bare status). */
 export interface FrontAnswer {
@@ -26,6 +28,12 @@ export interface FrontAnswer {
  */
 export function respond(c: Context, answer: FrontAnswer): Response {
   if (answer.body === undefined) return c.body(null, answer.status as never);
+  // Straight to the connection where the entry can; not to a request with an Origin, whose
+  // answer middleware may still add headers to (CORS) after the handler returns.
+  const write = (c.env as { [JSON_WRITER]?: JsonWriter } | undefined)?.[JSON_WRITER];
+  if (write !== undefined && c.req.header("origin") === undefined) {
+    return write(answer.status, JSON.stringify(answer.body));
+  }
   return c.json(answer.body, answer.status as never);
 }
 

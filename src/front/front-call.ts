@@ -14,7 +14,7 @@ import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { linkSignals } from "../_internal/signals.ts";
-import { runRounds } from "../client/modern/multi-round.ts";
+import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -78,78 +78,18 @@ export const INVALID_STATE: FrontCallOutcome = {
  * @returns The result or error for the caller; never rejects for anything upstream does.
  */
 export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome> {
-  const { server, request, clock } = input;
+  const { server, request } = input;
   const method = request.message.method as MrtrMethod;
   const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
     request.params;
   // Only a round that opens or seals a state needs the digest (most calls need neither).
   let digest: Promise<string> | undefined;
   const digestOnce = () => (digest ??= digestRequest(method, original));
-  let resume: { responses: InputResponses; requestState: string | undefined } | undefined;
+  let resume: Resume | undefined;
   if (callerState !== undefined) {
-    const keys = typeof callerAnswers === "object" && callerAnswers !== null
-      ? Object.keys(callerAnswers)
-      : [];
-    const now = clock.now();
-    const opened = await openState(callerState, input.stateKey, {
-      now,
-      serverId: server.policy.server,
-      principal: principalKey(request.principal),
-      requestDigest: await digestOnce(),
-      keys,
-    });
-    if (!opened.ok) return INVALID_STATE;
-    const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
-    for (const key of keys) {
-      if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
-        // The gateway's own question: an elicitation result, whatever the policy lets through.
-        const action = ((callerAnswers as Record<string, unknown>)[key] as { action?: unknown } | null)
-          ?.action;
-        if (action !== "accept" && action !== "decline" && action !== "cancel") {
-          return callError(
-            -32602,
-            `Answer to input request ${
-              quote(key, 64)
-            } refused: expected { action: "accept" | "decline" | "cancel" }`,
-          );
-        }
-        answers[key] = { action };
-        continue;
-      }
-      const checked = server.chain.checkAnswer(
-        opened.state.pending[key] as InputRequest,
-        (callerAnswers as Record<string, unknown>)[key],
-        MODERN_PROTOCOL_VERSION,
-      );
-      if (!checked.ok) {
-        return callError(
-          checked.refusal.code,
-          `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
-        );
-      }
-      answers[key] = checked.value;
-    }
-    // Spent once, when its answers pass (a refused answer leaves the state for a corrected
-    // retry): a state redeemed again, a replay, is refused as any state that does not open.
-    if (input.spend !== undefined && !(await input.spend(opened.state.nonce, opened.state.expiresAt - now))) {
-      return INVALID_STATE;
-    }
-    // The gateway's own sign-in question is answered here and never goes upstream.
-    const signedIn = answers[SIGN_IN_KEY] as { action?: unknown } | undefined;
-    if (signedIn !== undefined) {
-      delete answers[SIGN_IN_KEY];
-      if (signedIn.action !== "accept") {
-        return callError(
-          -32603,
-          `The sign-in to ${quote(server.policy.server, 64)} was not made (${String(signedIn.action)})`,
-        );
-      }
-    }
-    // Checked answers: the post-checks hold them to the request's result type. A state sealed
-    // before the first round reached the server (a sign-in) starts the call afresh.
-    if (opened.state.upstreamState !== undefined || Object.keys(answers).length > 0) {
-      resume = { responses: answers as InputResponses, requestState: opened.state.upstreamState };
-    }
+    const retry = await openCallerRetry(input, callerState, callerAnswers, await digestOnce());
+    if ("kind" in retry) return retry;
+    resume = retry.resume;
   }
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -185,9 +125,22 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     return await signInAsked(failure, input, resume) ?? upstreamOutcome(failure, server.policy.server);
   }
   if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
+  return await callerOutcome(input, outcome, digestOnce);
+}
+
+/**
+ * How the rounds ended, for the caller: a complete result in its era, a task under an id bound
+ * to the caller, or what only the caller can answer, passed down with a sealed state.
+ */
+async function callerOutcome(
+  input: FrontCallInput,
+  outcome: RoundsOutcome<MrtrMethod, PassDown | FrontCallOutcome>,
+  digestOnce: () => Promise<string>,
+): Promise<FrontCallOutcome> {
+  const { server, request } = input;
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
   if (outcome.kind === "complete") {
-    return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };
+    return { kind: "result", result: resultForCaller(outcome.raw, request.message.method, "modern") };
   }
   if (outcome.kind === "task") {
     const upstreamId = outcome.raw.taskId;
@@ -203,6 +156,90 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
   return await sealAndAsk(input, await digestOnce(), stopped);
+}
+
+/** Where a call resumes: the caller's checked answers and the upstream's state. */
+interface Resume {
+  readonly responses: InputResponses;
+  readonly requestState: string | undefined;
+}
+
+/**
+ * The caller's retry: its sealed state opened (for this server, caller and request, with these
+ * answer keys), each answer post-checked like a handler's (the gateway's own sign-in question
+ * needs only an action), and the state's nonce spent once the answers pass.
+ *
+ * @returns Where the call resumes (nothing when the state was sealed before the call reached
+ *   the server: it starts afresh), or the outcome that refuses the retry.
+ */
+async function openCallerRetry(
+  input: FrontCallInput,
+  callerState: unknown,
+  callerAnswers: unknown,
+  requestDigest: string,
+): Promise<{ readonly resume?: Resume } | FrontCallOutcome> {
+  const { server, request, clock } = input;
+  const keys = typeof callerAnswers === "object" && callerAnswers !== null ? Object.keys(callerAnswers) : [];
+  const now = clock.now();
+  const opened = await openState(callerState, input.stateKey, {
+    now,
+    serverId: server.policy.server,
+    principal: principalKey(request.principal),
+    requestDigest,
+    keys,
+  });
+  if (!opened.ok) return INVALID_STATE;
+  const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
+  for (const key of keys) {
+    if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
+      // The gateway's own question: an elicitation result, whatever the policy lets through.
+      const action = ((callerAnswers as Record<string, unknown>)[key] as { action?: unknown } | null)
+        ?.action;
+      if (action !== "accept" && action !== "decline" && action !== "cancel") {
+        return callError(
+          -32602,
+          `Answer to input request ${
+            quote(key, 64)
+          } refused: expected { action: "accept" | "decline" | "cancel" }`,
+        );
+      }
+      answers[key] = { action };
+      continue;
+    }
+    const checked = server.chain.checkAnswer(
+      opened.state.pending[key] as InputRequest,
+      (callerAnswers as Record<string, unknown>)[key],
+      MODERN_PROTOCOL_VERSION,
+    );
+    if (!checked.ok) {
+      return callError(
+        checked.refusal.code,
+        `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
+      );
+    }
+    answers[key] = checked.value;
+  }
+  // Spent once, when its answers pass (a refused answer leaves the state for a corrected
+  // retry): a state redeemed again, a replay, is refused as any state that does not open.
+  if (input.spend !== undefined && !(await input.spend(opened.state.nonce, opened.state.expiresAt - now))) {
+    return INVALID_STATE;
+  }
+  // The gateway's own sign-in question is answered here and never goes upstream.
+  const signedIn = answers[SIGN_IN_KEY] as { action?: unknown } | undefined;
+  if (signedIn !== undefined) {
+    delete answers[SIGN_IN_KEY];
+    if (signedIn.action !== "accept") {
+      return callError(
+        -32603,
+        `The sign-in to ${quote(server.policy.server, 64)} was not made (${String(signedIn.action)})`,
+      );
+    }
+  }
+  // Checked answers: the post-checks hold them to the request's result type. A state sealed
+  // before the first round reached the server (a sign-in) starts the call afresh.
+  return opened.state.upstreamState !== undefined || Object.keys(answers).length > 0
+    ? { resume: { responses: answers as InputResponses, requestState: opened.state.upstreamState } }
+    : {};
 }
 
 /**

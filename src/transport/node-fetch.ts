@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import type { Fetcher } from "./_fetch-with-redirects.ts";
 
 /** Options of {@linkcode createNodeFetch}. */
@@ -64,14 +64,45 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const keepAliveTimeout = checkCount("keepAliveTimeoutMs", options.keepAliveTimeoutMs) ?? 4000;
   const connections = checkCount("connectionsPerOrigin", options.connectionsPerOrigin) ?? null;
   const dispatcher = new Agent({ keepAliveTimeout, connections });
+  const targets = new Map<string, Target>();
   let closing: Promise<void> | undefined;
-  const nodeFetch = (url: string, init: RequestInit): Promise<Response> => send(dispatcher, url, init);
+  const nodeFetch = (url: string, init: RequestInit): Promise<Response> =>
+    send(dispatcher, targets, url, init);
   return Object.freeze(Object.assign(nodeFetch, {
     close: (): Promise<void> => closing ??= dispatcher.destroy(),
   }));
 }
 
-async function send(dispatcher: Dispatcher, url: string, init: RequestInit): Promise<Response> {
+/** Where a URL's requests go, for the pool: its origin, and its path with the query. */
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
+
+/** The most URLs a fetch remembers the parse of (a client fetches a few endpoints, again and again). */
+const MAX_TARGETS = 64;
+
+/**
+ * The URL's target, parsed once: the pool is called with it directly, as undici's `request(url)`
+ * would, without parsing the URL again on every request.
+ */
+function targetOf(targets: Map<string, Target>, url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
+async function send(
+  dispatcher: Dispatcher,
+  targets: Map<string, Target>,
+  url: string,
+  init: RequestInit,
+): Promise<Response> {
   // Any method string goes through (undici's type lists the common ones only).
   const method = (init.method ?? "GET") as Dispatcher.HttpMethod;
   const signal = init.signal ?? null;
@@ -79,7 +110,8 @@ async function send(dispatcher: Dispatcher, url: string, init: RequestInit): Pro
   const body = outgoingBody(init.body);
   let data: Dispatcher.ResponseData;
   try {
-    data = await request(url, { method, headers, body, signal, dispatcher });
+    const { origin, path } = targetOf(targets, url);
+    data = await dispatcher.request({ origin, path, method, headers, body, signal });
   } catch (error) {
     throw failure(error, signal);
   }
@@ -151,7 +183,7 @@ async function toResponse(data: Dispatcher.ResponseData, method: string): Promis
   let size = 0;
   while (size <= BUFFERED_LIMIT) {
     const step = await chunks.next();
-    if (step.done) return new Response(concatChunks(read, size), { status, headers });
+    if (step.done) return new BufferedResponse(concatChunks(read, size), { status, headers });
     read.push(step.value);
     size += step.value.length;
   }
@@ -185,6 +217,84 @@ function concatChunks(chunks: readonly Buffer[], size: number): Uint8Array<Array
     offset += chunk.length;
   }
   return bytes;
+}
+
+/**
+ * A response whose body was read in full before it was returned: a `Response` made without a
+ * body, whose body methods serve the bytes already held. A body given to Node's `Response` is
+ * made into a web stream at once, and reading it back goes through that stream: the most
+ * common answer, a small JSON body read whole, then costs several times the rest of the
+ * response. The stream is made only when `body` is asked for.
+ */
+class BufferedResponse extends Response {
+  #bytes: Uint8Array<ArrayBuffer>;
+  #used = false;
+  /** A response holding the bytes as a stream, once the body stream was asked for: it then answers. */
+  #streamed: Response | undefined;
+
+  constructor(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    return this.#stream().body as ReadableStream<Uint8Array<ArrayBuffer>>;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#streamed?.bodyUsed ?? this.#used;
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return this.#streamed?.arrayBuffer() ?? this.#read((bytes) => bytes.buffer);
+  }
+
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return this.#streamed?.bytes() ?? this.#read((bytes) => bytes);
+  }
+
+  override text(): Promise<string> {
+    return this.#streamed?.text() ?? this.#read((bytes) => new TextDecoder().decode(bytes));
+  }
+
+  override json(): Promise<unknown> {
+    return this.#streamed?.json() ?? this.#read((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  }
+
+  override blob(): Promise<Blob> {
+    const type = this.headers.get("content-type") ?? "";
+    return this.#streamed?.blob() ?? this.#read((bytes) => new Blob([bytes], { type }));
+  }
+
+  override clone(): Response {
+    if (this.#streamed !== undefined) return this.#streamed.clone();
+    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+    return new BufferedResponse(this.#bytes.slice(), this.#init());
+  }
+
+  #init(): ResponseInit {
+    return { status: this.status, statusText: this.statusText, headers: this.headers };
+  }
+
+  #stream(): Response {
+    if (this.#streamed === undefined) {
+      this.#streamed = new Response(this.#used ? new Uint8Array(0) : this.#bytes, this.#init());
+      // Read already: its stream is spent, as fetch's would be.
+      if (this.#used) void this.#streamed.arrayBuffer().catch(() => {});
+    }
+    return this.#streamed;
+  }
+
+  /** Hands the bytes over once: a second read fails as fetch's does. */
+  #read<T>(as: (bytes: Uint8Array<ArrayBuffer>) => T): Promise<T> {
+    if (this.#used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
+    this.#used = true;
+    try {
+      return Promise.resolve(as(this.#bytes));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 }
 
 /** A body that yields `first`, then pulls the rest from undici's; cancelling it destroys undici's. */

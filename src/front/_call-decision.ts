@@ -1,0 +1,68 @@
+/**
+ * The operator's event of one call through the front: how it ended for its caller, and the
+ * upstream's real cause when it failed (the caller is told only its class).
+ *
+ * @module
+ */
+import type { CallDecision } from "../chain/decision.ts";
+import { failureOf } from "../client/client-methods.ts";
+import type { DownstreamRequest } from "./downstream-request.ts";
+import type { FrontCallOutcome } from "./front-call.ts";
+
+/** What the event of one call is made of. */
+export interface CallFacts {
+  readonly client: string;
+  readonly server: string;
+  readonly request: DownstreamRequest;
+  readonly outcome: FrontCallOutcome;
+  /** The upstream failure behind an error outcome, if the call reached one. */
+  readonly failure: unknown;
+  /** How many requests upstream the call took, when it ended there. */
+  readonly rounds: number | undefined;
+  readonly startedAt: number;
+  readonly endedAt: number;
+}
+
+/**
+ * The decision event of one call through the front.
+ *
+ * @param facts Who, what, how it ended and when.
+ * @returns The event.
+ */
+export function callDecision(facts: CallFacts): CallDecision {
+  const { request, outcome, failure, rounds } = facts;
+  const params = request.params as { name?: unknown; uri?: unknown };
+  const name = typeof params.name === "string"
+    ? params.name
+    : typeof params.uri === "string"
+    ? params.uri
+    : undefined;
+  const result = outcome.kind === "result"
+    ? outcome.result as { resultType?: unknown; isError?: unknown }
+    : undefined;
+  return {
+    type: "call",
+    time: new Date(facts.endedAt).toISOString(),
+    client: facts.client,
+    server: facts.server,
+    ...(request.principal?.subject === undefined ? {} : { caller: request.principal.subject }),
+    method: request.message.method,
+    ...(name === undefined ? {} : { name }),
+    outcome: result === undefined
+      ? "failed"
+      : result.resultType === "input_required"
+      ? "input_required"
+      : result.isError === true
+      ? "tool_error"
+      : "completed",
+    ...(outcome.kind === "error"
+      ? {
+        error: failure === undefined
+          ? { kind: "gateway", code: outcome.error.code, message: outcome.error.message }
+          : failureOf(failure),
+      }
+      : {}),
+    ...(rounds === undefined ? {} : { rounds }),
+    durationMs: facts.endedAt - facts.startedAt,
+  };
+}

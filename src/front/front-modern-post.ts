@@ -1,0 +1,298 @@
+/**
+ * How the front serves one modern-era (2026-07-28) request once it has been read and checked:
+ * discovery and lists go upstream as they are; tasks are relayed ({@linkcode FrontTasks}); a
+ * `tools/call`, `resources/read` or `prompts/get` runs through {@linkcode frontCall} (or
+ * {@linkcode frontLegacyCall} for a legacy upstream) and is reported to the operator. Each
+ * request has one signal, its flow: the caller's, with the policy's whole-call deadline.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import type { ClientInternals } from "../client/client-core.ts";
+import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
+import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import type { LoggingLevel } from "../protocol/logging-level.ts";
+import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { FrontServer } from "./front-server.ts";
+import { type DownstreamRequest, refusal } from "./downstream-request.ts";
+import { frontCall, type FrontCallOutcome, signInAsked } from "./front-call.ts";
+import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
+import type { StateKey } from "./sealed-state.ts";
+import { frontDiscover } from "./_front-info.ts";
+import { type FrontAnswer, respond, respondStreaming } from "./_front-response.ts";
+import type { FrontSignIn } from "./front-sign-in.ts";
+import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
+import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import { upstreamFailure } from "./upstream-failure.ts";
+import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
+import { toolsVisibleTo } from "./access.ts";
+import { callDecision } from "./_call-decision.ts";
+
+/** The methods that may ask for input (multi round-trip). */
+const MRTR_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
+/** The methods that go upstream as they are. */
+const FORWARDED: ReadonlySet<string> = new Set([
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "prompts/list",
+  "completion/complete",
+]);
+
+/** What the modern routes share. */
+export interface ModernParts {
+  readonly internals: ClientInternals;
+  readonly upstreams: FrontUpstreams;
+  readonly key: Promise<StateKey>;
+  readonly parked: Map<string, ParkedCall>;
+  /** Per server: the log budget of its modern callers. */
+  readonly logs: Map<string, LogRelay>;
+  readonly tasks: FrontTasks;
+  /** Spends a state's nonce in the client's store, when the store can (`claim`). */
+  readonly spend: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
+  /** Each caller's sign-in to servers that sign in per person. */
+  readonly signIn: FrontSignIn;
+}
+
+/**
+ * Serves one modern request.
+ *
+ * @param c The Hono context.
+ * @param server The upstream server.
+ * @param request The caller's request, checked.
+ * @param parts What the modern routes share.
+ * @returns The response: JSON, or an SSE stream when the caller accepts one and notifications come.
+ */
+export async function frontModernPost(
+  c: Context,
+  server: FrontServer,
+  request: DownstreamRequest,
+  parts: ModernParts,
+): Promise<Response> {
+  const id = request.message.id;
+  const serverId = server.policy.server;
+  const method = request.message.method;
+  if (
+    method !== "server/discover" && !FORWARDED.has(method) && !MRTR_METHODS.has(method) &&
+    !TASK_METHODS.has(method)
+  ) {
+    return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`));
+  }
+  // The call's one signal (openFlow): upstream legs arm their deadlines on it.
+  const flow = openFlow([c.req.raw.signal], {
+    ms: server.policy.maxTotalTimeoutMs,
+    which: "total",
+    timers: parts.internals.timers,
+  });
+  let flowHandedOff = false;
+  // The caller's own tokens, when the server signs in per person.
+  const fetch = parts.signIn.fetchFor(serverId, request.principal, new URL(c.req.url).origin);
+  try {
+    const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal, fetch);
+    if (MRTR_METHODS.has(method)) {
+      // The flow must outlive this handler when the answer streams: the call disposes of it.
+      const handOff = () => void (flowHandedOff = true);
+      return await mrtrPost(c, { server, request, upstream, flow, fetch, parts, handOff });
+    }
+    return respond(
+      c,
+      toResponse(request, await otherRequest(server, request, upstream, flow.signal, fetch, parts)),
+    );
+  } catch (failure) {
+    // A sign-in needed before the call reached the server (the era probe): asked like any other.
+    const asked = MRTR_METHODS.has(method)
+      ? await signInAsked(failure, {
+        server,
+        request,
+        stateKey: await parts.key,
+        clock: parts.internals.clock,
+      })
+      : undefined;
+    if (asked !== undefined) return respond(c, toResponse(request, asked));
+    return respond(c, {
+      status: 200,
+      body: { jsonrpc: "2.0", id, error: upstreamFailure(failure, serverId) },
+    });
+  } finally {
+    if (!flowHandedOff) flow.dispose();
+  }
+}
+
+/** Discovery, a list or a completion (as they are), or a task request (relayed). */
+async function otherRequest(
+  server: FrontServer,
+  request: DownstreamRequest,
+  upstream: ModernCallersUpstream,
+  signal: AbortSignal,
+  fetch: Fetcher | undefined,
+  parts: ModernParts,
+): Promise<FrontCallOutcome> {
+  const method = request.message.method;
+  const serverId = server.policy.server;
+  if (method === "server/discover") {
+    return await upstream.request((session) => frontDiscover(session, serverId, signal, fetch));
+  }
+  if (FORWARDED.has(method)) {
+    return await upstream.request(async (session) => {
+      const result = await session.request(method, withoutMeta(request.params), { signal, fetch });
+      return resultForCaller(
+        toolsVisibleTo(result, method, server.policy, request.principal),
+        method,
+        "modern",
+      );
+    });
+  }
+  // A legacy server's tasks are awaited within the call: the caller never sees their ids.
+  if (upstream.era === "legacy") {
+    return {
+      kind: "error",
+      status: 404,
+      error: { code: -32601, message: `Method not found: ${JSON.stringify(method)}` },
+    };
+  }
+  return await parts.tasks.serve({
+    server,
+    session: parts.upstreams.modernOf(server).session,
+    request,
+    signal,
+    stateKey: await parts.key,
+    fetch,
+  });
+}
+
+/** One multi round-trip call, answered as JSON or, when notifications come and the caller accepts it, streamed. */
+async function mrtrPost(
+  c: Context,
+  call: {
+    readonly server: FrontServer;
+    readonly request: DownstreamRequest;
+    readonly upstream: ModernCallersUpstream;
+    readonly flow: LinkedSignal;
+    readonly fetch: Fetcher | undefined;
+    readonly parts: ModernParts;
+    /** Called when the answer streams: the call then owns the flow and disposes of it. */
+    readonly handOff: () => void;
+  },
+): Promise<Response> {
+  const { server, request, upstream, flow, fetch, parts } = call;
+  const { internals } = parts;
+  const stateKey = await parts.key;
+  const logLevel = askedLogLevel(request, server);
+  const startedAt = internals.clock.now();
+  /** The upstream failure behind an error outcome, for the operator's event (the caller gets its class). */
+  let failure: unknown;
+  let rounds: number | undefined;
+  const run = async (emit?: (notification: JsonRpcNotification) => void): Promise<FrontAnswer> => {
+    const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
+    const outcome = await (upstream.era === "legacy"
+      ? frontLegacyCall({
+        server,
+        lease: () => upstream.lease(),
+        request,
+        stateKey,
+        clock: internals.clock,
+        timers: internals.timers,
+        signal: c.req.raw.signal,
+        parked: parts.parked,
+        onNotification,
+      })
+      : frontCall({
+        server,
+        session: parts.upstreams.modernOf(server).session,
+        request,
+        stateKey,
+        clock: internals.clock,
+        timers: internals.timers,
+        signal: flow.signal,
+        onNotification,
+        logLevel,
+        spend: parts.spend,
+        fetch,
+        onFailure: (cause) => void (failure = cause),
+        onRounds: (counted) => void (rounds = counted),
+      }));
+    internals.decide(callDecision({
+      client: internals.clientInfo.name,
+      server: server.policy.server,
+      request,
+      outcome,
+      failure,
+      rounds,
+      startedAt,
+      endedAt: internals.clock.now(),
+    }));
+    return toResponse(request, outcome);
+  };
+  if (!wantsStream(c.req.header("accept"))) return respond(c, await run());
+  call.handOff();
+  return await respondStreaming(
+    c,
+    (emit) => run(emit).finally(() => flow.dispose()),
+    // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
+    (done) => background(c, done),
+  );
+}
+
+/**
+ * What a modern caller's stream carries of the upstream's notifications: progress for its own
+ * token, and log entries within the server's budget at or above the level it asked for.
+ */
+function relayTo(
+  emit: (notification: JsonRpcNotification) => void,
+  request: DownstreamRequest,
+  server: FrontServer,
+  parts: ModernParts,
+  logLevel: LoggingLevel | undefined,
+): (notification: JsonRpcNotification) => void {
+  const token = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  return (notification) => {
+    if (notification.method === "notifications/progress") {
+      if (
+        token !== undefined && (notification.params as { progressToken?: unknown })?.progressToken === token
+      ) {
+        emit(notification);
+      }
+      return;
+    }
+    if (notification.method !== "notifications/message") return;
+    let logs = parts.logs.get(server.policy.server);
+    if (logs === undefined) {
+      logs = new LogRelay({ rate: server.policy.logRateLimit, clock: parts.internals.clock });
+      parts.logs.set(server.policy.server, logs);
+    }
+    const log = logs.relay(notification.params, logLevel);
+    if (log !== undefined) emit(log);
+  };
+}
+
+/** The log level a modern caller asked for (`_meta` `logLevel`), within the policy's; none when it asked none. */
+function askedLogLevel(request: DownstreamRequest, server: FrontServer): LoggingLevel | undefined {
+  const asked = request.meta["io.modelcontextprotocol/logLevel"];
+  return asked === undefined ? undefined : effectiveLogLevel(server.policy.logLevel, asked);
+}
+
+/** Hands work to the Workers execution context (`waitUntil`) when there is one. */
+function background(c: Context, work: Promise<unknown>): void {
+  let executionCtx: { waitUntil(promise: Promise<unknown>): void } | undefined;
+  try {
+    executionCtx = c.executionCtx;
+  } catch {
+    return; // Hono throws when the runtime gave no execution context (Node, Deno, Bun).
+  }
+  executionCtx.waitUntil(work.catch(() => {}));
+}
+
+function toResponse(request: DownstreamRequest, outcome: FrontCallOutcome): FrontAnswer {
+  const id = request.message.id;
+  if (outcome.kind === "result") return { status: 200, body: encodeResult(id, outcome.result) };
+  return { status: outcome.status, body: { jsonrpc: "2.0", id, error: outcome.error } };
+}
+
+function withoutMeta(params: JsonObject): JsonObject {
+  const { _meta: _dropped, ...rest } = params;
+  return rest;
+}
+
+function wantsStream(accept: string | undefined): boolean {
+  return accept?.includes("text/event-stream") === true;
+}

@@ -1,0 +1,76 @@
+/**
+ * The front's intake of one `POST /mcp/<server>`: the body read within the server's limits (an
+ * unknown server's within the defaults, so it is answered `404` only once read), parsed as one
+ * JSON-RPC message, its era told by how it opens, the caller held to the server's `access` for
+ * the tool it calls; then a legacy message goes to the legacy callers' sessions and a modern
+ * request, once its headers and `_meta` check out, to {@linkcode frontModernPost}.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import type { CallerGate } from "./front-callers.ts";
+import type { FrontServer } from "./front-server.ts";
+import { classifyDownstream, parseDownstream, readDownstreamRequest, refusal } from "./downstream-request.ts";
+import { readDownstreamBody } from "./_downstream-body.ts";
+import { respond } from "./_front-response.ts";
+import type { LegacyRequest } from "./legacy-callers.ts";
+import { frontModernPost, type ModernParts } from "./front-modern-post.ts";
+
+/** What the intake needs of its front. */
+export interface FrontPostParts {
+  readonly servers: ReadonlyMap<string, FrontServer>;
+  readonly gate: CallerGate;
+  /** Where legacy callers' messages go. */
+  readonly serveLegacy: (request: LegacyRequest) => Promise<Response>;
+  readonly modern: ModernParts;
+}
+
+/**
+ * Serves one POST to `/mcp/:server`.
+ *
+ * @param c The Hono context (the gate admitted the caller).
+ * @param parts The front's servers, gate, legacy sessions and modern parts.
+ * @returns The response.
+ */
+export async function frontPost(c: Context, parts: FrontPostParts): Promise<Response> {
+  const request = c.req.raw;
+  const serverId = c.req.param("server") ?? "";
+  const principal = parts.gate.principalOf(request);
+  if (!isJson(request.headers.get("content-type"))) {
+    return respond(
+      c,
+      refusal(415, null, -32000, "Unsupported Media Type: the body must be application/json"),
+    );
+  }
+  const server = parts.servers.get(serverId);
+  // An unknown server is answered 404 once the request is read, within the default limits.
+  const limits = server?.policy ?? POLICY_DEFAULTS;
+  const body = await readDownstreamBody(request, limits.maxMessageBytes);
+  if ("status" in body) return respond(c, body);
+  const parsed = parseDownstream(body.text, { maxJsonDepth: limits.maxJsonDepth });
+  if ("status" in parsed) return respond(c, parsed);
+  const era = classifyDownstream(parsed.message, request.headers);
+  if (typeof era !== "string") return respond(c, era);
+  const refused = server === undefined
+    ? undefined
+    : parts.gate.toolRefusal(c, parsed.message, server, principal);
+  if (refused !== undefined) return refused;
+  if (era === "legacy") {
+    return await parts.serveLegacy({ request, serverId, message: parsed.message, principal });
+  }
+  const read = readDownstreamRequest(parsed.message, request.headers);
+  if (read === "notification") return c.body(null, 202);
+  if ("status" in read) return respond(c, read);
+  if (server === undefined) {
+    return respond(
+      c,
+      refusal(404, read.message.id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`),
+    );
+  }
+  return await frontModernPost(c, server, { ...read, principal }, parts.modern);
+}
+
+function isJson(contentType: string | null): boolean {
+  return contentType !== null && /^application\/json\s*(;|$)/i.test(contentType.trim());
+}
