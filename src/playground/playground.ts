@@ -4,12 +4,16 @@
  * answer by hand what the server asks: elicitation forms and URLs, sampling, roots, over as many
  * rounds as the server needs.
  *
- * The page is rendered on the server with `hono/jsx` and holds no data; its script
- * (`GET /playground.js`), style sheet (`GET /playground.css`) and icon are static, and
+ * The page (`browser/playground.html`) is static and holds no data, like its script
+ * (`GET /playground.js`), style sheet (`GET /playground.css`) and icon, and
  * everything from a server reaches the page as text. Every answer carries a strict `Content-Security-Policy`
  * (scripts, styles and requests to this origin only; no inline script or style, no frames, no
  * form posts), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`. The page and
  * its script link each other by relative URLs, so the app works mounted at `/` of any host.
+ *
+ * The page is a plain HTML file rather than `hono/jsx`: rendering with `hono/jsx` turns on an
+ * `AsyncLocalStorage` for the whole process, and every later promise, timer and request of the
+ * gateway would pay for its hooks.
  *
  * The script is written as typed browser modules in `browser/` (with the style sheet,
  * `browser/playground.css`), reusing the library's form and answer checks, and bundled at build
@@ -26,8 +30,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { jsx as h, type JSXNode } from "hono/jsx";
-import { PLAYGROUND_SCRIPT, PLAYGROUND_STYLE } from "./_bundle.generated.ts";
+import { PLAYGROUND_PAGE, PLAYGROUND_SCRIPT, PLAYGROUND_STYLE } from "./_bundle.generated.ts";
 
 export { PLAYGROUND_SCRIPT };
 
@@ -72,11 +75,11 @@ const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">' +
  * ```
  */
 export function playgroundApp(): Hono {
-  const page = `<!DOCTYPE html>${String(pageMarkup())}`;
   const app = new Hono();
   app.get(
     "/",
-    (c) => c.body(page, 200, { ...PLAYGROUND_HEADERS, "content-type": "text/html; charset=utf-8" }),
+    (c) =>
+      c.body(PLAYGROUND_PAGE, 200, { ...PLAYGROUND_HEADERS, "content-type": "text/html; charset=utf-8" }),
   );
   app.get("/playground.js", (c) =>
     c.body(PLAYGROUND_SCRIPT, 200, {
@@ -94,106 +97,4 @@ export function playgroundApp(): Hono {
       "content-type": "image/svg+xml",
     }));
   return app;
-}
-
-function pageMarkup(): JSXNode {
-  return h(
-    "html",
-    { lang: "en" },
-    h(
-      "head",
-      null,
-      h("meta", { charset: "utf-8" }),
-      h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),
-      h("title", null, PLAYGROUND_TITLE),
-      h("link", { rel: "icon", href: "playground.svg", type: "image/svg+xml" }),
-      h("link", { rel: "stylesheet", href: "playground.css" }),
-      h("script", { src: "playground.js", defer: true }),
-    ),
-    h(
-      "body",
-      null,
-      h(
-        "header",
-        null,
-        h("h1", null, PLAYGROUND_TITLE),
-        h(
-          "p",
-          null,
-          "Call a tool of an upstream server through this gateway, as an MCP host would " +
-            "(POST /mcp/<server>), and answer by hand what the server asks.",
-        ),
-      ),
-      h("main", null, pickSection(), inputsSection(), outcomeSection()),
-      h("p", { id: "status", role: "status", "aria-live": "polite" }, "Loading…"),
-      h("noscript", null, h("p", null, "The playground needs JavaScript.")),
-    ),
-  );
-}
-
-function pickSection(): JSXNode {
-  return h(
-    "section",
-    { id: "pick", "aria-labelledby": "pick-title" },
-    h("h2", { id: "pick-title" }, "Server and tool"),
-    h(
-      "form",
-      { id: "call-form", novalidate: true },
-      h(
-        "div",
-        { class: "field" },
-        h("label", { for: "token" }, "Access token"),
-        h("input", { id: "token", name: "token", type: "password", autocomplete: "off" }),
-        h(
-          "p",
-          { class: "hint" },
-          "Only when the gateway asks for one (its auth). Sent as Authorization: Bearer, kept in this page only.",
-        ),
-      ),
-      h(
-        "div",
-        { class: "field" },
-        h("label", { for: "server" }, "Server"),
-        h("select", { id: "server", name: "server" }, h("option", { value: "" }, "Loading servers…")),
-      ),
-      h(
-        "div",
-        { class: "field" },
-        h("label", { for: "tool" }, "Tool"),
-        h(
-          "select",
-          { id: "tool", name: "tool", disabled: true },
-          h("option", { value: "" }, "Pick a server first"),
-        ),
-        h("p", { id: "tool-description", class: "hint" }),
-      ),
-      h(
-        "fieldset",
-        { id: "arguments", hidden: true },
-        h("legend", null, "Arguments"),
-        h("div", { id: "argument-fields" }),
-      ),
-      h("p", null, h("button", { type: "submit", id: "call", disabled: true }, "Call the tool")),
-    ),
-  );
-}
-
-function inputsSection(): JSXNode {
-  return h(
-    "section",
-    { id: "inputs", "aria-labelledby": "inputs-title", hidden: true },
-    h("h2", { id: "inputs-title" }, "The server asks"),
-    h("p", { id: "round", class: "hint" }),
-    h("div", { id: "input-requests" }),
-  );
-}
-
-function outcomeSection(): JSXNode {
-  return h(
-    "section",
-    { id: "outcome", "aria-labelledby": "outcome-title", hidden: true },
-    h("h2", { id: "outcome-title", tabindex: "-1" }, "Outcome"),
-    h("div", { id: "outcome-body" }),
-    h("p", null, h("button", { type: "button", id: "start-over" }, "Start over")),
-  );
 }

@@ -39,25 +39,25 @@ describe("playgroundApp()", () => {
     const html = await response.text();
     assert.equal(PLAYGROUND_TITLE, "sluice playground");
     assert.ok(
-      html.startsWith('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"/>'),
+      html.startsWith('<!DOCTYPE html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8">'),
       html.slice(0, 80),
     );
     const expected = [
       "<title>sluice playground</title>",
-      '<link rel="stylesheet" href="playground.css"/>',
-      '<script src="playground.js" defer=""></script>',
+      '<link rel="stylesheet" href="playground.css">',
+      '<script src="playground.js" defer></script>',
       "<h1>sluice playground</h1>",
-      '<label for="server">Server</label><select id="server" name="server"><option value="">Loading servers…</option></select>',
-      '<label for="tool">Tool</label><select id="tool" name="tool" disabled=""><option value="">Pick a server first</option></select>',
-      '<button type="submit" id="call" disabled="">Call the tool</button>',
-      '<section id="inputs" aria-labelledby="inputs-title" hidden="">',
-      '<section id="outcome" aria-labelledby="outcome-title" hidden="">',
+      '<label for="server">Server</label>\n            <select id="server" name="server"><option value="">Loading servers…</option></select>',
+      '<label for="tool">Tool</label>\n            <select id="tool" name="tool" disabled><option value="">Pick a server first</option></select>',
+      '<button type="submit" id="call" disabled>Call the tool</button>',
+      '<section id="inputs" aria-labelledby="inputs-title" hidden>',
+      '<section id="outcome" aria-labelledby="outcome-title" hidden>',
       '<button type="button" id="start-over">Start over</button>',
       '<p id="status" role="status" aria-live="polite">Loading…</p>',
       "(POST /mcp/&lt;server&gt;)",
     ];
     assert.deepEqual(expected.filter((part) => !html.includes(part)), []);
-    assert.deepEqual(html.match(/<script\b[^>]*>/g), ['<script src="playground.js" defer="">']);
+    assert.deepEqual(html.match(/<script\b[^>]*>/g), ['<script src="playground.js" defer>']);
     assert.deepEqual([/<style\b/.test(html), /\sstyle=/.test(html), /\son[a-z]+=/.test(html)], [
       false,
       false,
