@@ -195,7 +195,13 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashTokenStore() rejects every operation with StoreUnavailableError when redis-server is away", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "away" });
+      // A long timeoutMs: only the failure, not the deadline, may end an operation on a busy machine.
+      const store = createUpstashTokenStore({
+        redis: client(shim),
+        key: KEY,
+        prefix: "away",
+        timeoutMs: 30_000,
+      });
       await store.set("k", "v");
       await redis.stop();
       const failures: string[] = [];

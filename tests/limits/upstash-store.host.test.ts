@@ -16,6 +16,9 @@ function client(shim: UpstashShim): Redis {
   return new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false });
 }
 
+/** Long enough that only a failure, never the deadline, can end a take on a busy machine. */
+const FAILURE_ONLY_MS = 30_000;
+
 /** Runs `work`, returning what it rejected with and after how many milliseconds. */
 async function timedRejection(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
   const started = performance.now();
@@ -62,16 +65,17 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashStore() rejects when redis-server stops, and works again once it is back", async () => {
-      const store = createUpstashStore({ redis: client(shim), prefix: "restart" });
+      const store = createUpstashStore({
+        redis: client(shim),
+        prefix: "restart",
+        timeoutMs: FAILURE_ONLY_MS,
+      });
       assert.deepEqual(await store.take("k", RULE), { allowed: true, remaining: 1, retryAfterMs: 0 });
       await redis.stop();
-      const { error, ms } = await timedRejection(() => store.take("k", RULE));
-      assert.ok(error instanceof StoreUnavailableError, String(error));
-      assert.match(
-        error.message,
-        /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/,
-      );
-      assert.ok(ms < 1000, `rejected after "${ms}" ms, expected under timeoutMs 1000`);
+      await assert.rejects(store.take("k", RULE), {
+        name: "StoreUnavailableError",
+        message: /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/,
+      });
       redis = await startRedis({ port: redis.port });
       await shim.redisReady();
       // A new redis-server has no buckets and no scripts: NOSCRIPT, EVAL, and a full bucket.
@@ -80,12 +84,12 @@ if (redisTestsEnabled()) {
 
     test("createUpstashStore() rejects when the Upstash endpoint refuses connections", async () => {
       const gone = await startUpstashShim({ redisPort: redis.port });
-      const store = createUpstashStore({ redis: client(gone), prefix: "gone" });
+      const store = createUpstashStore({ redis: client(gone), prefix: "gone", timeoutMs: FAILURE_ONLY_MS });
       await gone.stop();
-      const { error, ms } = await timedRejection(() => store.take("k", RULE));
-      assert.ok(error instanceof StoreUnavailableError, String(error));
-      assert.match(error.message, /^Rate-limit store "upstash": Redis request failed with /);
-      assert.ok(ms < 1000, `rejected after "${ms}" ms, expected under timeoutMs 1000`);
+      await assert.rejects(store.take("k", RULE), {
+        name: "StoreUnavailableError",
+        message: /^Rate-limit store "upstash": Redis request failed with /,
+      });
     });
 
     test("createUpstashStore() rejects with the wrong token", async () => {
@@ -102,7 +106,7 @@ if (redisTestsEnabled()) {
     test(
       "createUpstashStore() rejects at timeoutMs 5500 when Upstash hangs, past ratelimit's 5 s fail-open",
       {
-        timeout: 15_000, // Bun's default per-test timeout is 5 s
+        timeout: 30_000, // Bun's default per-test timeout is 5 s
       },
       async () => {
         const hung = await startUpstashShim({ redisPort: redis.port, hang: true });
@@ -114,7 +118,8 @@ if (redisTestsEnabled()) {
             error.message,
             'Rate-limit store "upstash": no answer within "5500" ms, expected a token-bucket answer',
           );
-          assert.ok(ms >= 5490 && ms < 6500, `rejected after "${ms}" ms, expected about 5500`);
+          // The upper bound only catches a hang: a busy machine runs timers seconds late.
+          assert.ok(ms >= 5490 && ms < 15_000, `rejected after "${ms}" ms, expected about 5500`);
         } finally {
           await hung.stop();
         }
@@ -131,7 +136,7 @@ if (redisTestsEnabled()) {
           error.message,
           'Rate-limit store "upstash": no answer within "1000" ms, expected a token-bucket answer',
         );
-        assert.ok(ms >= 990 && ms < 2000, `rejected after "${ms}" ms, expected about 1000`);
+        assert.ok(ms >= 990 && ms < 10_000, `rejected after "${ms}" ms, expected about 1000`);
       } finally {
         await hung.stop();
       }
