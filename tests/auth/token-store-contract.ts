@@ -101,7 +101,7 @@ export function describeTokenStoreContract(
         assert.equal(
           await eventually("the 50 ms value to expire", async () => {
             return (await store.get("short")) === undefined ? true : undefined;
-          }, 30_000),
+          }),
           true,
         );
         assert.deepEqual([await store.get("kept"), await store.get("long")], ["k", "l"]);
@@ -146,7 +146,6 @@ export function describeTokenStoreContract(
           await eventually(
             "the 2 s claim to expire",
             async () => (await store.claim("k", 2000)) || undefined,
-            30_000,
           ),
           true,
         );

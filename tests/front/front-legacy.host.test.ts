@@ -201,7 +201,7 @@ describe("the front before a legacy upstream (server-everything)", () => {
       const { requestState } = (await post(fetch, ELICIT)).body.result;
       assert.deepEqual(cancelledCalls(), []);
       // The state's lifetime ends 1 s after it was sealed; the parked call is cancelled then.
-      await eventually("the parked call's cancellation", () => cancelledCalls()[0], 30_000);
+      await eventually("the parked call's cancellation", () => cancelledCalls()[0]);
       assert.deepEqual(cancelledCalls(), [["trigger-elicitation-request", "cancelled by the client"]]);
       const late = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
       assert.deepEqual(late.body.error, INVALID_STATE);

@@ -47,7 +47,7 @@ describe("legacy supervision against a scripted stdio server", () => {
     await eventually("the server reading the answer to the ninth", async () => {
       const { responses } = data(await c.callTool("scripted", "received")) as { responses: { id: number }[] };
       return responses.some((response) => response.id === 8) ? true : undefined;
-    }, 30_000);
+    });
     waiting.forEach((release) => release());
     const result = data(await asking);
     assert.deepEqual(result.answers, [
@@ -124,11 +124,11 @@ describe("legacy supervision against a scripted stdio server", () => {
     // The server sends its request 100 ms after answering, while no call is in flight: wait for
     // the refusal (no call may start before it), then for the server to have read the answer.
     const refusal = { code: -7, message: "Sampling request refused: no call to this server is in flight" };
-    assert.deepEqual(await eventually("the refusal", () => refusals[0], 30_000), refusal);
+    assert.deepEqual(await eventually("the refusal", () => refusals[0]), refusal);
     const responses = await eventually("the server reading the refusal", async () => {
       const { responses } = data(await c.callTool("scripted", "received")) as { responses: unknown[] };
       return responses.length > 0 ? responses : undefined;
-    }, 30_000);
+    });
     assert.deepEqual(responses, [{ jsonrpc: "2.0", id: 0, error: refusal }]);
     assert.deepEqual(refusals, [refusal]);
     await c.close();
