@@ -3,11 +3,11 @@
  *
  * Steps run in order: typecheck, lint, format check, the tests on Deno, the examples in the doc
  * comments (Deno), the tests on Bun and workerd, the official conformance suite, and last Node (so
- * Node's own summary closes the run). Each runtime
- * writes a JUnit report; leaf test cases are counted from it, so every runtime is counted the same
- * way. A runtime that ran zero tests fails the run. The closing summary (`_junit.ts`) names every
-failed test with its step and file, and every step that failed without a failing test (typecheck,
-lint, a runtime that crashed); its last line is `N passed, N failed`.
+ * Node's own summary closes the run). Each runtime writes a JUnit report; leaf test cases are
+ * counted from it, so every runtime is counted the same way. A runtime that ran zero tests fails
+ * the run. The closing summary (`_junit.ts`) names every failed test with its step and file, and
+ * every step that failed without a failing test (typecheck, lint, a runtime that crashed); its last
+ * line is `N passed, N failed`.
  *
  * `npm test -- node deno` runs only the named steps (for quick local runs).
  *
