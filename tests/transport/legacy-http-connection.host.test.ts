@@ -276,13 +276,17 @@ describe("createLegacyHttpConnection() against the scripted legacy server", () =
   });
 
   test("negotiated() takes 405 on GET as no standalone stream and never retries it", async () => {
-    await peer.configure({ get: "405" });
+    // A session id of its own: a late GET of an earlier test's connection (seen on a busy machine)
+    // is not this connection's.
+    const sessionId = "get-405-session";
+    await peer.configure({ get: "405", sessionId });
     const timers = spyTimers();
     const { connection } = open(peer.url, { timers });
     await handshake(connection);
-    await until("the GET", async () => (await log((r) => r.method === "GET")).length > 0 ? true : undefined);
+    const gets = () => log((r) => r.method === "GET" && r.headers["mcp-session-id"] === sessionId);
+    await until("the GET", async () => (await gets()).length > 0 ? true : undefined);
     await connection.request({ jsonrpc: "2.0", id: 14, method: "ping" }, noAbort());
-    assert.deepEqual((await log((r) => r.method === "GET")).map((r) => r.status), [405]);
+    assert.deepEqual((await gets()).map((r) => r.status), [405]);
     assert.deepEqual(timers.delays, []);
     await connection.close();
   });
