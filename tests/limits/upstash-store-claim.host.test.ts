@@ -10,7 +10,7 @@ import { createFront } from "../../src/front/create-front.ts";
 import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
 import { createUpstashStore } from "../../src/limits/upstash-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
-import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { eventually } from "../_support/eventually.ts";
 import { LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
 
@@ -34,8 +34,12 @@ if (redisTestsEnabled()) {
       await redis?.stop();
     });
 
+    /** A store over the shim under `prefix`. */
+    const storeAt = (prefix: string) =>
+      createUpstashStore({ redis: client(shim), prefix, timeoutMs: SHIM_TIMEOUT_MS });
+
     test("claim() is true the first time and false while held, in Redis under <prefix>:claim:<key> with its ttl", async () => {
-      const store = createUpstashStore({ redis: client(shim), prefix: "c1" });
+      const store = storeAt("c1");
       assert.deepEqual(
         [
           await store.claim("state:n1", 60_000),
@@ -54,9 +58,9 @@ if (redisTestsEnabled()) {
     });
 
     test("claim() is shared by every store on the same Redis: one instance's claim holds for the others", async () => {
-      const first = createUpstashStore({ redis: client(shim), prefix: "shared" });
-      const second = createUpstashStore({ redis: client(shim), prefix: "shared" });
-      const other = createUpstashStore({ redis: client(shim), prefix: "other" });
+      const first = storeAt("shared");
+      const second = storeAt("shared");
+      const other = storeAt("other");
       assert.deepEqual(
         [await first.claim("n", 60_000), await second.claim("n", 60_000), await other.claim("n", 60_000)],
         [true, false, true],
@@ -64,7 +68,7 @@ if (redisTestsEnabled()) {
     });
 
     test("claim() rounds ttlMs up to whole milliseconds, at least 1, and claims again once Redis expired it", async () => {
-      const store = createUpstashStore({ redis: client(shim), prefix: "ttl" });
+      const store = storeAt("ttl");
       const direct = client(shim);
       assert.equal(await store.claim("fraction", 60_000.2), true);
       const ttl = Number(await direct.exec(["PTTL", "ttl:claim:fraction"]));
@@ -91,8 +95,7 @@ if (redisTestsEnabled()) {
     });
 
     test("claim() rejects with StoreUnavailableError when redis-server is away, and claims again once it is back", async () => {
-      // A long timeoutMs: only the failure, not the deadline, may end the claim on a busy machine.
-      const store = createUpstashStore({ redis: client(shim), prefix: "away", timeoutMs: 30_000 });
+      const store = storeAt("away");
       await redis.stop();
       try {
         await assert.rejects(store.claim("n", 60_000), (error: unknown) => {
@@ -117,7 +120,7 @@ if (redisTestsEnabled()) {
         const gate = createClient({
           name: "gate",
           fetch: upstream.fetch,
-          store: createUpstashStore({ redis: client(shim), prefix: "front" }),
+          store: storeAt("front"),
           policies: [{
             server: "files",
             transport: { url: "https://up.example/mcp" },

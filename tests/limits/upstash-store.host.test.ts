@@ -6,7 +6,7 @@ import { Redis } from "@upstash/redis";
 import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
 import { createUpstashStore } from "../../src/limits/upstash-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
-import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { storeContract } from "./store-contract.ts";
 
 const RULE = { rate: 1, perMs: 60_000, burst: 2 };
@@ -15,9 +15,6 @@ const RULE = { rate: 1, perMs: 60_000, burst: 2 };
 function client(shim: UpstashShim): Redis {
   return new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false });
 }
-
-/** Long enough that only a failure, never the deadline, can end a take on a busy machine. */
-const FAILURE_ONLY_MS = 30_000;
 
 /** Runs `work`, returning what it rejected with and after how many milliseconds. */
 async function timedRejection(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -46,14 +43,18 @@ if (redisTestsEnabled()) {
       await redis.stop();
     });
 
+    /** A store over the shim under `prefix`. */
+    const storeAt = (prefix: string) =>
+      createUpstashStore({ redis: client(shim), prefix, timeoutMs: SHIM_TIMEOUT_MS });
+
     // A fresh prefix per test: every test starts with no buckets.
     storeContract(
       "createUpstashStore()",
-      () => createUpstashStore({ redis: client(shim), prefix: `t${++stores}` }),
+      () => storeAt(`t${++stores}`),
     );
 
     test("createUpstashStore() uses EVALSHA with the client's SHA after the first EVAL", async () => {
-      const store = createUpstashStore({ redis: client(shim), prefix: "evalsha" });
+      const store = storeAt("evalsha");
       const direct = client(shim);
       await direct.exec(["CONFIG", "RESETSTAT"]);
       for (let i = 0; i < 3; i++) await store.take(`k${i}`, RULE);
@@ -65,11 +66,7 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashStore() rejects when redis-server stops, and works again once it is back", async () => {
-      const store = createUpstashStore({
-        redis: client(shim),
-        prefix: "restart",
-        timeoutMs: FAILURE_ONLY_MS,
-      });
+      const store = storeAt("restart");
       assert.deepEqual(await store.take("k", RULE), { allowed: true, remaining: 1, retryAfterMs: 0 });
       await redis.stop();
       await assert.rejects(store.take("k", RULE), {
@@ -84,7 +81,7 @@ if (redisTestsEnabled()) {
 
     test("createUpstashStore() rejects when the Upstash endpoint refuses connections", async () => {
       const gone = await startUpstashShim({ redisPort: redis.port });
-      const store = createUpstashStore({ redis: client(gone), prefix: "gone", timeoutMs: FAILURE_ONLY_MS });
+      const store = createUpstashStore({ redis: client(gone), prefix: "gone", timeoutMs: SHIM_TIMEOUT_MS });
       await gone.stop();
       await assert.rejects(store.take("k", RULE), {
         name: "StoreUnavailableError",
@@ -95,6 +92,7 @@ if (redisTestsEnabled()) {
     test("createUpstashStore() rejects with the wrong token", async () => {
       const store = createUpstashStore({
         redis: new Redis({ url: shim.url, token: "wrong", retry: { retries: 0 }, enableTelemetry: false }),
+        timeoutMs: SHIM_TIMEOUT_MS,
       });
       await assert.rejects(store.take("k", RULE), {
         name: "StoreUnavailableError",
