@@ -400,13 +400,14 @@ describe("createLegacyHttpConnection() against server-everything over streamable
 
   test("keeps its session id, answers its sampling request via respond(), opens the GET stream, DELETEs on close", async () => {
     const recorder = recordingFetch();
+    const answers: Promise<void>[] = [];
     const { connection, messages, closes } = open(server.url, {
       fetch: recorder.fetch,
       onServerMessage: (message, c) => {
         if (!("id" in message.message)) return;
         const request = message.message;
         const result = { role: "assistant", content: { type: "text", text: "ok" }, model: "m" };
-        void c.respond({ jsonrpc: "2.0", id: request.id, result });
+        answers.push(c.respond({ jsonrpc: "2.0", id: request.id, result }));
       },
     });
     await handshake(connection, { sampling: {} });
@@ -445,6 +446,9 @@ describe("createLegacyHttpConnection() against server-everything over streamable
       "the GET stream",
       () => recorder.seen.some((e) => e.method === "GET") ? true : undefined,
     );
+    // The server may send the call's result before it answers the POST of the sampling answer (on
+    // a busy machine, seen): closing now would cut that POST off.
+    await Promise.all(answers);
     await connection.close();
     assert.deepEqual(closes, [{ kind: "closed", reason: "close() was called" }]);
     const session = recorder.seen[0]!.sessionHeader!;
