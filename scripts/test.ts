@@ -2,11 +2,13 @@
  * `npm test`: every check and the whole suite on the four runtimes, in one command.
  *
  * Steps run in order: typecheck (the code with Node's types, the library without, the
- * playground's browser modules with the DOM's), lint, format check, the tests on Deno, the
- * examples in the doc comments (Deno), the tests on Bun and workerd, the official conformance
- * suite, and last Node (so Node's own summary closes the run). Each runtime writes a JUnit
- * report; leaf test cases are counted from it, so every runtime is counted the same way. A runtime
- * that ran zero tests fails the run. The last line is `N passed, N failed`.
+ * playground's browser modules with the DOM's), lint, format check, the tests on Deno, the examples in the doc
+ * comments (Deno), the tests on Bun and workerd, the official conformance suite, and last Node (so
+ * Node's own summary closes the run). Each runtime writes a JUnit report; leaf test cases are
+ * counted from it, so every runtime is counted the same way. A runtime that ran zero tests fails
+ * the run. The closing summary (`_junit.ts`) names every failed test with its step and file, and
+ * every step that failed without a failing test (typecheck, lint, a runtime that crashed); its last
+ * line is `N passed, N failed`.
  *
  * `npm test -- node deno` runs only the named steps (for quick local runs).
  *
@@ -20,26 +22,22 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import {
+  filesWithoutCases,
+  readJunit,
+  type StepOutcome,
+  stepPassed,
+  summaryLines,
+  type TestCase,
+} from "./_junit.ts";
 
 type Runtime = "node" | "deno" | "bun" | "workerd";
 
-interface Outcome {
-  readonly step: string;
-  readonly ok: boolean;
-  readonly seconds: number;
-  readonly counts?: Counts;
-}
-
-interface Counts {
-  readonly passed: number;
-  readonly failed: number;
-  readonly skipped: number;
-}
-
-const root = new URL("..", import.meta.url).pathname;
+const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const reports = mkdtempSync(join(tmpdir(), "sluice-test-"));
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const wanted = new Set(process.argv.slice(2));
+const outcomes: StepOutcome[] = [];
 
 function testFiles(runtime: Runtime): string[] {
   const all: string[] = [];
@@ -60,53 +58,45 @@ function testFiles(runtime: Runtime): string[] {
   });
 }
 
-/** Counts leaf test cases in a JUnit file: Deno also lists each `describe` as a case. */
-function countJunit(path: string): Counts {
-  const xml = readFileSync(path, "utf8");
-  const cases = [...xml.matchAll(/<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g)].map((m) => ({
-    name: /name="([^"]*)"/.exec(m[1] ?? "")?.[1] ?? "",
-    body: m[3] ?? "",
-  }));
-  const names = cases.map((c) => c.name);
-  const leaves = cases.filter((c) => !names.some((n) => n.startsWith(`${c.name} &gt; `)));
-  const failed = leaves.filter((c) => /<(failure|error)\b/.test(c.body)).length;
-  const skipped = leaves.filter((c) => /<skipped\b/.test(c.body)).length;
-  return { passed: leaves.length - failed - skipped, failed, skipped };
+/** Where a test step writes its JUnit report, and the test files it was given. */
+interface Report {
+  readonly junit: string;
+  readonly files?: readonly string[];
 }
 
-function run(step: string, command: string, args: string[], junit?: string): Outcome {
-  if (wanted.size > 0 && !wanted.has(step)) return { step, ok: true, seconds: 0 };
+/** Runs one step (unless the command line names others) and records its outcome. */
+function run(step: string, command: string, args: readonly string[], report?: Report): void {
+  if (wanted.size > 0 && !wanted.has(step)) return;
   console.log(`\n── ${step}: ${[relative(root, command) || command, ...args].join(" ").slice(0, 160)}`);
   const started = performance.now();
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: process.env });
   const seconds = (performance.now() - started) / 1000;
-  let ok = result.status === 0;
-  if (junit === undefined) return { step, ok, seconds };
-  let counts: Counts = { passed: 0, failed: 0, skipped: 0 };
+  const exit = result.status ?? result.signal ?? String(result.error);
+  if (report === undefined) {
+    outcomes.push({ step, exit, seconds });
+    return;
+  }
+  let cases: TestCase[];
   try {
-    counts = countJunit(junit);
-  } catch {
-    ok = false;
+    cases = readJunit(readFileSync(report.junit, "utf8"), root);
+  } catch (error) {
+    outcomes.push({ step, exit, seconds, unreadable: String(error) });
+    return;
   }
-  if (counts.passed + counts.failed === 0) {
-    console.log(`${step}: ran zero tests`);
-    ok = false;
-  }
-  return { step, ok: ok && counts.failed === 0, seconds, counts };
+  outcomes.push({ step, exit, seconds, cases, silentFiles: filesWithoutCases(report.files ?? [], cases) });
 }
 
 function files(runtime: Runtime): string[] {
   return testFiles(runtime).map((f) => `./${f}`);
 }
 
-const outcomes: Outcome[] = [];
 const started = performance.now();
-outcomes.push(run("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]));
-outcomes.push(run("typecheck-lib", bin("tsc"), ["--noEmit", "-p", "tsconfig.lib.json"]));
+run("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
+run("typecheck-lib", bin("tsc"), ["--noEmit", "-p", "tsconfig.lib.json"]);
 // The playground's browser modules, against the DOM and no runtime's globals.
-outcomes.push(run("typecheck-browser", bin("tsc"), ["--noEmit", "-p", "tsconfig.browser.json"]));
-outcomes.push(run("lint", bin("deno"), ["lint", "--quiet"]));
-outcomes.push(run("format", bin("deno"), ["fmt", "--check", "--quiet"]));
+run("typecheck-browser", bin("tsc"), ["--noEmit", "-p", "tsconfig.browser.json"]);
+run("lint", bin("deno"), ["lint", "--quiet"]);
+run("format", bin("deno"), ["fmt", "--check", "--quiet"]);
 
 /** What the Deno tests may do: loopback network, files, processes (servers under test). */
 const DENO_PERMISSIONS = [
@@ -118,79 +108,56 @@ const DENO_PERMISSIONS = [
   "--allow-sys",
 ];
 const denoJunit = join(reports, "deno.xml");
-outcomes.push(
-  run("deno", bin("deno"), [
-    "test",
-    ...DENO_PERMISSIONS,
-    `--junit-path=${denoJunit}`,
-    ...files("deno"),
-  ], denoJunit),
-);
+run("deno", bin("deno"), [
+  "test",
+  ...DENO_PERMISSIONS,
+  `--junit-path=${denoJunit}`,
+  ...files("deno"),
+], { junit: denoJunit, files: testFiles("deno") });
 // The examples in the doc comments of every module: type-checked and run, so none goes stale.
 const docJunit = join(reports, "doc.xml");
-outcomes.push(
-  run("doc", bin("deno"), [
-    "test",
-    "--doc",
-    ...DENO_PERMISSIONS,
-    `--junit-path=${docJunit}`,
-    "mod.ts",
-    "src/",
-  ], docJunit),
-);
+run("doc", bin("deno"), [
+  "test",
+  "--doc",
+  ...DENO_PERMISSIONS,
+  `--junit-path=${docJunit}`,
+  "mod.ts",
+  "src/",
+], { junit: docJunit });
 const bunJunit = join(reports, "bun.xml");
-outcomes.push(
-  run(
-    "bun",
-    bin("bun"),
-    ["test", "--timeout=60000", "--reporter=junit", `--reporter-outfile=${bunJunit}`, ...files("bun")],
-    bunJunit,
-  ),
+run(
+  "bun",
+  bin("bun"),
+  ["test", "--timeout=60000", "--reporter=junit", `--reporter-outfile=${bunJunit}`, ...files("bun")],
+  { junit: bunJunit, files: testFiles("bun") },
 );
 const workerdJunit = join(reports, "workerd.xml");
-outcomes.push(
-  run("workerd", bin("vitest"), [
-    "run",
-    "--config",
-    "tests/_workerd/vitest.config.ts",
-    "--reporter=default",
-    "--reporter=junit",
-    `--outputFile.junit=${workerdJunit}`,
-  ], workerdJunit),
-);
+run("workerd", bin("vitest"), [
+  "run",
+  "--config",
+  "tests/_workerd/vitest.config.ts",
+  "--reporter=default",
+  "--reporter=junit",
+  `--outputFile.junit=${workerdJunit}`,
+], { junit: workerdJunit, files: testFiles("workerd") });
 // The official conformance suite (Node 22, its own folder), both requirement sets (2026-07-28 and
 // 2025-11-25): every scored scenario that is not auth/* must pass; auth/* is baselined (sluice
 // does no OAuth).
-outcomes.push(
-  run("conformance", process.execPath, ["--import", "tsx", "scripts/conformance.ts"]),
-);
+run("conformance", process.execPath, ["--import", "tsx", "scripts/conformance.ts"]);
+// Node's JUnit reporter, plus each case's file and the failures of hooks (`_junit-node-reporter.mjs`).
 const nodeJunit = join(reports, "node.xml");
-outcomes.push(
-  run("node", process.execPath, [
-    "--import",
-    "tsx",
-    "--test",
-    "--test-reporter=spec",
-    "--test-reporter-destination=stdout",
-    "--test-reporter=junit",
-    `--test-reporter-destination=${nodeJunit}`,
-    ...files("node"),
-  ], nodeJunit),
-);
+run("node", process.execPath, [
+  "--import",
+  "tsx",
+  "--test",
+  "--test-reporter=spec",
+  "--test-reporter-destination=stdout",
+  "--test-reporter=./scripts/_junit-node-reporter.mjs",
+  `--test-reporter-destination=${nodeJunit}`,
+  ...files("node"),
+], { junit: nodeJunit, files: testFiles("node") });
 rmSync(reports, { recursive: true, force: true });
 
-const ran = outcomes.filter((o) => wanted.size === 0 || wanted.has(o.step));
-console.log("\n── summary");
-for (const o of ran) {
-  const counts = o.counts === undefined
-    ? ""
-    : `  ${o.counts.passed} passed, ${o.counts.failed} failed, ${o.counts.skipped} skipped`;
-  console.log(
-    `${o.ok ? "ok  " : "FAIL"} ${o.step.padEnd(10)} ${o.seconds.toFixed(1).padStart(6)} s${counts}`,
-  );
-}
-const total = (key: keyof Counts) => ran.reduce((sum, o) => sum + (o.counts?.[key] ?? 0), 0);
-const failedSteps = ran.filter((o) => !o.ok && o.counts === undefined).length;
-console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
-console.log(`${total("passed")} passed, ${total("failed") + failedSteps} failed`);
-process.exitCode = ran.every((o) => o.ok) ? 0 : 1;
+console.log("");
+for (const line of summaryLines(outcomes, (performance.now() - started) / 1000)) console.log(line);
+process.exitCode = outcomes.every(stepPassed) ? 0 : 1;

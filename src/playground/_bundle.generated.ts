@@ -34,7 +34,8 @@ export const PLAYGROUND_PAGE: string = `<!DOCTYPE html>
           <div class="field">
             <label for="token">Access token</label>
             <input id="token" name="token" type="password" autocomplete="off">
-            <p class="hint">Only when the gateway asks for one (its auth). Sent as Authorization: Bearer, kept in this page only.</p>
+            <p
+              class="hint">Only when the gateway asks for one (its auth). Sent as Authorization: Bearer, kept in this page only.</p>
           </div>
           <div class="field">
             <label for="server">Server</label>

@@ -1,4 +1,6 @@
 // Waiting on real time for something to happen, bounded: runs on every runtime, workerd included.
+// The bound is a deadline only (a probe that succeeds returns at once), so it is generous: a busy
+// machine may take seconds over what an idle one does in milliseconds.
 
 /**
  * Polls `probe` every 20 ms until it returns something other than `undefined`, or `ms` pass.
@@ -9,7 +11,7 @@
 export async function eventually<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
-  ms = 5000,
+  ms = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {

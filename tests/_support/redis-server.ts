@@ -96,7 +96,8 @@ export async function startRedis(options: { port?: number } = {}): Promise<Redis
     clearTimeout(timer);
   };
 
-  const deadline = Date.now() + 5000;
+  // A deadline only: a busy machine may take seconds to start a process.
+  const deadline = Date.now() + 30_000;
   while (!(await answersPing(port))) {
     const failed = exited(child) || Date.now() > deadline;
     if (failed || await Promise.race([spawnError, delay(20)]) !== undefined) {

@@ -19,7 +19,7 @@ import { createUpstashTokenStore } from "../../src/auth/upstash-token-store.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
-import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 
 type Era = "modern" | "legacy";
 const KEY = "concurrent-refresh-test-key-0123456789abcdef";
@@ -86,7 +86,7 @@ if (redisTestsEnabled()) {
             enableTelemetry: false,
           });
           const tokens = watched(
-            createUpstashTokenStore({ redis: redisClient, key: KEY, prefix }),
+            createUpstashTokenStore({ redis: redisClient, key: KEY, prefix, timeoutMs: SHIM_TIMEOUT_MS }),
             name,
             claims,
           );

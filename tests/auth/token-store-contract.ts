@@ -101,7 +101,7 @@ export function describeTokenStoreContract(
         assert.equal(
           await eventually("the 50 ms value to expire", async () => {
             return (await store.get("short")) === undefined ? true : undefined;
-          }, 2000),
+          }),
           true,
         );
         assert.deepEqual([await store.get("kept"), await store.get("long")], ["k", "l"]);
@@ -140,12 +140,12 @@ export function describeTokenStoreContract(
           [[true, true], false, true, false, false],
         );
       } else {
-        assert.deepEqual([await store.claim("k", 50), await store.claim("k", 50)], [true, false]);
+        // 2 s: the second claim must come while the first holds, however busy the machine.
+        assert.deepEqual([await store.claim("k", 2000), await store.claim("k", 2000)], [true, false]);
         assert.equal(
           await eventually(
-            "the 50 ms claim to expire",
-            async () => (await store.claim("k", 50)) || undefined,
-            2000,
+            "the 2 s claim to expire",
+            async () => (await store.claim("k", 2000)) || undefined,
           ),
           true,
         );

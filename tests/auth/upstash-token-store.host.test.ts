@@ -9,7 +9,7 @@ import { codecs } from "../../src/_internal/encoding.ts";
 import { createUpstashTokenStore } from "../../src/auth/upstash-token-store.ts";
 import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
-import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { describeTokenStoreContract } from "./token-store-contract.ts";
 
 const KEY = "upstash-token-store-test-key-0123456789abcdef";
@@ -95,13 +95,17 @@ if (redisTestsEnabled()) {
       await redis?.stop();
     });
 
+    /** A store over the shim under `prefix`, sealing with `key`. */
+    const storeAt = (prefix: string, key = KEY) =>
+      createUpstashTokenStore({ redis: client(shim), key, prefix, timeoutMs: SHIM_TIMEOUT_MS });
+
     // A fresh prefix per test: every test starts with no values and no claims.
     describeTokenStoreContract("createUpstashTokenStore()", () => ({
-      store: createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: `t${++stores}` }),
+      store: storeAt(`t${++stores}`),
     }));
 
     test("createUpstashTokenStore() stores v1.<iv>.<ciphertext> under <prefix>:v:<key>, never the value, with its ttl", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "raw" });
+      const store = storeAt("raw");
       const direct = client(shim);
       const value = JSON.stringify({ access_token: "secret-access-token-1" });
       await store.set("token:github:alice", value, 60_000);
@@ -121,7 +125,7 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashTokenStore() seals the same value twice with different IVs", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "iv" });
+      const store = storeAt("iv");
       const direct = client(shim);
       await store.set("a", "same");
       const first = String(await direct.exec(["GET", "iv:v:a"]));
@@ -131,7 +135,7 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashTokenStore() claims under <prefix>:claim:<key> with SET NX PX, apart from the values", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "cl" });
+      const store = storeAt("cl");
       const direct = client(shim);
       assert.deepEqual([await store.claim("state:n1", 600_000), await store.claim("state:n1", 600_000)], [
         true,
@@ -152,7 +156,7 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashTokenStore() reads a value copied to another key as absent: the Redis key is authenticated", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "moved" });
+      const store = storeAt("moved");
       const direct = client(shim);
       await store.set("token:github:alice", "alice's token");
       const stored = String(await direct.exec(["GET", "moved:v:token:github:alice"]));
@@ -165,14 +169,14 @@ if (redisTestsEnabled()) {
 
     test("createUpstashTokenStore() reads values sealed under another key as absent, and the same key reads them", async () => {
       const prefix = "rotated";
-      await createUpstashTokenStore({ redis: client(shim), key: KEY, prefix }).set("k", "v");
-      const rotated = createUpstashTokenStore({ redis: client(shim), key: OTHER_KEY, prefix });
-      const same = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix });
+      await storeAt(prefix).set("k", "v");
+      const rotated = storeAt(prefix, OTHER_KEY);
+      const same = storeAt(prefix);
       assert.deepEqual([await rotated.get("k"), await same.get("k")], [undefined, "v"]);
     });
 
     test("createUpstashTokenStore() reads tampered, truncated and foreign values as absent", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "tamper" });
+      const store = storeAt("tamper");
       const direct = client(shim);
       await store.set("k", "value");
       const stored = String(await direct.exec(["GET", "tamper:v:k"]));
@@ -195,7 +199,8 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashTokenStore() rejects every operation with StoreUnavailableError when redis-server is away", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "away" });
+      // SHIM_TIMEOUT_MS: only the failure, not the deadline, may end an operation.
+      const store = storeAt("away");
       await store.set("k", "v");
       await redis.stop();
       const failures: string[] = [];
@@ -245,7 +250,7 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashTokenStore() refuses a ttlMs that is not a finite number with a RangeError", async () => {
-      const store = createUpstashTokenStore({ redis: client(shim), key: KEY, prefix: "ttl" });
+      const store = storeAt("ttl");
       await assert.rejects(store.set("k", "v", Number.NaN), {
         name: "RangeError",
         message:

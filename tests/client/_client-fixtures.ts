@@ -7,12 +7,14 @@ import type { Policy } from "../../src/policy/policy.ts";
 import { ClientError } from "../../src/errors.ts";
 import { type Reply, type ScriptedServer, scriptedServer } from "../_support/scripted-server.ts";
 import type { Timers } from "../../src/_internal/timers.ts";
+import type { Clock } from "../../src/_internal/clock.ts";
 
 export const URL_ = "https://mcp.example.com/mcp";
 
 export function setup(
   reply: Reply,
-  options: { handler?: Handler; policy?: Partial<Policy>; tasks?: boolean; timers?: Timers } = {},
+  options: { handler?: Handler; policy?: Partial<Policy>; tasks?: boolean; timers?: Timers; clock?: Clock } =
+    {},
 ): { client: Client; server: ScriptedServer } {
   const server = scriptedServer(reply);
   const client = createClient({
@@ -23,6 +25,7 @@ export function setup(
     fetch: server.fetch,
     ...(options.tasks === undefined ? {} : { tasks: options.tasks }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   return { client, server };
 }

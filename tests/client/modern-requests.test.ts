@@ -231,7 +231,11 @@ describe("createClient() requests", () => {
         req.body.method === "tools/list"
           ? toolsList(req.body.id, [])
           : sse([...entries, { jsonrpc: "2.0", id: req.body.id, result: { content: [] } }]),
-      { handler: { log: (level, entry) => void logs.push([level, entry.logger, entry.data]) } },
+      // A clock that stands still: the budget (burst 100) must not refill while the 150 arrive.
+      {
+        handler: { log: (level, entry) => void logs.push([level, entry.logger, entry.data]) },
+        clock: new FakeTime(),
+      },
     );
     await client.callTool("demo", "noisy");
     await client.close();

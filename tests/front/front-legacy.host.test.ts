@@ -5,6 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { toolCallHeaders } from "../_support/downstream.ts";
+import { eventually } from "../_support/eventually.ts";
 import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
@@ -199,7 +200,8 @@ describe("the front before a legacy upstream (server-everything)", () => {
     try {
       const { requestState } = (await post(fetch, ELICIT)).body.result;
       assert.deepEqual(cancelledCalls(), []);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      // The state's lifetime ends 1 s after it was sealed; the parked call is cancelled then.
+      await eventually("the parked call's cancellation", () => cancelledCalls()[0]);
       assert.deepEqual(cancelledCalls(), [["trigger-elicitation-request", "cancelled by the client"]]);
       const late = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
       assert.deepEqual(late.body.error, INVALID_STATE);

@@ -154,16 +154,15 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
       timeout: 30_000,
     },
     async () => {
-      const c = client({}, { callTimeout: "5s" });
+      // Kind transport, not timeout: the call ended on the exit, not at its callTimeout (60 s).
+      const c = client({});
       await stillWorks(c);
-      const started = performance.now();
       const died = await failure(c.callTool("hostile", "die", { code: 9 }));
       assert.equal(died.kind, "transport");
       assert.match(
         died.message,
         new RegExp(`^${REQUEST}SSE stream failed before the response to request \\d+: .+`),
       );
-      assert.ok(performance.now() - started < 5000, "the call outlived its 5 s callTimeout");
       assert.equal(await server.exited, 9);
       // A new server on the same port forgets the session: 404, then initialize again, then the call.
       server = await startHostileHttp(SCRIPT, { port: server.port });

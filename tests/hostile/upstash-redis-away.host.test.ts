@@ -14,7 +14,7 @@ import {
   startHostileHttp,
 } from "../_support/hostile-process.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
-import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 
 const ROOTS = { roots: [{ uri: "file:///srv/project" }] };
 const UNAVAILABLE = "Input request refused: the rate-limit store is unavailable";
@@ -43,6 +43,7 @@ if (redisTestsEnabled()) {
       const store = createUpstashStore({
         redis: new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false }),
         prefix: `away${++prefix}`,
+        timeoutMs: SHIM_TIMEOUT_MS,
       });
       return createClient({
         name: "redis-away",
@@ -68,7 +69,7 @@ if (redisTestsEnabled()) {
     test(
       "fails closed while Redis is down, lets through with rateLimitFailOpen, and recovers on a new redis-server",
       {
-        timeout: 30_000,
+        timeout: 60_000, // two stdio servers and a redis-server start: slow on a busy machine
       },
       async () => {
         const closed = client();

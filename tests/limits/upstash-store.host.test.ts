@@ -6,7 +6,7 @@ import { Redis } from "@upstash/redis";
 import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
 import { createUpstashStore } from "../../src/limits/upstash-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
-import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
+import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { storeContract } from "./store-contract.ts";
 
 const RULE = { rate: 1, perMs: 60_000, burst: 2 };
@@ -43,14 +43,18 @@ if (redisTestsEnabled()) {
       await redis.stop();
     });
 
+    /** A store over the shim under `prefix`. */
+    const storeAt = (prefix: string) =>
+      createUpstashStore({ redis: client(shim), prefix, timeoutMs: SHIM_TIMEOUT_MS });
+
     // A fresh prefix per test: every test starts with no buckets.
     storeContract(
       "createUpstashStore()",
-      () => createUpstashStore({ redis: client(shim), prefix: `t${++stores}` }),
+      () => storeAt(`t${++stores}`),
     );
 
     test("createUpstashStore() uses EVALSHA with the client's SHA after the first EVAL", async () => {
-      const store = createUpstashStore({ redis: client(shim), prefix: "evalsha" });
+      const store = storeAt("evalsha");
       const direct = client(shim);
       await direct.exec(["CONFIG", "RESETSTAT"]);
       for (let i = 0; i < 3; i++) await store.take(`k${i}`, RULE);
@@ -62,16 +66,13 @@ if (redisTestsEnabled()) {
     });
 
     test("createUpstashStore() rejects when redis-server stops, and works again once it is back", async () => {
-      const store = createUpstashStore({ redis: client(shim), prefix: "restart" });
+      const store = storeAt("restart");
       assert.deepEqual(await store.take("k", RULE), { allowed: true, remaining: 1, retryAfterMs: 0 });
       await redis.stop();
-      const { error, ms } = await timedRejection(() => store.take("k", RULE));
-      assert.ok(error instanceof StoreUnavailableError, String(error));
-      assert.match(
-        error.message,
-        /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/,
-      );
-      assert.ok(ms < 1000, `rejected after "${ms}" ms, expected under timeoutMs 1000`);
+      await assert.rejects(store.take("k", RULE), {
+        name: "StoreUnavailableError",
+        message: /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/,
+      });
       redis = await startRedis({ port: redis.port });
       await shim.redisReady();
       // A new redis-server has no buckets and no scripts: NOSCRIPT, EVAL, and a full bucket.
@@ -80,17 +81,18 @@ if (redisTestsEnabled()) {
 
     test("createUpstashStore() rejects when the Upstash endpoint refuses connections", async () => {
       const gone = await startUpstashShim({ redisPort: redis.port });
-      const store = createUpstashStore({ redis: client(gone), prefix: "gone" });
+      const store = createUpstashStore({ redis: client(gone), prefix: "gone", timeoutMs: SHIM_TIMEOUT_MS });
       await gone.stop();
-      const { error, ms } = await timedRejection(() => store.take("k", RULE));
-      assert.ok(error instanceof StoreUnavailableError, String(error));
-      assert.match(error.message, /^Rate-limit store "upstash": Redis request failed with /);
-      assert.ok(ms < 1000, `rejected after "${ms}" ms, expected under timeoutMs 1000`);
+      await assert.rejects(store.take("k", RULE), {
+        name: "StoreUnavailableError",
+        message: /^Rate-limit store "upstash": Redis request failed with /,
+      });
     });
 
     test("createUpstashStore() rejects with the wrong token", async () => {
       const store = createUpstashStore({
         redis: new Redis({ url: shim.url, token: "wrong", retry: { retries: 0 }, enableTelemetry: false }),
+        timeoutMs: SHIM_TIMEOUT_MS,
       });
       await assert.rejects(store.take("k", RULE), {
         name: "StoreUnavailableError",
@@ -102,7 +104,7 @@ if (redisTestsEnabled()) {
     test(
       "createUpstashStore() rejects at timeoutMs 5500 when Upstash hangs, past ratelimit's 5 s fail-open",
       {
-        timeout: 15_000, // Bun's default per-test timeout is 5 s
+        timeout: 30_000, // Bun's default per-test timeout is 5 s
       },
       async () => {
         const hung = await startUpstashShim({ redisPort: redis.port, hang: true });
@@ -114,7 +116,8 @@ if (redisTestsEnabled()) {
             error.message,
             'Rate-limit store "upstash": no answer within "5500" ms, expected a token-bucket answer',
           );
-          assert.ok(ms >= 5490 && ms < 6500, `rejected after "${ms}" ms, expected about 5500`);
+          // The upper bound only catches a hang: a busy machine runs timers seconds late.
+          assert.ok(ms >= 5490 && ms < 15_000, `rejected after "${ms}" ms, expected about 5500`);
         } finally {
           await hung.stop();
         }
@@ -131,7 +134,7 @@ if (redisTestsEnabled()) {
           error.message,
           'Rate-limit store "upstash": no answer within "1000" ms, expected a token-bucket answer',
         );
-        assert.ok(ms >= 990 && ms < 2000, `rejected after "${ms}" ms, expected about 1000`);
+        assert.ok(ms >= 990 && ms < 10_000, `rejected after "${ms}" ms, expected about 1000`);
       } finally {
         await hung.stop();
       }

@@ -140,7 +140,9 @@ describe("createUpstashStore() with a stub client", () => {
       message: 'Rate-limit store "upstash": no answer within "1000" ms, expected a token-bucket answer',
     });
     const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 990 && elapsed < 1500, `rejected after "${elapsed}" ms, expected about 1000`);
+    // The message names the default; the time shows it was waited for. The upper bound only
+    // catches a hang: a busy machine runs a 1 s timer seconds late.
+    assert.ok(elapsed >= 990 && elapsed < 10_000, `rejected after "${elapsed}" ms, expected about 1000`);
   });
 
   test("createUpstashStore() rejects at timeoutMs 50 even when Redis answers later", async () => {

@@ -415,8 +415,10 @@ describe("sluice serve with auth.jwt before server-everything, for the official 
       lifetime: 1,
     });
     // Both sides read the real clock (the authorization server signs `exp`, the gateway checks it
-    // in another component), so the test waits out the rest of the second, if any is left.
-    await delay(Math.max(0, (shortLived.claims.exp ?? 0) * 1000 - Date.now()));
+    // in another component), so the test waits out the rest of the second, if any is left (a
+    // timer may fire a millisecond early: the loop waits until the clock really reads `exp`).
+    const expiresAt = (shortLived.claims.exp ?? 0) * 1000;
+    while (Date.now() < expiresAt) await delay(expiresAt - Date.now());
     const description = "The token has expired";
     assert.deepEqual(await initialize(shortLived.accessToken), {
       status: 401,

@@ -235,7 +235,7 @@ describe("sluice serve before server-everything (stdio), for the sdk 1.32.2 clie
     let reason: unknown;
     void handlerAborted.then((r) => reason = r);
     try {
-      await eventually("the gateway's notifications/cancelled", () => reason, 1000);
+      await eventually("the gateway's notifications/cancelled", () => reason);
     } finally {
       host.hold = undefined;
     }

@@ -3,6 +3,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { eventually } from "../_support/eventually.ts";
+import { FakeTime } from "../_support/fake-time.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
 
 const transport = {
@@ -11,11 +13,12 @@ const transport = {
   cwd: REPO_ROOT,
 };
 
-function client(handler: Handler, options: { policy?: Partial<Policy> } = {}): Client {
+function client(handler: Handler, options: { policy?: Partial<Policy>; time?: FakeTime } = {}): Client {
   return createClient({
     name: "supervision-test",
     handler,
     policies: [{ server: "scripted", transport, era: "legacy", ...options.policy }],
+    ...(options.time === undefined ? {} : { timers: options.time, clock: options.time }),
   });
 }
 
@@ -29,16 +32,24 @@ const form = {
 describe("legacy supervision against a scripted stdio server", () => {
   test("answers the ninth of nine concurrent requests -32000 busy while eight run", async () => {
     const waiting: Array<() => void> = [];
+    let eightRun = () => {};
+    const eight = new Promise<void>((resolve) => eightRun = resolve);
     const c = client({
       elicitation: () =>
         new Promise((resolve) => {
           waiting.push(() => resolve({ action: "accept", content: { name: "Ada" } }));
-          if (waiting.length === 8) setTimeout(() => waiting.forEach((release) => release()), 50);
+          if (waiting.length === 8) eightRun();
         }),
     }, { policy: { inputRateLimit: { rate: 100, per: "1s", burst: 100 } } });
-    const result = data(
-      await c.callTool("scripted", "ask", { count: 9, method: "elicitation/create", params: form }),
-    );
+    const asking = c.callTool("scripted", "ask", { count: 9, method: "elicitation/create", params: form });
+    // The eight stay held until the server has read the answer to the ninth.
+    await eight;
+    await eventually("the server reading the answer to the ninth", async () => {
+      const { responses } = data(await c.callTool("scripted", "received")) as { responses: { id: number }[] };
+      return responses.some((response) => response.id === 8) ? true : undefined;
+    });
+    waiting.forEach((release) => release());
+    const result = data(await asking);
     assert.deepEqual(result.answers, [
       ...Array.from(
         { length: 8 },
@@ -50,23 +61,27 @@ describe("legacy supervision against a scripted stdio server", () => {
   });
 
   test("answers a hung handler -32603 at its timeout, the call's own shorter deadline paused meanwhile", async () => {
-    // Real time, short deadlines (the exact 60 s default is proven on a fake clock in
-    // tests/client/legacy/server-request-supervisor.test.ts): the call's callTimeout (1 s) is
-    // shorter than the handler's timeout (2 s), so the call survives only because its deadline
-    // is paused while the request tied to it is being answered. (The callTimeout also bounds
-    // starting the server and initialize, so it leaves room for a loaded machine.)
+    // The call's callTimeout (1 s) is shorter than the handler's timeout (2 s), so the call
+    // survives only because its deadline is paused while the request tied to it is being
+    // answered. The deadlines run on a fake clock that moves only once the handler runs: starting
+    // the server (slow on a busy machine) spends none of them.
+    const time = new FakeTime();
     let signal: AbortSignal | undefined;
-    const c = client({ sampling: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})) }, {
-      policy: { callTimeout: "1s", handlerTimeout: { default: "2s" } },
-    });
-    const started = performance.now();
-    const result = await c.callTool("scripted", "ask", { count: 1, method: "sampling/createMessage" });
-    assert.deepEqual(data(result).answers, [{
+    let handlerRuns = () => {};
+    const running = new Promise<void>((resolve) => handlerRuns = resolve);
+    const c = client({
+      sampling: (_p, ctx) => (signal = ctx.signal, handlerRuns(), new Promise(() => {})),
+    }, { policy: { callTimeout: "1s", handlerTimeout: { default: "2s" } }, time });
+    const call = c.callTool("scripted", "ask", { count: 1, method: "sampling/createMessage" });
+    await running;
+    await time.advance(1999);
+    assert.equal(signal?.aborted, false);
+    await time.advance(1);
+    assert.deepEqual(data(await call).answers, [{
       id: 0,
       error: { code: -32603, message: "Handler timed out after 2s" },
     }]);
     assert.equal(signal?.aborted, true);
-    assert.ok(performance.now() - started >= 2000);
     await c.close();
   });
 
@@ -101,17 +116,21 @@ describe("legacy supervision against a scripted stdio server", () => {
     }, {
       policy: { sampling: { rejectionCode: -7 } },
     });
+    const refusals: unknown[] = [];
+    c.onDecision((decision) => decision.type === "input" && refusals.push(decision.refusal));
     assert.deepEqual(data(await c.callTool("scripted", "idle_sampling", { delayMs: 100 })), {
       scheduled: true,
     });
-    // The server sends its request 100 ms after answering, while no call is in flight.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const received = data(await c.callTool("scripted", "received"));
-    assert.deepEqual(received.responses, [{
-      jsonrpc: "2.0",
-      id: 0,
-      error: { code: -7, message: "Sampling request refused: no call to this server is in flight" },
-    }]);
+    // The server sends its request 100 ms after answering, while no call is in flight: wait for
+    // the refusal (no call may start before it), then for the server to have read the answer.
+    const refusal = { code: -7, message: "Sampling request refused: no call to this server is in flight" };
+    assert.deepEqual(await eventually("the refusal", () => refusals[0]), refusal);
+    const responses = await eventually("the server reading the refusal", async () => {
+      const { responses } = data(await c.callTool("scripted", "received")) as { responses: unknown[] };
+      return responses.length > 0 ? responses : undefined;
+    });
+    assert.deepEqual(responses, [{ jsonrpc: "2.0", id: 0, error: refusal }]);
+    assert.deepEqual(refusals, [refusal]);
     await c.close();
   });
 

@@ -185,7 +185,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // the front's queue has drained: delivered, dropped (queue full) or rate-limited (logs).
     const sent = noiseSent + floods;
     let end = await sample();
-    for (let waited = 0; accounted(end) < sent && waited < 100; waited++) {
+    // Polled, with a generous deadline (30 s): a busy machine drains the queue slowly.
+    for (let waited = 0; accounted(end) < sent && waited < 300; waited++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       end = await sample();
     }

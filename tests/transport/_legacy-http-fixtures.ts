@@ -148,11 +148,11 @@ export function spyTimers(): Timers & { readonly delays: number[] } {
   };
 }
 
-/** {@linkcode eventually}, with 8 s to wait by default. */
+/** {@linkcode eventually}, with 30 s to wait by default. */
 export function until<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
-  ms = 8000,
+  ms = 30_000,
 ): Promise<T> {
   return eventually(what, probe, ms);
 }

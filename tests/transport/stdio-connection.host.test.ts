@@ -27,7 +27,7 @@ interface Harness {
   readonly stderr: string[];
   readonly dropped: DroppedLine[];
   readonly closes: ConnectionClosed[];
-  /** Resolves once `ready()` holds after some event; rejects after 15 s naming `what`. */
+  /** Resolves once `ready()` holds after some event; rejects after 30 s naming `what`. */
   until(what: string, ready: () => boolean): Promise<void>;
   call(id: number, name: string, args?: object, signal?: AbortSignal): Promise<Answer>;
 }
@@ -70,7 +70,7 @@ async function withServer(setup: Setup, body: (h: Harness) => Promise<void>): Pr
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => (waiters.delete(check), reject(new Error(`timed out waiting for ${what}`))),
-        15_000,
+        30_000,
       );
       const check = () => {
         if (!ready()) return;
@@ -258,7 +258,8 @@ describe("createStdioConnection()", () => {
   });
 
   test("a stdout line of maxMessageBytes is read; one byte more fails the connection and kills the server", async () => {
-    await withServer({ options: { maxMessageBytes: 65536 } }, async (h) => {
+    // graceMs 30 s: a close() that went through the grace steps would take that long.
+    await withServer({ options: { maxMessageBytes: 65536, graceMs: 30_000 } }, async (h) => {
       assert.deepEqual(await h.call(1, "flood", { bytes: 65536 }), result(1, { flooded: 65536 }));
       assert.deepEqual(h.dropped, [{ reason: "not_json", bytes: 65536, detail: "expected JSON text" }]);
       const reason =
@@ -270,7 +271,8 @@ describe("createStdioConnection()", () => {
       assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
       const started = performance.now();
       await h.connection.close();
-      assert.ok(performance.now() - started < 1000, "the killed server is gone within a second");
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 15_000, `closed in ${elapsed} ms: the killed server needs no graceMs`);
       assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
     });
   });
@@ -310,15 +312,16 @@ describe("createStdioConnection()", () => {
 
   test("a server whose grandchild holds its pipes open still ends the connection about 1 s after it exits", async () => {
     await withServer({}, async (h) => {
-      const answer = await h.call(1, "orphan", { ms: 10_000 }) as JsonRpcResultResponse;
+      // The grandchild lives 60 s (killed below): the connection must end long before.
+      const answer = await h.call(1, "orphan", { ms: 60_000 }) as JsonRpcResultResponse;
       const { pid } = answer.result.structuredContent as { pid: number };
       try {
         const started = performance.now();
         await h.until("onClose", () => h.closes.length === 1);
         const elapsed = performance.now() - started;
         assert.ok(
-          elapsed >= 900 && elapsed < 5000,
-          `ended ${elapsed} ms after the answer, expected 1 to 5 s`,
+          elapsed >= 900 && elapsed < 30_000,
+          `ended ${elapsed} ms after the answer, expected 1 s (EXIT_DRAIN_MS) plus the machine's delays`,
         );
         assert.deepEqual(h.closes, [{ kind: "failed", reason: "process exited with code 0" }]);
       } finally {
@@ -351,21 +354,20 @@ describe("createStdioConnection()", () => {
     });
   });
 
-  test("close() ends a well-behaved server by closing its stdin, well within graceMs", async () => {
-    await withServer({ options: { graceMs: 2000 } }, async (h) => {
+  test("close() ends a well-behaved server by closing its stdin, within graceMs", async () => {
+    // A generous graceMs: a busy machine may take seconds to end a process. The reason (an exit
+    // code, no signal) shows that closing stdin was enough.
+    await withServer({ options: { graceMs: 30_000 } }, async (h) => {
       assert.deepEqual(await h.call(1, "echo", { text: "ready" }), result(1, { text: "ready" }));
       const reason = "closed by the client: process exited with code 0";
       const sleeping = assert.rejects(
         h.call(2, "sleep", { ms: 60_000 }),
         connectionError("closed", `Request 2 "tools/call" got no response: the connection ended (${reason})`),
       );
-      const started = performance.now();
       const closing = h.connection.close();
       assert.equal(h.connection.close(), closing);
       await closing;
-      const elapsed = performance.now() - started;
       await sleeping;
-      assert.ok(elapsed < 2000, `closed in ${elapsed} ms, expected less than graceMs 2000`);
       assert.deepEqual(h.closes, [{ kind: "closed", reason }]);
     });
   });
@@ -376,7 +378,12 @@ describe("createStdioConnection()", () => {
       const started = performance.now();
       await h.connection.close();
       const elapsed = performance.now() - started;
-      assert.ok(elapsed >= 490 && elapsed < 1000, `closed in ${elapsed} ms, expected 500 to 1000`);
+      // At least graceMs; the upper bound only catches a close() that hangs (the signal in the
+      // reason shows SIGTERM, not SIGKILL, ended it).
+      assert.ok(
+        elapsed >= 490 && elapsed < 15_000,
+        `closed in ${elapsed} ms, expected graceMs (500) and the time the process takes to end`,
+      );
       assert.deepEqual(h.closes, [{
         kind: "closed",
         reason: "closed by the client: process was killed by signal SIGTERM",
@@ -390,7 +397,10 @@ describe("createStdioConnection()", () => {
       const started = performance.now();
       await h.connection.close();
       const elapsed = performance.now() - started;
-      assert.ok(elapsed >= 990 && elapsed < 2500, `closed in ${elapsed} ms, expected 1000 to 2500`);
+      assert.ok(
+        elapsed >= 990 && elapsed < 15_000,
+        `closed in ${elapsed} ms, expected 2 × graceMs (1000) and the time the process takes to end`,
+      );
       assert.deepEqual(h.closes, [{
         kind: "closed",
         reason: "closed by the client: process was killed by signal SIGKILL",
