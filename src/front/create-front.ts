@@ -21,7 +21,7 @@
  */
 import { type Context, Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
-import { clientInternals } from "../client/client-core.ts";
+import { clientInternals } from "../client/client-internals.ts";
 import { openFlow } from "../client/_signals.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
@@ -47,7 +47,7 @@ import { LegacyCallers, type LegacyRequest } from "./legacy-callers.ts";
 import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 import { FrontTasks, TASK_METHODS } from "./front-tasks.ts";
-import type { ClientInternals } from "../client/client-core.ts";
+import type { ClientInternals } from "../client/client-internals.ts";
 import type { GatewayAuth } from "./downstream-auth.ts";
 import { accessOf, toolsVisibleTo } from "./access.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
