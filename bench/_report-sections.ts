@@ -69,6 +69,8 @@ function mrtrHeadline(results: RunResults): string {
         fetchLabel(fetch),
         `${showSpread(ratioOf(ours.callsPerSecond, official.callsPerSecond))}×`,
         `${showSpread(ratioOf(floor.callsPerSecond, ours.callsPerSecond))}×`,
+        `${showSpread(ratioOf(ours.cpuUsPerCall, official.cpuUsPerCall))}×`,
+        `${showSpread(ratioOf(ours.cpuUsPerCall, floor.cpuUsPerCall))}×`,
       ]);
     }
     const root = mrtrRow(rows, HEADLINE_ROUNDS, "sluice", "global");
@@ -83,13 +85,15 @@ function mrtrHeadline(results: RunResults): string {
   }
   if (lines.length === 0) return "";
   return [
-    `Headline: one call at a time with ${HEADLINE_ROUNDS} form round, every contender on the same fetch.`,
+    `Headline: one call at a time with ${HEADLINE_ROUNDS} form round, every contender on the same fetch. The client CPU columns are the bench process's own CPU time per call (the peer runs in its own process), which other work on the machine disturbs less than the wall time.`,
     "",
     table([
       "runtime",
       "fetch on every side",
       "sluice / official client (calls/s)",
       "sluice / floor (time per call)",
+      "client CPU per call: sluice / official client",
+      "sluice / floor (client CPU)",
     ], lines),
     "",
     entries,
