@@ -6,22 +6,21 @@
  * @module
  */
 import type { RunResults, SuiteResult } from "./_results.ts";
-import { sluiceFetch } from "./_targets-flows.ts";
+import { fetchLabel, mrtrRow } from "./_targets-flows.ts";
 import { runtimeLabel, showSpread } from "./_verdict.ts";
 
 const us = (v: number) => `${v.toFixed(0)} µs`;
 const node = (results: RunResults): SuiteResult | undefined =>
   results.suites.find((s) => s.runtime === "node");
 
-function mrtrLimits(results: RunResults, runtime: string): string {
+function mrtrLimits(results: RunResults, runtime: string, fetch: string): string {
   const suite = results.suites.find((s) => s.runtime === runtime);
   const rows = suite?.sections.mrtr;
   if (suite === undefined || rows === undefined) return "";
-  const fetch = sluiceFetch(suite);
   const lines = [...new Set(rows.map((r) => r.rounds))].map((rounds) => {
-    const pick = (who: string, with_: string) =>
-      rows.find((r) => r.rounds === rounds && r.who === who && r.fetch === with_);
-    const [ours, floor, official] = [pick("sluice", fetch), pick("floor", fetch), pick("official", "global")];
+    const [ours, floor, official] = ["sluice", "floor", "official"].map((who) =>
+      mrtrRow(rows, rounds, who, fetch)
+    );
     if (ours === undefined || floor === undefined || official === undefined) return "";
     const posts = rounds + 1;
     const extra = (ours.cpuUsPerCall.median - floor.cpuUsPerCall.median) / posts;
@@ -32,8 +31,8 @@ function mrtrLimits(results: RunResults, runtime: string): string {
     } | ${us(floor.cpuUsPerCall.median)} | ${us(extra)} | ${ceiling.toFixed(2)}× |`;
   });
   return [
-    `Calls run one at a time, so a call's time is the client's CPU, the peer's CPU and the loopback round trips, one after the other. sluice and the floor use the same fetch (${
-      fetch === "undici" ? "`createNodeFetch()`" : "the global fetch"
+    `Calls run one at a time, so a call's time is the client's CPU, the peer's CPU and the loopback round trips, one after the other. sluice, the floor and the official client use the same fetch (${
+      fetchLabel(fetch)
     }) and the same peer; what separates them is sluice's own CPU per HTTP request: decoding and checking each response, running each form through the chain, building the retry, and the signals and deadlines of the call. The last column is the most any client could reach against the official client here: the floor's calls per second over the official client's, a client that spends no CPU of its own above a bare fetch loop. On ${
       runtimeLabel(suite)
     } ${suite.version}:`,
@@ -131,11 +130,13 @@ function frontLimits(results: RunResults): string {
 export function limitsOf(scenario: string, results: RunResults): string {
   switch (scenario) {
     case "mrtr":
-      return mrtrLimits(results, "node");
+      return mrtrLimits(results, "node", "undici");
+    case "mrtr-global":
+      return mrtrLimits(results, "node", "global");
     case "mrtr-deno":
-      return mrtrLimits(results, "deno");
+      return mrtrLimits(results, "deno", "global");
     case "mrtr-bun":
-      return mrtrLimits(results, "bun");
+      return mrtrLimits(results, "bun", "global");
     case "legacy-stdio":
       return legacyLimits(results, "stdio");
     case "legacy-http":

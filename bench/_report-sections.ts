@@ -7,7 +7,7 @@
 import type { RunResults, SuiteResult } from "./_results.ts";
 import { ratioOf, type Spread } from "./_stats.ts";
 import { runtimeLabel, showSpread } from "./_verdict.ts";
-import { sluiceFetch } from "./_targets-flows.ts";
+import { fetchLabel, mrtrFetches, mrtrRow } from "./_targets-flows.ts";
 import { type ContenderFigures, FRONT_CONTENDERS, type FrontRow, type ProcessCpu } from "./front.bench.ts";
 
 const rate = (s: Spread) => showSpread(s, 0);
@@ -20,19 +20,18 @@ const table = (head: string[], rows: string[][]) =>
 
 function mrtrTable(suite: SuiteResult): string {
   const rows = suite.sections.mrtr ?? [];
-  const fetch = sluiceFetch(suite);
   return table(
     [
       "rounds",
       "contender",
       "calls/s",
       "client CPU µs/call",
-      "sluice / this (calls/s)",
-      "this / floor (time)",
+      "sluice / this (calls/s, same fetch)",
+      "this / floor (time, same fetch)",
     ],
     rows.map((r) => {
-      const ours = rows.find((o) => o.rounds === r.rounds && o.who === "sluice" && o.fetch === fetch);
-      const floor = rows.find((o) => o.rounds === r.rounds && o.who === "floor" && o.fetch === r.fetch);
+      const ours = mrtrRow(rows, r.rounds, "sluice", r.fetch);
+      const floor = mrtrRow(rows, r.rounds, "floor", r.fetch);
       return [
         String(r.rounds),
         r.name,
@@ -47,6 +46,60 @@ function mrtrTable(suite: SuiteResult): string {
       ];
     }),
   );
+}
+
+/** The round count of the MRTR headline: one form round, the common case. */
+const HEADLINE_ROUNDS = 1;
+
+/**
+ * The MRTR headline: at one form round, sluice against the official client and the floor on the
+ * same fetch, every runtime and fetch; and on Node, which entry is faster.
+ */
+function mrtrHeadline(results: RunResults): string {
+  const lines: string[][] = [];
+  let entries = "";
+  for (const suite of results.suites) {
+    const rows = suite.sections.mrtr ?? [];
+    for (const fetch of mrtrFetches(suite)) {
+      const [ours, official, floor] = ["sluice", "official", "floor"].map((who) =>
+        mrtrRow(rows, HEADLINE_ROUNDS, who, fetch)
+      );
+      if (ours === undefined || official === undefined || floor === undefined) continue;
+      lines.push([
+        `${runtimeLabel(suite)} ${suite.version}`,
+        fetchLabel(fetch),
+        `${showSpread(ratioOf(ours.callsPerSecond, official.callsPerSecond))}×`,
+        `${showSpread(ratioOf(floor.callsPerSecond, ours.callsPerSecond))}×`,
+        `${showSpread(ratioOf(ours.cpuUsPerCall, official.cpuUsPerCall))}×`,
+        `${showSpread(ratioOf(ours.cpuUsPerCall, floor.cpuUsPerCall))}×`,
+      ]);
+    }
+    const root = mrtrRow(rows, HEADLINE_ROUNDS, "sluice", "global");
+    const selfHosted = mrtrRow(rows, HEADLINE_ROUNDS, "sluice", "undici");
+    if (root !== undefined && selfHosted !== undefined) {
+      entries = `On ${
+        runtimeLabel(suite)
+      }, the self-hosted entry (\`@sluice/mcp/legacy\`, \`createNodeFetch()\`) made ${
+        showSpread(ratioOf(selfHosted.callsPerSecond, root.callsPerSecond))
+      }× the calls per second of the root entry (global fetch) at one form round.`;
+    }
+  }
+  if (lines.length === 0) return "";
+  return [
+    `Headline: one call at a time with ${HEADLINE_ROUNDS} form round, every contender on the same fetch. The client CPU columns are the bench process's own CPU time per call (the peer runs in its own process), which other work on the machine disturbs less than the wall time.`,
+    "",
+    table([
+      "runtime",
+      "fetch on every side",
+      "sluice / official client (calls/s)",
+      "sluice / floor (time per call)",
+      "client CPU per call: sluice / official client",
+      "sluice / floor (client CPU)",
+    ], lines),
+    "",
+    entries,
+    "",
+  ].join("\n");
 }
 
 function chainTables(suite: SuiteResult): string {
@@ -134,6 +187,8 @@ function frontCurveTable(rows: readonly FrontRow[]): string {
 interface Section {
   readonly intro: string;
   readonly part: (suite: SuiteResult) => string | undefined;
+  /** Text before the runtimes' parts, from all of them. */
+  readonly lead?: (results: RunResults) => string;
   /** Text after the runtimes' parts. */
   readonly outro?: (results: RunResults) => string;
 }
@@ -141,7 +196,8 @@ interface Section {
 const SECTIONS: readonly Section[] = [
   {
     intro:
-      "## MRTR throughput\n\nOne `tools/call` of `ask_rounds` at a time against the fast loopback peer (`bench/fast-peer.ts`, a Node process); each input round is one form elicitation and one more POST. `client CPU` is the bench process's CPU time per call (the peer runs in its own process). On Node, `createNodeFetch()` is sluice's `undici.request` fetch: what the self-hosted entry uses by default on Node, and what a Node user of the edge entry passes as `fetch`; sluice is judged with it, the official client as it comes (global fetch), and every contender against the floor of its own fetch. Deno and Bun have one fetch, their own. Chart whiskers span the interquartile range of the runs.",
+      "## MRTR throughput\n\nOne `tools/call` of `ask_rounds` at a time against the fast loopback peer (`bench/fast-peer.ts`, a Node process); each input round is one form elicitation and one more POST. `client CPU` is the bench process's CPU time per call (the peer runs in its own process). Every ratio compares contenders on the same fetch. With the global fetch, sluice is the root entry as it comes. On Node, every contender runs a second time on `createNodeFetch()` (sluice's `undici.request` fetch): sluice as the self-hosted entry (`@sluice/mcp/legacy`) as it comes, which uses it on Node, and the official client and the floor given one as `fetch`. Deno and Bun have one fetch, their own, which both of sluice's entries use. Chart whiskers span the interquartile range of the runs.",
+    lead: mrtrHeadline,
     part: (s) =>
       s.sections.mrtr === undefined
         ? undefined
@@ -227,7 +283,8 @@ export function measuredSections(results: RunResults): string {
       return text === undefined ? [] : [`### ${runtimeLabel(suite)} ${suite.version}\n\n${text}\n`];
     });
     if (parts.length === 0) continue;
-    out.push(`${section.intro}\n`, ...parts, section.outro?.(results) ?? "");
+    const lead = section.lead === undefined ? [] : [section.lead(results)];
+    out.push(`${section.intro}\n`, ...lead, ...parts, section.outro?.(results) ?? "");
   }
   return out.join("\n");
 }

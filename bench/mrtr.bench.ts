@@ -1,13 +1,15 @@
 /**
  * Multi round-trip (MRTR) throughput against one lean loopback modern server (bench/fast-peer.ts):
  * tool calls that each need 0, 1, 3 or 10 rounds of form elicitation, one call at a time, made by
- * sluice (edge `createClient`), the official `@modelcontextprotocol/client` 2.4.0 with an
- * equivalent handler, and a bare fetch loop doing the same POSTs with no validation (the floor).
+ * sluice's `createClient`, the official `@modelcontextprotocol/client` 2.4.0 with an equivalent
+ * handler, and a bare fetch loop doing the same POSTs with no validation (the floor).
  *
- * On Node every contender runs twice where it can: with the global fetch, and with sluice's
- * `createNodeFetch()` (`undici.request`), which is what a self-hosted Node user of sluice gets
- * (the legacy entry uses it by default); the floor is measured with both, so each contender is
- * compared with the floor of its own fetch. Deno and Bun have one fetch, their global one.
+ * The three always share one fetch, so every ratio compares clients, not fetches. With the global
+ * fetch, sluice is the root entry (`mod.ts`) as it comes. On Node they run a second time on
+ * sluice's `createNodeFetch()` (`undici.request`): sluice as the self-hosted entry
+ * (`@sluice/mcp/legacy`) as it comes, which sends through its own `createNodeFetch()` on Node, and
+ * the official client and the floor given a `createNodeFetch()` of their own as `fetch`. Deno and
+ * Bun have one fetch, their global one, which both entries use.
  *
  * Each run makes about `posts` HTTP requests per contender; contenders take turns within a run,
  * in a rotating order. The bench process's CPU time per call is recorded too: the peer is
@@ -57,8 +59,9 @@ interface Contender {
 const ANSWER = { name: "Ada", age: 36 };
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text ?? "";
 
-function sluice(url: string, fetchName: string, fetch?: Fetch): Contender {
-  const client = createClient({
+/** sluice's `createClient` of the root or the self-hosted entry, with the fetch it comes with. */
+function sluice(url: string, fetchName: string, create: typeof createClient = createClient): Contender {
+  const client = create({
     name: "bench",
     handler: { elicitation: () => ({ action: "accept", content: ANSWER }) },
     // A budget the bench never exhausts (the default 10/s would refuse it, as it should).
@@ -69,7 +72,6 @@ function sluice(url: string, fetchName: string, fetch?: Fetch): Contender {
       maxRounds: 16,
       inputRateLimit: { rate: 1_000_000, per: "1s", burst: 1_000_000 },
     }],
-    ...(fetch === undefined ? {} : { fetch }),
   });
   return {
     who: "sluice",
@@ -113,20 +115,27 @@ async function contenders(url: string): Promise<{ list: Contender[]; close: () =
   const list = [sluice(url, "global"), await official(url, "global"), floor(url, "global", global)];
   if (runtimeName() !== "node") return { list, close: () => Promise.resolve() };
   const { createNodeFetch } = await import("../src/transport/node-fetch.ts");
-  // One pool each, so no contender reuses another's warm sockets.
-  const pools = [createNodeFetch(), createNodeFetch(), createNodeFetch()] as const;
+  const selfHosted = await import("../src/legacy.ts");
+  // One pool each (the self-hosted entry makes its own), so no contender reuses another's warm sockets.
+  const pools = [createNodeFetch(), createNodeFetch()] as const;
   list.push(
-    sluice(url, "undici", pools[0]),
-    await official(url, "undici", pools[1]),
-    floor(url, "undici", pools[2]),
+    sluice(url, "undici", selfHosted.createClient),
+    await official(url, "undici", pools[0]),
+    floor(url, "undici", pools[1]),
   );
   return { list, close: async () => void await Promise.all(pools.map((pool) => pool.close())) };
 }
 
-const nameOf = (c: Contender) =>
-  `${c.who === "official" ? "official client 2.4.0" : c.who === "floor" ? "bare fetch (floor)" : "sluice"}, ${
-    c.fetch === "undici" ? "createNodeFetch()" : "global fetch"
-  }`;
+const WHO: Readonly<Record<string, string>> = {
+  official: "official client 2.4.0",
+  floor: "bare fetch (floor)",
+  sluice: "sluice",
+};
+
+const nameOf = (c: Contender) => {
+  const entry = c.who !== "sluice" ? "" : c.fetch === "undici" ? " (@sluice/mcp/legacy)" : " (root entry)";
+  return `${WHO[c.who]}${entry}, ${c.fetch === "undici" ? "createNodeFetch()" : "global fetch"}`;
+};
 
 let ids = 1;
 

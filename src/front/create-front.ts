@@ -21,7 +21,7 @@
  */
 import { Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
-import { clientInternals } from "../client/client-core.ts";
+import { clientInternals } from "../client/client-internals.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
 import { importStateKey, type StateKey, stateKeyProblem } from "./sealed-state.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Context } from "hono";
-import type { ClientInternals } from "../client/client-core.ts";
+import type { ClientInternals } from "../client/client-internals.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { type Chain, createChain } from "../chain/chain.ts";
-import type { ClientInternals } from "../client/client-core.ts";
+import type { ClientInternals } from "../client/client-internals.ts";
 import type { Handler } from "../handler/handler.ts";
 import { clientCapabilitiesFor, type DeclaredCapabilities } from "../handler/capabilities.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";

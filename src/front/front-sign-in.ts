@@ -17,7 +17,7 @@
  * @module
  */
 import type { Hono } from "hono";
-import type { ClientInternals } from "../client/client-core.ts";
+import type { ClientInternals } from "../client/client-internals.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { flowKey, type PendingFlow, takeFlow } from "../auth/authorization-code.ts";
 import { SignInRequiredError, UpstreamAuthError } from "../auth/upstream-auth-error.ts";

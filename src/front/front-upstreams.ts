@@ -26,7 +26,7 @@
  * @module
  */
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
-import type { ClientInternals } from "../client/client-core.ts";
+import type { ClientInternals } from "../client/client-internals.ts";
 import type { CallerHooks, ServerSession } from "../client/server-session.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { quote } from "../_internal/quote.ts";

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { createClientWith, type LegacySessionInput } from "../client-core.ts";
+import { createClientWith } from "../client-core.ts";
+import type { LegacySessionInput } from "../client-servers.ts";
 import type { Client, ClientOptions } from "../client-types.ts";
 import type { Fetcher } from "../modern/http-leg.ts";
 import type { ServerSession } from "../server-session.ts";

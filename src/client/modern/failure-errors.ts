@@ -6,9 +6,21 @@
  */
 import type { ChainResult } from "../../chain/chain.ts";
 import { ClientError } from "../../errors.ts";
-import type { JsonRpcErrorObject } from "../../protocol/jsonrpc.ts";
+import type { JsonObject, JsonRpcErrorObject } from "../../protocol/jsonrpc.ts";
 import { quote } from "../../_internal/quote.ts";
+import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 import { DeadlineReached } from "../../_internal/signals.ts";
+import type { LegFailure } from "./http-leg.ts";
+
+/**
+ * How one leg of a request ended: its result, the server's JSON-RPC error, or what else the
+ * response or the fetch came to; an abort carries the leg's signal's reason.
+ */
+export type LegOutcome =
+  | { readonly kind: "result"; readonly result: JsonObject }
+  | { readonly kind: "error"; readonly error: JsonRpcErrorObject }
+  | { readonly kind: "aborted"; readonly reason: unknown }
+  | Exclude<ResponseOutcome | LegFailure, { kind: "response" | "aborted" }>;
 
 /**
  * A JSON-RPC error the server answered with.
@@ -24,6 +36,63 @@ export function serverError(serverId: string, method: string, error: JsonRpcErro
     `Server "${serverId}" answered ${method} with error ${error.code}: ${quote(error.message, 200)}`,
     { code: error.code, data: error.data, serverId, cause: error },
   );
+}
+
+/**
+ * The error for a leg that brought no result: the server's JSON-RPC error, a transport failure
+ * (a broken response stream is only failed once re-issued and broken again), a deadline or a
+ * cancellation, or a server that broke the protocol.
+ *
+ * @param serverId The server.
+ * @param method The method called.
+ * @param outcome How the leg ended (anything but a result).
+ * @returns The error, of the kind the outcome calls for.
+ */
+export function legError(
+  serverId: string,
+  method: string,
+  outcome: Exclude<LegOutcome, { kind: "result" }>,
+): ClientError {
+  switch (outcome.kind) {
+    case "error":
+      return serverError(serverId, method, outcome.error);
+    case "stream_broken":
+      return new ClientError(
+        "transport",
+        `Server "${serverId}": the response to ${method} broke off twice (${outcome.reason})`,
+        { serverId },
+      );
+    case "aborted":
+      return abortError(serverId, method, outcome.reason);
+    case "accepted":
+      return new ClientError(
+        "protocol",
+        `Server "${serverId}" answered the ${method} request with 202 and no response`,
+        { serverId },
+      );
+    case "http_error":
+      return new ClientError(
+        "transport",
+        `Server "${serverId}" answered ${method} with HTTP ${outcome.status}`,
+        {
+          serverId,
+          data: { status: outcome.status, body: outcome.body },
+        },
+      );
+    case "protocol_error":
+      return new ClientError(
+        "protocol",
+        `Server "${serverId}" broke the protocol in its answer to ${method}: ${outcome.message}`,
+        { serverId },
+      );
+    case "network_error":
+      return new ClientError("transport", `Server "${serverId}": ${outcome.message}`, {
+        serverId,
+        ...(outcome.cause === undefined ? {} : { cause: outcome.cause }),
+      });
+    case "redirect_refused":
+      return new ClientError("transport", `Server "${serverId}": ${outcome.message}`, { serverId });
+  }
 }
 
 /**

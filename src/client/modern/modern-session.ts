@@ -22,9 +22,8 @@ import type { ClientCapabilities } from "../../protocol/capabilities.ts";
 import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
 import { openLeg } from "../../_internal/signals.ts";
-import { abortError, serverError } from "./failure-errors.ts";
-import { type Fetcher, type LegFailure, postLeg } from "./http-leg.ts";
-import type { ResponseOutcome } from "../../transport/response-outcome.ts";
+import { legError, type LegOutcome } from "./failure-errors.ts";
+import { type Fetcher, postLeg } from "./http-leg.ts";
 import type { MessageLimits } from "../../transport/read-response.ts";
 import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
@@ -122,112 +121,58 @@ export class ModernSession {
    * @throws {ClientError} `"server"`, `"transport"`, `"protocol"`, `"timeout"` or `"cancelled"`.
    */
   async request(method: string, params: JsonObject, options: ModernRequestOptions): Promise<JsonObject> {
-    const { serverId, chain, tasks } = this.#options;
-    let negotiated = false;
-    let reissued = false;
-    let refreshed = false;
+    const retried = new Set<Retry>();
     for (;;) {
       const paramHeaders = method === "tools/call"
         ? await this.#tools.paramHeadersFor(params, options.signal, options.fetch)
         : [];
-      const id = this.#ids();
-      const progressToken = options.onProgress === undefined ? undefined : `sluice-${++this.#progress}`;
-      // Whoever takes the request's notifications (the front) chooses the log level.
-      const logLevel = options.onNotification === undefined ? this.#options.logLevel : options.logLevel;
-      const meta: RequestMeta = {
-        protocolVersion: this.#version,
-        clientCapabilities: options.capabilities ?? chain.capabilities(this.#version, { tasks }),
-        clientInfo: this.#options.clientInfo,
-        ...(logLevel === undefined ? {} : { logLevel }),
-      };
-      const withToken = progressToken === undefined
-        ? params
-        : { ...params, _meta: { ...(params._meta as object), progressToken } };
-      const body = { jsonrpc: "2.0" as const, id, method, params: withRequestMeta(withToken, meta) };
-      const headers = mcpRequestHeaders({
-        protocolVersion: this.#version,
-        method,
-        ...nameOf(method, params),
-        params: paramHeaders,
-      });
-      const outcome = await this.#leg(body, headers, id, options, progressToken);
-      switch (outcome.kind) {
-        case "response": {
-          const message = outcome.message;
-          if ("result" in message) return message.result;
-          const error = message.error;
-          if (error.code === -32022 && !negotiated) {
-            negotiated = true;
-            this.#version = this.#pickVersion(error.data, method);
-            continue;
-          }
-          if (error.code === -32020 && paramHeaders.length > 0 && !refreshed) {
-            refreshed = true;
-            await this.#tools.refresh(options.signal, options.fetch);
-            continue;
-          }
-          throw serverError(serverId, method, error);
-        }
-        case "stream_broken":
-          if (!reissued) {
-            reissued = true;
-            continue;
-          }
-          throw new ClientError(
-            "transport",
-            `Server "${serverId}": the response to ${method} broke off twice (${outcome.reason})`,
-            {
-              serverId,
-            },
-          );
-        case "aborted":
-          throw abortError(serverId, method, outcome.reason);
-        case "accepted":
-          throw new ClientError(
-            "protocol",
-            `Server "${serverId}" answered the ${method} request with 202 and no response`,
-            {
-              serverId,
-            },
-          );
-        case "http_error":
-          throw new ClientError(
-            "transport",
-            `Server "${serverId}" answered ${method} with HTTP ${outcome.status}`,
-            {
-              serverId,
-              data: { status: outcome.status, body: outcome.body },
-            },
-          );
-        case "protocol_error":
-          throw new ClientError(
-            "protocol",
-            `Server "${serverId}" broke the protocol in its answer to ${method}: ${outcome.message}`,
-            {
-              serverId,
-            },
-          );
-        case "network_error":
-          throw new ClientError("transport", `Server "${serverId}": ${outcome.message}`, {
-            serverId,
-            ...(outcome.cause === undefined ? {} : { cause: outcome.cause }),
-          });
-        case "redirect_refused":
-          throw new ClientError("transport", `Server "${serverId}": ${outcome.message}`, { serverId });
+      const outcome = await this.#leg(this.#message(method, params, paramHeaders, options), options);
+      if (outcome.kind === "result") return outcome.result;
+      const retry = retryFor(outcome, paramHeaders.length > 0);
+      if (retry === undefined || retried.has(retry)) throw legError(this.serverId, method, outcome);
+      retried.add(retry);
+      if (retry === "version" && outcome.kind === "error") {
+        this.#version = this.#pickVersion(outcome.error.data, method);
       }
+      if (retry === "tools") await this.#tools.refresh(options.signal, options.fetch);
     }
   }
 
-  async #leg(
-    body: JsonRpcMessage,
-    headers: Readonly<Record<string, string>>,
-    id: number,
+  /** Builds one leg's message: a fresh id, `_meta` (and a progress token), and the MCP headers. */
+  #message(
+    method: string,
+    params: JsonObject,
+    paramHeaders: ReadonlyArray<readonly [string, string]>,
     options: ModernRequestOptions,
-    progressToken: string | undefined,
-  ): Promise<
-    Exclude<ResponseOutcome | LegFailure, { kind: "aborted" }> | { kind: "aborted"; reason: unknown }
-  > {
+  ): OutgoingMessage {
+    const { chain, tasks, clientInfo } = this.#options;
+    const id = this.#ids();
+    const progressToken = options.onProgress === undefined ? undefined : `sluice-${++this.#progress}`;
+    // Whoever takes the request's notifications (the front) chooses the log level.
+    const logLevel = options.onNotification === undefined ? this.#options.logLevel : options.logLevel;
+    const meta: RequestMeta = {
+      protocolVersion: this.#version,
+      clientCapabilities: options.capabilities ?? chain.capabilities(this.#version, { tasks }),
+      clientInfo,
+      ...(logLevel === undefined ? {} : { logLevel }),
+    };
+    const withToken = progressToken === undefined
+      ? params
+      : { ...params, _meta: { ...(params._meta as object), progressToken } };
+    const headers = mcpRequestHeaders({
+      protocolVersion: this.#version,
+      method,
+      ...nameOf(method, params),
+      params: paramHeaders,
+    });
+    const body = { jsonrpc: "2.0" as const, id, method, params: withRequestMeta(withToken, meta) };
+    return { id, body, headers, progressToken };
+  }
+
+  /** Sends one leg under the call's signal and the leg's deadline, routing what arrives before the response. */
+  async #leg(message: OutgoingMessage, options: ModernRequestOptions): Promise<LegOutcome> {
     const { transport, timers, callTimeoutMs, notify, limits } = this.#options;
+    const { id, body, headers, progressToken } = message;
     const fetch = options.fetch ?? this.#options.fetch;
     const leg = openLeg(options.signal, { ms: callTimeoutMs, which: "leg", timers });
     const onMessage = (message: JsonRpcMessage) => {
@@ -256,7 +201,12 @@ export class ModernSession {
         onMessage,
         limits,
       });
-      return outcome.kind === "aborted" ? { kind: "aborted", reason: leg.signal.reason } : outcome;
+      if (outcome.kind === "aborted") return { kind: "aborted", reason: leg.signal.reason };
+      if (outcome.kind !== "response") return outcome;
+      const { message: response } = outcome;
+      return "result" in response
+        ? { kind: "result", result: response.result }
+        : { kind: "error", error: response.error };
     } finally {
       leg.dispose();
     }
@@ -276,6 +226,33 @@ export class ModernSession {
       { code: -32022, data, serverId },
     );
   }
+}
+
+/** One leg's message, as sent. */
+interface OutgoingMessage {
+  readonly id: number;
+  readonly body: JsonRpcMessage;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The progress token in `_meta`, when the caller wants progress. */
+  readonly progressToken: string | undefined;
+}
+
+/** A retry a request makes at most once. */
+type Retry = "stream" | "version" | "tools";
+
+/**
+ * The retry a leg's outcome calls for, if any: a new id after a broken response stream, another
+ * version after `-32022`, a fresh tool list after `-32020` when `Mcp-Param-*` headers were sent.
+ */
+function retryFor(
+  outcome: Exclude<LegOutcome, { kind: "result" }>,
+  sentParamHeaders: boolean,
+): Retry | undefined {
+  if (outcome.kind === "stream_broken") return "stream";
+  if (outcome.kind !== "error") return undefined;
+  if (outcome.error.code === -32022) return "version";
+  if (outcome.error.code === -32020 && sentParamHeaders) return "tools";
+  return undefined;
 }
 
 function nameOf(method: string, params: JsonObject): { name?: string } {

@@ -1,0 +1,66 @@
+/**
+ * What the front needs of a client beyond its public methods: the client's settings, its servers'
+ * policies and sessions, its sign-ins and its decision listeners. `createClient` puts them on the
+ * client it returns, under a symbol only this module holds; `createFront` takes them back with
+ * {@linkcode clientInternals}. Not exported from any entry: not part of the contract.
+ *
+ * @module
+ */
+import type { Decision } from "../chain/decision.ts";
+import type { Timers } from "../_internal/timers.ts";
+import type { Clock } from "../_internal/clock.ts";
+import type { TokenStore } from "../auth/token-store.ts";
+import type { UpstreamSignIn } from "../auth/upstream-sign-in.ts";
+import type { Handler } from "../handler/handler.ts";
+import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import type { Implementation } from "../protocol/meta.ts";
+import type { Client } from "./client-types.ts";
+import type { ClientServers } from "./client-servers.ts";
+
+/**
+ * What the front needs of a client beyond its public methods: with the servers' policies, eras and
+ * sessions as {@linkcode ClientServers} gives them (the front closes the sessions it opens).
+ */
+export interface ClientInternals
+  extends Pick<ClientServers, "policies" | "eraOf" | "legacySession" | "modernSession" | "onClose"> {
+  readonly clientInfo: Implementation;
+  readonly handler: Handler | undefined;
+  readonly store: RateLimitStore;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  /** Where sign-ins keep grants, registrations and flows in progress. */
+  readonly tokens: TokenStore;
+  /** Tells the client's decision listeners (the front's chains and calls report through it). */
+  readonly decide: (decision: Decision) => void;
+  /** A server's upstream sign-in, when its policy has `transport.auth`. */
+  signIn(serverId: string): UpstreamSignIn | undefined;
+}
+
+const INTERNALS: unique symbol = Symbol("sluice.clientInternals");
+
+/** A client carrying its internals. */
+type ClientWithInternals = Client & { readonly [INTERNALS]: ClientInternals };
+
+/**
+ * Puts a client's internals on it, out of sight of enumeration, and freezes it.
+ *
+ * @param client The client's public methods (not yet frozen).
+ * @param internals Its internals.
+ * @returns The client, frozen.
+ */
+export function withInternals(client: Client, internals: ClientInternals): Client {
+  Object.defineProperty(client, INTERNALS, { value: internals });
+  return Object.freeze(client);
+}
+
+/**
+ * The internals of a client made by `createClient` (either entry), for the front.
+ *
+ * @param client The client.
+ * @returns Its internals, or `undefined` for an object that is not such a client.
+ */
+export function clientInternals(client: Client): ClientInternals | undefined {
+  return typeof client === "object" && client !== null && INTERNALS in client
+    ? (client as ClientWithInternals)[INTERNALS]
+    : undefined;
+}

@@ -1,0 +1,302 @@
+/**
+ * The servers of one client and the sessions it speaks to them through. Each server has its
+ * compiled policy, its chain and its fetch; its session is opened on first use, in the era the
+ * policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds (digest §2.7:
+ * anything but a recognised modern answer means legacy). The session is kept, and an `"auto"`
+ * server is probed again after a transport or protocol failure.
+ *
+ * The front opens sessions of its own from the same servers (with its own chain, and its
+ * caller's sign-in): it closes those itself, so they are never kept here.
+ *
+ * @module
+ */
+import type { Chain } from "../chain/chain.ts";
+import type { Timers } from "../_internal/timers.ts";
+import type { Clock } from "../_internal/clock.ts";
+import { ClientError } from "../errors.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import type { Implementation } from "../protocol/meta.ts";
+import type { NotificationQueue } from "../notify/notification-queue.ts";
+import { messageLimitsOf } from "../transport/read-response.ts";
+import { probeEra } from "./era-probe.ts";
+import type { Fetcher } from "./modern/http-leg.ts";
+import { ModernServerSession } from "./modern/modern-server-session.ts";
+import { ModernSession } from "./modern/modern-session.ts";
+import type { CallerHooks, ServerSession } from "./server-session.ts";
+
+/** One server of the client. */
+export interface ServerEntry {
+  readonly policy: CompiledPolicy;
+  readonly chain: Chain;
+  /** The server's fetch: the client's, signing in first when the policy has `transport.auth`. */
+  readonly fetch: Fetcher;
+}
+
+/** What a legacy session is built from. */
+export interface LegacySessionInput {
+  readonly policy: CompiledPolicy;
+  readonly chain: Chain;
+  readonly clientInfo: Implementation;
+  readonly fetch: Fetcher;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly assigns: Readonly<Record<string, unknown>>;
+  readonly wantsLogs: boolean;
+  /** Takes the server's notifications; `connection` numbers its connections (log budget per connection). */
+  readonly notify: (notification: JsonRpcNotification, connection: number) => void;
+  /** The front's hooks when the session serves one of its callers. */
+  readonly caller?: CallerHooks | undefined;
+}
+
+/** What every session of the client is opened with. */
+export interface SessionParts {
+  /** The client's name, for errors. */
+  readonly client: string;
+  readonly clientInfo: Implementation;
+  /** Whether the client declares the tasks extension. */
+  readonly tasks: boolean;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly assigns: Readonly<Record<string, unknown>>;
+  /** Whether the handler hears logs (sessions then ask for them at the policy's level). */
+  readonly wantsLogs: boolean;
+  /** Where the servers' notifications go. */
+  readonly queue: Pick<NotificationQueue, "push">;
+  /** Opens a legacy session: only the self-hosted entry can. */
+  readonly legacy: ((input: LegacySessionInput) => ServerSession) | undefined;
+}
+
+/** The era a server speaks. */
+type Era = "modern" | "legacy";
+
+/** A client's servers and their sessions. */
+export class ClientServers {
+  readonly #entries: ReadonlyMap<string, ServerEntry>;
+  readonly #parts: SessionParts;
+  /** Each server's session, once asked for; an attempt that failed is forgotten. */
+  readonly #sessions = new Map<string, Promise<ServerSession>>();
+  /** The probed eras of `"auto"` servers the front asked about; a probe that failed is forgotten. */
+  readonly #eras = new Map<string, Promise<Era>>();
+  /** Every session opened for the client (closed with it). */
+  readonly #opened = new Set<ServerSession>();
+  /** What closes the sessions the front opened. */
+  readonly #closers: Array<() => Promise<void>> = [];
+  #closed: ClientError | undefined;
+
+  /**
+   * @param entries The servers, by id.
+   * @param parts What every session is opened with.
+   */
+  constructor(entries: ReadonlyMap<string, ServerEntry>, parts: SessionParts) {
+    this.#entries = entries;
+    this.#parts = parts;
+  }
+
+  /** The servers' ids. */
+  ids(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Every server's compiled policy. */
+  policies(): CompiledPolicy[] {
+    return [...this.#entries.values()].map((entry) => entry.policy);
+  }
+
+  /**
+   * A server's compiled policy.
+   *
+   * @param serverId The server.
+   * @returns Its policy, or `undefined` for an unknown server.
+   */
+  policyOf(serverId: string): CompiledPolicy | undefined {
+    return this.#entries.get(serverId)?.policy;
+  }
+
+  /**
+   * A server's session, opened on first use (its era resolved first when `"auto"`).
+   *
+   * @param serverId The server.
+   * @param signal Aborts the era probe.
+   * @returns The session.
+   * @throws {ClientError} `"config"` (rejects) when the client is closed or the server unknown;
+   *   what the probe fails with.
+   */
+  sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession> {
+    if (this.#closed !== undefined) {
+      return Promise.reject(new ClientError("config", `Client "${this.#parts.client}" is closed`));
+    }
+    const entry = this.#entries.get(serverId);
+    if (entry === undefined) {
+      const known = this.ids().map((id) => `"${id}"`).join(", ") || "none";
+      return Promise.reject(
+        new ClientError(
+          "config",
+          `Unknown server ${JSON.stringify(String(serverId).slice(0, 64))}: expected one of ${known}`,
+        ),
+      );
+    }
+    const kept = this.#sessions.get(serverId);
+    if (kept !== undefined) return kept;
+    const attempt = this.#open(entry, signal).then((session) => (this.#opened.add(session), session));
+    this.#sessions.set(serverId, attempt);
+    attempt.catch(() => {
+      if (this.#sessions.get(serverId) === attempt) this.#sessions.delete(serverId);
+    });
+    return attempt;
+  }
+
+  /**
+   * Forgets an `"auto"` server's era after its connection or protocol assumption failed, so the
+   * next call probes it again.
+   *
+   * @param serverId The server a call failed on.
+   * @param error What the call failed with.
+   */
+  afterFailure(serverId: string, error: ClientError): void {
+    const auto = this.#entries.get(serverId)?.policy.era === "auto";
+    if (auto && (error.kind === "transport" || error.kind === "protocol")) this.#sessions.delete(serverId);
+  }
+
+  /**
+   * A server's era. With `fetch` (the front probes with its caller's sign-in), an `"auto"` server
+   * not yet resolved is probed through it and only the era is kept, never the probing session;
+   * without, the client's own session is opened.
+   *
+   * @param serverId The server.
+   * @param signal Aborts the probe.
+   * @param fetch The fetch to probe with.
+   * @returns `"modern"` or `"legacy"`.
+   */
+  async eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<Era> {
+    const entry = this.#entries.get(serverId);
+    if (fetch === undefined || entry === undefined) return (await this.sessionOf(serverId, signal)).era;
+    const { policy } = entry;
+    if (policy.era !== "auto") return policy.era;
+    if (policy.transport.kind === "stdio") return "legacy";
+    const kept = this.#sessions.get(serverId);
+    if (kept !== undefined) return (await kept).era;
+    let probed = this.#eras.get(serverId);
+    if (probed === undefined) {
+      const attempt = probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), signal);
+      probed = attempt;
+      this.#eras.set(serverId, attempt);
+      attempt.catch(() => {
+        if (this.#eras.get(serverId) === attempt) this.#eras.delete(serverId);
+      });
+    }
+    return await probed;
+  }
+
+  /**
+   * A new legacy session to a server with another chain (the front's, which declares the kinds it
+   * passes down); with `caller`, a session of one of the front's callers (its own declaration, its
+   * unrelated messages to the caller). The caller closes it: it is not kept here.
+   *
+   * @param serverId The server.
+   * @param chain The chain of the session.
+   * @param caller The front's caller's hooks.
+   * @param fetch The fetch to use instead of the server's.
+   * @returns The session.
+   * @throws {ClientError} `"config"` when the client is closed, the entry has no legacy support or
+   *   the server is unknown.
+   */
+  legacySession(serverId: string, chain: Chain, caller?: CallerHooks, fetch?: Fetcher): ServerSession {
+    return this.#legacy(this.#frontEntry(serverId, chain, fetch), caller);
+  }
+
+  /**
+   * A new modern session to a server with another chain (the front's), not kept here.
+   *
+   * @param serverId The server.
+   * @param chain The chain of the session.
+   * @returns The session.
+   * @throws {ClientError} `"config"` when the client is closed, the server unknown or not reached
+   *   over HTTP.
+   */
+  modernSession(serverId: string, chain: Chain): ModernServerSession {
+    return this.#modern(this.#frontEntry(serverId, chain));
+  }
+
+  /**
+   * Runs `listener` on close, before the kept sessions close (the front closes its own there).
+   *
+   * @param listener Closes what the listener's owner opened; its failure is ignored.
+   */
+  onClose(listener: () => Promise<void>): void {
+    this.#closers.push(listener);
+  }
+
+  /**
+   * Refuses new sessions from now on, runs the close listeners, then closes every kept session.
+   *
+   * @param reason Why (the client was closed).
+   */
+  async close(reason: ClientError): Promise<void> {
+    this.#closed ??= reason;
+    await Promise.all(this.#closers.map((closer) => closer().catch(() => {})));
+    await Promise.all([...this.#opened].map((session) => session.close().catch(() => {})));
+  }
+
+  async #open(entry: ServerEntry, signal: AbortSignal): Promise<ServerSession> {
+    const { era, transport } = entry.policy;
+    if (era === "modern") return this.#modern(entry);
+    if (era === "legacy" || transport.kind === "stdio") return this.#legacy(entry);
+    const candidate = this.#modern(entry);
+    return await probeEra(candidate, signal) === "modern" ? candidate : this.#legacy(entry);
+  }
+
+  #modern(entry: ServerEntry): ModernServerSession {
+    const { policy, chain, fetch } = entry;
+    const { clientInfo, tasks, timers, wantsLogs, queue } = this.#parts;
+    if (policy.transport.kind !== "http") {
+      throw new ClientError(
+        "config",
+        `Server "${policy.server}": the modern era over stdio is not supported; use era "legacy"`,
+        { serverId: policy.server },
+      );
+    }
+    const session = new ModernSession({
+      serverId: policy.server,
+      transport: policy.transport,
+      chain,
+      clientInfo,
+      tasks,
+      fetch,
+      timers,
+      callTimeoutMs: policy.callTimeoutMs,
+      limits: messageLimitsOf(policy),
+      maxInputRequests: policy.maxInputRequests,
+      logLevel: wantsLogs ? policy.logLevel : undefined,
+      notify: (notification) => queue.push(policy.server, "modern", notification),
+    });
+    return new ModernServerSession(session, { maxRounds: policy.maxRounds, tasks, timers });
+  }
+
+  #legacy(entry: ServerEntry, caller?: CallerHooks): ServerSession {
+    const { policy, chain, fetch } = entry;
+    const { legacy, clientInfo, timers, clock, assigns, wantsLogs, queue } = this.#parts;
+    if (legacy === undefined) {
+      throw new ClientError(
+        "config",
+        `Server "${policy.server}" needs the legacy era or stdio, which this entry does not speak: import createClient from "@sluice/mcp/legacy" (self-hosted)`,
+        { serverId: policy.server },
+      );
+    }
+    const notify = (notification: JsonRpcNotification, connection: number) =>
+      queue.push(policy.server, "legacy", notification, connection);
+    return legacy({ policy, chain, clientInfo, fetch, timers, clock, assigns, wantsLogs, notify, caller });
+  }
+
+  /** A server as the front opens it: its chain, and its caller's fetch when given. */
+  #frontEntry(serverId: string, chain: Chain, fetch?: Fetcher): ServerEntry {
+    if (this.#closed !== undefined) {
+      throw new ClientError("config", `Client "${this.#parts.client}" is closed`);
+    }
+    const entry = this.#entries.get(serverId);
+    if (entry === undefined) {
+      throw new ClientError("config", `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
+    }
+    return { policy: entry.policy, chain, fetch: fetch ?? entry.fetch };
+  }
+}
