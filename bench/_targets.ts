@@ -8,18 +8,33 @@
 import type { SuiteResult } from "./_results.ts";
 import { linearFit } from "./_stats.ts";
 import { runtimeLabel, showSpread, type Verdict } from "./_verdict.ts";
-import { legacyVerdicts, mrtrVerdicts } from "./_targets-flows.ts";
+import { legacyVerdicts, mrtrFetches, mrtrRow, mrtrVerdicts } from "./_targets-flows.ts";
 import { frontVerdicts, memoryVerdicts, workerVerdicts } from "./_targets-front.ts";
+
+/**
+ * One loopback MRTR round on this runtime, in nanoseconds: the bare-fetch floor's time per HTTP
+ * request at one round, on the fastest fetch measured (the chain's budget is a share of it).
+ */
+function loopbackRoundNs(suite: SuiteResult): number | undefined {
+  const rows = suite.sections.mrtr ?? [];
+  const times = mrtrFetches(suite).flatMap((fetch) => {
+    const floor = mrtrRow(rows, 1, "floor", fetch);
+    return floor === undefined ? [] : [1e9 / floor.callsPerSecond.median / 2];
+  });
+  return times.length === 0 ? undefined : Math.min(...times);
+}
 
 function chainVerdicts(suite: SuiteResult): Verdict[] {
   const rows = suite.sections.chain;
   if (rows === undefined) return [];
   const runtime = runtimeLabel(suite);
-  const out: Verdict[] = rows.filter((r) => r.group === "kind").map((r) => ({
+  // The rule: the chain costs under 2% of one loopback MRTR round on this runtime.
+  const round = loopbackRoundNs(suite);
+  const out: Verdict[] = round === undefined ? [] : rows.filter((r) => r.group === "kind").map((r) => ({
     runtime,
-    target: `Chain overhead < 5 µs: ${r.name}`,
-    measured: `${showSpread(r.addedNs, 0, " ns")} added`,
-    ok: r.addedNs.median < 5000,
+    target: `Chain overhead < 2% of one loopback round (${(round / 1000).toFixed(0)} µs): ${r.name}`,
+    measured: `${showSpread(r.addedNs, 0, " ns")} added (${(100 * r.addedNs.median / round).toFixed(1)}%)`,
+    ok: r.addedNs.median < 0.02 * round,
     profile: "chain",
   }));
   const groups = [["form-same", "same form"], ["form-new", "new form each call"], [
