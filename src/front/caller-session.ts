@@ -57,18 +57,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
-
-/** The calls that may ask for input. */
-const CALLS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
-
-/** Requests relayed upstream as they are (nothing in them asks for input). */
-const FORWARDED: ReadonlySet<string> = new Set([
-  "tools/list",
-  "resources/list",
-  "resources/templates/list",
-  "prompts/list",
-  "completion/complete",
-]);
+import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
 /**
  * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
@@ -259,8 +248,8 @@ export class CallerSession {
       return jsonError(400, id, -32600, "Invalid request: this session is already initialized");
     }
     if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
-    if (CALLS.has(method) || method === "tasks/result") return await this.#call(message);
-    if (FORWARDED.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));
+    if (CALL_METHODS.has(method) || method === "tasks/result") return await this.#call(message);
+    if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));
     return json(
       encodeError(id, { code: -32601, message: `Method not found: ${JSON.stringify(method.slice(0, 64))}` }),
     );

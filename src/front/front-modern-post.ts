@@ -27,17 +27,7 @@ import { upstreamFailure } from "./upstream-failure.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callDecision } from "./_call-decision.ts";
-
-/** The methods that may ask for input (multi round-trip). */
-const MRTR_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
-/** The methods that go upstream as they are. */
-const FORWARDED: ReadonlySet<string> = new Set([
-  "tools/list",
-  "resources/list",
-  "resources/templates/list",
-  "prompts/list",
-  "completion/complete",
-]);
+import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
 /** What the modern routes share. */
 export interface ModernParts {
@@ -73,7 +63,7 @@ export async function frontModernPost(
   const serverId = server.policy.server;
   const method = request.message.method;
   if (
-    method !== "server/discover" && !FORWARDED.has(method) && !MRTR_METHODS.has(method) &&
+    method !== "server/discover" && !FORWARDED_METHODS.has(method) && !CALL_METHODS.has(method) &&
     !TASK_METHODS.has(method)
   ) {
     return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`));
@@ -89,7 +79,7 @@ export async function frontModernPost(
   const fetch = parts.signIn.fetchFor(serverId, request.principal, new URL(c.req.url).origin);
   try {
     const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal, fetch);
-    if (MRTR_METHODS.has(method)) {
+    if (CALL_METHODS.has(method)) {
       // The flow must outlive this handler when the answer streams: the call disposes of it.
       const handOff = () => void (flowHandedOff = true);
       return await mrtrPost(c, { server, request, upstream, flow, fetch, parts, handOff });
@@ -100,7 +90,7 @@ export async function frontModernPost(
     );
   } catch (failure) {
     // A sign-in needed before the call reached the server (the era probe): asked like any other.
-    const asked = MRTR_METHODS.has(method)
+    const asked = CALL_METHODS.has(method)
       ? await signInAsked(failure, {
         server,
         request,
@@ -132,7 +122,7 @@ async function otherRequest(
   if (method === "server/discover") {
     return await upstream.request((session) => frontDiscover(session, serverId, signal, fetch));
   }
-  if (FORWARDED.has(method)) {
+  if (FORWARDED_METHODS.has(method)) {
     return await upstream.request(async (session) => {
       const result = await session.request(method, withoutMeta(request.params), { signal, fetch });
       return resultForCaller(

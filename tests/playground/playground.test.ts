@@ -101,7 +101,7 @@ describe("playgroundApp()", () => {
       200,
       "text/css; charset=utf-8",
     ]);
-    assert.match(await response.text(), /^:root \{/);
+    assert.match(await response.text(), /^:root\{color-scheme:light;/);
   });
 });
 

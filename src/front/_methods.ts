@@ -1,0 +1,18 @@
+/**
+ * The caller's requests the front handles by kind, in both eras: the calls that may ask for input,
+ * and the requests relayed upstream as they are.
+ *
+ * @module
+ */
+
+/** The calls that may ask for input (multi round-trip in 2026-07-28; server requests in 2025). */
+export const CALL_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
+
+/** The requests relayed upstream as they are: nothing in them asks for input. */
+export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "prompts/list",
+  "completion/complete",
+]);
