@@ -36,7 +36,7 @@ export interface ClientOptions {
   readonly title?: string;
   /** The callbacks that answer servers; without one the client declares nothing. */
   readonly handler?: Handler | undefined;
-  /** One policy per server (plain, or compiled with `compilePolicy`). */
+  /** One policy per server: plain, or compiled (as `loadPolicies` of `@sluice/mcp/cli` returns them). */
   readonly policies: readonly (Policy | CompiledPolicy)[];
   /** Assigns handed to callbacks when a call gives none. @default {} */
   readonly assigns?: Readonly<Record<string, unknown>>;
