@@ -266,6 +266,11 @@ class BufferedResponse extends Response {
     return this.#streamed?.blob() ?? this.#read((bytes) => new Blob([bytes], { type }));
   }
 
+  override formData(): Promise<FormData> {
+    // Rare for an API answer: the platform parses it, from a stream of the bytes.
+    return this.#stream().formData();
+  }
+
   override clone(): Response {
     if (this.#streamed !== undefined) return this.#streamed.clone();
     if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");

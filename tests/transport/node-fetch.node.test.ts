@@ -43,6 +43,10 @@ const routes: Record<string, (response: ServerResponse) => void> = {
     response.writeHead(201, { "content-type": "text/plain", "content-length": "7" });
     response.end("created");
   },
+  "/form": (response) => {
+    response.writeHead(200, { "content-type": "application/x-www-form-urlencoded" });
+    response.end("a=1&b=two");
+  },
   "/empty": (response) => response.writeHead(204).end(),
   "/redirect": (response) => response.writeHead(307, { location: "/json" }).end("moved"),
   "/large": (response) => {
@@ -115,6 +119,29 @@ describe("createNodeFetch()", () => {
       ["x-multi", "one, two"],
     ]);
     assert.equal(await response.text(), "created");
+  });
+
+  test("a body read in full reads as fetch's would: once, as bytes, text, a blob, form data or a clone", async () => {
+    const get = () => fetcher(`${origin}/json`, { method: "GET" });
+    const text = '{"jsonrpc":"2.0","id":1,"result":{"text":"héllo 😀"}}';
+    const once = await get();
+    assert.equal(await once.text(), text);
+    assert.equal(once.bodyUsed, true);
+    await assert.rejects(once.json(), TypeError);
+    assert.throws(() => once.clone(), TypeError);
+    const bytes = await (await get()).bytes();
+    assert.equal(new TextDecoder().decode(bytes), text);
+    const blob = await (await get()).blob();
+    assert.deepEqual([blob.type, await blob.text()], ["application/json", text]);
+    const original = await get();
+    const copy = original.clone();
+    assert.deepEqual([await original.text(), await copy.text()], [text, text]);
+    const streamed = await get();
+    assert.equal(await new Response(streamed.body).text(), text);
+    assert.equal(streamed.bodyUsed, true);
+    await assert.rejects(streamed.text(), TypeError);
+    const form = await (await fetcher(`${origin}/form`, { method: "GET" })).formData();
+    assert.deepEqual([...form], [["a", "1"], ["b", "two"]]);
   });
 
   test("gives a 204 a null body", async () => {
