@@ -6,6 +6,7 @@
  * @module
  */
 import { describeKind } from "../_internal/quote.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** What the tool checks read of one message. */
 export interface MessageBlockTypes {
@@ -51,8 +52,4 @@ export function readBlockTypes(messages: unknown): readonly MessageBlockTypes[] 
     out.push({ role: message["role"], types });
   }
   return out;
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -11,6 +11,7 @@ import type { FormShape } from "./form/shape.ts";
 import { valueProblem } from "./form/field-value.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";
 import type { ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** What was asked: a form (with the shape compiled by the form check) or a URL. */
 export type ElicitAnswerRequest = { readonly mode: "form"; readonly shape: FormShape } | {
@@ -99,10 +100,6 @@ function checkContent(
     : keys.find((key) => !shape.fields.some((field) => field.name === key));
   if (extra !== undefined) return `field ${quote(extra)} is not in the form, expected only its fields`;
   return output;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {

@@ -9,7 +9,8 @@
  */
 import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
 import type { FieldShape, FormShape } from "./form/shape.ts";
-import { isObject, keywordOf, type KeywordProblem, readField } from "./form/read-field.ts";
+import { isObject } from "../_internal/is-object.ts";
+import { keywordOf, type KeywordProblem, readField } from "./form/read-field.ts";
 import { suggestsSecret } from "./form/secret-words.ts";
 import { describeValue, quote, thrownName } from "../_internal/quote.ts";
 

@@ -8,9 +8,10 @@
 import * as v from "valibot";
 import type { WireSchema } from "./decode.ts";
 import { type NullProtoRecord, nullProtoRecord } from "./null-proto-record.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 const JSON_OBJECT: v.GenericSchema = {
-  ...v.custom(isJsonObject),
+  ...v.custom(isObject),
   expects: "Object",
 };
 
@@ -23,8 +24,4 @@ const JSON_OBJECT: v.GenericSchema = {
  */
 export function objectMap<T>(value: WireSchema<T>): WireSchema<NullProtoRecord<T>> {
   return v.pipe(JSON_OBJECT, nullProtoRecord(value));
-}
-
-function isJsonObject(input: unknown): boolean {
-  return typeof input === "object" && input !== null && !Array.isArray(input);
 }

@@ -18,6 +18,7 @@ import type { NullProtoRecord } from "./null-proto-record.ts";
 import { objectMap } from "./_object-map.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "./versions.ts";
 import { copyOwn } from "../_internal/copy.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** The reserved `_meta` keys sluice reads or writes. */
 export const MetaKey = {
@@ -198,8 +199,4 @@ export function serverInfoOf(meta: Meta | undefined): Implementation | undefined
   if (meta === undefined || !(MetaKey.serverInfo in meta)) return undefined;
   const result = decode(ImplementationSchema, meta[MetaKey.serverInfo]);
   return result.ok ? result.value : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

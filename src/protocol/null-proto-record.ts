@@ -8,6 +8,7 @@
  */
 import * as v from "valibot";
 import { deepestIssue, type WireSchema } from "./decode.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** A map from untrusted string keys to values, with no prototype. */
 export type NullProtoRecord<T> = Readonly<Record<string, T>>;
@@ -42,7 +43,7 @@ export function nullProtoRecord<T>(
 ): WireSchema<NullProtoRecord<T>> {
   const maxKeys = options.maxKeys ?? Infinity;
   return v.pipe(
-    v.custom<Record<string, unknown>>(isJsonObject, "Invalid type: Expected Object"),
+    v.custom<Record<string, unknown>>(isObject, "Invalid type: Expected Object"),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const input = dataset.value;
       const keys = Object.keys(input);
@@ -69,8 +70,4 @@ export function nullProtoRecord<T>(
       return output;
     }),
   );
-}
-
-function isJsonObject(input: unknown): boolean {
-  return typeof input === "object" && input !== null && !Array.isArray(input);
 }

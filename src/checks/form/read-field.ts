@@ -13,6 +13,7 @@
 import type { FieldShape, StringFormat } from "./shape.ts";
 import { valueProblem } from "./field-value.ts";
 import { describeValue } from "../../_internal/quote.ts";
+import { isObject } from "../../_internal/is-object.ts";
 
 /** Why a property is refused: the offending keyword (none for the property itself), and why. */
 export interface KeywordProblem {
@@ -102,16 +103,6 @@ export function readField(
   if (wrong !== undefined) return problem("default", wrong);
   field.default = Array.isArray(fallback) ? fallback.slice() : fallback as never;
   return Object.freeze(field);
-}
-
-/**
- * Whether a value is a JSON object (not `null`, not an array).
- *
- * @param value The value.
- * @returns `true` for an object.
- */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { isObject } from "../../_internal/is-object.ts";
 /** One `Mcp-Param-{Name}` header a tool asks for. */
 export interface ToolHeader {
   /** The annotated property's own key, e.g. `"region"`. */
@@ -74,16 +75,6 @@ export function readHeaderAnnotations(schema: unknown): HeaderAnnotations {
 }
 
 /**
- * Whether a value is a JSON object (not `null`, not an array).
- *
- * @param value Any value.
- * @returns `true` for an object.
- */
-export function isJsonObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
  * Describes a received value for a message: its type, and its value in double quotes when short.
  *
  * @param value Any value.
@@ -124,13 +115,13 @@ function findAnnotations(root: unknown): Annotation[] | string {
         queue.push({ node: item, up: step, segment: `[${n}]`, name: undefined })
       );
     }
-    if (!isJsonObject(node)) continue;
+    if (!isObject(node)) continue;
     const reachable = step.up === undefined || step.name !== undefined;
     for (const key of Object.keys(node)) {
       const value = node[key];
       if (key === ANNOTATION) {
         found.push({ schema: node, where: whereOf(step), path: reachable ? pathOf(step) : undefined });
-      } else if (MAP_KEYWORDS.has(key) && isJsonObject(value)) {
+      } else if (MAP_KEYWORDS.has(key) && isObject(value)) {
         for (const name of Object.keys(value)) {
           const into = key === "properties" && reachable ? name : undefined;
           queue.push({ node: value[name], up: step, segment: segment(key) + segment(name), name: into });

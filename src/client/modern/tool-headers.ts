@@ -15,10 +15,10 @@
 import {
   describeValue,
   type HeaderAnnotations,
-  isJsonObject,
   readHeaderAnnotations,
   type ToolHeader,
 } from "./_header-annotations.ts";
+import { isObject } from "../../_internal/is-object.ts";
 
 export type { ToolHeader } from "./_header-annotations.ts";
 
@@ -90,7 +90,7 @@ export function toolParamHeaders(
   args: unknown,
 ): Array<readonly [string, string]> | { readonly error: string } {
   if (headers.length === 0 || args === undefined) return [];
-  if (!isJsonObject(args)) {
+  if (!isObject(args)) {
     return { error: `Tool arguments must be an object, received ${describeValue(args)}` };
   }
   const pairs: Array<readonly [string, string]> = [];
@@ -152,7 +152,7 @@ function headerText(header: ToolHeader, value: unknown): string | { readonly err
 function valueAt(args: Readonly<Record<string, unknown>>, path: readonly string[]): unknown {
   let current: unknown = args;
   for (const key of path) {
-    if (!isJsonObject(current) || !Object.hasOwn(current, key)) return undefined;
+    if (!isObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current;

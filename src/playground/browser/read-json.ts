@@ -4,14 +4,12 @@
  *
  * @module
  */
+import { isObject } from "../../_internal/is-object.ts";
+
+export { isObject };
 
 /** A JSON object read from the wire. */
 export type JsonObject = Readonly<Record<string, unknown>>;
-
-/** Whether a value is a JSON object (not `null`, not an array). */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** An object's own property (never an inherited one), or `undefined`. */
 export function own(object: unknown, key: string): unknown {
