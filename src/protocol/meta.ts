@@ -187,16 +187,3 @@ export function withRequestMeta(params: JsonObject | undefined, meta: RequestMet
   copy._meta = out;
   return copy;
 }
-
-/**
- * Reads `io.modelcontextprotocol/serverInfo` from a result's `_meta`. The value is
- * informational (self-reported), so a malformed one reads as absent.
- *
- * @param meta A decoded result `_meta`, or `undefined`.
- * @returns The server's implementation info, or `undefined`.
- */
-export function serverInfoOf(meta: Meta | undefined): Implementation | undefined {
-  if (meta === undefined || !(MetaKey.serverInfo in meta)) return undefined;
-  const result = decode(ImplementationSchema, meta[MetaKey.serverInfo]);
-  return result.ok ? result.value : undefined;
-}

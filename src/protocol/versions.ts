@@ -56,13 +56,3 @@ export function eraOf(version: ProtocolVersion): Era {
 export function isSupportedVersion(value: unknown): value is ProtocolVersion {
   return typeof value === "string" && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(value);
 }
-
-/**
- * Tells whether a supported protocol version is a legacy one.
- *
- * @param version A supported protocol version.
- * @returns `true` for `2025-11-25` and `2025-06-18`.
- */
-export function isLegacyVersion(version: ProtocolVersion): version is LegacyProtocolVersion {
-  return version !== MODERN_PROTOCOL_VERSION;
-}

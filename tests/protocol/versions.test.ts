@@ -2,7 +2,6 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   eraOf,
-  isLegacyVersion,
   isSupportedVersion,
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
@@ -32,9 +31,5 @@ describe("versions", () => {
       ),
       [true, true, true, false, false, false, false, false],
     );
-  });
-
-  test("isLegacyVersion() tells the legacy versions apart", () => {
-    same([isLegacyVersion("2026-07-28"), isLegacyVersion("2025-06-18")], [false, true]);
   });
 });
