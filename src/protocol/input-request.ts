@@ -40,9 +40,6 @@ export interface RootsInputRequest {
 /** Anything a server may ask of the client. */
 export type InputRequest = SamplingInputRequest | ElicitationInputRequest | RootsInputRequest;
 
-/** The method of an input request. */
-export type InputRequestMethod = InputRequest["method"];
-
 /** Modern `inputRequests`: server-assigned keys (kept as ordinary keys) to input requests. */
 export type InputRequests = NullProtoRecord<InputRequest>;
 

@@ -30,12 +30,8 @@ export const MetaKey = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   /** Request: the log level wanted for this request (2026-07-28). */
   logLevel: "io.modelcontextprotocol/logLevel",
-  /** Result: the server's implementation info (2026-07-28). */
-  serverInfo: "io.modelcontextprotocol/serverInfo",
   /** Any message tied to a 2025-11-25 task: `{ taskId }`. */
   relatedTask: "io.modelcontextprotocol/related-task",
-  /** Notification on a `subscriptions/listen` stream: the listen request's id (2026-07-28). */
-  subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
 /** A `_meta` object: any keys, kept as ordinary keys in a prototype-free map. */
