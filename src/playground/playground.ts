@@ -34,9 +34,6 @@ import { PLAYGROUND_PAGE, PLAYGROUND_SCRIPT, PLAYGROUND_STYLE } from "./_bundle.
 
 export { PLAYGROUND_SCRIPT };
 
-/** The page's title and heading. */
-export const PLAYGROUND_TITLE = "sluice playground";
-
 /** The `Content-Security-Policy` of the page and its files. */
 export const PLAYGROUND_CSP: string = [
   "default-src 'none'",

@@ -154,16 +154,6 @@ export function decodeClientCapabilities(
   return decode(ClientCapabilitiesSchemas[version], value);
 }
 
-/**
- * Decodes server capabilities (from `initialize` or `server/discover`).
- *
- * @param value The untrusted value.
- * @returns The capabilities (unknown keys kept), or a failure naming the path.
- */
-export function decodeServerCapabilities(value: unknown): Decoded<ServerCapabilities> {
-  return decode(ServerCapabilitiesSchema, value);
-}
-
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**

@@ -7,14 +7,8 @@
 import * as v from "valibot";
 import { decode, type Decoded, wireLooseObject, type WireSchema } from "./decode.ts";
 import { type ServerCapabilities, ServerCapabilitiesSchema } from "./capabilities.ts";
-import { type Meta, MetaSchema, type RequestMetaObject } from "./meta.ts";
+import { type Meta, MetaSchema } from "./meta.ts";
 import { CacheScopeSchema, CompleteResultTypeSchema, TtlMsSchema } from "./result-type.ts";
-
-/** Params of `server/discover`: only the request metadata. */
-export interface DiscoverRequestParams {
-  /** The modern request metadata. */
-  readonly _meta: RequestMetaObject;
-}
 
 /** What a modern server says of itself. */
 export interface DiscoverResult {

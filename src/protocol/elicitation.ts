@@ -114,26 +114,6 @@ export const ElicitParamsSchemas: Readonly<Record<ProtocolVersion, WireSchema<El
   "2026-07-28": wireVariant("mode", [wireObject(formEntries), wireObject(urlEntries)]),
 };
 
-const Scalar = [v.string(), v.number(), v.boolean()] as const;
-
-/** `ElicitResult` per protocol version; unknown keys are dropped. */
-export const ElicitResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<ElicitResult>>> = {
-  "2025-06-18": wireObject({
-    action: v.picklist(["accept", "decline", "cancel"]),
-    content: opt(objectMap(v.union([...Scalar]))),
-    _meta: opt(MetaSchema),
-  }),
-  "2025-11-25": wireObject({
-    action: v.picklist(["accept", "decline", "cancel"]),
-    content: opt(objectMap(v.union([...Scalar, v.array(v.string())]))),
-    _meta: opt(MetaSchema),
-  }),
-  "2026-07-28": wireObject({
-    action: v.picklist(["accept", "decline", "cancel"]),
-    content: opt(objectMap(v.union([...Scalar, v.array(v.string())]))),
-  }),
-};
-
 /**
  * Decodes the params of an elicitation request as a protocol version defines them.
  *
@@ -146,17 +126,6 @@ export function decodeElicitParams(version: ProtocolVersion, value: unknown): De
 }
 
 /**
- * Decodes an elicitation answer (a handler's, or a downstream caller's) as a version defines it.
- *
- * @param version The protocol version the answer is sent in.
- * @param value The untrusted answer.
- * @returns The answer (unknown keys dropped), or a failure naming the path.
- */
-export function decodeElicitResult(version: ProtocolVersion, value: unknown): Decoded<ElicitResult> {
-  return decode(ElicitResultSchemas[version], value);
-}
-
-/**
  * Tells the mode of elicitation params: a missing `mode` is form mode.
  *
  * @param params Decoded params.
@@ -164,19 +133,4 @@ export function decodeElicitResult(version: ProtocolVersion, value: unknown): De
  */
 export function elicitationModeOf(params: ElicitRequestParams): "form" | "url" {
   return params.mode === "url" ? "url" : "form";
-}
-
-/**
- * Builds the wire form of an elicitation answer: a fresh object with only the fields the
- * version has (`_meta` is legacy only).
- *
- * @param version The protocol version the answer is sent in.
- * @param result The answer; never mutated.
- * @returns A new object: the legacy JSON-RPC `result`, or the modern `inputResponses` value.
- */
-export function encodeElicitResult(version: ProtocolVersion, result: ElicitResult): ElicitResult {
-  const out: { -readonly [K in keyof ElicitResult]: ElicitResult[K] } = { action: result.action };
-  if (result.content !== undefined) out.content = { ...result.content };
-  if (result._meta !== undefined && version !== "2026-07-28") out._meta = { ...result._meta };
-  return out;
 }

@@ -1,24 +1,14 @@
 /**
- * The `data` of the MCP-defined JSON-RPC errors a client must read: `-32020` header mismatch,
- * `-32021` missing client capability, `-32022` unsupported protocol version (2026-07-28), and
- * `-32042` URL elicitation required (2025-11-25).
+ * The `data` of the MCP-defined JSON-RPC errors a client acts on: `-32022` unsupported protocol
+ * version (2026-07-28) and `-32042` URL elicitation required (2025-11-25). The data of other
+ * errors (`-32020` header mismatch, `-32021` missing client capability) reaches
+ * `ClientError.data` as the server sent it.
  *
  * @module
  */
 import * as v from "valibot";
 import { decode, type Decoded, wireLooseObject, type WireSchema } from "./decode.ts";
-import { type ClientCapabilities, ClientCapabilitiesSchemas } from "./capabilities.ts";
 import { type LegacyUrlElicitParams, LegacyUrlElicitParamsSchema } from "./elicitation.ts";
-import { type JsonObject, JsonObjectSchema } from "./jsonrpc.ts";
-import { MODERN_PROTOCOL_VERSION } from "./versions.ts";
-
-/** `data` of `-32021`. */
-export interface MissingCapabilityData {
-  /** The capabilities the server needs for this request. */
-  readonly requiredCapabilities: ClientCapabilities;
-  /** Keys this version of sluice does not know. */
-  readonly [key: string]: unknown;
-}
 
 /** `data` of `-32022` (also of a legacy `-32602` version error). */
 export interface UnsupportedVersionData {
@@ -38,11 +28,6 @@ export interface UrlElicitationRequiredData {
   readonly [key: string]: unknown;
 }
 
-/** `data` of `-32021`; unknown keys kept, capabilities as 2026-07-28 defines them. */
-export const MissingCapabilityDataSchema: WireSchema<MissingCapabilityData> = wireLooseObject({
-  requiredCapabilities: ClientCapabilitiesSchemas[MODERN_PROTOCOL_VERSION],
-});
-
 /** `data` of `-32022`; unknown keys kept. */
 export const UnsupportedVersionDataSchema: WireSchema<UnsupportedVersionData> = wireLooseObject({
   supported: v.array(v.string()),
@@ -53,27 +38,6 @@ export const UnsupportedVersionDataSchema: WireSchema<UnsupportedVersionData> = 
 export const UrlElicitationRequiredDataSchema: WireSchema<UrlElicitationRequiredData> = wireLooseObject({
   elicitations: v.array(LegacyUrlElicitParamsSchema),
 });
-
-/**
- * Decodes the optional `data` of `-32020` (header mismatch): nothing is defined, so any object
- * (or nothing) is accepted.
- *
- * @param data The untrusted `error.data`.
- * @returns `undefined`, a shallow copy of the object, or a failure when it is not an object.
- */
-export function decodeHeaderMismatchData(data: unknown): Decoded<JsonObject | undefined> {
-  return data === undefined ? { ok: true, value: undefined } : decode(JsonObjectSchema, data);
-}
-
-/**
- * Decodes the `data` of `-32021` (missing required client capability).
- *
- * @param data The untrusted `error.data`.
- * @returns The data, or a failure such as `$.requiredCapabilities.elicitation`.
- */
-export function decodeMissingCapabilityData(data: unknown): Decoded<MissingCapabilityData> {
-  return decode(MissingCapabilityDataSchema, data);
-}
 
 /**
  * Decodes the `data` of `-32022` (unsupported protocol version).

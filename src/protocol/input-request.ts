@@ -40,16 +40,6 @@ export interface RootsInputRequest {
 /** Anything a server may ask of the client. */
 export type InputRequest = SamplingInputRequest | ElicitationInputRequest | RootsInputRequest;
 
-/** The method of an input request. */
-export type InputRequestMethod = InputRequest["method"];
-
-/** The input request methods, in a fixed order. */
-export const INPUT_REQUEST_METHODS: readonly InputRequestMethod[] = Object.freeze([
-  "sampling/createMessage",
-  "elicitation/create",
-  "roots/list",
-]);
-
 /** Modern `inputRequests`: server-assigned keys (kept as ordinary keys) to input requests. */
 export type InputRequests = NullProtoRecord<InputRequest>;
 
@@ -103,14 +93,4 @@ export function decodeInputRequest(
         : nestFailure("$.params", decoded);
     }
   }
-}
-
-/**
- * Decodes a modern `inputRequests` map.
- *
- * @param value The untrusted map.
- * @returns The map (prototype-free, every key kept), or a failure such as `$.github_login.method`.
- */
-export function decodeInputRequests(value: unknown): Decoded<InputRequests> {
-  return decode(InputRequestsSchema, value);
 }

@@ -82,25 +82,6 @@ export type JsonRpcMessage =
   | JsonRpcResultResponse
   | JsonRpcErrorResponse;
 
-/** Standard JSON-RPC and MCP error codes. */
-export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  /** Implementation-defined; sluice uses it for "busy" and budget refusals. */
-  ServerError: -32000,
-  /** 2025-11-25 only: a URL elicitation is required first. */
-  UrlElicitationRequired: -32042,
-  /** 2026-07-28: HTTP headers and body disagree. */
-  HeaderMismatch: -32020,
-  /** 2026-07-28: the request lacks a client capability the server needs. */
-  MissingRequiredClientCapability: -32021,
-  /** 2026-07-28: the protocol version is not supported. */
-  UnsupportedProtocolVersion: -32022,
-} as const;
-
 /** Any JSON object; the output is a shallow copy. */
 export const JsonObjectSchema: WireSchema<JsonObject> = wireLooseObject({});
 

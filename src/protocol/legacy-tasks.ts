@@ -1,6 +1,6 @@
 /**
- * The experimental tasks of 2025-11-25: the `task` augmentation of a request, `Task`,
- * `CreateTaskResult { task }`, and the results of `tasks/get` and `tasks/cancel`.
+ * The experimental tasks of 2025-11-25: the `task` augmentation of a request, `Task` and
+ * `CreateTaskResult { task }`.
  *
  * @module
  */
@@ -46,17 +46,10 @@ export interface LegacyCreateTaskResult {
   readonly [key: string]: unknown;
 }
 
-/** The result of `tasks/get` or `tasks/cancel` (2025-11-25): the task itself. */
-export interface LegacyTaskResult extends LegacyTask {
-  /** Metadata. */
-  readonly _meta?: Meta;
-  /** Keys this version of sluice does not know. */
-  readonly [key: string]: unknown;
-}
-
 const opt = v.exactOptional;
 
-const taskEntries = {
+/** A 2025-11-25 task; unknown keys are kept. */
+const LegacyTaskSchema: WireSchema<LegacyTask> = wireLooseObject({
   taskId: v.string(),
   status: TaskStatusSchema,
   statusMessage: opt(v.string()),
@@ -65,20 +58,11 @@ const taskEntries = {
   // Informational (the server's retention), so a server that omits it is accepted.
   ttl: opt(v.nullable(v.number())),
   pollInterval: opt(v.number()),
-};
-
-/** A 2025-11-25 task; unknown keys are kept. */
-export const LegacyTaskSchema: WireSchema<LegacyTask> = wireLooseObject(taskEntries);
+});
 
 /** `CreateTaskResult` of 2025-11-25; unknown keys are kept. */
 export const LegacyCreateTaskResultSchema: WireSchema<LegacyCreateTaskResult> = wireLooseObject({
   task: LegacyTaskSchema,
-  _meta: opt(MetaSchema),
-});
-
-/** The result of `tasks/get` or `tasks/cancel` (2025-11-25); unknown keys are kept. */
-export const LegacyTaskResultSchema: WireSchema<LegacyTaskResult> = wireLooseObject({
-  ...taskEntries,
   _meta: opt(MetaSchema),
 });
 
@@ -90,15 +74,4 @@ export const LegacyTaskResultSchema: WireSchema<LegacyTaskResult> = wireLooseObj
  */
 export function decodeLegacyCreateTaskResult(value: unknown): Decoded<LegacyCreateTaskResult> {
   return decode(LegacyCreateTaskResultSchema, value);
-}
-
-/**
- * Decodes the result of a 2025-11-25 `tasks/get` or `tasks/cancel` (also the params of
- * `notifications/tasks/status`).
- *
- * @param value The untrusted result.
- * @returns The task, or a failure naming the path.
- */
-export function decodeLegacyTaskResult(value: unknown): Decoded<LegacyTaskResult> {
-  return decode(LegacyTaskResultSchema, value);
 }

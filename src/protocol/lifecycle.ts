@@ -54,7 +54,7 @@ export const InitializeResultSchema: WireSchema<InitializeResult> = wireLooseObj
 
 /**
  * Decodes an `initialize` result. Whether its `protocolVersion` is supported is the caller's
- * question (see `isSupportedVersion`).
+ * question.
  *
  * @param value The untrusted result.
  * @returns The result, or a failure naming the path.

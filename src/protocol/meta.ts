@@ -30,12 +30,8 @@ export const MetaKey = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   /** Request: the log level wanted for this request (2026-07-28). */
   logLevel: "io.modelcontextprotocol/logLevel",
-  /** Result: the server's implementation info (2026-07-28). */
-  serverInfo: "io.modelcontextprotocol/serverInfo",
   /** Any message tied to a 2025-11-25 task: `{ taskId }`. */
   relatedTask: "io.modelcontextprotocol/related-task",
-  /** Notification on a `subscriptions/listen` stream: the listen request's id (2026-07-28). */
-  subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
 /** A `_meta` object: any keys, kept as ordinary keys in a prototype-free map. */
@@ -186,17 +182,4 @@ export function withRequestMeta(params: JsonObject | undefined, meta: RequestMet
   const copy = params === undefined ? {} : copyOwn(params);
   copy._meta = out;
   return copy;
-}
-
-/**
- * Reads `io.modelcontextprotocol/serverInfo` from a result's `_meta`. The value is
- * informational (self-reported), so a malformed one reads as absent.
- *
- * @param meta A decoded result `_meta`, or `undefined`.
- * @returns The server's implementation info, or `undefined`.
- */
-export function serverInfoOf(meta: Meta | undefined): Implementation | undefined {
-  if (meta === undefined || !(MetaKey.serverInfo in meta)) return undefined;
-  const result = decode(ImplementationSchema, meta[MetaKey.serverInfo]);
-  return result.ok ? result.value : undefined;
 }

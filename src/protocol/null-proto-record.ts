@@ -13,20 +13,10 @@ import { isObject } from "../_internal/is-object.ts";
 /** A map from untrusted string keys to values, with no prototype. */
 export type NullProtoRecord<T> = Readonly<Record<string, T>>;
 
-/** Options of {@linkcode nullProtoRecord}. */
-export interface NullProtoRecordOptions {
-  /**
-   * The largest number of keys accepted; a larger map fails at its own path.
-   * @default Infinity
-   */
-  readonly maxKeys?: number;
-}
-
 /**
  * Builds a schema for a JSON object whose every value must match `value`.
  *
  * @param value The schema of each value.
- * @param options Limits on the map.
  * @returns A schema whose output is a prototype-free copy with decoded values.
  * @example
  * ```ts
@@ -37,22 +27,13 @@ export interface NullProtoRecordOptions {
  * if (map.ok) console.log(Object.keys(map.value)); // ["__proto__"]
  * ```
  */
-export function nullProtoRecord<T>(
-  value: WireSchema<T>,
-  options: NullProtoRecordOptions = {},
-): WireSchema<NullProtoRecord<T>> {
-  const maxKeys = options.maxKeys ?? Infinity;
+export function nullProtoRecord<T>(value: WireSchema<T>): WireSchema<NullProtoRecord<T>> {
   return v.pipe(
     v.custom<Record<string, unknown>>(isObject, "Invalid type: Expected Object"),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const input = dataset.value;
-      const keys = Object.keys(input);
-      if (keys.length > maxKeys) {
-        addIssue({ expected: `at most ${maxKeys} keys`, received: `${keys.length} keys` });
-        return NEVER;
-      }
       const output: Record<string, T> = Object.create(null);
-      for (const key of keys) {
+      for (const key of Object.keys(input)) {
         const item = input[key];
         const result = v.safeParse(value, item, { abortEarly: true });
         if (!result.success) {

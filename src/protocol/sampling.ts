@@ -203,25 +203,3 @@ export function decodeCreateMessageResult(
 ): Decoded<CreateMessageResult> {
   return decode(CreateMessageResultSchemas[version], value);
 }
-
-/**
- * Builds the wire form of a sampling answer: a fresh object with only the fields the version has.
- *
- * @param _version The protocol version the answer is sent in (the shape is the same in all).
- * @param result The answer; never mutated.
- * @returns A new object: the legacy JSON-RPC `result`, or the modern `inputResponses` value.
- */
-export function encodeCreateMessageResult(
-  _version: ProtocolVersion,
-  result: CreateMessageResult,
-): CreateMessageResult {
-  const content = Array.isArray(result.content) ? [...result.content] : result.content;
-  const out: { -readonly [K in keyof CreateMessageResult]: CreateMessageResult[K] } = {
-    role: result.role,
-    content,
-    model: result.model,
-  };
-  if (result.stopReason !== undefined) out.stopReason = result.stopReason;
-  if (result._meta !== undefined) out._meta = { ...result._meta };
-  return out;
-}

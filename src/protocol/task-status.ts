@@ -9,15 +9,6 @@ import type { WireSchema } from "./decode.ts";
 /** Where a task is: `completed`, `failed` and `cancelled` are terminal. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
-/** Every task status. */
-export const TASK_STATUSES: readonly TaskStatus[] = Object.freeze([
-  "working",
-  "input_required",
-  "completed",
-  "failed",
-  "cancelled",
-]);
-
 /** A task status. */
 export const TaskStatusSchema: WireSchema<TaskStatus> = v.picklist([
   "working",
@@ -26,13 +17,3 @@ export const TaskStatusSchema: WireSchema<TaskStatus> = v.picklist([
   "failed",
   "cancelled",
 ]);
-
-/**
- * Tells whether a status is terminal (the task will not change again).
- *
- * @param status A task status.
- * @returns `true` for `completed`, `failed` and `cancelled`.
- */
-export function isTerminalStatus(status: TaskStatus): boolean {
-  return status === "completed" || status === "failed" || status === "cancelled";
-}

@@ -8,7 +8,6 @@
 import * as v from "valibot";
 import { decode, type Decoded, wireLooseObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type InputRequests, InputRequestsSchema } from "./input-request.ts";
-import type { InputResponses } from "./input-responses.ts";
 import { ErrorObjectSchema, type JsonObject, JsonObjectSchema, type JsonRpcErrorObject } from "./jsonrpc.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import type { TaskStatus } from "./task-status.ts";
@@ -93,20 +92,6 @@ export type GetTaskResult = DetailedTask & TaskResultFields & {
   readonly resultType?: "complete" | "task";
 };
 
-/** Params of `tasks/update`. */
-export interface UpdateTaskParams {
-  /** The task. */
-  readonly taskId: string;
-  /** Answers to outstanding input requests, by their keys. */
-  readonly inputResponses: InputResponses;
-}
-
-/** Params of `tasks/get` and `tasks/cancel`. */
-export interface TaskIdParams {
-  /** The task. */
-  readonly taskId: string;
-}
-
 const opt = v.exactOptional;
 
 const taskEntries = {
@@ -127,28 +112,20 @@ export const CreateTaskResultSchema: WireSchema<CreateTaskResult> = wireLooseObj
   status: v.picklist(["working", "input_required", "completed", "failed", "cancelled"]),
 });
 
-function detailed<E extends v.ObjectEntries>(extra: E) {
-  return wireVariant("status", [
-    wireLooseObject({ ...taskEntries, ...extra, status: v.literal("working") }),
-    wireLooseObject({
-      ...taskEntries,
-      ...extra,
-      status: v.literal("input_required"),
-      inputRequests: InputRequestsSchema,
-    }),
-    wireLooseObject({ ...taskEntries, ...extra, status: v.literal("completed"), result: JsonObjectSchema }),
-    wireLooseObject({ ...taskEntries, ...extra, status: v.literal("failed"), error: ErrorObjectSchema }),
-    wireLooseObject({ ...taskEntries, ...extra, status: v.literal("cancelled") }),
-  ]);
-}
-
-/** A task with the fields of its status (e.g. `notifications/tasks` params); variant on `status`. */
-export const DetailedTaskSchema: WireSchema<DetailedTask & TaskResultFields> = detailed({});
+const resultEntries = { ...taskEntries, resultType: opt(v.picklist(["complete", "task"])) };
 
 /** The result of `tasks/get`; variant on `status`, unknown keys kept. */
-export const GetTaskResultSchema: WireSchema<GetTaskResult> = detailed({
-  resultType: opt(v.picklist(["complete", "task"])),
-});
+export const GetTaskResultSchema: WireSchema<GetTaskResult> = wireVariant("status", [
+  wireLooseObject({ ...resultEntries, status: v.literal("working") }),
+  wireLooseObject({
+    ...resultEntries,
+    status: v.literal("input_required"),
+    inputRequests: InputRequestsSchema,
+  }),
+  wireLooseObject({ ...resultEntries, status: v.literal("completed"), result: JsonObjectSchema }),
+  wireLooseObject({ ...resultEntries, status: v.literal("failed"), error: ErrorObjectSchema }),
+  wireLooseObject({ ...resultEntries, status: v.literal("cancelled") }),
+]);
 
 /**
  * Decodes the result of `tasks/get`. Per the extension's text its `resultType` is
@@ -159,24 +136,4 @@ export const GetTaskResultSchema: WireSchema<GetTaskResult> = detailed({
  */
 export function decodeGetTaskResult(value: unknown): Decoded<GetTaskResult> {
   return decode(GetTaskResultSchema, value);
-}
-
-/**
- * Decodes a task handle returned by `tools/call` (`resultType: "task"`).
- *
- * @param value The untrusted result.
- * @returns The task, or a failure naming the path.
- */
-export function decodeCreateTaskResult(value: unknown): Decoded<CreateTaskResult> {
-  return decode(CreateTaskResultSchema, value);
-}
-
-/**
- * Decodes a task with the fields of its status, e.g. the params of `notifications/tasks`.
- *
- * @param value The untrusted value.
- * @returns The task, or a failure naming the path.
- */
-export function decodeDetailedTask(value: unknown): Decoded<DetailedTask & TaskResultFields> {
-  return decode(DetailedTaskSchema, value);
 }

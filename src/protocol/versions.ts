@@ -20,12 +20,6 @@ export const LEGACY_PROTOCOL_VERSIONS: readonly LegacyProtocolVersion[] = Object
   "2025-06-18",
 ]);
 
-/** Every protocol version sluice supports, modern first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly ProtocolVersion[] = Object.freeze([
-  MODERN_PROTOCOL_VERSION,
-  ...LEGACY_PROTOCOL_VERSIONS,
-]);
-
 /** A protocol version sluice supports. */
 export type ProtocolVersion = ModernProtocolVersion | LegacyProtocolVersion;
 
@@ -45,24 +39,4 @@ export type Era = "modern" | "legacy";
  */
 export function eraOf(version: ProtocolVersion): Era {
   return version === MODERN_PROTOCOL_VERSION ? "modern" : "legacy";
-}
-
-/**
- * Tells whether a value is a protocol version sluice supports.
- *
- * @param value Any value, e.g. the `protocolVersion` a server answered.
- * @returns `true` for `2026-07-28`, `2025-11-25` and `2025-06-18`.
- */
-export function isSupportedVersion(value: unknown): value is ProtocolVersion {
-  return typeof value === "string" && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(value);
-}
-
-/**
- * Tells whether a supported protocol version is a legacy one.
- *
- * @param version A supported protocol version.
- * @returns `true` for `2025-11-25` and `2025-06-18`.
- */
-export function isLegacyVersion(version: ProtocolVersion): version is LegacyProtocolVersion {
-  return version !== MODERN_PROTOCOL_VERSION;
 }

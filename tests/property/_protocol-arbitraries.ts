@@ -300,26 +300,3 @@ export function samplingResult(v: ProtocolVersion): fc.Arbitrary<unknown> {
     { stopReason: fc.oneof(fc.constantFrom("endTurn", "maxTokens", "toolUse"), text), _meta: record },
   );
 }
-
-/**
- * A client's elicitation answer of a version.
- *
- * @param v The version.
- * @returns The arbitrary.
- */
-export function elicitResult(v: ProtocolVersion): fc.Arbitrary<unknown> {
-  const number = fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
-  const scalar = fc.oneof(text, number, fc.boolean());
-  const value = v === "2025-06-18" ? scalar : fc.oneof(scalar, fc.array(text, { maxLength: 3 }));
-  return withOptional(
-    fc.constantFrom("accept", "decline", "cancel").map((action) => ({ action })),
-    { content: fc.array(fc.tuple(hostileKey, value), { maxLength: 3 }).map(objectOf), _meta: record },
-  );
-}
-
-/** A client's `roots/list` answer. */
-export const rootsResult: fc.Arbitrary<unknown> = withOptional(
-  fc.array(withOptional(text.map((uri) => ({ uri })), { name: text, _meta: record }), { maxLength: 3 })
-    .map((roots) => ({ roots })),
-  { _meta: record },
-);

@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import {
   type ClientCapabilities,
   decodeClientCapabilities,
-  decodeServerCapabilities,
   encodeClientCapabilities,
+  ServerCapabilitiesSchema,
 } from "../../src/protocol/capabilities.ts";
+import { decode } from "../../src/protocol/decode.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
 import { schemaErrors } from "./_official-schema.ts";
@@ -121,7 +122,10 @@ describe("encodeClientCapabilities()", () => {
   });
 });
 
-describe("decodeServerCapabilities()", () => {
+// Server capabilities as `server/discover` and `initialize` results decode them.
+describe("ServerCapabilitiesSchema", () => {
+  const decodeServerCapabilities = (value: unknown) => decode(ServerCapabilitiesSchema, value);
+
   test("keeps unknown keys and 2025-11-25 tasks, and reads extensions", () => {
     same(
       decodeServerCapabilities({

@@ -1,15 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  decodeElicitParams,
-  decodeElicitResult,
-  elicitationModeOf,
-  encodeElicitResult,
-} from "../../src/protocol/elicitation.ts";
-import { encodeResult } from "../../src/protocol/jsonrpc.ts";
+import { decodeElicitParams, elicitationModeOf } from "../../src/protocol/elicitation.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
-import { schemaErrors } from "./_official-schema.ts";
 
 const FORM = {
   message: "Your GitHub username?",
@@ -119,87 +112,5 @@ describe("decodeElicitParams()", () => {
       requestedSchema: { type: "array", properties: {} },
     });
     same(result, failureAt("$.requestedSchema.type", '"object"', '"array"'));
-  });
-});
-
-describe("decodeElicitResult()", () => {
-  test("accepts multi-select string[] values from 2025-11-25 on, refuses them in 2025-06-18", () => {
-    const answer = { action: "accept", content: { colors: ["Red"], age: 30, ok: true, name: "Ada" } };
-    same(decodeElicitResult("2026-07-28", answer), {
-      ok: true,
-      value: { action: "accept", content: np({ colors: ["Red"], age: 30, ok: true, name: "Ada" }) },
-    });
-    same(decodeElicitResult("2025-06-18", answer), {
-      ok: false,
-      path: "$.content.colors",
-      expected: "(string | number | boolean)",
-      received: "Array",
-      message: "$.content.colors: expected (string | number | boolean), received Array",
-    });
-  });
-
-  test("locates a non-string inside a multi-select value at $.content.colors[1]", () => {
-    const result = decodeElicitResult("2025-11-25", { action: "accept", content: { colors: ["Red", 2] } });
-    same(result, failureAt("$.content.colors[1]", "string", "2"));
-  });
-
-  test("refuses an unknown action and drops _meta in 2026-07-28", () => {
-    const bad = decodeElicitResult("2025-11-25", { action: "approve" });
-    same(bad, failureAt("$.action", '("accept" | "decline" | "cancel")', '"approve"'));
-    same(decodeElicitResult("2026-07-28", { action: "cancel", _meta: {} }), {
-      ok: true,
-      value: { action: "cancel" },
-    });
-  });
-});
-
-describe("encodeElicitResult()", () => {
-  // schema.json types content scalars as string|integer|boolean (digest §3.5): integers here.
-  const answer = {
-    action: "accept" as const,
-    content: np({ name: "Ada", age: 36, ok: true }),
-    _meta: np({ t: 1 }),
-  };
-
-  test("keeps _meta in legacy answers, valid as JSON-RPC results of both versions", () => {
-    for (const version of ["2025-06-18", "2025-11-25"] as const) {
-      const result = encodeElicitResult(version, answer);
-      same(result, {
-        action: "accept",
-        content: { name: "Ada", age: 36, ok: true },
-        _meta: { t: 1 },
-      });
-      const message = encodeResult("e-1", result as never);
-      same([
-        ...schemaErrors(
-          version,
-          version === "2025-06-18" ? "JSONRPCResponse" : "JSONRPCResultResponse",
-          message,
-        ),
-        ...schemaErrors(version, "ElicitResult", message.result),
-      ], []);
-    }
-  });
-
-  test("drops _meta in 2026-07-28 and validates as an inputResponses value, multi-select included", () => {
-    const result = encodeElicitResult("2026-07-28", {
-      action: "accept",
-      content: np({ colors: ["Red", "Blue"], age: 36 }),
-      _meta: np({ t: 1 }),
-    });
-    same(result, { action: "accept", content: { colors: ["Red", "Blue"], age: 36 } });
-    same(schemaErrors("2026-07-28", "InputResponses", { github_login: result }), []);
-    same(schemaErrors("2026-07-28", "ElicitResult", { action: "decline" }), []);
-  });
-
-  test("the official schema.json refuses a fractional number (the integer quirk of digest §3.5)", () => {
-    assert.notDeepEqual(
-      schemaErrors("2026-07-28", "ElicitResult", { action: "accept", content: { n: 3.5 } }),
-      [],
-    );
-    same(decodeElicitResult("2026-07-28", { action: "accept", content: { n: 3.5 } }), {
-      ok: true,
-      value: { action: "accept", content: np({ n: 3.5 }) },
-    });
   });
 });

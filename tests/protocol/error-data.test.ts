@@ -1,28 +1,12 @@
 import { describe, test } from "node:test";
 import {
-  decodeHeaderMismatchData,
-  decodeMissingCapabilityData,
   decodeUnsupportedVersionData,
   decodeUrlElicitationRequiredData,
 } from "../../src/protocol/error-data.ts";
-import { np, same } from "../_support/exact.ts";
+import { same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
 
 describe("error data", () => {
-  test("decodeMissingCapabilityData() decodes 2026 capabilities, extensions included", () => {
-    same(
-      decodeMissingCapabilityData({
-        requiredCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
-      }),
-      {
-        ok: true,
-        value: { requiredCapabilities: { extensions: np({ "io.modelcontextprotocol/tasks": {} }) } },
-      },
-    );
-    const result = decodeMissingCapabilityData({ requiredCapabilities: { sampling: { tools: true } } });
-    same(result, failureAt("$.requiredCapabilities.sampling.tools", "Object", "true"));
-  });
-
   test("decodeUnsupportedVersionData() requires supported and requested", () => {
     same(decodeUnsupportedVersionData({ supported: ["2026-07-28"], requested: "1900-01-01" }), {
       ok: true,
@@ -48,15 +32,5 @@ describe("error data", () => {
     same(result, failureAt("$.elicitations[0].elicitationId", '"elicitationId"', "undefined"));
     const form = decodeUrlElicitationRequiredData({ elicitations: [{ ...entry, mode: "form" }] });
     same(form, failureAt("$.elicitations[0].mode", '"url"', '"form"'));
-  });
-
-  test("decodeHeaderMismatchData() accepts no data or any object, and refuses an array", () => {
-    same(decodeHeaderMismatchData(undefined), { ok: true, value: undefined });
-    same(decodeHeaderMismatchData({ header: "Mcp-Name" }), {
-      ok: true,
-      value: { header: "Mcp-Name" },
-    });
-    const result = decodeHeaderMismatchData(["Mcp-Name"]);
-    same(result, failureAt("$", "Object", "Array"));
   });
 });

@@ -4,7 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import examples from "../fixtures/examples-2026-07-28.json" with { type: "json" };
-import { decodeClientCapabilities, decodeServerCapabilities } from "../../src/protocol/capabilities.ts";
+import { decodeClientCapabilities, ServerCapabilitiesSchema } from "../../src/protocol/capabilities.ts";
 import {
   ContentBlockSchema,
   ResourceContentsSchema,
@@ -12,15 +12,14 @@ import {
 } from "../../src/protocol/content.ts";
 import { decode, type Decoded, nestFailure } from "../../src/protocol/decode.ts";
 import { decodeDiscoverResult } from "../../src/protocol/discover.ts";
-import { decodeElicitParams, decodeElicitResult } from "../../src/protocol/elicitation.ts";
+import { decodeElicitParams } from "../../src/protocol/elicitation.ts";
+import { decodeUnsupportedVersionData } from "../../src/protocol/error-data.ts";
 import {
-  decodeHeaderMismatchData,
-  decodeMissingCapabilityData,
-  decodeUnsupportedVersionData,
-} from "../../src/protocol/error-data.ts";
-import { decodeInputRequests, InputRequestSchema } from "../../src/protocol/input-request.ts";
+  type InputRequest,
+  InputRequestSchema,
+  InputRequestsSchema,
+} from "../../src/protocol/input-request.ts";
 import { decodeModernResult, type MrtrMethod } from "../../src/protocol/input-required.ts";
-import { decodeInputResponses } from "../../src/protocol/input-responses.ts";
 import { decodeMessage, ErrorObjectSchema } from "../../src/protocol/jsonrpc.ts";
 import { decodeRequestMeta } from "../../src/protocol/meta.ts";
 import { decodeListPromptsResult } from "../../src/protocol/prompts.ts";
@@ -29,10 +28,12 @@ import {
   decodeListResourceTemplatesResult,
   ResourceSchema,
 } from "../../src/protocol/resources.ts";
-import { decodeListRootsResult } from "../../src/protocol/roots.ts";
 import { decodeCreateMessageParams, decodeCreateMessageResult } from "../../src/protocol/sampling.ts";
 import { decodeListToolsResult, ToolSchema } from "../../src/protocol/tools.ts";
 import { sanitizeLogParams } from "../../src/notify/sanitize-log.ts";
+import { createChain } from "../../src/chain/chain.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
+import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import { same } from "../_support/exact.ts";
 
 type Decoder = (example: unknown) => Decoded<unknown>;
@@ -87,7 +88,55 @@ const asProperty = (x: unknown) => ({
   message: "m",
   requestedSchema: { type: "object", properties: { field: x } },
 });
-const requests = decodeInputRequests(ALL.InputRequests?.["elicitation-and-sampling-input-requests.json"]);
+
+/**
+ * A chain whose handler declares every kind, both elicitation modes: the front checks a caller's
+ * answers with it (`checkAnswer`), as the client checks its handler's before sending them.
+ */
+const chain = createChain({
+  policy: compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }),
+  handler: {
+    sampling: () => ({ role: "assistant", content: { type: "text", text: "" }, model: "m" }),
+    elicitationModes: ["form", "url"],
+    elicitation: () => ({ action: "cancel" }),
+    roots: () => ({ roots: [] }),
+  },
+  client: "agent",
+  store: createMemoryStore(),
+});
+
+/** Checks an answer to `request` as sluice checks any answer before it is sent. */
+function answerTo(request: InputRequest): Decoder {
+  return (answer) => {
+    const checked = chain.checkAnswer(request, answer, M);
+    return checked.ok ? checked : { ok: false, message: checked.refusal.message } as Decoded<unknown>;
+  };
+}
+
+/** A form whose fields are the keys of an accepted answer's content, typed by their values. */
+function formFor(answer: unknown): InputRequest {
+  const properties: Record<string, Json> = {};
+  for (const [name, value] of Object.entries((answer as { content?: Json }).content ?? {})) {
+    properties[name] = { type: typeof value === "number" ? "number" : "string" };
+  }
+  return {
+    method: "elicitation/create",
+    params: { message: "m", requestedSchema: { type: "object", properties } },
+  };
+}
+
+const URL_REQUEST: InputRequest = {
+  method: "elicitation/create",
+  params: { mode: "url", message: "m", url: "https://example.com/", elicitationId: "e" },
+};
+const ROOTS_REQUEST: InputRequest = { method: "roots/list", params: {} };
+
+const elicitAnswer: Decoder = (answer) =>
+  answerTo((answer as Json).content === undefined ? URL_REQUEST : formFor(answer))(answer);
+const requests = decode(
+  InputRequestsSchema,
+  ALL.InputRequests?.["elicitation-and-sampling-input-requests.json"],
+);
 const block = (x: unknown) => decode(ContentBlockSchema, x);
 const samplingBlock = (x: unknown) => decode(SamplingContentBlockSchema, x);
 const elicitProperty = inside(asProperty, (x) => decodeElicitParams(M, x), property);
@@ -127,18 +176,29 @@ const DECODERS: Record<
   ElicitRequest: { decoder: (x) => decode(InputRequestSchema, x) },
   ElicitRequestFormParams: { decoder: (x) => decodeElicitParams(M, x) },
   ElicitRequestURLParams: { decoder: (x) => decodeElicitParams(M, x) },
-  ElicitResult: { decoder: (x) => decodeElicitResult(M, x) },
+  ElicitResult: { decoder: elicitAnswer },
   EmbeddedResource: { decoder: block },
   GetPromptRequest: { decoder: framed("params", downstreamParams) },
   GetPromptRequestParams: { decoder: downstreamParams },
   GetPromptResult: { decoder: modern("prompts/get") },
   GetPromptResultResponse: { decoder: framed("result", modern("prompts/get")) },
-  HeaderMismatchError: { decoder: framed("data", decodeHeaderMismatchData) },
+  // Framing only: the error's data reaches ClientError.data as the server sent it.
+  HeaderMismatchError: { decoder: notification },
   ImageContent: { decoder: block },
-  InputRequests: { decoder: decodeInputRequests },
+  InputRequests: { decoder: (x) => decode(InputRequestsSchema, x) },
   InputRequiredResult: { decoder: modern("tools/call") },
+  // A downstream caller's answers, each checked against the request it answers, as the front does.
   InputResponses: {
-    decoder: (x) => requests.ok ? decodeInputResponses(requests.value, x) : requests,
+    decoder: (x) => {
+      if (!requests.ok) return requests;
+      const checked: Json = {};
+      for (const [key, answer] of Object.entries(x as Json)) {
+        const one = answerTo(requests.value[key]!)(answer);
+        if (!one.ok) return one;
+        checked[key] = one.value;
+      }
+      return { ok: true, value: checked };
+    },
   },
   InternalError: { decoder: (x) => decode(ErrorObjectSchema, x) },
   InvalidParamsError: { decoder: (x) => decode(ErrorObjectSchema, x) },
@@ -156,14 +216,15 @@ const DECODERS: Record<
     decoder: (x) => decode(InputRequestSchema, x),
     expected: (x) => ({ method: x.method, params: {} }),
   },
-  ListRootsResult: { decoder: (x) => decodeListRootsResult(M, x) },
+  ListRootsResult: { decoder: answerTo(ROOTS_REQUEST) },
   ListToolsRequest: { decoder: framed("params", downstreamParams) },
   ListToolsResult: { decoder: decodeListToolsResult },
   ListToolsResultResponse: { decoder: framed("result", decodeListToolsResult) },
   LoggingMessageNotification: { decoder: framed("params", logParams) },
   LoggingMessageNotificationParams: { decoder: logParams },
   MethodNotFoundError: { decoder: (x) => decode(ErrorObjectSchema, x) },
-  MissingRequiredClientCapabilityError: { decoder: framed("data", decodeMissingCapabilityData) },
+  // Framing only: the error's data reaches ClientError.data as the server sent it.
+  MissingRequiredClientCapabilityError: { decoder: notification },
   ModelPreferences: {
     decoder: inside(
       (x) => ({ messages: [], maxTokens: 1, modelPreferences: x }),
@@ -188,7 +249,7 @@ const DECODERS: Record<
   Root: {
     decoder: inside(
       (x) => ({ roots: [x] }),
-      (x) => decodeListRootsResult(M, x),
+      answerTo(ROOTS_REQUEST),
       (d) => (d.roots as unknown[])[0],
     ),
   },
@@ -199,7 +260,7 @@ const DECODERS: Record<
       (d) => (d.messages as unknown[])[0],
     ),
   },
-  ServerCapabilities: { decoder: decodeServerCapabilities },
+  ServerCapabilities: { decoder: (x) => decode(ServerCapabilitiesSchema, x) },
   StringSchema: { decoder: elicitProperty },
   TextContent: { decoder: block },
   TextResourceContents: { decoder: (x) => decode(ResourceContentsSchema, x) },

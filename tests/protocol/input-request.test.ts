@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeInputRequest, decodeInputRequests } from "../../src/protocol/input-request.ts";
+import { decode } from "../../src/protocol/decode.ts";
+import { decodeInputRequest, InputRequestsSchema } from "../../src/protocol/input-request.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
 
@@ -59,7 +60,10 @@ describe("decodeInputRequest()", () => {
   });
 });
 
-describe("decodeInputRequests()", () => {
+// `inputRequests` as a modern result and a task decode them.
+describe("InputRequestsSchema", () => {
+  const decodeInputRequests = (value: unknown) => decode(InputRequestsSchema, value);
+
   test("keeps a __proto__ key as an ordinary own key of a prototype-free map", () => {
     const result = decodeInputRequests(JSON.parse(`{
       "__proto__": { "method": "roots/list" },

@@ -1,78 +1,10 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeElicitResult } from "../../src/protocol/elicitation.ts";
-import { decodeInputRequests } from "../../src/protocol/input-request.ts";
-import {
-  buildRetryParams,
-  decodeInputResponse,
-  decodeInputResponses,
-} from "../../src/protocol/input-responses.ts";
+import { buildRetryParams } from "../../src/protocol/input-responses.ts";
 import { encodeRequest, type JsonObject } from "../../src/protocol/jsonrpc.ts";
 import { withRequestMeta } from "../../src/protocol/meta.ts";
-import { encodeListRootsResult } from "../../src/protocol/roots.ts";
-import { encodeCreateMessageResult } from "../../src/protocol/sampling.ts";
 import { np, same } from "../_support/exact.ts";
-import { failureAt } from "./_exact.ts";
 import { schemaErrors } from "./_official-schema.ts";
-
-const requests = decodeInputRequests({
-  login: {
-    method: "elicitation/create",
-    params: { message: "m", requestedSchema: { type: "object", properties: {} } },
-  },
-  "the roots": { method: "roots/list" },
-});
-if (!requests.ok) throw new Error(requests.message);
-
-describe("decodeInputResponse()", () => {
-  test("decodes by the method answered, dropping unknown keys", () => {
-    same(decodeInputResponse("roots/list", { roots: [], _meta: {}, resultType: "complete" }), {
-      ok: true,
-      value: { roots: [] },
-    });
-    const bad = decodeInputResponse("sampling/createMessage", {
-      role: "assistant",
-      content: { type: "text", text: "x" },
-    });
-    same(bad, failureAt("$.model", '"model"', "undefined"));
-  });
-});
-
-describe("decodeInputResponses()", () => {
-  test("decodes answers against their requests and leaves out keys that answer nothing", () => {
-    same(
-      decodeInputResponses(requests.value, {
-        login: { action: "accept", content: { name: "ada" } },
-        "the roots": { roots: [{ uri: "file:///w" }] },
-        stray: { anything: true },
-      }),
-      {
-        ok: true,
-        value: np({
-          login: { action: "accept", content: np({ name: "ada" }) },
-          "the roots": { roots: [{ uri: "file:///w" }] },
-        }),
-      },
-    );
-  });
-
-  test('locates a bad answer at $.login.action and at $["the roots"].roots', () => {
-    const login = decodeInputResponses(requests.value, { login: { action: "ok" } });
-    same(login, failureAt("$.login.action", '("accept" | "decline" | "cancel")', '"ok"'));
-    same(decodeInputResponses(requests.value, { "the roots": { roots: {} } }), {
-      ok: false,
-      path: '$["the roots"].roots',
-      expected: "Array",
-      received: "Object",
-      message: '$["the roots"].roots: expected Array, received Object',
-    });
-  });
-
-  test("refuses an array as the map", () => {
-    const result = decodeInputResponses(requests.value, []);
-    same(result, failureAt("$", "Object", "Array"));
-  });
-});
 
 describe("buildRetryParams()", () => {
   // The first leg of a call as the modern session sends it: params with the request `_meta`.
@@ -91,13 +23,9 @@ describe("buildRetryParams()", () => {
   test("adds this round's answers and the exact requestState, leaving the original untouched", () => {
     const before: Record<string, unknown> = structuredClone(params);
     const inputResponses = np({
-      confirm: encodeElicitResult("2026-07-28", { action: "accept", content: np({ ok: true }) }),
-      draft: encodeCreateMessageResult("2026-07-28", {
-        role: "assistant",
-        content: { type: "text", text: "LGTM" },
-        model: "m",
-      }),
-      roots: encodeListRootsResult("2026-07-28", { roots: [{ uri: "file:///srv/app" }] }),
+      confirm: { action: "accept" as const, content: { ok: true } },
+      draft: { role: "assistant" as const, content: { type: "text" as const, text: "LGTM" }, model: "m" },
+      roots: { roots: [{ uri: "file:///srv/app" }] },
     });
     const requestState = "eyJzdGVwIjoyfQ==\u2028 ";
     const retry = buildRetryParams(params, inputResponses, requestState);

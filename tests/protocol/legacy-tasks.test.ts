@@ -1,5 +1,5 @@
 import { describe, test } from "node:test";
-import { decodeLegacyCreateTaskResult, decodeLegacyTaskResult } from "../../src/protocol/legacy-tasks.ts";
+import { decodeLegacyCreateTaskResult } from "../../src/protocol/legacy-tasks.ts";
 import { schemaErrors } from "./_official-schema.ts";
 import { same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
@@ -21,23 +21,13 @@ describe("decodeLegacyCreateTaskResult()", () => {
     same(result.ok && [result.value.task, result.value.extra], [TASK, 1]);
   });
 
-  test("locates a non-integer-or-null ttl at $.task.ttl", () => {
+  test("locates a non-integer-or-null ttl at $.task.ttl and an unknown status at $.task.status", () => {
     const result = decodeLegacyCreateTaskResult({ task: { ...TASK, ttl: "1h" } });
     same(result, failureAt("$.task.ttl", "number", '"1h"'));
-  });
-});
-
-describe("decodeLegacyTaskResult()", () => {
-  test("decodes the flat task of tasks/get and refuses an unknown status", () => {
-    same(decodeLegacyTaskResult({ ...TASK, status: "completed" }), {
-      ok: true,
-      value: { ...TASK, status: "completed" },
-    });
-    const result = decodeLegacyTaskResult({ ...TASK, status: "done" });
     same(
-      result,
+      decodeLegacyCreateTaskResult({ task: { ...TASK, status: "done" } }),
       failureAt(
-        "$.status",
+        "$.task.status",
         '("working" | "input_required" | "completed" | "failed" | "cancelled")',
         '"done"',
       ),

@@ -1,12 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  decodeRequestMeta,
-  MetaKey,
-  type RequestMeta,
-  serverInfoOf,
-  withRequestMeta,
-} from "../../src/protocol/meta.ts";
+import { decodeRequestMeta, MetaKey, type RequestMeta, withRequestMeta } from "../../src/protocol/meta.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
 import { schemaErrors } from "./_official-schema.ts";
@@ -153,16 +147,5 @@ describe("decodeRequestMeta()", () => {
       received: "Array",
       message: "$: expected Object, received Array",
     });
-  });
-});
-
-describe("serverInfoOf()", () => {
-  test("reads serverInfo from a result _meta and treats a malformed one as absent", () => {
-    same(serverInfoOf(np({ [MetaKey.serverInfo]: { name: "s", version: "1" } })), {
-      name: "s",
-      version: "1",
-    });
-    assert.equal(serverInfoOf(np({ [MetaKey.serverInfo]: { name: "s" } })), undefined);
-    assert.equal(serverInfoOf(undefined), undefined);
   });
 });

@@ -1,15 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { encodeResult } from "../../src/protocol/jsonrpc.ts";
-import {
-  type CreateMessageResult,
-  decodeCreateMessageParams,
-  decodeCreateMessageResult,
-  encodeCreateMessageResult,
-} from "../../src/protocol/sampling.ts";
+import { decodeCreateMessageParams, decodeCreateMessageResult } from "../../src/protocol/sampling.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
-import { schemaErrors } from "./_official-schema.ts";
 
 const TOOL_USE = { type: "tool_use", id: "call_1", name: "get_weather", input: { city: "Paris" } };
 
@@ -209,52 +202,5 @@ describe("decodeCreateMessageResult()", () => {
       model: "m",
     });
     same(result, failureAt("$.content[1].id", "string", "7"));
-  });
-});
-
-describe("encodeCreateMessageResult()", () => {
-  const answer: CreateMessageResult = {
-    role: "assistant",
-    content: { type: "text", text: "Paris." },
-    model: "claude-3-sonnet",
-    stopReason: "endTurn",
-    _meta: np({ "com.example/cost": 3 }),
-  };
-
-  test("builds a fresh answer valid as a JSON-RPC result in both legacy versions", () => {
-    for (const version of ["2025-06-18", "2025-11-25"] as const) {
-      const result = encodeCreateMessageResult(version, answer);
-      same(result, {
-        role: "assistant",
-        content: { type: "text", text: "Paris." },
-        model: "claude-3-sonnet",
-        stopReason: "endTurn",
-        _meta: { "com.example/cost": 3 },
-      });
-      assert.notEqual(result, answer);
-      const message = encodeResult(1, result as never);
-      const envelope = version === "2025-06-18" ? "JSONRPCResponse" : "JSONRPCResultResponse";
-      same([
-        ...schemaErrors(version, envelope, message),
-        ...schemaErrors(version, "CreateMessageResult", message.result),
-      ], []);
-    }
-  });
-
-  test("builds a tool-use answer valid as a 2026-07-28 inputResponses value", () => {
-    const result = encodeCreateMessageResult("2026-07-28", {
-      role: "assistant",
-      content: [{ type: "tool_use", id: "c", name: "t", input: np({ a: 1 }) }],
-      model: "m",
-      stopReason: "toolUse",
-    });
-    same(result, {
-      role: "assistant",
-      content: [{ type: "tool_use", id: "c", name: "t", input: np({ a: 1 }) }],
-      model: "m",
-      stopReason: "toolUse",
-    });
-    same(schemaErrors("2026-07-28", "InputResponses", { k: result }), []);
-    same(schemaErrors("2026-07-28", "CreateMessageResult", result), []);
   });
 });

@@ -1,12 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  decodeCreateTaskResult,
-  decodeDetailedTask,
-  decodeGetTaskResult,
-  TASKS_EXTENSION,
-} from "../../src/protocol/tasks.ts";
-import { isTerminalStatus, TASK_STATUSES } from "../../src/protocol/task-status.ts";
+import { decodeGetTaskResult, TASKS_EXTENSION } from "../../src/protocol/tasks.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
 
@@ -69,9 +63,9 @@ describe("decodeGetTaskResult()", () => {
     });
   });
 
-  test("decodeDetailedTask() locates a bad error code of a failed task at $.error.code", () => {
+  test("locates a bad error code of a failed task at $.error.code", () => {
     same(
-      decodeDetailedTask({ ...BASE, status: "failed", error: { code: "E1", message: "boom" } }),
+      decodeGetTaskResult({ ...BASE, status: "failed", error: { code: "E1", message: "boom" } }),
       failureAt("$.error.code", "number", '"E1"'),
     );
   });
@@ -79,22 +73,12 @@ describe("decodeGetTaskResult()", () => {
   test("accepts a task without ttlMs (informational) and decodes a failed task's error", () => {
     const { ttlMs: _, ...noTtl } = BASE;
     const value = { ...noTtl, status: "failed", error: { code: -32603, message: "boom" } };
-    same(decodeDetailedTask(value), { ok: true, value });
+    same(decodeGetTaskResult(value), { ok: true, value });
   });
 });
 
-describe("decodeCreateTaskResult()", () => {
-  test("decodes a flat task handle and refuses one without resultType task", () => {
-    const handle = { ...BASE, resultType: "task", status: "working", pollIntervalMs: 1000 };
-    same(decodeCreateTaskResult(handle), { ok: true, value: handle });
-    const result = decodeCreateTaskResult({ ...handle, resultType: "complete" });
-    same(result, failureAt("$.resultType", '"task"', '"complete"'));
-  });
-});
-
-describe("task statuses", () => {
-  test("TASKS_EXTENSION names the extension and the terminal statuses are the last three", () => {
+describe("TASKS_EXTENSION", () => {
+  test("names the extension", () => {
     assert.equal(TASKS_EXTENSION, "io.modelcontextprotocol/tasks");
-    same(TASK_STATUSES.map(isTerminalStatus), [false, false, true, true, true]);
   });
 });

@@ -1,20 +1,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  eraOf,
-  isLegacyVersion,
-  isSupportedVersion,
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "../../src/protocol/versions.ts";
+import { eraOf, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "../../src/protocol/versions.ts";
 import { same } from "../_support/exact.ts";
 
 describe("versions", () => {
   test("MODERN_PROTOCOL_VERSION is 2026-07-28 and LEGACY_PROTOCOL_VERSIONS lists 2025-11-25 first", () => {
     assert.equal(MODERN_PROTOCOL_VERSION, "2026-07-28");
     same(LEGACY_PROTOCOL_VERSIONS, ["2025-11-25", "2025-06-18"]);
-    same(SUPPORTED_PROTOCOL_VERSIONS, ["2026-07-28", "2025-11-25", "2025-06-18"]);
     assert.equal(Object.isFrozen(LEGACY_PROTOCOL_VERSIONS), true);
   });
 
@@ -23,18 +15,5 @@ describe("versions", () => {
       ["2026-07-28", "2025-11-25", "2025-06-18"].map((v) => eraOf(v as "2026-07-28")),
       ["modern", "legacy", "legacy"],
     );
-  });
-
-  test("isSupportedVersion() accepts the three versions and refuses others and non-strings", () => {
-    same(
-      ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "1900-01-01", 20260728, null, undefined].map(
-        isSupportedVersion,
-      ),
-      [true, true, true, false, false, false, false, false],
-    );
-  });
-
-  test("isLegacyVersion() tells the legacy versions apart", () => {
-    same([isLegacyVersion("2026-07-28"), isLegacyVersion("2025-06-18")], [false, true]);
   });
 });
