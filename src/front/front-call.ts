@@ -277,8 +277,15 @@ function signInRequest(signIn: StartedSignIn): InputRequest {
   return { method: "elicitation/create", params } as InputRequest;
 }
 
-/** Seals what the retry needs and hands the pending requests to the caller (`input_required`). */
-async function sealAndAsk(
+/**
+ * Seals what the retry needs and hands the pending requests to the caller (`input_required`).
+ *
+ * @param input The call (server, caller's request, state key, clock).
+ * @param requestDigest The digest of the caller's request.
+ * @param stopped The answers given, the requests passed down and the upstream's state.
+ * @returns The `input_required` result, or the error when the state is too large to seal.
+ */
+export async function sealAndAsk(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   requestDigest: string,
   stopped: PassDown,
@@ -307,7 +314,7 @@ async function sealAndAsk(
 }
 
 /** A round whose deferred entries go down to the caller: what was answered, what is pending. */
-interface PassDown {
+export interface PassDown {
   readonly answers: InputResponses;
   readonly pending: Record<string, InputRequest>;
   readonly requestState: string | undefined;
