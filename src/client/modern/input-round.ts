@@ -17,7 +17,7 @@ import { quote } from "../../_internal/quote.ts";
 import { inputKindOf } from "../../checks/capability.ts";
 import { abortError, inputError } from "./failure-errors.ts";
 import { linkSignals } from "../../_internal/signals.ts";
-import type { DeferredAnswerer } from "../server-session.ts";
+import { answerDeferral, type DeferredAnswerer } from "../server-session.ts";
 import type { ChainResult } from "../../chain/chain.ts";
 
 /** What a round needs. */
@@ -155,12 +155,5 @@ async function runEntry(
     principal: context.principal,
     signal,
   });
-  if (result.ok || result.stage !== "deferred" || result.request === undefined) return result;
-  if (context.onDeferred === undefined) return result;
-  return await context.onDeferred(result.request, signal).catch((cause): ChainResult => ({
-    ok: false,
-    stage: "handler",
-    refusal: { code: -32603, message: "Internal error while answering the request" },
-    cause,
-  }));
+  return await answerDeferral(result, context.onDeferred, signal);
 }
