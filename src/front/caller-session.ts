@@ -540,7 +540,8 @@ function withoutMeta(params: JsonObject): JsonObject {
   return rest;
 }
 
-function json(message: JsonRpcMessage, status = 200): Response {
+/** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */
+export function json(message: JsonRpcMessage, status = 200): Response {
   return new Response(JSON.stringify(message), { status, headers: { "content-type": "application/json" } });
 }
 
