@@ -19,7 +19,6 @@
  */
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { Decision } from "../chain/decision.ts";
-import { failureOf } from "../client/client-methods.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
@@ -56,6 +55,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { callDecision } from "./_call-decision.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
 /**
@@ -375,31 +375,18 @@ export class CallerSession {
 
   /** The decision event of one call: how it ended, and the upstream's real cause when it failed. */
   #report(message: JsonRpcRequest, final: JsonRpcMessage, startedAt: number, failure: unknown): void {
-    if (this.#decide === undefined) return;
-    const params = (message.params ?? {}) as { name?: unknown; uri?: unknown };
-    const name = typeof params.name === "string"
-      ? params.name
-      : typeof params.uri === "string"
-      ? params.uri
-      : undefined;
-    const result = "result" in final ? final.result as { isError?: unknown } : undefined;
-    const error = "error" in final ? final.error : undefined;
-    this.#decide({
-      type: "call",
-      time: new Date(this.#clock.now()).toISOString(),
+    this.#decide?.(callDecision({
       client: this.#client,
       server: this.#server.policy.server,
-      ...(this.#principal?.subject === undefined ? {} : { caller: this.#principal.subject }),
-      method: message.method,
-      ...(name === undefined ? {} : { name }),
-      outcome: result === undefined ? "failed" : result.isError === true ? "tool_error" : "completed",
-      ...(error === undefined ? {} : {
-        error: failure === undefined
-          ? { kind: "gateway", code: error.code, message: error.message }
-          : failureOf(failure),
-      }),
-      durationMs: this.#clock.now() - startedAt,
-    });
+      request: { message, params: message.params ?? {}, principal: this.#principal },
+      outcome: "error" in final
+        ? { kind: "error", status: 200, error: final.error }
+        : { kind: "result", result: (final as { result: JsonObject }).result },
+      failure,
+      rounds: undefined,
+      startedAt,
+      endedAt: this.#clock.now(),
+    }));
   }
 
   /**

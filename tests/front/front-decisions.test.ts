@@ -145,6 +145,63 @@ describe("decision events through the gateway", () => {
     ]);
   });
 
+  test("a legacy caller's call gives the same call event, naming the caller", async () => {
+    const upstream = toolsUpstream();
+    const client = createClient({
+      name: "gate",
+      clock,
+      handler,
+      fetch: upstream.fetch,
+      policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "carol" }) });
+    const post = (message: Record<string, unknown>, session?: string) =>
+      app.request(
+        new Request(`${LOOPBACK}/mcp/up`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(session === undefined
+              ? {}
+              : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }),
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+        }),
+      );
+    try {
+      const initialized = await post({
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "host", version: "1" },
+        },
+      });
+      const session = initialized.headers.get("mcp-session-id") ?? "";
+      await (await post({ id: 2, method: "tools/call", params: { name: "plain", arguments: {} } }, session))
+        .text();
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(events, [
+      {
+        type: "call",
+        time: "2026-12-01T12:00:00.000Z",
+        client: "gate",
+        server: "up",
+        caller: "carol",
+        method: "tools/call",
+        name: "plain",
+        outcome: "completed",
+        durationMs: 0,
+      },
+    ]);
+  });
+
   test("an unknown decisions setting is refused naming what is expected", () => {
     assert.throws(
       () =>
