@@ -97,13 +97,13 @@ export type RoundResults =
   | { readonly key: string; readonly failure: ChainResult & { readonly ok: false } };
 
 /**
- * Runs a round's entries at once. The first failure that `stops` the round aborts its siblings'
- * signal and ends the round at once (the siblings' own ends are ignored).
+ * Runs a round's entries at once. The first failure that `stops` the round aborts the others
+ * (they end as cancelled) and is what the round ended with.
  *
  * @param keys The entries' keys.
  * @param signal The call's signal.
  * @param run Runs one entry under the round's signal; never rejects.
- * @param stops Whether a failure ends the round (else it is a result like an answer).
+ * @param stops Whether a failure stops the round (else it is a result like an answer).
  * @returns The results in the order of `keys`, or the first failure and its key.
  */
 export async function runRound(
@@ -115,29 +115,17 @@ export async function runRound(
   // Siblings share a signal of their own, so the first failure can stop the others; a lone
   // entry runs under the call's signal (one AbortSignal fewer per round).
   const round = keys.length > 1 ? linkSignals([signal]) : undefined;
+  let first: RoundResults | undefined;
   try {
-    return await new Promise<RoundResults>((resolve) => {
-      const results: ChainResult[] = new Array(keys.length);
-      let pending = keys.length;
-      let settled = false;
-      if (pending === 0) resolve({ results });
-      keys.forEach((key, index) => {
-        void run(key, round?.signal ?? signal).then((result) => {
-          if (settled) return;
-          if (!result.ok && stops(result)) {
-            settled = true;
-            round?.abort(new Error(`input request ${key} failed`));
-            resolve({ key, failure: result });
-            return;
-          }
-          results[index] = result;
-          if (--pending === 0) {
-            settled = true;
-            resolve({ results });
-          }
-        });
-      });
-    });
+    const results = await Promise.all(keys.map(async (key) => {
+      const result = await run(key, round?.signal ?? signal);
+      if (!result.ok && first === undefined && stops(result)) {
+        first = { key, failure: result };
+        round?.abort(new Error(`input request ${key} failed`));
+      }
+      return result;
+    }));
+    return first ?? { results };
   } finally {
     round?.dispose();
   }
