@@ -22,18 +22,23 @@ function call(name: string, user = "alice") {
   });
 }
 
+/** A client of the scripted upstream for the gateway, and the decision events it hears. */
+function gateClient() {
+  const client = createClient({
+    name: "gate",
+    clock,
+    handler,
+    fetch: toolsUpstream().fetch,
+    policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
+  });
+  const events: Decision[] = [];
+  client.onDecision((event) => void events.push(event));
+  return { client, events };
+}
+
 describe("decision events through the gateway", () => {
   test("a call whose upstream asks two inputs gives two input events and one call event, each naming the caller", async () => {
-    const upstream = toolsUpstream();
-    const client = createClient({
-      name: "gate",
-      clock,
-      handler,
-      fetch: upstream.fetch,
-      policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
-    });
-    const events: Decision[] = [];
-    client.onDecision((event) => void events.push(event));
+    const { client, events } = gateClient();
     const app = createFront({
       client,
       stateKey: KEY,
@@ -146,16 +151,7 @@ describe("decision events through the gateway", () => {
   });
 
   test("a legacy caller's call gives the same call event, naming the caller", async () => {
-    const upstream = toolsUpstream();
-    const client = createClient({
-      name: "gate",
-      clock,
-      handler,
-      fetch: upstream.fetch,
-      policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
-    });
-    const events: Decision[] = [];
-    client.onDecision((event) => void events.push(event));
+    const { client, events } = gateClient();
     const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "carol" }) });
     const post = (message: Record<string, unknown>, session?: string) =>
       app.request(
