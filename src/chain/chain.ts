@@ -202,26 +202,21 @@ export function createChain(options: ChainOptions): Chain {
     return result;
   };
 
-  return Object.freeze({
+  return Object.freeze<Chain>({
     policy,
     declared,
-    capabilities: (version: ProtocolVersion, capabilityOptions?: { readonly tasks?: boolean }) =>
-      clientCapabilitiesFor(version, declared, capabilityOptions),
-    admit: (method: string) => gate.check(method),
+    capabilities: (version, capabilityOptions) => clientCapabilitiesFor(version, declared, capabilityOptions),
+    admit: (method) => gate.check(method),
     run,
-    checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
+    checkAnswer: (request, answer, version) => {
       const prepared = kinds.prepare(request, { version });
       return prepared.ok ? prepared.value.judge(answer) : prepared;
     },
-    answerElsewhere: async (
-      request: InputRequest,
-      ask: (signal: AbortSignal) => Promise<unknown>,
-      context: { readonly version: ProtocolVersion; readonly signal: AbortSignal },
-    ): Promise<ChainResult> => {
-      const prepared = kinds.prepare(request, { version: context.version });
+    answerElsewhere: async (request, ask, { version, signal }) => {
+      const prepared = kinds.prepare(request, { version });
       if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
       return await answer(prepared.value, (lazy) => ask(lazy.signal), {
-        signal: context.signal,
+        signal,
         timers,
         clock,
         trace: undefined,
