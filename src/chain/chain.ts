@@ -29,7 +29,7 @@ import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type Refusal, RefusalCode, type Verdict } from "./verdict.ts";
 import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
-import { invokeHandler } from "./invoke-handler.ts";
+import { invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import { isDeferral } from "../handler/deferral.ts";
 import type { BaseContext } from "./_handler-contexts.ts";
 import { compileKindChecks, type KindStepName, type Prepared } from "./_kind-checks.ts";
@@ -104,6 +104,16 @@ export interface Chain {
    * with the same post-checks, against the request as the checks leave it.
    */
   checkAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown>;
+  /**
+   * Answers a request the handler deferred from elsewhere (the front's legacy caller) as the
+   * handler's answer: `ask` runs under the handler's deadline for the kind and `signal`, and
+   * what it returns (an answer, or the handler's `{ error }`) is post-checked the same way.
+   */
+  answerElsewhere(
+    request: InputRequest,
+    ask: (signal: AbortSignal) => Promise<unknown>,
+    context: { readonly version: ProtocolVersion; readonly signal: AbortSignal },
+  ): Promise<ChainResult>;
 }
 
 /**
@@ -161,7 +171,12 @@ export function createChain(options: ChainOptions): Chain {
       principal: context.principal,
       changes: changesOf(request, prepared.value.request),
     };
-    return await answer(prepared.value, base, { signal: context.signal, timers, clock, trace });
+    return await answer(prepared.value, (lazy) => prepared.value.invoke(base, lazy), {
+      signal: context.signal,
+      timers,
+      clock,
+      trace,
+    });
   }
 
   const run = onDecision === undefined ? decide : async (request: InputRequest, context: RunContext) => {
@@ -187,16 +202,25 @@ export function createChain(options: ChainOptions): Chain {
     return result;
   };
 
-  return Object.freeze({
+  return Object.freeze<Chain>({
     policy,
     declared,
-    capabilities: (version: ProtocolVersion, capabilityOptions?: { readonly tasks?: boolean }) =>
-      clientCapabilitiesFor(version, declared, capabilityOptions),
-    admit: (method: string) => gate.check(method),
+    capabilities: (version, capabilityOptions) => clientCapabilitiesFor(version, declared, capabilityOptions),
+    admit: (method) => gate.check(method),
     run,
-    checkAnswer: (request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown> => {
+    checkAnswer: (request, answer, version) => {
       const prepared = kinds.prepare(request, { version });
       return prepared.ok ? prepared.value.judge(answer) : prepared;
+    },
+    answerElsewhere: async (request, ask, { version, signal }) => {
+      const prepared = kinds.prepare(request, { version });
+      if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
+      return await answer(prepared.value, (lazy) => ask(lazy.signal), {
+        signal,
+        timers,
+        clock,
+        trace: undefined,
+      });
     },
   });
 }
@@ -303,13 +327,13 @@ function capabilityGate(declared: DeclaredCapabilities): CapabilityCheck {
 const HANDLER_THREW = "Internal error while answering the input request";
 
 /**
- * Calls the handler under its deadline and the request's signal, then judges its answer: a
- * timeout, a cancellation, a throw, a deferral or the handler's own `{ error }` stop the chain
- * here.
+ * Calls the handler (or whoever answers for it) under its deadline and the request's signal,
+ * then judges its answer: a timeout, a cancellation, a throw, a deferral or the handler's own
+ * `{ error }` stop the chain here.
  */
 async function answer(
   prepared: Prepared,
-  base: BaseContext,
+  invoke: (lazy: LazySignal) => unknown,
   options: {
     readonly signal: AbortSignal | undefined;
     readonly timers: Timers;
@@ -319,7 +343,7 @@ async function answer(
 ): Promise<ChainResult> {
   const { clock, trace } = options;
   const startedAt = trace === undefined ? 0 : clock.now();
-  const outcome = await invokeHandler((lazy) => prepared.invoke(base, lazy), {
+  const outcome = await invokeHandler(invoke, {
     timeoutMs: prepared.timeoutMs,
     parent: options.signal,
     timers: options.timers,

@@ -63,6 +63,34 @@ export interface CallContext {
  */
 export type DeferredAnswerer = (request: InputRequest, signal: AbortSignal) => Promise<ChainResult>;
 
+/** What a server is told when answering a request threw. */
+export const ANSWER_THREW = "Internal error while answering the request";
+
+/**
+ * A chain result the handler deferred, answered by `onDeferred` when there is one (its rejection
+ * becomes the handler's failure); any other result as it is.
+ *
+ * @param result The chain's result.
+ * @param onDeferred Who answers deferrals here, if anyone.
+ * @param signal The request's signal.
+ * @returns The final result; never rejects.
+ */
+export async function answerDeferral(
+  result: ChainResult,
+  onDeferred: DeferredAnswerer | undefined,
+  signal: AbortSignal,
+): Promise<ChainResult> {
+  if (result.ok || result.stage !== "deferred" || result.request === undefined || onDeferred === undefined) {
+    return result;
+  }
+  return await onDeferred(result.request, signal).catch((cause): ChainResult => ({
+    ok: false,
+    stage: "handler",
+    refusal: { code: -32603, message: ANSWER_THREW },
+    cause,
+  }));
+}
+
 /**
  * The front's hooks on a legacy session it opens for one of its callers: what to declare, where
  * the server's messages tied to no call go, and the log level asked for.

@@ -1,6 +1,7 @@
 /**
- * The operator's event of one call through the front: how it ended for its caller, and the
- * upstream's real cause when it failed (the caller is told only its class).
+ * The operator's event of one call through the front, from a caller of either era: how it ended
+ * for its caller, and the upstream's real cause when it failed (the caller is told only its
+ * class).
  *
  * @module
  */
@@ -13,7 +14,8 @@ import type { FrontCallOutcome } from "./front-call.ts";
 export interface CallFacts {
   readonly client: string;
   readonly server: string;
-  readonly request: DownstreamRequest;
+  /** The caller's request (a legacy caller's too: its message, params and principal). */
+  readonly request: Pick<DownstreamRequest, "message" | "params" | "principal">;
   readonly outcome: FrontCallOutcome;
   /** The upstream failure behind an error outcome, if the call reached one. */
   readonly failure: unknown;

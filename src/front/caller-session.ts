@@ -19,15 +19,13 @@
  */
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { Decision } from "../chain/decision.ts";
-import { failureOf } from "../client/client-methods.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
+import { type LinkedSignal, linkSignals, openFlow } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";
-import { formatDuration } from "../policy/duration.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -57,6 +55,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { callDecision } from "./_call-decision.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
 /**
@@ -376,36 +375,23 @@ export class CallerSession {
 
   /** The decision event of one call: how it ended, and the upstream's real cause when it failed. */
   #report(message: JsonRpcRequest, final: JsonRpcMessage, startedAt: number, failure: unknown): void {
-    if (this.#decide === undefined) return;
-    const params = (message.params ?? {}) as { name?: unknown; uri?: unknown };
-    const name = typeof params.name === "string"
-      ? params.name
-      : typeof params.uri === "string"
-      ? params.uri
-      : undefined;
-    const result = "result" in final ? final.result as { isError?: unknown } : undefined;
-    const error = "error" in final ? final.error : undefined;
-    this.#decide({
-      type: "call",
-      time: new Date(this.#clock.now()).toISOString(),
+    this.#decide?.(callDecision({
       client: this.#client,
       server: this.#server.policy.server,
-      ...(this.#principal?.subject === undefined ? {} : { caller: this.#principal.subject }),
-      method: message.method,
-      ...(name === undefined ? {} : { name }),
-      outcome: result === undefined ? "failed" : result.isError === true ? "tool_error" : "completed",
-      ...(error === undefined ? {} : {
-        error: failure === undefined
-          ? { kind: "gateway", code: error.code, message: error.message }
-          : failureOf(failure),
-      }),
-      durationMs: this.#clock.now() - startedAt,
-    });
+      request: { message, params: message.params ?? {}, principal: this.#principal },
+      outcome: "error" in final
+        ? { kind: "error", status: 200, error: final.error }
+        : { kind: "result", result: (final as { result: JsonObject }).result },
+      failure,
+      rounds: undefined,
+      startedAt,
+      endedAt: this.#clock.now(),
+    }));
   }
 
   /**
-   * Sends an input request the handler deferred to the caller, and waits for its answer, within
-   * the policy's handler timeout for its kind.
+   * Sends an input request the handler deferred to the caller, and waits for its answer as the
+   * chain waits for a handler's: within the policy's handler timeout for its kind, post-checked.
    */
   #ask(request: InputRequest, reply: PostReply | undefined, signal: AbortSignal): Promise<ChainResult> {
     if (!this.#server.callerCan(this.#capabilities, request)) {
@@ -418,60 +404,25 @@ export class CallerSession {
     const id = `sluice-${++this.#askCount}`;
     const send = (message: JsonRpcMessage) =>
       reply === undefined ? this.#listen.write(message) : reply.send(message);
-    const policy = this.#server.policy;
-    const timeoutMs = request.method === "elicitation/create"
-      ? policy.handlerTimeoutMs.elicitation
-      : policy.handlerTimeoutMs.default;
-    return new Promise<ChainResult>((resolve) => {
-      const done = (result: ChainResult, cancel?: string) => {
-        this.#timers.clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        this.#closer.signal.removeEventListener("abort", onAbort);
-        this.#asks.delete(id);
-        if (cancel !== undefined) {
-          send(encodeNotification("notifications/cancelled", { requestId: id, reason: cancel }));
-        }
-        resolve(result);
-      };
-      const onAbort = () =>
-        done(
-          { ok: false, stage: "cancelled", refusal: { code: -32603, message: "Request cancelled" } },
-          "cancelled",
-        );
-      const timer = this.#timers.setTimeout(() =>
-        done({
-          ok: false,
-          stage: "timeout",
-          refusal: { code: -32603, message: `The caller did not answer within ${formatDuration(timeoutMs)}` },
-        }, "timed out"), timeoutMs);
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#closer.signal.addEventListener("abort", onAbort, { once: true });
-      this.#asks.set(id, (response) => done(this.#judge(request, response)));
-      send(encodeRequest(id, request.method, paramsForCaller(request, this.version)));
-    });
-  }
-
-  /** The caller's answer, post-checked like a handler's. */
-  #judge(request: InputRequest, response: JsonRpcMessage): ChainResult {
-    if ("error" in response) {
-      const error = response.error as Partial<JsonRpcErrorObject>;
-      return {
-        ok: false,
-        stage: "handler",
-        refusal: {
-          code: Number.isSafeInteger(error.code) ? error.code as number : -32603,
-          message: sanitizeText(error.message ?? "The caller refused", 512),
-        },
-      };
-    }
-    const verdict = this.#server.chain.checkAnswer(
-      request,
-      (response as { result?: unknown }).result,
-      this.version,
-    );
-    return verdict.ok
-      ? { ok: true, answer: verdict.value as never }
-      : { ok: false, stage: "policy", refusal: verdict.refusal };
+    const flow = linkSignals([signal, this.#closer.signal]);
+    const ask = (asked: AbortSignal) =>
+      new Promise<unknown>((resolve) => {
+        // The deadline or the call's end: the caller is told, and its late answer is dropped.
+        const onAbort = () => {
+          this.#asks.delete(id);
+          const reason = flow.signal.aborted ? "cancelled" : "timed out";
+          send(encodeNotification("notifications/cancelled", { requestId: id, reason }));
+        };
+        asked.addEventListener("abort", onAbort, { once: true });
+        this.#asks.set(id, (response) => {
+          asked.removeEventListener("abort", onAbort);
+          this.#asks.delete(id);
+          resolve(answerOf(response));
+        });
+        send(encodeRequest(id, request.method, paramsForCaller(request, this.version)));
+      });
+    return this.#server.chain.answerElsewhere(request, ask, { version: this.version, signal: flow.signal })
+      .finally(() => flow.dispose());
   }
 
   /** A notification of a call: logs and progress on the call's stream, anything else on the GET stream. */
@@ -543,6 +494,18 @@ export class CallerSession {
   }
 }
 
+/** The caller's response as a handler's answer: its result, or its error as the handler's `{ error }`. */
+function answerOf(response: JsonRpcMessage): unknown {
+  if (!("error" in response)) return (response as { result?: unknown }).result;
+  const error = response.error as Partial<JsonRpcErrorObject>;
+  return {
+    error: {
+      code: Number.isSafeInteger(error.code) ? error.code : -32603,
+      message: sanitizeText(error.message ?? "The caller refused", 512),
+    },
+  };
+}
+
 /**
  * The params of an input request as a legacy caller reads them: a URL elicitation from a
  * modern upstream gets the `elicitationId` 2025-11-25 requires (the modern era has none).
@@ -564,7 +527,8 @@ function withoutMeta(params: JsonObject): JsonObject {
   return rest;
 }
 
-function json(message: JsonRpcMessage, status = 200): Response {
+/** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */
+export function json(message: JsonRpcMessage, status = 200): Response {
   return new Response(JSON.stringify(message), { status, headers: { "content-type": "application/json" } });
 }
 

@@ -13,8 +13,8 @@ import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { linkSignals } from "../_internal/signals.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
+import { runRound } from "../client/modern/input-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -277,8 +277,15 @@ function signInRequest(signIn: StartedSignIn): InputRequest {
   return { method: "elicitation/create", params } as InputRequest;
 }
 
-/** Seals what the retry needs and hands the pending requests to the caller (`input_required`). */
-async function sealAndAsk(
+/**
+ * Seals what the retry needs and hands the pending requests to the caller (`input_required`).
+ *
+ * @param input The call (server, caller's request, state key, clock).
+ * @param requestDigest The digest of the caller's request.
+ * @param stopped The answers given, the requests passed down and the upstream's state.
+ * @returns The `input_required` result, or the error when the state is too large to seal.
+ */
+export async function sealAndAsk(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   requestDigest: string,
   stopped: PassDown,
@@ -307,7 +314,7 @@ async function sealAndAsk(
 }
 
 /** A round whose deferred entries go down to the caller: what was answered, what is pending. */
-interface PassDown {
+export interface PassDown {
   readonly answers: InputResponses;
   readonly pending: Record<string, InputRequest>;
   readonly requestState: string | undefined;
@@ -318,8 +325,9 @@ type RoundOutcome = { answers: InputResponses; pending: Record<string, InputRequ
 };
 
 /**
- * Runs one round's entries through the front's chain, concurrently; the first failure aborts the
- * rest. A round of more than `maxInputRequests` entries fails before any of them runs.
+ * Runs one round's entries through the front's chain, concurrently ({@linkcode runRound}); the
+ * first failure aborts the rest. A round of more than `maxInputRequests` entries fails before any
+ * of them runs.
  */
 async function answerRound(
   input: FrontCallInput,
@@ -335,42 +343,43 @@ async function answerRound(
       ),
     };
   }
-  // Siblings share a signal of their own, so the first failure stops the others; a lone entry
-  // runs under the call's signal (one AbortSignal fewer per round).
-  const round = keys.length > 1 ? linkSignals([input.signal]) : undefined;
-  const signal = round?.signal ?? input.signal;
-  try {
-    const results = await Promise.all(keys.map(async (key) => {
-      const result = await input.server.chain.run(requests[key] as InputRequest, {
+  const round = await runRound(
+    keys,
+    input.signal,
+    (key, signal) =>
+      input.server.chain.run(requests[key] as InputRequest, {
         version: MODERN_PROTOCOL_VERSION,
         signal,
         principal: input.request.principal,
-      });
-      if (!result.ok && result.stage !== "deferred") {
-        round?.abort(new Error(`input request ${key} failed`));
-      }
-      return result;
-    }));
-    const failed = keys.findIndex((_, index) => isFailure(results[index]));
-    if (failed >= 0) {
-      return { error: refused(keys[failed] ?? "", results[failed] as ChainResult & { ok: false }) };
-    }
-    const answers: Record<string, InputResponse> = Object.create(null);
-    const pending: Record<string, InputRequest> = Object.create(null);
-    for (const [index, key] of keys.entries()) {
-      const result = results[index] as ChainResult;
-      if (result.ok) answers[key] = result.answer;
-      else if (result.stage === "deferred" && result.request !== undefined) {
-        if (!input.server.callerCan(input.request.capabilities, result.request)) {
-          return { error: missingCapability(result.request) };
-        }
-        pending[key] = withChanges(result.request, changesOf(requests[key] as InputRequest, result.request));
-      } else return { error: callError(-32603, "The call was cancelled") };
-    }
-    return { answers, pending };
-  } finally {
-    round?.dispose();
+      }),
+    // A deferred entry is not a failure: it goes down to the caller.
+    (failure) => failure.stage !== "deferred",
+  );
+  if ("failure" in round) {
+    // Only the call's own end cancels an entry before any other failed.
+    const { key, failure } = round;
+    return {
+      error: failure.stage === "cancelled"
+        ? callError(-32603, "The call was cancelled")
+        : refused(key, failure),
+    };
   }
+  const answers: Record<string, InputResponse> = Object.create(null);
+  const pending: Record<string, InputRequest> = Object.create(null);
+  for (const [index, key] of keys.entries()) {
+    const result = round.results[index] as ChainResult;
+    if (result.ok) {
+      answers[key] = result.answer;
+      continue;
+    }
+    // A deferral carries the request as the checks left it.
+    const deferred = result.request as InputRequest;
+    if (!input.server.callerCan(input.request.capabilities, deferred)) {
+      return { error: missingCapability(deferred) };
+    }
+    pending[key] = withChanges(deferred, changesOf(requests[key] as InputRequest, deferred));
+  }
+  return { answers, pending };
 }
 
 /** The `_meta` key under which a passed-down request says what the policy changed in it. */
@@ -391,11 +400,6 @@ function withChanges(request: InputRequest, changes: readonly InputChange[]): In
 function withProgressToken(params: JsonObject, token: unknown): JsonObject {
   if (typeof token !== "string" && typeof token !== "number") return params;
   return { ...params, _meta: { progressToken: token } };
-}
-
-/** A real failure: not a deferral, and not a sibling cancelled because another one failed. */
-function isFailure(result: ChainResult | undefined): boolean {
-  return result !== undefined && !result.ok && result.stage !== "cancelled" && result.stage !== "deferred";
 }
 
 function refused(key: string, result: ChainResult & { ok: false }): FrontCallOutcome {

@@ -35,9 +35,10 @@ import {
   type FrontCallOutcome,
   INVALID_STATE,
   missingCapability,
+  sealAndAsk,
   upstreamOutcome,
 } from "./front-call.ts";
-import { digestRequest, newNonce, openState, sealState, type StateKey } from "./sealed-state.ts";
+import { digestRequest, openState, type StateKey } from "./sealed-state.ts";
 import { principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { UpstreamLease } from "./front-upstreams.ts";
@@ -122,31 +123,21 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     call.cancel("too many parked calls");
     return callError(-32603, "Too many calls are waiting for their callers' input; try again later");
   }
-  let sealed: string;
-  try {
-    sealed = await sealState({
-      serverId: server.policy.server,
-      principal: principalKey(request.principal),
-      nonce: newNonce(),
-      requestDigest: digest,
-      upstreamState: `${call.id}.${call.round}`,
-      answers: {},
-      pending: event.pending,
-      expiresAt: input.clock.now() + server.policy.stateTtlMs,
-    }, input.stateKey);
-  } catch {
+  const asked = await sealAndAsk(input, digest, {
+    requestState: `${call.id}.${call.round}`,
+    answers: {},
+    pending: event.pending,
+  });
+  if (asked.kind === "error") {
     call.cancel("the state could not be sealed");
-    return callError(-32603, "The continuation state is too large to pass to the caller");
+    return asked;
   }
   input.parked.set(call.id, call);
   call.park(
     () => input.parked.get(call.id) === call && input.parked.delete(call.id),
     server.policy.stateTtlMs,
   );
-  return {
-    kind: "result",
-    result: { resultType: "input_required", inputRequests: event.pending, requestState: sealed },
-  };
+  return asked;
 }
 
 /** What a parked call reports to the round waiting on it. */

@@ -19,7 +19,7 @@ import { codecs } from "../_internal/encoding.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import { isRequest, type JsonObject, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../protocol/versions.ts";
-import { CallerSession, jsonError } from "./caller-session.ts";
+import { CallerSession, json, jsonError } from "./caller-session.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { type Principal, principalKey } from "./principal.ts";
@@ -189,16 +189,12 @@ export class LegacyCallers {
     if ("error" in answer) {
       this.#sessions.delete(id);
       await session.close();
-      return new Response(JSON.stringify(answer), {
-        status: 200,
-        headers: { "content-type": "application/json" },
-      });
+      return json(answer);
     }
     this.#sweep();
-    return new Response(JSON.stringify(answer), {
-      status: 200,
-      headers: { "content-type": "application/json", [SESSION_HEADER]: id },
-    });
+    const response = json(answer);
+    response.headers.set(SESSION_HEADER, id);
+    return response;
   }
 
   /**

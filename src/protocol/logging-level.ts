@@ -31,13 +31,4 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = Object.freeze([
 ]);
 
 /** One of the eight log levels. */
-export const LoggingLevelSchema: WireSchema<LoggingLevel> = v.picklist([
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-]);
+export const LoggingLevelSchema: WireSchema<LoggingLevel> = v.picklist(LOGGING_LEVELS);

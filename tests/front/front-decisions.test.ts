@@ -22,18 +22,23 @@ function call(name: string, user = "alice") {
   });
 }
 
+/** A client of the scripted upstream for the gateway, and the decision events it hears. */
+function gateClient() {
+  const client = createClient({
+    name: "gate",
+    clock,
+    handler,
+    fetch: toolsUpstream().fetch,
+    policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
+  });
+  const events: Decision[] = [];
+  client.onDecision((event) => void events.push(event));
+  return { client, events };
+}
+
 describe("decision events through the gateway", () => {
   test("a call whose upstream asks two inputs gives two input events and one call event, each naming the caller", async () => {
-    const upstream = toolsUpstream();
-    const client = createClient({
-      name: "gate",
-      clock,
-      handler,
-      fetch: upstream.fetch,
-      policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
-    });
-    const events: Decision[] = [];
-    client.onDecision((event) => void events.push(event));
+    const { client, events } = gateClient();
     const app = createFront({
       client,
       stateKey: KEY,
@@ -142,6 +147,54 @@ describe("decision events through the gateway", () => {
         durationMs: 0,
       }),
       "sluice call up tools/call plain completed 0 ms",
+    ]);
+  });
+
+  test("a legacy caller's call gives the same call event, naming the caller", async () => {
+    const { client, events } = gateClient();
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "carol" }) });
+    const post = (message: Record<string, unknown>, session?: string) =>
+      app.request(
+        new Request(`${LOOPBACK}/mcp/up`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(session === undefined
+              ? {}
+              : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }),
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+        }),
+      );
+    try {
+      const initialized = await post({
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "host", version: "1" },
+        },
+      });
+      const session = initialized.headers.get("mcp-session-id") ?? "";
+      await (await post({ id: 2, method: "tools/call", params: { name: "plain", arguments: {} } }, session))
+        .text();
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(events, [
+      {
+        type: "call",
+        time: "2026-12-01T12:00:00.000Z",
+        client: "gate",
+        server: "up",
+        caller: "carol",
+        method: "tools/call",
+        name: "plain",
+        outcome: "completed",
+        durationMs: 0,
+      },
     ]);
   });
 

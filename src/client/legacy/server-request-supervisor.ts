@@ -25,7 +25,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
-import type { DeferredAnswerer } from "../server-session.ts";
+import { ANSWER_THREW, answerDeferral, type DeferredAnswerer } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
 export interface CallRecord {
@@ -89,8 +89,6 @@ export function idKey(id: RequestId): string {
   return `${typeof id}:${id}`;
 }
 
-const THREW = "Internal error while answering the request";
-
 /** Runs a legacy server's requests as supervised jobs. */
 export class ServerRequestSupervisor {
   readonly #options: SupervisorOptions;
@@ -143,29 +141,17 @@ export class ServerRequestSupervisor {
     if (callSignal?.aborted === true) onCallEnd();
     else callSignal?.addEventListener("abort", onCallEnd, { once: true });
     call?.deadline?.pause();
-    const run = chain.run(decoded.value, {
+    // A deferred request waits for its answer from elsewhere (the front's caller), the call's
+    // deadline still paused; the request as the checks left it is what gets answered.
+    const onDeferred = call === undefined ? this.#options.onDeferred : call.onDeferred;
+    const job = chain.run(decoded.value, {
       version,
       assigns: call?.assigns ?? this.#options.assigns,
       relatedRequestId: call?.id ?? null,
       principal: call?.principal,
       callInFlight: this.#options.calls.size > 0,
       signal: controller.signal,
-    });
-    // A deferred request waits for its answer from elsewhere (the front's caller), the call's
-    // deadline still paused; the request as the checks left it is what gets answered.
-    const onDeferred = call === undefined ? this.#options.onDeferred : call.onDeferred;
-    const job = onDeferred === undefined
-      ? run
-      : run.then((result) =>
-        !result.ok && result.stage === "deferred" && result.request !== undefined
-          ? onDeferred(result.request, controller.signal).catch((cause): ChainResult => ({
-            ok: false,
-            stage: "handler",
-            refusal: { code: -32603, message: THREW },
-            cause,
-          }))
-          : result
-      );
+    }).then((result) => answerDeferral(result, onDeferred, controller.signal));
     void job.then((result) => {
       callSignal?.removeEventListener("abort", onCallEnd);
       this.#jobs.delete(key);
@@ -215,7 +201,7 @@ export class ServerRequestSupervisor {
       case "handler":
         return encodeError(
           request.id,
-          result.cause === undefined ? result.refusal : { code: -32603, message: THREW },
+          result.cause === undefined ? result.refusal : { code: -32603, message: ANSWER_THREW },
         );
       default:
         return encodeError(request.id, result.refusal);

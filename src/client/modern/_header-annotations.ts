@@ -12,6 +12,7 @@
  * @module
  */
 import { isObject } from "../../_internal/is-object.ts";
+import { describeValue } from "../../_internal/quote.ts";
 /** One `Mcp-Param-{Name}` header a tool asks for. */
 export interface ToolHeader {
   /** The annotated property's own key, e.g. `"region"`. */
@@ -72,24 +73,6 @@ export function readHeaderAnnotations(schema: unknown): HeaderAnnotations {
     else headers.push(header);
   }
   return { headers, problems };
-}
-
-/**
- * Describes a received value for a message: its type, and its value in double quotes when short.
- *
- * @param value Any value.
- * @returns E.g. `the number "3.5"`, `the string "abc"`, `an array`.
- */
-export function describeValue(value: unknown): string {
-  if (typeof value === "string") {
-    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  }
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") {
-    return `the ${typeof value} "${String(value)}"`;
-  }
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : typeof value;
 }
 
 // A node waiting in the queue; its location is kept as a link to its parent, so a deep schema

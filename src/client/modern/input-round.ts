@@ -2,7 +2,8 @@
  * One round of a multi round-trip request: every entry of `inputRequests` runs through the
  * server's chain and handler, concurrently, in the calling async flow. The first failure aborts
  * the siblings' signals and fails the call; nothing is sent for a failed round. Kinds the client
- * did not declare are refused before any callback runs.
+ * did not declare are refused before any callback runs. The front runs its own rounds with
+ * {@linkcode runRound} too.
  *
  * @module
  */
@@ -16,7 +17,7 @@ import { quote } from "../../_internal/quote.ts";
 import { inputKindOf } from "../../checks/capability.ts";
 import { abortError, inputError } from "./failure-errors.ts";
 import { linkSignals } from "../../_internal/signals.ts";
-import type { DeferredAnswerer } from "../server-session.ts";
+import { answerDeferral, type DeferredAnswerer } from "../server-session.ts";
 import type { ChainResult } from "../../chain/chain.ts";
 
 /** What a round needs. */
@@ -70,44 +71,61 @@ export async function answerInputRequests(
       );
     }
   }
+  const round = await runRound(
+    keys,
+    context.signal,
+    (key, signal) => runEntry(requests[key] as InputRequest, context, signal),
+    () => true,
+  );
+  if ("failure" in round) {
+    const { method } = requests[round.key] as InputRequest;
+    throw context.signal.aborted
+      ? abortError(context.serverId, method, context.signal.reason)
+      : inputError(context.serverId, round.key, method, round.failure);
+  }
+  const responses: Record<string, InputResponse> = Object.create(null);
+  keys.forEach((
+    key,
+    index,
+  ) => (responses[key] = (round.results[index] as ChainResult & { ok: true }).answer));
+  return responses;
+}
+
+/** How a round ended: every entry's result in the order of its keys, or the first failure. */
+export type RoundResults =
+  | { readonly results: readonly ChainResult[] }
+  | { readonly key: string; readonly failure: ChainResult & { readonly ok: false } };
+
+/**
+ * Runs a round's entries at once. The first failure that `stops` the round aborts the others
+ * (they end as cancelled) and is what the round ended with.
+ *
+ * @param keys The entries' keys.
+ * @param signal The call's signal.
+ * @param run Runs one entry under the round's signal; never rejects.
+ * @param stops Whether a failure stops the round (else it is a result like an answer).
+ * @returns The results in the order of `keys`, or the first failure and its key.
+ */
+export async function runRound(
+  keys: readonly string[],
+  signal: AbortSignal,
+  run: (key: string, signal: AbortSignal) => Promise<ChainResult>,
+  stops: (failure: ChainResult & { readonly ok: false }) => boolean,
+): Promise<RoundResults> {
   // Siblings share a signal of their own, so the first failure can stop the others; a lone
-  // request runs under the call's signal (one AbortSignal fewer per round).
-  const round = keys.length > 1 ? linkSignals([context.signal]) : undefined;
-  const signal = round?.signal ?? context.signal;
+  // entry runs under the call's signal (one AbortSignal fewer per round).
+  const round = keys.length > 1 ? linkSignals([signal]) : undefined;
+  let first: RoundResults | undefined;
   try {
-    const answers = await new Promise<InputResponse[]>((resolve, reject) => {
-      const results: InputResponse[] = new Array(keys.length);
-      let pending = keys.length;
-      let settled = false;
-      if (pending === 0) resolve(results);
-      keys.forEach((key, index) => {
-        const request = requests[key] as InputRequest;
-        runEntry(request, context, signal).then(
-          (result) => {
-            if (settled) return;
-            if (!result.ok) {
-              // The first failure wins: the siblings' signals abort, and their own ends are ignored.
-              settled = true;
-              round?.abort(new Error(`input request ${key} failed`));
-              reject(
-                context.signal.aborted
-                  ? abortError(context.serverId, request.method, context.signal.reason)
-                  : inputError(context.serverId, key, request.method, result),
-              );
-              return;
-            }
-            results[index] = result.answer;
-            if (--pending === 0) {
-              settled = true;
-              resolve(results);
-            }
-          },
-        );
-      });
-    });
-    const responses: Record<string, InputResponse> = Object.create(null);
-    keys.forEach((key, index) => (responses[key] = answers[index] as InputResponse));
-    return responses;
+    const results = await Promise.all(keys.map(async (key) => {
+      const result = await run(key, round?.signal ?? signal);
+      if (!result.ok && first === undefined && stops(result)) {
+        first = { key, failure: result };
+        round?.abort(new Error(`input request ${key} failed`));
+      }
+      return result;
+    }));
+    return first ?? { results };
   } finally {
     round?.dispose();
   }
@@ -125,12 +143,5 @@ async function runEntry(
     principal: context.principal,
     signal,
   });
-  if (result.ok || result.stage !== "deferred" || result.request === undefined) return result;
-  if (context.onDeferred === undefined) return result;
-  return await context.onDeferred(result.request, signal).catch((cause): ChainResult => ({
-    ok: false,
-    stage: "handler",
-    refusal: { code: -32603, message: "Internal error while answering the request" },
-    cause,
-  }));
+  return await answerDeferral(result, context.onDeferred, signal);
 }

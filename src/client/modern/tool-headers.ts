@@ -12,13 +12,9 @@
  *
  * @module
  */
-import {
-  describeValue,
-  type HeaderAnnotations,
-  readHeaderAnnotations,
-  type ToolHeader,
-} from "./_header-annotations.ts";
+import { type HeaderAnnotations, readHeaderAnnotations, type ToolHeader } from "./_header-annotations.ts";
 import { isObject } from "../../_internal/is-object.ts";
+import { describeValue } from "../../_internal/quote.ts";
 
 export type { ToolHeader } from "./_header-annotations.ts";
 

@@ -186,7 +186,7 @@ describe("compileToolHeaders()", () => {
     assert.deepEqual(
       [5, "A\r\nB", "A\x00", "A\x7f"].map((name) => reason(tool({ v: str(name) }))),
       [
-        'x-mcp-header at "$.properties.v" must be a string, received the number "5"',
+        'x-mcp-header at "$.properties.v" must be a string, received 5',
         'x-mcp-header "A\\r\\nB" at "$.properties.v" must not contain control characters',
         'x-mcp-header "A\\u0000" at "$.properties.v" must not contain control characters',
         'x-mcp-header "A\\u007f" at "$.properties.v" must not contain control characters',

@@ -166,12 +166,12 @@ describe("toolParamHeaders()", () => {
         toolParamHeaders([h("integer")], { x })
       ),
       [
-        { error: `${what}, received the number "3.5"` },
-        { error: `${what} between -(2^53-1) and 2^53-1, received the number "9007199254740992"` },
-        { error: `${what} between -(2^53-1) and 2^53-1, received the number "-9007199254740992"` },
-        { error: `${what} between -(2^53-1) and 2^53-1, received the number "1e+21"` },
-        { error: `${what}, received the number "NaN"` },
-        { error: `${what}, received the number "Infinity"` },
+        { error: `${what}, received 3.5` },
+        { error: `${what} between -(2^53-1) and 2^53-1, received 9007199254740992` },
+        { error: `${what} between -(2^53-1) and 2^53-1, received -9007199254740992` },
+        { error: `${what} between -(2^53-1) and 2^53-1, received 1e+21` },
+        { error: `${what}, received a non-finite number` },
+        { error: `${what}, received a non-finite number` },
       ],
     );
   });
@@ -187,9 +187,9 @@ describe("toolParamHeaders()", () => {
         toolParamHeaders([h("boolean")], { x: [true] }),
       ],
       [
-        { error: `${what} must be an integer, received the string "42"` },
-        { error: `${what} must be a string, received the number "42"` },
-        { error: `${what} must be a boolean, received the string "true"` },
+        { error: `${what} must be an integer, received "42"` },
+        { error: `${what} must be a string, received 42` },
+        { error: `${what} must be a boolean, received "true"` },
         { error: `${what} must be a string, received an object` },
         { error: `${what} must be a boolean, received an array` },
       ],
@@ -214,7 +214,7 @@ describe("toolParamHeaders()", () => {
       [
         { error: "Tool arguments must be an object, received null" },
         { error: "Tool arguments must be an object, received an array" },
-        { error: 'Tool arguments must be an object, received the string "a"' },
+        { error: 'Tool arguments must be an object, received "a"' },
       ],
     );
   });
