@@ -14,7 +14,10 @@
  * The suite needs Node 22 (it crashes on Node 20), so it runs on the Node 22 binary that
  * `npm ci --prefix tests/conformance` installs (the root `postinstall` does that) and that stays out
  * of the project's `node_modules/.bin`. The client under test runs on the project's own Node, with
- * `node_modules/.bin` on `PATH` (so `tsx` resolves).
+ * `node_modules/.bin` on `PATH` (so `tsx` resolves). A `tsx <file>.ts` client is bundled once with
+ * esbuild and run as `node <bundle>`: the suite starts every scenario's client at once, and tsx
+ * compiling the sources again in each of those processes cost several times the client's own work,
+ * enough under load to run a client past its timeout (measures in the commit that added this).
  *
  * Options: `--requirements <rev>` (repeatable; default both), `--timeout <ms>` per client (default
  * 120000), `--output-dir <dir>` (the suite's per-scenario `checks.json`, `stdout.txt`, `stderr.txt`).
@@ -35,6 +38,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join, relative } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const suiteDir = join(root, "tests", "conformance");
@@ -135,6 +139,30 @@ function readRuns(log: string): ClientRun[] {
 function baselined(): Set<string> {
   const lines = readFileSync(baseline, "utf8").split("\n");
   return new Set(lines.map((line) => /^\s*-\s*(\S+)\s*$/.exec(line)?.[1]).filter((s) => s !== undefined));
+}
+
+/**
+ * The command the suite runs: a `tsx <file>.ts` command becomes `node <bundle>` of that file, built
+ * once into `scratch`; any other command is run as given.
+ */
+async function clientCommand(command: string, scratch: string): Promise<string> {
+  const [runner, file, ...rest] = command.split(" ");
+  if (runner !== "tsx" || file === undefined || !file.endsWith(".ts") || rest.length > 0) return command;
+  const outfile = join(scratch, "client.mjs");
+  await build({
+    entryPoints: [join(root, file)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+    // Bundled CommonJS dependencies call require(), which an ES module lacks.
+    banner: {
+      js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+    },
+  });
+  return `node ${outfile}`;
 }
 
 function runRevision(options: Options, revision: string, scratch: string): boolean {
@@ -255,13 +283,15 @@ const { node, suite } = toolchain();
 const scratch = mkdtempSync(join(tmpdir(), "sluice-conformance-"));
 const outcomes: boolean[] = [];
 try {
+  const command = await clientCommand(options.command, scratch);
+  const shown = command === options.command ? `"${command}"` : `"${options.command}" (bundled: ${command})`;
   for (const revision of options.revisions) {
     console.log(
       `\n── conformance: @modelcontextprotocol/conformance@${suite} on Node ${node} ` +
-        `(${relative(root, node22)}): client "${options.command}" --requirements ${revision} ` +
+        `(${relative(root, node22)}): client ${shown} --requirements ${revision} ` +
         `--expected-failures ${relative(root, baseline)} --timeout ${options.timeout}`,
     );
-    outcomes.push(runRevision(options, revision, scratch));
+    outcomes.push(runRevision({ ...options, command }, revision, scratch));
   }
   console.log(`\n── conformance: server scenarios against the gateway (sluice serve)`);
   outcomes.push(await runServerScenarios(options));
