@@ -72,6 +72,8 @@ export function messageLimitsOf(policy: MessageLimits): MessageLimits {
   };
 }
 const ERROR_BODY_BYTES = 1024;
+/** Decodes whole messages: without `stream`, a decoder keeps no state between calls. */
+const UTF8 = new TextDecoder();
 const ABORTED: ResponseOutcome = Object.freeze({ kind: "aborted" });
 const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
 
@@ -184,7 +186,7 @@ function jsonOutcome(
     };
   }
   if (read.end === "over_limit" || read.bytes.byteLength > max) return protocolError(tooLarge(max));
-  const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
+  const decoded = parseMessage(UTF8.decode(read.bytes), { maxDepth });
   if (!decoded.ok) return protocolError(`JSON response body: ${decoded.message}`);
   const match = matchResponse(decoded.value, requestId);
   if (match.kind === "ours") return { kind: "response", message: match.message, status };
@@ -207,7 +209,7 @@ async function readErrorStatus(
   const read = await readBodyBytes(body, json ? max : ERROR_BODY_BYTES);
   if (read.end === "aborted") return ABORTED;
   if (json && read.end === "complete") {
-    const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
+    const decoded = parseMessage(UTF8.decode(read.bytes), { maxDepth });
     if (decoded.ok && "error" in decoded.value) {
       const match = matchResponse(decoded.value, requestId);
       if (match.kind === "ours") return { kind: "response", message: match.message, status };
