@@ -81,9 +81,10 @@ const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
  * Reads the response to a POST and says how it ended; never throws for anything the server sent.
  *
  * Reading is bounded by the byte limits: a JSON body that declares its length within
- * `maxMessageBytes` and no `Content-Encoding` is read whole; any other body is read incrementally
- * and cancelled as soon as the outcome is known (after the response, on an error, on abort). An
- * SSE stream that never ends is the caller's timeout to handle, through `signal`.
+ * `maxMessageBytes` and no `Content-Encoding` is read whole, and one `createNodeFetch()` already
+ * holds is taken as it is; any other body is read incrementally and cancelled as soon as the
+ * outcome is known (after the response, on an error, on abort). An SSE stream that never ends is
+ * the caller's timeout to handle, through `signal`.
  *
  * @param response The fetch response; its body must not have been read.
  * @param options Request id, message callback, signal and limits.
