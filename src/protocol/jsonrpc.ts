@@ -166,8 +166,6 @@ export function decodeMessage(input: unknown): Decoded<JsonRpcMessage> {
   if (typeof input !== "object" || input === null) {
     return failure("$", "a JSON-RPC message object", describe(input));
   }
-  const checked = wellFormed(input as Record<string, unknown>);
-  if (checked !== undefined) return { ok: true, value: checked };
   if ("method" in input) return decode("id" in input ? RequestSchema : NotificationSchema, input);
   const hasResult = "result" in input;
   if (hasResult === "error" in input) {
@@ -178,75 +176,6 @@ export function decodeMessage(input: unknown): Decoded<JsonRpcMessage> {
     );
   }
   return hasResult ? decode(ResultResponseSchema, input) : decode(ErrorResponseSchema, input);
-}
-
-/**
- * The message a well-formed input decodes to, built by hand: what the schemas above give for it,
- * key for key, checked and copied in one pass. Every message read goes through here, and for a
- * valid one the schemas' generic walk costs several times the check; `undefined` sends anything
- * else (a malformed message, or an object that throws when read) to the schemas, for their exact
- * failure.
- */
-function wellFormed(input: Record<string, unknown>): JsonRpcMessage | undefined {
-  try {
-    if (input.jsonrpc !== "2.0") return undefined;
-    if ("method" in input) {
-      const { method } = input;
-      if (typeof method !== "string") return undefined;
-      const hasParams = "params" in input;
-      const params = hasParams ? looseCopy(input.params) : undefined;
-      if (hasParams && params === undefined) return undefined;
-      if (!("id" in input)) {
-        return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-      }
-      const { id } = input;
-      if (!isRequestId(id)) return undefined;
-      return params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
-    }
-    if ("result" in input) {
-      const { id } = input;
-      const result = looseCopy(input.result);
-      if ("error" in input || !isRequestId(id) || result === undefined) return undefined;
-      return { jsonrpc: "2.0", id, result };
-    }
-    return wellFormedError(input);
-  } catch {
-    return undefined;
-  }
-}
-
-/** {@linkcode wellFormed} for an error response (`id` may be absent or `null`). */
-function wellFormedError(input: Record<string, unknown>): JsonRpcErrorResponse | undefined {
-  const id = "id" in input ? input.id : undefined;
-  if (id !== undefined && id !== null && !isRequestId(id)) return undefined;
-  const error = input.error;
-  if (typeof error !== "object" || error === null || Array.isArray(error)) return undefined;
-  const { code, message } = error as Record<string, unknown>;
-  if (!Number.isSafeInteger(code) || typeof message !== "string") return undefined;
-  const body: JsonRpcErrorObject = "data" in error
-    ? { code: code as number, message, data: (error as { data: unknown }).data }
-    : { code: code as number, message };
-  return { jsonrpc: "2.0", id: id ?? null, error: body };
-}
-
-function isRequestId(id: unknown): id is RequestId {
-  return typeof id === "string" || Number.isSafeInteger(id);
-}
-
-/**
- * What {@linkcode JsonObjectSchema} gives for a value: a copy of a JSON object's own keys, less
- * the three valibot never copies (`__proto__`, `prototype`, `constructor`); `undefined` for
- * anything that is not an object.
- */
-function looseCopy(value: unknown): JsonObject | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const copy: Record<string, unknown> = {};
-  for (const key in value) {
-    if (Object.hasOwn(value, key) && key !== "__proto__" && key !== "prototype" && key !== "constructor") {
-      copy[key] = (value as Record<string, unknown>)[key];
-    }
-  }
-  return copy;
 }
 
 /** Options of {@linkcode parseMessage}. */
