@@ -48,6 +48,7 @@ export type FetchResult =
 
 /** How many redirects one request follows at most. */
 const MAX_REDIRECTS = 5;
+/** The redirect statuses: a GET follows each of them, any other method only 307 and 308. */
 const GET_REDIRECTS: readonly number[] = [301, 302, 303, 307, 308];
 
 /**
@@ -61,8 +62,11 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
   let url = transport.url;
   let sameOrigin = true;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    // Credentials in the policy's headers never go to another origin.
-    const headers = sameOrigin ? Object.assign({}, transport.headers, request.headers) : request.headers;
+    // Credentials in the policy's headers never go to another origin. A policy without headers
+    // (the common case) sends the protocol's as they are, with no merged copy per request.
+    const headers = sameOrigin && hasKeys(transport.headers)
+      ? Object.assign({}, transport.headers, request.headers)
+      : request.headers;
     const init: RequestInit = { method, headers, redirect: "manual", signal: request.signal };
     if (request.body !== undefined) init.body = request.body;
     let response: Response;
@@ -76,7 +80,7 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
       }
       return { kind: "network_error", message: `request to ${url} failed: ${describe(error)}` };
     }
-    if (![301, 302, 303, 307, 308].includes(response.status)) return { kind: "fetched", response };
+    if (!GET_REDIRECTS.includes(response.status)) return { kind: "fetched", response };
     await response.body?.cancel().catch(() => {});
     const next = nextHop(transport, method, url, response);
     if (typeof next !== "string") return next;
@@ -129,6 +133,11 @@ function nextHop(
     };
   }
   return target.href;
+}
+
+function hasKeys(record: Readonly<Record<string, string>>): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 function describe(error: unknown): string {

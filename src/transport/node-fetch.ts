@@ -16,6 +16,7 @@
  * @module
  */
 import { Agent, type Dispatcher } from "undici";
+import { BufferedResponse } from "./_buffered-response.ts";
 import type { Fetcher } from "./_fetch-with-redirects.ts";
 
 /** Options of {@linkcode createNodeFetch}. */
@@ -175,19 +176,55 @@ async function toResponse(data: Dispatcher.ResponseData, method: string): Promis
     body.resume();
     return new Response(null, { status, headers });
   }
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   if (isEventStream(data.headers["content-type"])) {
-    return new Response(streamedBody([], chunks, body), { status, headers });
+    return new Response(streamedBody([], body), { status, headers });
   }
-  const read: Buffer[] = [];
-  let size = 0;
-  while (size <= BUFFERED_LIMIT) {
-    const step = await chunks.next();
-    if (step.done) return new BufferedResponse(concatChunks(read, size), { status, headers });
-    read.push(step.value);
-    size += step.value.length;
-  }
-  return new Response(streamedBody(read, chunks, body), { status, headers });
+  const start = await readStart(body);
+  if (start.ended) return new BufferedResponse(concatChunks(start.chunks, start.size), status, headers);
+  return new Response(streamedBody(start.chunks, body), { status, headers });
+}
+
+/** undici's response body: a Node stream. */
+type Body = Dispatcher.ResponseData["body"];
+
+/** The first bytes of a body: all of it (`ended`), or the first chunks past `BUFFERED_LIMIT`. */
+interface BodyStart {
+  readonly chunks: readonly Buffer[];
+  readonly size: number;
+  readonly ended: boolean;
+}
+
+/**
+ * Reads a body with `data` events until it ends or holds more than `BUFFERED_LIMIT` bytes; in the
+ * second case the body is paused with the rest unread. Events rather than the body's async
+ * iterator: the iterator sets up a stream pipeline per body, which costs more than the read of a
+ * small answer.
+ */
+function readStart(body: Body): Promise<BodyStart> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      body.off("data", onData).off("end", onEnd).off("error", onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size <= BUFFERED_LIMIT) return;
+      stop();
+      body.pause();
+      resolve({ chunks, size, ended: false });
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve({ chunks, size, ended: true });
+    };
+    const onError = (error: unknown): void => {
+      stop();
+      reject(error);
+    };
+    body.on("data", onData).on("end", onEnd).on("error", onError);
+  });
 }
 
 /** The response's headers as pairs, each value of a repeated header its own pair. */
@@ -219,95 +256,9 @@ function concatChunks(chunks: readonly Buffer[], size: number): Uint8Array<Array
   return bytes;
 }
 
-/**
- * A response whose body was read in full before it was returned: a `Response` made without a
- * body, whose body methods serve the bytes already held. A body given to Node's `Response` is
- * made into a web stream at once, and reading it back goes through that stream: the most
- * common answer, a small JSON body read whole, then costs several times the rest of the
- * response. The stream is made only when `body` is asked for.
- */
-class BufferedResponse extends Response {
-  #bytes: Uint8Array<ArrayBuffer>;
-  #used = false;
-  /** A response holding the bytes as a stream, once the body stream was asked for: it then answers. */
-  #streamed: Response | undefined;
-
-  constructor(bytes: Uint8Array<ArrayBuffer>, init: ResponseInit) {
-    super(null, init);
-    this.#bytes = bytes;
-  }
-
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    return this.#stream().body as ReadableStream<Uint8Array<ArrayBuffer>>;
-  }
-
-  override get bodyUsed(): boolean {
-    return this.#streamed?.bodyUsed ?? this.#used;
-  }
-
-  override arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#streamed?.arrayBuffer() ?? this.#read((bytes) => bytes.buffer);
-  }
-
-  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#streamed?.bytes() ?? this.#read((bytes) => bytes);
-  }
-
-  override text(): Promise<string> {
-    return this.#streamed?.text() ?? this.#read((bytes) => new TextDecoder().decode(bytes));
-  }
-
-  override json(): Promise<unknown> {
-    return this.#streamed?.json() ?? this.#read((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
-  }
-
-  override blob(): Promise<Blob> {
-    const type = this.headers.get("content-type") ?? "";
-    return this.#streamed?.blob() ?? this.#read((bytes) => new Blob([bytes], { type }));
-  }
-
-  override formData(): Promise<FormData> {
-    // Rare for an API answer: the platform parses it, from a stream of the bytes.
-    return this.#stream().formData();
-  }
-
-  override clone(): Response {
-    if (this.#streamed !== undefined) return this.#streamed.clone();
-    if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
-    return new BufferedResponse(this.#bytes.slice(), this.#init());
-  }
-
-  #init(): ResponseInit {
-    return { status: this.status, statusText: this.statusText, headers: this.headers };
-  }
-
-  #stream(): Response {
-    if (this.#streamed === undefined) {
-      this.#streamed = new Response(this.#used ? new Uint8Array(0) : this.#bytes, this.#init());
-      // Read already: its stream is spent, as fetch's would be.
-      if (this.#used) void this.#streamed.arrayBuffer().catch(() => {});
-    }
-    return this.#streamed;
-  }
-
-  /** Hands the bytes over once: a second read fails as fetch's does. */
-  #read<T>(as: (bytes: Uint8Array<ArrayBuffer>) => T): Promise<T> {
-    if (this.#used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
-    this.#used = true;
-    try {
-      return Promise.resolve(as(this.#bytes));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-}
-
 /** A body that yields `first`, then pulls the rest from undici's; cancelling it destroys undici's. */
-function streamedBody(
-  first: readonly Buffer[],
-  chunks: AsyncIterator<Buffer>,
-  body: Dispatcher.ResponseData["body"],
-): ReadableStream<Uint8Array> {
+function streamedBody(first: readonly Buffer[], body: Body): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   return new ReadableStream<Uint8Array>({
     start(controller): void {
       for (const chunk of first) controller.enqueue(chunk);

@@ -6,6 +6,7 @@
  */
 import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { type BodyBytes, type BodyReader, openBody, readBodyBytes, readWholeBody } from "./_body-reader.ts";
+import { BufferedResponse } from "./_buffered-response.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
@@ -71,6 +72,8 @@ export function messageLimitsOf(policy: MessageLimits): MessageLimits {
   };
 }
 const ERROR_BODY_BYTES = 1024;
+/** Decodes whole messages: without `stream`, a decoder keeps no state between calls. */
+const UTF8 = new TextDecoder();
 const ABORTED: ResponseOutcome = Object.freeze({ kind: "aborted" });
 const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
 
@@ -78,9 +81,10 @@ const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
  * Reads the response to a POST and says how it ended; never throws for anything the server sent.
  *
  * Reading is bounded by the byte limits: a JSON body that declares its length within
- * `maxMessageBytes` and no `Content-Encoding` is read whole; any other body is read incrementally
- * and cancelled as soon as the outcome is known (after the response, on an error, on abort). An
- * SSE stream that never ends is the caller's timeout to handle, through `signal`.
+ * `maxMessageBytes` and no `Content-Encoding` is read whole, and one `createNodeFetch()` already
+ * holds is taken as it is; any other body is read incrementally and cancelled as soon as the
+ * outcome is known (after the response, on an error, on abort). An SSE stream that never ends is
+ * the caller's timeout to handle, through `signal`.
  *
  * @param response The fetch response; its body must not have been read.
  * @param options Request id, message callback, signal and limits.
@@ -105,16 +109,31 @@ export async function readResponse(
   const maxMessageBytes = checkLimit("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes);
   const maxEventBytes = checkLimit("maxEventBytes", options.maxEventBytes, d.maxEventBytes);
   const maxDepth = checkLimit("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth);
-  if (options.requestId !== undefined && isWholeJson(response, maxMessageBytes)) {
-    const read = await readWholeBody(response, options.signal);
-    return jsonOutcome(read, response.status, options.requestId, maxMessageBytes, maxDepth);
+  const { status } = response;
+  if (options.requestId !== undefined && isJsonAnswer(status, response)) {
+    // createNodeFetch() read a small body before it returned: its bytes are taken as they are,
+    // with no stream and no promise (the size check is jsonOutcome's).
+    const held = response instanceof BufferedResponse ? response.takeBytes() : undefined;
+    if (held !== undefined) {
+      const end = options.signal?.aborted ? "aborted" : "complete";
+      return jsonOutcome(
+        { bytes: held, end, reason: "" },
+        status,
+        options.requestId,
+        maxMessageBytes,
+        maxDepth,
+      );
+    }
+    if (isWholeJson(response, maxMessageBytes)) {
+      const read = await readWholeBody(response, options.signal);
+      return jsonOutcome(read, status, options.requestId, maxMessageBytes, maxDepth);
+    }
   }
   const body = openBody(response.body, options.signal);
   try {
     if (body.aborted()) return ABORTED;
-    const { status } = response;
     if (status === 202) return ACCEPTED;
-    const type = mediaType(response.headers.get("content-type"));
+    const type = mediaType(headerOf(response, "content-type"));
     if (status < 200 || status > 299) {
       return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes, maxDepth);
     }
@@ -168,7 +187,7 @@ function jsonOutcome(
     };
   }
   if (read.end === "over_limit" || read.bytes.byteLength > max) return protocolError(tooLarge(max));
-  const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
+  const decoded = parseMessage(UTF8.decode(read.bytes), { maxDepth });
   if (!decoded.ok) return protocolError(`JSON response body: ${decoded.message}`);
   const match = matchResponse(decoded.value, requestId);
   if (match.kind === "ours") return { kind: "response", message: match.message, status };
@@ -191,7 +210,7 @@ async function readErrorStatus(
   const read = await readBodyBytes(body, json ? max : ERROR_BODY_BYTES);
   if (read.end === "aborted") return ABORTED;
   if (json && read.end === "complete") {
-    const decoded = parseMessage(new TextDecoder().decode(read.bytes), { maxDepth });
+    const decoded = parseMessage(UTF8.decode(read.bytes), { maxDepth });
     if (decoded.ok && "error" in decoded.value) {
       const match = matchResponse(decoded.value, requestId);
       if (match.kind === "ours") return { kind: "response", message: match.message, status };
@@ -208,16 +227,24 @@ function mediaType(header: string | null): string | undefined {
   return type === undefined || type === "" ? undefined : type;
 }
 
+/** One header of a response, read without building its `Headers` when it has none yet. */
+function headerOf(response: Response, name: string): string | null {
+  return response instanceof BufferedResponse ? response.header(name) : response.headers.get(name);
+}
+
+/** Whether a response is a successful (not `202`) JSON body: one that should hold the answer. */
+function isJsonAnswer(status: number, response: Response): boolean {
+  if (status < 200 || status > 299 || status === 202) return false;
+  return mediaType(headerOf(response, "content-type")) === "application/json";
+}
+
 /**
- * Whether a response is a successful JSON body that can be read whole: it declares its length,
- * within `max`, and no `Content-Encoding` (a fetch that decompresses would hand over more bytes
- * than declared: a small gzip body can unpack to gigabytes, so such a body is read as a stream,
- * within the limit).
+ * Whether a JSON answer can be read whole: it declares its length, within `max`, and no
+ * `Content-Encoding` (a fetch that decompresses would hand over more bytes than declared: a small
+ * gzip body can unpack to gigabytes, so such a body is read as a stream, within the limit).
  */
 function isWholeJson(response: Response, max: number): boolean {
-  const { status, headers } = response;
-  if (status < 200 || status > 299 || status === 202) return false;
-  if (mediaType(headers.get("content-type")) !== "application/json") return false;
+  const { headers } = response;
   const encoding = headers.get("content-encoding");
   if (encoding !== null && encoding.trim().toLowerCase() !== "identity") return false;
   const length = headers.get("content-length");
@@ -228,7 +255,7 @@ const DECIMAL = /^\d{1,16}$/;
 
 /** The body's `Content-Length`, or 0 when it has none (or one that is not a number). */
 function declaredLength(response: Response): number {
-  const length = Number(response.headers.get("content-length") ?? 0);
+  const length = Number(headerOf(response, "content-length") ?? 0);
   return Number.isFinite(length) ? length : 0;
 }
 

@@ -123,9 +123,9 @@ export class ModernSession {
   async request(method: string, params: JsonObject, options: ModernRequestOptions): Promise<JsonObject> {
     const retried = new Set<Retry>();
     for (;;) {
-      const paramHeaders = method === "tools/call"
-        ? await this.#tools.paramHeadersFor(params, options.signal, options.fetch)
-        : [];
+      // Without a promise once the tools are known: only the first call waits for the list.
+      const paramHeaders = method !== "tools/call" ? [] : this.#tools.knownParamHeaders(params) ??
+        await this.#tools.paramHeadersFor(params, options.signal, options.fetch);
       const outcome = await this.#leg(this.#message(method, params, paramHeaders, options), options);
       if (outcome.kind === "result") return outcome.result;
       const retry = retryFor(outcome, paramHeaders.length > 0);

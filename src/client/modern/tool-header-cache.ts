@@ -50,7 +50,7 @@ export class ToolHeaderCache {
   }
 
   /**
-   * The `Mcp-Param-*` headers of one `tools/call`.
+   * The `Mcp-Param-*` headers of one `tools/call`, listing the tools first when none are known.
    *
    * @param params The call's params (`name`, `arguments`).
    * @param signal Aborts the listing, when one is needed.
@@ -64,9 +64,28 @@ export class ToolHeaderCache {
     signal: AbortSignal,
     fetch?: Fetcher,
   ): Promise<Array<readonly [string, string]>> {
-    const name = params.name;
-    if (typeof name !== "string") return [];
-    const known = this.#known ?? await this.#load(signal, fetch);
+    if (typeof params.name !== "string") return [];
+    return this.#headersOf(this.#known ?? await this.#load(signal, fetch), params);
+  }
+
+  /**
+   * The `Mcp-Param-*` headers of one `tools/call` when the tools are known already (every call
+   * after the first): {@linkcode ToolHeaderCache.paramHeadersFor} without a promise.
+   *
+   * @param params The call's params (`name`, `arguments`).
+   * @returns Header name and value pairs, or `undefined` when the tools must be listed first.
+   * @throws {ClientError} As {@linkcode ToolHeaderCache.paramHeadersFor}.
+   */
+  knownParamHeaders(params: JsonObject): Array<readonly [string, string]> | undefined {
+    if (typeof params.name !== "string") return [];
+    return this.#known === undefined ? undefined : this.#headersOf(this.#known, params);
+  }
+
+  #headersOf(
+    known: ReadonlyMap<string, CompiledToolHeaders>,
+    params: JsonObject,
+  ): Array<readonly [string, string]> {
+    const name = params.name as string;
     const compiled = known.get(name);
     if (compiled === undefined) return [];
     if (!compiled.ok) {
