@@ -137,27 +137,37 @@ function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: numbe
 }
 
 /** Decision lines not yet written: those of the current turn of the event loop. */
-let pendingLines: string[] = [];
-let flushOnExit = false;
+let pendingLines = "";
+let watchingStdout = false;
+let stdoutClosed = false;
 
 /**
  * Writes a decision line to stdout with the other lines of the same turn of the event loop, once
  * the turn's answers have gone out: a call no longer writes to the pipe, and wakes whatever
  * reads it, before its own answer is written. Lines still pending when the process exits are
- * written then. The write is console.log's, which a closed stdout does not crash.
+ * written then.
+ *
+ * A reader that closes stdout ends the decision lines, not the gateway: its EPIPE is an `error`
+ * event on `process.stdout`, which console.log does not guard either, and which nothing else
+ * would hear.
  */
 function writeStdoutLine(line: string): void {
-  if (pendingLines.length === 0) setImmediate(flushLines);
-  pendingLines.push(line);
-  if (!flushOnExit) {
-    flushOnExit = true;
+  if (stdoutClosed) return;
+  if (pendingLines === "") setImmediate(flushLines);
+  pendingLines += `${line}\n`;
+  if (!watchingStdout) {
+    watchingStdout = true;
     process.once("exit", flushLines);
+    process.stdout.on("error", () => {
+      stdoutClosed = true;
+      pendingLines = "";
+    });
   }
 }
 
 function flushLines(): void {
-  if (pendingLines.length === 0) return;
-  const lines = pendingLines;
-  pendingLines = [];
-  console.log(lines.join("\n"));
+  if (pendingLines === "" || stdoutClosed) return;
+  const text = pendingLines;
+  pendingLines = "";
+  process.stdout.write(text);
 }

@@ -2,9 +2,17 @@
 // (the cases every entry shares, in ./_entry-cases.ts) and the scripted legacy stdio server.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createGateway, type RunningGateway, serve } from "../../src/adapters/node.ts";
-import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
-import { callTool, describeEntry, KEY, withEnvironment } from "./_entry-cases.ts";
+import {
+  awaitLine,
+  type ModernPeer,
+  nodeBinary,
+  REPO_ROOT,
+  startModernPeer,
+  stopChild,
+} from "../_support/modern-peer.ts";
+import { ADD_ANSWER, callTool, describeEntry, KEY, withEnvironment } from "./_entry-cases.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -72,5 +80,38 @@ describe("Node gateway PORT checks", () => {
         message: 'sluice serve(): PORT must be an integer from 0 to 65535, received "80a"',
       });
     });
+  });
+});
+
+describe("serve() on Node whose stdout is closed", () => {
+  test("a reader that closes stdout stops the decision lines, not the gateway", async () => {
+    const script = `
+      import { serve } from "./src/adapters/node.ts";
+      const gateway = await serve({
+        port: 0,
+        stateKey: ${JSON.stringify(KEY)},
+        playground: false,
+        policies: [{ server: "modern", transport: { url: process.argv[1] }, era: "modern" }],
+      });
+      console.error("GATEWAY_URL " + gateway.url);
+      process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));
+      process.stdin.resume();
+    `;
+    const child = spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script, peer.url], {
+      cwd: REPO_ROOT,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+      child.stdout.destroy();
+      const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
+      // Each call's decision line is written after its answer: the first meets the closed pipe.
+      const answers = [await callTool(url, call), await callTool(url, call), await callTool(url, call)];
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      assert.deepEqual([answers, await exited], [[ADD_ANSWER, ADD_ANSWER, ADD_ANSWER], 0]);
+    } finally {
+      await stopChild(child);
+    }
   });
 });
