@@ -126,6 +126,53 @@ describe("the front relays to a modern caller", () => {
     await client.close();
   });
 
+  test("a modern caller without roots gets its stdio call's result; the roots/list the server asks on its own meanwhile gets -32601", async () => {
+    // server-everything asks roots/list 350 ms after the handshake, naming no call: on stdio it
+    // ties to this call only because it is the one in flight, so the caller is not failed for it.
+    const client = createClient({
+      name: "gate",
+      handler: { log: () => {} },
+      policies: [{
+        server: "everything",
+        transport: everythingStdioCommand(),
+        era: "legacy",
+        passDown: [...PASS_ALL],
+        logLevel: "debug",
+      }],
+    });
+    // server-everything writes the error it got for roots/list to its stderr.
+    const rootsFailed = new Promise<unknown>((resolve) =>
+      client.onNotification((entry) => {
+        const line = entry.kind === "log" && entry.log.logger === "stderr" ? String(entry.log.data) : "";
+        if (line.includes("roots")) resolve(line);
+      })
+    );
+    const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth: "none" });
+    const response = await modern(
+      async (url, init) => await app.fetch(new Request(url, init)),
+      "everything",
+      "tools/call",
+      {
+        name: "trigger-long-running-operation",
+        arguments: { duration: 1, steps: 2 },
+        _meta: meta(),
+      },
+    );
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        content: [{ type: "text", text: "Long running operation completed. Duration: 1 seconds, Steps: 2." }],
+        resultType: "complete",
+      },
+    });
+    assert.equal(
+      await rootsFailed,
+      'Failed to request roots from client undefined: MCP error -32601: Method not found: the caller did not declare roots, which "roots/list" needs',
+    );
+    await client.close();
+  });
+
   test("log entries reach a modern caller that asked with logLevel, sanitized, within the server's budget", async () => {
     const { client, fetch } = gateway();
     const call = (logs: number, level?: string) =>
