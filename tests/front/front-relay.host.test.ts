@@ -32,10 +32,6 @@ function gateway(extra: Partial<Policy> = {}, time?: FakeTime) {
     ...(time === undefined ? {} : { timers: time, clock: time }),
     policies: [
       { server: "everything", transport: everythingStdioCommand(), era: "legacy", passDown: [...PASS_ALL] },
-      // The same server, declaring nothing it could ask for. Where roots are declared,
-      // server-everything asks for them on its own 350 ms after the handshake; on stdio that
-      // request ties to the call then in flight, which a caller without roots loses (-32021).
-      { server: "everything-asks-nothing", transport: everythingStdioCommand(), era: "legacy" },
       // A log budget that does not refill within a test: what passes is counted exactly.
       {
         server: "hostile",
@@ -107,7 +103,7 @@ describe("the front relays to a modern caller", () => {
 
   test("progress of a legacy upstream reaches a modern caller under the caller's token", async () => {
     const { client, fetch } = gateway();
-    const response = await modern(fetch, "everything-asks-nothing", "tools/call", {
+    const response = await modern(fetch, "everything", "tools/call", {
       name: "trigger-long-running-operation",
       arguments: { duration: 0.3, steps: 3 },
       _meta: meta({ progressToken: "caller-1" }),
