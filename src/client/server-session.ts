@@ -59,9 +59,23 @@ export interface CallContext {
 /**
  * Answers a deferred server request later: resolves with the answer as the chain would give it,
  * or a failure (`"cancelled"` sends nothing). `signal` fires when the server cancels the request
- * or the connection ends.
+ * or the connection ends. `tie` says how a legacy request was tied to the call it is answered
+ * for (none for a modern round's entries, which are the call's own).
  */
-export type DeferredAnswerer = (request: InputRequest, signal: AbortSignal) => Promise<ChainResult>;
+export type DeferredAnswerer = (
+  request: InputRequest,
+  signal: AbortSignal,
+  tie?: DeferredTie,
+) => Promise<ChainResult>;
+
+/** How a legacy server's request was tied to the call whose `onDeferred` answers it. */
+export interface DeferredTie {
+  /**
+   * The request named no call (stdio has one channel) and was tied to the one call in flight
+   * only because it was the one: the server may have asked on its own, for no call at all.
+   */
+  readonly singleChannelGuess: boolean;
+}
 
 /** What a server is told when answering a request threw. */
 export const ANSWER_THREW = "Internal error while answering the request";

@@ -6,7 +6,9 @@
  * - Calls (`tools/call`, `resources/read`, `prompts/get`) run upstream with the front's chain;
  *   an input request the handler defers goes to the caller as a JSON-RPC request on that call's
  *   stream (or, tied to no call, on the standalone GET stream), and the caller's answer gets the
- *   same post-checks as a handler's before it goes upstream.
+ *   same post-checks as a handler's before it goes upstream. One the caller did not declare is
+ *   answered upstream at once as by a client without it (`-32601`, or `-32602` for a mode); its
+ *   upstream session declares only what the caller did, so a server seldom asks one.
  * - Progress of a call reaches the caller under its own token, never going backwards; logs
  *   reach it within the server's log budget, sanitized, at or above the level it set (never
  *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream.
@@ -55,6 +57,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { undeclaredAnswer } from "./front-call.ts";
 import { callDecision } from "./_call-decision.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
@@ -395,11 +398,7 @@ export class CallerSession {
    */
   #ask(request: InputRequest, reply: PostReply | undefined, signal: AbortSignal): Promise<ChainResult> {
     if (!this.#server.callerCan(this.#capabilities, request)) {
-      return Promise.resolve({
-        ok: false,
-        stage: "capability",
-        refusal: { code: -32601, message: `The caller did not declare what ${request.method} needs` },
-      });
+      return Promise.resolve(undeclaredAnswer(this.#capabilities, request));
     }
     const id = `sluice-${++this.#askCount}`;
     const send = (message: JsonRpcMessage) =>

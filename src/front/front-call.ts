@@ -18,6 +18,7 @@ import { runRound } from "../client/modern/input-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { InputChange } from "../handler/handler.ts";
 import { changesOf } from "../chain/decision.ts";
 import type { InputResponse, InputResponses } from "../protocol/input-responses.ts";
@@ -423,11 +424,7 @@ function refused(key: string, result: ChainResult & { ok: false }): FrontCallOut
  * @returns The outcome, with `requiredCapabilities`.
  */
 export function missingCapability(request: InputRequest): FrontCallOutcome {
-  const required = request.method === "roots/list"
-    ? { roots: {} }
-    : request.method === "sampling/createMessage"
-    ? { sampling: request.params.tools === undefined ? {} : { tools: {} } }
-    : { elicitation: { ["mode" in request.params && request.params.mode === "url" ? "url" : "form"]: {} } };
+  const [kind, part] = neededBy(request);
   return {
     kind: "error",
     status: 200,
@@ -435,9 +432,53 @@ export function missingCapability(request: InputRequest): FrontCallOutcome {
       code: -32021,
       message:
         "The upstream server needs input that only the caller can give, and the caller did not declare it",
-      data: { requiredCapabilities: required },
+      data: { requiredCapabilities: { [kind]: part === undefined ? {} : { [part]: {} } } },
     },
   };
+}
+
+/**
+ * The answer a legacy server gets for a request the caller cannot answer, as from a client that
+ * did not declare the capability: `-32601` when the caller declared nothing of its kind, else
+ * `-32602` (an elicitation mode, or sampling's `tools`, it did not declare).
+ *
+ * @param caller What the caller declared.
+ * @param request The deferred request.
+ * @returns The chain's failure, sent upstream as the JSON-RPC error.
+ */
+export function undeclaredAnswer(caller: ClientCapabilities, request: InputRequest): ChainResult {
+  const [kind, part] = neededBy(request);
+  const method = quote(request.method, 64);
+  if (caller[kind] === undefined) {
+    return {
+      ok: false,
+      stage: "capability",
+      refusal: {
+        code: -32601,
+        message: `Method not found: the caller did not declare ${kind}, which ${method} needs`,
+      },
+    };
+  }
+  return {
+    ok: false,
+    stage: "policy",
+    refusal: {
+      code: -32602,
+      message: `Invalid params: the caller did not declare ${kind}.${part}, which this ${method} needs`,
+    },
+  };
+}
+
+/** What a deferred request needs of its caller: the kind, and sampling's `tools` or the elicitation mode. */
+function neededBy(request: InputRequest): readonly ["roots" | "sampling" | "elicitation", string?] {
+  switch (request.method) {
+    case "roots/list":
+      return ["roots"];
+    case "sampling/createMessage":
+      return request.params.tools === undefined ? ["sampling"] : ["sampling", "tools"];
+    default:
+      return ["elicitation", "mode" in request.params && request.params.mode === "url" ? "url" : "form"];
+  }
 }
 
 /**

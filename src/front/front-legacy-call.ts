@@ -9,6 +9,13 @@
  * goes on. A retry can only be served by the process that holds the call; a state that names no
  * parked call (another process, a restart, a replay, an expiry) is refused with `-32602`.
  *
+ * A server request the caller cannot answer fails the call with `-32021` (the caller learns what
+ * to declare) when the transport tied it to the call (on HTTP, the call's stream carried it). On
+ * stdio a request names no call and ties to the call only as the one in flight; it may be the
+ * server asking on its own (server-everything asks `roots/list` after the handshake, and the
+ * session declares every kind passed down), so it is answered upstream as by a client without
+ * the capability (`-32601`, or `-32602` for an undeclared mode) and the call goes on.
+ *
  * A new call leases its upstream session from `FrontUpstreams` and holds it while it
  * runs and while it is parked, so the server's requests tie to this call alone; the lease is
  * released exactly once, when the upstream call ends however it ends (its result or error, the
@@ -26,6 +33,8 @@ import { codecs } from "../_internal/encoding.ts";
 import { quote } from "../_internal/quote.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
+import type { DeferredTie } from "../client/server-session.ts";
 import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
@@ -36,6 +45,7 @@ import {
   INVALID_STATE,
   missingCapability,
   sealAndAsk,
+  undeclaredAnswer,
   upstreamOutcome,
 } from "./front-call.ts";
 import { digestRequest, openState, type StateKey } from "./sealed-state.ts";
@@ -107,12 +117,15 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   }
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
   call.attach(input.onNotification, progressToken);
-  const event = await call.next(input.signal).finally(() => call.attach(undefined, undefined));
+  const event = await call.next(input.signal, request.capabilities).finally(() =>
+    call.attach(undefined, undefined)
+  );
   if (event.kind === "done") return event.outcome;
   if (event.kind === "left") {
     call.cancel("the caller left");
     return callError(-32603, "The call was cancelled");
   }
+  // What is left was tied to this call by its transport: the server needs it for this call.
   for (const entry of Object.values(event.pending)) {
     if (!server.callerCan(request.capabilities, entry)) {
       call.cancel("the caller cannot answer the server's request");
@@ -150,6 +163,8 @@ type CallEvent =
 interface Waiting {
   readonly request: InputRequest;
   readonly settle: (result: ChainResult) => void;
+  /** Tied to this call only as stdio's one call in flight (see `DeferredTie`). */
+  readonly guessed: boolean;
   reported: boolean;
 }
 
@@ -198,7 +213,8 @@ export class ParkedCall {
       signal: flow.signal,
       assigns: {},
       principal: input.request.principal,
-      onDeferred: (request: InputRequest, signal: AbortSignal) => this.#defer(request, signal),
+      onDeferred: (request: InputRequest, signal: AbortSignal, tie?: DeferredTie) =>
+        this.#defer(request, signal, tie?.singleChannelGuess === true),
       // Progress and logs reach the caller while one of its requests is open (not while parked).
       onProgress: (progress: JsonObject) => {
         const token = this.#progressToken;
@@ -247,12 +263,15 @@ export class ParkedCall {
   }
 
   /**
-   * Waits for the call to end or to defer requests not yet passed down.
+   * Waits for the call to end or to defer requests not yet passed down. A request tied to the
+   * call only by stdio's guess that this round's caller cannot answer is answered upstream at
+   * once, as by a client without the capability ({@linkcode undeclaredAnswer}), and the call goes on.
    *
    * @param signal The downstream request's signal.
+   * @param caller What this round's caller declared.
    * @returns What happened.
    */
-  async next(signal: AbortSignal): Promise<CallEvent> {
+  async next(signal: AbortSignal, caller: ClientCapabilities): Promise<CallEvent> {
     for (;;) {
       if (this.#done !== undefined) return { kind: "done", outcome: this.#done };
       if (signal.aborted) return { kind: "left" };
@@ -263,10 +282,15 @@ export class ParkedCall {
         const pending: Record<string, InputRequest> = Object.create(null);
         for (const [key, entry] of this.#waiting) {
           if (entry.reported) continue;
+          if (entry.guessed && !this.#server.callerCan(caller, entry.request)) {
+            entry.settle(undeclaredAnswer(caller, entry.request));
+            continue;
+          }
           entry.reported = true;
           pending[key] = entry.request;
         }
-        return { kind: "input", pending };
+        if (Object.keys(pending).length > 0) return { kind: "input", pending };
+        continue;
       }
       await new Promise<void>((resolve) => {
         const wake = () => {
@@ -339,7 +363,7 @@ export class ParkedCall {
     this.#cancelWaiting();
   }
 
-  #defer(request: InputRequest, signal: AbortSignal): Promise<ChainResult> {
+  #defer(request: InputRequest, signal: AbortSignal, guessed: boolean): Promise<ChainResult> {
     if (this.#done !== undefined || this.#controller.signal.aborted) return Promise.resolve(CANCELLED);
     const key = `input-${++this.#keys}`;
     return new Promise<ChainResult>((resolve) => {
@@ -351,7 +375,7 @@ export class ParkedCall {
       const onAbort = () =>
         settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "cancelled" } });
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.set(key, { request, settle, reported: false });
+      this.#waiting.set(key, { request, settle, guessed, reported: false });
       this.#wake?.();
     });
   }

@@ -32,10 +32,6 @@ function gateway(extra: Partial<Policy> = {}, time?: FakeTime) {
     ...(time === undefined ? {} : { timers: time, clock: time }),
     policies: [
       { server: "everything", transport: everythingStdioCommand(), era: "legacy", passDown: [...PASS_ALL] },
-      // The same server, declaring nothing it could ask for. Where roots are declared,
-      // server-everything asks for them on its own 350 ms after the handshake; on stdio that
-      // request ties to the call then in flight, which a caller without roots loses (-32021).
-      { server: "everything-asks-nothing", transport: everythingStdioCommand(), era: "legacy" },
       // A log budget that does not refill within a test: what passes is counted exactly.
       {
         server: "hostile",
@@ -107,7 +103,7 @@ describe("the front relays to a modern caller", () => {
 
   test("progress of a legacy upstream reaches a modern caller under the caller's token", async () => {
     const { client, fetch } = gateway();
-    const response = await modern(fetch, "everything-asks-nothing", "tools/call", {
+    const response = await modern(fetch, "everything", "tools/call", {
       name: "trigger-long-running-operation",
       arguments: { duration: 0.3, steps: 3 },
       _meta: meta({ progressToken: "caller-1" }),
@@ -123,6 +119,53 @@ describe("the front relays to a modern caller", () => {
     );
     assert.equal((messages[3]?.result as { resultType: string }).resultType, "complete");
     assert.equal(messages.length, 4);
+    await client.close();
+  });
+
+  test("a modern caller without roots gets its stdio call's result; the roots/list the server asks on its own meanwhile gets -32601", async () => {
+    // server-everything asks roots/list 350 ms after the handshake, naming no call: on stdio it
+    // ties to this call only because it is the one in flight, so the caller is not failed for it.
+    const client = createClient({
+      name: "gate",
+      handler: { log: () => {} },
+      policies: [{
+        server: "everything",
+        transport: everythingStdioCommand(),
+        era: "legacy",
+        passDown: [...PASS_ALL],
+        logLevel: "debug",
+      }],
+    });
+    // server-everything writes the error it got for roots/list to its stderr.
+    const rootsFailed = new Promise<unknown>((resolve) =>
+      client.onNotification((entry) => {
+        const line = entry.kind === "log" && entry.log.logger === "stderr" ? String(entry.log.data) : "";
+        if (line.includes("roots")) resolve(line);
+      })
+    );
+    const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth: "none" });
+    const response = await modern(
+      async (url, init) => await app.fetch(new Request(url, init)),
+      "everything",
+      "tools/call",
+      {
+        name: "trigger-long-running-operation",
+        arguments: { duration: 1, steps: 2 },
+        _meta: meta(),
+      },
+    );
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        content: [{ type: "text", text: "Long running operation completed. Duration: 1 seconds, Steps: 2." }],
+        resultType: "complete",
+      },
+    });
+    assert.equal(
+      await rootsFailed,
+      'Failed to request roots from client undefined: MCP error -32601: Method not found: the caller did not declare roots, which "roots/list" needs',
+    );
     await client.close();
   });
 

@@ -5,6 +5,13 @@
  * busy at once); `notifications/cancelled` aborts a job and nothing is sent; a request tied to a
  * call in flight pauses that call's deadline while it runs and gets that call's assigns.
  *
+ * A request is tied to a call by the transport (on HTTP, the call's stream carried it), or on
+ * stdio, where a request names no call, by a guess: the one call in flight, if exactly one. The
+ * call's answerer is told which (`DeferredTie`): the front fails its caller's call for a request
+ * the caller cannot answer only when the transport tied it; a guessed one may be the server
+ * asking on its own (server-everything asks `roots/list` after the handshake), and the front
+ * refuses it upstream as a client that did not declare the capability would.
+ *
  * @module
  */
 import type { Principal } from "../../handler/handler.ts";
@@ -25,7 +32,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
-import { ANSWER_THREW, answerDeferral, type DeferredAnswerer } from "../server-session.ts";
+import { ANSWER_THREW, answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
 export interface CallRecord {
@@ -142,8 +149,12 @@ export class ServerRequestSupervisor {
     else callSignal?.addEventListener("abort", onCallEnd, { once: true });
     call?.deadline?.pause();
     // A deferred request waits for its answer from elsewhere (the front's caller), the call's
-    // deadline still paused; the request as the checks left it is what gets answered.
-    const onDeferred = call === undefined ? this.#options.onDeferred : call.onDeferred;
+    // deadline still paused; the request as the checks left it is what gets answered. The
+    // answerer learns whether the tie was stdio's guess (see DeferredTie).
+    const answerer = call === undefined ? this.#options.onDeferred : call.onDeferred;
+    const tie: DeferredTie = { singleChannelGuess: call !== undefined && related === undefined };
+    const onDeferred = answerer &&
+      ((deferred: InputRequest, signal: AbortSignal) => answerer(deferred, signal, tie));
     const job = chain.run(decoded.value, {
       version,
       assigns: call?.assigns ?? this.#options.assigns,
