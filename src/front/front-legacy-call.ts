@@ -10,11 +10,12 @@
  * parked call (another process, a restart, a replay, an expiry) is refused with `-32602`.
  *
  * A server request the caller cannot answer fails the call with `-32021` (the caller learns what
- * to declare) when the transport tied it to the call (on HTTP, the call's stream carried it). On
- * stdio a request names no call and ties to the call only as the one in flight; it may be the
- * server asking on its own (server-everything asks `roots/list` after the handshake, and the
- * session declares every kind passed down), so it is answered upstream as by a client without
- * the capability (`-32601`, or `-32602` for an undeclared mode) and the call goes on.
+ * to declare). One exception: a `roots/list` that stdio tied to the call only as the one in
+ * flight (a stdio request names no call). Roots describe the client, not a call, and servers ask
+ * for them on their own (server-everything does after the handshake, and the session declares
+ * every kind passed down), so it is answered upstream as by a client without roots (`-32601`)
+ * and the call goes on. Sampling and elicitation exist to serve the request in flight, so stdio's
+ * tie stands for them.
  *
  * A new call leases its upstream session from `FrontUpstreams` and holds it while it
  * runs and while it is parked, so the server's requests tie to this call alone; the lease is
@@ -168,6 +169,11 @@ interface Waiting {
   reported: boolean;
 }
 
+/** A `roots/list` stdio tied to the call only as the one in flight: likely the server's own. */
+function isUnpromptedRoots(entry: Waiting): boolean {
+  return entry.guessed && entry.request.method === "roots/list";
+}
+
 /** What starts a parked call: its lease, method and params. */
 interface CallStart {
   /** The session the call holds until it ends. */
@@ -263,9 +269,9 @@ export class ParkedCall {
   }
 
   /**
-   * Waits for the call to end or to defer requests not yet passed down. A request tied to the
-   * call only by stdio's guess that this round's caller cannot answer is answered upstream at
-   * once, as by a client without the capability ({@linkcode undeclaredAnswer}), and the call goes on.
+   * Waits for the call to end or to defer requests not yet passed down. A `roots/list` tied to
+   * the call only by stdio's guess that this round's caller cannot answer is answered upstream at
+   * once, as by a client without roots ({@linkcode undeclaredAnswer}), and the call goes on.
    *
    * @param signal The downstream request's signal.
    * @param caller What this round's caller declared.
@@ -282,7 +288,7 @@ export class ParkedCall {
         const pending: Record<string, InputRequest> = Object.create(null);
         for (const [key, entry] of this.#waiting) {
           if (entry.reported) continue;
-          if (entry.guessed && !this.#server.callerCan(caller, entry.request)) {
+          if (isUnpromptedRoots(entry) && !this.#server.callerCan(caller, entry.request)) {
             entry.settle(undeclaredAnswer(caller, entry.request));
             continue;
           }

@@ -171,15 +171,10 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
-  test("fails with -32021 when the caller did not declare elicitation the call's stream asked for, and answers sampling with its own handler", async () => {
-    // Over HTTP the elicitation came on the call's own stream: the server needs it for this call.
-    const { client, fetch } = front(
-      {
-        sampling: () => ({ role: "assistant", content: { type: "text", text: "gate reply" }, model: "m" }),
-      },
-      { passDown: ["elicitation"] },
-      "http",
-    );
+  test("fails with -32021 when the caller did not declare elicitation, and answers sampling with its own handler", async () => {
+    const { client, fetch } = front({
+      sampling: () => ({ role: "assistant", content: { type: "text", text: "gate reply" }, model: "m" }),
+    }, { passDown: ["elicitation"] });
     try {
       const refused = await post(fetch, { ...ELICIT, _meta: capabilities({ sampling: {} }) });
       assert.deepEqual(refused.body.error, {
@@ -194,30 +189,6 @@ describe("the front before a legacy upstream (server-everything)", () => {
         _meta: capabilities({}),
       });
       assert.match(text(sampled.body), /gate reply/);
-    } finally {
-      await client.close();
-    }
-  });
-
-  test("over stdio, answers -32601 upstream for an elicitation the caller did not declare, and relays the call's result", async () => {
-    // On stdio the request names no call: it ties to this one only as the one in flight, and may
-    // be the server asking on its own, so the caller is not failed with -32021 for it.
-    const { client, fetch } = front({}, { passDown: ["elicitation"] });
-    try {
-      const answered = await post(fetch, { ...ELICIT, _meta: capabilities({ sampling: {} }) });
-      assert.deepEqual(answered.body, {
-        jsonrpc: "2.0",
-        id: 7,
-        result: {
-          content: [{
-            type: "text",
-            text:
-              'MCP error -32601: Method not found: the caller did not declare elicitation, which "elicitation/create" needs',
-          }],
-          isError: true,
-          resultType: "complete",
-        },
-      });
     } finally {
       await client.close();
     }

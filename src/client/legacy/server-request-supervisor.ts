@@ -7,10 +7,9 @@
  *
  * A request is tied to a call by the transport (on HTTP, the call's stream carried it), or on
  * stdio, where a request names no call, by a guess: the one call in flight, if exactly one. The
- * call's answerer is told which (`DeferredTie`): the front fails its caller's call for a request
- * the caller cannot answer only when the transport tied it; a guessed one may be the server
- * asking on its own (server-everything asks `roots/list` after the handshake), and the front
- * refuses it upstream as a client that did not declare the capability would.
+ * call's answerer is told which (`DeferredTie`): a guessed `roots/list` may be the server asking
+ * on its own (server-everything does after the handshake), and the front refuses it upstream,
+ * as a client without roots would, rather than fail its caller's call for it.
  *
  * @module
  */
