@@ -69,3 +69,26 @@ export function sse(messages: unknown[], options: { close?: boolean } = {}): Res
 export function toolsList(id: unknown, tools: unknown[]): Response {
   return result(id, { resultType: "complete", ttlMs: 0, cacheScope: "private", tools });
 }
+
+/**
+ * What a 2025 server answers `initialize` (`version`, tools only) and `tools/list` (one tool named
+ * `tool`) with; `undefined` for any other message.
+ */
+export function legacyHandshake(
+  body: { id?: unknown; method?: string },
+  version: string,
+  tool: string,
+): Response | undefined {
+  if (body.id === undefined) return undefined;
+  if (body.method === "initialize") {
+    return result(body.id, {
+      protocolVersion: version,
+      capabilities: { tools: {} },
+      serverInfo: { name: "scripted", version: "1.0.0" },
+    });
+  }
+  if (body.method === "tools/list") {
+    return result(body.id, { tools: [{ name: tool, inputSchema: { type: "object" } }] });
+  }
+  return undefined;
+}

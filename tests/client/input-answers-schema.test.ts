@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createClient } from "../../src/client/legacy/legacy-client.ts";
 import type { Handler } from "../../src/handler/handler.ts";
 import type { LegacyProtocolVersion } from "../../src/protocol/versions.ts";
-import { result, scriptedServer, type SeenRequest } from "../_support/scripted-server.ts";
+import { legacyHandshake, result, scriptedServer, type SeenRequest } from "../_support/scripted-server.ts";
 import { schemaErrors } from "../protocol/_official-schema.ts";
 import { plain, setup, URL_ } from "./_client-fixtures.ts";
 
@@ -139,16 +139,8 @@ async function legacyAnswers(version: LegacyProtocolVersion): Promise<{
       return new Response(null, { status: 202 });
     }
     if (id === undefined) return new Response(null, { status: 202 });
-    if (method === "initialize") {
-      return result(id, {
-        protocolVersion: version,
-        capabilities: { tools: {} },
-        serverInfo: { name: "scripted", version: "1.0.0" },
-      });
-    }
-    if (method === "tools/list") {
-      return result(id, { tools: [{ name: "deploy", inputSchema: { type: "object" } }] });
-    }
+    const handshake = legacyHandshake(request.body, version, "deploy");
+    if (handshake !== undefined) return handshake;
     callId = id;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
 import type { Client } from "../../../src/client/client-types.ts";
 import type { LegacyProtocolVersion } from "../../../src/protocol/versions.ts";
-import { result, type ScriptedServer, scriptedServer } from "../../_support/scripted-server.ts";
+import { legacyHandshake, type ScriptedServer, scriptedServer } from "../../_support/scripted-server.ts";
 import { eventually } from "../../_support/eventually.ts";
 import { schemaErrors } from "../../protocol/_official-schema.ts";
 import { failure, URL_ } from "../_client-fixtures.ts";
@@ -17,18 +17,9 @@ const VERSIONS: LegacyProtocolVersion[] = ["2025-11-25", "2025-06-18"];
 /** A legacy client over a scripted server answering `initialize` with `version`; `tools/call` never answers. */
 function legacySetup(version: LegacyProtocolVersion): { client: Client; server: ScriptedServer } {
   const server = scriptedServer((request) => {
-    const { id, method } = request.body;
-    if (id === undefined) return new Response(null, { status: 202 });
-    if (method === "initialize") {
-      return result(id, {
-        protocolVersion: version,
-        capabilities: { tools: {} },
-        serverInfo: { name: "scripted", version: "1.0.0" },
-      });
-    }
-    if (method === "tools/list") {
-      return result(id, { tools: [{ name: "slow", inputSchema: { type: "object" } }] });
-    }
+    if (request.body.id === undefined) return new Response(null, { status: 202 });
+    const handshake = legacyHandshake(request.body, version, "slow");
+    if (handshake !== undefined) return handshake;
     return new Promise<Response>(() => {});
   });
   const client = createClient({
