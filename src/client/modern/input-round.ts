@@ -84,10 +84,10 @@ export async function answerInputRequests(
       : inputError(context.serverId, round.key, method, round.failure);
   }
   const responses: Record<string, InputResponse> = Object.create(null);
-  keys.forEach((
-    key,
-    index,
-  ) => (responses[key] = (round.results[index] as ChainResult & { ok: true }).answer));
+  // No entry failed, so every result is an answer.
+  for (const [index, key] of keys.entries()) {
+    responses[key] = (round.results[index] as ChainResult & { ok: true }).answer;
+  }
   return responses;
 }
 
