@@ -62,11 +62,27 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   }
   if (result.success) return { ok: true, value: result.output };
   const issue = deepestIssue(result.issues[0]);
-  return failure(
-    formatPath(issue.path),
-    issue.expected ?? issue.message,
-    issue.received,
-  );
+  return failure(formatPath(issue.path), expectedOf(issue), issue.received);
+}
+
+/**
+ * What an action of a pipe asks for, where valibot names no `expected` (its message would read
+ * "expected Invalid safe integer: Received 1.5").
+ */
+const ACTION_EXPECTS: Readonly<Record<string, string>> = {
+  safe_integer: "a safe integer",
+  finite: "a finite number",
+};
+
+/**
+ * What an issue says was expected, in words: its `expected`, or for a pipe's action that names
+ * none (`safeInteger`, `finite`) what the action asks for.
+ *
+ * @param issue A valibot issue.
+ * @returns The words, e.g. `"a safe integer"`.
+ */
+export function expectedOf(issue: Issue): string {
+  return issue.expected ?? ACTION_EXPECTS[issue.type] ?? issue.message;
 }
 
 /**

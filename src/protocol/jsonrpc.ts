@@ -87,8 +87,9 @@ export const JsonObjectSchema: WireSchema<JsonObject> = wireLooseObject({});
 
 /** A request id: a string, or an integer within the safe range. */
 export const RequestIdSchema: WireSchema<RequestId> = v.union([
-  v.string(),
+  // Numbers first: most are numbers, and each option a value fails costs an issue.
   v.pipe(v.number(), v.safeInteger()),
+  v.string(),
 ]);
 
 const JSONRPC = v.literal("2.0");

@@ -5,7 +5,14 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, deepestIssue, wireLooseObject, type WireSchema } from "./decode.ts";
+import {
+  decode,
+  type Decoded,
+  deepestIssue,
+  expectedOf,
+  wireLooseObject,
+  type WireSchema,
+} from "./decode.ts";
 import {
   type ClientCapabilities,
   ClientCapabilitiesSchemas,
@@ -45,8 +52,9 @@ export type ProgressToken = string | number;
 
 /** A progress token. */
 export const ProgressTokenSchema: WireSchema<ProgressToken> = v.union([
-  v.string(),
+  // Numbers first: most are numbers, and each option a value fails costs an issue.
   v.pipe(v.number(), v.safeInteger()),
+  v.string(),
 ]);
 
 /** Describes an MCP implementation (`clientInfo`, `serverInfo`); self-reported, never trusted. */
@@ -127,7 +135,7 @@ export const RequestMetaSchema: WireSchema<RequestMetaObject> = v.pipe(
       if (!result.success) {
         const inner = deepestIssue(result.issues[0]);
         addIssue({
-          expected: inner.expected ?? inner.message,
+          expected: expectedOf(inner),
           received: inner.received,
           path: [here, ...(inner.path ?? [])],
         });

@@ -7,7 +7,7 @@
  * @module
  */
 import * as v from "valibot";
-import { deepestIssue, type WireSchema } from "./decode.ts";
+import { deepestIssue, expectedOf, type WireSchema } from "./decode.ts";
 import { isObject } from "../_internal/is-object.ts";
 
 /** A map from untrusted string keys to values, with no prototype. */
@@ -40,7 +40,7 @@ export function nullProtoRecord<T>(value: WireSchema<T>): WireSchema<NullProtoRe
           const inner = deepestIssue(result.issues[0]);
           const here: v.ObjectPathItem = { type: "object", origin: "value", input, key, value: item };
           addIssue({
-            expected: inner.expected ?? inner.message,
+            expected: expectedOf(inner),
             received: inner.received,
             path: [here, ...(inner.path ?? [])],
           });

@@ -136,7 +136,7 @@ describe("decodeRequestMeta()", () => {
       ),
     );
     const token = decodeRequestMeta({ ...base, progressToken: 1.5 });
-    same(token, failureAt("$.progressToken", "Invalid safe integer: Received 1.5", "1.5"));
+    same(token, failureAt("$.progressToken", "a safe integer", "1.5"));
   });
 
   test("refuses an array as _meta at $", () => {
