@@ -29,7 +29,7 @@ import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
 import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
 import type { LazySignal } from "./invoke-handler.ts";
-import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "../checks/verdict.ts";
 import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
 
 /** The name of a kind's step. */

@@ -27,7 +27,7 @@ import { type CapabilityCheck, createCapabilityCheck } from "../checks/capabilit
 import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
-import { type Refusal, RefusalCode, type Verdict } from "./verdict.ts";
+import { type Refusal, RefusalCode, type Verdict } from "../checks/verdict.ts";
 import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
 import { invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import { isDeferral } from "../handler/deferral.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { assertRate, type Rate, type TakeResult } from "../limits/token-bucket.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import { quote } from "../_internal/quote.ts";
 
 /** Which kinds are declared. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import type { FormShape } from "./form/shape.ts";
 import { valueProblem } from "./form/field-value.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";

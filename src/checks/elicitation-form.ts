@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import type { FieldShape, FormShape } from "./form/shape.ts";
 import { isObject } from "../_internal/is-object.ts";
 import { keywordOf, type KeywordProblem, readField } from "./form/read-field.ts";

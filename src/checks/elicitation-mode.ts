@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import { describeValue } from "../_internal/quote.ts";
 
 /** An elicitation mode. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import { hostShapeProblem, isIpHost, isPublicHost, matchHost } from "./_host-rules.ts";
 import { describeKind, quote, thrownName } from "../_internal/quote.ts";
 import { compileUrlOptions } from "./_url-options.ts";

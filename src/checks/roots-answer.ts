@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 
 /** A root as sent to the server. */
 export interface SentRoot {

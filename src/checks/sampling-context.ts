@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { pass, type Verdict } from "../chain/verdict.ts";
+import { pass, type Verdict } from "./verdict.ts";
 
 /** The check built by {@linkcode createSamplingContextCheck}. */
 export interface SamplingContextCheck {

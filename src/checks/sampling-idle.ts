@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { pass, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, refuse, type Verdict } from "./verdict.ts";
 
 /** The check built by {@linkcode createSamplingIdleCheck}. */
 export interface SamplingIdleCheck {

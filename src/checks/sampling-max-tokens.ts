@@ -5,7 +5,7 @@
  * @module
  */
 import { describeValue, thrownName } from "../_internal/quote.ts";
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 
 /** The check built by {@linkcode createSamplingMaxTokensCheck}. */
 export interface SamplingMaxTokensCheck {

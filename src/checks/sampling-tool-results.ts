@@ -8,7 +8,7 @@
  * @module
  */
 import { describeValue, thrownName } from "../_internal/quote.ts";
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 import { readBlockTypes } from "./_sampling-messages.ts";
 import type { ToolLoopMessage } from "./sampling-tool-loop.ts";
 

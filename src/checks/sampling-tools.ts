@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "../chain/verdict.ts";
+import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
 
 /** The fields of a sampling request this check reads. */
 export interface SamplingToolsInput {

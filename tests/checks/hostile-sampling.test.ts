@@ -8,7 +8,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { same } from "../_support/exact.ts";
-import type { Verdict } from "../../src/chain/verdict.ts";
+import type { Verdict } from "../../src/checks/verdict.ts";
 import { createSamplingMaxTokensCheck } from "../../src/checks/sampling-max-tokens.ts";
 import { createSamplingContextCheck } from "../../src/checks/sampling-context.ts";
 import { createSamplingIdleCheck } from "../../src/checks/sampling-idle.ts";
