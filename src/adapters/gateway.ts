@@ -16,7 +16,7 @@ import { createFront } from "../front/create-front.ts";
 import { type Decision, type DecisionListener, describeDecision } from "../chain/decision.ts";
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
-import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../front/sealed-state.ts";
+import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../_internal/secret-key.ts";
 
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";

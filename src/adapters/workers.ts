@@ -84,7 +84,7 @@
  */
 import { Redis } from "@upstash/redis/cloudflare";
 import { createClient } from "../client/create-client.ts";
-import { stateKeyProblem } from "../front/sealed-state.ts";
+import { secretKeyProblem } from "../_internal/secret-key.ts";
 import type { Handler } from "../handler/handler.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
@@ -291,7 +291,7 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
     // The same message as the self-hosted entries; the docs say how to set a Worker's secret.
     return { problem: NO_STATE_KEY };
   }
-  const keyProblem = stateKeyProblem(stateKey);
+  const keyProblem = secretKeyProblem(stateKey);
   if (keyProblem !== undefined) {
     return { problem: `${PREFIX} the secret "${STATE_KEY_VARIABLE}" ${keyProblem}` };
   }

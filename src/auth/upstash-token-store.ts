@@ -18,7 +18,7 @@
  */
 import type { Redis } from "@upstash/redis";
 import { codecs } from "../_internal/encoding.ts";
-import { MAKE_A_KEY, stateKeyProblem } from "../front/sealed-state.ts";
+import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { timeoutOption, within } from "../limits/_redis-within.ts";
 import type { TokenStore } from "./token-store.ts";
 
@@ -84,7 +84,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export function createUpstashTokenStore(options: UpstashTokenStoreOptions): TokenStore {
   const secret: unknown = options.key;
   const problem = typeof secret === "string"
-    ? stateKeyProblem(secret)
+    ? secretKeyProblem(secret)
     : `must be a string, received "${typeof secret}": ${MAKE_A_KEY}`;
   if (problem !== undefined) throw new TypeError(`createUpstashTokenStore(): "key" ${problem}`);
   const timeoutMs = timeoutOption("createUpstashTokenStore()", options.timeoutMs);

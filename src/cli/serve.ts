@@ -13,7 +13,7 @@ import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
-import { MAKE_A_KEY, stateKeyProblem } from "../front/sealed-state.ts";
+import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
@@ -148,7 +148,7 @@ async function readOptions(
   if (stateKey === undefined || stateKey === "") {
     return usage(io, `SLUICE_STATE_KEY is not set: expected at least 32 random bytes, ${MAKE_A_KEY}`);
   }
-  const keyProblem = stateKeyProblem(stateKey);
+  const keyProblem = secretKeyProblem(stateKey);
   if (keyProblem !== undefined) return usage(io, `SLUICE_STATE_KEY ${keyProblem}`);
   const auth = await readAuth(args, io);
   if ("problem" in auth) return usage(io, auth.problem);

@@ -24,7 +24,8 @@ import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-internals.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
-import { importStateKey, type StateKey, stateKeyProblem } from "./sealed-state.ts";
+import { importStateKey, type StateKey } from "./sealed-state.ts";
+import { secretKeyProblem } from "../_internal/secret-key.ts";
 import { frontServerList } from "./_front-info.ts";
 import { createFrontSignIn } from "./front-sign-in.ts";
 import { FrontUpstreams } from "./front-upstreams.ts";
@@ -170,7 +171,7 @@ export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Prom
 
 /** The key is checked here, so a bad key fails at start-up rather than on a call. */
 function checkSecret(secret: unknown): void {
-  const problem = stateKeyProblem(secret);
+  const problem = secretKeyProblem(secret);
   if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
 }
 

@@ -30,7 +30,7 @@ import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, jwtVerify } fro
 import type { JWK } from "jose";
 import { encodeError } from "../protocol/jsonrpc.ts";
 import type { Principal } from "./principal.ts";
-import { MAKE_A_KEY, stateKeyProblem } from "./sealed-state.ts";
+import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 
 /** A static bearer secret and the caller it stands for. */
 export interface BearerSecret {
@@ -177,7 +177,7 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
       throw new TypeError(`${at()} must be { secret, subject, scopes? }, received ${describe(entry)}`);
     }
     const { secret, subject, scopes } = entry as Partial<BearerSecret>;
-    const problem = stateKeyProblem(secret);
+    const problem = secretKeyProblem(secret);
     if (problem !== undefined) throw new TypeError(`${at("secret")} ${problem}`);
     // RFC 6750's token68: what a client can send in "Authorization: Bearer".
     if (!TOKEN68.test(secret as string)) {

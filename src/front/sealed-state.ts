@@ -11,6 +11,7 @@
  */
 import * as v from "valibot";
 import { codecs } from "../_internal/encoding.ts";
+import { secretKeyProblem } from "../_internal/secret-key.ts";
 import { decode, refuseArrays } from "../protocol/decode.ts";
 import { nullProtoRecord } from "../protocol/null-proto-record.ts";
 import { canonicalJson, withoutPrototypes } from "./_canonical-json.ts";
@@ -57,9 +58,6 @@ export type OpenedState =
   | { readonly ok: true; readonly state: ContinuationState }
   | { readonly ok: false; readonly reason: StateRefusalReason };
 
-/** The fewest secret bytes {@linkcode importStateKey} accepts (the HMAC-SHA256 output size). */
-export const MIN_SECRET_BYTES: number = 32;
-
 const ANY_MAP = nullProtoRecord(v.unknown());
 const StateSchema = refuseArrays(v.strictObject({
   serverId: v.string(),
@@ -75,60 +73,12 @@ const NOT_DIGESTED: ReadonlySet<string> = new Set(["_meta", "inputResponses", "r
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** How to make a good key, for the messages that refuse one. */
-export const MAKE_A_KEY = "make one with `openssl rand -base64 32`";
-
-/**
- * What is wrong with a state key, if anything: not a string or bytes, shorter than 32 bytes, or
- * plainly not random. A key is refused as low-entropy when it repeats a pattern of at most half
- * its length (`"0123456789abcdef0123456789abcdef"`, the example once in these docs, or 32 equal
- * bytes) or has fewer than 8 distinct bytes: states sealed with such a key can be forged by
- * whoever guesses it. Real randomness cannot be measured; these catch the keys people type.
- *
- * @param secret The candidate key; a string is taken as its UTF-8 bytes.
- * @returns The problem, phrased to follow "the state key", or `undefined` for a usable key.
- * @example
- * ```ts
- * import { stateKeyProblem } from "./sealed-state.ts";
- * console.log(stateKeyProblem("x".repeat(32))); // "repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`"
- * console.log(stateKeyProblem(crypto.getRandomValues(new Uint8Array(32)))); // undefined
- * ```
- */
-export function stateKeyProblem(secret: unknown): string | undefined {
-  const bytes = typeof secret === "string"
-    ? encoder.encode(secret)
-    : secret instanceof Uint8Array
-    ? secret
-    : undefined;
-  if (bytes === undefined) return `must be a string or a Uint8Array, received "${typeof secret}"`;
-  if (bytes.length < MIN_SECRET_BYTES) {
-    return `must be at least "${MIN_SECRET_BYTES}" bytes of random data, received "${bytes.length}" bytes: ${MAKE_A_KEY}`;
-  }
-  if (repeatsPattern(bytes)) return `repeats a pattern: expected random bytes, ${MAKE_A_KEY}`;
-  if (new Set(bytes).size < MIN_DISTINCT_BYTES) {
-    return `has fewer than "${MIN_DISTINCT_BYTES}" distinct bytes: expected random bytes, ${MAKE_A_KEY}`;
-  }
-  return undefined;
-}
-
-const MIN_DISTINCT_BYTES = 8;
-
-/** Whether `bytes` is its first `p` bytes over and over, for some `p` of at most half its length. */
-function repeatsPattern(bytes: Uint8Array): boolean {
-  for (let period = 1; period <= bytes.length / 2; period++) {
-    let i = period;
-    while (i < bytes.length && bytes[i] === bytes[i - period]) i++;
-    if (i === bytes.length) return true;
-  }
-  return false;
-}
-
 /**
  * Imports the secret that seals and opens states as a non-extractable HMAC-SHA256 key.
  *
  * @param secret At least 32 random bytes; a string is taken as its UTF-8 bytes.
  * @returns The key.
- * @throws {TypeError} When {@linkcode stateKeyProblem} finds a problem with the secret.
+ * @throws {TypeError} When {@linkcode secretKeyProblem} finds a problem with the secret.
  * @example
  * ```ts
  * import { importStateKey } from "./sealed-state.ts";
@@ -137,7 +87,7 @@ function repeatsPattern(bytes: Uint8Array): boolean {
  * ```
  */
 export async function importStateKey(secret: string | Uint8Array): Promise<StateKey> {
-  const problem = stateKeyProblem(secret);
+  const problem = secretKeyProblem(secret);
   if (problem !== undefined) throw new TypeError(`importStateKey(): the secret ${problem}`);
   const bytes = typeof secret === "string" ? encoder.encode(secret) : new Uint8Array(secret);
   const key = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, [

@@ -2,11 +2,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { codecs } from "../../src/_internal/encoding.ts";
+import { MIN_SECRET_BYTES } from "../../src/_internal/secret-key.ts";
 import {
   type ContinuationState,
   digestRequest,
   importStateKey,
-  MIN_SECRET_BYTES,
   newNonce,
   openState,
   sealState,

@@ -1,10 +1,10 @@
-// stateKeyProblem() (src/front/sealed-state.ts) on every runtime: the exact problem of a short
+// secretKeyProblem() (src/_internal/secret-key.ts) on every runtime: the exact problem of a short
 // key, a patterned one and one of few distinct bytes; random keys from crypto pass; and the two
 // rules as properties (a repeated pattern is always refused, a key with neither flaw passes).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MAKE_A_KEY, stateKeyProblem } from "../../src/front/sealed-state.ts";
+import { MAKE_A_KEY, secretKeyProblem } from "../../src/_internal/secret-key.ts";
 import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
 
 const PATTERN = `repeats a pattern: expected random bytes, ${MAKE_A_KEY}`;
@@ -18,14 +18,14 @@ function periodic(bytes: Uint8Array): boolean {
   return false;
 }
 
-describe("stateKeyProblem()", () => {
-  test("stateKeyProblem() names a key shorter than 32 bytes, counting UTF-8 bytes", () => {
+describe("secretKeyProblem()", () => {
+  test("secretKeyProblem() names a key shorter than 32 bytes, counting UTF-8 bytes", () => {
     assert.deepEqual(
       [
-        stateKeyProblem(""),
-        stateKeyProblem("a-31-byte-key-that-is-too-short"),
-        stateKeyProblem(crypto.getRandomValues(new Uint8Array(16))),
-        stateKeyProblem("é".repeat(15) + "x"),
+        secretKeyProblem(""),
+        secretKeyProblem("a-31-byte-key-that-is-too-short"),
+        secretKeyProblem(crypto.getRandomValues(new Uint8Array(16))),
+        secretKeyProblem("é".repeat(15) + "x"),
       ],
       [
         `must be at least "32" bytes of random data, received "0" bytes: ${MAKE_A_KEY}`,
@@ -36,39 +36,39 @@ describe("stateKeyProblem()", () => {
     );
   });
 
-  test("stateKeyProblem() refuses patterned keys: the old docs' example, 32 zero bytes, a repeated word", () => {
+  test("secretKeyProblem() refuses patterned keys: the old docs' example, 32 zero bytes, a repeated word", () => {
     assert.equal(MAKE_A_KEY, "make one with `openssl rand -base64 32`");
     assert.deepEqual(
       [
-        stateKeyProblem("0123456789abcdef0123456789abcdef"),
-        stateKeyProblem(new Uint8Array(32)),
-        stateKeyProblem("x".repeat(32)),
-        stateKeyProblem("password".repeat(4)),
-        stateKeyProblem(Uint8Array.from({ length: 64 }, (_, i) => i % 32)),
+        secretKeyProblem("0123456789abcdef0123456789abcdef"),
+        secretKeyProblem(new Uint8Array(32)),
+        secretKeyProblem("x".repeat(32)),
+        secretKeyProblem("password".repeat(4)),
+        secretKeyProblem(Uint8Array.from({ length: 64 }, (_, i) => i % 32)),
       ],
       [PATTERN, PATTERN, PATTERN, PATTERN, PATTERN],
     );
   });
 
-  test("stateKeyProblem() refuses keys of fewer than 8 distinct bytes that repeat no pattern", () => {
+  test("secretKeyProblem() refuses keys of fewer than 8 distinct bytes that repeat no pattern", () => {
     assert.deepEqual(
       [
-        stateKeyProblem("a".repeat(31) + "b"),
-        stateKeyProblem("abcdefg".repeat(5)),
-        stateKeyProblem(Uint8Array.from({ length: 40 }, (_, i) => i < 39 ? i % 3 : 9)),
+        secretKeyProblem("a".repeat(31) + "b"),
+        secretKeyProblem("abcdefg".repeat(5)),
+        secretKeyProblem(Uint8Array.from({ length: 40 }, (_, i) => i < 39 ? i % 3 : 9)),
       ],
       [FEW, PATTERN, FEW],
     );
-    assert.equal(stateKeyProblem("abcdefgh".repeat(4) + "i"), undefined, "9 distinct bytes, no period");
+    assert.equal(secretKeyProblem("abcdefgh".repeat(4) + "i"), undefined, "9 distinct bytes, no period");
   });
 
-  test("stateKeyProblem() accepts 1000 keys of 32 random bytes from crypto, and their base64", () => {
+  test("secretKeyProblem() accepts 1000 keys of 32 random bytes from crypto, and their base64", () => {
     const refused: string[] = [];
     for (let i = 0; i < 1000; i++) {
       const key = crypto.getRandomValues(new Uint8Array(32));
       const text = btoa(String.fromCharCode(...key));
       for (const candidate of [key, text]) {
-        const problem = stateKeyProblem(candidate);
+        const problem = secretKeyProblem(candidate);
         if (problem !== undefined) refused.push(`${text}: ${problem}`);
       }
     }
@@ -76,7 +76,7 @@ describe("stateKeyProblem()", () => {
   });
 
   test(
-    propertyName("stateKeyProblem() refuses every pattern of at most half the key's length, repeated"),
+    propertyName("secretKeyProblem() refuses every pattern of at most half the key's length, repeated"),
     () => {
       fc.assert(
         fc.property(
@@ -85,7 +85,7 @@ describe("stateKeyProblem()", () => {
           (pattern, length) => {
             fc.pre(pattern.length <= length / 2);
             const key = Uint8Array.from({ length }, (_, i) => pattern[i % pattern.length] as number);
-            assert.equal(stateKeyProblem(key), PATTERN);
+            assert.equal(secretKeyProblem(key), PATTERN);
           },
         ),
         PROPERTY_SETTINGS,
@@ -94,14 +94,16 @@ describe("stateKeyProblem()", () => {
   );
 
   test(
-    propertyName("stateKeyProblem() accepts every key of 32 to 64 bytes with 8 distinct bytes and no period"),
+    propertyName(
+      "secretKeyProblem() accepts every key of 32 to 64 bytes with 8 distinct bytes and no period",
+    ),
     () => {
       fc.assert(
         fc.property(
           fc.uint8Array({ minLength: 32, maxLength: 64 }).filter((bytes) =>
             new Set(bytes).size >= 8 && !periodic(bytes)
           ),
-          (key) => assert.equal(stateKeyProblem(key), undefined),
+          (key) => assert.equal(secretKeyProblem(key), undefined),
         ),
         PROPERTY_SETTINGS,
       );
