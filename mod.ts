@@ -67,7 +67,7 @@ export type {
   ToolCallOptions,
 } from "./src/client/client-types.ts";
 export type { TokenStore } from "./src/auth/token-store.ts";
-export { signInRequiredBy, SignInRequiredError, UpstreamAuthError } from "./src/auth/upstream-auth-error.ts";
+export { signInRequiredBy, SignInRequiredError, UpstreamAuthError } from "./src/upstream-auth-error.ts";
 export type {
   CallDecision,
   Decision,

@@ -14,7 +14,7 @@ import { requestOptions } from "./_discovery.ts";
 import { clientSecretBasic, describeTokenFailure, type EnvironmentReader } from "./_token-request.ts";
 import { dpopUnsupported, type Grant, grantOf } from "./authorization-code.ts";
 import { dpopHandle, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
-import { UpstreamAuthError } from "./upstream-auth-error.ts";
+import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** What a client credentials token request needs. */
 export interface ClientCredentialsOptions {

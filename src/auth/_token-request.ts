@@ -5,7 +5,7 @@
  * @module
  */
 import * as oauth from "oauth4webapi";
-import { UpstreamAuthError } from "./upstream-auth-error.ts";
+import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** Reads an environment variable. */
 export type EnvironmentReader = (name: string) => string | undefined;

@@ -18,7 +18,7 @@ import type { EnvironmentReader } from "./_token-request.ts";
 import { clientSecretBasic, describeTokenFailure } from "./_token-request.ts";
 import type { TokenStore } from "./token-store.ts";
 import { dpopHandle, type DpopKey, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
-import { UpstreamAuthError } from "./upstream-auth-error.ts";
+import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** How long a started sign-in may take before its callback is refused. */
 export const FLOW_TTL_MS: number = 10 * 60_000;

@@ -39,7 +39,7 @@ import {
   refreshGrant,
 } from "./authorization-code.ts";
 import type { TokenStore } from "./token-store.ts";
-import { SignInRequiredError, UpstreamAuthError } from "./upstream-auth-error.ts";
+import { SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
 
 export type { EnvironmentReader };
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { signInRequiredBy } from "../auth/upstream-auth-error.ts";
+import { signInRequiredBy } from "../upstream-auth-error.ts";
 import type { Client } from "../client/client-types.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import { ClientError } from "../errors.ts";

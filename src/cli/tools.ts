@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { signInRequiredBy } from "../auth/upstream-auth-error.ts";
+import { signInRequiredBy } from "../upstream-auth-error.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
 import { flagText, parseArgs, show } from "./_args.ts";

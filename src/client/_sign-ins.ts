@@ -13,7 +13,7 @@ import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { takeFlow } from "../auth/authorization-code.ts";
 import type { TokenStore } from "../auth/token-store.ts";
-import { UpstreamAuthError } from "../auth/upstream-auth-error.ts";
+import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import {
   type Authorize,
   createUpstreamSignIn,

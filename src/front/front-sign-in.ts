@@ -20,7 +20,7 @@ import type { Hono } from "hono";
 import type { ClientInternals } from "../client/client-internals.ts";
 import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
 import { flowKey, type PendingFlow, takeFlow } from "../auth/authorization-code.ts";
-import { SignInRequiredError, UpstreamAuthError } from "../auth/upstream-auth-error.ts";
+import { SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { Principal } from "../handler/handler.ts";
 import { principalKey } from "./principal.ts";
 import { codecs } from "../_internal/encoding.ts";

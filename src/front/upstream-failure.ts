@@ -23,11 +23,7 @@
 import { ClientError } from "../errors.ts";
 import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
-import {
-  signInRequiredBy,
-  type SignInRequiredError,
-  UpstreamAuthError,
-} from "../auth/upstream-auth-error.ts";
+import { signInRequiredBy, type SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** The code of the URL-elicitation-required error (2025-11-25). */
 export const URL_ELICITATION_REQUIRED = -32042;

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { UpstreamAuthError } from "../auth/upstream-auth-error.ts";
+import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 
 /**

@@ -21,7 +21,7 @@ import type { Client } from "../../src/client/client-types.ts";
 import type { AuthorizationPrompt, AuthorizeAnswer, AuthorizeContext } from "../../src/handler/handler.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
-import { signInRequiredBy, SignInRequiredError } from "../../src/auth/upstream-auth-error.ts";
+import { signInRequiredBy, SignInRequiredError } from "../../src/upstream-auth-error.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
 

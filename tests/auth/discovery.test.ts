@@ -3,7 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { discoverAuthorizationServer, discoverResource } from "../../src/auth/_discovery.ts";
-import { UpstreamAuthError } from "../../src/auth/upstream-auth-error.ts";
+import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 
 /** A fetch answering from `documents` by URL (404 otherwise), recording every URL asked for. */
 function scripted(documents: Record<string, unknown>) {

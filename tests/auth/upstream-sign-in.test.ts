@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { createMemoryTokenStore } from "../../src/auth/token-store.ts";
 import { createUpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
-import { UpstreamAuthError } from "../../src/auth/upstream-auth-error.ts";
+import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { ClientCredentialsAuth } from "../../src/policy/policy.ts";
 import type { Fetcher } from "../../src/transport/_fetch-with-redirects.ts";
