@@ -5,6 +5,7 @@
  * @module
  */
 
+import { DEFAULT_MAX_JSON_DEPTH } from "../protocol/json-depth.ts";
 import type { ElicitationPolicy, HandlerTimeoutPolicy, Policy, SamplingPolicy } from "./policy.ts";
 
 /**
@@ -81,7 +82,7 @@ export const POLICY_DEFAULTS: PolicyDefaults = Object.freeze({
   maxMessageBytes: 4 * 1024 * 1024,
   maxEventBytes: 4 * 1024 * 1024,
   maxInputRequests: 16,
-  maxJsonDepth: 64,
+  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
   maxWaitingNotifications: 1000,
   passDown: Object.freeze([]),
   stateTtl: "10m",

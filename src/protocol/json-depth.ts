@@ -6,6 +6,9 @@
  * @module
  */
 
+/** The deepest nesting a message may have unless a policy says otherwise (`maxJsonDepth`). */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;

@@ -5,7 +5,6 @@
  * @module
  */
 import * as v from "valibot";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import {
   decode,
   type Decoded,
@@ -15,7 +14,7 @@ import {
   wireObject,
   type WireSchema,
 } from "./decode.ts";
-import { exceedsJsonDepth } from "./json-depth.ts";
+import { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth } from "./json-depth.ts";
 
 /** A request id: a string or an integer, never `null`. */
 export type RequestId = string | number;
@@ -185,7 +184,7 @@ export interface ParseMessageOptions {
  * ```
  */
 export function parseMessage(text: string, options: ParseMessageOptions = {}): Decoded<JsonRpcMessage> {
-  const maxDepth = options.maxDepth ?? POLICY_DEFAULTS.maxJsonDepth;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   if (exceedsJsonDepth(text, maxDepth)) return tooDeep(maxDepth);
   let value: unknown;
   try {
