@@ -19,7 +19,7 @@ export type Invocation =
 
 /** Options of {@linkcode invokeHandler}. */
 export interface InvokeOptions {
-  /** The deadline in milliseconds. */
+  /** The deadline in milliseconds (the policy's `handlerTimeout` for the kind, from `_kind-checks.ts`). */
   readonly timeoutMs: number;
   /** Aborts the call when it fires (server cancellation, a failed sibling, an abandoned call). */
   readonly parent?: AbortSignal | undefined;

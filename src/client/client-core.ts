@@ -280,7 +280,8 @@ class DecisionListeners {
 /**
  * The flows of the client's calls in progress, each under its server's `maxTotalTimeout`;
  * closing aborts them all. Not one AbortController for the client's life: on Workers an
- * AbortSignal belongs to the request that made it, and a client serves many.
+ * AbortSignal belongs to the request that made it, and a client serves many. The front opens its
+ * own flows under the same limit (front-modern-post.ts, front-legacy-call.ts, caller-session.ts).
  */
 class CallFlows {
   readonly #timers: Timers;

@@ -328,7 +328,7 @@ type RoundOutcome = { answers: InputResponses; pending: Record<string, InputRequ
 /**
  * Runs one round's entries through the front's chain, concurrently ({@linkcode runRound}); the
  * first failure aborts the rest. A round of more than `maxInputRequests` entries fails before any
- * of them runs.
+ * of them runs (the client's own rounds are held to it in `answerInputRequests`, input-round.ts).
  */
 async function answerRound(
   input: FrontCallInput,

@@ -1,7 +1,8 @@
 /**
  * The log budgets of one client's servers: one token bucket per server (per connection in the
- * legacy era), created with the server's rate on first use. O(1) per entry and without a memory
- * store's generic keying, because this runs on the connection's read path.
+ * legacy era), created with the server's rate (its policy's `logRateLimit`) on first use. O(1)
+ * per entry and without a memory store's generic keying, because this runs on the connection's
+ * read path.
  *
  * @module
  */

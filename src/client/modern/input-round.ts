@@ -37,7 +37,7 @@ export interface RoundContext {
 }
 
 /**
- * Answers every entry of one round.
+ * Answers every entry of one round. (The front's rounds are held to `maxInputRequests` in front-call.ts.)
  *
  * @param requests The round's `inputRequests` (a prototype-free map).
  * @param context Server, chain, version, assigns and the call's signal.
