@@ -28,7 +28,7 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import { quote } from "../_internal/quote.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
