@@ -41,7 +41,7 @@ const HAND_MEASURES: readonly HandMeasure[] = [
     figure: "400–600 µs against 90–160 µs",
   },
   {
-    code: "src/transport/_fetch-with-redirects.ts",
+    code: "src/transport/fetch-with-redirects.ts",
     what: "`fetch` given a `Request` built first, against `fetch(url, init)`",
     on: "Node 20",
     figure: "100–200 µs more",

@@ -48,7 +48,7 @@ export type {
 } from "../front/downstream-auth.ts";
 export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
 export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from "../transport/node-fetch.ts";
-export type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+export type { Fetcher } from "../transport/fetch-with-redirects.ts";
 
 const environment = (name: string): string | undefined => process.env[name];
 

@@ -9,7 +9,7 @@ import { importPKCS8 } from "jose";
 import * as oauth from "oauth4webapi";
 import type { Clock } from "../_internal/clock.ts";
 import type { CompiledClientCredentials } from "../policy/compile-policy.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { requestOptions } from "./_discovery.ts";
 import { clientSecretBasic, describeTokenFailure, type EnvironmentReader } from "./_token-request.ts";
 import { dpopUnsupported, type Grant, grantOf } from "./authorization-code.ts";

@@ -12,7 +12,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** What the protected resource metadata says. */

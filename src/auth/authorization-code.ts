@@ -11,7 +11,7 @@
 import * as oauth from "oauth4webapi";
 import type { Clock } from "../_internal/clock.ts";
 import type { CompiledOAuthSignIn } from "../policy/compile-policy.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { requestOptions } from "./_discovery.ts";
 import type { EnvironmentReader } from "./_token-request.ts";

@@ -21,7 +21,7 @@
 import * as oauth from "oauth4webapi";
 import type { Clock } from "../_internal/clock.ts";
 import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/compile-policy.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";

@@ -9,7 +9,7 @@ import type { Clock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";
 import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { takeFlow } from "../auth/authorization-code.ts";
 import type { TokenStore } from "../auth/token-store.ts";

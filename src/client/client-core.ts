@@ -210,8 +210,7 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     clock: settings.clock,
     onCall: decisions.decide,
     sessionOf: (serverId, signal) => servers.sessionOf(serverId, signal),
-    flowFor: (serverId, signal) =>
-      flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs ?? 600_000),
+    flowFor: (serverId, signal) => flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs),
     assigns: settings.assigns,
     onFailure: (serverId, error) => servers.afterFailure(serverId, error),
   });
@@ -292,9 +291,18 @@ class CallFlows {
     this.#timers = timers;
   }
 
-  /** Opens a call's flow: the caller's signal and the deadline; aborted at once once closed. */
-  open(signal: AbortSignal | undefined, maxTotalTimeoutMs: number): LinkedSignal {
-    const flow = openFlow([signal], { ms: maxTotalTimeoutMs, which: "total", timers: this.#timers });
+  /**
+   * Opens a call's flow: the caller's signal and the deadline; aborted at once once closed. A
+   * server the client does not know has no policy, so no deadline: its call is refused before
+   * it starts.
+   */
+  open(signal: AbortSignal | undefined, maxTotalTimeoutMs: number | undefined): LinkedSignal {
+    const flow = openFlow(
+      [signal],
+      maxTotalTimeoutMs === undefined
+        ? undefined
+        : { ms: maxTotalTimeoutMs, which: "total", timers: this.#timers },
+    );
     if (this.#closed !== undefined) flow.abort(this.#closed);
     else this.#open.add(flow);
     return {

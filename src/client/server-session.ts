@@ -16,7 +16,7 @@ import type { DeclaredCapabilities } from "../handler/capabilities.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { Tool } from "../protocol/tools.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 
 /** What one call carries besides its params. */
 export interface CallContext {

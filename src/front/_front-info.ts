@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { ServerSession } from "../client/server-session.ts";
 import { SLUICE_VERSION } from "../client/client-core.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { Decision } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";

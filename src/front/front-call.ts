@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
@@ -328,22 +328,15 @@ type RoundOutcome = { answers: InputResponses; pending: Record<string, InputRequ
 /**
  * Runs one round's entries through the front's chain, concurrently ({@linkcode runRound}); the
  * first failure aborts the rest. A round of more than `maxInputRequests` entries fails before any
- * of them runs (the client's own rounds are held to it in `answerInputRequests`, input-round.ts).
+ * of them runs ({@linkcode tooManyInputRequests}).
  */
 async function answerRound(
   input: FrontCallInput,
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<RoundOutcome> {
   const keys = Object.keys(requests);
-  const max = input.server.policy.maxInputRequests;
-  if (keys.length > max) {
-    return {
-      error: callError(
-        -32603,
-        `The upstream server sent ${keys.length} input requests in one round, expected at most ${max} (maxInputRequests)`,
-      ),
-    };
-  }
+  const tooMany = tooManyInputRequests(keys.length, input.server);
+  if (tooMany !== undefined) return { error: tooMany };
   const round = await runRound(
     keys,
     input.signal,
@@ -381,6 +374,25 @@ async function answerRound(
     pending[key] = withChanges(deferred, changesOf(requests[key] as InputRequest, deferred));
   }
   return { answers, pending };
+}
+
+/**
+ * The error for the caller when the upstream asks more than the server's `maxInputRequests`
+ * inputs at once: in one round of a call, or in one `input_required` status of a task (the
+ * front's two paths; the client's own are held to it in `answerInputRequests`, input-round.ts).
+ * Checked before any entry runs.
+ *
+ * @param count The number of entries the upstream asks.
+ * @param server The server, whose policy sets the limit.
+ * @returns The `-32603` outcome, or `undefined` within the limit.
+ */
+export function tooManyInputRequests(count: number, server: FrontServer): FrontCallOutcome | undefined {
+  const max = server.policy.maxInputRequests;
+  if (count <= max) return undefined;
+  return callError(
+    -32603,
+    `The upstream server sent ${count} input requests in one round, expected at most ${max} (maxInputRequests)`,
+  );
 }
 
 /** The `_meta` key under which a passed-down request says what the policy changed in it. */

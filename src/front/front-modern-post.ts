@@ -12,7 +12,7 @@ import type { ClientInternals } from "../client/client-internals.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type DownstreamRequest, refusal } from "./downstream-request.ts";
 import { frontCall, type FrontCallOutcome, signInAsked } from "./front-call.ts";

@@ -18,7 +18,7 @@
  */
 import type { Hono } from "hono";
 import type { ClientInternals } from "../client/client-internals.ts";
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { flowKey, type PendingFlow, takeFlow } from "../auth/authorization-code.ts";
 import { SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { Principal } from "../handler/handler.ts";

@@ -7,9 +7,10 @@
  *
  * - `tasks/get`: each outstanding input request runs through the front's chain once. What the
  *   handler answers, the front sends upstream itself (`tasks/update`) and does not show the
- *   caller; what is passed down is shown as the checks left it (clamped, coerced); a refusal
- *   fails the poll with the refusal and cancels the task upstream (it cannot go on within the
- *   policy). While only the front's own answers are outstanding the caller sees `working`.
+ *   caller; what is passed down is shown as the checks left it (clamped, coerced); a refusal, or
+ *   more than `maxInputRequests` requests at once (before any runs), fails the poll and cancels
+ *   the task upstream (it cannot go on within the policy). While only the front's own answers
+ *   are outstanding the caller sees `working`.
  * - `tasks/update`: the caller's answers are post-checked against the task's outstanding
  *   requests (read upstream first) like a handler's; answers to keys not outstanding, or that
  *   the front answered, are dropped; one refused answer refuses the update.
@@ -27,7 +28,7 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import { quote } from "../_internal/quote.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
@@ -37,7 +38,13 @@ import { decodeGetTaskResult } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { ClientError } from "../errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
-import { callError, type FrontCallOutcome, missingCapability, upstreamOutcome } from "./front-call.ts";
+import {
+  callError,
+  type FrontCallOutcome,
+  missingCapability,
+  tooManyInputRequests,
+  upstreamOutcome,
+} from "./front-call.ts";
 import type { FrontServer } from "./front-server.ts";
 import { principalKey } from "./principal.ts";
 import type { StateKey } from "./_state-token.ts";
@@ -106,16 +113,20 @@ export class FrontTasks {
     const task = this.#decode(input, raw);
     if (task.status !== "input_required") return { kind: "result", result: raw };
     const handled = this.#memory(input.server.policy.server, taskId);
+    // What the front answered already is not asked again (the upstream may still list it); the
+    // rest is held to maxInputRequests as a call's round is, before any handler runs.
+    const asked = Object.keys(task.inputRequests).filter((key) => handled.get(key)?.kind !== "answered");
+    const tooMany = tooManyInputRequests(asked.length, input.server);
+    if (tooMany !== undefined) return await this.#cancel(input, taskId, tooMany);
     const shown: Record<string, InputRequest> = Object.create(null);
     const answers: Record<string, unknown> = Object.create(null);
-    for (const [key, entry] of Object.entries(task.inputRequests)) {
+    for (const key of asked) {
       const known = handled.get(key);
-      if (known?.kind === "answered") continue;
       if (known?.kind === "passed") {
         shown[key] = known.request;
         continue;
       }
-      const result: ChainResult = await input.server.chain.run(entry as InputRequest, {
+      const result: ChainResult = await input.server.chain.run(task.inputRequests[key] as InputRequest, {
         version: MODERN_PROTOCOL_VERSION,
         signal: input.signal,
         principal: input.request.principal,
@@ -130,11 +141,13 @@ export class FrontTasks {
         shown[key] = result.request;
         handled.set(key, { kind: "passed", request: result.request });
       } else {
-        // Within the policy the task cannot go on: it is cancelled, the caller told why.
-        await this.#send(input, "tasks/cancel", { taskId }).catch(() => {});
-        return callError(
-          result.refusal.code,
-          `Input request ${quote(key, 64)} of task ${quote(taskId, 64)} refused: ${result.refusal.message}`,
+        return await this.#cancel(
+          input,
+          taskId,
+          callError(
+            result.refusal.code,
+            `Input request ${quote(key, 64)} of task ${quote(taskId, 64)} refused: ${result.refusal.message}`,
+          ),
         );
       }
     }
@@ -175,6 +188,12 @@ export class FrontTasks {
       kind: "result",
       result: await this.#send(input, "tasks/update", { taskId, inputResponses: checked }),
     };
+  }
+
+  /** Within the policy the task cannot go on: it is cancelled upstream, and the caller told why. */
+  async #cancel(input: TaskCallInput, taskId: string, why: FrontCallOutcome): Promise<FrontCallOutcome> {
+    await this.#send(input, "tasks/cancel", { taskId }).catch(() => {});
+    return why;
   }
 
   #send(input: TaskCallInput, method: string, params: JsonObject): Promise<JsonObject> {

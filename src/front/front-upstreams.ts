@@ -25,7 +25,7 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { ClientInternals } from "../client/client-internals.ts";
 import type { CallerHooks, ServerSession } from "../client/server-session.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";

@@ -9,7 +9,7 @@ import { linkSignals } from "../_internal/signals.ts";
 import { type ConnectionClosed, ConnectionError, type ConnectionEvents } from "./legacy-connection.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
-import { type Fetcher, fetchWithRedirects } from "./_fetch-with-redirects.ts";
+import { type Fetcher, fetchWithRedirects } from "./fetch-with-redirects.ts";
 import type { MessageLimits } from "./read-response.ts";
 
 /** What a connection is built from. */

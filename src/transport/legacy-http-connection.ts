@@ -23,7 +23,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
-import type { Fetcher } from "./_fetch-with-redirects.ts";
+import type { Fetcher } from "./fetch-with-redirects.ts";
 import { ConcurrencyLimit } from "./_concurrency-limit.ts";
 import { postAccepted } from "./_legacy-accepted-post.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";

@@ -17,7 +17,7 @@
  */
 import { Agent, type Dispatcher } from "undici";
 import { BufferedResponse } from "./_buffered-response.ts";
-import type { Fetcher } from "./_fetch-with-redirects.ts";
+import type { Fetcher } from "./fetch-with-redirects.ts";
 
 /** Options of {@linkcode createNodeFetch}. */
 export interface NodeFetchOptions {

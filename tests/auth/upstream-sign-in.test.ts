@@ -9,7 +9,7 @@ import { createUpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
 import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { ClientCredentialsAuth } from "../../src/policy/policy.ts";
-import type { Fetcher } from "../../src/transport/_fetch-with-redirects.ts";
+import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
 
 const MCP = "https://mcp.example.com/mcp";
 const AS = "https://as.example.com";

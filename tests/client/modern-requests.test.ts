@@ -321,4 +321,13 @@ describe("createClient() requests", () => {
       'Client "agent" is closed',
     ]);
   });
+
+  test("a call to an unknown server arms no maxTotalTimeout: it has no policy to take one from", async () => {
+    const time = new FakeTime();
+    const { client } = setup(() => new Response(), { timers: time });
+    const refused = failure(client.callTool("nope", "echo"));
+    assert.equal(time.nextDue(), undefined);
+    assert.deepEqual(await refused, ["config", undefined, 'Unknown server "nope": expected one of "demo"']);
+    await client.close();
+  });
 });

@@ -1,10 +1,11 @@
 // The layers of src/ import only downward: each folder (and each shared file at the root of src/)
 // has its place in LAYERS, bottom first, and every relative import goes to its own layer or one
-// below it. A new folder must be given its place here before anything imports it.
+// below it. A new folder must be given its place here before anything imports it. A _-prefixed
+// file is private to its folder.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../../src");
@@ -67,6 +68,23 @@ describe("the layers of src/", () => {
       .filter(({ from, to }) => (RANK.get(partOf(to)) ?? Infinity) > (RANK.get(partOf(from)) ?? -1))
       .map(({ from, to }) => `${relative(SRC, from)} imports ${relative(SRC, to)}`);
     assert.deepEqual(upward, []);
+  });
+
+  test("a _-prefixed file is imported only from its own folder, but for the few not yet renamed", () => {
+    // "_private.ts means private to its folder" (STYLE.md): a helper other folders import is
+    // public there, and named so. These still wait for their new names.
+    const waiting = new Set([
+      `adapters${sep}_serve-options.ts`,
+      `client${sep}_sign-ins.ts`,
+      `limits${sep}_redis-within.ts`,
+      `protocol${sep}_object-map.ts`,
+      `transport${sep}_body-reader.ts`,
+    ]);
+    const crossing = imports()
+      .filter(({ from, to }) => basename(to).startsWith("_") && dirname(to) !== dirname(from))
+      .filter(({ to }) => !waiting.has(relative(SRC, to)))
+      .map(({ from, to }) => `${relative(SRC, from)} imports ${relative(SRC, to)}`);
+    assert.deepEqual(crossing, []);
   });
 
   test("the check reads imports and re-exports, static and type-only", () => {
