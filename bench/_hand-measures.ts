@@ -47,7 +47,7 @@ const HAND_MEASURES: readonly HandMeasure[] = [
     figure: "100–200 µs more",
   },
   {
-    code: "src/transport/_body-reader.ts",
+    code: "src/transport/body-reader.ts",
     what: "CPU of reading a small JSON body through a stream reader loop, against `arrayBuffer()`",
     on: "Deno 2.9",
     figure: "~140 µs more",

@@ -32,7 +32,7 @@ import {
   type RunningGateway,
   serveGateway,
   type ServeOptions,
-} from "./_serve-options.ts";
+} from "./serve-options.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type {
@@ -42,7 +42,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
-export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 
 /** A server made by `Bun.serve`, as far as this entry uses it. */
 interface BunServer {

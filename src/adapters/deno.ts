@@ -46,7 +46,7 @@ import {
   type RunningGateway,
   serveGateway,
   type ServeOptions,
-} from "./_serve-options.ts";
+} from "./serve-options.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type {
@@ -56,7 +56,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
-export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 
 /** The parts of the `Deno` global this entry uses (the library type-checks without Deno's types). */
 interface DenoRuntime {

@@ -36,7 +36,7 @@ import {
   type RunningGateway,
   serveGateway,
   type ServeOptions,
-} from "./_serve-options.ts";
+} from "./serve-options.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type {
@@ -46,7 +46,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
-export type { RunningGateway, ServeOptions } from "./_serve-options.ts";
+export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from "../transport/node-fetch.ts";
 export type { Fetcher } from "../transport/fetch-with-redirects.ts";
 

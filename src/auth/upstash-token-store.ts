@@ -19,7 +19,7 @@
 import type { Redis } from "@upstash/redis";
 import { codecs } from "../_internal/encoding.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
-import { timeoutOption, within } from "../limits/_redis-within.ts";
+import { timeoutOption, within } from "../limits/redis-within.ts";
 import type { TokenStore } from "./token-store.ts";
 
 /**

@@ -11,7 +11,7 @@ import { domainToUnicode } from "node:url";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { Client } from "../client/client-types.ts";
 import { escapeHtml } from "../_internal/html.ts";
-import { shownAuthorizationUrl } from "../client/_sign-ins.ts";
+import { shownAuthorizationUrl } from "../client/sign-ins.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import type { RunningGateway, ServeOptions } from "../adapters/_serve-options.ts";
+import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts";
 import { type Decision, describeDecision } from "../chain/decision.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";

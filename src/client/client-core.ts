@@ -26,7 +26,7 @@ import type { Client, ClientOptions } from "./client-types.ts";
 import type { Fetcher } from "./modern/http-leg.ts";
 import type { EnvironmentReader, UpstreamSignIn } from "../auth/upstream-sign-in.ts";
 import { createMemoryTokenStore, type TokenStore } from "../auth/token-store.ts";
-import { createSignInMethods, serverSignIn } from "./_sign-ins.ts";
+import { createSignInMethods, serverSignIn } from "./sign-ins.ts";
 import { ClientServers, type LegacySessionInput, type ServerEntry } from "./client-servers.ts";
 import { type ClientInternals, withInternals } from "./client-internals.ts";
 import type { ServerSession } from "./server-session.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { readRequestBytes } from "../transport/_body-reader.ts";
+import { readRequestBytes } from "../transport/body-reader.ts";
 import { type DownstreamRefusal, refusal } from "./downstream-request.ts";
 
 /**

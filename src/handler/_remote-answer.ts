@@ -6,7 +6,7 @@
  * @module
  */
 import { quote } from "../_internal/quote.ts";
-import { openBody, readBodyBytes } from "../transport/_body-reader.ts";
+import { openBody, readBodyBytes } from "../transport/body-reader.ts";
 import { ERROR_BODY_BYTES, MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
 import { exceedsJsonDepth } from "../protocol/json-depth.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { quote } from "../_internal/quote.ts";
-import { readRequestBytes } from "../transport/_body-reader.ts";
+import { readRequestBytes } from "../transport/body-reader.ts";
 import { MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
 import { exceedsJsonDepth } from "../protocol/json-depth.ts";
 

@@ -15,7 +15,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
-import { clip, timeoutOption, within } from "./_redis-within.ts";
+import { clip, timeoutOption, within } from "./redis-within.ts";
 import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
 
 /**

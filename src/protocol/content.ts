@@ -14,7 +14,7 @@ import { type Icon, IconsSchema } from "./icon.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
 import { dispatch, hasOwnKey } from "./_dispatch.ts";
-import { objectMap } from "./_object-map.ts";
+import { objectMap } from "./object-map.ts";
 
 /** Who a message or content is for or from. */
 export type Role = "user" | "assistant";

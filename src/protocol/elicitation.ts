@@ -12,7 +12,7 @@ import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema, wir
 import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
-import { objectMap } from "./_object-map.ts";
+import { objectMap } from "./object-map.ts";
 import type { ProtocolVersion } from "./versions.ts";
 
 /** The form a server asks for, as sent (not yet checked against the primitive subset). */

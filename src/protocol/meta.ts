@@ -22,7 +22,7 @@ import { type Icon, IconsSchema } from "./icon.ts";
 import type { JsonObject } from "./jsonrpc.ts";
 import { type LoggingLevel, LoggingLevelSchema } from "./logging-level.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
-import { objectMap } from "./_object-map.ts";
+import { objectMap } from "./object-map.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "./versions.ts";
 import { copyOwn } from "../_internal/copy.ts";
 import { isObject } from "../_internal/is-object.ts";

@@ -17,7 +17,7 @@ import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import type { NullProtoRecord } from "./null-proto-record.ts";
 import { dispatch } from "./_dispatch.ts";
-import { objectMap } from "./_object-map.ts";
+import { objectMap } from "./object-map.ts";
 import { SamplingToolSchema, type Tool } from "./tools.ts";
 import type { ProtocolVersion } from "./versions.ts";
 

@@ -10,7 +10,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
-import type { BodyReader } from "./_body-reader.ts";
+import type { BodyReader } from "./body-reader.ts";
 import { matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome, StreamCursor } from "./response-outcome.ts";
 

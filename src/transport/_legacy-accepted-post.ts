@@ -6,7 +6,7 @@
  */
 import { ConnectionError } from "./legacy-connection.ts";
 import type { JsonRpcMessage } from "../protocol/jsonrpc.ts";
-import { openBody, readBodyBytes } from "./_body-reader.ts";
+import { openBody, readBodyBytes } from "./body-reader.ts";
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { quoteBody } from "./_legacy-request-stream.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
-import { type BodyBytes, type BodyReader, openBody, readBodyBytes, readWholeBody } from "./_body-reader.ts";
+import { type BodyBytes, type BodyReader, openBody, readBodyBytes, readWholeBody } from "./body-reader.ts";
 import { BufferedResponse } from "./_buffered-response.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";

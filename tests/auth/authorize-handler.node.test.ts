@@ -8,7 +8,7 @@
 //
 // Not tested here: an authorization URL refused by the policy's URL rules. Discovery accepts an
 // authorization server over plain http only on loopback, and `authorize` shows a loopback URL as
-// it is (src/client/_sign-ins.ts), so a real authorization server on this machine cannot produce
+// it is (src/client/sign-ins.ts), so a real authorization server on this machine cannot produce
 // a URL the rules would refuse.
 //
 // Node only: oidc-provider is a Node library.

@@ -70,19 +70,11 @@ describe("the layers of src/", () => {
     assert.deepEqual(upward, []);
   });
 
-  test("a _-prefixed file is imported only from its own folder, but for the few not yet renamed", () => {
+  test("a _-prefixed file is imported only from its own folder", () => {
     // "_private.ts means private to its folder" (STYLE.md): a helper other folders import is
-    // public there, and named so. These still wait for their new names.
-    const waiting = new Set([
-      `adapters${sep}_serve-options.ts`,
-      `client${sep}_sign-ins.ts`,
-      `limits${sep}_redis-within.ts`,
-      `protocol${sep}_object-map.ts`,
-      `transport${sep}_body-reader.ts`,
-    ]);
+    // public there, and named so.
     const crossing = imports()
       .filter(({ from, to }) => basename(to).startsWith("_") && dirname(to) !== dirname(from))
-      .filter(({ to }) => !waiting.has(relative(SRC, to)))
       .map(({ from, to }) => `${relative(SRC, from)} imports ${relative(SRC, to)}`);
     assert.deepEqual(crossing, []);
   });

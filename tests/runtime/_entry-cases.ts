@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
-import type { RunningGateway, ServeOptions } from "../../src/adapters/_serve-options.ts";
+import type { RunningGateway, ServeOptions } from "../../src/adapters/serve-options.ts";
 import { createClient } from "../../src/client/create-client.ts";
 import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import process from "node:process";
 import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
-import { type RunningGateway, serveGateway, type ServeOptions } from "../../src/adapters/_serve-options.ts";
+import { type RunningGateway, serveGateway, type ServeOptions } from "../../src/adapters/serve-options.ts";
 
 const KEY = "serve-exposed-state-key-0123456789abcdef";
 const POLICIES = [{

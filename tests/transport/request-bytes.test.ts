@@ -1,7 +1,7 @@
 // readRequestBytes(): an incoming body within a byte limit, by its declared length or chunk by chunk.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readRequestBytes } from "../../src/transport/_body-reader.ts";
+import { readRequestBytes } from "../../src/transport/body-reader.ts";
 
 const encoder = new TextEncoder();
 

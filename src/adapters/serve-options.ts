@@ -66,7 +66,7 @@ export type Listen = (gateway: Gateway, address: { port: number; hostname: strin
  * @throws {TypeError} When the option or `PORT` is not an integer from 0 to 65535.
  * @example
  * ```ts
- * import { resolvePort } from "./_serve-options.ts";
+ * import { resolvePort } from "./serve-options.ts";
  * console.log(resolvePort(undefined, (name) => name === "PORT" ? "3000" : undefined)); // 3000
  * ```
  */
@@ -96,7 +96,7 @@ export function resolvePort(
  * @returns The URL, without a trailing slash.
  * @example
  * ```ts
- * import { listenUrl } from "./_serve-options.ts";
+ * import { listenUrl } from "./serve-options.ts";
  * console.log(listenUrl("127.0.0.1", 8787)); // "http://127.0.0.1:8787"
  * ```
  */
@@ -114,7 +114,7 @@ export function listenUrl(hostname: string, port: number): string {
  * @returns The error to reject with.
  * @example
  * ```ts
- * import { listenError } from "./_serve-options.ts";
+ * import { listenError } from "./serve-options.ts";
  * const failure = Object.assign(new Error("address in use"), { code: "EADDRINUSE" });
  * console.log(listenError({ hostname: "127.0.0.1", port: 8787 }, failure).message);
  * // sluice serve(): cannot listen on "127.0.0.1" port "8787": EADDRINUSE, expected a free port this process may bind
@@ -144,7 +144,7 @@ export function listenError(
  * @throws {unknown} The signal's reason when it is already aborted; the listen error when listening fails.
  * @example
  * ```ts
- * import { serveGateway } from "./_serve-options.ts";
+ * import { serveGateway } from "./serve-options.ts";
  * const signal = AbortSignal.abort(new Error("not now"));
  * const parts = {
  *   createGateway: () => { throw new Error("never built"); },
