@@ -61,7 +61,9 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   },
   "transport.http.allowHttp": {
     what: "Allows a plain `http:` URL on a host that is not loopback.",
-    protects: "Off, traffic and headers cannot be read on the network by mistake.",
+    protects:
+      "Off, traffic and headers cannot be read on the network by mistake: neither the endpoint nor a " +
+      "redirect may be plain `http:` on a host that is not loopback.",
     shownDefault: "`false`",
   },
   "transport.http.auth": {

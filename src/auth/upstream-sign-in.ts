@@ -267,14 +267,14 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
 
   const begin = async (
     principal: string,
-    scopes: readonly string[] | undefined,
+    stepUp: readonly string[] | undefined,
     challenge: Challenge,
     signal: AbortSignal | undefined,
     overrides: SignInOverrides = {},
   ) => {
     const context = codeContext(overrides);
     const { resource, as } = await discover(challenge.metadataUrl, signal);
-    const wanted = chooseScopes(auth.scopes, scopes, resource.scopesSupported);
+    const wanted = chooseScopes(auth.scopes, challenge.scopes, resource.scopesSupported, stepUp);
     const dpop = challenge.dpop === true || resource.dpopRequired;
     return await beginAuthorization(context, as, resource.resource, principal, wanted, dpop);
   };
@@ -282,7 +282,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
   /** A sign-in by the person: `authorize` shows the URL; the grant is read back from the store. */
   const signInByPerson = async (
     principal: string,
-    scopes: readonly string[] | undefined,
+    stepUp: readonly string[] | undefined,
     challenge: Challenge,
     signal: AbortSignal | undefined,
     overrides: SignInOverrides,
@@ -292,7 +292,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     if (authorize === undefined && (overrides.redirectUri ?? options.redirectUri) === undefined) {
       throw new SignInRequiredError({ server, principal });
     }
-    const started = await begin(principal, scopes, challenge, signal, overrides);
+    const started = await begin(principal, stepUp, challenge, signal, overrides);
     const completed = new Promise<void>((resolve, reject) => waiters.set(started.state, { resolve, reject }));
     completed.catch(() => {});
     const request: SignInRequest = { server, principal, ...started, completed };
@@ -380,13 +380,13 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
 
   const machineToken = async (
     principal: string,
-    scopes: readonly string[] | undefined,
+    again: readonly string[] | undefined,
     challenge: Challenge,
     signal: AbortSignal | undefined,
   ): Promise<Grant> => {
     if (auth.kind !== "client_credentials") throw new TypeError("not a client credentials sign-in");
     const { resource, as } = await discover(challenge.metadataUrl, signal);
-    const wanted = chooseScopes(auth.scopes, scopes, resource.scopesSupported);
+    const wanted = chooseScopes(auth.scopes, challenge.scopes, resource.scopesSupported, again);
     const grant = await requestClientCredentialsToken(
       as,
       resource.resource,
@@ -399,12 +399,15 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     return grant;
   };
 
-  /** A new token after the server refused the one sent (or none was sent). */
+  /**
+   * A new token after the server refused the one sent (or none was sent), for the scopes of
+   * `stepUp` when the server wants more than the token had.
+   */
   const renew = (
     principal: string,
     sent: Grant | undefined,
     challenge: Challenge,
-    scopes: readonly string[] | undefined,
+    stepUp: readonly string[] | undefined,
     signal: AbortSignal | undefined,
     overrides: SignInOverrides,
   ): Promise<Grant> =>
@@ -416,20 +419,20 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
         machineTokens.delete(principal);
       }
       recent.delete(principal);
-      if (auth.kind === "client_credentials") return await machineToken(principal, scopes, challenge, signal);
+      if (auth.kind === "client_credentials") return await machineToken(principal, stepUp, challenge, signal);
       const stored = await readGrant(tokens, grantKey(server, principal));
       if (
         stored !== undefined && stored.accessToken !== sent?.accessToken && usable(stored) &&
-        scopes === undefined
+        stepUp === undefined
       ) {
         return stored; // another request (or instance) signed in meanwhile
       }
-      if (stored !== undefined && stored.refreshToken !== undefined && scopes === undefined) {
+      if (stored !== undefined && stored.refreshToken !== undefined && stepUp === undefined) {
         const renewed = await refresh(principal, stored, signal);
         if (renewed !== undefined) return renewed;
       }
       if (stored !== undefined) await tokens.delete(grantKey(server, principal));
-      return await signInByPerson(principal, scopes ?? challenge.scopes, challenge, signal, overrides);
+      return await signInByPerson(principal, stepUp, challenge, signal, overrides);
     });
 
   /** The MCP server's last DPoP nonce (RFC 9449 §9), sent in the next proofs. */
@@ -526,15 +529,19 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
   });
 }
 
-/** The policy's scopes, else the challenge's, else `scopes_supported`, else none; on step-up the union. */
+/**
+ * The scopes a token is asked for, in both grants: the policy's `scopes`, else the server's
+ * challenge's, else every one of its metadata's `scopes_supported`, else none (what `scopes`
+ * documents). A step-up, or a token asked for again, names its scopes in `again`: the policy's
+ * are added to them.
+ */
 function chooseScopes(
   policy: readonly string[],
   challenged: readonly string[] | undefined,
   supported: readonly string[],
+  again: readonly string[] | undefined,
 ): readonly string[] {
-  if (challenged !== undefined && challenged.length > 0 && policy.length > 0) {
-    return [...new Set([...policy, ...challenged])];
-  }
+  if (again !== undefined) return [...new Set([...policy, ...again])];
   if (policy.length > 0) return policy;
   if (challenged !== undefined && challenged.length > 0) return challenged;
   return supported;

@@ -41,6 +41,8 @@ export interface CompiledHttpTransport {
   readonly headers: Readonly<Record<string, string>>;
   /** The redirect rule. */
   readonly redirect: "same-origin" | "none" | "any";
+  /** Whether a plain `http:` URL may have a host that is not loopback (the endpoint's, a redirect's). */
+  readonly allowHttp: boolean;
   /** How sluice signs in to the server, when the policy says (`transport.auth`). */
   readonly auth?: CompiledUpstreamAuth | undefined;
 }
@@ -471,6 +473,7 @@ function resolveTransport(transport: Policy["transport"]): CompiledHttpTransport
     origin: url.origin,
     headers: { ...transport.headers },
     redirect: transport.redirect ?? "same-origin",
+    allowHttp: transport.allowHttp ?? false,
     ...transport.auth === undefined ? {} : { auth: resolveAuth(transport.auth) },
   };
 }

@@ -30,8 +30,8 @@ export interface HttpTransport {
    */
   readonly redirect?: "same-origin" | "none" | "any";
   /**
-   * Allows a plain `http:` URL on a host that is not loopback. Traffic and headers are then
-   * readable on the network.
+   * Allows a plain `http:` URL on a host that is not loopback, for `url` and for the redirects
+   * `redirect` follows. Traffic and headers are then readable on the network.
    * @default false
    */
   readonly allowHttp?: boolean;

@@ -5,10 +5,13 @@
  * Redirects are never followed blindly: `fetch` runs with `redirect: "manual"`, and only a 307 or
  * 308 (which keep the method and body) is followed, or for a GET any of 301, 302, 303, 307, 308;
  * to the same origin by default. The policy's headers (credentials) are never sent to another
- * origin, and once a redirect has left the endpoint's origin they are not sent again.
+ * origin, and once a redirect has left the endpoint's origin they are not sent again. A redirect
+ * keeps to the rule of the endpoint's URL: never from https to http, and plain http only on a
+ * loopback host unless the policy's `allowHttp` is set.
  *
  * @module
  */
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 
@@ -130,6 +133,13 @@ function nextHop(
       kind: "redirect_refused",
       message:
         `redirect to another origin (${target.origin}) refused: the policy's "transport.redirect" is "same-origin"`,
+    };
+  }
+  if (target.protocol === "http:" && !hasLoopbackHost(target) && !transport.allowHttp) {
+    return {
+      kind: "redirect_refused",
+      message:
+        `redirect to ${target.origin} refused: a plain http URL must have a loopback host unless the policy's "transport.allowHttp" is true`,
     };
   }
   return target.href;

@@ -125,6 +125,8 @@ export interface AuthorizationServer {
   issueToken(request: TokenRequest): Promise<IssuedToken>;
   /** How many token requests (`POST /token`, any grant) the server has received since it started. */
   tokenRequests(): number;
+  /** The form of every token request the server has read since it started, oldest first. */
+  tokenForms(): readonly URLSearchParams[];
   /** How many dynamic client registrations (`POST /reg`) the server has received since it started. */
   registrations(): number;
   /** Stops listening and drops open connections; resolves once the server has closed. */
@@ -134,6 +136,7 @@ export interface AuthorizationServer {
 /** The parts of oidc-provider's `Provider` used here (the package ships no type declarations). */
 interface Provider {
   readonly Grant: GrantConstructor;
+  use(middleware: (ctx: ProviderContext, next: () => Promise<void>) => Promise<void>): void;
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
   interactionFinished(
@@ -142,6 +145,13 @@ interface Provider {
     result: Record<string, unknown>,
     options: { mergeWithLastSubmission: boolean },
   ): Promise<void>;
+}
+
+/** The part of a request's context the token form is read from (after the provider read the body). */
+interface ProviderContext {
+  readonly method: string;
+  readonly path: string;
+  readonly oidc?: { readonly body?: Record<string, string | string[]> };
 }
 
 interface GrantConstructor {
@@ -201,6 +211,7 @@ export async function startAuthorizationServer(
   const subject = options.subject ?? "alice";
   const clients = [...options.clients ?? []];
   let tokenRequests = 0;
+  const tokenForms: URLSearchParams[] = [];
   let registrations = 0;
   // Lifetimes and users asked for by issueToken(), by the client it registered for the occasion.
   const ttlByClient = new Map<string, number>();
@@ -233,6 +244,11 @@ export async function startAuthorizationServer(
     throw error;
   }
 
+  // The provider reads the body itself; its parsed form is there once the request is handled.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.method === "POST" && ctx.path === "/token") tokenForms.push(formOf(ctx.oidc?.body ?? {}));
+  });
   const callback = provider.callback();
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === "POST" && req.url === "/token") tokenRequests++;
@@ -297,6 +313,7 @@ export async function startAuthorizationServer(
       return { accessToken, claims: decodeJwt(accessToken) };
     },
     tokenRequests: () => tokenRequests,
+    tokenForms: () => [...tokenForms],
     registrations: () => registrations,
     close,
   };
@@ -369,6 +386,15 @@ function providerConfiguration(settings: Settings): Record<string, unknown> {
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
     clientBasedCORS: () => false,
   };
+}
+
+/** A parsed form back as a form, repeated fields kept. */
+function formOf(body: Record<string, string | string[]>): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(body)) {
+    for (const one of typeof value === "string" ? [value] : value) form.append(name, one);
+  }
+  return form;
 }
 
 function positiveTtl(ttl: number): number {

@@ -4,9 +4,10 @@
  * jose against a real authorization server's JWKS (`tests/_support/authorization-server.ts`).
  *
  * A request without a valid token is answered 401 with
- * `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`;
- * that URL serves the protected resource metadata (RFC 9728) naming the endpoint as `resource`
- * and the authorization server. A token is valid when its signature verifies against the
+ * `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`
+ * (and a `scope`, when asked for); that URL serves the protected resource metadata (RFC 9728)
+ * naming the endpoint as `resource` and the authorization server (and `scopes_supported`, when
+ * asked for). A token is valid when its signature verifies against the
  * server's JWKS, its `iss` is the server's issuer, its `aud` is the endpoint, and it is not
  * revoked (see {@linkcode ProtectedMcpServer.revoke}); `tools/call` may need a scope (403
  * `insufficient_scope` without it). Tool: `whoami` answers the token's `sub`.
@@ -52,13 +53,17 @@ export interface ProtectedMcpServerOptions {
    * @default none
    */
   readonly toolCallScope?: string;
+  /** The `scope` of the 401's challenge (space-separated). @default none */
+  readonly challengeScope?: string;
+  /** The protected resource metadata's `scopes_supported`. @default none */
+  readonly scopesSupported?: readonly string[];
 }
 
 /**
  * Starts the server on 127.0.0.1, on a free port.
  *
  * @param authorization The authorization server's issuer and JWKS URL.
- * @param options The scope `tools/call` needs.
+ * @param options The scope `tools/call` needs, the 401's scope, the metadata's `scopes_supported`.
  * @returns The running server.
  */
 export async function startProtectedMcpServer(
@@ -99,7 +104,11 @@ export async function startProtectedMcpServer(
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", origin).pathname;
     if (req.method === "GET" && path === "/.well-known/oauth-protected-resource/mcp") {
-      return send(res, Response.json({ resource: url, authorization_servers: [authorization.issuer] }));
+      const metadata = { resource: url, authorization_servers: [authorization.issuer] };
+      const scopes = options.scopesSupported === undefined
+        ? {}
+        : { scopes_supported: options.scopesSupported };
+      return send(res, Response.json({ ...metadata, ...scopes }));
     }
     if (path !== "/mcp") return send(res, new Response("Not found", { status: 404 }));
     const body = await readBody(req);
@@ -109,11 +118,12 @@ export async function startProtectedMcpServer(
     log.push({ method: req.method ?? "", rpc, token, claims });
     if (claims === undefined) {
       const error = token === "" ? "" : `error="invalid_token", `;
+      const scope = options.challengeScope === undefined ? "" : `, scope="${options.challengeScope}"`;
       return send(
         res,
         new Response(null, {
           status: 401,
-          headers: { "www-authenticate": `Bearer ${error}resource_metadata="${metadataUrl}"` },
+          headers: { "www-authenticate": `Bearer ${error}resource_metadata="${metadataUrl}"${scope}` },
         }),
       );
     }

@@ -385,6 +385,63 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
   });
 });
 
+describe("the scopes a sign-in asks for: transport.auth.oauth.scopes and its default", () => {
+  // The policy's, else the 401 challenge's, else every one of the resource metadata's
+  // `scopes_supported`, else none; `offline_access` added, as the authorization server lists it.
+  const cases = [
+    {
+      name: "the policy's scopes, not the challenge's",
+      scopes: ["mcp:tools"],
+      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
+      asked: "mcp:tools offline_access",
+    },
+    {
+      name: "without scopes in the policy, the challenge's",
+      scopes: undefined,
+      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
+      asked: "mcp:admin offline_access",
+    },
+    {
+      name: "without a scope in the challenge, every one of scopes_supported",
+      scopes: undefined,
+      server: { scopesSupported: ["mcp:tools", "mcp:admin"] },
+      asked: "mcp:tools mcp:admin offline_access",
+    },
+    { name: "with neither, none", scopes: undefined, server: {}, asked: "offline_access" },
+  ] as const;
+  for (const { name, scopes, server, asked } of cases) {
+    test(`the authorization URL's scope: ${name}`, async () => {
+      const scoped = await startProtectedMcpServer(as, server);
+      const prompts: AuthorizationPrompt[] = [];
+      const client = signingClient({
+        era: "modern",
+        policies: [{
+          server: "files",
+          era: "modern",
+          transport: { url: scoped.url, auth: { oauth: scopes === undefined ? {} : { scopes } } },
+        }],
+        authorize: () => (prompt) => {
+          prompts.push(prompt);
+          return Promise.resolve({ action: "decline" });
+        },
+      });
+      try {
+        assert.deepEqual(await failure(whoami(client)), {
+          name: "ClientError",
+          kind: "transport",
+          message: `${
+            prefix("modern")
+          }sign-in to "files" was not made: the handler's authorize answered "decline"`,
+        });
+      } finally {
+        await client.close();
+        await scoped.close();
+      }
+      assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [asked]);
+    });
+  }
+});
+
 describe("a client without authorize() fails with SignInRequiredError and signs in with beginAuthorization", () => {
   for (const era of ERAS) {
     test(`${era} era: the call rejects naming the way to sign in, never the URL; after beginAuthorization and completeAuthorization the next call answers`, async () => {

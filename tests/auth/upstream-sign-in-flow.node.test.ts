@@ -226,6 +226,65 @@ describe("transport.auth.clientCredentials against oidc-provider and an SDK serv
     );
   });
 
+  // `scopes` and its default: the policy's, else the 401 challenge's, else every one of the
+  // resource metadata's `scopes_supported`, else none.
+  const scopeCases = [
+    {
+      name: "the policy's scopes, not the challenge's",
+      scopes: ["mcp:tools"],
+      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
+      asked: "mcp:tools",
+    },
+    {
+      name: "without scopes in the policy, the challenge's",
+      scopes: undefined,
+      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
+      asked: "mcp:admin",
+    },
+    {
+      name: "without a scope in the challenge, every one of scopes_supported",
+      scopes: undefined,
+      server: { scopesSupported: ["mcp:tools", "mcp:admin"] },
+      asked: "mcp:tools mcp:admin",
+    },
+    { name: "with neither, no scope", scopes: undefined, server: {}, asked: null },
+  ] as const;
+  for (const { name, scopes, server, asked } of scopeCases) {
+    test(`the token request's scope: ${name}`, async () => {
+      const scoped = await startProtectedMcpServer(as, server);
+      const formsBefore = as.tokenForms().length;
+      const client = createClient({
+        name: "m2m",
+        policies: [{
+          server: "scoped",
+          era: "modern",
+          transport: {
+            url: scoped.url,
+            auth: {
+              clientCredentials: {
+                clientId: "sluice-m2m",
+                clientSecretEnv: "S",
+                ...(scopes === undefined ? {} : { scopes }),
+              },
+            },
+          },
+        }],
+        environment: environment({ S: SECRET }),
+      });
+      try {
+        const result = await client.callTool("scoped", "whoami");
+        assert.deepEqual(result.content, [{ type: "text", text: "sluice-m2m" }]);
+      } finally {
+        await client.close();
+        await scoped.close();
+      }
+      const forms = as.tokenForms().slice(formsBefore);
+      assert.deepEqual(forms.map((form) => [form.get("grant_type"), form.get("scope")]), [
+        ["client_credentials", asked],
+      ]);
+    });
+  }
+
   test("private_key_jwt: signs its assertion with the PKCS#8 key from the environment", async () => {
     const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
     const keyed = await startAuthorizationServer({

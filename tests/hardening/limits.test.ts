@@ -121,6 +121,7 @@ describe("createLegacyHttpConnection() limits", () => {
       origin: "https://mcp.example.com",
       headers: {},
       redirect: "same-origin",
+      allowHttp: false,
     } as const;
     const options = { fetch: () => Promise.reject(new Error("unused")), timers: systemTimers };
     for (const name of ["maxMessageBytes", "maxEventBytes", "maxJsonDepth"]) {

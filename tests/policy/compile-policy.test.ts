@@ -22,6 +22,7 @@ describe("compilePolicy()", () => {
         origin: "https://mcp.example.com",
         headers: {},
         redirect: "same-origin",
+        allowHttp: false,
       },
       era: "auto",
       sampling: {
@@ -368,6 +369,7 @@ describe("compilePolicy() transport.auth", () => {
       origin: "https://mcp.example.com",
       headers: {},
       redirect: "same-origin",
+      allowHttp: false,
       auth: {
         kind: "client_credentials",
         clientId: "sluice",
