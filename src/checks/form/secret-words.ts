@@ -88,10 +88,12 @@ const WORD = "a-z\\d\\x80-\\uffff";
 /**
  * One test for whole words and phrases of lower-cased text: each alternative stands between
  * characters that are not a word's, and a phrase's words are apart by one or more of them.
+ * (The start is matched as `^` or a character, not as a look-behind: the engines try a
+ * look-behind at every position of the text.)
  */
 function wholeWords(words: Iterable<string>): RegExp {
   const alternatives = [...words].map((entry) => entry.split(" ").join(`[^${WORD}]+`));
-  return new RegExp(`(?<![${WORD}])(?:${alternatives.join("|")})(?![${WORD}])`);
+  return new RegExp(`(?:^|[^${WORD}])(?:${alternatives.join("|")})(?![${WORD}])`);
 }
 
 const SECRET_ANYWHERE = wholeWords([...SECRET_WORDS, ...SECRET_PHRASES]);
@@ -99,24 +101,27 @@ const SECRET_IN_NAME = wholeWords([...SECRET_WORDS, ...NAME_ONLY_WORDS, ...SECRE
 
 /** The words a match needs: a secret word, a name-only word, or the first word of a phrase. */
 const NEEDED_WORDS = [
-  ...SECRET_WORDS,
-  ...NAME_ONLY_WORDS,
-  ...[...SECRET_PHRASES].map((phrase) => phrase.split(" ")[0] as string),
+  ...new Set([
+    ...SECRET_WORDS,
+    ...NAME_ONLY_WORDS,
+    ...[...SECRET_PHRASES].map((phrase) => phrase.split(" ")[0] as string),
+  ]),
 ];
 /** Those that contain no other (`password` finds whatever `passwords` would). */
 const SHORTEST_NEEDED = NEEDED_WORDS.filter((word) =>
   !NEEDED_WORDS.some((other) => other !== word && word.includes(other))
 );
 /**
- * Whether the text may hold a secret: a word that a match needs, in any case and anywhere, or a
- * character outside ASCII (which NFKC may turn into one). Most text holds neither, and this one
- * pass over it is all it costs.
+ * Whether ASCII text may hold a secret: a word that a match needs, in any case and anywhere.
+ * Most text holds none, and this one pass over it is all it costs.
  */
-const MAY_HOLD_SECRET = new RegExp(`${NOT_ASCII.source}|${SHORTEST_NEEDED.join("|")}`, "i");
+const MAY_HOLD_SECRET = new RegExp(SHORTEST_NEEDED.join("|"), "i");
 
 function hasSecret(text: string, isName: boolean): boolean {
-  if (!MAY_HOLD_SECRET.test(text)) return false;
-  const readable = NOT_ASCII.test(text) ? text.normalize("NFKC").replace(INVISIBLE, "") : text;
+  // Text outside ASCII is always read whole: NFKC may turn it into a needed word.
+  const ascii = !NOT_ASCII.test(text);
+  if (ascii && !MAY_HOLD_SECRET.test(text)) return false;
+  const readable = ascii ? text : text.normalize("NFKC").replace(INVISIBLE, "");
   // Lower-casing cannot make a word of a non-ASCII one: after NFKC, no letter outside ASCII
   // lower-cases to ASCII letters alone (U+0130 keeps its combining dot).
   const words = readable.replace(HUMP, " $&").toLowerCase();
