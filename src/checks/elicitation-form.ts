@@ -174,9 +174,10 @@ function contextOf(field: FieldShape, schema: Record<string, unknown>): FieldCon
 function readRoot(schema: Record<string, unknown>): string | undefined {
   const type = keywordOf(schema, "type");
   if (type !== "object") return `keyword "type": expected "object", received ${describeValue(type)}`;
-  const foreign = Object.keys(schema).find((key) => !ROOT_KEYWORDS.includes(key));
-  if (foreign !== undefined) return `keyword ${quote(foreign)}: not supported at the root of a form`;
-  for (const key of ["$schema", "title", "description"]) {
+  for (const key of Object.keys(schema)) {
+    if (!ROOT_KEYWORDS.has(key)) return `keyword ${quote(key)}: not supported at the root of a form`;
+  }
+  for (const key of ROOT_TEXTS) {
     const text = keywordOf(schema, key);
     if (text !== undefined && typeof text !== "string") {
       return `keyword ${quote(key)}: expected a string, received ${describeValue(text)}`;
@@ -189,15 +190,14 @@ function readRoot(schema: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-const ROOT_KEYWORDS = [
+const ROOT_TEXTS = ["$schema", "title", "description"];
+const ROOT_KEYWORDS: ReadonlySet<string> = new Set([
   "type",
   "properties",
   "required",
-  "$schema",
-  "title",
-  "description",
+  ...ROOT_TEXTS,
   "additionalProperties",
-];
+]);
 
 /** Reads `required`: unique names of existing properties. */
 function readRequired(value: unknown, properties: Record<string, unknown>): ReadonlySet<string> | string {
