@@ -29,7 +29,7 @@ import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type Refusal, RefusalCode, type Verdict } from "../checks/verdict.ts";
 import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
-import { invokeHandler, type LazySignal } from "./invoke-handler.ts";
+import { type Invocation, invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import { isDeferral } from "../handler/deferral.ts";
 import type { BaseContext } from "./_handler-contexts.ts";
 import { compileKindChecks, type KindStepName, type Prepared } from "./_kind-checks.ts";
@@ -171,12 +171,13 @@ export function createChain(options: ChainOptions): Chain {
       principal: context.principal,
       changes: changesOf(request, prepared.value.request),
     };
-    return await answer(prepared.value, (lazy) => prepared.value.invoke(base, lazy), {
+    const answered = answer(prepared.value, (lazy) => prepared.value.invoke(base, lazy), {
       signal: context.signal,
       timers,
       clock,
       trace,
     });
+    return answered instanceof Promise ? await answered : answered;
   }
 
   const run = onDecision === undefined ? decide : async (request: InputRequest, context: RunContext) => {
@@ -329,9 +330,10 @@ const HANDLER_THREW = "Internal error while answering the input request";
 /**
  * Calls the handler (or whoever answers for it) under its deadline and the request's signal,
  * then judges its answer: a timeout, a cancellation, a throw, a deferral or the handler's own
- * `{ error }` stop the chain here.
+ * `{ error }` stop the chain here. A handler that answers synchronously is judged at once,
+ * without a promise.
  */
-async function answer(
+function answer(
   prepared: Prepared,
   invoke: (lazy: LazySignal) => unknown,
   options: {
@@ -340,15 +342,23 @@ async function answer(
     readonly clock: Clock;
     readonly trace: RunTrace | undefined;
   },
-): Promise<ChainResult> {
+): ChainResult | Promise<ChainResult> {
   const { clock, trace } = options;
   const startedAt = trace === undefined ? 0 : clock.now();
-  const outcome = await invokeHandler(invoke, {
+  const invoked = invokeHandler(invoke, {
     timeoutMs: prepared.timeoutMs,
     parent: options.signal,
     timers: options.timers,
   });
-  if (trace !== undefined) trace.handlerMs = clock.now() - startedAt;
+  const settle = (outcome: Invocation): ChainResult => {
+    if (trace !== undefined) trace.handlerMs = clock.now() - startedAt;
+    return judged(prepared, outcome);
+  };
+  return invoked instanceof Promise ? invoked.then(settle) : settle(invoked);
+}
+
+/** The chain's result for how the handler's call ended. */
+function judged(prepared: Prepared, outcome: Invocation): ChainResult {
   switch (outcome.kind) {
     case "timeout":
       return failed("timeout", `Handler timed out after ${formatDuration(prepared.timeoutMs)}`);

@@ -33,7 +33,8 @@ export interface InvokeOptions {
  *
  * @param callback Receives the lazy signal; may return a value or a promise.
  * @param options Deadline, parent signal and timers.
- * @returns How the call ended; never rejects.
+ * @returns How the call ended: at once when the callback answered or threw synchronously (or
+ *   the parent had already aborted), else a promise that never rejects.
  * @example
  * ```ts
  * import { invokeHandler } from "./invoke-handler.ts";
@@ -45,20 +46,21 @@ export interface InvokeOptions {
 export function invokeHandler(
   callback: (signal: LazySignal) => unknown,
   options: InvokeOptions,
-): Promise<Invocation> {
+): Invocation | Promise<Invocation> {
   const { parent, timers } = options;
-  if (parent?.aborted === true) return Promise.resolve({ kind: "cancelled", reason: parent.reason });
+  if (parent?.aborted === true) return { kind: "cancelled", reason: parent.reason };
   const lazy = new LazySignal();
   let result: unknown;
   try {
     result = callback(lazy);
   } catch (error) {
-    return Promise.resolve({ kind: "threw", error });
+    return { kind: "threw", error };
   }
   const thenable = result instanceof Promise ||
     (typeof result === "object" && result !== null && "then" in result);
-  // A synchronous answer needs no deadline and cannot be cancelled half-way.
-  if (!thenable) return Promise.resolve({ kind: "value", value: result });
+  // A synchronous answer needs no deadline and cannot be cancelled half-way; it is returned as
+  // it is, so that a caller who gets no promise need not wait a turn for it.
+  if (!thenable) return { kind: "value", value: result };
   return new Promise<Invocation>((resolve) => {
     let done = false;
     const finish = (outcome: Invocation, abortReason?: unknown) => {
