@@ -60,6 +60,38 @@ export interface ProtectedMcpServerOptions {
 }
 
 /**
+ * The default of a sign-in's `scopes`, case by case, as both grants follow it: the policy's, else
+ * the 401 challenge's, else every one of the resource metadata's `scopes_supported`, else none.
+ * `asked` is the scopes the sign-in must ask for.
+ */
+export const SCOPE_DEFAULT_CASES: ReadonlyArray<{
+  readonly name: string;
+  readonly scopes: readonly string[] | undefined;
+  readonly server: ProtectedMcpServerOptions;
+  readonly asked: readonly string[];
+}> = [
+  {
+    name: "the policy's scopes, not the challenge's",
+    scopes: ["mcp:tools"],
+    server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
+    asked: ["mcp:tools"],
+  },
+  {
+    name: "without scopes in the policy, the challenge's",
+    scopes: undefined,
+    server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
+    asked: ["mcp:admin"],
+  },
+  {
+    name: "without a scope in the challenge, every one of scopes_supported",
+    scopes: undefined,
+    server: { scopesSupported: ["mcp:tools", "mcp:admin"] },
+    asked: ["mcp:tools", "mcp:admin"],
+  },
+  { name: "with neither, none", scopes: undefined, server: {}, asked: [] },
+];
+
+/**
  * Starts the server on 127.0.0.1, on a free port.
  *
  * @param authorization The authorization server's issuer and JWKS URL.

@@ -23,7 +23,11 @@ import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
 import { signInRequiredBy, SignInRequiredError } from "../../src/upstream-auth-error.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
-import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
+import {
+  type ProtectedMcpServer,
+  SCOPE_DEFAULT_CASES,
+  startProtectedMcpServer,
+} from "../_support/protected-mcp-server.ts";
 
 type Era = "modern" | "legacy";
 const ERAS: readonly Era[] = ["modern", "legacy"];
@@ -386,30 +390,8 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
 });
 
 describe("the scopes a sign-in asks for: transport.auth.oauth.scopes and its default", () => {
-  // The policy's, else the 401 challenge's, else every one of the resource metadata's
-  // `scopes_supported`, else none; `offline_access` added, as the authorization server lists it.
-  const cases = [
-    {
-      name: "the policy's scopes, not the challenge's",
-      scopes: ["mcp:tools"],
-      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
-      asked: "mcp:tools offline_access",
-    },
-    {
-      name: "without scopes in the policy, the challenge's",
-      scopes: undefined,
-      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
-      asked: "mcp:admin offline_access",
-    },
-    {
-      name: "without a scope in the challenge, every one of scopes_supported",
-      scopes: undefined,
-      server: { scopesSupported: ["mcp:tools", "mcp:admin"] },
-      asked: "mcp:tools mcp:admin offline_access",
-    },
-    { name: "with neither, none", scopes: undefined, server: {}, asked: "offline_access" },
-  ] as const;
-  for (const { name, scopes, server, asked } of cases) {
+  // SCOPE_DEFAULT_CASES, with `offline_access` added, as the authorization server lists it.
+  for (const { name, scopes, server, asked } of SCOPE_DEFAULT_CASES) {
     test(`the authorization URL's scope: ${name}`, async () => {
       const scoped = await startProtectedMcpServer(as, server);
       const prompts: AuthorizationPrompt[] = [];
@@ -437,7 +419,9 @@ describe("the scopes a sign-in asks for: transport.auth.oauth.scopes and its def
         await client.close();
         await scoped.close();
       }
-      assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [asked]);
+      assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [
+        [...asked, "offline_access"].join(" "),
+      ]);
     });
   }
 });

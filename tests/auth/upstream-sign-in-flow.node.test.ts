@@ -9,7 +9,11 @@ import { ClientError } from "../../src/errors.ts";
 import { createClient } from "../../src/legacy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
-import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
+import {
+  type ProtectedMcpServer,
+  SCOPE_DEFAULT_CASES,
+  startProtectedMcpServer,
+} from "../_support/protected-mcp-server.ts";
 
 const SECRET = "s3cret-for-tests-only";
 const environment = (values: Record<string, string>) => (name: string) => values[name];
@@ -226,30 +230,8 @@ describe("transport.auth.clientCredentials against oidc-provider and an SDK serv
     );
   });
 
-  // `scopes` and its default: the policy's, else the 401 challenge's, else every one of the
-  // resource metadata's `scopes_supported`, else none.
-  const scopeCases = [
-    {
-      name: "the policy's scopes, not the challenge's",
-      scopes: ["mcp:tools"],
-      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
-      asked: "mcp:tools",
-    },
-    {
-      name: "without scopes in the policy, the challenge's",
-      scopes: undefined,
-      server: { challengeScope: "mcp:admin", scopesSupported: ["mcp:tools", "mcp:admin"] },
-      asked: "mcp:admin",
-    },
-    {
-      name: "without a scope in the challenge, every one of scopes_supported",
-      scopes: undefined,
-      server: { scopesSupported: ["mcp:tools", "mcp:admin"] },
-      asked: "mcp:tools mcp:admin",
-    },
-    { name: "with neither, no scope", scopes: undefined, server: {}, asked: null },
-  ] as const;
-  for (const { name, scopes, server, asked } of scopeCases) {
+  // SCOPE_DEFAULT_CASES; with no scope at all, the token request has no `scope`.
+  for (const { name, scopes, server, asked } of SCOPE_DEFAULT_CASES) {
     test(`the token request's scope: ${name}`, async () => {
       const scoped = await startProtectedMcpServer(as, server);
       const formsBefore = as.tokenForms().length;
@@ -280,7 +262,7 @@ describe("transport.auth.clientCredentials against oidc-provider and an SDK serv
       }
       const forms = as.tokenForms().slice(formsBefore);
       assert.deepEqual(forms.map((form) => [form.get("grant_type"), form.get("scope")]), [
-        ["client_credentials", asked],
+        ["client_credentials", asked.length === 0 ? null : asked.join(" ")],
       ]);
     });
   }
