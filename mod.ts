@@ -67,6 +67,10 @@ export type {
   ToolCallOptions,
 } from "./src/client/client-types.ts";
 export type { TokenStore } from "./src/auth/token-store.ts";
+export type { RateLimitStore } from "./src/limits/rate-limit-store.ts";
+export type { Rate, TakeResult } from "./src/limits/token-bucket.ts";
+export type { Timers } from "./src/_internal/timers.ts";
+export type { Clock } from "./src/_internal/clock.ts";
 export { signInRequiredBy, SignInRequiredError, UpstreamAuthError } from "./src/upstream-auth-error.ts";
 export type {
   CallDecision,
