@@ -43,6 +43,27 @@ describe("transport.auth.clientCredentials against oidc-provider and an SDK serv
     },
   });
 
+  /** A modern client of the `scoped` server at `url`, signing in as sluice-m2m with `scopes`, if any. */
+  const scopedClient = (url: string, scopes?: readonly string[]) =>
+    createClient({
+      name: "m2m",
+      policies: [{
+        server: "scoped",
+        era: "modern",
+        transport: {
+          url,
+          auth: {
+            clientCredentials: {
+              clientId: "sluice-m2m",
+              clientSecretEnv: "S",
+              ...(scopes === undefined ? {} : { scopes }),
+            },
+          },
+        },
+      }],
+      environment: environment({ S: SECRET }),
+    });
+
   for (const era of ["modern", "legacy"] as const) {
     test(`${era} era: signs in on the 401, then reuses the one token for every call`, async () => {
       const tokensBefore = as.tokenRequests();
@@ -197,20 +218,7 @@ describe("transport.auth.clientCredentials against oidc-provider and an SDK serv
   test("a 403 insufficient_scope gets a token for the union of the scopes, and the call is retried once", async () => {
     const scoped = await startProtectedMcpServer(as, { toolCallScope: "mcp:admin" });
     const tokensBefore = as.tokenRequests();
-    const client = createClient({
-      name: "m2m",
-      policies: [{
-        server: "scoped",
-        era: "modern",
-        transport: {
-          url: scoped.url,
-          auth: {
-            clientCredentials: { clientId: "sluice-m2m", clientSecretEnv: "S", scopes: ["mcp:tools"] },
-          },
-        },
-      }],
-      environment: environment({ S: SECRET }),
-    });
+    const client = scopedClient(scoped.url, ["mcp:tools"]);
     try {
       const result = await client.callTool("scoped", "whoami");
       assert.deepEqual(result.content, [{ type: "text", text: "sluice-m2m" }]);
@@ -235,24 +243,7 @@ describe("transport.auth.clientCredentials against oidc-provider and an SDK serv
     test(`the token request's scope: ${name}`, async () => {
       const scoped = await startProtectedMcpServer(as, server);
       const formsBefore = as.tokenForms().length;
-      const client = createClient({
-        name: "m2m",
-        policies: [{
-          server: "scoped",
-          era: "modern",
-          transport: {
-            url: scoped.url,
-            auth: {
-              clientCredentials: {
-                clientId: "sluice-m2m",
-                clientSecretEnv: "S",
-                ...(scopes === undefined ? {} : { scopes }),
-              },
-            },
-          },
-        }],
-        environment: environment({ S: SECRET }),
-      });
+      const client = scopedClient(scoped.url, scopes);
       try {
         const result = await client.callTool("scoped", "whoami");
         assert.deepEqual(result.content, [{ type: "text", text: "sluice-m2m" }]);
