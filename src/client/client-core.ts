@@ -17,9 +17,8 @@ import { ClientError } from "../errors.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
-import { DEFAULT_LOG_RATE, type NotificationQueue } from "../notify/notification-queue.ts";
 import type { Implementation } from "../protocol/meta.ts";
-import { createNotificationQueue } from "../notify/notification-queue.ts";
+import { createNotificationQueue, type NotificationQueue } from "../notify/notification-queue.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
@@ -198,7 +197,7 @@ function notificationQueueOf(
     clock,
     maxWaiting: Math.max(1, shares.reduce((sum, share) => sum + share, 0)),
     maxWaitingPerServer: (serverId) => entries.get(serverId)?.policy.maxWaitingNotifications ?? 0,
-    logRateLimit: (serverId) => entries.get(serverId)?.policy.logRateLimit ?? DEFAULT_LOG_RATE,
+    logRateLimit: (serverId) => entries.get(serverId)?.policy.logRateLimit,
   });
 }
 

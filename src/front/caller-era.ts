@@ -2,17 +2,16 @@
  * Results and log entries as the front's caller must see them, whichever era the upstream
  * spoke: a 2026-07-28 caller needs `resultType` on every result and `ttlMs` with `cacheScope`
  * on the cacheable ones (lists, `resources/read`, `server/discover`), which a legacy server never
- * sends; a 2025 caller gets neither. Log entries are held to the server's log budget, sanitized,
- * and sent only at or above the level the caller asked for (never below the policy's `logLevel`).
+ * sends; a 2025 caller gets neither. Log entries are sent only at or above the level the caller
+ * asked for (never below the policy's `logLevel`), sanitized, and within the server's log budget
+ * (`logRateLimit`, kept by `LogBudgets`).
  *
  * @module
  */
 import type { LogEntry } from "../handler/handler.ts";
-import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
-import type { Clock } from "../_internal/clock.ts";
 import { sanitizeLogParams } from "../notify/sanitize-log.ts";
 import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
-import { LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
+import { atOrAbove, type LoggingLevel } from "../protocol/logging-level.ts";
 
 /** The results a 2026-07-28 caller may cache (`CacheableResult`): they need `ttlMs` and `cacheScope`. */
 const CACHEABLE: ReadonlySet<string> = new Set([
@@ -81,43 +80,33 @@ export function resultForCaller(result: JsonObject, method: string, era: "modern
  * ```
  */
 export function effectiveLogLevel(floor: LoggingLevel, asked: LoggingLevel): LoggingLevel {
-  return LOGGING_LEVELS.indexOf(asked) > LOGGING_LEVELS.indexOf(floor) ? asked : floor;
-}
-
-/** Options of {@linkcode LogRelay}. */
-export interface LogRelayOptions {
-  /** The server's `logRateLimit`. */
-  readonly rate: Rate;
-  /** The clock the budget refills by. */
-  readonly clock: Clock;
+  return atOrAbove(asked, floor) ? asked : floor;
 }
 
 /**
- * The log entries of one upstream on their way to one caller: within the budget, sanitized
- * (only `level`, `logger` and `data`), at or above the caller's level.
+ * One upstream `notifications/message` as a caller gets it, or nothing: at or above the caller's
+ * level, sanitized (only `level`, `logger` and `data`), and within the budget. Only an entry the
+ * caller would get takes a token.
+ *
+ * @param params The upstream's params.
+ * @param level The level the caller gets, or `undefined` when it asked for none.
+ * @param withinBudget Takes the entry's token from its `LogBudgets`.
+ * @returns The notification to send, or `undefined` (no level, below it, or over the budget).
+ * @example
+ * ```ts
+ * import { logForCaller } from "./caller-era.ts";
+ * console.log(logForCaller({ level: "error", data: "disk\u202E full", extra: 1 }, "warning", () => true));
+ * // { jsonrpc: "2.0", method: "notifications/message", params: { level: "error", data: "disk full" } }
+ * console.log(logForCaller({ level: "info", data: "indexing" }, "warning", () => true)); // undefined
+ * ```
  */
-export class LogRelay {
-  readonly #bucket: TokenBucket;
-  readonly #clock: Clock;
-
-  /** @param options The budget's rate and clock. */
-  constructor(options: LogRelayOptions) {
-    this.#clock = options.clock;
-    this.#bucket = new TokenBucket(options.rate, options.clock.now());
-  }
-
-  /**
-   * Passes one `notifications/message` on, or drops it.
-   *
-   * @param params The upstream's params.
-   * @param level The level the caller gets, or `undefined` when it asked for none.
-   * @returns The notification to send, or `undefined` (below the level, or over the budget).
-   */
-  relay(params: unknown, level: LoggingLevel | undefined): JsonRpcNotification | undefined {
-    if (level === undefined) return undefined;
-    const entry: LogEntry = sanitizeLogParams(params);
-    if (LOGGING_LEVELS.indexOf(entry.level) < LOGGING_LEVELS.indexOf(level)) return undefined;
-    if (!this.#bucket.take(this.#clock.now()).allowed) return undefined;
-    return { jsonrpc: "2.0", method: "notifications/message", params: entry as unknown as JsonObject };
-  }
+export function logForCaller(
+  params: unknown,
+  level: LoggingLevel | undefined,
+  withinBudget: () => boolean,
+): JsonRpcNotification | undefined {
+  if (level === undefined) return undefined;
+  const entry: LogEntry = sanitizeLogParams(params);
+  if (!atOrAbove(entry.level, level) || !withinBudget()) return undefined;
+  return { jsonrpc: "2.0", method: "notifications/message", params: entry as unknown as JsonObject };
 }

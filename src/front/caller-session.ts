@@ -48,8 +48,9 @@ import {
 import { LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
 import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
+import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
-import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
 import type { Principal } from "./principal.ts";
 import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
@@ -127,7 +128,8 @@ export class CallerSession {
   readonly #streams = new Map<string, SseStream>();
   readonly #asks = new Map<string, (response: JsonRpcMessage) => void>();
   readonly #requests = new Map<string, LinkedSignal>();
-  readonly #logs: LogRelay;
+  /** Takes a log entry's token from the caller's own budget. */
+  readonly #withinLogBudget: () => boolean;
   #upstream: Promise<{ readonly session: ServerSession; readonly own: boolean }> | undefined;
   #askCount = 0;
   #streamCount = 0;
@@ -148,7 +150,8 @@ export class CallerSession {
     this.#decide = init.decide;
     this.#client = init.client ?? "sluice";
     this.#listen = this.#newStream(LISTEN_KEY);
-    this.#logs = new LogRelay({ rate: init.server.policy.logRateLimit, clock: init.clock });
+    const logBudgets = new LogBudgets(init.clock, () => init.server.policy.logRateLimit);
+    this.#withinLogBudget = () => logBudgets.take(init.server.policy.server);
     this.#lastUsed = init.clock.now();
   }
 
@@ -427,7 +430,7 @@ export class CallerSession {
   /** A notification of a call: logs and progress on the call's stream, anything else on the GET stream. */
   #relay(notification: JsonRpcNotification, reply: PostReply | undefined): void {
     if (notification.method === "notifications/message") {
-      const log = this.#logs.relay(notification.params, this.#level());
+      const log = logForCaller(notification.params, this.#level(), this.#withinLogBudget);
       if (log !== undefined) reply === undefined ? this.#listen.write(log) : reply.send(log);
       return;
     }

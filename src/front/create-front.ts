@@ -23,6 +23,7 @@ import { Hono } from "hono";
 import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-internals.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
+import { LogBudgets } from "../notify/log-budget.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
 import { importStateKey, type StateKey } from "./sealed-state.ts";
 import { secretKeyProblem } from "../_internal/secret-key.ts";
@@ -128,7 +129,7 @@ export function createFront(options: FrontOptions): Hono {
     upstreams,
     key,
     parked: new Map(),
-    logs: new Map(),
+    logs: new LogBudgets(internals.clock, (serverId) => servers.get(serverId)?.policy.logRateLimit),
     tasks: new FrontTasks(),
     spend: spenderOf(internals.store),
     signIn,

@@ -12,6 +12,7 @@ import type { ClientInternals } from "../client/client-internals.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
+import type { LogBudgets } from "../notify/log-budget.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type DownstreamRequest, refusal } from "./downstream-request.ts";
@@ -22,7 +23,7 @@ import { frontDiscover } from "./_front-info.ts";
 import { type FrontAnswer, respond, respondStreaming } from "./_front-response.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
-import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
+import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
@@ -35,8 +36,8 @@ export interface ModernParts {
   readonly upstreams: FrontUpstreams;
   readonly key: Promise<StateKey>;
   readonly parked: Map<string, ParkedCall>;
-  /** Per server: the log budget of its modern callers. */
-  readonly logs: Map<string, LogRelay>;
+  /** One log budget per server, shared by its modern callers. */
+  readonly logs: LogBudgets;
   readonly tasks: FrontTasks;
   /** Spends a state's nonce in the client's store, when the store can (`claim`). */
   readonly spend: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
@@ -245,12 +246,7 @@ function relayTo(
       return;
     }
     if (notification.method !== "notifications/message") return;
-    let logs = parts.logs.get(server.policy.server);
-    if (logs === undefined) {
-      logs = new LogRelay({ rate: server.policy.logRateLimit, clock: parts.internals.clock });
-      parts.logs.set(server.policy.server, logs);
-    }
-    const log = logs.relay(notification.params, logLevel);
+    const log = logForCaller(notification.params, logLevel, () => parts.logs.take(server.policy.server));
     if (log !== undefined) emit(log);
   };
 }

@@ -10,7 +10,7 @@ import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { CallbackConsumer } from "./_callback-consumer.ts";
 import { EntryStream } from "./_entry-stream.ts";
-import { LogBudgets } from "./_log-budget.ts";
+import { LogBudgets } from "./log-budget.ts";
 import { DeliveryCounters, NotificationRecord, type NotificationStats } from "./_notification-record.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
 import type { WaitingCapacity } from "./_waiting-list.ts";
@@ -24,7 +24,7 @@ export interface ClientQueueParts {
   readonly client: string;
   readonly handler: Handler | undefined;
   readonly capacity: WaitingCapacity;
-  readonly logRateLimit: (serverId: string) => Rate;
+  readonly logRateLimit: (serverId: string) => Rate | undefined;
   readonly clock: Clock;
   readonly onError: (error: Error) => void;
 }

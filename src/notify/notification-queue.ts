@@ -35,9 +35,6 @@ import type { NotificationEntry } from "./notification-entry.ts";
 
 export type { NotificationStats } from "./_notification-record.ts";
 
-/** The log budget of a server with no policy: the policy's default `logRateLimit`. */
-export const DEFAULT_LOG_RATE: Rate = compileRate(POLICY_DEFAULTS.logRateLimit);
-
 /** The default of {@linkcode NotificationQueueOptions.maxWaiting}: the policy's `maxWaitingNotifications`. */
 export const DEFAULT_MAX_WAITING: number = POLICY_DEFAULTS.maxWaitingNotifications;
 
@@ -69,12 +66,13 @@ export interface NotificationQueueOptions {
   readonly maxWaitingPerServer?: (serverId: string) => number;
   /**
    * The log budget of a server: its compiled policy's `logRateLimit`. Read once per server (per
-   * connection in the legacy era), when its first log entry arrives. A rate that is not valid
-   * refuses that server's log entries (counted as rate-limited) and is reported once to `onError`.
+   * connection in the legacy era), when its first log entry arrives. `undefined` (a server the
+   * client does not know) refuses that server's log entries, counted as rate-limited; so does a
+   * rate that is not valid, reported once to `onError`.
    *
-   * @default () => DEFAULT_LOG_RATE (`POLICY_DEFAULTS.logRateLimit`: 50 per second, bursts of 100)
+   * @default every server the default `logRateLimit` (`POLICY_DEFAULTS`: 50 per second, bursts of 100)
    */
-  readonly logRateLimit?: (serverId: string) => Rate;
+  readonly logRateLimit?: (serverId: string) => Rate | undefined;
   /**
    * The clock the log budgets refill by.
    *
@@ -179,7 +177,7 @@ export function createNotificationQueue(options: NotificationQueueOptions): Noti
     client: options.client,
     handler: options.handler,
     capacity: { total: maxWaiting, shareOf },
-    logRateLimit: options.logRateLimit ?? (() => DEFAULT_LOG_RATE),
+    logRateLimit: options.logRateLimit ?? (() => compileRate(POLICY_DEFAULTS.logRateLimit)),
     clock: options.clock ?? systemClock,
     onError: options.onError ?? reportToConsole,
   });

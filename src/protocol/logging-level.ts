@@ -32,3 +32,14 @@ export const LOGGING_LEVELS: readonly LoggingLevel[] = Object.freeze([
 
 /** One of the eight log levels. */
 export const LoggingLevelSchema: WireSchema<LoggingLevel> = v.picklist(LOGGING_LEVELS);
+
+/**
+ * Whether `level` is `floor` or more severe: the one comparison of log levels.
+ *
+ * @param level An entry's level.
+ * @param floor The least severe level let through.
+ * @returns Whether an entry at `level` passes.
+ */
+export function atOrAbove(level: LoggingLevel, floor: LoggingLevel): boolean {
+  return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(floor);
+}

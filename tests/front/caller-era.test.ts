@@ -1,10 +1,12 @@
 // Results and log entries in the caller's era, and which era a downstream POST speaks.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { effectiveLogLevel, LogRelay, resultForCaller } from "../../src/front/caller-era.ts";
+import { effectiveLogLevel, logForCaller, resultForCaller } from "../../src/front/caller-era.ts";
+import { LogBudgets } from "../../src/notify/log-budget.ts";
 import { classifyDownstream } from "../../src/front/downstream-request.ts";
 import { offeredCapabilities } from "../../src/front/_front-info.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import type { LoggingLevel } from "../../src/protocol/logging-level.ts";
 
 describe("resultForCaller()", () => {
   test("resultForCaller() adds resultType to every result, and ttlMs with cacheScope to cacheable ones, for a modern caller", () => {
@@ -55,29 +57,31 @@ describe("resultForCaller()", () => {
   });
 });
 
-describe("effectiveLogLevel() and LogRelay", () => {
+describe("effectiveLogLevel() and logForCaller()", () => {
   test("effectiveLogLevel() never goes below the policy's level", () => {
     assert.equal(effectiveLogLevel("info", "debug"), "info");
     assert.equal(effectiveLogLevel("info", "error"), "error");
     assert.equal(effectiveLogLevel("warning", "warning"), "warning");
   });
 
-  test("LogRelay passes entries at or above the level, sanitized, within the budget; none without a level", async () => {
+  test("logForCaller() passes entries at or above the level, sanitized, within the budget; none without a level", async () => {
     const time = new FakeTime(0);
-    const relay = new LogRelay({ rate: { rate: 1, perMs: 1000, burst: 2 }, clock: time });
+    const budgets = new LogBudgets(time, () => ({ rate: 1, perMs: 1000, burst: 2 }));
+    const relay = (params: unknown, level: LoggingLevel | undefined) =>
+      logForCaller(params, level, () => budgets.take("github"));
     const entry = (level: string) => ({ level, logger: "l", data: "a\u202Eb", extra: "dropped" });
-    assert.equal(relay.relay(entry("error"), undefined), undefined);
-    assert.equal(relay.relay(entry("info"), "warning"), undefined);
+    assert.equal(relay(entry("error"), undefined), undefined);
+    assert.equal(relay(entry("info"), "warning"), undefined);
     const sent = {
       jsonrpc: "2.0",
       method: "notifications/message",
       params: { level: "error", logger: "l", data: "ab" },
     };
-    assert.deepEqual(relay.relay(entry("error"), "warning"), sent);
-    assert.deepEqual(relay.relay(entry("error"), "warning"), sent);
-    assert.equal(relay.relay(entry("error"), "warning"), undefined);
+    assert.deepEqual(relay(entry("error"), "warning"), sent);
+    assert.deepEqual(relay(entry("error"), "warning"), sent);
+    assert.equal(relay(entry("error"), "warning"), undefined);
     await time.advance(1000);
-    assert.deepEqual(relay.relay(entry("error"), "warning"), sent);
+    assert.deepEqual(relay(entry("error"), "warning"), sent);
   });
 });
 

@@ -82,6 +82,21 @@ describe("createNotificationQueue() log budget", () => {
     assert.equal(count, 500);
   });
 
+  test("a server with no log budget (undefined: a server the client does not know) has its entries refused, silently", async () => {
+    const errors = errorLog();
+    const queue = createNotificationQueue({
+      client: "agent",
+      handler: { log: () => assert.fail("must not be called") },
+      logRateLimit: () => undefined,
+      onError: errors.onError,
+    });
+    queue.push("github", "modern", logMessage("x"));
+    queue.push("github", "legacy", logMessage("y"), 1);
+    await settle();
+    same(queue.stats(), np({ github: { delivered: 0, dropped: 0, rateLimited: 2 } }));
+    assert.deepEqual(errors.messages, []);
+  });
+
   test("a log budget that is not a valid rate refuses the entries and reports why once", async () => {
     const errors = errorLog();
     const queue = createNotificationQueue({

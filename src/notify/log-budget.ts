@@ -1,8 +1,9 @@
 /**
- * The log budgets of one client's servers: one token bucket per server (per connection in the
- * legacy era), created with the server's rate (its policy's `logRateLimit`) on first use. O(1)
- * per entry and without a memory store's generic keying, because this runs on the connection's
- * read path.
+ * The `logRateLimit` rule, for the client and the gateway alike: one token bucket per server (or
+ * per legacy connection), made with the server's rate when its first log entry comes. An entry
+ * with no token left is not passed on: the client's queue counts it as `rateLimited`, the gateway
+ * drops it (a legacy caller of the gateway has budgets of its own). O(1) per entry and without a
+ * memory store's generic keying, because this runs on the connection's read path.
  *
  * @module
  */
@@ -15,16 +16,17 @@ const MAX_BUCKETS = 10_000;
 /** Log budgets by server, or by server and connection. */
 export class LogBudgets {
   readonly #clock: Clock;
-  readonly #rateOf: (serverId: string) => Rate;
+  readonly #rateOf: (serverId: string) => Rate | undefined;
   readonly #buckets = new Map<string, TokenBucket>();
 
   /**
    * Creates empty budgets.
    *
    * @param clock The clock buckets refill by.
-   * @param rateOf The rate of a server, read when its bucket is made.
+   * @param rateOf The `logRateLimit` of a server, read when a bucket of it is made; `undefined`
+   *   (a server not known) refuses its entries.
    */
-  constructor(clock: Clock, rateOf: (serverId: string) => Rate) {
+  constructor(clock: Clock, rateOf: (serverId: string) => Rate | undefined) {
     this.#clock = clock;
     this.#rateOf = rateOf;
   }
@@ -37,12 +39,14 @@ export class LogBudgets {
    * @returns Whether the entry is within budget.
    * @throws {RangeError} When the server's rate is not a valid rule (its bucket cannot be made).
    */
-  take(serverId: string, connection: number | undefined): boolean {
+  take(serverId: string, connection?: number): boolean {
     const key = connection === undefined ? serverId : `${serverId}#${connection}`;
     const now = this.#clock.now();
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {
-      bucket = new TokenBucket(this.#rateOf(serverId), now);
+      const rate = this.#rateOf(serverId);
+      if (rate === undefined) return false;
+      bucket = new TokenBucket(rate, now);
       if (this.#buckets.size >= MAX_BUCKETS) {
         const oldest = this.#buckets.keys().next();
         if (oldest.done !== true) this.#buckets.delete(oldest.value);
