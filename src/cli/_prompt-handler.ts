@@ -12,7 +12,7 @@ import type { ElicitResult } from "../protocol/elicitation.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { LogLevel } from "../policy/policy.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
-import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
+import { atOrAbove } from "../protocol/logging-level.ts";
 import type { Prompter } from "./_prompt-input.ts";
 import { promptForm } from "./_prompt-form.ts";
 import { promptRoots } from "./_prompt-roots.ts";
@@ -43,7 +43,6 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
     maxFields: policy.elicitation.maxFields,
     maxEnumValues: policy.elicitation.maxEnumValues,
   });
-  const minimum = LOGGING_LEVELS.indexOf(options.logLevel);
   const cancelled = { action: "cancel" } as const;
   const rounds = new RoundCounter();
   return defineHandler({
@@ -77,7 +76,7 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
         })
       ),
     log: (level, entry) => {
-      if (LOGGING_LEVELS.indexOf(level) < minimum) return;
+      if (!atOrAbove(level, options.logLevel)) return;
       const logger = entry.logger === undefined ? "" : ` ${sanitizeText(entry.logger, 200)}:`;
       prompter.screen.error(`[${level}]${logger} ${sanitizeText(entry.data, 4096)}`);
     },

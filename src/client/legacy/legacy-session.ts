@@ -37,7 +37,7 @@ import {
 } from "../../transport/legacy-connection.ts";
 import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
 import type { CallerHooks } from "../server-session.ts";
-import { LOGGING_LEVELS, type LoggingLevel } from "../../protocol/logging-level.ts";
+import { atOrAbove, type LoggingLevel } from "../../protocol/logging-level.ts";
 import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
 
 /**
@@ -278,9 +278,7 @@ export class LegacySession {
       ...(onStderr === undefined ? {} : {
         onStderr: (line: string) => {
           // Read at each line: the caller may change the level while the session runs.
-          if (LOGGING_LEVELS.indexOf(STDERR_LOG_LEVEL) >= LOGGING_LEVELS.indexOf(this.#logLevel)) {
-            onStderr(line);
-          }
+          if (atOrAbove(STDERR_LOG_LEVEL, this.#logLevel)) onStderr(line);
         },
       }),
     });
