@@ -30,7 +30,7 @@ import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
 import { exchangeRequest } from "./_legacy-request-stream.ts";
 import type { MessageLimits } from "./read-response.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { messageLimit } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode createLegacyHttpConnection}. */
 export interface LegacyHttpConnectionOptions {
@@ -114,11 +114,10 @@ export function createLegacyHttpConnection(
 ): ConnectionFactory {
   const maxRetryMs = checkCount("maxRetryMs", options.maxRetryMs, 30_000);
   const maxResumeAttempts = checkCount("maxResumeAttempts", options.maxResumeAttempts, 5);
-  const d = POLICY_DEFAULTS;
   const limits: MessageLimits = {
-    maxMessageBytes: checkCount("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes, 1),
-    maxEventBytes: checkCount("maxEventBytes", options.maxEventBytes, d.maxEventBytes, 1),
-    maxJsonDepth: checkCount("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth, 1),
+    maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
+    maxEventBytes: messageLimit(CALLER, "maxEventBytes", options.maxEventBytes),
+    maxJsonDepth: messageLimit(CALLER, "maxJsonDepth", options.maxJsonDepth),
   };
   const { fetch, timers } = options;
   return (events: ConnectionEvents): LegacyConnection =>
@@ -194,11 +193,10 @@ class LegacyHttpConnection implements LegacyConnection {
   }
 }
 
-function checkCount(name: string, value: number | undefined, fallback: number, least = 0): number {
+const CALLER = "createLegacyHttpConnection()";
+
+function checkCount(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value >= least) return value;
-  const expected = least === 0 ? "a non-negative integer" : "a positive integer";
-  throw new RangeError(
-    `createLegacyHttpConnection(): "${name}" must be ${expected}, received "${String(value)}"`,
-  );
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  throw new RangeError(`${CALLER}: "${name}" must be a non-negative integer, received "${String(value)}"`);
 }

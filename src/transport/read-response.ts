@@ -10,7 +10,7 @@ import { BufferedResponse } from "./_buffered-response.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { messageLimit, tooLarge } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode readResponse}. */
 export interface ReadResponseOptions {
@@ -72,6 +72,7 @@ export function messageLimitsOf(policy: MessageLimits): MessageLimits {
   };
 }
 const ERROR_BODY_BYTES = 1024;
+const JSON_BODY = "JSON response body";
 /** Decodes whole messages: without `stream`, a decoder keeps no state between calls. */
 const UTF8 = new TextDecoder();
 const ABORTED: ResponseOutcome = Object.freeze({ kind: "aborted" });
@@ -105,10 +106,9 @@ export async function readResponse(
   response: Response,
   options: ReadResponseOptions,
 ): Promise<ResponseOutcome> {
-  const d = POLICY_DEFAULTS;
-  const maxMessageBytes = checkLimit("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes);
-  const maxEventBytes = checkLimit("maxEventBytes", options.maxEventBytes, d.maxEventBytes);
-  const maxDepth = checkLimit("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth);
+  const maxMessageBytes = messageLimit("readResponse()", "maxMessageBytes", options.maxMessageBytes);
+  const maxEventBytes = messageLimit("readResponse()", "maxEventBytes", options.maxEventBytes);
+  const maxDepth = messageLimit("readResponse()", "maxJsonDepth", options.maxJsonDepth);
   const { status } = response;
   if (options.requestId !== undefined && isJsonAnswer(status, response)) {
     // createNodeFetch() read a small body before it returned: its bytes are taken as they are,
@@ -138,7 +138,9 @@ export async function readResponse(
       return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "application/json" && options.requestId !== undefined) {
-      if (declaredLength(response) > maxMessageBytes) return protocolError(tooLarge(maxMessageBytes));
+      if (declaredLength(response) > maxMessageBytes) {
+        return protocolError(tooLarge(JSON_BODY, maxMessageBytes));
+      }
       return await readJsonBody(body, status, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "text/event-stream") {
@@ -186,7 +188,9 @@ function jsonOutcome(
       failed: true,
     };
   }
-  if (read.end === "over_limit" || read.bytes.byteLength > max) return protocolError(tooLarge(max));
+  if (read.end === "over_limit" || read.bytes.byteLength > max) {
+    return protocolError(tooLarge(JSON_BODY, max));
+  }
   const decoded = parseMessage(UTF8.decode(read.bytes), { maxDepth });
   if (!decoded.ok) return protocolError(`JSON response body: ${decoded.message}`);
   const match = matchResponse(decoded.value, requestId);
@@ -257,16 +261,6 @@ const DECIMAL = /^\d{1,16}$/;
 function declaredLength(response: Response): number {
   const length = Number(headerOf(response, "content-length") ?? 0);
   return Number.isFinite(length) ? length : 0;
-}
-
-function tooLarge(max: number): string {
-  return `JSON response body is larger than ${max} bytes (maxMessageBytes)`;
-}
-
-function checkLimit(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(`readResponse(): "${name}" must be a positive integer, received "${String(value)}"`);
 }
 
 function protocolError(message: string): ResponseOutcome {

@@ -7,7 +7,7 @@
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import type { ConnectionFactory } from "./legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { messageLimit } from "../protocol/message-limits.ts";
 import type { DroppedLine } from "./_stdio-read-line.ts";
 
 export type { DroppedLine } from "./_stdio-read-line.ts";
@@ -98,10 +98,9 @@ export function createStdioConnection(
   transport: CompiledStdioTransport,
   options: StdioConnectionOptions = {},
 ): ConnectionFactory {
-  const d = POLICY_DEFAULTS;
   const settings: StdioSettings = {
-    maxMessageBytes: integerOption("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes, 1),
-    maxJsonDepth: integerOption("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth, 1),
+    maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
+    maxJsonDepth: messageLimit(CALLER, "maxJsonDepth", options.maxJsonDepth),
     maxPendingBytes: integerOption("maxPendingBytes", options.maxPendingBytes, 8 * 1024 * 1024, 1),
     maxStderrLineBytes: integerOption("maxStderrLineBytes", options.maxStderrLineBytes, 8192, 1),
     graceMs: integerOption("graceMs", options.graceMs, 2000, 0),
@@ -110,9 +109,11 @@ export function createStdioConnection(
   return (events) => new StdioLink(transport, settings, events);
 }
 
+const CALLER = "createStdioConnection()";
+
 function integerOption(name: string, value: number | undefined, fallback: number, least: number): number {
   if (value === undefined) return fallback;
   if (Number.isSafeInteger(value) && value >= least) return value;
   const expected = least === 0 ? "a non-negative integer" : "a positive integer";
-  throw new RangeError(`createStdioConnection(): "${name}" must be ${expected}, received "${value}"`);
+  throw new RangeError(`${CALLER}: "${name}" must be ${expected}, received "${value}"`);
 }
