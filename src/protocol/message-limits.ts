@@ -13,11 +13,30 @@
  */
 import { type DecodeFailure, failure } from "./decode.ts";
 
-/** The name of a message limit, as the policy and every reader's options spell it. */
-export type MessageLimitName = "maxMessageBytes" | "maxEventBytes" | "maxJsonDepth";
+/**
+ * The limits a reader reads every message with, named as in the policy. A reader refuses a
+ * message over one of them before it is parsed; its own doc says what that ends (a request, a
+ * stream, a connection) and how the refusal reaches its caller.
+ */
+export interface MessageLimits {
+  /**
+   * The largest message, in bytes: a JSON body (found from `Content-Length` before reading, or
+   * as soon as the limit is passed), a stdio line without its line ending (even one still
+   * arriving), the front's request body.
+   * @default 4194304 (4 MiB)
+   */
+  readonly maxMessageBytes: number;
+  /**
+   * The largest SSE event, in UTF-8 bytes of its data; a line still arriving past it counts.
+   * @default 4194304 (4 MiB)
+   */
+  readonly maxEventBytes: number;
+  /** The deepest nesting of arrays and objects in a message (the message is level 1). @default 64 */
+  readonly maxJsonDepth: number;
+}
 
-/** Each limit unless a policy says otherwise: 4 MiB, 4 MiB, 64 levels. */
-export const MESSAGE_LIMIT_DEFAULTS: Readonly<Record<MessageLimitName, number>> = Object.freeze({
+/** Each limit unless a policy says otherwise. */
+export const MESSAGE_LIMIT_DEFAULTS: Readonly<MessageLimits> = Object.freeze({
   maxMessageBytes: 4 * 1024 * 1024,
   maxEventBytes: 4 * 1024 * 1024,
   maxJsonDepth: 64,
@@ -37,10 +56,21 @@ export const MESSAGE_LIMIT_DEFAULTS: Readonly<Record<MessageLimitName, number>> 
  * console.log(messageLimit("readResponse()", "maxJsonDepth", undefined)); // 64
  * ```
  */
-export function messageLimit(caller: string, name: MessageLimitName, value: number | undefined): number {
+export function messageLimit(caller: string, name: keyof MessageLimits, value: number | undefined): number {
   if (value === undefined) return MESSAGE_LIMIT_DEFAULTS[name];
   if (Number.isSafeInteger(value) && value > 0) return value;
   throw new RangeError(`${caller}: "${name}" must be a positive integer, received "${String(value)}"`);
+}
+
+/**
+ * The message limits of a compiled policy.
+ *
+ * @param policy The policy (or anything carrying the three limits).
+ * @returns A fresh object with only the limits.
+ */
+export function messageLimitsOf(policy: MessageLimits): MessageLimits {
+  const { maxMessageBytes, maxEventBytes, maxJsonDepth } = policy;
+  return { maxMessageBytes, maxEventBytes, maxJsonDepth };
 }
 
 /**

@@ -29,11 +29,10 @@ import { postAccepted } from "./_legacy-accepted-post.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
 import { exchangeRequest } from "./_legacy-request-stream.ts";
-import type { MessageLimits } from "./read-response.ts";
-import { messageLimit } from "../protocol/message-limits.ts";
+import { messageLimit, type MessageLimits } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode createLegacyHttpConnection}. */
-export interface LegacyHttpConnectionOptions {
+export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /** The fetch to use, called as `fetch(url, init)`. */
   readonly fetch: Fetcher;
   /** Timers for `retry` waits, reconnection backoff and the bound on `DELETE`. */
@@ -53,25 +52,6 @@ export interface LegacyHttpConnectionOptions {
    * @default 5
    */
   readonly maxResumeAttempts?: number;
-  /**
-   * The largest JSON body read, in bytes (the policy's `maxMessageBytes`); a larger one fails
-   * its request as a protocol error.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxMessageBytes?: number;
-  /**
-   * The largest SSE event read, in UTF-8 bytes of its data (the policy's `maxEventBytes`), on
-   * request streams and the standalone GET stream; a larger one fails its request, or ends the
-   * GET stream.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxEventBytes?: number;
-  /**
-   * The deepest nesting of a message read (the policy's `maxJsonDepth`); a deeper one is a
-   * protocol error, like an oversized one.
-   * @default 64
-   */
-  readonly maxJsonDepth?: number;
 }
 
 /**
@@ -89,7 +69,9 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
  *
  * A 404 to a request that carried a session id ends the connection as `session_expired` (the
  * session initializes again on a new one). Network failures and other HTTP errors fail only the
- * request they happened to (kind `"http"`); the connection stays usable.
+ * request they happened to (kind `"http"`); the connection stays usable. A message over one of
+ * the `MessageLimits`, or nested deeper, fails its request as a protocol error, or ends the
+ * standalone GET stream.
  *
  * @param transport The server's compiled HTTP transport: endpoint, policy headers, redirect rule.
  * @param options Fetch, timers, resumption limits and message limits.

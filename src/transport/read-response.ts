@@ -10,10 +10,10 @@ import { BufferedResponse } from "./_buffered-response.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
-import { messageLimit, tooLarge } from "../protocol/message-limits.ts";
+import { messageLimit, type MessageLimits, tooLarge } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode readResponse}. */
-export interface ReadResponseOptions {
+export interface ReadResponseOptions extends Partial<MessageLimits> {
   /**
    * The id of the request the POST carried: its response ends the read. `undefined` reads a
    * stream that carries no response (the legacy standalone GET stream): only an SSE body is
@@ -33,43 +33,6 @@ export interface ReadResponseOptions {
    * @default undefined (no abort)
    */
   readonly signal?: AbortSignal;
-  /**
-   * The largest JSON body accepted, in bytes (the policy's `maxMessageBytes`); a larger one is a
-   * protocol error, found from `Content-Length` before reading or as soon as the limit is passed.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxMessageBytes?: number;
-  /**
-   * The largest SSE event accepted, in UTF-8 bytes of its data (the policy's `maxEventBytes`); a
-   * larger one, or a line still arriving past it, is a protocol error.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxEventBytes?: number;
-  /**
-   * The deepest nesting of arrays and objects in a message (the policy's `maxJsonDepth`); a
-   * deeper one is a protocol error, found before the message is parsed.
-   * @default 64
-   */
-  readonly maxJsonDepth?: number;
-}
-
-/** The limits a connection reads every message with: the policy's, resolved. */
-export type MessageLimits = Required<
-  Pick<ReadResponseOptions, "maxMessageBytes" | "maxEventBytes" | "maxJsonDepth">
->;
-
-/**
- * The message limits of a compiled policy.
- *
- * @param policy The policy (or anything carrying the three limits).
- * @returns A fresh object with only the limits.
- */
-export function messageLimitsOf(policy: MessageLimits): MessageLimits {
-  return {
-    maxMessageBytes: policy.maxMessageBytes,
-    maxEventBytes: policy.maxEventBytes,
-    maxJsonDepth: policy.maxJsonDepth,
-  };
 }
 const ERROR_BODY_BYTES = 1024;
 const JSON_BODY = "JSON response body";
@@ -81,7 +44,8 @@ const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
 /**
  * Reads the response to a POST and says how it ended; never throws for anything the server sent.
  *
- * Reading is bounded by the byte limits: a JSON body that declares its length within
+ * A body or an SSE event over its byte limit, or nested deeper than `maxJsonDepth`, is a
+ * `protocol_error`. Reading is bounded by the byte limits: a JSON body that declares its length within
  * `maxMessageBytes` and no `Content-Encoding` is read whole, and one `createNodeFetch()` already
  * holds is taken as it is; any other body is read incrementally and cancelled as soon as the
  * outcome is known (after the response, on an error, on abort). An SSE stream that never ends is
