@@ -18,7 +18,7 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import type { NotificationQueue } from "../notify/notification-queue.ts";
-import { messageLimitsOf } from "../transport/read-response.ts";
+import { messageLimitsOf } from "../protocol/message-limits.ts";
 import { probeEra } from "./era-probe.ts";
 import type { Fetcher } from "./modern/http-leg.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";

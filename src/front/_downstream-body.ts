@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { tooLarge } from "../protocol/message-limits.ts";
 import { readRequestBytes } from "../transport/body-reader.ts";
 import { type DownstreamRefusal, refusal } from "./downstream-request.ts";
 
@@ -19,14 +20,8 @@ export async function readDownstreamBody(
   request: Request,
   maxBytes: number,
 ): Promise<{ readonly text: string } | DownstreamRefusal> {
-  const tooLarge = refusal(
-    413,
-    null,
-    -32600,
-    `Request body too large: expected at most ${maxBytes} bytes (maxMessageBytes)`,
-  );
   const read = await readRequestBytes(request, maxBytes);
-  if (read === "over_limit") return tooLarge;
+  if (read === "over_limit") return refusal(413, null, -32600, tooLarge("Request body", maxBytes));
   if (read === "incomplete") {
     return refusal(400, null, -32700, "Parse error: the request body was not received in full");
   }

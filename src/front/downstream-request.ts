@@ -42,28 +42,19 @@ export interface DownstreamRefusal {
   readonly body: JsonRpcErrorResponse | undefined;
 }
 
-/** Options of {@linkcode readDownstreamRequest}. */
-export interface DownstreamRequestOptions {
-  /** The deepest nesting accepted: the server's `maxJsonDepth`. @default 64 */
-  readonly maxJsonDepth?: number;
-}
-
 /**
  * Parses one downstream POST body: a single JSON-RPC message within the nesting limit.
  *
  * @param text The body.
- * @param options The nesting limit.
+ * @param maxJsonDepth The deepest nesting accepted: the server's `maxJsonDepth`.
  * @returns The message, or the refusal (`-32700` for JSON that does not parse, `-32600` for a
  *   message that is not JSON-RPC).
  */
 export function parseDownstream(
   text: string,
-  options: DownstreamRequestOptions = {},
+  maxJsonDepth: number,
 ): { readonly message: JsonRpcMessage } | DownstreamRefusal {
-  const parsed = parseMessage(
-    text,
-    options.maxJsonDepth === undefined ? {} : { maxDepth: options.maxJsonDepth },
-  );
+  const parsed = parseMessage(text, { maxDepth: maxJsonDepth });
   if (!parsed.ok) {
     return refusal(400, null, parsed.path === "$" ? -32700 : -32600, `Invalid request: ${parsed.message}`);
   }

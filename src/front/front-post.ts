@@ -48,7 +48,7 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   const limits = server?.policy ?? POLICY_DEFAULTS;
   const body = await readDownstreamBody(request, limits.maxMessageBytes);
   if ("status" in body) return respond(c, body);
-  const parsed = parseDownstream(body.text, { maxJsonDepth: limits.maxJsonDepth });
+  const parsed = parseDownstream(body.text, limits.maxJsonDepth);
   if ("status" in parsed) return respond(c, parsed);
   const era = classifyDownstream(parsed.message, request.headers);
   if (typeof era !== "string") return respond(c, era);

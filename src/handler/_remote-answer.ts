@@ -7,8 +7,8 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { openBody, readBodyBytes } from "../transport/body-reader.ts";
-import { ERROR_BODY_BYTES, MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
-import { exceedsJsonDepth } from "../protocol/json-depth.ts";
+import { ERROR_BODY_BYTES, mediaTypeOf } from "./_remote-wire.ts";
+import { exceedsJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 
 const PREFIX = "remoteHandler():";
 
@@ -66,8 +66,9 @@ function parseJson(bytes: Uint8Array): unknown {
   } catch {
     throw new Error(`${PREFIX} the response body is not valid UTF-8`);
   }
-  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
-    throw new Error(`${PREFIX} the response body nests more than ${MAX_JSON_DEPTH} levels deep`);
+  const { maxJsonDepth } = MESSAGE_LIMIT_DEFAULTS;
+  if (exceedsJsonDepth(text, maxJsonDepth)) {
+    throw new Error(`${PREFIX} the response body nests more than ${maxJsonDepth} levels deep`);
   }
   try {
     return JSON.parse(text);

@@ -7,7 +7,6 @@
  * @module
  */
 import type { ElicitationContext, InputContext } from "./handler.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 
 /** A kind of input request a handler answers over HTTP. */
 export type HandlerKind = "sampling" | "elicitation" | "roots";
@@ -17,12 +16,6 @@ export const HANDLER_KINDS: readonly HandlerKind[] = Object.freeze(["sampling", 
 
 /** The largest error body read or quoted, in bytes. */
 export const ERROR_BODY_BYTES = 1024;
-
-/**
- * The deepest JSON either side of the handler exchange accepts (the policy default of
- * `maxJsonDepth`), checked on the text before parsing.
- */
-export const MAX_JSON_DEPTH: number = POLICY_DEFAULTS.maxJsonDepth;
 
 /**
  * Copies a callback's context as plain JSON data: everything but `signal`, and for an

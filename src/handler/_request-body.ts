@@ -7,8 +7,8 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { readRequestBytes } from "../transport/body-reader.ts";
-import { MAX_JSON_DEPTH, mediaTypeOf } from "./_remote-wire.ts";
-import { exceedsJsonDepth } from "../protocol/json-depth.ts";
+import { mediaTypeOf } from "./_remote-wire.ts";
+import { exceedsJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 
 /** The parsed body, or the status and message to refuse it with. */
 export type RequestBody =
@@ -38,8 +38,9 @@ export async function readJsonRequest(request: Request, maxBytes: number): Promi
   } catch {
     return refused(400, "the body is not valid UTF-8");
   }
-  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
-    return refused(400, `the body nests more than ${MAX_JSON_DEPTH} levels deep`);
+  const { maxJsonDepth } = MESSAGE_LIMIT_DEFAULTS;
+  if (exceedsJsonDepth(text, maxJsonDepth)) {
+    return refused(400, `the body nests more than ${maxJsonDepth} levels deep`);
   }
   try {
     return { ok: true, value: JSON.parse(text) };

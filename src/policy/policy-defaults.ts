@@ -5,7 +5,7 @@
  * @module
  */
 
-import { DEFAULT_MAX_JSON_DEPTH } from "../protocol/json-depth.ts";
+import { MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 import type { ElicitationPolicy, HandlerTimeoutPolicy, Policy, SamplingPolicy } from "./policy.ts";
 
 /**
@@ -79,10 +79,10 @@ export const POLICY_DEFAULTS: PolicyDefaults = Object.freeze({
   maxTotalTimeout: "10m",
   maxServerRequests: 8,
   maxRounds: 10,
-  maxMessageBytes: 4 * 1024 * 1024,
-  maxEventBytes: 4 * 1024 * 1024,
+  maxMessageBytes: MESSAGE_LIMIT_DEFAULTS.maxMessageBytes,
+  maxEventBytes: MESSAGE_LIMIT_DEFAULTS.maxEventBytes,
   maxInputRequests: 16,
-  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
+  maxJsonDepth: MESSAGE_LIMIT_DEFAULTS.maxJsonDepth,
   maxWaitingNotifications: 1000,
   passDown: Object.freeze([]),
   stateTtl: "10m",

@@ -5,16 +5,8 @@
  * @module
  */
 import * as v from "valibot";
-import {
-  decode,
-  type Decoded,
-  type DecodeFailure,
-  failure,
-  wireLooseObject,
-  wireObject,
-  type WireSchema,
-} from "./decode.ts";
-import { DEFAULT_MAX_JSON_DEPTH, exceedsJsonDepth } from "./json-depth.ts";
+import { decode, type Decoded, failure, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
+import { checkJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "./message-limits.ts";
 
 /** A request id: a string or an integer, never `null`. */
 export type RequestId = string | number;
@@ -184,8 +176,8 @@ export interface ParseMessageOptions {
  * ```
  */
 export function parseMessage(text: string, options: ParseMessageOptions = {}): Decoded<JsonRpcMessage> {
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
-  if (exceedsJsonDepth(text, maxDepth)) return tooDeep(maxDepth);
+  const tooDeep = checkJsonDepth(text, options.maxDepth ?? MESSAGE_LIMIT_DEFAULTS.maxJsonDepth);
+  if (tooDeep !== undefined) return tooDeep;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -291,11 +283,6 @@ function describe(input: unknown): string {
   if (input === null) return "null";
   if (typeof input === "string") return JSON.stringify(input.length > 40 ? input.slice(0, 40) + "…" : input);
   return typeof input === "object" ? "Object" : `${typeof input} ${String(input)}`;
-}
-
-/** The failure for text nested deeper than the limit. */
-function tooDeep(maxDepth: number): DecodeFailure {
-  return failure("$", `at most ${maxDepth} levels of nesting (maxJsonDepth)`, `more than ${maxDepth}`);
 }
 
 function describeText(text: string): string {

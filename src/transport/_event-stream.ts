@@ -13,6 +13,7 @@ import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/j
 import type { BodyReader } from "./body-reader.ts";
 import { matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome, StreamCursor } from "./response-outcome.ts";
+import { tooLarge } from "../protocol/message-limits.ts";
 
 /** What {@linkcode readEventStream} needs besides the body. */
 export interface EventStreamOptions {
@@ -53,18 +54,18 @@ export async function readEventStream(
   options: EventStreamOptions,
 ): Promise<ResponseOutcome> {
   const state: StreamState = { lastEventId: undefined, retryMs: undefined, final: undefined };
-  const tooLarge = `SSE event is larger than ${options.maxEventBytes} bytes (maxEventBytes)`;
+  const tooLargeEvent = tooLarge("SSE event", options.maxEventBytes, "maxEventBytes");
   const parser = createParser({
     maxBufferSize: options.maxEventBytes + LINE_ROOM,
     onEvent: (event) => {
-      if (state.final === undefined && !body.aborted()) handleEvent(event, state, options, tooLarge);
+      if (state.final === undefined && !body.aborted()) handleEvent(event, state, options, tooLargeEvent);
     },
     onRetry: (ms) => {
       if (Number.isSafeInteger(ms)) state.retryMs = ms;
     },
     onError: (error) => {
       // Unknown fields and bad `retry` values are ignored, as the SSE rules say.
-      if (error.type === "max-buffer-size-exceeded") state.final ??= protocolError(tooLarge);
+      if (error.type === "max-buffer-size-exceeded") state.final ??= protocolError(tooLargeEvent);
     },
   });
   const decoder = new TextDecoder();

@@ -10,7 +10,7 @@ import { type ConnectionClosed, ConnectionError, type ConnectionEvents } from ".
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { type Fetcher, fetchWithRedirects } from "./fetch-with-redirects.ts";
-import type { MessageLimits } from "./read-response.ts";
+import type { MessageLimits } from "../protocol/message-limits.ts";
 
 /** What a connection is built from. */
 export interface WireSettings {

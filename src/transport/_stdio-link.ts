@@ -21,6 +21,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
+import { tooLarge } from "../protocol/message-limits.ts";
 import { createLineSplitter } from "./_stdio-lines.ts";
 import { createPendingRequests } from "./_stdio-pending.ts";
 import { describeExit, describeStartError, signalProcess, startProcess } from "./_stdio-process.ts";
@@ -149,10 +150,7 @@ export class StdioLink implements LegacyConnection {
     const { maxMessageBytes: max, maxStderrLineBytes } = this.#settings;
     const stdout = createLineSplitter(max, {
       line: (bytes) => this.#onLine(bytes),
-      overflow: () =>
-        this.#fail(
-          `the server wrote a line longer than ${max} bytes on stdout, expected at most ${max} (maxMessageBytes)`,
-        ),
+      overflow: () => this.#fail(tooLarge("stdout line", max)),
     });
     const stderr = createLineSplitter(maxStderrLineBytes, {
       line: (bytes) => this.#onStderr(bytes),
@@ -174,14 +172,9 @@ export class StdioLink implements LegacyConnection {
 
   #onLine(bytes: Uint8Array): void {
     if (this.#ended !== undefined) return;
-    const depth = this.#settings.maxJsonDepth;
-    const read = readLine(bytes, this.#stdoutText, depth);
+    const read = readLine(bytes, this.#stdoutText, this.#settings.maxJsonDepth);
     if (read.kind === "blank") return;
-    if (read.kind === "too_deep") {
-      return this.#fail(
-        `the server wrote a line nested more than ${depth} levels deep on stdout, expected at most ${depth} (maxJsonDepth)`,
-      );
-    }
+    if (read.kind === "too_deep") return this.#fail(`stdout line: ${read.problem}`);
     if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });

@@ -5,7 +5,7 @@
  * @module
  */
 import { decodeMessage, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
-import { exceedsJsonDepth } from "../protocol/json-depth.ts";
+import { checkJsonDepth } from "../protocol/message-limits.ts";
 
 /** Why a line the server wrote on stdout was dropped. */
 export interface DroppedLine {
@@ -32,11 +32,10 @@ export interface DroppedLine {
 export type ReadLine =
   | { readonly kind: "message"; readonly message: JsonRpcMessage }
   | { readonly kind: "blank" }
-  | { readonly kind: "too_deep" }
+  | { readonly kind: "too_deep"; readonly problem: string }
   | { readonly kind: "dropped"; readonly reason: DroppedLine["reason"]; readonly detail: string };
 
 const BLANK: ReadLine = { kind: "blank" };
-const TOO_DEEP: ReadLine = { kind: "too_deep" };
 
 /**
  * Decodes one line.
@@ -54,7 +53,8 @@ export function readLine(bytes: Uint8Array, decoder: TextDecoder, maxDepth: numb
     return { kind: "dropped", reason: "not_utf8", detail: "expected UTF-8 text" };
   }
   if (text.trim() === "") return BLANK;
-  if (exceedsJsonDepth(text, maxDepth)) return TOO_DEEP;
+  const tooDeep = checkJsonDepth(text, maxDepth);
+  if (tooDeep !== undefined) return { kind: "too_deep", problem: tooDeep.message };
   let value: unknown;
   try {
     value = JSON.parse(text);

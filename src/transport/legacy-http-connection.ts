@@ -29,11 +29,10 @@ import { postAccepted } from "./_legacy-accepted-post.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
 import { exchangeRequest } from "./_legacy-request-stream.ts";
-import type { MessageLimits } from "./read-response.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { messageLimit, type MessageLimits } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode createLegacyHttpConnection}. */
-export interface LegacyHttpConnectionOptions {
+export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /** The fetch to use, called as `fetch(url, init)`. */
   readonly fetch: Fetcher;
   /** Timers for `retry` waits, reconnection backoff and the bound on `DELETE`. */
@@ -53,25 +52,6 @@ export interface LegacyHttpConnectionOptions {
    * @default 5
    */
   readonly maxResumeAttempts?: number;
-  /**
-   * The largest JSON body read, in bytes (the policy's `maxMessageBytes`); a larger one fails
-   * its request as a protocol error.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxMessageBytes?: number;
-  /**
-   * The largest SSE event read, in UTF-8 bytes of its data (the policy's `maxEventBytes`), on
-   * request streams and the standalone GET stream; a larger one fails its request, or ends the
-   * GET stream.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxEventBytes?: number;
-  /**
-   * The deepest nesting of a message read (the policy's `maxJsonDepth`); a deeper one is a
-   * protocol error, like an oversized one.
-   * @default 64
-   */
-  readonly maxJsonDepth?: number;
 }
 
 /**
@@ -89,7 +69,9 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
  *
  * A 404 to a request that carried a session id ends the connection as `session_expired` (the
  * session initializes again on a new one). Network failures and other HTTP errors fail only the
- * request they happened to (kind `"http"`); the connection stays usable.
+ * request they happened to (kind `"http"`); the connection stays usable. A message over one of
+ * the `MessageLimits`, or nested deeper, fails its request as a protocol error, or ends the
+ * standalone GET stream.
  *
  * @param transport The server's compiled HTTP transport: endpoint, policy headers, redirect rule.
  * @param options Fetch, timers, resumption limits and message limits.
@@ -114,11 +96,10 @@ export function createLegacyHttpConnection(
 ): ConnectionFactory {
   const maxRetryMs = checkCount("maxRetryMs", options.maxRetryMs, 30_000);
   const maxResumeAttempts = checkCount("maxResumeAttempts", options.maxResumeAttempts, 5);
-  const d = POLICY_DEFAULTS;
   const limits: MessageLimits = {
-    maxMessageBytes: checkCount("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes, 1),
-    maxEventBytes: checkCount("maxEventBytes", options.maxEventBytes, d.maxEventBytes, 1),
-    maxJsonDepth: checkCount("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth, 1),
+    maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
+    maxEventBytes: messageLimit(CALLER, "maxEventBytes", options.maxEventBytes),
+    maxJsonDepth: messageLimit(CALLER, "maxJsonDepth", options.maxJsonDepth),
   };
   const { fetch, timers } = options;
   return (events: ConnectionEvents): LegacyConnection =>
@@ -194,11 +175,10 @@ class LegacyHttpConnection implements LegacyConnection {
   }
 }
 
-function checkCount(name: string, value: number | undefined, fallback: number, least = 0): number {
+const CALLER = "createLegacyHttpConnection()";
+
+function checkCount(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value >= least) return value;
-  const expected = least === 0 ? "a non-negative integer" : "a positive integer";
-  throw new RangeError(
-    `createLegacyHttpConnection(): "${name}" must be ${expected}, received "${String(value)}"`,
-  );
+  if (Number.isSafeInteger(value) && value >= 0) return value;
+  throw new RangeError(`${CALLER}: "${name}" must be a non-negative integer, received "${String(value)}"`);
 }

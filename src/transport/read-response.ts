@@ -10,10 +10,10 @@ import { BufferedResponse } from "./_buffered-response.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { messageLimit, type MessageLimits, tooLarge } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode readResponse}. */
-export interface ReadResponseOptions {
+export interface ReadResponseOptions extends Partial<MessageLimits> {
   /**
    * The id of the request the POST carried: its response ends the read. `undefined` reads a
    * stream that carries no response (the legacy standalone GET stream): only an SSE body is
@@ -33,45 +33,9 @@ export interface ReadResponseOptions {
    * @default undefined (no abort)
    */
   readonly signal?: AbortSignal;
-  /**
-   * The largest JSON body accepted, in bytes (the policy's `maxMessageBytes`); a larger one is a
-   * protocol error, found from `Content-Length` before reading or as soon as the limit is passed.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxMessageBytes?: number;
-  /**
-   * The largest SSE event accepted, in UTF-8 bytes of its data (the policy's `maxEventBytes`); a
-   * larger one, or a line still arriving past it, is a protocol error.
-   * @default 4194304 (4 MiB)
-   */
-  readonly maxEventBytes?: number;
-  /**
-   * The deepest nesting of arrays and objects in a message (the policy's `maxJsonDepth`); a
-   * deeper one is a protocol error, found before the message is parsed.
-   * @default 64
-   */
-  readonly maxJsonDepth?: number;
-}
-
-/** The limits a connection reads every message with: the policy's, resolved. */
-export type MessageLimits = Required<
-  Pick<ReadResponseOptions, "maxMessageBytes" | "maxEventBytes" | "maxJsonDepth">
->;
-
-/**
- * The message limits of a compiled policy.
- *
- * @param policy The policy (or anything carrying the three limits).
- * @returns A fresh object with only the limits.
- */
-export function messageLimitsOf(policy: MessageLimits): MessageLimits {
-  return {
-    maxMessageBytes: policy.maxMessageBytes,
-    maxEventBytes: policy.maxEventBytes,
-    maxJsonDepth: policy.maxJsonDepth,
-  };
 }
 const ERROR_BODY_BYTES = 1024;
+const JSON_BODY = "JSON response body";
 /** Decodes whole messages: without `stream`, a decoder keeps no state between calls. */
 const UTF8 = new TextDecoder();
 const ABORTED: ResponseOutcome = Object.freeze({ kind: "aborted" });
@@ -80,7 +44,8 @@ const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
 /**
  * Reads the response to a POST and says how it ended; never throws for anything the server sent.
  *
- * Reading is bounded by the byte limits: a JSON body that declares its length within
+ * A body or an SSE event over its byte limit, or nested deeper than `maxJsonDepth`, is a
+ * `protocol_error`. Reading is bounded by the byte limits: a JSON body that declares its length within
  * `maxMessageBytes` and no `Content-Encoding` is read whole, and one `createNodeFetch()` already
  * holds is taken as it is; any other body is read incrementally and cancelled as soon as the
  * outcome is known (after the response, on an error, on abort). An SSE stream that never ends is
@@ -105,10 +70,9 @@ export async function readResponse(
   response: Response,
   options: ReadResponseOptions,
 ): Promise<ResponseOutcome> {
-  const d = POLICY_DEFAULTS;
-  const maxMessageBytes = checkLimit("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes);
-  const maxEventBytes = checkLimit("maxEventBytes", options.maxEventBytes, d.maxEventBytes);
-  const maxDepth = checkLimit("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth);
+  const maxMessageBytes = messageLimit("readResponse()", "maxMessageBytes", options.maxMessageBytes);
+  const maxEventBytes = messageLimit("readResponse()", "maxEventBytes", options.maxEventBytes);
+  const maxDepth = messageLimit("readResponse()", "maxJsonDepth", options.maxJsonDepth);
   const { status } = response;
   if (options.requestId !== undefined && isJsonAnswer(status, response)) {
     // createNodeFetch() read a small body before it returned: its bytes are taken as they are,
@@ -138,7 +102,9 @@ export async function readResponse(
       return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "application/json" && options.requestId !== undefined) {
-      if (declaredLength(response) > maxMessageBytes) return protocolError(tooLarge(maxMessageBytes));
+      if (declaredLength(response) > maxMessageBytes) {
+        return protocolError(tooLarge(JSON_BODY, maxMessageBytes));
+      }
       return await readJsonBody(body, status, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "text/event-stream") {
@@ -186,7 +152,9 @@ function jsonOutcome(
       failed: true,
     };
   }
-  if (read.end === "over_limit" || read.bytes.byteLength > max) return protocolError(tooLarge(max));
+  if (read.end === "over_limit" || read.bytes.byteLength > max) {
+    return protocolError(tooLarge(JSON_BODY, max));
+  }
   const decoded = parseMessage(UTF8.decode(read.bytes), { maxDepth });
   if (!decoded.ok) return protocolError(`JSON response body: ${decoded.message}`);
   const match = matchResponse(decoded.value, requestId);
@@ -257,16 +225,6 @@ const DECIMAL = /^\d{1,16}$/;
 function declaredLength(response: Response): number {
   const length = Number(headerOf(response, "content-length") ?? 0);
   return Number.isFinite(length) ? length : 0;
-}
-
-function tooLarge(max: number): string {
-  return `JSON response body is larger than ${max} bytes (maxMessageBytes)`;
-}
-
-function checkLimit(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(`readResponse(): "${name}" must be a positive integer, received "${String(value)}"`);
 }
 
 function protocolError(message: string): ResponseOutcome {

@@ -7,27 +7,14 @@
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import type { ConnectionFactory } from "./legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
-import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { messageLimit, type MessageLimits } from "../protocol/message-limits.ts";
 import type { DroppedLine } from "./_stdio-read-line.ts";
 
 export type { DroppedLine } from "./_stdio-read-line.ts";
 
 /** Limits and timings of a stdio connection. */
-export interface StdioConnectionOptions {
-  /**
-   * The longest stdout line read, in bytes, line ending excluded (the policy's
-   * `maxMessageBytes`). A longer line, even one still unfinished, fails the connection and kills
-   * the process: at most this many bytes (plus one pipe chunk) of a partial line are ever held.
-   * @default 4194304
-   */
-  readonly maxMessageBytes?: number;
-  /**
-   * The deepest nesting of arrays and objects in a stdout line (the policy's `maxJsonDepth`),
-   * checked before the line is parsed. A deeper line fails the connection and kills the process,
-   * like an over-long one: it may be the response a request waits for.
-   * @default 64
-   */
-  readonly maxJsonDepth?: number;
+export interface StdioConnectionOptions
+  extends Partial<Pick<MessageLimits, "maxMessageBytes" | "maxJsonDepth">> {
   /**
    * The most bytes written to the server's stdin and not yet taken by the operating system (the
    * server stopped reading). A write that would go over is refused: it rejects with a
@@ -65,6 +52,9 @@ export interface StdioConnectionOptions {
  *   settles its pending request; server requests and notifications go to `onServerMessage` in
  *   order, with `related: undefined`. A line that is not UTF-8, not JSON, a batch, not a
  *   JSON-RPC message, or a response to no pending id is dropped and told to `onDroppedLine`.
+ *   A line over `maxMessageBytes` (even one still unfinished: no more than that, plus one pipe
+ *   chunk, is ever held) or nested deeper than `maxJsonDepth` ends the connection instead: it
+ *   may be the response a request waits for.
  * - stderr: each line, cut at `maxStderrLineBytes`, goes to `onStderr` unsanitized.
  * - stdin: one line per message; `notify()` and `respond()` resolve once it is flushed.
  * - The connection ends once, and `onClose` is told after every pending request has been
@@ -98,10 +88,9 @@ export function createStdioConnection(
   transport: CompiledStdioTransport,
   options: StdioConnectionOptions = {},
 ): ConnectionFactory {
-  const d = POLICY_DEFAULTS;
   const settings: StdioSettings = {
-    maxMessageBytes: integerOption("maxMessageBytes", options.maxMessageBytes, d.maxMessageBytes, 1),
-    maxJsonDepth: integerOption("maxJsonDepth", options.maxJsonDepth, d.maxJsonDepth, 1),
+    maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
+    maxJsonDepth: messageLimit(CALLER, "maxJsonDepth", options.maxJsonDepth),
     maxPendingBytes: integerOption("maxPendingBytes", options.maxPendingBytes, 8 * 1024 * 1024, 1),
     maxStderrLineBytes: integerOption("maxStderrLineBytes", options.maxStderrLineBytes, 8192, 1),
     graceMs: integerOption("graceMs", options.graceMs, 2000, 0),
@@ -110,9 +99,11 @@ export function createStdioConnection(
   return (events) => new StdioLink(transport, settings, events);
 }
 
+const CALLER = "createStdioConnection()";
+
 function integerOption(name: string, value: number | undefined, fallback: number, least: number): number {
   if (value === undefined) return fallback;
   if (Number.isSafeInteger(value) && value >= least) return value;
   const expected = least === 0 ? "a non-negative integer" : "a positive integer";
-  throw new RangeError(`createStdioConnection(): "${name}" must be ${expected}, received "${value}"`);
+  throw new RangeError(`${CALLER}: "${name}" must be ${expected}, received "${value}"`);
 }

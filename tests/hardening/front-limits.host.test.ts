@@ -86,7 +86,7 @@ const tooLarge = {
     id: null,
     error: {
       code: -32600,
-      message: "Request body too large: expected at most 65536 bytes (maxMessageBytes)",
+      message: "Request body is larger than 65536 bytes (maxMessageBytes)",
     },
   },
 };

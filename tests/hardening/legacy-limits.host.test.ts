@@ -122,15 +122,11 @@ describe("stdio limits against a hostile server process", () => {
   // Request ids: initialize 1, tools/list 2, echo 3, the hostile call 4; then a new process:
   // initialize 5, echo 6; echo 7, the hostile call 8.
   const cases: Array<[string, string, string]> = [
-    [
-      "endless-line",
-      "4",
-      "the server wrote a line longer than 4194304 bytes on stdout, expected at most 4194304 (maxMessageBytes)",
-    ],
+    ["endless-line", "4", "stdout line is larger than 4194304 bytes (maxMessageBytes)"],
     [
       "deep",
       "8",
-      "the server wrote a line nested more than 64 levels deep on stdout, expected at most 64 (maxJsonDepth)",
+      "stdout line: $: expected at most 64 levels of nesting (maxJsonDepth), received more than 64",
     ],
   ];
   for (const [tool, id, reason] of cases) {

@@ -2,7 +2,7 @@
 // limit, and each server's share of the notification queue. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { exceedsJsonDepth } from "../../src/protocol/json-depth.ts";
+import { exceedsJsonDepth } from "../../src/protocol/message-limits.ts";
 import { parseMessage } from "../../src/protocol/jsonrpc.ts";
 import { readResponse } from "../../src/transport/read-response.ts";
 import { createLegacyHttpConnection } from "../../src/transport/legacy-http-connection.ts";

@@ -17,7 +17,7 @@ import type { ServerSession } from "../server-session.ts";
 import type { NodeFetch } from "../../transport/node-fetch.ts";
 import { createLegacyHttpConnection } from "../../transport/legacy-http-connection.ts";
 import { createStdioConnection } from "../../transport/stdio-connection.ts";
-import { messageLimitsOf } from "../../transport/read-response.ts";
+import { messageLimitsOf } from "../../protocol/message-limits.ts";
 import { LegacyServerSession } from "./legacy-server-session.ts";
 import { LegacySession, STDERR_LOG_LEVEL } from "./legacy-session.ts";
 

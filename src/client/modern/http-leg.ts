@@ -11,7 +11,8 @@
 import type { CompiledHttpTransport } from "../../policy/compile-policy.ts";
 import type { JsonRpcMessage, RequestId } from "../../protocol/jsonrpc.ts";
 import { type Fetcher, type FetchFailure, fetchWithRedirects } from "../../transport/fetch-with-redirects.ts";
-import { type MessageLimits, readResponse } from "../../transport/read-response.ts";
+import type { MessageLimits } from "../../protocol/message-limits.ts";
+import { readResponse } from "../../transport/read-response.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 
 export type { Fetcher } from "../../transport/fetch-with-redirects.ts";

@@ -24,7 +24,7 @@ import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../proto
 import { openLeg } from "../../_internal/signals.ts";
 import { legError, type LegOutcome } from "./failure-errors.ts";
 import { type Fetcher, postLeg } from "./http-leg.ts";
-import type { MessageLimits } from "../../transport/read-response.ts";
+import type { MessageLimits } from "../../protocol/message-limits.ts";
 import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
 
