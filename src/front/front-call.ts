@@ -14,7 +14,7 @@ import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
-import { runRound } from "../client/modern/input-round.ts";
+import { runRound, tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -335,8 +335,8 @@ async function answerRound(
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<RoundOutcome> {
   const keys = Object.keys(requests);
-  const tooMany = tooManyInputRequests(keys.length, input.server);
-  if (tooMany !== undefined) return { error: tooMany };
+  const tooMany = tooManyInputRequests(keys.length, input.server.policy);
+  if (tooMany !== undefined) return { error: callError(-32603, tooMany) };
   const round = await runRound(
     keys,
     input.signal,
@@ -374,25 +374,6 @@ async function answerRound(
     pending[key] = withChanges(deferred, changesOf(requests[key] as InputRequest, deferred));
   }
   return { answers, pending };
-}
-
-/**
- * The error for the caller when the upstream asks more than the server's `maxInputRequests`
- * inputs at once: in one round of a call, or in one `input_required` status of a task (the
- * front's two paths; the client's own are held to it in `answerInputRequests`, input-round.ts).
- * Checked before any entry runs.
- *
- * @param count The number of entries the upstream asks.
- * @param server The server, whose policy sets the limit.
- * @returns The `-32603` outcome, or `undefined` within the limit.
- */
-export function tooManyInputRequests(count: number, server: FrontServer): FrontCallOutcome | undefined {
-  const max = server.policy.maxInputRequests;
-  if (count <= max) return undefined;
-  return callError(
-    -32603,
-    `The upstream server sent ${count} input requests in one round, expected at most ${max} (maxInputRequests)`,
-  );
 }
 
 /** The `_meta` key under which a passed-down request says what the policy changed in it. */

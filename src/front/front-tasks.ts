@@ -38,13 +38,8 @@ import { decodeGetTaskResult } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { ClientError } from "../errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
-import {
-  callError,
-  type FrontCallOutcome,
-  missingCapability,
-  tooManyInputRequests,
-  upstreamOutcome,
-} from "./front-call.ts";
+import { callError, type FrontCallOutcome, missingCapability, upstreamOutcome } from "./front-call.ts";
+import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { FrontServer } from "./front-server.ts";
 import { principalKey } from "./principal.ts";
 import type { StateKey } from "./_state-token.ts";
@@ -116,8 +111,8 @@ export class FrontTasks {
     // What the front answered already is not asked again (the upstream may still list it); the
     // rest is held to maxInputRequests as a call's round is, before any handler runs.
     const asked = Object.keys(task.inputRequests).filter((key) => handled.get(key)?.kind !== "answered");
-    const tooMany = tooManyInputRequests(asked.length, input.server);
-    if (tooMany !== undefined) return await this.#cancel(input, taskId, tooMany);
+    const tooMany = tooManyInputRequests(asked.length, input.server.policy);
+    if (tooMany !== undefined) return await this.#cancel(input, taskId, callError(-32603, tooMany));
     const shown: Record<string, InputRequest> = Object.create(null);
     const answers: Record<string, unknown> = Object.create(null);
     for (const key of asked) {

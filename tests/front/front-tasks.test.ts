@@ -90,8 +90,7 @@ describe("the front's tasks/get and maxInputRequests", () => {
         id: 1,
         error: {
           code: -32603,
-          message:
-            "The upstream server sent 3 input requests in one round, expected at most 2 (maxInputRequests)",
+          message: 'Server "up" sent 3 input requests in one round, expected at most 2 (maxInputRequests)',
         },
       },
     });
