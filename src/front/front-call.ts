@@ -321,22 +321,33 @@ export interface PassDown {
   readonly requestState: string | undefined;
 }
 
-type RoundOutcome = { answers: InputResponses; pending: Record<string, InputRequest> } | {
-  error: FrontCallOutcome;
-};
+/** How the front's round ended: the answers and what goes down to the caller, or the caller's error. */
+export type FrontRound =
+  | { readonly answers: InputResponses; readonly pending: Record<string, InputRequest> }
+  | {
+    readonly error: FrontCallOutcome;
+    /** The caller did not declare what a passed-down entry needs (`-32021`): it may, and ask again. */
+    readonly undeclared: boolean;
+  };
 
 /**
- * Runs one round's entries through the front's chain, concurrently ({@linkcode runRound}); the
- * first failure aborts the rest. A round of more than `maxInputRequests` entries fails before any
- * of them runs ({@linkcode tooManyInputRequests}).
+ * Runs one round's entries through the front's chain, for a call's round and a task's status
+ * alike. A round of more than `maxInputRequests` entries ({@linkcode tooManyInputRequests})
+ * fails before any entry runs; the entries run concurrently ({@linkcode runRound}), and the
+ * first failure aborts the others. A passed-down entry carries what the policy changed in it,
+ * under `_meta["sluice/changes"]`.
+ *
+ * @param input The server, the caller's request (its principal and capabilities) and the signal.
+ * @param requests The entries to run.
+ * @returns The answers and the passed-down entries, or the error for the caller.
  */
-async function answerRound(
-  input: FrontCallInput,
+export async function answerRound(
+  input: Pick<FrontCallInput, "server" | "request" | "signal">,
   requests: Readonly<Record<string, InputRequest>>,
-): Promise<RoundOutcome> {
+): Promise<FrontRound> {
   const keys = Object.keys(requests);
   const tooMany = tooManyInputRequests(keys.length, input.server.policy);
-  if (tooMany !== undefined) return { error: callError(-32603, tooMany) };
+  if (tooMany !== undefined) return { error: callError(-32603, tooMany), undeclared: false };
   const round = await runRound(
     keys,
     input.signal,
@@ -356,6 +367,7 @@ async function answerRound(
       error: failure.stage === "cancelled"
         ? callError(-32603, "The call was cancelled")
         : refused(key, failure),
+      undeclared: false,
     };
   }
   const answers: Record<string, InputResponse> = Object.create(null);
@@ -369,7 +381,7 @@ async function answerRound(
     // A deferral carries the request as the checks left it.
     const deferred = result.request as InputRequest;
     if (!input.server.callerCan(input.request.capabilities, deferred)) {
-      return { error: missingCapability(deferred) };
+      return { error: missingCapability(deferred), undeclared: true };
     }
     pending[key] = withChanges(deferred, changesOf(requests[key] as InputRequest, deferred));
   }
