@@ -332,8 +332,9 @@ export type FrontRound =
 
 /**
  * Runs one round's entries through the front's chain, for a call's round and a task's status
- * alike. A round of more than `maxInputRequests` entries ({@linkcode tooManyInputRequests})
- * fails before any entry runs; the entries run concurrently ({@linkcode runRound}), and the
+ * alike. A round of more than `maxInputRequests` entries ({@linkcode tooManyInputRequests}), or
+ * with an entry of a kind the gateway did not declare upstream, fails before any entry runs (as
+ * a client's round does); the entries run concurrently ({@linkcode runRound}), and the
  * first failure aborts the others. A passed-down entry carries what the policy changed in it,
  * under `_meta["sluice/changes"]`.
  *
@@ -348,6 +349,13 @@ export async function answerRound(
   const keys = Object.keys(requests);
   const tooMany = tooManyInputRequests(keys.length, input.server.policy);
   if (tooMany !== undefined) return { error: callError(-32603, tooMany), undeclared: false };
+  for (const key of keys) {
+    const admitted = input.server.chain.admit((requests[key] as InputRequest).method);
+    if (!admitted.ok) {
+      const failure = { ok: false, stage: "capability", refusal: admitted.refusal } as const;
+      return { error: refused(key, failure), undeclared: false };
+    }
+  }
   const round = await runRound(
     keys,
     input.signal,

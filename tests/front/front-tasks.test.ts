@@ -235,4 +235,31 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
     assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined], ["tasks/get", "up-1"]]);
     await client.close();
   });
+
+  test("an entry of a kind the gateway did not declare upstream fails the poll before any sibling's handler runs", async () => {
+    const think = {
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 10 },
+    };
+    const { client, gate, send, sent } = gateway({ k0: GO, k1: think });
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    assert.deepEqual(await send("tasks/get", { taskId }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message: 'Input request "k1" asked for a capability this gateway did not declare',
+        },
+      },
+    });
+    assert.deepEqual([gate.asked, sent()], [0, [
+      ["tools/list", undefined],
+      ["tools/call", undefined],
+      ["tasks/get", "up-1"],
+      ["tasks/cancel", "up-1"],
+    ]]);
+    await client.close();
+  });
 });

@@ -3,7 +3,8 @@
  * server's chain and handler, concurrently, in the calling async flow. The first failure aborts
  * the siblings' signals and fails the call; nothing is sent for a failed round. Kinds the client
  * did not declare are refused before any callback runs. The front runs its own rounds with
- * {@linkcode runRound} and holds them to {@linkcode tooManyInputRequests} too.
+ * {@linkcode runRound}, held to {@linkcode tooManyInputRequests} and the capability gate
+ * (`chain.admit`) before any entry runs too.
  *
  * @module
  */
