@@ -3,7 +3,7 @@
 // any of the gateway's handlers runs. The real peers' tasks: front-tasks.host.test.ts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient } from "../../mod.ts";
+import { createClient, type Handler } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
@@ -27,13 +27,15 @@ const TASK = {
 
 /**
  * A gateway in front of an upstream whose task asks `inputRequests` at every `tasks/get`, under
- * the server's `policy`; the gateway's handler answers every form and counts them. The caller
- * declares `declared` (elicitation and the tasks extension unless told).
+ * the server's `policy`; the gateway's handler answers every form and counts them (unless
+ * `elicitation` is given). The caller declares `declared` (elicitation and the tasks extension
+ * unless told).
  */
 function gateway(
   inputRequests: Record<string, unknown>,
   policy: Record<string, unknown> = {},
   declared: Record<string, unknown> = META["io.modelcontextprotocol/clientCapabilities"],
+  elicitation?: Handler["elicitation"],
 ) {
   const upstream = scriptedServer((req) => {
     switch (req.body.method) {
@@ -56,7 +58,7 @@ function gateway(
   const client = createClient({
     name: "gate",
     fetch: upstream.fetch,
-    handler: { elicitation: () => (gate.asked++, { action: "accept", content: {} }) },
+    handler: { elicitation: elicitation ?? (() => (gate.asked++, { action: "accept", content: {} })) },
     policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern", ...policy }],
   });
   const app = createFront({
@@ -209,6 +211,43 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
       ["tasks/get", "up-1"],
       ["tasks/cancel", "up-1"],
     ]]);
+    await client.close();
+  });
+
+  test("the entries run at once: a refusal stops a sibling's handler through its signal", async () => {
+    const profile = {
+      method: "elicitation/create",
+      params: {
+        mode: "form",
+        message: "Who are you?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string" }, city: { type: "string" } },
+        },
+      },
+    };
+    const heard: string[] = [];
+    const waitForAbort: Handler["elicitation"] = (params, ctx) =>
+      new Promise((resolve) => {
+        heard.push(`asked ${params.message}`);
+        ctx.signal.addEventListener("abort", () => {
+          heard.push(`aborted ${params.message}`);
+          resolve({ action: "cancel" });
+        });
+      });
+    const { client, send, sent } = gateway(
+      { profile, go: GO },
+      { elicitation: { maxFields: 1 } },
+      undefined,
+      waitForAbort,
+    );
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    assert.deepEqual((await send("tasks/get", { taskId })).body.error, {
+      code: -32602,
+      message:
+        'Input request "profile" refused by policy: Elicitation schema refused: keyword "properties": expected at most 1 properties, received 2',
+    });
+    assert.deepEqual([heard, sent().at(-1)], [["asked Go?", "aborted Go?"], ["tasks/cancel", "up-1"]]);
     await client.close();
   });
 
