@@ -89,15 +89,23 @@ export function linkSignals(
 const FLOWS = new WeakMap<AbortSignal, (reason: unknown) => void>();
 
 /**
- * Opens the flow of one call: {@linkcode linkSignals}, and a signal on which
- * {@linkcode openLeg} arms leg deadlines without making signals of their own.
+ * Opens the flow of one call under the policy's `maxTotalTimeout`: {@linkcode linkSignals} with
+ * the whole call's deadline, and a signal on which {@linkcode openLeg} arms leg deadlines without
+ * making signals of their own. The one place that deadline is armed, for the client's calls
+ * (client-core.ts) and the front's (front-modern-post.ts, front-legacy-call.ts, caller-session.ts).
  *
  * @param sources Signals to follow (`undefined` entries are skipped).
- * @param deadline The whole call's deadline.
+ * @param total The policy's `maxTotalTimeoutMs` and the timers; without it, no deadline.
  * @returns The flow's signal, its `dispose` and its `abort`.
  */
-export function openFlow(sources: readonly (AbortSignal | undefined)[], deadline?: Deadline): LinkedSignal {
-  const flow = linkSignals(sources, deadline);
+export function openFlow(
+  sources: readonly (AbortSignal | undefined)[],
+  total?: { readonly maxTotalTimeoutMs: number; readonly timers: Timers },
+): LinkedSignal {
+  const flow = linkSignals(
+    sources,
+    total === undefined ? undefined : { ms: total.maxTotalTimeoutMs, which: "total", timers: total.timers },
+  );
   FLOWS.set(flow.signal, flow.abort);
   return flow;
 }

@@ -276,10 +276,9 @@ class DecisionListeners {
 }
 
 /**
- * The flows of the client's calls in progress, each under its server's `maxTotalTimeout`;
- * closing aborts them all. Not one AbortController for the client's life: on Workers an
- * AbortSignal belongs to the request that made it, and a client serves many. The front opens its
- * own flows under the same limit (front-modern-post.ts, front-legacy-call.ts, caller-session.ts).
+ * The flows of the client's calls in progress, each under its server's `maxTotalTimeout`
+ * ({@linkcode openFlow}); closing aborts them all. Not one AbortController for the client's life:
+ * on Workers an AbortSignal belongs to the request that made it, and a client serves many.
  */
 class CallFlows {
   readonly #timers: Timers;
@@ -298,9 +297,7 @@ class CallFlows {
   open(signal: AbortSignal | undefined, maxTotalTimeoutMs: number | undefined): LinkedSignal {
     const flow = openFlow(
       [signal],
-      maxTotalTimeoutMs === undefined
-        ? undefined
-        : { ms: maxTotalTimeoutMs, which: "total", timers: this.#timers },
+      maxTotalTimeoutMs === undefined ? undefined : { maxTotalTimeoutMs, timers: this.#timers },
     );
     if (this.#closed !== undefined) flow.abort(this.#closed);
     else this.#open.add(flow);

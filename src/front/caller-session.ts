@@ -464,8 +464,7 @@ export class CallerSession {
 
   #track(id: RequestId): LinkedSignal {
     const flow = openFlow([this.#closer.signal], {
-      ms: this.#server.policy.maxTotalTimeoutMs,
-      which: "total",
+      maxTotalTimeoutMs: this.#server.policy.maxTotalTimeoutMs,
       timers: this.#timers,
     });
     this.#requests.get(idKey(id))?.abort(new Error("sluice front: a new request reused the id"));

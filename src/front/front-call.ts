@@ -14,7 +14,7 @@ import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
-import { runRound } from "../client/modern/input-round.ts";
+import { runRound, tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -321,22 +321,41 @@ export interface PassDown {
   readonly requestState: string | undefined;
 }
 
-type RoundOutcome = { answers: InputResponses; pending: Record<string, InputRequest> } | {
-  error: FrontCallOutcome;
-};
+/** How the front's round ended: the answers and what goes down to the caller, or the caller's error. */
+export type FrontRound =
+  | { readonly answers: InputResponses; readonly pending: Record<string, InputRequest> }
+  | {
+    readonly error: FrontCallOutcome;
+    /** The caller did not declare what a passed-down entry needs (`-32021`): it may, and ask again. */
+    readonly undeclared: boolean;
+  };
 
 /**
- * Runs one round's entries through the front's chain, concurrently ({@linkcode runRound}); the
- * first failure aborts the rest. A round of more than `maxInputRequests` entries fails before any
- * of them runs ({@linkcode tooManyInputRequests}).
+ * Runs one round's entries through the front's chain, for a call's round and a task's status
+ * alike. A round of more than `maxInputRequests` entries ({@linkcode tooManyInputRequests}), or
+ * with an entry of a kind the gateway did not declare upstream, fails before any entry runs (as
+ * a client's round does); the entries run concurrently ({@linkcode runRound}), and the
+ * first failure aborts the others. A passed-down entry carries what the policy changed in it,
+ * under `_meta["sluice/changes"]`.
+ *
+ * @param input The server, the caller's request (its principal and capabilities) and the signal.
+ * @param requests The entries to run.
+ * @returns The answers and the passed-down entries, or the error for the caller.
  */
-async function answerRound(
-  input: FrontCallInput,
+export async function answerRound(
+  input: Pick<FrontCallInput, "server" | "request" | "signal">,
   requests: Readonly<Record<string, InputRequest>>,
-): Promise<RoundOutcome> {
+): Promise<FrontRound> {
   const keys = Object.keys(requests);
-  const tooMany = tooManyInputRequests(keys.length, input.server);
-  if (tooMany !== undefined) return { error: tooMany };
+  const tooMany = tooManyInputRequests(keys.length, input.server.policy);
+  if (tooMany !== undefined) return { error: callError(-32603, tooMany), undeclared: false };
+  for (const key of keys) {
+    const admitted = input.server.chain.admit((requests[key] as InputRequest).method);
+    if (!admitted.ok) {
+      const failure = { ok: false, stage: "capability", refusal: admitted.refusal } as const;
+      return { error: refused(key, failure), undeclared: false };
+    }
+  }
   const round = await runRound(
     keys,
     input.signal,
@@ -356,6 +375,7 @@ async function answerRound(
       error: failure.stage === "cancelled"
         ? callError(-32603, "The call was cancelled")
         : refused(key, failure),
+      undeclared: false,
     };
   }
   const answers: Record<string, InputResponse> = Object.create(null);
@@ -369,30 +389,11 @@ async function answerRound(
     // A deferral carries the request as the checks left it.
     const deferred = result.request as InputRequest;
     if (!input.server.callerCan(input.request.capabilities, deferred)) {
-      return { error: missingCapability(deferred) };
+      return { error: missingCapability(deferred), undeclared: true };
     }
     pending[key] = withChanges(deferred, changesOf(requests[key] as InputRequest, deferred));
   }
   return { answers, pending };
-}
-
-/**
- * The error for the caller when the upstream asks more than the server's `maxInputRequests`
- * inputs at once: in one round of a call, or in one `input_required` status of a task (the
- * front's two paths; the client's own are held to it in `answerInputRequests`, input-round.ts).
- * Checked before any entry runs.
- *
- * @param count The number of entries the upstream asks.
- * @param server The server, whose policy sets the limit.
- * @returns The `-32603` outcome, or `undefined` within the limit.
- */
-export function tooManyInputRequests(count: number, server: FrontServer): FrontCallOutcome | undefined {
-  const max = server.policy.maxInputRequests;
-  if (count <= max) return undefined;
-  return callError(
-    -32603,
-    `The upstream server sent ${count} input requests in one round, expected at most ${max} (maxInputRequests)`,
-  );
 }
 
 /** The `_meta` key under which a passed-down request says what the policy changed in it. */

@@ -27,7 +27,7 @@
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { linkSignals } from "../_internal/signals.ts";
+import { openFlow } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";
@@ -210,9 +210,8 @@ export class ParkedCall {
   constructor(input: FrontLegacyCallInput, start: CallStart) {
     this.#timers = input.timers;
     this.#server = input.server;
-    const flow = linkSignals([this.#controller.signal], {
-      ms: input.server.policy.maxTotalTimeoutMs,
-      which: "total",
+    const flow = openFlow([this.#controller.signal], {
+      maxTotalTimeoutMs: input.server.policy.maxTotalTimeoutMs,
       timers: input.timers,
     });
     const context = {

@@ -71,8 +71,7 @@ export async function frontModernPost(
   }
   // The call's one signal (openFlow): upstream legs arm their deadlines on it.
   const flow = openFlow([c.req.raw.signal], {
-    ms: server.policy.maxTotalTimeoutMs,
-    which: "total",
+    maxTotalTimeoutMs: server.policy.maxTotalTimeoutMs,
     timers: parts.internals.timers,
   });
   let flowHandedOff = false;

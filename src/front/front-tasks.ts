@@ -5,12 +5,14 @@
  * through the front, which applies the server's policy to the task's input requests as it does
  * to a call's:
  *
- * - `tasks/get`: each outstanding input request runs through the front's chain once. What the
+ * - `tasks/get`: the outstanding input requests the front has not seen run once, as one round of
+ *   a call does (`answerRound`: concurrently, the first failure stopping the rest). What the
  *   handler answers, the front sends upstream itself (`tasks/update`) and does not show the
- *   caller; what is passed down is shown as the checks left it (clamped, coerced); a refusal, or
- *   more than `maxInputRequests` requests at once (before any runs), fails the poll and cancels
- *   the task upstream (it cannot go on within the policy). While only the front's own answers
- *   are outstanding the caller sees `working`.
+ *   caller; what is passed down is shown as the checks left it (clamped, coerced, with what the
+ *   policy changed under `_meta["sluice/changes"]`); a refusal, or more than `maxInputRequests`
+ *   requests at once (before any runs), fails the poll and cancels the task upstream (it cannot
+ *   go on within the policy). While only the front's own answers are outstanding the caller
+ *   sees `working`.
  * - `tasks/update`: the caller's answers are post-checked against the task's outstanding
  *   requests (read upstream first) like a handler's; answers to keys not outstanding, or that
  *   the front answered, are dropped; one refused answer refuses the update.
@@ -29,7 +31,6 @@
  * @module
  */
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
-import type { ChainResult } from "../chain/chain.ts";
 import { quote } from "../_internal/quote.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
@@ -38,13 +39,8 @@ import { decodeGetTaskResult } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { ClientError } from "../errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
-import {
-  callError,
-  type FrontCallOutcome,
-  missingCapability,
-  tooManyInputRequests,
-  upstreamOutcome,
-} from "./front-call.ts";
+import { answerRound, callError, type FrontCallOutcome, upstreamOutcome } from "./front-call.ts";
+import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { FrontServer } from "./front-server.ts";
 import { principalKey } from "./principal.ts";
 import type { StateKey } from "./_state-token.ts";
@@ -114,45 +110,29 @@ export class FrontTasks {
     if (task.status !== "input_required") return { kind: "result", result: raw };
     const handled = this.#memory(input.server.policy.server, taskId);
     // What the front answered already is not asked again (the upstream may still list it); the
-    // rest is held to maxInputRequests as a call's round is, before any handler runs.
+    // rest, passed-down entries included, is held to maxInputRequests, before any handler runs.
     const asked = Object.keys(task.inputRequests).filter((key) => handled.get(key)?.kind !== "answered");
-    const tooMany = tooManyInputRequests(asked.length, input.server);
-    if (tooMany !== undefined) return await this.#cancel(input, taskId, tooMany);
+    const tooMany = tooManyInputRequests(asked.length, input.server.policy);
+    if (tooMany !== undefined) return await this.#cancel(input, taskId, callError(-32603, tooMany));
+    // What was passed down is shown again as it was; what is new runs as a call's round does.
+    const fresh: Record<string, InputRequest> = Object.create(null);
+    for (const key of asked) {
+      if (handled.get(key) === undefined) fresh[key] = task.inputRequests[key] as InputRequest;
+    }
+    const round = await answerRound(input, fresh);
+    // A caller that did not declare what an entry needs may declare it and poll again.
+    if ("error" in round) {
+      return round.undeclared ? round.error : await this.#cancel(input, taskId, round.error);
+    }
+    for (const [key, request] of Object.entries(round.pending)) handled.set(key, { kind: "passed", request });
+    if (Object.keys(round.answers).length > 0) {
+      await this.#send(input, "tasks/update", { taskId, inputResponses: round.answers });
+      for (const key of Object.keys(round.answers)) handled.set(key, { kind: "answered" });
+    }
     const shown: Record<string, InputRequest> = Object.create(null);
-    const answers: Record<string, unknown> = Object.create(null);
     for (const key of asked) {
       const known = handled.get(key);
-      if (known?.kind === "passed") {
-        shown[key] = known.request;
-        continue;
-      }
-      const result: ChainResult = await input.server.chain.run(task.inputRequests[key] as InputRequest, {
-        version: MODERN_PROTOCOL_VERSION,
-        signal: input.signal,
-        principal: input.request.principal,
-      });
-      if (result.ok) {
-        answers[key] = result.answer;
-        handled.set(key, { kind: "answered" });
-      } else if (result.stage === "deferred" && result.request !== undefined) {
-        if (!input.server.callerCan(input.request.capabilities, result.request)) {
-          return missingCapability(result.request);
-        }
-        shown[key] = result.request;
-        handled.set(key, { kind: "passed", request: result.request });
-      } else {
-        return await this.#cancel(
-          input,
-          taskId,
-          callError(
-            result.refusal.code,
-            `Input request ${quote(key, 64)} of task ${quote(taskId, 64)} refused: ${result.refusal.message}`,
-          ),
-        );
-      }
-    }
-    if (Object.keys(answers).length > 0) {
-      await this.#send(input, "tasks/update", { taskId, inputResponses: answers });
+      if (known?.kind === "passed") shown[key] = known.request;
     }
     const { inputRequests: _all, ...rest } = raw;
     return {

@@ -42,7 +42,7 @@ describe("linkSignals()", () => {
 describe("openLeg()", () => {
   test("under a flow, the leg is the flow's own signal and its deadline ends the flow", async () => {
     const time = new FakeTime();
-    const flow = openFlow([], total(time));
+    const flow = openFlow([], { maxTotalTimeoutMs: 1000, timers: time });
     const one = openLeg(flow.signal, leg(time, 100));
     assert.equal(one.signal, flow.signal);
     await time.advance(100);
@@ -55,7 +55,7 @@ describe("openLeg()", () => {
 
   test("under a flow, dispose clears the leg's deadline and leaves the flow running", async () => {
     const time = new FakeTime();
-    const flow = openFlow([], total(time));
+    const flow = openFlow([], { maxTotalTimeoutMs: 1000, timers: time });
     for (let i = 0; i < 3; i++) {
       const one = openLeg(flow.signal, leg(time, 100));
       await time.advance(99);
@@ -70,14 +70,14 @@ describe("openLeg()", () => {
 
   test("under a flow, the leg's abort() aborts the flow", () => {
     const time = new FakeTime();
-    const flow = openFlow([], total(time));
+    const flow = openFlow([], { maxTotalTimeoutMs: 1000, timers: time });
     openLeg(flow.signal).abort("leg failed");
     assert.equal(flow.signal.reason, "leg failed");
   });
 
   test("under an aborted flow, no deadline is armed", () => {
     const time = new FakeTime();
-    const flow = openFlow([], total(time));
+    const flow = openFlow([], { maxTotalTimeoutMs: 1000, timers: time });
     flow.abort("closed");
     const one = openLeg(flow.signal, leg(time));
     assert.equal(one.signal.reason, "closed");

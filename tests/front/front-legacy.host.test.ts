@@ -210,6 +210,30 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a parked call past maxTotalTimeout is cancelled upstream, and its retry gets -32010 timed_out", async () => {
+    const { client, fetch } = front({}, {
+      passDown: ["elicitation"],
+      callTimeout: "1s",
+      handlerTimeout: { elicitation: "1s", default: "1s" },
+      maxTotalTimeout: "1s",
+    }, "http");
+    sent.length = 0;
+    try {
+      const { requestState } = (await post(fetch, ELICIT)).body.result;
+      // The call's whole deadline ends 1 s after it started, while it waits for the retry.
+      await eventually("the parked call's cancellation", () => cancelledCalls()[0]);
+      assert.deepEqual(cancelledCalls(), [["trigger-elicitation-request", "cancelled by the client"]]);
+      const late = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
+      assert.deepEqual(late.body.error, {
+        code: -32010,
+        message: 'Upstream server "everything" is unavailable: timed out',
+        data: { serverId: "everything", cause: "timed_out" },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   test("completes for sluice's client and the official client 2.4.0 downstream", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] });
     const ours = createClient({

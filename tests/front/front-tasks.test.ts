@@ -3,7 +3,7 @@
 // any of the gateway's handlers runs. The real peers' tasks: front-tasks.host.test.ts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient } from "../../mod.ts";
+import { createClient, type Handler } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
@@ -26,11 +26,17 @@ const TASK = {
 };
 
 /**
- * A gateway in front of an upstream whose task asks `entries` inputs at once, under a policy of
- * `maxInputRequests: 2`; the gateway's handler answers every form and counts them.
+ * A gateway in front of an upstream whose task asks `inputRequests` at every `tasks/get`, under
+ * the server's `policy`; the gateway's handler answers every form and counts them (unless
+ * `elicitation` is given). The caller declares `declared` (elicitation and the tasks extension
+ * unless told).
  */
-function gatewayAsking(entries: number) {
-  const inputRequests = Object.fromEntries(Array.from({ length: entries }, (_, i) => [`k${i}`, GO]));
+function gateway(
+  inputRequests: Record<string, unknown>,
+  policy: Record<string, unknown> = {},
+  declared: Record<string, unknown> = META["io.modelcontextprotocol/clientCapabilities"],
+  elicitation?: Handler["elicitation"],
+) {
   const upstream = scriptedServer((req) => {
     switch (req.body.method) {
       case "tools/list":
@@ -52,13 +58,8 @@ function gatewayAsking(entries: number) {
   const client = createClient({
     name: "gate",
     fetch: upstream.fetch,
-    handler: { elicitation: () => (gate.asked++, { action: "accept", content: {} }) },
-    policies: [{
-      server: "up",
-      transport: { url: "https://up.example/mcp" },
-      era: "modern",
-      maxInputRequests: 2,
-    }],
+    handler: { elicitation: elicitation ?? (() => (gate.asked++, { action: "accept", content: {} })) },
+    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern", ...policy }],
   });
   const app = createFront({
     client,
@@ -66,17 +67,28 @@ function gatewayAsking(entries: number) {
     allowedHosts: ["gate.example"],
     auth: "none",
   });
+  const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": declared };
   const send = async (method: string, params: Record<string, unknown>) => {
     const response = await app.fetch(
       new Request("https://gate.example/mcp/up", {
         method: "POST",
         headers: { ...toolCallHeaders(String(params.name ?? params.taskId)), "mcp-method": method },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
       }),
     );
     return { status: response.status, body: await response.json() };
   };
-  return { client, upstream, gate, send };
+  /** What the gateway sent upstream: each request's method and task id. */
+  const sent = () => upstream.requests.map((r) => [r.body.method, r.body.params?.taskId]);
+  return { client, upstream, gate, send, sent };
+}
+
+/** A gateway whose upstream task asks `entries` forms at once, under `maxInputRequests: 2`. */
+function gatewayAsking(entries: number) {
+  return gateway(
+    Object.fromEntries(Array.from({ length: entries }, (_, i) => [`k${i}`, GO])),
+    { maxInputRequests: 2 },
+  );
 }
 
 describe("the front's tasks/get and maxInputRequests", () => {
@@ -90,8 +102,7 @@ describe("the front's tasks/get and maxInputRequests", () => {
         id: 1,
         error: {
           code: -32603,
-          message:
-            "The upstream server sent 3 input requests in one round, expected at most 2 (maxInputRequests)",
+          message: 'Server "up" sent 3 input requests in one round, expected at most 2 (maxInputRequests)',
         },
       },
     });
@@ -118,6 +129,176 @@ describe("the front's tasks/get and maxInputRequests", () => {
       "up-1",
       { k0: { action: "accept", content: {} }, k1: { action: "accept", content: {} } },
     ]);
+    await client.close();
+  });
+});
+
+describe("the front's tasks/get runs a task's input requests as a call's round", () => {
+  test("a passed-down sampling request whose maxTokens the policy capped says so under _meta, on every poll", async () => {
+    const think = {
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 999999 },
+    };
+    const { client, send, sent } = gateway(
+      { think },
+      { passDown: ["sampling"], sampling: { maxTokens: 512 } },
+      { sampling: {}, extensions: { [TASKS]: {} } },
+    );
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    const shown = {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          resultType: "complete",
+          status: "input_required",
+          ...TASK,
+          taskId,
+          inputRequests: {
+            think: {
+              method: "sampling/createMessage",
+              params: {
+                ...think.params,
+                maxTokens: 512,
+                _meta: { "sluice/changes": [{ field: "maxTokens", from: 999999, to: 512 }] },
+              },
+            },
+          },
+        },
+      },
+    };
+    assert.deepEqual(await send("tasks/get", { taskId }), shown);
+    assert.deepEqual(await send("tasks/get", { taskId }), shown);
+    assert.deepEqual(sent(), [
+      ["tools/list", undefined],
+      ["tools/call", undefined],
+      ["tasks/get", "up-1"],
+      ["tasks/get", "up-1"],
+    ]);
+    await client.close();
+  });
+
+  test("an entry the policy refuses fails the poll in a call round's words, and cancels the task", async () => {
+    const profile = {
+      method: "elicitation/create",
+      params: {
+        mode: "form",
+        message: "Who are you?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string" }, city: { type: "string" } },
+        },
+      },
+    };
+    const { client, gate, send, sent } = gateway({ profile }, { elicitation: { maxFields: 1 } });
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    assert.deepEqual(await send("tasks/get", { taskId }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32602,
+          message:
+            'Input request "profile" refused by policy: Elicitation schema refused: keyword "properties": expected at most 1 properties, received 2',
+        },
+      },
+    });
+    assert.deepEqual([gate.asked, sent()], [0, [
+      ["tools/list", undefined],
+      ["tools/call", undefined],
+      ["tasks/get", "up-1"],
+      ["tasks/cancel", "up-1"],
+    ]]);
+    await client.close();
+  });
+
+  test("the entries run at once: a refusal stops a sibling's handler through its signal", async () => {
+    const profile = {
+      method: "elicitation/create",
+      params: {
+        mode: "form",
+        message: "Who are you?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string" }, city: { type: "string" } },
+        },
+      },
+    };
+    const heard: string[] = [];
+    const waitForAbort: Handler["elicitation"] = (params, ctx) =>
+      new Promise((resolve) => {
+        heard.push(`asked ${params.message}`);
+        ctx.signal.addEventListener("abort", () => {
+          heard.push(`aborted ${params.message}`);
+          resolve({ action: "cancel" });
+        });
+      });
+    const { client, send, sent } = gateway(
+      { profile, go: GO },
+      { elicitation: { maxFields: 1 } },
+      undefined,
+      waitForAbort,
+    );
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    assert.deepEqual((await send("tasks/get", { taskId })).body.error, {
+      code: -32602,
+      message:
+        'Input request "profile" refused by policy: Elicitation schema refused: keyword "properties": expected at most 1 properties, received 2',
+    });
+    assert.deepEqual([heard, sent().at(-1)], [["asked Go?", "aborted Go?"], ["tasks/cancel", "up-1"]]);
+    await client.close();
+  });
+
+  test("a passed-down entry the caller did not declare fails the poll with -32021 and leaves the task to a poll that declares it", async () => {
+    const think = {
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 10 },
+    };
+    const { client, send, sent } = gateway({ think }, { passDown: ["sampling"] });
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    assert.deepEqual(await send("tasks/get", { taskId }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32021,
+          message:
+            "The upstream server needs input that only the caller can give, and the caller did not declare it",
+          data: { requiredCapabilities: { sampling: {} } },
+        },
+      },
+    });
+    assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined], ["tasks/get", "up-1"]]);
+    await client.close();
+  });
+
+  test("an entry of a kind the gateway did not declare upstream fails the poll before any sibling's handler runs", async () => {
+    const think = {
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 10 },
+    };
+    const { client, gate, send, sent } = gateway({ k0: GO, k1: think });
+    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    assert.deepEqual(await send("tasks/get", { taskId }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message: 'Input request "k1" asked for a capability this gateway did not declare',
+        },
+      },
+    });
+    assert.deepEqual([gate.asked, sent()], [0, [
+      ["tools/list", undefined],
+      ["tools/call", undefined],
+      ["tasks/get", "up-1"],
+      ["tasks/cancel", "up-1"],
+    ]]);
     await client.close();
   });
 });

@@ -137,7 +137,7 @@ describe("the front's limits", () => {
         error: {
           code: -32603,
           message:
-            "The upstream server sent 10000 input requests in one round, expected at most 16 (maxInputRequests)",
+            'Server "wide" sent 10000 input requests in one round, expected at most 16 (maxInputRequests)',
         },
       },
     });

@@ -84,7 +84,7 @@ describe("maxInputRequests in the legacy era", () => {
     try {
       assert.deepEqual(await failure(client, "hostile", "many-urls"), [
         "protocol",
-        'Server "hostile" sent -32042 with 10000 URL elicitations, expected at most 16 (maxInputRequests)',
+        'Server "hostile" sent 10000 input requests in one round, expected at most 16 (maxInputRequests)',
       ]);
       assert.equal(asked, 0);
       assert.deepEqual(await client.callTool("hostile", "echo"), echo);

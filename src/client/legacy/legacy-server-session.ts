@@ -21,6 +21,7 @@ import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
 import { inputError } from "../modern/failure-errors.ts";
+import { tooManyInputRequests } from "../modern/input-round.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import type { Handshake, LegacySession } from "./legacy-session.ts";
 import { PausableDeadline } from "./pausable-deadline.ts";
@@ -246,13 +247,9 @@ export class LegacyServerSession implements ServerSession {
       );
     }
     const { elicitations } = decoded.value;
-    const max = this.#policy.maxInputRequests;
-    if (elicitations.length > max) {
-      throw new ClientError(
-        "protocol",
-        `Server "${this.serverId}" sent -32042 with ${elicitations.length} URL elicitations, expected at most ${max} (maxInputRequests)`,
-        { serverId: this.serverId, code: -32042 },
-      );
+    const tooMany = tooManyInputRequests(elicitations.length, this.#policy);
+    if (tooMany !== undefined) {
+      throw new ClientError("protocol", tooMany, { serverId: this.serverId, code: -32042 });
     }
     for (const [index, params] of elicitations.entries()) {
       const result = await this.#session.chain.run({ method: "elicitation/create", params }, {

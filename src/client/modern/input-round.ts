@@ -3,7 +3,8 @@
  * server's chain and handler, concurrently, in the calling async flow. The first failure aborts
  * the siblings' signals and fails the call; nothing is sent for a failed round. Kinds the client
  * did not declare are refused before any callback runs. The front runs its own rounds with
- * {@linkcode runRound} too.
+ * {@linkcode runRound}, held to {@linkcode tooManyInputRequests} and the capability gate
+ * (`chain.admit`) before any entry runs too.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import type { Chain } from "../../chain/chain.ts";
 import type { InputRequest, InputRequests } from "../../protocol/input-request.ts";
 import type { InputResponse, InputResponses } from "../../protocol/input-responses.ts";
 import type { ModernProtocolVersion } from "../../protocol/versions.ts";
+import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import { ClientError } from "../../errors.ts";
 import { quote } from "../../_internal/quote.ts";
 import { inputKindOf } from "../../checks/capability.ts";
@@ -37,7 +39,7 @@ export interface RoundContext {
 }
 
 /**
- * Answers every entry of one round. (The front's rounds are held to `maxInputRequests` in front-call.ts.)
+ * Answers every entry of one round.
  *
  * @param requests The round's `inputRequests` (a prototype-free map).
  * @param context Server, chain, version, assigns and the call's signal.
@@ -51,13 +53,11 @@ export async function answerInputRequests(
   context: RoundContext,
 ): Promise<InputResponses> {
   const keys = Object.keys(requests);
-  if (keys.length > context.maxInputRequests) {
-    throw new ClientError(
-      "protocol",
-      `Server "${context.serverId}" sent ${keys.length} input requests in one round, expected at most ${context.maxInputRequests} (maxInputRequests)`,
-      { serverId: context.serverId },
-    );
-  }
+  const tooMany = tooManyInputRequests(keys.length, {
+    server: context.serverId,
+    maxInputRequests: context.maxInputRequests,
+  });
+  if (tooMany !== undefined) throw new ClientError("protocol", tooMany, { serverId: context.serverId });
   for (const key of keys) {
     const request = requests[key] as InputRequest;
     const admitted = context.chain.admit(request.method);
@@ -89,6 +89,24 @@ export async function answerInputRequests(
     responses[key] = (round.results[index] as ChainResult & { ok: true }).answer;
   }
   return responses;
+}
+
+/**
+ * The one rule of the policy's `maxInputRequests`, checked before any entry runs: for the
+ * client's rounds and task statuses (here), a legacy server's `-32042` URL elicitations
+ * (legacy-server-session.ts) and the front's rounds and task statuses (front-call.ts,
+ * front-tasks.ts). Each caller gives the words its own error.
+ *
+ * @param count How many inputs the server asks at once.
+ * @param policy The server's policy: its id and `maxInputRequests`.
+ * @returns The refusal's message, or `undefined` within the limit.
+ */
+export function tooManyInputRequests(
+  count: number,
+  policy: Pick<CompiledPolicy, "server" | "maxInputRequests">,
+): string | undefined {
+  if (count <= policy.maxInputRequests) return undefined;
+  return `Server "${policy.server}" sent ${count} input requests in one round, expected at most ${policy.maxInputRequests} (maxInputRequests)`;
 }
 
 /** How a round ended: every entry's result in the order of its keys, or the first failure. */
