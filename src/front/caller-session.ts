@@ -51,7 +51,7 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { effectiveLogLevel, LogRelay, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
-import type { Principal } from "./principal.ts";
+import { type Principal, principalKey } from "./principal.ts";
 import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
@@ -111,6 +111,8 @@ export interface CallerSessionInit {
 export class CallerSession {
   /** The session's id. */
   readonly id: string;
+  /** Who opened it ({@linkcode principalKey}): only their requests find it. */
+  readonly owner: string;
   /** The version negotiated with the caller. */
   readonly version: LegacyProtocolVersion;
   readonly #server: FrontServer;
@@ -137,6 +139,7 @@ export class CallerSession {
   /** @param init The session's id, server, version, capabilities and parts. */
   constructor(init: CallerSessionInit) {
     this.id = init.id;
+    this.owner = principalKey(init.principal);
     this.version = init.version;
     this.#server = init.server;
     this.#capabilities = init.capabilities;

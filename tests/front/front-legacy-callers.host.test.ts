@@ -251,7 +251,7 @@ describe("the front's legacy face: sessions", () => {
       error: {
         code: -32000,
         message:
-          'Too many sessions: server "modern" has 2 open, the most its policy allows (maxSessions); try again later',
+          'Too many sessions: server "modern" has "2" sessions, all in use, the most its policy allows (maxSessions); try again later',
       },
     });
     assert.equal(third.session, undefined);
