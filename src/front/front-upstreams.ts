@@ -107,18 +107,6 @@ export class FrontUpstreams {
   }
 
   /**
-   * The era a server speaks (probing an `"auto"` server first).
-   *
-   * @param serverId The server.
-   * @param signal Aborts the probe.
-   * @returns Its era.
-   * @throws {ClientError} When the server is unknown, or the probe failed to reach it.
-   */
-  async eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<"modern" | "legacy"> {
-    return await this.#internals.eraOf(serverId, signal, fetch);
-  }
-
-  /**
    * Where a modern caller's request goes: the front's modern session, or the caller's pool of
    * legacy sessions.
    *
@@ -158,7 +146,7 @@ export class FrontUpstreams {
     fetch?: Fetcher,
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
     const serverId = server.policy.server;
-    if (await this.eraOf(serverId, signal, fetch) === "modern") {
+    if (await this.#internals.eraOf(serverId, signal, fetch) === "modern") {
       return { session: this.modernOf(server), own: false };
     }
     return { session: this.#internals.legacySession(serverId, server.chain, hooks, fetch), own: true };
