@@ -135,6 +135,11 @@ export class CallerSession {
   #streamCount = 0;
   #logLevel: LoggingLevel | undefined;
   #lastUsed: number;
+  /**
+   * Whether `start` has not settled: the session counts at `maxSessions` from its making, and
+   * must not be closed to make room before its caller has its id.
+   */
+  #starting = true;
 
   /** @param init The session's id, server, version, capabilities and parts. */
   constructor(init: CallerSessionInit) {
@@ -160,14 +165,14 @@ export class CallerSession {
     return this.#lastUsed;
   }
 
-  /** Whether the session is in use: a request in flight, or a stream connection open. */
+  /** Whether the session is in use: starting, a request in flight, or a stream connection open. */
   get busy(): boolean {
-    return this.#requests.size > 0 || this.#listen.connected ||
+    return this.#starting || this.#requests.size > 0 || this.#listen.connected ||
       [...this.#streams.values()].some((stream) => stream.connected);
   }
 
   /**
-   * Opens the upstream side and answers `initialize`.
+   * Opens the upstream side and answers `initialize`; the session is in use until this settles.
    *
    * @param id The `initialize` request's id.
    * @param signal Aborts the upstream's start.
@@ -191,6 +196,8 @@ export class CallerSession {
       });
     } catch (failure) {
       return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+    } finally {
+      this.#starting = false;
     }
   }
 

@@ -30,10 +30,14 @@ after(async () => {
   await peer?.stop();
 });
 
-/** A front over the modern peer ("modern"), server-everything over stdio ("everything") and a dead port ("down"). */
-function gateway(policy: Partial<Policy> = {}) {
+/**
+ * A front over the modern peer ("modern"), server-everything over stdio ("everything") and a dead
+ * port ("down"), reaching its HTTP upstreams with `upstreamFetch`.
+ */
+function gateway(policy: Partial<Policy> = {}, upstreamFetch: Fetch = globalThis.fetch) {
   const client = createClient({
     name: "gate",
+    fetch: upstreamFetch,
     policies: [
       {
         server: "modern",
@@ -259,6 +263,47 @@ describe("the front's legacy face: sessions", () => {
     const admitted = await third.initialize();
     assert.equal((admitted.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
     for (const stream of streams) await stream.body?.cancel();
+    await client.close();
+  });
+
+  test("at maxSessions, a session still starting is in use: initialize is refused 503 and the starting one stays", async () => {
+    // The first session's server/discover is held upstream until the second initialize is answered.
+    let reached = () => {};
+    const discovering = new Promise<void>((resolve) => reached = resolve);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => release = resolve);
+    let held = false;
+    const upstreamFetch: Fetch = async (url, init) => {
+      if (!held && String(init.body).includes('"server/discover"')) {
+        held = true;
+        reached();
+        await released;
+      }
+      return await globalThis.fetch(url, init);
+    };
+    const { client, caller } = gateway({ maxSessions: 1 }, upstreamFetch);
+    const [starting, second] = [caller("modern"), caller("modern")];
+    const started = starting.initialize();
+    await discovering;
+    const refused = await second.initialize();
+    release();
+    await started;
+    assert.deepEqual(
+      [refused, second.session, await starting.request(1, "ping")],
+      [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          error: {
+            code: -32000,
+            message:
+              'Too many sessions: server "modern" has "1" sessions, all in use, the most its policy allows (maxSessions); try again later',
+          },
+        },
+        undefined,
+        { jsonrpc: "2.0", id: 1, result: {} },
+      ],
+    );
     await client.close();
   });
 
