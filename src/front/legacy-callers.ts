@@ -134,8 +134,8 @@ export class LegacyCallers {
   async #initialize(input: LegacyRequest, server: FrontServer): Promise<Response> {
     const { request } = input;
     const message = input.message as JsonRpcMessage & { id: string | number; params?: JsonObject };
-    const existing = request.headers.get(SESSION_HEADER);
-    if (existing !== null && [...this.#sessions.values()].some((sessions) => sessions.has(existing))) {
+    // Only the caller's own session on this server is told to exist; any other id is no session.
+    if (this.#own(request.headers.get(SESSION_HEADER), input) !== undefined) {
       return jsonError(400, message.id, -32600, "Invalid request: this session is already initialized");
     }
     const params = message.params ?? {};
@@ -191,13 +191,18 @@ export class LegacyCallers {
         "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
       );
     }
-    const session = this.#sessions.get(input.serverId)?.get(id);
-    // A session of another server, or another caller's, is no session here (and its existence
-    // is not told): holding a session's id is not being its caller.
-    if (session === undefined || session.owner !== principalKey(input.principal)) {
-      return jsonError(404, null, -32001, "Session not found: initialize a new session");
-    }
-    return session;
+    return this.#own(id, input) ??
+      jsonError(404, null, -32001, "Session not found: initialize a new session");
+  }
+
+  /**
+   * The caller's session with this id on the request's server. A session of another server, or
+   * another caller's, is no session here (and its existence is not told): holding a session's
+   * id is not being its caller.
+   */
+  #own(id: string | null, input: LegacyRequest): CallerSession | undefined {
+    const session = id === null ? undefined : this.#sessions.get(input.serverId)?.get(id);
+    return session?.owner === principalKey(input.principal) ? session : undefined;
   }
 }
 

@@ -11,7 +11,13 @@ import { createClient, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
-import { EventReader, type Fetch, LegacyCaller, legacyHeaders } from "../_support/legacy-caller.ts";
+import {
+  EventReader,
+  type Fetch,
+  initializeMessage,
+  LegacyCaller,
+  legacyHeaders,
+} from "../_support/legacy-caller.ts";
 
 const KEY = "front-legacy-callers-key-0123456789abcdef";
 const PASS_ALL = ["sampling", "elicitation", "roots"] as const;
@@ -144,6 +150,26 @@ describe("the front's legacy face: sessions", () => {
     const other = caller("everything");
     other.session = host.session;
     assert.equal((await other.post({ jsonrpc: "2.0", id: 1, method: "ping" })).status, 404);
+    await client.close();
+  });
+
+  test("initialize with the id of another server's session is answered as with no id (the session is not told)", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const other = caller("down");
+    other.session = host.session;
+    const response = await other.post(initializeMessage());
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 0,
+      error: {
+        code: -32010,
+        message: 'Upstream server "down" is unavailable: connection refused',
+        data: { serverId: "down", cause: "connection_refused" },
+      },
+    });
+    assert.deepEqual([response.status, response.headers.get("mcp-session-id")], [200, null]);
     await client.close();
   });
 
