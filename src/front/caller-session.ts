@@ -52,7 +52,7 @@ import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
-import type { Principal } from "./principal.ts";
+import { type Principal, principalKey } from "./principal.ts";
 import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
@@ -112,6 +112,8 @@ export interface CallerSessionInit {
 export class CallerSession {
   /** The session's id. */
   readonly id: string;
+  /** Who opened it ({@linkcode principalKey}): only their requests find it. */
+  readonly owner: string;
   /** The version negotiated with the caller. */
   readonly version: LegacyProtocolVersion;
   readonly #server: FrontServer;
@@ -135,10 +137,16 @@ export class CallerSession {
   #streamCount = 0;
   #logLevel: LoggingLevel | undefined;
   #lastUsed: number;
+  /**
+   * Whether `start` has not settled: the session counts at `maxSessions` from its making, and
+   * must not be closed to make room before its caller has its id.
+   */
+  #starting = true;
 
   /** @param init The session's id, server, version, capabilities and parts. */
   constructor(init: CallerSessionInit) {
     this.id = init.id;
+    this.owner = principalKey(init.principal);
     this.version = init.version;
     this.#server = init.server;
     this.#capabilities = init.capabilities;
@@ -160,14 +168,14 @@ export class CallerSession {
     return this.#lastUsed;
   }
 
-  /** Whether the session is in use: a request in flight, or a stream connection open. */
+  /** Whether the session is in use: starting, a request in flight, or a stream connection open. */
   get busy(): boolean {
-    return this.#requests.size > 0 || this.#listen.connected ||
+    return this.#starting || this.#requests.size > 0 || this.#listen.connected ||
       [...this.#streams.values()].some((stream) => stream.connected);
   }
 
   /**
-   * Opens the upstream side and answers `initialize`.
+   * Opens the upstream side and answers `initialize`; the session is in use until this settles.
    *
    * @param id The `initialize` request's id.
    * @param signal Aborts the upstream's start.
@@ -191,6 +199,8 @@ export class CallerSession {
       });
     } catch (failure) {
       return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+    } finally {
+      this.#starting = false;
     }
   }
 

@@ -15,8 +15,7 @@
  *   by the stream that carried it, the principal's one session carries all its calls. Discovery
  *   and lists use any session of the principal's (never waiting behind its calls). A session
  *   unused for `sessionIdleTimeout` closes, and all close with the client; a server has at most
- *   `maxSessions` of them (at the cap the longest-unused idle one makes room; while all are in
- *   use, the next is refused);
+ *   `maxSessions` of them, as {@linkcode CappedSessions} holds them;
  * - a legacy upstream, for a legacy caller: a session of its own (its own stdio child or HTTP
  *   session), declaring what that caller can answer, so roots, server state and logs never
  *   cross callers. The caller's session closes it.
@@ -30,6 +29,7 @@ import type { ClientInternals } from "../client/client-internals.ts";
 import type { CallerHooks, ServerSession } from "../client/server-session.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { quote } from "../_internal/quote.ts";
+import { CappedSessions, type HeldSession } from "./_capped-sessions.ts";
 import { callError, type FrontCallOutcome } from "./front-call.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type Principal, principalKey } from "./principal.ts";
@@ -80,8 +80,8 @@ export interface ModernCallersUpstream {
   lease(): UpstreamLease | FrontCallOutcome;
 }
 
-/** One pooled legacy session of one principal's. */
-interface Pooled {
+/** One pooled legacy session of one principal's: busy while a call or a request uses it. */
+interface Pooled extends HeldSession {
   readonly session: ServerSession;
   readonly principal: string;
   /** The calls that lease it (at most one on stdio). */
@@ -91,36 +91,19 @@ interface Pooled {
   lastUsed: number;
 }
 
-/** One server's pool. */
-interface Pool {
-  readonly server: FrontServer;
-  readonly entries: Set<Pooled>;
-}
+/** One server's pool, by session. */
+type Pool = CappedSessions<ServerSession, Pooled>;
 
 /** The front's upstream sessions. */
 export class FrontUpstreams {
   readonly #internals: ClientInternals;
   readonly #modern = new Map<string, ModernServerSession>();
   readonly #pools = new Map<string, Pool>();
-  #sweeper: unknown;
-  #closed = false;
 
   /** @param internals The client's internals; its close closes the pooled sessions. */
   constructor(internals: ClientInternals) {
     this.#internals = internals;
     internals.onClose(() => this.#close());
-  }
-
-  /**
-   * The era a server speaks (probing an `"auto"` server first).
-   *
-   * @param serverId The server.
-   * @param signal Aborts the probe.
-   * @returns Its era.
-   * @throws {ClientError} When the server is unknown, or the probe failed to reach it.
-   */
-  async eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<"modern" | "legacy"> {
-    return await this.#internals.eraOf(serverId, signal, fetch);
   }
 
   /**
@@ -163,7 +146,7 @@ export class FrontUpstreams {
     fetch?: Fetcher,
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
     const serverId = server.policy.server;
-    if (await this.eraOf(serverId, signal, fetch) === "modern") {
+    if (await this.#internals.eraOf(serverId, signal, fetch) === "modern") {
       return { session: this.modernOf(server), own: false };
     }
     return { session: this.#internals.legacySession(serverId, server.chain, hooks, fetch), own: true };
@@ -214,9 +197,10 @@ export class FrontUpstreams {
     fetch: Fetcher | undefined,
   ): Promise<FrontCallOutcome> {
     const pool = this.#poolOf(server);
-    const mine = [...pool.entries].filter((entry) => entry.principal === key);
-    const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ?? this.#open(pool, key, fetch);
-    if (entry === undefined) return tooManySessions(server);
+    const mine = [...pool.values()].filter((entry) => entry.principal === key);
+    const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ??
+      this.#open(server, key, fetch);
+    if (entry === undefined) return callError(-32000, pool.refusal);
     entry.requests++;
     entry.lastUsed = this.#internals.clock.now();
     try {
@@ -229,7 +213,7 @@ export class FrontUpstreams {
 
   #lease(server: FrontServer, key: string, fetch: Fetcher | undefined): UpstreamLease | FrontCallOutcome {
     const pool = this.#poolOf(server);
-    const mine = [...pool.entries].filter((entry) => entry.principal === key);
+    const mine = [...pool.values()].filter((entry) => entry.principal === key);
     const stdio = server.policy.transport.kind === "stdio";
     let entry: Pooled | undefined;
     if (stdio) {
@@ -241,8 +225,8 @@ export class FrontUpstreams {
       // On HTTP a request ties by the stream that carried it: one session carries every call.
       entry = mine[0];
     }
-    entry ??= this.#open(pool, key, fetch);
-    if (entry === undefined) return tooManySessions(server);
+    entry ??= this.#open(server, key, fetch);
+    if (entry === undefined) return callError(-32000, pool.refusal);
     const leased = entry;
     leased.calls++;
     leased.lastUsed = this.#internals.clock.now();
@@ -253,7 +237,7 @@ export class FrontUpstreams {
         if (released) return;
         released = true;
         leased.calls--;
-        if (stdio && !answered) pool.entries.delete(leased);
+        if (stdio && !answered) pool.delete(leased.session);
         this.#settle(pool, leased);
       },
     };
@@ -261,11 +245,9 @@ export class FrontUpstreams {
 
   #poolOf(server: FrontServer): Pool {
     const serverId = server.policy.server;
-    let pool = this.#pools.get(serverId);
-    if (pool === undefined) {
-      pool = { server, entries: new Set() };
-      this.#pools.set(serverId, pool);
-    }
+    const pool = this.#pools.get(serverId) ??
+      new CappedSessions(server.policy, "upstream sessions for 2026-07-28 callers", this.#internals);
+    this.#pools.set(serverId, pool);
     return pool;
   }
 
@@ -275,71 +257,36 @@ export class FrontUpstreams {
    *
    * @returns The entry, or `undefined` while every session is in use.
    */
-  #open(pool: Pool, key: string, fetch: Fetcher | undefined): Pooled | undefined {
-    const { policy, chain } = pool.server;
-    if (pool.entries.size >= policy.maxSessions) {
-      const idle = [...pool.entries].filter((entry) => entry.calls + entry.requests === 0)
-        .sort((a, b) => a.lastUsed - b.lastUsed)[0];
-      if (idle === undefined) return undefined;
-      pool.entries.delete(idle);
-      void idle.session.close().catch(() => {});
-    }
+  #open(server: FrontServer, key: string, fetch: Fetcher | undefined): Pooled | undefined {
+    const pool = this.#poolOf(server);
+    if (!pool.makeRoom()) return undefined;
+    const { policy, chain } = server;
+    // The principal's sign-in, when the server signs in per person: its sessions are its own.
+    const session = this.#internals.legacySession(policy.server, chain, undefined, fetch);
     const entry: Pooled = {
-      // The principal's sign-in, when the server signs in per person: its sessions are its own.
-      session: this.#internals.legacySession(policy.server, chain, undefined, fetch),
+      session,
       principal: key,
       calls: 0,
       requests: 0,
       lastUsed: this.#internals.clock.now(),
+      get busy() {
+        return this.calls + this.requests > 0;
+      },
+      close: () => session.close(),
     };
-    pool.entries.add(entry);
-    this.#sweep();
+    pool.set(session, entry);
     return entry;
   }
 
   /** After a use ends: a session out of the pool (retired, or the front closed) closes once unused. */
   #settle(pool: Pool, entry: Pooled): void {
     entry.lastUsed = this.#internals.clock.now();
-    if (!pool.entries.has(entry) && entry.calls + entry.requests === 0) {
-      void entry.session.close().catch(() => {});
-    }
-  }
-
-  /** Closes the sessions unused past their server's `sessionIdleTimeout`; runs while any are pooled. */
-  #sweep(): void {
-    if (this.#sweeper !== undefined || this.#closed) return;
-    const pools = [...this.#pools.values()].filter((pool) => pool.entries.size > 0);
-    if (pools.length === 0) return;
-    const shortest = Math.min(...pools.map((pool) => pool.server.policy.sessionIdleTimeoutMs));
-    const every = Math.max(1000, Math.min(60_000, Math.floor(shortest / 4)));
-    const { clock, timers } = this.#internals;
-    this.#sweeper = timers.setTimeout(() => {
-      this.#sweeper = undefined;
-      const now = clock.now();
-      for (const pool of this.#pools.values()) {
-        for (const entry of pool.entries) {
-          const unused = entry.calls + entry.requests === 0 &&
-            now - entry.lastUsed >= pool.server.policy.sessionIdleTimeoutMs;
-          if (unused) {
-            pool.entries.delete(entry);
-            void entry.session.close().catch(() => {});
-          }
-        }
-      }
-      this.#sweep();
-    }, every);
-    // The sweep must not keep a self-hosted process alive on its own.
-    (this.#sweeper as { unref?: () => void } | null)?.unref?.();
+    if (!pool.has(entry.session) && !entry.busy) void entry.session.close().catch(() => {});
   }
 
   /** Closes every pooled session (the client is closing); a call still holding one ends with it. */
   async #close(): Promise<void> {
-    this.#closed = true;
-    this.#internals.timers.clearTimeout(this.#sweeper);
-    this.#sweeper = undefined;
-    const all = [...this.#pools.values()].flatMap((pool) => [...pool.entries]);
-    for (const pool of this.#pools.values()) pool.entries.clear();
-    await Promise.all(all.map((entry) => entry.session.close().catch(() => {})));
+    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
   }
 }
 
@@ -353,15 +300,5 @@ function tooManyCalls(server: FrontServer, key: string): FrontCallOutcome {
     `Too many calls in progress: ${who} "${MAX_CALLS_PER_CALLER}" calls running or waiting for input on server ${
       quote(server.policy.server, 64)
     } (each holds a stdio server of its own); answer or cancel one, or wait for one to end or its state to expire`,
-  );
-}
-
-/** The refusal of a new session while all `maxSessions` are in use. */
-function tooManySessions(server: FrontServer): FrontCallOutcome {
-  return callError(
-    -32000,
-    `Too many sessions: server ${
-      quote(server.policy.server, 64)
-    } has "${server.policy.maxSessions}" upstream sessions for 2026-07-28 callers, all in use, the most its policy allows (maxSessions); try again later`,
   );
 }

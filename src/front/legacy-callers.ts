@@ -3,11 +3,11 @@
  * for hosts that open with `initialize`. A session is made by `initialize` (its id in
  * `Mcp-Session-Id`, 16 random bytes), lives in this process, and ends with `DELETE`, after
  * `sessionIdleTimeout` unused, or when the gateway closes; each server has at most
- * `maxSessions` (at the cap the longest-unused idle one makes room; a newcomer is refused only
- * while all are in use). The transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`),
- * the body must be JSON (`415`), a request other than `initialize` needs a session (`400`), an
- * unknown or ended session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET
- * stream admits one connection (`409`), and a JSON-RPC response or notification is `202`.
+ * `maxSessions`, as {@linkcode CappedSessions} holds them (`503` while all are in use). The
+ * transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`), the body must be
+ * JSON (`415`), a request other than `initialize` needs a session (`400`), an unknown or ended
+ * session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET stream admits one
+ * connection (`409`), and a JSON-RPC response or notification is `202`.
  *
  * @module
  */
@@ -19,6 +19,7 @@ import { codecs } from "../_internal/encoding.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import { isRequest, type JsonObject, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../protocol/versions.ts";
+import { CappedSessions } from "./_capped-sessions.ts";
 import { CallerSession, json, jsonError } from "./caller-session.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
@@ -64,20 +65,12 @@ export interface LegacyRequest {
 /** The sessions of the front's legacy callers. */
 export class LegacyCallers {
   readonly #options: LegacyCallersOptions;
-  readonly #sessions = new Map<
-    string,
-    { readonly serverId: string; readonly owner: string; readonly session: CallerSession }
-  >();
-  #sweeper: unknown;
+  /** Each server's sessions, by id. */
+  readonly #sessions = new Map<string, CappedSessions<string, CallerSession>>();
 
   /** @param options The servers, upstreams, clock and timers. */
   constructor(options: LegacyCallersOptions) {
     this.#options = options;
-  }
-
-  /** How many sessions are open. */
-  get size(): number {
-    return this.#sessions.size;
   }
 
   /**
@@ -110,7 +103,7 @@ export class LegacyCallers {
     const found = this.#find(id, input);
     if (found instanceof Response) return found;
     if (request.method === "GET") return found.listen(request.headers.get("last-event-id"));
-    this.#sessions.delete(found.id);
+    this.#sessionsOf(server).delete(found.id);
     // The session is gone at once; its upstream (a stdio child given time to exit) closes behind.
     void found.close();
     return new Response(null, { status: 200 });
@@ -118,11 +111,7 @@ export class LegacyCallers {
 
   /** Closes every session (the gateway is closing). */
   async close(): Promise<void> {
-    this.#options.timers.clearTimeout(this.#sweeper);
-    this.#sweeper = undefined;
-    const all = [...this.#sessions.values()];
-    this.#sessions.clear();
-    await Promise.all(all.map(({ session }) => session.close()));
+    await Promise.all([...this.#sessions.values()].map((sessions) => sessions.close()));
   }
 
   async #post(input: LegacyRequest, server: FrontServer): Promise<Response> {
@@ -145,25 +134,16 @@ export class LegacyCallers {
   async #initialize(input: LegacyRequest, server: FrontServer): Promise<Response> {
     const { request } = input;
     const message = input.message as JsonRpcMessage & { id: string | number; params?: JsonObject };
-    const existing = request.headers.get(SESSION_HEADER);
-    if (existing !== null && this.#sessions.has(existing)) {
+    // Only the caller's own session on this server is told to exist; any other id is no session.
+    if (this.#own(request.headers.get(SESSION_HEADER), input) !== undefined) {
       return jsonError(400, message.id, -32600, "Invalid request: this session is already initialized");
     }
     const params = message.params ?? {};
     const problem = initializeProblem(params);
     if (problem !== undefined) return jsonError(400, message.id, -32602, `Invalid params: ${problem}`);
     const serverId = server.policy.server;
-    const open = this.#makeRoom(serverId, server.policy.maxSessions);
-    if (open >= server.policy.maxSessions) {
-      return jsonError(
-        503,
-        message.id,
-        -32000,
-        `Too many sessions: server ${
-          JSON.stringify(serverId)
-        } has ${open} open, the most its policy allows (maxSessions); try again later`,
-      );
-    }
+    const sessions = this.#sessionsOf(server);
+    if (!sessions.makeRoom()) return jsonError(503, message.id, -32000, sessions.refusal);
     const requested = params.protocolVersion as string;
     const version: LegacyProtocolVersion = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
       ? requested as LegacyProtocolVersion
@@ -183,35 +163,23 @@ export class LegacyCallers {
       decide: this.#options.decide,
       ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
     });
-    // Counted from now, so concurrent initializes cannot pass the cap together.
-    this.#sessions.set(id, { serverId, owner: principalKey(input.principal), session });
+    sessions.set(id, session);
     const answer = await session.start(message.id, request.signal);
     if ("error" in answer) {
-      this.#sessions.delete(id);
+      sessions.delete(id);
       await session.close();
       return json(answer);
     }
-    this.#sweep();
     const response = json(answer);
     response.headers.set(SESSION_HEADER, id);
     return response;
   }
 
-  /**
-   * At the cap, closes the server's longest-unused idle session to make room (hosts that never
-   * send `DELETE`, such as a command line run again and again); sessions all in use make none.
-   *
-   * @returns How many of the server's sessions are open now.
-   */
-  #makeRoom(serverId: string, max: number): number {
-    const mine = [...this.#sessions.values()].filter((entry) => entry.serverId === serverId);
-    if (mine.length < max) return mine.length;
-    const idle = mine.filter((entry) => !entry.session.busy)
-      .sort((a, b) => a.session.lastUsed - b.session.lastUsed)[0];
-    if (idle === undefined) return mine.length;
-    this.#sessions.delete(idle.session.id);
-    void idle.session.close();
-    return mine.length - 1;
+  #sessionsOf(server: FrontServer): CappedSessions<string, CallerSession> {
+    const sessions = this.#sessions.get(server.policy.server) ??
+      new CappedSessions(server.policy, "sessions", this.#options);
+    this.#sessions.set(server.policy.server, sessions);
+    return sessions;
   }
 
   #find(id: string | null, input: LegacyRequest): CallerSession | Response {
@@ -223,39 +191,18 @@ export class LegacyCallers {
         "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
       );
     }
-    const entry = this.#sessions.get(id);
-    // A session of another server, or another caller's, is no session here (and its existence
-    // is not told): holding a session's id is not being its caller.
-    if (
-      entry === undefined || entry.serverId !== input.serverId ||
-      entry.owner !== principalKey(input.principal)
-    ) {
-      return jsonError(404, null, -32001, "Session not found: initialize a new session");
-    }
-    return entry.session;
+    return this.#own(id, input) ??
+      jsonError(404, null, -32001, "Session not found: initialize a new session");
   }
 
-  /** Closes the sessions unused past their server's `sessionIdleTimeout`; runs while any are open. */
-  #sweep(): void {
-    if (this.#sweeper !== undefined || this.#sessions.size === 0) return;
-    const shortest = Math.min(
-      ...[...this.#options.servers.values()].map((s) => s.policy.sessionIdleTimeoutMs),
-    );
-    const every = Math.max(1000, Math.min(60_000, Math.floor(shortest / 4)));
-    this.#sweeper = this.#options.timers.setTimeout(() => {
-      this.#sweeper = undefined;
-      const now = this.#options.clock.now();
-      for (const [id, { serverId, session }] of this.#sessions) {
-        const idle = this.#options.servers.get(serverId)?.policy.sessionIdleTimeoutMs ?? 0;
-        if (!session.busy && now - session.lastUsed >= idle) {
-          this.#sessions.delete(id);
-          void session.close();
-        }
-      }
-      this.#sweep();
-    }, every);
-    // The sweep must not keep a self-hosted process alive on its own.
-    (this.#sweeper as { unref?: () => void } | null)?.unref?.();
+  /**
+   * The caller's session with this id on the request's server. A session of another server, or
+   * another caller's, is no session here (and its existence is not told): holding a session's
+   * id is not being its caller.
+   */
+  #own(id: string | null, input: LegacyRequest): CallerSession | undefined {
+    const session = id === null ? undefined : this.#sessions.get(input.serverId)?.get(id);
+    return session?.owner === principalKey(input.principal) ? session : undefined;
   }
 }
 

@@ -11,7 +11,13 @@ import { createClient, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
-import { EventReader, type Fetch, LegacyCaller, legacyHeaders } from "../_support/legacy-caller.ts";
+import {
+  EventReader,
+  type Fetch,
+  initializeMessage,
+  LegacyCaller,
+  legacyHeaders,
+} from "../_support/legacy-caller.ts";
 
 const KEY = "front-legacy-callers-key-0123456789abcdef";
 const PASS_ALL = ["sampling", "elicitation", "roots"] as const;
@@ -30,10 +36,14 @@ after(async () => {
   await peer?.stop();
 });
 
-/** A front over the modern peer ("modern"), server-everything over stdio ("everything") and a dead port ("down"). */
-function gateway(policy: Partial<Policy> = {}) {
+/**
+ * A front over the modern peer ("modern"), server-everything over stdio ("everything") and a dead
+ * port ("down"), reaching its HTTP upstreams with `upstreamFetch`.
+ */
+function gateway(policy: Partial<Policy> = {}, upstreamFetch: Fetch = globalThis.fetch) {
   const client = createClient({
     name: "gate",
+    fetch: upstreamFetch,
     policies: [
       {
         server: "modern",
@@ -140,6 +150,26 @@ describe("the front's legacy face: sessions", () => {
     const other = caller("everything");
     other.session = host.session;
     assert.equal((await other.post({ jsonrpc: "2.0", id: 1, method: "ping" })).status, 404);
+    await client.close();
+  });
+
+  test("initialize with the id of another server's session is answered as with no id (the session is not told)", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const other = caller("down");
+    other.session = host.session;
+    const response = await other.post(initializeMessage());
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 0,
+      error: {
+        code: -32010,
+        message: 'Upstream server "down" is unavailable: connection refused',
+        data: { serverId: "down", cause: "connection_refused" },
+      },
+    });
+    assert.deepEqual([response.status, response.headers.get("mcp-session-id")], [200, null]);
     await client.close();
   });
 
@@ -251,7 +281,7 @@ describe("the front's legacy face: sessions", () => {
       error: {
         code: -32000,
         message:
-          'Too many sessions: server "modern" has 2 open, the most its policy allows (maxSessions); try again later',
+          'Too many sessions: server "modern" has "2" sessions, all in use, the most its policy allows (maxSessions); try again later',
       },
     });
     assert.equal(third.session, undefined);
@@ -259,6 +289,47 @@ describe("the front's legacy face: sessions", () => {
     const admitted = await third.initialize();
     assert.equal((admitted.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
     for (const stream of streams) await stream.body?.cancel();
+    await client.close();
+  });
+
+  test("at maxSessions, a session still starting is in use: initialize is refused 503 and the starting one stays", async () => {
+    // The first session's server/discover is held upstream until the second initialize is answered.
+    let reached = () => {};
+    const discovering = new Promise<void>((resolve) => reached = resolve);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => release = resolve);
+    let held = false;
+    const upstreamFetch: Fetch = async (url, init) => {
+      if (!held && String(init.body).includes('"server/discover"')) {
+        held = true;
+        reached();
+        await released;
+      }
+      return await globalThis.fetch(url, init);
+    };
+    const { client, caller } = gateway({ maxSessions: 1 }, upstreamFetch);
+    const [starting, second] = [caller("modern"), caller("modern")];
+    const started = starting.initialize();
+    await discovering;
+    const refused = await second.initialize();
+    release();
+    await started;
+    assert.deepEqual(
+      [refused, second.session, await starting.request(1, "ping")],
+      [
+        {
+          jsonrpc: "2.0",
+          id: 0,
+          error: {
+            code: -32000,
+            message:
+              'Too many sessions: server "modern" has "1" sessions, all in use, the most its policy allows (maxSessions); try again later',
+          },
+        },
+        undefined,
+        { jsonrpc: "2.0", id: 1, result: {} },
+      ],
+    );
     await client.close();
   });
 

@@ -10,7 +10,7 @@ import type { PrincipalInput } from "../../src/front/downstream-auth.ts";
 import type { Principal } from "../../src/front/principal.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
-import { LegacyCaller } from "../_support/legacy-caller.ts";
+import { initializeMessage, LegacyCaller } from "../_support/legacy-caller.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
 
 let peer: ModernPeer;
@@ -185,6 +185,41 @@ describe("the front keeps principals apart", () => {
     const listed = await alice.request(2, "tools/list");
     assert.equal((listed.result as { tools: unknown[] }).tools.length > 0, true);
     assert.equal((await alice.close()).status, 200);
+    await client.close();
+  });
+
+  test("initialize by bob with the id of alice's 2025 session is answered as with no id: a new session of bob's, alice's untold", async () => {
+    const { app, client } = front();
+    const as = (user: string) => async (url: string, init: RequestInit) =>
+      await app.fetch(
+        new Request(url, { ...init, headers: { ...init.headers as Record<string, string>, "x-user": user } }),
+      );
+    const alice = new LegacyCaller(as("alice"), `${LOOPBACK}/mcp/modern`);
+    await alice.initialize();
+    const bob = new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/modern`);
+    bob.session = alice.session;
+    const response = await bob.post(initializeMessage());
+    const opened = response.headers.get("mcp-session-id") ?? "";
+    assert.deepEqual(await answerOf(response), {
+      status: 200,
+      headers: {},
+      body: {
+        jsonrpc: "2.0",
+        id: 0,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { logging: {}, tools: {}, prompts: {}, resources: {} },
+          serverInfo: { name: "sluice-front", title: "sluice: modern", version: "0.1.0" },
+        },
+      },
+    });
+    assert.match(opened, /^[A-Za-z0-9_-]{22}$/);
+    assert.notEqual(opened, alice.session);
+    bob.session = opened;
+    assert.deepEqual(
+      [await bob.request(1, "ping"), await alice.request(1, "ping")],
+      [{ jsonrpc: "2.0", id: 1, result: {} }, { jsonrpc: "2.0", id: 1, result: {} }],
+    );
     await client.close();
   });
 

@@ -1,0 +1,116 @@
+/**
+ * One server's sessions held to its `maxSessions` and `sessionIdleTimeout`, for the front's
+ * legacy callers and for its upstream sessions of 2026-07-28 callers alike. At the cap the
+ * longest-unused idle session makes room (hosts that never end theirs, such as a command line
+ * run again and again, would lock others out); while all are in use none is made.
+ *
+ * @module
+ */
+import type { Clock } from "../_internal/clock.ts";
+import type { Timers } from "../_internal/timers.ts";
+import { quote } from "../_internal/quote.ts";
+import type { CompiledPolicy } from "../policy/compile-policy.ts";
+
+/** What a held session tells about itself. */
+export interface HeldSession {
+  /** Whether it is in use: such a session is never closed to make room or as idle. */
+  readonly busy: boolean;
+  /** When it was last used (milliseconds of the clock). */
+  readonly lastUsed: number;
+  /** Ends it. */
+  close(): Promise<void>;
+}
+
+/**
+ * A server's sessions by key, at most `maxSessions` of them, each closed once idle past
+ * `sessionIdleTimeout`. Deleting a key lets go of its session without closing it.
+ */
+export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
+  readonly #policy: Pick<CompiledPolicy, "server" | "maxSessions" | "sessionIdleTimeoutMs">;
+  readonly #what: string;
+  readonly #time: { readonly clock: Clock; readonly timers: Timers };
+  #sweeper: unknown;
+  #closed = false;
+
+  /**
+   * @param policy The server's policy: its id, `maxSessions` and `sessionIdleTimeoutMs`.
+   * @param what What the sessions are, for the refusal: `sessions`, `upstream sessions for …`.
+   * @param time The clock and the timers.
+   */
+  constructor(
+    policy: Pick<CompiledPolicy, "server" | "maxSessions" | "sessionIdleTimeoutMs">,
+    what: string,
+    time: { readonly clock: Clock; readonly timers: Timers },
+  ) {
+    super();
+    this.#policy = policy;
+    this.#what = what;
+    this.#time = time;
+  }
+
+  /** The refusal of a new session while all `maxSessions` are in use. */
+  get refusal(): string {
+    return `Too many sessions: server ${
+      quote(this.#policy.server, 64)
+    } has "${this.#policy.maxSessions}" ${this.#what}, all in use, the most its policy allows (maxSessions); try again later`;
+  }
+
+  /**
+   * At the cap, closes the longest-unused idle session to make room.
+   *
+   * @returns Whether a session may be added now (`false` while all `maxSessions` are in use).
+   */
+  makeRoom(): boolean {
+    if (this.size < this.#policy.maxSessions) return true;
+    const [oldest] = [...this].filter(([, session]) => !session.busy)
+      .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    if (oldest === undefined) return false;
+    this.#end(...oldest);
+    return true;
+  }
+
+  /**
+   * Holds a session (counted at once, so that two made at the same time cannot pass the cap
+   * together), and sweeps while any are held; call {@linkcode CappedSessions.makeRoom} first.
+   *
+   * @param key Its key.
+   * @param session The session.
+   * @returns This map.
+   */
+  override set(key: K, session: S): this {
+    super.set(key, session);
+    this.#sweep();
+    return this;
+  }
+
+  /** Closes every session and stops the sweep; no sweep starts again. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#time.timers.clearTimeout(this.#sweeper);
+    this.#sweeper = undefined;
+    const all = [...this.values()];
+    this.clear();
+    await Promise.all(all.map((session) => session.close().catch(() => {})));
+  }
+
+  #end(key: K, session: S): void {
+    this.delete(key);
+    void session.close().catch(() => {});
+  }
+
+  /** Closes the sessions unused past `sessionIdleTimeout`; runs while any are held. */
+  #sweep(): void {
+    if (this.#sweeper !== undefined || this.#closed || this.size === 0) return;
+    const idleMs = this.#policy.sessionIdleTimeoutMs;
+    this.#sweeper = this.#time.timers.setTimeout(() => {
+      this.#sweeper = undefined;
+      const now = this.#time.clock.now();
+      for (const [key, session] of this) {
+        if (!session.busy && now - session.lastUsed >= idleMs) this.#end(key, session);
+      }
+      this.#sweep();
+    }, Math.max(1000, Math.min(60_000, Math.floor(idleMs / 4))));
+    // The sweep must not keep a self-hosted process alive on its own.
+    (this.#sweeper as { unref?: () => void } | null)?.unref?.();
+  }
+}
