@@ -201,6 +201,8 @@ export class CallerSession {
       return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
     } finally {
       this.#starting = false;
+      // A slow start does not make the session look long unused.
+      this.#lastUsed = this.#clock.now();
     }
   }
 
@@ -259,9 +261,6 @@ export class CallerSession {
     const { id, method } = message;
     const params = message.params ?? {};
     if (method === "ping") return json(encodeResult(id, {}));
-    if (method === "initialize") {
-      return jsonError(400, id, -32600, "Invalid request: this session is already initialized");
-    }
     if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
     if (CALL_METHODS.has(method) || method === "tasks/result") return await this.#call(message);
     if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));

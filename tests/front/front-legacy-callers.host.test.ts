@@ -333,6 +333,54 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
+  test("a session counts as used when its slow start ends: at the cap, the one used longest ago makes room", async () => {
+    // B's server/discover is held while A is used; the clock ticks between the steps.
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+    let reached = () => {};
+    const discovering = new Promise<void>((resolve) => reached = resolve);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => release = resolve);
+    let discovers = 0;
+    const upstreamFetch: Fetch = async (url, init) => {
+      if (String(init.body).includes('"server/discover"') && ++discovers === 2) {
+        reached();
+        await released;
+      }
+      return await globalThis.fetch(url, init);
+    };
+    const { client, fetch, caller } = gateway({ maxSessions: 2 }, upstreamFetch);
+    const [a, b, c] = [caller("modern"), caller("modern"), caller("modern")];
+    await a.initialize();
+    await tick();
+    // B sends no notifications/initialized (a host need not), so only its start's end marks it used.
+    const startingB = fetch(b.url, {
+      method: "POST",
+      headers: legacyHeaders(),
+      body: JSON.stringify(initializeMessage(b.version, {})),
+    }).then((response) => b.session = response.headers.get("mcp-session-id") ?? undefined);
+    await discovering;
+    await tick();
+    await a.request(1, "ping");
+    await tick();
+    release();
+    await startingB;
+    await tick();
+    await c.initialize();
+    assert.deepEqual(
+      [await a.request(2, "ping"), await b.request(3, "ping"), typeof c.session],
+      [
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32001, message: "Session not found: initialize a new session" },
+        },
+        { jsonrpc: "2.0", id: 3, result: {} },
+        "string",
+      ],
+    );
+    await client.close();
+  });
+
   test("initialize to an upstream that refuses connections names the cause, and opens no session", async () => {
     const { client, caller } = gateway();
     const host = caller("down");
