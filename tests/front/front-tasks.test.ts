@@ -18,6 +18,20 @@ const GO = {
   method: "elicitation/create",
   params: { mode: "form", message: "Go?", requestedSchema: { type: "object", properties: {} } },
 };
+/** A form of two fields: refused by a policy of `maxFields: 1`. */
+const PROFILE = {
+  method: "elicitation/create",
+  params: {
+    mode: "form",
+    message: "Who are you?",
+    requestedSchema: { type: "object", properties: { name: { type: "string" }, city: { type: "string" } } },
+  },
+};
+/** A sampling request asking for `maxTokens` tokens. */
+const sampling = (maxTokens: number) => ({
+  method: "sampling/createMessage",
+  params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens },
+});
 const TASK = {
   taskId: "up-1",
   createdAt: "2026-01-01T00:00:00Z",
@@ -135,10 +149,7 @@ describe("the front's tasks/get and maxInputRequests", () => {
 
 describe("the front's tasks/get runs a task's input requests as a call's round", () => {
   test("a passed-down sampling request whose maxTokens the policy capped says so under _meta, on every poll", async () => {
-    const think = {
-      method: "sampling/createMessage",
-      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 999999 },
-    };
+    const think = sampling(999999);
     const { client, send, sent } = gateway(
       { think },
       { passDown: ["sampling"], sampling: { maxTokens: 512 } },
@@ -180,18 +191,7 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   });
 
   test("an entry the policy refuses fails the poll in a call round's words, and cancels the task", async () => {
-    const profile = {
-      method: "elicitation/create",
-      params: {
-        mode: "form",
-        message: "Who are you?",
-        requestedSchema: {
-          type: "object",
-          properties: { name: { type: "string" }, city: { type: "string" } },
-        },
-      },
-    };
-    const { client, gate, send, sent } = gateway({ profile }, { elicitation: { maxFields: 1 } });
+    const { client, gate, send, sent } = gateway({ profile: PROFILE }, { elicitation: { maxFields: 1 } });
     const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
     assert.deepEqual(await send("tasks/get", { taskId }), {
       status: 200,
@@ -215,17 +215,6 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   });
 
   test("the entries run at once: a refusal stops a sibling's handler through its signal", async () => {
-    const profile = {
-      method: "elicitation/create",
-      params: {
-        mode: "form",
-        message: "Who are you?",
-        requestedSchema: {
-          type: "object",
-          properties: { name: { type: "string" }, city: { type: "string" } },
-        },
-      },
-    };
     const heard: string[] = [];
     const waitForAbort: Handler["elicitation"] = (params, ctx) =>
       new Promise((resolve) => {
@@ -236,7 +225,7 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
         });
       });
     const { client, send, sent } = gateway(
-      { profile, go: GO },
+      { profile: PROFILE, go: GO },
       { elicitation: { maxFields: 1 } },
       undefined,
       waitForAbort,
@@ -252,11 +241,7 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   });
 
   test("a passed-down entry the caller did not declare fails the poll with -32021 and leaves the task to a poll that declares it", async () => {
-    const think = {
-      method: "sampling/createMessage",
-      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 10 },
-    };
-    const { client, send, sent } = gateway({ think }, { passDown: ["sampling"] });
+    const { client, send, sent } = gateway({ think: sampling(10) }, { passDown: ["sampling"] });
     const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
     assert.deepEqual(await send("tasks/get", { taskId }), {
       status: 200,
@@ -276,11 +261,7 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   });
 
   test("an entry of a kind the gateway did not declare upstream fails the poll before any sibling's handler runs", async () => {
-    const think = {
-      method: "sampling/createMessage",
-      params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 10 },
-    };
-    const { client, gate, send, sent } = gateway({ k0: GO, k1: think });
+    const { client, gate, send, sent } = gateway({ k0: GO, k1: sampling(10) });
     const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
     assert.deepEqual(await send("tasks/get", { taskId }), {
       status: 200,
