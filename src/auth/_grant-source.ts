@@ -1,0 +1,350 @@
+/**
+ * How an upstream sign-in gets a grant: discovery of the server's authorization server, then a
+ * sign-in by the person (authorization code), a refresh (made once across every instance sharing
+ * the store), or a client credentials token. It keeps nothing but the discovered metadata and the
+ * sign-ins a person is making: which grant to send, and when to ask for a new one, is
+ * `_kept-grants.ts`'s.
+ *
+ * @module
+ */
+import type * as oauth from "oauth4webapi";
+import type { Clock } from "../_internal/clock.ts";
+import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/compile-policy.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
+import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { codecs } from "../_internal/encoding.ts";
+import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
+import { requestClientCredentialsToken } from "./_client-credentials.ts";
+import type { EnvironmentReader } from "./_token-request.ts";
+import {
+  beginAuthorization,
+  type CodeGrantContext,
+  finishAuthorization,
+  type Grant,
+  grantKey,
+  type PendingFlow,
+  readGrant,
+  refreshGrant,
+} from "./authorization-code.ts";
+import type { TokenStore } from "./token-store.ts";
+import { SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
+
+/** A sign-in the person must make: what `authorize` is given. */
+export interface SignInRequest {
+  /** The server's id. */
+  readonly server: string;
+  /** Whose sign-in (`""`: the client's own). */
+  readonly principal: string;
+  /** The authorization URL to open in a browser. */
+  readonly url: string;
+  /** The flow's `state`. */
+  readonly state: string;
+  /** When the sign-in stops being accepted (ms since the epoch). */
+  readonly expiresAt: number;
+  /** Settles when this process completes the flow (`complete`), or rejects when that fails. */
+  readonly completed: Promise<void>;
+}
+
+/**
+ * Has the person sign in: resolves once the flow is complete (the tokens are stored), rejects
+ * when it cannot be (declined, timed out), or throws {@linkcode SignInRequiredError} to end the
+ * request and let the person sign in elsewhere (the gateway, the command line).
+ */
+export type Authorize = (request: SignInRequest, signal: AbortSignal | undefined) => Promise<void>;
+
+/** What `createUpstreamSignIn` needs. */
+export interface UpstreamSignInOptions {
+  /** The server's id. */
+  readonly server: string;
+  /** The server's HTTP transport; its `auth` says how to sign in. */
+  readonly transport: CompiledHttpTransport & { readonly auth: CompiledUpstreamAuth };
+  /** The fetch the server's requests, discovery and token requests go through. */
+  readonly fetch: Fetcher;
+  /** Reads the variables `auth` names. */
+  readonly environment: EnvironmentReader;
+  /** The clock tokens expire by. */
+  readonly clock: Clock;
+  /** Where grants, registrations and flows in progress are kept. */
+  readonly tokens: TokenStore;
+  /** The redirect URI of the authorization code grant: `https:`, or `http:` on loopback. */
+  readonly redirectUri?: string | undefined;
+  /** The client's metadata document URL, used where the server supports them (an `https:` URL with a path). */
+  readonly clientMetadataUrl?: string | undefined;
+  /** The client name sent with Dynamic Client Registration. */
+  readonly clientName: string;
+  /** Has the person sign in; without it a needed sign-in fails with {@linkcode SignInRequiredError}. */
+  readonly authorize?: Authorize | undefined;
+}
+
+/** What one fetcher does differently from the sign-in's options (the gateway's, per request). */
+export interface SignInOverrides {
+  /** The redirect URI. */
+  readonly redirectUri?: string | undefined;
+  /** The Client ID Metadata Document URL. */
+  readonly clientMetadataUrl?: string | undefined;
+  /** Has the person sign in. */
+  readonly authorize?: Authorize | undefined;
+}
+
+/** What the server's last challenge said. */
+export interface Challenge {
+  readonly metadataUrl: string | undefined;
+  readonly scopes: readonly string[] | undefined;
+  /** The challenge's scheme is `DPoP`: the server takes DPoP-bound tokens (RFC 9449 §7.1). */
+  readonly dpop?: boolean;
+}
+
+/** What a new grant is asked for with. */
+export interface GrantAsk {
+  /** The server's challenge that asked for it. */
+  readonly challenge: Challenge;
+  /** The scopes of a step-up, or of a token asked for again (see `chooseScopes`). */
+  readonly again?: readonly string[] | undefined;
+  /** Aborts discovery and the token requests. */
+  readonly signal: AbortSignal | undefined;
+  /** The redirect URI, metadata document and `authorize` of the fetcher asking. */
+  readonly overrides?: SignInOverrides | undefined;
+}
+
+interface Discovered {
+  readonly resource: ResourceMetadata;
+  readonly as: oauth.AuthorizationServer;
+}
+
+/** How long a refresh may hold its claim; others wait for its result at most this long. */
+const REFRESH_CLAIM_MS = 30_000;
+const REFRESH_POLL_MS = 100;
+
+/** Gets the grants of one server: by discovery, then a person's sign-in, a refresh or a machine's token. */
+export class GrantSource {
+  readonly #options: UpstreamSignInOptions;
+  readonly #serverUrl: URL;
+  #discovered: Promise<Discovered> | undefined;
+  /** The sign-ins a person is making in this process, by `state`: `complete` settles them. */
+  readonly #waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
+
+  /** @throws {TypeError} When the redirect URI is neither `https:` nor `http:` on loopback. */
+  constructor(options: UpstreamSignInOptions) {
+    this.#options = options;
+    this.#serverUrl = new URL(options.transport.url);
+    if (options.redirectUri !== undefined) checkRedirectUri(options.redirectUri);
+  }
+
+  /** Drops the discovered metadata: a server that refused a token may name a new authorization server. */
+  forgetMetadata(): void {
+    this.#discovered = undefined;
+  }
+
+  /** Starts a sign-in by the person: discovery, registration, a new flow in the store. */
+  async begin(
+    principal: string,
+    ask: GrantAsk,
+  ): Promise<Omit<SignInRequest, "server" | "principal" | "completed">> {
+    const context = this.#codeContext(ask.overrides);
+    const { resource, as } = await this.#discover(ask.challenge.metadataUrl, ask.signal);
+    const auth = this.#options.transport.auth;
+    const wanted = chooseScopes(auth.scopes, ask.challenge.scopes, resource.scopesSupported, ask.again);
+    const dpop = ask.challenge.dpop === true || resource.dpopRequired;
+    return await beginAuthorization(context, as, resource.resource, principal, wanted, dpop);
+  }
+
+  /** A sign-in by the person: `authorize` shows the URL; the grant is read back from the store. */
+  async signInByPerson(principal: string, ask: GrantAsk): Promise<Grant> {
+    const { server, tokens } = this.#options;
+    const overrides = ask.overrides ?? {};
+    const authorize = overrides.authorize ?? this.#options.authorize;
+    // No one to ask and nowhere to come back to: nothing is started (no registration, no flow).
+    if (authorize === undefined && (overrides.redirectUri ?? this.#options.redirectUri) === undefined) {
+      throw new SignInRequiredError({ server, principal });
+    }
+    const started = await this.begin(principal, ask);
+    const completed = new Promise<void>((resolve, reject) =>
+      this.#waiters.set(started.state, { resolve, reject })
+    );
+    completed.catch(() => {});
+    const request: SignInRequest = { server, principal, ...started, completed };
+    try {
+      if (authorize === undefined) throw new SignInRequiredError(request);
+      await authorize(request, ask.signal);
+    } finally {
+      this.#waiters.delete(started.state);
+    }
+    const grant = await readGrant(tokens, grantKey(server, principal));
+    if (grant === undefined) {
+      throw new UpstreamAuthError(`sign-in to "${server}" did not complete: no tokens were stored`);
+    }
+    return grant;
+  }
+
+  /**
+   * Finishes a flow taken from the store (see `UpstreamSignIn.complete`); `signedIn` runs once
+   * the grant is stored, before the person's sign-in waiting in this process goes on.
+   */
+  async complete(flow: PendingFlow, callbackUrl: URL, signedIn: () => void): Promise<void> {
+    const waiter = this.#waiters.get(new URL(callbackUrl).searchParams.get("state") ?? "");
+    try {
+      await finishAuthorization(this.#codeContext({ redirectUri: flow.redirectUri }), flow, callbackUrl);
+    } catch (error) {
+      waiter?.reject(error);
+      throw error;
+    }
+    signedIn();
+    waiter?.resolve();
+  }
+
+  /**
+   * A refresh, made once across everything that shares the store; the others wait for its result.
+   *
+   * @returns The new grant, or `undefined` when there is none (refused, or from another issuer).
+   */
+  async refresh(
+    principal: string,
+    grant: Grant,
+    signal: AbortSignal | undefined,
+  ): Promise<Grant | undefined> {
+    const { tokens, server } = this.#options;
+    const context = this.#codeContext({ redirectUri: grant.redirectUri });
+    const { resource, as } = await this.#discover(undefined, signal);
+    if (as.issuer !== grant.issuer) return undefined;
+    const key = grantKey(server, principal);
+    const claim = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
+    const failed = `${claim}|failed`;
+    if (await tokens.claim(claim, REFRESH_CLAIM_MS)) {
+      let renewed: Grant | undefined;
+      try {
+        renewed = await refreshGrant(context, as, resource.resource, grant);
+      } catch (error) {
+        // The waiting instances stop waiting (the claim itself holds until it expires).
+        await tokens.set(failed, "1", REFRESH_CLAIM_MS).catch(() => {});
+        throw error;
+      }
+      if (renewed === undefined) await tokens.delete(key);
+      else await tokens.set(key, JSON.stringify(renewed));
+      return renewed;
+    }
+    // Another refresh of this grant is running: its result replaces the grant in the store.
+    // Counted in polls, not by the clock: a test's clock may stand still.
+    for (let poll = 0; poll < REFRESH_CLAIM_MS / REFRESH_POLL_MS; poll++) {
+      await sleep(REFRESH_POLL_MS, signal);
+      const now = await readGrant(tokens, key);
+      if (now === undefined) return undefined;
+      if (now.refreshToken !== grant.refreshToken || now.accessToken !== grant.accessToken) return now;
+      if (await tokens.get(failed) !== undefined) return undefined;
+    }
+    return undefined;
+  }
+
+  /** A client credentials token, for the scopes `chooseScopes` picks. */
+  async clientCredentials(ask: GrantAsk): Promise<Grant> {
+    const auth = this.#options.transport.auth;
+    if (auth.kind !== "client_credentials") throw new TypeError("not a client credentials sign-in");
+    const { resource, as } = await this.#discover(ask.challenge.metadataUrl, ask.signal);
+    const wanted = chooseScopes(auth.scopes, ask.challenge.scopes, resource.scopesSupported, ask.again);
+    return await requestClientCredentialsToken(
+      as,
+      resource.resource,
+      wanted,
+      { ...this.#options, auth },
+      ask.signal,
+      ask.challenge.dpop === true || resource.dpopRequired,
+    );
+  }
+
+  /** The server's resource metadata and its authorization server's, found once and shared. */
+  #discover(metadataUrl: string | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
+    if (this.#discovered === undefined) {
+      const { fetch } = this.#options;
+      const attempt = (async () => {
+        const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, ...signalOf(signal) });
+        const issuer = resource.authorizationServers[0] ?? "";
+        const as = await discoverAuthorizationServer(issuer, { fetch, ...signalOf(signal) });
+        return { resource, as };
+      })();
+      this.#discovered = attempt;
+      attempt.catch(() => {
+        if (this.#discovered === attempt) this.#discovered = undefined;
+      });
+    }
+    return this.#discovered;
+  }
+
+  #codeContext(overrides: SignInOverrides = {}): CodeGrantContext {
+    const options = this.#options;
+    const { auth } = options.transport;
+    if (auth.kind !== "authorization_code") throw new TypeError("not an authorization code sign-in");
+    const redirectUri = overrides.redirectUri ?? options.redirectUri;
+    if (redirectUri === undefined) {
+      throw new UpstreamAuthError(
+        `sign-in needed, but no redirect URI is set for the authorization code grant (createClient's "signIn.redirectUri")`,
+      );
+    }
+    return {
+      server: options.server,
+      auth,
+      fetch: options.fetch,
+      environment: options.environment,
+      clock: options.clock,
+      tokens: options.tokens,
+      redirectUri,
+      clientMetadataUrl: auth.clientMetadataUrl ?? overrides.clientMetadataUrl ?? options.clientMetadataUrl,
+      clientName: options.clientName,
+    };
+  }
+}
+
+/**
+ * The scopes a token is asked for, in both grants: the policy's `scopes`, else the server's
+ * challenge's, else every one of its metadata's `scopes_supported`, else none (what `scopes`
+ * documents). A step-up, or a token asked for again, names its scopes in `again`: the policy's
+ * are added to them.
+ */
+function chooseScopes(
+  policy: readonly string[],
+  challenged: readonly string[] | undefined,
+  supported: readonly string[],
+  again: readonly string[] | undefined,
+): readonly string[] {
+  if (again !== undefined) return [...new Set([...policy, ...again])];
+  if (policy.length > 0) return policy;
+  if (challenged !== undefined && challenged.length > 0) return challenged;
+  return supported;
+}
+
+/** Redirect URIs must be `https:` or on loopback (the MCP spec's communication security rule). */
+function checkRedirectUri(uri: string): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new TypeError(`the sign-in redirect URI is not a URL: ${JSON.stringify(uri)}`);
+  }
+  if (url.hash !== "" || !(url.protocol === "https:" || (url.protocol === "http:" && hasLoopbackHost(url)))) {
+    throw new TypeError(
+      `the sign-in redirect URI must be https (or http on localhost), without a fragment, received "${url.href}"`,
+    );
+  }
+}
+
+async function digest(text: string): Promise<string> {
+  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return codecs.toHex(bytes.subarray(0, 12));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function signalOf(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}

@@ -1,0 +1,143 @@
+/**
+ * Where an upstream sign-in's grants live and how they are kept fresh: the token a principal's
+ * request is sent with (from memory, else the store), replaced before it expires, and a new one
+ * after the server refused it. Getting one concurrently happens once per principal: the other
+ * requests share its result.
+ *
+ * @module
+ */
+import type { Clock } from "../_internal/clock.ts";
+import { type Grant, grantKey, readGrant } from "./authorization-code.ts";
+import type { GrantAsk, GrantSource, UpstreamSignInOptions } from "./_grant-source.ts";
+
+/** How long before its expiry a token is replaced, at most. */
+const RENEW_MARGIN_MS = 30_000;
+/** How many principals' grants one sign-in keeps in memory (the store keeps them all). */
+const MAX_RECENT = 1000;
+
+/** The grants of one server's principals: the store's, a recent few in memory, and client credentials tokens. */
+export class KeptGrants {
+  readonly #source: GrantSource;
+  readonly #options: UpstreamSignInOptions;
+  /** Client credentials tokens: cheap to ask for again, kept in memory. */
+  readonly #machineTokens = new Map<string, Grant>();
+  /**
+   * The grants last read from the store, per principal: a request does not wait for the store
+   * (a Redis round trip with Upstash) while its grant is usable. A refused token, an expiry, a
+   * sign-in or a sign-out here drops the entry; a sign-out on another instance shows as the
+   * server's 401.
+   */
+  readonly #recent = new Map<string, Grant>();
+  readonly #pending = new Map<string, Promise<Grant>>();
+
+  constructor(source: GrantSource, options: UpstreamSignInOptions) {
+    this.#source = source;
+    this.#options = options;
+  }
+
+  /** The principal's token to send now, refreshed when it is about to expire; `undefined` when there is none. */
+  async current(principal: string, signal: AbortSignal | undefined): Promise<Grant | undefined> {
+    if (this.#options.transport.auth.kind === "client_credentials") {
+      const grant = this.#machineTokens.get(principal);
+      if (this.#usable(grant)) return grant;
+      if (grant === undefined) return undefined;
+      this.#machineTokens.delete(principal);
+      // The server wanted a token (it had one): a new one first, not a round trip without.
+      const challenge = { metadataUrl: undefined, scopes: undefined, dpop: grant.dpop !== undefined };
+      return await this.#once(
+        principal,
+        () => this.#machineToken(principal, { challenge, again: grant.scopes, signal }),
+      );
+    }
+    const cached = this.#recent.get(principal);
+    if (cached !== undefined && this.#usable(cached)) return cached;
+    const grant = await readGrant(this.#options.tokens, grantKey(this.#options.server, principal));
+    if (grant === undefined) return undefined;
+    if (this.#usable(grant)) return this.#remember(principal, grant);
+    if (grant.refreshToken === undefined) return undefined;
+    const renewed = await this.#once(
+      principal,
+      async () => (await this.#source.refresh(principal, grant, signal)) ?? grant,
+    );
+    return this.#usable(renewed) ? this.#remember(principal, renewed) : undefined;
+  }
+
+  /**
+   * A new token after the server refused the one sent (or none was sent), for the scopes of
+   * `ask.again` when the server wants more than the token had.
+   */
+  renew(principal: string, sent: Grant | undefined, ask: GrantAsk): Promise<Grant> {
+    return this.#once(principal, async () => {
+      const { server, tokens } = this.#options;
+      if (sent !== undefined) {
+        // A token the server no longer takes: its metadata may have changed too (a new
+        // authorization server: its grants and registrations are its own).
+        this.#source.forgetMetadata();
+        this.#machineTokens.delete(principal);
+      }
+      this.#recent.delete(principal);
+      if (this.#options.transport.auth.kind === "client_credentials") {
+        return await this.#machineToken(principal, ask);
+      }
+      const stepUp = ask.again;
+      const stored = await readGrant(tokens, grantKey(server, principal));
+      if (
+        stored !== undefined && stored.accessToken !== sent?.accessToken && this.#usable(stored) &&
+        stepUp === undefined
+      ) {
+        return stored; // another request (or instance) signed in meanwhile
+      }
+      if (stored !== undefined && stored.refreshToken !== undefined && stepUp === undefined) {
+        const renewed = await this.#source.refresh(principal, stored, ask.signal);
+        if (renewed !== undefined) return renewed;
+      }
+      if (stored !== undefined) await tokens.delete(grantKey(server, principal));
+      return await this.#source.signInByPerson(principal, ask);
+    });
+  }
+
+  /** Drops the principal's grant from memory: the next request reads the store. */
+  drop(principal: string): void {
+    this.#recent.delete(principal);
+  }
+
+  /** Forgets the principal's tokens: in memory and in the store. */
+  async forget(principal: string): Promise<void> {
+    this.#recent.delete(principal);
+    this.#machineTokens.delete(principal);
+    await this.#options.tokens.delete(grantKey(this.#options.server, principal));
+  }
+
+  async #machineToken(principal: string, ask: GrantAsk): Promise<Grant> {
+    const grant = await this.#source.clientCredentials(ask);
+    this.#machineTokens.set(principal, grant);
+    return grant;
+  }
+
+  /** Runs `work` once per principal at a time: concurrent callers share its result. */
+  #once(principal: string, work: () => Promise<Grant>): Promise<Grant> {
+    const running = this.#pending.get(principal);
+    if (running !== undefined) return running;
+    const attempt = work().finally(() => this.#pending.delete(principal));
+    this.#pending.set(principal, attempt);
+    return attempt;
+  }
+
+  #remember(principal: string, grant: Grant): Grant {
+    this.#recent.delete(principal);
+    if (this.#recent.size >= MAX_RECENT) this.#recent.delete(this.#recent.keys().next().value as string);
+    this.#recent.set(principal, grant);
+    return grant;
+  }
+
+  #usable(grant: Grant | undefined): boolean {
+    return grant !== undefined &&
+      (grant.expiresAt === null ||
+        this.#options.clock.now() < grant.expiresAt - renewMargin(grant, this.#options.clock));
+  }
+}
+
+function renewMargin(grant: Grant, clock: Clock): number {
+  if (grant.expiresAt === null) return 0;
+  return Math.min(RENEW_MARGIN_MS, Math.max(0, (grant.expiresAt - clock.now()) / 2));
+}
