@@ -120,7 +120,7 @@ export class GrantSource {
   readonly #options: UpstreamSignInOptions;
   readonly #serverUrl: URL;
   #discovered: Promise<Discovered> | undefined;
-  /** The sign-ins a person is making in this process, by `state`: `complete` settles them. */
+  /** The sign-ins a person is making through this instance, by `state`: `complete` settles them. */
   readonly #waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
 
   /** @throws {TypeError} When the redirect URI is neither `https:` nor `http:` on loopback. */
@@ -178,7 +178,7 @@ export class GrantSource {
 
   /**
    * Finishes a flow taken from the store (see `UpstreamSignIn.complete`); `signedIn` runs once
-   * the grant is stored, before the person's sign-in waiting in this process goes on.
+   * the grant is stored, before the person's sign-in waiting on this instance goes on.
    */
   async complete(flow: PendingFlow, callbackUrl: URL, signedIn: () => void): Promise<void> {
     const waiter = this.#waiters.get(new URL(callbackUrl).searchParams.get("state") ?? "");
