@@ -75,6 +75,20 @@ async function upstreamCalls(): Promise<Array<[unknown, string[]]>> {
     .map((body) => [body.params?.name, Object.keys(body.params?.inputResponses ?? {})]);
 }
 
+/** A front; alice with a 2025 session of its modern server, and bob holding alice's session id. */
+async function aliceAndBob() {
+  const { app, client } = front();
+  const as = (user: string) => async (url: string, init: RequestInit) =>
+    await app.fetch(
+      new Request(url, { ...init, headers: { ...init.headers as Record<string, string>, "x-user": user } }),
+    );
+  const alice = new LegacyCaller(as("alice"), `${LOOPBACK}/mcp/modern`);
+  await alice.initialize();
+  const bob = new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/modern`);
+  bob.session = alice.session;
+  return { client, alice, bob };
+}
+
 describe("the front keeps principals apart", () => {
   test("a state sealed for alice and retried by bob is refused with -32602, and nothing reaches upstream", async () => {
     const { app, client } = front({}, { passDown: ["elicitation"] });
@@ -158,15 +172,7 @@ describe("the front keeps principals apart", () => {
   });
 
   test("a 2025 session opened by alice is not found for bob (POST, GET, DELETE: 404), and stays alice's", async () => {
-    const { app, client } = front();
-    const as = (user: string) => async (url: string, init: RequestInit) =>
-      await app.fetch(
-        new Request(url, { ...init, headers: { ...init.headers as Record<string, string>, "x-user": user } }),
-      );
-    const alice = new LegacyCaller(as("alice"), `${LOOPBACK}/mcp/modern`);
-    await alice.initialize();
-    const bob = new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/modern`);
-    bob.session = alice.session;
+    const { client, alice, bob } = await aliceAndBob();
     const notFound = {
       status: 404,
       headers: {},
@@ -189,15 +195,7 @@ describe("the front keeps principals apart", () => {
   });
 
   test("initialize by bob with the id of alice's 2025 session is answered as with no id: a new session of bob's, alice's untold", async () => {
-    const { app, client } = front();
-    const as = (user: string) => async (url: string, init: RequestInit) =>
-      await app.fetch(
-        new Request(url, { ...init, headers: { ...init.headers as Record<string, string>, "x-user": user } }),
-      );
-    const alice = new LegacyCaller(as("alice"), `${LOOPBACK}/mcp/modern`);
-    await alice.initialize();
-    const bob = new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/modern`);
-    bob.session = alice.session;
+    const { client, alice, bob } = await aliceAndBob();
     const response = await bob.post(initializeMessage());
     const opened = response.headers.get("mcp-session-id") ?? "";
     assert.deepEqual(await answerOf(response), {
