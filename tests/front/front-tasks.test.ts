@@ -32,6 +32,18 @@ const sampling = (maxTokens: number) => ({
   method: "sampling/createMessage",
   params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens },
 });
+/** What the gateway sends upstream for a task whose first poll it refuses: the task is cancelled. */
+const CANCELLED = [
+  ["tools/list", undefined],
+  ["tools/call", undefined],
+  ["tasks/get", "up-1"],
+  ["tasks/cancel", "up-1"],
+];
+/** The caller's answer to a refused poll. */
+const failed = (code: number, message: string, data?: unknown) => ({
+  status: 200,
+  body: { jsonrpc: "2.0", id: 1, error: { code, message, ...(data === undefined ? {} : { data }) } },
+});
 const TASK = {
   taskId: "up-1",
   createdAt: "2026-01-01T00:00:00Z",
@@ -92,9 +104,12 @@ function gateway(
     );
     return { status: response.status, body: await response.json() };
   };
+  /** Calls the upstream's task tool; the caller's task id. */
+  const start = async () =>
+    (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId as string;
   /** What the gateway sent upstream: each request's method and task id. */
   const sent = () => upstream.requests.map((r) => [r.body.method, r.body.params?.taskId]);
-  return { client, upstream, gate, send, sent };
+  return { client, upstream, gate, send, start, sent };
 }
 
 /** A gateway whose upstream task asks `entries` forms at once, under `maxInputRequests: 2`. */
@@ -107,31 +122,19 @@ function gatewayAsking(entries: number) {
 
 describe("the front's tasks/get and maxInputRequests", () => {
   test("a task status of 3 input requests under maxInputRequests 2 fails the poll before any handler runs, and cancels the task", async () => {
-    const { client, upstream, gate, send } = gatewayAsking(3);
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
-    assert.deepEqual(await send("tasks/get", { taskId }), {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32603,
-          message: 'Server "up" sent 3 input requests in one round, expected at most 2 (maxInputRequests)',
-        },
-      },
-    });
-    assert.deepEqual([gate.asked, upstream.requests.map((r) => [r.body.method, r.body.params?.taskId])], [0, [
-      ["tools/list", undefined],
-      ["tools/call", undefined],
-      ["tasks/get", "up-1"],
-      ["tasks/cancel", "up-1"],
-    ]]);
+    const { client, gate, send, start, sent } = gatewayAsking(3);
+    const taskId = await start();
+    assert.deepEqual(
+      await send("tasks/get", { taskId }),
+      failed(-32603, 'Server "up" sent 3 input requests in one round, expected at most 2 (maxInputRequests)'),
+    );
+    assert.deepEqual([gate.asked, sent()], [0, CANCELLED]);
     await client.close();
   });
 
   test("a task status of exactly maxInputRequests 2 is answered by the handler, and the caller sees working", async () => {
-    const { client, upstream, gate, send } = gatewayAsking(2);
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    const { client, upstream, gate, send, start } = gatewayAsking(2);
+    const taskId = await start();
     assert.deepEqual(await send("tasks/get", { taskId }), {
       status: 200,
       body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", status: "working", ...TASK, taskId } },
@@ -150,12 +153,12 @@ describe("the front's tasks/get and maxInputRequests", () => {
 describe("the front's tasks/get runs a task's input requests as a call's round", () => {
   test("a passed-down sampling request whose maxTokens the policy capped says so under _meta, on every poll", async () => {
     const think = sampling(999999);
-    const { client, send, sent } = gateway(
+    const { client, send, start, sent } = gateway(
       { think },
       { passDown: ["sampling"], sampling: { maxTokens: 512 } },
       { sampling: {}, extensions: { [TASKS]: {} } },
     );
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    const taskId = await start();
     const shown = {
       status: 200,
       body: {
@@ -191,26 +194,18 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   });
 
   test("an entry the policy refuses fails the poll in a call round's words, and cancels the task", async () => {
-    const { client, gate, send, sent } = gateway({ profile: PROFILE }, { elicitation: { maxFields: 1 } });
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
-    assert.deepEqual(await send("tasks/get", { taskId }), {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32602,
-          message:
-            'Input request "profile" refused by policy: Elicitation schema refused: keyword "properties": expected at most 1 properties, received 2',
-        },
-      },
+    const { client, gate, send, start, sent } = gateway({ profile: PROFILE }, {
+      elicitation: { maxFields: 1 },
     });
-    assert.deepEqual([gate.asked, sent()], [0, [
-      ["tools/list", undefined],
-      ["tools/call", undefined],
-      ["tasks/get", "up-1"],
-      ["tasks/cancel", "up-1"],
-    ]]);
+    const taskId = await start();
+    assert.deepEqual(
+      await send("tasks/get", { taskId }),
+      failed(
+        -32602,
+        'Input request "profile" refused by policy: Elicitation schema refused: keyword "properties": expected at most 1 properties, received 2',
+      ),
+    );
+    assert.deepEqual([gate.asked, sent()], [0, CANCELLED]);
     await client.close();
   });
 
@@ -224,13 +219,13 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
           resolve({ action: "cancel" });
         });
       });
-    const { client, send, sent } = gateway(
+    const { client, send, start, sent } = gateway(
       { profile: PROFILE, go: GO },
       { elicitation: { maxFields: 1 } },
       undefined,
       waitForAbort,
     );
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
+    const taskId = await start();
     assert.deepEqual((await send("tasks/get", { taskId })).body.error, {
       code: -32602,
       message:
@@ -241,45 +236,28 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   });
 
   test("a passed-down entry the caller did not declare fails the poll with -32021 and leaves the task to a poll that declares it", async () => {
-    const { client, send, sent } = gateway({ think: sampling(10) }, { passDown: ["sampling"] });
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
-    assert.deepEqual(await send("tasks/get", { taskId }), {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32021,
-          message:
-            "The upstream server needs input that only the caller can give, and the caller did not declare it",
-          data: { requiredCapabilities: { sampling: {} } },
-        },
-      },
-    });
+    const { client, send, start, sent } = gateway({ think: sampling(10) }, { passDown: ["sampling"] });
+    const taskId = await start();
+    assert.deepEqual(
+      await send("tasks/get", { taskId }),
+      failed(
+        -32021,
+        "The upstream server needs input that only the caller can give, and the caller did not declare it",
+        { requiredCapabilities: { sampling: {} } },
+      ),
+    );
     assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined], ["tasks/get", "up-1"]]);
     await client.close();
   });
 
   test("an entry of a kind the gateway did not declare upstream fails the poll before any sibling's handler runs", async () => {
-    const { client, gate, send, sent } = gateway({ k0: GO, k1: sampling(10) });
-    const taskId = (await send("tools/call", { name: "slow", arguments: {} })).body.result.taskId;
-    assert.deepEqual(await send("tasks/get", { taskId }), {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32603,
-          message: 'Input request "k1" asked for a capability this gateway did not declare',
-        },
-      },
-    });
-    assert.deepEqual([gate.asked, sent()], [0, [
-      ["tools/list", undefined],
-      ["tools/call", undefined],
-      ["tasks/get", "up-1"],
-      ["tasks/cancel", "up-1"],
-    ]]);
+    const { client, gate, send, start, sent } = gateway({ k0: GO, k1: sampling(10) });
+    const taskId = await start();
+    assert.deepEqual(
+      await send("tasks/get", { taskId }),
+      failed(-32603, 'Input request "k1" asked for a capability this gateway did not declare'),
+    );
+    assert.deepEqual([gate.asked, sent()], [0, CANCELLED]);
     await client.close();
   });
 });
