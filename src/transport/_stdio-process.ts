@@ -1,13 +1,46 @@
 /// <reference types="node" />
 /**
- * Starting, signalling and describing the child process of a stdio connection.
+ * Starting, signalling and describing the child process of a stdio connection. Its environment is
+ * a short allow-list of the parent's variables (the official MCP SDK's default set, plus locale
+ * and temporary-folder names), then the policy's `env`; never the whole parent environment: it
+ * holds the host's secrets.
  *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
-import { childEnvironment } from "./_stdio-environment.ts";
+
+/** Inherited on Linux, macOS and the BSDs, when set. */
+const INHERITED_POSIX: readonly string[] = [
+  "HOME",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "TERM",
+  "TMPDIR",
+  "USER",
+];
+
+/** Inherited on Windows, when set; names match case-insensitively there. */
+const INHERITED_WINDOWS: readonly string[] = [
+  "APPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "LOCALAPPDATA",
+  "PATH",
+  "PROCESSOR_ARCHITECTURE",
+  "PROGRAMFILES",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "TEMP",
+  "TMP",
+  "USERNAME",
+  "USERPROFILE",
+];
 
 /**
  * Spawns the server with piped stdio, the minimal environment, and no shell.
@@ -22,6 +55,25 @@ export function startProcess(transport: CompiledStdioTransport): ChildProcess {
     windowsHide: true,
     ...transport.cwd === undefined ? {} : { cwd: transport.cwd },
   });
+}
+
+/**
+ * The inherited variables, then `extra` over them. Variables are read by name (so Deno needs
+ * `--allow-env` for these names only); a value starting with `()` (an exported shell function)
+ * is never inherited.
+ */
+function childEnvironment(extra: Readonly<Record<string, string>>): Record<string, string> {
+  const windows = process.platform === "win32";
+  const fold = (name: string): string => windows ? name.toUpperCase() : name;
+  const replaced = new Set(Object.keys(extra).map(fold));
+  const env: Record<string, string> = Object.create(null);
+  for (const name of windows ? INHERITED_WINDOWS : INHERITED_POSIX) {
+    const value = process.env[name];
+    if (value === undefined || value.startsWith("()") || replaced.has(fold(name))) continue;
+    env[name] = value;
+  }
+  for (const [name, value] of Object.entries(extra)) env[name] = value;
+  return env;
 }
 
 /**
