@@ -19,16 +19,17 @@ import {
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import type {
   JsonRpcErrorResponse,
+  JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
+import { type BodyBytes, openBody, readBodyBytes } from "./body-reader.ts";
 import { ConcurrencyLimit } from "./_concurrency-limit.ts";
-import { postAccepted } from "./_legacy-accepted-post.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
-import { exchangeRequest } from "./_legacy-request-stream.ts";
+import { exchangeRequest, quoteBody } from "./_legacy-request-stream.ts";
 import { messageLimit, type MessageLimits } from "../protocol/message-limits.ts";
 
 /** Options of {@linkcode createLegacyHttpConnection}. */
@@ -61,6 +62,8 @@ export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
 const MAX_ANSWERS_IN_FLIGHT = 8;
 /** How long `close()` waits for the answer to its `DELETE`, in milliseconds. */
 const DELETE_TIMEOUT_MS = 5000;
+/** How much of a refused POST's body is read, for the message. */
+const ERROR_BODY_BYTES = 1024;
 /** What a protocol version sent as a header must look like. */
 const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
 
@@ -173,6 +176,48 @@ class LegacyHttpConnection implements LegacyConnection {
       bound.dispose();
     }
   }
+}
+
+/**
+ * POSTs a message that expects no response (a notification, or the client's answer to a server
+ * request): the server accepts it with `202 Accepted`, and a `200` with an empty body is tolerated.
+ *
+ * @throws {ConnectionError} `http` when refused, `protocol` when accepted with a body.
+ */
+async function postAccepted(
+  wire: LegacyHttpWire,
+  message: JsonRpcMessage,
+  label: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await wire.send("POST", { body: JSON.stringify(message), signal });
+  const { status } = response;
+  if (status === 202) {
+    response.body?.cancel().catch(() => {});
+    return;
+  }
+  const body = openBody(response.body, signal);
+  let read: BodyBytes;
+  try {
+    read = await readBodyBytes(body, ERROR_BODY_BYTES);
+  } finally {
+    body.close();
+  }
+  if (read.end === "aborted") throw new ConnectionError("aborted", `${label} was aborted`);
+  if (status >= 200 && status <= 299) {
+    if (read.end === "complete" && read.bytes.byteLength === 0) return;
+    throw new ConnectionError(
+      "protocol",
+      `${label}: expected HTTP 202 Accepted with no body, received HTTP ${status} with a body`,
+      { status },
+    );
+  }
+  const text = new TextDecoder().decode(read.bytes.subarray(0, ERROR_BODY_BYTES), { stream: true });
+  throw new ConnectionError(
+    "http",
+    `${label} was refused with HTTP ${status}: expected 202 Accepted, received ${quoteBody(text)}`,
+    { status },
+  );
 }
 
 const CALLER = "createLegacyHttpConnection()";
