@@ -105,7 +105,8 @@ export async function readResponse(
       if (declaredLength(response) > maxMessageBytes) {
         return protocolError(tooLarge(JSON_BODY, maxMessageBytes));
       }
-      return await readJsonBody(body, status, options.requestId, maxMessageBytes, maxDepth);
+      const read = await readBodyBytes(body, maxMessageBytes);
+      return jsonOutcome(read, status, options.requestId, maxMessageBytes, maxDepth);
     }
     if (type === "text/event-stream") {
       return await readEventStream(body, {
@@ -124,16 +125,6 @@ export async function readResponse(
   } finally {
     body.close();
   }
-}
-
-async function readJsonBody(
-  body: BodyReader,
-  status: number,
-  requestId: RequestId,
-  max: number,
-  maxDepth: number,
-): Promise<ResponseOutcome> {
-  return jsonOutcome(await readBodyBytes(body, max), status, requestId, max, maxDepth);
 }
 
 /** What a JSON body read says: the response, or why there is none. */
