@@ -1,11 +1,13 @@
 /// <reference types="node" />
 /**
- * One live stdio connection: the child process, its three pipes, the pending requests, and the
- * one-time end (see `stdio-connection.ts` for the behaviour it promises).
+ * One live stdio connection: the child process, its three pipes, the pending requests, the lines
+ * written to stdin and not yet flushed, and the one-time end (see `stdio-connection.ts` for the
+ * behaviour it promises).
  *
  * @module
  */
 import type { ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 import {
   type ConnectionClosed,
   ConnectionError,
@@ -20,13 +22,12 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResultResponse,
+  type RequestId,
 } from "../protocol/jsonrpc.ts";
 import { tooLarge } from "../protocol/message-limits.ts";
 import { createLineSplitter } from "./_stdio-lines.ts";
-import { createPendingRequests } from "./_stdio-pending.ts";
 import { describeExit, describeStartError, signalProcess, startProcess } from "./_stdio-process.ts";
 import { type DroppedLine, readLine } from "./_stdio-read-line.ts";
-import { createStdinWriter, type StdinWriter } from "./_stdio-writer.ts";
 
 /** The resolved options of `createStdioConnection`. */
 export interface StdioSettings {
@@ -40,6 +41,12 @@ export interface StdioSettings {
 
 type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;
 
+/** A request waiting for its response; `settle` is its one way out. */
+interface PendingRequest {
+  readonly label: string;
+  readonly settle: (outcome: Answer | Error) => void;
+}
+
 const encoder = new TextEncoder();
 /** How long to wait, once the process has exited, for its pipes to close. */
 const EXIT_DRAIN_MS = 1000;
@@ -48,13 +55,17 @@ const EXIT_DRAIN_MS = 1000;
 export class StdioLink implements LegacyConnection {
   readonly #settings: StdioSettings;
   readonly #events: ConnectionEvents;
-  readonly #pending = createPendingRequests();
+  readonly #pending = new Map<RequestId, PendingRequest>();
+  /** Each line written and not yet flushed: how to settle its write, and its label. */
+  readonly #unflushed = new Map<(error: Error | undefined) => void, string>();
+  /** Bytes written to stdin and not yet taken by the operating system. */
+  #unflushedBytes = 0;
   readonly #stdoutText = new TextDecoder("utf-8", { fatal: true });
   readonly #stderrText = new TextDecoder();
   readonly #exited: Promise<void>;
   #markExited: () => void = () => {};
   #child: ChildProcess | undefined;
-  #writer: StdinWriter | undefined;
+  #stdin: Writable | undefined;
   #ended: ConnectionClosed | undefined;
   #closing = false;
   #closed: Promise<void> | undefined;
@@ -78,7 +89,7 @@ export class StdioLink implements LegacyConnection {
       return;
     }
     const child = this.#child;
-    if (child.stdin !== null) this.#writer = createStdinWriter(child.stdin);
+    if (child.stdin !== null) this.#stdin = child.stdin;
     child.on("error", (error) => {
       if (child.pid === undefined) {
         this.#startFailed(`${started}: ${describeStartError(error, transport.cwd)}`);
@@ -110,7 +121,21 @@ export class StdioLink implements LegacyConnection {
     if (this.#pending.has(id)) {
       return Promise.reject(new Error(`${label} reuses the id of a pending request, expected a fresh id`));
     }
-    return this.#pending.add(id, label, signal, () => this.#write(message, label));
+    return new Promise<Answer>((resolve, reject) => {
+      const onAbort = (): void =>
+        settle(new ConnectionError("aborted", `${label} was aborted before its response arrived`));
+      const settle = (outcome: Answer | Error): void => {
+        if (this.#pending.get(id) !== pending) return;
+        this.#pending.delete(id);
+        signal.removeEventListener("abort", onAbort);
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      const pending: PendingRequest = { label, settle };
+      this.#pending.set(id, pending);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#write(message, label).catch(settle);
+    });
   }
 
   notify(message: JsonRpcNotification): Promise<void> {
@@ -178,7 +203,8 @@ export class StdioLink implements LegacyConnection {
     if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });
-    if (message.id !== null && this.#pending.settle(message.id, message)) return;
+    const pending = message.id === null ? undefined : this.#pending.get(message.id);
+    if (pending !== undefined) return pending.settle(message);
     this.#drop(
       "unknown_response",
       bytes.length,
@@ -194,20 +220,40 @@ export class StdioLink implements LegacyConnection {
     this.#settings.onDroppedLine?.({ reason, bytes, detail });
   }
 
+  /** Writes one line; resolves once it is flushed to the operating system. */
   #write(message: JsonRpcMessage, label: string): Promise<void> {
-    const writer = this.#writer;
-    if (this.#ended !== undefined || writer === undefined) return Promise.reject(this.#endedError(label));
+    const stdin = this.#stdin;
+    if (this.#ended !== undefined || stdin === undefined) return Promise.reject(this.#endedError(label));
     let line: Uint8Array;
     try {
       line = encoder.encode(JSON.stringify(message) + "\n");
     } catch (error) {
       return Promise.reject(error);
     }
-    const waiting = writer.waiting + line.length;
+    const waiting = this.#unflushedBytes + line.length;
     const max = this.#settings.maxPendingBytes;
-    if (waiting <= max) return writer.write(line, label);
-    this.#fail(`the server stopped reading its stdin: ${waiting} bytes would wait, expected at most ${max}`);
-    return Promise.reject(this.#endedError(label));
+    if (waiting > max) {
+      this.#fail(
+        `the server stopped reading its stdin: ${waiting} bytes would wait, expected at most ${max}`,
+      );
+      return Promise.reject(this.#endedError(label));
+    }
+    this.#unflushedBytes = waiting;
+    return new Promise<void>((resolve, reject) => {
+      const settle = (error: Error | undefined): void => {
+        if (!this.#unflushed.delete(settle)) return;
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      this.#unflushed.set(settle, label);
+      stdin.write(line, (error) => {
+        this.#unflushedBytes -= line.length;
+        if (error == null) return settle(undefined);
+        settle(
+          new ConnectionError("closed", `${label} could not be written: ${error.message}`, { cause: error }),
+        );
+      });
+    });
   }
 
   #endedError(label: string): ConnectionError {
@@ -235,10 +281,10 @@ export class StdioLink implements LegacyConnection {
   #end(kind: ConnectionClosed["kind"], reason: string): void {
     if (this.#ended !== undefined) return;
     this.#ended = { kind, reason };
-    this.#pending.rejectAll((label) =>
-      new ConnectionError("closed", `${label} got no response: the connection ended (${reason})`)
-    );
-    this.#writer?.abandon((label) => this.#endedError(label));
+    for (const { label, settle } of [...this.#pending.values()]) {
+      settle(new ConnectionError("closed", `${label} got no response: the connection ended (${reason})`));
+    }
+    for (const [settle, label] of [...this.#unflushed]) settle(this.#endedError(label));
     this.#events.onClose(this.#ended);
   }
 }
