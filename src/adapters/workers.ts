@@ -87,7 +87,6 @@ import { createClient } from "../client/create-client.ts";
 import { secretKeyProblem } from "../_internal/secret-key.ts";
 import type { Handler } from "../handler/handler.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
-import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createUpstashStore } from "../limits/upstash-store.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import { createUpstashTokenStore } from "../auth/upstash-token-store.ts";
@@ -281,9 +280,7 @@ export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env>
  */
 function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "session"): Prepared {
   const variable = (name: string): string | undefined => {
-    const value = typeof env === "object" && env !== null
-      ? (env as Record<string, unknown>)[name]
-      : undefined;
+    const value = bindingOf(env, name);
     return typeof value === "string" && value !== "" ? value : undefined;
   };
   const stateKey = variable(STATE_KEY_VARIABLE);
@@ -295,11 +292,10 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   if (keyProblem !== undefined) {
     return { problem: `${PREFIX} the secret "${STATE_KEY_VARIABLE}" ${keyProblem}` };
   }
-  const store = storeFrom(variable(UPSTASH_URL), variable(UPSTASH_TOKEN));
-  if ("problem" in store) return store;
-  const binding = typeof env === "object" && env !== null
-    ? (env as Record<string, unknown>)[SESSIONS_BINDING]
-    : undefined;
+  const upstash = upstashFrom(variable(UPSTASH_URL), variable(UPSTASH_TOKEN));
+  if ("problem" in upstash) return upstash;
+  const { redis } = upstash;
+  const binding = bindingOf(env, SESSIONS_BINDING);
   if (role === "edge" && binding !== undefined && !isSessionsBinding(binding)) {
     return {
       problem:
@@ -322,13 +318,13 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   try {
     const { policies, handler } = options;
     const listed = typeof policies === "function" ? policies(env) : policies;
-    const tokens = tokensFrom(listed, variable, stateKey);
+    const tokens = tokensFrom(listed, redis, variable(TOKEN_KEY_VARIABLE) ?? stateKey);
     if ("problem" in tokens) return tokens;
     const gatewayOptions: GatewayOptions = {
       policies: listed,
       handler: typeof handler === "function" ? handler(env) : handler,
       stateKey,
-      store: store.store,
+      store: redis === undefined ? createMemoryStore() : createUpstashStore({ redis }),
       ...(tokens.tokens === undefined ? {} : { tokens: tokens.tokens }),
       auth,
       allowedHosts: options.allowedHosts ?? "routed",
@@ -370,15 +366,10 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
  */
 function tokensFrom(
   policies: readonly (Policy | CompiledPolicy)[],
-  variable: (name: string) => string | undefined,
-  stateKey: string,
+  redis: Redis | undefined,
+  key: string,
 ): { readonly tokens: TokenStore | undefined } | { readonly problem: string } {
-  const url = variable(UPSTASH_URL);
-  const token = variable(UPSTASH_TOKEN);
-  if (url !== undefined && token !== undefined) {
-    const redis = new Redis({ url, token, enableTelemetry: false });
-    return { tokens: createUpstashTokenStore({ redis, key: variable(TOKEN_KEY_VARIABLE) ?? stateKey }) };
-  }
+  if (redis !== undefined) return { tokens: createUpstashTokenStore({ redis, key }) };
   const signsIn = policies.find((policy) => {
     const auth = (policy.transport as { auth?: { oauth?: unknown; kind?: unknown } }).auth;
     return auth !== undefined && (auth.oauth !== undefined || auth.kind === "authorization_code");
@@ -390,20 +381,28 @@ function tokensFrom(
   };
 }
 
-/** Upstash Redis when both variables are set, memory when neither is, else the problem. */
-function storeFrom(
+/**
+ * The Upstash Redis that budgets and tokens share when both variables are set, none when neither
+ * is, else the problem.
+ */
+function upstashFrom(
   url: string | undefined,
   token: string | undefined,
-): { readonly store: RateLimitStore } | { readonly problem: string } {
+): { readonly redis: Redis | undefined } | { readonly problem: string } {
   if (url !== undefined && token !== undefined) {
-    return { store: createUpstashStore({ redis: new Redis({ url, token, enableTelemetry: false }) }) };
+    return { redis: new Redis({ url, token, enableTelemetry: false }) };
   }
-  if (url === undefined && token === undefined) return { store: createMemoryStore() };
+  if (url === undefined && token === undefined) return { redis: undefined };
   const [set, unset] = url === undefined ? [UPSTASH_TOKEN, UPSTASH_URL] : [UPSTASH_URL, UPSTASH_TOKEN];
   return {
     problem:
       `${PREFIX} "${set}" is set but "${unset}" is not: expected both "${UPSTASH_URL}" and "${UPSTASH_TOKEN}" (budgets in Upstash Redis, shared by every isolate) or neither (budgets in memory, per isolate)`,
   };
+}
+
+/** One of `env`'s bindings; a Worker's `env` is always an object, a test's may not be. */
+function bindingOf(env: unknown, name: string): unknown {
+  return typeof env === "object" && env !== null ? (env as Record<string, unknown>)[name] : undefined;
 }
 
 /** The same bytes and headers on every runtime (Bun's `Response.json` adds a charset). */
