@@ -9,16 +9,11 @@
 import { pause } from "../_internal/signals.ts";
 import { ConnectionError } from "./legacy-connection.ts";
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
-import { DEFAULT_RETRY_MS } from "./_legacy-request-stream.ts";
+import { DEFAULT_RETRY_MS, moveCursor, type ResumeCursor } from "./_legacy-request-stream.ts";
 import { readResponse } from "./read-response.ts";
 
 /** How one opening of the stream went. */
 type Round = "progress" | "failed" | "stop";
-
-interface ListenCursor {
-  lastEventId: string | undefined;
-  retryMs: number | undefined;
-}
 
 /** Statuses worth retrying: the server may answer differently later. */
 const TRANSIENT: readonly number[] = [408, 409, 425, 429];
@@ -36,7 +31,7 @@ const TRANSIENT: readonly number[] = [408, 409, 425, 429];
 export async function listen(wire: LegacyHttpWire): Promise<void> {
   const { timers, maxRetryMs, maxResumeAttempts } = wire.settings;
   const signal = wire.lifetime;
-  const cursor: ListenCursor = { lastEventId: undefined, retryMs: undefined };
+  const cursor: ResumeCursor = { lastEventId: undefined, retryMs: undefined };
   let failures = 0;
   while (!signal.aborted) {
     let round: Round;
@@ -55,7 +50,7 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
   }
 }
 
-async function listenOnce(wire: LegacyHttpWire, cursor: ListenCursor): Promise<Round> {
+async function listenOnce(wire: LegacyHttpWire, cursor: ResumeCursor): Promise<Round> {
   const signal = wire.lifetime;
   let response: Response;
   try {
@@ -81,8 +76,5 @@ async function listenOnce(wire: LegacyHttpWire, cursor: ListenCursor): Promise<R
     },
   });
   if (outcome.kind !== "stream_broken") return "stop";
-  const newId = outcome.lastEventId !== undefined && outcome.lastEventId !== cursor.lastEventId;
-  cursor.lastEventId = outcome.lastEventId ?? cursor.lastEventId;
-  cursor.retryMs = outcome.retryMs ?? cursor.retryMs;
-  return newId || delivered > 0 ? "progress" : "failed";
+  return moveCursor(cursor, outcome) || delivered > 0 ? "progress" : "failed";
 }

@@ -20,11 +20,29 @@ import type { ResponseOutcome, ResponseStreamBroken } from "./response-outcome.t
 /** The wait before resuming a stream whose server sent no `retry`, in milliseconds. */
 export const DEFAULT_RETRY_MS = 1000;
 
-interface Cursor {
+/** Where a broken stream got to: the event id to resume from, and the server's `retry`. */
+export interface ResumeCursor {
   lastEventId: string | undefined;
   retryMs: number | undefined;
+}
+
+interface Cursor extends ResumeCursor {
   /** Resumptions in a row that brought no new event. */
   stalled: number;
+}
+
+/**
+ * Moves a cursor past a broken stream (the request's, or the standalone GET stream).
+ *
+ * @param cursor Updated in place with the stream's last event id and `retry`, when it had them.
+ * @param broken How the stream ended.
+ * @returns Whether the stream brought an event id not seen before.
+ */
+export function moveCursor(cursor: ResumeCursor, broken: ResponseStreamBroken): boolean {
+  const progressed = broken.lastEventId !== undefined && broken.lastEventId !== cursor.lastEventId;
+  cursor.lastEventId = broken.lastEventId ?? cursor.lastEventId;
+  cursor.retryMs = broken.retryMs ?? cursor.retryMs;
+  return progressed;
 }
 
 /**
@@ -67,10 +85,7 @@ export async function exchangeRequest(
 
 /** Moves the cursor past a broken stream; returns the id to resume from, or throws when none. */
 function advance(cursor: Cursor, broken: ResponseStreamBroken, label: string, maxAttempts: number): string {
-  const progressed = broken.lastEventId !== undefined && broken.lastEventId !== cursor.lastEventId;
-  cursor.lastEventId = broken.lastEventId ?? cursor.lastEventId;
-  cursor.retryMs = broken.retryMs ?? cursor.retryMs;
-  cursor.stalled = progressed ? 0 : cursor.stalled + 1;
+  cursor.stalled = moveCursor(cursor, broken) ? 0 : cursor.stalled + 1;
   if (cursor.lastEventId === undefined) {
     // A stream the server ended without a way to resume breaks the protocol; one that failed (a
     // reset, a server that died) is the connection's failure.
