@@ -109,8 +109,8 @@ function nextHop(
   } catch {
     return { kind: "redirect_refused", message: `HTTP ${response.status} to an invalid Location` };
   }
-  const follows = method === "GET" ? GET_REDIRECTS.includes(response.status) : response.status >= 307;
-  if (!follows) {
+  // Only a redirect status gets here: a GET follows every one, another method only 307 and 308.
+  if (method !== "GET" && response.status < 307) {
     return {
       kind: "redirect_refused",
       message: `HTTP ${response.status} would turn the ${method} into a GET; only 307 and 308 are followed`,

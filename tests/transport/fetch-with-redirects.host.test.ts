@@ -59,7 +59,7 @@ before(async () => {
   otherBase = await listen(other);
   redirecting = createServer((request, response) => {
     void serve(received.redirecting, (path) => ({
-      status: 307,
+      status: path === "/found" ? 302 : 307,
       headers: { location: path === "/off-loopback" ? "http://example.invalid/mcp" : `${otherBase}/mcp` },
     }))(request, response);
   });
@@ -84,16 +84,16 @@ function recordingFetch(): { fetch: Fetcher; asked: string[] } {
   return { fetch: recording, asked };
 }
 
-/** POSTs `{}` to `path` of the redirecting server with the policy's transport options. */
-function post(path: string, options: Omit<HttpTransport, "url">, fetch: Fetcher) {
+/** Sends to `path` of the redirecting server with the policy's transport options; a POST carries `{}`. */
+function send(method: "POST" | "GET", path: string, options: Omit<HttpTransport, "url">, fetch: Fetcher) {
   const { transport } = compilePolicy({ server: "s", transport: { url: `${base}${path}`, ...options } });
   if (transport.kind !== "http") throw new Error("expected an HTTP transport");
   return fetchWithRedirects({
     transport,
     fetch,
-    method: "POST",
+    method,
     headers: { "content-type": "application/json" },
-    body: "{}",
+    ...(method === "POST" ? { body: "{}" } : {}),
     signal: new AbortController().signal,
   });
 }
@@ -102,7 +102,7 @@ describe("fetchWithRedirects() and plain http", () => {
   test('a redirect from loopback to plain http off loopback is refused under "any" without allowHttp, and nothing is sent there', async () => {
     received.redirecting.length = 0;
     const { fetch, asked } = recordingFetch();
-    assert.deepEqual(await post("/off-loopback", { redirect: "any" }, fetch), {
+    assert.deepEqual(await send("POST", "/off-loopback", { redirect: "any" }, fetch), {
       kind: "redirect_refused",
       message:
         'redirect to http://example.invalid refused: a plain http URL must have a loopback host unless the policy\'s "transport.allowHttp" is true',
@@ -113,7 +113,7 @@ describe("fetchWithRedirects() and plain http", () => {
 
   test("with allowHttp the same redirect is followed: the POST is asked for at the plain http URL", async () => {
     const { fetch, asked } = recordingFetch();
-    const result = await post("/off-loopback", { redirect: "any", allowHttp: true }, fetch);
+    const result = await send("POST", "/off-loopback", { redirect: "any", allowHttp: true }, fetch);
     assert.equal(result.kind, "fetched");
     assert.equal(result.kind === "fetched" ? await result.response.text() : "", "answered off loopback");
     assert.deepEqual(asked, [`${base}/off-loopback`, "http://example.invalid/mcp"]);
@@ -122,10 +122,32 @@ describe("fetchWithRedirects() and plain http", () => {
   test('a redirect from loopback to plain http on another loopback port is followed under "any"', async () => {
     received.other.length = 0;
     const { fetch, asked } = recordingFetch();
-    const result = await post("/next-port", { redirect: "any" }, fetch);
+    const result = await send("POST", "/next-port", { redirect: "any" }, fetch);
     assert.equal(result.kind, "fetched");
     assert.equal(result.kind === "fetched" ? await result.response.text() : "", "answered at /mcp");
     assert.deepEqual(asked, [`${base}/next-port`, `${otherBase}/mcp`]);
     assert.deepEqual(received.other, [{ method: "POST", path: "/mcp", body: "{}" }]);
+  });
+});
+
+describe("fetchWithRedirects() and the redirect status", () => {
+  test("a 302 to a POST is refused, since following it would turn the POST into a GET", async () => {
+    received.other.length = 0;
+    const { fetch, asked } = recordingFetch();
+    assert.deepEqual(await send("POST", "/found", { redirect: "any" }, fetch), {
+      kind: "redirect_refused",
+      message: "HTTP 302 would turn the POST into a GET; only 307 and 308 are followed",
+    });
+    assert.deepEqual(asked, [`${base}/found`]);
+    assert.deepEqual(received.other, []);
+  });
+
+  test("a 302 to a GET is followed", async () => {
+    received.other.length = 0;
+    const { fetch, asked } = recordingFetch();
+    const result = await send("GET", "/found", { redirect: "any" }, fetch);
+    assert.equal(result.kind === "fetched" ? await result.response.text() : result.kind, "answered at /mcp");
+    assert.deepEqual(asked, [`${base}/found`, `${otherBase}/mcp`]);
+    assert.deepEqual(received.other, [{ method: "GET", path: "/mcp", body: "" }]);
   });
 });
