@@ -23,6 +23,10 @@ import { codecs } from "../_internal/encoding.ts";
 const PREFIX = "=?base64?";
 const SUFFIX = "?=";
 const UTF8 = new TextEncoder();
+/** Space and visible ASCII (U+0020–U+007E): what a value may hold to be sent as it is. */
+const PRINTABLE = /^[\x20-\x7e]*$/;
+/** Tab, space and visible ASCII: what a received literal value may hold. */
+const LITERAL = /^[\t\x20-\x7e]*$/;
 
 /**
  * Encodes a value for the `Mcp-Name` or an `Mcp-Param-{Name}` header.
@@ -63,7 +67,7 @@ export function encodeHeaderValue(value: string): string {
 export function decodeHeaderValue(text: string): string | undefined {
   const encoded = text.length >= PREFIX.length + SUFFIX.length && text.startsWith(PREFIX) &&
     text.endsWith(SUFFIX);
-  if (!encoded) return isLegalLiteral(text) ? text : undefined;
+  if (!encoded) return LITERAL.test(text) ? text : undefined;
   const bytes = codecs.fromBase64(text.slice(PREFIX.length, text.length - SUFFIX.length));
   if (bytes === undefined) return undefined;
   try {
@@ -74,21 +78,9 @@ export function decodeHeaderValue(text: string): string | undefined {
 }
 
 function isPlain(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    if (unit < 0x20 || unit > 0x7e) return false;
-  }
-  if (value.startsWith(" ") || value.endsWith(" ")) return false;
+  if (!PRINTABLE.test(value) || value.startsWith(" ") || value.endsWith(" ")) return false;
   // Any letter case, and overlapping markers too: "=?base64?=" starts with the prefix and ends
   // with the suffix, the two sharing its "?".
   const lower = value.toLowerCase();
   return !(lower.startsWith(PREFIX) && lower.endsWith(SUFFIX));
-}
-
-function isLegalLiteral(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit !== 0x09 && (unit < 0x20 || unit > 0x7e)) return false;
-  }
-  return true;
 }
