@@ -9,9 +9,8 @@
 /** A limit on tasks running at once. */
 export class ConcurrencyLimit {
   readonly #max: number;
-  /** Tasks waiting for a slot, oldest at `#head`. */
-  #waiting: Array<() => void> = [];
-  #head = 0;
+  /** Tasks waiting for a slot, oldest first. */
+  readonly #waiting: Array<() => void> = [];
   #running = 0;
 
   /**
@@ -43,18 +42,8 @@ export class ConcurrencyLimit {
 
   /** Hands the slot to the oldest waiting task, or frees it. */
   #release(): void {
-    const next = this.#waiting[this.#head];
-    if (next === undefined) {
-      this.#running--;
-      return;
-    }
-    this.#waiting[this.#head++] = noop;
-    if (this.#head === this.#waiting.length) {
-      this.#waiting = [];
-      this.#head = 0;
-    }
-    next();
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#running--;
+    else next();
   }
 }
-
-function noop(): void {}
