@@ -12,7 +12,7 @@
 import { createClientWith } from "../client-core.ts";
 import type { LegacySessionInput } from "../client-servers.ts";
 import type { Client, ClientOptions } from "../client-types.ts";
-import type { Fetcher } from "../modern/http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { ServerSession } from "../server-session.ts";
 import type { NodeFetch } from "../../transport/node-fetch.ts";
 import { createLegacyHttpConnection } from "../../transport/legacy-http-connection.ts";

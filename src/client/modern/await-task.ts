@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Fetcher } from "./http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { Principal } from "../../handler/handler.ts";
 import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";

@@ -10,7 +10,7 @@ import type { JsonObject, JsonRpcErrorObject } from "../../protocol/jsonrpc.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 import { DeadlineReached } from "../../_internal/signals.ts";
-import type { LegFailure } from "./http-leg.ts";
+import type { FetchFailure } from "../../transport/fetch-with-redirects.ts";
 
 /**
  * How one leg of a request ended: its result, the server's JSON-RPC error, or what else the
@@ -20,7 +20,7 @@ export type LegOutcome =
   | { readonly kind: "result"; readonly result: JsonObject }
   | { readonly kind: "error"; readonly error: JsonRpcErrorObject }
   | { readonly kind: "aborted"; readonly reason: unknown }
-  | Exclude<ResponseOutcome | LegFailure, { kind: "response" | "aborted" }>;
+  | Exclude<ResponseOutcome | FetchFailure, { kind: "response" | "aborted" }>;
 
 /**
  * A JSON-RPC error the server answered with.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Fetcher } from "./http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { Timers } from "../../_internal/timers.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import type { MrtrMethod } from "../../protocol/input-required.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { ClientError } from "../../errors.ts";
-import type { Fetcher } from "./http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { type CompiledToolHeaders, compileToolHeaders, toolParamHeaders } from "./tool-headers.ts";
