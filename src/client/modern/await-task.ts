@@ -31,12 +31,12 @@ export interface AwaitTaskOptions {
   readonly fetch?: Fetcher | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
-  /** The poll interval when the server suggests none. @default 1000 */
-  readonly defaultPollMs?: number;
 }
 
 const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 60_000;
+/** The poll interval when the server suggests none. */
+const DEFAULT_POLL_MS = 1000;
 
 /**
  * Waits for a task to end.
@@ -114,27 +114,9 @@ export async function awaitModernTask(
       case "working":
         break;
     }
-    const interval = Math.min(
-      MAX_POLL_MS,
-      Math.max(MIN_POLL_MS, task.pollIntervalMs ?? options.defaultPollMs ?? 1000),
-    );
+    const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS));
     if (!await pause(interval, options.timers, options.signal)) {
       throw abortError(serverId, "tasks/get", options.signal.reason);
     }
   }
-}
-
-/**
- * Asks the server to cancel a task (cooperative: it may still complete).
- *
- * @param session The server's session.
- * @param taskId The task.
- * @param signal Aborts the request.
- */
-export async function cancelModernTask(
-  session: ModernSession,
-  taskId: string,
-  signal: AbortSignal,
-): Promise<void> {
-  await session.request("tasks/cancel", { taskId }, { signal });
 }

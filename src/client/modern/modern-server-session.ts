@@ -11,7 +11,7 @@ import type { MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { Tool } from "../../protocol/tools.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
-import { awaitModernTask, cancelModernTask } from "./await-task.ts";
+import { awaitModernTask } from "./await-task.ts";
 import type { ModernSession } from "./modern-session.ts";
 import { answerInputRequests } from "./input-round.ts";
 import { runRounds } from "./multi-round.ts";
@@ -122,8 +122,8 @@ export class ModernServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
-  cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
-    return cancelModernTask(this.#session, taskId, signal);
+  async cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
+    await this.#session.request("tasks/cancel", { taskId }, { signal });
   }
 
   /** @inheritdoc */
