@@ -23,7 +23,7 @@ import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.t
 import { inputError } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
-import type { Handshake, LegacySession } from "./legacy-session.ts";
+import type { LegacySession } from "./legacy-session.ts";
 import { PausableDeadline } from "./pausable-deadline.ts";
 
 const DECODERS: { readonly [M in MrtrMethod]: (value: unknown) => Decoded<unknown> } = {
@@ -159,11 +159,6 @@ export class LegacyServerSession implements ServerSession {
 
   /** @inheritdoc */
   offer(signal: AbortSignal): Promise<ServerOffer> {
-    return this.#session.handshake(signal);
-  }
-
-  /** The negotiated version, the server's capabilities and instructions (connecting first if needed). */
-  handshake(signal: AbortSignal): Promise<Handshake> {
     return this.#session.handshake(signal);
   }
 
