@@ -128,8 +128,8 @@ export class LegacyServerSession implements ServerSession {
         assigns: context.assigns,
         principal: context.principal,
         signal: context.signal,
-        ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
-        ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
+        onDeferred: context.onDeferred,
+        onNotification: context.onNotification,
       },
     });
     const result = decodeCallToolResult(raw);
@@ -215,8 +215,8 @@ export class LegacyServerSession implements ServerSession {
           principal: context.principal,
           deadline,
           signal: leg.signal,
-          ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
-          ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
+          onDeferred: context.onDeferred,
+          onNotification: context.onNotification,
         },
         onProgress: context.onProgress,
       });
