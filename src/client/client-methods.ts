@@ -204,14 +204,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
       within(serverId, options.signal, (session, flow) => session.awaitTask(taskId, context(options, flow))),
     cancelTask: (serverId, taskId, options = {}) =>
       within(serverId, options.signal, (session, flow) => session.cancelTask(taskId, flow)),
-    rootsChanged: async (serverId) => {
-      const flow = deps.flowFor(serverId, undefined);
-      try {
-        await (await deps.sessionOf(serverId, flow.signal)).rootsChanged();
-      } finally {
-        flow.dispose();
-      }
-    },
+    rootsChanged: (serverId) => within(serverId, undefined, (session) => session.rootsChanged()),
   };
 }
 
