@@ -93,15 +93,7 @@ export async function awaitModernTask(
           if (!answered.has(key)) pending[key] = task.inputRequests[key] as InputRequest;
         }
         if (Object.keys(pending).length > 0) {
-          const inputResponses = await answerInputRequests(pending, {
-            serverId,
-            chain: session.chain,
-            version: session.version,
-            assigns: options.assigns,
-            principal: options.principal,
-            signal: options.signal,
-            maxInputRequests: session.maxInputRequests,
-          });
+          const inputResponses = await answerInputRequests(pending, session, options);
           for (const key of Object.keys(pending)) answered.add(key);
           await session.request("tasks/update", { taskId, inputResponses }, {
             signal: options.signal,

@@ -88,14 +88,10 @@ export class ModernServerSession implements ServerSession {
           fetch: context.fetch,
         }),
       answer: async (requests) => ({
-        responses: await answerInputRequests(requests, {
-          serverId: session.serverId,
-          chain: session.chain,
-          version: session.version,
+        responses: await answerInputRequests(requests, session, {
           assigns: context.assigns,
           principal: context.principal,
           signal,
-          maxInputRequests: session.maxInputRequests,
           onDeferred: context.onDeferred,
         }),
       }),
