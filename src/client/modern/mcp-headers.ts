@@ -16,7 +16,7 @@ export interface McpRequestHeadersInput {
   /** The JSON-RPC `method` of the body. */
   readonly method: string;
   /** The `Mcp-Name` source value (see {@linkcode mcpNameOf}); no header when absent. */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** `[Name, value]` pairs, each sent as `Mcp-Param-{Name}: value` (from `toolParamHeaders`). */
   readonly params?: ReadonlyArray<readonly [string, string]>;
 }

@@ -163,7 +163,7 @@ export class ModernSession {
     const headers = mcpRequestHeaders({
       protocolVersion: this.#version,
       method,
-      ...nameOf(method, params),
+      name: mcpNameOf(method, params),
       params: paramHeaders,
     });
     const body = { jsonrpc: "2.0" as const, id, method, params: withRequestMeta(withToken, meta) };
@@ -260,11 +260,6 @@ function retryFor(
   if (outcome.error.code === -32022) return "version";
   if (outcome.error.code === -32020 && sentParamHeaders) return "tools";
   return undefined;
-}
-
-function nameOf(method: string, params: JsonObject): { name?: string } {
-  const name = mcpNameOf(method, params);
-  return name === undefined ? {} : { name };
 }
 
 function quoteVersion(version: string): string {
