@@ -18,6 +18,7 @@ import { decodeListToolsResult } from "../protocol/tools.ts";
 import type { LinkedSignal } from "../_internal/signals.ts";
 import type { CallOptions, Client, ListOptions, ToolCallOptions } from "./client-types.ts";
 import { filterListedTools } from "./modern/tool-headers.ts";
+import { invalidResult } from "./modern/failure-errors.ts";
 import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
@@ -78,11 +79,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
   };
   const decoded = <T>(serverId: string, method: string, result: Decoded<T>): T => {
     if (result.ok) return result.value;
-    throw new ClientError(
-      "protocol",
-      `Server "${serverId}" sent an invalid ${method} result: ${result.message}`,
-      { serverId },
-    );
+    throw invalidResult(serverId, method, result.message);
   };
   const list =
     <T>(method: string, decode: (value: unknown) => Decoded<T>) =>

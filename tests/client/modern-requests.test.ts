@@ -345,6 +345,25 @@ describe("createClient() requests", () => {
     ]);
   });
 
+  test("a list that does not decode, or a tool list that does not before a call, is a protocol error naming the method", async () => {
+    const { client } = setup((req) =>
+      req.body.method === "tools/list"
+        ? result(req.body.id, { resultType: "complete", tools: "none" })
+        : result(req.body.id, { resultType: "complete", prompts: 7 })
+    );
+    assert.deepEqual(await failure(client.listPrompts("demo")), [
+      "protocol",
+      undefined,
+      'Server "demo" sent an invalid prompts/list result: $.prompts: expected Array, received 7',
+    ]);
+    assert.deepEqual(await failure(client.callTool("demo", "echo")), [
+      "protocol",
+      undefined,
+      'Server "demo" sent an invalid tools/list result: $.tools: expected Array, received "none"',
+    ]);
+    await client.close();
+  });
+
   test("refuses an unknown server id and calls after close() with config errors", async () => {
     const { client } = setup(() => new Response());
     assert.deepEqual(await failure(client.discover("nope")), [

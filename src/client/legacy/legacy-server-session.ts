@@ -20,7 +20,7 @@ import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
-import { inputError } from "../modern/failure-errors.ts";
+import { inputError, invalidResult } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import type { LegacySession } from "./legacy-session.ts";
@@ -106,15 +106,7 @@ export class LegacyServerSession implements ServerSession {
       if (task.ok) return { kind: "task", task: task.value };
     }
     const decoded = DECODERS[method](raw);
-    if (!decoded.ok) {
-      throw new ClientError(
-        "protocol",
-        `Server "${this.serverId}" sent an invalid ${method} result: ${decoded.message}`,
-        {
-          serverId: this.serverId,
-        },
-      );
-    }
+    if (!decoded.ok) throw invalidResult(this.serverId, method, decoded.message);
     return { kind: "complete", result: decoded.value as CompleteResultOf[M] };
   }
 

@@ -15,7 +15,7 @@ import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeGetTaskResult } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
 import { pause } from "../../_internal/signals.ts";
-import { abortError, serverError } from "./failure-errors.ts";
+import { abortError, invalidResult, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";
 
@@ -61,13 +61,7 @@ export async function awaitModernTask(
       fetch: options.fetch,
     });
     const decoded = decodeGetTaskResult(raw);
-    if (!decoded.ok) {
-      throw new ClientError(
-        "protocol",
-        `Server "${serverId}" sent an invalid tasks/get result: ${decoded.message}`,
-        { serverId },
-      );
-    }
+    if (!decoded.ok) throw invalidResult(serverId, "tasks/get", decoded.message);
     const task = decoded.value;
     switch (task.status) {
       case "completed": {

@@ -96,6 +96,20 @@ export function legError(
 }
 
 /**
+ * The error for a result that does not decode as its method's.
+ *
+ * @param serverId The server.
+ * @param method The method whose result it is.
+ * @param message What the decoder found wrong.
+ * @returns A `"protocol"` error.
+ */
+export function invalidResult(serverId: string, method: string, message: string): ClientError {
+  return new ClientError("protocol", `Server "${serverId}" sent an invalid ${method} result: ${message}`, {
+    serverId,
+  });
+}
+
+/**
  * The error for an aborted request: a deadline (`"timeout"`) or the caller (`"cancelled"`).
  *
  * @param serverId The server.
