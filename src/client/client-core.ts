@@ -22,7 +22,7 @@ import { createNotificationQueue, type NotificationQueue } from "../notify/notif
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import { createClientMethods } from "./client-methods.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
-import type { Fetcher } from "./modern/http-leg.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { EnvironmentReader, UpstreamSignIn } from "../auth/upstream-sign-in.ts";
 import { createMemoryTokenStore, type TokenStore } from "../auth/token-store.ts";
 import { createSignInMethods, serverSignIn } from "./sign-ins.ts";

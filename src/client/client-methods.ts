@@ -9,6 +9,8 @@ import type { CallDecision } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import type { Decoded } from "../protocol/decode.ts";
+import type { CompleteResultOf } from "../protocol/input-required.ts";
+import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { decodeListPromptsResult } from "../protocol/prompts.ts";
 import { decodeListResourcesResult, decodeListResourceTemplatesResult } from "../protocol/resources.ts";
@@ -16,6 +18,7 @@ import { decodeListToolsResult } from "../protocol/tools.ts";
 import type { LinkedSignal } from "../_internal/signals.ts";
 import type { CallOptions, Client, ListOptions, ToolCallOptions } from "./client-types.ts";
 import { filterListedTools } from "./modern/tool-headers.ts";
+import { invalidResult } from "./modern/failure-errors.ts";
 import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
@@ -76,11 +79,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
   };
   const decoded = <T>(serverId: string, method: string, result: Decoded<T>): T => {
     if (result.ok) return result.value;
-    throw new ClientError(
-      "protocol",
-      `Server "${serverId}" sent an invalid ${method} result: ${result.message}`,
-      { serverId },
-    );
+    throw invalidResult(serverId, method, result.message);
   };
   const list =
     <T>(method: string, decode: (value: unknown) => Decoded<T>) =>
@@ -127,15 +126,25 @@ export function createClientMethods(deps: MethodDeps): Methods {
     assigns: options.assigns ?? deps.assigns,
     onProgress: options.onProgress,
   });
-  const unexpectedTask = (serverId: string, method: string): never => {
-    throw new ClientError(
-      "protocol",
-      `Server "${serverId}" answered ${method} with a task, which only tools/call may do`,
-      {
-        serverId,
-      },
-    );
-  };
+  /** A read or a prompt: like a tool call, but a task is no answer to either. */
+  const completeCall = <M extends "resources/read" | "prompts/get">(
+    serverId: string,
+    method: M,
+    name: string,
+    params: JsonObject,
+    options: CallOptions,
+  ): Promise<CompleteResultOf[M]> =>
+    recorded(serverId, method, name, (note) =>
+      within(serverId, options.signal, async (session, flow) => {
+        const outcome = await session.call(method, params, context(options, flow));
+        note(outcome.rounds);
+        if (outcome.kind === "complete") return outcome.result;
+        throw new ClientError(
+          "protocol",
+          `Server "${serverId}" answered ${method} with a task, which only tools/call may do`,
+          { serverId },
+        );
+      }));
 
   return {
     discover: (serverId, options = {}) =>
@@ -179,48 +188,25 @@ export function createClientMethods(deps: MethodDeps): Methods {
           }),
       ),
     readResource: (serverId, uri, options = {}) =>
-      recorded(
-        serverId,
-        "resources/read",
-        uri,
-        (note) =>
-          within(serverId, options.signal, async (session, flow) => {
-            const outcome = await session.call("resources/read", { uri }, context(options, flow));
-            note(outcome.rounds);
-            return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "resources/read");
-          }),
-      ),
+      completeCall(serverId, "resources/read", uri, { uri }, options),
     getPrompt: (serverId, name, args, options = {}) =>
-      recorded(
+      completeCall(
         serverId,
         "prompts/get",
         name,
-        (note) =>
-          within(serverId, options.signal, async (session, flow) => {
-            const params = args === undefined ? { name } : { name, arguments: args };
-            const outcome = await session.call("prompts/get", params, context(options, flow));
-            note(outcome.rounds);
-            return outcome.kind === "complete" ? outcome.result : unexpectedTask(serverId, "prompts/get");
-          }),
+        args === undefined ? { name } : { name, arguments: args },
+        options,
       ),
     awaitTask: (serverId, taskId, options = {}) =>
       within(serverId, options.signal, (session, flow) => session.awaitTask(taskId, context(options, flow))),
     cancelTask: (serverId, taskId, options = {}) =>
       within(serverId, options.signal, (session, flow) => session.cancelTask(taskId, flow)),
-    rootsChanged: async (serverId) => {
-      const flow = deps.flowFor(serverId, undefined);
-      try {
-        await (await deps.sessionOf(serverId, flow.signal)).rootsChanged();
-      } finally {
-        flow.dispose();
-      }
-    },
+    rootsChanged: (serverId) => within(serverId, undefined, (session) => session.rootsChanged()),
   };
 }
 
-/** The id of a created task: flat in 2026-07-28, under `task` in 2025-11-25. */
 /**
- * The id of a task a call became, in either era's shape.
+ * The id of a task a call became: flat in 2026-07-28, under `task` in 2025-11-25.
  *
  * @param task The task.
  * @returns Its id.

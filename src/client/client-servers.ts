@@ -20,7 +20,7 @@ import type { Implementation } from "../protocol/meta.ts";
 import type { NotificationQueue } from "../notify/notification-queue.ts";
 import { messageLimitsOf } from "../protocol/message-limits.ts";
 import { probeEra } from "./era-probe.ts";
-import type { Fetcher } from "./modern/http-leg.ts";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
 import type { CallerHooks, ServerSession } from "./server-session.ts";
@@ -136,14 +136,12 @@ export class ClientServers {
         ),
       );
     }
-    const kept = this.#sessions.get(serverId);
-    if (kept !== undefined) return kept;
-    const attempt = this.#open(entry, signal).then((session) => (this.#opened.add(session), session));
-    this.#sessions.set(serverId, attempt);
-    attempt.catch(() => {
-      if (this.#sessions.get(serverId) === attempt) this.#sessions.delete(serverId);
-    });
-    return attempt;
+    return this.#sessions.get(serverId) ??
+      keptUntilFailed(
+        this.#sessions,
+        serverId,
+        this.#open(entry, signal).then((session) => (this.#opened.add(session), session)),
+      );
   }
 
   /**
@@ -176,16 +174,12 @@ export class ClientServers {
     if (policy.transport.kind === "stdio") return "legacy";
     const kept = this.#sessions.get(serverId);
     if (kept !== undefined) return (await kept).era;
-    let probed = this.#eras.get(serverId);
-    if (probed === undefined) {
-      const attempt = probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), signal);
-      probed = attempt;
-      this.#eras.set(serverId, attempt);
-      attempt.catch(() => {
-        if (this.#eras.get(serverId) === attempt) this.#eras.delete(serverId);
-      });
-    }
-    return await probed;
+    return await (this.#eras.get(serverId) ??
+      keptUntilFailed(
+        this.#eras,
+        serverId,
+        probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), signal),
+      ));
   }
 
   /**
@@ -299,4 +293,13 @@ export class ClientServers {
     }
     return { policy: entry.policy, chain, fetch: fetch ?? entry.fetch };
   }
+}
+
+/** Keeps an attempt under its key until it fails, so the next call after a failure tries again. */
+function keptUntilFailed<T>(kept: Map<string, Promise<T>>, key: string, attempt: Promise<T>): Promise<T> {
+  kept.set(key, attempt);
+  attempt.catch(() => {
+    if (kept.get(key) === attempt) kept.delete(key);
+  });
+  return attempt;
 }

@@ -7,8 +7,6 @@
 import { createClientWith } from "./client-core.ts";
 import type { Client, ClientOptions } from "./client-types.ts";
 
-export { SLUICE_VERSION } from "./client-core.ts";
-
 /**
  * Creates a client.
  *

@@ -28,7 +28,6 @@ export async function probeEra(modern: ServerSession, signal: AbortSignal): Prom
   } catch (error) {
     if (!(error instanceof ClientError)) throw error;
     if (error.kind === "server") return [-32020, -32021].includes(error.code ?? 0) ? "modern" : "legacy";
-    if (error.kind === "protocol" && error.code === -32022) return "legacy";
     if (error.kind === "protocol") return "legacy";
     if (
       error.kind === "transport" && (error.data as { status?: unknown } | undefined)?.status !== undefined

@@ -14,6 +14,7 @@ import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { takeFlow } from "../auth/authorization-code.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
+import type { Client } from "./client-types.ts";
 import {
   type Authorize,
   createUpstreamSignIn,
@@ -140,13 +141,6 @@ function waitFor(completed: Promise<void>, ms: number, signal: AbortSignal, serv
   });
 }
 
-/** The client's sign-in methods. */
-export interface SignInMethods {
-  beginAuthorization(serverId: string): Promise<{ url: string; expiresAt: number }>;
-  completeAuthorization(serverId: string, callbackUrl: string): Promise<void>;
-  signOut(serverId: string): Promise<void>;
-}
-
 /**
  * The methods that start, finish and forget a sign-in, for the client's own principal.
  *
@@ -159,7 +153,7 @@ export function createSignInMethods(
   signIns: ReadonlyMap<string, UpstreamSignIn>,
   tokens: TokenStore,
   principal: string,
-): SignInMethods {
+): Pick<Client, "beginAuthorization" | "completeAuthorization" | "signOut"> {
   const signInOf = (serverId: string): UpstreamSignIn => {
     const signIn = signIns.get(serverId);
     if (signIn === undefined) {

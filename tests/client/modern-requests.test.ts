@@ -307,6 +307,63 @@ describe("createClient() requests", () => {
     });
   });
 
+  test("readResource() and getPrompt() send their params, return the result and each give one call event", async () => {
+    const time = new FakeTime(Date.UTC(2026, 11, 1, 12, 0, 0));
+    const resource = { contents: [{ uri: "demo://a", text: "A" }] };
+    const prompt = { messages: [{ role: "user", content: { type: "text", text: "hi Ada" } }] };
+    const { client, server } = setup((req) => {
+      const { id, method, params } = req.body;
+      if (method === "resources/read") return result(id, resource);
+      if (params?.name === "greet") return result(id, prompt);
+      return rpcError(id, -32602, "Unknown prompt: gone");
+    }, { clock: time });
+    const events: unknown[] = [];
+    client.onDecision((event) => void events.push(event));
+    assert.deepEqual(await client.readResource("demo", "demo://a"), resource);
+    assert.deepEqual(await client.getPrompt("demo", "greet", { who: "Ada" }), prompt);
+    const [kind, code, message] = await failure(client.getPrompt("demo", "gone"));
+    await client.close();
+    assert.deepEqual(plain(server.requests.map((request) => [request.body.method, request.body.params])), [
+      ["resources/read", { uri: "demo://a", _meta: meta({}) }],
+      ["prompts/get", { name: "greet", arguments: { who: "Ada" }, _meta: meta({}) }],
+      ["prompts/get", { name: "gone", _meta: meta({}) }],
+    ]);
+    const base = { type: "call", time: "2026-12-01T12:00:00.000Z", client: "agent", server: "demo" };
+    const gone = 'Server "demo" answered prompts/get with error -32602: "Unknown prompt: gone"';
+    assert.deepEqual([kind, code, message], ["server", -32602, gone]);
+    assert.deepEqual(events, [
+      { ...base, method: "resources/read", name: "demo://a", outcome: "completed", rounds: 1, durationMs: 0 },
+      { ...base, method: "prompts/get", name: "greet", outcome: "completed", rounds: 1, durationMs: 0 },
+      {
+        ...base,
+        method: "prompts/get",
+        name: "gone",
+        outcome: "failed",
+        error: { kind: "server", code: -32602, message: gone },
+        durationMs: 0,
+      },
+    ]);
+  });
+
+  test("a list that does not decode, or a tool list that does not before a call, is a protocol error naming the method", async () => {
+    const { client } = setup((req) =>
+      req.body.method === "tools/list"
+        ? result(req.body.id, { resultType: "complete", tools: "none" })
+        : result(req.body.id, { resultType: "complete", prompts: 7 })
+    );
+    assert.deepEqual(await failure(client.listPrompts("demo")), [
+      "protocol",
+      undefined,
+      'Server "demo" sent an invalid prompts/list result: $.prompts: expected Array, received 7',
+    ]);
+    assert.deepEqual(await failure(client.callTool("demo", "echo")), [
+      "protocol",
+      undefined,
+      'Server "demo" sent an invalid tools/list result: $.tools: expected Array, received "none"',
+    ]);
+    await client.close();
+  });
+
   test("refuses an unknown server id and calls after close() with config errors", async () => {
     const { client } = setup(() => new Response());
     assert.deepEqual(await failure(client.discover("nope")), [

@@ -12,7 +12,7 @@
 import { createClientWith } from "../client-core.ts";
 import type { LegacySessionInput } from "../client-servers.ts";
 import type { Client, ClientOptions } from "../client-types.ts";
-import type { Fetcher } from "../modern/http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { ServerSession } from "../server-session.ts";
 import type { NodeFetch } from "../../transport/node-fetch.ts";
 import { createLegacyHttpConnection } from "../../transport/legacy-http-connection.ts";
@@ -40,15 +40,10 @@ import { LegacySession, STDERR_LOG_LEVEL } from "./legacy-session.ts";
  * ```
  */
 export function createClient(options: ClientOptions): Client {
-  if (options.fetch !== undefined || !onNode()) {
-    return createClientWith(options, { legacy: openLegacySession, environment: processEnvironment });
-  }
+  const support = { legacy: openLegacySession, environment: processEnvironment };
+  if (options.fetch !== undefined || !onNode()) return createClientWith(options, support);
   const pool = lazyNodeFetch();
-  return createClientWith({ ...options, fetch: pool.fetch }, {
-    legacy: openLegacySession,
-    environment: processEnvironment,
-    onClose: pool.close,
-  });
+  return createClientWith({ ...options, fetch: pool.fetch }, { ...support, onClose: pool.close });
 }
 
 /** The process environment (Node, Bun, and Deno 2, which has `process` too). */
@@ -95,10 +90,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
   const transport = policy.transport;
   const limits = messageLimitsOf(policy);
   const factory = transport.kind === "stdio"
-    ? createStdioConnection(transport, {
-      maxMessageBytes: limits.maxMessageBytes,
-      maxJsonDepth: limits.maxJsonDepth,
-    })
+    ? createStdioConnection(transport, limits)
     : createLegacyHttpConnection(transport, { fetch: input.fetch, timers, ...limits });
   const session = new LegacySession({
     serverId: policy.server,

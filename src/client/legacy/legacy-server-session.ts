@@ -20,10 +20,10 @@ import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
-import { inputError } from "../modern/failure-errors.ts";
+import { inputError, invalidResult } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
-import type { Handshake, LegacySession } from "./legacy-session.ts";
+import type { LegacySession } from "./legacy-session.ts";
 import { PausableDeadline } from "./pausable-deadline.ts";
 
 const DECODERS: { readonly [M in MrtrMethod]: (value: unknown) => Decoded<unknown> } = {
@@ -106,15 +106,7 @@ export class LegacyServerSession implements ServerSession {
       if (task.ok) return { kind: "task", task: task.value };
     }
     const decoded = DECODERS[method](raw);
-    if (!decoded.ok) {
-      throw new ClientError(
-        "protocol",
-        `Server "${this.serverId}" sent an invalid ${method} result: ${decoded.message}`,
-        {
-          serverId: this.serverId,
-        },
-      );
-    }
+    if (!decoded.ok) throw invalidResult(this.serverId, method, decoded.message);
     return { kind: "complete", result: decoded.value as CompleteResultOf[M] };
   }
 
@@ -128,8 +120,8 @@ export class LegacyServerSession implements ServerSession {
         assigns: context.assigns,
         principal: context.principal,
         signal: context.signal,
-        ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
-        ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
+        onDeferred: context.onDeferred,
+        onNotification: context.onNotification,
       },
     });
     const result = decodeCallToolResult(raw);
@@ -159,11 +151,6 @@ export class LegacyServerSession implements ServerSession {
 
   /** @inheritdoc */
   offer(signal: AbortSignal): Promise<ServerOffer> {
-    return this.#session.handshake(signal);
-  }
-
-  /** The negotiated version, the server's capabilities and instructions (connecting first if needed). */
-  handshake(signal: AbortSignal): Promise<Handshake> {
     return this.#session.handshake(signal);
   }
 
@@ -220,8 +207,8 @@ export class LegacyServerSession implements ServerSession {
           principal: context.principal,
           deadline,
           signal: leg.signal,
-          ...(context.onDeferred === undefined ? {} : { onDeferred: context.onDeferred }),
-          ...(context.onNotification === undefined ? {} : { onNotification: context.onNotification }),
+          onDeferred: context.onDeferred,
+          onNotification: context.onNotification,
         },
         onProgress: context.onProgress,
       });

@@ -108,7 +108,6 @@ export class LegacySession {
   readonly #ids: () => number = createRequestIds();
   readonly #calls = new Map<string, CallRecord>();
   readonly #progress = new Map<string, (params: JsonObject) => void>();
-  readonly #completions = new Set<(elicitationId: string) => void>();
   #ready: Promise<Ready> | undefined;
   #closed = false;
   #connections = 0;
@@ -203,27 +202,6 @@ export class LegacySession {
         if (token !== undefined) this.#progress.delete(token);
       }
     }
-  }
-
-  /**
-   * Waits for `notifications/elicitation/complete` with this id (2025-11-25 URL elicitation).
-   *
-   * @param elicitationId The id the server named.
-   * @param signal Ends the wait.
-   * @returns `true` when the notification came, `false` when the signal fired first.
-   */
-  waitForCompletion(elicitationId: string, signal: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
-      const done = (id: string) => {
-        if (id !== elicitationId) return;
-        this.#completions.delete(done);
-        resolve(true);
-      };
-      this.#completions.add(done);
-      signal.addEventListener("abort", () => (this.#completions.delete(done), resolve(false)), {
-        once: true,
-      });
-    });
   }
 
   /**
@@ -379,11 +357,6 @@ export class LegacySession {
         if (listener !== undefined) return listener(params);
         break;
       }
-      case "notifications/elicitation/complete":
-        if (typeof params.elicitationId === "string") {
-          for (const done of [...this.#completions]) done(params.elicitationId);
-        }
-        break;
     }
     // The front relays a notification to the caller it concerns (the call's, else the session's
     // own caller); the client's queue (the operator's handler and subscribers) hears it too.

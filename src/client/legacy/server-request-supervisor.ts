@@ -139,7 +139,7 @@ export class ServerRequestSupervisor {
       }));
       return;
     }
-    const call = this.#callFor(related);
+    const call = callFor(this.#options.calls, related, this.#options.singleChannel);
     const controller = new AbortController();
     this.#jobs.set(key, controller);
     const callSignal = call?.signal;
@@ -189,10 +189,6 @@ export class ServerRequestSupervisor {
    */
   abortAll(reason: unknown): void {
     for (const controller of this.#jobs.values()) controller.abort(reason);
-  }
-
-  #callFor(related: RequestId | undefined): CallRecord | undefined {
-    return callFor(this.#options.calls, related, this.#options.singleChannel);
   }
 
   #answer(

@@ -43,6 +43,8 @@ interface Annotation {
 const ANNOTATION = "x-mcp-header";
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const CONTROL = /[\x00-\x1f\x7f]/;
 const MAX_NODES = 100_000;
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"]);
 const MAP_KEYWORDS: ReadonlySet<string> = new Set([
@@ -138,7 +140,7 @@ function checkAnnotation(annotation: Annotation, seen: Map<string, string>): Too
   }
   if (name === "") return `x-mcp-header at "${where}" must not be empty`;
   const quoted = `x-mcp-header ${JSON.stringify(name).replaceAll("\x7f", "\\u007f")} at "${where}"`;
-  if (hasControl(name)) return `${quoted} must not contain control characters`;
+  if (CONTROL.test(name)) return `${quoted} must not contain control characters`;
   if (!TOKEN.test(name)) {
     return `${quoted} must be an RFC 9110 token (ASCII letters, digits, !#$%&'*+-.^_\`|~)`;
   }
@@ -176,14 +178,6 @@ function typeProblem(type: unknown): string {
 function typeKinds(type: unknown): unknown[] {
   const list: unknown[] = typeof type === "string" ? [type] : Array.isArray(type) ? type : [];
   return [...new Set(list.filter((kind) => kind !== "null"))];
-}
-
-function hasControl(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x20 || unit === 0x7f) return true;
-  }
-  return false;
 }
 
 function segment(key: string): string {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Fetcher } from "./http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { Principal } from "../../handler/handler.ts";
 import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
@@ -15,7 +15,7 @@ import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeGetTaskResult } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
 import { pause } from "../../_internal/signals.ts";
-import { abortError, serverError } from "./failure-errors.ts";
+import { abortError, invalidResult, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";
 
@@ -31,12 +31,12 @@ export interface AwaitTaskOptions {
   readonly fetch?: Fetcher | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
-  /** The poll interval when the server suggests none. @default 1000 */
-  readonly defaultPollMs?: number;
 }
 
 const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 60_000;
+/** The poll interval when the server suggests none. */
+const DEFAULT_POLL_MS = 1000;
 
 /**
  * Waits for a task to end.
@@ -61,13 +61,7 @@ export async function awaitModernTask(
       fetch: options.fetch,
     });
     const decoded = decodeGetTaskResult(raw);
-    if (!decoded.ok) {
-      throw new ClientError(
-        "protocol",
-        `Server "${serverId}" sent an invalid tasks/get result: ${decoded.message}`,
-        { serverId },
-      );
-    }
+    if (!decoded.ok) throw invalidResult(serverId, "tasks/get", decoded.message);
     const task = decoded.value;
     switch (task.status) {
       case "completed": {
@@ -93,15 +87,7 @@ export async function awaitModernTask(
           if (!answered.has(key)) pending[key] = task.inputRequests[key] as InputRequest;
         }
         if (Object.keys(pending).length > 0) {
-          const inputResponses = await answerInputRequests(pending, {
-            serverId,
-            chain: session.chain,
-            version: session.version,
-            assigns: options.assigns,
-            principal: options.principal,
-            signal: options.signal,
-            maxInputRequests: session.maxInputRequests,
-          });
+          const inputResponses = await answerInputRequests(pending, session, options);
           for (const key of Object.keys(pending)) answered.add(key);
           await session.request("tasks/update", { taskId, inputResponses }, {
             signal: options.signal,
@@ -114,27 +100,9 @@ export async function awaitModernTask(
       case "working":
         break;
     }
-    const interval = Math.min(
-      MAX_POLL_MS,
-      Math.max(MIN_POLL_MS, task.pollIntervalMs ?? options.defaultPollMs ?? 1000),
-    );
+    const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS));
     if (!await pause(interval, options.timers, options.signal)) {
       throw abortError(serverId, "tasks/get", options.signal.reason);
     }
   }
-}
-
-/**
- * Asks the server to cancel a task (cooperative: it may still complete).
- *
- * @param session The server's session.
- * @param taskId The task.
- * @param signal Aborts the request.
- */
-export async function cancelModernTask(
-  session: ModernSession,
-  taskId: string,
-  signal: AbortSignal,
-): Promise<void> {
-  await session.request("tasks/cancel", { taskId }, { signal });
 }

@@ -10,7 +10,7 @@ import type { JsonObject, JsonRpcErrorObject } from "../../protocol/jsonrpc.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 import { DeadlineReached } from "../../_internal/signals.ts";
-import type { LegFailure } from "./http-leg.ts";
+import type { FetchFailure } from "../../transport/fetch-with-redirects.ts";
 
 /**
  * How one leg of a request ended: its result, the server's JSON-RPC error, or what else the
@@ -20,7 +20,7 @@ export type LegOutcome =
   | { readonly kind: "result"; readonly result: JsonObject }
   | { readonly kind: "error"; readonly error: JsonRpcErrorObject }
   | { readonly kind: "aborted"; readonly reason: unknown }
-  | Exclude<ResponseOutcome | LegFailure, { kind: "response" | "aborted" }>;
+  | Exclude<ResponseOutcome | FetchFailure, { kind: "response" | "aborted" }>;
 
 /**
  * A JSON-RPC error the server answered with.
@@ -93,6 +93,20 @@ export function legError(
     case "redirect_refused":
       return new ClientError("transport", `Server "${serverId}": ${outcome.message}`, { serverId });
   }
+}
+
+/**
+ * The error for a result that does not decode as its method's.
+ *
+ * @param serverId The server.
+ * @param method The method whose result it is.
+ * @param message What the decoder found wrong.
+ * @returns A `"protocol"` error.
+ */
+export function invalidResult(serverId: string, method: string, message: string): ClientError {
+  return new ClientError("protocol", `Server "${serverId}" sent an invalid ${method} result: ${message}`, {
+    serverId,
+  });
 }
 
 /**

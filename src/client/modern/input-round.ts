@@ -9,10 +9,9 @@
  * @module
  */
 import type { Principal } from "../../handler/handler.ts";
-import type { Chain } from "../../chain/chain.ts";
 import type { InputRequest, InputRequests } from "../../protocol/input-request.ts";
 import type { InputResponse, InputResponses } from "../../protocol/input-responses.ts";
-import type { ModernProtocolVersion } from "../../protocol/versions.ts";
+import type { ModernSession } from "./modern-session.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import { ClientError } from "../../errors.ts";
 import { quote } from "../../_internal/quote.ts";
@@ -22,18 +21,16 @@ import { linkSignals } from "../../_internal/signals.ts";
 import { answerDeferral, type DeferredAnswerer } from "../server-session.ts";
 import type { ChainResult } from "../../chain/chain.ts";
 
-/** What a round needs. */
+/** The server a round is answered for: its id, chain, version and `maxInputRequests`. */
+export type RoundServer = Pick<ModernSession, "serverId" | "chain" | "version" | "maxInputRequests">;
+
+/** What a round takes from its call. */
 export interface RoundContext {
-  readonly serverId: string;
-  readonly chain: Chain;
-  readonly version: ModernProtocolVersion;
   readonly assigns: Readonly<Record<string, unknown>>;
   /** The front's caller (`ctx.principal`). @default none */
   readonly principal?: Principal | undefined;
   /** The call's signal: aborting it aborts every handler of the round. */
   readonly signal: AbortSignal;
-  /** The most entries one round may hold (the policy's `maxInputRequests`). */
-  readonly maxInputRequests: number;
   /** Answers an entry the handler deferred (the front asks its caller); without it a deferral fails. */
   readonly onDeferred?: DeferredAnswerer | undefined;
 }
@@ -42,7 +39,8 @@ export interface RoundContext {
  * Answers every entry of one round.
  *
  * @param requests The round's `inputRequests` (a prototype-free map).
- * @param context Server, chain, version, assigns and the call's signal.
+ * @param server The server's session.
+ * @param context The call's assigns, caller, signal and answerer of deferrals.
  * @returns The answers under the same keys (a prototype-free map).
  * @throws {ClientError} `"protocol"` for more than `maxInputRequests` entries or an undeclared
  *   kind (before any callback), else the first entry's failure (`"policy"`, `"input_handler"`,
@@ -50,38 +48,40 @@ export interface RoundContext {
  */
 export async function answerInputRequests(
   requests: InputRequests,
+  server: RoundServer,
   context: RoundContext,
 ): Promise<InputResponses> {
+  const { serverId, chain, version } = server;
   const keys = Object.keys(requests);
   const tooMany = tooManyInputRequests(keys.length, {
-    server: context.serverId,
-    maxInputRequests: context.maxInputRequests,
+    server: serverId,
+    maxInputRequests: server.maxInputRequests,
   });
-  if (tooMany !== undefined) throw new ClientError("protocol", tooMany, { serverId: context.serverId });
+  if (tooMany !== undefined) throw new ClientError("protocol", tooMany, { serverId });
   for (const key of keys) {
     const request = requests[key] as InputRequest;
-    const admitted = context.chain.admit(request.method);
+    const admitted = chain.admit(request.method);
     if (!admitted.ok) {
       throw new ClientError(
         "protocol",
-        `Server "${context.serverId}" sent input request ${quote(key, 64)} (${request.method}) for the ${
+        `Server "${serverId}" sent input request ${quote(key, 64)} (${request.method}) for the ${
           inputKindOf(request.method)
         } capability, which this client did not declare`,
-        { serverId: context.serverId, code: admitted.refusal.code },
+        { serverId, code: admitted.refusal.code },
       );
     }
   }
-  const round = await runRound(
-    keys,
-    context.signal,
-    (key, signal) => runEntry(requests[key] as InputRequest, context, signal),
-    () => true,
-  );
+  // Each entry runs through the chain; a deferred one is then answered by onDeferred, if any.
+  const round = await runRound(keys, context.signal, async (key, signal) => {
+    const { assigns, principal } = context;
+    const result = await chain.run(requests[key] as InputRequest, { version, assigns, principal, signal });
+    return await answerDeferral(result, context.onDeferred, signal);
+  }, () => true);
   if ("failure" in round) {
     const { method } = requests[round.key] as InputRequest;
     throw context.signal.aborted
-      ? abortError(context.serverId, method, context.signal.reason)
-      : inputError(context.serverId, round.key, method, round.failure);
+      ? abortError(serverId, method, context.signal.reason)
+      : inputError(serverId, round.key, method, round.failure);
   }
   const responses: Record<string, InputResponse> = Object.create(null);
   // No entry failed, so every result is an answer.
@@ -147,19 +147,4 @@ export async function runRound(
   } finally {
     round?.dispose();
   }
-}
-
-/** One entry through the chain; a deferred one is then answered by `onDeferred` when there is one. */
-async function runEntry(
-  request: InputRequest,
-  context: RoundContext,
-  signal: AbortSignal,
-): Promise<ChainResult> {
-  const result = await context.chain.run(request, {
-    version: context.version,
-    assigns: context.assigns,
-    principal: context.principal,
-    signal,
-  });
-  return await answerDeferral(result, context.onDeferred, signal);
 }

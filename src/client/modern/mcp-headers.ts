@@ -7,6 +7,7 @@
  * @module
  */
 import { encodeHeaderValue } from "../../transport/header-value.ts";
+import { isObject } from "../../_internal/is-object.ts";
 
 /** What {@linkcode mcpRequestHeaders} builds the headers from. */
 export interface McpRequestHeadersInput {
@@ -15,7 +16,7 @@ export interface McpRequestHeadersInput {
   /** The JSON-RPC `method` of the body. */
   readonly method: string;
   /** The `Mcp-Name` source value (see {@linkcode mcpNameOf}); no header when absent. */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** `[Name, value]` pairs, each sent as `Mcp-Param-{Name}: value` (from `toolParamHeaders`). */
   readonly params?: ReadonlyArray<readonly [string, string]>;
 }
@@ -92,11 +93,8 @@ const NAME_SOURCE: ReadonlyMap<string, string> = new Map([
  */
 export function mcpNameOf(method: string, params: unknown): string | undefined {
   const key = NAME_SOURCE.get(method);
-  if (key === undefined || typeof params !== "object" || params === null || Array.isArray(params)) {
-    return undefined;
-  }
-  if (!Object.hasOwn(params, key)) return undefined;
-  const value: unknown = (params as Record<string, unknown>)[key];
+  if (key === undefined || !isObject(params) || !Object.hasOwn(params, key)) return undefined;
+  const value = params[key];
   return typeof value === "string" ? value : undefined;
 }
 

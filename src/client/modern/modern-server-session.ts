@@ -4,14 +4,14 @@
  *
  * @module
  */
-import type { Fetcher } from "./http-leg.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { Timers } from "../../_internal/timers.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import type { MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { Tool } from "../../protocol/tools.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
-import { awaitModernTask, cancelModernTask } from "./await-task.ts";
+import { awaitModernTask } from "./await-task.ts";
 import type { ModernSession } from "./modern-session.ts";
 import { answerInputRequests } from "./input-round.ts";
 import { runRounds } from "./multi-round.ts";
@@ -88,14 +88,10 @@ export class ModernServerSession implements ServerSession {
           fetch: context.fetch,
         }),
       answer: async (requests) => ({
-        responses: await answerInputRequests(requests, {
-          serverId: session.serverId,
-          chain: session.chain,
-          version: session.version,
+        responses: await answerInputRequests(requests, session, {
           assigns: context.assigns,
           principal: context.principal,
           signal,
-          maxInputRequests: session.maxInputRequests,
           onDeferred: context.onDeferred,
         }),
       }),
@@ -122,8 +118,8 @@ export class ModernServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
-  cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
-    return cancelModernTask(this.#session, taskId, signal);
+  async cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
+    await this.#session.request("tasks/cancel", { taskId }, { signal });
   }
 
   /** @inheritdoc */

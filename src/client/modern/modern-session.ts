@@ -23,7 +23,8 @@ import { type Implementation, type RequestMeta, withRequestMeta } from "../../pr
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
 import { openLeg } from "../../_internal/signals.ts";
 import { legError, type LegOutcome } from "./failure-errors.ts";
-import { type Fetcher, postLeg } from "./http-leg.ts";
+import { type Fetcher, fetchWithRedirects } from "../../transport/fetch-with-redirects.ts";
+import { readResponse } from "../../transport/read-response.ts";
 import type { MessageLimits } from "../../protocol/message-limits.ts";
 import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
@@ -162,7 +163,7 @@ export class ModernSession {
     const headers = mcpRequestHeaders({
       protocolVersion: this.#version,
       method,
-      ...nameOf(method, params),
+      name: mcpNameOf(method, params),
       params: paramHeaders,
     });
     const body = { jsonrpc: "2.0" as const, id, method, params: withRequestMeta(withToken, meta) };
@@ -191,15 +192,21 @@ export class ModernSession {
       }
     };
     try {
-      const outcome = await postLeg({
+      const sent = await fetchWithRedirects({
         transport,
         fetch,
-        body,
+        method: "POST",
         headers,
-        id,
+        body: JSON.stringify(body),
         signal: leg.signal,
+      });
+      if (sent.kind === "aborted") return { kind: "aborted", reason: leg.signal.reason };
+      if (sent.kind !== "fetched") return sent;
+      const outcome = await readResponse(sent.response, {
+        requestId: id,
         onMessage,
-        limits,
+        signal: leg.signal,
+        ...limits,
       });
       if (outcome.kind === "aborted") return { kind: "aborted", reason: leg.signal.reason };
       if (outcome.kind !== "response") return outcome;
@@ -253,11 +260,6 @@ function retryFor(
   if (outcome.error.code === -32022) return "version";
   if (outcome.error.code === -32020 && sentParamHeaders) return "tools";
   return undefined;
-}
-
-function nameOf(method: string, params: JsonObject): { name?: string } {
-  const name = mcpNameOf(method, params);
-  return name === undefined ? {} : { name };
 }
 
 function quoteVersion(version: string): string {

@@ -21,7 +21,7 @@ import { buildRetryParams, type InputResponses } from "../../protocol/input-resp
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { CreateTaskResult } from "../../protocol/tasks.ts";
 import { pause } from "../../_internal/signals.ts";
-import { abortError } from "./failure-errors.ts";
+import { abortError, invalidResult } from "./failure-errors.ts";
 
 /** What one round's answerer decides: the answers to send, or to stop the loop with a value. */
 export type RoundDecision<S> =
@@ -97,13 +97,7 @@ export async function runRounds<M extends MrtrMethod, S>(
   for (let round = 1;; round++) {
     const raw = await options.send(retry);
     const decoded = decodeModernResult(method, raw, { tasks: options.tasks });
-    if (!decoded.ok) {
-      throw new ClientError(
-        "protocol",
-        `Server "${serverId}" sent an invalid ${method} result: ${decoded.message}`,
-        { serverId },
-      );
-    }
+    if (!decoded.ok) throw invalidResult(serverId, method, decoded.message);
     const outcome = decoded.value;
     if (outcome.resultType === "complete") {
       return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw, rounds: round };

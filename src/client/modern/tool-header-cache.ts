@@ -7,7 +7,8 @@
  * @module
  */
 import { ClientError } from "../../errors.ts";
-import type { Fetcher } from "./http-leg.ts";
+import { invalidResult } from "./failure-errors.ts";
+import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { type CompiledToolHeaders, compileToolHeaders, toolParamHeaders } from "./tool-headers.ts";
@@ -139,15 +140,7 @@ export class ToolHeaderCache {
       const result = decodeListToolsResult(
         await this.#list(cursor === undefined ? {} : { cursor }, signal, fetch),
       );
-      if (!result.ok) {
-        throw new ClientError(
-          "protocol",
-          `Server "${this.#serverId}" sent an invalid tools/list result: ${result.message}`,
-          {
-            serverId: this.#serverId,
-          },
-        );
-      }
+      if (!result.ok) throw invalidResult(this.#serverId, "tools/list", result.message);
       for (const tool of result.value.tools) known.set(tool.name, compileToolHeaders(tool));
       cursor = result.value.nextCursor;
       if (cursor === undefined) break;

@@ -132,7 +132,7 @@ export function filterListedTools<T extends { readonly name: string; readonly in
 function headerText(header: ToolHeader, value: unknown): string | { readonly error: string } {
   const what = `Argument "${header.path.join(".")}" (header "Mcp-Param-${header.header}")`;
   if (header.type === "string" && typeof value === "string") {
-    if (isWellFormed(value)) return value;
+    if (value.isWellFormed()) return value;
     return { error: `${what} must be a well-formed string, received one with a lone surrogate` };
   }
   if (header.type === "boolean" && typeof value === "boolean") return value ? "true" : "false";
@@ -152,17 +152,4 @@ function valueAt(args: Readonly<Record<string, unknown>>, path: readonly string[
     current = current[key];
   }
   return current;
-}
-
-function isWellFormed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xdc00 && unit <= 0xdfff) return false;
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-      i++;
-    }
-  }
-  return true;
 }

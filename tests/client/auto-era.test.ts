@@ -1,0 +1,56 @@
+// An `era: "auto"` server's probe (`server/discover`) through the edge entry's client: a probe that
+// did not finish is forgotten and made again by the next call, one that did is kept, for the
+// client's own calls and for the era the front asks about with its caller's fetch.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { result } from "../_support/scripted-server.ts";
+import { clientInternals } from "../../src/client/client-internals.ts";
+import { failure, setup } from "./_client-fixtures.ts";
+
+const discovered = { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} };
+
+function autoServer() {
+  return setup((request) => result(request.body.id, discovered), { policy: { era: "auto" } });
+}
+
+describe('createClient() with era "auto"', () => {
+  test("probes again after a cancelled probe, then keeps the session it found", async () => {
+    const { client, server } = autoServer();
+    assert.deepEqual(await failure(client.discover("demo", { signal: AbortSignal.abort() })), [
+      "cancelled",
+      undefined,
+      'Call of server/discover to server "demo" was cancelled',
+    ]);
+    assert.deepEqual(await client.discover("demo"), discovered);
+    assert.deepEqual(await client.discover("demo"), discovered);
+    await client.close();
+    // The cancelled probe, the second call's probe and its own discover, then the third call's
+    // discover on the kept session.
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "server/discover",
+      "server/discover",
+      "server/discover",
+    ]);
+  });
+
+  test("the era the front asks about is probed again after a cancelled probe, then kept", async () => {
+    const { client, server } = autoServer();
+    const internals = clientInternals(client);
+    assert.notEqual(internals, undefined);
+    const eraOf = (signal: AbortSignal) => internals!.eraOf("demo", signal, server.fetch);
+    assert.deepEqual(await failure(eraOf(AbortSignal.abort())), [
+      "cancelled",
+      undefined,
+      'Call of server/discover to server "demo" was cancelled',
+    ]);
+    assert.equal(await eraOf(new AbortController().signal), "modern");
+    assert.equal(await eraOf(new AbortController().signal), "modern");
+    await client.close();
+    // The cancelled probe and the one whose era was kept.
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "server/discover",
+    ]);
+  });
+});
