@@ -256,13 +256,13 @@ async function openCallerRetry(
 export async function signInAsked(
   failure: unknown,
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
-  resume?: { readonly responses: InputResponses; readonly requestState: string | undefined },
+  resume?: Resume,
 ): Promise<FrontCallOutcome | undefined> {
   const signIn = startedSignIn(failure);
   const ask = signIn === undefined ? undefined : signInRequest(signIn);
   if (ask === undefined || !input.server.callerCan(input.request.capabilities, ask)) return undefined;
-  const { _meta: _m, inputResponses: _i, requestState: _s, ...original } = input.request.params;
-  return await sealAndAsk(input, await digestRequest(input.request.message.method, original), {
+  // The digest leaves out what changes between rounds (_meta, inputResponses, requestState).
+  return await sealAndAsk(input, await digestRequest(input.request.message.method, input.request.params), {
     requestState: resume?.requestState,
     answers: resume?.responses ?? {},
     pending: { [SIGN_IN_KEY]: ask },
@@ -409,6 +409,19 @@ function withChanges(request: InputRequest, changes: readonly InputChange[]): In
   const params = request.params as Record<string, unknown>;
   const meta = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
   return { ...request, params: { ...params, _meta: { ...meta, [CHANGES_META]: changes } } } as InputRequest;
+}
+
+/**
+ * A caller's params as they go upstream: without the caller's `_meta` (the upstream session
+ * writes its own).
+ *
+ * @param params The caller's params (not changed).
+ * @returns The params without `_meta`; the same object when it has none.
+ */
+export function withoutMeta(params: JsonObject): JsonObject {
+  if (!Object.hasOwn(params, "_meta")) return params;
+  const { _meta: _dropped, ...rest } = params;
+  return rest;
 }
 
 function withProgressToken(params: JsonObject, token: unknown): JsonObject {
