@@ -163,14 +163,10 @@ export function readDownstreamRequest(
   }
   const version = meta.value["io.modelcontextprotocol/protocolVersion"];
   if (version !== MODERN_PROTOCOL_VERSION) {
-    return {
-      status: 400,
-      body: encodeError(id, {
-        code: -32022,
-        message: "Unsupported protocol version",
-        data: { supported: [MODERN_PROTOCOL_VERSION], requested: version },
-      }),
-    };
+    return refusal(400, id, -32022, "Unsupported protocol version", {
+      supported: [MODERN_PROTOCOL_VERSION],
+      requested: version,
+    });
   }
   const capabilities = decodeClientCapabilities(
     MODERN_PROTOCOL_VERSION,

@@ -169,11 +169,6 @@ interface Waiting {
   reported: boolean;
 }
 
-/** A `roots/list` stdio tied to the call only as the one in flight: likely the server's own. */
-function isUnpromptedRoots(entry: Waiting): boolean {
-  return entry.guessed && entry.request.method === "roots/list";
-}
-
 /** What starts a parked call: its lease, method and params. */
 interface CallStart {
   /** The session the call holds until it ends. */
@@ -287,7 +282,9 @@ export class ParkedCall {
         const pending: Record<string, InputRequest> = Object.create(null);
         for (const [key, entry] of this.#waiting) {
           if (entry.reported) continue;
-          if (isUnpromptedRoots(entry) && !this.#server.callerCan(caller, entry.request)) {
+          // A `roots/list` stdio tied to the call only as the one in flight: likely the server's own.
+          const unprompted = entry.guessed && entry.request.method === "roots/list";
+          if (unprompted && !this.#server.callerCan(caller, entry.request)) {
             entry.settle(undeclaredAnswer(caller, entry.request));
             continue;
           }
