@@ -197,12 +197,10 @@ async function openCallerRetry(
       const action = ((callerAnswers as Record<string, unknown>)[key] as { action?: unknown } | null)
         ?.action;
       if (action !== "accept" && action !== "decline" && action !== "cancel") {
-        return callError(
-          -32602,
-          `Answer to input request ${
-            quote(key, 64)
-          } refused: expected { action: "accept" | "decline" | "cancel" }`,
-        );
+        return answerRefused(key, {
+          code: -32602,
+          message: 'expected { action: "accept" | "decline" | "cancel" }',
+        });
       }
       answers[key] = { action };
       continue;
@@ -212,12 +210,7 @@ async function openCallerRetry(
       (callerAnswers as Record<string, unknown>)[key],
       MODERN_PROTOCOL_VERSION,
     );
-    if (!checked.ok) {
-      return callError(
-        checked.refusal.code,
-        `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
-      );
-    }
+    if (!checked.ok) return answerRefused(key, checked.refusal);
     answers[key] = checked.value;
   }
   // Spent once, when its answers pass (a refused answer leaves the state for a corrected
@@ -516,6 +509,20 @@ function neededBy(request: InputRequest): readonly ["roots" | "sampling" | "elic
  */
 export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOutcome {
   return { kind: "error", status: 200, error: upstreamFailure(failure, serverId) };
+}
+
+/**
+ * The error for a caller whose answer to an input request was refused.
+ *
+ * @param key The input request's key.
+ * @param refusal Why: its code and message.
+ * @returns The outcome, with HTTP status 200.
+ */
+export function answerRefused(
+  key: string,
+  refusal: { readonly code: number; readonly message: string },
+): FrontCallOutcome {
+  return callError(refusal.code, `Answer to input request ${quote(key, 64)} refused: ${refusal.message}`);
 }
 
 /**

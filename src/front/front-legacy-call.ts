@@ -31,7 +31,6 @@ import { openFlow } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";
-import { quote } from "../_internal/quote.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
@@ -41,6 +40,7 @@ import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
+  answerRefused,
   callError,
   type FrontCallOutcome,
   INVALID_STATE,
@@ -322,10 +322,7 @@ export class ParkedCall {
       const verdict = this.#server.chain.checkAnswer(entry.request, answers[key], MODERN_PROTOCOL_VERSION);
       if (!verdict.ok) {
         this.cancel("the caller's answer was refused");
-        return callError(
-          verdict.refusal.code,
-          `Answer to input request ${quote(key, 64)} refused: ${verdict.refusal.message}`,
-        );
+        return answerRefused(key, verdict.refusal);
       }
       checked.push([entry, verdict.value]);
       this.#waiting.delete(key);
