@@ -308,7 +308,8 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
         scopes: Object.freeze(granted),
         claims: Object.freeze({ ...payload }),
       });
-      remember(verified, cacheKey, { principal, expiresAt: (payload.exp as number) * 1000 });
+      if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value as string);
+      verified.set(cacheKey, { principal, expiresAt: (payload.exp as number) * 1000 });
       return principal;
     },
     metadata(target) {
@@ -437,11 +438,6 @@ function grantedScopes(payload: JWTPayload): string[] {
 
 /** The most verified tokens remembered; past it the oldest is forgotten. */
 const MAX_VERIFIED = 1000;
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_VERIFIED) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-}
 
 /** A description as it reads after "Unauthorized: ". */
 function lower(description: string): string {
