@@ -192,10 +192,10 @@ async function openCallerRetry(
   if (!opened.ok) return INVALID_STATE;
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
   for (const key of keys) {
+    const given = (callerAnswers as Record<string, unknown>)[key];
     if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
       // The gateway's own question: an elicitation result, whatever the policy lets through.
-      const action = ((callerAnswers as Record<string, unknown>)[key] as { action?: unknown } | null)
-        ?.action;
+      const action = (given as { action?: unknown } | null)?.action;
       if (action !== "accept" && action !== "decline" && action !== "cancel") {
         return answerRefused(key, {
           code: -32602,
@@ -205,11 +205,8 @@ async function openCallerRetry(
       answers[key] = { action };
       continue;
     }
-    const checked = server.chain.checkAnswer(
-      opened.state.pending[key] as InputRequest,
-      (callerAnswers as Record<string, unknown>)[key],
-      MODERN_PROTOCOL_VERSION,
-    );
+    const pending = opened.state.pending[key] as InputRequest;
+    const checked = server.chain.checkAnswer(pending, given, MODERN_PROTOCOL_VERSION);
     if (!checked.ok) return answerRefused(key, checked.refusal);
     answers[key] = checked.value;
   }
