@@ -16,7 +16,7 @@ import type { LogBudgets } from "../notify/log-budget.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type DownstreamRequest, refusal } from "./downstream-request.ts";
-import { frontCall, type FrontCallOutcome, signInAsked, withoutMeta } from "./front-call.ts";
+import { frontCall, type FrontCallOutcome, signInAsked, upstreamOutcome, withoutMeta } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { StateKey } from "./sealed-state.ts";
 import { frontDiscover } from "./_front-info.ts";
@@ -24,7 +24,6 @@ import { type FrontAnswer, respond, respondStreaming } from "./_front-response.t
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
-import { upstreamFailure } from "./upstream-failure.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callDecision } from "./_call-decision.ts";
@@ -98,11 +97,7 @@ export async function frontModernPost(
         clock: parts.internals.clock,
       })
       : undefined;
-    if (asked !== undefined) return respond(c, toResponse(request, asked));
-    return respond(c, {
-      status: 200,
-      body: { jsonrpc: "2.0", id, error: upstreamFailure(failure, serverId) },
-    });
+    return respond(c, toResponse(request, asked ?? upstreamOutcome(failure, serverId)));
   } finally {
     if (!flowHandedOff) flow.dispose();
   }
