@@ -85,15 +85,14 @@ export interface FrontLegacyCallInput {
  */
 export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<FrontCallOutcome> {
   const { server, request } = input;
-  const method = request.message.method as MrtrMethod;
-  const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
-    request.params;
-  const digest = await digestRequest(method, original);
+  const { inputResponses: callerAnswers, requestState: callerState } = request.params;
+  // The digest leaves out what changes between rounds (_meta, inputResponses, requestState).
+  const digest = await digestRequest(request.message.method, request.params);
   let call: ParkedCall;
   if (callerState === undefined) {
     const lease = input.lease();
     if ("kind" in lease) return lease;
-    call = new ParkedCall(input, { lease, method, params: original });
+    call = new ParkedCall(input, lease);
   } else {
     const answers = typeof callerAnswers === "object" && callerAnswers !== null
       ? callerAnswers as Record<string, unknown>
@@ -169,15 +168,6 @@ interface Waiting {
   reported: boolean;
 }
 
-/** What starts a parked call: its lease, method and params. */
-interface CallStart {
-  /** The session the call holds until it ends. */
-  readonly lease: UpstreamLease;
-  readonly method: MrtrMethod;
-  /** The params without `_meta`, `inputResponses` and `requestState`. */
-  readonly params: JsonObject;
-}
-
 /** A legacy upstream call that outlives the downstream requests serving its rounds. */
 export class ParkedCall {
   /** Random, unguessable; sealed into the state with the round. */
@@ -200,9 +190,9 @@ export class ParkedCall {
    * the lease is released when the call ends.
    *
    * @param input The first round's input.
-   * @param start The lease, the method and the params.
+   * @param lease The session the call holds until it ends.
    */
-  constructor(input: FrontLegacyCallInput, start: CallStart) {
+  constructor(input: FrontLegacyCallInput, lease: UpstreamLease) {
     this.#timers = input.timers;
     this.#server = input.server;
     const flow = openFlow([this.#controller.signal], {
@@ -227,7 +217,9 @@ export class ParkedCall {
       },
       onNotification: (notification: JsonRpcNotification) => this.#relay?.(notification),
     };
-    const { lease, method, params } = start;
+    const method = input.request.message.method as MrtrMethod;
+    // The call's own params: without the caller's `_meta` and what its retries add.
+    const { _meta: _m, inputResponses: _i, requestState: _s, ...params } = input.request.params;
     const session = lease.session;
     // Whether the server answered the call: else it may still be running it (see release).
     let answered = true;
