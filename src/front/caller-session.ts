@@ -58,7 +58,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
-import { undeclaredAnswer } from "./front-call.ts";
+import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { callDecision } from "./_call-decision.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
@@ -236,10 +236,7 @@ export class CallerSession {
         ? this.#listen
         : this.#streams.get(event.key);
       // A stream this session forgot (or never had) has nothing left to replay.
-      if (stream === undefined || event === undefined) {
-        return endedStreamResponse();
-      }
-      return stream.connect(event.seq);
+      return event === undefined || stream === undefined ? endedStreamResponse() : stream.connect(event.seq);
     }
     if (this.#listen.connected) {
       return jsonError(409, null, -32000, "Conflict: this session's GET stream is already open");
@@ -529,12 +526,6 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
     return { ...params, elicitationId: codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(12))) };
   }
   return params;
-}
-
-function withoutMeta(params: JsonObject): JsonObject {
-  if (!Object.hasOwn(params, "_meta")) return params;
-  const { _meta: _dropped, ...rest } = params;
-  return rest;
 }
 
 /** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */

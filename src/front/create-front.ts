@@ -98,7 +98,9 @@ const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Respons
 export function createFront(options: FrontOptions): Hono {
   const internals = clientInternals(options.client);
   if (internals === undefined) throw new TypeError("createFront(): the client must come from createClient()");
-  checkSecret(options.stateKey);
+  // The key is checked here, so a bad key fails at start-up rather than on a call.
+  const problem = secretKeyProblem(options.stateKey);
+  if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
   const callers = checkCallerOptions(options);
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
@@ -168,12 +170,6 @@ export function createFront(options: FrontOptions): Hono {
  */
 export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Promise<Response>) | undefined {
   return IN_PROCESS.get(app);
-}
-
-/** The key is checked here, so a bad key fails at start-up rather than on a call. */
-function checkSecret(secret: unknown): void {
-  const problem = secretKeyProblem(secret);
-  if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
 }
 
 /**

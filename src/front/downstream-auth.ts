@@ -201,9 +201,8 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
   return {
     async authenticate(request) {
       const token = bearerToken(request);
-      if (typeof token !== "string") {
-        return token ?? challenge(401, "Unauthorized: send Authorization: Bearer <secret>", {});
-      }
+      if (token === undefined) return challenge(401, "Unauthorized: send Authorization: Bearer <secret>", {});
+      if (token === null) return challenge(401, MALFORMED_MESSAGE, MALFORMED);
       const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
       let found: Principal | undefined;
       for (const entry of entries) {
@@ -258,6 +257,8 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
   const verified = new Map<string, { readonly principal: Principal; readonly expiresAt: number }>();
   const refuse = (status: 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
     challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });
+  const invalidToken = (target: ResourceTarget, description: string) =>
+    refuse(401, target, `Unauthorized: ${lower(description)}`, { error: "invalid_token", description });
   return {
     async authenticate(request, target) {
       const token = bearerToken(request);
@@ -269,13 +270,8 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
           {},
         );
       }
-      if (typeof token !== "string") {
-        // A malformed header: the challenge still points at the metadata (every 401 does).
-        return refuse(401, target, 'Unauthorized: the Authorization header must be "Bearer <token>"', {
-          error: "invalid_request",
-          description: "The Authorization header must be Bearer <token>",
-        });
-      }
+      // A malformed header: the challenge still points at the metadata (every 401 does).
+      if (token === null) return refuse(401, target, MALFORMED_MESSAGE, MALFORMED);
       const cacheKey = `${audience === undefined ? resourcesOf(target)[0] : ""} ${token}`;
       const known = verified.get(cacheKey);
       if (known !== undefined && Date.now() < known.expiresAt) return known.principal;
@@ -289,18 +285,10 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
           requiredClaims: ["exp", "sub"],
         }));
       } catch (error) {
-        const description = tokenProblem(error);
-        return refuse(401, target, `Unauthorized: ${lower(description)}`, {
-          error: "invalid_token",
-          description,
-        });
+        return invalidToken(target, tokenProblem(error));
       }
       if (typeof payload.sub !== "string" || payload.sub === "") {
-        const description = "The token's sub claim is not a non-empty string";
-        return refuse(401, target, `Unauthorized: ${lower(description)}`, {
-          error: "invalid_token",
-          description,
-        });
+        return invalidToken(target, "The token's sub claim is not a non-empty string");
       }
       const granted = grantedScopes(payload);
       const missing = scopes.filter((scope) => !granted.includes(scope));
@@ -320,7 +308,8 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
         scopes: Object.freeze(granted),
         claims: Object.freeze({ ...payload }),
       });
-      remember(verified, cacheKey, { principal, expiresAt: (payload.exp as number) * 1000 });
+      if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value as string);
+      verified.set(cacheKey, { principal, expiresAt: (payload.exp as number) * 1000 });
       return principal;
     },
     metadata(target) {
@@ -371,18 +360,19 @@ function resourcesOf(target: ResourceTarget): string[] {
     : [`${target.base}/mcp/${target.serverId}`, target.base];
 }
 
-/** The bearer token of a request; `undefined` when none; a `400` when the header is malformed. */
-function bearerToken(request: Request): string | Response | undefined {
+/** The bearer token of a request; `undefined` when none; `null` when the header is malformed. */
+function bearerToken(request: Request): string | null | undefined {
   const header = request.headers.get("authorization");
   if (header === null) return undefined;
-  const match = /^Bearer +(\S+) *$/i.exec(header);
-  const token = match?.[1];
-  if (token !== undefined && TOKEN68.test(token)) return token;
-  return challenge(401, 'Unauthorized: the Authorization header must be "Bearer <token>"', {
-    error: "invalid_request",
-    description: "The Authorization header must be Bearer <token>",
-  });
+  const token = /^Bearer +(\S+) *$/i.exec(header)?.[1];
+  return token !== undefined && TOKEN68.test(token) ? token : null;
 }
+
+const MALFORMED_MESSAGE = 'Unauthorized: the Authorization header must be "Bearer <token>"';
+const MALFORMED: ChallengeParts = {
+  error: "invalid_request",
+  description: "The Authorization header must be Bearer <token>",
+};
 
 interface ChallengeParts {
   readonly error?: "invalid_token" | "invalid_request" | "insufficient_scope";
@@ -448,11 +438,6 @@ function grantedScopes(payload: JWTPayload): string[] {
 
 /** The most verified tokens remembered; past it the oldest is forgotten. */
 const MAX_VERIFIED = 1000;
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_VERIFIED) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-}
 
 /** A description as it reads after "Unauthorized: ". */
 function lower(description: string): string {

@@ -102,7 +102,8 @@ export function classifyDownstream(
 /**
  * Checks one modern downstream message and its headers.
  *
- * @param message The message ({@linkcode parseDownstream}).
+ * @param message A message {@linkcode classifyDownstream} found modern: a request or a
+ *   notification (it sends every response to the legacy face).
  * @param headers The request's headers.
  * @returns The request, `"notification"` (answered `202`), or a refusal.
  */
@@ -110,10 +111,7 @@ export function readDownstreamRequest(
   message: JsonRpcMessage,
   headers: Headers,
 ): DownstreamRequest | "notification" | DownstreamRefusal {
-  if (isNotification(message)) return "notification";
-  if (!isRequest(message)) {
-    return refusal(400, null, -32600, "Invalid request: expected a request, received a response");
-  }
+  if (!isRequest(message)) return "notification";
   const id = message.id;
   const params = message.params ?? {};
   const headerVersion = headers.get("mcp-protocol-version");
@@ -163,14 +161,10 @@ export function readDownstreamRequest(
   }
   const version = meta.value["io.modelcontextprotocol/protocolVersion"];
   if (version !== MODERN_PROTOCOL_VERSION) {
-    return {
-      status: 400,
-      body: encodeError(id, {
-        code: -32022,
-        message: "Unsupported protocol version",
-        data: { supported: [MODERN_PROTOCOL_VERSION], requested: version },
-      }),
-    };
+    return refusal(400, id, -32022, "Unsupported protocol version", {
+      supported: [MODERN_PROTOCOL_VERSION],
+      requested: version,
+    });
   }
   const capabilities = decodeClientCapabilities(
     MODERN_PROTOCOL_VERSION,

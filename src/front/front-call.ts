@@ -192,32 +192,22 @@ async function openCallerRetry(
   if (!opened.ok) return INVALID_STATE;
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
   for (const key of keys) {
+    const given = (callerAnswers as Record<string, unknown>)[key];
     if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
       // The gateway's own question: an elicitation result, whatever the policy lets through.
-      const action = ((callerAnswers as Record<string, unknown>)[key] as { action?: unknown } | null)
-        ?.action;
+      const action = (given as { action?: unknown } | null)?.action;
       if (action !== "accept" && action !== "decline" && action !== "cancel") {
-        return callError(
-          -32602,
-          `Answer to input request ${
-            quote(key, 64)
-          } refused: expected { action: "accept" | "decline" | "cancel" }`,
-        );
+        return answerRefused(key, {
+          code: -32602,
+          message: 'expected { action: "accept" | "decline" | "cancel" }',
+        });
       }
       answers[key] = { action };
       continue;
     }
-    const checked = server.chain.checkAnswer(
-      opened.state.pending[key] as InputRequest,
-      (callerAnswers as Record<string, unknown>)[key],
-      MODERN_PROTOCOL_VERSION,
-    );
-    if (!checked.ok) {
-      return callError(
-        checked.refusal.code,
-        `Answer to input request ${quote(key, 64)} refused: ${checked.refusal.message}`,
-      );
-    }
+    const pending = opened.state.pending[key] as InputRequest;
+    const checked = server.chain.checkAnswer(pending, given, MODERN_PROTOCOL_VERSION);
+    if (!checked.ok) return answerRefused(key, checked.refusal);
     answers[key] = checked.value;
   }
   // Spent once, when its answers pass (a refused answer leaves the state for a corrected
@@ -256,13 +246,13 @@ async function openCallerRetry(
 export async function signInAsked(
   failure: unknown,
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
-  resume?: { readonly responses: InputResponses; readonly requestState: string | undefined },
+  resume?: Resume,
 ): Promise<FrontCallOutcome | undefined> {
   const signIn = startedSignIn(failure);
   const ask = signIn === undefined ? undefined : signInRequest(signIn);
   if (ask === undefined || !input.server.callerCan(input.request.capabilities, ask)) return undefined;
-  const { _meta: _m, inputResponses: _i, requestState: _s, ...original } = input.request.params;
-  return await sealAndAsk(input, await digestRequest(input.request.message.method, original), {
+  // The digest leaves out what changes between rounds (_meta, inputResponses, requestState).
+  return await sealAndAsk(input, await digestRequest(input.request.message.method, input.request.params), {
     requestState: resume?.requestState,
     answers: resume?.responses ?? {},
     pending: { [SIGN_IN_KEY]: ask },
@@ -411,6 +401,19 @@ function withChanges(request: InputRequest, changes: readonly InputChange[]): In
   return { ...request, params: { ...params, _meta: { ...meta, [CHANGES_META]: changes } } } as InputRequest;
 }
 
+/**
+ * A caller's params as they go upstream: without the caller's `_meta` (the upstream session
+ * writes its own).
+ *
+ * @param params The caller's params (not changed).
+ * @returns The params without `_meta`; the same object when it has none.
+ */
+export function withoutMeta(params: JsonObject): JsonObject {
+  if (!Object.hasOwn(params, "_meta")) return params;
+  const { _meta: _dropped, ...rest } = params;
+  return rest;
+}
+
 function withProgressToken(params: JsonObject, token: unknown): JsonObject {
   if (typeof token !== "string" && typeof token !== "number") return params;
   return { ...params, _meta: { progressToken: token } };
@@ -503,6 +506,20 @@ function neededBy(request: InputRequest): readonly ["roots" | "sampling" | "elic
  */
 export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOutcome {
   return { kind: "error", status: 200, error: upstreamFailure(failure, serverId) };
+}
+
+/**
+ * The error for a caller whose answer to an input request was refused.
+ *
+ * @param key The input request's key.
+ * @param refusal Why: its code and message.
+ * @returns The outcome, with HTTP status 200.
+ */
+export function answerRefused(
+  key: string,
+  refusal: { readonly code: number; readonly message: string },
+): FrontCallOutcome {
+  return callError(refusal.code, `Answer to input request ${quote(key, 64)} refused: ${refusal.message}`);
 }
 
 /**

@@ -31,7 +31,6 @@ import { openFlow } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";
-import { quote } from "../_internal/quote.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
@@ -41,6 +40,7 @@ import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
+  answerRefused,
   callError,
   type FrontCallOutcome,
   INVALID_STATE,
@@ -85,15 +85,14 @@ export interface FrontLegacyCallInput {
  */
 export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<FrontCallOutcome> {
   const { server, request } = input;
-  const method = request.message.method as MrtrMethod;
-  const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
-    request.params;
-  const digest = await digestRequest(method, original);
+  const { inputResponses: callerAnswers, requestState: callerState } = request.params;
+  // The digest leaves out what changes between rounds (_meta, inputResponses, requestState).
+  const digest = await digestRequest(request.message.method, request.params);
   let call: ParkedCall;
   if (callerState === undefined) {
     const lease = input.lease();
     if ("kind" in lease) return lease;
-    call = new ParkedCall(input, { lease, method, params: original });
+    call = new ParkedCall(input, lease);
   } else {
     const answers = typeof callerAnswers === "object" && callerAnswers !== null
       ? callerAnswers as Record<string, unknown>
@@ -169,20 +168,6 @@ interface Waiting {
   reported: boolean;
 }
 
-/** A `roots/list` stdio tied to the call only as the one in flight: likely the server's own. */
-function isUnpromptedRoots(entry: Waiting): boolean {
-  return entry.guessed && entry.request.method === "roots/list";
-}
-
-/** What starts a parked call: its lease, method and params. */
-interface CallStart {
-  /** The session the call holds until it ends. */
-  readonly lease: UpstreamLease;
-  readonly method: MrtrMethod;
-  /** The params without `_meta`, `inputResponses` and `requestState`. */
-  readonly params: JsonObject;
-}
-
 /** A legacy upstream call that outlives the downstream requests serving its rounds. */
 export class ParkedCall {
   /** Random, unguessable; sealed into the state with the round. */
@@ -205,9 +190,9 @@ export class ParkedCall {
    * the lease is released when the call ends.
    *
    * @param input The first round's input.
-   * @param start The lease, the method and the params.
+   * @param lease The session the call holds until it ends.
    */
-  constructor(input: FrontLegacyCallInput, start: CallStart) {
+  constructor(input: FrontLegacyCallInput, lease: UpstreamLease) {
     this.#timers = input.timers;
     this.#server = input.server;
     const flow = openFlow([this.#controller.signal], {
@@ -232,7 +217,9 @@ export class ParkedCall {
       },
       onNotification: (notification: JsonRpcNotification) => this.#relay?.(notification),
     };
-    const { lease, method, params } = start;
+    const method = input.request.message.method as MrtrMethod;
+    // The call's own params: without the caller's `_meta` and what its retries add.
+    const { _meta: _m, inputResponses: _i, requestState: _s, ...params } = input.request.params;
     const session = lease.session;
     // Whether the server answered the call: else it may still be running it (see release).
     let answered = true;
@@ -287,7 +274,9 @@ export class ParkedCall {
         const pending: Record<string, InputRequest> = Object.create(null);
         for (const [key, entry] of this.#waiting) {
           if (entry.reported) continue;
-          if (isUnpromptedRoots(entry) && !this.#server.callerCan(caller, entry.request)) {
+          // A `roots/list` stdio tied to the call only as the one in flight: likely the server's own.
+          const unprompted = entry.guessed && entry.request.method === "roots/list";
+          if (unprompted && !this.#server.callerCan(caller, entry.request)) {
             entry.settle(undeclaredAnswer(caller, entry.request));
             continue;
           }
@@ -325,10 +314,7 @@ export class ParkedCall {
       const verdict = this.#server.chain.checkAnswer(entry.request, answers[key], MODERN_PROTOCOL_VERSION);
       if (!verdict.ok) {
         this.cancel("the caller's answer was refused");
-        return callError(
-          verdict.refusal.code,
-          `Answer to input request ${quote(key, 64)} refused: ${verdict.refusal.message}`,
-        );
+        return answerRefused(key, verdict.refusal);
       }
       checked.push([entry, verdict.value]);
       this.#waiting.delete(key);

@@ -10,13 +10,13 @@
 import type { Context } from "hono";
 import type { ClientInternals } from "../client/client-internals.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
-import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { encodeResult, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import type { LogBudgets } from "../notify/log-budget.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type DownstreamRequest, refusal } from "./downstream-request.ts";
-import { frontCall, type FrontCallOutcome, signInAsked } from "./front-call.ts";
+import { frontCall, type FrontCallOutcome, signInAsked, upstreamOutcome, withoutMeta } from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { StateKey } from "./sealed-state.ts";
 import { frontDiscover } from "./_front-info.ts";
@@ -24,7 +24,6 @@ import { type FrontAnswer, respond, respondStreaming } from "./_front-response.t
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
-import { upstreamFailure } from "./upstream-failure.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callDecision } from "./_call-decision.ts";
@@ -98,11 +97,7 @@ export async function frontModernPost(
         clock: parts.internals.clock,
       })
       : undefined;
-    if (asked !== undefined) return respond(c, toResponse(request, asked));
-    return respond(c, {
-      status: 200,
-      body: { jsonrpc: "2.0", id, error: upstreamFailure(failure, serverId) },
-    });
+    return respond(c, toResponse(request, asked ?? upstreamOutcome(failure, serverId)));
   } finally {
     if (!flowHandedOff) flow.dispose();
   }
@@ -271,11 +266,6 @@ function toResponse(request: DownstreamRequest, outcome: FrontCallOutcome): Fron
   const id = request.message.id;
   if (outcome.kind === "result") return { status: 200, body: encodeResult(id, outcome.result) };
   return { status: outcome.status, body: { jsonrpc: "2.0", id, error: outcome.error } };
-}
-
-function withoutMeta(params: JsonObject): JsonObject {
-  const { _meta: _dropped, ...rest } = params;
-  return rest;
 }
 
 function wantsStream(accept: string | undefined): boolean {

@@ -1,6 +1,7 @@
 /**
  * The front's intake of one `POST /mcp/<server>`: the body read within the server's limits (an
- * unknown server's within the defaults, so it is answered `404` only once read), parsed as one
+ * unknown server's within the defaults, so it is answered `404` only once read; `413` over
+ * `maxMessageBytes`, `400` when it did not arrive in full), parsed as one
  * JSON-RPC message, its era told by how it opens, the caller held to the server's `access` for
  * the tool it calls; then a legacy message goes to the legacy callers' sessions and a modern
  * request, once its headers and `_meta` check out, to {@linkcode frontModernPost}.
@@ -9,10 +10,11 @@
  */
 import type { Context } from "hono";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
+import { tooLarge } from "../protocol/message-limits.ts";
+import { readRequestBytes } from "../transport/body-reader.ts";
 import type { CallerGate } from "./front-callers.ts";
 import type { FrontServer } from "./front-server.ts";
 import { classifyDownstream, parseDownstream, readDownstreamRequest, refusal } from "./downstream-request.ts";
-import { readDownstreamBody } from "./_downstream-body.ts";
 import { respond } from "./_front-response.ts";
 import type { LegacyRequest } from "./legacy-callers.ts";
 import { frontModernPost, type ModernParts } from "./front-modern-post.ts";
@@ -46,9 +48,14 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   const server = parts.servers.get(serverId);
   // An unknown server is answered 404 once the request is read, within the default limits.
   const limits = server?.policy ?? POLICY_DEFAULTS;
-  const body = await readDownstreamBody(request, limits.maxMessageBytes);
-  if ("status" in body) return respond(c, body);
-  const parsed = parseDownstream(body.text, limits.maxJsonDepth);
+  const body = await readRequestBytes(request, limits.maxMessageBytes);
+  if (body === "over_limit") {
+    return respond(c, refusal(413, null, -32600, tooLarge("Request body", limits.maxMessageBytes)));
+  }
+  if (body === "incomplete") {
+    return respond(c, refusal(400, null, -32700, "Parse error: the request body was not received in full"));
+  }
+  const parsed = parseDownstream(decoder.decode(body), limits.maxJsonDepth);
   if ("status" in parsed) return respond(c, parsed);
   const era = classifyDownstream(parsed.message, request.headers);
   if (typeof era !== "string") return respond(c, era);
@@ -70,6 +77,8 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   }
   return await frontModernPost(c, server, { ...read, principal }, parts.modern);
 }
+
+const decoder = new TextDecoder();
 
 function isJson(contentType: string | null): boolean {
   return contentType !== null && /^application\/json\s*(;|$)/i.test(contentType.trim());

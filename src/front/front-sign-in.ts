@@ -17,6 +17,7 @@
  * @module
  */
 import type { Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import type { ClientInternals } from "../client/client-internals.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { flowKey, type PendingFlow, takeFlow } from "../auth/authorization-code.ts";
@@ -144,7 +145,7 @@ export function createFrontSignIn(
       const callback = new URL(`${received.pathname}${received.search}`, baseOf(received.origin));
       const state = callback.searchParams.get("state") ?? "";
       const bound = state === "" ? undefined : await tokens.get(browserKey(state));
-      const cookie = cookieOf(c.req.header("cookie"), COOKIE);
+      const cookie = getCookie(c, COOKIE);
       if (bound === undefined || cookie === undefined || bound !== await digest(cookie)) {
         return page(
           400,
@@ -219,14 +220,6 @@ function page(status: number, title: string, body: string, headers: Record<strin
       },
     },
   );
-}
-
-function cookieOf(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const [key, ...rest] = part.trim().split("=");
-    if (key === name) return rest.join("=");
-  }
-  return undefined;
 }
 
 function randomToken(): string {

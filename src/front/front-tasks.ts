@@ -39,7 +39,13 @@ import { decodeGetTaskResult } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { ClientError } from "../errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
-import { answerRound, callError, type FrontCallOutcome, upstreamOutcome } from "./front-call.ts";
+import {
+  answerRefused,
+  answerRound,
+  callError,
+  type FrontCallOutcome,
+  upstreamOutcome,
+} from "./front-call.ts";
 import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { FrontServer } from "./front-server.ts";
 import { principalKey } from "./principal.ts";
@@ -156,12 +162,7 @@ export class FrontTasks {
       const request = Object.hasOwn(outstanding, key) ? outstanding[key] as InputRequest : undefined;
       if (request === undefined || handled?.get(key)?.kind === "answered") continue;
       const verdict = input.server.chain.checkAnswer(request, answer, MODERN_PROTOCOL_VERSION);
-      if (!verdict.ok) {
-        return callError(
-          verdict.refusal.code,
-          `Answer to input request ${quote(key, 64)} refused: ${verdict.refusal.message}`,
-        );
-      }
+      if (!verdict.ok) return answerRefused(key, verdict.refusal);
       checked[key] = verdict.value;
     }
     return {
@@ -203,10 +204,7 @@ export class FrontTasks {
     if (handled === undefined) {
       handled = new Map();
       this.#handled.set(key, handled);
-      if (this.#handled.size > MAX_TASKS) {
-        const oldest = this.#handled.keys().next();
-        if (oldest.done !== true) this.#handled.delete(oldest.value);
-      }
+      if (this.#handled.size > MAX_TASKS) this.#handled.delete(this.#handled.keys().next().value as string);
     }
     return handled;
   }

@@ -103,7 +103,10 @@ export class FrontUpstreams {
   /** @param internals The client's internals; its close closes the pooled sessions. */
   constructor(internals: ClientInternals) {
     this.#internals = internals;
-    internals.onClose(() => this.#close());
+    // The client's close closes every pooled session; a call still holding one ends with it.
+    internals.onClose(async () => {
+      await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
+    });
   }
 
   /**
@@ -282,11 +285,6 @@ export class FrontUpstreams {
   #settle(pool: Pool, entry: Pooled): void {
     entry.lastUsed = this.#internals.clock.now();
     if (!pool.has(entry.session) && !entry.busy) void entry.session.close().catch(() => {});
-  }
-
-  /** Closes every pooled session (the client is closing); a call still holding one ends with it. */
-  async #close(): Promise<void> {
-    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
   }
 }
 

@@ -83,12 +83,7 @@ export function checkHostRules(rules: HostRules, who: string): HostRules {
   const origins = allowedOrigins === undefined
     ? undefined
     : listOf(allowedOrigins, `${who}: "allowedOrigins"`).map((entry) => {
-      let origin: string | undefined;
-      try {
-        origin = new URL(entry).origin;
-      } catch {
-        origin = undefined;
-      }
+      const origin = URL.canParse(entry) ? new URL(entry).origin : undefined;
       if (origin === undefined || origin === "null" || origin !== entry.replace(/\/$/, "").toLowerCase()) {
         throw new TypeError(
           `${who}: "allowedOrigins" has ${

@@ -11,12 +11,9 @@ import type { Principal } from "../handler/handler.ts";
 
 export type { Principal };
 
-/** The key of callers without a principal (a gateway with `auth: "none"`, or the library). */
-export const ANONYMOUS = "";
-
 /**
- * The key that separates callers' budgets, sessions and states: the subject, or
- * {@linkcode ANONYMOUS} when there is no principal.
+ * The key that separates callers' budgets, sessions and states: the subject, or `""` when there
+ * is no principal (a gateway with `auth: "none"`, or the library).
  *
  * @param principal The caller, if known.
  * @returns Its key.
@@ -28,5 +25,5 @@ export const ANONYMOUS = "";
  * ```
  */
 export function principalKey(principal: Principal | undefined): string {
-  return principal?.subject ?? ANONYMOUS;
+  return principal?.subject ?? "";
 }

@@ -82,13 +82,7 @@ export class SseStream {
   /** Ends the stream: the attached connection closes, and later connections get the replay only. */
   finish(): void {
     this.#finished = true;
-    const live = this.#live;
-    this.#live = undefined;
-    try {
-      live?.close();
-    } catch {
-      // The caller went away already.
-    }
+    this.#detach();
   }
 
   /**
@@ -99,13 +93,7 @@ export class SseStream {
    * @returns The SSE response: the events after `after`, then live ones until the stream ends.
    */
   connect(after: number | undefined): Response {
-    const previous = this.#live;
-    this.#live = undefined;
-    try {
-      previous?.close();
-    } catch {
-      // Already gone.
-    }
+    this.#detach();
     let mine: ReadableStreamDefaultController<Uint8Array> | undefined;
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
@@ -124,6 +112,17 @@ export class SseStream {
       },
     });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  /** Closes the attached connection, if any. */
+  #detach(): void {
+    const live = this.#live;
+    this.#live = undefined;
+    try {
+      live?.close();
+    } catch {
+      // The caller went away already.
+    }
   }
 
   #send(bytes: Uint8Array): void {

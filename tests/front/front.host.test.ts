@@ -2,6 +2,7 @@
 // @modelcontextprotocol/client 2.4.0) and a real modern upstream (the modern peer process).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer } from "node:net";
 import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
@@ -299,5 +300,46 @@ describe("the front", () => {
     const result = await official.callTool({ name: "ask_two", arguments: {} });
     assert.deepEqual(result.content, [{ type: "text", text: expected }]);
     await official.close();
+  });
+
+  test("answers a modern caller whose server cannot be reached -32010 connection_refused, a list and a call, era known or probed", async () => {
+    // A loopback port nothing listens on.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const answers = [];
+    for (const era of ["modern", "auto"] as const) {
+      const upstream = createClient({
+        name: "gate",
+        policies: [{ server: "down", transport: { url: `http://127.0.0.1:${port}/mcp` }, era }],
+      });
+      const app = createFront({
+        client: upstream,
+        stateKey: KEY,
+        allowedHosts: ["gate.example"],
+        auth: "none",
+      });
+      const fetch = async (url: string | URL | Request, init?: RequestInit) =>
+        await app.fetch(new Request(url, init));
+      answers.push(await post(fetch, { method: "tools/list", params: { _meta: META } }, {}, "down"));
+      answers.push(
+        await post(fetch, { method: "tools/call", params: { name: "x", _meta: META } }, {}, "down"),
+      );
+      await upstream.close();
+    }
+    const refused = {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32010,
+          message: 'Upstream server "down" is unavailable: connection refused',
+          data: { serverId: "down", cause: "connection_refused" },
+        },
+      },
+    };
+    assert.deepEqual(answers, [refused, refused, refused, refused]);
   });
 });
