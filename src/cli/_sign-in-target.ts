@@ -6,10 +6,10 @@
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
-import { type FlagKinds, flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
+import { type FlagKinds, flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
 import { CALL_EXIT } from "./_call-output.ts";
 import type { CliIo } from "./cli-io.ts";
-import { loadPolicyFolder } from "./_policy-folder.ts";
+import { loadServerPolicy } from "./_policy-folder.ts";
 
 /** A server to sign in to or out of, and the command line that named it. */
 export interface SignInTarget {
@@ -43,26 +43,16 @@ export async function readSignInTarget(
   io: CliIo,
   command: SignInCommand,
 ): Promise<SignInTarget | number> {
-  const prefix = `sluice ${command.name}`;
-  const usage = (message: string): number => {
-    io.stderr.write(`${prefix}: ${message}\nRun "${prefix} --help" for usage.\n`);
-    return CALL_EXIT.usage;
-  };
-  const parsed = parseArgs(prefix, argv, { policies: "string", ...command.flags });
-  if (!parsed.ok) return usage(parsed.message.slice(prefix.length + 2));
+  const usage = (message: string): number => usageError(io, command.name, message);
+  const parsed = parseArgs(argv, { policies: "string", ...command.flags });
+  if (!parsed.ok) return usage(parsed.message);
   const { flags, positionals } = parsed.args;
   if (flags.has("help")) return (io.stdout.write(command.help), CALL_EXIT.ok);
   const [server, extra] = positionals;
   if (server === undefined) return usage("expected <server>, received nothing");
   if (extra !== undefined) return usage(`unexpected argument ${show(extra)}, expected only <server>`);
-  const dir = flagText(parsed.args, "policies") ?? "policies";
-  const policies = await loadPolicyFolder(dir, io);
-  if (typeof policies === "string") return usage(policies);
-  const policy = policies.find((p) => p.server === server);
-  if (policy === undefined) {
-    const known = policies.map((p) => JSON.stringify(p.server)).join(", ");
-    return usage(`no policy for server ${show(server)} in ${show(dir)}, expected one of: ${known}`);
-  }
+  const policy = await loadServerPolicy(flagText(parsed.args, "policies") ?? "policies", server, io);
+  if (typeof policy === "string") return usage(policy);
   const problem = oauthProblem(policy, command.name);
   return problem === undefined ? { policy, args: parsed.args } : usage(problem);
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { describeProblem } from "../policy/policy-error.ts";
-import { parseArgs, show } from "./_args.ts";
+import { parseArgs, show, usageError } from "./_args.ts";
 import { describeChain } from "./_describe-chain.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicies } from "./load-policies.ts";
@@ -41,19 +41,12 @@ Examples:
  * @returns 0 when every file compiles, 1 when one does not (or there is none), 2 on a usage error.
  */
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs("sluice check", argv, {});
-  if (!parsed.ok) {
-    io.stderr.write(`${parsed.message}\nRun "sluice check --help" for usage.\n`);
-    return 2;
-  }
+  const parsed = parseArgs(argv, {});
+  if (!parsed.ok) return usageError(io, "check", parsed.message);
   if (parsed.args.flags.has("help")) return (io.stdout.write(CHECK_HELP), 0);
   const [dir = "policies", extra] = parsed.args.positionals;
   if (extra !== undefined) {
-    io.stderr.write(
-      `sluice check: unexpected argument ${show(extra)}, expected at most one folder\n` +
-        `Run "sluice check --help" for usage.\n`,
-    );
-    return 2;
+    return usageError(io, "check", `unexpected argument ${show(extra)}, expected at most one folder`);
   }
   let loaded;
   try {

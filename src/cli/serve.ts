@@ -11,7 +11,7 @@ import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts"
 import { type Decision, describeDecision } from "../chain/decision.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
-import { flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
+import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
@@ -99,10 +99,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
 
 function usage(io: CliIo, message: string): number {
   // The entry's own errors name it ("sluice serve(): ..."): said once.
-  io.stderr.write(
-    `sluice serve: ${message.replace(/^sluice serve\(\): /, "")}\nRun "sluice serve --help" for usage.\n`,
-  );
-  return 2;
+  return usageError(io, "serve", message.replace(/^sluice serve\(\): /, ""));
 }
 
 /** Reads the command line, the policies and the handler; an exit code when there is nothing to serve. */
@@ -121,8 +118,8 @@ async function readOptions(
     public: "boolean",
     decisions: "string",
   } as const;
-  const parsed = parseArgs("sluice serve", argv, kinds);
-  if (!parsed.ok) return usage(io, parsed.message.replace(/^sluice serve: /, ""));
+  const parsed = parseArgs(argv, kinds);
+  if (!parsed.ok) return usage(io, parsed.message);
   const { args } = parsed;
   if (args.flags.has("help")) return (io.stdout.write(SERVE_HELP), 0);
   if (args.positionals.length > 0) {

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { signInRequiredBy } from "../upstream-auth-error.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
-import { flagText, parseArgs, show } from "./_args.ts";
-import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";
+import { flagText, parseArgs, show, usageError } from "./_args.ts";
+import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
 import { loadServerPolicy } from "./_policy-folder.ts";
 import { Screen } from "./_terminal.ts";
 import { openTokenFile } from "./_token-file.ts";
@@ -55,12 +54,9 @@ Examples:
  * @returns The exit code (see {@linkcode TOOLS_HELP}).
  */
 export async function runTools(argv: readonly string[], io: CliIo): Promise<number> {
-  const usage = (message: string): number => {
-    io.stderr.write(`sluice tools: ${message}\nRun "sluice tools --help" for usage.\n`);
-    return CALL_EXIT.usage;
-  };
-  const parsed = parseArgs("sluice tools", argv, { policies: "string", json: "boolean" });
-  if (!parsed.ok) return usage(parsed.message.replace(/^sluice tools: /, ""));
+  const usage = (message: string): number => usageError(io, "tools", message);
+  const parsed = parseArgs(argv, { policies: "string", json: "boolean" });
+  if (!parsed.ok) return usage(parsed.message);
   const { flags, positionals } = parsed.args;
   if (flags.has("help")) return (io.stdout.write(TOOLS_HELP), CALL_EXIT.ok);
   const [server, extra] = positionals;
@@ -78,12 +74,7 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   try {
     result = await listAllTools(client, server, io.signal);
   } catch (error) {
-    const needed = signInRequiredBy(error);
-    screen.error(
-      needed === undefined
-        ? `sluice tools: ${describeFailure(error)}`
-        : `sluice tools: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
-    );
+    screen.error(`sluice tools: ${describeCallFailure(error)}`);
     return exitCodeOf(error, io.signal?.aborted === true);
   } finally {
     await client.close();
