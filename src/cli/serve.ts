@@ -68,8 +68,6 @@ Examples:
   SLUICE_BEARER_TOKENS="ci:$(openssl rand -base64 32)" sluice serve --host 0.0.0.0 --allowed-hosts gate.example.com
 `;
 
-type Serve = (options: ServeOptions) => Promise<RunningGateway>;
-
 /**
  * Runs `sluice serve` until the io's signal fires.
  *
@@ -136,11 +134,8 @@ async function readOptions(
   }
   const policies = await loadPolicyFolder(flagText(args, "policies") ?? "policies", io);
   if (typeof policies === "string") return usage(io, policies);
-  const handlerPath = flagText(args, "handler");
-  const handler = handlerPath === undefined
-    ? undefined
-    : await loadHandler(resolve(io.cwd ?? ".", handlerPath));
-  if (typeof handler === "string") return usage(io, `--handler ${show(handlerPath ?? "")}: ${handler}`);
+  const handler = await readHandler(args, io);
+  if (typeof handler === "string") return usage(io, handler);
   const stateKey = io.env["SLUICE_STATE_KEY"];
   if (stateKey === undefined || stateKey === "") {
     return usage(io, `SLUICE_STATE_KEY is not set: expected at least 32 random bytes, ${MAKE_A_KEY}`);
@@ -193,19 +188,40 @@ async function readAuth(
     return { auth: { bearer } };
   }
   if (path === undefined) return { auth: undefined };
+  const loaded = await loadFlagModule(io, "auth", path);
+  return typeof loaded === "string" ? { problem: loaded } : { auth: loaded.value as GatewayAuth };
+}
+
+/** `--handler`'s module, checked by `defineHandler`; the problem when it is not a handler. */
+async function readHandler(args: ParsedArgs, io: CliIo): Promise<Handler | undefined | string> {
+  const path = flagText(args, "handler");
+  if (path === undefined) return undefined;
+  const loaded = await loadFlagModule(io, "handler", path);
+  if (typeof loaded === "string") return loaded;
+  try {
+    return defineHandler(loaded.value as Handler);
+  } catch (error) {
+    return `--handler ${show(path)}: ${(error as Error).message}`;
+  }
+}
+
+/** The default export of a flag's module, else its export named as the flag; or the problem. */
+async function loadFlagModule(
+  io: CliIo,
+  flag: "auth" | "handler",
+  path: string,
+): Promise<{ readonly value: unknown } | string> {
+  const named = `--${flag} ${show(path)}`;
   let namespace: Readonly<Record<string, unknown>>;
   try {
     namespace = await loadModule(resolve(io.cwd ?? ".", path));
   } catch (error) {
-    return { problem: `--auth ${show(path)}: the module does not load: ${describeThrown(error)}` };
+    return `${named}: the module does not load: ${describeThrown(error)}`;
   }
-  const value = namespace["default"] ?? namespace["auth"];
-  if (value === undefined) {
-    return {
-      problem: `--auth ${show(path)}: expected a default export or an export named "auth", found neither`,
-    };
-  }
-  return { auth: value as GatewayAuth };
+  const value = namespace["default"] ?? namespace[flag];
+  return value === undefined
+    ? `${named}: expected a default export or an export named "${flag}", found neither`
+    : { value };
 }
 
 /**
@@ -259,7 +275,7 @@ function describeAuth(auth: GatewayAuth | undefined): string {
   return `OAuth access tokens issued by ${show(auth.jwt.issuer)}`;
 }
 
-async function loadServe(): Promise<Serve> {
+async function loadServe(): Promise<(options: ServeOptions) => Promise<RunningGateway>> {
   switch (runtimeName()) {
     case "deno":
       return (await import("../adapters/deno.ts")).serve;
@@ -267,22 +283,6 @@ async function loadServe(): Promise<Serve> {
       return (await import("../adapters/bun.ts")).serve;
     case "node":
       return (await import("../adapters/node.ts")).serve;
-  }
-}
-
-async function loadHandler(path: string): Promise<Handler | string> {
-  let namespace: Readonly<Record<string, unknown>>;
-  try {
-    namespace = await loadModule(path);
-  } catch (error) {
-    return `the module does not load: ${describeThrown(error)}`;
-  }
-  const value = namespace["default"] ?? namespace["handler"];
-  if (value === undefined) return 'expected a default export or an export named "handler", found neither';
-  try {
-    return defineHandler(value as Handler);
-  } catch (error) {
-    return (error as Error).message;
   }
 }
 
