@@ -61,7 +61,7 @@ export async function promptUrl(
   const page = `the web page of server "${ctx.serverId}"`;
   for (;;) {
     const answer = await prompter.ask(ctx.signal);
-    if (answer.kind === "end") return prompter.noteStdinClosed(page, STDIN_CLOSED_CODE);
+    if (answer.kind === "end") return prompter.noteStdinClosed(page);
     if (answer.kind === "aborted") return { action: "cancel" };
     const action = ACTIONS[answer.text.trim().toLowerCase()];
     if (action === "accept") screen.line(`Open this URL yourself: ${shown}`);
@@ -70,9 +70,6 @@ export async function promptUrl(
     screen.line("  invalid: answer y, n or c");
   }
 }
-
-/** The JSON-RPC code a legacy server receives when stdin closes during its prompt (internal error). */
-const STDIN_CLOSED_CODE = -32603;
 
 const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Object.assign(
   Object.create(null),
