@@ -17,6 +17,7 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";
 import { type ArrivedCallback, type CallbackListener, listenForCallback } from "./_callback-listener.ts";
 import { openInBrowser } from "./_open-in-browser.ts";
+import { untilAborted } from "./_prompt-input.ts";
 import { highlightHost } from "./_prompt-url.ts";
 import { readSignInTarget } from "./_sign-in-target.ts";
 import { safeLine, Screen } from "./_terminal.ts";
@@ -128,7 +129,7 @@ async function start(login: Login): Promise<{ readonly expiresAt: number } | num
   const { screen, policy, io } = login;
   let started: { readonly url: string; readonly expiresAt: number };
   try {
-    const begun = await interruptible(login.client.beginAuthorization(policy.server), io.signal);
+    const begun = await untilAborted(login.client.beginAuthorization(policy.server), io.signal);
     if (begun === undefined) return CALL_EXIT.interrupted;
     started = begun;
   } catch (error) {
@@ -211,34 +212,20 @@ async function finish(login: Login, expiresAt: number): Promise<number> {
 }
 
 /** The first of: the browser's arrival, the sign-in's expiry, the command's interruption. */
-function waitForBrowser(
+async function waitForBrowser(
   arrived: Promise<ArrivedCallback>,
   expiresAt: number,
   signal: AbortSignal | undefined,
 ): Promise<ArrivedCallback | "expired" | "interrupted"> {
-  if (signal?.aborted === true) return Promise.resolve("interrupted");
-  return new Promise((resolve) => {
-    const finish = (outcome: ArrivedCallback | "expired" | "interrupted") => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(outcome);
-    };
-    const onAbort = () => finish("interrupted");
-    const timer = setTimeout(() => finish("expired"), Math.max(0, expiresAt - Date.now()));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    void arrived.then(finish);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), Math.max(0, expiresAt - Date.now()));
   });
-}
-
-/** `work`'s result, or `undefined` once `signal` fires first (`work` is left to settle). */
-function interruptible<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (signal === undefined) return work;
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+  try {
+    return await untilAborted(Promise.race([arrived, expired]), signal) ?? "interrupted";
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The page the browser is answered with. */
