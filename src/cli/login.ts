@@ -1,4 +1,3 @@
-/// <reference types="node" />
 /**
  * `sluice login <server>`: signs a person in to a server whose policy has
  * `transport.auth.oauth`, with the authorization code grant, and keeps the tokens in the command
@@ -7,7 +6,6 @@
  *
  * @module
  */
-import { domainToUnicode } from "node:url";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { Client } from "../client/client-types.ts";
 import { escapeHtml } from "../_internal/html.ts";
@@ -18,9 +16,9 @@ import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";
 import { type ArrivedCallback, type CallbackListener, listenForCallback } from "./_callback-listener.ts";
 import { openInBrowser } from "./_open-in-browser.ts";
 import { untilAborted } from "./_prompt-input.ts";
-import { highlightHost } from "./_prompt-url.ts";
+import { printUrl } from "./_prompt-url.ts";
 import { readSignInTarget } from "./_sign-in-target.ts";
-import { safeLine, Screen } from "./_terminal.ts";
+import { Screen } from "./_terminal.ts";
 import { openTokenFile, type TokenFile } from "./_token-file.ts";
 import type { CliIo } from "./cli-io.ts";
 
@@ -142,18 +140,8 @@ async function start(login: Login): Promise<{ readonly expiresAt: number } | num
     screen.error(`sluice login: ${shown}`);
     return CALL_EXIT.refused;
   }
-  const { style } = screen;
-  screen.line(style.bold(`Sign in to "${policy.server}" in your browser:`));
-  screen.line(`  URL:  ${highlightHost(shown.url, shown.host, style.host)}`);
-  screen.line(`  host: ${style.host(shown.host)}`);
-  if (shown.idn) {
-    screen.line(
-      `  ${style.warn("warning:")} the host is an internationalized domain name (xn--), ` +
-        `displayed elsewhere as "${
-          safeLine(domainToUnicode(shown.host))
-        }": it may imitate another site's name`,
-    );
-  }
+  screen.line(screen.style.bold(`Sign in to "${policy.server}" in your browser:`));
+  printUrl(screen, shown);
   const minutes = Math.max(1, Math.round((started.expiresAt - Date.now()) / 60_000));
   const waiting =
     `waiting for the browser at ${login.listener.redirectUri} for ${minutes} minutes (Ctrl-C cancels)`;
