@@ -17,6 +17,7 @@ import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
+import { untilAborted } from "./_prompt-input.ts";
 
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
@@ -89,7 +90,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     return 1;
   }
   io.stdout.write(banner(running.url, options.policies, options.auth));
-  await stopped(io.signal);
+  // Runs until the io's signal fires: never, without one.
+  await untilAborted(new Promise<never>(() => {}), io.signal);
   io.stdout.write("sluice serve: stopping\n");
   await running.close();
   return 0;
@@ -242,11 +244,7 @@ function listFlag(args: ParsedArgs, name: string): string[] | undefined {
     : text.split(",").map((entry) => entry.trim()).filter((e) => e !== "");
 }
 
-function banner(
-  url: string,
-  policies: readonly { server: string; era: string; transport: { kind: string } }[],
-  auth: GatewayAuth | undefined,
-): string {
+function banner(url: string, policies: readonly CompiledPolicy[], auth: GatewayAuth | undefined): string {
   const width = Math.max(...policies.map((p) => `${url}/mcp/${p.server}`.length), `${url}/healthz`.length) +
     2;
   const lines = [
@@ -284,10 +282,4 @@ async function loadServe(): Promise<(options: ServeOptions) => Promise<RunningGa
     case "node":
       return (await import("../adapters/node.ts")).serve;
   }
-}
-
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => {});
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener("abort", () => done(), { once: true }));
 }
