@@ -17,7 +17,7 @@ import { type ArrivedCallback, type CallbackListener, listenForCallback } from "
 import { openInBrowser } from "./_open-in-browser.ts";
 import { untilAborted } from "./_prompt-input.ts";
 import { printUrl } from "./_prompt-url.ts";
-import { readSignInTarget } from "./_sign-in-target.ts";
+import { readServerTarget } from "./_server-target.ts";
 import { Screen } from "./_terminal.ts";
 import { openTokenFile, type TokenFile } from "./_token-file.ts";
 import type { CliIo } from "./cli-io.ts";
@@ -81,10 +81,11 @@ interface Login {
  * @returns The exit code (see {@linkcode LOGIN_HELP}).
  */
 export async function runLogin(argv: readonly string[], io: CliIo): Promise<number> {
-  const target = await readSignInTarget(argv, io, {
+  const target = await readServerTarget(argv, io, {
     name: "login",
     help: LOGIN_HELP,
     flags: { open: "boolean" },
+    signIn: true,
   });
   if (typeof target === "number") return target;
   const screen = new Screen(io);
