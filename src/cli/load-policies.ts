@@ -84,7 +84,7 @@ async function listPolicyFiles(folder: string, dir: string): Promise<string[]> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
     const names = entries.filter((e) => !e.isDirectory() && POLICY_FILE.test(e.name)).map((e) => e.name);
-    return names.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+    return names.sort();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new Error(
