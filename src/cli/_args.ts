@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { CliIo } from "./cli-io.ts";
 
 /** The flags a command knows, by name (without `--`): whether each takes a value. */
 export type FlagKinds = Readonly<Record<string, "string" | "boolean">>;
@@ -25,12 +26,11 @@ export type ParseOutcome =
 /**
  * Reads `argv` against the flags a command knows (`--help` is always known).
  *
- * @param command What to name in messages, e.g. `"sluice serve"`.
  * @param argv The arguments after the command's name.
  * @param kinds The command's flags.
  * @returns The positionals and flags, or a message naming the flag that was wrong.
  */
-export function parseArgs(command: string, argv: readonly string[], kinds: FlagKinds): ParseOutcome {
+export function parseArgs(argv: readonly string[], kinds: FlagKinds): ParseOutcome {
   const known = new Map<string, "string" | "boolean">([...Object.entries(kinds), ["help", "boolean"]]);
   const valid = [...known.keys()].map((name) => `--${name}`).join(", ");
   const positionals: string[] = [];
@@ -48,7 +48,7 @@ export function parseArgs(command: string, argv: readonly string[], kinds: FlagK
     const [written, inline] = splitFlag(arg);
     const name = written === "-h" ? "help" : written.replace(/^--/, "");
     const kind = written.startsWith("--") || written === "-h" ? known.get(name) : undefined;
-    const fail = (problem: string): ParseOutcome => ({ ok: false, message: `${command}: ${problem}` });
+    const fail = (message: string): ParseOutcome => ({ ok: false, message });
     if (kind === undefined) return fail(`unknown flag ${show(written)}, expected one of ${valid}`);
     if (flags.has(name)) return fail(`flag ${show(`--${name}`)} is given twice, expected it once`);
     if (kind === "boolean") {
@@ -66,6 +66,19 @@ export function parseArgs(command: string, argv: readonly string[], kinds: FlagK
     flags.set(name, value);
   }
   return { ok: true, args: { positionals, flags } };
+}
+
+/**
+ * Prints a usage error and how to get help.
+ *
+ * @param io The command's io.
+ * @param command The command's name after `sluice`, e.g. `"serve"`.
+ * @param message What was wrong.
+ * @returns The exit code of a usage error, 2.
+ */
+export function usageError(io: CliIo, command: string, message: string): number {
+  io.stderr.write(`sluice ${command}: ${message}\nRun "sluice ${command} --help" for usage.\n`);
+  return 2;
 }
 
 /**

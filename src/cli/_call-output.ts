@@ -6,6 +6,7 @@
  * @module
  */
 import { ClientError } from "../errors.ts";
+import { signInRequiredBy } from "../upstream-auth-error.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { safeLines, type Screen } from "./_terminal.ts";
@@ -69,6 +70,20 @@ export function describeFailure(error: unknown): string {
   }
   const code = error.code === undefined ? "" : `, code ${error.code}`;
   return `${sanitizeText(error.message, 2000)} (${error.kind}${code})`;
+}
+
+/**
+ * Describes a failed call or listing in one line; a server that needs a sign-in first is told
+ * which command signs in.
+ *
+ * @param error What the call rejected with.
+ * @returns The message.
+ */
+export function describeCallFailure(error: unknown): string {
+  const needed = signInRequiredBy(error);
+  return needed === undefined
+    ? describeFailure(error)
+    : `server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The policies `serve`, `call` and `tools` run with: every file of the folder must compile, and
- * there must be at least one; otherwise a message says which files are wrong and how.
+ * The policies the commands run with: the folder must hold at least one policy file, and for
+ * every command but `check` every file must compile; otherwise a message says what is wrong.
  *
  * @module
  */
@@ -8,7 +8,26 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { describeProblem } from "../policy/policy-error.ts";
 import { show } from "./_args.ts";
 import type { CliIo } from "./cli-io.ts";
-import { loadPolicies } from "./load-policies.ts";
+import { type LoadedPolicies, loadPolicies } from "./load-policies.ts";
+
+/**
+ * Loads a policy folder that must hold at least one policy file.
+ *
+ * @param dir The folder, relative to the io's working directory.
+ * @param io The command's io.
+ * @returns What {@linkcode loadPolicies} found, or the message when the folder cannot be read or
+ *   holds no policy file.
+ */
+export async function loadPolicyFiles(dir: string, io: CliIo): Promise<LoadedPolicies | string> {
+  let loaded;
+  try {
+    loaded = await loadPolicies(dir, io.cwd === undefined ? {} : { cwd: io.cwd });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (loaded.files.length > 0) return loaded;
+  return `no policy files in ${show(dir)}, expected *.policy.ts, *.policy.js or *.policy.json files`;
+}
 
 /**
  * Loads a policy folder for a command that needs all of it.
@@ -18,15 +37,8 @@ import { loadPolicies } from "./load-policies.ts";
  * @returns The compiled policies, or the message of what is wrong (every problem, one per line).
  */
 export async function loadPolicyFolder(dir: string, io: CliIo): Promise<readonly CompiledPolicy[] | string> {
-  let loaded;
-  try {
-    loaded = await loadPolicies(dir, io.cwd === undefined ? {} : { cwd: io.cwd });
-  } catch (error) {
-    return (error as Error).message;
-  }
-  if (loaded.files.length === 0) {
-    return `no policy files in ${show(dir)}, expected *.policy.ts, *.policy.js or *.policy.json files`;
-  }
+  const loaded = await loadPolicyFiles(dir, io);
+  if (typeof loaded === "string") return loaded;
   if (loaded.problems.length > 0) {
     return `the policies in ${show(dir)} do not compile:\n${loaded.problems.map(describeProblem).join("\n")}`;
   }

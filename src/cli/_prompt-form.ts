@@ -23,9 +23,6 @@ type Outcome = { readonly kind: "value"; readonly value: ElicitValue | undefined
   readonly result: ElicitResult | undefined;
 };
 
-/** The JSON-RPC code a legacy server receives when stdin closes during its form (internal error). */
-const STDIN_CLOSED_CODE = -32603;
-
 /**
  * Asks a form's fields one by one.
  *
@@ -54,10 +51,7 @@ export async function promptForm(
     if (outcome.kind === "stop") {
       const form = `the form of server "${ctx.serverId}"`;
       if (outcome.result === undefined) {
-        return prompter.noteStdinClosed(
-          `${form}, field ${quote(labelOf(field, property))}`,
-          STDIN_CLOSED_CODE,
-        );
+        return prompter.noteStdinClosed(`${form}, field ${quote(labelOf(field, property))}`);
       }
       if (outcome.result.action !== "cancel" || !ctx.signal.aborted) {
         prompter.noteDeclined(`answered "${outcome.result.action}" to ${form}`);

@@ -44,63 +44,34 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
     maxEnumValues: policy.elicitation.maxEnumValues,
   });
   const cancelled = { action: "cancel" } as const;
-  const rounds = new RoundCounter();
   return defineHandler({
     elicitationModes: ["form", "url"],
     elicitation: (params, ctx) =>
-      rounds.during((round) =>
-        prompter.exclusive<ElicitResult | HandlerError>(ctx.signal, () => {
-          if (ctx.mode === "url" && "url" in params) {
-            return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin, round });
-          }
-          const form = forms.check("requestedSchema" in params ? params.requestedSchema : undefined);
-          if (!form.ok || ctx.mode !== "form" || !("requestedSchema" in params)) {
-            return Promise.resolve(cancelled);
-          }
-          return promptForm(prompter, { params, shape: form.value.shape, ctx, round });
-        }, cancelled)
-      ),
+      prompter.exclusive<ElicitResult | HandlerError>(ctx.signal, (round) => {
+        if (ctx.mode === "url" && "url" in params) {
+          return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin, round });
+        }
+        const form = forms.check("requestedSchema" in params ? params.requestedSchema : undefined);
+        if (!form.ok || ctx.mode !== "form" || !("requestedSchema" in params)) {
+          return Promise.resolve(cancelled);
+        }
+        return promptForm(prompter, { params, shape: form.value.shape, ctx, round });
+      }, cancelled),
     sampling: (params, ctx) =>
-      rounds.during((round) =>
-        prompter.exclusive(
-          ctx.signal,
-          () =>
-            promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode, round }),
-          { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
-        )
+      prompter.exclusive(
+        ctx.signal,
+        (round) =>
+          promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode, round }),
+        { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
       ),
     roots: (ctx) =>
-      rounds.during((round) =>
-        prompter.exclusive(ctx.signal, () => promptRoots(prompter, { ctx, cwd: options.cwd, round }), {
-          roots: [],
-        })
-      ),
+      prompter.exclusive(ctx.signal, (round) => promptRoots(prompter, { ctx, cwd: options.cwd, round }), {
+        roots: [],
+      }),
     log: (level, entry) => {
       if (!atOrAbove(level, options.logLevel)) return;
       const logger = entry.logger === undefined ? "" : ` ${sanitizeText(entry.logger, 200)}:`;
       prompter.screen.error(`[${level}]${logger} ${sanitizeText(entry.data, 4096)}`);
     },
   });
-}
-
-/**
- * Numbers a call's rounds of input. The requests of one round arrive together, before any is
- * answered, and the next round's only after all of them are; so a request arriving while none
- * waits, after one was answered, opens the next round. (The handler is not told the round: the
- * legacy era has none, and a modern round's requests run through the chain one by one.)
- */
-class RoundCounter {
-  #round = 0;
-  #waiting = 0;
-
-  /** Runs one request's questions, telling them their round. */
-  async during<T>(questions: (round: number) => Promise<T>): Promise<T> {
-    if (this.#waiting === 0) this.#round++;
-    this.#waiting++;
-    try {
-      return await questions(this.#round);
-    } finally {
-      this.#waiting--;
-    }
-  }
 }

@@ -57,7 +57,7 @@ export class LineReader {
       if (signal?.aborted === true) return { kind: "aborted" };
       this.#iterator ??= this.#source[Symbol.asyncIterator]();
       this.#pending ??= this.#iterator.next();
-      const next = await raceAbort(this.#pending, signal);
+      const next = await untilAborted(this.#pending, signal);
       if (next === undefined) return { kind: "aborted" };
       this.#pending = undefined;
       if (next.done === true) {
@@ -85,6 +85,8 @@ export class Prompter {
   readonly #reader: LineReader;
   readonly #echo: boolean;
   #queue: Promise<unknown> = Promise.resolve();
+  #round = 0;
+  #waiting = 0;
   #declined: string | undefined;
   #unanswered: string | undefined;
 
@@ -101,15 +103,14 @@ export class Prompter {
   }
 
   /**
-   * Writes `> ` (or another mark) and reads one answer; when stdin is not a terminal the answer is
-   * echoed so the output reads as a transcript. A fired signal prints a note and gives up.
+   * Writes `> ` and reads one answer; when stdin is not a terminal the answer is echoed so the
+   * output reads as a transcript. A fired signal prints a note and gives up.
    *
    * @param signal The request's signal.
-   * @param mark What to write before the answer.
    * @returns The answer.
    */
-  async ask(signal: AbortSignal, mark = "> "): Promise<PromptAnswer> {
-    this.screen.write(mark);
+  async ask(signal: AbortSignal): Promise<PromptAnswer> {
+    this.screen.write("> ");
     const answer = await this.#reader.read(signal);
     if (answer.kind === "line" && this.#echo) this.screen.write(`${answer.text}\n`);
     if (answer.kind === "end") this.screen.write("\n");
@@ -144,42 +145,54 @@ export class Prompter {
    * answer it, and a silent cancel would read as the person's choice. The call then exits 6.
    *
    * @param what The prompt, e.g. `the form of server "demo", field "Name"`.
-   * @param code The JSON-RPC code of the failure (what a legacy server receives).
+   * @param code The JSON-RPC code of the failure (what a legacy server receives). @default -32603
    * @returns The handler's error.
    */
-  noteStdinClosed(what: string, code: number): HandlerError {
+  noteStdinClosed(what: string, code = -32603): HandlerError {
     this.#unanswered ??= what;
     return { error: { code, message: "The operator cannot answer: stdin is closed" } };
   }
 
   /**
-   * Runs one input request's questions after the previous ones are done; skipped when its signal
-   * has fired by then.
+   * Runs one input request's questions after the previous ones are done, telling them the call's
+   * round of input; skipped when its signal has fired by then.
+   *
+   * The requests of one round arrive together, before any is answered, and the next round's only
+   * after all of them are; so a request arriving while none waits opens the next round. (The
+   * handler is not told the round: the legacy era has none, and a modern round's requests run
+   * through the chain one by one.)
    *
    * @param signal The request's signal.
    * @param questions Asks and answers.
    * @param skipped The answer when skipped.
    * @returns What `questions` returned.
    */
-  exclusive<T>(signal: AbortSignal, questions: () => Promise<T>, skipped: T): Promise<T> {
-    const turn = this.#queue.then(() => signal.aborted ? skipped : questions());
+  exclusive<T>(signal: AbortSignal, questions: (round: number) => Promise<T>, skipped: T): Promise<T> {
+    if (this.#waiting === 0) this.#round++;
+    this.#waiting++;
+    const round = this.#round;
+    const turn = this.#queue.then(() => signal.aborted ? skipped : questions(round))
+      .finally(() => this.#waiting--);
     this.#queue = turn.catch(() => {});
     return turn;
   }
 }
 
-async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (signal === undefined) return await promise;
-  let onAbort = (): void => {};
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
+/**
+ * Waits for `work` until `signal` fires; `work` is then left to settle (a read keeps its line).
+ *
+ * @param work What to wait for.
+ * @param signal Ends the wait.
+ * @returns What `work` resolved to, or `undefined` once `signal` has fired.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
     signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }
 
 /**

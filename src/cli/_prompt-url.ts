@@ -11,7 +11,7 @@ import { domainToUnicode } from "node:url";
 import type { HandlerError, UrlElicitationContext } from "../handler/handler.ts";
 import type { ElicitRequestURLParams, ElicitResult } from "../protocol/elicitation.ts";
 import { askingLine, type Prompter } from "./_prompt-input.ts";
-import { safeLine, safeLines } from "./_terminal.ts";
+import { safeLine, safeLines, type Screen } from "./_terminal.ts";
 
 /**
  * Shows a URL and asks for consent.
@@ -33,21 +33,11 @@ export async function promptUrl(
   const { params, ctx, serverOrigin } = request;
   const { screen } = prompter;
   const { style } = screen;
-  const shown = highlightHost(ctx.url, ctx.host, style.host);
   screen.line(style.bold(askingLine(ctx.serverId, "asks you to open a web page", request.round)));
   for (const line of safeLines(params.message)) screen.line(`  ${line}`);
-  screen.line(`  URL:  ${shown}`);
-  screen.line(`  host: ${style.host(ctx.host)}`);
   // The policy normalised what the server sent (what a browser would open): say what it was.
   const sent = ctx.changes.find((change) => change.field === "url")?.from;
-  if (typeof sent === "string") screen.line(`  sent: ${safeLine(sent)} (normalised above)`);
-  if (ctx.idn) {
-    const unicode = safeLine(domainToUnicode(ctx.host));
-    screen.line(
-      `  ${style.warn("warning:")} the host is an internationalized domain name (xn--), ` +
-        `displayed elsewhere as "${unicode}": it may imitate another site's name`,
-    );
-  }
+  const shown = printUrl(screen, { url: ctx.url, host: ctx.host, idn: ctx.idn, sent });
   if (ctx.originMismatch) {
     screen.line(
       `  ${style.warn("warning:")} the page is not on the server's own origin ` +
@@ -61,7 +51,7 @@ export async function promptUrl(
   const page = `the web page of server "${ctx.serverId}"`;
   for (;;) {
     const answer = await prompter.ask(ctx.signal);
-    if (answer.kind === "end") return prompter.noteStdinClosed(page, STDIN_CLOSED_CODE);
+    if (answer.kind === "end") return prompter.noteStdinClosed(page);
     if (answer.kind === "aborted") return { action: "cancel" };
     const action = ACTIONS[answer.text.trim().toLowerCase()];
     if (action === "accept") screen.line(`Open this URL yourself: ${shown}`);
@@ -70,9 +60,6 @@ export async function promptUrl(
     screen.line("  invalid: answer y, n or c");
   }
 }
-
-/** The JSON-RPC code a legacy server receives when stdin closes during its prompt (internal error). */
-const STDIN_CLOSED_CODE = -32603;
 
 const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Object.assign(
   Object.create(null),
@@ -88,15 +75,37 @@ const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Ob
 );
 
 /**
- * The URL with its host wrapped by `mark` (the URL is the check's normalised `href`); also how
- * `sluice login` shows its authorization URL.
+ * Prints a URL for a person to open: the URL with its host highlighted, the host, what the server
+ * sent when the policy normalised it, and a warning for an internationalized host (`xn--`). Also
+ * how `sluice login` shows its authorization URL.
  *
- * @param url The normalised URL.
- * @param host Its host, as the URL spells it.
- * @param mark Styles the host.
- * @returns The URL to print.
+ * @param screen The screen.
+ * @param page The URL (the check's normalised `href`), its host as the URL spells it, whether the
+ *   host is internationalized, and what the server sent in its place.
+ * @returns The URL with its host highlighted.
  */
-export function highlightHost(url: string, host: string, mark: (text: string) => string): string {
+export function printUrl(
+  screen: Screen,
+  page: { url: string; host: string; idn: boolean; sent?: unknown },
+): string {
+  const { style } = screen;
+  const shown = highlightHost(page.url, page.host, style.host);
+  screen.line(`  URL:  ${shown}`);
+  screen.line(`  host: ${style.host(page.host)}`);
+  if (typeof page.sent === "string") screen.line(`  sent: ${safeLine(page.sent)} (normalised above)`);
+  if (page.idn) {
+    screen.line(
+      `  ${style.warn("warning:")} the host is an internationalized domain name (xn--), ` +
+        `displayed elsewhere as "${
+          safeLine(domainToUnicode(page.host))
+        }": it may imitate another site's name`,
+    );
+  }
+  return shown;
+}
+
+/** The URL with its host wrapped by `mark`. */
+function highlightHost(url: string, host: string, mark: (text: string) => string): string {
   const start = url.indexOf("//") + 2;
   if (start < 2 || !url.startsWith(host, start)) return url;
   return `${url.slice(0, start)}${mark(host)}${url.slice(start + host.length)}`;

@@ -10,26 +10,12 @@ import type { CliIo } from "./cli-io.ts";
 
 /** ANSI styles, or plain text when colours are off. */
 export interface Style {
-  /** Whether escapes are written. */
-  readonly on: boolean;
   /** A heading. */
   bold(text: string): string;
   /** The host of a URL: bold yellow. */
   host(text: string): string;
   /** A warning label: bold red. */
   warn(text: string): string;
-}
-
-/**
- * Chooses the styles: colours only when stdout is a terminal and `NO_COLOR` is unset or empty.
- *
- * @param io The command's io.
- * @returns The styles.
- */
-export function createStyle(io: CliIo): Style {
-  const on = io.isTTY && (io.env["NO_COLOR"] ?? "") === "";
-  const wrap = (code: string) => (text: string) => on ? `\x1b[${code}m${text}\x1b[0m` : text;
-  return { on, bold: wrap("1"), host: wrap("1;33"), warn: wrap("1;31") };
 }
 
 /**
@@ -60,7 +46,7 @@ export function safeLine(text: unknown, max = 300): string {
 export class Screen {
   /** The command's io. */
   readonly io: CliIo;
-  /** Its styles. */
+  /** Its styles: colours only when stdout is a terminal and `NO_COLOR` is unset or empty. */
   readonly style: Style;
   #progressOpen = false;
 
@@ -71,7 +57,9 @@ export class Screen {
    */
   constructor(io: CliIo) {
     this.io = io;
-    this.style = createStyle(io);
+    const on = io.isTTY && (io.env["NO_COLOR"] ?? "") === "";
+    const wrap = (code: string) => (text: string) => on ? `\x1b[${code}m${text}\x1b[0m` : text;
+    this.style = { bold: wrap("1"), host: wrap("1;33"), warn: wrap("1;31") };
   }
 
   /**
@@ -89,7 +77,7 @@ export class Screen {
    * @param text The text.
    */
   write(text: string): void {
-    this.#closeProgress();
+    this.end();
     this.io.stdout.write(text);
   }
 
@@ -99,7 +87,7 @@ export class Screen {
    * @param text The line.
    */
   error(text: string): void {
-    this.#closeProgress();
+    this.end();
     this.io.stderr.write(`${text}\n`);
   }
 
@@ -116,10 +104,6 @@ export class Screen {
 
   /** Ends an open progress line. */
   end(): void {
-    this.#closeProgress();
-  }
-
-  #closeProgress(): void {
     if (!this.#progressOpen) return;
     this.#progressOpen = false;
     this.io.stdout.write("\n");

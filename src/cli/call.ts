@@ -5,15 +5,21 @@
  *
  * @module
  */
-import { signInRequiredBy } from "../upstream-auth-error.ts";
 import type { Client } from "../client/client-types.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import { ClientError } from "../errors.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { LogLevel } from "../policy/policy.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
-import { flagText, parseArgs, show } from "./_args.ts";
-import { CALL_EXIT, describeFailure, exitCodeOf, printResult, progressLine } from "./_call-output.ts";
+import { flagText, parseArgs, show, usageError } from "./_args.ts";
+import {
+  CALL_EXIT,
+  describeCallFailure,
+  describeFailure,
+  exitCodeOf,
+  printResult,
+  progressLine,
+} from "./_call-output.ts";
 import { LineReader, Prompter } from "./_prompt-input.ts";
 import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
@@ -171,12 +177,7 @@ function endCall(
     return CALL_EXIT.usage;
   }
   if (how.failure !== undefined) {
-    const needed = signInRequiredBy(how.failure.error);
-    screen.error(
-      needed === undefined
-        ? `sluice call: ${describeFailure(how.failure.error)}`
-        : `sluice call: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
-    );
+    screen.error(`sluice call: ${describeCallFailure(how.failure.error)}`);
     return exitCodeOf(how.failure.error, interrupted);
   }
   if (!how.isError) return CALL_EXIT.ok;
@@ -211,16 +212,9 @@ async function lacksTool(
 
 /** Reads the command line and the server's policy; an exit code when there is nothing to call. */
 async function readPlan(argv: readonly string[], io: CliIo): Promise<CallPlan | number> {
-  const usage = (message: string): number => {
-    io.stderr.write(`sluice call: ${message}\nRun "sluice call --help" for usage.\n`);
-    return CALL_EXIT.usage;
-  };
-  const parsed = parseArgs("sluice call", argv, {
-    policies: "string",
-    "log-level": "string",
-    json: "boolean",
-  });
-  if (!parsed.ok) return usage(parsed.message.replace(/^sluice call: /, ""));
+  const usage = (message: string): number => usageError(io, "call", message);
+  const parsed = parseArgs(argv, { policies: "string", "log-level": "string", json: "boolean" });
+  if (!parsed.ok) return usage(parsed.message);
   const { flags, positionals } = parsed.args;
   if (flags.has("help")) return (io.stdout.write(CALL_HELP), CALL_EXIT.ok);
   const [server, tool, json, extra] = positionals;

@@ -5,10 +5,10 @@
  * @module
  */
 import { describeProblem } from "../policy/policy-error.ts";
-import { parseArgs, show } from "./_args.ts";
+import { parseArgs, show, usageError } from "./_args.ts";
 import { describeChain } from "./_describe-chain.ts";
 import type { CliIo } from "./cli-io.ts";
-import { loadPolicies } from "./load-policies.ts";
+import { loadPolicyFiles } from "./_policy-folder.ts";
 
 /** The text of `sluice check --help`. */
 export const CHECK_HELP: string = `Usage: sluice check [dir]
@@ -41,36 +41,19 @@ Examples:
  * @returns 0 when every file compiles, 1 when one does not (or there is none), 2 on a usage error.
  */
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs("sluice check", argv, {});
-  if (!parsed.ok) {
-    io.stderr.write(`${parsed.message}\nRun "sluice check --help" for usage.\n`);
-    return 2;
-  }
+  const parsed = parseArgs(argv, {});
+  if (!parsed.ok) return usageError(io, "check", parsed.message);
   if (parsed.args.flags.has("help")) return (io.stdout.write(CHECK_HELP), 0);
   const [dir = "policies", extra] = parsed.args.positionals;
   if (extra !== undefined) {
-    io.stderr.write(
-      `sluice check: unexpected argument ${show(extra)}, expected at most one folder\n` +
-        `Run "sluice check --help" for usage.\n`,
-    );
-    return 2;
+    return usageError(io, "check", `unexpected argument ${show(extra)}, expected at most one folder`);
   }
-  let loaded;
-  try {
-    loaded = await loadPolicies(dir, io.cwd === undefined ? {} : { cwd: io.cwd });
-  } catch (error) {
-    io.stderr.write(`sluice check: ${(error as Error).message}\n`);
+  const loaded = await loadPolicyFiles(dir, io);
+  if (typeof loaded === "string") {
+    io.stderr.write(`sluice check: ${loaded}\n`);
     return 1;
   }
   const { files, policies, problems } = loaded;
-  if (files.length === 0) {
-    io.stderr.write(
-      `sluice check: no policy files in ${
-        show(dir)
-      }, expected *.policy.ts, *.policy.js or *.policy.json files\n`,
-    );
-    return 1;
-  }
   if (problems.length > 0) {
     const failing = new Set(problems.map((problem) => problem.source)).size;
     io.stdout.write(problems.map((problem) => `${describeProblem(problem)}\n`).join(""));

@@ -37,14 +37,6 @@ export interface CliIo {
   readonly signal?: AbortSignal;
 }
 
-/** The process's own {@linkcode CliIo}, and how to stop listening for signals. */
-export interface ProcessIo {
-  /** The streams and facts of this process. */
-  readonly io: CliIo;
-  /** Removes the SIGINT and SIGTERM listeners. */
-  close(): void;
-}
-
 /**
  * Builds the {@linkcode CliIo} of this process: its streams and environment, and a signal
  * aborted by the first SIGINT or SIGTERM (a second one exits at once with code 130).
@@ -58,7 +50,7 @@ export interface ProcessIo {
  * close();
  * ```
  */
-export function openProcessIo(): ProcessIo {
+export function openProcessIo(): { readonly io: CliIo; close(): void } {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130);

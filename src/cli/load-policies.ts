@@ -84,7 +84,7 @@ async function listPolicyFiles(folder: string, dir: string): Promise<string[]> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
     const names = entries.filter((e) => !e.isDirectory() && POLICY_FILE.test(e.name)).map((e) => e.name);
-    return names.sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+    return names.sort();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new Error(
@@ -100,9 +100,15 @@ async function loadOne(
   path: string,
   source: string,
 ): Promise<{ ok: true; policy: CompiledPolicy } | { ok: false; problems: PolicyProblem[] }> {
-  const problem = (message: string) => ({
+  const problem = (message: string, position?: PolicyProblem["position"]) => ({
     ok: false as const,
-    problems: [{ source, server: undefined, path: "", message }],
+    problems: [{
+      source,
+      server: undefined,
+      path: "",
+      message,
+      ...(position === undefined ? {} : { position }),
+    }],
   });
   let namespace: Readonly<Record<string, unknown>>;
   try {
@@ -110,16 +116,7 @@ async function loadOne(
   } catch (error) {
     if (error instanceof SourceSyntaxError && error.file === path) {
       const { line, column, lineText } = error;
-      return {
-        ok: false,
-        problems: [{
-          source,
-          server: undefined,
-          path: "",
-          message: `the file does not parse: ${error.what}`,
-          position: { line, column, lineText },
-        }],
-      };
+      return problem(`the file does not parse: ${error.what}`, { line, column, lineText });
     }
     return problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`);
   }

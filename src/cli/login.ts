@@ -1,4 +1,3 @@
-/// <reference types="node" />
 /**
  * `sluice login <server>`: signs a person in to a server whose policy has
  * `transport.auth.oauth`, with the authorization code grant, and keeps the tokens in the command
@@ -7,7 +6,6 @@
  *
  * @module
  */
-import { domainToUnicode } from "node:url";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { Client } from "../client/client-types.ts";
 import { escapeHtml } from "../_internal/html.ts";
@@ -17,9 +15,10 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";
 import { type ArrivedCallback, type CallbackListener, listenForCallback } from "./_callback-listener.ts";
 import { openInBrowser } from "./_open-in-browser.ts";
-import { highlightHost } from "./_prompt-url.ts";
-import { readSignInTarget } from "./_sign-in-target.ts";
-import { safeLine, Screen } from "./_terminal.ts";
+import { untilAborted } from "./_prompt-input.ts";
+import { printUrl } from "./_prompt-url.ts";
+import { readServerTarget } from "./_server-target.ts";
+import { Screen } from "./_terminal.ts";
 import { openTokenFile, type TokenFile } from "./_token-file.ts";
 import type { CliIo } from "./cli-io.ts";
 
@@ -82,10 +81,11 @@ interface Login {
  * @returns The exit code (see {@linkcode LOGIN_HELP}).
  */
 export async function runLogin(argv: readonly string[], io: CliIo): Promise<number> {
-  const target = await readSignInTarget(argv, io, {
+  const target = await readServerTarget(argv, io, {
     name: "login",
     help: LOGIN_HELP,
     flags: { open: "boolean" },
+    signIn: true,
   });
   if (typeof target === "number") return target;
   const screen = new Screen(io);
@@ -128,7 +128,7 @@ async function start(login: Login): Promise<{ readonly expiresAt: number } | num
   const { screen, policy, io } = login;
   let started: { readonly url: string; readonly expiresAt: number };
   try {
-    const begun = await interruptible(login.client.beginAuthorization(policy.server), io.signal);
+    const begun = await untilAborted(login.client.beginAuthorization(policy.server), io.signal);
     if (begun === undefined) return CALL_EXIT.interrupted;
     started = begun;
   } catch (error) {
@@ -141,18 +141,8 @@ async function start(login: Login): Promise<{ readonly expiresAt: number } | num
     screen.error(`sluice login: ${shown}`);
     return CALL_EXIT.refused;
   }
-  const { style } = screen;
-  screen.line(style.bold(`Sign in to "${policy.server}" in your browser:`));
-  screen.line(`  URL:  ${highlightHost(shown.url, shown.host, style.host)}`);
-  screen.line(`  host: ${style.host(shown.host)}`);
-  if (shown.idn) {
-    screen.line(
-      `  ${style.warn("warning:")} the host is an internationalized domain name (xn--), ` +
-        `displayed elsewhere as "${
-          safeLine(domainToUnicode(shown.host))
-        }": it may imitate another site's name`,
-    );
-  }
+  screen.line(screen.style.bold(`Sign in to "${policy.server}" in your browser:`));
+  printUrl(screen, shown);
   const minutes = Math.max(1, Math.round((started.expiresAt - Date.now()) / 60_000));
   const waiting =
     `waiting for the browser at ${login.listener.redirectUri} for ${minutes} minutes (Ctrl-C cancels)`;
@@ -211,34 +201,20 @@ async function finish(login: Login, expiresAt: number): Promise<number> {
 }
 
 /** The first of: the browser's arrival, the sign-in's expiry, the command's interruption. */
-function waitForBrowser(
+async function waitForBrowser(
   arrived: Promise<ArrivedCallback>,
   expiresAt: number,
   signal: AbortSignal | undefined,
 ): Promise<ArrivedCallback | "expired" | "interrupted"> {
-  if (signal?.aborted === true) return Promise.resolve("interrupted");
-  return new Promise((resolve) => {
-    const finish = (outcome: ArrivedCallback | "expired" | "interrupted") => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(outcome);
-    };
-    const onAbort = () => finish("interrupted");
-    const timer = setTimeout(() => finish("expired"), Math.max(0, expiresAt - Date.now()));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    void arrived.then(finish);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), Math.max(0, expiresAt - Date.now()));
   });
-}
-
-/** `work`'s result, or `undefined` once `signal` fires first (`work` is left to settle). */
-function interruptible<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (signal === undefined) return work;
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+  try {
+    return await untilAborted(Promise.race([arrived, expired]), signal) ?? "interrupted";
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The page the browser is answered with. */

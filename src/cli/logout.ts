@@ -7,7 +7,7 @@
 import { grantKey } from "../auth/authorization-code.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import { CALL_EXIT, describeFailure } from "./_call-output.ts";
-import { readSignInTarget } from "./_sign-in-target.ts";
+import { readServerTarget } from "./_server-target.ts";
 import { openTokenFile } from "./_token-file.ts";
 import type { CliIo } from "./cli-io.ts";
 
@@ -47,7 +47,7 @@ Examples:
  * @returns The exit code (see {@linkcode LOGOUT_HELP}).
  */
 export async function runLogout(argv: readonly string[], io: CliIo): Promise<number> {
-  const target = await readSignInTarget(argv, io, { name: "logout", help: LOGOUT_HELP });
+  const target = await readServerTarget(argv, io, { name: "logout", help: LOGOUT_HELP, signIn: true });
   if (typeof target === "number") return target;
   const { server } = target.policy;
   const file = openTokenFile(io);

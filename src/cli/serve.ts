@@ -11,12 +11,13 @@ import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts"
 import { type Decision, describeDecision } from "../chain/decision.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
-import { flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
+import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
+import { untilAborted } from "./_prompt-input.ts";
 
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
@@ -68,8 +69,6 @@ Examples:
   SLUICE_BEARER_TOKENS="ci:$(openssl rand -base64 32)" sluice serve --host 0.0.0.0 --allowed-hosts gate.example.com
 `;
 
-type Serve = (options: ServeOptions) => Promise<RunningGateway>;
-
 /**
  * Runs `sluice serve` until the io's signal fires.
  *
@@ -91,7 +90,8 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     return 1;
   }
   io.stdout.write(banner(running.url, options.policies, options.auth));
-  await stopped(io.signal);
+  // Runs until the io's signal fires: never, without one.
+  await untilAborted(new Promise<never>(() => {}), io.signal);
   io.stdout.write("sluice serve: stopping\n");
   await running.close();
   return 0;
@@ -99,10 +99,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
 
 function usage(io: CliIo, message: string): number {
   // The entry's own errors name it ("sluice serve(): ..."): said once.
-  io.stderr.write(
-    `sluice serve: ${message.replace(/^sluice serve\(\): /, "")}\nRun "sluice serve --help" for usage.\n`,
-  );
-  return 2;
+  return usageError(io, "serve", message.replace(/^sluice serve\(\): /, ""));
 }
 
 /** Reads the command line, the policies and the handler; an exit code when there is nothing to serve. */
@@ -121,8 +118,8 @@ async function readOptions(
     public: "boolean",
     decisions: "string",
   } as const;
-  const parsed = parseArgs("sluice serve", argv, kinds);
-  if (!parsed.ok) return usage(io, parsed.message.replace(/^sluice serve: /, ""));
+  const parsed = parseArgs(argv, kinds);
+  if (!parsed.ok) return usage(io, parsed.message);
   const { args } = parsed;
   if (args.flags.has("help")) return (io.stdout.write(SERVE_HELP), 0);
   if (args.positionals.length > 0) {
@@ -139,11 +136,8 @@ async function readOptions(
   }
   const policies = await loadPolicyFolder(flagText(args, "policies") ?? "policies", io);
   if (typeof policies === "string") return usage(io, policies);
-  const handlerPath = flagText(args, "handler");
-  const handler = handlerPath === undefined
-    ? undefined
-    : await loadHandler(resolve(io.cwd ?? ".", handlerPath));
-  if (typeof handler === "string") return usage(io, `--handler ${show(handlerPath ?? "")}: ${handler}`);
+  const handler = await readHandler(args, io);
+  if (typeof handler === "string") return usage(io, handler);
   const stateKey = io.env["SLUICE_STATE_KEY"];
   if (stateKey === undefined || stateKey === "") {
     return usage(io, `SLUICE_STATE_KEY is not set: expected at least 32 random bytes, ${MAKE_A_KEY}`);
@@ -196,19 +190,40 @@ async function readAuth(
     return { auth: { bearer } };
   }
   if (path === undefined) return { auth: undefined };
+  const loaded = await loadFlagModule(io, "auth", path);
+  return typeof loaded === "string" ? { problem: loaded } : { auth: loaded.value as GatewayAuth };
+}
+
+/** `--handler`'s module, checked by `defineHandler`; the problem when it is not a handler. */
+async function readHandler(args: ParsedArgs, io: CliIo): Promise<Handler | undefined | string> {
+  const path = flagText(args, "handler");
+  if (path === undefined) return undefined;
+  const loaded = await loadFlagModule(io, "handler", path);
+  if (typeof loaded === "string") return loaded;
+  try {
+    return defineHandler(loaded.value as Handler);
+  } catch (error) {
+    return `--handler ${show(path)}: ${(error as Error).message}`;
+  }
+}
+
+/** The default export of a flag's module, else its export named as the flag; or the problem. */
+async function loadFlagModule(
+  io: CliIo,
+  flag: "auth" | "handler",
+  path: string,
+): Promise<{ readonly value: unknown } | string> {
+  const named = `--${flag} ${show(path)}`;
   let namespace: Readonly<Record<string, unknown>>;
   try {
     namespace = await loadModule(resolve(io.cwd ?? ".", path));
   } catch (error) {
-    return { problem: `--auth ${show(path)}: the module does not load: ${describeThrown(error)}` };
+    return `${named}: the module does not load: ${describeThrown(error)}`;
   }
-  const value = namespace["default"] ?? namespace["auth"];
-  if (value === undefined) {
-    return {
-      problem: `--auth ${show(path)}: expected a default export or an export named "auth", found neither`,
-    };
-  }
-  return { auth: value as GatewayAuth };
+  const value = namespace["default"] ?? namespace[flag];
+  return value === undefined
+    ? `${named}: expected a default export or an export named "${flag}", found neither`
+    : { value };
 }
 
 /**
@@ -229,11 +244,7 @@ function listFlag(args: ParsedArgs, name: string): string[] | undefined {
     : text.split(",").map((entry) => entry.trim()).filter((e) => e !== "");
 }
 
-function banner(
-  url: string,
-  policies: readonly { server: string; era: string; transport: { kind: string } }[],
-  auth: GatewayAuth | undefined,
-): string {
+function banner(url: string, policies: readonly CompiledPolicy[], auth: GatewayAuth | undefined): string {
   const width = Math.max(...policies.map((p) => `${url}/mcp/${p.server}`.length), `${url}/healthz`.length) +
     2;
   const lines = [
@@ -262,7 +273,7 @@ function describeAuth(auth: GatewayAuth | undefined): string {
   return `OAuth access tokens issued by ${show(auth.jwt.issuer)}`;
 }
 
-async function loadServe(): Promise<Serve> {
+async function loadServe(): Promise<(options: ServeOptions) => Promise<RunningGateway>> {
   switch (runtimeName()) {
     case "deno":
       return (await import("../adapters/deno.ts")).serve;
@@ -271,26 +282,4 @@ async function loadServe(): Promise<Serve> {
     case "node":
       return (await import("../adapters/node.ts")).serve;
   }
-}
-
-async function loadHandler(path: string): Promise<Handler | string> {
-  let namespace: Readonly<Record<string, unknown>>;
-  try {
-    namespace = await loadModule(path);
-  } catch (error) {
-    return `the module does not load: ${describeThrown(error)}`;
-  }
-  const value = namespace["default"] ?? namespace["handler"];
-  if (value === undefined) return 'expected a default export or an export named "handler", found neither';
-  try {
-    return defineHandler(value as Handler);
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
-
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => {});
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener("abort", () => done(), { once: true }));
 }

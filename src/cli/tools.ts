@@ -4,12 +4,10 @@
  *
  * @module
  */
-import { signInRequiredBy } from "../upstream-auth-error.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
-import { flagText, parseArgs, show } from "./_args.ts";
-import { CALL_EXIT, describeFailure, exitCodeOf } from "./_call-output.ts";
-import { loadServerPolicy } from "./_policy-folder.ts";
+import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
+import { readServerTarget } from "./_server-target.ts";
 import { Screen } from "./_terminal.ts";
 import { openTokenFile } from "./_token-file.ts";
 import { listAllTools, printTools } from "./_tool-list.ts";
@@ -55,19 +53,14 @@ Examples:
  * @returns The exit code (see {@linkcode TOOLS_HELP}).
  */
 export async function runTools(argv: readonly string[], io: CliIo): Promise<number> {
-  const usage = (message: string): number => {
-    io.stderr.write(`sluice tools: ${message}\nRun "sluice tools --help" for usage.\n`);
-    return CALL_EXIT.usage;
-  };
-  const parsed = parseArgs("sluice tools", argv, { policies: "string", json: "boolean" });
-  if (!parsed.ok) return usage(parsed.message.replace(/^sluice tools: /, ""));
-  const { flags, positionals } = parsed.args;
-  if (flags.has("help")) return (io.stdout.write(TOOLS_HELP), CALL_EXIT.ok);
-  const [server, extra] = positionals;
-  if (server === undefined) return usage("expected <server>, received nothing");
-  if (extra !== undefined) return usage(`unexpected argument ${show(extra)}, expected only <server>`);
-  const policy = await loadServerPolicy(flagText(parsed.args, "policies") ?? "policies", server, io);
-  if (typeof policy === "string") return usage(policy);
+  const target = await readServerTarget(argv, io, {
+    name: "tools",
+    help: TOOLS_HELP,
+    flags: { json: "boolean" },
+  });
+  if (typeof target === "number") return target;
+  const { policy } = target;
+  const { server } = policy;
   const screen = new Screen(io);
   const client = createClient({
     name: "sluice",
@@ -78,17 +71,12 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   try {
     result = await listAllTools(client, server, io.signal);
   } catch (error) {
-    const needed = signInRequiredBy(error);
-    screen.error(
-      needed === undefined
-        ? `sluice tools: ${describeFailure(error)}`
-        : `sluice tools: server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``,
-    );
+    screen.error(`sluice tools: ${describeCallFailure(error)}`);
     return exitCodeOf(error, io.signal?.aborted === true);
   } finally {
     await client.close();
   }
-  if (flags.has("json")) screen.line(JSON.stringify(result, null, 2));
+  if (target.args.flags.has("json")) screen.line(JSON.stringify(result, null, 2));
   else printTools(screen, server, result.tools);
   return CALL_EXIT.ok;
 }

@@ -1,32 +1,35 @@
 /**
- * What `sluice login` and `sluice logout` read first: one `<server>`, its flags, and the server's
- * policy, which must sign in with `transport.auth.oauth` (a person signs in); otherwise a usage
- * error that names the server and says what its policy needs.
+ * What `sluice tools`, `sluice login` and `sluice logout` read first: one `<server>`, the command's
+ * flags, and the server's policy. For login and logout the policy must sign in with
+ * `transport.auth.oauth` (a person signs in); otherwise a usage error names the server and says
+ * what its policy needs.
  *
  * @module
  */
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
-import { type FlagKinds, flagText, parseArgs, type ParsedArgs, show } from "./_args.ts";
+import { type FlagKinds, flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
 import { CALL_EXIT } from "./_call-output.ts";
 import type { CliIo } from "./cli-io.ts";
-import { loadPolicyFolder } from "./_policy-folder.ts";
+import { loadServerPolicy } from "./_policy-folder.ts";
 
-/** A server to sign in to or out of, and the command line that named it. */
-export interface SignInTarget {
-  /** The server's policy (its transport is HTTP with `auth.oauth`). */
+/** A server a command is about, and the command line that named it. */
+export interface ServerTarget {
+  /** The server's policy. */
   readonly policy: CompiledPolicy;
   /** The parsed command line. */
   readonly args: ParsedArgs;
 }
 
 /** What the command is. */
-export interface SignInCommand {
-  /** Its name after `sluice`: `"login"` or `"logout"`. */
+export interface ServerCommand {
+  /** Its name after `sluice`: `"tools"`, `"login"` or `"logout"`. */
   readonly name: string;
   /** Its `--help` text. */
   readonly help: string;
   /** Its flags besides `--policies` and `--help`. @default {} */
   readonly flags?: FlagKinds;
+  /** Whether the server's policy must have `transport.auth.oauth`. @default false */
+  readonly signIn?: boolean;
 }
 
 /**
@@ -34,36 +37,26 @@ export interface SignInCommand {
  *
  * @param argv The arguments after the command's name.
  * @param io The command's io.
- * @param command The command's name, help and flags.
+ * @param command The command's name, help and flags, and whether it signs in.
  * @returns The target, or the exit code when there is none: 0 after `--help`, 2 on a usage error
- *   (printed), a server without a policy, or a policy without `transport.auth.oauth`.
+ *   (printed), a server without a policy, or (to sign in) a policy without `transport.auth.oauth`.
  */
-export async function readSignInTarget(
+export async function readServerTarget(
   argv: readonly string[],
   io: CliIo,
-  command: SignInCommand,
-): Promise<SignInTarget | number> {
-  const prefix = `sluice ${command.name}`;
-  const usage = (message: string): number => {
-    io.stderr.write(`${prefix}: ${message}\nRun "${prefix} --help" for usage.\n`);
-    return CALL_EXIT.usage;
-  };
-  const parsed = parseArgs(prefix, argv, { policies: "string", ...command.flags });
-  if (!parsed.ok) return usage(parsed.message.slice(prefix.length + 2));
+  command: ServerCommand,
+): Promise<ServerTarget | number> {
+  const usage = (message: string): number => usageError(io, command.name, message);
+  const parsed = parseArgs(argv, { policies: "string", ...command.flags });
+  if (!parsed.ok) return usage(parsed.message);
   const { flags, positionals } = parsed.args;
   if (flags.has("help")) return (io.stdout.write(command.help), CALL_EXIT.ok);
   const [server, extra] = positionals;
   if (server === undefined) return usage("expected <server>, received nothing");
   if (extra !== undefined) return usage(`unexpected argument ${show(extra)}, expected only <server>`);
-  const dir = flagText(parsed.args, "policies") ?? "policies";
-  const policies = await loadPolicyFolder(dir, io);
-  if (typeof policies === "string") return usage(policies);
-  const policy = policies.find((p) => p.server === server);
-  if (policy === undefined) {
-    const known = policies.map((p) => JSON.stringify(p.server)).join(", ");
-    return usage(`no policy for server ${show(server)} in ${show(dir)}, expected one of: ${known}`);
-  }
-  const problem = oauthProblem(policy, command.name);
+  const policy = await loadServerPolicy(flagText(parsed.args, "policies") ?? "policies", server, io);
+  if (typeof policy === "string") return usage(policy);
+  const problem = command.signIn === true ? oauthProblem(policy, command.name) : undefined;
   return problem === undefined ? { policy, args: parsed.args } : usage(problem);
 }
 
