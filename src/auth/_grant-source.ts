@@ -282,15 +282,10 @@ export class GrantSource {
       );
     }
     return {
-      server: options.server,
+      ...options,
       auth,
-      fetch: options.fetch,
-      environment: options.environment,
-      clock: options.clock,
-      tokens: options.tokens,
       redirectUri,
       clientMetadataUrl: auth.clientMetadataUrl ?? overrides.clientMetadataUrl ?? options.clientMetadataUrl,
-      clientName: options.clientName,
     };
   }
 }
