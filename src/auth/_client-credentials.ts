@@ -10,10 +10,16 @@ import * as oauth from "oauth4webapi";
 import type { Clock } from "../_internal/clock.ts";
 import type { CompiledClientCredentials } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
-import { requestOptions } from "./_discovery.ts";
-import { clientSecretBasic, describeTokenFailure, type EnvironmentReader } from "./_token-request.ts";
+import {
+  clientSecretBasic,
+  describeTokenFailure,
+  type EnvironmentReader,
+  prefersSecretPost,
+  readSecret,
+  tokenRequestOptions,
+} from "./_token-request.ts";
 import { dpopUnsupported, type Grant, grantOf } from "./authorization-code.ts";
-import { dpopHandle, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
+import { dpopOption, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** What a client credentials token request needs. */
@@ -45,14 +51,12 @@ export async function requestClientCredentialsToken(
 ): Promise<Grant> {
   const { auth } = options;
   if (dpop && !supportsDpop(as)) throw dpopUnsupported(as);
-  const endpoint = new URL(as.token_endpoint ?? as.issuer);
   const client: oauth.Client = { client_id: auth.clientId };
   const parameters = new URLSearchParams({ resource });
   if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
   const authentication = await clientAuthentication(as, options);
-  const http = requestOptions<"POST", URLSearchParams>(endpoint, options.fetch, signal);
   const key = dpop ? await newDpopKey() : undefined;
-  const DPoP = key === undefined ? undefined : await dpopHandle(client, key);
+  const http = { ...tokenRequestOptions(as, options.fetch, signal), ...(await dpopOption(client, key)) };
   let result: oauth.TokenEndpointResponse;
   try {
     result = await withDpopNonceRetry(async () => {
@@ -61,7 +65,7 @@ export async function requestClientCredentialsToken(
         client,
         authentication,
         parameters,
-        DPoP === undefined ? http : { ...http, DPoP },
+        http,
       );
       return await oauth.processClientCredentialsResponse(as, client, response);
     });
@@ -79,12 +83,11 @@ async function clientAuthentication(
 ): Promise<oauth.ClientAuth> {
   const { credential } = options.auth;
   const setting = credential.kind === "secret" ? "clientSecretEnv" : "privateKeyEnv";
-  const value = options.environment(credential.env);
-  if (value === undefined || value === "") {
-    throw new UpstreamAuthError(
-      `sign-in failed: the environment variable "${credential.env}" named by "transport.auth.clientCredentials.${setting}" is not set`,
-    );
-  }
+  const value = readSecret(
+    options.environment,
+    credential.env,
+    `transport.auth.clientCredentials.${setting}`,
+  );
   if (credential.kind === "private_key") {
     let key: CryptoKey;
     try {
@@ -96,8 +99,5 @@ async function clientAuthentication(
     }
     return oauth.PrivateKeyJwt({ key });
   }
-  const methods = as.token_endpoint_auth_methods_supported;
-  const postOnly = methods !== undefined && methods.includes("client_secret_post") &&
-    !methods.includes("client_secret_basic");
-  return postOnly ? oauth.ClientSecretPost(value) : clientSecretBasic(value);
+  return prefersSecretPost(as) ? oauth.ClientSecretPost(value) : clientSecretBasic(value);
 }

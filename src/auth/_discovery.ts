@@ -44,12 +44,11 @@ export function requestOptions<Method extends string, Body = undefined>(
   const options: oauth.HttpRequestOptions<Method, Body> = {
     // Form bodies go as text: the self-hosted fetch takes string bodies only.
     [oauth.customFetch]: (target, init) => {
-      const { body, ...rest } = init as unknown as RequestInit;
-      const sent: RequestInit = body instanceof URLSearchParams
-        ? { ...rest, body: body.toString() }
-        : { ...rest };
-      if (body !== undefined && !(body instanceof URLSearchParams)) sent.body = body;
-      return fetch(target, sent);
+      const sent = init as unknown as RequestInit;
+      return fetch(
+        target,
+        sent.body instanceof URLSearchParams ? { ...sent, body: sent.body.toString() } : sent,
+      );
     },
     // Plain http only where it never leaves the machine.
     [oauth.allowInsecureRequests]: url.protocol === "http:" && hasLoopbackHost(url),
@@ -72,7 +71,7 @@ export async function discoverResource(
   options: {
     readonly metadataUrl: string | undefined;
     readonly fetch: Fetcher;
-    readonly signal?: AbortSignal;
+    readonly signal?: AbortSignal | undefined;
   },
 ): Promise<ResourceMetadata> {
   const { fetch, signal } = options;
@@ -147,7 +146,7 @@ export async function discoverResource(
  */
 export async function discoverAuthorizationServer(
   issuer: string,
-  options: { readonly fetch: Fetcher; readonly signal?: AbortSignal },
+  options: { readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
 ): Promise<oauth.AuthorizationServer> {
   const { fetch, signal } = options;
   const issuerUrl = parseHttpUrl(issuer, "the authorization server's issuer");

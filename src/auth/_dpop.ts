@@ -21,7 +21,9 @@ export interface DpopKey {
 }
 
 /** The one algorithm sluice signs proofs with. */
-export const DPOP_ALGORITHM = "ES256";
+const DPOP_ALGORITHM = "ES256";
+/** ES256's key algorithm. */
+const P256 = { name: "ECDSA", namedCurve: "P-256" };
 
 /**
  * Makes a key pair for a new grant.
@@ -29,10 +31,7 @@ export const DPOP_ALGORITHM = "ES256";
  * @returns Its JWKs (the private one stays in the token store).
  */
 export async function newDpopKey(): Promise<DpopKey> {
-  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
-    "sign",
-    "verify",
-  ]);
+  const pair = await crypto.subtle.generateKey(P256, true, ["sign", "verify"]);
   const { kty = "EC", crv = "P-256", x = "", y = "" } = await crypto.subtle.exportKey("jwk", pair.publicKey);
   return { publicJwk: { kty, crv, x, y }, privateJwk: await crypto.subtle.exportKey("jwk", pair.privateKey) };
 }
@@ -47,24 +46,20 @@ export function supportsDpop(as: oauth.AuthorizationServer): boolean {
   return as.dpop_signing_alg_values_supported?.includes(DPOP_ALGORITHM) === true;
 }
 
-/** Imports a grant's key pair for signing. */
-async function keyPair(key: DpopKey): Promise<CryptoKeyPair> {
-  const algorithm = { name: "ECDSA", namedCurve: "P-256" };
-  return {
-    privateKey: await crypto.subtle.importKey("jwk", key.privateJwk, algorithm, false, ["sign"]),
-    publicKey: await crypto.subtle.importKey("jwk", key.publicJwk, algorithm, true, ["verify"]),
-  };
-}
-
 /**
- * oauth4webapi's DPoP handle for a grant's token requests.
+ * The DPoP option of a grant's token requests: oauth4webapi's handle for its key, none without one.
  *
  * @param client The client.
- * @param key The grant's key pair.
- * @returns The handle (it keeps the authorization server's nonce).
+ * @param key The grant's key pair, if its tokens are bound.
+ * @returns `{ DPoP }` (the handle keeps the authorization server's nonce), or `{}`.
  */
-export async function dpopHandle(client: oauth.Client, key: DpopKey): Promise<oauth.DPoPHandle> {
-  return oauth.DPoP(client, await keyPair(key));
+export async function dpopOption(
+  client: oauth.Client,
+  key: DpopKey | undefined,
+): Promise<{ DPoP?: oauth.DPoPHandle }> {
+  if (key === undefined) return {};
+  const publicKey = await crypto.subtle.importKey("jwk", key.publicJwk, P256, true, ["verify"]);
+  return { DPoP: oauth.DPoP(client, { privateKey: await signingKey(key), publicKey }) };
 }
 
 /**
@@ -86,6 +81,15 @@ export async function withDpopNonceRetry<T>(request: () => Promise<T>): Promise<
 /** Imported signing keys, per grant key object (a grant kept in memory signs without importing again). */
 const SIGNING_KEYS = new WeakMap<DpopKey, CryptoKey>();
 
+async function signingKey(key: DpopKey): Promise<CryptoKey> {
+  let signing = SIGNING_KEYS.get(key);
+  if (signing === undefined) {
+    signing = await crypto.subtle.importKey("jwk", key.privateJwk, P256, false, ["sign"]);
+    SIGNING_KEYS.set(key, signing);
+  }
+  return signing;
+}
+
 /**
  * A proof for one request to the MCP server.
  *
@@ -105,19 +109,6 @@ export async function resourceProof(
 ): Promise<string> {
   const target = new URL(url);
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken)));
-  let signing = SIGNING_KEYS.get(key);
-  if (signing === undefined) {
-    signing = await crypto.subtle.importKey(
-      "jwk",
-      key.privateJwk,
-      { name: "ECDSA", namedCurve: "P-256" },
-      false,
-      [
-        "sign",
-      ],
-    );
-    SIGNING_KEYS.set(key, signing);
-  }
   return await new SignJWT({
     htm: method,
     htu: `${target.origin}${target.pathname}`,
@@ -131,5 +122,5 @@ export async function resourceProof(
     })
     .setIssuedAt()
     .setJti(codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16))))
-    .sign(signing);
+    .sign(await signingKey(key));
 }

@@ -13,6 +13,8 @@ import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/comp
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
+import { pause } from "../_internal/signals.ts";
+import { systemTimers } from "../_internal/timers.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { requestClientCredentialsToken } from "./_client-credentials.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
@@ -225,7 +227,8 @@ export class GrantSource {
     // Another refresh of this grant is running: its result replaces the grant in the store.
     // Counted in polls, not by the clock: a test's clock may stand still.
     for (let poll = 0; poll < REFRESH_CLAIM_MS / REFRESH_POLL_MS; poll++) {
-      await sleep(REFRESH_POLL_MS, signal);
+      await pause(REFRESH_POLL_MS, systemTimers, signal ?? new AbortController().signal);
+      signal?.throwIfAborted();
       const now = await readGrant(tokens, key);
       if (now === undefined) return undefined;
       if (now.refreshToken !== grant.refreshToken || now.accessToken !== grant.accessToken) return now;
@@ -255,9 +258,9 @@ export class GrantSource {
     if (this.#discovered === undefined) {
       const { fetch } = this.#options;
       const attempt = (async () => {
-        const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, ...signalOf(signal) });
+        const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, signal });
         const issuer = resource.authorizationServers[0] ?? "";
-        const as = await discoverAuthorizationServer(issuer, { fetch, ...signalOf(signal) });
+        const as = await discoverAuthorizationServer(issuer, { fetch, signal });
         return { resource, as };
       })();
       this.#discovered = attempt;
@@ -279,15 +282,10 @@ export class GrantSource {
       );
     }
     return {
-      server: options.server,
+      ...options,
       auth,
-      fetch: options.fetch,
-      environment: options.environment,
-      clock: options.clock,
-      tokens: options.tokens,
       redirectUri,
       clientMetadataUrl: auth.clientMetadataUrl ?? overrides.clientMetadataUrl ?? options.clientMetadataUrl,
-      clientName: options.clientName,
     };
   }
 }
@@ -328,23 +326,4 @@ function checkRedirectUri(uri: string): void {
 async function digest(text: string): Promise<string> {
   const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
   return codecs.toHex(bytes.subarray(0, 12));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-function signalOf(signal: AbortSignal | undefined): { signal?: AbortSignal } {
-  return signal === undefined ? {} : { signal };
 }

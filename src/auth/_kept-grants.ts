@@ -79,17 +79,15 @@ export class KeptGrants {
       if (this.#options.transport.auth.kind === "client_credentials") {
         return await this.#machineToken(principal, ask);
       }
-      const stepUp = ask.again;
       const stored = await readGrant(tokens, grantKey(server, principal));
-      if (
-        stored !== undefined && stored.accessToken !== sent?.accessToken && this.#usable(stored) &&
-        stepUp === undefined
-      ) {
-        return stored; // another request (or instance) signed in meanwhile
-      }
-      if (stored !== undefined && stored.refreshToken !== undefined && stepUp === undefined) {
-        const renewed = await this.#source.refresh(principal, stored, ask.signal);
-        if (renewed !== undefined) return renewed;
+      // A step-up (`ask.again`) needs more scopes than any stored grant has: a new sign-in.
+      if (stored !== undefined && ask.again === undefined) {
+        // Another request (or instance) signed in meanwhile.
+        if (stored.accessToken !== sent?.accessToken && this.#usable(stored)) return stored;
+        if (stored.refreshToken !== undefined) {
+          const renewed = await this.#source.refresh(principal, stored, ask.signal);
+          if (renewed !== undefined) return renewed;
+        }
       }
       if (stored !== undefined) await tokens.delete(grantKey(server, principal));
       return await this.#source.signInByPerson(principal, ask);

@@ -14,10 +14,17 @@ import type { CompiledOAuthSignIn } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { requestOptions } from "./_discovery.ts";
-import type { EnvironmentReader } from "./_token-request.ts";
-import { clientSecretBasic, describeTokenFailure } from "./_token-request.ts";
+import {
+  clientSecretBasic,
+  describeTokenFailure,
+  type EnvironmentReader,
+  prefersSecretPost,
+  quotedDescription,
+  readSecret,
+  tokenRequestOptions,
+} from "./_token-request.ts";
 import type { TokenStore } from "./token-store.ts";
-import { dpopHandle, type DpopKey, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
+import { type DpopKey, dpopOption, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** How long a started sign-in may take before its callback is refused. */
@@ -257,25 +264,22 @@ export async function finishAuthorization(
     );
   } catch (error) {
     if (error instanceof oauth.AuthorizationResponseError) {
-      const description = error.error_description === undefined
-        ? ""
-        : ` (${JSON.stringify(error.error_description.slice(0, 200))})`;
       throw new UpstreamAuthError(
-        `sign-in failed: the authorization server "${flow.as.issuer}" answered error "${error.error}"${description}`,
+        `sign-in failed: the authorization server "${flow.as.issuer}" answered error "${error.error}"${
+          quotedDescription(error.error_description)
+        }`,
       );
     }
     throw new UpstreamAuthError(
       `sign-in refused: the callback ${issProblem(callbackUrl, flow.as)}; the code was not used`,
     );
   }
-  const http = requestOptions<"POST", URLSearchParams>(
-    new URL(flow.as.token_endpoint ?? flow.as.issuer),
-    context.fetch,
-    undefined,
-  );
   let result: oauth.TokenEndpointResponse;
   try {
-    const DPoP = flow.dpop === undefined ? undefined : await dpopHandle(client, flow.dpop);
+    const http = {
+      ...tokenRequestOptions(flow.as, context.fetch, undefined),
+      ...(await dpopOption(client, flow.dpop)),
+    };
     result = await withDpopNonceRetry(async () => {
       const response = await oauth.authorizationCodeGrantRequest(
         flow.as,
@@ -284,11 +288,7 @@ export async function finishAuthorization(
         parameters,
         flow.redirectUri,
         flow.verifier,
-        {
-          ...http,
-          additionalParameters: { resource: flow.resource },
-          ...(DPoP === undefined ? {} : { DPoP }),
-        },
+        { ...http, additionalParameters: { resource: flow.resource } },
       );
       return await oauth.processAuthorizationCodeResponse(flow.as, client, response);
     });
@@ -331,21 +331,19 @@ export async function refreshGrant(
   const registration = await storedRegistration(context, as, grant.clientId);
   if (registration === undefined || grant.refreshToken === undefined) return undefined;
   const client: oauth.Client = { client_id: grant.clientId };
-  const http = requestOptions<"POST", URLSearchParams>(
-    new URL(as.token_endpoint ?? as.issuer),
-    context.fetch,
-    undefined,
-  );
   const refreshToken = grant.refreshToken;
   try {
-    const DPoP = grant.dpop === undefined ? undefined : await dpopHandle(client, grant.dpop);
+    const http = {
+      ...tokenRequestOptions(as, context.fetch, undefined),
+      ...(await dpopOption(client, grant.dpop)),
+    };
     const result = await withDpopNonceRetry(async () => {
       const response = await oauth.refreshTokenGrantRequest(
         as,
         client,
         clientAuthentication(context, registration),
         refreshToken,
-        { ...http, additionalParameters: { resource }, ...(DPoP === undefined ? {} : { DPoP }) },
+        { ...http, additionalParameters: { resource } },
       );
       return await oauth.processRefreshTokenResponse(as, client, response);
     });
@@ -571,24 +569,15 @@ function policyMethod(
 ): Registration["method"] {
   if (client.method !== undefined) return client.method;
   if (client.secretEnv === undefined) return "none";
-  const methods = as.token_endpoint_auth_methods_supported;
-  const postOnly = methods !== undefined && methods.includes("client_secret_post") &&
-    !methods.includes("client_secret_basic");
-  return postOnly ? "client_secret_post" : "client_secret_basic";
+  return prefersSecretPost(as) ? "client_secret_post" : "client_secret_basic";
 }
 
 function clientAuthentication(context: CodeGrantContext, registration: Registration): oauth.ClientAuth {
   if (registration.method === "none") return oauth.None();
-  let secret = registration.clientSecret;
   const env = context.auth.client?.secretEnv;
-  if (registration.source === "policy" && env !== undefined) {
-    secret = context.environment(env);
-    if (secret === undefined || secret === "") {
-      throw new UpstreamAuthError(
-        `sign-in failed: the environment variable "${env}" named by "transport.auth.oauth.clientSecretEnv" is not set`,
-      );
-    }
-  }
+  const secret = registration.source === "policy" && env !== undefined
+    ? readSecret(context.environment, env, "transport.auth.oauth.clientSecretEnv")
+    : registration.clientSecret;
   if (secret === undefined) {
     throw new UpstreamAuthError(
       `sign-in failed: the client "${registration.clientId}" uses "${registration.method}" but has no secret`,

@@ -236,24 +236,15 @@ class SignedRequests {
  */
 async function challengeOf(
   response: Response,
-): Promise<
-  | {
-    metadataUrl: string | undefined;
-    scopes: string[] | undefined;
-    error: string | undefined;
-    dpop: boolean;
-  }
-  | undefined
-> {
+): Promise<(Challenge & { error: string | undefined }) | undefined> {
   const challenges = await challengesOf(response);
   const found = challenges?.find((challenge) => challenge.scheme === "dpop") ??
     challenges?.find((challenge) => challenge.scheme === "bearer");
   if (found === undefined) return undefined;
   const { parameters } = found;
-  const scope = parameters.scope?.split(" ").filter((value) => value !== "");
   return {
     metadataUrl: parameters.resource_metadata,
-    scopes: scope,
+    scopes: parameters.scope?.split(" ").filter((value) => value !== ""),
     error: parameters.error,
     dpop: found.scheme === "dpop",
   };

@@ -41,15 +41,18 @@ export function problemsFromIssues(
   return issues.map((issue) => {
     const keys = (issue.path ?? []).map((item) => item.key as string | number);
     const path = joinPath(site.prefix, keys);
-    const at = { source: site.source, server: site.server, path };
     if (issue.type === "object" && issue.received === "undefined" && keys.length > 0) {
-      return { ...at, message: `"${path}" is required` };
+      return problemAt(site, path, `"${path}" is required`);
     }
     const subject = path === "" ? "the policy" : `"${path}"`;
     const allowed = issue.type === "picklist" ? picklistAt(schema as AnySchema, keys) : [];
     const guess = typeof issue.input === "string" ? suggest(issue.input, allowed, 1) : undefined;
     const hint = guess === undefined ? "" : ` (did you mean ${JSON.stringify(guess)}?)`;
-    return { ...at, message: `${subject} must be ${issue.message}, received ${render(issue.input)}${hint}` };
+    return problemAt(
+      site,
+      path,
+      `${subject} must be ${issue.message}, received ${render(issue.input)}${hint}`,
+    );
   });
 }
 
@@ -113,12 +116,7 @@ function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSi
     : ` (did you mean ${
       quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`
     }?)`;
-  return {
-    source: site.source,
-    server: site.server,
-    path,
-    message: `"${path}" is not a policy option${hint}`,
-  };
+  return problemAt(site, path, `"${path}" is not a policy option${hint}`);
 }
 
 /** Which transport a value describes: by `command` or `url`, else by its other keys. */
@@ -171,14 +169,13 @@ export function transportKeyProblems(
   if (kind === undefined) {
     const known = [...entries(TransportSchemas.http), ...entries(TransportSchemas.stdio)];
     return [
-      {
-        source: site.source,
-        server: site.server,
+      problemAt(
+        site,
         path,
-        message: `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), received ${
+        `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), received ${
           render(transport)
         }`,
-      },
+      ),
       ...Object.keys(transport).filter((key) => !known.includes(key)).map((key) =>
         unknownKeyProblem(key, known, site)
       ),
@@ -270,8 +267,7 @@ export interface HttpTransportShape {
 function authProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
   if (transport.auth === undefined) return [];
   const problems: PolicyProblem[] = [];
-  const add = (at: string, message: string) =>
-    problems.push({ source: site.source, server: site.server, path: at, message });
+  const add = (at: string, message: string) => problems.push(problemAt(site, at, message));
   const { clientCredentials: credentials, oauth } = transport.auth;
   if ((credentials === undefined) === (oauth === undefined)) {
     const at = joinPath(site.prefix, ["auth"]);
@@ -302,8 +298,7 @@ function oauthProblems(
 ): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
   const at = (key: string) => joinPath(site.prefix, ["auth", "oauth", key]);
-  const add = (key: string, message: string) =>
-    problems.push({ source: site.source, server: site.server, path: at(key), message });
+  const add = (key: string, message: string) => problems.push(problemAt(site, at(key), message));
   if (oauth.clientId === undefined) {
     for (const key of ["issuer", "clientSecretEnv", "tokenEndpointAuthMethod"] as const) {
       if (oauth[key] !== undefined) {
@@ -317,7 +312,7 @@ function oauthProblems(
         at("clientId")
       }": a pre-registered client is used only with the authorization server that issued it`,
     );
-  } else if (!isHttpsOrLoopback(oauth.issuer)) {
+  } else if (!isHttpsOrLoopback(parseUrl(oauth.issuer))) {
     add(
       "issuer",
       `"${at("issuer")}" must be an https URL (http only on localhost), received ${
@@ -337,12 +332,7 @@ function oauthProblems(
     );
   }
   if (oauth.clientMetadataUrl !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(oauth.clientMetadataUrl);
-    } catch {
-      url = undefined;
-    }
+    const url = parseUrl(oauth.clientMetadataUrl);
     if (url === undefined || url.protocol !== "https:" || url.pathname === "/" || url.hash !== "") {
       add(
         "clientMetadataUrl",
@@ -357,12 +347,15 @@ function oauthProblems(
   return problems;
 }
 
-function isHttpsOrLoopback(text: string): boolean {
+function isHttpsOrLoopback(url: URL | undefined): boolean {
+  return url?.protocol === "https:" || (url?.protocol === "http:" && hasLoopbackHost(url));
+}
+
+function parseUrl(text: string): URL | undefined {
   try {
-    const url = new URL(text);
-    return url.protocol === "https:" || (url.protocol === "http:" && hasLoopbackHost(url));
+    return new URL(text);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -371,35 +364,23 @@ function credentialProblems(
   credentials: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string },
   site: ProblemSite,
 ): PolicyProblem[] {
-  const problems: PolicyProblem[] = [];
   const path = joinPath(site.prefix, ["auth", "clientCredentials"]);
-  const add = (at: string, message: string) =>
-    problems.push({ source: site.source, server: site.server, path: at, message });
   const secret = credentials.clientSecretEnv !== undefined;
-  const key = credentials.privateKeyEnv !== undefined;
-  if (secret === key) {
-    add(
-      path,
-      `"${path}" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received ${
-        secret ? "both" : "neither"
-      }`,
-    );
-  }
-  return problems;
+  if (secret !== (credentials.privateKeyEnv !== undefined)) return [];
+  return [problemAt(
+    site,
+    path,
+    `"${path}" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received ${
+      secret ? "both" : "neither"
+    }`,
+  )];
 }
 
 function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
   const path = joinPath(site.prefix, ["url"]);
-  const problem = (
-    message: string,
-  ): PolicyProblem[] => [{ source: site.source, server: site.server, path, message }];
-  let url: URL;
-  try {
-    url = new URL(transport.url);
-  } catch {
-    return problem(`"${path}" must be an absolute http(s) URL, received ${JSON.stringify(transport.url)}`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
+  const problem = (message: string) => [problemAt(site, path, message)];
+  const url = parseUrl(transport.url);
+  if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
     return problem(`"${path}" must be an absolute http(s) URL, received ${JSON.stringify(transport.url)}`);
   }
   if (url.username !== "" || url.password !== "") {
@@ -413,6 +394,10 @@ function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyPr
     );
   }
   return [];
+}
+
+function problemAt(site: ProblemSite, path: string, message: string): PolicyProblem {
+  return { source: site.source, server: site.server, path, message };
 }
 
 function joinPath(prefix: string | undefined, keys: readonly (string | number)[]): string {

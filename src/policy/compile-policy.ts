@@ -13,6 +13,7 @@ import {
   httpTransportProblems,
   type HttpTransportShape,
   problemsFromIssues,
+  type ProblemSite,
   transportKeyProblems,
   transportKindOf,
   unknownKeyProblems,
@@ -276,7 +277,7 @@ export function createPolicyUrlCheck(policy: CompiledPolicy): ElicitationUrlChec
  */
 function checkerProblems(
   policy: CompiledPolicy,
-  site: { source: string | undefined; server: string | undefined },
+  site: ProblemSite,
 ): PolicyProblem[] {
   try {
     createPolicyUrlCheck(policy);
@@ -296,7 +297,7 @@ function checkerProblems(
 
 function transportProblems(
   transport: unknown,
-  site: { source: string | undefined; server: string | undefined },
+  site: ProblemSite,
 ): PolicyProblem[] {
   const at = { ...site, prefix: "transport" };
   const isObject = typeof transport === "object" && transport !== null && !Array.isArray(transport);
@@ -326,7 +327,7 @@ function transportProblems(
 /** Each leg and each handler must fit inside the whole call's time (checked on valid durations only). */
 function timeoutProblems(
   policy: Policy,
-  site: { source: string | undefined; server: string | undefined },
+  site: ProblemSite,
 ): PolicyProblem[] {
   const read = (value: unknown, fallback: string) =>
     typeof value === "string" ? parseDuration(value) : parseDuration(fallback);
@@ -350,7 +351,7 @@ function timeoutProblems(
 /** An SSE event carries one message, so its limit must not exceed the message limit. */
 function eventLimitProblems(
   policy: Policy,
-  site: { source: string | undefined; server: string | undefined },
+  site: ProblemSite,
 ): PolicyProblem[] {
   const d = POLICY_DEFAULTS;
   const event = policy.maxEventBytes ?? d.maxEventBytes;
@@ -444,15 +445,11 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     stateTtlMs: ms(policy.stateTtl, d.stateTtl),
     maxSessions: policy.maxSessions ?? d.maxSessions,
     sessionIdleTimeoutMs: ms(policy.sessionIdleTimeout, d.sessionIdleTimeout),
-    access: policy.access === undefined
-      ? undefined
-      : Object.freeze(policy.access.map((rule) =>
-        Object.freeze({
-          subjects: rule.subjects === undefined ? undefined : new Set(rule.subjects),
-          scopes: Object.freeze([...(rule.scopes ?? [])]),
-          tools: rule.tools === undefined || rule.tools === "*" ? "*" as const : new Set(rule.tools),
-        })
-      )),
+    access: policy.access?.map((rule) => ({
+      subjects: rule.subjects === undefined ? undefined : new Set(rule.subjects),
+      scopes: [...(rule.scopes ?? [])],
+      tools: rule.tools === undefined || rule.tools === "*" ? "*" as const : new Set(rule.tools),
+    })),
   });
 }
 

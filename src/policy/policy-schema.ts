@@ -20,17 +20,17 @@ const positiveInteger = (max = Number.MAX_SAFE_INTEGER, min = 1) => {
 /** A byte limit (`maxMessageBytes`, `maxEventBytes`): 1 KiB to 256 MiB. */
 const byteLimit = positiveInteger(268_435_456, 1024);
 const flag = v.boolean("true or false");
+/** A string matching `pattern`, both checks with one message so a wrong type and a wrong text read alike. */
+const matching = (pattern: RegExp, expects: string) => v.pipe(v.string(expects), v.regex(pattern, expects));
+const durationText = 'a duration such as "500ms", "60s", "5m" or "1h"';
 const duration = v.pipe(
-  v.string('a duration such as "500ms", "60s", "5m" or "1h"'),
-  v.check((text) => parseDuration(text) !== undefined, 'a duration such as "500ms", "60s", "5m" or "1h"'),
+  v.string(durationText),
+  v.check((text) => parseDuration(text) !== undefined, durationText),
 );
 const HOST_PATTERN =
   /^(\*\.)?[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?(\.[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?)*$/;
 const hostList = v.array(
-  v.pipe(
-    v.string('a host such as "login.example.com" or "*.example.com"'),
-    v.regex(HOST_PATTERN, 'a host such as "login.example.com" or "*.example.com"'),
-  ),
+  matching(HOST_PATTERN, 'a host such as "login.example.com" or "*.example.com"'),
   "a list of hosts",
 );
 const originText = 'an origin such as "https://example.com"';
@@ -82,11 +82,7 @@ export const ElicitationPolicySchema: v.GenericSchema = v.object({
   maxEnumValues: v.exactOptional(positiveInteger(100_000)),
 }, "false or an object of elicitation options");
 
-const names = (what: string) =>
-  v.array(
-    v.pipe(v.string(what), v.regex(/^\S+$/, what)),
-    `a list of ${what.replace(/^an? /, "")}s`,
-  );
+const names = (what: string) => v.array(matching(/^\S+$/, what), `a list of ${what.replace(/^an? /, "")}s`);
 
 /** The schema of one rule of `access`. */
 export const AccessRuleSchema: v.GenericSchema = v.object({
@@ -158,14 +154,15 @@ function falseOr(schema: v.GenericSchema): v.GenericSchema & { wrapped: v.Generi
 }
 
 const stringMap = v.record(v.string(), v.string("a string"), "an object of strings");
-const envName = v.pipe(
-  v.string('an environment variable name such as "GITHUB_CLIENT_SECRET"'),
-  v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name such as "GITHUB_CLIENT_SECRET"'),
+const envName = matching(
+  /^[A-Za-z_][A-Za-z0-9_]*$/,
+  'an environment variable name such as "GITHUB_CLIENT_SECRET"',
 );
-const scopeToken = v.pipe(
-  v.string('a scope such as "mcp:tools"'),
-  v.regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a scope such as "mcp:tools"'),
+const scopes = v.array(
+  matching(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'a scope such as "mcp:tools"'),
+  "a list of scopes",
 );
+const clientId = v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non-empty client id"));
 
 /**
  * The schema of `transport.auth` (exactly one grant, exactly one secret source, and `issuer`
@@ -173,10 +170,8 @@ const scopeToken = v.pipe(
  */
 export const UpstreamAuthSchema: v.GenericSchema = v.object({
   oauth: v.exactOptional(v.object({
-    scopes: v.exactOptional(v.array(scopeToken, "a list of scopes")),
-    clientId: v.exactOptional(
-      v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non-empty client id")),
-    ),
+    scopes: v.exactOptional(scopes),
+    clientId: v.exactOptional(clientId),
     issuer: v.exactOptional(v.string("an authorization server's issuer URL")),
     clientSecretEnv: v.exactOptional(envName),
     tokenEndpointAuthMethod: v.exactOptional(
@@ -188,13 +183,13 @@ export const UpstreamAuthSchema: v.GenericSchema = v.object({
     clientMetadataUrl: v.exactOptional(v.string("an https URL with a path")),
   }, "an object { scopes?, clientId?, issuer?, clientSecretEnv?, clientMetadataUrl? }")),
   clientCredentials: v.exactOptional(v.object({
-    clientId: v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non-empty client id")),
+    clientId,
     clientSecretEnv: v.exactOptional(envName),
     privateKeyEnv: v.exactOptional(envName),
     algorithm: v.exactOptional(
       v.picklist(["ES256", "RS256", "PS256", "EdDSA"], 'one of "ES256", "RS256", "PS256", "EdDSA"'),
     ),
-    scopes: v.exactOptional(v.array(scopeToken, "a list of scopes")),
+    scopes: v.exactOptional(scopes),
   }, "an object { clientId, clientSecretEnv } or { clientId, privateKeyEnv }")),
 }, "an object { oauth } or { clientCredentials }");
 
