@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { Clock } from "../_internal/clock.ts";
 import { type Grant, grantKey, readGrant } from "./authorization-code.ts";
 import type { GrantAsk, GrantSource, UpstreamSignInOptions } from "./_grant-source.ts";
 
@@ -29,6 +28,8 @@ export class KeptGrants {
    */
   readonly #recent = new Map<string, Grant>();
   readonly #pending = new Map<string, Promise<Grant>>();
+  /** When each grant seen is to be replaced (see `#usable`). */
+  readonly #renewAt = new WeakMap<Grant, number>();
 
   constructor(source: GrantSource, options: UpstreamSignInOptions) {
     this.#source = source;
@@ -116,7 +117,9 @@ export class KeptGrants {
   #once(principal: string, work: () => Promise<Grant>): Promise<Grant> {
     const running = this.#pending.get(principal);
     if (running !== undefined) return running;
-    const attempt = work().finally(() => this.#pending.delete(principal));
+    const attempt = work()
+      .then((grant) => (this.#renewalOf(grant), grant))
+      .finally(() => this.#pending.delete(principal));
     this.#pending.set(principal, attempt);
     return attempt;
   }
@@ -128,14 +131,25 @@ export class KeptGrants {
     return grant;
   }
 
+  /** Whether a grant may still be sent: until its renewal time. */
   #usable(grant: Grant | undefined): boolean {
-    return grant !== undefined &&
-      (grant.expiresAt === null ||
-        this.#options.clock.now() < grant.expiresAt - renewMargin(grant, this.#options.clock));
+    return grant !== undefined && this.#options.clock.now() < this.#renewalOf(grant);
   }
-}
 
-function renewMargin(grant: Grant, clock: Clock): number {
-  if (grant.expiresAt === null) return 0;
-  return Math.min(RENEW_MARGIN_MS, Math.max(0, (grant.expiresAt - clock.now()) / 2));
+  /**
+   * When a grant is to be replaced: RENEW_MARGIN_MS before its expiry, or halfway through its
+   * time left when this instance first saw it, whichever comes later. Every grant got here is
+   * seen as it arrives (`#once`), so for those the time left is its whole lifetime; a grant's
+   * issue time is not stored, so one read from the store counts from when it was read.
+   */
+  #renewalOf(grant: Grant): number {
+    if (grant.expiresAt === null) return Infinity;
+    let at = this.#renewAt.get(grant);
+    if (at === undefined) {
+      const left = Math.max(0, grant.expiresAt - this.#options.clock.now());
+      at = grant.expiresAt - Math.min(RENEW_MARGIN_MS, left / 2);
+      this.#renewAt.set(grant, at);
+    }
+    return at;
+  }
 }

@@ -44,7 +44,12 @@ function network(accepted: (token: string) => boolean) {
   return { fetch, sent };
 }
 
-function signIn(clientCredentials: ClientCredentialsAuth, fetch: Fetcher, env: Record<string, string>) {
+function signIn(
+  clientCredentials: ClientCredentialsAuth,
+  fetch: Fetcher,
+  env: Record<string, string>,
+  clock = { now: () => 0 },
+) {
   const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth: { clientCredentials } } });
   if (transport.kind !== "http" || transport.auth === undefined) {
     throw new Error("expected an HTTP transport with auth");
@@ -54,8 +59,8 @@ function signIn(clientCredentials: ClientCredentialsAuth, fetch: Fetcher, env: R
     transport: { ...transport, auth: transport.auth },
     fetch,
     environment: (name) => env[name],
-    clock: { now: () => 0 },
-    tokens: createMemoryTokenStore({ clock: { now: () => 0 } }),
+    clock,
+    tokens: createMemoryTokenStore({ clock }),
     clientName: "test",
   }).fetcher();
 }
@@ -108,5 +113,21 @@ describe("createUpstreamSignIn()", () => {
     assert.deepEqual(decode(header), { alg: "ES256" });
     const claims = decode(payload);
     assert.deepEqual([claims.iss, claims.sub, claims.aud], ["c", "c", AS]);
+  });
+
+  test("replaces a token 30 seconds before it expires, not at its expiry", async () => {
+    const { fetch, sent } = network((token) => token === "token-1" || token === "token-2");
+    let now = 0;
+    const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, fetch, { S: "p" }, { now: () => now });
+    const bearer = async () => {
+      await fetcher(MCP, { method: "POST", body: "{}" });
+      return sent.at(-1)?.authorization;
+    };
+    assert.equal(await bearer(), "Bearer token-1"); // expires in 3600 s, at 3 600 000 ms
+    now = 3_600_000 - 30_001;
+    assert.equal(await bearer(), "Bearer token-1");
+    now = 3_600_000 - 30_000;
+    assert.equal(await bearer(), "Bearer token-2");
+    assert.equal(sent.filter(({ url }) => url === `${AS}/token`).length, 2);
   });
 });
