@@ -13,6 +13,8 @@ import type {
 } from "../protocol/jsonrpc.ts";
 import { JSON_WRITER, type JsonWriter } from "./json-writer.ts";
 
+const encoder = new TextEncoder();
+
 /** An answer: an HTTP status and a JSON-RPC response (none for a bare status). */
 export interface FrontAnswer {
   readonly status: number;
@@ -52,11 +54,12 @@ export function respondStreaming(
   work: (emit: (notification: JsonRpcNotification) => void) => Promise<FrontAnswer>,
   onStream: (done: Promise<unknown>) => void,
 ): Promise<Response> {
-  const encoder = new TextEncoder();
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   let answer: (response: Response) => void = () => {};
   const response = new Promise<Response>((resolve) => (answer = resolve));
   const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  // Set once `work` has started: a notification sent before its first await streams from then.
+  let done: Promise<void> | undefined = undefined;
   const emit = (notification: JsonRpcNotification) => {
     if (stream === undefined) {
       const body = new ReadableStream<Uint8Array>({ start: (controller) => void (stream = controller) });
@@ -66,7 +69,7 @@ export function respondStreaming(
           headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
         }),
       );
-      onStream(done);
+      if (done !== undefined) onStream(done);
     }
     try {
       stream?.enqueue(event(notification));
@@ -74,7 +77,7 @@ export function respondStreaming(
       // The caller went away; the call ends on its own signal.
     }
   };
-  const done = work(emit).catch((): FrontAnswer => ({
+  done = work(emit).catch((): FrontAnswer => ({
     status: 500,
     body: { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } },
   })).then((final) => {
@@ -86,5 +89,6 @@ export function respondStreaming(
       // The caller went away.
     }
   });
+  if (stream !== undefined) onStream(done);
   return response;
 }
