@@ -14,9 +14,6 @@ export type HandlerKind = "sampling" | "elicitation" | "roots";
 /** The kinds, in a fixed order. */
 export const HANDLER_KINDS: readonly HandlerKind[] = Object.freeze(["sampling", "elicitation", "roots"]);
 
-/** The largest error body read or quoted, in bytes. */
-export const ERROR_BODY_BYTES = 1024;
-
 /**
  * Copies a callback's context as plain JSON data: everything but `signal`, and for an
  * elicitation its mode with `fields` (form) or the URL facts (URL).

@@ -15,8 +15,15 @@
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { quote } from "../_internal/quote.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
-import { readRemoteAnswer } from "./_remote-answer.ts";
-import { HANDLER_KINDS, type HandlerKind, isWireDeferral, plainContext } from "./_remote-wire.ts";
+import { openBody, readBodyBytes } from "../transport/body-reader.ts";
+import { exceedsJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
+import {
+  HANDLER_KINDS,
+  type HandlerKind,
+  isWireDeferral,
+  mediaTypeOf,
+  plainContext,
+} from "./_remote-wire.ts";
 
 export type { HandlerKind } from "./_remote-wire.ts";
 
@@ -63,6 +70,8 @@ export interface RemoteHandlerOptions {
 
 const PREFIX = "remoteHandler():";
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+/** The largest error body read or quoted, in bytes. */
+const ERROR_BODY_BYTES = 1024;
 /** The URL of requests sent to a fetcher (a service binding routes on anything). */
 const FETCHER_URL = "https://handler.invalid/";
 
@@ -221,4 +230,82 @@ function describe(error: unknown): string {
   } catch {
     return "an error that could not be described";
   }
+}
+
+/**
+ * Reads the endpoint's response: `200`, JSON, within `maxBytes`. The parsed value (the answer or
+ * `{ error }`, unjudged) goes back to the chain; anything else throws an `Error` naming what was
+ * wrong, or the abort reason once `signal` fired.
+ */
+async function readRemoteAnswer(
+  response: Response,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<unknown> {
+  const body = openBody(response.body, signal);
+  try {
+    if (signal.aborted) throw abortReason(signal);
+    if (response.status !== 200) {
+      const read = await readBodyBytes(body, ERROR_BODY_BYTES);
+      if (read.end === "aborted") throw abortReason(signal);
+      throw new Error(
+        `${PREFIX} the endpoint answered HTTP ${response.status}, expected 200${detail(read.bytes)}`,
+      );
+    }
+    const type = mediaTypeOf(response.headers.get("content-type"));
+    if (type !== "application/json") {
+      const received = type === undefined ? "none" : quote(type);
+      throw new Error(`${PREFIX} expected content type "application/json", received ${received}`);
+    }
+    const tooLarge = `${PREFIX} the response body is larger than ${maxBytes} bytes (maxResponseBytes)`;
+    if (Number(response.headers.get("content-length") ?? 0) > maxBytes) throw new Error(tooLarge);
+    const read = await readBodyBytes(body, maxBytes);
+    switch (read.end) {
+      case "aborted":
+        throw abortReason(signal);
+      case "over_limit":
+        throw new Error(tooLarge);
+      case "failed":
+        throw new Error(`${PREFIX} the response body failed before it was complete: ${read.reason}`);
+    }
+    return parseJson(read.bytes);
+  } finally {
+    body.close();
+  }
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`${PREFIX} the response body is not valid UTF-8`);
+  }
+  const { maxJsonDepth } = MESSAGE_LIMIT_DEFAULTS;
+  if (exceedsJsonDepth(text, maxJsonDepth)) {
+    throw new Error(`${PREFIX} the response body nests more than ${maxJsonDepth} levels deep`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${PREFIX} the response body is not valid JSON`);
+  }
+}
+
+/** The endpoint's own words for an error status: its JSON `message`, else the text, quoted. */
+function detail(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes.subarray(0, ERROR_BODY_BYTES), { stream: true });
+  if (text.trim() === "") return "";
+  let message: unknown = text;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null && "message" in parsed) message = parsed.message;
+  } catch {
+    // not JSON: quote the text
+  }
+  return `: ${quote(typeof message === "string" ? message : text, 200)}`;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("The remote handler call was aborted", "AbortError");
 }
