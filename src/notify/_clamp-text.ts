@@ -2,10 +2,23 @@
  * Cleans a string and clamps it, in one bounded pass: the shared core of `sanitizeText` and the
  * data walk (which needs to pass a smaller limit once its own text budget runs low).
  *
+ * The scan removes the characters of `_removable.ts` and lone surrogates from the start of the
+ * string, stopping once enough is kept or a limit of code units has been examined, so its cost
+ * never depends on how long the string is. It cleans the text window by window, each window as
+ * long as what is still to keep: when a window removes nothing, the keep is reached exactly at its
+ * end; when it removes some, the next window covers what they took. So it examines what a
+ * character-by-character scan would, while each window is one native `replace`.
+ *
+ * The cut never splits a grapheme (user-perceived character): it uses `Intl.Segmenter` where the
+ * runtime has it, else at least never cuts inside a surrogate pair. `Segments.containing()` finds
+ * the grapheme around one position from local context (ICU's break rules run backwards to a safe
+ * point), so what a cut costs does not grow with the text's length, as iterating the text's
+ * graphemes from its start would. The common cut between two Latin-script characters needs no
+ * segmenter at all.
+ *
  * @module
  */
-import { graphemeCut } from "./_grapheme-cut.ts";
-import { stripPrefix } from "./_strip-prefix.ts";
+import { REMOVABLE } from "./_removable.ts";
 
 /**
  * Removes control, format, bidi and separator characters and lone surrogates from the first
@@ -21,4 +34,88 @@ export function clampText(text: string, max: number, limit: number): string {
   if (max <= 0) return stripPrefix(text, 0, 0); // "", and nothing examined
   const kept = stripPrefix(text, max + 1, limit);
   return kept.length <= max ? kept : kept.slice(0, graphemeCut(kept, max));
+}
+
+/** A surrogate without its other half. */
+const LONE_SURROGATE = /\p{Cs}/gu;
+
+let examinedUnits = 0;
+
+/**
+ * How many code units the last {@linkcode stripPrefix} call examined (at most `limit + 1`).
+ *
+ * @returns The count.
+ */
+export function lastExamined(): number {
+  return examinedUnits;
+}
+
+/**
+ * Cleans the start of `text`, whole characters only: scans until at least `keep` code units are
+ * kept (one more when the last kept character is a surrogate pair) or `limit` code units are
+ * examined (one more when a pair straddles it).
+ */
+function stripPrefix(text: string, keep: number, limit: number): string {
+  const end = Math.min(text.length, limit);
+  let out = "";
+  let from = 0;
+  while (out.length < keep && from < end) {
+    const to = pairEnd(text, Math.min(end, from + keep - out.length));
+    const window = text.slice(from, to);
+    // Lone surrogates go first, judged by their neighbours before anything between them is
+    // removed. They are kept out of REMOVABLE because a class that also matches them compiles to
+    // look-arounds that slow the scan of all text beyond Latin-1, and nearly all text has none.
+    const whole = window.isWellFormed() ? window : window.replace(LONE_SURROGATE, "");
+    out += whole.replace(REMOVABLE, "");
+    from = to;
+  }
+  examinedUnits = from;
+  return out;
+}
+
+/** `at`, or `at + 1` when `at` falls inside a surrogate pair (so windows hold whole pairs). */
+function pairEnd(text: string, at: number): number {
+  const high = text.charCodeAt(at - 1);
+  const low = text.charCodeAt(at);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? at + 1 : at;
+}
+
+/** The only BMP character outside Cf that joins the character after it (Prepend, Unicode 17). */
+const MALAYALAM_DOT_REPH = 0x0d4e;
+
+let segmenter: Intl.Segmenter | null | undefined;
+
+function graphemes(): Intl.Segmenter | null {
+  if (segmenter === undefined) {
+    try {
+      segmenter = typeof Intl === "object" && typeof Intl.Segmenter === "function"
+        ? new Intl.Segmenter("en", { granularity: "grapheme" })
+        : null;
+    } catch {
+      segmenter = null;
+    }
+  }
+  return segmenter;
+}
+
+/**
+ * The last grapheme boundary at or before `at` (`0 < at < text.length`), in text already cleaned:
+ * `at`, or the start of the grapheme that `at` falls inside.
+ */
+function graphemeCut(text: string, at: number): number {
+  const before = text.charCodeAt(at - 1);
+  const after = text.charCodeAt(at);
+  // Characters below U+0300 are never Extend, SpacingMark, ZWJ, Regional_Indicator or Hangul
+  // jamo, so a boundary precedes one unless the character before is Prepend.
+  if (after < 0x300 && (before < 0xd800 || before > 0xdfff) && before !== MALAYALAM_DOT_REPH) return at;
+  const isLow = after >= 0xdc00 && after <= 0xdfff;
+  const pairSafe = isLow ? at - 1 : at;
+  const segments = graphemes();
+  if (segments === null) return pairSafe;
+  const end = after >= 0xd800 && !isLow && after <= 0xdbff ? at + 2 : at + 1;
+  try {
+    return segments.segment(end >= text.length ? text : text.slice(0, end)).containing(at)?.index ?? pairSafe;
+  } catch {
+    return pairSafe;
+  }
 }

@@ -12,8 +12,7 @@
  *
  * @module
  */
-import { clampText } from "./_clamp-text.ts";
-import { lastExamined } from "./_strip-prefix.ts";
+import { clampText, lastExamined } from "./_clamp-text.ts";
 import { DATA_LIMITS, DEPTH_LIMIT_MARKER, SIZE_LIMIT_MARKER, UNREADABLE_MARKER } from "./data-limits.ts";
 import { sanitizePrefixBound, sanitizeText } from "./sanitize-text.ts";
 

@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { sanitizePrefixBound, sanitizeText } from "../../src/notify/sanitize-text.ts";
-import { lastExamined } from "../../src/notify/_strip-prefix.ts";
+import { lastExamined } from "../../src/notify/_clamp-text.ts";
 
 const TEN_MB = 10 * 1024 * 1024;
 
