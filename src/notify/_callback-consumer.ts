@@ -29,7 +29,7 @@ export class CallbackConsumer {
     deliver: (record: NotificationRecord) => unknown,
     report: (error: unknown, record: NotificationRecord) => void,
   ) {
-    this.#fifo = new WaitingList(capacity.total, capacity.shareOf);
+    this.#fifo = new WaitingList(capacity);
     this.#deliver = deliver;
     this.#report = report;
   }
@@ -47,10 +47,7 @@ export class CallbackConsumer {
    */
   offer(record: NotificationRecord): void {
     if (this.#closed) return;
-    if (!this.#fifo.push(record)) {
-      record.counters.dropped++;
-      return;
-    }
+    if (!this.#fifo.push(record)) return;
     if (!this.#running) {
       this.#running = true;
       queueMicrotask(() => void this.#pump());

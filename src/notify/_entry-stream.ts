@@ -30,7 +30,7 @@ export class EntryStream implements AsyncIterableIterator<NotificationEntry, und
    * @param detach Called once when the reader leaves, to unsubscribe.
    */
   constructor(capacity: WaitingCapacity, detach: (stream: EntryStream) => void) {
-    this.#fifo = new WaitingList(capacity.total, capacity.shareOf);
+    this.#fifo = new WaitingList(capacity);
     this.#detach = detach;
   }
 
@@ -42,10 +42,7 @@ export class EntryStream implements AsyncIterableIterator<NotificationEntry, und
    */
   offer(record: NotificationRecord): void {
     if (this.#state !== "open") return;
-    if (!this.#fifo.push(record)) {
-      record.counters.dropped++;
-      return;
-    }
+    if (!this.#fifo.push(record)) return;
     this.#queueFlush();
   }
 

@@ -18,14 +18,7 @@ export interface NotificationStats {
 }
 
 /** The delivery counters of one server, counted as they happen. */
-export class DeliveryCounters implements NotificationStats {
-  /** Deliveries made: one per entry per consumer (handler callback, subscriber, iterator). */
-  delivered = 0;
-  /** Deliveries given up because that consumer already had its most entries waiting. */
-  dropped = 0;
-  /** Log entries refused by the server's log budget, before any consumer. */
-  rateLimited = 0;
-}
+export type DeliveryCounters = { -readonly [K in keyof NotificationStats]: number };
 
 /** A notification waiting for delivery. */
 export class NotificationRecord {

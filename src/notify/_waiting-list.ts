@@ -26,13 +26,12 @@ export class WaitingList {
   /**
    * Creates an empty list.
    *
-   * @param capacity The most entries waiting in all: a positive integer.
-   * @param shareOf The most entries of one server waiting (its policy's
-   *   `maxWaitingNotifications`); read on each offer.
+   * @param capacity The most entries waiting in all, and each server's share of them (its
+   *   policy's `maxWaitingNotifications`, read on each push).
    */
-  constructor(capacity: number, shareOf: (serverId: string) => number) {
-    this.#fifo = new BoundedFifo(capacity);
-    this.#shareOf = shareOf;
+  constructor(capacity: WaitingCapacity) {
+    this.#fifo = new BoundedFifo(capacity.total);
+    this.#shareOf = capacity.shareOf;
   }
 
   /** How many entries wait. */
@@ -41,14 +40,17 @@ export class WaitingList {
   }
 
   /**
-   * Appends a record unless the list, or its server's share, is full.
+   * Appends a record, or drops and counts it when the list, or its server's share, is full.
    *
    * @param record The record.
    * @returns Whether it was appended.
    */
   push(record: NotificationRecord): boolean {
     const waiting = this.#perServer.get(record.serverId) ?? 0;
-    if (waiting >= this.#shareOf(record.serverId) || !this.#fifo.push(record)) return false;
+    if (waiting >= this.#shareOf(record.serverId) || !this.#fifo.push(record)) {
+      record.counters.dropped++;
+      return false;
+    }
     this.#perServer.set(record.serverId, waiting + 1);
     return true;
   }

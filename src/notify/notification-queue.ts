@@ -24,14 +24,18 @@
  * @module
  */
 import { type Clock, systemClock } from "../_internal/clock.ts";
-import type { Handler } from "../handler/handler.ts";
+import type { Handler, NotificationContext } from "../handler/handler.ts";
 import type { Rate } from "../limits/token-bucket.ts";
 import type { JsonRpcNotification } from "../protocol/jsonrpc.ts";
-import { ClientQueue } from "./_client-queue.ts";
-import type { NotificationStats } from "./_notification-record.ts";
+import { CallbackConsumer } from "./_callback-consumer.ts";
+import { EntryStream } from "./_entry-stream.ts";
+import { LogBudgets } from "./log-budget.ts";
+import { type DeliveryCounters, NotificationRecord, type NotificationStats } from "./_notification-record.ts";
+import type { WaitingCapacity } from "./_waiting-list.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import { compileRate } from "../policy/compile-policy.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
+import { sanitizeText } from "./sanitize-text.ts";
 
 export type { NotificationStats } from "./_notification-record.ts";
 
@@ -156,31 +160,183 @@ export interface NotificationQueue {
  * ```
  */
 export function createNotificationQueue(options: NotificationQueueOptions): NotificationQueue {
-  const maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING;
-  if (!Number.isSafeInteger(maxWaiting) || maxWaiting <= 0) {
-    throw new RangeError(
-      `createNotificationQueue(): "maxWaiting" must be a positive safe integer, received "${
-        String(maxWaiting)
-      }"`,
+  return new ClientQueue(options);
+}
+
+/** How much of a thrown message is reported. */
+const REPORTED_LENGTH = 1024;
+
+type Listener = CallbackConsumer | EntryStream;
+
+/** The queue behind {@linkcode createNotificationQueue}, held to the contract by its return type. */
+class ClientQueue {
+  readonly #client: string;
+  readonly #capacity: WaitingCapacity;
+  readonly #onError: (error: Error) => void;
+  readonly #budgets: LogBudgets;
+  /** Servers whose log budget failed, reported once each. */
+  readonly #brokenBudgets = new Set<string>();
+  readonly #stats = new Map<string, DeliveryCounters>();
+  readonly #handler: CallbackConsumer | undefined;
+  readonly #handlerTakesLogs: boolean;
+  readonly #handlerTakesOthers: boolean;
+  /** Replaced, never mutated, so a push never sees a list change under it. */
+  #listeners: readonly Listener[] = [];
+  #closed = false;
+
+  constructor(options: NotificationQueueOptions) {
+    const maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING;
+    if (!Number.isSafeInteger(maxWaiting) || maxWaiting <= 0) {
+      throw new RangeError(
+        `createNotificationQueue(): "maxWaiting" must be a positive safe integer, received "${
+          String(maxWaiting)
+        }"`,
+      );
+    }
+    const perServer = options.maxWaitingPerServer;
+    const shareOf = perServer === undefined ? () => maxWaiting : (serverId: string): number => {
+      try {
+        const share = perServer(serverId);
+        return Number.isSafeInteger(share) && share > 0 ? share : 0;
+      } catch {
+        return 0;
+      }
+    };
+    this.#client = options.client;
+    this.#capacity = { total: maxWaiting, shareOf };
+    this.#onError = options.onError ?? reportToConsole;
+    this.#budgets = new LogBudgets(
+      options.clock ?? systemClock,
+      options.logRateLimit ?? (() => compileRate(POLICY_DEFAULTS.logRateLimit)),
+    );
+    const handler = options.handler;
+    this.#handlerTakesLogs = typeof handler?.log === "function";
+    this.#handlerTakesOthers = typeof handler?.notification === "function";
+    this.#handler = handler !== undefined && (this.#handlerTakesLogs || this.#handlerTakesOthers)
+      ? new CallbackConsumer(
+        this.#capacity,
+        (record) => deliver(handler, this.#client, record),
+        (e, r) => this.#report(`Handler "${r.isLog ? "log" : "notification"}"`, e, r),
+      )
+      : undefined;
+  }
+  get waiting(): number {
+    return this.#handler?.waiting ?? 0;
+  }
+
+  push(
+    serverId: string,
+    era: "modern" | "legacy",
+    notification: JsonRpcNotification,
+    connection?: number,
+  ): void {
+    if (this.#closed) return;
+    const isLog = notification.method === "notifications/message";
+    const handler = isLog ? this.#handlerTakesLogs : this.#handlerTakesOthers;
+    const listeners = this.#listeners;
+    if (!handler && listeners.length === 0) return;
+    const counters = this.#counters(serverId);
+    if (isLog && !this.#withinBudget(serverId, connection)) {
+      counters.rateLimited++;
+      return;
+    }
+    const record = new NotificationRecord(serverId, era, notification, counters);
+    if (handler) this.#handler?.offer(record);
+    for (const listener of listeners) listener.offer(record);
+  }
+
+  subscribe(listener: (entry: NotificationEntry) => unknown): () => void {
+    if (this.#closed) return () => {};
+    const consumer = new CallbackConsumer(
+      this.#capacity,
+      (record) => listener(record.entry),
+      (error, record) => this.#report("A notification subscriber", error, record),
+    );
+    this.#listeners = [...this.#listeners, consumer];
+    return () => {
+      consumer.close();
+      this.#detach(consumer);
+    };
+  }
+
+  entries(): AsyncIterableIterator<NotificationEntry, undefined> {
+    const stream = new EntryStream(this.#capacity, (s) => this.#detach(s));
+    if (this.#closed) stream.end();
+    else this.#listeners = [...this.#listeners, stream];
+    return stream;
+  }
+
+  stats(): Readonly<Record<string, NotificationStats>> {
+    const out = Object.create(null) as Record<string, NotificationStats>;
+    for (const [serverId, c] of this.#stats) {
+      out[serverId] = Object.freeze({ ...c });
+    }
+    return Object.freeze(out);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const listener of this.#listeners) if (listener instanceof EntryStream) listener.end();
+  }
+
+  #counters(serverId: string): DeliveryCounters {
+    let counters = this.#stats.get(serverId);
+    if (counters === undefined) {
+      counters = { delivered: 0, dropped: 0, rateLimited: 0 };
+      this.#stats.set(serverId, counters);
+    }
+    return counters;
+  }
+
+  #withinBudget(serverId: string, connection: number | undefined): boolean {
+    try {
+      return this.#budgets.take(serverId, connection);
+    } catch (error) {
+      // A log budget that is not a valid rate: refuse (fail closed), and say why once.
+      if (!this.#brokenBudgets.has(serverId)) {
+        this.#brokenBudgets.add(serverId);
+        this.#notify(`The log budget of server "${serverId}" failed: "${thrownText(error)}"`, error);
+      }
+      return false;
+    }
+  }
+
+  #detach(listener: Listener): void {
+    this.#listeners = this.#listeners.filter((l) => l !== listener);
+  }
+
+  #report(who: string, error: unknown, record: NotificationRecord): void {
+    const entry = record.entry;
+    this.#notify(
+      `${who} threw on "${entry.method}" from server "${record.serverId}": "${thrownText(error)}"`,
+      error,
     );
   }
-  const perServer = options.maxWaitingPerServer;
-  const shareOf = perServer === undefined ? () => maxWaiting : (serverId: string): number => {
+
+  #notify(message: string, cause: unknown): void {
     try {
-      const share = perServer(serverId);
-      return Number.isSafeInteger(share) && share > 0 ? share : 0;
+      this.#onError(new Error(message, { cause }));
     } catch {
-      return 0;
+      // The error listener itself threw: nothing more to tell.
     }
-  };
-  return new ClientQueue({
-    client: options.client,
-    handler: options.handler,
-    capacity: { total: maxWaiting, shareOf },
-    logRateLimit: options.logRateLimit ?? (() => compileRate(POLICY_DEFAULTS.logRateLimit)),
-    clock: options.clock ?? systemClock,
-    onError: options.onError ?? reportToConsole,
-  });
+  }
+}
+
+function deliver(handler: Handler, client: string, record: NotificationRecord): unknown {
+  const entry = record.entry;
+  const ctx: NotificationContext = { client, serverId: entry.serverId, era: entry.era };
+  return entry.kind === "log"
+    ? handler.log?.(entry.log.level, entry.log, ctx)
+    : handler.notification?.(entry.method, entry.params, ctx);
+}
+
+function thrownText(error: unknown): string {
+  try {
+    return sanitizeText(error instanceof Error ? error.message : error, REPORTED_LENGTH);
+  } catch {
+    return "";
+  }
 }
 
 function reportToConsole(error: Error): void {
