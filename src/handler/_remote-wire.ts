@@ -2,10 +2,12 @@
  * The wire contract shared by `remoteHandler` and `handlerApp`: one POST of JSON
  * `{ kind, params, ctx }` answered by `200` with the answer, `{ error }`, or `{ deferred: true }`
  * (the handler returned `ctx.defer()`). This module holds the parts both ends need: the kinds,
- * the plain-data copy of a callback's context, the deferral test and the media type test.
+ * the plain-data copy of a callback's context, the deferral test, the media type test and the
+ * body parser.
  *
  * @module
  */
+import { exceedsJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 import type { ElicitationContext, InputContext } from "./handler.ts";
 
 /** A kind of input request a handler answers over HTTP. */
@@ -59,6 +61,32 @@ export function plainContext(ctx: InputContext | ElicitationContext): Record<str
 export function mediaTypeOf(header: string | null): string | undefined {
   const type = header?.split(";")[0]?.trim().toLowerCase();
   return type === undefined || type === "" ? undefined : type;
+}
+
+/**
+ * Parses a body as UTF-8 JSON no deeper than the protocol's JSON depth limit.
+ *
+ * @param bytes The body.
+ * @returns The value, or what is wrong with the body, as a phrase (`is not valid JSON`).
+ */
+export function parseJsonBody(
+  bytes: Uint8Array,
+): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string } {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, problem: "is not valid UTF-8" };
+  }
+  const { maxJsonDepth } = MESSAGE_LIMIT_DEFAULTS;
+  if (exceedsJsonDepth(text, maxJsonDepth)) {
+    return { ok: false, problem: `nests more than ${maxJsonDepth} levels deep` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, problem: "is not valid JSON" };
+  }
 }
 
 /** The JSON a deferral travels as. */

@@ -13,7 +13,6 @@ export interface Deferral {
 }
 
 const DEFERRAL: Deferral = Object.freeze({ deferred: true as const });
-const MARK = new WeakSet<object>([DEFERRAL]);
 
 /**
  * The deferral value (the same frozen object every time).
@@ -31,5 +30,5 @@ export function defer(): Deferral {
  * @returns `true` for `ctx.defer()`'s value.
  */
 export function isDeferral(value: unknown): value is Deferral {
-  return typeof value === "object" && value !== null && MARK.has(value);
+  return value === DEFERRAL;
 }

@@ -19,8 +19,8 @@ import { quote } from "../_internal/quote.ts";
 import { defineHandler, type Handler } from "./handler.ts";
 import { createBearerCheck } from "./_bearer-secret.ts";
 import { decodeHandlerCall } from "./_handler-request.ts";
-import { readJsonRequest } from "./_request-body.ts";
-import { HANDLER_KINDS, isWireDeferral, WIRE_DEFERRAL } from "./_remote-wire.ts";
+import { readRequestBytes } from "../transport/body-reader.ts";
+import { HANDLER_KINDS, isWireDeferral, mediaTypeOf, parseJsonBody, WIRE_DEFERRAL } from "./_remote-wire.ts";
 import { isDeferral } from "./deferral.ts";
 
 /** Options of {@linkcode handlerApp}. */
@@ -76,7 +76,7 @@ export function handlerApp(handler: Handler, options: HandlerAppOptions = {}): H
       }
     }
     const body = await readJsonRequest(request, maxBytes);
-    if (!body.ok) return reply(body.status, body.message);
+    if (body instanceof Response) return body;
     const call = decodeHandlerCall(body.value, handler);
     if (!call.ok) return reply(400, `Request body refused: ${call.message}`);
     let answer: unknown;
@@ -106,6 +106,22 @@ export function handlerApp(handler: Handler, options: HandlerAppOptions = {}): H
 
 function reply(status: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ message }), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** The body as JSON, or the refusal: a body over the limit is refused as soon as it passes it. */
+async function readJsonRequest(request: Request, maxBytes: number): Promise<{ value: unknown } | Response> {
+  const type = mediaTypeOf(request.headers.get("content-type"));
+  if (type !== "application/json") {
+    const received = type === undefined ? "none" : quote(type);
+    return reply(415, `Request body refused: expected content type "application/json", received ${received}`);
+  }
+  const bytes = await readRequestBytes(request, maxBytes);
+  if (bytes === "over_limit") {
+    return reply(413, `Request body refused: the body is larger than ${maxBytes} bytes`);
+  }
+  if (bytes === "incomplete") return reply(400, "Request body refused: the body was not received in full");
+  const parsed = parseJsonBody(bytes);
+  return parsed.ok ? parsed : reply(400, `Request body refused: the body ${parsed.problem}`);
 }
 
 function checkMaxBytes(value: number | undefined): number {

@@ -16,12 +16,12 @@ import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { quote } from "../_internal/quote.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
 import { openBody, readBodyBytes } from "../transport/body-reader.ts";
-import { exceedsJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 import {
   HANDLER_KINDS,
   type HandlerKind,
   isWireDeferral,
   mediaTypeOf,
+  parseJsonBody,
   plainContext,
 } from "./_remote-wire.ts";
 
@@ -268,27 +268,11 @@ async function readRemoteAnswer(
       case "failed":
         throw new Error(`${PREFIX} the response body failed before it was complete: ${read.reason}`);
     }
-    return parseJson(read.bytes);
+    const parsed = parseJsonBody(read.bytes);
+    if (!parsed.ok) throw new Error(`${PREFIX} the response body ${parsed.problem}`);
+    return parsed.value;
   } finally {
     body.close();
-  }
-}
-
-function parseJson(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new Error(`${PREFIX} the response body is not valid UTF-8`);
-  }
-  const { maxJsonDepth } = MESSAGE_LIMIT_DEFAULTS;
-  if (exceedsJsonDepth(text, maxJsonDepth)) {
-    throw new Error(`${PREFIX} the response body nests more than ${maxJsonDepth} levels deep`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${PREFIX} the response body is not valid JSON`);
   }
 }
 
