@@ -26,8 +26,6 @@ export class NotificationRecord {
   readonly serverId: string;
   /** The protocol era. */
   readonly era: "modern" | "legacy";
-  /** Whether it is a log entry (`notifications/message`). */
-  readonly isLog: boolean;
   /** The server's counters. */
   readonly counters: DeliveryCounters;
   #notification: JsonRpcNotification | undefined;
@@ -49,7 +47,6 @@ export class NotificationRecord {
   ) {
     this.serverId = serverId;
     this.era = era;
-    this.isLog = notification.method === "notifications/message";
     this.counters = counters;
     this.#notification = notification;
   }

@@ -216,7 +216,7 @@ class ClientQueue {
       ? new CallbackConsumer(
         this.#capacity,
         (record) => deliver(handler, this.#client, record),
-        (e, r) => this.#report(`Handler "${r.isLog ? "log" : "notification"}"`, e, r),
+        (e, r) => this.#report(`Handler "${r.entry.kind}"`, e, r),
       )
       : undefined;
   }
