@@ -17,7 +17,7 @@ import {
   wireVariant,
 } from "../protocol/decode.ts";
 import { RequestIdSchema } from "../protocol/jsonrpc.ts";
-import { objectMap } from "../protocol/object-map.ts";
+import { objectMap } from "../protocol/null-proto-record.ts";
 import { decodeCreateMessageParams } from "../protocol/sampling.ts";
 import { decodeElicitParams, elicitationModeOf, type ElicitRequestParams } from "../protocol/elicitation.ts";
 import { MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/versions.ts";

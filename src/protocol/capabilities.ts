@@ -8,8 +8,7 @@
 import * as v from "valibot";
 import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
 import { type JsonObject, JsonObjectSchema } from "./jsonrpc.ts";
-import type { NullProtoRecord } from "./null-proto-record.ts";
-import { objectMap } from "./object-map.ts";
+import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import type { ProtocolVersion } from "./versions.ts";
 
 /** What a client supports, across every version (see each field for the versions that have it). */

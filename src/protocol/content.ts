@@ -9,12 +9,10 @@
  * @module
  */
 import * as v from "valibot";
-import { wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
+import { dispatch, wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type Icon, IconsSchema } from "./icon.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
-import type { NullProtoRecord } from "./null-proto-record.ts";
-import { dispatch, hasOwnKey } from "./_dispatch.ts";
-import { objectMap } from "./object-map.ts";
+import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 
 /** Who a message or content is for or from. */
 export type Role = "user" | "assistant";
@@ -180,7 +178,7 @@ function buildBlocks(object: ObjectFactory) {
   const contentsBase = { uri: v.string(), mimeType: opt(v.string()), _meta: opt(MetaSchema) };
   // No discriminator: contents with a `text` key are text contents, the others must be blobs.
   const contents = dispatch(
-    hasOwnKey("text"),
+    (input) => typeof input === "object" && input !== null && Object.hasOwn(input, "text"),
     object({ ...contentsBase, text: v.string() }),
     object({ ...contentsBase, blob: v.string() }),
   );

@@ -246,3 +246,26 @@ export function wireLooseObject<const TEntries extends v.ObjectEntries>(
 ): v.LooseObjectSchema<TEntries, undefined> {
   return refuseArrays(v.looseObject(entries));
 }
+
+/**
+ * A two-way choice between schemas, made on the input before decoding: unlike `v.union`, the
+ * chosen schema's failure comes out as is, so a nested failure keeps its full path (a union's
+ * sub-issues carry paths relative to the union, which `deepestIssue` cannot place).
+ *
+ * @param choose A cheap test on the raw input (must not throw).
+ * @param whenTrue The schema for inputs that pass the test.
+ * @param whenFalse The schema for the others (it also reports non-objects).
+ * @returns The combined schema.
+ */
+export function dispatch<A, B>(
+  choose: (input: unknown) => boolean,
+  whenTrue: WireSchema<A>,
+  whenFalse: WireSchema<B>,
+): WireSchema<A | B> {
+  return {
+    ...(whenFalse as WireSchema<A | B>),
+    "~run"(dataset, config) {
+      return (choose(dataset.value) ? whenTrue : whenFalse)["~run"](dataset, config);
+    },
+  };
+}

@@ -11,8 +11,7 @@ import * as v from "valibot";
 import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
-import type { NullProtoRecord } from "./null-proto-record.ts";
-import { objectMap } from "./object-map.ts";
+import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import type { ProtocolVersion } from "./versions.ts";
 
 /** The form a server asks for, as sent (not yet checked against the primitive subset). */

@@ -7,8 +7,7 @@
 import * as v from "valibot";
 import { decode, type Decoded, nestFailure, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { ElicitParamsSchemas, type ElicitRequestParams } from "./elicitation.ts";
-import type { NullProtoRecord } from "./null-proto-record.ts";
-import { objectMap } from "./object-map.ts";
+import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { decodeListRootsParams, ListRootsParamsSchema, type ListRootsRequestParams } from "./roots.ts";
 import { CreateMessageParamsSchemas, type CreateMessageRequestParams } from "./sampling.ts";
 import { MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "./versions.ts";

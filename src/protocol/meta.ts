@@ -21,8 +21,7 @@ import {
 import { type Icon, IconsSchema } from "./icon.ts";
 import type { JsonObject } from "./jsonrpc.ts";
 import { type LoggingLevel, LoggingLevelSchema } from "./logging-level.ts";
-import type { NullProtoRecord } from "./null-proto-record.ts";
-import { objectMap } from "./object-map.ts";
+import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "./versions.ts";
 import { copyOwn } from "../_internal/copy.ts";
 import { isObject } from "../_internal/is-object.ts";

@@ -1,8 +1,8 @@
 /**
- * A valibot schema for maps whose keys come from an untrusted peer (`inputRequests`,
- * `inputResponses`, `_meta`). valibot's own `record` silently drops `__proto__`,
- * `constructor` and `prototype`; here they are ordinary keys, and the output is a fresh object
- * with no prototype, so no key can reach `Object.prototype`.
+ * Valibot schemas for maps whose keys come from an untrusted peer (`inputRequests`,
+ * `inputResponses`, `_meta`, tool `arguments`, …). valibot's own `record` silently drops
+ * `__proto__`, `constructor` and `prototype`; here they are ordinary keys, and the output is a
+ * fresh object with no prototype, so no key can reach `Object.prototype`.
  *
  * @module
  */
@@ -51,4 +51,20 @@ export function nullProtoRecord<T>(value: WireSchema<T>): WireSchema<NullProtoRe
       return output;
     }),
   );
+}
+
+const JSON_OBJECT: v.GenericSchema = {
+  ...v.custom(isObject),
+  expects: "Object",
+};
+
+/**
+ * {@linkcode nullProtoRecord} behind a guard whose failure reads `expected Object` when the value
+ * is not a JSON object (the record's own guard reports `expected unknown`).
+ *
+ * @param value The schema of each value.
+ * @returns The map schema.
+ */
+export function objectMap<T>(value: WireSchema<T>): WireSchema<NullProtoRecord<T>> {
+  return v.pipe(JSON_OBJECT, nullProtoRecord(value));
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
+import { decode, type Decoded, dispatch, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
 import {
   BasicContentBlockSchema,
   type Role,
@@ -15,9 +15,7 @@ import {
 } from "./content.ts";
 import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
-import type { NullProtoRecord } from "./null-proto-record.ts";
-import { dispatch } from "./_dispatch.ts";
-import { objectMap } from "./object-map.ts";
+import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { SamplingToolSchema, type Tool } from "./tools.ts";
 import type { ProtocolVersion } from "./versions.ts";
 
