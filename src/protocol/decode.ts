@@ -74,14 +74,8 @@ const ACTION_EXPECTS: Readonly<Record<string, string>> = {
   finite: "a finite number",
 };
 
-/**
- * What an issue says was expected, in words: its `expected`, or for a pipe's action that names
- * none (`safeInteger`, `finite`) what the action asks for.
- *
- * @param issue A valibot issue.
- * @returns The words, e.g. `"a safe integer"`.
- */
-export function expectedOf(issue: Issue): string {
+/** What an issue says was expected, in words: its `expected`, or what its pipe action asks for. */
+function expectedOf(issue: Issue): string {
   return issue.expected ?? ACTION_EXPECTS[issue.type] ?? issue.message;
 }
 
@@ -121,19 +115,32 @@ export function nestFailure(prefix: string, inner: DecodeFailure): DecodeFailure
 type Issue = v.BaseIssue<unknown>;
 
 /**
- * Picks the issue that explains a failure best: a union reports one issue per option, and the
- * option that got furthest into the input is the one the sender most likely meant.
- *
- * @param issue The first issue valibot reported.
- * @returns That issue or its deepest sub-issue.
+ * The issue that explains a failure best: a union reports one issue per option, and the option
+ * that got furthest into the input is the one the sender most likely meant.
  */
-export function deepestIssue(issue: Issue): Issue {
+function deepestIssue(issue: Issue): Issue {
   let best = issue;
   for (const sub of issue.issues ?? []) {
     const candidate = deepestIssue(sub);
     if ((candidate.path?.length ?? 0) > (best.path?.length ?? 0)) best = candidate;
   }
   return best;
+}
+
+/**
+ * Places the failure of a value checked inside a custom schema (a map's value, a reserved `_meta`
+ * key) under that value's own path, for `addIssue`.
+ *
+ * @param here The path item of the value within the input.
+ * @param issue The first issue of the value's own parse.
+ * @returns The issue's `expected`, `received` and full `path`.
+ */
+export function nestedIssue(
+  here: v.ObjectPathItem,
+  issue: Issue,
+): { expected: string; received: string; path: [v.ObjectPathItem, ...v.IssuePathItem[]] } {
+  const inner = deepestIssue(issue);
+  return { expected: expectedOf(inner), received: inner.received, path: [here, ...(inner.path ?? [])] };
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

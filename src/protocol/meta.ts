@@ -5,14 +5,7 @@
  * @module
  */
 import * as v from "valibot";
-import {
-  decode,
-  type Decoded,
-  deepestIssue,
-  expectedOf,
-  wireLooseObject,
-  type WireSchema,
-} from "./decode.ts";
+import { decode, type Decoded, nestedIssue, wireLooseObject, type WireSchema } from "./decode.ts";
 import {
   type ClientCapabilities,
   ClientCapabilitiesSchemas,
@@ -132,12 +125,7 @@ export const RequestMetaSchema: WireSchema<RequestMetaObject> = v.pipe(
       }
       const result = v.safeParse(schema, meta[key], { abortEarly: true });
       if (!result.success) {
-        const inner = deepestIssue(result.issues[0]);
-        addIssue({
-          expected: expectedOf(inner),
-          received: inner.received,
-          path: [here, ...(inner.path ?? [])],
-        });
+        addIssue(nestedIssue(here, result.issues[0]));
         return NEVER;
       }
       meta[key] = result.output;

@@ -7,7 +7,7 @@
  * @module
  */
 import * as v from "valibot";
-import { deepestIssue, expectedOf, type WireSchema } from "./decode.ts";
+import { nestedIssue, type WireSchema } from "./decode.ts";
 import { isObject } from "../_internal/is-object.ts";
 
 /** A map from untrusted string keys to values, with no prototype. */
@@ -37,13 +37,8 @@ export function nullProtoRecord<T>(value: WireSchema<T>): WireSchema<NullProtoRe
         const item = input[key];
         const result = v.safeParse(value, item, { abortEarly: true });
         if (!result.success) {
-          const inner = deepestIssue(result.issues[0]);
           const here: v.ObjectPathItem = { type: "object", origin: "value", input, key, value: item };
-          addIssue({
-            expected: expectedOf(inner),
-            received: inner.received,
-            path: [here, ...(inner.path ?? [])],
-          });
+          addIssue(nestedIssue(here, result.issues[0]));
           return NEVER;
         }
         output[key] = result.output;
