@@ -39,9 +39,6 @@ import { sanitizeText } from "./sanitize-text.ts";
 
 export type { NotificationStats } from "./_notification-record.ts";
 
-/** The default of {@linkcode NotificationQueueOptions.maxWaiting}: the policy's `maxWaitingNotifications`. */
-export const DEFAULT_MAX_WAITING: number = POLICY_DEFAULTS.maxWaitingNotifications;
-
 /** Options of {@linkcode createNotificationQueue}. */
 export interface NotificationQueueOptions {
   /** The client's name (`ctx.client`). */
@@ -56,7 +53,7 @@ export interface NotificationQueueOptions {
    * The most entries waiting for each consumer (the handler, each subscriber, each iterator);
    * past it newer entries are dropped and counted.
    *
-   * @default 1000
+   * @default 1000 (`POLICY_DEFAULTS.maxWaitingNotifications`)
    */
   readonly maxWaiting?: number;
   /**
@@ -185,7 +182,7 @@ class ClientQueue {
   #closed = false;
 
   constructor(options: NotificationQueueOptions) {
-    const maxWaiting = options.maxWaiting ?? DEFAULT_MAX_WAITING;
+    const maxWaiting = options.maxWaiting ?? POLICY_DEFAULTS.maxWaitingNotifications;
     if (!Number.isSafeInteger(maxWaiting) || maxWaiting <= 0) {
       throw new RangeError(
         `createNotificationQueue(): "maxWaiting" must be a positive safe integer, received "${
