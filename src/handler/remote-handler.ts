@@ -244,10 +244,10 @@ async function readRemoteAnswer(
 ): Promise<unknown> {
   const body = openBody(response.body, signal);
   try {
-    if (signal.aborted) throw abortReason(signal);
+    if (signal.aborted) throw signal.reason;
     if (response.status !== 200) {
       const read = await readBodyBytes(body, ERROR_BODY_BYTES);
-      if (read.end === "aborted") throw abortReason(signal);
+      if (read.end === "aborted") throw signal.reason;
       throw new Error(
         `${PREFIX} the endpoint answered HTTP ${response.status}, expected 200${detail(read.bytes)}`,
       );
@@ -262,7 +262,7 @@ async function readRemoteAnswer(
     const read = await readBodyBytes(body, maxBytes);
     switch (read.end) {
       case "aborted":
-        throw abortReason(signal);
+        throw signal.reason;
       case "over_limit":
         throw new Error(tooLarge);
       case "failed":
@@ -288,8 +288,4 @@ function detail(bytes: Uint8Array): string {
     // not JSON: quote the text
   }
   return `: ${quote(typeof message === "string" ? message : text, 200)}`;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("The remote handler call was aborted", "AbortError");
 }
