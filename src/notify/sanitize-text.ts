@@ -67,7 +67,7 @@ export function sanitizePrefixBound(max: number): number {
  */
 export function sanitizeText(value: unknown, max: number): string {
   const clamp = normalMax(max);
-  const limit = clamp * 8 + 1024;
+  const limit = sanitizePrefixBound(clamp);
   switch (typeof value) {
     case "string":
       return clampText(value, clamp, limit);
