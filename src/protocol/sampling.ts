@@ -148,21 +148,17 @@ export const CreateMessageParamsSchemas: Readonly<
   "2026-07-28": wireObject({ messages: v.array(Message), ...baseEntries, ...toolEntries }),
 };
 
+const resultEntries = { model: v.string(), stopReason: opt(v.string()), _meta: opt(MetaSchema) };
 const BasicResult: WireSchema<CreateMessageResult> = wireObject({
   role: RoleSchema,
   content: BasicContentBlockSchema,
-  model: v.string(),
-  stopReason: opt(v.string()),
-  _meta: opt(MetaSchema),
+  ...resultEntries,
 });
-
 // 2026-07-28 has no `resultType` here (not a `Result`), but keeps `_meta` from `SamplingMessage`.
 const Result: WireSchema<CreateMessageResult> = wireObject({
   role: RoleSchema,
   content: BlockOrBlocks,
-  model: v.string(),
-  stopReason: opt(v.string()),
-  _meta: opt(MetaSchema),
+  ...resultEntries,
 });
 
 /** `CreateMessageResult` per protocol version; unknown keys (e.g. `resultType`) are dropped. */
