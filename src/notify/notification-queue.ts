@@ -167,7 +167,6 @@ type Listener = CallbackConsumer | EntryStream;
 
 /** The queue behind {@linkcode createNotificationQueue}, held to the contract by its return type. */
 class ClientQueue {
-  readonly #client: string;
   readonly #capacity: WaitingCapacity;
   readonly #onError: (error: Error) => void;
   readonly #budgets: LogBudgets;
@@ -199,24 +198,24 @@ class ClientQueue {
         return 0;
       }
     };
-    this.#client = options.client;
     this.#capacity = { total: maxWaiting, shareOf };
     this.#onError = options.onError ?? reportToConsole;
     this.#budgets = new LogBudgets(
       options.clock ?? systemClock,
       options.logRateLimit ?? (() => compileRate(POLICY_DEFAULTS.logRateLimit)),
     );
-    const handler = options.handler;
+    const { client, handler } = options;
     this.#handlerTakesLogs = typeof handler?.log === "function";
     this.#handlerTakesOthers = typeof handler?.notification === "function";
     this.#handler = handler !== undefined && (this.#handlerTakesLogs || this.#handlerTakesOthers)
       ? new CallbackConsumer(
         this.#capacity,
-        (record) => deliver(handler, this.#client, record),
+        (record) => deliver(handler, client, record),
         (e, r) => this.#report(`Handler "${r.entry.kind}"`, e, r),
       )
       : undefined;
   }
+
   get waiting(): number {
     return this.#handler?.waiting ?? 0;
   }
