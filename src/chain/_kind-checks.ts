@@ -22,12 +22,12 @@ import { createSamplingToolsCheck } from "../checks/sampling-tools.ts";
 import { createSamplingMaxTokensCheck } from "../checks/sampling-max-tokens.ts";
 import { createSamplingIdleCheck } from "../checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck } from "../checks/sampling-tool-loop.ts";
-import { createSamplingToolResultsCheck } from "../checks/sampling-tool-results.ts";
+import { checkSamplingToolResults } from "../checks/sampling-tool-results.ts";
 import { createSamplingContextCheck } from "../checks/sampling-context.ts";
 import { createElicitationModeCheck } from "../checks/elicitation-mode.ts";
 import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
-import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
+import { checkRootsAnswer } from "../checks/roots-answer.ts";
 import type { LazySignal } from "./invoke-handler.ts";
 import { pass, RefusalCode, refuse, type Verdict } from "../checks/verdict.ts";
 import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
@@ -191,7 +191,6 @@ function samplingPreChecks(policy: CompiledPolicy, declared: DeclaredCapabilitie
   const invalid = RefusalCode.InvalidParams;
   const tools = createSamplingToolsCheck({ declared: declared.sampling?.tools === true });
   const maxTokens = createSamplingMaxTokensCheck({ maxTokens: s.maxTokens });
-  const toolResults = createSamplingToolResultsCheck();
   const idle = createSamplingIdleCheck({ allowIdle: s.allowIdle, rejectionCode: s.rejectionCode });
   const toolLoop = createSamplingToolLoopCheck({
     maxToolIterations: s.maxToolIterations,
@@ -204,7 +203,7 @@ function samplingPreChecks(policy: CompiledPolicy, declared: DeclaredCapabilitie
     {
       name: "tool_result",
       code: invalid,
-      check: (state) => keep(state, toolResults.check(state.params.messages)),
+      check: (state) => keep(state, checkSamplingToolResults(state.params.messages)),
     },
     {
       name: "idle",
@@ -270,7 +269,6 @@ function compileElicitation(
 
 /** Roots: no pre-checks; the answer is filtered. */
 function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInputRequest> {
-  const rootsAnswer = createRootsAnswerCheck();
   const timeoutMs = policy.handlerTimeoutMs.default;
   return {
     prepare: (request: RootsInputRequest): Verdict<Prepared> =>
@@ -278,7 +276,7 @@ function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInput
         request,
         timeoutMs,
         invoke: (base, lazy) => handler.roots!(new InputContextImpl(base, lazy)),
-        judge: (answer) => rootsAnswer.check(answer),
+        judge: checkRootsAnswer,
       }),
     steps: [handlerStep(timeoutMs), ANSWER],
   };
