@@ -22,12 +22,12 @@ import { createSamplingToolsCheck } from "../checks/sampling-tools.ts";
 import { createSamplingMaxTokensCheck } from "../checks/sampling-max-tokens.ts";
 import { createSamplingIdleCheck } from "../checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck } from "../checks/sampling-tool-loop.ts";
-import { createSamplingToolResultsCheck } from "../checks/sampling-tool-results.ts";
+import { checkSamplingToolResults } from "../checks/sampling-tool-results.ts";
 import { createSamplingContextCheck } from "../checks/sampling-context.ts";
 import { createElicitationModeCheck } from "../checks/elicitation-mode.ts";
 import { createElicitationFormCheck } from "../checks/elicitation-form.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
-import { createRootsAnswerCheck } from "../checks/roots-answer.ts";
+import { checkRootsAnswer } from "../checks/roots-answer.ts";
 import type { LazySignal } from "./invoke-handler.ts";
 import { pass, RefusalCode, refuse, type Verdict } from "../checks/verdict.ts";
 import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
@@ -135,16 +135,9 @@ export function compileKindChecks(
   });
 }
 
-/** A sampling request on its way through the sampling pre-checks. */
-interface SamplingState {
-  readonly params: CreateMessageRequestParams;
-  readonly legacy: boolean;
-  readonly callInFlight: boolean;
-}
-
-/** One sampling pre-check: passes the state on (perhaps with rewritten params), or refuses. */
+/** One sampling pre-check: passes the params on (perhaps a rewritten copy), or refuses. */
 interface SamplingStep extends KindStep {
-  check(state: SamplingState): Verdict<SamplingState>;
+  check(params: CreateMessageRequestParams, context: PrepareContext): Verdict<CreateMessageRequestParams>;
 }
 
 /** Sampling: its pre-checks run in the order of their list, then the handler and the answer. */
@@ -157,27 +150,21 @@ function compileSampling(
   const timeoutMs = policy.handlerTimeoutMs.default;
   return {
     prepare(request: SamplingInputRequest, context: PrepareContext): Verdict<Prepared> {
-      const { version } = context;
-      let state: SamplingState = {
-        params: request.params,
-        legacy: eraOf(version) === "legacy",
-        callInFlight: context.callInFlight ?? true,
-      };
+      let params = request.params;
       for (const step of preChecks) {
-        const verdict = step.check(state);
+        const verdict = step.check(params, context);
         if (!verdict.ok) return verdict;
-        state = verdict.value;
+        params = verdict.value;
       }
-      const { params } = state;
       return pass({
         request: { method: request.method, params },
         timeoutMs,
         invoke: (base, lazy) => handler.sampling!(params, new InputContextImpl(base, lazy)),
         judge: (answer) => {
-          const decoded = decodeCreateMessageResult(version, answer);
+          const decoded = decodeCreateMessageResult(context.version, answer);
           return decoded.ok
             ? pass(decoded.value)
-            : refuseAnswer(`Sampling answer refused: ${decoded.message}`);
+            : refuse(RefusalCode.InternalError, `Sampling answer refused: ${decoded.message}`);
         },
       });
     },
@@ -191,7 +178,6 @@ function samplingPreChecks(policy: CompiledPolicy, declared: DeclaredCapabilitie
   const invalid = RefusalCode.InvalidParams;
   const tools = createSamplingToolsCheck({ declared: declared.sampling?.tools === true });
   const maxTokens = createSamplingMaxTokensCheck({ maxTokens: s.maxTokens });
-  const toolResults = createSamplingToolResultsCheck();
   const idle = createSamplingIdleCheck({ allowIdle: s.allowIdle, rejectionCode: s.rejectionCode });
   const toolLoop = createSamplingToolLoopCheck({
     maxToolIterations: s.maxToolIterations,
@@ -199,24 +185,25 @@ function samplingPreChecks(policy: CompiledPolicy, declared: DeclaredCapabilitie
   });
   const context = createSamplingContextCheck({ allow: s.context });
   return Object.freeze([
-    { name: "tools", code: invalid, check: (state) => withParams(state, tools.check(state.params)) },
-    { name: "maxTokens", code: invalid, check: (state) => withParams(state, maxTokens.check(state.params)) },
+    { name: "tools", code: invalid, check: (params) => tools.check(params) },
+    { name: "maxTokens", code: invalid, check: (params) => maxTokens.check(params) },
     {
       name: "tool_result",
       code: invalid,
-      check: (state) => keep(state, toolResults.check(state.params.messages)),
+      check: (params) => keep(params, checkSamplingToolResults(params.messages)),
     },
     {
       name: "idle",
       code: s.rejectionCode,
-      check: (state) => state.legacy ? keep(state, idle.check(state.callInFlight)) : pass(state),
+      check: (params, { version, callInFlight = true }) =>
+        eraOf(version) === "legacy" ? keep(params, idle.check(callInFlight)) : pass(params),
     },
     {
       name: "tool loop",
       code: s.rejectionCode,
-      check: (state) => keep(state, toolLoop.check(state.params.messages)),
+      check: (params) => keep(params, toolLoop.check(params.messages)),
     },
-    { name: "context", code: undefined, check: (state) => withParams(state, context.check(state.params)) },
+    { name: "context", code: undefined, check: (params) => context.check(params) },
   ]);
 }
 
@@ -270,7 +257,6 @@ function compileElicitation(
 
 /** Roots: no pre-checks; the answer is filtered. */
 function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInputRequest> {
-  const rootsAnswer = createRootsAnswerCheck();
   const timeoutMs = policy.handlerTimeoutMs.default;
   return {
     prepare: (request: RootsInputRequest): Verdict<Prepared> =>
@@ -278,7 +264,7 @@ function compileRoots(policy: CompiledPolicy, handler: Handler): Kind<RootsInput
         request,
         timeoutMs,
         invoke: (base, lazy) => handler.roots!(new InputContextImpl(base, lazy)),
-        judge: (answer) => rootsAnswer.check(answer),
+        judge: checkRootsAnswer,
       }),
     steps: [handlerStep(timeoutMs), ANSWER],
   };
@@ -291,18 +277,7 @@ function handlerStep(timeoutMs: number): KindStep {
   return { name: "handler", code: RefusalCode.InternalError, timeoutMs };
 }
 
-function withParams(
-  state: SamplingState,
-  verdict: Verdict<CreateMessageRequestParams>,
-): Verdict<SamplingState> {
-  if (!verdict.ok) return verdict;
-  return verdict.value === state.params ? pass(state) : pass({ ...state, params: verdict.value });
-}
-
-function keep(state: SamplingState, verdict: Verdict<void>): Verdict<SamplingState> {
-  return verdict.ok ? pass(state) : verdict;
-}
-
-function refuseAnswer(message: string): Verdict<never> {
-  return refuse(RefusalCode.InternalError, message);
+/** Passes `params` on when a check that only judges them passes. */
+function keep<T>(params: T, verdict: Verdict<void>): Verdict<T> {
+  return verdict.ok ? pass(params) : verdict;
 }

@@ -28,7 +28,7 @@ import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type Refusal, RefusalCode, type Verdict } from "../checks/verdict.ts";
-import { changesOf, type InputDecision, inputDecision } from "./decision.ts";
+import { changesOf, type DecisionChange, type InputDecision, inputDecision } from "./decision.ts";
 import { type Invocation, invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import { isDeferral } from "../handler/deferral.ts";
 import type { BaseContext } from "./_handler-contexts.ts";
@@ -161,7 +161,6 @@ export function createChain(options: ChainOptions): Chain {
     if (!afforded.ok) return { ok: false, stage: "policy", refusal: afforded.refusal };
     const prepared = kinds.prepare(request, context);
     if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
-    if (trace !== undefined) trace.checked = prepared.value.request;
     const base: BaseContext = {
       client,
       serverId: policy.server,
@@ -171,6 +170,7 @@ export function createChain(options: ChainOptions): Chain {
       principal: context.principal,
       changes: changesOf(request, prepared.value.request),
     };
+    if (trace !== undefined) trace.changes = base.changes;
     const answered = answer(prepared.value, (lazy) => prepared.value.invoke(base, lazy), {
       signal: context.signal,
       timers,
@@ -191,7 +191,7 @@ export function createChain(options: ChainOptions): Chain {
         caller: context.principal?.subject,
         era: eraOf(context.version),
         request,
-        checked: trace.checked,
+        changes: trace.changes ?? [],
         result,
         handlerMs: trace.handlerMs,
         startedAt,
@@ -310,8 +310,8 @@ const EVERY_KIND: Handler = Object.freeze<Handler>({
 
 /** What a run reports besides its result, for decision events. */
 interface RunTrace {
-  /** The request as the pre-checks left it (when they passed). */
-  checked?: InputRequest;
+  /** What the pre-checks changed (when they passed). */
+  changes?: readonly DecisionChange[];
   /** How long the handler took (ms), when it ran. */
   handlerMs?: number;
 }

@@ -107,7 +107,7 @@ export function changesOf(asked: InputRequest, checked: InputRequest | undefined
 /**
  * The event of one input request.
  *
- * @param facts Who, what, the chain's result, the checked request and the timings.
+ * @param facts Who, what, the chain's result, what the checks changed and the timings.
  * @returns The event.
  */
 export function inputDecision(facts: {
@@ -116,7 +116,7 @@ export function inputDecision(facts: {
   readonly caller: string | undefined;
   readonly era: "modern" | "legacy";
   readonly request: InputRequest;
-  readonly checked: InputRequest | undefined;
+  readonly changes: readonly DecisionChange[];
   readonly result:
     | { readonly ok: true }
     | {
@@ -145,7 +145,7 @@ export function inputDecision(facts: {
     method: request.method,
     ...(mode === undefined ? {} : { mode }),
     outcome: result.ok ? "answered" : result.stage,
-    changes: changesOf(request, facts.checked),
+    changes: facts.changes,
     ...(result.ok ? {} : { refusal: { code: result.refusal.code, message: result.refusal.message } }),
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
     durationMs: facts.endedAt - facts.startedAt,

@@ -94,13 +94,10 @@ const WAITING = new WeakMap<AbortSignal, Set<() => void>>();
 /**
  * Hears `signal`'s abort through one listener per signal, however many callbacks wait on it:
  * a round's input requests all wait on the round's signal, and Node warns
- * (`MaxListenersExceededWarning`) past ten listeners on one `AbortSignal`.
- *
- * @param signal The signal.
- * @param callback Runs once when it aborts.
- * @returns Stops waiting.
+ * (`MaxListenersExceededWarning`) past ten listeners on one `AbortSignal`. Returns what stops
+ * waiting.
  */
-export function whenAborted(signal: AbortSignal, callback: () => void): () => void {
+function whenAborted(signal: AbortSignal, callback: () => void): () => void {
   let waiting = WAITING.get(signal);
   if (waiting === undefined) {
     const callbacks = new Set<() => void>();

@@ -39,24 +39,19 @@ export function isIpHost(host: string): boolean {
  * @returns The reason, or `undefined` when the host is well-formed.
  */
 export function hostShapeProblem(host: string): string | undefined {
-  let labelStart = true;
-  for (let i = 0; i < host.length; i++) {
-    const code = host.charCodeAt(i);
-    if (code === 0x2e) {
-      if (labelStart) return `expected a host without empty labels, received ${quote(host)}`;
-      labelStart = true;
-      continue;
-    }
-    labelStart = false;
-    const ok = (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d ||
-      code === 0x5f;
-    if (!ok) {
-      return `expected a host of letters, digits, hyphens, underscores and dots, received ${quote(host)}`;
-    }
+  const first = FIRST_SHAPE_PROBLEM.exec(host)?.[0];
+  if (first?.startsWith(".")) return `expected a host without empty labels, received ${quote(host)}`;
+  if (first !== undefined) {
+    return `expected a host of letters, digits, hyphens, underscores and dots, received ${quote(host)}`;
   }
-  if (labelStart) return `expected a host without a trailing dot, received ${quote(host)}`;
+  if (host === "" || host.endsWith(".")) {
+    return `expected a host without a trailing dot, received ${quote(host)}`;
+  }
   return undefined;
 }
+
+/** The first empty label (a leading or doubled dot) or character a host may not hold. */
+const FIRST_SHAPE_PROBLEM = /^\.|\.\.|[^a-z\d_.-]/;
 
 /**
  * Whether a domain name sits under an ICANN public suffix and has a registrable domain of its

@@ -37,6 +37,11 @@ export function findUnsafeCharacter(text: string): string | undefined {
   return `expected no invisible or bidirectional formatting characters, found ${at}`;
 }
 
+/** An RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`) followed by its colon. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*(?=:)/;
+/** What follows `https://` up to the path, query or fragment. */
+const HTTPS_AUTHORITY = /^https:\/\/([^/?#]*)/;
+
 /** How the text before the authority is shaped. */
 export type SchemeShape =
   | { readonly kind: "https"; readonly authority: string }
@@ -53,48 +58,20 @@ export function readHttpsAuthority(text: string): SchemeShape {
   if (text.startsWith("//")) {
     return refused("expected an absolute https URL, received a protocol-relative URL");
   }
-  const colon = schemeEnd(text);
-  if (colon < 0) return refused("expected an absolute https URL, received a relative URL");
-  const scheme = text.slice(0, colon);
+  const scheme = SCHEME.exec(text)?.[0];
+  if (scheme === undefined) return refused("expected an absolute https URL, received a relative URL");
   if (scheme !== "https") {
     if (scheme.toLowerCase() === "https") {
       return refused(`expected the scheme "https" in lower case, received "${scheme}"`);
     }
     return refused(`expected the scheme "https", received "${scheme}"`);
   }
-  if (!text.startsWith("//", 6)) return refused('expected "https://" followed by a host');
-  let end = 8;
-  while (end < text.length) {
-    const code = text.charCodeAt(end);
-    if (code === 0x2f || code === 0x3f || code === 0x23) break; // "/" "?" "#"
-    end++;
+  const authority = HTTPS_AUTHORITY.exec(text)?.[1];
+  if (authority === undefined || authority === "" || authority.startsWith(":")) {
+    return refused('expected "https://" followed by a host');
   }
-  const authority = text.slice(8, end);
-  if (authority === "" || authority.startsWith(":")) return refused('expected "https://" followed by a host');
   if (authority.includes("@")) return refused('expected no userinfo ("@") before the host');
   return { kind: "https", authority };
-}
-
-/**
- * The index of the colon ending an RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`)
- * at the start of the text, or -1 when the text does not start with one.
- */
-function schemeEnd(text: string): number {
-  if (!isAlpha(text.charCodeAt(0))) return -1;
-  for (let i = 1; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x3a) return i;
-    if (
-      !(isAlpha(code) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2d || code === 0x2e)
-    ) {
-      return -1;
-    }
-  }
-  return -1;
-}
-
-function isAlpha(code: number): boolean {
-  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 }
 
 function refused(reason: string): SchemeShape {

@@ -15,30 +15,21 @@ export interface SentRoot {
   readonly name?: string;
 }
 
-/** The check built by {@linkcode createRootsAnswerCheck}. */
-export interface RootsAnswerCheck {
-  /** Validates the handler's `{ roots }` and keeps only local file roots. */
-  check(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }>;
-}
-
 /**
- * Builds the check.
+ * Validates the handler's `{ roots }` and keeps only local file roots.
  *
- * @returns The frozen check.
+ * @param answer The handler's answer, untrusted; never modified.
+ * @returns The roots to send, or a `-32603` refusal.
  * @example
  * ```ts
- * import { createRootsAnswerCheck } from "./roots-answer.ts";
- * const verdict = createRootsAnswerCheck().check({
+ * import { checkRootsAnswer } from "./roots-answer.ts";
+ * const verdict = checkRootsAnswer({
  *   roots: [{ uri: "file:///srv/project/../project/./src" }, { uri: "https://example.com/" }],
  * });
  * if (verdict.ok) console.log(verdict.value.roots); // [{ uri: "file:///srv/project/src" }]
  * ```
  */
-export function createRootsAnswerCheck(): RootsAnswerCheck {
-  return Object.freeze({ check: checkRootsAnswer });
-}
-
-function checkRootsAnswer(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
+export function checkRootsAnswer(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
   const roots = typeof answer === "object" && answer !== null
     ? (answer as { roots?: unknown }).roots
     : undefined;

@@ -12,39 +12,27 @@ import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict
 import { readBlockTypes } from "./_sampling-messages.ts";
 import type { ToolLoopMessage } from "./sampling-tool-loop.ts";
 
-/** The check built by {@linkcode createSamplingToolResultsCheck}. */
-export interface SamplingToolResultsCheck {
-  /**
-   * Refuses with `-32602` a user message mixing `tool_result` blocks with other content, and
-   * messages that are not a list of messages with content blocks.
-   */
-  check(messages: readonly ToolLoopMessage[]): Verdict<void>;
-}
-
 /**
- * Builds the check.
+ * Refuses with `-32602` a user message mixing `tool_result` blocks with other content, and
+ * messages that are not a list of messages with content blocks.
  *
- * @returns The frozen check.
+ * @param messages The request's `messages`, untrusted; never modified.
+ * @returns A passing verdict, or the refusal.
  * @example
  * ```ts
- * import { createSamplingToolResultsCheck } from "./sampling-tool-results.ts";
- * const { check } = createSamplingToolResultsCheck();
+ * import { checkSamplingToolResults } from "./sampling-tool-results.ts";
  * const mixed = [{ role: "user", content: [{ type: "tool_result" }, { type: "text" }] }];
- * console.log(check(mixed).ok); // false
+ * console.log(checkSamplingToolResults(mixed).ok); // false
  * ```
  */
-export function createSamplingToolResultsCheck(): SamplingToolResultsCheck {
-  return Object.freeze({
-    check(messages: readonly ToolLoopMessage[]): Verdict<void> {
-      let problem: string | undefined;
-      try {
-        problem = findMixedMessage(messages);
-      } catch (error) {
-        problem = `expected plain JSON messages, reading them threw ${thrownName(error)}`;
-      }
-      return problem === undefined ? pass(undefined) : refused(problem);
-    },
-  });
+export function checkSamplingToolResults(messages: readonly ToolLoopMessage[]): Verdict<void> {
+  let problem: string | undefined;
+  try {
+    problem = findMixedMessage(messages);
+  } catch (error) {
+    problem = `expected plain JSON messages, reading them threw ${thrownName(error)}`;
+  }
+  return problem === undefined ? pass(undefined) : refused(problem);
 }
 
 /** Why the messages are refused: unreadable, or the first user message mixing tool results. */

@@ -29,8 +29,6 @@ export const RefusalCode = {
   MethodNotFound: -32601,
   /** Busy or over budget, for elicitation and roots. */
   ServerError: -32000,
-  /** The seed's default sampling rejection code. */
-  SamplingRejected: -1,
 } as const;
 
 /**

@@ -88,7 +88,10 @@ class BoundedMemoryStore implements MemoryStore {
     let bucket = this.#buckets.get(id);
     if (bucket === undefined) {
       bucket = new TokenBucket(rate, now);
-      if (this.#buckets.size >= this.#maxKeys) this.#evictOldest();
+      // At the bound the map holds at least one bucket (maxKeys ≥ 1): drop the least recently used.
+      if (this.#buckets.size >= this.#maxKeys) {
+        this.#buckets.delete(this.#buckets.keys().next().value as string);
+      }
     } else {
       this.#buckets.delete(id);
     }
@@ -108,11 +111,6 @@ class BoundedMemoryStore implements MemoryStore {
     this.#claims.delete(key);
     this.#claims.set(key, now + Math.max(1, ttlMs));
     return true;
-  }
-
-  #evictOldest(): void {
-    const oldest = this.#buckets.keys().next();
-    if (oldest.done !== true) this.#buckets.delete(oldest.value);
   }
 }
 

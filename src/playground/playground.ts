@@ -59,6 +59,14 @@ const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">' +
   '<rect width="16" height="16" rx="3" fill="#1f5fbf"/><rect x="3" y="2" width="10" height="6" fill="#fff"/>' +
   '<path d="M1 12q2-2 4 0t4 0 4 0 2 0v4H1z" fill="#8ec5ff"/></svg>';
 
+/** What each path serves, and its content type. */
+const FILES: Readonly<Record<string, readonly [body: string, type: string]>> = {
+  "/": [PLAYGROUND_PAGE, "text/html; charset=utf-8"],
+  "/playground.js": [PLAYGROUND_SCRIPT, "text/javascript; charset=utf-8"],
+  "/playground.css": [PLAYGROUND_STYLE, "text/css; charset=utf-8"],
+  "/playground.svg": [ICON, "image/svg+xml"],
+};
+
 /**
  * Makes the playground's Hono app, to mount at `/` next to the front.
  *
@@ -73,25 +81,8 @@ const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">' +
  */
 export function playgroundApp(): Hono {
   const app = new Hono();
-  app.get(
-    "/",
-    (c) =>
-      c.body(PLAYGROUND_PAGE, 200, { ...PLAYGROUND_HEADERS, "content-type": "text/html; charset=utf-8" }),
-  );
-  app.get("/playground.js", (c) =>
-    c.body(PLAYGROUND_SCRIPT, 200, {
-      ...PLAYGROUND_HEADERS,
-      "content-type": "text/javascript; charset=utf-8",
-    }));
-  app.get("/playground.css", (c) =>
-    c.body(PLAYGROUND_STYLE, 200, {
-      ...PLAYGROUND_HEADERS,
-      "content-type": "text/css; charset=utf-8",
-    }));
-  app.get("/playground.svg", (c) =>
-    c.body(ICON, 200, {
-      ...PLAYGROUND_HEADERS,
-      "content-type": "image/svg+xml",
-    }));
+  for (const [path, [body, type]] of Object.entries(FILES)) {
+    app.get(path, (c) => c.body(body, 200, { ...PLAYGROUND_HEADERS, "content-type": type }));
+  }
   return app;
 }

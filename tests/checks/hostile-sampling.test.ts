@@ -13,7 +13,7 @@ import { createSamplingMaxTokensCheck } from "../../src/checks/sampling-max-toke
 import { createSamplingContextCheck } from "../../src/checks/sampling-context.ts";
 import { createSamplingIdleCheck } from "../../src/checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck, type ToolLoopMessage } from "../../src/checks/sampling-tool-loop.ts";
-import { createSamplingToolResultsCheck } from "../../src/checks/sampling-tool-results.ts";
+import { checkSamplingToolResults } from "../../src/checks/sampling-tool-results.ts";
 import { createSamplingToolsCheck } from "../../src/checks/sampling-tools.ts";
 import { type ExpectedRefusal, type HostileCase, isRefusal, materialise } from "./_hostile-inputs.ts";
 import cases from "../fixtures/hostile-sampling.json" with { type: "json" };
@@ -42,7 +42,7 @@ function judge(entry: SamplingCase, input: unknown): Verdict<unknown> {
     case "toolLoop":
       return createSamplingToolLoopCheck(options).check(input as ToolLoopMessage[]);
     case "toolResults":
-      return createSamplingToolResultsCheck().check(input as ToolLoopMessage[]);
+      return checkSamplingToolResults(input as ToolLoopMessage[]);
     case "tools":
       return createSamplingToolsCheck(options).check(input as { tools?: unknown[] });
     case "context":

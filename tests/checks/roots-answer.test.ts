@@ -1,9 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createRootsAnswerCheck, normaliseFileUri } from "../../src/checks/roots-answer.ts";
+import { checkRootsAnswer, normaliseFileUri } from "../../src/checks/roots-answer.ts";
 
-describe("createRootsAnswerCheck()", () => {
-  const { check } = createRootsAnswerCheck();
+describe("checkRootsAnswer()", () => {
+  const check = checkRootsAnswer;
 
   test("sends only local file:// roots, resolved and deduplicated, with their names", () => {
     assert.deepEqual(

@@ -5,7 +5,7 @@ import { createSamplingContextCheck } from "../../src/checks/sampling-context.ts
 import { createSamplingIdleCheck } from "../../src/checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck, type ToolLoopMessage } from "../../src/checks/sampling-tool-loop.ts";
 import { createSamplingToolsCheck } from "../../src/checks/sampling-tools.ts";
-import { createSamplingToolResultsCheck } from "../../src/checks/sampling-tool-results.ts";
+import { checkSamplingToolResults } from "../../src/checks/sampling-tool-results.ts";
 import { createChain } from "../../src/chain/chain.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
@@ -195,8 +195,8 @@ describe("createSamplingToolsCheck()", () => {
   });
 });
 
-describe("createSamplingToolResultsCheck()", () => {
-  const { check } = createSamplingToolResultsCheck();
+describe("checkSamplingToolResults()", () => {
+  const check = checkSamplingToolResults;
   const toolUse = { role: "assistant", content: { type: "tool_use", id: "c1", name: "search", input: {} } };
   const result = { type: "tool_result", toolUseId: "c1", content: [] };
 
