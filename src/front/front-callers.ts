@@ -18,6 +18,7 @@ import type { FrontServer } from "./front-server.ts";
 import { checkHostRules, hostAndOriginGuard, type HostRules } from "./guard.ts";
 import type { Principal } from "./principal.ts";
 import { respond } from "./_front-response.ts";
+import { requestOrigin } from "./_request-origin.ts";
 import { refusal } from "./downstream-request.ts";
 
 /** The front's options about its callers, checked. */
@@ -99,7 +100,7 @@ export function mountCallerGate(
   const { auth, publicBase } = options;
   const principals = new WeakMap<Request, Principal>();
   const targetOf = (c: Context, serverId?: string): ResourceTarget => ({
-    base: publicBase ?? new URL(c.req.url).origin,
+    base: publicBase ?? requestOrigin(c.req.raw),
     serverId,
   });
   // Host and Origin first, on every route (the playground's too, mounted later).

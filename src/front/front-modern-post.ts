@@ -27,6 +27,7 @@ import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.t
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callDecision } from "./_call-decision.ts";
+import { requestOrigin } from "./_request-origin.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
 /** What the modern routes share. */
@@ -75,7 +76,7 @@ export async function frontModernPost(
   });
   let flowHandedOff = false;
   // The caller's own tokens, when the server signs in per person.
-  const fetch = parts.signIn.fetchFor(serverId, request.principal, new URL(c.req.url).origin);
+  const fetch = parts.signIn.fetchFor(serverId, request.principal, requestOrigin(c.req.raw));
   try {
     const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal, fetch);
     if (CALL_METHODS.has(method)) {

@@ -22,6 +22,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { memoByString } from "../_internal/string-memo.ts";
 import { encodeError } from "../protocol/jsonrpc.ts";
 
 /** Which `Host` and `Origin` values the front answers. */
@@ -159,8 +160,11 @@ export function isLoopbackHost(host: string): boolean {
   }
 }
 
+/** A gateway is reached by the same few names: each one's answer is parsed once. */
+const loopbackHost = memoByString(isLoopbackHost, 64);
+
 function hostAllowed(host: string, allowed: HostRules["allowedHosts"]): boolean {
-  if (allowed === "routed" || isLoopbackHost(host)) return true;
+  if (allowed === "routed" || loopbackHost(host)) return true;
   if (allowed === undefined) return false;
   const name = host.replace(/:\d+$/, "");
   return allowed.includes(host) || allowed.includes(name);
