@@ -126,14 +126,18 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
   });
 }
 
-/** Writes a JSON answer as Hono's `c.json` would, and says so to `@hono/node-server`. */
+/**
+ * Writes a JSON answer as Hono's `c.json` would, and says so to `@hono/node-server` with its one
+ * `RESPONSE_ALREADY_SENT`, shared by every answer (nothing changes an answer the writer sent:
+ * see {@linkcode JsonWriter}).
+ */
 function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: number, json: string): Response {
   outgoing.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(json),
   });
   outgoing.end(json);
-  return new Response(null, { headers: RESPONSE_ALREADY_SENT.headers });
+  return RESPONSE_ALREADY_SENT;
 }
 
 /** Decision lines not yet written: those of the current turn of the event loop. */

@@ -15,6 +15,12 @@ import { JSON_WRITER, type JsonWriter } from "./json-writer.ts";
 
 const encoder = new TextEncoder();
 
+/** The answer when the work itself failed (a bug, not an upstream's failure). */
+const INTERNAL_ERROR: FrontAnswer = {
+  status: 500,
+  body: { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } },
+};
+
 /** An answer: an HTTP status and a JSON-RPC response (none for a bare status). */
 export interface FrontAnswer {
   readonly status: number;
@@ -77,10 +83,7 @@ export function respondStreaming(
       // The caller went away; the call ends on its own signal.
     }
   };
-  done = work(emit).catch((): FrontAnswer => ({
-    status: 500,
-    body: { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } },
-  })).then((final) => {
+  const finish = (final: FrontAnswer): void => {
     if (stream === undefined) return answer(respond(c, final));
     try {
       if (final.body !== undefined) stream.enqueue(event(final.body));
@@ -88,7 +91,8 @@ export function respondStreaming(
     } catch {
       // The caller went away.
     }
-  });
+  };
+  done = work(emit).then(finish, () => finish(INTERNAL_ERROR));
   if (stream !== undefined) onStream(done);
   return response;
 }

@@ -126,23 +126,24 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     return await signInAsked(failure, input, resume) ?? upstreamOutcome(failure, server.policy.server);
   }
   if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
+  // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
+  // The common end, answered here: no promise step of callerOutcome on most calls.
+  if (outcome.kind === "complete") {
+    return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };
+  }
   return await callerOutcome(input, outcome, digestOnce);
 }
 
 /**
- * How the rounds ended, for the caller: a complete result in its era, a task under an id bound
- * to the caller, or what only the caller can answer, passed down with a sealed state.
+ * How the rounds ended other than complete, for the caller: a task under an id bound to the
+ * caller, or what only the caller can answer, passed down with a sealed state.
  */
 async function callerOutcome(
   input: FrontCallInput,
-  outcome: RoundsOutcome<MrtrMethod, PassDown | FrontCallOutcome>,
+  outcome: Exclude<RoundsOutcome<MrtrMethod, PassDown | FrontCallOutcome>, { kind: "complete" }>,
   digestOnce: () => Promise<string>,
 ): Promise<FrontCallOutcome> {
   const { server, request } = input;
-  // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
-  if (outcome.kind === "complete") {
-    return { kind: "result", result: resultForCaller(outcome.raw, request.message.method, "modern") };
-  }
   if (outcome.kind === "task") {
     const upstreamId = outcome.raw.taskId;
     if (typeof upstreamId !== "string") return { kind: "result", result: outcome.raw };

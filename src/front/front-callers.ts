@@ -18,12 +18,15 @@ import type { FrontServer } from "./front-server.ts";
 import { checkHostRules, hostAndOriginGuard, type HostRules } from "./guard.ts";
 import type { Principal } from "./principal.ts";
 import { respond } from "./_front-response.ts";
+import { requestOrigin } from "./_request-origin.ts";
 import { refusal } from "./downstream-request.ts";
 
 /** The front's options about its callers, checked. */
 export interface CallerOptions {
   readonly rules: HostRules;
   readonly auth: DownstreamAuth;
+  /** Whether `auth` is `"none"`: callers are not authenticated and have no principal. */
+  readonly anonymous: boolean;
   /** The gateway's public origin (`publicUrl`), when requests do not say it. */
   readonly publicBase: string | undefined;
 }
@@ -77,6 +80,7 @@ export function checkCallerOptions(options: {
   return {
     rules,
     auth: downstreamAuth(options.auth ?? "none", "createFront()"),
+    anonymous: (options.auth ?? "none") === "none",
     publicBase: options.publicUrl === undefined ? undefined : baseUrl(options.publicUrl),
   };
 }
@@ -84,7 +88,7 @@ export function checkCallerOptions(options: {
 /**
  * Mounts the gate on a front, before its routes: the Host and Origin guard on every route, the
  * metadata routes, and authentication (with the server's `access`) on `/servers` and
- * `/mcp/:server`.
+ * `/mcp/:server` (there only when `auth` is not `"none"` or a policy has `access`).
  *
  * @param app The front's app, with no routes yet.
  * @param options The checked options.
@@ -99,7 +103,7 @@ export function mountCallerGate(
   const { auth, publicBase } = options;
   const principals = new WeakMap<Request, Principal>();
   const targetOf = (c: Context, serverId?: string): ResourceTarget => ({
-    base: publicBase ?? new URL(c.req.url).origin,
+    base: publicBase ?? requestOrigin(c.req.raw),
     serverId,
   });
   // Host and Origin first, on every route (the playground's too, mounted later).
@@ -118,23 +122,29 @@ export function mountCallerGate(
     if (outcome !== undefined) principals.set(c.req.raw, outcome);
     await next();
   });
-  app.use("/mcp/:server", async (c, next) => {
-    const serverId = c.req.param("server");
-    const outcome = await auth.authenticate(c.req.raw, targetOf(c, serverId));
-    if (outcome instanceof Response) return outcome;
-    const policy = servers.get(serverId)?.policy;
-    const access = policy === undefined ? undefined : accessOf(policy, outcome);
-    if (access !== undefined && !access.allowed) {
-      const message = `Forbidden: ${callerName(outcome)} may not use server ${
-        JSON.stringify(serverId)
-      } (its policy's access)`;
-      return access.scopes === undefined
-        ? respond(c, refusal(403, null, -32000, message))
-        : auth.insufficientScope(targetOf(c, serverId), access.scopes, message);
-    }
-    if (outcome !== undefined) principals.set(c.req.raw, outcome);
-    await next();
-  });
+  // Anonymous callers of servers without `access` are let in as they are: no step of the gate's
+  // own on every call, where it would only find that.
+  const holdsCallers = !options.anonymous ||
+    [...servers.values()].some((server) => server.policy.access !== undefined);
+  if (holdsCallers) {
+    app.use("/mcp/:server", async (c, next) => {
+      const serverId = c.req.param("server");
+      const outcome = await auth.authenticate(c.req.raw, targetOf(c, serverId));
+      if (outcome instanceof Response) return outcome;
+      const policy = servers.get(serverId)?.policy;
+      const access = policy === undefined ? undefined : accessOf(policy, outcome);
+      if (access !== undefined && !access.allowed) {
+        const message = `Forbidden: ${callerName(outcome)} may not use server ${
+          JSON.stringify(serverId)
+        } (its policy's access)`;
+        return access.scopes === undefined
+          ? respond(c, refusal(403, null, -32000, message))
+          : auth.insufficientScope(targetOf(c, serverId), access.scopes, message);
+      }
+      if (outcome !== undefined) principals.set(c.req.raw, outcome);
+      await next();
+    });
+  }
   return {
     principalOf: (request) => principals.get(request),
     toolRefusal(c, message, server, principal) {

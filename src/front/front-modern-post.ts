@@ -27,6 +27,7 @@ import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.t
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callDecision } from "./_call-decision.ts";
+import { requestOrigin } from "./_request-origin.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
 
 /** What the modern routes share. */
@@ -75,7 +76,7 @@ export async function frontModernPost(
   });
   let flowHandedOff = false;
   // The caller's own tokens, when the server signs in per person.
-  const fetch = parts.signIn.fetchFor(serverId, request.principal, new URL(c.req.url).origin);
+  const fetch = parts.signIn.fetchFor(serverId, request.principal, requestOrigin(c.req.raw));
   try {
     const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal, fetch);
     if (CALL_METHODS.has(method)) {
@@ -167,52 +168,57 @@ async function mrtrPost(
   /** The upstream failure behind an error outcome, for the operator's event (the caller gets its class). */
   let failure: unknown;
   let rounds: number | undefined;
+  // With `emit` the answer streams, and the call owns its flow: it disposes of it when it ends.
   const run = async (emit?: (notification: JsonRpcNotification) => void): Promise<FrontAnswer> => {
-    const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
-    const outcome = await (upstream.era === "legacy"
-      ? frontLegacyCall({
-        server,
-        lease: () => upstream.lease(),
+    try {
+      const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
+      const outcome = await (upstream.era === "legacy"
+        ? frontLegacyCall({
+          server,
+          lease: () => upstream.lease(),
+          request,
+          stateKey,
+          clock: internals.clock,
+          timers: internals.timers,
+          signal: c.req.raw.signal,
+          parked: parts.parked,
+          onNotification,
+        })
+        : frontCall({
+          server,
+          session: parts.upstreams.modernOf(server).session,
+          request,
+          stateKey,
+          clock: internals.clock,
+          timers: internals.timers,
+          signal: flow.signal,
+          onNotification,
+          logLevel,
+          spend: parts.spend,
+          fetch,
+          onFailure: (cause) => void (failure = cause),
+          onRounds: (counted) => void (rounds = counted),
+        }));
+      internals.decide(callDecision({
+        client: internals.clientInfo.name,
+        server: server.policy.server,
         request,
-        stateKey,
-        clock: internals.clock,
-        timers: internals.timers,
-        signal: c.req.raw.signal,
-        parked: parts.parked,
-        onNotification,
-      })
-      : frontCall({
-        server,
-        session: parts.upstreams.modernOf(server).session,
-        request,
-        stateKey,
-        clock: internals.clock,
-        timers: internals.timers,
-        signal: flow.signal,
-        onNotification,
-        logLevel,
-        spend: parts.spend,
-        fetch,
-        onFailure: (cause) => void (failure = cause),
-        onRounds: (counted) => void (rounds = counted),
+        outcome,
+        failure,
+        rounds,
+        startedAt,
+        endedAt: internals.clock.now(),
       }));
-    internals.decide(callDecision({
-      client: internals.clientInfo.name,
-      server: server.policy.server,
-      request,
-      outcome,
-      failure,
-      rounds,
-      startedAt,
-      endedAt: internals.clock.now(),
-    }));
-    return toResponse(request, outcome);
+      return toResponse(request, outcome);
+    } finally {
+      if (emit !== undefined) flow.dispose();
+    }
   };
   if (!wantsStream(c.req.header("accept"))) return respond(c, await run());
   call.handOff();
   return await respondStreaming(
     c,
-    (emit) => run(emit).finally(() => flow.dispose()),
+    run,
     // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
     (done) => background(c, done),
   );

@@ -22,6 +22,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { memoByString } from "../_internal/string-memo.ts";
 import { encodeError } from "../protocol/jsonrpc.ts";
 
 /** Which `Host` and `Origin` values the front answers. */
@@ -116,8 +117,9 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
     exposeHeaders: ["mcp-session-id", "www-authenticate"],
     maxAge: 600,
   });
-  return async (c, next) => {
-    if (c.req.path === "/healthz") return await next();
+  // Not async: every request passes here, and each way out already has a promise to hand on.
+  return (c, next) => {
+    if (c.req.path === "/healthz") return next();
     const host = hostOf(c.req.raw);
     if (!hostAllowed(host, rules.allowedHosts)) {
       return forbidden(
@@ -139,8 +141,8 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
         } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
       );
     }
-    if (corsFor !== undefined && origin !== undefined && origins.has(origin)) return await corsFor(c, next);
-    return await next();
+    if (corsFor !== undefined && origin !== undefined && origins.has(origin)) return corsFor(c, next);
+    return next();
   };
 }
 
@@ -159,8 +161,11 @@ export function isLoopbackHost(host: string): boolean {
   }
 }
 
+/** A gateway is reached by the same few names: each one's answer is parsed once. */
+const loopbackHost = memoByString(isLoopbackHost, 64);
+
 function hostAllowed(host: string, allowed: HostRules["allowedHosts"]): boolean {
-  if (allowed === "routed" || isLoopbackHost(host)) return true;
+  if (allowed === "routed" || loopbackHost(host)) return true;
   if (allowed === undefined) return false;
   const name = host.replace(/:\d+$/, "");
   return allowed.includes(host) || allowed.includes(name);
@@ -175,8 +180,8 @@ function ownOrigin(request: Request, host: string): string {
   return `${new URL(request.url).protocol}//${host}`;
 }
 
-function forbidden(c: Context, message: string): Response {
-  return c.json(encodeError(null, { code: -32000, message }), 403);
+function forbidden(c: Context, message: string): Promise<Response> {
+  return Promise.resolve(c.json(encodeError(null, { code: -32000, message }), 403));
 }
 
 function listOf(value: unknown, what: string): string[] {

@@ -13,6 +13,8 @@ export const JSON_WRITER: unique symbol = Symbol("sluice.jsonWriter");
 
 /**
  * Writes a JSON answer straight to the caller's connection, and returns the `Response` to give
- * the server in its place (one that says the answer was sent).
+ * the server in its place (one that says the answer was sent). That `Response` may be one shared
+ * by every answer, so nothing may change it: the front writes this way only where no middleware
+ * adds headers after the handler (see `respond` in `_front-response.ts`).
  */
 export type JsonWriter = (status: number, json: string) => Response;

@@ -24,6 +24,7 @@ import { CallerSession, json, jsonError } from "./caller-session.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { type Principal, principalKey } from "./principal.ts";
+import { requestOrigin } from "./_request-origin.ts";
 
 /** The header that carries a session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -159,7 +160,7 @@ export class LegacyCallers {
       clock: this.#options.clock,
       timers: this.#options.timers,
       principal: input.principal,
-      fetch: this.#options.signIn?.fetchFor(serverId, input.principal, new URL(request.url).origin),
+      fetch: this.#options.signIn?.fetchFor(serverId, input.principal, requestOrigin(request)),
       decide: this.#options.decide,
       ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
     });

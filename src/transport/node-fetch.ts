@@ -18,6 +18,7 @@
 import { Agent, type Dispatcher } from "undici";
 import { BufferedResponse } from "./_buffered-response.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
+import { memoByString } from "../_internal/string-memo.ts";
 
 /** Options of {@linkcode createNodeFetch}. */
 export interface NodeFetchOptions {
@@ -65,10 +66,10 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const keepAliveTimeout = checkCount("keepAliveTimeoutMs", options.keepAliveTimeoutMs) ?? 4000;
   const connections = checkCount("connectionsPerOrigin", options.connectionsPerOrigin) ?? null;
   const dispatcher = new Agent({ keepAliveTimeout, connections });
-  const targets = new Map<string, Target>();
+  const targetOf = memoByString(parseTarget, MAX_TARGETS);
   let closing: Promise<void> | undefined;
   const nodeFetch = (url: string, init: RequestInit): Promise<Response> =>
-    send(dispatcher, targets, url, init);
+    send(dispatcher, targetOf, url, init);
   return Object.freeze(Object.assign(nodeFetch, {
     close: (): Promise<void> => closing ??= dispatcher.destroy(),
   }));
@@ -84,23 +85,17 @@ interface Target {
 const MAX_TARGETS = 64;
 
 /**
- * The URL's target, parsed once: the pool is called with it directly, as undici's `request(url)`
- * would, without parsing the URL again on every request.
+ * The URL's target, parsed once per URL (see {@linkcode createNodeFetch}): the pool is called
+ * with it directly, as undici's `request(url)` would, without parsing the URL on every request.
  */
-function targetOf(targets: Map<string, Target>, url: string): Target {
-  let target = targets.get(url);
-  if (target === undefined) {
-    const parsed = new URL(url);
-    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    if (targets.size >= MAX_TARGETS) targets.clear();
-    targets.set(url, target);
-  }
-  return target;
+function parseTarget(url: string): Target {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
 }
 
 async function send(
   dispatcher: Dispatcher,
-  targets: Map<string, Target>,
+  targetOf: (url: string) => Target,
   url: string,
   init: RequestInit,
 ): Promise<Response> {
@@ -111,7 +106,7 @@ async function send(
   const body = outgoingBody(init.body);
   let data: Dispatcher.ResponseData;
   try {
-    const { origin, path } = targetOf(targets, url);
+    const { origin, path } = targetOf(url);
     data = await dispatcher.request({ origin, path, method, headers, body, signal });
   } catch (error) {
     throw failure(error, signal);
