@@ -168,6 +168,7 @@ function compileServers(
       fetch,
       environment,
       clock,
+      timers,
       tokens,
       redirectUri: options.signIn?.redirectUri,
       clientMetadataUrl: options.signIn?.clientMetadataUrl,

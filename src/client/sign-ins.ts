@@ -6,6 +6,7 @@
  * @module
  */
 import type { Clock } from "../_internal/clock.ts";
+import type { Timers } from "../_internal/timers.ts";
 import { ClientError } from "../errors.ts";
 import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";
 import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
@@ -27,6 +28,8 @@ export interface SignInParts {
   readonly fetch: Fetcher;
   readonly environment: EnvironmentReader;
   readonly clock: Clock;
+  /** The timers a person's sign-in is given up by, at the flow's expiry. */
+  readonly timers: Timers;
   readonly tokens: TokenStore;
   readonly redirectUri: string | undefined;
   readonly clientMetadataUrl: string | undefined;
@@ -119,19 +122,25 @@ function handlerAuthorize(policy: CompiledPolicy, parts: SignInParts): Authorize
         }`,
       );
     }
-    await waitFor(request.completed, request.expiresAt - parts.clock.now(), abandoned, request.server);
+    const ms = request.expiresAt - parts.clock.now();
+    await waitFor(request.completed, { ms, timers: parts.timers }, abandoned, request.server);
   };
 }
 
-function waitFor(completed: Promise<void>, ms: number, signal: AbortSignal, server: string): Promise<void> {
+function waitFor(
+  completed: Promise<void>,
+  { ms, timers }: { readonly ms: number; readonly timers: Timers },
+  signal: AbortSignal,
+  server: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
+    const timer = timers.setTimeout(
       () => finish(new UpstreamAuthError(`sign-in to "${server}" was not completed in time`)),
       Math.max(0, ms),
     );
     const onAbort = () => finish(signal.reason);
     const finish = (error?: unknown) => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       if (error === undefined) resolve();
       else reject(error);

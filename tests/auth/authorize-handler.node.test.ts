@@ -22,6 +22,7 @@ import type { AuthorizationPrompt, AuthorizeAnswer, AuthorizeContext } from "../
 import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
 import { signInRequiredBy, SignInRequiredError } from "../../src/upstream-auth-error.ts";
+import type { Timers } from "../../src/_internal/timers.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
 import {
   type ProtectedMcpServer,
@@ -62,6 +63,7 @@ interface Setup {
   readonly authorize?: (client: Client) => Authorize;
   readonly tokens?: TokenStore;
   readonly now?: () => number;
+  readonly timers?: Timers;
   readonly policies?: readonly Policy[];
 }
 
@@ -73,6 +75,7 @@ function signingClient(setup: Setup): Client {
     name: NAME,
     policies,
     ...(setup.now === undefined ? {} : { clock: { now: setup.now } }),
+    ...(setup.timers === undefined ? {} : { timers: setup.timers }),
     signIn: { redirectUri: REDIRECT_URI, ...(setup.tokens === undefined ? {} : { tokens: setup.tokens }) },
     ...(authorize === undefined
       ? {}
@@ -273,6 +276,47 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
       await client.close();
     }
   });
+
+  test(
+    "authorize() answering accept but never completing gives up by the client's timers, at the flow's expiry",
+    {
+      timeout: 20_000,
+    },
+    async () => {
+      // Timers set after the person accepted fire at once; the call's own deadlines wait as usual.
+      let accepted = false;
+      const waits: number[] = [];
+      const timers = {
+        setTimeout: (callback: () => void, ms: number): unknown => {
+          if (!accepted) return setTimeout(callback, ms);
+          waits.push(ms);
+          queueMicrotask(callback);
+          return undefined;
+        },
+        clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+      };
+      const now = Date.now();
+      const client = signingClient({
+        era: "modern",
+        now: () => now,
+        timers,
+        authorize: () => () => {
+          accepted = true;
+          return Promise.resolve({ action: "accept" });
+        },
+      });
+      try {
+        assert.deepEqual(await failure(whoami(client)), {
+          name: "ClientError",
+          kind: "transport",
+          message: 'Server "files": sign-in to "files" was not completed in time',
+        });
+        assert.deepEqual(waits, [10 * 60_000]);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   test("a call abandoned while authorize() waits for the sign-in aborts ctx.signal and rejects", async () => {
     const controller = new AbortController();
