@@ -104,6 +104,13 @@ async function whoami(client: Client, server = "files"): Promise<unknown> {
 
 const said = (subject: string) => [{ type: "text", text: subject }];
 
+/** How a call fails when the person accepted but never finished signing in. */
+const NOT_COMPLETED = {
+  name: "ClientError",
+  kind: "transport",
+  message: 'Server "files": sign-in to "files" was not completed in time',
+};
+
 /** The message of a failure, with its class and kind. */
 async function failure(promise: Promise<unknown>): Promise<{ name: string; kind: string; message: string }> {
   try {
@@ -267,56 +274,44 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
       },
     });
     try {
-      assert.deepEqual(await failure(whoami(client)), {
-        name: "ClientError",
-        kind: "transport",
-        message: 'Server "files": sign-in to "files" was not completed in time',
-      });
+      assert.deepEqual(await failure(whoami(client)), NOT_COMPLETED);
     } finally {
       await client.close();
     }
   });
 
-  test(
-    "authorize() answering accept but never completing gives up by the client's timers, at the flow's expiry",
-    {
-      timeout: 20_000,
-    },
-    async () => {
-      // Timers set after the person accepted fire at once; the call's own deadlines wait as usual.
-      let accepted = false;
-      const waits: number[] = [];
-      const timers = {
-        setTimeout: (callback: () => void, ms: number): unknown => {
-          if (!accepted) return setTimeout(callback, ms);
-          waits.push(ms);
-          queueMicrotask(callback);
-          return undefined;
-        },
-        clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-      };
-      const now = Date.now();
-      const client = signingClient({
-        era: "modern",
-        now: () => now,
-        timers,
-        authorize: () => () => {
-          accepted = true;
-          return Promise.resolve({ action: "accept" });
-        },
-      });
-      try {
-        assert.deepEqual(await failure(whoami(client)), {
-          name: "ClientError",
-          kind: "transport",
-          message: 'Server "files": sign-in to "files" was not completed in time',
-        });
-        assert.deepEqual(waits, [10 * 60_000]);
-      } finally {
-        await client.close();
-      }
-    },
-  );
+  test("a sign-in never completed is given up by the client's timers, at the flow's expiry", {
+    timeout: 20_000,
+  }, async () => {
+    // Timers set after the person accepted fire at once; the call's own deadlines wait as usual.
+    let accepted = false;
+    const waits: number[] = [];
+    const timers = {
+      setTimeout: (callback: () => void, ms: number): unknown => {
+        if (!accepted) return setTimeout(callback, ms);
+        waits.push(ms);
+        queueMicrotask(callback);
+        return undefined;
+      },
+      clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    };
+    const now = Date.now();
+    const client = signingClient({
+      era: "modern",
+      now: () => now,
+      timers,
+      authorize: () => () => {
+        accepted = true;
+        return Promise.resolve({ action: "accept" });
+      },
+    });
+    try {
+      assert.deepEqual(await failure(whoami(client)), NOT_COMPLETED);
+      assert.deepEqual(waits, [10 * 60_000]);
+    } finally {
+      await client.close();
+    }
+  });
 
   test("a call abandoned while authorize() waits for the sign-in aborts ctx.signal and rejects", async () => {
     const controller = new AbortController();
