@@ -28,7 +28,7 @@ import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type Refusal, RefusalCode, type Verdict } from "../checks/verdict.ts";
-import { changesOf, type DecisionChange, type InputDecision, inputDecision } from "./decision.ts";
+import { changesOf, type DecisionChange, type DecisionSink, inputDecision } from "./decision.ts";
 import { type Invocation, invokeHandler, type LazySignal } from "./invoke-handler.ts";
 import { isDeferral } from "../handler/deferral.ts";
 import type { BaseContext } from "./_handler-contexts.ts";
@@ -48,8 +48,8 @@ export interface ChainOptions {
   readonly timers?: Timers;
   /** The clock of decision events (their time, the handler's and the chain's durations). @default Date */
   readonly clock?: Clock;
-  /** Hears one event per input request (what the checks changed, how it ended). @default none */
-  readonly onDecision?: ((decision: InputDecision) => void) | undefined;
+  /** Hears one event per input request (what the checks changed, how it ended) while it listens. @default none */
+  readonly decisions?: DecisionSink | undefined;
 }
 
 /** What the caller knows about one input request. */
@@ -139,7 +139,7 @@ export interface Chain {
  * ```
  */
 export function createChain(options: ChainOptions): Chain {
-  const { policy, client, onDecision } = options;
+  const { policy, client, decisions } = options;
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers;
   const declared = declareCapabilities(options.handler, policy);
@@ -180,12 +180,12 @@ export function createChain(options: ChainOptions): Chain {
     return answered instanceof Promise ? await answered : answered;
   }
 
-  const run = onDecision === undefined ? decide : async (request: InputRequest, context: RunContext) => {
+  const reported = async (request: InputRequest, context: RunContext, sink: DecisionSink) => {
     const startedAt = clock.now();
     const trace: RunTrace = {};
     const result = await decide(request, context, trace);
     try {
-      onDecision(inputDecision({
+      sink.decide(inputDecision({
         client,
         server: policy.server,
         caller: context.principal?.subject,
@@ -202,6 +202,8 @@ export function createChain(options: ChainOptions): Chain {
     }
     return result;
   };
+  const run = (request: InputRequest, context: RunContext) =>
+    decisions?.listening === true ? reported(request, context, decisions) : decide(request, context);
 
   return Object.freeze<Chain>({
     policy,

@@ -84,6 +84,17 @@ export type Decision = InputDecision | CallDecision;
 export type DecisionListener = (decision: Decision) => unknown;
 
 /**
+ * Where the client's decision events go. A call or an input request builds its event only when
+ * someone is `listening` as it starts: without a listener, it costs no event at all.
+ */
+export interface DecisionSink {
+  /** Whether any listener would hear an event now. */
+  readonly listening: boolean;
+  /** Tells every listener; what a listener throws or rejects with is its own. */
+  decide(decision: Decision): void;
+}
+
+/**
  * What the checks changed in an input request: a clamped `maxTokens`, a coerced
  * `includeContext`, a normalised URL.
  *

@@ -10,7 +10,7 @@
  * @module
  */
 import { createChain } from "../chain/chain.ts";
-import type { Decision, DecisionListener } from "../chain/decision.ts";
+import type { Decision, DecisionListener, DecisionSink } from "../chain/decision.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
@@ -162,7 +162,7 @@ function compileServers(
       store,
       timers,
       clock,
-      onDecision: decisions.decide,
+      decisions,
     });
     const signIn = serverSignIn(policy, {
       fetch,
@@ -208,7 +208,7 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
   const methods = createClientMethods({
     client: settings.name,
     clock: settings.clock,
-    onCall: decisions.decide,
+    decisions,
     sessionOf: (serverId, signal) => servers.sessionOf(serverId, signal),
     flowFor: (serverId, signal) => flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs),
     assigns: settings.assigns,
@@ -242,7 +242,7 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
     timers: settings.timers,
     clock: settings.clock,
     tokens: settings.tokens,
-    decide: decisions.decide,
+    decisions,
     policies: () => servers.policies(),
     eraOf: (serverId, signal, fetch) => servers.eraOf(serverId, signal, fetch),
     signIn: (serverId) => signIns.get(serverId),
@@ -254,8 +254,13 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
 }
 
 /** The client's decision listeners. */
-class DecisionListeners {
+class DecisionListeners implements DecisionSink {
   readonly #listeners = new Set<DecisionListener>();
+
+  /** Whether any listener would hear an event now. */
+  get listening(): boolean {
+    return this.#listeners.size > 0;
+  }
 
   /** Tells every listener; what a listener throws or rejects with is its own. */
   readonly decide = (decision: Decision): void => {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Decision } from "../chain/decision.ts";
+import type { DecisionSink } from "../chain/decision.ts";
 import type { Timers } from "../_internal/timers.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { TokenStore } from "../auth/token-store.ts";
@@ -30,8 +30,8 @@ export interface ClientInternals
   readonly clock: Clock;
   /** Where sign-ins keep grants, registrations and flows in progress. */
   readonly tokens: TokenStore;
-  /** Tells the client's decision listeners (the front's chains and calls report through it). */
-  readonly decide: (decision: Decision) => void;
+  /** The client's decision listeners (the front's chains and calls report to them). */
+  readonly decisions: DecisionSink;
   /** A server's upstream sign-in, when its policy has `transport.auth`. */
   signIn(serverId: string): UpstreamSignIn | undefined;
 }

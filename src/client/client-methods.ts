@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CallDecision } from "../chain/decision.ts";
+import type { CallDecision, DecisionSink } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import { ClientError } from "../errors.ts";
 import type { Decoded } from "../protocol/decode.ts";
@@ -33,8 +33,8 @@ export interface MethodDeps {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Hears every call's failure (the core re-probes an `"auto"` server after some). */
   readonly onFailure: (serverId: string, error: ClientError) => void;
-  /** Hears how each tool call, read and prompt ended (decision events). */
-  readonly onCall: (decision: CallDecision) => void;
+  /** Hears how each tool call, read and prompt ended (decision events), while it listens. */
+  readonly decisions: DecisionSink;
   /** The client's name, for the events. */
   readonly client: string;
   /** The clock of the events. */
@@ -88,13 +88,14 @@ export function createClientMethods(deps: MethodDeps): Methods {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         return decoded(serverId, method, decode(await session.request(method, params, { signal: flow })));
       });
-  /** Runs one call and tells `onCall` how it ended. */
+  /** Runs one call and tells the decision listeners, if any, how it ended. */
   const recorded = async <T>(
     serverId: string,
     method: string,
     name: string,
     work: (note: (rounds: number | undefined) => void) => Promise<T>,
   ): Promise<T> => {
+    if (!deps.decisions.listening) return work(() => {});
     const startedAt = deps.clock.now();
     let rounds: number | undefined;
     let decision: Pick<CallDecision, "outcome" | "error"> = { outcome: "failed" };
@@ -108,7 +109,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
       decision = { outcome: "failed", error: failureOf(error) };
       throw error;
     } finally {
-      deps.onCall({
+      deps.decisions.decide({
         type: "call",
         time: new Date(deps.clock.now()).toISOString(),
         client: deps.client,

@@ -20,7 +20,7 @@
  * @module
  */
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
-import type { Decision } from "../chain/decision.ts";
+import type { DecisionSink } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
@@ -102,8 +102,8 @@ export interface CallerSessionInit {
   readonly principal?: Principal | undefined;
   /** The caller's sign-in, when the server signs in per person. */
   readonly fetch?: Fetcher | undefined;
-  /** Hears each call's decision event. */
-  readonly decide?: ((decision: Decision) => void) | undefined;
+  /** Hears each call's decision event, while it listens. */
+  readonly decisions?: DecisionSink | undefined;
   /** The client's name, for the events. */
   readonly client?: string;
 }
@@ -123,7 +123,7 @@ export class CallerSession {
   readonly #timers: Timers;
   readonly #principal: Principal | undefined;
   readonly #fetch: Fetcher | undefined;
-  readonly #decide: ((decision: Decision) => void) | undefined;
+  readonly #decisions: DecisionSink | undefined;
   readonly #client: string;
   readonly #closer = new AbortController();
   readonly #listen: SseStream;
@@ -155,7 +155,7 @@ export class CallerSession {
     this.#timers = init.timers;
     this.#principal = init.principal;
     this.#fetch = init.fetch;
-    this.#decide = init.decide;
+    this.#decisions = init.decisions;
     this.#client = init.client ?? "sluice";
     this.#listen = this.#newStream(LISTEN_KEY);
     const logBudgets = new LogBudgets(init.clock, () => init.server.policy.logRateLimit);
@@ -387,7 +387,8 @@ export class CallerSession {
 
   /** The decision event of one call: how it ended, and the upstream's real cause when it failed. */
   #report(message: JsonRpcRequest, final: JsonRpcMessage, startedAt: number, failure: unknown): void {
-    this.#decide?.(callDecision({
+    if (this.#decisions?.listening !== true) return;
+    this.#decisions.decide(callDecision({
       client: this.#client,
       server: this.#server.policy.server,
       request: { message, params: message.params ?? {}, principal: this.#principal },

@@ -120,7 +120,7 @@ export function createFront(options: FrontOptions): Hono {
     clock: internals.clock,
     timers: internals.timers,
     signIn,
-    decide: internals.decide,
+    decisions: internals.decisions,
     client: options.client.name,
   });
   internals.onClose(() => legacy.close());

@@ -199,16 +199,18 @@ async function mrtrPost(
           onFailure: (cause) => void (failure = cause),
           onRounds: (counted) => void (rounds = counted),
         }));
-      internals.decide(callDecision({
-        client: internals.clientInfo.name,
-        server: server.policy.server,
-        request,
-        outcome,
-        failure,
-        rounds,
-        startedAt,
-        endedAt: internals.clock.now(),
-      }));
+      if (internals.decisions.listening) {
+        internals.decisions.decide(callDecision({
+          client: internals.clientInfo.name,
+          server: server.policy.server,
+          request,
+          outcome,
+          failure,
+          rounds,
+          startedAt,
+          endedAt: internals.clock.now(),
+        }));
+      }
       return toResponse(request, outcome);
     } finally {
       if (emit !== undefined) flow.dispose();

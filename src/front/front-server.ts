@@ -61,7 +61,7 @@ export function createFrontServer(
     store: internals.store,
     timers: internals.timers,
     clock: internals.clock,
-    onDecision: internals.decide,
+    decisions: internals.decisions,
   });
   const full = chain.declared;
   const declaredFor = (caller: ClientCapabilities): DeclaredCapabilities => {

@@ -12,7 +12,7 @@
  * @module
  */
 import type { FrontSignIn } from "./front-sign-in.ts";
-import type { Decision } from "../chain/decision.ts";
+import type { DecisionSink } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { codecs } from "../_internal/encoding.ts";
@@ -37,8 +37,8 @@ export interface LegacyCallersOptions {
   readonly timers: Timers;
   /** Each caller's sign-in to servers that sign in per person. */
   readonly signIn?: FrontSignIn | undefined;
-  /** Hears each call's decision event. */
-  readonly decide?: ((decision: Decision) => void) | undefined;
+  /** Hears each call's decision event, while it listens. */
+  readonly decisions?: DecisionSink | undefined;
   /** The client's name, for the events. */
   readonly client?: string;
 }
@@ -161,7 +161,7 @@ export class LegacyCallers {
       timers: this.#options.timers,
       principal: input.principal,
       fetch: this.#options.signIn?.fetchFor(serverId, input.principal, requestOrigin(request)),
-      decide: this.#options.decide,
+      decisions: this.#options.decisions,
       ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
     });
     sessions.set(id, session);

@@ -26,7 +26,7 @@ function chainFor(handler: Handler | undefined, policy: Partial<Policy> = {}, ti
     store: createMemoryStore({ clock: time }),
     timers: time,
     clock: time,
-    onDecision: (event) => void events.push(event),
+    decisions: { listening: true, decide: (event) => void events.push(event as InputDecision) },
   });
   return { chain, events, time };
 }
@@ -139,6 +139,20 @@ describe("decision events of the chain", () => {
       "url",
       [{ field: "url", from: "https://Login.Example.com/a/../b", to: "https://login.example.com/b" }],
     ]);
+  });
+
+  test("a sink that is not listening is told nothing, and the request is answered the same", async () => {
+    const told: unknown[] = [];
+    const chain = createChain({
+      policy: compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" } }),
+      handler: { sampling: () => reply },
+      client: "agent",
+      store: createMemoryStore(),
+      decisions: { listening: false, decide: (event) => void told.push(event) },
+    });
+    const answered = await chain.run(sampling({ maxTokens: 100_000 }), { version: "2026-07-28" });
+    assert.deepEqual(answered, { ok: true, answer: reply });
+    assert.deepEqual(told, []);
   });
 });
 
