@@ -147,12 +147,11 @@ async function callerOutcome(
   if (outcome.kind === "task") {
     const upstreamId = outcome.raw.taskId;
     if (typeof upstreamId !== "string") return { kind: "result", result: outcome.raw };
-    const callerId = await bindTaskId(
-      upstreamId,
-      server.policy.server,
-      principalKey(request.principal),
-      input.stateKey,
-    );
+    const callerId = await bindTaskId(upstreamId, {
+      serverId: server.policy.server,
+      principal: principalKey(request.principal),
+      key: input.stateKey,
+    });
     return { kind: "result", result: withCallerTaskId(outcome.raw, callerId) };
   }
   const stopped = outcome.value;
