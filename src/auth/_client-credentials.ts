@@ -23,7 +23,16 @@ import { dpopOption, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpo
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** What a client credentials token request needs. */
-export interface ClientCredentialsOptions {
+export interface ClientCredentialsRequest {
+  /** The resource (RFC 8707). */
+  readonly resource: string;
+  /** The scopes, or none. */
+  readonly scopes: readonly string[];
+  /** Whether the token is to be bound to a new DPoP key. */
+  readonly dpop: boolean;
+  /** Aborts the request. */
+  readonly signal: AbortSignal | undefined;
+  /** The policy's client. */
   readonly auth: CompiledClientCredentials;
   readonly fetch: Fetcher;
   readonly environment: EnvironmentReader;
@@ -34,29 +43,22 @@ export interface ClientCredentialsOptions {
  * Asks for a token with the client credentials grant.
  *
  * @param as The authorization server's metadata.
- * @param resource The resource (RFC 8707).
- * @param scopes The scopes, or none.
- * @param options The policy's client, the fetch, the environment and the clock.
- * @param signal Aborts the request.
+ * @param request The resource, scopes, DPoP, signal, the policy's client, the fetch, the environment and the clock.
  * @returns The tokens (never a refresh token: none is needed).
  * @throws {UpstreamAuthError} When a secret is missing or the server refuses.
  */
 export async function requestClientCredentialsToken(
   as: oauth.AuthorizationServer,
-  resource: string,
-  scopes: readonly string[],
-  options: ClientCredentialsOptions,
-  signal: AbortSignal | undefined,
-  dpop = false,
+  request: ClientCredentialsRequest,
 ): Promise<Grant> {
-  const { auth } = options;
+  const { auth, resource, scopes, dpop, signal } = request;
   if (dpop && !supportsDpop(as)) throw dpopUnsupported(as);
   const client: oauth.Client = { client_id: auth.clientId };
   const parameters = new URLSearchParams({ resource });
   if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
-  const authentication = await clientAuthentication(as, options);
+  const authentication = await clientAuthentication(as, request);
   const key = dpop ? await newDpopKey() : undefined;
-  const http = { ...tokenRequestOptions(as, options.fetch, signal), ...(await dpopOption(client, key)) };
+  const http = { ...tokenRequestOptions(as, request.fetch, signal), ...(await dpopOption(client, key)) };
   let result: oauth.TokenEndpointResponse;
   try {
     result = await withDpopNonceRetry(async () => {
@@ -73,18 +75,24 @@ export async function requestClientCredentialsToken(
     if (signal?.aborted === true) throw signal.reason;
     throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(as.issuer, error)}`);
   }
-  return grantOf(result, scopes, as.issuer, auth.clientId, options.clock, undefined, key);
+  return grantOf(result, {
+    asked: scopes,
+    issuer: as.issuer,
+    clientId: auth.clientId,
+    clock: request.clock,
+    dpop: key,
+  });
 }
 
 /** `client_secret_basic` (or `client_secret_post` when that is all the server lists), or `private_key_jwt`. */
 async function clientAuthentication(
   as: oauth.AuthorizationServer,
-  options: ClientCredentialsOptions,
+  request: ClientCredentialsRequest,
 ): Promise<oauth.ClientAuth> {
-  const { credential } = options.auth;
+  const { credential } = request.auth;
   const setting = credential.kind === "secret" ? "clientSecretEnv" : "privateKeyEnv";
   const value = readSecret(
-    options.environment,
+    request.environment,
     credential.env,
     `transport.auth.clientCredentials.${setting}`,
   );

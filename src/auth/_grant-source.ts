@@ -243,14 +243,14 @@ export class GrantSource {
     if (auth.kind !== "client_credentials") throw new TypeError("not a client credentials sign-in");
     const { resource, as } = await this.#discover(ask.challenge.metadataUrl, ask.signal);
     const wanted = chooseScopes(auth.scopes, ask.challenge.scopes, resource.scopesSupported, ask.again);
-    return await requestClientCredentialsToken(
-      as,
-      resource.resource,
-      wanted,
-      { ...this.#options, auth },
-      ask.signal,
-      ask.challenge.dpop === true || resource.dpopRequired,
-    );
+    return await requestClientCredentialsToken(as, {
+      ...this.#options,
+      auth,
+      resource: resource.resource,
+      scopes: wanted,
+      dpop: ask.challenge.dpop === true || resource.dpopRequired,
+      signal: ask.signal,
+    });
   }
 
   /** The server's resource metadata and its authorization server's, found once and shared. */

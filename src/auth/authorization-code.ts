@@ -296,15 +296,13 @@ export async function finishAuthorization(
     throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(flow.as.issuer, error)}`);
   }
   const grant: Grant = {
-    ...grantOf(
-      result,
-      flow.scopes,
-      flow.as.issuer,
-      flow.registration.clientId,
-      context.clock,
-      undefined,
-      flow.dpop,
-    ),
+    ...grantOf(result, {
+      asked: flow.scopes,
+      issuer: flow.as.issuer,
+      clientId: flow.registration.clientId,
+      clock: context.clock,
+      dpop: flow.dpop,
+    }),
     redirectUri: flow.redirectUri,
   };
   await context.tokens.set(grantKey(flow.server, flow.principal), JSON.stringify(grant));
@@ -348,7 +346,14 @@ export async function refreshGrant(
       return await oauth.processRefreshTokenResponse(as, client, response);
     });
     return {
-      ...grantOf(result, grant.scopes, as.issuer, grant.clientId, context.clock, refreshToken, grant.dpop),
+      ...grantOf(result, {
+        asked: grant.scopes,
+        issuer: as.issuer,
+        clientId: grant.clientId,
+        clock: context.clock,
+        previousRefresh: refreshToken,
+        dpop: grant.dpop,
+      }),
       redirectUri: grant.redirectUri,
     };
   } catch (error) {
@@ -357,29 +362,33 @@ export async function refreshGrant(
   }
 }
 
+/** What a token request asked for, which the grant it makes records. */
+export interface GrantRequest {
+  /** The scopes asked for. */
+  readonly asked: readonly string[];
+  /** The authorization server. */
+  readonly issuer: string;
+  /** The client. */
+  readonly clientId: string;
+  readonly clock: Clock;
+  /** The refresh token to keep when the response has none (a refresh). */
+  readonly previousRefresh?: string | undefined;
+  /** The key the request was bound to, if any. */
+  readonly dpop?: DpopKey | undefined;
+}
+
 /**
  * The grant a token response makes: `Bearer` tokens, or `DPoP` tokens when a key was sent (a
  * server that answers `Bearer` to a DPoP request issued an unbound token: it is sent as such).
  *
  * @param result The token response.
- * @param asked The scopes asked for.
- * @param issuer The authorization server.
- * @param clientId The client.
- * @param clock The clock.
- * @param previousRefresh The refresh token to keep when the response has none.
- * @param dpop The key the request was bound to, if any.
+ * @param request The scopes asked for, the authorization server, the client, the clock, the
+ *   refresh token to keep and the DPoP key.
  * @returns The grant.
  * @throws {UpstreamAuthError} For another token type.
  */
-export function grantOf(
-  result: oauth.TokenEndpointResponse,
-  asked: readonly string[],
-  issuer: string,
-  clientId: string,
-  clock: Clock,
-  previousRefresh: string | undefined,
-  dpop?: DpopKey,
-): Grant {
+export function grantOf(result: oauth.TokenEndpointResponse, request: GrantRequest): Grant {
+  const { asked, issuer, clientId, clock, previousRefresh, dpop } = request;
   const type = result.token_type.toLowerCase();
   if (type !== "bearer" && !(type === "dpop" && dpop !== undefined)) {
     throw new UpstreamAuthError(

@@ -31,6 +31,7 @@ import { type Clock, systemClock } from "../_internal/clock.ts";
 import { decode, refuseArrays } from "../protocol/decode.ts";
 import { nullProtoRecord } from "../protocol/null-proto-record.ts";
 import type { TokenStore } from "./token-store.ts";
+import { finiteTtlMs } from "./_ttl-ms.ts";
 
 /** Options of {@linkcode createFileTokenStore}. */
 export interface FileTokenStoreOptions {
@@ -133,7 +134,9 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
       }),
     set: (key, value, ttlMs) =>
       serially(async () => {
-        const until = ttlMs === undefined ? undefined : clock.now() + finite(ttlMs, "set");
+        const until = ttlMs === undefined
+          ? undefined
+          : clock.now() + finiteTtlMs("createFileTokenStore().set()", ttlMs);
         const contents = await readContents(path);
         contents.values.set(key, { value, until });
         await writeContents(path, contents, clock.now());
@@ -146,7 +149,7 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
     claim: (key, ttlMs) =>
       serially(async () => {
         const now = clock.now();
-        const until = now + finite(ttlMs, "claim");
+        const until = now + finiteTtlMs("createFileTokenStore().claim()", ttlMs);
         const contents = await readContents(path);
         const held = contents.claims.get(key);
         if (held !== undefined && live(held, now)) return false;
@@ -159,17 +162,6 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
 
 function live(until: number | undefined, now: number): boolean {
   return until === undefined || now < until;
-}
-
-function finite(ttlMs: number, method: string): number {
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs)) {
-    throw new RangeError(
-      `createFileTokenStore().${method}(): "ttlMs" must be a finite number of milliseconds, received "${
-        String(ttlMs)
-      }"`,
-    );
-  }
-  return ttlMs;
 }
 
 /**

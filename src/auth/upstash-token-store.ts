@@ -21,6 +21,7 @@ import { codecs } from "../_internal/encoding.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { timeoutOption, within } from "../limits/redis-within.ts";
 import type { TokenStore } from "./token-store.ts";
+import { finiteTtlMs } from "./_ttl-ms.ts";
 
 /**
  * The part of an `@upstash/redis` client the token store uses: `get`, `set` and `del`. Any client
@@ -101,7 +102,7 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
     },
     async set(key: string, value: string, ttlMs?: number): Promise<void> {
       const name = `${prefix}:v:${key}`;
-      const px = ttlMs === undefined ? undefined : wholeMs(ttlMs, "set");
+      const px = ttlMs === undefined ? undefined : wholeMs(ttlMs, "createUpstashTokenStore().set()");
       const sealed = await seal(value, name, await aesKey());
       const set = px === undefined ? redis.set(name, sealed) : redis.set(name, sealed, { px });
       await within(set, timeoutMs, "expected an answer to SET");
@@ -110,7 +111,7 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
       await within(redis.del(`${prefix}:v:${key}`), timeoutMs, "expected an answer to DEL");
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {
-      const px = wholeMs(ttlMs, "claim");
+      const px = wholeMs(ttlMs, "createUpstashTokenStore().claim()");
       const answer = await within(
         redis.set(`${prefix}:claim:${key}`, "1", { nx: true, px }),
         timeoutMs,
@@ -167,13 +168,6 @@ async function open(stored: string, name: string, key: CryptoKey): Promise<strin
 }
 
 /** `ttlMs` as Redis's `PX`: whole milliseconds, at least 1 (`PX 0` is an error in Redis). */
-function wholeMs(ttlMs: number, method: string): number {
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs)) {
-    throw new RangeError(
-      `createUpstashTokenStore().${method}(): "ttlMs" must be a finite number of milliseconds, received "${
-        String(ttlMs)
-      }"`,
-    );
-  }
-  return Math.max(1, Math.ceil(ttlMs));
+function wholeMs(ttlMs: number, where: string): number {
+  return Math.max(1, Math.ceil(finiteTtlMs(where, ttlMs)));
 }

@@ -5,7 +5,8 @@
  * @module
  */
 import { describeValue, thrownName } from "../_internal/quote.ts";
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { pass, type Verdict } from "./verdict.ts";
+import { samplingRefusal } from "./_sampling-refusal.ts";
 
 /** The check built by {@linkcode createSamplingMaxTokensCheck}. */
 export interface SamplingMaxTokensCheck {
@@ -39,7 +40,7 @@ export function createSamplingMaxTokensCheck(
       try {
         return judge(params, max);
       } catch (error) {
-        return refused(`expected plain JSON params, reading them threw ${thrownName(error)}`);
+        return samplingRefusal(`expected plain JSON params, reading them threw ${thrownName(error)}`);
       }
     },
   });
@@ -49,11 +50,7 @@ export function createSamplingMaxTokensCheck(
 function judge<P extends { readonly maxTokens: number }>(params: P, max: number): Verdict<P> {
   const requested: unknown = params.maxTokens;
   if (typeof requested !== "number" || !Number.isSafeInteger(requested) || requested < 1) {
-    return refused(`"maxTokens" must be a positive integer, received ${describeValue(requested)}`);
+    return samplingRefusal(`"maxTokens" must be a positive integer, received ${describeValue(requested)}`);
   }
   return pass(requested > max ? { ...params, maxTokens: max } : params);
-}
-
-function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
-  return refuse(RefusalCode.InvalidParams, `Sampling request refused: ${reason}`);
 }

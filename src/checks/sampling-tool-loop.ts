@@ -6,7 +6,8 @@
  * @module
  */
 import { describeValue, thrownName } from "../_internal/quote.ts";
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { pass, refuse, type Verdict } from "./verdict.ts";
+import { samplingRefusal } from "./_sampling-refusal.ts";
 import { readBlockTypes } from "./_sampling-messages.ts";
 
 /** The shape of a sampling message this check reads. */
@@ -54,9 +55,9 @@ export function createSamplingToolLoopCheck(
       try {
         turns = countToolUseTurns(messages);
       } catch (error) {
-        return refused(`expected plain JSON messages, reading them threw ${thrownName(error)}`);
+        return samplingRefusal(`expected plain JSON messages, reading them threw ${thrownName(error)}`);
       }
-      if (typeof turns === "string") return refused(turns);
+      if (typeof turns === "string") return samplingRefusal(turns);
       if (turns <= limit) return pass(undefined);
       return refuse(
         rejectionCode,
@@ -75,8 +76,4 @@ function countToolUseTurns(messages: unknown): number | string {
     if (role === "assistant" && types.includes("tool_use")) turns++;
   }
   return turns;
-}
-
-function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
-  return refuse(RefusalCode.InvalidParams, `Sampling request refused: ${reason}`);
 }

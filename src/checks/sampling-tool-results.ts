@@ -8,7 +8,8 @@
  * @module
  */
 import { describeValue, thrownName } from "../_internal/quote.ts";
-import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { pass, type Verdict } from "./verdict.ts";
+import { samplingRefusal } from "./_sampling-refusal.ts";
 import { readBlockTypes } from "./_sampling-messages.ts";
 import type { ToolLoopMessage } from "./sampling-tool-loop.ts";
 
@@ -32,7 +33,7 @@ export function checkSamplingToolResults(messages: readonly ToolLoopMessage[]): 
   } catch (error) {
     problem = `expected plain JSON messages, reading them threw ${thrownName(error)}`;
   }
-  return problem === undefined ? pass(undefined) : refused(problem);
+  return problem === undefined ? pass(undefined) : samplingRefusal(problem);
 }
 
 /** Why the messages are refused: unreadable, or the first user message mixing tool results. */
@@ -47,8 +48,4 @@ function findMixedMessage(messages: unknown): string | undefined {
       `tool_result blocks, received ${describeValue(types[other])} at index ${other}`;
   }
   return undefined;
-}
-
-function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
-  return refuse(RefusalCode.InvalidParams, `Sampling request refused: ${reason}`);
 }

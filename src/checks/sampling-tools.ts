@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { pass, type Verdict } from "./verdict.ts";
+import { samplingRefusal } from "./_sampling-refusal.ts";
 
 /** The fields of a sampling request this check reads. */
 export interface SamplingToolsInput {
@@ -38,9 +39,8 @@ export function createSamplingToolsCheck(options: { readonly declared: boolean }
     check<P extends SamplingToolsInput>(params: P): Verdict<P> {
       if (declared || (params.tools === undefined && params.toolChoice === undefined)) return pass(params);
       const field = params.tools === undefined ? "toolChoice" : "tools";
-      return refuse(
-        RefusalCode.InvalidParams,
-        `Sampling request refused: "${field}" requires the sampling.tools capability, which this client did not declare`,
+      return samplingRefusal(
+        `"${field}" requires the sampling.tools capability, which this client did not declare`,
       );
     },
   });

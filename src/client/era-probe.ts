@@ -1,10 +1,14 @@
 /**
  * Era detection for an HTTP server whose policy says `era: "auto"` (digest §2.7): a modern
- * `server/discover`; a `DiscoverResult` naming 2026-07-28, or a recognised modern JSON-RPC
- * error (`-32020`, `-32021`, or `-32022` naming a modern version), means modern; anything else
- * (an HTTP 400/404/405 without a modern body, an unrelated error, a legacy version list) means
- * legacy. Fallback is never keyed to one error code. A server that cannot be reached at all is
- * an error, not an era.
+ * `server/discover` through the server's modern session. A `DiscoverResult` naming 2026-07-28,
+ * or a `-32020` or `-32021` error, means modern. A `-32022` is the session's to handle first:
+ * when the versions it names include one sluice speaks in the modern era, the session asks once
+ * more with that version and the era is read from that answer by these same rules (a second
+ * `-32022` means legacy); when it names only versions sluice does not speak, the session refuses
+ * it as a protocol error and the era is legacy, so a server without a 2025 era then fails at
+ * `initialize`. Anything else (an HTTP error status without a JSON-RPC answer, another error, a
+ * malformed answer, a version list without 2026-07-28) means legacy. Fallback is never keyed to
+ * one error code. A server that cannot be reached at all is an error, not an era.
  *
  * @module
  */

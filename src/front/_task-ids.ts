@@ -8,22 +8,26 @@
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { openPayload, sealPayload, type StateKey } from "./_state-token.ts";
 
+/** Whose a task id is: the server and the caller it is bound to, and the key that seals it. */
+export interface TaskBinding {
+  /** The server. */
+  readonly serverId: string;
+  /** The caller's key (`principalKey`). */
+  readonly principal: string;
+  /** The state key. */
+  readonly key: StateKey;
+}
+
 /**
  * The task id a caller sees for an upstream task created by its call: the upstream's id, the
  * server and the caller, sealed under the state key.
  *
  * @param upstreamId The upstream's task id.
- * @param serverId The server.
- * @param principal The caller's key (`principalKey`).
- * @param key The state key.
+ * @param binding The server, the caller and the state key.
  * @returns The id to give the caller.
  */
-export async function bindTaskId(
-  upstreamId: string,
-  serverId: string,
-  principal: string,
-  key: StateKey,
-): Promise<string> {
+export async function bindTaskId(upstreamId: string, binding: TaskBinding): Promise<string> {
+  const { serverId, principal, key } = binding;
   return await sealPayload(encoder.encode(JSON.stringify({ task: upstreamId, serverId, principal })), key);
 }
 
@@ -31,17 +35,11 @@ export async function bindTaskId(
  * The upstream's id of a task id the caller gave, when it was bound to this server and caller.
  *
  * @param taskId The id the caller gave.
- * @param serverId The server of the request.
- * @param principal The caller's key.
- * @param key The state key.
+ * @param binding The server of the request, the caller and the state key.
  * @returns The upstream's id, or `undefined` for an id bound elsewhere, or forged.
  */
-export async function openTaskId(
-  taskId: string,
-  serverId: string,
-  principal: string,
-  key: StateKey,
-): Promise<string | undefined> {
+export async function openTaskId(taskId: string, binding: TaskBinding): Promise<string | undefined> {
+  const { serverId, principal, key } = binding;
   const opened = await openPayload(taskId, key);
   if (!opened.ok) return undefined;
   try {

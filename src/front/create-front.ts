@@ -101,7 +101,7 @@ export function createFront(options: FrontOptions): Hono {
   // The key is checked here, so a bad key fails at start-up rather than on a call.
   const problem = secretKeyProblem(options.stateKey);
   if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
-  const callers = checkCallerOptions(options);
+  const callers = checkCallerOptions(options, internals.clock);
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
   const servers = new Map<string, FrontServer>(

@@ -13,8 +13,8 @@
  *   (and at the root for the gateway as a whole), answers `401` with
  *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
  *   scopes needed, so a host finds its authorization server by itself. A token once verified for
- *   a resource is remembered until it expires (the last 1000), so a host's every request does
- *   not pay for a signature check; a key withdrawn from the JWKS stops new tokens at once, and
+ *   a resource is remembered until it expires (the last 1000; `exp` is read, then and at the
+ *   check, by the client's clock), so a host's every request does not pay for a signature check; a key withdrawn from the JWKS stops new tokens at once, and
  *   the ones already seen at their `exp`, as with any JWT.
  * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
  *   Cloudflare Access, mTLS). A `Response` is sent as it is.
@@ -31,6 +31,7 @@ import type { JWK } from "jose";
 import { encodeError } from "../protocol/jsonrpc.ts";
 import type { Principal } from "./principal.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
+import type { Clock } from "../_internal/clock.ts";
 
 /** A static bearer secret and the caller it stands for. */
 export interface BearerSecret {
@@ -117,25 +118,35 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"];
 const encoder = new TextEncoder();
 
+/** What {@linkcode downstreamAuth} names in its errors, and the time JWTs are checked at. */
+export interface AuthSetting {
+  /** The function to name in errors: `createFront()`. */
+  readonly who: string;
+  /** The clock a JWT's `exp` and `nbf` are checked by, and a remembered token expires by. */
+  readonly clock: Clock;
+}
+
 /**
  * Checks an `auth` option and prepares it (digests of the secrets, the key set).
  *
  * @param auth The option.
- * @param who The function to name in errors.
+ * @param setting The function to name in errors, and the clock.
  * @returns The prepared authentication.
  * @throws {TypeError} When the option is not one of the forms of {@linkcode GatewayAuth}, or a
  *   secret is weak, or a JWT option is missing or malformed.
  * @example
  * ```ts
  * import { downstreamAuth } from "./downstream-auth.ts";
+ * import { systemClock } from "../_internal/clock.ts";
  * const secret = crypto.randomUUID() + crypto.randomUUID();
- * const auth = downstreamAuth({ bearer: [{ secret, subject: "ci" }] }, "createFront()");
+ * const auth = downstreamAuth({ bearer: [{ secret, subject: "ci" }] }, { who: "createFront()", clock: systemClock });
  * const request = new Request("http://127.0.0.1/mcp/files", { headers: { authorization: `Bearer ${secret}` } });
  * const principal = await auth.authenticate(request, { base: "http://127.0.0.1", serverId: "files" });
  * console.log(principal); // { subject: "ci", scopes: [], claims: {} }
  * ```
  */
-export function downstreamAuth(auth: unknown, who: string): DownstreamAuth {
+export function downstreamAuth(auth: unknown, setting: AuthSetting): DownstreamAuth {
+  const { who } = setting;
   if (auth === "none") return NONE;
   if (typeof auth === "function") return functionAuth(auth as AuthFunction, who);
   if (typeof auth === "object" && auth !== null && !Array.isArray(auth)) {
@@ -143,7 +154,7 @@ export function downstreamAuth(auth: unknown, who: string): DownstreamAuth {
     if (keys.length === 1 && keys[0] === "bearer") {
       return bearerAuth((auth as { bearer: unknown }).bearer, who);
     }
-    if (keys.length === 1 && keys[0] === "jwt") return jwtAuth((auth as { jwt: unknown }).jwt, who);
+    if (keys.length === 1 && keys[0] === "jwt") return jwtAuth((auth as { jwt: unknown }).jwt, setting);
   }
   throw new TypeError(
     `${who}: "auth" must be "none", { bearer: [...] }, { jwt: {...} } or a function (request) => principal | Response, received ${
@@ -219,7 +230,8 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
   };
 }
 
-function jwtAuth(value: unknown, who: string): DownstreamAuth {
+function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
+  const { who, clock } = setting;
   if (typeof value !== "object" || value === null) {
     throw new TypeError(
       `${who}: "auth.jwt" must be { issuer, jwks | keys, audience?, scopes? }, received ${describe(value)}`,
@@ -274,7 +286,7 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
       if (token === null) return refuse(401, target, MALFORMED_MESSAGE, MALFORMED);
       const cacheKey = `${audience === undefined ? resourcesOf(target)[0] : ""} ${token}`;
       const known = verified.get(cacheKey);
-      if (known !== undefined && Date.now() < known.expiresAt) return known.principal;
+      if (known !== undefined && clock.now() < known.expiresAt) return known.principal;
       verified.delete(cacheKey);
       let payload: JWTPayload;
       try {
@@ -283,6 +295,7 @@ function jwtAuth(value: unknown, who: string): DownstreamAuth {
           audience: audience ?? resourcesOf(target),
           algorithms: [...algorithms],
           requiredClaims: ["exp", "sub"],
+          currentDate: new Date(clock.now()),
         }));
       } catch (error) {
         return invalidToken(target, tokenProblem(error));

@@ -33,6 +33,7 @@ import type { FrontServer } from "./front-server.ts";
 import { digestRequest, newNonce, openState, sealState, type StateKey } from "./sealed-state.ts";
 import { principalKey } from "./principal.ts";
 import { bindTaskId, withCallerTaskId } from "./_task-ids.ts";
+import { neededBy } from "./_caller-needs.ts";
 
 /** What one call through the front needs. */
 export interface FrontCallInput {
@@ -147,12 +148,11 @@ async function callerOutcome(
   if (outcome.kind === "task") {
     const upstreamId = outcome.raw.taskId;
     if (typeof upstreamId !== "string") return { kind: "result", result: outcome.raw };
-    const callerId = await bindTaskId(
-      upstreamId,
-      server.policy.server,
-      principalKey(request.principal),
-      input.stateKey,
-    );
+    const callerId = await bindTaskId(upstreamId, {
+      serverId: server.policy.server,
+      principal: principalKey(request.principal),
+      key: input.stateKey,
+    });
     return { kind: "result", result: withCallerTaskId(outcome.raw, callerId) };
   }
   const stopped = outcome.value;
@@ -484,18 +484,6 @@ export function undeclaredAnswer(caller: ClientCapabilities, request: InputReque
       message: `Invalid params: the caller did not declare ${kind}.${part}, which this ${method} needs`,
     },
   };
-}
-
-/** What a deferred request needs of its caller: the kind, and sampling's `tools` or the elicitation mode. */
-function neededBy(request: InputRequest): readonly ["roots" | "sampling" | "elicitation", string?] {
-  switch (request.method) {
-    case "roots/list":
-      return ["roots"];
-    case "sampling/createMessage":
-      return request.params.tools === undefined ? ["sampling"] : ["sampling", "tools"];
-    default:
-      return ["elicitation", "mode" in request.params && request.params.mode === "url" ? "url" : "form"];
-  }
 }
 
 /**

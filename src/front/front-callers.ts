@@ -6,6 +6,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
+import type { Clock } from "../_internal/clock.ts";
 import { encodeError, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
 import { accessOf, mayCall, scopesForTool } from "./access.ts";
 import {
@@ -59,6 +60,7 @@ export interface CallerGate {
  * answers names beyond loopback), `publicUrl`.
  *
  * @param options The front's options.
+ * @param clock The client's clock, which JWTs are checked by.
  * @returns The checked options.
  * @throws {TypeError} When one is malformed, or `allowedHosts` is given without `auth`.
  */
@@ -67,7 +69,7 @@ export function checkCallerOptions(options: {
   readonly allowedHosts?: HostRules["allowedHosts"];
   readonly allowedOrigins?: HostRules["allowedOrigins"];
   readonly publicUrl?: string | undefined;
-}): CallerOptions {
+}, clock: Clock): CallerOptions {
   const rules = checkHostRules({
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
@@ -79,7 +81,7 @@ export function checkCallerOptions(options: {
   }
   return {
     rules,
-    auth: downstreamAuth(options.auth ?? "none", "createFront()"),
+    auth: downstreamAuth(options.auth ?? "none", { who: "createFront()", clock }),
     anonymous: (options.auth ?? "none") === "none",
     publicBase: options.publicUrl === undefined ? undefined : baseUrl(options.publicUrl),
   };

@@ -15,6 +15,7 @@ import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { TASKS_EXTENSION } from "../protocol/tasks.ts";
+import { neededBy } from "./_caller-needs.ts";
 
 /** One upstream server, for the front. */
 export interface FrontServer {
@@ -92,17 +93,15 @@ export function createFrontServer(
         tasks: caller.extensions?.[TASKS_EXTENSION] !== undefined,
       }),
     callerCan(caller: ClientCapabilities, request: InputRequest): boolean {
-      switch (request.method) {
-        case "sampling/createMessage":
-          return caller.sampling !== undefined &&
-            (request.params.tools === undefined || caller.sampling.tools !== undefined);
-        case "roots/list":
+      const need = neededBy(request);
+      switch (need[0]) {
+        case "roots":
           return caller.roots !== undefined;
-        case "elicitation/create":
-          return callerMode(
-            caller,
-            "mode" in request.params && request.params.mode === "url" ? "url" : "form",
-          );
+        case "sampling":
+          return caller.sampling !== undefined &&
+            (need[1] === undefined || caller.sampling.tools !== undefined);
+        case "elicitation":
+          return callerMode(caller, need[1]);
       }
     },
   });

@@ -90,7 +90,11 @@ export class FrontTasks {
     const callerId = request.params.taskId;
     if (typeof callerId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
     const serverId = server.policy.server;
-    const taskId = await openTaskId(callerId, serverId, principalKey(request.principal), input.stateKey);
+    const taskId = await openTaskId(callerId, {
+      serverId,
+      principal: principalKey(request.principal),
+      key: input.stateKey,
+    });
     // Another caller's task, or an id this gateway never gave: not found, and nothing is told.
     if (taskId === undefined) return callError(-32602, `Invalid params: no task ${quote(callerId, 64)}`);
     try {

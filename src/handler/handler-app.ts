@@ -15,6 +15,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { integerOption } from "../_internal/integer-option.ts";
 import { quote } from "../_internal/quote.ts";
 import { defineHandler, type Handler } from "./handler.ts";
 import { createBearerCheck } from "./_bearer-secret.ts";
@@ -63,7 +64,10 @@ export function handlerApp(handler: Handler, options: HandlerAppOptions = {}): H
   if (!HANDLER_KINDS.some((kind) => handler[kind] !== undefined)) {
     throw new TypeError(`handlerApp(): the handler must implement "sampling", "elicitation" or "roots"`);
   }
-  const maxBytes = checkMaxBytes(options.maxRequestBytes);
+  const maxBytes = integerOption('handlerApp(): "maxRequestBytes"', options.maxRequestBytes, {
+    fallback: DEFAULT_MAX_REQUEST_BYTES,
+    least: 1,
+  });
   const authorize = options.sharedSecret === undefined ? undefined : createBearerCheck(options.sharedSecret);
   const app = new Hono();
   app.post("/", async (c) => {
@@ -122,12 +126,4 @@ async function readJsonRequest(request: Request, maxBytes: number): Promise<{ va
   if (bytes === "incomplete") return reply(400, "Request body refused: the body was not received in full");
   const parsed = parseJsonBody(bytes);
   return parsed.ok ? parsed : reply(400, `Request body refused: the body ${parsed.problem}`);
-}
-
-function checkMaxBytes(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_REQUEST_BYTES;
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(
-    `handlerApp(): "maxRequestBytes" must be a positive integer, received "${String(value)}"`,
-  );
 }

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { integerOption } from "../_internal/integer-option.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { quote } from "../_internal/quote.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
@@ -108,7 +109,10 @@ type Send = (init: RequestInit) => Promise<Response>;
 export function remoteHandler(target: RemoteTarget, options: RemoteHandlerOptions = {}): Handler {
   const { send, where } = senderFor(target, options);
   const kinds = checkKinds(options.kinds);
-  const maxBytes = checkMaxBytes(options.maxResponseBytes);
+  const maxBytes = integerOption(`${PREFIX} "maxResponseBytes"`, options.maxResponseBytes, {
+    fallback: DEFAULT_MAX_RESPONSE_BYTES,
+    least: 1,
+  });
   const headers = checkHeaders(options.headers);
   const post = async (
     kind: HandlerKind,
@@ -202,14 +206,6 @@ function checkKinds(kinds: readonly HandlerKind[] | undefined): readonly Handler
     );
   }
   return kinds;
-}
-
-function checkMaxBytes(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(
-    `${PREFIX} "maxResponseBytes" must be a positive integer, received "${String(value)}"`,
-  );
 }
 
 function checkHeaders(headers: Readonly<Record<string, string>> | undefined): [string, string][] {

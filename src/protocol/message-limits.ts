@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { integerOption } from "../_internal/integer-option.ts";
 import { type DecodeFailure, failure } from "./decode.ts";
 
 /**
@@ -57,9 +58,7 @@ export const MESSAGE_LIMIT_DEFAULTS: Readonly<MessageLimits> = Object.freeze({
  * ```
  */
 export function messageLimit(caller: string, name: keyof MessageLimits, value: number | undefined): number {
-  if (value === undefined) return MESSAGE_LIMIT_DEFAULTS[name];
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  throw new RangeError(`${caller}: "${name}" must be a positive integer, received "${String(value)}"`);
+  return integerOption(`${caller}: "${name}"`, value, { fallback: MESSAGE_LIMIT_DEFAULTS[name], least: 1 });
 }
 
 /**

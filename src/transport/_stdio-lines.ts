@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { joinBytes } from "../_internal/join-bytes.ts";
 
 /** Where a {@linkcode LineSplitter} sends what it finds. */
 export interface LineSink {
@@ -43,7 +44,7 @@ export function createLineSplitter(maxBytes: number, sink: LineSink): LineSplitt
   const keep = (piece: Uint8Array): void => {
     if (skipping || piece.length === 0) return;
     if (size + piece.length > maxBytes + 1) {
-      const head = join([...parts, piece], maxBytes);
+      const head = joinBytes([...parts, piece], maxBytes);
       reset();
       skipping = true;
       sink.overflow(head);
@@ -57,7 +58,7 @@ export function createLineSplitter(maxBytes: number, sink: LineSink): LineSplitt
       skipping = false;
       return;
     }
-    let line = join(parts, size);
+    let line = joinBytes(parts, size);
     reset();
     if (line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, line.length - 1);
     if (line.length > maxBytes) sink.overflow(line.subarray(0, maxBytes));
@@ -74,26 +75,10 @@ export function createLineSplitter(maxBytes: number, sink: LineSink): LineSplitt
       if (start < chunk.length) keep(chunk.subarray(start));
     },
     rest() {
-      const line = skipping || size === 0 ? undefined : join(parts, size);
+      const line = skipping || size === 0 ? undefined : joinBytes(parts, size);
       reset();
       skipping = false;
       return line;
     },
   };
-}
-
-/** Concatenates `parts`, keeping at most `limit` bytes; one part is returned as it is. */
-function join(parts: readonly Uint8Array[], limit: number): Uint8Array {
-  const only = parts.length === 1 ? parts[0] : undefined;
-  if (only !== undefined && only.length <= limit) return only;
-  const total = Math.min(limit, parts.reduce((sum, part) => sum + part.length, 0));
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    if (offset >= total) break;
-    const piece = part.subarray(0, total - offset);
-    out.set(piece, offset);
-    offset += piece.length;
-  }
-  return out;
 }

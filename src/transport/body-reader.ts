@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { joinBytes } from "../_internal/join-bytes.ts";
 
 /** One step of reading a body. */
 export type BodyStep =
@@ -90,11 +91,11 @@ export async function readBodyBytes(body: BodyReader, limit: number): Promise<Bo
     if (step.kind === "chunk") {
       parts.push(step.bytes);
       total += step.bytes.byteLength;
-      if (total > limit) return { bytes: concat(parts, total), end: "over_limit", reason: "" };
+      if (total > limit) return { bytes: joinBytes(parts, total), end: "over_limit", reason: "" };
       continue;
     }
     const end = step.kind === "end" ? "complete" : step.kind;
-    return { bytes: concat(parts, total), end, reason: step.kind === "failed" ? step.reason : "" };
+    return { bytes: joinBytes(parts, total), end, reason: step.kind === "failed" ? step.reason : "" };
   }
 }
 
@@ -169,17 +170,6 @@ export async function readRequestBytes(
   } finally {
     body.close();
   }
-}
-
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
 }
 
 function cancel(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, reason: unknown): void {

@@ -58,13 +58,16 @@ const GET_REDIRECTS: readonly number[] = [301, 302, 303, 307, 308];
  * Sends one request, following the redirects the policy allows.
  *
  * @param request Transport, fetch, method, headers, body and signal.
- * @returns The final response (its body unread), `aborted`, or why no response could be had.
+ * @returns The final response (its body unread), `aborted` (without calling `fetch` when the signal
+ *   was aborted before a hop), or why no response could be had.
  */
 export async function fetchWithRedirects(request: OutgoingRequest): Promise<FetchResult> {
   const { transport, method } = request;
   let url = transport.url;
   let sameOrigin = true;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    // A request cancelled before it starts, or while a redirect was answered, sends nothing more.
+    if (request.signal.aborted) return { kind: "aborted" };
     // Credentials in the policy's headers never go to another origin. A policy without headers
     // (the common case) sends the protocol's as they are, with no merged copy per request.
     const headers = sameOrigin && hasKeys(transport.headers)

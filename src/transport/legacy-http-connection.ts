@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { integerOption } from "../_internal/integer-option.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { linkSignals } from "../_internal/signals.ts";
 import {
@@ -97,8 +98,14 @@ export function createLegacyHttpConnection(
   transport: CompiledHttpTransport,
   options: LegacyHttpConnectionOptions,
 ): ConnectionFactory {
-  const maxRetryMs = checkCount("maxRetryMs", options.maxRetryMs, 30_000);
-  const maxResumeAttempts = checkCount("maxResumeAttempts", options.maxResumeAttempts, 5);
+  const maxRetryMs = integerOption(`${CALLER}: "maxRetryMs"`, options.maxRetryMs, {
+    fallback: 30_000,
+    least: 0,
+  });
+  const maxResumeAttempts = integerOption(`${CALLER}: "maxResumeAttempts"`, options.maxResumeAttempts, {
+    fallback: 5,
+    least: 0,
+  });
   const limits: MessageLimits = {
     maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
     maxEventBytes: messageLimit(CALLER, "maxEventBytes", options.maxEventBytes),
@@ -221,9 +228,3 @@ async function postAccepted(
 }
 
 const CALLER = "createLegacyHttpConnection()";
-
-function checkCount(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value >= 0) return value;
-  throw new RangeError(`${CALLER}: "${name}" must be a non-negative integer, received "${String(value)}"`);
-}

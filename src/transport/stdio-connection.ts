@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { integerOption } from "../_internal/integer-option.ts";
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import type { ConnectionFactory } from "./legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
@@ -91,19 +92,18 @@ export function createStdioConnection(
   const settings: StdioSettings = {
     maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
     maxJsonDepth: messageLimit(CALLER, "maxJsonDepth", options.maxJsonDepth),
-    maxPendingBytes: integerOption("maxPendingBytes", options.maxPendingBytes, 8 * 1024 * 1024, 1),
-    maxStderrLineBytes: integerOption("maxStderrLineBytes", options.maxStderrLineBytes, 8192, 1),
-    graceMs: integerOption("graceMs", options.graceMs, 2000, 0),
+    maxPendingBytes: integerOption(`${CALLER}: "maxPendingBytes"`, options.maxPendingBytes, {
+      fallback: 8 * 1024 * 1024,
+      least: 1,
+    }),
+    maxStderrLineBytes: integerOption(`${CALLER}: "maxStderrLineBytes"`, options.maxStderrLineBytes, {
+      fallback: 8192,
+      least: 1,
+    }),
+    graceMs: integerOption(`${CALLER}: "graceMs"`, options.graceMs, { fallback: 2000, least: 0 }),
     onDroppedLine: options.onDroppedLine,
   };
   return (events) => new StdioLink(transport, settings, events);
 }
 
 const CALLER = "createStdioConnection()";
-
-function integerOption(name: string, value: number | undefined, fallback: number, least: number): number {
-  if (value === undefined) return fallback;
-  if (Number.isSafeInteger(value) && value >= least) return value;
-  const expected = least === 0 ? "a non-negative integer" : "a positive integer";
-  throw new RangeError(`${CALLER}: "${name}" must be ${expected}, received "${value}"`);
-}

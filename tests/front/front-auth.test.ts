@@ -390,6 +390,38 @@ describe("auth: JWT access tokens with fixed keys", () => {
     await client.close();
   });
 
+  test("jwt auth verifies a remembered token again once the client's injected clock reaches its exp, and refuses it as expired", async () => {
+    const { jwk, sign, now } = await issuer();
+    let time = now * 1000;
+    const upstream = toolsUpstream();
+    const client = createClient({
+      name: "gate",
+      fetch: upstream.fetch,
+      clock: { now: () => time },
+      policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
+    });
+    const app = createFront({
+      client,
+      stateKey: KEY,
+      auth: { jwt: { issuer: ISSUER, keys: [jwk], scopes: ["mcp:use"] } },
+    });
+    const send = async (request: Request) => await answerOf(await app.fetch(request), ["www-authenticate"]);
+    const token = bearer(await sign({}));
+    assert.deepEqual(await send(callRead(token)), CALLED_READ);
+    time = (now + 300) * 1000 - 1;
+    assert.deepEqual(await send(callRead(token)), CALLED_READ);
+    time = (now + 300) * 1000;
+    assert.deepEqual(
+      await send(callRead(token)),
+      refused(
+        401,
+        `Bearer error="invalid_token", error_description="The token has expired", scope="mcp:use", resource_metadata="${FILES_METADATA}"`,
+        "Unauthorized: the token has expired",
+      ),
+    );
+    await client.close();
+  });
+
   test("jwt auth with an explicit audience takes that audience only", async () => {
     const { jwk, sign } = await issuer();
     const { send, client } = jwtFront(jwk, {}, { audience: "api://sluice" });

@@ -151,3 +151,35 @@ describe("fetchWithRedirects() and the redirect status", () => {
     assert.deepEqual(received.other, [{ method: "GET", path: "/mcp", body: "" }]);
   });
 });
+
+describe("fetchWithRedirects() and a cancelled request", () => {
+  /** A fetch that records each URL it is asked for and answers every one with a 307 to /next. */
+  function redirectingFetch(onCall: () => void = () => {}): { fetch: Fetcher; asked: string[] } {
+    const asked: string[] = [];
+    const recording: Fetcher = (url) => {
+      asked.push(url);
+      onCall();
+      return Promise.resolve(new Response(null, { status: 307, headers: { location: "/next" } }));
+    };
+    return { fetch: recording, asked };
+  }
+
+  function sendWith(fetch: Fetcher, signal: AbortSignal) {
+    const { transport } = compilePolicy({ server: "s", transport: { url: `${base}/mcp` } });
+    if (transport.kind !== "http") throw new Error("expected an HTTP transport");
+    return fetchWithRedirects({ transport, fetch, method: "GET", headers: {}, signal });
+  }
+
+  test("a request whose signal was aborted before it starts never calls fetch and ends aborted", async () => {
+    const { fetch, asked } = redirectingFetch();
+    assert.deepEqual(await sendWith(fetch, AbortSignal.abort()), { kind: "aborted" });
+    assert.deepEqual(asked, []);
+  });
+
+  test("a request aborted while a redirect is answered does not follow it and ends aborted", async () => {
+    const controller = new AbortController();
+    const { fetch, asked } = redirectingFetch(() => controller.abort());
+    assert.deepEqual(await sendWith(fetch, controller.signal), { kind: "aborted" });
+    assert.deepEqual(asked, [`${base}/mcp`]);
+  });
+});
