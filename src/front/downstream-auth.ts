@@ -13,9 +13,9 @@
  *   (and at the root for the gateway as a whole), answers `401` with
  *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
  *   scopes needed, so a host finds its authorization server by itself. A token once verified for
- *   a resource is remembered until it expires (the last 1000; `exp` is read, then and at the
- *   check, by the client's clock), so a host's every request does not pay for a signature check; a key withdrawn from the JWKS stops new tokens at once, and
- *   the ones already seen at their `exp`, as with any JWT.
+ *   a resource is remembered until it expires by the client's clock (the last 1000), so a
+ *   host's every request does not pay for a signature check; a key withdrawn from the JWKS stops
+ *   new tokens at once, and the ones already seen at their `exp`, as with any JWT.
  * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
  *   Cloudflare Access, mTLS). A `Response` is sent as it is.
  * - `"none"`: everyone is let in, without a principal. Say it explicitly: the entries that can be
