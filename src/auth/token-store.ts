@@ -23,6 +23,8 @@
  * @module
  */
 import { type Clock, systemClock } from "../_internal/clock.ts";
+import { integerOption } from "../_internal/integer-option.ts";
+import { finiteTtlMs } from "./_ttl-ms.ts";
 
 /**
  * A key-value store for upstream sign-ins. Keys are printable ASCII without spaces, at most 512
@@ -90,12 +92,10 @@ interface Held {
  */
 export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): TokenStore {
   const clock = options.clock ?? systemClock;
-  const maxKeys = options.maxKeys ?? 10_000;
-  if (!Number.isSafeInteger(maxKeys) || maxKeys <= 0) {
-    throw new RangeError(
-      `createMemoryTokenStore(): "maxKeys" must be a positive integer, received "${String(maxKeys)}"`,
-    );
-  }
+  const maxKeys = integerOption('createMemoryTokenStore(): "maxKeys"', options.maxKeys, {
+    fallback: 10_000,
+    least: 1,
+  });
   const values = new Map<string, Held>();
   const claims = new Map<string, number>();
   const live = (key: string): Held | undefined => {
@@ -111,22 +111,29 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
     if (map.size >= maxKeys) map.delete(map.keys().next().value as string);
     map.set(key, value);
   };
+  // A bad ttlMs rejects the returned promise, as the file store's does (a throw in an executor).
   return {
     get: (key) => Promise.resolve(live(key)?.value),
-    set: (key, value, ttlMs) => {
-      bounded(values, key, { value, until: ttlMs === undefined ? Infinity : clock.now() + ttlMs });
-      return Promise.resolve();
-    },
+    set: (key, value, ttlMs) =>
+      new Promise((resolve) => {
+        const until = ttlMs === undefined
+          ? Infinity
+          : clock.now() + finiteTtlMs("createMemoryTokenStore().set()", ttlMs);
+        bounded(values, key, { value, until });
+        resolve();
+      }),
     delete: (key) => {
       values.delete(key);
       return Promise.resolve();
     },
-    claim: (key, ttlMs) => {
-      const now = clock.now();
-      const until = claims.get(key);
-      if (until !== undefined && now < until) return Promise.resolve(false);
-      bounded(claims, key, now + ttlMs);
-      return Promise.resolve(true);
-    },
+    claim: (key, ttlMs) =>
+      new Promise((resolve) => {
+        const now = clock.now();
+        const until = now + finiteTtlMs("createMemoryTokenStore().claim()", ttlMs);
+        const held = claims.get(key);
+        if (held !== undefined && now < held) return resolve(false);
+        bounded(claims, key, until);
+        resolve(true);
+      }),
   };
 }
