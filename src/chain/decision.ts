@@ -84,8 +84,8 @@ export type Decision = InputDecision | CallDecision;
 export type DecisionListener = (decision: Decision) => unknown;
 
 /**
- * Where the client's decision events go. A call or an input request builds its event only when
- * someone is `listening` as it starts: without a listener, it costs no event at all.
+ * Where the client's decision events go. A call or an input request builds its event only if
+ * someone is `listening`: without a listener, it costs no event at all.
  */
 export interface DecisionSink {
   /** Whether any listener would hear an event now. */

@@ -125,8 +125,8 @@ export interface Client {
    * Hears one decision event per input request a server sends (what the checks changed, the
    * refusal and its code, the handler's time) and per tool call, read or prompt (how it ended,
    * the upstream's real cause). The gateway's calls report here too, with their caller. A
-   * listener hears the calls and requests that start after it is added; while no listener is
-   * added, no event is built.
+   * listener hears every call and request that starts after it is added; while there is none, no
+   * event is built.
    *
    * @returns Unsubscribes.
    */
