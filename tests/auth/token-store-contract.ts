@@ -1,6 +1,6 @@
 // The behaviour every TokenStore must have, registered as tests for any store factory: absent
-// keys, set and get, overwrite, delete, expiry, and claims (once while held, per key, apart from
-// values). Expiry runs on a fake clock when the store takes one; a store that expires by real
+// keys, set and get, overwrite, delete, expiry, claims (once while held, per key, apart from
+// values), and the refusal of a ttlMs that is not a finite number. Expiry runs on a fake clock when the store takes one; a store that expires by real
 // time (Redis) gets short real ttls and a bounded poll, never a fixed sleep.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -172,6 +172,19 @@ export function describeTokenStoreContract(
         ],
         [true, undefined, false, false, true, "x"],
       );
+    });
+
+    test(`${name}: a ttlMs that is not a finite number is refused with a RangeError, and nothing is kept`, async () => {
+      const { store } = await makeStore();
+      await assert.rejects(store.set("k", "v", Number.NaN), {
+        name: "RangeError",
+        message: `${name}.set(): "ttlMs" must be a finite number of milliseconds, received "NaN"`,
+      });
+      await assert.rejects(store.claim("k", Infinity), {
+        name: "RangeError",
+        message: `${name}.claim(): "ttlMs" must be a finite number of milliseconds, received "Infinity"`,
+      });
+      assert.deepEqual([await store.get("k"), await store.claim("k", 60_000)], [undefined, true]);
     });
   });
 }
