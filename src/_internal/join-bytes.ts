@@ -1,6 +1,7 @@
 /**
- * Joins byte chunks into one array: what a body reader, a stdio line splitter and the Node fetch
- * do with the chunks a stream gave them.
+ * Joins byte chunks into one array: what a body reader and a stdio line splitter do with the
+ * chunks a stream gave them. (`createNodeFetch()` keeps its own join, which always copies: its
+ * `BufferedResponse` hands out the bytes' whole `ArrayBuffer`.)
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
- * The check of the `ttlMs` a store's `set` or `claim` is given, for the stores that write it
- * somewhere lasting (a file, Redis), where a value that never expires by mistake would stay.
+ * The check of the `ttlMs` a token store's `set` or `claim` is given, the same for the memory,
+ * file and Upstash stores: a `NaN` or an infinity would keep a value that was meant to expire.
  *
  * @module
  */

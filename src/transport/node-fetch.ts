@@ -241,6 +241,10 @@ function isEventStream(contentType: string | string[] | undefined): boolean {
   return value?.split(";", 1)[0]?.trim().toLowerCase() === "text/event-stream";
 }
 
+/**
+ * The body's chunks in one new array, even when there is one chunk: `BufferedResponse` hands out
+ * the bytes' whole `ArrayBuffer`, and undici's chunks can be views of a larger one.
+ */
 function concatChunks(chunks: readonly Buffer[], size: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(size);
   let offset = 0;
