@@ -109,7 +109,8 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
  * @param serverId The server's id.
  * @returns The error object: the upstream's own (sanitized) for a `"server"` failure; the
  *   refusal's code and message when the policy or a handler refused an input request; for a
- *   cancelled call `-32603`; else {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and
+ *   cancelled call, or a legacy `-32042` of more URL elicitations than `maxInputRequests`,
+ *   `-32603`; else {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and
  *   `data.cause` (and `data.status` for `"http_error"`).
  * @example
  * ```ts
@@ -133,6 +134,12 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
       return { code: failure.code ?? -32603, message, ...data };
     }
     if (failure.kind === "cancelled") return { code: -32603, message: "The call was cancelled" };
+    // A legacy server's -32042 with more URL elicitations than maxInputRequests: refused by the
+    // gateway's own limit, so the caller hears what a modern round of too many gets
+    // (front-call.ts), not that the server broke the protocol.
+    if (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) {
+      return { code: -32603, message: failure.message };
+    }
     // The gateway's own checks and handlers refused an input request: their code and words
     // (sluice's, never the upstream's or the transport's).
     if (failure.kind === "policy" || failure.kind === "input_handler") {

@@ -1,6 +1,6 @@
 // The front's limits: downstream bodies within the server's maxMessageBytes (an endless one is
-// cut and cancelled), downstream JSON within maxJsonDepth, and an upstream round within
-// maxInputRequests, against the hostile modern server over real loopback HTTP.
+// cut and cancelled), downstream JSON within maxJsonDepth, and an upstream round (or a legacy
+// upstream's -32042) within maxInputRequests, against the hostile server over real loopback HTTP.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/legacy.ts";
@@ -17,13 +17,21 @@ before(async () => {
   const client = createClient({
     name: "gate",
     handler: { elicitation: () => (elicitations++, { action: "accept", content: { ok: true } }) },
-    policies: [{
-      server: "hostile",
-      transport: { url: `${peer.origin}/modern` },
-      era: "modern",
-      maxMessageBytes: 65_536,
-      maxEventBytes: 65_536,
-    }, { server: "wide", transport: { url: `${peer.origin}/modern` }, era: "modern" }],
+    policies: [
+      {
+        server: "hostile",
+        transport: { url: `${peer.origin}/modern` },
+        era: "modern",
+        maxMessageBytes: 65_536,
+        maxEventBytes: 65_536,
+      },
+      { server: "wide", transport: { url: `${peer.origin}/modern` }, era: "modern" },
+      {
+        server: "legacy-wide",
+        transport: { url: `${peer.origin}/legacy` },
+        era: "legacy",
+      },
+    ],
   });
   app = createFront({
     client,
@@ -143,6 +151,31 @@ describe("the front's limits", () => {
     });
     assert.equal(elicitations, 0);
     assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }, "wide"), echo);
+  });
+
+  test("a legacy upstream's -32042 of 10 000 URL elicitations is refused as a modern round of too many is", async () => {
+    elicitations = 0;
+    assert.deepEqual(await post(call("many-urls"), { "mcp-name": "many-urls" }, "legacy-wide"), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message:
+            'Server "legacy-wide" sent 10000 input requests in one round, expected at most 16 (maxInputRequests)',
+        },
+      },
+    });
+    assert.equal(elicitations, 0);
+    assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }, "legacy-wide"), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: "echo legacy" }], resultType: "complete" },
+      },
+    });
   });
 
   test("an upstream answer over the server's maxMessageBytes fails the call; the next call succeeds", async () => {
