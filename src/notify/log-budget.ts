@@ -10,8 +10,12 @@
 import type { Clock } from "../_internal/clock.ts";
 import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
 
-/** The most buckets kept; past it the oldest is dropped (it starts full if seen again). */
-const MAX_BUCKETS = 10_000;
+/**
+ * The most buckets kept; past it the least recently used is dropped (it starts full if seen
+ * again). A flood of new connections thus drops idle buckets, not the one a busy server or
+ * connection is spending.
+ */
+export const MAX_LOG_BUCKETS = 10_000;
 
 /** Log budgets by server, or by server and connection. */
 export class LogBudgets {
@@ -47,12 +51,15 @@ export class LogBudgets {
       const rate = this.#rateOf(serverId);
       if (rate === undefined) return false;
       bucket = new TokenBucket(rate, now);
-      if (this.#buckets.size >= MAX_BUCKETS) {
-        const oldest = this.#buckets.keys().next();
-        if (oldest.done !== true) this.#buckets.delete(oldest.value);
+      if (this.#buckets.size >= MAX_LOG_BUCKETS) {
+        const leastRecent = this.#buckets.keys().next();
+        if (leastRecent.done !== true) this.#buckets.delete(leastRecent.value);
       }
-      this.#buckets.set(key, bucket);
+    } else {
+      // A Map keeps insertion order: moved to the end, its first key is the least recently used.
+      this.#buckets.delete(key);
     }
+    this.#buckets.set(key, bucket);
     return bucket.take(now).allowed;
   }
 }
