@@ -23,11 +23,11 @@
  * @module
  */
 import process from "node:process";
-import type { ServerResponse } from "node:http";
+import { ServerResponse } from "node:http";
 import type { Http2ServerResponse } from "node:http2";
 import { type Http2Bindings, type HttpBindings, serve as serveNode } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { JSON_WRITER, type JsonWriter } from "../front/json-writer.ts";
+import { CALLER_GONE, type CallerGone, JSON_WRITER, type JsonWriter } from "../front/entry-bindings.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import {
@@ -103,10 +103,22 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
     // overrideGlobalObjects: false keeps the process's own Request and Response in place; the
-    // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies.
+    // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies, and
+    // hears a caller that went away from the connection (CALLER_GONE), with the reason
+    // @hono/node-server would give the request's signal, so that signal need not be made.
     const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
-      const writer: JsonWriter = (status, json) => writeJson(env.outgoing, status, json);
-      return gateway.fetch(request, { ...env, [JSON_WRITER]: writer });
+      const { incoming, outgoing } = env;
+      const writer: JsonWriter = (status, json) => writeJson(outgoing, status, json);
+      // HTTP/1 only: an HTTP/2 answer does not say when it was written in full.
+      const gone: CallerGone | undefined = outgoing instanceof ServerResponse
+        ? (listener) => {
+          outgoing.once("close", () => {
+            if (incoming.errored) listener(incoming.errored.toString());
+            else if (!outgoing.writableFinished) listener("Client connection prematurely closed.");
+          });
+        }
+        : undefined;
+      return gateway.fetch(request, { ...env, [JSON_WRITER]: writer, [CALLER_GONE]: gone });
     };
     const server = serveNode(
       { fetch, port: address.port, hostname: address.hostname, overrideGlobalObjects: false },

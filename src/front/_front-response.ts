@@ -11,7 +11,7 @@ import type {
   JsonRpcNotification,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
-import { JSON_WRITER, type JsonWriter } from "./json-writer.ts";
+import { JSON_WRITER, type JsonWriter } from "./entry-bindings.ts";
 
 const encoder = new TextEncoder();
 

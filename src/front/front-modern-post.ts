@@ -10,6 +10,7 @@
 import type { Context } from "hono";
 import type { ClientInternals } from "../client/client-internals.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
+import type { Timers } from "../_internal/timers.ts";
 import { encodeResult, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import type { LogBudgets } from "../notify/log-budget.ts";
@@ -21,6 +22,7 @@ import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { StateKey } from "./sealed-state.ts";
 import { frontDiscover } from "./_front-info.ts";
 import { type FrontAnswer, respond, respondStreaming } from "./_front-response.ts";
+import { CALLER_GONE, type CallerGone } from "./entry-bindings.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
@@ -70,7 +72,7 @@ export async function frontModernPost(
     return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`));
   }
   // The call's one signal (openFlow): upstream legs arm their deadlines on it.
-  const flow = openFlow([c.req.raw.signal], {
+  const flow = openCallerFlow(c, {
     maxTotalTimeoutMs: server.policy.maxTotalTimeoutMs,
     timers: parts.internals.timers,
   });
@@ -102,6 +104,21 @@ export async function frontModernPost(
   } finally {
     if (!flowHandedOff) flow.dispose();
   }
+}
+
+/**
+ * Opens a call's flow that ends when its caller goes away: through the entry's
+ * {@linkcode CALLER_GONE} where it gives one, else by following the request's `signal`.
+ */
+function openCallerFlow(
+  c: Context,
+  total: { readonly maxTotalTimeoutMs: number; readonly timers: Timers },
+): LinkedSignal {
+  const gone = (c.env as { [CALLER_GONE]?: CallerGone | undefined } | undefined)?.[CALLER_GONE];
+  if (gone === undefined) return openFlow([c.req.raw.signal], total);
+  const flow = openFlow([], total);
+  gone(flow.abort);
+  return flow;
 }
 
 /** Discovery, a list or a completion (as they are), or a task request (relayed). */
@@ -180,6 +197,7 @@ async function mrtrPost(
           stateKey,
           clock: internals.clock,
           timers: internals.timers,
+          // Only the caller's leaving (a parked call has deadlines of its own).
           signal: c.req.raw.signal,
           parked: parts.parked,
           onNotification,

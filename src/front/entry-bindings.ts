@@ -1,0 +1,35 @@
+/**
+ * What a runtime entry may put in each request's bindings (`c.env`) so that the front does less
+ * work per call where the web-standard way costs much. The Node entry gives both:
+ *
+ * - a {@linkcode JsonWriter} under {@linkcode JSON_WRITER}: there a `Response` body is made into
+ *   a web stream, which the server then reads back to write it, and for the small JSON answer of
+ *   most calls that costs more than the rest of writing the answer;
+ * - a {@linkcode CallerGone} under {@linkcode CALLER_GONE}: there the request's `signal` is an
+ *   `AbortController` made for the request when it is first read, and on Node 20 making one, and
+ *   linking the call's own signal to it, is among the largest costs of relaying a call.
+ *
+ * Without them the front writes `Response` objects and follows the request's `signal`.
+ *
+ * @module
+ */
+
+/** The key of the {@linkcode JsonWriter} in a request's bindings. */
+export const JSON_WRITER: unique symbol = Symbol("sluice.jsonWriter");
+
+/**
+ * Writes a JSON answer straight to the caller's connection, and returns the `Response` to give
+ * the server in its place (one that says the answer was sent). That `Response` may be one shared
+ * by every answer, so nothing may change it: the front writes this way only where no middleware
+ * adds headers after the handler (see `respond` in `_front-response.ts`).
+ */
+export type JsonWriter = (status: number, json: string) => Response;
+
+/** The key of the {@linkcode CallerGone} in a request's bindings. */
+export const CALLER_GONE: unique symbol = Symbol("sluice.callerGone");
+
+/**
+ * Calls `listener` once, with the reason, when the caller's connection closes before its answer
+ * was written in full: what aborting the request's `signal` would tell. Never called otherwise.
+ */
+export type CallerGone = (listener: (reason: unknown) => void) => void;
