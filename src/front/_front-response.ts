@@ -45,6 +45,17 @@ export function respond(c: Context, answer: FrontAnswer): Response {
   return c.json(answer.body, answer.status as never);
 }
 
+/** What {@linkcode respondStreaming} tells its caller once the answer is a stream. */
+export interface StreamHooks {
+  /** Called with the call's completion when it turns into a stream (it outlives the handler). */
+  readonly onStream: (done: Promise<unknown>) => void;
+  /**
+   * Called with the reason when the caller closes the stream before its end: a modern caller's
+   * way to cancel its request, which the server must take as such (2026-07-28).
+   */
+  readonly onCancel: (reason: unknown) => void;
+}
+
 /**
  * Answers a caller that accepts SSE: with JSON when the call ends before any notification (most
  * calls: no stream to set up), else with an SSE stream from the first notification on, each one
@@ -52,14 +63,15 @@ export function respond(c: Context, answer: FrontAnswer): Response {
  *
  * @param c The Hono context.
  * @param work Runs the call; gets `emit` for notifications; returns the final answer.
- * @param onStream Called with the call's completion when it turns into a stream (it outlives the handler).
+ * @param hooks What to tell once the answer is a stream: that it is, and that the caller closed it.
  * @returns The response, once the call ended or streamed its first notification.
  */
 export function respondStreaming(
   c: Context,
   work: (emit: (notification: JsonRpcNotification) => void) => Promise<FrontAnswer>,
-  onStream: (done: Promise<unknown>) => void,
+  hooks: StreamHooks,
 ): Promise<Response> {
+  const { onStream, onCancel } = hooks;
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   let answer: (response: Response) => void = () => {};
   const response = new Promise<Response>((resolve) => (answer = resolve));
@@ -68,7 +80,10 @@ export function respondStreaming(
   let done: Promise<void> | undefined = undefined;
   const emit = (notification: JsonRpcNotification) => {
     if (stream === undefined) {
-      const body = new ReadableStream<Uint8Array>({ start: (controller) => void (stream = controller) });
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => void (stream = controller),
+        cancel: onCancel,
+      });
       answer(
         new Response(body, {
           status: 200,

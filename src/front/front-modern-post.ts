@@ -236,12 +236,12 @@ async function mrtrPost(
   };
   if (!wantsStream(c.req.header("accept"))) return respond(c, await run());
   call.handOff();
-  return await respondStreaming(
-    c,
-    run,
+  return await respondStreaming(c, run, {
     // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
-    (done) => background(c, done),
-  );
+    onStream: (done) => background(c, done),
+    // A caller that closes the stream cancels its call: so ends the upstream request.
+    onCancel: (reason) => flow.abort(reason ?? "The caller closed the stream"),
+  });
 }
 
 /**

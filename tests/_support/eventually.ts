@@ -21,3 +21,21 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Waits for `promise`, at most `ms`.
+ *
+ * @returns What `promise` resolved with.
+ * @throws {Error} When `ms` pass first, naming `what`.
+ */
+export async function within<T>(what: string, promise: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`within(): ${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

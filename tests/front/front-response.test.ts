@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { type FrontAnswer, respondStreaming } from "../../src/front/_front-response.ts";
+import { within } from "../_support/eventually.ts";
 
 const PROGRESS = {
   jsonrpc: "2.0",
@@ -12,10 +13,13 @@ const PROGRESS = {
 } as const;
 const FINAL: FrontAnswer = { status: 200, body: { jsonrpc: "2.0", id: 7, result: { content: [] } } };
 
-function appWith(work: Parameters<typeof respondStreaming>[1]) {
+function appWith(
+  work: Parameters<typeof respondStreaming>[1],
+  onCancel: (reason: unknown) => void = () => {},
+) {
   const streamed: Promise<unknown>[] = [];
   const app = new Hono();
-  app.post("/", (c) => respondStreaming(c, work, (done) => void streamed.push(done)));
+  app.post("/", (c) => respondStreaming(c, work, { onStream: (done) => void streamed.push(done), onCancel }));
   return { app, streamed };
 }
 
@@ -42,6 +46,29 @@ describe("respondStreaming()", () => {
     });
     const response = await app.request("/", { method: "POST" });
     assert.equal(await response.text(), EXPECTED_SSE);
+    assert.equal(streamed.length, 1);
+  });
+
+  test("a caller that closes the stream before its end is told to onCancel, which ends the work", async () => {
+    let cancel: (reason: unknown) => void = () => {};
+    const cancelled = new Promise<unknown>((resolve) => cancel = resolve);
+    const { app, streamed } = appWith(async (emit) => {
+      emit(PROGRESS);
+      return {
+        status: 200,
+        body: { jsonrpc: "2.0", id: 7, error: { code: -32603, message: String(await cancelled) } },
+      };
+    }, (reason) => cancel(reason));
+    const response = await app.request("/", { method: "POST" });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    assert.equal(
+      new TextDecoder().decode(first.value),
+      `event: message\ndata: ${JSON.stringify(PROGRESS)}\n\n`,
+    );
+    await reader.cancel("gone");
+    assert.equal(await within("onCancel", cancelled, 10_000), "gone");
+    await Promise.all(streamed);
     assert.equal(streamed.length, 1);
   });
 

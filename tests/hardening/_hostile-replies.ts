@@ -1,8 +1,8 @@
 /**
  * The hostile answers of `_hostile-http-server.ts`, one per tool name: bodies and SSE events
  * larger than any limit, streams that never end, deep JSON, a round of 10 000 input requests (a
- * `-32042` with 10 000 URL elicitations in the legacy era), a 1 MB `requestState` and a flood of
- * notifications. Each writes to a `node:http` response and logs when the client cut it.
+ * `-32042` with 10 000 URL elicitations in the legacy era), a 1 MB `requestState`, a flood of
+ * notifications and progress that never ends. Each writes to a `node:http` response and logs when the client cut it.
  *
  * @module
  */
@@ -21,6 +21,7 @@ export const TOOLS: readonly string[] = [
   "big-state",
   "flood",
   "many-urls",
+  "progress-forever",
 ];
 
 /** The depth of the hostile nesting: far beyond any limit and any call stack. */
@@ -126,6 +127,9 @@ export function answerTool(
       const error = { code: -32042, message: "URL elicitation required", data: { elicitations } };
       return json(res, { jsonrpc: "2.0", id, error });
     }
+    case "progress-forever":
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      return progressForever(res, params, name, log);
     default:
       return json(res, { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool ${name}` } });
   }
@@ -162,6 +166,29 @@ export async function writeForever(
     if (!res.write(chunk)) await new Promise<void>((resolve) => wake = resolve);
     chunk = next();
   }
+}
+
+/** A progress event for the call's progress token every 10 ms, until the client leaves. */
+function progressForever(
+  res: ServerResponse,
+  params: Record<string, unknown> | undefined,
+  what: string,
+  log: (entry: string) => void,
+): void {
+  const progressToken = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  let progress = 0;
+  const timer = setInterval(() => {
+    const event = {
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken, progress: ++progress },
+    };
+    res.write(`event: message\ndata: ${JSON.stringify(event)}\n\n`);
+  }, 10);
+  res.once("close", () => {
+    clearInterval(timer);
+    log(`${what}: closed by the client`);
+  });
 }
 
 /** An SSE stream of comments every 10 ms, never an event, until the client leaves. */
