@@ -13,7 +13,7 @@ import type { RunningGateway, ServeOptions } from "../../src/adapters/serve-opti
 import { createClient } from "../../src/client/create-client.ts";
 import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
-import { startHostilePeer } from "../hardening/_hostile-peer.ts";
+import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { within } from "../_support/eventually.ts";
 
 /** The runtimes with a self-hosted entry, as named in test names. */
@@ -75,6 +75,61 @@ export async function callTool(
     }),
   });
   return { status: response.status, body: await response.json() as unknown };
+}
+
+/** Serves a gateway in front of a hostile peer of its own for `body`, then stops both. */
+async function withHostileRelay(
+  serve: Entry["serve"],
+  body: (relay: RunningGateway, hostile: HostilePeer) => Promise<void>,
+): Promise<void> {
+  const hostile = await startHostilePeer();
+  try {
+    const policy = {
+      server: "hostile",
+      transport: { url: `${hostile.origin}/modern` },
+      era: "modern" as const,
+    };
+    const relay = await serve({ port: 0, stateKey: KEY, policies: [policy] });
+    try {
+      await body(relay, hostile);
+    } finally {
+      await relay.close();
+    }
+  } finally {
+    await hostile.stop();
+  }
+}
+
+/** Calls the hostile peer's `tool` through the relay as a modern caller that accepts SSE. */
+function callHostile(
+  relay: RunningGateway,
+  tool: string,
+  options: { readonly progressToken?: string; readonly signal?: AbortSignal },
+): Promise<Response> {
+  const meta = options.progressToken === undefined ? META : { ...META, progressToken: options.progressToken };
+  return fetch(`${relay.url}/mcp/hostile`, {
+    method: "POST",
+    headers: toolCallHeaders(tool, "application/json, text/event-stream"),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: tool, arguments: {}, _meta: meta },
+    }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+}
+
+/** Reads an SSE body up to the end of its first event, and returns that event's text. */
+async function firstEvent(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n\n")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the stream ended before its first event: ${JSON.stringify(text)}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text.slice(0, text.indexOf("\n\n"));
 }
 
 /** Runs `body` with the environment variables set (`undefined`: unset), then restores them. */
@@ -149,26 +204,9 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
     // the answer streams, it does (the next test). The README says so.
     const unseen = runtime === "Deno" ? "Deno.serve does not tell that the caller left" : false;
     test("a caller that goes away mid-call ends the upstream request at once", { skip: unseen }, async () => {
-      const hostile = await startHostilePeer();
-      const policy = {
-        server: "hostile",
-        transport: { url: `${hostile.origin}/modern` },
-        era: "modern" as const,
-      };
-      const relay = await serve({ port: 0, stateKey: KEY, policies: [policy] });
-      try {
+      await withHostileRelay(serve, async (relay, hostile) => {
         const caller = new AbortController();
-        const call = fetch(`${relay.url}/mcp/hostile`, {
-          method: "POST",
-          headers: toolCallHeaders("keepalive"),
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { name: "keepalive", arguments: {}, _meta: META },
-          }),
-          signal: caller.signal,
-        });
+        const call = callHostile(relay, "keepalive", { signal: caller.signal });
         // The upstream answers with an SSE stream of comments that never ends.
         await hostile.waitFor("modern tools/call keepalive");
         caller.abort();
@@ -179,35 +217,21 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
           hostile.waitFor("keepalive: closed by the client"),
           10_000,
         );
-      } finally {
-        await relay.close();
-        await hostile.stop();
-      }
+      });
     });
 
     test("a caller that closes its stream mid-call ends the upstream request at once", async () => {
-      const hostile = await startHostilePeer();
-      const policy = {
-        server: "hostile",
-        transport: { url: `${hostile.origin}/modern` },
-        era: "modern" as const,
-      };
-      const relay = await serve({ port: 0, stateKey: KEY, policies: [policy] });
-      try {
-        const response = await fetch(`${relay.url}/mcp/hostile`, {
-          method: "POST",
-          headers: toolCallHeaders("progress-forever", "application/json, text/event-stream"),
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { name: "progress-forever", arguments: {}, _meta: { ...META, progressToken: "p" } },
-          }),
-        });
+      await withHostileRelay(serve, async (relay, hostile) => {
+        const response = await callHostile(relay, "progress-forever", { progressToken: "p" });
         assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
         const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-        const first = new TextDecoder().decode((await reader.read()).value);
-        assert.match(first, /^event: message\ndata: \{"jsonrpc":"2\.0","method":"notifications\/progress"/);
+        const progress = { progressToken: "p", progress: 1 };
+        assert.equal(
+          await firstEvent(reader),
+          `event: message\ndata: ${
+            JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: progress })
+          }`,
+        );
         await reader.cancel();
         // Left to itself the upstream request would last callTimeout, 60 s.
         await within(
@@ -215,10 +239,7 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
           hostile.waitFor("progress-forever: closed by the client"),
           10_000,
         );
-      } finally {
-        await relay.close();
-        await hostile.stop();
-      }
+      });
     });
 
     test("serve() answers sluice's own client calling add through /mcp/modern", async () => {
