@@ -6,8 +6,9 @@
  *   a web stream, which the server then reads back to write it, and for the small JSON answer of
  *   most calls that costs more than the rest of writing the answer;
  * - a {@linkcode CallerGone} under {@linkcode CALLER_GONE}: there the request's `signal` is an
- *   `AbortController` made for the request when it is first read, and on Node 20 making one, and
- *   linking the call's own signal to it, is among the largest costs of relaying a call.
+ *   `AbortController` made for the request when it is first read, and on Node 20 an `AbortSignal`
+ *   is a costly object to make and to link the call's own signal to, where all the front needs
+ *   is to hear that the caller left.
  *
  * Without them the front writes `Response` objects and follows the request's `signal`.
  *
