@@ -2,7 +2,8 @@
  * The hostile answers of `_hostile-http-server.ts`, one per tool name: bodies and SSE events
  * larger than any limit, streams that never end, deep JSON, a round of 10 000 input requests (a
  * `-32042` with 10 000 URL elicitations in the legacy era), a 1 MB `requestState`, a flood of
- * notifications and progress that never ends. Each writes to a `node:http` response and logs when the client cut it.
+ * notifications and progress that never ends. Each writes to a `node:http` response and logs when
+ * the client cut it.
  *
  * @module
  */
@@ -76,7 +77,7 @@ export function answerTool(
       return void writeForever(res, `event: message\ndata: ${head}`, () => CHUNK, name, log);
     case "keepalive":
       res.writeHead(200, { "content-type": "text/event-stream" });
-      return keepAlive(res, name, log);
+      return everyTenMs(res, () => ": keepalive\n\n", name, log);
     case "deep":
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end(deep);
@@ -127,9 +128,18 @@ export function answerTool(
       const error = { code: -32042, message: "URL elicitation required", data: { elicitations } };
       return json(res, { jsonrpc: "2.0", id, error });
     }
-    case "progress-forever":
+    case "progress-forever": {
+      // A progress event for the call's own token, until the client leaves.
+      const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+      let progress = 0;
+      const event = () => ({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken, progress: ++progress },
+      });
       res.writeHead(200, { "content-type": "text/event-stream" });
-      return progressForever(res, params, name, log);
+      return everyTenMs(res, () => `event: message\ndata: ${JSON.stringify(event())}\n\n`, name, log);
+    }
     default:
       return json(res, { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool ${name}` } });
   }
@@ -168,32 +178,14 @@ export async function writeForever(
   }
 }
 
-/** A progress event for the call's progress token every 10 ms, until the client leaves. */
-function progressForever(
+/** Writes `next()` every 10 ms until the client leaves; then logs `<what>: closed by the client`. */
+function everyTenMs(
   res: ServerResponse,
-  params: Record<string, unknown> | undefined,
+  next: () => string,
   what: string,
   log: (entry: string) => void,
 ): void {
-  const progressToken = (params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  let progress = 0;
-  const timer = setInterval(() => {
-    const event = {
-      jsonrpc: "2.0",
-      method: "notifications/progress",
-      params: { progressToken, progress: ++progress },
-    };
-    res.write(`event: message\ndata: ${JSON.stringify(event)}\n\n`);
-  }, 10);
-  res.once("close", () => {
-    clearInterval(timer);
-    log(`${what}: closed by the client`);
-  });
-}
-
-/** An SSE stream of comments every 10 ms, never an event, until the client leaves. */
-function keepAlive(res: ServerResponse, what: string, log: (entry: string) => void): void {
-  const timer = setInterval(() => res.write(": keepalive\n\n"), 10);
+  const timer = setInterval(() => res.write(next()), 10);
   res.once("close", () => {
     clearInterval(timer);
     log(`${what}: closed by the client`);

@@ -15,6 +15,8 @@ import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { within } from "../_support/eventually.ts";
+import { modernRequest } from "../_support/gateway-caller.ts";
+import { EventReader } from "../_support/legacy-caller.ts";
 
 /** The runtimes with a self-hosted entry, as named in test names. */
 export type Runtime = "Node" | "Deno" | "Bun";
@@ -107,29 +109,12 @@ function callHostile(
   options: { readonly progressToken?: string; readonly signal?: AbortSignal },
 ): Promise<Response> {
   const meta = options.progressToken === undefined ? META : { ...META, progressToken: options.progressToken };
-  return fetch(`${relay.url}/mcp/hostile`, {
-    method: "POST",
-    headers: toolCallHeaders(tool, "application/json, text/event-stream"),
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: tool, arguments: {}, _meta: meta },
-    }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
-}
-
-/** Reads an SSE body up to the end of its first event, and returns that event's text. */
-async function firstEvent(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes("\n\n")) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`the stream ended before its first event: ${JSON.stringify(text)}`);
-    text += decoder.decode(value, { stream: true });
-  }
-  return text.slice(0, text.indexOf("\n\n"));
+  const request = modernRequest(`${relay.url}/mcp/hostile`, "tools/call", {
+    name: tool,
+    arguments: {},
+    _meta: meta,
+  }, { accept: "application/json, text/event-stream" });
+  return fetch(request, options.signal === undefined ? {} : { signal: options.signal });
 }
 
 /** Runs `body` with the environment variables set (`undefined`: unset), then restores them. */
@@ -224,15 +209,13 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
       await withHostileRelay(serve, async (relay, hostile) => {
         const response = await callHostile(relay, "progress-forever", { progressToken: "p" });
         assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
-        const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-        const progress = { progressToken: "p", progress: 1 };
-        assert.equal(
-          await firstEvent(reader),
-          `event: message\ndata: ${
-            JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: progress })
-          }`,
-        );
-        await reader.cancel();
+        const events = new EventReader(response);
+        assert.deepEqual(await events.message(), {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: "p", progress: 1 },
+        });
+        await events.drop();
         // Left to itself the upstream request would last callTimeout, 60 s.
         await within(
           "the upstream request's end",
