@@ -18,6 +18,7 @@ import { freePort, type RedisServer, redisTestsEnabled, startRedis } from "../_s
 import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { EventReader, type Fetch, initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
+import { within as withinMs } from "../_support/eventually.ts";
 
 const KEY = "worker-example-test-state-key-0123456789";
 /** The secret GATEWAY_TOKEN: callers send it as `Authorization: Bearer …`. */
@@ -30,18 +31,8 @@ const FLAGS: string[] = [];
 /** Whether redis-server is here for the Upstash case (under CI=true its absence fails the run). */
 const withRedis = redisTestsEnabled();
 
-/** Settles like `work`, or rejects naming `what` after `ms`. */
-async function within<T>(what: string, work: Promise<T>, ms = STEP_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Settles like `work`, or rejects naming `what` after `ms` (a step's bound unless told). */
+const within = <T>(what: string, work: Promise<T>, ms = STEP_MS): Promise<T> => withinMs(what, work, ms);
 
 /** Parses JSONC: drops comments outside strings and trailing commas. */
 function parseJsonc(text: string): Record<string, unknown> {
