@@ -10,6 +10,7 @@ import type { Client, ClientOptions } from "../client/client-types.ts";
 import type { Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
+import type { Duration } from "../policy/duration.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFront } from "../front/create-front.ts";
@@ -85,6 +86,12 @@ export interface GatewayOptions {
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: "json" | "text" | false | ((decision: Decision) => unknown);
+  /**
+   * How often a modern call's SSE answer carries a comment while the upstream works, or `false`
+   * for never: it keeps proxies from closing the idle connection, and tells the gateway that a
+   * caller left where the runtime does not (see `createFront`). @default "15s"
+   */
+  readonly heartbeat?: Duration | false;
 }
 
 /** A gateway: the front's Hono app and the client behind it. */
@@ -158,6 +165,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
   });
   return Object.freeze({
     app,

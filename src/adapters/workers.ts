@@ -92,6 +92,7 @@ import type { TokenStore } from "../auth/token-store.ts";
 import { createUpstashTokenStore } from "../auth/upstash-token-store.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
+import type { Duration } from "../policy/duration.ts";
 import {
   buildGateway,
   type Gateway,
@@ -165,6 +166,8 @@ export interface WorkerOptions<Env> {
   readonly allowedHosts?: readonly string[] | "routed";
   /** Origins whose pages may call the Worker besides its own (they get CORS headers). @default none */
   readonly allowedOrigins?: readonly string[];
+  /** How often a modern call's SSE answer carries a comment, or `false` (see `GatewayOptions`). @default "15s" */
+  readonly heartbeat?: Duration | false;
 }
 
 /** A Worker's default export: `export default createWorker({...})`. */
@@ -331,6 +334,7 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
       ...(options.name === undefined ? {} : { name: options.name }),
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
+      ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
     };
     if (role === "session") {
       return { gateway: buildGateway(gatewayOptions, { createClient, environment: variable }) };

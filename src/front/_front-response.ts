@@ -11,9 +11,16 @@ import type {
   JsonRpcNotification,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
+import type { Timers } from "../_internal/timers.ts";
 import { JSON_WRITER, type JsonWriter } from "./entry-bindings.ts";
 
 const encoder = new TextEncoder();
+
+/** An SSE comment: readers skip it (WHATWG HTML §9.2.6), the connection carries it. */
+const HEARTBEAT = encoder.encode(": heartbeat\n\n");
+
+/** Why a call whose stream nobody reads ends. */
+const NOT_READ = "The caller stopped reading the stream";
 
 /** The answer when the work itself failed (a bug, not an upstream's failure). */
 const INTERNAL_ERROR: FrontAnswer = {
@@ -54,36 +61,51 @@ export interface StreamHooks {
    * way to cancel its request, which the server must take as such (2026-07-28).
    */
   readonly onCancel: (reason: unknown) => void;
+  /**
+   * How often to write an SSE comment while the call runs, opening the stream if need be; none
+   * when `undefined`. A caller that left is then heard even where the runtime does not tell a
+   * request that its caller left before its answer started: on Deno the write fails and cancels
+   * the stream; on workerd nothing reads the stream, and a beat unread at the next one is told
+   * to `onCancel`. Proxies see no idle connection to close.
+   */
+  readonly heartbeat?: { readonly ms: number; readonly timers: Timers } | undefined;
 }
 
 /**
- * Answers a caller that accepts SSE: with JSON when the call ends before any notification (most
- * calls: no stream to set up), else with an SSE stream from the first notification on, each one
- * an event, the final answer ending it.
+ * Answers a caller that accepts SSE: with JSON when the call ends before any notification or
+ * heartbeat (most calls: no stream to set up), else with an SSE stream from the first of them
+ * on, each notification an event, each heartbeat a comment, the final answer ending it.
  *
  * @param c The Hono context.
  * @param work Runs the call; gets `emit` for notifications; returns the final answer.
- * @param hooks What to tell once the answer is a stream: that it is, and that the caller closed it.
- * @returns The response, once the call ended or streamed its first notification.
+ * @param hooks What to tell once the answer is a stream (that it is, that the caller closed
+ *   it), and how often to beat.
+ * @returns The response, once the call ended or its stream opened.
  */
 export function respondStreaming(
   c: Context,
   work: (emit: (notification: JsonRpcNotification) => void) => Promise<FrontAnswer>,
   hooks: StreamHooks,
 ): Promise<Response> {
-  const { onStream, onCancel } = hooks;
+  const { onStream, onCancel, heartbeat } = hooks;
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   let answer: (response: Response) => void = () => {};
   const response = new Promise<Response>((resolve) => (answer = resolve));
   const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   // Set once `work` has started: a notification sent before its first await streams from then.
   let done: Promise<void> | undefined = undefined;
-  const emit = (notification: JsonRpcNotification) => {
+  let beat: unknown;
+  // The chunks the stream held unread just after the last beat, and those sent since.
+  let unreadByBeat = 0;
+  let sentSinceBeat = 0;
+  // With a high-water mark of 0, `-desiredSize` is how many chunks the stream holds unread.
+  const unread = () => -(stream?.desiredSize ?? 0);
+  const send = (chunk: Uint8Array) => {
     if (stream === undefined) {
       const body = new ReadableStream<Uint8Array>({
         start: (controller) => void (stream = controller),
         cancel: onCancel,
-      });
+      }, { highWaterMark: 0 });
       answer(
         new Response(body, {
           status: 200,
@@ -92,13 +114,29 @@ export function respondStreaming(
       );
       if (done !== undefined) onStream(done);
     }
+    sentSinceBeat++;
     try {
-      stream?.enqueue(event(notification));
+      stream?.enqueue(chunk);
     } catch {
       // The caller went away; the call ends on its own signal.
     }
   };
+  const emit = (notification: JsonRpcNotification) => send(event(notification));
+  const arm = () => {
+    if (heartbeat !== undefined) beat = heartbeat.timers.setTimeout(tick, heartbeat.ms);
+  };
+  const tick = () => {
+    // A stream that holds chunks and had none read since the last beat has no reader: workerd
+    // leaves so the answer to a caller that left before the stream opened, and never cancels it.
+    if (unread() > 0 && unread() === unreadByBeat + sentSinceBeat) return onCancel(NOT_READ);
+    send(HEARTBEAT);
+    unreadByBeat = unread();
+    sentSinceBeat = 0;
+    arm();
+  };
+  arm();
   const finish = (final: FrontAnswer): void => {
+    heartbeat?.timers.clearTimeout(beat);
     if (stream === undefined) return answer(respond(c, final));
     try {
       if (final.body !== undefined) stream.enqueue(event(final.body));

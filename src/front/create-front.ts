@@ -37,6 +37,7 @@ import { accessOf } from "./access.ts";
 import { checkCallerOptions, mountCallerGate } from "./front-callers.ts";
 import { frontPost, type FrontPostParts } from "./front-post.ts";
 import type { ModernParts } from "./front-modern-post.ts";
+import { type Duration, parseDuration } from "../policy/duration.ts";
 
 /** Options of {@linkcode createFront}. */
 export interface FrontOptions {
@@ -71,7 +72,21 @@ export interface FrontOptions {
    * are the gateway's own. @default each request's own origin
    */
   readonly publicUrl?: string;
+  /**
+   * How often a modern call's SSE answer carries a comment while the upstream works (`"15s"`;
+   * at least `"100ms"`), or `false` for never. The first one opens the stream, so a call that
+   * lasts longer answers with SSE even without notifications. Why: proxies close connections idle
+   * for a minute or so, and where the runtime does not tell a request that its caller left
+   * before the answer started (Deno, workerd), the write is how the gateway learns it and ends
+   * the upstream request. @default "15s"
+   */
+  readonly heartbeat?: Duration | false;
 }
+
+/** The heartbeat when none is given. */
+const HEARTBEAT: Duration = "15s";
+/** The shortest heartbeat: a caller's connection is checked, not flooded. */
+const MIN_HEARTBEAT_MS = 100;
 
 /** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */
 const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Response>>();
@@ -102,6 +117,7 @@ export function createFront(options: FrontOptions): Hono {
   const problem = secretKeyProblem(options.stateKey);
   if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
   const callers = checkCallerOptions(options, internals.clock);
+  const heartbeat = heartbeatMs(options.heartbeat);
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
   const servers = new Map<string, FrontServer>(
@@ -135,6 +151,7 @@ export function createFront(options: FrontOptions): Hono {
     tasks: new FrontTasks(),
     spend: spenderOf(internals.store),
     signIn,
+    heartbeat: heartbeat === undefined ? undefined : { ms: heartbeat, timers: internals.timers },
   };
   const app = new Hono();
   IN_PROCESS.set(app, inProcess);
@@ -187,4 +204,16 @@ function spenderOf(store: RateLimitStore): ((nonce: string, ttlMs: number) => Pr
       return false;
     }
   };
+}
+
+/** Reads `heartbeat`: milliseconds, or `undefined` for none. */
+function heartbeatMs(value: unknown): number | undefined {
+  if (value === false) return undefined;
+  const ms = parseDuration(value === undefined ? HEARTBEAT : typeof value === "string" ? value : "");
+  if (ms !== undefined && ms >= MIN_HEARTBEAT_MS) return ms;
+  throw new TypeError(
+    `createFront(): "heartbeat" must be a duration of at least "${MIN_HEARTBEAT_MS}ms" (such as "${HEARTBEAT}") or false, received ${
+      JSON.stringify(value) ?? String(value)
+    }`,
+  );
 }

@@ -21,7 +21,7 @@ import { frontCall, type FrontCallOutcome, signInAsked, upstreamOutcome, without
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { StateKey } from "./sealed-state.ts";
 import { frontDiscover } from "./_front-info.ts";
-import { type FrontAnswer, respond, respondStreaming } from "./_front-response.ts";
+import { type FrontAnswer, respond, respondStreaming, type StreamHooks } from "./_front-response.ts";
 import { CALLER_GONE, type CallerGone } from "./entry-bindings.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
@@ -45,6 +45,8 @@ export interface ModernParts {
   readonly spend: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
   /** Each caller's sign-in to servers that sign in per person. */
   readonly signIn: FrontSignIn;
+  /** How often a call's SSE answer carries a comment (createFront's `heartbeat`). */
+  readonly heartbeat: StreamHooks["heartbeat"];
 }
 
 /**
@@ -241,6 +243,7 @@ async function mrtrPost(
     onStream: (done) => background(c, done),
     // A caller that closes the stream cancels its call: so ends the upstream request.
     onCancel: (reason) => flow.abort(reason ?? "The caller closed the stream"),
+    heartbeat: parts.heartbeat,
   });
 }
 

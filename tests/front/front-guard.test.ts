@@ -383,4 +383,23 @@ describe("checkHostRules() and createFront(): the options", () => {
         'createFront(): "allowedHosts" has "bad/host", expected a host name with an optional port, like "gate.example.com" or "gate.example.com:8443"',
     });
   });
+
+  test('createFront() takes "heartbeat" as a duration of at least 100ms or false, and names any other', () => {
+    const client = createClient({
+      name: "gate",
+      policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
+    });
+    for (const heartbeat of ["100ms", "15s", "1m", false] as const) {
+      assert.equal(typeof createFront({ client, stateKey: KEY, heartbeat }).fetch, "function");
+    }
+    for (
+      const [heartbeat, shown] of [["99ms", '"99ms"'], ["soon", '"soon"'], [15000, "15000"], [true, "true"]]
+    ) {
+      assert.throws(() => createFront({ client, stateKey: KEY, heartbeat: heartbeat as "15s" }), {
+        name: "TypeError",
+        message:
+          `createFront(): "heartbeat" must be a duration of at least "100ms" (such as "15s") or false, received ${shown}`,
+      });
+    }
+  });
 });

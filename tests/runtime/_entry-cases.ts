@@ -82,10 +82,11 @@ export async function callTool(
   return { status: response.status, body: await response.json() as unknown };
 }
 
-/** Serves a gateway in front of a hostile peer of its own for `body`, then stops both. */
+/** Serves a gateway (with `options`) in front of a hostile peer of its own for `body`, then stops both. */
 async function withHostileRelay(
   serve: Entry["serve"],
   body: (relay: RunningGateway, hostile: HostilePeer) => Promise<void>,
+  options: Partial<ServeOptions> = {},
 ): Promise<void> {
   const hostile = await startHostilePeer();
   try {
@@ -94,7 +95,7 @@ async function withHostileRelay(
       transport: { url: `${hostile.origin}/modern` },
       era: "modern" as const,
     };
-    const relay = await serve({ port: 0, stateKey: KEY, policies: [policy] });
+    const relay = await serve({ port: 0, stateKey: KEY, policies: [policy], ...options });
     try {
       await body(relay, hostile);
     } finally {
@@ -121,7 +122,7 @@ function hostileCall(relay: RunningGateway, tool: string, meta: Record<string, u
  * its head and is a few hundred bytes at most; Deno's own fetch sends this body apart (the README
  * says what that means on Deno).
  */
-async function sendRaw(request: Request): Promise<Socket> {
+export async function sendRaw(request: Request): Promise<Socket> {
   const { host, pathname, port } = new URL(request.url);
   const body = await request.text();
   const head = [`POST ${pathname} HTTP/1.1`, `host: ${host}`, `content-length: ${Buffer.byteLength(body)}`];
@@ -212,6 +213,24 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
           10_000,
         );
       });
+    });
+
+    test("a caller that goes away mid-call, its body sent apart from its head, ends the upstream request (on Deno, at the first beat)", async () => {
+      await withHostileRelay(serve, async (relay, hostile) => {
+        // Deno's fetch sends this body apart from its head, and then Deno.serve does not tell the
+        // gateway that the caller left before the answer started: the next beat's write does.
+        const leaving = new AbortController();
+        const response = fetch(hostileCall(relay, "keepalive"), { signal: leaving.signal });
+        response.catch(() => {});
+        await hostile.waitFor("modern tools/call keepalive");
+        leaving.abort();
+        // Left to itself the upstream request would last callTimeout, 60 s.
+        await within(
+          "the upstream request's end",
+          hostile.waitFor("keepalive: closed by the client"),
+          10_000,
+        );
+      }, { heartbeat: "200ms" });
     });
 
     test("a caller that closes its stream mid-call ends the upstream request at once", async () => {
