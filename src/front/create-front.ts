@@ -98,8 +98,8 @@ const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Respons
  * @returns A Hono app: `/mcp/:server` (POST both eras; GET and DELETE for legacy sessions),
  *   `GET /healthz`, `GET /servers`.
  * @throws {TypeError} When the client was not made by `createClient`, the key is short or not
- *   random, `auth` is malformed (or missing while `allowedHosts` is set), or a host, origin or
- *   `publicUrl` is not one.
+ *   random, `auth` is malformed (or missing while `allowedHosts` is set), a host, origin or
+ *   `publicUrl` is not one, or `heartbeat` is neither a duration of at least 100 ms nor `false`.
  * @example
  * ```ts
  * import { createFront } from "./create-front.ts";
