@@ -84,7 +84,7 @@ export interface FrontOptions {
 }
 
 /** The heartbeat when none is given. */
-const HEARTBEAT: Duration = "15s";
+const DEFAULT_HEARTBEAT: Duration = "15s";
 /** The shortest heartbeat: a caller's connection is checked, not flooded. */
 const MIN_HEARTBEAT_MS = 100;
 
@@ -209,10 +209,10 @@ function spenderOf(store: RateLimitStore): ((nonce: string, ttlMs: number) => Pr
 /** Reads `heartbeat`: milliseconds, or `undefined` for none. */
 function heartbeatMs(value: unknown): number | undefined {
   if (value === false) return undefined;
-  const ms = parseDuration(value === undefined ? HEARTBEAT : typeof value === "string" ? value : "");
+  const ms = parseDuration(value === undefined ? DEFAULT_HEARTBEAT : typeof value === "string" ? value : "");
   if (ms !== undefined && ms >= MIN_HEARTBEAT_MS) return ms;
   throw new TypeError(
-    `createFront(): "heartbeat" must be a duration of at least "${MIN_HEARTBEAT_MS}ms" (such as "${HEARTBEAT}") or false, received ${
+    `createFront(): "heartbeat" must be a duration of at least "${MIN_HEARTBEAT_MS}ms" (such as "${DEFAULT_HEARTBEAT}") or false, received ${
       JSON.stringify(value) ?? String(value)
     }`,
   );

@@ -106,9 +106,12 @@ async function withHostileRelay(
   }
 }
 
-/** A modern caller's `tools/call` of the hostile peer's `tool` through the relay, accepting SSE. */
-function hostileCall(relay: RunningGateway, tool: string, meta: Record<string, unknown> = META): Request {
-  return modernRequest(`${relay.url}/mcp/hostile`, "tools/call", {
+/**
+ * A modern caller's `tools/call` of the hostile peer's `tool` through the gateway at `base` (which
+ * serves the peer as `hostile`), accepting SSE.
+ */
+export function hostileCall(base: string, tool: string, meta: Record<string, unknown> = META): Request {
+  return modernRequest(`${base}/mcp/hostile`, "tools/call", {
     name: tool,
     arguments: {},
     _meta: meta,
@@ -202,7 +205,7 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
 
     test("a caller that goes away mid-call ends the upstream request at once", async () => {
       await withHostileRelay(serve, async (relay, hostile) => {
-        const caller = await sendRaw(hostileCall(relay, "keepalive"));
+        const caller = await sendRaw(hostileCall(relay.url, "keepalive"));
         // The upstream answers with an SSE stream of comments that never ends.
         await hostile.waitFor("modern tools/call keepalive");
         caller.destroy();
@@ -220,7 +223,7 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
         // Deno's fetch sends this body apart from its head, and then Deno.serve does not tell the
         // gateway that the caller left before the answer started: the next beat's write does.
         const leaving = new AbortController();
-        const response = fetch(hostileCall(relay, "keepalive"), { signal: leaving.signal });
+        const response = fetch(hostileCall(relay.url, "keepalive"), { signal: leaving.signal });
         response.catch(() => {});
         await hostile.waitFor("modern tools/call keepalive");
         leaving.abort();
@@ -235,7 +238,9 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
 
     test("a caller that closes its stream mid-call ends the upstream request at once", async () => {
       await withHostileRelay(serve, async (relay, hostile) => {
-        const response = await fetch(hostileCall(relay, "progress-forever", { ...META, progressToken: "p" }));
+        const response = await fetch(
+          hostileCall(relay.url, "progress-forever", { ...META, progressToken: "p" }),
+        );
         assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
         const events = new EventReader(response);
         assert.deepEqual(await events.message(), {

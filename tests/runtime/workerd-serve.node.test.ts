@@ -14,10 +14,9 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { eventually, within } from "../_support/eventually.ts";
-import { modernRequest } from "../_support/gateway-caller.ts";
 import { stopChild } from "../_support/modern-peer.ts";
 import { freePort } from "../_support/redis-server.ts";
-import { sendRaw } from "./_entry-cases.ts";
+import { hostileCall, sendRaw } from "./_entry-cases.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKERD = join(ROOT, "node_modules", "@cloudflare", "workerd-linux-64", "bin", "workerd");
@@ -87,21 +86,13 @@ describe("the Workers entry under workerd serve", { timeout: 120_000 }, () => {
       within("workerd stop", workerd === undefined ? Promise.resolve() : stopChild(workerd)),
       within("hostile.stop()", hostile?.stop() ?? Promise.resolve()),
     ];
-    await Promise.allSettled(stops);
+    const failed = (await Promise.allSettled(stops)).filter((stop) => stop.status === "rejected");
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    assert.deepEqual(failed, []);
   });
 
   test("a caller that goes away before its answer starts ends the upstream request within a few beats", async () => {
-    const request = modernRequest(`${url}/mcp/hostile`, "tools/call", {
-      name: "keepalive",
-      arguments: {},
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-      },
-    }, { accept: "application/json, text/event-stream" });
-    const caller = await sendRaw(request);
+    const caller = await sendRaw(hostileCall(url, "keepalive"));
     // The upstream answers with an SSE stream of comments that never ends.
     await within("the upstream call", hostile.waitFor("modern tools/call keepalive"), 10_000);
     caller.destroy();
