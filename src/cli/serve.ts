@@ -13,6 +13,8 @@ import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
+import { HEARTBEAT_RULE, heartbeatMsOf } from "../front/heartbeat.ts";
+import type { Duration } from "../policy/duration.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
@@ -22,7 +24,7 @@ import { untilAborted } from "./_prompt-input.ts";
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
   `Usage: sluice serve [--port N] [--host H] [--policies dir] [--handler module] [--auth module]
-                    [--decisions json|text|none]
+                    [--decisions json|text|none] [--heartbeat duration|off]
 
 Runs the sluice front: MCP hosts talk to /mcp/<server> (2026-07-28 without a session, 2025-11-25
 and 2025-06-18 with one), and the front enforces that server's policy, answers input requests
@@ -47,6 +49,9 @@ Flags:
   --decisions <how>   one line on stdout per decision event (each input request a server sends,
                       each call): "text" for a person, "json" for a log shipper (one JSON object
                       a line), "none" for no lines (default text on a terminal, else json)
+  --heartbeat <d>     how often a long call's SSE answer carries a comment, so idle-closing
+                      proxies keep it and a caller that left is noticed: a duration of at least
+                      100ms such as 15s, or "off" (default 15s)
   -h, --help          show this help
 
 Environment:
@@ -117,6 +122,7 @@ async function readOptions(
     "allowed-origins": "string",
     public: "boolean",
     decisions: "string",
+    heartbeat: "string",
   } as const;
   const parsed = parseArgs(argv, kinds);
   if (!parsed.ok) return usage(io, parsed.message);
@@ -133,6 +139,10 @@ async function readOptions(
   const decisions = flagText(args, "decisions") ?? (io.isTTY ? "text" : "json");
   if (decisions !== "json" && decisions !== "text" && decisions !== "none") {
     return usage(io, `flag "--decisions" must be one of json, text, none, received ${show(decisions)}`);
+  }
+  const heartbeat = flagText(args, "heartbeat");
+  if (heartbeat !== undefined && heartbeat !== "off" && heartbeatMsOf(heartbeat) === undefined) {
+    return usage(io, `flag "--heartbeat" must be ${HEARTBEAT_RULE} or "off", received ${show(heartbeat)}`);
   }
   const policies = await loadPolicyFolder(flagText(args, "policies") ?? "policies", io);
   if (typeof policies === "string") return usage(io, policies);
@@ -155,6 +165,7 @@ async function readOptions(
     handler,
     stateKey,
     decisions: writeDecisions(decisions, io),
+    ...(heartbeat === undefined ? {} : { heartbeat: heartbeat === "off" ? false : heartbeat as Duration }),
     // The banner says the playground is there (GET /).
     playground: true,
     ...(auth.auth === undefined ? {} : { auth: auth.auth }),

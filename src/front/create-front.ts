@@ -37,7 +37,8 @@ import { accessOf } from "./access.ts";
 import { checkCallerOptions, mountCallerGate } from "./front-callers.ts";
 import { frontPost, type FrontPostParts } from "./front-post.ts";
 import type { ModernParts } from "./front-modern-post.ts";
-import { type Duration, parseDuration } from "../policy/duration.ts";
+import type { Duration } from "../policy/duration.ts";
+import { DEFAULT_HEARTBEAT, HEARTBEAT_RULE, heartbeatMsOf } from "./heartbeat.ts";
 
 /** Options of {@linkcode createFront}. */
 export interface FrontOptions {
@@ -82,11 +83,6 @@ export interface FrontOptions {
    */
   readonly heartbeat?: Duration | false;
 }
-
-/** The heartbeat when none is given. */
-const DEFAULT_HEARTBEAT: Duration = "15s";
-/** The shortest heartbeat: a caller's connection is checked, not flooded. */
-const MIN_HEARTBEAT_MS = 100;
 
 /** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */
 const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Response>>();
@@ -209,10 +205,10 @@ function spenderOf(store: RateLimitStore): ((nonce: string, ttlMs: number) => Pr
 /** Reads `heartbeat`: milliseconds, or `undefined` for none. */
 function heartbeatMs(value: unknown): number | undefined {
   if (value === false) return undefined;
-  const ms = parseDuration(value === undefined ? DEFAULT_HEARTBEAT : typeof value === "string" ? value : "");
-  if (ms !== undefined && ms >= MIN_HEARTBEAT_MS) return ms;
+  const ms = heartbeatMsOf(value === undefined ? DEFAULT_HEARTBEAT : typeof value === "string" ? value : "");
+  if (ms !== undefined) return ms;
   throw new TypeError(
-    `createFront(): "heartbeat" must be a duration of at least "${MIN_HEARTBEAT_MS}ms" (such as "${DEFAULT_HEARTBEAT}") or false, received ${
+    `createFront(): "heartbeat" must be ${HEARTBEAT_RULE} or false, received ${
       JSON.stringify(value) ?? String(value)
     }`,
   );

@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { main } from "../../src/cli/mod.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
-import { callTool } from "../runtime/_entry-cases.ts";
+import { callTool, hostileCall } from "../runtime/_entry-cases.ts";
+import { startHostilePeer } from "../hardening/_hostile-peer.ts";
+import { within } from "../_support/eventually.ts";
 import { policyJson, scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
 /** A state key as `openssl rand -base64 32` would make one (serve refuses to start without one). */
@@ -146,6 +148,67 @@ describe("sluice serve", () => {
         'Run "sluice serve --help" for usage.\n',
       ],
     );
+  });
+
+  test("serve --heartbeat 200ms beats a long call's stream, and refuses a heartbeat under 100ms or not a duration", async () => {
+    const hostile = await startHostilePeer();
+    const folder = tempDir({ "hostile.policy.json": policyJson("hostile", `${hostile.origin}/modern`) });
+    const controller = new AbortController();
+    const scripted = scriptedIo([], {
+      cwd: folder.path,
+      signal: controller.signal,
+      env: { SLUICE_STATE_KEY: KEY },
+    });
+    const ended = main(["serve", "--port", "0", "--policies", ".", "--heartbeat", "200ms"], scripted.io);
+    try {
+      const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+      const leaving = new AbortController();
+      // The upstream keeps its answer open with SSE comments of its own, which the front does not relay.
+      const response = await fetch(hostileCall(url, "keepalive"), { signal: leaving.signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = "";
+      // Two beats come 400 ms in; the default heartbeat, 15 s, would not beat within the bound.
+      await within(
+        "two heartbeats",
+        (async () => {
+          while (!text.includes(": heartbeat\n\n: heartbeat\n\n")) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            text += decoder.decode(value, { stream: true });
+          }
+        })(),
+        5_000,
+      );
+      assert.deepEqual([response.status, response.headers.get("content-type"), text], [
+        200,
+        "text/event-stream",
+        ": heartbeat\n\n: heartbeat\n\n",
+      ]);
+      leaving.abort();
+      await within("the upstream request's end", hostile.waitFor("keepalive: closed by the client"), 10_000);
+    } finally {
+      controller.abort();
+      await ended;
+      await hostile.stop();
+      folder.remove();
+    }
+    for (const wrong of ["99ms", "soon", ""]) {
+      const refused = scriptedIo([], { cwd: dir.path, env: { SLUICE_STATE_KEY: KEY } });
+      assert.deepEqual(
+        [
+          await main(["serve", "--policies", ".", "--heartbeat", wrong], refused.io),
+          refused.stdout(),
+          refused.stderr(),
+        ],
+        [
+          2,
+          "",
+          `sluice serve: flag "--heartbeat" must be a duration of at least "100ms" (such as "15s") or "off", received "${wrong}"\n` +
+          'Run "sluice serve --help" for usage.\n',
+        ],
+      );
+    }
   });
 
   test("serve exits 1 when the port is taken, and 2 for a handler module that is not a handler", async () => {
