@@ -87,9 +87,9 @@ export interface GatewayOptions {
    */
   readonly decisions?: "json" | "text" | false | ((decision: Decision) => unknown);
   /**
-   * How often a modern call's SSE answer carries a comment while the upstream works, or `false`
-   * for never: it keeps proxies from closing the idle connection, and tells the gateway that a
-   * caller left where the runtime does not (see `createFront`). @default "15s"
+   * How often an open SSE stream (a modern call's answer, a legacy caller's streams) carries a
+   * comment, or `false` for never: it keeps proxies from closing the idle connection, and tells
+   * the gateway that a caller left where the runtime does not (see `createFront`). @default "15s"
    */
   readonly heartbeat?: Duration | false;
 }

@@ -166,7 +166,7 @@ export interface WorkerOptions<Env> {
   readonly allowedHosts?: readonly string[] | "routed";
   /** Origins whose pages may call the Worker besides its own (they get CORS headers). @default none */
   readonly allowedOrigins?: readonly string[];
-  /** How often a modern call's SSE answer carries a comment, or `false` (see `GatewayOptions`). @default "15s" */
+  /** How often an open SSE stream carries a comment, or `false` (see `GatewayOptions`). @default "15s" */
   readonly heartbeat?: Duration | false;
 }
 

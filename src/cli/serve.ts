@@ -49,9 +49,9 @@ Flags:
   --decisions <how>   one line on stdout per decision event (each input request a server sends,
                       each call): "text" for a person, "json" for a log shipper (one JSON object
                       a line), "none" for no lines (default text on a terminal, else json)
-  --heartbeat <d>     how often a long call's SSE answer carries a comment, so idle-closing
-                      proxies keep it and a caller that left is noticed: a duration of at least
-                      100ms such as 15s, or "off" (default 15s)
+  --heartbeat <d>     how often an open SSE stream (a long call's answer, a 2025 host's streams)
+                      carries a comment, so idle-closing proxies keep it and a caller that left
+                      is noticed: a duration of at least 100ms such as 15s, or "off" (default 15s)
   -h, --help          show this help
 
 Environment:

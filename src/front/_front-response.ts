@@ -11,13 +11,10 @@ import type {
   JsonRpcNotification,
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
-import type { Timers } from "../_internal/timers.ts";
+import { type Heartbeat, HEARTBEAT_COMMENT } from "./heartbeat.ts";
 import { JSON_WRITER, type JsonWriter } from "./entry-bindings.ts";
 
 const encoder = new TextEncoder();
-
-/** An SSE comment: readers skip it (WHATWG HTML §9.2.6), the connection carries it. */
-const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 
 /** Why a call whose stream nobody reads ends. */
 const NOT_READ = "The caller stopped reading the stream";
@@ -68,7 +65,7 @@ export interface StreamHooks {
    * the stream; on workerd nothing reads the stream, and a beat unread at the next one is told
    * to `onCancel`. Proxies see no idle connection to close.
    */
-  readonly heartbeat?: { readonly ms: number; readonly timers: Timers } | undefined;
+  readonly heartbeat?: Heartbeat | undefined;
 }
 
 /**
@@ -129,7 +126,7 @@ export function respondStreaming(
     // A stream that holds chunks and had none read since the last beat has no reader: workerd
     // leaves so the answer to a caller that left before the stream opened, and never cancels it.
     if (unread() > 0 && unread() === unreadByBeat + sentSinceBeat) return onCancel(NOT_READ);
-    send(HEARTBEAT);
+    send(HEARTBEAT_COMMENT);
     unreadByBeat = unread();
     sentSinceBeat = 0;
     arm();

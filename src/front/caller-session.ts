@@ -15,7 +15,8 @@
  * - `notifications/cancelled` from the caller cancels its request upstream and the requests
  *   sent to the caller for it; an upstream that cancels a request sent to the caller makes the
  *   front cancel it downstream. A broken connection cancels nothing: the streams keep their
- *   events for a resumption.
+ *   events for a resumption. Open streams carry the heartbeat's comments, and a call still
+ *   running at the first beat answers its POST with a stream.
  *
  * @module
  */
@@ -57,6 +58,7 @@ import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
+import type { Heartbeat } from "./heartbeat.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { callDecision } from "./_call-decision.ts";
@@ -106,6 +108,8 @@ export interface CallerSessionInit {
   readonly decisions?: DecisionSink | undefined;
   /** The client's name, for the events. */
   readonly client?: string;
+  /** How often its open streams carry a comment (createFront's `heartbeat`); never when `undefined`. */
+  readonly heartbeat?: Heartbeat | undefined;
 }
 
 /** A legacy caller's session. */
@@ -125,6 +129,7 @@ export class CallerSession {
   readonly #fetch: Fetcher | undefined;
   readonly #decisions: DecisionSink | undefined;
   readonly #client: string;
+  readonly #heartbeat: Heartbeat | undefined;
   readonly #closer = new AbortController();
   readonly #listen: SseStream;
   readonly #streams = new Map<string, SseStream>();
@@ -157,6 +162,7 @@ export class CallerSession {
     this.#fetch = init.fetch;
     this.#decisions = init.decisions;
     this.#client = init.client ?? "sluice";
+    this.#heartbeat = init.heartbeat;
     this.#listen = this.#newStream(LISTEN_KEY);
     const logBudgets = new LogBudgets(init.clock, () => init.server.policy.logRateLimit);
     this.#withinLogBudget = () => logBudgets.take(init.server.policy.server);
@@ -320,7 +326,7 @@ export class CallerSession {
     const { id } = message;
     const method = message.method as MrtrMethod;
     const params = message.params ?? {};
-    const reply = new PostReply(() => this.#newPostStream());
+    const reply = new PostReply(() => this.#newPostStream(), this.#heartbeat);
     const flow = this.#track(id);
     const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
     let lastProgress = -Infinity;
@@ -485,7 +491,12 @@ export class CallerSession {
   }
 
   #newStream(key: string): SseStream {
-    return new SseStream({ key, priming: this.version === "2025-11-25", maxEvents: KEPT_EVENTS });
+    return new SseStream({
+      key,
+      priming: this.version === "2025-11-25",
+      maxEvents: KEPT_EVENTS,
+      heartbeat: this.#heartbeat,
+    });
   }
 
   #newPostStream(): SseStream {

@@ -74,12 +74,13 @@ export interface FrontOptions {
    */
   readonly publicUrl?: string;
   /**
-   * How often a modern call's SSE answer carries a comment while the upstream works (`"15s"`;
-   * at least `"100ms"`), or `false` for never. The first one opens the stream, so a call that
-   * lasts longer answers with SSE even without notifications. Why: proxies close connections idle
-   * for a minute or so, and where the runtime does not tell a request that its caller left
-   * before the answer started (Deno, workerd), the write is how the gateway learns it and ends
-   * the upstream request. @default "15s"
+   * How often an open SSE stream carries a comment (`"15s"`; at least `"100ms"`), or `false` for
+   * never: a modern call's answer while the upstream works (the first beat opens the stream, so a
+   * call that lasts longer answers with SSE even without notifications), and a legacy caller's
+   * POST streams (opened the same way) and GET stream. Why: proxies close connections idle for a
+   * minute or so, and where the runtime does not tell a request that its caller left before the
+   * answer started (Deno, workerd), the write is how the gateway learns it and ends the upstream
+   * request. @default "15s"
    */
   readonly heartbeat?: Duration | false;
 }
@@ -113,7 +114,8 @@ export function createFront(options: FrontOptions): Hono {
   const problem = secretKeyProblem(options.stateKey);
   if (problem !== undefined) throw new TypeError(`createFront(): "stateKey" ${problem}`);
   const callers = checkCallerOptions(options, internals.clock);
-  const heartbeat = heartbeatMs(options.heartbeat);
+  const beats = heartbeatMs(options.heartbeat);
+  const heartbeat = beats === undefined ? undefined : { ms: beats, timers: internals.timers };
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
   const servers = new Map<string, FrontServer>(
@@ -134,6 +136,7 @@ export function createFront(options: FrontOptions): Hono {
     signIn,
     decisions: internals.decisions,
     client: options.client.name,
+    heartbeat,
   });
   internals.onClose(() => legacy.close());
   const inProcess = (request: LegacyRequest) => legacy.handle(request);
@@ -147,7 +150,7 @@ export function createFront(options: FrontOptions): Hono {
     tasks: new FrontTasks(),
     spend: spenderOf(internals.store),
     signIn,
-    heartbeat: heartbeat === undefined ? undefined : { ms: heartbeat, timers: internals.timers },
+    heartbeat,
   };
   const app = new Hono();
   IN_PROCESS.set(app, inProcess);

@@ -1,10 +1,24 @@
 /**
- * The heartbeat's rule, for `createFront`'s `heartbeat` option and `sluice serve --heartbeat`
- * alike: how often a long modern call's SSE answer carries a comment.
+ * The heartbeat: an SSE comment the front writes to an open stream every so often, on a modern
+ * call's answer and on a legacy caller's streams. Readers skip a comment (WHATWG HTML §9.2.6);
+ * the connection carries it, so proxies see no idle connection to close, and a write to a caller
+ * that left can fail. Its rule serves `createFront`'s `heartbeat` option and
+ * `sluice serve --heartbeat` alike.
  *
  * @module
  */
 import { type Duration, parseDuration } from "../policy/duration.ts";
+import type { Timers } from "../_internal/timers.ts";
+
+/** How often a stream carries the comment, and the timers that count it. */
+export interface Heartbeat {
+  /** Milliseconds between two comments. */
+  readonly ms: number;
+  readonly timers: Timers;
+}
+
+/** The comment's bytes. */
+export const HEARTBEAT_COMMENT: Uint8Array = new TextEncoder().encode(": heartbeat\n\n");
 
 /** The heartbeat when none is given. */
 export const DEFAULT_HEARTBEAT: Duration = "15s";

@@ -25,6 +25,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { requestOrigin } from "./_request-origin.ts";
+import type { Heartbeat } from "./heartbeat.ts";
 
 /** The header that carries a session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -41,6 +42,8 @@ export interface LegacyCallersOptions {
   readonly decisions?: DecisionSink | undefined;
   /** The client's name, for the events. */
   readonly client?: string;
+  /** How often the callers' open streams carry a comment; never when `undefined`. */
+  readonly heartbeat?: Heartbeat | undefined;
 }
 
 /** A legacy request, its body already read and parsed (POST) or none (GET, DELETE). */
@@ -163,6 +166,7 @@ export class LegacyCallers {
       fetch: this.#options.signIn?.fetchFor(serverId, input.principal, requestOrigin(request)),
       decisions: this.#options.decisions,
       ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
+      heartbeat: this.#options.heartbeat,
     });
     sessions.set(id, session);
     const answer = await session.start(message.id, request.signal);

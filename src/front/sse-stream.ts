@@ -4,11 +4,14 @@
  * `<stream>_<n>`, unique within the session and naming its stream; events are kept (a bounded
  * number) so a caller whose connection broke can resume with `GET` and `Last-Event-ID` and get
  * what it missed on that stream, and only that stream. A disconnection is not a cancellation:
- * the stream goes on being written while no connection is attached.
+ * the stream goes on being written while no connection is attached. With a heartbeat, an
+ * attached connection carries a comment every beat, which is no event: it is neither kept nor
+ * counted.
  *
  * @module
  */
 import type { JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { type Heartbeat, HEARTBEAT_COMMENT } from "./heartbeat.ts";
 
 const encoder = new TextEncoder();
 
@@ -31,6 +34,8 @@ export interface SseStreamOptions {
   readonly priming: boolean;
   /** The most events kept for a resumption; older ones are forgotten. */
   readonly maxEvents: number;
+  /** How often an attached connection carries a comment; never when `undefined`. */
+  readonly heartbeat?: Heartbeat | undefined;
 }
 
 /** One SSE stream of a caller session. */
@@ -39,6 +44,9 @@ export class SseStream {
   readonly key: string;
   readonly #priming: boolean;
   readonly #maxEvents: number;
+  readonly #heartbeat: Heartbeat | undefined;
+  /** The next beat's timer, while a connection is attached. */
+  #beat: unknown;
   readonly #events: { readonly seq: number; readonly bytes: Uint8Array }[] = [];
   #seq = 0;
   /** The last event handed to a connection: a new connection (not a resumption) starts after it. */
@@ -51,6 +59,7 @@ export class SseStream {
     this.key = options.key;
     this.#priming = options.priming;
     this.#maxEvents = options.maxEvents;
+    this.#heartbeat = options.heartbeat;
   }
 
   /** Whether a connection is attached (a message written now reaches the caller at once). */
@@ -104,20 +113,44 @@ export class SseStream {
         const from = after ?? this.#delivered;
         for (const event of this.#events) if (event.seq > from) controller.enqueue(event.bytes);
         this.#delivered = Math.max(this.#delivered, this.#seq);
-        if (this.#finished) controller.close();
-        else this.#live = controller;
+        if (this.#finished) return controller.close();
+        this.#live = controller;
+        this.#arm();
       },
       cancel: () => {
-        if (this.#live === mine) this.#live = undefined;
+        if (this.#live === mine) this.#unlive();
       },
     });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   }
 
+  /**
+   * Writes the heartbeat's comment to the attached connection, if any, now; the next comes a beat
+   * later.
+   */
+  beat(): void {
+    this.#send(HEARTBEAT_COMMENT);
+    this.#arm();
+  }
+
+  /** Arms the next beat, while a connection is attached. */
+  #arm(): void {
+    if (this.#heartbeat === undefined) return;
+    const { timers, ms } = this.#heartbeat;
+    timers.clearTimeout(this.#beat);
+    this.#beat = this.#live === undefined ? undefined : timers.setTimeout(() => this.beat(), ms);
+  }
+
+  /** Forgets the attached connection and its beats. */
+  #unlive(): void {
+    this.#live = undefined;
+    this.#heartbeat?.timers.clearTimeout(this.#beat);
+  }
+
   /** Closes the attached connection, if any. */
   #detach(): void {
     const live = this.#live;
-    this.#live = undefined;
+    this.#unlive();
     try {
       live?.close();
     } catch {
@@ -132,7 +165,7 @@ export class SseStream {
       this.#delivered = this.#seq;
     } catch {
       // The connection broke: the event stays kept for a resumption.
-      this.#live = undefined;
+      this.#unlive();
     }
   }
 }
@@ -166,20 +199,41 @@ export function parseEventId(value: string): { readonly key: string; readonly se
 
 /**
  * The answer to one POSTed request: plain JSON when it ends before anything else must be sent
- * (most requests: no stream to set up), else an SSE stream from the first message on, ending
- * with the response.
+ * (most requests: no stream to set up), else an SSE stream from the first message (or the
+ * first beat of the heartbeat) on, ending with the response.
  */
 export class PostReply {
-  /** The HTTP response, once known: JSON at the end, or the stream at its first message. */
+  /** The HTTP response, once known: JSON at the end, or the stream at its first message or beat. */
   readonly response: Promise<Response>;
   readonly #open: () => SseStream;
+  readonly #heartbeat: Heartbeat | undefined;
   #resolve: (response: Response) => void = () => {};
   #stream: SseStream | undefined;
+  /** The first beat's timer, until the stream opens or the response comes. */
+  #firstBeat: unknown;
 
-  /** @param open Makes the stream, on the first message before the response. */
-  constructor(open: () => SseStream) {
+  /**
+   * @param open Makes the stream, on the first message or beat before the response (the stream
+   *   beats on by itself).
+   * @param heartbeat When the first beat comes; none when `undefined`.
+   */
+  constructor(open: () => SseStream, heartbeat?: Heartbeat) {
     this.#open = open;
+    this.#heartbeat = heartbeat;
     this.response = new Promise((resolve) => (this.#resolve = resolve));
+    if (heartbeat !== undefined) {
+      this.#firstBeat = heartbeat.timers.setTimeout(() => this.#opened().beat(), heartbeat.ms);
+    }
+  }
+
+  /** The stream, opened and answered with now if it was not yet. */
+  #opened(): SseStream {
+    if (this.#stream === undefined) {
+      this.#heartbeat?.timers.clearTimeout(this.#firstBeat);
+      this.#stream = this.#open();
+      this.#resolve(this.#stream.connect(undefined));
+    }
+    return this.#stream;
   }
 
   /** The stream, once one was opened. */
@@ -193,11 +247,7 @@ export class PostReply {
    * @param message The message.
    */
   send(message: JsonRpcMessage): void {
-    if (this.#stream === undefined) {
-      this.#stream = this.#open();
-      this.#resolve(this.#stream.connect(undefined));
-    }
-    this.#stream.write(message);
+    this.#opened().write(message);
   }
 
   /**
@@ -207,6 +257,7 @@ export class PostReply {
    */
   end(message: JsonRpcMessage): void {
     if (this.#stream === undefined) {
+      this.#heartbeat?.timers.clearTimeout(this.#firstBeat);
       this.#resolve(
         new Response(JSON.stringify(message), {
           status: 200,

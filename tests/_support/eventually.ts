@@ -39,3 +39,30 @@ export async function within<T>(what: string, promise: Promise<T>, ms = 30_000):
     clearTimeout(timer);
   }
 }
+
+/**
+ * Reads from `reader` until the text holds as many characters as `expected`, at most `ms`.
+ *
+ * @returns The text read (shorter when the stream ended first).
+ * @throws {Error} When `ms` pass first.
+ */
+export function readUpTo(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  expected: string,
+  ms = 1000,
+): Promise<string> {
+  return within(
+    `${JSON.stringify(expected)} on the stream`,
+    (async () => {
+      const decoder = new TextDecoder();
+      let text = "";
+      while (text.length < expected.length) {
+        const next = await reader.read();
+        if (next.done) break;
+        text += decoder.decode(next.value, { stream: true });
+      }
+      return text;
+    })(),
+    ms,
+  );
+}

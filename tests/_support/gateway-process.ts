@@ -32,12 +32,14 @@ export interface GatewayProcess {
  * Starts `sluice serve --port 0` with the given policies (one `<server>.policy.json` each).
  *
  * @param policies The policies (plain data: each is written as JSON).
+ * @param flags More flags for `sluice serve`.
  * @param stateKey The `SLUICE_STATE_KEY` (32 bytes or more).
  * @returns The running gateway, once it listens.
  * @throws {Error} When the process exits before it listens, with its stderr.
  */
 export async function startGatewayProcess(
   policies: readonly Policy[],
+  flags: readonly string[] = [],
   stateKey = "gateway-process-state-key-0123456789abcdef",
 ): Promise<GatewayProcess> {
   const folder = mkdtempSync(join(tmpdir(), "sluice-gateway-"));
@@ -46,7 +48,7 @@ export async function startGatewayProcess(
   }
   const child = spawn(
     nodeBinary(),
-    [join(REPO_ROOT, "bin", "sluice.mjs"), "serve", "--port", "0", "--policies", folder],
+    [join(REPO_ROOT, "bin", "sluice.mjs"), "serve", "--port", "0", "--policies", folder, ...flags],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, SLUICE_STATE_KEY: stateKey },

@@ -1,8 +1,10 @@
 // The server side of a legacy SSE stream: event ids, priming, replay after Last-Event-ID, events
-// kept while no connection is attached, and the lazy answer of one POST.
+// kept while no connection is attached, the heartbeat's comments, and the lazy answer of one POST.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "../../src/front/sse-stream.ts";
+import { FakeTime } from "../_support/fake-time.ts";
+import { readUpTo } from "../_support/eventually.ts";
 
 const message = (n: number) => ({ jsonrpc: "2.0" as const, method: "notifications/message", params: { n } });
 
@@ -24,6 +26,8 @@ async function readThenDrop(response: Response, expected: string): Promise<strin
 
 const event = (key: string, seq: number, n: number) =>
   `id: ${key}_${seq}\nevent: message\ndata: ${JSON.stringify(message(n))}\n\n`;
+
+const BEAT = ": heartbeat\n\n";
 
 describe("SseStream", () => {
   test("SseStream.connect() primes a 2025-11-25 stream with an id and empty data, then sends events live", async () => {
@@ -92,6 +96,52 @@ describe("SseStream", () => {
 });
 
 describe("parseEventId()", () => {
+  test("with a heartbeat, an attached connection carries a comment every beat, which is neither kept nor replayed", async () => {
+    const time = new FakeTime();
+    const stream = new SseStream({
+      key: "3",
+      priming: true,
+      maxEvents: 10,
+      heartbeat: { ms: 1000, timers: time },
+    });
+    assert.equal(time.pending, 0);
+    const reader = (stream.connect(undefined).body as ReadableStream<Uint8Array>).getReader();
+    await time.advance(1000);
+    stream.write(message(1));
+    await time.advance(1000);
+    const seen = `id: 3_0\ndata: \n\n${BEAT}${event("3", 1, 1)}${BEAT}`;
+    assert.equal(await readUpTo(reader, seen), seen);
+    // The caller's network breaks: no beats for a connection that is gone.
+    await reader.cancel();
+    assert.deepEqual([stream.connected, time.pending], [false, 0]);
+    stream.write(message(2));
+    const resumed = stream.connect(0);
+    assert.equal(time.pending, 1);
+    stream.finish();
+    assert.equal(time.pending, 0);
+    assert.equal(await resumed.text(), `${event("3", 1, 1)}${event("3", 2, 2)}`);
+  });
+
+  test("with a heartbeat, a connection that replaces another beats alone, a beat after it attached", async () => {
+    const time = new FakeTime();
+    const stream = new SseStream({
+      key: "0",
+      priming: false,
+      maxEvents: 10,
+      heartbeat: { ms: 1000, timers: time },
+    });
+    const first = stream.connect(undefined);
+    await time.advance(600);
+    const second = (stream.connect(undefined).body as ReadableStream<Uint8Array>).getReader();
+    assert.equal(await first.text(), "");
+    await time.advance(999);
+    assert.equal(time.pending, 1);
+    await time.advance(1);
+    assert.equal(await readUpTo(second, BEAT), BEAT);
+    stream.finish();
+    assert.equal(time.pending, 0);
+  });
+
   test("parseEventId() reads <stream>_<n> and refuses anything else", () => {
     assert.deepEqual(parseEventId("3_12"), { key: "3", seq: 12 });
     assert.deepEqual(parseEventId(" 0_0 "), { key: "0", seq: 0 });
@@ -129,5 +179,43 @@ describe("PostReply", () => {
       }id: 7_2\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n`,
     );
     assert.equal(reply.stream?.finished, true);
+  });
+
+  test("with a heartbeat, a PostReply still waiting at the first beat answers with a stream that beats until the response", async () => {
+    const time = new FakeTime();
+    const heartbeat = { ms: 1000, timers: time };
+    // A 2025-06-18 caller's stream: no priming event, so the beat is its first byte.
+    const reply = new PostReply(
+      () => new SseStream({ key: "5", priming: false, maxEvents: 10, heartbeat }),
+      heartbeat,
+    );
+    let answered = false;
+    void reply.response.then(() => (answered = true));
+    await time.advance(999);
+    assert.equal(answered, false);
+    await time.advance(1);
+    assert.equal(answered, true);
+    const response = await reply.response;
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    await time.advance(1000);
+    reply.end({ jsonrpc: "2.0", id: 1, result: {} });
+    assert.equal(time.pending, 0);
+    assert.equal(
+      await response.text(),
+      `${BEAT}${BEAT}id: 5_1\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n`,
+    );
+  });
+
+  test("with a heartbeat, a PostReply whose response comes before the first beat answers JSON and leaves no timer", async () => {
+    const time = new FakeTime();
+    const reply = new PostReply(() => assert.fail("no stream expected"), { ms: 1000, timers: time });
+    await time.advance(999);
+    reply.end({ jsonrpc: "2.0", id: 1, result: {} });
+    assert.equal(time.pending, 0);
+    const response = await reply.response;
+    assert.deepEqual([response.headers.get("content-type"), await response.json()], [
+      "application/json",
+      { jsonrpc: "2.0", id: 1, result: {} },
+    ]);
   });
 });

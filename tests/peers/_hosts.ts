@@ -50,7 +50,8 @@ const FILESYSTEM_ENTRY = join(
 );
 
 /**
- * Starts the modern peer, then `sluice serve` with the three policies.
+ * Starts the modern peer, then `sluice serve` with the three policies, beating every 200 ms: the
+ * hosts read streams that carry the heartbeat's comments, as they would behind a real proxy.
  *
  * @returns The running pair, once the gateway listens.
  */
@@ -73,7 +74,7 @@ export async function startHostsGateway(): Promise<HostsGateway> {
         era: "legacy",
         passDown: ["roots"],
       },
-    ]);
+    ], ["--heartbeat", "200ms"]);
   } catch (e) {
     await peer.stop();
     throw e;

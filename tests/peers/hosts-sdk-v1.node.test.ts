@@ -213,6 +213,45 @@ describe("sluice serve before server-everything (stdio), for the sdk 1.32.2 clie
     assert.deepEqual([progress, result], [LONG_RUN_PROGRESS, { content: LONG_RUN_RESULT }]);
   });
 
+  test("sluice serve answers a silent long call on a stream that beats until the result, which the host reads", async () => {
+    // A host of its own whose fetch keeps a copy of every POST's answer.
+    const answers: Promise<string>[] = [];
+    const recording = async (url: string | URL, init?: RequestInit) => {
+      const response = await fetch(url, init);
+      if (init?.method !== "POST" || response.body === null) return response;
+      const [mine, copy] = response.body.tee();
+      answers.push(new Response(copy).text());
+      return new Response(mine, response);
+    };
+    const client = new Client({ name: "sdk-v1-host", version: "1.32.2" });
+    const transport = new StreamableHTTPClientTransport(new URL(gateway.endpoint("everything")), {
+      fetch: recording,
+    });
+    await client.connect(transport);
+    try {
+      // 700 ms without a progress token: nothing to send but the beats, every 200 ms.
+      const args = { duration: 0.7, steps: 1 };
+      assert.deepEqual(await client.callTool({ name: "trigger-long-running-operation", arguments: args }), {
+        content: [{
+          type: "text",
+          text: "Long running operation completed. Duration: 0.7 seconds, Steps: 1.",
+        }],
+      });
+      const answer = await (answers.at(-1) as Promise<string>);
+      const beats = answer.split(": heartbeat\n\n").length - 1;
+      const [priming, result] = answer.replaceAll(": heartbeat\n\n", "").split("\n\n");
+      assert.deepEqual([answer.startsWith("id: 1_0\ndata: \n\n: heartbeat\n\n"), beats >= 2, priming], [
+        true,
+        true,
+        "id: 1_0\ndata: ",
+      ]);
+      assert.match(result ?? "", /^id: 1_1\nevent: message\ndata: \{.*"Long running operation completed/);
+    } finally {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    }
+  });
+
   test("sluice serve ends a call the host cancels, and the gateway and server-everything still answer", async () => {
     const controller = new AbortController();
     const progress: unknown[] = [];
