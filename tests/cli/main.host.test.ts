@@ -67,7 +67,7 @@ describe("sluice main()", () => {
     assert.deepEqual(
       await run(["serve", "--prot", "80"]),
       usage(
-        'unknown flag "--prot", expected one of --port, --host, --policies, --handler, --auth, --allowed-hosts, --allowed-origins, --public, --decisions, --help',
+        'unknown flag "--prot", expected one of --port, --host, --policies, --handler, --auth, --allowed-hosts, --allowed-origins, --public, --decisions, --heartbeat, --help',
       ),
     );
     assert.deepEqual(
