@@ -23,8 +23,11 @@ export const HEARTBEAT_COMMENT: Uint8Array = new TextEncoder().encode(": heartbe
 /** The heartbeat when none is given. */
 export const DEFAULT_HEARTBEAT: Duration = "15s";
 
-/** What a heartbeat must be, as errors say it. The floor checks a connection without flooding it. */
-export const HEARTBEAT_RULE = 'a duration of at least "100ms" (such as "15s")';
+/** The shortest heartbeat: it checks a connection without flooding it. */
+const MIN_MS = 100;
+
+/** What a heartbeat must be, as errors say it. */
+export const HEARTBEAT_RULE: string = `a duration of at least "${MIN_MS}ms" (such as "${DEFAULT_HEARTBEAT}")`;
 
 /**
  * A heartbeat's milliseconds.
@@ -39,5 +42,5 @@ export const HEARTBEAT_RULE = 'a duration of at least "100ms" (such as "15s")';
  */
 export function heartbeatMsOf(text: string): number | undefined {
   const ms = parseDuration(text);
-  return ms !== undefined && ms >= 100 ? ms : undefined;
+  return ms !== undefined && ms >= MIN_MS ? ms : undefined;
 }
