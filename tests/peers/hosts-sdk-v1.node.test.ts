@@ -229,12 +229,13 @@ describe("sluice serve before server-everything (stdio), for the sdk 1.32.2 clie
     });
     await client.connect(transport);
     try {
-      // 700 ms without a progress token: nothing to send but the beats, every 200 ms.
-      const args = { duration: 0.7, steps: 1 };
+      // 1.5 s without a progress token: nothing to send but the beats, every 200 ms (at least two
+      // even if the gateway is held up for a second by a busy machine).
+      const args = { duration: 1.5, steps: 1 };
       assert.deepEqual(await client.callTool({ name: "trigger-long-running-operation", arguments: args }), {
         content: [{
           type: "text",
-          text: "Long running operation completed. Duration: 0.7 seconds, Steps: 1.",
+          text: "Long running operation completed. Duration: 1.5 seconds, Steps: 1.",
         }],
       });
       const answer = await (answers.at(-1) as Promise<string>);
