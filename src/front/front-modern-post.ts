@@ -21,7 +21,8 @@ import { frontCall, type FrontCallOutcome, signInAsked, upstreamOutcome, without
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { StateKey } from "./sealed-state.ts";
 import { frontDiscover } from "./_front-info.ts";
-import { type FrontAnswer, respond, respondStreaming, type StreamHooks } from "./_front-response.ts";
+import { type FrontAnswer, respond, respondStreaming } from "./_front-response.ts";
+import type { Heartbeat } from "./heartbeat.ts";
 import { CALLER_GONE, type CallerGone } from "./entry-bindings.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
@@ -46,7 +47,7 @@ export interface ModernParts {
   /** Each caller's sign-in to servers that sign in per person. */
   readonly signIn: FrontSignIn;
   /** How often a call's SSE answer carries a comment (createFront's `heartbeat`). */
-  readonly heartbeat: StreamHooks["heartbeat"];
+  readonly heartbeat: Heartbeat | undefined;
 }
 
 /**

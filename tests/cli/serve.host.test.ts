@@ -7,7 +7,7 @@ import { main } from "../../src/cli/mod.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { callTool, hostileCall } from "../runtime/_entry-cases.ts";
 import { startHostilePeer } from "../hardening/_hostile-peer.ts";
-import { within } from "../_support/eventually.ts";
+import { readUpTo, within } from "../_support/eventually.ts";
 import { policyJson, scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
 /** A state key as `openssl rand -base64 32` would make one (serve refuses to start without one). */
@@ -166,24 +166,16 @@ describe("sluice serve", () => {
       // The upstream keeps its answer open with SSE comments of its own, which the front does not relay.
       const response = await fetch(hostileCall(url, "keepalive"), { signal: leaving.signal });
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      const decoder = new TextDecoder();
-      let text = "";
       // Two beats come 400 ms in; the default heartbeat, 15 s, would not beat within the bound.
-      await within(
-        "two heartbeats",
-        (async () => {
-          while (!text.includes(": heartbeat\n\n: heartbeat\n\n")) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            text += decoder.decode(value, { stream: true });
-          }
-        })(),
-        5_000,
-      );
-      assert.deepEqual([response.status, response.headers.get("content-type"), text], [
+      const beats = ": heartbeat\n\n: heartbeat\n\n";
+      assert.deepEqual([
+        response.status,
+        response.headers.get("content-type"),
+        await readUpTo(reader, beats, 5_000),
+      ], [
         200,
         "text/event-stream",
-        ": heartbeat\n\n: heartbeat\n\n",
+        beats,
       ]);
       leaving.abort();
       await within("the upstream request's end", hostile.waitFor("keepalive: closed by the client"), 10_000);

@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import { type FrontAnswer, respondStreaming } from "../../src/front/_front-response.ts";
 import { within } from "../_support/eventually.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import type { Heartbeat } from "../../src/front/heartbeat.ts";
 
 const PROGRESS = {
   jsonrpc: "2.0",
@@ -17,7 +18,7 @@ const FINAL: FrontAnswer = { status: 200, body: { jsonrpc: "2.0", id: 7, result:
 function appWith(
   work: Parameters<typeof respondStreaming>[1],
   onCancel: (reason: unknown) => void = () => {},
-  heartbeat?: { ms: number; timers: FakeTime },
+  heartbeat?: Heartbeat,
 ) {
   const streamed: Promise<unknown>[] = [];
   const app = new Hono();

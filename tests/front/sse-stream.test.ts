@@ -29,6 +29,15 @@ const event = (key: string, seq: number, n: number) =>
 
 const BEAT = ": heartbeat\n\n";
 
+/** A stream beating every 1000 ms of fake time. */
+function beatingStream(key: string, priming: boolean): { time: FakeTime; stream: SseStream } {
+  const time = new FakeTime();
+  return {
+    time,
+    stream: new SseStream({ key, priming, maxEvents: 10, heartbeat: { ms: 1000, timers: time } }),
+  };
+}
+
 describe("SseStream", () => {
   test("SseStream.connect() primes a 2025-11-25 stream with an id and empty data, then sends events live", async () => {
     const stream = new SseStream({ key: "4", priming: true, maxEvents: 10 });
@@ -93,17 +102,9 @@ describe("SseStream", () => {
     stream.finish();
     assert.equal(await second.text(), event("5", 1, 1));
   });
-});
 
-describe("parseEventId()", () => {
   test("with a heartbeat, an attached connection carries a comment every beat, which is neither kept nor replayed", async () => {
-    const time = new FakeTime();
-    const stream = new SseStream({
-      key: "3",
-      priming: true,
-      maxEvents: 10,
-      heartbeat: { ms: 1000, timers: time },
-    });
+    const { time, stream } = beatingStream("3", true);
     assert.equal(time.pending, 0);
     const reader = (stream.connect(undefined).body as ReadableStream<Uint8Array>).getReader();
     await time.advance(1000);
@@ -123,13 +124,7 @@ describe("parseEventId()", () => {
   });
 
   test("with a heartbeat, a connection that replaces another beats alone, a beat after it attached", async () => {
-    const time = new FakeTime();
-    const stream = new SseStream({
-      key: "0",
-      priming: false,
-      maxEvents: 10,
-      heartbeat: { ms: 1000, timers: time },
-    });
+    const { time, stream } = beatingStream("0", false);
     const first = stream.connect(undefined);
     await time.advance(600);
     const second = (stream.connect(undefined).body as ReadableStream<Uint8Array>).getReader();
@@ -141,7 +136,9 @@ describe("parseEventId()", () => {
     stream.finish();
     assert.equal(time.pending, 0);
   });
+});
 
+describe("parseEventId()", () => {
   test("parseEventId() reads <stream>_<n> and refuses anything else", () => {
     assert.deepEqual(parseEventId("3_12"), { key: "3", seq: 12 });
     assert.deepEqual(parseEventId(" 0_0 "), { key: "0", seq: 0 });

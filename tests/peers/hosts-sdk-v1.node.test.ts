@@ -239,14 +239,24 @@ describe("sluice serve before server-everything (stdio), for the sdk 1.32.2 clie
         }],
       });
       const answer = await (answers.at(-1) as Promise<string>);
+      // The priming event and the beat that opened the stream, more beats, then the result.
       const beats = answer.split(": heartbeat\n\n").length - 1;
-      const [priming, result] = answer.replaceAll(": heartbeat\n\n", "").split("\n\n");
-      assert.deepEqual([answer.startsWith("id: 1_0\ndata: \n\n: heartbeat\n\n"), beats >= 2, priming], [
-        true,
-        true,
-        "id: 1_0\ndata: ",
-      ]);
-      assert.match(result ?? "", /^id: 1_1\nevent: message\ndata: \{.*"Long running operation completed/);
+      const [opening, result, rest] = answer.replaceAll(": heartbeat\n\n", "").split("\n\n");
+      const [head, data] = (result ?? "").split("\ndata: ");
+      assert.deepEqual(
+        [answer.startsWith("id: 1_0\ndata: \n\n: heartbeat\n\n"), beats >= 2, opening, head, rest],
+        [true, true, "id: 1_0\ndata: ", "id: 1_1\nevent: message", ""],
+      );
+      assert.deepEqual(JSON.parse(data ?? ""), {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          content: [{
+            type: "text",
+            text: "Long running operation completed. Duration: 1.5 seconds, Steps: 1.",
+          }],
+        },
+      });
     } finally {
       await transport.terminateSession().catch(() => {});
       await client.close();
