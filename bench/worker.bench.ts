@@ -19,6 +19,7 @@ import { join, relative } from "node:path";
 import type { WorkerBuild } from "../scripts/build-worker.ts";
 import { nodeBinary, REPO_ROOT, stopChild } from "../tests/_support/modern-peer.ts";
 import { freePort } from "../tests/_support/redis-server.ts";
+import { WORKERD, workerdConfig } from "../tests/_support/workerd.ts";
 import { type Spread, spreadOf } from "./_stats.ts";
 
 /** The Worker's figures. */
@@ -34,7 +35,6 @@ export interface WorkerFigures {
   readonly compatibilityDate: string;
 }
 
-const WORKERD = join(REPO_ROOT, "node_modules", "@cloudflare", "workerd-linux-64", "bin", "workerd");
 /**
  * Runs `scripts/build-worker.ts` from its source (with tsx: it finds wrangler and the example
  * relative to itself, which a compiled copy in bench/.tmp would not).
@@ -69,23 +69,12 @@ const TRIVIAL = `export default {
 };
 `;
 
-function config(module: string, date: string): string {
-  return `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:8787", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "index.js", esModule = embed "${module}") ],
-  compatibilityDate = "${date}",
-  bindings = [
-    (name = "SLUICE_STATE_KEY", text = "bench-cold-start-state-key-0123456789abcdef"),
-    (name = "GATEWAY_TOKEN", text = "bench-cold-start-gateway-token-0123456789abcdef"),
-    (name = "UPSTREAM_URL", text = "http://127.0.0.1:9/mcp"),
-  ],
-);
-`;
-}
+/** The Worker's bindings: the example's secrets and an upstream that is never called. */
+const BINDINGS = {
+  SLUICE_STATE_KEY: "bench-cold-start-state-key-0123456789abcdef",
+  GATEWAY_TOKEN: "bench-cold-start-gateway-token-0123456789abcdef",
+  UPSTREAM_URL: "http://127.0.0.1:9/mcp",
+};
 
 /** The status of `GET url`, or 0 when nothing answers. */
 function probe(url: string): Promise<number> {
@@ -135,8 +124,12 @@ export async function benchWorker(starts: number): Promise<WorkerFigures> {
     await writeFile(join(dir, "trivial.js"), TRIVIAL);
     const date = compatibilityDate();
     // Embedded paths are relative to the config file.
-    await writeFile(join(dir, "example.capnp"), config(relative(dir, built.path), date));
-    await writeFile(join(dir, "trivial.capnp"), config("trivial.js", date));
+    // workerd serve's --socket-addr moves the config's socket to a free port, start by start.
+    await writeFile(
+      join(dir, "example.capnp"),
+      workerdConfig(relative(dir, built.path), 8787, BINDINGS, date),
+    );
+    await writeFile(join(dir, "trivial.capnp"), workerdConfig("trivial.js", 8787, BINDINGS, date));
     await coldStart(join(dir, "example.capnp")); // warm the disk cache
     const example: number[] = [];
     const trivial: number[] = [];

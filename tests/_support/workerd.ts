@@ -1,0 +1,106 @@
+// A Worker under `workerd serve`, the runtime Cloudflare runs, with nothing in between (Miniflare
+// puts a Worker of its own in front). Used by the tests that must see what workerd itself does,
+// and by the Worker bench's cold starts.
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { eventually } from "./eventually.ts";
+import { REPO_ROOT, stopChild } from "./modern-peer.ts";
+import { freePort } from "./redis-server.ts";
+
+/** The workerd binary the `workerd` package installed. */
+export const WORKERD: string = join(
+  REPO_ROOT,
+  "node_modules",
+  "@cloudflare",
+  "workerd-linux-64",
+  "bin",
+  "workerd",
+);
+
+/** The compatibility date of the example Worker (examples/worker/wrangler.jsonc). */
+const COMPATIBILITY_DATE = "2026-04-20";
+
+/**
+ * A workerd config serving one ES module on a loopback port, with text bindings, its fetches
+ * allowed to loopback.
+ *
+ * @param module The module's path, relative to the config file (workerd embeds it).
+ * @param port The port.
+ * @param bindings The Worker's text bindings (its `env`).
+ * @param compatibilityDate The Worker's compatibility date.
+ * @returns The config, in workerd's capnp text.
+ */
+export function workerdConfig(
+  module: string,
+  port: number,
+  bindings: Readonly<Record<string, string>>,
+  compatibilityDate: string = COMPATIBILITY_DATE,
+): string {
+  const texts = Object.entries(bindings).map(([name, text]) =>
+    `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`
+  );
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "internet", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed ${JSON.stringify(module)}) ],
+  compatibilityDate = "${compatibilityDate}",
+  bindings = [ ${texts.join(", ")} ],
+);
+`;
+}
+
+/** A Worker that `workerd serve` serves. */
+export interface ServedWorker {
+  /** Its origin, `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** What workerd printed so far (with `--verbose`, the Worker's `console.log` lines too). */
+  readonly output: () => string;
+  /** Stops workerd. */
+  readonly stop: () => Promise<void>;
+}
+
+/**
+ * Serves a bundled Worker module with `workerd serve --verbose` and waits until its
+ * `GET /healthz` answers `200`.
+ *
+ * @param module The module's absolute path; the config is written beside it.
+ * @param bindings The Worker's text bindings.
+ * @returns The served Worker.
+ * @throws {Error} When `/healthz` does not answer `200` within 30 s (workerd's output included).
+ */
+export async function serveWorker(
+  module: string,
+  bindings: Readonly<Record<string, string>>,
+): Promise<ServedWorker> {
+  const port = await freePort();
+  const configPath = join(dirname(module), `${basename(module)}.capnp`);
+  await writeFile(configPath, workerdConfig(basename(module), port, bindings));
+  let output = "";
+  const workerd: ChildProcess = spawn(WORKERD, ["serve", configPath, "--verbose"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  for (const stream of [workerd.stdout, workerd.stderr]) {
+    stream?.setEncoding("utf8");
+    stream?.on("data", (chunk: string) => (output += chunk));
+  }
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await eventually("workerd answering /healthz", async () => {
+      if (workerd.exitCode !== null) throw new Error(`workerd exited ${workerd.exitCode}: ${output}`);
+      const health = await fetch(`${url}/healthz`).catch(() => undefined);
+      await health?.body?.cancel();
+      return health?.status === 200 ? true : undefined;
+    });
+  } catch (failure) {
+    await stopChild(workerd);
+    throw new Error(`serveWorker(): ${String(failure)}\n${output}`);
+  }
+  return { url, output: () => output, stop: () => stopChild(workerd) };
+}
