@@ -1,8 +1,8 @@
 /**
- * Bundles `examples/worker/` exactly as a deploy would: `wrangler deploy --dry-run --minify`
- * (wrangler's own esbuild settings, its `alias` from wrangler.jsonc), offline, with wrangler's
- * banner (and so its update check) and metrics off. Used by the Worker end-to-end test and the
- * benchmark.
+ * Bundles `examples/worker/` (or any Worker's folder) exactly as a deploy would: `wrangler deploy
+ * --dry-run --minify` (wrangler's own esbuild settings, its `alias` from wrangler.jsonc), offline,
+ * with wrangler's banner (and so its update check) and metrics off. Used by the Worker end-to-end
+ * test, the package test (a user's Worker over the installed tarball) and the benchmark.
  *
  * `npx tsx scripts/build-worker.ts [outdir]` prints `{ path, bytes, gzipBytes }` as JSON.
  *
@@ -47,20 +47,31 @@ export interface WorkerBuild {
  * @returns The main module's path, its size and its gzipped size.
  * @throws {Error} When wrangler fails, takes longer than 60 s, or writes not exactly one `.js` module.
  */
-export async function buildWorkerExample(outdir: string): Promise<WorkerBuild> {
+export function buildWorkerExample(outdir: string): Promise<WorkerBuild> {
+  return buildWorker(WORKER_EXAMPLE_DIR, outdir);
+}
+
+/**
+ * Bundles the Worker of a folder (its `wrangler.jsonc`) into `outdir` with wrangler, minified, as
+ * `wrangler deploy` would.
+ *
+ * @param folder The Worker's folder, where wrangler reads its config and resolves its imports.
+ * @param outdir Where wrangler writes the bundle (created if missing; files in it are replaced).
+ * @returns The main module's path, its size and its gzipped size.
+ * @throws {Error} When wrangler fails, takes longer than 60 s, or writes not exactly one `.js` module.
+ */
+export async function buildWorker(folder: string, outdir: string): Promise<WorkerBuild> {
   const out = resolve(outdir);
   const logs = await mkdtemp(join(tmpdir(), "sluice-wrangler-logs-"));
   try {
-    await wrangler(["deploy", "--dry-run", "--outdir", out, "--minify"], logs);
+    await wrangler(folder, ["deploy", "--dry-run", "--outdir", out, "--minify"], logs);
   } finally {
     await rm(logs, { recursive: true, force: true });
   }
   const modules = (await readdir(out)).filter((name) => name.endsWith(".js"));
   if (modules.length !== 1) {
     throw new Error(
-      `buildWorkerExample(): expected wrangler to write one ".js" module to "${out}", found "${
-        modules.join(", ")
-      }"`,
+      `buildWorker(): expected wrangler to write one ".js" module to "${out}", found "${modules.join(", ")}"`,
     );
   }
   const path = join(out, modules[0] as string);
@@ -68,8 +79,8 @@ export async function buildWorkerExample(outdir: string): Promise<WorkerBuild> {
   return { path, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
 }
 
-/** Runs wrangler in the example's folder, offline and quiet; rejects with its output on failure. */
-function wrangler(args: readonly string[], logs: string): Promise<void> {
+/** Runs wrangler in `folder`, offline and quiet; rejects with its output on failure. */
+function wrangler(folder: string, args: readonly string[], logs: string): Promise<void> {
   const env = {
     ...process.env,
     CI: "true",
@@ -83,12 +94,14 @@ function wrangler(args: readonly string[], logs: string): Promise<void> {
     execFile(
       join(ROOT, "node_modules", ".bin", "wrangler"),
       [...args],
-      { cwd: WORKER_EXAMPLE_DIR, env, timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: folder, env, timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error === null) return done();
         fail(
           new Error(
-            `buildWorkerExample(): wrangler ${args.join(" ")} failed: ${error.message}\n${stdout}${stderr}`,
+            `buildWorker(): wrangler ${
+              args.join(" ")
+            } in "${folder}" failed: ${error.message}\n${stdout}${stderr}`,
           ),
         );
       },

@@ -6,7 +6,7 @@
 // The pack runs in a staged copy of the packed files (node_modules linked), not in the repository:
 // prepack builds dist/ beside package.json, and a dist/ in the clone would make bin/sluice.mjs run
 // that build instead of the source; and prepack rewrites package.json for the time of the pack.
-import { test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import {
@@ -23,7 +23,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { REPO_ROOT } from "../_support/modern-peer.ts";
+import { buildWorker } from "../../scripts/build-worker.ts";
+import { within } from "../_support/eventually.ts";
+import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
+import { REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
+import { type ServedWorker, serveWorker } from "../_support/workerd.ts";
 
 type Runtime = "node" | "deno" | "bun";
 
@@ -96,80 +100,138 @@ function ok(result: SpawnSyncReturns<string>, what: string): string {
   return result.stdout;
 }
 
-test(
-  "the packed package installs into an empty project and the README's tested snippets print what it says on Node, Deno and Bun",
-  {
-    timeout: 180_000,
+/** The modern peer's answer to `echo` with `{ message: "hello" }`, as the Worker relays it. */
+const ECHOED = {
+  jsonrpc: "2.0",
+  id: 1,
+  result: {
+    content: [{ type: "text", text: '{"message":"hello"}' }],
+    resultType: "complete",
+    _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
   },
-  () => {
-    const work = mkdtempSync(join(tmpdir(), "sluice-readme-"));
-    try {
-      const staged = join(work, "sluice");
-      for (const path of STAGED) cpSync(join(REPO_ROOT, path), join(staged, path), { recursive: true });
-      symlinkSync(join(REPO_ROOT, "node_modules"), join(staged, "node_modules"), "dir");
-      const packs = join(work, "packs");
-      mkdirSync(packs);
-      ok(run(["npm", "pack", "--pack-destination", packs, "--silent"], staged, 120_000), "npm pack");
-      const tarball = join(packs, `sluice-mcp-${manifest.version}.tgz`);
-      // postpack put the repository's package.json back, byte for byte.
-      assert.equal(
-        readFileSync(join(staged, "package.json"), "utf8"),
-        readFileSync(join(REPO_ROOT, "package.json"), "utf8"),
-      );
-      assert.equal(existsSync(join(staged, "package.json.packing")), false);
+};
 
-      const project = join(work, "project");
-      mkdirSync(project);
-      writeFileSync(
-        join(project, "package.json"),
-        `${JSON.stringify({ name: "readme-snippets", private: true })}\n`,
-      );
-      const everything = `@modelcontextprotocol/server-everything@${
-        manifest.devDependencies["@modelcontextprotocol/server-everything"]
-      }`;
-      ok(
-        run(
-          ["npm", "install", tarball, everything, "--no-audit", "--no-fund", "--prefer-offline"],
-          project,
-          150_000,
-        ),
-        "npm install",
-      );
-      const installed = JSON.parse(
-        readFileSync(join(project, "node_modules", "@sluice", "mcp", "package.json"), "utf8"),
-      ) as Record<string, unknown>;
-      assert.deepEqual([installed["scripts"], Object.keys(installed["dependencies"] as object)], [undefined, [
-        "@hono/node-server",
-        "eventsource-parser",
-        "hono",
-        "jose",
-        "oauth4webapi",
-        "tldts",
-        "undici",
-        "valibot",
-      ]]);
-      // Dev-only tools stay out of a user's install (tsx is an optional peer of the `sluice` command).
-      const modules = readdirSync(join(project, "node_modules"));
-      assert.deepEqual(
-        modules.filter((name) => ["tsx", "esbuild", "@esbuild", "typescript"].includes(name)),
-        [],
-      );
+/** What a user's Worker looks like, as the README's Workers section writes it. */
+const WORKER = `import { createWorker } from "@sluice/mcp/workers";
+const worker = createWorker({
+  policies: (env) => [{ server: "upstream", transport: { url: env.UPSTREAM_URL }, era: "modern" }],
+  auth: (env) => ({ bearer: [{ secret: env.GATEWAY_TOKEN, subject: "agents" }] }),
+});
+export default worker;
+export const SluiceSessions = worker.Sessions;
+`;
+const WORKER_CONFIG = { name: "readme-worker", main: "worker.mjs", compatibility_date: "2026-04-20" };
+const GATEWAY_TOKEN = "package-test-gateway-token-0123456789abcdef";
 
-      const snippets = readmeSnippets(readFileSync(join(REPO_ROOT, "README.md"), "utf8"));
-      assert.equal(snippets.length, 1, "the README marks one snippet as tested");
-      for (const [index, snippet] of snippets.entries()) {
-        writeFileSync(join(project, "main.mjs"), snippet.code);
-        for (const runtime of snippet.runtimes) {
-          const result = run(COMMANDS[runtime], project);
-          assert.deepEqual(
-            [index, runtime, result.status, result.stdout],
-            [index, runtime, 0, snippet.output],
-            result.stderr,
-          );
-        }
+describe("the packed package, installed from its tarball into an empty project", { timeout: 300_000 }, () => {
+  let work: string;
+  let project: string;
+
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), "sluice-readme-"));
+    const staged = join(work, "sluice");
+    for (const path of STAGED) cpSync(join(REPO_ROOT, path), join(staged, path), { recursive: true });
+    symlinkSync(join(REPO_ROOT, "node_modules"), join(staged, "node_modules"), "dir");
+    const packs = join(work, "packs");
+    mkdirSync(packs);
+    ok(run(["npm", "pack", "--pack-destination", packs, "--silent"], staged, 120_000), "npm pack");
+    const tarball = join(packs, `sluice-mcp-${manifest.version}.tgz`);
+    // postpack put the repository's package.json back, byte for byte.
+    assert.equal(
+      readFileSync(join(staged, "package.json"), "utf8"),
+      readFileSync(join(REPO_ROOT, "package.json"), "utf8"),
+    );
+    assert.equal(existsSync(join(staged, "package.json.packing")), false);
+
+    project = join(work, "project");
+    mkdirSync(project);
+    writeFileSync(
+      join(project, "package.json"),
+      `${JSON.stringify({ name: "readme-snippets", private: true })}\n`,
+    );
+    const everything = `@modelcontextprotocol/server-everything@${
+      manifest.devDependencies["@modelcontextprotocol/server-everything"]
+    }`;
+    ok(
+      run(
+        ["npm", "install", tarball, everything, "--no-audit", "--no-fund", "--prefer-offline"],
+        project,
+        150_000,
+      ),
+      "npm install",
+    );
+  });
+
+  after(() => {
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  test("it brings its dependencies and no dev-only tool", () => {
+    const installed = JSON.parse(
+      readFileSync(join(project, "node_modules", "@sluice", "mcp", "package.json"), "utf8"),
+    ) as Record<string, unknown>;
+    assert.deepEqual([installed["scripts"], Object.keys(installed["dependencies"] as object)], [undefined, [
+      "@hono/node-server",
+      "@upstash/ratelimit",
+      "@upstash/redis",
+      "eventsource-parser",
+      "hono",
+      "jose",
+      "oauth4webapi",
+      "tldts",
+      "undici",
+      "valibot",
+    ]]);
+    // Dev-only tools stay out of a user's install (tsx is an optional peer of the `sluice` command).
+    const modules = readdirSync(join(project, "node_modules"));
+    assert.deepEqual(
+      modules.filter((name) => ["tsx", "esbuild", "@esbuild", "typescript"].includes(name)),
+      [],
+    );
+  });
+
+  test("the README's tested snippets print what it says on Node, Deno and Bun", () => {
+    const snippets = readmeSnippets(readFileSync(join(REPO_ROOT, "README.md"), "utf8"));
+    assert.equal(snippets.length, 1, "the README marks one snippet as tested");
+    for (const [index, snippet] of snippets.entries()) {
+      writeFileSync(join(project, "main.mjs"), snippet.code);
+      for (const runtime of snippet.runtimes) {
+        const result = run(COMMANDS[runtime], project);
+        assert.deepEqual(
+          [index, runtime, result.status, result.stdout],
+          [index, runtime, 0, snippet.output],
+          result.stderr,
+        );
       }
-    } finally {
-      rmSync(work, { recursive: true, force: true });
     }
-  },
-);
+  });
+
+  test("a Worker importing @sluice/mcp/workers bundles with wrangler and, under workerd, relays a tool call", async () => {
+    writeFileSync(join(project, "worker.mjs"), WORKER);
+    writeFileSync(join(project, "wrangler.jsonc"), `${JSON.stringify(WORKER_CONFIG)}\n`);
+    const built = await within("buildWorker()", buildWorker(project, join(work, "worker")), 90_000);
+    const peer = await startModernPeer();
+    let worker: ServedWorker | undefined;
+    try {
+      worker = await serveWorker(built.path, {
+        SLUICE_STATE_KEY: "package-test-state-key-0123456789abcdef",
+        GATEWAY_TOKEN,
+        UPSTREAM_URL: peer.url,
+      });
+      const call = modernRequest(
+        `${worker.url}/mcp/upstream`,
+        "tools/call",
+        { name: "echo", arguments: { message: "hello" }, _meta: modernMeta() },
+        { authorization: `Bearer ${GATEWAY_TOKEN}` },
+      );
+      assert.deepEqual(await answerOf(await fetch(call)), {
+        status: 200,
+        headers: {},
+        body: ECHOED,
+      });
+    } finally {
+      await worker?.stop();
+      await peer.stop();
+    }
+  });
+});
