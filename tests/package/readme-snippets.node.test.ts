@@ -1,7 +1,8 @@
-// The package as a user gets it: `npm pack`, installed from the tarball into an empty project, and
-// the README's runnable snippets run there on Node, Deno and Bun. A snippet is runnable when the
-// line before its code block is `<!-- tested: node,deno,bun ... -->`; the first ```text block after
-// it is its whole expected output.
+// The package as a user gets it: `npm pack`, installed from the tarball into an empty project; there
+// the README's runnable snippets run on Node, Deno and Bun, and a Worker written as the README's
+// Workers section shows is bundled with wrangler and served by workerd. A snippet is runnable when
+// the line before its code block is `<!-- tested: node,deno,bun ... -->`; the first ```text block
+// after it is its whole expected output.
 //
 // The pack runs in a staged copy of the packed files (node_modules linked), not in the repository:
 // prepack builds dist/ beside package.json, and a dist/ in the clone would make bin/sluice.mjs run
