@@ -62,11 +62,27 @@ export class SourceSyntaxError extends SyntaxError {
 }
 
 /**
+ * Thrown on Node for a `.ts` or `.js` file when tsx, which loads such files there, is not
+ * installed (an optional peer dependency: only users of those files need it).
+ */
+export class TsxMissingError extends Error {
+  /** @param cause What importing tsx threw. */
+  constructor(cause: unknown) {
+    super(
+      'Node loads .ts and .js files with tsx, an optional peer dependency, and it is not installed: expected it in the project ("npm install tsx")',
+      { cause },
+    );
+    this.name = "TsxMissingError";
+  }
+}
+
+/**
  * Imports a module file, or reads a JSON file as `{ default: value }`.
  *
  * @param path An absolute path.
  * @returns The module's namespace.
  * @throws {SourceSyntaxError} When the file (or one it imports) does not parse.
+ * @throws {TsxMissingError} On Node, for a module file, when tsx is not installed.
  * @throws {unknown} What importing or reading threw otherwise.
  */
 export async function loadModule(path: string): Promise<Readonly<Record<string, unknown>>> {
@@ -87,7 +103,12 @@ async function importModule(path: string): Promise<Readonly<Record<string, unkno
   if (runtimeName() !== "node") return await import(url) as Record<string, unknown>;
   // tsx also turns `export default` into CommonJS in a folder without `"type": "module"`, where
   // Node 20 would refuse it in a .js file; the namespace then wraps the exports once more.
-  const { tsImport } = await import("tsx/esm/api");
+  const { tsImport } = await import("tsx/esm/api").catch((error: unknown) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    throw code === "ERR_MODULE_NOT_FOUND" && String(error).includes("'tsx'")
+      ? new TsxMissingError(error)
+      : error;
+  });
   const namespace = await tsImport(url, import.meta.url) as Record<string, unknown>;
   const wrapped = namespace["default"] as { __esModule?: unknown } | null | undefined;
   return typeof wrapped === "object" && wrapped?.__esModule === true

@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { checkPolicy, type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { PolicyProblem } from "../policy/policy-error.ts";
-import { describeThrown, loadModule, SourceSyntaxError } from "./_load-module.ts";
+import { describeThrown, loadModule, SourceSyntaxError, TsxMissingError } from "./_load-module.ts";
 
 /** The file names loaded: `<name>.policy.ts`, `.js` or `.json`. */
 export const POLICY_FILE: RegExp = /\.policy\.(ts|js|json)$/;
@@ -117,6 +117,9 @@ async function loadOne(
     if (error instanceof SourceSyntaxError && error.file === path) {
       const { line, column, lineText } = error;
       return problem(`the file does not parse: ${error.what}`, { line, column, lineText });
+    }
+    if (error instanceof TsxMissingError) {
+      return problem(`${error.message}, or the policy in a .policy.json file`);
     }
     return problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`);
   }

@@ -24,6 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { build } from "esbuild";
 import { buildWorker } from "../../scripts/build-worker.ts";
 import { within } from "../_support/eventually.ts";
 import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
@@ -54,6 +55,7 @@ const STAGED = [
 
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   version: string;
+  exports: Record<string, unknown>;
   devDependencies: Record<string, string>;
 };
 
@@ -189,6 +191,48 @@ describe("the packed package, installed from its tarball into an empty project",
       modules.filter((name) => ["tsx", "esbuild", "@esbuild", "typescript"].includes(name)),
       [],
     );
+  });
+
+  test("every entry it exports resolves each of its imports in the user's install", async () => {
+    // As a bundler sees it: a static import of a package the install lacks (an optional peer)
+    // fails the user's build, whatever the entry's runtime.
+    const entries = Object.keys(manifest.exports).map((path) => `@sluice/mcp${path.slice(1)}`);
+    const unresolved: Record<string, string[]> = {};
+    for (const entry of entries) {
+      const result = await build({
+        stdin: { contents: `export * from "${entry}";`, resolveDir: project },
+        bundle: true,
+        write: false,
+        format: "esm",
+        platform: "node",
+        conditions: ["workerd", "worker"],
+        logLevel: "silent",
+      }).catch((failure: { errors?: { text: string }[] }) => failure);
+      const errors = "errors" in result ? result.errors ?? [] : [];
+      unresolved[entry] = errors.map((error) => error.text);
+    }
+    assert.deepEqual(unresolved, Object.fromEntries(entries.map((entry) => [entry, []])));
+  });
+
+  test("its sluice command on Node, tsx not installed, names tsx for a .ts policy and checks a .policy.json one", () => {
+    const folder = join(project, "checks");
+    mkdirSync(folder);
+    const transport = { url: "https://mcp.example.com/mcp" };
+    writeFileSync(join(folder, "docs.policy.json"), JSON.stringify({ server: "docs", transport }));
+    writeFileSync(
+      join(folder, "files.policy.ts"),
+      `export default ${JSON.stringify({ server: "files", transport })};\n`,
+    );
+    assert.equal(existsSync(join(project, "node_modules", "tsx")), false);
+    const result = run(
+      [process.execPath, join(project, "node_modules", ".bin", "sluice"), "check", "checks"],
+      project,
+    );
+    assert.deepEqual([result.status, result.stdout, result.stderr], [
+      1,
+      `checks/files.policy.ts: Policy: Node loads .ts and .js files with tsx, an optional peer dependency, and it is not installed: expected it in the project ("npm install tsx"), or the policy in a .policy.json file\n\n1 of 2 policy files in "checks" have problems (1 in all)\n`,
+      "",
+    ]);
   });
 
   test("the README's tested snippets print what it says on Node, Deno and Bun", () => {
