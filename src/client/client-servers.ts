@@ -128,11 +128,14 @@ export class ClientServers {
     }
     const entry = this.#entries.get(serverId);
     if (entry === undefined) {
-      const known = this.ids().map((id) => `"${id}"`).join(", ") || "none";
+      const ids = this.ids();
+      const expected = ids.length === 0
+        ? `client "${this.#parts.client}" has no servers (its "policies" are empty)`
+        : `expected one of ${ids.map((id) => `"${id}"`).join(", ")}`;
       return Promise.reject(
         new ClientError(
           "config",
-          `Unknown server ${JSON.stringify(String(serverId).slice(0, 64))}: expected one of ${known}`,
+          `Unknown server ${JSON.stringify(String(serverId).slice(0, 64))}: ${expected}`,
         ),
       );
     }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { result, rpcError, sse, toolsList } from "../_support/scripted-server.ts";
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
+import { createClient } from "../../src/client/create-client.ts";
 import { failure, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
@@ -377,6 +378,16 @@ describe("createClient() requests", () => {
       undefined,
       'Client "agent" is closed',
     ]);
+  });
+
+  test("a client with no policies says so when a call names a server", async () => {
+    const client = createClient({ name: "empty", policies: [] });
+    assert.deepEqual(await failure(client.callTool("nope", "echo")), [
+      "config",
+      undefined,
+      'Unknown server "nope": client "empty" has no servers (its "policies" are empty)',
+    ]);
+    await client.close();
   });
 
   test("a call to an unknown server arms no maxTotalTimeout: it has no policy to take one from", async () => {
