@@ -21,6 +21,14 @@ export const WORKERD: string = join(
 /** The compatibility date of the example Worker (examples/worker/wrangler.jsonc). */
 const COMPATIBILITY_DATE = "2026-04-20";
 
+/** A Durable Object class the module exports, bound in its `env` (its storage in memory). */
+export interface DurableObjectBinding {
+  /** The binding's name in `env`. */
+  readonly binding: string;
+  /** The exported class. */
+  readonly className: string;
+}
+
 /**
  * A workerd config serving one ES module on a loopback port, with text bindings, its fetches
  * allowed to loopback.
@@ -29,6 +37,7 @@ const COMPATIBILITY_DATE = "2026-04-20";
  * @param port The port.
  * @param bindings The Worker's text bindings (its `env`).
  * @param compatibilityDate The Worker's compatibility date.
+ * @param durableObject A Durable Object namespace of the module's, bound in `env`.
  * @returns The config, in workerd's capnp text.
  */
 export function workerdConfig(
@@ -36,10 +45,17 @@ export function workerdConfig(
   port: number,
   bindings: Readonly<Record<string, string>>,
   compatibilityDate: string = COMPATIBILITY_DATE,
+  durableObject?: DurableObjectBinding,
 ): string {
   const texts = Object.entries(bindings).map(([name, text]) =>
     `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`
   );
+  const objects = durableObject === undefined ? "" : `
+  durableObjectNamespaces = [ (className = "${durableObject.className}", uniqueKey = "${durableObject.className}") ],
+  durableObjectStorage = (inMemory = void),`;
+  if (durableObject !== undefined) {
+    texts.push(`(name = "${durableObject.binding}", durableObjectNamespace = "${durableObject.className}")`);
+  }
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
@@ -51,7 +67,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed ${JSON.stringify(module)}) ],
   compatibilityDate = "${compatibilityDate}",
-  bindings = [ ${texts.join(", ")} ],
+  bindings = [ ${texts.join(", ")} ],${objects}
 );
 `;
 }
@@ -72,16 +88,18 @@ export interface ServedWorker {
  *
  * @param module The module's absolute path; the config is written beside it.
  * @param bindings The Worker's text bindings.
+ * @param durableObject A Durable Object namespace of the module's, bound in `env`.
  * @returns The served Worker.
  * @throws {Error} When `/healthz` does not answer `200` within 30 s (workerd's output included).
  */
 export async function serveWorker(
   module: string,
   bindings: Readonly<Record<string, string>>,
+  durableObject?: DurableObjectBinding,
 ): Promise<ServedWorker> {
   const port = await freePort();
   const configPath = join(dirname(module), `${basename(module)}.capnp`);
-  await writeFile(configPath, workerdConfig(basename(module), port, bindings));
+  await writeFile(configPath, workerdConfig(basename(module), port, bindings, undefined, durableObject));
   let output = "";
   const workerd: ChildProcess = spawn(WORKERD, ["serve", configPath, "--verbose"], {
     stdio: ["ignore", "pipe", "pipe"],

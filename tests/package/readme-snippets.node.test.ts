@@ -25,6 +25,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { build } from "esbuild";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { buildWorker } from "../../scripts/build-worker.ts";
 import { within } from "../_support/eventually.ts";
 import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
@@ -251,30 +253,38 @@ describe("the packed package, installed from its tarball into an empty project",
     }
   });
 
-  test("a Worker importing @sluice/mcp/workers bundles with wrangler and, under workerd, relays a tool call", async () => {
+  test("a Worker importing @sluice/mcp/workers bundles with wrangler and, under workerd, relays a modern caller's and a 2025 host's tool call", async () => {
     writeFileSync(join(project, "worker.mjs"), WORKER);
     writeFileSync(join(project, "wrangler.jsonc"), `${JSON.stringify(WORKER_CONFIG)}\n`);
     const built = await within("buildWorker()", buildWorker(project, join(work, "worker")), 90_000);
     const peer = await startModernPeer();
     let worker: ServedWorker | undefined;
+    let host: Client | undefined;
     try {
       worker = await serveWorker(built.path, {
         SLUICE_STATE_KEY: "package-test-state-key-0123456789abcdef",
         GATEWAY_TOKEN,
         UPSTREAM_URL: peer.url,
-      });
+      }, { binding: "SLUICE_SESSIONS", className: "SluiceSessions" });
+      const endpoint = `${worker.url}/mcp/upstream`;
+      const authorization = `Bearer ${GATEWAY_TOKEN}`;
       const call = modernRequest(
-        `${worker.url}/mcp/upstream`,
+        endpoint,
         "tools/call",
         { name: "echo", arguments: { message: "hello" }, _meta: modernMeta() },
-        { authorization: `Bearer ${GATEWAY_TOKEN}` },
+        { authorization },
       );
-      assert.deepEqual(await answerOf(await fetch(call)), {
-        status: 200,
-        headers: {},
-        body: ECHOED,
-      });
+      assert.deepEqual(await answerOf(await fetch(call)), { status: 200, headers: {}, body: ECHOED });
+      // A 2025-11-25 host: its session lives in the Worker's Durable Object.
+      host = new Client({ name: "package-test-host", version: "1.0.0" });
+      await host.connect(
+        new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: { authorization } } }),
+      );
+      // The same result, without the modern era's resultType.
+      const { resultType: _modern, ...legacy } = ECHOED.result;
+      assert.deepEqual(await host.callTool({ name: "echo", arguments: { message: "hello" } }), legacy);
     } finally {
+      await host?.close();
       await worker?.stop();
       await peer.stop();
     }
