@@ -127,9 +127,12 @@ export async function benchWorker(starts: number): Promise<WorkerFigures> {
     // workerd serve's --socket-addr moves the config's socket to a free port, start by start.
     await writeFile(
       join(dir, "example.capnp"),
-      workerdConfig(relative(dir, built.path), 8787, BINDINGS, date),
+      workerdConfig(relative(dir, built.path), 8787, BINDINGS, { compatibilityDate: date }),
     );
-    await writeFile(join(dir, "trivial.capnp"), workerdConfig("trivial.js", 8787, BINDINGS, date));
+    await writeFile(
+      join(dir, "trivial.capnp"),
+      workerdConfig("trivial.js", 8787, BINDINGS, { compatibilityDate: date }),
+    );
     await coldStart(join(dir, "example.capnp")); // warm the disk cache
     const example: number[] = [];
     const trivial: number[] = [];

@@ -36,17 +36,20 @@ export interface DurableObjectBinding {
  * @param module The module's path, relative to the config file (workerd embeds it).
  * @param port The port.
  * @param bindings The Worker's text bindings (its `env`).
- * @param compatibilityDate The Worker's compatibility date.
- * @param durableObject A Durable Object namespace of the module's, bound in `env`.
+ * @param options The Worker's compatibility date (the example's by default), and a Durable
+ *   Object namespace of the module's to bind in `env`.
  * @returns The config, in workerd's capnp text.
  */
 export function workerdConfig(
   module: string,
   port: number,
   bindings: Readonly<Record<string, string>>,
-  compatibilityDate: string = COMPATIBILITY_DATE,
-  durableObject?: DurableObjectBinding,
+  options: {
+    readonly compatibilityDate?: string;
+    readonly durableObject?: DurableObjectBinding | undefined;
+  } = {},
 ): string {
+  const { compatibilityDate = COMPATIBILITY_DATE, durableObject } = options;
   const texts = Object.entries(bindings).map(([name, text]) =>
     `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`
   );
@@ -99,7 +102,7 @@ export async function serveWorker(
 ): Promise<ServedWorker> {
   const port = await freePort();
   const configPath = join(dirname(module), `${basename(module)}.capnp`);
-  await writeFile(configPath, workerdConfig(basename(module), port, bindings, undefined, durableObject));
+  await writeFile(configPath, workerdConfig(basename(module), port, bindings, { durableObject }));
   let output = "";
   const workerd: ChildProcess = spawn(WORKERD, ["serve", configPath, "--verbose"], {
     stdio: ["ignore", "pipe", "pipe"],
