@@ -12,14 +12,13 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { request } from "node:http";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { WorkerBuild } from "../scripts/build-worker.ts";
 import { nodeBinary, REPO_ROOT, stopChild } from "../tests/_support/modern-peer.ts";
 import { freePort } from "../tests/_support/redis-server.ts";
-import { WORKERD, workerdConfig } from "../tests/_support/workerd.ts";
+import { EXAMPLE_COMPATIBILITY_DATE, WORKERD, workerdConfig } from "../tests/_support/workerd.ts";
 import { type Spread, spreadOf } from "./_stats.ts";
 
 /** The Worker's figures. */
@@ -52,16 +51,6 @@ function buildWorkerExample(outdir: string): Promise<WorkerBuild> {
       },
     );
   });
-}
-
-/** The example's compatibility date, from its wrangler.jsonc. */
-function compatibilityDate(): string {
-  const config = readFileSync(join(REPO_ROOT, "examples", "worker", "wrangler.jsonc"), "utf8");
-  const date = /"compatibility_date"\s*:\s*"(\d{4}-\d{2}-\d{2})"/.exec(config)?.[1];
-  if (date === undefined) {
-    throw new Error("worker bench: no compatibility_date in examples/worker/wrangler.jsonc");
-  }
-  return date;
 }
 
 const TRIVIAL = `export default {
@@ -122,17 +111,10 @@ export async function benchWorker(starts: number): Promise<WorkerFigures> {
   try {
     const built = await buildWorkerExample(join(dir, "example"));
     await writeFile(join(dir, "trivial.js"), TRIVIAL);
-    const date = compatibilityDate();
-    // Embedded paths are relative to the config file.
-    // workerd serve's --socket-addr moves the config's socket to a free port, start by start.
-    await writeFile(
-      join(dir, "example.capnp"),
-      workerdConfig(relative(dir, built.path), 8787, BINDINGS, { compatibilityDate: date }),
-    );
-    await writeFile(
-      join(dir, "trivial.capnp"),
-      workerdConfig("trivial.js", 8787, BINDINGS, { compatibilityDate: date }),
-    );
+    // Embedded paths are relative to the config file. workerd serve's --socket-addr moves the
+    // config's socket to a free port, start by start.
+    await writeFile(join(dir, "example.capnp"), workerdConfig(relative(dir, built.path), 8787, BINDINGS));
+    await writeFile(join(dir, "trivial.capnp"), workerdConfig("trivial.js", 8787, BINDINGS));
     await coldStart(join(dir, "example.capnp")); // warm the disk cache
     const example: number[] = [];
     const trivial: number[] = [];
@@ -146,7 +128,7 @@ export async function benchWorker(starts: number): Promise<WorkerFigures> {
       coldStartMs: spreadOf(example),
       baselineMs: spreadOf(trivial),
       scriptMs: spreadOf(example.map((ms, i) => ms - (trivial[i] as number))),
-      compatibilityDate: date,
+      compatibilityDate: EXAMPLE_COMPATIBILITY_DATE,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

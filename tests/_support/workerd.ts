@@ -2,6 +2,7 @@
 // puts a Worker of its own in front). Used by the tests that must see what workerd itself does,
 // and by the Worker bench's cold starts.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { eventually } from "./eventually.ts";
@@ -18,8 +19,15 @@ export const WORKERD: string = join(
   "workerd",
 );
 
-/** The compatibility date of the example Worker (examples/worker/wrangler.jsonc). */
-const COMPATIBILITY_DATE = "2026-04-20";
+/** The example Worker's compatibility date, read from its examples/worker/wrangler.jsonc. */
+export const EXAMPLE_COMPATIBILITY_DATE: string = exampleCompatibilityDate();
+
+function exampleCompatibilityDate(): string {
+  const config = readFileSync(join(REPO_ROOT, "examples", "worker", "wrangler.jsonc"), "utf8");
+  const date = /"compatibility_date"\s*:\s*"(\d{4}-\d{2}-\d{2})"/.exec(config)?.[1];
+  if (date === undefined) throw new Error("no compatibility_date in examples/worker/wrangler.jsonc");
+  return date;
+}
 
 /** A Durable Object class the module exports, bound in its `env` (its storage in memory). */
 export interface DurableObjectBinding {
@@ -49,7 +57,7 @@ export function workerdConfig(
     readonly durableObject?: DurableObjectBinding | undefined;
   } = {},
 ): string {
-  const { compatibilityDate = COMPATIBILITY_DATE, durableObject } = options;
+  const { compatibilityDate = EXAMPLE_COMPATIBILITY_DATE, durableObject } = options;
   const texts = Object.entries(bindings).map(([name, text]) =>
     `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`
   );

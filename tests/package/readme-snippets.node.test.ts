@@ -31,7 +31,7 @@ import { buildWorker } from "../../scripts/build-worker.ts";
 import { within } from "../_support/eventually.ts";
 import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
 import { REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
-import { type ServedWorker, serveWorker } from "../_support/workerd.ts";
+import { EXAMPLE_COMPATIBILITY_DATE, type ServedWorker, serveWorker } from "../_support/workerd.ts";
 
 type Runtime = "node" | "deno" | "bun";
 
@@ -125,7 +125,11 @@ const worker = createWorker({
 export default worker;
 export const SluiceSessions = worker.Sessions;
 `;
-const WORKER_CONFIG = { name: "readme-worker", main: "worker.mjs", compatibility_date: "2026-04-20" };
+const WORKER_CONFIG = {
+  name: "readme-worker",
+  main: "worker.mjs",
+  compatibility_date: EXAMPLE_COMPATIBILITY_DATE,
+};
 const GATEWAY_TOKEN = "package-test-gateway-token-0123456789abcdef";
 
 describe("the packed package, installed from its tarball into an empty project", { timeout: 300_000 }, () => {
