@@ -101,7 +101,8 @@ export interface ServedWorker {
  * @param bindings The Worker's text bindings.
  * @param durableObject A Durable Object namespace of the module's, bound in `env`.
  * @returns The served Worker.
- * @throws {Error} When `/healthz` does not answer `200` within 30 s (workerd's output included).
+ * @throws {Error} When `/healthz` answers anything but `200`, or nothing within 30 s (workerd's
+ *   output included).
  */
 export async function serveWorker(
   module: string,
@@ -124,8 +125,11 @@ export async function serveWorker(
     await eventually("workerd answering /healthz", async () => {
       if (workerd.exitCode !== null) throw new Error(`workerd exited ${workerd.exitCode}: ${output}`);
       const health = await fetch(`${url}/healthz`).catch(() => undefined);
-      await health?.body?.cancel();
-      return health?.status === 200 ? true : undefined;
+      if (health === undefined) return undefined; // not listening yet
+      const body = await health.text();
+      // Any other answer is the Worker's own (a missing secret answers 500): no use waiting.
+      if (health.status !== 200) throw new Error(`GET /healthz answered ${health.status}: ${body}`);
+      return true;
     });
   } catch (failure) {
     await stopChild(workerd);
