@@ -59,7 +59,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import type { Heartbeat } from "./heartbeat.ts";
-import { upstreamFailure } from "./upstream-failure.ts";
+import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { callDecision } from "./_call-decision.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
@@ -376,7 +376,7 @@ export class CallerSession {
       return encodeResult(id, resultForCaller(result, method, "legacy"));
     })().catch((failure) => {
       failed = failure;
-      return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+      return encodeError(id, callerFailure(failure, this.#server, this.#capabilities));
     }).then(
       (final) => {
         this.#report(message, final, startedAt, failed);

@@ -26,7 +26,13 @@ import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../pro
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
-import { signInElicitation, type StartedSignIn, startedSignIn, upstreamFailure } from "./upstream-failure.ts";
+import {
+  callerFailure,
+  signInElicitation,
+  type StartedSignIn,
+  startedSignIn,
+  upstreamFailure,
+} from "./upstream-failure.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
@@ -124,7 +130,8 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     });
   } catch (failure) {
     input.onFailure?.(failure);
-    return await signInAsked(failure, input, resume) ?? upstreamOutcome(failure, server.policy.server);
+    return await signInAsked(failure, input, resume) ??
+      { kind: "error", status: 200, error: callerFailure(failure, server, request.capabilities) };
   }
   if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.

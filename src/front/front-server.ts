@@ -28,6 +28,12 @@ export interface FrontServer {
   capabilitiesFor(caller: ClientCapabilities): ClientCapabilities;
   /** Whether the caller declared what a deferred request needs (its kind, and its elicitation mode). */
   callerCan(caller: ClientCapabilities, request: InputRequest): boolean;
+  /**
+   * What of `required` (an upstream `-32021`'s `requiredCapabilities`) the caller declared but the
+   * front does not declare upstream for it, as its policy neither handles nor passes it down: in
+   * words (`elicitation (url)`, `sampling`), or `undefined` when nothing is withheld.
+   */
+  withheld(caller: ClientCapabilities, required: unknown): string | undefined;
 }
 
 type Kind = "sampling" | "elicitation" | "roots";
@@ -103,6 +109,26 @@ export function createFrontServer(
         case "elicitation":
           return callerMode(caller, need[1]);
       }
+    },
+    withheld(caller: ClientCapabilities, required: unknown): string | undefined {
+      if (typeof required !== "object" || required === null) return undefined;
+      const { sampling, elicitation, roots } = required as Partial<Record<Kind, unknown>>;
+      const declared = declaredFor(caller);
+      const names: string[] = [];
+      if (sampling !== undefined && caller.sampling !== undefined && declared.sampling === undefined) {
+        names.push("sampling");
+      }
+      if (typeof elicitation === "object" && elicitation !== null) {
+        // `elicitation: {}` asks for form mode, as a declaration of it would.
+        const asked = (["form", "url"] as const).filter((mode) => Object.hasOwn(elicitation, mode));
+        for (const mode of asked.length === 0 ? ["form" as const] : asked) {
+          if (callerMode(caller, mode) && declared.elicitation?.modes.includes(mode) !== true) {
+            names.push(`elicitation (${mode})`);
+          }
+        }
+      }
+      if (roots !== undefined && caller.roots !== undefined && !declared.roots) names.push("roots");
+      return names.length === 0 ? undefined : names.join(", ");
     },
   });
 }

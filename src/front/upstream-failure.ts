@@ -22,8 +22,10 @@
  */
 import { ClientError } from "../errors.ts";
 import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
+import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { signInRequiredBy, type SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
+import type { FrontServer } from "./front-server.ts";
 
 /** The code of the URL-elicitation-required error (2025-11-25). */
 export const URL_ELICITATION_REQUIRED = -32042;
@@ -154,6 +156,36 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
       status === undefined ? "" : ` ${status}`
     }`,
     data: { serverId, cause, ...(status === undefined ? {} : { status }) },
+  };
+}
+
+/**
+ * The JSON-RPC error for a caller whose call failed upstream: {@linkcode upstreamFailure}, except
+ * that an upstream `-32021` asking for a capability the caller declared, and which this gateway
+ * withholds from the server (its policy neither handles that kind nor passes it down), says so.
+ * The upstream's own words ("the request's client capabilities do not declare…") would send the
+ * caller after its own declaration, which is not what is missing.
+ *
+ * @param failure What the client's session threw.
+ * @param server The upstream server, as the front sees it.
+ * @param caller What the caller declared.
+ * @returns The error object.
+ */
+export function callerFailure(
+  failure: unknown,
+  server: FrontServer,
+  caller: ClientCapabilities,
+): JsonRpcErrorObject {
+  const error = upstreamFailure(failure, server.policy.server);
+  if (error.code !== -32021) return error;
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  const withheld = server.withheld(caller, required);
+  if (withheld === undefined) return error;
+  const id = JSON.stringify(server.policy.server.slice(0, 64));
+  return {
+    ...error,
+    message:
+      `Server ${id} needs ${withheld} for this call, which this gateway does not offer it: the policy of ${id} neither handles it nor passes it down to callers ("passDown")`,
   };
 }
 

@@ -42,6 +42,15 @@ export function result(id: unknown, value: Record<string, unknown>, status = 200
   return Response.json({ jsonrpc: "2.0", id, result: value }, { status });
 }
 
+/** The `server/discover` answer of a 2026-07-28 server offering tools only. */
+export function discovered(id: unknown): Response {
+  return result(id, {
+    resultType: "complete",
+    supportedVersions: ["2026-07-28"],
+    capabilities: { tools: {} },
+  });
+}
+
 /** A JSON-RPC error response. */
 export function rpcError(id: unknown, code: number, message: string, data?: unknown, status = 200): Response {
   return Response.json({

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
-import { result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+import { discovered, scriptedServer, toolsList } from "../_support/scripted-server.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import { eventually, readUpTo, within } from "../_support/eventually.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
@@ -19,11 +19,7 @@ describe("the front's heartbeat on a legacy caller's streams", () => {
     const upstream = scriptedServer(({ body: { id, method } }) => {
       if (method === "tools/list") return toolsList(id, [{ name: "wait", inputSchema: { type: "object" } }]);
       if (method === "tools/call") return new Promise<Response>(() => {});
-      return result(id, {
-        resultType: "complete",
-        supportedVersions: ["2026-07-28"],
-        capabilities: { tools: {} },
-      });
+      return discovered(id);
     });
     const client = createClient({
       name: "gate",
