@@ -185,7 +185,7 @@ export function callerFailure(
   return {
     ...error,
     message:
-      `Server ${id} needs ${withheld} for this call, which this gateway does not offer it: the policy of ${id} neither handles it nor passes it down to callers ("passDown")`,
+      `Server ${id} needs ${withheld} for this call, and this gateway does not offer it: the policy of ${id} neither handles it nor passes it down to callers ("passDown")`,
   };
 }
 

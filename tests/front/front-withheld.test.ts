@@ -16,7 +16,7 @@ const REQUIRED = { requiredCapabilities: { elicitation: { form: {} } } };
 const UPSTREAM_WORDS =
   "Cannot request input 'profile' (elicitation/create): the request's client capabilities do not declare the required capability";
 const WITHHELD =
-  'Server "up" needs elicitation (form) for this call, which this gateway does not offer it: the policy of "up" neither handles it nor passes it down to callers ("passDown")';
+  'Server "up" needs elicitation (form) for this call, and this gateway does not offer it: the policy of "up" neither handles it nor passes it down to callers ("passDown")';
 
 /** A front over a modern upstream whose `ask` needs form elicitation, refusing with -32021 when it is not declared. */
 function front(passDown: readonly "elicitation"[]) {
