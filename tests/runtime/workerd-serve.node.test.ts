@@ -6,13 +6,13 @@
 // heartbeat is how the front learns it.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { eventually, within } from "../_support/eventually.ts";
+import { bundle } from "../_support/bundle.ts";
 import { type ServedWorker, serveWorker } from "../_support/workerd.ts";
 import { hostileCall, sendRaw } from "./_entry-cases.ts";
 
@@ -28,16 +28,7 @@ describe("the Workers entry under workerd serve", { timeout: 120_000 }, () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "sluice-workerd-serve-"));
     hostile = await within("startHostilePeer()", startHostilePeer());
-    await build({
-      entryPoints: [ENTRY],
-      outfile: join(dir, "worker.js"),
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      conditions: ["worker", "browser"],
-      logLevel: "warning",
-    });
+    await writeFile(join(dir, "worker.js"), (await bundle(ENTRY)).code);
     worker = await serveWorker(join(dir, "worker.js"), {
       SLUICE_STATE_KEY: KEY,
       UPSTREAM_URL: `${hostile.origin}/modern`,
