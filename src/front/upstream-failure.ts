@@ -1,6 +1,6 @@
 /**
  * What the front tells its caller when the upstream server fails: the upstream's own JSON-RPC
- * error (its code, its text sanitized) when it answered with one, else one stable code,
+ * error (its code, its text and data sanitized) when it answered with one, else one stable code,
  * {@linkcode UPSTREAM_UNAVAILABLE}, with the class of the cause and the server's id. Never a URL,
  * a header, a path or a stack: a transport message may quote the policy's URL, which may carry a
  * credential, so only its class leaves the gateway.
@@ -24,6 +24,7 @@ import { ClientError } from "../errors.ts";
 import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
+import { sanitizeData } from "../notify/sanitize-data.ts";
 import { signInRequiredBy, type SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { FrontServer } from "./front-server.ts";
 
@@ -109,7 +110,8 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
  *
  * @param failure What the client's session threw.
  * @param serverId The server's id.
- * @returns The error object: the upstream's own (sanitized) for a `"server"` failure; the
+ * @returns The error object: the upstream's own code, message and data (sanitized) for a
+ *   `"server"` failure; the
  *   refusal's code and message when the policy or a handler refused an input request; for a
  *   cancelled call, or a legacy `-32042` of more URL elicitations than `maxInputRequests`,
  *   `-32603`; else {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and
@@ -128,11 +130,12 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
   if (signIn !== undefined) return signInRequired(signIn);
   if (failure instanceof ClientError) {
     if (failure.kind === "server") {
-      // The upstream's own code and text (sanitized), and its data only for -32021, whose
-      // requiredCapabilities the caller needs; nothing of the transport or the gateway.
+      // The upstream's own code, text and data, sanitized as its notifications are (a caller
+      // needs the data: -32021's requiredCapabilities, the missing resource's uri of SEP-2164);
+      // nothing of the transport or the gateway.
       const upstream = failure.cause as Partial<JsonRpcErrorObject> | undefined;
       const message = sanitizeText(upstream?.message ?? "Upstream error", 512);
-      const data = failure.code === -32021 ? { data: failure.data } : {};
+      const data = failure.data === undefined ? {} : { data: sanitizeData(failure.data) };
       return { code: failure.code ?? -32603, message, ...data };
     }
     if (failure.kind === "cancelled") return { code: -32603, message: "The call was cancelled" };

@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { ClientError } from "../../src/errors.ts";
 import { causeOf, UPSTREAM_UNAVAILABLE, upstreamFailure } from "../../src/front/upstream-failure.ts";
 
+/** A value as the caller reads it: serialized and parsed again. */
+const wire = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
 const transport = (message: string, details: ConstructorParameters<typeof ClientError>[2] = {}) =>
   new ClientError("transport", message, details);
 
@@ -31,19 +34,29 @@ describe("upstreamFailure()", () => {
     assert.equal(causeOf(transport("x", { data: { status: 404 } })), "not_found");
   });
 
-  test("upstreamFailure() relays the upstream's own JSON-RPC error, sanitized, with data only for -32021", () => {
+  test("upstreamFailure() relays the upstream's own JSON-RPC error, its message and data sanitized", () => {
     const server = new ClientError("server", "ignored", {
       code: -32602,
-      data: { secret: "no" },
-      cause: { code: -32602, message: 'Unknown tool\u202E "x"' },
+      data: { uri: "test://missing\u202E", depth: [[["kept"]]] },
+      cause: { code: -32602, message: 'Unknown resource\u202E "x"' },
     });
-    assert.deepEqual(upstreamFailure(server, "s"), { code: -32602, message: 'Unknown tool "x"' });
+    // Compared as the caller reads them, on the wire (the sanitized copy's objects inherit nothing).
+    assert.deepEqual(wire(upstreamFailure(server, "s")), {
+      code: -32602,
+      message: 'Unknown resource "x"',
+      data: { uri: "test://missing", depth: [[["kept"]]] },
+    });
+    const bare = new ClientError("server", "ignored", {
+      code: -32000,
+      cause: { code: -32000, message: "Busy" },
+    });
+    assert.deepEqual(upstreamFailure(bare, "s"), { code: -32000, message: "Busy" });
     const missing = new ClientError("server", "ignored", {
       code: -32021,
       data: { requiredCapabilities: { roots: {} } },
       cause: { code: -32021, message: "Missing capability" },
     });
-    assert.deepEqual(upstreamFailure(missing, "s"), {
+    assert.deepEqual(wire(upstreamFailure(missing, "s")), {
       code: -32021,
       message: "Missing capability",
       data: { requiredCapabilities: { roots: {} } },
