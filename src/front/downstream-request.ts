@@ -2,7 +2,9 @@
  * What the front checks of a downstream request before anything reaches upstream: one JSON-RPC
  * message, which era it speaks, and for a modern-era (2026-07-28) one: `MCP-Protocol-Version`, `Mcp-Method`
  * and `Mcp-Name` headers that agree with the body (`-32020`); the required `_meta` keys
- * (`-32602`); a supported protocol version (`-32022` with `supported` and `requested`).
+ * (`-32602`); a supported protocol version (`-32022` with `supported` and `requested`). A
+ * `tools/call`'s `Mcp-Param-*` headers need the tool's rules from upstream: `front-call.ts`
+ * checks them.
  *
  * @module
  */
@@ -34,6 +36,8 @@ export interface DownstreamRequest {
   readonly capabilities: ClientCapabilities;
   /** Who the caller is, when the gateway's `auth` established it. */
   readonly principal?: Principal | undefined;
+  /** The request's headers (a `tools/call`'s `Mcp-Param-*` are checked against the tool's rules). */
+  readonly headers: Headers;
 }
 
 /** How the front answers a request it refused: an HTTP status and a JSON-RPC error. */
@@ -170,7 +174,13 @@ export function readDownstreamRequest(
     MODERN_PROTOCOL_VERSION,
     meta.value["io.modelcontextprotocol/clientCapabilities"],
   );
-  return { message, params, meta: meta.value, capabilities: capabilities.ok ? capabilities.value : {} };
+  return {
+    message,
+    params,
+    meta: meta.value,
+    capabilities: capabilities.ok ? capabilities.value : {},
+    headers,
+  };
 }
 
 /**

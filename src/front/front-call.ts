@@ -16,6 +16,7 @@ import type { Timers } from "../_internal/timers.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
 import { runRound, tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
+import { paramHeaderMismatch } from "../client/modern/tool-headers.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
@@ -90,6 +91,12 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   const method = request.message.method as MrtrMethod;
   const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
     request.params;
+  if (method === "tools/call") {
+    // Before a retry's state is opened (and its nonce spent): a caller told -32020 lists the
+    // tools again and retries the same request.
+    const refused = await paramHeadersRefused(input, original);
+    if (refused !== undefined) return refused;
+  }
   // Only a round that opens or seals a state needs the digest (most calls need neither).
   let digest: Promise<string> | undefined;
   const digestOnce = () => (digest ??= digestRequest(method, original));
@@ -129,9 +136,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
-    input.onFailure?.(failure);
-    return await signInAsked(failure, input, resume) ??
-      { kind: "error", status: 200, error: callerFailure(failure, server, request.capabilities) };
+    return await failed(input, failure, resume);
   }
   if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
@@ -140,6 +145,37 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };
   }
   return await callerOutcome(input, outcome, digestOnce);
+}
+
+/** A call that failed upstream, for the caller: a sign-in to ask for, or the failure's error. */
+async function failed(input: FrontCallInput, failure: unknown, resume?: Resume): Promise<FrontCallOutcome> {
+  input.onFailure?.(failure);
+  return await signInAsked(failure, input, resume) ??
+    { kind: "error", status: 200, error: callerFailure(failure, input.server, input.request.capabilities) };
+}
+
+/**
+ * The `-32020` refusal (HTTP 400) of a `tools/call` whose `Mcp-Param-*` headers disagree with its
+ * arguments, by the tool's `x-mcp-header` rules as the upstream listed them (2026-07-28: a
+ * server that processes the body must check them, and the front is the caller's server).
+ */
+async function paramHeadersRefused(
+  input: FrontCallInput,
+  params: JsonObject,
+): Promise<FrontCallOutcome | undefined> {
+  if (typeof params.name !== "string") return undefined;
+  const tools = input.session.tools;
+  let rules;
+  try {
+    rules = tools.knownRules(params.name) ?? await tools.rulesFor(params.name, input.signal, input.fetch);
+  } catch (failure) {
+    return await failed(input, failure);
+  }
+  const headers = input.request.headers;
+  const problem = paramHeaderMismatch(rules, params.arguments, (name) => headers.get(name));
+  return problem === undefined
+    ? undefined
+    : { kind: "error", status: 400, error: { code: -32020, message: problem } };
 }
 
 /**

@@ -11,7 +11,12 @@ import { invalidResult } from "./failure-errors.ts";
 import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { type CompiledToolHeaders, compileToolHeaders, toolParamHeaders } from "./tool-headers.ts";
+import {
+  type CompiledToolHeaders,
+  compileToolHeaders,
+  type ToolHeader,
+  toolParamHeaders,
+} from "./tool-headers.ts";
 
 /** Lists one page of tools (the session's `tools/list` request). */
 export type ListPage = (
@@ -82,6 +87,31 @@ export class ToolHeaderCache {
     return this.#known === undefined ? undefined : this.#headersOf(this.#known, params);
   }
 
+  /**
+   * One tool's `x-mcp-header` rules, to check the headers of a call a caller sent (the front),
+   * listing the tools first when none are known.
+   *
+   * @param name The tool.
+   * @param signal Aborts the listing, when one is needed.
+   * @param fetch Lists with another fetch than the session's (the front's caller's sign-in).
+   * @returns Its rules; none for a tool the server did not list, or whose annotations are
+   *   invalid (a call to it fails on its own, see {@linkcode ToolHeaderCache.paramHeadersFor}).
+   */
+  async rulesFor(name: string, signal: AbortSignal, fetch?: Fetcher): Promise<readonly ToolHeader[]> {
+    return this.knownRules(name) ?? rulesIn(await this.#load(signal, fetch), name);
+  }
+
+  /**
+   * {@linkcode ToolHeaderCache.rulesFor} when the tools are known already (every call after the
+   * first), without a promise.
+   *
+   * @param name The tool.
+   * @returns Its rules, or `undefined` when the tools must be listed first.
+   */
+  knownRules(name: string): readonly ToolHeader[] | undefined {
+    return this.#known === undefined ? undefined : rulesIn(this.#known, name);
+  }
+
   #headersOf(
     known: ReadonlyMap<string, CompiledToolHeaders>,
     params: JsonObject,
@@ -147,4 +177,9 @@ export class ToolHeaderCache {
     }
     return known;
   }
+}
+
+function rulesIn(known: ReadonlyMap<string, CompiledToolHeaders>, name: string): readonly ToolHeader[] {
+  const compiled = known.get(name);
+  return compiled?.ok === true ? compiled.headers : [];
 }

@@ -1,6 +1,7 @@
 /**
  * A tool's `x-mcp-header` annotations (2026-07-28, SEP-2243): compiled once from its
- * `inputSchema`, then turned into `Mcp-Param-{Name}` header values for each `tools/call`.
+ * `inputSchema`, then turned into `Mcp-Param-{Name}` header values for each `tools/call`, or,
+ * on the server side (the front), checked against the headers a caller sent.
  *
  * An annotation is valid when its value is a non-empty RFC 9110 token (so no control character,
  * space, colon or non-ASCII), unique in any letter case within the tool, placed on a property
@@ -15,6 +16,7 @@
 import { type HeaderAnnotations, readHeaderAnnotations, type ToolHeader } from "./_header-annotations.ts";
 import { isObject } from "../../_internal/is-object.ts";
 import { describeValue } from "../../_internal/quote.ts";
+import { decodeHeaderValue } from "../../transport/header-value.ts";
 
 export type { ToolHeader } from "./_header-annotations.ts";
 
@@ -98,6 +100,78 @@ export function toolParamHeaders(
     pairs.push([header.header, text]);
   }
   return pairs;
+}
+
+/**
+ * Why a caller's `Mcp-Param-*` headers do not fit its `tools/call` body, as a server must check
+ * them (2026-07-28, "Server Validation"): for each annotated argument with a value, its header
+ * must be there and, once decoded from `=?base64?…?=`, equal the value (an integer compared as a
+ * number: `42.0` is `42`); an argument without a value (absent or `null`) must have no header; a
+ * header that is neither visible ASCII nor valid Base64 of UTF-8 is refused. Headers that no
+ * annotation names are ignored. An argument of the wrong type is left to the call, which refuses
+ * it ({@linkcode toolParamHeaders}).
+ *
+ * @param headers The tool's compiled headers.
+ * @param args The call's `arguments` (`undefined` when there are none).
+ * @param headerOf Reads one request header by name, `null` when absent (`Headers.get`).
+ * @returns `undefined` when the headers fit, else the `-32020` message.
+ * @example
+ * ```ts
+ * import { paramHeaderMismatch } from "./tool-headers.ts";
+ * const headers = [{ property: "region", path: ["region"], header: "Region", type: "string" }] as const;
+ * const sent = new Headers({ "Mcp-Param-Region": "us-west1" });
+ * paramHeaderMismatch(headers, { region: "us-west1" }, (name) => sent.get(name)); // undefined
+ * paramHeaderMismatch(headers, { region: "eu-west1" }, (name) => sent.get(name));
+ * // 'Header mismatch: Mcp-Param-Region "us-west1" differs from the body\'s argument "region", "eu-west1"'
+ * ```
+ */
+export function paramHeaderMismatch(
+  headers: readonly ToolHeader[],
+  args: unknown,
+  headerOf: (name: string) => string | null,
+): string | undefined {
+  for (const header of headers) {
+    const name = `Mcp-Param-${header.header}`;
+    const sent = headerOf(name);
+    const value = isObject(args) ? valueAt(args, header.path) : undefined;
+    const argument = JSON.stringify(header.path.join("."));
+    if (value === undefined || value === null) {
+      if (sent === null) continue;
+      return `Header mismatch: ${name} ${
+        quoteHeader(sent)
+      } was sent, but the body's argument ${argument} has no value`;
+    }
+    const expected = headerText(header, value);
+    if (typeof expected !== "string") continue;
+    if (sent === null) {
+      return `Header mismatch: ${name} is missing, and the body's argument ${argument} has a value`;
+    }
+    const decoded = decodeHeaderValue(sent);
+    if (decoded === undefined) {
+      return `Header mismatch: ${name} ${
+        quoteHeader(sent)
+      } is not a valid value: expected visible ASCII, or "=?base64?…?=" holding Base64 of UTF-8`;
+    }
+    const same = header.type === "integer" ? sameNumber(decoded, value as number) : decoded === expected;
+    if (!same) {
+      return `Header mismatch: ${name} ${quoteHeader(sent)} differs from the body's argument ${argument}, ${
+        quoteHeader(expected)
+      }`;
+    }
+  }
+  return undefined;
+}
+
+/** A decimal number literal, as an integer header may carry one (`42`, `-7`, `42.0`, `4.2e1`). */
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function sameNumber(text: string, value: number): boolean {
+  const trimmed = text.trim();
+  return NUMBER.test(trimmed) && Number(trimmed) === value;
+}
+
+function quoteHeader(text: string): string {
+  return JSON.stringify(text.slice(0, 128));
 }
 
 /**

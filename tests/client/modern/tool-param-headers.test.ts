@@ -4,6 +4,7 @@ import { mcpRequestHeaders } from "../../../src/client/modern/mcp-headers.ts";
 import {
   compileToolHeaders,
   filterListedTools,
+  paramHeaderMismatch,
   type ToolHeader,
   toolParamHeaders,
 } from "../../../src/client/modern/tool-headers.ts";
@@ -227,5 +228,77 @@ describe("toolParamHeaders()", () => {
       ["P", "q"],
       ["N", "1"],
     ]);
+  });
+});
+
+describe("paramHeaderMismatch()", () => {
+  const rules: ToolHeader[] = [
+    { property: "region", path: ["region"], header: "Region", type: "string" },
+    { property: "priority", path: ["priority"], header: "Priority", type: "integer" },
+    { property: "verbose", path: ["opts", "verbose"], header: "Verbose", type: "boolean" },
+  ];
+  const check = (args: unknown, sent: Record<string, string>) => {
+    const headers = new Headers(sent);
+    return paramHeaderMismatch(rules, args, (name) => headers.get(name));
+  };
+
+  test("accepts headers that equal the body, in any letter case of the name, base64 decoded", () => {
+    const args = { region: "Hello, 世界", priority: 42, opts: { verbose: true } };
+    assert.equal(
+      check(args, {
+        "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=",
+        "MCP-PARAM-PRIORITY": "42",
+        "Mcp-Param-Verbose": "true",
+      }),
+      undefined,
+    );
+  });
+
+  test("compares an integer as a number, and ignores headers no rule names", () => {
+    const sent = { "Mcp-Param-Region": "us", "Mcp-Param-Priority": "42.0", "Mcp-Param-Other": "x" };
+    assert.equal(check({ region: "us", priority: 42 }, sent), undefined);
+    assert.equal(
+      check({ region: "us", priority: 42 }, { "Mcp-Param-Region": "us", "Mcp-Param-Priority": "0x2a" }),
+      'Header mismatch: Mcp-Param-Priority "0x2a" differs from the body\'s argument "priority", "42"',
+    );
+  });
+
+  test("refuses a header whose value differs from the body's", () => {
+    assert.equal(
+      check({ region: "us" }, { "Mcp-Param-Region": "eu" }),
+      'Header mismatch: Mcp-Param-Region "eu" differs from the body\'s argument "region", "us"',
+    );
+    assert.equal(
+      check({ opts: { verbose: false } }, { "Mcp-Param-Verbose": "False" }),
+      'Header mismatch: Mcp-Param-Verbose "False" differs from the body\'s argument "opts.verbose", "false"',
+    );
+  });
+
+  test("refuses a missing header for an argument with a value, and a header for one without", () => {
+    assert.equal(
+      check({ region: "us" }, {}),
+      'Header mismatch: Mcp-Param-Region is missing, and the body\'s argument "region" has a value',
+    );
+    assert.equal(
+      check({ region: null }, { "Mcp-Param-Region": "us" }),
+      'Header mismatch: Mcp-Param-Region "us" was sent, but the body\'s argument "region" has no value',
+    );
+    assert.equal(check({ region: null }, {}), undefined);
+    assert.equal(check(undefined, {}), undefined);
+  });
+
+  test("refuses a header that is not valid base64 of UTF-8", () => {
+    for (const sent of ["=?base64?SGVsbG8?=", "=?base64?SGVsbG8*?=", "=?base64?/w==?="]) {
+      assert.equal(
+        check({ region: "Hello" }, { "Mcp-Param-Region": sent }),
+        `Header mismatch: Mcp-Param-Region ${
+          JSON.stringify(sent)
+        } is not a valid value: expected visible ASCII, or "=?base64?…?=" holding Base64 of UTF-8`,
+      );
+    }
+  });
+
+  test("leaves an argument of the wrong type to the call, which refuses it", () => {
+    assert.equal(check({ priority: "high" }, {}), undefined);
   });
 });

@@ -1,0 +1,125 @@
+// A modern caller's `Mcp-Param-*` headers are checked against its `tools/call` arguments by the
+// tool's `x-mcp-header` rules, as the upstream listed them (2026-07-28, "Server Validation": a
+// server that processes the body must): a mismatch is refused with HTTP 400 and -32020 before
+// anything goes upstream, and before a retry's state is opened. The upstream is scripted, so
+// this runs the same on every runtime.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createClient } from "../../mod.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { discovered, result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
+
+const URL = "https://gate.example/mcp/up";
+
+/** A front over a modern upstream whose `deploy` mirrors `region` into `Mcp-Param-Region`. */
+function front() {
+  const upstream = scriptedServer(({ body: { id, method, params } }) => {
+    if (method === "tools/list") {
+      return toolsList(id, [{
+        name: "deploy",
+        inputSchema: {
+          type: "object",
+          properties: { region: { type: "string", "x-mcp-header": "Region" }, replicas: { type: "integer" } },
+        },
+      }]);
+    }
+    if (method === "tools/call") {
+      const region = (params?.arguments as { region?: unknown } | undefined)?.region;
+      return result(id, {
+        resultType: "complete",
+        content: [{ type: "text", text: `to ${String(region)}` }],
+      });
+    }
+    return discovered(id);
+  });
+  const client = createClient({
+    name: "gate",
+    fetch: upstream.fetch,
+    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern" }],
+  });
+  const app = createFront({
+    client,
+    stateKey: "front-param-headers-state-key-0123456789ab",
+    allowedHosts: ["gate.example"],
+    auth: "none",
+  });
+  return { app, client, upstream };
+}
+
+/** A modern caller's `tools/call` of `deploy` with `args` and extra `headers`: status and body. */
+async function deploy(app: ReturnType<typeof front>["app"], args: object, headers: Record<string, string>) {
+  const call = modernRequest(
+    URL,
+    "tools/call",
+    { name: "deploy", arguments: args, _meta: modernMeta({}) },
+    headers,
+  );
+  const answer = await answerOf(await app.fetch(call));
+  return { status: answer.status, body: answer.body };
+}
+
+const mismatch = (message: string) => ({
+  status: 400,
+  body: { jsonrpc: "2.0", id: 1, error: { code: -32020, message } },
+});
+
+describe("the front checks a caller's Mcp-Param-* headers against its arguments", () => {
+  test("a call whose header equals its argument (decoded from base64) goes upstream", async () => {
+    const { app, client, upstream } = front();
+    assert.deepEqual(await deploy(app, { region: "us-west1" }, { "mcp-param-region": "us-west1" }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { resultType: "complete", content: [{ type: "text", text: "to us-west1" }] },
+      },
+    });
+    assert.deepEqual(
+      await deploy(app, { region: "東京" }, { "Mcp-Param-Region": "=?base64?5p2x5Lqs?=" }),
+      {
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          result: { resultType: "complete", content: [{ type: "text", text: "to 東京" }] },
+        },
+      },
+    );
+    // What went upstream: the tools listed once, then the two calls with the header sluice wrote.
+    assert.deepEqual(
+      upstream.requests.map((r) => [r.body.method, r.headers["mcp-param-region"] ?? null]),
+      [["tools/list", null], ["tools/call", "us-west1"], ["tools/call", "=?base64?5p2x5Lqs?="]],
+    );
+    await client.close();
+  });
+
+  test("a header that differs, is missing, has no argument or is not valid base64 is refused with 400 and -32020", async () => {
+    const { app, client, upstream } = front();
+    assert.deepEqual(
+      await deploy(app, { region: "us-west1" }, { "mcp-param-region": "eu-west1" }),
+      mismatch(
+        'Header mismatch: Mcp-Param-Region "eu-west1" differs from the body\'s argument "region", "us-west1"',
+      ),
+    );
+    assert.deepEqual(
+      await deploy(app, { region: "us-west1" }, {}),
+      mismatch('Header mismatch: Mcp-Param-Region is missing, and the body\'s argument "region" has a value'),
+    );
+    assert.deepEqual(
+      await deploy(app, { replicas: 2 }, { "mcp-param-region": "us-west1" }),
+      mismatch(
+        'Header mismatch: Mcp-Param-Region "us-west1" was sent, but the body\'s argument "region" has no value',
+      ),
+    );
+    assert.deepEqual(
+      await deploy(app, { region: "us-west1" }, { "mcp-param-region": "=?base64?dXMtd2VzdDE?=" }),
+      mismatch(
+        'Header mismatch: Mcp-Param-Region "=?base64?dXMtd2VzdDE?=" is not a valid value: expected visible ASCII, or "=?base64?…?=" holding Base64 of UTF-8',
+      ),
+    );
+    // Only the listing went upstream: no refused call did.
+    assert.deepEqual(upstream.requests.map((r) => r.body.method), ["tools/list"]);
+    await client.close();
+  });
+});
