@@ -7,9 +7,11 @@
  * the gateway and its upstreams are on localhost.
  *
  * The gateway runs as its users run it (`sluice serve`, `tests/peers/_hosts.ts`) in front of
- * server-everything over stdio (its 2025 face, `/mcp/everything`) and the modern peer (its
- * 2026-07-28 face, `/mcp/modern`). Scenarios that need the suite's own server tools
- * (`test_simple_text`, …) are not run: no server from npm has them.
+ * server-everything over stdio (its 2025 face, `/mcp/everything`), the modern peer (its
+ * 2026-07-28 face, `/mcp/modern`), and, for the scenarios that call the suite's own fixtures
+ * (`test_simple_text`, `test://static-text`, `test_input_required_result_*`, …), the modern peer
+ * serving those fixtures (`tests/peers/_conformance-tools.ts`, `/mcp/conformance`), every input
+ * kind passed down: in both eras the suite then checks what the gateway relays, seals and asks.
  *
  * The suite needs Node 22 (it crashes on Node 20), so it runs on the Node 22 binary that
  * `npm ci --prefix tests/conformance` installs (the root `postinstall` does that) and that stays out
@@ -208,8 +210,34 @@ function runRevision(options: Options, revision: string, scratch: string): boole
   return ok;
 }
 
-/** The suite's server scenarios run against the gateway: the transport's, in each era. */
-const SERVER_RUNS: readonly { server: "everything" | "modern"; version: string; scenarios: string[] }[] = [
+/** What the fixtures' scenarios check in either era: content, resources, prompts, completion. */
+const FIXTURE_SCENARIOS = [
+  "completion-complete",
+  "tools-call-simple-text",
+  "tools-call-image",
+  "tools-call-audio",
+  "tools-call-embedded-resource",
+  "tools-call-mixed-content",
+  "tools-call-error",
+  "tools-call-with-progress",
+  "json-schema-2020-12",
+  "resources-list",
+  "resources-read-text",
+  "resources-read-binary",
+  "resources-templates-read",
+  "prompts-list",
+  "prompts-get-simple",
+  "prompts-get-with-args",
+  "prompts-get-embedded-resource",
+  "prompts-get-with-image",
+];
+
+/** The suite's server scenarios run against the gateway: the transport's, and the fixtures', in each era. */
+const SERVER_RUNS: readonly {
+  server: "everything" | "modern" | "conformance";
+  version: string;
+  scenarios: string[];
+}[] = [
   {
     server: "everything",
     version: "2025-11-25",
@@ -234,12 +262,52 @@ const SERVER_RUNS: readonly { server: "everything" | "modern"; version: string; 
       "dns-rebinding-protection",
     ],
   },
+  {
+    server: "conformance",
+    version: "2025-11-25",
+    scenarios: [
+      ...FIXTURE_SCENARIOS,
+      // The upstream asks in rounds; the gateway asks a 2025 host on its session's stream.
+      "tools-call-with-logging",
+      "tools-call-sampling",
+      "tools-call-elicitation",
+      "elicitation-sep1034-defaults",
+      "elicitation-sep1330-enums",
+      "server-sse-polling",
+      "resources-subscribe",
+      "resources-unsubscribe",
+    ],
+  },
+  {
+    server: "conformance",
+    version: "2026-07-28",
+    scenarios: [
+      ...FIXTURE_SCENARIOS,
+      "sep-2164-resource-not-found",
+      "caching",
+      "http-custom-header-server-validation",
+      "input-required-result-basic-elicitation",
+      "input-required-result-basic-sampling",
+      "input-required-result-basic-list-roots",
+      "input-required-result-request-state",
+      "input-required-result-multiple-input-requests",
+      "input-required-result-multi-round",
+      "input-required-result-missing-input-response",
+      "input-required-result-non-tool-request",
+      "input-required-result-result-type",
+      "input-required-result-unsupported-methods",
+      "input-required-result-tampered-state",
+      "input-required-result-capability-check",
+      "input-required-result-ignore-extra-params",
+      "input-required-result-validate-input",
+    ],
+  },
 ];
 
 /** Runs the server scenarios against a gateway process; whether every one met the baseline. */
 async function runServerScenarios(options: Options): Promise<boolean> {
   const { startHostsGateway } = await import("../tests/peers/_hosts.ts");
-  const gateway = await startHostsGateway();
+  const gateway = await startHostsGateway({ conformance: true });
   let failed = 0;
   const started = performance.now();
   try {
@@ -266,7 +334,11 @@ async function runServerScenarios(options: Options): Promise<boolean> {
           process.stdout.write(result.stdout ?? "");
           process.stderr.write(result.stderr ?? "");
         }
-        console.log(`${ok ? "ok   " : "FAIL "} ${run.server.padEnd(11)} ${scenario.padEnd(30)} ${summary}`);
+        console.log(
+          `${ok ? "ok   " : "FAIL "} ${run.server.padEnd(11)} ${run.version} ${
+            scenario.padEnd(45)
+          } ${summary}`,
+        );
       }
     }
   } finally {

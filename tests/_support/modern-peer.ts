@@ -122,13 +122,21 @@ export function awaitLine(
 /**
  * Starts the modern peer on a free loopback port and resolves once it listens.
  *
+ * @param fixtures `"conformance"` to serve the conformance suite's fixtures instead of the peer's
+ *   own tools (`tests/peers/_conformance-tools.ts`).
  * @returns The running peer; call `stop()` when done.
  * @throws {Error} When the child exits before it listens.
  */
-export async function startModernPeer(): Promise<ModernPeer> {
+export async function startModernPeer(fixtures: "own" | "conformance" = "own"): Promise<ModernPeer> {
   const child = spawn(
     nodeBinary(),
-    ["--import", "tsx", join("tests", "peers", "modern-server.ts"), "--watch-stdin"],
+    [
+      "--import",
+      "tsx",
+      join("tests", "peers", "modern-server.ts"),
+      "--watch-stdin",
+      ...fixtures === "conformance" ? ["--conformance-fixtures"] : [],
+    ],
     { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] },
   );
   let stderr = "";

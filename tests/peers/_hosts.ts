@@ -5,7 +5,9 @@
 //   logs from debug up (so a host that sets "debug" sees each of its simulated messages);
 // - `modern`: the modern peer (`modern-server.ts`, 2026-07-28), every input kind passed down;
 // - `files`: server-filesystem 2026.8.31 over stdio (legacy), started with no folder, so it
-//   serves only the roots its host gives; roots passed down.
+//   serves only the roots its host gives; roots passed down;
+// - `conformance` (when asked for): the modern peer serving the conformance suite's fixtures
+//   (`_conformance-tools.ts`), every input kind passed down.
 import { join } from "node:path";
 import process from "node:process";
 import { EVERYTHING_ENTRY } from "../_support/everything.ts";
@@ -32,7 +34,7 @@ export const ABORT = "the user stopped it";
 /** A running gateway process and the modern peer behind it. */
 export interface HostsGateway {
   /** The MCP endpoint of one server: `<gateway>/mcp/<server>`. */
-  endpoint(server: "everything" | "modern" | "files"): string;
+  endpoint(server: "everything" | "modern" | "files" | "conformance"): string;
   /** Stops the gateway (and with it every stdio child), then the peer; the gateway's exit code. */
   stop(): Promise<number | null>;
 }
@@ -50,15 +52,21 @@ const FILESYSTEM_ENTRY = join(
 );
 
 /**
- * Starts the modern peer, then `sluice serve` with the three policies, beating every 200 ms: the
- * hosts read streams that carry the heartbeat's comments, as they would behind a real proxy.
+ * Starts the modern peer, then `sluice serve` with the three policies (four with `conformance`),
+ * beating every 200 ms: the hosts read streams that carry the heartbeat's comments, as they would
+ * behind a real proxy.
  *
- * @returns The running pair, once the gateway listens.
+ * @param options `conformance: true` adds the `conformance` server and its own modern peer.
+ * @returns The running gateway and peers, once the gateway listens.
  */
-export async function startHostsGateway(): Promise<HostsGateway> {
-  const peer: ModernPeer = await startModernPeer();
+export async function startHostsGateway(options: { conformance?: boolean } = {}): Promise<HostsGateway> {
+  const peers: ModernPeer[] = [];
   let gateway: GatewayProcess;
   try {
+    const peer = await startModernPeer();
+    peers.push(peer);
+    const fixtures = options.conformance === true ? await startModernPeer("conformance") : undefined;
+    if (fixtures !== undefined) peers.push(fixtures);
     gateway = await startGatewayProcess([
       {
         server: "everything",
@@ -74,16 +82,22 @@ export async function startHostsGateway(): Promise<HostsGateway> {
         era: "legacy",
         passDown: ["roots"],
       },
+      ...fixtures === undefined ? [] : [{
+        server: "conformance",
+        transport: { url: fixtures.url },
+        era: "modern" as const,
+        passDown: PASS_DOWN,
+      }],
     ], ["--heartbeat", "200ms"]);
   } catch (e) {
-    await peer.stop();
+    await Promise.all(peers.map((peer) => peer.stop()));
     throw e;
   }
   return {
     endpoint: (server) => `${gateway.url}/mcp/${server}`,
     async stop() {
       const code = await gateway.stop();
-      await peer.stop();
+      await Promise.all(peers.map((peer) => peer.stop()));
       return code;
     },
   };

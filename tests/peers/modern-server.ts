@@ -4,8 +4,10 @@
  * `node:http` adapter. Tools, resource and prompt: `_modern-tools.ts`; the hand-built tasks
  * extension for `slow_task`: `_modern-tasks.ts`.
  *
- * Run it with Node and tsx: `node --import tsx tests/peers/modern-server.ts [port] [--watch-stdin]`
- * (default port: a free one). Once listening it prints one line to stdout:
+ * Run it with Node and tsx: `node --import tsx tests/peers/modern-server.ts [port] [--watch-stdin]
+ * [--conformance-fixtures]` (default port: a free one; the last flag serves the conformance
+ * suite's fixtures of `_conformance-tools.ts` instead of the peer's own tools). Once listening it
+ * prints one line to stdout:
  * `MODERN_PEER_URL http://127.0.0.1:<port>/mcp`. It exits on SIGTERM/SIGINT and, with
  * `--watch-stdin`, when its stdin closes (so a spawned peer never outlives its parent).
  *
@@ -24,12 +26,15 @@ import process from "node:process";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { createPeerCodec } from "./_modern-requests.ts";
 import { createModernServer } from "./_modern-tools.ts";
+import { createConformanceServer } from "./_conformance-tools.ts";
 import { createTaskLayer, type TaskReply } from "./_modern-tasks.ts";
 import type { RecordedRequest } from "../_support/modern-peer.ts";
 
+const args = process.argv.slice(2);
 const codec = createPeerCodec();
 const tasks = createTaskLayer();
-const mcp = createMcpHandler(() => createModernServer(codec), {
+const fixtures = args.includes("--conformance-fixtures") ? createConformanceServer : createModernServer;
+const mcp = createMcpHandler(() => fixtures(codec), {
   legacy: "reject",
   onerror: (e) => process.stderr.write(`modern-server: ${e.message}\n`),
 });
@@ -112,7 +117,6 @@ function shutdown(): void {
 
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
-const args = process.argv.slice(2);
 if (args.includes("--watch-stdin")) {
   process.stdin.on("end", shutdown);
   process.stdin.resume();
