@@ -151,7 +151,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
 async function failed(input: FrontCallInput, failure: unknown, resume?: Resume): Promise<FrontCallOutcome> {
   input.onFailure?.(failure);
   return await signInAsked(failure, input, resume) ??
-    { kind: "error", status: 200, error: callerFailure(failure, input.server, input.request.capabilities) };
+    errorOutcome(callerFailure(failure, input.server, input.request.capabilities));
 }
 
 /**
@@ -485,16 +485,12 @@ function refused(key: string, result: ChainResult & { ok: false }): FrontCallOut
  */
 export function missingCapability(request: InputRequest): FrontCallOutcome {
   const [kind, part] = neededBy(request);
-  return {
-    kind: "error",
-    status: 200,
-    error: {
-      code: -32021,
-      message:
-        "The upstream server needs input that only the caller can give, and the caller did not declare it",
-      data: { requiredCapabilities: { [kind]: part === undefined ? {} : { [part]: {} } } },
-    },
-  };
+  return errorOutcome({
+    code: -32021,
+    message:
+      "The upstream server needs input that only the caller can give, and the caller did not declare it",
+    data: { requiredCapabilities: { [kind]: part === undefined ? {} : { [part]: {} } } },
+  });
 }
 
 /**
@@ -534,10 +530,10 @@ export function undeclaredAnswer(caller: ClientCapabilities, request: InputReque
  *
  * @param failure What the session threw.
  * @param serverId The server's id.
- * @returns The outcome, with HTTP status 200.
+ * @returns The outcome, with its HTTP status ({@linkcode errorOutcome}).
  */
 export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOutcome {
-  return { kind: "error", status: 200, error: upstreamFailure(failure, serverId) };
+  return errorOutcome(upstreamFailure(failure, serverId));
 }
 
 /**
@@ -545,7 +541,7 @@ export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOu
  *
  * @param key The input request's key.
  * @param refusal Why: its code and message.
- * @returns The outcome, with HTTP status 200.
+ * @returns The outcome, with its HTTP status ({@linkcode errorOutcome}).
  */
 export function answerRefused(
   key: string,
@@ -555,12 +551,32 @@ export function answerRefused(
 }
 
 /**
- * A JSON-RPC error for the caller, with HTTP status 200.
+ * A JSON-RPC error for the caller, with its HTTP status ({@linkcode errorOutcome}).
  *
  * @param code The code.
  * @param message The message.
  * @returns The outcome.
  */
 export function callError(code: number, message: string): FrontCallOutcome {
-  return { kind: "error", status: 200, error: { code, message } };
+  return errorOutcome({ code, message });
+}
+
+/** The codes whose HTTP status 2026-07-28 sets (the rest are errors of the call: 200). */
+const ERROR_STATUS: ReadonlyMap<number, number> = new Map([
+  [-32020, 400], // HeaderMismatch
+  [-32021, 400], // MissingRequiredClientCapability: "On HTTP, the response status MUST be 400"
+  [-32022, 400], // UnsupportedProtocolVersion
+  [-32601, 404], // Method not found: the server does not implement the method
+]);
+
+/**
+ * An error answer for a modern caller, with the HTTP status 2026-07-28 gives its code: 400 for a
+ * header mismatch, a missing client capability or an unsupported version, 404 for a method the
+ * server does not implement (the upstream's own `-32601` too), 200 for the rest.
+ *
+ * @param error The JSON-RPC error.
+ * @returns The outcome.
+ */
+export function errorOutcome(error: JsonRpcErrorObject): FrontCallOutcome {
+  return { kind: "error", status: ERROR_STATUS.get(error.code) ?? 200, error };
 }

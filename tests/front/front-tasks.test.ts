@@ -238,13 +238,17 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
   test("a passed-down entry the caller did not declare fails the poll with -32021 and leaves the task to a poll that declares it", async () => {
     const { client, send, start, sent } = gateway({ think: sampling(10) }, { passDown: ["sampling"] });
     const taskId = await start();
+    // A missing client capability is HTTP 400 (2026-07-28: "the response status MUST be 400").
     assert.deepEqual(
       await send("tasks/get", { taskId }),
-      failed(
-        -32021,
-        "The upstream server needs input that only the caller can give, and the caller did not declare it",
-        { requiredCapabilities: { sampling: {} } },
-      ),
+      {
+        ...failed(
+          -32021,
+          "The upstream server needs input that only the caller can give, and the caller did not declare it",
+          { requiredCapabilities: { sampling: {} } },
+        ),
+        status: 400,
+      },
     );
     assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined], ["tasks/get", "up-1"]]);
     await client.close();

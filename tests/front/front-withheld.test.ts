@@ -45,23 +45,24 @@ function front(passDown: readonly "elicitation"[]) {
   return { app, client };
 }
 
-/** A modern caller's `tools/call` of `ask`, declaring `capabilities`: the JSON-RPC answer. */
+/** A modern caller's `tools/call` of `ask`, declaring `capabilities`: the HTTP status and JSON-RPC answer. */
 async function modernAsk(app: ReturnType<typeof front>["app"], capabilities: Record<string, unknown>) {
   const call = modernRequest(URL, "tools/call", {
     name: "ask",
     arguments: {},
     _meta: modernMeta(capabilities),
   });
-  return (await answerOf(await app.fetch(call))).body;
+  const answer = await answerOf(await app.fetch(call));
+  return { status: answer.status, body: answer.body };
 }
 
 describe("an upstream -32021 for what the caller declared and the policy withholds", () => {
   test("a modern caller that declared form elicitation is told the gateway's policy withholds it", async () => {
     const { app, client } = front([]);
+    // HTTP 400, as 2026-07-28 asks of a missing client capability.
     assert.deepEqual(await modernAsk(app, { elicitation: { form: {} } }), {
-      jsonrpc: "2.0",
-      id: 1,
-      error: { code: -32021, message: WITHHELD, data: REQUIRED },
+      status: 400,
+      body: { jsonrpc: "2.0", id: 1, error: { code: -32021, message: WITHHELD, data: REQUIRED } },
     });
     await client.close();
   });
@@ -69,9 +70,8 @@ describe("an upstream -32021 for what the caller declared and the policy withhol
   test("a modern caller that declared nothing gets the upstream's own words", async () => {
     const { app, client } = front([]);
     assert.deepEqual(await modernAsk(app, {}), {
-      jsonrpc: "2.0",
-      id: 1,
-      error: { code: -32021, message: UPSTREAM_WORDS, data: REQUIRED },
+      status: 400,
+      body: { jsonrpc: "2.0", id: 1, error: { code: -32021, message: UPSTREAM_WORDS, data: REQUIRED } },
     });
     await client.close();
   });
@@ -79,9 +79,12 @@ describe("an upstream -32021 for what the caller declared and the policy withhol
   test("with elicitation passed down, the declaring caller's call goes through", async () => {
     const { app, client } = front(["elicitation"]);
     assert.deepEqual(await modernAsk(app, { elicitation: { form: {} } }), {
-      jsonrpc: "2.0",
-      id: 1,
-      result: { resultType: "complete", content: [{ type: "text", text: "asked" }] },
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { resultType: "complete", content: [{ type: "text", text: "asked" }] },
+      },
     });
     await client.close();
   });
