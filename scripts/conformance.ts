@@ -255,7 +255,6 @@ const SERVER_RUNS: readonly {
     server: "modern",
     version: "2026-07-28",
     scenarios: [
-      "server-stateless",
       "http-header-validation",
       "server-sse-multiple-streams",
       "tools-list",
@@ -283,6 +282,8 @@ const SERVER_RUNS: readonly {
     version: "2026-07-28",
     scenarios: [
       ...FIXTURE_SCENARIOS,
+      // Its diagnostic tools (test_missing_capability, …) are among the fixtures.
+      "server-stateless",
       "sep-2164-resource-not-found",
       "caching",
       "http-custom-header-server-validation",

@@ -280,6 +280,22 @@ function registerInputTools(server: McpServer, codec: RequestStateCodec<PeerStat
     },
   });
 
+  // server-stateless's diagnostic tools: one that needs sampling (a caller that did not declare
+  // it gets -32021), one that asks for an elicitation, and one that logs (a caller that set no
+  // logLevel gets no log).
+  tool("test_missing_capability", async (ctx) => {
+    if (stepOf(ctx) === "missing_capability") return text("sampled");
+    return await ask(ctx, "missing_capability", { llm: samplingAsk("Say hello", 10) });
+  });
+  tool("test_streaming_elicitation", async (ctx) => {
+    if (stepOf(ctx) === "streaming_elicitation") return text("elicited");
+    return await ask(ctx, "streaming_elicitation", { user_name: elicit("What is your name?", NAME_FORM) });
+  });
+  tool("test_logging_tool", async (ctx) => {
+    await ctx.mcpReq.notify({ method: "notifications/message", params: { level: "info", data: "logged" } });
+    return text("logged once");
+  });
+
   // The 2026-07-28 era's tools: input_required results, as each scenario describes them.
   tool("test_input_required_result_elicitation", (ctx) => {
     const name = acceptedContent(responses(ctx), "user_name")?.name;
