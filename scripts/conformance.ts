@@ -262,6 +262,18 @@ const SERVER_RUNS: readonly {
     ],
   },
   {
+    // A 2025-06-18 host: the same, but for what that revision has not (2020-12 schemas, SEP-1034,
+    // SEP-1330, SEP-1699) and the subscriptions a modern upstream cannot serve.
+    server: "conformance",
+    version: "2025-06-18",
+    scenarios: [
+      ...FIXTURE_SCENARIOS.filter((scenario) => scenario !== "json-schema-2020-12"),
+      "tools-call-with-logging",
+      "tools-call-sampling",
+      "tools-call-elicitation",
+    ],
+  },
+  {
     server: "conformance",
     version: "2025-11-25",
     scenarios: [

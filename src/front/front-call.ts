@@ -173,9 +173,7 @@ async function paramHeadersRefused(
   }
   const headers = input.request.headers;
   const problem = paramHeaderMismatch(rules, params.arguments, (name) => headers.get(name));
-  return problem === undefined
-    ? undefined
-    : { kind: "error", status: 400, error: { code: -32020, message: problem } };
+  return problem === undefined ? undefined : errorOutcome({ code: -32020, message: problem });
 }
 
 /**
