@@ -1,7 +1,9 @@
 // What the gateway-security tests share: a scripted modern upstream with a few tools, reached
 // through the client's injected `fetch` (so a front runs on every runtime, workerd included),
 // and a modern caller's raw POST to a front, byte for byte. Runs on every runtime.
-import { result, type ScriptedServer, scriptedServer, toolsList } from "./scripted-server.ts";
+import { createClient, type Policy } from "../../mod.ts";
+import { createFront } from "../../src/front/create-front.ts";
+import { type Reply, result, type ScriptedServer, scriptedServer, toolsList } from "./scripted-server.ts";
 
 /** A loopback base URL the front answers without `allowedHosts`. */
 export const LOOPBACK = "http://127.0.0.1:8787";
@@ -160,4 +162,70 @@ export function originRefusal(origin: string): Answer {
       },
     },
   };
+}
+
+/** The endpoint of {@linkcode scriptedFront}'s one server, `"up"`, as a caller reaches it. */
+export const SCRIPTED_FRONT_URL = "https://gate.example/mcp/up";
+
+/** What {@linkcode scriptedFront} returns. */
+export interface ScriptedFront {
+  /** The front (`createFront`, no auth), serving {@linkcode SCRIPTED_FRONT_URL}. */
+  readonly app: ReturnType<typeof createFront>;
+  /** The front's client: close it at the end. */
+  readonly client: ReturnType<typeof createClient>;
+  /** The upstream, with the requests it saw. */
+  readonly upstream: ScriptedServer;
+}
+
+/**
+ * A front over one scripted modern upstream, `"up"`: what the front tests that script their
+ * upstream share.
+ *
+ * @param reply The upstream's answers.
+ * @param policy More of `"up"`'s policy (`passDown`, …).
+ * @returns The front, its client and the upstream.
+ */
+export function scriptedFront(
+  reply: Reply,
+  policy: Omit<Policy, "server" | "transport"> = {},
+): ScriptedFront {
+  const upstream = scriptedServer(reply);
+  const client = createClient({
+    name: "gate",
+    fetch: upstream.fetch,
+    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern", ...policy }],
+  });
+  const app = createFront({
+    client,
+    stateKey: "scripted-front-state-key-0123456789abcdef",
+    allowedHosts: ["gate.example"],
+    auth: "none",
+  });
+  return { app, client, upstream };
+}
+
+/**
+ * A modern caller's request to a {@linkcode scriptedFront}: {@linkcode modernRequest} with a
+ * `_meta` declaring `capabilities`, and more `headers`.
+ *
+ * @param front The front.
+ * @param method The JSON-RPC method.
+ * @param params The params, without `_meta`.
+ * @param options What the caller declares, and more headers.
+ * @returns The HTTP status and the JSON-RPC answer.
+ */
+export async function askScriptedFront(
+  front: ScriptedFront,
+  method: string,
+  params: Record<string, unknown>,
+  options: { capabilities?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: unknown }> {
+  const request = modernRequest(
+    SCRIPTED_FRONT_URL,
+    method,
+    { ...params, _meta: modernMeta(options.capabilities) },
+    options.headers,
+  );
+  const answer = await answerOf(await front.app.fetch(request));
+  return { status: answer.status, body: answer.body };
 }

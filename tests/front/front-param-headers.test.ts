@@ -5,16 +5,12 @@
 // this runs the same on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient } from "../../mod.ts";
-import { createFront } from "../../src/front/create-front.ts";
-import { discovered, result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
-import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
-
-const URL = "https://gate.example/mcp/up";
+import { discovered, result, toolsList } from "../_support/scripted-server.ts";
+import { askScriptedFront, type ScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
 
 /** A front over a modern upstream whose `deploy` mirrors `region` into `Mcp-Param-Region`. */
-function front() {
-  const upstream = scriptedServer(({ body: { id, method, params } }) => {
+function front(): ScriptedFront {
+  return scriptedFront(({ body: { id, method, params } }) => {
     if (method === "tools/list") {
       return toolsList(id, [{
         name: "deploy",
@@ -33,30 +29,11 @@ function front() {
     }
     return discovered(id);
   });
-  const client = createClient({
-    name: "gate",
-    fetch: upstream.fetch,
-    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern" }],
-  });
-  const app = createFront({
-    client,
-    stateKey: "front-param-headers-state-key-0123456789ab",
-    allowedHosts: ["gate.example"],
-    auth: "none",
-  });
-  return { app, client, upstream };
 }
 
 /** A modern caller's `tools/call` of `deploy` with `args` and extra `headers`: status and body. */
-async function deploy(app: ReturnType<typeof front>["app"], args: object, headers: Record<string, string>) {
-  const call = modernRequest(
-    URL,
-    "tools/call",
-    { name: "deploy", arguments: args, _meta: modernMeta({}) },
-    headers,
-  );
-  const answer = await answerOf(await app.fetch(call));
-  return { status: answer.status, body: answer.body };
+function deploy(gate: ScriptedFront, args: object, headers: Record<string, string>) {
+  return askScriptedFront(gate, "tools/call", { name: "deploy", arguments: args }, { headers });
 }
 
 const mismatch = (message: string) => ({
@@ -66,8 +43,8 @@ const mismatch = (message: string) => ({
 
 describe("the front checks a caller's Mcp-Param-* headers against its arguments", () => {
   test("a call whose header equals its argument (decoded from base64) goes upstream", async () => {
-    const { app, client, upstream } = front();
-    assert.deepEqual(await deploy(app, { region: "us-west1" }, { "mcp-param-region": "us-west1" }), {
+    const gate = front();
+    assert.deepEqual(await deploy(gate, { region: "us-west1" }, { "mcp-param-region": "us-west1" }), {
       status: 200,
       body: {
         jsonrpc: "2.0",
@@ -76,7 +53,7 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
       },
     });
     assert.deepEqual(
-      await deploy(app, { region: "東京" }, { "Mcp-Param-Region": "=?base64?5p2x5Lqs?=" }),
+      await deploy(gate, { region: "東京" }, { "Mcp-Param-Region": "=?base64?5p2x5Lqs?=" }),
       {
         status: 200,
         body: {
@@ -88,38 +65,38 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
     );
     // What went upstream: the tools listed once, then the two calls with the header sluice wrote.
     assert.deepEqual(
-      upstream.requests.map((r) => [r.body.method, r.headers["mcp-param-region"] ?? null]),
+      gate.upstream.requests.map((r) => [r.body.method, r.headers["mcp-param-region"] ?? null]),
       [["tools/list", null], ["tools/call", "us-west1"], ["tools/call", "=?base64?5p2x5Lqs?="]],
     );
-    await client.close();
+    await gate.client.close();
   });
 
   test("a header that differs, is missing, has no argument or is not valid base64 is refused with 400 and -32020", async () => {
-    const { app, client, upstream } = front();
+    const gate = front();
     assert.deepEqual(
-      await deploy(app, { region: "us-west1" }, { "mcp-param-region": "eu-west1" }),
+      await deploy(gate, { region: "us-west1" }, { "mcp-param-region": "eu-west1" }),
       mismatch(
         'Header mismatch: Mcp-Param-Region "eu-west1" differs from the body\'s argument "region", "us-west1"',
       ),
     );
     assert.deepEqual(
-      await deploy(app, { region: "us-west1" }, {}),
+      await deploy(gate, { region: "us-west1" }, {}),
       mismatch('Header mismatch: Mcp-Param-Region is missing, and the body\'s argument "region" has a value'),
     );
     assert.deepEqual(
-      await deploy(app, { replicas: 2 }, { "mcp-param-region": "us-west1" }),
+      await deploy(gate, { replicas: 2 }, { "mcp-param-region": "us-west1" }),
       mismatch(
         'Header mismatch: Mcp-Param-Region "us-west1" was sent, but the body\'s argument "region" has no value',
       ),
     );
     assert.deepEqual(
-      await deploy(app, { region: "us-west1" }, { "mcp-param-region": "=?base64?dXMtd2VzdDE?=" }),
+      await deploy(gate, { region: "us-west1" }, { "mcp-param-region": "=?base64?dXMtd2VzdDE?=" }),
       mismatch(
         'Header mismatch: Mcp-Param-Region "=?base64?dXMtd2VzdDE?=" is not a valid value: expected visible ASCII, or "=?base64?…?=" holding Base64 of UTF-8',
       ),
     );
     // Only the listing went upstream: no refused call did.
-    assert.deepEqual(upstream.requests.map((r) => r.body.method), ["tools/list"]);
-    await client.close();
+    assert.deepEqual(gate.upstream.requests.map((r) => r.body.method), ["tools/list"]);
+    await gate.client.close();
   });
 });

@@ -5,13 +5,15 @@
 // runs the same on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient } from "../../mod.ts";
-import { createFront } from "../../src/front/create-front.ts";
-import { discovered, result, rpcError, scriptedServer, toolsList } from "../_support/scripted-server.ts";
-import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
+import { discovered, result, rpcError, toolsList } from "../_support/scripted-server.ts";
+import {
+  askScriptedFront,
+  SCRIPTED_FRONT_URL,
+  type ScriptedFront,
+  scriptedFront,
+} from "../_support/gateway-caller.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
 
-const URL = "https://gate.example/mcp/up";
 const REQUIRED = { requiredCapabilities: { elicitation: { form: {} } } };
 const UPSTREAM_WORDS =
   "Cannot request input 'profile' (elicitation/create): the request's client capabilities do not declare the required capability";
@@ -19,8 +21,8 @@ const WITHHELD =
   'Server "up" needs elicitation (form) for this call, and this gateway does not offer it: the policy of "up" neither handles it nor passes it down to callers ("passDown")';
 
 /** A front over a modern upstream whose `ask` needs form elicitation, refusing with -32021 when it is not declared. */
-function front(passDown: readonly "elicitation"[]) {
-  const upstream = scriptedServer(({ body: { id, method, params } }) => {
+function front(passDown: readonly "elicitation"[]): ScriptedFront {
+  return scriptedFront(({ body: { id, method, params } }) => {
     if (method === "tools/list") return toolsList(id, [{ name: "ask", inputSchema: { type: "object" } }]);
     if (method === "tools/call") {
       const meta = (params?._meta ?? {}) as Record<string, { elicitation?: { form?: object } } | undefined>;
@@ -30,55 +32,37 @@ function front(passDown: readonly "elicitation"[]) {
         : rpcError(id, -32021, UPSTREAM_WORDS, REQUIRED, 400);
     }
     return discovered(id);
-  });
-  const client = createClient({
-    name: "gate",
-    fetch: upstream.fetch,
-    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern", passDown }],
-  });
-  const app = createFront({
-    client,
-    stateKey: "front-withheld-state-key-0123456789abcdef",
-    allowedHosts: ["gate.example"],
-    auth: "none",
-  });
-  return { app, client };
+  }, { passDown });
 }
 
 /** A modern caller's `tools/call` of `ask`, declaring `capabilities`: the HTTP status and JSON-RPC answer. */
-async function modernAsk(app: ReturnType<typeof front>["app"], capabilities: Record<string, unknown>) {
-  const call = modernRequest(URL, "tools/call", {
-    name: "ask",
-    arguments: {},
-    _meta: modernMeta(capabilities),
-  });
-  const answer = await answerOf(await app.fetch(call));
-  return { status: answer.status, body: answer.body };
+function modernAsk(gate: ScriptedFront, capabilities: Record<string, unknown>) {
+  return askScriptedFront(gate, "tools/call", { name: "ask", arguments: {} }, { capabilities });
 }
 
 describe("an upstream -32021 for what the caller declared and the policy withholds", () => {
   test("a modern caller that declared form elicitation is told the gateway's policy withholds it", async () => {
-    const { app, client } = front([]);
+    const gate = front([]);
     // HTTP 400, as 2026-07-28 asks of a missing client capability.
-    assert.deepEqual(await modernAsk(app, { elicitation: { form: {} } }), {
+    assert.deepEqual(await modernAsk(gate, { elicitation: { form: {} } }), {
       status: 400,
       body: { jsonrpc: "2.0", id: 1, error: { code: -32021, message: WITHHELD, data: REQUIRED } },
     });
-    await client.close();
+    await gate.client.close();
   });
 
   test("a modern caller that declared nothing gets the upstream's own words", async () => {
-    const { app, client } = front([]);
-    assert.deepEqual(await modernAsk(app, {}), {
+    const gate = front([]);
+    assert.deepEqual(await modernAsk(gate, {}), {
       status: 400,
       body: { jsonrpc: "2.0", id: 1, error: { code: -32021, message: UPSTREAM_WORDS, data: REQUIRED } },
     });
-    await client.close();
+    await gate.client.close();
   });
 
   test("with elicitation passed down, the declaring caller's call goes through", async () => {
-    const { app, client } = front(["elicitation"]);
-    assert.deepEqual(await modernAsk(app, { elicitation: { form: {} } }), {
+    const gate = front(["elicitation"]);
+    assert.deepEqual(await modernAsk(gate, { elicitation: { form: {} } }), {
       status: 200,
       body: {
         jsonrpc: "2.0",
@@ -86,12 +70,15 @@ describe("an upstream -32021 for what the caller declared and the policy withhol
         result: { resultType: "complete", content: [{ type: "text", text: "asked" }] },
       },
     });
-    await client.close();
+    await gate.client.close();
   });
 
   test("a 2025-11-25 host that declared elicitation is told the same", async () => {
-    const { app, client } = front([]);
-    const host = new LegacyCaller(async (url, init) => await app.fetch(new Request(url, init)), URL);
+    const gate = front([]);
+    const host = new LegacyCaller(
+      async (url, init) => await gate.app.fetch(new Request(url, init)),
+      SCRIPTED_FRONT_URL,
+    );
     await host.initialize({ elicitation: {} });
     const response = await host.post({
       jsonrpc: "2.0",
@@ -104,6 +91,6 @@ describe("an upstream -32021 for what the caller declared and the policy withhol
       id: 2,
       error: { code: -32021, message: WITHHELD, data: REQUIRED },
     });
-    await client.close();
+    await gate.client.close();
   });
 });
