@@ -15,7 +15,9 @@
  * - `"server"`: the server answered with a JSON-RPC error (`code`, `data` are the server's).
  * - `"rounds_exceeded"`: a multi round-trip request needed more than `maxRounds` rounds.
  * - `"cancelled"`: the caller's `AbortSignal` fired, or a task ended cancelled.
- * - `"config"`: the client was asked for something its configuration does not allow.
+ * - `"config"`: the client was asked for something its configuration does not allow (`code`
+ *   `-32602` for a call it refuses as given: a tool whose `x-mcp-header` rules are invalid, or an
+ *   argument that does not fit its header).
  */
 export type ClientErrorKind =
   | "input_handler"

@@ -53,6 +53,7 @@ import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
+import { callableTools } from "./callable-tools.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
@@ -313,7 +314,8 @@ export class CallerSession {
         signal: flow.signal,
         fetch: this.#fetch,
       });
-      const shown = toolsVisibleTo(result, method, this.#server.policy, this.#principal);
+      const listed = callableTools(result, method, session.era);
+      const shown = toolsVisibleTo(listed, method, this.#server.policy, this.#principal);
       return encodeResult(id, resultForCaller(shown, method, "legacy"));
     } catch (failure) {
       return encodeError(id, upstreamFailure(failure, this.#server.policy.server));

@@ -29,6 +29,7 @@ import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
+import { callableTools } from "./callable-tools.ts";
 import { callDecision } from "./_call-decision.ts";
 import { requestOrigin } from "./_request-origin.ts";
 import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
@@ -142,7 +143,7 @@ async function otherRequest(
     return await upstream.request(async (session) => {
       const result = await session.request(method, withoutMeta(request.params), { signal, fetch });
       return resultForCaller(
-        toolsVisibleTo(result, method, server.policy, request.principal),
+        toolsVisibleTo(callableTools(result, method, upstream.era), method, server.policy, request.principal),
         method,
         "modern",
       );

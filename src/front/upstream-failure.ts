@@ -145,9 +145,13 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
     if (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) {
       return { code: -32603, message: failure.message };
     }
-    // The gateway's own checks and handlers refused an input request: their code and words
-    // (sluice's, never the upstream's or the transport's).
-    if (failure.kind === "policy" || failure.kind === "input_handler") {
+    // The gateway's own checks and handlers refused an input request, or its client refused the
+    // call as given (a tool whose x-mcp-header rules are invalid, an argument that does not fit
+    // its header, -32602): their code and words (sluice's, never the upstream's or the transport's).
+    if (
+      failure.kind === "policy" || failure.kind === "input_handler" ||
+      (failure.kind === "config" && failure.code !== undefined)
+    ) {
       return { code: failure.code ?? -32603, message: failure.message };
     }
   }

@@ -6,7 +6,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { discovered, result, toolsList } from "../_support/scripted-server.ts";
-import { askScriptedFront, type ScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
+import {
+  askScriptedFront,
+  SCRIPTED_FRONT_URL,
+  type ScriptedFront,
+  scriptedFront,
+} from "../_support/gateway-caller.ts";
+import { LegacyCaller } from "../_support/legacy-caller.ts";
 
 /** A front over a modern upstream whose `deploy` mirrors `region` into `Mcp-Param-Region`. */
 function front(): ScriptedFront {
@@ -97,6 +103,55 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
     );
     // Only the listing went upstream: no refused call did.
     assert.deepEqual(gate.upstream.requests.map((r) => r.body.method), ["tools/list"]);
+    await gate.client.close();
+  });
+
+  test("a tool whose x-mcp-header annotation is invalid is listed to no caller, and a call to it is refused with -32602 naming why", async () => {
+    const number = { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } };
+    const gate = scriptedFront(({ body: { id, method } }) => {
+      if (method === "tools/list") {
+        return toolsList(id, [{ name: "bad", inputSchema: number }, {
+          name: "ok",
+          inputSchema: { type: "object" },
+        }]);
+      }
+      if (method === "tools/call") return result(id, { resultType: "complete", content: [] });
+      return discovered(id);
+    });
+    const listed = await askScriptedFront(gate, "tools/list", {});
+    assert.deepEqual((listed.body as { result: { tools: unknown } }).result.tools, [
+      { name: "ok", inputSchema: { type: "object" } },
+    ]);
+    assert.deepEqual(await askScriptedFront(gate, "tools/call", { name: "bad", arguments: { n: 1 } }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32602,
+          message:
+            'Tool "bad" of server "up" cannot be called: x-mcp-header "N" at "$.properties.n" is on a property of type "number", which is not permitted (use "integer")',
+        },
+      },
+    });
+    const host = new LegacyCaller(
+      async (url, init) => await gate.app.fetch(new Request(url, init)),
+      SCRIPTED_FRONT_URL,
+    );
+    await host.initialize({});
+    const hostList = await host.post({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    assert.deepEqual(((await hostList.json()) as { result: { tools: unknown } }).result.tools, [
+      { name: "ok", inputSchema: { type: "object" } },
+    ]);
+    // Nothing but the listings went upstream.
+    assert.deepEqual(
+      gate.upstream.requests.map((r) => r.body.method).filter((m) => m !== "server/discover"),
+      [
+        "tools/list",
+        "tools/list",
+        "tools/list",
+      ],
+    );
     await gate.client.close();
   });
 });

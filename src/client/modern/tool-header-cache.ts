@@ -62,8 +62,8 @@ export class ToolHeaderCache {
    * @param signal Aborts the listing, when one is needed.
    * @param fetch Lists with another fetch than the session's (the front's caller's sign-in).
    * @returns Header name and value pairs (often none).
-   * @throws {ClientError} `"config"` when the tool's annotations are invalid, or an argument does
-   *   not fit its annotated type.
+   * @throws {ClientError} `"config"` with code `-32602` when the tool's annotations are invalid,
+   *   or an argument does not fit its annotated type.
    */
   async paramHeadersFor(
     params: JsonObject,
@@ -123,7 +123,7 @@ export class ToolHeaderCache {
       throw new ClientError(
         "config",
         `Tool "${name.slice(0, 128)}" of server "${this.#serverId}" cannot be called: ${compiled.reason}`,
-        { serverId: this.#serverId },
+        { code: -32602, serverId: this.#serverId },
       );
     }
     if (compiled.headers.length === 0) return [];
@@ -132,9 +132,7 @@ export class ToolHeaderCache {
       throw new ClientError(
         "config",
         `Tool "${name.slice(0, 128)}" of server "${this.#serverId}": ${headers.error}`,
-        {
-          serverId: this.#serverId,
-        },
+        { code: -32602, serverId: this.#serverId },
       );
     }
     return headers;
