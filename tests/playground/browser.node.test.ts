@@ -108,11 +108,15 @@ function describeBrowserFlows(executablePath: string): void {
       }
     });
 
-    /** Opens the playground in a fresh context, picks `server` and `tool`, and runs `body`. */
+    /**
+     * Opens the playground in a fresh context, picks `server` and `tool`, and runs `body`; the
+     * page must log no script error and no console error but the `expected` ones.
+     */
     async function withTool(
       tool: string,
       body: (page: Page) => Promise<void>,
       server = "modern",
+      expected: readonly string[] = [],
     ): Promise<void> {
       const context = await (browser as Browser).newContext({ viewport: { width: 1000, height: 900 } });
       const problems: string[] = [];
@@ -132,7 +136,7 @@ function describeBrowserFlows(executablePath: string): void {
       } finally {
         await context.close();
       }
-      assert.deepEqual(problems, [], "no script error and no CSP violation");
+      assert.deepEqual(problems, expected, "no script error and no CSP violation");
     }
 
     const card = (page: Page): Locator => page.locator("#input-requests article.request");
@@ -295,23 +299,31 @@ function describeBrowserFlows(executablePath: string): void {
     });
 
     test("a JSON-RPC error is shown with its code and message, and Start over returns to the pickers", async () => {
-      await withTool("undeclared", async (page) => {
-        await callTool(page);
-        const error = page.locator("#outcome-body .rpc-error");
-        await error.waitFor();
-        assert.match((await error.textContent()) ?? "", /^JSON-RPC error -32021: /);
-        await page.getByRole("button", { name: "Start over" }).click();
-        assert.deepEqual(
-          [
-            await page.locator("#outcome").isHidden(),
-            await page.locator("#inputs").isHidden(),
-            await page.locator("#tool option:checked").textContent(),
-            await page.getByRole("button", { name: "Call the tool" }).isEnabled(),
-          ],
-          [true, true, "undeclared", true],
-        );
-        assert.equal(await page.evaluate(() => document.activeElement?.id), "tool");
-      });
+      // -32021 is HTTP 400 (2026-07-28), which the browser reports as a failed load.
+      const failedLoad =
+        "console: Failed to load resource: the server responded with a status of 400 (Bad Request)";
+      await withTool(
+        "undeclared",
+        async (page) => {
+          await callTool(page);
+          const error = page.locator("#outcome-body .rpc-error");
+          await error.waitFor();
+          assert.match((await error.textContent()) ?? "", /^JSON-RPC error -32021: /);
+          await page.getByRole("button", { name: "Start over" }).click();
+          assert.deepEqual(
+            [
+              await page.locator("#outcome").isHidden(),
+              await page.locator("#inputs").isHidden(),
+              await page.locator("#tool option:checked").textContent(),
+              await page.getByRole("button", { name: "Call the tool" }).isEnabled(),
+            ],
+            [true, true, "undeclared", true],
+          );
+          assert.equal(await page.evaluate(() => document.activeElement?.id), "tool");
+        },
+        "modern",
+        [failedLoad],
+      );
     });
   });
 }
