@@ -2,9 +2,9 @@
  * The fixtures that the official conformance suite's server scenarios call (`test_simple_text`,
  * `test://static-text`, `test_simple_prompt`, `test_input_required_result_*`, …), each built as
  * the scenario's own description asks, on `@modelcontextprotocol/server` 2.4.0. The modern peer
- * serves them instead of its own tools with `--fixtures conformance` (`modern-server.ts`), and
- * `npm run conformance` runs those scenarios through the gateway in front of it, in both eras:
- * what the suite then checks is what the gateway relays, seals and asks for.
+ * serves them instead of its own tools with `--conformance-fixtures` (`modern-server.ts`), and
+ * `npm run conformance` runs those scenarios through the gateway in front of it, for hosts of
+ * every era it serves: what the suite then checks is what the gateway relays, seals and asks for.
  *
  * @module
  */
