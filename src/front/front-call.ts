@@ -16,7 +16,7 @@ import type { Timers } from "../_internal/timers.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
 import { runRound, tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
-import { paramHeaderMismatch } from "../client/modern/tool-headers.ts";
+import { paramHeaderMismatch, type ToolHeader } from "../client/modern/tool-headers.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
@@ -165,7 +165,7 @@ async function paramHeadersRefused(
 ): Promise<FrontCallOutcome | undefined> {
   if (typeof params.name !== "string") return undefined;
   const tools = input.session.tools;
-  let rules;
+  let rules: readonly ToolHeader[];
   try {
     rules = tools.knownRules(params.name) ?? await tools.rulesFor(params.name, input.signal, input.fetch);
   } catch (failure) {

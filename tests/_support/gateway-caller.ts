@@ -1,7 +1,7 @@
 // What the gateway-security tests share: a scripted modern upstream with a few tools, reached
 // through the client's injected `fetch` (so a front runs on every runtime, workerd included),
 // and a modern caller's raw POST to a front, byte for byte. Runs on every runtime.
-import { createClient, type Policy } from "../../mod.ts";
+import { createClient, type Handler, type Policy } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type Reply, result, type ScriptedServer, scriptedServer, toolsList } from "./scripted-server.ts";
 
@@ -182,18 +182,24 @@ export interface ScriptedFront {
  * upstream share.
  *
  * @param reply The upstream's answers.
- * @param policy More of `"up"`'s policy (`passDown`, …).
+ * @param options More of `"up"`'s policy (`passDown`, …), and the gateway's handler (none by default).
  * @returns The front, its client and the upstream.
  */
 export function scriptedFront(
   reply: Reply,
-  policy: Omit<Policy, "server" | "transport"> = {},
+  options: { policy?: Omit<Policy, "server" | "transport">; handler?: Handler } = {},
 ): ScriptedFront {
   const upstream = scriptedServer(reply);
   const client = createClient({
     name: "gate",
     fetch: upstream.fetch,
-    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern", ...policy }],
+    ...options.handler === undefined ? {} : { handler: options.handler },
+    policies: [{
+      server: "up",
+      transport: { url: "https://up.example/mcp" },
+      era: "modern",
+      ...options.policy,
+    }],
   });
   const app = createFront({
     client,

@@ -42,6 +42,12 @@ function deploy(gate: ScriptedFront, args: object, headers: Record<string, strin
   return askScriptedFront(gate, "tools/call", { name: "deploy", arguments: args }, { headers });
 }
 
+/** The answer to a call that went through: `deploy`'s text. */
+const deployed = (text: string) => ({
+  status: 200,
+  body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [{ type: "text", text }] } },
+});
+
 const mismatch = (message: string) => ({
   status: 400,
   body: { jsonrpc: "2.0", id: 1, error: { code: -32020, message } },
@@ -50,24 +56,13 @@ const mismatch = (message: string) => ({
 describe("the front checks a caller's Mcp-Param-* headers against its arguments", () => {
   test("a call whose header equals its argument (decoded from base64) goes upstream", async () => {
     const gate = front();
-    assert.deepEqual(await deploy(gate, { region: "us-west1" }, { "mcp-param-region": "us-west1" }), {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        result: { resultType: "complete", content: [{ type: "text", text: "to us-west1" }] },
-      },
-    });
+    assert.deepEqual(
+      await deploy(gate, { region: "us-west1" }, { "mcp-param-region": "us-west1" }),
+      deployed("to us-west1"),
+    );
     assert.deepEqual(
       await deploy(gate, { region: "東京" }, { "Mcp-Param-Region": "=?base64?5p2x5Lqs?=" }),
-      {
-        status: 200,
-        body: {
-          jsonrpc: "2.0",
-          id: 1,
-          result: { resultType: "complete", content: [{ type: "text", text: "to 東京" }] },
-        },
-      },
+      deployed("to 東京"),
     );
     // What went upstream: the tools listed once, then the two calls with the header sluice wrote.
     assert.deepEqual(

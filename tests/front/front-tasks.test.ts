@@ -3,9 +3,9 @@
 // any of the gateway's handlers runs. The real peers' tasks: front-tasks.host.test.ts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient, type Handler } from "../../mod.ts";
-import { createFront } from "../../src/front/create-front.ts";
-import { result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+import type { Handler, Policy } from "../../mod.ts";
+import { type Reply, result, toolsList } from "../_support/scripted-server.ts";
+import { scriptedFront } from "../_support/gateway-caller.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -59,11 +59,11 @@ const TASK = {
  */
 function gateway(
   inputRequests: Record<string, unknown>,
-  policy: Record<string, unknown> = {},
+  policy: Omit<Policy, "server" | "transport"> = {},
   declared: Record<string, unknown> = META["io.modelcontextprotocol/clientCapabilities"],
   elicitation?: Handler["elicitation"],
 ) {
-  const upstream = scriptedServer((req) => {
+  const reply: Reply = (req) => {
     switch (req.body.method) {
       case "tools/list":
         return toolsList(req.body.id, []);
@@ -79,19 +79,11 @@ function gateway(
       default:
         return result(req.body.id, { resultType: "complete" });
     }
-  });
+  };
   const gate = { asked: 0 };
-  const client = createClient({
-    name: "gate",
-    fetch: upstream.fetch,
+  const { app, client, upstream } = scriptedFront(reply, {
+    policy,
     handler: { elicitation: elicitation ?? (() => (gate.asked++, { action: "accept", content: {} })) },
-    policies: [{ server: "up", transport: { url: "https://up.example/mcp" }, era: "modern", ...policy }],
-  });
-  const app = createFront({
-    client,
-    stateKey: "front-tasks-state-key-0123456789abcdef0123",
-    allowedHosts: ["gate.example"],
-    auth: "none",
   });
   const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": declared };
   const send = async (method: string, params: Record<string, unknown>) => {

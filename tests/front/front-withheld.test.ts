@@ -32,7 +32,7 @@ function front(passDown: readonly "elicitation"[]): ScriptedFront {
         : rpcError(id, -32021, UPSTREAM_WORDS, REQUIRED, 400);
     }
     return discovered(id);
-  }, { passDown });
+  }, { policy: { passDown } });
 }
 
 /** A modern caller's `tools/call` of `ask`, declaring `capabilities`: the HTTP status and JSON-RPC answer. */
