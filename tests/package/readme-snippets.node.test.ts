@@ -31,6 +31,7 @@ import { buildWorker } from "../../scripts/build-worker.ts";
 import { within } from "../_support/eventually.ts";
 import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
 import { REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
+import { MODERN_PEER_META } from "../peers/_hosts.ts";
 import { EXAMPLE_COMPATIBILITY_DATE, type ServedWorker, serveWorker } from "../_support/workerd.ts";
 
 type Runtime = "node" | "deno" | "bun";
@@ -112,7 +113,7 @@ const ECHOED = {
   result: {
     content: [{ type: "text", text: '{"message":"hello"}' }],
     resultType: "complete",
-    _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+    _meta: MODERN_PEER_META,
   },
 };
 
