@@ -18,6 +18,8 @@
  *   the front answered, are dropped; one refused answer refuses the update.
  * - `tasks/cancel`: relayed.
  *
+ * A caller that did not declare the extension on the request gets `-32021` for each of them.
+ *
  * A task belongs to the caller whose call created it: the id the caller sees is the upstream's
  * sealed with the server and the caller's principal under the state key
  * (`bindTaskId`), and every `tasks/*` request opens it, so another caller's request
@@ -35,7 +37,7 @@ import { quote } from "../_internal/quote.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
-import { decodeGetTaskResult } from "../protocol/tasks.ts";
+import { decodeGetTaskResult, TASKS_EXTENSION } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { ClientError } from "../errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
@@ -43,6 +45,7 @@ import {
   answerRefused,
   answerRound,
   callError,
+  errorOutcome,
   type FrontCallOutcome,
   upstreamOutcome,
 } from "./front-call.ts";
@@ -87,6 +90,15 @@ export class FrontTasks {
    */
   async serve(input: TaskCallInput): Promise<FrontCallOutcome> {
     const { server, request } = input;
+    // The extension's methods are for callers that negotiated it (SEP-2663), on this request.
+    if (request.capabilities.extensions?.[TASKS_EXTENSION] === undefined) {
+      return errorOutcome({
+        code: -32021,
+        message: `Missing required client capability: ${request.message.method} needs the ` +
+          `"${TASKS_EXTENSION}" extension in the request's client capabilities`,
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      });
+    }
     const callerId = request.params.taskId;
     if (typeof callerId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
     const serverId = server.policy.server;

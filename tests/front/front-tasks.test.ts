@@ -85,8 +85,9 @@ function gateway(
     policy,
     handler: { elicitation: elicitation ?? (() => (gate.asked++, { action: "accept", content: {} })) },
   });
-  const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": declared };
-  const send = async (method: string, params: Record<string, unknown>) => {
+  /** Sends a request that declares `capabilities` (the gateway's `declared` unless told). */
+  const send = async (method: string, params: Record<string, unknown>, capabilities = declared) => {
+    const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": capabilities };
     const response = await app.fetch(
       new Request("https://gate.example/mcp/up", {
         method: "POST",
@@ -138,6 +139,37 @@ describe("the front's tasks/get and maxInputRequests", () => {
       "up-1",
       { k0: { action: "accept", content: {} }, k1: { action: "accept", content: {} } },
     ]);
+    await client.close();
+  });
+});
+
+describe("the front's tasks methods need the extension declared on the request", () => {
+  test("tasks/get, tasks/update and tasks/cancel without it are -32021 naming the extension, and nothing goes upstream", async () => {
+    const { client, send, start, sent } = gateway({ k0: GO });
+    const taskId = await start();
+    const answers = [];
+    for (
+      const [method, params] of [
+        ["tasks/get", { taskId }],
+        ["tasks/update", { taskId, inputResponses: {} }],
+        ["tasks/cancel", { taskId }],
+      ] as const
+    ) {
+      answers.push(await send(method, params, { elicitation: {} }));
+    }
+    assert.deepEqual(
+      answers,
+      ["tasks/get", "tasks/update", "tasks/cancel"].map((method) => ({
+        ...failed(
+          -32021,
+          `Missing required client capability: ${method} needs the "${TASKS}" extension in the ` +
+            "request's client capabilities",
+          { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+        ),
+        status: 400,
+      })),
+    );
+    assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined]]);
     await client.close();
   });
 });
