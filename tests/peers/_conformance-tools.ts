@@ -5,6 +5,7 @@
  * serves them instead of its own tools with `--conformance-fixtures` (`modern-server.ts`), and
  * `npm run conformance` runs those scenarios through the gateway in front of it, for hosts of
  * every era it serves: what the suite then checks is what the gateway relays, seals and asks for.
+ * The `tasks-*` scenarios' fixtures, which need the tasks extension: `_conformance-tasks.ts`.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { elicit, type PeerState, schema, text } from "./_modern-requests.ts";
+import { registerTaskFixtures } from "./_conformance-tasks.ts";
 
 /** A 1×1 red PNG. */
 const PNG =
@@ -70,6 +72,7 @@ export function createConformanceServer(codec: RequestStateCodec<PeerState>): Mc
   registerInputTools(server, codec);
   registerResources(server);
   registerPrompts(server, codec);
+  registerTaskFixtures(server);
   return server;
 }
 

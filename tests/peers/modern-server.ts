@@ -2,7 +2,8 @@
  * A modern-era MCP peer: speaks `2026-07-28` only (`createMcpHandler(..., { legacy: "reject" })`
  * from `@modelcontextprotocol/server` 2.4.0), over real HTTP on 127.0.0.1, behind a small
  * `node:http` adapter. Tools, resource and prompt: `_modern-tools.ts`; the hand-built tasks
- * extension for `slow_task`: `_modern-tasks.ts`.
+ * extension for `slow_task`: `_modern-tasks.ts` (with `--conformance-fixtures`, the suite's task
+ * fixtures of `_conformance-tasks.ts` instead).
  *
  * Run it with Node and tsx: `node --import tsx tests/peers/modern-server.ts [port] [--watch-stdin]
  * [--conformance-fixtures]` (default port: a free one; the last flag serves the conformance
@@ -28,12 +29,14 @@ import { createPeerCodec } from "./_modern-requests.ts";
 import { createModernServer } from "./_modern-tools.ts";
 import { createConformanceServer } from "./_conformance-tools.ts";
 import { createTaskLayer, type TaskReply } from "./_modern-tasks.ts";
+import { createConformanceTaskLayer } from "./_conformance-tasks.ts";
 import type { RecordedRequest } from "../_support/modern-peer.ts";
 
 const args = process.argv.slice(2);
 const codec = createPeerCodec();
-const tasks = createTaskLayer();
-const fixtures = args.includes("--conformance-fixtures") ? createConformanceServer : createModernServer;
+const conformance = args.includes("--conformance-fixtures");
+const tasks = conformance ? createConformanceTaskLayer() : createTaskLayer();
+const fixtures = conformance ? createConformanceServer : createModernServer;
 const mcp = createMcpHandler(() => fixtures(codec), {
   legacy: "reject",
   onerror: (e) => process.stderr.write(`modern-server: ${e.message}\n`),
