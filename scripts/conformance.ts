@@ -232,6 +232,12 @@ const FIXTURE_SCENARIOS = [
   "prompts-get-with-image",
 ];
 
+/**
+ * A 2025 host's session with the gateway, which the gateway keeps itself in front of a 2026-07-28
+ * upstream (that era has no sessions): the handshake, the session's end, ping and the log level.
+ */
+const BRIDGE_SCENARIOS = ["server-initialize", "server-session-lifecycle", "ping", "logging-set-level"];
+
 /** The suite's server scenarios run against the gateway: the transport's, and the fixtures', in each era. */
 const SERVER_RUNS: readonly {
   server: "everything" | "modern" | "conformance";
@@ -270,6 +276,7 @@ const SERVER_RUNS: readonly {
     version: "2025-06-18",
     scenarios: [
       ...FIXTURE_SCENARIOS.filter((scenario) => scenario !== "json-schema-2020-12"),
+      ...BRIDGE_SCENARIOS,
       "tools-call-with-logging",
       "tools-call-sampling",
       "tools-call-elicitation",
@@ -280,6 +287,7 @@ const SERVER_RUNS: readonly {
     version: "2025-11-25",
     scenarios: [
       ...FIXTURE_SCENARIOS,
+      ...BRIDGE_SCENARIOS,
       // The upstream asks in rounds; the gateway asks a 2025 host on its session's stream.
       "tools-call-with-logging",
       "tools-call-sampling",
