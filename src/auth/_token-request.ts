@@ -8,6 +8,7 @@
 import * as oauth from "oauth4webapi";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
+import { errorText } from "../_internal/error-text.ts";
 import { requestOptions } from "./_discovery.ts";
 
 /** Reads an environment variable. */
@@ -93,6 +94,5 @@ export function describeTokenFailure(issuer: string, error: unknown): string {
     }`;
   }
   if (error instanceof UpstreamAuthError) return error.message;
-  const message = error instanceof Error ? error.message : String(error);
-  return `the token request to the authorization server "${issuer}" failed: ${message}`;
+  return `the token request to the authorization server "${issuer}" failed: ${errorText(error)}`;
 }

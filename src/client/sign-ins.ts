@@ -12,6 +12,7 @@ import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";
 import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { errorText } from "../_internal/error-text.ts";
 import { takeFlow } from "../auth/authorization-code.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
@@ -175,7 +176,7 @@ export function createSignInMethods(
   const failed = (serverId: string, error: unknown): ClientError =>
     error instanceof ClientError ? error : new ClientError(
       "transport",
-      `Server "${serverId}": ${error instanceof Error ? error.message : String(error)}`,
+      `Server "${serverId}": ${errorText(error)}`,
       { serverId, cause: error },
     );
   return {

@@ -12,6 +12,7 @@
  * @module
  */
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { errorText } from "../_internal/error-text.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 
@@ -84,7 +85,7 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
       if (error instanceof UpstreamAuthError) {
         return { kind: "network_error", message: error.message, cause: error };
       }
-      return { kind: "network_error", message: `request to ${url} failed: ${describe(error)}` };
+      return { kind: "network_error", message: `request to ${url} failed: ${errorText(error)}` };
     }
     if (!GET_REDIRECTS.includes(response.status)) return { kind: "fetched", response };
     await response.body?.cancel().catch(() => {});
@@ -151,11 +152,4 @@ function nextHop(
 function hasKeys(record: Readonly<Record<string, string>>): boolean {
   for (const _ in record) return true;
   return false;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
-  }
-  return String(error);
 }

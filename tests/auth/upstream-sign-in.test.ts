@@ -93,6 +93,22 @@ describe("createUpstreamSignIn()", () => {
     );
   });
 
+  test("a token request whose connection fails says why, from the fetch error's cause", async () => {
+    const { fetch } = network((token) => token === "token-1");
+    // A fetch fails as fetch does: "fetch failed", with what went wrong in its cause.
+    const failing: Fetcher = (url, init) =>
+      url === `${AS}/token`
+        ? Promise.reject(new TypeError("fetch failed", { cause: new Error("other side closed") }))
+        : fetch(url, init);
+    const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, failing, { S: "p" });
+    await assert.rejects(
+      fetcher(MCP, { method: "POST", body: "{}" }),
+      new UpstreamAuthError(
+        `sign-in failed: the token request to the authorization server "${AS}" failed: fetch failed (other side closed)`,
+      ),
+    );
+  });
+
   test("private_key_jwt: a client assertion signed with the PKCS#8 key from the environment", async () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const { fetch, sent } = network((token) => token === "token-1");
