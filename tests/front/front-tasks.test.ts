@@ -147,19 +147,16 @@ describe("the front's tasks methods need the extension declared on the request",
   test("tasks/get, tasks/update and tasks/cancel without it are -32021 naming the extension, and nothing goes upstream", async () => {
     const { client, send, start, sent } = gateway({ k0: GO });
     const taskId = await start();
+    const requests = [
+      ["tasks/get", { taskId }],
+      ["tasks/update", { taskId, inputResponses: {} }],
+      ["tasks/cancel", { taskId }],
+    ] as const;
     const answers = [];
-    for (
-      const [method, params] of [
-        ["tasks/get", { taskId }],
-        ["tasks/update", { taskId, inputResponses: {} }],
-        ["tasks/cancel", { taskId }],
-      ] as const
-    ) {
-      answers.push(await send(method, params, { elicitation: {} }));
-    }
+    for (const [method, params] of requests) answers.push(await send(method, params, { elicitation: {} }));
     assert.deepEqual(
       answers,
-      ["tasks/get", "tasks/update", "tasks/cancel"].map((method) => ({
+      requests.map(([method]) => ({
         ...failed(
           -32021,
           `Missing required client capability: ${method} needs the "${TASKS}" extension in the ` +

@@ -50,7 +50,7 @@ import {
   type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { elicit, schema, type Text, text } from "./_modern-requests.ts";
-import { type TaskReply, TASKS_EXTENSION } from "./_modern-tasks.ts";
+import { error, ok, type TaskReply, TASKS_EXTENSION } from "./_modern-tasks.ts";
 
 const VERSION = "2026-07-28";
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -206,22 +206,9 @@ export function registerTaskFixtures(server: McpServer): void {
   }
 }
 
-const ok = (id: unknown, result: unknown): TaskReply => ({
-  status: 200,
-  body: { jsonrpc: "2.0", id, result },
-});
-const invalidParams = (id: unknown, message: string): TaskReply => ({
-  status: 200,
-  body: { jsonrpc: "2.0", id, error: { code: -32602, message } },
-});
-const missingCapabilities = (id: unknown, requiredCapabilities: Record<string, unknown>): TaskReply => ({
-  status: 400,
-  body: {
-    jsonrpc: "2.0",
-    id,
-    error: { code: -32021, message: "Missing required client capability", data: { requiredCapabilities } },
-  },
-});
+const invalidParams = (id: unknown, message: string): TaskReply => error(id, 200, -32602, message);
+const missingCapabilities = (id: unknown, requiredCapabilities: Record<string, unknown>): TaskReply =>
+  error(id, 400, -32021, "Missing required client capability", { requiredCapabilities });
 
 /** Whether the request's client capabilities declare the tasks extension. */
 function declaresTasks(capabilities: Record<string, unknown>): boolean {

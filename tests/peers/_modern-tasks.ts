@@ -48,11 +48,19 @@ const CONFIRM = {
   },
 };
 
-const error = (id: unknown, status: number, code: number, message: string, data?: unknown): TaskReply => ({
+/** A JSON-RPC error answer with its HTTP status. */
+export const error = (
+  id: unknown,
+  status: number,
+  code: number,
+  message: string,
+  data?: unknown,
+): TaskReply => ({
   status,
   body: { jsonrpc: "2.0", id: id ?? null, error: { code, message, ...data === undefined ? {} : { data } } },
 });
-const ok = (id: unknown, result: unknown): TaskReply => ({
+/** A JSON-RPC result answer (HTTP 200). */
+export const ok = (id: unknown, result: unknown): TaskReply => ({
   status: 200,
   body: { jsonrpc: "2.0", id, result },
 });

@@ -308,7 +308,11 @@ function describeBrowserFlows(executablePath: string): void {
           await callTool(page);
           const error = page.locator("#outcome-body .rpc-error");
           await error.waitFor();
-          assert.match((await error.textContent()) ?? "", /^JSON-RPC error -32021: /);
+          assert.equal(
+            await error.textContent(),
+            'JSON-RPC error -32021: Server "modern" needs roots for this call, and this gateway does not offer it: ' +
+              'the policy of "modern" neither handles it nor passes it down to callers ("passDown")',
+          );
           await page.getByRole("button", { name: "Start over" }).click();
           assert.deepEqual(
             [
