@@ -1,7 +1,7 @@
 /**
  * The chain's overhead per input request on this runtime: each case runs the same handler
  * directly and through the chain, side by side in one run, and the overhead is the difference,
- * run by run. Three groups, each measured on its own with a chain of its own (its cases
+ * run by run. Three groups, each measured on its own with a chain and inputs of its own (its cases
  * interleave; no group's budget is another's), as one server's chain would be:
  *
  * - by kind: a clamped sampling request, the 13-field server-everything form, a URL
@@ -93,33 +93,47 @@ function formRequest(size: number, prefix: string): InputRequest {
   };
 }
 
-function pairs(quick: boolean): Pair[] {
-  const list: Pair[] = KIND_CASES.map((c) => ({
-    group: "kind",
-    name: c.name,
-    size: 0,
-    requests: [c.request],
-  }));
-  answers.set(KIND_CASES[1]?.request.params.message as string, KIND_CASES[1]?.answer);
-  for (const size of FORM_SIZES) {
-    list.push({
-      group: "form-same",
-      name: `${size} fields, same form`,
-      size,
-      requests: [formRequest(size, "f")],
-    });
-    list.push({ group: "form-new", name: `${size} fields, new form`, size, requests: formPool(size, quick) });
+/** The groups, in the order they run. */
+const GROUPS = ["kind", "form-same", "form-new", "messages"] as const;
+
+/**
+ * The pairs of one group, made when the group runs, with their form answers: no group's inputs
+ * are alive while another group is measured. The pools of new forms are thousands of objects with
+ * keys of their own, and a Node process that holds them runs the other groups' cases several
+ * times slower, in some processes and not in others (RESULTS.md, "Measured by hand"); a gateway
+ * holds the inputs of the calls in flight, not thousands of forms.
+ */
+function pairsOf(group: typeof GROUPS[number], quick: boolean): Pair[] {
+  answers.clear();
+  switch (group) {
+    case "kind":
+      answers.set(KIND_CASES[1]?.request.params.message as string, KIND_CASES[1]?.answer);
+      return KIND_CASES.map((c) => ({ group, name: c.name, size: 0, requests: [c.request] }));
+    case "form-same":
+      return FORM_SIZES.map((size) => ({
+        group,
+        name: `${size} fields, same form`,
+        size,
+        requests: [formRequest(size, "f")],
+      }));
+    case "form-new":
+      return FORM_SIZES.map((size) => ({
+        group,
+        name: `${size} fields, new form`,
+        size,
+        requests: formPool(size, quick),
+      }));
+    case "messages":
+      return MESSAGE_COUNTS.map((count) => ({
+        group,
+        name: `sampling, ${count} messages`,
+        size: count,
+        requests: [{
+          method: "sampling/createMessage",
+          params: { messages: messagesOf(count), maxTokens: 999_999 },
+        } as InputRequest],
+      }));
   }
-  for (const count of MESSAGE_COUNTS) {
-    const params = { messages: messagesOf(count), maxTokens: 999_999 };
-    list.push({
-      group: "messages",
-      name: `sampling, ${count} messages`,
-      size: count,
-      requests: [{ method: "sampling/createMessage", params } as InputRequest],
-    });
-  }
-  return list;
 }
 
 function cycling(requests: readonly InputRequest[], f: (request: InputRequest) => unknown): () => unknown {
@@ -155,10 +169,9 @@ function chainFor(): Chain {
  */
 export async function benchChain(options: MicroOptions, quick = false): Promise<ChainRow[]> {
   const context = { version: "2026-07-28" } as const;
-  const list = pairs(quick);
   const rows: ChainRow[] = [];
-  for (const group of [...new Set(list.map((pair) => pair.group))]) {
-    const members = list.filter((pair) => pair.group === group);
+  for (const group of GROUPS) {
+    const members = pairsOf(group, quick);
     const cases: MicroCase[] = [];
     const chain = chainFor();
     for (const pair of members) {
