@@ -98,10 +98,11 @@ const GROUPS = ["kind", "form-same", "form-new", "messages"] as const;
 
 /**
  * The pairs of one group, made when the group runs, with their form answers: no group's inputs
- * are alive while another group is measured. The pools of new forms are thousands of objects with
- * keys of their own, and a Node process that holds them runs the other groups' cases several
- * times slower, in some processes and not in others (RESULTS.md, "Measured by hand"); a gateway
- * holds the inputs of the calls in flight, not thousands of forms.
+ * are alive while another group is measured, and none outlive the section (the answer map is the
+ * module's, and the suite's later sections run in the same process). The pools of new forms are
+ * thousands of objects with keys of their own, and a Node process that holds them runs other code
+ * several times slower, in some processes and not in others (RESULTS.md, "Measured by hand"); a
+ * gateway holds the inputs of the calls in flight, not thousands of forms.
  */
 function pairsOf(group: typeof GROUPS[number], quick: boolean): Pair[] {
   answers.clear();
