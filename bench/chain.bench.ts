@@ -1,14 +1,14 @@
 /**
  * The chain's overhead per input request on this runtime: each case runs the same handler
  * directly and through the chain, side by side in one run, and the overhead is the difference,
- * run by run. Three groups, each measured on its own with a chain and inputs of its own (its cases
- * interleave; no group's budget is another's), as one server's chain would be:
+ * run by run. Four groups ({@linkcode GROUPS}), each measured on its own with a chain and inputs
+ * of its own (its cases interleave; no group's budget is another's), as one server's chain would
+ * be:
  *
  * - by kind: a clamped sampling request, the 13-field server-everything form, a URL
  *   elicitation, and a request refused by policy;
- * - by form size, 1 to 100 fields, once with the same form every time (what a server asking
- *   again and again sends) and once with a form never seen before on every call (a pool of
- *   distinct forms);
+ * - by form size, 1 to 100 fields, in two groups: the same form every time (what a server asking
+ *   again and again sends), and a form never seen before on every call (a pool of distinct forms);
  * - by sampling message count, 1 to 1000 messages.
  *
  * @module
@@ -101,8 +101,8 @@ const GROUPS = ["kind", "form-same", "form-new", "messages"] as const;
  * are alive while another group is measured, and none outlive the section (the answer map is the
  * module's, and the suite's later sections run in the same process). The pools of new forms are
  * thousands of objects with keys of their own, and a Node process that holds them runs other code
- * several times slower, in some processes and not in others (RESULTS.md, "Measured by hand"); a
- * gateway holds the inputs of the calls in flight, not thousands of forms.
+ * several times slower, in some processes and not in others (for the chain's own cases: RESULTS.md,
+ * "Measured by hand"); a gateway holds the inputs of the calls in flight, not thousands of forms.
  */
 function pairsOf(group: typeof GROUPS[number], quick: boolean): Pair[] {
   answers.clear();
