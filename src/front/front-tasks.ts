@@ -18,7 +18,8 @@
  *   the front answered, are dropped; one refused answer refuses the update.
  * - `tasks/cancel`: relayed.
  *
- * A caller that did not declare the extension on the request gets `-32021` for each of them.
+ * A caller that did not declare the extension on the request gets `-32021` for each of them, and
+ * every caller gets `-32601` when the upstream does not offer the extension (its `server/discover`).
  *
  * A task belongs to the caller whose call created it: the id the caller sees is the upstream's
  * sealed with the server and the caller's principal under the state key
@@ -90,26 +91,15 @@ export class FrontTasks {
    */
   async serve(input: TaskCallInput): Promise<FrontCallOutcome> {
     const { server, request } = input;
-    // The extension's methods are for callers that negotiated it (SEP-2663), on this request.
-    if (request.capabilities.extensions?.[TASKS_EXTENSION] === undefined) {
-      return errorOutcome({
-        code: -32021,
-        message: `Missing required client capability: ${request.message.method} needs the ` +
-          `"${TASKS_EXTENSION}" extension in the request's client capabilities`,
-        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-      });
-    }
-    const callerId = request.params.taskId;
-    if (typeof callerId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
     const serverId = server.policy.server;
-    const taskId = await openTaskId(callerId, {
-      serverId,
-      principal: principalKey(request.principal),
-      key: input.stateKey,
-    });
-    // Another caller's task, or an id this gateway never gave: not found, and nothing is told.
-    if (taskId === undefined) return callError(-32602, `Invalid params: no task ${quote(callerId, 64)}`);
+    // The extension's methods are for callers that negotiated it (SEP-2663), on this request.
+    const declared = request.capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
+    const callerId = request.params.taskId;
     try {
+      if (!declared || typeof callerId !== "string") return await this.#refusal(input, declared, callerId);
+      const principal = principalKey(request.principal);
+      const taskId = await openTaskId(callerId, { serverId, principal, key: input.stateKey });
+      if (taskId === undefined) return await this.#refusal(input, declared, callerId);
       switch (request.message.method) {
         case "tasks/get":
           return withCallerId(await this.#get(input, taskId), callerId);
@@ -124,6 +114,35 @@ export class FrontTasks {
     } catch (failure) {
       return upstreamOutcome(failure, serverId);
     }
+  }
+
+  /**
+   * Why a task request is refused. An upstream without the extension has no such method
+   * (`-32601`, as the server would answer); only a refusal asks the upstream, since a task id
+   * this gateway gave proves the upstream has tasks, so a task's polls cost no discovery.
+   */
+  async #refusal(input: TaskCallInput, declared: boolean, callerId: unknown): Promise<FrontCallOutcome> {
+    const method = input.request.message.method;
+    const discovered = await input.session.request("server/discover", {}, {
+      signal: input.signal,
+      fetch: input.fetch,
+    });
+    const extensions = (discovered.capabilities as { extensions?: Record<string, unknown> } | undefined)
+      ?.extensions;
+    if (extensions?.[TASKS_EXTENSION] === undefined) {
+      return callError(-32601, `Method not found: ${JSON.stringify(method)}`);
+    }
+    if (!declared) {
+      return errorOutcome({
+        code: -32021,
+        message: `Missing required client capability: ${method} needs the ` +
+          `"${TASKS_EXTENSION}" extension in the request's client capabilities`,
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      });
+    }
+    if (typeof callerId !== "string") return callError(-32602, 'Invalid params: "taskId" must be a string');
+    // Another caller's task, or an id this gateway never gave: not found, and nothing is told.
+    return callError(-32602, `Invalid params: no task ${quote(callerId, 64)}`);
   }
 
   async #get(input: TaskCallInput, taskId: string): Promise<FrontCallOutcome> {

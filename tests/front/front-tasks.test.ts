@@ -55,16 +55,23 @@ const TASK = {
  * A gateway in front of an upstream whose task asks `inputRequests` at every `tasks/get`, under
  * the server's `policy`; the gateway's handler answers every form and counts them (unless
  * `elicitation` is given). The caller declares `declared` (elicitation and the tasks extension
- * unless told).
+ * unless told); the upstream's `server/discover` offers the `offered` extensions (tasks unless told).
  */
 function gateway(
   inputRequests: Record<string, unknown>,
   policy: Omit<Policy, "server" | "transport"> = {},
   declared: Record<string, unknown> = META["io.modelcontextprotocol/clientCapabilities"],
   elicitation?: Handler["elicitation"],
+  offered: Record<string, unknown> = { [TASKS]: {} },
 ) {
   const reply: Reply = (req) => {
     switch (req.body.method) {
+      case "server/discover":
+        return result(req.body.id, {
+          resultType: "complete",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { tools: {}, extensions: offered },
+        });
       case "tools/list":
         return toolsList(req.body.id, []);
       case "tools/call":
@@ -144,7 +151,7 @@ describe("the front's tasks/get and maxInputRequests", () => {
 });
 
 describe("the front's tasks methods need the extension declared on the request", () => {
-  test("tasks/get, tasks/update and tasks/cancel without it are -32021 naming the extension, and nothing goes upstream", async () => {
+  test("tasks/get, tasks/update and tasks/cancel without it are -32021 naming the extension, and only a discovery goes upstream", async () => {
     const { client, send, start, sent } = gateway({ k0: GO });
     const taskId = await start();
     const requests = [
@@ -166,7 +173,49 @@ describe("the front's tasks methods need the extension declared on the request",
         status: 400,
       })),
     );
-    assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined]]);
+    assert.deepEqual(sent(), [
+      ["tools/list", undefined],
+      ["tools/call", undefined],
+      ["server/discover", undefined],
+      ["server/discover", undefined],
+      ["server/discover", undefined],
+    ]);
+    await client.close();
+  });
+});
+
+describe("the front's tasks methods where the upstream does not offer the extension", () => {
+  test("tasks/get, tasks/update and tasks/cancel are 404 -32601 for callers with and without it, after one discovery each", async () => {
+    const { client, send, sent } = gateway({ k0: GO }, {}, undefined, undefined, {});
+    const requests = [
+      ["tasks/get", { taskId: "up-1" }],
+      ["tasks/update", { taskId: "up-1", inputResponses: {} }],
+      ["tasks/cancel", { taskId: "up-1" }],
+    ] as const;
+    const answers = [];
+    for (const [method, params] of requests) {
+      answers.push(await send(method, params), await send(method, params, { elicitation: {} }));
+    }
+    const notFound = (method: string) => ({
+      ...failed(-32601, `Method not found: "${method}"`),
+      status: 404,
+    });
+    assert.deepEqual(answers, requests.flatMap(([method]) => [notFound(method), notFound(method)]));
+    assert.deepEqual(sent(), Array.from({ length: 6 }, () => ["server/discover", undefined]));
+    await client.close();
+  });
+
+  test("an id the gateway never gave is -32602 where the upstream offers it", async () => {
+    const { client, send, sent } = gateway({ k0: GO });
+    assert.deepEqual(
+      await send("tasks/get", { taskId: "up-1" }),
+      failed(-32602, 'Invalid params: no task "up-1"'),
+    );
+    assert.deepEqual(
+      await send("tasks/get", { taskId: 7 }),
+      failed(-32602, 'Invalid params: "taskId" must be a string'),
+    );
+    assert.deepEqual(sent(), [["server/discover", undefined], ["server/discover", undefined]]);
     await client.close();
   });
 });
