@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { createClient } from "../../src/legacy.ts";
 import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
 import { type LegacyHttpPeer, startLegacyHttpPeer } from "../_support/legacy-http-peer.ts";
+import { eventually } from "../_support/eventually.ts";
 
 let modern: ModernPeer;
 let legacy: LegacyHttpPeer;
@@ -90,24 +91,39 @@ describe("legacy sessions", () => {
           args: [join(REPO_ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")],
         },
         era: "legacy",
+        // The server's stderr reaches the client as "info" log entries.
+        logLevel: "info",
       }],
     });
+    // server-filesystem asks for roots after the handshake (and again after list_changed) and
+    // applies them asynchronously; once applied, it writes this line to stderr. The test waits
+    // for the line, so what it lists next is the new set, however busy the machine.
+    const applied: string[] = [];
+    client.onNotification((entry) => {
+      const line = entry.kind === "log" && entry.log.logger === "stderr" ? String(entry.log.data) : "";
+      if (line.startsWith("Updated allowed directories from MCP roots")) applied.push(line);
+    });
+    const appliedTimes = (n: number) =>
+      eventually(
+        `server-filesystem applying roots ${n} time(s)`,
+        () => applied.length >= n ? true : undefined,
+      );
+    const listed = async () => JSON.stringify(await client.callTool("fs", "list_allowed_directories"));
     try {
-      // The server asks for roots after the handshake and applies them a moment later (and again
-      // after list_changed): poll, bounded, until what it lists changes.
-      const listed = async (wanted: string) => {
-        let text = "";
-        for (let i = 0; i < 100 && !text.includes(wanted); i++) {
-          text = JSON.stringify(await client.callTool("fs", "list_allowed_directories"));
-        }
-        return text;
-      };
-      assert.match(await listed(first), new RegExp(first));
+      // The first call starts the session, and with it the server's first request for roots.
+      await client.callTool("fs", "list_allowed_directories");
+      await appliedTimes(1);
+      assert.match(await listed(), new RegExp(first));
       roots = [second];
       await client.rootsChanged("fs");
-      const after = await listed(second);
+      await appliedTimes(2);
+      const after = await listed();
       assert.match(after, new RegExp(second));
       assert.doesNotMatch(after, new RegExp(first));
+      assert.deepEqual(applied, [
+        "Updated allowed directories from MCP roots: 1 valid directories",
+        "Updated allowed directories from MCP roots: 1 valid directories",
+      ]);
     } finally {
       await client.close();
       rmSync(first, { recursive: true, force: true });
