@@ -10,6 +10,7 @@ import { createFront } from "../../src/front/create-front.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { EventReader, type Fetch, LegacyCaller } from "../_support/legacy-caller.ts";
+import { eventually } from "../_support/eventually.ts";
 
 const KEY = "front-tasks-test-key-0123456789abcdef012";
 const TASKS = "io.modelcontextprotocol/tasks";
@@ -81,13 +82,11 @@ const CONFIRM = {
 };
 
 /** Polls tasks/get until the task leaves the given status (the peer finishes within its workMs). */
-async function pollWhile(fetch: Fetch, taskId: string, status: string) {
-  for (let i = 0; i < 200; i++) {
+function pollWhile(fetch: Fetch, taskId: string, status: string) {
+  return eventually(`task ${taskId} leaving ${status}`, async () => {
     const { body } = await modern(fetch, "tasks/get", { taskId });
-    if (body.result?.status !== status) return body;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`task ${taskId} stayed ${status}`);
+    return body.result?.status !== status ? body : undefined;
+  });
 }
 
 describe("the front relays a modern upstream's tasks to a modern caller", () => {
