@@ -184,8 +184,8 @@ describe("the front's tasks methods need the extension declared on the request",
   });
 });
 
-describe("the front's tasks methods where the upstream does not offer the extension", () => {
-  test("tasks/get, tasks/update and tasks/cancel are 404 -32601 for callers with and without it, after one discovery each", async () => {
+describe("the front's tasks refusals follow the upstream's server/discover", () => {
+  test("without the extension offered, tasks/get, tasks/update and tasks/cancel are 404 -32601 for callers with and without it, after one discovery each", async () => {
     const { client, send, sent } = gateway({ k0: GO }, {}, undefined, undefined, {});
     const requests = [
       ["tasks/get", { taskId: "up-1" }],
@@ -205,7 +205,7 @@ describe("the front's tasks methods where the upstream does not offer the extens
     await client.close();
   });
 
-  test("an id the gateway never gave is -32602 where the upstream offers it", async () => {
+  test("with it offered, an id the gateway never gave, or one not a string, is -32602, after one discovery each", async () => {
     const { client, send, sent } = gateway({ k0: GO });
     assert.deepEqual(
       await send("tasks/get", { taskId: "up-1" }),
