@@ -40,7 +40,8 @@ import type { InputRequest } from "../protocol/input-request.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { decodeGetTaskResult, TASKS_EXTENSION } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
-import { ClientError } from "../errors.ts";
+import { decodeDiscoverResult } from "../protocol/discover.ts";
+import { invalidResult } from "../client/modern/failure-errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import {
   answerRefused,
@@ -123,13 +124,15 @@ export class FrontTasks {
    */
   async #refusal(input: TaskCallInput, declared: boolean, callerId: unknown): Promise<FrontCallOutcome> {
     const method = input.request.message.method;
-    const discovered = await input.session.request("server/discover", {}, {
+    const raw = await input.session.request("server/discover", {}, {
       signal: input.signal,
       fetch: input.fetch,
     });
-    const extensions = (discovered.capabilities as { extensions?: Record<string, unknown> } | undefined)
-      ?.extensions;
-    if (extensions?.[TASKS_EXTENSION] === undefined) {
+    const discovered = decodeDiscoverResult(raw);
+    if (!discovered.ok) {
+      throw invalidResult(input.server.policy.server, "server/discover", discovered.message);
+    }
+    if (discovered.value.capabilities.extensions?.[TASKS_EXTENSION] === undefined) {
       return callError(-32601, `Method not found: ${JSON.stringify(method)}`);
     }
     if (!declared) {
@@ -223,14 +226,7 @@ export class FrontTasks {
   #decode(input: TaskCallInput, raw: JsonObject) {
     const decoded = decodeGetTaskResult(raw);
     if (decoded.ok) return decoded.value;
-    const serverId = input.server.policy.server;
-    throw new ClientError(
-      "protocol",
-      `Server "${serverId}" sent an invalid tasks/get result: ${decoded.message}`,
-      {
-        serverId,
-      },
-    );
+    throw invalidResult(input.server.policy.server, "tasks/get", decoded.message);
   }
 
   #memory(serverId: string, taskId: string): Map<string, Handled> {

@@ -218,6 +218,25 @@ describe("the front's tasks refusals follow the upstream's server/discover", () 
     assert.deepEqual(sent(), [["server/discover", undefined], ["server/discover", undefined]]);
     await client.close();
   });
+
+  test("a discovery answer that breaks the schema is -32010 (the upstream broke the protocol), not a guess either way", async () => {
+    // An extension's settings must be an object.
+    const { client, send, sent } = gateway({ k0: GO }, {}, undefined, undefined, { [TASKS]: "yes" });
+    assert.deepEqual(await send("tasks/get", { taskId: "up-1" }), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32010,
+          message: 'Upstream server "up" is unavailable: it broke the protocol',
+          data: { serverId: "up", cause: "protocol" },
+        },
+      },
+    });
+    assert.deepEqual(sent(), [["server/discover", undefined]]);
+    await client.close();
+  });
 });
 
 describe("the front's tasks/get runs a task's input requests as a call's round", () => {
