@@ -145,7 +145,8 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
       url: href,
       host,
       idn,
-      originMismatch: !sameOrigin(url.origin, serverOrigin),
+      originMismatch: serverOrigin === undefined ||
+        (url.origin !== serverOrigin && url.origin !== normalisedOrigin(serverOrigin)),
     };
     return pass({ params: { ...params, url: href }, context });
   }
@@ -169,6 +170,21 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
     }
     if (url.username !== "" || url.password !== "") return 'expected no userinfo ("@") before the host';
     return url.hostname === "" ? 'expected "https://" followed by a host' : url;
+  }
+
+  /**
+   * The server's origin as the WHATWG parser normalises it (`undefined` when it has none). A chain
+   * asks with its policy's origin every time, and most URLs are on another host: the last one is
+   * kept, so that is not parsed again on every check.
+   */
+  let lastGiven: string | undefined;
+  let lastNormalised: string | undefined;
+  function normalisedOrigin(given: string): string | undefined {
+    if (given !== lastGiven) {
+      lastNormalised = originOf(given);
+      lastGiven = given;
+    }
+    return lastNormalised;
   }
 
   /** Why a normalised host is refused: IP, malformed, not public, denied, not allowed. */
@@ -205,15 +221,13 @@ function ipReason(host: string): string {
   return `expected a domain name, received the IP address ${quote(host)} ${hint}`;
 }
 
-/** Compares with the server's origin as given, or as the WHATWG parser normalises it. */
-function sameOrigin(origin: string, serverOrigin: string | undefined): boolean {
-  if (serverOrigin === undefined) return false;
-  if (serverOrigin === origin) return true;
+/** A URL's origin, or `undefined` when it does not parse or has none (`"null"`). */
+function originOf(text: string): string | undefined {
   try {
-    const server = new URL(serverOrigin);
-    return server.origin !== "null" && server.origin === origin;
+    const { origin } = new URL(text);
+    return origin === "null" ? undefined : origin;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

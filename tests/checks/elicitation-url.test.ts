@@ -104,6 +104,28 @@ describe("createElicitationUrlCheck() params and origin", () => {
     }
   });
 
+  test("one check asked with server origins in turn answers each as if it were the only one", () => {
+    const check = createElicitationUrlCheck();
+    const url = "https://example.com/a";
+    const turns: Array<[string | undefined, boolean]> = [
+      ["https://EXAMPLE.com:443", false],
+      ["https://login.example.com", true],
+      ["https://EXAMPLE.com:443", false],
+      ["nonsense", true],
+      ["https://example.com/mcp", false],
+      [undefined, true],
+      ["https://example.com:8443", true],
+      ["https://example.com/mcp", false],
+    ];
+    for (const [origin, mismatch] of turns) {
+      assert.deepEqual(
+        check.check({ url }, origin),
+        accepted(url, "example.com", false, mismatch),
+        String(origin),
+      );
+    }
+  });
+
   test("originMismatch compares IDN origins in A-label form", () => {
     assert.deepEqual(
       defaults.check({ url: "https://xn--bcher-kva.example.com/" }, "https://bücher.example.com"),
