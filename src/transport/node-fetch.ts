@@ -268,10 +268,16 @@ function streamedBody(first: readonly Buffer[], body: Body): ReadableStream<Uint
       else controller.enqueue(step.value);
     },
     cancel(): void {
-      body.destroy();
+      body.destroy(CANCELLED);
     },
   }, { highWaterMark: 0 });
 }
+
+/**
+ * What a cancelled body is destroyed with. Without an error of its own, undici builds one, with its
+ * stack, on every cancel: a legacy SSE answer is cancelled once its response has come, on every call.
+ */
+const CANCELLED = new DOMException("The response body was cancelled", "AbortError");
 
 function checkCount(name: string, value: number | undefined): number | undefined {
   if (value === undefined || (Number.isSafeInteger(value) && value > 0)) return value;
