@@ -92,7 +92,8 @@ export interface ElicitationUrlCheck {
  * Builds the URL-mode elicitation check, validating and compiling its options once.
  *
  * @param options Host rules and limits.
- * @returns A frozen check whose `check(params, serverOrigin)` is pure.
+ * @returns A frozen check whose `check(params, serverOrigin)` answers the same inputs the same way (it
+ *   keeps only the last server origin it normalised).
  * @throws {TypeError} When an option is malformed (an unknown key, an empty `allowHosts`, a
  *   pattern covering a public suffix, an `allowHosts` entry the other options would refuse).
  * @example
@@ -141,12 +142,13 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
       );
     }
     const idn = host.startsWith("xn--") || host.includes(".xn--");
+    const { origin } = url;
     const context: ElicitationUrlContext = {
       url: href,
       host,
       idn,
       originMismatch: serverOrigin === undefined ||
-        (url.origin !== serverOrigin && url.origin !== normalisedOrigin(serverOrigin)),
+        (origin !== serverOrigin && origin !== normalisedOrigin(serverOrigin)),
     };
     return pass({ params: { ...params, url: href }, context });
   }
