@@ -34,6 +34,7 @@ net.Server.prototype.listen = function (...args) {
   }
   return listen.apply(this, args);
 };
+process.stdin.on("end", () => process.exit(0)).resume();
 `;
 
 /** The fields of trigger-elicitation-request's form, in the server's order. */
@@ -77,7 +78,7 @@ export function everythingStdioCommand(): StdioCommand {
 
 /**
  * Starts server-everything's streamable HTTP mode (`/mcp`, sessions via `Mcp-Session-Id`) on a
- * free loopback port and resolves once it listens.
+ * free loopback port and resolves once it listens. It exits when this process does.
  *
  * @throws {Error} When the server exits before it listens.
  */
@@ -86,7 +87,8 @@ export async function startEverythingHttp(): Promise<EverythingHttp> {
   const child = spawn(nodeBinary(), ["--import", preload, EVERYTHING_ENTRY, "streamableHttp"], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
+    // Its stdin is ours: it exits when it closes, so a killed test or bench leaves no server behind.
+    stdio: ["pipe", "ignore", "pipe"],
   });
   let port: string;
   try {
