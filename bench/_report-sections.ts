@@ -208,10 +208,11 @@ const SECTIONS: readonly Section[] = [
       "## Legacy flow: tools/call with one sampling request\n\n`trigger-sampling-request` of `@modelcontextprotocol/server-everything` (2025-11-25), one call at a time; over stdio each client runs its own server, over HTTP both talk to one server. sluice's legacy entry uses `createNodeFetch()` on Node by default; the official SDK 1.x uses the global fetch.",
     part: (s) =>
       s.sections.legacy === undefined ? undefined : table(
-        ["transport", "contender", "calls/run", "calls/s", "client CPU µs/call"],
+        ["transport", "contender", "warm-up calls", "calls/run", "calls/s", "client CPU µs/call"],
         s.sections.legacy.map((r) => [
           r.transport,
           r.name,
+          String(r.warmup),
           String(r.calls),
           rate(r.callsPerSecond),
           showSpread(r.cpuUsPerCall, 0),

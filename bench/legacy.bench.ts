@@ -28,6 +28,8 @@ export interface LegacyRow {
   /** `sluice` or `official`. */
   readonly who: string;
   readonly name: string;
+  /** Calls before the runs, with this contender's server. */
+  readonly warmup: number;
   readonly calls: number;
   readonly callsPerSecond: Spread;
   /** This process's CPU time per call, in microseconds. */
@@ -36,6 +38,12 @@ export interface LegacyRow {
 
 /** Options of {@linkcode benchLegacy}. */
 export interface LegacyOptions {
+  /**
+   * Calls per contender before the runs. Both clients and server-everything are still compiling
+   * their code for the first thousand calls or so: with 30 warm-up calls, calls/s rose run after
+   * run (HTTP, sluice: 210, 219, 277, 357, 415), so a median mixed warm-up with the steady state.
+   */
+  readonly warmup: number;
   /** Calls per contender per run. */
   readonly calls: number;
   readonly runs: number;
@@ -100,7 +108,7 @@ async function measure(
   list: readonly Contender[],
   options: LegacyOptions,
 ): Promise<LegacyRow[]> {
-  for (const c of list) await timed(c, Math.min(options.calls, 30)); // warm-up (and the handshake)
+  for (const c of list) await timed(c, options.warmup); // and the handshake
   const samples = list.map(() => ({ rate: [] as number[], cpu: [] as number[] }));
   for (let run = 0; run < options.runs; run++) {
     for (let k = 0; k < list.length; k++) {
@@ -114,6 +122,7 @@ async function measure(
     transport,
     who: c.who,
     name: c.who === "sluice" ? "sluice (legacy entry)" : "official SDK 1.32.2",
+    warmup: options.warmup,
     calls: options.calls,
     callsPerSecond: spreadOf(samples[index]?.rate ?? []),
     cpuUsPerCall: spreadOf(samples[index]?.cpu ?? []),

@@ -72,7 +72,7 @@ s.memory = await section(
 s.mrtr = await section("mrtr", () => benchMrtr(quick ? { posts: 60, runs: 3 } : { posts: 1000, runs: 5 }));
 s.legacy = await section("legacy", async () => {
   const { benchLegacy } = await import("./legacy.bench.ts");
-  return benchLegacy(quick ? { calls: 20, runs: 3 } : { calls: 200, runs: 5 });
+  return benchLegacy(quick ? { warmup: 20, calls: 20, runs: 3 } : { warmup: 1500, calls: 200, runs: 5 });
 });
 s.front = await section("front", async () => {
   const { benchFront } = await import("./front.bench.ts");
