@@ -40,8 +40,8 @@ export interface LegacyRow {
 export interface LegacyOptions {
   /**
    * Calls per contender before the runs. Both clients and server-everything are still compiling
-   * their code for the first thousand calls or so: with 30 warm-up calls, calls/s rose run after
-   * run (HTTP, sluice: 210, 219, 277, 357, 415), so a median mixed warm-up with the steady state.
+   * their code for the first thousand calls or so: with a short warm-up, calls/s rises run after
+   * run and the median mixes warm-up with the steady state that a long-lived client sees.
    */
   readonly warmup: number;
   /** Calls per contender per run. */
@@ -108,7 +108,7 @@ async function measure(
   list: readonly Contender[],
   options: LegacyOptions,
 ): Promise<LegacyRow[]> {
-  for (const c of list) await timed(c, options.warmup); // and the handshake
+  for (const c of list) await timed(c, options.warmup); // the handshake included
   const samples = list.map(() => ({ rate: [] as number[], cpu: [] as number[] }));
   for (let run = 0; run < options.runs; run++) {
     for (let k = 0; k < list.length; k++) {
