@@ -1,10 +1,11 @@
 // Starts and stops a throwaway redis-server on loopback for the tests that need real Redis.
 // node:child_process and node:net work the same on Node, Deno and Bun.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer } from "node:net";
 import process from "node:process";
 import { test } from "node:test";
+import { spawnTethered, stopTethered } from "./tethered.ts";
 
 /** A running redis-server. */
 export interface RedisServer {
@@ -76,25 +77,14 @@ function exited(child: ChildProcess): boolean {
 export async function startRedis(options: { port?: number } = {}): Promise<RedisServer> {
   const port = options.port ?? await freePort();
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-  const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawnTethered("redis-server", args);
   let output = "";
   const keep = (chunk: unknown) => (output = (output + String(chunk)).slice(-2000));
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
-  // A safety net: never leave a redis-server behind if the test process ends early.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-
-  const stop = async (): Promise<void> => {
-    process.removeListener("exit", killOnExit);
-    if (exited(child)) return;
-    const exit = once(child, "exit");
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-    await exit;
-    clearTimeout(timer);
-  };
+  // The tether stops redis-server when the test process ends, however it ends.
+  const stop = (): Promise<void> => stopTethered(child);
 
   // A deadline only: a busy machine may take seconds to start a process.
   const deadline = Date.now() + 30_000;

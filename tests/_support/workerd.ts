@@ -1,12 +1,13 @@
 // A Worker under `workerd serve`, the runtime Cloudflare runs, with nothing in between (Miniflare
 // puts a Worker of its own in front). Used by the tests that must see what workerd itself does,
 // and by the Worker bench's cold starts.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { eventually } from "./eventually.ts";
-import { REPO_ROOT, stopChild } from "./modern-peer.ts";
+import { REPO_ROOT } from "./modern-peer.ts";
+import { spawnTethered, stopTethered } from "./tethered.ts";
 import { freePort } from "./redis-server.ts";
 
 /** The workerd binary the `workerd` package installed. */
@@ -113,9 +114,8 @@ export async function serveWorker(
   const configPath = join(dirname(module), `${basename(module)}.capnp`);
   await writeFile(configPath, workerdConfig(basename(module), port, bindings, { durableObject }));
   let output = "";
-  const workerd: ChildProcess = spawn(WORKERD, ["serve", configPath, "--verbose"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // Tethered: a test process killed by a signal leaves no workerd running.
+  const workerd: ChildProcess = spawnTethered(WORKERD, ["serve", configPath, "--verbose"]);
   for (const stream of [workerd.stdout, workerd.stderr]) {
     stream?.setEncoding("utf8");
     stream?.on("data", (chunk: string) => (output += chunk));
@@ -132,8 +132,8 @@ export async function serveWorker(
       return true;
     });
   } catch (failure) {
-    await stopChild(workerd);
+    await stopTethered(workerd);
     throw new Error(`serveWorker(): ${String(failure)}\n${output}`);
   }
-  return { url, output: () => output, stop: () => stopChild(workerd) };
+  return { url, output: () => output, stop: () => stopTethered(workerd) };
 }
