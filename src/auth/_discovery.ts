@@ -14,6 +14,7 @@ import * as oauth from "oauth4webapi";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
+import { discardBody } from "../transport/body-reader.ts";
 
 /** What the protected resource metadata says. */
 export interface ResourceMetadata {
@@ -90,7 +91,7 @@ export async function discoverResource(
   for (const attempt of attempts) {
     const response = await attempt();
     if (response.status !== 200) {
-      await response.body?.cancel().catch(() => {});
+      await discardBody(response);
       continue;
     }
     let metadata: oauth.ResourceServer;
@@ -166,7 +167,7 @@ export async function discoverAuthorizationServer(
   for (const attempt of attempts) {
     const response = await attempt();
     if ((response.status >= 400 && response.status < 500) || response.status === 502) {
-      await response.body?.cancel().catch(() => {});
+      await discardBody(response);
       continue;
     }
     try {

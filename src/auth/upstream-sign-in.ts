@@ -36,6 +36,7 @@ import {
 } from "./_grant-source.ts";
 import { KeptGrants } from "./_kept-grants.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
+import { discardBody } from "../transport/body-reader.ts";
 
 export type { Authorize, EnvironmentReader, SignInOverrides, SignInRequest, UpstreamSignInOptions };
 
@@ -158,12 +159,12 @@ class SignedRequests {
       if (response.status === 401) {
         const challenge = await challengeOf(response);
         if (challenge === undefined) return response;
-        await response.body?.cancel().catch(() => {});
+        await discardBody(response);
         grant = await this.#grants.renew(principal, grant, { challenge, signal, overrides });
         response = await this.#send(url, init, grant);
         if (response.status === 401) {
           await this.#grants.forget(principal);
-          await response.body?.cancel().catch(() => {});
+          await discardBody(response);
           const error = (await challengeOf(response))?.error;
           throw new UpstreamAuthError(
             `sign-in failed: the server refused the access token it was just issued (HTTP 401${
@@ -175,7 +176,7 @@ class SignedRequests {
       if (response.status === 403 && grant !== undefined) {
         const stepUp = await this.#stepUp(principal, grant, response);
         if (stepUp !== undefined) {
-          await response.body?.cancel().catch(() => {});
+          await discardBody(response);
           grant = await this.#grants.renew(principal, undefined, { ...stepUp, signal, overrides });
           response = await this.#send(url, init, grant);
         }
@@ -223,7 +224,7 @@ class SignedRequests {
     const fresh = nonce !== this.#resourceNonce;
     this.#resourceNonce = nonce;
     if (response.status === 401 && fresh && (await challengeOf(response))?.error === "use_dpop_nonce") {
-      await response.body?.cancel().catch(() => {});
+      await discardBody(response);
       response = await fetch(url, await withToken(init, grant, url, this.#resourceNonce));
     }
     return response;

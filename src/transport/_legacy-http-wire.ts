@@ -11,6 +11,7 @@ import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { type Fetcher, fetchWithRedirects } from "./fetch-with-redirects.ts";
 import type { MessageLimits } from "../protocol/message-limits.ts";
+import { discardBody } from "./body-reader.ts";
 
 /** What a connection is built from. */
 export interface WireSettings {
@@ -120,7 +121,7 @@ export class LegacyHttpWire {
       throw new ConnectionError("http", `${method} to ${transport.url}: ${sent.message}`);
     }
     if (sent.response.status !== 404 || sessionId === undefined) return sent.response;
-    sent.response.body?.cancel().catch(() => {});
+    void discardBody(sent.response);
     this.end({ kind: "session_expired", reason: "session expired (HTTP 404)" });
     throw this.endError();
   }

@@ -11,6 +11,7 @@ import { ConnectionError } from "./legacy-connection.ts";
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { DEFAULT_RETRY_MS, moveCursor, type ResumeCursor } from "./_legacy-request-stream.ts";
 import { readResponse } from "./read-response.ts";
+import { discardBody } from "./body-reader.ts";
 
 /** How one opening of the stream went. */
 type Round = "progress" | "failed" | "stop";
@@ -62,7 +63,7 @@ async function listenOnce(wire: LegacyHttpWire, cursor: ResumeCursor): Promise<R
   }
   const { status } = response;
   if (status < 200 || status > 299) {
-    response.body?.cancel().catch(() => {});
+    void discardBody(response);
     return status >= 500 || TRANSIENT.includes(status) ? "failed" : "stop";
   }
   let delivered = 0;

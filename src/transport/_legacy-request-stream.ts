@@ -16,6 +16,7 @@ import type {
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { readResponse } from "./read-response.ts";
 import type { ResponseOutcome, ResponseStreamBroken } from "./response-outcome.ts";
+import { discardBody } from "./body-reader.ts";
 
 /** The wait before resuming a stream whose server sent no `retry`, in milliseconds. */
 export const DEFAULT_RETRY_MS = 1000;
@@ -68,7 +69,7 @@ export async function exchangeRequest(
     try {
       wire.adoptSession(response);
     } catch (error) {
-      response.body?.cancel().catch(() => {});
+      void discardBody(response);
       throw error;
     }
   }

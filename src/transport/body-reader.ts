@@ -5,6 +5,7 @@
  * @module
  */
 import { joinBytes } from "../_internal/join-bytes.ts";
+import { BufferedResponse } from "./_buffered-response.ts";
 
 /** One step of reading a body. */
 export type BodyStep =
@@ -102,6 +103,23 @@ export async function readBodyBytes(body: BodyReader, limit: number): Promise<Bo
 const NO_BYTES = new Uint8Array(0);
 
 /**
+ * Discards a response's unread body, so that its connection is freed: cancels its stream. A body
+ * `createNodeFetch()` already read is dropped as it is: asking for its `body` would make a stream
+ * just to cancel it, and a legacy server answers every message the client posts with a bodiless
+ * `202`.
+ *
+ * @param response The response; its body unread.
+ * @returns When the cancel is done; never rejects.
+ */
+export function discardBody(response: Response): Promise<void> {
+  if (response instanceof BufferedResponse) {
+    response.takeBytes();
+    return Promise.resolve();
+  }
+  return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
+}
+
+/**
  * Reads a whole response body at once, with the runtime's own `arrayBuffer()`: for a body whose
  * length is known and small enough to hold (the caller checks `Content-Length` against its limit
  * and that no `Content-Encoding` can make the body outgrow it). It costs far less CPU than a
@@ -116,7 +134,7 @@ const NO_BYTES = new Uint8Array(0);
  */
 export async function readWholeBody(response: Response, signal?: AbortSignal): Promise<BodyBytes> {
   if (signal?.aborted) {
-    response.body?.cancel().catch(() => {});
+    void discardBody(response);
     return { bytes: NO_BYTES, end: "aborted", reason: "" };
   }
   let onAbort = (): void => {};

@@ -15,6 +15,7 @@ import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { errorText } from "../_internal/error-text.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
+import { discardBody } from "./body-reader.ts";
 
 /**
  * A `fetch`-like function: the global one, a Workers service binding's, or a test's. It is
@@ -88,7 +89,7 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
       return { kind: "network_error", message: `request to ${url} failed: ${errorText(error)}` };
     }
     if (!GET_REDIRECTS.includes(response.status)) return { kind: "fetched", response };
-    await response.body?.cancel().catch(() => {});
+    await discardBody(response);
     const next = nextHop(transport, method, url, response);
     if (typeof next !== "string") return next;
     sameOrigin = sameOrigin && new URL(next).origin === transport.origin;

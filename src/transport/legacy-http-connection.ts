@@ -26,7 +26,7 @@ import type {
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
-import { type BodyBytes, openBody, readBodyBytes } from "./body-reader.ts";
+import { type BodyBytes, discardBody, openBody, readBodyBytes } from "./body-reader.ts";
 import { ConcurrencyLimit } from "./_concurrency-limit.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
@@ -175,7 +175,7 @@ class LegacyHttpConnection implements LegacyConnection {
     const bound = linkSignals([], { ms: DELETE_TIMEOUT_MS, which: "leg", timers });
     try {
       const response = await this.#wire.send("DELETE", { signal: bound.signal });
-      response.body?.cancel().catch(() => {});
+      void discardBody(response);
     } catch (error) {
       // A server that refuses or never answers must not keep close() from ending.
       if (!(error instanceof ConnectionError)) throw error;
@@ -200,7 +200,7 @@ async function postAccepted(
   const response = await wire.send("POST", { body: JSON.stringify(message), signal });
   const { status } = response;
   if (status === 202) {
-    response.body?.cancel().catch(() => {});
+    void discardBody(response);
     return;
   }
   const body = openBody(response.body, signal);

@@ -5,7 +5,14 @@
  * @module
  */
 import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
-import { type BodyBytes, type BodyReader, openBody, readBodyBytes, readWholeBody } from "./body-reader.ts";
+import {
+  type BodyBytes,
+  type BodyReader,
+  discardBody,
+  openBody,
+  readBodyBytes,
+  readWholeBody,
+} from "./body-reader.ts";
 import { BufferedResponse } from "./_buffered-response.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
@@ -93,10 +100,13 @@ export async function readResponse(
       return jsonOutcome(read, status, options.requestId, maxMessageBytes, maxDepth);
     }
   }
+  if (status === 202) {
+    void discardBody(response);
+    return options.signal?.aborted ? ABORTED : ACCEPTED;
+  }
   const body = openBody(response.body, options.signal);
   try {
     if (body.aborted()) return ABORTED;
-    if (status === 202) return ACCEPTED;
     const type = mediaType(headerOf(response, "content-type"));
     if (status < 200 || status > 299) {
       return await readErrorStatus(body, status, type, options.requestId, maxMessageBytes, maxDepth);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeFetch } from "../../src/transport/node-fetch.ts";
+import { discardBody } from "../../src/transport/body-reader.ts";
 
 interface Seen {
   readonly method: string;
@@ -225,6 +226,18 @@ describe("createNodeFetch()", () => {
     // The server sees the connection close; an uncaught error would have failed this test by then.
     await arrived.promise;
     assert.equal(response.bodyUsed, true);
+  });
+
+  test("discardBody() drops a body read in full as used, and cancels a streamed one, closing its connection", async () => {
+    const held = await fetcher(`${origin}/json`, { method: "GET" });
+    await discardBody(held);
+    assert.equal(held.bodyUsed, true);
+    await assert.rejects(held.text(), TypeError);
+    arrived = deferred();
+    const streamed = await fetcher(`${origin}/sse-cancelled`, { method: "GET" });
+    await discardBody(streamed);
+    await arrived.promise;
+    assert.equal(streamed.bodyUsed, true);
   });
 
   test('rejects a refused connection with TypeError "fetch failed" and the cause', async () => {
