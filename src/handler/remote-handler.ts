@@ -16,7 +16,7 @@ import { integerOption } from "../_internal/integer-option.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { quote } from "../_internal/quote.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
-import { openBody, readBodyBytes } from "../transport/body-reader.ts";
+import { openResponseBody, readBodyBytes } from "../transport/body-reader.ts";
 import {
   HANDLER_KINDS,
   type HandlerKind,
@@ -238,7 +238,7 @@ async function readRemoteAnswer(
   signal: AbortSignal,
   maxBytes: number,
 ): Promise<unknown> {
-  const body = openBody(response.body, signal);
+  const body = openResponseBody(response, signal);
   try {
     if (signal.aborted) throw signal.reason;
     if (response.status !== 200) {

@@ -5,7 +5,7 @@
  * @module
  */
 import { joinBytes } from "../_internal/join-bytes.ts";
-import { BufferedResponse } from "./_buffered-response.ts";
+import { BufferedResponse, type ChunkSource, StreamedResponse } from "./_held-responses.ts";
 
 /** One step of reading a body. */
 export type BodyStep =
@@ -38,6 +38,20 @@ const END: BodyStep = { kind: "end" };
 const ABORTED: BodyStep = { kind: "aborted" };
 
 /**
+ * Opens a response's body for reading: the chunks a {@linkcode StreamedResponse} holds are read as
+ * they are, any other body through its stream.
+ *
+ * @param response The response; its body unread.
+ * @param signal Aborting it cancels the body and makes every read answer `"aborted"`.
+ * @returns The reader.
+ * @throws {TypeError} When the body is already locked or used (a caller's mistake).
+ */
+export function openResponseBody(response: Response, signal?: AbortSignal): BodyReader {
+  const held = response instanceof StreamedResponse ? response.takeSource() : undefined;
+  return held === undefined ? openBody(response.body, signal) : openSource(held, signal);
+}
+
+/**
  * Opens a body for reading.
  *
  * @param body The response body; `null` reads as empty.
@@ -45,34 +59,49 @@ const ABORTED: BodyStep = { kind: "aborted" };
  * @returns The reader.
  * @throws {TypeError} When the body is already locked or used (a caller's mistake).
  */
-export function openBody(body: ReadableStream<Uint8Array> | null, signal?: AbortSignal): BodyReader {
-  const reader = body?.getReader();
-  const onAbort = (): void => cancel(reader, signal?.reason);
+function openBody(body: ReadableStream<Uint8Array> | null, signal?: AbortSignal): BodyReader {
+  return openSource(body === null ? undefined : streamSource(body.getReader()), signal);
+}
+
+/** A stream's reader as a source (its chunks unchecked: {@linkcode openSource} checks them). */
+function streamSource(reader: ReadableStreamDefaultReader<Uint8Array>): ChunkSource {
+  return {
+    next: async () => {
+      const result = await reader.read();
+      return result.done ? undefined : result.value;
+    },
+    cancel: (reason) => {
+      // Not awaited: a peer that never acknowledges must not hold the caller up.
+      reader.cancel(reason).catch(() => {});
+    },
+  };
+}
+
+function openSource(source: ChunkSource | undefined, signal?: AbortSignal): BodyReader {
+  const onAbort = (): void => source?.cancel(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   let closed = false;
   return {
     aborted: () => signal?.aborted === true,
     async read(): Promise<BodyStep> {
       if (signal?.aborted) return ABORTED;
-      if (reader === undefined) return END;
-      let result: ReadableStreamReadResult<Uint8Array>;
+      if (source === undefined) return END;
+      let chunk: Uint8Array | undefined;
       try {
-        result = await reader.read();
+        chunk = await source.next();
       } catch (error) {
         return signal?.aborted ? ABORTED : { kind: "failed", reason: describeError(error) };
       }
       if (signal?.aborted) return ABORTED;
-      if (result.done) return END;
-      if (!(result.value instanceof Uint8Array)) {
-        return { kind: "failed", reason: "a chunk that is not bytes" };
-      }
-      return { kind: "chunk", bytes: result.value };
+      if (chunk === undefined) return END;
+      if (!(chunk instanceof Uint8Array)) return { kind: "failed", reason: "a chunk that is not bytes" };
+      return { kind: "chunk", bytes: chunk };
     },
     close(): void {
       if (closed) return;
       closed = true;
       signal?.removeEventListener("abort", onAbort);
-      cancel(reader, undefined);
+      source?.cancel();
     },
   };
 }
@@ -104,19 +133,19 @@ const NO_BYTES = new Uint8Array(0);
 
 /**
  * Discards a response's unread body, so that its connection is freed: cancels its stream. A body
- * `createNodeFetch()` already read is dropped as it is: asking for its `body` would make a stream
- * just to cancel it, and a legacy server answers every message the client posts with a bodiless
- * `202`.
+ * `createNodeFetch()` holds is dropped or cancelled as it is: asking for its `body` would make a
+ * stream just to cancel it, and a legacy server answers every message the client posts with a
+ * bodiless `202`.
  *
  * @param response The response; its body unread.
  * @returns When the cancel is done; never rejects.
  */
 export function discardBody(response: Response): Promise<void> {
-  if (response instanceof BufferedResponse) {
-    response.takeBytes();
-    return Promise.resolve();
-  }
-  return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
+  if (response instanceof BufferedResponse && response.takeBytes() !== undefined) return Promise.resolve();
+  const source = response instanceof StreamedResponse ? response.takeSource() : undefined;
+  if (source === undefined) return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
+  source.cancel();
+  return Promise.resolve();
 }
 
 /**
@@ -188,11 +217,6 @@ export async function readRequestBytes(
   } finally {
     body.close();
   }
-}
-
-function cancel(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, reason: unknown): void {
-  // Not awaited: a peer that never acknowledges must not hold the caller up.
-  reader?.cancel(reason).catch(() => {});
 }
 
 function describeError(error: unknown): string {

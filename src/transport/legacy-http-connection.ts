@@ -26,7 +26,7 @@ import type {
   JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
-import { type BodyBytes, discardBody, openBody, readBodyBytes } from "./body-reader.ts";
+import { type BodyBytes, discardBody, openResponseBody, readBodyBytes } from "./body-reader.ts";
 import { ConcurrencyLimit } from "./_concurrency-limit.ts";
 import { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { listen } from "./_legacy-listen-stream.ts";
@@ -203,7 +203,7 @@ async function postAccepted(
     void discardBody(response);
     return;
   }
-  const body = openBody(response.body, signal);
+  const body = openResponseBody(response, signal);
   let read: BodyBytes;
   try {
     read = await readBodyBytes(body, ERROR_BODY_BYTES);

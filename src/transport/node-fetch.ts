@@ -16,7 +16,7 @@
  * @module
  */
 import { Agent, type Dispatcher } from "undici";
-import { BufferedResponse } from "./_buffered-response.ts";
+import { BufferedResponse, type ChunkSource, StreamedResponse } from "./_held-responses.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
 import { memoByString } from "../_internal/string-memo.ts";
 
@@ -172,11 +172,11 @@ async function toResponse(data: Dispatcher.ResponseData, method: string): Promis
     return new Response(null, { status, headers });
   }
   if (isEventStream(data.headers["content-type"])) {
-    return new Response(streamedBody([], body), { status, headers });
+    return new StreamedResponse(nodeChunks([], body), status, headers);
   }
   const start = await readStart(body);
   if (start.ended) return new BufferedResponse(concatChunks(start.chunks, start.size), status, headers);
-  return new Response(streamedBody(start.chunks, body), { status, headers });
+  return new StreamedResponse(nodeChunks(start.chunks, body), status, headers);
 }
 
 /** undici's response body: a Node stream. */
@@ -255,22 +255,34 @@ function concatChunks(chunks: readonly Buffer[], size: number): Uint8Array<Array
   return bytes;
 }
 
-/** A body that yields `first`, then pulls the rest from undici's; cancelling it destroys undici's. */
-function streamedBody(first: readonly Buffer[], body: Body): ReadableStream<Uint8Array> {
-  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  return new ReadableStream<Uint8Array>({
-    start(controller): void {
-      for (const chunk of first) controller.enqueue(chunk);
-    },
-    async pull(controller): Promise<void> {
-      const step = await chunks.next();
-      if (step.done) controller.close();
-      else controller.enqueue(step.value);
+/**
+ * The chunks of undici's body: `first`, then each as it arrives. Read with `read()` on `readable`
+ * rather than the body's async iterator, which sets up a stream pipeline per body. Cancelling it
+ * before the end destroys undici's body, which closes the connection.
+ */
+function nodeChunks(first: readonly Buffer[], body: Body): ChunkSource {
+  const early = [...first];
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  body.on("readable", notify).on("end", notify).on("error", notify).on("close", notify);
+  return {
+    async next(): Promise<Uint8Array | undefined> {
+      for (;;) {
+        const chunk = early.shift() ?? (body.read() as Buffer | null);
+        if (chunk !== null) return chunk;
+        if (body.errored) throw body.errored;
+        if (body.readableEnded || body.destroyed) return undefined;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
     },
     cancel(): void {
-      body.destroy(CANCELLED);
+      if (!body.readableEnded) body.destroy(CANCELLED);
     },
-  }, { highWaterMark: 0 });
+  };
 }
 
 /**

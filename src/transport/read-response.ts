@@ -9,11 +9,11 @@ import {
   type BodyBytes,
   type BodyReader,
   discardBody,
-  openBody,
+  openResponseBody,
   readBodyBytes,
   readWholeBody,
 } from "./body-reader.ts";
-import { BufferedResponse } from "./_buffered-response.ts";
+import { BufferedResponse, HeldResponse } from "./_held-responses.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
@@ -104,7 +104,7 @@ export async function readResponse(
     void discardBody(response);
     return options.signal?.aborted ? ABORTED : ACCEPTED;
   }
-  const body = openBody(response.body, options.signal);
+  const body = openResponseBody(response, options.signal);
   try {
     if (body.aborted()) return ABORTED;
     const type = mediaType(headerOf(response, "content-type"));
@@ -198,7 +198,7 @@ function mediaType(header: string | null): string | undefined {
 
 /** One header of a response, read without building its `Headers` when it has none yet. */
 function headerOf(response: Response, name: string): string | null {
-  return response instanceof BufferedResponse ? response.header(name) : response.headers.get(name);
+  return response instanceof HeldResponse ? response.header(name) : response.headers.get(name);
 }
 
 /** Whether a response is a successful (not `202`) JSON body: one that should hold the answer. */

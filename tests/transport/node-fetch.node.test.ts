@@ -7,6 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 import { discardBody } from "../../src/transport/body-reader.ts";
+import { readResponse } from "../../src/transport/read-response.ts";
+import type { JsonRpcMessage } from "../../src/protocol/jsonrpc.ts";
 
 interface Seen {
   readonly method: string;
@@ -31,6 +33,12 @@ let arrived = deferred();
 /** Lets `/large` send its second half, and `/sse` its events. */
 let release = deferred();
 const LARGE = Buffer.from(Array.from({ length: 200 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+
+const PROGRESS = {
+  jsonrpc: "2.0",
+  method: "notifications/progress",
+  params: { progressToken: "t", progress: 1 },
+};
 
 const routes: Record<string, (response: ServerResponse) => void> = {
   "/json": (response) => {
@@ -67,6 +75,18 @@ const routes: Record<string, (response: ServerResponse) => void> = {
     arrived.resolve();
   },
   "/hold": () => arrived.resolve(),
+  "/sse-rpc": (response) => {
+    // A notification, then the response, and the stream left open.
+    response.on("close", () => arrived.resolve());
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.write(`data: ${JSON.stringify(PROGRESS)}\n\n`);
+    response.write('data: {"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n\n');
+  },
+  "/sse-rpc-held": (response) => {
+    response.on("close", () => arrived.resolve());
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    response.write(`data: ${JSON.stringify(PROGRESS)}\n\n`);
+  },
   "/sse-cancelled": (response) => {
     response.on("close", () => arrived.resolve());
     response.writeHead(200, { "content-type": "text/event-stream" }).write("data: one\n\n");
@@ -239,6 +259,45 @@ describe("createNodeFetch()", () => {
     await arrived.promise;
     assert.equal(streamed.bodyUsed, true);
   });
+
+  test(
+    "readResponse() reads an event stream as it comes, and closes the connection once it has the response",
+    { timeout: 10_000 },
+    async () => {
+      arrived = deferred();
+      const response = await fetcher(`${origin}/sse-rpc`, { method: "GET" });
+      const messages: JsonRpcMessage[] = [];
+      const outcome = await readResponse(response, { requestId: 1, onMessage: (m) => messages.push(m) });
+      assert.deepEqual([outcome, messages], [
+        { kind: "response", message: { jsonrpc: "2.0", id: 1, result: { ok: true } }, status: 200 },
+        [PROGRESS],
+      ]);
+      await arrived.promise;
+      assert.equal(response.bodyUsed, true);
+      await assert.rejects(response.text(), TypeError);
+    },
+  );
+
+  test(
+    "readResponse() of an event stream ends as aborted when its signal fires mid-stream, closing the connection",
+    { timeout: 10_000 },
+    async () => {
+      arrived = deferred();
+      const controller = new AbortController();
+      const response = await fetcher(`${origin}/sse-rpc-held`, { method: "GET" });
+      const messages: JsonRpcMessage[] = [];
+      const outcome = readResponse(response, {
+        requestId: 1,
+        signal: controller.signal,
+        onMessage: (m) => {
+          messages.push(m);
+          controller.abort(new Error("enough"));
+        },
+      });
+      assert.deepEqual([await outcome, messages], [{ kind: "aborted" }, [PROGRESS]]);
+      await arrived.promise;
+    },
+  );
 
   test('rejects a refused connection with TypeError "fetch failed" and the cause', async () => {
     const closed = createServer();
