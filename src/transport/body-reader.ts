@@ -143,9 +143,12 @@ const NO_BYTES = new Uint8Array(0);
 export function discardBody(response: Response): Promise<void> {
   if (response instanceof BufferedResponse && response.takeBytes() !== undefined) return Promise.resolve();
   const source = response instanceof StreamedResponse ? response.takeSource() : undefined;
-  if (source === undefined) return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
-  source.cancel();
-  return Promise.resolve();
+  if (source !== undefined) {
+    source.cancel();
+    return Promise.resolve();
+  }
+  // Any other body, or one already handed to a stream: cancelled through that stream.
+  return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
 }
 
 /**

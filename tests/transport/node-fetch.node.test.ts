@@ -196,14 +196,17 @@ describe("createNodeFetch()", () => {
   );
 
   test(
-    "returns an event stream at once and streams its events as they come",
+    "returns an event stream at once and streams its events as they come, to it and to a clone",
     { timeout: 10_000 },
     async () => {
       release = deferred();
       const response = await fetcher(`${origin}/sse`, { method: "GET" });
+      assert.equal(response.bodyUsed, false);
+      const copy = response.clone();
       // The server holds the events until now: the Response came with the headers alone.
       release.resolve();
-      assert.equal(await response.text(), "data: one\n\ndata: two\n\n");
+      const events = "data: one\n\ndata: two\n\n";
+      assert.deepEqual([await response.text(), await copy.text(), response.bodyUsed], [events, events, true]);
     },
   );
 
