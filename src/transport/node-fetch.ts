@@ -11,11 +11,13 @@
  *
  * It does what sluice's transports need of fetch, not all of fetch: redirects are never followed
  * (a 3xx comes back as is, as with `redirect: "manual"`), bodies are not decompressed (no
- * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`.
+ * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`. A request
+ * cut off by the server closing the kept-alive connection it went out on, before any answer, is
+ * sent once more on a new connection (`closedWhenReused`, below, says when and why).
  *
  * @module
  */
-import { Agent, type Dispatcher } from "undici";
+import { Agent, buildConnector, type Dispatcher } from "undici";
 import { BufferedResponse, type ChunkSource, StreamedResponse } from "./_held-responses.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
 import { memoByString } from "../_internal/string-memo.ts";
@@ -48,7 +50,10 @@ const NULL_BODY_STATUSES: readonly number[] = [204, 205, 304];
 const NOT_LATIN1 = /[\u0100-\uffff]/;
 
 /**
- * Creates a fetch for Node.js over `undici.request` with its own keep-alive pool.
+ * Creates a fetch for Node.js over `undici.request` with its own keep-alive pool. A request that
+ * a server cut off by closing the kept-alive connection it went out on (its idle timeout racing
+ * the request), before any answer, is sent once more on a new connection; a new connection that
+ * closes before answering fails the request.
  *
  * @param options Pool settings.
  * @returns The fetch, with `close()`.
@@ -65,7 +70,7 @@ const NOT_LATIN1 = /[\u0100-\uffff]/;
 export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const keepAliveTimeout = checkCount("keepAliveTimeoutMs", options.keepAliveTimeoutMs) ?? 4000;
   const connections = checkCount("connectionsPerOrigin", options.connectionsPerOrigin) ?? null;
-  const dispatcher = new Agent({ keepAliveTimeout, connections });
+  const dispatcher = new Agent({ keepAliveTimeout, connections, connect: markingReuse() });
   const targetOf = memoByString(parseTarget, MAX_TARGETS);
   let closing: Promise<void> | undefined;
   const nodeFetch = (url: string, init: RequestInit): Promise<Response> =>
@@ -107,7 +112,12 @@ async function send(
   let data: Dispatcher.ResponseData;
   try {
     const { origin, path } = targetOf(url);
-    data = await dispatcher.request({ origin, path, method, headers, body, signal });
+    const request = { origin, path, method, headers, body, signal };
+    data = await dispatcher.request(request).catch((error: unknown) => {
+      // Sent once more, on another connection, when a kept-alive one was closed under it.
+      if (signal?.aborted || !closedWhenReused(error)) throw error;
+      return dispatcher.request(request);
+    });
   } catch (error) {
     throw failure(error, signal);
   }
@@ -120,6 +130,46 @@ async function send(
     data.body.destroy();
     throw failure(error, signal);
   }
+}
+
+/**
+ * Whether a request failed because the server closed a kept-alive connection, one it had already
+ * answered on, before any answer to this request: the race of an idle connection that the server
+ * times out just as the next request goes out on it, which ends it with "other side closed" (the
+ * server's FIN) or `ECONNRESET` and `EPIPE` (its RST). A client that was not scheduled for a while
+ * loses it most: its own idle timer had no turn to close the connection first (a conformance run
+ * under load lost token requests so). A server that times a connection out has not read the
+ * request that raced it, so it is sent once more, on another connection, as browsers do. A new
+ * connection (nothing read on it) that closes is not retried: its server failed this very request.
+ */
+function closedWhenReused(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, socket } = error as { code?: unknown; socket?: { bytesRead?: unknown } | null };
+  if (code === "UND_ERR_SOCKET") return typeof socket?.bytesRead === "number" && socket.bytesRead > 0;
+  return (code === "ECONNRESET" || code === "EPIPE") &&
+    (error as { [READ_BEFORE]?: boolean })[READ_BEFORE] === true;
+}
+
+/** Set on a socket's error: whether the socket had read anything before it (see `markingReuse`). */
+const READ_BEFORE = Symbol("readBefore");
+
+/**
+ * undici's own connector, with its default connect timeout (10 s), marking each socket's error
+ * with {@linkcode READ_BEFORE}: a reset's error carries no socket details, and
+ * {@linkcode closedWhenReused} needs to know whether the connection had answered before.
+ */
+function markingReuse(): buildConnector.connector {
+  const connect = buildConnector({ timeout: 10_000 });
+  return (options, callback) =>
+    connect(options, (...connected) => {
+      const socket = connected[1];
+      socket?.on("error", (error: unknown) => {
+        if (typeof error === "object" && error !== null) {
+          Reflect.set(error, READ_BEFORE, socket.bytesRead > 0);
+        }
+      });
+      callback(...connected);
+    });
 }
 
 /** Rejects like fetch: the signal's reason after an abort, else `TypeError("fetch failed")`. */

@@ -11,6 +11,7 @@ import process from "node:process";
 import { type Client, ClientError, defineHandler } from "../../mod.ts";
 import type { UpstreamAuth } from "../../src/policy/policy.ts";
 import { createClient } from "../../src/legacy.ts";
+import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 
 type Action = (client: Client, context: Record<string, unknown>) => Promise<void>;
 const SERVER = "conformance";
@@ -34,6 +35,7 @@ function fillForm(schema: { properties?: Record<string, Record<string, unknown>>
 }
 
 let beforeAnswer: (() => Promise<void>) | undefined;
+const browserFetch = createNodeFetch();
 let client: Client;
 
 const handler = defineHandler({
@@ -50,9 +52,11 @@ const handler = defineHandler({
   }),
   roots: () => ({ roots: [] }),
   // The suite's authorization server approves at once: its authorization endpoint redirects
-  // straight to the redirect URI, so "showing" the URL is following it to its Location.
+  // straight to the redirect URI, so "showing" the URL is following it to its Location. As a
+  // browser would, and as the client's own requests are, a request that the server's closing of an
+  // idle kept-alive connection cut off is sent again (createNodeFetch; Node's fetch fails it).
   authorize: async (request) => {
-    const response = await fetch(request.url, { redirect: "manual" });
+    const response = await browserFetch(request.url, { method: "GET" });
     await response.body?.cancel();
     const location = response.headers.get("location");
     if (location === null) {

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 import { discardBody } from "../../src/transport/body-reader.ts";
 import { readResponse } from "../../src/transport/read-response.ts";
@@ -368,6 +368,102 @@ describe("createNodeFetch()", () => {
       () => createNodeFetch({ keepAliveTimeoutMs: 0 }),
       new RangeError('createNodeFetch(): "keepAliveTimeoutMs" must be a positive integer, received "0"'),
     );
+  });
+
+  describe("a connection the server closes before it answers", () => {
+    /** What the server read: the connection (numbered from 1) and the request's line and body. */
+    type Read = readonly [connection: number, line: string, body: string];
+
+    /**
+     * A plain HTTP/1.1 server over node:net that answers 200 with the connection's number, but
+     * closes the connection, answering nothing, when `closes(served)` says so (served: the answers
+     * given on it so far): with a FIN, or with a reset.
+     */
+    async function scriptedServer(how: "FIN" | "RST", closes: (served: number) => boolean) {
+      const reads: Read[] = [];
+      let connections = 0;
+      const tcp = createTcpServer((socket: Socket) => {
+        const connection = ++connections;
+        let served = 0;
+        let pending = "";
+        socket.on("data", (chunk: Buffer) => {
+          pending += chunk.toString("latin1");
+          for (let end = pending.indexOf("\r\n\r\n"); end >= 0; end = pending.indexOf("\r\n\r\n")) {
+            const head = pending.slice(0, end);
+            const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+            if (pending.length < end + 4 + length) return;
+            reads.push([connection, head.split("\r\n")[0] ?? "", pending.slice(end + 4, end + 4 + length)]);
+            pending = pending.slice(end + 4 + length);
+            if (closes(served)) {
+              if (how === "RST") socket.resetAndDestroy();
+              else socket.destroy();
+              return;
+            }
+            served++;
+            const body = `{"connection":${connection}}`;
+            socket.write(
+              `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+            );
+          }
+        });
+      });
+      await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+      return {
+        url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}/mcp`,
+        reads,
+        close: () => new Promise((resolve) => tcp.close(resolve)),
+      };
+    }
+
+    const post = (n: number) => `{"n":${n}}`;
+
+    for (
+      const [how, code, message] of [["FIN", "UND_ERR_SOCKET", "other side closed"], [
+        "RST",
+        "ECONNRESET",
+        "read ECONNRESET",
+      ]] as const
+    ) {
+      test(`sends the request again, on a new connection, when a kept-alive one is closed under it (${how})`, async () => {
+        // The race of an idle connection the server times out as the next request goes out on it.
+        const server = await scriptedServer(how, (served) => served === 1);
+        const fetch = createNodeFetch();
+        try {
+          const first = await fetch(server.url, { method: "POST", body: post(1) });
+          const answered = [first.status, await first.text()];
+          // A turn of the event loop: the pool has taken the connection back as idle.
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          const second = await fetch(server.url, { method: "POST", body: post(2) });
+          answered.push(second.status, await second.text());
+          assert.deepEqual(answered, [200, '{"connection":1}', 200, '{"connection":2}']);
+          assert.deepEqual(server.reads, [
+            [1, "POST /mcp HTTP/1.1", post(1)],
+            [1, "POST /mcp HTTP/1.1", post(2)],
+            [2, "POST /mcp HTTP/1.1", post(2)],
+          ]);
+        } finally {
+          await fetch.close();
+          await server.close();
+        }
+      });
+
+      test(`does not send the request again when a new connection is closed before any answer (${how})`, async () => {
+        const server = await scriptedServer(how, () => true);
+        const fetch = createNodeFetch();
+        try {
+          const error = await fetch(server.url, { method: "POST", body: post(1) }).catch((e) => e);
+          const cause = (error as Error).cause as { code?: string; message?: string };
+          assert.deepEqual(
+            [error instanceof TypeError, (error as Error).message, cause.code, cause.message],
+            [true, "fetch failed", code, message],
+          );
+          assert.deepEqual(server.reads, [[1, "POST /mcp HTTP/1.1", post(1)]]);
+        } finally {
+          await fetch.close();
+          await server.close();
+        }
+      });
+    }
   });
 
   test("rejects requests after close()", async () => {
