@@ -48,6 +48,17 @@ export abstract class HeldResponse extends Response {
   protected get pairs(): readonly (readonly [string, string])[] {
     return this.#pairs;
   }
+
+  /**
+   * A platform `Response` with this status and these headers, holding `body`; with none (the body
+   * was handed over already), one whose body is spent, as fetch's would be.
+   */
+  protected plainResponse(body: BodyInit | undefined): Response {
+    const init = { status: this.status, statusText: this.statusText, headers: this.headers };
+    const response = new Response(body ?? new Uint8Array(0), init);
+    if (body === undefined) void response.arrayBuffer().catch(() => {});
+    return response;
+  }
 }
 
 /** A body read whole: its bytes are served as they are, the stream made only when asked for. */
@@ -119,13 +130,7 @@ export class BufferedResponse extends HeldResponse {
   }
 
   #stream(): Response {
-    if (this.#streamed === undefined) {
-      const init = { status: this.status, statusText: this.statusText, headers: this.headers };
-      this.#streamed = new Response(this.#used ? new Uint8Array(0) : this.#bytes, init);
-      // Read already: its stream is spent, as fetch's would be.
-      if (this.#used) void this.#streamed.arrayBuffer().catch(() => {});
-    }
-    return this.#streamed;
+    return this.#streamed ??= this.plainResponse(this.#used ? undefined : this.#bytes);
   }
 
   /** Hands the bytes over once: a second read fails as fetch's does. */
@@ -217,10 +222,7 @@ export class StreamedResponse extends HeldResponse {
   #stream(): Response {
     if (this.#streamed === undefined) {
       const source = this.takeSource();
-      const init = { status: this.status, statusText: this.statusText, headers: this.headers };
-      this.#streamed = new Response(source === undefined ? new Uint8Array(0) : webStream(source), init);
-      // Taken already: its stream is spent, as fetch's would be.
-      if (source === undefined) void this.#streamed.arrayBuffer().catch(() => {});
+      this.#streamed = this.plainResponse(source === undefined ? undefined : webStream(source));
     }
     return this.#streamed;
   }

@@ -13,7 +13,7 @@ import {
   readBodyBytes,
   readWholeBody,
 } from "./body-reader.ts";
-import { BufferedResponse, HeldResponse } from "./_held-responses.ts";
+import { BufferedResponse, HeldResponse, StreamedResponse } from "./_held-responses.ts";
 import { readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
@@ -210,13 +210,15 @@ function isJsonAnswer(status: number, response: Response): boolean {
 /**
  * Whether a JSON answer can be read whole: it declares its length, within `max`, and no
  * `Content-Encoding` (a fetch that decompresses would hand over more bytes than declared: a small
- * gzip body can unpack to gigabytes, so such a body is read as a stream, within the limit).
+ * gzip body can unpack to gigabytes, so such a body is read as a stream, within the limit). The
+ * chunks a `StreamedResponse` holds are read as they come instead: reading it whole would make a
+ * web stream of them.
  */
 function isWholeJson(response: Response, max: number): boolean {
-  const { headers } = response;
-  const encoding = headers.get("content-encoding");
+  if (response instanceof StreamedResponse) return false;
+  const encoding = headerOf(response, "content-encoding");
   if (encoding !== null && encoding.trim().toLowerCase() !== "identity") return false;
-  const length = headers.get("content-length");
+  const length = headerOf(response, "content-length");
   return length !== null && DECIMAL.test(length) && Number(length) <= max;
 }
 

@@ -12,6 +12,7 @@ import { type Client, ClientError, defineHandler } from "../../mod.ts";
 import type { UpstreamAuth } from "../../src/policy/policy.ts";
 import { createClient } from "../../src/legacy.ts";
 import { createNodeFetch } from "../../src/transport/node-fetch.ts";
+import { discardBody } from "../../src/transport/body-reader.ts";
 
 type Action = (client: Client, context: Record<string, unknown>) => Promise<void>;
 const SERVER = "conformance";
@@ -57,7 +58,7 @@ const handler = defineHandler({
   // idle kept-alive connection cut off is sent again (createNodeFetch; Node's fetch fails it).
   authorize: async (request) => {
     const response = await browserFetch(request.url, { method: "GET" });
-    await response.body?.cancel();
+    await discardBody(response);
     const location = response.headers.get("location");
     if (location === null) {
       throw new Error(`the authorization endpoint answered HTTP ${response.status}, no redirect`);

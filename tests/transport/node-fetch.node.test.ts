@@ -8,6 +8,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from "
 import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 import { discardBody } from "../../src/transport/body-reader.ts";
 import { readResponse } from "../../src/transport/read-response.ts";
+import { StreamedResponse } from "../../src/transport/_held-responses.ts";
 import type { JsonRpcMessage } from "../../src/protocol/jsonrpc.ts";
 
 interface Seen {
@@ -33,6 +34,9 @@ let arrived = deferred();
 /** Lets `/large` send its second half, and `/sse` its events. */
 let release = deferred();
 const LARGE = Buffer.from(Array.from({ length: 200 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+
+/** A JSON answer's text past the 64 KiB that createNodeFetch() reads before it returns. */
+const LARGE_TEXT = "sluice ".repeat(15_000);
 
 const PROGRESS = {
   jsonrpc: "2.0",
@@ -62,6 +66,14 @@ const routes: Record<string, (response: ServerResponse) => void> = {
     response.writeHead(200, { "content-type": "application/octet-stream" });
     response.write(LARGE.subarray(0, 100 * 1024));
     void release.promise.then(() => response.end(LARGE.subarray(100 * 1024)));
+  },
+  "/large-json": (response) => {
+    const json = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { text: LARGE_TEXT } });
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(json),
+    });
+    response.end(json);
   },
   "/sse": (response) => {
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" }).flushHeaders();
@@ -280,6 +292,26 @@ describe("createNodeFetch()", () => {
       await assert.rejects(response.text(), TypeError);
     },
   );
+
+  test("readResponse() reads a JSON answer over 64 KiB from the chunks it holds, exactly", async () => {
+    const response = await fetcher(`${origin}/large-json`, { method: "POST", body: "{}" });
+    assert.equal(response instanceof StreamedResponse, true);
+    // Neither its web stream nor a whole read may be asked for: those would make a web stream.
+    const asked: string[] = [];
+    for (const name of ["body", "arrayBuffer"]) {
+      Object.defineProperty(response, name, { configurable: true, get: () => asked.push(name) });
+    }
+    const outcome = await readResponse(response, { requestId: 1 });
+    for (const name of ["body", "arrayBuffer"]) delete (response as unknown as Record<string, unknown>)[name];
+    assert.deepEqual(asked, []);
+    assert.deepEqual(outcome, {
+      kind: "response",
+      message: { jsonrpc: "2.0", id: 1, result: { text: LARGE_TEXT } },
+      status: 200,
+    });
+    assert.equal(response.bodyUsed, true);
+    await assert.rejects(response.text(), TypeError);
+  });
 
   test(
     "readResponse() of an event stream ends as aborted when its signal fires mid-stream, closing the connection",
