@@ -14,8 +14,8 @@
  * kind passed down: in both eras the suite then checks what the gateway relays, seals and asks.
  *
  * The suite needs Node 22 (it crashes on Node 20), so it runs on the Node 22 binary that
- * `npm ci --prefix tests/conformance` installs (the root `postinstall` does that) and that stays out
- * of the project's `node_modules/.bin`. The client under test runs on the project's own Node, with
+ * `npm ci --prefix tests/conformance` installs (run by the root `postinstall`,
+ * scripts/install-conformance.mjs) and that stays out of the project's `node_modules/.bin`. The client under test runs on the project's own Node, with
  * `node_modules/.bin` on `PATH` (so `tsx` resolves). A `tsx <file>.ts` client is bundled once with
  * esbuild and run as `node <bundle>`: the suite starts every scenario's client at once, and tsx
  * compiling the sources again in each of those processes cost several times the client's own work,

@@ -1,0 +1,126 @@
+// The repository's postinstall (scripts/install-conformance.mjs): it installs the conformance
+// suite once per version of its lock, since npm runs it on more than `npm ci` (the first `npx
+// sluice` in a clone runs it too). Each case runs the script in a project of its own, with a
+// lock that names no packages, so `npm ci` works offline (npm is told it is, and its registry is
+// an unused loopback port).
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "../_support/modern-peer.ts";
+
+const SCRIPT = join(REPO_ROOT, "scripts", "install-conformance.mjs");
+const STAMP = join("tests", "conformance", "node_modules", ".sluice-installed");
+const SKIPPED =
+  "postinstall: the conformance suite is installed already (tests/conformance/package-lock.json unchanged)\n";
+
+/** A project whose tests/conformance has a package.json and its lock, with no packages. */
+function project(name: string): string {
+  const root = mkdtempSync(join(tmpdir(), "sluice-postinstall-"));
+  const suite = join(root, "tests", "conformance");
+  mkdirSync(suite, { recursive: true });
+  writeLock(root, name);
+  return root;
+}
+
+/** Writes a matching package.json and lock for the suite, named `name`. */
+function writeLock(root: string, name: string): void {
+  const suite = join(root, "tests", "conformance");
+  writeFileSync(join(suite, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true }));
+  const lock = {
+    name,
+    version: "1.0.0",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { name, version: "1.0.0" } },
+  };
+  writeFileSync(join(suite, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+}
+
+function lockHash(root: string): string {
+  return createHash("sha256").update(readFileSync(join(root, "tests", "conformance", "package-lock.json")))
+    .digest(
+      "hex",
+    );
+}
+
+/** Makes the suite's package.json ask for a package its lock lacks: `npm ci` then refuses to run. */
+function breakPackageJson(root: string): void {
+  const manifest = { name: "suite", version: "1.0.0", private: true, dependencies: { "left-pad": "1.3.0" } };
+  writeFileSync(join(root, "tests", "conformance", "package.json"), JSON.stringify(manifest));
+}
+
+/** Runs the postinstall in `root`, as npm would (the project's root as the working directory). */
+function postinstall(root: string): { status: number | null; stdout: string } {
+  const run = spawnSync(process.execPath, [SCRIPT], {
+    cwd: root,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      npm_config_offline: "true",
+      npm_config_registry: "http://127.0.0.1:9/",
+      npm_config_update_notifier: "false",
+    },
+    timeout: 60_000,
+  });
+  return { status: run.status, stdout: run.stdout };
+}
+
+describe("the postinstall (scripts/install-conformance.mjs)", { timeout: 120_000 }, () => {
+  test("installs the suite and stamps the lock's hash; a second run installs nothing", () => {
+    const root = project("suite-a");
+    try {
+      const first = postinstall(root);
+      assert.equal(first.status, 0);
+      assert.equal(readFileSync(join(root, STAMP), "utf8"), `${lockHash(root)}\n`);
+      // Were npm ci run now, it would fail: package.json no longer matches the lock.
+      breakPackageJson(root);
+      assert.deepEqual(postinstall(root), { status: 0, stdout: SKIPPED });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("a changed lock installs again and stamps the new hash", () => {
+    const root = project("suite-b");
+    try {
+      assert.equal(postinstall(root).status, 0);
+      const before = readFileSync(join(root, STAMP), "utf8");
+      writeLock(root, "suite-c");
+      const again = postinstall(root);
+      assert.equal(again.status, 0);
+      assert.notEqual(again.stdout, SKIPPED);
+      assert.equal(readFileSync(join(root, STAMP), "utf8"), `${lockHash(root)}\n`);
+      assert.notEqual(readFileSync(join(root, STAMP), "utf8"), before);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("a failed install leaves no stamp, so the next run tries again", () => {
+    const root = project("suite-d");
+    try {
+      breakPackageJson(root);
+      assert.equal(postinstall(root).status, 1);
+      assert.equal(existsSync(join(root, STAMP)), false);
+      writeLock(root, "suite-d");
+      assert.equal(postinstall(root).status, 0);
+      assert.equal(readFileSync(join(root, STAMP), "utf8"), `${lockHash(root)}\n`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("without the suite's lock it does nothing", () => {
+    const root = mkdtempSync(join(tmpdir(), "sluice-postinstall-"));
+    try {
+      assert.deepEqual(postinstall(root), { status: 0, stdout: "" });
+      assert.equal(existsSync(join(root, "tests")), false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
