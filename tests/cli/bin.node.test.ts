@@ -3,7 +3,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { HELP } from "../../src/cli/mod.ts";
@@ -20,6 +22,17 @@ const skip = process.versions.deno === undefined && process.versions.bun === und
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   bin?: Record<string, string>;
 };
+
+/** Where scripts/install-conformance.mjs records the lock it installed. */
+const SUITE_STAMP = join("tests", "conformance", "node_modules", ".sluice-installed");
+
+/** Whether the conformance suite was installed by the postinstall from the lock as it is now. */
+function suiteStamped(): boolean {
+  const lock = readFileSync(join(REPO_ROOT, "tests", "conformance", "package-lock.json"));
+  const hash = createHash("sha256").update(lock).digest("hex");
+  return existsSync(join(REPO_ROOT, SUITE_STAMP)) &&
+    readFileSync(join(REPO_ROOT, SUITE_STAMP), "utf8").trim() === hash;
+}
 
 describe("bin/sluice.mjs", { skip }, () => {
   test("the bin runs the TypeScript source from a clone: --help, --version, check", () => {
@@ -66,9 +79,34 @@ describe("bin/sluice.mjs", { skip }, () => {
     }
   });
 
-  test("npx sluice --help runs the bin from the repository root", {
-    skip: manifest.bin?.["sluice"] === undefined ? 'package.json declares no "bin": { "sluice" } yet' : false,
+  test("npx sluice --help runs the bin from the repository root, offline, installing nothing", {
+    skip: manifest.bin?.["sluice"] === undefined
+      ? 'package.json declares no "bin": { "sluice" } yet'
+      : suiteStamped()
+      ? false
+      : process.env.CI === "true"
+      ? false
+      : "the conformance suite was installed before scripts/install-conformance.mjs stamped it: run npm ci",
   }, () => {
-    assert.deepEqual(run("npx", ["--offline", "sluice", "--help"]), { code: 0, stdout: HELP, stderr: "" });
+    // An empty npm cache, as on a new machine: npx links the clone into it and runs the clone's
+    // postinstall, which must find the suite in place (a reinstall, offline with nothing cached,
+    // would fail the command).
+    const cache = mkdtempSync(join(tmpdir(), "sluice-npx-cache-"));
+    const stamped = statSync(join(REPO_ROOT, SUITE_STAMP)).mtimeMs;
+    try {
+      const result = spawnSync("npx", ["--offline", "sluice", "--help"], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, npm_config_cache: cache, npm_config_registry: "http://127.0.0.1:9/" },
+      });
+      assert.deepEqual(
+        { code: result.status, stdout: result.stdout, stderr: result.stderr },
+        { code: 0, stdout: HELP, stderr: "" },
+      );
+      assert.equal(statSync(join(REPO_ROOT, SUITE_STAMP)).mtimeMs, stamped);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });
