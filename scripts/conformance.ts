@@ -15,11 +15,12 @@
  *
  * The suite needs Node 22 (it crashes on Node 20), so it runs on the Node 22 binary that
  * `npm ci --prefix tests/conformance` installs (run by the root `postinstall`,
- * scripts/install-conformance.mjs) and that stays out of the project's `node_modules/.bin`. The client under test runs on the project's own Node, with
- * `node_modules/.bin` on `PATH` (so `tsx` resolves). A `tsx <file>.ts` client is bundled once with
- * esbuild and run as `node <bundle>`: the suite starts every scenario's client at once, and tsx
- * compiling the sources again in each of those processes cost several times the client's own work,
- * enough under load to run a client past its timeout (measures in the commit that added this).
+ * scripts/install-conformance.mjs) and that stays out of the project's `node_modules/.bin`. The
+ * client under test runs on the project's own Node, with `node_modules/.bin` on `PATH` (so `tsx`
+ * resolves). A `tsx <file>.ts` client is bundled once with esbuild and run as `node <bundle>`: the
+ * suite starts every scenario's client at once, and tsx compiling the sources again in each of
+ * those processes cost several times the client's own work, enough under load to run a client
+ * past its timeout (measures in the commit that added this).
  *
  * Options: `--requirements <rev>` (repeatable; default both), `--timeout <ms>` per client (default
  * 120000), `--output-dir <dir>` (the suite's per-scenario `checks.json`, `stdout.txt`, `stderr.txt`).
@@ -100,7 +101,7 @@ function parseArgs(argv: readonly string[]): Options {
 
 /** The Node 22 binary's version and the suite's version, or a message saying how to install them. */
 function toolchain(): { node: string; suite: string } {
-  const hint = "run: npm ci --prefix tests/conformance --no-audit --no-fund";
+  const hint = "run: node scripts/install-conformance.mjs";
   if (!existsSync(node22) || !existsSync(join(suitePackage, "package.json"))) {
     fail(`the suite is not installed in tests/conformance/node_modules; ${hint}`);
   }
