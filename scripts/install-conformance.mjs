@@ -2,10 +2,10 @@
 // tests/conformance/node_modules (it needs Node 22, which it brings, kept out of the root's
 // node_modules/.bin), once per version of tests/conformance/package-lock.json.
 //
-// npm runs a project's postinstall on more than `npm ci`: the first `npx sluice` in a clone links
-// the project into npx's cache and runs it too. Reinstalling there took about 20 s and went to the
-// registry; offline, `npx sluice` failed, and the suite was gone (`npm ci` empties node_modules
-// before it installs). So a stamp of the lock's hash, written after a successful install, says
+// npm runs a project's postinstall on more than `npm ci`: on every `npm install`, and when the
+// first `npx sluice` in a clone links the project into npx's cache. Reinstalling there took about
+// 20 s and went to the registry; offline, `npx sluice` failed, and the suite was gone (`npm ci`
+// empties node_modules before it installs). So a stamp of the lock's hash, written after a successful install, says
 // the suite is in place: a failed or older install has no matching stamp.
 //
 // Plain Node, no dependencies: it runs before anything else is known to work. Without the lock
