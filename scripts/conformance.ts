@@ -101,7 +101,8 @@ function parseArgs(argv: readonly string[]): Options {
 
 /** The Node 22 binary's version and the suite's version, or a message saying how to install them. */
 function toolchain(): { node: string; suite: string } {
-  const hint = "run: node scripts/install-conformance.mjs";
+  // Without the stamp too: a suite broken in place would still carry one, and the script trusts it.
+  const hint = "run: rm -rf tests/conformance/node_modules && node scripts/install-conformance.mjs";
   if (!existsSync(node22) || !existsSync(join(suitePackage, "package.json"))) {
     fail(`the suite is not installed in tests/conformance/node_modules; ${hint}`);
   }
