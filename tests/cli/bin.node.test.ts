@@ -3,13 +3,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { HELP } from "../../src/cli/mod.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
+import { SUITE_STAMP, suiteStamped } from "../_support/conformance-stamp.ts";
 
 const run = (command: string, args: string[]) => {
   const result = spawnSync(command, args, { cwd: REPO_ROOT, encoding: "utf8", timeout: 60_000 });
@@ -22,17 +22,6 @@ const skip = process.versions.deno === undefined && process.versions.bun === und
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   bin?: Record<string, string>;
 };
-
-/** Where scripts/install-conformance.mjs records the lock it installed. */
-const SUITE_STAMP = join("tests", "conformance", "node_modules", ".sluice-installed");
-
-/** Whether the conformance suite was installed by the postinstall from the lock as it is now. */
-function suiteStamped(): boolean {
-  const lock = readFileSync(join(REPO_ROOT, "tests", "conformance", "package-lock.json"));
-  const hash = createHash("sha256").update(lock).digest("hex");
-  return existsSync(join(REPO_ROOT, SUITE_STAMP)) &&
-    readFileSync(join(REPO_ROOT, SUITE_STAMP), "utf8").trim() === hash;
-}
 
 describe("bin/sluice.mjs", { skip }, () => {
   test("the bin runs the TypeScript source from a clone: --help, --version, check", () => {
@@ -82,11 +71,14 @@ describe("bin/sluice.mjs", { skip }, () => {
   test("npx sluice --help runs the bin from the repository root, offline, installing nothing", {
     skip: manifest.bin?.["sluice"] === undefined
       ? 'package.json declares no "bin": { "sluice" } yet'
-      : !suiteStamped() && process.env.CI !== "true"
+      : !suiteStamped(REPO_ROOT) && process.env.CI !== "true"
       ? "the conformance suite was installed before scripts/install-conformance.mjs stamped it: run npm ci"
       : false,
   }, () => {
-    assert.ok(suiteStamped(), "expected the postinstall's stamp of tests/conformance/package-lock.json");
+    assert.ok(
+      suiteStamped(REPO_ROOT),
+      "expected the postinstall's stamp of tests/conformance/package-lock.json",
+    );
     // An empty npm cache, as on a new machine: npx links the clone into it and runs the clone's
     // postinstall, which must find the suite in place (a reinstall, offline with nothing cached,
     // would fail the command).

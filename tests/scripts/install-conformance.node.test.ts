@@ -1,34 +1,35 @@
 // The repository's postinstall (scripts/install-conformance.mjs): it installs the conformance
-// suite once per version of its lock, since npm runs it on more than `npm ci` (the first `npx
-// sluice` in a clone runs it too). Each case runs the script in a project of its own, with a
+// suite once per version of its lock, since npm runs it on more than `npm ci` (every `npm install`,
+// and the first `npx sluice` in a clone). Each case runs the script in a project of its own, with a
 // lock that names no packages, so `npm ci` works offline (npm is told it is, and its registry is
 // an unused loopback port).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
+import { expectedStamp, SUITE_STAMP } from "../_support/conformance-stamp.ts";
 
 const SCRIPT = join(REPO_ROOT, "scripts", "install-conformance.mjs");
-const STAMP = join("tests", "conformance", "node_modules", ".sluice-installed");
 const SKIPPED =
   "postinstall: the conformance suite is installed already (tests/conformance/package-lock.json unchanged)\n";
 
-/** A project whose tests/conformance has a package.json and its lock, with no packages. */
-function project(name: string): string {
+/** Runs `work` in a fresh project folder, removed afterwards. */
+function inProject(work: (root: string) => void): void {
   const root = mkdtempSync(join(tmpdir(), "sluice-postinstall-"));
-  const suite = join(root, "tests", "conformance");
-  mkdirSync(suite, { recursive: true });
-  writeLock(root, name);
-  return root;
+  try {
+    work(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
-/** Writes a matching package.json and lock for the suite, named `name`. */
-function writeLock(root: string, name: string): void {
+/** Writes the suite's package.json and its lock, named `name`, with no packages. */
+function writeSuite(root: string, name: string): void {
   const suite = join(root, "tests", "conformance");
+  mkdirSync(suite, { recursive: true });
   writeFileSync(join(suite, "package.json"), JSON.stringify({ name, version: "1.0.0", private: true }));
   const lock = {
     name,
@@ -38,11 +39,6 @@ function writeLock(root: string, name: string): void {
     packages: { "": { name, version: "1.0.0" } },
   };
   writeFileSync(join(suite, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
-}
-
-function lockHash(root: string): string {
-  const lock = readFileSync(join(root, "tests", "conformance", "package-lock.json"));
-  return createHash("sha256").update(lock).digest("hex");
 }
 
 /** Makes the suite's package.json ask for a package its lock lacks: `npm ci` then refuses to run. */
@@ -67,55 +63,43 @@ function postinstall(root: string): { status: number | null; stdout: string } {
   return { status: run.status, stdout: run.stdout };
 }
 
+const stampOf = (root: string) => readFileSync(join(root, SUITE_STAMP), "utf8");
+
 describe("the postinstall (scripts/install-conformance.mjs)", { timeout: 120_000 }, () => {
-  test("installs the suite and stamps the lock's hash; a second run installs nothing", () => {
-    const root = project("suite-a");
-    try {
-      const first = postinstall(root);
-      assert.equal(first.status, 0);
-      assert.equal(readFileSync(join(root, STAMP), "utf8"), `${lockHash(root)}\n`);
+  test("installs the suite and stamps the lock's hash; a second run installs nothing", () =>
+    inProject((root) => {
+      writeSuite(root, "suite-a");
+      assert.equal(postinstall(root).status, 0);
+      assert.equal(stampOf(root), expectedStamp(root));
       // Were npm ci run now, it would fail: package.json no longer matches the lock.
       breakPackageJson(root);
       assert.deepEqual(postinstall(root), { status: 0, stdout: SKIPPED });
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  test("a changed lock installs again and stamps the new hash", () => {
-    const root = project("suite-b");
-    try {
+  test("a changed lock installs again and stamps the new hash", () =>
+    inProject((root) => {
+      writeSuite(root, "suite-b");
       assert.equal(postinstall(root).status, 0);
-      writeLock(root, "suite-c");
+      writeSuite(root, "suite-c");
       assert.equal(postinstall(root).status, 0);
       // Only an install writes the stamp: a skip would have left the old lock's hash.
-      assert.equal(readFileSync(join(root, STAMP), "utf8"), `${lockHash(root)}\n`);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+      assert.equal(stampOf(root), expectedStamp(root));
+    }));
 
-  test("a failed install leaves no stamp, so the next run tries again", () => {
-    const root = project("suite-d");
-    try {
+  test("a failed install leaves no stamp, so the next run tries again", () =>
+    inProject((root) => {
+      writeSuite(root, "suite-d");
       breakPackageJson(root);
       assert.equal(postinstall(root).status, 1);
-      assert.equal(existsSync(join(root, STAMP)), false);
-      writeLock(root, "suite-d");
+      assert.equal(existsSync(join(root, SUITE_STAMP)), false);
+      writeSuite(root, "suite-d");
       assert.equal(postinstall(root).status, 0);
-      assert.equal(readFileSync(join(root, STAMP), "utf8"), `${lockHash(root)}\n`);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+      assert.equal(stampOf(root), expectedStamp(root));
+    }));
 
-  test("without the suite's lock it does nothing", () => {
-    const root = mkdtempSync(join(tmpdir(), "sluice-postinstall-"));
-    try {
+  test("without the suite's lock it does nothing", () =>
+    inProject((root) => {
       assert.deepEqual(postinstall(root), { status: 0, stdout: "" });
       assert.equal(existsSync(join(root, "tests")), false);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+    }));
 });

@@ -449,13 +449,13 @@ describe("createNodeFetch()", () => {
 
     const post = (n: number) => `{"n":${n}}`;
 
-    for (
-      const [how, code, message] of [["FIN", "UND_ERR_SOCKET", "other side closed"], [
-        "RST",
-        "ECONNRESET",
-        "read ECONNRESET",
-      ]] as const
-    ) {
+    /** How the server closes, and the cause a failed request then carries. */
+    const CLOSES = [
+      ["FIN", "UND_ERR_SOCKET", "other side closed"],
+      ["RST", "ECONNRESET", "read ECONNRESET"],
+    ] as const;
+
+    for (const [how, code, message] of CLOSES) {
       test(`sends the request again, on a new connection, when a kept-alive one is closed under it (${how})`, async () => {
         // The race of an idle connection the server times out as the next request goes out on it.
         const server = await scriptedServer(how, (served) => served === 1);
