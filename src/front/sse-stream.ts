@@ -3,7 +3,10 @@
  * response stream or the standalone GET stream of one caller session. Every event has an id,
  * `<stream>_<n>`, unique within the session and naming its stream; events are kept (a bounded
  * number) so a caller whose connection broke can resume with `GET` and `Last-Event-ID` and get
- * what it missed on that stream, and only that stream. A disconnection is not a cancellation:
+ * what it missed on that stream, and only that stream. A priming event names the event its
+ * connection starts after: `<stream>_0` on a stream's first connection, `<stream>_<n>_<k>` (the
+ * stream's `k`th priming) on a later one, so it is unique too, and resuming from it replays
+ * nothing the caller already had. A disconnection is not a cancellation:
  * the stream goes on being written while no connection is attached. With a heartbeat, an
  * attached connection carries a comment every beat, which is no event: it is neither kept nor
  * counted.
@@ -51,6 +54,8 @@ export class SseStream {
   #seq = 0;
   /** The last event handed to a connection: a new connection (not a resumption) starts after it. */
   #delivered = 0;
+  /** How many priming events the stream sent. */
+  #primed = 0;
   #live: ReadableStreamDefaultController<Uint8Array> | undefined;
   #finished = false;
 
@@ -107,10 +112,12 @@ export class SseStream {
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         mine = controller;
-        if (after === undefined && this.#priming) {
-          controller.enqueue(encoder.encode(`id: ${this.key}_0\ndata: \n\n`));
-        }
         const from = after ?? this.#delivered;
+        if (after === undefined && this.#priming) {
+          this.#primed++;
+          const id = this.#primed === 1 ? `${this.key}_0` : `${this.key}_${from}_${this.#primed}`;
+          controller.enqueue(encoder.encode(`id: ${id}\ndata: \n\n`));
+        }
         for (const event of this.#events) if (event.seq > from) controller.enqueue(event.bytes);
         this.#delivered = Math.max(this.#delivered, this.#seq);
         if (this.#finished) return controller.close();
@@ -180,7 +187,8 @@ export function endedStreamResponse(): Response {
 }
 
 /**
- * Splits a `Last-Event-ID` into the stream key and sequence number it names.
+ * Splits a `Last-Event-ID` into the stream key and the sequence number of the event it names (for
+ * a priming event's id, the event its connection started after).
  *
  * @param value The header's value.
  * @returns The key and number, or `undefined` when it is not an id this front issued.
@@ -188,11 +196,12 @@ export function endedStreamResponse(): Response {
  * ```ts
  * import { parseEventId } from "./sse-stream.ts";
  * console.log(parseEventId("3_12")); // { key: "3", seq: 12 }
+ * console.log(parseEventId("0_6_2")); // { key: "0", seq: 6 }
  * console.log(parseEventId("nonsense")); // undefined
  * ```
  */
 export function parseEventId(value: string): { readonly key: string; readonly seq: number } | undefined {
-  const match = /^([0-9]{1,9})_([0-9]{1,9})$/.exec(value.trim());
+  const match = /^([0-9]{1,9})_([0-9]{1,9})(?:_[0-9]{1,9})?$/.exec(value.trim());
   if (match === null) return undefined;
   return { key: match[1] as string, seq: Number(match[2]) };
 }

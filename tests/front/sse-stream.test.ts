@@ -86,6 +86,23 @@ describe("SseStream", () => {
     assert.equal(await second.text(), event("0", 2, 2));
   });
 
+  test("SseStream primes each new connection with an id of its own, which resumes after what that connection started after", async () => {
+    const stream = new SseStream({ key: "0", priming: true, maxEvents: 10 });
+    stream.write(message(1));
+    const first = `id: 0_0\ndata: \n\n${event("0", 1, 1)}`;
+    assert.equal(await readThenDrop(stream.connect(undefined), first), first);
+    stream.write(message(2));
+    const second = `id: 0_1_2\ndata: \n\n${event("0", 2, 2)}`;
+    assert.equal(await readThenDrop(stream.connect(undefined), second), second);
+    const third = "id: 0_2_3\ndata: \n\n";
+    assert.equal(await readThenDrop(stream.connect(undefined), third), third);
+    stream.write(message(3));
+    // Resuming from the second connection's priming replays what came after event 1 only.
+    const resumed = stream.connect((parseEventId("0_1_2") as { seq: number }).seq);
+    stream.finish();
+    assert.equal(await resumed.text(), event("0", 2, 2) + event("0", 3, 3));
+  });
+
   test("SseStream keeps at most maxEvents for a resumption, the newest", async () => {
     const stream = new SseStream({ key: "3", priming: false, maxEvents: 2 });
     for (const n of [1, 2, 3]) stream.write(message(n));
@@ -139,10 +156,11 @@ describe("SseStream", () => {
 });
 
 describe("parseEventId()", () => {
-  test("parseEventId() reads <stream>_<n> and refuses anything else", () => {
+  test("parseEventId() reads <stream>_<n> and a priming's <stream>_<n>_<k>, and refuses anything else", () => {
     assert.deepEqual(parseEventId("3_12"), { key: "3", seq: 12 });
     assert.deepEqual(parseEventId(" 0_0 "), { key: "0", seq: 0 });
-    for (const bad of ["", "3", "3_", "_1", "a_1", "3_1_2", "1234567890_1", "3_-1"]) {
+    assert.deepEqual(parseEventId("0_6_2"), { key: "0", seq: 6 });
+    for (const bad of ["", "3", "3_", "_1", "a_1", "3_1_", "3_1_2_4", "3_1_x", "1234567890_1", "3_-1"]) {
       assert.equal(parseEventId(bad), undefined, bad);
     }
   });
