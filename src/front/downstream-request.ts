@@ -12,6 +12,7 @@ import type { Principal } from "./principal.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import {
+  decodeMessage,
   encodeError,
   isNotification,
   isRequest,
@@ -19,7 +20,7 @@ import {
   type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  parseMessage,
+  parseJsonText,
   type RequestId,
 } from "../protocol/jsonrpc.ts";
 import { decodeRequestMeta, type RequestMetaObject } from "../protocol/meta.ts";
@@ -51,17 +52,18 @@ export interface DownstreamRefusal {
  *
  * @param text The body.
  * @param maxJsonDepth The deepest nesting accepted: the server's `maxJsonDepth`.
- * @returns The message, or the refusal (`-32700` for JSON that does not parse, `-32600` for a
- *   message that is not JSON-RPC).
+ * @returns The message, or the refusal (`-32700` for text that is not JSON or nests too deep,
+ *   `-32600` for JSON that is not one JSON-RPC message: a batch, a number, a request without a
+ *   method).
  */
 export function parseDownstream(
   text: string,
   maxJsonDepth: number,
 ): { readonly message: JsonRpcMessage } | DownstreamRefusal {
-  const parsed = parseMessage(text, { maxDepth: maxJsonDepth });
-  if (!parsed.ok) {
-    return refusal(400, null, parsed.path === "$" ? -32700 : -32600, `Invalid request: ${parsed.message}`);
-  }
+  const json = parseJsonText(text, { maxDepth: maxJsonDepth });
+  if (!json.ok) return refusal(400, null, -32700, `Parse error: ${json.message}`);
+  const parsed = decodeMessage(json.value);
+  if (!parsed.ok) return refusal(400, null, -32600, `Invalid request: ${parsed.message}`);
   return { message: parsed.value };
 }
 

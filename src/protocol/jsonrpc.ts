@@ -176,15 +176,27 @@ export interface ParseMessageOptions {
  * ```
  */
 export function parseMessage(text: string, options: ParseMessageOptions = {}): Decoded<JsonRpcMessage> {
+  const json = parseJsonText(text, options);
+  return json.ok ? decodeMessage(json.value) : json;
+}
+
+/**
+ * The first step of {@linkcode parseMessage}: parses JSON text within the nesting limit, without
+ * reading what it holds (a JSON-RPC server tells text that is not JSON, `-32700`, from JSON that is
+ * no request, `-32600`).
+ *
+ * @param text The raw text.
+ * @param options The nesting limit.
+ * @returns The value, or a failure at `$` when the text is not JSON or nests too deep.
+ */
+export function parseJsonText(text: string, options: ParseMessageOptions = {}): Decoded<unknown> {
   const tooDeep = checkJsonDepth(text, options.maxDepth ?? MESSAGE_LIMIT_DEFAULTS.maxJsonDepth);
   if (tooDeep !== undefined) return tooDeep;
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) };
   } catch {
     return failure("$", "JSON text", describeText(text));
   }
-  return decodeMessage(value);
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "../../src/front/caller-era.ts";
 import { LogBudgets } from "../../src/notify/log-budget.ts";
-import { classifyDownstream } from "../../src/front/downstream-request.ts";
+import { classifyDownstream, parseDownstream } from "../../src/front/downstream-request.ts";
 import { offeredCapabilities } from "../../src/front/_front-info.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import type { LoggingLevel } from "../../src/protocol/logging-level.ts";
@@ -137,6 +137,34 @@ describe("classifyDownstream()", () => {
         },
       },
     );
+  });
+});
+
+describe("parseDownstream()", () => {
+  const refused = (code: number, message: string) => ({
+    status: 400,
+    body: { jsonrpc: "2.0", id: null, error: { code, message } },
+  });
+
+  test("parseDownstream() refuses text that is not JSON -32700 and JSON that is not one message -32600", () => {
+    assert.deepEqual(
+      parseDownstream("{bad json", 64),
+      refused(-32700, "Parse error: $: expected JSON text, received text that is not JSON (9 characters)"),
+    );
+    assert.deepEqual(
+      parseDownstream('[{"jsonrpc":"2.0","id":1,"method":"ping"}]', 64),
+      refused(
+        -32600,
+        "Invalid request: $: expected a single JSON-RPC message (batches are not supported), received an array",
+      ),
+    );
+    assert.deepEqual(
+      parseDownstream("42", 64),
+      refused(-32600, "Invalid request: $: expected a JSON-RPC message object, received number 42"),
+    );
+    assert.deepEqual(parseDownstream('{"jsonrpc":"2.0","id":1,"method":"ping"}', 64), {
+      message: { jsonrpc: "2.0", id: 1, method: "ping" },
+    });
   });
 });
 

@@ -129,7 +129,7 @@ describe("the front's limits", () => {
         error: {
           code: -32700,
           message:
-            "Invalid request: $: expected at most 64 levels of nesting (maxJsonDepth), received more than 64",
+            "Parse error: $: expected at most 64 levels of nesting (maxJsonDepth), received more than 64",
         },
       },
     });
