@@ -20,6 +20,8 @@
  * @module
  */
 import { Hono } from "hono";
+import { encodeError } from "../protocol/jsonrpc.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { Client } from "../client/client-types.ts";
 import { clientInternals } from "../client/client-internals.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
@@ -171,11 +173,20 @@ export function createFront(options: FrontOptions): Hono {
     if (request.method !== "GET" && request.method !== "DELETE") {
       return c.body(null, 405, { Allow: "GET, POST, DELETE" });
     }
+    // GET streams and DELETE belong to 2025 sessions; the 2026-07-28 transport answers them 405.
+    if (request.headers.get("mcp-protocol-version") === MODERN_PROTOCOL_VERSION) {
+      return c.json(encodeError(null, { code: -32000, message: MODERN_GET_OR_DELETE }), 405, {
+        Allow: "POST",
+      });
+    }
     const principal = gate.principalOf(request);
     return serveLegacy({ request, serverId: c.req.param("server"), principal });
   });
   return app;
 }
+
+const MODERN_GET_OR_DELETE =
+  `Method Not Allowed: MCP-Protocol-Version ${MODERN_PROTOCOL_VERSION} has no GET stream and no session to DELETE; POST each request`;
 
 /**
  * A front's own, in-process handling of legacy requests, also when `legacySessions` serves them

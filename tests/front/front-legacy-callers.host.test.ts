@@ -252,6 +252,30 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
+  test("a GET or DELETE under MCP-Protocol-Version 2026-07-28 is 405, Allow: POST, as that revision's transport says", async () => {
+    const { client, fetch } = gateway();
+    for (const method of ["GET", "DELETE"]) {
+      const response = await fetch("http://gate.test/mcp/modern", {
+        method,
+        headers: { accept: "text/event-stream", "mcp-protocol-version": "2026-07-28" },
+      });
+      assert.deepEqual([response.status, response.headers.get("allow"), await response.json()], [
+        405,
+        "POST",
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: -32000,
+            message:
+              "Method Not Allowed: MCP-Protocol-Version 2026-07-28 has no GET stream and no session to DELETE; POST each request",
+          },
+        },
+      ], method);
+    }
+    await client.close();
+  });
+
   test("at maxSessions, the longest-unused idle session makes room for a new one", async () => {
     const { client, caller } = gateway({ maxSessions: 2 });
     const [oldest, newer, third] = [caller("modern"), caller("modern"), caller("modern")];
