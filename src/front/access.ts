@@ -86,8 +86,9 @@ export function mayCall(access: Access, tool: string): boolean {
 }
 
 /**
- * A `tools/list` result as a caller may see it: only the tools its `access` lets it call (and
- * then `cacheScope: "private"` where the result had one: the list is this caller's).
+ * A `tools/list` result as a caller may see it: only the tools its `access` lets it call, and
+ * `cacheScope: "private"` where the result had one, also when the caller sees every tool: under
+ * `access` the list depends on the caller, so no shared cache may serve it to another.
  *
  * @param result The upstream's result.
  * @param method The request's method (other methods' results pass unchanged).
@@ -103,10 +104,11 @@ export function toolsVisibleTo(
 ): JsonObject {
   if (method !== "tools/list" || policy.access === undefined || !Array.isArray(result.tools)) return result;
   const access = accessOf(policy, principal);
-  if (access.allowed && access.tools === "*") return result;
-  const tools = result.tools.filter((tool) =>
-    typeof tool === "object" && tool !== null && mayCall(access, String((tool as { name?: unknown }).name))
-  );
+  const tools = access.allowed && access.tools === "*"
+    ? result.tools
+    : result.tools.filter((tool) =>
+      typeof tool === "object" && tool !== null && mayCall(access, String((tool as { name?: unknown }).name))
+    );
   return { ...result, tools, ...(result.cacheScope === undefined ? {} : { cacheScope: "private" }) };
 }
 

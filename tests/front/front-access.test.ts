@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { createClient } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
+import { toolsVisibleTo } from "../../src/front/access.ts";
 import type { GatewayAuth, PrincipalInput } from "../../src/front/downstream-auth.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
@@ -272,6 +273,26 @@ describe("access: the tools", () => {
       await client.close();
     },
   );
+
+  test("under access, a tools/list the upstream marked public is private for every caller, also one who sees every tool", () => {
+    const listed = {
+      resultType: "complete",
+      ttlMs: 60_000,
+      cacheScope: "public",
+      tools: [{ name: "read" }, { name: "write" }],
+    };
+    const files = compilePolicy(POLICIES[0] as Policy);
+    const open = compilePolicy(POLICIES[2] as Policy);
+    const principal = (subject: string, scopes: string[] = []) => ({ subject, scopes, claims: {} });
+    assert.deepEqual(
+      [
+        toolsVisibleTo(listed, "tools/list", files, principal("alice")),
+        toolsVisibleTo(listed, "tools/list", files, principal("bob", ["files:read"])),
+      ],
+      [{ ...listed, cacheScope: "private" }, { ...listed, cacheScope: "private", tools: [{ name: "read" }] }],
+    );
+    assert.equal(toolsVisibleTo(listed, "tools/list", open, principal("alice")), listed);
+  });
 
   test("access shows a 2025 caller only its tools in tools/list, and refuses its call of a closed tool", async () => {
     const { app, client } = front();
