@@ -194,10 +194,10 @@ export class CallerSession {
       const offer = await session.offer(signal, this.#fetch);
       const upstream = offer.capabilities;
       // A legacy upstream of the caller's own relays its list changes, resource updates (on the
-      // GET stream) and tasks; a modern one none of them.
+      // GET stream) and, to a 2025-11-25 caller, tasks; a modern one none of them.
       const own = session.era === "legacy";
       const capabilities: Record<string, unknown> = { logging: {}, ...offeredCapabilities(upstream, own) };
-      if (own && upstream.tasks !== undefined) capabilities.tasks = upstream.tasks;
+      if (this.#relaysTasks(session) && upstream.tasks !== undefined) capabilities.tasks = upstream.tasks;
       return encodeResult(id, {
         protocolVersion: this.version,
         capabilities,
@@ -302,12 +302,21 @@ export class CallerSession {
     return encodeResult(id, {});
   }
 
+  /**
+   * Whether the caller gets the upstream's tasks: those of a legacy upstream (a modern server's
+   * belong to its extension), for a caller of 2025-11-25, the version that has them.
+   */
+  #relaysTasks(session: ServerSession): boolean {
+    return session.era === "legacy" && this.version === "2025-11-25";
+  }
+
   async #forward(message: JsonRpcRequest): Promise<JsonRpcMessage> {
     const { id, method } = message;
     const flow = this.#track(id);
     try {
       const { session } = await this.#upstreamOf(flow.signal);
-      if (LEGACY_ONLY.has(method) && session.era !== "legacy") {
+      const relayed = method.startsWith("tasks/") ? this.#relaysTasks(session) : session.era === "legacy";
+      if (LEGACY_ONLY.has(method) && !relayed) {
         return encodeError(id, { code: -32601, message: `Method not found: "${method}"` });
       }
       const result = await session.request(method, withoutMeta(message.params ?? {}), {
@@ -361,14 +370,14 @@ export class CallerSession {
     void (async (): Promise<JsonRpcMessage> => {
       const { session } = await this.#upstreamOf(flow.signal);
       if (message.method === "tasks/result") {
-        if (session.era !== "legacy") {
+        if (!this.#relaysTasks(session)) {
           return encodeError(id, { code: -32601, message: 'Method not found: "tasks/result"' });
         }
         const result = await session.awaitTask(String(params.taskId), context);
         return encodeResult(id, result as unknown as JsonObject);
       }
       const outcome = await session.call(method, withoutMeta(params), context);
-      if (outcome.kind === "task" && context.asTask === true && session.era === "legacy") {
+      if (outcome.kind === "task" && context.asTask === true && this.#relaysTasks(session)) {
         return encodeResult(id, outcome.task as unknown as JsonObject);
       }
       // A task the caller did not ask for (a tool that must run as one) is awaited here.

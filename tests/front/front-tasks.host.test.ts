@@ -173,7 +173,7 @@ describe("the front relays a modern upstream's tasks to a modern caller", () => 
   });
 });
 
-describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller", () => {
+describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and to no 2025-06-18 one", () => {
   test("the caller gets server-everything's task, and its clarification form on the tasks/result stream", async () => {
     const { client, fetch } = gateway();
     const host = new LegacyCaller(fetch, "http://gate.test/mcp/everything");
@@ -213,6 +213,29 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller", ()
     assert.equal(final?.id, 3);
     const text = (final?.result as { content: { text: string }[] }).content[0]?.text ?? "";
     assert.equal(text.split("\n")[0], "# Research Report: otters (historical)");
+    await client.close();
+  });
+
+  test("a 2025-06-18 caller, whose version has no tasks, is offered none, gets -32601 for tasks/*, and a task's result in its call", async () => {
+    const { client, fetch } = gateway();
+    const host = new LegacyCaller(fetch, "http://gate.test/mcp/everything", "2025-06-18");
+    const init = await host.initialize({ elicitation: {} });
+    const result = init.result as { protocolVersion: string; capabilities: Record<string, unknown> };
+    assert.deepEqual([result.protocolVersion, "tasks" in result.capabilities], ["2025-06-18", false]);
+    assert.deepEqual(
+      [await host.request(1, "tasks/list", {}), await host.request(2, "tasks/get", { taskId: "t" })],
+      [
+        { jsonrpc: "2.0", id: 1, error: { code: -32601, message: 'Method not found: "tasks/list"' } },
+        { jsonrpc: "2.0", id: 2, error: { code: -32601, message: 'Method not found: "tasks/get"' } },
+      ],
+    );
+    const called = await host.request(3, "tools/call", {
+      name: "simulate-research-query",
+      arguments: { topic: "otters" },
+      task: { ttl: 60_000 },
+    });
+    const text = (called.result as { content: { text: string }[] }).content[0]?.text ?? "";
+    assert.equal(text.split("\n")[0], "# Research Report: otters");
     await client.close();
   });
 });
