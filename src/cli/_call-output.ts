@@ -9,7 +9,7 @@ import { ClientError } from "../errors.ts";
 import { signInRequiredBy } from "../upstream-auth-error.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
-import { safeLines, type Screen } from "./_terminal.ts";
+import { safeJson, safeLines, type Screen } from "./_terminal.ts";
 
 /** The exit codes of `sluice call` (and `sluice tools`, `sluice login`). */
 export const CALL_EXIT = {
@@ -88,8 +88,10 @@ export function describeCallFailure(error: unknown): string {
 
 /**
  * Prints a tool's result: each text part as text (cleaned of control characters on a terminal,
- * exact otherwise), other parts as one line of JSON, then `structuredContent` as JSON unless a
- * text part already holds the same JSON.
+ * exact otherwise, as `cat` prints a file), other parts as one line of JSON, then
+ * `structuredContent` as JSON unless a text part already holds the same JSON. The JSON is
+ * {@linkcode safeJson}'s, on a terminal or not: a server's controls and invisible characters in it
+ * are escapes.
  *
  * @param screen The screen.
  * @param result The result (a `CallToolResult`; anything else is printed as JSON).
@@ -97,12 +99,12 @@ export function describeCallFailure(error: unknown): string {
 export function printResult(screen: Screen, result: unknown): void {
   const content = (result as { content?: unknown }).content;
   if (!Array.isArray(content)) {
-    screen.line(JSON.stringify(result, null, 2));
+    screen.line(safeJson(result, 2));
     return;
   }
   for (const part of content as Record<string, unknown>[]) {
     if (part?.["type"] !== "text" || typeof part["text"] !== "string") {
-      screen.line(JSON.stringify(part));
+      screen.line(safeJson(part));
     } else if (screen.io.isTTY) {
       for (const line of safeLines(part["text"], Infinity)) screen.line(line);
     } else {
@@ -120,7 +122,7 @@ export function printResult(screen: Screen, result: unknown): void {
     return;
   }
   screen.line("structuredContent:");
-  screen.line(JSON.stringify(structured, null, 2));
+  screen.line(safeJson(structured, 2));
 }
 
 /** Whether a text part already holds the structured content (servers send both, as the spec advises). */

@@ -23,7 +23,7 @@ import {
 import { LineReader, Prompter } from "./_prompt-input.ts";
 import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
-import { Screen } from "./_terminal.ts";
+import { safeJson, Screen } from "./_terminal.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadServerPolicy } from "./_policy-folder.ts";
 import { openTokenFile } from "./_token-file.ts";
@@ -36,10 +36,12 @@ Calls one tool of one server under that server's policy, and answers what the se
 this terminal: forms field by field, web pages with your consent (you open them; sluice does not),
 sampling replies you type, and roots (the current folder, if you agree). The tasks extension is on.
 It prints the tool's content (text parts as text, other parts as JSON), then its
-structuredContent as JSON unless a text part holds the same JSON. Server log entries and
-errors go to stderr. A server whose policy has transport.auth.oauth is called with the tokens
-"sluice login" saved (refreshed when they expire); without them the call fails and says to run
-"sluice login <server>". "sluice tools <server>" lists the tools and their arguments.
+structuredContent as JSON unless a text part holds the same JSON. On a terminal, text parts are
+cleaned of control and invisible characters; piped, they are exact. In JSON (and with --json)
+such characters are always \\uXXXX escapes. Server log entries and errors go to stderr. A
+server whose policy has transport.auth.oauth is called with the tokens "sluice login" saved
+(refreshed when they expire); without them the call fails and says to run "sluice login <server>".
+"sluice tools <server>" lists the tools and their arguments.
 
 Arguments:
   <server>      the server id of a policy in the policies folder
@@ -134,7 +136,7 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
     await client.close();
   }
   if (failure === undefined && !unknownTool) {
-    if (plan.json) screen.line(JSON.stringify(result, null, 2));
+    if (plan.json) screen.line(safeJson(result, 2));
     else printResult(screen, result);
   }
   return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io }, {

@@ -8,7 +8,7 @@ import { createClient } from "../client/legacy/legacy-client.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
 import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
 import { readServerTarget } from "./_server-target.ts";
-import { Screen } from "./_terminal.ts";
+import { safeJson, Screen } from "./_terminal.ts";
 import { openTokenFile } from "./_token-file.ts";
 import { listAllTools, printTools } from "./_tool-list.ts";
 import type { CliIo } from "./cli-io.ts";
@@ -76,7 +76,7 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   } finally {
     await client.close();
   }
-  if (target.args.flags.has("json")) screen.line(JSON.stringify(result, null, 2));
+  if (target.args.flags.has("json")) screen.line(safeJson(result, 2));
   else printTools(screen, server, result.tools);
   return CALL_EXIT.ok;
 }

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ClientError, type ClientErrorKind } from "../../src/errors.ts";
 import { CALL_EXIT, exitCodeOf, printResult, progressLine } from "../../src/cli/_call-output.ts";
-import { Screen } from "../../src/cli/_terminal.ts";
+import { safeJson, Screen } from "../../src/cli/_terminal.ts";
 import { scriptedIo } from "./_scripted-io.ts";
 
 describe("sluice call output", () => {
@@ -75,6 +75,24 @@ describe("sluice call output", () => {
     const pipe = scriptedIo();
     printResult(new Screen(pipe.io), result);
     assert.deepEqual([tty.stdout(), pipe.stdout()], ["ok[2Jdone\nnext\n", "ok\x1b[2J\u202Edone\nnext\n"]);
+  });
+
+  test("printResult() writes a server's C1 controls and invisible characters in its JSON as escapes, on a terminal or not", () => {
+    const hostile = "n\x1b]52;c;ZXZpbA==\x07\u009b2J\u202e\u200b\u2028\u{e0041}\x7f";
+    const result = {
+      content: [{ type: "resource_link", uri: "file:///x", name: hostile }],
+      structuredContent: { k: hostile },
+    };
+    const escaped = "n\\u001b]52;c;ZXZpbA==\\u0007\\u009b2J\\u202e\\u200b\\u2028\\udb40\\udc41\\u007f";
+    const expected = `{"type":"resource_link","uri":"file:///x","name":"${escaped}"}\nstructuredContent:\n` +
+      `{\n  "k": "${escaped}"\n}\n`;
+    const tty = scriptedIo([], { isTTY: true });
+    printResult(new Screen(tty.io), result);
+    const pipe = scriptedIo();
+    printResult(new Screen(pipe.io), result);
+    assert.deepEqual([tty.stdout(), pipe.stdout()], [expected, expected]);
+    // The same JSON value: a program reading it gets the server's exact text.
+    assert.equal(JSON.parse(safeJson(hostile)), hostile);
   });
 
   test("progressLine() draws a bar when the total is known, and a count with the message otherwise", () => {
