@@ -173,21 +173,23 @@ export function createClientMethods(deps: MethodDeps): Methods {
     listResources: list("resources/list", decodeListResourcesResult),
     listResourceTemplates: list("resources/templates/list", decodeListResourceTemplatesResult),
     listPrompts: list("prompts/list", decodeListPromptsResult),
-    callTool: (serverId, name, args = {}, options: ToolCallOptions = {}) =>
-      recorded(
-        serverId,
-        "tools/call",
-        name,
-        (note) =>
-          within(serverId, options.signal, async (session, flow) => {
-            const ctx = context(options, flow);
-            const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
-            note(outcome.rounds);
-            if (outcome.kind === "complete") return outcome.result;
-            if (options.detachTask === true) return outcome.task;
-            return await session.awaitTask(taskIdOf(outcome.task), ctx);
-          }),
-      ),
+    // One body for both of callTool's overloads: the result's type follows `detachTask`.
+    callTool:
+      ((serverId: string, name: string, args: JsonObject = {}, options: ToolCallOptions = {}) =>
+        recorded(
+          serverId,
+          "tools/call",
+          name,
+          (note) =>
+            within(serverId, options.signal, async (session, flow) => {
+              const ctx = context(options, flow);
+              const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
+              note(outcome.rounds);
+              if (outcome.kind === "complete") return outcome.result;
+              if (options.detachTask === true) return outcome.task;
+              return await session.awaitTask(taskIdOf(outcome.task), ctx);
+            }),
+        )) as Client["callTool"],
     readResource: (serverId, uri, options = {}) =>
       completeCall(serverId, "resources/read", uri, { uri }, options),
     getPrompt: (serverId, name, args, options = {}) =>

@@ -141,12 +141,25 @@ export interface Client {
   listResourceTemplates(serverId: string, options?: ListOptions): Promise<ListResourceTemplatesResult>;
   /** One page of prompts. */
   listPrompts(serverId: string, options?: ListOptions): Promise<ListPromptsResult>;
-  /** Calls a tool, answering every input request through the policy's chain; awaits a task unless `detachTask`. */
+  /**
+   * Calls a tool, answering every input request through the policy's chain. A task the server
+   * creates is awaited, so the result is the tool's.
+   */
   callTool(
     serverId: string,
     name: string,
     args?: JsonObject,
-    options?: ToolCallOptions,
+    options?: ToolCallOptions & { readonly detachTask?: false },
+  ): Promise<CallToolResult>;
+  /**
+   * Calls a tool as above; with `detachTask: true`, a task the server creates is returned (the
+   * era's task result) instead of awaited: pass its id to `awaitTask`.
+   */
+  callTool(
+    serverId: string,
+    name: string,
+    args: JsonObject | undefined,
+    options: ToolCallOptions,
   ): Promise<CallToolResult | CreateTaskResult | LegacyCreateTaskResult>;
   /** Reads a resource, answering input requests through the chain. */
   readResource(serverId: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;

@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, ClientError, createClient, type Handler } from "../../mod.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import type { CallToolResult, CreateTaskResult } from "../../src/types.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -155,6 +156,24 @@ describe("the modern client against a real @modelcontextprotocol/server peer", (
       false,
     ]);
     assert.deepEqual(seen.map((s) => (s as unknown[])[0]), ["form"]);
+  });
+
+  test("callTool() resolves with the tool's result, typed so; with detachTask, with the task, which awaitTask() awaits", async () => {
+    seen.length = 0;
+    const tasks = client({ tasks: true });
+    const confirmed = [{ type: "text", text: JSON.stringify({ confirm: true }) }];
+    // Typed CallToolResult without a cast: callTool() awaits a task unless detachTask.
+    const awaited: CallToolResult = await tasks.callTool("modern", "slow_task", { workMs: 0 });
+    const detached = await tasks.callTool("modern", "slow_task", { workMs: 0 }, { detachTask: true });
+    const task = detached as CreateTaskResult;
+    assert.deepEqual([task.resultType, task.status, seen.length], ["task", "working", 1]);
+    const result = await tasks.awaitTask("modern", task.taskId);
+    assert.deepEqual([awaited.content, result.content, seen.map((s) => (s as unknown[])[0])], [
+      confirmed,
+      confirmed,
+      ["form", "form"],
+    ]);
+    await tasks.close();
   });
 
   test("sends a new id on every retry, each carrying only that round's answers", async () => {
