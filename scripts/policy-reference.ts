@@ -448,6 +448,14 @@ function rows(): Row[] {
 const escapeCell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
 
 /**
+ * An option's name as a policy spells it: the notes keep a transport's options apart under
+ * `transport.http.` and `transport.stdio.`, where a policy writes `transport.url`,
+ * `transport.command`.
+ */
+export const optionName = (path: string): string =>
+  path.replace(/^transport\.(?:http|stdio)\./, "transport.");
+
+/**
  * The text of `policies/README.md`.
  *
  * @returns The Markdown.
@@ -461,7 +469,7 @@ export function policyReference(): string {
       "| option | accepts | default | what it does | what it protects against |",
       "| --- | --- | --- | --- | --- |",
       ...list.map((row) =>
-        `| \`${row.path}\` | ${escapeCell(row.accepts)} | ${escapeCell(row.shownDefault)} | ${
+        `| \`${optionName(row.path)}\` | ${escapeCell(row.accepts)} | ${escapeCell(row.shownDefault)} | ${
           escapeCell(row.note.what)
         } | ${escapeCell(row.note.protects)} |`
       ),
