@@ -273,7 +273,7 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "Off (fail closed): Redis going away never lifts the budget.",
   },
   "handlerTimeout": {
-    what: "Handler time limits.",
+    what: "Handler time limits, each at most `maxTotalTimeout` (a default is shortened to it).",
     protects: "A hung handler holding a call, and a server, forever.",
     shownDefault: "each option's, below",
   },
@@ -286,7 +286,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "A hung model call.",
   },
   "callTimeout": {
-    what: "The time limit of each HTTP leg of a call.",
+    what:
+      "The time limit of each HTTP leg of a call; at most `maxTotalTimeout` (the default is shortened to it).",
     protects: "A server that never answers, or answers one byte at a time.",
   },
   "maxTotalTimeout": {
@@ -307,7 +308,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "A server exhausting memory with one huge message.",
   },
   "maxEventBytes": {
-    what: "The largest SSE event (and unterminated line) read from this server; at most `maxMessageBytes`.",
+    what: "The largest SSE event (and unterminated line) read from this server; at most `maxMessageBytes` " +
+      "(the default is lowered to it).",
     protects: "A stream that never ends its event.",
   },
   "maxInputRequests": {

@@ -324,19 +324,20 @@ function transportProblems(
   return problems;
 }
 
-/** Each leg and each handler must fit inside the whole call's time (checked on valid durations only). */
+/**
+ * Each leg and each handler the policy times must fit inside the whole call's time (checked on
+ * valid durations only); one it leaves to its default gets at most the whole call's time.
+ */
 function timeoutProblems(
   policy: Policy,
   site: ProblemSite,
 ): PolicyProblem[] {
-  const read = (value: unknown, fallback: string) =>
-    typeof value === "string" ? parseDuration(value) : parseDuration(fallback);
-  const d = POLICY_DEFAULTS;
-  const limit = read(policy.maxTotalTimeout, d.maxTotalTimeout);
+  const read = (value: unknown) => typeof value === "string" ? parseDuration(value) : undefined;
+  const limit = read(policy.maxTotalTimeout) ?? parseDuration(POLICY_DEFAULTS.maxTotalTimeout);
   const checks: Array<[string, number | undefined]> = [
-    ["callTimeout", read(policy.callTimeout, d.callTimeout)],
-    ["handlerTimeout.elicitation", read(policy.handlerTimeout?.elicitation, d.handlerTimeout.elicitation)],
-    ["handlerTimeout.default", read(policy.handlerTimeout?.default, d.handlerTimeout.default)],
+    ["callTimeout", read(policy.callTimeout)],
+    ["handlerTimeout.elicitation", read(policy.handlerTimeout?.elicitation)],
+    ["handlerTimeout.default", read(policy.handlerTimeout?.default)],
   ];
   if (limit === undefined) return [];
   return checks.filter(([, ms]) => ms !== undefined && ms > limit).map(([path, ms]) => ({
@@ -348,18 +349,20 @@ function timeoutProblems(
   }));
 }
 
-/** An SSE event carries one message, so its limit must not exceed the message limit. */
+/**
+ * An SSE event carries one message, so a limit the policy sets must not exceed the message limit
+ * (the default is at most the message limit).
+ */
 function eventLimitProblems(
   policy: Policy,
   site: ProblemSite,
 ): PolicyProblem[] {
-  const d = POLICY_DEFAULTS;
-  const event = policy.maxEventBytes ?? d.maxEventBytes;
-  const message = policy.maxMessageBytes ?? d.maxMessageBytes;
+  const event = policy.maxEventBytes;
+  const message = policy.maxMessageBytes ?? POLICY_DEFAULTS.maxMessageBytes;
   // Checked only when both are valid on their own (the schema reports the others).
   const valid = (n: unknown) =>
     Number.isSafeInteger(n) && (n as number) >= 1024 && (n as number) <= 268_435_456;
-  if (!valid(event) || !valid(message) || event <= message) return [];
+  if (event === undefined || !valid(event) || !valid(message) || event <= message) return [];
   return [{
     ...site,
     path: "maxEventBytes",
@@ -388,11 +391,14 @@ export function compileRate(option: RateOption): CompiledRate {
   return Object.freeze({ rate: option.rate, perMs: parseDuration(option.per) ?? 0, burst: option.burst });
 }
 
-const ms = (duration: string | undefined, fallback: string): number =>
-  parseDuration(duration ?? fallback) ?? 0;
+/** A duration the policy set, else its default, at most `atMost` (a default only). */
+const ms = (duration: string | undefined, fallback: string, atMost = Infinity): number =>
+  duration === undefined ? Math.min(parseDuration(fallback) ?? 0, atMost) : parseDuration(duration) ?? 0;
 
 function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
   const d = POLICY_DEFAULTS;
+  const totalMs = ms(policy.maxTotalTimeout, d.maxTotalTimeout);
+  const maxMessageBytes = policy.maxMessageBytes ?? d.maxMessageBytes;
   const sampling = policy.sampling === false ? undefined : policy.sampling ?? {};
   const elicitation = policy.elicitation === false ? undefined : policy.elicitation ?? {};
   const transport = resolveTransport(policy.transport);
@@ -429,15 +435,15 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     logLevel: policy.logLevel ?? d.logLevel,
     rateLimitFailOpen: policy.rateLimitFailOpen ?? d.rateLimitFailOpen,
     handlerTimeoutMs: {
-      elicitation: ms(policy.handlerTimeout?.elicitation, d.handlerTimeout.elicitation),
-      default: ms(policy.handlerTimeout?.default, d.handlerTimeout.default),
+      elicitation: ms(policy.handlerTimeout?.elicitation, d.handlerTimeout.elicitation, totalMs),
+      default: ms(policy.handlerTimeout?.default, d.handlerTimeout.default, totalMs),
     },
-    callTimeoutMs: ms(policy.callTimeout, d.callTimeout),
-    maxTotalTimeoutMs: ms(policy.maxTotalTimeout, d.maxTotalTimeout),
+    callTimeoutMs: ms(policy.callTimeout, d.callTimeout, totalMs),
+    maxTotalTimeoutMs: totalMs,
     maxServerRequests: policy.maxServerRequests ?? d.maxServerRequests,
     maxRounds: policy.maxRounds ?? d.maxRounds,
-    maxMessageBytes: policy.maxMessageBytes ?? d.maxMessageBytes,
-    maxEventBytes: policy.maxEventBytes ?? d.maxEventBytes,
+    maxMessageBytes,
+    maxEventBytes: policy.maxEventBytes ?? Math.min(d.maxEventBytes, maxMessageBytes),
     maxInputRequests: policy.maxInputRequests ?? d.maxInputRequests,
     maxJsonDepth: policy.maxJsonDepth ?? d.maxJsonDepth,
     maxWaitingNotifications: policy.maxWaitingNotifications ?? d.maxWaitingNotifications,

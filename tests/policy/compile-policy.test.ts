@@ -161,6 +161,25 @@ describe("compilePolicy()", () => {
     );
   });
 
+  test("a shorter maxTotalTimeout alone shortens the timeouts the policy leaves to their defaults", () => {
+    const policy = compilePolicy({
+      server: "a",
+      transport: { url: "https://a.example" },
+      maxTotalTimeout: "30s",
+    });
+    assert.deepEqual(
+      [policy.maxTotalTimeoutMs, policy.callTimeoutMs, policy.handlerTimeoutMs],
+      [30_000, 30_000, { elicitation: 30_000, default: 30_000 }],
+    );
+    const set = compilePolicy({
+      server: "a",
+      transport: { url: "https://a.example" },
+      maxTotalTimeout: "30s",
+      callTimeout: "10s",
+    });
+    assert.deepEqual([set.callTimeoutMs, set.handlerTimeoutMs.default], [10_000, 30_000]);
+  });
+
   test("turns sampling: false and elicitation: false into disabled kinds", () => {
     const policy = compilePolicy({
       server: "a",
@@ -273,12 +292,14 @@ describe("compilePolicy() and the message limits", () => {
     );
   });
 
-  test("refuses an SSE event limit above the message limit, the default included", () => {
-    assert.deepEqual(messages({ ...base, maxMessageBytes: 1_048_576 }), [[
+  test("refuses an SSE event limit above the message limit; the default is at most the message limit", () => {
+    assert.deepEqual(messages({ ...base, maxMessageBytes: 1_048_576, maxEventBytes: 4_194_304 }), [[
       "maxEventBytes",
       '"maxEventBytes" (4194304) must not exceed "maxMessageBytes" (1048576)',
     ]]);
     assert.deepEqual(messages({ ...base, maxMessageBytes: 1_048_576, maxEventBytes: 1_048_576 }), []);
+    assert.deepEqual(messages({ ...base, maxMessageBytes: 1_048_576 }), []);
+    assert.equal(compilePolicy({ ...base, maxMessageBytes: 1_048_576 }).maxEventBytes, 1_048_576);
   });
 
   test("suggests the limit meant by a misspelt one", () => {
