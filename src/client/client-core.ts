@@ -17,6 +17,9 @@ import { ClientError } from "../errors.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
+import { PolicyError, type PolicyProblem } from "../policy/policy-error.ts";
+import { suggest } from "../_internal/suggest.ts";
+import { defineHandler } from "../handler/handler.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue, type NotificationQueue } from "../notify/notification-queue.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
@@ -110,8 +113,51 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
   return withInternals(publicClient(parts, support), frontInternals(parts, options));
 }
 
-/** Checks the name and fills in the defaults. */
+/** Every option of `createClient`: another key is a typo, refused rather than quietly ignored. */
+const OPTION_KEYS: readonly (keyof ClientOptions)[] = [
+  "name",
+  "version",
+  "title",
+  "handler",
+  "policies",
+  "assigns",
+  "tasks",
+  "store",
+  "fetch",
+  "environment",
+  "signIn",
+  "timers",
+  "clock",
+];
+
+/** Checks the options' shape, names and handler, and fills in the defaults. */
 function settingsOf(options: ClientOptions): Settings {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(
+      `createClient(): the options must be an object { name, policies, handler?, … }, received ${
+        options === null ? "null" : Array.isArray(options) ? "an array" : typeof options
+      }`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if ((OPTION_KEYS as readonly string[]).includes(key)) continue;
+    const meant = suggest(key, OPTION_KEYS, 2);
+    throw new TypeError(
+      `createClient(): "${key}" is not an option${
+        meant === undefined ? "" : ` (did you mean "${meant}"?)`
+      }; ` +
+        `expected ${OPTION_KEYS.map((k) => `"${k}"`).join(", ")}`,
+    );
+  }
+  if (!Array.isArray(options.policies)) {
+    throw new TypeError(
+      `createClient(): "policies" must be a list of policies, received ${
+        options.policies === null ? "null" : typeof options.policies
+      }`,
+    );
+  }
+  // A handler written as a plain object gets the checks defineHandler() makes.
+  if (options.handler !== undefined) defineHandler(options.handler);
   if (typeof options.name !== "string" || options.name === "") {
     throw new TypeError(
       `createClient(): "name" must be a non-empty string, received ${JSON.stringify(options.name)}`,
@@ -150,8 +196,7 @@ function compileServers(
   const environment = options.environment ?? support.environment ?? noVariables;
   const entries = new Map<string, ServerEntry>();
   const signIns = new Map<string, UpstreamSignIn>();
-  for (const input of options.policies) {
-    const policy = isCompiled(input) ? input : compilePolicy(input);
+  for (const policy of compileAll(options.policies)) {
     if (entries.has(policy.server)) {
       throw new TypeError(`createClient(): two policies for server "${policy.server}"`);
     }
@@ -331,6 +376,27 @@ function noVariables(): undefined {
   return undefined;
 }
 
+/**
+ * Compiles every policy, reporting the problems of all of them at once.
+ *
+ * @throws {PolicyError} With every problem of every policy that does not compile.
+ */
+function compileAll(policies: readonly (Policy | CompiledPolicy)[]): CompiledPolicy[] {
+  const compiled: CompiledPolicy[] = [];
+  const problems: PolicyProblem[] = [];
+  for (const input of policies) {
+    try {
+      compiled.push(isCompiled(input) ? input : compilePolicy(input));
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  if (problems.length > 0) throw new PolicyError(problems);
+  return compiled;
+}
+
 function isCompiled(policy: Policy | CompiledPolicy): policy is CompiledPolicy {
-  return "handlerTimeoutMs" in policy && typeof (policy.transport as { kind?: unknown }).kind === "string";
+  return typeof policy === "object" && policy !== null && "handlerTimeoutMs" in policy &&
+    typeof (policy.transport as { kind?: unknown }).kind === "string";
 }

@@ -1,0 +1,85 @@
+// createClient() checks its options as policies are checked: an unknown option (a typo) is
+// refused naming the one meant, a plain-object handler gets defineHandler()'s checks, and the
+// problems of every policy are reported at once.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createClient } from "../../mod.ts";
+import { PolicyError } from "../../src/policy/policy-error.ts";
+
+/** What createClient() throws for these options: the error's name and message. */
+function refusal(options: unknown): [string, string] {
+  try {
+    createClient(options as Parameters<typeof createClient>[0]);
+  } catch (error) {
+    return [(error as Error).name, (error as Error).message];
+  }
+  return ["", "no error"];
+}
+
+const EXPECTED_OPTIONS =
+  'expected "name", "version", "title", "handler", "policies", "assigns", "tasks", "store", "fetch", "environment", "signIn", "timers", "clock"';
+
+describe("createClient() options", () => {
+  test("an unknown option is refused, naming the option meant", () => {
+    assert.deepEqual(refusal({ name: "x", handlr: {}, policies: [] }), [
+      "TypeError",
+      `createClient(): "handlr" is not an option (did you mean "handler"?); ${EXPECTED_OPTIONS}`,
+    ]);
+    assert.deepEqual(refusal({ name: "x", polices: [] }), [
+      "TypeError",
+      `createClient(): "polices" is not an option (did you mean "policies"?); ${EXPECTED_OPTIONS}`,
+    ]);
+  });
+
+  test("options that are not an object, and policies that are not a list, are refused by name", () => {
+    assert.deepEqual(refusal(null), [
+      "TypeError",
+      "createClient(): the options must be an object { name, policies, handler?, … }, received null",
+    ]);
+    assert.deepEqual(refusal({ name: "x", policies: "a" }), [
+      "TypeError",
+      'createClient(): "policies" must be a list of policies, received string',
+    ]);
+  });
+
+  test("a handler written as a plain object gets defineHandler()'s checks", () => {
+    assert.deepEqual(refusal({ name: "x", policies: [], handler: { samplin: () => ({}) } }), [
+      "TypeError",
+      'Handler key "samplin" is unknown: expected one of "sampling", "elicitation", "roots", "notification", "log", "authorize", "elicitationModes"',
+    ]);
+    assert.deepEqual(refusal({ name: "x", policies: [], handler: { sampling: "yes" } }), [
+      "TypeError",
+      'Handler "sampling" must be a function, received string',
+    ]);
+  });
+
+  test("the problems of every policy are reported at once, in one PolicyError", () => {
+    const policies = [
+      { server: "a", transport: { url: "https://x.example.com/mcp" }, maxRound: 1 },
+      null,
+      { server: "b", transport: { url: "ftp://x" }, era: 3 },
+    ];
+    let thrown: unknown;
+    try {
+      createClient({ name: "x", policies: policies as never });
+    } catch (error) {
+      thrown = error;
+    }
+    assert.ok(thrown instanceof PolicyError);
+    assert.deepEqual(thrown.problems.map((problem) => [problem.server, problem.path]), [
+      ["a", "maxRound"],
+      [undefined, ""],
+      ["b", "era"],
+      ["b", "transport.url"],
+    ]);
+    assert.equal(
+      thrown.message,
+      [
+        'Policy "a": "maxRound" is not a policy option (did you mean "maxRounds"?)',
+        "Policy: the policy must be a policy object, received null",
+        'Policy "b": "era" must be one of "modern", "legacy", "auto", received 3',
+        'Policy "b": "transport.url" must be an absolute http(s) URL, received "ftp://x"',
+      ].join("\n"),
+    );
+  });
+});
