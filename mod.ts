@@ -24,6 +24,9 @@
  * @module
  */
 export { ClientError, type ClientErrorDetails, type ClientErrorKind } from "./src/errors.ts";
+// What createClient() (and the entries made on it) throws for policies that do not compile: its
+// `problems` list each one, for a caller that reports them its own way.
+export { PolicyError, type PolicyProblem } from "./src/policy/policy-error.ts";
 export {
   type AccessRule,
   type ClientCredentialsAuth,
@@ -50,6 +53,7 @@ export {
   type FormElicitationContext,
   type Handler,
   type HandlerError,
+  type InputChange,
   type InputContext,
   type LogEntry,
   type NotificationContext,

@@ -3,8 +3,7 @@
 // problems of every policy are reported at once.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient } from "../../mod.ts";
-import { PolicyError } from "../../src/policy/policy-error.ts";
+import { createClient, PolicyError } from "../../mod.ts";
 
 /** What createClient() throws for these options: the error's name and message. */
 function refusal(options: unknown): [string, string] {

@@ -6,9 +6,10 @@ import * as root from "../../mod.ts";
 import * as types from "../../src/types.ts";
 
 describe("the public entries", () => {
-  test("@sluice/mcp exports the contract's eight values, openTelemetryDecisions and the sign-in errors", () => {
+  test("@sluice/mcp exports the contract's eight values, openTelemetryDecisions, PolicyError and the sign-in errors", () => {
     assert.deepEqual(Object.keys(root).sort(), [
       "ClientError",
+      "PolicyError",
       "SignInRequiredError",
       "UpstreamAuthError",
       "createClient",
