@@ -542,6 +542,48 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
+  test("a legacy upstream's -32042 reaches a 2025-11-25 host that declared URL elicitation as elicitation/create on the call's stream; accepted, the call goes on", async () => {
+    const { client, caller } = gateway();
+    const host = caller("everything");
+    await host.initialize(CAPABILITIES);
+    await host.post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const events = new EventReader(
+      await host.post({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: {
+          name: "trigger-url-elicitation",
+          arguments: {
+            url: "https://login.example.com/y",
+            message: "m",
+            errorPath: true,
+            elicitationId: "e-1",
+          },
+        },
+      }),
+    );
+    // server-everything's -32042 names its own page; the retry then asks for the tool's URL.
+    const asked: unknown[] = [];
+    let message = await events.message();
+    while (message?.method === "elicitation/create") {
+      const params = message.params as Record<string, unknown>;
+      asked.push([params.mode, params.url]);
+      await host.post({ jsonrpc: "2.0", id: message.id, result: { action: "accept" } });
+      message = await events.message();
+    }
+    assert.deepEqual(asked, [["url", "https://modelcontextprotocol.io/"], [
+      "url",
+      "https://login.example.com/y",
+    ]]);
+    assert.equal(message?.id, 4);
+    const text = (message?.result as { content: { text: string }[] }).content.map((part) => part.text).join(
+      "\n",
+    );
+    assert.match(text, /Elicitation ID: e-1/);
+    await client.close();
+  });
+
   test("what a caller did not declare is not declared upstream: the server's own -32021 reaches it", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");

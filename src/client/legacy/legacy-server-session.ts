@@ -22,7 +22,13 @@ import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
 import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
 import { inputError, invalidResult } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
-import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
+import {
+  answerDeferral,
+  type CallContext,
+  type CallOutcome,
+  type ServerOffer,
+  type ServerSession,
+} from "../server-session.ts";
 import type { LegacySession } from "./legacy-session.ts";
 import { PausableDeadline } from "./pausable-deadline.ts";
 
@@ -239,7 +245,7 @@ export class LegacyServerSession implements ServerSession {
       throw new ClientError("protocol", tooMany, { serverId: this.serverId, code: -32042 });
     }
     for (const [index, params] of elicitations.entries()) {
-      const result = await this.#session.chain.run({ method: "elicitation/create", params }, {
+      const checked = await this.#session.chain.run({ method: "elicitation/create", params }, {
         version: "2025-11-25",
         assigns: context.assigns,
         principal: context.principal,
@@ -247,6 +253,8 @@ export class LegacyServerSession implements ServerSession {
         callInFlight: true,
         signal: context.signal,
       });
+      // One the handler defers goes to the call's caller (the front's), as a request would.
+      const result = await answerDeferral(checked, context.onDeferred, context.signal);
       if (!result.ok) throw inputError(this.serverId, `elicitations[${index}]`, "elicitation/create", result);
       const action = (result.answer as { action?: unknown }).action;
       if (action !== "accept") {
