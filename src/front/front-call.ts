@@ -576,5 +576,22 @@ const ERROR_STATUS: ReadonlyMap<number, number> = new Map([
  * @returns The outcome.
  */
 export function errorOutcome(error: JsonRpcErrorObject): FrontCallOutcome {
-  return { kind: "error", status: ERROR_STATUS.get(error.code) ?? 200, error };
+  const allowed = inModernCodes(error);
+  return { kind: "error", status: ERROR_STATUS.get(allowed.code) ?? 200, error: allowed };
+}
+
+/**
+ * An error in the codes a 2026-07-28 caller may be sent: that revision forbids `-32002` and
+ * `-32042`, which a legacy upstream (and, for a sign-in, the gateway) uses. `-32002` (resource not
+ * found) becomes `-32602`, which replaced it; `-32042` (URL elicitation required: the caller did
+ * not declare URL elicitation, or it would have been asked) becomes `-32021` naming that capability.
+ */
+function inModernCodes(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  if (error.code === -32002) return { ...error, code: -32602 };
+  if (error.code !== -32042) return error;
+  return {
+    code: -32021,
+    message: `${error.message}: that takes URL elicitation, which this request does not declare`,
+    data: { requiredCapabilities: { elicitation: { url: {} } } },
+  };
 }

@@ -26,4 +26,25 @@ describe("an upstream error's HTTP status for a modern caller", () => {
     });
     await front.client.close();
   });
+
+  test("an upstream's -32002 (resource not found before 2026-07-28, which forbids it) reaches a modern caller as -32602", async () => {
+    const front = scriptedFront(({ body: { id, method } }) => {
+      if (method === "resources/read") {
+        return rpcError(id, -32002, "Resource not found", { uri: "file:///gone" });
+      }
+      return discovered(id);
+    });
+    const read = await askScriptedFront(front, "resources/read", { uri: "file:///gone" }, {
+      headers: { "mcp-name": "file:///gone" },
+    });
+    assert.deepEqual(read, {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: "Resource not found", data: { uri: "file:///gone" } },
+      },
+    });
+    await front.client.close();
+  });
 });

@@ -174,18 +174,20 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
       id: 1,
       result: { content: [{ type: "text", text: "alice@idp" }], resultType: "complete", _meta: SERVER_INFO },
     });
-    // bob, without URL elicitation: the spec's URL-elicitation-required error names the page.
-    const bob = await whoami(app, "bob", {}, false);
-    const error = (bob.body as Json).error;
-    assert.equal(error.code, -32042);
-    assert.equal(error.message, 'Upstream server "files" needs you to sign in first');
-    assert.equal(error.data.elicitations.length, 1);
-    assert.equal(error.data.elicitations[0].mode, "url");
-    assert.match(error.data.elicitations[0].url, /^http:\/\/localhost:8787\/oauth\/start\//);
-    assert.match(error.data.elicitations[0].elicitationId, /^sign-in-/);
-    const page = await (await app.request(error.data.elicitations[0].url)).text();
+    // bob, without URL elicitation: 2026-07-28 forbids -32042, so he is told the capability to declare.
+    const undeclared = await whoami(app, "bob", {}, false);
+    assert.deepEqual([undeclared.status, (undeclared.body as Json).error], [400, {
+      code: -32021,
+      message:
+        'Upstream server "files" needs you to sign in first: that takes URL elicitation, which this request does not declare',
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    }]);
+    const bob = await whoami(app, "bob");
+    const link = (bob.body as Json).result.inputRequests["sluice/sign-in"].params.url;
+    assert.match(link, /^http:\/\/localhost:8787\/oauth\/start\//);
+    const page = await (await app.request(link)).text();
     assert.match(page, /as gateway caller <b>bob<\/b>/);
-    await signInAt(app, error.data.elicitations[0].url, "bob@idp");
+    await signInAt(app, link, "bob@idp");
     assert.deepEqual((await whoami(app, "bob")).body, {
       jsonrpc: "2.0",
       id: 1,
