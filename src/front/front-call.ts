@@ -239,10 +239,7 @@ async function openCallerRetry(
       // The gateway's own question: an elicitation result, whatever the policy lets through.
       const action = (given as { action?: unknown } | null)?.action;
       if (action !== "accept" && action !== "decline" && action !== "cancel") {
-        return answerRefused(key, {
-          code: -32602,
-          message: 'expected { action: "accept" | "decline" | "cancel" }',
-        });
+        return answerRefused(key, { message: 'expected { action: "accept" | "decline" | "cancel" }' });
       }
       answers[key] = { action };
       continue;
@@ -535,17 +532,16 @@ export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOu
 }
 
 /**
- * The error for a caller whose answer to an input request was refused.
+ * The error for a caller whose answer to an input request was refused: `-32602` Invalid params,
+ * whatever code the check gives a handler's answer, since the answer is a param of the caller's
+ * own request (`inputResponses`), which it can correct and send again.
  *
  * @param key The input request's key.
- * @param refusal Why: its code and message.
+ * @param refusal Why: its message.
  * @returns The outcome, with its HTTP status ({@linkcode errorOutcome}).
  */
-export function answerRefused(
-  key: string,
-  refusal: { readonly code: number; readonly message: string },
-): FrontCallOutcome {
-  return callError(refusal.code, `Answer to input request ${quote(key, 64)} refused: ${refusal.message}`);
+export function answerRefused(key: string, refusal: { readonly message: string }): FrontCallOutcome {
+  return callError(-32602, `Answer to input request ${quote(key, 64)} refused: ${refusal.message}`);
 }
 
 /**

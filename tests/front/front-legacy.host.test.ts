@@ -158,7 +158,7 @@ describe("the front before a legacy upstream (server-everything)", () => {
         inputResponses: { "input-1": { action: "accept", content: { name: "Ada", integer: 1000 } } },
         requestState,
       });
-      assert.equal(refused.body.error.code, -32603);
+      assert.equal(refused.body.error.code, -32602);
       assert.match(
         refused.body.error.message,
         /^Answer to input request "input-1" refused: Elicitation answer refused: field "integer"/,

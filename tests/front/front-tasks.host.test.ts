@@ -126,7 +126,7 @@ describe("the front relays a modern upstream's tasks to a modern caller", () => 
       jsonrpc: "2.0",
       id: 1,
       error: {
-        code: -32603,
+        code: -32602,
         message:
           'Answer to input request "confirm" refused: Elicitation answer refused: field "confirm" expected a boolean, received a string',
       },

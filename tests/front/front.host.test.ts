@@ -141,7 +141,7 @@ describe("the front", () => {
         requestState: state,
       }),
     );
-    assert.equal(refused.body.error.code, -32603);
+    assert.equal(refused.body.error.code, -32602);
     assert.match(
       refused.body.error.message,
       /^Answer to input request "profile" refused: Elicitation answer refused: field "name"/,

@@ -283,7 +283,7 @@ function describeBrowserFlows(executablePath: string): void {
         await error.waitFor();
         assert.equal(
           await error.textContent(),
-          'JSON-RPC error -32603: Answer to input request "profile" refused: Elicitation answer refused: field "name" expected at least 2 characters',
+          'JSON-RPC error -32602: Answer to input request "profile" refused: Elicitation answer refused: field "name" expected at least 2 characters',
         );
         await page.getByRole("button", { name: "Start over" }).click();
         assert.deepEqual(
