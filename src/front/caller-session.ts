@@ -140,6 +140,11 @@ export class CallerSession {
   readonly #withinLogBudget: () => boolean;
   #upstream: Promise<{ readonly session: ServerSession; readonly own: boolean }> | undefined;
   #askCount = 0;
+  /**
+   * Requests tied to no call, held until the caller's `notifications/initialized`: before it, a
+   * server should send a client nothing but pings and logs. `undefined` once it came.
+   */
+  #heldForInitialized: (() => void)[] | undefined = [];
   #streamCount = 0;
   #logLevel: LoggingLevel | undefined;
   #lastUsed: number;
@@ -276,6 +281,12 @@ export class CallerSession {
   #notification(message: JsonRpcNotification): void {
     const params = (message.params ?? {}) as Record<string, unknown>;
     switch (message.method) {
+      case "notifications/initialized": {
+        const held = this.#heldForInitialized ?? [];
+        this.#heldForInitialized = undefined;
+        for (const send of held) send();
+        return;
+      }
       case "notifications/cancelled": {
         const requestId = params.requestId;
         if (typeof requestId === "string" || typeof requestId === "number") {
@@ -433,11 +444,13 @@ export class CallerSession {
     const flow = linkSignals([signal, this.#closer.signal]);
     const ask = (asked: AbortSignal) =>
       new Promise<unknown>((resolve) => {
+        let sent = false;
         // The deadline or the call's end: the caller is told, and its late answer is dropped.
         const onAbort = () => {
           this.#asks.delete(id);
           const reason = flow.signal.aborted ? "cancelled" : "timed out";
-          send(encodeNotification("notifications/cancelled", { requestId: id, reason }));
+          if (sent) send(encodeNotification("notifications/cancelled", { requestId: id, reason }));
+          sent = true;
         };
         asked.addEventListener("abort", onAbort, { once: true });
         this.#asks.set(id, (response) => {
@@ -445,7 +458,14 @@ export class CallerSession {
           this.#asks.delete(id);
           resolve(answerOf(response));
         });
-        send(encodeRequest(id, request.method, paramsForCaller(request, this.version)));
+        const sendRequest = () => {
+          if (sent) return;
+          sent = true;
+          send(encodeRequest(id, request.method, paramsForCaller(request, this.version)));
+        };
+        if (reply === undefined && this.#heldForInitialized !== undefined) {
+          this.#heldForInitialized.push(sendRequest);
+        } else sendRequest();
       });
     return this.#server.chain.answerElsewhere(request, ask, { version: this.version, signal: flow.signal })
       .finally(() => flow.dispose());

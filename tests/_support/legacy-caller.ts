@@ -103,9 +103,10 @@ export class LegacyCaller {
    * Opens the session.
    *
    * @param capabilities What the caller declares.
+   * @param initialized Whether `notifications/initialized` follows, as it should.
    * @returns The `initialize` response's body.
    */
-  async initialize(capabilities: object = {}): Promise<Record<string, unknown>> {
+  async initialize(capabilities: object = {}, initialized = true): Promise<Record<string, unknown>> {
     const response = await this.#fetch(this.url, {
       method: "POST",
       headers: legacyHeaders(),
@@ -113,7 +114,7 @@ export class LegacyCaller {
     });
     this.session = response.headers.get("mcp-session-id") ?? undefined;
     const body = await response.json() as Record<string, unknown>;
-    await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    if (initialized) await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
     return body;
   }
 

@@ -546,7 +546,6 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     const { client, caller } = gateway();
     const host = caller("everything");
     await host.initialize(CAPABILITIES);
-    await host.post({ jsonrpc: "2.0", method: "notifications/initialized" });
     const events = new EventReader(
       await host.post({
         jsonrpc: "2.0",
@@ -722,6 +721,32 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
     };
     assert.equal(await rootsOf(alice, "file:///srv/alice"), "   URI: file:///srv/alice");
     assert.equal(await rootsOf(bob, "file:///srv/bob"), "   URI: file:///srv/bob");
+    await client.close();
+  });
+
+  test("a request tied to no call (server-everything's roots/list at start-up) waits for the caller's notifications/initialized", async () => {
+    const { client, caller } = gateway();
+    const host = caller("everything");
+    await host.initialize(CAPABILITIES, false);
+    const events = new EventReader(await host.listen());
+    assert.deepEqual(await events.next(), { id: "0_0", event: undefined, data: "" });
+    // No request for a second while the caller has not said it is initialized (notifications may come).
+    const quiet = Date.now() + 1000;
+    let next = events.message();
+    for (;;) {
+      const early = await Promise.race([
+        next,
+        new Promise((resolve) => setTimeout(resolve, quiet - Date.now())),
+      ]);
+      if (early === undefined) break;
+      assert.equal((early as { id?: unknown }).id, undefined, JSON.stringify(early));
+      next = events.message();
+    }
+    await host.post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    let asked = await next;
+    while (asked?.id === undefined && asked !== undefined) asked = await events.message();
+    assert.deepEqual([asked?.method, asked?.id], ["roots/list", "sluice-1"]);
+    await events.drop();
     await client.close();
   });
 
