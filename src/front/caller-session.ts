@@ -51,6 +51,7 @@ import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
+import { quote } from "../_internal/quote.ts";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
@@ -438,6 +439,18 @@ export class CallerSession {
     if (!this.#server.callerCan(this.#capabilities, request)) {
       return Promise.resolve(undeclaredAnswer(this.#capabilities, request));
     }
+    const unfit = this.version === "2025-06-18" ? listFieldOf(request) : undefined;
+    if (unfit !== undefined) {
+      return Promise.resolve({
+        ok: false,
+        stage: "policy",
+        refusal: {
+          code: -32602,
+          message:
+            `Invalid params: the caller speaks 2025-06-18, whose forms have only primitive fields, and field ${unfit} is a list`,
+        },
+      });
+    }
     const id = `sluice-${++this.#askCount}`;
     const send = (message: JsonRpcMessage) =>
       reply === undefined ? this.#listen.write(message) : reply.send(message);
@@ -562,6 +575,11 @@ function answerOf(response: JsonRpcMessage): unknown {
  */
 function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion): JsonObject {
   const params = request.params as unknown as JsonObject;
+  // 2025-06-18 has forms only, and no `mode` to name them.
+  if (version === "2025-06-18" && request.method === "elicitation/create" && "mode" in params) {
+    const { mode: _formOnly, ...form } = params;
+    return form;
+  }
   if (
     version === "2025-11-25" && request.method === "elicitation/create" && params.mode === "url" &&
     typeof params.elicitationId !== "string"
@@ -569,6 +587,21 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
     return { ...params, elicitationId: codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(12))) };
   }
   return params;
+}
+
+/**
+ * The first field of a form elicitation that is a list (a multi-select, from 2025-11-25), quoted,
+ * or `undefined`: 2025-06-18 forms hold strings, numbers, booleans and single choices only.
+ */
+function listFieldOf(request: InputRequest): string | undefined {
+  if (request.method !== "elicitation/create") return undefined;
+  const properties = (request.params as { requestedSchema?: { properties?: unknown } }).requestedSchema
+    ?.properties;
+  if (typeof properties !== "object" || properties === null) return undefined;
+  const list = Object.entries(properties).find(([, field]) =>
+    (field as { type?: unknown } | null)?.type === "array"
+  );
+  return list === undefined ? undefined : quote(list[0], 64);
 }
 
 /** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */

@@ -542,6 +542,34 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
+  test("a 2025-06-18 host gets forms without mode, which its version does not have; one with a list field is refused upstream -32602", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern", "2025-06-18");
+    await host.initialize({ elicitation: {} });
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    const params = asked?.params as Record<string, unknown>;
+    assert.deepEqual([asked?.method, "mode" in params, params.message], [
+      "elicitation/create",
+      false,
+      "Tell us about you",
+    ]);
+    await events.drop();
+    const everything = caller("everything", "2025-06-18");
+    await everything.initialize({ elicitation: {} });
+    const answer = await everything.request(8, "tools/call", { name: "trigger-elicitation-request" });
+    const text = (answer.result as { content: { text: string }[] }).content.map((part) => part.text).join(
+      "\n",
+    );
+    assert.match(
+      text,
+      /the caller speaks 2025-06-18, whose forms have only primitive fields, and field "untitledMultipleSelectEnum" is a list/,
+    );
+    await client.close();
+  });
+
   test("a legacy upstream's -32042 reaches a 2025-11-25 host that declared URL elicitation as elicitation/create on the call's stream; accepted, the call goes on", async () => {
     const { client, caller } = gateway();
     const host = caller("everything");
