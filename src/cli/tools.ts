@@ -5,6 +5,7 @@
  * @module
  */
 import { createClient } from "../client/legacy/legacy-client.ts";
+import { defineHandler, type HandlerError } from "../handler/handler.ts";
 import type { ListToolsResult } from "../protocol/tools.ts";
 import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
 import { readServerTarget } from "./_server-target.ts";
@@ -45,6 +46,23 @@ Examples:
   sluice tools github --json --policies ./policies
 `;
 
+const refuse = (): HandlerError => ({
+  error: { code: -32603, message: 'sluice tools answers no input requests (run "sluice call")' },
+});
+
+/**
+ * Declares what `sluice call` declares (every kind and mode the policy allows, and tasks), since
+ * servers list only the tools a client's capabilities can serve (server-everything hides its
+ * sampling, elicitation and roots tools otherwise); a request a server sends on its own while the
+ * tools are listed is refused.
+ */
+const LISTING_HANDLER = defineHandler({
+  elicitationModes: ["form", "url"],
+  elicitation: refuse,
+  sampling: refuse,
+  roots: refuse,
+});
+
 /**
  * Runs `sluice tools`.
  *
@@ -64,7 +82,9 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   const screen = new Screen(io);
   const client = createClient({
     name: "sluice",
+    handler: LISTING_HANDLER,
     policies: [policy],
+    tasks: true,
     signIn: { tokens: openTokenFile(io).tokens },
   });
   let result: ListToolsResult;

@@ -3,7 +3,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { main } from "../../src/cli/mod.ts";
+import { join } from "node:path";
 import { modernCallFixture, scriptedIo } from "./_scripted-io.ts";
+import { REPO_ROOT } from "../_support/modern-peer.ts";
 
 const { folder } = modernCallFixture();
 
@@ -49,6 +51,24 @@ describe("sluice tools", () => {
     assert.ok(
       result.stdout.endsWith("\nCall one with: sluice call modern <tool> '{\"<argument>\": <value>}'\n"),
       result.stdout,
+    );
+  });
+
+  test("tools declares what call declares, so the server lists the tools a call can use (server-everything's trigger-sampling-request)", async () => {
+    const scripted = scriptedIo();
+    const code = await main(
+      ["tools", "everything", "--json", "--policies", join(REPO_ROOT, "policies")],
+      scripted.io,
+    );
+    assert.deepEqual([code, scripted.stderr()], [0, ""]);
+    const names = (JSON.parse(scripted.stdout()) as { tools: { name: string }[] }).tools.map((tool) =>
+      tool.name
+    );
+    assert.deepEqual(
+      ["trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"].filter((name) =>
+        names.includes(name)
+      ),
+      ["trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"],
     );
   });
 
