@@ -76,6 +76,9 @@ export function describeProblem(problem: PolicyProblem): string {
   return at === undefined ? line : `${line}\n${excerpt(at)}`;
 }
 
+/** Controls but the tab (kept, so the caret lines up), and invisible format characters. */
+const UNSHOWN = /(?!\t)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
 /** The window shown of a long line (a minified JSON file is one line). */
 const EXCERPT_WIDTH = 100;
 
@@ -85,7 +88,11 @@ function excerpt(at: { readonly line: number; readonly column: number; readonly 
   const start = Math.max(0, Math.min(index - EXCERPT_WIDTH / 2, at.lineText.length - EXCERPT_WIDTH));
   const end = Math.min(at.lineText.length, start + EXCERPT_WIDTH);
   const head = start > 0 ? "..." : "";
-  const shown = `${head}${at.lineText.slice(start, end)}${end < at.lineText.length ? "..." : ""}`;
+  // A control or invisible character shows as "?" (one a code unit), so nothing in the file acts
+  // on the terminal and the caret keeps its column.
+  const shown = `${head}${
+    at.lineText.slice(start, end).replace(UNSHOWN, (found) => "?".repeat(found.length))
+  }${end < at.lineText.length ? "..." : ""}`;
   const before = `${head}${at.lineText.slice(start, index)}`.replace(/[^\t]/g, " ");
   const number = String(at.line);
   return `  ${number} | ${shown}\n  ${" ".repeat(number.length)} | ${before}^`;

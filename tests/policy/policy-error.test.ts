@@ -40,3 +40,8 @@ test("describeProblem() shows 100 characters of a long line around the column", 
     `    | ${" ".repeat(53)}^`,
   ]);
 });
+
+test("describeProblem() shows a control or invisible character of the line as ?, one a code unit, the caret in place", () => {
+  const [, shown, caret] = describeProblem(parse(1, 9, '"u":"\x1b[2J\u202e\u{e0041}x"')).split("\n");
+  assert.deepEqual([shown, caret], ['  1 | "u":"?[2J???x"', "    |         ^"]);
+});
