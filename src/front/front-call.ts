@@ -208,12 +208,15 @@ interface Resume {
 }
 
 /**
- * The caller's retry: its sealed state opened (for this server, caller and request, with these
- * answer keys), each answer post-checked like a handler's (the gateway's own sign-in question
- * needs only an action), and the state's nonce spent once the answers pass.
+ * The caller's retry: its sealed state opened (for this server, caller and request), each answer
+ * to one of its input requests post-checked like a handler's (the gateway's own sign-in question
+ * needs only an action), and the state's nonce spent once the answers pass. As 2026-07-28 says a
+ * server should, answers to requests the state did not ask are ignored, and the requests left
+ * unanswered are asked again (`input_required`, with the answers given kept) rather than failed.
  *
  * @returns Where the call resumes (nothing when the state was sealed before the call reached
- *   the server: it starts afresh), or the outcome that refuses the retry.
+ *   the server: it starts afresh), or the outcome for the caller: the requests asked again, or
+ *   the refusal of the retry.
  */
 async function openCallerRetry(
   input: FrontCallInput,
@@ -222,19 +225,22 @@ async function openCallerRetry(
   requestDigest: string,
 ): Promise<{ readonly resume?: Resume } | FrontCallOutcome> {
   const { server, request, clock } = input;
-  const keys = typeof callerAnswers === "object" && callerAnswers !== null ? Object.keys(callerAnswers) : [];
   const now = clock.now();
   const opened = await openState(callerState, input.stateKey, {
     now,
     serverId: server.policy.server,
     principal: principalKey(request.principal),
     requestDigest,
-    keys,
   });
   if (!opened.ok) return INVALID_STATE;
+  const answered: Record<string, unknown> = typeof callerAnswers === "object" && callerAnswers !== null
+    ? callerAnswers as Record<string, unknown>
+    : {};
+  const asked = Object.keys(opened.state.pending);
+  const keys = asked.filter((key) => Object.hasOwn(answered, key));
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
   for (const key of keys) {
-    const given = (callerAnswers as Record<string, unknown>)[key];
+    const given = answered[key];
     if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
       // The gateway's own question: an elicitation result, whatever the policy lets through.
       const action = (given as { action?: unknown } | null)?.action;
@@ -253,6 +259,14 @@ async function openCallerRetry(
   // retry): a state redeemed again, a replay, is refused as any state that does not open.
   if (input.spend !== undefined && !(await input.spend(opened.state.nonce, opened.state.expiresAt - now))) {
     return INVALID_STATE;
+  }
+  if (keys.length < asked.length) {
+    const missing = asked.filter((key) => !Object.hasOwn(answered, key));
+    return await sealAndAsk(input, requestDigest, {
+      requestState: opened.state.upstreamState,
+      answers: answers as InputResponses,
+      pending: Object.fromEntries(missing.map((key) => [key, opened.state.pending[key] as InputRequest])),
+    });
   }
   // The gateway's own sign-in question is answered here and never goes upstream.
   const signedIn = answers[SIGN_IN_KEY] as { action?: unknown } | undefined;

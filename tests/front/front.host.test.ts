@@ -97,6 +97,34 @@ describe("the front", () => {
     });
   });
 
+  test("ignores answers to requests the state did not ask, and asks again what was left unanswered", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
+    const first = (await post(fetch, callAskForm())).body.result;
+    await peer.clearRequests();
+    const again =
+      (await post(fetch, callAskForm({ inputResponses: { wrong: {} }, requestState: first.requestState })))
+        .body.result;
+    assert.deepEqual([again.resultType, again.inputRequests, again.requestState === first.requestState], [
+      "input_required",
+      first.inputRequests,
+      false,
+    ]);
+    assert.deepEqual(await peer.requests(), []);
+    // The first state was spent by the retry that got the question again.
+    const replayed = await post(fetch, callAskForm({ inputResponses: {}, requestState: first.requestState }));
+    assert.deepEqual(replayed.body.error, { code: -32602, message: "Invalid or expired requestState" });
+    const answer = { action: "accept", content: { name: "Grace", age: 85 } };
+    const done = await post(
+      fetch,
+      callAskForm({ inputResponses: { profile: answer, extra: answer }, requestState: again.requestState }),
+    );
+    assert.deepEqual(JSON.parse(done.body.result.content[0].text), {
+      name: "Grace",
+      age: 85,
+      subscribe: false,
+    });
+  });
+
   test("refuses a tampered, replayed or truncated state with -32602, and nothing reaches upstream", async () => {
     const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
     const first = await post(fetch, callAskForm());
@@ -117,7 +145,6 @@ describe("the front", () => {
           requestState: state,
         },
       },
-      callAskForm({ inputResponses: { wrong: answer.profile }, requestState: state }),
     ];
     for (const attempt of attempts) {
       const refused = await post(fetch, attempt);
