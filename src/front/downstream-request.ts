@@ -136,14 +136,15 @@ export function readDownstreamRequest(
       `Header mismatch: MCP-Protocol-Version ${q(headerVersion)} differs from _meta ${q(bodyVersion)}`,
     );
   }
-  if (headers.get("mcp-method") !== message.method) {
+  const headerMethod = headers.get("mcp-method");
+  if (headerMethod !== message.method) {
     return refusal(
       400,
       id,
       -32020,
-      `Header mismatch: Mcp-Method ${q(headers.get("mcp-method") ?? "")} differs from the body's ${
-        q(message.method)
-      }`,
+      headerMethod === null
+        ? `Header mismatch: the Mcp-Method header is missing, expected ${q(message.method)}`
+        : `Header mismatch: Mcp-Method ${q(headerMethod)} differs from the body's ${q(message.method)}`,
     );
   }
   const name = mcpNameOf(message.method, params);
@@ -153,7 +154,9 @@ export function readDownstreamRequest(
       400,
       id,
       -32020,
-      `Header mismatch: Mcp-Name ${q(headerName ?? "")} differs from the body's ${q(name)}`,
+      headerName === null
+        ? `Header mismatch: the Mcp-Name header is missing, expected ${q(name)}`
+        : `Header mismatch: Mcp-Name ${q(headerName)} differs from the body's ${q(name)}`,
     );
   }
   const meta = decodeRequestMeta(rawMeta);

@@ -3,7 +3,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "../../src/front/caller-era.ts";
 import { LogBudgets } from "../../src/notify/log-budget.ts";
-import { classifyDownstream, parseDownstream } from "../../src/front/downstream-request.ts";
+import {
+  classifyDownstream,
+  parseDownstream,
+  readDownstreamRequest,
+} from "../../src/front/downstream-request.ts";
 import { offeredCapabilities } from "../../src/front/_front-info.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import type { LoggingLevel } from "../../src/protocol/logging-level.ts";
@@ -165,6 +169,40 @@ describe("parseDownstream()", () => {
     assert.deepEqual(parseDownstream('{"jsonrpc":"2.0","id":1,"method":"ping"}', 64), {
       message: { jsonrpc: "2.0", id: 1, method: "ping" },
     });
+  });
+});
+
+describe("readDownstreamRequest()", () => {
+  test("readDownstreamRequest() says which header is missing, and which differs from the body", () => {
+    const call = {
+      jsonrpc: "2.0" as const,
+      id: 5,
+      method: "tools/call",
+      params: { name: "echo", arguments: {} },
+    };
+    const sent = (extra: Record<string, string>) =>
+      readDownstreamRequest(call, new Headers({ "mcp-protocol-version": "2026-07-28", ...extra }));
+    const mismatch = (message: string) => ({
+      status: 400,
+      body: { jsonrpc: "2.0", id: 5, error: { code: -32020, message } },
+    });
+    assert.deepEqual(
+      [
+        sent({}),
+        sent({ "mcp-method": "tools/list" }),
+        sent({ "mcp-method": "tools/call" }),
+        sent({
+          "mcp-method": "tools/call",
+          "mcp-name": "other",
+        }),
+      ],
+      [
+        mismatch('Header mismatch: the Mcp-Method header is missing, expected "tools/call"'),
+        mismatch('Header mismatch: Mcp-Method "tools/list" differs from the body\'s "tools/call"'),
+        mismatch('Header mismatch: the Mcp-Name header is missing, expected "echo"'),
+        mismatch('Header mismatch: Mcp-Name "other" differs from the body\'s "echo"'),
+      ],
+    );
   });
 });
 
