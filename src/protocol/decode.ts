@@ -74,9 +74,22 @@ const ACTION_EXPECTS: Readonly<Record<string, string>> = {
   finite: "a finite number",
 };
 
-/** What an issue says was expected, in words: its `expected`, or what its pipe action asks for. */
+/**
+ * What an issue says was expected, in words: its `expected`, or what its pipe action asks for. A
+ * required key that is missing is "a value (required)": valibot's `expected` there is the key's
+ * own name, which reads as if the name were the value wanted.
+ */
 function expectedOf(issue: Issue): string {
+  if (issue.kind === "schema" && issue.received === "undefined" && isKeyName(issue)) {
+    return "a value (required)";
+  }
   return issue.expected ?? ACTION_EXPECTS[issue.type] ?? issue.message;
+}
+
+/** Whether an issue's `expected` is its own key, quoted: valibot's words for a missing key. */
+function isKeyName(issue: Issue): boolean {
+  const key = issue.path?.at(-1)?.key;
+  return typeof key === "string" && issue.expected === JSON.stringify(key);
 }
 
 /**

@@ -120,7 +120,7 @@ export const RequestMetaSchema: WireSchema<RequestMetaObject> = v.pipe(
       const here: v.ObjectPathItem = { type: "object", origin: "value", input: meta, key, value: meta[key] };
       if (!(key in meta)) {
         if (!required) continue;
-        addIssue({ expected: JSON.stringify(key), received: "undefined", path: [here] });
+        addIssue({ expected: "a value (required)", received: "undefined", path: [here] });
         return NEVER;
       }
       const result = v.safeParse(schema, meta[key], { abortEarly: true });

@@ -98,7 +98,7 @@ describe("createChain()", () => {
       stage: "policy",
       refusal: {
         code: -32603,
-        message: 'Sampling answer refused: $.model: expected "model", received undefined',
+        message: "Sampling answer refused: $.model: expected a value (required), received undefined",
       },
     });
   });

@@ -120,7 +120,7 @@ describe("handlerApp()", () => {
     });
     assert.deepEqual([response.status, await response.json()], [
       400,
-      refused('$.params.elicitationId: expected "elicitationId", received undefined'),
+      refused("$.params.elicitationId: expected a value (required), received undefined"),
     ]);
   });
 

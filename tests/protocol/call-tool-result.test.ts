@@ -22,6 +22,6 @@ describe("decodeCallToolResult()", () => {
 
   test("requires content, naming the key", () => {
     const result = decodeCallToolResult({ structuredContent: {} });
-    same(result, failureAt("$.content", '"content"', "undefined"));
+    same(result, failureAt("$.content", "a value (required)", "undefined"));
   });
 });

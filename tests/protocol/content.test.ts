@@ -58,7 +58,7 @@ describe("ContentBlockSchema", () => {
       value: { uri: "file:///a.png", blob: "AA==" },
     });
     const neither = decode(ResourceContentsSchema, { uri: "file:///a" });
-    same(neither, failureAt("$.blob", '"blob"', "undefined"));
+    same(neither, failureAt("$.blob", "a value (required)", "undefined"));
   });
 });
 

@@ -24,7 +24,7 @@ describe("decodeDiscoverResult()", () => {
 
   test("requires supportedVersions and refuses a ttlMs that is not a number", () => {
     const missing = decodeDiscoverResult({ capabilities: {} });
-    same(missing, failureAt("$.supportedVersions", '"supportedVersions"', "undefined"));
+    same(missing, failureAt("$.supportedVersions", "a value (required)", "undefined"));
     same(decodeDiscoverResult({ supportedVersions: [], capabilities: {}, ttlMs: "1h" }), {
       ok: false,
       path: "$.ttlMs",

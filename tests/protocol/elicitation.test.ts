@@ -66,9 +66,9 @@ describe("decodeElicitParams()", () => {
     same(decodeElicitParams("2025-11-25", url), {
       ok: false,
       path: "$.elicitationId",
-      expected: '"elicitationId"',
+      expected: "a value (required)",
       received: "undefined",
-      message: '$.elicitationId: expected "elicitationId", received undefined',
+      message: "$.elicitationId: expected a value (required), received undefined",
     });
     same(decodeElicitParams("2025-11-25", { ...url, elicitationId: "e-1", _meta: { a: 1 } }), {
       ok: true,
@@ -93,7 +93,7 @@ describe("decodeElicitParams()", () => {
       },
     });
     const url = decodeElicitParams("2025-06-18", { mode: "url", message: "m", url: "https://x" });
-    same(url, failureAt("$.requestedSchema", '"requestedSchema"', "undefined"));
+    same(url, failureAt("$.requestedSchema", "a value (required)", "undefined"));
   });
 
   test("refuses an unknown mode at $.mode", () => {

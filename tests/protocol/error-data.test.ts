@@ -29,7 +29,7 @@ describe("error data", () => {
     });
     const { elicitationId: _, ...noId } = entry;
     const result = decodeUrlElicitationRequiredData({ elicitations: [noId] });
-    same(result, failureAt("$.elicitations[0].elicitationId", '"elicitationId"', "undefined"));
+    same(result, failureAt("$.elicitations[0].elicitationId", "a value (required)", "undefined"));
     const form = decodeUrlElicitationRequiredData({ elicitations: [{ ...entry, mode: "form" }] });
     same(form, failureAt("$.elicitations[0].mode", '"url"', '"form"'));
   });

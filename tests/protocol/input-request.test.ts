@@ -98,7 +98,7 @@ describe("InputRequestsSchema", () => {
     });
     same(
       result,
-      failureAt('$["a b"].params.requestedSchema.properties', '"properties"', "undefined"),
+      failureAt('$["a b"].params.requestedSchema.properties', "a value (required)", "undefined"),
     );
   });
 

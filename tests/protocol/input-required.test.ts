@@ -96,7 +96,7 @@ describe("decodeModernResult()", () => {
       resultType: "input_required",
       inputRequests: { k: { method: "sampling/createMessage", params: { maxTokens: 1 } } },
     }, NO_TASKS);
-    same(result, failureAt("$.inputRequests.k.params.messages", '"messages"', "undefined"));
+    same(result, failureAt("$.inputRequests.k.params.messages", "a value (required)", "undefined"));
   });
 
   test("refuses a non-string requestState and a non-object result", () => {

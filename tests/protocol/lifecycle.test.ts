@@ -85,9 +85,9 @@ describe("decodeInitializeResult()", () => {
     same(result, {
       ok: false,
       path: "$.serverInfo.version",
-      expected: '"version"',
+      expected: "a value (required)",
       received: "undefined",
-      message: '$.serverInfo.version: expected "version", received undefined',
+      message: "$.serverInfo.version: expected a value (required), received undefined",
     });
   });
 });

@@ -92,10 +92,10 @@ describe("decodeRequestMeta()", () => {
     same(decodeRequestMeta({ [MetaKey.clientCapabilities]: {} }), {
       ok: false,
       path: '$["io.modelcontextprotocol/protocolVersion"]',
-      expected: '"io.modelcontextprotocol/protocolVersion"',
+      expected: "a value (required)",
       received: "undefined",
       message:
-        '$["io.modelcontextprotocol/protocolVersion"]: expected "io.modelcontextprotocol/protocolVersion", received undefined',
+        '$["io.modelcontextprotocol/protocolVersion"]: expected a value (required), received undefined',
     });
   });
 
@@ -103,10 +103,10 @@ describe("decodeRequestMeta()", () => {
     same(decodeRequestMeta({ [MetaKey.protocolVersion]: "2026-07-28" }), {
       ok: false,
       path: '$["io.modelcontextprotocol/clientCapabilities"]',
-      expected: '"io.modelcontextprotocol/clientCapabilities"',
+      expected: "a value (required)",
       received: "undefined",
       message:
-        '$["io.modelcontextprotocol/clientCapabilities"]: expected "io.modelcontextprotocol/clientCapabilities", received undefined',
+        '$["io.modelcontextprotocol/clientCapabilities"]: expected a value (required), received undefined',
     });
   });
 

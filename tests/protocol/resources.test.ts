@@ -29,7 +29,7 @@ describe("resources", () => {
 
   test("decodeListResourcesResult() locates a resource without name at $.resources[0].name", () => {
     const result = decodeListResourcesResult({ resources: [{ uri: "file:///a" }] });
-    same(result, failureAt("$.resources[0].name", '"name"', "undefined"));
+    same(result, failureAt("$.resources[0].name", "a value (required)", "undefined"));
   });
 
   test("decodeListResourceTemplatesResult() decodes templates with annotations and icons", () => {

@@ -123,9 +123,9 @@ describe("decodeCreateMessageParams()", () => {
     same(decodeCreateMessageParams("2025-11-25", { messages: [] }), {
       ok: false,
       path: "$.maxTokens",
-      expected: '"maxTokens"',
+      expected: "a value (required)",
       received: "undefined",
-      message: '$.maxTokens: expected "maxTokens", received undefined',
+      message: "$.maxTokens: expected a value (required), received undefined",
     });
   });
 

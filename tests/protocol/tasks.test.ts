@@ -47,7 +47,7 @@ describe("decodeGetTaskResult()", () => {
 
   test("requires the fields of the status: a failed task without error, a completed one without result", () => {
     const failed = decodeGetTaskResult({ ...BASE, status: "failed" });
-    same(failed, failureAt("$.error", '"error"', "undefined"));
+    same(failed, failureAt("$.error", "a value (required)", "undefined"));
     const completed = decodeGetTaskResult({ ...BASE, status: "completed", result: [] });
     same(completed, failureAt("$.result", "Object", "Array"));
   });
