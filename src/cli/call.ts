@@ -6,6 +6,7 @@
  * @module
  */
 import type { Client } from "../client/client-types.ts";
+import type { InputDecision } from "../chain/decision.ts";
 import { createClient } from "../client/legacy/legacy-client.ts";
 import { ClientError } from "../errors.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
@@ -23,7 +24,7 @@ import {
 import { LineReader, Prompter } from "./_prompt-input.ts";
 import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
-import { safeJson, Screen } from "./_terminal.ts";
+import { safeJson, safeLine, Screen } from "./_terminal.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadServerPolicy } from "./_policy-folder.ts";
 import { openTokenFile } from "./_token-file.ts";
@@ -73,7 +74,8 @@ Exit codes:
   2     usage error: bad arguments or flags, an unknown server, policies that do not load, a tool
         the server does not list (see "sluice tools <server>")
   3     refused by the policy: a check of the policy refused an input request (ClientError
-        "policy"), or the server needed a kind of input the policy turns off (-32021)
+        "policy"; a legacy server is told and may still answer the call, which is printed),
+        or the server needed a kind of input the policy turns off (-32021)
   4     failed: transport or connection, protocol, an error answer from the server, a timeout,
         a server that needs "sluice login" first
   5     refused by you: you declined or cancelled a form (:decline, :cancel) or a web page (n, c),
@@ -117,6 +119,11 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   let result: unknown;
   let failure: { readonly error: unknown } | undefined;
   let unknownTool = false;
+  // A legacy server is told of a refusal and may carry on: the first one is reported at the end.
+  let refused: InputDecision | undefined;
+  client.onDecision((decision) => {
+    if (decision.type === "input" && decision.outcome === "policy") refused ??= decision;
+  });
   try {
     result = await client.callTool(policy.server, plan.tool, plan.args, {
       onProgress: (params) => screen.progress(progressLine(params)),
@@ -142,17 +149,25 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io }, {
     failure,
     unknownTool,
+    refused,
     isError: (result as { isError?: unknown } | undefined)?.isError === true,
   });
 }
 
 /**
  * Says how the call ended and picks its exit code. In order: an interruption, stdin closing under
- * a prompt, the person's decline, an unknown tool, then the call's own failure or tool error.
+ * a prompt, the person's decline, an unknown tool, the call's own failure, a policy refusal the
+ * server carried on after (a legacy server is answered the refusal, and may still answer the
+ * call), then a tool error.
  */
 function endCall(
   call: { screen: Screen; prompter: Prompter; server: string; tool: string; io: CliIo },
-  how: { failure: { readonly error: unknown } | undefined; unknownTool: boolean; isError: boolean },
+  how: {
+    failure: { readonly error: unknown } | undefined;
+    unknownTool: boolean;
+    refused: InputDecision | undefined;
+    isError: boolean;
+  },
 ): number {
   const { screen, prompter, server } = call;
   const interrupted = call.io.signal?.aborted === true;
@@ -181,6 +196,14 @@ function endCall(
   if (how.failure !== undefined) {
     screen.error(`sluice call: ${describeCallFailure(how.failure.error)}`);
     return exitCodeOf(how.failure.error, interrupted);
+  }
+  if (how.refused !== undefined) {
+    screen.error(
+      `sluice call: the policy refused ${how.refused.method} from server "${server}": ${
+        safeLine(how.refused.refusal?.message ?? "", 300)
+      } (the server was told, and answered the call)`,
+    );
+    return CALL_EXIT.refused;
   }
   if (!how.isError) return CALL_EXIT.ok;
   screen.error("sluice call: the tool reported an error (isError: true)");

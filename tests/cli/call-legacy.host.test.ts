@@ -91,6 +91,17 @@ describe("sluice call on a legacy stdio server", () => {
     );
   });
 
+  test("call exits 3 and says so when the policy refused a legacy server's request, though the server answered the call", async () => {
+    const url = { mode: "url", message: "m", url: "http://login.example.com/", elicitationId: "e" };
+    const result = await call(["ask", JSON.stringify({ method: "elicitation/create", params: url })]);
+    assert.equal(result.code, 3);
+    assert.ok(result.stdout.includes('"error":{"code":-32602'), result.stdout);
+    assert.match(
+      result.stderr,
+      /^sluice call: the policy refused elicitation\/create from server "legacy": .*"https".* \(the server was told, and answered the call\)$/m,
+    );
+  });
+
   test("call asks titled choices, a multi-select by comma-separated numbers, and pre-fills defaults", async () => {
     const params = {
       mode: "form",
