@@ -13,6 +13,7 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { LogLevel } from "../policy/policy.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { flagText, parseArgs, show, usageError } from "./_args.ts";
+import { findJsonSyntaxError } from "./_json-syntax-error.ts";
 import {
   CALL_EXIT,
   describeCallFailure,
@@ -271,7 +272,9 @@ function readArguments(json: string | undefined): JsonObject | string {
   try {
     value = JSON.parse(json);
   } catch {
-    return `[json-args] must be a JSON object, received ${show(json)}, which is not JSON`;
+    const broken = findJsonSyntaxError(json);
+    const where = broken === undefined ? "" : `: at character ${broken.offset + 1}, ${broken.what}`;
+    return `[json-args] must be a JSON object, received ${show(json)}, which is not JSON${where}`;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return `[json-args] must be a JSON object, received ${show(json)}`;

@@ -106,7 +106,9 @@ describe("sluice main()", () => {
     );
     assert.deepEqual(
       await run(["call", "demo", "add", "{a:1}"]),
-      usage('[json-args] must be a JSON object, received "{a:1}", which is not JSON'),
+      usage(
+        '[json-args] must be a JSON object, received "{a:1}", which is not JSON: at character 2, unexpected "a", expected a property name in double quotes or "}"',
+      ),
     );
     assert.deepEqual(
       await run(["call", "demo", "add", "--json=yes"]),
