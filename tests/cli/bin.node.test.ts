@@ -1,9 +1,10 @@
 // The npm bin, bin/sluice.mjs: from a clone it runs the TypeScript source through tsx's API; in an
-// installed package (a dist/ beside it) it runs the build.
+// installed package (a dist/ beside it, and no tsconfig.json: a clone where npm pack left a build
+// still runs the source) it runs the build.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -40,6 +41,28 @@ describe("bin/sluice.mjs", { skip }, () => {
     assert.ok(check.stdout.endsWith('All 3 policy files in "policies" compile: demo, everything, github\n'));
     const usage = run(process.execPath, ["bin/sluice.mjs", "serve", "--prot", "1"]);
     assert.deepEqual([usage.code, usage.stdout], [2, ""]);
+  });
+
+  test("the bin runs the source in a clone that npm pack left a build in, and the build where there is no tsconfig.json", () => {
+    // Inside node_modules so tsx resolves from the project, as in the clone.
+    mkdirSync(join(REPO_ROOT, "node_modules", ".cache"), { recursive: true });
+    const root = mkdtempSync(join(REPO_ROOT, "node_modules", ".cache", "sluice-cli-clone-"));
+    try {
+      const main = (said: string) => `export async function main() { console.log("${said}"); return 0; }\n`;
+      for (const folder of ["bin", "dist/src/cli", "src/cli"]) {
+        mkdirSync(join(root, folder), { recursive: true });
+      }
+      copyFileSync(join(REPO_ROOT, "bin", "sluice.mjs"), join(root, "bin", "sluice.mjs"));
+      writeFileSync(join(root, "dist", "src", "cli", "mod.js"), main("the build"));
+      writeFileSync(join(root, "src", "cli", "mod.ts"), main("the source"));
+      writeFileSync(join(root, "tsconfig.json"), "{}\n");
+      const bin = [join(root, "bin", "sluice.mjs")];
+      assert.deepEqual(run(process.execPath, bin), { code: 0, stdout: "the source\n", stderr: "" });
+      rmSync(join(root, "tsconfig.json"));
+      assert.deepEqual(run(process.execPath, bin), { code: 0, stdout: "the build\n", stderr: "" });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test("the bin runs the npm build when dist/ is beside it, as in an installed package", () => {
