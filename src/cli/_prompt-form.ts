@@ -112,7 +112,26 @@ async function askField(
       shape: { fields: [field] },
     });
     if (verdict.ok) return { kind: "value", value: value as ElicitValue | undefined };
-    prompter.screen.line(`  invalid: ${problemOf(verdict.refusal.message, field, property)}`);
+    // Text that is not what the prompt asked for is told so in the prompt's words, not the check's.
+    const problem = unreadable(field, value)
+      ? `${quote(labelOf(field, property))}: ${hint(field)}; received ${JSON.stringify(text.trim())}`
+      : problemOf(verdict.refusal.message, field, property);
+    prompter.screen.line(`  invalid: ${problem}`);
+  }
+}
+
+/** Whether `parseValue` could not read the typed text as the field asks (y or n, a number, a choice's number). */
+function unreadable(field: FieldShape, value: unknown): boolean {
+  switch (field.kind) {
+    case "string":
+      return false;
+    case "number":
+    case "boolean":
+      return typeof value === "string";
+    case "enum":
+      return typeof value === "string" && !field.values.includes(value);
+    case "multi":
+      return Array.isArray(value) && value.some((part) => !field.values.includes(part));
   }
 }
 

@@ -50,7 +50,7 @@ describe("sluice call: elicitation forms, field by field", () => {
     const result = await call(["modern", "ask_form"], ["Grace", "old", "", "y", ""]);
     assert.equal(result.code, 0);
     assert.ok(
-      result.stdout.includes('> old\n  invalid: "Age" expected an integer, received a string\n> \n'),
+      result.stdout.includes('> old\n  invalid: "Age": an integer from 0 to 150; received "old"\n> \n'),
     );
     assert.ok(result.stdout.endsWith('{"name":"Grace","subscribe":true}\n'), result.stdout);
   });

@@ -83,7 +83,7 @@ describe("sluice call on a legacy stdio server", () => {
     const result = await call(["ask", '{"method":"elicitation/create"}'], ["maybe", "y"]);
     assert.equal(result.code, 0);
     assert.ok(
-      result.stdout.includes('> maybe\n  invalid: "ok" expected a boolean, received a string\n> y\n'),
+      result.stdout.includes('> maybe\n  invalid: "ok": y or n; received "maybe"\n> y\n'),
       result.stdout,
     );
     assert.ok(
@@ -157,7 +157,7 @@ describe("sluice call on a legacy stdio server", () => {
       "  3. Seat",
       "  choose any: type their numbers, separated by commas (at least 1) [Wi-Fi]",
       "> 4",
-      '  invalid: "Extras" expected only allowed values, received another value at index 0',
+      '  invalid: "Extras": choose any: type their numbers, separated by commas (at least 1); received "4"',
       "> 1, 3",
       "nights (optional)",
       "  a number, at least 1 [2]",
