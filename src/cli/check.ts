@@ -5,13 +5,13 @@
  * @module
  */
 import { describeProblem } from "../policy/policy-error.ts";
-import { parseArgs, show, usageError } from "./_args.ts";
+import { flagText, parseArgs, show, usageError } from "./_args.ts";
 import { describeChain } from "./_describe-chain.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFiles } from "./_policy-folder.ts";
 
 /** The text of `sluice check --help`. */
-export const CHECK_HELP: string = `Usage: sluice check [dir]
+export const CHECK_HELP: string = `Usage: sluice check [dir] [flags]
 
 Compiles every policy file in dir (default ./policies): each *.policy.ts, *.policy.js and
 *.policy.json file default-exports one server's policy (see definePolicy). For each server it
@@ -20,7 +20,8 @@ through, in order, with its effective numbers (clamps, rate limits, timeouts, el
 and hosts, passDown, stateTtl).
 
 Flags:
-  -h, --help   show this help
+  --policies <dir>   the folder, as the other commands take it (instead of [dir])
+  -h, --help         show this help
 
 Exit codes:
   0   every file compiles
@@ -41,13 +42,16 @@ Examples:
  * @returns 0 when every file compiles, 1 when one does not (or there is none), 2 on a usage error.
  */
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(argv, {});
+  const parsed = parseArgs(argv, { policies: "string" });
   if (!parsed.ok) return usageError(io, "check", parsed.message);
   if (parsed.args.flags.has("help")) return (io.stdout.write(CHECK_HELP), 0);
-  const [dir = "policies", extra] = parsed.args.positionals;
-  if (extra !== undefined) {
-    return usageError(io, "check", `unexpected argument ${show(extra)}, expected at most one folder`);
+  const flagged = flagText(parsed.args, "policies");
+  const [positional, extra] = parsed.args.positionals;
+  const unexpected = extra ?? (flagged === undefined ? undefined : positional);
+  if (unexpected !== undefined) {
+    return usageError(io, "check", `unexpected argument ${show(unexpected)}, expected at most one folder`);
   }
+  const dir = flagged ?? positional ?? "policies";
   const loaded = await loadPolicyFiles(dir, io);
   if (typeof loaded === "string") {
     io.stderr.write(`sluice check: ${loaded}\n`);

@@ -340,7 +340,7 @@ describe("sluice check", () => {
       code: 2,
       stdout: "",
       stderr:
-        'sluice check: unknown flag "--strict", expected one of --help\nRun "sluice check --help" for usage.\n',
+        'sluice check: unknown flag "--strict", expected one of --policies, --help\nRun "sluice check --help" for usage.\n',
     });
     assert.deepEqual(await check(["a", "b"], REPO_ROOT), {
       code: 2,
@@ -348,6 +348,23 @@ describe("sluice check", () => {
       stderr: 'sluice check: unexpected argument "b", expected at most one folder\n' +
         'Run "sluice check --help" for usage.\n',
     });
+    assert.deepEqual(await check(["a", "--policies", "b"], REPO_ROOT), {
+      code: 2,
+      stdout: "",
+      stderr: 'sluice check: unexpected argument "a", expected at most one folder\n' +
+        'Run "sluice check --help" for usage.\n',
+    });
+  });
+
+  test("check takes the folder as --policies too, as the other commands do", async () => {
+    const [flagged, positional] = [
+      await check(["--policies", "policies"], REPO_ROOT),
+      await check(["policies"], REPO_ROOT),
+    ];
+    assert.deepEqual([flagged.code, flagged.stdout], [0, positional.stdout]);
+    assert.ok(
+      flagged.stdout.endsWith('All 3 policy files in "policies" compile: demo, everything, github\n'),
+    );
   });
 });
 
