@@ -230,6 +230,12 @@ function validate(input: unknown, source: string | undefined): {
   compiled?: CompiledPolicy;
 } {
   const site = { source, server: serverIdOf(input) };
+  // valibot takes an array for an object (and would report only its missing keys).
+  if (Array.isArray(input)) {
+    return {
+      problems: [{ ...site, path: "", message: "the policy must be a policy object, received an array" }],
+    };
+  }
   const result = v.safeParse(PolicySchema, input, { abortEarly: false });
   const problems = [
     ...problemsFromIssues(result.issues ?? [], PolicySchema, site),

@@ -146,6 +146,13 @@ describe("compilePolicy()", () => {
     );
   });
 
+  test("refuses a policy that is an array as not a policy object, not by its missing keys", () => {
+    assert.deepEqual(messages([{ server: "a" }]), [[
+      "",
+      "the policy must be a policy object, received an array",
+    ]]);
+  });
+
   test("refuses timeouts longer than maxTotalTimeout", () => {
     assert.deepEqual(
       messages({
