@@ -199,12 +199,12 @@ export async function serveGateway(
 function exposedProblems(hostname: string, port: number, options: GatewayOptions): void {
   if (options.allowedHosts === undefined) {
     throw new TypeError(
-      `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`,
+      `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" (the command's --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`,
     );
   }
   if (options.auth === undefined) {
     throw new TypeError(
-      `sluice serve(): listening on "${hostname}" needs "auth": bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`,
+      `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`,
     );
   }
   if (options.auth === "none") {

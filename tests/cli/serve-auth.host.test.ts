@@ -144,10 +144,10 @@ describe("sluice serve: who may call", () => {
       await failedStart(["--host", "0.0.0.0", "--allowed-hosts", "gate.example.com"]),
     ], [
       usage(
-        'listening on "0.0.0.0" answers the network: set "allowedHosts" to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)',
+        'listening on "0.0.0.0" answers the network: set "allowedHosts" (the command\'s --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)',
       ),
       usage(
-        'listening on "0.0.0.0" needs "auth": bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "0" call every server with the credentials its policies hold',
+        'listening on "0.0.0.0" needs "auth" (the command\'s --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "0" call every server with the credentials its policies hold',
       ),
     ]);
   });

@@ -26,9 +26,9 @@ async function entry(): Promise<{ serve: (options: ServeOptions) => Promise<Runn
 }
 
 const NO_HOSTS = (hostname: string) =>
-  `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`;
+  `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" (the command's --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`;
 const NO_AUTH = (hostname: string, port: number) =>
-  `sluice serve(): listening on "${hostname}" needs "auth": bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`;
+  `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`;
 const WARNING = (hostname: string, port: number) =>
   `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches port "${port}" can call every server behind this gateway, with the credentials its policies hold`;
 
