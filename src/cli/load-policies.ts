@@ -121,7 +121,11 @@ async function loadOne(
     if (error instanceof TsxMissingError) {
       return problem(`${error.message}, or the policy in a .policy.json file`);
     }
-    return problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`);
+    // A module that parses and throws as it runs (its own check of an environment variable, say)
+    // said what is wrong itself.
+    return (error as { name?: unknown } | null)?.name === "SyntaxError"
+      ? problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`)
+      : problem(`the file threw as it loaded: ${describeThrown(error)}`);
   }
   if (!Object.hasOwn(namespace, "default")) {
     return problem("the file has no default export, expected `export default definePolicy({ ... })`");
