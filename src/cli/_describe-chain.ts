@@ -163,9 +163,20 @@ function transport(p: CompiledPolicy): string {
         ? "a registered client (metadata document or registration)"
         : `${JSON.stringify(t.auth.client.clientId)} at ${t.auth.client.issuer}`
     }`;
-  return `http ${t.url} (redirects ${t.redirect}${
+  return `http ${withoutQueryValues(t.url)} (redirects ${t.redirect}${
     headers.length === 0 ? "" : `, headers ${headers.join(", ")}`
   }${auth})`;
+}
+
+/**
+ * The URL with its query's values left out, as headers show their names only: a query may carry
+ * a token (`?key=…`), and this output lands in terminals and CI logs.
+ */
+function withoutQueryValues(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.search === "") return url;
+  const names = [...new Set(parsed.searchParams.keys())].map((name) => `${encodeURIComponent(name)}=…`);
+  return `${parsed.origin}${parsed.pathname}?${names.join("&")}`;
 }
 
 function capability(p: CompiledPolicy, code: number | undefined): string {

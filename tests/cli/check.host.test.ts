@@ -404,6 +404,20 @@ describe("describeChain() transport.auth", () => {
     );
   });
 
+  test("shows the names of the URL's query parameters, not their values, as it shows only the names of headers", () => {
+    const lines = describeChain(compilePolicy({
+      server: "q",
+      transport: {
+        url: "https://mcp.example.com/mcp?key=SECRET&tenant=a&key=b",
+        headers: { authorization: "x" },
+      },
+    }));
+    assert.equal(
+      lines.find((line) => line.startsWith("  transport")),
+      "  transport          http https://mcp.example.com/mcp?key=…&tenant=… (redirects same-origin, headers authorization)",
+    );
+  });
+
   test("shows an oauth sign-in's pre-registered client and issuer, or that one is registered, never the secret's variable", () => {
     const transport = (oauth: Record<string, unknown>) =>
       describeChain(
