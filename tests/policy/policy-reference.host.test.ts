@@ -40,5 +40,5 @@ test("the transport options are named as a policy writes them, and a policy nami
     server: "s",
     transport: { command: "node", args: [], cwd: "/tmp", env: {} },
   });
-  assert.equal(policy.server, "s");
+  assert.deepEqual(policy.transport, { kind: "stdio", command: "node", args: [], env: {}, cwd: "/tmp" });
 });
