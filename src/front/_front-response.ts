@@ -22,7 +22,7 @@ const NOT_READ = "The caller stopped reading the stream";
 /** The answer when the work itself failed (a bug, not an upstream's failure). */
 const INTERNAL_ERROR: FrontAnswer = {
   status: 500,
-  body: { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } },
+  body: { jsonrpc: "2.0", error: { code: -32603, message: "Internal error" } },
 };
 
 /** An answer: an HTTP status and a JSON-RPC response (none for a bare status). */

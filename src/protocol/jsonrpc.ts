@@ -56,12 +56,15 @@ export interface JsonRpcErrorObject {
   readonly data?: unknown;
 }
 
-/** An error response; `id` is `null` when the request could not be identified. */
+/**
+ * An error response. Decoded, `id` is `null` when the request could not be identified (whether the
+ * peer sent `null` or left it out); {@linkcode encodeError} leaves it out then.
+ */
 export interface JsonRpcErrorResponse {
   /** Always `"2.0"`. */
   readonly jsonrpc: "2.0";
-  /** The id of the request answered, or `null`. */
-  readonly id: RequestId | null;
+  /** The id of the request answered; `null` or absent when it could not be read. */
+  readonly id?: RequestId | null;
   /** What went wrong. */
   readonly error: JsonRpcErrorObject;
 }
@@ -270,6 +273,10 @@ export function encodeResult(id: RequestId, result: JsonObject): JsonRpcResultRe
 /**
  * Builds a fresh error response.
  *
+ * An error about a request that could not be identified has no `id`: 2025-11-25 and 2026-07-28
+ * make it optional for this case and have no `null` id, and 2025-06-18's schema has no form for it
+ * at all (JSON-RPC 2.0's `"id": null` fails every revision's schema).
+ *
  * @param id The id of the request answered, or `null` when it could not be read.
  * @param error Code, message and optional data.
  * @returns A new error response object.
@@ -278,7 +285,7 @@ export function encodeError(id: RequestId | null, error: JsonRpcErrorObject): Js
   const body: JsonRpcErrorObject = error.data === undefined
     ? { code: error.code, message: error.message }
     : { code: error.code, message: error.message, data: error.data };
-  return { jsonrpc: "2.0", id, error: body };
+  return id === null ? { jsonrpc: "2.0", error: body } : { jsonrpc: "2.0", id, error: body };
 }
 
 /**

@@ -203,7 +203,7 @@ export class StdioLink implements LegacyConnection {
     if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });
-    const pending = message.id === null ? undefined : this.#pending.get(message.id);
+    const pending = message.id == null ? undefined : this.#pending.get(message.id);
     if (pending !== undefined) return pending.settle(message);
     this.#drop(
       "unknown_response",

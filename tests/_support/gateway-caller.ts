@@ -135,7 +135,6 @@ export function hostRefusal(host: string): Answer {
     headers: { "content-type": "application/json" },
     body: {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32000,
         message: `Forbidden: the Host ${
@@ -153,7 +152,6 @@ export function originRefusal(origin: string): Answer {
     headers: { "content-type": "application/json" },
     body: {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32000,
         message: `Forbidden: the Origin ${

@@ -147,7 +147,7 @@ describe("classifyDownstream()", () => {
 describe("parseDownstream()", () => {
   const refused = (code: number, message: string) => ({
     status: 400,
-    body: { jsonrpc: "2.0", id: null, error: { code, message } },
+    body: { jsonrpc: "2.0", error: { code, message } },
   });
 
   test("parseDownstream() refuses text that is not JSON -32700 and JSON that is not one message -32600", () => {

@@ -73,7 +73,7 @@ function forbidden(message: string, challenge: string | null = null) {
   return {
     status: 403,
     headers: { "www-authenticate": challenge },
-    body: { jsonrpc: "2.0", id: null, error: { code: -32000, message } },
+    body: { jsonrpc: "2.0", error: { code: -32000, message } },
   };
 }
 

@@ -78,7 +78,6 @@ const invalid = (description: string) => ({
   },
   body: {
     jsonrpc: "2.0",
-    id: null,
     error: {
       code: -32000,
       message: `Unauthorized: ${description.charAt(0).toLowerCase()}${description.slice(1)}`,

@@ -51,7 +51,7 @@ function refused(status: number, challenge: string, message: string) {
   return {
     status,
     headers: { "www-authenticate": challenge },
-    body: { jsonrpc: "2.0", id: null, error: { code: -32000, message } },
+    body: { jsonrpc: "2.0", error: { code: -32000, message } },
   };
 }
 

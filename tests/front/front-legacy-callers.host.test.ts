@@ -121,7 +121,6 @@ describe("the front's legacy face: sessions", () => {
     assert.equal(none.status, 400);
     assert.deepEqual(await none.json(), {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32000,
         message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
@@ -132,7 +131,6 @@ describe("the front's legacy face: sessions", () => {
     assert.equal(unknown.status, 404);
     assert.deepEqual(await unknown.json(), {
       jsonrpc: "2.0",
-      id: null,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     });
     await host.initialize();
@@ -182,7 +180,6 @@ describe("the front's legacy face: sessions", () => {
     assert.equal(notAcceptable.status, 406);
     assert.deepEqual(await notAcceptable.json(), {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32000,
         message: "Not Acceptable: the client must accept both application/json and text/event-stream",
@@ -195,7 +192,6 @@ describe("the front's legacy face: sessions", () => {
     assert.equal(version.status, 400);
     assert.deepEqual(await version.json(), {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32022,
         message: 'Bad Request: unsupported MCP-Protocol-Version "1999-01-01"',
@@ -264,7 +260,6 @@ describe("the front's legacy face: sessions", () => {
         "POST",
         {
           jsonrpc: "2.0",
-          id: null,
           error: {
             code: -32000,
             message:
@@ -395,7 +390,6 @@ describe("the front's legacy face: sessions", () => {
       [
         {
           jsonrpc: "2.0",
-          id: null,
           error: { code: -32001, message: "Session not found: initialize a new session" },
         },
         { jsonrpc: "2.0", id: 3, result: {} },

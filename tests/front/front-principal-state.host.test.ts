@@ -178,7 +178,6 @@ describe("the front keeps principals apart", () => {
       headers: {},
       body: {
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32001, message: "Session not found: initialize a new session" },
       },
     };

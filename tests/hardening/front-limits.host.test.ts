@@ -91,7 +91,6 @@ const tooLarge = {
   status: 413,
   body: {
     jsonrpc: "2.0",
-    id: null,
     error: {
       code: -32600,
       message: "Request body is larger than 65536 bytes (maxMessageBytes)",
@@ -125,7 +124,6 @@ describe("the front's limits", () => {
       status: 400,
       body: {
         jsonrpc: "2.0",
-        id: null,
         error: {
           code: -32700,
           message:

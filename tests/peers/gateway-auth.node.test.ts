@@ -221,7 +221,7 @@ function withBearer(token: () => string): Fetch {
 
 /** The JSON-RPC error body the gateway refuses a request with. */
 function refusal(message: string): unknown {
-  return { jsonrpc: "2.0", id: null, error: { code: -32000, message } };
+  return { jsonrpc: "2.0", error: { code: -32000, message } };
 }
 
 describe("sluice serve with auth.jwt before server-everything, for the official client 2.4.0 with OAuth", {
@@ -358,7 +358,6 @@ describe("sluice serve with auth.jwt before server-everything, for the official 
       "bob",
       [404, {
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32001, message: "Session not found: initialize a new session" },
       }],
       { jsonrpc: "2.0", id: 2, result: {} },

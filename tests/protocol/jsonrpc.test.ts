@@ -12,6 +12,7 @@ import {
   isResponse,
   parseMessage,
 } from "../../src/protocol/jsonrpc.ts";
+import { schemaErrors } from "./_official-schema.ts";
 
 describe("decodeMessage()", () => {
   test("decodes a request with a string id and object params", () => {
@@ -125,11 +126,26 @@ describe("encoders", () => {
       method: "notifications/initialized",
     });
     assert.deepEqual(encodeResult("x", { ok: 1 }), { jsonrpc: "2.0", id: "x", result: { ok: 1 } });
+    // Unidentified: no id, as 2025-11-25 and 2026-07-28 have it (neither allows null).
     assert.deepEqual(encodeError(null, { code: -32603, message: "Internal error", data: undefined }), {
       jsonrpc: "2.0",
-      id: null,
       error: { code: -32603, message: "Internal error" },
     });
+    assert.deepEqual(encodeError(7, { code: -32602, message: "Invalid params" }), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32602, message: "Invalid params" },
+    });
+  });
+
+  test("an error about an unidentified request fits the 2025-11-25 and 2026-07-28 schemas", () => {
+    const error = encodeError(null, { code: -32700, message: "Parse error: expected JSON text" });
+    assert.deepEqual(
+      (["2025-11-25", "2026-07-28"] as const).flatMap((version) =>
+        schemaErrors(version, "JSONRPCErrorResponse", error)
+      ),
+      [],
+    );
   });
 
   test("createRequestIds() yields fresh ids per source", () => {

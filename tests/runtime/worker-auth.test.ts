@@ -150,7 +150,6 @@ describe("createWorker() and auth", () => {
       headers: { "www-authenticate": "Bearer" },
       body: {
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <secret>" },
       },
     }, 200]);
@@ -224,7 +223,6 @@ describe("createWorker(): 2025 sessions and principals", () => {
     headers: {},
     body: {
       jsonrpc: "2.0",
-      id: null,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     },
   };

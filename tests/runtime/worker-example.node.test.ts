@@ -254,7 +254,6 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       challenge: "Bearer",
       text: JSON.stringify({
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <secret>" },
       }),
     });
@@ -267,7 +266,6 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
       "Bearer",
       {
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32000, message: "Unauthorized: send Authorization: Bearer <secret>" },
       },
     ]);
@@ -283,7 +281,6 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
         'Bearer error="invalid_token", error_description="The token is not one this gateway accepts"',
       text: JSON.stringify({
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32000, message: "Unauthorized: the bearer token is not one this gateway accepts" },
       }),
     });
@@ -464,7 +461,6 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     assert.deepEqual(await pingObject(session), [200, { jsonrpc: "2.0", id: 9, result: {} }]);
     assert.deepEqual(await pingObject(`${session.slice(1)}x`), [404, {
       jsonrpc: "2.0",
-      id: null,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     }]);
     const deleted = await within(
@@ -475,7 +471,6 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     const gone = await post({ jsonrpc: "2.0", id: 8, method: "ping" });
     assert.deepEqual([gone.status, await gone.json()], [404, {
       jsonrpc: "2.0",
-      id: null,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     }]);
   });
@@ -491,7 +486,6 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     );
     assert.deepEqual([refused.status, await refused.json()], [400, {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32000,
         message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",

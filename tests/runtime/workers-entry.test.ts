@@ -447,7 +447,6 @@ describe("createWorker()", () => {
     const unknown = await host.post({ jsonrpc: "2.0", id: 1, method: "ping" });
     assert.deepEqual([unknown.status, await unknown.json()], [404, {
       jsonrpc: "2.0",
-      id: null,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     }]);
   });
@@ -524,7 +523,6 @@ describe("createWorker()", () => {
       deleted: [200, ""],
       gone: [404, {
         jsonrpc: "2.0",
-        id: null,
         error: { code: -32001, message: "Session not found: initialize a new session" },
       }],
       // initialize, notifications/initialized, the call, the answer, DELETE, the ping: one object.
@@ -541,7 +539,6 @@ describe("createWorker()", () => {
     const none = await host.post({ jsonrpc: "2.0", id: 5, method: "ping" });
     assert.deepEqual([none.status, await none.json()], [400, {
       jsonrpc: "2.0",
-      id: null,
       error: {
         code: -32000,
         message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
