@@ -51,7 +51,7 @@ Flags:
                       a line), "none" for no lines (default text on a terminal, else json)
   --heartbeat <d>     how often an open SSE stream (a long call's answer, a 2025 host's streams)
                       carries a comment, so idle-closing proxies keep it and a caller that left
-                      is noticed: a duration of at least 100ms such as 15s, or "off" (default 15s)
+                      is noticed: a duration from 100ms to 596h such as 15s, or "off" (default 15s)
   -h, --help          show this help
 
 Environment:

@@ -76,7 +76,7 @@ export interface FrontOptions {
    */
   readonly publicUrl?: string;
   /**
-   * How often an open SSE stream carries a comment (`"15s"`; at least `"100ms"`), or `false` for
+   * How often an open SSE stream carries a comment (`"15s"`; from `"100ms"` to `"596h"`), or `false` for
    * never: a modern call's answer while the upstream works (the first beat opens the stream, so a
    * call that lasts longer answers with SSE even without notifications), and a legacy caller's
    * POST streams (opened the same way) and GET stream. Why: proxies close connections idle for a

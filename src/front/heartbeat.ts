@@ -27,13 +27,14 @@ export const DEFAULT_HEARTBEAT: Duration = "15s";
 const MIN_MS = 100;
 
 /** What a heartbeat must be, as errors say it. */
-export const HEARTBEAT_RULE: string = `a duration of at least "${MIN_MS}ms" (such as "${DEFAULT_HEARTBEAT}")`;
+export const HEARTBEAT_RULE: string =
+  `a duration from "${MIN_MS}ms" to "596h" (such as "${DEFAULT_HEARTBEAT}")`;
 
 /**
  * A heartbeat's milliseconds.
  *
  * @param text A duration such as `"15s"`.
- * @returns Its milliseconds, or `undefined` when it is not a duration of at least 100 ms.
+ * @returns Its milliseconds, or `undefined` when it is not a duration from 100 ms to 596 h.
  * @example
  * ```ts
  * import { heartbeatMsOf } from "./heartbeat.ts";

@@ -8,13 +8,20 @@
 export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * The longest duration, 2³¹ − 1 ms (about 596 hours): the longest a timer waits on every runtime.
+ * `setTimeout` takes a longer delay as 1 ms, so a longer timeout would fire at once.
+ */
+export const MAX_DURATION_MS = 2_147_483_647;
 const PATTERN = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)$/;
 
 /**
  * Reads a duration string.
  *
  * @param text A duration such as `"60s"`.
- * @returns Whole milliseconds (at least 1), or `undefined` when `text` is not a duration.
+ * @returns Whole milliseconds (1 to {@linkcode MAX_DURATION_MS}), or `undefined` when `text` is not
+ *   a duration or is longer.
  * @example
  * ```ts
  * import { parseDuration } from "./duration.ts";
@@ -25,7 +32,7 @@ export function parseDuration(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (match === null) return undefined;
   const ms = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN));
-  return ms >= 1 && Number.isSafeInteger(ms) ? ms : undefined;
+  return ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
 /**

@@ -22,7 +22,7 @@ const byteLimit = positiveInteger(268_435_456, 1024);
 const flag = v.boolean("true or false");
 /** A string matching `pattern`, both checks with one message so a wrong type and a wrong text read alike. */
 const matching = (pattern: RegExp, expects: string) => v.pipe(v.string(expects), v.regex(pattern, expects));
-const durationText = 'a duration such as "500ms", "60s", "5m" or "1h"';
+const durationText = 'a duration such as "500ms", "60s", "5m" or "1h", at most "596h"';
 const duration = v.pipe(
   v.string(durationText),
   v.check((text) => parseDuration(text) !== undefined, durationText),

@@ -196,7 +196,7 @@ describe("sluice serve", () => {
         [
           2,
           "",
-          `sluice serve: flag "--heartbeat" must be a duration of at least "100ms" (such as "15s") or "off", received "${wrong}"\n` +
+          `sluice serve: flag "--heartbeat" must be a duration from "100ms" to "596h" (such as "15s") or "off", received "${wrong}"\n` +
           'Run "sluice serve --help" for usage.\n',
         ],
       );

@@ -384,21 +384,26 @@ describe("checkHostRules() and createFront(): the options", () => {
     });
   });
 
-  test('createFront() takes "heartbeat" as a duration of at least 100ms or false, and names any other', () => {
+  test('createFront() takes "heartbeat" as a duration from 100ms to 596h or false, and names any other', () => {
     const client = createClient({
       name: "gate",
       policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
     });
-    for (const heartbeat of ["100ms", "15s", "1m", false] as const) {
+    for (const heartbeat of ["100ms", "15s", "1m", "596h", false] as const) {
       assert.equal(typeof createFront({ client, stateKey: KEY, heartbeat }).fetch, "function");
     }
-    for (
-      const [heartbeat, shown] of [["99ms", '"99ms"'], ["soon", '"soon"'], [15000, "15000"], [true, "true"]]
-    ) {
+    const refused = [
+      ["99ms", '"99ms"'],
+      ["597h", '"597h"'],
+      ["soon", '"soon"'],
+      [15000, "15000"],
+      [true, "true"],
+    ];
+    for (const [heartbeat, shown] of refused) {
       assert.throws(() => createFront({ client, stateKey: KEY, heartbeat: heartbeat as "15s" }), {
         name: "TypeError",
         message:
-          `createFront(): "heartbeat" must be a duration of at least "100ms" (such as "15s") or false, received ${shown}`,
+          `createFront(): "heartbeat" must be a duration from "100ms" to "596h" (such as "15s") or false, received ${shown}`,
       });
     }
   });

@@ -84,7 +84,7 @@ describe("compilePolicy()", () => {
         error.message,
         [
           'policies/github.policy.ts: Policy "github": "inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"',
-          'policies/github.policy.ts: Policy "github": "callTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", received "2 minutes"',
+          'policies/github.policy.ts: Policy "github": "callTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", at most "596h", received "2 minutes"',
           'policies/github.policy.ts: Policy "github": "sampling.maxTokns" is not a policy option (did you mean "sampling.maxTokens"?)',
         ].join("\n"),
       );
@@ -219,6 +219,36 @@ describe("compilePolicy()", () => {
     assert.deepEqual([policy.elicitation.origin, policy.elicitation.modes], ["https://login.example.com", [
       "url",
     ]]);
+  });
+
+  test("refuses a duration longer than a timer can wait, where the timer would fire at once", () => {
+    const longest = '"596h"';
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url: "https://a.example" },
+        maxTotalTimeout: "1000h",
+        inputRateLimit: { rate: 1, per: "3000h", burst: 1_000_000 },
+      }),
+      [
+        [
+          "inputRateLimit.per",
+          `"inputRateLimit.per" must be a duration such as "500ms", "60s", "5m" or "1h", at most ${longest}, received "3000h"`,
+        ],
+        [
+          "maxTotalTimeout",
+          `"maxTotalTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", at most ${longest}, received "1000h"`,
+        ],
+      ],
+    );
+    // The longest a timer waits: a call under it runs, and a rate over it fits the bucket's units.
+    const policy = compilePolicy({
+      server: "a",
+      transport: { url: "https://a.example" },
+      maxTotalTimeout: "596h",
+      inputRateLimit: { rate: 1, per: "596h", burst: 1_000_000 },
+    });
+    assert.deepEqual([policy.maxTotalTimeoutMs, policy.inputRateLimit.perMs], [2_145_600_000, 2_145_600_000]);
   });
 
   test("reports wrong values with what was expected and what was received", () => {
@@ -362,13 +392,34 @@ describe("compilePolicy() and the checkers' own option rules", () => {
 describe("parseDuration() and formatDuration()", () => {
   test("read ms, s, m and h, and refuse anything else", () => {
     assert.deepEqual(
-      ["500ms", "60s", "5m", "1h", "1.5s", "0s", "5", "5 m", "-1s", "1e3ms", "5M"].map(parseDuration),
+      [
+        "500ms",
+        "60s",
+        "5m",
+        "1h",
+        "1.5s",
+        "596h",
+        "2147483s",
+        "0s",
+        "597h",
+        "2147484s",
+        "5",
+        "5 m",
+        "-1s",
+        "1e3ms",
+        "5M",
+      ]
+        .map(parseDuration),
       [
         500,
         60_000,
         300_000,
         3_600_000,
         1500,
+        2_145_600_000,
+        2_147_483_000,
+        undefined,
+        undefined,
         undefined,
         undefined,
         undefined,
