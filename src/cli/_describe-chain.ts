@@ -13,6 +13,7 @@ import { formatDuration } from "../policy/duration.ts";
 import { type ChainStep, type ChainSteps, chainSteps } from "../chain/chain.ts";
 import { inputKindOf } from "../checks/capability.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import { withoutQueryValues } from "../_internal/url-query.ts";
 
 const d = formatDuration;
 const row = (indent: number, label: string, text: string): string =>
@@ -166,17 +167,6 @@ function transport(p: CompiledPolicy): string {
   return `http ${withoutQueryValues(t.url)} (redirects ${t.redirect}${
     headers.length === 0 ? "" : `, headers ${headers.join(", ")}`
   }${auth})`;
-}
-
-/**
- * The URL with its query's values left out, as headers show their names only: a query may carry
- * a token (`?key=…`), and this output lands in terminals and CI logs.
- */
-function withoutQueryValues(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.search === "") return url;
-  const names = [...new Set(parsed.searchParams.keys())].map((name) => `${encodeURIComponent(name)}=…`);
-  return `${parsed.origin}${parsed.pathname}?${names.join("&")}`;
 }
 
 function capability(p: CompiledPolicy, code: number | undefined): string {

@@ -7,6 +7,7 @@
  */
 import type * as v from "valibot";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { withoutQueryValues } from "../_internal/url-query.ts";
 import { suggest } from "../_internal/suggest.ts";
 import type { PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
@@ -49,11 +50,10 @@ export function problemsFromIssues(
     const allowed = issue.type === "picklist" ? picklistAt(schema as AnySchema, keys) : [];
     const guess = typeof issue.input === "string" ? suggest(issue.input, allowed, 1) : undefined;
     const hint = guess === undefined ? "" : ` (did you mean ${JSON.stringify(guess)}?)`;
-    return problemAt(
-      site,
-      path,
-      `${subject} must be ${issue.message}, received ${render(issue.input)}${hint}`,
-    );
+    const received = SECRET_PATH.test(path)
+      ? `${kindOf(issue.input)} (not shown: it may be a secret)`
+      : render(issue.input);
+    return problemAt(site, path, `${subject} must be ${issue.message}, received ${received}${hint}`);
   });
 }
 
@@ -174,7 +174,9 @@ export function transportKeyProblems(
         site,
         path,
         `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), received ${
-          render(transport)
+          Object.keys(transport).length === 0
+            ? "{}"
+            : `an object with ${Object.keys(transport).map(render).join(", ")}`
         }`,
       ),
       ...Object.keys(transport).filter((key) => !known.includes(key)).map((key) =>
@@ -382,7 +384,11 @@ function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyPr
   const problem = (message: string) => [problemAt(site, path, message)];
   const url = parseUrl(transport.url);
   if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
-    return problem(`"${path}" must be an absolute http(s) URL, received ${JSON.stringify(transport.url)}`);
+    return problem(
+      `"${path}" must be an absolute http(s) URL, received ${
+        JSON.stringify(withoutQueryValues(transport.url))
+      }`,
+    );
   }
   if (url.username !== "" || url.password !== "") {
     return problem(`"${path}" must not carry credentials: put them in "transport.headers"`);
@@ -390,7 +396,7 @@ function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyPr
   if (url.protocol === "http:" && !hasLoopbackHost(url) && transport.allowHttp !== true) {
     return problem(
       `"${path}" must use https unless its host is loopback, received ${
-        JSON.stringify(transport.url)
+        JSON.stringify(withoutQueryValues(transport.url))
       } (set "transport.allowHttp: true" to accept the risk)`,
     );
   }
@@ -405,6 +411,20 @@ function joinPath(prefix: string | undefined, keys: readonly (string | number)[]
   let out = prefix ?? "";
   for (const key of keys) out += typeof key === "number" ? `[${key}]` : out === "" ? key : `.${key}`;
   return out;
+}
+
+/**
+ * The options whose values are not echoed in problems: header values and environment variables
+ * carry tokens, and problems land in terminals and CI logs.
+ */
+const SECRET_PATH = /^transport\.(headers|env)(\.|\[|$)/;
+
+/** A value's kind, never its content: "a string", "an array", "null". */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const kind = typeof value;
+  return kind === "undefined" ? "nothing" : `${kind === "object" ? "an" : "a"} ${kind}`;
 }
 
 function render(value: unknown): string {

@@ -712,9 +712,41 @@ describe("checkPolicy() suggestions", () => {
         ["transport.command", '"transport.command" is required'],
         ["transport.url", '"transport.url" is required'],
         ["transport", `${either}, received {}`],
-        ["transport", `${either}, received {"endpoint":"https://a.example/mcp"}`],
+        ["transport", `${either}, received an object with "endpoint"`],
         ["transport.endpoint", '"transport.endpoint" is not a policy option'],
         ["transport", `${either}, not both`],
+      ],
+    );
+  });
+
+  test("a problem never echoes a header's or variable's value, nor a URL's query values", () => {
+    const notShown = "(not shown: it may be a secret)";
+    assert.deepEqual(
+      [
+        ...messages({ server: "a", transport: { headers: { authorization: "Bearer sk-1" } } }),
+        ...messages({
+          server: "a",
+          transport: { url: "https://a.example/mcp", headers: { authorization: ["Bearer sk-2"] } },
+        }),
+        ...messages({ server: "a", transport: { command: "mcp-server", env: { TOKEN: 12345 } } }),
+        ...messages({ server: "a", transport: { url: "http://a.example/mcp?api_key=sk-3&v=1#k" } }),
+        ...messages({ server: "a", transport: { url: "ftp://a.example/?api_key=sk-4" } }),
+      ],
+      [
+        ["transport.url", '"transport.url" is required'],
+        [
+          "transport.headers.authorization",
+          `"transport.headers.authorization" must be a string, received an array ${notShown}`,
+        ],
+        ["transport.env.TOKEN", `"transport.env.TOKEN" must be a string, received a number ${notShown}`],
+        [
+          "transport.url",
+          '"transport.url" must use https unless its host is loopback, received "http://a.example/mcp?api_key=…&v=…" (set "transport.allowHttp: true" to accept the risk)',
+        ],
+        [
+          "transport.url",
+          '"transport.url" must be an absolute http(s) URL, received "ftp://a.example/?api_key=…"',
+        ],
       ],
     );
   });
