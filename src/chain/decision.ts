@@ -7,6 +7,7 @@
  */
 import type { InputChange } from "../handler/handler.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import { withoutQueryValues } from "../_internal/url-query.ts";
 
 /** A value the checks changed in the request before the handler (or the caller) saw it. */
 export type DecisionChange = InputChange;
@@ -96,7 +97,7 @@ export interface DecisionSink {
 
 /**
  * What the checks changed in an input request: a clamped `maxTokens`, a coerced
- * `includeContext`, a normalised URL.
+ * `includeContext`, a normalised URL (without its query's values).
  *
  * @param asked The request as the server sent it.
  * @param checked The request as the checks left it.
@@ -109,7 +110,10 @@ export function changesOf(asked: InputRequest, checked: InputRequest | undefined
   const changes: DecisionChange[] = [];
   for (const field of ["maxTokens", "includeContext", "url"]) {
     if (field in before && before[field] !== after[field]) {
-      changes.push({ field, from: before[field], to: after[field] });
+      // A URL's query may carry a token, and events go to logs: its values are left out.
+      const shown = (value: unknown) =>
+        field === "url" && typeof value === "string" ? withoutQueryValues(value) : value;
+      changes.push({ field, from: shown(before[field]), to: shown(after[field]) });
     }
   }
   return changes;

@@ -120,7 +120,7 @@ describe("decision events of the chain", () => {
     ]);
   });
 
-  test("a URL the check normalises is named as changed", async () => {
+  test("a URL the check normalises is named as changed, without its query's values", async () => {
     const { chain, events } = chainFor({
       elicitationModes: ["url"],
       elicitation: () => ({ action: "accept" }),
@@ -130,14 +130,18 @@ describe("decision events of the chain", () => {
       params: {
         mode: "url",
         message: "Log in",
-        url: "https://Login.Example.com/a/../b",
+        url: "https://Login.Example.com/a/../b?session=s3cret&next=%2Fhome#top",
         elicitationId: "e1",
       },
     } as InputRequest, { version: "2025-11-25" });
     assert.deepEqual([events[0]?.outcome, events[0]?.mode, events[0]?.changes], [
       "answered",
       "url",
-      [{ field: "url", from: "https://Login.Example.com/a/../b", to: "https://login.example.com/b" }],
+      [{
+        field: "url",
+        from: "https://Login.Example.com/a/../b?session=…&next=…",
+        to: "https://login.example.com/b?session=…&next=…",
+      }],
     ]);
   });
 
