@@ -97,17 +97,40 @@ export interface HostReach {
  * @param name The option's name, for messages.
  * @param reach For `allowHosts`: which kinds of host the other options let through.
  * @returns The compiled rules.
+ * @throws {TypeError} Naming the first entry that is wrong (see {@linkcode readHostRules} for all).
  */
 export function compileHostRules(list: readonly unknown[], name: string, reach?: HostReach): HostRules {
+  const { rules, problems } = readHostRules(list, name, reach);
+  if (problems[0] !== undefined) throw new TypeError(problems[0]);
+  return rules;
+}
+
+/**
+ * Compiles a host list as {@linkcode compileHostRules} does, keeping every problem rather than
+ * throwing the first, so a policy's check reports them all at once.
+ *
+ * @param list The option's value, an array of strings.
+ * @param name The option's name, for messages.
+ * @param reach For `allowHosts`: which kinds of host the other options let through.
+ * @returns The rules of the entries that are right, and one message per entry that is not.
+ */
+export function readHostRules(
+  list: readonly unknown[],
+  name: string,
+  reach?: HostReach,
+): { readonly rules: HostRules; readonly problems: readonly string[] } {
   const exact = new Map<string, string>();
   const patterns: HostPattern[] = [];
+  const problems: string[] = [];
   list.forEach((entry, index) => {
     const where = `createElicitationUrlCheck: "${name}[${index}]"`;
-    if (typeof entry !== "string") throw new TypeError(`${where} must be a string, received ${typeof entry}`);
+    if (typeof entry !== "string") {
+      return problems.push(`${where} must be a string, received ${typeof entry}`);
+    }
     const wildcard = entry.startsWith("*.");
     const host = normaliseEntry(wildcard ? entry.slice(2) : entry);
     if (host === undefined) {
-      throw new TypeError(
+      return problems.push(
         `${where} must be a host name, an IP address or "*." and a host name, received ${quote(entry)}`,
       );
     }
@@ -115,7 +138,7 @@ export function compileHostRules(list: readonly unknown[], name: string, reach?:
     if (wildcard) {
       const domain = ip ? null : getDomain(host, WITH_PRIVATE);
       if (domain === null) {
-        throw new TypeError(
+        return problems.push(
           `${where} must not cover a public suffix or an IP range, received ${quote(entry)}`,
         );
       }
@@ -124,15 +147,12 @@ export function compileHostRules(list: readonly unknown[], name: string, reach?:
       exact.set(host, entry);
     }
     if (reach !== undefined && ip && !reach.ip) {
-      throw new TypeError(`${where} is an IP address, which is refused unless "allowIpHosts" is true`);
-    }
-    if (reach !== undefined && !ip && !reach.private && !isPublicHost(host)) {
-      throw new TypeError(
-        `${where} is not a public host, which is refused unless "allowPrivateHosts" is true`,
-      );
+      problems.push(`${where} is an IP address, which is refused unless "allowIpHosts" is true`);
+    } else if (reach !== undefined && !ip && !reach.private && !isPublicHost(host)) {
+      problems.push(`${where} is not a public host, which is refused unless "allowPrivateHosts" is true`);
     }
   });
-  return Object.freeze({ exact, patterns: Object.freeze(patterns) });
+  return { rules: Object.freeze({ exact, patterns: Object.freeze(patterns) }), problems };
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   isIpHost,
   isPublicHost,
   matchHost,
+  readHostRules,
 } from "./_host-rules.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";
 import { findUnsafeCharacter, readHttpsAuthority } from "./_url-text.ts";
@@ -270,14 +271,31 @@ function compileUrlOptions(options: unknown) {
   let allow: HostRules | undefined;
   if (given["allowHosts"] !== undefined) {
     const list = readList(given["allowHosts"], "allowHosts");
-    if (list.length === 0) {
-      throw new TypeError(
-        'createElicitationUrlCheck: "allowHosts" must list at least one host; omit it to allow every host',
-      );
-    }
+    if (list.length === 0) throw new TypeError(EMPTY_ALLOW_HOSTS);
     allow = compileHostRules(list, "allowHosts", { ip: allowIp, private: allowPrivate });
   }
   return { allowIp, allowPrivate, maxLength, deny, allow };
+}
+
+const EMPTY_ALLOW_HOSTS =
+  'createElicitationUrlCheck: "allowHosts" must list at least one host; omit it to allow every host';
+
+/**
+ * Every problem of the host lists {@linkcode createElicitationUrlCheck} would throw the first of:
+ * entries that are not hosts, patterns on a public suffix, hosts the other options never let
+ * through, an empty `allowHosts`.
+ *
+ * @param options The options, their types already checked (a policy's schema does that).
+ * @returns One message per problem, `denyHosts` first; none when the check can be built.
+ */
+export function hostListProblems(options: ElicitationUrlOptions): string[] {
+  const reach = { ip: options.allowIpHosts === true, private: options.allowPrivateHosts === true };
+  const problems = [...readHostRules(options.denyHosts ?? [], "denyHosts").problems];
+  if (options.allowHosts?.length === 0) problems.push(EMPTY_ALLOW_HOSTS);
+  else if (options.allowHosts !== undefined) {
+    problems.push(...readHostRules(options.allowHosts, "allowHosts", reach).problems);
+  }
+  return problems;
 }
 
 function readFlag(value: unknown, name: string): boolean {

@@ -18,7 +18,12 @@ import {
   transportKindOf,
   unknownKeyProblems,
 } from "./_policy-problems.ts";
-import { createElicitationUrlCheck, type ElicitationUrlCheck } from "../checks/elicitation-url.ts";
+import {
+  createElicitationUrlCheck,
+  type ElicitationUrlCheck,
+  type ElicitationUrlOptions,
+  hostListProblems,
+} from "../checks/elicitation-url.ts";
 
 /** A token-bucket rule in milliseconds. */
 export interface CompiledRate {
@@ -267,38 +272,38 @@ function validate(input: unknown, source: string | undefined): {
  * ```
  */
 export function createPolicyUrlCheck(policy: CompiledPolicy): ElicitationUrlCheck {
+  return createElicitationUrlCheck(urlOptionsOf(policy));
+}
+
+function urlOptionsOf(policy: CompiledPolicy): ElicitationUrlOptions {
   const e = policy.elicitation;
-  return createElicitationUrlCheck({
+  return {
     ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
     denyHosts: e.denyHosts,
     allowIpHosts: e.allowIpHosts,
     allowPrivateHosts: e.allowPrivateHosts,
     maxUrlLength: e.maxUrlLength,
-  });
+  };
 }
 
 /**
- * Builds the checkers whose options need more than the schema can say (host patterns on a
- * public suffix, an empty allow list), so such a policy fails here and not at its first request.
+ * The problems of the options whose rules need more than the schema can say (host patterns on a
+ * public suffix, an empty allow list), every one of them, so such a policy fails here and not at
+ * its first request.
  */
 function checkerProblems(
   policy: CompiledPolicy,
   site: ProblemSite,
 ): PolicyProblem[] {
-  try {
-    createPolicyUrlCheck(policy);
-    return [];
-  } catch (error) {
-    const detail = error instanceof Error
-      ? error.message.replace(/^createElicitationUrlCheck: /, "")
-      : String(error);
-    const path = /^"(allowHosts|denyHosts)/.exec(detail)?.[1];
-    return [{
+  return hostListProblems(urlOptionsOf(policy)).map((message) => {
+    const detail = message.replace(/^createElicitationUrlCheck: /, "");
+    const path = /^"(allowHosts|denyHosts)(\[\d+\])?/.exec(detail)?.[0]?.slice(1);
+    return {
       ...site,
       path: path === undefined ? "elicitation" : `elicitation.${path}`,
       message: `"elicitation.${detail.slice(1)}`,
-    }];
-  }
+    };
+  });
 }
 
 function transportProblems(

@@ -33,7 +33,8 @@ const hostList = v.array(
   matching(HOST_PATTERN, 'a host such as "login.example.com" or "*.example.com"'),
   "a list of hosts",
 );
-const originText = 'an origin such as "https://example.com"';
+const originText =
+  'an origin such as "https://example.com" (a scheme and a host, with a port only when not the default, and no path)';
 const origin = v.pipe(
   v.string(originText),
   v.check((text) => {

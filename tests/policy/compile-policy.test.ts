@@ -251,6 +251,26 @@ describe("compilePolicy()", () => {
     assert.deepEqual([policy.maxTotalTimeoutMs, policy.inputRateLimit.perMs], [2_145_600_000, 2_145_600_000]);
   });
 
+  test("refuses an origin written with its default port or a path, saying how an origin is written", () => {
+    const expects =
+      'an origin such as "https://example.com" (a scheme and a host, with a port only when not the default, and no path)';
+    assert.deepEqual(
+      ["https://example.com:443", "https://example.com/mcp"].flatMap((origin) =>
+        messages({ server: "a", transport: { url: "https://a.example" }, elicitation: { origin } })
+      ),
+      [
+        ["elicitation.origin", `"elicitation.origin" must be ${expects}, received "https://example.com:443"`],
+        ["elicitation.origin", `"elicitation.origin" must be ${expects}, received "https://example.com/mcp"`],
+      ],
+    );
+    assert.deepEqual(
+      ["https://example.com", "https://example.com/", "http://127.0.0.1:8080"].flatMap((origin) =>
+        messages({ server: "a", transport: { url: "https://a.example" }, elicitation: { origin } })
+      ),
+      [],
+    );
+  });
+
   test("reports wrong values with what was expected and what was received", () => {
     assert.deepEqual(
       messages({
@@ -351,7 +371,7 @@ describe("compilePolicy() and the checkers' own option rules", () => {
   test("reports a host pattern on a public suffix, an empty allow list and a private host as policy problems", () => {
     const base = { server: "a", transport: { url: "https://a.example.com/mcp" } };
     assert.deepEqual(messages({ ...base, elicitation: { allowHosts: ["*.co.uk"] } }), [[
-      "elicitation.allowHosts",
+      "elicitation.allowHosts[0]",
       '"elicitation.allowHosts[0]" must not cover a public suffix or an IP range, received "*.co.uk"',
     ]]);
     assert.deepEqual(messages({ ...base, elicitation: { allowHosts: [] } }), [[
@@ -359,9 +379,37 @@ describe("compilePolicy() and the checkers' own option rules", () => {
       '"elicitation.allowHosts" must list at least one host; omit it to allow every host',
     ]]);
     assert.deepEqual(messages({ ...base, elicitation: { allowHosts: ["localhost"] } }), [[
-      "elicitation.allowHosts",
+      "elicitation.allowHosts[0]",
       '"elicitation.allowHosts[0]" is not a public host, which is refused unless "allowPrivateHosts" is true',
     ]]);
+    // Every problem of both lists at once, denyHosts first.
+    assert.deepEqual(
+      messages({
+        ...base,
+        elicitation: {
+          allowHosts: ["localhost", "*.com", "10.0.0.1", "ok.example.com"],
+          denyHosts: ["*.co.uk"],
+        },
+      }),
+      [
+        [
+          "elicitation.denyHosts[0]",
+          '"elicitation.denyHosts[0]" must not cover a public suffix or an IP range, received "*.co.uk"',
+        ],
+        [
+          "elicitation.allowHosts[0]",
+          '"elicitation.allowHosts[0]" is not a public host, which is refused unless "allowPrivateHosts" is true',
+        ],
+        [
+          "elicitation.allowHosts[1]",
+          '"elicitation.allowHosts[1]" must not cover a public suffix or an IP range, received "*.com"',
+        ],
+        [
+          "elicitation.allowHosts[2]",
+          '"elicitation.allowHosts[2]" is an IP address, which is refused unless "allowIpHosts" is true',
+        ],
+      ],
+    );
     assert.deepEqual(
       messages({ ...base, elicitation: { allowHosts: ["localhost"], allowPrivateHosts: true } }),
       [],
