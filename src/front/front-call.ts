@@ -392,22 +392,24 @@ export async function answerRound(
   const keys = Object.keys(requests);
   const tooMany = tooManyInputRequests(keys.length, input.server.policy);
   if (tooMany !== undefined) return { error: callError(-32603, tooMany), undeclared: false };
+  const run = (key: string, signal: AbortSignal) =>
+    input.server.chain.run(requests[key] as InputRequest, {
+      version: MODERN_PROTOCOL_VERSION,
+      signal,
+      principal: input.request.principal,
+    });
   for (const key of keys) {
-    const admitted = input.server.chain.admit((requests[key] as InputRequest).method);
-    if (!admitted.ok) {
-      const failure = { ok: false, stage: "capability", refusal: admitted.refusal } as const;
-      return { error: refused(key, failure), undeclared: false };
+    if (!input.server.chain.admit((requests[key] as InputRequest).method).ok) {
+      // The chain refuses the entry at its first step, as admit did, and its decision listeners
+      // hear of the refusal, as of any other.
+      const failure = await run(key, input.signal);
+      if (!failure.ok) return { error: refused(key, failure), undeclared: false };
     }
   }
   const round = await runRound(
     keys,
     input.signal,
-    (key, signal) =>
-      input.server.chain.run(requests[key] as InputRequest, {
-        version: MODERN_PROTOCOL_VERSION,
-        signal,
-        principal: input.request.principal,
-      }),
+    run,
     // A deferred entry is not a failure: it goes down to the caller.
     (failure) => failure.stage !== "deferred",
   );

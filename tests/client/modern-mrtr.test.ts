@@ -2,6 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { result, toolsList } from "../_support/scripted-server.ts";
 import { failure, meta, plain, setup } from "./_client-fixtures.ts";
+import { FakeTime } from "../_support/fake-time.ts";
 
 const confirmSchema = {
   type: "object",
@@ -152,7 +153,7 @@ describe("createClient() multi round-trip requests", () => {
     }
   });
 
-  test("refuses an entry for an undeclared capability before any callback runs", async () => {
+  test("refuses an entry for an undeclared capability before any callback runs, with its decision event", async () => {
     let calls = 0;
     const { client } = setup(
       (req) =>
@@ -163,14 +164,40 @@ describe("createClient() multi round-trip requests", () => {
             b: { method: "sampling/createMessage", params: { messages: [], maxTokens: 5 } },
           },
         }),
-      { handler: { elicitation: () => (calls++, { action: "cancel" }) } },
+      {
+        handler: { elicitation: () => (calls++, { action: "cancel" }) },
+        clock: new FakeTime(Date.UTC(2026, 11, 1)),
+      },
     );
-    assert.deepEqual(await failure(client.callTool("demo", "deploy")), [
-      "protocol",
-      -32601,
-      'Server "demo" sent input request "b" (sampling/createMessage) for the sampling capability, which this client did not declare',
-    ]);
+    const events: unknown[] = [];
+    client.onDecision((event) => void events.push(event));
+    const message =
+      'Server "demo" sent input request "b" (sampling/createMessage) for the sampling capability, which this client did not declare';
+    assert.deepEqual(await failure(client.callTool("demo", "deploy")), ["protocol", -32601, message]);
     assert.equal(calls, 0);
+    const base = { time: "2026-12-01T00:00:00.000Z", client: "agent", server: "demo", durationMs: 0 };
+    assert.deepEqual(events, [
+      {
+        ...base,
+        type: "input",
+        era: "modern",
+        method: "sampling/createMessage",
+        outcome: "capability",
+        changes: [],
+        refusal: {
+          code: -32601,
+          message: "Input request refused: this client did not declare the sampling capability",
+        },
+      },
+      {
+        ...base,
+        type: "call",
+        method: "tools/call",
+        name: "deploy",
+        outcome: "failed",
+        error: { kind: "protocol", code: -32601, message },
+      },
+    ]);
   });
 
   test("fails the call when one entry's handler refuses, aborting its sibling's signal", async () => {

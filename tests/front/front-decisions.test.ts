@@ -23,11 +23,11 @@ function call(name: string, user = "alice") {
 }
 
 /** A client of the scripted upstream for the gateway, and the decision events it hears. */
-function gateClient() {
+function gateClient(answers: Partial<typeof handler> = handler) {
   const client = createClient({
     name: "gate",
     clock,
-    handler,
+    handler: answers,
     fetch: toolsUpstream().fetch,
     policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
   });
@@ -102,6 +102,44 @@ describe("decision events through the gateway", () => {
         },
       ],
     );
+  });
+
+  test("an input request of a kind the gateway did not declare gives its input event, then the call's", async () => {
+    const { client, events } = gateClient({ elicitation: handler.elicitation });
+    const app = createFront({ client, stateKey: KEY });
+    try {
+      const refused = 'Input request "where" asked for a capability this gateway did not declare';
+      assert.deepEqual(await answerOf(await app.request(call("ask"))), {
+        status: 200,
+        headers: {},
+        body: { jsonrpc: "2.0", id: 1, error: { code: -32603, message: refused } },
+      });
+      const common = { time: "2026-12-01T12:00:00.000Z", client: "gate", server: "up", durationMs: 0 };
+      assert.deepEqual(events, [
+        {
+          type: "input",
+          ...common,
+          era: "modern",
+          method: "roots/list",
+          outcome: "capability",
+          changes: [],
+          refusal: {
+            code: -32601,
+            message: "Input request refused: this client did not declare the roots capability",
+          },
+        },
+        {
+          type: "call",
+          ...common,
+          method: "tools/call",
+          name: "ask",
+          outcome: "failed",
+          error: { kind: "gateway", code: -32603, message: refused },
+        },
+      ]);
+    } finally {
+      await client.close();
+    }
   });
 
   test("the gateway writes each event as one JSON line, or one line for a person", async () => {

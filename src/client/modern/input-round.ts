@@ -58,10 +58,14 @@ export async function answerInputRequests(
     maxInputRequests: server.maxInputRequests,
   });
   if (tooMany !== undefined) throw new ClientError("protocol", tooMany, { serverId });
+  const { assigns, principal } = context;
   for (const key of keys) {
     const request = requests[key] as InputRequest;
     const admitted = chain.admit(request.method);
     if (!admitted.ok) {
+      // Run through the chain anyway: it refuses the entry at its first step, as admit did, and
+      // its decision listeners hear of the refusal, as of any other.
+      await chain.run(request, { version, assigns, principal, signal: context.signal });
       throw new ClientError(
         "protocol",
         `Server "${serverId}" sent input request ${quote(key, 64)} (${request.method}) for the ${
@@ -73,7 +77,6 @@ export async function answerInputRequests(
   }
   // Each entry runs through the chain; a deferred one is then answered by onDeferred, if any.
   const round = await runRound(keys, context.signal, async (key, signal) => {
-    const { assigns, principal } = context;
     const result = await chain.run(requests[key] as InputRequest, { version, assigns, principal, signal });
     return await answerDeferral(result, context.onDeferred, signal);
   }, () => true);
