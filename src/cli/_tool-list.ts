@@ -15,32 +15,49 @@ const MAX_PAGES = 100;
 
 type Schema = Readonly<Record<string, unknown>>;
 
+/** A server's tools as read from every page of its `tools/list`, or from as many as were read. */
+export interface ToolPages {
+  /** The first page's result with the tools of every page read; a `nextCursor` only when reading stopped early. */
+  readonly result: ListToolsResult;
+  /** Why reading stopped before the last page; `undefined` when every page was read. */
+  readonly stopped: string | undefined;
+}
+
 /**
- * Reads every page of a server's `tools/list`.
+ * Reads every page of a server's `tools/list`, up to 100 pages, and not a cursor twice.
  *
  * @param client The client.
  * @param server The server id.
  * @param signal Cancels the listing.
- * @returns The first page's result with the tools of every page, and no `nextCursor`.
+ * @returns The tools, and why reading stopped early if it did.
  */
 export async function listAllTools(
   client: Client,
   server: string,
   signal?: AbortSignal,
-): Promise<ListToolsResult> {
+): Promise<ToolPages> {
   const options = signal === undefined ? {} : { signal };
   const first = await client.listTools(server, options);
   const tools: Tool[] = [...first.tools];
   const seen = new Set<string>();
   let cursor = first.nextCursor;
-  for (let page = 1; cursor !== undefined && page < MAX_PAGES && !seen.has(cursor); page++) {
+  let pages = 1;
+  for (; cursor !== undefined && pages < MAX_PAGES && !seen.has(cursor); pages++) {
     seen.add(cursor);
     const next = await client.listTools(server, { ...options, cursor });
     tools.push(...next.tools);
     cursor = next.nextCursor;
   }
   const { nextCursor: _, ...rest } = first;
-  return { ...rest, tools };
+  if (cursor === undefined) return { result: { ...rest, tools }, stopped: undefined };
+  const why = seen.has(cursor)
+    ? "the server sent a cursor it had sent before"
+    : `${MAX_PAGES} pages is the most read`;
+  return {
+    result: { ...rest, tools, nextCursor: cursor },
+    stopped:
+      `the list may be incomplete: reading stopped after ${pages} pages (${tools.length} tools), as ${why}`,
+  };
 }
 
 /**

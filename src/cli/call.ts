@@ -229,8 +229,9 @@ async function lacksTool(
   signal?: AbortSignal,
 ): Promise<boolean> {
   try {
-    const listed = await listAllTools(client, server, signal);
-    return !listed.tools.some((t) => t.name === tool);
+    const { result, stopped } = await listAllTools(client, server, signal);
+    // A list read only in part cannot tell that a tool is not there.
+    return stopped === undefined && !result.tools.some((t) => t.name === tool);
   } catch {
     return false;
   }

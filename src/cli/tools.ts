@@ -6,12 +6,11 @@
  */
 import { createClient } from "../client/legacy/legacy-client.ts";
 import { defineHandler, type HandlerError } from "../handler/handler.ts";
-import type { ListToolsResult } from "../protocol/tools.ts";
 import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
 import { readServerTarget } from "./_server-target.ts";
 import { safeJson, Screen } from "./_terminal.ts";
 import { openTokenFile } from "./_token-file.ts";
-import { listAllTools, printTools } from "./_tool-list.ts";
+import { listAllTools, printTools, type ToolPages } from "./_tool-list.ts";
 import type { CliIo } from "./cli-io.ts";
 
 /** The text of `sluice tools --help`. */
@@ -87,16 +86,17 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
     tasks: true,
     signIn: { tokens: openTokenFile(io).tokens },
   });
-  let result: ListToolsResult;
+  let listed: ToolPages;
   try {
-    result = await listAllTools(client, server, io.signal);
+    listed = await listAllTools(client, server, io.signal);
   } catch (error) {
     screen.error(`sluice tools: ${describeCallFailure(error)}`);
     return exitCodeOf(error, io.signal?.aborted === true);
   } finally {
     await client.close();
   }
-  if (target.args.flags.has("json")) screen.line(safeJson(result, 2));
-  else printTools(screen, server, result.tools);
+  if (target.args.flags.has("json")) screen.line(safeJson(listed.result, 2));
+  else printTools(screen, server, listed.result.tools);
+  if (listed.stopped !== undefined) screen.error(`sluice tools: ${listed.stopped}`);
   return CALL_EXIT.ok;
 }
