@@ -76,7 +76,8 @@ export function parseDownstream(
  *
  * @param message The message.
  * @param headers The request's headers.
- * @returns The era, or a refusal for an `initialize` whose header claims the modern era.
+ * @returns The era, or a refusal for an `initialize` or a session's request whose header claims
+ *   the modern era without a `_meta` that does.
  * @example
  * ```ts
  * import { classifyDownstream } from "./downstream-request.ts";
@@ -100,6 +101,14 @@ export function classifyDownstream(
       message.id,
       -32020,
       `Header mismatch: MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" has no initialize; send initialize without it to open a 2025 session`,
+    );
+  }
+  if (isRequest(message) && headers.has("mcp-session-id")) {
+    return refusal(
+      400,
+      message.id,
+      -32020,
+      `Header mismatch: MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" has no sessions, and this request names one (Mcp-Session-Id); a 2025 session's requests carry the version it negotiated`,
     );
   }
   return "modern";

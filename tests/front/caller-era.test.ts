@@ -142,6 +142,32 @@ describe("classifyDownstream()", () => {
       },
     );
   });
+
+  test("classifyDownstream() refuses a 2025 session's request under a 2026-07-28 header with -32020 naming the session", () => {
+    const sessionHeaders = headers("2026-07-28");
+    sessionHeaders.set("mcp-session-id", "s-1");
+    assert.deepEqual(classifyDownstream({ jsonrpc: "2.0", id: 4, method: "tools/list" }, sessionHeaders), {
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        id: 4,
+        error: {
+          code: -32020,
+          message:
+            'Header mismatch: MCP-Protocol-Version "2026-07-28" has no sessions, and this request names one (Mcp-Session-Id); a 2025 session\'s requests carry the version it negotiated',
+        },
+      },
+    });
+    // A 2026 request that says so in its _meta is served as modern, whatever else it carries.
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+    assert.equal(
+      classifyDownstream(
+        { jsonrpc: "2.0", id: 5, method: "tools/list", params: { _meta: meta } },
+        sessionHeaders,
+      ),
+      "modern",
+    );
+  });
 });
 
 describe("parseDownstream()", () => {
