@@ -114,6 +114,82 @@ describe("createClient() requests", () => {
     ]);
   });
 
+  test("lists every page before calling a tool not on the page the caller listed, and sends its Mcp-Param-*", async () => {
+    const plainTool = { name: "plain", inputSchema: { type: "object" } };
+    const { client, server } = setup((req) => {
+      const { id, method, params } = req.body;
+      if (method === "tools/list") {
+        return params?.cursor === "p2" ? toolsList(id, [echoTool]) : result(id, {
+          resultType: "complete",
+          ttlMs: 0,
+          cacheScope: "private",
+          tools: [plainTool],
+          nextCursor: "p2",
+        });
+      }
+      return req.headers["mcp-param-region"] === "eu" || params?.name === "plain"
+        ? result(id, { resultType: "complete", content: [] })
+        : rpcError(id, -32020, "Mcp-Param-Region header missing or mismatched", undefined, 400);
+    });
+    assert.deepEqual((await client.listTools("demo")).tools.map((t) => t.name), ["plain"]);
+    assert.deepEqual(plain(await client.callTool("demo", "plain")), { resultType: "complete", content: [] });
+    assert.deepEqual(plain(await client.callTool("demo", "echo", { region: "eu" })), {
+      resultType: "complete",
+      content: [],
+    });
+    await client.callTool("demo", "echo", { region: "eu" });
+    assert.deepEqual(
+      server.requests.map((
+        r,
+      ) => [r.body.method, r.body.params?.cursor ?? r.body.params?.name, r.headers["mcp-param-region"]]),
+      [
+        ["tools/list", undefined, undefined],
+        ["tools/call", "plain", undefined],
+        ["tools/list", undefined, undefined],
+        ["tools/list", "p2", undefined],
+        ["tools/call", "echo", "eu"],
+        ["tools/call", "echo", "eu"],
+      ],
+    );
+  });
+
+  test("refreshes the tool list once and retries when -32020 follows a call sent without Mcp-Param headers", async () => {
+    // The server adds echo, with its header, after the client read the whole list; ask-me never takes its call.
+    const plainTool = { name: "plain", inputSchema: { type: "object" } };
+    let tools: unknown[] = [plainTool];
+    const { client, server } = setup((req) => {
+      const { id, method, params } = req.body;
+      if (method === "tools/list") return toolsList(id, tools);
+      return req.headers["mcp-param-region"] === "eu" || params?.name === "plain"
+        ? result(id, { resultType: "complete", content: [] })
+        : rpcError(id, -32020, "Mcp-Param-Region header missing or mismatched", undefined, 400);
+    });
+    await client.callTool("demo", "plain");
+    tools = [plainTool, echoTool];
+    assert.deepEqual(plain(await client.callTool("demo", "echo", { region: "eu" })), {
+      resultType: "complete",
+      content: [],
+    });
+    assert.deepEqual(await failure(client.callTool("demo", "ask-me")), [
+      "server",
+      -32020,
+      'Server "demo" answered tools/call with error -32020: "Mcp-Param-Region header missing or mismatched"',
+    ]);
+    assert.deepEqual(
+      server.requests.map((r) => [r.body.method, r.body.params?.name, r.headers["mcp-param-region"]]),
+      [
+        ["tools/list", undefined, undefined],
+        ["tools/call", "plain", undefined],
+        ["tools/call", "echo", undefined],
+        ["tools/list", undefined, undefined],
+        ["tools/call", "echo", "eu"],
+        ["tools/call", "ask-me", undefined],
+        ["tools/list", undefined, undefined],
+        ["tools/call", "ask-me", undefined],
+      ],
+    );
+  });
+
   test("re-issues a request once with a new id when its stream breaks, and fails on a second break", async () => {
     const broken = () =>
       sse(

@@ -113,7 +113,8 @@ export class ModernSession {
   /**
    * Sends one request and returns its result object. Re-issues once (with a new id) when the
    * response stream breaks; retries once with a supported version on `-32022`; refreshes the
-   * tool list and retries once on `-32020` when `Mcp-Param-*` headers were sent.
+   * tool list and retries once on a `tools/call`'s `-32020`, whether or not `Mcp-Param-*`
+   * headers were sent (a tool added or changed since the list was read may want them).
    *
    * @param method The method.
    * @param params The params without `_meta`'s reserved keys; never mutated.
@@ -129,7 +130,7 @@ export class ModernSession {
         await this.#tools.paramHeadersFor(params, options.signal, options.fetch);
       const outcome = await this.#leg(this.#message(method, params, paramHeaders, options), options);
       if (outcome.kind === "result") return outcome.result;
-      const retry = retryFor(outcome, paramHeaders.length > 0);
+      const retry = retryFor(outcome, method === "tools/call");
       if (retry === undefined || retried.has(retry)) throw legError(this.serverId, method, outcome);
       retried.add(retry);
       if (retry === "version" && outcome.kind === "error") {
@@ -249,16 +250,17 @@ type Retry = "stream" | "version" | "tools";
 
 /**
  * The retry a leg's outcome calls for, if any: a new id after a broken response stream, another
- * version after `-32022`, a fresh tool list after `-32020` when `Mcp-Param-*` headers were sent.
+ * version after `-32022`, a fresh tool list after a tool call's `-32020` (its `Mcp-Param-*`
+ * headers, sent or not, may follow a tool list the server has changed since).
  */
 function retryFor(
   outcome: Exclude<LegOutcome, { kind: "result" }>,
-  sentParamHeaders: boolean,
+  toolCall: boolean,
 ): Retry | undefined {
   if (outcome.kind === "stream_broken") return "stream";
   if (outcome.kind !== "error") return undefined;
   if (outcome.error.code === -32022) return "version";
-  if (outcome.error.code === -32020 && sentParamHeaders) return "tools";
+  if (outcome.error.code === -32020 && toolCall) return "tools";
   return undefined;
 }
 

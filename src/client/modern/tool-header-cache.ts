@@ -1,8 +1,9 @@
 /**
  * What the client knows of one server's tools for the `Mcp-Param-*` headers: each tool's
- * compiled `x-mcp-header` rules, learned from `tools/list` (every page) before the first call,
- * refreshed when the server answers `-32020`. A tool whose annotations are invalid cannot be
- * called: the spec requires clients to exclude such tools.
+ * compiled `x-mcp-header` rules, learned from `tools/list` (every page) before the first call
+ * to a tool not known yet, also from the pages the caller lists, and refreshed when the server
+ * answers `-32020`. A tool whose annotations are invalid cannot be called: the spec requires
+ * clients to exclude such tools.
  *
  * @module
  */
@@ -32,8 +33,13 @@ const MAX_PAGES = 100;
 export class ToolHeaderCache {
   readonly #serverId: string;
   readonly #list: ListPage;
-  #known: Map<string, CompiledToolHeaders> | undefined;
-  #loading: Promise<Map<string, CompiledToolHeaders>> | undefined;
+  #known = new Map<string, CompiledToolHeaders>();
+  /**
+   * Whether `#known` holds every tool of a full listing; pages the caller listed teach their
+   * tools only, so a tool they did not show is listed for, not taken to have no headers.
+   */
+  #whole = false;
+  #loading: Promise<void> | undefined;
 
   /**
    * @param serverId The server, for messages.
@@ -45,18 +51,18 @@ export class ToolHeaderCache {
   }
 
   /**
-   * Records the tools of one listed page (from the caller's own `listTools`).
+   * Records the tools of one listed page (from the caller's own `listTools`), without taking
+   * them for the whole list: a tool on another page is still listed for before its call.
    *
    * @param tools The page's tools.
    */
   learn(tools: readonly Tool[]): void {
-    const known = this.#known ?? new Map<string, CompiledToolHeaders>();
-    for (const tool of tools) known.set(tool.name, compileToolHeaders(tool));
-    this.#known = known;
+    for (const tool of tools) this.#known.set(tool.name, compileToolHeaders(tool));
   }
 
   /**
-   * The `Mcp-Param-*` headers of one `tools/call`, listing the tools first when none are known.
+   * The `Mcp-Param-*` headers of one `tools/call`, listing every page of tools first when the
+   * tool is not known and the whole list was not read yet.
    *
    * @param params The call's params (`name`, `arguments`).
    * @param signal Aborts the listing, when one is needed.
@@ -71,11 +77,12 @@ export class ToolHeaderCache {
     fetch?: Fetcher,
   ): Promise<Array<readonly [string, string]>> {
     if (typeof params.name !== "string") return [];
-    return this.#headersOf(this.#known ?? await this.#load(signal, fetch), params);
+    if (!this.#settles(params.name)) await this.#load(signal, fetch);
+    return this.#headersOf(params);
   }
 
   /**
-   * The `Mcp-Param-*` headers of one `tools/call` when the tools are known already (every call
+   * The `Mcp-Param-*` headers of one `tools/call` when the tool is known already (every call
    * after the first): {@linkcode ToolHeaderCache.paramHeadersFor} without a promise.
    *
    * @param params The call's params (`name`, `arguments`).
@@ -84,12 +91,13 @@ export class ToolHeaderCache {
    */
   knownParamHeaders(params: JsonObject): Array<readonly [string, string]> | undefined {
     if (typeof params.name !== "string") return [];
-    return this.#known === undefined ? undefined : this.#headersOf(this.#known, params);
+    return this.#settles(params.name) ? this.#headersOf(params) : undefined;
   }
 
   /**
    * One tool's `x-mcp-header` rules, to check the headers of a call a caller sent (the front),
-   * listing the tools first when none are known.
+   * listing every page of tools first when the tool is not known and the whole list was not
+   * read yet.
    *
    * @param name The tool.
    * @param signal Aborts the listing, when one is needed.
@@ -98,26 +106,32 @@ export class ToolHeaderCache {
    *   invalid (a call to it fails on its own, see {@linkcode ToolHeaderCache.paramHeadersFor}).
    */
   async rulesFor(name: string, signal: AbortSignal, fetch?: Fetcher): Promise<readonly ToolHeader[]> {
-    return this.knownRules(name) ?? rulesIn(await this.#load(signal, fetch), name);
+    if (!this.#settles(name)) await this.#load(signal, fetch);
+    return rulesIn(this.#known, name);
   }
 
   /**
-   * {@linkcode ToolHeaderCache.rulesFor} when the tools are known already (every call after the
+   * {@linkcode ToolHeaderCache.rulesFor} when the tool is known already (every call after the
    * first), without a promise.
    *
    * @param name The tool.
    * @returns Its rules, or `undefined` when the tools must be listed first.
    */
   knownRules(name: string): readonly ToolHeader[] | undefined {
-    return this.#known === undefined ? undefined : rulesIn(this.#known, name);
+    return this.#settles(name) ? rulesIn(this.#known, name) : undefined;
   }
 
-  #headersOf(
-    known: ReadonlyMap<string, CompiledToolHeaders>,
-    params: JsonObject,
-  ): Array<readonly [string, string]> {
+  /**
+   * Whether what is known decides a tool's rules: it is known, or the whole list was read
+   * (a tool the server did not list has no headers; if it was added since, its `-32020` lists again).
+   */
+  #settles(name: string): boolean {
+    return this.#whole || this.#known.has(name);
+  }
+
+  #headersOf(params: JsonObject): Array<readonly [string, string]> {
     const name = params.name as string;
-    const compiled = known.get(name);
+    const compiled = this.#known.get(name);
     if (compiled === undefined) return [];
     if (!compiled.ok) {
       throw new ClientError(
@@ -139,20 +153,25 @@ export class ToolHeaderCache {
   }
 
   /**
-   * Forgets what is known and lists the tools again.
+   * Forgets what is known and lists every page of tools again.
    *
    * @param signal Aborts the listing.
    * @param fetch Lists with another fetch than the session's.
    */
   async refresh(signal: AbortSignal, fetch?: Fetcher): Promise<void> {
-    this.#known = undefined;
+    this.#known = new Map();
+    this.#whole = false;
     this.#loading = undefined;
     await this.#load(signal, fetch);
   }
 
-  #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<Map<string, CompiledToolHeaders>> {
+  /** Lists every page once for all who wait, then takes the listing for the whole list. */
+  #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<void> {
     this.#loading ??= this.#listAll(signal, fetch).then(
-      (known) => (this.#known = known),
+      (known) => {
+        this.#known = known;
+        this.#whole = true;
+      },
       (error: unknown) => {
         this.#loading = undefined;
         throw error;
