@@ -22,10 +22,11 @@ const TRANSIENT: readonly number[] = [408, 409, 425, 429];
 /**
  * Keeps the standalone GET stream open until the connection ends; never rejects.
  *
- * A round that brought an event waits the server's `retry` (capped by `maxRetryMs`, default
- * {@linkcode DEFAULT_RETRY_MS}) before reopening; rounds that failed or brought nothing double
- * that wait up to `maxRetryMs`, and `maxResumeAttempts` of them in a row end the stream. A status
- * retrying cannot fix (405, 400, 401, 403…) or a protocol error ends it at once.
+ * A round that brought an event waits the server's `retry` (default
+ * {@linkcode DEFAULT_RETRY_MS}) in full before reopening, as 2025-11-25 requires; rounds that
+ * failed or brought nothing double that wait up to `maxRetryMs` (never below the `retry`), and
+ * `maxResumeAttempts` of them in a row end the stream. A status retrying cannot fix (405, 400,
+ * 401, 403…) or a protocol error ends it at once.
  *
  * @param wire The connection.
  */
@@ -45,8 +46,8 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
     if (round === "stop") return;
     failures = round === "progress" ? 0 : failures + 1;
     if (failures >= maxResumeAttempts && failures > 0) return;
-    const base = Math.min(cursor.retryMs ?? DEFAULT_RETRY_MS, maxRetryMs);
-    const waitMs = failures === 0 ? base : Math.min(base * 2 ** (failures - 1), maxRetryMs);
+    const base = cursor.retryMs ?? DEFAULT_RETRY_MS;
+    const waitMs = failures === 0 ? base : Math.max(base, Math.min(base * 2 ** (failures - 1), maxRetryMs));
     if (!await pause(waitMs, timers, signal)) return;
   }
 }

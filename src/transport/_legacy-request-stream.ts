@@ -1,7 +1,8 @@
 /**
  * One legacy request over HTTP: the POST, its JSON or SSE answer, and, when the SSE stream ends
  * before the response (a 2025-11-25 server may close it early and expect the client to poll),
- * its resumption by GET with `Last-Event-ID` after the server's `retry` delay.
+ * its resumption by GET with `Last-Event-ID` after the server's `retry` delay, waited in full as
+ * 2025-11-25 requires (the call's deadline, not a cap, bounds a long one).
  *
  * @module
  */
@@ -77,8 +78,7 @@ export async function exchangeRequest(
   const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, stalled: 0 };
   while (outcome.kind === "stream_broken") {
     const lastEventId = advance(cursor, outcome, label, wire.settings.maxResumeAttempts);
-    const waitMs = Math.min(cursor.retryMs ?? DEFAULT_RETRY_MS, wire.settings.maxRetryMs);
-    if (!await pause(waitMs, wire.settings.timers, signal)) throw aborted(label);
+    if (!await pause(cursor.retryMs ?? DEFAULT_RETRY_MS, wire.settings.timers, signal)) throw aborted(label);
     outcome = await read(await wire.send("GET", { lastEventId, signal }));
   }
   return settle(outcome, label);

@@ -40,9 +40,9 @@ export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /** Timers for `retry` waits, reconnection backoff and the bound on `DELETE`. */
   readonly timers: Timers;
   /**
-   * The longest wait before reconnecting a stream, in milliseconds: a server's larger `retry` is
-   * cut to it, and it caps the backoff of a failing GET stream. Without a `retry` the wait is
-   * 1000 ms.
+   * The longest backoff of a failing GET stream, in milliseconds. A server's `retry` is always
+   * waited in full (2025-11-25: the client must wait it before reconnecting), even when longer;
+   * without a `retry` the wait is 1000 ms.
    * @default 30000
    */
   readonly maxRetryMs?: number;

@@ -479,10 +479,9 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
       headers: { "mcp-session-id": SESSION },
     });
 
-  test("request() waits 1000 ms without a retry, and the server's retry capped at maxRetryMs, before each resumption", async () => {
-    const time = new FakeTime();
-    const gets: [number, string | null][] = [];
-    const fetch = (_url: string, init: RequestInit): Promise<Response> => {
+  /** A fetch whose tools/call stream ends after event e1 with `retry`; a GET after e1 brings the result. */
+  function pollingFetch(time: FakeTime, retry: string, gets: [number, string | null][]) {
+    return (_url: string, init: RequestInit): Promise<Response> => {
       const headers = new Headers(init.headers);
       if (init.method === "GET") {
         gets.push([time.now(), headers.get("last-event-id")]);
@@ -496,13 +495,68 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
       const body = JSON.parse(String(init.body)) as { id?: number; method: string };
       if (body.method === "initialize") return Promise.resolve(initialized());
       if (body.id === undefined) return Promise.resolve(new Response(null, { status: 202 }));
-      return Promise.resolve(sseResponse("id: e1\ndata: \n\n"));
+      return Promise.resolve(sseResponse(`id: e1\n${retry}data: \n\n`));
+    };
+  }
+
+  test("request() waits 1000 ms without a retry, and the server's retry in full (above maxRetryMs), before each resumption", async () => {
+    const time = new FakeTime();
+    const gets: [number, string | null][] = [];
+    const { connection } = open(URL, { fetch: pollingFetch(time, "", gets), timers: time, maxRetryMs: 2500 });
+    await connection.request({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }, noAbort());
+    const response = await drive(time, connection.request(callTool(3, "slow"), noAbort()), {
+      untilMs: 120_000,
+    });
+    assert.deepEqual(response, { jsonrpc: "2.0", id: 3, result: { ok: true } });
+    assert.deepEqual(gets, [[1000, "e1"], [61000, "e2"]]);
+    await connection.close();
+  });
+
+  test("request() never resumes before the server's retry: a deadline that comes first ends it with no GET", async () => {
+    const time = new FakeTime();
+    const gets: [number, string | null][] = [];
+    const { connection } = open(URL, { fetch: pollingFetch(time, "retry: 45000\n", gets), timers: time });
+    await connection.request({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }, noAbort());
+    const deadline = new AbortController();
+    time.setTimeout(() => deadline.abort(), 40_000);
+    const failed = await drive(time, connection.request(callTool(3, "slow"), { signal: deadline.signal }))
+      .catch((error: unknown) => error);
+    assert.ok(failed instanceof ConnectionError);
+    assert.deepEqual([failed.kind, failed.message, time.now(), gets, time.pending], [
+      "aborted",
+      'Request 3 ("tools/call") was aborted before its response arrived',
+      40_000,
+      [],
+      0,
+    ]);
+    await connection.close();
+  });
+
+  test("the standalone GET stream waits the server's retry in full (above maxRetryMs) before reopening", async () => {
+    const time = new FakeTime();
+    const gets: [number, string | null][] = [];
+    const fetch = (_url: string, init: RequestInit): Promise<Response> => {
+      if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
+      if (init.method === "GET") {
+        gets.push([time.now(), new Headers(init.headers).get("last-event-id")]);
+        // The first opening asks for 45 s; the second ends the stream for good (405).
+        return Promise.resolve(
+          gets.length === 1
+            ? sseResponse("id: g1\nretry: 45000\ndata: \n\n")
+            : new Response(null, { status: 405 }),
+        );
+      }
+      const body = JSON.parse(String(init.body)) as { id?: number; method: string };
+      if (body.method === "initialize") return Promise.resolve(initialized());
+      return Promise.resolve(new Response(null, { status: 202 }));
     };
     const { connection } = open(URL, { fetch, timers: time, maxRetryMs: 2500 });
-    await connection.request({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }, noAbort());
-    const response = await drive(time, connection.request(callTool(3, "slow"), noAbort()));
-    assert.deepEqual(response, { jsonrpc: "2.0", id: 3, result: { ok: true } });
-    assert.deepEqual(gets, [[1000, "e1"], [3500, "e2"]]);
+    await handshake(connection);
+    await until("the GET", () => gets.length > 0 ? true : undefined);
+    await drive(time, until("the second GET", () => gets.length > 1 ? true : undefined), {
+      untilMs: 120_000,
+    });
+    assert.deepEqual(gets, [[0, null], [45_000, "g1"]]);
     await connection.close();
   });
 
