@@ -4,6 +4,12 @@
  * @module
  */
 
+/**
+ * The longest delay a timer waits, 2³¹ − 1 ms (about 596 hours), on every runtime: `setTimeout`
+ * takes a longer one as 1 ms, so a longer wait would end at once.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Schedules and cancels one-shot callbacks. */
 export interface Timers {
   /** Runs `callback` once after `ms` milliseconds; returns a handle for {@linkcode Timers.clearTimeout}. */

@@ -3,17 +3,15 @@
  *
  * @module
  */
+import { MAX_TIMER_MS } from "../_internal/timers.ts";
 
 /** A duration string: a positive decimal number and a unit, `ms`, `s`, `m` or `h`. */
 export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/**
- * The longest duration, 2³¹ − 1 ms (about 596 hours): the longest a timer waits on every runtime.
- * `setTimeout` takes a longer delay as 1 ms, so a longer timeout would fire at once.
- */
-export const MAX_DURATION_MS = 2_147_483_647;
+/** The longest duration: the longest a timer waits ({@linkcode MAX_TIMER_MS}, about 596 hours). */
+export const MAX_DURATION_MS: number = MAX_TIMER_MS;
 const PATTERN = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)$/;
 
 /**

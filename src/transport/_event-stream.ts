@@ -14,6 +14,7 @@ import type { BodyReader } from "./body-reader.ts";
 import { matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome, StreamCursor } from "./response-outcome.ts";
 import { tooLarge } from "../protocol/message-limits.ts";
+import { MAX_TIMER_MS } from "../_internal/timers.ts";
 
 /** What {@linkcode readEventStream} needs besides the body. */
 export interface EventStreamOptions {
@@ -61,7 +62,8 @@ export async function readEventStream(
       if (state.final === undefined && !body.aborted()) handleEvent(event, state, options, tooLargeEvent);
     },
     onRetry: (ms) => {
-      if (Number.isSafeInteger(ms)) state.retryMs = ms;
+      // A wait longer than a timer can hold would end at once: such a retry waits the longest.
+      if (Number.isSafeInteger(ms)) state.retryMs = Math.min(ms, MAX_TIMER_MS);
     },
     onError: (error) => {
       // Unknown fields and bad `retry` values are ignored, as the SSE rules say.

@@ -366,6 +366,14 @@ describe("readResponse() when the stream ends early", () => {
     });
   });
 
+  test("takes a retry longer than a timer can wait as the longest wait", async () => {
+    const text = "id: e1\nretry: 3000000000\ndata:\n\n";
+    await readEveryWay(text, {
+      outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "e1", retryMs: 2_147_483_647 },
+      seen: [],
+    });
+  });
+
   test("drops an event the stream cut off before its blank line", async () => {
     const response = JSON.stringify(RESULT);
     await readEveryWay(`data: ${response}\n`, {
