@@ -13,8 +13,9 @@
  * keep input budgets in Upstash Redis, shared by every isolate (without them each isolate keeps its
  * own budgets in memory); a policy's `transport.auth` reads the secrets it names from `env` too.
  * The policies, handler, key and store are made on the first request that
- * sees an `env` object and kept for the next ones. Policies must say `era: "modern"`: the Worker
- * speaks 2026-07-28 upstream.
+ * sees an `env` object and kept for the next ones. Policies must say `era: "modern"` and give a
+ * `transport.url`: the Worker speaks 2026-07-28 upstream, over HTTP; any other policy is refused
+ * (`500`, naming it).
  *
  * Downstream, 2026-07-28 callers need nothing more: every request stands alone. Hosts that speak
  * 2025-11-25 or 2025-06-18 open a session with `initialize`, and on Workers each session lives in
@@ -214,7 +215,8 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
  *   its `fetch` never throws: a missing, short or patterned `SLUICE_STATE_KEY`, no `auth` (or
  *   one that is malformed or throws), only one of the two Upstash variables, a `SLUICE_SESSIONS`
- *   that is not a Durable Object namespace, or policies that do not compile answer `500` with a
+ *   that is not a Durable Object namespace, a policy that does not say `era: "modern"` or has a
+ *   stdio `command`, or policies that do not compile answer `500` with a
  *   JSON `{ error }` body (a policy's or a throwing `auth`'s problem logged in full with
  *   `console.error`, never sent).
  * @throws {TypeError} When `policies` is neither a list nor a function, or `handler` is neither
@@ -323,6 +325,8 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
     const listed = typeof policies === "function" ? policies(env) : policies;
     const tokens = tokensFrom(listed, redis, variable(TOKEN_KEY_VARIABLE) ?? stateKey);
     if ("problem" in tokens) return tokens;
+    const unspoken = unspokenPolicy(listed);
+    if (unspoken !== undefined) return { problem: unspoken };
     const gatewayOptions: GatewayOptions = {
       policies: listed,
       handler: typeof handler === "function" ? handler(env) : handler,
@@ -383,6 +387,32 @@ function tokensFrom(
     problem:
       `${PREFIX} the policy of "${signsIn.server}" signs in with "transport.auth.oauth", which needs "${UPSTASH_URL}" and "${UPSTASH_TOKEN}": callers' sign-ins and tokens must be shared by every isolate`,
   };
+}
+
+/**
+ * The problem of the first policy the Worker cannot serve: the Worker's client speaks only
+ * 2026-07-28 over HTTP, so a policy must say `era: "modern"` and give a `transport.url`. Any
+ * other (`"legacy"`, `"auto"` or no era, a stdio `command`) would start, be listed, and fail
+ * every call; it is refused at start-up instead. A policy too malformed to read is left to the
+ * compiler, which names its problem in the logs.
+ *
+ * @param policies The policies as `policies` gave them, written or compiled.
+ * @returns The problem, naming the policy, what it says and what is expected; or `undefined`.
+ */
+function unspokenPolicy(policies: readonly (Policy | CompiledPolicy)[]): string | undefined {
+  for (const policy of policies) {
+    if (typeof policy !== "object" || policy === null) continue;
+    const { era, transport } = policy as { era?: unknown; transport?: unknown };
+    if (typeof transport !== "object" || transport === null) continue;
+    // A written transport has `url` or `command`; a compiled one says its `kind`.
+    const stdio = "command" in transport || (transport as { kind?: unknown }).kind === "stdio";
+    if (era === "modern" && !stdio) continue;
+    const says = era === undefined ? 'no "era" (so "auto")' : `"era": ${JSON.stringify(era)}`;
+    return `${PREFIX} the policy of "${policy.server}" says ${says} and a "transport" with ${
+      stdio ? 'a "command"' : 'a "url"'
+    }: expected "era": "modern" and a "transport" with a "url", since a Worker speaks only MCP "2026-07-28" upstream, over HTTP (a legacy or stdio server needs a self-hosted entry: @sluice/mcp/node, /deno or /bun)`;
+  }
+  return undefined;
 }
 
 /**

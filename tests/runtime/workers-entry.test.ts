@@ -13,6 +13,7 @@ import {
   type SessionsObject,
 } from "../../src/adapters/workers.ts";
 import type { Policy } from "../../src/policy/policy.ts";
+import { type CompiledPolicy, compilePolicy } from "../../src/policy/compile-policy.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import {
   EventReader,
@@ -230,6 +231,55 @@ describe("createWorker()", () => {
           'sluice worker: the policy of "github" signs in with "transport.auth.oauth", which needs "UPSTASH_REDIS_REST_URL" and "UPSTASH_REDIS_REST_TOKEN": callers\' sign-ins and tokens must be shared by every isolate',
       },
     });
+  });
+
+  test("createWorker() answers 500 naming a policy that does not say era modern or has a stdio command, on every route", async () => {
+    const refused = (says: string) => ({
+      status: 500,
+      type: "application/json",
+      body: {
+        error:
+          `sluice worker: the policy of "demo" says ${says}: expected "era": "modern" and a "transport" with a "url", since a Worker speaks only MCP "2026-07-28" upstream, over HTTP (a legacy or stdio server needs a self-hosted entry: @sluice/mcp/node, /deno or /bun)`,
+      },
+    });
+    const cases: Array<[Policy | CompiledPolicy, string]> = [
+      [
+        { server: "demo", transport: { url: SCRIPTED }, era: "legacy" },
+        '"era": "legacy" and a "transport" with a "url"',
+      ],
+      [
+        { server: "demo", transport: { url: SCRIPTED }, era: "auto" },
+        '"era": "auto" and a "transport" with a "url"',
+      ],
+      [
+        { server: "demo", transport: { url: SCRIPTED } },
+        'no "era" (so "auto") and a "transport" with a "url"',
+      ],
+      [
+        { server: "demo", transport: { command: "npx", args: ["demo-server"] }, era: "modern" },
+        '"era": "modern" and a "transport" with a "command"',
+      ],
+      // Compiled policies too: their transport says its kind.
+      [
+        compilePolicy({ server: "demo", transport: { command: "npx" }, era: "legacy" }),
+        '"era": "legacy" and a "transport" with a "command"',
+      ],
+    ];
+    const answers = [];
+    for (const [policy] of cases) {
+      const entry = createWorker<TestEnv>({
+        auth: "none",
+        policies: [{ server: "files", transport: { url: SCRIPTED }, era: "modern" }, policy],
+      });
+      const env = { SLUICE_STATE_KEY: KEY };
+      const call = await entry.fetch(callRequest("ask_roots"), env, context());
+      answers.push([
+        await get(entry, "/healthz", env),
+        await get(entry, "/servers", env),
+        { status: call.status, type: call.headers.get("content-type"), body: await call.json() },
+      ]);
+    }
+    assert.deepEqual(answers, cases.map(([, says]) => [refused(says), refused(says), refused(says)]));
   });
 
   test("createWorker() answers 500 naming SLUICE_STATE_KEY when it is missing or empty, and builds nothing", async () => {
