@@ -13,6 +13,7 @@ import type {
 } from "../protocol/jsonrpc.ts";
 import { type Heartbeat, HEARTBEAT_COMMENT } from "./heartbeat.ts";
 import { JSON_WRITER, type JsonWriter } from "./entry-bindings.ts";
+import { SSE_HEADERS } from "./sse-stream.ts";
 
 const encoder = new TextEncoder();
 
@@ -106,7 +107,7 @@ export function respondStreaming(
       answer(
         new Response(body, {
           status: 200,
-          headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+          headers: SSE_HEADERS,
         }),
       );
       if (done !== undefined) onStream(done);

@@ -1,5 +1,6 @@
 // respondStreaming() on every runtime (workerd included): a call's notifications, or its
-// heartbeat, turn its answer into an SSE stream, whenever the first one comes.
+// heartbeat, turn its answer into an SSE stream, whenever the first one comes, with the headers
+// of every SSE answer.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -31,6 +32,13 @@ function appWith(
 
 const BEAT = ": heartbeat\n\n";
 
+/** The headers of every SSE answer, the legacy streams' too: proxies (nginx) must not buffer it. */
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+};
+
 const EXPECTED_SSE = `event: message\ndata: ${JSON.stringify(PROGRESS)}\n\n` +
   `event: message\ndata: ${JSON.stringify(FINAL.body)}\n\n`;
 
@@ -41,7 +49,7 @@ describe("respondStreaming()", () => {
       return Promise.resolve(FINAL);
     });
     const response = await app.request("/", { method: "POST" });
-    assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
+    assert.deepEqual([response.status, Object.fromEntries(response.headers)], [200, SSE_HEADERS]);
     assert.equal(await response.text(), EXPECTED_SSE);
     assert.equal(streamed.length, 1);
   });
@@ -106,7 +114,7 @@ describe("respondStreaming()", () => {
     assert.equal(call.time.pending, 1);
     await call.time.advance(1);
     const response = await pending;
-    assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
+    assert.deepEqual([response.status, Object.fromEntries(response.headers)], [200, SSE_HEADERS]);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const read = async () => new TextDecoder().decode((await reader.read()).value);
     assert.equal(await read(), BEAT);
