@@ -6,7 +6,8 @@
  * in-process legacy handling, the session in its memory. Requests that need no session (a
  * request without `Mcp-Session-Id`, an id sluice never mints) are answered at the edge, exactly
  * as the in-process front answers them. Nothing is stored in the object's storage: an evicted
- * object's session is gone, and its host gets `404` and initializes again.
+ * object's session is gone, and its host gets `404` and initializes again. Without the binding
+ * the Worker serves only 2026-07-28 and answers legacy requests as a server of that version alone.
  *
  * @module
  */
@@ -14,7 +15,8 @@ import type { Principal } from "../front/principal.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { jsonError } from "../front/caller-session.ts";
 import { type LegacyRequest, SESSION_HEADER } from "../front/legacy-callers.ts";
-import { isRequest, type JsonRpcMessage, type JsonRpcRequest } from "../protocol/jsonrpc.ts";
+import { getOrDeleteNotAllowed } from "../front/create-front.ts";
+import { isRequest, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 
 /** The name of the Durable Object binding that holds legacy sessions. */
@@ -97,9 +99,11 @@ export function withoutInternalHeaders(request: Request): Request {
 }
 
 /**
- * The edge's `legacySessions`: an `initialize` opens a session in a new object (or, without the
- * binding, is refused naming it); a request with an id the edge mints goes to that id's object;
- * the rest is answered by `local`, the edge front's own handling, which has no sessions.
+ * The edge's `legacySessions`: an `initialize` opens a session in a new object; a request with an
+ * id the edge mints goes to that id's object; the rest is answered by `local`, the edge front's
+ * own handling, which has no sessions. Without the binding the Worker serves only 2026-07-28, and
+ * answers every legacy request as such a server does: a POST with `-32022` naming the binding, a
+ * GET or DELETE with `405` (any `Mcp-Session-Id` ignored: no session can exist).
  *
  * @param binding The Durable Object namespace, or `undefined` when the Worker has none.
  * @param local The edge front's in-process handling.
@@ -117,10 +121,10 @@ export function withoutInternalHeaders(request: Request): Request {
  * ```
  */
 export function legacyToSessions(binding: SessionsBinding | undefined, local: LegacyHandler): LegacyHandler {
+  if (binding === undefined) return (input) => Promise.resolve(noSessions(input));
   return async (input) => {
     const { message } = input;
     if (message !== undefined && isRequest(message) && message.method === "initialize") {
-      if (binding === undefined) return noSessions(message);
       return await forward(
         binding,
         codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16))),
@@ -129,7 +133,7 @@ export function legacyToSessions(binding: SessionsBinding | undefined, local: Le
       );
     }
     const id = input.request.headers.get(SESSION_HEADER);
-    if (binding === undefined || id === null || !SESSION_ID.test(id)) return await local(input);
+    if (id === null || !SESSION_ID.test(id)) return await local(input);
     return await forward(binding, id, input, false);
   };
 }
@@ -237,14 +241,20 @@ async function forward(
 }
 
 /**
- * A legacy `initialize` on a Worker without the binding: the answer of a modern-only server
- * (`400`, `-32022`, the versions it serves), saying what makes 2025 hosts work.
+ * A legacy request on a Worker without the binding, answered as a modern-only server answers it:
+ * a GET or DELETE `405`; a POST `400`, `-32022`, the versions served and the one requested (an
+ * `initialize`'s `protocolVersion`, else the `MCP-Protocol-Version` header), saying what makes
+ * 2025 hosts work.
  */
-function noSessions(message: JsonRpcRequest): Response {
-  const requested = (message.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+function noSessions({ request, message }: LegacyRequest): Response {
+  if (request.method !== "POST") return getOrDeleteNotAllowed();
+  const asked = message !== undefined && isRequest(message) ? message : undefined;
+  const requested = asked?.method === "initialize"
+    ? (asked.params as { protocolVersion?: unknown } | undefined)?.protocolVersion
+    : request.headers.get("mcp-protocol-version");
   return jsonError(
     400,
-    message.id,
+    asked?.id ?? null,
     -32022,
     `Unsupported protocol version: this Worker serves only MCP "${MODERN_PROTOCOL_VERSION}"; ${
       LEGACY_PROTOCOL_VERSIONS.map((version) => `"${version}"`).join(" and ")

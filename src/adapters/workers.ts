@@ -26,8 +26,9 @@
  * evicts the object (idle, a deploy), the session is gone, and the host's next request gets
  * `404`, on which the transport spec has it initialize again. Each object has its own input
  * budgets unless `UPSTASH_REDIS_REST_URL` shares them, and `maxSessions` is not counted across
- * objects. Without the binding, a 2025 host's `initialize` is answered `400` with `-32022`, the
- * versions served (`["2026-07-28"]`) and the binding it needs.
+ * objects. Without the binding, the Worker answers 2025 hosts as a server of 2026-07-28 alone:
+ * `initialize` and every other 2025 POST get `400` with `-32022`, the versions served
+ * (`["2026-07-28"]`) and the binding they need; GET and DELETE get `405` (`Allow: POST`).
  *
  * ```ts ignore
  * // src/index.ts, with `main: "src/index.ts"` in wrangler.jsonc
@@ -185,8 +186,9 @@ export interface WorkerEntry<Env> {
   /**
    * The Durable Object class that holds 2025 hosts' sessions, one object per session. Export it
    * from the Worker's main module (`export const SluiceSessions = worker.Sessions;`) and bind it
-   * as `SLUICE_SESSIONS` in wrangler.jsonc; without the binding, 2025 hosts' `initialize` is
-   * refused (`400`, `-32022`) and 2026 callers are served as ever.
+   * as `SLUICE_SESSIONS` in wrangler.jsonc; without the binding, 2025 hosts' `initialize` and
+   * other POSTs are refused (`400`, `-32022`, naming the binding), their GET and DELETE answered
+   * `405`, and 2026 callers are served as ever.
    */
   readonly Sessions: SessionsClass<Env>;
 }

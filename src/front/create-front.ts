@@ -175,9 +175,7 @@ export function createFront(options: FrontOptions): Hono {
     }
     // GET streams and DELETE belong to 2025 sessions; the 2026-07-28 transport answers them 405.
     if (request.headers.get("mcp-protocol-version") === MODERN_PROTOCOL_VERSION) {
-      return c.json(encodeError(null, { code: -32000, message: MODERN_GET_OR_DELETE }), 405, {
-        Allow: "POST",
-      });
+      return getOrDeleteNotAllowed();
     }
     const principal = gate.principalOf(request);
     return serveLegacy({ request, serverId: c.req.param("server"), principal });
@@ -187,6 +185,20 @@ export function createFront(options: FrontOptions): Hono {
 
 const MODERN_GET_OR_DELETE =
   `Method Not Allowed: MCP-Protocol-Version ${MODERN_PROTOCOL_VERSION} has no GET stream and no session to DELETE; POST each request`;
+
+/**
+ * The answer of the 2026-07-28 transport, which has no sessions, to a GET or DELETE: `405`,
+ * `Allow: POST`. The front gives it to a 2026 caller; an entry that serves no 2025 sessions (a
+ * Worker without its sessions' binding) gives it to every caller. Not part of the public API.
+ *
+ * @returns A new response.
+ */
+export function getOrDeleteNotAllowed(): Response {
+  return new Response(JSON.stringify(encodeError(null, { code: -32000, message: MODERN_GET_OR_DELETE })), {
+    status: 405,
+    headers: { "content-type": "application/json", allow: "POST" },
+  });
+}
 
 /**
  * A front's own, in-process handling of legacy requests, also when `legacySessions` serves them

@@ -520,6 +520,43 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     assert.deepEqual([first.status, body(first).result.resultType], [200, "input_required"]);
   });
 
+  test("without the SLUICE_SESSIONS binding, a 2025 host's GET and DELETE are 405 and a POST with a session id is -32022 naming it", async () => {
+    const session = { "mcp-session-id": "AAAAAAAAAAAAAAAAAAAAAA", "mcp-protocol-version": "2025-11-25" };
+    const send = async (method: string, headers: Record<string, string>, message?: object) => {
+      const response = await within(
+        `${method} without the binding`,
+        legacyFetch()("http://modern-only.test/mcp/upstream", {
+          method,
+          headers,
+          ...(message === undefined ? {} : { body: JSON.stringify(message) }),
+        }),
+      );
+      return [response.status, response.headers.get("allow"), await response.json()];
+    };
+    const notAllowed = [405, "POST", {
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message:
+          "Method Not Allowed: MCP-Protocol-Version 2026-07-28 has no GET stream and no session to DELETE; POST each request",
+      },
+    }];
+    assert.deepEqual([
+      await send("GET", { accept: "text/event-stream", ...session }),
+      await send("DELETE", session),
+      await send("POST", { ...legacyHeaders(), ...session }, { jsonrpc: "2.0", id: 3, method: "ping" }),
+    ], [notAllowed, notAllowed, [400, null, {
+      jsonrpc: "2.0",
+      id: 3,
+      error: {
+        code: -32022,
+        message:
+          'Unsupported protocol version: this Worker serves only MCP "2026-07-28"; "2025-11-25" and "2025-06-18" hosts need the Durable Object binding "SLUICE_SESSIONS" (the class createWorker() returns as "Sessions"), which it does not have',
+        data: { supported: ["2026-07-28"], requested: "2025-11-25" },
+      },
+    }]]);
+  });
+
   test("without SLUICE_STATE_KEY every request answers 500 naming it", async () => {
     const expected = JSON.stringify({
       error:

@@ -491,14 +491,71 @@ describe("createWorker()", () => {
         },
       },
     ]);
-    // Session traffic finds no session, as the in-process front with none answers it.
-    const host = new LegacyCaller(fetch, "https://gate.example/mcp/upstream");
-    host.session = "AAAAAAAAAAAAAAAAAAAAAA";
-    const unknown = await host.post({ jsonrpc: "2.0", id: 1, method: "ping" });
-    assert.deepEqual([unknown.status, await unknown.json()], [404, {
-      jsonrpc: "2.0",
-      error: { code: -32001, message: "Session not found: initialize a new session" },
-    }]);
+  });
+
+  test("createWorker() without SLUICE_SESSIONS answers a 2025 host's GET and DELETE 405 and its other POSTs -32022 naming the binding", async () => {
+    const { fetchWith } = sessionsWorker();
+    const host = new LegacyCaller(fetchWith({ SLUICE_STATE_KEY: KEY }), "https://gate.example/mcp/upstream");
+    const answer = async (response: Response) => ({
+      status: response.status,
+      allow: response.headers.get("allow"),
+      type: response.headers.get("content-type"),
+      body: await response.json(),
+    });
+    const notAllowed = {
+      status: 405,
+      allow: "POST",
+      type: "application/json",
+      body: {
+        jsonrpc: "2.0",
+        error: {
+          code: -32000,
+          message:
+            "Method Not Allowed: MCP-Protocol-Version 2026-07-28 has no GET stream and no session to DELETE; POST each request",
+        },
+      },
+    };
+    const unsupported = (id: number | undefined, requested: string) => ({
+      status: 400,
+      allow: null,
+      type: "application/json",
+      body: {
+        jsonrpc: "2.0",
+        ...(id === undefined ? {} : { id }),
+        error: {
+          code: -32022,
+          message:
+            'Unsupported protocol version: this Worker serves only MCP "2026-07-28"; "2025-11-25" and "2025-06-18" hosts need the Durable Object binding "SLUICE_SESSIONS" (the class createWorker() returns as "Sessions"), which it does not have',
+          data: { supported: ["2026-07-28"], requested },
+        },
+      },
+    });
+    const answers = [await answer(await host.listen()), await answer(await host.close())];
+    // With a session id (one the Worker would have minted, or any other), the same answers.
+    for (const session of ["AAAAAAAAAAAAAAAAAAAAAA", "not-one-of-ours"]) {
+      host.session = session;
+      answers.push(
+        await answer(await host.listen()),
+        await answer(await host.close()),
+        await answer(await host.post({ jsonrpc: "2.0", id: 1, method: "ping" })),
+        await answer(await host.post({ jsonrpc: "2.0", method: "notifications/initialized" })),
+      );
+    }
+    host.session = undefined;
+    answers.push(await answer(await host.post({ jsonrpc: "2.0", id: 2, method: "tools/list" })));
+    const withSession = [
+      notAllowed,
+      notAllowed,
+      unsupported(1, "2025-11-25"),
+      unsupported(undefined, "2025-11-25"),
+    ];
+    assert.deepEqual(answers, [
+      notAllowed,
+      notAllowed,
+      ...withSession,
+      ...withSession,
+      unsupported(2, "2025-11-25"),
+    ]);
   });
 
   test("createWorker() answers 500 naming SLUICE_SESSIONS when it is not a Durable Object namespace", async () => {
