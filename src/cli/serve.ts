@@ -12,7 +12,7 @@ import { type Decision, describeDecision } from "../chain/decision.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
-import type { GatewayAuth } from "../front/downstream-auth.ts";
+import { bearerSecretProblem, type GatewayAuth } from "../front/downstream-auth.ts";
 import { HEARTBEAT_RULE, heartbeatMsOf } from "../front/heartbeat.ts";
 import type { Duration } from "../policy/duration.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
@@ -186,23 +186,42 @@ async function readAuth(
     return { problem: "--auth, SLUICE_BEARER_TOKENS and --public each say who may call: give one of them" };
   }
   if (args.flags.has("public")) return { auth: "none" };
-  if (tokens !== undefined && tokens !== "") {
-    const bearer = [];
-    for (const entry of tokens.split(",")) {
-      const at = entry.indexOf(":");
-      if (at <= 0 || at === entry.length - 1) {
-        return {
-          problem:
-            `SLUICE_BEARER_TOKENS must be "subject:secret" entries separated by commas, found an entry without a subject or secret`,
-        };
-      }
-      bearer.push({ subject: entry.slice(0, at).trim(), secret: entry.slice(at + 1).trim() });
-    }
-    return { auth: { bearer } };
-  }
+  if (tokens !== undefined && tokens !== "") return bearerTokens(tokens);
   if (path === undefined) return { auth: undefined };
   const loaded = await loadFlagModule(io, "auth", path);
   return typeof loaded === "string" ? { problem: loaded } : { auth: loaded.value as GatewayAuth };
+}
+
+/**
+ * The bearer secrets of `SLUICE_BEARER_TOKENS`, checked here so that a problem names the variable
+ * and the entry (by position and subject, never its secret), not the `auth` option it becomes.
+ *
+ * @param tokens The variable's value: "subject:secret" entries separated by commas.
+ * @returns The `auth`, or the problem.
+ */
+function bearerTokens(tokens: string): { readonly auth: GatewayAuth } | { readonly problem: string } {
+  const bearer = [];
+  for (const [index, entry] of tokens.split(",").entries()) {
+    const at = entry.indexOf(":");
+    const subject = entry.slice(0, Math.max(at, 0)).trim();
+    const secret = entry.slice(at + 1).trim();
+    if (at < 0 || subject === "" || secret === "") {
+      return {
+        problem:
+          `SLUICE_BEARER_TOKENS must be "subject:secret" entries separated by commas, found an entry without a subject or secret`,
+      };
+    }
+    const problem = bearerSecretProblem(secret);
+    if (problem !== undefined) {
+      return {
+        problem: `SLUICE_BEARER_TOKENS: the secret of entry "${index + 1}" (subject ${
+          show(subject)
+        }) ${problem}`,
+      };
+    }
+    bearer.push({ subject, secret });
+  }
+  return { auth: { bearer } };
 }
 
 /** `--handler`'s module, checked by `defineHandler`; the problem when it is not a handler. */

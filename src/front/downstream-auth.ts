@@ -178,6 +178,29 @@ const NONE: DownstreamAuth = {
   insufficientScope: plainInsufficientScope,
 };
 
+/**
+ * What is wrong with a bearer secret, for a message that names where it was given: it must be a
+ * state key's worth of random bytes, and made of the characters a bearer token may have.
+ *
+ * @param secret The secret.
+ * @returns The problem, starting with a verb ("must be at least…", "repeats a pattern…"), or
+ *   `undefined` when it is a good secret. It never quotes the secret.
+ * @example
+ * ```ts
+ * import { bearerSecretProblem } from "./downstream-auth.ts";
+ * console.log(bearerSecretProblem("short")); // 'must be at least "32" bytes of random data, received "5" bytes: make one with `openssl rand -base64 32`'
+ * console.log(bearerSecretProblem("ci-secret-Zq3Lr8Vw1Xy5Nb7Mk2Pj4Hg6Fd9Sa0Tc")); // undefined
+ * ```
+ */
+export function bearerSecretProblem(secret: unknown): string | undefined {
+  const problem = secretKeyProblem(secret);
+  if (problem !== undefined) return problem;
+  // RFC 6750's token68: what a client can send in "Authorization: Bearer".
+  return TOKEN68.test(secret as string)
+    ? undefined
+    : `must be made of letters, digits and "-._~+/" (with "=" at the end), as a bearer token is: ${MAKE_A_KEY}`;
+}
+
 function bearerAuth(value: unknown, who: string): DownstreamAuth {
   if (!Array.isArray(value) || value.length === 0) {
     throw new TypeError(`${who}: "auth.bearer" must be a non-empty array of { secret, subject, scopes? }`);
@@ -188,16 +211,8 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
       throw new TypeError(`${at()} must be { secret, subject, scopes? }, received ${describe(entry)}`);
     }
     const { secret, subject, scopes } = entry as Partial<BearerSecret>;
-    const problem = secretKeyProblem(secret);
+    const problem = bearerSecretProblem(secret);
     if (problem !== undefined) throw new TypeError(`${at("secret")} ${problem}`);
-    // RFC 6750's token68: what a client can send in "Authorization: Bearer".
-    if (!TOKEN68.test(secret as string)) {
-      throw new TypeError(
-        `${
-          at("secret")
-        } must be made of letters, digits and "-._~+/" (with "=" at the end), as a bearer token is: ${MAKE_A_KEY}`,
-      );
-    }
     return {
       digest: crypto.subtle.digest("SHA-256", encoder.encode(secret as string)).then((d) =>
         new Uint8Array(d)

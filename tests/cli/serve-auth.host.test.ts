@@ -97,27 +97,35 @@ describe("sluice serve: who may call", () => {
     const malformed =
       'SLUICE_BEARER_TOKENS must be "subject:secret" entries separated by commas, found an entry without a subject or secret';
     const answers = [];
-    for (const tokens of ["ci", `:${SECRET}`, "ci:", `ci:${SECRET},`, `ci:${SECRET},,ops:${NEXT_SECRET}`]) {
-      answers.push(await failedStart([], { SLUICE_BEARER_TOKENS: tokens }));
-    }
-    assert.deepEqual(answers, [
-      usage(malformed),
-      usage(malformed),
-      usage(malformed),
-      usage(malformed),
-      usage(malformed),
-    ]);
+    const cases = [
+      "ci",
+      `:${SECRET}`,
+      "ci:",
+      `ci:${SECRET},`,
+      `ci:${SECRET},,ops:${NEXT_SECRET}`,
+      // Blank once trimmed: no subject, no secret.
+      ` :${SECRET}`,
+      `ci: ,ops:${NEXT_SECRET}`,
+    ];
+    for (const tokens of cases) answers.push(await failedStart([], { SLUICE_BEARER_TOKENS: tokens }));
+    assert.deepEqual(answers, cases.map(() => usage(malformed)));
   });
 
-  test("serve refuses a weak or subject-less secret in SLUICE_BEARER_TOKENS, naming the entry and not the secret", async () => {
+  test("serve refuses a weak secret in SLUICE_BEARER_TOKENS, naming the variable and the entry and not the secret", async () => {
     assert.deepEqual([
       await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${SECRET},ops:short-secret` }),
-      await failedStart([], { SLUICE_BEARER_TOKENS: ` :${SECRET}` }),
+      await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${"ab".repeat(20)}` }),
+      await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${SECRET}, ci:${NEXT_SECRET}!` }),
     ], [
       usage(
-        'createFront(): "auth.bearer[1].secret" must be at least "32" bytes of random data, received "12" bytes: make one with `openssl rand -base64 32`',
+        'SLUICE_BEARER_TOKENS: the secret of entry "2" (subject "ops") must be at least "32" bytes of random data, received "12" bytes: make one with `openssl rand -base64 32`',
       ),
-      usage('createFront(): "auth.bearer[0].subject" must be a non-empty string, received ""'),
+      usage(
+        'SLUICE_BEARER_TOKENS: the secret of entry "1" (subject "ci") repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',
+      ),
+      usage(
+        'SLUICE_BEARER_TOKENS: the secret of entry "2" (subject "ci") must be made of letters, digits and "-._~+/" (with "=" at the end), as a bearer token is: make one with `openssl rand -base64 32`',
+      ),
     ]);
   });
 
