@@ -102,7 +102,8 @@ function environment(name: string): string | undefined {
  *
  * @param options Policies, handler, state key and the rest.
  * @returns The gateway.
- * @throws {TypeError} When not on Deno, when no state key is given nor readable from `SLUICE_STATE_KEY`, or the options are invalid.
+ * @throws {TypeError} When not on Deno, when no state key is given nor readable from `SLUICE_STATE_KEY`,
+ *   on Deno Deploy without `auth`, or the options are invalid.
  * @throws {PolicyError} When a policy does not compile.
  * @example
  * ```ts
@@ -121,6 +122,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Deno Deploy routes to a deployment only the requests of its own domains (it sets
   // DENO_DEPLOYMENT_ID): every Host it delivers is the deployment's, and it is on the internet.
   const onDeploy = environment(DEPLOYMENT_VARIABLE) !== undefined;
+  // Said here: the front's own error would blame an "allowedHosts" this entry set, not the user.
+  if (onDeploy && options.auth === undefined) {
+    throw new TypeError(
+      `@sluice/mcp/deno: on Deno Deploy ("${DEPLOYMENT_VARIABLE}" is set) the gateway is on the internet, so "auth" is required: give bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function, or "none" to let anyone in`,
+    );
+  }
   return selfHostedGateway(
     onDeploy && options.allowedHosts === undefined ? { ...options, allowedHosts: "routed" } : options,
     environment,

@@ -37,13 +37,15 @@ async function statuses(gateway: ReturnType<typeof createGateway>, bases: string
 }
 
 describe("createGateway() of @sluice/mcp/deno on Deno Deploy", () => {
-  test("createGateway() on Deploy without auth throws the exact TypeError: allowedHosts is routed there", async () => {
+  test("createGateway() on Deploy without auth throws the exact TypeError naming Deno Deploy, with or without allowedHosts", async () => {
     await deployment("abc123", () => {
-      assert.throws(() => createGateway(OPTIONS), {
-        name: "TypeError",
-        message:
-          'createFront(): "auth" is required when the gateway answers names other than loopback ("allowedHosts"): give bearer secrets, JWT settings or a function, or "none" to let anyone in',
-      });
+      for (const options of [OPTIONS, { ...OPTIONS, allowedHosts: ["gate.example.com"] }]) {
+        assert.throws(() => createGateway(options), {
+          name: "TypeError",
+          message:
+            '@sluice/mcp/deno: on Deno Deploy ("DENO_DEPLOYMENT_ID" is set) the gateway is on the internet, so "auth" is required: give bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function, or "none" to let anyone in',
+        });
+      }
       return Promise.resolve();
     });
   });
