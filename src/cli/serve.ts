@@ -20,6 +20,7 @@ import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
 import { untilAborted } from "./_prompt-input.ts";
+import { serveBanner } from "./_serve-banner.ts";
 
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
@@ -94,7 +95,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     io.stderr.write(`${message}\n`);
     return 1;
   }
-  io.stdout.write(banner(running.url, options.policies, options.auth));
+  io.stdout.write(serveBanner(running.url, options));
   // Runs until the io's signal fires: never, without one.
   await untilAborted(new Promise<never>(() => {}), io.signal);
   io.stdout.write("sluice serve: stopping\n");
@@ -272,35 +273,6 @@ function listFlag(args: ParsedArgs, name: string): string[] | undefined {
   return text === undefined
     ? undefined
     : text.split(",").map((entry) => entry.trim()).filter((e) => e !== "");
-}
-
-function banner(url: string, policies: readonly CompiledPolicy[], auth: GatewayAuth | undefined): string {
-  const width = Math.max(...policies.map((p) => `${url}/mcp/${p.server}`.length), `${url}/healthz`.length) +
-    2;
-  const lines = [
-    `sluice front listening on ${url}`,
-    ...policies.map((p) =>
-      `  POST ${`${url}/mcp/${p.server}`.padEnd(width)}${p.server}: ${p.era}, ${p.transport.kind}`
-    ),
-    `  GET  ${`${url}/servers`.padEnd(width)}the servers, their capabilities and limits`,
-    `  GET  ${`${url}/healthz`.padEnd(width)}health check`,
-    `  GET  ${`${url}/`.padEnd(width)}the playground: call a tool and answer what the server asks, by hand`,
-    `Callers: ${describeAuth(auth)}`,
-    "Stop with Ctrl-C (SIGINT) or SIGTERM.",
-  ];
-  return `${lines.join("\n")}\n`;
-}
-
-/** Who may call, in a line of the banner (never a secret). */
-function describeAuth(auth: GatewayAuth | undefined): string {
-  if (auth === undefined) return "anyone on this machine (loopback only, no auth)";
-  if (auth === "none") return "anyone who reaches the address (auth: none)";
-  if (typeof auth === "function") return "checked by the --auth module's function";
-  if ("bearer" in auth) {
-    const subjects = [...new Set(auth.bearer.map((entry) => entry.subject))];
-    return `bearer secrets of ${subjects.map((subject) => show(subject)).join(", ")}`;
-  }
-  return `OAuth access tokens issued by ${show(auth.jwt.issuer)}`;
 }
 
 async function loadServe(): Promise<(options: ServeOptions) => Promise<RunningGateway>> {

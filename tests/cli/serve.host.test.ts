@@ -4,6 +4,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { main } from "../../src/cli/mod.ts";
+import { serveBanner } from "../../src/cli/_serve-banner.ts";
+import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { callTool, hostileCall } from "../runtime/_entry-cases.ts";
 import { startHostilePeer } from "../hardening/_hostile-peer.ts";
@@ -271,6 +273,44 @@ describe("sluice serve and SLUICE_STATE_KEY", () => {
         ],
       );
     }
+  });
+});
+
+describe("serveBanner()", () => {
+  test("serveBanner() shows the routes at the first --allowed-hosts name when it listens on no loopback name, else where it listens", () => {
+    const policies = [
+      compilePolicy({ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }),
+    ];
+    const lines = (listening: string, base: string, callers: string) => [
+      `sluice front listening on ${listening}`,
+      `  POST ${base}/mcp/demo  demo: modern, http`,
+      `  GET  ${base}/servers   the servers, their capabilities and limits`,
+      `  GET  ${base}/healthz   health check`,
+      `  GET  ${base}/          the playground: call a tool and answer what the server asks, by hand`,
+      `Callers: ${callers}`,
+      "Stop with Ctrl-C (SIGINT) or SIGTERM.",
+      "",
+    ];
+    const bearer = { bearer: [{ subject: "agents", secret: "agents-secret-Zq3Lr8Vw1Xy5Nb7Mk2Pj4Hg6F" }] };
+    const banner = (url: string, allowedHosts?: readonly string[]) =>
+      serveBanner(url, { policies, auth: bearer, ...(allowedHosts === undefined ? {} : { allowedHosts }) })
+        .split("\n");
+    const agents = 'bearer secrets of "agents"';
+    assert.deepEqual([
+      banner("http://0.0.0.0:8841", ["gate.example.com", "other.example.com"]),
+      // An entry with a port is answered only on that port (a proxy's): the URL keeps it.
+      banner("http://192.168.1.5:8841", ["Gate.Example.com:8443"]),
+      banner("http://[::]:8841", ["[2001:db8::1]"]),
+      // Loopback names are always answered: the listening URL is one a caller can use.
+      banner("http://127.0.0.1:8841", ["gate.example.com"]),
+      banner("http://127.0.0.1:8841"),
+    ], [
+      lines("http://0.0.0.0:8841", "http://gate.example.com:8841", agents),
+      lines("http://192.168.1.5:8841", "http://gate.example.com:8443", agents),
+      lines("http://[::]:8841", "http://[2001:db8::1]:8841", agents),
+      lines("http://127.0.0.1:8841", "http://127.0.0.1:8841", agents),
+      lines("http://127.0.0.1:8841", "http://127.0.0.1:8841", agents),
+    ]);
   });
 });
 
