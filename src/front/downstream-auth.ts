@@ -228,7 +228,7 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
     async authenticate(request) {
       const token = bearerToken(request);
       if (token === undefined) return challenge(401, "Unauthorized: send Authorization: Bearer <secret>", {});
-      if (token === null) return challenge(401, MALFORMED_MESSAGE, MALFORMED);
+      if (token === null) return challenge(400, MALFORMED_MESSAGE, MALFORMED);
       const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
       let found: Principal | undefined;
       for (const entry of entries) {
@@ -282,7 +282,7 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
   // verified again until it expires, as its signature check is the costliest step of a request's
   // authentication (bench/RESULTS.md, "Measured by hand").
   const verified = new Map<string, { readonly principal: Principal; readonly expiresAt: number }>();
-  const refuse = (status: 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
+  const refuse = (status: 400 | 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
     challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });
   const invalidToken = (target: ResourceTarget, description: string) =>
     refuse(401, target, `Unauthorized: ${lower(description)}`, { error: "invalid_token", description });
@@ -297,8 +297,8 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
           {},
         );
       }
-      // A malformed header: the challenge still points at the metadata (every 401 does).
-      if (token === null) return refuse(401, target, MALFORMED_MESSAGE, MALFORMED);
+      // Malformed Bearer credentials: 400 (RFC 6750), the challenge still pointing at the metadata.
+      if (token === null) return refuse(400, target, MALFORMED_MESSAGE, MALFORMED);
       const cacheKey = `${audience === undefined ? resourcesOf(target)[0] : ""} ${token}`;
       const known = verified.get(cacheKey);
       if (known !== undefined && clock.now() < known.expiresAt) return known.principal;
@@ -388,10 +388,14 @@ function resourcesOf(target: ResourceTarget): string[] {
     : [`${target.base}/mcp/${target.serverId}`, target.base];
 }
 
-/** The bearer token of a request; `undefined` when none; `null` when the header is malformed. */
+/**
+ * The bearer token of a request; `undefined` when it has none (no Authorization header, or one of
+ * another scheme: RFC 6750 answers such a request as one without credentials, with no error
+ * code); `null` when its Bearer credentials are malformed (`400`, `invalid_request`).
+ */
 function bearerToken(request: Request): string | null | undefined {
   const header = request.headers.get("authorization");
-  if (header === null) return undefined;
+  if (header === null || !/^Bearer(?: |$)/i.test(header)) return undefined;
   const token = /^Bearer +(\S+) *$/i.exec(header)?.[1];
   return token !== undefined && TOKEN68.test(token) ? token : null;
 }
@@ -409,8 +413,8 @@ interface ChallengeParts {
   readonly metadata?: string;
 }
 
-/** A `401`/`403` with its `WWW-Authenticate` challenge (RFC 6750, RFC 9728) and a JSON-RPC error. */
-function challenge(status: 401 | 403, message: string, parts: ChallengeParts): Response {
+/** A `400`/`401`/`403` with its `WWW-Authenticate` challenge (RFC 6750, RFC 9728) and a JSON-RPC error. */
+function challenge(status: 400 | 401 | 403, message: string, parts: ChallengeParts): Response {
   const params: string[] = [];
   if (parts.error !== undefined) params.push(`error="${parts.error}"`);
   if (parts.description !== undefined) {

@@ -85,23 +85,24 @@ describe("auth: bearer secrets", () => {
     await client.close();
   });
 
-  test('bearer auth answers a malformed Authorization header 401 error="invalid_request"', async () => {
+  test('bearer auth answers malformed Bearer credentials 400 error="invalid_request", and another scheme as no token', async () => {
     const { send, client } = front(auth);
-    const expected = refused(
-      401,
+    const malformed = refused(
+      400,
       'Bearer error="invalid_request", error_description="The Authorization header must be Bearer <token>"',
       'Unauthorized: the Authorization header must be "Bearer <token>"',
     );
+    const none = refused(401, "Bearer", "Unauthorized: send Authorization: Bearer <secret>");
     const headers = [
-      `Basic ${SECRET}`,
       "Bearer",
       `Bearer ${SECRET} extra`,
-      `Token ${SECRET}`,
       `Bearer ${SECRET},x`,
+      `Basic ${SECRET}`,
+      `Token ${SECRET}`,
     ];
     const answers = [];
     for (const authorization of headers) answers.push(await send(callRead({ authorization })));
-    assert.deepEqual(answers, headers.map(() => expected));
+    assert.deepEqual(answers, [malformed, malformed, malformed, none, none]);
     await client.close();
   });
 
@@ -298,16 +299,26 @@ describe("auth: JWT access tokens with fixed keys", () => {
     await client.close();
   });
 
-  test("jwt auth answers a malformed Authorization header 401 invalid_request, still naming the metadata", async () => {
+  test("jwt auth answers malformed Bearer credentials 400 invalid_request, and Basic as no token, both naming the metadata", async () => {
     const { jwk } = await issuer();
     const { send, client } = jwtFront(jwk);
     assert.deepEqual(
-      await send(callRead({ authorization: "Basic dXNlcjpwYXNz" })),
-      refused(
-        401,
-        `Bearer error="invalid_request", error_description="The Authorization header must be Bearer <token>", scope="mcp:use", resource_metadata="${FILES_METADATA}"`,
-        'Unauthorized: the Authorization header must be "Bearer <token>"',
-      ),
+      [
+        await send(callRead({ authorization: "Bearer a b" })),
+        await send(callRead({ authorization: "Basic dXNlcjpwYXNz" })),
+      ],
+      [
+        refused(
+          400,
+          `Bearer error="invalid_request", error_description="The Authorization header must be Bearer <token>", scope="mcp:use", resource_metadata="${FILES_METADATA}"`,
+          'Unauthorized: the Authorization header must be "Bearer <token>"',
+        ),
+        refused(
+          401,
+          `Bearer scope="mcp:use", resource_metadata="${FILES_METADATA}"`,
+          "Unauthorized: this gateway needs an OAuth access token (Authorization: Bearer)",
+        ),
+      ],
     );
     await client.close();
   });
