@@ -24,6 +24,7 @@ import {
   finishAuthorization,
   type Grant,
   grantKey,
+  type GrantOwner,
   type PendingFlow,
   readGrant,
   refreshGrant,
@@ -121,6 +122,11 @@ const REFRESH_POLL_MS = 100;
 export class GrantSource {
   readonly #options: UpstreamSignInOptions;
   readonly #serverUrl: URL;
+  /**
+   * Whose grants these are: the server id and its endpoint. Only that endpoint's grants are read,
+   * stored, sent and deleted, never another's with the same server id (see `grantKey`).
+   */
+  readonly owner: GrantOwner;
   #discovered: Promise<Discovered> | undefined;
   /** The sign-ins a person is making through this instance, by `state`: `complete` settles them. */
   readonly #waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
@@ -129,6 +135,7 @@ export class GrantSource {
   constructor(options: UpstreamSignInOptions) {
     this.#options = options;
     this.#serverUrl = new URL(options.transport.url);
+    this.owner = { server: options.server, endpoint: options.transport.url };
     if (options.redirectUri !== undefined) checkRedirectUri(options.redirectUri);
   }
 
@@ -171,7 +178,7 @@ export class GrantSource {
     } finally {
       this.#waiters.delete(started.state);
     }
-    const grant = await readGrant(tokens, grantKey(server, principal));
+    const grant = await readGrant(tokens, grantKey(this.owner, principal));
     if (grant === undefined) {
       throw new UpstreamAuthError(`sign-in to "${server}" did not complete: no tokens were stored`);
     }
@@ -204,11 +211,11 @@ export class GrantSource {
     grant: Grant,
     signal: AbortSignal | undefined,
   ): Promise<Grant | undefined> {
-    const { tokens, server } = this.#options;
+    const { tokens } = this.#options;
     const context = this.#codeContext({ redirectUri: grant.redirectUri });
     const { resource, as } = await this.#discover(undefined, signal);
     if (as.issuer !== grant.issuer) return undefined;
-    const key = grantKey(server, principal);
+    const key = grantKey(this.owner, principal);
     const claim = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
     const failed = `${claim}|failed`;
     if (await tokens.claim(claim, REFRESH_CLAIM_MS)) {
@@ -283,6 +290,7 @@ export class GrantSource {
     }
     return {
       ...options,
+      endpoint: this.owner.endpoint,
       auth,
       redirectUri,
       clientMetadataUrl: auth.clientMetadataUrl ?? overrides.clientMetadataUrl ?? options.clientMetadataUrl,

@@ -52,7 +52,7 @@ export class KeptGrants {
     }
     const cached = this.#recent.get(principal);
     if (cached !== undefined && this.#usable(cached)) return cached;
-    const grant = await readGrant(this.#options.tokens, grantKey(this.#options.server, principal));
+    const grant = await readGrant(this.#options.tokens, grantKey(this.#source.owner, principal));
     if (grant === undefined) return undefined;
     if (this.#usable(grant)) return this.#remember(principal, grant);
     if (grant.refreshToken === undefined) return undefined;
@@ -69,7 +69,8 @@ export class KeptGrants {
    */
   renew(principal: string, sent: Grant | undefined, ask: GrantAsk): Promise<Grant> {
     return this.#once(principal, async () => {
-      const { server, tokens } = this.#options;
+      const { tokens } = this.#options;
+      const key = grantKey(this.#source.owner, principal);
       if (sent !== undefined) {
         // A token the server no longer takes: its metadata may have changed too (a new
         // authorization server: its grants and registrations are its own).
@@ -80,7 +81,7 @@ export class KeptGrants {
       if (this.#options.transport.auth.kind === "client_credentials") {
         return await this.#machineToken(principal, ask);
       }
-      const stored = await readGrant(tokens, grantKey(server, principal));
+      const stored = await readGrant(tokens, key);
       // A step-up (`ask.again`) needs more scopes than any stored grant has: a new sign-in.
       if (stored !== undefined && ask.again === undefined) {
         // Another request (or instance) signed in meanwhile.
@@ -90,7 +91,7 @@ export class KeptGrants {
           if (renewed !== undefined) return renewed;
         }
       }
-      if (stored !== undefined) await tokens.delete(grantKey(server, principal));
+      if (stored !== undefined) await tokens.delete(key);
       return await this.#source.signInByPerson(principal, ask);
     });
   }
@@ -104,7 +105,7 @@ export class KeptGrants {
   async forget(principal: string): Promise<void> {
     this.#recent.delete(principal);
     this.#machineTokens.delete(principal);
-    await this.#options.tokens.delete(grantKey(this.#options.server, principal));
+    await this.#options.tokens.delete(grantKey(this.#source.owner, principal));
   }
 
   async #machineToken(principal: string, ask: GrantAsk): Promise<Grant> {

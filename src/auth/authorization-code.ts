@@ -62,6 +62,8 @@ export interface Registration {
 /** A sign-in in progress, kept under its `state` until the callback (at most {@linkcode FLOW_TTL_MS}). */
 export interface PendingFlow {
   readonly server: string;
+  /** The origin and path of the MCP endpoint the sign-in is for: its grant is kept under it. */
+  readonly endpoint: string;
   readonly principal: string;
   /** The authorization URL the person is sent to. */
   readonly authorizationUrl: string;
@@ -80,6 +82,8 @@ export interface PendingFlow {
 /** What the grant needs from the sign-in of one server. */
 export interface CodeGrantContext {
   readonly server: string;
+  /** The server's MCP endpoint URL (the policy's `transport.url`): what its tokens are issued for. */
+  readonly endpoint: string;
   readonly auth: CompiledOAuthSignIn;
   readonly fetch: Fetcher;
   readonly environment: EnvironmentReader;
@@ -93,9 +97,45 @@ export interface CodeGrantContext {
   readonly clientName: string;
 }
 
-/** Store keys: parts joined with `|` after encoding, so no two (server, principal) pairs collide. */
-export function grantKey(server: string, principal: string): string {
-  return `grant|${encodeURIComponent(server)}|${encodeURIComponent(principal)}`;
+/** Which upstream a grant is for: the server id and its MCP endpoint. */
+export interface GrantOwner {
+  /** The server's id. */
+  readonly server: string;
+  /** The server's MCP endpoint URL; only its origin and path count. */
+  readonly endpoint: string;
+}
+
+/**
+ * The part of an MCP endpoint URL a grant is bound to: its origin and path. A query is left out:
+ * it may hold a key (and store keys are not encrypted), and the resource a token is issued for
+ * has none (`_discovery.ts` refuses one with a query), so it does not change whose tokens they are.
+ *
+ * @param url The endpoint URL.
+ * @returns Its origin and path, e.g. `https://mcp.example.com/mcp`.
+ * @throws {TypeError} When `url` is not a URL.
+ */
+function grantEndpoint(url: string): string {
+  const { origin, pathname } = new URL(url);
+  return `${origin}${pathname}`;
+}
+
+/**
+ * The store key of a principal's grant for one upstream: the server id, the endpoint (origin and
+ * path) and the principal, each encoded, joined with `|`. The endpoint is part of the key so a
+ * grant is read back only for the endpoint its tokens were issued for: another upstream with the
+ * same server id (another policy folder sharing the token file, an edited `transport.url`) finds
+ * none, and neither sends nor deletes it. A key written before the endpoint was part of it
+ * (`grant|<server>|<principal>`) is never read.
+ *
+ * @param owner The server id and its endpoint.
+ * @param principal Whose grant.
+ * @returns The key.
+ * @throws {TypeError} When the endpoint is not a URL.
+ */
+export function grantKey(owner: GrantOwner, principal: string): string {
+  return `grant|${encodeURIComponent(owner.server)}|${encodeURIComponent(grantEndpoint(owner.endpoint))}|${
+    encodeURIComponent(principal)
+  }`;
 }
 function registrationKey(context: CodeGrantContext, issuer: string): string {
   return `client|${encodeURIComponent(context.server)}|${encodeURIComponent(issuer)}|${
@@ -179,6 +219,7 @@ export async function beginAuthorization(
   const expiresAt = context.clock.now() + FLOW_TTL_MS;
   const flow: PendingFlow = {
     server: context.server,
+    endpoint: grantEndpoint(context.endpoint),
     principal,
     authorizationUrl: url.href,
     as,
@@ -252,6 +293,14 @@ export async function finishAuthorization(
   if (context.clock.now() >= flow.expiresAt) {
     throw new UpstreamAuthError("sign-in failed: the sign-in took longer than 10 minutes; start it again");
   }
+  // Its tokens would be for the endpoint it started at (a flow from another configuration sharing
+  // the store, or a URL edited meanwhile; a flow of an earlier version records none).
+  const endpoint = grantEndpoint(context.endpoint);
+  if (flow.endpoint !== endpoint) {
+    throw new UpstreamAuthError(
+      `sign-in refused: the sign-in was not started for "${endpoint}", the endpoint of "${context.server}"; start it again`,
+    );
+  }
   const client: oauth.Client = { client_id: flow.registration.clientId };
   let parameters: URLSearchParams;
   try {
@@ -305,7 +354,10 @@ export async function finishAuthorization(
     }),
     redirectUri: flow.redirectUri,
   };
-  await context.tokens.set(grantKey(flow.server, flow.principal), JSON.stringify(grant));
+  await context.tokens.set(
+    grantKey({ server: flow.server, endpoint }, flow.principal),
+    JSON.stringify(grant),
+  );
   return grant;
 }
 

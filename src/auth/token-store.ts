@@ -1,5 +1,5 @@
 /**
- * Where upstream sign-ins keep what they must remember: tokens (per server and principal),
+ * Where upstream sign-ins keep what they must remember: tokens (per server, endpoint and principal),
  * client registrations (per server and authorization server), and sign-ins in progress (per
  * `state`, for a few minutes). One small interface of strings, so any key-value store fits:
  * the memory store here (the default: one process or isolate), the Upstash store of

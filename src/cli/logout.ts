@@ -49,13 +49,15 @@ Examples:
 export async function runLogout(argv: readonly string[], io: CliIo): Promise<number> {
   const target = await readServerTarget(argv, io, { name: "logout", help: LOGOUT_HELP, signIn: true });
   if (typeof target === "number") return target;
-  const { server } = target.policy;
+  const { server, transport } = target.policy;
   const file = openTokenFile(io);
   const where = JSON.stringify(file.path);
   const client = createClient({ name: "sluice", policies: [target.policy], signIn: { tokens: file.tokens } });
   try {
-    // The command line signs in as the client's own principal, "".
-    if (await file.tokens.get(grantKey(server, "")) === undefined) {
+    // The command line signs in as the client's own principal, "". readServerTarget lets through
+    // only a policy with transport.auth.oauth, so an HTTP transport.
+    const endpoint = transport.kind === "http" ? transport.url : "";
+    if (await file.tokens.get(grantKey({ server, endpoint }, "")) === undefined) {
       io.stdout.write(`No tokens for "${server}" in ${where}: nothing to forget\n`);
       return CALL_EXIT.ok;
     }

@@ -88,11 +88,21 @@ function filesPolicy(era: Era, server = "files", url = mcp.url): Policy {
   return { server, era, transport: { url, auth: { oauth: { scopes: ["mcp:tools"] } } } };
 }
 
-/** An `authorize` that plays the browser as `subject` and completes the sign-in before it answers. */
-function signInAs(subject: string, seen: AuthorizationPrompt[] = []): (client: Client) => Authorize {
+/** The store key of the client's own grant for "files": the server id, its endpoint, the principal "". */
+const filesGrantKey = (url = mcp.url) => `grant|files|${encodeURIComponent(url)}|`;
+
+/**
+ * An `authorize` that plays the browser as `subject` (at `server`, the shared authorization server
+ * unless given) and completes the sign-in before it answers.
+ */
+function signInAs(
+  subject: string,
+  seen: AuthorizationPrompt[] = [],
+  server: AuthorizationServer = as,
+): (client: Client) => Authorize {
   return (client) => async (prompt, ctx) => {
     seen.push(prompt);
-    const back = await as.authorize(prompt.url, subject);
+    const back = await server.authorize(prompt.url, subject);
     await client.completeAuthorization(ctx.serverId, back.href);
     return { action: "accept" };
   };
@@ -713,6 +723,87 @@ describe("client.completeAuthorization() refuses callbacks that are not this sig
   });
 });
 
+describe("a grant is bound to the endpoint it was issued for", () => {
+  test("another upstream with the same server id sharing the store is never sent it, its 401 deletes nothing, and a grant stored without an endpoint is ignored", async () => {
+    const otherAs = await startAuthorizationServer({ scopes: ["mcp:tools"], accessTokenTtl: TOKEN_TTL });
+    const other = await startProtectedMcpServer(otherAs);
+    const tokens = createMemoryTokenStore();
+    // What a version that keyed grants by server id and principal alone left in the store.
+    const earlier = JSON.stringify({
+      accessToken: "earlier",
+      expiresAt: null,
+      scopes: [],
+      issuer: as.issuer,
+      clientId: "c",
+    });
+    await tokens.set("grant|files|", earlier);
+    const seen = mcp.requests().length;
+    const prompts: AuthorizationPrompt[] = [];
+    const first = signingClient({ era: "legacy", tokens, authorize: signInAs("ivan", prompts) });
+    const second = signingClient({
+      era: "legacy",
+      tokens,
+      authorize: signInAs("judy", [], otherAs),
+      policies: [filesPolicy("legacy", "files", other.url)],
+    });
+    try {
+      assert.deepEqual(await whoami(first), said("ivan"));
+      const firstToken = mcp.requests().at(-1)?.token;
+      assert.deepEqual(await whoami(second), said("judy"));
+      const secondToken = other.requests().at(-1)?.token;
+      // The other upstream got no token, then its own: never the first's.
+      assert.deepEqual([...new Set(other.requests().map((request) => request.token))], ["", secondToken]);
+      // Both grants are kept, each under its endpoint, and the earlier one is left as it was.
+      assert.equal(JSON.parse((await tokens.get(filesGrantKey())) ?? "null").accessToken, firstToken);
+      assert.equal(
+        JSON.parse((await tokens.get(filesGrantKey(other.url))) ?? "null").accessToken,
+        secondToken,
+      );
+      assert.equal(await tokens.get("grant|files|"), earlier);
+      assert.deepEqual(await whoami(first), said("ivan"));
+      assert.equal(prompts.length, 1);
+      // The first upstream got no token (the earlier grant is not read), then its own.
+      assert.deepEqual([...new Set(mcp.requests().slice(seen).map((request) => request.token))], [
+        "",
+        firstToken,
+      ]);
+    } finally {
+      await first.close();
+      await second.close();
+      await other.close();
+      await otherAs.close();
+    }
+  });
+
+  test("completeAuthorization() refuses the callback of a sign-in started for another endpoint of the same server id, before any token request", async () => {
+    const other = await startProtectedMcpServer(as);
+    const tokens = createMemoryTokenStore();
+    const first = signingClient({ era: "modern", tokens });
+    const second = signingClient({
+      era: "modern",
+      tokens,
+      policies: [filesPolicy("modern", "files", other.url)],
+    });
+    try {
+      const back = await callbackFor(first, "carol");
+      const requested = as.tokenRequests();
+      assert.deepEqual(await failure(second.completeAuthorization("files", back.href)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          `Server "files": sign-in refused: the sign-in was not started for "${other.url}", the endpoint of "files"; start it again`,
+      });
+      assert.equal(as.tokenRequests(), requested);
+      assert.equal(await tokens.get(filesGrantKey(other.url)), undefined);
+      assert.equal(await tokens.get(filesGrantKey()), undefined);
+    } finally {
+      await first.close();
+      await second.close();
+      await other.close();
+    }
+  });
+});
+
 describe("refresh and sign-out through the client", () => {
   test("a usable grant is read from the store once: later calls do not wait for it", async () => {
     const store = createMemoryTokenStore();
@@ -727,9 +818,9 @@ describe("refresh and sign-out through the client", () => {
     try {
       assert.deepEqual(await whoami(client), said("hugo"));
       assert.deepEqual(await whoami(client), said("hugo"));
-      const before = reads.filter((key) => key === "grant|files|").length;
+      const before = reads.filter((key) => key === filesGrantKey()).length;
       for (let call = 0; call < 3; call++) assert.deepEqual(await whoami(client), said("hugo"));
-      assert.equal(reads.filter((key) => key === "grant|files|").length, before);
+      assert.equal(reads.filter((key) => key === filesGrantKey()).length, before);
     } finally {
       await client.close();
     }
@@ -740,7 +831,7 @@ describe("refresh and sign-out through the client", () => {
       let now = Date.now();
       const tokens = createMemoryTokenStore();
       const client = signingClient({ era, now: () => now, tokens, authorize: signInAs("frank") });
-      const read = async () => JSON.parse((await tokens.get("grant|files|")) ?? "null");
+      const read = async () => JSON.parse((await tokens.get(filesGrantKey())) ?? "null");
       try {
         assert.deepEqual(await whoami(client), said("frank"));
         const first = await read();
@@ -789,7 +880,7 @@ describe("refresh and sign-out through the client", () => {
       try {
         assert.deepEqual(await whoami(client), said("grace"));
         await client.signOut("files");
-        assert.equal(await tokens.get("grant|files|"), undefined);
+        assert.equal(await tokens.get(filesGrantKey()), undefined);
         assert.deepEqual(await whoami(client), said("grace"));
         assert.equal(prompts.length, 2);
       } finally {

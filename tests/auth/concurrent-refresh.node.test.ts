@@ -121,7 +121,8 @@ if (redisTestsEnabled()) {
         try {
           assert.deepEqual(await whoami(a.client), ivan);
           assert.deepEqual(await whoami(b.client), ivan);
-          const signedIn = JSON.parse((await b.tokens.get("grant|files|")) ?? "null");
+          const key = `grant|files|${encodeURIComponent(mcp.url)}|`;
+          const signedIn = JSON.parse((await b.tokens.get(key)) ?? "null");
 
           for (let round = 1; round <= ROUNDS; round++) {
             now += (TOKEN_TTL + 60) * 1000;
@@ -152,7 +153,7 @@ if (redisTestsEnabled()) {
 
           // The grant was rotated each round: the refresh token it was signed in with is spent,
           // and the authorization server refuses it, as it would have refused a second refresh.
-          const current = JSON.parse((await a.tokens.get("grant|files|")) ?? "null");
+          const current = JSON.parse((await a.tokens.get(key)) ?? "null");
           assert.notEqual(current.refreshToken, signedIn.refreshToken);
           const replay = await fetch(`${as.issuer}/token`, {
             method: "POST",

@@ -175,7 +175,9 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     const stored = JSON.parse(readFileSync(tokenFile, "utf8")) as {
       values: Record<string, { value: string }>;
     };
-    const grant = JSON.parse(stored.values["grant|files|"]?.value ?? "{}") as Record<string, unknown>;
+    const grant = JSON.parse(
+      stored.values[`grant|files|${encodeURIComponent(upstream.url)}|`]?.value ?? "{}",
+    ) as Record<string, unknown>;
     assert.deepEqual(
       [grant["issuer"], grant["redirectUri"], grant["scopes"], typeof grant["refreshToken"]],
       [as.issuer, signedIn.redirectUri, ["mcp:tools"], "string"],
