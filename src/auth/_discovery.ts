@@ -8,10 +8,17 @@
  * is a failed lookup, never followed to another origin) and over https, except to a loopback
  * host, where plain http is allowed for development.
  *
+ * The URLs the server and its metadata give (the challenge's `resource_metadata`, the issuer, the
+ * authorization server's endpoints) may not reach further in than the server itself (SSRF, which
+ * a gateway on a server must guard against): for a server on a public host they must be on a
+ * public host too, for one on a private host or IP address not on loopback; only a server on
+ * loopback (development) may name loopback URLs, and so plain http.
+ *
  * @module
  */
 import * as oauth from "oauth4webapi";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
+import { hostReach } from "../_internal/host-kind.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import { discardBody } from "../transport/body-reader.ts";
@@ -78,7 +85,7 @@ export async function discoverResource(
   const { fetch, signal } = options;
   const attempts: Array<() => Promise<Response>> = [];
   if (options.metadataUrl !== undefined) {
-    const url = parseHttpUrl(options.metadataUrl, "the resource_metadata URL of the challenge");
+    const url = followedUrl(options.metadataUrl, serverUrl, "the resource_metadata URL of the challenge");
     // oauth4webapi builds well-known URLs only; this one is given, so it is asked for as is.
     attempts.push(() => getJson(url, fetch, signal));
   } else {
@@ -138,19 +145,21 @@ export async function discoverResource(
 /**
  * Finds an authorization server's metadata. For an issuer with a path: RFC 8414 path-inserted,
  * OpenID path-inserted, OpenID path-appended; without one: RFC 8414, then OpenID. A 4xx or 502
- * moves on to the next URL; the document's `issuer` must be the one asked for.
+ * moves on to the next URL; the document's `issuer` must be the one asked for, and the endpoints
+ * sign-ins use may reach no further in than the MCP server (see the module's doc).
  *
  * @param issuer The issuer identifier from the resource metadata.
- * @param options The fetch and the signal.
+ * @param options The MCP endpoint whose authorization server it is, the fetch and the signal.
  * @returns The metadata.
- * @throws {UpstreamAuthError} When none is found, or one names another issuer.
+ * @throws {UpstreamAuthError} When none is found, one names another issuer, or the issuer or an
+ *   endpoint is refused.
  */
 export async function discoverAuthorizationServer(
   issuer: string,
-  options: { readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
+  options: { readonly serverUrl: URL; readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
 ): Promise<oauth.AuthorizationServer> {
-  const { fetch, signal } = options;
-  const issuerUrl = parseHttpUrl(issuer, "the authorization server's issuer");
+  const { serverUrl, fetch, signal } = options;
+  const issuerUrl = followedUrl(issuer, serverUrl, "the authorization server's issuer");
   const http = requestOptions(issuerUrl, fetch, signal);
   const attempts: Array<() => Promise<Response>> = [
     () => oauth.discoveryRequest(issuerUrl, { ...http, algorithm: "oauth2" }),
@@ -170,8 +179,9 @@ export async function discoverAuthorizationServer(
       await discardBody(response);
       continue;
     }
+    let metadata: oauth.AuthorizationServer;
     try {
-      return await oauth.processDiscoveryResponse(issuerUrl, response);
+      metadata = await oauth.processDiscoveryResponse(issuerUrl, response);
     } catch (error) {
       if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
         throw new UpstreamAuthError(
@@ -184,9 +194,19 @@ export async function discoverAuthorizationServer(
         }`,
       );
     }
+    for (const endpoint of FOLLOWED_ENDPOINTS) {
+      const value = metadata[endpoint];
+      if (value !== undefined) {
+        followedUrl(String(value), serverUrl, `the authorization server's ${endpoint}`);
+      }
+    }
+    return metadata;
   }
   throw new UpstreamAuthError(`no authorization server metadata found for "${issuer}"`);
 }
+
+/** The endpoints of an authorization server's metadata a sign-in uses: the person's browser goes to the first, requests to the others. */
+const FOLLOWED_ENDPOINTS = ["authorization_endpoint", "token_endpoint", "registration_endpoint"] as const;
 
 /**
  * A resource identifier names the server when it is the server's URL, or a URL on the same origin
@@ -211,7 +231,21 @@ function getJson(url: URL, fetch: Fetcher, signal: AbortSignal | undefined): Pro
   return fetch(url.href, init);
 }
 
-function parseHttpUrl(text: string, what: string): URL {
+/** How far in each reach is: a URL may reach no further in than the MCP server. */
+const DEPTH = { public: 0, private: 1, loopback: 2 } as const;
+
+/**
+ * Parses a URL the server or its metadata gave, for discovery or a sign-in to follow: https (or
+ * http on loopback), reaching no further in than the server (see the module's doc).
+ *
+ * @param text The URL as given.
+ * @param serverUrl The MCP endpoint.
+ * @param what What the URL is, for messages.
+ * @returns The parsed URL.
+ * @throws {UpstreamAuthError} When it is not a URL, not https off loopback, or reaches further in
+ *   than the server.
+ */
+function followedUrl(text: string, serverUrl: URL, what: string): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -220,6 +254,14 @@ function parseHttpUrl(text: string, what: string): URL {
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && hasLoopbackHost(url))) {
     throw new UpstreamAuthError(`${what} must use https unless its host is loopback, received "${url.href}"`);
+  }
+  const reach = hostReach(url);
+  const server = hostReach(serverUrl);
+  if (DEPTH[reach] > DEPTH[server]) {
+    const expected = server === "public" ? "a public host" : "a host that is not loopback";
+    throw new UpstreamAuthError(
+      `${what} must be on ${expected}, as the server "${serverUrl.origin}" is, received "${url.href}"`,
+    );
   }
   return url;
 }

@@ -267,7 +267,7 @@ export class GrantSource {
       const attempt = (async () => {
         const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, signal });
         const issuer = resource.authorizationServers[0] ?? "";
-        const as = await discoverAuthorizationServer(issuer, { fetch, signal });
+        const as = await discoverAuthorizationServer(issuer, { serverUrl: this.#serverUrl, fetch, signal });
         return { resource, as };
       })();
       this.#discovered = attempt;

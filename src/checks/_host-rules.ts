@@ -1,71 +1,22 @@
 /**
- * Host classification and the `allowHosts` / `denyHosts` rules of the elicitation URL check.
- * Every host here is in the WHATWG-normalised A-label form (lower case, punycode).
+ * The `allowHosts` / `denyHosts` rules of the elicitation URL check (hosts are classified by
+ * `../_internal/host-kind.ts`). Every host here is in the WHATWG-normalised A-label form (lower
+ * case, punycode).
  *
  * @module
  */
-import { getDomain, parse } from "tldts";
+import { getDomain } from "tldts";
+import { hostShapeProblem, isIpHost, isPublicHost } from "../_internal/host-kind.ts";
 import { quote } from "../_internal/quote.ts";
 import { findUnsafeCharacter } from "./_url-text.ts";
 
-/** Public-suffix look-up without hostname extraction: the input is already a bare host. */
-const ICANN_ONLY = { extractHostname: false, validateHostname: false, detectIp: false } as const;
-const WITH_PRIVATE = { ...ICANN_ONLY, allowPrivateDomains: true } as const;
-
-/** ICANN top-level labels that no public web browser resolves: Tor and infrastructure. */
-const NON_PUBLIC_TLDS: ReadonlySet<string> = new Set(["onion", "arpa"]);
-
-/** A dotted-quad IPv4 address as the WHATWG URL parser serialises one. */
-const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-
-/**
- * Whether a normalised host is an IP literal: IPv6 is bracketed, and the WHATWG parser turns
- * every host whose last label is a number (decimal, octal, hex, short forms) into a dotted quad.
- * A name that merely ends in a digit (`web1`, `example.co1`, `1e100`) is a domain name.
- *
- * @param host A WHATWG-normalised host.
- * @returns `true` for an IPv4 or IPv6 literal.
- */
-export function isIpHost(host: string): boolean {
-  return host.charCodeAt(0) === 0x5b || DOTTED_QUAD.test(host);
-}
-
-/**
- * Why a normalised domain name is not one a browser would resolve as written: characters other
- * than letters, digits, `-`, `_` and `.`, an empty label or a trailing dot (`example.com.` is a
- * different origin from `example.com`, and would slip past host rules).
- *
- * @param host A WHATWG-normalised host that is not an IP literal.
- * @returns The reason, or `undefined` when the host is well-formed.
- */
-export function hostShapeProblem(host: string): string | undefined {
-  const first = FIRST_SHAPE_PROBLEM.exec(host)?.[0];
-  if (first?.startsWith(".")) return `expected a host without empty labels, received ${quote(host)}`;
-  if (first !== undefined) {
-    return `expected a host of letters, digits, hyphens, underscores and dots, received ${quote(host)}`;
-  }
-  if (host === "" || host.endsWith(".")) {
-    return `expected a host without a trailing dot, received ${quote(host)}`;
-  }
-  return undefined;
-}
-
-/** The first empty label (a leading or doubled dot) or character a host may not hold. */
-const FIRST_SHAPE_PROBLEM = /^\.|\.\.|[^a-z\d_.-]/;
-
-/**
- * Whether a domain name sits under an ICANN public suffix and has a registrable domain of its
- * own: `localhost`, single labels, `*.local`, `*.internal`, `*.test`, `*.example`, a bare public
- * suffix, and the `onion` and `arpa` trees are not public.
- *
- * @param host A well-formed, normalised domain name.
- * @returns `true` when a public browser would resolve it on the Internet.
- */
-export function isPublicHost(host: string): boolean {
-  const parsed = parse(host, ICANN_ONLY);
-  if (parsed.isIcann !== true || parsed.domain === null) return false;
-  return !NON_PUBLIC_TLDS.has(host.slice(host.lastIndexOf(".") + 1));
-}
+/** Registrable-domain look-up of a bare host, the PSL private section included. */
+const WITH_PRIVATE = {
+  extractHostname: false,
+  validateHostname: false,
+  detectIp: false,
+  allowPrivateDomains: true,
+} as const;
 
 /** A compiled `allowHosts` or `denyHosts` list. */
 export interface HostRules {

@@ -7,15 +7,8 @@
  * @module
  */
 import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
-import {
-  compileHostRules,
-  type HostRules,
-  hostShapeProblem,
-  isIpHost,
-  isPublicHost,
-  matchHost,
-  readHostRules,
-} from "./_host-rules.ts";
+import { compileHostRules, type HostRules, matchHost, readHostRules } from "./_host-rules.ts";
+import { hostShapeProblem, isIpHost, isPublicHost } from "../_internal/host-kind.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";
 import { findUnsafeCharacter, readHttpsAuthority } from "./_url-text.ts";
 

@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 import { discoverAuthorizationServer, discoverResource } from "../../src/auth/_discovery.ts";
 import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 
+/** The MCP endpoint of every test but those about the reach of the URLs: on a public host. */
+const MCP = new URL("https://mcp.example.com/mcp");
+
 /** A fetch answering from `documents` by URL (404 otherwise), recording every URL asked for. */
 function scripted(documents: Record<string, unknown>) {
   const asked: string[] = [];
@@ -105,7 +108,7 @@ describe("discoverAuthorizationServer()", () => {
     const { fetch, asked } = scripted({
       "https://as.example.com/tenant1/.well-known/openid-configuration": metadata(issuer),
     });
-    const as = await discoverAuthorizationServer(issuer, { fetch });
+    const as = await discoverAuthorizationServer(issuer, { serverUrl: MCP, fetch });
     assert.deepEqual(as, metadata(issuer));
     assert.deepEqual(asked, [
       "GET https://as.example.com/.well-known/oauth-authorization-server/tenant1 redirect=manual",
@@ -119,7 +122,7 @@ describe("discoverAuthorizationServer()", () => {
     const { fetch, asked } = scripted({
       "https://as.example.com/.well-known/openid-configuration": metadata(issuer),
     });
-    assert.deepEqual(await discoverAuthorizationServer(issuer, { fetch }), metadata(issuer));
+    assert.deepEqual(await discoverAuthorizationServer(issuer, { serverUrl: MCP, fetch }), metadata(issuer));
     assert.deepEqual(asked, [
       "GET https://as.example.com/.well-known/oauth-authorization-server redirect=manual",
       "GET https://as.example.com/.well-known/openid-configuration redirect=manual",
@@ -133,7 +136,7 @@ describe("discoverAuthorizationServer()", () => {
       ),
     });
     await assert.rejects(
-      discoverAuthorizationServer("https://as.example.com", { fetch }),
+      discoverAuthorizationServer("https://as.example.com", { serverUrl: MCP, fetch }),
       new UpstreamAuthError(
         'the authorization server metadata for "https://as.example.com" names another issuer; it is not used',
       ),
@@ -143,15 +146,127 @@ describe("discoverAuthorizationServer()", () => {
   test("refuses a plain http issuer off loopback, and reports when nothing is found", async () => {
     const { fetch, asked } = scripted({});
     await assert.rejects(
-      discoverAuthorizationServer("http://as.example.com", { fetch }),
+      discoverAuthorizationServer("http://as.example.com", { serverUrl: MCP, fetch }),
       new UpstreamAuthError(
         `the authorization server's issuer must use https unless its host is loopback, received "http://as.example.com/"`,
       ),
     );
     assert.deepEqual(asked, []);
+    // A server on loopback (development) may have its authorization server there, over http.
     await assert.rejects(
-      discoverAuthorizationServer("http://127.0.0.1:9/", { fetch }),
+      discoverAuthorizationServer("http://127.0.0.1:9/", {
+        serverUrl: new URL("http://127.0.0.1:8/mcp"),
+        fetch,
+      }),
       new UpstreamAuthError('no authorization server metadata found for "http://127.0.0.1:9/"'),
     );
+  });
+});
+
+describe("the URLs discovery follows reach no further in than the MCP server (SSRF)", () => {
+  const refusedFor = (what: string, url: string, server = "https://mcp.example.com") =>
+    new UpstreamAuthError(
+      `${what} must be on a public host, as the server "${server}" is, received "${url}"`,
+    );
+
+  for (
+    const [given, href] of [
+      ["http://127.0.0.1:6379/internal/admin?x=1", "http://127.0.0.1:6379/internal/admin?x=1"],
+      ["https://0x7f.1/prm", "https://127.0.0.1/prm"],
+      ["https://localhost/prm", "https://localhost/prm"],
+      ["https://10.0.0.1/prm", "https://10.0.0.1/prm"],
+      ["https://169.254.169.254/latest/meta-data", "https://169.254.169.254/latest/meta-data"],
+      ["https://[fd00::1]/prm", "https://[fd00::1]/prm"],
+      ["https://[::ffff:127.0.0.1]/prm", "https://[::ffff:7f00:1]/prm"],
+      ["https://redis.internal/prm", "https://redis.internal/prm"],
+      ["https://app.localhost/prm", "https://app.localhost/prm"],
+    ] as const
+  ) {
+    test(`a server on a public host: the resource_metadata URL "${given}" is refused, and nothing is sent`, async () => {
+      const { fetch, asked } = scripted({});
+      await assert.rejects(
+        discoverResource(MCP, { metadataUrl: given, fetch }),
+        refusedFor("the resource_metadata URL of the challenge", href),
+      );
+      assert.deepEqual(asked, []);
+    });
+  }
+
+  test("a server on a public host: an issuer on loopback or a private address is refused, and nothing is sent", async () => {
+    const { fetch, asked } = scripted({});
+    for (const issuer of ["http://127.0.0.1:6379/", "https://10.1.2.3/"]) {
+      await assert.rejects(
+        discoverAuthorizationServer(issuer, { serverUrl: MCP, fetch }),
+        refusedFor("the authorization server's issuer", issuer),
+      );
+    }
+    assert.deepEqual(asked, []);
+  });
+
+  for (
+    const [endpoint, url] of [
+      ["authorization_endpoint", "http://127.0.0.1:8080/authorize"],
+      ["token_endpoint", "http://127.0.0.1:6379/internal/admin?x=1"],
+      ["registration_endpoint", "https://192.168.1.1/register"],
+    ] as const
+  ) {
+    test(`a server on a public host: metadata whose ${endpoint} is "${url}" is not used`, async () => {
+      const issuer = "https://as.example.com";
+      const { fetch, asked } = scripted({
+        "https://as.example.com/.well-known/oauth-authorization-server": {
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `${issuer}/token`,
+          [endpoint]: url,
+        },
+      });
+      await assert.rejects(
+        discoverAuthorizationServer(issuer, { serverUrl: MCP, fetch }),
+        refusedFor(`the authorization server's ${endpoint}`, url),
+      );
+      assert.deepEqual(asked, [
+        "GET https://as.example.com/.well-known/oauth-authorization-server redirect=manual",
+      ]);
+    });
+  }
+
+  test("a server on a private address: an authorization server on a private host is used, one on loopback refused", async () => {
+    const serverUrl = new URL("https://10.0.0.5/mcp");
+    const issuer = "https://sso.corp.internal";
+    const document = { issuer, token_endpoint: "https://10.0.0.6/token" };
+    const { fetch, asked } = scripted({
+      "https://sso.corp.internal/.well-known/oauth-authorization-server": document,
+    });
+    assert.deepEqual(await discoverAuthorizationServer(issuer, { serverUrl, fetch }), document);
+    await assert.rejects(
+      discoverAuthorizationServer("https://localhost", { serverUrl, fetch }),
+      new UpstreamAuthError(
+        `the authorization server's issuer must be on a host that is not loopback, as the server "https://10.0.0.5" is, received "https://localhost/"`,
+      ),
+    );
+    assert.deepEqual(asked, [
+      "GET https://sso.corp.internal/.well-known/oauth-authorization-server redirect=manual",
+    ]);
+  });
+
+  test("a server on loopback (development): loopback URLs, over http too, and private ones are followed", async () => {
+    const serverUrl = new URL("http://127.0.0.1:7100/mcp");
+    const { fetch, asked } = scripted({
+      "http://localhost:7101/prm": {
+        resource: "http://127.0.0.1:7100/mcp",
+        authorization_servers: ["https://10.0.0.6"],
+      },
+    });
+    const metadata = await discoverResource(serverUrl, { metadataUrl: "http://localhost:7101/prm", fetch });
+    assert.deepEqual(metadata.authorizationServers, ["https://10.0.0.6"]);
+    await assert.rejects(
+      discoverAuthorizationServer("https://10.0.0.6", { serverUrl, fetch }),
+      new UpstreamAuthError('no authorization server metadata found for "https://10.0.0.6"'),
+    );
+    assert.deepEqual(asked, [
+      "GET http://localhost:7101/prm redirect=manual",
+      "GET https://10.0.0.6/.well-known/oauth-authorization-server redirect=manual",
+      "GET https://10.0.0.6/.well-known/openid-configuration redirect=manual",
+    ]);
   });
 });

@@ -131,6 +131,52 @@ describe("createUpstreamSignIn()", () => {
     assert.deepEqual([claims.iss, claims.sub, claims.aud], ["c", "c", AS]);
   });
 
+  test("a server on a public host that names a loopback URL in its challenge or its metadata: refused, and nothing is sent there", async () => {
+    const internal = "http://127.0.0.1:6379/internal/admin?x=1";
+    const cases: ReadonlyArray<
+      { challenge: string; documents: Record<string, unknown>; refusal: string; sent: readonly string[] }
+    > = [
+      {
+        challenge: `Bearer resource_metadata="${internal}"`,
+        documents: {},
+        refusal:
+          `the resource_metadata URL of the challenge must be on a public host, as the server "https://mcp.example.com" is, received "${internal}"`,
+        sent: [`POST ${MCP}`],
+      },
+      {
+        challenge: 'Bearer error="invalid_token"',
+        documents: {
+          "https://mcp.example.com/.well-known/oauth-protected-resource/mcp": {
+            resource: MCP,
+            authorization_servers: [AS],
+          },
+          [`${AS}/.well-known/oauth-authorization-server`]: { issuer: AS, token_endpoint: internal },
+        },
+        refusal:
+          `the authorization server's token_endpoint must be on a public host, as the server "https://mcp.example.com" is, received "${internal}"`,
+        sent: [
+          `POST ${MCP}`,
+          "GET https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+          `GET ${AS}/.well-known/oauth-authorization-server`,
+        ],
+      },
+    ];
+    for (const { challenge, documents, refusal, sent: expected } of cases) {
+      const sent: string[] = [];
+      const fetch: Fetcher = (url, init) => {
+        sent.push(`${init.method ?? "GET"} ${url}`);
+        const document = documents[url];
+        if (document !== undefined) return Promise.resolve(Response.json(document));
+        return Promise.resolve(
+          new Response(null, { status: 401, headers: { "www-authenticate": challenge } }),
+        );
+      };
+      const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, fetch, { S: "p" });
+      await assert.rejects(fetcher(MCP, { method: "POST", body: "{}" }), new UpstreamAuthError(refusal));
+      assert.deepEqual(sent, expected);
+    }
+  });
+
   test("replaces a token 30 seconds before it expires, not at its expiry", async () => {
     const { fetch, sent } = network((token) => token === "token-1" || token === "token-2");
     let now = 0;
