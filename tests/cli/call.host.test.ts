@@ -155,7 +155,7 @@ describe("sluice call: exit codes", () => {
       stderr:
         'sluice call: Server "nosampling" answered tools/call with error -32021: "Cannot request input ' +
         "'llm' (sampling/createMessage): the request's client capabilities do not declare the required " +
-        'capability" (server, code -32021)\n',
+        'capability"; it needs the client capabilities "sampling" (server, code -32021)\n',
     });
   });
 

@@ -78,22 +78,19 @@ describe("createClient() requests", () => {
     ]);
   });
 
-  test("fails with the server's -32021 and its requiredCapabilities", async () => {
+  test("fails with the server's -32021 and its requiredCapabilities, named in the message", async () => {
+    const required = { elicitation: { url: {}, form: {} }, sampling: {} };
     const { client } = setup((req) =>
-      req.body.method === "tools/list" ? toolsList(req.body.id, []) : rpcError(
-        req.body.id,
-        -32021,
-        "Missing capability",
-        { requiredCapabilities: { elicitation: {} } },
-        400,
-      )
+      req.body.method === "tools/list"
+        ? toolsList(req.body.id, [])
+        : rpcError(req.body.id, -32021, "Missing capability", { requiredCapabilities: required }, 400)
     );
     const error = await client.callTool("demo", "x").catch((e) => e);
     assert.deepEqual([error.kind, error.code, plain(error.data), error.message], [
       "server",
       -32021,
-      { requiredCapabilities: { elicitation: {} } },
-      'Server "demo" answered tools/call with error -32021: "Missing capability"',
+      { requiredCapabilities: required },
+      'Server "demo" answered tools/call with error -32021: "Missing capability"; it needs the client capabilities "elicitation.url", "elicitation.form", "sampling"',
     ]);
   });
 

@@ -31,11 +31,35 @@ export type LegOutcome =
  * @returns A `"server"` error carrying the server's code and data.
  */
 export function serverError(serverId: string, method: string, error: JsonRpcErrorObject): ClientError {
+  const needs = error.code === -32021 ? requiredCapabilities(error.data) : [];
   return new ClientError(
     "server",
-    `Server "${serverId}" answered ${method} with error ${error.code}: ${quote(error.message, 200)}`,
+    `Server "${serverId}" answered ${method} with error ${error.code}: ${quote(error.message, 200)}${
+      needs.length === 0 ? "" : `; it needs the client capabilities ${needs.join(", ")}`
+    }`,
     { code: error.code, data: error.data, serverId, cause: error },
   );
+}
+
+/**
+ * The capabilities a `-32021`'s `data.requiredCapabilities` names, as quoted paths
+ * (`"elicitation.url"`): the point of that error, which its message seldom says. At most 8, three
+ * levels deep.
+ */
+function requiredCapabilities(data: unknown): string[] {
+  const paths: string[] = [];
+  const walk = (value: unknown, prefix: string, depth: number) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+    for (const [key, inner] of Object.entries(value)) {
+      const path = prefix === "" ? key : `${prefix}.${key}`;
+      const deeper = depth < 3 && typeof inner === "object" && inner !== null &&
+        Object.keys(inner).length > 0;
+      if (deeper) walk(inner, path, depth + 1);
+      else if (paths.length < 8) paths.push(quote(path, 64));
+    }
+  };
+  walk((data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities, "", 1);
+  return paths;
 }
 
 /**
