@@ -127,9 +127,13 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
         resolve({
           port: info.port,
           stop: () =>
-            new Promise<void>((done, fail) =>
-              server.close((error) => error === undefined ? done() : fail(error))
-            ),
+            new Promise<void>((done, fail) => {
+              server.close((error) => error === undefined ? done() : fail(error));
+              // A response still open when the server closes (a call in flight, a GET stream
+              // being ended) leaves its connection idle when it ends: a closing server waits for
+              // no further request on it, where it would wait the keep-alive timeout (5 s).
+              if ("keepAliveTimeout" in server) server.keepAliveTimeout = 1;
+            }),
         });
       },
     );

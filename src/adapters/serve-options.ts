@@ -7,6 +7,7 @@
  */
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { isLoopbackHost } from "../front/guard.ts";
+import { endStandaloneStreams } from "../front/create-front.ts";
 
 /** The port used when neither the `port` option nor the `PORT` variable gives one. */
 export const DEFAULT_PORT = 8787;
@@ -40,8 +41,9 @@ export interface RunningGateway extends Gateway {
   /** Where it listens, with the port actually bound: `http://127.0.0.1:8787`. */
   readonly url: string;
   /**
-   * Stops accepting connections, waits for the server to close (requests in flight finish), then
-   * closes the client. Calling it again returns the same promise.
+   * Stops accepting connections, ends the standalone GET streams of legacy callers (a host holds
+   * one open for as long as it is let), waits for the server to close (requests in flight
+   * finish), then closes the client. Calling it again returns the same promise.
    */
   close(): Promise<void>;
 }
@@ -184,7 +186,11 @@ export async function serveGateway(
   const onAbort = (): void => void close().catch(() => {});
   const close = (): Promise<void> => {
     signal?.removeEventListener("abort", onAbort);
-    closing ??= listener.stop().finally(() => gateway.client.close());
+    if (closing === undefined) {
+      closing = listener.stop().finally(() => gateway.client.close());
+      // Once the stop began, so that a host opening its GET stream again gets one that ends.
+      endStandaloneStreams(gateway.app);
+    }
     return closing;
   };
   signal?.addEventListener("abort", onAbort, { once: true });

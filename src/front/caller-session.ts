@@ -257,6 +257,14 @@ export class CallerSession {
     return this.#listen.connect(undefined);
   }
 
+  /**
+   * Ends the standalone GET stream, cleanly: its connection closes, and a new one gets the
+   * replay only. The session and its calls go on (the gateway is closing, and waits for them).
+   */
+  endStandaloneStream(): void {
+    this.#listen.finish();
+  }
+
   /** Ends the session: requests in flight are cancelled, streams end, its own upstream session closes. */
   async close(): Promise<void> {
     if (this.#closer.signal.aborted) return;

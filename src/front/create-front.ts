@@ -90,6 +90,9 @@ export interface FrontOptions {
 /** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */
 const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Response>>();
 
+/** Ends each front's standalone GET streams (see {@linkcode endStandaloneStreams}). */
+const STANDALONE_STREAMS = new WeakMap<Hono, () => void>();
+
 /**
  * Creates the front.
  *
@@ -156,6 +159,7 @@ export function createFront(options: FrontOptions): Hono {
   };
   const app = new Hono();
   IN_PROCESS.set(app, inProcess);
+  STANDALONE_STREAMS.set(app, () => legacy.endStandaloneStreams());
   const gate = mountCallerGate(app, callers, servers);
   const post: FrontPostParts = { servers, gate, serveLegacy, modern };
   signIn.mount(app);
@@ -210,6 +214,18 @@ export function getOrDeleteNotAllowed(): Response {
  */
 export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Promise<Response>) | undefined {
   return IN_PROCESS.get(app);
+}
+
+/**
+ * Ends the standalone GET streams of a front's legacy callers in this process (each response
+ * ends cleanly), and those of sessions opened from now on: a server that is closing waits for
+ * its responses to end, and a GET stream never ends by itself. Calls in flight go on. Not part
+ * of the public API.
+ *
+ * @param app A front made by {@linkcode createFront}; another app has none to end.
+ */
+export function endStandaloneStreams(app: Hono): void {
+  STANDALONE_STREAMS.get(app)?.();
 }
 
 /**

@@ -71,6 +71,8 @@ export class LegacyCallers {
   readonly #options: LegacyCallersOptions;
   /** Each server's sessions, by id. */
   readonly #sessions = new Map<string, CappedSessions<string, CallerSession>>();
+  /** Whether the standalone GET streams were ended (the gateway is closing): new sessions' too. */
+  #standaloneEnded = false;
 
   /** @param options The servers, upstreams, clock and timers. */
   constructor(options: LegacyCallersOptions) {
@@ -111,6 +113,17 @@ export class LegacyCallers {
     // The session is gone at once; its upstream (a stdio child given time to exit) closes behind.
     void found.close();
     return new Response(null, { status: 200 });
+  }
+
+  /**
+   * Ends every session's standalone GET stream, and that of each session opened from now on, so
+   * a closing server has no response left that never ends; requests in flight go on.
+   */
+  endStandaloneStreams(): void {
+    this.#standaloneEnded = true;
+    for (const sessions of this.#sessions.values()) {
+      for (const session of sessions.values()) session.endStandaloneStream();
+    }
   }
 
   /** Closes every session (the gateway is closing). */
@@ -169,6 +182,7 @@ export class LegacyCallers {
       heartbeat: this.#options.heartbeat,
     });
     sessions.set(id, session);
+    if (this.#standaloneEnded) session.endStandaloneStream();
     const answer = await session.start(message.id, request.signal);
     if ("error" in answer) {
       sessions.delete(id);

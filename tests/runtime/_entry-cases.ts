@@ -17,9 +17,9 @@ import { createClient } from "../../src/client/create-client.ts";
 import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
-import { within } from "../_support/eventually.ts";
+import { readUpTo, within } from "../_support/eventually.ts";
 import { modernRequest } from "../_support/gateway-caller.ts";
-import { EventReader } from "../_support/legacy-caller.ts";
+import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 
 /** The runtimes with a self-hosted entry, as named in test names. */
 export type Runtime = "Node" | "Deno" | "Bun";
@@ -293,6 +293,65 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
       }
       await assert.rejects(fetch(`${gateway.url}/healthz`), TypeError);
       await gateway.close();
+    });
+
+    test("close() ends a legacy caller's GET stream cleanly, lets the call in flight answer, then stops listening", async () => {
+      let started: () => void = () => {};
+      const asked = new Promise<void>((resolve) => (started = resolve));
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const gateway = await serve({
+        port: 0,
+        stateKey: KEY,
+        policies: [modern()],
+        handler: {
+          elicitation: async () => {
+            started();
+            await released;
+            return { action: "decline" };
+          },
+        },
+      });
+      let closed = false;
+      let stream: ReadableStreamDefaultReader<Uint8Array> | undefined;
+      try {
+        const caller = new LegacyCaller(fetch, `${gateway.url}/mcp/modern`);
+        await caller.initialize();
+        const listening = await caller.listen();
+        assert.equal(listening.status, 200);
+        stream = (listening.body as ReadableStream<Uint8Array>).getReader();
+        const call = caller.post({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "ask_form" },
+        });
+        await asked;
+        const closing = gateway.close().then(() => (closed = true));
+        // A host holds its GET stream open for as long as it is let: the gateway ends it.
+        assert.equal(await readUpTo(stream, "id: 0_0\ndata: \n\n", 10_000), "id: 0_0\ndata: \n\n");
+        assert.deepEqual(await within("the GET stream's end", stream.read(), 10_000), {
+          done: true,
+          value: undefined,
+        });
+        assert.equal(closed, false);
+        release();
+        assert.deepEqual(await (await call).json(), {
+          jsonrpc: "2.0",
+          id: 1,
+          result: {
+            content: [{ type: "text", text: '{"action":"decline"}' }],
+            _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+          },
+        });
+        await within("close()", closing, 10_000);
+      } finally {
+        release();
+        // Hung up here, the stream lets a gateway that did not end it close.
+        await stream?.cancel().catch(() => {});
+        await gateway.close();
+      }
+      await assert.rejects(fetch(`${gateway.url}/healthz`), TypeError);
     });
 
     test("aborting the signal closes the gateway, and an aborted signal rejects with its reason before binding", async () => {
