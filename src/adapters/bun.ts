@@ -5,8 +5,9 @@
  *
  * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; the port
  * from `port`, or `PORT`, or 8787. It listens on 127.0.0.1 unless told otherwise. Bun's idle
- * timeout (10 s) is lifted for each request once it has arrived, so a call that waits on its
- * upstream or on a handler is bounded by the policy's `maxTotalTimeout` instead.
+ * timeout (10 s) is lifted for each request once it has arrived, its body read in full, so a call
+ * that waits on its upstream or on a handler is bounded by the policy's `maxTotalTimeout`
+ * instead, and a body that stalls is still cut off.
  *
  * @example
  * ```ts ignore
@@ -26,6 +27,7 @@
  */
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
+import { BODY_READ } from "../front/entry-bindings.ts";
 import {
   type Listener,
   listenError,
@@ -140,8 +142,13 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
     server = bun().serve({
       ...address,
       fetch: (request, self) => {
-        self.timeout(request, 0);
-        return gateway.fetch(request, self);
+        const lift = () => self.timeout(request, 0);
+        // A request with a body keeps the idle timeout until the front has read it.
+        if (request.body === null) {
+          lift();
+          return gateway.fetch(request, self);
+        }
+        return gateway.fetch(request, { [BODY_READ]: lift });
       },
     });
   } catch (error) {

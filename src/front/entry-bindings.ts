@@ -12,6 +12,9 @@
  *
  * Without them the front writes `Response` objects and follows the request's `signal`.
  *
+ * The Bun entry gives a {@linkcode BodyRead} under {@linkcode BODY_READ}: Bun cuts a connection
+ * idle for 10 s, which must bound a body that stalls but not a call that waits on its upstream.
+ *
  * @module
  */
 
@@ -34,3 +37,13 @@ export const CALLER_GONE: unique symbol = Symbol("sluice.callerGone");
  * was written in full: what aborting the request's `signal` would tell. Never called otherwise.
  */
 export type CallerGone = (listener: (reason: unknown) => void) => void;
+
+/** The key of the {@linkcode BodyRead} in a request's bindings. */
+export const BODY_READ: unique symbol = Symbol("sluice.bodyRead");
+
+/**
+ * Called once the front is done reading the request's body (read in full, refused as too large,
+ * or cut short), before it waits on anything else: the entry may then lift the bound it keeps on
+ * how long the body takes to arrive.
+ */
+export type BodyRead = () => void;

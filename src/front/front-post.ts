@@ -1,7 +1,8 @@
 /**
  * The front's intake of one `POST /mcp/<server>`: the body read within the server's limits (an
  * unknown server's within the defaults, so it is answered `404` only once read; `413` over
- * `maxMessageBytes`, `400` when it did not arrive in full), parsed as one
+ * `maxMessageBytes`, `400` when it did not arrive in full; the entry told once it is read, see
+ * {@linkcode BODY_READ}), parsed as one
  * JSON-RPC message, its era told by how it opens, the caller held to the server's `access` for
  * the tool it calls; then a legacy message goes to the legacy callers' sessions and a modern
  * request, once its headers and `_meta` check out, to {@linkcode frontModernPost}.
@@ -18,6 +19,7 @@ import { classifyDownstream, parseDownstream, readDownstreamRequest, refusal } f
 import { respond } from "./_front-response.ts";
 import type { LegacyRequest } from "./legacy-callers.ts";
 import { frontModernPost, type ModernParts } from "./front-modern-post.ts";
+import { BODY_READ, type BodyRead } from "./entry-bindings.ts";
 
 /** What the intake needs of its front. */
 export interface FrontPostParts {
@@ -49,6 +51,7 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   // An unknown server is answered 404 once the request is read, within the default limits.
   const limits = server?.policy ?? POLICY_DEFAULTS;
   const body = await readRequestBytes(request, limits.maxMessageBytes);
+  (c.env as { [BODY_READ]?: BodyRead } | undefined)?.[BODY_READ]?.();
   if (body === "over_limit") {
     return respond(c, refusal(413, null, -32600, tooLarge("Request body", limits.maxMessageBytes)));
   }

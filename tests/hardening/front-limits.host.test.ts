@@ -1,11 +1,13 @@
 // The front's limits: downstream bodies within the server's maxMessageBytes (an endless one is
 // cut and cancelled), downstream JSON within maxJsonDepth, and an upstream round (or a legacy
 // upstream's -32042) within maxInputRequests, against the hostile server over real loopback HTTP.
+// Also the entry told once a body has been read (the Bun entry lifts its idle timeout then).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type HostilePeer, startHostilePeer } from "./_hostile-peer.ts";
+import { BODY_READ } from "../../src/front/entry-bindings.ts";
 
 let peer: HostilePeer;
 let app: ReturnType<typeof createFront>;
@@ -109,6 +111,38 @@ describe("the front's limits", () => {
     assert.deepEqual(await post(endless), tooLarge);
     assert.notEqual(cancelled, "not cancelled");
     assert.deepEqual(await post(call("echo"), { "mcp-name": "echo" }), echo);
+  });
+
+  test("the front tells the entry (BODY_READ) once a downstream body has been read, not while it is arriving", async () => {
+    const told: string[] = [];
+    const [head, tail] = [call("echo").slice(0, 20), call("echo").slice(20)];
+    let waiting: () => void = () => {};
+    const secondRead = new Promise<void>((resolve) => (waiting = resolve));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const encoder = new TextEncoder();
+    let reads = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (++reads === 1) return controller.enqueue(encoder.encode(head));
+        waiting();
+        await released;
+        controller.enqueue(encoder.encode(tail));
+        controller.close();
+      },
+    });
+    const request = new Request("https://gate.example/mcp/hostile", {
+      method: "POST",
+      headers: { ...HEADERS, "mcp-name": "echo" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    const answered = app.fetch(request, { [BODY_READ]: () => told.push("body read") });
+    await secondRead;
+    assert.deepEqual(told, []);
+    release();
+    const response = await answered;
+    assert.deepEqual([told, { status: response.status, body: await response.json() }], [["body read"], echo]);
   });
 
   test("a downstream body over maxMessageBytes with its Content-Length is refused 413", async () => {
