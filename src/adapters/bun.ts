@@ -51,6 +51,8 @@ interface BunServer {
   readonly port: number;
   /** Sets the idle timeout of one request's connection, in seconds; 0 disables it. */
   timeout(request: Request, seconds: number): void;
+  /** The address a request came from; `null` on a Unix socket. */
+  requestIP(request: Request): { readonly address: string } | null;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
 }
 
@@ -107,7 +109,16 @@ function environment(name: string): string | undefined {
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return selfHostedGateway(options, environment, onTerminal());
+  return selfHostedGateway(options, { environment, terminal: onTerminal(), peerAddress });
+}
+
+/**
+ * The address a request came from, as the server Bun passes to `fetch` tells it (and the
+ * bindings `serve()` passes, which carry the same `requestIP`).
+ */
+function peerAddress(request: Request, server: unknown): string | undefined {
+  const requestIP = (server as Partial<Pick<BunServer, "requestIP">> | undefined)?.requestIP;
+  return typeof requestIP === "function" ? requestIP.call(server, request)?.address : undefined;
 }
 
 /**
@@ -138,6 +149,7 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   let server: BunServer;
+  let requestIP: BunServer["requestIP"] | undefined;
   try {
     server = bun().serve({
       ...address,
@@ -148,7 +160,8 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
           lift();
           return gateway.fetch(request, self);
         }
-        return gateway.fetch(request, { [BODY_READ]: lift });
+        requestIP ??= (asked) => self.requestIP(asked);
+        return gateway.fetch(request, { requestIP, [BODY_READ]: lift });
       },
     });
   } catch (error) {

@@ -15,7 +15,8 @@
  * ```
  *
  * (`deno serve` listens on 0.0.0.0, every interface, unless given `--host`; the gateway answers
- * only loopback names unless `allowedHosts` and `auth` say otherwise.) On Deno Deploy
+ * only loopback names, and only requests from this machine, unless `allowedHosts` and `auth` say
+ * otherwise.) On Deno Deploy
  * (`DENO_DEPLOYMENT_ID` is set), every `Host` the platform delivers is the deployment's own, so
  * `allowedHosts` defaults to `"routed"`, and `auth` is required, as anywhere on the network.
  *
@@ -130,9 +131,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
   return selfHostedGateway(
     onDeploy && options.allowedHosts === undefined ? { ...options, allowedHosts: "routed" } : options,
-    environment,
-    deno().stdout?.isTerminal?.() === true,
+    { environment, terminal: deno().stdout?.isTerminal?.() === true, peerAddress },
   );
+}
+
+/** The address a request came from, from `Deno.serve`'s handler info (none on a Unix socket). */
+function peerAddress(_request: Request, info: unknown): string | undefined {
+  const hostname = (info as { remoteAddr?: { hostname?: unknown } } | undefined)?.remoteAddr?.hostname;
+  return typeof hostname === "string" ? hostname : undefined;
 }
 
 /** Set by Deno Deploy in every deployment (readable with `--allow-env`). */

@@ -18,6 +18,7 @@ import { type Decision, type DecisionListener, describeDecision } from "../chain
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../_internal/secret-key.ts";
+import { peerRefusal } from "../front/guard.ts";
 
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
@@ -114,6 +115,12 @@ export interface GatewayParts {
   readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
   /** Writes one line of the `"json"` and `"text"` decision events. @default `console.log` */
   readonly writeLine?: (line: string) => void;
+  /**
+   * The address a request came from, read from its bindings as this runtime gives them; a
+   * gateway with neither `auth` nor `allowedHosts` then refuses requests from other machines
+   * (see {@linkcode peerRefusal}). @default none: the runtime does not tell (Workers)
+   */
+  readonly peerAddress?: (request: Request, env: unknown) => string | undefined;
 }
 
 /**
@@ -167,9 +174,17 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
   });
+  const serve = (request: Request, env?: unknown, ctx?: unknown) => app.fetch(request, env, ctx as never);
+  // Without auth and allowedHosts the gateway is for this machine only, whatever Host a request
+  // names: where the runtime tells who called, another machine is refused.
+  const open = (options.auth === undefined || options.auth === "none") && options.allowedHosts === undefined;
+  const peerAddress = open ? parts.peerAddress : undefined;
   return Object.freeze({
     app,
     client,
-    fetch: (request: Request, env?: unknown, ctx?: unknown) => app.fetch(request, env, ctx as never),
+    fetch: peerAddress === undefined ? serve : (request: Request, env?: unknown, ctx?: unknown) => {
+      const address = peerAddress(request, env);
+      return (address === undefined ? undefined : peerRefusal(request, address)) ?? serve(request, env, ctx);
+    },
   });
 }

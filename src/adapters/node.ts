@@ -72,7 +72,17 @@ const environment = (name: string): string | undefined => process.env[name];
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  return selfHostedGateway(options, environment, process.stdout.isTTY === true, writeStdoutLine);
+  return selfHostedGateway(options, {
+    environment,
+    terminal: process.stdout.isTTY === true,
+    writeLine: writeStdoutLine,
+    peerAddress,
+  });
+}
+
+/** The address of the connection a request came on, from `@hono/node-server`'s bindings. */
+function peerAddress(_request: Request, env: unknown): string | undefined {
+  return (env as Partial<HttpBindings> | undefined)?.incoming?.socket?.remoteAddress;
 }
 
 /**

@@ -17,9 +17,14 @@
  * CORS headers are sent only to the origins of `allowedOrigins`, and preflights answered for
  * them; without `allowedOrigins` there is no CORS at all.
  *
+ * A gateway with neither `auth` nor `allowedHosts` is for this machine only; where the runtime
+ * tells the address a request came from (the self-hosted entries), one from another machine is
+ * refused the same way ({@linkcode peerRefusal}), whatever `Host` it names: `deno serve` and
+ * `Bun.serve` listen on every interface unless told otherwise.
+ *
  * @module
  */
-import type { Context, MiddlewareHandler } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { memoByString } from "../_internal/string-memo.ts";
@@ -123,7 +128,6 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
     const host = hostOf(c.req.raw);
     if (!hostAllowed(host, rules.allowedHosts)) {
       return forbidden(
-        c,
         `Forbidden: the Host ${
           JSON.stringify(host.slice(0, 128))
         } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
@@ -135,7 +139,6 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
       origin !== ownOrigin(c.req.raw, host)
     ) {
       return forbidden(
-        c,
         `Forbidden: the Origin ${
           JSON.stringify(origin.slice(0, 128))
         } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
@@ -164,6 +167,35 @@ export function isLoopbackHost(host: string): boolean {
 /** A gateway is reached by the same few names: each one's answer is parsed once. */
 const loopbackHost = memoByString(isLoopbackHost, 64);
 
+/**
+ * The refusal of a request from another machine to a gateway for this machine only (one with
+ * neither `auth` nor `allowedHosts`): `403`, as the Host refusal. `GET /healthz` is exempt, as
+ * from the Host rule.
+ *
+ * @param request The request.
+ * @param address The address it came from, as the runtime tells it (`"10.0.0.5"`, `"::1"`,
+ *   `"::ffff:127.0.0.1"`).
+ * @returns The refusal, or `undefined` when the address is loopback (`127.0.0.0/8`, `::1`, either
+ *   as an IPv4-mapped IPv6 address) or the request is for `/healthz`.
+ * @example
+ * ```ts
+ * import { peerRefusal } from "./guard.ts";
+ * const request = new Request("http://127.0.0.1:8787/servers");
+ * console.log(peerRefusal(request, "::ffff:127.0.0.1")); // undefined
+ * console.log(peerRefusal(request, "192.0.2.7")?.status); // 403
+ * ```
+ */
+export function peerRefusal(request: Request, address: string): Response | undefined {
+  const ipv4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  const loopback = ipv4 === undefined ? loopbackHost(`[${address}]`) : loopbackHost(ipv4);
+  if (loopback || new URL(request.url).pathname === "/healthz") return undefined;
+  return forbiddenResponse(
+    `Forbidden: a request from ${
+      JSON.stringify(address.slice(0, 64))
+    } is not served here: expected one from this machine (a loopback address), as this gateway has neither "auth" nor "allowedHosts"; set both to answer other machines`,
+  );
+}
+
 function hostAllowed(host: string, allowed: HostRules["allowedHosts"]): boolean {
   if (allowed === "routed" || loopbackHost(host)) return true;
   if (allowed === undefined) return false;
@@ -180,8 +212,16 @@ function ownOrigin(request: Request, host: string): string {
   return `${new URL(request.url).protocol}//${host}`;
 }
 
-function forbidden(c: Context, message: string): Promise<Response> {
-  return Promise.resolve(c.json(encodeError(null, { code: -32000, message }), 403));
+function forbidden(message: string): Promise<Response> {
+  return Promise.resolve(forbiddenResponse(message));
+}
+
+/** The guard's refusals: `403` with a JSON-RPC error, as Hono's `c.json` writes one. */
+function forbiddenResponse(message: string): Response {
+  return new Response(JSON.stringify(encodeError(null, { code: -32000, message })), {
+    status: 403,
+    headers: { "content-type": "application/json" },
+  });
 }
 
 function listOf(value: unknown, what: string): string[] {

@@ -128,38 +128,40 @@ export function toolsUpstream(): ScriptedServer {
   });
 }
 
-/** The 403 the guard answers for a Host it does not serve. */
-export function hostRefusal(host: string): Answer {
+/** A 403 of the guard: a JSON-RPC error without an id. */
+function guardRefusal(message: string): Answer {
   return {
     status: 403,
     headers: { "content-type": "application/json" },
-    body: {
-      jsonrpc: "2.0",
-      error: {
-        code: -32000,
-        message: `Forbidden: the Host ${
-          JSON.stringify(host)
-        } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
-      },
-    },
+    body: { jsonrpc: "2.0", error: { code: -32000, message } },
   };
+}
+
+/** The 403 the guard answers for a Host it does not serve. */
+export function hostRefusal(host: string): Answer {
+  return guardRefusal(
+    `Forbidden: the Host ${
+      JSON.stringify(host)
+    } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
+  );
+}
+
+/** The 403 a gateway with neither auth nor allowedHosts answers a request from another machine. */
+export function peerRefused(address: string): Answer {
+  return guardRefusal(
+    `Forbidden: a request from ${
+      JSON.stringify(address)
+    } is not served here: expected one from this machine (a loopback address), as this gateway has neither "auth" nor "allowedHosts"; set both to answer other machines`,
+  );
 }
 
 /** The 403 the guard answers for an Origin that may not call. */
 export function originRefusal(origin: string): Answer {
-  return {
-    status: 403,
-    headers: { "content-type": "application/json" },
-    body: {
-      jsonrpc: "2.0",
-      error: {
-        code: -32000,
-        message: `Forbidden: the Origin ${
-          JSON.stringify(origin)
-        } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
-      },
-    },
-  };
+  return guardRefusal(
+    `Forbidden: the Origin ${
+      JSON.stringify(origin)
+    } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
+  );
 }
 
 /** The endpoint of {@linkcode scriptedFront}'s one server, `"up"`, as a caller reaches it. */

@@ -1,12 +1,13 @@
 // The front's Host and Origin guard (src/front/guard.ts) on every runtime: which Host values it
 // answers (loopback names always; others by "allowedHosts"; every one when "routed"), which
 // Origins may call it, CORS only for "allowedOrigins", refusals before the body is read, the
-// /healthz exemption, and the option errors at start-up.
+// /healthz exemption, and the option errors at start-up. Also peerRefusal(), the refusal of a
+// request from another machine to a gateway with neither auth nor allowedHosts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
 import { createFront, type FrontOptions } from "../../src/front/create-front.ts";
-import { checkHostRules } from "../../src/front/guard.ts";
+import { checkHostRules, peerRefusal } from "../../src/front/guard.ts";
 import {
   answerOf,
   hostRefusal,
@@ -14,6 +15,7 @@ import {
   modernMeta,
   modernRequest,
   originRefusal,
+  peerRefused,
   toolsUpstream,
 } from "../_support/gateway-caller.ts";
 
@@ -180,6 +182,40 @@ describe("hostAndOriginGuard() in the front: Host", () => {
       [],
     ]);
     await client.close();
+  });
+});
+
+describe("peerRefusal(): the address a request came from", () => {
+  test("peerRefusal() lets loopback addresses through, IPv4-mapped too, and /healthz from anywhere", () => {
+    const servers = new Request("http://127.0.0.1:8787/servers");
+    const loopback = [
+      "127.0.0.1",
+      "127.8.9.10",
+      "::1",
+      "0:0:0:0:0:0:0:1",
+      "::ffff:127.0.0.1",
+      "::FFFF:127.0.0.2",
+    ];
+    assert.deepEqual(
+      [
+        ...loopback.map((address) => [address, peerRefusal(servers, address)]),
+        ["/healthz", peerRefusal(new Request("http://127.0.0.1:8787/healthz"), "192.0.2.7")],
+      ],
+      [...loopback.map((address) => [address, undefined]), ["/healthz", undefined]],
+    );
+  });
+
+  test("peerRefusal() refuses every other address with the 403 naming it: private, mapped, IPv6, scoped, 128.0.0.1", async () => {
+    const others = ["10.0.0.5", "192.0.2.7", "128.0.0.1", "::ffff:10.0.0.5", "2001:db8::1", "fe80::1%eth0"];
+    const answers = [];
+    for (const address of others) {
+      const refusal = peerRefusal(
+        new Request("http://127.0.0.1:8787/mcp/files", { method: "POST" }),
+        address,
+      );
+      answers.push(refusal === undefined ? undefined : await answerOf(refusal, ["content-type"]));
+    }
+    assert.deepEqual(answers, others.map(peerRefused));
   });
 });
 

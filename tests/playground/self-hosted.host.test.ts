@@ -12,8 +12,7 @@ function gateway(options: Partial<GatewayOptions> = {}) {
       policies: [{ server: "github", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
       ...options,
     },
-    () => undefined,
-    false,
+    { environment: () => undefined, terminal: false, peerAddress: () => undefined },
   );
 }
 

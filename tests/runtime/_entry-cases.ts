@@ -18,7 +18,7 @@ import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { readUpTo, within } from "../_support/eventually.ts";
-import { modernRequest } from "../_support/gateway-caller.ts";
+import { answerOf, modernRequest, peerRefused } from "../_support/gateway-caller.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 
 /** The runtimes with a self-hosted entry, as named in test names. */
@@ -162,18 +162,32 @@ export async function withEnvironment<T>(
 
 /**
  * Registers the shared cases for `runtime`'s entry: suites `serve() on <runtime>`,
- * `closing a <runtime> gateway` and `<runtime> gateway settings`.
+ * `closing a <runtime> gateway`, `<runtime> gateway settings` and `<runtime> gateway for this
+ * machine only`.
  *
  * @param runtime The runtime, named in every suite.
  * @param entry The entry's `serve` and `createGateway`.
- * @param options `peer`: the running modern peer (started by the caller's `before`).
+ * @param options `peer`: the running modern peer (started by the caller's `before`);
+ *   `bindingsFrom`: this runtime's bindings for a request from an address.
  */
-export function describeEntry(runtime: Runtime, entry: Entry, options: { peer: () => ModernPeer }): void {
+export function describeEntry(
+  runtime: Runtime,
+  entry: Entry,
+  options: { peer: () => ModernPeer; bindingsFrom: BindingsFrom },
+): void {
   const modern = () => ({ server: "modern", transport: { url: options.peer().url }, era: "modern" as const });
   describeServing(runtime, entry, modern);
   describeClosing(runtime, entry, modern);
   describeSettings(runtime, entry, modern);
+  describePeers(runtime, entry, modern, options.bindingsFrom);
 }
+
+/**
+ * The bindings this runtime's server hands a gateway's `fetch` with a request that came from
+ * `address` (Deno's handler info, Bun's server, `@hono/node-server`'s Node objects), as far as
+ * the entry reads them.
+ */
+export type BindingsFrom = (address: string) => unknown;
 
 /** The policy of the modern peer, built once the peer runs. */
 type ModernPolicy = () => { server: string; transport: { url: string }; era: "modern" };
@@ -423,6 +437,56 @@ function describeSettings(runtime: Runtime, { serve, createGateway }: Entry, mod
         name: "TypeError",
         message: 'sluice serve(): "port" must be an integer from 0 to 65535, received "70000"',
       });
+    });
+  });
+}
+
+function describePeers(
+  runtime: Runtime,
+  { createGateway }: Entry,
+  modern: ModernPolicy,
+  from: BindingsFrom,
+): void {
+  describe(`${runtime} gateway for this machine only`, () => {
+    const servers = (gateway: Gateway, address: string) =>
+      gateway.fetch(new Request("http://127.0.0.1:8787/servers"), from(address));
+
+    test("createGateway() without auth and allowedHosts refuses a request from another machine 403, though it names a loopback Host", async () => {
+      const gateway = createGateway({ stateKey: KEY, policies: [modern()], playground: false });
+      try {
+        const refused = [];
+        for (const address of ["192.0.2.7", "::ffff:10.0.0.5", "2001:db8::1"]) {
+          refused.push(await answerOf(await servers(gateway, address), ["content-type"]));
+        }
+        const healthz = await gateway.fetch(new Request("http://127.0.0.1:8787/healthz"), from("192.0.2.7"));
+        const answered = [];
+        for (const address of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
+          answered.push((await servers(gateway, address)).status);
+        }
+        assert.deepEqual([refused, healthz.status, await healthz.text(), answered], [
+          ["192.0.2.7", "::ffff:10.0.0.5", "2001:db8::1"].map(peerRefused),
+          200,
+          '{"ok":true}',
+          [200, 200, 200],
+        ]);
+      } finally {
+        await gateway.client.close();
+      }
+    });
+
+    test("createGateway() with auth, or with auth none and allowedHosts, answers another machine", async () => {
+      const subject = () => ({ subject: "ada" });
+      const allowed = { auth: "none" as const, allowedHosts: ["gate.example.com"] };
+      const statuses = [];
+      for (const options of [{ auth: subject }, allowed]) {
+        const gateway = createGateway({ stateKey: KEY, policies: [modern()], playground: false, ...options });
+        try {
+          statuses.push((await servers(gateway, "192.0.2.7")).status);
+        } finally {
+          await gateway.client.close();
+        }
+      }
+      assert.deepEqual(statuses, [200, 200]);
     });
   });
 }

@@ -19,7 +19,12 @@ after(async () => {
   await peer?.stop();
 });
 
-describeEntry("Bun", { serve, createGateway }, { peer: () => peer });
+describeEntry("Bun", { serve, createGateway }, {
+  peer: () => peer,
+  bindingsFrom: (address) => ({
+    requestIP: () => ({ address, family: address.includes(":") ? "IPv6" : "IPv4", port: 50_000 }),
+  }),
+});
 
 describe("Bun's idle timeout (10 s)", () => {
   test(

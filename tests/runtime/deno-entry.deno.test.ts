@@ -48,7 +48,10 @@ function runDeno(args: string[], stdin: string, env: Record<string, string>): Pr
   );
 }
 
-describeEntry("Deno", { serve, createGateway }, { peer: () => peer });
+describeEntry("Deno", { serve, createGateway }, {
+  peer: () => peer,
+  bindingsFrom: (address) => ({ remoteAddr: { transport: "tcp", hostname: address, port: 50_000 } }),
+});
 
 describe("Deno gateway permissions and deno serve", () => {
   test("createGateway() without --allow-env, or with --deny-env, reads SLUICE_STATE_KEY as unset instead of failing", async () => {

@@ -24,7 +24,10 @@ after(async () => {
 
 const modern = () => ({ server: "modern", transport: { url: peer.url }, era: "modern" as const });
 
-describeEntry("Node", { serve, createGateway }, { peer: () => peer });
+describeEntry("Node", { serve, createGateway }, {
+  peer: () => peer,
+  bindingsFrom: (address) => ({ incoming: { socket: { remoteAddress: address } } }),
+});
 
 describe("serve() on Node with a legacy stdio server", () => {
   let gateway: RunningGateway;
