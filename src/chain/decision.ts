@@ -97,7 +97,7 @@ export interface DecisionSink {
 
 /**
  * What the checks changed in an input request: a clamped `maxTokens`, a coerced
- * `includeContext`, a normalised URL (without its query's values).
+ * `includeContext`, a normalised URL.
  *
  * @param asked The request as the server sent it.
  * @param checked The request as the checks left it.
@@ -110,14 +110,13 @@ export function changesOf(asked: InputRequest, checked: InputRequest | undefined
   const changes: DecisionChange[] = [];
   for (const field of ["maxTokens", "includeContext", "url"]) {
     if (field in before && before[field] !== after[field]) {
-      // A URL's query may carry a token, and events go to logs: its values are left out.
-      const shown = (value: unknown) =>
-        field === "url" && typeof value === "string" ? withoutQueryValues(value) : value;
-      changes.push({ field, from: shown(before[field]), to: shown(after[field]) });
+      changes.push({ field, from: before[field], to: after[field] });
     }
   }
   return changes;
 }
+
+const shownUrl = (value: unknown): unknown => typeof value === "string" ? withoutQueryValues(value) : value;
 
 /**
  * The event of one input request.
@@ -160,7 +159,11 @@ export function inputDecision(facts: {
     method: request.method,
     ...(mode === undefined ? {} : { mode }),
     outcome: result.ok ? "answered" : result.stage,
-    changes: facts.changes,
+    // A URL's query may carry a token, and events go to logs: its values are left out here (the
+    // handler and the caller still see the URL whole).
+    changes: facts.changes.map((change) =>
+      change.field === "url" ? { field: "url", from: shownUrl(change.from), to: shownUrl(change.to) } : change
+    ),
     ...(result.ok ? {} : { refusal: { code: result.refusal.code, message: result.refusal.message } }),
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
     durationMs: facts.endedAt - facts.startedAt,
