@@ -6,8 +6,12 @@
  * `maxTotalTimeout` and the state's lifetime) while the entries go down as `input_required`.
  * The sealed `requestState` names the parked call and its round; the caller's retry is verified,
  * post-checked like a handler's answer, and answers the waiting requests upstream, and the call
- * goes on. A retry can only be served by the process that holds the call; a state that names no
- * parked call (another process, a restart, a replay, an expiry) is refused with `-32602`.
+ * goes on. As 2026-07-28 says a server should (and as a modern upstream's call does), answers to
+ * requests the state did not ask are ignored, and the requests it asked that the retry left
+ * unanswered are asked again, in the next round under a new state, while the answers given go
+ * upstream at once. A retry can only be served by the process that holds the call; a state that
+ * names no parked call (another process, a restart, a replay, an expiry) or an earlier round of
+ * it is refused with `-32602`.
  *
  * A server request the caller cannot answer fails the call with `-32021` (the caller learns what
  * to declare). One exception: a `roots/list` that stdio tied to the call only as the one in
@@ -102,7 +106,6 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
       serverId: server.policy.server,
       principal: principalKey(request.principal),
       requestDigest: digest,
-      keys: Object.keys(answers),
     });
     if (!opened.ok) return INVALID_STATE;
     const [id = "", round = ""] = (opened.state.upstreamState ?? "").split(".");
@@ -111,7 +114,7 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     // Checked out: a second retry with the same state finds nothing.
     input.parked.delete(id);
     parked.unpark();
-    const refused = parked.answer(answers);
+    const refused = parked.answer(Object.keys(opened.state.pending), answers);
     if (refused !== undefined) return refused;
     call = parked;
   }
@@ -299,18 +302,25 @@ export class ParkedCall {
   }
 
   /**
-   * Post-checks the caller's answers against the requests passed down and sends them upstream.
+   * Post-checks the caller's answers to the requests its state asked and sends them upstream, and
+   * makes the asked requests it left unanswered new again, so {@linkcode ParkedCall.next} passes
+   * them down in the next round. Answers to requests the state did not ask are ignored.
    *
-   * @param answers The caller's `inputResponses` (its keys already matched the sealed ones).
+   * @param asked The keys of the requests the caller's state passed down.
+   * @param answers The caller's `inputResponses`.
    * @returns The error for the caller when an answer is refused (the call is then cancelled).
    */
-  answer(answers: Readonly<Record<string, unknown>>): FrontCallOutcome | undefined {
+  answer(asked: readonly string[], answers: Readonly<Record<string, unknown>>): FrontCallOutcome | undefined {
     this.round++;
     const checked: [Waiting, unknown][] = [];
-    for (const key of Object.keys(answers)) {
+    for (const key of asked) {
       // A request the server cancelled meanwhile is no longer waiting: its answer is dropped.
       const entry = this.#waiting.get(key);
       if (entry === undefined) continue;
+      if (!Object.hasOwn(answers, key)) {
+        entry.reported = false;
+        continue;
+      }
       const verdict = this.#server.chain.checkAnswer(entry.request, answers[key], MODERN_PROTOCOL_VERSION);
       if (!verdict.ok) {
         this.cancel("the caller's answer was refused");

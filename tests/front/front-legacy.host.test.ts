@@ -1,7 +1,8 @@
 // The front (createFront, self-hosted client) in front of a legacy upstream: the official
 // server-everything 2026.8.31 (2025-11-25) over stdio. Its elicitation/create, sent while a
 // downstream tools/call is open, goes down as input_required while the upstream call stays
-// parked; the caller's retry answers it and the call goes on.
+// parked; the caller's retry answers it and the call goes on. The hostile stdio server's flood,
+// which asks two questions at once, is answered over two retries.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { toolCallHeaders } from "../_support/downstream.ts";
@@ -15,6 +16,7 @@ import {
   everythingStdioCommand,
   startEverythingHttp,
 } from "../_support/everything.ts";
+import { hostileStdioTransport } from "../_support/hostile-process.ts";
 
 const KEY = "front-legacy-test-key-0123456789abcdef";
 
@@ -29,14 +31,23 @@ after(async () => {
 /** The JSON-RPC messages the front sent upstream over HTTP. */
 const sent: Array<{ method?: string; params?: Record<string, unknown> }> = [];
 
-/** A front over stdio, or over HTTP with every message sent upstream recorded in `sent`. */
-function front(handler: Handler, policy: Partial<Policy> = {}, over: "stdio" | "http" = "stdio") {
+/**
+ * A front over stdio, or over HTTP with every message sent upstream recorded in `sent`; with
+ * `"hostile"`, before the hostile stdio server (its `flood` asks several questions at once) as
+ * server "hostile".
+ */
+function front(handler: Handler, policy: Partial<Policy> = {}, over: "stdio" | "http" | "hostile" = "stdio") {
+  const transports = {
+    stdio: everythingStdioCommand,
+    http: () => ({ url: http?.url ?? "" }),
+    hostile: hostileStdioTransport,
+  };
   const client = createClient({
     name: "gate",
     handler,
     policies: [{
-      server: "everything",
-      transport: over === "stdio" ? everythingStdioCommand() : { url: http?.url ?? "" },
+      server: over === "hostile" ? "hostile" : "everything",
+      transport: transports[over](),
       era: "legacy",
       ...policy,
     }],
@@ -57,8 +68,12 @@ const capabilities = (declared: object) => ({
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
 });
 
-async function post(fetch: ReturnType<typeof front>["fetch"], params: Record<string, unknown>) {
-  const response = await fetch("https://gate.example/mcp/everything", {
+async function post(
+  fetch: ReturnType<typeof front>["fetch"],
+  params: Record<string, unknown>,
+  server = "everything",
+) {
+  const response = await fetch(`https://gate.example/mcp/${server}`, {
     method: "POST",
     headers: toolCallHeaders(String(params.name)),
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }),
@@ -143,6 +158,86 @@ describe("the front before a legacy upstream (server-everything)", () => {
         requestState,
       });
       assert.match(text(done.body), /decline/i);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("ignores answers to requests the state did not ask, and completes the call with the one asked", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] });
+    try {
+      const { requestState } = (await post(fetch, ELICIT)).body.result;
+      const done = await post(fetch, {
+        ...ELICIT,
+        inputResponses: { "input-1": ADA, "input-2": { action: "decline" }, extra: "not an answer" },
+        requestState,
+      });
+      assert.ok(text(done.body).includes('"name": "Ada Lovelace"'), text(done.body));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("asks again what a retry left unanswered, with the answers given sent upstream once, and ignores answers to requests not asked", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] }, "hostile");
+    const FLOOD = { name: "flood", arguments: { count: 2 }, _meta: ELICIT._meta };
+    try {
+      const first = (await post(fetch, FLOOD, "hostile")).body.result;
+      const form = {
+        method: "elicitation/create",
+        params: {
+          message: "Confirm?",
+          requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+        },
+      };
+      assert.deepEqual([first.resultType, first.inputRequests], [
+        "input_required",
+        { "input-1": form, "input-2": form },
+      ]);
+      // input-1 answered (its answer goes upstream now), input-2 left out, "extra" never asked.
+      const again = (await post(fetch, {
+        ...FLOOD,
+        inputResponses: {
+          "input-1": { action: "accept", content: { ok: true } },
+          extra: { action: "decline" },
+        },
+        requestState: first.requestState,
+      }, "hostile")).body.result;
+      assert.deepEqual([again.resultType, again.inputRequests, again.requestState === first.requestState], [
+        "input_required",
+        { "input-2": form },
+        false,
+      ]);
+      // The earlier round's state, replayed: refused, and the parked call goes on.
+      const replayed = await post(fetch, {
+        ...FLOOD,
+        inputResponses: { "input-1": { action: "cancel" }, "input-2": { action: "cancel" } },
+        requestState: first.requestState,
+      }, "hostile");
+      assert.deepEqual(replayed.body.error, INVALID_STATE);
+      // Answers to requests this state did not ask (input-1 again, "extra") are ignored.
+      const done = await post(fetch, {
+        ...FLOOD,
+        inputResponses: {
+          "input-1": { action: "cancel" },
+          "input-2": { action: "decline" },
+          extra: { action: "accept" },
+        },
+        requestState: again.requestState,
+      }, "hostile");
+      assert.deepEqual(done.body.result.structuredContent, {
+        tally: { "result:accept": 1, "result:decline": 1 },
+      });
+      const replayedAgain = await post(fetch, {
+        ...FLOOD,
+        inputResponses: { "input-2": { action: "decline" } },
+        requestState: again.requestState,
+      }, "hostile");
+      assert.deepEqual(replayedAgain.body.error, INVALID_STATE);
+      // The server got one answer to each of its requests, r0 (input-1) and r1 (input-2).
+      const received = await post(fetch, { name: "received", arguments: {}, _meta: ELICIT._meta }, "hostile");
+      const { responses, tail } = received.body.result.structuredContent;
+      assert.deepEqual([responses, tail], [2, ["r0", "r1"]]);
     } finally {
       await client.close();
     }
