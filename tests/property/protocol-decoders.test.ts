@@ -181,7 +181,9 @@ describe("encode then decode", () => {
       );
       fc.assert(
         fc.property(message, (encoded) => {
-          same(parseMessage(JSON.stringify(encoded)), { ok: true, value: withoutUnsafeKeys(encoded) });
+          // An error about no request is sent without an id and read back with id null.
+          const read = "error" in encoded && !("id" in encoded) ? { ...encoded, id: null } : encoded;
+          same(parseMessage(JSON.stringify(encoded)), { ok: true, value: withoutUnsafeKeys(read) });
         }),
         PROPERTY_SETTINGS,
       );
