@@ -29,8 +29,7 @@ export type StateRefusalReason =
   | "server"
   | "principal"
   | "request"
-  | "expired"
-  | "keys";
+  | "expired";
 
 /** The longest token opened, in characters (1 MiB); longer ones are refused before any work. */
 export const MAX_TOKEN_LENGTH: number = 1024 * 1024;

@@ -49,8 +49,6 @@ export interface OpenExpectations {
   readonly principal: string;
   /** {@linkcode digestRequest} of the retry. */
   readonly requestDigest: string;
-  /** The keys the caller answered; when given, they must be exactly the state's `pending` keys. */
-  readonly keys?: readonly string[];
 }
 
 /** What {@linkcode openState} gives: the state, or the check that failed (for logs, not the wire). */
@@ -144,8 +142,9 @@ export async function sealState(state: ContinuationState, key: StateKey): Promis
 /**
  * Opens a token sent back by the caller, checking, in order: the key, that it is a string of at
  * most 1 MiB, its version and format, its base64url, its MAC (constant-time, before the payload is
- * read), its JSON, its shape, the server, the principal, the request digest, the expiry and the
- * answered keys.
+ * read), its JSON, its shape, the server, the principal, the request digest and the expiry (which
+ * answers the retry gives is the caller's business: unasked ones are ignored, unanswered ones
+ * asked again).
  * Never throws.
  *
  * @param token The caller's `requestState`, untrusted.
@@ -185,13 +184,7 @@ function mismatch(state: ContinuationState, expect: OpenExpectations): StateRefu
   if (state.principal !== expect.principal) return "principal";
   if (state.requestDigest !== expect.requestDigest) return "request";
   if (!(expect.now < state.expiresAt)) return "expired";
-  if (expect.keys !== undefined && !sameKeys(Object.keys(state.pending), expect.keys)) return "keys";
   return undefined;
-}
-
-function sameKeys(pending: readonly string[], answered: readonly string[]): boolean {
-  const set = new Set(answered);
-  return set.size === pending.length && pending.every((key) => set.has(key));
 }
 
 /**
