@@ -156,3 +156,28 @@ export function pause(ms: number, timers: Timers, signal: AbortSignal): Promise<
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Waits under one caller's signal for work several callers share (a first listing, a handshake,
+ * a probe), which runs under a signal of its owner's: a caller whose signal fires stops waiting
+ * and rejects with its own cancellation, and the work goes on for the others. Work that has
+ * settled already wins over a signal that fired already (its reaction is queued first), so a
+ * caller always gets what is known.
+ *
+ * @param work The shared work.
+ * @param caller The caller's signal, and its cancellation made from the signal's reason.
+ * @returns What `work` resolved to.
+ * @throws What `work` rejected with, or what `cancelled` made once `signal` fired.
+ */
+export function awaitShared<T>(
+  work: Promise<T>,
+  caller: { readonly signal: AbortSignal; readonly cancelled: (reason: unknown) => Error },
+): Promise<T> {
+  const { signal, cancelled } = caller;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(cancelled(signal.reason));
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    if (signal.aborted) void Promise.resolve().then(onAbort);
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

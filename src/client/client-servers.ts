@@ -3,7 +3,9 @@
  * compiled policy, its chain and its fetch; its session is opened on first use, in the era the
  * policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds (digest §2.7:
  * anything but a recognised modern answer means legacy). The session is kept, and an `"auto"`
- * server is probed again after a transport or protocol failure.
+ * server is probed again after a transport or protocol failure. A probe is shared by the calls
+ * that wait for it meanwhile, so it runs under the client's own signal (aborted by `close()`): a
+ * call whose signal fires stops waiting for it alone.
  *
  * The front opens sessions of its own from the same servers (with its own chain, and its
  * caller's sign-in): it closes those itself, so they are never kept here.
@@ -20,6 +22,8 @@ import type { Implementation } from "../protocol/meta.ts";
 import type { NotificationQueue } from "../notify/notification-queue.ts";
 import { messageLimitsOf } from "../protocol/message-limits.ts";
 import { probeEra } from "./era-probe.ts";
+import { awaitShared } from "../_internal/signals.ts";
+import { abortError } from "./modern/failure-errors.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
@@ -83,6 +87,8 @@ export class ClientServers {
   /** What closes the sessions the front opened. */
   readonly #closers: Array<() => Promise<void>> = [];
   #closed: ClientError | undefined;
+  /** The signal of the probes the calls share (aborted by `close()`): owned by none of them. */
+  readonly #lifetime = new AbortController();
 
   /**
    * @param entries The servers, by id.
@@ -117,10 +123,10 @@ export class ClientServers {
    * A server's session, opened on first use (its era resolved first when `"auto"`).
    *
    * @param serverId The server.
-   * @param signal Aborts the era probe.
+   * @param signal Ends this call's wait for the era probe.
    * @returns The session.
    * @throws {ClientError} `"config"` (rejects) when the client is closed or the server unknown;
-   *   what the probe fails with.
+   *   what the probe fails with; `"cancelled"` or `"timeout"` when `signal` fires during the probe.
    */
   sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession> {
     if (this.#closed !== undefined) {
@@ -139,12 +145,11 @@ export class ClientServers {
         ),
       );
     }
-    return this.#sessions.get(serverId) ??
-      keptUntilFailed(
-        this.#sessions,
-        serverId,
-        this.#open(entry, signal).then((session) => (this.#opened.add(session), session)),
-      );
+    const kept = this.#sessions.get(serverId);
+    if (!probes(entry.policy)) return kept ?? this.#keepSession(serverId, entry);
+    const cancelled = (reason: unknown) => abortError(serverId, "server/discover", reason);
+    if (kept === undefined && signal.aborted) return Promise.reject(cancelled(signal.reason));
+    return awaitShared(kept ?? this.#keepSession(serverId, entry), { signal, cancelled });
   }
 
   /**
@@ -165,7 +170,7 @@ export class ClientServers {
    * without, the client's own session is opened.
    *
    * @param serverId The server.
-   * @param signal Aborts the probe.
+   * @param signal Ends this call's wait for the probe.
    * @param fetch The fetch to probe with.
    * @returns `"modern"` or `"legacy"`.
    */
@@ -175,14 +180,20 @@ export class ClientServers {
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";
-    const kept = this.#sessions.get(serverId);
-    if (kept !== undefined) return (await kept).era;
-    return await (this.#eras.get(serverId) ??
-      keptUntilFailed(
+    // A probe is shared by the calls waiting for it: each waits under its own signal.
+    const cancelled = (reason: unknown) => abortError(serverId, "server/discover", reason);
+    const session = this.#sessions.get(serverId);
+    if (session !== undefined) return (await awaitShared(session, { signal, cancelled })).era;
+    const kept = this.#eras.get(serverId);
+    if (kept === undefined && signal.aborted) throw cancelled(signal.reason);
+    return await awaitShared(
+      kept ?? keptUntilFailed(
         this.#eras,
         serverId,
-        probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), signal),
-      ));
+        probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), this.#lifetime.signal),
+      ),
+      { signal, cancelled },
+    );
   }
 
   /**
@@ -231,16 +242,26 @@ export class ClientServers {
    */
   async close(reason: ClientError): Promise<void> {
     this.#closed ??= reason;
+    this.#lifetime.abort(reason);
     await Promise.all(this.#closers.map((closer) => closer().catch(() => {})));
     await Promise.all([...this.#opened].map((session) => session.close().catch(() => {})));
   }
 
-  async #open(entry: ServerEntry, signal: AbortSignal): Promise<ServerSession> {
-    const { era, transport } = entry.policy;
+  /** Opens a server's session (probing its era under the client's signal) and keeps it until it fails. */
+  #keepSession(serverId: string, entry: ServerEntry): Promise<ServerSession> {
+    return keptUntilFailed(
+      this.#sessions,
+      serverId,
+      this.#open(entry).then((session) => (this.#opened.add(session), session)),
+    );
+  }
+
+  async #open(entry: ServerEntry): Promise<ServerSession> {
+    const { era } = entry.policy;
     if (era === "modern") return this.#modern(entry);
-    if (era === "legacy" || transport.kind === "stdio") return this.#legacy(entry);
+    if (!probes(entry.policy)) return this.#legacy(entry);
     const candidate = this.#modern(entry);
-    return await probeEra(candidate, signal) === "modern" ? candidate : this.#legacy(entry);
+    return await probeEra(candidate, this.#lifetime.signal) === "modern" ? candidate : this.#legacy(entry);
   }
 
   #modern(entry: ServerEntry): ModernServerSession {
@@ -296,6 +317,11 @@ export class ClientServers {
     }
     return { policy: entry.policy, chain, fetch: fetch ?? entry.fetch };
   }
+}
+
+/** Whether a server's era is found by a `server/discover` probe (`"auto"` over HTTP). */
+function probes(policy: CompiledPolicy): boolean {
+  return policy.era === "auto" && policy.transport.kind === "http";
 }
 
 /** Keeps an attempt under its key until it fails, so the next call after a failure tries again. */

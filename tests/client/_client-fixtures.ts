@@ -6,6 +6,7 @@ import type { Handler } from "../../src/handler/handler.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { ClientError } from "../../src/errors.ts";
 import { type Reply, type ScriptedServer, scriptedServer } from "../_support/scripted-server.ts";
+import { eventually } from "../_support/eventually.ts";
 import type { Timers } from "../../src/_internal/timers.ts";
 import type { Clock } from "../../src/_internal/clock.ts";
 
@@ -53,4 +54,31 @@ export async function failure(promise: Promise<unknown>): Promise<[string, numbe
 /** A JSON round trip: compares prototype-free maps as plain data. */
 export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
+}
+
+/** A gate a scripted server waits at: `opened` resolves once `open()` is called. */
+export function gate(): { readonly opened: Promise<void>; readonly open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * Makes `call` twice at once while the server holds, behind `held`, the work both wait for;
+ * cancels the first call once `sent` finds that work on the wire, then opens the gate.
+ *
+ * @returns The first call's failure as `[kind, code, message]`, and what the second returned.
+ */
+export async function cancelFirstOfTwo<T>(
+  call: (signal: AbortSignal) => Promise<T>,
+  held: { readonly gate: ReturnType<typeof gate>; readonly sent: () => unknown },
+): Promise<[[string, number | undefined, string], T]> {
+  const controller = new AbortController();
+  const first = failure(call(controller.signal));
+  const second = call(new AbortController().signal);
+  await eventually("the shared work sent", held.sent);
+  controller.abort();
+  const cancelled = await first;
+  held.gate.open();
+  return [cancelled, await second];
 }

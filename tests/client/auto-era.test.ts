@@ -1,17 +1,28 @@
 // An `era: "auto"` server's probe (`server/discover`) through the edge entry's client: a probe that
 // did not finish is forgotten and made again by the next call, one that did is kept, for the
-// client's own calls and for the era the front asks about with its caller's fetch.
+// client's own calls and for the era the front asks about with its caller's fetch. A probe is
+// shared by the calls waiting for it: one of them cancelled fails alone.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { result } from "../_support/scripted-server.ts";
 import { clientInternals } from "../../src/client/client-internals.ts";
-import { failure, setup } from "./_client-fixtures.ts";
+import { cancelFirstOfTwo, failure, gate, setup } from "./_client-fixtures.ts";
 
 const discovered = { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} };
 
 function autoServer() {
   return setup((request) => result(request.body.id, discovered), { policy: { era: "auto" } });
 }
+
+/** An "auto" server whose answers wait at `held`. */
+function heldAutoServer(held: ReturnType<typeof gate>) {
+  return setup(async (request) => {
+    await held.opened;
+    return result(request.body.id, discovered);
+  }, { policy: { era: "auto" } });
+}
+
+const cancelledProbe = ["cancelled", undefined, 'Call of server/discover to server "demo" was cancelled'];
 
 describe('createClient() with era "auto"', () => {
   test("probes again after a cancelled probe, then keeps the session it found", async () => {
@@ -47,6 +58,34 @@ describe('createClient() with era "auto"', () => {
     assert.equal(await eraOf(new AbortController().signal), "modern");
     await client.close();
     // The cancelled probe sent nothing; only the one whose era was kept reached the server.
+    assert.deepEqual(server.requests.map((request) => request.body.method), ["server/discover"]);
+  });
+
+  test("a call cancelled during the probe fails alone: the other call waiting for it goes on", async () => {
+    const held = gate();
+    const { client, server } = heldAutoServer(held);
+    const call = (signal: AbortSignal) => client.discover("demo", { signal });
+    assert.deepEqual(await cancelFirstOfTwo(call, { gate: held, sent: () => server.requests[0] }), [
+      cancelledProbe,
+      discovered,
+    ]);
+    await client.close();
+    // One probe for both calls, then the second call's own discover.
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "server/discover",
+    ]);
+  });
+
+  test("a caller of the front cancelled during the probe of the era fails alone: the other one gets the era", async () => {
+    const held = gate();
+    const { client, server } = heldAutoServer(held);
+    const eraOf = (signal: AbortSignal) => clientInternals(client)!.eraOf("demo", signal, server.fetch);
+    assert.deepEqual(await cancelFirstOfTwo(eraOf, { gate: held, sent: () => server.requests[0] }), [
+      cancelledProbe,
+      "modern",
+    ]);
+    await client.close();
     assert.deepEqual(server.requests.map((request) => request.body.method), ["server/discover"]);
   });
 });

@@ -4,7 +4,7 @@ import { result, rpcError, sse, toolsList } from "../_support/scripted-server.ts
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
 import { createClient } from "../../src/client/create-client.ts";
-import { failure, meta, plain, setup } from "./_client-fixtures.ts";
+import { cancelFirstOfTwo, failure, gate, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
   name: "echo",
@@ -249,6 +249,28 @@ describe("createClient() requests", () => {
       undefined,
       'Call of server/discover to server "demo" was cancelled',
     ]);
+  });
+
+  test("a call cancelled while the first tools/list runs fails alone: the other call waiting for it goes on", async () => {
+    const listAnswered = gate();
+    const { client, server } = setup(async (req) => {
+      if (req.body.method !== "tools/list") {
+        return result(req.body.id, { resultType: "complete", content: [] });
+      }
+      await listAnswered.opened;
+      return toolsList(req.body.id, [echoTool]);
+    });
+    const call = (signal: AbortSignal) => client.callTool("demo", "echo", { region: "b" }, { signal });
+    assert.deepEqual(await cancelFirstOfTwo(call, { gate: listAnswered, sent: () => server.requests[0] }), [
+      ["cancelled", undefined, 'Call of tools/list to server "demo" was cancelled'],
+      { resultType: "complete", content: [] },
+    ]);
+    await client.close();
+    // One list for both calls; only the call that was not cancelled, with its Mcp-Param header.
+    assert.deepEqual(
+      server.requests.map((request) => [request.body.method, request.headers["mcp-param-region"]]),
+      [["tools/list", undefined], ["tools/call", "b"]],
+    );
   });
 
   test("close() cancels the calls in flight, clears their deadlines, and refuses later calls", async () => {

@@ -27,6 +27,7 @@ import {
 import type { Implementation } from "../../protocol/meta.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
+import { awaitShared, linkSignals } from "../../_internal/signals.ts";
 import { abortError, serverError } from "../modern/failure-errors.ts";
 import {
   type ConnectionClosed,
@@ -109,6 +110,8 @@ export class LegacySession {
   readonly #calls = new Map<string, CallRecord>();
   readonly #progress = new Map<string, (params: JsonObject) => void>();
   #ready: Promise<Ready> | undefined;
+  /** The handshake's signal: shared by the requests waiting for it, so owned by none of them. */
+  readonly #lifetime = new AbortController();
   #closed = false;
   #connections = 0;
   #logLevel: LoggingLevel;
@@ -222,26 +225,45 @@ export class LegacySession {
     await ready?.connection.notify(encodeNotification("notifications/roots/list_changed"));
   }
 
-  /** Ends the connection, if any. */
+  /** Ends the connection, if any, and a handshake in progress. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
     const ready = await this.#ready?.catch(() => undefined);
     this.#ready = undefined;
     await ready?.connection.close();
   }
 
+  /**
+   * The live handshake, made first when there is none. It is shared by the requests waiting for
+   * it, so it runs under the session's own signal (aborted by `close()`) and its own
+   * `callTimeout`; each request waits under its own signal, and one that gives up fails alone.
+   */
   #connect(signal: AbortSignal): Promise<Ready> {
     if (this.#closed) {
       return Promise.reject(new ClientError("config", `Server "${this.serverId}": the session is closed`));
     }
+    const cancelled = (reason: unknown) => abortError(this.serverId, "initialize", reason);
     if (this.#ready === undefined) {
-      const attempt = this.#open(signal);
+      if (signal.aborted) return Promise.reject(cancelled(signal.reason));
+      const attempt = this.#openUnderDeadline();
       this.#ready = attempt;
       attempt.catch(() => {
         if (this.#ready === attempt) this.#ready = undefined;
       });
     }
-    return this.#ready;
+    return awaitShared(this.#ready, { signal, cancelled });
+  }
+
+  /** {@linkcode LegacySession.#open} under the session's signal and the policy's `callTimeout`. */
+  async #openUnderDeadline(): Promise<Ready> {
+    const { policy, timers } = this.#options;
+    const leg = linkSignals([this.#lifetime.signal], { ms: policy.callTimeoutMs, which: "leg", timers });
+    try {
+      return await this.#open(leg.signal);
+    } finally {
+      leg.dispose();
+    }
   }
 
   async #open(signal: AbortSignal): Promise<Ready> {

@@ -137,8 +137,9 @@ export class ModernServerSession implements ServerSession {
     return Promise.resolve();
   }
 
-  /** Nothing to end: the modern era keeps no connection. */
+  /** The modern era keeps no connection: stops only the work the session's calls share. */
   close(): Promise<void> {
+    this.#session.close();
     return Promise.resolve();
   }
 }

@@ -110,6 +110,11 @@ export class ModernSession {
     return this.#tools;
   }
 
+  /** Stops the work the session's calls share (a listing of the tools in progress). */
+  close(): void {
+    this.#tools.close(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
+  }
+
   /**
    * Sends one request and returns its result object. Re-issues once (with a new id) when the
    * response stream breaks; retries once with a supported version on `-32022`; refreshes the

@@ -5,10 +5,15 @@
  * answers `-32020`. A tool whose annotations are invalid cannot be called: the spec requires
  * clients to exclude such tools.
  *
+ * The first listing is shared by the calls that need it meanwhile, so it runs under the cache's
+ * own signal (aborted by {@linkcode ToolHeaderCache.close}), not under the call that started it:
+ * a call whose signal fires stops waiting for it alone.
+ *
  * @module
  */
 import { ClientError } from "../../errors.ts";
-import { invalidResult } from "./failure-errors.ts";
+import { abortError, invalidResult } from "./failure-errors.ts";
+import { awaitShared } from "../../_internal/signals.ts";
 import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
@@ -40,6 +45,8 @@ export class ToolHeaderCache {
    */
   #whole = false;
   #loading: Promise<void> | undefined;
+  /** The listing's signal: shared by the calls waiting for it, so owned by none of them. */
+  readonly #lifetime = new AbortController();
 
   /**
    * @param serverId The server, for messages.
@@ -65,7 +72,7 @@ export class ToolHeaderCache {
    * tool is not known and the whole list was not read yet.
    *
    * @param params The call's params (`name`, `arguments`).
-   * @param signal Aborts the listing, when one is needed.
+   * @param signal Ends this call's wait for the listing, when one is needed.
    * @param fetch Lists with another fetch than the session's (the front's caller's sign-in).
    * @returns Header name and value pairs (often none).
    * @throws {ClientError} `"config"` with code `-32602` when the tool's annotations are invalid,
@@ -100,7 +107,7 @@ export class ToolHeaderCache {
    * read yet.
    *
    * @param name The tool.
-   * @param signal Aborts the listing, when one is needed.
+   * @param signal Ends this call's wait for the listing, when one is needed.
    * @param fetch Lists with another fetch than the session's (the front's caller's sign-in).
    * @returns Its rules; none for a tool the server did not list, or whose annotations are
    *   invalid (a call to it fails on its own, see {@linkcode ToolHeaderCache.paramHeadersFor}).
@@ -155,7 +162,7 @@ export class ToolHeaderCache {
   /**
    * Forgets what is known and lists every page of tools again.
    *
-   * @param signal Aborts the listing.
+   * @param signal Ends this call's wait for the listing.
    * @param fetch Lists with another fetch than the session's.
    */
   async refresh(signal: AbortSignal, fetch?: Fetcher): Promise<void> {
@@ -165,19 +172,37 @@ export class ToolHeaderCache {
     await this.#load(signal, fetch);
   }
 
-  /** Lists every page once for all who wait, then takes the listing for the whole list. */
+  /**
+   * Stops a listing in progress (the session is closed); the calls waiting for it fail.
+   *
+   * @param reason Why.
+   */
+  close(reason?: unknown): void {
+    this.#lifetime.abort(reason);
+  }
+
+  /**
+   * Waits under the caller's `signal` for the listing of every page, starting it unless the
+   * caller gave up already; the listing is then taken for the whole list.
+   */
   #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<void> {
-    this.#loading ??= this.#listAll(signal, fetch).then(
-      (known) => {
-        this.#known = known;
-        this.#whole = true;
-      },
-      (error: unknown) => {
-        this.#loading = undefined;
-        throw error;
-      },
-    );
-    return this.#loading;
+    const cancelled = (reason: unknown) => abortError(this.#serverId, "tools/list", reason);
+    if (this.#loading === undefined) {
+      if (signal.aborted) return Promise.reject(cancelled(signal.reason));
+      // The first caller's fetch lists for all of them (the front's caller's sign-in).
+      const loading = this.#listAll(this.#lifetime.signal, fetch).then(
+        (known) => {
+          this.#known = known;
+          this.#whole = true;
+        },
+        (error: unknown) => {
+          if (this.#loading === loading) this.#loading = undefined;
+          throw error;
+        },
+      );
+      this.#loading = loading;
+    }
+    return awaitShared(this.#loading, { signal, cancelled });
   }
 
   async #listAll(signal: AbortSignal, fetch: Fetcher | undefined): Promise<Map<string, CompiledToolHeaders>> {
