@@ -191,15 +191,7 @@ export class LegacySession {
           }
           continue;
         }
-        throw new ClientError(
-          error.kind === "protocol" ? "protocol" : "transport",
-          `Server "${this.serverId}": ${error.message}`,
-          {
-            serverId: this.serverId,
-            cause: error,
-            ...(error.status === undefined ? {} : { data: { status: error.status } }),
-          },
-        );
+        throw connectionFailure(this.serverId, error);
       } finally {
         this.#calls.delete(key);
         if (token !== undefined) this.#progress.delete(token);
@@ -327,7 +319,14 @@ export class LegacySession {
     // The version first: every message after the handshake, this notification included, carries
     // MCP-Protocol-Version on HTTP.
     connection.negotiated(negotiated);
-    await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION));
+    try {
+      await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION));
+    } catch (error) {
+      // Refused (HTTP: not 202 Accepted): the session is not usable, so it ends (HTTP: DELETE,
+      // which also stops the GET stream negotiated() opened).
+      await connection.close().catch(() => {});
+      throw error instanceof ConnectionError ? connectionFailure(this.serverId, error) : error;
+    }
     const supervisor = new ServerRequestSupervisor({
       chain,
       version: negotiated,
@@ -394,4 +393,24 @@ export class LegacySession {
       if (current === ready) this.#ready = undefined;
     }, () => {});
   }
+}
+
+/**
+ * The error for a request or notification the connection failed: a `"protocol"` error when the
+ * server broke the wire, else a `"transport"` one, with the HTTP status as `data` when there was one.
+ *
+ * @param serverId The server.
+ * @param error What the connection failed with.
+ * @returns The error, naming the server.
+ */
+function connectionFailure(serverId: string, error: ConnectionError): ClientError {
+  return new ClientError(
+    error.kind === "protocol" ? "protocol" : "transport",
+    `Server "${serverId}": ${error.message}`,
+    {
+      serverId,
+      cause: error,
+      ...(error.status === undefined ? {} : { data: { status: error.status } }),
+    },
+  );
 }

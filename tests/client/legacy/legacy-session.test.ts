@@ -1,11 +1,13 @@
 // The legacy session's handshake through the legacy entry's client, against a scripted legacy
 // HTTP server: the handshake is shared by the calls waiting for it, and one of them cancelled
-// fails alone. Runs on every runtime.
+// fails alone; a refused notifications/initialized ends the session. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { legacyHandshake } from "../../_support/scripted-server.ts";
-import { cancelFirstOfTwo, gate } from "../_client-fixtures.ts";
+import { createClient } from "../../../src/client/legacy/legacy-client.ts";
+import { legacyHandshake, scriptedServer } from "../../_support/scripted-server.ts";
+import { cancelFirstOfTwo, gate, URL_ } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
+import { ClientError } from "../../../src/errors.ts";
 
 describe("LegacySession handshake", () => {
   test("a call cancelled during initialize fails alone: the other call waiting for it goes on", async () => {
@@ -33,4 +35,65 @@ describe("LegacySession handshake", () => {
       await client.close();
     }
   });
+
+  const refusals = [
+    {
+      status: 500,
+      answer: () => new Response("oops", { status: 500 }),
+      error: [
+        "transport",
+        "demo",
+        'Server "demo": Notification "notifications/initialized" was refused with HTTP 500: expected 202 Accepted, received "oops"',
+        { status: 500 },
+      ],
+    },
+    {
+      status: 200,
+      answer: () => Response.json({ ok: true }),
+      error: [
+        "protocol",
+        "demo",
+        'Server "demo": Notification "notifications/initialized": expected HTTP 202 Accepted with no body, received HTTP 200 with a body',
+        { status: 200 },
+      ],
+    },
+  ];
+  for (const { status, answer, error } of refusals) {
+    test(`a notifications/initialized answered HTTP ${status} fails the call naming the server, and ends the session and its GET stream`, async () => {
+      const server = scriptedServer((request) => {
+        if (request.body.method === "notifications/initialized") return answer();
+        const handshake = legacyHandshake(request.body, "2025-11-25", "echo") ??
+          new Response(null, { status: 500 });
+        // A session the client must end with a DELETE.
+        return new Response(handshake.body, {
+          headers: { "content-type": "application/json", "mcp-session-id": "S1" },
+        });
+      });
+      const sent: string[] = [];
+      let listening: AbortSignal | undefined;
+      const client = createClient({
+        name: "agent",
+        policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+        fetch: (url, init) => {
+          sent.push(`${init.method} ${new Headers(init.headers).get("mcp-session-id") ?? "-"}`);
+          if (init.method === "POST") return server.fetch(url, init);
+          // The standalone GET stream stays open until its signal fires; the DELETE is accepted.
+          if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
+          listening = init.signal ?? undefined;
+          return Promise.resolve(
+            new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
+          );
+        },
+      });
+      try {
+        const failed = await client.listTools("demo").then(() => undefined, (thrown: unknown) => thrown);
+        assert.ok(failed instanceof ClientError);
+        assert.deepEqual([failed.kind, failed.serverId, failed.message, failed.data], error);
+        assert.equal(listening?.aborted, true);
+        assert.deepEqual(sent, ["POST -", "GET S1", "POST S1", "DELETE S1"]);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });
