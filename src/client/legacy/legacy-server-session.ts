@@ -2,7 +2,8 @@
  * The legacy era behind the client's `ServerSession`: a call is one request whose deadline pauses
  * while the server's requests tied to it are answered; a `-32042` error (2025-11-25) runs its URL
  * elicitations through the chain and retries the call once they are accepted; tasks (2025-11-25)
- * are awaited with `tasks/result`.
+ * are awaited with `tasks/result`. Before the first `tools/call` the tools are listed once, when
+ * the server declared `tools`, to learn which must run as tasks.
  *
  * @module
  */
@@ -19,8 +20,8 @@ import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
-import { inputError, invalidResult } from "../modern/failure-errors.ts";
+import { awaitShared, DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
+import { abortError, inputError, invalidResult } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import {
   answerDeferral,
@@ -47,6 +48,8 @@ export class LegacyServerSession implements ServerSession {
   readonly #now: () => number;
   readonly #taskTools = new Set<string>();
   #toolsListed: Promise<void> | undefined;
+  /** The listing's signal: shared by the calls waiting for it, so owned by none of them. */
+  readonly #lifetime = new AbortController();
 
   /**
    * @param session The legacy session.
@@ -73,8 +76,8 @@ export class LegacyServerSession implements ServerSession {
     params: JsonObject,
     options: { readonly signal: AbortSignal },
   ): Promise<JsonObject> {
-    // A leg of its own, not the flow's (openLeg): a tools/list that times out must leave the call
-    // it runs for going (#listToolsOnce tolerates its failure).
+    // A leg of its own, not the flow's (openLeg): a request that times out must leave the signal it
+    // was given going (the tools/list before a call runs under the session's own signal).
     const leg = linkSignals([options.signal], {
       ms: this.#policy.callTimeoutMs,
       which: "leg",
@@ -172,29 +175,47 @@ export class LegacyServerSession implements ServerSession {
 
   /** @inheritdoc */
   close(): Promise<void> {
+    this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
     return this.#session.close();
   }
 
   /**
    * Lists the server's tools before its first call, to learn which must run as tasks (a server
-   * refuses such a tool called plainly). A server without tools/list is not an error here.
+   * refuses such a tool called plainly); nothing is listed when the server declared no `tools`.
+   * The handshake comes first, under the call's signal: its failure is the call's, not made
+   * again by the call. The listing is shared by the calls waiting for it, so it runs under the
+   * session's own signal; its failure is not the call's. What the server answered, or its
+   * silence for a whole `callTimeout`, is kept: asking again would cost every call the same.
+   * A transport failure is forgotten, and the next call lists again.
    */
-  #listToolsOnce(signal: AbortSignal): Promise<void> {
-    this.#toolsListed ??= (async () => {
-      let cursor: string | undefined;
-      for (let page = 0; page < 100; page++) {
-        const listed = decodeListToolsResult(
-          await this.request("tools/list", cursor === undefined ? {} : { cursor }, { signal }),
-        );
-        if (!listed.ok) return;
-        this.learnTools(listed.value.tools);
-        cursor = listed.value.nextCursor;
-        if (cursor === undefined) return;
-      }
-    })().catch(() => {
-      this.#toolsListed = undefined;
-    });
-    return this.#toolsListed;
+  async #listToolsOnce(signal: AbortSignal): Promise<void> {
+    const { capabilities } = await this.#session.handshake(signal);
+    if (capabilities.tools === undefined) return;
+    if (this.#toolsListed === undefined) {
+      // A call cancelled already starts nothing: it fails with its own cancellation.
+      if (signal.aborted) return;
+      const listing = this.#listTools(this.#lifetime.signal).catch((error: unknown) => {
+        const kept = error instanceof ClientError && !["transport", "cancelled"].includes(error.kind);
+        if (!kept && this.#toolsListed === listing) this.#toolsListed = undefined;
+      });
+      this.#toolsListed = listing;
+    }
+    const cancelled = (reason: unknown) => abortError(this.serverId, "tools/list", reason);
+    await awaitShared(this.#toolsListed, { signal, cancelled });
+  }
+
+  /** Lists every page of the server's tools (at most 100), learning which must run as tasks. */
+  async #listTools(signal: AbortSignal): Promise<void> {
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const listed = decodeListToolsResult(
+        await this.request("tools/list", cursor === undefined ? {} : { cursor }, { signal }),
+      );
+      if (!listed.ok) return;
+      this.learnTools(listed.value.tools);
+      cursor = listed.value.nextCursor;
+      if (cursor === undefined) return;
+    }
   }
 
   /** One attempt of a call, under its pausable `callTimeout`. */

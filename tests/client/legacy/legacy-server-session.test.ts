@@ -1,0 +1,127 @@
+// The tools/list a legacy call makes before the first tools/call (to learn which tools must run
+// as tasks), through the legacy entry's client against a scripted legacy HTTP server: none when
+// the server declared no `tools`, once when the server refuses it or stays silent, never a second
+// handshake in the same call, and shared by the calls waiting for it. Runs on every runtime.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { result, rpcError, type ScriptedServer } from "../../_support/scripted-server.ts";
+import { drive, FakeTime } from "../../_support/fake-time.ts";
+import { cancelFirstOfTwo, failure, gate } from "../_client-fixtures.ts";
+import { initialized, legacySetup } from "./_legacy-fixtures.ts";
+
+/** A server declaring `tools` that answers tools/list with `list`, and every call. */
+function toolsServer(list: (id: unknown) => Response | Promise<Response>, time?: FakeTime) {
+  return legacySetup((request) => {
+    const { id, method } = request.body;
+    if (method === "initialize") return initialized(id, { tools: {} });
+    return method === "tools/list" ? list(id) : called(id);
+  }, { callTimeout: "1s", ...(time === undefined ? {} : { time }) });
+}
+
+function called(id: unknown): Response {
+  return result(id, { content: [] });
+}
+
+const methods = (server: ScriptedServer) => server.requests.map((request) => request.body.method);
+
+describe("LegacyServerSession tools/list before a call", () => {
+  test("lists nothing when the server declared no tools", async () => {
+    const { client, server } = legacySetup((request) =>
+      request.body.method === "initialize"
+        ? initialized(request.body.id, { prompts: {} })
+        : called(request.body.id)
+    );
+    for (let i = 0; i < 2; i++) assert.deepEqual(await client.callTool("demo", "t", {}), { content: [] });
+    await client.close();
+    assert.deepEqual(methods(server), [
+      "initialize",
+      "notifications/initialized",
+      "tools/call",
+      "tools/call",
+    ]);
+  });
+
+  const listedOnce = [
+    {
+      server: "refuses tools/list with -32601",
+      list: (id: unknown) => rpcError(id, -32601, "Method not found"),
+      waitedMs: 0,
+      after: [],
+    },
+    {
+      // The call goes on after the list's callTimeout; the list is cancelled, as any request the
+      // client gives up on.
+      server: "leaves tools/list unanswered for its callTimeout",
+      list: () => new Promise<Response>(() => {}),
+      waitedMs: 1000,
+      after: ["notifications/cancelled"],
+    },
+  ];
+  for (const { server: what, list, waitedMs, after } of listedOnce) {
+    test(`lists once when the server ${what}`, async () => {
+      const time = new FakeTime();
+      const { client, server } = toolsServer(list, time);
+      for (let i = 0; i < 2; i++) {
+        assert.deepEqual(await drive(time, client.callTool("demo", "t", {})), { content: [] });
+      }
+      assert.equal(time.now(), waitedMs);
+      await client.close();
+      assert.deepEqual(methods(server), [
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+        ...after,
+        "tools/call",
+        "tools/call",
+      ]);
+    });
+  }
+
+  test("fails a call whose initialize goes unanswered after one initialize and one callTimeout", async () => {
+    const time = new FakeTime();
+    const { client, server } = legacySetup(() => new Promise<Response>(() => {}), {
+      callTimeout: "1s",
+      time,
+    });
+    assert.deepEqual(await drive(time, failure(client.callTool("demo", "t", {}))), [
+      "timeout",
+      undefined,
+      'Server "demo": no response to initialize within 1000 ms (callTimeout)',
+    ]);
+    assert.equal(time.now(), 1000);
+    await client.close();
+    assert.deepEqual(methods(server), ["initialize"]);
+  });
+
+  test("fails a call whose initialize is refused after one initialize", async () => {
+    const { client, server } = legacySetup(() => new Response("busy", { status: 503 }));
+    assert.deepEqual(await failure(client.callTool("demo", "t", {})), [
+      "transport",
+      undefined,
+      'Server "demo": initialize failed: Request 1 ("initialize") failed with HTTP 503: expected a JSON-RPC response, received "busy"',
+    ]);
+    await client.close();
+    assert.deepEqual(methods(server), ["initialize"]);
+  });
+
+  test("a call cancelled during the listing fails alone: the other call waiting for it goes on", async () => {
+    const listAnswered = gate();
+    const { client, server } = toolsServer(async (id) => {
+      await listAnswered.opened;
+      return result(id, { tools: [] });
+    });
+    const call = (signal: AbortSignal) => client.callTool("demo", "t", {}, { signal });
+    const sent = () => server.requests.find((request) => request.body.method === "tools/list");
+    assert.deepEqual(await cancelFirstOfTwo(call, { gate: listAnswered, sent }), [
+      ["cancelled", undefined, 'Call of tools/list to server "demo" was cancelled'],
+      { content: [] },
+    ]);
+    await client.close();
+    assert.deepEqual(methods(server), [
+      "initialize",
+      "notifications/initialized",
+      "tools/list",
+      "tools/call",
+    ]);
+  });
+});
