@@ -16,6 +16,7 @@ import { codecs } from "../_internal/encoding.ts";
 import { pause } from "../_internal/signals.ts";
 import { systemTimers } from "../_internal/timers.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
+import { askForChallenge, type Challenge } from "./_challenge.ts";
 import { requestClientCredentialsToken } from "./_client-credentials.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
 import {
@@ -89,18 +90,13 @@ export interface SignInOverrides {
   readonly authorize?: Authorize | undefined;
 }
 
-/** What the server's last challenge said. */
-export interface Challenge {
-  readonly metadataUrl: string | undefined;
-  readonly scopes: readonly string[] | undefined;
-  /** The challenge's scheme is `DPoP`: the server takes DPoP-bound tokens (RFC 9449 §7.1). */
-  readonly dpop?: boolean;
-}
-
 /** What a new grant is asked for with. */
 export interface GrantAsk {
-  /** The server's challenge that asked for it. */
-  readonly challenge: Challenge;
+  /**
+   * The server's challenge that asked for it; `undefined` when no request has seen one (a sign-in
+   * started by itself): the server is asked for it (see `askForChallenge`).
+   */
+  readonly challenge: Challenge | undefined;
   /** The scopes of a step-up, or of a token asked for again (see `chooseScopes`). */
   readonly again?: readonly string[] | undefined;
   /** Aborts discovery and the token requests. */
@@ -150,10 +146,12 @@ export class GrantSource {
     ask: GrantAsk,
   ): Promise<Omit<SignInRequest, "server" | "principal" | "completed">> {
     const context = this.#codeContext(ask.overrides);
-    const { resource, as } = await this.#discover(ask.challenge.metadataUrl, ask.signal);
+    const { fetch } = this.#options;
+    const challenge = ask.challenge ?? await askForChallenge(this.#serverUrl, { fetch, signal: ask.signal });
+    const { resource, as } = await this.#discover(challenge, ask.signal);
     const auth = this.#options.transport.auth;
-    const wanted = chooseScopes(auth.scopes, ask.challenge.scopes, resource.scopesSupported, ask.again);
-    const dpop = ask.challenge.dpop === true || resource.dpopRequired;
+    const wanted = chooseScopes(auth.scopes, challenge.scopes, resource.scopesSupported, ask.again);
+    const dpop = challenge.dpop === true || resource.dpopRequired;
     return await beginAuthorization(context, as, resource.resource, principal, wanted, dpop);
   }
 
@@ -248,23 +246,27 @@ export class GrantSource {
   async clientCredentials(ask: GrantAsk): Promise<Grant> {
     const auth = this.#options.transport.auth;
     if (auth.kind !== "client_credentials") throw new TypeError("not a client credentials sign-in");
-    const { resource, as } = await this.#discover(ask.challenge.metadataUrl, ask.signal);
-    const wanted = chooseScopes(auth.scopes, ask.challenge.scopes, resource.scopesSupported, ask.again);
+    const { resource, as } = await this.#discover(ask.challenge, ask.signal);
+    const wanted = chooseScopes(auth.scopes, ask.challenge?.scopes, resource.scopesSupported, ask.again);
     return await requestClientCredentialsToken(as, {
       ...this.#options,
       auth,
       resource: resource.resource,
       scopes: wanted,
-      dpop: ask.challenge.dpop === true || resource.dpopRequired,
+      dpop: ask.challenge?.dpop === true || resource.dpopRequired,
       signal: ask.signal,
     });
   }
 
-  /** The server's resource metadata and its authorization server's, found once and shared. */
-  #discover(metadataUrl: string | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
+  /**
+   * The server's resource metadata and its authorization server's, found once and shared: at the
+   * challenge's `resource_metadata`, else the well-known URLs.
+   */
+  #discover(challenge: Challenge | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
     if (this.#discovered === undefined) {
       const { fetch } = this.#options;
       const attempt = (async () => {
+        const metadataUrl = challenge?.metadataUrl;
         const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, signal });
         const issuer = resource.authorizationServers[0] ?? "";
         const as = await discoverAuthorizationServer(issuer, { serverUrl: this.#serverUrl, fetch, signal });

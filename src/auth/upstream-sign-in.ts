@@ -22,15 +22,14 @@
  *
  * @module
  */
-import * as oauth from "oauth4webapi";
 import type { CompiledUpstreamAuth } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { resourceProof } from "./_dpop.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
 import type { Grant, PendingFlow } from "./authorization-code.ts";
+import { type Challenge, challengeOf } from "./_challenge.ts";
 import {
   type Authorize,
-  type Challenge,
   GrantSource,
   type SignInOverrides,
   type SignInRequest,
@@ -54,7 +53,8 @@ export interface UpstreamSignIn {
    */
   fetcher(principal?: string, overrides?: SignInOverrides): Fetcher;
   /**
-   * Starts a sign-in by the person, without a request (`sluice login`).
+   * Starts a sign-in by the person, without a request (`sluice login`): the server is asked for its
+   * challenge first (an MCP request without a token), whose `resource_metadata` discovery follows.
    *
    * @param principal Whose sign-in. @default ""
    * @param signal Aborts discovery and registration.
@@ -121,8 +121,8 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     kind: options.transport.auth.kind,
     fetcher: (principal = "", overrides: SignInOverrides = {}) => requests.fetcher(principal, overrides),
     begin: async (principal = "", signal?: AbortSignal) => {
-      const challenge = { metadataUrl: undefined, scopes: undefined };
-      const started = await source.begin(principal, { challenge, signal });
+      // No request is in flight: the server is asked for its challenge first.
+      const started = await source.begin(principal, { challenge: undefined, signal });
       return { server: options.server, principal, ...started };
     },
     complete: async (flow: PendingFlow, callbackUrl: URL) => {
@@ -231,51 +231,6 @@ class SignedRequests {
     }
     return response;
   }
-}
-
-/**
- * The server's `Bearer` (or `DPoP`) challenge: its `resource_metadata`, `scope` and `error`, or
- * `undefined` when the response has none (or an unparsable one).
- */
-async function challengeOf(
-  response: Response,
-): Promise<(Challenge & { error: string | undefined }) | undefined> {
-  const challenges = await challengesOf(response);
-  const found = challenges?.find((challenge) => challenge.scheme === "dpop") ??
-    challenges?.find((challenge) => challenge.scheme === "bearer");
-  if (found === undefined) return undefined;
-  const { parameters } = found;
-  return {
-    metadataUrl: parameters.resource_metadata,
-    scopes: parameters.scope?.split(" ").filter((value) => value !== ""),
-    error: parameters.error,
-    dpop: found.scheme === "dpop",
-  };
-}
-
-/**
- * oauth4webapi's own `WWW-Authenticate` parser (RFC 9110 §11.6.1), reached through its public
- * API: 3.8.8 does not export the parser, but `protectedResourceRequest` rejects a response
- * carrying challenges with them parsed. Its fetch hands back the response already received, so
- * nothing is sent and no token is involved (the placeholder never leaves this function).
- */
-async function challengesOf(response: Response): Promise<oauth.WWWAuthenticateChallenge[] | undefined> {
-  try {
-    await oauth.protectedResourceRequest(
-      "-",
-      "GET",
-      new URL(response.url || "https://upstream.invalid/"),
-      undefined,
-      undefined,
-      {
-        [oauth.customFetch]: () => Promise.resolve(response),
-        [oauth.allowInsecureRequests]: true,
-      },
-    );
-  } catch (error) {
-    if (error instanceof oauth.WWWAuthenticateChallengeError) return error.cause;
-  }
-  return undefined;
 }
 
 /** A fresh init with the grant's token: `Bearer`, or `DPoP` with a proof for this request. */

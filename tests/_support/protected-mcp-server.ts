@@ -5,7 +5,8 @@
  *
  * A request without a valid token is answered 401 with
  * `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`
- * (and a `scope`, when asked for); that URL serves the protected resource metadata (RFC 9728)
+ * (or another path, when asked for: then the challenge alone names it) and a `scope`, when asked
+ * for; that URL serves the protected resource metadata (RFC 9728)
  * naming the endpoint as `resource` and the authorization server (and `scopes_supported`, when
  * asked for). A token is valid when its signature verifies against the
  * server's JWKS, its `iss` is the server's issuer, its `aud` is the endpoint, and it is not
@@ -57,6 +58,12 @@ export interface ProtectedMcpServerOptions {
   readonly challengeScope?: string;
   /** The protected resource metadata's `scopes_supported`. @default none */
   readonly scopesSupported?: readonly string[];
+  /**
+   * The path the protected resource metadata is served at, named in the 401's `resource_metadata`:
+   * another than the well-known one leaves the challenge the only way to find it.
+   * @default "/.well-known/oauth-protected-resource/mcp"
+   */
+  readonly metadataPath?: string;
 }
 
 /**
@@ -122,7 +129,8 @@ export async function startProtectedMcpServer(
   await once(http, "listening");
   const origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const url = `${origin}/mcp`;
-  const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`;
+  const metadataPath = options.metadataPath ?? "/.well-known/oauth-protected-resource/mcp";
+  const metadataUrl = `${origin}${metadataPath}`;
 
   const verify = async (token: string): Promise<JWTPayload | undefined> => {
     if (token === "" || revoked.has(token)) return undefined;
@@ -135,7 +143,7 @@ export async function startProtectedMcpServer(
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", origin).pathname;
-    if (req.method === "GET" && path === "/.well-known/oauth-protected-resource/mcp") {
+    if (req.method === "GET" && path === metadataPath) {
       const metadata = { resource: url, authorization_servers: [authorization.issuer] };
       const scopes = options.scopesSupported === undefined
         ? {}

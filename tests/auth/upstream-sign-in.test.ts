@@ -177,6 +177,43 @@ describe("createUpstreamSignIn()", () => {
     }
   });
 
+  test("begin() asks the server for its challenge without a token, and refuses a loopback resource_metadata of a server on a public host: nothing is sent there", async () => {
+    const internal = "http://127.0.0.1:6379/internal/admin?x=1";
+    const sent: string[] = [];
+    const fetch: Fetcher = (url, init) => {
+      sent.push(
+        `${init.method ?? "GET"} ${url} ${new Headers(init.headers).get("authorization") ?? "no token"}`,
+      );
+      return Promise.resolve(
+        new Response(null, {
+          status: 401,
+          headers: { "www-authenticate": `Bearer resource_metadata="${internal}"` },
+        }),
+      );
+    };
+    const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth: { oauth: {} } } });
+    if (transport.kind !== "http" || transport.auth === undefined) {
+      throw new Error("expected an HTTP transport with auth");
+    }
+    const signIn = createUpstreamSignIn({
+      server: "s",
+      transport: { ...transport, auth: transport.auth },
+      fetch,
+      environment: () => undefined,
+      clock: Date,
+      tokens: createMemoryTokenStore(),
+      clientName: "test",
+      redirectUri: "http://127.0.0.1:9/callback",
+    });
+    await assert.rejects(
+      signIn.begin(),
+      new UpstreamAuthError(
+        `the resource_metadata URL of the challenge must be on a public host, as the server "https://mcp.example.com" is, received "${internal}"`,
+      ),
+    );
+    assert.deepEqual(sent, [`POST ${MCP} no token`]);
+  });
+
   test("replaces a token 30 seconds before it expires, not at its expiry", async () => {
     const { fetch, sent } = network((token) => token === "token-1" || token === "token-2");
     let now = 0;

@@ -25,6 +25,8 @@ const skip = process.versions.deno === undefined && process.versions.bun === und
 
 let as: AuthorizationServer;
 let upstream: ProtectedMcpServer;
+/** A server that names its protected resource metadata only in its 401's challenge. */
+let challenged: ProtectedMcpServer;
 let dir: TempDir;
 let policies: string;
 let tokenFile: string;
@@ -33,6 +35,7 @@ before(async () => {
   if (skip !== false) return;
   as = await startAuthorizationServer({ scopes: ["mcp:tools"], accessTokenTtl: 600 });
   upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+  challenged = await startProtectedMcpServer(as, { metadataPath: "/custom/prm.json" });
   dir = tempDir();
   policies = join(dir.path, "policies");
   tokenFile = join(dir.path, "config", "tokens.json");
@@ -44,6 +47,14 @@ before(async () => {
   mkdirSync(policies);
   write("files", { auth: { oauth: { scopes: ["mcp:tools"] } } });
   write("plain", {});
+  writeFileSync(
+    join(policies, "challenged.policy.json"),
+    JSON.stringify({
+      server: "challenged",
+      transport: { url: challenged.url, auth: { oauth: { scopes: ["mcp:tools"] } } },
+      era: "legacy",
+    }),
+  );
   write("machine", {
     auth: { clientCredentials: { clientId: "sluice-m2m", clientSecretEnv: "M2M_SECRET" } },
   });
@@ -51,6 +62,7 @@ before(async () => {
 
 after(async () => {
   await upstream?.close();
+  await challenged?.close();
   await as?.close();
   dir?.remove();
 });
@@ -112,14 +124,22 @@ function sluice(argv: readonly string[], env: Record<string, string> = {}): Slui
   return { child, stdout: () => text.stdout, stderr: () => text.stderr, printed, exited };
 }
 
-/** What `sluice login` prints while it waits: the URL, its host, and the listener's address. */
-const WAITING =
-  /^Sign in to "files" in your browser:\n {2}URL: {2}(\S+)\n {2}host: (\S+)\n(Open the URL yourself \(or run with --open\)|Opening it with xdg-open); waiting for the browser at (http:\/\/127\.0\.0\.1:\d+\/callback) for 10 minutes \(Ctrl-C cancels\)\n$/;
+/** What `sluice login <server>` prints while it waits: the URL, its host, and the listener's address. */
+const waitingFor = (server: string) =>
+  new RegExp(
+    `^Sign in to "${server}" in your browser:\\n {2}URL: {2}(\\S+)\\n {2}host: (\\S+)\\n(Open the URL yourself \\(or run with --open\\)|Opening it with xdg-open); waiting for the browser at (http:\\/\\/127\\.0\\.0\\.1:\\d+\\/callback) for 10 minutes \\(Ctrl-C cancels\\)\\n$`,
+  );
+const WAITING = waitingFor("files");
 
-/** Runs `sluice login files` through the browser's round trip as `subject`. */
-async function login(subject: string, env: Record<string, string> = {}, flags: string[] = []) {
-  const run = sluice(["login", "files", ...flags], env);
-  const [, url = "", host, how, redirectUri = ""] = await run.printed(WAITING);
+/** Runs `sluice login <server>` (`files`) through the browser's round trip as `subject`. */
+async function login(
+  subject: string,
+  env: Record<string, string> = {},
+  flags: string[] = [],
+  server = "files",
+) {
+  const run = sluice(["login", server, ...flags], env);
+  const [, url = "", host, how, redirectUri = ""] = await run.printed(waitingFor(server));
   const back = await as.authorize(url, subject);
   const page = await fetch(back);
   return {
@@ -212,6 +232,23 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     assert.deepEqual(await run(["logout", "files"]), {
       code: 0,
       stdout: `No tokens for "files" in ${JSON.stringify(tokenFile)}: nothing to forget\n`,
+      stderr: "",
+    });
+  });
+
+  test("login signs in to a server that names its protected resource metadata only in its 401's challenge, asking for it without a token first; call uses the tokens", async () => {
+    rmSync(tokenFile, { force: true });
+    const seen = challenged.requests().length;
+    const signedIn = await login("dee@example.com", {}, [], "challenged");
+    assert.deepEqual([signedIn.exit.code, signedIn.exit.stderr], [0, ""]);
+    assert.equal(signedIn.url.searchParams.get("resource"), challenged.url);
+    assert.deepEqual(
+      challenged.requests().slice(seen).map(({ method, rpc, token }) => ({ method, rpc, token })),
+      [{ method: "POST", rpc: "server/discover", token: "" }],
+    );
+    assert.deepEqual(await run(["call", "challenged", "whoami"]), {
+      code: 0,
+      stdout: "dee@example.com\n",
       stderr: "",
     });
   });
@@ -337,7 +374,7 @@ describe("sluice login and logout: usage errors", { skip }, () => {
         "login",
         `no policy for server "nowhere" in ${
           JSON.stringify(policies)
-        }, expected one of: "files", "machine", "plain"`,
+        }, expected one of: "challenged", "files", "machine", "plain"`,
       ),
     );
     assert.deepEqual(

@@ -1,0 +1,125 @@
+/**
+ * A protected MCP server's challenge (the `WWW-Authenticate` of its 401 or 403, RFC 9728 §5.1,
+ * RFC 6750 §3): where its protected resource metadata is, the scopes it wants, and the error.
+ *
+ * A sign-in started without a request in flight (`sluice login`, a refresh in a process that has
+ * not talked to the server yet) asks the server for its challenge with an MCP request without a
+ * token, as the MCP authorization spec's flow begins: a server may name its metadata only there
+ * (the 2025-06-18 revision requires the header; the well-known URLs are the fallback).
+ *
+ * @module
+ */
+import * as oauth from "oauth4webapi";
+import type { Fetcher } from "../transport/fetch-with-redirects.ts";
+import { discardBody } from "../transport/body-reader.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+
+/** What the server's challenge said. */
+export interface Challenge {
+  readonly metadataUrl: string | undefined;
+  readonly scopes: readonly string[] | undefined;
+  /** The challenge's scheme is `DPoP`: the server takes DPoP-bound tokens (RFC 9449 §7.1). */
+  readonly dpop?: boolean;
+}
+
+/** A challenge naming nothing: the server gave none, so discovery goes to the well-known URLs. */
+export const NO_CHALLENGE: Challenge = Object.freeze({ metadataUrl: undefined, scopes: undefined });
+
+/**
+ * The request that asks for the challenge: `server/discover`, the request a 2026-07-28 server
+ * must answer and the one sluice's era probe sends first. Authorization is per HTTP request, so
+ * a protected server refuses it like any other; unlike `initialize` it opens no session on a
+ * server that would answer it without a token, and a 2025 server answers it with an error at most.
+ */
+const ASK = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "server/discover",
+  params: {
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
+      "io.modelcontextprotocol/clientCapabilities": {},
+    },
+  },
+});
+
+/**
+ * Asks the MCP server for its challenge: an MCP request without a token, whose 401 names the
+ * protected resource metadata. Redirects are not followed (a 3xx is no challenge).
+ *
+ * @param serverUrl The MCP endpoint.
+ * @param options The server's fetch and the signal.
+ * @returns The 401's challenge, or {@linkcode NO_CHALLENGE} when the server answered anything else.
+ * @throws {TypeError} When the request cannot be sent (the fetch's own failure).
+ */
+export async function askForChallenge(
+  serverUrl: URL,
+  options: { readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
+): Promise<Challenge> {
+  const init: RequestInit = {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+      "mcp-method": "server/discover",
+    },
+    body: ASK,
+    redirect: "manual",
+  };
+  if (options.signal !== undefined) init.signal = options.signal;
+  const response = await options.fetch(serverUrl.href, init);
+  const challenge = response.status === 401 ? await challengeOf(response) : undefined;
+  await discardBody(response);
+  if (challenge === undefined) return NO_CHALLENGE;
+  const { error: _error, ...found } = challenge;
+  return found;
+}
+
+/**
+ * The server's `Bearer` (or `DPoP`) challenge: its `resource_metadata`, `scope` and `error`, or
+ * `undefined` when the response has none (or an unparsable one).
+ *
+ * @param response The server's 401 or 403.
+ * @returns The challenge, or `undefined`.
+ */
+export async function challengeOf(
+  response: Response,
+): Promise<(Challenge & { error: string | undefined }) | undefined> {
+  const challenges = await challengesOf(response);
+  const found = challenges?.find((challenge) => challenge.scheme === "dpop") ??
+    challenges?.find((challenge) => challenge.scheme === "bearer");
+  if (found === undefined) return undefined;
+  const { parameters } = found;
+  return {
+    metadataUrl: parameters.resource_metadata,
+    scopes: parameters.scope?.split(" ").filter((value) => value !== ""),
+    error: parameters.error,
+    dpop: found.scheme === "dpop",
+  };
+}
+
+/**
+ * oauth4webapi's own `WWW-Authenticate` parser (RFC 9110 §11.6.1), reached through its public
+ * API: 3.8.8 does not export the parser, but `protectedResourceRequest` rejects a response
+ * carrying challenges with them parsed. Its fetch hands back the response already received, so
+ * nothing is sent and no token is involved (the placeholder never leaves this function).
+ */
+async function challengesOf(response: Response): Promise<oauth.WWWAuthenticateChallenge[] | undefined> {
+  try {
+    await oauth.protectedResourceRequest(
+      "-",
+      "GET",
+      new URL(response.url || "https://upstream.invalid/"),
+      undefined,
+      undefined,
+      {
+        [oauth.customFetch]: () => Promise.resolve(response),
+        [oauth.allowInsecureRequests]: true,
+      },
+    );
+  } catch (error) {
+    if (error instanceof oauth.WWWAuthenticateChallengeError) return error.cause;
+  }
+  return undefined;
+}
