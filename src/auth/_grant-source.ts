@@ -200,18 +200,34 @@ export class GrantSource {
   }
 
   /**
+   * Finds the server's metadata, once (see `#discover`): a refresh needs it, and without a
+   * challenge to go by it may not be found (a server that answers the request asking for one).
+   *
+   * @param signal Aborts discovery.
+   * @returns When it is found.
+   * @throws {UpstreamAuthError} When it is not found, or is refused.
+   */
+  async discover(signal: AbortSignal | undefined): Promise<void> {
+    await this.#discover(undefined, signal);
+  }
+
+  /**
    * A refresh, made once across everything that shares the store; the others wait for its result.
    *
+   * @param principal Whose grant.
+   * @param grant The grant to refresh.
+   * @param ask The server's challenge that led to it (`undefined`: none), and the signal.
    * @returns The new grant, or `undefined` when there is none (refused, or from another issuer).
    */
   async refresh(
     principal: string,
     grant: Grant,
-    signal: AbortSignal | undefined,
+    ask: Pick<GrantAsk, "challenge" | "signal">,
   ): Promise<Grant | undefined> {
     const { tokens } = this.#options;
+    const { signal } = ask;
     const context = this.#codeContext({ redirectUri: grant.redirectUri });
-    const { resource, as } = await this.#discover(undefined, signal);
+    const { resource, as } = await this.#discover(ask.challenge, signal);
     if (as.issuer !== grant.issuer) return undefined;
     const key = grantKey(this.owner, principal);
     const claim = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
@@ -260,13 +276,14 @@ export class GrantSource {
 
   /**
    * The server's resource metadata and its authorization server's, found once and shared: at the
-   * challenge's `resource_metadata`, else the well-known URLs.
+   * challenge's `resource_metadata`, else the well-known URLs; without a challenge (a refresh
+   * before any request of this process saw one), the server is asked for one first.
    */
   #discover(challenge: Challenge | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
     if (this.#discovered === undefined) {
       const { fetch } = this.#options;
       const attempt = (async () => {
-        const metadataUrl = challenge?.metadataUrl;
+        const { metadataUrl } = challenge ?? await askForChallenge(this.#serverUrl, { fetch, signal });
         const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, signal });
         const issuer = resource.authorizationServers[0] ?? "";
         const as = await discoverAuthorizationServer(issuer, { serverUrl: this.#serverUrl, fetch, signal });

@@ -14,6 +14,20 @@ const RENEW_MARGIN_MS = 30_000;
 /** How many principals' grants one sign-in keeps in memory (the store keeps them all). */
 const MAX_RECENT = 1000;
 
+/** What a principal's request is sent with (see {@linkcode KeptGrants.current}). */
+export interface Sendable {
+  /** The token's grant, or `undefined`: the request goes without a token. */
+  readonly grant: Grant | undefined;
+  /**
+   * Why the stored grant, past its lifetime, could not be refreshed before the request: the
+   * server's metadata was not found without a challenge. The request goes without a token, so the
+   * server's 401 names where it is; a 401 without a challenge fails with this.
+   */
+  readonly unrefreshed?: unknown;
+}
+
+const NO_GRANT: Sendable = Object.freeze({ grant: undefined });
+
 /** The grants of one server's principals: the store's, a recent few in memory, and client credentials tokens. */
 export class KeptGrants {
   readonly #source: GrantSource;
@@ -36,31 +50,48 @@ export class KeptGrants {
     this.#options = options;
   }
 
-  /** The principal's token to send now, refreshed when it is about to expire; `undefined` when there is none. */
-  async current(principal: string, signal: AbortSignal | undefined): Promise<Grant | undefined> {
+  /**
+   * The principal's token to send now, refreshed when it is about to expire; none when there is
+   * none, or when a refresh cannot find the server's metadata (see {@linkcode Sendable}).
+   *
+   * @param principal Whose token.
+   * @param signal Aborts a refresh.
+   * @returns What the request is sent with.
+   */
+  async current(principal: string, signal: AbortSignal | undefined): Promise<Sendable> {
     if (this.#options.transport.auth.kind === "client_credentials") {
       const grant = this.#machineTokens.get(principal);
-      if (this.#usable(grant)) return grant;
-      if (grant === undefined) return undefined;
+      if (this.#usable(grant)) return { grant };
+      if (grant === undefined) return NO_GRANT;
       this.#machineTokens.delete(principal);
       // The server wanted a token (it had one): a new one first, not a round trip without.
       const challenge = { metadataUrl: undefined, scopes: undefined, dpop: grant.dpop !== undefined };
-      return await this.#once(
-        principal,
-        () => this.#machineToken(principal, { challenge, again: grant.scopes, signal }),
-      );
+      return {
+        grant: await this.#once(
+          principal,
+          () => this.#machineToken(principal, { challenge, again: grant.scopes, signal }),
+        ),
+      };
     }
     const cached = this.#recent.get(principal);
-    if (cached !== undefined && this.#usable(cached)) return cached;
+    if (cached !== undefined && this.#usable(cached)) return { grant: cached };
     const grant = await readGrant(this.#options.tokens, grantKey(this.#source.owner, principal));
-    if (grant === undefined) return undefined;
-    if (this.#usable(grant)) return this.#remember(principal, grant);
-    if (grant.refreshToken === undefined) return undefined;
+    if (grant === undefined) return NO_GRANT;
+    if (this.#usable(grant)) return { grant: this.#remember(principal, grant) };
+    if (grant.refreshToken === undefined) return NO_GRANT;
+    try {
+      await this.#source.discover(signal);
+    } catch (error) {
+      // Not the call's end: the request goes without a token, and the server's challenge leads
+      // to the refresh (`renew`), or to a new sign-in.
+      signal?.throwIfAborted();
+      return { grant: undefined, unrefreshed: error };
+    }
     const renewed = await this.#once(
       principal,
-      async () => (await this.#source.refresh(principal, grant, signal)) ?? grant,
+      async () => (await this.#source.refresh(principal, grant, { challenge: undefined, signal })) ?? grant,
     );
-    return this.#usable(renewed) ? this.#remember(principal, renewed) : undefined;
+    return this.#usable(renewed) ? { grant: this.#remember(principal, renewed) } : NO_GRANT;
   }
 
   /**
@@ -87,7 +118,7 @@ export class KeptGrants {
         // Another request (or instance) signed in meanwhile.
         if (stored.accessToken !== sent?.accessToken && this.#usable(stored)) return stored;
         if (stored.refreshToken !== undefined) {
-          const renewed = await this.#source.refresh(principal, stored, ask.signal);
+          const renewed = await this.#source.refresh(principal, stored, ask);
           if (renewed !== undefined) return renewed;
         }
       }

@@ -156,12 +156,15 @@ class SignedRequests {
       // The token goes to the server's origin only (a redirect elsewhere gets none).
       if (new URL(url).origin !== this.#options.transport.origin) return await this.#options.fetch(url, init);
       const signal = init.signal ?? undefined;
-      let grant = await this.#grants.current(principal, signal);
+      const { grant: sendable, unrefreshed } = await this.#grants.current(principal, signal);
+      let grant = sendable;
       let response = await this.#send(url, init, grant);
       if (response.status === 401) {
         const challenge = await challengeOf(response);
-        if (challenge === undefined) return response;
+        if (challenge === undefined && unrefreshed === undefined) return response;
         await discardBody(response);
+        // No challenge to go by either: why the stored grant could not be refreshed.
+        if (challenge === undefined) throw unrefreshed;
         grant = await this.#grants.renew(principal, grant, { challenge, signal, overrides });
         response = await this.#send(url, init, grant);
         if (response.status === 401) {

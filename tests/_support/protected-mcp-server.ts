@@ -64,6 +64,8 @@ export interface ProtectedMcpServerOptions {
    * @default "/.well-known/oauth-protected-resource/mcp"
    */
   readonly metadataPath?: string;
+  /** JSON-RPC methods answered without a token (as a server may leave `server/discover` open). @default none */
+  readonly openMethods?: readonly string[];
 }
 
 /**
@@ -156,7 +158,7 @@ export async function startProtectedMcpServer(
     const claims = await verify(token);
     const rpc = req.method === "POST" ? rpcMethod(body) : "";
     log.push({ method: req.method ?? "", rpc, token, claims });
-    if (claims === undefined) {
+    if (claims === undefined && !(options.openMethods ?? []).includes(rpc)) {
       const error = token === "" ? "" : `error="invalid_token", `;
       const scope = options.challengeScope === undefined ? "" : `, scope="${options.challengeScope}"`;
       return send(
@@ -167,7 +169,7 @@ export async function startProtectedMcpServer(
         }),
       );
     }
-    const granted = String(claims.scope ?? "").split(" ");
+    const granted = String(claims?.scope ?? "").split(" ");
     if (
       rpc === "tools/call" && options.toolCallScope !== undefined && !granted.includes(options.toolCallScope)
     ) {
@@ -175,7 +177,7 @@ export async function startProtectedMcpServer(
         `Bearer error="insufficient_scope", scope="${options.toolCallScope}", resource_metadata="${metadataUrl}"`;
       return send(res, new Response(null, { status: 403, headers: { "www-authenticate": challenge } }));
     }
-    currentSubject = String(claims.sub);
+    currentSubject = String(claims?.sub ?? "");
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (typeof value === "string") headers.set(name, value);

@@ -26,6 +26,7 @@ import type { Timers } from "../../src/_internal/timers.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
 import {
   type ProtectedMcpServer,
+  type ProtectedMcpServerOptions,
   SCOPE_DEFAULT_CASES,
   startProtectedMcpServer,
 } from "../_support/protected-mcp-server.ts";
@@ -871,6 +872,110 @@ describe("refresh and sign-out through the client", () => {
       }
     });
   }
+
+  /**
+   * Signs in as `subject` to a server that names its protected resource metadata only in its 401's
+   * challenge, through `authorize` (which sees the challenge); then, past the token's lifetime, a
+   * new client sharing the store (a new process: nothing discovered yet, and no `authorize`, so
+   * only a refresh can answer) makes one call, through `fetch` when given.
+   */
+  async function refreshedByNewClient(
+    era: Era,
+    subject: string,
+    options: ProtectedMcpServerOptions,
+    fetch?: (url: string, init: RequestInit) => Promise<Response>,
+  ) {
+    const server = await startProtectedMcpServer(as, { metadataPath: "/custom/prm.json", ...options });
+    const policies = [filesPolicy(era, "files", server.url)];
+    const tokens = createMemoryTokenStore();
+    let now = Date.now();
+    const first = signingClient({ era, tokens, policies, now: () => now, authorize: signInAs(subject) });
+    try {
+      assert.deepEqual(await whoami(first), said(subject));
+    } finally {
+      await first.close();
+    }
+    const requested = as.tokenRequests();
+    const seen = server.requests().length;
+    now += (TOKEN_TTL + 60) * 1000;
+    const second = createClient({
+      name: NAME,
+      policies,
+      clock: { now: () => now },
+      signIn: { redirectUri: REDIRECT_URI, tokens },
+      ...(fetch === undefined ? {} : { fetch }),
+    });
+    try {
+      const answer = await whoami(second).catch((error: unknown) => error);
+      const grant = JSON.parse((await tokens.get(filesGrantKey(server.url))) ?? "null");
+      const requests = server.requests().slice(seen).map(({ method, rpc, token }) => ({
+        method,
+        rpc,
+        token: token === "" ? "none" : token === grant?.accessToken ? "refreshed" : "other",
+      }));
+      return { answer, tokenRequests: as.tokenRequests() - requested, requests, url: server.url };
+    } finally {
+      await second.close();
+      await server.close();
+    }
+  }
+
+  for (const era of ERAS) {
+    test(`${era} era: a new client refreshes the expired grant of a server that names its metadata only in its challenge, asking it for its challenge first`, async () => {
+      const { answer, tokenRequests, requests } = await refreshedByNewClient(era, "ivan", {});
+      assert.deepEqual(answer, said("ivan"));
+      assert.equal(tokenRequests, 1);
+      assert.deepEqual(requests[0], { method: "POST", rpc: "server/discover", token: "none" });
+      assert.deepEqual(
+        requests.slice(1).map(({ token }) => token),
+        requests.slice(1).map(() => "refreshed"),
+      );
+    });
+  }
+
+  test("a refresh whose metadata is not found without a challenge sends the request without a token, and the 401's challenge leads to the refresh", async () => {
+    // The server answers server/discover without a token: asking for the challenge finds none,
+    // and its metadata is at no well-known URL.
+    const { answer, tokenRequests, requests } = await refreshedByNewClient("modern", "judy", {
+      openMethods: ["server/discover"],
+    });
+    assert.deepEqual(answer, said("judy"));
+    assert.equal(tokenRequests, 1);
+    assert.deepEqual(requests, [
+      { method: "POST", rpc: "server/discover", token: "none" },
+      { method: "POST", rpc: "tools/list", token: "none" },
+      { method: "POST", rpc: "tools/list", token: "refreshed" },
+      { method: "POST", rpc: "tools/call", token: "refreshed" },
+    ]);
+  });
+
+  test("a refresh whose metadata is not found, and a 401 without a challenge: the call fails saying why, after the request went without a token", async () => {
+    // A fetch that drops the server's challenges, as a server that sends none.
+    const withoutChallenges = async (url: string, init: RequestInit) => {
+      const response = await fetch(url, init);
+      const headers = new Headers(response.headers);
+      headers.delete("www-authenticate");
+      return new Response(response.body, { status: response.status, headers });
+    };
+    const { answer, tokenRequests, requests, url } = await refreshedByNewClient(
+      "modern",
+      "karl",
+      {},
+      withoutChallenges,
+    );
+    assert.deepEqual(
+      [(answer as ClientError).kind, (answer as ClientError).message],
+      [
+        "transport",
+        `${prefix("modern")}no protected resource metadata found for "${url}" at the well-known URLs`,
+      ],
+    );
+    assert.equal(tokenRequests, 0);
+    assert.deepEqual(requests, [
+      { method: "POST", rpc: "server/discover", token: "none" },
+      { method: "POST", rpc: "tools/list", token: "none" },
+    ]);
+  });
 
   for (const era of ERAS) {
     test(`${era} era: after signOut() the stored grant is gone and the next call signs in again`, async () => {
