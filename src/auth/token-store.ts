@@ -69,7 +69,10 @@ export interface MemoryTokenStoreOptions {
   /** The clock values expire by. @default systemClock */
   readonly clock?: Clock;
   /**
-   * The most values (and, apart, claims) kept; past it the oldest is dropped.
+   * The most values kept that expire (set with a `ttlMs`), and apart the most that do not, and
+   * the most claims; past it the oldest of its kind is dropped. Kept apart so that short-lived
+   * values made on anyone's request (a sign-in started and never finished) never push out the
+   * lasting ones (grants, client registrations).
    *
    * @default 10000
    */
@@ -96,12 +99,14 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
     fallback: 10_000,
     least: 1,
   });
-  const values = new Map<string, Held>();
+  // Values without an expiry (grants, registrations) apart from those with one (flows).
+  const lasting = new Map<string, Held>();
+  const expiring = new Map<string, Held>();
   const claims = new Map<string, number>();
   const live = (key: string): Held | undefined => {
-    const held = values.get(key);
+    const held = lasting.get(key) ?? expiring.get(key);
     if (held !== undefined && clock.now() >= held.until) {
-      values.delete(key);
+      expiring.delete(key);
       return undefined;
     }
     return held;
@@ -119,11 +124,14 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
         const until = ttlMs === undefined
           ? Infinity
           : clock.now() + finiteTtlMs("createMemoryTokenStore().set()", ttlMs);
-        bounded(values, key, { value, until });
+        lasting.delete(key);
+        expiring.delete(key);
+        bounded(until === Infinity ? lasting : expiring, key, { value, until });
         resolve();
       }),
     delete: (key) => {
-      values.delete(key);
+      lasting.delete(key);
+      expiring.delete(key);
       return Promise.resolve();
     },
     claim: (key, ttlMs) =>

@@ -24,6 +24,26 @@ describe("createMemoryTokenStore()", () => {
     ]);
   });
 
+  test("createMemoryTokenStore() keeps values that expire apart from lasting ones: sign-ins never finished never push out a grant or a registration", async () => {
+    const store = createMemoryTokenStore({ clock: contractClock(), maxKeys: 2 });
+    await store.set("grant", "g");
+    await store.set("registration", "r");
+    for (let flow = 1; flow <= 5; flow++) await store.set(`flow|${flow}`, String(flow), 600_000);
+    const read = (keys: readonly string[]) => Promise.all(keys.map((key) => store.get(key)));
+    assert.deepEqual(
+      await read(["grant", "registration", "flow|1", "flow|3", "flow|4", "flow|5"]),
+      ["g", "r", undefined, undefined, "4", "5"],
+    );
+    // Set again without an expiry, a value is a lasting one: the oldest of those is dropped.
+    await store.set("flow|5", "kept");
+    assert.deepEqual(await read(["grant", "registration", "flow|4", "flow|5"]), [
+      undefined,
+      "r",
+      "4",
+      "kept",
+    ]);
+  });
+
   test("createMemoryTokenStore() keeps at most maxKeys claims, apart from the values", async () => {
     const store = createMemoryTokenStore({ clock: contractClock(), maxKeys: 2 });
     await store.set("v", "kept");
