@@ -157,12 +157,52 @@ export function pause(ms: number, timers: Timers, signal: AbortSignal): Promise<
   });
 }
 
+/** The waiters of a piece of shared work, and the means to stop it (see {@linkcode sharedWork}). */
+interface SharedWaiters {
+  readonly link: LinkedSignal;
+  waiting: number;
+  settled: boolean;
+}
+
+/** Shared work by its promise: what {@linkcode awaitShared} counts its waiters on. */
+const sharedWaiters = new WeakMap<Promise<unknown>, SharedWaiters>();
+
 /**
- * Waits under one caller's signal for work several callers share (a first listing, a handshake,
- * a probe), which runs under a signal of its owner's: a caller whose signal fires stops waiting
- * and rejects with its own cancellation, and the work goes on for the others. Work that has
- * settled already wins over a signal that fired already (its reaction is queued first), so a
- * caller always gets what is known.
+ * The signal of a piece of work several calls will wait for (a first listing, a handshake, a
+ * probe): it fires when `owner` does (the session or client closes), or when every call that
+ * waited for the work has stopped waiting before it settled, so nothing (a person asked to sign
+ * in, a slow server) is kept at it for nobody. `share` marks the work's promise, which callers
+ * then wait for with {@linkcode awaitShared}.
+ *
+ * @param owner The signal of what owns the work.
+ * @returns The work's signal, and `share`, which marks its promise and returns it.
+ */
+export function sharedWork(owner: AbortSignal): {
+  readonly signal: AbortSignal;
+  share<T>(work: Promise<T>): Promise<T>;
+} {
+  const link = linkSignals([owner]);
+  return {
+    signal: link.signal,
+    share(work) {
+      const waiters: SharedWaiters = { link, waiting: 0, settled: false };
+      sharedWaiters.set(work, waiters);
+      const settle = () => {
+        waiters.settled = true;
+        link.dispose();
+      };
+      work.then(settle, settle);
+      return work;
+    },
+  };
+}
+
+/**
+ * Waits under one caller's signal for work several callers share, which runs under a signal of
+ * its owner's: a caller whose signal fires stops waiting and rejects with its own cancellation,
+ * and the work goes on for the others (work marked by {@linkcode sharedWork} is stopped once the
+ * last of them has stopped waiting). Work that has settled already wins over a signal that fired
+ * already (its reaction is queued first), so a caller always gets what is known.
  *
  * @param work The shared work.
  * @param caller The caller's signal, and its cancellation made from the signal's reason.
@@ -174,9 +214,23 @@ export function awaitShared<T>(
   caller: { readonly signal: AbortSignal; readonly cancelled: (reason: unknown) => Error },
 ): Promise<T> {
   const { signal, cancelled } = caller;
+  const waiters = sharedWaiters.get(work);
+  if (waiters !== undefined) waiters.waiting++;
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(cancelled(signal.reason));
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    let left = false;
+    const leave = (gaveUp: boolean) => {
+      if (left) return;
+      left = true;
+      signal.removeEventListener("abort", onAbort);
+      if (waiters === undefined) return;
+      waiters.waiting--;
+      if (gaveUp && waiters.waiting === 0 && !waiters.settled) waiters.link.abort(signal.reason);
+    };
+    const onAbort = () => {
+      reject(cancelled(signal.reason));
+      leave(true);
+    };
+    work.then(resolve, reject).finally(() => leave(false));
     if (signal.aborted) void Promise.resolve().then(onAbort);
     else signal.addEventListener("abort", onAbort, { once: true });
   });

@@ -22,7 +22,7 @@ import type { Implementation } from "../protocol/meta.ts";
 import type { NotificationQueue } from "../notify/notification-queue.ts";
 import { messageLimitsOf } from "../protocol/message-limits.ts";
 import { probeEra } from "./era-probe.ts";
-import { awaitShared } from "../_internal/signals.ts";
+import { awaitShared, sharedWork } from "../_internal/signals.ts";
 import { abortError } from "./modern/failure-errors.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
@@ -186,14 +186,11 @@ export class ClientServers {
     if (session !== undefined) return (await awaitShared(session, { signal, cancelled })).era;
     const kept = this.#eras.get(serverId);
     if (kept === undefined && signal.aborted) throw cancelled(signal.reason);
-    return await awaitShared(
-      kept ?? keptUntilFailed(
-        this.#eras,
-        serverId,
-        probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), this.#lifetime.signal),
-      ),
-      { signal, cancelled },
-    );
+    const probe = () => {
+      const work = sharedWork(this.#lifetime.signal);
+      return work.share(probeEra(this.#modern(this.#frontEntry(serverId, entry.chain, fetch)), work.signal));
+    };
+    return await awaitShared(kept ?? keptUntilFailed(this.#eras, serverId, probe()), { signal, cancelled });
   }
 
   /**
@@ -247,21 +244,22 @@ export class ClientServers {
     await Promise.all([...this.#opened].map((session) => session.close().catch(() => {})));
   }
 
-  /** Opens a server's session (probing its era under the client's signal) and keeps it until it fails. */
+  /** Opens a server's session (its era probed under the work's own signal, see `sharedWork`) and keeps it until it fails. */
   #keepSession(serverId: string, entry: ServerEntry): Promise<ServerSession> {
+    const work = sharedWork(this.#lifetime.signal);
     return keptUntilFailed(
       this.#sessions,
       serverId,
-      this.#open(entry).then((session) => (this.#opened.add(session), session)),
+      work.share(this.#open(entry, work.signal).then((session) => (this.#opened.add(session), session))),
     );
   }
 
-  async #open(entry: ServerEntry): Promise<ServerSession> {
+  async #open(entry: ServerEntry, signal: AbortSignal): Promise<ServerSession> {
     const { era } = entry.policy;
     if (era === "modern") return this.#modern(entry);
     if (!probes(entry.policy)) return this.#legacy(entry);
     const candidate = this.#modern(entry);
-    return await probeEra(candidate, this.#lifetime.signal) === "modern" ? candidate : this.#legacy(entry);
+    return await probeEra(candidate, signal) === "modern" ? candidate : this.#legacy(entry);
   }
 
   #modern(entry: ServerEntry): ModernServerSession {

@@ -1,6 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DeadlineReached, linkSignals, openFlow, openLeg } from "../../src/_internal/signals.ts";
+import {
+  awaitShared,
+  DeadlineReached,
+  linkSignals,
+  openFlow,
+  openLeg,
+  sharedWork,
+} from "../../src/_internal/signals.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 
 const leg = (time: FakeTime, ms = 100) => ({ ms, which: "leg" as const, timers: time });
@@ -99,5 +106,60 @@ describe("openLeg()", () => {
     const one = openLeg(parent.signal);
     parent.abort("caller");
     assert.equal(one.signal.reason, "caller");
+  });
+});
+
+describe("sharedWork() and awaitShared()", () => {
+  /** Work that settles when told, and calls waiting for it, each with its own controller. */
+  function shared(owner = new AbortController()) {
+    const work = sharedWork(owner.signal);
+    let finish = (_value: string) => {};
+    const promise = work.share(new Promise<string>((resolve) => (finish = resolve)));
+    const wait = (reason?: string) => {
+      const caller = new AbortController();
+      if (reason !== undefined) caller.abort(reason);
+      const outcome = awaitShared(promise, {
+        signal: caller.signal,
+        cancelled: (reason) => new Error(`left: ${reason}`),
+      })
+        .then((value) => `got ${value}`, (error: Error) => error.message);
+      return { caller, outcome };
+    };
+    return { work, finish, wait, owner };
+  }
+
+  test("a caller that gives up fails alone; the work goes on for the others", async () => {
+    const { work, finish, wait } = shared();
+    const [a, b] = [wait(), wait()];
+    a.caller.abort("a closed");
+    assert.equal(await a.outcome, "left: a closed");
+    assert.equal(work.signal.aborted, false);
+    finish("tools");
+    assert.equal(await b.outcome, "got tools");
+  });
+
+  test("the work stops once the last caller waiting has given up, with its reason", async () => {
+    const { work, wait } = shared();
+    const [a, b] = [wait(), wait()];
+    a.caller.abort("a closed");
+    b.caller.abort("b closed");
+    assert.deepEqual([await a.outcome, await b.outcome], ["left: a closed", "left: b closed"]);
+    assert.deepEqual([work.signal.aborted, work.signal.reason], [true, "b closed"]);
+  });
+
+  test("settled work is never stopped, and a caller whose signal fired already still gets it", async () => {
+    const { work, finish, wait } = shared();
+    finish("tools");
+    await Promise.resolve();
+    const late = wait("too late");
+    assert.equal(await late.outcome, "got tools");
+    assert.equal(work.signal.aborted, false);
+  });
+
+  test("the owner's signal stops the work", () => {
+    const owner = new AbortController();
+    const { work } = shared(owner);
+    owner.abort("closed");
+    assert.deepEqual([work.signal.aborted, work.signal.reason], [true, "closed"]);
   });
 });

@@ -20,7 +20,7 @@ import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { awaitShared, DeadlineReached, linkSignals, openLeg } from "../../_internal/signals.ts";
+import { awaitShared, DeadlineReached, linkSignals, openLeg, sharedWork } from "../../_internal/signals.ts";
 import { abortError, inputError, invalidResult } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import {
@@ -194,10 +194,13 @@ export class LegacyServerSession implements ServerSession {
     if (this.#toolsListed === undefined) {
       // A call cancelled already starts nothing: it fails with its own cancellation.
       if (signal.aborted) return;
-      const listing = this.#listTools(this.#lifetime.signal).catch((error: unknown) => {
-        const kept = error instanceof ClientError && !["transport", "cancelled"].includes(error.kind);
-        if (!kept && this.#toolsListed === listing) this.#toolsListed = undefined;
-      });
+      const work = sharedWork(this.#lifetime.signal);
+      const listing = work.share(
+        this.#listTools(work.signal).catch((error: unknown) => {
+          const kept = error instanceof ClientError && !["transport", "cancelled"].includes(error.kind);
+          if (!kept && this.#toolsListed === listing) this.#toolsListed = undefined;
+        }),
+      );
       this.#toolsListed = listing;
     }
     const cancelled = (reason: unknown) => abortError(this.serverId, "tools/list", reason);

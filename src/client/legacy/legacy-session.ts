@@ -27,7 +27,7 @@ import {
 import type { Implementation } from "../../protocol/meta.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
-import { awaitShared, linkSignals } from "../../_internal/signals.ts";
+import { awaitShared, linkSignals, sharedWork } from "../../_internal/signals.ts";
 import { abortError, serverError } from "../modern/failure-errors.ts";
 import {
   type ConnectionClosed,
@@ -228,8 +228,9 @@ export class LegacySession {
 
   /**
    * The live handshake, made first when there is none. It is shared by the requests waiting for
-   * it, so it runs under the session's own signal (aborted by `close()`) and its own
-   * `callTimeout`; each request waits under its own signal, and one that gives up fails alone.
+   * it, so it runs under a signal of its own (aborted by `close()`, or once every request waiting
+   * has given up) and its own `callTimeout`; each request waits under its own signal, and one that
+   * gives up fails alone.
    */
   #connect(signal: AbortSignal): Promise<Ready> {
     if (this.#closed) {
@@ -238,7 +239,8 @@ export class LegacySession {
     const cancelled = (reason: unknown) => abortError(this.serverId, "initialize", reason);
     if (this.#ready === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
-      const attempt = this.#openUnderDeadline();
+      const work = sharedWork(this.#lifetime.signal);
+      const attempt = work.share(this.#openUnderDeadline(work.signal));
       this.#ready = attempt;
       attempt.catch(() => {
         if (this.#ready === attempt) this.#ready = undefined;
@@ -247,10 +249,10 @@ export class LegacySession {
     return awaitShared(this.#ready, { signal, cancelled });
   }
 
-  /** {@linkcode LegacySession.#open} under the session's signal and the policy's `callTimeout`. */
-  async #openUnderDeadline(): Promise<Ready> {
+  /** {@linkcode LegacySession.#open} under the handshake's signal and the policy's `callTimeout`. */
+  async #openUnderDeadline(signal: AbortSignal): Promise<Ready> {
     const { policy, timers } = this.#options;
-    const leg = linkSignals([this.#lifetime.signal], { ms: policy.callTimeoutMs, which: "leg", timers });
+    const leg = linkSignals([signal], { ms: policy.callTimeoutMs, which: "leg", timers });
     try {
       return await this.#open(leg.signal);
     } finally {

@@ -5,15 +5,15 @@
  * answers `-32020`. A tool whose annotations are invalid cannot be called: the spec requires
  * clients to exclude such tools.
  *
- * The first listing is shared by the calls that need it meanwhile, so it runs under the cache's
- * own signal (aborted by {@linkcode ToolHeaderCache.close}), not under the call that started it:
- * a call whose signal fires stops waiting for it alone.
+ * The first listing is shared by the calls that need it meanwhile, so it runs under a signal of
+ * its own, not the call's that started it: a call whose signal fires stops waiting for it alone,
+ * and the listing stops when the last call waiting has stopped, or {@linkcode ToolHeaderCache.close}.
  *
  * @module
  */
 import { ClientError } from "../../errors.ts";
 import { abortError, invalidResult } from "./failure-errors.ts";
-import { awaitShared } from "../../_internal/signals.ts";
+import { awaitShared, sharedWork } from "../../_internal/signals.ts";
 import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
@@ -190,15 +190,18 @@ export class ToolHeaderCache {
     if (this.#loading === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       // The first caller's fetch lists for all of them (the front's caller's sign-in).
-      const loading = this.#listAll(this.#lifetime.signal, fetch).then(
-        (known) => {
-          this.#known = known;
-          this.#whole = true;
-        },
-        (error: unknown) => {
-          if (this.#loading === loading) this.#loading = undefined;
-          throw error;
-        },
+      const work = sharedWork(this.#lifetime.signal);
+      const loading = work.share(
+        this.#listAll(work.signal, fetch).then(
+          (known) => {
+            this.#known = known;
+            this.#whole = true;
+          },
+          (error: unknown) => {
+            if (this.#loading === loading) this.#loading = undefined;
+            throw error;
+          },
+        ),
       );
       this.#loading = loading;
     }
