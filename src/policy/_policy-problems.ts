@@ -8,6 +8,7 @@
 import type * as v from "valibot";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { withoutQueryValues } from "../_internal/url-query.ts";
+import { describeKind } from "../_internal/quote.ts";
 import { suggest } from "../_internal/suggest.ts";
 import type { PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
@@ -51,7 +52,7 @@ export function problemsFromIssues(
     const guess = typeof issue.input === "string" ? suggest(issue.input, allowed, 1) : undefined;
     const hint = guess === undefined ? "" : ` (did you mean ${JSON.stringify(guess)}?)`;
     const received = SECRET_PATH.test(path)
-      ? `${kindOf(issue.input)} (not shown: it may be a secret)`
+      ? `${describeKind(issue.input)} (not shown: it may be a secret)`
       : render(issue.input);
     return problemAt(site, path, `${subject} must be ${issue.message}, received ${received}${hint}`);
   });
@@ -418,14 +419,6 @@ function joinPath(prefix: string | undefined, keys: readonly (string | number)[]
  * carry tokens, and problems land in terminals and CI logs.
  */
 const SECRET_PATH = /^transport\.(headers|env)(\.|\[|$)/;
-
-/** A value's kind, never its content: "a string", "an array", "null". */
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  const kind = typeof value;
-  return kind === "undefined" ? "nothing" : `${kind === "object" ? "an" : "a"} ${kind}`;
-}
 
 function render(value: unknown): string {
   if (value === undefined) return "nothing";
