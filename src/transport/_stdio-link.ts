@@ -203,26 +203,15 @@ export class StdioLink implements LegacyConnection {
     if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });
-    const pending = message.id == null ? this.#soleAnsweredBy(message) : this.#pending.get(message.id);
+    // An error with no id is not taken for the pending request's: on stdio it may answer any line
+    // the client wrote (a notification, an answer to the server), so it is dropped and reported.
+    const pending = message.id == null ? undefined : this.#pending.get(message.id);
     if (pending !== undefined) return pending.settle(message);
     this.#drop(
       "unknown_response",
       bytes.length,
       `response to id ${JSON.stringify(message.id)}, expected a pending id`,
     );
-  }
-
-  /**
-   * The request an error response without an id answers: JSON-RPC sends a null id when the
-   * request's id could not be read, as HTTP ties it to its POST. Over stdio only a lone pending
-   * request is surely the one; with several, none is taken (the line is reported as dropped).
-   *
-   * @param message A response whose id is null or absent.
-   * @returns The only pending request, for an error response; otherwise `undefined`.
-   */
-  #soleAnsweredBy(message: Answer): PendingRequest | undefined {
-    if (!("error" in message) || this.#pending.size !== 1) return undefined;
-    return this.#pending.values().next().value;
   }
 
   #onStderr(bytes: Uint8Array): void {

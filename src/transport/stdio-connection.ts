@@ -50,11 +50,9 @@ export interface StdioConnectionOptions
  *   `SYSTEMROOT`, `TEMP`, `TMP`, `USERNAME`, `USERPROFILE`), when set and not a shell function
  *   (`() {…`), then `transport.env` over them. Never the rest: it holds the host's secrets.
  * - stdout: one JSON-RPC message per line, `\r\n` tolerated, blank lines skipped. A response
- *   settles its pending request, and an error response with a null or no id (the server could
- *   not read the request's id) the only one pending; server requests and notifications go to
- *   `onServerMessage` in order, with `related: undefined`. A line that is not UTF-8, not JSON, a
- *   batch, not a JSON-RPC message, or a response to no pending id (a null-id error while several
- *   are pending) is dropped and told to `onDroppedLine`.
+ *   settles its pending request; server requests and notifications go to `onServerMessage` in
+ *   order, with `related: undefined`. A line that is not UTF-8, not JSON, a batch, not a
+ *   JSON-RPC message, or a response to no pending id is dropped and told to `onDroppedLine`.
  *   A line over `maxMessageBytes` (even one still unfinished: no more than that, plus one pipe
  *   chunk, is ever held) or nested deeper than `maxJsonDepth` ends the connection instead: it
  *   may be the response a request waits for.

@@ -225,11 +225,12 @@ describe("createStdioConnection()", () => {
         "not json",
         '[{"jsonrpc":"2.0","method":"notifications/message"}]',
         '{"jsonrpc":"2.0","id":99,"result":{}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
         '{"jsonrpc":"1.0","method":"x"}',
         "   ",
         progress + "\r",
       ];
-      assert.deepEqual(await h.call(1, "raw", { lines }), result(1, { written: 6 }));
+      assert.deepEqual(await h.call(1, "raw", { lines }), result(1, { written: 7 }));
       assert.deepEqual(await h.call(2, "raw", { lines: ["/w=="], base64: true }), result(2, { written: 1 }));
       assert.deepEqual(h.dropped, [
         { reason: "not_json", bytes: lines[0]?.length, detail: "expected JSON text" },
@@ -240,55 +241,18 @@ describe("createStdioConnection()", () => {
           detail: "response to id 99, expected a pending id",
         },
         {
-          reason: "invalid_message",
+          reason: "unknown_response",
           bytes: lines[3]?.length,
+          detail: "response to id null, expected a pending id",
+        },
+        {
+          reason: "invalid_message",
+          bytes: lines[4]?.length,
           detail: '$.jsonrpc: expected "2.0", received "1.0"',
         },
         { reason: "not_utf8", bytes: 1, detail: "expected UTF-8 text" },
       ]);
       assert.deepEqual(h.messages, [{ message: JSON.parse(progress), related: undefined }]);
-      assert.deepEqual(h.closes, []);
-    });
-  });
-
-  test("an error response with a null or no id settles the one pending request; with two pending it is dropped", async () => {
-    await withServer({}, async (h) => {
-      const parseError = { code: -32700, message: "Parse error" };
-      const nullId = JSON.stringify({ jsonrpc: "2.0", id: null, error: parseError });
-      const noId = JSON.stringify({ jsonrpc: "2.0", error: parseError });
-      // Alone, request 1 takes the error; its own response, written next, then answers nothing.
-      assert.deepEqual(await h.call(1, "raw", { lines: [nullId] }), {
-        jsonrpc: "2.0",
-        id: null,
-        error: parseError,
-      });
-      assert.deepEqual(await h.call(2, "raw", { lines: [noId] }), {
-        jsonrpc: "2.0",
-        id: null,
-        error: parseError,
-      });
-      await h.until("the two late responses", () => h.dropped.length === 2);
-      // Beside a sleeping request 3, request 4's null-id error could answer either: it is dropped.
-      const sleeping = h.call(3, "sleep", { ms: 50 });
-      assert.deepEqual(await h.call(4, "raw", { lines: [nullId] }), result(4, { written: 1 }));
-      assert.deepEqual(await sleeping, result(3, { slept: 50 }));
-      assert.deepEqual(h.dropped, [
-        {
-          reason: "unknown_response",
-          bytes: JSON.stringify(result(1, { written: 1 })).length,
-          detail: "response to id 1, expected a pending id",
-        },
-        {
-          reason: "unknown_response",
-          bytes: JSON.stringify(result(2, { written: 1 })).length,
-          detail: "response to id 2, expected a pending id",
-        },
-        {
-          reason: "unknown_response",
-          bytes: nullId.length,
-          detail: "response to id null, expected a pending id",
-        },
-      ]);
       assert.deepEqual(h.closes, []);
     });
   });
