@@ -181,7 +181,15 @@ export function sharedWork(owner: AbortSignal): {
   readonly signal: AbortSignal;
   share<T>(work: Promise<T>): Promise<T>;
 } {
-  const link = linkSignals([owner]);
+  let link: LinkedSignal;
+  try {
+    link = linkSignals([owner]);
+  } catch {
+    // Workers: a signal made while serving another request cannot be listened to from this one
+    // ("Cannot perform I/O on behalf of a different request"); the work then ends by its own
+    // deadlines and its last waiter, not by its owner's close.
+    link = linkSignals([]);
+  }
   return {
     signal: link.signal,
     share(work) {
@@ -224,7 +232,14 @@ export function awaitShared<T>(
       signal.removeEventListener("abort", onAbort);
       if (waiters === undefined) return;
       waiters.waiting--;
-      if (gaveUp && waiters.waiting === 0 && !waiters.settled) waiters.link.abort(signal.reason);
+      if (gaveUp && waiters.waiting === 0 && !waiters.settled) {
+        try {
+          waiters.link.abort(signal.reason);
+        } catch {
+          // Workers: work started while serving another request cannot be stopped from this one;
+          // its own deadlines end it.
+        }
+      }
     };
     const onAbort = () => {
       reject(cancelled(signal.reason));

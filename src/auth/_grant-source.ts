@@ -277,7 +277,7 @@ export class GrantSource {
   /**
    * The server's resource metadata and its authorization server's, found once and shared: at the
    * challenge's `resource_metadata`, else the well-known URLs; without a challenge (a refresh
-   * before any request of this process saw one), the server is asked for one first.
+   * before any request of this instance saw one), the server is asked for one first.
    */
   #discover(challenge: Challenge | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
     if (this.#discovered === undefined) {
