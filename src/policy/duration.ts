@@ -10,15 +10,13 @@ export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** The longest duration: the longest a timer waits ({@linkcode MAX_TIMER_MS}, about 596 hours). */
-export const MAX_DURATION_MS: number = MAX_TIMER_MS;
 const PATTERN = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)$/;
 
 /**
  * Reads a duration string.
  *
  * @param text A duration such as `"60s"`.
- * @returns Whole milliseconds (1 to {@linkcode MAX_DURATION_MS}), or `undefined` when `text` is not
+ * @returns Whole milliseconds (1 to {@linkcode MAX_TIMER_MS}, the longest a timer waits), or `undefined` when `text` is not
  *   a duration or is longer.
  * @example
  * ```ts
@@ -30,7 +28,7 @@ export function parseDuration(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (match === null) return undefined;
   const ms = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN));
-  return ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
+  return ms >= 1 && ms <= MAX_TIMER_MS ? ms : undefined;
 }
 
 /**
