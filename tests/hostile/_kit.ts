@@ -8,17 +8,32 @@ import { type Client, ClientError, createClient, type Handler, type Policy } fro
 export const BUSY = "-32000 Busy: 8 server requests are already being answered";
 export const ACCEPT = { action: "accept", content: { ok: true } } as const;
 
-/** A legacy client of the one server "hostile" over `transport`. */
+/** The clients {@linkcode legacyClient} made that {@linkcode closeClients} has not closed yet. */
+const open = new Set<Client>();
+
+/** A legacy client of the one server "hostile" over `transport`, closed by {@linkcode closeClients}. */
 export function legacyClient(
   transport: Policy["transport"],
   handler: Handler,
   policy: Partial<Policy> = {},
 ): Client {
-  return createClient({
+  const client = createClient({
     name: "hostile-test",
     handler,
     policies: [{ server: "hostile", transport, era: "legacy", ...policy }],
   });
+  open.add(client);
+  return client;
+}
+
+/**
+ * Closes every client {@linkcode legacyClient} made (an `afterEach`): a test that fails before its
+ * own `close()` would otherwise leave its server's process or connection holding the test file open.
+ */
+export async function closeClients(): Promise<void> {
+  const clients = [...open];
+  open.clear();
+  await Promise.all(clients.map((client) => client.close()));
 }
 
 /** A tool result's structured content. */

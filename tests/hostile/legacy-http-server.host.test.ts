@@ -2,7 +2,7 @@
 // a flood of server requests, cancellations for ids never sent, a response to a request never
 // made, a malformed event, connections reset mid-stream (resumable or not), a slow-loris stream,
 // and a server that dies mid-call and comes back on the same port.
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client, Handler, Policy } from "../../src/legacy.ts";
 import { heapAfterGc } from "../_support/heap.ts";
@@ -12,6 +12,7 @@ import {
   ACCEPT,
   budgetHolds,
   BUSY,
+  closeClients,
   data,
   failure,
   heldElicitation,
@@ -36,6 +37,7 @@ const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
 const REQUEST = String.raw`Server "hostile": Request \d+ \("tools/call"\): `;
 
 describe("a legacy client against a hostile legacy HTTP server", () => {
+  afterEach(closeClients);
   test(
     "answers 992 of a 1 000-request flood -32000 busy while 8 run, 8 answers in flight at most; the heap stays within 8 MB",
     {

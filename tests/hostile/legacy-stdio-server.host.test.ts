@@ -1,7 +1,7 @@
 // The legacy client against a hostile stdio server (a real process): a flood of server requests,
 // cancellations for ids never sent, responses to requests never made, malformed frames, a server
 // that dies mid-call and one that stops reading its stdin. After each, the client still works.
-import { describe, test } from "node:test";
+import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { drive, FakeTime } from "../_support/fake-time.ts";
@@ -11,6 +11,7 @@ import {
   ACCEPT,
   budgetHolds,
   BUSY,
+  closeClients,
   data,
   heldElicitation,
   legacyClient,
@@ -23,6 +24,7 @@ const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
   legacyClient(hostileStdioTransport(), handler, policy);
 
 describe("a legacy client against a hostile stdio server", () => {
+  afterEach(closeClients);
   test("answers 19 992 of a 20 000-request flood -32000 busy while 8 run; the heap stays within 8 MB", {
     timeout: 60_000,
   }, async () => {
