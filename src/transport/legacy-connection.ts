@@ -88,8 +88,16 @@ export interface LegacyConnection {
     message: JsonRpcRequest,
     options: { readonly signal: AbortSignal },
   ): Promise<JsonRpcResultResponse | JsonRpcErrorResponse>;
-  /** Sends a notification (resolves once written or accepted). */
-  notify(message: JsonRpcNotification): Promise<void>;
+  /**
+   * Sends a notification (resolves once written or accepted).
+   *
+   * @param message The notification.
+   * @param options `signal` ends the wait for the server to accept it (HTTP: its `202 Accepted`);
+   *   stdio resolves once the line is written, which waits on no answer.
+   * @throws {ConnectionError} When the connection ends first, the signal aborts (`"aborted"`), or
+   *   (HTTP) the server refuses it.
+   */
+  notify(message: JsonRpcNotification, options?: { readonly signal?: AbortSignal }): Promise<void>;
   /** Sends the client's answer to a server request (resolves once written or accepted). */
   respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void>;
   /**

@@ -135,9 +135,9 @@ class LegacyHttpConnection implements LegacyConnection {
     return this.#wire.track((signal) => exchangeRequest(this.#wire, message, signal), options.signal);
   }
 
-  notify(message: JsonRpcNotification): Promise<void> {
+  notify(message: JsonRpcNotification, options?: { readonly signal?: AbortSignal }): Promise<void> {
     const label = `Notification ${JSON.stringify(message.method)}`;
-    return this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal));
+    return this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal), options?.signal);
   }
 
   respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void> {

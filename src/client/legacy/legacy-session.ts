@@ -322,12 +322,17 @@ export class LegacySession {
     // MCP-Protocol-Version on HTTP.
     connection.negotiated(negotiated);
     try {
-      await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION));
+      // Under the handshake's signal: a server that never accepts it must not hold the handshake,
+      // and every call waiting for it, past its callTimeout.
+      await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION), { signal });
     } catch (error) {
-      // Refused (HTTP: not 202 Accepted): the session is not usable, so it ends (HTTP: DELETE,
-      // which also stops the GET stream negotiated() opened).
+      // Refused (HTTP: not 202 Accepted) or unanswered: the session is not usable, so it ends
+      // (HTTP: DELETE, which also stops the GET stream negotiated() opened).
       await connection.close().catch(() => {});
-      throw error instanceof ConnectionError ? connectionFailure(this.serverId, error) : error;
+      if (!(error instanceof ConnectionError)) throw error;
+      throw error.kind === "aborted"
+        ? abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason)
+        : connectionFailure(this.serverId, error);
     }
     const supervisor = new ServerRequestSupervisor({
       chain,

@@ -1,6 +1,7 @@
 // The legacy session's handshake through the legacy entry's client, against a scripted legacy
 // HTTP server: the handshake is shared by the calls waiting for it, and one of them cancelled
-// fails alone; a refused notifications/initialized ends the session. Runs on every runtime.
+// fails alone; a refused or unanswered notifications/initialized ends the session. Runs on every
+// runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
@@ -8,6 +9,7 @@ import { legacyHandshake, scriptedServer } from "../../_support/scripted-server.
 import { cancelFirstOfTwo, gate, URL_ } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
 import { ClientError } from "../../../src/errors.ts";
+import { drive, FakeTime } from "../../_support/fake-time.ts";
 
 describe("LegacySession handshake", () => {
   test("a call cancelled during initialize fails alone: the other call waiting for it goes on", async () => {
@@ -31,6 +33,63 @@ describe("LegacySession handshake", () => {
         [undefined, "notifications/initialized"],
         [2, "tools/list"],
       ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  /**
+   * A client of a 2025-11-25 server answering initialize with session "S1" and
+   * notifications/initialized with `accepted`; the GET stream stays open until its signal fires.
+   */
+  function sessionServer(accepted: () => Response | Promise<Response>, time?: FakeTime) {
+    const server = scriptedServer((request) => {
+      if (request.body.method === "notifications/initialized") return accepted();
+      const handshake = legacyHandshake(request.body, "2025-11-25", "echo") ??
+        new Response(null, { status: 500 });
+      // A session the client must end with a DELETE.
+      return new Response(handshake.body, {
+        headers: { "content-type": "application/json", "mcp-session-id": "S1" },
+      });
+    });
+    const sent: string[] = [];
+    const listening: AbortSignal[] = [];
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy", callTimeout: "1s" }],
+      ...(time === undefined ? {} : { timers: time, clock: time }),
+      fetch: (url, init) => {
+        sent.push(`${init.method} ${new Headers(init.headers).get("mcp-session-id") ?? "-"}`);
+        if (init.method === "POST") return server.fetch(url, init);
+        // The standalone GET stream stays open until its signal fires; the DELETE is accepted.
+        if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
+        if (init.signal) listening.push(init.signal);
+        return Promise.resolve(
+          new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
+        );
+      },
+    });
+    return { client, sent, listening };
+  }
+
+  test("a notifications/initialized left unanswered fails the call after the handshake's callTimeout, and ends the session and its GET stream", async () => {
+    const time = new FakeTime();
+    const { client, sent, listening } = sessionServer(() => new Promise<Response>(() => {}), time);
+    try {
+      // Twice: the next call makes a new handshake rather than wait for the one that failed.
+      for (let i = 0; i < 2; i++) {
+        const failed = await drive(time, client.callTool("demo", "echo", {}).then(() => undefined, (e) => e));
+        assert.ok(failed instanceof ClientError);
+        assert.deepEqual([failed.kind, failed.serverId, failed.message], [
+          "timeout",
+          "demo",
+          'Server "demo": no response to notifications/initialized within 1000 ms (callTimeout)',
+        ]);
+      }
+      assert.equal(time.now(), 2000);
+      assert.deepEqual(listening.map((signal) => signal.aborted), [true, true]);
+      const session = ["POST -", "GET S1", "POST S1", "DELETE S1"];
+      assert.deepEqual(sent, [...session, ...session]);
     } finally {
       await client.close();
     }
@@ -60,36 +119,12 @@ describe("LegacySession handshake", () => {
   ];
   for (const { status, answer, error } of refusals) {
     test(`a notifications/initialized answered HTTP ${status} fails the call naming the server, and ends the session and its GET stream`, async () => {
-      const server = scriptedServer((request) => {
-        if (request.body.method === "notifications/initialized") return answer();
-        const handshake = legacyHandshake(request.body, "2025-11-25", "echo") ??
-          new Response(null, { status: 500 });
-        // A session the client must end with a DELETE.
-        return new Response(handshake.body, {
-          headers: { "content-type": "application/json", "mcp-session-id": "S1" },
-        });
-      });
-      const sent: string[] = [];
-      let listening: AbortSignal | undefined;
-      const client = createClient({
-        name: "agent",
-        policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-        fetch: (url, init) => {
-          sent.push(`${init.method} ${new Headers(init.headers).get("mcp-session-id") ?? "-"}`);
-          if (init.method === "POST") return server.fetch(url, init);
-          // The standalone GET stream stays open until its signal fires; the DELETE is accepted.
-          if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
-          listening = init.signal ?? undefined;
-          return Promise.resolve(
-            new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
-          );
-        },
-      });
+      const { client, sent, listening } = sessionServer(answer);
       try {
         const failed = await client.listTools("demo").then(() => undefined, (thrown: unknown) => thrown);
         assert.ok(failed instanceof ClientError);
         assert.deepEqual([failed.kind, failed.serverId, failed.message, failed.data], error);
-        assert.equal(listening?.aborted, true);
+        assert.deepEqual(listening.map((signal) => signal.aborted), [true]);
         assert.deepEqual(sent, ["POST -", "GET S1", "POST S1", "DELETE S1"]);
       } finally {
         await client.close();
