@@ -343,7 +343,7 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
       assert.ok(error instanceof ClientError, String(error));
       assert.deepEqual([error.kind, error.message], [
         "cancelled",
-        'Call of tools/list to server "files" was cancelled',
+        'Call of tools/call to server "files" was cancelled',
       ]);
       assert.deepEqual(signals.map((signal) => signal.aborted), [true]);
     } finally {

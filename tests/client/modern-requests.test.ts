@@ -262,7 +262,7 @@ describe("createClient() requests", () => {
     });
     const call = (signal: AbortSignal) => client.callTool("demo", "echo", { region: "b" }, { signal });
     assert.deepEqual(await cancelFirstOfTwo(call, { gate: listAnswered, sent: () => server.requests[0] }), [
-      ["cancelled", undefined, 'Call of tools/list to server "demo" was cancelled'],
+      ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'],
       { resultType: "complete", content: [] },
     ]);
     await client.close();

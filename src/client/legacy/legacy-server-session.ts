@@ -189,7 +189,7 @@ export class LegacyServerSession implements ServerSession {
    * A transport failure is forgotten, and the next call lists again.
    */
   async #listToolsOnce(signal: AbortSignal): Promise<void> {
-    const { capabilities } = await this.#session.handshake(signal);
+    const { capabilities } = await this.#session.handshake(signal, "tools/call");
     if (capabilities.tools === undefined) return;
     if (this.#toolsListed === undefined) {
       // A call cancelled already starts nothing: it fails with its own cancellation.
@@ -203,7 +203,8 @@ export class LegacyServerSession implements ServerSession {
       );
       this.#toolsListed = listing;
     }
-    const cancelled = (reason: unknown) => abortError(this.serverId, "tools/list", reason);
+    // A call that gives up is told of its own tools/call, not of the listing it shares.
+    const cancelled = (reason: unknown) => abortError(this.serverId, "tools/call", reason);
     await awaitShared(this.#toolsListed, { signal, cancelled });
   }
 

@@ -132,9 +132,16 @@ export class LegacySession {
     return this.#options.chain;
   }
 
-  /** The negotiated version, the server's capabilities and instructions, once connected. */
-  async handshake(signal: AbortSignal): Promise<Handshake> {
-    const ready = await this.#connect(signal);
+  /**
+   * The negotiated version, the server's capabilities and instructions, once connected.
+   *
+   * @param signal Ends this call's wait for the handshake.
+   * @param method The call that waits, named when it gives up while the handshake runs.
+   * @returns What the handshake told.
+   * @throws {ClientError} What the handshake failed with, or the call's cancellation or deadline.
+   */
+  async handshake(signal: AbortSignal, method = "initialize"): Promise<Handshake> {
+    const ready = await this.#connect(signal, method);
     return {
       version: ready.version,
       capabilities: ready.capabilities,
@@ -154,7 +161,7 @@ export class LegacySession {
   async request(method: string, params: JsonObject, options: LegacyRequestOptions): Promise<JsonObject> {
     let reconnected = false;
     for (;;) {
-      const ready = await this.#connect(options.signal);
+      const ready = await this.#connect(options.signal, method);
       const id = this.#ids();
       const key = idKey(id);
       const token = options.onProgress === undefined ? undefined : `sluice-${id}`;
@@ -230,13 +237,13 @@ export class LegacySession {
    * The live handshake, made first when there is none. It is shared by the requests waiting for
    * it, so it runs under a signal of its own (aborted by `close()`, or once every request waiting
    * has given up) and its own `callTimeout`; each request waits under its own signal, and one that
-   * gives up fails alone.
+   * gives up fails alone, with the cancellation of its own `method`.
    */
-  #connect(signal: AbortSignal): Promise<Ready> {
+  #connect(signal: AbortSignal, method: string): Promise<Ready> {
     if (this.#closed) {
       return Promise.reject(new ClientError("config", `Server "${this.serverId}": the session is closed`));
     }
-    const cancelled = (reason: unknown) => abortError(this.serverId, "initialize", reason);
+    const cancelled = (reason: unknown) => abortError(this.serverId, method, reason);
     if (this.#ready === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       const work = sharedWork(this.#lifetime.signal);

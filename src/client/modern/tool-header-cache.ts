@@ -186,7 +186,9 @@ export class ToolHeaderCache {
    * caller gave up already; the listing is then taken for the whole list.
    */
   #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<void> {
-    const cancelled = (reason: unknown) => abortError(this.#serverId, "tools/list", reason);
+    // Every caller waits for the listing on behalf of a tools/call: a caller that gives up is
+    // told of its own call, not of the listing it shares.
+    const cancelled = (reason: unknown) => abortError(this.#serverId, "tools/call", reason);
     if (this.#loading === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       // The first caller's fetch lists for all of them (the front's caller's sign-in).

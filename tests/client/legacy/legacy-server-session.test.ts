@@ -113,7 +113,7 @@ describe("LegacyServerSession tools/list before a call", () => {
     const call = (signal: AbortSignal) => client.callTool("demo", "t", {}, { signal });
     const sent = () => server.requests.find((request) => request.body.method === "tools/list");
     assert.deepEqual(await cancelFirstOfTwo(call, { gate: listAnswered, sent }), [
-      ["cancelled", undefined, 'Call of tools/list to server "demo" was cancelled'],
+      ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'],
       { content: [] },
     ]);
     await client.close();

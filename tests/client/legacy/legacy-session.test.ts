@@ -5,38 +5,62 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
-import { legacyHandshake, scriptedServer } from "../../_support/scripted-server.ts";
+import { legacyHandshake, result, scriptedServer } from "../../_support/scripted-server.ts";
+import type { Client } from "../../../src/client/client-types.ts";
 import { cancelFirstOfTwo, gate, URL_ } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
 import { ClientError } from "../../../src/errors.ts";
 import { drive, FakeTime } from "../../_support/fake-time.ts";
 
 describe("LegacySession handshake", () => {
-  test("a call cancelled during initialize fails alone: the other call waiting for it goes on", async () => {
-    const initializeAnswered = gate();
-    const { client, server } = legacySetup(async (request) => {
-      if (request.body.method === "initialize") await initializeAnswered.opened;
-      return legacyHandshake(request.body, "2025-11-25", "echo") ?? new Response(null, { status: 500 });
+  // The calls name themselves when cancelled, not the handshake they share; a tools/call of a server
+  // declaring tools lists them once the handshake is done.
+  const waiting: Array<{
+    method: string;
+    call: (client: Client, signal: AbortSignal) => Promise<unknown>;
+    answer: unknown;
+    after: string[];
+  }> = [
+    {
+      method: "tools/list",
+      call: (client: Client, signal: AbortSignal) => client.listTools("demo", { signal }),
+      answer: { tools: [{ name: "echo", inputSchema: { type: "object" } }] },
+      after: ["tools/list"],
+    },
+    {
+      method: "tools/call",
+      call: (client: Client, signal: AbortSignal) => client.callTool("demo", "echo", {}, { signal }),
+      answer: { content: [] },
+      after: ["tools/list", "tools/call"],
+    },
+  ];
+  for (const { method, call, answer, after } of waiting) {
+    test(`a ${method} cancelled during initialize fails alone, naming itself: the other call waiting for it goes on`, async () => {
+      const initializeAnswered = gate();
+      const { client, server } = legacySetup(async (request) => {
+        if (request.body.method === "initialize") await initializeAnswered.opened;
+        if (request.body.method === "tools/call") return result(request.body.id, { content: [] });
+        return legacyHandshake(request.body, "2025-11-25", "echo") ?? new Response(null, { status: 500 });
+      });
+      try {
+        assert.deepEqual(
+          await cancelFirstOfTwo((signal) => call(client, signal), {
+            gate: initializeAnswered,
+            sent: () => server.requests[0],
+          }),
+          [["cancelled", undefined, `Call of ${method} to server "demo" was cancelled`], answer],
+        );
+        // One handshake for both calls; only the call that was not cancelled.
+        assert.deepEqual(server.requests.map((request) => request.body.method), [
+          "initialize",
+          "notifications/initialized",
+          ...after,
+        ]);
+      } finally {
+        await client.close();
+      }
     });
-    try {
-      const list = (signal: AbortSignal) => client.listTools("demo", { signal });
-      assert.deepEqual(
-        await cancelFirstOfTwo(list, { gate: initializeAnswered, sent: () => server.requests[0] }),
-        [
-          ["cancelled", undefined, 'Call of initialize to server "demo" was cancelled'],
-          { tools: [{ name: "echo", inputSchema: { type: "object" } }] },
-        ],
-      );
-      // One handshake for both calls; only the call that was not cancelled.
-      assert.deepEqual(server.requests.map((request) => [request.body.id, request.body.method]), [
-        [1, "initialize"],
-        [undefined, "notifications/initialized"],
-        [2, "tools/list"],
-      ]);
-    } finally {
-      await client.close();
-    }
-  });
+  }
 
   /**
    * A client of a 2025-11-25 server answering initialize with session "S1" and
