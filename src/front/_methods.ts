@@ -4,9 +4,10 @@
  *
  * @module
  */
+import { MRTR_METHODS } from "../protocol/input-required.ts";
 
 /** The calls that may ask for input (multi round-trip in 2026-07-28; server requests in 2025). */
-export const CALL_METHODS: ReadonlySet<string> = new Set(["tools/call", "resources/read", "prompts/get"]);
+export const CALL_METHODS: ReadonlySet<string> = MRTR_METHODS;
 
 /** The requests relayed upstream as they are: nothing in them asks for input. */
 export const FORWARDED_METHODS: ReadonlySet<string> = new Set([

@@ -33,6 +33,13 @@ export interface InputRequiredResult {
 /** The methods a server may answer with `input_required`. */
 export type MrtrMethod = "tools/call" | "resources/read" | "prompts/get";
 
+/** The methods a server may answer with `input_required` ({@linkcode MrtrMethod}); it must not on any other. */
+export const MRTR_METHODS: ReadonlySet<string> = new Set<MrtrMethod>([
+  "tools/call",
+  "resources/read",
+  "prompts/get",
+]);
+
 /** The final result of each MRTR method. */
 export interface CompleteResultOf {
   /** `tools/call`. */

@@ -460,6 +460,26 @@ describe("createClient() requests", () => {
     await client.close();
   });
 
+  test("an input_required answer to tools/list, for the caller or before a call, is a protocol error saying only calls may ask for input", async () => {
+    const { client, server } = setup((req) =>
+      result(req.body.id, {
+        resultType: "input_required",
+        inputRequests: { login: { method: "elicitation/create", params: { mode: "form", message: "Who?" } } },
+        requestState: "s1",
+      })
+    );
+    const refused = [
+      "protocol",
+      undefined,
+      'Server "demo" answered tools/list with input_required, which only tools/call, resources/read and prompts/get may do',
+    ];
+    assert.deepEqual(await failure(client.listTools("demo")), refused);
+    assert.deepEqual(await failure(client.callTool("demo", "echo")), refused);
+    await client.close();
+    // Not retried: the tools/call is never sent.
+    assert.deepEqual(server.requests.map((request) => request.body.method), ["tools/list", "tools/list"]);
+  });
+
   test("refuses an unknown server id and calls after close() with config errors", async () => {
     const { client } = setup(() => new Response());
     assert.deepEqual(await failure(client.discover("nope")), [

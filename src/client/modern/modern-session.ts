@@ -27,6 +27,7 @@ import { type Fetcher, fetchWithRedirects } from "../../transport/fetch-with-red
 import { readResponse } from "../../transport/read-response.ts";
 import type { MessageLimits } from "../../protocol/message-limits.ts";
 import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
+import { MRTR_METHODS } from "../../protocol/input-required.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
 
 /** What a session needs from its client. */
@@ -125,7 +126,9 @@ export class ModernSession {
    * @param params The params without `_meta`'s reserved keys; never mutated.
    * @param options The flow's signal and a progress callback.
    * @returns The result object, as the server sent it (decoded JSON).
-   * @throws {ClientError} `"server"`, `"transport"`, `"protocol"`, `"timeout"` or `"cancelled"`.
+   * @throws {ClientError} `"server"`, `"transport"`, `"protocol"` (also for a result asking for
+   *   input, `input_required`, to a method that may not: any but `tools/call`, `resources/read`
+   *   and `prompts/get`), `"timeout"` or `"cancelled"`.
    */
   async request(method: string, params: JsonObject, options: ModernRequestOptions): Promise<JsonObject> {
     const retried = new Set<Retry>();
@@ -134,7 +137,17 @@ export class ModernSession {
       const paramHeaders = method !== "tools/call" ? [] : this.#tools.knownParamHeaders(params) ??
         await this.#tools.paramHeadersFor(params, options.signal, options.fetch);
       const outcome = await this.#leg(this.#message(method, params, paramHeaders, options), options);
-      if (outcome.kind === "result") return outcome.result;
+      if (outcome.kind === "result") {
+        if (outcome.result.resultType === "input_required" && !MRTR_METHODS.has(method)) {
+          // Else the method's decoder would report the fields an input_required result lacks.
+          throw new ClientError(
+            "protocol",
+            `Server "${this.serverId}" answered ${method} with input_required, which only tools/call, resources/read and prompts/get may do`,
+            { serverId: this.serverId },
+          );
+        }
+        return outcome.result;
+      }
       const retry = retryFor(outcome, method === "tools/call");
       if (retry === undefined || retried.has(retry)) throw legError(this.serverId, method, outcome);
       retried.add(retry);
