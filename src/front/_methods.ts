@@ -1,13 +1,9 @@
 /**
- * The caller's requests the front handles by kind, in both eras: the calls that may ask for input,
- * and the requests relayed upstream as they are.
+ * The caller's requests the front relays upstream as they are, in both eras (the calls that may
+ * ask for input are `MRTR_METHODS` of `protocol/input-required.ts`).
  *
  * @module
  */
-import { MRTR_METHODS } from "../protocol/input-required.ts";
-
-/** The calls that may ask for input (multi round-trip in 2026-07-28; server requests in 2025). */
-export const CALL_METHODS: ReadonlySet<string> = MRTR_METHODS;
 
 /** The requests relayed upstream as they are: nothing in them asks for input. */
 export const FORWARDED_METHODS: ReadonlySet<string> = new Set([

@@ -30,7 +30,7 @@ import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
-import type { MrtrMethod } from "../protocol/input-required.ts";
+import { MRTR_METHODS, type MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import {
   encodeError,
@@ -64,7 +64,7 @@ import type { Heartbeat } from "./heartbeat.ts";
 import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { callDecision } from "./_call-decision.ts";
-import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
+import { FORWARDED_METHODS } from "./_methods.ts";
 
 /**
  * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
@@ -280,7 +280,7 @@ export class CallerSession {
     const params = message.params ?? {};
     if (method === "ping") return json(encodeResult(id, {}));
     if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
-    if (CALL_METHODS.has(method) || method === "tasks/result") return await this.#call(message);
+    if (MRTR_METHODS.has(method) || method === "tasks/result") return await this.#call(message);
     if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));
     return json(
       encodeError(id, { code: -32601, message: `Method not found: ${JSON.stringify(method.slice(0, 64))}` }),

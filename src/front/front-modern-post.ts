@@ -32,7 +32,8 @@ import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
 import { callDecision } from "./_call-decision.ts";
 import { requestOrigin } from "./_request-origin.ts";
-import { CALL_METHODS, FORWARDED_METHODS } from "./_methods.ts";
+import { FORWARDED_METHODS } from "./_methods.ts";
+import { MRTR_METHODS } from "../protocol/input-required.ts";
 
 /** What the modern routes share. */
 export interface ModernParts {
@@ -70,7 +71,7 @@ export async function frontModernPost(
   const serverId = server.policy.server;
   const method = request.message.method;
   if (
-    method !== "server/discover" && !FORWARDED_METHODS.has(method) && !CALL_METHODS.has(method) &&
+    method !== "server/discover" && !FORWARDED_METHODS.has(method) && !MRTR_METHODS.has(method) &&
     !TASK_METHODS.has(method)
   ) {
     return respond(c, refusal(404, id, -32601, `Method not found: ${JSON.stringify(method.slice(0, 64))}`));
@@ -85,7 +86,7 @@ export async function frontModernPost(
   const fetch = parts.signIn.fetchFor(serverId, request.principal, requestOrigin(c.req.raw));
   try {
     const upstream = await parts.upstreams.forModernCallers(server, request.principal, flow.signal, fetch);
-    if (CALL_METHODS.has(method)) {
+    if (MRTR_METHODS.has(method)) {
       // The flow must outlive this handler when the answer streams: the call disposes of it.
       const handOff = () => void (flowHandedOff = true);
       return await mrtrPost(c, { server, request, upstream, flow, fetch, parts, handOff });
@@ -96,7 +97,7 @@ export async function frontModernPost(
     );
   } catch (failure) {
     // A sign-in needed before the call reached the server (the era probe): asked like any other.
-    const asked = CALL_METHODS.has(method)
+    const asked = MRTR_METHODS.has(method)
       ? await signInAsked(failure, {
         server,
         request,
