@@ -83,6 +83,9 @@ export type ChainResult =
     readonly request?: InputRequest;
   };
 
+/** An input request refused before it ran: its method, and its params as sent. */
+export type RefusedRequest = Pick<InputRequest, "method"> & { readonly params?: unknown };
+
 /** One server's compiled chain. */
 export interface Chain {
   /** The policy it enforces. */
@@ -99,6 +102,21 @@ export interface Chain {
   admit(method: string): Verdict<void>;
   /** Runs one input request through the checks and the handler. Never rejects. */
   run(request: InputRequest, context: RunContext): Promise<ChainResult>;
+  /**
+   * Tells the decision listeners of an input request refused before it could run (a legacy
+   * server's request over `maxServerRequests`, or one whose params failed to decode), outcome
+   * `"policy"` as for the budget's and the checks' refusals, so that every input request a
+   * server sends gives its event. Without a listener it does nothing.
+   *
+   * @param request Its method, and its params as sent (they may not have decoded).
+   * @param refusal The code and message the server is answered with.
+   * @param context Its version and the gateway's caller, if any.
+   */
+  refused(
+    request: RefusedRequest,
+    refusal: Refusal,
+    context: Pick<RunContext, "version" | "principal">,
+  ): void;
   /**
    * Checks an answer that did not come from the handler (a downstream caller's, in the front)
    * with the same post-checks, against the request as the checks leave it.
@@ -180,10 +198,16 @@ export function createChain(options: ChainOptions): Chain {
     return answered instanceof Promise ? await answered : answered;
   }
 
-  const reported = async (request: InputRequest, context: RunContext, sink: DecisionSink) => {
-    const startedAt = clock.now();
-    const trace: RunTrace = {};
-    const result = await decide(request, context, trace);
+  // One event per input request, whether the chain ran it or it was refused before.
+  const report = (sink: DecisionSink, facts: {
+    readonly request: RefusedRequest;
+    readonly context: Pick<RunContext, "version" | "principal">;
+    readonly result: ChainResult;
+    readonly trace: RunTrace;
+    readonly startedAt: number;
+    readonly endedAt: number;
+  }) => {
+    const { request, context, result, trace } = facts;
     try {
       sink.decide(inputDecision({
         client,
@@ -194,12 +218,18 @@ export function createChain(options: ChainOptions): Chain {
         changes: trace.changes ?? [],
         result,
         handlerMs: trace.handlerMs,
-        startedAt,
-        endedAt: clock.now(),
+        startedAt: facts.startedAt,
+        endedAt: facts.endedAt,
       }));
     } catch {
       // A listener's failure is its own: the request is answered as decided.
     }
+  };
+  const reported = async (request: InputRequest, context: RunContext, sink: DecisionSink) => {
+    const startedAt = clock.now();
+    const trace: RunTrace = {};
+    const result = await decide(request, context, trace);
+    report(sink, { request, context, result, trace, startedAt, endedAt: clock.now() });
     return result;
   };
   const run = (request: InputRequest, context: RunContext) =>
@@ -211,6 +241,12 @@ export function createChain(options: ChainOptions): Chain {
     capabilities: (version, capabilityOptions) => clientCapabilitiesFor(version, declared, capabilityOptions),
     admit: (method) => gate.check(method),
     run,
+    refused: (request, refusal, context) => {
+      if (decisions?.listening !== true) return;
+      const result = { ok: false, stage: "policy", refusal } as const;
+      const now = clock.now();
+      report(decisions, { request, context, result, trace: {}, startedAt: now, endedAt: now });
+    },
     checkAnswer: (request, answer, version) => {
       const prepared = kinds.prepare(request, { version });
       return prepared.ok ? prepared.value.judge(answer) : prepared;

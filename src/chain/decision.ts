@@ -12,7 +12,12 @@ import { withoutQueryValues } from "../_internal/url-query.ts";
 /** A value the checks changed in the request before the handler (or the caller) saw it. */
 export type DecisionChange = InputChange;
 
-/** How an input request ended: answered, or where the chain stopped (its `ChainStage`). */
+/**
+ * How an input request ended: answered, or where the chain stopped (its `ChainStage`).
+ * `"policy"` is a refusal by the budget or a check of its kind, and also a legacy server's
+ * request refused before the chain ran: over `maxServerRequests` (`-32000` busy) or with params
+ * that are not valid (`-32602`).
+ */
 export type InputOutcome =
   | "answered"
   | "capability"
@@ -129,7 +134,7 @@ export function inputDecision(facts: {
   readonly server: string;
   readonly caller: string | undefined;
   readonly era: "modern" | "legacy";
-  readonly request: InputRequest;
+  readonly request: Pick<InputRequest, "method"> & { readonly params?: unknown };
   readonly changes: readonly DecisionChange[];
   readonly result:
     | { readonly ok: true }
@@ -143,12 +148,7 @@ export function inputDecision(facts: {
   readonly endedAt: number;
 }): InputDecision {
   const { request, result } = facts;
-  const params = request.params as { mode?: unknown; url?: unknown };
-  const mode = request.method !== "elicitation/create"
-    ? undefined
-    : params.mode === "url" || (params.mode === undefined && typeof params.url === "string")
-    ? "url"
-    : "form";
+  const mode = request.method === "elicitation/create" ? modeOf(request.params) : undefined;
   return {
     type: "input",
     time: new Date(facts.endedAt).toISOString(),
@@ -168,6 +168,22 @@ export function inputDecision(facts: {
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
     durationMs: facts.endedAt - facts.startedAt,
   };
+}
+
+/**
+ * An elicitation's mode, from its params as decoded or, for a request refused before it decoded,
+ * as sent: a mode that is neither (or params that are no object) gives none.
+ *
+ * @param params The request's params.
+ * @returns `"url"`, `"form"` (also when the mode is left out and there is no URL), or `undefined`.
+ */
+function modeOf(params: unknown): "form" | "url" | undefined {
+  const { mode, url } = (typeof params === "object" && params !== null ? params : {}) as {
+    readonly mode?: unknown;
+    readonly url?: unknown;
+  };
+  if (mode === "url" || (mode === undefined && typeof url === "string")) return "url";
+  return mode === undefined || mode === "form" ? "form" : undefined;
 }
 
 /**

@@ -101,3 +101,96 @@ export function legacyHandshake(
   }
   return undefined;
 }
+
+/**
+ * A 2025 server over Streamable HTTP whose one tool, `ask`, sends `asked` (server requests, in
+ * one SSE event each) on the call's stream and answers the call `{ content: [] }` once it has
+ * read an answer to each; its `fetch` answers the standalone GET and the DELETE 405, as the spec
+ * allows. `answers()` are the client's answers in the order read, and `answered(count)` resolves
+ * once `count` of them were read.
+ */
+export function legacyAskingServer(version: string, asked: readonly unknown[]): {
+  fetch: ScriptedServer["fetch"];
+  answers: () => unknown[];
+  answered: (count: number) => Promise<void>;
+} {
+  const event = (message: unknown) =>
+    new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let callId: unknown;
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
+  const answers = () => server.requests.filter((r) => r.body.method === undefined).map((r) => r.body);
+  const server = scriptedServer((request) => {
+    const { id, method } = request.body;
+    if (method === undefined) {
+      const read = answers().length;
+      for (const wait of waiting) if (read >= wait.count) wait.resolve();
+      if (read === asked.length) {
+        stream?.enqueue(event({ jsonrpc: "2.0", id: callId, result: { content: [] } }));
+        stream?.close();
+      }
+    }
+    const handshake = legacyHandshake(request.body, version, "ask");
+    if (id === undefined || method === undefined || handshake !== undefined) {
+      return handshake ?? new Response(null, { status: 202 });
+    }
+    callId = id;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stream = controller;
+        for (const message of asked) controller.enqueue(event(message));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  return {
+    answers,
+    answered: (count) => new Promise((resolve) => waiting.push({ count, resolve })),
+    fetch: (url, init) =>
+      init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 })),
+  };
+}
+
+/**
+ * A {@linkcode legacyAskingServer} whose call asks three form elicitations at once, for a policy
+ * with `maxServerRequests: 1`: `handler` holds the first until the server has read the answers
+ * to the other two, so the second is refused busy, and the third (its message no string) fails
+ * to decode. `refusals` are those two answers, in that order; `inputEvents` the three input
+ * decision events expected, for the client, server and caller given, at `time`.
+ */
+export function busyAndInvalidElicitations(version: string): {
+  upstream: ReturnType<typeof legacyAskingServer>;
+  handler: { elicitation: () => Promise<{ action: "decline" }> };
+  refusals: { code: number; message: string }[];
+  inputEvents: (who: Record<string, string>, time: string) => Record<string, unknown>[];
+} {
+  const form = { message: "Name?", requestedSchema: { type: "object", properties: {} } };
+  const upstream = legacyAskingServer(version, [
+    { jsonrpc: "2.0", id: 1, method: "elicitation/create", params: form },
+    { jsonrpc: "2.0", id: 2, method: "elicitation/create", params: form },
+    { jsonrpc: "2.0", id: 3, method: "elicitation/create", params: { ...form, message: 5 } },
+  ]);
+  const refusals = [
+    { code: -32000, message: "Busy: 1 server requests are already being answered" },
+    { code: -32602, message: "Invalid params: $.params.message: expected string, received 5" },
+  ];
+  return {
+    upstream,
+    handler: { elicitation: () => upstream.answered(2).then(() => ({ action: "decline" })) },
+    refusals,
+    inputEvents: (who, time) => {
+      const input = {
+        type: "input",
+        time,
+        ...who,
+        era: "legacy",
+        method: "elicitation/create",
+        mode: "form",
+      };
+      return [
+        ...refusals.map((refusal) => ({ ...input, outcome: "policy", changes: [], refusal, durationMs: 0 })),
+        { ...input, outcome: "answered", changes: [], handlerMs: 0, durationMs: 0 },
+      ];
+    },
+  };
+}

@@ -11,8 +11,15 @@ import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import type { Handler } from "../../src/handler/handler.ts";
 import type { InputRequest } from "../../src/protocol/input-request.ts";
 import { createClient } from "../../mod.ts";
+import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
 import { FakeTime } from "../_support/fake-time.ts";
-import { result, rpcError, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+import {
+  busyAndInvalidElicitations,
+  result,
+  rpcError,
+  scriptedServer,
+  toolsList,
+} from "../_support/scripted-server.ts";
 
 const START = Date.UTC(2026, 11, 1, 12, 0, 0);
 const reply = { role: "assistant", content: { type: "text", text: "hi" }, model: "m" } as const;
@@ -213,6 +220,36 @@ describe("decision events of the client", () => {
         },
         durationMs: 0,
       },
+    ]);
+  });
+  test("a legacy server's request refused busy and one whose params fail to decode, on Streamable HTTP, each give an input event, outcome policy", async () => {
+    const { upstream, handler, refusals, inputEvents } = busyAndInvalidElicitations("2025-11-25");
+    const events: Decision[] = [];
+    const client = createLegacyClient({
+      name: "agent",
+      clock: new FakeTime(START),
+      fetch: upstream.fetch,
+      handler,
+      policies: [{
+        server: "demo",
+        transport: { url: "https://mcp.example.com/mcp" },
+        era: "legacy",
+        maxServerRequests: 1,
+      }],
+    });
+    client.onDecision((event) => void events.push(event));
+    try {
+      await client.callTool("demo", "ask");
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(
+      events.filter((event) => event.type === "input"),
+      inputEvents({ client: "agent", server: "demo" }, "2026-12-01T12:00:00.000Z"),
+    );
+    assert.deepEqual(upstream.answers(), [
+      ...refusals.map((error, i) => ({ jsonrpc: "2.0", id: i + 2, error })),
+      { jsonrpc: "2.0", id: 1, result: { action: "decline" } },
     ]);
   });
 });

@@ -18,7 +18,14 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import { createClient, openTelemetryDecisions } from "../../mod.ts";
-import { result, rpcError, scriptedServer, toolsList } from "../_support/scripted-server.ts";
+import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
+import {
+  legacyAskingServer,
+  result,
+  rpcError,
+  scriptedServer,
+  toolsList,
+} from "../_support/scripted-server.ts";
 
 const spans = new InMemorySpanExporter();
 const tracing = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
@@ -158,6 +165,49 @@ describe("openTelemetryDecisions()", () => {
     assert.deepEqual(
       [histogram?.descriptor.name, histogram?.descriptor.unit, histogram?.dataPoints.length],
       ["mcp.client.operation.duration", "s", 4],
+    );
+  });
+  test("a legacy server's request whose params fail to decode becomes an input span with its refusal, as any other", async () => {
+    spans.reset();
+    const upstream = legacyAskingServer("2025-11-25", [
+      { jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params: { maxTokens: "many" } },
+    ]);
+    const client = createLegacyClient({
+      name: "agent",
+      clock: { now: () => START },
+      fetch: upstream.fetch,
+      policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "legacy" }],
+    });
+    client.onDecision(openTelemetryDecisions(api));
+    try {
+      await client.callTool("demo", "ask");
+    } finally {
+      await client.close();
+    }
+    const message = "Invalid params: $.params.messages: expected a value (required), received undefined";
+    const at = [Math.floor(START / 1000), (START % 1000) * 1e6];
+    assert.deepEqual(
+      spans.getFinishedSpans().filter((span) => span.name === "sampling/createMessage").map((span) => ({
+        kind: span.kind,
+        status: span.status,
+        attributes: span.attributes,
+        startTime: span.startTime,
+        endTime: span.endTime,
+      })),
+      [{
+        kind: api.SpanKind.CLIENT,
+        status: { code: api.SpanStatusCode.ERROR, message },
+        attributes: {
+          "mcp.method.name": "sampling/createMessage",
+          "sluice.server": "demo",
+          "sluice.client": "agent",
+          "sluice.outcome": "policy",
+          "sluice.era": "legacy",
+          "error.type": "-32602",
+        },
+        startTime: at,
+        endTime: at,
+      }],
     );
   });
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createClient } from "../../src/client/legacy/legacy-client.ts";
 import type { Handler } from "../../src/handler/handler.ts";
 import type { LegacyProtocolVersion } from "../../src/protocol/versions.ts";
-import { legacyHandshake, result, scriptedServer, type SeenRequest } from "../_support/scripted-server.ts";
+import { legacyAskingServer, result } from "../_support/scripted-server.ts";
 import { schemaErrors } from "../protocol/_official-schema.ts";
 import { plain, setup, URL_ } from "./_client-fixtures.ts";
 
@@ -123,50 +123,20 @@ async function legacyAnswers(version: LegacyProtocolVersion): Promise<{
   responses: { jsonrpc: string; id: Key; result: unknown }[];
 }> {
   const requests = KEYS.map((key) => ({ jsonrpc: "2.0", id: key, ...ASKED[key] }));
-  const event = (message: unknown) =>
-    new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-  let callId: unknown;
-  const answered = (server: { requests: SeenRequest[] }) =>
-    server.requests.filter((r) => r.body.method === undefined);
-  const server = scriptedServer((request) => {
-    const { id, method } = request.body;
-    if (method === undefined) {
-      if (answered(server).length === KEYS.length) {
-        stream?.enqueue(event({ jsonrpc: "2.0", id: callId, result: { content: [] } }));
-        stream?.close();
-      }
-      return new Response(null, { status: 202 });
-    }
-    if (id === undefined) return new Response(null, { status: 202 });
-    const handshake = legacyHandshake(request.body, version, "deploy");
-    if (handshake !== undefined) return handshake;
-    callId = id;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        stream = controller;
-        for (const asked of requests) controller.enqueue(event(asked));
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  });
+  const server = legacyAskingServer(version, requests);
   const client = createClient({
     name: "agent",
     version: "1.2.3",
     handler,
     policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-    // The standalone GET stream and the closing DELETE carry no body: answered 405, as the spec allows.
-    fetch: (url, init) =>
-      init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 })),
+    fetch: server.fetch,
   });
   try {
-    await client.callTool("demo", "deploy", {});
+    await client.callTool("demo", "ask", {});
   } finally {
     await client.close();
   }
-  const responses = answered(server).map((r) =>
-    r.body as unknown as { jsonrpc: string; id: Key; result: unknown }
-  );
+  const responses = server.answers() as { jsonrpc: string; id: Key; result: unknown }[];
   responses.sort((a, b) => KEYS.indexOf(a.id) - KEYS.indexOf(b.id));
   return { requests, responses };
 }

@@ -7,6 +7,8 @@ import { createClient, type Decision } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { buildGateway } from "../../src/adapters/gateway.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
+import { busyAndInvalidElicitations } from "../_support/scripted-server.ts";
 
 const KEY = "front-decisions-state-key-0123456789abcdef";
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -140,6 +142,35 @@ describe("decision events through the gateway", () => {
     } finally {
       await client.close();
     }
+  });
+
+  test("a legacy upstream's request refused busy and one whose params fail to decode each give an input event naming the caller", async () => {
+    const { upstream, handler, inputEvents } = busyAndInvalidElicitations("2025-06-18");
+    const client = createLegacyClient({
+      name: "gate",
+      clock,
+      fetch: upstream.fetch,
+      handler,
+      policies: [{
+        server: "up",
+        transport: { url: "https://upstream.example/mcp" },
+        era: "legacy",
+        maxServerRequests: 1,
+      }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    try {
+      const answer = await answerOf(await app.request(call("ask")));
+      assert.equal((answer.body as { result: { resultType: string } }).result.resultType, "complete");
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(
+      events.filter((event) => event.type === "input"),
+      inputEvents({ client: "gate", server: "up", caller: "alice" }, "2026-12-01T12:00:00.000Z"),
+    );
   });
 
   test("the gateway writes each event as one JSON line, or one line for a person", async () => {

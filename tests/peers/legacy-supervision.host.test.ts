@@ -29,6 +29,21 @@ const form = {
   requestedSchema: { type: "object", properties: { name: { type: "string" } } },
 };
 
+/** The input decision event (its time left out) of a request refused before its job started. */
+const refusedEvent = (refusal: { code: number; message: string }) => ({
+  type: "input",
+  time: "",
+  client: "supervision-test",
+  server: "scripted",
+  era: "legacy",
+  method: "elicitation/create",
+  mode: "form",
+  outcome: "policy",
+  changes: [],
+  refusal,
+  durationMs: 0,
+});
+
 describe("legacy supervision against a scripted stdio server", () => {
   test("answers the ninth of nine concurrent requests -32000 busy while eight run", async () => {
     const waiting: Array<() => void> = [];
@@ -41,6 +56,10 @@ describe("legacy supervision against a scripted stdio server", () => {
           if (waiting.length === 8) eightRun();
         }),
     }, { policy: { inputRateLimit: { rate: 100, per: "1s", burst: 100 } } });
+    const refused: unknown[] = [];
+    c.onDecision((decision) =>
+      decision.type === "input" && decision.outcome !== "answered" && refused.push({ ...decision, time: "" })
+    );
     const asking = c.callTool("scripted", "ask", { count: 9, method: "elicitation/create", params: form });
     // The eight stay held until the server has read the answer to the ninth.
     await eight;
@@ -57,6 +76,25 @@ describe("legacy supervision against a scripted stdio server", () => {
       ),
       { id: 8, error: { code: -32000, message: "Busy: 8 server requests are already being answered" } },
     ]);
+    assert.deepEqual(refused, [
+      refusedEvent({ code: -32000, message: "Busy: 8 server requests are already being answered" }),
+    ]);
+    await c.close();
+  });
+
+  test("answers params that fail to decode -32602 and gives the request's input decision event, outcome policy", async () => {
+    const c = client({ elicitation: () => ({ action: "decline" }) });
+    const decisions: unknown[] = [];
+    c.onDecision((decision) => decision.type === "input" && decisions.push({ ...decision, time: "" }));
+    const result = data(
+      await c.callTool("scripted", "ask", { method: "elicitation/create", params: { ...form, message: 5 } }),
+    );
+    const refusal = {
+      code: -32602,
+      message: "Invalid params: $.params.message: expected string, received 5",
+    };
+    assert.deepEqual(result.answers, [{ id: 0, error: refusal }]);
+    assert.deepEqual(decisions, [refusedEvent(refusal)]);
     await c.close();
   });
 

@@ -3,7 +3,9 @@
  * `roots/list`): each runs through the chain as its own job, so the connection's read loop never
  * waits for a handler. At most `maxServerRequests` run at once (the next is answered `-32000`
  * busy at once); `notifications/cancelled` aborts a job and nothing is sent; a request tied to a
- * call in flight pauses that call's deadline while it runs and gets that call's assigns.
+ * call in flight pauses that call's deadline while it runs and gets that call's assigns. A
+ * request refused before its job starts (busy, or params answered `-32602`) still gives its
+ * decision event, outcome `"policy"`, as the chain's own refusals do.
  *
  * A request is tied to a call by the transport (on HTTP, the call's stream carried it), or on
  * stdio, where a request names no call, by a guess: the one call in flight, if exactly one. The
@@ -14,7 +16,8 @@
  * @module
  */
 import type { Principal } from "../../handler/handler.ts";
-import type { Chain, ChainResult } from "../../chain/chain.ts";
+import type { Chain, ChainResult, RefusedRequest } from "../../chain/chain.ts";
+import type { Refusal } from "../../checks/verdict.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeInputRequest } from "../../protocol/input-request.ts";
 import {
@@ -117,29 +120,11 @@ export class ServerRequestSupervisor {
    * @param related The call its transport tied it to, if any.
    */
   handle(request: JsonRpcRequest, related: RequestId | undefined): void {
-    const { chain, version, maxServerRequests } = this.#options;
-    const decoded = decodeInputRequest(version, request.method, request.params ?? {});
-    if (!decoded.ok) {
-      const unknown = decoded.path === "$.method";
-      this.#send(encodeError(request.id, {
-        code: unknown ? -32601 : -32602,
-        message: unknown
-          ? `Method not found: ${quote(request.method, 64)}`
-          : `Invalid params: ${decoded.message}`,
-      }));
-      return;
-    }
-    const key = idKey(request.id);
-    if (this.#jobs.size >= maxServerRequests || this.#jobs.has(key)) {
-      this.#send(encodeError(request.id, {
-        code: -32000,
-        message: this.#jobs.has(key)
-          ? "Busy: a request with this id is already being answered"
-          : `Busy: ${this.#jobs.size} server requests are already being answered`,
-      }));
-      return;
-    }
+    const { chain, version } = this.#options;
     const call = callFor(this.#options.calls, related, this.#options.singleChannel);
+    const input = this.#admitted(request, call);
+    if (input === undefined) return;
+    const key = idKey(request.id);
     const controller = new AbortController();
     this.#jobs.set(key, controller);
     const callSignal = call?.signal;
@@ -154,7 +139,7 @@ export class ServerRequestSupervisor {
     const tie: DeferredTie = { singleChannelGuess: call !== undefined && related === undefined };
     const onDeferred = answerer &&
       ((deferred: InputRequest, signal: AbortSignal) => answerer(deferred, signal, tie));
-    const job = chain.run(decoded.value, {
+    const job = chain.run(input, {
       version,
       assigns: call?.assigns ?? this.#options.assigns,
       relatedRequestId: call?.id ?? null,
@@ -166,7 +151,7 @@ export class ServerRequestSupervisor {
       callSignal?.removeEventListener("abort", onCallEnd);
       this.#jobs.delete(key);
       call?.deadline?.resume();
-      const answer = this.#answer(request, decoded.value, result);
+      const answer = this.#answer(request, input, result);
       if (answer !== undefined) this.#send(answer);
     });
   }
@@ -212,6 +197,62 @@ export class ServerRequestSupervisor {
       default:
         return encodeError(request.id, result.refusal);
     }
+  }
+
+  /**
+   * Decodes a server request and makes room for its job, else answers it: an unknown method
+   * `-32601`, params that are not valid `-32602`, and over `maxServerRequests` (or an id already
+   * being answered) `-32000` busy.
+   *
+   * @param request The server's request.
+   * @param call The call it is tied to, if any.
+   * @returns The input request to run, or `undefined` when it was answered.
+   */
+  #admitted(request: JsonRpcRequest, call: CallRecord | undefined): InputRequest | undefined {
+    const params = request.params ?? {};
+    const decoded = decodeInputRequest(this.#options.version, request.method, params);
+    if (!decoded.ok && decoded.path === "$.method") {
+      this.#send(
+        encodeError(request.id, { code: -32601, message: `Method not found: ${quote(request.method, 64)}` }),
+      );
+      return undefined;
+    }
+    if (!decoded.ok) {
+      // A known kind whose params are not valid: refused before the chain, and heard of as the
+      // checks' -32602 refusals are.
+      const input = { method: request.method as InputRequest["method"], params };
+      const refusal = { code: -32602, message: `Invalid params: ${decoded.message}` };
+      this.#refuse(request.id, { input, call, refusal });
+      return undefined;
+    }
+    const key = idKey(request.id);
+    if (this.#jobs.size < this.#options.maxServerRequests && !this.#jobs.has(key)) return decoded.value;
+    const message = this.#jobs.has(key)
+      ? "Busy: a request with this id is already being answered"
+      : `Busy: ${this.#jobs.size} server requests are already being answered`;
+    this.#refuse(request.id, { input: decoded.value, call, refusal: { code: -32000, message } });
+    return undefined;
+  }
+
+  /**
+   * Answers a request refused before its job started, once the decision listeners have heard of
+   * it (as of the chain's own refusals).
+   *
+   * @param id The request's id.
+   * @param refused Its method and params as sent, the call it is tied to (whose caller the event
+   *   names) and the refusal's code and message.
+   */
+  #refuse(id: RequestId, refused: {
+    readonly input: RefusedRequest;
+    readonly call: CallRecord | undefined;
+    readonly refusal: Refusal;
+  }): void {
+    const { version } = this.#options;
+    this.#options.chain.refused(refused.input, refused.refusal, {
+      version,
+      principal: refused.call?.principal,
+    });
+    this.#send(encodeError(id, refused.refusal));
   }
 
   #send(message: JsonRpcResultResponse | JsonRpcErrorResponse): void {

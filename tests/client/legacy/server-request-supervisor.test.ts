@@ -15,34 +15,43 @@ import type {
   JsonRpcRequest,
   JsonRpcResultResponse,
 } from "../../../src/protocol/jsonrpc.ts";
+import type { Decision } from "../../../src/chain/decision.ts";
 import { FakeTime, settle } from "../../_support/fake-time.ts";
 
 type Sent = JsonRpcResultResponse | JsonRpcErrorResponse;
 
 function setup(
   handler: Handler,
-  options: { singleChannel?: boolean; time?: FakeTime; policy?: Record<string, unknown> } = {},
+  options: {
+    singleChannel?: boolean;
+    time?: FakeTime;
+    policy?: Record<string, unknown>;
+    maxServerRequests?: number;
+  } = {},
 ) {
   const time = options.time ?? new FakeTime();
+  const events: Decision[] = [];
   const chain = createChain({
     policy: compilePolicy({ server: "legacy", transport: { command: "server" }, ...options.policy }),
     handler,
     client: "agent",
     store: createMemoryStore({ clock: time }),
     timers: time,
+    clock: time,
+    decisions: { listening: true, decide: (event) => void events.push(event) },
   });
   const sent: Sent[] = [];
   const calls = new Map<string, CallRecord>();
   const supervisor = new ServerRequestSupervisor({
     chain,
     version: "2025-11-25",
-    maxServerRequests: 8,
+    maxServerRequests: options.maxServerRequests ?? 8,
     assigns: { who: "client" },
     singleChannel: options.singleChannel ?? true,
     calls,
     respond: (message) => (sent.push(message), Promise.resolve()),
   });
-  return { supervisor, sent, calls, time };
+  return { supervisor, sent, calls, time, events };
 }
 
 const elicit = (id: number | string): JsonRpcRequest => ({
@@ -56,6 +65,21 @@ const sampling = (id: number): JsonRpcRequest => ({
   id,
   method: "sampling/createMessage",
   params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 10 },
+});
+
+/** The input decision event of a request the supervisor refused before its job started. */
+const refusedEvent = (method: string, refusal: { code: number; message: string }, mode?: string) => ({
+  type: "input",
+  time: "1970-01-01T00:00:00.000Z",
+  client: "agent",
+  server: "legacy",
+  era: "legacy",
+  method,
+  ...(mode === undefined ? {} : { mode }),
+  outcome: "policy",
+  changes: [],
+  refusal,
+  durationMs: 0,
 });
 
 describe("ServerRequestSupervisor", () => {
@@ -267,5 +291,71 @@ describe("ServerRequestSupervisor", () => {
       (sent[1] as JsonRpcErrorResponse).error.message,
       "Internal error while answering the request",
     );
+  });
+
+  test("a request refused busy gives its input decision event, outcome policy with the -32000 refusal, naming the call's caller", async () => {
+    const release: Array<() => void> = [];
+    const { supervisor, sent, calls, events } = setup({
+      elicitation: () => new Promise((resolve) => release.push(() => resolve({ action: "decline" }))),
+    }, { singleChannel: false, maxServerRequests: 1 });
+    calls.set(idKey(7), { id: 7, assigns: {}, principal: { subject: "alice", scopes: [], claims: {} } });
+    supervisor.handle(elicit(1), 7);
+    supervisor.handle(elicit(2), 7);
+    supervisor.handle(elicit(1), undefined);
+    await settle();
+    const [full, same] = [
+      { code: -32000, message: "Busy: 1 server requests are already being answered" },
+      { code: -32000, message: "Busy: a request with this id is already being answered" },
+    ];
+    assert.deepEqual(events, [
+      { ...refusedEvent("elicitation/create", full, "form"), caller: "alice" },
+      refusedEvent("elicitation/create", same, "form"),
+    ]);
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", id: 2, error: full }, { jsonrpc: "2.0", id: 1, error: same }]);
+    release.forEach((answer) => answer());
+    await settle();
+    assert.deepEqual(
+      events.slice(2).map((event) => event.type === "input" && [event.outcome, event.caller]),
+      [
+        ["answered", "alice"],
+      ],
+    );
+  });
+
+  test("a request whose params fail to decode gives its input decision event, outcome policy with the -32602 refusal; an unknown method gives none", async () => {
+    const { supervisor, sent, events } = setup({
+      elicitation: () => ({ action: "cancel" }),
+      sampling: () => ({ role: "assistant", content: { type: "text", text: "a" }, model: "m" }),
+    });
+    supervisor.handle(
+      { jsonrpc: "2.0", id: 1, method: "elicitation/create", params: { message: 5 } },
+      undefined,
+    );
+    supervisor.handle(
+      { jsonrpc: "2.0", id: 2, method: "elicitation/create", params: { mode: "nope" } },
+      undefined,
+    );
+    supervisor.handle(
+      { jsonrpc: "2.0", id: 3, method: "sampling/createMessage", params: { maxTokens: 10 } },
+      undefined,
+    );
+    supervisor.handle({ jsonrpc: "2.0", id: 4, method: "tools/call", params: {} }, undefined);
+    await settle();
+    const refused = (method: string, message: string, mode?: string) =>
+      refusedEvent(method, { code: -32602, message }, mode);
+    const messages = [
+      "Invalid params: $.params.message: expected string, received 5",
+      'Invalid params: $.params.mode: expected ("form" | "url"), received "nope"',
+      "Invalid params: $.params.messages: expected a value (required), received undefined",
+    ];
+    assert.deepEqual(events, [
+      refused("elicitation/create", messages[0] as string, "form"),
+      refused("elicitation/create", messages[1] as string),
+      refused("sampling/createMessage", messages[2] as string),
+    ]);
+    assert.deepEqual(sent, [
+      ...messages.map((message, i) => ({ jsonrpc: "2.0", id: i + 1, error: { code: -32602, message } })),
+      { jsonrpc: "2.0", id: 4, error: { code: -32601, message: 'Method not found: "tools/call"' } },
+    ]);
   });
 });
