@@ -112,6 +112,14 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
+    // Once the server is closing, a connection closes as soon as its response has ended:
+    // server.close() closes only the connections idle when it is called, and Node keeps one whose
+    // response ends later (a call in flight, a GET stream being ended) open for further requests,
+    // answering them, until the keep-alive timeout and a second more.
+    let stopping = false;
+    const closeIdleIfStopping = (): void => {
+      if (stopping && "closeIdleConnections" in server) server.closeIdleConnections();
+    };
     // overrideGlobalObjects: false keeps the process's own Request and Response in place; the
     // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies, and
     // hears a caller that went away from the connection (CALLER_GONE), with the reason
@@ -119,6 +127,8 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
     const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
       const { incoming, outgoing } = env;
       const writer: JsonWriter = (status, json) => writeJson(outgoing, status, json);
+      // A response's "close" comes once its connection is released, idle.
+      if (outgoing instanceof ServerResponse) outgoing.once("close", closeIdleIfStopping);
       // HTTP/1 only: an HTTP/2 answer does not say when it was written in full.
       const gone: CallerGone | undefined = outgoing instanceof ServerResponse
         ? (listener) => {
@@ -138,11 +148,8 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
           port: info.port,
           stop: () =>
             new Promise<void>((done, fail) => {
+              stopping = true;
               server.close((error) => error === undefined ? done() : fail(error));
-              // A response still open when the server closes (a call in flight, a GET stream
-              // being ended) leaves its connection idle when it ends: a closing server waits for
-              // no further request on it, where it would wait the keep-alive timeout (5 s).
-              if ("keepAliveTimeout" in server) server.keepAliveTimeout = 1;
             }),
         });
       },

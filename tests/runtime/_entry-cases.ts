@@ -17,7 +17,7 @@ import { createClient } from "../../src/client/create-client.ts";
 import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
-import { readUpTo, within } from "../_support/eventually.ts";
+import { eventually, readUpTo, within } from "../_support/eventually.ts";
 import { answerOf, modernRequest, peerRefused } from "../_support/gateway-caller.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 
@@ -366,6 +366,50 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
         await gateway.close();
       }
       await assert.rejects(fetch(`${gateway.url}/healthz`), TypeError);
+    });
+
+    test("close() closes a kept-alive connection as its GET stream ends: a request the host sends on it next gets no answer", async () => {
+      const gateway = await serve({ port: 0, stateKey: KEY, policies: [modern()] });
+      const { host, port } = new URL(gateway.url);
+      let socket: Socket | undefined;
+      try {
+        const caller = new LegacyCaller(fetch, `${gateway.url}/mcp/modern`);
+        await caller.initialize();
+        socket = connect(Number(port), "127.0.0.1");
+        await once(socket, "connect");
+        let received = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (chunk: string) => (received += chunk));
+        // Writing on a connection the gateway closed fails: the close is what is looked for.
+        socket.on("error", () => {});
+        const hungUp = once(socket, "close");
+        socket.write(
+          `GET /mcp/modern HTTP/1.1\r\nhost: ${host}\r\naccept: text/event-stream\r\nmcp-session-id: ${caller.session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n`,
+        );
+        await eventually(
+          "the GET stream's priming event",
+          () => received.includes("id: 0_0") || undefined,
+          10_000,
+        );
+        const closing = gateway.close();
+        await eventually(
+          "the GET stream's end",
+          () => received.endsWith("\r\n0\r\n\r\n") || undefined,
+          10_000,
+        );
+        // A host sends its next request on the connection it keeps alive: a closing gateway
+        // answered it, and kept the connection, and so itself, open a second longer.
+        socket.write(`GET /healthz HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+        await within("the connection's close", hungUp, 10_000);
+        await within("close()", closing, 10_000);
+        assert.deepEqual([received.split("\r\n")[0], received.slice(received.indexOf("\r\n\r\n") + 4)], [
+          "HTTP/1.1 200 OK",
+          "10\r\nid: 0_0\ndata: \n\n\r\n0\r\n\r\n",
+        ]);
+      } finally {
+        socket?.destroy();
+        await gateway.close();
+      }
     });
 
     test("aborting the signal closes the gateway, and an aborted signal rejects with its reason before binding", async () => {
