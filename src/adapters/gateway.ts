@@ -97,11 +97,20 @@ export interface GatewayOptions {
 
 /** A gateway: the front's Hono app and the client behind it. */
 export interface Gateway {
-  /** The front (`/mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground). */
+  /**
+   * The front (`/mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground).
+   * Mounted in a server or app of your own, it skips `fetch`'s check of the address a request
+   * came from (a gateway with neither `auth` nor `allowedHosts` refuses other machines there):
+   * such a gateway must set `auth` (the Host check admits loopback names from anyone), or listen
+   * on loopback only.
+   */
   readonly app: Hono;
   /** The client the front calls upstream with. */
   readonly client: Client;
-  /** Serves one request (with the Workers `env` and execution context when there are). */
+  /**
+   * Serves one request (with the Workers `env` and execution context when there are; the
+   * runtime's bindings on the self-hosted entries, which tell the address it came from).
+   */
   readonly fetch: (request: Request, env?: unknown, ctx?: unknown) => Response | Promise<Response>;
 }
 
