@@ -7,7 +7,9 @@
  */
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { isLoopbackHost } from "../front/guard.ts";
-import { endStandaloneStreams } from "../front/create-front.ts";
+import { drainFront } from "../front/create-front.ts";
+import { closingRefusal, SESSION_HEADER } from "../front/legacy-callers.ts";
+import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 
 /** The port used when neither the `port` option nor the `PORT` variable gives one. */
 export const DEFAULT_PORT = 8787;
@@ -41,9 +43,12 @@ export interface RunningGateway extends Gateway {
   /** Where it listens, with the port actually bound: `http://127.0.0.1:8787`. */
   readonly url: string;
   /**
-   * Stops accepting connections, ends the standalone GET streams of legacy callers (a host holds
-   * one open for as long as it is let), waits for the server to close (requests in flight
-   * finish), then closes the client. Calling it again returns the same promise.
+   * Closes the gateway: ends the standalone GET streams of 2025 callers (a host holds one open
+   * for as long as it is let) and refuses new requests (`503`), while it still takes those
+   * callers' answers to what it asked them, which their calls in flight may wait for; once
+   * none of their calls is in flight, stops accepting connections, waits for the server to
+   * close (the other requests in flight finish), then closes the client. Calling it again
+   * returns the same promise.
    */
   close(): Promise<void>;
 }
@@ -175,9 +180,17 @@ export async function serveGateway(
     exposedProblems(hostname, port, gatewayOptions);
   }
   const gateway = parts.createGateway(gatewayOptions);
+  let draining = false;
+  // While it closes, the gateway takes only what belongs to a 2025 session (its calls in flight
+  // may wait for the caller's answer, a new POST): the sessions refuse new requests themselves.
+  const served: Gateway = {
+    ...gateway,
+    fetch: (request, env, ctx) =>
+      draining && !ofLegacySession(request) ? closingRefusal(null) : gateway.fetch(request, env, ctx),
+  };
   let listener: Listener;
   try {
-    listener = await parts.listen(gateway, { port, hostname });
+    listener = await parts.listen(served, { port, hostname });
   } catch (error) {
     await gateway.client.close().catch(() => {});
     throw error;
@@ -187,15 +200,20 @@ export async function serveGateway(
   const close = (): Promise<void> => {
     signal?.removeEventListener("abort", onAbort);
     if (closing === undefined) {
-      closing = listener.stop().finally(() => gateway.client.close());
-      // Once the stop began, so that a host opening its GET stream again gets one that ends.
-      endStandaloneStreams(gateway.app);
+      draining = true;
+      closing = drainFront(gateway.app).then(() => listener.stop()).finally(() => gateway.client.close());
     }
     return closing;
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted === true) onAbort();
-  return Object.freeze({ ...gateway, url: listenUrl(hostname, listener.port), close });
+  return Object.freeze({ ...served, url: listenUrl(hostname, listener.port), close });
+}
+
+/** Whether a request is a 2025 caller's on its session (`Mcp-Session-Id`, not the 2026 version). */
+function ofLegacySession(request: Request): boolean {
+  const { headers } = request;
+  return headers.has(SESSION_HEADER) && headers.get("mcp-protocol-version") !== MODERN_PROTOCOL_VERSION;
 }
 
 /**

@@ -137,6 +137,8 @@ export class CallerSession {
   readonly #streams = new Map<string, SseStream>();
   readonly #asks = new Map<string, (response: JsonRpcMessage) => void>();
   readonly #requests = new Map<string, LinkedSignal>();
+  /** Who waits for the last request in flight to end ({@linkcode CallerSession.settled}). */
+  #waitingForSettled: (() => void)[] = [];
   /** Takes a log entry's token from the caller's own budget. */
   readonly #withinLogBudget: () => boolean;
   #upstream: Promise<{ readonly session: ServerSession; readonly own: boolean }> | undefined;
@@ -263,6 +265,17 @@ export class CallerSession {
    */
   endStandaloneStream(): void {
     this.#listen.finish();
+  }
+
+  /**
+   * Waits until no request of the caller is in flight (the gateway is closing, and takes no new
+   * one); at once when none is.
+   *
+   * @returns Resolves once the session's last request in flight has ended.
+   */
+  settled(): Promise<void> {
+    if (this.#requests.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waitingForSettled.push(resolve));
   }
 
   /** Ends the session: requests in flight are cancelled, streams end, its own upstream session closes. */
@@ -540,6 +553,10 @@ export class CallerSession {
   #untrack(id: RequestId, flow: LinkedSignal): void {
     if (this.#requests.get(idKey(id)) === flow) this.#requests.delete(idKey(id));
     flow.dispose();
+    if (this.#requests.size > 0 || this.#waitingForSettled.length === 0) return;
+    const waiting = this.#waitingForSettled;
+    this.#waitingForSettled = [];
+    for (const resolve of waiting) resolve();
   }
 
   #newStream(key: string): SseStream {

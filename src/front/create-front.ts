@@ -90,8 +90,8 @@ export interface FrontOptions {
 /** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */
 const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Response>>();
 
-/** Ends each front's standalone GET streams (see {@linkcode endStandaloneStreams}). */
-const STANDALONE_STREAMS = new WeakMap<Hono, () => void>();
+/** Begins each front's close (see {@linkcode drainFront}). */
+const DRAINS = new WeakMap<Hono, () => Promise<void>>();
 
 /**
  * Creates the front.
@@ -159,7 +159,7 @@ export function createFront(options: FrontOptions): Hono {
   };
   const app = new Hono();
   IN_PROCESS.set(app, inProcess);
-  STANDALONE_STREAMS.set(app, () => legacy.endStandaloneStreams());
+  DRAINS.set(app, () => legacy.drain());
   const gate = mountCallerGate(app, callers, servers);
   const post: FrontPostParts = { servers, gate, serveLegacy, modern };
   signIn.mount(app);
@@ -217,15 +217,16 @@ export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Prom
 }
 
 /**
- * Ends the standalone GET streams of a front's legacy callers in this process (each response
- * ends cleanly), and those of sessions opened from now on: a server that is closing waits for
- * its responses to end, and a GET stream never ends by itself. Calls in flight go on. Not part
- * of the public API.
+ * Begins the close of a front's legacy callers in this process: their standalone GET streams end
+ * cleanly (a server that is closing waits for its responses to end, and a GET stream never ends
+ * by itself), and new requests on their sessions are refused while the answers that requests in
+ * flight wait for are still taken. Not part of the public API.
  *
- * @param app A front made by {@linkcode createFront}; another app has none to end.
+ * @param app A front made by {@linkcode createFront}; another app has nothing to drain.
+ * @returns Resolves once no legacy caller has a request in flight.
  */
-export function endStandaloneStreams(app: Hono): void {
-  STANDALONE_STREAMS.get(app)?.();
+export async function drainFront(app: Hono): Promise<void> {
+  await DRAINS.get(app)?.();
 }
 
 /**

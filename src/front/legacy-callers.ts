@@ -7,7 +7,9 @@
  * transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`), the body must be
  * JSON (`415`), a request other than `initialize` needs a session (`400`), an unknown or ended
  * session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET stream admits one
- * connection (`409`), and a JSON-RPC response or notification is `202`.
+ * connection (`409`), and a JSON-RPC response or notification is `202`. While the gateway closes
+ * ({@linkcode LegacyCallers.drain}) a new request is `503`, and the rest is taken as before: the
+ * calls in flight may wait for the caller's answer to what the front asked it.
  *
  * @module
  */
@@ -17,7 +19,7 @@ import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
-import { isRequest, type JsonObject, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { isRequest, type JsonObject, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../protocol/versions.ts";
 import { CappedSessions } from "./_capped-sessions.ts";
 import { CallerSession, json, jsonError } from "./caller-session.ts";
@@ -71,8 +73,11 @@ export class LegacyCallers {
   readonly #options: LegacyCallersOptions;
   /** Each server's sessions, by id. */
   readonly #sessions = new Map<string, CappedSessions<string, CallerSession>>();
-  /** Whether the standalone GET streams were ended (the gateway is closing): new sessions' too. */
-  #standaloneEnded = false;
+  /**
+   * Whether the gateway is closing: the standalone GET streams were ended (a new session's too),
+   * and no new request is taken.
+   */
+  #draining = false;
 
   /** @param options The servers, upstreams, clock and timers. */
   constructor(options: LegacyCallersOptions) {
@@ -116,14 +121,23 @@ export class LegacyCallers {
   }
 
   /**
-   * Ends every session's standalone GET stream, and that of each session opened from now on, so
-   * a closing server has no response left that never ends; requests in flight go on.
+   * Begins the gateway's close: ends every session's standalone GET stream (a closing server must
+   * have no response left that never ends), and from now on refuses new requests (`503`) while
+   * it still takes the callers' answers to what the front asked them, notifications and
+   * resumptions, which the requests in flight may wait for.
+   *
+   * @returns Resolves once no session has a request in flight.
    */
-  endStandaloneStreams(): void {
-    this.#standaloneEnded = true;
+  async drain(): Promise<void> {
+    this.#draining = true;
+    const settling: Promise<void>[] = [];
     for (const sessions of this.#sessions.values()) {
-      for (const session of sessions.values()) session.endStandaloneStream();
+      for (const session of sessions.values()) {
+        session.endStandaloneStream();
+        settling.push(session.settled());
+      }
     }
+    await Promise.all(settling);
   }
 
   /** Closes every session (the gateway is closing). */
@@ -142,6 +156,7 @@ export class LegacyCallers {
       );
     }
     if (message === undefined) return jsonError(400, null, -32600, "Invalid request: no message");
+    if (this.#draining && isRequest(message)) return closingRefusal(message.id);
     if (isRequest(message) && message.method === "initialize") return await this.#initialize(input, server);
     const found = this.#find(request.headers.get(SESSION_HEADER), input);
     if (found instanceof Response) return found;
@@ -182,7 +197,7 @@ export class LegacyCallers {
       heartbeat: this.#options.heartbeat,
     });
     sessions.set(id, session);
-    if (this.#standaloneEnded) session.endStandaloneStream();
+    if (this.#draining) session.endStandaloneStream();
     const answer = await session.start(message.id, request.signal);
     if ("error" in answer) {
       sessions.delete(id);
@@ -223,6 +238,27 @@ export class LegacyCallers {
     const session = id === null ? undefined : this.#sessions.get(input.serverId)?.get(id);
     return session?.owner === principalKey(input.principal) ? session : undefined;
   }
+}
+
+/**
+ * The answer of a closing gateway to a new request: `503`, a JSON-RPC error. Not part of the
+ * public API.
+ *
+ * @param id The request's id, or `null` when it is not read.
+ * @returns A new response.
+ * @example
+ * ```ts
+ * import { closingRefusal } from "./legacy-callers.ts";
+ * console.log(closingRefusal(7).status); // 503
+ * ```
+ */
+export function closingRefusal(id: RequestId | null): Response {
+  return jsonError(
+    503,
+    id,
+    -32000,
+    "Service Unavailable: this gateway is closing and takes no new request, expected only answers to what it asked on a session: send the request again once it has restarted",
+  );
 }
 
 /** What is wrong with `initialize` params, or `undefined`. */

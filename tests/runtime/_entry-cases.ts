@@ -296,6 +296,18 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
   });
 }
 
+/** What a 2025 caller gets for call `id` of a modern peer's tool whose result is the text `text`. */
+function legacyPeerAnswer(id: number, text: string): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result: {
+      content: [{ type: "text", text }],
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+    },
+  };
+}
+
 function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolicy): void {
   describe(`closing a ${runtime} gateway`, () => {
     test("close() stops listening, so a fetch to the port rejects, and a second close() resolves", async () => {
@@ -350,14 +362,7 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
         });
         assert.equal(closed, false);
         release();
-        assert.deepEqual(await (await call).json(), {
-          jsonrpc: "2.0",
-          id: 1,
-          result: {
-            content: [{ type: "text", text: '{"action":"decline"}' }],
-            _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
-          },
-        });
+        assert.deepEqual(await (await call).json(), legacyPeerAnswer(1, '{"action":"decline"}'));
         await within("close()", closing, 10_000);
       } finally {
         release();
@@ -410,6 +415,73 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
         socket?.destroy();
         await gateway.close();
       }
+    });
+
+    test("close() takes a legacy caller's answer to a form passed down to its call in flight, refuses new requests 503 (a 2026 retry too), then stops", async () => {
+      const gateway = await serve({
+        port: 0,
+        stateKey: KEY,
+        // Without the caller's answer the call would wait out this, and close() with it.
+        policies: [{ ...modern(), passDown: ["elicitation"], handlerTimeout: { elicitation: "5s" } }],
+      });
+      const url = `${gateway.url}/mcp/modern`;
+      const refusal = {
+        status: 503,
+        headers: {},
+        body: {
+          jsonrpc: "2.0",
+          error: {
+            code: -32000,
+            message:
+              "Service Unavailable: this gateway is closing and takes no new request, expected only answers to what it asked on a session: send the request again once it has restarted",
+          },
+        },
+      };
+      let closed = false;
+      const caller = new LegacyCaller(fetch, url);
+      try {
+        const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } };
+        // A 2026 caller's first round: the form comes back in input_required, sealed.
+        const first = await answerOf(
+          await fetch(modernRequest(url, "tools/call", { name: "ask_form", _meta: meta })),
+        );
+        const { requestState } = (first.body as { result: { requestState: string } }).result;
+        await caller.initialize({ elicitation: { form: {} } });
+        const events = new EventReader(
+          await caller.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask_form" } }),
+        );
+        const asked = await events.message();
+        assert.deepEqual([asked?.method, asked?.id], ["elicitation/create", "sluice-1"]);
+        const closing = gateway.close().then(() => (closed = true));
+        const retry = modernRequest(url, "tools/call", {
+          name: "ask_form",
+          _meta: meta,
+          inputResponses: { profile: { action: "accept", content: { name: "Ada", age: 36 } } },
+          requestState,
+        });
+        assert.deepEqual(await answerOf(await fetch(retry)), refusal);
+        assert.deepEqual(await answerOf(await caller.post({ jsonrpc: "2.0", id: 8, method: "tools/list" })), {
+          ...refusal,
+          body: { jsonrpc: "2.0", id: 8, error: refusal.body.error },
+        });
+        assert.equal(closed, false);
+        const answered = await caller.post({
+          jsonrpc: "2.0",
+          id: "sluice-1",
+          result: { action: "accept", content: { name: "Ada", age: 36 } },
+        });
+        assert.equal(answered.status, 202);
+        assert.deepEqual(
+          await events.message(),
+          legacyPeerAnswer(7, '{"name":"Ada","age":36,"subscribe":false}'),
+        );
+        await within("close()", closing, 10_000);
+      } finally {
+        // Ending the session ends its call, which a failed step left waiting for its answer.
+        if (!closed && caller.session !== undefined) await caller.close().catch(() => {});
+        await gateway.close();
+      }
+      await assert.rejects(fetch(`${gateway.url}/healthz`), TypeError);
     });
 
     test("aborting the signal closes the gateway, and an aborted signal rejects with its reason before binding", async () => {
