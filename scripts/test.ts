@@ -145,15 +145,16 @@ run("workerd", bin("vitest"), [
 // does no OAuth).
 run("conformance", process.execPath, ["--import", "tsx", "scripts/conformance.ts"]);
 // Node's JUnit reporter, plus each case's file and the failures of hooks (`_junit-node-reporter.mjs`).
-// A file's process exits once its tests have finished (`--test-force-exit`), and a test that has
-// not settled in 5 minutes fails: a failing test that leaves a server or child process open
-// would otherwise hold the whole step until CI's limit, and its failure would never be reported.
+// A file's process exits soon after its tests have finished (`_exit-when-done.mjs`), and a test
+// that has not settled in 5 minutes fails: a failing test that leaves a server or child process
+// open would otherwise hold the whole step until CI's limit, and its failure would never be reported.
 const nodeJunit = join(reports, "node.xml");
 run("node", process.execPath, [
   "--import",
   "tsx",
+  "--import",
+  "./scripts/_exit-when-done.mjs",
   "--test",
-  "--test-force-exit",
   "--test-timeout=300000",
   "--test-reporter=spec",
   "--test-reporter-destination=stdout",
