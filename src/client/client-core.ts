@@ -254,7 +254,7 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     client: settings.name,
     clock: settings.clock,
     decisions,
-    sessionOf: (serverId, signal) => servers.sessionOf(serverId, signal),
+    sessionOf: (serverId, signal, method) => servers.sessionOf(serverId, signal, method),
     flowFor: (serverId, signal) => flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs),
     assigns: settings.assigns,
     onFailure: (serverId, error) => servers.afterFailure(serverId, error),

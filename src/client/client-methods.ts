@@ -25,8 +25,11 @@ import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
-  /** The session of a server (resolving its era first, when `"auto"`). */
-  readonly sessionOf: (serverId: string, signal: AbortSignal) => Promise<ServerSession>;
+  /**
+   * The session of a server (resolving its era first, when `"auto"`); a call that gives up while
+   * the era is probed is told of its own `method`.
+   */
+  readonly sessionOf: (serverId: string, signal: AbortSignal, method: string) => Promise<ServerSession>;
   /** The flow signal of one call. */
   readonly flowFor: (serverId: string, signal: AbortSignal | undefined) => LinkedSignal;
   /** The client's assigns. */
@@ -64,12 +67,13 @@ type Methods = Omit<
 export function createClientMethods(deps: MethodDeps): Methods {
   const within = async <T>(
     serverId: string,
+    method: string,
     signal: AbortSignal | undefined,
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
   ): Promise<T> => {
     const flow = deps.flowFor(serverId, signal);
     try {
-      return await work(await deps.sessionOf(serverId, flow.signal), flow.signal);
+      return await work(await deps.sessionOf(serverId, flow.signal, method), flow.signal);
     } catch (error) {
       if (error instanceof ClientError) deps.onFailure(serverId, error);
       throw error;
@@ -84,7 +88,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
   const list =
     <T>(method: string, decode: (value: unknown) => Decoded<T>) =>
     (serverId: string, options: ListOptions = {}) =>
-      within(serverId, options.signal, async (session, flow) => {
+      within(serverId, method, options.signal, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         return decoded(serverId, method, decode(await session.request(method, params, { signal: flow })));
       });
@@ -135,22 +139,28 @@ export function createClientMethods(deps: MethodDeps): Methods {
     params: JsonObject,
     options: CallOptions,
   ): Promise<CompleteResultOf[M]> =>
-    recorded(serverId, method, name, (note) =>
-      within(serverId, options.signal, async (session, flow) => {
-        const outcome = await session.call(method, params, context(options, flow));
-        note(outcome.rounds);
-        if (outcome.kind === "complete") return outcome.result;
-        throw new ClientError(
-          "protocol",
-          `Server "${serverId}" answered ${method} with a task, which only tools/call may do`,
-          { serverId },
-        );
-      }));
+    recorded(
+      serverId,
+      method,
+      name,
+      (note) =>
+        within(serverId, method, options.signal, async (session, flow) => {
+          const outcome = await session.call(method, params, context(options, flow));
+          note(outcome.rounds);
+          if (outcome.kind === "complete") return outcome.result;
+          throw new ClientError(
+            "protocol",
+            `Server "${serverId}" answered ${method} with a task, which only tools/call may do`,
+            { serverId },
+          );
+        }),
+    );
 
   return {
     discover: (serverId, options = {}) =>
       within(
         serverId,
+        "server/discover",
         options.signal,
         async (session, flow) =>
           decoded(
@@ -160,7 +170,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
           ),
       ),
     listTools: (serverId, options = {}) =>
-      within(serverId, options.signal, async (session, flow) => {
+      within(serverId, "tools/list", options.signal, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         const page = decoded(
           serverId,
@@ -181,7 +191,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
           "tools/call",
           name,
           (note) =>
-            within(serverId, options.signal, async (session, flow) => {
+            within(serverId, "tools/call", options.signal, async (session, flow) => {
               const ctx = context(options, flow);
               const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
               note(outcome.rounds);
@@ -201,10 +211,16 @@ export function createClientMethods(deps: MethodDeps): Methods {
         options,
       ),
     awaitTask: (serverId, taskId, options = {}) =>
-      within(serverId, options.signal, (session, flow) => session.awaitTask(taskId, context(options, flow))),
+      within(
+        serverId,
+        "tasks/get",
+        options.signal,
+        (session, flow) => session.awaitTask(taskId, context(options, flow)),
+      ),
     cancelTask: (serverId, taskId, options = {}) =>
-      within(serverId, options.signal, (session, flow) => session.cancelTask(taskId, flow)),
-    rootsChanged: (serverId) => within(serverId, undefined, (session) => session.rootsChanged()),
+      within(serverId, "tasks/cancel", options.signal, (session, flow) => session.cancelTask(taskId, flow)),
+    rootsChanged: (serverId) =>
+      within(serverId, "notifications/roots/list_changed", undefined, (session) => session.rootsChanged()),
   };
 }
 

@@ -124,11 +124,12 @@ export class ClientServers {
    *
    * @param serverId The server.
    * @param signal Ends this call's wait for the era probe.
+   * @param method The call that waits (`"tools/call"`), named when it gives up during the probe.
    * @returns The session.
    * @throws {ClientError} `"config"` (rejects) when the client is closed or the server unknown;
    *   what the probe fails with; `"cancelled"` or `"timeout"` when `signal` fires during the probe.
    */
-  sessionOf(serverId: string, signal: AbortSignal): Promise<ServerSession> {
+  sessionOf(serverId: string, signal: AbortSignal, method: string): Promise<ServerSession> {
     if (this.#closed !== undefined) {
       return Promise.reject(new ClientError("config", `Client "${this.#parts.client}" is closed`));
     }
@@ -147,7 +148,8 @@ export class ClientServers {
     }
     const kept = this.#sessions.get(serverId);
     if (!probes(entry.policy)) return kept ?? this.#keepSession(serverId, entry);
-    const cancelled = (reason: unknown) => abortError(serverId, "server/discover", reason);
+    // A call that gives up is told of its own call, not of the probe it shares.
+    const cancelled = (reason: unknown) => abortError(serverId, method, reason);
     if (kept === undefined && signal.aborted) return Promise.reject(cancelled(signal.reason));
     return awaitShared(kept ?? this.#keepSession(serverId, entry), { signal, cancelled });
   }
@@ -176,7 +178,9 @@ export class ClientServers {
    */
   async eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<Era> {
     const entry = this.#entries.get(serverId);
-    if (fetch === undefined || entry === undefined) return (await this.sessionOf(serverId, signal)).era;
+    if (fetch === undefined || entry === undefined) {
+      return (await this.sessionOf(serverId, signal, "server/discover")).era;
+    }
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";

@@ -77,6 +77,31 @@ describe('createClient() with era "auto"', () => {
     ]);
   });
 
+  test("a tool call cancelled during the probe is told of its own tools/call; the other goes on", async () => {
+    const held = gate();
+    const { client, server } = setup(async (request) => {
+      if (request.body.method === "server/discover") {
+        await held.opened;
+        return result(request.body.id, discovered);
+      }
+      if (request.body.method === "tools/list") {
+        return result(request.body.id, { resultType: "complete", tools: [] });
+      }
+      return result(request.body.id, { resultType: "complete", content: [] });
+    }, { policy: { era: "auto" } });
+    const call = (signal: AbortSignal) => client.callTool("demo", "echo", {}, { signal });
+    assert.deepEqual(await cancelFirstOfTwo(call, { gate: held, sent: () => server.requests[0] }), [
+      ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'],
+      { resultType: "complete", content: [] },
+    ]);
+    await client.close();
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "tools/list",
+      "tools/call",
+    ]);
+  });
+
   test("a caller of the front cancelled during the probe of the era fails alone: the other one gets the era", async () => {
     const held = gate();
     const { client, server } = heldAutoServer(held);
