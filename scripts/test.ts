@@ -145,9 +145,10 @@ run("workerd", bin("vitest"), [
 // does no OAuth).
 run("conformance", process.execPath, ["--import", "tsx", "scripts/conformance.ts"]);
 // Node's JUnit reporter, plus each case's file and the failures of hooks (`_junit-node-reporter.mjs`).
-// A file's process exits soon after its tests have finished (`_exit-when-done.mjs`), and a test
-// that has not settled in 5 minutes fails: a failing test that leaves a server or child process
-// open would otherwise hold the whole step until CI's limit, and its failure would never be reported.
+// A test file still running 30 s after its tests have finished fails, naming what holds it
+// (`_exit-when-done.mjs`), and one whose process has not ended in 15 minutes is stopped and fails
+// (Node's --test-timeout bounds each file's process as a whole): a failing test that leaves a server
+// or child process open would otherwise hold the whole step until CI's limit, unreported.
 const nodeJunit = join(reports, "node.xml");
 run("node", process.execPath, [
   "--import",
@@ -155,7 +156,7 @@ run("node", process.execPath, [
   "--import",
   "./scripts/_exit-when-done.mjs",
   "--test",
-  "--test-timeout=300000",
+  "--test-timeout=900000",
   "--test-reporter=spec",
   "--test-reporter-destination=stdout",
   "--test-reporter=./scripts/_junit-node-reporter.mjs",
