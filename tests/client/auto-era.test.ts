@@ -14,11 +14,17 @@ function autoServer() {
   return setup((request) => result(request.body.id, discovered), { policy: { era: "auto" } });
 }
 
+/** What the server answers besides `server/discover`: no tools, and a tool call with no content. */
+const answers: Readonly<Record<string, Record<string, unknown>>> = {
+  "tools/list": { resultType: "complete", tools: [] },
+  "tools/call": { resultType: "complete", content: [] },
+};
+
 /** An "auto" server whose answers wait at `held`. */
 function heldAutoServer(held: ReturnType<typeof gate>) {
   return setup(async (request) => {
     await held.opened;
-    return result(request.body.id, discovered);
+    return result(request.body.id, answers[request.body.method] ?? discovered);
   }, { policy: { era: "auto" } });
 }
 
@@ -79,16 +85,7 @@ describe('createClient() with era "auto"', () => {
 
   test("a tool call cancelled during the probe is told of its own tools/call; the other goes on", async () => {
     const held = gate();
-    const { client, server } = setup(async (request) => {
-      if (request.body.method === "server/discover") {
-        await held.opened;
-        return result(request.body.id, discovered);
-      }
-      if (request.body.method === "tools/list") {
-        return result(request.body.id, { resultType: "complete", tools: [] });
-      }
-      return result(request.body.id, { resultType: "complete", content: [] });
-    }, { policy: { era: "auto" } });
+    const { client, server } = heldAutoServer(held);
     const call = (signal: AbortSignal) => client.callTool("demo", "echo", {}, { signal });
     assert.deepEqual(await cancelFirstOfTwo(call, { gate: held, sent: () => server.requests[0] }), [
       ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'],

@@ -320,6 +320,7 @@ describe("ServerRequestSupervisor", () => {
         ["answered", "alice"],
       ],
     );
+    assert.deepEqual(sent.slice(2), [{ jsonrpc: "2.0", id: 1, result: { action: "decline" } }]);
   });
 
   test("a request whose params fail to decode gives its input decision event, outcome policy with the -32602 refusal; an unknown method gives none", async () => {
