@@ -145,7 +145,8 @@ export function legacyAskingServer(version: string, asked: readonly unknown[]): 
   });
   return {
     answers,
-    answered: (count) => new Promise((resolve) => waiting.push({ count, resolve })),
+    answered: (count) =>
+      new Promise((resolve) => answers().length >= count ? resolve() : void waiting.push({ count, resolve })),
     fetch: (url, init) =>
       init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 })),
   };

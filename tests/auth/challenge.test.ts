@@ -16,6 +16,32 @@ function answering(answer: () => Response) {
   return { fetch, sent };
 }
 
+/** What asking for the challenge sends: `server/discover` without a token, redirects off. */
+const ASKED = {
+  url: "https://mcp.example.com/mcp",
+  init: {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "server/discover",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "server/discover",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+    redirect: "manual",
+  },
+};
+
 describe("askForChallenge()", () => {
   test("posts server/discover without a token, redirects off, and reads the 401's resource_metadata, scope and scheme", async () => {
     const { fetch, sent } = answering(() =>
@@ -32,30 +58,7 @@ describe("askForChallenge()", () => {
       scopes: ["a", "b"],
       dpop: false,
     });
-    assert.deepEqual(sent, [{
-      url: "https://mcp.example.com/mcp",
-      init: {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "server/discover",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "server/discover",
-          params: {
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
-          },
-        }),
-        redirect: "manual",
-      },
-    }]);
+    assert.deepEqual(sent, [ASKED]);
   });
 
   test("a DPoP challenge is taken before a Bearer one", async () => {
@@ -91,7 +94,7 @@ describe("askForChallenge()", () => {
     test(`${what} is no challenge: discovery goes to the well-known URLs`, async () => {
       const { fetch, sent } = answering(answer);
       assert.equal(await askForChallenge(MCP, { fetch }), NO_CHALLENGE);
-      assert.equal(sent.length, 1);
+      assert.deepEqual(sent, [ASKED]);
     });
   }
 });

@@ -226,11 +226,12 @@ describe("createStdioConnection()", () => {
         '[{"jsonrpc":"2.0","method":"notifications/message"}]',
         '{"jsonrpc":"2.0","id":99,"result":{}}',
         '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+        '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}',
         '{"jsonrpc":"1.0","method":"x"}',
         "   ",
         progress + "\r",
       ];
-      assert.deepEqual(await h.call(1, "raw", { lines }), result(1, { written: 7 }));
+      assert.deepEqual(await h.call(1, "raw", { lines }), result(1, { written: 8 }));
       assert.deepEqual(await h.call(2, "raw", { lines: ["/w=="], base64: true }), result(2, { written: 1 }));
       assert.deepEqual(h.dropped, [
         { reason: "not_json", bytes: lines[0]?.length, detail: "expected JSON text" },
@@ -246,8 +247,13 @@ describe("createStdioConnection()", () => {
           detail: "response to id null, expected a pending id",
         },
         {
-          reason: "invalid_message",
+          reason: "unknown_response",
           bytes: lines[4]?.length,
+          detail: "response to id null, expected a pending id",
+        },
+        {
+          reason: "invalid_message",
+          bytes: lines[5]?.length,
           detail: '$.jsonrpc: expected "2.0", received "1.0"',
         },
         { reason: "not_utf8", bytes: 1, detail: "expected UTF-8 text" },
