@@ -110,6 +110,8 @@ export class LegacySession {
   readonly #calls = new Map<string, CallRecord>();
   readonly #progress = new Map<string, (params: JsonObject) => void>();
   #ready: Promise<Ready> | undefined;
+  /** The ends (DELETE) of connections whose handshake failed: `close()` waits for them. */
+  readonly #ending = new Set<Promise<void>>();
   /** The handshake's signal: shared by the requests waiting for it, so owned by none of them. */
   readonly #lifetime = new AbortController();
   #closed = false;
@@ -230,14 +232,16 @@ export class LegacySession {
     this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
     const ready = await this.#ready?.catch(() => undefined);
     this.#ready = undefined;
-    await ready?.connection.close();
+    await Promise.all([ready?.connection.close(), ...this.#ending]);
   }
 
   /**
    * The live handshake, made first when there is none. It is shared by the requests waiting for
    * it, so it runs under a signal of its own (aborted by `close()`, or once every request waiting
    * has given up) and its own `callTimeout`; each request waits under its own signal, and one that
-   * gives up fails alone, with the cancellation of its own `method`.
+   * gives up fails alone, with the cancellation of its own `method`. A failed handshake fails its
+   * requests at once and ends its connection (the session's DELETE) meanwhile, so a request made
+   * then makes a new handshake rather than get that failure.
    */
   #connect(signal: AbortSignal, method: string): Promise<Ready> {
     if (this.#closed) {
@@ -265,6 +269,14 @@ export class LegacySession {
     } finally {
       leg.dispose();
     }
+  }
+
+  /** Ends the connection of a failed handshake without waiting, `close()` waiting for it instead. */
+  #end(connection: LegacyConnection): void {
+    const ending: Promise<void> = connection.close().catch(() => {}).finally(() =>
+      this.#ending.delete(ending)
+    );
+    this.#ending.add(ending);
   }
 
   async #open(signal: AbortSignal): Promise<Ready> {
@@ -296,7 +308,7 @@ export class LegacySession {
         signal,
       });
     } catch (error) {
-      await connection.close().catch(() => {});
+      this.#end(connection);
       if (error instanceof ConnectionError && error.kind === "aborted") {
         throw abortError(this.serverId, "initialize", signal.reason);
       }
@@ -307,13 +319,13 @@ export class LegacySession {
       );
     }
     if (!("result" in response)) {
-      await connection.close().catch(() => {});
+      this.#end(connection);
       throw serverError(this.serverId, "initialize", response.error);
     }
     const result = decodeInitializeResult(response.result);
     const version = result.ok ? result.value.protocolVersion : undefined;
     if (!result.ok || !LEGACY_PROTOCOL_VERSIONS.includes(version as LegacyProtocolVersion)) {
-      await connection.close().catch(() => {});
+      this.#end(connection);
       throw new ClientError(
         "protocol",
         result.ok
@@ -335,7 +347,7 @@ export class LegacySession {
     } catch (error) {
       // Refused (HTTP: not 202 Accepted) or unanswered: the session is not usable, so it ends
       // (HTTP: DELETE, which also stops the GET stream negotiated() opened).
-      await connection.close().catch(() => {});
+      this.#end(connection);
       if (!(error instanceof ConnectionError)) throw error;
       throw error.kind === "aborted"
         ? abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason)

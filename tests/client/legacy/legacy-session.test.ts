@@ -5,12 +5,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
-import { legacyHandshake, result, scriptedServer } from "../../_support/scripted-server.ts";
+import { legacyHandshake, result, rpcError, scriptedServer } from "../../_support/scripted-server.ts";
 import type { Client } from "../../../src/client/client-types.ts";
-import { cancelFirstOfTwo, gate, URL_ } from "../_client-fixtures.ts";
+import { cancelFirstOfTwo, failure, gate, URL_ } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
 import { ClientError } from "../../../src/errors.ts";
-import { drive, FakeTime } from "../../_support/fake-time.ts";
+import { drive, FakeTime, settle } from "../../_support/fake-time.ts";
+import { eventually } from "../../_support/eventually.ts";
 
 describe("LegacySession handshake", () => {
   // The calls name themselves when cancelled, not the handshake they share; a tools/call of a server
@@ -63,17 +64,33 @@ describe("LegacySession handshake", () => {
   }
 
   /**
-   * A client of a 2025-11-25 server answering initialize with session "S1" and
-   * notifications/initialized with `accepted`; the GET stream stays open until its signal fires.
+   * A client of a 2025-11-25 server giving each initialize a session of its own ("S1", "S2"…)
+   * and answering notifications/initialized with `accepted`, initialize with `options.initialize`
+   * when given, and the DELETE ending a session once `options.deleted` resolves; the GET stream
+   * stays open until its signal fires. `sent` lists each request as its HTTP method, its JSON-RPC
+   * method (POST) and its session.
    */
-  function sessionServer(accepted: () => Response | Promise<Response>, time?: FakeTime) {
+  function sessionServer(
+    accepted: () => Response | Promise<Response>,
+    options: {
+      readonly time?: FakeTime;
+      readonly initialize?: (id: unknown, session: string) => Response | undefined;
+      readonly deleted?: (session: string) => Promise<void>;
+    } = {},
+  ) {
+    const { time, initialize, deleted } = options;
+    let sessions = 0;
     const server = scriptedServer((request) => {
       if (request.body.method === "notifications/initialized") return accepted();
-      const handshake = legacyHandshake(request.body, "2025-11-25", "echo") ??
-        new Response(null, { status: 500 });
+      if (request.body.method !== "initialize") {
+        return legacyHandshake(request.body, "2025-11-25", "echo") ?? new Response(null, { status: 500 });
+      }
+      const session = `S${++sessions}`;
+      const answer = initialize?.(request.body.id, session) ??
+        legacyHandshake(request.body, "2025-11-25", "echo") ?? new Response(null, { status: 500 });
       // A session the client must end with a DELETE.
-      return new Response(handshake.body, {
-        headers: { "content-type": "application/json", "mcp-session-id": "S1" },
+      return new Response(answer.body, {
+        headers: { "content-type": "application/json", "mcp-session-id": session },
       });
     });
     const sent: string[] = [];
@@ -82,15 +99,18 @@ describe("LegacySession handshake", () => {
       name: "agent",
       policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy", callTimeout: "1s" }],
       ...(time === undefined ? {} : { timers: time, clock: time }),
-      fetch: (url, init) => {
-        sent.push(`${init.method} ${new Headers(init.headers).get("mcp-session-id") ?? "-"}`);
+      fetch: async (url, init) => {
+        const session = new Headers(init.headers).get("mcp-session-id") ?? "-";
+        const method = init.method === "POST" ? ` ${JSON.parse(String(init.body)).method}` : "";
+        sent.push(`${init.method}${method} ${session}`);
         if (init.method === "POST") return server.fetch(url, init);
         // The standalone GET stream stays open until its signal fires; the DELETE is accepted.
-        if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
+        if (init.method === "DELETE") {
+          await deleted?.(session);
+          return new Response(null, { status: 200 });
+        }
         if (init.signal) listening.push(init.signal);
-        return Promise.resolve(
-          new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
-        );
+        return new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } });
       },
     });
     return { client, sent, listening };
@@ -98,7 +118,7 @@ describe("LegacySession handshake", () => {
 
   test("a notifications/initialized left unanswered fails the call after the handshake's callTimeout, and ends the session and its GET stream", async () => {
     const time = new FakeTime();
-    const { client, sent, listening } = sessionServer(() => new Promise<Response>(() => {}), time);
+    const { client, sent, listening } = sessionServer(() => new Promise<Response>(() => {}), { time });
     try {
       // Twice: the next call makes a new handshake rather than wait for the one that failed.
       for (let i = 0; i < 2; i++) {
@@ -112,12 +132,17 @@ describe("LegacySession handshake", () => {
       }
       assert.equal(time.now(), 2000);
       assert.deepEqual(listening.map((signal) => signal.aborted), [true, true]);
-      const session = ["POST -", "GET S1", "POST S1", "DELETE S1"];
-      assert.deepEqual(sent, [...session, ...session]);
+      assert.deepEqual(sent, [
+        ...["POST initialize -", "GET S1", "POST notifications/initialized S1", "DELETE S1"],
+        ...["POST initialize -", "GET S2", "POST notifications/initialized S2", "DELETE S2"],
+      ]);
     } finally {
       await client.close();
     }
   });
+
+  /** What the client sends to a server refusing its first session's notifications/initialized. */
+  const REFUSED_SESSION = ["POST initialize -", "GET S1", "POST notifications/initialized S1", "DELETE S1"];
 
   const refusals = [
     {
@@ -149,10 +174,90 @@ describe("LegacySession handshake", () => {
         assert.ok(failed instanceof ClientError);
         assert.deepEqual([failed.kind, failed.serverId, failed.message, failed.data], error);
         assert.deepEqual(listening.map((signal) => signal.aborted), [true]);
-        assert.deepEqual(sent, ["POST -", "GET S1", "POST S1", "DELETE S1"]);
+        assert.deepEqual(sent, REFUSED_SESSION);
       } finally {
         await client.close();
       }
     });
   }
+
+  // A handshake known to have failed is not joined while its session ends: a call made then
+  // makes a new handshake (a new session) rather than get that failure.
+  const failedHandshakes = [
+    {
+      what: "notifications/initialized is refused",
+      refused: 1,
+      initialize: () => undefined,
+      error: [
+        "transport",
+        "demo",
+        'Server "demo": Notification "notifications/initialized" was refused with HTTP 500: expected 202 Accepted, received "oops"',
+      ],
+      failed: REFUSED_SESSION,
+      listening: [true, false],
+    },
+    {
+      what: "initialize is answered with an error",
+      refused: 0,
+      initialize: (id: unknown, session: string) =>
+        session === "S1" ? rpcError(id, -32603, "not today") : undefined,
+      error: ["server", "demo", 'Server "demo" answered initialize with error -32603: "not today"'],
+      failed: ["POST initialize -", "DELETE S1"],
+      listening: [false],
+    },
+  ];
+  for (const { what, refused, initialize, error, failed, listening: streams } of failedHandshakes) {
+    test(`a call made while a handshake whose ${what} ends its session makes a new handshake and succeeds`, async () => {
+      let refusals = refused;
+      const deleteAnswered = gate();
+      const { client, sent, listening } = sessionServer(
+        () => refusals-- > 0 ? new Response("oops", { status: 500 }) : new Response(null, { status: 202 }),
+        { initialize, deleted: (session) => session === "S1" ? deleteAnswered.opened : Promise.resolve() },
+      );
+      try {
+        // The failed call is told at once, while its session's DELETE waits for its answer.
+        const thrown = await client.listTools("demo").then(() => undefined, (thrown: unknown) => thrown);
+        assert.ok(thrown instanceof ClientError);
+        assert.deepEqual([thrown.kind, thrown.serverId, thrown.message], error);
+        await eventually("the failed session's DELETE", () => sent.includes("DELETE S1") || undefined);
+        assert.deepEqual(await client.listTools("demo"), {
+          tools: [{ name: "echo", inputSchema: { type: "object" } }],
+        });
+        deleteAnswered.open();
+        assert.deepEqual(listening.map((signal) => signal.aborted), streams);
+        assert.deepEqual(sent, [
+          ...failed,
+          ...["POST initialize -", "GET S2", "POST notifications/initialized S2", "POST tools/list S2"],
+        ]);
+      } finally {
+        deleteAnswered.open();
+        await client.close();
+      }
+    });
+  }
+
+  test("close() waits for the DELETE of a session whose handshake failed, though its call has failed already", async () => {
+    const deleteAnswered = gate();
+    const { client, sent } = sessionServer(() => new Response("oops", { status: 500 }), {
+      deleted: () => deleteAnswered.opened,
+    });
+    let closed = false;
+    try {
+      assert.deepEqual(await failure(client.listTools("demo")), [
+        "transport",
+        undefined,
+        'Server "demo": Notification "notifications/initialized" was refused with HTTP 500: expected 202 Accepted, received "oops"',
+      ]);
+      await eventually("the failed session's DELETE", () => sent.includes("DELETE S1") || undefined);
+      const closing = client.close().then(() => (closed = true));
+      await settle();
+      assert.equal(closed, false);
+      deleteAnswered.open();
+      await closing;
+      assert.deepEqual(sent, REFUSED_SESSION);
+    } finally {
+      deleteAnswered.open();
+      await client.close();
+    }
+  });
 });
