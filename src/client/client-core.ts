@@ -289,7 +289,7 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
     tokens: settings.tokens,
     decisions,
     policies: () => servers.policies(),
-    eraOf: (serverId, signal, fetch) => servers.eraOf(serverId, signal, fetch),
+    eraOf: (serverId, signal, method, fetch) => servers.eraOf(serverId, signal, method, fetch),
     signIn: (serverId) => signIns.get(serverId),
     // The front closes every session it opens (with its caller's, when idle, or from onClose).
     legacySession: (serverId, chain, caller, fetch) => servers.legacySession(serverId, chain, caller, fetch),

@@ -173,19 +173,23 @@ export class ClientServers {
    *
    * @param serverId The server.
    * @param signal Ends this call's wait for the probe.
+   * @param method The call that waits (`"tools/call"`), named when it gives up during the probe.
    * @param fetch The fetch to probe with.
    * @returns `"modern"` or `"legacy"`.
+   * @throws {ClientError} As {@linkcode ClientServers.sessionOf}: what the probe fails with, or
+   *   `"cancelled"` or `"timeout"` (naming `method`) when `signal` fires during it.
    */
-  async eraOf(serverId: string, signal: AbortSignal, fetch?: Fetcher): Promise<Era> {
+  async eraOf(serverId: string, signal: AbortSignal, method: string, fetch?: Fetcher): Promise<Era> {
     const entry = this.#entries.get(serverId);
     if (fetch === undefined || entry === undefined) {
-      return (await this.sessionOf(serverId, signal, "server/discover")).era;
+      return (await this.sessionOf(serverId, signal, method)).era;
     }
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";
-    // A probe is shared by the calls waiting for it: each waits under its own signal.
-    const cancelled = (reason: unknown) => abortError(serverId, "server/discover", reason);
+    // A probe is shared by the calls waiting for it: each waits under its own signal, and one
+    // that gives up is told of its own call.
+    const cancelled = (reason: unknown) => abortError(serverId, method, reason);
     const session = this.#sessions.get(serverId);
     if (session !== undefined) return (await awaitShared(session, { signal, cancelled })).era;
     const kept = this.#eras.get(serverId);

@@ -198,7 +198,7 @@ export class CallerSession {
    */
   async start(id: RequestId, signal: AbortSignal): Promise<JsonRpcMessage> {
     try {
-      const { session } = await this.#upstreamOf(signal);
+      const { session } = await this.#upstreamOf(signal, "initialize");
       const offer = await session.offer(signal, this.#fetch);
       const upstream = offer.capabilities;
       // A legacy upstream of the caller's own relays its list changes, resource updates (on the
@@ -347,7 +347,7 @@ export class CallerSession {
     const { id, method } = message;
     const flow = this.#track(id);
     try {
-      const { session } = await this.#upstreamOf(flow.signal);
+      const { session } = await this.#upstreamOf(flow.signal, method);
       const relayed = method.startsWith("tasks/") ? this.#relaysTasks(session) : session.era === "legacy";
       if (LEGACY_ONLY.has(method) && !relayed) {
         return encodeError(id, { code: -32601, message: `Method not found: "${method}"` });
@@ -401,7 +401,7 @@ export class CallerSession {
       asTask: typeof params.task === "object" && params.task !== null,
     };
     void (async (): Promise<JsonRpcMessage> => {
-      const { session } = await this.#upstreamOf(flow.signal);
+      const { session } = await this.#upstreamOf(flow.signal, message.method);
       if (message.method === "tasks/result") {
         if (!this.#relaysTasks(session)) {
           return encodeError(id, { code: -32601, message: 'Method not found: "tasks/result"' });
@@ -517,7 +517,17 @@ export class CallerSession {
     if (notification.method.startsWith("notifications/")) this.#listen.write(notification);
   }
 
-  #upstreamOf(signal: AbortSignal): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
+  /**
+   * The caller's upstream side, opened first when there is none (or the last attempt failed).
+   *
+   * @param signal Aborts the era probe.
+   * @param method The caller's request that needs it, named when `signal` fires during the probe.
+   * @returns The session, and whether it is the caller's own.
+   */
+  #upstreamOf(
+    signal: AbortSignal,
+    method: string,
+  ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
     if (this.#upstream === undefined) {
       const hooks: CallerHooks = {
         declared: this.#server.declaredFor(this.#capabilities),
@@ -525,7 +535,7 @@ export class CallerSession {
         onDeferred: (request, deferredSignal) => this.#ask(request, undefined, deferredSignal),
         logLevel: this.#level(),
       };
-      const attempt = this.#upstreams.forLegacyCaller(this.#server, hooks, signal, this.#fetch);
+      const attempt = this.#upstreams.forLegacyCaller(this.#server, hooks, signal, method, this.#fetch);
       this.#upstream = attempt;
       attempt.catch(() => {
         if (this.#upstream === attempt) this.#upstream = undefined;

@@ -116,6 +116,7 @@ export class FrontUpstreams {
    * @param server The server.
    * @param principal The caller, if known (callers without one share one pool).
    * @param signal Aborts the era probe.
+   * @param method The caller's request, named when `signal` fires during the probe.
    * @param fetch The caller's sign-in, when the server signs in per person.
    * @returns The upstream side of the request.
    */
@@ -123,10 +124,11 @@ export class FrontUpstreams {
     server: FrontServer,
     principal: Principal | undefined,
     signal: AbortSignal,
+    method: string,
     fetch?: Fetcher,
   ): Promise<ModernCallersUpstream> {
     // On every modern call's path: one promise step, no more.
-    return this.#internals.eraOf(server.policy.server, signal, fetch).then((era) =>
+    return this.#internals.eraOf(server.policy.server, signal, method, fetch).then((era) =>
       era === "modern" ? this.#modernUpstream(server) : this.#legacyUpstream(server, principal, fetch)
     );
   }
@@ -138,6 +140,7 @@ export class FrontUpstreams {
    * @param server The server.
    * @param hooks What the caller declares, and where its unrelated messages go.
    * @param signal Aborts the era probe.
+   * @param method The caller's request, named when `signal` fires during the probe.
    * @param fetch The caller's sign-in, when the server signs in per person (its own legacy
    *   session keeps it; on a modern server the caller passes it with each request).
    * @returns The session, and whether it is the caller's own.
@@ -146,10 +149,11 @@ export class FrontUpstreams {
     server: FrontServer,
     hooks: CallerHooks,
     signal: AbortSignal,
+    method: string,
     fetch?: Fetcher,
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
     const serverId = server.policy.server;
-    if (await this.#internals.eraOf(serverId, signal, fetch) === "modern") {
+    if (await this.#internals.eraOf(serverId, signal, method, fetch) === "modern") {
       return { session: this.modernOf(server), own: false };
     }
     return { session: this.#internals.legacySession(serverId, server.chain, hooks, fetch), own: true };

@@ -30,6 +30,9 @@ function heldAutoServer(held: ReturnType<typeof gate>) {
 
 const cancelledProbe = ["cancelled", undefined, 'Call of server/discover to server "demo" was cancelled'];
 
+/** What a caller of the front's tools/call is told when it gives up during the probe. */
+const cancelledCall = ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'];
+
 describe('createClient() with era "auto"', () => {
   test("probes again after a cancelled probe, then keeps the session it found", async () => {
     const { client, server } = autoServer();
@@ -54,12 +57,8 @@ describe('createClient() with era "auto"', () => {
     const { client, server } = autoServer();
     const internals = clientInternals(client);
     assert.notEqual(internals, undefined);
-    const eraOf = (signal: AbortSignal) => internals!.eraOf("demo", signal, server.fetch);
-    assert.deepEqual(await failure(eraOf(AbortSignal.abort())), [
-      "cancelled",
-      undefined,
-      'Call of server/discover to server "demo" was cancelled',
-    ]);
+    const eraOf = (signal: AbortSignal) => internals!.eraOf("demo", signal, "tools/call", server.fetch);
+    assert.deepEqual(await failure(eraOf(AbortSignal.abort())), cancelledCall);
     assert.equal(await eraOf(new AbortController().signal), "modern");
     assert.equal(await eraOf(new AbortController().signal), "modern");
     await client.close();
@@ -102,12 +101,32 @@ describe('createClient() with era "auto"', () => {
   test("a caller of the front cancelled during the probe of the era fails alone: the other one gets the era", async () => {
     const held = gate();
     const { client, server } = heldAutoServer(held);
-    const eraOf = (signal: AbortSignal) => clientInternals(client)!.eraOf("demo", signal, server.fetch);
+    const eraOf = (signal: AbortSignal) =>
+      clientInternals(client)!.eraOf("demo", signal, "tools/call", server.fetch);
     assert.deepEqual(await cancelFirstOfTwo(eraOf, { gate: held, sent: () => server.requests[0] }), [
-      cancelledProbe,
+      cancelledCall,
       "modern",
     ]);
     await client.close();
     assert.deepEqual(server.requests.map((request) => request.body.method), ["server/discover"]);
+  });
+
+  test("a caller of the front cancelled while the client's own probe runs is told of its own call: the client's call goes on", async () => {
+    const held = gate();
+    const { client, server } = heldAutoServer(held);
+    const eraOf = (signal: AbortSignal) =>
+      clientInternals(client)!.eraOf("demo", signal, "tools/call", server.fetch);
+    const discovering = client.discover("demo");
+    assert.deepEqual(
+      await cancelFirstOfTwo(eraOf, { gate: held, sent: () => server.requests[0] }),
+      [cancelledCall, "modern"],
+    );
+    assert.deepEqual(await discovering, discovered);
+    await client.close();
+    // The client's probe, shared by the front's callers, then the client's own discover.
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "server/discover",
+    ]);
   });
 });
