@@ -13,6 +13,7 @@ import * as oauth from "oauth4webapi";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { discardBody } from "../transport/body-reader.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { mcpRequestHeaders } from "../protocol/mcp-request-headers.ts";
 
 /** What the server's challenge said. */
 export interface Challenge {
@@ -56,14 +57,12 @@ export async function askForChallenge(
   serverUrl: URL,
   options: { readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
 ): Promise<Challenge> {
+  // The headers of every modern POST, their names in lower case as the sign-in has always sent
+  // them: fetch reads names in any case, and the request's bytes stay as they were.
+  const headers = mcpRequestHeaders({ protocolVersion: MODERN_PROTOCOL_VERSION, method: "server/discover" });
   const init: RequestInit = {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
-      "mcp-method": "server/discover",
-    },
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])),
     body: ASK,
     redirect: "manual",
   };

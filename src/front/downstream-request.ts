@@ -25,8 +25,8 @@ import {
 } from "../protocol/jsonrpc.ts";
 import { decodeRequestMeta, type RequestMetaObject } from "../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
-import { decodeHeaderValue } from "../transport/header-value.ts";
-import { mcpNameOf } from "../client/modern/mcp-headers.ts";
+import { decodeHeaderValue } from "../protocol/header-value.ts";
+import { mcpNameOf } from "../protocol/mcp-request-headers.ts";
 
 /** A downstream request that passed every check. */
 export interface DownstreamRequest {

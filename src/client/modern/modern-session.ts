@@ -26,7 +26,7 @@ import { legError, type LegOutcome } from "./failure-errors.ts";
 import { type Fetcher, fetchWithRedirects } from "../../transport/fetch-with-redirects.ts";
 import { readResponse } from "../../transport/read-response.ts";
 import type { MessageLimits } from "../../protocol/message-limits.ts";
-import { mcpNameOf, mcpRequestHeaders } from "./mcp-headers.ts";
+import { mcpNameOf, mcpRequestHeaders } from "../../protocol/mcp-request-headers.ts";
 import { MRTR_METHODS } from "../../protocol/input-required.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
 

@@ -16,7 +16,7 @@
 import { type HeaderAnnotations, readHeaderAnnotations, type ToolHeader } from "./_header-annotations.ts";
 import { isObject } from "../../_internal/is-object.ts";
 import { describeValue } from "../../_internal/quote.ts";
-import { decodeHeaderValue } from "../../transport/header-value.ts";
+import { decodeHeaderValue } from "../../protocol/header-value.ts";
 
 export type { ToolHeader } from "./_header-annotations.ts";
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { mcpNameOf, mcpRequestHeaders } from "../../client/modern/mcp-headers.ts";
+import { mcpNameOf, mcpRequestHeaders } from "../../protocol/mcp-request-headers.ts";
 import { compileToolHeaders, toolParamHeaders } from "../../client/modern/tool-headers.ts";
 import { page } from "./page.ts";
 import { isObject, type JsonObject, own, text } from "./read-json.ts";

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mcpRequestHeaders } from "../../../src/client/modern/mcp-headers.ts";
+import { mcpRequestHeaders } from "../../../src/protocol/mcp-request-headers.ts";
 import {
   compileToolHeaders,
   filterListedTools,

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { encodeHeaderValue } from "../../transport/header-value.ts";
-import { isObject } from "../../_internal/is-object.ts";
+import { encodeHeaderValue } from "./header-value.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** What {@linkcode mcpRequestHeaders} builds the headers from. */
 export interface McpRequestHeadersInput {
@@ -34,7 +34,7 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
  *   these come from sluice itself and from `compileToolHeaders`, which refuses such names).
  * @example
  * ```ts
- * import { mcpRequestHeaders } from "./mcp-headers.ts";
+ * import { mcpRequestHeaders } from "./mcp-request-headers.ts";
  * const headers = mcpRequestHeaders({
  *   protocolVersion: "2026-07-28",
  *   method: "tools/call",
@@ -86,7 +86,7 @@ const NAME_SOURCE: ReadonlyMap<string, string> = new Map([
  *   `undefined`.
  * @example
  * ```ts
- * import { mcpNameOf } from "./mcp-headers.ts";
+ * import { mcpNameOf } from "./mcp-request-headers.ts";
  * mcpNameOf("resources/read", { uri: "file:///a.txt" }); // "file:///a.txt"
  * mcpNameOf("tools/list", {}); // undefined
  * ```

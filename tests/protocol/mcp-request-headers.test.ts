@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mcpNameOf, mcpRequestHeaders } from "../../../src/client/modern/mcp-headers.ts";
+import { mcpNameOf, mcpRequestHeaders } from "../../src/protocol/mcp-request-headers.ts";
 
 const BASE = {
   "Content-Type": "application/json",

@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decodeHeaderValue, encodeHeaderValue } from "../../src/transport/header-value.ts";
+import { decodeHeaderValue, encodeHeaderValue } from "../../src/protocol/header-value.ts";
 import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
 
 describe("encodeHeaderValue()", () => {
