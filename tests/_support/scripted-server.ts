@@ -1,6 +1,8 @@
 // A modern-era server scripted by a test, reached through the client's injected `fetch`, so
 // client tests run on every runtime (workerd included) and see exactly what the client sent.
 // The real peers (tests/peers/) cover the same flows over loopback HTTP.
+import { refusedEvent } from "./refused-event.ts";
+
 export interface SeenRequest {
   readonly headers: Record<string, string>;
   readonly body: {
@@ -80,6 +82,31 @@ export function toolsList(id: unknown, tools: unknown[]): Response {
 }
 
 /**
+ * The `initialize` answer of a 2025 server speaking `options.version` (2025-11-25 unless given)
+ * and declaring `capabilities`.
+ */
+export function initialized(
+  id: unknown,
+  capabilities: Record<string, unknown>,
+  options: { readonly version?: string } = {},
+): Response {
+  return result(id, {
+    protocolVersion: options.version ?? "2025-11-25",
+    capabilities,
+    serverInfo: { name: "scripted", version: "1.0.0" },
+  });
+}
+
+/**
+ * `server`'s fetch for a 2025 client: the client's POSTs go to it, and the standalone GET stream
+ * and the closing DELETE (no body) are answered 405, as the spec allows.
+ */
+export function postsOnly(server: Pick<ScriptedServer, "fetch">): ScriptedServer["fetch"] {
+  return (url, init) =>
+    init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 }));
+}
+
+/**
  * What a 2025 server answers `initialize` (`version`, tools only) and `tools/list` (one tool named
  * `tool`) with; `undefined` for any other message.
  */
@@ -89,13 +116,7 @@ export function legacyHandshake(
   tool: string,
 ): Response | undefined {
   if (body.id === undefined) return undefined;
-  if (body.method === "initialize") {
-    return result(body.id, {
-      protocolVersion: version,
-      capabilities: { tools: {} },
-      serverInfo: { name: "scripted", version: "1.0.0" },
-    });
-  }
+  if (body.method === "initialize") return initialized(body.id, { tools: {} }, { version });
   if (body.method === "tools/list") {
     return result(body.id, { tools: [{ name: tool, inputSchema: { type: "object" } }] });
   }
@@ -147,8 +168,7 @@ export function legacyAskingServer(version: string, asked: readonly unknown[]): 
     answers,
     answered: (count) =>
       new Promise((resolve) => answers().length >= count ? resolve() : void waiting.push({ count, resolve })),
-    fetch: (url, init) =>
-      init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 })),
+    fetch: postsOnly(server),
   };
 }
 
@@ -163,7 +183,10 @@ export function busyAndInvalidElicitations(version: string): {
   upstream: ReturnType<typeof legacyAskingServer>;
   handler: { elicitation: () => Promise<{ action: "decline" }> };
   refusals: { code: number; message: string }[];
-  inputEvents: (who: Record<string, string>, time: string) => Record<string, unknown>[];
+  inputEvents: (
+    who: { readonly client: string; readonly server: string; readonly caller?: string },
+    time: string,
+  ) => Record<string, unknown>[];
 } {
   const form = { message: "Name?", requestedSchema: { type: "object", properties: {} } };
   const upstream = legacyAskingServer(version, [
@@ -180,17 +203,11 @@ export function busyAndInvalidElicitations(version: string): {
     handler: { elicitation: () => upstream.answered(2).then(() => ({ action: "decline" })) },
     refusals,
     inputEvents: (who, time) => {
-      const input = {
-        type: "input",
-        time,
-        ...who,
-        era: "legacy",
-        method: "elicitation/create",
-        mode: "form",
-      };
+      const request = { ...who, time, method: "elicitation/create", mode: "form" };
+      const answered = { outcome: "answered", changes: [], handlerMs: 0, durationMs: 0 };
       return [
-        ...refusals.map((refusal) => ({ ...input, outcome: "policy", changes: [], refusal, durationMs: 0 })),
-        { ...input, outcome: "answered", changes: [], handlerMs: 0, durationMs: 0 },
+        ...refusals.map((refusal) => refusedEvent(refusal, request)),
+        { type: "input", ...request, era: "legacy", ...answered },
       ];
     },
   };

@@ -7,6 +7,7 @@ import type { Policy } from "../../src/policy/policy.ts";
 import { ClientError } from "../../src/errors.ts";
 import { type Reply, type ScriptedServer, scriptedServer } from "../_support/scripted-server.ts";
 import { eventually } from "../_support/eventually.ts";
+import type { gate } from "../_support/gate.ts";
 import type { Timers } from "../../src/_internal/timers.ts";
 import type { Clock } from "../../src/_internal/clock.ts";
 
@@ -54,13 +55,6 @@ export async function failure(promise: Promise<unknown>): Promise<[string, numbe
 /** A JSON round trip: compares prototype-free maps as plain data. */
 export function plain<T>(value: T): T {
   return JSON.parse(JSON.stringify(value));
-}
-
-/** A gate a scripted server waits at: `opened` resolves once `open()` is called. */
-export function gate(): { readonly opened: Promise<void>; readonly open: () => void } {
-  let open = () => {};
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
 }
 
 /**

@@ -6,7 +6,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { result } from "../_support/scripted-server.ts";
 import { clientInternals } from "../../src/client/client-internals.ts";
-import { cancelFirstOfTwo, failure, gate, setup } from "./_client-fixtures.ts";
+import { gate } from "../_support/gate.ts";
+import { cancelFirstOfTwo, failure, setup } from "./_client-fixtures.ts";
 
 const discovered = { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} };
 

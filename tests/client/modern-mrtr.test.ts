@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { result, toolsList } from "../_support/scripted-server.ts";
 import { failure, meta, plain, setup } from "./_client-fixtures.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import { gate } from "../_support/gate.ts";
 
 const confirmSchema = {
   type: "object",
@@ -82,8 +83,7 @@ describe("createClient() multi round-trip requests", () => {
   });
 
   test("keeps a call made while another waits for input free of that flow's answers and state", async () => {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const released = gate();
     const { client, server } = setup((req) => {
       if (req.body.method === "tools/list") return listOne(req.body.id);
       const p = req.body.params as { name: string; inputResponses?: unknown };
@@ -98,7 +98,7 @@ describe("createClient() multi round-trip requests", () => {
     }, {
       handler: {
         elicitation: async () => {
-          await gate;
+          await released.opened;
           return { action: "accept", content: { confirmed: true } };
         },
       },
@@ -106,7 +106,7 @@ describe("createClient() multi round-trip requests", () => {
     const first = client.callTool("demo", "deploy");
     while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 1));
     await client.callTool("demo", "deploy-other", { x: 1 });
-    release();
+    released.open();
     await first;
     const unrelated = plain(
       server.requests.find((r) => (r.body.params as { name?: string }).name === "deploy-other")?.body.params,

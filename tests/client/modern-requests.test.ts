@@ -4,7 +4,8 @@ import { result, rpcError, sse, toolsList } from "../_support/scripted-server.ts
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
 import { createClient } from "../../src/client/create-client.ts";
-import { cancelFirstOfTwo, failure, gate, meta, plain, setup } from "./_client-fixtures.ts";
+import { gate } from "../_support/gate.ts";
+import { cancelFirstOfTwo, failure, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
   name: "echo",

@@ -11,6 +11,7 @@ import { createClient, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
+import { gate } from "../_support/gate.ts";
 import {
   EventReader,
   type Fetch,
@@ -313,25 +314,23 @@ describe("the front's legacy face: sessions", () => {
 
   test("at maxSessions, a session still starting is in use: initialize is refused 503 and the starting one stays", async () => {
     // The first session's server/discover is held upstream until the second initialize is answered.
-    let reached = () => {};
-    const discovering = new Promise<void>((resolve) => reached = resolve);
-    let release = () => {};
-    const released = new Promise<void>((resolve) => release = resolve);
+    const discovering = gate();
+    const released = gate();
     let held = false;
     const upstreamFetch: Fetch = async (url, init) => {
       if (!held && String(init.body).includes('"server/discover"')) {
         held = true;
-        reached();
-        await released;
+        discovering.open();
+        await released.opened;
       }
       return await globalThis.fetch(url, init);
     };
     const { client, caller } = gateway({ maxSessions: 1 }, upstreamFetch);
     const [starting, second] = [caller("modern"), caller("modern")];
     const started = starting.initialize();
-    await discovering;
+    await discovering.opened;
     const refused = await second.initialize();
-    release();
+    released.open();
     await started;
     assert.deepEqual(
       [refused, second.session, await starting.request(1, "ping")],
@@ -355,15 +354,13 @@ describe("the front's legacy face: sessions", () => {
   test("a session counts as used when its slow start ends: at the cap, the one used longest ago makes room", async () => {
     // B's server/discover is held while A is used; the clock ticks between the steps.
     const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
-    let reached = () => {};
-    const discovering = new Promise<void>((resolve) => reached = resolve);
-    let release = () => {};
-    const released = new Promise<void>((resolve) => release = resolve);
+    const discovering = gate();
+    const released = gate();
     let discovers = 0;
     const upstreamFetch: Fetch = async (url, init) => {
       if (String(init.body).includes('"server/discover"') && ++discovers === 2) {
-        reached();
-        await released;
+        discovering.open();
+        await released.opened;
       }
       return await globalThis.fetch(url, init);
     };
@@ -377,11 +374,11 @@ describe("the front's legacy face: sessions", () => {
       headers: legacyHeaders(),
       body: JSON.stringify(initializeMessage(b.version, {})),
     }).then((response) => b.session = response.headers.get("mcp-session-id") ?? undefined);
-    await discovering;
+    await discovering.opened;
     await tick();
     await a.request(1, "ping");
     await tick();
-    release();
+    released.open();
     await startingB;
     await tick();
     await c.initialize();

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createClient } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type HostilePeer, startHostilePeer } from "./_hostile-peer.ts";
+import { gate } from "../_support/gate.ts";
 import { BODY_READ } from "../../src/front/entry-bindings.ts";
 
 let peer: HostilePeer;
@@ -116,17 +117,15 @@ describe("the front's limits", () => {
   test("the front tells the entry (BODY_READ) once a downstream body has been read, not while it is arriving", async () => {
     const told: string[] = [];
     const [head, tail] = [call("echo").slice(0, 20), call("echo").slice(20)];
-    let waiting: () => void = () => {};
-    const secondRead = new Promise<void>((resolve) => (waiting = resolve));
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const secondRead = gate();
+    const released = gate();
     const encoder = new TextEncoder();
     let reads = 0;
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         if (++reads === 1) return controller.enqueue(encoder.encode(head));
-        waiting();
-        await released;
+        secondRead.open();
+        await released.opened;
         controller.enqueue(encoder.encode(tail));
         controller.close();
       },
@@ -138,9 +137,9 @@ describe("the front's limits", () => {
       duplex: "half",
     } as RequestInit);
     const answered = app.fetch(request, { [BODY_READ]: () => told.push("body read") });
-    await secondRead;
+    await secondRead.opened;
     assert.deepEqual(told, []);
-    release();
+    released.open();
     const response = await answered;
     assert.deepEqual([told, { status: response.status, body: await response.json() }], [["body read"], echo]);
   });

@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { eventually } from "../_support/eventually.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import { gate } from "../_support/gate.ts";
+import { refusedEvent } from "../_support/refused-event.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
 
 const transport = {
@@ -29,31 +31,24 @@ const form = {
   requestedSchema: { type: "object", properties: { name: { type: "string" } } },
 };
 
-/** The input decision event (its time left out) of a request refused before its job started. */
-const refusedEvent = (refusal: { code: number; message: string }) => ({
-  type: "input",
+/** The form elicitation refused in these tests, its decision event's time left out. */
+const REFUSED = {
   time: "",
   client: "supervision-test",
   server: "scripted",
-  era: "legacy",
   method: "elicitation/create",
   mode: "form",
-  outcome: "policy",
-  changes: [],
-  refusal,
-  durationMs: 0,
-});
+};
 
 describe("legacy supervision against a scripted stdio server", () => {
   test("answers the ninth of nine concurrent requests -32000 busy while eight run", async () => {
     const waiting: Array<() => void> = [];
-    let eightRun = () => {};
-    const eight = new Promise<void>((resolve) => eightRun = resolve);
+    const eight = gate();
     const c = client({
       elicitation: () =>
         new Promise((resolve) => {
           waiting.push(() => resolve({ action: "accept", content: { name: "Ada" } }));
-          if (waiting.length === 8) eightRun();
+          if (waiting.length === 8) eight.open();
         }),
     }, { policy: { inputRateLimit: { rate: 100, per: "1s", burst: 100 } } });
     const refused: unknown[] = [];
@@ -62,7 +57,7 @@ describe("legacy supervision against a scripted stdio server", () => {
     );
     const asking = c.callTool("scripted", "ask", { count: 9, method: "elicitation/create", params: form });
     // The eight stay held until the server has read the answer to the ninth.
-    await eight;
+    await eight.opened;
     await eventually("the server reading the answer to the ninth", async () => {
       const { responses } = data(await c.callTool("scripted", "received")) as { responses: { id: number }[] };
       return responses.some((response) => response.id === 8) ? true : undefined;
@@ -77,7 +72,7 @@ describe("legacy supervision against a scripted stdio server", () => {
       { id: 8, error: { code: -32000, message: "Busy: 8 server requests are already being answered" } },
     ]);
     assert.deepEqual(refused, [
-      refusedEvent({ code: -32000, message: "Busy: 8 server requests are already being answered" }),
+      refusedEvent({ code: -32000, message: "Busy: 8 server requests are already being answered" }, REFUSED),
     ]);
     await c.close();
   });
@@ -94,7 +89,7 @@ describe("legacy supervision against a scripted stdio server", () => {
       message: "Invalid params: $.params.message: expected string, received 5",
     };
     assert.deepEqual(result.answers, [{ id: 0, error: refusal }]);
-    assert.deepEqual(decisions, [refusedEvent(refusal)]);
+    assert.deepEqual(decisions, [refusedEvent(refusal, REFUSED)]);
     await c.close();
   });
 
@@ -105,13 +100,12 @@ describe("legacy supervision against a scripted stdio server", () => {
     // the server (slow on a busy machine) spends none of them.
     const time = new FakeTime();
     let signal: AbortSignal | undefined;
-    let handlerRuns = () => {};
-    const running = new Promise<void>((resolve) => handlerRuns = resolve);
+    const running = gate();
     const c = client({
-      sampling: (_p, ctx) => (signal = ctx.signal, handlerRuns(), new Promise(() => {})),
+      sampling: (_p, ctx) => (signal = ctx.signal, running.open(), new Promise(() => {})),
     }, { policy: { callTimeout: "1s", handlerTimeout: { default: "2s" } }, time });
     const call = c.callTool("scripted", "ask", { count: 1, method: "sampling/createMessage" });
-    await running;
+    await running.opened;
     await time.advance(1999);
     assert.equal(signal?.aborted, false);
     await time.advance(1);

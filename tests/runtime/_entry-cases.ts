@@ -18,6 +18,7 @@ import type { ModernPeer } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { eventually, readUpTo, within } from "../_support/eventually.ts";
+import { gate } from "../_support/gate.ts";
 import { answerOf, modernRequest, peerRefused } from "../_support/gateway-caller.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 
@@ -322,18 +323,16 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
     });
 
     test("close() ends a legacy caller's GET stream cleanly, lets the call in flight answer, then stops listening", async () => {
-      let started: () => void = () => {};
-      const asked = new Promise<void>((resolve) => (started = resolve));
-      let release: () => void = () => {};
-      const released = new Promise<void>((resolve) => (release = resolve));
+      const asked = gate();
+      const released = gate();
       const gateway = await serve({
         port: 0,
         stateKey: KEY,
         policies: [modern()],
         handler: {
           elicitation: async () => {
-            started();
-            await released;
+            asked.open();
+            await released.opened;
             return { action: "decline" };
           },
         },
@@ -352,7 +351,7 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
           method: "tools/call",
           params: { name: "ask_form" },
         });
-        await asked;
+        await asked.opened;
         const closing = gateway.close().then(() => (closed = true));
         // A host holds its GET stream open for as long as it is let: the gateway ends it.
         assert.equal(await readUpTo(stream, "id: 0_0\ndata: \n\n", 10_000), "id: 0_0\ndata: \n\n");
@@ -361,11 +360,11 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
           value: undefined,
         });
         assert.equal(closed, false);
-        release();
+        released.open();
         assert.deepEqual(await (await call).json(), legacyPeerAnswer(1, '{"action":"decline"}'));
         await within("close()", closing, 10_000);
       } finally {
-        release();
+        released.open();
         // Hung up here, the stream lets a gateway that did not end it close.
         await stream?.cancel().catch(() => {});
         await gateway.close();

@@ -11,6 +11,7 @@ import {
   cutAt,
   sseEvent,
 } from "./_response-body.ts";
+import { gate } from "../_support/gate.ts";
 
 const RESULT = { jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "héllo 😀" }] } };
 const PROGRESS_1 = {
@@ -548,15 +549,14 @@ describe("readResponse() and its caller", () => {
   test("stops a stream waiting for data when the signal fires, and cancels the body", async () => {
     const controller = new AbortController();
     const seen: JsonRpcMessage[] = [];
-    let delivered!: () => void;
-    const first = new Promise<void>((resolve) => (delivered = resolve));
+    const first = gate();
     const body = controlledResponse(cut(sseEvent(PROGRESS_1)), { ending: "hang" });
     const pending = readResponse(body.response, {
       requestId: 7,
       signal: controller.signal,
-      onMessage: (message) => (seen.push(message), delivered()),
+      onMessage: (message) => (seen.push(message), first.open()),
     });
-    await first;
+    await first.opened;
     controller.abort();
     assert.deepEqual(await pending, { kind: "aborted" });
     assert.deepEqual([seen, body.cancels()], [[PROGRESS_1], 1]);

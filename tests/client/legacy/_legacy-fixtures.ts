@@ -5,7 +5,12 @@ import type { Client } from "../../../src/client/client-types.ts";
 import type { Timers } from "../../../src/_internal/timers.ts";
 import type { Clock } from "../../../src/_internal/clock.ts";
 import type { Policy } from "../../../src/policy/policy.ts";
-import { type Reply, result, type ScriptedServer, scriptedServer } from "../../_support/scripted-server.ts";
+import {
+  postsOnly,
+  type Reply,
+  type ScriptedServer,
+  scriptedServer,
+} from "../../_support/scripted-server.ts";
 import { URL_ } from "../_client-fixtures.ts";
 
 /**
@@ -30,17 +35,7 @@ export function legacySetup(
       ...(callTimeout === undefined ? {} : { callTimeout }),
     }],
     ...(time === undefined ? {} : { timers: time, clock: time }),
-    fetch: (url, init) =>
-      init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 })),
+    fetch: postsOnly(server),
   });
   return { client, server };
-}
-
-/** The `initialize` answer of a 2025-11-25 server declaring `capabilities`. */
-export function initialized(id: unknown, capabilities: Record<string, unknown>): Response {
-  return result(id, {
-    protocolVersion: "2025-11-25",
-    capabilities,
-    serverInfo: { name: "scripted", version: "1.0.0" },
-  });
 }

@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
 import type { Client } from "../../../src/client/client-types.ts";
 import type { LegacyProtocolVersion } from "../../../src/protocol/versions.ts";
-import { legacyHandshake, type ScriptedServer, scriptedServer } from "../../_support/scripted-server.ts";
+import {
+  legacyHandshake,
+  postsOnly,
+  type ScriptedServer,
+  scriptedServer,
+} from "../../_support/scripted-server.ts";
 import { eventually } from "../../_support/eventually.ts";
 import { schemaErrors } from "../../protocol/_official-schema.ts";
 import { failure, URL_ } from "../_client-fixtures.ts";
@@ -27,9 +32,7 @@ function legacySetup(version: LegacyProtocolVersion): { client: Client; server: 
     version: "1.2.3",
     handler: { roots: () => ({ roots: [{ uri: "file:///work" }] }) },
     policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-    // The standalone GET stream and the closing DELETE carry no body: answered 405, as the spec allows.
-    fetch: (url, init) =>
-      init.method === "POST" ? server.fetch(url, init) : Promise.resolve(new Response(null, { status: 405 })),
+    fetch: postsOnly(server),
   });
   return { client, server };
 }

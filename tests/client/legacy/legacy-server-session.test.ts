@@ -4,10 +4,11 @@
 // handshake in the same call, and shared by the calls waiting for it. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { result, rpcError, type ScriptedServer } from "../../_support/scripted-server.ts";
+import { initialized, result, rpcError, type ScriptedServer } from "../../_support/scripted-server.ts";
 import { drive, FakeTime } from "../../_support/fake-time.ts";
-import { cancelFirstOfTwo, failure, gate } from "../_client-fixtures.ts";
-import { initialized, legacySetup } from "./_legacy-fixtures.ts";
+import { gate } from "../../_support/gate.ts";
+import { cancelFirstOfTwo, failure } from "../_client-fixtures.ts";
+import { legacySetup } from "./_legacy-fixtures.ts";
 
 /** A server declaring `tools` that answers tools/list with `list`, and every call. */
 function toolsServer(list: (id: unknown) => Response | Promise<Response>, time?: FakeTime) {

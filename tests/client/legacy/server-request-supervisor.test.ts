@@ -17,6 +17,7 @@ import type {
 } from "../../../src/protocol/jsonrpc.ts";
 import type { Decision } from "../../../src/chain/decision.ts";
 import { FakeTime, settle } from "../../_support/fake-time.ts";
+import { refusedEvent } from "../../_support/refused-event.ts";
 
 type Sent = JsonRpcResultResponse | JsonRpcErrorResponse;
 
@@ -67,20 +68,8 @@ const sampling = (id: number): JsonRpcRequest => ({
   params: { messages: [{ role: "user", content: { type: "text", text: "q" } }], maxTokens: 10 },
 });
 
-/** The input decision event of a request the supervisor refused before its job started. */
-const refusedEvent = (method: string, refusal: { code: number; message: string }, mode?: string) => ({
-  type: "input",
-  time: "1970-01-01T00:00:00.000Z",
-  client: "agent",
-  server: "legacy",
-  era: "legacy",
-  method,
-  ...(mode === undefined ? {} : { mode }),
-  outcome: "policy",
-  changes: [],
-  refusal,
-  durationMs: 0,
-});
+/** Who the supervisor's decision events are about, and when (the fake clock's start). */
+const AGENT = { time: "1970-01-01T00:00:00.000Z", client: "agent", server: "legacy" };
 
 describe("ServerRequestSupervisor", () => {
   test("answers the ninth concurrent request -32000 at once, while eight run", async () => {
@@ -308,8 +297,8 @@ describe("ServerRequestSupervisor", () => {
       { code: -32000, message: "Busy: a request with this id is already being answered" },
     ];
     assert.deepEqual(events, [
-      { ...refusedEvent("elicitation/create", full, "form"), caller: "alice" },
-      refusedEvent("elicitation/create", same, "form"),
+      refusedEvent(full, { ...AGENT, caller: "alice", method: "elicitation/create", mode: "form" }),
+      refusedEvent(same, { ...AGENT, method: "elicitation/create", mode: "form" }),
     ]);
     assert.deepEqual(sent, [{ jsonrpc: "2.0", id: 2, error: full }, { jsonrpc: "2.0", id: 1, error: same }]);
     release.forEach((answer) => answer());
@@ -343,7 +332,7 @@ describe("ServerRequestSupervisor", () => {
     supervisor.handle({ jsonrpc: "2.0", id: 4, method: "tools/call", params: {} }, undefined);
     await settle();
     const refused = (method: string, message: string, mode?: string) =>
-      refusedEvent(method, { code: -32602, message }, mode);
+      refusedEvent({ code: -32602, message }, { ...AGENT, method, mode });
     const messages = [
       "Invalid params: $.params.message: expected string, received 5",
       'Invalid params: $.params.mode: expected ("form" | "url"), received "nope"',
