@@ -57,12 +57,9 @@ export async function askForChallenge(
   serverUrl: URL,
   options: { readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
 ): Promise<Challenge> {
-  // The headers of every modern POST, their names in lower case as the sign-in has always sent
-  // them: fetch reads names in any case, and the request's bytes stay as they were.
-  const headers = mcpRequestHeaders({ protocolVersion: MODERN_PROTOCOL_VERSION, method: "server/discover" });
   const init: RequestInit = {
     method: "POST",
-    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])),
+    headers: mcpRequestHeaders({ protocolVersion: MODERN_PROTOCOL_VERSION, method: "server/discover" }),
     body: ASK,
     redirect: "manual",
   };

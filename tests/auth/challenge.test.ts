@@ -6,11 +6,11 @@ import { askForChallenge, challengeOf, NO_CHALLENGE } from "../../src/auth/_chal
 
 const MCP = new URL("https://mcp.example.com/mcp");
 
-/** A fetch answering every request with `answer()`, recording what was sent. */
+/** A fetch answering every request with `answer()`, recording what was sent (header names in lower case, as a server reads them). */
 function answering(answer: () => Response) {
   const sent: Array<{ url: string; init: RequestInit }> = [];
   const fetch = (url: string, init: RequestInit) => {
-    sent.push({ url, init });
+    sent.push({ url, init: { ...init, headers: Object.fromEntries(new Headers(init.headers)) } });
     return Promise.resolve(answer());
   };
   return { fetch, sent };
