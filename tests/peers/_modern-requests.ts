@@ -38,18 +38,6 @@ export function schema(s: Record<string, unknown>): StandardSchemaWithJSON<Recor
   return fromJsonSchema<Record<string, unknown>>(s as JsonSchemaType);
 }
 
-/** The form `ask_form` sends: one field of each primitive kind, `name` required. */
-export const PROFILE_SCHEMA = {
-  type: "object",
-  properties: {
-    name: { type: "string", title: "Name", minLength: 2 },
-    age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
-    subscribe: { type: "boolean", title: "Subscribe", default: false },
-    color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
-  },
-  required: ["name"],
-} as const;
-
 /** A form of one required string field, `value`. */
 export const ONE_FIELD = {
   type: "object",

@@ -17,13 +17,13 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 import { TASKS_EXTENSION } from "./_modern-tasks.ts";
 import {
   elicit,
   json,
   ONE_FIELD,
   type PeerState,
-  PROFILE_SCHEMA,
   sampling,
   samplingText,
   schema,

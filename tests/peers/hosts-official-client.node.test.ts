@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { EVERYTHING_FORM_FIELDS } from "../_support/everything.ts";
 import { eventually } from "../_support/eventually.ts";
-import { PROFILE_SCHEMA } from "./_modern-requests.ts";
+import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 import {
   ABORT,
   callFailure,

@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { EVERYTHING_FORM_FIELDS } from "../_support/everything.ts";
 import { eventually } from "../_support/eventually.ts";
-import { PROFILE_SCHEMA } from "./_modern-requests.ts";
+import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 import {
   ABORT,
   callFailure,

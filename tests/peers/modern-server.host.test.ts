@@ -3,6 +3,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 import { rawRpc, SERVER_INFO, VERSION } from "./_raw-rpc.ts";
 
 const FORM_AND_SAMPLING = { elicitation: { form: {} }, sampling: {} };
@@ -65,16 +66,7 @@ describe("tests/peers/modern-server.ts over raw HTTP", () => {
               params: {
                 mode: "form",
                 message: "Tell us about you",
-                requestedSchema: {
-                  type: "object",
-                  properties: {
-                    name: { type: "string", title: "Name", minLength: 2 },
-                    age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
-                    subscribe: { type: "boolean", title: "Subscribe", default: false },
-                    color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
-                  },
-                  required: ["name"],
-                },
+                requestedSchema: PROFILE_SCHEMA,
               },
             },
           },

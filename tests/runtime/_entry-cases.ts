@@ -19,8 +19,9 @@ import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { eventually, readUpTo, within } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
-import { answerOf, modernRequest, peerRefused } from "../_support/gateway-caller.ts";
+import { type Answer, answerOf, modernRequest, peerRefused } from "../_support/gateway-caller.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
+import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 
 /** The runtimes with a self-hosted entry, as named in test names. */
 export type Runtime = "Node" | "Deno" | "Bun";
@@ -449,8 +450,13 @@ function describeClosing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
         const events = new EventReader(
           await caller.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask_form" } }),
         );
-        const asked = await events.message();
-        assert.deepEqual([asked?.method, asked?.id], ["elicitation/create", "sluice-1"]);
+        // The modern peer's form, passed down whole under the gateway's own id.
+        assert.deepEqual(await events.message(), {
+          jsonrpc: "2.0",
+          id: "sluice-1",
+          method: "elicitation/create",
+          params: { mode: "form", message: "Tell us about you", requestedSchema: PROFILE_SCHEMA },
+        });
         const closing = gateway.close().then(() => (closed = true));
         const retry = modernRequest(url, "tools/call", {
           name: "ask_form",
@@ -556,6 +562,42 @@ function describeSettings(runtime: Runtime, { serve, createGateway }: Entry, mod
   });
 }
 
+/**
+ * The gateway's whole answer to `GET /servers` when it serves `policy` alone, with every limit at
+ * its default.
+ *
+ * @param policy The modern peer's policy.
+ * @returns The status, the content type and the parsed body.
+ */
+function serversAnswer(policy: ReturnType<ModernPolicy>): Answer {
+  return {
+    status: 200,
+    headers: { "content-type": "application/json" },
+    body: {
+      servers: [{
+        id: policy.server,
+        era: "modern",
+        transport: "http",
+        elicitationOrigin: new URL(policy.transport.url).origin,
+        capabilities: {},
+        passDown: [],
+        limits: {
+          inputRateLimit: { rate: 10, perMs: 1000, burst: 20 },
+          maxRounds: 10,
+          callTimeoutMs: 60000,
+          maxTotalTimeoutMs: 600000,
+          stateTtlMs: 600000,
+          maxMessageBytes: 4194304,
+          maxEventBytes: 4194304,
+          maxJsonDepth: 64,
+          maxInputRequests: 16,
+          sampling: { maxTokens: 4096 },
+        },
+      }],
+    },
+  };
+}
+
 function describePeers(
   runtime: Runtime,
   { createGateway }: Entry,
@@ -576,13 +618,14 @@ function describePeers(
         const healthz = await gateway.fetch(new Request("http://127.0.0.1:8787/healthz"), from("192.0.2.7"));
         const answered = [];
         for (const address of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
-          answered.push((await servers(gateway, address)).status);
+          answered.push(await answerOf(await servers(gateway, address), ["content-type"]));
         }
+        const listed = serversAnswer(modern());
         assert.deepEqual([refused, healthz.status, await healthz.text(), answered], [
           ["192.0.2.7", "::ffff:10.0.0.5", "2001:db8::1"].map(peerRefused),
           200,
           '{"ok":true}',
-          [200, 200, 200],
+          [listed, listed, listed],
         ]);
       } finally {
         await gateway.client.close();
@@ -592,16 +635,17 @@ function describePeers(
     test("createGateway() with auth, or with auth none and allowedHosts, answers another machine", async () => {
       const subject = () => ({ subject: "ada" });
       const allowed = { auth: "none" as const, allowedHosts: ["gate.example.com"] };
-      const statuses = [];
+      const answers = [];
       for (const options of [{ auth: subject }, allowed]) {
         const gateway = createGateway({ stateKey: KEY, policies: [modern()], playground: false, ...options });
         try {
-          statuses.push((await servers(gateway, "192.0.2.7")).status);
+          answers.push(await answerOf(await servers(gateway, "192.0.2.7"), ["content-type"]));
         } finally {
           await gateway.client.close();
         }
       }
-      assert.deepEqual(statuses, [200, 200]);
+      const listed = serversAnswer(modern());
+      assert.deepEqual(answers, [listed, listed]);
     });
   });
 }

@@ -14,6 +14,7 @@ import { Miniflare } from "miniflare";
 import { Redis as RedisClient } from "ioredis";
 import { buildWorkerExample, WORKER_EXAMPLE_DIR, type WorkerBuild } from "../../scripts/build-worker.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
+import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 import { freePort, type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
@@ -58,16 +59,7 @@ const PROFILE = {
   params: {
     mode: "form",
     message: "Tell us about you",
-    requestedSchema: {
-      type: "object",
-      properties: {
-        name: { type: "string", title: "Name", minLength: 2 },
-        age: { type: "integer", title: "Age", minimum: 0, maximum: 150 },
-        subscribe: { type: "boolean", title: "Subscribe", default: false },
-        color: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
-      },
-      required: ["name"],
-    },
+    requestedSchema: PROFILE_SCHEMA,
   },
 };
 const ANSWER = { profile: { action: "accept", content: { name: "Grace", age: 85, color: "green" } } };
