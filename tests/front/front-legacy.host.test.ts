@@ -10,6 +10,7 @@ import { eventually } from "../_support/eventually.ts";
 import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
+import { EVERYTHING_FORM_DEFAULTS } from "../_support/everything-form.ts";
 import {
   EVERYTHING_FORM_FIELDS,
   type EverythingHttp,
@@ -172,7 +173,31 @@ describe("the front before a legacy upstream (server-everything)", () => {
         inputResponses: { "input-1": ADA, "input-2": { action: "decline" }, extra: "not an answer" },
         requestState,
       });
-      assert.ok(text(done.body).includes('"name": "Ada Lovelace"'), text(done.body));
+      // ADA's answer alone went upstream, the form's defaults filled in (in the form's order).
+      const { firstLine, ...defaults } = EVERYTHING_FORM_DEFAULTS;
+      const content = { name: "Ada Lovelace", check: true, firstLine, email: "ada@example.com", ...defaults };
+      assert.deepEqual(done, {
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id: 7,
+          result: {
+            content: [
+              { type: "text", text: "✅ User provided the requested information!" },
+              {
+                type: "text",
+                text:
+                  "User inputs:\n- Name: Ada Lovelace\n- Agreed to terms: true\n- Email: ada@example.com\n- Favorite Integer: 42\n- Favorite Number: 3.14",
+              },
+              {
+                type: "text",
+                text: `\nRaw result: ${JSON.stringify({ action: "accept", content }, null, 2)}`,
+              },
+            ],
+            resultType: "complete",
+          },
+        },
+      });
     } finally {
       await client.close();
     }
