@@ -110,7 +110,10 @@ describe("openLeg()", () => {
 });
 
 describe("sharedWork() and awaitShared()", () => {
-  /** Work that settles when told, and calls waiting for it, each with its own controller. */
+  /**
+   * Work that settles when told (`promise`, marked by share()), and calls waiting for it, each with
+   * its own controller.
+   */
   function shared(owner = new AbortController()) {
     const work = sharedWork(owner.signal);
     let finish = (_value: string) => {};
@@ -125,7 +128,7 @@ describe("sharedWork() and awaitShared()", () => {
         .then((value) => `got ${value}`, (error: Error) => error.message);
       return { caller, outcome };
     };
-    return { work, finish, wait, owner };
+    return { work, promise, finish, wait, owner };
   }
 
   test("a caller that gives up fails alone; the work goes on for the others", async () => {
@@ -148,9 +151,10 @@ describe("sharedWork() and awaitShared()", () => {
   });
 
   test("settled work is never stopped, and a caller whose signal fired already still gets it", async () => {
-    const { work, finish, wait } = shared();
+    const { work, promise, finish, wait } = shared();
     finish("tools");
-    await Promise.resolve();
+    // Settled, as the work's own reaction (registered by share(), before this await) has seen.
+    assert.equal(await promise, "tools");
     const late = wait("too late");
     assert.equal(await late.outcome, "got tools");
     assert.equal(work.signal.aborted, false);
