@@ -3,7 +3,14 @@
 // transport, the client under a policy, a handler whose elicitations wait until released, and
 // the input-budget case.
 import assert from "node:assert/strict";
-import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import {
+  type Client,
+  ClientError,
+  type ClientOptions,
+  createClient,
+  type Handler,
+  type Policy,
+} from "../../src/legacy.ts";
 
 export const BUSY = "-32000 Busy: 8 server requests are already being answered";
 export const ACCEPT = { action: "accept", content: { ok: true } } as const;
@@ -11,16 +18,25 @@ export const ACCEPT = { action: "accept", content: { ok: true } } as const;
 /** The clients {@linkcode legacyClient} made that {@linkcode closeClients} has not closed yet. */
 const open = new Set<Client>();
 
-/** A legacy client of the one server "hostile" over `transport`, closed by {@linkcode closeClients}. */
+/**
+ * A legacy client of the one server "hostile" over `transport`, closed by {@linkcode closeClients}.
+ *
+ * @param transport The server's transport.
+ * @param handler The client's callbacks.
+ * @param options The rest of the server's policy, and the client's timers and clock (a fake time).
+ * @returns The client.
+ */
 export function legacyClient(
   transport: Policy["transport"],
   handler: Handler,
-  policy: Partial<Policy> = {},
+  options: { readonly policy?: Partial<Policy> } & Pick<ClientOptions, "timers" | "clock"> = {},
 ): Client {
+  const { policy = {}, ...time } = options;
   const client = createClient({
     name: "hostile-test",
     handler,
     policies: [{ server: "hostile", transport, era: "legacy", ...policy }],
+    ...time,
   });
   open.add(client);
   return client;

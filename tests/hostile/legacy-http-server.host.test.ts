@@ -32,7 +32,7 @@ after(async () => {
 
 const FLOOD = 1000;
 const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
-  legacyClient({ url: server.url }, handler, policy);
+  legacyClient({ url: server.url }, handler, { policy });
 
 const REQUEST = String.raw`Server "hostile": Request \d+ \("tools/call"\): `;
 

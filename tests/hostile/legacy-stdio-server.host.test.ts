@@ -3,7 +3,7 @@
 // that dies mid-call and one that stops reading its stdin. After each, the client still works.
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type Client, ClientError, createClient, type Handler, type Policy } from "../../src/legacy.ts";
+import { type Client, ClientError, type Handler, type Policy } from "../../src/legacy.ts";
 import { drive, FakeTime } from "../_support/fake-time.ts";
 import { heapAfterGc } from "../_support/heap.ts";
 import { hostileStdioTransport } from "../_support/hostile-process.ts";
@@ -21,7 +21,7 @@ import {
 
 const FLOOD = 20_000;
 const client = (handler: Handler, policy: Partial<Policy> = {}): Client =>
-  legacyClient(hostileStdioTransport(), handler, policy);
+  legacyClient(hostileStdioTransport(), handler, { policy });
 
 describe("a legacy client against a hostile stdio server", () => {
   afterEach(closeClients);
@@ -110,15 +110,8 @@ describe("a legacy client against a hostile stdio server", () => {
       // The deadlines run on a fake clock, moved only while a stuck call waits: starting the
       // server (node with tsx, slow on a busy machine) spends none of them.
       const time = new FakeTime();
-      const c = createClient({
-        name: "hostile-test",
-        handler: {},
-        policies: [{
-          server: "hostile",
-          transport: hostileStdioTransport(),
-          era: "legacy",
-          callTimeout: "2s",
-        }],
+      const c = legacyClient(hostileStdioTransport(), {}, {
+        policy: { callTimeout: "2s" },
         timers: time,
         clock: time,
       });
