@@ -25,7 +25,8 @@ import type { DecisionSink } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { type LinkedSignal, linkSignals, openFlow } from "../_internal/signals.ts";
+import { awaitShared, type LinkedSignal, linkSignals, openFlow, sharedWork } from "../_internal/signals.ts";
+import { abortError } from "../client/modern/failure-errors.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";
@@ -519,29 +520,42 @@ export class CallerSession {
 
   /**
    * The caller's upstream side, opened first when there is none (or the last attempt failed).
+   * The attempt is shared by the caller's requests that need it meanwhile, so it runs under a
+   * signal of its own (aborted by `close()`, or once every request waiting has given up); each
+   * request waits under its own signal, and one that gives up fails alone, with the cancellation
+   * of its own `method`.
    *
-   * @param signal Aborts the era probe.
-   * @param method The caller's request that needs it, named when `signal` fires during the probe.
+   * @param signal Ends this request's wait for the upstream side.
+   * @param method The caller's request that needs it, named when `signal` fires during the wait.
    * @returns The session, and whether it is the caller's own.
+   * @throws {ClientError} What opening the upstream side failed with, or `"cancelled"` or
+   *   `"timeout"` (naming `method`) when `signal` fires first.
    */
   #upstreamOf(
     signal: AbortSignal,
     method: string,
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
+    const cancelled = (reason: unknown) => abortError(this.#server.policy.server, method, reason);
     if (this.#upstream === undefined) {
+      if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       const hooks: CallerHooks = {
         declared: this.#server.declaredFor(this.#capabilities),
         onNotification: (notification) => this.#relay(notification, undefined),
         onDeferred: (request, deferredSignal) => this.#ask(request, undefined, deferredSignal),
         logLevel: this.#level(),
       };
-      const attempt = this.#upstreams.forLegacyCaller(this.#server, hooks, signal, method, this.#fetch);
+      // `method` names the attempt's own end (close, or every request gone), which only start()
+      // can still be waiting for: its signal is the initialize request's, not tied to close().
+      const work = sharedWork(this.#closer.signal);
+      const attempt = work.share(
+        this.#upstreams.forLegacyCaller(this.#server, hooks, work.signal, method, this.#fetch),
+      );
       this.#upstream = attempt;
       attempt.catch(() => {
         if (this.#upstream === attempt) this.#upstream = undefined;
       });
     }
-    return this.#upstream;
+    return awaitShared(this.#upstream, { signal, cancelled });
   }
 
   /** The level the caller gets logs at: its own, never below the policy's. */
