@@ -206,6 +206,19 @@ export function sharedWork(owner: AbortSignal): {
 }
 
 /**
+ * Shared work a new caller may still join: `work` itself, or `undefined` when there is none or it
+ * was stopped (its owner closed, or every caller that waited for it gave up) and has not settled
+ * yet. A caller that comes in that window starts the work anew rather than get its cancellation.
+ *
+ * @param work The work kept for joining, if any.
+ * @returns `work` when it may be joined, else `undefined`.
+ */
+export function joinable<T>(work: Promise<T> | undefined): Promise<T> | undefined {
+  const waiters = work === undefined ? undefined : sharedWaiters.get(work);
+  return waiters !== undefined && !waiters.settled && waiters.link.signal.aborted ? undefined : work;
+}
+
+/**
  * Waits under one caller's signal for work several callers share, which runs under a signal of
  * its owner's: a caller whose signal fires stops waiting and rejects with its own cancellation,
  * and the work goes on for the others (work marked by {@linkcode sharedWork} is stopped once the

@@ -22,7 +22,7 @@ import type { Implementation } from "../protocol/meta.ts";
 import type { NotificationQueue } from "../notify/notification-queue.ts";
 import { messageLimitsOf } from "../protocol/message-limits.ts";
 import { probeEra } from "./era-probe.ts";
-import { awaitShared, sharedWork } from "../_internal/signals.ts";
+import { awaitShared, joinable, sharedWork } from "../_internal/signals.ts";
 import { abortError } from "./modern/failure-errors.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
@@ -146,7 +146,7 @@ export class ClientServers {
         ),
       );
     }
-    const kept = this.#sessions.get(serverId);
+    const kept = joinable(this.#sessions.get(serverId));
     if (!probes(entry.policy)) return kept ?? this.#keepSession(serverId, entry);
     // A call that gives up is told of its own call, not of the probe it shares.
     const cancelled = (reason: unknown) => abortError(serverId, method, reason);
@@ -190,9 +190,9 @@ export class ClientServers {
     // A probe is shared by the calls waiting for it: each waits under its own signal, and one
     // that gives up is told of its own call.
     const cancelled = (reason: unknown) => abortError(serverId, method, reason);
-    const session = this.#sessions.get(serverId);
+    const session = joinable(this.#sessions.get(serverId));
     if (session !== undefined) return (await awaitShared(session, { signal, cancelled })).era;
-    const kept = this.#eras.get(serverId);
+    const kept = joinable(this.#eras.get(serverId));
     if (kept === undefined && signal.aborted) throw cancelled(signal.reason);
     const probe = () => {
       const work = sharedWork(this.#lifetime.signal);

@@ -25,7 +25,14 @@ import type { DecisionSink } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { awaitShared, type LinkedSignal, linkSignals, openFlow, sharedWork } from "../_internal/signals.ts";
+import {
+  awaitShared,
+  joinable,
+  type LinkedSignal,
+  linkSignals,
+  openFlow,
+  sharedWork,
+} from "../_internal/signals.ts";
 import { abortError } from "../client/modern/failure-errors.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
@@ -536,7 +543,8 @@ export class CallerSession {
     method: string,
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
     const cancelled = (reason: unknown) => abortError(this.#server.policy.server, method, reason);
-    if (this.#upstream === undefined) {
+    let attempt = joinable(this.#upstream);
+    if (attempt === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       const hooks: CallerHooks = {
         declared: this.#server.declaredFor(this.#capabilities),
@@ -547,15 +555,15 @@ export class CallerSession {
       // `method` names the attempt's own end (close, or every request gone), which only start()
       // can still be waiting for: its signal is the initialize request's, not tied to close().
       const work = sharedWork(this.#closer.signal);
-      const attempt = work.share(
+      const started = work.share(
         this.#upstreams.forLegacyCaller(this.#server, hooks, work.signal, method, this.#fetch),
       );
-      this.#upstream = attempt;
-      attempt.catch(() => {
-        if (this.#upstream === attempt) this.#upstream = undefined;
+      attempt = this.#upstream = started;
+      started.catch(() => {
+        if (this.#upstream === started) this.#upstream = undefined;
       });
     }
-    return awaitShared(this.#upstream, { signal, cancelled });
+    return awaitShared(attempt, { signal, cancelled });
   }
 
   /** The level the caller gets logs at: its own, never below the policy's. */

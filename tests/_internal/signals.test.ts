@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import {
   awaitShared,
   DeadlineReached,
+  joinable,
   linkSignals,
   openFlow,
   openLeg,
@@ -165,5 +166,33 @@ describe("sharedWork() and awaitShared()", () => {
     const { work } = shared(owner);
     owner.abort("closed");
     assert.deepEqual([work.signal.aborted, work.signal.reason], [true, "closed"]);
+  });
+
+  test("joinable() gives running and settled work, and no work once it was stopped and until it settles", async () => {
+    const running = shared();
+    assert.equal(joinable(running.promise), running.promise);
+    assert.equal(joinable(undefined), undefined);
+    // Not shared work: always joinable.
+    const plain = Promise.resolve("plain");
+    assert.equal(joinable(plain), plain);
+    // Stopped by its last caller leaving, not settled yet.
+    const left = shared();
+    const only = left.wait();
+    only.caller.abort("gone");
+    assert.equal(await only.outcome, "left: gone");
+    assert.equal(joinable(left.promise), undefined);
+    left.finish("late");
+    assert.equal(await left.promise, "late");
+    assert.equal(joinable(left.promise), left.promise);
+    // Stopped by its owner.
+    const owner = new AbortController();
+    const closed = shared(owner);
+    owner.abort("closed");
+    assert.equal(joinable(closed.promise), undefined);
+    // Settled, then its owner closes: what it settled with is still known.
+    const done = shared(owner);
+    done.finish("tools");
+    assert.equal(await done.promise, "tools");
+    assert.equal(joinable(done.promise), done.promise);
   });
 });

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { result } from "../_support/scripted-server.ts";
 import { clientInternals } from "../../src/client/client-internals.ts";
 import { gate } from "../_support/gate.ts";
+import { eventually } from "../_support/eventually.ts";
 import { cancelFirstOfTwo, failure, setup } from "./_client-fixtures.ts";
 
 const discovered = { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: {} };
@@ -78,6 +79,27 @@ describe('createClient() with era "auto"', () => {
     await client.close();
     // One probe for both calls, then the second call's own discover.
     assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "server/discover",
+    ]);
+  });
+
+  test("a call made once the probe was stopped by its only caller leaving probes anew, where it got that probe's cancellation", async () => {
+    const held = gate();
+    const { client, server } = heldAutoServer(held);
+    const controller = new AbortController();
+    const first = failure(client.discover("demo", { signal: controller.signal }));
+    await eventually("the probe sent", () => server.requests[0]);
+    controller.abort();
+    // In the same turn: the stopped probe has not settled yet.
+    const second = client.discover("demo");
+    held.open();
+    assert.deepEqual(await first, cancelledProbe);
+    assert.deepEqual(await second, discovered);
+    await client.close();
+    // The stopped probe, the second call's own probe, then its discover on the session found.
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
       "server/discover",
       "server/discover",
     ]);

@@ -20,7 +20,14 @@ import { decodeLegacyCreateTaskResult } from "../../protocol/legacy-tasks.ts";
 import { decodeGetPromptResult } from "../../protocol/prompts.ts";
 import { decodeReadResourceResult } from "../../protocol/resources.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
-import { awaitShared, DeadlineReached, linkSignals, openLeg, sharedWork } from "../../_internal/signals.ts";
+import {
+  awaitShared,
+  DeadlineReached,
+  joinable,
+  linkSignals,
+  openLeg,
+  sharedWork,
+} from "../../_internal/signals.ts";
 import { abortError, inputError, invalidResult } from "../modern/failure-errors.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import {
@@ -191,21 +198,22 @@ export class LegacyServerSession implements ServerSession {
   async #listToolsOnce(signal: AbortSignal): Promise<void> {
     const { capabilities } = await this.#session.handshake(signal, "tools/call");
     if (capabilities.tools === undefined) return;
-    if (this.#toolsListed === undefined) {
+    let listing = joinable(this.#toolsListed);
+    if (listing === undefined) {
       // A call cancelled already starts nothing: it fails with its own cancellation.
       if (signal.aborted) return;
       const work = sharedWork(this.#lifetime.signal);
-      const listing = work.share(
+      const started = work.share(
         this.#listTools(work.signal).catch((error: unknown) => {
           const kept = error instanceof ClientError && !["transport", "cancelled"].includes(error.kind);
-          if (!kept && this.#toolsListed === listing) this.#toolsListed = undefined;
+          if (!kept && this.#toolsListed === started) this.#toolsListed = undefined;
         }),
       );
-      this.#toolsListed = listing;
+      listing = this.#toolsListed = started;
     }
     // A call that gives up is told of its own tools/call, not of the listing it shares.
     const cancelled = (reason: unknown) => abortError(this.serverId, "tools/call", reason);
-    await awaitShared(this.#toolsListed, { signal, cancelled });
+    await awaitShared(listing, { signal, cancelled });
   }
 
   /** Lists every page of the server's tools (at most 100), learning which must run as tasks. */

@@ -27,7 +27,7 @@ import {
 import type { Implementation } from "../../protocol/meta.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
-import { awaitShared, linkSignals, sharedWork } from "../../_internal/signals.ts";
+import { awaitShared, joinable, linkSignals, sharedWork } from "../../_internal/signals.ts";
 import { abortError, serverError } from "../modern/failure-errors.ts";
 import {
   type ConnectionClosed,
@@ -248,16 +248,17 @@ export class LegacySession {
       return Promise.reject(new ClientError("config", `Server "${this.serverId}": the session is closed`));
     }
     const cancelled = (reason: unknown) => abortError(this.serverId, method, reason);
-    if (this.#ready === undefined) {
+    let attempt = joinable(this.#ready);
+    if (attempt === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       const work = sharedWork(this.#lifetime.signal);
-      const attempt = work.share(this.#openUnderDeadline(work.signal));
-      this.#ready = attempt;
-      attempt.catch(() => {
-        if (this.#ready === attempt) this.#ready = undefined;
+      const started = work.share(this.#openUnderDeadline(work.signal));
+      attempt = this.#ready = started;
+      started.catch(() => {
+        if (this.#ready === started) this.#ready = undefined;
       });
     }
-    return awaitShared(this.#ready, { signal, cancelled });
+    return awaitShared(attempt, { signal, cancelled });
   }
 
   /** {@linkcode LegacySession.#open} under the handshake's signal and the policy's `callTimeout`. */

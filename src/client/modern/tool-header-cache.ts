@@ -13,7 +13,7 @@
  */
 import { ClientError } from "../../errors.ts";
 import { abortError, invalidResult } from "./failure-errors.ts";
-import { awaitShared, sharedWork } from "../../_internal/signals.ts";
+import { awaitShared, joinable, sharedWork } from "../../_internal/signals.ts";
 import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
@@ -189,25 +189,26 @@ export class ToolHeaderCache {
     // Every caller waits for the listing on behalf of a tools/call: a caller that gives up is
     // told of its own call, not of the listing it shares.
     const cancelled = (reason: unknown) => abortError(this.#serverId, "tools/call", reason);
-    if (this.#loading === undefined) {
+    let loading = joinable(this.#loading);
+    if (loading === undefined) {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       // The first caller's fetch lists for all of them (the front's caller's sign-in).
       const work = sharedWork(this.#lifetime.signal);
-      const loading = work.share(
+      const started = work.share(
         this.#listAll(work.signal, fetch).then(
           (known) => {
             this.#known = known;
             this.#whole = true;
           },
           (error: unknown) => {
-            if (this.#loading === loading) this.#loading = undefined;
+            if (this.#loading === started) this.#loading = undefined;
             throw error;
           },
         ),
       );
-      this.#loading = loading;
+      loading = this.#loading = started;
     }
-    return awaitShared(this.#loading, { signal, cancelled });
+    return awaitShared(loading, { signal, cancelled });
   }
 
   async #listAll(signal: AbortSignal, fetch: Fetcher | undefined): Promise<Map<string, CompiledToolHeaders>> {
