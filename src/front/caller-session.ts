@@ -13,10 +13,13 @@
  *   reach it within the server's log budget, sanitized, at or above the level it set (never
  *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream.
  * - `notifications/cancelled` from the caller cancels its request upstream and the requests
- *   sent to the caller for it; an upstream that cancels a request sent to the caller makes the
- *   front cancel it downstream. A broken connection cancels nothing: the streams keep their
- *   events for a resumption. Open streams carry the heartbeat's comments, and a call still
- *   running at the first beat answers its POST with a stream.
+ *   sent to the caller for it, and the request gets no response, as the cancellation utility
+ *   says a receiver should: its POST's stream ends, or, when nothing was streamed yet, the POST
+ *   is answered with an SSE stream of no event. A request whose id a new one reuses is given up
+ *   the same way (an answer would carry the new one's id). An upstream that cancels a request
+ *   sent to the caller makes the front cancel it downstream. A broken connection cancels
+ *   nothing: the streams keep their events for a resumption. Open streams carry the heartbeat's
+ *   comments, and a call still running at the first beat answers its POST with a stream.
  *
  * @module
  */
@@ -302,7 +305,10 @@ export class CallerSession {
     if (method === "ping") return json(encodeResult(id, {}));
     if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
     if (MRTR_METHODS.has(method) || method === "tasks/result") return await this.#call(message);
-    if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) return json(await this.#forward(message));
+    if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) {
+      const answer = await this.#forward(message);
+      return answer === undefined ? endedStreamResponse() : json(answer);
+    }
     return json(
       encodeError(id, { code: -32601, message: `Method not found: ${JSON.stringify(method.slice(0, 64))}` }),
     );
@@ -320,7 +326,7 @@ export class CallerSession {
       case "notifications/cancelled": {
         const requestId = params.requestId;
         if (typeof requestId === "string" || typeof requestId === "number") {
-          this.#requests.get(idKey(requestId))?.abort(new Error("sluice front: cancelled by the caller"));
+          this.#requests.get(idKey(requestId))?.abort(new Withdrawn("sluice front: cancelled by the caller"));
         }
         return;
       }
@@ -351,27 +357,31 @@ export class CallerSession {
     return session.era === "legacy" && this.version === "2025-11-25";
   }
 
-  async #forward(message: JsonRpcRequest): Promise<JsonRpcMessage> {
+  /** Relays a list, a completion, a subscription or a task request; `undefined` when the caller withdrew it. */
+  async #forward(message: JsonRpcRequest): Promise<JsonRpcMessage | undefined> {
     const { id, method } = message;
     const flow = this.#track(id);
+    let answer: JsonRpcMessage;
     try {
       const { session } = await this.#upstreamOf(flow.signal, method);
       const relayed = method.startsWith("tasks/") ? this.#relaysTasks(session) : session.era === "legacy";
       if (LEGACY_ONLY.has(method) && !relayed) {
-        return encodeError(id, { code: -32601, message: `Method not found: "${method}"` });
+        answer = encodeError(id, { code: -32601, message: `Method not found: "${method}"` });
+      } else {
+        const result = await session.request(method, withoutMeta(message.params ?? {}), {
+          signal: flow.signal,
+          fetch: this.#fetch,
+        });
+        const listed = callableTools(result, method, session.era);
+        const shown = toolsVisibleTo(listed, method, this.#server.policy, this.#principal);
+        answer = encodeResult(id, resultForCaller(shown, method, "legacy"));
       }
-      const result = await session.request(method, withoutMeta(message.params ?? {}), {
-        signal: flow.signal,
-        fetch: this.#fetch,
-      });
-      const listed = callableTools(result, method, session.era);
-      const shown = toolsVisibleTo(listed, method, this.#server.policy, this.#principal);
-      return encodeResult(id, resultForCaller(shown, method, "legacy"));
     } catch (failure) {
-      return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+      answer = encodeError(id, upstreamFailure(failure, this.#server.policy.server));
     } finally {
       this.#untrack(id, flow);
     }
+    return flow.signal.reason instanceof Withdrawn ? undefined : answer;
   }
 
   #call(message: JsonRpcRequest): Promise<Response> {
@@ -433,10 +443,9 @@ export class CallerSession {
       (final) => {
         this.#report(message, final, startedAt, failed);
         this.#untrack(id, flow);
-        // A request the caller cancelled gets no answer on its stream (it said it no longer
-        // wants one); one still waiting for its first byte gets its error, so the POST ends.
-        const cancelled = flow.signal.aborted && !this.#closer.signal.aborted;
-        if (cancelled && reply.stream !== undefined) reply.stream.finish();
+        // A request the caller cancelled gets no answer (it said it no longer wants one), however
+        // it ended; a deadline or the session's end is told as any failure.
+        if (flow.signal.reason instanceof Withdrawn) reply.endUnanswered();
         else reply.end(final);
       },
     );
@@ -577,7 +586,7 @@ export class CallerSession {
       maxTotalTimeoutMs: this.#server.policy.maxTotalTimeoutMs,
       timers: this.#timers,
     });
-    this.#requests.get(idKey(id))?.abort(new Error("sluice front: a new request reused the id"));
+    this.#requests.get(idKey(id))?.abort(new Withdrawn("sluice front: a new request reused the id"));
     this.#requests.set(idKey(id), flow);
     return flow;
   }
@@ -613,6 +622,12 @@ export class CallerSession {
     return stream;
   }
 }
+
+/**
+ * Why a caller's request was aborted when the caller gave it up (it cancelled it, or a new
+ * request reused its id): such a request gets no response.
+ */
+class Withdrawn extends Error {}
 
 /** The caller's response as a handler's answer: its result, or its error as the handler's `{ error }`. */
 function answerOf(response: JsonRpcMessage): unknown {

@@ -209,7 +209,8 @@ export function parseEventId(value: string): { readonly key: string; readonly se
 /**
  * The answer to one POSTed request: plain JSON when it ends before anything else must be sent
  * (most requests: no stream to set up), else an SSE stream from the first message (or the
- * first beat of the heartbeat) on, ending with the response.
+ * first beat of the heartbeat) on, ending with the response; for a request its caller
+ * cancelled, no response at all.
  */
 export class PostReply {
   /** The HTTP response, once known: JSON at the end, or the stream at its first message or beat. */
@@ -277,5 +278,17 @@ export class PostReply {
     }
     this.#stream.write(message);
     this.#stream.finish();
+  }
+
+  /**
+   * Ends the exchange with no response: the caller cancelled the request, and a receiver of a
+   * cancellation sends none. An open stream ends; else the POST, which carried a request and so
+   * must be answered with JSON or SSE, gets an SSE stream with no event (no priming either: it
+   * would only tell a 2025-11-25 caller to resume a stream that has nothing more to carry).
+   */
+  endUnanswered(): void {
+    if (this.#stream !== undefined) return this.#stream.finish();
+    this.#heartbeat?.timers.clearTimeout(this.#firstBeat);
+    this.#resolve(endedStreamResponse());
   }
 }

@@ -157,3 +157,31 @@ export class LegacyCaller {
     });
   }
 }
+
+/**
+ * An upstream fetch that holds the first request whose body has `marker` until its signal aborts
+ * (then fails as an aborted fetch does), and sends every other request on: a front's upstream
+ * request its caller's cancellation must abort.
+ *
+ * @param marker Text of the body to hold (`'"resources/list"'`).
+ * @returns The fetch, when the held request reached it, and whether its signal aborted.
+ */
+export function holdingUpstream(
+  marker: string,
+): { upstreamFetch: Fetch; reached: Promise<void>; aborted: Promise<boolean> } {
+  let reach = () => {};
+  const reached = new Promise<void>((resolve) => reach = resolve);
+  let abort = (_aborted: boolean) => {};
+  const aborted = new Promise<boolean>((resolve) => abort = resolve);
+  let held = false;
+  const upstreamFetch: Fetch = async (url, init) => {
+    if (held || !String(init.body).includes(marker)) return await globalThis.fetch(url, init);
+    held = true;
+    const signal = init.signal as AbortSignal;
+    reach();
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    abort(true);
+    throw signal.reason;
+  };
+  return { upstreamFetch, reached, aborted };
+}

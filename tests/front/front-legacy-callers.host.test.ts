@@ -15,6 +15,7 @@ import { gate } from "../_support/gate.ts";
 import {
   EventReader,
   type Fetch,
+  holdingUpstream,
   initializeMessage,
   LegacyCaller,
   legacyHeaders,
@@ -71,6 +72,13 @@ function gateway(policy: Partial<Policy> = {}, upstreamFetch: Fetch = globalThis
 }
 
 const CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
+/** The headers of a POST whose request gets no response: an SSE stream that ends with no event. */
+const UNANSWERED_HEADERS = {
+  "cache-control": "no-cache",
+  "content-type": "text/event-stream",
+  "x-accel-buffering": "no",
+};
 
 describe("the front's legacy face: sessions", () => {
   test("initialize opens a session: Mcp-Session-Id of visible ASCII, the version asked for, the upstream's capabilities", async () => {
@@ -690,6 +698,73 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
+  test("a list the caller cancels gets no response: its POST is an SSE stream of no event, and the upstream request is aborted", async () => {
+    const { upstreamFetch, reached, aborted } = holdingUpstream('"resources/list"');
+    const { client, caller } = gateway({}, upstreamFetch);
+    const host = caller("modern");
+    await host.initialize();
+    const pending = host.post({ jsonrpc: "2.0", id: 31, method: "resources/list" });
+    await reached;
+    await host.post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 31 } });
+    const response = await pending;
+    assert.deepEqual(
+      [response.status, Object.fromEntries(response.headers), await response.text(), await aborted],
+      [200, UNANSWERED_HEADERS, "", true],
+    );
+    assert.deepEqual(await host.request(32, "ping"), { jsonrpc: "2.0", id: 32, result: {} });
+    await client.close();
+  });
+
+  test("a request whose id a new request reuses gets no response (it would carry the new one's id); the new one is answered", async () => {
+    const { upstreamFetch, reached, aborted } = holdingUpstream('"resources/list"');
+    const { client, caller } = gateway({}, upstreamFetch);
+    const host = caller("modern");
+    await host.initialize();
+    const first = host.post({ jsonrpc: "2.0", id: 41, method: "resources/list" });
+    await reached;
+    const second = await host.request(41, "tools/call", { name: "add", arguments: { a: 2, b: 40 } });
+    const response = await first;
+    assert.deepEqual(
+      [response.status, Object.fromEntries(response.headers), await response.text(), await aborted, second],
+      [200, UNANSWERED_HEADERS, "", true, {
+        jsonrpc: "2.0",
+        id: 41,
+        result: {
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+          content: [{ type: "text", text: "42" }],
+        },
+      }],
+    );
+    await client.close();
+  });
+
+  test("a call past maxTotalTimeout after it streamed is told so on its stream: the request sent down is cancelled, then -32010", async () => {
+    const { client, caller } = gateway({ maxTotalTimeout: "1s" });
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    assert.deepEqual(await events.rest(), [
+      {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: asked?.id, reason: "cancelled" },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 12,
+        error: {
+          code: -32010,
+          message: 'Upstream server "modern" is unavailable: timed out',
+          data: { serverId: "modern", cause: "timed_out" },
+        },
+      },
+    ]);
+    await client.close();
+  });
+
   test("logging/setLevel takes one of the eight levels; anything else is -32602", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");
@@ -769,7 +844,7 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
     await client.close();
   });
 
-  test("a call cancelled before anything was streamed ends its POST with the cancellation, and the session goes on", async () => {
+  test("a call cancelled before anything was streamed gets no response: its POST is an SSE stream of no event, and the session goes on", async () => {
     const { client, caller } = gateway();
     const host = caller("everything");
     await host.initialize({});
@@ -782,11 +857,10 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
     });
     await host.post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 21 } });
     const response = await pending;
-    assert.deepEqual(await response.json(), {
-      jsonrpc: "2.0",
-      id: 21,
-      error: { code: -32603, message: "The call was cancelled" },
-    });
+    assert.deepEqual(
+      [response.status, Object.fromEntries(response.headers), await response.text()],
+      [200, UNANSWERED_HEADERS, ""],
+    );
     assert.ok(performance.now() - started < 10_000, "the cancelled call ended long before its 30 s");
     assert.deepEqual(
       await host.request(22, "tools/call", { name: "echo", arguments: { message: "still here" } }),

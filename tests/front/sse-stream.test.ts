@@ -233,4 +233,32 @@ describe("PostReply", () => {
       { jsonrpc: "2.0", id: 1, result: {} },
     ]);
   });
+
+  test("PostReply.endUnanswered() before anything was sent answers with an SSE stream of no event, and leaves no timer", async () => {
+    const time = new FakeTime();
+    const reply = new PostReply(() => assert.fail("no stream expected"), { ms: 1000, timers: time });
+    reply.endUnanswered();
+    assert.equal(time.pending, 0);
+    const response = await reply.response;
+    assert.deepEqual(
+      [response.status, Object.fromEntries(response.headers), await response.text(), reply.stream],
+      [
+        200,
+        { "cache-control": "no-cache", "content-type": "text/event-stream", "x-accel-buffering": "no" },
+        "",
+        undefined,
+      ],
+    );
+  });
+
+  test("PostReply.endUnanswered() on an open stream ends it after what was sent, with no response", async () => {
+    const reply = new PostReply(() => new SseStream({ key: "7", priming: true, maxEvents: 10 }));
+    reply.send(message(1));
+    const response = await reply.response;
+    reply.endUnanswered();
+    assert.deepEqual([await response.text(), reply.stream?.finished], [
+      `id: 7_0\ndata: \n\n${event("7", 1, 1)}`,
+      true,
+    ]);
+  });
 });
