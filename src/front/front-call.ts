@@ -15,6 +15,7 @@ import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
 import { runRound, tooManyInputRequests } from "../client/modern/input-round.ts";
+import { abortError } from "../client/modern/failure-errors.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import { paramHeaderMismatch, type ToolHeader } from "../client/modern/tool-headers.ts";
 import type { MrtrMethod } from "../protocol/input-required.ts";
@@ -378,8 +379,10 @@ export type FrontRound =
  * alike. A round of more than `maxInputRequests` entries ({@linkcode tooManyInputRequests}), or
  * with an entry of a kind the gateway did not declare upstream, fails before any entry runs (as
  * a client's round does); the entries run concurrently ({@linkcode runRound}), and the
- * first failure aborts the others. A passed-down entry carries what the policy changed in it,
- * under `_meta["sluice/changes"]`.
+ * first failure aborts the others. The call's own end while an entry runs is told as when the
+ * call waits upstream ({@linkcode upstreamFailure}): its `maxTotalTimeout` as `-32010`
+ * `timed_out`, its caller leaving as `-32603` cancelled. A passed-down entry carries what the
+ * policy changed in it, under `_meta["sluice/changes"]`.
  *
  * @param input The server, the caller's request (its principal and capabilities) and the signal.
  * @param requests The entries to run.
@@ -414,11 +417,13 @@ export async function answerRound(
     (failure) => failure.stage !== "deferred",
   );
   if ("failure" in round) {
-    // Only the call's own end cancels an entry before any other failed.
+    // Only the call's own end cancels an entry before any other failed: its caller leaving, or
+    // its deadline (maxTotalTimeout), told as when it ends while the call waits upstream.
     const { key, failure } = round;
+    const serverId = input.server.policy.server;
     return {
       error: failure.stage === "cancelled"
-        ? callError(-32603, "The call was cancelled")
+        ? upstreamOutcome(abortError(serverId, input.request.message.method, input.signal.reason), serverId)
         : refused(key, failure),
       undeclared: false,
     };

@@ -3,6 +3,7 @@
 // and a modern caller's raw POST to a front, byte for byte. Runs on every runtime.
 import { createClient, type Handler, type Policy } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
+import type { Timers } from "../../src/_internal/timers.ts";
 import { type Reply, result, type ScriptedServer, scriptedServer, toolsList } from "./scripted-server.ts";
 
 /** A loopback base URL the front answers without `allowedHosts`. */
@@ -182,18 +183,20 @@ export interface ScriptedFront {
  * upstream share.
  *
  * @param reply The upstream's answers.
- * @param options More of `"up"`'s policy (`passDown`, …), and the gateway's handler (none by default).
+ * @param options More of `"up"`'s policy (`passDown`, …), the gateway's handler (none by default),
+ *   and the client's timers (a fake clock's; the runtime's by default).
  * @returns The front, its client and the upstream.
  */
 export function scriptedFront(
   reply: Reply,
-  options: { policy?: Omit<Policy, "server" | "transport">; handler?: Handler } = {},
+  options: { policy?: Omit<Policy, "server" | "transport">; handler?: Handler; timers?: Timers } = {},
 ): ScriptedFront {
   const upstream = scriptedServer(reply);
   const client = createClient({
     name: "gate",
     fetch: upstream.fetch,
     ...options.handler === undefined ? {} : { handler: options.handler },
+    ...options.timers === undefined ? {} : { timers: options.timers },
     policies: [{
       server: "up",
       transport: { url: "https://up.example/mcp" },

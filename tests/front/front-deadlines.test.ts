@@ -1,19 +1,36 @@
 // The front's deadlines against a scripted upstream that never answers: an upstream leg that
-// runs out of callTimeout ends the downstream call with a JSON-RPC error, and leaves no timer.
+// runs out of callTimeout ends the downstream call with a JSON-RPC error, and leaves no timer;
+// and a call whose round the gateway's handler never answers: its maxTotalTimeout is told as the
+// same error, while its caller leaving is told as a cancellation.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
-import { scriptedServer, toolsList } from "../_support/scripted-server.ts";
+import { result, scriptedServer, toolsList } from "../_support/scripted-server.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
+import { gate } from "../_support/gate.ts";
+import { modernMeta, modernRequest, SCRIPTED_FRONT_URL, scriptedFront } from "../_support/gateway-caller.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
 };
+
+/** The answer to call `id` past a deadline of server "up", wherever the call waits. */
+function timedOut(id: number) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32010,
+      message: 'Upstream server "up" is unavailable: timed out',
+      data: { serverId: "up", cause: "timed_out" },
+    },
+  };
+}
 
 describe("the front's deadlines", () => {
   test("an upstream leg past callTimeout answers -32010 timed_out at that moment, and no timer is left", async () => {
@@ -63,16 +80,85 @@ describe("the front's deadlines", () => {
     await time.advance(1);
     const response = await pending;
     assert.equal(response.status, 200);
-    assert.deepEqual(await response.json(), {
+    assert.deepEqual(await response.json(), timedOut(9));
+    assert.equal(time.pending, 0);
+    await client.close();
+  });
+
+  test("a modern caller's call past maxTotalTimeout while the gateway's handler answers its round answers -32010 timed_out, as one waiting on the upstream does", async () => {
+    const { time, pending, client } = await roundHeldByHandler(new AbortController());
+    await time.advance(3999);
+    let answered = false;
+    void pending.then(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(answered, false);
+    await time.advance(1);
+    const response = await pending;
+    assert.deepEqual([response.status, await response.json()], [200, timedOut(1)]);
+    assert.equal(time.pending, 0);
+    await client.close();
+  });
+
+  test("a modern caller that leaves while the gateway's handler answers its round is told the call was cancelled", async () => {
+    const caller = new AbortController();
+    const { time, pending, client } = await roundHeldByHandler(caller);
+    caller.abort();
+    const response = await pending;
+    assert.deepEqual([response.status, await response.json()], [200, {
       jsonrpc: "2.0",
-      id: 9,
-      error: {
-        code: -32010,
-        message: 'Upstream server "up" is unavailable: timed out',
-        data: { serverId: "up", cause: "timed_out" },
-      },
-    });
+      id: 1,
+      error: { code: -32603, message: "The call was cancelled" },
+    }]);
     assert.equal(time.pending, 0);
     await client.close();
   });
 });
+
+/**
+ * A modern caller's `tools/call` through a front whose upstream asks one elicitation, which the
+ * gateway's handler never answers; `maxTotalTimeout` is 5s, and the round starts 1s into the
+ * call (so the handler's own time limit, shortened to 5s, falls after the call's).
+ *
+ * @param caller Ends the caller's request (the caller leaving).
+ * @returns The fake time (at 1s, the handler asked), the caller's pending response and the front's client.
+ */
+async function roundHeldByHandler(caller: AbortController) {
+  const time = new FakeTime();
+  const toolsListed = gate();
+  const asked = gate();
+  const { app, client, upstream } = scriptedFront(async (req) => {
+    if (req.body.method === "tools/list") {
+      await toolsListed.opened;
+      return toolsList(req.body.id, [{ name: "ask", inputSchema: { type: "object" } }]);
+    }
+    return result(req.body.id, {
+      resultType: "input_required",
+      inputRequests: {
+        who: {
+          method: "elicitation/create",
+          params: {
+            mode: "form",
+            message: "Your name?",
+            requestedSchema: { type: "object", properties: {} },
+          },
+        },
+      },
+      requestState: "upstream-state",
+    });
+  }, {
+    policy: { maxTotalTimeout: "5s" },
+    handler: { elicitation: () => (asked.open(), new Promise<never>(() => {})) },
+    timers: time,
+  });
+  const request = modernRequest(SCRIPTED_FRONT_URL, "tools/call", {
+    name: "ask",
+    arguments: {},
+    _meta: modernMeta(),
+  });
+  const pending = Promise.resolve(app.fetch(new Request(request, { signal: caller.signal })));
+  await eventually("the upstream tools/list", () => Promise.resolve(upstream.requests[0]));
+  await time.advance(1000);
+  toolsListed.open();
+  await asked.opened;
+  return { time, pending, client };
+}
