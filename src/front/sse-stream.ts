@@ -287,7 +287,10 @@ export class PostReply {
    * would only tell a 2025-11-25 caller to resume a stream that has nothing more to carry).
    */
   endUnanswered(): void {
-    if (this.#stream !== undefined) return this.#stream.finish();
+    if (this.#stream !== undefined) {
+      this.#stream.finish();
+      return;
+    }
     this.#heartbeat?.timers.clearTimeout(this.#firstBeat);
     this.#resolve(endedStreamResponse());
   }

@@ -110,6 +110,8 @@ export class LegacySession {
   readonly #calls = new Map<string, CallRecord>();
   readonly #progress = new Map<string, (params: JsonObject) => void>();
   #ready: Promise<Ready> | undefined;
+  /** Handshakes not settled yet, a stopped one included: `close()` waits for them. */
+  readonly #attempts = new Set<Promise<Ready>>();
   /** The ends (DELETE) of connections whose handshake failed: `close()` waits for them. */
   readonly #ending = new Set<Promise<void>>();
   /** The handshake's signal: shared by the requests waiting for it, so owned by none of them. */
@@ -230,6 +232,7 @@ export class LegacySession {
   async close(): Promise<void> {
     this.#closed = true;
     this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
+    await Promise.allSettled(this.#attempts);
     const ready = await this.#ready?.catch(() => undefined);
     this.#ready = undefined;
     await Promise.all([ready?.connection.close(), ...this.#ending]);
@@ -254,9 +257,10 @@ export class LegacySession {
       const work = sharedWork(this.#lifetime.signal);
       const started = work.share(this.#openUnderDeadline(work.signal));
       attempt = this.#ready = started;
+      this.#attempts.add(started);
       started.catch(() => {
         if (this.#ready === started) this.#ready = undefined;
-      });
+      }).finally(() => this.#attempts.delete(started));
     }
     return awaitShared(attempt, { signal, cancelled });
   }
@@ -353,6 +357,12 @@ export class LegacySession {
       throw error.kind === "aborted"
         ? abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason)
         : connectionFailure(this.serverId, error);
+    }
+    // Stopped meanwhile (stdio writes the notification whatever the signal): another handshake
+    // may have started since, so this one must not end up live and never closed.
+    if (signal.aborted) {
+      this.#end(connection);
+      throw abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason);
     }
     const supervisor = new ServerRequestSupervisor({
       chain,

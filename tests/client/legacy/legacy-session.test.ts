@@ -67,7 +67,9 @@ describe("LegacySession handshake", () => {
   /**
    * A client of a 2025-11-25 server giving each initialize a session of its own ("S1", "S2"…)
    * and answering notifications/initialized with `accepted`, initialize with `options.initialize`
-   * when given, and the DELETE ending a session once `options.deleted` resolves; the GET stream
+   * when given (or, with `options.notified`, with 202 once it resolves, whatever the request's
+   * signal, as a stdio write ends), and the DELETE ending a session once `options.deleted`
+   * resolves; the GET stream
    * stays open until its signal fires. `sent` lists each request as its HTTP method, its JSON-RPC
    * method (POST) and its session.
    */
@@ -77,9 +79,10 @@ describe("LegacySession handshake", () => {
       readonly time?: FakeTime;
       readonly initialize?: (id: unknown, session: string) => Response | undefined;
       readonly deleted?: (session: string) => Promise<void>;
+      readonly notified?: (session: string) => Promise<void>;
     } = {},
   ) {
-    const { time, initialize, deleted } = options;
+    const { time, initialize, deleted, notified } = options;
     let sessions = 0;
     const server = scriptedServer((request) => {
       if (request.body.method === "notifications/initialized") return accepted();
@@ -104,6 +107,10 @@ describe("LegacySession handshake", () => {
         const session = new Headers(init.headers).get("mcp-session-id") ?? "-";
         const method = init.method === "POST" ? ` ${JSON.parse(String(init.body)).method}` : "";
         sent.push(`${init.method}${method} ${session}`);
+        if (notified !== undefined && method === " notifications/initialized") {
+          await notified(session);
+          return new Response(null, { status: 202 });
+        }
         if (init.method === "POST") return server.fetch(url, init);
         // The standalone GET stream stays open until its signal fires; the DELETE is accepted.
         if (init.method === "DELETE") {
@@ -236,6 +243,71 @@ describe("LegacySession handshake", () => {
       }
     });
   }
+
+  /**
+   * A client whose first handshake was stopped (its only call cancelled) while its
+   * notifications/initialized is held at `written` (answered 202 once it opens, whatever its
+   * signal, as a stdio write ends), and whose next call made a handshake of its own.
+   */
+  async function stoppedWhileWritten() {
+    const written = gate();
+    const server = sessionServer(() => new Response(null, { status: 202 }), {
+      notified: (session) => session === "S1" ? written.opened : Promise.resolve(),
+    });
+    const { client, sent } = server;
+    const controller = new AbortController();
+    const first = failure(client.listTools("demo", { signal: controller.signal }));
+    await eventually(
+      "the first notifications/initialized",
+      () => sent.includes("POST notifications/initialized S1") || undefined,
+    );
+    controller.abort();
+    assert.deepEqual(await first, [
+      "cancelled",
+      undefined,
+      'Call of tools/list to server "demo" was cancelled',
+    ]);
+    // The stopped handshake is not joined: the next call makes its own.
+    assert.deepEqual(await client.listTools("demo"), {
+      tools: [{ name: "echo", inputSchema: { type: "object" } }],
+    });
+    return { ...server, written };
+  }
+
+  test("a handshake stopped while its notifications/initialized is written ends its session once the write ends: the next call's handshake is the live one", async () => {
+    const { client, sent, listening, written } = await stoppedWhileWritten();
+    try {
+      written.open();
+      await eventually("the stopped session's DELETE", () => sent.includes("DELETE S1") || undefined);
+      await client.close();
+      assert.deepEqual(listening.map((signal) => signal.aborted), [true, true]);
+      assert.deepEqual(sent, [
+        ...["POST initialize -", "GET S1", "POST notifications/initialized S1"],
+        ...["POST initialize -", "GET S2", "POST notifications/initialized S2", "POST tools/list S2"],
+        "DELETE S1",
+        "DELETE S2",
+      ]);
+    } finally {
+      written.open();
+      await client.close();
+    }
+  });
+
+  test("close() waits for a handshake stopped while its notifications/initialized is written, and ends its session", async () => {
+    const { client, sent, listening, written } = await stoppedWhileWritten();
+    try {
+      const closing = client.close().then(() => void sent.push("closed"));
+      // A task later every promise step has run: close() went as far as it can without the write.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      written.open();
+      await closing;
+      assert.deepEqual(listening.map((signal) => signal.aborted), [true, true]);
+      assert.deepEqual(sent.slice(7), ["DELETE S1", "DELETE S2", "closed"]);
+    } finally {
+      written.open();
+      await client.close();
+    }
+  });
 
   test("close() waits for the DELETE of a session whose handshake failed, though its call has failed already", async () => {
     const deleteAnswered = gate();
