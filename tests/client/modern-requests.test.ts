@@ -5,6 +5,7 @@ import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
 import { createClient } from "../../src/client/create-client.ts";
 import { gate } from "../_support/gate.ts";
+import { eventually } from "../_support/eventually.ts";
 import { cancelFirstOfTwo, failure, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
@@ -15,6 +16,23 @@ const badTool = {
   name: "bad",
   inputSchema: { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } },
 };
+
+/**
+ * A client over a server whose `tools/list` answer (the tool `echo`) waits at `listAnswered`, and
+ * which answers every other request with no content.
+ *
+ * @param listAnswered The gate the listing's answer waits at.
+ * @returns The client and the server.
+ */
+function heldListServer(listAnswered: ReturnType<typeof gate>) {
+  return setup(async (req) => {
+    if (req.body.method !== "tools/list") {
+      return result(req.body.id, { resultType: "complete", content: [] });
+    }
+    await listAnswered.opened;
+    return toolsList(req.body.id, [echoTool]);
+  });
+}
 
 describe("createClient() requests", () => {
   test("sends the MCP headers, Mcp-Param-* from x-mcp-header, and excludes tools with invalid annotations", async () => {
@@ -254,13 +272,7 @@ describe("createClient() requests", () => {
 
   test("a call cancelled while the first tools/list runs fails alone: the other call waiting for it goes on", async () => {
     const listAnswered = gate();
-    const { client, server } = setup(async (req) => {
-      if (req.body.method !== "tools/list") {
-        return result(req.body.id, { resultType: "complete", content: [] });
-      }
-      await listAnswered.opened;
-      return toolsList(req.body.id, [echoTool]);
-    });
+    const { client, server } = heldListServer(listAnswered);
     const call = (signal: AbortSignal) => client.callTool("demo", "echo", { region: "b" }, { signal });
     assert.deepEqual(await cancelFirstOfTwo(call, { gate: listAnswered, sent: () => server.requests[0] }), [
       ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'],
@@ -271,6 +283,30 @@ describe("createClient() requests", () => {
     assert.deepEqual(
       server.requests.map((request) => [request.body.method, request.headers["mcp-param-region"]]),
       [["tools/list", undefined], ["tools/call", "b"]],
+    );
+  });
+
+  test("a call made once the first tools/list was stopped by its only caller leaving lists anew, where it got that listing's cancellation", async () => {
+    const listAnswered = gate();
+    const { client, server } = heldListServer(listAnswered);
+    const controller = new AbortController();
+    const first = failure(client.callTool("demo", "echo", { region: "a" }, { signal: controller.signal }));
+    await eventually("the first tools/list sent", () => server.requests[0]);
+    controller.abort();
+    // In the same turn: the stopped listing has not settled yet.
+    const second = client.callTool("demo", "echo", { region: "b" });
+    listAnswered.open();
+    assert.deepEqual(await first, [
+      "cancelled",
+      undefined,
+      'Call of tools/call to server "demo" was cancelled',
+    ]);
+    assert.deepEqual(await second, { resultType: "complete", content: [] });
+    await client.close();
+    // The stopped listing, the second call's own listing, then its call with its Mcp-Param header.
+    assert.deepEqual(
+      server.requests.map((request) => [request.body.method, request.headers["mcp-param-region"]]),
+      [["tools/list", undefined], ["tools/list", undefined], ["tools/call", "b"]],
     );
   });
 
