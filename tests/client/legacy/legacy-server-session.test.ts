@@ -1,12 +1,14 @@
 // The tools/list a legacy call makes before the first tools/call (to learn which tools must run
 // as tasks), through the legacy entry's client against a scripted legacy HTTP server: none when
 // the server declared no `tools`, once when the server refuses it or stays silent, never a second
-// handshake in the same call, and shared by the calls waiting for it. Runs on every runtime.
+// handshake in the same call, shared by the calls waiting for it, and made anew by a call that
+// comes once every call waiting for it gave up. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { initialized, result, rpcError, type ScriptedServer } from "../../_support/scripted-server.ts";
 import { drive, FakeTime } from "../../_support/fake-time.ts";
 import { gate } from "../../_support/gate.ts";
+import { eventually } from "../../_support/eventually.ts";
 import { cancelFirstOfTwo, failure } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
 
@@ -123,6 +125,45 @@ describe("LegacyServerSession tools/list before a call", () => {
       "notifications/initialized",
       "tools/list",
       "tools/call",
+    ]);
+  });
+
+  test("a call made once the listing was stopped by its only caller leaving lists anew, where it called the tool without a listing", async () => {
+    const listAnswered = gate();
+    const { client, server } = toolsServer(async (id) => {
+      await listAnswered.opened;
+      return result(id, { tools: [] });
+    });
+    const controller = new AbortController();
+    const first = failure(client.callTool("demo", "t", {}, { signal: controller.signal }));
+    await eventually(
+      "the listing sent",
+      () => server.requests.find((request) => request.body.method === "tools/list"),
+    );
+    controller.abort();
+    // In the same turn: the stopped listing has not settled yet.
+    const second = client.callTool("demo", "t", {});
+    listAnswered.open();
+    assert.deepEqual(await first, [
+      "cancelled",
+      undefined,
+      'Call of tools/call to server "demo" was cancelled',
+    ]);
+    assert.deepEqual(await second, { content: [] });
+    await client.close();
+    // The stopped listing, the second call's own listing, then its call. The stopped listing's
+    // cancellation is a notification sent once it has failed, in no set order with the requests.
+    const requests = server.requests.filter((request) => request.body.id !== undefined);
+    assert.deepEqual(requests.map((request) => [request.body.id, request.body.method]), [
+      [1, "initialize"],
+      [2, "tools/list"],
+      [3, "tools/list"],
+      [4, "tools/call"],
+    ]);
+    const notifications = server.requests.filter((request) => request.body.id === undefined);
+    assert.deepEqual(notifications.map((request) => [request.body.method, request.body.params]), [
+      ["notifications/initialized", undefined],
+      ["notifications/cancelled", { requestId: 2, reason: "cancelled by the client" }],
     ]);
   });
 });
