@@ -2,7 +2,8 @@
 // the upstream side before the caller can send anything else): the upstream side is opened once
 // and shared by the caller's requests that need it meanwhile; a request cancelled while it opens
 // (here, while the era of an "auto" server is probed) fails alone, with its own cancellation; an
-// attempt that failed is opened again by the next request.
+// attempt that failed, or was stopped by its only request's cancellation, is opened again by the
+// next request.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
@@ -108,6 +109,49 @@ describe("CallerSession", () => {
       "server/discover",
       "tools/list",
       "tools/call",
+    ]);
+  });
+
+  test("a request made once the upstream side was stopped by its only request's cancellation opens it anew, where it got that side's cancellation", async () => {
+    const held = gate();
+    const { client, server, session, decisions } = sessionOn(async (request) => {
+      await held.opened;
+      return answer(request);
+    });
+    const prompt = (id: number) =>
+      session.handle({ jsonrpc: "2.0", id, method: "prompts/get", params: { name: "greet" } });
+    const first = prompt(1);
+    await eventually("the era probe sent", () => server.requests[0]);
+    void session.handle({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+    // In the same turn: the stopped upstream side has not settled yet.
+    const second = prompt(2);
+    held.open();
+    // The cancelled request gets no response: an SSE stream of no event.
+    const withdrawn = await first;
+    assert.deepEqual([withdrawn.status, withdrawn.headers.get("content-type"), await withdrawn.text()], [
+      200,
+      "text/event-stream",
+      "",
+    ]);
+    assert.deepEqual(await (await second).json(), { jsonrpc: "2.0", id: 2, result: { messages: [] } });
+    await session.close();
+    await client.close();
+    const event = { type: "call", time: "1970-01-01T00:00:00.000Z", client: "gate", server: "demo" };
+    const call = { ...event, method: "prompts/get", name: "greet" };
+    assert.deepEqual(decisions, [
+      {
+        ...call,
+        outcome: "failed",
+        error: { kind: "cancelled", message: 'Call of prompts/get to server "demo" was cancelled' },
+        durationMs: 0,
+      },
+      { ...call, outcome: "completed", durationMs: 0 },
+    ]);
+    // The stopped side's probe, then the second request's own probe and call.
+    assert.deepEqual(server.requests.map((request) => request.body.method), [
+      "server/discover",
+      "server/discover",
+      "prompts/get",
     ]);
   });
 
