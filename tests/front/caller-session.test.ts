@@ -3,7 +3,8 @@
 // and shared by the caller's requests that need it meanwhile; a request cancelled while it opens
 // (here, while the era of an "auto" server is probed) fails alone, with its own cancellation; an
 // attempt that failed, or was stopped by its only request's cancellation, is opened again by the
-// next request.
+// next request; a request the session's close ends (unlike one the caller withdrew) is answered
+// that it was cancelled.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
@@ -27,6 +28,7 @@ const answers: Readonly<Record<string, Record<string, unknown>>> = {
   "tools/list": { resultType: "complete", tools: [] },
   "tools/call": { resultType: "complete", content: [{ type: "text", text: "done" }] },
   "prompts/get": { resultType: "complete", messages: [] },
+  "prompts/list": { resultType: "complete", prompts: [] },
 };
 
 /** The server's answer to `request`. */
@@ -154,6 +156,40 @@ describe("CallerSession", () => {
       "prompts/get",
     ]);
   });
+  // Only a request the caller withdrew goes unanswered: one the session's close ends is told so.
+  const closing = [
+    {
+      what: "a relayed prompts/list",
+      request: { jsonrpc: "2.0", id: 1, method: "prompts/list", params: {} },
+    },
+    {
+      what: "a tools/call",
+      request: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } },
+    },
+  ] as const;
+  for (const { what, request } of closing) {
+    test(`${what} pending upstream when the session closes is answered that it was cancelled`, async () => {
+      const held = gate();
+      const { client, server, session } = sessionOn(async (seen) => {
+        if (seen.body.method === request.method) await held.opened;
+        return answer(seen);
+      });
+      const pending = session.handle(request);
+      await eventually(
+        `the upstream ${request.method}`,
+        () => server.requests.find((seen) => seen.body.method === request.method),
+      );
+      await session.close();
+      const response = await pending;
+      held.open();
+      assert.deepEqual([response.status, response.headers.get("content-type"), await response.text()], [
+        200,
+        "application/json",
+        '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"The call was cancelled"}}',
+      ]);
+      await client.close();
+    });
+  }
 
   test("an upstream side that failed to open is opened again by the caller's next request", async () => {
     const { client, server, session } = sessionOn((request, index) =>
