@@ -72,10 +72,11 @@ describe("the front's deadlines", () => {
     let answered = false;
     void pending.then(() => (answered = true));
     await time.advance(1999);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepEqual([upstream.requests.map((r) => r.body.method), answered], [
+    // Not past callTimeout yet: its timer still waits, due at 2000, whatever turns an answer takes.
+    assert.deepEqual([upstream.requests.map((r) => r.body.method), answered, time.nextDue()], [
       ["tools/list", "tools/call"],
       false,
+      2000,
     ]);
     await time.advance(1);
     const response = await pending;
@@ -87,11 +88,11 @@ describe("the front's deadlines", () => {
 
   test("a modern caller's call past maxTotalTimeout while the gateway's handler answers its round answers -32010 timed_out, as one waiting on the upstream does", async () => {
     const { time, pending, client } = await roundHeldByHandler(new AbortController());
-    await time.advance(3999);
     let answered = false;
     void pending.then(() => (answered = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(answered, false);
+    await time.advance(3999);
+    // Not past maxTotalTimeout yet: its timer still waits, due at 5000 (the call began at 0).
+    assert.deepEqual([answered, time.nextDue()], [false, 5000]);
     await time.advance(1);
     const response = await pending;
     assert.deepEqual([response.status, await response.json()], [200, timedOut(1)]);
