@@ -2,6 +2,7 @@
 // to the gateway's /mcp/<server>, and the SSE events it reads back one at a time. Runs on every
 // runtime (fetch and streams only).
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { gate } from "./gate.ts";
 
 /** Sends one HTTP request (a gateway's `fetch`, or the global one against a listening gateway). */
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -164,24 +165,20 @@ export class LegacyCaller {
  * request its caller's cancellation must abort.
  *
  * @param marker Text of the body to hold (`'"resources/list"'`).
- * @returns The fetch, when the held request reached it, and whether its signal aborted.
+ * @returns The fetch, when the held request reached it, and whether its signal has aborted (read
+ *   when asked: `false` while it is held, or before it came).
  */
 export function holdingUpstream(
   marker: string,
-): { upstreamFetch: Fetch; reached: Promise<void>; aborted: Promise<boolean> } {
-  let reach = () => {};
-  const reached = new Promise<void>((resolve) => reach = resolve);
-  let abort = (_aborted: boolean) => {};
-  const aborted = new Promise<boolean>((resolve) => abort = resolve);
-  let held = false;
+): { upstreamFetch: Fetch; reached: Promise<void>; aborted: () => boolean } {
+  const reached = gate();
+  let held: AbortSignal | undefined;
   const upstreamFetch: Fetch = async (url, init) => {
-    if (held || !String(init.body).includes(marker)) return await globalThis.fetch(url, init);
-    held = true;
-    const signal = init.signal as AbortSignal;
-    reach();
+    if (held !== undefined || !String(init.body).includes(marker)) return await globalThis.fetch(url, init);
+    const signal = held = init.signal as AbortSignal;
+    reached.open();
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-    abort(true);
     throw signal.reason;
   };
-  return { upstreamFetch, reached, aborted };
+  return { upstreamFetch, reached: reached.opened, aborted: () => held?.aborted === true };
 }

@@ -64,7 +64,7 @@ describe("the front's legacy face, for the sdk 1.32.2 client", () => {
     const failed = await call;
     const next = await host.callTool({ name: "add", arguments: { a: 1, b: 2 } });
     assert.deepEqual(
-      [failed, await answer, await aborted, next.content, errors],
+      [failed, await answer, aborted(), next.content, errors],
       [
         "MCP error -32001: the user stopped it",
         [200, "text/event-stream", ""],

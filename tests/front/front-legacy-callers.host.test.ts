@@ -708,7 +708,7 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await host.post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 31 } });
     const response = await pending;
     assert.deepEqual(
-      [response.status, Object.fromEntries(response.headers), await response.text(), await aborted],
+      [response.status, Object.fromEntries(response.headers), await response.text(), aborted()],
       [200, UNANSWERED_HEADERS, "", true],
     );
     assert.deepEqual(await host.request(32, "ping"), { jsonrpc: "2.0", id: 32, result: {} });
@@ -725,7 +725,7 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     const second = await host.request(41, "tools/call", { name: "add", arguments: { a: 2, b: 40 } });
     const response = await first;
     assert.deepEqual(
-      [response.status, Object.fromEntries(response.headers), await response.text(), await aborted, second],
+      [response.status, Object.fromEntries(response.headers), await response.text(), aborted(), second],
       [200, UNANSWERED_HEADERS, "", true, {
         jsonrpc: "2.0",
         id: 41,
