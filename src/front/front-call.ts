@@ -384,12 +384,13 @@ export type FrontRound =
  * `timed_out`, its caller leaving as `-32603` cancelled. A passed-down entry carries what the
  * policy changed in it, under `_meta["sluice/changes"]`.
  *
- * @param input The server, the caller's request (its principal and capabilities) and the signal.
+ * @param input The server, the caller's request (its principal and capabilities), the signal, and
+ *   `onFailure`, told the timeout or cancellation that ends the round.
  * @param requests The entries to run.
  * @returns The answers and the passed-down entries, or the error for the caller.
  */
 export async function answerRound(
-  input: Pick<FrontCallInput, "server" | "request" | "signal">,
+  input: Pick<FrontCallInput, "server" | "request" | "signal" | "onFailure">,
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<FrontRound> {
   const keys = Object.keys(requests);
@@ -420,13 +421,13 @@ export async function answerRound(
     // Only the call's own end cancels an entry before any other failed: its caller leaving, or
     // its deadline (maxTotalTimeout), told as when it ends while the call waits upstream.
     const { key, failure } = round;
+    if (failure.stage !== "cancelled") return { error: refused(key, failure), undeclared: false };
+    // The call's decision event tells the timeout or cancellation itself, as for a call that
+    // ends while waiting upstream.
     const serverId = input.server.policy.server;
-    return {
-      error: failure.stage === "cancelled"
-        ? upstreamOutcome(abortError(serverId, input.request.message.method, input.signal.reason), serverId)
-        : refused(key, failure),
-      undeclared: false,
-    };
+    const ended = abortError(serverId, input.request.message.method, input.signal.reason);
+    input.onFailure?.(ended);
+    return { error: upstreamOutcome(ended, serverId), undeclared: false };
   }
   const answers: Record<string, InputResponse> = Object.create(null);
   const pending: Record<string, InputRequest> = Object.create(null);

@@ -4,6 +4,7 @@
 import { createClient, type Handler, type Policy } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import type { Timers } from "../../src/_internal/timers.ts";
+import type { Clock } from "../../src/_internal/clock.ts";
 import { type Reply, result, type ScriptedServer, scriptedServer, toolsList } from "./scripted-server.ts";
 
 /** A loopback base URL the front answers without `allowedHosts`. */
@@ -189,7 +190,12 @@ export interface ScriptedFront {
  */
 export function scriptedFront(
   reply: Reply,
-  options: { policy?: Omit<Policy, "server" | "transport">; handler?: Handler; timers?: Timers } = {},
+  options: {
+    policy?: Omit<Policy, "server" | "transport">;
+    handler?: Handler;
+    timers?: Timers;
+    clock?: Clock;
+  } = {},
 ): ScriptedFront {
   const upstream = scriptedServer(reply);
   const client = createClient({
@@ -197,6 +203,7 @@ export function scriptedFront(
     fetch: upstream.fetch,
     ...options.handler === undefined ? {} : { handler: options.handler },
     ...options.timers === undefined ? {} : { timers: options.timers },
+    ...options.clock === undefined ? {} : { clock: options.clock },
     policies: [{
       server: "up",
       transport: { url: "https://up.example/mcp" },

@@ -11,6 +11,7 @@ import { FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { gate } from "../_support/gate.ts";
+import type { Decision } from "../../src/chain/decision.ts";
 import { modernMeta, modernRequest, SCRIPTED_FRONT_URL, scriptedFront } from "../_support/gateway-caller.ts";
 
 const META = {
@@ -87,7 +88,7 @@ describe("the front's deadlines", () => {
   });
 
   test("a modern caller's call past maxTotalTimeout while the gateway's handler answers its round answers -32010 timed_out, as one waiting on the upstream does", async () => {
-    const { time, pending, client } = await roundHeldByHandler(new AbortController());
+    const { time, pending, client, calls } = await roundHeldByHandler(new AbortController());
     let answered = false;
     void pending.then(() => (answered = true));
     await time.advance(3999);
@@ -96,13 +97,20 @@ describe("the front's deadlines", () => {
     await time.advance(1);
     const response = await pending;
     assert.deepEqual([response.status, await response.json()], [200, timedOut(1)]);
+    // The operator's event tells the timeout, as for a call that times out upstream.
+    assert.deepEqual(calls, [
+      callEvent(5000, {
+        kind: "timeout",
+        message: 'Server "up": the call did not finish within 5000 ms (maxTotalTimeout)',
+      }),
+    ]);
     assert.equal(time.pending, 0);
     await client.close();
   });
 
   test("a modern caller that leaves while the gateway's handler answers its round is told the call was cancelled", async () => {
     const caller = new AbortController();
-    const { time, pending, client } = await roundHeldByHandler(caller);
+    const { time, pending, client, calls } = await roundHeldByHandler(caller);
     caller.abort();
     const response = await pending;
     assert.deepEqual([response.status, await response.json()], [200, {
@@ -110,6 +118,9 @@ describe("the front's deadlines", () => {
       id: 1,
       error: { code: -32603, message: "The call was cancelled" },
     }]);
+    assert.deepEqual(calls, [
+      callEvent(1000, { kind: "cancelled", message: 'Call of tools/call to server "up" was cancelled' }),
+    ]);
     assert.equal(time.pending, 0);
     await client.close();
   });
@@ -150,7 +161,10 @@ async function roundHeldByHandler(caller: AbortController) {
     policy: { maxTotalTimeout: "5s" },
     handler: { elicitation: () => (asked.open(), new Promise<never>(() => {})) },
     timers: time,
+    clock: time,
   });
+  const calls: Decision[] = [];
+  client.onDecision((event) => void (event.type === "call" && calls.push(event)));
   const request = modernRequest(SCRIPTED_FRONT_URL, "tools/call", {
     name: "ask",
     arguments: {},
@@ -161,5 +175,20 @@ async function roundHeldByHandler(caller: AbortController) {
   await time.advance(1000);
   toolsListed.open();
   await asked.opened;
-  return { time, pending, client };
+  return { time, pending, client, calls };
+}
+
+/** The call event of the held round's call, ended at `endedAt` ms with `error`. */
+function callEvent(endedAt: number, error: { kind: string; message: string }) {
+  return {
+    type: "call",
+    time: new Date(endedAt).toISOString(),
+    client: "gate",
+    server: "up",
+    method: "tools/call",
+    name: "ask",
+    outcome: "failed",
+    error,
+    durationMs: endedAt,
+  };
 }
