@@ -254,7 +254,7 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     client: settings.name,
     clock: settings.clock,
     decisions,
-    sessionOf: (serverId, signal, method) => servers.sessionOf(serverId, signal, method),
+    sessionOf: (serverId, call) => servers.sessionOf(serverId, call),
     flowFor: (serverId, signal) => flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs),
     assigns: settings.assigns,
     onFailure: (serverId, error) => servers.afterFailure(serverId, error),
@@ -289,7 +289,7 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
     tokens: settings.tokens,
     decisions,
     policies: () => servers.policies(),
-    eraOf: (serverId, signal, method, fetch) => servers.eraOf(serverId, signal, method, fetch),
+    eraOf: (serverId, call) => servers.eraOf(serverId, call),
     signIn: (serverId) => signIns.get(serverId),
     // The front closes every session it opens (with its caller's, when idle, or from onClose).
     legacySession: (serverId, chain, caller, fetch) => servers.legacySession(serverId, chain, caller, fetch),

@@ -22,6 +22,7 @@ import { invalidResult } from "./modern/failure-errors.ts";
 import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
+import type { WaitingCall } from "./client-servers.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -29,7 +30,7 @@ export interface MethodDeps {
    * The session of a server (resolving its era first, when `"auto"`); a call that gives up while
    * the era is probed is told of its own `method`.
    */
-  readonly sessionOf: (serverId: string, signal: AbortSignal, method: string) => Promise<ServerSession>;
+  readonly sessionOf: (serverId: string, call: WaitingCall) => Promise<ServerSession>;
   /** The flow signal of one call. */
   readonly flowFor: (serverId: string, signal: AbortSignal | undefined) => LinkedSignal;
   /** The client's assigns. */
@@ -73,7 +74,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
   ): Promise<T> => {
     const flow = deps.flowFor(serverId, signal);
     try {
-      return await work(await deps.sessionOf(serverId, flow.signal, method), flow.signal);
+      return await work(await deps.sessionOf(serverId, { signal: flow.signal, method }), flow.signal);
     } catch (error) {
       if (error instanceof ClientError) deps.onFailure(serverId, error);
       throw error;

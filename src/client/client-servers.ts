@@ -74,6 +74,14 @@ export interface SessionParts {
 /** The era a server speaks. */
 type Era = "modern" | "legacy";
 
+/** A call waiting for a server's session or era, shared with the calls that wait with it. */
+export interface WaitingCall {
+  /** Ends this call's wait (the work shared goes on for the others). */
+  readonly signal: AbortSignal;
+  /** The call's method (`"tools/call"`), named when it gives up while it waits. */
+  readonly method: string;
+}
+
 /** A client's servers and their sessions. */
 export class ClientServers {
   readonly #entries: ReadonlyMap<string, ServerEntry>;
@@ -123,13 +131,14 @@ export class ClientServers {
    * A server's session, opened on first use (its era resolved first when `"auto"`).
    *
    * @param serverId The server.
-   * @param signal Ends this call's wait for the era probe.
-   * @param method The call that waits (`"tools/call"`), named when it gives up during the probe.
+   * @param call The call that waits: its signal ends its wait for the era probe.
    * @returns The session.
    * @throws {ClientError} `"config"` (rejects) when the client is closed or the server unknown;
-   *   what the probe fails with; `"cancelled"` or `"timeout"` when `signal` fires during the probe.
+   *   what the probe fails with; `"cancelled"` or `"timeout"` (naming the call's method) when its
+   *   signal fires during the probe.
    */
-  sessionOf(serverId: string, signal: AbortSignal, method: string): Promise<ServerSession> {
+  sessionOf(serverId: string, call: WaitingCall): Promise<ServerSession> {
+    const { signal, method } = call;
     if (this.#closed !== undefined) {
       return Promise.reject(new ClientError("config", `Client "${this.#parts.client}" is closed`));
     }
@@ -172,18 +181,15 @@ export class ClientServers {
    * without, the client's own session is opened.
    *
    * @param serverId The server.
-   * @param signal Ends this call's wait for the probe.
-   * @param method The call that waits (`"tools/call"`), named when it gives up during the probe.
-   * @param fetch The fetch to probe with.
+   * @param call The call that waits, and the fetch to probe with.
    * @returns `"modern"` or `"legacy"`.
    * @throws {ClientError} As {@linkcode ClientServers.sessionOf}: what the probe fails with, or
-   *   `"cancelled"` or `"timeout"` (naming `method`) when `signal` fires during it.
+   *   `"cancelled"` or `"timeout"` (naming the call's method) when its signal fires during it.
    */
-  async eraOf(serverId: string, signal: AbortSignal, method: string, fetch?: Fetcher): Promise<Era> {
+  async eraOf(serverId: string, call: WaitingCall & { readonly fetch?: Fetcher | undefined }): Promise<Era> {
+    const { signal, method, fetch } = call;
     const entry = this.#entries.get(serverId);
-    if (fetch === undefined || entry === undefined) {
-      return (await this.sessionOf(serverId, signal, method)).era;
-    }
+    if (fetch === undefined || entry === undefined) return (await this.sessionOf(serverId, call)).era;
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";

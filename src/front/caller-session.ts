@@ -561,11 +561,15 @@ export class CallerSession {
         onDeferred: (request, deferredSignal) => this.#ask(request, undefined, deferredSignal),
         logLevel: this.#level(),
       };
-      // `method` names the attempt's own end (close, or every request gone), which only start()
-      // can still be waiting for: its signal is the initialize request's, not tied to close().
+      // Stopped by the session's close, the attempt fails naming the request that started it.
       const work = sharedWork(this.#closer.signal);
       const started = work.share(
-        this.#upstreams.forLegacyCaller(this.#server, hooks, work.signal, method, this.#fetch),
+        this.#upstreams.forLegacyCaller(this.#server, {
+          hooks,
+          signal: work.signal,
+          method,
+          fetch: this.#fetch,
+        }),
       );
       attempt = this.#upstream = started;
       started.catch(() => {

@@ -85,13 +85,12 @@ export async function frontModernPost(
   // The caller's own tokens, when the server signs in per person.
   const fetch = parts.signIn.fetchFor(serverId, request.principal, requestOrigin(c.req.raw));
   try {
-    const upstream = await parts.upstreams.forModernCallers(
-      server,
-      request.principal,
-      flow.signal,
+    const upstream = await parts.upstreams.forModernCallers(server, {
+      principal: request.principal,
+      signal: flow.signal,
       method,
       fetch,
-    );
+    });
     if (MRTR_METHODS.has(method)) {
       // The flow must outlive this handler when the answer streams: the call disposes of it.
       const handOff = () => void (flowHandedOff = true);

@@ -34,6 +34,7 @@ import { callError, type FrontCallOutcome } from "./front-call.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import type { ModernServerSession } from "../client/modern/modern-server-session.ts";
+import type { WaitingCall } from "../client/client-servers.ts";
 
 /**
  * The most calls one principal has in progress (running, or parked waiting for its input) on one
@@ -114,21 +115,18 @@ export class FrontUpstreams {
    * legacy sessions.
    *
    * @param server The server.
-   * @param principal The caller, if known (callers without one share one pool).
-   * @param signal Aborts the era probe.
-   * @param method The caller's request, named when `signal` fires during the probe.
-   * @param fetch The caller's sign-in, when the server signs in per person.
+   * @param call The caller's request waiting for the era probe (its signal and method), the
+   *   caller if known (callers without one share one pool), and its sign-in when the server
+   *   signs in per person.
    * @returns The upstream side of the request.
    */
   forModernCallers(
     server: FrontServer,
-    principal: Principal | undefined,
-    signal: AbortSignal,
-    method: string,
-    fetch?: Fetcher,
+    call: WaitingCall & { readonly principal: Principal | undefined; readonly fetch?: Fetcher | undefined },
   ): Promise<ModernCallersUpstream> {
+    const { principal, fetch } = call;
     // On every modern call's path: one promise step, no more.
-    return this.#internals.eraOf(server.policy.server, signal, method, fetch).then((era) =>
+    return this.#internals.eraOf(server.policy.server, call).then((era) =>
       era === "modern" ? this.#modernUpstream(server) : this.#legacyUpstream(server, principal, fetch)
     );
   }
@@ -138,22 +136,19 @@ export class FrontUpstreams {
    * the caller's own (the caller closes it).
    *
    * @param server The server.
-   * @param hooks What the caller declares, and where its unrelated messages go.
-   * @param signal Aborts the era probe.
-   * @param method The caller's request, named when `signal` fires during the probe.
-   * @param fetch The caller's sign-in, when the server signs in per person (its own legacy
-   *   session keeps it; on a modern server the caller passes it with each request).
+   * @param call The caller's request waiting for the era probe (its signal and method), what the
+   *   caller declares and where its unrelated messages go (`hooks`), and its sign-in when the
+   *   server signs in per person (its own legacy session keeps it; on a modern server the caller
+   *   passes it with each request).
    * @returns The session, and whether it is the caller's own.
    */
   async forLegacyCaller(
     server: FrontServer,
-    hooks: CallerHooks,
-    signal: AbortSignal,
-    method: string,
-    fetch?: Fetcher,
+    call: WaitingCall & { readonly hooks: CallerHooks; readonly fetch?: Fetcher | undefined },
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
+    const { hooks, fetch } = call;
     const serverId = server.policy.server;
-    if (await this.#internals.eraOf(serverId, signal, method, fetch) === "modern") {
+    if (await this.#internals.eraOf(serverId, call) === "modern") {
       return { session: this.modernOf(server), own: false };
     }
     return { session: this.#internals.legacySession(serverId, server.chain, hooks, fetch), own: true };

@@ -59,7 +59,8 @@ describe('createClient() with era "auto"', () => {
     const { client, server } = autoServer();
     const internals = clientInternals(client);
     assert.notEqual(internals, undefined);
-    const eraOf = (signal: AbortSignal) => internals!.eraOf("demo", signal, "tools/call", server.fetch);
+    const eraOf = (signal: AbortSignal) =>
+      internals!.eraOf("demo", { signal, method: "tools/call", fetch: server.fetch });
     assert.deepEqual(await failure(eraOf(AbortSignal.abort())), cancelledCall);
     assert.equal(await eraOf(new AbortController().signal), "modern");
     assert.equal(await eraOf(new AbortController().signal), "modern");
@@ -125,7 +126,7 @@ describe('createClient() with era "auto"', () => {
     const held = gate();
     const { client, server } = heldAutoServer(held);
     const eraOf = (signal: AbortSignal) =>
-      clientInternals(client)!.eraOf("demo", signal, "tools/call", server.fetch);
+      clientInternals(client)!.eraOf("demo", { signal, method: "tools/call", fetch: server.fetch });
     assert.deepEqual(await cancelFirstOfTwo(eraOf, { gate: held, sent: () => server.requests[0] }), [
       cancelledCall,
       "modern",
@@ -138,7 +139,7 @@ describe('createClient() with era "auto"', () => {
     const held = gate();
     const { client, server } = heldAutoServer(held);
     const eraOf = (signal: AbortSignal) =>
-      clientInternals(client)!.eraOf("demo", signal, "tools/call", server.fetch);
+      clientInternals(client)!.eraOf("demo", { signal, method: "tools/call", fetch: server.fetch });
     const discovering = client.discover("demo");
     assert.deepEqual(
       await cancelFirstOfTwo(eraOf, { gate: held, sent: () => server.requests[0] }),
