@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { chmod, mkdir, open, rename, rm } from "node:fs/promises";
+import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
@@ -104,9 +104,12 @@ export function defaultTokenFile(env: Readonly<Record<string, string | undefined
  * (group or other permission bits) or that is not a token file is refused with an error, never
  * overwritten: it may hold tokens.
  *
- * Claims are atomic within a process; across processes two claims of one key may both succeed
- * if they fall in the same read-then-write moment (no file lock: the store serves one person at
- * a command line, where that does not happen in practice).
+ * Every change (`set`, `delete`, `claim`) reads and rewrites the file under a lock file next to
+ * it (`<path>.lock`, made with `O_EXCL`), so processes sharing the file (parallel `sluice call`s,
+ * an agent's) never lose each other's writes, and a claim is atomic across them. A lock older
+ * than {@linkcode STALE_LOCK_MS} was left by a process that died while writing, and is removed;
+ * a change that cannot take the lock within {@linkcode LOCK_WAIT_MS} fails with an error naming
+ * the lock file.
  *
  * @param options The path and the clock.
  * @returns The store.
@@ -125,6 +128,8 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
     });
     return result;
   };
+  /** Runs a read-modify-write of the file: in turn in this process, under the lock across processes. */
+  const changing = <T>(work: () => Promise<T>): Promise<T> => serially(() => locked(path, work));
 
   return {
     get: (key) =>
@@ -133,7 +138,7 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
         return held !== undefined && live(held.until, clock.now()) ? held.value : undefined;
       }),
     set: (key, value, ttlMs) =>
-      serially(async () => {
+      changing(async () => {
         const until = ttlMs === undefined
           ? undefined
           : clock.now() + finiteTtlMs("createFileTokenStore().set()", ttlMs);
@@ -142,12 +147,12 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
         await writeContents(path, contents, clock.now());
       }),
     delete: (key) =>
-      serially(async () => {
+      changing(async () => {
         const contents = await readContents(path);
         if (contents.values.delete(key)) await writeContents(path, contents, clock.now());
       }),
     claim: (key, ttlMs) =>
-      serially(async () => {
+      changing(async () => {
         const now = clock.now();
         const until = now + finiteTtlMs("createFileTokenStore().claim()", ttlMs);
         const contents = await readContents(path);
@@ -158,6 +163,50 @@ export function createFileTokenStore(options: FileTokenStoreOptions = {}): Token
         return true;
       }),
   };
+}
+
+/** How long a change waits for another process's lock before it fails. */
+export const LOCK_WAIT_MS = 10_000;
+/** The age past which a lock file is taken for one left by a process that died holding it. */
+export const STALE_LOCK_MS = 30_000;
+/** The pause between two tries to take the lock. */
+const LOCK_RETRY_MS = 5;
+
+/**
+ * Runs `work` holding the lock file `<path>.lock`, made with `O_EXCL` (`"wx"`): only one process
+ * at a time holds it. The lock is a file rather than an OS file lock because `node:fs` offers
+ * none on all three runtimes. Its age is read from its modification time (wall-clock, as the
+ * file system keeps it), not from the store's clock, which may be a test's.
+ *
+ * @throws {Error} When another process holds the lock for longer than {@linkcode LOCK_WAIT_MS}.
+ */
+async function locked<T>(path: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  for (const deadline = Date.now() + LOCK_WAIT_MS;;) {
+    try {
+      await (await open(lock, "wx", 0o600)).close();
+      break;
+    } catch (error) {
+      if (codeOf(error) !== "EEXIST") throw error;
+    }
+    const age = await stat(lock).then((held) => Date.now() - held.mtimeMs, () => 0);
+    if (age > STALE_LOCK_MS) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `Token file "${path}" stayed locked by another process for ${LOCK_WAIT_MS} ms: expected its lock "${lock}" to be released; remove it if no sluice process is running`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { force: true });
+  }
 }
 
 function live(until: number | undefined, now: number): boolean {

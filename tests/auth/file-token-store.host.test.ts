@@ -3,10 +3,10 @@
 // sharing between stores, and the refusal of files that are not private or not token files.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFileTokenStore, defaultTokenFile } from "../../src/auth/file-token-store.ts";
+import { createFileTokenStore, defaultTokenFile, STALE_LOCK_MS } from "../../src/auth/file-token-store.ts";
 import { contractClock, describeTokenStoreContract } from "./token-store-contract.ts";
 
 const root = await mkdtemp(join(tmpdir(), "sluice-token-file-"));
@@ -141,6 +141,42 @@ describe("createFileTokenStore()", () => {
       Array.from({ length: 20 }, (_, i) => String(i)),
       1,
     ]);
+  });
+
+  test("createFileTokenStore() waits while another process holds the file's lock, then changes the file and releases it", async () => {
+    const path = freshPath();
+    const store = createFileTokenStore({ path });
+    await store.set("before", "1");
+    // Another process's lock, as it makes it.
+    await writeFile(`${path}.lock`, "", { mode: 0o600 });
+    let settled = false;
+    const setting = store.set("during", "2").finally(() => (settled = true));
+    // Ten tries to take the lock, 5 ms apart.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const whileHeld = [
+      settled,
+      await readFile(path, "utf8").then((text) => Object.keys(JSON.parse(text).values)),
+    ];
+    await rm(`${path}.lock`);
+    await setting;
+    assert.deepEqual([whileHeld, await store.get("during"), await readdir(join(path, ".."))], [
+      [false, ["before"]],
+      "2",
+      ["tokens.json"],
+    ]);
+  });
+
+  test("createFileTokenStore() removes a lock older than STALE_LOCK_MS, left by a process that died holding it", async () => {
+    const path = freshPath();
+    const store = createFileTokenStore({ path });
+    await store.set("before", "1");
+    await writeFile(`${path}.lock`, "", { mode: 0o600 });
+    const past = (Date.now() - STALE_LOCK_MS - 1_000) / 1_000;
+    await utimes(`${path}.lock`, past, past);
+    await store.delete("before");
+    assert.deepEqual([await store.get("before"), await readdir(join(path, ".."))], [undefined, [
+      "tokens.json",
+    ]]);
   });
 
   test("createFileTokenStore() shares one file between stores: each sees the other's values, deletes and claims", async () => {
