@@ -44,6 +44,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
+export type { SignInUser } from "../front/front-sign-in.ts";
 export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 
 /** A server made by `Bun.serve`, as far as this entry uses it. */

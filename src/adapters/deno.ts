@@ -57,6 +57,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
+export type { SignInUser } from "../front/front-sign-in.ts";
 export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 
 /** The parts of the `Deno` global this entry uses (the library type-checks without Deno's types). */

@@ -17,6 +17,7 @@ import { createFront } from "../front/create-front.ts";
 import { type Decision, type DecisionListener, describeDecision } from "../chain/decision.ts";
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
+import type { SignInUser } from "../front/front-sign-in.ts";
 import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../_internal/secret-key.ts";
 import { peerRefusal } from "../front/guard.ts";
 
@@ -93,6 +94,16 @@ export interface GatewayOptions {
    * the gateway that a caller left where the runtime does not (see `createFront`). @default "15s"
    */
   readonly heartbeat?: Duration | false;
+  /**
+   * Who the person in a browser is: `(request) => subject | undefined`, the subject `auth` gives
+   * that person as a caller, read from what your SSO proxy, Cloudflare Access or your own site's
+   * session tells. Upstream sign-in links (`transport.auth.oauth`) are then completed only in the
+   * browser of the caller they were started for (others get `403`); without it the gateway cannot
+   * tell who opens a link, and the first browser to confirm it signs in for the caller, so a link
+   * passed on gives the caller someone else's upstream account (see `createFront`). Needs `auth`.
+   * @default none: the first browser to confirm a sign-in link completes it
+   */
+  readonly signInUser?: SignInUser;
 }
 
 /** A gateway: the front's Hono app and the client behind it. */
@@ -182,6 +193,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
+    ...(options.signInUser === undefined ? {} : { signInUser: options.signInUser }),
   });
   const serve = (request: Request, env?: unknown, ctx?: unknown) => app.fetch(request, env, ctx as never);
   // Without auth and allowedHosts the gateway is for this machine only, whatever Host a request

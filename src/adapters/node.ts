@@ -46,6 +46,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
+export type { SignInUser } from "../front/front-sign-in.ts";
 export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 export { createNodeFetch, type NodeFetch, type NodeFetchOptions } from "../transport/node-fetch.ts";
 export type { Fetcher } from "../transport/fetch-with-redirects.ts";

@@ -103,6 +103,7 @@ import {
   STATE_KEY_VARIABLE,
 } from "./gateway.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
+import type { SignInUser } from "../front/front-sign-in.ts";
 import { frontLegacyHandler } from "../front/create-front.ts";
 import {
   isSessionsBinding,
@@ -123,6 +124,7 @@ export type {
   JwtAuthOptions,
   PrincipalInput,
 } from "../front/downstream-auth.ts";
+export type { SignInUser } from "../front/front-sign-in.ts";
 
 /** The part of the Workers `ExecutionContext` the Worker uses. */
 export interface ExecutionContextLike {
@@ -170,6 +172,13 @@ export interface WorkerOptions<Env> {
   readonly allowedOrigins?: readonly string[];
   /** How often an open SSE stream carries a comment, or `false` (see `GatewayOptions`). @default "15s" */
   readonly heartbeat?: Duration | false;
+  /**
+   * Who the person in a browser is, as a function of `env` returning `(request) => subject |
+   * undefined` (from Cloudflare Access, say): upstream sign-in links are then completed only in
+   * the browser of the caller they were started for (see `GatewayOptions`).
+   * @default none: the first browser to confirm a sign-in link completes it
+   */
+  readonly signInUser?: (env: Env) => SignInUser | undefined;
 }
 
 /** A Worker's default export: `export default createWorker({...})`. */
@@ -216,7 +225,8 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  *   assigns, and the hosts and origins answered.
  * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
  *   its `fetch` never throws: a missing, short or patterned `SLUICE_STATE_KEY`, no `auth` (or
- *   one that is malformed or throws), only one of the two Upstash variables, a `SLUICE_SESSIONS`
+ *   one that is malformed or throws), a `signInUser` that throws or comes with `auth: "none"`,
+ *   only one of the two Upstash variables, a `SLUICE_SESSIONS`
  *   that is not a Durable Object namespace, a policy that does not say `era: "modern"` or has a
  *   stdio `command`, or policies that do not compile answer `500` with a
  *   JSON `{ error }` body (a policy's or a throwing `auth`'s problem logged in full with
@@ -309,19 +319,20 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
         `${PREFIX} the binding "${SESSIONS_BINDING}" is not a Durable Object namespace: expected a "durable_objects" binding of the class createWorker() returns as "Sessions"`,
     };
   }
-  let auth: GatewayAuth | undefined;
-  try {
-    auth = typeof options.auth === "function" ? options.auth(env) : options.auth;
-  } catch (failure) {
-    console.error(`${PREFIX} "auth" could not be made from env`, failure);
-    return { problem: `${PREFIX} "auth" could not be made from env (the Worker's logs name the problem)` };
-  }
+  const madeAuth = fromEnv(
+    "auth",
+    () => typeof options.auth === "function" ? options.auth(env) : options.auth,
+  );
+  if ("problem" in madeAuth) return madeAuth;
+  const auth: GatewayAuth | undefined = madeAuth.value;
   if (auth === undefined) {
     return {
       problem:
         `${PREFIX} "auth" is not set: a Worker is on the internet, so say who may call it: { bearer: [{ secret, subject }] } with a secret from env, { jwt: { issuer, jwks } }, a function (request) => principal | Response, or "none" to let anyone in`,
     };
   }
+  const signInUser = fromEnv("signInUser", () => options.signInUser?.(env));
+  if ("problem" in signInUser) return signInUser;
   try {
     const { policies, handler } = options;
     const listed = typeof policies === "function" ? policies(env) : policies;
@@ -341,6 +352,7 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       ...(options.name === undefined ? {} : { name: options.name }),
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
       ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
+      ...(signInUser.value === undefined ? {} : { signInUser: signInUser.value }),
     };
     if (role === "session") {
       return { gateway: buildGateway(gatewayOptions, { createClient, environment: variable }) };
@@ -365,6 +377,23 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       problem:
         `${PREFIX} the gateway could not be built from "policies" and "handler": expected policies that compile (the Worker's logs name the problem)`,
     };
+  }
+}
+
+/**
+ * Makes an option from `env` with the user's function: what it throws is logged in full and named
+ * in the problem, never sent (it may quote a secret).
+ *
+ * @param name The option.
+ * @param make Calls the option's function of `env`.
+ * @returns Its value, or the problem every request is answered with.
+ */
+function fromEnv<T>(name: string, make: () => T): { readonly value: T } | { readonly problem: string } {
+  try {
+    return { value: make() };
+  } catch (failure) {
+    console.error(`${PREFIX} "${name}" could not be made from env`, failure);
+    return { problem: `${PREFIX} "${name}" could not be made from env (the Worker's logs name the problem)` };
   }
 }
 

@@ -30,7 +30,7 @@ import { createFrontServer, type FrontServer } from "./front-server.ts";
 import { importStateKey, type StateKey } from "./sealed-state.ts";
 import { secretKeyProblem } from "../_internal/secret-key.ts";
 import { frontServerList } from "./_front-info.ts";
-import { createFrontSignIn } from "./front-sign-in.ts";
+import { createFrontSignIn, type SignInUser } from "./front-sign-in.ts";
 import { FrontUpstreams } from "./front-upstreams.ts";
 import { LegacyCallers, type LegacyRequest } from "./legacy-callers.ts";
 import { FrontTasks } from "./front-tasks.ts";
@@ -85,6 +85,18 @@ export interface FrontOptions {
    * request. @default "15s"
    */
   readonly heartbeat?: Duration | false;
+  /**
+   * Who the person in a browser is (see {@linkcode SignInUser}): the upstream sign-in pages
+   * (`/oauth/start/<state>`) and the callback then answer `403` to a browser whose user is not
+   * the caller the sign-in was started for, and the link stays open for that caller. Why: the
+   * link reaches the caller's MCP client, not the gateway's idea of a person, so without it the
+   * first browser to confirm a link binds it, and a link passed on (or phished) before its caller
+   * opened it stores someone else's upstream account under the caller. Set it wherever users can
+   * be identified (an SSO proxy's header, Cloudflare Access, a session of your own site); it needs
+   * an `auth` other than `"none"`, whose subjects it must return.
+   * @default none: the first browser to confirm a sign-in link completes it
+   */
+  readonly signInUser?: SignInUser;
 }
 
 /** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */
@@ -101,7 +113,8 @@ const DRAINS = new WeakMap<Hono, () => Promise<void>>();
  *   `GET /healthz`, `GET /servers`.
  * @throws {TypeError} When the client was not made by `createClient`, the key is short or not
  *   random, `auth` is malformed (or missing while `allowedHosts` is set), a host, origin or
- *   `publicUrl` is not one, or `heartbeat` is neither a duration of at least 100 ms nor `false`.
+ *   `publicUrl` is not one, `heartbeat` is neither a duration of at least 100 ms nor `false`, or
+ *   `signInUser` is not a function or is set with `auth: "none"`.
  * @example
  * ```ts
  * import { createFront } from "./create-front.ts";
@@ -132,6 +145,7 @@ export function createFront(options: FrontOptions): Hono {
   const signIn = createFrontSignIn(internals, {
     clientName: options.client.name,
     publicBase: callers.publicBase,
+    signInUser: checkSignInUser(options.signInUser, callers.anonymous),
   });
   const legacy = new LegacyCallers({
     servers,
@@ -189,6 +203,29 @@ export function createFront(options: FrontOptions): Hono {
 
 const MODERN_GET_OR_DELETE =
   `Method Not Allowed: MCP-Protocol-Version ${MODERN_PROTOCOL_VERSION} has no GET stream and no session to DELETE; POST each request`;
+
+/**
+ * Checks the `signInUser` option: a function, and only where callers have subjects to compare.
+ *
+ * @param signInUser The option.
+ * @param anonymous Whether `auth` is `"none"` (every caller the one principal without a subject).
+ * @returns The option.
+ * @throws {TypeError} When it is not a function, or `auth` is `"none"`.
+ */
+function checkSignInUser(signInUser: unknown, anonymous: boolean): SignInUser | undefined {
+  if (signInUser === undefined) return undefined;
+  if (typeof signInUser !== "function") {
+    throw new TypeError(
+      `createFront(): "signInUser" must be a function (request) => subject | undefined, received "${typeof signInUser}"`,
+    );
+  }
+  if (anonymous) {
+    throw new TypeError(
+      `createFront(): "signInUser" needs "auth": with auth "none" callers have no subject to compare a browser's user with, expected bearer secrets, JWT settings or a function`,
+    );
+  }
+  return signInUser as SignInUser;
+}
 
 /**
  * The answer of the 2026-07-28 transport, which has no sessions, to a GET or DELETE: `405`,

@@ -10,9 +10,15 @@
  * Everything a sign-in needs between those steps lives in the client's token store (the flow
  * under its `state`, single-use), so any instance sharing the store can take the callback. The
  * start page binds the flow to the browser that confirmed it (an HttpOnly cookie, checked at the
- * callback): a link that leaked, or was sent to someone else, cannot be completed in another
- * browser. The gateway serves its Client ID Metadata Document at `/oauth/client-metadata.json`,
- * used as its client id where an authorization server supports them (https deployments).
+ * callback): once confirmed, the link cannot be completed in another browser. Who that first
+ * browser is the gateway cannot tell by itself (the caller's credential stays in its MCP client):
+ * a link passed on before its caller opened it is completed by whoever confirms it, and what they
+ * sign in to is stored under the caller. With the gateway's {@linkcode SignInUser} the operator
+ * says who the browser's user is, and the pages and the callback refuse anyone but the caller the
+ * flow was started for (the spec's URL-elicitation phishing rule: the user who completes the
+ * sign-in must be the one who started it). The gateway serves its Client ID Metadata Document at
+ * `/oauth/client-metadata.json`, used as its client id where an authorization server supports
+ * them (https deployments).
  *
  * @module
  */
@@ -26,6 +32,19 @@ import type { Principal } from "../handler/handler.ts";
 import { principalKey } from "./principal.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { escapeHtml } from "../_internal/html.ts";
+
+/**
+ * Tells who the person in a browser is: the subject the gateway's `auth` gives that same person as
+ * a caller (`principal.subject`), or `undefined` when the browser's user is not known. The gateway
+ * cannot see a browser's caller credential (it stays in the MCP client), so only the operator can
+ * say this: from a header an SSO reverse proxy or Cloudflare Access sets (and the gateway is
+ * reachable only through it), or a session cookie of the operator's own site. Throwing answers
+ * the request `500`.
+ *
+ * @param request The browser's request to the sign-in page or the callback.
+ * @returns The browser user's subject, or `undefined`.
+ */
+export type SignInUser = (request: Request) => string | undefined | Promise<string | undefined>;
 
 /** The gateway's sign-in pages and the fetch of each caller. */
 export interface FrontSignIn {
@@ -51,15 +70,29 @@ const COOKIE = "sluice_sign_in";
  * Creates the gateway's sign-in.
  *
  * @param internals The client's internals (its sign-ins and token store).
- * @param options The client's name and the gateway's public base, when set.
+ * @param options The client's name, the gateway's public base, and who a browser's user is, when
+ *   set.
  * @returns The sign-in.
  */
 export function createFrontSignIn(
   internals: ClientInternals,
-  options: { readonly clientName: string; readonly publicBase: string | undefined },
+  options: {
+    readonly clientName: string;
+    readonly publicBase: string | undefined;
+    readonly signInUser: SignInUser | undefined;
+  },
 ): FrontSignIn {
   const baseOf = (origin: string) => options.publicBase ?? origin;
   const { tokens } = internals;
+  const { signInUser } = options;
+
+  // Without signInUser nothing is known of the browser: the first to confirm binds the flow.
+  const notTheCaller = async (request: Request, flow: PendingFlow): Promise<Response | undefined> => {
+    if (signInUser === undefined) return undefined;
+    const user: unknown = await signInUser(request);
+    if (user === flow.principal) return undefined;
+    return wrongUser(typeof user === "string" ? user : undefined, flow.principal);
+  };
 
   const fetchFor = (serverId: string, principal: Principal | undefined, origin: string) => {
     const signIn = internals.signIn(serverId);
@@ -98,6 +131,8 @@ export function createFrontSignIn(
     app.get(`${START}:state`, async (c) => {
       const flow = await flowOf(c.req.param("state"));
       if (flow === undefined) return page(404, "Sign-in link expired", EXPIRED);
+      const refusal = await notTheCaller(c.req.raw, flow);
+      if (refusal !== undefined) return refusal;
       const who = flow.principal === "" ? "" : ` as gateway caller <b>${escapeHtml(flow.principal)}</b>`;
       const host = new URL(flow.authorizationUrl).host;
       return page(
@@ -115,6 +150,9 @@ export function createFrontSignIn(
       const state = c.req.param("state");
       const flow = await flowOf(state);
       if (flow === undefined) return page(404, "Sign-in link expired", EXPIRED);
+      // Before the claim: the flow stays open for the caller's own browser.
+      const refusal = await notTheCaller(c.req.raw, flow);
+      if (refusal !== undefined) return refusal;
       const ttlMs = flow.expiresAt - internals.clock.now();
       if (!(await tokens.claim(`start|${state}`, Math.max(1, ttlMs)))) {
         return page(
@@ -144,6 +182,9 @@ export function createFrontSignIn(
       // Behind a proxy the request's own URL may differ from the registered redirect URI.
       const callback = new URL(`${received.pathname}${received.search}`, baseOf(received.origin));
       const state = callback.searchParams.get("state") ?? "";
+      const flow = signInUser === undefined || state === "" ? undefined : await flowOf(state);
+      const refusal = flow === undefined ? undefined : await notTheCaller(c.req.raw, flow);
+      if (refusal !== undefined) return refusal;
       const bound = state === "" ? undefined : await tokens.get(browserKey(state));
       const cookie = getCookie(c, COOKIE);
       if (bound === undefined || cookie === undefined || bound !== await digest(cookie)) {
@@ -196,6 +237,26 @@ export function createFrontSignIn(
 
 const EXPIRED =
   "<p>This sign-in link is unknown or has expired (links last 10 minutes). Retry the call in your client for a new one.</p>";
+
+/**
+ * The page for a browser whose user is not the caller a sign-in was started for: `403`.
+ *
+ * @param user The browser's user, as `signInUser` told, if known.
+ * @param principal The caller the sign-in is for.
+ * @returns The page.
+ */
+function wrongUser(user: string | undefined, principal: string): Response {
+  const caller = escapeHtml(JSON.stringify(principal));
+  const seen = user === undefined
+    ? "This browser's user is not known to the gateway"
+    : `This browser is signed in as ${escapeHtml(JSON.stringify(user))}`;
+  return page(
+    403,
+    "Not your sign-in",
+    `<p>${seen}: expected gateway caller ${caller}, whose sign-in this is.</p>
+<p>Only ${caller} can complete it, in their own browser; the link still works for them. If someone sent you this link, do not sign in for them.</p>`,
+  );
+}
 
 function browserKey(state: string): string {
   return `browser|${state}`;

@@ -1,8 +1,8 @@
 // The front's Host and Origin guard (src/front/guard.ts) on every runtime: which Host values it
 // answers (loopback names always; others by "allowedHosts"; every one when "routed"), which
 // Origins may call it, CORS only for "allowedOrigins", refusals before the body is read, the
-// /healthz exemption, and the option errors at start-up. Also peerRefusal(), the refusal of a
-// request from another machine to a gateway with neither auth nor allowedHosts.
+// /healthz exemption, and the option errors at start-up (signInUser's too). Also peerRefusal(),
+// the refusal of a request from another machine to a gateway with neither auth nor allowedHosts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
@@ -418,6 +418,25 @@ describe("checkHostRules() and createFront(): the options", () => {
       message:
         'createFront(): "allowedHosts" has "bad/host", expected a host name with an optional port, like "gate.example.com" or "gate.example.com:8443"',
     });
+  });
+
+  test('createFront() refuses a "signInUser" that is not a function, or with auth "none"', () => {
+    const client = createClient({ name: "gate", policies: [] });
+    const auth = { bearer: [{ secret: "front-guard-caller-secret-0123456789abcdef", subject: "alice" }] };
+    const signInUser = (request: Request) => request.headers.get("x-sso-user") ?? undefined;
+    assert.equal(typeof createFront({ client, stateKey: KEY, auth, signInUser }).fetch, "function");
+    assert.throws(() => createFront({ client, stateKey: KEY, auth, signInUser: "x-sso-user" as never }), {
+      name: "TypeError",
+      message:
+        'createFront(): "signInUser" must be a function (request) => subject | undefined, received "string"',
+    });
+    for (const none of [{}, { auth: "none" as const }]) {
+      assert.throws(() => createFront({ client, stateKey: KEY, ...none, signInUser }), {
+        name: "TypeError",
+        message:
+          'createFront(): "signInUser" needs "auth": with auth "none" callers have no subject to compare a browser\'s user with, expected bearer secrets, JWT settings or a function',
+      });
+    }
   });
 
   test('createFront() takes "heartbeat" as a duration from 100ms to 596h or false, and names any other', () => {

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { createClient } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
+import type { SignInUser } from "../../src/front/front-sign-in.ts";
 import { createMemoryTokenStore } from "../../src/auth/token-store.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
@@ -48,7 +49,7 @@ after(async () => {
 });
 
 /** A gateway in front of the protected server, its callers alice and bob. */
-function gateway(era: "modern" | "legacy" | "auto" = "auto") {
+function gateway(options: { readonly signInUser?: SignInUser } = {}) {
   const client = createClient({
     name: "gate",
     clock,
@@ -56,7 +57,6 @@ function gateway(era: "modern" | "legacy" | "auto" = "auto") {
     policies: [{
       server: "files",
       transport: { url: upstream.url, auth: { oauth: { scopes: ["mcp:tools"] } } },
-      era,
     }],
   });
   const app = createFront({
@@ -68,6 +68,7 @@ function gateway(era: "modern" | "legacy" | "auto" = "auto") {
         { secret: TOKENS.bob, subject: "bob" },
       ],
     },
+    ...options,
   });
   return { client, app };
 }
@@ -90,15 +91,18 @@ async function whoami(
   return await answerOf(response);
 }
 
-/** The browser: the start page, its confirmation, the authorization server, the callback. */
-async function signInAt(app: App, startUrl: string, subject: string) {
-  const page = await app.request(startUrl);
+/**
+ * The browser: the start page, its confirmation, the authorization server, the callback (with
+ * `headers` on each of the gateway's pages, such as an SSO proxy's).
+ */
+async function signInAt(app: App, startUrl: string, subject: string, headers: Record<string, string> = {}) {
+  const page = await app.request(startUrl, { headers });
   const html = await page.text();
-  const confirmed = await app.request(startUrl, { method: "POST", headers: { origin: BASE } });
+  const confirmed = await app.request(startUrl, { method: "POST", headers: { ...headers, origin: BASE } });
   const cookie = (confirmed.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
   const toAs = confirmed.headers.get("location") ?? "";
   const back = await as.authorize(toAs, subject);
-  const done = await app.request(back.href, { headers: { cookie } });
+  const done = await app.request(back.href, { headers: { ...headers, cookie } });
   return { page: { status: page.status, html }, confirmed: confirmed.status, toAs, back, done };
 }
 
@@ -307,6 +311,89 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     await client.close();
   });
 });
+
+describe("the gateway's sign-in link and the person who opens it", { skip }, () => {
+  // The operator's SSO proxy names the browser's user in a header the gateway trusts.
+  const signInUser: SignInUser = (request) => request.headers.get("x-sso-user") ?? undefined;
+  const alice = { "x-sso-user": "alice" };
+  const bob = { "x-sso-user": "bob" };
+  const linkOf = async (app: App) =>
+    ((await whoami(app, "alice")).body as Json).result.inputRequests["sluice/sign-in"].params.url as string;
+  const aliceCalls = (text: string) => ({
+    status: 200,
+    headers: {},
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text }], resultType: "complete", _meta: SERVER_INFO },
+    },
+  });
+
+  test("with signInUser, alice's link is refused 403 in bob's browser and one of no known user, at the start page, its confirmation and the callback; alice's browser completes it and her call runs as alice@idp", async () => {
+    const { app, client } = gateway({ signInUser });
+    const link = await linkOf(app);
+    const asBob = await app.request(link, { headers: bob });
+    assert.deepEqual([asBob.status, await asBob.text()], [
+      403,
+      notYours("This browser is signed in as &#34;bob&#34;"),
+    ]);
+    const confirmedByBob = await app.request(link, { method: "POST", headers: { ...bob, origin: BASE } });
+    assert.deepEqual(
+      [confirmedByBob.status, confirmedByBob.headers.get("set-cookie"), await confirmedByBob.text()],
+      [403, null, notYours("This browser is signed in as &#34;bob&#34;")],
+    );
+    const unknown = await app.request(link, { method: "POST", headers: { origin: BASE } });
+    assert.deepEqual(
+      [unknown.status, await unknown.text()],
+      [403, notYours("This browser's user is not known to the gateway")],
+    );
+
+    // Still open for alice. Her confirmation's callback URL, opened in bob's browser, is refused too.
+    const confirmed = await app.request(link, { method: "POST", headers: { ...alice, origin: BASE } });
+    assert.equal(confirmed.status, 303);
+    const cookie = (confirmed.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const back = await as.authorize(confirmed.headers.get("location") ?? "", "alice@idp");
+    const callbackAsBob = await app.request(back.href, { headers: { ...bob, cookie } });
+    assert.deepEqual(
+      [callbackAsBob.status, await callbackAsBob.text()],
+      [403, notYours("This browser is signed in as &#34;bob&#34;")],
+    );
+    const done = await app.request(back.href, { headers: { ...alice, cookie } });
+    assert.equal(done.status, 200);
+    assert.deepEqual(await whoami(app, "alice"), aliceCalls("alice@idp"));
+    await client.close();
+  });
+
+  test("with signInUser, alice's own browser goes through the whole sign-in as without it", async () => {
+    const { app, client } = gateway({ signInUser });
+    const browser = await signInAt(app, await linkOf(app), "alice@idp", alice);
+    assert.deepEqual([browser.page.status, browser.confirmed, browser.done.status], [200, 303, 200]);
+    assert.deepEqual(await whoami(app, "alice"), aliceCalls("alice@idp"));
+    await client.close();
+  });
+
+  test("without signInUser, the first browser to confirm alice's link binds it: alice's own is refused 409, and bob's sign-in runs her calls as bob@idp", async () => {
+    const { app, client } = gateway();
+    const link = await linkOf(app);
+    const confirmed = await app.request(link, { method: "POST", headers: { origin: BASE } });
+    assert.equal(confirmed.status, 303);
+    const late = await app.request(link, { method: "POST", headers: { origin: BASE } });
+    assert.equal(late.status, 409);
+    const cookie = (confirmed.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const back = await as.authorize(confirmed.headers.get("location") ?? "", "bob@idp");
+    assert.equal((await app.request(back.href, { headers: { cookie } })).status, 200);
+    assert.deepEqual(await whoami(app, "alice"), aliceCalls("bob@idp"));
+    await client.close();
+  });
+});
+
+/** The whole `403` page for alice's sign-in in a browser that is not hers, as `seen` (HTML) describes it. */
+function notYours(seen: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Not your sign-in</title></head><body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<h1>Not your sign-in</h1><p>${seen}: expected gateway caller &#34;alice&#34;, whose sign-in this is.</p>
+<p>Only &#34;alice&#34; can complete it, in their own browser; the link still works for them. If someone sent you this link, do not sign in for them.</p></body></html>`;
+}
 
 /** The one JSON-RPC message of a legacy POST's answer (JSON or one SSE event). */
 async function messageOf(response: Response): Promise<Json> {

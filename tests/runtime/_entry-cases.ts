@@ -527,6 +527,18 @@ function describeSettings(runtime: Runtime, { serve, createGateway }: Entry, mod
       });
     });
 
+    test('createGateway() hands "signInUser" to the front, which refuses it without auth', () => {
+      const signInUser = (request: Request) => request.headers.get("x-sso-user") ?? undefined;
+      assert.throws(
+        () => createGateway({ stateKey: KEY, policies: [modern()], playground: false, signInUser }),
+        {
+          name: "TypeError",
+          message:
+            'createFront(): "signInUser" needs "auth": with auth "none" callers have no subject to compare a browser\'s user with, expected bearer secrets, JWT settings or a function',
+        },
+      );
+    });
+
     test("serve() without port listens on PORT", async () => {
       const probe = await serve({ port: 0, stateKey: KEY, policies: [modern()] });
       const port = Number(new URL(probe.url).port);

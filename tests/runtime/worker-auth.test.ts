@@ -182,6 +182,43 @@ describe("createWorker() and auth", () => {
     assert.deepEqual(logged.map((args) => args[0]), ['sluice worker: "auth" could not be made from env']);
   });
 
+  test('createWorker() makes "signInUser" from env, and answers 500 naming it when it throws or comes with auth "none"', async () => {
+    const env = {
+      SLUICE_STATE_KEY: KEY,
+      GATEWAY_TOKEN: TOKEN,
+      SSO_HEADER: "cf-access-authenticated-user-email",
+    };
+    const made: unknown[] = [];
+    const signInUser = (e: Env) => {
+      made.push(e);
+      return (request: Request) => request.headers.get(String(e.SSO_HEADER)) ?? undefined;
+    };
+    const auth = (e: Env) => ({ bearer: [{ secret: String(e.GATEWAY_TOKEN), subject: "ci" }] });
+    const serving = worker({ auth, signInUser });
+    const anonymous = worker({ auth: "none", signInUser });
+    const throwing = worker({
+      auth,
+      signInUser: () => {
+        throw new Error(`no ${TOKEN}`);
+      },
+    });
+    const { result, logged } = await quietly(async () => [
+      await answerOf(await serving.fetch(new Request(`${BASE}/healthz`), env, context()), ["content-type"]),
+      await answerOf(await anonymous.fetch(new Request(`${BASE}/healthz`), env, context()), ["content-type"]),
+      await answerOf(await throwing.fetch(new Request(`${BASE}/healthz`), env, context()), ["content-type"]),
+    ]);
+    assert.deepEqual([result, made], [[
+      { status: 200, headers: { "content-type": "application/json" }, body: { ok: true } },
+      problem(
+        'sluice worker: "signInUser" needs "auth": with auth "none" callers have no subject to compare a browser\'s user with, expected bearer secrets, JWT settings or a function',
+      ),
+      problem('sluice worker: "signInUser" could not be made from env (the Worker\'s logs name the problem)'),
+    ], [env, env]]);
+    assert.deepEqual(logged.map((args) => args[0]), [
+      'sluice worker: "signInUser" could not be made from env',
+    ]);
+  });
+
   test("createWorker() answers 500 naming a patterned SLUICE_STATE_KEY", async () => {
     const entry = worker({ auth: "none" });
     assert.deepEqual(
