@@ -423,7 +423,7 @@ function rows(): Row[] {
   const visit = (prefix: string, entries: Readonly<Record<string, SchemaNode>>) => {
     for (const [key, entry] of Object.entries(entries)) {
       const path = prefix + key;
-      const node = entry.type === "exact_optional" && entry.wrapped !== undefined ? entry.wrapped : entry;
+      const node = entry.type === "optional" && entry.wrapped !== undefined ? entry.wrapped : entry;
       const note = OPTION_NOTES[path];
       if (note === undefined) throw new Error(`policy option "${path}" has no note in OPTION_NOTES`);
       const shown = note.shownDefault ?? defaultOf(path);

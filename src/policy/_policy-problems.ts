@@ -44,7 +44,11 @@ export function problemsFromIssues(
   return issues.map((issue) => {
     const keys = (issue.path ?? []).map((item) => item.key as string | number);
     const path = joinPath(site.prefix, keys);
-    if (issue.type === "object" && issue.received === "undefined" && keys.length > 0) {
+    // A required option left out or written as `undefined` (the schema lets an optional one be).
+    if (
+      issue.input === undefined && keys.length > 0 &&
+      (issue.type === "object" || isOptionOf(schemaAt(schema as AnySchema, keys.slice(0, -1)), keys.at(-1)))
+    ) {
       return problemAt(site, path, `"${path}" is required`);
     }
     const subject = path === "" ? "the policy" : `"${path}"`;
@@ -224,12 +228,24 @@ function optionPaths(): string[] {
 
 /** The values a picklist at `keys` of the schema allows (none when it is not a picklist). */
 function picklistAt(schema: AnySchema, keys: readonly (string | number)[]): readonly unknown[] {
+  let node = schemaAt(schema, keys);
+  while (node?.wrapped !== undefined) node = node.wrapped;
+  return node?.type === "picklist" ? node.options ?? [] : [];
+}
+
+/** The schema of the value at `keys` (a list's item at a number), when the schema has one there. */
+function schemaAt(schema: AnySchema, keys: readonly (string | number)[]): AnySchema | undefined {
   let node: AnySchema | undefined = schema;
   for (const key of keys) {
     node = typeof key === "number" ? listItemOf(node) : objectOf(node)?.entries?.[key];
   }
-  while (node?.wrapped !== undefined) node = node.wrapped;
-  return node?.type === "picklist" ? node.options ?? [] : [];
+  return node;
+}
+
+/** Whether `key` is an option of the object schema `node` (not a key of a record, such as a header). */
+function isOptionOf(node: AnySchema | undefined, key: string | number | undefined): boolean {
+  const entries = objectOf(node)?.entries;
+  return typeof key === "string" && entries !== undefined && Object.hasOwn(entries, key);
 }
 
 /**

@@ -3,6 +3,8 @@
  * reads `"inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"`. Unknown
  * keys are errors too (a typo must never silently drop a limit); they are found by
  * `unknownKeyProblems`, because valibot's `strictObject` reports only the first one per object.
+ * An option written as `undefined` is absent, as a TypeScript optional property is (a policy file
+ * writes `sampling: cond ? { … } : undefined`); a required one written so is reported missing.
  *
  * @module
  */
@@ -55,41 +57,41 @@ const rate = v.object({
 
 /** The schema of `sampling` when it is an object. */
 export const SamplingPolicySchema: v.GenericSchema = v.object({
-  maxTokens: v.exactOptional(positiveInteger()),
-  context: v.exactOptional(flag),
-  allowIdle: v.exactOptional(flag),
-  maxToolIterations: v.exactOptional(
+  maxTokens: v.optional(positiveInteger()),
+  context: v.optional(flag),
+  allowIdle: v.optional(flag),
+  maxToolIterations: v.optional(
     v.pipe(v.number("a whole number"), v.integer("a whole number"), v.minValue(0, "a whole number")),
   ),
-  rejectionCode: v.exactOptional(v.pipe(v.number("an integer"), v.safeInteger("an integer"))),
-  tools: v.exactOptional(flag),
+  rejectionCode: v.optional(v.pipe(v.number("an integer"), v.safeInteger("an integer"))),
+  tools: v.optional(flag),
 }, "false or an object of sampling options");
 
 /** The schema of `elicitation` when it is an object. */
 export const ElicitationPolicySchema: v.GenericSchema = v.object({
-  modes: v.exactOptional(
+  modes: v.optional(
     v.pipe(
       v.array(v.picklist(["form", "url"], 'one of "form", "url"'), 'a list of "form" and "url"'),
       v.minLength(1, 'a non-empty list of "form" and "url"'),
     ),
   ),
-  origin: v.exactOptional(origin),
-  allowHosts: v.exactOptional(hostList),
-  denyHosts: v.exactOptional(hostList),
-  allowIpHosts: v.exactOptional(flag),
-  allowPrivateHosts: v.exactOptional(flag),
-  maxUrlLength: v.exactOptional(positiveInteger(65_536)),
-  maxFields: v.exactOptional(positiveInteger(10_000)),
-  maxEnumValues: v.exactOptional(positiveInteger(100_000)),
+  origin: v.optional(origin),
+  allowHosts: v.optional(hostList),
+  denyHosts: v.optional(hostList),
+  allowIpHosts: v.optional(flag),
+  allowPrivateHosts: v.optional(flag),
+  maxUrlLength: v.optional(positiveInteger(65_536)),
+  maxFields: v.optional(positiveInteger(10_000)),
+  maxEnumValues: v.optional(positiveInteger(100_000)),
 }, "false or an object of elicitation options");
 
 const names = (what: string) => v.array(matching(/^\S+$/, what), `a list of ${what.replace(/^an? /, "")}s`);
 
 /** The schema of one rule of `access`. */
 export const AccessRuleSchema: v.GenericSchema = v.object({
-  subjects: v.exactOptional(names("a subject")),
-  scopes: v.exactOptional(names("a scope")),
-  tools: v.exactOptional(v.union([v.literal("*"), names("a tool name")], '"*" or a list of tool names')),
+  subjects: v.optional(names("a subject")),
+  scopes: v.optional(names("a scope")),
+  tools: v.optional(v.union([v.literal("*"), names("a tool name")], '"*" or a list of tool names')),
 }, "an access rule { subjects?, scopes?, tools? }");
 
 /** The schema of a whole policy, except `transport` (see {@linkcode TransportSchemas}). */
@@ -98,45 +100,46 @@ export const PolicySchema: v.GenericSchema = v.object({
     v.string('a server id such as "github"'),
     v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a server id: letters, digits, ".", "_" or "-", at most 64'),
   ),
-  transport: v.unknown(),
-  era: v.exactOptional(v.picklist(["modern", "legacy", "auto"], 'one of "modern", "legacy", "auto"')),
-  sampling: v.exactOptional(falseOr(SamplingPolicySchema)),
-  elicitation: v.exactOptional(falseOr(ElicitationPolicySchema)),
-  roots: v.exactOptional(flag),
-  inputRateLimit: v.exactOptional(rate),
-  logRateLimit: v.exactOptional(rate),
-  logLevel: v.exactOptional(
+  // Checked apart by its two shapes; here only that it is there.
+  transport: v.nonOptional(v.unknown()),
+  era: v.optional(v.picklist(["modern", "legacy", "auto"], 'one of "modern", "legacy", "auto"')),
+  sampling: v.optional(falseOr(SamplingPolicySchema)),
+  elicitation: v.optional(falseOr(ElicitationPolicySchema)),
+  roots: v.optional(flag),
+  inputRateLimit: v.optional(rate),
+  logRateLimit: v.optional(rate),
+  logLevel: v.optional(
     v.picklist(
       ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"],
       'a log level ("debug", "info", "notice", "warning", "error", "critical", "alert" or "emergency")',
     ),
   ),
-  rateLimitFailOpen: v.exactOptional(flag),
-  handlerTimeout: v.exactOptional(
+  rateLimitFailOpen: v.optional(flag),
+  handlerTimeout: v.optional(
     v.object(
-      { elicitation: v.exactOptional(duration), default: v.exactOptional(duration) },
+      { elicitation: v.optional(duration), default: v.optional(duration) },
       "an object { elicitation, default }",
     ),
   ),
-  callTimeout: v.exactOptional(duration),
-  maxTotalTimeout: v.exactOptional(duration),
-  maxServerRequests: v.exactOptional(positiveInteger(1000)),
-  maxRounds: v.exactOptional(positiveInteger(1000)),
-  maxMessageBytes: v.exactOptional(byteLimit),
-  maxEventBytes: v.exactOptional(byteLimit),
-  maxInputRequests: v.exactOptional(positiveInteger(1000)),
-  maxJsonDepth: v.exactOptional(positiveInteger(1000, 16)),
-  maxWaitingNotifications: v.exactOptional(positiveInteger(1_000_000)),
-  passDown: v.exactOptional(
+  callTimeout: v.optional(duration),
+  maxTotalTimeout: v.optional(duration),
+  maxServerRequests: v.optional(positiveInteger(1000)),
+  maxRounds: v.optional(positiveInteger(1000)),
+  maxMessageBytes: v.optional(byteLimit),
+  maxEventBytes: v.optional(byteLimit),
+  maxInputRequests: v.optional(positiveInteger(1000)),
+  maxJsonDepth: v.optional(positiveInteger(1000, 16)),
+  maxWaitingNotifications: v.optional(positiveInteger(1_000_000)),
+  passDown: v.optional(
     v.array(
       v.picklist(["sampling", "elicitation", "roots"], 'one of "sampling", "elicitation", "roots"'),
       'a list of "sampling", "elicitation" and "roots"',
     ),
   ),
-  stateTtl: v.exactOptional(duration),
-  maxSessions: v.exactOptional(positiveInteger(10_000)),
-  sessionIdleTimeout: v.exactOptional(duration),
-  access: v.exactOptional(v.array(AccessRuleSchema, "a list of access rules { subjects?, scopes?, tools? }")),
+  stateTtl: v.optional(duration),
+  maxSessions: v.optional(positiveInteger(10_000)),
+  sessionIdleTimeout: v.optional(duration),
+  access: v.optional(v.array(AccessRuleSchema, "a list of access rules { subjects?, scopes?, tools? }")),
 }, "a policy object");
 
 /**
@@ -170,27 +173,27 @@ const clientId = v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non
  * with `clientId` are checked in `_policy-problems.ts`).
  */
 export const UpstreamAuthSchema: v.GenericSchema = v.object({
-  oauth: v.exactOptional(v.object({
-    scopes: v.exactOptional(scopes),
-    clientId: v.exactOptional(clientId),
-    issuer: v.exactOptional(v.string("an authorization server's issuer URL")),
-    clientSecretEnv: v.exactOptional(envName),
-    tokenEndpointAuthMethod: v.exactOptional(
+  oauth: v.optional(v.object({
+    scopes: v.optional(scopes),
+    clientId: v.optional(clientId),
+    issuer: v.optional(v.string("an authorization server's issuer URL")),
+    clientSecretEnv: v.optional(envName),
+    tokenEndpointAuthMethod: v.optional(
       v.picklist(
         ["none", "client_secret_basic", "client_secret_post"],
         'one of "none", "client_secret_basic", "client_secret_post"',
       ),
     ),
-    clientMetadataUrl: v.exactOptional(v.string("an https URL with a path")),
+    clientMetadataUrl: v.optional(v.string("an https URL with a path")),
   }, "an object { scopes?, clientId?, issuer?, clientSecretEnv?, clientMetadataUrl? }")),
-  clientCredentials: v.exactOptional(v.object({
+  clientCredentials: v.optional(v.object({
     clientId,
-    clientSecretEnv: v.exactOptional(envName),
-    privateKeyEnv: v.exactOptional(envName),
-    algorithm: v.exactOptional(
+    clientSecretEnv: v.optional(envName),
+    privateKeyEnv: v.optional(envName),
+    algorithm: v.optional(
       v.picklist(["ES256", "RS256", "PS256", "EdDSA"], 'one of "ES256", "RS256", "PS256", "EdDSA"'),
     ),
-    scopes: v.exactOptional(scopes),
+    scopes: v.optional(scopes),
   }, "an object { clientId, clientSecretEnv } or { clientId, privateKeyEnv }")),
 }, "an object { oauth } or { clientCredentials }");
 
@@ -198,17 +201,17 @@ export const UpstreamAuthSchema: v.GenericSchema = v.object({
 export const TransportSchemas: { readonly http: v.GenericSchema; readonly stdio: v.GenericSchema } = {
   http: v.object({
     url: v.string("an absolute http(s) URL"),
-    headers: v.exactOptional(stringMap),
-    redirect: v.exactOptional(
+    headers: v.optional(stringMap),
+    redirect: v.optional(
       v.picklist(["same-origin", "none", "any"], 'one of "same-origin", "none", "any"'),
     ),
-    allowHttp: v.exactOptional(flag),
-    auth: v.exactOptional(UpstreamAuthSchema),
+    allowHttp: v.optional(flag),
+    auth: v.optional(UpstreamAuthSchema),
   }, "an object { url } or { command }"),
   stdio: v.object({
     command: v.pipe(v.string("a program name or path"), v.minLength(1, "a program name or path")),
-    args: v.exactOptional(v.array(v.string("a string"), "a list of strings")),
-    env: v.exactOptional(stringMap),
-    cwd: v.exactOptional(v.string("a directory path")),
+    args: v.optional(v.array(v.string("a string"), "a list of strings")),
+    env: v.optional(stringMap),
+    cwd: v.optional(v.string("a directory path")),
   }, "an object { url } or { command }"),
 };

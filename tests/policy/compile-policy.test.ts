@@ -122,6 +122,47 @@ describe("compilePolicy()", () => {
     assert.deepEqual(messages(null), [["", "the policy must be a policy object, received null"]]);
   });
 
+  test("takes an optional option written as undefined as left out, and a required one as missing", () => {
+    // As a policy file writes it: `sampling: process.env.SAMPLING ? { maxTokens: 1024 } : undefined`.
+    const base = { server: "a", transport: { url: "https://a.example" } };
+    const unset = {
+      server: "a",
+      transport: { url: "https://a.example", headers: undefined, auth: undefined },
+      era: undefined,
+      sampling: undefined,
+      elicitation: undefined,
+      inputRateLimit: undefined,
+      logRateLimit: undefined,
+      handlerTimeout: { elicitation: undefined },
+      callTimeout: undefined,
+      maxTotalTimeout: undefined,
+      maxRounds: undefined,
+      access: undefined,
+    };
+    assert.deepEqual(messages(unset), []);
+    assert.deepEqual(compilePolicy(unset), compilePolicy(base));
+    assert.deepEqual(
+      compilePolicy({ ...base, sampling: { maxTokens: undefined, context: true } }).sampling,
+      { ...compilePolicy(base).sampling, context: true },
+    );
+    assert.deepEqual(
+      [
+        messages({ ...base, server: undefined }),
+        messages({ server: "a", transport: undefined }),
+        messages({ server: "a", transport: { url: undefined } }),
+        messages({ ...base, inputRateLimit: { rate: 1, per: "1s", burst: undefined } }),
+        messages({ ...base, inputRatelimit: undefined }),
+      ],
+      [
+        [["server", '"server" is required']],
+        [["transport", '"transport" is required']],
+        [["transport.url", '"transport.url" is required']],
+        [["inputRateLimit.burst", '"inputRateLimit.burst" is required']],
+        [["inputRatelimit", '"inputRatelimit" is not a policy option (did you mean "inputRateLimit"?)']],
+      ],
+    );
+  });
+
   test("checks the transport by its shape: stdio with command, HTTP with url", () => {
     assert.deepEqual(messages({ server: "fs", transport: { command: "", argz: ["x"] } }), [
       ["transport.command", '"transport.command" must be a program name or path, received ""'],
