@@ -344,7 +344,11 @@ function timeoutProblems(
   site: ProblemSite,
 ): PolicyProblem[] {
   const read = (value: unknown) => typeof value === "string" ? parseDuration(value) : undefined;
-  const limit = read(policy.maxTotalTimeout) ?? parseDuration(POLICY_DEFAULTS.maxTotalTimeout);
+  // A maxTotalTimeout given but not a duration is reported by the schema alone: the timeouts are
+  // not held to the default it was meant to replace.
+  const limit = read(
+    policy.maxTotalTimeout === undefined ? POLICY_DEFAULTS.maxTotalTimeout : policy.maxTotalTimeout,
+  );
   const checks: Array<[string, number | undefined]> = [
     ["callTimeout", read(policy.callTimeout)],
     ["handlerTimeout.elicitation", read(policy.handlerTimeout?.elicitation)],

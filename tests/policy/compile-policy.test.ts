@@ -209,6 +209,26 @@ describe("compilePolicy()", () => {
     );
   });
 
+  test("holds no timeout to maxTotalTimeout when either is not a duration: only that one is reported", () => {
+    const base = { server: "a", transport: { url: "https://a.example" } };
+    const expects = 'a duration such as "500ms", "60s", "5m" or "1h", at most "596h"';
+    assert.deepEqual(
+      [
+        messages({ ...base, maxTotalTimeout: "30 min", callTimeout: "20m" }),
+        messages({ ...base, maxTotalTimeout: null, handlerTimeout: { elicitation: "20m", default: "11m" } }),
+        messages({ ...base, maxTotalTimeout: "1m", callTimeout: "2 min", handlerTimeout: { default: "2m" } }),
+      ],
+      [
+        [["maxTotalTimeout", `"maxTotalTimeout" must be ${expects}, received "30 min"`]],
+        [["maxTotalTimeout", `"maxTotalTimeout" must be ${expects}, received null`]],
+        [
+          ["callTimeout", `"callTimeout" must be ${expects}, received "2 min"`],
+          ["handlerTimeout.default", '"handlerTimeout.default" (2m) must not exceed "maxTotalTimeout" (1m)'],
+        ],
+      ],
+    );
+  });
+
   test("a shorter maxTotalTimeout alone shortens the timeouts the policy leaves to their defaults", () => {
     const policy = compilePolicy({
       server: "a",
