@@ -10,7 +10,9 @@ export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-const PATTERN = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h)$/;
+// Any number of digits: the bound is checked on the milliseconds, so a duration within it reads
+// in every unit ("2145600000ms" as well as "596h").
+const PATTERN = /^(\d+(?:\.\d{1,3})?)(ms|s|m|h)$/;
 
 /**
  * Reads a duration string.

@@ -539,6 +539,41 @@ describe("parseDuration() and formatDuration()", () => {
     );
     assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
   });
+
+  test("read every unit up to the longest a timer waits, and refuse one past it as a policy problem", () => {
+    // 596h in each unit, each unit's longest within 2147483647 ms, then one past that.
+    const within = [
+      "2145600000ms",
+      "2145600s",
+      "35760m",
+      "596h",
+      "2147483647ms",
+      "2147483.647s",
+      "35791.394m",
+      "596.523h",
+    ];
+    const past = ["2147483648ms", "2147483.648s", "2147484s", "35791.395m", "35792m", "596.524h", "597h"];
+    assert.deepEqual(within.map(parseDuration), [
+      2_145_600_000,
+      2_145_600_000,
+      2_145_600_000,
+      2_145_600_000,
+      2_147_483_647,
+      2_147_483_647,
+      2_147_483_640,
+      2_147_482_800,
+    ]);
+    assert.deepEqual(past.map(parseDuration), past.map(() => undefined));
+    const base = { server: "a", transport: { url: "https://a.example" } };
+    assert.deepEqual(within.flatMap((maxTotalTimeout) => messages({ ...base, maxTotalTimeout })), []);
+    assert.deepEqual(
+      past.flatMap((maxTotalTimeout) => messages({ ...base, maxTotalTimeout })),
+      past.map((text) => [
+        "maxTotalTimeout",
+        `"maxTotalTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", at most "596h", received "${text}"`,
+      ]),
+    );
+  });
 });
 
 describe("compilePolicy() transport.auth", () => {
