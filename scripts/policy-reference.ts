@@ -418,6 +418,18 @@ export function optionPaths(): string[] {
 
 const isRate = (node: SchemaNode) => Object.keys(node.entries ?? {}).sort().join() === "burst,per,rate";
 
+/**
+ * What a rate accepts, with what each of its numbers accepts: a rate has one row, so its
+ * numbers' bounds are stated there.
+ *
+ * @param node The rate's object schema.
+ * @returns For example ``an object { rate, per, burst }: `rate` an integer from 1 to 1000000; …``.
+ */
+function rateAccepts(node: SchemaNode): string {
+  const parts = Object.entries(node.entries ?? {}).map(([key, entry]) => `\`${key}\` ${accepts(entry)}`);
+  return `${accepts(node)}: ${parts.join("; ")}`;
+}
+
 function rows(): Row[] {
   const out: Row[] = [];
   const visit = (prefix: string, entries: Readonly<Record<string, SchemaNode>>) => {
@@ -428,7 +440,8 @@ function rows(): Row[] {
       if (note === undefined) throw new Error(`policy option "${path}" has no note in OPTION_NOTES`);
       const shown = note.shownDefault ?? defaultOf(path);
       if (shown === undefined) throw new Error(`policy option "${path}" has no default to show`);
-      out.push({ path, accepts: note.accepts ?? accepts(node), shownDefault: shown, note });
+      const accepted = note.accepts ?? (isRate(node) ? rateAccepts(node) : accepts(node));
+      out.push({ path, accepts: accepted, shownDefault: shown, note });
       // Nested option objects (sampling, elicitation, handlerTimeout) get a row per option; a rate's
       // three numbers are described by its own row.
       if (node.type === "object" && node.entries !== undefined && !isRate(node)) {

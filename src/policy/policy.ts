@@ -9,11 +9,11 @@ import type { Duration } from "./duration.ts";
 
 /** A token-bucket rate: `rate` tokens every `per`, at most `burst` saved up. */
 export interface RateOption {
-  /** Tokens added every `per`. */
+  /** Tokens added every `per`. From 1 to 1000000. */
   readonly rate: number;
-  /** The refill period, e.g. `"1s"`. */
+  /** The refill period, e.g. `"1s"`. At most `"596h"`. */
   readonly per: Duration;
-  /** The most tokens a bucket holds (and starts with). */
+  /** The most tokens a bucket holds (and starts with). From 1 to 1000000. */
   readonly burst: number;
 }
 
