@@ -42,6 +42,12 @@ export interface Grant {
   readonly issuer: string;
   /** The client id they were issued to. */
   readonly clientId: string;
+  /**
+   * How that client was identified (see {@linkcode Registration.source}): a refresh of a Client ID
+   * Metadata Document's grant needs no stored registration (the gateway names its document per
+   * sign-in). Absent in a grant stored before it was recorded: its client is looked up as it was.
+   */
+  readonly clientSource?: Registration["source"] | undefined;
   /** The redirect URI of the sign-in that got them (its client registration is kept under it). */
   readonly redirectUri?: string | undefined;
   /** The key the tokens are bound to (DPoP, RFC 9449), when the server issued `DPoP` tokens. */
@@ -352,6 +358,7 @@ export async function finishAuthorization(
       clock: context.clock,
       dpop: flow.dpop,
     }),
+    clientSource: flow.registration.source,
     redirectUri: flow.redirectUri,
   };
   await context.tokens.set(
@@ -378,7 +385,7 @@ export async function refreshGrant(
   resource: string,
   grant: Grant,
 ): Promise<Grant | undefined> {
-  const registration = await storedRegistration(context, as, grant.clientId);
+  const registration = await grantRegistration(context, as, grant);
   if (registration === undefined || grant.refreshToken === undefined) return undefined;
   const client: oauth.Client = { client_id: grant.clientId };
   const refreshToken = grant.refreshToken;
@@ -406,6 +413,7 @@ export async function refreshGrant(
         previousRefresh: refreshToken,
         dpop: grant.dpop,
       }),
+      clientSource: registration.source,
       redirectUri: grant.redirectUri,
     };
   } catch (error) {
@@ -520,6 +528,28 @@ async function identifyClient(
     );
   }
   return await register(context, as);
+}
+
+/**
+ * The client a grant is refreshed as: a Client ID Metadata Document's grant as its client id with
+ * no client authentication, as at its code exchange (nothing is stored for such a client, and the
+ * gateway names its document per sign-in, not in the refresh's context); any other as its stored
+ * registration or the policy's client.
+ *
+ * @param context The server's sign-in.
+ * @param as The issuer's metadata.
+ * @param grant The grant to refresh.
+ * @returns The registration, or `undefined` when its client is no longer known.
+ */
+async function grantRegistration(
+  context: CodeGrantContext,
+  as: oauth.AuthorizationServer,
+  grant: Grant,
+): Promise<Registration | undefined> {
+  if (grant.clientSource === "metadata-document") {
+    return { issuer: as.issuer, clientId: grant.clientId, method: "none", source: "metadata-document" };
+  }
+  return await storedRegistration(context, as, grant.clientId);
 }
 
 /** The registration a grant's client id belongs to, for a refresh. */

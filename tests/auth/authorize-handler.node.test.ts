@@ -839,6 +839,7 @@ describe("refresh and sign-out through the client", () => {
         assert.deepEqual(Object.keys(first).sort(), [
           "accessToken",
           "clientId",
+          "clientSource",
           "expiresAt",
           "issuer",
           "redirectUri",
@@ -846,9 +847,9 @@ describe("refresh and sign-out through the client", () => {
           "scopes",
         ]);
         assert.deepEqual(
-          [first.expiresAt, first.issuer, first.redirectUri, first.scopes],
+          [first.expiresAt, first.issuer, first.clientSource, first.redirectUri, first.scopes],
           // The granted scopes: oidc-provider lists the resource's, offline_access is on the grant.
-          [now + TOKEN_TTL * 1000, as.issuer, REDIRECT_URI, ["mcp:tools"]],
+          [now + TOKEN_TTL * 1000, as.issuer, "registration", REDIRECT_URI, ["mcp:tools"]],
         );
         assert.equal(decodeJwt(first.accessToken).sub, "frank");
         const requested = as.tokenRequests();
@@ -861,8 +862,8 @@ describe("refresh and sign-out through the client", () => {
         assert.notEqual(second.refreshToken, first.refreshToken);
         assert.notEqual(second.accessToken, first.accessToken);
         assert.deepEqual(
-          [second.expiresAt, second.clientId, second.redirectUri],
-          [now + TOKEN_TTL * 1000, first.clientId, REDIRECT_URI],
+          [second.expiresAt, second.clientId, second.clientSource, second.redirectUri],
+          [now + TOKEN_TTL * 1000, first.clientId, "registration", REDIRECT_URI],
         );
         // Refreshed before anything was sent: every request after the clock moved carried the new token.
         const sent = mcp.requests().slice(seen).map((request) => request.token);

@@ -4,11 +4,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { exportPKCS8, generateKeyPair } from "jose";
-import { createMemoryTokenStore } from "../../src/auth/token-store.ts";
-import { createUpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
+import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
+import { createUpstreamSignIn, type UpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
+import { grantKey, readGrant, takeFlow } from "../../src/auth/authorization-code.ts";
 import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
-import type { ClientCredentialsAuth } from "../../src/policy/policy.ts";
+import type { ClientCredentialsAuth, UpstreamAuth } from "../../src/policy/policy.ts";
 import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
 
 const MCP = "https://mcp.example.com/mcp";
@@ -44,25 +45,40 @@ function network(accepted: (token: string) => boolean) {
   return { fetch, sent };
 }
 
-function signIn(
-  clientCredentials: ClientCredentialsAuth,
+/** The sign-in of "s" at {@linkcode MCP} with `auth`, on `fetch`, reading `env`, with `clock` and `tokens`. */
+function upstreamSignIn(
+  auth: UpstreamAuth,
   fetch: Fetcher,
-  env: Record<string, string>,
-  clock = { now: () => 0 },
-) {
-  const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth: { clientCredentials } } });
+  options: { env?: Record<string, string>; clock: { now(): number }; tokens: TokenStore },
+): UpstreamSignIn {
+  const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth } });
   if (transport.kind !== "http" || transport.auth === undefined) {
     throw new Error("expected an HTTP transport with auth");
   }
+  const { env = {}, clock, tokens } = options;
   return createUpstreamSignIn({
     server: "s",
     transport: { ...transport, auth: transport.auth },
     fetch,
     environment: (name) => env[name],
     clock,
-    tokens: createMemoryTokenStore({ clock }),
+    tokens,
     clientName: "test",
-  }).fetcher();
+  });
+}
+
+function signIn(
+  clientCredentials: ClientCredentialsAuth,
+  fetch: Fetcher,
+  env: Record<string, string>,
+  clock = { now: () => 0 },
+) {
+  return upstreamSignIn({ clientCredentials }, fetch, {
+    env,
+    clock,
+    tokens: createMemoryTokenStore({ clock }),
+  })
+    .fetcher();
 }
 
 describe("createUpstreamSignIn()", () => {
@@ -228,5 +244,163 @@ describe("createUpstreamSignIn()", () => {
     now = 3_600_000 - 30_000;
     assert.equal(await bearer(), "Bearer token-2");
     assert.equal(sent.filter(({ url }) => url === `${AS}/token`).length, 2);
+  });
+});
+
+const PRM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+const CIMD = "https://gate.example.com/oauth/client-metadata.json";
+const REDIRECT = "https://gate.example.com/oauth/callback";
+
+/** A token request as the authorization server received it: its Authorization header and its form. */
+interface TokenRequest {
+  readonly authorization: string;
+  readonly form: readonly (readonly [string, string])[];
+}
+
+/**
+ * A server taking the authorization code grant's tokens `at-<n>`, and its authorization server
+ * with `metadata` added to its own, answering each token request with `token(form)` (by default
+ * `at-<n>` and `rt-<n>` for 60 s). Records the token and registration requests.
+ */
+function codeNetwork(
+  metadata: Record<string, unknown>,
+  token?: (form: URLSearchParams) => Response | undefined,
+) {
+  const tokenRequests: TokenRequest[] = [];
+  const registrations: unknown[] = [];
+  let issued = 0;
+  let registered = 0;
+  const fetch: Fetcher = (url, init) => {
+    const headers = new Headers(init.headers);
+    if (url === PRM) return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
+    if (url === `${AS}/.well-known/oauth-authorization-server`) {
+      return Promise.resolve(Response.json({
+        issuer: AS,
+        authorization_endpoint: `${AS}/authorize`,
+        token_endpoint: `${AS}/token`,
+        code_challenge_methods_supported: ["S256"],
+        ...metadata,
+      }));
+    }
+    if (url === `${AS}/token`) {
+      const form = new URLSearchParams(String(init.body));
+      tokenRequests.push({ authorization: headers.get("authorization") ?? "", form: [...form] });
+      const answer = token?.(form);
+      if (answer !== undefined) return Promise.resolve(answer);
+      issued++;
+      return Promise.resolve(Response.json({
+        access_token: `at-${issued}`,
+        refresh_token: `rt-${issued}`,
+        token_type: "Bearer",
+        expires_in: 60,
+      }));
+    }
+    if (url === `${AS}/register`) {
+      registrations.push(JSON.parse(String(init.body)));
+      registered++;
+      return Promise.resolve(Response.json({ client_id: `client-${registered}` }, { status: 201 }));
+    }
+    if (/^Bearer at-/.test(headers.get("authorization") ?? "")) return Promise.resolve(new Response("ok"));
+    return Promise.resolve(
+      new Response(null, {
+        status: 401,
+        headers: { "www-authenticate": `Bearer resource_metadata="${PRM}"` },
+      }),
+    );
+  };
+  return { fetch, tokenRequests, registrations };
+}
+
+/** A refresh request of a client with no client authentication, as the authorization server receives it. */
+function publicRefresh(refreshToken: string, clientId: string): TokenRequest {
+  return {
+    authorization: "",
+    form: [["resource", MCP], ["refresh_token", refreshToken], ["grant_type", "refresh_token"], [
+      "client_id",
+      clientId,
+    ]],
+  };
+}
+
+/** The tokens `at-<n>` and `rt-<n>` of {@linkcode codeNetwork} issued at `now`, as their grant records them. */
+function issuedGrant(n: number, now: number) {
+  return { accessToken: `at-${n}`, refreshToken: `rt-${n}`, expiresAt: now + 60_000, scopes: [], issuer: AS };
+}
+
+/** The callback of the flow of `url` (an authorization URL) with `code`, as the person's browser comes back. */
+function callbackOf(url: string, code: string): URL {
+  const callback = new URL(new URL(url).searchParams.get("redirect_uri") ?? "");
+  callback.searchParams.set("code", code);
+  callback.searchParams.set("state", new URL(url).searchParams.get("state") ?? "");
+  return callback;
+}
+
+describe("createUpstreamSignIn(): the authorization code grant's client", () => {
+  test("a grant signed in with the fetcher's Client ID Metadata Document (the gateway's) is refreshed past its lifetime as that client, with no client authentication", async () => {
+    const { fetch, tokenRequests } = codeNetwork({
+      client_id_metadata_document_supported: true,
+      token_endpoint_auth_methods_supported: ["none"],
+    });
+    let now = 1_000_000;
+    const clock = { now: () => now };
+    const tokens = createMemoryTokenStore({ clock });
+    const signIn = upstreamSignIn({ oauth: {} }, fetch, { clock, tokens });
+    const authorizations: string[] = [];
+    const verifiers: string[] = [];
+    const fetcher = signIn.fetcher("alice", {
+      redirectUri: REDIRECT,
+      clientMetadataUrl: CIMD,
+      authorize: async (request) => {
+        authorizations.push(request.url);
+        const callback = callbackOf(request.url, "code-1");
+        const flow = await takeFlow(tokens, callback, "s");
+        verifiers.push(flow.verifier);
+        await signIn.complete(flow, callback);
+      },
+    });
+    assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
+    now += 60_000; // the access token has expired; its refresh token is good
+    assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
+    assert.deepEqual(authorizations.map((url) => new URL(url).searchParams.get("client_id")), [CIMD]);
+    assert.deepEqual(tokenRequests, [
+      {
+        authorization: "",
+        form: [
+          ["resource", MCP],
+          ["redirect_uri", REDIRECT],
+          ["code", "code-1"],
+          ["code_verifier", verifiers[0] ?? ""],
+          ["grant_type", "authorization_code"],
+          ["client_id", CIMD],
+        ],
+      },
+      publicRefresh("rt-1", CIMD),
+    ]);
+    assert.deepEqual(await readGrant(tokens, grantKey({ server: "s", endpoint: MCP }, "alice")), {
+      ...issuedGrant(2, now),
+      clientId: CIMD,
+      clientSource: "metadata-document",
+      redirectUri: REDIRECT,
+    });
+  });
+
+  test("a grant stored without its client's source is refreshed as before (a metadata document's when its client id is the sign-in's metadata document URL), and the new grant records it", async () => {
+    const { fetch, tokenRequests } = codeNetwork({ client_id_metadata_document_supported: true });
+    const now = 1_000_000;
+    const clock = { now: () => now };
+    const tokens = createMemoryTokenStore({ clock });
+    const key = grantKey({ server: "s", endpoint: MCP }, "alice");
+    const old = { accessToken: "old", refreshToken: "rt-0", expiresAt: now, scopes: [], issuer: AS };
+    await tokens.set(key, JSON.stringify({ ...old, clientId: CIMD, redirectUri: REDIRECT }));
+    const fetcher = upstreamSignIn({ oauth: { clientMetadataUrl: CIMD } }, fetch, { clock, tokens })
+      .fetcher("alice", { redirectUri: REDIRECT });
+    assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
+    assert.deepEqual(tokenRequests, [publicRefresh("rt-0", CIMD)]);
+    assert.deepEqual(await readGrant(tokens, key), {
+      ...issuedGrant(1, now),
+      clientId: CIMD,
+      clientSource: "metadata-document",
+      redirectUri: REDIRECT,
+    });
   });
 });
