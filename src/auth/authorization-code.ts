@@ -3,8 +3,9 @@
  * client is at the authorization server (pre-registered, Client ID Metadata Document, Dynamic
  * Client Registration, in that order), the authorization request (PKCE S256, `state`, RFC 8707
  * `resource`, scopes), the callback (`state` single-use and bound to its flow, RFC 9207 `iss`),
- * the code exchange and refresh. Nothing here keeps state in memory: registrations, flows in
- * progress and tokens live in the {@linkcode TokenStore}, so any instance can take a callback.
+ * the code exchange and refresh (a registered client the server refuses with `invalid_client` is
+ * forgotten: the next sign-in registers anew). Nothing here keeps state in memory: registrations,
+ * flows in progress and tokens live in the {@linkcode TokenStore}, so any instance can take a callback.
  *
  * @module
  */
@@ -348,7 +349,12 @@ export async function finishAuthorization(
       return await oauth.processAuthorizationCodeResponse(flow.as, client, response);
     });
   } catch (error) {
-    throw new UpstreamAuthError(`sign-in failed: ${describeTokenFailure(flow.as.issuer, error)}`);
+    throw await tokenRequestError(context, {
+      failed: "sign-in failed",
+      issuer: flow.as.issuer,
+      registration: flow.registration,
+      error,
+    });
   }
   const grant: Grant = {
     ...grantOf(result, {
@@ -418,7 +424,90 @@ export async function refreshGrant(
     };
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant") return undefined;
-    throw new UpstreamAuthError(`refreshing the token failed: ${describeTokenFailure(as.issuer, error)}`);
+    throw await tokenRequestError(context, {
+      failed: "refreshing the token failed",
+      issuer: as.issuer,
+      registration,
+      error,
+    });
+  }
+}
+
+/** A token request that failed: what failed, where, as which client, and what was thrown. */
+interface TokenRequestFailure {
+  /** What failed, the message's start: `sign-in failed`, `refreshing the token failed`. */
+  readonly failed: string;
+  /** The authorization server. */
+  readonly issuer: string;
+  /** The client the request was sent as. */
+  readonly registration: Registration;
+  /** What the token request threw. */
+  readonly error: unknown;
+}
+
+/**
+ * The error of a failed token request. When the authorization server refused the client itself
+ * (`invalid_client`, RFC 6749 §5.2) it says what to do: a client of sluice's own registration,
+ * which the server may have let expire or forgotten (RFC 7591 §3.2.1), is dropped from the store
+ * so the next sign-in registers anew (kept, every sign-in would send the person to the server
+ * with a client it refuses); the policy's client is the operator's to check, and is kept.
+ *
+ * @param context The server's sign-in.
+ * @param failure What failed, where, as which client, and what was thrown.
+ * @returns The error to throw.
+ * @throws {Error} When the store fails while the refused registration is dropped.
+ */
+async function tokenRequestError(
+  context: CodeGrantContext,
+  failure: TokenRequestFailure,
+): Promise<UpstreamAuthError> {
+  const { failed, issuer, registration, error } = failure;
+  const described = `${failed}: ${describeTokenFailure(issuer, error)}`;
+  if (!refusesClient(error)) return new UpstreamAuthError(described);
+  if (registration.source === "registration") {
+    await forgetRegistration(context, registration);
+    return new UpstreamAuthError(
+      `${described}; it no longer knows the client "${registration.clientId}" that sluice registered with it, so the next sign-in registers anew`,
+    );
+  }
+  if (registration.source === "policy") {
+    return new UpstreamAuthError(
+      `${described}; check that the policy's client "${registration.clientId}" (transport.auth.oauth.clientId, and its secret in clientSecretEnv if it has one) is registered with "${issuer}"`,
+    );
+  }
+  return new UpstreamAuthError(described);
+}
+
+/**
+ * Whether a token request failed because the authorization server refused the client
+ * (`invalid_client`), read as `describeTokenFailure` reads it: an error response, or a challenge
+ * (a refused HTTP authentication, RFC 6749 §5.2) without another `error`.
+ *
+ * @param error What the token request threw.
+ * @returns Whether the client was refused.
+ */
+function refusesClient(error: unknown): boolean {
+  if (error instanceof oauth.ResponseBodyError) return error.error === "invalid_client";
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    return (error.cause[0]?.parameters.error ?? "invalid_client") === "invalid_client";
+  }
+  return false;
+}
+
+/**
+ * Drops a client of sluice's own registration from the store, where it is still the one kept:
+ * another sign-in may have registered anew meanwhile, and its client is kept.
+ *
+ * @param context The server's sign-in (its redirect URI is the registration's).
+ * @param registration The refused client.
+ * @returns When it is dropped.
+ * @throws {Error} When the store fails, or holds no JSON under the registration's key.
+ */
+async function forgetRegistration(context: CodeGrantContext, registration: Registration): Promise<void> {
+  const key = registrationKey(context, registration.issuer);
+  const text = await context.tokens.get(key);
+  if (text !== undefined && (JSON.parse(text) as Registration).clientId === registration.clientId) {
+    await context.tokens.delete(key);
   }
 }
 

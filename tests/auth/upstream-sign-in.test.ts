@@ -5,7 +5,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
-import { createUpstreamSignIn, type UpstreamSignIn } from "../../src/auth/upstream-sign-in.ts";
+import {
+  createUpstreamSignIn,
+  type SignInOverrides,
+  type UpstreamSignIn,
+} from "../../src/auth/upstream-sign-in.ts";
 import { grantKey, readGrant, takeFlow } from "../../src/auth/authorization-code.ts";
 import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
@@ -49,13 +53,18 @@ function network(accepted: (token: string) => boolean) {
 function upstreamSignIn(
   auth: UpstreamAuth,
   fetch: Fetcher,
-  options: { env?: Record<string, string>; clock: { now(): number }; tokens: TokenStore },
+  options: {
+    env?: Record<string, string>;
+    clock: { now(): number };
+    tokens: TokenStore;
+    redirectUri?: string;
+  },
 ): UpstreamSignIn {
   const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth } });
   if (transport.kind !== "http" || transport.auth === undefined) {
     throw new Error("expected an HTTP transport with auth");
   }
-  const { env = {}, clock, tokens } = options;
+  const { env = {}, clock, tokens, redirectUri } = options;
   return createUpstreamSignIn({
     server: "s",
     transport: { ...transport, auth: transport.auth },
@@ -64,6 +73,7 @@ function upstreamSignIn(
     clock,
     tokens,
     clientName: "test",
+    redirectUri,
   });
 }
 
@@ -250,6 +260,8 @@ describe("createUpstreamSignIn()", () => {
 const PRM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 const CIMD = "https://gate.example.com/oauth/client-metadata.json";
 const REDIRECT = "https://gate.example.com/oauth/callback";
+/** Where a client of sluice's own registration at {@linkcode AS} for {@linkcode REDIRECT} is kept. */
+const REGISTRATION_KEY = `client|s|${encodeURIComponent(AS)}|${encodeURIComponent(REDIRECT)}`;
 
 /** A token request as the authorization server received it: its Authorization header and its form. */
 interface TokenRequest {
@@ -298,7 +310,11 @@ function codeNetwork(
     if (url === `${AS}/register`) {
       registrations.push(JSON.parse(String(init.body)));
       registered++;
-      return Promise.resolve(Response.json({ client_id: `client-${registered}` }, { status: 201 }));
+      return Promise.resolve(
+        Response.json({ client_id: `client-${registered}`, client_secret: `secret-${registered}` }, {
+          status: 201,
+        }),
+      );
     }
     if (/^Bearer at-/.test(headers.get("authorization") ?? "")) return Promise.resolve(new Response("ok"));
     return Promise.resolve(
@@ -322,6 +338,26 @@ function publicRefresh(refreshToken: string, clientId: string): TokenRequest {
   };
 }
 
+/**
+ * A code exchange with {@linkcode REDIRECT}, as the authorization server receives it: the client
+ * id in the form (no client authentication), or a secret in the Basic header.
+ */
+function codeExchange(
+  exchange: { code: string; verifier: string; clientId: string; secret?: string },
+): TokenRequest {
+  const { code, verifier, clientId, secret } = exchange;
+  const form: [string, string][] = [
+    ["resource", MCP],
+    ["redirect_uri", REDIRECT],
+    ["code", code],
+    ["code_verifier", verifier],
+    ["grant_type", "authorization_code"],
+  ];
+  return secret === undefined
+    ? { authorization: "", form: [...form, ["client_id", clientId]] }
+    : { authorization: `Basic ${btoa(`${clientId}:${secret}`)}`, form };
+}
+
 /** The tokens `at-<n>` and `rt-<n>` of {@linkcode codeNetwork} issued at `now`, as their grant records them. */
 function issuedGrant(n: number, now: number) {
   return { accessToken: `at-${n}`, refreshToken: `rt-${n}`, expiresAt: now + 60_000, scopes: [], issuer: AS };
@@ -335,6 +371,27 @@ function callbackOf(url: string, code: string): URL {
   return callback;
 }
 
+/**
+ * The fetcher of "alice" with `overrides`, whose person signs in at once: the browser comes back
+ * with `code-<n>` for the n-th sign-in, and the flow is completed. Records the client id of each
+ * authorization URL and the verifier of each flow.
+ */
+function signingFetcher(signIn: UpstreamSignIn, tokens: TokenStore, overrides: SignInOverrides) {
+  const clientIds: (string | null)[] = [];
+  const verifiers: string[] = [];
+  const fetcher = signIn.fetcher("alice", {
+    ...overrides,
+    authorize: async (request) => {
+      clientIds.push(new URL(request.url).searchParams.get("client_id"));
+      const callback = callbackOf(request.url, `code-${clientIds.length}`);
+      const flow = await takeFlow(tokens, callback, "s");
+      verifiers.push(flow.verifier);
+      await signIn.complete(flow, callback);
+    },
+  });
+  return { fetcher, clientIds, verifiers };
+}
+
 describe("createUpstreamSignIn(): the authorization code grant's client", () => {
   test("a grant signed in with the fetcher's Client ID Metadata Document (the gateway's) is refreshed past its lifetime as that client, with no client authentication", async () => {
     const { fetch, tokenRequests } = codeNetwork({
@@ -345,35 +402,16 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
     const clock = { now: () => now };
     const tokens = createMemoryTokenStore({ clock });
     const signIn = upstreamSignIn({ oauth: {} }, fetch, { clock, tokens });
-    const authorizations: string[] = [];
-    const verifiers: string[] = [];
-    const fetcher = signIn.fetcher("alice", {
+    const { fetcher, clientIds, verifiers } = signingFetcher(signIn, tokens, {
       redirectUri: REDIRECT,
       clientMetadataUrl: CIMD,
-      authorize: async (request) => {
-        authorizations.push(request.url);
-        const callback = callbackOf(request.url, "code-1");
-        const flow = await takeFlow(tokens, callback, "s");
-        verifiers.push(flow.verifier);
-        await signIn.complete(flow, callback);
-      },
     });
     assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
     now += 60_000; // the access token has expired; its refresh token is good
     assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
-    assert.deepEqual(authorizations.map((url) => new URL(url).searchParams.get("client_id")), [CIMD]);
+    assert.deepEqual(clientIds, [CIMD]);
     assert.deepEqual(tokenRequests, [
-      {
-        authorization: "",
-        form: [
-          ["resource", MCP],
-          ["redirect_uri", REDIRECT],
-          ["code", "code-1"],
-          ["code_verifier", verifiers[0] ?? ""],
-          ["grant_type", "authorization_code"],
-          ["client_id", CIMD],
-        ],
-      },
+      codeExchange({ code: "code-1", verifier: verifiers[0] ?? "", clientId: CIMD }),
       publicRefresh("rt-1", CIMD),
     ]);
     assert.deepEqual(await readGrant(tokens, grantKey({ server: "s", endpoint: MCP }, "alice")), {
@@ -403,4 +441,120 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
       redirectUri: REDIRECT,
     });
   });
+
+  test("a refresh refused with invalid_client for a client of sluice's own registration fails the call saying so and drops the registration: the next call registers anew and signs in as the new client", async () => {
+    const { fetch, tokenRequests, registrations } = codeNetwork(
+      { registration_endpoint: `${AS}/register`, token_endpoint_auth_methods_supported: ["none"] },
+      (form) =>
+        form.get("client_id") === "gone"
+          ? Response.json({ error: "invalid_client" }, { status: 401 })
+          : undefined,
+    );
+    const now = 1_000_000;
+    const clock = { now: () => now };
+    const tokens = createMemoryTokenStore({ clock });
+    const gone = { issuer: AS, clientId: "gone", method: "none", source: "registration" };
+    await tokens.set(REGISTRATION_KEY, JSON.stringify(gone));
+    const key = grantKey({ server: "s", endpoint: MCP }, "alice");
+    const old = { accessToken: "old", refreshToken: "rt-0", expiresAt: now, scopes: [], issuer: AS };
+    await tokens.set(
+      key,
+      JSON.stringify({ ...old, clientId: "gone", clientSource: "registration", redirectUri: REDIRECT }),
+    );
+    const signIn = upstreamSignIn({ oauth: {} }, fetch, { clock, tokens });
+    const { fetcher, clientIds, verifiers } = signingFetcher(signIn, tokens, { redirectUri: REDIRECT });
+    await assert.rejects(
+      fetcher(MCP, { method: "POST", body: "{}" }),
+      new UpstreamAuthError(
+        `refreshing the token failed: the authorization server "${AS}" refused the token request with HTTP 401, error "invalid_client"; it no longer knows the client "gone" that sluice registered with it, so the next sign-in registers anew`,
+      ),
+    );
+    assert.equal(await tokens.get(REGISTRATION_KEY), undefined);
+    assert.equal(await (await fetcher(MCP, { method: "POST", body: "{}" })).text(), "ok");
+    assert.deepEqual(registrations, [{
+      client_name: "test",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      application_type: "web",
+    }]);
+    assert.deepEqual(clientIds, ["client-1"]);
+    assert.deepEqual(tokenRequests, [
+      publicRefresh("rt-0", "gone"),
+      codeExchange({ code: "code-1", verifier: verifiers[0] ?? "", clientId: "client-1" }),
+    ]);
+    assert.deepEqual(JSON.parse((await tokens.get(REGISTRATION_KEY)) ?? "null"), {
+      issuer: AS,
+      clientId: "client-1",
+      clientSecret: "secret-1",
+      method: "none",
+      source: "registration",
+    });
+    assert.deepEqual(await readGrant(tokens, key), {
+      ...issuedGrant(1, now),
+      clientId: "client-1",
+      clientSource: "registration",
+      redirectUri: REDIRECT,
+    });
+  });
+
+  const refusedClients = [
+    {
+      name: "a client of sluice's own registration is dropped: the next sign-in registers anew",
+      oauth: {},
+      clientIds: ["client-1", "client-2"],
+      exchange: { clientId: "client-1", secret: "secret-1" },
+      advice:
+        `it no longer knows the client "client-1" that sluice registered with it, so the next sign-in registers anew`,
+      registrations: 2,
+    },
+    {
+      name: "the policy's client is kept, and the error says to check it",
+      oauth: { clientId: "sluice", issuer: AS, clientSecretEnv: "S" },
+      clientIds: ["sluice", "sluice"],
+      exchange: { clientId: "sluice", secret: "p" },
+      advice:
+        `check that the policy's client "sluice" (transport.auth.oauth.clientId, and its secret in clientSecretEnv if it has one) is registered with "${AS}"`,
+      registrations: 0,
+    },
+  ] as const;
+  for (const refused of refusedClients) {
+    test(`a code exchange refused with a 401 Basic challenge (invalid_client) fails the sign-in: ${refused.name}`, async () => {
+      const { fetch, tokenRequests, registrations } = codeNetwork(
+        {
+          registration_endpoint: `${AS}/register`,
+          token_endpoint_auth_methods_supported: ["client_secret_basic"],
+        },
+        () => new Response(null, { status: 401, headers: { "www-authenticate": 'Basic realm="as"' } }),
+      );
+      const clock = { now: () => 1_000_000 };
+      const tokens = createMemoryTokenStore({ clock });
+      const signIn = upstreamSignIn({ oauth: refused.oauth }, fetch, {
+        env: { S: "p" },
+        clock,
+        tokens,
+        redirectUri: REDIRECT,
+      });
+      const first = await signIn.begin("alice");
+      const callback = callbackOf(first.url, "code-1");
+      const flow = await takeFlow(tokens, callback, "s");
+      await assert.rejects(
+        signIn.complete(flow, callback),
+        new UpstreamAuthError(
+          `sign-in failed: the authorization server "${AS}" refused the token request with HTTP 401, error "invalid_client"; ${refused.advice}`,
+        ),
+      );
+      assert.deepEqual(tokenRequests, [
+        codeExchange({ code: "code-1", verifier: flow.verifier, ...refused.exchange }),
+      ]);
+      assert.equal(await tokens.get(REGISTRATION_KEY), undefined);
+      const second = await signIn.begin("alice");
+      assert.deepEqual(
+        [first.url, second.url].map((url) => new URL(url).searchParams.get("client_id")),
+        refused.clientIds,
+      );
+      assert.equal(registrations.length, refused.registrations);
+    });
+  }
 });
