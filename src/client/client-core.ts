@@ -292,7 +292,7 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
     eraOf: (serverId, call) => servers.eraOf(serverId, call),
     signIn: (serverId) => signIns.get(serverId),
     // The front closes every session it opens (with its caller's, when idle, or from onClose).
-    legacySession: (serverId, chain, caller, fetch) => servers.legacySession(serverId, chain, caller, fetch),
+    legacySession: (serverId, chain, owner) => servers.legacySession(serverId, chain, owner),
     modernSession: (serverId, chain) => servers.modernSession(serverId, chain),
     onClose: (listener) => servers.onClose(listener),
   };

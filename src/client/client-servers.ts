@@ -7,8 +7,9 @@
  * that wait for it meanwhile, so it runs under the client's own signal (aborted by `close()`): a
  * call whose signal fires stops waiting for it alone.
  *
- * The front opens sessions of its own from the same servers (with its own chain, and its
- * caller's sign-in): it closes those itself, so they are never kept here.
+ * The front opens sessions of its own from the same servers (with its own chain, its caller's
+ * sign-in, and the principal the session belongs to): it closes those itself, so they are never
+ * kept here.
  *
  * @module
  */
@@ -28,6 +29,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { ModernServerSession } from "./modern/modern-server-session.ts";
 import { ModernSession } from "./modern/modern-session.ts";
 import type { CallerHooks, ServerSession } from "./server-session.ts";
+import type { Principal } from "../handler/handler.ts";
 
 /** One server of the client. */
 export interface ServerEntry {
@@ -51,6 +53,18 @@ export interface LegacySessionInput {
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
   /** The front's hooks when the session serves one of its callers. */
   readonly caller?: CallerHooks | undefined;
+  /** The front's caller the session belongs to (its server's requests tied to no call run as theirs). */
+  readonly principal?: Principal | undefined;
+}
+
+/** Whom the front opens a legacy session for ({@linkcode ClientServers.legacySession}). */
+export interface FrontLegacySession {
+  /** A legacy caller's hooks (its own declaration, its unrelated messages); none for a pooled session. */
+  readonly caller?: CallerHooks | undefined;
+  /** The fetch to use instead of the server's (the caller's sign-in). @default the server's */
+  readonly fetch?: Fetcher | undefined;
+  /** The one caller the session belongs to: the server's requests tied to no call run as theirs. */
+  readonly principal?: Principal | undefined;
 }
 
 /** What every session of the client is opened with. */
@@ -214,14 +228,13 @@ export class ClientServers {
    *
    * @param serverId The server.
    * @param chain The chain of the session.
-   * @param caller The front's caller's hooks.
-   * @param fetch The fetch to use instead of the server's.
+   * @param owner The front's caller's hooks, its fetch, and the principal the session belongs to.
    * @returns The session.
    * @throws {ClientError} `"config"` when the client is closed, the entry has no legacy support or
    *   the server is unknown.
    */
-  legacySession(serverId: string, chain: Chain, caller?: CallerHooks, fetch?: Fetcher): ServerSession {
-    return this.#legacy(this.#frontEntry(serverId, chain, fetch), caller);
+  legacySession(serverId: string, chain: Chain, owner: FrontLegacySession = {}): ServerSession {
+    return this.#legacy(this.#frontEntry(serverId, chain, owner.fetch), owner);
   }
 
   /**
@@ -303,7 +316,7 @@ export class ClientServers {
     return new ModernServerSession(session, { maxRounds: policy.maxRounds, tasks, timers });
   }
 
-  #legacy(entry: ServerEntry, caller?: CallerHooks): ServerSession {
+  #legacy(entry: ServerEntry, owner: Omit<FrontLegacySession, "fetch"> = {}): ServerSession {
     const { policy, chain, fetch } = entry;
     const { legacy, clientInfo, timers, clock, assigns, wantsLogs, queue } = this.#parts;
     if (legacy === undefined) {
@@ -315,7 +328,20 @@ export class ClientServers {
     }
     const notify = (notification: JsonRpcNotification, connection: number) =>
       queue.push(policy.server, "legacy", notification, connection);
-    return legacy({ policy, chain, clientInfo, fetch, timers, clock, assigns, wantsLogs, notify, caller });
+    const { caller, principal } = owner;
+    return legacy({
+      policy,
+      chain,
+      clientInfo,
+      fetch,
+      timers,
+      clock,
+      assigns,
+      wantsLogs,
+      notify,
+      caller,
+      principal,
+    });
   }
 
   /** A server as the front opens it: its chain, and its caller's fetch when given. */

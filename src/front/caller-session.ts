@@ -569,6 +569,7 @@ export class CallerSession {
           signal: work.signal,
           method,
           fetch: this.#fetch,
+          principal: this.#principal,
         }),
       );
       attempt = this.#upstream = started;

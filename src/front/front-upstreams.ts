@@ -12,13 +12,16 @@
  *   call: on stdio, where a request ties to the one call in flight, a lease is exclusive (a
  *   session, its own process, carries one call at a time) and a principal has at most
  *   {@linkcode MAX_CALLS_PER_CALLER} calls in progress per server; on HTTP, where a request ties
- *   by the stream that carried it, the principal's one session carries all its calls. Discovery
- *   and lists use any session of the principal's (never waiting behind its calls). A session
- *   unused for `sessionIdleTimeout` closes, and all close with the client; a server has at most
- *   `maxSessions` of them, as {@linkcode CappedSessions} holds them;
+ *   by the stream that carried it, the principal's one session carries all its calls. A request
+ *   the server sends tied to no call runs as the principal (as the request that opened the
+ *   session authenticated it). Discovery and lists use any session of the principal's (never
+ *   waiting behind its calls). A session unused for `sessionIdleTimeout` closes, and all close
+ *   with the client; a server has at most `maxSessions` of them, as {@linkcode CappedSessions}
+ *   holds them;
  * - a legacy upstream, for a legacy caller: a session of its own (its own stdio child or HTTP
  *   session), declaring what that caller can answer, so roots, server state and logs never
- *   cross callers. The caller's session closes it.
+ *   cross callers; a request the server sends tied to no call runs as that caller. The caller's
+ *   session closes it.
  *
  * The era of an `"auto"` server is the client's to find (it probes once and remembers).
  *
@@ -137,21 +140,31 @@ export class FrontUpstreams {
    *
    * @param server The server.
    * @param call The caller's request waiting for the era probe (its signal and method), what the
-   *   caller declares and where its unrelated messages go (`hooks`), and its sign-in when the
-   *   server signs in per person (its own legacy session keeps it; on a modern server the caller
-   *   passes it with each request).
+   *   caller declares and where its unrelated messages go (`hooks`), its sign-in when the server
+   *   signs in per person (its own legacy session keeps it; on a modern server the caller passes
+   *   it with each request), and the caller, as whom its own legacy session's requests tied to
+   *   no call run.
    * @returns The session, and whether it is the caller's own.
    */
   async forLegacyCaller(
     server: FrontServer,
-    call: WaitingCall & { readonly hooks: CallerHooks; readonly fetch?: Fetcher | undefined },
+    call: WaitingCall & {
+      readonly hooks: CallerHooks;
+      readonly fetch?: Fetcher | undefined;
+      readonly principal?: Principal | undefined;
+    },
   ): Promise<{ readonly session: ServerSession; readonly own: boolean }> {
-    const { hooks, fetch } = call;
+    const { hooks, fetch, principal } = call;
     const serverId = server.policy.server;
     if (await this.#internals.eraOf(serverId, call) === "modern") {
       return { session: this.modernOf(server), own: false };
     }
-    return { session: this.#internals.legacySession(serverId, server.chain, hooks, fetch), own: true };
+    const session = this.#internals.legacySession(serverId, server.chain, {
+      caller: hooks,
+      fetch,
+      principal,
+    });
+    return { session, own: true };
   }
 
   /**
@@ -184,24 +197,24 @@ export class FrontUpstreams {
     principal: Principal | undefined,
     fetch: Fetcher | undefined,
   ): ModernCallersUpstream {
-    const key = principalKey(principal);
     return {
       era: "legacy",
-      request: (use) => this.#request(server, key, use, fetch),
-      lease: () => this.#lease(server, key, fetch),
+      request: (use) => this.#request(server, principal, use, fetch),
+      lease: () => this.#lease(server, principal, fetch),
     };
   }
 
   async #request(
     server: FrontServer,
-    key: string,
+    principal: Principal | undefined,
     use: (session: ServerSession) => Promise<JsonObject>,
     fetch: Fetcher | undefined,
   ): Promise<FrontCallOutcome> {
     const pool = this.#poolOf(server);
+    const key = principalKey(principal);
     const mine = [...pool.values()].filter((entry) => entry.principal === key);
     const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ??
-      this.#open(server, key, fetch);
+      this.#open(server, principal, fetch);
     if (entry === undefined) return callError(-32000, pool.refusal);
     entry.requests++;
     entry.lastUsed = this.#internals.clock.now();
@@ -213,8 +226,13 @@ export class FrontUpstreams {
     }
   }
 
-  #lease(server: FrontServer, key: string, fetch: Fetcher | undefined): UpstreamLease | FrontCallOutcome {
+  #lease(
+    server: FrontServer,
+    principal: Principal | undefined,
+    fetch: Fetcher | undefined,
+  ): UpstreamLease | FrontCallOutcome {
     const pool = this.#poolOf(server);
+    const key = principalKey(principal);
     const mine = [...pool.values()].filter((entry) => entry.principal === key);
     const stdio = server.policy.transport.kind === "stdio";
     let entry: Pooled | undefined;
@@ -227,7 +245,7 @@ export class FrontUpstreams {
       // On HTTP a request ties by the stream that carried it: one session carries every call.
       entry = mine[0];
     }
-    entry ??= this.#open(server, key, fetch);
+    entry ??= this.#open(server, principal, fetch);
     if (entry === undefined) return callError(-32000, pool.refusal);
     const leased = entry;
     leased.calls++;
@@ -257,17 +275,25 @@ export class FrontUpstreams {
    * A new session in the pool, for a principal; at `maxSessions` the longest-unused idle session
    * (of any principal) is closed to make room.
    *
+   * @param server The server.
+   * @param principal The caller whose request opens it: the session is theirs (their key's), and
+   *   the server's requests on it tied to no call run as them.
+   * @param fetch The caller's sign-in, when the server signs in per person.
    * @returns The entry, or `undefined` while every session is in use.
    */
-  #open(server: FrontServer, key: string, fetch: Fetcher | undefined): Pooled | undefined {
+  #open(
+    server: FrontServer,
+    principal: Principal | undefined,
+    fetch: Fetcher | undefined,
+  ): Pooled | undefined {
     const pool = this.#poolOf(server);
     if (!pool.makeRoom()) return undefined;
     const { policy, chain } = server;
     // The principal's sign-in, when the server signs in per person: its sessions are its own.
-    const session = this.#internals.legacySession(policy.server, chain, undefined, fetch);
+    const session = this.#internals.legacySession(policy.server, chain, { fetch, principal });
     const entry: Pooled = {
       session,
-      principal: key,
+      principal: principalKey(principal),
       calls: 0,
       requests: 0,
       lastUsed: this.#internals.clock.now(),

@@ -1,7 +1,8 @@
 // What the front keeps apart per principal, against the real modern peer (a process): a sealed
 // requestState opens only for the caller it was sealed for and only once (the memory store's
-// claim), input budgets are per caller, ctx.principal reaches the handler, and a 2025 caller's
-// session belongs to the principal that opened it.
+// claim), input budgets are per caller, ctx.principal reaches the handler (also for a legacy
+// upstream's request tied to no call, on the upstream session of one caller's), and a 2025
+// caller's session belongs to the principal that opened it.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
@@ -12,6 +13,7 @@ import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { initializeMessage, LegacyCaller } from "../_support/legacy-caller.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
+import { legacyHandshake, scriptedServer } from "../_support/scripted-server.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -87,6 +89,139 @@ async function aliceAndBob() {
   const bob = new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/modern`);
   bob.session = alice.session;
   return { client, alice, bob };
+}
+
+/**
+ * A 2025 server over Streamable HTTP, in process: each standalone GET stream (one per upstream
+ * session) asks `roots/list` twice at once, tied to no call, and stays open; `answered(count)`
+ * resolves once it has read `count` answers, and `answers()` are those, by id.
+ */
+function untiedRootsServer() {
+  const event = (message: unknown) =>
+    new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  let nextId = 100;
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
+  const answers = () =>
+    server.requests.filter((r) => r.body.method === undefined).map((r) => r.body as { id: number })
+      .sort((a, b) => a.id - b.id);
+  const server = scriptedServer((request) => {
+    const read = answers().length;
+    for (const wait of waiting) if (read >= wait.count) wait.resolve();
+    return legacyHandshake(request.body, "2025-11-25", "read") ?? new Response(null, { status: 202 });
+  });
+  const fetch = (url: string, init: RequestInit): Promise<Response> => {
+    if (init.method === "POST") return server.fetch(url, init);
+    if (init.method !== "GET") return Promise.resolve(new Response(null, { status: 405 }));
+    const asked = [nextId++, nextId++].map((id) => event({ jsonrpc: "2.0", id, method: "roots/list" }));
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => asked.forEach((e) => controller.enqueue(e)),
+    });
+    return Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
+  };
+  return {
+    fetch,
+    answers,
+    answered: (count: number) =>
+      new Promise<void>((resolve) =>
+        answers().length >= count ? resolve() : void waiting.push({ count, resolve })
+      ),
+  };
+}
+
+/**
+ * A front over {@linkcode untiedRootsServer} ("up", legacy) with an input budget of 1 per hour per
+ * caller, whose handler answers roots naming `ctx.principal`: the principals it saw, and the
+ * input decision events, sorted (a session's two requests run at once, so their events come in
+ * either order).
+ */
+function untiedFront() {
+  const upstream = untiedRootsServer();
+  const seen: Array<Principal | undefined> = [];
+  const clock = { now: () => NOW };
+  const client = createClient({
+    name: "gate",
+    fetch: upstream.fetch,
+    clock,
+    store: createMemoryStore({ clock }),
+    handler: {
+      roots: (ctx) => {
+        seen.push(ctx.principal);
+        return { roots: [{ uri: `file:///srv/${ctx.principal?.subject}` }] };
+      },
+    },
+    policies: [{
+      server: "up",
+      transport: { url: "https://up.example/mcp" },
+      era: "legacy",
+      inputRateLimit: { rate: 1, per: "1h", burst: 1 },
+    }],
+  });
+  const events: unknown[] = [];
+  client.onDecision((event) => void (event.type === "input" && events.push(event)));
+  const app = createFront({
+    client,
+    stateKey: KEY,
+    auth: (request) => CALLERS[request.headers.get("x-user") ?? ""] ?? new Response(null, { status: 401 }),
+  });
+  const as = (user: string) => async (url: string, init: RequestInit) =>
+    await app.fetch(
+      new Request(url, { ...init, headers: { ...init.headers as Record<string, string>, "x-user": user } }),
+    );
+  const inputEvents = () =>
+    events.map((event) => JSON.stringify(event)).sort().map((line) => JSON.parse(line));
+  return { app, client, upstream, seen, inputEvents, as };
+}
+
+/**
+ * What {@linkcode untiedFront} gives once alice's upstream session, then bob's, asked roots/list
+ * twice tied to no call: each caller's first answered by the handler as that caller, its second
+ * over that caller's own budget, each event naming its caller.
+ */
+function untiedAnsweredPerCaller() {
+  const overBudget = {
+    code: -32000,
+    message: "Input request refused: over the budget of 1 per 3600000 ms (burst 1); retry in 3600000 ms",
+  };
+  const rooted = (id: number, user: string) => ({
+    jsonrpc: "2.0",
+    id,
+    result: { roots: [{ uri: `file:///srv/${user}` }] },
+  });
+  const event = {
+    type: "input",
+    time: new Date(NOW).toISOString(),
+    client: "gate",
+    server: "up",
+    era: "legacy",
+  };
+  const answered = (caller: string) => ({
+    ...event,
+    caller,
+    method: "roots/list",
+    outcome: "answered",
+    changes: [],
+    handlerMs: 0,
+    durationMs: 0,
+  });
+  const refused = (caller: string) => ({
+    ...event,
+    caller,
+    method: "roots/list",
+    outcome: "policy",
+    changes: [],
+    refusal: overBudget,
+    durationMs: 0,
+  });
+  return {
+    seen: [CALLERS.alice, { subject: "bob", scopes: [], claims: {} }],
+    answers: [
+      rooted(100, "alice"),
+      { jsonrpc: "2.0", id: 101, error: overBudget },
+      rooted(102, "bob"),
+      { jsonrpc: "2.0", id: 103, error: overBudget },
+    ],
+    events: [answered("alice"), refused("alice"), answered("bob"), refused("bob")],
+  };
 }
 
 describe("the front keeps principals apart", () => {
@@ -168,6 +303,28 @@ describe("the front keeps principals apart", () => {
       { subject: "alice", scopes: ["files:read"], claims: { team: "ops" } },
       { subject: "bob", scopes: [], claims: {} },
     ]);
+    await client.close();
+  });
+
+  test("a legacy upstream's requests tied to no call on a 2025 caller's own session run as that caller, within its own budget", async () => {
+    const { client, upstream, seen, inputEvents, as } = untiedFront();
+    await new LegacyCaller(as("alice"), `${LOOPBACK}/mcp/up`).initialize();
+    await upstream.answered(2);
+    await new LegacyCaller(as("bob"), `${LOOPBACK}/mcp/up`).initialize();
+    await upstream.answered(4);
+    assert.deepEqual({ seen, answers: upstream.answers(), events: inputEvents() }, untiedAnsweredPerCaller());
+    await client.close();
+  });
+
+  test("a legacy upstream's requests tied to no call on a 2026 caller's pooled session run as that caller, within its own budget", async () => {
+    const { app, client, upstream, seen, inputEvents } = untiedFront();
+    const list = (user: string) =>
+      modernRequest(`${LOOPBACK}/mcp/up`, "tools/list", { _meta: modernMeta() }, { "x-user": user });
+    assert.equal((await app.fetch(list("alice"))).status, 200);
+    await upstream.answered(2);
+    assert.equal((await app.fetch(list("bob"))).status, 200);
+    await upstream.answered(4);
+    assert.deepEqual({ seen, answers: upstream.answers(), events: inputEvents() }, untiedAnsweredPerCaller());
     await client.close();
   });
 

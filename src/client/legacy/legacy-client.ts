@@ -104,6 +104,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     wantsLogs: input.wantsLogs,
     notify: input.notify,
     caller: input.caller,
+    principal: input.principal,
     // The server's stderr goes down the log path (sanitized there), as "stderr" entries at
     // STDERR_LOG_LEVEL; the session drops them below its log level (the policy's logLevel).
     onStderr: (line) =>

@@ -38,6 +38,7 @@ import {
 } from "../../transport/legacy-connection.ts";
 import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
 import type { CallerHooks } from "../server-session.ts";
+import type { Principal } from "../../handler/handler.ts";
 import { atOrAbove, type LoggingLevel } from "../../protocol/logging-level.ts";
 import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
 
@@ -73,6 +74,11 @@ export interface LegacySessionOptions {
   readonly onStderr?: (line: string) => void;
   /** The front's hooks when the session serves one of its callers (what to declare, where unrelated messages go). */
   readonly caller?: CallerHooks | undefined;
+  /**
+   * The front's caller the session belongs to: the server's requests tied to no call run as
+   * theirs. @default none (the client's own session)
+   */
+  readonly principal?: Principal | undefined;
 }
 
 /** What the handshake told: the negotiated version, the server's capabilities and instructions. */
@@ -369,6 +375,7 @@ export class LegacySession {
       version: negotiated,
       maxServerRequests: policy.maxServerRequests,
       assigns: this.#options.assigns,
+      principal: this.#options.principal,
       singleChannel: this.#options.singleChannel,
       calls: this.#calls,
       respond: (message) => connection.respond(message),

@@ -3,9 +3,11 @@
  * `roots/list`): each runs through the chain as its own job, so the connection's read loop never
  * waits for a handler. At most `maxServerRequests` run at once (the next is answered `-32000`
  * busy at once); `notifications/cancelled` aborts a job and nothing is sent; a request tied to a
- * call in flight pauses that call's deadline while it runs and gets that call's assigns. A
- * request refused before its job starts (busy, or params answered `-32602`) still gives its
- * decision event, outcome `"policy"`, as the chain's own refusals do.
+ * call in flight pauses that call's deadline while it runs and gets that call's assigns and
+ * principal; one tied to no call runs as the session's own principal (the front's caller the
+ * session belongs to), whose input budget it spends and whom its event names. A request refused
+ * before its job starts (busy, or params answered `-32602`) still gives its decision event,
+ * outcome `"policy"`, as the chain's own refusals do.
  *
  * A request is tied to a call by the transport (on HTTP, the call's stream carried it), or on
  * stdio, where a request names no call, by a guess: the one call in flight, if exactly one. The
@@ -64,6 +66,11 @@ export interface SupervisorOptions {
   readonly maxServerRequests: number;
   /** The client's assigns, for requests tied to no call. */
   readonly assigns: Readonly<Record<string, unknown>>;
+  /**
+   * The front's caller the session belongs to, for requests tied to no call (a call's own
+   * principal goes with the requests tied to it). @default none (the client's own session)
+   */
+  readonly principal?: Principal | undefined;
   /** On stdio there is one channel: a request is tied to the one call in flight, if exactly one. */
   readonly singleChannel: boolean;
   /** The calls in flight, by id key (see {@linkcode idKey}). */
@@ -143,7 +150,7 @@ export class ServerRequestSupervisor {
       version,
       assigns: call?.assigns ?? this.#options.assigns,
       relatedRequestId: call?.id ?? null,
-      principal: call?.principal,
+      principal: this.#principalOf(call),
       callInFlight: this.#options.calls.size > 0,
       signal: controller.signal,
     }).then((result) => answerDeferral(result, onDeferred, controller.signal));
@@ -239,8 +246,8 @@ export class ServerRequestSupervisor {
    * it (as of the chain's own refusals).
    *
    * @param id The request's id.
-   * @param refused Its method and params as sent, the call it is tied to (whose caller the event
-   *   names) and the refusal's code and message.
+   * @param refused Its method and params as sent, the call it is tied to (whose caller, else the
+   *   session's, the event names) and the refusal's code and message.
    */
   #refuse(id: RequestId, refused: {
     readonly input: RefusedRequest;
@@ -250,9 +257,20 @@ export class ServerRequestSupervisor {
     const { version } = this.#options;
     this.#options.chain.refused(refused.input, refused.refusal, {
       version,
-      principal: refused.call?.principal,
+      principal: this.#principalOf(refused.call),
     });
     this.#send(encodeError(id, refused.refusal));
+  }
+
+  /**
+   * Whom a server request runs as: its call's principal, else the session's own (a session the
+   * front opened belongs to one principal, so a request tied to no call is still that caller's).
+   *
+   * @param call The call it is tied to, if any.
+   * @returns The principal, or `undefined` when neither the call nor the session has one.
+   */
+  #principalOf(call: CallRecord | undefined): Principal | undefined {
+    return call?.principal ?? this.#options.principal;
   }
 
   #send(message: JsonRpcResultResponse | JsonRpcErrorResponse): void {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createChain } from "../../../src/chain/chain.ts";
 import { compilePolicy } from "../../../src/policy/compile-policy.ts";
 import { createMemoryStore } from "../../../src/limits/memory-store.ts";
-import type { Handler } from "../../../src/handler/handler.ts";
+import type { Handler, Principal } from "../../../src/handler/handler.ts";
 import {
   type CallRecord,
   idKey,
@@ -28,6 +28,7 @@ function setup(
     time?: FakeTime;
     policy?: Record<string, unknown>;
     maxServerRequests?: number;
+    principal?: Principal;
   } = {},
 ) {
   const time = options.time ?? new FakeTime();
@@ -48,6 +49,7 @@ function setup(
     version: "2025-11-25",
     maxServerRequests: options.maxServerRequests ?? 8,
     assigns: { who: "client" },
+    principal: options.principal,
     singleChannel: options.singleChannel ?? true,
     calls,
     respond: (message) => (sent.push(message), Promise.resolve()),
@@ -310,6 +312,66 @@ describe("ServerRequestSupervisor", () => {
       ],
     );
     assert.deepEqual(sent.slice(2), [{ jsonrpc: "2.0", id: 1, result: { action: "decline" } }]);
+  });
+
+  test("runs a request tied to no call as the session's principal and one tied to a call as the call's, each event naming that caller", async () => {
+    // The session was opened with alice's token; her call carries the token she holds now.
+    const opened: Principal = { subject: "alice", scopes: ["files:write"], claims: {} };
+    const now: Principal = { subject: "alice", scopes: ["files:read"], claims: {} };
+    const seen: Array<[unknown, Principal | undefined]> = [];
+    const { supervisor, sent, calls, events } = setup({
+      roots: (ctx) => (seen.push([ctx.relatedRequestId, ctx.principal]), { roots: [] }),
+    }, {
+      singleChannel: false,
+      principal: opened,
+      policy: { inputRateLimit: { rate: 1, per: "1h", burst: 2 } },
+    });
+    calls.set(idKey(7), { id: 7, assigns: {}, principal: now });
+    const roots = (id: number): JsonRpcRequest => ({ jsonrpc: "2.0", id, method: "roots/list", params: {} });
+    supervisor.handle(roots(1), undefined);
+    await settle();
+    supervisor.handle(roots(2), 7);
+    await settle();
+    supervisor.handle(roots(3), undefined);
+    supervisor.handle(
+      { jsonrpc: "2.0", id: 4, method: "elicitation/create", params: { message: 5 } },
+      undefined,
+    );
+    await settle();
+    const answered = {
+      type: "input",
+      ...AGENT,
+      caller: "alice",
+      era: "legacy",
+      method: "roots/list",
+      outcome: "answered",
+      changes: [],
+      handlerMs: 0,
+      durationMs: 0,
+    };
+    const overBudget = {
+      code: -32000,
+      message: "Input request refused: over the budget of 1 per 3600000 ms (burst 2); retry in 3600000 ms",
+    };
+    const badParams = {
+      code: -32602,
+      message: "Invalid params: $.params.message: expected string, received 5",
+    };
+    assert.deepEqual(seen, [[null, opened], [7, now]]);
+    // Both spent alice's budget of 2, so the third is over it. The bad params are refused before
+    // the chain runs: their event comes before the budget's.
+    assert.deepEqual(events, [
+      answered,
+      answered,
+      refusedEvent(badParams, { ...AGENT, caller: "alice", method: "elicitation/create", mode: "form" }),
+      refusedEvent(overBudget, { ...AGENT, caller: "alice", method: "roots/list" }),
+    ]);
+    assert.deepEqual(sent, [
+      { jsonrpc: "2.0", id: 1, result: { roots: [] } },
+      { jsonrpc: "2.0", id: 2, result: { roots: [] } },
+      { jsonrpc: "2.0", id: 4, error: badParams },
+      { jsonrpc: "2.0", id: 3, error: overBudget },
+    ]);
   });
 
   test("a request whose params fail to decode gives its input decision event, outcome policy with the -32602 refusal; an unknown method gives none", async () => {
