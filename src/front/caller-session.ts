@@ -74,7 +74,7 @@ import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-s
 import type { Heartbeat } from "./heartbeat.ts";
 import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
-import { callDecision } from "./_call-decision.ts";
+import { callDecision, type CallFacts } from "./_call-decision.ts";
 import { FORWARDED_METHODS } from "./_methods.ts";
 
 /**
@@ -113,7 +113,11 @@ export interface CallerSessionInit {
   readonly upstreams: FrontUpstreams;
   readonly clock: Clock;
   readonly timers: Timers;
-  /** Who the caller is (the gateway's `auth`), for handlers and the policy's `access`. */
+  /**
+   * Who opened the session (the gateway's `auth` for its `initialize`): its owner, and whom the
+   * requests its own upstream session sends tied to no call run as. Each later request brings its
+   * own (`handle`), for handlers and the policy's `access`.
+   */
   readonly principal?: Principal | undefined;
   /** The caller's sign-in, when the server signs in per person. */
   readonly fetch?: Fetcher | undefined;
@@ -236,11 +240,14 @@ export class CallerSession {
    * Handles one message the caller POSTed.
    *
    * @param message A request, a notification, or an answer to a request the front sent.
+   * @param principal Who sent it (the gateway's `auth` for this POST, whose subject is the
+   *   session's owner): its token's scopes and claims decide what `tools/list` shows, and a call
+   *   runs, and its event is given, as them. None with `auth: "none"`.
    * @returns The HTTP response: 202 for a notification or an answer, else JSON or an SSE stream.
    */
-  handle(message: JsonRpcMessage): Promise<Response> {
+  handle(message: JsonRpcMessage, principal?: Principal): Promise<Response> {
     this.#lastUsed = this.#clock.now();
-    if (isRequest(message)) return this.#request(message);
+    if (isRequest(message)) return this.#request(message, principal);
     if (isNotification(message)) this.#notification(message);
     else if ("id" in message && message.id !== null) this.#asks.get(String(message.id))?.(message);
     return Promise.resolve(new Response(null, { status: 202 }));
@@ -299,14 +306,14 @@ export class CallerSession {
     if (upstream?.own === true) await upstream.session.close().catch(() => {});
   }
 
-  async #request(message: JsonRpcRequest): Promise<Response> {
+  async #request(message: JsonRpcRequest, principal: Principal | undefined): Promise<Response> {
     const { id, method } = message;
     const params = message.params ?? {};
     if (method === "ping") return json(encodeResult(id, {}));
     if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
-    if (MRTR_METHODS.has(method) || method === "tasks/result") return await this.#call(message);
+    if (MRTR_METHODS.has(method) || method === "tasks/result") return await this.#call(message, principal);
     if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) {
-      const answer = await this.#forward(message);
+      const answer = await this.#forward(message, principal);
       return answer === undefined ? endedStreamResponse() : json(answer);
     }
     return json(
@@ -357,8 +364,17 @@ export class CallerSession {
     return session.era === "legacy" && this.version === "2025-11-25";
   }
 
-  /** Relays a list, a completion, a subscription or a task request; `undefined` when the caller withdrew it. */
-  async #forward(message: JsonRpcRequest): Promise<JsonRpcMessage | undefined> {
+  /**
+   * Relays a list, a completion, a subscription or a task request.
+   *
+   * @param message The caller's request.
+   * @param principal Who sent it: `tools/list` shows the tools its policy's `access` opens to them.
+   * @returns The answer, or `undefined` when the caller withdrew the request.
+   */
+  async #forward(
+    message: JsonRpcRequest,
+    principal: Principal | undefined,
+  ): Promise<JsonRpcMessage | undefined> {
     const { id, method } = message;
     const flow = this.#track(id);
     let answer: JsonRpcMessage;
@@ -373,7 +389,7 @@ export class CallerSession {
           fetch: this.#fetch,
         });
         const listed = callableTools(result, method, session.era);
-        const shown = toolsVisibleTo(listed, method, this.#server.policy, this.#principal);
+        const shown = toolsVisibleTo(listed, method, this.#server.policy, principal);
         answer = encodeResult(id, resultForCaller(shown, method, "legacy"));
       }
     } catch (failure) {
@@ -384,7 +400,7 @@ export class CallerSession {
     return flow.signal.reason instanceof Withdrawn ? undefined : answer;
   }
 
-  #call(message: JsonRpcRequest): Promise<Response> {
+  #call(message: JsonRpcRequest, principal: Principal | undefined): Promise<Response> {
     const { id } = message;
     const method = message.method as MrtrMethod;
     const params = message.params ?? {};
@@ -397,7 +413,7 @@ export class CallerSession {
     const context: CallContext = {
       signal: flow.signal,
       assigns: {},
-      principal: this.#principal,
+      principal,
       fetch: this.#fetch,
       ...(typeof progressToken === "string" || typeof progressToken === "number"
         ? {
@@ -441,7 +457,7 @@ export class CallerSession {
       return encodeError(id, callerFailure(failure, this.#server, this.#capabilities));
     }).then(
       (final) => {
-        this.#report(message, final, startedAt, failed);
+        this.#report({ message, params, principal }, final, startedAt, failed);
         this.#untrack(id, flow);
         // A request the caller cancelled gets no answer (it said it no longer wants one), however
         // it ended; a deadline or the session's end is told as any failure.
@@ -452,13 +468,20 @@ export class CallerSession {
     return reply.response;
   }
 
-  /** The decision event of one call: how it ended, and the upstream's real cause when it failed. */
-  #report(message: JsonRpcRequest, final: JsonRpcMessage, startedAt: number, failure: unknown): void {
+  /**
+   * The decision event of one call: how it ended, and the upstream's real cause when it failed.
+   *
+   * @param request The caller's request: its message, params and who sent it.
+   * @param final The answer the caller got.
+   * @param startedAt When the call started.
+   * @param failure The upstream failure behind an error answer, if any.
+   */
+  #report(request: CallFacts["request"], final: JsonRpcMessage, startedAt: number, failure: unknown): void {
     if (this.#decisions?.listening !== true) return;
     this.#decisions.decide(callDecision({
       client: this.#client,
       server: this.#server.policy.server,
-      request: { message, params: message.params ?? {}, principal: this.#principal },
+      request,
       outcome: "error" in final
         ? { kind: "error", status: 200, error: final.error }
         : { kind: "result", result: (final as { result: JsonObject }).result },

@@ -160,7 +160,9 @@ export class LegacyCallers {
     if (isRequest(message) && message.method === "initialize") return await this.#initialize(input, server);
     const found = this.#find(request.headers.get(SESSION_HEADER), input);
     if (found instanceof Response) return found;
-    return await found.handle(message);
+    // The request's own principal: its token may carry other scopes or claims than the one that
+    // opened the session (the same subject, as #own checked).
+    return await found.handle(message, input.principal);
   }
 
   async #initialize(input: LegacyRequest, server: FrontServer): Promise<Response> {

@@ -1,12 +1,13 @@
 // A policy's `access` in the front (src/front/access.ts, src/front/create-front.ts) on every
 // runtime: who may use a server (403, insufficient_scope when scopes would admit), which tools
 // (tools/call refused with 403 insufficient_scope or a -32602 error), tools/list showing a
-// caller only its tools (modern callers and a 2025 caller's session), /servers listing only the
-// servers a caller may use, and the policy errors of a bad `access`.
+// caller only its tools (modern callers and a 2025 caller's session, by each request's own
+// token), /servers listing only the servers a caller may use, and the policy errors of a bad
+// `access`.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { createClient } from "../../mod.ts";
+import { createClient, type Handler } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { toolsVisibleTo } from "../../src/front/access.ts";
 import type { GatewayAuth, PrincipalInput } from "../../src/front/downstream-auth.ts";
@@ -44,10 +45,10 @@ const CALLERS: Record<string, PrincipalInput> = {
   dave: { subject: "dave", scopes: ["files:read", "files:write"] },
 };
 
-/** A front whose callers say who they are in `x-user` (a function auth). */
-function front(auth?: GatewayAuth) {
+/** A front whose callers say who they are in `x-user` (a function auth), with the gateway's `handler`. */
+function front(auth?: GatewayAuth, handler: Handler = {}) {
   const upstream = toolsUpstream();
-  const client = createClient({ name: "gate", fetch: upstream.fetch, policies: POLICIES });
+  const client = createClient({ name: "gate", fetch: upstream.fetch, handler, policies: POLICIES });
   const app = createFront({
     client,
     stateKey: KEY,
@@ -332,6 +333,93 @@ describe("access: the tools", () => {
         message: 'Tool "delete" is not open to "dave" on server "files" (its policy\'s access)',
       },
     });
+    await client.close();
+  });
+});
+
+describe("access: a 2025 caller's session, request by request", () => {
+  /**
+   * A front where `holds[user]` is the principal of `user`'s token now, and a 2025 caller on its
+   * server "files" sending it.
+   */
+  function withTokens(holds: Record<string, PrincipalInput>, handler: Handler = {}) {
+    const gateway = front(
+      (request) => holds[request.headers.get("x-user") ?? ""] ?? new Response(null, { status: 401 }),
+      handler,
+    );
+    const callerAs = (user: string) =>
+      new LegacyCaller(
+        async (url, init) =>
+          await gateway.app.fetch(
+            new Request(url, {
+              ...init,
+              headers: { ...init.headers as Record<string, string>, ...as(user) },
+            }),
+          ),
+        `${LOOPBACK}/mcp/files`,
+      );
+    return { ...gateway, callerAs };
+  }
+
+  test("tools/list on bob's session shows the tools of the token he lists with: write while it has files:write, not once it only has files:read, when his call of write is refused", async () => {
+    const holds: Record<string, PrincipalInput> = {
+      bob: { subject: "bob", scopes: ["files:read", "files:write"] },
+    };
+    const { client, callerAs } = withTokens(holds);
+    const bob = callerAs("bob");
+    await bob.initialize();
+    const before = await bob.request(2, "tools/list");
+    holds.bob = { subject: "bob", scopes: ["files:read"] };
+    const after = await bob.request(3, "tools/list");
+    const called = await answerOf(
+      await bob.post({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "write", arguments: {} },
+      }),
+      ["www-authenticate"],
+    );
+    const listed = (id: number, names: string[]) => ({
+      jsonrpc: "2.0",
+      id,
+      result: { tools: names.map((name) => ({ name, inputSchema: { type: "object" } })) },
+    });
+    assert.deepEqual([before, after, called], [
+      listed(2, ["read", "write"]),
+      listed(3, ["read"]),
+      forbidden(
+        'Tool "write" is not open to "bob" on server "files" (its policy\'s access)',
+        'Bearer error="insufficient_scope", scope="files:write"',
+      ),
+    ]);
+    await client.close();
+  });
+
+  test("a call on alice's session runs as the token it came with: the handler's ctx.principal has its scopes and claims, not those the session was opened with", async () => {
+    const holds: Record<string, PrincipalInput> = { alice: { subject: "alice", scopes: ["files:write"] } };
+    const seen: unknown[] = [];
+    const { client, callerAs } = withTokens(holds, {
+      roots: (ctx) => (seen.push(ctx.principal), { roots: [] }),
+      elicitation: () => ({ action: "decline" }),
+    });
+    const alice = callerAs("alice");
+    await alice.initialize();
+    holds.alice = { subject: "alice", scopes: ["files:read"], claims: { team: "ops" } };
+    const asked = await alice.request(2, "tools/call", { name: "ask", arguments: {} });
+    assert.deepEqual([asked, seen], [
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        result: {
+          content: [{
+            type: "text",
+            text: JSON.stringify({ where: { roots: [] }, who: { action: "decline" } }),
+          }],
+        },
+      },
+      [{ subject: "alice", scopes: ["files:read"], claims: { team: "ops" } }],
+    ]);
     await client.close();
   });
 });
