@@ -13,8 +13,9 @@ import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/comp
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
+import { errorText } from "../_internal/error-text.ts";
 import { pause } from "../_internal/signals.ts";
-import { systemTimers } from "../_internal/timers.ts";
+import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { askForChallenge, type Challenge } from "./_challenge.ts";
 import { requestClientCredentialsToken } from "./_client-credentials.ts";
@@ -68,6 +69,8 @@ export interface UpstreamSignInOptions {
   readonly environment: EnvironmentReader;
   /** The clock tokens expire by. */
   readonly clock: Clock;
+  /** The timers a refresh waiting for another's result polls the store by. @default systemTimers */
+  readonly timers?: Timers | undefined;
   /** Where grants, registrations and flows in progress are kept. */
   readonly tokens: TokenStore;
   /** The redirect URI of the authorization code grant: `https:`, or `http:` on loopback. */
@@ -218,6 +221,7 @@ export class GrantSource {
    * @param grant The grant to refresh.
    * @param ask The server's challenge that led to it (`undefined`: none), and the signal.
    * @returns The new grant, or `undefined` when there is none (refused, or from another issuer).
+   * @throws {UpstreamAuthError} When the refresh failed otherwise, this one's or the one waited for.
    */
   async refresh(
     principal: string,
@@ -230,15 +234,20 @@ export class GrantSource {
     const { resource, as } = await this.#discover(ask.challenge, signal);
     if (as.issuer !== grant.issuer) return undefined;
     const key = grantKey(this.owner, principal);
-    const claim = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
-    const failed = `${claim}|failed`;
-    if (await tokens.claim(claim, REFRESH_CLAIM_MS)) {
+    const state = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
+    // Each failed attempt moves the claim on: the next refresh of this grant, on this instance or
+    // another, makes its own attempt, never waiting out the failed one's claim.
+    const failures = await readFailures(tokens, state);
+    if (await tokens.claim(`${state}|${failures.count}`, REFRESH_CLAIM_MS)) {
+      // The count outlives this attempt's claim (see `Failures`).
+      if (failures.count > 0) await tokens.set(`${state}|failed`, JSON.stringify(failures), REFRESH_CLAIM_MS);
       let renewed: Grant | undefined;
       try {
         renewed = await refreshGrant(context, as, resource.resource, grant);
       } catch (error) {
-        // The waiting instances stop waiting (the claim itself holds until it expires).
-        await tokens.set(failed, "1", REFRESH_CLAIM_MS).catch(() => {});
+        // The waiting requests stop waiting and fail with this; the claim itself holds until it expires.
+        const failed: Failures = { count: failures.count + 1, error: errorText(error) };
+        await tokens.set(`${state}|failed`, JSON.stringify(failed), REFRESH_CLAIM_MS).catch(() => {});
         throw error;
       }
       if (renewed === undefined) await tokens.delete(key);
@@ -248,12 +257,20 @@ export class GrantSource {
     // Another refresh of this grant is running: its result replaces the grant in the store.
     // Counted in polls, not by the clock: a test's clock may stand still.
     for (let poll = 0; poll < REFRESH_CLAIM_MS / REFRESH_POLL_MS; poll++) {
-      await pause(REFRESH_POLL_MS, systemTimers, signal ?? new AbortController().signal);
+      await pause(
+        REFRESH_POLL_MS,
+        this.#options.timers ?? systemTimers,
+        signal ?? new AbortController().signal,
+      );
       signal?.throwIfAborted();
       const now = await readGrant(tokens, key);
       if (now === undefined) return undefined;
       if (now.refreshToken !== grant.refreshToken || now.accessToken !== grant.accessToken) return now;
-      if (await tokens.get(failed) !== undefined) return undefined;
+      const after = await readFailures(tokens, state);
+      // Not a refused refresh token (that deletes the grant): the next request tries again.
+      if (after.count > failures.count) {
+        throw new UpstreamAuthError(`the refresh this request waited for failed: ${after.error}`);
+      }
     }
     return undefined;
   }
@@ -348,6 +365,35 @@ function checkRedirectUri(uri: string): void {
       `the sign-in redirect URI must be https (or http on localhost), without a fragment, received "${url.href}"`,
     );
   }
+}
+
+/**
+ * How many attempts at refreshing one grant failed, and how the last one did: the claim of the
+ * next attempt is numbered by it. Kept REFRESH_CLAIM_MS after the last attempt began or failed,
+ * so it outlives every claim it numbered: once it expires, no attempt holds a claim, and the
+ * count starting again at 0 cannot let two attempts run at once.
+ */
+interface Failures {
+  readonly count: number;
+  readonly error: string;
+}
+
+/**
+ * Reads a grant's failed refresh attempts from the store.
+ *
+ * @param tokens The store.
+ * @param state The grant's refresh claims (`refresh|<grant key>|<digest>`).
+ * @returns The failures; none when absent, or unreadable.
+ */
+async function readFailures(tokens: TokenStore, state: string): Promise<Failures> {
+  const stored = await tokens.get(`${state}|failed`);
+  try {
+    const { count, error } = JSON.parse(stored ?? "null") ?? {};
+    if (Number.isSafeInteger(count) && count > 0 && typeof error === "string") return { count, error };
+  } catch {
+    // Not a count (an older version's marker): as if none failed.
+  }
+  return { count: 0, error: "" };
 }
 
 async function digest(text: string): Promise<string> {

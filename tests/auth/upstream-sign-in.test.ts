@@ -15,6 +15,10 @@ import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { ClientCredentialsAuth, UpstreamAuth } from "../../src/policy/policy.ts";
 import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
+import type { Timers } from "../../src/_internal/timers.ts";
+import { drive, FakeTime } from "../_support/fake-time.ts";
+import { gate } from "../_support/gate.ts";
+import { eventually } from "../_support/eventually.ts";
 
 const MCP = "https://mcp.example.com/mcp";
 const AS = "https://as.example.com";
@@ -58,19 +62,21 @@ function upstreamSignIn(
     clock: { now(): number };
     tokens: TokenStore;
     redirectUri?: string;
+    timers?: Timers;
   },
 ): UpstreamSignIn {
   const { transport } = compilePolicy({ server: "s", transport: { url: MCP, auth } });
   if (transport.kind !== "http" || transport.auth === undefined) {
     throw new Error("expected an HTTP transport with auth");
   }
-  const { env = {}, clock, tokens, redirectUri } = options;
+  const { env = {}, clock, tokens, redirectUri, timers } = options;
   return createUpstreamSignIn({
     server: "s",
     transport: { ...transport, auth: transport.auth },
     fetch,
     environment: (name) => env[name],
     clock,
+    timers,
     tokens,
     clientName: "test",
     redirectUri,
@@ -89,6 +95,116 @@ function signIn(
     tokens: createMemoryTokenStore({ clock }),
   })
     .fetcher();
+}
+
+const PRM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+const REDIRECT_URI = "http://127.0.0.1:9/callback";
+/** The key of the grant of the client's own sign-in ("" principal) to MCP. */
+const GRANT_KEY = grantKey({ server: "s", endpoint: MCP }, "");
+
+/**
+ * A grant as the store keeps it, issued to the pre-registered client "c" (the policy's) by AS.
+ *
+ * @param tokens The access token, refresh token and expiry.
+ * @returns The grant.
+ */
+function storedGrant(tokens: { accessToken: string; refreshToken: string; expiresAt: number }) {
+  return {
+    ...tokens,
+    scopes: [],
+    issuer: AS,
+    clientId: "c",
+    clientSource: "policy",
+    redirectUri: REDIRECT_URI,
+  };
+}
+
+/**
+ * A server signed in to with the authorization code grant: the MCP server takes the tokens in
+ * `accepted` only (else a 401 naming its metadata), the AS answers token requests with
+ * `answers`, in order. Records every token request's body.
+ */
+function refreshNetwork(answers: ReadonlyArray<() => Promise<Response>>, accepted: Set<string>) {
+  const tokenRequests: string[] = [];
+  const fetch: Fetcher = (url, init) => {
+    if (url === PRM) return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
+    if (url === `${AS}/.well-known/oauth-authorization-server`) {
+      return Promise.resolve(Response.json({
+        issuer: AS,
+        authorization_endpoint: `${AS}/authorize`,
+        token_endpoint: `${AS}/token`,
+        code_challenge_methods_supported: ["S256"],
+      }));
+    }
+    if (url === `${AS}/token`) {
+      tokenRequests.push(String(init.body));
+      const answer = answers[tokenRequests.length - 1];
+      if (answer === undefined) throw new Error(`token request ${tokenRequests.length} was not expected`);
+      return answer();
+    }
+    const token = /^Bearer (.+)$/.exec(new Headers(init.headers).get("authorization") ?? "")?.[1];
+    if (token !== undefined && accepted.has(token)) return Promise.resolve(new Response("ok"));
+    const error = token === undefined ? "" : 'error="invalid_token", ';
+    return Promise.resolve(
+      new Response(null, {
+        status: 401,
+        headers: { "www-authenticate": `Bearer ${error}resource_metadata="${PRM}"` },
+      }),
+    );
+  };
+  return { fetch, tokenRequests };
+}
+
+/**
+ * The sign-in of an authorization code server (the pre-registered client "c"), on fake time.
+ *
+ * @param fetch The network.
+ * @param tokens The store.
+ * @param time The clock and the timers.
+ * @returns Its fetcher of the client's own sign-in.
+ */
+function codeSignIn(fetch: Fetcher, tokens: TokenStore, time: FakeTime): Fetcher {
+  const auth = { oauth: { clientId: "c", issuer: AS } };
+  return upstreamSignIn(auth, fetch, { clock: time, timers: time, tokens }).fetcher();
+}
+
+/** The token response of a refresh: "fresh", rotating the refresh token to "rt-2". */
+const FRESH = { access_token: "fresh", refresh_token: "rt-2", token_type: "Bearer", expires_in: 3600 };
+/** The body of a refresh with "rt-1". */
+const REFRESH_RT_1 = `resource=${
+  encodeURIComponent(MCP)
+}&refresh_token=rt-1&grant_type=refresh_token&client_id=c`;
+/** How a refresh answered HTTP 503 fails. */
+const UNAVAILABLE =
+  `refreshing the token failed: the token request to the authorization server "${AS}" failed: "response" is not a conform Token Endpoint response (unexpected HTTP status code)`;
+
+/** The grant the refresh tests start from: expired at 9 999 999 ms, its refresh token "rt-1". */
+const EXPIRED = storedGrant({ accessToken: "old", refreshToken: "rt-1", expiresAt: 9_999_999 });
+
+/**
+ * A store on fake time holding a grant as the client's own grant to MCP.
+ *
+ * @param time The store's clock.
+ * @param grant The grant.
+ * @returns The store.
+ */
+async function storeHolding(time: FakeTime, grant: object): Promise<TokenStore> {
+  const tokens = createMemoryTokenStore({ clock: time });
+  await tokens.set(GRANT_KEY, JSON.stringify(grant));
+  return tokens;
+}
+
+/** The client's own grant to MCP in the store, parsed (`null` when there is none). */
+async function grantIn(tokens: TokenStore): Promise<unknown> {
+  return JSON.parse((await tokens.get(GRANT_KEY)) ?? "null");
+}
+
+/** How a POST to MCP ended: its status and body, or its error's name and message. */
+function call(fetcher: Fetcher): Promise<string> {
+  return fetcher(MCP, { method: "POST", body: "{}" }).then(
+    async (answer) => `HTTP ${answer.status} ${await answer.text()}`,
+    (error: Error) => `${error.name}: ${error.message}`,
+  );
 }
 
 describe("createUpstreamSignIn()", () => {
@@ -255,9 +371,58 @@ describe("createUpstreamSignIn()", () => {
     assert.equal(await bearer(), "Bearer token-2");
     assert.equal(sent.filter(({ url }) => url === `${AS}/token`).length, 2);
   });
+
+  test("a refresh that failed (HTTP 503) is made again by the next request, at once, with the same refresh token, and the grant is kept", async () => {
+    const time = new FakeTime(10_000_000);
+    const tokens = await storeHolding(time, EXPIRED);
+    const { fetch, tokenRequests } = refreshNetwork([
+      () => Promise.resolve(Response.json({ error: "temporarily_unavailable" }, { status: 503 })),
+      () => Promise.resolve(Response.json(FRESH)),
+    ], new Set(["fresh"]));
+    const fetcher = codeSignIn(fetch, tokens, time);
+    assert.equal(await drive(time, call(fetcher)), `UpstreamAuthError: ${UNAVAILABLE}`);
+    assert.deepEqual(await grantIn(tokens), EXPIRED);
+    assert.equal(await drive(time, call(fetcher)), "HTTP 200 ok");
+    assert.deepEqual(tokenRequests, [REFRESH_RT_1, REFRESH_RT_1]);
+    assert.deepEqual(
+      await grantIn(tokens),
+      storedGrant({ accessToken: "fresh", refreshToken: "rt-2", expiresAt: 10_000_000 + 3_600_000 }),
+    );
+    assert.equal(time.now(), 10_000_000); // no wait for the failed refresh's claim
+  });
+
+  test("a refresh waiting for another instance's, which fails (HTTP 503), fails with that failure and keeps the grant; the next refresh is made", async () => {
+    const time = new FakeTime(10_000_000);
+    const tokens = await storeHolding(time, EXPIRED);
+    const held = gate();
+    const { fetch, tokenRequests } = refreshNetwork([
+      async () => (await held.opened, Response.json({ error: "temporarily_unavailable" }, { status: 503 })),
+      () => Promise.resolve(Response.json(FRESH)),
+    ], new Set(["fresh"]));
+    // Two instances sharing the store: a's refresh is held at the token endpoint while b's waits for it.
+    const a = codeSignIn(fetch, tokens, time);
+    const b = codeSignIn(fetch, tokens, time);
+    const first = call(a);
+    await eventually("a's token request", () => tokenRequests.length === 1 || undefined);
+    const second = call(b);
+    await eventually("b waiting for a's refresh", () => time.pending === 1 || undefined);
+    held.open();
+    assert.equal(await first, `UpstreamAuthError: ${UNAVAILABLE}`);
+    assert.equal(
+      await drive(time, second),
+      `UpstreamAuthError: the refresh this request waited for failed: ${UNAVAILABLE}`,
+    );
+    assert.equal(time.now(), 10_000_100); // one poll of the store
+    assert.deepEqual(await grantIn(tokens), EXPIRED);
+    assert.equal(await drive(time, call(b)), "HTTP 200 ok");
+    assert.deepEqual(tokenRequests, [REFRESH_RT_1, REFRESH_RT_1]);
+    assert.deepEqual(
+      await grantIn(tokens),
+      storedGrant({ accessToken: "fresh", refreshToken: "rt-2", expiresAt: 10_000_100 + 3_600_000 }),
+    );
+  });
 });
 
-const PRM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
 const CIMD = "https://gate.example.com/oauth/client-metadata.json";
 const REDIRECT = "https://gate.example.com/oauth/callback";
 /** Where a client of sluice's own registration at {@linkcode AS} for {@linkcode REDIRECT} is kept. */
