@@ -229,33 +229,73 @@ export class GrantSource {
     ask: Pick<GrantAsk, "challenge" | "signal">,
   ): Promise<Grant | undefined> {
     const { tokens } = this.#options;
-    const { signal } = ask;
     const context = this.#codeContext({ redirectUri: grant.redirectUri });
-    const { resource, as } = await this.#discover(ask.challenge, signal);
+    const { resource, as } = await this.#discover(ask.challenge, ask.signal);
     if (as.issuer !== grant.issuer) return undefined;
     const key = grantKey(this.owner, principal);
-    const state = `refresh|${key}|${await digest(grant.refreshToken ?? "")}`;
+    // One state of the grant, refreshed once: a server may keep the refresh token (RFC 6749 §6),
+    // so the access token it replaces tells one refresh from the next.
+    const digested = await digest(JSON.stringify([grant.refreshToken ?? "", grant.accessToken]));
+    const state = `refresh|${key}|${digested}`;
     // Each failed attempt moves the claim on: the next refresh of this grant, on this instance or
     // another, makes its own attempt, never waiting out the failed one's claim.
     const failures = await readFailures(tokens, state);
-    if (await tokens.claim(`${state}|${failures.count}`, REFRESH_CLAIM_MS)) {
-      // The count outlives this attempt's claim (see `Failures`).
-      if (failures.count > 0) await tokens.set(`${state}|failed`, JSON.stringify(failures), REFRESH_CLAIM_MS);
-      let renewed: Grant | undefined;
-      try {
-        renewed = await refreshGrant(context, as, resource.resource, grant);
-      } catch (error) {
-        // The waiting requests stop waiting and fail with this; the claim itself holds until it expires.
-        const failed: Failures = { count: failures.count + 1, error: errorText(error) };
-        await tokens.set(`${state}|failed`, JSON.stringify(failed), REFRESH_CLAIM_MS).catch(() => {});
-        throw error;
-      }
-      if (renewed === undefined) await tokens.delete(key);
-      else await tokens.set(key, JSON.stringify(renewed));
-      return renewed;
+    const claim = `${state}|${failures.count}`;
+    const request = () => refreshGrant(context, as, resource.resource, grant);
+    const attempt: RefreshAttempt = { key, grant, state, failures, request };
+    if (await tokens.claim(claim, REFRESH_CLAIM_MS)) return await this.#refreshClaimed(attempt);
+    const waited = await this.#awaitRefresh(attempt, ask.signal);
+    if (waited !== "unfinished") return waited;
+    // The refresh waited for never ended (its instance stopped): its claim has expired by now.
+    if (await tokens.claim(claim, REFRESH_CLAIM_MS)) return await this.#refreshClaimed(attempt);
+    throw new UpstreamAuthError(
+      `refreshing the token failed: the refresh this request waited for did not end within ${REFRESH_CLAIM_MS} ms`,
+    );
+  }
+
+  /**
+   * Makes the refresh this request claimed, and stores its result: the new grant, or none when the
+   * refresh token was refused.
+   *
+   * @param attempt The refresh.
+   * @returns The new grant, or `undefined` when the refresh token was refused.
+   * @throws {UpstreamAuthError} When the refresh failed otherwise (recorded for the requests waiting).
+   */
+  async #refreshClaimed(attempt: RefreshAttempt): Promise<Grant | undefined> {
+    const { tokens } = this.#options;
+    const { key, state, failures } = attempt;
+    // The count outlives this attempt's claim (see `Failures`).
+    if (failures.count > 0) await tokens.set(`${state}|failed`, JSON.stringify(failures), REFRESH_CLAIM_MS);
+    let renewed: Grant | undefined;
+    try {
+      renewed = await attempt.request();
+    } catch (error) {
+      // The waiting requests stop waiting and fail with this; the claim itself holds until it expires.
+      const failed: Failures = { count: failures.count + 1, error: errorText(error) };
+      await tokens.set(`${state}|failed`, JSON.stringify(failed), REFRESH_CLAIM_MS).catch(() => {});
+      throw error;
     }
-    // Another refresh of this grant is running: its result replaces the grant in the store.
-    // Counted in polls, not by the clock: a test's clock may stand still.
+    if (renewed === undefined) await tokens.delete(key);
+    else await tokens.set(key, JSON.stringify(renewed));
+    return renewed;
+  }
+
+  /**
+   * Waits for the refresh another request claimed: its result replaces the grant in the store.
+   * Counted in polls, not by the clock: a test's clock may stand still.
+   *
+   * @param attempt The refresh.
+   * @param signal Aborts the wait.
+   * @returns The new grant, `undefined` when the grant is gone (the refresh token refused, a
+   *   sign-out), or `"unfinished"` when the store is unchanged after the claim's lifetime.
+   * @throws {UpstreamAuthError} When that refresh failed.
+   */
+  async #awaitRefresh(
+    attempt: RefreshAttempt,
+    signal: AbortSignal | undefined,
+  ): Promise<Grant | undefined | "unfinished"> {
+    const { tokens } = this.#options;
+    const { grant } = attempt;
     for (let poll = 0; poll < REFRESH_CLAIM_MS / REFRESH_POLL_MS; poll++) {
       await pause(
         REFRESH_POLL_MS,
@@ -263,16 +303,16 @@ export class GrantSource {
         signal ?? new AbortController().signal,
       );
       signal?.throwIfAborted();
-      const now = await readGrant(tokens, key);
+      const now = await readGrant(tokens, attempt.key);
       if (now === undefined) return undefined;
       if (now.refreshToken !== grant.refreshToken || now.accessToken !== grant.accessToken) return now;
-      const after = await readFailures(tokens, state);
+      const after = await readFailures(tokens, attempt.state);
       // Not a refused refresh token (that deletes the grant): the next request tries again.
-      if (after.count > failures.count) {
+      if (after.count > attempt.failures.count) {
         throw new UpstreamAuthError(`the refresh this request waited for failed: ${after.error}`);
       }
     }
-    return undefined;
+    return "unfinished";
   }
 
   /** A client credentials token, for the scopes `chooseScopes` picks. */
@@ -367,6 +407,17 @@ function checkRedirectUri(uri: string): void {
   }
 }
 
+/** One refresh of a grant: its key, its refresh claims and their failures, and the token request. */
+interface RefreshAttempt {
+  readonly key: string;
+  /** The grant refreshed, as read from the store. */
+  readonly grant: Grant;
+  /** `refresh|<grant key>|<digest of the grant's state>`: its claims are numbered after it. */
+  readonly state: string;
+  readonly failures: Failures;
+  readonly request: () => Promise<Grant | undefined>;
+}
+
 /**
  * How many attempts at refreshing one grant failed, and how the last one did: the claim of the
  * next attempt is numbered by it. Kept REFRESH_CLAIM_MS after the last attempt began or failed,
@@ -382,7 +433,7 @@ interface Failures {
  * Reads a grant's failed refresh attempts from the store.
  *
  * @param tokens The store.
- * @param state The grant's refresh claims (`refresh|<grant key>|<digest>`).
+ * @param state The grant's refresh claims (see `RefreshAttempt`).
  * @returns The failures; none when absent, or unreadable.
  */
 async function readFailures(tokens: TokenStore, state: string): Promise<Failures> {

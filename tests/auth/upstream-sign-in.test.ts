@@ -207,6 +207,28 @@ function call(fetcher: Fetcher): Promise<string> {
   );
 }
 
+/**
+ * Two instances, a and b, sharing a store that holds `grant`, where a's call has made a refresh
+ * held at the token endpoint until `release()`, then answered HTTP 503; the next refresh gets FRESH.
+ *
+ * @param time The clock and timers of both, and of the store.
+ * @param grant The grant the store holds.
+ * @returns The store, the token requests' bodies, b's fetcher, how a's call ends, and `release`.
+ */
+async function refreshHeldOnA(time: FakeTime, grant: object) {
+  const tokens = await storeHolding(time, grant);
+  const held = gate();
+  const { fetch, tokenRequests } = refreshNetwork([
+    async () => (await held.opened, Response.json({ error: "temporarily_unavailable" }, { status: 503 })),
+    () => Promise.resolve(Response.json(FRESH)),
+  ], new Set(["fresh"]));
+  const a = codeSignIn(fetch, tokens, time);
+  const b = codeSignIn(fetch, tokens, time);
+  const first = call(a);
+  await eventually("a's token request", () => tokenRequests.length === 1 || undefined);
+  return { tokens, tokenRequests, b, first, release: held.open };
+}
+
 describe("createUpstreamSignIn()", () => {
   test("signs in on the 401 with client_secret_basic and the resource, and sends the token to the server's origin only", async () => {
     const { fetch, sent } = network((token) => token === "token-1");
@@ -393,20 +415,10 @@ describe("createUpstreamSignIn()", () => {
 
   test("a refresh waiting for another instance's, which fails (HTTP 503), fails with that failure and keeps the grant; the next refresh is made", async () => {
     const time = new FakeTime(10_000_000);
-    const tokens = await storeHolding(time, EXPIRED);
-    const held = gate();
-    const { fetch, tokenRequests } = refreshNetwork([
-      async () => (await held.opened, Response.json({ error: "temporarily_unavailable" }, { status: 503 })),
-      () => Promise.resolve(Response.json(FRESH)),
-    ], new Set(["fresh"]));
-    // Two instances sharing the store: a's refresh is held at the token endpoint while b's waits for it.
-    const a = codeSignIn(fetch, tokens, time);
-    const b = codeSignIn(fetch, tokens, time);
-    const first = call(a);
-    await eventually("a's token request", () => tokenRequests.length === 1 || undefined);
+    const { tokens, tokenRequests, b, first, release } = await refreshHeldOnA(time, EXPIRED);
     const second = call(b);
     await eventually("b waiting for a's refresh", () => time.pending === 1 || undefined);
-    held.open();
+    release();
     assert.equal(await first, `UpstreamAuthError: ${UNAVAILABLE}`);
     assert.equal(
       await drive(time, second),
@@ -420,6 +432,50 @@ describe("createUpstreamSignIn()", () => {
       await grantIn(tokens),
       storedGrant({ accessToken: "fresh", refreshToken: "rt-2", expiresAt: 10_000_100 + 3_600_000 }),
     );
+  });
+
+  test("a second refresh of a refresh token the server keeps (RFC 6749 §6) is made at once, with it, and the grant is kept", async () => {
+    const time = new FakeTime(10_000_000);
+    const tokens = await storeHolding(time, EXPIRED);
+    const accepted = new Set(["a1", "a2"]);
+    const { fetch, tokenRequests } = refreshNetwork([
+      () => Promise.resolve(Response.json({ access_token: "a1", token_type: "Bearer", expires_in: 3600 })),
+      () => Promise.resolve(Response.json({ access_token: "a2", token_type: "Bearer", expires_in: 3600 })),
+    ], accepted);
+    const fetcher = codeSignIn(fetch, tokens, time);
+    assert.equal(await drive(time, call(fetcher)), "HTTP 200 ok");
+    accepted.delete("a1"); // revoked: the refresh token still holds
+    assert.equal(await drive(time, call(fetcher)), "HTTP 200 ok");
+    assert.deepEqual(tokenRequests, [REFRESH_RT_1, REFRESH_RT_1]);
+    assert.deepEqual(
+      await grantIn(tokens),
+      storedGrant({ accessToken: "a2", refreshToken: "rt-1", expiresAt: 10_000_000 + 3_600_000 }),
+    );
+    assert.equal(time.now(), 10_000_000); // no wait for the first refresh's claim
+  });
+
+  test("a refresh waiting for another instance's that never ends makes the refresh itself once its claim has expired (30 s), and the grant is kept", async () => {
+    const time = new FakeTime(10_000_000);
+    // Not expired: the server refuses it, and both instances refresh it after the 401.
+    const refused = storedGrant({
+      accessToken: "old",
+      refreshToken: "rt-1",
+      expiresAt: 10_000_000 + 3_600_000,
+    });
+    // a's instance stops while its refresh is held at the token endpoint.
+    const { tokens, tokenRequests, b, first, release } = await refreshHeldOnA(time, refused);
+    assert.equal(await drive(time, call(b)), "HTTP 200 ok");
+    assert.equal(time.now(), 10_000_000 + 30_000); // 300 polls of the store, 100 ms apart
+    assert.deepEqual(tokenRequests, [REFRESH_RT_1, REFRESH_RT_1]);
+    const renewed = storedGrant({
+      accessToken: "fresh",
+      refreshToken: "rt-2",
+      expiresAt: 10_030_000 + 3_600_000,
+    });
+    assert.deepEqual(await grantIn(tokens), renewed);
+    release();
+    assert.equal(await first, `UpstreamAuthError: ${UNAVAILABLE}`);
+    assert.deepEqual(await grantIn(tokens), renewed);
   });
 });
 
