@@ -8,6 +8,7 @@
  */
 import { type Grant, grantKey, readGrant } from "./authorization-code.ts";
 import type { GrantAsk, GrantSource, UpstreamSignInOptions } from "./_grant-source.ts";
+import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** How long before its expiry a token is replaced, at most. */
 const RENEW_MARGIN_MS = 30_000;
@@ -112,19 +113,43 @@ export class KeptGrants {
       if (this.#options.transport.auth.kind === "client_credentials") {
         return await this.#machineToken(principal, ask);
       }
+      if (ask.again !== undefined) return await this.#stepUp(principal, ask);
       const stored = await readGrant(tokens, key);
-      // A step-up (`ask.again`) needs more scopes than any stored grant has: a new sign-in.
-      if (stored !== undefined && ask.again === undefined) {
+      if (stored !== undefined) {
         // Another request (or instance) signed in meanwhile.
         if (stored.accessToken !== sent?.accessToken && this.#usable(stored)) return stored;
         if (stored.refreshToken !== undefined) {
           const renewed = await this.#source.refresh(principal, stored, ask);
           if (renewed !== undefined) return renewed;
         }
+        // The server refused it, and it cannot be refreshed: no other request is to send it.
+        await tokens.delete(key);
       }
-      if (stored !== undefined) await tokens.delete(key);
       return await this.#source.signInByPerson(principal, ask);
     });
+  }
+
+  /**
+   * A step-up sign-in, for more scopes than any stored grant has. The stored grant stays: the
+   * server still takes it for the requests it has the scopes of, while the person signs in (a
+   * URL the gateway hands back, a sign-in declined or not finished). The step-up's grant replaces
+   * it in the store once the person has signed in.
+   *
+   * @param principal Whose sign-in.
+   * @param ask The step-up's challenge and scopes.
+   * @returns The step-up's grant.
+   * @throws {UpstreamAuthError} When the sign-in ended but stored no new grant.
+   */
+  async #stepUp(principal: string, ask: GrantAsk): Promise<Grant> {
+    const stored = await readGrant(this.#options.tokens, grantKey(this.#source.owner, principal));
+    const grant = await this.#source.signInByPerson(principal, ask);
+    // The sign-in reads its grant back from the store: the grant stored before, unless it stored one.
+    if (stored !== undefined && grant.accessToken === stored.accessToken) {
+      throw new UpstreamAuthError(
+        `sign-in to "${this.#options.server}" did not complete: no new tokens were stored`,
+      );
+    }
+    return grant;
   }
 
   /** Drops the principal's grant from memory: the next request reads the store. */

@@ -133,6 +133,25 @@ async function failure(promise: Promise<unknown>): Promise<{ name: string; kind:
   assert.fail("expected the promise to reject");
 }
 
+/**
+ * Asserts the scopes each sign-in asked for (`mcp:tools`, then the step-up's `mcp:admin` too), and
+ * each request's method and token scopes as `server` saw them: the call refused for want of
+ * `mcp:admin`, then `last`.
+ */
+function assertSteppedUp(
+  prompts: readonly AuthorizationPrompt[],
+  server: ProtectedMcpServer,
+  last: readonly [string, string],
+): void {
+  assert.deepEqual({
+    asked: prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")),
+    requests: server.requests().map((request) => [request.rpc, request.claims?.scope ?? null]),
+  }, {
+    asked: ["mcp:tools offline_access", "mcp:tools mcp:admin offline_access"],
+    requests: [["tools/list", null], ["tools/list", "mcp:tools"], ["tools/call", "mcp:tools"], last],
+  });
+}
+
 /** Starts a sign-in without a request, and has the authorization server answer it for `subject`. */
 async function callbackFor(client: Client, subject: string, server = "files"): Promise<URL> {
   const { url } = await client.beginAuthorization(server);
@@ -423,19 +442,40 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
       await client.close();
       await scoped.close();
     }
-    assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [
-      "mcp:tools offline_access",
-      "mcp:tools mcp:admin offline_access",
-    ]);
-    assert.deepEqual(
-      scoped.requests().map((request) => [request.rpc, request.claims?.scope ?? null]),
-      [
-        ["tools/list", null],
-        ["tools/list", "mcp:tools"],
-        ["tools/call", "mcp:tools"],
-        ["tools/call", "mcp:tools mcp:admin"],
-      ],
-    );
+    assertSteppedUp(prompts, scoped, ["tools/call", "mcp:tools mcp:admin"]);
+  });
+
+  test("a step-up (403 insufficient_scope) the person declines fails the call, and the stored grant stays for the requests it has the scopes for", async () => {
+    const scoped = await startProtectedMcpServer(as, { toolCallScope: "mcp:admin" });
+    const tokens = createMemoryTokenStore();
+    const prompts: AuthorizationPrompt[] = [];
+    const client = signingClient({
+      era: "modern",
+      tokens,
+      policies: [filesPolicy("modern", "files", scoped.url)],
+      // The first sign-in is made; the step-up's is declined.
+      authorize: (client) => async (prompt, ctx) => {
+        if (prompts.length === 0) return await signInAs("carol", prompts)(client)(prompt, ctx);
+        prompts.push(prompt);
+        return { action: "decline" };
+      },
+    });
+    try {
+      assert.deepEqual(await failure(whoami(client)), {
+        name: "ClientError",
+        kind: "transport",
+        message:
+          `Server "files": sign-in to "files" was not made: the handler's authorize answered "decline"`,
+      });
+      const stored = await tokens.get(filesGrantKey(scoped.url));
+      assert.deepEqual((JSON.parse(stored ?? "{}") as { scopes?: unknown }).scopes, ["mcp:tools"]);
+      assert.deepEqual((await client.listTools("files")).tools.map((tool) => tool.name), ["whoami"]);
+      assert.equal(await tokens.get(filesGrantKey(scoped.url)), stored);
+    } finally {
+      await client.close();
+      await scoped.close();
+    }
+    assertSteppedUp(prompts, scoped, ["tools/list", "mcp:tools"]);
   });
 });
 

@@ -6,12 +6,14 @@ import assert from "node:assert/strict";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { createMemoryTokenStore, type TokenStore } from "../../src/auth/token-store.ts";
 import {
+  type Authorize,
   createUpstreamSignIn,
   type SignInOverrides,
+  type SignInRequest,
   type UpstreamSignIn,
 } from "../../src/auth/upstream-sign-in.ts";
 import { grantKey, readGrant, takeFlow } from "../../src/auth/authorization-code.ts";
-import { UpstreamAuthError } from "../../src/upstream-auth-error.ts";
+import { SignInRequiredError, UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { ClientCredentialsAuth, UpstreamAuth } from "../../src/policy/policy.ts";
 import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
@@ -778,4 +780,195 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
       assert.equal(registrations.length, refused.registrations);
     });
   }
+});
+
+/** The grant a person signed in with: it has `mcp:tools`, for every request but `tools/call`. */
+const TOOLS_GRANT = {
+  accessToken: "tools-token",
+  refreshToken: "tools-refresh",
+  expiresAt: null,
+  scopes: ["mcp:tools"],
+  issuer: AS,
+  clientId: "c",
+  redirectUri: REDIRECT_URI,
+};
+
+/**
+ * A server whose `tools/call` needs `mcp:admin` (a 403 `insufficient_scope` for a token without
+ * it), and an authorization server that issues `admin-token` for the code. Records every request
+ * to the MCP server as `<method> <token>`.
+ */
+function scopedNetwork() {
+  const sent: string[] = [];
+  const fetch: Fetcher = (url, init) => {
+    if (url === PRM) return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
+    if (url === `${AS}/.well-known/oauth-authorization-server`) {
+      return Promise.resolve(Response.json({
+        issuer: AS,
+        authorization_endpoint: `${AS}/authorize`,
+        token_endpoint: `${AS}/token`,
+        code_challenge_methods_supported: ["S256"],
+      }));
+    }
+    if (url === `${AS}/token`) {
+      return Promise.resolve(
+        Response.json({ access_token: "admin-token", token_type: "Bearer", scope: "mcp:tools mcp:admin" }),
+      );
+    }
+    const token = /^Bearer (.+)$/.exec(new Headers(init.headers).get("authorization") ?? "")?.[1] ?? "none";
+    const method = (JSON.parse(String(init.body)) as { method: string }).method;
+    sent.push(`${method} ${token}`);
+    if (token !== "tools-token" && token !== "admin-token") {
+      return Promise.resolve(
+        new Response(null, {
+          status: 401,
+          headers: { "www-authenticate": `Bearer resource_metadata="${PRM}"` },
+        }),
+      );
+    }
+    if (method === "tools/call" && token !== "admin-token") {
+      return Promise.resolve(
+        new Response(null, {
+          status: 403,
+          headers: {
+            "www-authenticate":
+              `Bearer error="insufficient_scope", scope="mcp:admin", resource_metadata="${PRM}"`,
+          },
+        }),
+      );
+    }
+    return Promise.resolve(new Response("ok"));
+  };
+  return { fetch, sent };
+}
+
+/**
+ * The sign-in of a person to {@linkcode MCP}, the store holding {@linkcode TOOLS_GRANT}, with
+ * `authorize` made from the sign-in (`undefined`: no authorize and no redirect URI).
+ */
+async function personSignIn(
+  fetch: Fetcher,
+  authorize: ((signIn: UpstreamSignIn, tokens: TokenStore) => Authorize) | undefined,
+) {
+  const clock = { now: () => 1_000 };
+  const tokens = createMemoryTokenStore({ clock });
+  const key = grantKey({ server: "s", endpoint: MCP }, "");
+  await tokens.set(key, JSON.stringify(TOOLS_GRANT));
+  const { transport } = compilePolicy({
+    server: "s",
+    transport: { url: MCP, auth: { oauth: { clientId: "c", issuer: AS } } },
+  });
+  if (transport.kind !== "http" || transport.auth === undefined) {
+    throw new Error("expected an HTTP transport with auth");
+  }
+  const signIn: UpstreamSignIn = createUpstreamSignIn({
+    server: "s",
+    transport: { ...transport, auth: transport.auth },
+    fetch,
+    environment: () => undefined,
+    clock,
+    tokens,
+    clientName: "test",
+    ...(authorize === undefined ? {} : {
+      redirectUri: REDIRECT_URI,
+      authorize: (request, signal) => authorize(signIn, tokens)(request, signal),
+    }),
+  });
+  const fetcher = signIn.fetcher();
+  const send = async (method: string) => {
+    const response = await fetcher(MCP, { method: "POST", body: JSON.stringify({ method }) });
+    return `HTTP ${response.status}`;
+  };
+  return { send, stored: async () => JSON.parse((await tokens.get(key)) ?? "null") as unknown };
+}
+
+/** The person signs in at the authorization URL: the callback goes to `complete()`. */
+function completes(signIn: UpstreamSignIn, tokens: TokenStore): Authorize {
+  return async (request) => {
+    const callback = new URL(`${REDIRECT_URI}?code=the-code&state=${request.state}`);
+    await signIn.complete(await takeFlow(tokens, callback), callback);
+  };
+}
+
+describe("createUpstreamSignIn(): a step-up (403 insufficient_scope)", () => {
+  /** The sign-in the gateway's `authorize` hands back. */
+  let handedBack: SignInRequest | undefined;
+  const cases: { name: string; authorize: Parameters<typeof personSignIn>[1]; error: () => unknown }[] = [
+    {
+      name: "no authorize and no redirect URI",
+      authorize: undefined,
+      error: () => new SignInRequiredError({ server: "s", principal: "" }),
+    },
+    {
+      name: "a sign-in handed back to be made elsewhere (the gateway's)",
+      authorize: () => (request) => {
+        handedBack = request;
+        return Promise.reject(new SignInRequiredError(request));
+      },
+      error: () => new SignInRequiredError(handedBack ?? { server: "", principal: "" }),
+    },
+    {
+      name: "a person who declines",
+      authorize: () => () => Promise.reject(new UpstreamAuthError("the person declined")),
+      error: () => new UpstreamAuthError("the person declined"),
+    },
+  ];
+  for (const { name, authorize, error } of cases) {
+    test(`not made (${name}): the stored grant stays, and the requests it has the scopes for still go with it`, async () => {
+      const { fetch, sent } = scopedNetwork();
+      const { send, stored } = await personSignIn(fetch, authorize);
+      assert.equal(await send("tools/list"), "HTTP 200");
+      const failed = await send("tools/call").then(
+        () => assert.fail("expected the call to fail"),
+        (e: unknown) => e,
+      );
+      assert.deepEqual(failed, error());
+      assert.equal(await send("tools/list"), "HTTP 200");
+      assert.deepEqual(sent, ["tools/list tools-token", "tools/call tools-token", "tools/list tools-token"]);
+      assert.deepEqual(await stored(), TOOLS_GRANT);
+    });
+  }
+
+  test("finished: the stored grant serves the other requests while the person signs in, then its grant replaces it for the retried call and the next requests", async () => {
+    const { fetch, sent } = scopedNetwork();
+    const asked = gate();
+    const signedIn = gate();
+    const { send, stored } = await personSignIn(fetch, (signIn, tokens) => async (request, signal) => {
+      asked.open();
+      await signedIn.opened;
+      await completes(signIn, tokens)(request, signal);
+    });
+    const call = send("tools/call");
+    await asked.opened;
+    assert.equal(await send("tools/list"), "HTTP 200");
+    signedIn.open();
+    assert.equal(await call, "HTTP 200");
+    assert.equal(await send("tools/list"), "HTTP 200");
+    assert.deepEqual(sent, [
+      "tools/call tools-token",
+      "tools/list tools-token",
+      "tools/call admin-token",
+      "tools/list admin-token",
+    ]);
+    assert.deepEqual(await stored(), {
+      accessToken: "admin-token",
+      expiresAt: null,
+      scopes: ["mcp:tools", "mcp:admin"],
+      issuer: AS,
+      clientId: "c",
+      clientSource: "policy",
+      redirectUri: REDIRECT_URI,
+    });
+  });
+
+  test("an authorize that resolves without the sign-in finished fails the call, never sending the stored grant's token again", async () => {
+    const { fetch, sent } = scopedNetwork();
+    const { send, stored } = await personSignIn(fetch, () => () => Promise.resolve());
+    await assert.rejects(
+      send("tools/call"),
+      new UpstreamAuthError('sign-in to "s" did not complete: no new tokens were stored'),
+    );
+    assert.deepEqual(sent, ["tools/call tools-token"]);
+    assert.deepEqual(await stored(), TOOLS_GRANT);
+  });
 });
