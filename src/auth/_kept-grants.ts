@@ -4,11 +4,18 @@
  * after the server refused it. Getting one concurrently happens once per principal: the other
  * requests share its result.
  *
+ * That shared work (discovery, the token request, the wait for another instance's refresh, the
+ * person's sign-in) runs under a signal of its own, not the signal of the request that started
+ * it: a request whose signal fires stops waiting alone, with its own cancellation, and the work
+ * stops once every request waiting for it has. With client credentials every caller of the
+ * gateway is one principal, so one caller hanging up must not fail the others' requests.
+ *
  * @module
  */
 import { type Grant, grantKey, readGrant } from "./authorization-code.ts";
 import type { GrantAsk, GrantSource, UpstreamSignInOptions } from "./_grant-source.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
+import { awaitShared, joinable, sharedWork } from "../_internal/signals.ts";
 
 /** How long before its expiry a token is replaced, at most. */
 const RENEW_MARGIN_MS = 30_000;
@@ -29,6 +36,14 @@ export interface Sendable {
 
 const NO_GRANT: Sendable = Object.freeze({ grant: undefined });
 
+/** What a principal's request waits for when getting its token is shared (see `#once`). */
+interface SharedGrant {
+  /** The request's signal: it stops this request's wait. */
+  readonly signal: AbortSignal | undefined;
+  /** Gets the grant, under the shared work's signal. */
+  readonly work: (signal: AbortSignal) => Promise<Grant>;
+}
+
 /** The grants of one server's principals: the store's, a recent few in memory, and client credentials tokens. */
 export class KeptGrants {
   readonly #source: GrantSource;
@@ -43,6 +58,11 @@ export class KeptGrants {
    */
   readonly #recent = new Map<string, Grant>();
   readonly #pending = new Map<string, Promise<Grant>>();
+  /**
+   * What owns the shared work (see `sharedWork`): nothing closes a sign-in, so the work ends when
+   * it settles or every request waiting for it has stopped (a closed client's requests do).
+   */
+  readonly #owner = new AbortController();
   /** When each grant seen is to be replaced (see `#usable`). */
   readonly #renewAt = new WeakMap<Grant, number>();
 
@@ -56,7 +76,7 @@ export class KeptGrants {
    * none, or when a refresh cannot find the server's metadata (see {@linkcode Sendable}).
    *
    * @param principal Whose token.
-   * @param signal Aborts a refresh.
+   * @param signal Ends this request's wait for a refresh (which others may share), and aborts discovery.
    * @returns What the request is sent with.
    */
   async current(principal: string, signal: AbortSignal | undefined): Promise<Sendable> {
@@ -68,10 +88,10 @@ export class KeptGrants {
       // The server wanted a token (it had one): a new one first, not a round trip without.
       const challenge = { metadataUrl: undefined, scopes: undefined, dpop: grant.dpop !== undefined };
       return {
-        grant: await this.#once(
-          principal,
-          () => this.#machineToken(principal, { challenge, again: grant.scopes, signal }),
-        ),
+        grant: await this.#once(principal, {
+          signal,
+          work: (shared) => this.#machineToken(principal, { challenge, again: grant.scopes, signal: shared }),
+        }),
       };
     }
     const cached = this.#recent.get(principal);
@@ -88,45 +108,65 @@ export class KeptGrants {
       signal?.throwIfAborted();
       return { grant: undefined, unrefreshed: error };
     }
-    const renewed = await this.#once(
-      principal,
-      async () => (await this.#source.refresh(principal, grant, { challenge: undefined, signal })) ?? grant,
-    );
+    const renewed = await this.#once(principal, {
+      signal,
+      work: async (shared) =>
+        (await this.#source.refresh(principal, grant, { challenge: undefined, signal: shared })) ?? grant,
+    });
     return this.#usable(renewed) ? { grant: this.#remember(principal, renewed) } : NO_GRANT;
   }
 
   /**
    * A new token after the server refused the one sent (or none was sent), for the scopes of
-   * `ask.again` when the server wants more than the token had.
+   * `caller.again` when the server wants more than the token had.
+   *
+   * @param principal Whose token.
+   * @param sent The token the server refused, if one was sent.
+   * @param caller The challenge and scopes; its signal ends this caller's wait only.
+   * @returns The new token.
+   * @throws What getting it threw, or the caller's signal's reason once it fired.
    */
-  renew(principal: string, sent: Grant | undefined, ask: GrantAsk): Promise<Grant> {
-    return this.#once(principal, async () => {
-      const { tokens } = this.#options;
-      const key = grantKey(this.#source.owner, principal);
-      if (sent !== undefined) {
-        // A token the server no longer takes: its metadata may have changed too (a new
-        // authorization server: its grants and registrations are its own).
-        this.#source.forgetMetadata();
-        this.#machineTokens.delete(principal);
-      }
-      this.#recent.delete(principal);
-      if (this.#options.transport.auth.kind === "client_credentials") {
-        return await this.#machineToken(principal, ask);
-      }
-      if (ask.again !== undefined) return await this.#stepUp(principal, ask);
-      const stored = await readGrant(tokens, key);
-      if (stored !== undefined) {
-        // Another request (or instance) signed in meanwhile.
-        if (stored.accessToken !== sent?.accessToken && this.#usable(stored)) return stored;
-        if (stored.refreshToken !== undefined) {
-          const renewed = await this.#source.refresh(principal, stored, ask);
-          if (renewed !== undefined) return renewed;
-        }
-        // The server refused it, and it cannot be refreshed: no other request is to send it.
-        await tokens.delete(key);
-      }
-      return await this.#source.signInByPerson(principal, ask);
+  renew(principal: string, sent: Grant | undefined, caller: GrantAsk): Promise<Grant> {
+    return this.#once(principal, {
+      signal: caller.signal,
+      work: (shared) => this.#renewed(principal, sent, { ...caller, signal: shared }),
     });
+  }
+
+  /**
+   * What `renew` shares: the new token, got under the shared work's signal (`ask.signal`).
+   *
+   * @param principal Whose token.
+   * @param sent The token the server refused, if one was sent.
+   * @param ask The challenge, the scopes and the shared work's signal.
+   * @returns The new token.
+   */
+  async #renewed(principal: string, sent: Grant | undefined, ask: GrantAsk): Promise<Grant> {
+    const { tokens } = this.#options;
+    const key = grantKey(this.#source.owner, principal);
+    if (sent !== undefined) {
+      // A token the server no longer takes: its metadata may have changed too (a new
+      // authorization server: its grants and registrations are its own).
+      this.#source.forgetMetadata();
+      this.#machineTokens.delete(principal);
+    }
+    this.#recent.delete(principal);
+    if (this.#options.transport.auth.kind === "client_credentials") {
+      return await this.#machineToken(principal, ask);
+    }
+    if (ask.again !== undefined) return await this.#stepUp(principal, ask);
+    const stored = await readGrant(tokens, key);
+    if (stored !== undefined) {
+      // Another request (or instance) signed in meanwhile.
+      if (stored.accessToken !== sent?.accessToken && this.#usable(stored)) return stored;
+      if (stored.refreshToken !== undefined) {
+        const renewed = await this.#source.refresh(principal, stored, ask);
+        if (renewed !== undefined) return renewed;
+      }
+      // The server refused it, and it cannot be refreshed: no other request is to send it.
+      await tokens.delete(key);
+    }
+    return await this.#source.signInByPerson(principal, ask);
   }
 
   /**
@@ -170,15 +210,34 @@ export class KeptGrants {
     return grant;
   }
 
-  /** Runs `work` once per principal at a time: concurrent callers share its result. */
-  #once(principal: string, work: () => Promise<Grant>): Promise<Grant> {
-    const running = this.#pending.get(principal);
-    if (running !== undefined) return running;
-    const attempt = work()
-      .then((grant) => (this.#renewalOf(grant), grant))
-      .finally(() => this.#pending.delete(principal));
-    this.#pending.set(principal, attempt);
-    return attempt;
+  /**
+   * Runs `work` once per principal at a time, under a signal of its own: concurrent callers share
+   * its result, each waiting under its own signal (see `awaitShared`). Work stopped because every
+   * caller left, and not settled yet, is not joined: a caller coming then starts it anew.
+   *
+   * @param principal Whose grant.
+   * @param caller The caller's signal, and the work to start unless it runs already.
+   * @returns The grant.
+   * @throws What the work threw, or the caller's signal's reason once it fired.
+   */
+  #once(principal: string, caller: SharedGrant): Promise<Grant> {
+    // A caller without a signal never stops waiting: the work goes on while it waits.
+    const { signal = new AbortController().signal, work } = caller;
+    let running = joinable(this.#pending.get(principal));
+    if (running === undefined) {
+      if (signal.aborted) return Promise.reject(abortedLikeFetch(signal.reason));
+      const shared = sharedWork(this.#owner.signal);
+      const started: Promise<Grant> = shared.share(
+        work(shared.signal)
+          .then((grant) => (this.#renewalOf(grant), grant))
+          .finally(() => {
+            if (this.#pending.get(principal) === started) this.#pending.delete(principal);
+          }),
+      );
+      this.#pending.set(principal, started);
+      running = started;
+    }
+    return awaitShared(running, { signal, cancelled: abortedLikeFetch });
   }
 
   #remember(principal: string, grant: Grant): Grant {
@@ -209,4 +268,15 @@ export class KeptGrants {
     }
     return at;
   }
+}
+
+/**
+ * What a request that stopped waiting for shared work is rejected with: as fetch is, its signal's
+ * reason (the callers of a fetch tell a cancellation by their signal).
+ *
+ * @param reason The signal's reason.
+ * @returns The reason, or an `AbortError` when it is not an error.
+ */
+function abortedLikeFetch(reason: unknown): Error {
+  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }

@@ -20,7 +20,7 @@ import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
 import type { Timers } from "../../src/_internal/timers.ts";
 import { drive, FakeTime } from "../_support/fake-time.ts";
 import { gate } from "../_support/gate.ts";
-import { eventually } from "../_support/eventually.ts";
+import { eventually, within } from "../_support/eventually.ts";
 
 const MCP = "https://mcp.example.com/mcp";
 const AS = "https://as.example.com";
@@ -780,6 +780,103 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
       assert.equal(registrations.length, refused.registrations);
     });
   }
+});
+
+/** A token request held until the test answers it. */
+interface HeldTokenRequest {
+  /** The signal it was sent with. */
+  readonly signal: AbortSignal | undefined;
+  /** Answers it: with `token-<n>`, n counting the requests answered. */
+  readonly answer: () => void;
+}
+
+/**
+ * {@linkcode network}, its token endpoint holding each request until the test answers it, and
+ * answering even one whose signal fired (as a server that had begun sending does).
+ */
+function heldTokenNetwork() {
+  const { fetch: answered, sent } = network((token) => token.startsWith("token-"));
+  const held: HeldTokenRequest[] = [];
+  let arrived = gate();
+  const fetch: Fetcher = async (url, init) => {
+    if (url === `${AS}/token`) {
+      const answer = gate();
+      held.push({ signal: init.signal ?? undefined, answer: answer.open });
+      arrived.open();
+      await answer.opened;
+    }
+    return await answered(url, init);
+  };
+  /** The token requests held, once there are `count`. */
+  const tokenRequests = async (count: number): Promise<readonly HeldTokenRequest[]> => {
+    while (held.length < count) {
+      arrived = gate();
+      await arrived.opened;
+    }
+    return held;
+  };
+  return { fetch, sent, tokenRequests };
+}
+
+/** How a request ended: its status and body, or its rejection. */
+async function outcome(response: Promise<Response>): Promise<string | unknown> {
+  return await response.then(
+    async (answer) => `HTTP ${answer.status} ${await answer.text()}`,
+    (error) => error,
+  );
+}
+
+describe("createUpstreamSignIn(): requests sharing one token request", () => {
+  /** The requests to the MCP server and the token endpoint, and the authorization each was sent with. */
+  const signed = (sent: readonly { url: string; authorization: string }[]) =>
+    sent.filter(({ url }) => url === MCP || url === `${AS}/token`).map(({ url, authorization }) => [
+      url === MCP ? "mcp" : "token",
+      authorization,
+    ]);
+  const BASIC = `Basic ${btoa("c:p")}`;
+
+  /** A first request, cancelled by `a`, waiting for its token request, which is `held`. */
+  async function firstWaiting() {
+    const network = heldTokenNetwork();
+    const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, network.fetch, { S: "p" });
+    const a = new AbortController();
+    const first = outcome(fetcher(MCP, { method: "POST", body: "{}", signal: a.signal }));
+    const [held] = await network.tokenRequests(1);
+    return { ...network, fetcher, a, first, held };
+  }
+
+  test("a request cancelled while another waits for its token request fails alone, with its signal's reason: the token request goes on, and the other request answers", async () => {
+    const { fetcher, sent, a, first, held } = await firstWaiting();
+    const second = outcome(
+      fetcher(MCP, { method: "POST", body: "{}", signal: new AbortController().signal }),
+    );
+    // A turn of the event loop: every microtask the second request's 401 leads to runs first, so it
+    // waits for the token request too (nothing in between waits for anything else).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const reason = new DOMException("call A was cancelled", "AbortError");
+    a.abort(reason);
+    assert.equal(held?.signal?.aborted, false);
+    assert.equal(await first, reason);
+    held?.answer();
+    assert.equal(await second, "HTTP 200 ok");
+    assert.deepEqual(signed(sent), [["mcp", ""], ["mcp", ""], ["token", BASIC], ["mcp", "Bearer token-1"]]);
+  });
+
+  test("the token request of a request cancelled with none other waiting is aborted, and a request coming before it ends asks for a token anew", async () => {
+    const { fetcher, sent, tokenRequests, a, first, held: stopped } = await firstWaiting();
+    const reason = new Error("call A was cancelled");
+    a.abort(reason);
+    assert.equal(stopped?.signal?.reason, reason);
+    // The stopped token request has not ended (its server answers it regardless): a new request
+    // does not wait for it, nor gets its cancellation.
+    const second = outcome(fetcher(MCP, { method: "POST", body: "{}" }));
+    const fresh = (await within("a second token request", tokenRequests(2), 5_000))[1];
+    assert.equal(fresh?.signal?.aborted, false);
+    fresh?.answer();
+    assert.deepEqual(await Promise.all([first, second]), [reason, "HTTP 200 ok"]);
+    assert.deepEqual(signed(sent), [["mcp", ""], ["mcp", ""], ["token", BASIC], ["mcp", "Bearer token-1"]]);
+    stopped?.answer();
+  });
 });
 
 /** The grant a person signed in with: it has `mcp:tools`, for every request but `tools/call`. */
