@@ -19,8 +19,10 @@ import { mcpRequestHeaders } from "../protocol/mcp-request-headers.ts";
 export interface Challenge {
   readonly metadataUrl: string | undefined;
   readonly scopes: readonly string[] | undefined;
-  /** The challenge's scheme is `DPoP`: the server takes DPoP-bound tokens (RFC 9449 §7.1). */
+  /** The server sent a `DPoP` challenge: it takes DPoP-bound tokens (RFC 9449 §7.1). */
   readonly dpop?: boolean;
+  /** The server sent a `Bearer` challenge: it takes unbound tokens (beside DPoP ones, when both). */
+  readonly bearer?: boolean;
 }
 
 /** A challenge naming nothing: the server gave none, so discovery goes to the well-known URLs. */
@@ -73,8 +75,10 @@ export async function askForChallenge(
 }
 
 /**
- * The server's `Bearer` (or `DPoP`) challenge: its `resource_metadata`, `scope` and `error`, or
- * `undefined` when the response has none (or an unparsable one).
+ * The server's `Bearer` and `DPoP` challenges: their `resource_metadata`, `scope` and `error`, or
+ * `undefined` when the response has neither (or an unparsable one). A server may offer both
+ * schemes (RFC 9449 §7.1) and put its parameters in either: each is read from the `DPoP`
+ * challenge first, then from the `Bearer` one.
  *
  * @param response The server's 401 or 403.
  * @returns The challenge, or `undefined`.
@@ -83,15 +87,17 @@ export async function challengeOf(
   response: Response,
 ): Promise<(Challenge & { error: string | undefined }) | undefined> {
   const challenges = await challengesOf(response);
-  const found = challenges?.find((challenge) => challenge.scheme === "dpop") ??
-    challenges?.find((challenge) => challenge.scheme === "bearer");
-  if (found === undefined) return undefined;
-  const { parameters } = found;
+  const dpop = challenges?.find((challenge) => challenge.scheme === "dpop");
+  const bearer = challenges?.find((challenge) => challenge.scheme === "bearer");
+  if (dpop === undefined && bearer === undefined) return undefined;
+  const parameter = (name: "resource_metadata" | "scope" | "error") =>
+    dpop?.parameters[name] ?? bearer?.parameters[name];
   return {
-    metadataUrl: parameters.resource_metadata,
-    scopes: parameters.scope?.split(" ").filter((value) => value !== ""),
-    error: parameters.error,
-    dpop: found.scheme === "dpop",
+    metadataUrl: parameter("resource_metadata"),
+    scopes: parameter("scope")?.split(" ").filter((value) => value !== ""),
+    error: parameter("error"),
+    dpop: dpop !== undefined,
+    bearer: bearer !== undefined,
   };
 }
 

@@ -19,6 +19,7 @@ import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { askForChallenge, type Challenge } from "./_challenge.ts";
 import { requestClientCredentialsToken } from "./_client-credentials.ts";
+import { supportsDpop } from "./_dpop.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
 import {
   beginAuthorization,
@@ -154,8 +155,14 @@ export class GrantSource {
     const { resource, as } = await this.#discover(challenge, ask.signal);
     const auth = this.#options.transport.auth;
     const wanted = chooseScopes(auth.scopes, challenge.scopes, resource.scopesSupported, ask.again);
-    const dpop = challenge.dpop === true || resource.dpopRequired;
-    return await beginAuthorization(context, as, resource.resource, principal, wanted, dpop);
+    return await beginAuthorization(
+      context,
+      as,
+      resource.resource,
+      principal,
+      wanted,
+      bindsTokens(challenge, resource, as),
+    );
   }
 
   /** A sign-in by the person: `authorize` shows the URL; the grant is read back from the store. */
@@ -326,7 +333,7 @@ export class GrantSource {
       auth,
       resource: resource.resource,
       scopes: wanted,
-      dpop: ask.challenge?.dpop === true || resource.dpopRequired,
+      dpop: bindsTokens(ask.challenge, resource, as),
       signal: ask.signal,
     });
   }
@@ -445,6 +452,26 @@ async function readFailures(tokens: TokenStore, state: string): Promise<Failures
     // Not a count (an older version's marker): as if none failed.
   }
   return { count: 0, error: "" };
+}
+
+/**
+ * Whether a sign-in's tokens are to be DPoP-bound: its metadata requires it, or the server sent a
+ * `DPoP` challenge, unless it offered `Bearer` too and the authorization server cannot bind
+ * tokens (a server offering both takes either, RFC 9449 §7.1).
+ *
+ * @param challenge The server's challenge, if any.
+ * @param resource Its protected resource metadata.
+ * @param as Its authorization server's metadata.
+ * @returns Whether to bind the tokens.
+ */
+function bindsTokens(
+  challenge: Challenge | undefined,
+  resource: ResourceMetadata,
+  as: oauth.AuthorizationServer,
+): boolean {
+  if (resource.dpopRequired) return true;
+  if (challenge?.dpop !== true) return false;
+  return challenge.bearer !== true || supportsDpop(as);
 }
 
 async function digest(text: string): Promise<string> {

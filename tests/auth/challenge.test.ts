@@ -57,23 +57,44 @@ describe("askForChallenge()", () => {
       metadataUrl: "https://mcp.example.com/custom/prm.json",
       scopes: ["a", "b"],
       dpop: false,
+      bearer: true,
     });
     assert.deepEqual(sent, [ASKED]);
   });
 
-  test("a DPoP challenge is taken before a Bearer one", async () => {
+  test("a DPoP challenge's parameters are taken before a Bearer one's, and the Bearer one's where it has none", async () => {
     const { fetch } = answering(() =>
       new Response(null, {
         status: 401,
         headers: {
-          "www-authenticate": 'Bearer resource_metadata="https://a/x", DPoP resource_metadata="https://b/y"',
+          "www-authenticate":
+            'Bearer resource_metadata="https://a/x", scope="a b", DPoP resource_metadata="https://b/y"',
         },
       })
     );
     assert.deepEqual(await askForChallenge(MCP, { fetch }), {
       metadataUrl: "https://b/y",
-      scopes: undefined,
+      scopes: ["a", "b"],
       dpop: true,
+      bearer: true,
+    });
+  });
+
+  test("a server offering both schemes with its parameters in the Bearer challenge (RFC 9449 §7.1): they are read", async () => {
+    const { fetch } = answering(() =>
+      new Response(null, {
+        status: 401,
+        headers: {
+          "www-authenticate":
+            'Bearer resource_metadata="https://a/x", scope="mcp:tools", DPoP algs="ES256 PS256"',
+        },
+      })
+    );
+    assert.deepEqual(await askForChallenge(MCP, { fetch }), {
+      metadataUrl: "https://a/x",
+      scopes: ["mcp:tools"],
+      dpop: true,
+      bearer: true,
     });
   });
 
@@ -110,6 +131,7 @@ describe("challengeOf()", () => {
       scopes: undefined,
       error: "invalid_token",
       dpop: false,
+      bearer: true,
     });
     assert.equal(await challengeOf(new Response(null, { status: 401 })), undefined);
   });

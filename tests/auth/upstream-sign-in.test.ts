@@ -248,6 +248,44 @@ describe("createUpstreamSignIn()", () => {
     assert.equal(sent[3]?.body, `resource=${encodeURIComponent(MCP)}&grant_type=client_credentials`);
   });
 
+  for (
+    const [offered, challenge, outcome] of [
+      [
+        "Bearer and DPoP (RFC 9449 §7.1, its parameters in the Bearer challenge): signs in with Bearer",
+        'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", DPoP algs="ES256"',
+        "ok",
+      ],
+      [
+        "DPoP alone: the sign-in is refused",
+        'DPoP algs="ES256"',
+        `UpstreamAuthError: sign-in refused: the server asks for DPoP-bound tokens, but its authorization server "${AS}" does not list "ES256" in dpop_signing_alg_values_supported`,
+      ],
+    ] as const
+  ) {
+    test(`an authorization server that cannot bind tokens, for a server offering ${offered}`, async () => {
+      const { fetch, sent } = network((token) => token === "token-1");
+      const challenging: Fetcher = async (url, init) => {
+        const answer = await fetch(url, init);
+        if (answer.status !== 401) return answer;
+        return new Response(null, { status: 401, headers: { "www-authenticate": challenge } });
+      };
+      const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, challenging, { S: "p" });
+      const answered = await fetcher(MCP, { method: "POST", body: "{}" }).then(
+        (answer) => answer.text(),
+        (error: Error) => `${error.name}: ${error.message}`,
+      );
+      assert.deepEqual([answered, sent.map(({ url, authorization }) => [url, authorization])], [
+        outcome,
+        [
+          [MCP, ""],
+          ["https://mcp.example.com/.well-known/oauth-protected-resource/mcp", ""],
+          [`${AS}/.well-known/oauth-authorization-server`, ""],
+          ...(outcome === "ok" ? [[`${AS}/token`, `Basic ${btoa("c:p")}`], [MCP, "Bearer token-1"]] : []),
+        ],
+      ]);
+    });
+  }
+
   test("a second 401 fails with what was wrong, never the token", async () => {
     const { fetch } = network(() => false);
     const fetcher = signIn({ clientId: "c", clientSecretEnv: "S" }, fetch, { S: "p" });
