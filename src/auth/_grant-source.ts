@@ -14,7 +14,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { errorText } from "../_internal/error-text.ts";
-import { pause } from "../_internal/signals.ts";
+import { awaitShared, joinable, pause, sharedWork } from "../_internal/signals.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { askForChallenge, type Challenge } from "./_challenge.ts";
@@ -128,6 +128,11 @@ export class GrantSource {
    */
   readonly owner: GrantOwner;
   #discovered: Promise<Discovered> | undefined;
+  /**
+   * What owns the shared discovery (see `sharedWork`): nothing closes a sign-in, so it ends when
+   * it settles or every request waiting for it has stopped (a closed client's requests do).
+   */
+  readonly #owner = new AbortController();
   /** The sign-ins a person is making through this instance, by `state`: `complete` settles them. */
   readonly #waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
 
@@ -344,21 +349,33 @@ export class GrantSource {
    * before any request of this instance saw one), the server is asked for one first.
    */
   #discover(challenge: Challenge | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
-    if (this.#discovered === undefined) {
+    // Every principal's requests share it: it runs under a signal of its own, and each request
+    // waits under its own (a request with none never stops waiting).
+    const waiting = signal ?? new AbortController().signal;
+    let discovered = joinable(this.#discovered);
+    if (discovered === undefined) {
+      if (waiting.aborted) return Promise.reject(abortedLikeFetch(waiting.reason));
       const { fetch } = this.#options;
-      const attempt = (async () => {
-        const { metadataUrl } = challenge ?? await askForChallenge(this.#serverUrl, { fetch, signal });
-        const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, signal });
+      const work = sharedWork(this.#owner.signal);
+      const attempt = work.share((async () => {
+        const shared = work.signal;
+        const { metadataUrl } = challenge ??
+          await askForChallenge(this.#serverUrl, { fetch, signal: shared });
+        const resource = await discoverResource(this.#serverUrl, { metadataUrl, fetch, signal: shared });
         const issuer = resource.authorizationServers[0] ?? "";
-        const as = await discoverAuthorizationServer(issuer, { serverUrl: this.#serverUrl, fetch, signal });
+        const as = await discoverAuthorizationServer(issuer, {
+          serverUrl: this.#serverUrl,
+          fetch,
+          signal: shared,
+        });
         return { resource, as };
-      })();
-      this.#discovered = attempt;
+      })());
+      this.#discovered = discovered = attempt;
       attempt.catch(() => {
         if (this.#discovered === attempt) this.#discovered = undefined;
       });
     }
-    return this.#discovered;
+    return awaitShared(discovered, { signal: waiting, cancelled: abortedLikeFetch });
   }
 
   #codeContext(overrides: SignInOverrides = {}): CodeGrantContext {
@@ -452,6 +469,17 @@ async function readFailures(tokens: TokenStore, state: string): Promise<Failures
     // Not a count (an older version's marker): as if none failed.
   }
   return { count: 0, error: "" };
+}
+
+/**
+ * What a request that stopped waiting for shared work is rejected with: as fetch is, its signal's
+ * reason (the callers of a fetch tell a cancellation by their signal).
+ *
+ * @param reason The signal's reason.
+ * @returns The reason, or an `AbortError` when it is not an error.
+ */
+export function abortedLikeFetch(reason: unknown): Error {
+  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }
 
 /**

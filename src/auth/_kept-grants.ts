@@ -13,7 +13,12 @@
  * @module
  */
 import { type Grant, grantKey, readGrant } from "./authorization-code.ts";
-import type { GrantAsk, GrantSource, UpstreamSignInOptions } from "./_grant-source.ts";
+import {
+  abortedLikeFetch,
+  type GrantAsk,
+  type GrantSource,
+  type UpstreamSignInOptions,
+} from "./_grant-source.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import { awaitShared, joinable, sharedWork } from "../_internal/signals.ts";
 
@@ -268,15 +273,4 @@ export class KeptGrants {
     }
     return at;
   }
-}
-
-/**
- * What a request that stopped waiting for shared work is rejected with: as fetch is, its signal's
- * reason (the callers of a fetch tell a cancellation by their signal).
- *
- * @param reason The signal's reason.
- * @returns The reason, or an `AbortError` when it is not an error.
- */
-function abortedLikeFetch(reason: unknown): Error {
-  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }

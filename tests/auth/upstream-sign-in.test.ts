@@ -915,6 +915,57 @@ describe("createUpstreamSignIn(): requests sharing one token request", () => {
     assert.deepEqual(signed(sent), [["mcp", ""], ["mcp", ""], ["token", BASIC], ["mcp", "Bearer token-1"]]);
     stopped?.answer();
   });
+
+  test("a request cancelled while the server's metadata is found for it and another principal fails alone: the other's refresh goes on", async () => {
+    const time = new FakeTime(10_000_000);
+    const tokens = createMemoryTokenStore({ clock: time });
+    for (const who of ["alice", "bob"]) {
+      const expired = storedGrant({
+        accessToken: `old-${who}`,
+        refreshToken: `rt-${who}`,
+        expiresAt: 9_999_999,
+      });
+      await tokens.set(grantKey({ server: "s", endpoint: MCP }, who), JSON.stringify(expired));
+    }
+    const { fetch: answered, tokenRequests } = refreshNetwork(
+      [() => Promise.resolve(Response.json(FRESH))],
+      new Set(["fresh"]),
+    );
+    const asked = gate();
+    const found = gate();
+    const metadataRequests: boolean[] = [];
+    const fetch: Fetcher = async (url, init) => {
+      if (url === PRM) {
+        metadataRequests.push(init.signal?.aborted ?? false);
+        asked.open();
+        await found.opened;
+        // As fetch does: a request whose signal fired meanwhile fails with its reason.
+        init.signal?.throwIfAborted();
+      }
+      return await answered(url, init);
+    };
+    const signIn = upstreamSignIn({ oauth: { clientId: "c", issuer: AS } }, fetch, {
+      clock: time,
+      timers: time,
+      tokens,
+    });
+    const a = new AbortController();
+    const alice = outcome(signIn.fetcher("alice")(MCP, { method: "POST", body: "{}", signal: a.signal }));
+    await asked.opened;
+    const bob = outcome(signIn.fetcher("bob")(MCP, { method: "POST", body: "{}" }));
+    // A turn of the event loop: bob's request reaches the discovery alice's started.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const reason = new DOMException("call A was cancelled", "AbortError");
+    a.abort(reason);
+    found.open();
+    // One discovery, never aborted: bob's refresh did not start over.
+    assert.deepEqual([await alice, await bob, metadataRequests, tokenRequests], [
+      reason,
+      "HTTP 200 ok",
+      [false],
+      [`resource=${encodeURIComponent(MCP)}&refresh_token=rt-bob&grant_type=refresh_token&client_id=c`],
+    ]);
+  });
 });
 
 /** The grant a person signed in with: it has `mcp:tools`, for every request but `tools/call`. */
