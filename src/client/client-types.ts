@@ -84,7 +84,12 @@ export interface CallOptions {
   readonly assigns?: Readonly<Record<string, unknown>>;
   /** Cancels the call: the request is aborted and running handlers are signalled. */
   readonly signal?: AbortSignal;
-  /** Receives the server's `notifications/progress` params for this call. */
+  /**
+   * Receives the server's `notifications/progress` params for this call, in arrival order, off
+   * the connection (in a microtask) and sanitized like a notification subscriber's params (every
+   * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
+   * rejection) is logged and skipped: the call goes on.
+   */
   readonly onProgress?: (progress: JsonObject) => void;
 }
 

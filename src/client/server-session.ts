@@ -28,7 +28,7 @@ export interface CallContext {
   readonly principal?: Principal | undefined;
   /** The front only, modern era: sends the call's requests with its caller's sign-in. */
   readonly fetch?: Fetcher | undefined;
-  /** Progress notifications for this call. */
+  /** Progress notifications for this call: the sessions deliver them by `deliverProgress` (sanitized, off the connection). */
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
   /** Asks a legacy server to run the call as a task (2025-11-25). */
   readonly asTask?: boolean;

@@ -87,14 +87,29 @@ export function toNotificationEntry(
   if (notification.method === LOG_METHOD) {
     return Object.freeze({ kind: "log", serverId, era, method: LOG_METHOD, log: sanitizeLogParams(params) });
   }
-  const clean = typeof params === "object" && params !== null && !Array.isArray(params)
-    ? sanitizeData(params) as Readonly<Record<string, unknown>>
-    : NO_PARAMS;
   return Object.freeze({
     kind: "notification",
     serverId,
     era,
     method: sanitizeText(notification.method, DATA_LIMITS.maxStringLength),
-    params: typeof clean === "object" ? clean : NO_PARAMS,
+    params: sanitizeParams(params),
   });
+}
+
+/**
+ * Copies a notification's params by `sanitizeData`, as subscribers receive them (and a call's
+ * `onProgress`). Never throws.
+ *
+ * @param params The params as received.
+ * @returns The cleaned copy, prototype-free and frozen; an empty one when `params` is not an object.
+ * @example
+ * ```ts
+ * import { sanitizeParams } from "./notification-entry.ts";
+ * console.log(sanitizeParams({ progress: 1, message: "50%\u202E done\nFAKE" })); // [Object: null prototype] { progress: 1, message: "50% doneFAKE" }
+ * ```
+ */
+export function sanitizeParams(params: unknown): Readonly<Record<string, unknown>> {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return NO_PARAMS;
+  const clean = sanitizeData(params);
+  return typeof clean === "object" && clean !== null ? clean as Readonly<Record<string, unknown>> : NO_PARAMS;
 }

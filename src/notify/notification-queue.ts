@@ -35,7 +35,7 @@ import type { WaitingCapacity } from "./_waiting-list.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import { compileRate } from "../policy/compile-policy.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
-import { sanitizeText } from "./sanitize-text.ts";
+import { reportToConsole, threwOn, thrownText } from "./_thrown-report.ts";
 
 export type { NotificationStats } from "./_notification-record.ts";
 
@@ -159,9 +159,6 @@ export interface NotificationQueue {
 export function createNotificationQueue(options: NotificationQueueOptions): NotificationQueue {
   return new ClientQueue(options);
 }
-
-/** How much of a thrown message is reported. */
-const REPORTED_LENGTH = 1024;
 
 type Listener = CallbackConsumer | EntryStream;
 
@@ -292,7 +289,11 @@ class ClientQueue {
       // A log budget that is not a valid rate: refuse (fail closed), and say why once.
       if (!this.#brokenBudgets.has(serverId)) {
         this.#brokenBudgets.add(serverId);
-        this.#notify(`The log budget of server "${serverId}" failed: "${thrownText(error)}"`, error);
+        this.#notify(
+          new Error(`The log budget of server "${serverId}" failed: "${thrownText(error)}"`, {
+            cause: error,
+          }),
+        );
       }
       return false;
     }
@@ -303,16 +304,12 @@ class ClientQueue {
   }
 
   #report(who: string, error: unknown, record: NotificationRecord): void {
-    const entry = record.entry;
-    this.#notify(
-      `${who} threw on "${entry.method}" from server "${record.serverId}": "${thrownText(error)}"`,
-      error,
-    );
+    this.#notify(threwOn(who, error, { method: record.entry.method, serverId: record.serverId }));
   }
 
-  #notify(message: string, cause: unknown): void {
+  #notify(error: Error): void {
     try {
-      this.#onError(new Error(message, { cause }));
+      this.#onError(error);
     } catch {
       // The error listener itself threw: nothing more to tell.
     }
@@ -325,16 +322,4 @@ function deliver(handler: Handler, client: string, record: NotificationRecord): 
   return entry.kind === "log"
     ? handler.log?.(entry.log.level, entry.log, ctx)
     : handler.notification?.(entry.method, entry.params, ctx);
-}
-
-function thrownText(error: unknown): string {
-  try {
-    return sanitizeText(error instanceof Error ? error.message : error, REPORTED_LENGTH);
-  } catch {
-    return "";
-  }
-}
-
-function reportToConsole(error: Error): void {
-  console.error(error.message);
 }

@@ -6,7 +6,9 @@
  * - `malformed`: writes lines that are not JSON-RPC messages (not JSON, a batch, invalid UTF-8,
  *   a bad `jsonrpc`, a method that is not a string, CR line ends, a blank line), then answers;
  * - `die {code}`: writes half a message with no newline, then exits with `code` (default 7);
- * - `stop_reading`: answers `{ reading: false }`, then never reads stdin again (it stays alive).
+ * - `stop_reading`: answers `{ reading: false }`, then never reads stdin again (it stays alive);
+ * - `progress`: writes a `notifications/progress` for the call's token whose `message` carries a
+ *   terminal escape, a bidi override and a newline (`HOSTILE_PROGRESS`), then answers `{ progress: 1 }`.
  *
  * Run: `node --import tsx tests/_support/hostile-stdio-server.ts`; it exits when its stdin ends.
  *
@@ -15,6 +17,7 @@
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import { AnswerBook, legacyTools, type Message, type ToolWire } from "./hostile-legacy-tools.ts";
+import { HOSTILE_PROGRESS } from "./throwing-progress.ts";
 
 const write = (text: string | Uint8Array): Promise<void> =>
   new Promise((resolve) => process.stdout.write(text, () => resolve()));
@@ -52,7 +55,18 @@ const tools = {
     setInterval(() => {}, 1 << 30);
     return Promise.resolve({ reading: false });
   },
-} as Record<string, (args: Record<string, unknown>, wire: ToolWire) => Promise<object>>;
+  progress(_args: Record<string, unknown>, wire: ToolWire, meta: Record<string, unknown>) {
+    wire.send({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: meta.progressToken, progress: 1, message: HOSTILE_PROGRESS },
+    });
+    return Promise.resolve({ progress: 1 });
+  },
+} as Record<
+  string,
+  (args: Record<string, unknown>, wire: ToolWire, meta: Record<string, unknown>) => Promise<object>
+>;
 
 function onRequest(message: Message): void {
   const reply = (body: object): void => wire.send({ jsonrpc: "2.0", id: message.id, ...body });
@@ -76,7 +90,8 @@ function onRequest(message: Message): void {
       const name = String(message.params?.name);
       const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
       if (tool === undefined) return reply({ error: { code: -32602, message: `Unknown tool: ${name}` } });
-      void tool((message.params?.arguments ?? {}) as Record<string, unknown>, wire).then((data) =>
+      const meta = (message.params?._meta ?? {}) as Record<string, unknown>;
+      void tool((message.params?.arguments ?? {}) as Record<string, unknown>, wire, meta).then((data) =>
         reply({ result: { content: [{ type: "text", text: "done" }], structuredContent: data } })
       );
       return;

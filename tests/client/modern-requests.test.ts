@@ -6,6 +6,11 @@ import { np, same } from "../_support/exact.ts";
 import { createClient } from "../../src/client/create-client.ts";
 import { gate } from "../_support/gate.ts";
 import { eventually } from "../_support/eventually.ts";
+import {
+  callWithThrowingProgress,
+  CLEAN_PROGRESS,
+  progressThenResult,
+} from "../_support/throwing-progress.ts";
 import { cancelFirstOfTwo, failure, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
@@ -340,12 +345,27 @@ describe("createClient() requests", () => {
     }, { handler: { notification: (method, params, ctx) => void heard.push([method, params, ctx]) } });
     await client.callTool("demo", "t", {}, { onProgress: (p) => void progress.push(p) });
     await settle();
-    assert.deepEqual(progress, [{ progressToken: "sluice-1", progress: 1, total: 2 }]);
+    same(progress, [np({ progressToken: "sluice-1", progress: 1, total: 2 })]);
     same(heard, [["notifications/resources/updated", np({ uri: "demo://x" }), {
       client: "agent",
       serverId: "demo",
       era: "modern",
     }]]);
+  });
+
+  test("onProgress hears the progress sanitized; its throw is logged and skipped, and the call returns the server's result", async () => {
+    const { client } = setup((req) =>
+      req.body.method === "tools/list" ? toolsList(req.body.id, []) : progressThenResult(req)
+    );
+    const { value, heard, logged } = await callWithThrowingProgress((onProgress) =>
+      client.callTool("demo", "t", {}, { onProgress })
+    );
+    await client.close();
+    assert.deepEqual(value, { content: [] });
+    same(heard, [np({ progressToken: "sluice-1", progress: 1, message: CLEAN_PROGRESS })]);
+    assert.deepEqual(logged, [[
+      `A call's onProgress threw on "notifications/progress" from server "demo": "ui gone"`,
+    ]]);
   });
 
   test("asks for logs only when the handler hears them, and delivers them sanitized within the log budget", async () => {

@@ -1,12 +1,15 @@
 // The legacy client against a hostile stdio server (a real process): a flood of server requests,
-// cancellations for ids never sent, responses to requests never made, malformed frames, a server
-// that dies mid-call and one that stops reading its stdin. After each, the client still works.
+// cancellations for ids never sent, responses to requests never made, malformed frames, progress
+// for a throwing onProgress, a server that dies mid-call and one that stops reading its stdin.
+// After each, the client still works.
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, ClientError, type Handler, type Policy } from "../../src/legacy.ts";
 import { drive, FakeTime } from "../_support/fake-time.ts";
 import { heapAfterGc } from "../_support/heap.ts";
 import { hostileStdioTransport } from "../_support/hostile-process.ts";
+import { callWithThrowingProgress, CLEAN_PROGRESS } from "../_support/throwing-progress.ts";
+import { np, same } from "../_support/exact.ts";
 import {
   ACCEPT,
   budgetHolds,
@@ -62,6 +65,22 @@ describe("a legacy client against a hostile stdio server", () => {
     // Roots (r1) is answered first: the elicitation takes 100 ms.
     assert.deepEqual([received.responses, received.tail], [2, ["r1", "r0"]]);
     await stillWorks(c);
+    await c.close();
+  });
+
+  test("delivers progress sanitized off the pipe's read: a throwing onProgress is logged and skipped, the call returns, the process goes on", async () => {
+    const c = client({});
+    const { pid } = data(await c.callTool("hostile", "pid"));
+    const { value, heard, logged } = await callWithThrowingProgress((onProgress) =>
+      c.callTool("hostile", "progress", {}, { onProgress })
+    );
+    assert.deepEqual(data(value), { progress: 1 });
+    // Its token counts the session's requests: initialize, tools/list, the pid call, then this call.
+    same(heard, [np({ progressToken: "sluice-4", progress: 1, message: CLEAN_PROGRESS })]);
+    assert.deepEqual(logged, [[
+      `A call's onProgress threw on "notifications/progress" from server "hostile": "ui gone"`,
+    ]]);
+    assert.deepEqual(data(await c.callTool("hostile", "pid")), { pid });
     await c.close();
   });
 

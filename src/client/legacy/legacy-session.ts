@@ -29,6 +29,7 @@ import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../../prot
 import { quote } from "../../_internal/quote.ts";
 import { awaitShared, joinable, linkSignals, sharedWork } from "../../_internal/signals.ts";
 import { abortError, serverError } from "../modern/failure-errors.ts";
+import { deliverProgress } from "../../notify/progress-delivery.ts";
 import {
   type ConnectionClosed,
   ConnectionError,
@@ -419,7 +420,7 @@ export class LegacySession {
         const listener = typeof params.progressToken === "string"
           ? this.#progress.get(params.progressToken)
           : undefined;
-        if (listener !== undefined) return listener(params);
+        if (listener !== undefined) return deliverProgress(this.serverId, listener, params);
         break;
       }
     }

@@ -29,6 +29,7 @@ import type { MessageLimits } from "../../protocol/message-limits.ts";
 import { mcpNameOf, mcpRequestHeaders } from "../../protocol/mcp-request-headers.ts";
 import { MRTR_METHODS } from "../../protocol/input-required.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
+import { deliverProgress } from "../../notify/progress-delivery.ts";
 
 /** What a session needs from its client. */
 export interface ModernSessionOptions {
@@ -202,7 +203,9 @@ export class ModernSession {
       if (
         message.method === "notifications/progress" && progressToken !== undefined && token === progressToken
       ) {
-        options.onProgress?.(message.params ?? {});
+        if (options.onProgress !== undefined) {
+          deliverProgress(this.serverId, options.onProgress, message.params);
+        }
       } else {
         // The front relays the request's notifications to its caller; the client's queue (the
         // operator's handler and subscribers) hears them too.

@@ -1,7 +1,7 @@
 // The legacy session's handshake through the legacy entry's client, against a scripted legacy
 // HTTP server: the handshake is shared by the calls waiting for it, and one of them cancelled
-// fails alone; a refused or unanswered notifications/initialized ends the session. Runs on every
-// runtime.
+// fails alone; a refused or unanswered notifications/initialized ends the session. And a call's
+// progress, delivered off the connection. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
@@ -13,6 +13,12 @@ import { legacySetup } from "./_legacy-fixtures.ts";
 import { ClientError } from "../../../src/errors.ts";
 import { drive, FakeTime } from "../../_support/fake-time.ts";
 import { eventually } from "../../_support/eventually.ts";
+import {
+  callWithThrowingProgress,
+  CLEAN_PROGRESS,
+  progressThenResult,
+} from "../../_support/throwing-progress.ts";
+import { np, same } from "../../_support/exact.ts";
 
 describe("LegacySession handshake", () => {
   // The calls name themselves when cancelled, not the handshake they share; a tools/call of a server
@@ -334,5 +340,23 @@ describe("LegacySession handshake", () => {
       deleteAnswered.open();
       await client.close();
     }
+  });
+});
+
+describe("LegacySession progress", () => {
+  test("onProgress hears the progress sanitized; its throw is logged and skipped, and the result on the same stream returns", async () => {
+    const { client } = legacySetup((req) =>
+      legacyHandshake(req.body, "2025-11-25", "t") ?? progressThenResult(req)
+    );
+    const { value, heard, logged } = await callWithThrowingProgress((onProgress) =>
+      client.callTool("demo", "t", {}, { onProgress })
+    );
+    await client.close();
+    assert.deepEqual(value, { content: [] });
+    // Its token counts the session's requests: initialize, tools/list, then this tools/call.
+    same(heard, [np({ progressToken: "sluice-3", progress: 1, message: CLEAN_PROGRESS })]);
+    assert.deepEqual(logged, [[
+      `A call's onProgress threw on "notifications/progress" from server "demo": "ui gone"`,
+    ]]);
   });
 });

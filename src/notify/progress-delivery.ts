@@ -1,0 +1,53 @@
+/**
+ * How a call's `onProgress` hears the server's `notifications/progress`: as the notification
+ * queue delivers, off the connection's read path, its params sanitized, a throw reported and
+ * skipped. Both eras' sessions deliver progress through it.
+ *
+ * @example
+ * ```ts
+ * import { deliverProgress } from "./progress-delivery.ts";
+ * deliverProgress("github", (params) => console.log(params.message), {
+ *   progressToken: "sluice-1",
+ *   progress: 1,
+ *   message: "50%\u202E done\nFAKE LOG LINE",
+ * });
+ * await Promise.resolve();
+ * // 50% doneFAKE LOG LINE
+ * ```
+ *
+ * @module
+ */
+import type { JsonObject } from "../protocol/jsonrpc.ts";
+import { sanitizeParams } from "./notification-entry.ts";
+import { reportToConsole, threwOn } from "./_thrown-report.ts";
+
+/** The method whose params a call's `onProgress` receives. */
+const PROGRESS_METHOD = "notifications/progress";
+
+/**
+ * Calls a call's progress listener with a progress notification's params, later: in a microtask,
+ * so a throw never reaches the connection's read path (where it failed the call over HTTP and
+ * crashed the process over stdio). The params are copied by `sanitizeData`, as a subscriber
+ * receives them. A throw, or the rejection of a returned promise, is reported like a
+ * notification subscriber's (its sanitized message to `console.error`) and the call goes on.
+ * Progress of one call reaches its listener in arrival order.
+ *
+ * @param serverId The operator's id of the server, named in the report of a throw.
+ * @param listener The call's `onProgress`.
+ * @param params The notification's params, as received (not kept past the delivery).
+ */
+export function deliverProgress(
+  serverId: string,
+  listener: (params: JsonObject) => unknown,
+  params: unknown,
+): void {
+  Promise.resolve()
+    .then(() => listener(sanitizeParams(params)))
+    .catch((error: unknown) => {
+      try {
+        reportToConsole(threwOn("A call's onProgress", error, { method: PROGRESS_METHOD, serverId }));
+      } catch {
+        // console.error itself threw: nothing more to tell.
+      }
+    });
+}

@@ -1,0 +1,51 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { deliverProgress } from "../../src/notify/progress-delivery.ts";
+import type { JsonObject } from "../../src/protocol/jsonrpc.ts";
+import { np, same } from "../_support/exact.ts";
+import { recordingConsoleErrors } from "../_support/console-errors.ts";
+import { CLEAN_PROGRESS, HOSTILE_PROGRESS } from "../_support/throwing-progress.ts";
+
+describe("deliverProgress()", () => {
+  test("calls the listener off the caller's turn, in arrival order, with the params sanitized, prototype-free and frozen", async () => {
+    const seen: JsonObject[] = [];
+    const listener = (params: JsonObject) => void seen.push(params);
+    deliverProgress("github", listener, {
+      progressToken: "sluice-1",
+      progress: 1,
+      message: HOSTILE_PROGRESS,
+    });
+    deliverProgress("github", listener, {
+      progressToken: "sluice-1",
+      progress: 2,
+      extra: { deep: "a\u2028b" },
+    });
+    deliverProgress("github", listener, "not an object");
+    assert.deepEqual(seen, []);
+    const { logged } = await recordingConsoleErrors(() => Promise.resolve());
+    same(seen, [
+      np({ progressToken: "sluice-1", progress: 1, message: CLEAN_PROGRESS }),
+      np({ progressToken: "sluice-1", progress: 2, extra: np({ deep: "ab" }) }),
+      np({}),
+    ]);
+    assert.deepEqual(seen.map((params) => Object.isFrozen(params)), [true, true, true]);
+    assert.deepEqual(logged, []);
+  });
+
+  test("reports a throw and a rejection with their sanitized messages, and goes on to the next", async () => {
+    const seen: unknown[] = [];
+    const { logged } = await recordingConsoleErrors(() => {
+      deliverProgress("github", () => {
+        throw new Error("ui\u001b[31m gone\nFAKE");
+      }, { progress: 1 });
+      deliverProgress("github", () => Promise.reject("late\u202E"), { progress: 2 });
+      deliverProgress("github", (params) => void seen.push(params.progress), { progress: 3 });
+      return Promise.resolve();
+    });
+    assert.deepEqual(seen, [3]);
+    assert.deepEqual(logged, [
+      [`A call's onProgress threw on "notifications/progress" from server "github": "ui[31m goneFAKE"`],
+      [`A call's onProgress threw on "notifications/progress" from server "github": "late"`],
+    ]);
+  });
+});
