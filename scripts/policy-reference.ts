@@ -265,8 +265,12 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "Log floods filling the handler's logs and memory.",
   },
   "logLevel": {
-    what: "The lowest server log level asked for (modern: per request; legacy: `logging/setLevel`).",
-    protects: "—",
+    what:
+      "The lowest server log level asked for, whether or not anything hears the entries (modern: on every " +
+      "request; legacy: `logging/setLevel` once connected, when the server declares `logging`). They reach the " +
+      "handler's `log` and notification subscribers; nobody listening, they are dropped. There is no off: " +
+      '`"emergency"` asks for the fewest.',
+    protects: "A chatty server: a higher level asks it for fewer entries.",
   },
   "rateLimitFailOpen": {
     what: "Lets input requests through when the shared rate-limit store cannot answer.",

@@ -98,7 +98,6 @@ export function createClientWith(options: ClientOptions, support: EraSupport): C
     timers: settings.timers,
     clock: settings.clock,
     assigns: settings.assigns,
-    wantsLogs: options.handler?.log !== undefined,
     queue,
     legacy: support.legacy,
   });

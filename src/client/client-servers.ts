@@ -48,7 +48,6 @@ export interface LegacySessionInput {
   readonly timers: Timers;
   readonly clock: Clock;
   readonly assigns: Readonly<Record<string, unknown>>;
-  readonly wantsLogs: boolean;
   /** Takes the server's notifications; `connection` numbers its connections (log budget per connection). */
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
   /** The front's hooks when the session serves one of its callers. */
@@ -77,8 +76,6 @@ export interface SessionParts {
   readonly timers: Timers;
   readonly clock: Clock;
   readonly assigns: Readonly<Record<string, unknown>>;
-  /** Whether the handler hears logs (sessions then ask for them at the policy's level). */
-  readonly wantsLogs: boolean;
   /** Where the servers' notifications go. */
   readonly queue: Pick<NotificationQueue, "push">;
   /** Opens a legacy session: only the self-hosted entry can. */
@@ -291,7 +288,7 @@ export class ClientServers {
 
   #modern(entry: ServerEntry): ModernServerSession {
     const { policy, chain, fetch } = entry;
-    const { clientInfo, tasks, timers, wantsLogs, queue } = this.#parts;
+    const { clientInfo, tasks, timers, queue } = this.#parts;
     if (policy.transport.kind !== "http") {
       throw new ClientError(
         "config",
@@ -310,7 +307,7 @@ export class ClientServers {
       callTimeoutMs: policy.callTimeoutMs,
       limits: messageLimitsOf(policy),
       maxInputRequests: policy.maxInputRequests,
-      logLevel: wantsLogs ? policy.logLevel : undefined,
+      logLevel: policy.logLevel,
       notify: (notification) => queue.push(policy.server, "modern", notification),
     });
     return new ModernServerSession(session, { maxRounds: policy.maxRounds, tasks, timers });
@@ -318,7 +315,7 @@ export class ClientServers {
 
   #legacy(entry: ServerEntry, owner: Omit<FrontLegacySession, "fetch"> = {}): ServerSession {
     const { policy, chain, fetch } = entry;
-    const { legacy, clientInfo, timers, clock, assigns, wantsLogs, queue } = this.#parts;
+    const { legacy, clientInfo, timers, clock, assigns, queue } = this.#parts;
     if (legacy === undefined) {
       throw new ClientError(
         "config",
@@ -329,19 +326,7 @@ export class ClientServers {
     const notify = (notification: JsonRpcNotification, connection: number) =>
       queue.push(policy.server, "legacy", notification, connection);
     const { caller, principal } = owner;
-    return legacy({
-      policy,
-      chain,
-      clientInfo,
-      fetch,
-      timers,
-      clock,
-      assigns,
-      wantsLogs,
-      notify,
-      caller,
-      principal,
-    });
+    return legacy({ policy, chain, clientInfo, fetch, timers, clock, assigns, notify, caller, principal });
   }
 
   /** A server as the front opens it: its chain, and its caller's fetch when given. */

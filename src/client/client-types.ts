@@ -183,7 +183,8 @@ export interface Client {
   rootsChanged(serverId: string): Promise<void>;
   /**
    * Hears every server notification the client does not consume itself, sanitized, in arrival
-   * order (log entries after the per-server log budget). Slow listeners are bounded like the
+   * order (log entries after the per-server log budget; every server is asked for its logs at its
+   * policy's `logLevel`, with or without a handler `log`). Slow listeners are bounded like the
    * handler's queue (each server's policy `maxWaitingNotifications` waiting, 1000 by default;
    * newer dropped and counted).
    *

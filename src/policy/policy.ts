@@ -189,7 +189,11 @@ export interface Policy {
   readonly inputRateLimit?: RateOption;
   /** Budget of log entries from this server. @default { rate: 50, per: "1s", burst: 100 } */
   readonly logRateLimit?: RateOption;
-  /** Lowest server log level asked for. @default "info" */
+  /**
+   * Lowest server log level asked for, whether or not the handler's `log` or a notification
+   * subscriber hears the entries (those nobody hears are dropped); `"emergency"` asks for the fewest.
+   * @default "info"
+   */
   readonly logLevel?: LogLevel;
   /** Lets input requests through when the shared rate-limit store cannot answer. @default false */
   readonly rateLimitFailOpen?: boolean;

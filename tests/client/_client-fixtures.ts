@@ -32,12 +32,13 @@ export function setup(
   return { client, server };
 }
 
-/** The `_meta` sluice sends with the given client capabilities. */
+/** The `_meta` sluice sends with the given client capabilities, asking logs at the default `logLevel`. */
 export function meta(capabilities: Record<string, unknown>): Record<string, unknown> {
   return {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": capabilities,
     "io.modelcontextprotocol/clientInfo": { name: "agent", version: "1.2.3" },
+    "io.modelcontextprotocol/logLevel": "info",
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { result, rpcError, sse, toolsList } from "../_support/scripted-server.ts";
+import { result, rpcError, type SeenRequest, sse, toolsList } from "../_support/scripted-server.ts";
+import type { NotificationEntry } from "../../src/notify/notification-entry.ts";
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
 import { createClient } from "../../src/client/create-client.ts";
@@ -368,7 +369,48 @@ describe("createClient() requests", () => {
     ]]);
   });
 
-  test("asks for logs only when the handler hears them, and delivers them sanitized within the log budget", async () => {
+  test("asks every request for logs at the policy's logLevel: a subscriber alone hears them, a client hearing none drops them", async () => {
+    // As the spec requires, the server sends a log entry only on a request that asked for a level.
+    const levelAsked = (req: SeenRequest) =>
+      (req.body.params?._meta as Record<string, unknown>)["io.modelcontextprotocol/logLevel"];
+    const reply = (req: SeenRequest) => {
+      if (req.body.method === "tools/list") return toolsList(req.body.id, []);
+      if (levelAsked(req) === undefined) return result(req.body.id, { content: [] });
+      return sse([
+        {
+          jsonrpc: "2.0",
+          method: "notifications/message",
+          params: { level: "error", data: "disk\u202E full" },
+        },
+        { jsonrpc: "2.0", id: req.body.id, result: { content: [] } },
+      ]);
+    };
+    const subscribed = setup(reply);
+    const heard: NotificationEntry[] = [];
+    subscribed.client.onNotification((entry) => void heard.push(entry));
+    const silent = setup(reply, { policy: { logLevel: "error" } });
+    assert.deepEqual(await subscribed.client.callTool("demo", "t"), { content: [] });
+    assert.deepEqual(await silent.client.callTool("demo", "t"), { content: [] });
+    await eventually("the log entry heard", () => heard.length > 0 || undefined);
+    await Promise.all([subscribed.client.close(), silent.client.close()]);
+    assert.deepEqual([subscribed.server, silent.server].map((server) => server.requests.map(levelAsked)), [
+      ["info", "info"],
+      ["error", "error"],
+    ]);
+    same(heard, [{
+      kind: "log",
+      serverId: "demo",
+      era: "modern",
+      method: "notifications/message",
+      log: { level: "error", data: "disk full" },
+    }]);
+    same([subscribed.client.stats(), silent.client.stats()], [
+      np({ demo: { delivered: 1, dropped: 0, rateLimited: 0 } }),
+      np({}),
+    ]);
+  });
+
+  test("asks for logs at the policy's logLevel, and delivers them to the handler sanitized within the log budget", async () => {
     const logs: unknown[] = [];
     const entries = Array.from({ length: 150 }, (_, n) => ({
       jsonrpc: "2.0",

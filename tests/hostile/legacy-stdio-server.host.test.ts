@@ -75,8 +75,9 @@ describe("a legacy client against a hostile stdio server", () => {
       c.callTool("hostile", "progress", {}, { onProgress })
     );
     assert.deepEqual(data(value), { progress: 1 });
-    // Its token counts the session's requests: initialize, tools/list, the pid call, then this call.
-    same(heard, [np({ progressToken: "sluice-4", progress: 1, message: CLEAN_PROGRESS })]);
+    // Its token counts the session's requests: initialize, logging/setLevel, tools/list, the pid
+    // call, then this call.
+    same(heard, [np({ progressToken: "sluice-5", progress: 1, message: CLEAN_PROGRESS })]);
     assert.deepEqual(logged, [[
       `A call's onProgress threw on "notifications/progress" from server "hostile": "ui gone"`,
     ]]);

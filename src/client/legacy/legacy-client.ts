@@ -101,7 +101,9 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     singleChannel: transport.kind === "stdio",
     timers,
     assigns: input.assigns,
-    wantsLogs: input.wantsLogs,
+    // Every server is asked for its logs at the policy's logLevel: subscribers hear them too,
+    // and may come after the handshake (the only time the session sends logging/setLevel).
+    wantsLogs: true,
     notify: input.notify,
     caller: input.caller,
     principal: input.principal,

@@ -45,8 +45,11 @@ export interface ModernSessionOptions {
   readonly limits: MessageLimits;
   /** The policy's `maxInputRequests`: the most entries of one round. */
   readonly maxInputRequests: number;
-  /** Asks for server logs at this level (only when the handler hears logs). */
-  readonly logLevel: LoggingLevel | undefined;
+  /**
+   * Asks for server logs at this level (the policy's `logLevel`) on every request but the
+   * front's (its caller chooses); entries nobody hears are dropped by the client's queue.
+   */
+  readonly logLevel: LoggingLevel;
   /** Receives the server's notifications, in order. */
   readonly notify: (notification: JsonRpcNotification) => void;
 }

@@ -1,11 +1,19 @@
 // The legacy session's handshake through the legacy entry's client, against a scripted legacy
 // HTTP server: the handshake is shared by the calls waiting for it, and one of them cancelled
 // fails alone; a refused or unanswered notifications/initialized ends the session. And a call's
-// progress, delivered off the connection. Runs on every runtime.
+// progress, delivered off the connection, and the server's logs asked for. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../../src/client/legacy/legacy-client.ts";
-import { legacyHandshake, result, rpcError, scriptedServer } from "../../_support/scripted-server.ts";
+import {
+  initialized,
+  legacyHandshake,
+  result,
+  rpcError,
+  scriptedServer,
+  sse,
+} from "../../_support/scripted-server.ts";
+import type { NotificationEntry } from "../../../src/notify/notification-entry.ts";
 import type { Client } from "../../../src/client/client-types.ts";
 import { gate } from "../../_support/gate.ts";
 import { cancelFirstOfTwo, failure, URL_ } from "../_client-fixtures.ts";
@@ -358,5 +366,39 @@ describe("LegacySession progress", () => {
     assert.deepEqual(logged, [[
       `A call's onProgress threw on "notifications/progress" from server "demo": "ui gone"`,
     ]]);
+  });
+});
+
+describe("LegacySession logs", () => {
+  test("asks a server declaring logging for its logs at the policy's logLevel though only a subscriber hears them, which hears the entry", async () => {
+    const { client, server } = legacySetup((req) => {
+      const { id, method } = req.body;
+      if (method === "initialize") return initialized(id, { tools: {}, logging: {} });
+      if (method !== "tools/call") return legacyHandshake(req.body, "2025-11-25", "t") ?? result(id, {});
+      return sse([
+        {
+          jsonrpc: "2.0",
+          method: "notifications/message",
+          params: { level: "info", data: "hello\u2028FAKE" },
+        },
+        { jsonrpc: "2.0", id, result: { content: [] } },
+      ]);
+    });
+    const heard: NotificationEntry[] = [];
+    client.onNotification((entry) => void heard.push(entry));
+    assert.deepEqual(await client.callTool("demo", "t"), { content: [] });
+    await eventually("the log entry heard", () => heard.length > 0 || undefined);
+    await client.close();
+    assert.deepEqual(
+      server.requests.filter((req) => req.body.method === "logging/setLevel").map((req) => req.body.params),
+      [{ level: "info" }],
+    );
+    assert.deepEqual(heard, [{
+      kind: "log",
+      serverId: "demo",
+      era: "legacy",
+      method: "notifications/message",
+      log: { level: "info", data: "helloFAKE" },
+    }]);
   });
 });
