@@ -109,7 +109,6 @@ export async function legacyRequests(servers: number): Promise<MemorySubject> {
       singleChannel: false,
       timers: systemTimers,
       assigns: {},
-      wantsLogs: false,
       notify: () => {},
     });
     const call = new AbortController();

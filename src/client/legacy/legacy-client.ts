@@ -103,7 +103,6 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     assigns: input.assigns,
     // Every server is asked for its logs at the policy's logLevel: subscribers hear them too,
     // and may come after the handshake (the only time the session sends logging/setLevel).
-    wantsLogs: true,
     notify: input.notify,
     caller: input.caller,
     principal: input.principal,

@@ -64,8 +64,6 @@ export interface LegacySessionOptions {
   readonly singleChannel: boolean;
   readonly timers: Timers;
   readonly assigns: Readonly<Record<string, unknown>>;
-  /** Asks the server for logs (`logging/setLevel`) when the handler hears them. */
-  readonly wantsLogs: boolean;
   /** Receives the notifications the session does not consume itself, with the connection's number. */
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
   /**
@@ -392,7 +390,7 @@ export class LegacySession {
     };
     state.ready = ready;
     for (const message of pending.splice(0)) this.#onServerMessage(ready, message);
-    if (this.#options.wantsLogs || caller !== undefined) this.#sendLogLevel(ready);
+    this.#sendLogLevel(ready);
     return ready;
   }
 
