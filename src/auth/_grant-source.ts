@@ -14,7 +14,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { errorText } from "../_internal/error-text.ts";
-import { awaitShared, joinable, pause, sharedWork } from "../_internal/signals.ts";
+import { awaitShared, joinable, linkSignals, pause, sharedWork } from "../_internal/signals.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { discoverAuthorizationServer, discoverResource, type ResourceMetadata } from "./_discovery.ts";
 import { askForChallenge, type Challenge } from "./_challenge.ts";
@@ -116,6 +116,8 @@ interface Discovered {
 
 /** How long a refresh may hold its claim; others wait for its result at most this long. */
 const REFRESH_CLAIM_MS = 30_000;
+/** How long a refresh's token request may take: well within its claim, which then still holds. */
+const REFRESH_REQUEST_MS = 25_000;
 const REFRESH_POLL_MS = 100;
 
 /** Gets the grants of one server: by discovery, then a person's sign-in, a refresh or a machine's token. */
@@ -253,7 +255,11 @@ export class GrantSource {
     // another, makes its own attempt, never waiting out the failed one's claim.
     const failures = await readFailures(tokens, state);
     const claim = `${state}|${failures.count}`;
-    const request = () => refreshGrant(context, as, resource.resource, grant);
+    const request = () =>
+      this.#withinClaim(
+        (signal) => refreshGrant(context, as, { resource: resource.resource, grant, signal }),
+        ask.signal,
+      );
     const attempt: RefreshAttempt = { key, grant, state, failures, request };
     if (await tokens.claim(claim, REFRESH_CLAIM_MS)) return await this.#refreshClaimed(attempt);
     const waited = await this.#awaitRefresh(attempt, ask.signal);
@@ -290,6 +296,33 @@ export class GrantSource {
     if (renewed === undefined) await tokens.delete(key);
     else await tokens.set(key, JSON.stringify(renewed));
     return renewed;
+  }
+
+  /**
+   * Runs a claimed refresh's token request under a deadline within its claim's lifetime: one
+   * still running when the claim expires would let a waiting request send the same refresh token,
+   * which a server that rotates them refuses (and may take for a stolen one, RFC 9700 §4.14.2).
+   *
+   * @param work The token request, given the signal that ends it.
+   * @param signal Ends it sooner (every request waiting for it has stopped).
+   * @returns What it returned.
+   */
+  async #withinClaim<T>(
+    work: (signal: AbortSignal) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const timers = this.#options.timers ?? systemTimers;
+    const link = linkSignals([signal]);
+    const deadline = timers.setTimeout(
+      () => link.abort(new Error(`no answer within ${REFRESH_REQUEST_MS} ms`)),
+      REFRESH_REQUEST_MS,
+    );
+    try {
+      return await work(link.signal);
+    } finally {
+      timers.clearTimeout(deadline);
+      link.dispose();
+    }
   }
 
   /**
@@ -466,7 +499,7 @@ async function readFailures(tokens: TokenStore, state: string): Promise<Failures
     const { count, error } = JSON.parse(stored ?? "null") ?? {};
     if (Number.isSafeInteger(count) && count > 0 && typeof error === "string") return { count, error };
   } catch {
-    // Not a count (an older version's marker): as if none failed.
+    // Not a failure record: as if none failed.
   }
   return { count: 0, error: "" };
 }

@@ -380,24 +380,24 @@ export async function finishAuthorization(
  *
  * @param context The server's sign-in.
  * @param as The issuer's metadata.
- * @param resource The resource.
- * @param grant The grant to refresh (it has a refresh token).
+ * @param refresh The resource, the grant to refresh (it has a refresh token), and the signal that
+ *   ends the token request.
  * @returns The new grant (not stored: the caller stores it), or `undefined` when the server refused the refresh token.
  * @throws {UpstreamAuthError} When the refresh could not be sent or answered otherwise.
  */
 export async function refreshGrant(
   context: CodeGrantContext,
   as: oauth.AuthorizationServer,
-  resource: string,
-  grant: Grant,
+  refresh: { readonly resource: string; readonly grant: Grant; readonly signal: AbortSignal },
 ): Promise<Grant | undefined> {
+  const { resource, grant, signal } = refresh;
   const registration = await grantRegistration(context, as, grant);
   if (registration === undefined || grant.refreshToken === undefined) return undefined;
   const client: oauth.Client = { client_id: grant.clientId };
   const refreshToken = grant.refreshToken;
   try {
     const http = {
-      ...tokenRequestOptions(as, context.fetch, undefined),
+      ...tokenRequestOptions(as, context.fetch, signal),
       ...(await dpopOption(client, grant.dpop)),
     };
     const result = await withDpopNonceRetry(async () => {

@@ -457,7 +457,8 @@ describe("createUpstreamSignIn()", () => {
     const time = new FakeTime(10_000_000);
     const { tokens, tokenRequests, b, first, release } = await refreshHeldOnA(time, EXPIRED);
     const second = call(b);
-    await eventually("b waiting for a's refresh", () => time.pending === 1 || undefined);
+    // Two timers: a's token request's deadline, and b's first poll of the store.
+    await eventually("b waiting for a's refresh", () => time.pending === 2 || undefined);
     release();
     assert.equal(await first, `UpstreamAuthError: ${UNAVAILABLE}`);
     assert.equal(
@@ -492,6 +493,51 @@ describe("createUpstreamSignIn()", () => {
       storedGrant({ accessToken: "a2", refreshToken: "rt-1", expiresAt: 10_000_000 + 3_600_000 }),
     );
     assert.equal(time.now(), 10_000_000); // no wait for the first refresh's claim
+  });
+
+  test("a refresh whose token request has no answer within 25 s fails, and the request waiting for it with it, inside the claim: one refresh token is never in two token requests at once", async () => {
+    const time = new FakeTime(10_000_000);
+    // Not expired: the server refuses it, and both instances refresh it after the 401.
+    const tokens = await storeHolding(
+      time,
+      storedGrant({ accessToken: "old", refreshToken: "rt-1", expiresAt: 10_000_000 + 3_600_000 }),
+    );
+    const { fetch: answered, tokenRequests } = refreshNetwork([
+      () => new Promise<Response>(() => {}),
+      () => Promise.resolve(Response.json(FRESH)),
+    ], new Set(["fresh"]));
+    let inFlight = 0;
+    let most = 0;
+    // As fetch does: a request whose signal fires fails with its reason.
+    const fetch: Fetcher = async (url, init) => {
+      if (url !== `${AS}/token`) return await answered(url, init);
+      most = Math.max(most, ++inFlight);
+      try {
+        return await new Promise<Response>((resolve, reject) => {
+          init.signal?.addEventListener("abort", () => reject(init.signal?.reason), { once: true });
+          answered(url, init).then(resolve, reject);
+        });
+      } finally {
+        inFlight--;
+      }
+    };
+    const a = codeSignIn(fetch, tokens, time);
+    const b = codeSignIn(fetch, tokens, time);
+    const first = call(a);
+    await eventually("a's token request", () => tokenRequests.length === 1 || undefined);
+    const waiting = await drive(time, call(b));
+    const unanswered =
+      `refreshing the token failed: the token request to the authorization server "${AS}" failed: no answer within 25000 ms`;
+    assert.deepEqual([await first, waiting, time.now(), await grantIn(tokens)], [
+      `UpstreamAuthError: ${unanswered}`,
+      `UpstreamAuthError: the refresh this request waited for failed: ${unanswered}`,
+      10_025_000,
+      storedGrant({ accessToken: "old", refreshToken: "rt-1", expiresAt: 10_000_000 + 3_600_000 }),
+    ]);
+    assert.deepEqual([await drive(time, call(b)), most, tokenRequests], ["HTTP 200 ok", 1, [
+      REFRESH_RT_1,
+      REFRESH_RT_1,
+    ]]);
   });
 
   test("a refresh waiting for another instance's that never ends makes the refresh itself once its claim has expired (30 s), and the grant is kept", async () => {
