@@ -22,6 +22,7 @@
  * @module
  */
 import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
@@ -190,9 +191,9 @@ async function locked<T>(path: string, work: () => Promise<T>): Promise<T> {
     } catch (error) {
       if (codeOf(error) !== "EEXIST") throw error;
     }
-    const age = await stat(lock).then((held) => Date.now() - held.mtimeMs, () => 0);
-    if (age > STALE_LOCK_MS) {
-      await rm(lock, { force: true });
+    const held = await stat(lock).catch(() => undefined);
+    if (held !== undefined && Date.now() - held.mtimeMs > STALE_LOCK_MS) {
+      await removeStale(lock, held);
       continue;
     }
     if (Date.now() >= deadline) {
@@ -206,6 +207,34 @@ async function locked<T>(path: string, work: () => Promise<T>): Promise<T> {
     return await work();
   } finally {
     await rm(lock, { force: true });
+  }
+}
+
+/**
+ * Removes a lock left by a process that died holding it, if it is still the one judged stale:
+ * several processes may judge it so at once, and one of them may have removed it and made its
+ * own since. The check and the removal happen holding a second lock (`<lock>.break`), so only one
+ * process at a time makes them; that one is held for a moment only, and is itself removed when
+ * older than {@linkcode STALE_LOCK_MS}.
+ *
+ * @param lock The lock file.
+ * @param stale What `stat` said of it when it was judged stale.
+ */
+async function removeStale(lock: string, stale: Stats): Promise<void> {
+  const breaker = `${lock}.break`;
+  try {
+    await (await open(breaker, "wx", 0o600)).close();
+  } catch (error) {
+    if (codeOf(error) !== "EEXIST") throw error;
+    const left = await stat(breaker).catch(() => undefined);
+    if (left !== undefined && Date.now() - left.mtimeMs > STALE_LOCK_MS) await rm(breaker, { force: true });
+    return;
+  }
+  try {
+    const now = await stat(lock).catch(() => undefined);
+    if (now?.ino === stale.ino && now.mtimeMs === stale.mtimeMs) await rm(lock, { force: true });
+  } finally {
+    await rm(breaker, { force: true });
   }
 }
 

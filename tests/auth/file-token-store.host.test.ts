@@ -3,7 +3,18 @@
 // sharing between stores, and the refusal of files that are not private or not token files.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileTokenStore, defaultTokenFile, STALE_LOCK_MS } from "../../src/auth/file-token-store.ts";
@@ -177,6 +188,45 @@ describe("createFileTokenStore()", () => {
     assert.deepEqual([await store.get("before"), await readdir(join(path, ".."))], [undefined, [
       "tokens.json",
     ]]);
+  });
+
+  /**
+   * A token file with a stale lock beside it, and 16 stores of it under aliases of its directory:
+   * each store has its own queue, as a process of its own would.
+   */
+  async function staleLockAndStores() {
+    const path = freshPath();
+    await createFileTokenStore({ path }).set("seed", "x");
+    const dir = join(path, "..");
+    const stores = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+      await symlink(dir, join(root, `alias${made}-${i}`));
+      return createFileTokenStore({ path: join(root, `alias${made}-${i}`, "tokens.json") });
+    }));
+    await writeFile(`${path}.lock`, "", { mode: 0o600 });
+    const past = (Date.now() - STALE_LOCK_MS - 1_000) / 1_000;
+    await utimes(`${path}.lock`, past, past);
+    return { path, stores };
+  }
+
+  test("createFileTokenStore() from 16 processes at once finding one stale lock keeps every key they set", async () => {
+    for (let round = 0; round < 10; round++) {
+      const { path, stores } = await staleLockAndStores();
+      await Promise.all(stores.map((store, i) => store.set(`k${i}`, "v")));
+      const kept = Object.keys(JSON.parse(await readFile(path, "utf8")).values);
+      assert.deepEqual(
+        [kept.length, await readdir(join(path, ".."))],
+        [17, ["tokens.json"]],
+        `round ${round}`,
+      );
+    }
+  });
+
+  test("createFileTokenStore() from 16 processes at once finding one stale lock lets one claim of a key win", async () => {
+    for (let round = 0; round < 10; round++) {
+      const { stores } = await staleLockAndStores();
+      const claimed = await Promise.all(stores.map((store) => store.claim("once", 60_000)));
+      assert.equal(claimed.filter(Boolean).length, 1, `round ${round}`);
+    }
   });
 
   test("createFileTokenStore() shares one file between stores: each sees the other's values, deletes and claims", async () => {
