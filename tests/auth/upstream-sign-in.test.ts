@@ -122,6 +122,26 @@ function storedGrant(tokens: { accessToken: string; refreshToken: string; expire
 }
 
 /**
+ * The metadata of MCP (at PRM) and of its authorization server AS (authorization code with PKCE
+ * S256), as the scripted networks serve them.
+ *
+ * @param url The URL fetched.
+ * @param extra More of the authorization server's metadata.
+ * @returns The answer, or `undefined` for any other URL.
+ */
+function metadataAnswer(url: string, extra: object = {}): Response | undefined {
+  if (url === PRM) return Response.json({ resource: MCP, authorization_servers: [AS] });
+  if (url !== `${AS}/.well-known/oauth-authorization-server`) return undefined;
+  return Response.json({
+    issuer: AS,
+    authorization_endpoint: `${AS}/authorize`,
+    token_endpoint: `${AS}/token`,
+    code_challenge_methods_supported: ["S256"],
+    ...extra,
+  });
+}
+
+/**
  * A server signed in to with the authorization code grant: the MCP server takes the tokens in
  * `accepted` only (else a 401 naming its metadata), the AS answers token requests with
  * `answers`, in order. Records every token request's body.
@@ -129,15 +149,8 @@ function storedGrant(tokens: { accessToken: string; refreshToken: string; expire
 function refreshNetwork(answers: ReadonlyArray<() => Promise<Response>>, accepted: Set<string>) {
   const tokenRequests: string[] = [];
   const fetch: Fetcher = (url, init) => {
-    if (url === PRM) return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
-    if (url === `${AS}/.well-known/oauth-authorization-server`) {
-      return Promise.resolve(Response.json({
-        issuer: AS,
-        authorization_endpoint: `${AS}/authorize`,
-        token_endpoint: `${AS}/token`,
-        code_challenge_methods_supported: ["S256"],
-      }));
-    }
+    const metadata = metadataAnswer(url);
+    if (metadata !== undefined) return Promise.resolve(metadata);
     if (url === `${AS}/token`) {
       tokenRequests.push(String(init.body));
       const answer = answers[tokenRequests.length - 1];
@@ -591,16 +604,8 @@ function codeNetwork(
   let registered = 0;
   const fetch: Fetcher = (url, init) => {
     const headers = new Headers(init.headers);
-    if (url === PRM) return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
-    if (url === `${AS}/.well-known/oauth-authorization-server`) {
-      return Promise.resolve(Response.json({
-        issuer: AS,
-        authorization_endpoint: `${AS}/authorize`,
-        token_endpoint: `${AS}/token`,
-        code_challenge_methods_supported: ["S256"],
-        ...metadata,
-      }));
-    }
+    const found = metadataAnswer(url, metadata);
+    if (found !== undefined) return Promise.resolve(found);
     if (url === `${AS}/token`) {
       const form = new URLSearchParams(String(init.body));
       tokenRequests.push({ authorization: headers.get("authorization") ?? "", form: [...form] });
@@ -1033,15 +1038,8 @@ const TOOLS_GRANT = {
 function scopedNetwork() {
   const sent: string[] = [];
   const fetch: Fetcher = (url, init) => {
-    if (url === PRM) return Promise.resolve(Response.json({ resource: MCP, authorization_servers: [AS] }));
-    if (url === `${AS}/.well-known/oauth-authorization-server`) {
-      return Promise.resolve(Response.json({
-        issuer: AS,
-        authorization_endpoint: `${AS}/authorize`,
-        token_endpoint: `${AS}/token`,
-        code_challenge_methods_supported: ["S256"],
-      }));
-    }
+    const metadata = metadataAnswer(url);
+    if (metadata !== undefined) return Promise.resolve(metadata);
     if (url === `${AS}/token`) {
       return Promise.resolve(
         Response.json({ access_token: "admin-token", token_type: "Bearer", scope: "mcp:tools mcp:admin" }),
