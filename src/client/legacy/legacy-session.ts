@@ -198,8 +198,9 @@ export class LegacySession {
           ).catch(() => {});
           throw abortError(this.serverId, method, options.signal.reason);
         }
-        const expired = error.kind === "session_expired" || error.status === 404;
-        if (expired && !reconnected) {
+        // Only a 404 to a request carrying a session id means the server forgot the session
+        // (2025-11-25 transports); a server that gave none has no session to forget.
+        if (error.kind === "session_expired" && !reconnected) {
           // The server forgot the session: a new connection and handshake, then this request again.
           reconnected = true;
           if (this.#ready !== undefined && (await this.#ready.catch(() => undefined)) === ready) {

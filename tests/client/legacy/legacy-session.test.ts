@@ -402,3 +402,44 @@ describe("LegacySession logs", () => {
     }]);
   });
 });
+
+describe("LegacySession forgotten session", () => {
+  test("a call answered 404 by a server that gave no session id fails, and the next call goes on the same connection: no session was forgotten", async () => {
+    // Each standalone GET stream stays open until its signal fires.
+    const listening: AbortSignal[] = [];
+    let calls = 0;
+    const server = scriptedServer((request) => {
+      if (request.body.id === undefined) return new Response(null, { status: 202 });
+      if (request.body.method === "tools/call" && ++calls === 1) {
+        return new Response("no such tool route", { status: 404 });
+      }
+      if (request.body.method === "tools/call") return result(request.body.id, { content: [] });
+      return legacyHandshake(request.body, "2025-11-25", "echo") ?? new Response(null, { status: 500 });
+    });
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: (url, init) => {
+        if (init.method === "POST") return server.fetch(url, init);
+        if (init.signal) listening.push(init.signal);
+        return Promise.resolve(
+          new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
+        );
+      },
+    });
+    try {
+      assert.deepEqual(await failure(client.callTool("demo", "echo", {})), [
+        "transport",
+        undefined,
+        'Server "demo": Request 3 ("tools/call") failed with HTTP 404: expected a JSON-RPC response, received "no such tool route"',
+      ]);
+      assert.deepEqual(await client.callTool("demo", "echo", {}), { content: [] });
+      assert.deepEqual(
+        [server.requests.map((request) => request.body.method), listening.map((signal) => signal.aborted)],
+        [["initialize", "notifications/initialized", "tools/list", "tools/call", "tools/call"], [false]],
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
