@@ -147,6 +147,7 @@ export function everythingTools(
 /** The modern peer's tools, in its order. */
 export const MODERN_TOOLS: readonly string[] = [
   "ask_form",
+  "ask_schema",
   "ask_url",
   "ask_sampling",
   "ask_roots",

@@ -48,6 +48,22 @@ export function createModernServer(codec: RequestStateCodec<PeerState>): McpServ
     return answer.action === "accept" ? json(answer.content ?? {}) : json({ action: answer.action });
   });
 
+  server.registerTool("ask_schema", {
+    description: "One form elicitation of the given requestedSchema",
+    inputSchema: schema({
+      type: "object",
+      properties: { requestedSchema: { type: "object" } },
+      required: ["requestedSchema"],
+    }),
+  }, async (args, ctx) => {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, "form");
+    if (state(ctx)?.step !== "ask_schema" || answer.kind !== "elicit") {
+      const form = elicit("Fill in the form", args.requestedSchema as object);
+      return await ask(ctx, "ask_schema", { form });
+    }
+    return answer.action === "accept" ? json(answer.content ?? {}) : json({ action: answer.action });
+  });
+
   server.registerTool("ask_url", {
     description: "One URL elicitation of the given url",
     inputSchema: schema({ type: "object", properties: { url: { type: "string" } }, required: ["url"] }),

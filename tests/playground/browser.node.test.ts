@@ -172,6 +172,51 @@ function describeBrowserFlows(executablePath: string): void {
       });
     });
 
+    /** What the page shows once a form is answered: the fields' problems, else the call's result. */
+    async function formVerdict(page: Page): Promise<string[]> {
+      const shown = page.locator("#input-requests .field-error:visible, #outcome-body .text-block");
+      await shown.first().waitFor();
+      return await shown.allTextContents();
+    }
+
+    /** Calls the peer's `ask_schema`, which asks for a form of `requestedSchema`. */
+    async function askSchema(page: Page, requestedSchema: object): Promise<Locator> {
+      await page.getByLabel("Arguments (JSON object)").fill(JSON.stringify({ requestedSchema }));
+      await callTool(page);
+      const form = card(page);
+      await form.locator(".message", { hasText: "Fill in the form" }).waitFor();
+      return form;
+    }
+
+    test("a form elicitation: a choice left at (choose) is not an answer, so a required one is refused in the page and an optional one is left out (its default filled in)", async () => {
+      const choices = {
+        type: "object",
+        properties: {
+          colour: { type: "string", title: "Colour", enum: ["red", "green", "blue"] },
+          shape: { type: "string", title: "Shape", enum: ["round", "square"] },
+          size: { type: "string", title: "Size", enum: ["small", "large"], default: "large" },
+        },
+        required: ["colour"],
+      };
+      await withTool("ask_schema", async (page) => {
+        const form = await askSchema(page, choices);
+        assert.deepEqual(
+          [
+            await form.getByLabel("Colour", { exact: true }).inputValue(),
+            await form.getByLabel("Shape", { exact: true }).inputValue(),
+            await form.getByLabel("Size", { exact: true }).inputValue(),
+          ],
+          ["", "", "1"],
+        );
+        await form.getByLabel("Size", { exact: true }).selectOption({ label: "(choose)" });
+        await form.getByRole("button", { name: "Accept" }).click();
+        assert.deepEqual(await formVerdict(page), ['field "colour" is required, received nothing']);
+        await form.getByLabel("Colour", { exact: true }).selectOption({ label: "green" });
+        await form.getByRole("button", { name: "Accept" }).click();
+        assert.deepEqual(await formVerdict(page), ['{"colour":"green","size":"large"}']);
+      });
+    });
+
     test("a URL elicitation: the page shows the whole URL as normalised (and what was sent) with its host marked and both warnings, and consent never navigates", async () => {
       const url = "https://xn--bcher-kva.example.com/consent?step=1";
       // Sent un-normalised: the policy passes it down as a browser would open it, and says so.

@@ -214,7 +214,9 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
         ),
       ]);
       if (field.default !== undefined) select.value = String(field.values.indexOf(field.default));
-      return { node: select, targets: [select], read: () => field.values[Number(select.value)] };
+      // "(choose)" is the empty value, which Number() would read as the first option.
+      const read = () => select.value === "" ? undefined : field.values[Number(select.value)];
+      return { node: select, targets: [select], read };
     }
     case "number": {
       const step = field.integer ? "1" : "any";
