@@ -217,6 +217,48 @@ function describeBrowserFlows(executablePath: string): void {
       });
     });
 
+    /** A form whose optional fields have no default, and a required yes/no. */
+    const optionals = {
+      type: "object",
+      properties: {
+        name: { type: "string", title: "Name" },
+        agree: { type: "boolean", title: "Agree" },
+        tags: { type: "array", title: "Tags", minItems: 1, items: { type: "string", enum: ["a", "b"] } },
+        terms: { type: "boolean", title: "Terms" },
+      },
+      required: ["name", "terms"],
+    };
+
+    test("a form elicitation: optional fields left unset are left out (a multi-select with minItems and nothing ticked, a yes/no at (not set)), and a required yes/no keeps its checkbox", async () => {
+      await withTool("ask_schema", async (page) => {
+        const form = await askSchema(page, optionals);
+        const agree = form.getByLabel("Agree", { exact: true });
+        assert.deepEqual(
+          [
+            await agree.locator("option").allTextContents(),
+            await agree.inputValue(),
+            await form.getByLabel("Terms", { exact: true }).getAttribute("type"),
+          ],
+          [["(not set)", "true", "false"], "", "checkbox"],
+        );
+        await form.getByLabel("Name", { exact: true }).fill("Ada");
+        await form.getByRole("button", { name: "Accept" }).click();
+        assert.deepEqual(await formVerdict(page), ['{"name":"Ada","terms":false}']);
+      });
+    });
+
+    test("a form elicitation: an optional yes/no without a default answers the value chosen, and a multi-select what is ticked", async () => {
+      await withTool("ask_schema", async (page) => {
+        const form = await askSchema(page, optionals);
+        await form.getByLabel("Name", { exact: true }).fill("Ada");
+        await form.getByLabel("Agree", { exact: true }).selectOption("false");
+        await form.getByLabel("b", { exact: true }).check();
+        await form.getByLabel("Terms", { exact: true }).check();
+        await form.getByRole("button", { name: "Accept" }).click();
+        assert.deepEqual(await formVerdict(page), ['{"agree":false,"name":"Ada","tags":["b"],"terms":true}']);
+      });
+    });
+
     test("a URL elicitation: the page shows the whole URL as normalised (and what was sent) with its host marked and both warnings, and consent never navigates", async () => {
       const url = "https://xn--bcher-kva.example.com/consent?step=1";
       // Sent un-normalised: the policy passes it down as a browser would open it, and says so.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { el, newId } from "./elements.ts";
+import { el, newId, unsetSelect } from "./elements.ts";
 import { page } from "./page.ts";
 import { isObject, type JsonObject, own, ownArray, ownObject, text } from "./read-json.ts";
 import type { Tool } from "./rpc.ts";
@@ -113,10 +113,7 @@ function argumentField(name: string, schema: unknown, required: boolean) {
   let input: HTMLInputElement | HTMLSelectElement;
   if (kind === "enum" || kind === "boolean") {
     const options = kind === "enum" ? ownArray(schema, "enum").map(String) : ["true", "false"];
-    input = el("select", { id, "aria-required": ariaRequired }, [
-      el("option", { value: "", text: "(not set)" }),
-      ...options.map((option) => el("option", { value: option, text: option })),
-    ]);
+    input = unsetSelect({ id, "aria-required": ariaRequired }, options);
     if (fallback !== undefined) input.value = String(fallback);
   } else {
     const number = kind === "number" || kind === "integer";

@@ -50,3 +50,19 @@ export function newId(): string {
   lastId += 1;
   return `pg-field-${lastId}`;
 }
+
+/**
+ * Makes a select that may be left unset: its first option, "(not set)", has the empty value, and
+ * one option follows per value (its value and its text). A tool's optional arguments and a form's
+ * optional yes/no field without a default use it, so leaving them unset leaves them out.
+ *
+ * @param attributes The select's attributes (see {@linkcode Attributes}).
+ * @param values The values to choose from, in order.
+ * @returns The select, set to "(not set)".
+ */
+export function unsetSelect(attributes: Attributes, values: readonly string[]): HTMLSelectElement {
+  return el("select", attributes, [
+    el("option", { value: "", text: "(not set)" }),
+    ...values.map((value) => el("option", { value, text: value })),
+  ]);
+}

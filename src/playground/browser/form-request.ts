@@ -11,7 +11,7 @@
 import { checkElicitAnswer } from "../../checks/elicitation-answer.ts";
 import { createElicitationFormCheck, type FieldShape } from "../../checks/elicitation-form.ts";
 import type { ElicitValue } from "../../protocol/elicitation.ts";
-import { el, newId } from "./elements.ts";
+import { el, newId, unsetSelect } from "./elements.ts";
 import { own, ownArray, ownObject, text } from "./read-json.ts";
 import { declineAndCancel, type Reply } from "./reply.ts";
 
@@ -42,6 +42,8 @@ interface Control {
 /** One field's input: what holds it, the elements its problem marks, and its value. */
 interface Input {
   readonly node: HTMLElement;
+  /** `true` when the node holds the field's own label or legend (a checkbox, a fieldset). */
+  readonly labelled: boolean;
   readonly targets: readonly HTMLElement[];
   read(): unknown;
 }
@@ -137,7 +139,7 @@ function fieldControl(field: FieldShape, property: unknown, sensitive: boolean):
   const describedBy = [...notes.map((note) => note.id), error.id].join(" ");
   const input = fieldInput(field, { id, title, describedBy, titles: optionTitles(property) });
   let node = input.node;
-  if (field.kind === "multi" || field.kind === "boolean") {
+  if (input.labelled) {
     // The input holds its own label or legend: the marker goes right after it.
     const head = node.querySelector("legend, label.inline");
     if (marker !== null && head !== null) head.after(marker);
@@ -180,13 +182,19 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
   };
   switch (field.kind) {
     case "boolean": {
+      if (!field.required && field.default === undefined) {
+        // An unticked box would answer "false": an optional field without a default may be left unset.
+        const select = unsetSelect(common, ["true", "false"]);
+        const read = () => select.value === "" ? undefined : select.value === "true";
+        return { node: select, labelled: false, targets: [select], read };
+      }
       const box = el("input", { type: "checkbox", ...common });
       box.checked = field.default === true;
       const node = el("div", { class: "field" }, [
         box,
         el("label", { class: "inline", for: id, text: title }),
       ]);
-      return { node, targets: [box], read: () => box.checked };
+      return { node, labelled: true, targets: [box], read: () => box.checked };
     }
     case "multi": {
       const boxes = field.values.map((value, index) => {
@@ -203,8 +211,12 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
           ])
         ),
       ]);
-      const read = () => boxes.filter((box) => box.checked).map((box) => box.value);
-      return { node, targets: boxes.length > 0 ? boxes : [node], read };
+      // Nothing ticked leaves an optional field out, which a field with minItems allows.
+      const read = () => {
+        const ticked = boxes.filter((box) => box.checked).map((box) => box.value);
+        return ticked.length === 0 && !field.required ? undefined : ticked;
+      };
+      return { node, labelled: true, targets: boxes.length > 0 ? boxes : [node], read };
     }
     case "enum": {
       const select = el("select", common, [
@@ -216,7 +228,7 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
       if (field.default !== undefined) select.value = String(field.values.indexOf(field.default));
       // "(choose)" is the empty value, which Number() would read as the first option.
       const read = () => select.value === "" ? undefined : field.values[Number(select.value)];
-      return { node: select, targets: [select], read };
+      return { node: select, labelled: false, targets: [select], read };
     }
     case "number": {
       const step = field.integer ? "1" : "any";
@@ -225,14 +237,15 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
       // Text the browser cannot read as a number is checked as the string it is.
       const read = () =>
         input.validity.badInput ? input.value : input.value === "" ? undefined : Number(input.value);
-      return { node: input, targets: [input], read };
+      return { node: input, labelled: false, targets: [input], read };
     }
     case "string": {
       const type = INPUT_TYPES[field.format ?? ""] ?? "text";
       const placeholder = field.format === "date-time" ? "2026-07-28T09:30:00Z" : undefined;
       const input = el("input", { type, placeholder, ...common });
       if (field.default !== undefined) input.value = field.default;
-      return { node: input, targets: [input], read: () => input.value === "" ? undefined : input.value };
+      const read = () => input.value === "" ? undefined : input.value;
+      return { node: input, labelled: false, targets: [input], read };
     }
   }
 }
