@@ -87,7 +87,7 @@ export interface GatewayOptions {
    * the event; or `false` for none.
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
-  readonly decisions?: "json" | "text" | false | ((decision: Decision) => unknown);
+  readonly decisions?: Decisions;
   /**
    * How often an open SSE stream (a modern call's answer, a legacy caller's streams) carries a
    * comment, or `false` for never: it keeps proxies from closing the idle connection, and tells
@@ -104,6 +104,19 @@ export interface GatewayOptions {
    * @default none: the first browser to confirm a sign-in link completes it
    */
   readonly signInUser?: SignInUser;
+}
+
+/** Where a gateway writes its decision events (see `GatewayOptions.decisions`). */
+export type Decisions = "json" | "text" | false | ((decision: Decision) => unknown);
+
+/**
+ * Whether a value says where decision events go: `"json"`, `"text"`, `false` or a function.
+ *
+ * @param value The value, as a user's options gave it.
+ * @returns `true` when it is one of them.
+ */
+export function isDecisions(value: unknown): value is Decisions {
+  return value === "json" || value === "text" || value === false || typeof value === "function";
 }
 
 /** A gateway: the front's Hono app and the client behind it. */
@@ -166,9 +179,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
   });
   const decisions: unknown = options.decisions ?? "json";
-  if (
-    decisions !== false && decisions !== "json" && decisions !== "text" && typeof decisions !== "function"
-  ) {
+  if (!isDecisions(decisions)) {
     throw new TypeError(
       `sluice gateway: "decisions" must be "json", "text", false or a function, received ${
         JSON.stringify(decisions)

@@ -97,11 +97,14 @@ import type { Policy } from "../policy/policy.ts";
 import type { Duration } from "../policy/duration.ts";
 import {
   buildGateway,
+  type Decisions,
   type Gateway,
   type GatewayOptions,
+  isDecisions,
   NO_STATE_KEY,
   STATE_KEY_VARIABLE,
 } from "./gateway.ts";
+import { describeKind, describeValue } from "../_internal/quote.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
 import { frontLegacyHandler } from "../front/create-front.ts";
@@ -179,6 +182,15 @@ export interface WorkerOptions<Env> {
    * @default none: the first browser to confirm a sign-in link completes it
    */
   readonly signInUser?: (env: Env) => SignInUser | undefined;
+  /**
+   * Where the Worker writes one line per decision event (each input request, each call; see
+   * `GatewayOptions`): `"json"`, one JSON object a line with `console.log` (what Workers Logs
+   * read); `"text"`, a line for a person; `false` for none. A function here is always one of `env`
+   * (where bindings live), returning one of those or a function of the event, such as
+   * `(env) => (decision) => env.AUDIT.send(decision)` for a Queue.
+   * @default "json"
+   */
+  readonly decisions?: "json" | "text" | false | ((env: Env) => Decisions);
 }
 
 /** A Worker's default export: `export default createWorker({...})`. */
@@ -221,18 +233,19 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  * and serves every request of the isolate, so budgets and learned tool lists hold across them.
  * Each session's Durable Object makes its own from the same options and its `env`.
  *
- * @param options The policies, handler and `auth` (each may be a function of `env`), name,
- *   assigns, and the hosts and origins answered.
+ * @param options The policies, handler, `auth` and `decisions` (each may be a function of `env`),
+ *   name, assigns, and the hosts and origins answered.
  * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
  *   its `fetch` never throws: a missing, short or patterned `SLUICE_STATE_KEY`, no `auth` (or
  *   one that is malformed or throws), a `signInUser` that throws or comes with `auth: "none"`,
+ *   a `decisions` function that throws or returns neither "json", "text", false nor a function,
  *   only one of the two Upstash variables, a `SLUICE_SESSIONS`
  *   that is not a Durable Object namespace, a policy that does not say `era: "modern"` or has a
  *   stdio `command`, or policies that do not compile answer `500` with a
  *   JSON `{ error }` body (a policy's or a throwing `auth`'s problem logged in full with
  *   `console.error`, never sent).
- * @throws {TypeError} When `policies` is neither a list nor a function, or `handler` is neither
- *   an object nor a function.
+ * @throws {TypeError} When `policies` is neither a list nor a function, `handler` is neither
+ *   an object nor a function, or `decisions` is neither "json", "text", false nor a function.
  * @example
  * ```ts
  * import { createWorker } from "./workers.ts";
@@ -258,6 +271,14 @@ export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env>
   ) {
     throw new TypeError(
       `createWorker(): "handler" must be a handler object or a function of env, received "${typeof handler}"`,
+    );
+  }
+  const { decisions } = options;
+  if (decisions !== undefined && !isDecisions(decisions)) {
+    throw new TypeError(
+      `createWorker(): "decisions" must be "json", "text", false or a function of env, received ${
+        describeValue(decisions)
+      }`,
     );
   }
   const prepared = new WeakMap<object, Prepared>();
@@ -333,6 +354,19 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   }
   const signInUser = fromEnv("signInUser", () => options.signInUser?.(env));
   if ("problem" in signInUser) return signInUser;
+  const decisions = fromEnv(
+    "decisions",
+    () => typeof options.decisions === "function" ? options.decisions(env) : options.decisions ?? "json",
+  );
+  if ("problem" in decisions) return decisions;
+  if (!isDecisions(decisions.value)) {
+    return {
+      // Its kind only: the answer goes to the caller, and a value read from env may be a secret.
+      problem: `${PREFIX} "decisions" returned ${
+        describeKind(decisions.value)
+      } for env: expected "json", "text", false or a function of the decision event`,
+    };
+  }
   try {
     const { policies, handler } = options;
     const listed = typeof policies === "function" ? policies(env) : policies;
@@ -353,6 +387,7 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
       ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
       ...(signInUser.value === undefined ? {} : { signInUser: signInUser.value }),
+      decisions: decisions.value,
     };
     if (role === "session") {
       return { gateway: buildGateway(gatewayOptions, { createClient, environment: variable }) };

@@ -10,6 +10,7 @@ import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { callTool, hostileCall } from "../runtime/_entry-cases.ts";
 import { startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { readUpTo, within } from "../_support/eventually.ts";
+import { placeholders } from "../_support/decision-lines.ts";
 import { policyJson, scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
 /** A state key as `openssl rand -base64 32` would make one (serve refuses to start without one). */
@@ -313,26 +314,6 @@ describe("serveBanner()", () => {
     ]);
   });
 });
-
-/**
- * The lines of `text`, each JSON line parsed with its `time` (an ISO 8601 date) and its
- * `durationMs` and `handlerMs` (whole milliseconds) replaced by fixed placeholders, and each text
- * line's trailing duration (`12 ms`) by `<ms> ms`; a value of the wrong shape is left as it is,
- * so the comparison shows it.
- */
-function placeholders(text: string): unknown[] {
-  return text.split("\n").map((line) => {
-    if (!line.startsWith("{")) return line.replace(/ \d+ ms$/, " <ms> ms");
-    const event = JSON.parse(line) as Record<string, unknown>;
-    if (typeof event.time === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(event.time)) {
-      event.time = "<time>";
-    }
-    for (const key of ["durationMs", "handlerMs"]) {
-      if (Number.isInteger(event[key]) && (event[key] as number) >= 0) event[key] = "<ms>";
-    }
-    return event;
-  });
-}
 
 function listenAnywhere(): Promise<Server> {
   return new Promise((resolve, reject) => {

@@ -11,9 +11,11 @@ import {
   type SessionsBinding,
   type SessionsClass,
   type SessionsObject,
+  type WorkerOptions,
 } from "../../src/adapters/workers.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { type CompiledPolicy, compilePolicy } from "../../src/policy/compile-policy.ts";
+import { placeholders } from "../_support/decision-lines.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import {
   EventReader,
@@ -706,7 +708,115 @@ describe("createWorker()", () => {
     });
   });
 
-  test("createWorker() throws a TypeError naming the option when policies or handler has the wrong type", () => {
+  test("createWorker() writes the decision events where decisions says: to the function it makes of env, nowhere (false), as text or as JSON (the default) with console.log", async () => {
+    const heard: string[] = [];
+    const choices: WorkerOptions<TestEnv>["decisions"][] = [
+      (env) => (decision) => void heard.push(`${env.TAG} ${JSON.stringify(decision)}`),
+      false,
+      "text",
+      undefined,
+    ];
+    const logged: string[][] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void logged.at(-1)?.push(args.join(" "));
+    try {
+      await withScriptedUpstream(async () => {
+        for (const decisions of choices) {
+          logged.push([]);
+          const entry = createWorker<TestEnv>({
+            auth: "none",
+            policies: [{ server: "upstream", transport: { url: SCRIPTED }, era: "modern" }],
+            handler: { roots: () => ({ roots: [{ uri: "file:///workspace" }] }) },
+            ...(decisions === undefined ? {} : { decisions }),
+          });
+          const env = { SLUICE_STATE_KEY: KEY, TAG: "audit" };
+          assert.equal((await entry.fetch(callRequest("ask_roots"), env, context())).status, 200);
+        }
+      });
+    } finally {
+      console.log = original;
+    }
+    const input = {
+      type: "input",
+      time: "<time>",
+      client: "sluice",
+      server: "upstream",
+      era: "modern",
+      method: "roots/list",
+      outcome: "answered",
+      changes: [],
+      handlerMs: "<ms>",
+      durationMs: "<ms>",
+    };
+    const call = {
+      type: "call",
+      time: "<time>",
+      client: "sluice",
+      server: "upstream",
+      method: "tools/call",
+      name: "ask_roots",
+      outcome: "completed",
+      rounds: 2,
+      durationMs: "<ms>",
+    };
+    assert.deepEqual(
+      [
+        heard.map((line) => line.split(" ", 1)[0]),
+        placeholders(heard.map((line) => line.slice(6)).join("\n")),
+      ],
+      [["audit", "audit"], [input, call]],
+    );
+    assert.deepEqual(logged.map((lines) => lines.length === 0 ? [] : placeholders(lines.join("\n"))), [
+      [],
+      [],
+      [
+        "sluice input upstream roots/list answered <ms> ms",
+        "sluice call upstream tools/call ask_roots completed in 2 rounds <ms> ms",
+      ],
+      [input, call],
+    ]);
+  });
+
+  test("createWorker() answers 500 naming decisions when its function of env throws (logged, not sent) or returns what is not a choice", async () => {
+    const policies: Policy[] = [{ server: "upstream", transport: { url: SCRIPTED }, era: "modern" }];
+    const throwing = createWorker<TestEnv>({
+      auth: "none",
+      policies,
+      decisions: (env) => {
+        throw new Error(`no binding AUDIT beside ${env.SLUICE_STATE_KEY}`);
+      },
+    });
+    // A listener given where a function of env is expected: it is called with env and returns nothing.
+    const listener = createWorker<TestEnv>({ auth: "none", policies, decisions: (() => undefined) as never });
+    const logged: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    const env = { SLUICE_STATE_KEY: KEY };
+    try {
+      assert.deepEqual([await get(throwing, "/healthz", env), await get(listener, "/healthz", env)], [{
+        status: 500,
+        type: "application/json",
+        body: {
+          error:
+            'sluice worker: "decisions" could not be made from env (the Worker\'s logs name the problem)',
+        },
+      }, {
+        status: 500,
+        type: "application/json",
+        body: {
+          error:
+            'sluice worker: "decisions" returned nothing for env: expected "json", "text", false or a function of the decision event',
+        },
+      }]);
+    } finally {
+      console.error = original;
+    }
+    assert.deepEqual(logged.map((args) => [args[0], (args[1] as Error).message]), [
+      ['sluice worker: "decisions" could not be made from env', `no binding AUDIT beside ${KEY}`],
+    ]);
+  });
+
+  test("createWorker() throws a TypeError naming the option when policies, handler or decisions has the wrong type", () => {
     assert.throws(() => createWorker({ policies: "github" as never }), {
       name: "TypeError",
       message: 'createWorker(): "policies" must be a list or a function of env, received "string"',
@@ -714,6 +824,11 @@ describe("createWorker()", () => {
     assert.throws(() => createWorker({ policies: [], handler: 5 as never }), {
       name: "TypeError",
       message: 'createWorker(): "handler" must be a handler object or a function of env, received "number"',
+    });
+    assert.throws(() => createWorker({ policies: [], decisions: "yaml" as never }), {
+      name: "TypeError",
+      message:
+        'createWorker(): "decisions" must be "json", "text", false or a function of env, received "yaml"',
     });
   });
 });
