@@ -45,9 +45,10 @@ export function selfHostedGateway(options: GatewayOptions, runtime: SelfHostedRu
     { createClient, environment, peerAddress, ...(writeLine === undefined ? {} : { writeLine }) },
   );
   if (playground) gateway.app.route("/", playgroundApp());
-  // A gateway that serves a page nobody asked for says so once (sluice serve's banner does itself).
+  // A gateway that serves a page nobody asked for says so once (sluice serve's banner does itself),
+  // on stderr: stdout carries the decision events, as JSON lines a log shipper reads.
   if (options.playground === undefined) {
-    console.log(
+    console.error(
       "sluice: this gateway serves the playground at GET / (pass playground: false to turn it off)",
     );
   }

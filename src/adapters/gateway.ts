@@ -61,7 +61,7 @@ export interface GatewayOptions {
    * answer what the server asks, by hand. Anyone who can reach the gateway can use it, as they
    * can use `/mcp/<server>`.
    * @default true for the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`), which then
-   *   say so once on stdout; the Workers entry has no playground
+   *   say so once on stderr; the Workers entry has no playground
    */
   readonly playground?: boolean;
   /**

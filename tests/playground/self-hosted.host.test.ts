@@ -27,20 +27,22 @@ async function statuses(app: ReturnType<typeof gateway>["app"]): Promise<number[
 }
 
 describe("the self-hosted gateway and the playground", () => {
-  test("says once on stdout that it serves the playground when no one asked, and nothing when playground is set", async () => {
-    const lines: string[] = [];
-    const log = console.log;
-    console.log = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  test("says once on stderr, never on stdout (the decision events' JSON lines), that it serves the playground when no one asked, and nothing when playground is set", async () => {
+    const lines: Record<"stdout" | "stderr", string[]> = { stdout: [], stderr: [] };
+    const { log, error } = console;
+    console.log = (...args: unknown[]) => void lines.stdout.push(args.map(String).join(" "));
+    console.error = (...args: unknown[]) => void lines.stderr.push(args.map(String).join(" "));
     try {
       for (const options of [{}, { playground: true }, { playground: false }]) {
         await gateway(options).client.close();
       }
     } finally {
-      console.log = log;
+      Object.assign(console, { log, error });
     }
-    assert.deepEqual(lines, [
-      "sluice: this gateway serves the playground at GET / (pass playground: false to turn it off)",
-    ]);
+    assert.deepEqual(lines, {
+      stdout: [],
+      stderr: ["sluice: this gateway serves the playground at GET / (pass playground: false to turn it off)"],
+    });
   });
 
   test("serves the page, its script and style sheet next to the front by default and with playground: true", async () => {
