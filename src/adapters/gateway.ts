@@ -14,7 +14,7 @@ import type { Duration } from "../policy/duration.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { createFront } from "../front/create-front.ts";
-import { type Decision, type DecisionListener, describeDecision } from "../chain/decision.ts";
+import { type Decision, decisionJson, type DecisionListener, describeDecision } from "../chain/decision.ts";
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
@@ -84,7 +84,10 @@ export interface GatewayOptions {
    * Where the gateway writes one line per decision event (each input request, each call; see
    * `client.onDecision`): `"json"`, one JSON object a line on stdout (what Workers Logs, Deno
    * Deploy and log shippers read); `"text"`, a line for a person at a terminal; a function of
-   * the event; or `false` for none.
+   * the event; or `false` for none. The lines are safe for a terminal: the JSON writes control,
+   * bidi and other invisible characters as `\uXXXX` escapes, the text removes them. A function
+   * gets the event as it is, with a caller's tool name and a server's messages as they sent them
+   * (pass them through `sanitizeText` before a terminal shows them).
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: Decisions;
@@ -192,7 +195,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
         ? decisions as DecisionListener
         : decisions === "text"
         ? (decision) => writeLine(`sluice ${describeDecision(decision)}`)
-        : (decision) => writeLine(JSON.stringify(decision)),
+        : (decision) => writeLine(decisionJson(decision)),
     );
   }
   const app = createFront({

@@ -8,6 +8,8 @@
 import type { InputChange } from "../handler/handler.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import { withoutQueryValues } from "../_internal/url-query.ts";
+import { safeJson } from "../_internal/safe-json.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
 
 /** A value the checks changed in the request before the handler (or the caller) saw it. */
 export type DecisionChange = InputChange;
@@ -187,35 +189,66 @@ function modeOf(params: unknown): "form" | "url" | undefined {
 }
 
 /**
+ * The most UTF-16 code units of one field (a name, a message) that a decision's text line shows:
+ * the line is for a person; the JSON line ({@linkcode decisionJson}) keeps every value whole.
+ */
+const SHOWN_FIELD_MAX = 1024;
+
+/**
  * One line for a person: `sluice input demo sampling/createMessage answered (maxTokens 100000 → 1024) 12 ms`.
+ * Each field is cleaned by `sanitizeText` (controls, escapes, line breaks, bidi and invisible
+ * characters removed; at most 1024 code units), since a caller or a server chose it (a tool's
+ * name, a refusal's or an error's message) and the line goes to a terminal or a log.
  *
  * @param decision The event.
  * @returns The line.
  */
 export function describeDecision(decision: Decision): string {
-  const who = decision.caller === undefined ? "" : ` caller ${decision.caller}`;
+  const who = decision.caller === undefined ? "" : ` caller ${shown(decision.caller)}`;
+  const where = `${shown(decision.server)}${who} ${shown(decision.method)}`;
   if (decision.type === "input") {
-    const changes = decision.changes.map((c) => `${c.field} ${show(c.from)} → ${show(c.to)}`);
+    const changes = decision.changes.map((c) => `${shown(c.field)} ${shown(c.from)} → ${shown(c.to)}`);
     const refusal = decision.refusal === undefined
       ? ""
-      : `: ${decision.refusal.code} ${decision.refusal.message}`;
-    return `input ${decision.server}${who} ${decision.method}${
-      decision.mode === undefined ? "" : ` (${decision.mode})`
-    } ${decision.outcome}${refusal}${
-      changes.length === 0 ? "" : ` [${changes.join(", ")}]`
-    } ${decision.durationMs} ms`;
+      : `: ${decision.refusal.code} ${shown(decision.refusal.message)}`;
+    return `input ${where}${decision.mode === undefined ? "" : ` (${shown(decision.mode)})`} ${
+      shown(decision.outcome)
+    }${refusal}${changes.length === 0 ? "" : ` [${changes.join(", ")}]`} ${decision.durationMs} ms`;
   }
   const error = decision.error === undefined
     ? ""
-    : `: ${decision.error.kind}${
-      decision.error.code === undefined ? "" : ` ${decision.error.code}`
-    } ${decision.error.message}`;
+    : `: ${shown(decision.error.kind)}${decision.error.code === undefined ? "" : ` ${decision.error.code}`} ${
+      shown(decision.error.message)
+    }`;
   const rounds = decision.rounds !== undefined && decision.rounds > 1 ? ` in ${decision.rounds} rounds` : "";
-  return `call ${decision.server}${who} ${decision.method}${
-    decision.name === undefined ? "" : ` ${decision.name}`
-  } ${decision.outcome}${rounds}${error} ${decision.durationMs} ms`;
+  return `call ${where}${decision.name === undefined ? "" : ` ${shown(decision.name)}`} ${
+    shown(decision.outcome)
+  }${rounds}${error} ${decision.durationMs} ms`;
 }
 
-function show(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value) ?? "undefined";
+/**
+ * One JSON line for a log: the event whole, with every character a terminal acts on or does not
+ * show (C1 controls, bidi and other format characters, line separators) written as a `\uXXXX`
+ * escape, as `JSON.stringify` already writes the C0 controls, so a log viewer or a terminal tailing
+ * the log shows what a caller or a server sent without acting on it.
+ *
+ * @param decision The event.
+ * @returns The JSON text, on one line.
+ */
+export function decisionJson(decision: Decision): string {
+  return safeJson(decision);
+}
+
+/**
+ * A field of a decision as text for its line: a string as it is, another value as JSON, then
+ * cleaned by `sanitizeText`.
+ *
+ * @param value The field's value.
+ * @returns The text to show.
+ */
+function shown(value: unknown): string {
+  return sanitizeText(
+    typeof value === "string" ? value : JSON.stringify(value) ?? "undefined",
+    SHOWN_FIELD_MAX,
+  );
 }

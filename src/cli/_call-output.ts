@@ -9,7 +9,8 @@ import { ClientError } from "../errors.ts";
 import { signInRequiredBy } from "../upstream-auth-error.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
-import { safeJson, safeLines, type Screen } from "./_terminal.ts";
+import { safeJson } from "../_internal/safe-json.ts";
+import { safeLines, type Screen } from "./_terminal.ts";
 
 /** The exit codes of `sluice call` (and `sluice tools`, `sluice login`). */
 export const CALL_EXIT = {

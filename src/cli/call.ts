@@ -25,7 +25,8 @@ import {
 import { LineReader, Prompter } from "./_prompt-input.ts";
 import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
-import { safeJson, safeLine, Screen } from "./_terminal.ts";
+import { safeJson } from "../_internal/safe-json.ts";
+import { safeLine, Screen } from "./_terminal.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadServerPolicy } from "./_policy-folder.ts";
 import { openTokenFile } from "./_token-file.ts";

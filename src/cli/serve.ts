@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts";
-import { type Decision, describeDecision } from "../chain/decision.ts";
+import { type Decision, decisionJson, describeDecision } from "../chain/decision.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
@@ -265,7 +265,7 @@ function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((dec
   if (how === "none") return false;
   return how === "text"
     ? (decision) => io.stdout.write(`sluice serve: ${describeDecision(decision)}\n`)
-    : (decision) => io.stdout.write(`${JSON.stringify(decision)}\n`);
+    : (decision) => io.stdout.write(`${decisionJson(decision)}\n`);
 }
 
 function listFlag(args: ParsedArgs, name: string): string[] | undefined {

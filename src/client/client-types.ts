@@ -131,7 +131,8 @@ export interface Client {
    * refusal and its code, the handler's time) and per tool call, read or prompt (how it ended,
    * the upstream's real cause). The gateway's calls report here too, with their caller. A
    * listener hears every call and request that starts after it is added; while there is none, no
-   * event is built.
+   * event is built. The event carries what a caller or a server chose (a tool's name, a message)
+   * as they sent it: pass it through `sanitizeText` before a terminal or a log line shows it.
    *
    * @returns Unsubscribes.
    */

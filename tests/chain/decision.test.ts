@@ -4,7 +4,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createChain } from "../../src/chain/chain.ts";
-import { type Decision, describeDecision, type InputDecision } from "../../src/chain/decision.ts";
+import {
+  type Decision,
+  decisionJson,
+  describeDecision,
+  type InputDecision,
+} from "../../src/chain/decision.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
@@ -251,5 +256,61 @@ describe("decision events of the client", () => {
       ...refusals.map((error, i) => ({ jsonrpc: "2.0", id: i + 2, error })),
       { jsonrpc: "2.0", id: 1, result: { action: "decline" } },
     ]);
+  });
+});
+
+describe("decision lines", () => {
+  // A caller chose the tool's name, a server the messages: escapes, a title change, a bidi
+  // override and a line break that would forge a second decision line.
+  const hostileName = "add\u001b[2J\u001b]0;pwned\u0007\u202eevil";
+  const call: Decision = {
+    type: "call",
+    time: "2026-12-01T12:00:00.000Z",
+    client: "gate",
+    server: "demo",
+    caller: "mallory\u200b",
+    method: "tools/call",
+    name: hostileName,
+    outcome: "failed",
+    error: {
+      kind: "server",
+      code: -32602,
+      message: "no\u009b2J\nsluice call demo tools/call ok completed 1 ms",
+    },
+    durationMs: 3,
+  };
+  const input: Decision = {
+    type: "input",
+    time: "2026-12-01T12:00:00.000Z",
+    client: "gate",
+    server: "demo",
+    era: "legacy",
+    method: "elicitation/create",
+    mode: "url",
+    outcome: "policy",
+    changes: [{ field: "url", from: "https://login.example.com/\u2028x", to: "https://login.example.com/x" }],
+    refusal: { code: -32602, message: "refused\r\n\u001b[31mok" },
+    durationMs: 1,
+  };
+
+  test("describeDecision() removes the controls, escapes, line breaks and bidi characters of every field", () => {
+    assert.deepEqual([describeDecision(call), describeDecision(input)], [
+      "call demo caller mallory tools/call add[2J]0;pwnedevil failed: server -32602 no2Jsluice call demo tools/call ok completed 1 ms 3 ms",
+      "input demo elicitation/create (url) policy: -32602 refused[31mok [url https://login.example.com/x → https://login.example.com/x] 1 ms",
+    ]);
+  });
+
+  test("decisionJson() writes the event whole on one line, control, bidi and separator characters as \\u escapes", () => {
+    assert.equal(
+      decisionJson(call),
+      String
+        .raw`{"type":"call","time":"2026-12-01T12:00:00.000Z","client":"gate","server":"demo","caller":"mallory\u200b","method":"tools/call","name":"add\u001b[2J\u001b]0;pwned\u0007\u202eevil","outcome":"failed","error":{"kind":"server","code":-32602,"message":"no\u009b2J\nsluice call demo tools/call ok completed 1 ms"},"durationMs":3}`,
+    );
+    assert.equal(
+      decisionJson(input),
+      String
+        .raw`{"type":"input","time":"2026-12-01T12:00:00.000Z","client":"gate","server":"demo","era":"legacy","method":"elicitation/create","mode":"url","outcome":"policy","changes":[{"field":"url","from":"https://login.example.com/\u2028x","to":"https://login.example.com/x"}],"refusal":{"code":-32602,"message":"refused\r\n\u001b[31mok"},"durationMs":1}`,
+    );
+    assert.deepEqual(JSON.parse(decisionJson(call)), call);
   });
 });

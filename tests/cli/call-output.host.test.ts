@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ClientError, type ClientErrorKind } from "../../src/errors.ts";
 import { CALL_EXIT, exitCodeOf, printResult, progressLine } from "../../src/cli/_call-output.ts";
-import { safeJson, Screen } from "../../src/cli/_terminal.ts";
+import { safeJson } from "../../src/_internal/safe-json.ts";
+import { Screen } from "../../src/cli/_terminal.ts";
 import { scriptedIo } from "./_scripted-io.ts";
 
 describe("sluice call output", () => {

@@ -11,6 +11,7 @@ import { callTool, hostileCall } from "../runtime/_entry-cases.ts";
 import { startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { readUpTo, within } from "../_support/eventually.ts";
 import { placeholders } from "../_support/decision-lines.ts";
+import { LegacyCaller } from "../_support/legacy-caller.ts";
 import { policyJson, scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
 /** A state key as `openssl rand -base64 32` would make one (serve refuses to start without one). */
@@ -149,6 +150,46 @@ describe("sluice serve", () => {
         "",
         'sluice serve: flag "--decisions" must be one of json, text, none, received "yaml"\n' +
         'Run "sluice serve --help" for usage.\n',
+      ],
+    );
+  });
+
+  test("serve's decision lines carry a 2025 caller's tool name without its escapes, bidi and control characters: removed from the text, \\u escapes in the JSON", async () => {
+    const hostileName = "add\u001b[2J\u001b]0;pwned\u0007\u202eevil\u009b2J";
+    const lines: string[] = [];
+    for (const [flags, isTTY] of [[[], true], [["--decisions", "json"], false]] as const) {
+      const controller = new AbortController();
+      const scripted = scriptedIo([], {
+        cwd: dir.path,
+        signal: controller.signal,
+        env: { SLUICE_STATE_KEY: KEY },
+        isTTY,
+      });
+      const ended = main(["serve", "--port", "0", "--policies", ".", ...flags], scripted.io);
+      try {
+        const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+        const caller = new LegacyCaller(fetch, `${url}/mcp/modern`);
+        await caller.initialize();
+        await caller.request(1, "tools/call", { name: hostileName, arguments: {} });
+        await caller.close();
+        controller.abort();
+        assert.equal(await ended, 0);
+        lines.push(...scripted.stdout().split("\n").slice(7, -2));
+      } finally {
+        controller.abort();
+        await ended;
+      }
+    }
+    assert.deepEqual(
+      lines.map((line) =>
+        line.replace(/"time":"[^"]+"/, '"time":"<time>"').replace(/\d+( ms$|}$)/, "<ms>$1")
+      ),
+      [
+        // The client's error message quotes the upstream's with its escapes already.
+        String
+          .raw`sluice serve: call modern tools/call add[2J]0;pwnedevil2J failed: server -32602 Server "modern" answered tools/call with error -32602: "Tool add\u001B[2J\u001B]0;pwned\u0007\u202Eevil\u009B2J not found" <ms> ms`,
+        String
+          .raw`{"type":"call","time":"<time>","client":"sluice","server":"modern","method":"tools/call","name":"add\u001b[2J\u001b]0;pwned\u0007\u202eevil\u009b2J","outcome":"failed","error":{"kind":"server","code":-32602,"message":"Server \"modern\" answered tools/call with error -32602: \"Tool add\\u001B[2J\\u001B]0;pwned\\u0007\\u202Eevil\\u009B2J not found\""},"durationMs":<ms>}`,
       ],
     );
   });
