@@ -4,7 +4,9 @@
  * `chainSteps` lists what the chain compiles (its order, numbers and codes), with each step's
  * effective numbers (byte limits in KiB, MiB or GiB and durations as policy files write them,
  * when exact), then the log budget, legacy supervision and front settings. Each step has a
- * number of its own: a step that applies to one elicitation mode says so.
+ * number of its own: a step that applies to one elicitation mode says so. Nothing that may be a
+ * secret is printed: env variables and headers by name only, a URL's password and query values and
+ * the value of a stdio argument whose flag looks secret as `…`.
  *
  * @module
  */
@@ -13,7 +15,8 @@ import { formatDuration } from "../policy/duration.ts";
 import { type ChainStep, type ChainSteps, chainSteps } from "../chain/chain.ts";
 import { inputKindOf } from "../checks/capability.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import { withoutQueryValues } from "../_internal/url-query.ts";
+import { withoutQueryValues, withoutUrlSecrets } from "../_internal/url-query.ts";
+import { suggestsSecret } from "../checks/form/secret-words.ts";
 
 const d = formatDuration;
 const row = (indent: number, label: string, text: string): string =>
@@ -147,7 +150,7 @@ function transport(p: CompiledPolicy): string {
   if (t.kind === "stdio") {
     const env = Object.keys(t.env);
     return [
-      `stdio ${[t.command, ...t.args].join(" ")}`,
+      `stdio ${[t.command, ...shownArgs(t.args)].join(" ")}`,
       t.cwd === undefined ? "" : `, cwd ${t.cwd}`,
       env.length === 0 ? "" : `, env ${env.join(", ")}`,
     ].join("");
@@ -167,6 +170,34 @@ function transport(p: CompiledPolicy): string {
   return `http ${withoutQueryValues(t.url)} (redirects ${t.redirect}${
     headers.length === 0 ? "" : `, headers ${headers.join(", ")}`
   }${auth})`;
+}
+
+/** An argument that starts as a URL does: a scheme, then `//`. */
+const URL_START = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+/** `--name=value`, `-name=value` or `NAME=value`: the name (dashes included), then the value. */
+const ASSIGNMENT = /^([A-Za-z0-9_.-]+)=(.*)$/s;
+/** A flag alone, whose value may be the next argument: `--token`, `-password`. */
+const FLAG = /^-[A-Za-z0-9_.-]+$/;
+
+/**
+ * A stdio command's arguments as printed, with what may be a secret shown as `…`, as query values
+ * are: the value of a flag or an assignment whose name looks secret by the form check's words
+ * (`--token x`, `--api-key=x`, `PASSWORD=x`), and a URL's userinfo password and query values.
+ *
+ * @param args The arguments.
+ * @returns The arguments to print.
+ */
+function shownArgs(args: readonly string[]): string[] {
+  const looksSecret = (name: string) => suggestsSecret(name, undefined, undefined);
+  const shownValue = (text: string) => URL_START.test(text) ? withoutUrlSecrets(text) : text;
+  return args.map((arg, i) => {
+    const previous = args[i - 1] ?? "";
+    if (FLAG.test(previous) && looksSecret(previous)) return "…";
+    const assigned = ASSIGNMENT.exec(arg);
+    if (assigned === null) return shownValue(arg);
+    const [, name = "", value = ""] = assigned;
+    return `${name}=${looksSecret(name) ? "…" : shownValue(value)}`;
+  });
 }
 
 function capability(p: CompiledPolicy, code: number | undefined): string {

@@ -370,6 +370,40 @@ describe("sluice check", () => {
   });
 });
 
+describe("describeChain() stdio arguments", () => {
+  test("shows a URL argument's password and query values, and the value of a flag or assignment whose name looks secret, as …", () => {
+    const transport = (args: string[]) =>
+      describeChain(
+        compilePolicy({ server: "s", transport: { command: "srv", args, env: { PGPASSWORD: "x" } } }),
+      )
+        .find((line) => line.startsWith("  transport"));
+    assert.deepEqual(
+      [
+        transport([
+          "-y",
+          "@modelcontextprotocol/server-postgres",
+          "postgresql://app:S3cretPassw0rd@db.internal/app",
+        ]),
+        transport(["--token", "ghp_abcdefSECRET", "--api-key=sk-live-SECRET", "-password", "p", "--verbose"]),
+        transport(["--client-secret", "--access-token=a", "GITHUB_TOKEN=b", "LOG=debug", "--pwd", "p"]),
+        transport([
+          "--url=https://u:p@w@mcp.example.com:8443/mcp?key=k#f",
+          "postgres://app@db/app?sslmode=require",
+          "a?b#c",
+          "--port",
+          "5432",
+        ]),
+      ],
+      [
+        "  transport          stdio srv -y @modelcontextprotocol/server-postgres postgresql://app:…@db.internal/app, env PGPASSWORD",
+        "  transport          stdio srv --token … --api-key=… -password … --verbose, env PGPASSWORD",
+        "  transport          stdio srv --client-secret … GITHUB_TOKEN=… LOG=debug --pwd …, env PGPASSWORD",
+        "  transport          stdio srv --url=https://u:…@mcp.example.com:8443/mcp?key=… postgres://app@db/app?sslmode=… a?b#c --port 5432, env PGPASSWORD",
+      ],
+    );
+  });
+});
+
 describe("describeChain() transport.auth", () => {
   test("shows the sign-in's kind and client id, never the variable's value", () => {
     const lines = describeChain(compilePolicy({
