@@ -1,7 +1,8 @@
 /**
  * A URL as logs and terminals show it: its query's values left out, as headers are shown by name
- * only, and, where a URL may carry one, its userinfo password. A query often carries a token (`?key=…`, `?session=…`), and sluice check's output and
- * decision events land in terminals, CI logs and log shippers.
+ * only, and, where a URL may carry one, its userinfo password. A query often carries a token
+ * (`?key=…`, `?session=…`), and sluice check's output and decision events land in terminals, CI
+ * logs and log shippers.
  *
  * @module
  */
