@@ -11,9 +11,10 @@
  *
  * It does what sluice's transports need of fetch, not all of fetch: redirects are never followed
  * (a 3xx comes back as is, as with `redirect: "manual"`), bodies are not decompressed (no
- * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`. A request
- * cut off by the server closing the kept-alive connection it went out on, before any answer, is
- * sent once more on a new connection (`closedWhenReused`, below, says when and why).
+ * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`. An
+ * idempotent request (GET, DELETE…) cut off by the server closing the kept-alive connection it
+ * went out on, before any answer, is sent once more on a new connection; a POST is not
+ * (`closedWhenReused`, below, says when and why).
  *
  * @module
  */
@@ -50,10 +51,11 @@ const NULL_BODY_STATUSES: readonly number[] = [204, 205, 304];
 const NOT_LATIN1 = /[\u0100-\uffff]/;
 
 /**
- * Creates a fetch for Node.js over `undici.request` with its own keep-alive pool. A request that
- * a server cut off by closing the kept-alive connection it went out on (its idle timeout racing
- * the request), before any answer, is sent once more on a new connection; a new connection that
- * closes before answering fails the request.
+ * Creates a fetch for Node.js over `undici.request` with its own keep-alive pool. An idempotent
+ * request (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE) that a server cut off by
+ * closing the kept-alive connection it went out on (its idle timeout racing the request), before
+ * any answer, is sent once more on a new connection; a POST so cut off, or any request on a new
+ * connection that closes before answering, fails.
  *
  * @param options Pool settings.
  * @returns The fetch, with `close()`.
@@ -115,7 +117,7 @@ async function send(
     const request = { origin, path, method, headers, body, signal };
     data = await dispatcher.request(request).catch((error: unknown) => {
       // Sent once more, on another connection, when a kept-alive one was closed under it.
-      if (signal?.aborted || !closedWhenReused(error)) throw error;
+      if (signal?.aborted || !IDEMPOTENT.has(method) || !closedWhenReused(error)) throw error;
       return dispatcher.request(request);
     });
   } catch (error) {
@@ -133,14 +135,27 @@ async function send(
 }
 
 /**
+ * The methods whose request may be sent again after a failure (RFC 9110 §9.2.2): sending one twice
+ * has the effect of sending it once.
+ */
+const IDEMPOTENT: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
+/**
  * Whether a request failed because the server closed a kept-alive connection, one it had already
  * answered on, before any answer to this request: the race of an idle connection that the server
  * times out just as the next request goes out on it, which ends it with "other side closed" (the
  * server's FIN) or `ECONNRESET` and `EPIPE` (its RST). A client that was not scheduled for a while
  * loses it most: its own idle timer had no turn to close the connection first (a conformance run
- * under load lost token requests so). A server that times a connection out has not read the
- * request that raced it, so it is sent once more, on another connection, as browsers do. A new
- * connection (nothing read on it) that closes is not retried: its server failed this very request.
+ * under load lost token requests so). A new connection (nothing read on it) that closes is not
+ * retried: its server failed this very request.
+ *
+ * Only idempotent methods are retried so ({@linkcode IDEMPOTENT}): the same errors come from a
+ * server that read the request, acted on it and then lost the connection (a crash, a proxy's cut),
+ * and nothing undici gives tells the two apart. In both the request was written whole (undici
+ * writes a small body with its head, at once) and no answer byte came; the time to the close is no
+ * proof either. A POST sent twice runs a tool twice, or spends a rotated refresh token twice. A
+ * request undici had not yet written when the connection closed does not fail: undici sends it on
+ * the next connection itself.
  */
 function closedWhenReused(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
