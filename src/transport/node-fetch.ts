@@ -14,7 +14,8 @@
  * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`. An
  * idempotent request (GET, DELETE…) cut off by the server closing the kept-alive connection it
  * went out on, before any answer, is sent once more on a new connection; a POST is not
- * (`closedWhenReused`, below, says when and why).
+ * (`closedWhenReused`, below, says when and why). It has no timeout of its own, as fetch has
+ * none: the request's signal bounds it (undici's 300 s `headersTimeout` and `bodyTimeout` are off).
  *
  * @module
  */
@@ -72,7 +73,16 @@ const NOT_LATIN1 = /[\u0100-\uffff]/;
 export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const keepAliveTimeout = checkCount("keepAliveTimeoutMs", options.keepAliveTimeoutMs) ?? 4000;
   const connections = checkCount("connectionsPerOrigin", options.connectionsPerOrigin) ?? null;
-  const dispatcher = new Agent({ keepAliveTimeout, connections, connect: markingReuse() });
+  // No headersTimeout or bodyTimeout (undici's 300 s each): sluice bounds each request with its
+  // signal (a call's leg by callTimeout), and a standalone GET stream may rightly stay quiet for
+  // longer. A peer gone silently is still found by the TCP keep-alive undici's connector turns on.
+  const dispatcher = new Agent({
+    keepAliveTimeout,
+    connections,
+    connect: markingReuse(),
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   const targetOf = memoByString(parseTarget, MAX_TARGETS);
   let closing: Promise<void> | undefined;
   const nodeFetch = (url: string, init: RequestInit): Promise<Response> =>

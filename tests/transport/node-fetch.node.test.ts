@@ -5,11 +5,21 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
+import { createRequire } from "node:module";
+import { Agent } from "undici";
 import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 import { discardBody } from "../../src/transport/body-reader.ts";
 import { readResponse } from "../../src/transport/read-response.ts";
 import { StreamedResponse } from "../../src/transport/_held-responses.ts";
 import type { JsonRpcMessage } from "../../src/protocol/jsonrpc.ts";
+
+/**
+ * undici's own clock for its coarse timers (headersTimeout, bodyTimeout), and its `tick(ms)`, which
+ * undici exposes for tests: it moves that clock on and fires what is due.
+ */
+const undiciTimers = createRequire(import.meta.url)("undici/lib/util/timers.js") as {
+  tick(ms: number): void;
+};
 
 interface Seen {
   readonly method: string;
@@ -230,6 +240,44 @@ describe("createNodeFetch()", () => {
     const reason = new Error("stop");
     controller.abort(reason);
     await assert.rejects(pending, (error) => error === reason);
+  });
+
+  test("keeps waiting for an answer and a quiet event stream past undici's 300 s timeouts, until the signal ends them", async () => {
+    // A pool with undici's defaults (headersTimeout and bodyTimeout 300 s), to show the clock moved.
+    const defaults = new Agent();
+    const controller = new AbortController();
+    try {
+      arrived = deferred();
+      const timedOut = defaults.request({ origin, path: "/hold", method: "POST", body: "{}" }).catch((e) =>
+        e.code
+      );
+      await arrived.promise;
+      arrived = deferred();
+      const answer = fetcher(`${origin}/hold`, { method: "POST", body: "{}", signal: controller.signal })
+        .catch((e) => e);
+      await arrived.promise;
+      arrived = deferred();
+      const stream = await fetcher(`${origin}/sse-held`, { method: "GET", signal: controller.signal });
+      await arrived.promise;
+      const reader = stream.body!.getReader();
+      const first = await reader.read();
+      const next = reader.read().catch((e) => e);
+      // undici's clock, 300 s on (the first tick makes the timers just armed count).
+      undiciTimers.tick(0);
+      undiciTimers.tick(300_001);
+      assert.equal(await timedOut, "UND_ERR_HEADERS_TIMEOUT");
+      // A turn of the event loop: every socket undici's timers destroyed has closed by now.
+      await new Promise((resolve) => setImmediate(resolve));
+      const reason = new Error("callTimeout");
+      controller.abort(reason);
+      assert.deepEqual(
+        [new TextDecoder().decode(first.value), await answer === reason, await next === reason],
+        ["data: one\n\n", true, true],
+      );
+    } finally {
+      controller.abort();
+      await defaults.destroy();
+    }
   });
 
   test("rejects with an AbortError when the signal had no reason", async () => {
