@@ -72,12 +72,15 @@ export async function readEventStream(
   });
   const decoder = new TextDecoder();
   const lineEnds = { afterCR: false };
+  let arrived = false;
   for (;;) {
     const step = await body.read();
     if (step.kind === "aborted") return { kind: "aborted" };
     if (step.kind === "failed") {
-      return broken(state, `SSE stream failed${beforeResponse(options)}: ${step.reason}`, true);
+      const reason = `SSE stream failed${beforeResponse(options)}: ${step.reason}`;
+      return { ...broken(state, reason, true), ...(arrived ? {} : { nothingArrived: true as const }) };
     }
+    if (step.kind === "chunk" && step.bytes.byteLength > 0) arrived = true;
     const text = step.kind === "end" ? decoder.decode() : decoder.decode(step.bytes, { stream: true });
     const lines = toLineFeeds(text, lineEnds);
     if (lines !== "") parser.feed(lines);

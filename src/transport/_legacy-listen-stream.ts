@@ -2,7 +2,7 @@
  * The legacy standalone GET stream: the channel a server uses for requests and notifications
  * unrelated to any request in flight. It is opened once the version is negotiated, reopened
  * after the server's `retry` when it ends (with `Last-Event-ID` when an event id was seen), and
- * given up when the server offers none (405), the connection ends, or it keeps failing.
+ * given up when the server offers none (405), the connection ends, or it keeps failing to open.
  *
  * @module
  */
@@ -13,8 +13,11 @@ import { DEFAULT_RETRY_MS, moveCursor, type ResumeCursor } from "./_legacy-reque
 import { readResponse } from "./read-response.ts";
 import { discardBody } from "./body-reader.ts";
 
-/** How one opening of the stream went. */
-type Round = "progress" | "failed" | "stop";
+/**
+ * How one opening of the stream went: it brought an event (`progress`), opened and ended or broke
+ * with none (`ended`), did not open (`failed`), or must not be tried again (`stop`).
+ */
+type Round = "progress" | "ended" | "failed" | "stop";
 
 /** Statuses worth retrying: the server may answer differently later. */
 const TRANSIENT: readonly number[] = [408, 409, 425, 429];
@@ -23,10 +26,13 @@ const TRANSIENT: readonly number[] = [408, 409, 425, 429];
  * Keeps the standalone GET stream open until the connection ends; never rejects.
  *
  * A round that brought an event waits the server's `retry` (default
- * {@linkcode DEFAULT_RETRY_MS}) in full before reopening, as 2025-11-25 requires; rounds that
- * failed or brought nothing double that wait up to `maxRetryMs` (never below the `retry`), and
- * `maxResumeAttempts` of them in a row end the stream. A status retrying cannot fix (405, 400,
- * 401, 403…) or a protocol error ends it at once.
+ * {@linkcode DEFAULT_RETRY_MS}) in full before reopening, as 2025-11-25 requires. Rounds that
+ * brought nothing wait {@linkcode DEFAULT_RETRY_MS} or the `retry` if longer, doubled each round
+ * up to `maxRetryMs` (never below the `retry`): a server that closes at once is not asked again
+ * and again. A stream that opened and ended is reopened however often it ends, since a server
+ * may close it whenever it likes (2025-11-25, polling); `maxResumeAttempts` openings in a row
+ * that failed (a network error, a 5xx, 408, 409, 425 or 429, a body failing before any byte) end
+ * it. A status retrying cannot fix (405, 400, 401, 403…) or a protocol error ends it at once.
  *
  * @param wire The connection.
  */
@@ -35,6 +41,7 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
   const signal = wire.lifetime;
   const cursor: ResumeCursor = { lastEventId: undefined, retryMs: undefined };
   let failures = 0;
+  let quiet = 0;
   while (!signal.aborted) {
     let round: Round;
     try {
@@ -44,10 +51,12 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
       round = "stop";
     }
     if (round === "stop") return;
-    failures = round === "progress" ? 0 : failures + 1;
+    failures = round === "failed" ? failures + 1 : 0;
+    quiet = round === "progress" ? 0 : quiet + 1;
     if (failures >= maxResumeAttempts && failures > 0) return;
     const base = cursor.retryMs ?? DEFAULT_RETRY_MS;
-    const waitMs = failures === 0 ? base : Math.max(base, Math.min(base * 2 ** (failures - 1), maxRetryMs));
+    const first = Math.max(base, DEFAULT_RETRY_MS);
+    const waitMs = quiet === 0 ? base : Math.max(base, Math.min(first * 2 ** (quiet - 1), maxRetryMs));
     if (!await pause(waitMs, timers, signal)) return;
   }
 }
@@ -78,5 +87,6 @@ async function listenOnce(wire: LegacyHttpWire, cursor: ResumeCursor): Promise<R
     },
   });
   if (outcome.kind !== "stream_broken") return "stop";
-  return moveCursor(cursor, outcome) || delivered > 0 ? "progress" : "failed";
+  if (moveCursor(cursor, outcome) || delivered > 0) return "progress";
+  return outcome.nothingArrived === true ? "failed" : "ended";
 }

@@ -40,9 +40,10 @@ export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /** Timers for `retry` waits, reconnection backoff and the bound on `DELETE`. */
   readonly timers: Timers;
   /**
-   * The longest backoff of a failing GET stream, in milliseconds. A server's `retry` is always
-   * waited in full (2025-11-25: the client must wait it before reconnecting), even when longer;
-   * without a `retry` the wait is 1000 ms.
+   * The longest backoff of a GET stream whose openings bring no event, in milliseconds. A
+   * server's `retry` is always waited in full (2025-11-25: the client must wait it before
+   * reconnecting), even when longer; without a `retry` the wait is 1000 ms, and a stream that
+   * brought nothing waits at least that (or this, if shorter) before it is opened again.
    * @default 30000
    */
   readonly maxRetryMs?: number;

@@ -49,6 +49,8 @@ export interface ResponseStreamBroken extends StreamCursor {
    * rather than ended: the connection broke, the server did not end the stream.
    */
   readonly failed?: true;
+  /** Set with `failed` when the body failed before any byte of it arrived (an SSE stream only). */
+  readonly nothingArrived?: true;
 }
 
 /** A status that carries no JSON-RPC answer (401, 404 from a legacy server, 500 HTML, a redirect…). */

@@ -560,6 +560,89 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
     await connection.close();
   });
 
+  /** A fetch for the standalone GET stream: each GET is answered by the next of `answers`. */
+  function streamFetch(time: FakeTime, answers: readonly (() => Promise<Response>)[], gets: number[]) {
+    return (_url: string, init: RequestInit): Promise<Response> => {
+      if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
+      if (init.method === "GET") {
+        gets.push(time.now());
+        return answers[gets.length - 1]?.() ?? new Promise<Response>(() => {});
+      }
+      const body = JSON.parse(String(init.body)) as { id?: number; method: string };
+      if (body.method === "initialize") return Promise.resolve(initialized());
+      return Promise.resolve(new Response(null, { status: 202 }));
+    };
+  }
+
+  const LIST_CHANGED = { jsonrpc: "2.0", method: "notifications/tools/list_changed" } as const;
+
+  test("the standalone GET stream is reopened after every normal end that brought nothing, backing off from 1000 ms (even with retry 0) to maxRetryMs", async () => {
+    const time = new FakeTime();
+    const gets: number[] = [];
+    // Seven openings end at once with a comment and retry 0 (more than maxResumeAttempts, 5);
+    // the eighth carries a notification.
+    const quiet = () => Promise.resolve(sseResponse("retry: 0\n: idle\n\n"));
+    const answers = [
+      ...Array(7).fill(quiet),
+      () => Promise.resolve(sseResponse(`data: ${JSON.stringify(LIST_CHANGED)}\n\n`)),
+    ];
+    const { connection, messages } = open(URL, { fetch: streamFetch(time, answers, gets), timers: time });
+    await handshake(connection);
+    await drive(time, until("the notification", () => messages.length > 0 ? true : undefined), {
+      untilMs: 300_000,
+    });
+    assert.deepEqual({ gets, messages }, {
+      // The ninth at once: the eighth brought an event, so only the server's retry (0) is waited.
+      gets: [0, 1000, 3000, 7000, 15_000, 31_000, 61_000, 91_000, 91_000],
+      messages: [{ message: LIST_CHANGED, related: undefined }],
+    });
+    await connection.close();
+  });
+
+  test("the standalone GET stream ends after maxResumeAttempts failed openings in a row, a stream that opened starting the count again", async () => {
+    const time = new FakeTime();
+    const gets: number[] = [];
+    const unavailable = () => Promise.resolve(new Response("busy", { status: 503 }));
+    const unreachable = () => Promise.reject(new TypeError("fetch failed"));
+    // A stream that fails after `first` (once it has been read), or before any byte.
+    const failing = (first: string) => () => {
+      const chunks = first === "" ? [] : [new TextEncoder().encode(first)];
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const chunk = chunks.shift();
+          if (chunk === undefined) controller.error(new TypeError("terminated"));
+          else controller.enqueue(chunk);
+        },
+      });
+      return Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
+    };
+    // Four failures; a stream cut after a comment (it opened); then five failures.
+    const answers = [
+      unavailable,
+      unreachable,
+      failing(""),
+      unavailable,
+      failing(": idle\n\n"),
+      failing(""),
+      unreachable,
+      unavailable,
+      failing(""),
+      unavailable,
+    ];
+    const { connection, closes } = open(URL, { fetch: streamFetch(time, answers, gets), timers: time });
+    await handshake(connection);
+    await drive(time, until("the tenth GET", () => gets.length === 10 ? true : undefined), {
+      untilMs: 600_000,
+    });
+    await time.advance(600_000);
+    assert.deepEqual({ gets, pending: time.pending, closes }, {
+      gets: [0, 1000, 3000, 7000, 15_000, 31_000, 61_000, 91_000, 121_000, 151_000],
+      pending: 0,
+      closes: [],
+    });
+    await connection.close();
+  });
+
   test("the standalone GET stream stops for good at a response it must not carry", async () => {
     const timers = spyTimers();
     let getCount = 0;

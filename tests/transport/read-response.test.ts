@@ -393,6 +393,16 @@ describe("readResponse() when the stream ends early", () => {
       failed: true,
     });
   });
+
+  test("reports a stream that fails before any byte as one where nothing arrived", async () => {
+    const got = await read([], { ending: "error" });
+    assert.deepEqual(got.outcome, {
+      kind: "stream_broken",
+      reason: "SSE stream failed before the response to request 7: TypeError: connection reset",
+      failed: true,
+      nothingArrived: true,
+    });
+  });
 });
 
 describe("readResponse() limits on SSE events", () => {
