@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type EventSourceParser } from "eventsource-parser";
 import { type JsonRpcMessage, parseMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import type { BodyReader } from "./body-reader.ts";
 import { matchResponse } from "./_match-response.ts";
@@ -34,6 +34,14 @@ interface StreamState {
   lastEventId: string | undefined;
   retryMs: number | undefined;
   final: ResponseOutcome | undefined;
+}
+
+/** Where {@linkcode feedEvents} got to in the text: the line being read, and the event's `id`. */
+interface IdLines {
+  /** The start of the line being read while it may be an `id` line; `undefined` once it cannot. */
+  line: string | undefined;
+  /** The value of the last `id` line of the event being read, until its blank line. */
+  id: string | undefined;
 }
 
 // Room in the parser's buffer beyond the data limit, for the `data: ` prefix of a line still
@@ -72,6 +80,7 @@ export async function readEventStream(
   });
   const decoder = new TextDecoder();
   const lineEnds = { afterCR: false };
+  const idLines: IdLines = { line: "", id: undefined };
   let arrived = false;
   for (;;) {
     const step = await body.read();
@@ -83,7 +92,7 @@ export async function readEventStream(
     if (step.kind === "chunk" && step.bytes.byteLength > 0) arrived = true;
     const text = step.kind === "end" ? decoder.decode() : decoder.decode(step.bytes, { stream: true });
     const lines = toLineFeeds(text, lineEnds);
-    if (lines !== "") parser.feed(lines);
+    if (lines !== "") feedEvents(lines, idLines, parser, state);
     if (body.aborted()) return { kind: "aborted" };
     if (state.final !== undefined) return state.final;
     if (step.kind === "end") {
@@ -119,6 +128,50 @@ function handleEvent(
   } else {
     options.onMessage?.(decoded.value);
   }
+}
+
+/**
+ * Feeds LF-ended text to the parser one event at a time, and once the parser has had an event's
+ * blank line, sets the last event id from that event's `id` line. The `id` lines are read here
+ * too because eventsource-parser 3 dispatches no event without a `data` line and drops its `id`
+ * with it, with no hook for fields (only `onRetry` and `onComment`), while the SSE rules (WHATWG
+ * HTML §9.2.6) set the last event id at the blank line whatever the data: an event of an `id`
+ * alone must move the resume cursor. Feeding event by event keeps the ids in stream order with
+ * those of the events the parser dispatches.
+ */
+function feedEvents(text: string, lines: IdLines, parser: EventSourceParser, state: StreamState): void {
+  let fed = 0;
+  let start = 0;
+  for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
+    const carried = lines.line;
+    lines.line = "";
+    if (carried === "" && end === start) {
+      parser.feed(text.slice(fed, end + 1));
+      fed = end + 1;
+      if (state.final !== undefined) return;
+      if (lines.id !== undefined) state.lastEventId = lines.id === "" ? undefined : lines.id;
+      lines.id = undefined;
+    } else if (carried !== undefined && (carried !== "" || text.startsWith("id", start))) {
+      lines.id = idField(carried + text.slice(start, end)) ?? lines.id;
+    }
+  }
+  if (lines.line !== undefined) {
+    // Only the start of a line that may be an `id` line is kept (the parser bounds its length).
+    const head = lines.line + text.slice(start, start + 3);
+    lines.line = head.length < 3
+      ? ("id:".startsWith(head) ? head : undefined)
+      : head.startsWith("id:")
+      ? lines.line + text.slice(start)
+      : undefined;
+  }
+  parser.feed(fed === 0 ? text : text.slice(fed));
+}
+
+/** The value of an `id` line (`id` alone gives ""), or `undefined` for another line or a NUL in it. */
+function idField(line: string): string | undefined {
+  if (line !== "id" && !line.startsWith("id:")) return undefined;
+  const value = line.slice(line.startsWith("id: ") ? 4 : 3);
+  return value.includes("\0") ? undefined : value;
 }
 
 /** Rewrites CRLF and bare CR to LF; a CR ending one chunk swallows an LF starting the next. */

@@ -367,6 +367,27 @@ describe("readResponse() when the stream ends early", () => {
     });
   });
 
+  test("moves the last event id at the blank line of an event with an id and no data line", async () => {
+    // WHATWG HTML 9.2.6: the id field sets the last event id whatever the data; an event cut off
+    // before its blank line sets nothing, and an id with a NUL is ignored.
+    await readEveryWay(sseEvent(PROGRESS_1, { id: "e1" }) + "id: e2\n\n" + ": c\nid: e3\n", {
+      outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "e2" },
+      seen: [PROGRESS_1],
+    });
+    await readEveryWay("id: e1\n\nid: a\0b\n\n", {
+      outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "e1" },
+      seen: [],
+    });
+    await readEveryWay("id: e1\r\n\r\nid\r\n\r\n", {
+      outcome: { kind: "stream_broken", reason: ENDED },
+      seen: [],
+    });
+    await readEveryWay(sseEvent(PROGRESS_1, { id: "e1" }) + "id:e2\n\n" + sseEvent(RESULT), {
+      outcome: { ...RESPONSE_200, lastEventId: "e2" },
+      seen: [PROGRESS_1],
+    });
+  });
+
   test("takes a retry longer than a timer can wait as the longest wait", async () => {
     const text = "id: e1\nretry: 3000000000\ndata:\n\n";
     await readEveryWay(text, {
