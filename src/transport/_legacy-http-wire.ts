@@ -188,7 +188,25 @@ export class LegacyHttpWire {
       : {};
     if (this.#sessionId !== undefined) headers["Mcp-Session-Id"] = this.#sessionId;
     if (this.#version !== undefined) headers["MCP-Protocol-Version"] = this.#version;
-    if (options.lastEventId !== undefined) headers["Last-Event-ID"] = options.lastEventId;
+    if (options.lastEventId !== undefined) headers["Last-Event-ID"] = utf8ByteString(options.lastEventId);
     return headers;
   }
+}
+
+/** Any character outside ASCII. */
+const NOT_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * A text's UTF-8 bytes as a byte string (one character per byte), the form a fetch header value
+ * takes: an event id is sent back as the bytes it came in, as EventSource sends it (WHATWG HTML:
+ * the last event ID string, encoded as UTF-8). fetch refuses a character past U+00FF in a header.
+ *
+ * @param text The text.
+ * @returns The byte string; ASCII text as it is.
+ */
+function utf8ByteString(text: string): string {
+  if (!NOT_ASCII.test(text)) return text;
+  let bytes = "";
+  for (const byte of new TextEncoder().encode(text)) bytes += String.fromCharCode(byte);
+  return bytes;
 }

@@ -2,6 +2,10 @@
 // and against @modelcontextprotocol/server-everything in its streamable HTTP mode.
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import process from "node:process";
+import type { AddressInfo } from "node:net";
+import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 import { ConnectionError, type ServerMessage } from "../../src/transport/legacy-connection.ts";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc.ts";
 import {
@@ -668,4 +672,56 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
     });
     await connection.close();
   });
+});
+
+describe("createLegacyHttpConnection() resuming from an event id outside Latin-1", () => {
+  const ID = "stream→1 é";
+  /** What the server read of each GET's Last-Event-ID, decoded from its bytes as UTF-8. */
+  const resumedFrom: (string | undefined)[] = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      if (request.method === "GET") {
+        const value = request.headers["last-event-id"];
+        const bytes = typeof value === "string" ? Uint8Array.from(value, (c) => c.charCodeAt(0)) : undefined;
+        resumedFrom.push(bytes === undefined ? undefined : new TextDecoder().decode(bytes));
+        return void response.end('data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n');
+      }
+      // The POST's stream ends after a priming event whose id is past U+00FF.
+      response.end(`id: ${ID}\nretry: 10\ndata: \n\n`);
+    });
+  });
+  let url = "";
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  // createNodeFetch() is Node's (Bun puts its own module in undici's place).
+  const onNode = process.versions.deno === undefined && process.versions.bun === undefined;
+  for (const name of ["the global fetch", "createNodeFetch()"]) {
+    const nodeOnly = name === "createNodeFetch()";
+    test(`sends the id's UTF-8 bytes as Last-Event-ID through ${name}`, {
+      skip: nodeOnly && !onNode ? "Node only" : false,
+    }, async () => {
+      resumedFrom.length = 0;
+      const nodeFetch = nodeOnly ? createNodeFetch() : undefined;
+      const { connection } = open(url, { fetch: nodeFetch ?? ((u, init) => fetch(u, init)) });
+      try {
+        const response = await connection.request(callTool(7, "x"), noAbort());
+        assert.deepEqual({ response, resumedFrom }, {
+          response: { jsonrpc: "2.0", id: 7, result: {} },
+          resumedFrom: [ID],
+        });
+      } finally {
+        await connection.close();
+        await nodeFetch?.close();
+      }
+    });
+  }
 });
