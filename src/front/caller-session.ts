@@ -8,7 +8,11 @@
  *   stream (or, tied to no call, on the standalone GET stream), and the caller's answer gets the
  *   same post-checks as a handler's before it goes upstream. One the caller did not declare is
  *   answered upstream at once as by a client without it (`-32601`, or `-32602` for a mode); its
- *   upstream session declares only what the caller did, so a server seldom asks one.
+ *   upstream session declares only what the caller did, so a server seldom asks one. A 2025-06-18
+ *   caller gets requests in its version's shape (a sampling message's one-block array as that
+ *   block, a titled single-select as `enum` + `enumNames`); one its version cannot carry (a list
+ *   field; sampling with several blocks in a message, tool blocks, `tools` or `toolChoice`) is
+ *   answered upstream `-32602`, naming what that version lacks.
  * - Progress of a call reaches the caller under its own token, never going backwards; logs
  *   reach it within the server's log budget, sanitized, at or above the level it set (never
  *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream.
@@ -43,6 +47,8 @@ import { idKey } from "../client/legacy/server-request-supervisor.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import { MRTR_METHODS, type MrtrMethod } from "../protocol/input-required.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
+import type { RequestedSchema } from "../protocol/elicitation.ts";
+import type { NullProtoRecord } from "../protocol/null-proto-record.ts";
 import {
   encodeError,
   encodeNotification,
@@ -76,6 +82,7 @@ import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { callDecision, type CallFacts } from "./_call-decision.ts";
 import { FORWARDED_METHODS } from "./_methods.ts";
+import { neededBy } from "./_caller-needs.ts";
 
 /**
  * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
@@ -497,20 +504,20 @@ export class CallerSession {
    * chain waits for a handler's: within the policy's handler timeout for its kind, post-checked.
    */
   #ask(request: InputRequest, reply: PostReply | undefined, signal: AbortSignal): Promise<ChainResult> {
-    if (!this.#server.callerCan(this.#capabilities, request)) {
-      return Promise.resolve(undeclaredAnswer(this.#capabilities, request));
-    }
-    const unfit = this.version === "2025-06-18" ? listFieldOf(request) : undefined;
+    // What the caller's version cannot carry is told as such once it declared the kind at all
+    // (its version has no sampling.tools to declare, so "did not declare" would mislead).
+    const unfit = this.version === "2025-06-18" && this.#capabilities[neededBy(request)[0]] !== undefined
+      ? unfitIn20250618(request)
+      : undefined;
     if (unfit !== undefined) {
       return Promise.resolve({
         ok: false,
         stage: "policy",
-        refusal: {
-          code: -32602,
-          message:
-            `Invalid params: the caller speaks 2025-06-18, whose forms have only primitive fields, and field ${unfit} is a list`,
-        },
+        refusal: { code: -32602, message: `Invalid params: the caller speaks 2025-06-18, ${unfit}` },
       });
+    }
+    if (!this.#server.callerCan(this.#capabilities, request)) {
+      return Promise.resolve(undeclaredAnswer(this.#capabilities, request));
     }
     const id = `sluice-${++this.#askCount}`;
     const send = (message: JsonRpcMessage) =>
@@ -671,14 +678,27 @@ function answerOf(response: JsonRpcMessage): unknown {
 
 /**
  * The params of an input request as a legacy caller reads them: a URL elicitation from a
- * modern upstream gets the `elicitationId` 2025-11-25 requires (the modern era has none).
+ * modern upstream gets the `elicitationId` 2025-11-25 requires (the modern era has none); a
+ * 2025-06-18 caller gets forms without `mode` and with titled single-selects as `enum` +
+ * `enumNames`, and sampling messages of one block each without the array (its version has
+ * neither `mode`, nor `oneOf`, nor block arrays). {@linkcode unfitIn20250618} refused the rest.
  */
 function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion): JsonObject {
   const params = request.params as unknown as JsonObject;
-  // 2025-06-18 has forms only, and no `mode` to name them.
-  if (version === "2025-06-18" && request.method === "elicitation/create" && "mode" in params) {
+  if (version === "2025-06-18" && request.method === "sampling/createMessage") {
+    const messages = request.params.messages.map((message) =>
+      Array.isArray(message.content) ? { ...message, content: message.content[0] } : message
+    );
+    return { ...params, messages } as JsonObject;
+  }
+  if (
+    version === "2025-06-18" && request.method === "elicitation/create" && "requestedSchema" in request.params
+  ) {
     const { mode: _formOnly, ...form } = params;
-    return form;
+    return {
+      ...form,
+      requestedSchema: enumsFor20250618(request.params.requestedSchema),
+    } as JsonObject;
   }
   if (
     version === "2025-11-25" && request.method === "elicitation/create" && params.mode === "url" &&
@@ -688,6 +708,63 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
   }
   return params;
 }
+
+/**
+ * A form as a 2025-06-18 caller can show it: each titled single-select (`oneOf` of `{ const,
+ * title }`, from 2025-11-25) becomes that version's titled enum, `enum` + `enumNames`, which
+ * offers the same choices under the same titles; a copy, the form untouched.
+ *
+ * @param form The form, which the chain's form check passed.
+ * @returns The form to send.
+ */
+function enumsFor20250618(form: RequestedSchema): RequestedSchema {
+  const properties: Record<string, NullProtoRecord<unknown>> = Object.create(null);
+  for (const [name, field] of Object.entries(form.properties)) {
+    const { oneOf, ...rest } = field as { oneOf?: unknown };
+    properties[name] = Array.isArray(oneOf)
+      ? {
+        ...rest,
+        enum: oneOf.map((option: { const?: unknown }) => option.const),
+        enumNames: oneOf.map((option: { title?: unknown }) => option.title),
+      }
+      : field;
+  }
+  return { ...form, properties };
+}
+
+/**
+ * What of an input request a 2025-06-18 caller cannot be sent, in words, or `undefined`: a form
+ * field that is a list (a multi-select, from 2025-11-25), or sampling with tools (`tools`,
+ * `toolChoice`, a `tool_use` or `tool_result` block) or a message of other than one block.
+ *
+ * @param request The deferred request.
+ * @returns What its version lacks and the request holds (`whose …, and …`), or `undefined`.
+ */
+function unfitIn20250618(request: InputRequest): string | undefined {
+  if (request.method === "elicitation/create") {
+    const list = listFieldOf(request);
+    return list === undefined
+      ? undefined
+      : `whose forms have only primitive fields, and field ${list} is a list`;
+  }
+  if (request.method !== "sampling/createMessage") return undefined;
+  const { params } = request;
+  const toolKey = (["tools", "toolChoice"] as const).find((key) => params[key] !== undefined);
+  if (toolKey !== undefined) return `whose sampling has no tools, and the request has "${toolKey}"`;
+  const one = "whose sampling messages hold one text, image or audio block each, and";
+  for (const [index, message] of params.messages.entries()) {
+    const blocks: readonly { readonly type: string }[] = Array.isArray(message.content)
+      ? message.content
+      : [message.content];
+    if (blocks.length !== 1) return `${one} messages[${index}] holds ${blocks.length} blocks`;
+    const type = blocks[0]?.type ?? "";
+    if (!BASIC_BLOCKS.has(type)) return `${one} messages[${index}] holds a ${quote(type, 32)} block`;
+  }
+  return undefined;
+}
+
+/** The blocks a 2025-06-18 sampling message may hold. */
+const BASIC_BLOCKS: ReadonlySet<string> = new Set(["text", "image", "audio"]);
 
 /**
  * The first field of a form elicitation that is a list (a multi-select, from 2025-11-25), quoted,

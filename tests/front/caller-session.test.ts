@@ -4,19 +4,24 @@
 // (here, while the era of an "auto" server is probed) fails alone, with its own cancellation; an
 // attempt that failed, or was stopped by its only request's cancellation, is opened again by the
 // next request; a request the session's close ends (unlike one the caller withdrew) is answered
-// that it was cancelled.
+// that it was cancelled. A 2025-06-18 caller is sent only what its version has: sampling messages
+// of one block, titled single-selects as enum + enumNames; tools, tool blocks and several blocks
+// are refused upstream.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
 import { clientInternals } from "../../src/client/client-internals.ts";
 import type { Decision } from "../../src/chain/decision.ts";
-import { CallerSession } from "../../src/front/caller-session.ts";
+import { CallerSession, type CallerSessionInit } from "../../src/front/caller-session.ts";
+import type { Policy } from "../../src/policy/policy.ts";
 import { createFrontServer } from "../../src/front/front-server.ts";
 import { FrontUpstreams } from "../../src/front/front-upstreams.ts";
 import { type Reply, result, scriptedServer, type SeenRequest } from "../_support/scripted-server.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
+import { EventReader } from "../_support/legacy-caller.ts";
+import { schemaErrors } from "../protocol/_official-schema.ts";
 
 /** What the server answers: its era (modern) to the probe, and each request's result. */
 const answers: Readonly<Record<string, Record<string, unknown>>> = {
@@ -36,8 +41,15 @@ function answer(request: SeenRequest): Response {
   return result(request.body.id, answers[request.body.method] ?? {});
 }
 
-/** A 2025-11-25 caller's session on an `era: "auto"` server answering with `reply`, with the decision events of its calls. */
-function sessionOn(reply: Reply) {
+/**
+ * A caller's session on a server answering with `reply`, with the decision events of its calls:
+ * unless told, a 2025-11-25 caller declaring nothing, and an `era: "auto"` server.
+ */
+function sessionOn(
+  reply: Reply,
+  caller: Partial<Pick<CallerSessionInit, "version" | "capabilities">> = {},
+  policy: Partial<Policy> = {},
+) {
   const server = scriptedServer(reply);
   const time = new FakeTime();
   const client = createClient({
@@ -45,15 +57,15 @@ function sessionOn(reply: Reply) {
     fetch: server.fetch,
     clock: time,
     timers: time,
-    policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "auto" }],
+    policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "auto", ...policy }],
   });
   const internals = clientInternals(client)!;
   const decisions: Decision[] = [];
   const session = new CallerSession({
     id: "caller-1",
     server: createFrontServer(internals.policies()[0]!, internals, "gate"),
-    version: "2025-11-25",
-    capabilities: {},
+    version: caller.version ?? "2025-11-25",
+    capabilities: caller.capabilities ?? {},
     upstreams: new FrontUpstreams(internals),
     clock: time,
     timers: time,
@@ -215,5 +227,158 @@ describe("CallerSession", () => {
       "server/discover",
       "prompts/get",
     ]);
+  });
+});
+
+/**
+ * A 2025-06-18 caller's session (declaring sampling and elicitation) on a modern server whose tool
+ * `ask` asks `asked` once (input request "k"), then answers "done".
+ */
+function askedOf20250618(asked: Record<string, unknown>) {
+  const reply: Reply = ({ body }) => {
+    if (body.method === "tools/list") {
+      return result(body.id, {
+        resultType: "complete",
+        tools: [{ name: "ask", inputSchema: { type: "object" } }],
+      });
+    }
+    if (body.params?.inputResponses === undefined) {
+      return result(body.id, { resultType: "input_required", inputRequests: { k: asked } });
+    }
+    return result(body.id, { resultType: "complete", content: [{ type: "text", text: "done" }] });
+  };
+  const { client, server, session } = sessionOn(reply, {
+    version: "2025-06-18",
+    capabilities: { sampling: {}, elicitation: {} },
+  }, { era: "modern", passDown: ["sampling", "elicitation"], sampling: { tools: true } });
+  const call = () =>
+    session.handle({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } });
+  /** What the server got for "k" in its second round, if there was one. */
+  const answered = () =>
+    (server.requests.find((request) => request.body.params?.inputResponses !== undefined)?.body.params
+      ?.inputResponses as Record<string, unknown> | undefined)?.k;
+  const close = async () => {
+    await session.close();
+    await client.close();
+  };
+  return { session, call, answered, close };
+}
+
+describe("CallerSession with a 2025-06-18 caller", () => {
+  const text = (value: string) => ({ type: "text", text: value });
+  const done = { jsonrpc: "2.0", id: 7, result: { content: [text("done")] } };
+
+  /**
+   * Has the server ask `asked`, expects the caller to be sent exactly `sent` (params), valid as
+   * the 2025-06-18 `definition`, answers `reply`, and expects it upstream and the call done.
+   */
+  async function passedDown(
+    asked: { method: string; params: unknown },
+    expected: { sent: unknown; definition: string; reply: Record<string, unknown> },
+  ) {
+    const { session, call, answered, close } = askedOf20250618(asked);
+    const events = new EventReader(await call());
+    const request = await events.message();
+    assert.deepEqual(request, {
+      jsonrpc: "2.0",
+      id: "sluice-1",
+      method: asked.method,
+      params: expected.sent,
+    });
+    assert.deepEqual(schemaErrors("2025-06-18", expected.definition, request), []);
+    await session.handle({ jsonrpc: "2.0", id: "sluice-1", result: expected.reply });
+    assert.deepEqual(await events.rest(), [done]);
+    assert.deepEqual(answered(), expected.reply);
+    await close();
+  }
+
+  test("a sampling message of one block in an array reaches it as that block, fitting its schema, and its answer goes upstream", async () => {
+    const messages = [{ role: "user", content: [text("a")] }, { role: "user", content: text("b") }];
+    await passedDown({ method: "sampling/createMessage", params: { messages, maxTokens: 5 } }, {
+      sent: {
+        messages: [{ role: "user", content: text("a") }, { role: "user", content: text("b") }],
+        maxTokens: 5,
+      },
+      definition: "CreateMessageRequest",
+      reply: { role: "assistant", content: text("ok"), model: "m" },
+    });
+  });
+
+  const one = "whose sampling messages hold one text, image or audio block each, and";
+  const unfit = [
+    {
+      what: "several blocks in a message",
+      params: { messages: [{ role: "user", content: [text("a"), text("b")] }], maxTokens: 5 },
+      why: `${one} messages[0] holds 2 blocks`,
+    },
+    {
+      what: "a tool_use block",
+      params: {
+        messages: [
+          { role: "user", content: text("a") },
+          { role: "assistant", content: [{ type: "tool_use", id: "u1", name: "t", input: {} }] },
+          { role: "user", content: [{ type: "tool_result", toolUseId: "u1", content: [text("r")] }] },
+        ],
+        maxTokens: 5,
+      },
+      why: `${one} messages[1] holds a "tool_use" block`,
+    },
+    {
+      what: "tools",
+      params: {
+        messages: [{ role: "user", content: text("a") }],
+        maxTokens: 5,
+        tools: [{ name: "t", inputSchema: { type: "object" } }],
+      },
+      why: 'whose sampling has no tools, and the request has "tools"',
+    },
+    {
+      what: "toolChoice",
+      params: {
+        messages: [{ role: "user", content: text("a") }],
+        maxTokens: 5,
+        toolChoice: { mode: "auto" },
+      },
+      why: 'whose sampling has no tools, and the request has "toolChoice"',
+    },
+  ];
+  for (const { what, params, why } of unfit) {
+    test(`sampling with ${what} is not sent to it: refused upstream -32602, naming what 2025-06-18 cannot carry`, async () => {
+      const { call, answered, close } = askedOf20250618({ method: "sampling/createMessage", params });
+      const response = await call();
+      assert.deepEqual([response.status, response.headers.get("content-type"), await response.json()], [
+        200,
+        "application/json",
+        {
+          jsonrpc: "2.0",
+          id: 7,
+          error: {
+            code: -32602,
+            message:
+              `Input request "k" (sampling/createMessage) from server "demo" refused by policy: Invalid params: the caller speaks 2025-06-18, ${why}`,
+          },
+        },
+      ]);
+      assert.equal(answered(), undefined);
+      await close();
+    });
+  }
+
+  test("a titled single-select (oneOf) reaches it as enum + enumNames, fitting its schema, and its choice passes the post-check", async () => {
+    const oneOf = [{ const: "r", title: "Red" }, { const: "g", title: "Green" }];
+    const size = { type: "string", enum: ["s", "l"] };
+    const form = (color: Record<string, unknown>) => ({
+      type: "object",
+      properties: { color: { type: "string", title: "Colour", ...color }, size },
+      required: ["color"],
+    });
+    await passedDown({
+      method: "elicitation/create",
+      params: { mode: "form", message: "Pick", requestedSchema: form({ oneOf }) },
+    }, {
+      sent: { message: "Pick", requestedSchema: form({ enum: ["r", "g"], enumNames: ["Red", "Green"] }) },
+      definition: "ElicitRequest",
+      reply: { action: "accept", content: { color: "g" } },
+    });
   });
 });
