@@ -27,6 +27,7 @@ import { decodeRequestMeta, type RequestMetaObject } from "../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { decodeHeaderValue } from "../protocol/header-value.ts";
 import { mcpNameOf } from "../protocol/mcp-request-headers.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** A downstream request that passed every check. */
 export interface DownstreamRequest {
@@ -54,7 +55,7 @@ export interface DownstreamRefusal {
  * @param maxJsonDepth The deepest nesting accepted: the server's `maxJsonDepth`.
  * @returns The message, or the refusal (`-32700` for text that is not JSON or nests too deep,
  *   `-32600` for JSON that is not one JSON-RPC message: a batch, a number, a request without a
- *   method).
+ *   method; with the request's id when it is readable, see {@linkcode readableId}).
  */
 export function parseDownstream(
   text: string,
@@ -63,7 +64,7 @@ export function parseDownstream(
   const json = parseJsonText(text, { maxDepth: maxJsonDepth });
   if (!json.ok) return refusal(400, null, -32700, `Parse error: ${json.message}`);
   const parsed = decodeMessage(json.value);
-  if (!parsed.ok) return refusal(400, null, -32600, `Invalid request: ${parsed.message}`);
+  if (!parsed.ok) return refusal(400, readableId(json.value), -32600, `Invalid request: ${parsed.message}`);
   return { message: parsed.value };
 }
 
@@ -215,6 +216,21 @@ export function refusal(
   data?: unknown,
 ): DownstreamRefusal {
   return { status, body: encodeError(id, data === undefined ? { code, message } : { code, message, data }) };
+}
+
+/**
+ * The id of a JSON value that is no valid JSON-RPC message, when it can be read: a string or a
+ * safe integer `id` of an object that is no response (a response's id names one of the front's
+ * own requests, never one the caller waits on). JSON-RPC 2.0 answers `null` only when the id
+ * could not be read.
+ *
+ * @param value The parsed body.
+ * @returns The id, or `null`.
+ */
+function readableId(value: unknown): RequestId | null {
+  if (!isObject(value) || "result" in value || "error" in value) return null;
+  const { id } = value;
+  return typeof id === "string" || Number.isSafeInteger(id) ? id as RequestId : null;
 }
 
 function q(text: string): string {

@@ -9,7 +9,8 @@
  * session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET stream admits one
  * connection (`409`), and a JSON-RPC response or notification is `202`. While the gateway closes
  * ({@linkcode LegacyCallers.drain}) a new request is `503`, and the rest is taken as before: the
- * calls in flight may wait for the caller's answer to what the front asked it.
+ * calls in flight may wait for the caller's answer to what the front asked it. An error answer to
+ * a POSTed request carries its id, as JSON-RPC and every revision's schema require.
  *
  * @module
  */
@@ -92,26 +93,26 @@ export class LegacyCallers {
    */
   async handle(input: LegacyRequest): Promise<Response> {
     const { request, serverId } = input;
+    const id = answerIdOf(input.message);
     const server = this.#options.servers.get(serverId);
     if (server === undefined) {
-      return jsonError(404, null, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
+      return jsonError(404, id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
     }
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       return jsonError(
         400,
-        null,
+        id,
         -32022,
         `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 32))}`,
         { supported: [...LEGACY_PROTOCOL_VERSIONS], requested: version.slice(0, 32) },
       );
     }
     if (request.method === "POST") return await this.#post(input, server);
-    const id = request.headers.get(SESSION_HEADER);
     if (request.method === "GET" && !accepts(request, "text/event-stream")) {
       return jsonError(406, null, -32000, "Not Acceptable: the GET stream needs Accept: text/event-stream");
     }
-    const found = this.#find(id, input);
+    const found = this.#find(request.headers.get(SESSION_HEADER), input);
     if (found instanceof Response) return found;
     if (request.method === "GET") return found.listen(request.headers.get("last-event-id"));
     this.#sessionsOf(server).delete(found.id);
@@ -150,7 +151,7 @@ export class LegacyCallers {
     if (!accepts(request, "application/json") || !accepts(request, "text/event-stream")) {
       return jsonError(
         406,
-        null,
+        answerIdOf(message),
         -32000,
         "Not Acceptable: the client must accept both application/json and text/event-stream",
       );
@@ -218,17 +219,21 @@ export class LegacyCallers {
     return sessions;
   }
 
-  #find(id: string | null, input: LegacyRequest): CallerSession | Response {
-    if (id === null) {
+  /**
+   * The caller's session named by `Mcp-Session-Id`, or the error answer (`400` without the
+   * header, `404` for no session of the caller's), with the POSTed request's id.
+   */
+  #find(sessionId: string | null, input: LegacyRequest): CallerSession | Response {
+    if (sessionId === null) {
       return jsonError(
         400,
-        null,
+        answerIdOf(input.message),
         -32000,
         "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
       );
     }
-    return this.#own(id, input) ??
-      jsonError(404, null, -32001, "Session not found: initialize a new session");
+    return this.#own(sessionId, input) ??
+      jsonError(404, answerIdOf(input.message), -32001, "Session not found: initialize a new session");
   }
 
   /**
@@ -261,6 +266,17 @@ export function closingRefusal(id: RequestId | null): Response {
     -32000,
     "Service Unavailable: this gateway is closing and takes no new request, expected only answers to what it asked on a session: send the request again once it has restarted",
   );
+}
+
+/**
+ * The id an error answer to a legacy request carries: a POSTed request's, else none (a
+ * notification, a response, a GET or a DELETE has no id to answer).
+ *
+ * @param message The POSTed message, if any.
+ * @returns Its id, or `null`.
+ */
+function answerIdOf(message: JsonRpcMessage | undefined): RequestId | null {
+  return message !== undefined && isRequest(message) ? message.id : null;
 }
 
 /** What is wrong with `initialize` params, or `undefined`. */

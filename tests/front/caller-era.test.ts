@@ -1,4 +1,5 @@
-// Results and log entries in the caller's era, and which era a downstream POST speaks.
+// Results and log entries in the caller's era, and which era a downstream POST speaks; a POST
+// that is no valid message is refused with the request's id when it can be read.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { effectiveLogLevel, logForCaller, resultForCaller } from "../../src/front/caller-era.ts";
@@ -10,6 +11,7 @@ import {
 } from "../../src/front/downstream-request.ts";
 import { offeredCapabilities } from "../../src/front/_front-info.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import { schemaErrors } from "../protocol/_official-schema.ts";
 import type { LoggingLevel } from "../../src/protocol/logging-level.ts";
 
 describe("resultForCaller()", () => {
@@ -195,6 +197,51 @@ describe("parseDownstream()", () => {
     assert.deepEqual(parseDownstream('{"jsonrpc":"2.0","id":1,"method":"ping"}', 64), {
       message: { jsonrpc: "2.0", id: 1, method: "ping" },
     });
+  });
+});
+
+describe("parseDownstream() ids", () => {
+  const invalid = (id: unknown, message: string) => ({
+    status: 400,
+    body: { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code: -32600, message } },
+  });
+
+  test("parseDownstream() answers a request that is not valid -32600 with its id when the id is a string or a safe integer, fitting both legacy schemas", () => {
+    const answers = [
+      parseDownstream('{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[]}', 64),
+      parseDownstream('{"jsonrpc":"1.0","id":"s","method":"ping"}', 64),
+      parseDownstream('{"jsonrpc":"2.0","id":8,"params":{}}', 64),
+    ];
+    assert.deepEqual(answers, [
+      invalid(7, "Invalid request: $.params: expected Object, received Array"),
+      invalid("s", 'Invalid request: $.jsonrpc: expected "2.0", received "1.0"'),
+      invalid(8, 'Invalid request: $: expected exactly one of "method", "result" or "error", received none'),
+    ]);
+    for (const answer of answers) {
+      const body = "body" in answer ? answer.body : undefined;
+      assert.deepEqual(
+        [
+          schemaErrors("2025-06-18", "JSONRPCError", body),
+          schemaErrors("2025-11-25", "JSONRPCErrorResponse", body),
+        ],
+        [[], []],
+      );
+    }
+  });
+
+  test("parseDownstream() answers without an id when it cannot be read: not a string or a safe integer, or a response's", () => {
+    assert.deepEqual(
+      [
+        parseDownstream('{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 64),
+        parseDownstream('{"jsonrpc":"2.0","id":null,"method":"ping"}', 64),
+        parseDownstream('{"jsonrpc":"2.0","id":1,"error":"bad"}', 64),
+      ],
+      [
+        invalid(undefined, "Invalid request: $.id: expected a safe integer, received 1.5"),
+        invalid(undefined, "Invalid request: $.id: expected (number | string), received null"),
+        invalid(undefined, 'Invalid request: $.error: expected Object, received "bad"'),
+      ],
+    );
   });
 });
 

@@ -20,6 +20,7 @@ import {
   LegacyCaller,
   legacyHeaders,
 } from "../_support/legacy-caller.ts";
+import { schemaErrors } from "../protocol/_official-schema.ts";
 
 const KEY = "front-legacy-callers-key-0123456789abcdef";
 const PASS_ALL = ["sampling", "elicitation", "roots"] as const;
@@ -80,6 +81,22 @@ const UNANSWERED_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/**
+ * The body of an error response, once it is checked to fit JSON-RPC's error response as both
+ * legacy versions' schemas define it (which require the id of a request whose id was readable).
+ */
+async function fittingError(response: Response): Promise<unknown> {
+  const body: unknown = await response.json();
+  assert.deepEqual(
+    [
+      schemaErrors("2025-06-18", "JSONRPCError", body),
+      schemaErrors("2025-11-25", "JSONRPCErrorResponse", body),
+    ],
+    [[], []],
+  );
+  return body;
+}
+
 describe("the front's legacy face: sessions", () => {
   test("initialize opens a session: Mcp-Session-Id of visible ASCII, the version asked for, the upstream's capabilities", async () => {
     const { client, fetch } = gateway();
@@ -122,24 +139,26 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
-  test("a request without Mcp-Session-Id is 400, an unknown one 404, and DELETE ends the session (then 404)", async () => {
+  test("a request without Mcp-Session-Id is 400, an unknown one 404, each with its id, and DELETE ends the session (then 404)", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");
     const ping = { jsonrpc: "2.0", id: 5, method: "ping" };
     const none = await host.post(ping);
     assert.equal(none.status, 400);
-    assert.deepEqual(await none.json(), {
+    assert.deepEqual(await fittingError(none), {
       jsonrpc: "2.0",
+      id: 5,
       error: {
         code: -32000,
         message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",
       },
     });
     host.session = "no-such-session";
-    const unknown = await host.post(ping);
+    const unknown = await host.post({ ...ping, id: "five" });
     assert.equal(unknown.status, 404);
-    assert.deepEqual(await unknown.json(), {
+    assert.deepEqual(await fittingError(unknown), {
       jsonrpc: "2.0",
+      id: "five",
       error: { code: -32001, message: "Session not found: initialize a new session" },
     });
     await host.initialize();
@@ -180,27 +199,36 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
-  test("the transport's refusals: Accept without SSE 406, a body not JSON 415, an unsupported MCP-Protocol-Version 400, a second initialize 400", async () => {
+  test("the transport's refusals, with the request's id: Accept without SSE 406, an unknown server 404, a body not JSON 415, an unsupported MCP-Protocol-Version 400, a second initialize 400", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");
     await host.initialize();
     const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
     const notAcceptable = await host.post(ping, { accept: "application/json" });
     assert.equal(notAcceptable.status, 406);
-    assert.deepEqual(await notAcceptable.json(), {
+    assert.deepEqual(await fittingError(notAcceptable), {
       jsonrpc: "2.0",
+      id: 1,
       error: {
         code: -32000,
         message: "Not Acceptable: the client must accept both application/json and text/event-stream",
       },
     });
     assert.equal((await host.post(ping, { accept: "*/*" })).status, 200);
+    const unknown = await caller("nope").post(ping);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(await fittingError(unknown), {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: 'Unknown server "nope"' },
+    });
     const notJson = await host.post(ping, { "content-type": "text/plain" });
     assert.equal(notJson.status, 415);
     const version = await host.post(ping, { "mcp-protocol-version": "1999-01-01" });
     assert.equal(version.status, 400);
-    assert.deepEqual(await version.json(), {
+    assert.deepEqual(await fittingError(version), {
       jsonrpc: "2.0",
+      id: 1,
       error: {
         code: -32022,
         message: 'Bad Request: unsupported MCP-Protocol-Version "1999-01-01"',
@@ -214,11 +242,29 @@ describe("the front's legacy face: sessions", () => {
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "host", version: "1" } },
     });
     assert.equal(again.status, 400);
-    assert.deepEqual(await again.json(), {
+    assert.deepEqual(await fittingError(again), {
       jsonrpc: "2.0",
       id: 2,
       error: { code: -32600, message: "Invalid request: this session is already initialized" },
     });
+    await client.close();
+  });
+
+  test("a request whose id is readable but whose other parts are not valid is 400 -32600 with that id; one whose id is not readable, without one", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const readable = await host.post({ jsonrpc: "2.0", id: 6, method: "tools/list", params: [] });
+    assert.deepEqual([readable.status, await fittingError(readable)], [400, {
+      jsonrpc: "2.0",
+      id: 6,
+      error: { code: -32600, message: "Invalid request: $.params: expected Object, received Array" },
+    }]);
+    const unreadable = await host.post({ jsonrpc: "2.0", id: 1.5, method: "tools/list" });
+    assert.deepEqual([unreadable.status, await unreadable.json()], [400, {
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid request: $.id: expected a safe integer, received 1.5" },
+    }]);
     await client.close();
   });
 
@@ -395,6 +441,7 @@ describe("the front's legacy face: sessions", () => {
       [
         {
           jsonrpc: "2.0",
+          id: 2,
           error: { code: -32001, message: "Session not found: initialize a new session" },
         },
         { jsonrpc: "2.0", id: 3, result: {} },

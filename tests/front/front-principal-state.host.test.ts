@@ -330,20 +330,22 @@ describe("the front keeps principals apart", () => {
 
   test("a 2025 session opened by alice is not found for bob (POST, GET, DELETE: 404), and stays alice's", async () => {
     const { client, alice, bob } = await aliceAndBob();
-    const notFound = {
+    // The POST's answer carries its request's id; a GET or DELETE has none.
+    const notFound = (id?: number) => ({
       status: 404,
       headers: {},
       body: {
         jsonrpc: "2.0",
+        ...(id === undefined ? {} : { id }),
         error: { code: -32001, message: "Session not found: initialize a new session" },
       },
-    };
+    });
     const answers = [
       await answerOf(await bob.post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })),
       await answerOf(await bob.listen()),
       await answerOf(await bob.close()),
     ];
-    assert.deepEqual(answers, [notFound, notFound, notFound]);
+    assert.deepEqual(answers, [notFound(1), notFound(), notFound()]);
     const listed = await alice.request(2, "tools/list");
     assert.equal((listed.result as { tools: unknown[] }).tools.length > 0, true);
     assert.equal((await alice.close()).status, 200);

@@ -358,6 +358,7 @@ describe("sluice serve with auth.jwt before server-everything, for the official 
       "bob",
       [404, {
         jsonrpc: "2.0",
+        id: 1,
         error: { code: -32001, message: "Session not found: initialize a new session" },
       }],
       { jsonrpc: "2.0", id: 2, result: {} },

@@ -260,6 +260,7 @@ describe("createWorker(): 2025 sessions and principals", () => {
     headers: {},
     body: {
       jsonrpc: "2.0",
+      id: 1,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     },
   };

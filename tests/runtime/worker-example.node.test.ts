@@ -453,6 +453,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     assert.deepEqual(await pingObject(session), [200, { jsonrpc: "2.0", id: 9, result: {} }]);
     assert.deepEqual(await pingObject(`${session.slice(1)}x`), [404, {
       jsonrpc: "2.0",
+      id: 9,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     }]);
     const deleted = await within(
@@ -463,6 +464,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     const gone = await post({ jsonrpc: "2.0", id: 8, method: "ping" });
     assert.deepEqual([gone.status, await gone.json()], [404, {
       jsonrpc: "2.0",
+      id: 8,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     }]);
   });
@@ -478,6 +480,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
     );
     assert.deepEqual([refused.status, await refused.json()], [400, {
       jsonrpc: "2.0",
+      id: 5,
       error: {
         code: -32000,
         message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",

@@ -632,6 +632,7 @@ describe("createWorker()", () => {
       deleted: [200, ""],
       gone: [404, {
         jsonrpc: "2.0",
+        id: 8,
         error: { code: -32001, message: "Session not found: initialize a new session" },
       }],
       // initialize, notifications/initialized, the call, the answer, DELETE, the ping: one object.
@@ -648,6 +649,7 @@ describe("createWorker()", () => {
     const none = await host.post({ jsonrpc: "2.0", id: 5, method: "ping" });
     assert.deepEqual([none.status, await none.json()], [400, {
       jsonrpc: "2.0",
+      id: 5,
       error: {
         code: -32000,
         message: "Bad Request: the Mcp-Session-Id header is required (send initialize first)",

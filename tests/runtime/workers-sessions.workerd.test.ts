@@ -59,6 +59,7 @@ describe("createWorker() with a Durable Object namespace, inside workerd", () =>
     const gone = await host.post({ jsonrpc: "2.0", id: 8, method: "ping" });
     assert.deepEqual([gone.status, await gone.json()], [404, {
       jsonrpc: "2.0",
+      id: 8,
       error: { code: -32001, message: "Session not found: initialize a new session" },
     }]);
   });
