@@ -81,7 +81,7 @@ import type { Heartbeat } from "./heartbeat.ts";
 import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { callDecision, type CallFacts } from "./_call-decision.ts";
-import { FORWARDED_METHODS } from "./_methods.ts";
+import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
 import { neededBy } from "./_caller-needs.ts";
 
 /**
@@ -372,7 +372,8 @@ export class CallerSession {
   }
 
   /**
-   * Relays a list, a completion, a subscription or a task request.
+   * Relays a list (once the client's own decoder takes its result, else answered as from an
+   * upstream that broke the protocol), a completion, a subscription or a task request.
    *
    * @param message The caller's request.
    * @param principal Who sent it: `tools/list` shows the tools its policy's `access` opens to them.
@@ -391,10 +392,14 @@ export class CallerSession {
       if (LEGACY_ONLY.has(method) && !relayed) {
         answer = encodeError(id, { code: -32601, message: `Method not found: "${method}"` });
       } else {
-        const result = await session.request(method, withoutMeta(message.params ?? {}), {
-          signal: flow.signal,
-          fetch: this.#fetch,
-        });
+        const result = checkedRelayResult(
+          await session.request(method, withoutMeta(message.params ?? {}), {
+            signal: flow.signal,
+            fetch: this.#fetch,
+          }),
+          method,
+          this.#server.policy.server,
+        );
         const listed = callableTools(result, method, session.era);
         const shown = toolsVisibleTo(listed, method, this.#server.policy, principal);
         answer = encodeResult(id, resultForCaller(shown, method, "legacy"));

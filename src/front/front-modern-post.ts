@@ -1,9 +1,11 @@
 /**
  * How the front serves one modern-era (2026-07-28) request once it has been read and checked:
- * discovery and lists go upstream as they are; tasks are relayed ({@linkcode FrontTasks}); a
- * `tools/call`, `resources/read` or `prompts/get` runs through {@linkcode frontCall} (or
- * {@linkcode frontLegacyCall} for a legacy upstream) and is reported to the operator. Each
- * request has one signal, its flow: the caller's, with the policy's whole-call deadline.
+ * discovery and lists go upstream as they are (a list's result relayed once the client's own
+ * decoder takes it, else answered as from an upstream that broke the protocol); tasks are
+ * relayed ({@linkcode FrontTasks}); a `tools/call`, `resources/read` or `prompts/get` runs
+ * through {@linkcode frontCall} (or {@linkcode frontLegacyCall} for a legacy upstream) and is
+ * reported to the operator. Each request has one signal, its flow: the caller's, with the
+ * policy's whole-call deadline.
  *
  * @module
  */
@@ -32,7 +34,7 @@ import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
 import { callDecision } from "./_call-decision.ts";
 import { requestOrigin } from "./_request-origin.ts";
-import { FORWARDED_METHODS } from "./_methods.ts";
+import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
 import { MRTR_METHODS } from "../protocol/input-required.ts";
 
 /** What the modern routes share. */
@@ -147,7 +149,11 @@ async function otherRequest(
   }
   if (FORWARDED_METHODS.has(method)) {
     return await upstream.request(async (session) => {
-      const result = await session.request(method, withoutMeta(request.params), { signal, fetch });
+      const result = checkedRelayResult(
+        await session.request(method, withoutMeta(request.params), { signal, fetch }),
+        method,
+        serverId,
+      );
       return resultForCaller(
         toolsVisibleTo(callableTools(result, method, upstream.era), method, server.policy, request.principal),
         method,

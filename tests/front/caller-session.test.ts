@@ -6,7 +6,7 @@
 // next request; a request the session's close ends (unlike one the caller withdrew) is answered
 // that it was cancelled. A 2025-06-18 caller is sent only what its version has: sampling messages
 // of one block, titled single-selects as enum + enumNames; tools, tool blocks and several blocks
-// are refused upstream.
+// are refused upstream. A list result sluice's client would refuse is not relayed.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
@@ -381,4 +381,40 @@ describe("CallerSession with a 2025-06-18 caller", () => {
       reply: { action: "accept", content: { color: "g" } },
     });
   });
+});
+
+describe("CallerSession relays a list only as the client takes it", () => {
+  const lists = [
+    ["tools/list", "tools"],
+    ["resources/list", "resources"],
+    ["resources/templates/list", "resourceTemplates"],
+    ["prompts/list", "prompts"],
+  ] as const;
+  for (const [method, key] of lists) {
+    test(`${method} without "${key}" is answered -32010 (the upstream broke the protocol); with it, relayed in the legacy shape`, async () => {
+      let listed = false;
+      const { client, session } = sessionOn((request) =>
+        request.body.method === method
+          ? result(request.body.id, { resultType: "complete", ...(listed ? { [key]: [] } : {}) })
+          : answer(request)
+      );
+      const list = async (id: number) => await (await session.handle({ jsonrpc: "2.0", id, method })).json();
+      const refused = await list(1);
+      listed = true;
+      assert.deepEqual([refused, await list(2)], [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          error: {
+            code: -32010,
+            message: 'Upstream server "demo" is unavailable: it broke the protocol',
+            data: { serverId: "demo", cause: "protocol" },
+          },
+        },
+        { jsonrpc: "2.0", id: 2, result: { [key]: [] } },
+      ]);
+      await session.close();
+      await client.close();
+    });
+  }
 });

@@ -13,6 +13,8 @@ import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { EventReader, type Fetch, LegacyCaller } from "../_support/legacy-caller.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import { askScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
+import { result } from "../_support/scripted-server.ts";
 
 const KEY = "front-relay-test-key-0123456789abcdef0123";
 const PASS_ALL = ["sampling", "elicitation", "roots"] as const;
@@ -191,6 +193,50 @@ describe("the front relays to a modern caller", () => {
     assert.equal(flood.filter((m) => m.method === "notifications/message").length, 97);
     await client.close();
   });
+});
+
+/**
+ * The four lists the front relays, each with what its result must hold (an upstream leaving it
+ * out, `{ resultType: "complete" }`, sends a result sluice's client refuses).
+ */
+const LISTS = [
+  ["tools/list", "tools"],
+  ["resources/list", "resources"],
+  ["resources/templates/list", "resourceTemplates"],
+  ["prompts/list", "prompts"],
+] as const;
+
+/** What the caller is answered for a list the client would refuse: the upstream broke the protocol. */
+const BROKE_THE_PROTOCOL = {
+  code: -32010,
+  message: 'Upstream server "up" is unavailable: it broke the protocol',
+  data: { serverId: "up", cause: "protocol" },
+};
+
+describe("the front relays a modern upstream's lists to a modern caller only as its client takes them", () => {
+  for (const [method, key] of LISTS) {
+    test(`${method} without "${key}" is answered -32010 (the upstream broke the protocol); with it, relayed`, async () => {
+      let listed = false;
+      const front = scriptedFront(({ body }) =>
+        result(body.id, { resultType: "complete", ...(listed ? { [key]: [] } : {}) })
+      );
+      const refused = await askScriptedFront(front, method, {});
+      listed = true;
+      const relayed = await askScriptedFront(front, method, {});
+      assert.deepEqual([refused, relayed], [
+        { status: 200, body: { jsonrpc: "2.0", id: 1, error: BROKE_THE_PROTOCOL } },
+        {
+          status: 200,
+          body: {
+            jsonrpc: "2.0",
+            id: 1,
+            result: { resultType: "complete", [key]: [], ttlMs: 0, cacheScope: "private" },
+          },
+        },
+      ]);
+      await front.client.close();
+    });
+  }
 });
 
 describe("the front relays to a legacy caller", () => {
