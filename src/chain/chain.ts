@@ -411,7 +411,13 @@ function judged(prepared: Prepared, outcome: Invocation): ChainResult {
       request: prepared.request,
     };
   }
-  const error = handlerError(outcome.value);
+  let error: Refusal | undefined;
+  try {
+    error = handlerError(outcome.value);
+  } catch (thrown) {
+    // An `error` getter or a proxy trap that throws: reading the answer crashed like the handler.
+    return { ...failed("handler", HANDLER_THREW), cause: thrown };
+  }
   if (error !== undefined) return { ok: false, stage: "handler", refusal: error };
   const verdict = prepared.judge(outcome.value);
   return verdict.ok
@@ -426,7 +432,11 @@ function failed(
   return { ok: false, stage, refusal: { code: RefusalCode.InternalError, message } };
 }
 
-/** A handler's `{ error: { code, message } }`; a malformed one becomes `-32603`. */
+/**
+ * A handler's `{ error: { code, message } }`; a malformed one becomes `-32603`.
+ *
+ * @throws What reading the answer throws (an `error` getter, a proxy's trap).
+ */
 function handlerError(value: unknown): { code: number; message: string } | undefined {
   if (typeof value !== "object" || value === null || !("error" in value)) return undefined;
   const error: unknown = (value as { error: unknown }).error;

@@ -56,8 +56,15 @@ export function invokeHandler(
   } catch (error) {
     return { kind: "threw", error };
   }
-  const thenable = result instanceof Promise ||
-    (typeof result === "object" && result !== null && "then" in result);
+  let thenable: boolean;
+  try {
+    thenable = result instanceof Promise ||
+      (typeof result === "object" && result !== null && "then" in result);
+  } catch (error) {
+    // A revoked proxy (or one whose trap throws) cannot even be asked whether it is a promise:
+    // its answer is unreadable, as if the callback had thrown.
+    return { kind: "threw", error };
+  }
   // A synchronous answer needs no deadline and cannot be cancelled half-way; it is returned as
   // it is, so that a caller who gets no promise need not wait a turn for it.
   if (!thenable) return { kind: "value", value: result };

@@ -1,11 +1,12 @@
 /**
  * Roots check on the handler's answer: only `file://` URIs on the local host reach the server,
  * with `.` and `..` resolved and percent-encoding normalised; anything else is dropped. A
- * malformed answer is refused with `-32603`.
+ * malformed answer, or one that throws when read, is refused with `-32603`.
  *
  * @module
  */
 import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { thrownName } from "../_internal/quote.ts";
 
 /** A root as sent to the server. */
 export interface SentRoot {
@@ -30,6 +31,18 @@ export interface SentRoot {
  * ```
  */
 export function checkRootsAnswer(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
+  try {
+    return checkRoots(answer);
+  } catch (error) {
+    return refuse(
+      RefusalCode.InternalError,
+      `Roots answer refused: expected plain JSON, reading it threw ${thrownName(error)}`,
+    );
+  }
+}
+
+/** {@linkcode checkRootsAnswer} without its guard: reading `answer` may throw (a getter, a proxy). */
+function checkRoots(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
   const roots = typeof answer === "object" && answer !== null
     ? (answer as { roots?: unknown }).roots
     : undefined;

@@ -256,6 +256,71 @@ describe("createChain()", () => {
     });
   });
 
+  test("resolves an answer that throws when read, given at once or by an async handler, with a fixed -32603 and never rejects", async () => {
+    const boom = new Error("secret detail");
+    const thrower = (): never => {
+      throw boom;
+    };
+    const revoked = (): object => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    };
+    const answers: Record<string, () => unknown> = {
+      "a roots getter": () => ({
+        get roots() {
+          return thrower();
+        },
+      }),
+      "a root's uri getter": () => ({
+        roots: [{
+          get uri() {
+            return thrower();
+          },
+        }],
+      }),
+      "an error getter": () => ({
+        get error() {
+          return thrower();
+        },
+      }),
+      "a revoked proxy": revoked,
+    };
+    const unreadable = {
+      ok: false,
+      stage: "policy",
+      refusal: { code: -32603, message: "Roots answer refused: expected plain JSON, reading it threw Error" },
+    };
+    const crashed = {
+      ok: false,
+      stage: "handler",
+      refusal: { code: -32603, message: "Internal error while answering the input request" },
+    };
+    const results: Record<string, unknown> = {};
+    for (const [name, make] of Object.entries(answers)) {
+      for (
+        const [how, roots] of [["sync", make], ["async", async () => await Promise.resolve(make())]] as const
+      ) {
+        const chain = chainFor({ roots: roots as NonNullable<Handler["roots"]> });
+        const result = await chain.run({ method: "roots/list", params: {} }, MODERN);
+        // The cause is what was thrown: shown by its name (the async proxy's is another TypeError).
+        const { cause, ...rest } = result as typeof result & { cause?: unknown };
+        results[`${name}, ${how}`] = cause instanceof Error ? { ...rest, cause: cause.name } : rest;
+      }
+    }
+    // An async function resolving with a revoked proxy rejects (reading its "then" throws).
+    assert.deepEqual(results, {
+      "a roots getter, sync": unreadable,
+      "a roots getter, async": unreadable,
+      "a root's uri getter, sync": unreadable,
+      "a root's uri getter, async": unreadable,
+      "an error getter, sync": { ...crashed, cause: "Error" },
+      "an error getter, async": { ...crashed, cause: "Error" },
+      "a revoked proxy, sync": { ...crashed, cause: "TypeError" },
+      "a revoked proxy, async": { ...crashed, cause: "TypeError" },
+    });
+  });
+
   test("times a hung elicitation out after 5 minutes of fake time and aborts its signal", async () => {
     const time = new FakeTime();
     let signal: AbortSignal | undefined;

@@ -37,6 +37,54 @@ describe("checkRootsAnswer()", () => {
     });
     assert.deepEqual(check(null).ok, false);
   });
+
+  test("refuses an answer that throws when read with -32603, naming only what was thrown", () => {
+    const { proxy, revoke } = Proxy.revocable([], {});
+    revoke();
+    const thrower = (): never => {
+      throw new RangeError("secret detail");
+    };
+    const refused = (thrown: string) => ({
+      ok: false,
+      refusal: {
+        code: -32603,
+        message: `Roots answer refused: expected plain JSON, reading it threw ${thrown}`,
+      },
+    });
+    assert.deepEqual(
+      [
+        check({
+          get roots() {
+            return thrower();
+          },
+        }),
+        check({
+          roots: [{ uri: "file:///a" }, {
+            get uri() {
+              return thrower();
+            },
+          }],
+        }),
+        check({
+          roots: [{
+            uri: "file:///a",
+            get name() {
+              return thrower();
+            },
+          }],
+        }),
+        check({ roots: proxy }),
+        check(proxy),
+      ],
+      [
+        refused("RangeError"),
+        refused("RangeError"),
+        refused("RangeError"),
+        refused("TypeError"),
+        refused("TypeError"),
+      ],
+    );
+  });
 });
 
 describe("normaliseFileUri()", () => {

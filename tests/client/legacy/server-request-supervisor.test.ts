@@ -119,6 +119,44 @@ describe("ServerRequestSupervisor", () => {
     assert.equal(signal?.aborted, true);
   });
 
+  test("answers a roots/list whose answer throws when read -32603 and frees its slot for the next request", async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const answers: unknown[] = [
+      proxy,
+      {
+        get roots() {
+          throw new Error("secret detail");
+        },
+      },
+      { roots: [{ uri: "file:///srv/work" }] },
+    ];
+    const { supervisor, sent } = setup({ roots: () => answers.shift() as never }, { maxServerRequests: 1 });
+    const rootsList = (id: number): JsonRpcRequest => ({
+      jsonrpc: "2.0",
+      id,
+      method: "roots/list",
+      params: {},
+    });
+    for (const id of [1, 2, 3]) {
+      supervisor.handle(rootsList(id), undefined);
+      await settle();
+    }
+    assert.deepEqual([sent, supervisor.active], [[
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32603, message: "Internal error while answering the request" },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        error: { code: -32603, message: "Roots answer refused: expected plain JSON, reading it threw Error" },
+      },
+      { jsonrpc: "2.0", id: 3, result: { roots: [{ uri: "file:///srv/work" }] } },
+    ], 0]);
+  });
+
   test("aborts a request the server cancels and sends nothing for it", async () => {
     let signal: AbortSignal | undefined;
     const { supervisor, sent } = setup({
