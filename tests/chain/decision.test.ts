@@ -157,6 +157,50 @@ describe("decision events of the chain", () => {
     ]);
   });
 
+  test("a refused URL's event quotes it without its query's values, and the server is told the URL it sent whole", async () => {
+    const { chain, events } = chainFor(
+      { elicitationModes: ["url"], elicitation: () => ({ action: "accept" }) },
+      { elicitation: { allowHosts: ["login.example.com"] } },
+    );
+    // Quoted, a long URL is cut at 96 characters: here inside its token.
+    const path = `https://pay.example.com/${"a".repeat(40)}`;
+    const urls = [
+      "https://pay.example.com/cb?session=SECRET-1#top",
+      "http://login.example.com/cb?token=SECRET-2",
+      `${path}?session=SECRET-3${"b".repeat(60)}`,
+      "javascript:alert(1)?token=SECRET-4",
+    ];
+    const told: unknown[] = [];
+    for (const url of urls) {
+      const result = await chain.run({
+        method: "elicitation/create",
+        params: { mode: "url", message: "Sign in", url, elicitationId: "e1" },
+      } as InputRequest, { version: "2025-11-25" });
+      told.push(result.ok ? result : result.refusal);
+    }
+    const host = 'refused: expected a host in allowHosts, received "pay.example.com"';
+    const scheme = 'refused: expected the scheme "https", received';
+    const refusals = (shown: readonly string[]) => [
+      { code: -32602, message: `Elicitation URL "${shown[0]}" ${host}` },
+      { code: -32602, message: `Elicitation URL "${shown[1]}" ${scheme} "http"` },
+      { code: -32602, message: `Elicitation URL "${shown[2]}" ${host}` },
+      { code: -32602, message: `Elicitation URL "${shown[3]}" ${scheme} "javascript"` },
+    ];
+    assert.deepEqual(
+      told,
+      refusals([urls[0]!, urls[1]!, `${path}?session=SECRET-3${"b".repeat(15)}…`, urls[3]!]),
+    );
+    assert.deepEqual(
+      events.map((event) => [event.outcome, event.refusal]),
+      refusals([
+        "https://pay.example.com/cb?session=…",
+        "http://login.example.com/cb?token=…",
+        `${path}?session=…`,
+        "javascript:alert(1)?token=…",
+      ]).map((refusal) => ["policy", refusal]),
+    );
+  });
+
   test("a sink that is not listening is told nothing, and the request is answered the same", async () => {
     const told: unknown[] = [];
     const chain = createChain({
