@@ -21,7 +21,7 @@ import type { RequestId } from "../protocol/jsonrpc.ts";
 import type { CreateMessageResult } from "../protocol/sampling.ts";
 import type { ElicitResult } from "../protocol/elicitation.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
-import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
+import { eraOf, MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/versions.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { type CapabilityCheck, createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
@@ -96,8 +96,8 @@ export interface Chain {
   capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
   /**
    * The capability gate on its own (the first step of `run`): refuses a method whose kind this
-   * client did not declare. A modern round asks it about every entry before any handler runs,
-   * so that one undeclared kind fails the whole round.
+   * client did not declare to a modern server. A modern round asks it about every entry before
+   * any handler runs, so that one undeclared kind fails the whole round.
    */
   admit(method: string): Verdict<void>;
   /** Runs one input request through the checks and the handler. Never rejects. */
@@ -161,7 +161,8 @@ export function createChain(options: ChainOptions): Chain {
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers;
   const declared = declareCapabilities(options.handler, policy);
-  const gate = capabilityGate(declared);
+  // What is declared depends on the version (2025-06-18 has no URL mode): one gate per version.
+  const gates = capabilityGates(declared);
   const budget = createBudgetCheck({
     store: options.store,
     key: `input:${policy.server}`,
@@ -172,7 +173,7 @@ export function createChain(options: ChainOptions): Chain {
   const kinds = compileKindChecks(policy, declared, options.handler ?? {});
 
   async function decide(request: InputRequest, context: RunContext, trace?: RunTrace): Promise<ChainResult> {
-    const allowed = gate.check(request.method);
+    const allowed = gates[context.version].check(request.method);
     if (!allowed.ok) return { ok: false, stage: "capability", refusal: allowed.refusal };
     const spent = budget.check(request.method, context.principal?.subject);
     const afforded = spent instanceof Promise ? await spent : spent;
@@ -239,7 +240,7 @@ export function createChain(options: ChainOptions): Chain {
     policy,
     declared,
     capabilities: (version, capabilityOptions) => clientCapabilitiesFor(version, declared, capabilityOptions),
-    admit: (method) => gate.check(method),
+    admit: (method) => gates[MODERN_PROTOCOL_VERSION].check(method),
     run,
     refused: (request, refusal, context) => {
       if (decisions?.listening !== true) return;
@@ -310,7 +311,7 @@ export interface ChainSteps {
  */
 export function chainSteps(policy: CompiledPolicy): ChainSteps {
   const declared = declareCapabilities(EVERY_KIND, policy);
-  const gate = capabilityGate(declared);
+  const gate = capabilityGates(declared)[MODERN_PROTOCOL_VERSION];
   const modes = declared.elicitation?.modes ?? [];
   const steps = compileKindChecks(policy, declared, EVERY_KIND).steps;
   const gateSteps: ChainStep[] = [
@@ -354,12 +355,20 @@ interface RunTrace {
   handlerMs?: number;
 }
 
-/** The gate of the declared kinds. */
-function capabilityGate(declared: DeclaredCapabilities): CapabilityCheck {
-  return createCapabilityCheck({
-    sampling: declared.sampling !== undefined,
-    elicitation: declared.elicitation !== undefined,
-    roots: declared.roots,
+/** Each protocol version's gate: the kinds declared to a server of that version. */
+function capabilityGates(declared: DeclaredCapabilities): Readonly<Record<ProtocolVersion, CapabilityCheck>> {
+  const gate = (version: ProtocolVersion) => {
+    const capabilities = clientCapabilitiesFor(version, declared);
+    return createCapabilityCheck({
+      sampling: capabilities.sampling !== undefined,
+      elicitation: capabilities.elicitation !== undefined,
+      roots: capabilities.roots !== undefined,
+    });
+  };
+  return Object.freeze({
+    [MODERN_PROTOCOL_VERSION]: gate(MODERN_PROTOCOL_VERSION),
+    "2025-11-25": gate("2025-11-25"),
+    "2025-06-18": gate("2025-06-18"),
   });
 }
 

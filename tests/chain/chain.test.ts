@@ -395,6 +395,31 @@ describe("createChain()", () => {
     });
   });
 
+  test("refuses an elicitation from a 2025-06-18 server at the gate with -32601 when the policy allows only URL mode, which that version lacks", async () => {
+    const asked: unknown[] = [];
+    const chain = chainFor(
+      {
+        elicitationModes: ["form", "url"],
+        elicitation: (params) => (asked.push(params), { action: "decline" }),
+      },
+      { elicitation: { modes: ["url"] } },
+    );
+    assert.deepEqual(chain.capabilities("2025-06-18"), {});
+    assert.deepEqual(await chain.run(formRequest(nameSchema), { version: "2025-06-18" }), {
+      ok: false,
+      stage: "capability",
+      refusal: {
+        code: -32601,
+        message: "Input request refused: this client did not declare the elicitation capability",
+      },
+    });
+    assert.deepEqual(await chain.run(urlRequest("https://login.example.com/"), LEGACY), {
+      ok: true,
+      answer: { action: "decline" },
+    });
+    assert.deepEqual(asked, [{ mode: "url", message: "Log in", url: "https://login.example.com/" }]);
+  });
+
   test("declares nothing the policy forbids, and intersects elicitation modes", () => {
     const chain = chainFor(
       { sampling: () => reply, elicitationModes: ["url"], elicitation: () => ({ action: "cancel" }) },
