@@ -9,7 +9,7 @@
  */
 import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
 import type { DeclaredCapabilities } from "../handler/capabilities.ts";
-import type { Handler } from "../handler/handler.ts";
+import type { Handler, InputChange } from "../handler/handler.ts";
 import { type CreateMessageRequestParams, decodeCreateMessageResult } from "../protocol/sampling.ts";
 import type {
   ElicitationInputRequest,
@@ -66,8 +66,11 @@ export interface Prepared {
   readonly timeoutMs: number;
   /** Calls the handler's callback for the kind, with the context of the request. */
   readonly invoke: (base: BaseContext, lazy: LazySignal) => unknown;
-  /** Judges an answer: the handler's, or a downstream caller's in the front. */
-  readonly judge: (answer: unknown) => Verdict<unknown>;
+  /**
+   * Judges an answer: the handler's, or a downstream caller's in the front. A passing verdict may
+   * say what the answer check changed (the roots it dropped or rewrote).
+   */
+  readonly judge: (answer: unknown) => Verdict<unknown> & { readonly changes?: readonly InputChange[] };
 }
 
 /** What the pre-checks know about a request besides itself. */

@@ -349,7 +349,7 @@ const EVERY_KIND: Handler = Object.freeze<Handler>({
 
 /** What a run reports besides its result, for decision events. */
 interface RunTrace {
-  /** What the pre-checks changed (when they passed). */
+  /** What the pre-checks changed (when they passed), then what the answer check changed. */
   changes?: readonly DecisionChange[];
   /** How long the handler took (ms), when it ran. */
   handlerMs?: number;
@@ -399,13 +399,13 @@ function answer(
   });
   const settle = (outcome: Invocation): ChainResult => {
     if (trace !== undefined) trace.handlerMs = clock.now() - startedAt;
-    return judged(prepared, outcome);
+    return judged(prepared, outcome, trace);
   };
   return invoked instanceof Promise ? invoked.then(settle) : settle(invoked);
 }
 
-/** The chain's result for how the handler's call ended. */
-function judged(prepared: Prepared, outcome: Invocation): ChainResult {
+/** The chain's result for how the handler's call ended; what the answer check changed goes to `trace`. */
+function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undefined): ChainResult {
   switch (outcome.kind) {
     case "timeout":
       return failed("timeout", `Handler timed out after ${formatDuration(prepared.timeoutMs)}`);
@@ -429,9 +429,11 @@ function judged(prepared: Prepared, outcome: Invocation): ChainResult {
   }
   if (error !== undefined) return { ok: false, stage: "handler", refusal: error };
   const verdict = prepared.judge(outcome.value);
-  return verdict.ok
-    ? { ok: true, answer: verdict.value as never }
-    : { ok: false, stage: "policy", refusal: verdict.refusal };
+  if (!verdict.ok) return { ok: false, stage: "policy", refusal: verdict.refusal };
+  if (trace !== undefined && verdict.changes !== undefined && verdict.changes.length > 0) {
+    trace.changes = [...(trace.changes ?? []), ...verdict.changes];
+  }
+  return { ok: true, answer: verdict.value as never };
 }
 
 function failed(

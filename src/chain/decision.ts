@@ -50,7 +50,10 @@ export interface InputDecision {
   readonly mode?: "form" | "url";
   /** `"answered"`, or the stage where the chain stopped. */
   readonly outcome: InputOutcome;
-  /** What the checks changed (clamped, coerced, normalised). */
+  /**
+   * What the checks changed (clamped, coerced, normalised), and the roots the roots check dropped
+   * (`to: null`) or rewrote (`{ field: "roots[1].uri", from: "file:///srv/../etc", to: "file:///etc" }`).
+   */
   readonly changes: readonly DecisionChange[];
   /** Why it was not answered: the code and message the server was (or the call is) told. */
   readonly refusal?: { readonly code: number; readonly message: string };
@@ -163,9 +166,11 @@ export function inputDecision(facts: {
     ...(mode === undefined ? {} : { mode }),
     outcome: result.ok ? "answered" : result.stage,
     // A URL's query may carry a token, and events go to logs: its values are left out here (the
-    // handler and the caller still see the URL whole).
+    // handler and the caller still see the URL whole), an elicitation's and a root's alike.
     changes: facts.changes.map((change) =>
-      change.field === "url" ? { field: "url", from: shownUrl(change.from), to: shownUrl(change.to) } : change
+      change.field === "url" || change.field.endsWith(".uri")
+        ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
+        : change
     ),
     ...(result.ok
       ? {}

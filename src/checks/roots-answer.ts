@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { pass, RefusalCode, refuse, type Verdict } from "./verdict.ts";
+import { type Refusal, RefusalCode, refuse } from "./verdict.ts";
 import { thrownName } from "../_internal/quote.ts";
 
 /** A root as sent to the server. */
@@ -17,10 +17,32 @@ export interface SentRoot {
 }
 
 /**
+ * A root the check dropped or rewrote, named by its place in the handler's answer: the URI given
+ * and the URI sent, `null` when it is dropped (not a local file URI, or a repeat).
+ */
+export interface RootChange {
+  /** `roots[<index>].uri`. */
+  readonly field: string;
+  /** The handler's URI. */
+  readonly from: string;
+  /** The normalised URI sent, or `null` when the root is not sent. */
+  readonly to: string | null;
+}
+
+/** What {@linkcode checkRootsAnswer} returns: the roots to send and what it changed, or a refusal. */
+export type RootsVerdict =
+  | {
+    readonly ok: true;
+    readonly value: { readonly roots: readonly SentRoot[] };
+    readonly changes: readonly RootChange[];
+  }
+  | { readonly ok: false; readonly refusal: Refusal };
+
+/**
  * Validates the handler's `{ roots }` and keeps only local file roots.
  *
  * @param answer The handler's answer, untrusted; never modified.
- * @returns The roots to send, or a `-32603` refusal.
+ * @returns The roots to send with the roots it dropped or rewrote, or a `-32603` refusal.
  * @example
  * ```ts
  * import { checkRootsAnswer } from "./roots-answer.ts";
@@ -28,9 +50,10 @@ export interface SentRoot {
  *   roots: [{ uri: "file:///srv/project/../project/./src" }, { uri: "https://example.com/" }],
  * });
  * if (verdict.ok) console.log(verdict.value.roots); // [{ uri: "file:///srv/project/src" }]
+ * if (verdict.ok) console.log(verdict.changes.length); // 2 (the file root rewritten, the https one dropped)
  * ```
  */
-export function checkRootsAnswer(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
+export function checkRootsAnswer(answer: unknown): RootsVerdict {
   try {
     return checkRoots(answer);
   } catch (error) {
@@ -42,7 +65,7 @@ export function checkRootsAnswer(answer: unknown): Verdict<{ readonly roots: rea
 }
 
 /** {@linkcode checkRootsAnswer} without its guard: reading `answer` may throw (a getter, a proxy). */
-function checkRoots(answer: unknown): Verdict<{ readonly roots: readonly SentRoot[] }> {
+function checkRoots(answer: unknown): RootsVerdict {
   const roots = typeof answer === "object" && answer !== null
     ? (answer as { roots?: unknown }).roots
     : undefined;
@@ -50,6 +73,7 @@ function checkRoots(answer: unknown): Verdict<{ readonly roots: readonly SentRoo
     return refuse(RefusalCode.InternalError, "Roots answer refused: expected an object { roots: [...] }");
   }
   const kept: SentRoot[] = [];
+  const changes: RootChange[] = [];
   const seen = new Set<string>();
   for (const [index, root] of roots.entries()) {
     const uri = typeof root === "object" && root !== null ? (root as { uri?: unknown }).uri : undefined;
@@ -61,11 +85,13 @@ function checkRoots(answer: unknown): Verdict<{ readonly roots: readonly SentRoo
       );
     }
     const normalised = normaliseFileUri(uri);
-    if (normalised === undefined || seen.has(normalised)) continue;
-    seen.add(normalised);
-    kept.push(name === undefined ? { uri: normalised } : { uri: normalised, name });
+    const sent = normalised !== undefined && !seen.has(normalised) ? normalised : null;
+    if (sent !== uri) changes.push({ field: `roots[${index}].uri`, from: uri, to: sent });
+    if (sent === null) continue;
+    seen.add(sent);
+    kept.push(name === undefined ? { uri: sent } : { uri: sent, name });
   }
-  return pass({ roots: kept });
+  return { ok: true, value: { roots: kept }, changes };
 }
 
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;

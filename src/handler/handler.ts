@@ -23,7 +23,7 @@ export interface Principal {
 
 /** A value the policy's checks changed in a request before the handler saw it. */
 export interface InputChange {
-  /** The field: `maxTokens`, `includeContext` or `url`. */
+  /** The field: `maxTokens`, `includeContext` or `url` (in a decision event also `roots[<index>].uri`). */
   readonly field: string;
   /** What the server asked. */
   readonly from: unknown;

@@ -201,6 +201,41 @@ describe("decision events of the chain", () => {
     );
   });
 
+  test("a roots answer's event names each root the roots check rewrote or dropped, without its query's values", async () => {
+    const { chain, events } = chainFor({
+      roots: () => ({
+        roots: [
+          { uri: "file:///srv/work" },
+          { uri: "file:///srv/work/../../etc" },
+          { uri: "https://files.example.com/home?token=s3cret" },
+          { uri: "file://fileserver/share" },
+          { uri: "file:///etc" },
+        ],
+      }),
+    });
+    const answered = await chain.run({ method: "roots/list", params: {} }, { version: "2026-07-28" });
+    assert.deepEqual(answered, {
+      ok: true,
+      answer: { roots: [{ uri: "file:///srv/work" }, { uri: "file:///etc" }] },
+    });
+    assert.deepEqual(events.map(({ time: _t, ...rest }) => rest), [{
+      type: "input",
+      client: "agent",
+      server: "demo",
+      era: "modern",
+      method: "roots/list",
+      outcome: "answered",
+      changes: [
+        { field: "roots[1].uri", from: "file:///srv/work/../../etc", to: "file:///etc" },
+        { field: "roots[2].uri", from: "https://files.example.com/home?token=…", to: null },
+        { field: "roots[3].uri", from: "file://fileserver/share", to: null },
+        { field: "roots[4].uri", from: "file:///etc", to: null },
+      ],
+      handlerMs: 0,
+      durationMs: 0,
+    }]);
+  });
+
   test("a sink that is not listening is told nothing, and the request is answered the same", async () => {
     const told: unknown[] = [];
     const chain = createChain({

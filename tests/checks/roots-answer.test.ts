@@ -5,7 +5,7 @@ import { checkRootsAnswer, normaliseFileUri } from "../../src/checks/roots-answe
 describe("checkRootsAnswer()", () => {
   const check = checkRootsAnswer;
 
-  test("sends only local file:// roots, resolved and deduplicated, with their names", () => {
+  test("sends only local file:// roots, resolved and deduplicated, with their names, saying which it dropped or rewrote", () => {
     assert.deepEqual(
       check({
         roots: [
@@ -19,6 +19,16 @@ describe("checkRootsAnswer()", () => {
       {
         ok: true,
         value: { roots: [{ uri: "file:///srv/project", name: "project" }, { uri: "file:///home/ada/code" }] },
+        changes: [
+          { field: "roots[1].uri", from: "file://localhost/srv/project/../project", to: null },
+          { field: "roots[2].uri", from: "https://example.com/repo", to: null },
+          { field: "roots[3].uri", from: "file://fileserver/share", to: null },
+          {
+            field: "roots[4].uri",
+            from: "file:///home/ada/./notes/%2e%2e/code",
+            to: "file:///home/ada/code",
+          },
+        ],
       },
     );
   });
