@@ -187,7 +187,10 @@ export function createChain(options: ChainOptions): Chain {
       assigns: context.assigns ?? {},
       relatedRequestId: context.relatedRequestId ?? null,
       principal: context.principal,
-      changes: changesOf(request, prepared.value.request),
+      // The event's list too: frozen with its entries, so that a handler cannot rewrite the event.
+      changes: Object.freeze(
+        changesOf(request, prepared.value.request).map((change) => Object.freeze(change)),
+      ),
     };
     if (trace !== undefined) trace.changes = base.changes;
     const answered = answer(prepared.value, (lazy) => prepared.value.invoke(base, lazy), {

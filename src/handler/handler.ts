@@ -46,6 +46,7 @@ export interface InputContext {
   /**
    * What the policy changed in the request before this callback saw it (a clamped `maxTokens`,
    * a coerced `includeContext`, a normalised URL), to show the person what the server asked.
+   * Frozen, with its entries: it is also the decision event's list.
    */
   readonly changes: readonly InputChange[];
   /**

@@ -236,6 +236,31 @@ describe("decision events of the chain", () => {
     }]);
   });
 
+  test("a handler that empties or edits ctx.changes is refused it, and the event keeps what the checks changed", async () => {
+    const tried: string[] = [];
+    const attempt = (what: string, edit: () => void) => {
+      try {
+        edit();
+        tried.push(`${what}: done`);
+      } catch (error) {
+        tried.push(`${what}: ${(error as Error).name}`);
+      }
+    };
+    const { chain, events } = chainFor({
+      sampling: (_params, ctx) => {
+        const changes = ctx.changes as { field: string; from: unknown; to: unknown }[];
+        attempt("empty", () => void (changes.length = 0));
+        attempt("push", () => void changes.push({ field: "maxTokens", from: 1, to: 1 }));
+        attempt("edit", () => void (changes[0]!.from = 4096));
+        return reply;
+      },
+    });
+    const answered = await chain.run(sampling({ maxTokens: 100_000 }), { version: "2026-07-28" });
+    assert.deepEqual(answered, { ok: true, answer: reply });
+    assert.deepEqual(events[0]?.changes, [{ field: "maxTokens", from: 100_000, to: 4096 }]);
+    assert.deepEqual(tried, ["empty: TypeError", "push: TypeError", "edit: TypeError"]);
+  });
+
   test("a sink that is not listening is told nothing, and the request is answered the same", async () => {
     const told: unknown[] = [];
     const chain = createChain({
