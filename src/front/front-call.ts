@@ -31,6 +31,7 @@ import { quote } from "../_internal/quote.ts";
 import {
   callerFailure,
   signInElicitation,
+  signInFirst,
   type StartedSignIn,
   startedSignIn,
   upstreamFailure,
@@ -551,6 +552,22 @@ export function undeclaredAnswer(caller: ClientCapabilities, request: InputReque
  */
 export function upstreamOutcome(failure: unknown, serverId: string): FrontCallOutcome {
   return errorOutcome(upstreamFailure(failure, serverId));
+}
+
+/**
+ * The outcome for the caller when the upstream failed a request that cannot carry
+ * `input_required` (discovery, a list, a completion, a task's request): as
+ * {@linkcode upstreamOutcome}, except that a sign-in the upstream needs is `-32010` naming the
+ * gateway's sign-in page ({@linkcode signInFirst}), not `-32021`, since declaring URL elicitation
+ * cannot make such a request ask for it.
+ *
+ * @param failure What the session threw.
+ * @param serverId The server's id.
+ * @returns The outcome, with its HTTP status ({@linkcode errorOutcome}).
+ */
+export function unaskedOutcome(failure: unknown, serverId: string): FrontCallOutcome {
+  const signIn = signInFirst(failure);
+  return signIn === undefined ? upstreamOutcome(failure, serverId) : errorOutcome(signIn);
 }
 
 /**

@@ -19,7 +19,14 @@ import type { LogBudgets } from "../notify/log-budget.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type DownstreamRequest, refusal } from "./downstream-request.ts";
-import { frontCall, type FrontCallOutcome, signInAsked, upstreamOutcome, withoutMeta } from "./front-call.ts";
+import {
+  frontCall,
+  type FrontCallOutcome,
+  signInAsked,
+  unaskedOutcome,
+  upstreamOutcome,
+  withoutMeta,
+} from "./front-call.ts";
 import { frontLegacyCall, type ParkedCall } from "./front-legacy-call.ts";
 import type { StateKey } from "./sealed-state.ts";
 import { frontDiscover } from "./_front-info.ts";
@@ -103,15 +110,15 @@ export async function frontModernPost(
       toResponse(request, await otherRequest(server, request, upstream, flow.signal, fetch, parts)),
     );
   } catch (failure) {
+    // A request that cannot ask (discovery, a list) names the sign-in page a sign-in needs.
+    if (!MRTR_METHODS.has(method)) return respond(c, toResponse(request, unaskedOutcome(failure, serverId)));
     // A sign-in needed before the call reached the server (the era probe): asked like any other.
-    const asked = MRTR_METHODS.has(method)
-      ? await signInAsked(failure, {
-        server,
-        request,
-        stateKey: await parts.key,
-        clock: parts.internals.clock,
-      })
-      : undefined;
+    const asked = await signInAsked(failure, {
+      server,
+      request,
+      stateKey: await parts.key,
+      clock: parts.internals.clock,
+    });
     return respond(c, toResponse(request, asked ?? upstreamOutcome(failure, serverId)));
   } finally {
     if (!flowHandedOff) flow.dispose();

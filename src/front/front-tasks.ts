@@ -49,7 +49,7 @@ import {
   callError,
   errorOutcome,
   type FrontCallOutcome,
-  upstreamOutcome,
+  unaskedOutcome,
 } from "./front-call.ts";
 import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import type { FrontServer } from "./front-server.ts";
@@ -113,7 +113,7 @@ export class FrontTasks {
           };
       }
     } catch (failure) {
-      return upstreamOutcome(failure, serverId);
+      return unaskedOutcome(failure, serverId);
     }
   }
 

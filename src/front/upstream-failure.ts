@@ -13,10 +13,14 @@
  * | `"protocol"`          | it broke the protocol (invalid message, too many rounds, too big)  |
  * | `"http_error"`        | it answered another HTTP error (`data.status`)                     |
  * | `"sign_in_failed"`    | signing in to it failed (discovery, registration, a refused token) |
+ * | `"sign_in_required"`  | a 2026 caller must sign in first, on a request that cannot ask it (`data.url`) |
  * | `"connection_failed"` | anything else on the way (reset, TLS, a process that died)         |
  *
  * An upstream that needs its caller to sign in first is not a failure: the caller gets the
- * URL-elicitation-required error (`-32042`) naming the gateway's sign-in page.
+ * URL-elicitation-required error (`-32042`) naming the gateway's sign-in page. A 2026-07-28
+ * caller, which may not be sent `-32042`, is asked on a call (`input_required`); on a request
+ * that cannot carry `input_required` (discovery, a list, a task's) it gets
+ * {@linkcode signInFirst}: `-32010` `"sign_in_required"` with the page's URL.
  *
  * @module
  */
@@ -85,6 +89,34 @@ export function signInRequired(signIn: StartedSignIn): JsonRpcErrorObject {
  */
 export const UPSTREAM_UNAVAILABLE = -32010;
 
+/**
+ * The error for a 2026-07-28 caller whose request cannot carry `input_required` (discovery, a
+ * list, a task's request) when the upstream needs its person to sign in first: `-32010`
+ * `"sign_in_required"` with the gateway's sign-in page. Declaring URL elicitation would not help
+ * such a request (`-32021` would say it does), and 2026-07-28 forbids `-32042`.
+ *
+ * @param failure What the request failed with.
+ * @returns The error object, `data.url` the start page; `undefined` when the failure needs no
+ *   sign-in the gateway started.
+ * @example
+ * ```ts
+ * import { signInFirst } from "./upstream-failure.ts";
+ * console.log(signInFirst(new Error("connect ECONNREFUSED"))); // undefined
+ * ```
+ */
+export function signInFirst(failure: unknown): JsonRpcErrorObject | undefined {
+  const signIn = startedSignIn(failure);
+  if (signIn === undefined) return undefined;
+  const serverId = signIn.server;
+  return {
+    code: UPSTREAM_UNAVAILABLE,
+    message: `Upstream server ${
+      JSON.stringify(serverId.slice(0, 64))
+    } needs you to sign in first: sign in at ${signIn.url} (or call one of its tools to be asked), then retry`,
+    data: { serverId, cause: "sign_in_required", url: signIn.url },
+  };
+}
+
 /** The classes of upstream failure, as `data.cause` says them. */
 export type UpstreamCause =
   | "connection_refused"
@@ -93,6 +125,7 @@ export type UpstreamCause =
   | "protocol"
   | "http_error"
   | "sign_in_failed"
+  | "sign_in_required"
   | "connection_failed";
 
 const WORDS: Readonly<Record<UpstreamCause, string>> = {
@@ -102,6 +135,7 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
   protocol: "it broke the protocol",
   http_error: "HTTP error",
   sign_in_failed: "sign-in failed",
+  sign_in_required: "sign-in required",
   connection_failed: "connection failed",
 };
 

@@ -4,7 +4,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ClientError } from "../../src/errors.ts";
-import { causeOf, UPSTREAM_UNAVAILABLE, upstreamFailure } from "../../src/front/upstream-failure.ts";
+import {
+  causeOf,
+  signInFirst,
+  UPSTREAM_UNAVAILABLE,
+  upstreamFailure,
+} from "../../src/front/upstream-failure.ts";
+import { SignInRequiredError } from "../../src/upstream-auth-error.ts";
 
 /** A value as the caller reads it: serialized and parsed again. */
 const wire = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -75,6 +81,22 @@ describe("upstreamFailure()", () => {
       code: -32603,
       message: "The call was cancelled",
     });
+  });
+});
+
+describe("signInFirst()", () => {
+  test("signInFirst() names the gateway's sign-in page with -32010 sign_in_required, and nothing for a sign-in not started or another failure", () => {
+    const url = "https://gw.example/oauth/start/st4te";
+    const started = new SignInRequiredError({ server: "files", principal: "alice", url, state: "st4te" });
+    const failure = transport('Server "files": sign-in required', { cause: started });
+    assert.deepEqual(signInFirst(failure), {
+      code: -32010,
+      message:
+        'Upstream server "files" needs you to sign in first: sign in at https://gw.example/oauth/start/st4te (or call one of its tools to be asked), then retry',
+      data: { serverId: "files", cause: "sign_in_required", url },
+    });
+    assert.equal(signInFirst(new SignInRequiredError({ server: "files", principal: "alice" })), undefined);
+    assert.equal(signInFirst(transport("fetch failed (connect ECONNREFUSED 127.0.0.1:1)")), undefined);
   });
 });
 

@@ -205,6 +205,38 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     await client.close();
   });
 
+  test("a modern caller's server/discover and tools/list before its sign-in get -32010 sign_in_required naming the start page, declared URL elicitation or not; its list goes through once signed in there", async () => {
+    const { app, client } = gateway();
+    const ask = async (method: string, capabilities: Record<string, unknown>) =>
+      await answerOf(
+        await app.request(modernRequest(ENDPOINT, method, { _meta: modernMeta(capabilities) }, {
+          authorization: `Bearer ${TOKENS.alice}`,
+        })),
+      );
+    let link = "";
+    for (const method of ["server/discover", "tools/list"]) {
+      for (const capabilities of [{ elicitation: { url: {} } }, {}]) {
+        const answer = await ask(method, capabilities);
+        link = (answer.body as Json).error?.data?.url ?? "";
+        assert.match(link, /^http:\/\/localhost:8787\/oauth\/start\/[A-Za-z0-9_-]{43}$/);
+        const error = {
+          code: -32010,
+          message:
+            `Upstream server "files" needs you to sign in first: sign in at ${link} (or call one of its tools to be asked), then retry`,
+          data: { serverId: "files", cause: "sign_in_required", url: link },
+        };
+        assert.deepEqual([answer.status, answer.body], [200, { jsonrpc: "2.0", id: 1, error }]);
+      }
+    }
+    await signInAt(app, link, "alice@idp");
+    const listed = await ask("tools/list", {});
+    assert.deepEqual(
+      [listed.status, (listed.body as Json).result.tools.map((tool: Json) => tool.name)],
+      [200, ["whoami"]],
+    );
+    await client.close();
+  });
+
   test("a legacy caller's initialize gets -32042 naming the start page; after the sign-in a new session calls with its token", async () => {
     const { app, client } = gateway();
     const auth = { authorization: `Bearer ${TOKENS.bob}` };
