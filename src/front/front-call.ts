@@ -214,7 +214,8 @@ interface Resume {
  * to one of its input requests post-checked like a handler's (the gateway's own sign-in question
  * needs only an action), and the state's nonce spent once the answers pass. As 2026-07-28 says a
  * server should, answers to requests the state did not ask are ignored, and the requests left
- * unanswered are asked again (`input_required`, with the answers given kept) rather than failed.
+ * unanswered are asked again (`input_required`, with the answers given kept, under the state's
+ * own expiry) rather than failed.
  *
  * @returns Where the call resumes (nothing when the state was sealed before the call reached
  *   the server: it starts afresh), or the outcome for the caller: the requests asked again, or
@@ -264,10 +265,12 @@ async function openCallerRetry(
   }
   if (keys.length < asked.length) {
     const missing = asked.filter((key) => !Object.hasOwn(answered, key));
+    // Asked again within the first seal's lifetime: retries without answers must not renew it.
     return await sealAndAsk(input, requestDigest, {
       requestState: opened.state.upstreamState,
       answers: answers as InputResponses,
       pending: Object.fromEntries(missing.map((key) => [key, opened.state.pending[key] as InputRequest])),
+      expiresAt: opened.state.expiresAt,
     });
   }
   // The gateway's own sign-in question is answered here and never goes upstream.
@@ -328,13 +331,15 @@ function signInRequest(signIn: StartedSignIn): InputRequest {
  *
  * @param input The call (server, caller's request, state key, clock).
  * @param requestDigest The digest of the caller's request.
- * @param stopped The answers given, the requests passed down and the upstream's state.
+ * @param stopped The answers given, the requests passed down and the upstream's state, and when
+ *   the state expires (ms since the epoch) when it asks again what an earlier state asked, whose
+ *   expiry it keeps; by default `stateTtl` from now.
  * @returns The `input_required` result, or the error when the state is too large to seal.
  */
 export async function sealAndAsk(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   requestDigest: string,
-  stopped: PassDown,
+  stopped: PassDown & { readonly expiresAt?: number | undefined },
 ): Promise<FrontCallOutcome> {
   const { server, request } = input;
   let sealed: string;
@@ -347,7 +352,7 @@ export async function sealAndAsk(
       ...(stopped.requestState === undefined ? {} : { upstreamState: stopped.requestState }),
       answers: stopped.answers,
       pending: stopped.pending,
-      expiresAt: input.clock.now() + server.policy.stateTtlMs,
+      expiresAt: stopped.expiresAt ?? input.clock.now() + server.policy.stateTtlMs,
     }, input.stateKey);
   } catch {
     // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).

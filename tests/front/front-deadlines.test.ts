@@ -12,7 +12,13 @@ import { eventually } from "../_support/eventually.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { gate } from "../_support/gate.ts";
 import type { Decision } from "../../src/chain/decision.ts";
-import { modernMeta, modernRequest, SCRIPTED_FRONT_URL, scriptedFront } from "../_support/gateway-caller.ts";
+import {
+  askScriptedFront,
+  modernMeta,
+  modernRequest,
+  SCRIPTED_FRONT_URL,
+  scriptedFront,
+} from "../_support/gateway-caller.ts";
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -123,6 +129,41 @@ describe("the front's deadlines", () => {
     ]);
     assert.equal(time.pending, 0);
     await client.close();
+  });
+
+  test("a modern caller's retry that leaves its input requests unanswered gets them again under the first state's expiry: with stateTtl 1s, the state of a retry at 700 ms is expired at 1400 ms", async () => {
+    const time = new FakeTime();
+    const who = {
+      method: "elicitation/create",
+      params: { mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: {} } },
+    };
+    const front = scriptedFront(
+      (req) =>
+        req.body.method === "tools/list"
+          ? toolsList(req.body.id, [{ name: "ask", inputSchema: { type: "object" } }])
+          : result(req.body.id, {
+            resultType: "input_required",
+            inputRequests: { who },
+            requestState: "upstream-state",
+          }),
+      { policy: { passDown: ["elicitation"], stateTtl: "1s" }, clock: time },
+    );
+    const ask = async (extra: Record<string, unknown> = {}) => {
+      const params = { name: "ask", arguments: {}, ...extra };
+      const answer = await askScriptedFront(front, "tools/call", params, {
+        capabilities: { elicitation: { form: {} } },
+      });
+      return answer.body as { result?: Record<string, unknown>; error?: unknown };
+    };
+    const first = (await ask()).result ?? {};
+    await time.advance(700);
+    const again = (await ask({ requestState: first.requestState, inputResponses: {} })).result ?? {};
+    assert.deepEqual([again.resultType, again.inputRequests], ["input_required", { who }]);
+    await time.advance(700);
+    const late = await ask({ requestState: again.requestState, inputResponses: {} });
+    assert.deepEqual(late.error, { code: -32602, message: "Invalid or expired requestState" });
+    assert.deepEqual(front.upstream.requests.map((r) => r.body.method), ["tools/list", "tools/call"]);
+    await front.client.close();
   });
 });
 
