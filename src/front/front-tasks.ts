@@ -12,10 +12,11 @@
  *   policy changed under `_meta["sluice/changes"]`); a refusal, or more than `maxInputRequests`
  *   requests at once (before any runs), fails the poll and cancels the task upstream (it cannot
  *   go on within the policy). While only the front's own answers are outstanding the caller
- *   sees `working`.
+ *   sees `working`, also from a poll made while another poll's round runs them (it does not
+ *   wait for that round).
  * - `tasks/update`: the caller's answers are post-checked against the task's outstanding
  *   requests (read upstream first) like a handler's; answers to keys not outstanding, or that
- *   the front answered, are dropped; one refused answer refuses the update.
+ *   the front answered or is answering, are dropped; one refused answer refuses the update.
  * - `tasks/cancel`: relayed.
  *
  * A caller that did not declare the extension on the request gets `-32021` for each of them, and
@@ -26,8 +27,9 @@
  * (`bindTaskId`), and every `tasks/*` request opens it, so another caller's request
  * for it is answered as for an unknown task, on any isolate, with nothing stored.
  *
- * Which keys the front has handled is kept in memory, per task (a bounded number of tasks), so
- * a handler runs once per key however often the caller polls; an isolate that has not seen a
+ * Which keys the front has handled is kept in memory, per task (a bounded number of tasks), and
+ * a key is marked before its handler runs, so a handler runs once per key however often, and
+ * however concurrently, the caller polls; an isolate that has not seen a
  * task (another Workers isolate) runs its keys again, and the upstream ignores answers to keys
  * already answered.
  *
@@ -63,10 +65,14 @@ export const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/up
 /** The most tasks whose handled keys are remembered; past it the oldest is forgotten. */
 const MAX_TASKS = 1000;
 
-/** What the front did with one key of a task's input requests. */
+/** What the front did with one key of a task's input requests, or does: `running` in a poll's round. */
 type Handled =
+  | { readonly kind: "running" }
   | { readonly kind: "answered" }
   | { readonly kind: "passed"; readonly request: InputRequest };
+
+/** The mark of a key whose handler runs (one object: a key is unmarked only if still marked so). */
+const RUNNING: Handled = { kind: "running" };
 
 /** One task request through the front. */
 export interface TaskCallInput {
@@ -163,16 +169,14 @@ export class FrontTasks {
     for (const key of asked) {
       if (handled.get(key) === undefined) fresh[key] = task.inputRequests[key] as InputRequest;
     }
-    const round = await answerRound(input, fresh);
-    // A caller that did not declare what an entry needs may declare it and poll again.
-    if ("error" in round) {
-      return round.undeclared ? round.error : await this.#cancel(input, taskId, round.error);
-    }
-    for (const [key, request] of Object.entries(round.pending)) handled.set(key, { kind: "passed", request });
-    if (Object.keys(round.answers).length > 0) {
-      await this.#send(input, "tasks/update", { taskId, inputResponses: round.answers });
-      for (const key of Object.keys(round.answers)) handled.set(key, { kind: "answered" });
-    }
+    // Marked before they run: a poll meanwhile neither runs them again nor waits for them (it
+    // answers at once, what was passed down or `working`), and a round that ends without
+    // answering them leaves them to the next poll.
+    for (const key of Object.keys(fresh)) handled.set(key, RUNNING);
+    const failed = await this.#answer(input, taskId, handled, fresh).finally(() => {
+      for (const key of Object.keys(fresh)) if (handled.get(key) === RUNNING) handled.delete(key);
+    });
+    if (failed !== undefined) return failed;
     const shown: Record<string, InputRequest> = Object.create(null);
     for (const key of asked) {
       const known = handled.get(key);
@@ -187,6 +191,35 @@ export class FrontTasks {
     };
   }
 
+  /**
+   * Runs a poll's new entries as a call's round, sends the handlers' answers upstream
+   * (`tasks/update`) and records what became of each key.
+   *
+   * @param input The task request.
+   * @param taskId The upstream's task id.
+   * @param handled The task's keys, these marked running.
+   * @param fresh The entries to run.
+   * @returns The poll's error when the round failed, else `undefined`.
+   */
+  async #answer(
+    input: TaskCallInput,
+    taskId: string,
+    handled: Map<string, Handled>,
+    fresh: Record<string, InputRequest>,
+  ): Promise<FrontCallOutcome | undefined> {
+    const round = await answerRound(input, fresh);
+    // A caller that did not declare what an entry needs may declare it and poll again.
+    if ("error" in round) {
+      return round.undeclared ? round.error : await this.#cancel(input, taskId, round.error);
+    }
+    for (const [key, request] of Object.entries(round.pending)) handled.set(key, { kind: "passed", request });
+    if (Object.keys(round.answers).length > 0) {
+      await this.#send(input, "tasks/update", { taskId, inputResponses: round.answers });
+      for (const key of Object.keys(round.answers)) handled.set(key, { kind: "answered" });
+    }
+    return undefined;
+  }
+
   async #update(input: TaskCallInput, taskId: string): Promise<FrontCallOutcome> {
     const given = input.request.params.inputResponses;
     if (typeof given !== "object" || given === null || Array.isArray(given)) {
@@ -198,7 +231,9 @@ export class FrontTasks {
     const checked: Record<string, unknown> = Object.create(null);
     for (const [key, answer] of Object.entries(given as Record<string, unknown>)) {
       const request = Object.hasOwn(outstanding, key) ? outstanding[key] as InputRequest : undefined;
-      if (request === undefined || handled?.get(key)?.kind === "answered") continue;
+      // The front's own keys: answered, or being answered by its handlers.
+      const front = handled?.get(key)?.kind;
+      if (request === undefined || front === "answered" || front === "running") continue;
       const verdict = input.server.chain.checkAnswer(request, answer, MODERN_PROTOCOL_VERSION);
       if (!verdict.ok) return answerRefused(key, verdict.refusal);
       checked[key] = verdict.value;

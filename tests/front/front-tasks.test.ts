@@ -7,6 +7,7 @@ import type { Handler, Policy } from "../../mod.ts";
 import { type Reply, result, toolsList } from "../_support/scripted-server.ts";
 import { scriptedFront } from "../_support/gateway-caller.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
+import { gate as latch } from "../_support/gate.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 const META = {
@@ -146,6 +147,37 @@ describe("the front's tasks/get and maxInputRequests", () => {
       "up-1",
       { k0: { action: "accept", content: {} }, k1: { action: "accept", content: {} } },
     ]);
+    await client.close();
+  });
+
+  test("a poll made while another poll's handler answers the task's entry does not run it again: it answers working at once, and the entry's answer goes upstream once", async () => {
+    const asked = latch();
+    const release = latch();
+    let answers = 0;
+    // The first answer is held until the test releases it; any other would come at once.
+    const held: Handler["elicitation"] = async () => {
+      if (++answers === 1) {
+        asked.open();
+        await release.opened;
+      }
+      return { action: "accept", content: {} };
+    };
+    const { client, send, start, sent } = gateway({ k0: GO }, {}, undefined, held);
+    const taskId = await start();
+    const working = {
+      status: 200,
+      body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", status: "working", ...TASK, taskId } },
+    };
+    const first = send("tasks/get", { taskId });
+    await asked.opened;
+    assert.deepEqual([await send("tasks/get", { taskId }), answers], [working, 1]);
+    release.open();
+    assert.deepEqual(await first, working);
+    assert.deepEqual(await send("tasks/get", { taskId }), working);
+    assert.deepEqual([answers, sent().filter(([method]) => method === "tasks/update")], [1, [[
+      "tasks/update",
+      "up-1",
+    ]]]);
     await client.close();
   });
 });
