@@ -242,15 +242,17 @@ async function openCallerRetry(
   const asked = Object.keys(opened.state.pending);
   const keys = asked.filter((key) => Object.hasOwn(answered, key));
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
+  // The gateway's own sign-in question, when it asked it (an upstream's request may use its key).
+  const ownSignIn = opened.state.signIn === true;
+  let signedIn: unknown;
   for (const key of keys) {
     const given = answered[key];
-    if (key === SIGN_IN_KEY && opened.state.pending[key] !== undefined) {
-      // The gateway's own question: an elicitation result, whatever the policy lets through.
-      const action = (given as { action?: unknown } | null)?.action;
-      if (action !== "accept" && action !== "decline" && action !== "cancel") {
+    if (ownSignIn && key === SIGN_IN_KEY) {
+      // An elicitation result, whatever the policy lets through; it never goes upstream.
+      signedIn = (given as { action?: unknown } | null)?.action;
+      if (signedIn !== "accept" && signedIn !== "decline" && signedIn !== "cancel") {
         return answerRefused(key, { message: 'expected { action: "accept" | "decline" | "cancel" }' });
       }
-      answers[key] = { action };
       continue;
     }
     const pending = opened.state.pending[key] as InputRequest;
@@ -271,18 +273,14 @@ async function openCallerRetry(
       answers: answers as InputResponses,
       pending: Object.fromEntries(missing.map((key) => [key, opened.state.pending[key] as InputRequest])),
       expiresAt: opened.state.expiresAt,
+      signIn: opened.state.signIn,
     });
   }
-  // The gateway's own sign-in question is answered here and never goes upstream.
-  const signedIn = answers[SIGN_IN_KEY] as { action?: unknown } | undefined;
-  if (signedIn !== undefined) {
-    delete answers[SIGN_IN_KEY];
-    if (signedIn.action !== "accept") {
-      return callError(
-        -32603,
-        `The sign-in to ${quote(server.policy.server, 64)} was not made (${String(signedIn.action)})`,
-      );
-    }
+  if (signedIn !== undefined && signedIn !== "accept") {
+    return callError(
+      -32603,
+      `The sign-in to ${quote(server.policy.server, 64)} was not made (${String(signedIn)})`,
+    );
   }
   // Checked answers: the post-checks hold them to the request's result type. A state sealed
   // before the first round reached the server (a sign-in) starts the call afresh.
@@ -314,6 +312,7 @@ export async function signInAsked(
     requestState: resume?.requestState,
     answers: resume?.responses ?? {},
     pending: { [SIGN_IN_KEY]: ask },
+    signIn: true,
   });
 }
 
@@ -331,15 +330,16 @@ function signInRequest(signIn: StartedSignIn): InputRequest {
  *
  * @param input The call (server, caller's request, state key, clock).
  * @param requestDigest The digest of the caller's request.
- * @param stopped The answers given, the requests passed down and the upstream's state, and when
- *   the state expires (ms since the epoch) when it asks again what an earlier state asked, whose
- *   expiry it keeps; by default `stateTtl` from now.
+ * @param stopped The answers given, the requests passed down and the upstream's state; when the
+ *   state expires (ms since the epoch) when it asks again what an earlier state asked, whose
+ *   expiry it keeps (by default `stateTtl` from now); and `signIn` when the pending request is
+ *   the gateway's own sign-in question.
  * @returns The `input_required` result, or the error when the state is too large to seal.
  */
 export async function sealAndAsk(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   requestDigest: string,
-  stopped: PassDown & { readonly expiresAt?: number | undefined },
+  stopped: PassDown & { readonly expiresAt?: number | undefined; readonly signIn?: true | undefined },
 ): Promise<FrontCallOutcome> {
   const { server, request } = input;
   let sealed: string;
@@ -353,6 +353,7 @@ export async function sealAndAsk(
       answers: stopped.answers,
       pending: stopped.pending,
       expiresAt: stopped.expiresAt ?? input.clock.now() + server.policy.stateTtlMs,
+      ...(stopped.signIn === true ? { signIn: true } : {}),
     }, input.stateKey);
   } catch {
     // The state would exceed the 1 MiB a token may hold (an upstream requestState too large).

@@ -37,6 +37,11 @@ export interface ContinuationState {
   readonly pending: Readonly<Record<string, unknown>>;
   /** When the state stops being accepted, ms since the epoch. */
   readonly expiresAt: number;
+  /**
+   * Set when the gateway asked its own sign-in question (`pending["sluice/sign-in"]`): an
+   * upstream's request under that key is the upstream's.
+   */
+  readonly signIn?: true;
 }
 
 /** What the retry must match for a state to open. */
@@ -66,6 +71,7 @@ const StateSchema = refuseArrays(v.strictObject({
   answers: ANY_MAP,
   pending: ANY_MAP,
   expiresAt: v.pipe(v.number(), v.finite()),
+  signIn: v.optional(v.literal(true)),
 }));
 const NOT_DIGESTED: ReadonlySet<string> = new Set(["_meta", "inputResponses", "requestState"]);
 const encoder = new TextEncoder();
