@@ -26,7 +26,14 @@ import {
 } from "../protocol/jsonrpc.ts";
 import { tooLarge } from "../protocol/message-limits.ts";
 import { createLineSplitter } from "./_stdio-lines.ts";
-import { describeExit, describeStartError, signalProcess, startProcess } from "./_stdio-process.ts";
+import {
+  describeExit,
+  describeStartError,
+  forgetProcess,
+  OWN_GROUP,
+  signalProcess,
+  startProcess,
+} from "./_stdio-process.ts";
 import { type DroppedLine, readLine } from "./_stdio-read-line.ts";
 
 /** The resolved options of `createStdioConnection`. */
@@ -64,6 +71,12 @@ export class StdioLink implements LegacyConnection {
   readonly #stderrText = new TextDecoder();
   readonly #exited: Promise<void>;
   #markExited: () => void = () => {};
+  /**
+   * Resolves once the child's pipes have closed (or it never started): on POSIX what `close()`
+   * waits for, as the server started by a launcher holds them until it has gone too.
+   */
+  readonly #released: Promise<void>;
+  #markReleased: () => void = () => {};
   #child: ChildProcess | undefined;
   #stdin: Writable | undefined;
   #ended: ConnectionClosed | undefined;
@@ -81,6 +94,7 @@ export class StdioLink implements LegacyConnection {
     this.#settings = settings;
     this.#events = events;
     this.#exited = new Promise((resolve) => this.#markExited = resolve);
+    this.#released = new Promise((resolve) => this.#markReleased = resolve);
     const started = `could not start ${JSON.stringify(transport.command)}`;
     try {
       this.#child = startProcess(transport);
@@ -97,16 +111,18 @@ export class StdioLink implements LegacyConnection {
     });
     this.#watchPipes(child);
     // "close" follows "exit" once the pipes are drained; a grandchild holding them open must not
-    // keep the connection alive.
+    // keep the connection alive. While close() runs on POSIX, it ends the group holding them and
+    // then closes them itself.
     let late: ReturnType<typeof setTimeout> | undefined;
     child.once("exit", (code, signal) =>
       late = setTimeout(() => {
         this.#onExit(code, signal);
-        for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
+        if (!(OWN_GROUP && this.#closing)) destroyPipes(child);
       }, EXIT_DRAIN_MS));
     child.once("close", (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(late);
       this.#onExit(child.exitCode ?? code, child.signalCode ?? signal ?? null);
+      this.#markReleased();
     });
   }
 
@@ -152,23 +168,39 @@ export class StdioLink implements LegacyConnection {
     return this.#closed ??= this.#shutDown();
   }
 
+  /**
+   * The spec's stdio shutdown: end stdin, wait, SIGTERM, wait, SIGKILL. On POSIX each step waits
+   * for the pipes to close, not only for the child to exit: a launcher may exit on SIGTERM and leave
+   * the server it started (ignoring SIGTERM) holding them, and the SIGKILL is for that server.
+   */
   async #shutDown(): Promise<void> {
     this.#closing = true;
     const child = this.#child;
     if (child !== undefined && this.#ended === undefined) {
+      const { graceMs } = this.#settings;
       child.stdin?.end();
-      if (!await this.#exitWithin(this.#settings.graceMs)) {
+      if (!await this.#goneWithin(graceMs)) {
         signalProcess(child, "SIGTERM");
-        if (!await this.#exitWithin(this.#settings.graceMs)) signalProcess(child, "SIGKILL");
+        if (!await this.#goneWithin(graceMs)) {
+          signalProcess(child, "SIGKILL");
+          await this.#goneWithin(graceMs);
+        }
       }
     }
     await this.#exited;
+    if (child !== undefined) {
+      forgetProcess(child);
+      // Held only by a process outside the group (one that left it, or on Windows).
+      destroyPipes(child);
+    }
   }
 
-  #exitWithin(ms: number): Promise<boolean> {
+  /** Whether the process has gone within `ms`: its pipes closed (POSIX), or it exited. */
+  #goneWithin(ms: number): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
-    return Promise.race([this.#exited.then(() => true), late]).finally(() => clearTimeout(timer));
+    const gone = OWN_GROUP ? this.#released : this.#exited;
+    return Promise.race([gone.then(() => true), late]).finally(() => clearTimeout(timer));
   }
 
   #watchPipes(child: ChildProcess): void {
@@ -264,11 +296,16 @@ export class StdioLink implements LegacyConnection {
   }
 
   #startFailed(reason: string): void {
+    if (this.#child !== undefined) forgetProcess(this.#child);
     this.#markExited();
+    this.#markReleased();
     this.#end("failed", reason);
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    // Ended by itself: nothing is left to signal at exit, and its pid may be reused. After
+    // close(), #shutDown forgets it once done.
+    if (!this.#closing && this.#child !== undefined) forgetProcess(this.#child);
     this.#markExited();
     const how = describeExit(code, signal);
     if (this.#closing) this.#end("closed", `closed by the client: ${how}`);
@@ -289,4 +326,9 @@ export class StdioLink implements LegacyConnection {
     for (const [settle, label] of [...this.#unflushed]) settle(this.#endedError(label));
     this.#events.onClose(this.#ended);
   }
+}
+
+/** Closes this end of the child's pipes, whoever still holds the other. */
+function destroyPipes(child: ChildProcess): void {
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.destroy();
 }

@@ -5,6 +5,14 @@
  * and temporary-folder names), then the policy's `env`; never the whole parent environment: it
  * holds the host's secrets.
  *
+ * On POSIX the child leads a process group of its own (`detached`: setsid), and signals go to the
+ * whole group: a server started through a launcher (`npx`, `uvx`, `sh -c`, a script) is the
+ * launcher's child, and a launcher that does not pass SIGTERM on would leave it running. The
+ * official Python SDK does the same (a group per server, `killpg`). Node, Deno and Bun all start
+ * the group and signal a negative pid. The group no longer gets the terminal's Ctrl-C (it goes to
+ * the foreground group only), so this process signals the groups it has not seen end when it
+ * exits (see {@linkcode startProcess}). On Windows the child is signalled alone, as before.
+ *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -42,19 +50,52 @@ const INHERITED_WINDOWS: readonly string[] = [
   "USERPROFILE",
 ];
 
+/** Whether each server gets a process group of its own, signalled as one: everywhere but Windows. */
+export const OWN_GROUP: boolean = process.platform !== "win32";
+
 /**
- * Spawns the server with piped stdio, the minimal environment, and no shell.
+ * The servers started and not yet forgotten, each with the signal that this process sends their
+ * group when it exits: SIGTERM, or SIGKILL once `close()` has sent SIGTERM.
+ */
+const stopAtExit = new Map<ChildProcess, "SIGTERM" | "SIGKILL">();
+
+/**
+ * Spawns the server with piped stdio, the minimal environment, and no shell; on POSIX as the
+ * leader of a new process group. Until {@linkcode forgetProcess}, its group is sent SIGTERM when
+ * this process exits (`process.exit()`, as the CLI's second Ctrl-C calls; not a death by a signal
+ * it does not handle or, on Deno, by an uncaught error), SIGKILL if `close()` already sent SIGTERM.
  *
  * @param transport What to run, with which arguments, variables and working folder.
  * @returns The child; a start failure comes as its `"error"` event (or a throw on some runtimes).
  */
 export function startProcess(transport: CompiledStdioTransport): ChildProcess {
-  return spawn(transport.command, [...transport.args], {
+  const child = spawn(transport.command, [...transport.args], {
     env: childEnvironment(transport.env),
     stdio: ["pipe", "pipe", "pipe"],
     windowsHide: true,
+    detached: OWN_GROUP,
     ...transport.cwd === undefined ? {} : { cwd: transport.cwd },
   });
+  if (OWN_GROUP && child.pid !== undefined) {
+    if (stopAtExit.size === 0) process.on("exit", stopAllAtExit);
+    stopAtExit.set(child, "SIGTERM");
+  }
+  return child;
+}
+
+/**
+ * Stops signalling the child's group when this process exits: once its group is done with (after
+ * `close()`), or ended by itself (its pid may then be reused).
+ *
+ * @param child A child from {@linkcode startProcess}.
+ */
+export function forgetProcess(child: ChildProcess): void {
+  if (stopAtExit.delete(child) && stopAtExit.size === 0) process.off("exit", stopAllAtExit);
+}
+
+/** The `"exit"` listener: the next signal of each group not forgotten (no waiting is possible). */
+function stopAllAtExit(): void {
+  for (const [child, name] of stopAtExit) signalProcess(child, name);
 }
 
 /**
@@ -77,18 +118,27 @@ function childEnvironment(extra: Readonly<Record<string, string>>): Record<strin
 }
 
 /**
- * Sends a signal to a child still running. Deno's `ChildProcess.kill()` ignores every call after
- * the first, so this goes through `process.kill` with the pid.
+ * Sends a signal to the child's process group (on POSIX), or to the child still running (on
+ * Windows). Deno's `ChildProcess.kill()` ignores every call after the first, so this goes through
+ * `process.kill` with the pid, negated for the group.
+ *
+ * The group is signalled even after its leader (a launcher) has exited: what it started may still
+ * run. Its id cannot be reused while a member lives, so callers signal it only while one may: before
+ * the child's pipes have closed, or when this process exits before {@linkcode forgetProcess}.
  *
  * @param child The process.
  * @param name The signal.
  */
 export function signalProcess(child: ChildProcess, name: "SIGTERM" | "SIGKILL"): void {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const { pid } = child;
+  // Never 0 (this process's own group), 1 (-1 is every process this one may signal) or none.
+  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 1) return;
+  if (OWN_GROUP && stopAtExit.has(child)) stopAtExit.set(child, "SIGKILL");
+  if (!OWN_GROUP && (child.exitCode !== null || child.signalCode !== null)) return;
   try {
-    process.kill(child.pid, name);
+    process.kill(OWN_GROUP ? -pid : pid, name);
   } catch {
-    // It exited meanwhile.
+    // It (or every member of its group) exited meanwhile.
   }
 }
 

@@ -30,8 +30,8 @@ export interface StdioConnectionOptions
    */
   readonly maxStderrLineBytes?: number;
   /**
-   * How long `close()` waits for the process to exit after ending its stdin before SIGTERM, and
-   * again after SIGTERM before SIGKILL, in milliseconds.
+   * How long `close()` waits for the process to exit after ending its stdin before SIGTERM, again
+   * after SIGTERM before SIGKILL, and at most once more after SIGKILL, in milliseconds.
    * @default 2000
    */
   readonly graceMs?: number;
@@ -68,6 +68,13 @@ export interface StdioConnectionOptions
  *   `"aborted"`; a response arriving later is dropped.
  * - `close()` ends stdin, waits `graceMs`, sends SIGTERM, waits `graceMs`, sends SIGKILL, and
  *   resolves once the process has exited; calling it again returns the same promise.
+ * - Process group (not on Windows): the process leads a new one (setsid), and SIGTERM and SIGKILL
+ *   go to the whole group, so a server started through a launcher (`npx`, `uvx`, `sh -c`, a
+ *   script) gets them too; `close()` then waits, step by step, for the process's pipes to close
+ *   (the server holds them), not only for the launcher to exit. The group does not get the
+ *   terminal's Ctrl-C: when this process exits through `process.exit()` with a connection not
+ *   closed, its group is sent SIGTERM (SIGKILL if `close()` had already sent SIGTERM); a process
+ *   ended by a signal it does not handle leaves the server only its stdin closed.
  *
  * The callbacks in `events` must not throw.
  *

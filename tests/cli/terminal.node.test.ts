@@ -4,7 +4,15 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import process from "node:process";
-import { type ModernPeer, REPO_ROOT, startModernPeer, stopChild } from "../_support/modern-peer.ts";
+import {
+  type ModernPeer,
+  nodeBinary,
+  REPO_ROOT,
+  startModernPeer,
+  stopChild,
+} from "../_support/modern-peer.ts";
+import { eventually } from "../_support/eventually.ts";
+import { descendantsRunning, isRunning, killRunning } from "../_support/process-tree.ts";
 import { policyJson, type TempDir, tempDir } from "./_scripted-io.ts";
 
 // Node only (a `.node.` file); it skips itself when a directory run hands it to Deno or Bun.
@@ -20,7 +28,28 @@ let dir: TempDir;
 before(async () => {
   if (skip !== false) return;
   peer = await startModernPeer();
-  dir = tempDir({ "modern.policy.json": policyJson("modern", peer.url) });
+  dir = tempDir({
+    "modern.policy.json": policyJson("modern", peer.url),
+    // The scripted server behind a launcher (sh -c, as npx is one), outliving its stdin.
+    "lingering.policy.json": JSON.stringify({
+      server: "lingering",
+      transport: {
+        command: "sh",
+        args: [
+          "-c",
+          '"$@"; echo',
+          "sh",
+          nodeBinary(),
+          "--import",
+          "tsx",
+          "tests/peers/legacy-stdio-server.ts",
+          "linger",
+        ],
+        cwd: REPO_ROOT,
+      },
+      era: "legacy",
+    }),
+  });
 });
 after(async () => {
   await peer?.stop();
@@ -31,9 +60,14 @@ const sh = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /**
  * Runs `sluice <argv>` in a pty; for each [pattern, answer] waits (at most 20 s) until the output
- * after the previous answer matches, then types the answer and Enter.
+ * after the previous answer matches, then types the answer and Enter (or, for a function, what it
+ * returns, as it is: `"\x03"` is Ctrl-C).
  */
-async function inTerminal(argv: string[], script: [RegExp, string][], env: Record<string, string> = {}) {
+async function inTerminal(
+  argv: string[],
+  script: [RegExp, string | (() => string)][],
+  env: Record<string, string> = {},
+) {
   const command = [process.execPath, "bin/sluice.mjs", ...argv].map(sh).join(" ");
   const { NO_COLOR: _, ...inherited } = process.env;
   const child = spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
@@ -58,7 +92,7 @@ async function inTerminal(argv: string[], script: [RegExp, string][], env: Recor
     for (const [pattern, answer] of script) {
       await until(pattern, from);
       from = output.length;
-      child.stdin.write(`${answer}\r`);
+      child.stdin.write(typeof answer === "string" ? `${answer}\r` : answer());
     }
     const code = await Promise.race([
       exited,
@@ -104,6 +138,31 @@ describe("sluice call in a pseudo-terminal", { skip }, () => {
       output.includes('> A\n  invalid: "Name" expected at least 2 characters\n> Ada\nAge (optional)\n'),
     );
     assert.ok(output.endsWith('\n{"name":"Ada","age":36,"subscribe":false,"color":"blue"}\n'), output);
+  });
+
+  test("Ctrl-C twice at a prompt exits 130 and ends the stdio server behind its launcher, in a process group the terminal does not signal", async () => {
+    // The first Ctrl-C cancels the call and starts closing the connection (the server outlives
+    // its stdin, so that waits graceMs); the second exits at once, which must still end the server.
+    let server: number[] = [];
+    try {
+      const { code, output } = await inTerminal(["call", "lingering", "ask", "--policies", dir.path], [
+        [/y or n\n> $/, () => {
+          server = descendantsRunning("legacy-stdio-server.ts");
+          return "\x03";
+        }],
+        [/\(no longer needed: the request timed out or was cancelled\)\n/, () => "\x03"],
+      ]);
+      assert.equal(code, 130, output);
+      assert.ok(server.length >= 2, `running: ${JSON.stringify(server)}`);
+      await eventually(
+        "the server's processes to end",
+        () => server.some(isRunning) ? undefined : true,
+        10_000,
+      );
+      assert.deepEqual(server.filter(isRunning), []);
+    } finally {
+      killRunning(server);
+    }
   });
 
   test("call redraws the progress bar in place on a terminal", async () => {

@@ -6,6 +6,7 @@ import { main } from "../../src/cli/mod.ts";
 import { join } from "node:path";
 import { modernCallFixture, scriptedIo } from "./_scripted-io.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
+import { isRunning, killRunning, watchDescendants } from "../_support/process-tree.ts";
 
 const { folder } = modernCallFixture();
 
@@ -70,6 +71,23 @@ describe("sluice tools", () => {
       ),
       ["trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"],
     );
+  });
+
+  test("tools everything (the shipped policy, through npx) leaves no process of the server running when it returns", async () => {
+    // server-everything outlives its stdin while its roots/list waits, and npx does not pass
+    // SIGTERM on: only a signal to the whole process group ends it.
+    const watch = watchDescendants("mcp-server-everything");
+    let seen: number[] = [];
+    try {
+      const scripted = scriptedIo([], { cwd: REPO_ROOT });
+      const code = await main(["tools", "everything"], scripted.io);
+      seen = watch.stop();
+      assert.deepEqual([code, scripted.stderr()], [0, ""]);
+      assert.ok(seen.length >= 2, `seen running: ${JSON.stringify(seen)}`);
+      assert.deepEqual(seen.filter(isRunning), []);
+    } finally {
+      killRunning([...seen, ...watch.stop()]);
+    }
   });
 
   test("tools --json prints the tools/list result as JSON", async () => {

@@ -19,6 +19,7 @@
  * Tools (arguments; the data they answer with):
  * - `echo {text}`: `{ text }`;
  * - `env {}`: `{ env }`, this process's whole environment;
+ * - `pid {}`: `{ pid }`, this process's id;
  * - `sleep {ms}`: answers `{ slept: ms }` after `ms` milliseconds;
  * - `notify {count, method?}`: sends `count` notifications first (default `notifications/message`
  *   `{ level: "info", logger: "legacy-stdio-server", data: { n } }`, else `method` with `{ n }`),
@@ -96,6 +97,7 @@ const paramsFor = (method: string, params: unknown): object | undefined =>
 const TOOLS: Record<string, Tool> = {
   echo: (args) => Promise.resolve({ text: args.text }),
   env: () => Promise.resolve({ env: { ...process.env } }),
+  pid: () => Promise.resolve({ pid: process.pid }),
   sleep: (args, call) =>
     new Promise((resolve) => {
       const timer = setTimeout(() => resolve({ slept: args.ms }), num(args.ms, 0));

@@ -2,6 +2,7 @@
 // (tests/peers/legacy-stdio-server.ts) run by Node with tsx, on Node, Deno and Bun.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
 import {
@@ -17,7 +18,9 @@ import {
   type DroppedLine,
   type StdioConnectionOptions,
 } from "../../src/transport/stdio-connection.ts";
-import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+import { awaitLine, nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+import { eventually } from "../_support/eventually.ts";
+import { descendantsRunning, isRunning, killRunning } from "../_support/process-tree.ts";
 
 type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;
 
@@ -37,17 +40,37 @@ interface Setup {
   readonly env?: Record<string, string>;
   readonly command?: string;
   readonly options?: StdioConnectionOptions;
+  /** Start the server through `sh -c` (see {@linkcode LAUNCHER}). */
+  readonly launcher?: boolean;
 }
+
+/**
+ * A launcher as `npx` or a script is one: `sh` runs the server as its child (the `echo` after it
+ * keeps the shell from replacing itself with the server) and passes no signal on.
+ */
+const LAUNCHER = ["-c", '"$@"; echo "launcher: the server ended" >&2', "sh"];
 
 function transportFor(setup: Setup): CompiledStdioTransport {
   const server = join("tests", "peers", "legacy-stdio-server.ts");
+  const command = setup.command ?? nodeBinary();
+  const args = ["--import", "tsx", server, setup.scenario ?? "default"];
   return {
     kind: "stdio",
-    command: setup.command ?? nodeBinary(),
-    args: ["--import", "tsx", server, setup.scenario ?? "default"],
+    command: setup.launcher === true ? "sh" : command,
+    args: setup.launcher === true ? [...LAUNCHER, command, ...args] : args,
     env: setup.env ?? {},
     cwd: REPO_ROOT,
   };
+}
+
+/** The pid the scripted server's `pid` tool answered with. */
+function pidIn(answer: Answer): number {
+  return ((answer as JsonRpcResultResponse).result.structuredContent as { pid: number }).pid;
+}
+
+/** Resolves once the process `pid` has ended; rejects after `ms`. */
+function ended(pid: number, ms = 10_000): Promise<true> {
+  return eventually(`the end of process ${pid}`, () => isRunning(pid) ? undefined : true, ms);
 }
 
 async function withServer(setup: Setup, body: (h: Harness) => Promise<void>): Promise<void> {
@@ -411,6 +434,129 @@ describe("createStdioConnection()", () => {
         reason: "closed by the client: process was killed by signal SIGKILL",
       }]);
     });
+  });
+
+  test("close() through a launcher (sh -c) ends the server it started: SIGTERM goes to the whole process group", async () => {
+    let pid = 0;
+    try {
+      await withServer({ scenario: "linger", launcher: true, options: { graceMs: 500 } }, async (h) => {
+        pid = pidIn(await h.call(1, "pid"));
+        assert.equal(isRunning(pid), true);
+        await h.connection.close();
+        assert.equal(await ended(pid), true);
+        // The launcher, killed by SIGTERM too, never got to its echo.
+        assert.deepEqual(h.closes, [{
+          kind: "closed",
+          reason: "closed by the client: process was killed by signal SIGTERM",
+        }]);
+        assert.deepEqual(h.stderr, []);
+      });
+    } finally {
+      killRunning([pid]);
+    }
+  });
+
+  test("close() through a launcher sends SIGKILL to the group after another graceMs when the server ignores SIGTERM", async () => {
+    let pid = 0;
+    try {
+      await withServer(
+        { scenario: "ignore-sigterm", launcher: true, options: { graceMs: 500 } },
+        async (h) => {
+          pid = pidIn(await h.call(1, "pid"));
+          const started = performance.now();
+          await h.connection.close();
+          const elapsed = performance.now() - started;
+          assert.equal(await ended(pid), true);
+          // The launcher exits on SIGTERM; the server, which holds the pipes, waits for SIGKILL.
+          assert.ok(
+            elapsed >= 990 && elapsed < 15_000,
+            `closed in ${elapsed} ms, expected 2 × graceMs (1000) and the time the server takes to end`,
+          );
+          assert.deepEqual(h.closes, [{
+            kind: "closed",
+            reason: "closed by the client: process was killed by signal SIGTERM",
+          }]);
+        },
+      );
+    } finally {
+      killRunning([pid]);
+    }
+  });
+
+  test("close() ends server-everything started by npx behind sh -c: no process of it is left", async () => {
+    const closes: ConnectionClosed[] = [];
+    const asked: string[] = [];
+    const connection = createStdioConnection({
+      kind: "stdio",
+      command: "sh",
+      args: [...LAUNCHER, "npx", "--no-install", "mcp-server-everything", "stdio"],
+      env: {},
+      cwd: REPO_ROOT,
+    }, { graceMs: 500 })({
+      onServerMessage: ({ message }) => void ("method" in message && asked.push(message.method)),
+      onClose: (closed) => closes.push(closed),
+    });
+    let started: number[] = [];
+    try {
+      const answer = await connection.request({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: { roots: {} },
+          clientInfo: { name: "t", version: "1" },
+        },
+      }, { signal: never() });
+      assert.equal((answer as JsonRpcResultResponse).result.protocolVersion, "2025-11-25");
+      // Left unanswered, its roots/list keeps the server running after its stdin ends, as it
+      // does under `sluice tools everything`.
+      await connection.notify({ jsonrpc: "2.0", method: "notifications/initialized" });
+      await eventually("the roots/list request", () => asked.includes("roots/list") || undefined);
+      // sh, npx (npm exec), the shell npx runs the bin with, and the server: the server outlives
+      // its stdin, and only the sh that close() signals directly would get SIGTERM.
+      started = descendantsRunning("mcp-server-everything");
+      assert.ok(started.length >= 3, `running: ${JSON.stringify(started)}`);
+      await connection.close();
+      await eventually(
+        "every process of server-everything to end",
+        () => started.every((pid) => !isRunning(pid)) ? true : undefined,
+        10_000,
+      );
+      assert.deepEqual(started.filter(isRunning), []);
+      assert.deepEqual(closes, [{
+        kind: "closed",
+        reason: "closed by the client: process was killed by signal SIGTERM",
+      }]);
+    } finally {
+      await connection.close();
+      killRunning(started);
+    }
+  });
+
+  test("a process that exits without close() sends its servers' groups SIGTERM: the server behind a launcher ends too", async () => {
+    // The script opens a connection through sh -c to the lingering server, prints the server's
+    // pid and calls process.exit(130), as the CLI's second Ctrl-C does; on this test's runtime.
+    const script = join("tests", "transport", "_stdio-exit-script.ts");
+    const runtime = process.versions.deno !== undefined
+      ? ["run", "-A", script]
+      : process.versions.bun !== undefined
+      ? [script]
+      : ["--import", "tsx", script];
+    const child = spawn(process.execPath, [...runtime, nodeBinary()], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let pid = 0;
+    try {
+      pid = Number(await awaitLine(child, "stdout", /^server (\d+)$/));
+      assert.equal(await exited, 130);
+      assert.equal(await ended(pid), true);
+    } finally {
+      killRunning([pid]);
+      child.kill("SIGKILL");
+    }
   });
 
   test("a server that stops reading stdin: writes fail once maxPendingBytes would be exceeded", async () => {
