@@ -55,7 +55,10 @@ interface PendingRequest {
 }
 
 const encoder = new TextEncoder();
-/** How long to wait, once the process has exited, for its pipes to close. */
+/**
+ * How long to wait, once the process has exited, for its pipes to close; and once its stdout has
+ * ended, for it to exit.
+ */
 const EXIT_DRAIN_MS = 1000;
 
 /** A {@linkcode LegacyConnection} over a child process's stdin and stdout. */
@@ -219,6 +222,7 @@ export class StdioLink implements LegacyConnection {
     child.stdout?.on("end", () => {
       const rest = stdout.rest();
       if (rest !== undefined) this.#drop("unterminated", rest.length, "stdout ended inside a line");
+      this.#onStdoutEnd(child);
     });
     child.stderr?.on("data", (chunk: Uint8Array) => stderr.push(chunk));
     child.stderr?.on("end", () => {
@@ -244,6 +248,20 @@ export class StdioLink implements LegacyConnection {
       bytes.length,
       `response to id ${JSON.stringify(message.id)}, expected a pending id`,
     );
+  }
+
+  /**
+   * A process that closes its stdout can answer nothing more: unless it exits meanwhile (its exit
+   * says why) or close() ended it, the connection fails, so pending requests fail now rather than
+   * at their timeout.
+   */
+  #onStdoutEnd(child: ChildProcess): void {
+    const timer = setTimeout(() => {
+      const running = child.exitCode === null && child.signalCode === null;
+      if (!running || this.#closing || this.#ended !== undefined) return;
+      this.#fail("the server closed its stdout and kept running");
+    }, EXIT_DRAIN_MS);
+    void this.#exited.then(() => clearTimeout(timer));
   }
 
   #onStderr(bytes: Uint8Array): void {

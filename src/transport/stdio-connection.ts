@@ -62,9 +62,10 @@ export interface StdioConnectionOptions
  *   rejected with a `ConnectionError` of kind `"closed"` naming the reason: the process exited
  *   (`"failed"`: `process exited with code 1`, `process was killed by signal SIGKILL`; after
  *   `close()`: `"closed"`), could not start (`"failed"`: `could not start "x": command not found
- *   (ENOENT)`), wrote a line over `maxMessageBytes` or nested deeper than `maxJsonDepth`, or
- *   stopped reading past `maxPendingBytes`
- *   (`"failed"`, and the process is killed). An aborted request rejects at once with kind
+ *   (ENOENT)`), wrote a line over `maxMessageBytes` or nested deeper than `maxJsonDepth`,
+ *   stopped reading past `maxPendingBytes`, or closed its stdout and was still running a second
+ *   later (`the server closed its stdout and kept running`) (`"failed"`, and the process is
+ *   killed). An aborted request rejects at once with kind
  *   `"aborted"`; a response arriving later is dropped.
  * - `close()` ends stdin, waits `graceMs`, sends SIGTERM, waits `graceMs`, sends SIGKILL, and
  *   resolves once the process has exited; calling it again returns the same promise.

@@ -36,6 +36,8 @@
  * - `orphan {ms}`: starts a grandchild process that inherits stdout and stderr and lives `ms`
  *   milliseconds (default 5000), answers `{ pid }` (the grandchild's), then exits with code 0:
  *   the pipes stay open after the server is gone;
+ * - `close_stdout {}`: closes its stdout (file descriptor 1) and never answers; it keeps running and
+ *   reading stdin;
  * - `stop_reading {}`: answers `{ reading: false }`, then never reads stdin again (it stays alive
  *   until a signal ends it: its stdin closing goes unnoticed);
  * - `ask {count, method, params, relatedDelayMs, timeoutMs}`: waits `relatedDelayMs` (default 0),
@@ -54,6 +56,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import process from "node:process";
 import { type Message, openWire } from "./_legacy-stdio-wire.ts";
 
@@ -158,6 +161,10 @@ const TOOLS: Record<string, Tool> = {
     });
     setTimeout(() => process.exit(0), 50);
     return Promise.resolve({ pid: holder.pid });
+  },
+  close_stdout: () => {
+    closeSync(1);
+    return new Promise(() => {});
   },
   stop_reading: () => {
     setTimeout(() => wire.stopReading(), 0);

@@ -19,7 +19,7 @@ import {
   type StdioConnectionOptions,
 } from "../../src/transport/stdio-connection.ts";
 import { awaitLine, nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
-import { eventually } from "../_support/eventually.ts";
+import { eventually, within } from "../_support/eventually.ts";
 import { descendantsRunning, isRunning, killRunning } from "../_support/process-tree.ts";
 
 type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;
@@ -335,6 +335,42 @@ describe("createStdioConnection()", () => {
           `Notification "notifications/initialized" failed: the connection ended (${reason})`,
         ),
       );
+    });
+  });
+
+  test("a server that closes its stdout and keeps running fails every pending request about 1 s later, naming it", async () => {
+    await withServer({}, async (h) => {
+      const pid = pidIn(await h.call(1, "pid"));
+      const sleeping = h.call(2, "sleep", { ms: 60_000 });
+      const started = performance.now();
+      const closing = h.call(3, "close_stdout");
+      const reason = "the server closed its stdout and kept running";
+      // Without this, both would wait for their responses until the caller's timeout.
+      await within(
+        "the pending requests to fail",
+        Promise.all([
+          assert.rejects(
+            sleeping,
+            connectionError(
+              "closed",
+              `Request 2 "tools/call" got no response: the connection ended (${reason})`,
+            ),
+          ),
+          assert.rejects(
+            closing,
+            connectionError(
+              "closed",
+              `Request 3 "tools/call" got no response: the connection ended (${reason})`,
+            ),
+          ),
+        ]),
+        10_000,
+      );
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 990, `failed ${elapsed} ms after the call, expected 1 s (EXIT_DRAIN_MS) after it`);
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+      // The connection killed it (SIGKILL), as when it cannot read a line.
+      assert.equal(await ended(pid), true);
     });
   });
 
