@@ -70,7 +70,10 @@ export interface UpstreamSignInOptions {
   readonly environment: EnvironmentReader;
   /** The clock tokens expire by. */
   readonly clock: Clock;
-  /** The timers a refresh waiting for another's result polls the store by. @default systemTimers */
+  /**
+   * The timers a refresh waiting for another's result polls the store by, and the deadline of
+   * each token request (a code exchange, a refresh) runs on. @default systemTimers
+   */
   readonly timers?: Timers | undefined;
   /** Where grants, registrations and flows in progress are kept. */
   readonly tokens: TokenStore;
@@ -116,8 +119,11 @@ interface Discovered {
 
 /** How long a refresh may hold its claim; others wait for its result at most this long. */
 const REFRESH_CLAIM_MS = 30_000;
-/** How long a refresh's token request may take: well within its claim, which then still holds. */
-const REFRESH_REQUEST_MS = 25_000;
+/**
+ * How long a token request may take, a sign-in's code exchange or a refresh (see `#withinDeadline`):
+ * a refresh's ends well within its claim, which then still holds.
+ */
+const TOKEN_REQUEST_MS = 25_000;
 const REFRESH_POLL_MS = 100;
 
 /** Gets the grants of one server: by discovery, then a person's sign-in, a refresh or a machine's token. */
@@ -201,18 +207,34 @@ export class GrantSource {
   }
 
   /**
-   * Finishes a flow taken from the store (see `UpstreamSignIn.complete`); `signedIn` runs once
-   * the grant is stored, before the person's sign-in waiting on this instance goes on.
+   * Finishes a flow taken from the store (see `UpstreamSignIn.complete`): its code exchange runs
+   * under {@linkcode TOKEN_REQUEST_MS} and the caller's signal.
+   *
+   * @param flow The flow.
+   * @param callbackUrl The URL the authorization server sent the person back to.
+   * @param options `signedIn`, run once the grant is stored, before the person's sign-in waiting
+   *   on this instance goes on; the signal that ends the code exchange.
+   * @returns When the grant is stored.
+   * @throws {UpstreamAuthError} When the callback or the token request fails a check, the token
+   *   request got no answer in time, or the signal ended it.
    */
-  async complete(flow: PendingFlow, callbackUrl: URL, signedIn: () => void): Promise<void> {
+  async complete(
+    flow: PendingFlow,
+    callbackUrl: URL,
+    options: { readonly signedIn: () => void; readonly signal?: AbortSignal | undefined },
+  ): Promise<void> {
     const waiter = this.#waiters.get(new URL(callbackUrl).searchParams.get("state") ?? "");
     try {
-      await finishAuthorization(this.#codeContext({ redirectUri: flow.redirectUri }), flow, callbackUrl);
+      const context = this.#codeContext({ redirectUri: flow.redirectUri });
+      await this.#withinDeadline(
+        (signal) => finishAuthorization(context, flow, { url: callbackUrl, signal }),
+        options.signal,
+      );
     } catch (error) {
       waiter?.reject(error);
       throw error;
     }
-    signedIn();
+    options.signedIn();
     waiter?.resolve();
   }
 
@@ -256,7 +278,7 @@ export class GrantSource {
     const failures = await readFailures(tokens, state);
     const claim = `${state}|${failures.count}`;
     const request = () =>
-      this.#withinClaim(
+      this.#withinDeadline(
         (signal) => refreshGrant(context, as, { resource: resource.resource, grant, signal }),
         ask.signal,
       );
@@ -299,23 +321,26 @@ export class GrantSource {
   }
 
   /**
-   * Runs a claimed refresh's token request under a deadline within its claim's lifetime: one
-   * still running when the claim expires would let a waiting request send the same refresh token,
-   * which a server that rotates them refuses (and may take for a stolen one, RFC 9700 §4.14.2).
+   * Runs a token request under a deadline of {@linkcode TOKEN_REQUEST_MS}. A claimed refresh's
+   * ends within its claim's lifetime: one still running when the claim expires would let a
+   * waiting request send the same refresh token, which a server that rotates them refuses (and
+   * may take for a stolen one, RFC 9700 §4.14.2). A code exchange's ends a sign-in whose
+   * authorization server never answers, which would otherwise hold its caller for good.
    *
    * @param work The token request, given the signal that ends it.
-   * @param signal Ends it sooner (every request waiting for it has stopped).
+   * @param signal Ends it sooner (the caller gave up; for a refresh, every request waiting for it
+   *   has stopped).
    * @returns What it returned.
    */
-  async #withinClaim<T>(
+  async #withinDeadline<T>(
     work: (signal: AbortSignal) => Promise<T>,
     signal: AbortSignal | undefined,
   ): Promise<T> {
     const timers = this.#options.timers ?? systemTimers;
     const link = linkSignals([signal]);
     const deadline = timers.setTimeout(
-      () => link.abort(new Error(`no answer within ${REFRESH_REQUEST_MS} ms`)),
-      REFRESH_REQUEST_MS,
+      () => link.abort(new Error(`no answer within ${TOKEN_REQUEST_MS} ms`)),
+      TOKEN_REQUEST_MS,
     );
     try {
       return await work(link.signal);

@@ -282,15 +282,18 @@ export async function takeFlow(tokens: TokenStore, callbackUrl: URL, server?: st
  *
  * @param context The server's sign-in.
  * @param flow The flow, from {@linkcode takeFlow}.
- * @param callbackUrl The URL the authorization server sent the user back to.
+ * @param callback The URL the authorization server sent the user back to, and the signal that
+ *   ends the token request (its reason is what the token request failed with).
  * @returns The stored grant.
- * @throws {UpstreamAuthError} When the callback or the token request fails a check.
+ * @throws {UpstreamAuthError} When the callback or the token request fails a check, or the
+ *   signal ended the token request.
  */
 export async function finishAuthorization(
   context: CodeGrantContext,
   flow: PendingFlow,
-  callbackUrl: URL,
+  callback: { readonly url: URL; readonly signal: AbortSignal },
 ): Promise<Grant> {
+  const { url: callbackUrl, signal } = callback;
   const expected = new URL(flow.redirectUri);
   if (callbackUrl.origin !== expected.origin || callbackUrl.pathname !== expected.pathname) {
     throw new UpstreamAuthError(
@@ -333,7 +336,7 @@ export async function finishAuthorization(
   let result: oauth.TokenEndpointResponse;
   try {
     const http = {
-      ...tokenRequestOptions(flow.as, context.fetch, undefined),
+      ...tokenRequestOptions(flow.as, context.fetch, signal),
       ...(await dpopOption(client, flow.dpop)),
     };
     result = await withDpopNonceRetry(async () => {

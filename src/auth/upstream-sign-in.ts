@@ -63,13 +63,21 @@ export interface UpstreamSignIn {
   begin(principal?: string, signal?: AbortSignal): Promise<Omit<SignInRequest, "completed">>;
   /**
    * Finishes a flow of this server taken from the store (see `takeFlow`): checks the callback,
-   * exchanges the code, stores the grant.
+   * exchanges the code, stores the grant. The code exchange fails when the authorization server
+   * has not answered within 25 s, or when `signal` fires; the flow is spent either way.
    *
    * @param flow The flow.
    * @param callbackUrl The URL the authorization server sent the person back to.
+   * @param options `signal` ends the code exchange (the caller's browser, or the person, gave up).
    * @returns Whose grant it is.
+   * @throws {UpstreamAuthError} When the callback or the token request fails a check, the token
+   *   request got no answer in time, or `signal` ended it.
    */
-  complete(flow: PendingFlow, callbackUrl: URL): Promise<{ readonly principal: string }>;
+  complete(
+    flow: PendingFlow,
+    callbackUrl: URL,
+    options?: { readonly signal?: AbortSignal | undefined },
+  ): Promise<{ readonly principal: string }>;
   /**
    * Forgets a principal's tokens for this server.
    *
@@ -125,10 +133,17 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
       const started = await source.begin(principal, { challenge: undefined, signal });
       return { server: options.server, principal, ...started };
     },
-    complete: async (flow: PendingFlow, callbackUrl: URL) => {
-      await source.complete(flow, callbackUrl, () => {
-        requests.signedIn(flow.principal);
-        grants.drop(flow.principal);
+    complete: async (
+      flow: PendingFlow,
+      callbackUrl: URL,
+      completing: { readonly signal?: AbortSignal | undefined } = {},
+    ) => {
+      await source.complete(flow, callbackUrl, {
+        signal: completing.signal,
+        signedIn: () => {
+          requests.signedIn(flow.principal);
+          grants.drop(flow.principal);
+        },
       });
       return { principal: flow.principal };
     },

@@ -178,7 +178,12 @@ async function finish(login: Login, expiresAt: number): Promise<number> {
   }
   const server = escapeHtml(policy.server);
   try {
-    await login.client.completeAuthorization(policy.server, callback.url);
+    // Ctrl-C stops the code exchange: an authorization server slow to answer holds no one.
+    await login.client.completeAuthorization(
+      policy.server,
+      callback.url,
+      io.signal === undefined ? {} : { signal: io.signal },
+    );
   } catch (error) {
     const reason = error instanceof Error ? sanitizeText(error.message, 2000) : "it failed";
     await callback.answer(
@@ -189,6 +194,7 @@ async function finish(login: Login, expiresAt: number): Promise<number> {
           `Run <code>sluice login ${server}</code> again.`,
       ),
     );
+    if (io.signal?.aborted === true) return CALL_EXIT.interrupted;
     screen.error(`sluice login: ${describeFailure(error)}`);
     return exitCodeOf(error, false);
   }

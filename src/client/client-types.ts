@@ -121,9 +121,23 @@ export interface Client {
   /**
    * Finishes a sign-in: `callbackUrl` is where the authorization server sent the person back
    * (the `signIn.redirectUri` with `code`, `state`, `iss`). Checks it, exchanges the code and
-   * stores the tokens; a call waiting on the sign-in goes on.
+   * stores the tokens; a call waiting on the sign-in goes on. The code exchange has 25 s: an
+   * authorization server that has not answered by then fails the sign-in (`"transport"`, naming
+   * the authorization server and the 25000 ms).
+   *
+   * `options.signal` cancels it, rejecting with a `"cancelled"` `ClientError` (its `cause` the
+   * signal's reason). Already aborted, nothing is done and the callback stays unused: passing it
+   * again finishes the sign-in. Aborted later, the code exchange is stopped and no tokens are
+   * stored; the callback is spent (its `state` is used), so passing it again is refused, and a
+   * call waiting on the sign-in fails. The code is never sent again: it is single-use at the
+   * authorization server, which may have redeemed it already. Start a new sign-in with
+   * `beginAuthorization`. An abort after the tokens are stored changes nothing.
    */
-  completeAuthorization(serverId: string, callbackUrl: string): Promise<void>;
+  completeAuthorization(
+    serverId: string,
+    callbackUrl: string,
+    options?: { readonly signal?: AbortSignal },
+  ): Promise<void>;
   /** Forgets the client's tokens for a server (the next call signs in again). */
   signOut(serverId: string): Promise<void>;
   /**

@@ -189,13 +189,22 @@ export function createSignInMethods(
         throw failed(serverId, error);
       }
     },
-    completeAuthorization: async (serverId, callbackUrl) => {
+    completeAuthorization: async (serverId, callbackUrl, options = {}) => {
       const signIn = signInOf(serverId);
+      const { signal } = options;
       try {
+        // Before the callback is taken: it stays unused, for a retry.
+        signal?.throwIfAborted();
         const url = new URL(callbackUrl);
         const flow = await takeFlow(tokens, url, serverId);
-        await signIn.complete(flow, url);
+        await signIn.complete(flow, url, { signal });
       } catch (error) {
+        if (signal?.aborted === true) {
+          throw new ClientError("cancelled", `Sign-in to server "${serverId}" was cancelled`, {
+            serverId,
+            cause: signal.reason,
+          });
+        }
         throw failed(
           serverId,
           error instanceof TypeError ? new UpstreamAuthError("the callback URL is not a URL") : error,

@@ -202,7 +202,9 @@ export function createFrontSignIn(
         if (signIn === undefined) {
           throw new UpstreamAuthError(`the server "${flow.server}" no longer signs in`);
         }
-        await signIn.complete(flow, callback);
+        // A browser that leaves stops the code exchange (an authorization server that never
+        // answers is given up by the sign-in's own deadline).
+        await signIn.complete(flow, callback, { signal: c.req.raw.signal });
         return page(
           200,
           `Signed in to ${flow.server}`,

@@ -14,6 +14,8 @@ import {
 } from "../../src/auth/upstream-sign-in.ts";
 import { grantKey, readGrant, takeFlow } from "../../src/auth/authorization-code.ts";
 import { SignInRequiredError, UpstreamAuthError } from "../../src/upstream-auth-error.ts";
+import { createClient } from "../../src/client/create-client.ts";
+import type { ClientError } from "../../src/errors.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { ClientCredentialsAuth, UpstreamAuth } from "../../src/policy/policy.ts";
 import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
@@ -1200,5 +1202,138 @@ describe("createUpstreamSignIn(): a step-up (403 insufficient_scope)", () => {
     );
     assert.deepEqual(sent, ["tools/call tools-token"]);
     assert.deepEqual(await stored(), TOOLS_GRANT);
+  });
+});
+
+/**
+ * {@linkcode codeNetwork} whose token endpoint never answers: a token request ends only when its
+ * signal fires, failing with the signal's reason as fetch does.
+ *
+ * @returns The fetch, the signal of each token request, and `tokenRequest`, settled once one arrived.
+ */
+function silentTokenNetwork() {
+  const { fetch: answered } = codeNetwork({});
+  const signals: (AbortSignal | undefined)[] = [];
+  const arrived = gate();
+  const fetch: Fetcher = (url, init) => {
+    if (url !== `${AS}/token`) return answered(url, init);
+    signals.push(init.signal ?? undefined);
+    arrived.open();
+    return new Promise<Response>((_, reject) =>
+      init.signal?.addEventListener("abort", () => reject(init.signal?.reason), { once: true })
+    );
+  };
+  return { fetch, signals, tokenRequest: arrived.opened };
+}
+
+/**
+ * A client of MCP as "s" (the policy's client "c" at {@linkcode AS}), on `fetch` and fake time,
+ * its sign-ins coming back to {@linkcode REDIRECT_URI}.
+ *
+ * @returns The client, its token store, and the callback of a sign-in it began, with `code-1`.
+ */
+async function signingClient(fetch: Fetcher, time: FakeTime) {
+  const tokens = createMemoryTokenStore({ clock: time });
+  const client = createClient({
+    name: "test",
+    policies: [{ server: "s", transport: { url: MCP, auth: { oauth: { clientId: "c", issuer: AS } } } }],
+    fetch,
+    clock: time,
+    timers: time,
+    signIn: { tokens, redirectUri: REDIRECT_URI },
+  });
+  const { url } = await client.beginAuthorization("s");
+  return { client, tokens, callback: callbackOf(url, "code-1").href };
+}
+
+/** How a client's promise settled: `"completed"`, or its `ClientError`'s kind, message and cause. */
+function settled(promise: Promise<void>): Promise<unknown> {
+  return promise.then(
+    () => "completed",
+    (error: ClientError) => ({ kind: error.kind, message: error.message, cause: error.cause }),
+  );
+}
+
+describe("client.completeAuthorization(): the code exchange's signal and deadline", () => {
+  test('a signal fired during the code exchange aborts its token request and rejects "cancelled" with its reason; the callback is spent (passed again it is refused, the code never sent twice) and no tokens are stored', async () => {
+    const time = new FakeTime(1_000_000);
+    const { fetch, signals, tokenRequest } = silentTokenNetwork();
+    const { client, tokens, callback } = await signingClient(fetch, time);
+    try {
+      const controller = new AbortController();
+      const completing = settled(client.completeAuthorization("s", callback, { signal: controller.signal }));
+      await tokenRequest;
+      const reason = new Error("the person gave up");
+      controller.abort(reason);
+      assert.deepEqual(await within("the cancelled sign-in", completing, 5_000), {
+        kind: "cancelled",
+        message: 'Sign-in to server "s" was cancelled',
+        cause: reason,
+      });
+      assert.deepEqual([signals.length, signals[0]?.aborted, signals[0]?.reason === reason], [1, true, true]);
+      assert.deepEqual(await settled(client.completeAuthorization("s", callback)), {
+        kind: "transport",
+        message:
+          `Server "s": sign-in failed: the callback's state names no sign-in in progress (unknown or expired)`,
+        cause: new UpstreamAuthError(
+          "sign-in failed: the callback's state names no sign-in in progress (unknown or expired)",
+        ),
+      });
+      assert.deepEqual([signals.length, await tokens.get(GRANT_KEY), time.pending], [1, undefined, 0]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a signal already fired rejects "cancelled" before the callback is taken: no token request, and the same callback then completes the sign-in', async () => {
+    const time = new FakeTime(1_000_000);
+    const { fetch, tokenRequests } = codeNetwork({});
+    const { client, tokens, callback } = await signingClient(fetch, time);
+    try {
+      const reason = new Error("not now");
+      assert.deepEqual(
+        await settled(client.completeAuthorization("s", callback, { signal: AbortSignal.abort(reason) })),
+        {
+          kind: "cancelled",
+          message: 'Sign-in to server "s" was cancelled',
+          cause: reason,
+        },
+      );
+      assert.equal(tokenRequests.length, 0);
+      assert.equal(await settled(client.completeAuthorization("s", callback)), "completed");
+      assert.deepEqual([tokenRequests.length, JSON.parse((await tokens.get(GRANT_KEY)) ?? "null")], [1, {
+        ...issuedGrant(1, 1_000_000),
+        clientId: "c",
+        clientSource: "policy",
+        redirectUri: REDIRECT_URI,
+      }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a code exchange the authorization server has not answered within 25 s fails the sign-in ("transport") naming the authorization server and the deadline, and stores no tokens', async () => {
+    const time = new FakeTime(1_000_000);
+    const { fetch, signals, tokenRequest } = silentTokenNetwork();
+    const { client, tokens, callback } = await signingClient(fetch, time);
+    try {
+      const completing = settled(client.completeAuthorization("s", callback));
+      await tokenRequest;
+      await time.advance(24_999);
+      assert.equal(signals[0]?.aborted, false);
+      await time.advance(1);
+      const failed = await within("the sign-in past its deadline", completing, 5_000);
+      assert.deepEqual(failed, {
+        kind: "transport",
+        message:
+          `Server "s": sign-in failed: the token request to the authorization server "${AS}" failed: no answer within 25000 ms`,
+        cause: new UpstreamAuthError(
+          `sign-in failed: the token request to the authorization server "${AS}" failed: no answer within 25000 ms`,
+        ),
+      });
+      assert.deepEqual([time.now(), signals.length, await tokens.get(GRANT_KEY)], [1_025_000, 1, undefined]);
+    } finally {
+      await client.close();
+    }
   });
 });

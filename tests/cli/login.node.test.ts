@@ -11,12 +11,15 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 import { main } from "../../src/cli/mod.ts";
 import { openerOf } from "../../src/cli/_open-in-browser.ts";
 import { type AuthorizationServer, startAuthorizationServer } from "../_support/authorization-server.ts";
-import { eventually } from "../_support/eventually.ts";
+import { eventually, within } from "../_support/eventually.ts";
+import { gate } from "../_support/gate.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
 import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/protected-mcp-server.ts";
 import { scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
@@ -327,6 +330,117 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
       }
     },
   );
+});
+
+/**
+ * An MCP server and its authorization server on one loopback port (Dynamic Client Registration of
+ * the public client "c1"), whose token endpoint takes a request and never answers it.
+ *
+ * @returns Its base URL; `tokenRequest`, settled once a token request arrived; `tokenClosed`,
+ *   once the client closed that request's connection; and `close()`.
+ */
+async function silentTokenEndpoint() {
+  let base = "";
+  const asked = gate();
+  const closed = gate();
+  const server = createServer((req, res) => {
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify(body));
+    };
+    req.resume();
+    req.on("end", () => {
+      const path = new URL(req.url ?? "/", base).pathname;
+      if (path === "/mcp") {
+        json(401, {}, {
+          "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        });
+      } else if (path === "/.well-known/oauth-protected-resource/mcp") {
+        json(200, { resource: `${base}/mcp`, authorization_servers: [base] });
+      } else if (path === "/.well-known/oauth-authorization-server") {
+        json(200, {
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          response_types_supported: ["code"],
+          code_challenge_methods_supported: ["S256"],
+          token_endpoint_auth_methods_supported: ["none"],
+        });
+      } else if (path === "/register") {
+        json(201, { client_id: "c1", token_endpoint_auth_method: "none" });
+      } else if (path === "/token") {
+        // Never answered: only the client ends it, by closing its connection.
+        res.once("close", closed.open);
+        asked.open();
+      } else {
+        json(404, {});
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    tokenRequest: asked.opened,
+    tokenClosed: closed.opened,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("sluice login: Ctrl-C during the code exchange", { skip }, () => {
+  test("login interrupted while the authorization server has not answered the token request stops it at once: exit 130 and interrupted, the browser gets the failure page, no tokens saved", async () => {
+    const network = await silentTokenEndpoint();
+    const folder = tempDir({
+      "slow.policy.json": JSON.stringify({
+        server: "slow",
+        transport: { url: `${network.base}/mcp`, auth: { oauth: {} } },
+        era: "modern",
+      }),
+    });
+    const tokens = join(folder.path, "tokens.json");
+    const controller = new AbortController();
+    const scripted = scriptedIo([], {
+      cwd: folder.path,
+      signal: controller.signal,
+      env: { SLUICE_TOKEN_FILE: tokens, NO_COLOR: "1" },
+    });
+    const ended = main(["login", "slow", "--policies", "."], scripted.io);
+    try {
+      const [, url = "", , , redirectUri = ""] = await eventually(
+        "the login's URL",
+        () => waitingFor("slow").exec(scripted.stdout()) ?? undefined,
+      );
+      const state = new URL(url).searchParams.get("state") ?? "";
+      const browser = fetch(`${redirectUri}?code=the-code&state=${state}`);
+      await within("the token request", network.tokenRequest, 5_000);
+      controller.abort(new Error("Received SIGINT"));
+      const exit = await within("the interrupted login", ended, 5_000);
+      const page = await browser;
+      await within("the token request's connection closed", network.tokenClosed, 5_000);
+      const stored = JSON.parse(readFileSync(tokens, "utf8")) as { values: Record<string, unknown> };
+      assert.deepEqual(
+        [exit, scripted.stderr(), page.status, await page.text()],
+        [
+          130,
+          "sluice login: interrupted, not signed in\n",
+          400,
+          `<!doctype html>\n<html lang="en"><meta charset="utf-8"><title>sluice: sign-in failed</title>\n` +
+          `<body>\n<p>The sign-in to <b>slow</b> failed: Sign-in to server &#34;slow&#34; was cancelled. ` +
+          `Run <code>sluice login slow</code> again.</p>\n</body></html>\n`,
+        ],
+      );
+      assert.deepEqual(Object.keys(stored.values).filter((key) => key.startsWith("grant|")), []);
+    } finally {
+      controller.abort();
+      await ended.catch(() => {});
+      await network.close();
+      folder.remove();
+    }
+  });
 });
 
 describe("sluice login and logout: usage errors", { skip }, () => {

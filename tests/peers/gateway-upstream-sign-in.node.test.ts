@@ -19,6 +19,8 @@ import { type ProtectedMcpServer, startProtectedMcpServer } from "../_support/pr
 import { answerOf, modernMeta, modernRequest } from "../_support/gateway-caller.ts";
 import { initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
 import { NODE_ONLY } from "./_hosts.ts";
+import { within } from "../_support/eventually.ts";
+import { gate } from "../_support/gate.ts";
 
 const skip = NODE_ONLY;
 // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON results
@@ -48,11 +50,18 @@ after(async () => {
   await as?.close();
 });
 
-/** A gateway in front of the protected server, its callers alice and bob. */
-function gateway(options: { readonly signInUser?: SignInUser } = {}) {
+/** A gateway in front of the protected server, its callers alice and bob (its client on `fetch`, when given). */
+function gateway(
+  options: {
+    readonly signInUser?: SignInUser;
+    readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  } = {},
+) {
+  const { fetch, ...front } = options;
   const client = createClient({
     name: "gate",
     clock,
+    ...(fetch === undefined ? {} : { fetch }),
     signIn: { tokens: createMemoryTokenStore({ clock }) },
     policies: [{
       server: "files",
@@ -68,7 +77,7 @@ function gateway(options: { readonly signInUser?: SignInUser } = {}) {
         { secret: TOKENS.bob, subject: "bob" },
       ],
     },
-    ...options,
+    ...front,
   });
   return { client, app };
 }
@@ -284,6 +293,42 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     assert.match(await stranger.text(), /not started in this browser/);
     assert.equal((await app.request(`${BASE}/oauth/start/unknown-state`)).status, 404);
     // Nothing was stored: alice is still asked to sign in.
+    assert.equal(((await whoami(app, "alice")).body as Json).result.resultType, "input_required");
+    await client.close();
+  });
+
+  test("a browser that leaves the callback during the code exchange stops its token request: the sign-in fails with the page of a failed one, and alice's retry is asked to sign in again", async () => {
+    // The token endpoint holds the code exchange: it ends only when its signal fires, as fetch does.
+    const exchanges: AbortSignal[] = [];
+    const held = gate();
+    const { app, client } = gateway({
+      fetch: (url, init) => {
+        if (url !== `${as.issuer}/token`) return globalThis.fetch(url, init);
+        const signal = init.signal ?? new AbortController().signal;
+        exchanges.push(signal);
+        held.open();
+        return new Promise<Response>((_, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true })
+        );
+      },
+    });
+    const url = ((await whoami(app, "alice")).body as Json).result.inputRequests["sluice/sign-in"].params.url;
+    const confirmed = await app.request(url, { method: "POST", headers: { origin: BASE } });
+    const cookie = (confirmed.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const back = await as.authorize(confirmed.headers.get("location") ?? "", "alice@idp");
+    const browser = new AbortController();
+    const done = Promise.resolve(app.request(back.href, { headers: { cookie }, signal: browser.signal }));
+    await within("the code exchange", held.opened, 5_000);
+    const gone = new Error("the browser closed the tab");
+    browser.abort(gone);
+    const page = await within("the callback's answer", done, 5_000);
+    assert.deepEqual([exchanges.length, exchanges[0]?.reason === gone, page.status], [1, true, 400]);
+    assert.match(
+      await page.text(),
+      new RegExp(
+        `<h1>Sign-in failed</h1><p>sign-in failed: the token request to the authorization server &#34;${as.issuer}&#34; failed: the browser closed the tab\\.</p>`,
+      ),
+    );
     assert.equal(((await whoami(app, "alice")).body as Json).result.resultType, "input_required");
     await client.close();
   });
