@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { quote } from "./quote.ts";
 
 /**
  * Writes a URL with each query value replaced by `…`; the fragment goes too. Text that does not
@@ -53,4 +54,40 @@ const USERINFO_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/;
  */
 export function withoutUrlSecrets(url: string): string {
   return withoutQueryValues(url.replace(USERINFO_PASSWORD, "$1…@"));
+}
+
+/** A double-quoted string in a message, as `quote()` writes one: escapes `\"`, `\\`, `\uXXXX`, `\u{X}`. */
+const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
+/** One of `quote()`'s escapes. */
+const ESCAPE = /\\(u\{[0-9A-F]+\}|u[0-9A-F]{4}|.)/g;
+/** A URL's start: its scheme, then `:`. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * Writes a message with each URL it quotes (`Elicitation URL "https://…?session=…" refused`, as
+ * `quote()` writes values into refusals and errors) without its query's values, as
+ * {@linkcode withoutQueryValues} does; the rest of the message as it is. For what goes to logs
+ * (decision events), where a message may quote a URL a server or a user sent, token included.
+ *
+ * @param message The message.
+ * @returns The message, its quoted URLs without their query's values.
+ * @example
+ * ```ts
+ * import { withoutQuotedQueryValues } from "./url-query.ts";
+ * console.log(withoutQuotedQueryValues('URL "https://a.example/cb?session=abc" refused')); // URL "https://a.example/cb?session=…" refused
+ * ```
+ */
+export function withoutQuotedQueryValues(message: string): string {
+  return message.replace(QUOTED, (quoted, inner: string) => {
+    const text = inner.replace(
+      ESCAPE,
+      (_, escaped: string) =>
+        escaped.startsWith("u") && escaped.length > 1
+          ? String.fromCodePoint(Number.parseInt(escaped.replace(/[u{}]/g, ""), 16))
+          : escaped,
+    );
+    if (!SCHEME.test(text)) return quoted;
+    const shown = withoutQueryValues(text);
+    return shown === text ? quoted : quote(shown, shown.length);
+  });
 }

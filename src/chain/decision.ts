@@ -7,10 +7,9 @@
  */
 import type { InputChange } from "../handler/handler.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import { withoutQueryValues } from "../_internal/url-query.ts";
+import { withoutQueryValues, withoutQuotedQueryValues } from "../_internal/url-query.ts";
 import { safeJson } from "../_internal/safe-json.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
-import { quote } from "../_internal/quote.ts";
 
 /** A value the checks changed in the request before the handler (or the caller) saw it. */
 export type DecisionChange = InputChange;
@@ -166,38 +165,19 @@ export function inputDecision(facts: {
     ...(mode === undefined ? {} : { mode }),
     outcome: result.ok ? "answered" : result.stage,
     // A URL's query may carry a token, and events go to logs: its values are left out here (the
-    // handler and the caller still see the URL whole), an elicitation's and a root's alike.
+    // handler and the caller still see the URL whole), an elicitation's and a root's alike, and
+    // from a URL a refusal quotes.
     changes: facts.changes.map((change) =>
       change.field === "url" || change.field.endsWith(".uri")
         ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
         : change
     ),
-    ...(result.ok
-      ? {}
-      : { refusal: { code: result.refusal.code, message: shownRefusal(result.refusal.message, request) } }),
+    ...(result.ok ? {} : {
+      refusal: { code: result.refusal.code, message: withoutQuotedQueryValues(result.refusal.message) },
+    }),
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
     durationMs: facts.endedAt - facts.startedAt,
   };
-}
-
-/**
- * A refusal's message as events show it: the elicitation URL its check quotes
- * (`Elicitation URL "…" refused: …`) without its query's values, as in `changes`. The server is
- * still told the message whole: the URL is its own.
- *
- * @param message The refusal's message.
- * @param request The request refused, with its params as sent.
- * @returns The message to show.
- */
-function shownRefusal(
-  message: string,
-  request: { readonly method: string; readonly params?: unknown },
-): string {
-  const params = request.method === "elicitation/create" ? request.params : undefined;
-  const url = typeof params === "object" && params !== null ? (params as { url?: unknown }).url : undefined;
-  if (typeof url !== "string") return message;
-  const shown = withoutQueryValues(url);
-  return shown === url ? message : message.replaceAll(quote(url), quote(shown));
 }
 
 /**

@@ -23,6 +23,7 @@ import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { WaitingCall } from "./client-servers.ts";
+import { withoutQuotedQueryValues } from "../_internal/url-query.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -241,7 +242,8 @@ function isLegacyTask(task: CreateTaskResult | LegacyCreateTaskResult): task is 
 
 /**
  * What a call event says of a failure: the client error's kind, code and message (the upstream's
- * real cause: a transport message names it).
+ * real cause: a transport message names it), a URL it quotes without its query's values, as events
+ * go to logs (a refused elicitation URL's token).
  *
  * @param error What the call failed with.
  * @returns The event's `error`.
@@ -253,8 +255,11 @@ export function failureOf(
     return {
       kind: error.kind,
       ...(error.code === undefined ? {} : { code: error.code }),
-      message: error.message,
+      message: withoutQuotedQueryValues(error.message),
     };
   }
-  return { kind: "internal", message: error instanceof Error ? error.message : String(error) };
+  return {
+    kind: "internal",
+    message: withoutQuotedQueryValues(error instanceof Error ? error.message : String(error)),
+  };
 }

@@ -9,6 +9,7 @@ import type { CallDecision } from "../chain/decision.ts";
 import { failureOf } from "../client/client-methods.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontCallOutcome } from "./front-call.ts";
+import { withoutQuotedQueryValues } from "../_internal/url-query.ts";
 
 /** What the event of one call is made of. */
 export interface CallFacts {
@@ -60,7 +61,11 @@ export function callDecision(facts: CallFacts): CallDecision {
     ...(outcome.kind === "error"
       ? {
         error: failure === undefined
-          ? { kind: "gateway", code: outcome.error.code, message: outcome.error.message }
+          ? {
+            kind: "gateway",
+            code: outcome.error.code,
+            message: withoutQuotedQueryValues(outcome.error.message),
+          }
           : failureOf(failure),
       }
       : {}),

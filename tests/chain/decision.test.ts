@@ -331,6 +331,48 @@ describe("decision events of the client", () => {
       },
     ]);
   });
+  test("a call failed by a refused elicitation URL quotes it without its query's values in its event; the caller's error keeps it whole", async () => {
+    const url = "http://login.example.com/cb?token=SECRET-9";
+    const upstream = scriptedServer((request) => {
+      const { id } = request.body;
+      if (request.body.method === "tools/list") {
+        return toolsList(id, [{ name: "pay", inputSchema: { type: "object" } }]);
+      }
+      return result(id, {
+        resultType: "input_required",
+        inputRequests: { s: { method: "elicitation/create", params: { mode: "url", message: "Pay", url } } },
+      });
+    });
+    const client = createClient({
+      name: "agent",
+      clock: new FakeTime(START),
+      fetch: upstream.fetch,
+      handler: { elicitationModes: ["url"], elicitation: () => ({ action: "accept" }) },
+      policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    let thrown: unknown;
+    try {
+      await client.callTool("demo", "pay").catch((error) => void (thrown = error));
+    } finally {
+      await client.close();
+    }
+    const refused = (shown: string) =>
+      `Input request "s" (elicitation/create) from server "demo" refused by policy: Elicitation URL "${shown}" refused: expected the scheme "https", received "http"`;
+    assert.deepEqual(
+      [
+        (thrown as Error).message,
+        events.filter((event) => event.type === "call").map((event) => event.error),
+      ],
+      [refused(url), [{
+        kind: "policy",
+        code: -32602,
+        message: refused("http://login.example.com/cb?token=…"),
+      }]],
+    );
+  });
+
   test("a legacy server's request refused busy and one whose params fail to decode, on Streamable HTTP, each give an input event, outcome policy", async () => {
     const { upstream, handler, refusals, inputEvents } = busyAndInvalidElicitations("2025-11-25");
     const events: Decision[] = [];
