@@ -34,7 +34,10 @@ export type ClientErrorKind =
 export interface ClientErrorDetails {
   /** A JSON-RPC error code: the server's, or the refusing check's. */
   readonly code?: number;
-  /** Extra data: the server's error data, or the last result for `"rounds_exceeded"`. */
+  /**
+   * Extra data: the server's error data, or the last result for `"rounds_exceeded"`; `taskId`
+   * beside it (an object) for a `callTool` whose task was cancelled when its wait failed.
+   */
   readonly data?: unknown;
   /** The operator-assigned id of the server the call went to. */
   readonly serverId?: string;

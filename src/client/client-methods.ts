@@ -199,7 +199,8 @@ export function createClientMethods(deps: MethodDeps): Methods {
               note(outcome.rounds);
               if (outcome.kind === "complete") return outcome.result;
               if (options.detachTask === true) return outcome.task;
-              return await session.awaitTask(taskIdOf(outcome.task), ctx);
+              // The caller never sees this task's id: a wait that fails cancels it and names it.
+              return await session.awaitTask(taskIdOf(outcome.task), { ...ctx, cancelIfAbandoned: true });
             }),
         )) as Client["callTool"],
     readResource: (serverId, uri, options = {}) =>

@@ -163,7 +163,9 @@ export interface Client {
   listPrompts(serverId: string, options?: ListOptions): Promise<ListPromptsResult>;
   /**
    * Calls a tool, answering every input request through the policy's chain. A task the server
-   * creates is awaited, so the result is the tool's.
+   * creates is awaited, so the result is the tool's. When the wait fails before the task ends
+   * (the signal fires, `maxTotalTimeout`, an input request refused, `close()`), the task is
+   * cancelled (`tasks/cancel`, modern era) and the error carries its id as `data.taskId`.
    */
   callTool(
     serverId: string,

@@ -33,6 +33,12 @@ export interface CallContext {
   /** Asks a legacy server to run the call as a task (2025-11-25). */
   readonly asTask?: boolean;
   /**
+   * `awaitTask` only, modern era: the task is the call's own (`callTool` without `detachTask`:
+   * its id never handed out), so a wait that ends before the task does sends `tasks/cancel` and
+   * fails with the task's id as `data.taskId`. A task whose id its caller holds is left running.
+   */
+  readonly cancelIfAbandoned?: boolean;
+  /**
    * The front only: answers an input request the handler deferred (`ctx.defer()`) by asking the
    * front's own caller, while the call waits (a legacy call's deadline paused). Without it a
    * deferral fails the request.

@@ -1,6 +1,14 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { result, rpcError, type SeenRequest, sse, toolsList } from "../_support/scripted-server.ts";
+import {
+  type Reply,
+  result,
+  rpcError,
+  type SeenRequest,
+  sse,
+  toolsList,
+} from "../_support/scripted-server.ts";
+import type { Policy } from "../../src/policy/policy.ts";
 import type { NotificationEntry } from "../../src/notify/notification-entry.ts";
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
@@ -22,6 +30,43 @@ const badTool = {
   name: "bad",
   inputSchema: { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } },
 };
+
+/** A `tasks/get` answer for the task `t-1` in `status`, polled every 500 ms. */
+function taskAnswer(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    resultType: "complete",
+    taskId: "t-1",
+    status,
+    createdAt: "2026-01-01T00:00:00Z",
+    lastUpdatedAt: "2026-01-01T00:00:00Z",
+    ttlMs: null,
+    pollIntervalMs: 500,
+    ...extra,
+  };
+}
+
+/**
+ * A server whose `tools/call` becomes the task `t-1`, answering every other request with an empty
+ * complete result.
+ *
+ * @param polled The answer to the `polls`th `tasks/get` (from 1).
+ * @returns The server's replies.
+ */
+function taskServer(polled: (polls: number) => Record<string, unknown>): Reply {
+  let polls = 0;
+  return (req) => {
+    switch (req.body.method) {
+      case "tools/list":
+        return toolsList(req.body.id, []);
+      case "tools/call":
+        return result(req.body.id, { ...taskAnswer("working"), resultType: "task" });
+      case "tasks/get":
+        return result(req.body.id, polled(++polls));
+      default:
+        return result(req.body.id, { resultType: "complete" });
+    }
+  };
+}
 
 /**
  * A client over a server whose `tools/list` answer (the tool `echo`) waits at `listAnswered`, and
@@ -446,43 +491,20 @@ describe("createClient() requests", () => {
 
   test("awaits a task: polls tasks/get, answers its input once with tasks/update, and returns its result", async () => {
     const time = new FakeTime();
-    let polls = 0;
     const elicit = {
       method: "elicitation/create",
       params: { message: "Go?", requestedSchema: { type: "object", properties: {} } },
     };
-    const task = (status: string, extra: Record<string, unknown> = {}) => ({
-      resultType: "complete",
-      taskId: "t-1",
-      status,
-      createdAt: "2026-01-01T00:00:00Z",
-      lastUpdatedAt: "2026-01-01T00:00:00Z",
-      ttlMs: null,
-      pollIntervalMs: 500,
-      ...extra,
-    });
-    const { client, server } = setup((req) => {
-      switch (req.body.method) {
-        case "tools/list":
-          return toolsList(req.body.id, []);
-        case "tools/call":
-          return result(req.body.id, { ...task("working"), resultType: "task" });
-        case "tasks/get":
-          polls++;
-          return result(
-            req.body.id,
-            polls === 1
-              ? task("working")
-              : polls <= 3
-              ? task("input_required", { inputRequests: { go: elicit } })
-              : task("completed", {
-                result: { content: [{ type: "text", text: "done" }] },
-              }),
-          );
-        default:
-          return result(req.body.id, { resultType: "complete" });
-      }
-    }, { handler: { elicitation: () => ({ action: "accept", content: {} }) }, tasks: true, timers: time });
+    const { client, server } = setup(
+      taskServer((polls) =>
+        polls === 1
+          ? taskAnswer("working")
+          : polls <= 3
+          ? taskAnswer("input_required", { inputRequests: { go: elicit } })
+          : taskAnswer("completed", { result: { content: [{ type: "text", text: "done" }] } })
+      ),
+      { handler: { elicitation: () => ({ action: "accept", content: {} }) }, tasks: true, timers: time },
+    );
     const answer = await drive(time, client.callTool("demo", "slow"), { untilMs: 10_000 });
     assert.deepEqual(answer, { content: [{ type: "text", text: "done" }] });
     assert.equal(time.now(), 1000);
@@ -500,6 +522,112 @@ describe("createClient() requests", () => {
       inputResponses: { go: { action: "accept", content: {} } },
       _meta: meta({ elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } }),
     });
+  });
+
+  test("a tool call whose task it stops awaiting (its signal, maxTotalTimeout, a refused input request) sends tasks/cancel and fails naming the task in data.taskId", async () => {
+    const time = new FakeTime();
+    const login = {
+      method: "elicitation/create",
+      params: { mode: "url", message: "Log in", url: "http://evil.example/" },
+    };
+    const abandoned = async (
+      options: { policy?: Partial<Policy>; polled?: Record<string, unknown> },
+      run: (
+        client: ReturnType<typeof setup>["client"],
+        server: ReturnType<typeof setup>["server"],
+      ) => Promise<unknown>,
+    ) => {
+      const { client, server } = setup(taskServer(() => options.polled ?? taskAnswer("working")), {
+        tasks: true,
+        timers: time,
+        handler: { elicitationModes: ["url"], elicitation: () => ({ action: "accept" }) },
+        ...(options.policy === undefined ? {} : { policy: options.policy }),
+      });
+      const error = await run(client, server).then(() => assert.fail("expected a rejection"), (e) => e);
+      await client.close();
+      const sent = server.requests.map((r) => [r.body.method, r.headers["mcp-name"]]);
+      const cancel = server.requests.find((r) => r.body.method === "tasks/cancel");
+      return [
+        [error.kind, error.code, error.message, error.data],
+        sent,
+        cancel === undefined ? "no tasks/cancel" : plain(cancel.body.params),
+      ];
+    };
+    const cancelParams = {
+      taskId: "t-1",
+      _meta: meta({ elicitation: { url: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } }),
+    };
+    const controller = new AbortController();
+    assert.deepEqual(
+      await abandoned({}, async (client, server) => {
+        const call = client.callTool("demo", "deploy", {}, { signal: controller.signal });
+        await eventually("the first tasks/get sent", () => server.requests[2]);
+        await settle();
+        controller.abort();
+        return await call;
+      }),
+      [
+        ["cancelled", undefined, 'Call of tasks/get to server "demo" was cancelled', { taskId: "t-1" }],
+        [["tools/list", undefined], ["tools/call", "deploy"], ["tasks/get", "t-1"], ["tasks/cancel", "t-1"]],
+        cancelParams,
+      ],
+    );
+    assert.deepEqual(
+      await abandoned(
+        { policy: { maxTotalTimeout: "1200ms" } },
+        (client) => drive(time, client.callTool("demo", "deploy"), { untilMs: 10_000 }),
+      ),
+      [
+        [
+          "timeout",
+          undefined,
+          'Server "demo": the call did not finish within 1200 ms (maxTotalTimeout)',
+          { taskId: "t-1" },
+        ],
+        [
+          ["tools/list", undefined],
+          ["tools/call", "deploy"],
+          ["tasks/get", "t-1"],
+          ["tasks/get", "t-1"],
+          ["tasks/get", "t-1"],
+          ["tasks/cancel", "t-1"],
+        ],
+        cancelParams,
+      ],
+    );
+    assert.deepEqual(
+      await abandoned(
+        { polled: taskAnswer("input_required", { inputRequests: { login } }) },
+        (client) => client.callTool("demo", "deploy"),
+      ),
+      [
+        [
+          "policy",
+          -32602,
+          'Input request "login" (elicitation/create) from server "demo" refused by policy: Elicitation URL "http://evil.example/" refused: expected the scheme "https", received "http"',
+          { taskId: "t-1" },
+        ],
+        [["tools/list", undefined], ["tools/call", "deploy"], ["tasks/get", "t-1"], ["tasks/cancel", "t-1"]],
+        cancelParams,
+      ],
+    );
+    // The cancel's own deadline is cleared with the rest.
+    assert.equal(time.pending, 0);
+  });
+
+  test("awaitTask() of a task whose id the caller holds leaves it running when its wait is cancelled", async () => {
+    const controller = new AbortController();
+    const { client, server } = setup((req) => result(req.body.id, taskAnswer("working")), { tasks: true });
+    const call = failure(client.awaitTask("demo", "t-1", { signal: controller.signal }));
+    await eventually("the first tasks/get sent", () => server.requests[0]);
+    controller.abort();
+    assert.deepEqual(await call, [
+      "cancelled",
+      undefined,
+      'Call of tasks/get to server "demo" was cancelled',
+    ]);
+    await client.close();
+    assert.deepEqual(server.requests.map((r) => r.body.method), ["tasks/get"]);
   });
 
   test("readResource() and getPrompt() send their params, return the result and each give one call event", async () => {

@@ -1,7 +1,10 @@
 /**
  * Tasks of the `io.modelcontextprotocol/tasks` extension: poll `tasks/get` at the server's
  * `pollIntervalMs`, answer `input_required` entries through the chain and handler (each key once)
- * with `tasks/update`, and end at a terminal status.
+ * with `tasks/update`, and end at a terminal status. A client keeps polling until the task ends
+ * or it sends `tasks/cancel` (digest §8.2): a task that is the call's own (its id never handed
+ * out) whose wait ends before it does is cancelled, as the front cancels the upstream task of a
+ * round it refuses (front-tasks.ts), and the call's error names it in `data.taskId`.
  *
  * @module
  */
@@ -12,9 +15,9 @@ import { ClientError } from "../../errors.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
-import { decodeGetTaskResult } from "../../protocol/tasks.ts";
+import { decodeGetTaskResult, type GetTaskResult } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
-import { pause } from "../../_internal/signals.ts";
+import { linkSignals, pause } from "../../_internal/signals.ts";
 import { abortError, invalidResult, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";
@@ -31,28 +34,91 @@ export interface AwaitTaskOptions {
   readonly fetch?: Fetcher | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
+  /**
+   * The task is the call's own (its id never handed out): a wait that ends before the task does
+   * cancels it and names it in the error's `data.taskId`. @default false
+   */
+  readonly cancelIfAbandoned?: boolean | undefined;
 }
 
 const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 60_000;
 /** The poll interval when the server suggests none. */
 const DEFAULT_POLL_MS = 1000;
+/**
+ * How long the `tasks/cancel` of an abandoned task may take (the session's `callTimeout` bounds
+ * each leg too). Its call has already failed and waits only for this courtesy, so a server that no
+ * longer answers holds the caller a few seconds, not a whole `callTimeout` (60 s by default).
+ */
+const CANCEL_MS = 5000;
 
 /**
  * Waits for a task to end.
  *
  * @param session The server's session.
  * @param taskId The task.
- * @param options Signal, assigns and timers.
+ * @param options Signal, assigns and timers, and whether the task is the call's own.
  * @returns The task's `CallToolResult` when it completes.
  * @throws {ClientError} `"server"` when it fails (with its error), `"cancelled"` when it is
- *   cancelled, and whatever a request or an input request fails with.
+ *   cancelled, and whatever a request or an input request fails with (with `cancelIfAbandoned`,
+ *   after `tasks/cancel`, and with the task's id as `data.taskId`).
  */
 export async function awaitModernTask(
   session: ModernSession,
   taskId: string,
   options: AwaitTaskOptions,
 ): Promise<CallToolResult> {
+  const serverId = session.serverId;
+  let task: EndedTask;
+  try {
+    task = await pollUntilEnded(session, taskId, options);
+  } catch (error) {
+    if (options.cancelIfAbandoned !== true) throw error;
+    // The call's signal may have fired: the cancel runs under a deadline of its own, and its
+    // failure is ignored (the call fails with its own cause either way).
+    const deadline = linkSignals([], { ms: CANCEL_MS, which: "leg", timers: options.timers });
+    await session.request("tasks/cancel", { taskId }, { signal: deadline.signal, fetch: options.fetch })
+      .catch(() => {})
+      .finally(() => deadline.dispose());
+    throw error instanceof ClientError ? withTaskId(error, taskId) : error;
+  }
+  switch (task.status) {
+    case "completed": {
+      const result = decodeCallToolResult(task.result);
+      if (result.ok) return result.value;
+      throw new ClientError(
+        "protocol",
+        `Server "${serverId}" completed task ${quote(taskId)} with an invalid result: ${result.message}`,
+        { serverId },
+      );
+    }
+    case "failed":
+      throw serverError(serverId, `task ${quote(taskId)}`, task.error);
+    case "cancelled":
+      throw new ClientError("cancelled", `Task ${quote(taskId)} of server "${serverId}" was cancelled`, {
+        serverId,
+      });
+  }
+}
+
+/** A task in a terminal status. */
+type EndedTask = Extract<GetTaskResult, { status: "completed" | "failed" | "cancelled" }>;
+
+/**
+ * Polls a task until it reaches a terminal status, answering its input requests meanwhile.
+ *
+ * @param session The server's session.
+ * @param taskId The task.
+ * @param options Signal, assigns and timers.
+ * @returns The task, in its terminal status.
+ * @throws {ClientError} Whatever a request or an input request fails with; `"cancelled"` or
+ *   `"timeout"` when the signal fires between polls.
+ */
+async function pollUntilEnded(
+  session: ModernSession,
+  taskId: string,
+  options: AwaitTaskOptions,
+): Promise<EndedTask> {
   const serverId = session.serverId;
   const answered = new Set<string>();
   for (;;) {
@@ -64,23 +130,10 @@ export async function awaitModernTask(
     if (!decoded.ok) throw invalidResult(serverId, "tasks/get", decoded.message);
     const task = decoded.value;
     switch (task.status) {
-      case "completed": {
-        const result = decodeCallToolResult(task.result);
-        if (result.ok) return result.value;
-        throw new ClientError(
-          "protocol",
-          `Server "${serverId}" completed task ${quote(taskId)} with an invalid result: ${result.message}`,
-          {
-            serverId,
-          },
-        );
-      }
+      case "completed":
       case "failed":
-        throw serverError(serverId, `task ${quote(taskId)}`, task.error);
       case "cancelled":
-        throw new ClientError("cancelled", `Task ${quote(taskId)} of server "${serverId}" was cancelled`, {
-          serverId,
-        });
+        return task;
       case "input_required": {
         const pending: Record<string, InputRequest> = Object.create(null);
         for (const key of Object.keys(task.inputRequests)) {
@@ -105,4 +158,25 @@ export async function awaitModernTask(
       throw abortError(serverId, "tasks/get", options.signal.reason);
     }
   }
+}
+
+/**
+ * The error a call whose task was abandoned fails with: the same, with the task's id beside its
+ * data (sluice's own, or the server's when an object); a server's data of another shape is kept
+ * as it is.
+ *
+ * @param error What the wait failed with.
+ * @param taskId The task.
+ * @returns The error with `data.taskId`.
+ */
+function withTaskId(error: ClientError, taskId: string): ClientError {
+  const { data } = error;
+  const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
+  if (data !== undefined && !isObject) return error;
+  return new ClientError(error.kind, error.message, {
+    data: { ...(data as object | undefined), taskId },
+    ...(error.code === undefined ? {} : { code: error.code }),
+    ...(error.serverId === undefined ? {} : { serverId: error.serverId }),
+    ...(error.cause === undefined ? {} : { cause: error.cause }),
+  });
 }

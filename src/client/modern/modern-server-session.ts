@@ -114,6 +114,7 @@ export class ModernServerSession implements ServerSession {
       principal: context.principal,
       fetch: context.fetch,
       timers: this.#timers,
+      cancelIfAbandoned: context.cancelIfAbandoned,
     });
   }
 
