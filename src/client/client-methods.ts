@@ -36,8 +36,11 @@ export interface MethodDeps {
   readonly flowFor: (serverId: string, signal: AbortSignal | undefined) => LinkedSignal;
   /** The client's assigns. */
   readonly assigns: Readonly<Record<string, unknown>>;
-  /** Hears every call's failure (the core re-probes an `"auto"` server after some). */
-  readonly onFailure: (serverId: string, error: ClientError) => void;
+  /**
+   * Hears the failure of every call that reached a session, with that session (the core probes
+   * an `"auto"` server again after some).
+   */
+  readonly onFailure: (session: ServerSession, error: ClientError) => void;
   /** Hears how each tool call, read and prompt ended (decision events), while it listens. */
   readonly decisions: DecisionSink;
   /** The client's name, for the events. */
@@ -74,10 +77,13 @@ export function createClientMethods(deps: MethodDeps): Methods {
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
   ): Promise<T> => {
     const flow = deps.flowFor(serverId, signal);
+    let session: ServerSession | undefined;
     try {
-      return await work(await deps.sessionOf(serverId, { signal: flow.signal, method }), flow.signal);
+      session = await deps.sessionOf(serverId, { signal: flow.signal, method });
+      return await work(session, flow.signal);
     } catch (error) {
-      if (error instanceof ClientError) deps.onFailure(serverId, error);
+      // A session that could not be opened is forgotten already (client-servers.ts).
+      if (error instanceof ClientError && session !== undefined) deps.onFailure(session, error);
       throw error;
     } finally {
       flow.dispose();

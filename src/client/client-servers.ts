@@ -1,9 +1,10 @@
 /**
  * The servers of one client and the sessions it speaks to them through. Each server has its
  * compiled policy, its chain and its fetch; its session is opened on first use, in the era the
- * policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds (digest §2.7:
- * anything but a recognised modern answer means legacy). The session is kept, and an `"auto"`
- * server is probed again after a transport or protocol failure. A probe is shared by the calls
+ * policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds (digest §2.7,
+ * era-probe.ts: an outage is an error, not an era). The session is kept, and an `"auto"` server
+ * is probed again after a transport or protocol failure, or when its legacy session is answered
+ * with an error only a modern server sends (a wrong guess). A probe is shared by the calls
  * that wait for it meanwhile, so it runs under the client's own signal (aborted by `close()`): a
  * call whose signal fires stops waiting for it alone.
  *
@@ -175,15 +176,23 @@ export class ClientServers {
   }
 
   /**
-   * Forgets an `"auto"` server's era after its connection or protocol assumption failed, so the
-   * next call probes it again.
+   * Forgets an `"auto"` server's session after its connection or protocol assumption failed (a
+   * transport or protocol failure, or a legacy session answered with a modern error: a wrong
+   * guess), so the next call probes it again.
    *
-   * @param serverId The server a call failed on.
+   * @param session The session a call failed on.
    * @param error What the call failed with.
    */
-  afterFailure(serverId: string, error: ClientError): void {
-    const auto = this.#entries.get(serverId)?.policy.era === "auto";
-    if (auto && (error.kind === "transport" || error.kind === "protocol")) this.#sessions.delete(serverId);
+  afterFailure(session: ServerSession, error: ClientError): void {
+    const { serverId } = session;
+    const policy = this.#entries.get(serverId)?.policy;
+    if (policy?.era !== "auto") return;
+    // Over stdio the era is legacy without a probe: a modern error there changes nothing.
+    const wrongGuess = probes(policy) && session.era === "legacy" && error.kind === "server" &&
+      MODERN_ERRORS.has(error.code);
+    if (error.kind === "transport" || error.kind === "protocol" || wrongGuess) {
+      this.#sessions.delete(serverId);
+    }
   }
 
   /**
@@ -341,6 +350,12 @@ export class ClientServers {
     return { policy: entry.policy, chain, fetch: fetch ?? entry.fetch };
   }
 }
+
+/**
+ * The errors only a modern server answers with (header mismatch, missing capabilities,
+ * unsupported version: digest §2.7): a legacy session that gets one was a wrong guess.
+ */
+const MODERN_ERRORS: ReadonlySet<number | undefined> = new Set([-32020, -32021, -32022]);
 
 /** Whether a server's era is found by a `server/discover` probe (`"auto"` over HTTP). */
 function probes(policy: CompiledPolicy): boolean {

@@ -6,9 +6,11 @@
  * more with that version and the era is read from that answer by these same rules (a second
  * `-32022` means legacy); when it names only versions sluice does not speak, the session refuses
  * it as a protocol error and the era is legacy, so a server without a 2025 era then fails at
- * `initialize`. Anything else (an HTTP error status without a JSON-RPC answer, another error, a
- * malformed answer, a version list without 2026-07-28) means legacy. Fallback is never keyed to
- * one error code. A server that cannot be reached at all is an error, not an era.
+ * `initialize`. Another JSON-RPC error, a malformed answer, a version list without 2026-07-28, or
+ * HTTP 400, 404 or 405 without a JSON-RPC answer (what a 2025 server answers a request outside its
+ * session) means legacy. Fallback is never keyed to one error code. A server that cannot be
+ * reached, or answers another HTTP status (5xx, 408, 429: an outage, not an era), is an error:
+ * the call fails with it, and the next call probes again.
  *
  * @module
  */
@@ -17,13 +19,17 @@ import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { ServerSession } from "./server-session.ts";
 
+/** The HTTP statuses without a JSON-RPC answer that mean a legacy server (digest §2.7). */
+const LEGACY_STATUSES: ReadonlySet<unknown> = new Set([400, 404, 405]);
+
 /**
  * Probes a server with `server/discover` through its modern session.
  *
  * @param modern The server's modern session.
  * @param signal Aborts the probe.
  * @returns `"modern"` or `"legacy"`.
- * @throws {ClientError} When the server cannot be reached, or the probe was cancelled or timed out.
+ * @throws {ClientError} `"transport"` when the server cannot be reached or answers another HTTP
+ *   status than 400, 404 or 405 without a JSON-RPC answer; `"cancelled"` or `"timeout"`.
  */
 export async function probeEra(modern: ServerSession, signal: AbortSignal): Promise<"modern" | "legacy"> {
   let result;
@@ -33,9 +39,8 @@ export async function probeEra(modern: ServerSession, signal: AbortSignal): Prom
     if (!(error instanceof ClientError)) throw error;
     if (error.kind === "server") return [-32020, -32021].includes(error.code ?? 0) ? "modern" : "legacy";
     if (error.kind === "protocol") return "legacy";
-    if (
-      error.kind === "transport" && (error.data as { status?: unknown } | undefined)?.status !== undefined
-    ) return "legacy";
+    const status = (error.data as { status?: unknown } | undefined)?.status;
+    if (error.kind === "transport" && LEGACY_STATUSES.has(status)) return "legacy";
     throw error;
   }
   const discovered = decodeDiscoverResult(result);

@@ -153,4 +153,58 @@ describe('createClient() with era "auto"', () => {
       "server/discover",
     ]);
   });
+
+  test("an outage answering the probe (HTTP 500, 502, 503, 408, 429) fails the call with it, and the next call probes again; 400, 404 and 405 mean legacy", async () => {
+    const outcomes: unknown[] = [];
+    for (const status of [500, 502, 503, 408, 429, 400, 404, 405]) {
+      let down = true;
+      const { client, server } = setup((request) => {
+        if (down) return new Response("unavailable", { status });
+        return result(request.body.id, discovered);
+      }, { policy: { era: "auto" } });
+      const error = await client.discover("demo").catch((caught) => caught);
+      down = false;
+      const after = await client.discover("demo").catch((caught) => caught.kind);
+      await client.close();
+      outcomes.push([
+        status,
+        [error.kind, error.code, error.message, error.data],
+        after,
+        server.requests.map((request) => request.body.method),
+      ]);
+    }
+    const outage = (status: number) => [
+      status,
+      [
+        "transport",
+        undefined,
+        `Server "demo" answered server/discover with HTTP ${status}`,
+        { status, body: "unavailable" },
+      ],
+      discovered,
+      ["server/discover", "server/discover", "server/discover"],
+    ];
+    // The edge entry speaks no legacy era: a server found legacy is refused before any request.
+    const legacy = (status: number) => [
+      status,
+      [
+        "config",
+        undefined,
+        'Server "demo" needs the legacy era or stdio, which this entry does not speak: import createClient from "@sluice/mcp/legacy" (self-hosted)',
+        undefined,
+      ],
+      discovered,
+      ["server/discover", "server/discover", "server/discover"],
+    ];
+    assert.deepEqual(outcomes, [
+      outage(500),
+      outage(502),
+      outage(503),
+      outage(408),
+      outage(429),
+      legacy(400),
+      legacy(404),
+      legacy(405),
+    ]);
+  });
 });

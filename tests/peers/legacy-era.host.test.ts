@@ -61,6 +61,69 @@ describe("era: auto", () => {
   });
 });
 
+/**
+ * A fetch that answers the first request with `status` and no JSON-RPC answer, as a proxy in
+ * front of the server might, then reaches the server.
+ */
+function firstAnswered(status: number): (url: string, init: RequestInit) => Promise<Response> {
+  let first = true;
+  return (url, init) => {
+    if (!first) return fetch(url, init);
+    first = false;
+    return Promise.resolve(new Response("not now", { status }));
+  };
+}
+
+/**
+ * Three echo calls to the modern peer as an `"auto"` server whose probe meets `status` first.
+ *
+ * @returns How each call ended (its content, or its error's kind, code and message), and the
+ *   methods the peer received.
+ */
+async function echoesAfterProxy(status: number): Promise<[unknown[], unknown[]]> {
+  await modern.clearRequests();
+  const client = createClient({
+    name: "auto-test",
+    policies: [{ server: "s", transport: { url: modern.url }, era: "auto" }],
+    fetch: firstAnswered(status),
+  });
+  const outcomes: unknown[] = [];
+  for (let i = 0; i < 3; i++) {
+    outcomes.push(
+      await client.callTool("s", "echo", { message: `hi ${i}` }).then(
+        (result) => result.content,
+        (error) => [error.kind, error.code, error.message],
+      ),
+    );
+  }
+  await client.close();
+  return [outcomes, methodsSent(await modern.requests())];
+}
+
+/** The second and third echo calls answered. */
+const echoed = [
+  [{ type: "text", text: '{"message":"hi 1"}' }],
+  [{ type: "text", text: '{"message":"hi 2"}' }],
+];
+
+describe("era: auto, a probe that met a proxy", () => {
+  test("a modern server whose probe met HTTP 503 fails that call with it, then is probed again and spoken to in the modern era", async () => {
+    assert.deepEqual(await echoesAfterProxy(503), [
+      [["transport", undefined, 'Server "s" answered server/discover with HTTP 503'], ...echoed],
+      ["server/discover", "tools/list", "tools/call", "tools/call"],
+    ]);
+  });
+
+  test("a modern server whose probe met HTTP 404 is taken for legacy until its -32022 to initialize, then probed again", async () => {
+    const refused =
+      'Server "s" answered initialize with error -32022: "Unsupported protocol version: 2025-11-25"';
+    assert.deepEqual(await echoesAfterProxy(404), [
+      [["server", -32022, refused], ...echoed],
+      ["initialize", "server/discover", "tools/list", "tools/call", "tools/call"],
+    ]);
+  });
+});
+
 describe("legacy sessions", () => {
   test("initialize again after the server forgets the session (HTTP 404), and carry on", async () => {
     await legacy.clearLog();
