@@ -256,7 +256,7 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     sessionOf: (serverId, call) => servers.sessionOf(serverId, call),
     flowFor: (serverId, signal) => flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs),
     assigns: settings.assigns,
-    onFailure: (session, error) => servers.afterFailure(session, error),
+    run: (session, work) => servers.run(session, work),
   });
   return {
     name: settings.name,

@@ -37,10 +37,10 @@ export interface MethodDeps {
   /** The client's assigns. */
   readonly assigns: Readonly<Record<string, unknown>>;
   /**
-   * Hears the failure of every call that reached a session, with that session (the core probes
-   * an `"auto"` server again after some).
+   * Runs a call on the session it got (the core probes an `"auto"` server again after some
+   * failures, and closes a session it forgot once its calls end).
    */
-  readonly onFailure: (session: ServerSession, error: ClientError) => void;
+  readonly run: <T>(session: ServerSession, work: () => Promise<T>) => Promise<T>;
   /** Hears how each tool call, read and prompt ended (decision events), while it listens. */
   readonly decisions: DecisionSink;
   /** The client's name, for the events. */
@@ -77,14 +77,9 @@ export function createClientMethods(deps: MethodDeps): Methods {
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
   ): Promise<T> => {
     const flow = deps.flowFor(serverId, signal);
-    let session: ServerSession | undefined;
     try {
-      session = await deps.sessionOf(serverId, { signal: flow.signal, method });
-      return await work(session, flow.signal);
-    } catch (error) {
-      // A session that could not be opened is forgotten already (client-servers.ts).
-      if (error instanceof ClientError && session !== undefined) deps.onFailure(session, error);
-      throw error;
+      const session = await deps.sessionOf(serverId, { signal: flow.signal, method });
+      return await deps.run(session, () => work(session, flow.signal));
     } finally {
       flow.dispose();
     }

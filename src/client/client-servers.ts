@@ -4,9 +4,10 @@
  * policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds (digest §2.7,
  * era-probe.ts: an outage is an error, not an era). The session is kept, and an `"auto"` server
  * is probed again after a transport or protocol failure, or when its legacy session is answered
- * with an error only a modern server sends (a wrong guess). A probe is shared by the calls
- * that wait for it meanwhile, so it runs under the client's own signal (aborted by `close()`): a
- * call whose signal fires stops waiting for it alone.
+ * with an error only a modern server sends (a wrong guess); the session forgotten is closed once
+ * the calls running on it end. A probe is shared by the calls that wait for it meanwhile, so it
+ * runs under the client's own signal (aborted by `close()`): a call whose signal fires stops
+ * waiting for it alone.
  *
  * The front opens sessions of its own from the same servers (with its own chain, its caller's
  * sign-in, and the principal the session belongs to): it closes those itself, so they are never
@@ -102,8 +103,12 @@ export class ClientServers {
   readonly #sessions = new Map<string, Promise<ServerSession>>();
   /** The probed eras of `"auto"` servers the front asked about; a probe that failed is forgotten. */
   readonly #eras = new Map<string, Promise<Era>>();
-  /** Every session opened for the client (closed with it). */
+  /** The sessions kept in `#sessions`, once opened (closed with the client). */
   readonly #opened = new Set<ServerSession>();
+  /** How many calls run on each session, kept or forgotten (a forgotten one closes after its last). */
+  readonly #calls = new Map<ServerSession, number>();
+  /** The closes of forgotten sessions under way (`close()` waits for them). */
+  readonly #closing = new Set<Promise<void>>();
   /** What closes the sessions the front opened. */
   readonly #closers: Array<() => Promise<void>> = [];
   #closed: ClientError | undefined;
@@ -176,23 +181,60 @@ export class ClientServers {
   }
 
   /**
+   * Runs one call on a session from {@linkcode ClientServers.sessionOf}. When it fails, an
+   * `"auto"` server's session may be forgotten (see `#afterFailure`); a forgotten session is
+   * closed once its last call ends, since closing it fails the calls still running on it.
+   *
+   * @param session The call's session.
+   * @param work The call.
+   * @returns What the call returns.
+   * @throws What the call fails with.
+   */
+  async run<T>(session: ServerSession, work: () => Promise<T>): Promise<T> {
+    this.#calls.set(session, (this.#calls.get(session) ?? 0) + 1);
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ClientError) this.#afterFailure(session, error);
+      throw error;
+    } finally {
+      this.#callEnded(session);
+    }
+  }
+
+  /**
    * Forgets an `"auto"` server's session after its connection or protocol assumption failed (a
    * transport or protocol failure, or a legacy session answered with a modern error: a wrong
-   * guess), so the next call probes it again.
-   *
-   * @param session The session a call failed on.
-   * @param error What the call failed with.
+   * guess), so the next call probes it again. A session forgotten already is left as it is: the
+   * server's session may be another by now.
    */
-  afterFailure(session: ServerSession, error: ClientError): void {
+  #afterFailure(session: ServerSession, error: ClientError): void {
     const { serverId } = session;
     const policy = this.#entries.get(serverId)?.policy;
-    if (policy?.era !== "auto") return;
+    if (policy?.era !== "auto" || !this.#opened.has(session)) return;
     // Over stdio the era is legacy without a probe: a modern error there changes nothing.
     const wrongGuess = probes(policy) && session.era === "legacy" && error.kind === "server" &&
       MODERN_ERRORS.has(error.code);
     if (error.kind === "transport" || error.kind === "protocol" || wrongGuess) {
       this.#sessions.delete(serverId);
+      this.#opened.delete(session);
     }
+  }
+
+  /** Counts a call on `session` ended, and closes the session once it is forgotten and no call runs on it. */
+  #callEnded(session: ServerSession): void {
+    const left = (this.#calls.get(session) ?? 1) - 1;
+    if (left > 0) {
+      this.#calls.set(session, left);
+      return;
+    }
+    this.#calls.delete(session);
+    // Once the client is closed, close() has closed it.
+    if (this.#opened.has(session) || this.#closed !== undefined) return;
+    const closing: Promise<void> = session.close().catch(() => {}).finally(() =>
+      this.#closing.delete(closing)
+    );
+    this.#closing.add(closing);
   }
 
   /**
@@ -266,7 +308,8 @@ export class ClientServers {
   }
 
   /**
-   * Refuses new sessions from now on, runs the close listeners, then closes every kept session.
+   * Refuses new sessions from now on, runs the close listeners, then closes every kept session
+   * and every forgotten one still running calls, and waits for the closes of forgotten ones.
    *
    * @param reason Why (the client was closed).
    */
@@ -274,7 +317,8 @@ export class ClientServers {
     this.#closed ??= reason;
     this.#lifetime.abort(reason);
     await Promise.all(this.#closers.map((closer) => closer().catch(() => {})));
-    await Promise.all([...this.#opened].map((session) => session.close().catch(() => {})));
+    const sessions = new Set([...this.#opened, ...this.#calls.keys()]);
+    await Promise.all([...[...sessions].map((session) => session.close().catch(() => {})), ...this.#closing]);
   }
 
   /** Opens a server's session (its era probed under the work's own signal, see `sharedWork`) and keeps it until it fails. */

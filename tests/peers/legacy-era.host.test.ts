@@ -11,6 +11,7 @@ import { createClient } from "../../src/legacy.ts";
 import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
 import { type LegacyHttpPeer, startLegacyHttpPeer } from "../_support/legacy-http-peer.ts";
 import { eventually } from "../_support/eventually.ts";
+import { gate } from "../_support/gate.ts";
 
 let modern: ModernPeer;
 let legacy: LegacyHttpPeer;
@@ -23,6 +24,9 @@ after(async () => {
 
 const methodsSent = (log: readonly { body?: unknown }[]) =>
   log.map((r) => (r.body as { method?: string } | undefined)?.method);
+
+/** What an `"auto"` client sends a legacy server before its first call: the probe, the handshake, the tool list. */
+const legacyStart = ["server/discover", "initialize", "notifications/initialized", "tools/list"];
 
 describe("era: auto", () => {
   test("speaks the modern era to a server that answers server/discover", async () => {
@@ -49,14 +53,7 @@ describe("era: auto", () => {
     await client.callTool("s", "echo", { text: "one" });
     await client.callTool("s", "echo", { text: "two" });
     const sent = methodsSent(await legacy.log()).filter((m) => m !== undefined);
-    assert.deepEqual(sent, [
-      "server/discover",
-      "initialize",
-      "notifications/initialized",
-      "tools/list",
-      "tools/call",
-      "tools/call",
-    ]);
+    assert.deepEqual(sent, [...legacyStart, "tools/call", "tools/call"]);
     await client.close();
   });
 });
@@ -120,6 +117,78 @@ describe("era: auto, a probe that met a proxy", () => {
     assert.deepEqual(await echoesAfterProxy(404), [
       [["server", -32022, refused], ...echoed],
       ["initialize", "server/discover", "tools/list", "tools/call", "tools/call"],
+    ]);
+  });
+});
+
+describe("era: auto, a session forgotten after a failure", () => {
+  test("is closed (DELETE) once its last call ends, the call still running on it going on, and the next call opens another", async () => {
+    await legacy.clearLog();
+    const rootsAsked = gate();
+    const rootsAnswered = gate();
+    let failNextCall = false;
+    const client = createClient({
+      name: "auto-test",
+      handler: {
+        roots: async () => {
+          rootsAsked.open();
+          await rootsAnswered.opened;
+          return { roots: [] };
+        },
+      },
+      policies: [{ server: "s", transport: { url: legacy.url }, era: "auto" }],
+      fetch: (url: string, init: RequestInit) => {
+        if (!failNextCall || !String(init.body).includes('"tools/call"')) return fetch(url, init);
+        failNextCall = false;
+        return Promise.resolve(new Response("bad gateway", { status: 502 }));
+      },
+    });
+    const texts = (result: { content: unknown }) => result.content;
+    const first = await client.callTool("s", "echo", { text: "one" }).then(texts);
+    // A call in flight on the session (its roots/list answer held) while another fails on it.
+    const asking = client.callTool("s", "ask").then(texts);
+    await rootsAsked.opened;
+    failNextCall = true;
+    const failed = await client.callTool("s", "echo", { text: "two" }).catch((
+      error,
+    ) => [error.kind, error.message]);
+    const deletesWhileAsking = (await legacy.log()).filter((r) => r.method === "DELETE").length;
+    rootsAnswered.open();
+    const asked = await asking;
+    const firstSession = (await legacy.log()).find((r) => r.headers["mcp-session-id"])
+      ?.headers["mcp-session-id"];
+    await eventually(
+      "the forgotten session ended",
+      async () => (await legacy.log()).find((r) => r.method === "DELETE"),
+    );
+    const third = await client.callTool("s", "echo", { text: "three" }).then(texts);
+    const beforeClose = await legacy.log();
+    await client.close();
+    const sessions = [...new Set(beforeClose.map((r) => r.headers["mcp-session-id"]).filter((id) => id))];
+    const deletes = (log: readonly { method: string; headers: Record<string, string> }[]) =>
+      log.filter((r) => r.method === "DELETE").map((r) => sessions.indexOf(r.headers["mcp-session-id"]));
+    assert.deepEqual(
+      [first, asked, failed, deletesWhileAsking, third],
+      [
+        [{ type: "text", text: "one" }],
+        [{ type: "text", text: '[{"jsonrpc":"2.0","id":"ask-1","result":{"roots":[]}}]' }],
+        [
+          "transport",
+          'Server "s": Request 5 ("tools/call") failed with HTTP 502: expected a JSON-RPC response, received "bad gateway"',
+        ],
+        0,
+        [{ type: "text", text: "three" }],
+      ],
+    );
+    assert.equal(sessions[0], firstSession);
+    // Two sessions: the first ended once the call asking for roots did, the second by close().
+    assert.deepEqual([sessions.length, deletes(beforeClose), deletes(await legacy.log())], [2, [0], [0, 1]]);
+    assert.deepEqual(methodsSent(beforeClose).filter((m) => m !== undefined), [
+      ...legacyStart,
+      "tools/call",
+      "tools/call",
+      ...legacyStart,
+      "tools/call",
     ]);
   });
 });
