@@ -201,7 +201,11 @@ export function createClientMethods(deps: MethodDeps): Methods {
               if (outcome.kind === "complete") return outcome.result;
               if (options.detachTask === true) return outcome.task;
               // The caller never sees this task's id: a wait that fails cancels it and names it.
-              return await session.awaitTask(taskIdOf(outcome.task), { ...ctx, cancelIfAbandoned: true });
+              return await session.awaitTask(taskIdOf(outcome.task), {
+                ...ctx,
+                cancelIfAbandoned: true,
+                awaitingMethod: "tools/call",
+              });
             }),
         )) as Client["callTool"],
     readResource: (serverId, uri, options = {}) =>

@@ -39,6 +39,11 @@ export interface CallContext {
    */
   readonly cancelIfAbandoned?: boolean;
   /**
+   * `awaitTask` only, modern era: the method of the call that waits for the task (`"tools/call"`
+   * for a tool call's own task), named when the call gives up. @default "tasks/get"
+   */
+  readonly awaitingMethod?: string;
+  /**
    * The front only: answers an input request the handler deferred (`ctx.defer()`) by asking the
    * front's own caller, while the call waits (a legacy call's deadline paused). Without it a
    * deferral fails the request.

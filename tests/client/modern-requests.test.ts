@@ -567,7 +567,7 @@ describe("createClient() requests", () => {
         return await call;
       }),
       [
-        ["cancelled", undefined, 'Call of tasks/get to server "demo" was cancelled', { taskId: "t-1" }],
+        ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled', { taskId: "t-1" }],
         [["tools/list", undefined], ["tools/call", "deploy"], ["tasks/get", "t-1"], ["tasks/cancel", "t-1"]],
         cancelParams,
       ],
@@ -613,6 +613,67 @@ describe("createClient() requests", () => {
     );
     // The cancel's own deadline is cleared with the rest.
     assert.equal(time.pending, 0);
+  });
+
+  test("a tool call cancelled while its input handler runs, in its own round or its task's, or while its task is polled, is told of its own tools/call", async () => {
+    const elicit = {
+      method: "elicitation/create",
+      params: { message: "Sure?", requestedSchema: { type: "object", properties: {} } },
+    };
+    const never = new Promise<Response>(() => {});
+    /** Cancels a call of `deploy` once the server has the request `waitFor`, then says how it failed and what was sent. */
+    const cancelledAt = async (waitFor: string, reply: Parameters<typeof setup>[0]) => {
+      const { client, server } = setup(reply, {
+        tasks: true,
+        handler: { elicitation: () => new Promise(() => {}) },
+      });
+      const controller = new AbortController();
+      const call = client.callTool("demo", "deploy", {}, { signal: controller.signal }).catch((error) =>
+        error
+      );
+      await eventually(`${waitFor} sent`, () => server.requests.find((r) => r.body.method === waitFor));
+      await settle();
+      controller.abort();
+      const error = await call;
+      await client.close();
+      return [[error.kind, error.message, error.data], server.requests.map((r) => r.body.method)];
+    };
+    const cancelled = 'Call of tools/call to server "demo" was cancelled';
+    assert.deepEqual(
+      await cancelledAt(
+        "tools/call",
+        (req) =>
+          req.body.method === "tools/list"
+            ? toolsList(req.body.id, [])
+            : result(req.body.id, { resultType: "input_required", inputRequests: { sure: elicit } }),
+      ),
+      [["cancelled", cancelled, undefined], ["tools/list", "tools/call"]],
+    );
+    assert.deepEqual(
+      await cancelledAt(
+        "tasks/get",
+        taskServer(() => taskAnswer("input_required", { inputRequests: { sure: elicit } })),
+      ),
+      [["cancelled", cancelled, { taskId: "t-1" }], [
+        "tools/list",
+        "tools/call",
+        "tasks/get",
+        "tasks/cancel",
+      ]],
+    );
+    const heldPoll = taskServer(() => taskAnswer("working"));
+    assert.deepEqual(
+      await cancelledAt(
+        "tasks/get",
+        (req, index) => req.body.method === "tasks/get" ? never : heldPoll(req, index),
+      ),
+      [["cancelled", cancelled, { taskId: "t-1" }], [
+        "tools/list",
+        "tools/call",
+        "tasks/get",
+        "tasks/cancel",
+      ]],
+    );
   });
 
   test("awaitTask() of a task whose id the caller holds leaves it running when its wait is cancelled", async () => {

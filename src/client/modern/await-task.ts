@@ -34,6 +34,8 @@ export interface AwaitTaskOptions {
   readonly fetch?: Fetcher | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
+  /** The method of the call that waits (`"tools/call"`, `"tasks/get"`), named when it gives up. */
+  readonly method: string;
   /**
    * The task is the call's own (its id never handed out): a wait that ends before the task does
    * cancels it and names it in the error's `data.taskId`. @default false
@@ -57,7 +59,8 @@ const CANCEL_MS = 5000;
  *
  * @param session The server's session.
  * @param taskId The task.
- * @param options Signal, assigns and timers, and whether the task is the call's own.
+ * @param options Signal, assigns, timers, the waiting call's method, and whether the task is the
+ *   call's own.
  * @returns The task's `CallToolResult` when it completes.
  * @throws {ClientError} `"server"` when it fails (with its error), `"cancelled"` when it is
  *   cancelled, and whatever a request or an input request fails with (with `cancelIfAbandoned`,
@@ -72,7 +75,11 @@ export async function awaitModernTask(
   let task: EndedTask;
   try {
     task = await pollUntilEnded(session, taskId, options);
-  } catch (error) {
+  } catch (caught) {
+    // A request the caller's signal stopped names its own method: the call is told of its own.
+    const error = caught instanceof ClientError && caught.kind === "cancelled" && options.signal.aborted
+      ? abortError(serverId, options.method, options.signal.reason)
+      : caught;
     if (options.cancelIfAbandoned !== true) throw error;
     // The call's signal may have fired: the cancel runs under a deadline of its own, and its
     // failure is ignored (the call fails with its own cause either way).
@@ -155,7 +162,7 @@ async function pollUntilEnded(
     }
     const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS));
     if (!await pause(interval, options.timers, options.signal)) {
-      throw abortError(serverId, "tasks/get", options.signal.reason);
+      throw abortError(serverId, options.method, options.signal.reason);
     }
   }
 }

@@ -31,6 +31,8 @@ export interface RoundContext {
   readonly principal?: Principal | undefined;
   /** The call's signal: aborting it aborts every handler of the round. */
   readonly signal: AbortSignal;
+  /** The call's own method (`"tools/call"`), named when the call gives up during the round. */
+  readonly method: string;
   /** Answers an entry the handler deferred (the front asks its caller); without it a deferral fails. */
   readonly onDeferred?: DeferredAnswerer | undefined;
 }
@@ -40,7 +42,7 @@ export interface RoundContext {
  *
  * @param requests The round's `inputRequests` (a prototype-free map).
  * @param server The server's session.
- * @param context The call's assigns, caller, signal and answerer of deferrals.
+ * @param context The call's assigns, caller, signal, method and answerer of deferrals.
  * @returns The answers under the same keys (a prototype-free map).
  * @throws {ClientError} `"protocol"` for more than `maxInputRequests` entries or an undeclared
  *   kind (before any callback), else the first entry's failure (`"policy"`, `"input_handler"`,
@@ -81,10 +83,10 @@ export async function answerInputRequests(
     return await answerDeferral(result, context.onDeferred, signal);
   }, () => true);
   if ("failure" in round) {
-    const { method } = requests[round.key] as InputRequest;
+    // A call that gives up is told of its own call, not of the input request it was answering.
     throw context.signal.aborted
-      ? abortError(serverId, method, context.signal.reason)
-      : inputError(serverId, round.key, method, round.failure);
+      ? abortError(serverId, context.method, context.signal.reason)
+      : inputError(serverId, round.key, (requests[round.key] as InputRequest).method, round.failure);
   }
   const responses: Record<string, InputResponse> = Object.create(null);
   // No entry failed, so every result is an answer.

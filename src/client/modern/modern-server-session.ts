@@ -92,6 +92,7 @@ export class ModernServerSession implements ServerSession {
           assigns: context.assigns,
           principal: context.principal,
           signal,
+          method,
           onDeferred: context.onDeferred,
         }),
       }),
@@ -115,6 +116,7 @@ export class ModernServerSession implements ServerSession {
       fetch: context.fetch,
       timers: this.#timers,
       cancelIfAbandoned: context.cancelIfAbandoned,
+      method: context.awaitingMethod ?? "tasks/get",
     });
   }
 
