@@ -34,10 +34,12 @@ export function withoutQueryValues(url: string): string {
 }
 
 /**
- * The start of a URL's authority with a password in its userinfo: the scheme, `//`, the user up to
- * the first `:`, then the password up to the last `@` before the path, query or fragment.
+ * The start of a URL with a password in its userinfo: the scheme, `//`, the user up to the first
+ * `:`, then everything up to the last `@`. A password some parsers take whole may hold `/`, `?` or
+ * `#` (`postgresql://app:pa/ss@db`); hiding up to the last `@` hides it, and at worst a path's `@`
+ * hides more than the password.
  */
-const USERINFO_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:]*:)[^/?#]*@/;
+const USERINFO_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:@]*:).*@/s;
 
 /**
  * Writes a URL with its userinfo password and each query value replaced by `…` (the fragment goes
@@ -65,19 +67,19 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /**
  * Writes a message with each URL it quotes (`Elicitation URL "https://…?session=…" refused`, as
- * `quote()` writes values into refusals and errors) without its query's values, as
- * {@linkcode withoutQueryValues} does; the rest of the message as it is. For what goes to logs
+ * `quote()` writes values into refusals and errors) without its password and query's values, as
+ * {@linkcode withoutUrlSecrets} does; the rest of the message as it is. For what goes to logs
  * (decision events), where a message may quote a URL a server or a user sent, token included.
  *
  * @param message The message.
- * @returns The message, its quoted URLs without their query's values.
+ * @returns The message, its quoted URLs without their passwords and query's values.
  * @example
  * ```ts
- * import { withoutQuotedQueryValues } from "./url-query.ts";
- * console.log(withoutQuotedQueryValues('URL "https://a.example/cb?session=abc" refused')); // URL "https://a.example/cb?session=…" refused
+ * import { withoutQuotedUrlSecrets } from "./url-query.ts";
+ * console.log(withoutQuotedUrlSecrets('URL "https://a.example/cb?session=abc" refused')); // URL "https://a.example/cb?session=…" refused
  * ```
  */
-export function withoutQuotedQueryValues(message: string): string {
+export function withoutQuotedUrlSecrets(message: string): string {
   return message.replace(QUOTED, (quoted, inner: string) => {
     const text = inner.replace(
       ESCAPE,
@@ -87,7 +89,7 @@ export function withoutQuotedQueryValues(message: string): string {
           : escaped,
     );
     if (!SCHEME.test(text)) return quoted;
-    const shown = withoutQueryValues(text);
+    const shown = withoutUrlSecrets(text);
     return shown === text ? quoted : quote(shown, shown.length);
   });
 }

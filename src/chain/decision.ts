@@ -7,7 +7,7 @@
  */
 import type { InputChange } from "../handler/handler.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import { withoutQueryValues, withoutQuotedQueryValues } from "../_internal/url-query.ts";
+import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
 import { safeJson } from "../_internal/safe-json.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 
@@ -126,7 +126,7 @@ export function changesOf(asked: InputRequest, checked: InputRequest | undefined
   return changes;
 }
 
-const shownUrl = (value: unknown): unknown => typeof value === "string" ? withoutQueryValues(value) : value;
+const shownUrl = (value: unknown): unknown => typeof value === "string" ? withoutUrlSecrets(value) : value;
 
 /**
  * The event of one input request.
@@ -173,7 +173,7 @@ export function inputDecision(facts: {
         : change
     ),
     ...(result.ok ? {} : {
-      refusal: { code: result.refusal.code, message: withoutQuotedQueryValues(result.refusal.message) },
+      refusal: { code: result.refusal.code, message: withoutQuotedUrlSecrets(result.refusal.message) },
     }),
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
     durationMs: facts.endedAt - facts.startedAt,

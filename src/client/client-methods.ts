@@ -23,7 +23,7 @@ import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { WaitingCall } from "./client-servers.ts";
-import { withoutQuotedQueryValues } from "../_internal/url-query.ts";
+import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -261,11 +261,11 @@ export function failureOf(
     return {
       kind: error.kind,
       ...(error.code === undefined ? {} : { code: error.code }),
-      message: withoutQuotedQueryValues(error.message),
+      message: withoutQuotedUrlSecrets(error.message),
     };
   }
   return {
     kind: "internal",
-    message: withoutQuotedQueryValues(error instanceof Error ? error.message : String(error)),
+    message: withoutQuotedUrlSecrets(error instanceof Error ? error.message : String(error)),
   };
 }

@@ -9,7 +9,7 @@ import type { CallDecision } from "../chain/decision.ts";
 import { failureOf } from "../client/client-methods.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontCallOutcome } from "./front-call.ts";
-import { withoutQuotedQueryValues } from "../_internal/url-query.ts";
+import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
 
 /** What the event of one call is made of. */
 export interface CallFacts {
@@ -64,7 +64,7 @@ export function callDecision(facts: CallFacts): CallDecision {
           ? {
             kind: "gateway",
             code: outcome.error.code,
-            message: withoutQuotedQueryValues(outcome.error.message),
+            message: withoutQuotedUrlSecrets(outcome.error.message),
           }
           : failureOf(failure),
       }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Timers } from "../_internal/timers.ts";
+import { withoutUrlSecrets } from "../_internal/url-query.ts";
 import { linkSignals } from "../_internal/signals.ts";
 import { type ConnectionClosed, ConnectionError, type ConnectionEvents } from "./legacy-connection.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
@@ -114,11 +115,11 @@ export class LegacyHttpWire {
       options.body === undefined ? request : { ...request, body: options.body },
     );
     if (sent.kind === "aborted") {
-      throw new ConnectionError("aborted", `${method} to ${transport.url} was aborted`);
+      throw new ConnectionError("aborted", `${method} to ${withoutUrlSecrets(transport.url)} was aborted`);
     }
     if (sent.kind === "network_error") throw new ConnectionError("http", sent.message, { cause: sent.cause });
     if (sent.kind === "redirect_refused") {
-      throw new ConnectionError("http", `${method} to ${transport.url}: ${sent.message}`);
+      throw new ConnectionError("http", `${method} to ${withoutUrlSecrets(transport.url)}: ${sent.message}`);
     }
     if (sent.response.status !== 404 || sessionId === undefined) return sent.response;
     void discardBody(sent.response);

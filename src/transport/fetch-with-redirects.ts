@@ -16,6 +16,7 @@ import { errorText } from "../_internal/error-text.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { discardBody } from "./body-reader.ts";
+import { withoutUrlSecrets } from "../_internal/url-query.ts";
 
 /**
  * A `fetch`-like function: the global one, a Workers service binding's, or a test's. It is
@@ -86,7 +87,11 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
       if (error instanceof UpstreamAuthError) {
         return { kind: "network_error", message: error.message, cause: error };
       }
-      return { kind: "network_error", message: `request to ${url} failed: ${errorText(error)}` };
+      // The URL as logs show it: errors reach decision events, and a query may hold a key.
+      return {
+        kind: "network_error",
+        message: `request to ${withoutUrlSecrets(url)} failed: ${errorText(error)}`,
+      };
     }
     if (!GET_REDIRECTS.includes(response.status)) return { kind: "fetched", response };
     await discardBody(response);

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   withoutQueryValues,
-  withoutQuotedQueryValues,
+  withoutQuotedUrlSecrets,
   withoutUrlSecrets,
 } from "../../src/_internal/url-query.ts";
 import { quote } from "../../src/_internal/quote.ts";
@@ -22,19 +22,31 @@ describe("url-query", () => {
     );
   });
 
-  test("withoutUrlSecrets() hides the userinfo password and the query's values, and keeps the user", () => {
-    assert.equal(
-      withoutUrlSecrets("postgresql://app:p@ss@db.internal/app?sslmode=require"),
-      "postgresql://app:…@db.internal/app?sslmode=…",
+  test("withoutUrlSecrets() hides the userinfo password (up to the last @, / ? # included) and the query's values, and keeps the user", () => {
+    assert.deepEqual(
+      [
+        "postgresql://app:p@ss@db.internal/app?sslmode=require",
+        "postgresql://app:pa/ss@db/app",
+        "postgresql://app:pa?ss#x@db/app",
+        "https://ghp_user@github.com/org/repo.git",
+        "https://a.example:8443/p?x=1",
+      ].map(withoutUrlSecrets),
+      [
+        "postgresql://app:…@db.internal/app?sslmode=…",
+        "postgresql://app:…@db/app",
+        "postgresql://app:…@db/app",
+        "https://ghp_user@github.com/org/repo.git",
+        "https://a.example:8443/p?x=…",
+      ],
     );
   });
 
-  test("withoutQuotedQueryValues() rewrites each URL a message quotes, escapes and a cut included, and nothing else", () => {
+  test("withoutQuotedUrlSecrets() rewrites each URL a message quotes, escapes and a cut included, and nothing else", () => {
     const escaped = quote('https://a.example/\u202e\u{E0001}?token=\u{E0001}"x');
     const cut = quote(`https://a.example/${"a".repeat(80)}?session=SECRET`);
     const message = `URL ${escaped} and ${cut} refused for "user?id=1" at "C:\\\\tmp?x" "ftp://f.example/x"`;
     assert.deepEqual(
-      [escaped, cut, withoutQuotedQueryValues(message)],
+      [escaped, cut, withoutQuotedUrlSecrets(message)],
       [
         '"https://a.example/\\u202E\\u{E0001}?token=\\u{E0001}\\"x"',
         `"https://a.example/${"a".repeat(78)}…"`,

@@ -157,7 +157,7 @@ describe("decision events of the chain", () => {
     ]);
   });
 
-  test("a refused URL's event quotes it without its query's values, and the server is told the URL it sent whole", async () => {
+  test("a refused URL's event quotes it without its password or its query's values, and the server is told the URL it sent whole", async () => {
     const { chain, events } = chainFor(
       { elicitationModes: ["url"], elicitation: () => ({ action: "accept" }) },
       { elicitation: { allowHosts: ["login.example.com"] } },
@@ -169,6 +169,7 @@ describe("decision events of the chain", () => {
       "http://login.example.com/cb?token=SECRET-2",
       `${path}?session=SECRET-3${"b".repeat(60)}`,
       "javascript:alert(1)?token=SECRET-4",
+      "https://user:SECRET-5@pay.example.com/cb",
     ];
     const told: unknown[] = [];
     for (const url of urls) {
@@ -185,10 +186,14 @@ describe("decision events of the chain", () => {
       { code: -32602, message: `Elicitation URL "${shown[1]}" ${scheme} "http"` },
       { code: -32602, message: `Elicitation URL "${shown[2]}" ${host}` },
       { code: -32602, message: `Elicitation URL "${shown[3]}" ${scheme} "javascript"` },
+      {
+        code: -32602,
+        message: `Elicitation URL "${shown[4]}" refused: expected no userinfo ("@") before the host`,
+      },
     ];
     assert.deepEqual(
       told,
-      refusals([urls[0]!, urls[1]!, `${path}?session=SECRET-3${"b".repeat(15)}…`, urls[3]!]),
+      refusals([urls[0]!, urls[1]!, `${path}?session=SECRET-3${"b".repeat(15)}…`, urls[3]!, urls[4]!]),
     );
     assert.deepEqual(
       events.map((event) => [event.outcome, event.refusal]),
@@ -197,11 +202,12 @@ describe("decision events of the chain", () => {
         "http://login.example.com/cb?token=…",
         `${path}?session=…`,
         "javascript:alert(1)?token=…",
+        "https://user:…@pay.example.com/cb",
       ]).map((refusal) => ["policy", refusal]),
     );
   });
 
-  test("a roots answer's event names each root the roots check rewrote or dropped, without its query's values", async () => {
+  test("a roots answer's event names each root the roots check rewrote or dropped, without its password or its query's values", async () => {
     const { chain, events } = chainFor({
       roots: () => ({
         roots: [
@@ -210,6 +216,7 @@ describe("decision events of the chain", () => {
           { uri: "https://files.example.com/home?token=s3cret" },
           { uri: "file://fileserver/share" },
           { uri: "file:///etc" },
+          { uri: "https://oauth2:ghp_SECRET@github.com/org/repo.git" },
         ],
       }),
     });
@@ -230,6 +237,7 @@ describe("decision events of the chain", () => {
         { field: "roots[2].uri", from: "https://files.example.com/home?token=…", to: null },
         { field: "roots[3].uri", from: "file://fileserver/share", to: null },
         { field: "roots[4].uri", from: "file:///etc", to: null },
+        { field: "roots[5].uri", from: "https://oauth2:…@github.com/org/repo.git", to: null },
       ],
       handlerMs: 0,
       durationMs: 0,
@@ -371,6 +379,30 @@ describe("decision events of the client", () => {
         message: refused("http://login.example.com/cb?token=…"),
       }]],
     );
+  });
+
+  test("a call that cannot reach its server names the policy's URL in its event without the query's values, in both eras", async () => {
+    const messages: unknown[] = [];
+    for (const [make, era] of [[createClient, "modern"], [createLegacyClient, "legacy"]] as const) {
+      const client = make({
+        name: "agent",
+        clock: new FakeTime(START),
+        fetch: () => Promise.reject(new TypeError("connection refused")),
+        policies: [{ server: "s", transport: { url: "https://mcp.example.com/mcp?key=SECRET" }, era }],
+      });
+      const events: Decision[] = [];
+      client.onDecision((event) => void events.push(event));
+      try {
+        await client.callTool("s", "t").catch(() => {});
+      } finally {
+        await client.close();
+      }
+      messages.push(...events.map((event) => event.type === "call" && event.error?.message));
+    }
+    assert.deepEqual(messages, [
+      'Server "s": request to https://mcp.example.com/mcp?key=… failed: connection refused',
+      'Server "s": initialize failed: request to https://mcp.example.com/mcp?key=… failed: connection refused',
+    ]);
   });
 
   test("a legacy server's request refused busy and one whose params fail to decode, on Streamable HTTP, each give an input event, outcome policy", async () => {
