@@ -253,10 +253,9 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     client: settings.name,
     clock: settings.clock,
     decisions,
-    sessionOf: (serverId, call) => servers.sessionOf(serverId, call),
     flowFor: (serverId, signal) => flows.open(signal, servers.policyOf(serverId)?.maxTotalTimeoutMs),
     assigns: settings.assigns,
-    run: (session, work) => servers.run(session, work),
+    run: (serverId, call, work) => servers.run(serverId, call, work),
   });
   return {
     name: settings.name,

@@ -27,20 +27,20 @@ import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
-  /**
-   * The session of a server (resolving its era first, when `"auto"`); a call that gives up while
-   * the era is probed is told of its own `method`.
-   */
-  readonly sessionOf: (serverId: string, call: WaitingCall) => Promise<ServerSession>;
   /** The flow signal of one call. */
   readonly flowFor: (serverId: string, signal: AbortSignal | undefined) => LinkedSignal;
   /** The client's assigns. */
   readonly assigns: Readonly<Record<string, unknown>>;
   /**
-   * Runs a call on the session it got (the core probes an `"auto"` server again after some
-   * failures, and closes a session it forgot once its calls end).
+   * Runs a call on the session of a server (resolving its era first, when `"auto"`; a call that
+   * gives up while the era is probed is told of its own `method`). The core probes an `"auto"`
+   * server again after some failures, and closes a session it forgot once its calls end.
    */
-  readonly run: <T>(session: ServerSession, work: () => Promise<T>) => Promise<T>;
+  readonly run: <T>(
+    serverId: string,
+    call: WaitingCall,
+    work: (session: ServerSession) => Promise<T>,
+  ) => Promise<T>;
   /** Hears how each tool call, read and prompt ended (decision events), while it listens. */
   readonly decisions: DecisionSink;
   /** The client's name, for the events. */
@@ -78,8 +78,11 @@ export function createClientMethods(deps: MethodDeps): Methods {
   ): Promise<T> => {
     const flow = deps.flowFor(serverId, signal);
     try {
-      const session = await deps.sessionOf(serverId, { signal: flow.signal, method });
-      return await deps.run(session, () => work(session, flow.signal));
+      return await deps.run(
+        serverId,
+        { signal: flow.signal, method },
+        (session) => work(session, flow.signal),
+      );
     } finally {
       flow.dispose();
     }

@@ -105,8 +105,11 @@ export class ClientServers {
   readonly #eras = new Map<string, Promise<Era>>();
   /** The sessions kept in `#sessions`, once opened (closed with the client). */
   readonly #opened = new Set<ServerSession>();
-  /** How many calls run on each session, kept or forgotten (a forgotten one closes after its last). */
-  readonly #calls = new Map<ServerSession, number>();
+  /**
+   * How many calls run on or wait for each session kept in `#sessions`, kept or forgotten (a
+   * forgotten one closes after its last): counted by its promise, which a call holds at once.
+   */
+  readonly #calls = new Map<Promise<ServerSession>, number>();
   /** The closes of forgotten sessions under way (`close()` waits for them). */
   readonly #closing = new Set<Promise<void>>();
   /** What closes the sessions the front opened. */
@@ -155,9 +158,57 @@ export class ClientServers {
    *   signal fires during the probe.
    */
   sessionOf(serverId: string, call: WaitingCall): Promise<ServerSession> {
-    const { signal, method } = call;
+    try {
+      return this.#awaitSession(serverId, this.#takeSession(serverId, call), call);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Runs one call on a server's session ({@linkcode ClientServers.sessionOf}). The call is counted
+   * on the session it takes before it waits for it, so no other call's failure closes that session
+   * under it. When it fails, an `"auto"` server's session may be forgotten (see `#afterFailure`); a
+   * forgotten session is closed once its last call ends, since closing it fails the calls still
+   * running on it.
+   *
+   * @param serverId The server.
+   * @param call The call: its signal ends its wait for the era probe.
+   * @param work The call, on the session.
+   * @returns What the call returns.
+   * @throws As {@linkcode ClientServers.sessionOf}, and what the call fails with.
+   */
+  async run<T>(
+    serverId: string,
+    call: WaitingCall,
+    work: (session: ServerSession) => Promise<T>,
+  ): Promise<T> {
+    const kept = this.#takeSession(serverId, call);
+    this.#calls.set(kept, (this.#calls.get(kept) ?? 0) + 1);
+    try {
+      const session = await this.#awaitSession(serverId, kept, call);
+      try {
+        return await work(session);
+      } catch (error) {
+        if (error instanceof ClientError) this.#afterFailure(kept, session, error);
+        throw error;
+      }
+    } finally {
+      this.#callEnded(serverId, kept);
+    }
+  }
+
+  /**
+   * The server's kept session, or a new one kept from now on (synchronously, so a call counts it
+   * before any other call runs).
+   *
+   * @throws {ClientError} `"config"` when the client is closed or the server unknown;
+   *   `"cancelled"` or `"timeout"` (naming the call's method) when a probe would start under a
+   *   signal fired already.
+   */
+  #takeSession(serverId: string, call: WaitingCall): Promise<ServerSession> {
     if (this.#closed !== undefined) {
-      return Promise.reject(new ClientError("config", `Client "${this.#parts.client}" is closed`));
+      throw new ClientError("config", `Client "${this.#parts.client}" is closed`);
     }
     const entry = this.#entries.get(serverId);
     if (entry === undefined) {
@@ -165,41 +216,25 @@ export class ClientServers {
       const expected = ids.length === 0
         ? `client "${this.#parts.client}" has no servers (its "policies" are empty)`
         : `expected one of ${ids.map((id) => `"${id}"`).join(", ")}`;
-      return Promise.reject(
-        new ClientError(
-          "config",
-          `Unknown server ${JSON.stringify(String(serverId).slice(0, 64))}: ${expected}`,
-        ),
+      throw new ClientError(
+        "config",
+        `Unknown server ${JSON.stringify(String(serverId).slice(0, 64))}: ${expected}`,
       );
     }
     const kept = joinable(this.#sessions.get(serverId));
-    if (!probes(entry.policy)) return kept ?? this.#keepSession(serverId, entry);
-    // A call that gives up is told of its own call, not of the probe it shares.
-    const cancelled = (reason: unknown) => abortError(serverId, method, reason);
-    if (kept === undefined && signal.aborted) return Promise.reject(cancelled(signal.reason));
-    return awaitShared(kept ?? this.#keepSession(serverId, entry), { signal, cancelled });
+    if (kept !== undefined) return kept;
+    if (probes(entry.policy) && call.signal.aborted) {
+      throw abortError(serverId, call.method, call.signal.reason);
+    }
+    return this.#keepSession(serverId, entry);
   }
 
-  /**
-   * Runs one call on a session from {@linkcode ClientServers.sessionOf}. When it fails, an
-   * `"auto"` server's session may be forgotten (see `#afterFailure`); a forgotten session is
-   * closed once its last call ends, since closing it fails the calls still running on it.
-   *
-   * @param session The call's session.
-   * @param work The call.
-   * @returns What the call returns.
-   * @throws What the call fails with.
-   */
-  async run<T>(session: ServerSession, work: () => Promise<T>): Promise<T> {
-    this.#calls.set(session, (this.#calls.get(session) ?? 0) + 1);
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof ClientError) this.#afterFailure(session, error);
-      throw error;
-    } finally {
-      this.#callEnded(session);
-    }
+  /** Waits for a session from `#takeSession`: a call that gives up during a probe is told of its own call, not of the probe it shares. */
+  #awaitSession(serverId: string, kept: Promise<ServerSession>, call: WaitingCall): Promise<ServerSession> {
+    const policy = this.#entries.get(serverId)?.policy;
+    if (policy === undefined || !probes(policy)) return kept;
+    const cancelled = (reason: unknown) => abortError(serverId, call.method, reason);
+    return awaitShared(kept, { signal: call.signal, cancelled });
   }
 
   /**
@@ -208,10 +243,10 @@ export class ClientServers {
    * guess), so the next call probes it again. A session forgotten already is left as it is: the
    * server's session may be another by now.
    */
-  #afterFailure(session: ServerSession, error: ClientError): void {
+  #afterFailure(kept: Promise<ServerSession>, session: ServerSession, error: ClientError): void {
     const { serverId } = session;
     const policy = this.#entries.get(serverId)?.policy;
-    if (policy?.era !== "auto" || !this.#opened.has(session)) return;
+    if (policy?.era !== "auto" || this.#sessions.get(serverId) !== kept) return;
     // Over stdio the era is legacy without a probe: a modern error there changes nothing.
     const wrongGuess = probes(policy) && session.era === "legacy" && error.kind === "server" &&
       MODERN_ERRORS.has(error.code);
@@ -221,19 +256,18 @@ export class ClientServers {
     }
   }
 
-  /** Counts a call on `session` ended, and closes the session once it is forgotten and no call runs on it. */
-  #callEnded(session: ServerSession): void {
-    const left = (this.#calls.get(session) ?? 1) - 1;
+  /** Counts a call on `kept` ended, and closes its session once it is forgotten and no call runs on it. */
+  #callEnded(serverId: string, kept: Promise<ServerSession>): void {
+    const left = (this.#calls.get(kept) ?? 1) - 1;
     if (left > 0) {
-      this.#calls.set(session, left);
+      this.#calls.set(kept, left);
       return;
     }
-    this.#calls.delete(session);
+    this.#calls.delete(kept);
     // Once the client is closed, close() has closed it.
-    if (this.#opened.has(session) || this.#closed !== undefined) return;
-    const closing: Promise<void> = session.close().catch(() => {}).finally(() =>
-      this.#closing.delete(closing)
-    );
+    if (this.#sessions.get(serverId) === kept || this.#closed !== undefined) return;
+    const closing: Promise<void> = kept.then((session) => (this.#opened.delete(session), session.close()))
+      .catch(() => {}).finally(() => this.#closing.delete(closing));
     this.#closing.add(closing);
   }
 
@@ -317,8 +351,16 @@ export class ClientServers {
     this.#closed ??= reason;
     this.#lifetime.abort(reason);
     await Promise.all(this.#closers.map((closer) => closer().catch(() => {})));
-    const sessions = new Set([...this.#opened, ...this.#calls.keys()]);
-    await Promise.all([...[...sessions].map((session) => session.close().catch(() => {})), ...this.#closing]);
+    const kept = [...this.#opened];
+    // The sessions forgotten but still running calls (kept ones are closed once).
+    const forgotten = [...this.#calls.keys()].map((counted) =>
+      counted.then((session) => kept.includes(session) ? undefined : session.close()).catch(() => {})
+    );
+    await Promise.all([
+      ...kept.map((session) => session.close().catch(() => {})),
+      ...forgotten,
+      ...this.#closing,
+    ]);
   }
 
   /** Opens a server's session (its era probed under the work's own signal, see `sharedWork`) and keeps it until it fails. */

@@ -191,6 +191,41 @@ describe("era: auto, a session forgotten after a failure", () => {
       "tools/call",
     ]);
   });
+  test("a call that takes the session as another call's failure forgets it runs on it, whatever the microtasks between (0 to 11)", async () => {
+    const outcomes: unknown[] = [];
+    for (let turns = 0; turns < 12; turns++) {
+      let failCall: ((error: Error) => void) | undefined;
+      const failing = gate();
+      let armed = false;
+      const client = createClient({
+        name: "auto-test",
+        policies: [{ server: "s", transport: { url: legacy.url }, era: "auto" }],
+        fetch: (url: string, init: RequestInit) => {
+          if (!armed || !String(init.body).includes('"tools/call"')) return fetch(url, init);
+          armed = false;
+          failing.open();
+          return new Promise<Response>((_, reject) => (failCall = reject));
+        },
+      });
+      await client.callTool("s", "echo", { text: "one" });
+      armed = true;
+      const failed = client.callTool("s", "echo", { text: "two" }).catch((error) => error.kind);
+      await failing.opened;
+      failCall?.(new TypeError("fetch failed"));
+      // The failure forgets the session, and closes it once its call ends, some microtasks later.
+      for (let turn = 0; turn < turns; turn++) await Promise.resolve();
+      const taken = await client.callTool("s", "echo", { text: "three" }).then(
+        (result) => result.content,
+        (error) => `${error.kind}: ${error.message}`,
+      );
+      outcomes.push([turns, await failed, taken]);
+      await client.close();
+    }
+    assert.deepEqual(
+      outcomes,
+      Array.from({ length: 12 }, (_, turns) => [turns, "transport", [{ type: "text", text: "three" }]]),
+    );
+  });
 });
 
 describe("legacy sessions", () => {
