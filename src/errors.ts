@@ -35,8 +35,10 @@ export interface ClientErrorDetails {
   /** A JSON-RPC error code: the server's, or the refusing check's. */
   readonly code?: number;
   /**
-   * Extra data: the server's error data, or the last result for `"rounds_exceeded"`; `taskId`
-   * beside it (an object) for a `callTool` whose task was cancelled when its wait failed.
+   * Extra data: the server's error data, or the last result for `"rounds_exceeded"`. For a
+   * `callTool` whose task was cancelled when its wait failed, an object with the task's id as
+   * `taskId`: beside the data when that is an object, else with the data as `data`
+   * (`{ taskId: "t-1", data: "overloaded" }`).
    */
   readonly data?: unknown;
   /** The operator-assigned id of the server the call went to. */

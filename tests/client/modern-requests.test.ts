@@ -615,6 +615,47 @@ describe("createClient() requests", () => {
     assert.equal(time.pending, 0);
   });
 
+  test("a tool call whose task's poll fails with a server error sends tasks/cancel and names the task in data.taskId: beside object data, else with the data as data.data", async () => {
+    /** Calls `deploy` on a server whose `tasks/get` fails with `data`; says how the call failed and what was sent. */
+    const pollFailing = async (data: unknown) => {
+      const tasks = taskServer(() => ({}));
+      const { client, server } = setup(
+        (req, index) =>
+          req.body.method === "tasks/get"
+            ? rpcError(req.body.id, -32603, "poll failed", data)
+            : tasks(req, index),
+        { tasks: true },
+      );
+      const error = await client.callTool("demo", "deploy").then(
+        () => assert.fail("expected a rejection"),
+        (e) => e,
+      );
+      await client.close();
+      return [[error.kind, error.code, error.message, error.data], server.requests.map((r) => r.body.method)];
+    };
+    const sent = ["tools/list", "tools/call", "tasks/get", "tasks/cancel"];
+    const failed = (data: unknown) => [
+      ["server", -32603, 'Server "demo" answered tasks/get with error -32603: "poll failed"', data],
+      sent,
+    ];
+    assert.deepEqual(
+      [
+        await pollFailing(undefined),
+        await pollFailing({ retryAfter: 5 }),
+        await pollFailing("overloaded"),
+        await pollFailing(["a"]),
+        await pollFailing(null),
+      ],
+      [
+        failed({ taskId: "t-1" }),
+        failed({ retryAfter: 5, taskId: "t-1" }),
+        failed({ taskId: "t-1", data: "overloaded" }),
+        failed({ taskId: "t-1", data: ["a"] }),
+        failed({ taskId: "t-1", data: null }),
+      ],
+    );
+  });
+
   test("a tool call cancelled while its input handler runs, in its own round or its task's, or while its task is polled, is told of its own tools/call", async () => {
     const elicit = {
       method: "elicitation/create",

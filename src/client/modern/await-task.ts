@@ -4,7 +4,8 @@
  * with `tasks/update`, and end at a terminal status. A client keeps polling until the task ends
  * or it sends `tasks/cancel` (digest §8.2): a task that is the call's own (its id never handed
  * out) whose wait ends before it does is cancelled, as the front cancels the upstream task of a
- * round it refuses (front-tasks.ts), and the call's error names it in `data.taskId`.
+ * round it refuses (front-tasks.ts), and the call's error names it in `data.taskId` (beside the
+ * server's error data when that is an object, else with it as `data.data`).
  *
  * @module
  */
@@ -64,7 +65,8 @@ const CANCEL_MS = 5000;
  * @returns The task's `CallToolResult` when it completes.
  * @throws {ClientError} `"server"` when it fails (with its error), `"cancelled"` when it is
  *   cancelled, and whatever a request or an input request fails with (with `cancelIfAbandoned`,
- *   after `tasks/cancel`, and with the task's id as `data.taskId`).
+ *   after `tasks/cancel`, and with the task's id as `data.taskId`, the data it had beside it when
+ *   an object, else as `data.data`).
  */
 export async function awaitModernTask(
   session: ModernSession,
@@ -168,9 +170,10 @@ async function pollUntilEnded(
 }
 
 /**
- * The error a call whose task was abandoned fails with: the same, with the task's id beside its
- * data (sluice's own, or the server's when an object); a server's data of another shape is kept
- * as it is.
+ * The error a call whose task was abandoned fails with: the same, with the task's id as
+ * `data.taskId`, beside its data when that is an object (sluice's own, or the server's); a
+ * server's data of another shape (a string, an array, a number, `null`) is kept as `data.data`,
+ * so the id always reaches the caller: `{ taskId, data: "overloaded" }`.
  *
  * @param error What the wait failed with.
  * @param taskId The task.
@@ -179,9 +182,8 @@ async function pollUntilEnded(
 function withTaskId(error: ClientError, taskId: string): ClientError {
   const { data } = error;
   const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
-  if (data !== undefined && !isObject) return error;
   return new ClientError(error.kind, error.message, {
-    data: { ...(data as object | undefined), taskId },
+    data: data === undefined || isObject ? { ...(data as object | undefined), taskId } : { taskId, data },
     ...(error.code === undefined ? {} : { code: error.code }),
     ...(error.serverId === undefined ? {} : { serverId: error.serverId }),
     ...(error.cause === undefined ? {} : { cause: error.cause }),
