@@ -21,12 +21,17 @@ describe("sluice tools", () => {
     const result = await tools(["modern"]);
     assert.deepEqual([result.code, result.stderr], [0, ""]);
     const lines = result.stdout.split("\n");
-    assert.deepEqual(lines.slice(0, 13), [
-      'Server "modern" has 13 tools:',
+    assert.deepEqual(lines.slice(0, 18), [
+      'Server "modern" has 14 tools:',
       "",
       "ask_form",
       "  One form elicitation",
       "  no arguments",
+      "",
+      "ask_schema",
+      "  One form elicitation of the given requestedSchema",
+      "  arguments:",
+      "    requestedSchema (object, required)",
       "",
       "ask_url",
       "  One URL elicitation of the given url",
@@ -94,7 +99,7 @@ describe("sluice tools", () => {
     const result = await tools(["modern", "--json"]);
     assert.deepEqual([result.code, result.stderr], [0, ""]);
     const listed = JSON.parse(result.stdout) as { tools: { name: string; inputSchema: unknown }[] };
-    assert.equal(listed.tools.length, 13);
+    assert.equal(listed.tools.length, 14);
     assert.deepEqual(listed.tools.find((tool) => tool.name === "ask_url")?.inputSchema, {
       type: "object",
       properties: { url: { type: "string" } },
