@@ -5,8 +5,8 @@
  * effective numbers (byte limits in KiB, MiB or GiB and durations as policy files write them,
  * when exact), then the log budget, legacy supervision and front settings. Each step has a
  * number of its own: a step that applies to one elicitation mode says so. Nothing that may be a
- * secret is printed: env variables and headers by name only, a URL's password and query values and
- * the value of a stdio argument whose flag looks secret as `…`.
+ * secret is printed: env variables and headers by name only (a stdio argument's `--header` too), a
+ * URL's password and query values and the value of a stdio argument whose flag looks secret as `…`.
  *
  * @module
  */
@@ -178,24 +178,57 @@ const URL_START = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 const ASSIGNMENT = /^([A-Za-z0-9_.-]+)=(.*)$/s;
 /** A flag alone, whose value may be the next argument: `--token`, `-password`. */
 const FLAG = /^-[A-Za-z0-9_.-]+$/;
+/**
+ * Endings of a name that holds a secret though the form check's words miss it, being one word
+ * with what comes before: `PGPASSWORD`, `DB_PASS`, `HF_TOKEN`, `--apikey`. A name that merely
+ * ends so (`--monkey`) is hidden too: a value too many shown as `…` costs nothing.
+ */
+const SECRET_ENDING = /(?:password|passwd|pass|token|secret|key)$/i;
+/** Flags whose value is an HTTP header, `Name: value` (mcp-remote's `--header`, curl's `-H`). */
+const HEADER_FLAGS: ReadonlySet<string> = new Set(["--header", "-H"]);
+
+/**
+ * Whether a flag's or an assignment's name looks secret: by the form check's words, or by its
+ * ending once its dashes are stripped.
+ *
+ * @param name The name, dashes included.
+ * @returns `true` when its value is to be shown as `…`.
+ */
+function looksSecret(name: string): boolean {
+  return suggestsSecret(name, undefined, undefined) || SECRET_ENDING.test(name.replaceAll("-", ""));
+}
+
+/**
+ * A header argument as printed: its name only, as a policy's headers are (`Authorization: …`),
+ * or `…` when it has no name before a colon.
+ *
+ * @param header The argument, `Name: value`.
+ * @returns The header to print.
+ */
+function shownHeader(header: string): string {
+  const colon = header.indexOf(":");
+  return colon < 0 ? "…" : `${header.slice(0, colon).trim()}: …`;
+}
 
 /**
  * A stdio command's arguments as printed, with what may be a secret shown as `…`, as query values
- * are: the value of a flag or an assignment whose name looks secret by the form check's words
- * (`--token x`, `--api-key=x`, `PASSWORD=x`), and a URL's userinfo password and query values.
+ * are: the value of a flag or an assignment whose name looks secret ({@linkcode looksSecret}:
+ * `--token x`, `--api-key=x`, `PGPASSWORD=x`), the value of a header (`--header "Authorization:
+ * Bearer x"`, `-H …`, `--header=…`, shown by name), and a URL's userinfo password and query values.
  *
  * @param args The arguments.
  * @returns The arguments to print.
  */
 function shownArgs(args: readonly string[]): string[] {
-  const looksSecret = (name: string) => suggestsSecret(name, undefined, undefined);
   const shownValue = (text: string) => URL_START.test(text) ? withoutUrlSecrets(text) : text;
   return args.map((arg, i) => {
     const previous = args[i - 1] ?? "";
+    if (HEADER_FLAGS.has(previous)) return shownHeader(arg);
     if (FLAG.test(previous) && looksSecret(previous)) return "…";
     const assigned = ASSIGNMENT.exec(arg);
     if (assigned === null) return shownValue(arg);
     const [, name = "", value = ""] = assigned;
+    if (HEADER_FLAGS.has(name)) return `${name}=${shownHeader(value)}`;
     return `${name}=${looksSecret(name) ? "…" : shownValue(value)}`;
   });
 }

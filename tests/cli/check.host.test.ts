@@ -371,12 +371,13 @@ describe("sluice check", () => {
 });
 
 describe("describeChain() stdio arguments", () => {
+  const transport = (args: string[]) =>
+    describeChain(
+      compilePolicy({ server: "s", transport: { command: "srv", args, env: { PGPASSWORD: "x" } } }),
+    )
+      .find((line) => line.startsWith("  transport"));
+
   test("shows a URL argument's password and query values, and the value of a flag or assignment whose name looks secret, as …", () => {
-    const transport = (args: string[]) =>
-      describeChain(
-        compilePolicy({ server: "s", transport: { command: "srv", args, env: { PGPASSWORD: "x" } } }),
-      )
-        .find((line) => line.startsWith("  transport"));
     assert.deepEqual(
       [
         transport([
@@ -399,6 +400,32 @@ describe("describeChain() stdio arguments", () => {
         "  transport          stdio srv --token … --api-key=… -password … --verbose, env PGPASSWORD",
         "  transport          stdio srv --client-secret … GITHUB_TOKEN=… LOG=debug --pwd …, env PGPASSWORD",
         "  transport          stdio srv --url=https://u:…@mcp.example.com:8443/mcp?key=… postgres://app@db/app?sslmode=… a?b#c --port 5432, env PGPASSWORD",
+      ],
+    );
+  });
+
+  test("shows a --header, -H or --header= argument by the header's name, and the value of a name ending in PASSWORD, PASSWD, PASS, TOKEN, SECRET or KEY, as …", () => {
+    assert.deepEqual(
+      [
+        transport([
+          "mcp-remote",
+          "https://mcp.example.com/mcp",
+          "--header",
+          "Authorization: Bearer ghp_SECRET",
+          "-H",
+          "X-Api-Key:k",
+          "--header=Cookie: sid=s",
+          "--header",
+          "no-colon",
+        ]),
+        transport(["PGPASSWORD=S3cret", "MYSQL_PASSWD=a", "DB_PASS=b", "HFTOKEN=c", "--dbsecret", "d"]),
+        transport(["--apikey", "e", "-Monkey=f", "--compass", "g", "--port", "5432", "--verbose"]),
+      ],
+      [
+        "  transport          stdio srv mcp-remote https://mcp.example.com/mcp --header Authorization: … -H X-Api-Key: … " +
+        "--header=Cookie: … --header …, env PGPASSWORD",
+        "  transport          stdio srv PGPASSWORD=… MYSQL_PASSWD=… DB_PASS=… HFTOKEN=… --dbsecret …, env PGPASSWORD",
+        "  transport          stdio srv --apikey … -Monkey=… --compass … --port 5432 --verbose, env PGPASSWORD",
       ],
     );
   });
