@@ -247,6 +247,28 @@ function describeBrowserFlows(executablePath: string): void {
       });
     });
 
+    test("a form elicitation: an optional multi-select with a default, every box unticked, answers [] (not the default)", async () => {
+      await withTool("ask_schema", async (page) => {
+        const form = await askSchema(page, {
+          type: "object",
+          properties: {
+            tags: {
+              type: "array",
+              title: "Tags",
+              items: { type: "string", enum: ["a", "b"] },
+              default: ["a"],
+            },
+          },
+        });
+        const box = form.getByLabel("a", { exact: true });
+        assert.equal(await box.isChecked(), true);
+        await box.uncheck();
+        await form.getByRole("button", { name: "Accept" }).click();
+        // The person unticked the only ticked box: the answer is "none", as the CLI's " " gives.
+        assert.deepEqual(await formVerdict(page), ['{"tags":[]}']);
+      });
+    });
+
     test("a form elicitation: an optional yes/no without a default answers the value chosen, and a multi-select what is ticked", async () => {
       await withTool("ask_schema", async (page) => {
         const form = await askSchema(page, optionals);

@@ -211,10 +211,11 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
           ])
         ),
       ]);
-      // Nothing ticked leaves an optional field out, which a field with minItems allows.
+      // Nothing ticked leaves an optional field without a default out, which a field with
+      // minItems allows; with a default it answers [], as left out the default would be filled in.
       const read = () => {
         const ticked = boxes.filter((box) => box.checked).map((box) => box.value);
-        return ticked.length === 0 && !field.required ? undefined : ticked;
+        return ticked.length === 0 && !field.required && field.default === undefined ? undefined : ticked;
       };
       return { node, labelled: true, targets: boxes.length > 0 ? boxes : [node], read };
     }
