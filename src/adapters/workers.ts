@@ -97,14 +97,14 @@ import type { Policy } from "../policy/policy.ts";
 import type { Duration } from "../policy/duration.ts";
 import {
   buildGateway,
-  type Decisions,
   type Gateway,
   type GatewayOptions,
   isDecisions,
   NO_STATE_KEY,
   STATE_KEY_VARIABLE,
 } from "./gateway.ts";
-import { describeKind, describeValue } from "../_internal/quote.ts";
+import type { Decision } from "../chain/decision.ts";
+import { describeValue } from "../_internal/quote.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
 import { frontLegacyHandler } from "../front/create-front.ts";
@@ -185,12 +185,13 @@ export interface WorkerOptions<Env> {
   /**
    * Where the Worker writes one line per decision event (each input request, each call; see
    * `GatewayOptions`): `"json"`, one JSON object a line with `console.log` (what Workers Logs
-   * read); `"text"`, a line for a person; `false` for none. A function here is always one of `env`
-   * (where bindings live), returning one of those or a function of the event, such as
-   * `(env) => (decision) => env.AUDIT.send(decision)` for a Queue.
+   * read); `"text"`, a line for a person; `false` for none; or a listener of the event, as
+   * `GatewayOptions.decisions` takes, given `env` (where bindings live) as its second argument,
+   * such as `(decision, env) => env.AUDIT.send(decision)` for a Queue. What it throws or rejects
+   * with is ignored.
    * @default "json"
    */
-  readonly decisions?: "json" | "text" | false | ((env: Env) => Decisions);
+  readonly decisions?: "json" | "text" | false | ((decision: Decision, env: Env) => unknown);
 }
 
 /** A Worker's default export: `export default createWorker({...})`. */
@@ -233,12 +234,12 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  * and serves every request of the isolate, so budgets and learned tool lists hold across them.
  * Each session's Durable Object makes its own from the same options and its `env`.
  *
- * @param options The policies, handler, `auth` and `decisions` (each may be a function of `env`),
- *   name, assigns, and the hosts and origins answered.
+ * @param options The policies, handler and `auth` (each may be a function of `env`), `decisions`
+ *   (a listener of the event is given `env` as its second argument), name, assigns, and the hosts
+ *   and origins answered.
  * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
  *   its `fetch` never throws: a missing, short or patterned `SLUICE_STATE_KEY`, no `auth` (or
  *   one that is malformed or throws), a `signInUser` that throws or comes with `auth: "none"`,
- *   a `decisions` function that throws or returns neither "json", "text", false nor a function,
  *   only one of the two Upstash variables, a `SLUICE_SESSIONS`
  *   that is not a Durable Object namespace, a policy that does not say `era: "modern"` or has a
  *   stdio `command`, or policies that do not compile answer `500` with a
@@ -276,7 +277,7 @@ export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env>
   const { decisions } = options;
   if (decisions !== undefined && !isDecisions(decisions)) {
     throw new TypeError(
-      `createWorker(): "decisions" must be "json", "text", false or a function of env, received ${
+      `createWorker(): "decisions" must be "json", "text", false or a function, received ${
         describeValue(decisions)
       }`,
     );
@@ -354,19 +355,7 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   }
   const signInUser = fromEnv("signInUser", () => options.signInUser?.(env));
   if ("problem" in signInUser) return signInUser;
-  const decisions = fromEnv(
-    "decisions",
-    () => typeof options.decisions === "function" ? options.decisions(env) : options.decisions ?? "json",
-  );
-  if ("problem" in decisions) return decisions;
-  if (!isDecisions(decisions.value)) {
-    return {
-      // Its kind only: the answer goes to the caller, and a value read from env may be a secret.
-      problem: `${PREFIX} "decisions" returned ${
-        describeKind(decisions.value)
-      } for env: expected "json", "text", false or a function of the decision event`,
-    };
-  }
+  const { decisions = "json" } = options;
   try {
     const { policies, handler } = options;
     const listed = typeof policies === "function" ? policies(env) : policies;
@@ -387,7 +376,8 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
       ...(options.assigns === undefined ? {} : { assigns: options.assigns }),
       ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
       ...(signInUser.value === undefined ? {} : { signInUser: signInUser.value }),
-      decisions: decisions.value,
+      // The listener hears each event, with env beside it for its bindings, never in its place.
+      decisions: typeof decisions === "function" ? (decision) => decisions(decision, env) : decisions,
     };
     if (role === "session") {
       return { gateway: buildGateway(gatewayOptions, { createClient, environment: variable }) };

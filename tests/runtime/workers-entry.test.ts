@@ -13,6 +13,7 @@ import {
   type SessionsObject,
   type WorkerOptions,
 } from "../../src/adapters/workers.ts";
+import type { Decision } from "../../src/chain/decision.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { type CompiledPolicy, compilePolicy } from "../../src/policy/compile-policy.ts";
 import { placeholders } from "../_support/decision-lines.ts";
@@ -710,10 +711,10 @@ describe("createWorker()", () => {
     });
   });
 
-  test("createWorker() writes the decision events where decisions says: to the function it makes of env, nowhere (false), as text or as JSON (the default) with console.log", async () => {
+  test("createWorker() writes the decision events where decisions says: to its listener (env beside the event), nowhere (false), as text or as JSON (the default) with console.log", async () => {
     const heard: string[] = [];
     const choices: WorkerOptions<TestEnv>["decisions"][] = [
-      (env) => (decision) => void heard.push(`${env.TAG} ${JSON.stringify(decision)}`),
+      (decision, env) => void heard.push(`${env.TAG} ${JSON.stringify(decision)}`),
       false,
       "text",
       undefined,
@@ -779,43 +780,36 @@ describe("createWorker()", () => {
     ]);
   });
 
-  test("createWorker() answers 500 naming decisions when its function of env throws (logged, not sent) or returns what is not a choice", async () => {
-    const policies: Policy[] = [{ server: "upstream", transport: { url: SCRIPTED }, era: "modern" }];
-    const throwing = createWorker<TestEnv>({
-      auth: "none",
-      policies,
-      decisions: (env) => {
-        throw new Error(`no binding AUDIT beside ${env.SLUICE_STATE_KEY}`);
-      },
+  test("createWorker() calls a decisions listener with the event, env only beside it: one of the event alone, as createGateway takes it, never gets env in its place, and what a listener throws is ignored", async () => {
+    const heard: unknown[][] = [];
+    // As GatewayOptions.decisions takes a listener, and as JavaScript may pass one: of the event alone.
+    const ofEvent: (decision: Decision) => unknown = (decision) =>
+      void heard.push(["ofEvent", decision.type]);
+    const withEnv = (...args: [Decision, TestEnv]) => {
+      heard.push(["withEnv", args.length, args[0].type, args[1]]);
+      throw new Error("the audit queue is down");
+    };
+    const env = { SLUICE_STATE_KEY: KEY, TAG: "audit" };
+    const { answer } = await withScriptedUpstream(async () => {
+      const statuses: number[] = [];
+      for (const decisions of [ofEvent, withEnv]) {
+        const entry = createWorker<TestEnv>({
+          auth: "none",
+          policies: [{ server: "upstream", transport: { url: SCRIPTED }, era: "modern" }],
+          handler: { roots: () => ({ roots: [{ uri: "file:///workspace" }] }) },
+          decisions,
+        });
+        statuses.push((await get(entry, "/healthz", env)).status);
+        statuses.push((await entry.fetch(callRequest("ask_roots"), env, context())).status);
+      }
+      return statuses;
     });
-    // A listener given where a function of env is expected: it is called with env and returns nothing.
-    const listener = createWorker<TestEnv>({ auth: "none", policies, decisions: (() => undefined) as never });
-    const logged: unknown[][] = [];
-    const original = console.error;
-    console.error = (...args: unknown[]) => void logged.push(args);
-    const env = { SLUICE_STATE_KEY: KEY };
-    try {
-      assert.deepEqual([await get(throwing, "/healthz", env), await get(listener, "/healthz", env)], [{
-        status: 500,
-        type: "application/json",
-        body: {
-          error:
-            'sluice worker: "decisions" could not be made from env (the Worker\'s logs name the problem)',
-        },
-      }, {
-        status: 500,
-        type: "application/json",
-        body: {
-          error:
-            'sluice worker: "decisions" returned nothing for env: expected "json", "text", false or a function of the decision event',
-        },
-      }]);
-    } finally {
-      console.error = original;
-    }
-    assert.deepEqual(logged.map((args) => [args[0], (args[1] as Error).message]), [
-      ['sluice worker: "decisions" could not be made from env', `no binding AUDIT beside ${KEY}`],
-    ]);
+    assert.deepEqual([answer, heard], [[200, 200, 200, 200], [
+      ["ofEvent", "input"],
+      ["ofEvent", "call"],
+      ["withEnv", 2, "input", env],
+      ["withEnv", 2, "call", env],
+    ]]);
   });
 
   test("createWorker() throws a TypeError naming the option when policies, handler or decisions has the wrong type", () => {
@@ -829,8 +823,7 @@ describe("createWorker()", () => {
     });
     assert.throws(() => createWorker({ policies: [], decisions: "yaml" as never }), {
       name: "TypeError",
-      message:
-        'createWorker(): "decisions" must be "json", "text", false or a function of env, received "yaml"',
+      message: 'createWorker(): "decisions" must be "json", "text", false or a function, received "yaml"',
     });
   });
 });
