@@ -231,7 +231,12 @@ export function createClientMethods(deps: MethodDeps): Methods {
     cancelTask: (serverId, taskId, options = {}) =>
       within(serverId, "tasks/cancel", options.signal, (session, flow) => session.cancelTask(taskId, flow)),
     rootsChanged: (serverId) =>
-      within(serverId, "notifications/roots/list_changed", undefined, (session) => session.rootsChanged()),
+      within(
+        serverId,
+        "notifications/roots/list_changed",
+        undefined,
+        (session, flow) => session.rootsChanged(flow),
+      ),
   };
 }
 

@@ -181,8 +181,8 @@ export interface ServerSession {
   cancelTask(taskId: string, signal: AbortSignal): Promise<void>;
   /** Records listed tools (their `x-mcp-header` rules, their task support). */
   learnTools(tools: readonly Tool[]): void;
-  /** Tells the server its roots changed, where the era has a way to. */
-  rootsChanged(): Promise<void>;
+  /** Tells the server its roots changed, where the era has a way to, under `signal` if given. */
+  rootsChanged(signal?: AbortSignal): Promise<void>;
   /**
    * Asks for the server's logs at this level from now on: `logging/setLevel` in the legacy era
    * (when the server offers logging); nothing in the modern era, where the level travels with

@@ -19,6 +19,8 @@ export interface WireSettings {
   readonly transport: CompiledHttpTransport;
   readonly fetch: Fetcher;
   readonly timers: Timers;
+  /** The deadline of each notification's and answer's POST, in milliseconds. */
+  readonly callTimeoutMs: number;
   readonly maxRetryMs: number;
   readonly maxResumeAttempts: number;
   /** Every response and stream is read within these. */
@@ -99,7 +101,7 @@ export class LegacyHttpWire {
    * connection as `session_expired`.
    *
    * @returns The response, its body unread.
-   * @throws {ConnectionError} `aborted`, `http` (no response: network, refused redirect) or `session_expired`.
+   * @throws {ConnectionError} `aborted` (the signal's reason as its cause), `http` (no response: network, refused redirect) or `session_expired`.
    */
   async send(method: "POST" | "GET" | "DELETE", options: SendOptions): Promise<Response> {
     const sessionId = this.#sessionId;
@@ -115,7 +117,9 @@ export class LegacyHttpWire {
       options.body === undefined ? request : { ...request, body: options.body },
     );
     if (sent.kind === "aborted") {
-      throw new ConnectionError("aborted", `${method} to ${withoutUrlSecrets(transport.url)} was aborted`);
+      throw new ConnectionError("aborted", `${method} to ${withoutUrlSecrets(transport.url)} was aborted`, {
+        cause: options.signal.reason,
+      });
     }
     if (sent.kind === "network_error") throw new ConnectionError("http", sent.message, { cause: sent.cause });
     if (sent.kind === "redirect_refused") {

@@ -37,8 +37,15 @@ import { messageLimit, type MessageLimits } from "../protocol/message-limits.ts"
 export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /** The fetch to use, called as `fetch(url, init)`. */
   readonly fetch: Fetcher;
-  /** Timers for `retry` waits, reconnection backoff and the bound on `DELETE`. */
+  /** Timers for `retry` waits, reconnection backoff and the bounds on `DELETE` and on each POST without a response. */
   readonly timers: Timers;
+  /**
+   * How long a notification's or an answer's POST may take, in milliseconds (the policy's
+   * `callTimeout`): its own deadline, on top of the caller's signal, since most are sent with
+   * none and fetch itself has no timeout.
+   * @default 60000
+   */
+  readonly callTimeoutMs?: number;
   /**
    * The longest backoff of a GET stream whose openings bring no event, in milliseconds. A
    * server's `retry` is always waited in full (2025-11-25: the client must wait it before
@@ -82,7 +89,7 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
  * @param options Fetch, timers, resumption limits and message limits.
  * @returns A factory; each call opens a new connection with its own session id.
  * @throws {RangeError} When `maxRetryMs` or `maxResumeAttempts` is not a non-negative integer, or
- *   a message limit not a positive one.
+ *   `callTimeoutMs` or a message limit not a positive one.
  * @example
  * ```ts
  * import { createLegacyHttpConnection } from "./legacy-http-connection.ts";
@@ -107,6 +114,10 @@ export function createLegacyHttpConnection(
     fallback: 5,
     least: 0,
   });
+  const callTimeoutMs = integerOption(`${CALLER}: "callTimeoutMs"`, options.callTimeoutMs, {
+    fallback: 60_000,
+    least: 1,
+  });
   const limits: MessageLimits = {
     maxMessageBytes: messageLimit(CALLER, "maxMessageBytes", options.maxMessageBytes),
     maxEventBytes: messageLimit(CALLER, "maxEventBytes", options.maxEventBytes),
@@ -115,7 +126,16 @@ export function createLegacyHttpConnection(
   const { fetch, timers } = options;
   return (events: ConnectionEvents): LegacyConnection =>
     new LegacyHttpConnection(
-      new LegacyHttpWire({ transport, fetch, timers, maxRetryMs, maxResumeAttempts, limits, events }),
+      new LegacyHttpWire({
+        transport,
+        fetch,
+        timers,
+        callTimeoutMs,
+        maxRetryMs,
+        maxResumeAttempts,
+        limits,
+        events,
+      }),
     );
 }
 
@@ -189,10 +209,35 @@ class LegacyHttpConnection implements LegacyConnection {
 /**
  * POSTs a message that expects no response (a notification, or the client's answer to a server
  * request): the server accepts it with `202 Accepted`, and a `200` with an empty body is tolerated.
+ * The POST runs under the connection's `callTimeoutMs` as well as `caller`: most are sent with no
+ * signal of their own (answers, `notifications/cancelled`), and one the server never answers
+ * would otherwise wait for the connection's end, an answer holding its slot among
+ * {@linkcode MAX_ANSWERS_IN_FLIGHT} meanwhile.
  *
- * @throws {ConnectionError} `http` when refused, `protocol` when accepted with a body.
+ * @param wire The connection.
+ * @param message The message.
+ * @param label What the message is, for errors.
+ * @param caller The tracked signal of the caller and the connection.
+ * @throws {ConnectionError} `http` when refused, `protocol` when accepted with a body, `aborted`
+ *   (the abort reason as its cause) when `caller` fires or `callTimeoutMs` passes.
  */
 async function postAccepted(
+  wire: LegacyHttpWire,
+  message: JsonRpcMessage,
+  label: string,
+  caller: AbortSignal,
+): Promise<void> {
+  const { callTimeoutMs: ms, timers } = wire.settings;
+  const leg = linkSignals([caller], { ms, which: "leg", timers });
+  try {
+    await postAndCheck(wire, message, label, leg.signal);
+  } finally {
+    leg.dispose();
+  }
+}
+
+/** {@linkcode postAccepted} under one signal. */
+async function postAndCheck(
   wire: LegacyHttpWire,
   message: JsonRpcMessage,
   label: string,
@@ -211,7 +256,9 @@ async function postAccepted(
   } finally {
     body.close();
   }
-  if (read.end === "aborted") throw new ConnectionError("aborted", `${label} was aborted`);
+  if (read.end === "aborted") {
+    throw new ConnectionError("aborted", `${label} was aborted`, { cause: signal.reason });
+  }
   if (status >= 200 && status <= 299) {
     if (read.end === "complete" && read.bytes.byteLength === 0) return;
     throw new ConnectionError(

@@ -33,6 +33,7 @@ export interface OpenOptions {
   readonly timers?: Timers;
   readonly maxRetryMs?: number;
   readonly maxResumeAttempts?: number;
+  readonly callTimeoutMs?: number;
   /** Called after each server message is recorded (to answer it). */
   readonly onServerMessage?: (message: ServerMessage, connection: LegacyConnection) => void;
 }
@@ -59,6 +60,7 @@ export function open(url: string, options: OpenOptions = {}): Opened {
     timers: options.timers ?? systemTimers,
     ...(options.maxRetryMs === undefined ? {} : { maxRetryMs: options.maxRetryMs }),
     ...(options.maxResumeAttempts === undefined ? {} : { maxResumeAttempts: options.maxResumeAttempts }),
+    ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
   });
   const connection: LegacyConnection = factory({
     onServerMessage: (message) => {

@@ -291,7 +291,8 @@ describe("createLegacyHttpConnection() against the scripted legacy server", () =
     await until("the GET", async () => (await gets()).length > 0 ? true : undefined);
     await connection.request({ jsonrpc: "2.0", id: 14, method: "ping" }, noAbort());
     assert.deepEqual((await gets()).map((r) => r.status), [405]);
-    assert.deepEqual(timers.delays, []);
+    // Only the deadline of the notifications/initialized POST (callTimeoutMs): no retry.
+    assert.deepEqual(timers.delays, [60_000]);
     await connection.close();
   });
 
@@ -516,6 +517,56 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
     await connection.close();
   });
 
+  test("respond() and notify() POSTs the server never answers fail after callTimeoutMs, and a held answer frees its slot for the 9th", async () => {
+    const time = new FakeTime();
+    const posted: [string, number][] = [];
+    const fetch = (_url: string, init: RequestInit): Promise<Response> => {
+      if (init.method !== "POST") return Promise.resolve(new Response(null, { status: 405 }));
+      const body = JSON.parse(String(init.body)) as { id?: string; method?: string };
+      if (body.method === "initialize") return Promise.resolve(initialized());
+      if (body.method === "notifications/initialized") {
+        return Promise.resolve(new Response(null, { status: 202 }));
+      }
+      posted.push([body.method ?? body.id ?? "", time.now()]);
+      // Held until aborted, as a server that never answers.
+      const signal = init.signal!;
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true })
+      );
+    };
+    const { connection } = open(URL, { fetch, timers: time, callTimeoutMs: 1000 });
+    await handshake(connection);
+    const outcome = (sent: Promise<void>) =>
+      sent.then(() => "sent", (error: ConnectionError) => [error.kind, error.message, String(error.cause)]);
+    const answers = Array.from(
+      { length: 9 },
+      (_, i) => outcome(connection.respond({ jsonrpc: "2.0", id: `a${i + 1}`, result: {} })),
+    );
+    const notified = outcome(
+      connection.notify({ jsonrpc: "2.0", method: "notifications/roots/list_changed" }),
+    );
+    await drive(time, until("the 9th answer", () => posted.length === 10 ? true : undefined), {
+      untilMs: 5000,
+    });
+    const aborted = [
+      "aborted",
+      `POST to ${URL} was aborted`,
+      "DeadlineReached: callTimeout of 1000 ms reached",
+    ];
+    await drive(time, Promise.all(answers), { untilMs: 5000 });
+    assert.deepEqual({ posted, time: time.now() }, {
+      posted: [
+        ...Array.from({ length: 8 }, (_, i): [string, number] => [`a${i + 1}`, 0]),
+        ["notifications/roots/list_changed", 0],
+        ["a9", 1000],
+      ],
+      time: 2000,
+    });
+    assert.deepEqual(await Promise.all(answers), Array.from({ length: 9 }, () => aborted));
+    assert.deepEqual(await notified, aborted);
+    await connection.close();
+  });
+
   test("request() never resumes before the server's retry: a deadline that comes first ends it with no GET", async () => {
     const time = new FakeTime();
     const gets: [number, string | null][] = [];
@@ -665,9 +716,10 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
     await until("the GET", () => getCount > 0 ? true : undefined);
     // A few event-loop turns for the stream's read to end; a retry would be scheduled by then.
     await new Promise((resolve) => setTimeout(resolve, 20));
+    // Only the deadline of the notifications/initialized POST (callTimeoutMs): no retry.
     assert.deepEqual({ getCount, delays: timers.delays, messages }, {
       getCount: 1,
-      delays: [],
+      delays: [60_000],
       messages: [],
     });
     await connection.close();

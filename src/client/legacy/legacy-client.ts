@@ -91,7 +91,12 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
   const limits = messageLimitsOf(policy);
   const factory = transport.kind === "stdio"
     ? createStdioConnection(transport, limits)
-    : createLegacyHttpConnection(transport, { fetch: input.fetch, timers, ...limits });
+    : createLegacyHttpConnection(transport, {
+      fetch: input.fetch,
+      timers,
+      callTimeoutMs: policy.callTimeoutMs,
+      ...limits,
+    });
   const session = new LegacySession({
     serverId: policy.server,
     policy,

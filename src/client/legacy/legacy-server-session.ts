@@ -176,8 +176,8 @@ export class LegacyServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
-  rootsChanged(): Promise<void> {
-    return this.#session.rootsChanged();
+  rootsChanged(signal?: AbortSignal): Promise<void> {
+    return this.#session.rootsChanged(signal);
   }
 
   /** @inheritdoc */

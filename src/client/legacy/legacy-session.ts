@@ -228,10 +228,24 @@ export class LegacySession {
     if (ready !== undefined) this.#sendLogLevel(ready);
   }
 
-  /** Tells the server the roots changed (`notifications/roots/list_changed`), when connected. */
-  async rootsChanged(): Promise<void> {
+  /**
+   * Tells the server the roots changed (`notifications/roots/list_changed`), when connected.
+   *
+   * @param signal The caller's signal, if any (HTTP: the POST has its `callTimeout` besides).
+   * @throws {ClientError} `"timeout"` or `"cancelled"` when the POST ran out of time or `signal`
+   *   fired, `"transport"` or `"protocol"` when the server refused it.
+   */
+  async rootsChanged(signal?: AbortSignal): Promise<void> {
+    const method = "notifications/roots/list_changed";
     const ready = await this.#ready?.catch(() => undefined);
-    await ready?.connection.notify(encodeNotification("notifications/roots/list_changed"));
+    try {
+      await ready?.connection.notify(encodeNotification(method), signal === undefined ? {} : { signal });
+    } catch (error) {
+      if (!(error instanceof ConnectionError)) throw error;
+      throw error.kind === "aborted"
+        ? abortError(this.serverId, method, signal?.aborted === true ? signal.reason : error.cause)
+        : connectionFailure(this.serverId, error);
+    }
   }
 
   /** Ends the connection, if any, and a handshake in progress. */
@@ -395,10 +409,13 @@ export class LegacySession {
     return ready;
   }
 
+  /** Sends `logging/setLevel` under the policy's `callTimeout`: nobody waits for its answer. */
   #sendLogLevel(ready: Ready): void {
     if (ready.capabilities.logging === undefined) return;
+    const { policy, timers } = this.#options;
     const setLevel = encodeRequest(this.#ids(), "logging/setLevel", { level: this.#logLevel });
-    ready.connection.request(setLevel, { signal: new AbortController().signal }).catch(() => {});
+    const leg = linkSignals([this.#lifetime.signal], { ms: policy.callTimeoutMs, which: "leg", timers });
+    ready.connection.request(setLevel, { signal: leg.signal }).catch(() => {}).finally(() => leg.dispose());
   }
 
   #onServerMessage(ready: Ready, { message, related }: ServerMessage): void {

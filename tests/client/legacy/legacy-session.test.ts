@@ -403,6 +403,52 @@ describe("LegacySession logs", () => {
   });
 });
 
+describe("LegacySession messages the server never answers", () => {
+  test("rootsChanged() fails after callTimeout, and logging/setLevel is aborted then, when the server holds both", async () => {
+    const time = new FakeTime();
+    const aborted: [string, number][] = [];
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy", callTimeout: "1s" }],
+      timers: time,
+      clock: time,
+      fetch: (_url, init) => {
+        if (init.method !== "POST") return Promise.resolve(new Response(null, { status: 405 }));
+        const { id, method } = JSON.parse(String(init.body)) as { id?: number; method: string };
+        if (method === "initialize") return Promise.resolve(initialized(id, { tools: {}, logging: {} }));
+        if (method === "tools/list") return Promise.resolve(result(id, { tools: [] }));
+        if (method === "notifications/initialized") {
+          return Promise.resolve(new Response(null, { status: 202 }));
+        }
+        // Held until aborted, as a server that never answers.
+        const signal = init.signal!;
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => {
+            aborted.push([method, time.now()]);
+            reject(signal.reason);
+          }, { once: true })
+        );
+      },
+    });
+    try {
+      await drive(time, client.listTools("demo"));
+      const start = time.now();
+      const changed = await drive(time, failure(client.rootsChanged("demo")), { untilMs: 5000 });
+      assert.deepEqual({ changed, aborted, after: time.now() - start }, {
+        changed: [
+          "timeout",
+          undefined,
+          'Server "demo": no response to notifications/roots/list_changed within 1000 ms (callTimeout)',
+        ],
+        aborted: [["logging/setLevel", 1000], ["notifications/roots/list_changed", 1000]],
+        after: 1000,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("LegacySession forgotten session", () => {
   test("a call answered 404 by a server that gave no session id fails, and the next call goes on the same connection: no session was forgotten", async () => {
     // Each standalone GET stream stays open until its signal fires.
