@@ -29,7 +29,8 @@ const TRANSIENT: readonly number[] = [408, 409, 425, 429];
  * {@linkcode DEFAULT_RETRY_MS}) in full before reopening, as 2025-11-25 requires. Rounds that
  * brought nothing wait {@linkcode DEFAULT_RETRY_MS} or the `retry` if longer, doubled each round
  * up to `maxRetryMs` (never below the `retry`): a server that closes at once is not asked again
- * and again. A stream that opened and ended is reopened however often it ends, since a server
+ * and again. A round that brought nothing but stayed open longer than that wait starts the
+ * doubling again. A stream that opened and ended is reopened however often it ends, since a server
  * may close it whenever it likes (2025-11-25, polling); `maxResumeAttempts` openings in a row
  * that failed (a network error, a 5xx, 408, 409, 425 or 429, a body failing before any byte) end
  * it. A status retrying cannot fix (405, 400, 401, 403…) or a protocol error ends it at once.
@@ -43,22 +44,44 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
   let failures = 0;
   let quiet = 0;
   while (!signal.aborted) {
+    // A quiet round that outlasts the wait it would get (a stream open for minutes, then cut by
+    // a proxy) starts the backoff again: only streams that end quickly back off further. Timed
+    // with the timers, and only after a quiet round, since the first quiet wait is the same anyway.
+    const outlast = { passed: false };
+    const watch = quiet === 0 ? undefined : timers.setTimeout(() => {
+      outlast.passed = true;
+    }, backoffMs(quiet + 1, cursor.retryMs, maxRetryMs));
     let round: Round;
     try {
       round = await listenOnce(wire, cursor);
     } catch {
       // The session's onServerMessage threw: nothing here can report it; the stream stops.
       round = "stop";
+    } finally {
+      if (watch !== undefined) timers.clearTimeout(watch);
     }
     if (round === "stop") return;
     failures = round === "failed" ? failures + 1 : 0;
-    quiet = round === "progress" ? 0 : quiet + 1;
+    quiet = round === "progress" ? 0 : outlast.passed ? 1 : quiet + 1;
     if (failures >= maxResumeAttempts && failures > 0) return;
-    const base = cursor.retryMs ?? DEFAULT_RETRY_MS;
-    const first = Math.max(base, DEFAULT_RETRY_MS);
-    const waitMs = quiet === 0 ? base : Math.max(base, Math.min(first * 2 ** (quiet - 1), maxRetryMs));
-    if (!await pause(waitMs, timers, signal)) return;
+    if (!await pause(backoffMs(quiet, cursor.retryMs, maxRetryMs), timers, signal)) return;
   }
+}
+
+/**
+ * How long to wait before the next opening: the `retry` (default {@linkcode DEFAULT_RETRY_MS})
+ * after a round that brought an event; after `quiet` rounds in a row that brought none, at least
+ * 1000 ms (or the `retry` if longer), doubled each round, up to `maxRetryMs` but never below the `retry`.
+ *
+ * @param quiet How many rounds in a row brought no event.
+ * @param retryMs The server's last `retry`, if any.
+ * @param maxRetryMs The longest backoff.
+ * @returns The wait in milliseconds.
+ */
+function backoffMs(quiet: number, retryMs: number | undefined, maxRetryMs: number): number {
+  const base = retryMs ?? DEFAULT_RETRY_MS;
+  const first = Math.max(base, DEFAULT_RETRY_MS);
+  return quiet === 0 ? base : Math.max(base, Math.min(first * 2 ** (quiet - 1), maxRetryMs));
 }
 
 async function listenOnce(wire: LegacyHttpWire, cursor: ResumeCursor): Promise<Round> {

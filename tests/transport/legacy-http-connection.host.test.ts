@@ -567,6 +567,53 @@ describe("createLegacyHttpConnection() with an injected fetch and a fake clock",
     await connection.close();
   });
 
+  test("the standalone GET stream backs off 1000, 2000, 4000 ms after streams that end at once, and starts again at 1000 ms after one open 300 s", async () => {
+    const time = new FakeTime();
+    const gets: number[] = [];
+    // The 4th opening stays open 300 s (a heartbeat, then a proxy's cut); the others end at once.
+    const longStream = () => {
+      let timer: unknown;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(": heartbeat\n\n"));
+          timer = time.setTimeout(() => controller.close(), 300_000);
+        },
+        cancel() {
+          time.clearTimeout(timer);
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    };
+    const fetch = (_url: string, init: RequestInit): Promise<Response> => {
+      if (init.method === "DELETE") return Promise.resolve(new Response(null, { status: 200 }));
+      if (init.method === "GET") {
+        gets.push(time.now());
+        return Promise.resolve(gets.length === 4 ? longStream() : sseResponse(": heartbeat\n\n"));
+      }
+      const body = JSON.parse(String(init.body)) as { method: string };
+      if (body.method === "initialize") return Promise.resolve(initialized());
+      return Promise.resolve(new Response(null, { status: 202 }));
+    };
+    const { connection } = open(URL, { fetch, timers: time });
+    await handshake(connection);
+    // More real turns than the default between steps, so a stream that ended is read to its end
+    // before time moves on to the timer that tells whether its round outlasted its wait.
+    await drive(time, until("7 GETs", () => gets.length >= 7 ? true : undefined), {
+      untilMs: 400_000,
+      turns: 20,
+    });
+    await connection.close();
+    assert.deepEqual(gets, [
+      0,
+      1000,
+      3000,
+      7000,
+      7000 + 300_000 + 1000,
+      7000 + 300_000 + 3000,
+      7000 + 300_000 + 7000,
+    ]);
+  });
+
   test("request() never resumes before the server's retry: a deadline that comes first ends it with no GET", async () => {
     const time = new FakeTime();
     const gets: [number, string | null][] = [];
