@@ -108,7 +108,10 @@ function handleEvent(
   tooLarge: string,
 ): void {
   // An empty id clears the last event id, as in the SSE rules; it applies even to skipped events.
-  if (event.id !== undefined) state.lastEventId = event.id === "" ? undefined : event.id;
+  // One a header cannot carry is ignored (see idField).
+  if (event.id !== undefined && !UNSENDABLE_ID.test(event.id)) {
+    state.lastEventId = event.id === "" ? undefined : event.id;
+  }
   // Empty data (a priming event) is not dispatched; other event types are not JSON-RPC messages.
   if (event.data === "" || (event.event !== undefined && event.event !== "message")) return;
   if (exceedsUtf8Bytes(event.data, options.maxEventBytes)) {
@@ -167,11 +170,25 @@ function feedEvents(text: string, lines: IdLines, parser: EventSourceParser, sta
   parser.feed(fed === 0 ? text : text.slice(fed));
 }
 
-/** The value of an `id` line (`id` alone gives ""), or `undefined` for another line or a NUL in it. */
+/**
+ * An id the `Last-Event-ID` header of the resuming GET cannot carry as it is: a NUL (which the SSE
+ * rules ignore), another control character but HTAB (fetch refuses it, so the GET would fail
+ * before it is sent), or a space or HTAB at either end (fetch strips it, so another id is sent).
+ * Such an id is ignored as one with a NUL is: the cursor stays where it was.
+ */
+// deno-lint-ignore no-control-regex -- finding control characters is the point
+const UNSENDABLE_ID = /[\0-\x08\n-\x1f\x7f]|^[\t ]|[\t ]$/;
+
+/**
+ * The value of an `id` line (`id` alone gives "").
+ *
+ * @param line The line, without its line end.
+ * @returns The value, or `undefined` for another line or an id in {@linkcode UNSENDABLE_ID}.
+ */
 function idField(line: string): string | undefined {
   if (line !== "id" && !line.startsWith("id:")) return undefined;
   const value = line.slice(line.startsWith("id: ") ? 4 : 3);
-  return value.includes("\0") ? undefined : value;
+  return UNSENDABLE_ID.test(value) ? undefined : value;
 }
 
 /** Rewrites CRLF and bare CR to LF; a CR ending one chunk swallows an LF starting the next. */

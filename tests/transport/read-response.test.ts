@@ -388,6 +388,29 @@ describe("readResponse() when the stream ends early", () => {
     });
   });
 
+  test("ignores an event id a Last-Event-ID header cannot carry as it is, keeping the id before it", async () => {
+    // A control character (fetch refuses it in a header) or a space or HTAB at either end (fetch
+    // strips it), with and without data; a space or HTAB inside, and text past ASCII, are kept.
+    for (const id of ["a\u0001b", "del\u007f", " 7", "tab\tend\t", "\tlead"]) {
+      await readEveryWay(`id: e1\n\nid: ${id}\n\n`, {
+        outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "e1" },
+        seen: [],
+      });
+      await readEveryWay(sseEvent(PROGRESS_1, { id: "e1" }) + `id: ${id}\n${sseEvent(PROGRESS_1)}`, {
+        outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "e1" },
+        seen: [PROGRESS_1, PROGRESS_1],
+      });
+    }
+    await readEveryWay("id: e1\n\nid: tab\tin side\n\n" + sseEvent(PROGRESS_1, { id: "é\u00ff" }), {
+      outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "é\u00ff" },
+      seen: [PROGRESS_1],
+    });
+    await readEveryWay("id: e1\n\nid: tab\tin side\n\n", {
+      outcome: { kind: "stream_broken", reason: ENDED, lastEventId: "tab\tin side" },
+      seen: [],
+    });
+  });
+
   test("takes a retry longer than a timer can wait as the longest wait", async () => {
     const text = "id: e1\nretry: 3000000000\ndata:\n\n";
     await readEveryWay(text, {
