@@ -211,8 +211,8 @@ describe("decision events of the chain", () => {
     const { chain, events } = chainFor({
       roots: () => ({
         roots: [
-          { uri: "file:///srv/work" },
-          { uri: "file:///srv/work/../../etc" },
+          { uri: "file:///srv/project" },
+          { uri: "file:///srv/project/../../etc" },
           { uri: "https://files.example.com/home?token=s3cret" },
           { uri: "file://fileserver/share" },
           { uri: "file:///etc" },
@@ -223,7 +223,7 @@ describe("decision events of the chain", () => {
     const answered = await chain.run({ method: "roots/list", params: {} }, { version: "2026-07-28" });
     assert.deepEqual(answered, {
       ok: true,
-      answer: { roots: [{ uri: "file:///srv/work" }, { uri: "file:///etc" }] },
+      answer: { roots: [{ uri: "file:///srv/project" }, { uri: "file:///etc" }] },
     });
     assert.deepEqual(events.map(({ time: _t, ...rest }) => rest), [{
       type: "input",
@@ -233,7 +233,7 @@ describe("decision events of the chain", () => {
       method: "roots/list",
       outcome: "answered",
       changes: [
-        { field: "roots[1].uri", from: "file:///srv/work/../../etc", to: "file:///etc" },
+        { field: "roots[1].uri", from: "file:///srv/project/../../etc", to: "file:///etc" },
         { field: "roots[2].uri", from: "https://files.example.com/home?token=…", to: null },
         { field: "roots[3].uri", from: "file://fileserver/share", to: null },
         { field: "roots[4].uri", from: "file:///etc", to: null },

@@ -129,7 +129,7 @@ describe("ServerRequestSupervisor", () => {
           throw new Error("secret detail");
         },
       },
-      { roots: [{ uri: "file:///srv/work" }] },
+      { roots: [{ uri: "file:///srv/project" }] },
     ];
     const { supervisor, sent } = setup({ roots: () => answers.shift() as never }, { maxServerRequests: 1 });
     const rootsList = (id: number): JsonRpcRequest => ({
@@ -153,7 +153,7 @@ describe("ServerRequestSupervisor", () => {
         id: 2,
         error: { code: -32603, message: "Roots answer refused: expected plain JSON, reading it threw Error" },
       },
-      { jsonrpc: "2.0", id: 3, result: { roots: [{ uri: "file:///srv/work" }] } },
+      { jsonrpc: "2.0", id: 3, result: { roots: [{ uri: "file:///srv/project" }] } },
     ], 0]);
   });
 
