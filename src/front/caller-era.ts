@@ -4,13 +4,17 @@
  * on the cacheable ones (lists, `resources/read`, `server/discover`), which a legacy server never
  * sends; a 2025 caller gets neither. Log entries are sent only at or above the level the caller
  * asked for (never below the policy's `logLevel`), sanitized, and within the server's log budget
- * (`logRateLimit`, kept by `LogBudgets`).
+ * (`logRateLimit`, kept by `LogBudgets`); other notifications are cleaned as the client's
+ * notification subscribers get them.
  *
  * @module
  */
 import type { LogEntry } from "../handler/handler.ts";
 import { sanitizeLogParams } from "../notify/sanitize-log.ts";
-import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { sanitizeParams } from "../notify/notification-entry.ts";
+import { sanitizeText } from "../notify/sanitize-text.ts";
+import { DATA_LIMITS } from "../notify/data-limits.ts";
+import { encodeNotification, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { atOrAbove, type LoggingLevel } from "../protocol/logging-level.ts";
 
 /** The results a 2026-07-28 caller may cache (`CacheableResult`): they need `ttlMs` and `cacheScope`. */
@@ -109,4 +113,28 @@ export function logForCaller(
   const entry: LogEntry = sanitizeLogParams(params);
   if (!atOrAbove(entry.level, level) || !withinBudget()) return undefined;
   return { jsonrpc: "2.0", method: "notifications/message", params: entry as unknown as JsonObject };
+}
+
+/**
+ * An upstream notification other than a log entry (progress, a list change, a resource update)
+ * as a caller gets it: its method and every string of its params cleaned as the client's
+ * notification subscribers get them (`sanitizeParams`), so a relayed text cannot forge a line or
+ * reorder one on the caller's screen.
+ *
+ * @param notification The upstream's notification (not changed).
+ * @returns A fresh notification; without params when it had none.
+ * @example
+ * ```ts
+ * import { notificationForCaller } from "./caller-era.ts";
+ * console.log(notificationForCaller({
+ *   jsonrpc: "2.0",
+ *   method: "notifications/resources/updated",
+ *   params: { uri: "file:///a\u202Eb\nFAKE" },
+ * }));
+ * // { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "file:///abFAKE" } }
+ * ```
+ */
+export function notificationForCaller(notification: JsonRpcNotification): JsonRpcNotification {
+  const method = sanitizeText(notification.method, DATA_LIMITS.maxStringLength);
+  return encodeNotification(method, notification.params && sanitizeParams(notification.params));
 }

@@ -15,7 +15,8 @@
  *   answered upstream `-32602`, naming what that version lacks.
  * - Progress of a call reaches the caller under its own token, never going backwards; logs
  *   reach it within the server's log budget, sanitized, at or above the level it set (never
- *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream.
+ *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream,
+ *   cleaned as the client's notification subscribers get them.
  * - `notifications/cancelled` from the caller cancels its request upstream and the requests
  *   sent to the caller for it, and the request gets no response, as the cancellation utility
  *   says a receiver should: its POST's stream ends, or, when nothing was streamed yet, the POST
@@ -69,7 +70,7 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { quote } from "../_internal/quote.ts";
-import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
+import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
 import { type Principal, principalKey } from "./principal.ts";
@@ -557,7 +558,10 @@ export class CallerSession {
       .finally(() => flow.dispose());
   }
 
-  /** A notification of a call: logs and progress on the call's stream, anything else on the GET stream. */
+  /**
+   * A notification of a call: logs on the call's stream; the rest cleaned on the GET stream, but
+   * progress (a call's own comes by its `onProgress`).
+   */
   #relay(notification: JsonRpcNotification, reply: PostReply | undefined): void {
     if (notification.method === "notifications/message") {
       const log = logForCaller(notification.params, this.#level(), this.#withinLogBudget);
@@ -566,7 +570,9 @@ export class CallerSession {
     }
     // Progress of another request's token means nothing to this caller.
     if (notification.method === "notifications/progress") return;
-    if (notification.method.startsWith("notifications/")) this.#listen.write(notification);
+    if (notification.method.startsWith("notifications/")) {
+      this.#listen.write(notificationForCaller(notification));
+    }
   }
 
   /**

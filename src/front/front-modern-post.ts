@@ -35,7 +35,7 @@ import type { Heartbeat } from "./heartbeat.ts";
 import { CALLER_GONE, type CallerGone } from "./entry-bindings.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
-import { effectiveLogLevel, logForCaller, resultForCaller } from "./caller-era.ts";
+import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
@@ -270,7 +270,7 @@ async function mrtrPost(
 
 /**
  * What a modern caller's stream carries of the upstream's notifications: progress for its own
- * token, and log entries within the server's budget at or above the level it asked for.
+ * token, cleaned, and log entries within the server's budget at or above the level it asked for.
  */
 function relayTo(
   emit: (notification: JsonRpcNotification) => void,
@@ -285,7 +285,9 @@ function relayTo(
       if (
         token !== undefined && (notification.params as { progressToken?: unknown })?.progressToken === token
       ) {
-        emit(notification);
+        const { params } = notificationForCaller(notification);
+        // The token is the caller's own, sent back as it gave it.
+        emit({ jsonrpc: "2.0", method: notification.method, params: { ...params, progressToken: token } });
       }
       return;
     }

@@ -6,7 +6,8 @@
 // next request; a request the session's close ends (unlike one the caller withdrew) is answered
 // that it was cancelled. A 2025-06-18 caller is sent only what its version has: sampling messages
 // of one block, titled single-selects as enum + enumNames; tools, tool blocks and several blocks
-// are refused upstream. A list result sluice's client would refuse is not relayed.
+// are refused upstream. A list result sluice's client would refuse is not relayed. The upstream's
+// notifications reach the caller's GET stream with their text cleaned.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
@@ -16,7 +17,7 @@ import { CallerSession, type CallerSessionInit } from "../../src/front/caller-se
 import type { Policy } from "../../src/policy/policy.ts";
 import { createFrontServer } from "../../src/front/front-server.ts";
 import { FrontUpstreams } from "../../src/front/front-upstreams.ts";
-import { type Reply, result, scriptedServer, type SeenRequest } from "../_support/scripted-server.ts";
+import { type Reply, result, scriptedServer, type SeenRequest, sse } from "../_support/scripted-server.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
@@ -227,6 +228,58 @@ describe("CallerSession", () => {
       "server/discover",
       "prompts/get",
     ]);
+  });
+});
+
+describe("CallerSession relays the upstream's notifications", () => {
+  test("a resource update and a list change reach the caller's GET stream with their text cleaned as the client's subscribers get it", async () => {
+    const forged = "50%\u001b[2J\u202Eevil\nFAKE";
+    const { client, session } = sessionOn(
+      (request) =>
+        request.body.method === "tools/call"
+          ? sse([
+            {
+              jsonrpc: "2.0",
+              method: "notifications/resources/updated",
+              params: { uri: "file:///a\u202Eb", title: forged },
+            },
+            {
+              jsonrpc: "2.0",
+              method: "notifications/tools/list_changed",
+              params: { _meta: { note: forged } },
+            },
+            { jsonrpc: "2.0", id: request.body.id, result: { resultType: "complete", content: [] } },
+          ])
+          : answer(request),
+      {},
+      { era: "modern" },
+    );
+    const stream = new EventReader(session.listen(null));
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: {} },
+    } as const;
+    assert.deepEqual(await (await session.handle(call)).json(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [] },
+    });
+    assert.deepEqual([await stream.message(), await stream.message()], [
+      {
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: "file:///ab", title: "50%[2JevilFAKE" },
+      },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { note: "50%[2JevilFAKE" } },
+      },
+    ]);
+    await session.close();
+    await client.close();
   });
 });
 

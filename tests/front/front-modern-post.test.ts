@@ -1,0 +1,45 @@
+// What the front relays to a modern caller of a modern upstream, on every runtime: the
+// upstream's progress under the caller's token, its text cleaned as the client's notification
+// subscribers get it.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { modernMeta, modernRequest, SCRIPTED_FRONT_URL, scriptedFront } from "../_support/gateway-caller.ts";
+import { sse, toolsList } from "../_support/scripted-server.ts";
+import { EventReader } from "../_support/legacy-caller.ts";
+
+/** Text a server could send to forge a terminal line: an escape, a bidi override, a line break. */
+const FORGED = "50%\u001b[2J\u202Eevil\nFAKE";
+
+describe("frontModernPost()", () => {
+  test("frontModernPost() relays a modern upstream's progress to a modern caller under its token, its message cleaned", async () => {
+    const front = scriptedFront(({ body }) => {
+      if (body.method === "tools/list") {
+        return toolsList(body.id, [{ name: "slow", inputSchema: { type: "object" } }]);
+      }
+      const progressToken = (body.params?._meta as { progressToken?: unknown }).progressToken;
+      return sse([
+        {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken, progress: 1, total: 2, message: FORGED },
+        },
+        { jsonrpc: "2.0", id: body.id, result: { resultType: "complete", content: [] } },
+      ]);
+    });
+    const response = await front.app.fetch(modernRequest(
+      SCRIPTED_FRONT_URL,
+      "tools/call",
+      { name: "slow", arguments: {}, _meta: { ...modernMeta(), progressToken: "caller-1" } },
+      { accept: "application/json, text/event-stream" },
+    ));
+    assert.deepEqual(await new EventReader(response).rest(), [
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "caller-1", progress: 1, total: 2, message: "50%[2JevilFAKE" },
+      },
+      { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [] } },
+    ]);
+    await front.client.close();
+  });
+});
