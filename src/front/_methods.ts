@@ -1,8 +1,10 @@
 /**
  * The caller's requests the front relays upstream as they are, in both eras (the calls that may
- * ask for input are `MRTR_METHODS` of `protocol/input-required.ts`), and the check of a list's
- * result before it is relayed: the decoder the client's own list method uses, so a caller is
- * never handed a list that sluice's client would refuse.
+ * ask for input are `MRTR_METHODS` of `protocol/input-required.ts`), and the check of a result
+ * before it is relayed: a list's by the decoder the client's own list method uses, so a caller is
+ * never handed a list that sluice's client would refuse; a completion's and a 2025-11-25 task
+ * request's by their schema. A subscription's result is any object, as the JSON-RPC decoder
+ * already requires.
  *
  * @module
  */
@@ -11,6 +13,8 @@ import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { decodeListPromptsResult } from "../protocol/prompts.ts";
 import { decodeListResourcesResult, decodeListResourceTemplatesResult } from "../protocol/resources.ts";
 import { decodeListToolsResult } from "../protocol/tools.ts";
+import { decodeCompleteResult } from "../protocol/completion.ts";
+import { decodeLegacyListTasksResult, decodeLegacyTaskResult } from "../protocol/legacy-tasks.ts";
 import { invalidResult } from "../client/modern/failure-errors.ts";
 
 /** The requests relayed upstream as they are: nothing in them asks for input. */
@@ -25,27 +29,34 @@ export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
 /** How the client decodes a result. */
 type ResultDecoder = (value: unknown) => Decoded<unknown>;
 
-/** The client's decoder of each list result (`listTools`, `listResources`, …). */
-const LIST_DECODERS: ReadonlyMap<string, ResultDecoder> = new Map<string, ResultDecoder>([
+/**
+ * The decoder of each relayed result: the client's own for a list (`listTools`, `listResources`,
+ * …); the tasks' are 2025-11-25's (the front relays only a legacy upstream's tasks this way).
+ */
+const RESULT_DECODERS: ReadonlyMap<string, ResultDecoder> = new Map<string, ResultDecoder>([
   ["tools/list", decodeListToolsResult],
   ["resources/list", decodeListResourcesResult],
   ["resources/templates/list", decodeListResourceTemplatesResult],
   ["prompts/list", decodeListPromptsResult],
+  ["completion/complete", decodeCompleteResult],
+  ["tasks/get", decodeLegacyTaskResult],
+  ["tasks/cancel", decodeLegacyTaskResult],
+  ["tasks/list", decodeLegacyListTasksResult],
 ]);
 
 /**
- * An upstream's result of a relayed request, once a list's is one the client's own list method
- * takes (other methods' results pass as they are).
+ * An upstream's result of a relayed request, once it fits its method's result (a subscription's
+ * passes as it is).
  *
  * @param result The upstream's result; never modified.
  * @param method The request's method.
  * @param serverId The server's id.
  * @returns The same result.
- * @throws {ClientError} `"protocol"`, as the client's list method throws, when a list's result
- *   is not valid (e.g. `prompts/list` without `prompts`).
+ * @throws {ClientError} `"protocol"`, as the client's list method throws, when the result is not
+ *   valid (e.g. `prompts/list` without `prompts`, a completion of 101 values).
  */
 export function checkedRelayResult(result: JsonObject, method: string, serverId: string): JsonObject {
-  const decoded = LIST_DECODERS.get(method)?.(result);
+  const decoded = RESULT_DECODERS.get(method)?.(result);
   if (decoded !== undefined && !decoded.ok) throw invalidResult(serverId, method, decoded.message);
   return result;
 }

@@ -373,8 +373,8 @@ export class CallerSession {
   }
 
   /**
-   * Relays a list (once the client's own decoder takes its result, else answered as from an
-   * upstream that broke the protocol), a completion, a subscription or a task request.
+   * Relays a list, a completion or a task request (once its result fits, else answered as from an
+   * upstream that broke the protocol: `checkedRelayResult`), or a subscription.
    *
    * @param message The caller's request.
    * @param principal Who sent it: `tools/list` shows the tools its policy's `access` opens to them.

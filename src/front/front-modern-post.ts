@@ -1,10 +1,10 @@
 /**
  * How the front serves one modern-era (2026-07-28) request once it has been read and checked:
- * discovery and lists go upstream as they are (a list's result relayed once the client's own
- * decoder takes it, else answered as from an upstream that broke the protocol); tasks are
- * relayed ({@linkcode FrontTasks}); a `tools/call`, `resources/read` or `prompts/get` runs
- * through {@linkcode frontCall} (or {@linkcode frontLegacyCall} for a legacy upstream) and is
- * reported to the operator. Each request has one signal, its flow: the caller's, with the
+ * discovery, lists and completions go upstream as they are (a list's result relayed once the
+ * client's own decoder takes it, a completion's once it fits the schema, else answered as from an
+ * upstream that broke the protocol); tasks are relayed ({@linkcode FrontTasks}); a `tools/call`,
+ * `resources/read` or `prompts/get` runs through {@linkcode frontCall} (or
+ * {@linkcode frontLegacyCall} for a legacy upstream) and is reported to the operator. Each request has one signal, its flow: the caller's, with the
  * policy's whole-call deadline.
  *
  * @module
@@ -140,7 +140,7 @@ function openCallerFlow(
   return flow;
 }
 
-/** Discovery, a list or a completion (as they are), or a task request (relayed). */
+/** Discovery, a list or a completion (as they are, once their result fits), or a task request (relayed). */
 async function otherRequest(
   server: FrontServer,
   request: DownstreamRequest,

@@ -1,6 +1,6 @@
 /**
- * The experimental tasks of 2025-11-25: the `task` augmentation of a request, `Task` and
- * `CreateTaskResult { task }`.
+ * The experimental tasks of 2025-11-25: the `task` augmentation of a request, `Task`,
+ * `CreateTaskResult { task }`, and the results of `tasks/get`, `tasks/cancel` and `tasks/list`.
  *
  * @module
  */
@@ -74,4 +74,32 @@ export const LegacyCreateTaskResultSchema: WireSchema<LegacyCreateTaskResult> = 
  */
 export function decodeLegacyCreateTaskResult(value: unknown): Decoded<LegacyCreateTaskResult> {
   return decode(LegacyCreateTaskResultSchema, value);
+}
+
+/**
+ * Decodes the result of a 2025-11-25 `tasks/get` or `tasks/cancel`: the task itself.
+ *
+ * @param value The untrusted result.
+ * @returns The task, or a failure naming the path.
+ */
+export function decodeLegacyTaskResult(value: unknown): Decoded<LegacyTask> {
+  return decode(LegacyTaskSchema, value);
+}
+
+/** `ListTasksResult` of 2025-11-25; unknown keys are kept. */
+const LegacyListTasksResultSchema: WireSchema<{ readonly tasks: readonly LegacyTask[] }> = wireLooseObject({
+  tasks: v.array(LegacyTaskSchema),
+  nextCursor: opt(v.string()),
+});
+
+/**
+ * Decodes the result of a 2025-11-25 `tasks/list`.
+ *
+ * @param value The untrusted result.
+ * @returns `{ tasks }`, or a failure naming the path.
+ */
+export function decodeLegacyListTasksResult(
+  value: unknown,
+): Decoded<{ readonly tasks: readonly LegacyTask[] }> {
+  return decode(LegacyListTasksResultSchema, value);
 }

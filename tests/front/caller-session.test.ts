@@ -6,18 +6,28 @@
 // next request; a request the session's close ends (unlike one the caller withdrew) is answered
 // that it was cancelled. A 2025-06-18 caller is sent only what its version has: sampling messages
 // of one block, titled single-selects as enum + enumNames; tools, tool blocks and several blocks
-// are refused upstream. A list result sluice's client would refuse is not relayed. The upstream's
-// notifications reach the caller's GET stream with their text cleaned.
+// are refused upstream. A list result sluice's client would refuse, or a completion or a
+// 2025-11-25 task result that breaks its schema, is not relayed. The upstream's notifications
+// reach the caller's GET stream with their text cleaned.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
+import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
 import { clientInternals } from "../../src/client/client-internals.ts";
 import type { Decision } from "../../src/chain/decision.ts";
 import { CallerSession, type CallerSessionInit } from "../../src/front/caller-session.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createFrontServer } from "../../src/front/front-server.ts";
 import { FrontUpstreams } from "../../src/front/front-upstreams.ts";
-import { type Reply, result, scriptedServer, type SeenRequest, sse } from "../_support/scripted-server.ts";
+import {
+  initialized,
+  postsOnly,
+  type Reply,
+  result,
+  scriptedServer,
+  type SeenRequest,
+  sse,
+} from "../_support/scripted-server.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
@@ -44,7 +54,8 @@ function answer(request: SeenRequest): Response {
 
 /**
  * A caller's session on a server answering with `reply`, with the decision events of its calls:
- * unless told, a 2025-11-25 caller declaring nothing, and an `era: "auto"` server.
+ * unless told, a 2025-11-25 caller declaring nothing, and an `era: "auto"` server (an
+ * `era: "legacy"` one has the legacy adapter's client, its GET and DELETE answered 405).
  */
 function sessionOn(
   reply: Reply,
@@ -53,9 +64,10 @@ function sessionOn(
 ) {
   const server = scriptedServer(reply);
   const time = new FakeTime();
-  const client = createClient({
+  const legacy = policy.era === "legacy";
+  const client = (legacy ? createLegacyClient : createClient)({
     name: "gate",
-    fetch: server.fetch,
+    fetch: legacy ? postsOnly(server) : server.fetch,
     clock: time,
     timers: time,
     policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "auto", ...policy }],
@@ -436,6 +448,52 @@ describe("CallerSession with a 2025-06-18 caller", () => {
   });
 });
 
+/**
+ * Has a session relay `method` twice, its server answering it `broken`, then `fitting` (anything
+ * else as {@linkcode answer} does, or, `legacy`, as a 2025-11-25 server): the caller must be
+ * answered -32010 (the upstream broke the protocol), then `relayed`.
+ */
+async function relaysOnlyFitting(
+  method: string,
+  params: Record<string, unknown>,
+  results: {
+    readonly broken: Record<string, unknown>;
+    readonly fitting: Record<string, unknown>;
+    readonly relayed: Record<string, unknown>;
+    readonly legacy?: boolean;
+  },
+) {
+  let fits = false;
+  const { client, session } = sessionOn(
+    ({ body }) => {
+      if (body.method === method) return result(body.id, fits ? results.fitting : results.broken);
+      if (results.legacy !== true) return answer({ headers: {}, body });
+      if (body.id === undefined) return new Response(null, { status: 202 });
+      return body.method === "initialize" ? initialized(body.id, { tools: {} }) : result(body.id, {});
+    },
+    {},
+    results.legacy === true ? { era: "legacy" } : {},
+  );
+  const relay = async (id: number) =>
+    await (await session.handle({ jsonrpc: "2.0", id, method, params })).json();
+  const refused = await relay(1);
+  fits = true;
+  assert.deepEqual([refused, await relay(2)], [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32010,
+        message: 'Upstream server "demo" is unavailable: it broke the protocol',
+        data: { serverId: "demo", cause: "protocol" },
+      },
+    },
+    { jsonrpc: "2.0", id: 2, result: results.relayed },
+  ]);
+  await session.close();
+  await client.close();
+}
+
 describe("CallerSession relays a list only as the client takes it", () => {
   const lists = [
     ["tools/list", "tools"],
@@ -445,29 +503,55 @@ describe("CallerSession relays a list only as the client takes it", () => {
   ] as const;
   for (const [method, key] of lists) {
     test(`${method} without "${key}" is answered -32010 (the upstream broke the protocol); with it, relayed in the legacy shape`, async () => {
-      let listed = false;
-      const { client, session } = sessionOn((request) =>
-        request.body.method === method
-          ? result(request.body.id, { resultType: "complete", ...(listed ? { [key]: [] } : {}) })
-          : answer(request)
-      );
-      const list = async (id: number) => await (await session.handle({ jsonrpc: "2.0", id, method })).json();
-      const refused = await list(1);
-      listed = true;
-      assert.deepEqual([refused, await list(2)], [
-        {
-          jsonrpc: "2.0",
-          id: 1,
-          error: {
-            code: -32010,
-            message: 'Upstream server "demo" is unavailable: it broke the protocol',
-            data: { serverId: "demo", cause: "protocol" },
-          },
-        },
-        { jsonrpc: "2.0", id: 2, result: { [key]: [] } },
-      ]);
-      await session.close();
-      await client.close();
+      await relaysOnlyFitting(method, {}, {
+        broken: { resultType: "complete" },
+        fitting: { resultType: "complete", [key]: [] },
+        relayed: { [key]: [] },
+      });
+    });
+  }
+});
+
+/** An answer that breaks `completion/complete`'s result, and what is wrong with it. */
+const BROKEN_COMPLETIONS = [
+  ["no completion", {}],
+  ["a value that is not a string", { completion: { values: ["a", 1] } }],
+  ["101 values", { completion: { values: Array.from({ length: 101 }, (_, i) => `v${i}`) } }],
+  ["a total that is not an integer", { completion: { values: [], total: 1.5 } }],
+  ["a hasMore that is not a boolean", { completion: { values: [], hasMore: "yes" } }],
+] as const;
+
+describe("CallerSession relays a completion only as its schema has it", () => {
+  const completion = { values: ["a"], total: 1, hasMore: false };
+  for (const [what, broken] of BROKEN_COMPLETIONS) {
+    test(`completion/complete answered with ${what} is answered -32010 (the upstream broke the protocol); a fitting one is relayed in the legacy shape`, async () => {
+      const params = { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "n", value: "" } };
+      await relaysOnlyFitting("completion/complete", params, {
+        broken: { resultType: "complete", ...broken },
+        fitting: { resultType: "complete", completion },
+        relayed: { completion },
+      });
+    });
+  }
+});
+
+describe("CallerSession relays a legacy upstream's tasks only as the 2025-11-25 schema has them", () => {
+  const task = {
+    taskId: "t1",
+    status: "working",
+    createdAt: "2026-12-01T12:00:00Z",
+    lastUpdatedAt: "2026-12-01T12:00:00Z",
+    ttl: null,
+  };
+  const { status: _status, ...statusless } = task;
+  const cases = [
+    ["tasks/get", { taskId: "t1" }, statusless, task],
+    ["tasks/cancel", { taskId: "t1" }, statusless, { ...task, status: "cancelled" }],
+    ["tasks/list", {}, { tasks: [statusless] }, { tasks: [task] }],
+  ] as const;
+  for (const [method, params, broken, fitting] of cases) {
+    test(`${method} answered without a task's status is answered -32010 (the upstream broke the protocol); a fitting answer is relayed`, async () => {
+      await relaysOnlyFitting(method, params, { broken, fitting, relayed: fitting, legacy: true });
     });
   }
 });

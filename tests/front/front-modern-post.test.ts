@@ -1,10 +1,16 @@
 // What the front relays to a modern caller of a modern upstream, on every runtime: the
 // upstream's progress under the caller's token, its text cleaned as the client's notification
-// subscribers get it.
+// subscribers get it, and a completion only as its schema has it.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { modernMeta, modernRequest, SCRIPTED_FRONT_URL, scriptedFront } from "../_support/gateway-caller.ts";
-import { sse, toolsList } from "../_support/scripted-server.ts";
+import {
+  askScriptedFront,
+  modernMeta,
+  modernRequest,
+  SCRIPTED_FRONT_URL,
+  scriptedFront,
+} from "../_support/gateway-caller.ts";
+import { result, sse, toolsList } from "../_support/scripted-server.ts";
 import { EventReader } from "../_support/legacy-caller.ts";
 
 /** Text a server could send to forge a terminal line: an escape, a bidi override, a line break. */
@@ -39,6 +45,35 @@ describe("frontModernPost()", () => {
         params: { progressToken: "caller-1", progress: 1, total: 2, message: "50%[2JevilFAKE" },
       },
       { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [] } },
+    ]);
+    await front.client.close();
+  });
+
+  test("frontModernPost() answers a completion/complete whose result breaks the schema (101 values) -32010 (the upstream broke the protocol), and relays one that fits", async () => {
+    let values = Array.from({ length: 101 }, (_, i) => `v${i}`);
+    const front = scriptedFront(({ body }) =>
+      result(body.id, { resultType: "complete", completion: { values } })
+    );
+    const params = { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "n", value: "" } };
+    const refused = await askScriptedFront(front, "completion/complete", params);
+    values = ["a"];
+    assert.deepEqual([refused, await askScriptedFront(front, "completion/complete", params)], [
+      {
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          error: {
+            code: -32010,
+            message: 'Upstream server "up" is unavailable: it broke the protocol',
+            data: { serverId: "up", cause: "protocol" },
+          },
+        },
+      },
+      {
+        status: 200,
+        body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", completion: { values: ["a"] } } },
+      },
     ]);
     await front.client.close();
   });

@@ -23,6 +23,7 @@ import { decodeModernResult, type MrtrMethod } from "../../src/protocol/input-re
 import { decodeMessage, ErrorObjectSchema } from "../../src/protocol/jsonrpc.ts";
 import { decodeRequestMeta } from "../../src/protocol/meta.ts";
 import { decodeListPromptsResult } from "../../src/protocol/prompts.ts";
+import { decodeCompleteResult } from "../../src/protocol/completion.ts";
 import {
   decodeListResourcesResult,
   decodeListResourceTemplatesResult,
@@ -164,6 +165,9 @@ const DECODERS: Record<
   CallToolRequestParams: { decoder: downstreamParams },
   CallToolResult: { decoder: modern("tools/call") },
   CallToolResultResponse: { decoder: framed("result", modern("tools/call")) },
+  // The front relays a completion only once it fits.
+  CompleteResult: { decoder: decodeCompleteResult },
+  CompleteResultResponse: { decoder: framed("result", decodeCompleteResult) },
   // Framing only: a legacy session reads `requestId` and `reason` where it cancels the job.
   CancelledNotification: { decoder: notification },
   ClientCapabilities: { decoder: (x) => decodeClientCapabilities(M, x) },
@@ -280,8 +284,6 @@ const NOT_DECODED: Record<string, string> = {
   CancelledNotificationParams: "no params model: a legacy session reads requestId and reason as is",
   CompleteRequest: "completion/complete is not part of sluice's client API",
   CompleteRequestParams: "completion/complete is not part of sluice's client API",
-  CompleteResult: "completion/complete is not part of sluice's client API",
-  CompleteResultResponse: "completion/complete is not part of sluice's client API",
   ProgressNotificationParams: "no params model: progress reaches the call's listener as is",
   ResourceUpdatedNotificationParams:
     "no params model: notifications/resources/updated reaches the callback as is",

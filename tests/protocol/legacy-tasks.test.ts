@@ -1,5 +1,9 @@
 import { describe, test } from "node:test";
-import { decodeLegacyCreateTaskResult } from "../../src/protocol/legacy-tasks.ts";
+import {
+  decodeLegacyCreateTaskResult,
+  decodeLegacyListTasksResult,
+  decodeLegacyTaskResult,
+} from "../../src/protocol/legacy-tasks.ts";
 import { schemaErrors } from "./_official-schema.ts";
 import { same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
@@ -31,6 +35,32 @@ describe("decodeLegacyCreateTaskResult()", () => {
         '("working" | "input_required" | "completed" | "failed" | "cancelled")',
         '"done"',
       ),
+    );
+  });
+});
+
+describe("decodeLegacyTaskResult() and decodeLegacyListTasksResult()", () => {
+  test("decode the official GetTaskResult, CancelTaskResult and ListTasksResult, keeping unknown keys", () => {
+    const list = { tasks: [TASK], nextCursor: "c2" };
+    same(
+      [
+        schemaErrors("2025-11-25", "GetTaskResult", TASK),
+        schemaErrors("2025-11-25", "CancelTaskResult", TASK),
+        schemaErrors("2025-11-25", "ListTasksResult", list),
+      ],
+      [[], [], []],
+    );
+    const task = decodeLegacyTaskResult({ ...TASK, extra: 1 });
+    const listed = decodeLegacyListTasksResult({ ...list, extra: 1 });
+    same([task.ok && task.value, listed.ok && listed.value], [{ ...TASK, extra: 1 }, { ...list, extra: 1 }]);
+  });
+
+  test("locate a task without its status at $.status, and in a list at $.tasks[0].status", () => {
+    const { status: _status, ...statusless } = TASK;
+    const expected = "a value (required)";
+    same(
+      [decodeLegacyTaskResult(statusless), decodeLegacyListTasksResult({ tasks: [statusless] })],
+      [failureAt("$.status", expected, "undefined"), failureAt("$.tasks[0].status", expected, "undefined")],
     );
   });
 });
