@@ -4,8 +4,8 @@
  * client's own decoder takes it, a completion's once it fits the schema, else answered as from an
  * upstream that broke the protocol); tasks are relayed ({@linkcode FrontTasks}); a `tools/call`,
  * `resources/read` or `prompts/get` runs through {@linkcode frontCall} (or
- * {@linkcode frontLegacyCall} for a legacy upstream) and is reported to the operator. Each request has one signal, its flow: the caller's, with the
- * policy's whole-call deadline.
+ * {@linkcode frontLegacyCall} for a legacy upstream) and is reported to the operator. Each
+ * request has one signal, its flow: the caller's, with the policy's whole-call deadline.
  *
  * @module
  */
