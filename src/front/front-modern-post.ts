@@ -39,6 +39,7 @@ import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
+import { principalKey } from "./principal.ts";
 import { callDecision } from "./_call-decision.ts";
 import { requestOrigin } from "./_request-origin.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
@@ -270,7 +271,8 @@ async function mrtrPost(
 
 /**
  * What a modern caller's stream carries of the upstream's notifications: progress for its own
- * token, cleaned, and log entries within the server's budget at or above the level it asked for.
+ * token, cleaned, and log entries within its own budget of the server's `logRateLimit`, at or
+ * above the level it asked for.
  */
 function relayTo(
   emit: (notification: JsonRpcNotification) => void,
@@ -292,7 +294,9 @@ function relayTo(
       return;
     }
     if (notification.method !== "notifications/message") return;
-    const log = logForCaller(notification.params, logLevel, () => parts.logs.take(server.policy.server));
+    // Each caller's budget is its own, so one caller's chatty call cannot silence another's.
+    const withinBudget = () => parts.logs.take(server.policy.server, principalKey(request.principal));
+    const log = logForCaller(notification.params, logLevel, withinBudget);
     if (log !== undefined) emit(log);
   };
 }

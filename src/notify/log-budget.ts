@@ -17,7 +17,7 @@ import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
  */
 export const MAX_LOG_BUCKETS = 10_000;
 
-/** Log budgets by server, or by server and connection. */
+/** Log budgets by server, or by server and connection or caller. */
 export class LogBudgets {
   readonly #clock: Clock;
   readonly #rateOf: (serverId: string) => Rate | undefined;
@@ -36,15 +36,16 @@ export class LogBudgets {
   }
 
   /**
-   * Takes one entry's token from the bucket of `serverId` (and `connection`, when given).
+   * Takes one entry's token from the bucket of `serverId` (and `holder`, when given).
    *
    * @param serverId The operator's id of the server (letters, digits, `.`, `_`, `-`).
-   * @param connection The legacy era's connection number, whose budget is its own.
+   * @param holder Whose budget it is when not the server's alone: the legacy era's connection
+   *   number, or a gateway caller's `principalKey`.
    * @returns Whether the entry is within budget.
    * @throws {RangeError} When the server's rate is not a valid rule (its bucket cannot be made).
    */
-  take(serverId: string, connection?: number): boolean {
-    const key = connection === undefined ? serverId : `${serverId}#${connection}`;
+  take(serverId: string, holder?: number | string): boolean {
+    const key = holder === undefined ? serverId : `${serverId}#${holder}`;
     const now = this.#clock.now();
     let bucket = this.#buckets.get(key);
     if (bucket === undefined) {

@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
+import type { GatewayAuth } from "../../src/front/downstream-auth.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
 import { type HostileHttpServer, startHostileHttp } from "../_support/hostile-process.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
@@ -28,7 +29,7 @@ after(async () => {
   await Promise.all([hostile?.stop(), peer?.stop()]);
 });
 
-function gateway(extra: Partial<Policy> = {}, time?: FakeTime) {
+function gateway(extra: Partial<Policy> = {}, time?: FakeTime, auth: GatewayAuth = "none") {
   const client = createClient({
     name: "gate",
     ...(time === undefined ? {} : { timers: time, clock: time }),
@@ -45,7 +46,7 @@ function gateway(extra: Partial<Policy> = {}, time?: FakeTime) {
       { server: "modern", transport: { url: peer?.url ?? "" }, era: "modern", ...extra },
     ],
   });
-  const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth: "none" });
+  const app = createFront({ client, stateKey: KEY, allowedHosts: ["gate.test"], auth });
   const fetch: Fetch = async (url, init) => await app.fetch(new Request(url, init));
   return { client, fetch };
 }
@@ -188,9 +189,34 @@ describe("the front relays to a modern caller", () => {
       assert.equal(response.headers.get("content-type"), "application/json");
       await response.body?.cancel();
     }
-    // The policy's log budget (burst 100) holds across the server's modern callers.
+    // The policy's log budget (burst 100) holds across one caller's calls.
     const flood = await new EventReader(await call(150, "debug")).rest();
     assert.equal(flood.filter((m) => m.method === "notifications/message").length, 97);
+    await client.close();
+  });
+
+  test("each caller of a modern upstream has its own log budget: one that spends the burst leaves another's entries", async () => {
+    const { client, fetch } = gateway({}, undefined, (request) => {
+      const subject = request.headers.get("x-user");
+      return subject === null ? new Response(null, { status: 401 }) : { subject };
+    });
+    const call = (user: string, logs: number) =>
+      modern(
+        (url, init) =>
+          fetch(url, { ...init, headers: { ...init?.headers as Record<string, string>, "x-user": user } }),
+        "hostile",
+        "tools/call",
+        { name: "chatty", arguments: { logs }, _meta: meta({ "io.modelcontextprotocol/logLevel": "debug" }) },
+        "application/json, text/event-stream",
+      );
+    const flood = await new EventReader(await call("alice", 120)).rest();
+    assert.equal(flood.filter((m) => m.method === "notifications/message").length, 100);
+    const other = await new EventReader(await call("bob", 3)).rest();
+    assert.deepEqual(other.slice(0, 3), [note(1), note(2), note(3)]);
+    // Alice's budget stays spent: no entry, so a plain JSON answer.
+    const again = await call("alice", 3);
+    assert.equal(again.headers.get("content-type"), "application/json");
+    await again.body?.cancel();
     await client.close();
   });
 });
