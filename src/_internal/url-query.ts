@@ -1,6 +1,6 @@
 /**
  * A URL as logs and terminals show it: its query's values left out, as headers are shown by name
- * only, and, where a URL may carry one, its userinfo password. A query often carries a token
+ * only, and its userinfo password or lone user name. A query often carries a token
  * (`?key=…`, `?session=…`), and sluice check's output and decision events land in terminals, CI
  * logs and log shippers.
  *
@@ -11,16 +11,8 @@ import { quote } from "./quote.ts";
 /**
  * Writes a URL with each query value replaced by `…`; the fragment goes too. Text that does not
  * parse as a URL keeps only what comes before its first `?` or `#`.
- *
- * @param url The URL as written.
- * @returns The URL without its query's values.
- * @example
- * ```ts
- * import { withoutQueryValues } from "./url-query.ts";
- * console.log(withoutQueryValues("https://example.com/pay?token=abc&x=1")); // https://example.com/pay?token=…&x=…
- * ```
  */
-export function withoutQueryValues(url: string): string {
+function withoutQueryValues(url: string): string {
   const cut = url.search(/[?#]/);
   if (cut < 0) return url;
   let parsed: URL;
@@ -34,20 +26,21 @@ export function withoutQueryValues(url: string): string {
 }
 
 /**
- * The start of a URL with a password in its userinfo: the scheme, `//`, the user up to the first
- * `:`, then everything up to the last `@`. A password some parsers take whole may hold `/`, `?` or
- * `#` (`postgresql://app:pa/ss@db`); hiding up to the last `@` hides it, and at worst a path's `@`
- * hides more than the password.
+ * A URL's userinfo: the scheme and `//`, then either a user, `:` and everything up to the last `@`
+ * (a password some parsers take whole may hold `/`, `?` or `#`, `postgresql://app:pa/ss@db`; at
+ * worst a path's `@` hides more than the password), or a user alone up to the authority's last
+ * `@`. A user alone is in practice a token (`https://ghp_…@github.com`, GitLab's, basic auth's).
  */
-const USERINFO_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:@]*:).*@/s;
+const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?:([^/?#:@]*:).*|[^/?#:]+)@/s;
 
 /**
- * Writes a URL with its userinfo password and each query value replaced by `…` (the fragment goes
- * too; the user name stays): for a URL that may carry a password, such as a database URL given to
- * a stdio server as an argument.
+ * Writes a URL with its userinfo password, a user name with no password, and each query value
+ * replaced by `…` (the fragment goes too; a user before a password stays): for what logs and
+ * terminals show of a URL that may carry a token, such as one given to a stdio server as an
+ * argument or a policy's.
  *
  * @param url The URL as written.
- * @returns The URL without its password and its query's values.
+ * @returns The URL without its secrets.
  * @example
  * ```ts
  * import { withoutUrlSecrets } from "./url-query.ts";
@@ -55,7 +48,7 @@ const USERINFO_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#:@]*:).*@/s;
  * ```
  */
 export function withoutUrlSecrets(url: string): string {
-  return withoutQueryValues(url.replace(USERINFO_PASSWORD, "$1…@"));
+  return withoutQueryValues(url.replace(USERINFO, "$1$2…@"));
 }
 
 /** A double-quoted string in a message, as `quote()` writes one: escapes `\"`, `\\`, `\uXXXX`, `\u{X}`. */

@@ -5,8 +5,9 @@
  * effective numbers (byte limits in KiB, MiB or GiB and durations as policy files write them,
  * when exact), then the log budget, legacy supervision and front settings. Each step has a
  * number of its own: a step that applies to one elicitation mode says so. Nothing that may be a
- * secret is printed: env variables and headers by name only (a stdio argument's `--header` too), a
- * URL's password and query values and the value of a stdio argument whose flag looks secret as `…`.
+ * secret is printed: env variables and headers by name only (a stdio argument's `--header` too),
+ * a URL's password (or user alone) and query values and the value of a stdio argument whose flag
+ * looks secret as `…`.
  *
  * @module
  */
@@ -15,7 +16,7 @@ import { formatDuration } from "../policy/duration.ts";
 import { type ChainStep, type ChainSteps, chainSteps } from "../chain/chain.ts";
 import { inputKindOf } from "../checks/capability.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import { withoutQueryValues, withoutUrlSecrets } from "../_internal/url-query.ts";
+import { withoutUrlSecrets } from "../_internal/url-query.ts";
 import { suggestsSecret } from "../checks/form/secret-words.ts";
 
 const d = formatDuration;
@@ -167,7 +168,7 @@ function transport(p: CompiledPolicy): string {
         ? "a registered client (metadata document or registration)"
         : `${JSON.stringify(t.auth.client.clientId)} at ${t.auth.client.issuer}`
     }`;
-  return `http ${withoutQueryValues(t.url)} (redirects ${t.redirect}${
+  return `http ${withoutUrlSecrets(t.url)} (redirects ${t.redirect}${
     headers.length === 0 ? "" : `, headers ${headers.join(", ")}`
   }${auth})`;
 }
@@ -214,7 +215,8 @@ function shownHeader(header: string): string {
  * A stdio command's arguments as printed, with what may be a secret shown as `…`, as query values
  * are: the value of a flag or an assignment whose name looks secret ({@linkcode looksSecret}:
  * `--token x`, `--api-key=x`, `PGPASSWORD=x`), the value of a header (`--header "Authorization:
- * Bearer x"`, `-H …`, `--header=…`, shown by name), and a URL's userinfo password and query values.
+ * Bearer x"`, `-H …`, `--header=…`, shown by name), and a URL's password (or user alone) and
+ * query values.
  *
  * @param args The arguments.
  * @returns The arguments to print.

@@ -7,7 +7,7 @@
  */
 import type * as v from "valibot";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
-import { withoutQueryValues } from "../_internal/url-query.ts";
+import { withoutUrlSecrets } from "../_internal/url-query.ts";
 import { describeKind } from "../_internal/quote.ts";
 import { suggest } from "../_internal/suggest.ts";
 import type { PolicyProblem } from "./policy-error.ts";
@@ -403,7 +403,7 @@ function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyPr
   if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
     return problem(
       `"${path}" must be an absolute http(s) URL, received ${
-        JSON.stringify(withoutQueryValues(transport.url))
+        JSON.stringify(withoutUrlSecrets(transport.url))
       }`,
     );
   }
@@ -413,7 +413,7 @@ function urlProblems(transport: HttpTransportShape, site: ProblemSite): PolicyPr
   if (url.protocol === "http:" && !hasLoopbackHost(url) && transport.allowHttp !== true) {
     return problem(
       `"${path}" must use https unless its host is loopback, received ${
-        JSON.stringify(withoutQueryValues(transport.url))
+        JSON.stringify(withoutUrlSecrets(transport.url))
       } (set "transport.allowHttp: true" to accept the risk)`,
     );
   }

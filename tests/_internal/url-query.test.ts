@@ -1,23 +1,19 @@
-// What logs and terminals are shown of a URL: its query's values left out, alone, with its
-// password, or quoted inside a message. Runs on every runtime.
+// What logs and terminals are shown of a URL: without its query's values and userinfo secrets,
+// alone or quoted inside a message. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  withoutQueryValues,
-  withoutQuotedUrlSecrets,
-  withoutUrlSecrets,
-} from "../../src/_internal/url-query.ts";
+import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../../src/_internal/url-query.ts";
 import { quote } from "../../src/_internal/quote.ts";
 
 describe("url-query", () => {
-  test("withoutQueryValues() keeps each query name once, drops the fragment, and cuts text that is no URL at its ?", () => {
+  test("withoutUrlSecrets() keeps each query name once, drops the fragment, and cuts text that is no URL at its ?", () => {
     assert.deepEqual(
       [
         "https://a.example/p?token=abc&x=1&token=def#top",
         "https://a.example/p#frag",
         "https://a.example/p",
         "not a url?secret",
-      ].map(withoutQueryValues),
+      ].map(withoutUrlSecrets),
       ["https://a.example/p?token=…&x=…", "https://a.example/p", "https://a.example/p", "not a url?…"],
     );
   });
@@ -28,15 +24,36 @@ describe("url-query", () => {
         "postgresql://app:p@ss@db.internal/app?sslmode=require",
         "postgresql://app:pa/ss@db/app",
         "postgresql://app:pa?ss#x@db/app",
-        "https://ghp_user@github.com/org/repo.git",
+        "https://x-access-token:ghp_abc@github.com/x",
         "https://a.example:8443/p?x=1",
       ].map(withoutUrlSecrets),
       [
         "postgresql://app:…@db.internal/app?sslmode=…",
         "postgresql://app:…@db/app",
         "postgresql://app:…@db/app",
-        "https://ghp_user@github.com/org/repo.git",
+        "https://x-access-token:…@github.com/x",
         "https://a.example:8443/p?x=…",
+      ],
+    );
+  });
+
+  test("withoutUrlSecrets() hides a user name with no password (a token, as GitHub and GitLab take one) up to the authority's last @, and an @ after it hides nothing", () => {
+    assert.deepEqual(
+      [
+        "https://ghp_abc123@github.com/x",
+        "https://glpat-abc@gitlab.example:8443/x",
+        "https://to@ken@github.com/x",
+        "https://@github.com/x",
+        "https://github.com/x@y?to=a@b#c@d",
+        "mailto:ghp_abc@github.com",
+      ].map(withoutUrlSecrets),
+      [
+        "https://…@github.com/x",
+        "https://…@gitlab.example:8443/x",
+        "https://…@github.com/x",
+        "https://@github.com/x",
+        "https://github.com/x@y?to=…",
+        "mailto:ghp_abc@github.com",
       ],
     );
   });

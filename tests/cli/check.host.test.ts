@@ -317,6 +317,16 @@ describe("sluice check", () => {
     }
   });
 
+  test("check quotes a policy URL in a problem with no user name and no query value", () => {
+    assert.throws(
+      () => compilePolicy({ server: "s", transport: { url: "ftp://ghp_abc123@github.com/x?key=k" } }),
+      {
+        message:
+          'Policy "s": "transport.url" must be an absolute http(s) URL, received "ftp://…@github.com/x?key=…"',
+      },
+    );
+  });
+
   test("check exits 1 with a clear message for a folder without policy files, and for a missing folder", async () => {
     const dir = tempDir({ "README.md": "# nothing here", "x.ts": "export default 1;\n" });
     try {
@@ -399,8 +409,18 @@ describe("describeChain() stdio arguments", () => {
         "  transport          stdio srv -y @modelcontextprotocol/server-postgres postgresql://app:…@db.internal/app, env PGPASSWORD",
         "  transport          stdio srv --token … --api-key=… -password … --verbose, env PGPASSWORD",
         "  transport          stdio srv --client-secret … GITHUB_TOKEN=… LOG=debug --pwd …, env PGPASSWORD",
-        "  transport          stdio srv --url=https://u:…@mcp.example.com:8443/mcp?key=… postgres://app@db/app?sslmode=… a?b#c --port 5432, env PGPASSWORD",
+        "  transport          stdio srv --url=https://u:…@mcp.example.com:8443/mcp?key=… postgres://…@db/app?sslmode=… a?b#c --port 5432, env PGPASSWORD",
       ],
+    );
+  });
+
+  test("shows a URL argument's user name with no password as …, being a token in practice, and keeps a user name before a password", () => {
+    assert.deepEqual(
+      transport([
+        "https://ghp_abc123@github.com/x",
+        "--repo=https://x-access-token:ghp_abc@github.com/x.git",
+      ]),
+      "  transport          stdio srv https://…@github.com/x --repo=https://x-access-token:…@github.com/x.git, env PGPASSWORD",
     );
   });
 
