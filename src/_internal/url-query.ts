@@ -1,29 +1,12 @@
 /**
  * A URL as logs and terminals show it: its query's values left out, as headers are shown by name
- * only, and its userinfo password or lone user name. A query often carries a token
- * (`?key=…`, `?session=…`), and sluice check's output and decision events land in terminals, CI
- * logs and log shippers.
+ * only (a query part with no `=` whole), and its userinfo password or lone user name. A query
+ * often carries a token (`?key=…`, `?session=…`), and sluice check's output and decision events
+ * land in terminals, CI logs and log shippers.
  *
  * @module
  */
 import { quote } from "./quote.ts";
-
-/**
- * Writes a URL with each query value replaced by `…`; the fragment goes too. Text that does not
- * parse as a URL keeps only what comes before its first `?` or `#`.
- */
-function withoutQueryValues(url: string): string {
-  const cut = url.search(/[?#]/);
-  if (cut < 0) return url;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `${url.slice(0, cut)}${url[cut] === "?" ? "?…" : ""}`;
-  }
-  const names = [...new Set(parsed.searchParams.keys())].map((name) => `${encodeURIComponent(name)}=…`);
-  return `${url.slice(0, cut)}${names.length === 0 ? "" : `?${names.join("&")}`}`;
-}
 
 /**
  * A URL's userinfo: the scheme and `//`, then either a user, `:` and everything up to the last `@`
@@ -34,10 +17,10 @@ function withoutQueryValues(url: string): string {
 const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?:([^/?#:@]*:).*|[^/?#:]+)@/s;
 
 /**
- * Writes a URL with its userinfo password, a user name with no password, and each query value
- * replaced by `…` (the fragment goes too; a user before a password stays): for what logs and
- * terminals show of a URL that may carry a token, such as one given to a stdio server as an
- * argument or a policy's.
+ * Writes a URL with its userinfo password, a user name with no password, each query value and each
+ * query part with no `=` replaced by `…`, each query part once (the fragment goes too; a user
+ * before a password and a query name before `=` stay): for what logs and terminals show of a URL
+ * that may carry a token, such as one given to a stdio server as an argument or a policy's.
  *
  * @param url The URL as written.
  * @returns The URL without its secrets.
@@ -48,7 +31,15 @@ const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?:([^/?#:@]*:).*|[^/?#:]+)@/s;
  * ```
  */
 export function withoutUrlSecrets(url: string): string {
-  return withoutQueryValues(url.replace(USERINFO, "$1$2…@"));
+  const shown = url.replace(USERINFO, "$1$2…@");
+  const cut = shown.search(/[?#]/);
+  if (cut < 0) return shown;
+  // A part with no `=` is a name alone, and such a name is as often the token itself (`?SECRET`).
+  const query = shown[cut] === "?" ? shown.slice(cut + 1).replace(/#.*/s, "") : "";
+  const parts = query.split("&").filter((part) => part !== "").map((part) =>
+    part.replace(/^([^=]*=)?.*/s, "$1…")
+  );
+  return `${shown.slice(0, cut)}${parts.length === 0 ? "" : `?${[...new Set(parts)].join("&")}`}`;
 }
 
 /** A double-quoted string in a message, as `quote()` writes one: escapes `\"`, `\\`, `\uXXXX`, `\u{X}`. */

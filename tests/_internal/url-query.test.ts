@@ -6,7 +6,7 @@ import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../../src/_internal/
 import { quote } from "../../src/_internal/quote.ts";
 
 describe("url-query", () => {
-  test("withoutUrlSecrets() keeps each query name once, drops the fragment, and cuts text that is no URL at its ?", () => {
+  test("withoutUrlSecrets() keeps each query name once and drops the fragment, in text that is no URL too", () => {
     assert.deepEqual(
       [
         "https://a.example/p?token=abc&x=1&token=def#top",
@@ -15,6 +15,27 @@ describe("url-query", () => {
         "not a url?secret",
       ].map(withoutUrlSecrets),
       ["https://a.example/p?token=…&x=…", "https://a.example/p", "https://a.example/p", "not a url?…"],
+    );
+  });
+
+  test("withoutUrlSecrets() shows a query part with no = as … alone, its name being as likely the secret, and a name with = by its name", () => {
+    assert.deepEqual(
+      [
+        "https://api.example/v1?SECRETTOKEN123",
+        "https://api.example/v1?abc&key=1",
+        "https://api.example/v1?key=1&TOKEN1&TOKEN2&=x&&key",
+        "https://api.example/v1?a+b=1&%74oken#x?y=1",
+        "not a url?key=1&SECRET",
+        "https://api.example/v1?",
+      ].map(withoutUrlSecrets),
+      [
+        "https://api.example/v1?…",
+        "https://api.example/v1?…&key=…",
+        "https://api.example/v1?key=…&…&=…",
+        "https://api.example/v1?a+b=…&…",
+        "not a url?key=…&…",
+        "https://api.example/v1",
+      ],
     );
   });
 
@@ -67,7 +88,7 @@ describe("url-query", () => {
       [
         '"https://a.example/\\u202E\\u{E0001}?token=\\u{E0001}\\"x"',
         `"https://a.example/${"a".repeat(78)}…"`,
-        `URL "https://a.example/\\u202E\\u{E0001}?token=…" and ${cut} refused for "user?id=1" at "C:\\\\tmp?x=…" "ftp://f.example/x"`,
+        `URL "https://a.example/\\u202E\\u{E0001}?token=…" and ${cut} refused for "user?id=1" at "C:\\\\tmp?…" "ftp://f.example/x"`,
       ],
     );
   });

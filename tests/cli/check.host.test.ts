@@ -480,6 +480,17 @@ describe("describeChain() transport.auth", () => {
     );
   });
 
+  test("shows a query part with no = as … alone, since that name may be the token itself", () => {
+    const lines = describeChain(compilePolicy({
+      server: "q",
+      transport: { url: "https://mcp.example.com/mcp?SECRETTOKEN123&tenant=a" },
+    }));
+    assert.equal(
+      lines.find((line) => line.startsWith("  transport")),
+      "  transport          http https://mcp.example.com/mcp?…&tenant=… (redirects same-origin)",
+    );
+  });
+
   test("shows an oauth sign-in's pre-registered client and issuer, or that one is registered, never the secret's variable", () => {
     const transport = (oauth: Record<string, unknown>) =>
       describeChain(
