@@ -2,8 +2,9 @@
 /**
  * The loopback listener `sluice login` gives the authorization server as its redirect URI
  * (RFC 8252 §7.3): `http://127.0.0.1:<free port>/callback`, through `node:http` (Node, Deno and
- * Bun). It serves one `GET /callback`, whose URL it hands over with a way to answer the browser;
- * anything else is 404. It stops taking callbacks after the first one, whatever that one holds.
+ * Bun). It serves one `GET /callback` whose `state` is the sign-in's, handing its URL over with a
+ * way to answer the browser; one with another `state` (a stale tab, a prefetch, another local
+ * process) is answered 400 and the listener waits on, and anything else is 404.
  *
  * @module
  */
@@ -27,8 +28,14 @@ export interface ArrivedCallback {
 export interface CallbackListener {
   /** `http://127.0.0.1:<port>/callback`. */
   readonly redirectUri: string;
-  /** Settles with the first `GET /callback`. */
-  readonly arrived: Promise<ArrivedCallback>;
+  /**
+   * Waits for the sign-in that sent `state`: settles with the first `GET /callback` carrying it.
+   * Until this is called every callback is answered 400, as no sign-in has started.
+   *
+   * @param state The `state` of the authorization URL the person was sent to.
+   * @returns The browser's arrival.
+   */
+  arrival(state: string): Promise<ArrivedCallback>;
   /** Stops listening; resolves once the server has closed. */
   close(): Promise<void>;
 }
@@ -42,6 +49,10 @@ const PAGE_HEADERS = {
   connection: "close",
 } as const;
 
+/** The answer to a callback of another sign-in, which must not end this one. */
+const WRONG_STATE = "This is not the sign-in sluice is waiting for: its state differs from the one sluice " +
+  "sent. Sign in from the URL sluice printed last.\n";
+
 /**
  * Listens on 127.0.0.1, on a free port, for one OAuth callback.
  *
@@ -52,6 +63,7 @@ export async function listenForCallback(): Promise<CallbackListener> {
   let arrive: (callback: ArrivedCallback) => void = () => {};
   const arrived = new Promise<ArrivedCallback>((resolve) => (arrive = resolve));
   let taken = false;
+  let expected: string | undefined; // no sign-in before arrival(): every callback is another's
   let origin = "";
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? "";
@@ -59,9 +71,10 @@ export async function listenForCallback(): Promise<CallbackListener> {
     // page that rebinds its own name to 127.0.0.1 out.
     const ours = req.method === "GET" && path.startsWith("/") && req.headers.host === new URL(origin).host;
     const url = ours ? new URL(`${origin}${path}`) : undefined;
-    if (url === undefined || url.pathname !== "/callback" || taken) {
-      res.writeHead(404, { ...PAGE_HEADERS, "content-type": "text/plain; charset=utf-8" });
-      res.end("Not found\n");
+    const found = url !== undefined && url.pathname === "/callback" && !taken;
+    if (!found || url.searchParams.get("state") !== expected) {
+      res.writeHead(found ? 400 : 404, { ...PAGE_HEADERS, "content-type": "text/plain; charset=utf-8" });
+      res.end(found ? WRONG_STATE : "Not found\n");
       return;
     }
     taken = true;
@@ -84,7 +97,10 @@ export async function listenForCallback(): Promise<CallbackListener> {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     redirectUri: `${origin}/callback`,
-    arrived,
+    arrival: (state) => {
+      expected = state;
+      return arrived;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -59,6 +59,9 @@ Examples:
   sluice login files --open --policies ./policies
 `;
 
+/** A sign-in started: the authorization URL and when it expires (ms since the epoch). */
+type Started = { readonly url: string; readonly expiresAt: number };
+
 /** The exit code when the loopback listener cannot start (as `serve`'s "cannot listen"). */
 const CANNOT_LISTEN = 1;
 
@@ -110,7 +113,7 @@ export async function runLogin(argv: readonly string[], io: CliIo): Promise<numb
   try {
     const login: Login = { io, screen, policy, client, listener, file, open: target.args.flags.has("open") };
     const started = await start(login);
-    const code = typeof started === "number" ? started : await finish(login, started.expiresAt);
+    const code = typeof started === "number" ? started : await finish(login, started);
     if (code === CALL_EXIT.interrupted) screen.error("sluice login: interrupted, not signed in");
     return code;
   } finally {
@@ -122,11 +125,12 @@ export async function runLogin(argv: readonly string[], io: CliIo): Promise<numb
 /**
  * Starts the sign-in and shows its URL (opening it with `--open`).
  *
- * @returns When the sign-in expires (ms since the epoch), or the exit code when it did not start.
+ * @returns The authorization URL and when it expires (ms since the epoch), or the exit code when
+ *   it did not start.
  */
-async function start(login: Login): Promise<{ readonly expiresAt: number } | number> {
+async function start(login: Login): Promise<Started | number> {
   const { screen, policy, io } = login;
-  let started: { readonly url: string; readonly expiresAt: number };
+  let started: Started;
   try {
     const begun = await untilAborted(login.client.beginAuthorization(policy.server), io.signal);
     if (begun === undefined) return CALL_EXIT.interrupted;
@@ -165,9 +169,10 @@ async function start(login: Login): Promise<{ readonly expiresAt: number } | num
  *
  * @returns The exit code.
  */
-async function finish(login: Login, expiresAt: number): Promise<number> {
+async function finish(login: Login, started: Started): Promise<number> {
   const { screen, policy, io } = login;
-  const callback = await waitForBrowser(login.listener.arrived, expiresAt, io.signal);
+  const state = new URL(started.url).searchParams.get("state") ?? "";
+  const callback = await waitForBrowser(login.listener.arrival(state), started.expiresAt, io.signal);
   if (callback === "interrupted") return CALL_EXIT.interrupted;
   if (callback === "expired") {
     screen.error(

@@ -256,33 +256,38 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     });
   });
 
-  test("the listener answers only GET /callback; a callback with a wrong state gets a failure page and exit 4", async () => {
+  test("the listener answers only GET /callback, and a callback whose state is not the login's with 400, waiting on for the browser's, which signs in", async () => {
+    rmSync(tokenFile, { force: true });
     const login = sluice(["login", "files"]);
-    const [, , , , redirectUri = ""] = await login.printed(WAITING);
+    const [, url = "", , , redirectUri = ""] = await login.printed(WAITING);
     const origin = new URL(redirectUri).origin;
-    const elsewhere = await fetch(`${origin}/favicon.ico`);
-    const posted = await fetch(redirectUri, { method: "POST" });
-    assert.deepEqual(
-      [elsewhere.status, await elsewhere.text(), posted.status, await posted.text()],
-      [404, "Not found\n", 404, "Not found\n"],
-    );
+    // What each request is answered, one after the other (a listener gone answers a TypeError).
+    const answer = (target: string, init?: RequestInit) =>
+      fetch(target, init).then(async (page) => [page.status, await page.text()], String);
+    const iss = encodeURIComponent(as.issuer);
+    const answers = [
+      await answer(`${origin}/favicon.ico`),
+      await answer(redirectUri, { method: "POST" }),
+      await answer(`${redirectUri}?code=forged&state=not-the-state&iss=${iss}`),
+      await answer(`${redirectUri}?code=forged&iss=${iss}`),
+    ];
+    const wrong =
+      "This is not the sign-in sluice is waiting for: its state differs from the one sluice sent. " +
+      "Sign in from the URL sluice printed last.\n";
+    assert.deepEqual(answers, [[404, "Not found\n"], [404, "Not found\n"], [400, wrong], [400, wrong]]);
 
-    const page = await fetch(
-      `${redirectUri}?code=forged&state=not-the-state&iss=${encodeURIComponent(as.issuer)}`,
-    );
-    const reason = `Server "files": sign-in failed: the callback's state names no sign-in in progress ` +
-      `(unknown or expired)`;
+    const page = await fetch(await as.authorize(url, "eve@example.com"));
     assert.deepEqual({ status: page.status, html: await page.text() }, {
-      status: 400,
-      html: `<!doctype html>\n<html lang="en"><meta charset="utf-8"><title>sluice: sign-in failed</title>\n` +
-        `<body>\n<p>The sign-in to <b>files</b> failed: ${
-          reason.replaceAll('"', "&#34;").replaceAll("'", "&#39;")
-        }. ` +
-        `Run <code>sluice login files</code> again.</p>\n</body></html>\n`,
+      status: 200,
+      html: signedInPage("files"),
     });
     const exit = await login.exited;
-    assert.deepEqual([exit.code, exit.stderr], [4, `sluice login: ${reason} (transport)\n`]);
-    assert.match(exit.stdout, WAITING);
+    assert.deepEqual([exit.code, exit.stderr], [0, ""]);
+    assert.deepEqual(await run(["call", "files", "whoami"]), {
+      code: 0,
+      stdout: "eve@example.com\n",
+      stderr: "",
+    });
   });
 
   test(
