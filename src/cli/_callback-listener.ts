@@ -1,7 +1,7 @@
 /// <reference types="node" />
 /**
  * The loopback listener `sluice login` gives the authorization server as its redirect URI
- * (RFC 8252 §7.3): `http://127.0.0.1:<free port>/callback`, through `node:http` (Node, Deno and
+ * (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`, through `node:http` (Node, Deno and
  * Bun). It serves one `GET /callback` whose `state` is the sign-in's, handing its URL over with a
  * way to answer the browser; one with another `state` (a stale tab, a prefetch, another local
  * process) is answered 400 and the listener waits on, and anything else is 404.
@@ -54,12 +54,14 @@ const WRONG_STATE = "This is not the sign-in sluice is waiting for: its state di
   "sent. Sign in from the URL sluice printed last.\n";
 
 /**
- * Listens on 127.0.0.1, on a free port, for one OAuth callback.
+ * Listens on 127.0.0.1 for one OAuth callback, on `port` when it can (when it is taken, or cannot
+ * be had, on a free one).
  *
+ * @param port The port to ask for first. @default 0 (a free port)
  * @returns The listener, once it listens.
  * @throws {Error} When it cannot listen (the runtime's error).
  */
-export async function listenForCallback(): Promise<CallbackListener> {
+export async function listenForCallback(port = 0): Promise<CallbackListener> {
   let arrive: (callback: ArrivedCallback) => void = () => {};
   const arrived = new Promise<ArrivedCallback>((resolve) => (arrive = resolve));
   let taken = false;
@@ -87,13 +89,15 @@ export async function listenForCallback(): Promise<CallbackListener> {
         }),
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
+  const listen = (on: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(on, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  await listen(port).catch(() => listen(0));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     redirectUri: `${origin}/callback`,

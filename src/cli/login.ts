@@ -1,8 +1,9 @@
 /**
  * `sluice login <server>`: signs a person in to a server whose policy has
  * `transport.auth.oauth`, with the authorization code grant, and keeps the tokens in the command
- * line's token file for `sluice call`. The browser comes back to a loopback listener on a free
- * port (RFC 8252), so the redirect URI, and with it the client registration, is new each time.
+ * line's token file for `sluice call`. The browser comes back to a loopback listener (RFC 8252) on
+ * a port of the server's own while it is free, so each login has the same redirect URI and signs in
+ * as the client registered under it the first time.
  *
  * @module
  */
@@ -94,7 +95,7 @@ export async function runLogin(argv: readonly string[], io: CliIo): Promise<numb
   const screen = new Screen(io);
   let listener: CallbackListener;
   try {
-    listener = await listenForCallback();
+    listener = await listenForCallback(callbackPort(target.policy));
   } catch (error) {
     screen.error(
       `sluice login: cannot listen on 127.0.0.1 for the browser to come back (${
@@ -120,6 +121,25 @@ export async function runLogin(argv: readonly string[], io: CliIo): Promise<numb
     await listener.close();
     await client.close();
   }
+}
+
+/**
+ * The port a server's logins ask for first: one of 20000–32767 (below the systems' ephemeral
+ * ports) that its id and URL always give, so each login has the redirect URI of the one before
+ * and signs in as the client registered under it. A kept registration is never tried on another
+ * port: RFC 8252 §7.3 has authorization servers allow any loopback port, but one that does not
+ * would answer with an error page sluice never sees, at every login.
+ *
+ * @param policy The server's policy.
+ * @returns The port.
+ */
+function callbackPort(policy: CompiledPolicy): number {
+  let hash = 0;
+  const { server, transport } = policy;
+  for (const char of `${server}|${transport.kind === "http" ? transport.url : ""}`) {
+    hash = (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0;
+  }
+  return 20000 + (hash % 12768);
 }
 
 /**

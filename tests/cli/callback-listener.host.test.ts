@@ -1,5 +1,6 @@
 // The loopback listener `sluice login` gives the authorization server as its redirect URI, over
-// real HTTP on 127.0.0.1: it hands over only the callback of the sign-in it waits for.
+// real HTTP on 127.0.0.1: it hands over only the callback of the sign-in it waits for, on the
+// port it was asked for while that is free.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { listenForCallback } from "../../src/cli/_callback-listener.ts";
@@ -28,6 +29,23 @@ describe("listenForCallback()", () => {
       ]);
     } finally {
       await listener.close();
+    }
+  });
+
+  test("listens on the port it is asked for while that is free, and on a free one while it is taken", async () => {
+    const first = await listenForCallback();
+    const port = Number(new URL(first.redirectUri).port);
+    const elsewhere = await listenForCallback(port);
+    await first.close();
+    const again = await listenForCallback(port);
+    try {
+      assert.deepEqual(
+        [elsewhere.redirectUri === first.redirectUri, again.redirectUri],
+        [false, `http://127.0.0.1:${port}/callback`],
+      );
+    } finally {
+      await elsewhere.close();
+      await again.close();
     }
   });
 });

@@ -239,6 +239,24 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     });
   });
 
+  test("login again, after a logout too, comes back on the same redirect URI and so signs in as the client it registered the first time", async () => {
+    rmSync(tokenFile, { force: true });
+    const registered = as.registrations();
+    const first = await login("fay@example.com");
+    assert.equal((await run(["logout", "files"])).code, 0);
+    const second = await login("gil@example.com");
+    assert.deepEqual(
+      [first.exit.code, second.exit.code, second.redirectUri, as.registrations() - registered],
+      [0, 0, first.redirectUri, 1],
+    );
+    assert.equal(second.url.searchParams.get("client_id"), first.url.searchParams.get("client_id"));
+    assert.deepEqual(await run(["call", "files", "whoami"]), {
+      code: 0,
+      stdout: "gil@example.com\n",
+      stderr: "",
+    });
+  });
+
   test("login signs in to a server that names its protected resource metadata only in its 401's challenge, asking for it without a token first; call uses the tokens", async () => {
     rmSync(tokenFile, { force: true });
     const seen = challenged.requests().length;
