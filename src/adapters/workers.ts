@@ -460,8 +460,8 @@ function unspokenPolicy(policies: readonly (Policy | CompiledPolicy)[]): string 
     if (typeof policy !== "object" || policy === null) continue;
     const { era, transport } = policy as { era?: unknown; transport?: unknown };
     if (typeof transport !== "object" || transport === null) continue;
-    // A written transport has `url` or `command`; a compiled one says its `kind`.
-    const stdio = "command" in transport || (transport as { kind?: unknown }).kind === "stdio";
+    // A stdio transport, written or compiled, has a `command` (one written `undefined` is left out).
+    const stdio = (transport as { command?: unknown }).command !== undefined;
     if (era === "modern" && !stdio) continue;
     const says = era === undefined ? 'no "era" (so "auto")' : `"era": ${JSON.stringify(era)}`;
     return `${PREFIX} the policy of "${policy.server}" says ${says} and a "transport" with ${

@@ -134,14 +134,18 @@ export interface TransportKind {
 }
 
 /**
- * Tells a transport's kind from its keys: `command` is stdio, `url` HTTP; without either, a
- * misspelling of one of them (`cmd`) or the options only one kind has (`args`, `headers`).
+ * Tells a transport's kind from its keys: `command` is stdio, `url` HTTP (the one with a value
+ * first, as one written `undefined` is left out); without either, a misspelling of one of them
+ * (`cmd`) or the options only one kind has (`args`, `headers`).
  *
  * @param transport The transport as written (an object).
  * @returns The kind, and the key that misspells `url` or `command`.
  */
 export function transportKindOf(transport: object): TransportKind {
-  if (Object.hasOwn(transport, "command")) return { kind: "stdio" };
+  const { command, url } = transport as { command?: unknown; url?: unknown };
+  if (command !== undefined || (url === undefined && Object.hasOwn(transport, "command"))) {
+    return { kind: "stdio" };
+  }
   if (Object.hasOwn(transport, "url")) return { kind: "http" };
   const stdio = Object.keys((TransportSchemas.stdio as AnySchema).entries ?? {});
   const http = Object.keys((TransportSchemas.http as AnySchema).entries ?? {});
@@ -192,16 +196,18 @@ export function transportKeyProblems(
   const others = entries(kind === "http" ? TransportSchemas.stdio : TransportSchemas.http);
   const http = 'an HTTP transport (with "url")';
   const stdio = 'a stdio transport (with "command")';
-  return unknownKeyProblems(transport, TransportSchemas[kind], site).map((problem) => {
+  return unknownKeyProblems(transport, TransportSchemas[kind], site).flatMap((problem) => {
     const key = problem.path.slice(path.length + 1);
-    if (!others.includes(key) || problem.path !== joinPath(site.prefix, [key])) return problem;
+    if (!others.includes(key) || problem.path !== joinPath(site.prefix, [key])) return [problem];
     const [is, isNot] = kind === "http" ? [stdio, http] : [http, stdio];
     if (key === "url" || key === "command") {
+      // Written as `undefined`, the other kind's key is left out: not a second kind.
+      if ((transport as Record<string, unknown>)[key] === undefined) return [];
       const message =
         `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), not both`;
-      return { ...problem, path, message };
+      return [{ ...problem, path, message }];
     }
-    return { ...problem, message: `"${problem.path}" is an option of ${is}, not of ${isNot}` };
+    return [{ ...problem, message: `"${problem.path}" is an option of ${is}, not of ${isNot}` }];
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { formatDuration, parseDuration } from "./duration.ts";
-import type { LogLevel, Policy, RateOption, UpstreamAuth } from "./policy.ts";
+import type { HttpTransport, LogLevel, Policy, RateOption, UpstreamAuth } from "./policy.ts";
 import { PolicyError, type PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
 import { POLICY_DEFAULTS } from "./policy-defaults.ts";
@@ -475,7 +475,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
 }
 
 function resolveTransport(transport: Policy["transport"]): CompiledHttpTransport | CompiledStdioTransport {
-  if ("command" in transport) {
+  // As transportKindOf() tells it: `{ url, command: undefined }` is HTTP.
+  if ("command" in transport && transport.command !== undefined) {
     return {
       kind: "stdio",
       command: transport.command,
@@ -484,15 +485,16 @@ function resolveTransport(transport: Policy["transport"]): CompiledHttpTransport
       cwd: transport.cwd,
     };
   }
-  const url = new URL(transport.url);
+  const { url, headers, redirect, allowHttp, auth } = transport as HttpTransport;
+  const parsed = new URL(url);
   return {
     kind: "http",
-    url: url.href,
-    origin: url.origin,
-    headers: { ...transport.headers },
-    redirect: transport.redirect ?? "same-origin",
-    allowHttp: transport.allowHttp ?? false,
-    ...transport.auth === undefined ? {} : { auth: resolveAuth(transport.auth) },
+    url: parsed.href,
+    origin: parsed.origin,
+    headers: { ...headers },
+    redirect: redirect ?? "same-origin",
+    allowHttp: allowHttp ?? false,
+    ...auth === undefined ? {} : { auth: resolveAuth(auth) },
   };
 }
 

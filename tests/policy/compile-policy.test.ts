@@ -187,6 +187,26 @@ describe("compilePolicy()", () => {
     );
   });
 
+  test("tells the transport by the one of url and command that has a value: the other written as undefined is left out", () => {
+    const url = "https://mcp.example.com/mcp";
+    const http = { server: "a", transport: { url, command: undefined } };
+    const stdio = { server: "a", transport: { command: "mcp-server", url: undefined } };
+    assert.deepEqual([checkPolicy(http), checkPolicy(stdio)], [[], []]);
+    // Compiled exactly as written without the other key.
+    assert.deepEqual(compilePolicy(http), compilePolicy({ server: "a", transport: { url } }));
+    assert.deepEqual(compilePolicy(stdio).transport, {
+      kind: "stdio",
+      command: "mcp-server",
+      args: [],
+      env: {},
+      cwd: undefined,
+    });
+    // Both written as undefined: neither is there, and "command" is named as missing (not "both").
+    assert.deepEqual(messages({ server: "a", transport: { url: undefined, command: undefined } }), [
+      ["transport.command", '"transport.command" is required'],
+    ]);
+  });
+
   test("refuses a policy that is an array as not a policy object, not by its missing keys", () => {
     assert.deepEqual(messages([{ server: "a" }]), [[
       "",

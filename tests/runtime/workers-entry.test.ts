@@ -262,6 +262,11 @@ describe("createWorker()", () => {
         { server: "demo", transport: { command: "npx", args: ["demo-server"] }, era: "modern" },
         '"era": "modern" and a "transport" with a "command"',
       ],
+      // A `command` written as undefined is left out: the transport is HTTP.
+      [
+        { server: "demo", transport: { url: SCRIPTED, command: undefined }, era: "legacy" },
+        '"era": "legacy" and a "transport" with a "url"',
+      ],
       // Compiled policies too: their transport says its kind.
       [
         compilePolicy({ server: "demo", transport: { command: "npx" }, era: "legacy" }),
