@@ -40,22 +40,22 @@ export interface GatewayOptions {
   /** The callbacks that answer servers; kinds it lacks may still be passed down (`passDown`). */
   readonly handler?: Handler | undefined;
   /** The client's name: `clientInfo.name` upstream and `ctx.client`. @default "sluice" */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /**
    * The secret that seals continuation states (at least 32 bytes), the same on every instance
    * that may serve a retry. @default the `SLUICE_STATE_KEY` environment variable
    */
-  readonly stateKey?: string | Uint8Array;
+  readonly stateKey?: string | Uint8Array | undefined;
   /** Where input budgets live. @default an in-memory store */
-  readonly store?: RateLimitStore;
+  readonly store?: RateLimitStore | undefined;
   /**
    * Where upstream sign-ins (`transport.auth.oauth`) keep callers' tokens, client registrations
    * and sign-ins in progress: shared by every instance that may take a callback.
    * @default an in-memory store (one process)
    */
-  readonly tokens?: TokenStore;
+  readonly tokens?: TokenStore | undefined;
   /** Assigns handed to callbacks. @default {} */
-  readonly assigns?: Readonly<Record<string, unknown>>;
+  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
   /**
    * Serve the playground at `GET /`: a page to call a server's tools through the front and
    * answer what the server asks, by hand. Anyone who can reach the gateway can use it, as they
@@ -63,23 +63,23 @@ export interface GatewayOptions {
    * @default true for the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`), which then
    *   say so once on stderr; the Workers entry has no playground
    */
-  readonly playground?: boolean;
+  readonly playground?: boolean | undefined;
   /**
    * Who may call the gateway: `{ bearer: [...] }` secrets, `{ jwt: {...} }` access tokens, a
    * function `(request) => principal | Response`, or `"none"`. The entries that can be reached
    * from the network (`serve()` on an address other than loopback, `createWorker`) refuse to
    * start without it. @default "none" where only loopback names are answered
    */
-  readonly auth?: GatewayAuth;
+  readonly auth?: GatewayAuth | undefined;
   /**
    * Host names answered besides loopback ones, such as `"gate.example.com"`; required (with
    * `auth`) to answer any other name. @default none: loopback names only
    */
-  readonly allowedHosts?: readonly string[] | "routed";
+  readonly allowedHosts?: readonly string[] | "routed" | undefined;
   /** Origins whose pages may call the gateway besides its own (they get CORS headers). @default none */
-  readonly allowedOrigins?: readonly string[];
+  readonly allowedOrigins?: readonly string[] | undefined;
   /** The gateway's public URL, behind a proxy that rewrites Host or scheme. @default each request's origin */
-  readonly publicUrl?: string;
+  readonly publicUrl?: string | undefined;
   /**
    * Where the gateway writes one line per decision event (each input request, each call; see
    * `client.onDecision`): `"json"`, one JSON object a line on stdout (what Workers Logs, Deno
@@ -90,13 +90,13 @@ export interface GatewayOptions {
    * (pass them through `sanitizeText` before a terminal shows them).
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
-  readonly decisions?: Decisions;
+  readonly decisions?: Decisions | undefined;
   /**
    * How often an open SSE stream (a modern call's answer, a legacy caller's streams) carries a
    * comment, or `false` for never: it keeps proxies from closing the idle connection, and tells
    * the gateway that a caller left where the runtime does not (see `createFront`). @default "15s"
    */
-  readonly heartbeat?: Duration | false;
+  readonly heartbeat?: Duration | false | undefined;
   /**
    * Who the person in a browser is: `(request) => subject | undefined`, the subject `auth` gives
    * that person as a caller, read from what your SSO proxy, Cloudflare Access or your own site's
@@ -106,7 +106,7 @@ export interface GatewayOptions {
    * passed on gives the caller someone else's upstream account (see `createFront`). Needs `auth`.
    * @default none: the first browser to confirm a sign-in link completes it
    */
-  readonly signInUser?: SignInUser;
+  readonly signInUser?: SignInUser | undefined;
 }
 
 /** Where a gateway writes its decision events (see `GatewayOptions.decisions`). */

@@ -26,16 +26,16 @@ export interface ServeOptions extends GatewayOptions {
    * The TCP port; `0` picks a free one (read the real one from `url`).
    * @default the `PORT` environment variable when set (it must be a port, 0 to 65535), else 8787
    */
-  readonly port?: number;
+  readonly port?: number | undefined;
   /**
    * The interface to listen on. The default accepts connections from this machine only;
    * `"0.0.0.0"` (or `"::"`) exposes the gateway, and the servers behind it, to the network: then
    * `allowedHosts` and `auth` are required (`auth: "none"` starts, with a warning each time).
    * @default "127.0.0.1"
    */
-  readonly hostname?: string;
+  readonly hostname?: string | undefined;
   /** Aborting it closes the gateway, as `close()` does. @default none */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A gateway that listens: its address, and how to stop it. */

@@ -31,33 +31,33 @@ export interface ClientOptions {
   /** The client's name: `clientInfo.name` and `ctx.client`. */
   readonly name: string;
   /** `clientInfo.version`. @default sluice's version */
-  readonly version?: string;
+  readonly version?: string | undefined;
   /** `clientInfo.title`. */
-  readonly title?: string;
+  readonly title?: string | undefined;
   /** The callbacks that answer servers; without one the client declares nothing. */
   readonly handler?: Handler | undefined;
   /** One policy per server: plain, or compiled (as `loadPolicies` of `@sluice/mcp/cli` returns them). */
   readonly policies: readonly (Policy | CompiledPolicy)[];
   /** Assigns handed to callbacks when a call gives none. @default {} */
-  readonly assigns?: Readonly<Record<string, unknown>>;
+  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
   /** Declares the tasks extension (`io.modelcontextprotocol/tasks`). @default false */
-  readonly tasks?: boolean;
+  readonly tasks?: boolean | undefined;
   /** Where input budgets live. @default an in-memory store (per process or isolate) */
-  readonly store?: RateLimitStore;
+  readonly store?: RateLimitStore | undefined;
   /** The fetch to use (a Workers service binding's, a test's), called as `fetch(url, init)`. @default globalThis.fetch */
-  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  readonly fetch?: ((url: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
    * Reads an environment variable: the secrets a policy's `transport.auth` names, read when a
    * token is first needed. On Workers, pass the Worker's `env`: `(name) => env[name]`.
    * @default the process environment with `@sluice/mcp/legacy` (self-hosted); none with the edge entry
    */
-  readonly environment?: (name: string) => string | undefined;
+  readonly environment?: ((name: string) => string | undefined) | undefined;
   /** Signing in to servers whose policy has `transport.auth` (tokens, where people come back). */
-  readonly signIn?: SignInOptions;
+  readonly signIn?: SignInOptions | undefined;
   /** Timers for deadlines and polling. @default the runtime's */
-  readonly timers?: Timers;
+  readonly timers?: Timers | undefined;
   /** The clock of the default store. @default Date.now */
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
 }
 
 /** How the client signs in to OAuth-protected servers (`ClientOptions.signIn`). */
@@ -66,45 +66,45 @@ export interface SignInOptions {
    * Where tokens, client registrations and sign-ins in progress are kept (values hold tokens).
    * @default an in-memory store (per process or isolate)
    */
-  readonly tokens?: TokenStore;
+  readonly tokens?: TokenStore | undefined;
   /**
    * Where the authorization server sends the person back after a sign-in (`transport.auth.oauth`):
    * `https:`, or `http:` on loopback. Pass what arrives there to `completeAuthorization`.
    */
-  readonly redirectUri?: string;
+  readonly redirectUri?: string | undefined;
   /** The client's metadata document URL (an `https:` URL with a path), used as the client id where supported. */
-  readonly clientMetadataUrl?: string;
+  readonly clientMetadataUrl?: string | undefined;
   /** Whose tokens the client's own calls use. @default "" */
-  readonly principal?: string;
+  readonly principal?: string | undefined;
 }
 
 /** Options of one call. */
 export interface CallOptions {
   /** Assigns for the callbacks this call causes (`ctx.assigns`). @default the client's */
-  readonly assigns?: Readonly<Record<string, unknown>>;
+  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
   /** Cancels the call: the request is aborted and running handlers are signalled. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Receives the server's `notifications/progress` params for this call, in arrival order, off
    * the connection (in a microtask) and sanitized like a notification subscriber's params (every
    * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
    * rejection) is logged and skipped: the call goes on.
    */
-  readonly onProgress?: (progress: JsonObject) => void;
+  readonly onProgress?: ((progress: JsonObject) => void) | undefined;
 }
 
 /** Options of `callTool`. */
 export interface ToolCallOptions extends CallOptions {
   /** Returns a task the server creates instead of awaiting it (see `awaitTask`). @default false */
-  readonly detachTask?: boolean;
+  readonly detachTask?: boolean | undefined;
 }
 
 /** Options of the list methods. */
 export interface ListOptions {
   /** The `nextCursor` of the previous page. */
-  readonly cursor?: string;
+  readonly cursor?: string | undefined;
   /** Cancels the request. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A client of many MCP servers. Every failure rejects with a `ClientError`. */
@@ -136,7 +136,7 @@ export interface Client {
   completeAuthorization(
     serverId: string,
     callbackUrl: string,
-    options?: { readonly signal?: AbortSignal },
+    options?: { readonly signal?: AbortSignal | undefined },
   ): Promise<void>;
   /** Forgets the client's tokens for a server (the next call signs in again). */
   signOut(serverId: string): Promise<void>;
@@ -172,7 +172,7 @@ export interface Client {
     serverId: string,
     name: string,
     args?: JsonObject,
-    options?: ToolCallOptions & { readonly detachTask?: false },
+    options?: ToolCallOptions & { readonly detachTask?: false | undefined },
   ): Promise<CallToolResult>;
   /**
    * Calls a tool as above; with `detachTask: true`, a task the server creates is returned (the

@@ -52,29 +52,29 @@ export interface FrontOptions {
    * Serves the requests of legacy callers' sessions elsewhere (the Workers entry sends each
    * session to its own Durable Object). @default in this process
    */
-  readonly legacySessions?: (request: LegacyRequest) => Promise<Response>;
+  readonly legacySessions?: ((request: LegacyRequest) => Promise<Response>) | undefined;
   /**
    * Who may call the gateway: bearer secrets, JWT access tokens, a function, or `"none"` (see
    * {@linkcode GatewayAuth}). Required when `allowedHosts` is set (the gateway is then reachable
    * from the network); without either, the front answers loopback names only.
    * @default "none", for a gateway that answers loopback names only
    */
-  readonly auth?: GatewayAuth;
+  readonly auth?: GatewayAuth | undefined;
   /**
    * Host names answered besides loopback ones (`"gate.example.com"`, `"gate.example.com:8443"`),
    * or `"routed"` where the platform delivers only the deployment's own names.
    * @default none: loopback names only
    */
-  readonly allowedHosts?: readonly string[] | "routed";
+  readonly allowedHosts?: readonly string[] | "routed" | undefined;
   /** Origins whose pages may call the gateway besides its own (they get CORS headers). @default none */
-  readonly allowedOrigins?: readonly string[];
+  readonly allowedOrigins?: readonly string[] | undefined;
   /**
    * The gateway's public origin (`https://gate.example.com`, no path), when it differs from what
    * requests say (behind a proxy that rewrites Host or scheme): the base of the resource URLs
    * that tokens must name and the protected resource metadata gives, and an origin whose pages
    * are the gateway's own. @default each request's own origin
    */
-  readonly publicUrl?: string;
+  readonly publicUrl?: string | undefined;
   /**
    * How often an open SSE stream carries a comment (`"15s"`; from `"100ms"` to `"596h"`), or `false` for
    * never: a modern call's answer while the upstream works (the first beat opens the stream, so a
@@ -84,7 +84,7 @@ export interface FrontOptions {
    * answer started (Deno, workerd), the write is how the gateway learns it and ends the upstream
    * request. @default "15s"
    */
-  readonly heartbeat?: Duration | false;
+  readonly heartbeat?: Duration | false | undefined;
   /**
    * Who the person in a browser is (see {@linkcode SignInUser}): the upstream sign-in pages
    * (`/oauth/start/<state>`) and the callback then answer `403` to a browser whose user is not
@@ -96,7 +96,7 @@ export interface FrontOptions {
    * an `auth` other than `"none"`, whose subjects it must return.
    * @default none: the first browser to confirm a sign-in link completes it
    */
-  readonly signInUser?: SignInUser;
+  readonly signInUser?: SignInUser | undefined;
 }
 
 /** Each front's own legacy handling (see {@linkcode frontLegacyHandler}). */

@@ -8,12 +8,15 @@
 import { MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 import type { ElicitationPolicy, HandlerTimeoutPolicy, Policy, SamplingPolicy } from "./policy.ts";
 
+/** Every option of `T` set: a user's may be written `undefined`, a default never is. */
+type Defaulted<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
+
 /**
  * The type of {@linkcode POLICY_DEFAULTS}: every option that has a default, documented where the
  * option is ({@linkcode Policy}).
  */
 export interface PolicyDefaults extends
-  Required<
+  Defaulted<
     Pick<
       Policy,
       | "era"
@@ -38,16 +41,16 @@ export interface PolicyDefaults extends
     >
   > {
   /** The sampling options' defaults (a policy may also say `sampling: false`). */
-  readonly sampling: Required<SamplingPolicy>;
+  readonly sampling: Defaulted<SamplingPolicy>;
   /** The elicitation options' defaults (`origin`, `allowHosts` and `denyHosts` have none). */
-  readonly elicitation: Required<
+  readonly elicitation: Defaulted<
     Pick<
       ElicitationPolicy,
       "modes" | "allowIpHosts" | "allowPrivateHosts" | "maxUrlLength" | "maxFields" | "maxEnumValues"
     >
   >;
   /** The handler time limits' defaults. */
-  readonly handlerTimeout: Required<HandlerTimeoutPolicy>;
+  readonly handlerTimeout: Defaulted<HandlerTimeoutPolicy>;
 }
 
 /** The defaults a policy's missing options take. */

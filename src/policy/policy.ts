@@ -22,24 +22,24 @@ export interface HttpTransport {
   /** The MCP endpoint, `https:` (or `http:` on a loopback host, or with `allowHttp`). */
   readonly url: string;
   /** Extra request headers, e.g. `Authorization`. Never sent to another origin. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Redirects: `"same-origin"` follows only those that stay on the server's origin, `"none"`
    * follows none, `"any"` follows any (without `headers`).
    * @default "same-origin"
    */
-  readonly redirect?: "same-origin" | "none" | "any";
+  readonly redirect?: "same-origin" | "none" | "any" | undefined;
   /**
    * Allows a plain `http:` URL on a host that is not loopback, for `url` and for the redirects
    * `redirect` follows. Traffic and headers are then readable on the network.
    * @default false
    */
-  readonly allowHttp?: boolean;
+  readonly allowHttp?: boolean | undefined;
   /**
    * Signs in to the server with OAuth when it answers 401 with a Bearer challenge; the token is
    * sent as `Authorization: Bearer`, so `headers` must not set `Authorization` too.
    */
-  readonly auth?: UpstreamAuth;
+  readonly auth?: UpstreamAuth | undefined;
 }
 
 /**
@@ -63,27 +63,27 @@ export interface OAuthSignIn {
    * resource metadata's `scopes_supported`, else none (`offline_access` is added when the
    * authorization server lists it)
    */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
   /** A client id registered with the authorization server beforehand (needs `issuer`). */
-  readonly clientId?: string;
+  readonly clientId?: string | undefined;
   /**
    * The issuer of the authorization server `clientId` is registered with: the client is used
    * there only (another authorization server is an error, not a silent reuse).
    */
-  readonly issuer?: string;
+  readonly issuer?: string | undefined;
   /** The environment variable holding `clientId`'s secret, for a confidential client. */
-  readonly clientSecretEnv?: string;
+  readonly clientSecretEnv?: string | undefined;
   /**
    * How `clientId` authenticates at the token endpoint.
    * @default "client_secret_basic" with a secret (or "client_secret_post" when that is all the server lists), else "none"
    */
-  readonly tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post";
+  readonly tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post" | undefined;
   /**
    * The URL of sluice's Client ID Metadata Document (an `https:` URL with a path, serving a
    * document whose `client_id` is that URL), used as the client id where the authorization
    * server supports them. The gateway serves its own at `/oauth/client-metadata.json`.
    */
-  readonly clientMetadataUrl?: string;
+  readonly clientMetadataUrl?: string | undefined;
 }
 
 /**
@@ -98,16 +98,16 @@ export interface ClientCredentialsAuth {
    * The environment variable holding the client secret, sent with `client_secret_basic` (or
    * `client_secret_post` when that is all the authorization server lists).
    */
-  readonly clientSecretEnv?: string;
+  readonly clientSecretEnv?: string | undefined;
   /** The environment variable holding a PKCS#8 PEM private key, for `private_key_jwt`. */
-  readonly privateKeyEnv?: string;
+  readonly privateKeyEnv?: string | undefined;
   /** The private key's JWS algorithm. @default "ES256" */
-  readonly algorithm?: "ES256" | "RS256" | "PS256" | "EdDSA";
+  readonly algorithm?: "ES256" | "RS256" | "PS256" | "EdDSA" | undefined;
   /**
    * Scopes asked for. @default the scopes of the server's challenge, else every scope of its
    * resource metadata's `scopes_supported`, else none
    */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
 }
 
 /** A local MCP server started as a child process speaking over stdio (self-hosted only). */
@@ -115,57 +115,57 @@ export interface StdioTransport {
   /** The program to run. */
   readonly command: string;
   /** Its arguments. */
-  readonly args?: readonly string[];
+  readonly args?: readonly string[] | undefined;
   /** Environment variables added to the minimal inherited set. */
-  readonly env?: Readonly<Record<string, string>>;
+  readonly env?: Readonly<Record<string, string>> | undefined;
   /** The working directory. */
-  readonly cwd?: string;
+  readonly cwd?: string | undefined;
 }
 
 /** How sampling requests (`sampling/createMessage`) are treated. `false` refuses them all. */
 export interface SamplingPolicy {
   /** Largest `maxTokens` passed to the handler; larger requests are clamped. @default 4096 */
-  readonly maxTokens?: number;
+  readonly maxTokens?: number | undefined;
   /** Lets `includeContext` through; otherwise it becomes `"none"`. @default false */
-  readonly context?: boolean;
+  readonly context?: boolean | undefined;
   /** Lets a legacy sampling request through when no call is in flight. @default false */
-  readonly allowIdle?: boolean;
+  readonly allowIdle?: boolean | undefined;
   /** Most assistant `tool_use` turns a request may already hold. @default 5 */
-  readonly maxToolIterations?: number;
+  readonly maxToolIterations?: number | undefined;
   /** The JSON-RPC code of a sampling refusal (idle, tool loop, over budget). @default -1 */
-  readonly rejectionCode?: number;
+  readonly rejectionCode?: number | undefined;
   /** Declares `sampling.tools`, letting servers send `tools` and `toolChoice`. @default false */
-  readonly tools?: boolean;
+  readonly tools?: boolean | undefined;
 }
 
 /** How elicitation requests (`elicitation/create`) are treated. `false` refuses them all. */
 export interface ElicitationPolicy {
   /** Modes allowed (intersected with the handler's). @default ["form", "url"] */
-  readonly modes?: readonly ("form" | "url")[];
+  readonly modes?: readonly ("form" | "url")[] | undefined;
   /** The server's origin for `originMismatch`; HTTP transports default to their URL's origin. */
-  readonly origin?: string;
+  readonly origin?: string | undefined;
   /** URL mode: only these hosts (exact, or `*.` suffix patterns). @default all hosts */
-  readonly allowHosts?: readonly string[];
+  readonly allowHosts?: readonly string[] | undefined;
   /** URL mode: never these hosts (checked before `allowHosts`). @default [] */
-  readonly denyHosts?: readonly string[];
+  readonly denyHosts?: readonly string[] | undefined;
   /** URL mode: lets IP-address hosts through. @default false */
-  readonly allowIpHosts?: boolean;
+  readonly allowIpHosts?: boolean | undefined;
   /** URL mode: lets hosts without a public suffix (`localhost`, intranet names) through. @default false */
-  readonly allowPrivateHosts?: boolean;
+  readonly allowPrivateHosts?: boolean | undefined;
   /** URL mode: longest URL accepted, in characters. @default 2048 */
-  readonly maxUrlLength?: number;
+  readonly maxUrlLength?: number | undefined;
   /** Form mode: most fields in one form. @default 100 */
-  readonly maxFields?: number;
+  readonly maxFields?: number | undefined;
   /** Form mode: most values in one enum. @default 500 */
-  readonly maxEnumValues?: number;
+  readonly maxEnumValues?: number | undefined;
 }
 
 /** Handler time limits. */
 export interface HandlerTimeoutPolicy {
   /** For elicitation (a person is answering). @default "5m" */
-  readonly elicitation?: Duration;
+  readonly elicitation?: Duration | undefined;
   /** For sampling and roots. @default "60s" */
-  readonly default?: Duration;
+  readonly default?: Duration | undefined;
 }
 
 /** The MCP log levels, lowest first (RFC 5424). */
@@ -178,75 +178,75 @@ export interface Policy {
   /** How to reach the server. */
   readonly transport: HttpTransport | StdioTransport;
   /** Protocol era: `"modern"` (2026-07-28), `"legacy"` (2025-11-25, 2025-06-18) or `"auto"`. @default "auto" */
-  readonly era?: "modern" | "legacy" | "auto";
+  readonly era?: "modern" | "legacy" | "auto" | undefined;
   /** Sampling rules, or `false` to refuse sampling. */
-  readonly sampling?: false | SamplingPolicy;
+  readonly sampling?: false | SamplingPolicy | undefined;
   /** Elicitation rules, or `false` to refuse elicitation. */
-  readonly elicitation?: false | ElicitationPolicy;
+  readonly elicitation?: false | ElicitationPolicy | undefined;
   /** `false` refuses roots requests. @default true */
-  readonly roots?: boolean;
+  readonly roots?: boolean | undefined;
   /** Budget of input requests from this server. @default { rate: 10, per: "1s", burst: 20 } */
-  readonly inputRateLimit?: RateOption;
+  readonly inputRateLimit?: RateOption | undefined;
   /** Budget of log entries from this server. @default { rate: 50, per: "1s", burst: 100 } */
-  readonly logRateLimit?: RateOption;
+  readonly logRateLimit?: RateOption | undefined;
   /**
    * Lowest server log level asked for, whether or not the handler's `log` or a notification
    * subscriber hears the entries (those nobody hears are dropped); `"emergency"` asks for the fewest.
    * @default "info"
    */
-  readonly logLevel?: LogLevel;
+  readonly logLevel?: LogLevel | undefined;
   /** Lets input requests through when the shared rate-limit store cannot answer. @default false */
-  readonly rateLimitFailOpen?: boolean;
+  readonly rateLimitFailOpen?: boolean | undefined;
   /** Handler time limits. */
-  readonly handlerTimeout?: HandlerTimeoutPolicy;
+  readonly handlerTimeout?: HandlerTimeoutPolicy | undefined;
   /** Each HTTP leg of a call. @default "60s" */
-  readonly callTimeout?: Duration;
+  readonly callTimeout?: Duration | undefined;
   /** A whole call: every round and paused time included. @default "10m" */
-  readonly maxTotalTimeout?: Duration;
+  readonly maxTotalTimeout?: Duration | undefined;
   /** Legacy server requests handled at once; more are answered busy. @default 8 */
-  readonly maxServerRequests?: number;
+  readonly maxServerRequests?: number | undefined;
   /** Rounds of one multi round-trip request. @default 10 */
-  readonly maxRounds?: number;
+  readonly maxRounds?: number | undefined;
   /**
    * The largest message accepted, in bytes: a JSON response body (both eras), a stdio line, the
    * front's downstream request body. A larger one fails the call (HTTP: kind `"protocol"`;
    * stdio: the connection is ended, kind `"transport"`) or is refused with 413 (the front).
    * From 1024 to 268435456. @default 4194304 (4 MiB)
    */
-  readonly maxMessageBytes?: number;
+  readonly maxMessageBytes?: number | undefined;
   /**
    * The largest SSE event accepted, in UTF-8 bytes of its data (a line still arriving counts
    * too), on every stream of both eras. A larger one fails the call (kind `"protocol"`) or ends
    * the legacy listen stream. From 1024 to `maxMessageBytes`. @default 4194304 (4 MiB: a
    * response may arrive as one event, so it gets the room a JSON body gets)
    */
-  readonly maxEventBytes?: number;
+  readonly maxEventBytes?: number | undefined;
   /**
    * The most `inputRequests` entries in one round of a multi round-trip request (and in one
    * `input_required` task status). More fail the call (kind `"protocol"`) before any handler
    * runs. From 1 to 1000. @default 16
    */
-  readonly maxInputRequests?: number;
+  readonly maxInputRequests?: number | undefined;
   /**
    * The deepest nesting of arrays and objects in any message received (the message object is
    * level 1), checked on the text before it is parsed. A deeper one is a protocol error (stdio:
    * the connection is ended). From 16 to 1000. @default 64
    */
-  readonly maxJsonDepth?: number;
+  readonly maxJsonDepth?: number | undefined;
   /**
    * The most notifications and log entries of this server waiting for each consumer (the
    * handler, each subscriber, each iterator); newer ones are dropped and counted
    * (`stats().dropped`), and other servers' entries still get their own room.
    * From 1 to 1000000. @default 1000
    */
-  readonly maxWaitingNotifications?: number;
+  readonly maxWaitingNotifications?: number | undefined;
   /**
    * The front: kinds with no handler that it passes down to its caller (who must declare them)
    * instead of refusing. @default [] (nothing passes down unless a handler calls `ctx.defer()`)
    */
-  readonly passDown?: readonly ("sampling" | "elicitation" | "roots")[];
+  readonly passDown?: readonly ("sampling" | "elicitation" | "roots")[] | undefined;
   /** The front: how long a sealed continuation state stays valid. @default "10m" */
-  readonly stateTtl?: Duration;
+  readonly stateTtl?: Duration | undefined;
   /**
    * The front: the most sessions of legacy callers (2025 hosts) at once for this server; each
    * has its own upstream session to a legacy server (a stdio child, an HTTP session). At the cap
@@ -255,13 +255,13 @@ export interface Policy {
    * the front keeps for 2026-07-28 callers of a legacy server (there a new call is refused
    * `-32000` while all are in use). From 1 to 10000. @default 32
    */
-  readonly maxSessions?: number;
+  readonly maxSessions?: number | undefined;
   /**
    * The front: a legacy caller's session with no request in flight and no stream open for this
    * long is closed (with its upstream session); so is an upstream session kept for 2026-07-28
    * callers of a legacy server that no call or request used for this long. @default "10m"
    */
-  readonly sessionIdleTimeout?: Duration;
+  readonly sessionIdleTimeout?: Duration | undefined;
   /**
    * The front: which callers may use this server, and which of its tools. A caller may use the
    * server when at least one rule matches it (its subject is in `subjects`, when given, and it
@@ -270,17 +270,17 @@ export interface Policy {
    * would admit them); an empty list admits no one.
    * @default every caller the gateway's `auth` admits, every tool
    */
-  readonly access?: readonly AccessRule[];
+  readonly access?: readonly AccessRule[] | undefined;
 }
 
 /** One rule of a policy's `access`: who it admits, and to which tools. */
 export interface AccessRule {
   /** The callers' subjects (`ctx.principal.subject`) it admits. @default any caller */
-  readonly subjects?: readonly string[];
+  readonly subjects?: readonly string[] | undefined;
   /** The scopes a caller must all hold. @default none */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
   /** The tools it opens, by name, or `"*"` for all. @default "*" */
-  readonly tools?: readonly string[] | "*";
+  readonly tools?: readonly string[] | "*" | undefined;
 }
 
 /**

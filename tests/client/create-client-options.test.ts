@@ -3,7 +3,14 @@
 // problems of every policy are reported at once.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient, PolicyError } from "../../mod.ts";
+import {
+  type ClientOptions,
+  createClient,
+  type ListOptions,
+  PolicyError,
+  type ToolCallOptions,
+} from "../../mod.ts";
+import { toolsUpstream } from "../_support/gateway-caller.ts";
 
 /** What createClient() throws for these options: the error's name and message. */
 function refusal(options: unknown): [string, string] {
@@ -80,5 +87,49 @@ describe("createClient() options", () => {
         'Policy "b": "transport.url" must be an absolute http(s) URL, received "ftp://x"',
       ].join("\n"),
     );
+  });
+
+  test("an optional option written as undefined, the client's or a call's, is taken as left out", async () => {
+    const upstream = toolsUpstream();
+    const options: ClientOptions = {
+      name: "x",
+      version: undefined,
+      title: undefined,
+      handler: undefined,
+      policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
+      assigns: undefined,
+      tasks: undefined,
+      store: undefined,
+      fetch: undefined,
+      environment: undefined,
+      signIn: {
+        tokens: undefined,
+        redirectUri: undefined,
+        clientMetadataUrl: undefined,
+        principal: undefined,
+      },
+      timers: undefined,
+      clock: undefined,
+    };
+    const client = createClient({ ...options, fetch: upstream.fetch });
+    const call: ToolCallOptions = {
+      assigns: undefined,
+      signal: undefined,
+      onProgress: undefined,
+      detachTask: undefined,
+    };
+    const list: ListOptions = { cursor: undefined, signal: undefined };
+    assert.deepEqual(
+      [
+        await client.callTool("files", "read", {}, call),
+        (await client.listTools("files", list)).tools.map((tool) => tool.name),
+      ],
+      [{ resultType: "complete", content: [{ type: "text", text: "called read" }] }, [
+        "read",
+        "write",
+        "delete",
+      ]],
+    );
+    await client.close();
   });
 });

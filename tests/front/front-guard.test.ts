@@ -439,6 +439,23 @@ describe("checkHostRules() and createFront(): the options", () => {
     }
   });
 
+  test("createFront() takes an optional option written as undefined as left out: loopback names only, no auth", async () => {
+    const { app, client } = front({
+      legacySessions: undefined,
+      auth: undefined,
+      allowedHosts: undefined,
+      allowedOrigins: undefined,
+      publicUrl: undefined,
+      heartbeat: undefined,
+      signInUser: undefined,
+    });
+    assert.deepEqual(await serversStatuses(app, [LOOPBACK, "http://gate.example.com"]), [
+      [LOOPBACK, 200],
+      ["http://gate.example.com", 403],
+    ]);
+    await client.close();
+  });
+
   test('createFront() takes "heartbeat" as a duration from 100ms to 596h or false, and names any other', () => {
     const client = createClient({
       name: "gate",

@@ -7,7 +7,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import process from "node:process";
-import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
+import { buildGateway, type Gateway, type GatewayOptions } from "../../src/adapters/gateway.ts";
+import { createClient } from "../../src/client/create-client.ts";
 import { type RunningGateway, serveGateway, type ServeOptions } from "../../src/adapters/serve-options.ts";
 
 const KEY = "serve-exposed-state-key-0123456789abcdef";
@@ -149,6 +150,50 @@ describe("serve() on an address the network reaches", () => {
       "none",
       ["gate.example.com"],
     ]]);
+  });
+
+  test("serveGateway() takes an optional option written as undefined as left out: 127.0.0.1, port 8787, loopback names only", async () => {
+    const options: ServeOptions = {
+      port: undefined,
+      hostname: undefined,
+      signal: undefined,
+      policies: POLICIES,
+      handler: undefined,
+      name: undefined,
+      stateKey: KEY,
+      store: undefined,
+      tokens: undefined,
+      assigns: undefined,
+      playground: undefined,
+      auth: undefined,
+      allowedHosts: undefined,
+      allowedOrigins: undefined,
+      publicUrl: undefined,
+      decisions: undefined,
+      heartbeat: undefined,
+      signInUser: undefined,
+    };
+    const addresses: unknown[] = [];
+    const running = await serveGateway(options, {
+      createGateway: (gateway) => buildGateway(gateway, { createClient, environment: () => undefined }),
+      environment: () => undefined,
+      listen: (_gateway, address) => {
+        addresses.push(address);
+        return Promise.resolve({ port: address.port, stop: () => Promise.resolve() });
+      },
+    });
+    const statuses = [];
+    for (const base of [running.url, "http://gate.example.com"]) {
+      const response = await running.fetch(new Request(`${base}/servers`));
+      await response.body?.cancel();
+      statuses.push(response.status);
+    }
+    await running.close();
+    assert.deepEqual([running.url, addresses, statuses], [
+      "http://127.0.0.1:8787",
+      [{ port: 8787, hostname: "127.0.0.1" }],
+      [200, 403],
+    ]);
   });
 
   test("serve() on loopback needs neither allowedHosts nor auth, and does not warn", async () => {
