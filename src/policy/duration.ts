@@ -3,12 +3,16 @@
  *
  * @module
  */
-import { MAX_TIMER_MS } from "../_internal/timers.ts";
-
 /** A duration string: a positive decimal number and a unit, `ms`, `s`, `m` or `h`. */
 export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * The longest duration, 596h: the longest a timer waits (2³¹ − 1 ms, 596.52h) in whole hours, so
+ * the "596h" errors name is exactly the bound taken, in every unit.
+ */
+const MAX_MS = 596 * 3_600_000;
 
 // Any number of digits: the bound is checked on the milliseconds, so a duration within it reads
 // in every unit ("2145600000ms" as well as "596h").
@@ -18,7 +22,7 @@ const PATTERN = /^(\d+(?:\.\d{1,3})?)(ms|s|m|h)$/;
  * Reads a duration string.
  *
  * @param text A duration such as `"60s"`.
- * @returns Whole milliseconds (1 to {@linkcode MAX_TIMER_MS}, the longest a timer waits), or `undefined` when `text` is not
+ * @returns Whole milliseconds (1 to 2145600000, which is 596h), or `undefined` when `text` is not
  *   a duration or is longer.
  * @example
  * ```ts
@@ -30,7 +34,7 @@ export function parseDuration(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (match === null) return undefined;
   const ms = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN));
-  return ms >= 1 && ms <= MAX_TIMER_MS ? ms : undefined;
+  return ms >= 1 && ms <= MAX_MS ? ms : undefined;
 }
 
 /**

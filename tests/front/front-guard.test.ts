@@ -466,6 +466,7 @@ describe("checkHostRules() and createFront(): the options", () => {
     }
     const refused = [
       ["99ms", '"99ms"'],
+      ["596.001h", '"596.001h"'],
       ["597h", '"597h"'],
       ["soon", '"soon"'],
       [15000, "15000"],

@@ -528,7 +528,7 @@ describe("parseDuration() and formatDuration()", () => {
         "1h",
         "1.5s",
         "596h",
-        "2147483s",
+        "2145600s",
         "0s",
         "597h",
         "2147484s",
@@ -546,7 +546,7 @@ describe("parseDuration() and formatDuration()", () => {
         3_600_000,
         1500,
         2_145_600_000,
-        2_147_483_000,
+        2_145_600_000,
         undefined,
         undefined,
         undefined,
@@ -560,29 +560,20 @@ describe("parseDuration() and formatDuration()", () => {
     assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
   });
 
-  test("read every unit up to the longest a timer waits, and refuse one past it as a policy problem", () => {
-    // 596h in each unit, each unit's longest within 2147483647 ms, then one past that.
-    const within = [
-      "2145600000ms",
-      "2145600s",
-      "35760m",
-      "596h",
+  test("read every unit up to exactly 596h, and refuse one past it as a policy problem, though a timer could wait it", () => {
+    // 596h in each unit, then the least past it in each unit, up to the longest a timer waits.
+    const within = ["2145600000ms", "2145600s", "35760m", "596h"];
+    const past = [
+      "2145600001ms",
+      "2145600.001s",
+      "35760.001m",
+      "596.001h",
       "2147483647ms",
-      "2147483.647s",
-      "35791.394m",
       "596.523h",
+      "2147483648ms",
+      "597h",
     ];
-    const past = ["2147483648ms", "2147483.648s", "2147484s", "35791.395m", "35792m", "596.524h", "597h"];
-    assert.deepEqual(within.map(parseDuration), [
-      2_145_600_000,
-      2_145_600_000,
-      2_145_600_000,
-      2_145_600_000,
-      2_147_483_647,
-      2_147_483_647,
-      2_147_483_640,
-      2_147_482_800,
-    ]);
+    assert.deepEqual(within.map(parseDuration), [2_145_600_000, 2_145_600_000, 2_145_600_000, 2_145_600_000]);
     assert.deepEqual(past.map(parseDuration), past.map(() => undefined));
     const base = { server: "a", transport: { url: "https://a.example" } };
     assert.deepEqual(within.flatMap((maxTotalTimeout) => messages({ ...base, maxTotalTimeout })), []);
