@@ -7,10 +7,11 @@
  *   secret of a subject together while rotating.
  * - `{ jwt: {...} }`: OAuth 2.1 access tokens as JWTs, verified with `jose` against a JWKS URL or
  *   fixed keys: signature, `iss`, `aud` (by default this endpoint's resource URL,
- *   `<gateway>/mcp/<server>`, or the gateway's own URL), `exp`/`nbf`, and the scopes every
- *   request needs. The gateway is then an OAuth protected resource as the MCP authorization spec
- *   has it: it serves its RFC 9728 metadata at `/.well-known/oauth-protected-resource/mcp/<server>`
- *   (and at the root for the gateway as a whole), answers `401` with
+ *   `<gateway>/mcp/<server>`, or the gateway's own URL; its scheme and host in any case, as
+ *   RFC 3986 has them), `exp`/`nbf`, and the scopes every request needs. The gateway is then an
+ *   OAuth protected resource as the MCP authorization spec has it: it serves its RFC 9728
+ *   metadata at `/.well-known/oauth-protected-resource/mcp/<server>` (and at the root for the
+ *   gateway as a whole), answers `401` with
  *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
  *   scopes needed, so a host finds its authorization server by itself. A token once verified for
  *   a resource is remembered until it expires by the client's clock (the last 1000), so a
@@ -264,9 +265,9 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
     : createLocalJWKSet({ keys: [...(options.keys ?? [])] as JWK[] });
   const audience = options.audience === undefined
     ? undefined
-    : typeof options.audience === "string"
-    ? [options.audience]
-    : scopesOf(options.audience, `${who}: "auth.jwt.audience"`);
+    : (typeof options.audience === "string"
+      ? [options.audience]
+      : scopesOf(options.audience, `${who}: "auth.jwt.audience"`)).map(caseFolded);
   const scopes = scopesOf(options.scopes, `${who}: "auth.jwt.scopes"`);
   const servers = options.authorizationServers === undefined
     ? [issuer]
@@ -307,13 +308,20 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
       try {
         ({ payload } = await jwtVerify(token, keySet, {
           issuer,
-          audience: audience ?? resourcesOf(target),
           algorithms: [...algorithms],
-          requiredClaims: ["exp", "sub"],
+          requiredClaims: ["exp", "sub", "aud"],
           currentDate: new Date(clock.now()),
         }));
       } catch (error) {
         return invalidToken(target, tokenProblem(error));
+      }
+      // Compared here, not by jose, which compares whole strings: a scheme or host in upper case
+      // names the same resource (RFC 3986), and the MCP spec asks a server to accept it.
+      const accepted = audience ?? resourcesOf(target).map(caseFolded);
+      if (
+        ![payload.aud].flat().some((aud) => typeof aud === "string" && accepted.includes(caseFolded(aud)))
+      ) {
+        return invalidToken(target, "The token was not issued for this resource (aud)");
       }
       if (typeof payload.sub !== "string" || payload.sub === "") {
         return invalidToken(target, "The token's sub claim is not a non-empty string");
@@ -386,6 +394,15 @@ function resourcesOf(target: ResourceTarget): string[] {
   return target.serverId === undefined
     ? [target.base]
     : [`${target.base}/mcp/${target.serverId}`, target.base];
+}
+
+/** A URI with its scheme and host in lower case, the rest (the path above all) as written. */
+function caseFolded(uri: string): string {
+  return uri.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*@)?([^/?#]*)/i,
+    (_, scheme: string, user: string | undefined, host: string) =>
+      `${scheme.toLowerCase()}${user ?? ""}${host.toLowerCase()}`,
+  );
 }
 
 /**

@@ -519,6 +519,51 @@ describe("auth: JWT access tokens with fixed keys", () => {
     await client.close();
   });
 
+  test("jwt auth takes an aud whose scheme and host differ only in case, never one whose path does", async () => {
+    const { jwk, sign } = await issuer();
+    const gate = jwtFront(jwk, {}, {}, {
+      publicUrl: "https://gate.example.com",
+      allowedHosts: ["gate.example.com"],
+    });
+    const named = jwtFront(jwk, {}, { audience: "https://API.example.com/v1" });
+    const call = (base: string, token: string) =>
+      modernRequest(`${base}/mcp/files`, "tools/call", { name: "read", arguments: {}, _meta: modernMeta() }, {
+        authorization: `Bearer ${token}`,
+      });
+    const answers = [];
+    for (
+      const aud of ["HTTPS://GATE.EXAMPLE.COM/mcp/files", "Https://Gate.Example.Com", [
+        "x",
+        "HTTPS://gate.example.COM",
+      ]]
+    ) {
+      answers.push(await gate.send(call("http://gate.example.com", await sign({ aud }))));
+    }
+    answers.push(await named.send(call(LOOPBACK, await sign({ aud: "https://api.EXAMPLE.com/v1" }))));
+    for (const aud of ["https://gate.example.com/MCP/files", "https://gate.example.com/mcp/FILES"]) {
+      answers.push(await gate.send(call("http://gate.example.com", await sign({ aud }))));
+    }
+    answers.push(await named.send(call(LOOPBACK, await sign({ aud: "https://api.example.com/V1" }))));
+    const wrongAudience = (metadata: string) =>
+      refused(
+        401,
+        `Bearer error="invalid_token", error_description="The token was not issued for this resource (aud)", scope="mcp:use", resource_metadata="${metadata}"`,
+        "Unauthorized: the token was not issued for this resource (aud)",
+      );
+    const gateMetadata = "https://gate.example.com/.well-known/oauth-protected-resource/mcp/files";
+    assert.deepEqual(answers, [
+      CALLED_READ,
+      CALLED_READ,
+      CALLED_READ,
+      CALLED_READ,
+      wrongAudience(gateMetadata),
+      wrongAudience(gateMetadata),
+      wrongAudience(FILES_METADATA),
+    ]);
+    await gate.client.close();
+    await named.client.close();
+  });
+
   test(
     "jwt auth refuses a token whose sub is not a non-empty string, as the other auth forms do",
     async () => {
