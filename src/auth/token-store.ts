@@ -70,9 +70,11 @@ export interface MemoryTokenStoreOptions {
   readonly clock?: Clock;
   /**
    * The most values kept that expire (set with a `ttlMs`), and apart the most that do not, and
-   * the most claims; past it the oldest of its kind is dropped. Kept apart so that short-lived
-   * values made on anyone's request (a sign-in started and never finished) never push out the
-   * lasting ones (grants, client registrations).
+   * the most claims; past it the oldest value of its kind is dropped. Kept apart so that
+   * short-lived values made on anyone's request (a sign-in started and never finished) never
+   * push out the lasting ones (grants, client registrations). Expired claims make room for a new
+   * one; while all still hold, a new claim rejects (failing its refresh or sign-in step) rather
+   * than drop one, which would let its key be claimed twice.
    *
    * @default 10000
    */
@@ -140,7 +142,17 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
         const until = now + finiteTtlMs("createMemoryTokenStore().claim()", ttlMs);
         const held = claims.get(key);
         if (held !== undefined && now < held) return resolve(false);
-        bounded(claims, key, until);
+        claims.delete(key);
+        // A claim that holds is never dropped, or its key could be claimed twice.
+        if (claims.size >= maxKeys) {
+          for (const [other, end] of claims) if (now >= end) claims.delete(other);
+        }
+        if (claims.size >= maxKeys) {
+          throw new Error(
+            `createMemoryTokenStore().claim(): a new claim was refused: all "${maxKeys}" claims ("maxKeys") still hold, expected one to expire first (a claim that holds is never dropped, or its key could be claimed twice)`,
+          );
+        }
+        claims.set(key, until);
         resolve(true);
       }),
   };

@@ -1,5 +1,5 @@
 // createMemoryTokenStore() on every runtime: the token store contract on a fake clock, the bound
-// on values and claims, and the refusal of a bad bound.
+// on values and claims (a claim that holds is never dropped), and the refusal of a bad bound.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryTokenStore } from "../../src/auth/token-store.ts";
@@ -44,20 +44,28 @@ describe("createMemoryTokenStore()", () => {
     ]);
   });
 
-  test("createMemoryTokenStore() keeps at most maxKeys claims, apart from the values", async () => {
-    const store = createMemoryTokenStore({ clock: contractClock(), maxKeys: 2 });
+  test("createMemoryTokenStore() keeps at most maxKeys claims, apart from the values, and never forgets one that holds: a new claim rejects while all hold", async () => {
+    const clock = contractClock();
+    const store = createMemoryTokenStore({ clock, maxKeys: 2 });
     await store.set("v", "kept");
-    assert.deepEqual(
-      [
-        await store.claim("a", 60_000),
-        await store.claim("b", 60_000),
-        await store.claim("c", 60_000), // forgets a
-        await store.claim("a", 60_000),
-        await store.claim("c", 60_000),
-        await store.get("v"),
-      ],
-      [true, true, true, true, false, "kept"],
+    const outcomes = [await store.claim("a", 60_000), await store.claim("b", 60_000)];
+    await assert.rejects(store.claim("c", 60_000), {
+      name: "Error",
+      message:
+        'createMemoryTokenStore().claim(): a new claim was refused: all "2" claims ("maxKeys") still hold, expected one to expire first (a claim that holds is never dropped, or its key could be claimed twice)',
+    });
+    outcomes.push(await store.claim("a", 60_000), await store.claim("b", 60_000));
+    // Once they expire, new claims take their room.
+    clock.advance(60_000);
+    outcomes.push(
+      await store.claim("c", 60_000),
+      await store.claim("a", 60_000),
+      await store.claim("c", 60_000),
     );
+    assert.deepEqual([outcomes, await store.get("v")], [
+      [true, true, false, false, true, true, false],
+      "kept",
+    ]);
   });
 
   test("createMemoryTokenStore() refuses a maxKeys of 0 with a RangeError naming it", () => {
