@@ -315,6 +315,11 @@ export class GrantSource {
       await tokens.set(`${state}|failed`, JSON.stringify(failed), REFRESH_CLAIM_MS).catch(() => {});
       throw error;
     }
+    // A grant stored meanwhile (a step-up's, a sign-in's) is newer than this refresh: it stays,
+    // and serves this request when the refresh token was refused. No store can compare and set,
+    // so this narrows the window to one read.
+    const now = await readGrant(tokens, key);
+    if (now !== undefined && now.accessToken !== attempt.grant.accessToken) return renewed ?? now;
     if (renewed === undefined) await tokens.delete(key);
     else await tokens.set(key, JSON.stringify(renewed));
     return renewed;

@@ -510,6 +510,29 @@ describe("createUpstreamSignIn()", () => {
     assert.equal(time.now(), 10_000_000); // no wait for the first refresh's claim
   });
 
+  for (const [answer, ended] of [[FRESH, "renewed"], [{ error: "invalid_grant" }, "refused"]] as const) {
+    test(`a refresh that ends ${ended} after a newer grant (a step-up's) was stored meanwhile leaves that grant stored, and the request is answered`, async () => {
+      const time = new FakeTime(10_000_000);
+      const tokens = await storeHolding(time, EXPIRED);
+      const held = gate();
+      const { fetch, tokenRequests } = refreshNetwork([
+        async () => (await held.opened, Response.json(answer, { status: ended === "refused" ? 400 : 200 })),
+      ], new Set(["fresh", "admin"]));
+      const result = call(codeSignIn(fetch, tokens, time));
+      await eventually("the refresh's token request", () => tokenRequests.length === 1 || undefined);
+      const stepUp = storedGrant({
+        accessToken: "admin",
+        refreshToken: "rt-admin",
+        expiresAt: 10_000_000 + 3_600_000,
+      });
+      await tokens.set(GRANT_KEY, JSON.stringify(stepUp));
+      held.open();
+      assert.equal(await result, "HTTP 200 ok");
+      assert.deepEqual(tokenRequests, [REFRESH_RT_1]);
+      assert.deepEqual(await grantIn(tokens), stepUp);
+    });
+  }
+
   test("a refresh whose token request has no answer within 25 s fails, and the request waiting for it with it, inside the claim: one refresh token is never in two token requests at once", async () => {
     const time = new FakeTime(10_000_000);
     // Not expired: the server refuses it, and both instances refresh it after the 401.
