@@ -33,9 +33,9 @@ export interface CallContext {
   /** Asks a legacy server to run the call as a task (2025-11-25). */
   readonly asTask?: boolean;
   /**
-   * `awaitTask` only, modern era: the task is the call's own (`callTool` without `detachTask`:
-   * its id never handed out), so a wait that ends before the task does sends `tasks/cancel` and
-   * fails with the task's id as `data.taskId`. A task whose id its caller holds is left running.
+   * `awaitTask` only: the task is the call's own (`callTool` without `detachTask`: its id never
+   * handed out), so a wait that ends before the task does sends `tasks/cancel` and fails with the
+   * task's id as `data.taskId`. A task whose id its caller holds is left running.
    */
   readonly cancelIfAbandoned?: boolean;
   /**

@@ -2,8 +2,9 @@
  * The legacy era behind the client's `ServerSession`: a call is one request whose deadline pauses
  * while the server's requests tied to it are answered; a `-32042` error (2025-11-25) runs its URL
  * elicitations through the chain and retries the call once they are accepted; tasks (2025-11-25)
- * are awaited with `tasks/result`. Before the first `tools/call` the tools are listed once, when
- * the server declared `tools`, to learn which must run as tasks.
+ * are awaited with `tasks/result`, and a call's own task is cancelled when its wait fails first.
+ * Before the first `tools/call` the tools are listed once, when the server declared `tools`, to
+ * learn which must run as tasks.
  *
  * @module
  */
@@ -29,6 +30,7 @@ import {
   sharedWork,
 } from "../../_internal/signals.ts";
 import { abortError, inputError, invalidResult } from "../modern/failure-errors.ts";
+import { cancelAbandonedTask } from "../modern/await-task.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import {
   answerDeferral,
@@ -130,16 +132,28 @@ export class LegacyServerSession implements ServerSession {
   async awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
     // tasks/result blocks until the task ends; the task's input requests arrive meanwhile, tied
     // to it, and are answered by the supervisor.
-    const raw = await this.#session.request("tasks/result", { taskId }, {
-      signal: context.signal,
-      call: {
-        assigns: context.assigns,
-        principal: context.principal,
+    let raw: JsonObject;
+    try {
+      raw = await this.#session.request("tasks/result", { taskId }, {
         signal: context.signal,
-        onDeferred: context.onDeferred,
-        onNotification: context.onNotification,
-      },
-    });
+        call: {
+          assigns: context.assigns,
+          principal: context.principal,
+          signal: context.signal,
+          onDeferred: context.onDeferred,
+          onNotification: context.onNotification,
+        },
+      });
+    } catch (error) {
+      // An error tasks/result answers is the task's own end: what its call would have answered.
+      if (context.cancelIfAbandoned !== true || (error instanceof ClientError && error.kind === "server")) {
+        throw error;
+      }
+      throw await cancelAbandonedTask(taskId, error, {
+        cancel: (signal) => this.cancelTask(taskId, signal),
+        timers: this.#timers,
+      });
+    }
     const result = decodeCallToolResult(raw);
     if (result.ok) return result.value;
     throw new ClientError(

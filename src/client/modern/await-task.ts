@@ -83,13 +83,10 @@ export async function awaitModernTask(
       ? abortError(serverId, options.method, options.signal.reason)
       : caught;
     if (options.cancelIfAbandoned !== true) throw error;
-    // The call's signal may have fired: the cancel runs under a deadline of its own, and its
-    // failure is ignored (the call fails with its own cause either way).
-    const deadline = linkSignals([], { ms: CANCEL_MS, which: "leg", timers: options.timers });
-    await session.request("tasks/cancel", { taskId }, { signal: deadline.signal, fetch: options.fetch })
-      .catch(() => {})
-      .finally(() => deadline.dispose());
-    throw error instanceof ClientError ? withTaskId(error, taskId) : error;
+    throw await cancelAbandonedTask(taskId, error, {
+      cancel: (signal) => session.request("tasks/cancel", { taskId }, { signal, fetch: options.fetch }),
+      timers: options.timers,
+    });
   }
   switch (task.status) {
     case "completed": {
@@ -167,6 +164,26 @@ async function pollUntilEnded(
       throw abortError(serverId, options.method, options.signal.reason);
     }
   }
+}
+
+/**
+ * Cancels a task the call's own wait gave up on, in either era, and names it in the error. The
+ * call's signal may have fired: the cancel runs under a deadline of its own, and its failure is
+ * ignored (the call fails with its own cause either way).
+ *
+ * @param taskId The task.
+ * @param error What the wait failed with.
+ * @param options Sends `tasks/cancel` under the signal given, and the timers of its deadline.
+ * @returns The error the call fails with: a `ClientError` with `data.taskId`, anything else as it is.
+ */
+export async function cancelAbandonedTask(
+  taskId: string,
+  error: unknown,
+  options: { readonly cancel: (signal: AbortSignal) => Promise<unknown>; readonly timers: Timers },
+): Promise<unknown> {
+  const deadline = linkSignals([], { ms: CANCEL_MS, which: "leg", timers: options.timers });
+  await options.cancel(deadline.signal).catch(() => {}).finally(() => deadline.dispose());
+  return error instanceof ClientError ? withTaskId(error, taskId) : error;
 }
 
 /**

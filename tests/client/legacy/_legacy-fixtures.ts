@@ -20,12 +20,16 @@ import { URL_ } from "../_client-fixtures.ts";
  */
 export function legacySetup(
   reply: Reply,
-  options: { readonly callTimeout?: Policy["callTimeout"]; readonly time?: Timers & Clock } = {},
+  options: {
+    readonly callTimeout?: Policy["callTimeout"];
+    readonly maxTotalTimeout?: Policy["maxTotalTimeout"];
+    readonly time?: Timers & Clock;
+  } = {},
 ): { client: Client; server: ScriptedServer } {
   const server = scriptedServer((request, index) =>
     request.body.id === undefined ? new Response(null, { status: 202 }) : reply(request, index)
   );
-  const { callTimeout, time } = options;
+  const { callTimeout, maxTotalTimeout, time } = options;
   const client = createClient({
     name: "agent",
     policies: [{
@@ -33,6 +37,7 @@ export function legacySetup(
       transport: { url: URL_ },
       era: "legacy",
       ...(callTimeout === undefined ? {} : { callTimeout }),
+      ...(maxTotalTimeout === undefined ? {} : { maxTotalTimeout }),
     }],
     ...(time === undefined ? {} : { timers: time, clock: time }),
     fetch: postsOnly(server),

@@ -2,7 +2,8 @@
 // as tasks), through the legacy entry's client against a scripted legacy HTTP server: none when
 // the server declared no `tools`, once when the server refuses it or stays silent, never a second
 // handshake in the same call, shared by the calls waiting for it, and made anew by a call that
-// comes once every call waiting for it gave up. Runs on every runtime.
+// comes once every call waiting for it gave up; and the task of a call that stops awaiting it,
+// cancelled with tasks/cancel. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { initialized, result, rpcError, type ScriptedServer } from "../../_support/scripted-server.ts";
@@ -165,5 +166,127 @@ describe("LegacyServerSession tools/list before a call", () => {
       ["notifications/initialized", undefined],
       ["notifications/cancelled", { requestId: 2, reason: "cancelled by the client" }],
     ]);
+  });
+});
+
+/** A 2025-11-25 task `t-1` in `status`. */
+function legacyTask(status: string): Record<string, unknown> {
+  return {
+    taskId: "t-1",
+    status,
+    createdAt: "2026-01-01T00:00:00Z",
+    lastUpdatedAt: "2026-01-01T00:00:00Z",
+    ttl: null,
+  };
+}
+
+/**
+ * A 2025-11-25 server whose one tool, `deploy`, must run as a task: its call becomes the task
+ * `t-1`, `tasks/result` is answered by `awaited`, and `tasks/cancel` cancels the task.
+ */
+function taskServer(awaited: (id: unknown) => Response | Promise<Response>, time?: FakeTime) {
+  return legacySetup((request) => {
+    const { id, method } = request.body;
+    switch (method) {
+      case "initialize":
+        return initialized(id, { tools: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } });
+      case "tools/list":
+        return result(id, {
+          tools: [{
+            name: "deploy",
+            inputSchema: { type: "object" },
+            execution: { taskSupport: "required" },
+          }],
+        });
+      case "tools/call":
+        return result(id, { task: legacyTask("working") });
+      case "tasks/result":
+        return awaited(id);
+      default:
+        return result(id, legacyTask("cancelled"));
+    }
+  }, { maxTotalTimeout: "1200ms", ...(time === undefined ? {} : { time }) });
+}
+
+/** How a call failed: its kind, code, message and data. */
+async function failedWith(promise: Promise<unknown>): Promise<unknown[]> {
+  const error = await promise.then(() => assert.fail("expected a rejection"), (e) => e);
+  return [error.kind, error.code, error.message, error.data];
+}
+
+/** What the client sent after the task was created: requests by id and method, then notifications. */
+function afterCall(server: ScriptedServer): unknown[] {
+  const sent = server.requests.slice(4).map((request) => request.body);
+  return [
+    sent.filter((body) => body.id !== undefined),
+    sent.filter((body) => body.id === undefined).map((body) => [body.method, body.params]),
+  ];
+}
+
+describe("LegacyServerSession tasks", () => {
+  const cancel = { jsonrpc: "2.0", id: 5, method: "tasks/cancel", params: { taskId: "t-1" } };
+  const awaiting = { jsonrpc: "2.0", id: 4, method: "tasks/result", params: { taskId: "t-1" } };
+  const cancelledAwaiting = [["notifications/cancelled", {
+    requestId: 4,
+    reason: "cancelled by the client",
+  }]];
+
+  test("a tool call whose task it stops awaiting (its signal, maxTotalTimeout) sends tasks/cancel and fails naming the task in data.taskId", async () => {
+    const controller = new AbortController();
+    const signalled = taskServer(() => new Promise<Response>(() => {}));
+    const call = failedWith(signalled.client.callTool("demo", "deploy", {}, { signal: controller.signal }));
+    await eventually("tasks/result sent", () => signalled.server.requests[4]);
+    controller.abort();
+    assert.deepEqual(await call, [
+      "cancelled",
+      undefined,
+      'Call of tasks/result to server "demo" was cancelled',
+      { taskId: "t-1" },
+    ]);
+    await signalled.client.close();
+    assert.deepEqual(afterCall(signalled.server), [[awaiting, cancel], cancelledAwaiting]);
+
+    const time = new FakeTime();
+    const late = taskServer(() => new Promise<Response>(() => {}), time);
+    assert.deepEqual(await drive(time, failedWith(late.client.callTool("demo", "deploy"))), [
+      "timeout",
+      undefined,
+      'Server "demo": the call did not finish within 1200 ms (maxTotalTimeout)',
+      { taskId: "t-1" },
+    ]);
+    await late.client.close();
+    assert.deepEqual(afterCall(late.server), [[awaiting, cancel], cancelledAwaiting]);
+    // The cancel's own deadline is cleared with the rest.
+    assert.equal(time.pending, 0);
+  });
+
+  test("a tool call whose task failed (tasks/result answered an error) sends no tasks/cancel", async () => {
+    const { client, server } = taskServer((id) => rpcError(id, -32603, "deploy failed", "disk full"));
+    assert.deepEqual(await failedWith(client.callTool("demo", "deploy")), [
+      "server",
+      -32603,
+      'Server "demo" answered tasks/result with error -32603: "deploy failed"',
+      "disk full",
+    ]);
+    await client.close();
+    assert.deepEqual(afterCall(server), [[awaiting], []]);
+  });
+
+  test("awaitTask() of a task whose id the caller holds leaves it running when its wait is cancelled", async () => {
+    const controller = new AbortController();
+    const { client, server } = taskServer(() => new Promise<Response>(() => {}));
+    const call = failedWith(client.awaitTask("demo", "t-1", { signal: controller.signal }));
+    await eventually("tasks/result sent", () => server.requests[2]);
+    controller.abort();
+    assert.deepEqual(await call, [
+      "cancelled",
+      undefined,
+      'Call of tasks/result to server "demo" was cancelled',
+      undefined,
+    ]);
+    await client.close();
+    // No tasks/cancel (the cancellation of tasks/result is a notification sent without waiting).
+    const requests = server.requests.filter((request) => request.body.id !== undefined);
+    assert.deepEqual(requests.map((request) => request.body.method), ["initialize", "tasks/result"]);
   });
 });
