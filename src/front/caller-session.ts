@@ -460,10 +460,14 @@ export class CallerSession {
       if (outcome.kind === "task" && context.asTask === true && this.#relaysTasks(session)) {
         return encodeResult(id, outcome.task as unknown as JsonObject);
       }
-      // A task the caller did not ask for (a tool that must run as one) is awaited here.
+      // A task the caller did not ask for (a tool that must run as one) is awaited here, and
+      // cancelled upstream if the call ends first: the caller cannot see it, let alone cancel it.
       const result = outcome.kind === "complete"
         ? outcome.result as unknown as JsonObject
-        : await session.awaitTask(taskIdOf(outcome.task), context) as unknown as JsonObject;
+        : await session.awaitTask(taskIdOf(outcome.task), {
+          ...context,
+          cancelIfAbandoned: true,
+        }) as unknown as JsonObject;
       return encodeResult(id, resultForCaller(result, method, "legacy"));
     })().catch((failure) => {
       failed = failure;

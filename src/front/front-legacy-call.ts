@@ -219,6 +219,9 @@ export class ParkedCall {
         });
       },
       onNotification: (notification: JsonRpcNotification) => this.#relay?.(notification),
+      // A task the call becomes is the front's own (a modern caller gets no legacy task), so it is
+      // cancelled upstream if the call ends first.
+      cancelIfAbandoned: true,
     };
     const method = input.request.message.method as MrtrMethod;
     // The call's own params: without the caller's `_meta` and what its retries add.

@@ -123,6 +123,55 @@ export function legacyHandshake(
   return undefined;
 }
 
+/** The 2025-11-25 task `t-1` in `status`. */
+export function legacyTask(status: string): Record<string, unknown> {
+  const at = "2026-01-01T00:00:00Z";
+  return { taskId: "t-1", status, createdAt: at, lastUpdatedAt: at, ttl: null };
+}
+
+/**
+ * A 2025-11-25 server whose one tool, `deploy`, must run as a task: its call becomes the task
+ * `t-1`, `tasks/result` is answered by `awaited`, and `tasks/cancel` cancels the task; a
+ * notification or an answer gets 202.
+ */
+export function legacyTaskServer(awaited: (id: unknown) => Response | Promise<Response>): Reply {
+  return ({ body: { id, method } }) => {
+    if (id === undefined || method === undefined) return new Response(null, { status: 202 });
+    switch (method) {
+      case "initialize":
+        return initialized(id, { tools: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } });
+      case "tools/list":
+        return result(id, {
+          tools: [{
+            name: "deploy",
+            inputSchema: { type: "object" },
+            execution: { taskSupport: "required" },
+          }],
+        });
+      case "tools/call":
+        return result(id, { task: legacyTask("working") });
+      case "tasks/result":
+        return awaited(id);
+      default:
+        return result(id, legacyTask("cancelled"));
+    }
+  };
+}
+
+/**
+ * What a client sent a {@linkcode legacyTaskServer} once its call became the task (after
+ * `initialize`, `notifications/initialized`, `tools/list` and `tools/call`): its requests whole,
+ * then its notifications as `[method, params]` (a notification is sent without waiting, so in no
+ * set order with the requests); answers to the server's requests are left out.
+ */
+export function sentAfterTask(requests: readonly SeenRequest[]): unknown[] {
+  const sent = requests.slice(4).map((request) => request.body);
+  return [
+    sent.filter((body) => body.id !== undefined && body.method !== undefined),
+    sent.filter((body) => body.id === undefined).map((body) => [body.method, body.params]),
+  ];
+}
+
 /**
  * A 2025 server over Streamable HTTP whose one tool, `ask`, sends `asked` (server requests, in
  * one SSE event each) on the call's stream and answers the call `{ content: [] }` once it has

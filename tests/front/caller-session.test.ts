@@ -21,14 +21,16 @@ import { createFrontServer } from "../../src/front/front-server.ts";
 import { FrontUpstreams } from "../../src/front/front-upstreams.ts";
 import {
   initialized,
+  legacyTaskServer,
   postsOnly,
   type Reply,
   result,
   scriptedServer,
   type SeenRequest,
+  sentAfterTask,
   sse,
 } from "../_support/scripted-server.ts";
-import { FakeTime } from "../_support/fake-time.ts";
+import { drive, FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
 import { EventReader } from "../_support/legacy-caller.ts";
@@ -85,7 +87,7 @@ function sessionOn(
     decisions: { listening: true, decide: (decision) => decisions.push(decision) },
     client: "gate",
   });
-  return { client, server, session, decisions };
+  return { client, server, session, decisions, time };
 }
 
 describe("CallerSession", () => {
@@ -292,6 +294,61 @@ describe("CallerSession relays the upstream's notifications", () => {
     ]);
     await session.close();
     await client.close();
+  });
+});
+
+/** A 2025-11-25 upstream whose tool `deploy` becomes a task whose `tasks/result` never comes. */
+const taskUpstream = legacyTaskServer(() => new Promise<Response>(() => {}));
+
+describe("CallerSession awaiting an upstream task its caller did not ask for", () => {
+  const deploy = {
+    jsonrpc: "2.0" as const,
+    id: 1,
+    method: "tools/call",
+    params: { name: "deploy", arguments: {} },
+  };
+  const upstreamSent = [
+    [
+      { jsonrpc: "2.0", id: 4, method: "tasks/result", params: { taskId: "t-1" } },
+      { jsonrpc: "2.0", id: 5, method: "tasks/cancel", params: { taskId: "t-1" } },
+    ],
+    [["notifications/cancelled", { requestId: 4, reason: "cancelled by the client" }]],
+  ];
+
+  test("cancels the task upstream (tasks/cancel) when the caller cancels the call", async () => {
+    const { client, server, session } = sessionOn(taskUpstream, {}, { era: "legacy" });
+    const pending = session.handle(deploy);
+    await eventually("the upstream tasks/result", () => server.requests[4]);
+    await session.handle({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+    const withdrawn = await pending;
+    assert.deepEqual([withdrawn.status, withdrawn.headers.get("content-type"), await withdrawn.text()], [
+      200,
+      "text/event-stream",
+      "",
+    ]);
+    await session.close();
+    await client.close();
+    assert.deepEqual(sentAfterTask(server.requests), upstreamSent);
+  });
+
+  test("cancels the task upstream (tasks/cancel) when maxTotalTimeout passes", async () => {
+    const { client, server, session, time } = sessionOn(taskUpstream, {}, {
+      era: "legacy",
+      maxTotalTimeout: "1200ms",
+    });
+    const answered = drive(time, session.handle(deploy).then((response) => response.json()));
+    assert.deepEqual(await answered, {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32010,
+        message: 'Upstream server "demo" is unavailable: timed out',
+        data: { serverId: "demo", cause: "timed_out" },
+      },
+    });
+    await session.close();
+    await client.close();
+    assert.deepEqual(sentAfterTask(server.requests), upstreamSent);
   });
 });
 

@@ -6,7 +6,14 @@
 // cancelled with tasks/cancel. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { initialized, result, rpcError, type ScriptedServer } from "../../_support/scripted-server.ts";
+import {
+  initialized,
+  legacyTaskServer,
+  result,
+  rpcError,
+  type ScriptedServer,
+  sentAfterTask,
+} from "../../_support/scripted-server.ts";
 import { drive, FakeTime } from "../../_support/fake-time.ts";
 import { gate } from "../../_support/gate.ts";
 import { eventually } from "../../_support/eventually.ts";
@@ -169,58 +176,18 @@ describe("LegacyServerSession tools/list before a call", () => {
   });
 });
 
-/** A 2025-11-25 task `t-1` in `status`. */
-function legacyTask(status: string): Record<string, unknown> {
-  return {
-    taskId: "t-1",
-    status,
-    createdAt: "2026-01-01T00:00:00Z",
-    lastUpdatedAt: "2026-01-01T00:00:00Z",
-    ttl: null,
-  };
-}
-
-/**
- * A 2025-11-25 server whose one tool, `deploy`, must run as a task: its call becomes the task
- * `t-1`, `tasks/result` is answered by `awaited`, and `tasks/cancel` cancels the task.
- */
+/** A client of {@linkcode legacyTaskServer}, whose `tasks/result` is answered by `awaited`. */
 function taskServer(awaited: (id: unknown) => Response | Promise<Response>, time?: FakeTime) {
-  return legacySetup((request) => {
-    const { id, method } = request.body;
-    switch (method) {
-      case "initialize":
-        return initialized(id, { tools: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } });
-      case "tools/list":
-        return result(id, {
-          tools: [{
-            name: "deploy",
-            inputSchema: { type: "object" },
-            execution: { taskSupport: "required" },
-          }],
-        });
-      case "tools/call":
-        return result(id, { task: legacyTask("working") });
-      case "tasks/result":
-        return awaited(id);
-      default:
-        return result(id, legacyTask("cancelled"));
-    }
-  }, { maxTotalTimeout: "1200ms", ...(time === undefined ? {} : { time }) });
+  return legacySetup(legacyTaskServer(awaited), {
+    maxTotalTimeout: "1200ms",
+    ...(time === undefined ? {} : { time }),
+  });
 }
 
 /** How a call failed: its kind, code, message and data. */
 async function failedWith(promise: Promise<unknown>): Promise<unknown[]> {
   const error = await promise.then(() => assert.fail("expected a rejection"), (e) => e);
   return [error.kind, error.code, error.message, error.data];
-}
-
-/** What the client sent after the task was created: requests by id and method, then notifications. */
-function afterCall(server: ScriptedServer): unknown[] {
-  const sent = server.requests.slice(4).map((request) => request.body);
-  return [
-    sent.filter((body) => body.id !== undefined),
-    sent.filter((body) => body.id === undefined).map((body) => [body.method, body.params]),
-  ];
 }
 
 describe("LegacyServerSession tasks", () => {
@@ -244,7 +211,7 @@ describe("LegacyServerSession tasks", () => {
       { taskId: "t-1" },
     ]);
     await signalled.client.close();
-    assert.deepEqual(afterCall(signalled.server), [[awaiting, cancel], cancelledAwaiting]);
+    assert.deepEqual(sentAfterTask(signalled.server.requests), [[awaiting, cancel], cancelledAwaiting]);
 
     const time = new FakeTime();
     const late = taskServer(() => new Promise<Response>(() => {}), time);
@@ -255,7 +222,7 @@ describe("LegacyServerSession tasks", () => {
       { taskId: "t-1" },
     ]);
     await late.client.close();
-    assert.deepEqual(afterCall(late.server), [[awaiting, cancel], cancelledAwaiting]);
+    assert.deepEqual(sentAfterTask(late.server.requests), [[awaiting, cancel], cancelledAwaiting]);
     // The cancel's own deadline is cleared with the rest.
     assert.equal(time.pending, 0);
   });
@@ -269,7 +236,7 @@ describe("LegacyServerSession tasks", () => {
       "disk full",
     ]);
     await client.close();
-    assert.deepEqual(afterCall(server), [[awaiting], []]);
+    assert.deepEqual(sentAfterTask(server.requests), [[awaiting], []]);
   });
 
   test("awaitTask() of a task whose id the caller holds leaves it running when its wait is cancelled", async () => {
