@@ -178,12 +178,13 @@ export function createClientMethods(deps: MethodDeps): Methods {
     listTools: (serverId, options = {}) =>
       within(serverId, "tools/list", options.signal, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
+        const learn = session.startToolsListing();
         const page = decoded(
           serverId,
           "tools/list",
           decodeListToolsResult(await session.request("tools/list", params, { signal: flow })),
         );
-        session.learnTools(page.tools);
+        learn(page.tools);
         return { ...page, tools: filterListedTools(page.tools).tools };
       }),
     listResources: list("resources/list", decodeListResourcesResult),

@@ -179,8 +179,11 @@ export interface ServerSession {
   awaitTask(taskId: string, context: CallContext): Promise<CallToolResult>;
   /** Asks the server to cancel a task. */
   cancelTask(taskId: string, signal: AbortSignal): Promise<void>;
-  /** Records listed tools (their `x-mcp-header` rules, their task support). */
-  learnTools(tools: readonly Tool[]): void;
+  /**
+   * Starts a listing of the tools (the caller's `tools/list`): what it returns records the listed
+   * tools (their `x-mcp-header` rules, their task support), not over a listing started later.
+   */
+  startToolsListing(): (tools: readonly Tool[]) => void;
   /** Tells the server its roots changed, where the era has a way to, under `signal` if given. */
   rootsChanged(signal?: AbortSignal): Promise<void>;
   /**

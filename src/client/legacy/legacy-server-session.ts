@@ -170,8 +170,14 @@ export class LegacyServerSession implements ServerSession {
     await this.request("tasks/cancel", { taskId }, { signal });
   }
 
+  /** @inheritdoc */
+  startToolsListing(): (tools: readonly Tool[]) => void {
+    // The tools learned only add up, so answers in any order teach the same.
+    return (tools) => this.#learnTools(tools);
+  }
+
   /** Remembers the tools that must run as tasks (`execution.taskSupport: "required"`). */
-  learnTools(tools: readonly Tool[]): void {
+  #learnTools(tools: readonly Tool[]): void {
     for (const tool of tools) {
       if ((tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport === "required") {
         this.#taskTools.add(tool.name);
@@ -238,7 +244,7 @@ export class LegacyServerSession implements ServerSession {
         await this.request("tools/list", cursor === undefined ? {} : { cursor }, { signal }),
       );
       if (!listed.ok) return;
-      this.learnTools(listed.value.tools);
+      this.#learnTools(listed.value.tools);
       cursor = listed.value.nextCursor;
       if (cursor === undefined) return;
     }

@@ -126,8 +126,8 @@ export class ModernServerSession implements ServerSession {
   }
 
   /** @inheritdoc */
-  learnTools(tools: readonly Tool[]): void {
-    this.#session.tools.learn(tools);
+  startToolsListing(): (tools: readonly Tool[]) => void {
+    return this.#session.tools.startListing();
   }
 
   /** The modern era asks for logs per request. */

@@ -9,6 +9,9 @@
  * its own, not the call's that started it: a call whose signal fires stops waiting for it alone,
  * and the listing stops when the last call waiting has stopped, or {@linkcode ToolHeaderCache.close}.
  *
+ * Listings may run at once (a refresh, the caller's pages) and be answered in any order, so each
+ * is numbered as it starts, and what a tool's rules are is what the listing started last said.
+ *
  * @module
  */
 import { ClientError } from "../../errors.ts";
@@ -34,16 +37,25 @@ export type ListPage = (
 /** The most pages read to learn a server's tools. */
 const MAX_PAGES = 100;
 
+/** One tool's compiled rules, and the number of the listing that said so. */
+interface Known {
+  readonly compiled: CompiledToolHeaders;
+  readonly listing: number;
+}
+
 /** One server's tool header rules. */
 export class ToolHeaderCache {
   readonly #serverId: string;
   readonly #list: ListPage;
-  #known = new Map<string, CompiledToolHeaders>();
+  #known = new Map<string, Known>();
+  /** How many listings have started. */
+  #listings = 0;
   /**
-   * Whether `#known` holds every tool of a full listing; pages the caller listed teach their
-   * tools only, so a tool they did not show is listed for, not taken to have no headers.
+   * The number of the full listing `#known` holds every tool of, 0 for none; pages the caller
+   * listed teach their tools only, so a tool they did not show is listed for, not taken to have
+   * no headers.
    */
-  #whole = false;
+  #whole = 0;
   #loading: Promise<void> | undefined;
   /** The listing's signal: shared by the calls waiting for it, so owned by none of them. */
   readonly #lifetime = new AbortController();
@@ -58,13 +70,22 @@ export class ToolHeaderCache {
   }
 
   /**
-   * Records the tools of one listed page (from the caller's own `listTools`), without taking
-   * them for the whole list: a tool on another page is still listed for before its call.
+   * Starts a listing of one page the caller makes (its own `listTools`): its tools are recorded
+   * without being taken for the whole list (a tool on another page is still listed for before
+   * its call), and not over what a listing started later said.
    *
-   * @param tools The page's tools.
+   * @returns Records the page's tools once it is answered.
    */
-  learn(tools: readonly Tool[]): void {
-    for (const tool of tools) this.#known.set(tool.name, compileToolHeaders(tool));
+  startListing(): (tools: readonly Tool[]) => void {
+    const listing = ++this.#listings;
+    return (tools) => {
+      if (listing < this.#whole) return;
+      for (const tool of tools) {
+        if (listing > (this.#known.get(tool.name)?.listing ?? 0)) {
+          this.#known.set(tool.name, { compiled: compileToolHeaders(tool), listing });
+        }
+      }
+    };
   }
 
   /**
@@ -133,12 +154,12 @@ export class ToolHeaderCache {
    * (a tool the server did not list has no headers; if it was added since, its `-32020` lists again).
    */
   #settles(name: string): boolean {
-    return this.#whole || this.#known.has(name);
+    return this.#whole > 0 || this.#known.has(name);
   }
 
   #headersOf(params: JsonObject): Array<readonly [string, string]> {
     const name = params.name as string;
-    const compiled = this.#known.get(name);
+    const compiled = this.#known.get(name)?.compiled;
     if (compiled === undefined) return [];
     if (!compiled.ok) {
       throw new ClientError(
@@ -167,7 +188,7 @@ export class ToolHeaderCache {
    */
   async refresh(signal: AbortSignal, fetch?: Fetcher): Promise<void> {
     this.#known = new Map();
-    this.#whole = false;
+    this.#whole = 0;
     this.#loading = undefined;
     await this.#load(signal, fetch);
   }
@@ -194,11 +215,15 @@ export class ToolHeaderCache {
       if (signal.aborted) return Promise.reject(cancelled(signal.reason));
       // The first caller's fetch lists for all of them (the front's caller's sign-in).
       const work = sharedWork(this.#lifetime.signal);
+      const listing = ++this.#listings;
       const started = work.share(
-        this.#listAll(work.signal, fetch).then(
+        this.#listAll(work.signal, fetch, listing).then(
           (known) => {
+            // A full listing started later was kept already; a page listed since keeps its tools.
+            if (listing < this.#whole) return;
+            for (const [name, entry] of this.#known) if (entry.listing > listing) known.set(name, entry);
             this.#known = known;
-            this.#whole = true;
+            this.#whole = listing;
           },
           (error: unknown) => {
             if (this.#loading === started) this.#loading = undefined;
@@ -211,15 +236,21 @@ export class ToolHeaderCache {
     return awaitShared(loading, { signal, cancelled });
   }
 
-  async #listAll(signal: AbortSignal, fetch: Fetcher | undefined): Promise<Map<string, CompiledToolHeaders>> {
-    const known = new Map<string, CompiledToolHeaders>();
+  async #listAll(
+    signal: AbortSignal,
+    fetch: Fetcher | undefined,
+    listing: number,
+  ): Promise<Map<string, Known>> {
+    const known = new Map<string, Known>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = decodeListToolsResult(
         await this.#list(cursor === undefined ? {} : { cursor }, signal, fetch),
       );
       if (!result.ok) throw invalidResult(this.#serverId, "tools/list", result.message);
-      for (const tool of result.value.tools) known.set(tool.name, compileToolHeaders(tool));
+      for (const tool of result.value.tools) {
+        known.set(tool.name, { compiled: compileToolHeaders(tool), listing });
+      }
       cursor = result.value.nextCursor;
       if (cursor === undefined) break;
     }
@@ -227,7 +258,7 @@ export class ToolHeaderCache {
   }
 }
 
-function rulesIn(known: ReadonlyMap<string, CompiledToolHeaders>, name: string): readonly ToolHeader[] {
-  const compiled = known.get(name);
+function rulesIn(known: ReadonlyMap<string, Known>, name: string): readonly ToolHeader[] {
+  const compiled = known.get(name)?.compiled;
   return compiled?.ok === true ? compiled.headers : [];
 }
