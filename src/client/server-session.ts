@@ -39,8 +39,8 @@ export interface CallContext {
    */
   readonly cancelIfAbandoned?: boolean;
   /**
-   * `awaitTask` only, modern era: the method of the call that waits for the task (`"tools/call"`
-   * for a tool call's own task), named when the call gives up. @default "tasks/get"
+   * `awaitTask` only: the method of the call that waits for the task (`"tools/call"` for a tool
+   * call's own task), named when the call gives up. @default "tasks/get" (modern), "tasks/result" (legacy)
    */
   readonly awaitingMethod?: string;
   /**

@@ -144,7 +144,11 @@ export class LegacyServerSession implements ServerSession {
           onNotification: context.onNotification,
         },
       });
-    } catch (error) {
+    } catch (caught) {
+      // A call that gives up is told of its own call (`awaitingMethod`), as in the modern era.
+      const error = caught instanceof ClientError && caught.kind === "cancelled" && context.signal.aborted
+        ? abortError(this.serverId, context.awaitingMethod ?? "tasks/result", context.signal.reason)
+        : caught;
       // An error tasks/result answers is the task's own end: what its call would have answered.
       if (context.cancelIfAbandoned !== true || (error instanceof ClientError && error.kind === "server")) {
         throw error;

@@ -198,7 +198,7 @@ describe("LegacyServerSession tasks", () => {
     reason: "cancelled by the client",
   }]];
 
-  test("a tool call whose task it stops awaiting (its signal, maxTotalTimeout) sends tasks/cancel and fails naming the task in data.taskId", async () => {
+  test("a tool call whose task it stops awaiting (its signal, maxTotalTimeout) sends tasks/cancel and fails as a modern one does: of its own tools/call, the task in data.taskId", async () => {
     const controller = new AbortController();
     const signalled = taskServer(() => new Promise<Response>(() => {}));
     const call = failedWith(signalled.client.callTool("demo", "deploy", {}, { signal: controller.signal }));
@@ -207,7 +207,7 @@ describe("LegacyServerSession tasks", () => {
     assert.deepEqual(await call, [
       "cancelled",
       undefined,
-      'Call of tasks/result to server "demo" was cancelled',
+      'Call of tools/call to server "demo" was cancelled',
       { taskId: "t-1" },
     ]);
     await signalled.client.close();
