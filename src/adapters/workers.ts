@@ -152,11 +152,11 @@ export interface WorkerOptions<Env> {
    * passed down to the caller (`passDown`).
    * @default no handler
    */
-  readonly handler?: Handler | ((env: Env) => Handler | undefined);
+  readonly handler?: Handler | ((env: Env) => Handler | undefined) | undefined;
   /** The client's name: `clientInfo.name` upstream and `ctx.client`. @default "sluice" */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** Assigns handed to callbacks. @default {} */
-  readonly assigns?: Readonly<Record<string, unknown>>;
+  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
   /**
    * Who may call the Worker. A function here is always one of `env` (where secrets live),
    * returning the `auth`: `(env) => ({ bearer: [{ secret: env.GATEWAY_TOKEN, subject: "ci" }] })`,
@@ -165,23 +165,23 @@ export interface WorkerOptions<Env> {
    * anyone in. Required: without it every request is answered `500` naming it, since a Worker
    * is on the internet. @default none
    */
-  readonly auth?: "none" | ((env: Env) => GatewayAuth | undefined);
+  readonly auth?: "none" | ((env: Env) => GatewayAuth | undefined) | undefined;
   /**
    * Host names answered. @default "routed": Cloudflare delivers to a Worker only the requests
    *   of its own routes and `workers.dev` name, so every `Host` it delivers is the Worker's
    */
-  readonly allowedHosts?: readonly string[] | "routed";
+  readonly allowedHosts?: readonly string[] | "routed" | undefined;
   /** Origins whose pages may call the Worker besides its own (they get CORS headers). @default none */
-  readonly allowedOrigins?: readonly string[];
+  readonly allowedOrigins?: readonly string[] | undefined;
   /** How often an open SSE stream carries a comment, or `false` (see `GatewayOptions`). @default "15s" */
-  readonly heartbeat?: Duration | false;
+  readonly heartbeat?: Duration | false | undefined;
   /**
    * Who the person in a browser is, as a function of `env` returning `(request) => subject |
    * undefined` (from Cloudflare Access, say): upstream sign-in links are then completed only in
    * the browser of the caller they were started for (see `GatewayOptions`).
    * @default none: the first browser to confirm a sign-in link completes it
    */
-  readonly signInUser?: (env: Env) => SignInUser | undefined;
+  readonly signInUser?: ((env: Env) => SignInUser | undefined) | undefined;
   /**
    * Where the Worker writes one line per decision event (each input request, each call; see
    * `GatewayOptions`): `"json"`, one JSON object a line with `console.log` (what Workers Logs
@@ -191,7 +191,7 @@ export interface WorkerOptions<Env> {
    * with is ignored.
    * @default "json"
    */
-  readonly decisions?: "json" | "text" | false | ((decision: Decision, env: Env) => unknown);
+  readonly decisions?: "json" | "text" | false | ((decision: Decision, env: Env) => unknown) | undefined;
 }
 
 /** A Worker's default export: `export default createWorker({...})`. */

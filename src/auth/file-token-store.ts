@@ -41,13 +41,13 @@ export interface FileTokenStoreOptions {
    *
    * @default defaultTokenFile(process.env)
    */
-  readonly path?: string;
+  readonly path?: string | undefined;
   /**
    * The clock values and claims expire by.
    *
    * @default systemClock
    */
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
 }
 
 /** What the file holds, read into maps (its keys are untrusted). */

@@ -45,13 +45,13 @@ export interface UpstashTokenStoreOptions {
    *
    * @default "sluice:oauth"
    */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /**
    * How long an operation may wait for Redis before it rejects with `StoreUnavailableError`.
    *
    * @default 1000
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
 }
 
 /**

@@ -41,7 +41,7 @@ export interface BearerSecret {
   /** Who presents it (`ctx.principal.subject`). Give the old and new secret one subject while rotating. */
   readonly subject: string;
   /** The scopes it grants. @default [] */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
 }
 
 /** How JWT access tokens are verified. */
@@ -49,20 +49,20 @@ export interface JwtAuthOptions {
   /** The authorization server's issuer: the `iss` every token must carry, exactly. */
   readonly issuer: string;
   /** The URL of the issuer's JWKS (`jwks_uri`). One of `jwks` and `keys` is required. */
-  readonly jwks?: string;
+  readonly jwks?: string | undefined;
   /** The issuer's public keys, when they are fixed. */
-  readonly keys?: readonly JWK[];
+  readonly keys?: readonly JWK[] | undefined;
   /**
    * The `aud` a token must name. @default this endpoint's resource URL (`<gateway>/mcp/<server>`)
    *   or the gateway's own URL
    */
-  readonly audience?: string | readonly string[];
+  readonly audience?: string | readonly string[] | undefined;
   /** Scopes every request needs (and the metadata's `scopes_supported`). @default [] */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
   /** The `authorization_servers` the metadata names. @default [issuer] */
-  readonly authorizationServers?: readonly string[];
+  readonly authorizationServers?: readonly string[] | undefined;
   /** Signature algorithms accepted. @default the asymmetric ones: RS256, PS256, ES256, ES384, EdDSA */
-  readonly algorithms?: readonly string[];
+  readonly algorithms?: readonly string[] | undefined;
 }
 
 /** What a custom `auth` function may return for a caller it admits. */
@@ -70,9 +70,9 @@ export interface PrincipalInput {
   /** Who the caller is (a non-empty string). */
   readonly subject: string;
   /** Its scopes. @default [] */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
   /** Anything else known about it, for handlers (`ctx.principal.claims`). @default {} */
-  readonly claims?: Readonly<Record<string, unknown>>;
+  readonly claims?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** A custom `auth`: the caller's principal, or the `Response` to refuse it with. */

@@ -33,9 +33,9 @@ export interface HandlerAppOptions {
    * (a Worker reached through a service binding alone).
    * @default undefined (no credentials required)
    */
-  readonly sharedSecret?: string;
+  readonly sharedSecret?: string | undefined;
   /** The largest request body accepted, in bytes; a larger one is refused with `413`. @default 4194304 (4 MiB) */
-  readonly maxRequestBytes?: number;
+  readonly maxRequestBytes?: number | undefined;
 }
 
 const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;

@@ -125,21 +125,27 @@ export interface LogEntry {
 /** The callbacks a client answers servers with; each one is optional. */
 export interface Handler {
   /** Answers `sampling/createMessage`; implementing it declares `sampling`. */
-  readonly sampling?: (params: CreateMessageRequestParams, ctx: InputContext) => Answer<CreateMessageResult>;
+  readonly sampling?:
+    | ((params: CreateMessageRequestParams, ctx: InputContext) => Answer<CreateMessageResult>)
+    | undefined;
   /** The elicitation modes this handler can present. @default ["form"] */
-  readonly elicitationModes?: readonly ("form" | "url")[];
+  readonly elicitationModes?: readonly ("form" | "url")[] | undefined;
   /** Answers `elicitation/create`; implementing it declares `elicitation`. */
-  readonly elicitation?: (params: ElicitRequestParams, ctx: ElicitationContext) => Answer<ElicitResult>;
+  readonly elicitation?:
+    | ((params: ElicitRequestParams, ctx: ElicitationContext) => Answer<ElicitResult>)
+    | undefined;
   /** Answers `roots/list`; implementing it declares `roots`. */
-  readonly roots?: (ctx: InputContext) => Answer<ListRootsResult>;
+  readonly roots?: ((ctx: InputContext) => Answer<ListRootsResult>) | undefined;
   /** Hears every server notification the client does not consume itself. */
-  readonly notification?: (
-    method: string,
-    params: Readonly<Record<string, unknown>>,
-    ctx: NotificationContext,
-  ) => unknown;
+  readonly notification?:
+    | ((
+      method: string,
+      params: Readonly<Record<string, unknown>>,
+      ctx: NotificationContext,
+    ) => unknown)
+    | undefined;
   /** Hears each server log entry that passes the log budget and the sanitizer. */
-  readonly log?: (level: LogLevel, entry: LogEntry, ctx: NotificationContext) => unknown;
+  readonly log?: ((level: LogLevel, entry: LogEntry, ctx: NotificationContext) => unknown) | undefined;
   /**
    * Has the person sign in to a server whose policy has `transport.auth.oauth`: show
    * `request.url` (checked like a URL elicitation's; highlight `request.host`, warn on
@@ -147,10 +153,12 @@ export interface Handler {
    * `client.completeAuthorization(serverId, callbackUrl)` (until `request.expiresAt`) and
    * retries the request with the new token. `"decline"` or `"cancel"` fail the request.
    */
-  readonly authorize?: (
-    request: AuthorizationPrompt,
-    ctx: AuthorizeContext,
-  ) => AuthorizeAnswer | Promise<AuthorizeAnswer>;
+  readonly authorize?:
+    | ((
+      request: AuthorizationPrompt,
+      ctx: AuthorizeContext,
+    ) => AuthorizeAnswer | Promise<AuthorizeAnswer>)
+    | undefined;
 }
 
 /** What `authorize` shows the person. */

@@ -46,19 +46,19 @@ export interface RemoteHandlerOptions {
    * The kinds the endpoint answers: only these are implemented, so only these are declared.
    * @default ["sampling", "elicitation", "roots"]
    */
-  readonly kinds?: readonly HandlerKind[];
+  readonly kinds?: readonly HandlerKind[] | undefined;
   /** The elicitation modes the endpoint can present (the handler's `elicitationModes`). @default ["form"] */
-  readonly elicitationModes?: readonly ("form" | "url")[];
+  readonly elicitationModes?: readonly ("form" | "url")[] | undefined;
   /** Headers sent with every request, e.g. `authorization` for the endpoint. @default {} */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** The largest response body accepted, in bytes. @default 1048576 (1 MiB) */
-  readonly maxResponseBytes?: number;
+  readonly maxResponseBytes?: number | undefined;
   /**
    * For a fetcher target only: the URL its requests carry. A service binding may route on
    * anything, but its path selects the handler when the app is mounted under a prefix.
    * @default "https://handler.invalid/"
    */
-  readonly url?: string;
+  readonly url?: string | undefined;
   /**
    * Allows a plain `http:` URL target on a host that is not loopback (loopback is `localhost`,
    * `127.0.0.0/8` and `[::1]`). The requests, with their `headers` (such as the endpoint's bearer
@@ -66,7 +66,7 @@ export interface RemoteHandlerOptions {
    * ignores it.
    * @default false
    */
-  readonly allowHttp?: boolean;
+  readonly allowHttp?: boolean | undefined;
 }
 
 const PREFIX = "remoteHandler():";

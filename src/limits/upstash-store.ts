@@ -34,19 +34,19 @@ export interface UpstashStoreOptions {
    *
    * @default "sluice:ratelimit"
    */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /**
    * How long a take may wait for Redis before it rejects with {@linkcode StoreUnavailableError}.
    *
    * @default 1000
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * Turns Upstash's reset time into `retryAfterMs` (Upstash itself stamps buckets with `Date.now()`).
    *
    * @default systemClock
    */
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
 }
 
 /** An Upstash store: always answers with a promise. */

@@ -16,8 +16,14 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
-import { createFileTokenStore, defaultTokenFile, STALE_LOCK_MS } from "../../src/auth/file-token-store.ts";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import {
+  createFileTokenStore,
+  defaultTokenFile,
+  type FileTokenStoreOptions,
+  STALE_LOCK_MS,
+} from "../../src/auth/file-token-store.ts";
 import { contractClock, describeTokenStoreContract } from "./token-store-contract.ts";
 
 const root = await mkdtemp(join(tmpdir(), "sluice-token-file-"));
@@ -126,6 +132,31 @@ describe("createFileTokenStore()", () => {
       version: 1,
       values: { long: { value: "l", until: 10_000 }, new: { value: "n" } },
       claims: { held: 10_000 },
+    });
+  });
+
+  test("createFileTokenStore() takes path and clock written as undefined as left out: the default file, the system clock", async () => {
+    const path = freshPath();
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    // Expired at 1 ms after the epoch by the system clock; a clock at 0 would still hold them.
+    const values = { past: { value: "p", until: 1 }, kept: { value: "k" } };
+    await writeFile(path, JSON.stringify({ version: 1, values, claims: { gone: 1 } }), { mode: 0o600 });
+    const options: FileTokenStoreOptions = { path: undefined, clock: undefined };
+    const saved = process.env["SLUICE_TOKEN_FILE"];
+    process.env["SLUICE_TOKEN_FILE"] = path;
+    let store;
+    try {
+      store = createFileTokenStore(options);
+    } finally {
+      if (saved === undefined) delete process.env["SLUICE_TOKEN_FILE"];
+      else process.env["SLUICE_TOKEN_FILE"] = saved;
+    }
+    assert.deepEqual([await store.get("past"), await store.get("kept")], [undefined, "k"]);
+    await store.set("new", "n");
+    assert.deepEqual(JSON.parse(await readFile(path, "utf8")), {
+      version: 1,
+      values: { kept: { value: "k" }, new: { value: "n" } },
+      claims: {},
     });
   });
 

@@ -6,7 +6,11 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "@upstash/redis";
 import { codecs } from "../../src/_internal/encoding.ts";
-import { createUpstashTokenStore } from "../../src/auth/upstash-token-store.ts";
+import {
+  createUpstashTokenStore,
+  type UpstashTokenRedis,
+  type UpstashTokenStoreOptions,
+} from "../../src/auth/upstash-token-store.ts";
 import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
@@ -68,6 +72,26 @@ describe("createUpstashTokenStore() options", () => {
       'TypeError: createUpstashTokenStore(): "key" repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',
       'TypeError: createUpstashTokenStore(): "key" must be a string, received "undefined": make one with `openssl rand -base64 32`',
     ]);
+  });
+
+  test("createUpstashTokenStore() takes prefix and timeoutMs written as undefined as left out: keys under sluice:oauth", async () => {
+    const calls: unknown[][] = [];
+    const stub = {
+      set: (...args: unknown[]) => (calls.push(["set", ...args]), Promise.resolve("OK")),
+      del: (...args: unknown[]) => (calls.push(["del", ...args]), Promise.resolve(1)),
+    } as unknown as UpstashTokenRedis;
+    const options: UpstashTokenStoreOptions = {
+      redis: stub,
+      key: KEY,
+      prefix: undefined,
+      timeoutMs: undefined,
+    };
+    const store = createUpstashTokenStore(options);
+    assert.deepEqual([await store.claim("c", 1000), await store.delete("k")], [true, undefined]);
+    assert.deepEqual(calls, [["set", "sluice:oauth:claim:c", "1", { nx: true, px: 1000 }], [
+      "del",
+      "sluice:oauth:v:k",
+    ]]);
   });
 
   test("createUpstashTokenStore() refuses a timeoutMs of 0 with a RangeError naming it", () => {

@@ -5,7 +5,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
-import type { GatewayAuth } from "../../src/front/downstream-auth.ts";
+import type {
+  BearerSecret,
+  GatewayAuth,
+  JwtAuthOptions,
+  PrincipalInput,
+} from "../../src/front/downstream-auth.ts";
 import { createClient, type Handler } from "../../mod.ts";
 import { createFront, type FrontOptions } from "../../src/front/create-front.ts";
 import type { Principal } from "../../src/front/principal.ts";
@@ -564,6 +569,37 @@ describe("auth: JWT access tokens with fixed keys", () => {
     await named.client.close();
   });
 
+  test("jwt auth takes an optional option written as undefined as left out: the endpoint's audience, no scopes, the issuer as authorization server", async () => {
+    const { jwk, sign } = await issuer();
+    const jwt: JwtAuthOptions = {
+      issuer: ISSUER,
+      jwks: undefined,
+      keys: [jwk],
+      audience: undefined,
+      scopes: undefined,
+      authorizationServers: undefined,
+      algorithms: undefined,
+    };
+    const { send, client } = front({ jwt });
+    assert.deepEqual([
+      await send(callRead(bearer(await sign({ scope: undefined })))),
+      await send(new Request(FILES_METADATA)),
+    ], [
+      CALLED_READ,
+      {
+        status: 200,
+        headers: { "www-authenticate": null },
+        body: {
+          resource: FILES,
+          authorization_servers: [ISSUER],
+          bearer_methods_supported: ["header"],
+          resource_name: "sluice: files",
+        },
+      },
+    ]);
+    await client.close();
+  });
+
   test(
     "jwt auth refuses a token whose sub is not a non-empty string, as the other auth forms do",
     async () => {
@@ -737,5 +773,34 @@ describe("auth: a function, and ctx.principal", () => {
     );
     assert.deepEqual([answer.status, seen], [200, [undefined, undefined]]);
     await client.close();
+  });
+
+  test("a bearer secret's scopes, and a function's principal's scopes and claims, written as undefined are taken as left out: none", async () => {
+    const secret: BearerSecret = { secret: SECRET, subject: "ci", scopes: undefined };
+    const principal: PrincipalInput = { subject: "bob", scopes: undefined, claims: undefined };
+    const seen: unknown[] = [];
+    for (const auth of [{ bearer: [secret] }, () => principal]) {
+      const { send, client } = front(auth, {
+        roots: (ctx) => {
+          seen.push(ctx.principal);
+          return { roots: [] };
+        },
+        elicitation: () => ({ action: "decline" }),
+      });
+      await send(
+        modernRequest(
+          FILES,
+          "tools/call",
+          { name: "ask", arguments: {}, _meta: modernMeta() },
+          bearer(SECRET),
+        ),
+      );
+      await client.close();
+    }
+    assert.deepEqual(seen, [{ subject: "ci", scopes: [], claims: {} }, {
+      subject: "bob",
+      scopes: [],
+      claims: {},
+    }]);
   });
 });

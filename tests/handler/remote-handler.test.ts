@@ -1,5 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { type HandlerAppOptions, remoteHandler, type RemoteHandlerOptions } from "../../mod.ts";
 import { isDeferral } from "../../src/handler/deferral.ts";
 import { np, same } from "../_support/exact.ts";
 import {
@@ -194,6 +195,32 @@ describe("remoteHandler() with handlerApp()", () => {
     await assert.rejects(async () => await wrong.remote.roots?.(contextOf({})), {
       message:
         'remoteHandler(): the endpoint answered HTTP 401, expected 200: "Authorization refused: the Bearer credentials do not match"',
+    });
+  });
+
+  test("remoteHandler() and handlerApp() take an optional option written as undefined as left out: every kind, the fetcher URL, no secret, https only", async () => {
+    const app: HandlerAppOptions = { sharedSecret: undefined, maxRequestBytes: undefined };
+    const options: RemoteHandlerOptions = {
+      kinds: undefined,
+      elicitationModes: undefined,
+      headers: undefined,
+      maxResponseBytes: undefined,
+      url: undefined,
+      allowHttp: undefined,
+    };
+    const { remote, requests } = wired({ roots: () => roots }, { app, remote: options });
+    assert.deepEqual(
+      [
+        Object.keys(remote),
+        await remote.roots?.(contextOf({})),
+        requests.map((request) => [request.url, request.headers.get("authorization")]),
+      ],
+      [["sampling", "elicitation", "roots"], roots, [["https://handler.invalid/", null]]],
+    );
+    assert.throws(() => remoteHandler("http://handlers.example.com/roots", options), {
+      name: "TypeError",
+      message:
+        'remoteHandler(): the target must use https unless its host is loopback, received "http://handlers.example.com/roots" (set "allowHttp: true" to accept the risk)',
     });
   });
 });

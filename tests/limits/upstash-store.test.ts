@@ -4,7 +4,11 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
-import { createUpstashStore, type UpstashRedis } from "../../src/limits/upstash-store.ts";
+import {
+  createUpstashStore,
+  type UpstashRedis,
+  type UpstashStoreOptions,
+} from "../../src/limits/upstash-store.ts";
 
 const NOW = 1_000_000;
 const clock = { now: () => NOW };
@@ -54,6 +58,22 @@ describe("createUpstashStore() with a stub client", () => {
       1,
     ]]]);
     assert.equal(typeof calls[0]?.args[3], "number");
+  });
+
+  test("createUpstashStore() takes an optional option written as undefined as left out: the default prefix, the system clock", async () => {
+    const answers = [[4, NOW + 700, 5], [-1, NOW + 700, 5]];
+    const { redis, calls } = stubRedis(() => Promise.resolve(answers.shift()));
+    const options: UpstashStoreOptions = { redis, prefix: undefined, timeoutMs: undefined, clock: undefined };
+    const store = createUpstashStore(options);
+    // The system clock is long past NOW + 700: the refusal's wait is the shortest, not 700 ms.
+    assert.deepEqual([await store.take("github", RULE), await store.take("github", RULE)], [
+      { allowed: true, remaining: 4, retryAfterMs: 0 },
+      { allowed: false, remaining: 0, retryAfterMs: 1 },
+    ]);
+    assert.deepEqual(calls.map((call) => call.keys), [
+      ["sluice:ratelimit:1/1000/5:github"],
+      ["sluice:ratelimit:1/1000/5:github"],
+    ]);
   });
 
   test("createUpstashStore() maps a refusal to retryAfterMs = reset - now", async () => {

@@ -11,6 +11,7 @@ import {
   type SessionsBinding,
   type SessionsClass,
   type SessionsObject,
+  type WorkerEntry,
   type WorkerOptions,
 } from "../../src/adapters/workers.ts";
 import type { Decision } from "../../src/chain/decision.ts";
@@ -830,5 +831,41 @@ describe("createWorker()", () => {
       name: "TypeError",
       message: 'createWorker(): "decisions" must be "json", "text", false or a function, received "yaml"',
     });
+  });
+
+  test("createWorker() takes an optional option written as undefined as left out: routed hosts, and without auth the 500 naming it", async () => {
+    const policies: Policy[] = [{ server: "files", transport: { url: SCRIPTED }, era: "modern" }];
+    const unset = (auth: WorkerOptions<TestEnv>["auth"]): WorkerOptions<TestEnv> => ({
+      policies,
+      handler: undefined,
+      name: undefined,
+      assigns: undefined,
+      auth,
+      allowedHosts: undefined,
+      allowedOrigins: undefined,
+      heartbeat: undefined,
+      signInUser: undefined,
+      decisions: undefined,
+    });
+    const env = { SLUICE_STATE_KEY: KEY };
+    const answers = async (entry: WorkerEntry<TestEnv>) => [
+      await get(entry, "/healthz", env),
+      await get(entry, "/servers", env),
+    ];
+    const noAuth = {
+      status: 500,
+      type: "application/json",
+      body: {
+        error:
+          'sluice worker: "auth" is not set: a Worker is on the internet, so say who may call it: { bearer: [{ secret, subject }] } with a secret from env, { jwt: { issuer, jwks } }, a function (request) => principal | Response, or "none" to let anyone in',
+      },
+    };
+    // A Host of gate.example is answered: "routed" is the default of allowedHosts.
+    const leftOut = await answers(createWorker({ policies, auth: "none" }));
+    assert.deepEqual(leftOut.map((answer) => answer.status), [200, 200]);
+    assert.deepEqual(
+      [await answers(createWorker(unset("none"))), await answers(createWorker(unset(undefined)))],
+      [leftOut, [noAuth, noAuth]],
+    );
   });
 });
