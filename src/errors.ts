@@ -33,7 +33,7 @@ export type ClientErrorKind =
 /** What a {@linkcode ClientError} carries besides its kind and message. */
 export interface ClientErrorDetails {
   /** A JSON-RPC error code: the server's, or the refusing check's. */
-  readonly code?: number;
+  readonly code?: number | undefined;
   /**
    * Extra data: the server's error data, or the last result for `"rounds_exceeded"`. For a
    * `callTool` whose task was cancelled when its wait failed, an object with the task's id as
@@ -42,7 +42,7 @@ export interface ClientErrorDetails {
    */
   readonly data?: unknown;
   /** The operator-assigned id of the server the call went to. */
-  readonly serverId?: string;
+  readonly serverId?: string | undefined;
   /** The underlying error, when there was one. */
   readonly cause?: unknown;
 }

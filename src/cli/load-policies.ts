@@ -37,7 +37,7 @@ export interface LoadedPolicies {
 /** Options of {@linkcode loadPolicies}. */
 export interface LoadPoliciesOptions {
   /** The folder a relative `dir` starts from. @default the process's working directory */
-  readonly cwd?: string;
+  readonly cwd?: string | undefined;
 }
 
 /**

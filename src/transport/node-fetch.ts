@@ -32,9 +32,9 @@ export interface NodeFetchOptions {
    *
    * @default 4000
    */
-  readonly keepAliveTimeoutMs?: number;
+  readonly keepAliveTimeoutMs?: number | undefined;
   /** How many sockets at most one origin gets; more requests wait for one. @default unlimited */
-  readonly connectionsPerOrigin?: number;
+  readonly connectionsPerOrigin?: number | undefined;
 }
 
 /** A fetch over a keep-alive pool: call it as `fetch(url, init)`; `close()` closes the pool. */

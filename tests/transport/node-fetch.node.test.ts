@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { createRequire } from "node:module";
 import { Agent } from "undici";
-import { createNodeFetch } from "../../src/transport/node-fetch.ts";
+import { createNodeFetch, type NodeFetchOptions } from "../../src/transport/node-fetch.ts";
 import { discardBody } from "../../src/transport/body-reader.ts";
 import { readResponse } from "../../src/transport/read-response.ts";
 import { StreamedResponse } from "../../src/transport/_held-responses.ts";
@@ -143,6 +143,14 @@ const fetcher = createNodeFetch();
 after(() => fetcher.close());
 
 describe("createNodeFetch()", () => {
+  test("takes options written as undefined as left out", async () => {
+    const options: NodeFetchOptions = { keepAliveTimeoutMs: undefined, connectionsPerOrigin: undefined };
+    const fetch = createNodeFetch(options);
+    const response = await fetch(`${origin}/json`, { method: "POST", body: "{}" });
+    assert.deepEqual(await response.json(), { jsonrpc: "2.0", id: 1, result: { text: "héllo 😀" } });
+    await fetch.close();
+  });
+
   test("returns a JSON body exactly, with its status and content type", async () => {
     const response = await fetcher(`${origin}/json`, { method: "POST", body: "{}" });
     assert.deepEqual([response.status, response.headers.get("content-type")], [200, "application/json"]);
