@@ -85,10 +85,11 @@ export interface CallOptions {
   /** Cancels the call: the request is aborted and running handlers are signalled. */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Receives the server's `notifications/progress` params for this call, in arrival order, off
-   * the connection (in a microtask) and sanitized like a notification subscriber's params (every
-   * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
-   * rejection) is logged and skipped: the call goes on.
+   * Receives the server's `notifications/progress` params for this call, in arrival order (among
+   * the handler's and subscribers' calls too, as the server sent them), off the connection (in a
+   * microtask) and sanitized like a notification subscriber's params (every string cleaned by
+   * `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's rejection) is logged
+   * and skipped: the call goes on.
    */
   readonly onProgress?: ((progress: JsonObject) => void) | undefined;
 }

@@ -1,8 +1,10 @@
 /**
  * A consumer that calls a function for each entry (the handler's callbacks, or a subscriber):
  * one call at a time, in arrival order, off the connection (in a microtask), awaiting a returned
- * promise before the next call. At most `capacity` entries wait (and each server's share of
- * them); newer ones are dropped and counted.
+ * promise before the next call. Each entry has a microtask of its own, queued as it arrives, as a
+ * call's progress has (`deliverProgress`): so the calls of every consumer and a call's
+ * `onProgress` interleave in the order the server sent them. At most `capacity` entries wait
+ * (and each server's share of them); newer ones are dropped and counted.
  *
  * @module
  */
@@ -48,10 +50,7 @@ export class CallbackConsumer {
   offer(record: NotificationRecord): void {
     if (this.#closed) return;
     if (!this.#fifo.push(record)) return;
-    if (!this.#running) {
-      this.#running = true;
-      queueMicrotask(() => void this.#pump());
-    }
+    queueMicrotask(() => void this.#pump());
   }
 
   /** Stops: waiting entries are let go, and no call is made after the current one. */
@@ -60,18 +59,29 @@ export class CallbackConsumer {
     this.#fifo.clear();
   }
 
+  /**
+   * Delivers the next entry, in its own microtask. Once a call's promise was awaited, the
+   * microtasks of the entries waiting have run meanwhile (finding it running), so it goes on with
+   * all of them.
+   */
   async #pump(): Promise<void> {
-    for (;;) {
+    if (this.#running) return;
+    this.#running = true;
+    let awaited = false;
+    do {
       const record = this.#closed ? undefined : this.#fifo.shift();
       if (record === undefined) break;
       record.counters.delivered++;
       try {
         const result = this.#deliver(record);
-        if (isThenable(result)) await result;
+        if (isThenable(result)) {
+          awaited = true;
+          await result;
+        }
       } catch (error) {
         this.#report(error, record);
       }
-    }
+    } while (awaited);
     this.#running = false;
   }
 }

@@ -8,7 +8,9 @@
  * - `die {code}`: writes half a message with no newline, then exits with `code` (default 7);
  * - `stop_reading`: answers `{ reading: false }`, then never reads stdin again (it stays alive);
  * - `progress`: writes a `notifications/progress` for the call's token whose `message` carries a
- *   terminal escape, a bidi override and a newline (`HOSTILE_PROGRESS`), then answers `{ progress: 1 }`.
+ *   terminal escape, a bidi override and a newline (`HOSTILE_PROGRESS`), then answers `{ progress: 1 }`;
+ * - `progress_and_logs`: writes `progressAndLogs()` for the call's token in one write, then answers
+ *   `{ sent: 4 }`.
  *
  * Run: `node --import tsx tests/_support/hostile-stdio-server.ts`; it exits when its stdin ends.
  *
@@ -18,6 +20,7 @@ import { Buffer } from "node:buffer";
 import process from "node:process";
 import { AnswerBook, legacyTools, type Message, type ToolWire } from "./hostile-legacy-tools.ts";
 import { HOSTILE_PROGRESS } from "./throwing-progress.ts";
+import { progressAndLogs } from "./delivery-order.ts";
 
 const write = (text: string | Uint8Array): Promise<void> =>
   new Promise((resolve) => process.stdout.write(text, () => resolve()));
@@ -62,6 +65,10 @@ const tools = {
       params: { progressToken: meta.progressToken, progress: 1, message: HOSTILE_PROGRESS },
     });
     return Promise.resolve({ progress: 1 });
+  },
+  progress_and_logs(_args: Record<string, unknown>, wire: ToolWire, meta: Record<string, unknown>) {
+    wire.send(...progressAndLogs(meta.progressToken));
+    return Promise.resolve({ sent: 4 });
   },
 } as Record<
   string,

@@ -20,6 +20,7 @@ import {
   CLEAN_PROGRESS,
   progressThenResult,
 } from "../_support/throwing-progress.ts";
+import { HEARD_IN_ORDER, orderRecorder, progressAndLogs } from "../_support/delivery-order.ts";
 import { cancelFirstOfTwo, failure, meta, plain, setup } from "./_client-fixtures.ts";
 
 const echoTool = {
@@ -397,6 +398,20 @@ describe("createClient() requests", () => {
       serverId: "demo",
       era: "modern",
     }]]);
+  });
+
+  test("callTool() delivers progress and log entries of one SSE read in the order the server sent them: onProgress, handler.log and a subscriber interleave, all before the result", async () => {
+    const { heard, handler, subscriber, onProgress } = orderRecorder();
+    const { client } = setup((req) => {
+      if (req.body.method === "tools/list") return toolsList(req.body.id, []);
+      const token = (req.body.params?._meta as { progressToken?: string }).progressToken;
+      return sse([...progressAndLogs(token), { jsonrpc: "2.0", id: req.body.id, result: { content: [] } }]);
+    }, { handler });
+    client.onNotification(subscriber);
+    await client.callTool("demo", "t", {}, { onProgress });
+    heard.push("result");
+    await client.close();
+    assert.deepEqual(heard, HEARD_IN_ORDER);
   });
 
   test("onProgress hears the progress sanitized; its throw is logged and skipped, and the call returns the server's result", async () => {

@@ -8,7 +8,8 @@
 // of one block, titled single-selects as enum + enumNames; tools, tool blocks and several blocks
 // are refused upstream. A list result sluice's client would refuse, or a completion or a
 // 2025-11-25 task result that breaks its schema, is not relayed. The upstream's notifications
-// reach the caller's GET stream with their text cleaned.
+// reach the caller's GET stream with their text cleaned, and a call's progress and logs its call
+// stream in the order the upstream sent them.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
@@ -34,6 +35,7 @@ import { drive, FakeTime } from "../_support/fake-time.ts";
 import { eventually } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
 import { EventReader } from "../_support/legacy-caller.ts";
+import { progressAndLogs } from "../_support/delivery-order.ts";
 import { schemaErrors } from "../protocol/_official-schema.ts";
 
 /** What the server answers: its era (modern) to the probe, and each request's result. */
@@ -246,6 +248,36 @@ describe("CallerSession", () => {
 });
 
 describe("CallerSession relays the upstream's notifications", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    test(`a ${era} upstream's progress and log entries of one SSE read reach the caller's call stream in the order the upstream sent them, before the result`, async () => {
+      const { client, session } = sessionOn(
+        (request) => {
+          const { id, method, params } = request.body;
+          if (id === undefined) return new Response(null, { status: 202 });
+          if (method === "initialize") return initialized(id, { tools: {} });
+          if (method !== "tools/call") return answer(request);
+          const token = (params?._meta as { progressToken?: unknown }).progressToken;
+          const done = era === "modern" ? { resultType: "complete", content: [] } : { content: [] };
+          return sse([...progressAndLogs(token), { jsonrpc: "2.0", id, result: done }]);
+        },
+        {},
+        { era },
+      );
+      const response = await session.handle({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: {}, _meta: { progressToken: "caller-1" } },
+      });
+      assert.deepEqual(await new EventReader(response).rest(), [
+        ...progressAndLogs("caller-1"),
+        { jsonrpc: "2.0", id: 1, result: { content: [] } },
+      ]);
+      await session.close();
+      await client.close();
+    });
+  }
+
   test("a resource update and a list change reach the caller's GET stream with their text cleaned as the client's subscribers get it", async () => {
     const forged = "50%\u001b[2J\u202Eevil\nFAKE";
     const { client, session } = sessionOn(

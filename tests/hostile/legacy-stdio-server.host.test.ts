@@ -1,7 +1,7 @@
 // The legacy client against a hostile stdio server (a real process): a flood of server requests,
 // cancellations for ids never sent, responses to requests never made, malformed frames, progress
-// for a throwing onProgress, a server that dies mid-call and one that stops reading its stdin.
-// After each, the client still works.
+// for a throwing onProgress, progress and logs read together, a server that dies mid-call and one
+// that stops reading its stdin. After each, the client still works.
 import { afterEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type Client, ClientError, type Handler, type Policy } from "../../src/legacy.ts";
@@ -10,6 +10,7 @@ import { heapAfterGc } from "../_support/heap.ts";
 import { hostileStdioTransport } from "../_support/hostile-process.ts";
 import { callWithThrowingProgress, CLEAN_PROGRESS } from "../_support/throwing-progress.ts";
 import { np, same } from "../_support/exact.ts";
+import { HEARD_IN_ORDER, orderRecorder } from "../_support/delivery-order.ts";
 import {
   ACCEPT,
   budgetHolds,
@@ -82,6 +83,16 @@ describe("a legacy client against a hostile stdio server", () => {
       `A call's onProgress threw on "notifications/progress" from server "hostile": "ui gone"`,
     ]]);
     assert.deepEqual(data(await c.callTool("hostile", "pid")), { pid });
+    await c.close();
+  });
+
+  test("delivers progress and log entries read together in the order the server sent them: onProgress, handler.log and a subscriber interleave, all before the result", async () => {
+    const { heard, handler, subscriber, onProgress } = orderRecorder();
+    const c = client(handler);
+    c.onNotification(subscriber);
+    assert.deepEqual(data(await c.callTool("hostile", "progress_and_logs", {}, { onProgress })), { sent: 4 });
+    heard.push("result");
+    assert.deepEqual(heard, HEARD_IN_ORDER);
     await c.close();
   });
 

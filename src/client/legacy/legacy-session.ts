@@ -441,10 +441,11 @@ export class LegacySession {
       }
     }
     // The front relays a notification to the caller it concerns (the call's, else the session's
-    // own caller); the client's queue (the operator's handler and subscribers) hears it too.
-    const call = callFor(this.#calls, related, this.#options.singleChannel);
-    if (call?.onNotification !== undefined) call.onNotification(message);
-    else this.#options.caller?.onNotification(message);
+    // own caller), in a microtask as progress is delivered, so the caller gets both in the order
+    // the server sent them; the client's queue (the operator's handler and subscribers) hears it too.
+    const relay = callFor(this.#calls, related, this.#options.singleChannel)?.onNotification ??
+      this.#options.caller?.onNotification;
+    if (relay !== undefined) queueMicrotask(() => relay(message));
     this.#options.notify(message, ready.number);
   }
 

@@ -210,9 +210,11 @@ export class ModernSession {
           deliverProgress(this.serverId, options.onProgress, message.params);
         }
       } else {
-        // The front relays the request's notifications to its caller; the client's queue (the
-        // operator's handler and subscribers) hears them too.
-        options.onNotification?.(message);
+        // The front relays the request's notifications to its caller, in a microtask as progress
+        // is delivered, so the caller gets both in the order the server sent them; the client's
+        // queue (the operator's handler and subscribers) hears them too.
+        const relay = options.onNotification;
+        if (relay !== undefined) queueMicrotask(() => relay(message));
         notify(message);
       }
     };
