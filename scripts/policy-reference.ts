@@ -291,8 +291,10 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   },
   "callTimeout": {
     what:
-      "The time limit of each HTTP leg of a call; at most `maxTotalTimeout` (the default is shortened to it).",
-    protects: "A server that never answers, or answers one byte at a time.",
+      "The time limit of each leg of a call (an HTTP request, or a stdio request), and of each notification or " +
+      "answer the client sends (its POST, or its write to a stdio server's stdin); at most `maxTotalTimeout` " +
+      "(the default is shortened to it).",
+    protects: "A server that never answers, answers one byte at a time, or stops reading its stdin.",
   },
   "maxTotalTimeout": {
     what: "The time limit of a whole call: every round, and time parked waiting for a caller, included.",

@@ -35,6 +35,8 @@ import {
   startProcess,
 } from "./_stdio-process.ts";
 import { type DroppedLine, readLine } from "./_stdio-read-line.ts";
+import { linkSignals } from "../_internal/signals.ts";
+import type { Timers } from "../_internal/timers.ts";
 
 /** The resolved options of `createStdioConnection`. */
 export interface StdioSettings {
@@ -43,6 +45,8 @@ export interface StdioSettings {
   readonly maxPendingBytes: number;
   readonly maxStderrLineBytes: number;
   readonly graceMs: number;
+  readonly callTimeoutMs: number;
+  readonly timers: Timers;
   readonly onDroppedLine: ((dropped: DroppedLine) => void) | undefined;
 }
 
@@ -157,12 +161,12 @@ export class StdioLink implements LegacyConnection {
     });
   }
 
-  notify(message: JsonRpcNotification): Promise<void> {
-    return this.#write(message, `Notification "${message.method}"`);
+  notify(message: JsonRpcNotification, options: { readonly signal?: AbortSignal } = {}): Promise<void> {
+    return this.#writeWithin(message, `Notification "${message.method}"`, options.signal);
   }
 
   respond(message: Answer): Promise<void> {
-    return this.#write(message, `Response to ${JSON.stringify(message.id)}`);
+    return this.#writeWithin(message, `Response to ${JSON.stringify(message.id)}`);
   }
 
   negotiated(_version: string): void {}
@@ -272,10 +276,33 @@ export class StdioLink implements LegacyConnection {
     this.#settings.onDroppedLine?.({ reason, bytes, detail });
   }
 
-  /** Writes one line; resolves once it is flushed to the operating system. */
-  #write(message: JsonRpcMessage, label: string): Promise<void> {
+  /**
+   * Writes a line no response follows, within `callTimeoutMs` and `signal`: most are sent with no
+   * signal of their own (answers, `notifications/cancelled`), and a server that stops reading its
+   * stdin would otherwise hold them, and whoever awaits them, until the connection ends.
+   */
+  async #writeWithin(message: JsonRpcMessage, label: string, signal?: AbortSignal): Promise<void> {
+    const { callTimeoutMs: ms, timers } = this.#settings;
+    const leg = linkSignals([signal], { ms, which: "leg", timers });
+    try {
+      await this.#write(message, label, leg.signal);
+    } finally {
+      leg.dispose();
+    }
+  }
+
+  /**
+   * Writes one line; resolves once it is flushed to the operating system.
+   *
+   * @throws {ConnectionError} `closed` when the connection ended (or ends first), `aborted` (the
+   *   abort reason as its cause) when `signal` fires first.
+   */
+  #write(message: JsonRpcMessage, label: string, signal?: AbortSignal): Promise<void> {
     const stdin = this.#stdin;
     if (this.#ended !== undefined || stdin === undefined) return Promise.reject(this.#endedError(label));
+    const aborted = () =>
+      new ConnectionError("aborted", `${label} was aborted before it was flushed`, { cause: signal?.reason });
+    if (signal?.aborted === true) return Promise.reject(aborted());
     let line: Uint8Array;
     try {
       line = encoder.encode(JSON.stringify(message) + "\n");
@@ -292,12 +319,15 @@ export class StdioLink implements LegacyConnection {
     }
     this.#unflushedBytes = waiting;
     return new Promise<void>((resolve, reject) => {
+      const onAbort = () => settle(aborted());
       const settle = (error: Error | undefined): void => {
         if (!this.#unflushed.delete(settle)) return;
+        signal?.removeEventListener("abort", onAbort);
         if (error === undefined) resolve();
         else reject(error);
       };
       this.#unflushed.set(settle, label);
+      signal?.addEventListener("abort", onAbort, { once: true });
       stdin.write(line, (error) => {
         this.#unflushedBytes -= line.length;
         if (error == null) return settle(undefined);

@@ -92,13 +92,13 @@ export interface LegacyConnection {
    * Sends a notification (resolves once written or accepted).
    *
    * @param message The notification.
-   * @param options `signal` ends the wait for the server to accept it (HTTP: its `202 Accepted`);
-   *   stdio resolves once the line is written, which waits on no answer.
-   * @throws {ConnectionError} When the connection ends first, the signal aborts (`"aborted"`), or
-   *   (HTTP) the server refuses it.
+   * @param options `signal` ends the wait for the server to accept it (HTTP: its `202 Accepted`;
+   *   stdio: the line flushed to its stdin), as the connection's `callTimeout` does.
+   * @throws {ConnectionError} When the connection ends first, the signal aborts or `callTimeout`
+   *   passes (`"aborted"`), or (HTTP) the server refuses it.
    */
   notify(message: JsonRpcNotification, options?: { readonly signal?: AbortSignal }): Promise<void>;
-  /** Sends the client's answer to a server request (resolves once written or accepted). */
+  /** Sends the client's answer to a server request (resolves once written or accepted, within `callTimeout`). */
   respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void>;
   /**
    * Tells the connection the negotiated protocol version (HTTP sends it as

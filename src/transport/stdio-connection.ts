@@ -5,6 +5,7 @@
  * @module
  */
 import { integerOption } from "../_internal/integer-option.ts";
+import { systemTimers, type Timers } from "../_internal/timers.ts";
 import type { CompiledStdioTransport } from "../policy/compile-policy.ts";
 import type { ConnectionFactory } from "./legacy-connection.ts";
 import { StdioLink, type StdioSettings } from "./_stdio-link.ts";
@@ -35,6 +36,18 @@ export interface StdioConnectionOptions
    * @default 2000
    */
   readonly graceMs?: number;
+  /**
+   * How long a notification or an answer may wait to be flushed to the server's stdin, in
+   * milliseconds (the policy's `callTimeout`): a server that stops reading would otherwise hold it
+   * until the connection ends.
+   * @default 60000
+   */
+  readonly callTimeoutMs?: number;
+  /**
+   * The timers of the `callTimeoutMs` deadlines.
+   * @default the runtime's
+   */
+  readonly timers?: Timers;
   /** Told about each stdout line dropped (the connection carries on); must not throw. */
   readonly onDroppedLine?: (dropped: DroppedLine) => void;
 }
@@ -57,7 +70,9 @@ export interface StdioConnectionOptions
  *   chunk, is ever held) or nested deeper than `maxJsonDepth` ends the connection instead: it
  *   may be the response a request waits for.
  * - stderr: each line, cut at `maxStderrLineBytes`, goes to `onStderr` unsanitized.
- * - stdin: one line per message; `notify()` and `respond()` resolve once it is flushed.
+ * - stdin: one line per message; `notify()` and `respond()` resolve once it is flushed, and reject
+ *   with kind `"aborted"` (the abort reason as its cause) when `notify()`'s signal fires or
+ *   `callTimeoutMs` passes first.
  * - The connection ends once, and `onClose` is told after every pending request has been
  *   rejected with a `ConnectionError` of kind `"closed"` naming the reason: the process exited
  *   (`"failed"`: `process exited with code 1`, `process was killed by signal SIGKILL`; after
@@ -82,7 +97,8 @@ export interface StdioConnectionOptions
  * @param transport The compiled stdio transport of a policy.
  * @param options Limits and timings.
  * @returns A factory that starts a new process on each call.
- * @throws {RangeError} When a limit is not a positive integer, or `graceMs` not a non-negative one.
+ * @throws {RangeError} When a limit or `callTimeoutMs` is not a positive integer, or `graceMs` not a
+ *   non-negative one.
  * @example
  * ```ts
  * import { createStdioConnection } from "./stdio-connection.ts";
@@ -109,6 +125,11 @@ export function createStdioConnection(
       least: 1,
     }),
     graceMs: integerOption(`${CALLER}: "graceMs"`, options.graceMs, { fallback: 2000, least: 0 }),
+    callTimeoutMs: integerOption(`${CALLER}: "callTimeoutMs"`, options.callTimeoutMs, {
+      fallback: 60_000,
+      least: 1,
+    }),
+    timers: options.timers ?? systemTimers,
     onDroppedLine: options.onDroppedLine,
   };
   return (events) => new StdioLink(transport, settings, events);

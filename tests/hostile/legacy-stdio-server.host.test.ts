@@ -133,7 +133,7 @@ describe("a legacy client against a hostile stdio server", () => {
   });
 
   test(
-    "times out calls to a server that stops reading stdin (512 KiB stuck in the pipe), and close() still finishes",
+    "times out calls and rootsChanged() to a server that stops reading stdin (512 KiB stuck in the pipe), and close() still finishes",
     {
       timeout: 30_000,
     },
@@ -156,6 +156,20 @@ describe("a legacy client against a hostile stdio server", () => {
         assert.ok(error instanceof ClientError);
         assert.deepEqual({ kind: error.kind, message: error.message }, timeout);
       }
+      // A notification waits behind those bytes: it fails once its own callTimeout passes.
+      const start = time.now();
+      const changed = c.rootsChanged("hostile").then(
+        () => "sent",
+        (error: ClientError) => [error.kind, error.message],
+      );
+      const late = new Promise((resolve) => time.setTimeout(() => resolve("pending after 10 s"), 10_000));
+      assert.deepEqual([await drive(time, Promise.race([changed, late])), time.now() - start], [
+        [
+          "timeout",
+          'Server "hostile": no response to notifications/roots/list_changed within 2000 ms (callTimeout)',
+        ],
+        2000,
+      ]);
       // close() waits the stdio graceMs (real time) before SIGTERM: the server ignores its stdin.
       const closing = performance.now();
       await c.close();

@@ -20,6 +20,7 @@ import {
 } from "../../src/transport/stdio-connection.ts";
 import { awaitLine, nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
 import { eventually, within } from "../_support/eventually.ts";
+import { drive, FakeTime } from "../_support/fake-time.ts";
 import { descendantsRunning, isRunning, killRunning } from "../_support/process-tree.ts";
 
 type Answer = JsonRpcResultResponse | JsonRpcErrorResponse;
@@ -634,6 +635,42 @@ describe("createStdioConnection()", () => {
     });
   });
 
+  test("notify() and respond() to a server that stops reading stdin, its pipe full, reject after callTimeoutMs with kind aborted", async () => {
+    const time = new FakeTime();
+    await withServer({ options: { callTimeoutMs: 1000, timers: time } }, async (h) => {
+      assert.deepEqual(await h.call(1, "stop_reading"), result(1, { reading: false }));
+      const outcome = (sent: Promise<void>) =>
+        sent.then(
+          () => "written",
+          (error: ConnectionError) => [error.kind, error.message, String(error.cause)],
+        );
+      const big = {
+        jsonrpc: "2.0" as const,
+        method: "notifications/message",
+        params: { data: "y".repeat(512 * 1024) },
+      };
+      const written = [
+        outcome(h.connection.notify(big)),
+        outcome(h.connection.notify({ jsonrpc: "2.0", method: "notifications/roots/list_changed" })),
+        outcome(h.connection.respond({ jsonrpc: "2.0", id: "a1", result: {} })),
+      ];
+      const late = new Promise((resolve) => time.setTimeout(() => resolve("pending after 5 s"), 5000));
+      const deadline = "DeadlineReached: callTimeout of 1000 ms reached";
+      assert.deepEqual([await drive(time, Promise.race([Promise.all(written), late])), time.now()], [
+        [
+          ["aborted", 'Notification "notifications/message" was aborted before it was flushed', deadline],
+          [
+            "aborted",
+            'Notification "notifications/roots/list_changed" was aborted before it was flushed',
+            deadline,
+          ],
+          ["aborted", 'Response to "a1" was aborted before it was flushed', deadline],
+        ],
+        1000,
+      ]);
+    });
+  });
+
   test("the server sees only the inherited allow-list and transport.env, never other variables", async () => {
     const saved = { secret: process.env.SLUICE_STDIO_SECRET, shell: process.env.SHELL };
     process.env.SLUICE_STDIO_SECRET = "hunter2";
@@ -741,6 +778,10 @@ describe("createStdioConnection()", () => {
     assert.throws(() => createStdioConnection(transport, { graceMs: -1 }), {
       name: "RangeError",
       message: 'createStdioConnection(): "graceMs" must be a non-negative integer, received "-1"',
+    });
+    assert.throws(() => createStdioConnection(transport, { callTimeoutMs: 0 }), {
+      name: "RangeError",
+      message: 'createStdioConnection(): "callTimeoutMs" must be a positive integer, received "0"',
     });
   });
 });

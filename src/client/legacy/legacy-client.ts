@@ -90,7 +90,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
   const transport = policy.transport;
   const limits = messageLimitsOf(policy);
   const factory = transport.kind === "stdio"
-    ? createStdioConnection(transport, limits)
+    ? createStdioConnection(transport, { timers, callTimeoutMs: policy.callTimeoutMs, ...limits })
     : createLegacyHttpConnection(transport, {
       fetch: input.fetch,
       timers,

@@ -231,8 +231,8 @@ export class LegacySession {
   /**
    * Tells the server the roots changed (`notifications/roots/list_changed`), when connected.
    *
-   * @param signal The caller's signal, if any (HTTP: the POST has its `callTimeout` besides).
-   * @throws {ClientError} `"timeout"` or `"cancelled"` when the POST ran out of time or `signal`
+   * @param signal The caller's signal, if any (the write or POST has its `callTimeout` besides).
+   * @throws {ClientError} `"timeout"` or `"cancelled"` when the write ran out of time or `signal`
    *   fired, `"transport"` or `"protocol"` when the server refused it.
    */
   async rootsChanged(signal?: AbortSignal): Promise<void> {
@@ -378,7 +378,7 @@ export class LegacySession {
         ? abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason)
         : connectionFailure(this.serverId, error);
     }
-    // Stopped meanwhile (stdio writes the notification whatever the signal): another handshake
+    // Stopped meanwhile (once the notification was written or accepted): another handshake
     // may have started since, so this one must not end up live and never closed.
     if (signal.aborted) {
       this.#end(connection);
