@@ -199,7 +199,10 @@ export interface Policy {
   readonly rateLimitFailOpen?: boolean | undefined;
   /** Handler time limits. */
   readonly handlerTimeout?: HandlerTimeoutPolicy | undefined;
-  /** Each HTTP leg of a call. @default "60s" */
+  /**
+   * Each leg of a call (an HTTP or a stdio request), and each notification or answer sent.
+   * @default "60s"
+   */
   readonly callTimeout?: Duration | undefined;
   /** A whole call: every round and paused time included. @default "10m" */
   readonly maxTotalTimeout?: Duration | undefined;
