@@ -9,12 +9,18 @@
 import { quote } from "./quote.ts";
 
 /**
- * A URL's userinfo: the scheme and `//`, then either a user, `:` and everything up to the last `@`
- * (a password some parsers take whole may hold `/`, `?` or `#`, `postgresql://app:pa/ss@db`; at
- * worst a path's `@` hides more than the password), or a user alone up to the authority's last
- * `@`. A user alone is in practice a token (`https://ghp_…@github.com`, GitLab's, basic auth's).
+ * A URL's userinfo as WHATWG URL reads it: the scheme and `//`, then everything up to the last `@`
+ * before the authority ends (`/`, `?` or `#`). Its user runs to its first `:` and may hold `@`
+ * (`user@server:pw@host`, Azure's database users); one with no password is in practice a token
+ * (`https://ghp_…@github.com`, GitLab's, basic auth's).
  */
-const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?:([^/?#:@]*:).*|[^/?#:]+)@/s;
+const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]+)@/s;
+
+/**
+ * A password some parsers take whole, holding `/`, `?` or `#` (libpq's `postgresql://app:pa/ss@db`):
+ * a user, `:`, then everything up to the last `@`. At worst a path's `@` hides more than a password.
+ */
+const LOOSE_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/(?:…@)?[^/?#:@]*:).*@/s;
 
 /**
  * Writes a URL with its userinfo password, a user name with no password, each query value and each
@@ -31,7 +37,12 @@ const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)(?:([^/?#:@]*:).*|[^/?#:]+)@/s;
  * ```
  */
 export function withoutUrlSecrets(url: string): string {
-  const shown = url.replace(USERINFO, "$1$2…@");
+  const shown = url
+    .replace(
+      USERINFO,
+      (_, scheme: string, info: string) => `${scheme}${info.slice(0, info.indexOf(":") + 1)}…@`,
+    )
+    .replace(LOOSE_PASSWORD, "$1…@");
   const cut = shown.search(/[?#]/);
   if (cut < 0) return shown;
   // A part with no `=` is a name alone, and such a name is as often the token itself (`?SECRET`).

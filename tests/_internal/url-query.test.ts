@@ -58,6 +58,23 @@ describe("url-query", () => {
     );
   });
 
+  test("withoutUrlSecrets() hides the password of a user name that holds @ (user@server:pw@host), and a libpq password holding / after a lone user", () => {
+    assert.deepEqual(
+      [
+        "postgresql://myadmin@mydemoserver:S3cretPw@mydemoserver.postgres.database.azure.com:5432/postgres",
+        "https://user@example.com:hunter2@git.example.com/repo.git",
+        "postgresql://a@b:pa/ss@db/app",
+        "https://user:pass@host/x",
+      ].map(withoutUrlSecrets),
+      [
+        "postgresql://myadmin@mydemoserver:…@mydemoserver.postgres.database.azure.com:5432/postgres",
+        "https://user@example.com:…@git.example.com/repo.git",
+        "postgresql://…@b:…@db/app",
+        "https://user:…@host/x",
+      ],
+    );
+  });
+
   test("withoutUrlSecrets() hides a user name with no password (a token, as GitHub and GitLab take one) up to the authority's last @, and an @ after it hides nothing", () => {
     assert.deepEqual(
       [
