@@ -199,10 +199,10 @@ export function transportKeyProblems(
   return unknownKeyProblems(transport, TransportSchemas[kind], site).flatMap((problem) => {
     const key = problem.path.slice(path.length + 1);
     if (!others.includes(key) || problem.path !== joinPath(site.prefix, [key])) return [problem];
+    // Written as `undefined`, an option of the other kind is left out (`args: cfg.args`).
+    if ((transport as Record<string, unknown>)[key] === undefined) return [];
     const [is, isNot] = kind === "http" ? [stdio, http] : [http, stdio];
     if (key === "url" || key === "command") {
-      // Written as `undefined`, the other kind's key is left out: not a second kind.
-      if ((transport as Record<string, unknown>)[key] === undefined) return [];
       const message =
         `"${path}" must have "url" (an HTTP server) or "command" (a program on stdio), not both`;
       return [{ ...problem, path, message }];

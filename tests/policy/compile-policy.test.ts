@@ -187,10 +187,10 @@ describe("compilePolicy()", () => {
     );
   });
 
-  test("tells the transport by the one of url and command that has a value: the other written as undefined is left out", () => {
+  test("tells the transport by the one of url and command that has a value: the other kind's options written as undefined are left out", () => {
     const url = "https://mcp.example.com/mcp";
-    const http = { server: "a", transport: { url, command: undefined } };
-    const stdio = { server: "a", transport: { command: "mcp-server", url: undefined } };
+    const http = { server: "a", transport: { url, command: undefined, args: undefined, env: undefined } };
+    const stdio = { server: "a", transport: { command: "mcp-server", url: undefined, headers: undefined } };
     assert.deepEqual([checkPolicy(http), checkPolicy(stdio)], [[], []]);
     // Compiled exactly as written without the other key.
     assert.deepEqual(compilePolicy(http), compilePolicy({ server: "a", transport: { url } }));
