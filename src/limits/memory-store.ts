@@ -12,7 +12,7 @@
  * @module
  */
 import { type Clock, systemClock } from "../_internal/clock.ts";
-import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
+import type { RateLimitStore } from "./rate-limit-store.ts";
 import { type Rate, type TakeResult, TokenBucket } from "./token-bucket.ts";
 
 /** Options of {@linkcode createMemoryStore}. */
@@ -44,12 +44,14 @@ export interface MemoryStore extends RateLimitStore {
   take(key: string, rate: Rate): TakeResult;
   /**
    * Claims `key` for `ttlMs` in this process: `true` the first time, `false` while claimed. At
-   * most `maxKeys` claims are held: expired ones make room, and one that holds is never dropped.
+   * most `maxKeys` claims are held: past it the expired ones are dropped, then the oldest, whose
+   * key can then be claimed again before its claim would have ended. Refusing new claims instead
+   * would refuse every caller's retries while the store is full; size `maxKeys` above the claims
+   * made within one claim's lifetime (the gateway: retries per second × `stateTtl`).
    *
    * @param key The key.
    * @param ttlMs How long the claim holds.
    * @returns Whether this call claimed it.
-   * @throws {StoreUnavailableError} When all `maxKeys` claims still hold.
    */
   claim(key: string, ttlMs: number): boolean;
   /** How many buckets are held now (at most `maxKeys`). */
@@ -64,7 +66,7 @@ class BoundedMemoryStore implements MemoryStore {
   readonly #maxKeys: number;
   /** Insertion order is recency order: the first entry is the least recently used. */
   readonly #buckets = new Map<string, TokenBucket>();
-  /** Claimed keys and when each claim ends. */
+  /** Claimed keys and when each claim ends, oldest first. */
   readonly #claims = new Map<string, number>();
   /** The bucket of the last take, with its key and a copy of its rule (see `take`). */
   #last: { readonly key: string; readonly rule: Rate; readonly bucket: TokenBucket } | undefined;
@@ -105,18 +107,11 @@ class BoundedMemoryStore implements MemoryStore {
     const now = this.#clock.now();
     const until = this.#claims.get(key);
     if (until !== undefined && until > now) return false;
-    this.#claims.delete(key);
     if (this.#claims.size >= this.#maxKeys) {
       for (const [held, expiry] of this.#claims) if (expiry <= now) this.#claims.delete(held);
-      // Dropping a claim that holds would let its key be claimed again (a sealed state redeemed
-      // twice): the claim fails instead, and the front refuses that retry.
-      if (this.#claims.size >= this.#maxKeys) {
-        throw new StoreUnavailableError(
-          "memory",
-          `a new claim was refused: all "${this.#maxKeys}" claims ("maxKeys") still hold, expected one to expire first (a claim that holds is never dropped, or its key could be claimed twice)`,
-        );
-      }
+      if (this.#claims.size >= this.#maxKeys) this.#claims.delete(this.#claims.keys().next().value as string);
     }
+    this.#claims.delete(key);
     this.#claims.set(key, now + Math.max(1, ttlMs));
     return true;
   }
@@ -136,10 +131,7 @@ function sameRule(a: Rate, b: Rate): boolean {
  * client uses. At `maxKeys` buckets, taking for a new key drops the least recently used bucket.
  * A dropped key starts over with a full bucket the next time it is seen, so a limit on a key can
  * be reset by flooding the store with `maxKeys` other keys; size `maxKeys` well above the number
- * of keys in use (the default 10 000 is far above the servers one client talks to). Claims are
- * bounded apart by the same number, but a claim that still holds is never dropped: while
- * `maxKeys` claims hold, a new one throws, so a flood of claims delays redemptions (each refused
- * until a claim expires) and never lets a spent key be claimed twice.
+ * of keys in use (the default 10 000 is far above the servers one client talks to).
  *
  * @param options The clock and the bound.
  * @returns A store whose `take` answers synchronously.
