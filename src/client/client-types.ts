@@ -86,7 +86,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
   /**
    * Receives the server's `notifications/progress` params for this call, in arrival order (among
-   * the handler's and subscribers' calls too, as the server sent them), off the connection (in a
+   * the calls of a handler or subscriber that returns at once too, as the server sent them; one
+   * that returns a promise holds back only its own later entries), off the connection (in a
    * microtask) and sanitized like a notification subscriber's params (every string cleaned by
    * `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's rejection) is logged
    * and skipped: the call goes on.
@@ -165,9 +166,10 @@ export interface Client {
   /**
    * Calls a tool, answering every input request through the policy's chain. A task the server
    * creates is awaited, so the result is the tool's. When the wait fails before the task ends
-   * (the signal fires, `maxTotalTimeout`, a modern task's input request refused, `close()`), the
-   * task is cancelled (`tasks/cancel`) and the error carries its id as `data.taskId`: beside the
-   * server's error data when that is an object, else with that data as `data.data`.
+   * (the signal fires, `maxTotalTimeout`, a modern task's input request refused, `close()` in the
+   * modern era), the task is cancelled (`tasks/cancel`) and the error carries its id as
+   * `data.taskId`: beside the server's error data when that is an object, else with that data as
+   * `data.data`. A legacy session closed by `close()` can send nothing more, so its task is left.
    */
   callTool(
     serverId: string,
