@@ -53,7 +53,7 @@ export function describeChain(policy: CompiledPolicy): string[] {
     row(
       2,
       "calls",
-      `callTimeout ${d(p.callTimeoutMs)} per HTTP leg, maxTotalTimeout ${d(p.maxTotalTimeoutMs)} per call, ` +
+      `callTimeout ${d(p.callTimeoutMs)} per leg, maxTotalTimeout ${d(p.maxTotalTimeoutMs)} per call, ` +
         `maxRounds ${p.maxRounds}, maxInputRequests ${p.maxInputRequests} per round`,
     ),
     row(

@@ -26,7 +26,7 @@ describe("sluice check", () => {
         "github  policies/github.policy.ts",
         "  transport          http https://api.githubcopilot.com/mcp/ (redirects same-origin)",
         "  era                auto (server/discover, else initialize)",
-        "  calls              callTimeout 30s per HTTP leg, maxTotalTimeout 10m per call, maxRounds 10, " +
+        "  calls              callTimeout 30s per leg, maxTotalTimeout 10m per call, maxRounds 10, " +
         "maxInputRequests 16 per round",
         "  messages           maxMessageBytes 4 MiB (a JSON body, a stdio line, a front request), " +
         "maxEventBytes 4 MiB per SSE event, maxJsonDepth 64 levels",
