@@ -166,10 +166,9 @@ export interface Client {
   /**
    * Calls a tool, answering every input request through the policy's chain. A task the server
    * creates is awaited, so the result is the tool's. When the wait fails before the task ends
-   * (the signal fires, `maxTotalTimeout`, a modern task's input request refused, `close()` in the
-   * modern era), the task is cancelled (`tasks/cancel`) and the error carries its id as
-   * `data.taskId`: beside the server's error data when that is an object, else with that data as
-   * `data.data`. A legacy session closed by `close()` can send nothing more, so its task is left.
+   * (the signal fires, `maxTotalTimeout`, a modern task's input request refused, `close()`), the
+   * task is cancelled (`tasks/cancel`) and the error carries its id as `data.taskId`: beside the
+   * server's error data when that is an object, else with that data as `data.data`.
    */
   callTool(
     serverId: string,

@@ -363,6 +363,22 @@ describe("CallerSession awaiting an upstream task its caller did not ask for", (
     assert.deepEqual(sentAfterTask(server.requests), upstreamSent);
   });
 
+  test("cancels the task upstream (tasks/cancel) when the caller ends its session", async () => {
+    const { client, server, session } = sessionOn(taskUpstream, {}, { era: "legacy" });
+    const pending = session.handle(deploy);
+    await eventually("the upstream tasks/result", () => server.requests[4]);
+    await session.close();
+    const ended = await pending;
+    const answer = [ended.status, ended.headers.get("content-type"), await ended.text()];
+    await client.close();
+    assert.deepEqual(sentAfterTask(server.requests), upstreamSent);
+    assert.deepEqual(answer, [
+      200,
+      "application/json",
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"The call was cancelled"}}',
+    ]);
+  });
+
   test("cancels the task upstream (tasks/cancel) when maxTotalTimeout passes", async () => {
     const { client, server, session, time } = sessionOn(taskUpstream, {}, {
       era: "legacy",

@@ -2,9 +2,9 @@
  * The legacy era behind the client's `ServerSession`: a call is one request whose deadline pauses
  * while the server's requests tied to it are answered; a `-32042` error (2025-11-25) runs its URL
  * elicitations through the chain and retries the call once they are accepted; tasks (2025-11-25)
- * are awaited with `tasks/result`, and a call's own task is cancelled when its wait fails first.
- * Before the first `tools/call` the tools are listed once, when the server declared `tools`, to
- * learn which must run as tasks.
+ * are awaited with `tasks/result`, and a call's own task is cancelled when its wait fails first or
+ * the session closes. Before the first `tools/call` the tools are listed once, when the server
+ * declared `tools`, to learn which must run as tasks.
  *
  * @module
  */
@@ -59,6 +59,8 @@ export class LegacyServerSession implements ServerSession {
   #toolsListed: Promise<void> | undefined;
   /** The listing's signal: shared by the calls waiting for it, so owned by none of them. */
   readonly #lifetime = new AbortController();
+  /** The tasks calls await as their own, with the `tasks/cancel` once sent: `close()` cancels them too. */
+  readonly #ownTasks = new Map<string, Promise<unknown> | undefined>();
 
   /**
    * @param session The legacy session.
@@ -133,6 +135,8 @@ export class LegacyServerSession implements ServerSession {
     // tasks/result blocks until the task ends; the task's input requests arrive meanwhile, tied
     // to it, and are answered by the supervisor.
     let raw: JsonObject;
+    const own = context.cancelIfAbandoned === true;
+    if (own) this.#ownTasks.set(taskId, undefined);
     try {
       raw = await this.#session.request("tasks/result", { taskId }, {
         signal: context.signal,
@@ -150,13 +154,12 @@ export class LegacyServerSession implements ServerSession {
         ? abortError(this.serverId, context.awaitingMethod ?? "tasks/result", context.signal.reason)
         : caught;
       // An error tasks/result answers is the task's own end: what its call would have answered.
-      if (context.cancelIfAbandoned !== true || (error instanceof ClientError && error.kind === "server")) {
+      if (!own || (error instanceof ClientError && error.kind === "server")) {
         throw error;
       }
-      throw await cancelAbandonedTask(taskId, error, {
-        cancel: (signal) => this.cancelTask(taskId, signal),
-        timers: this.#timers,
-      });
+      throw await this.#cancelOwn(taskId, error);
+    } finally {
+      if (own) this.#ownTasks.delete(taskId);
     }
     const result = decodeCallToolResult(raw);
     if (result.ok) return result.value;
@@ -204,10 +207,29 @@ export class LegacyServerSession implements ServerSession {
     return this.#session.rootsChanged(signal);
   }
 
-  /** @inheritdoc */
-  close(): Promise<void> {
+  /**
+   * Cancels the tasks calls await as their own first (a closed session can send nothing more, and
+   * the task would run on at the server), then ends the session.
+   */
+  async close(): Promise<void> {
     this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
+    await Promise.all([...this.#ownTasks.keys()].map((taskId) => this.#cancelOwn(taskId, undefined)));
     return this.#session.close();
+  }
+
+  /**
+   * {@linkcode cancelAbandonedTask} for a call's own task, its `tasks/cancel` sent once: the call's
+   * failed wait and `close()` may both give it up (a front's caller ending its session does both).
+   */
+  #cancelOwn(taskId: string, error: unknown): Promise<unknown> {
+    return cancelAbandonedTask(taskId, error, {
+      cancel: (signal) => {
+        const sent = this.#ownTasks.get(taskId) ?? this.cancelTask(taskId, signal);
+        this.#ownTasks.set(taskId, sent);
+        return sent;
+      },
+      timers: this.#timers,
+    });
   }
 
   /**

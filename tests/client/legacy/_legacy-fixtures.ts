@@ -24,6 +24,8 @@ export function legacySetup(
     readonly callTimeout?: Policy["callTimeout"];
     readonly maxTotalTimeout?: Policy["maxTotalTimeout"];
     readonly time?: Timers & Clock;
+    /** Sees each HTTP request the client makes, in order, the GET and DELETE included. */
+    readonly onFetch?: (init: RequestInit) => void;
   } = {},
 ): { client: Client; server: ScriptedServer } {
   const server = scriptedServer((request, index) =>
@@ -40,7 +42,10 @@ export function legacySetup(
       ...(maxTotalTimeout === undefined ? {} : { maxTotalTimeout }),
     }],
     ...(time === undefined ? {} : { timers: time, clock: time }),
-    fetch: postsOnly(server),
+    fetch: (url, init) => {
+      options.onFetch?.(init);
+      return postsOnly(server)(url, init);
+    },
   });
   return { client, server };
 }

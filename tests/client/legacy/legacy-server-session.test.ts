@@ -3,7 +3,7 @@
 // the server declared no `tools`, once when the server refuses it or stays silent, never a second
 // handshake in the same call, shared by the calls waiting for it, and made anew by a call that
 // comes once every call waiting for it gave up; and the task of a call that stops awaiting it,
-// cancelled with tasks/cancel. Runs on every runtime.
+// or whose client closes, cancelled with tasks/cancel. Runs on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -225,6 +225,57 @@ describe("LegacyServerSession tasks", () => {
     assert.deepEqual(sentAfterTask(late.server.requests), [[awaiting, cancel], cancelledAwaiting]);
     // The cancel's own deadline is cleared with the rest.
     assert.equal(time.pending, 0);
+  });
+
+  test("close() while a tool call awaits its task sends tasks/cancel before the session's DELETE, and the call fails as a modern one does: cancelled, the task in data.taskId", async () => {
+    // The server gives a session id, so the client ends its session with a DELETE.
+    const reply = legacyTaskServer(() => new Promise<Response>(() => {}));
+    const requests: unknown[] = [];
+    const { client, server } = legacySetup(async (request, index) => {
+      const response = await reply(request, index);
+      if (request.body.method === "initialize") response.headers.set("mcp-session-id", "s-1");
+      return response;
+    }, {
+      onFetch: ({ method, body }) => {
+        const sent = method === "POST" ? JSON.parse(String(body)) : { method };
+        if (method !== "POST" || sent.id !== undefined) requests.push(sent.method);
+      },
+    });
+    const call = failedWith(client.callTool("demo", "deploy"));
+    await eventually("tasks/result sent", () => server.requests[4]);
+    await client.close();
+    const failed = await call;
+    assert.deepEqual(sentAfterTask(server.requests), [[awaiting, cancel], cancelledAwaiting]);
+    assert.deepEqual(requests, [
+      "initialize",
+      "GET",
+      "tools/list",
+      "tools/call",
+      "tasks/result",
+      "tasks/cancel",
+      "DELETE",
+    ]);
+    assert.deepEqual(failed, [
+      "cancelled",
+      undefined,
+      'Call of tools/call to server "demo" was cancelled',
+      { taskId: "t-1" },
+    ]);
+  });
+
+  test("close() while awaitTask() awaits a task whose id the caller holds leaves it running", async () => {
+    const { client, server } = taskServer(() => new Promise<Response>(() => {}));
+    const call = failedWith(client.awaitTask("demo", "t-1"));
+    await eventually("tasks/result sent", () => server.requests[2]);
+    await client.close();
+    assert.deepEqual(await call, [
+      "transport",
+      undefined,
+      'Server "demo": Legacy HTTP connection ended: close() was called',
+      undefined,
+    ]);
+    const requests = server.requests.filter((request) => request.body.id !== undefined);
+    assert.deepEqual(requests.map((request) => request.body.method), ["initialize", "tasks/result"]);
   });
 
   test("a tool call whose task failed (tasks/result answered an error) sends no tasks/cancel", async () => {
