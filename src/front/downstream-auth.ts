@@ -267,7 +267,7 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
     ? undefined
     : (typeof options.audience === "string"
       ? [options.audience]
-      : scopesOf(options.audience, `${who}: "auth.jwt.audience"`)).map(caseFolded);
+      : scopesOf(options.audience, `${who}: "auth.jwt.audience"`)).map(comparable);
   const scopes = scopesOf(options.scopes, `${who}: "auth.jwt.scopes"`);
   const servers = options.authorizationServers === undefined
     ? [issuer]
@@ -317,9 +317,9 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
       }
       // Compared here, not by jose, which compares whole strings: a scheme or host in upper case
       // names the same resource (RFC 3986), and the MCP spec asks a server to accept it.
-      const accepted = audience ?? resourcesOf(target).map(caseFolded);
+      const accepted = audience ?? resourcesOf(target).map(comparable);
       if (
-        ![payload.aud].flat().some((aud) => typeof aud === "string" && accepted.includes(caseFolded(aud)))
+        ![payload.aud].flat().some((aud) => typeof aud === "string" && accepted.includes(comparable(aud)))
       ) {
         return invalidToken(target, "The token was not issued for this resource (aud)");
       }
@@ -396,13 +396,17 @@ function resourcesOf(target: ResourceTarget): string[] {
     : [`${target.base}/mcp/${target.serverId}`, target.base];
 }
 
-/** A URI with its scheme and host in lower case, the rest (the path above all) as written. */
-function caseFolded(uri: string): string {
-  return uri.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*@)?([^/?#]*)/i,
-    (_, scheme: string, user: string | undefined, host: string) =>
-      `${scheme.toLowerCase()}${user ?? ""}${host.toLowerCase()}`,
-  );
+/**
+ * A URI as `aud` is compared: as WHATWG URL writes it (scheme and host in lower case, a default
+ * port dropped, the path as written), so equivalent forms of one resource match; text that is not
+ * a URL as it is.
+ */
+function comparable(uri: string): string {
+  try {
+    return new URL(uri).href;
+  } catch {
+    return uri;
+  }
 }
 
 /**

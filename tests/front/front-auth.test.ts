@@ -524,7 +524,7 @@ describe("auth: JWT access tokens with fixed keys", () => {
     await client.close();
   });
 
-  test("jwt auth takes an aud whose scheme and host differ only in case, never one whose path does", async () => {
+  test("jwt auth takes an aud whose scheme and host differ only in case, or that names the default port, never one whose path does", async () => {
     const { jwk, sign } = await issuer();
     const gate = jwtFront(jwk, {}, {}, {
       publicUrl: "https://gate.example.com",
@@ -540,7 +540,7 @@ describe("auth: JWT access tokens with fixed keys", () => {
       const aud of ["HTTPS://GATE.EXAMPLE.COM/mcp/files", "Https://Gate.Example.Com", [
         "x",
         "HTTPS://gate.example.COM",
-      ]]
+      ], "https://gate.example.com:443/mcp/files"]
     ) {
       answers.push(await gate.send(call("http://gate.example.com", await sign({ aud }))));
     }
@@ -557,6 +557,7 @@ describe("auth: JWT access tokens with fixed keys", () => {
       );
     const gateMetadata = "https://gate.example.com/.well-known/oauth-protected-resource/mcp/files";
     assert.deepEqual(answers, [
+      CALLED_READ,
       CALLED_READ,
       CALLED_READ,
       CALLED_READ,
