@@ -8,6 +8,8 @@
  * @module
  */
 import process from "node:process";
+import { inspect } from "node:util";
+import { Agent } from "undici";
 import { type Client, ClientError, defineHandler } from "../../mod.ts";
 import type { UpstreamAuth } from "../../src/policy/policy.ts";
 import { createClient } from "../../src/legacy.ts";
@@ -37,6 +39,20 @@ function fillForm(schema: { properties?: Record<string, Record<string, unknown>>
 
 let beforeAnswer: (() => Promise<void>) | undefined;
 const browserFetch = createNodeFetch();
+
+/**
+ * The client's HTTP: Node's fetch on a new connection for each request (`pipelining: 0` turns
+ * keep-alive off). The suite serves every scenario from one process and starts every client at
+ * once; under load that process can stall past its servers' keep-alive timeout while a request
+ * waits unread on a kept-alive connection, and then resets the connection. A POST so cut off fails
+ * in any client that does not send it again, and sluice does not (the server may have run it:
+ * createNodeFetch's doc). Stopping the suite's process for 12 s between two requests reproduces
+ * it: `fetch failed (read ECONNRESET)`. With a connection per request that race, which no client
+ * can win, is not part of what the suite grades.
+ */
+const noReuse = new Agent({ pipelining: 0 });
+const clientFetch = (url: string, init: RequestInit): Promise<Response> =>
+  fetch(url, { ...init, dispatcher: noReuse } as RequestInit);
 let client: Client;
 
 const handler = defineHandler({
@@ -54,8 +70,8 @@ const handler = defineHandler({
   roots: () => ({ roots: [] }),
   // The suite's authorization server approves at once: its authorization endpoint redirects
   // straight to the redirect URI, so "showing" the URL is following it to its Location. As a
-  // browser would, and as the client's own requests are, a request that the server's closing of an
-  // idle kept-alive connection cut off is sent again (createNodeFetch; Node's fetch fails it).
+  // browser would, createNodeFetch sends this GET again when the server's closing of an idle
+  // kept-alive connection cuts it off.
   authorize: async (request) => {
     const response = await browserFetch(request.url, { method: "GET" });
     await discardBody(response);
@@ -198,6 +214,7 @@ async function main(): Promise<void> {
   client = createClient({
     name: "sluice-conformance",
     handler,
+    fetch: clientFetch,
     policies: [{ server: SERVER, transport: { url, ...authFor(context) }, era }],
     signIn: {
       redirectUri: "http://localhost:3000/callback",
@@ -219,9 +236,10 @@ async function main(): Promise<void> {
   }
 }
 
+// The whole error, its details and causes included: a failure seen once is read from this alone.
 main().then(() => process.exit(0), (error: unknown) => {
   process.stderr.write(
-    `sluice conformance client (${process.env.MCP_CONFORMANCE_SCENARIO}): ${String(error)}\n`,
+    `sluice conformance client (${process.env.MCP_CONFORMANCE_SCENARIO}): ${inspect(error, { depth: 8 })}\n`,
   );
   process.exit(1);
 });
