@@ -87,7 +87,9 @@ function peerAddress(_request: Request, env: unknown): string | undefined {
 }
 
 /**
- * Creates a gateway and serves it with `@hono/node-server`; resolves once it listens.
+ * Creates a gateway and serves it with `@hono/node-server`; resolves once it listens. A caller's
+ * idle connection stays open 65 s (`Keep-Alive: timeout=65`), longer than callers and proxies
+ * keep theirs, so they close it first.
  *
  * @param options The gateway's options, and `port`, `hostname`, `signal`.
  * @returns The running gateway: its `url`, and `close()`.
@@ -110,6 +112,9 @@ function peerAddress(_request: Request, env: unknown): string | undefined {
 export function serve(options: ServeOptions): Promise<RunningGateway> {
   return serveGateway(options, { createGateway, environment, listen });
 }
+
+/** How long an idle caller connection stays open: longer than a 60 s proxy or load balancer keeps it. */
+const KEEP_ALIVE_MS = 65_000;
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
@@ -155,6 +160,10 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
         });
       },
     );
+    // Node's 5 s default closes an idle connection as soon as, or before, common callers drop it
+    // (httpx after 5 s, a proxy's pool after 60 s); a request sent on it as it closes is reset,
+    // and a caller rightly does not send a POST again. The caller should close first.
+    if ("keepAliveTimeout" in server) server.keepAliveTimeout = KEEP_ALIVE_MS;
     const onError = (error: Error): void => reject(listenError(address, error));
     server.once("error", onError);
   });
