@@ -88,8 +88,8 @@ function peerAddress(_request: Request, env: unknown): string | undefined {
 
 /**
  * Creates a gateway and serves it with `@hono/node-server`; resolves once it listens. A caller's
- * idle connection stays open 65 s (`Keep-Alive: timeout=65`), longer than callers and proxies
- * keep theirs, so they close it first.
+ * idle connection stays open 65 s (`Keep-Alive: timeout=65`), longer than common callers and load
+ * balancers keep theirs, so they close it first.
  *
  * @param options The gateway's options, and `port`, `hostname`, `signal`.
  * @returns The running gateway: its `url`, and `close()`.
