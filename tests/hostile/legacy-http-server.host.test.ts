@@ -5,6 +5,7 @@
 import { after, afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client, Handler, Policy } from "../../src/legacy.ts";
+import { eventually } from "../_support/eventually.ts";
 import { heapAfterGc } from "../_support/heap.ts";
 import type { HostileLegacyLog } from "../_support/hostile-legacy-http-server.ts";
 import { type HostileHttpServer, startHostileHttp } from "../_support/hostile-process.ts";
@@ -169,10 +170,15 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
       // A new server on the same port forgets the session: 404, then initialize again, then the call.
       server = await startHostileHttp(SCRIPT, { port: server.port });
       await stillWorks(c);
-      const log = (await server.log()).requests;
-      const seen = log.map((request) => `${request.http} ${request.rpc}`);
       // The standalone GET stream and notifications/initialized go out together, in either order;
-      // so do logging/setLevel (at the policy's logLevel) and the call.
+      // so do logging/setLevel (at the policy's logLevel) and the call, whose answer may come back
+      // before the server has read logging/setLevel: wait for all six.
+      const restarted = server;
+      const log = await eventually("six requests at the new server", async () => {
+        const { requests } = await restarted.log();
+        return requests.length >= 6 ? requests : undefined;
+      });
+      const seen = log.map((request) => `${request.http} ${request.rpc}`);
       assert.deepEqual([...seen.slice(0, 2), ...seen.slice(2, 4).sort(), ...seen.slice(4).sort()], [
         "POST tools/call echo",
         "POST initialize",
