@@ -113,7 +113,11 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
   return serveGateway(options, { createGateway, environment, listen });
 }
 
-/** How long an idle caller connection stays open: longer than a 60 s proxy or load balancer keeps it. */
+/**
+ * How long an idle caller connection stays open. Node's 5 s would close it as soon as, or before,
+ * common callers drop it (httpx after 5 s, a load balancer's pool after 60 s): a request sent on it
+ * as it closes is reset, and a caller rightly does not send a POST again. The caller closes first.
+ */
 const KEEP_ALIVE_MS = 65_000;
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
@@ -160,9 +164,6 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
         });
       },
     );
-    // Node's 5 s default closes an idle connection as soon as, or before, common callers drop it
-    // (httpx after 5 s, a proxy's pool after 60 s); a request sent on it as it closes is reset,
-    // and a caller rightly does not send a POST again. The caller should close first.
     if ("keepAliveTimeout" in server) server.keepAliveTimeout = KEEP_ALIVE_MS;
     const onError = (error: Error): void => reject(listenError(address, error));
     server.once("error", onError);

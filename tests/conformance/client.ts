@@ -13,7 +13,6 @@ import { Agent } from "undici";
 import { type Client, ClientError, defineHandler } from "../../mod.ts";
 import type { UpstreamAuth } from "../../src/policy/policy.ts";
 import { createClient } from "../../src/legacy.ts";
-import { createNodeFetch } from "../../src/transport/node-fetch.ts";
 import { discardBody } from "../../src/transport/body-reader.ts";
 
 type Action = (client: Client, context: Record<string, unknown>) => Promise<void>;
@@ -38,17 +37,16 @@ function fillForm(schema: { properties?: Record<string, Record<string, unknown>>
 }
 
 let beforeAnswer: (() => Promise<void>) | undefined;
-const browserFetch = createNodeFetch();
 
 /**
- * The client's HTTP: Node's fetch on a new connection for each request (`pipelining: 0` turns
- * keep-alive off). The suite serves every scenario from one process and starts every client at
- * once; under load that process can stall past its servers' keep-alive timeout while a request
- * waits unread on a kept-alive connection, and then resets the connection. A POST so cut off fails
- * in any client that does not send it again, and sluice does not (the server may have run it:
- * createNodeFetch's doc). Stopping the suite's process for 12 s between two requests reproduces
- * it: `fetch failed (read ECONNRESET)`. With a connection per request that race, which no client
- * can win, is not part of what the suite grades.
+ * Every request of this process, the client's and the authorize helper's: Node's fetch on a new
+ * connection each time (`pipelining: 0` turns keep-alive off). The suite serves every scenario
+ * from one process and starts every client at once; under load that process can stall past its
+ * servers' keep-alive timeout while a request waits unread on a kept-alive connection, and then
+ * resets the connection. A POST so cut off fails in any client that does not send it again, and
+ * sluice does not (the server may have run it: createNodeFetch's doc). Stopping the suite's
+ * process for 12 s between two requests reproduces it: `fetch failed (read ECONNRESET)`. With a
+ * connection per request that race, which no client can win, is not part of what the suite grades.
  */
 const noReuse = new Agent({ pipelining: 0 });
 const clientFetch = (url: string, init: RequestInit): Promise<Response> =>
@@ -69,11 +67,9 @@ const handler = defineHandler({
   }),
   roots: () => ({ roots: [] }),
   // The suite's authorization server approves at once: its authorization endpoint redirects
-  // straight to the redirect URI, so "showing" the URL is following it to its Location. As a
-  // browser would, createNodeFetch sends this GET again when the server's closing of an idle
-  // kept-alive connection cuts it off.
+  // straight to the redirect URI, so "showing" the URL is following it to its Location.
   authorize: async (request) => {
-    const response = await browserFetch(request.url, { method: "GET" });
+    const response = await clientFetch(request.url, { method: "GET", redirect: "manual" });
     await discardBody(response);
     const location = response.headers.get("location");
     if (location === null) {

@@ -173,9 +173,8 @@ describe("a legacy client against a hostile legacy HTTP server", () => {
       // The standalone GET stream and notifications/initialized go out together, in either order;
       // so do logging/setLevel (at the policy's logLevel) and the call, whose answer may come back
       // before the server has read logging/setLevel: wait for all six.
-      const restarted = server;
       const log = await eventually("six requests at the new server", async () => {
-        const { requests } = await restarted.log();
+        const { requests } = await server.log();
         return requests.length >= 6 ? requests : undefined;
       });
       const seen = log.map((request) => `${request.http} ${request.rpc}`);
