@@ -18,9 +18,18 @@ const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]+)@/s;
 
 /**
  * A password some parsers take whole, holding `/`, `?` or `#` (libpq's `postgresql://app:pa/ss@db`):
- * a user, `:`, then everything up to the last `@`. At worst a path's `@` hides more than a password.
+ * a user, `:`, then everything up to the last `@` (the second group). A user does not start with `[`,
+ * which opens an IPv6 host (`[::1]`). At worst a path's `@` hides more than a password.
  */
-const LOOSE_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/(?:…@)?[^/?#:@]*:).*@/s;
+const LOOSE_PASSWORD = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/(?:…@)?[^/?#:@[]*:)(.*)@/s;
+/**
+ * Schemes whose every client reads a URL as WHATWG URL does: the authority ends at the first `/`,
+ * so one to five digits there are a port, and an `@` after them is the path's
+ * (`http://localhost:4873/@scope/pkg`). Other schemes' parsers (libpq's) may take them as a password.
+ */
+const WEB_SCHEME = /^(?:https?|wss?):/i;
+/** A port, then the path, query or fragment, or the end. */
+const PORT = /^\d{1,5}(?:[/?#]|$)/;
 
 /**
  * Writes a URL with its userinfo password, a user name with no password, each query value and each
@@ -42,7 +51,10 @@ export function withoutUrlSecrets(url: string): string {
       USERINFO,
       (_, scheme: string, info: string) => `${scheme}${info.slice(0, info.indexOf(":") + 1)}…@`,
     )
-    .replace(LOOSE_PASSWORD, "$1…@");
+    .replace(
+      LOOSE_PASSWORD,
+      (whole, head: string, rest: string) => WEB_SCHEME.test(head) && PORT.test(rest) ? whole : `${head}…@`,
+    );
   const cut = shown.search(/[?#]/);
   if (cut < 0) return shown;
   // A part with no `=` is a name alone, and such a name is as often the token itself (`?SECRET`).

@@ -96,6 +96,29 @@ describe("url-query", () => {
     );
   });
 
+  test("withoutUrlSecrets() takes digits after a web URL's host as its port, so an @ in its path hides nothing; an IPv6 host is no user; libpq's digits before / stay a password", () => {
+    assert.deepEqual(
+      [
+        "https://[::1]:8080/users/@me",
+        "http://localhost:4873/@scope/pkg",
+        "wss://mcp.example:8443/@team/mcp?key=abc",
+        "https://mcp.example:8443",
+        "https://app:12ab/ss@host/x",
+        "postgresql://app:12/ss@db/app",
+        "postgresql://[::1]:5432/app",
+      ].map(withoutUrlSecrets),
+      [
+        "https://[::1]:8080/users/@me",
+        "http://localhost:4873/@scope/pkg",
+        "wss://mcp.example:8443/@team/mcp?key=…",
+        "https://mcp.example:8443",
+        "https://app:…@host/x",
+        "postgresql://app:…@db/app",
+        "postgresql://[::1]:5432/app",
+      ],
+    );
+  });
+
   test("withoutQuotedUrlSecrets() rewrites each URL a message quotes, escapes and a cut included, and nothing else", () => {
     const escaped = quote('https://a.example/\u202e\u{E0001}?token=\u{E0001}"x');
     const cut = quote(`https://a.example/${"a".repeat(80)}?session=SECRET`);
