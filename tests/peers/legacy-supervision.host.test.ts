@@ -142,6 +142,19 @@ describe("legacy supervision against a scripted stdio server", () => {
     await c.close();
   });
 
+  test("close() fails a call in flight as cancelled, not as the process it stops", async () => {
+    const c = client({});
+    const call = c.callTool("scripted", "sleep", { ms: 60_000 }).catch((e) => e);
+    await c.callTool("scripted", "echo", { text: "started" });
+    await c.close();
+    const error = await call;
+    assert.ok(error instanceof ClientError);
+    assert.deepEqual([error.kind, error.message], [
+      "cancelled",
+      'Call of tools/call to server "scripted" was cancelled',
+    ]);
+  });
+
   test("refuses sampling that arrives when no call is in flight with the rejection code", async () => {
     const c = client({
       sampling: () => ({ role: "assistant", content: { type: "text", text: "x" }, model: "m" }),

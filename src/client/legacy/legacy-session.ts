@@ -198,6 +198,9 @@ export class LegacySession {
           ).catch(() => {});
           throw abortError(this.serverId, method, options.signal.reason);
         }
+        // A call whose signal fired first fails as that signal says (cancelled, timeout), however
+        // the connection then failed it: `close()` aborts every call, then closes the connection.
+        if (options.signal.aborted) throw abortError(this.serverId, method, options.signal.reason);
         // Only a 404 to a request carrying a session id means the server forgot the session
         // (2025-11-25 transports); a server that gave none has no session to forget.
         if (error.kind === "session_expired" && !reconnected) {

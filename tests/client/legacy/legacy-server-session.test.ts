@@ -263,15 +263,15 @@ describe("LegacyServerSession tasks", () => {
     ]);
   });
 
-  test("close() while awaitTask() awaits a task whose id the caller holds leaves it running", async () => {
+  test("close() while awaitTask() awaits a task whose id the caller holds leaves it running, and the wait fails as cancelled", async () => {
     const { client, server } = taskServer(() => new Promise<Response>(() => {}));
     const call = failedWith(client.awaitTask("demo", "t-1"));
     await eventually("tasks/result sent", () => server.requests[2]);
     await client.close();
     assert.deepEqual(await call, [
-      "transport",
+      "cancelled",
       undefined,
-      'Server "demo": Legacy HTTP connection ended: close() was called',
+      'Call of tasks/result to server "demo" was cancelled',
       undefined,
     ]);
     const requests = server.requests.filter((request) => request.body.id !== undefined);

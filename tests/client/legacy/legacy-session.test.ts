@@ -489,3 +489,24 @@ describe("LegacySession forgotten session", () => {
     }
   });
 });
+
+describe("LegacySession close()", () => {
+  test("fails each call in flight as cancelled, as the modern era does, not as the connection closed under it", async () => {
+    const { client, server } = legacySetup((request) =>
+      request.body.method === "initialize"
+        ? initialized(request.body.id, {})
+        : new Promise<Response>(() => {})
+    );
+    const pending = [failure(client.callTool("demo", "t", {})), failure(client.listPrompts("demo"))];
+    const sent = () => server.requests.map((request) => request.body.method);
+    await eventually(
+      "both calls sent",
+      () => sent().includes("tools/call") && sent().includes("prompts/list") || undefined,
+    );
+    await client.close();
+    assert.deepEqual(await Promise.all(pending), [
+      ["cancelled", undefined, 'Call of tools/call to server "demo" was cancelled'],
+      ["cancelled", undefined, 'Call of prompts/list to server "demo" was cancelled'],
+    ]);
+  });
+});
