@@ -7,7 +7,8 @@
  * from `port`, or `PORT`, or 8787. It listens on 127.0.0.1 unless told otherwise. Bun's idle
  * timeout (10 s) is lifted for each request once it has arrived, its body read in full, so a call
  * that waits on its upstream or on a handler is bounded by the policy's `maxTotalTimeout`
- * instead, and a body that stalls is still cut off.
+ * instead, and a body that stalls is still cut off. Once the answer is written (an SSE stream's
+ * last event), the connection may idle 65 s, as on Node, before it is closed.
  *
  * @example
  * ```ts ignore
@@ -29,6 +30,7 @@ import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import { BODY_READ } from "../front/entry-bindings.ts";
 import {
+  KEEP_ALIVE_MS,
   type Listener,
   listenError,
   type RunningGateway,
@@ -123,7 +125,9 @@ function peerAddress(request: Request, server: unknown): string | undefined {
 }
 
 /**
- * Creates a gateway and serves it with `Bun.serve`; resolves once it listens.
+ * Creates a gateway and serves it with `Bun.serve`; resolves once it listens. A caller's idle
+ * connection stays open 65 s after its answer, longer than common callers and load balancers keep
+ * theirs, so they close it first.
  *
  * @param options The gateway's options, and `port`, `hostname`, `signal`.
  * @returns The running gateway: its `url`, and `close()`.
@@ -148,21 +152,42 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
   return serveGateway(options, { createGateway, environment, listen });
 }
 
+/**
+ * The response, with `written` run once it is all handed to Bun: now, or for an SSE stream (whose
+ * quiet spells may outlast any idle timeout) once its last event is.
+ */
+function afterWritten(response: Response, written: () => void): Response {
+  const body = response.body;
+  if (body === null || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    written();
+    return response;
+  }
+  const { status, statusText, headers } = response;
+  return new Response(body.pipeThrough(new TransformStream({ flush: written })), {
+    status,
+    statusText,
+    headers,
+  });
+}
+
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   let server: BunServer;
   let requestIP: BunServer["requestIP"] | undefined;
   try {
     server = bun().serve({
       ...address,
-      fetch: (request, self) => {
+      fetch: async (request, self) => {
         const lift = () => self.timeout(request, 0);
         // A request with a body keeps the idle timeout until the front has read it.
-        if (request.body === null) {
-          lift();
-          return gateway.fetch(request, self);
-        }
+        if (request.body === null) lift();
         requestIP ??= (asked) => self.requestIP(asked);
-        return gateway.fetch(request, { requestIP, [BODY_READ]: lift });
+        const response = await gateway.fetch(
+          request,
+          request.body === null ? self : { requestIP, [BODY_READ]: lift },
+        );
+        // Lifted, the timeout would stay off for the idle connection after the answer, until the
+        // next request on it: a caller that vanished would hold its socket.
+        return afterWritten(response, () => self.timeout(request, KEEP_ALIVE_MS / 1000));
       },
     });
   } catch (error) {

@@ -31,6 +31,7 @@ import { CALLER_GONE, type CallerGone, JSON_WRITER, type JsonWriter } from "../f
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import {
+  KEEP_ALIVE_MS,
   type Listener,
   listenError,
   type RunningGateway,
@@ -112,13 +113,6 @@ function peerAddress(_request: Request, env: unknown): string | undefined {
 export function serve(options: ServeOptions): Promise<RunningGateway> {
   return serveGateway(options, { createGateway, environment, listen });
 }
-
-/**
- * How long an idle caller connection stays open. Node's 5 s would close it as soon as, or before,
- * common callers drop it (httpx after 5 s, a load balancer's pool after 60 s): a request sent on it
- * as it closes is reset, and a caller rightly does not send a POST again. The caller closes first.
- */
-const KEEP_ALIVE_MS = 65_000;
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {

@@ -20,6 +20,14 @@ export const DEFAULT_HOSTNAME = "127.0.0.1";
 /** The environment variable read for the port when the `port` option is absent. */
 export const PORT_VARIABLE = "PORT";
 
+/**
+ * How long an idle caller connection stays open on Node and Bun. Node's 5 s would close it as
+ * soon as, or before, common callers drop it (httpx after 5 s, a load balancer's pool after 60 s):
+ * a request sent on it as it closes is reset, and a caller rightly does not send a POST again. The
+ * caller closes first. Yet a caller that vanishes without closing does not hold a socket for good.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
 /** Options of `serve()`: the gateway's, and where to listen. */
 export interface ServeOptions extends GatewayOptions {
   /**

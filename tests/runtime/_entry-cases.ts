@@ -56,7 +56,7 @@ export const ADD_ANSWER: { readonly status: number; readonly body: unknown } = {
   },
 };
 
-const META = {
+export const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },

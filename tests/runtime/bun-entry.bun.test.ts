@@ -1,6 +1,7 @@
 // The Bun entry (@sluice/mcp/bun) over real HTTP: Bun.serve in front of the modern peer, called by
 // raw fetches and by sluice's own client (the cases every entry shares, in ./_entry-cases.ts); and
-// Bun's idle timeout, kept on a body that stalls and lifted for a call that waits long.
+// Bun's idle timeout, kept on a body that stalls, lifted for a call that waits long and for an open
+// stream, and set to 65 s once an answer is written.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -10,7 +11,7 @@ import { createGateway, serve } from "../../src/adapters/bun.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
 import { within } from "../_support/eventually.ts";
-import { describeEntry, KEY } from "./_entry-cases.ts";
+import { describeEntry, KEY, META } from "./_entry-cases.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -90,4 +91,110 @@ describe("Bun's idle timeout (10 s)", () => {
       }
     },
   );
+
+  test(
+    "serve() on Bun closes a connection 65 s after its answer, JSON or a stream that ended, and keeps a quiet stream open",
+    { timeout: 120_000 },
+    async () => {
+      const gateway = await serve({
+        port: 0,
+        stateKey: KEY,
+        playground: false,
+        heartbeat: false,
+        policies: [{ server: "modern", transport: { url: peer.url }, era: "modern" }],
+      });
+      const port = Number(new URL(gateway.url).port);
+      const call = (name: string, accept: string, meta: Record<string, unknown>) => {
+        const body = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name, _meta: meta },
+        });
+        return `POST /mcp/modern HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+          `accept: ${accept}\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: ${name}\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      };
+      const json = await exchange(
+        port,
+        call("add", "application/json", META),
+        (text) => text.endsWith("}}}"),
+      );
+      // Progress makes the answer a stream, which ends with the call.
+      const ended = await exchange(
+        port,
+        call("progress_twice", "application/json, text/event-stream", {
+          ...META,
+          progressToken: "p",
+        }),
+        (text) => text.endsWith("\r\n0\r\n\r\n"),
+      );
+      // A 2025 host's standing stream, with no heartbeat: quiet for as long as the test runs.
+      const caller = new LegacyCaller(fetch, `${gateway.url}/mcp/modern`);
+      await caller.initialize();
+      const open = await exchange(
+        port,
+        `GET /mcp/modern HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n` +
+          `mcp-session-id: ${caller.session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n`,
+        (text) => text.includes("\r\n\r\n"),
+      );
+      try {
+        const heads = [json, ended, open].map((one) =>
+          one.text.split("\r\n").find((line) => line.startsWith("Content-Type"))
+        );
+        // Bun's ticks of 4 s: 65 s cuts after more than 64 s and at most 68 s; more than 60 s is kept.
+        const idled = await within(
+          "both answered connections closed",
+          Promise.all([json.closed, ended.closed]),
+          80_000,
+        );
+        assert.deepEqual(
+          [heads, idled.map((ms) => ms > 60_000), open.isClosed()],
+          [
+            [
+              "Content-Type: application/json",
+              "Content-Type: text/event-stream",
+              "Content-Type: text/event-stream",
+            ],
+            [true, true],
+            false,
+          ],
+          `closed ${idled.map(Math.round).join(" and ")} ms after their answers`,
+        );
+      } finally {
+        for (const one of [json, ended, open]) one.socket.destroy();
+        await gateway.close();
+      }
+    },
+  );
 });
+
+/**
+ * Sends `request` on a connection of its own, and gives back what came until `answered` holds of
+ * it, and how long after that the gateway closed the connection.
+ */
+async function exchange(port: number, request: string, answered: (text: string) => boolean) {
+  const socket = connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  let text = "";
+  let answeredAt: number | undefined;
+  let closed = false;
+  const ended = new Promise<number>((resolve) =>
+    socket.on("close", () => {
+      closed = true;
+      resolve(performance.now() - (answeredAt ?? Number.NaN));
+    })
+  );
+  const got = new Promise<void>((resolve) =>
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      if (answeredAt === undefined && answered(text)) {
+        answeredAt = performance.now();
+        resolve();
+      }
+    })
+  );
+  socket.write(request);
+  await within("the answer", got, 10_000);
+  return { text, closed: ended, socket, isClosed: () => closed };
+}
