@@ -53,7 +53,9 @@ export function withoutUrlSecrets(url: string): string {
     )
     .replace(
       LOOSE_PASSWORD,
-      (whole, head: string, rest: string) => WEB_SCHEME.test(head) && PORT.test(rest) ? whole : `${head}…@`,
+      // A password hidden already (`user:…@host/@me`) is not hidden again, with the path after it.
+      (whole, head: string, rest: string) =>
+        rest.startsWith("…@") || (WEB_SCHEME.test(head) && PORT.test(rest)) ? whole : `${head}…@`,
     );
   const cut = shown.search(/[?#]/);
   if (cut < 0) return shown;

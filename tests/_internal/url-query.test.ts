@@ -96,7 +96,7 @@ describe("url-query", () => {
     );
   });
 
-  test("withoutUrlSecrets() takes digits after a web URL's host as its port, so an @ in its path hides nothing; an IPv6 host is no user; libpq's digits before / stay a password", () => {
+  test("withoutUrlSecrets() takes digits after a web URL's host as its port, so an @ in its path hides nothing; an IPv6 host is no user; libpq's digits before / stay a password; a password hidden already hides no path", () => {
     assert.deepEqual(
       [
         "https://[::1]:8080/users/@me",
@@ -106,6 +106,8 @@ describe("url-query", () => {
         "https://app:12ab/ss@host/x",
         "postgresql://app:12/ss@db/app",
         "postgresql://[::1]:5432/app",
+        "https://user:pw@host:8080/@me",
+        "postgresql://user:pw@db/@x",
       ].map(withoutUrlSecrets),
       [
         "https://[::1]:8080/users/@me",
@@ -115,6 +117,8 @@ describe("url-query", () => {
         "https://app:…@host/x",
         "postgresql://app:…@db/app",
         "postgresql://[::1]:5432/app",
+        "https://user:…@host:8080/@me",
+        "postgresql://user:…@db/@x",
       ],
     );
   });
