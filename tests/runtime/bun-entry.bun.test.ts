@@ -142,14 +142,15 @@ describe("Bun's idle timeout (10 s)", () => {
         const heads = [json, ended, open].map((one) =>
           one.text.split("\r\n").find((line) => line.startsWith("Content-Type"))
         );
-        // Bun's ticks of 4 s: 65 s cuts after more than 64 s and at most 68 s; more than 60 s is kept.
+        // Bun's ticks of 4 s: 65 s cuts after more than 64 s and at most 68 s. Past 50 s is far from
+        // Bun's own 10 s (at most 12 s), with room for a test process slow to read the answer.
         const idled = await within(
           "both answered connections closed",
           Promise.all([json.closed, ended.closed]),
           80_000,
         );
         assert.deepEqual(
-          [heads, idled.map((ms) => ms > 60_000), open.isClosed()],
+          [heads, idled.map((ms) => ms > 50_000), open.isClosed()],
           [
             [
               "Content-Type: application/json",
