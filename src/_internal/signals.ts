@@ -77,12 +77,39 @@ export function linkSignals(
       abort(source.reason);
       return linked;
     }
-    const onAbort = () => abort(source.reason);
-    source.addEventListener("abort", onAbort, { once: true });
-    cleanups.push(() => source.removeEventListener("abort", onAbort));
+    cleanups.push(whenAborted(source, () => abort(source.reason)));
   }
   if (deadline !== undefined) cleanups.push(armDeadline(deadline, abort));
   return linked;
+}
+
+/** Per signal, the callbacks waiting for its abort (see {@linkcode whenAborted}). */
+const WAITING = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Hears `signal`'s abort through one listener per signal, however many callbacks wait on it, in
+ * the order they began to wait: many calls wait on one session's signal, a round's input
+ * requests on the round's, and Node warns (`MaxListenersExceededWarning`) past ten listeners on
+ * one `AbortSignal`.
+ *
+ * @param signal A signal that has not fired.
+ * @param callback Called once when it fires.
+ * @returns What stops waiting.
+ */
+export function whenAborted(signal: AbortSignal, callback: () => void): () => void {
+  let waiting = WAITING.get(signal);
+  if (waiting === undefined) {
+    const callbacks = new Set<() => void>();
+    waiting = callbacks;
+    WAITING.set(signal, callbacks);
+    signal.addEventListener("abort", () => {
+      WAITING.delete(signal);
+      for (const waiter of [...callbacks]) waiter();
+    }, { once: true });
+  }
+  const mine = waiting;
+  mine.add(callback);
+  return () => void mine.delete(callback);
 }
 
 /** The flows' signals, each with the abort of its flow. */

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Timers } from "../_internal/timers.ts";
+import { whenAborted } from "../_internal/signals.ts";
 
 /** How a handler call ended. */
 export type Invocation =
@@ -93,31 +94,6 @@ export function invokeHandler(
       (error: unknown) => finish({ kind: "threw", error }),
     );
   });
-}
-
-/** Per signal, the callbacks waiting for its abort (see {@linkcode whenAborted}). */
-const WAITING = new WeakMap<AbortSignal, Set<() => void>>();
-
-/**
- * Hears `signal`'s abort through one listener per signal, however many callbacks wait on it:
- * a round's input requests all wait on the round's signal, and Node warns
- * (`MaxListenersExceededWarning`) past ten listeners on one `AbortSignal`. Returns what stops
- * waiting.
- */
-function whenAborted(signal: AbortSignal, callback: () => void): () => void {
-  let waiting = WAITING.get(signal);
-  if (waiting === undefined) {
-    const callbacks = new Set<() => void>();
-    waiting = callbacks;
-    WAITING.set(signal, callbacks);
-    signal.addEventListener("abort", () => {
-      WAITING.delete(signal);
-      for (const waiter of [...callbacks]) waiter();
-    }, { once: true });
-  }
-  const mine = waiting;
-  mine.add(callback);
-  return () => void mine.delete(callback);
 }
 
 /** An `AbortSignal` made on first read; aborting before that is remembered. */

@@ -8,6 +8,7 @@ import {
   openFlow,
   openLeg,
   sharedWork,
+  whenAborted,
 } from "../../src/_internal/signals.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 
@@ -44,6 +45,26 @@ describe("linkSignals()", () => {
     assert.equal(linked.signal.reason.which, "total");
     assert.equal(linked.signal.reason.ms, 250);
     assert.equal(linked.signal.reason.message, "maxTotalTimeout of 250 ms reached");
+  });
+});
+
+describe("whenAborted()", () => {
+  test("calls each waiter once, in the order they began to wait, leaving out those that stopped", () => {
+    const source = new AbortController();
+    const heard: string[] = [];
+    const stops = ["a", "b", "c"].map((name) => whenAborted(source.signal, () => void heard.push(name)));
+    stops[1]!();
+    source.abort();
+    source.abort();
+    assert.deepEqual(heard, ["a", "c"]);
+  });
+
+  test("many links to one source each follow it, and one disposed stays as it is", () => {
+    const source = new AbortController();
+    const links = Array.from({ length: 12 }, () => linkSignals([source.signal]));
+    links[0]!.dispose();
+    source.abort("gone");
+    assert.deepEqual(links.map((link) => link.signal.reason), [undefined, ...Array(11).fill("gone")]);
   });
 });
 
