@@ -6,12 +6,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { once } from "node:events";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { createGateway, serve } from "../../src/adapters/bun.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
 import { within } from "../_support/eventually.ts";
-import { describeEntry, KEY, META } from "./_entry-cases.ts";
+import { describeEntry, KEY, META, sendRaw } from "./_entry-cases.ts";
+import { modernRequest } from "../_support/gateway-caller.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -104,40 +105,27 @@ describe("Bun's idle timeout (10 s)", () => {
         policies: [{ server: "modern", transport: { url: peer.url }, era: "modern" }],
       });
       const port = Number(new URL(gateway.url).port);
-      const call = (name: string, accept: string, meta: Record<string, unknown>) => {
-        const body = JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name, _meta: meta },
-        });
-        return `POST /mcp/modern HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
-          `accept: ${accept}\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: ${name}\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-      };
+      const call = (name: string, accept: string, meta: Record<string, unknown>) =>
+        sendRaw(modernRequest(`${gateway.url}/mcp/modern`, "tools/call", { name, _meta: meta }, { accept }));
       const json = await exchange(
-        port,
-        call("add", "application/json", META),
+        await call("add", "application/json", META),
         (text) => text.endsWith("}}}"),
       );
       // Progress makes the answer a stream, which ends with the call.
       const ended = await exchange(
-        port,
-        call("progress_twice", "application/json, text/event-stream", {
-          ...META,
-          progressToken: "p",
-        }),
+        await call("progress_twice", "application/json, text/event-stream", { ...META, progressToken: "p" }),
         (text) => text.endsWith("\r\n0\r\n\r\n"),
       );
       // A 2025 host's standing stream, with no heartbeat: quiet for as long as the test runs.
       const caller = new LegacyCaller(fetch, `${gateway.url}/mcp/modern`);
       await caller.initialize();
-      const open = await exchange(
-        port,
+      const standing = connect(port, "127.0.0.1");
+      await once(standing, "connect");
+      standing.write(
         `GET /mcp/modern HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n` +
           `mcp-session-id: ${caller.session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n`,
-        (text) => text.includes("\r\n\r\n"),
       );
+      const open = await exchange(standing, (text) => text.includes("\r\n\r\n"));
       try {
         const heads = [json, ended, open].map((one) =>
           one.text.split("\r\n").find((line) => line.startsWith("Content-Type"))
@@ -171,12 +159,10 @@ describe("Bun's idle timeout (10 s)", () => {
 });
 
 /**
- * Sends `request` on a connection of its own, and gives back what came until `answered` holds of
- * it, and how long after that the gateway closed the connection.
+ * Reads what comes on a connection whose request is sent until `answered` holds of it, and how
+ * long after that the gateway closed the connection.
  */
-async function exchange(port: number, request: string, answered: (text: string) => boolean) {
-  const socket = connect(port, "127.0.0.1");
-  await once(socket, "connect");
+async function exchange(socket: Socket, answered: (text: string) => boolean) {
   let text = "";
   let answeredAt: number | undefined;
   let closed = false;
@@ -195,7 +181,6 @@ async function exchange(port: number, request: string, answered: (text: string) 
       }
     })
   );
-  socket.write(request);
   await within("the answer", got, 10_000);
   return { text, closed: ended, socket, isClosed: () => closed };
 }
