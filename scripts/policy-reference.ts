@@ -305,7 +305,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "A server flooding requests to exhaust memory or handler capacity.",
   },
   "maxRounds": {
-    what: "The rounds of one multi round-trip request (`input_required` answered and retried).",
+    what: "The rounds of one multi round-trip request (`input_required` answered and retried); a server " +
+      "asking again after the last one fails the call (`rounds_exceeded`).",
     protects: "A server answering `input_required` forever.",
   },
   "maxMessageBytes": {

@@ -208,7 +208,10 @@ export interface Policy {
   readonly maxTotalTimeout?: Duration | undefined;
   /** Legacy server requests handled at once; more are answered busy. @default 8 */
   readonly maxServerRequests?: number | undefined;
-  /** Rounds of one multi round-trip request. @default 10 */
+  /**
+   * Rounds of one multi round-trip request: `input_required` answered and retried. A server that
+   * asks again after the last one fails the call (`rounds_exceeded`). @default 10
+   */
   readonly maxRounds?: number | undefined;
   /**
    * The largest message accepted, in bytes: a JSON response body (both eras), a stdio line, the

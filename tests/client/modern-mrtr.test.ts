@@ -129,7 +129,31 @@ describe("createClient() multi round-trip requests", () => {
       'Server "demo" still asked for input after 3 rounds of tools/call (maxRounds 3)',
       last,
     ]);
-    assert.equal(server.requests.length, 4);
+    // tools/list, then the call and its three answered retries.
+    assert.equal(server.requests.length, 5);
+  });
+
+  test("maxRounds 1 answers one round: the server that asks once gets its answer", async () => {
+    const ask = { resultType: "input_required", inputRequests: { confirm: elicit }, requestState: "once" };
+    let calls = 0;
+    const { client, server } = setup(
+      (req) =>
+        req.body.method === "tools/list"
+          ? listOne(req.body.id)
+          : result(req.body.id, ++calls === 1 ? ask : { content: [{ type: "text", text: "deployed" }] }),
+      {
+        handler: { elicitation: () => ({ action: "accept", content: { confirmed: true } }) },
+        policy: { maxRounds: 1 },
+      },
+    );
+    const answered = await client.callTool("demo", "deploy");
+    assert.deepEqual(plain(answered.content), [{ type: "text", text: "deployed" }]);
+    const retry = server.requests.at(-1)?.body.params as Record<string, unknown>;
+    assert.deepEqual(
+      [plain(retry["inputResponses"]), retry["requestState"]],
+      [{ confirm: { action: "accept", content: { confirmed: true } } }, "once"],
+    );
+    assert.equal(server.requests.length, 3);
   });
 
   test("refuses an unknown resultType and input_required without entries or state as protocol errors", async () => {

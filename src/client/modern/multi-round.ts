@@ -41,7 +41,7 @@ export interface RoundsOptions<S> {
   ) => Promise<RoundDecision<S>>;
   /** The flow's signal (the caller's, linked with `maxTotalTimeout`). */
   readonly signal: AbortSignal;
-  /** The policy's `maxRounds`. */
+  /** The policy's `maxRounds`: the most rounds answered. */
   readonly maxRounds: number;
   /** Whether a task result is acceptable (the tasks extension was declared). */
   readonly tasks: boolean;
@@ -103,10 +103,12 @@ export async function runRounds<M extends MrtrMethod, S>(
       return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw, rounds: round };
     }
     if (outcome.resultType === "task") return { kind: "task", task: outcome.result, raw, rounds: round };
-    if (round >= options.maxRounds) {
+    // `maxRounds` counts the rounds answered (as the official SDK's `inputRequired.maxRounds`
+    // does): the input_required after the last of them fails the call.
+    if (round > options.maxRounds) {
       throw new ClientError(
         "rounds_exceeded",
-        `Server "${serverId}" still asked for input after ${round} rounds of ${method} (maxRounds ${options.maxRounds})`,
+        `Server "${serverId}" still asked for input after ${options.maxRounds} rounds of ${method} (maxRounds ${options.maxRounds})`,
         { serverId, data: raw },
       );
     }
