@@ -60,7 +60,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     shownDefault: '`"same-origin"`',
   },
   "transport.http.allowHttp": {
-    what: "Allows a plain `http:` URL on a host that is not loopback.",
+    what: "Allows a plain `http:` URL on a host that is not loopback, for the endpoint and the redirects " +
+      "followed; a redirect from `https:` to `http:` is refused even so.",
     protects:
       "Off, traffic and headers cannot be read on the network by mistake: neither the endpoint nor a " +
       "redirect may be plain `http:` on a host that is not loopback.",
@@ -239,7 +240,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "A server steering the user's browser at their own network.",
   },
   "elicitation.maxUrlLength": {
-    what: "URL mode: the longest URL accepted, in characters.",
+    what: "URL mode: the longest URL accepted, in characters once normalised (percent-encoded, the host in " +
+      "punycode).",
     protects: "URLs that hide their real host past the edge of the screen.",
   },
   "elicitation.maxFields": {
@@ -521,8 +523,8 @@ export function policyReference(): string {
     "compiles every file of a folder and prints each server's chain with its effective numbers; it lists every",
     "problem of every file at once, each naming the file, the option, what it expects and what it received. An",
     "unknown key is an error, so a typo never silently drops a limit. JSON files (`<server>.policy.json`) work",
-    'too. Durations are strings such as `"500ms"`, `"60s"`, `"5m"`, `"1h"`, from `"1ms"` to `"596h"` in any unit',
-    '(`"2145600000ms"` is the longest); rates are `{ rate, per, burst }` token buckets.',
+    'too. Durations are strings such as `"500ms"`, `"60s"`, `"5m"`, `"1h"`: whole milliseconds from `"1ms"` to',
+    '`"596h"`, in any unit (`"2145600000ms"` is the longest); rates are `{ rate, per, burst }` token buckets.',
     "",
     "The examples here: [`demo.policy.ts`](demo.policy.ts) (the demo server `npm start` runs),",
     "[`everything.policy.ts`](everything.policy.ts) (the official reference server over stdio, legacy era),",

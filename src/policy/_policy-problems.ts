@@ -275,7 +275,7 @@ export interface HttpTransportShape {
   readonly allowHttp?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: {
-    readonly clientCredentials?: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string };
+    readonly clientCredentials?: Credentials;
     readonly oauth?: {
       readonly clientId?: string;
       readonly issuer?: string;
@@ -385,20 +385,32 @@ function parseUrl(text: string): URL | undefined {
   }
 }
 
-/** Client credentials need exactly one secret source. */
-function credentialProblems(
-  credentials: { readonly clientSecretEnv?: string; readonly privateKeyEnv?: string },
-  site: ProblemSite,
-): PolicyProblem[] {
+/** What the cross-field rules read of `clientCredentials`. */
+interface Credentials {
+  readonly clientSecretEnv?: string;
+  readonly privateKeyEnv?: string;
+  readonly algorithm?: string;
+}
+
+/** Client credentials need exactly one secret source, and `algorithm` only signs with a private key. */
+function credentialProblems(credentials: Credentials, site: ProblemSite): PolicyProblem[] {
   const path = joinPath(site.prefix, ["auth", "clientCredentials"]);
   const secret = credentials.clientSecretEnv !== undefined;
-  if (secret !== (credentials.privateKeyEnv !== undefined)) return [];
+  if (secret === (credentials.privateKeyEnv !== undefined)) {
+    return [problemAt(
+      site,
+      path,
+      `"${path}" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received ${
+        secret ? "both" : "neither"
+      }`,
+    )];
+  }
+  if (!secret || credentials.algorithm === undefined) return [];
+  const algorithm = joinPath(path, ["algorithm"]);
   return [problemAt(
     site,
-    path,
-    `"${path}" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received ${
-      secret ? "both" : "neither"
-    }`,
+    algorithm,
+    `"${algorithm}" needs "${joinPath(path, ["privateKeyEnv"])}": it is the private key's signing algorithm`,
   )];
 }
 

@@ -434,7 +434,8 @@ function resolve(policy: Policy, source: string | undefined): CompiledPolicy {
     elicitation: {
       enabled: elicitation !== undefined,
       modes: [...new Set(elicitation?.modes ?? d.elicitation.modes)],
-      origin: elicitation?.origin?.replace(/\/$/, "") ??
+      // The schema took it as an origin in any case: compared in the URL's own (lower) case.
+      origin: (elicitation?.origin === undefined ? undefined : new URL(elicitation.origin).origin) ??
         (transport.kind === "http" ? transport.origin : undefined),
       allowHosts: elicitation?.allowHosts === undefined ? undefined : [...elicitation.allowHosts],
       denyHosts: [...(elicitation?.denyHosts ?? [])],

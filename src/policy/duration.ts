@@ -23,7 +23,7 @@ const PATTERN = /^(\d+(?:\.\d{1,3})?)(ms|s|m|h)$/;
  *
  * @param text A duration such as `"60s"`.
  * @returns Whole milliseconds (1 to 2145600000, which is 596h), or `undefined` when `text` is not
- *   a duration or is longer.
+ *   a duration, is longer, or is not a whole number of milliseconds (`"0.5ms"`, `"1.0005s"`).
  * @example
  * ```ts
  * import { parseDuration } from "./duration.ts";
@@ -33,8 +33,11 @@ const PATTERN = /^(\d+(?:\.\d{1,3})?)(ms|s|m|h)$/;
 export function parseDuration(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (match === null) return undefined;
-  const ms = Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN));
-  return ms >= 1 && ms <= MAX_MS ? ms : undefined;
+  const exact = Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN);
+  const ms = Math.round(exact);
+  // Whole milliseconds only: "0.5ms" is not taken as 1 ms, nor "1.5ms" as 2 (the tolerance absorbs
+  // binary fractions such as 1.1 * 1000 = 1100.0000000000002).
+  return ms >= 1 && ms <= MAX_MS && Math.abs(exact - ms) < 1e-6 ? ms : undefined;
 }
 
 /**

@@ -24,7 +24,8 @@ const byteLimit = positiveInteger(268_435_456, 1024);
 const flag = v.boolean("true or false");
 /** A string matching `pattern`, both checks with one message so a wrong type and a wrong text read alike. */
 const matching = (pattern: RegExp, expects: string) => v.pipe(v.string(expects), v.regex(pattern, expects));
-const durationText = 'a duration such as "500ms", "60s", "5m" or "1h", at most "596h"';
+const durationText =
+  'a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to "596h"';
 const duration = v.pipe(
   v.string(durationText),
   v.check((text) => parseDuration(text) !== undefined, durationText),
@@ -43,7 +44,7 @@ const origin = v.pipe(
     try {
       const url = new URL(text);
       return (url.protocol === "https:" || url.protocol === "http:") &&
-        url.origin === text.replace(/\/$/, "");
+        url.origin === text.replace(/\/$/, "").toLowerCase();
     } catch {
       return false;
     }
@@ -60,9 +61,7 @@ export const SamplingPolicySchema: v.GenericSchema = v.object({
   maxTokens: v.optional(positiveInteger()),
   context: v.optional(flag),
   allowIdle: v.optional(flag),
-  maxToolIterations: v.optional(
-    v.pipe(v.number("a whole number"), v.integer("a whole number"), v.minValue(0, "a whole number")),
-  ),
+  maxToolIterations: v.optional(positiveInteger(1000, 0)),
   rejectionCode: v.optional(v.pipe(v.number("an integer"), v.safeInteger("an integer"))),
   tools: v.optional(flag),
 }, "false or an object of sampling options");

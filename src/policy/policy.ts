@@ -31,7 +31,8 @@ export interface HttpTransport {
   readonly redirect?: "same-origin" | "none" | "any" | undefined;
   /**
    * Allows a plain `http:` URL on a host that is not loopback, for `url` and for the redirects
-   * `redirect` follows. Traffic and headers are then readable on the network.
+   * `redirect` follows. Traffic and headers are then readable on the network. A redirect from
+   * `https:` to `http:` is refused even so.
    * @default false
    */
   readonly allowHttp?: boolean | undefined;
@@ -152,7 +153,7 @@ export interface ElicitationPolicy {
   readonly allowIpHosts?: boolean | undefined;
   /** URL mode: lets hosts without a public suffix (`localhost`, intranet names) through. @default false */
   readonly allowPrivateHosts?: boolean | undefined;
-  /** URL mode: longest URL accepted, in characters. @default 2048 */
+  /** URL mode: longest URL accepted, in characters once normalised (percent-encoded, host in punycode). @default 2048 */
   readonly maxUrlLength?: number | undefined;
   /** Form mode: most fields in one form. @default 100 */
   readonly maxFields?: number | undefined;

@@ -84,7 +84,7 @@ describe("compilePolicy()", () => {
         error.message,
         [
           'policies/github.policy.ts: Policy "github": "inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"',
-          'policies/github.policy.ts: Policy "github": "callTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", at most "596h", received "2 minutes"',
+          'policies/github.policy.ts: Policy "github": "callTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to "596h", received "2 minutes"',
           'policies/github.policy.ts: Policy "github": "sampling.maxTokns" is not a policy option (did you mean "sampling.maxTokens"?)',
         ].join("\n"),
       );
@@ -231,7 +231,8 @@ describe("compilePolicy()", () => {
 
   test("holds no timeout to maxTotalTimeout when either is not a duration: only that one is reported", () => {
     const base = { server: "a", transport: { url: "https://a.example" } };
-    const expects = 'a duration such as "500ms", "60s", "5m" or "1h", at most "596h"';
+    const expects =
+      'a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to "596h"';
     assert.deepEqual(
       [
         messages({ ...base, maxTotalTimeout: "30 min", callTimeout: "20m" }),
@@ -314,11 +315,11 @@ describe("compilePolicy()", () => {
       [
         [
           "inputRateLimit.per",
-          `"inputRateLimit.per" must be a duration such as "500ms", "60s", "5m" or "1h", at most ${longest}, received "3000h"`,
+          `"inputRateLimit.per" must be a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to ${longest}, received "3000h"`,
         ],
         [
           "maxTotalTimeout",
-          `"maxTotalTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", at most ${longest}, received "1000h"`,
+          `"maxTotalTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to ${longest}, received "1000h"`,
         ],
       ],
     );
@@ -345,10 +346,20 @@ describe("compilePolicy()", () => {
       ],
     );
     assert.deepEqual(
-      ["https://example.com", "https://example.com/", "http://127.0.0.1:8080"].flatMap((origin) =>
-        messages({ server: "a", transport: { url: "https://a.example" }, elicitation: { origin } })
-      ),
+      ["https://example.com", "https://example.com/", "http://127.0.0.1:8080", "HTTPS://Login.Example.com"]
+        .flatMap((origin) =>
+          messages({ server: "a", transport: { url: "https://a.example" }, elicitation: { origin } })
+        ),
       [],
+    );
+    // Compared as a browser's origin is: in lower case.
+    assert.equal(
+      compilePolicy({
+        server: "a",
+        transport: { url: "https://a.example" },
+        elicitation: { origin: "HTTPS://Login.Example.com/" },
+      }).elicitation.origin,
+      "https://login.example.com",
     );
   });
 
@@ -379,6 +390,17 @@ describe("compilePolicy()", () => {
         ],
         ["maxRounds", '"maxRounds" must be an integer from 1 to 1000, received 0'],
       ],
+    );
+    // The sampling check builds with any value the policy takes, and none it refuses.
+    const iterations = (maxToolIterations: unknown) =>
+      messages({ server: "a", transport: { url: "https://a.example" }, sampling: { maxToolIterations } });
+    assert.deepEqual([0, 1000].flatMap(iterations), []);
+    assert.deepEqual(
+      [-1, 1001, 1e20, 2.5].flatMap(iterations),
+      [-1, 1001, 1e20, 2.5].map((n) => [
+        "sampling.maxToolIterations",
+        `"sampling.maxToolIterations" must be an integer from 0 to 1000, received ${n}`,
+      ]),
     );
   });
 });
@@ -537,6 +559,12 @@ describe("parseDuration() and formatDuration()", () => {
         "-1s",
         "1e3ms",
         "5M",
+        "0.5ms",
+        "1.5ms",
+        "0.0005s",
+        "1.001s",
+        "1.1s",
+        "0.001m",
       ]
         .map(parseDuration),
       [
@@ -555,6 +583,12 @@ describe("parseDuration() and formatDuration()", () => {
         undefined,
         undefined,
         undefined,
+        undefined,
+        undefined,
+        undefined,
+        1001,
+        1100,
+        60,
       ],
     );
     assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
@@ -581,7 +615,7 @@ describe("parseDuration() and formatDuration()", () => {
       past.flatMap((maxTotalTimeout) => messages({ ...base, maxTotalTimeout })),
       past.map((text) => [
         "maxTotalTimeout",
-        `"maxTotalTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", at most "596h", received "${text}"`,
+        `"maxTotalTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to "596h", received "${text}"`,
       ]),
     );
   });
@@ -685,7 +719,7 @@ describe("compilePolicy() transport.auth", () => {
     });
   });
 
-  test("refuses both secret sources, neither, unknown keys and an Authorization header beside auth", () => {
+  test("refuses both secret sources, neither, an algorithm beside a secret, unknown keys and an Authorization header beside auth", () => {
     assert.deepEqual(withAuth({ clientId: "c", clientSecretEnv: "S", privateKeyEnv: "K" }), [[
       "transport.auth.clientCredentials",
       '"transport.auth.clientCredentials" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received both',
@@ -694,6 +728,11 @@ describe("compilePolicy() transport.auth", () => {
       "transport.auth.clientCredentials",
       '"transport.auth.clientCredentials" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received neither',
     ]]);
+    assert.deepEqual(withAuth({ clientId: "c", clientSecretEnv: "S", algorithm: "RS256" }), [[
+      "transport.auth.clientCredentials.algorithm",
+      '"transport.auth.clientCredentials.algorithm" needs "transport.auth.clientCredentials.privateKeyEnv": it is the private key\'s signing algorithm',
+    ]]);
+    assert.deepEqual(withAuth({ clientId: "c", privateKeyEnv: "K", algorithm: "RS256" }), []);
     assert.deepEqual(withAuth({ clientId: "c", clientSecretEnv: "S", clientSecret: "hunter2" }), [[
       "transport.auth.clientCredentials.clientSecret",
       '"transport.auth.clientCredentials.clientSecret" is not a policy option (did you mean "transport.auth.clientCredentials.clientSecretEnv"?)',

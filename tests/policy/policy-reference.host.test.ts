@@ -48,7 +48,7 @@ test("policies/README.md states the bounds of each rate's numbers, the ones chec
   const onDisk = readFileSync(new URL("../../policies/README.md", import.meta.url), "utf8");
   const accepts = (option: string) => new RegExp(`^\\| \`${option}\` +\\| (.+?) +\\|`, "m").exec(onDisk)?.[1];
   const integers = "an integer from 1 to 1000000";
-  const duration = 'a duration such as "500ms", "60s", "5m" or "1h", at most "596h"';
+  const duration = 'a duration such as "500ms", "60s", "5m" or "1h", whole milliseconds from "1ms" to "596h"';
   assert.deepEqual(
     ["inputRateLimit", "logRateLimit"].map(accepts),
     ["inputRateLimit", "logRateLimit"].map(() =>
