@@ -349,7 +349,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     what:
       "The front: the most sessions of legacy callers (2025 hosts) at once for this server, each with its " +
       "own upstream session to a legacy server (a stdio child, an HTTP session). At the cap the longest-unused " +
-      "idle session is closed to make room; while all are in use the next `initialize` is refused (HTTP 503).",
+      "idle session (no request in flight, no stream open) is closed to make room; while all are in use the " +
+      "next `initialize` is refused (HTTP 503). A host holding its GET stream open is never idle.",
     protects: "Callers opening sessions (and child processes) without bound.",
   },
   "sessionIdleTimeout": {

@@ -50,9 +50,10 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
 
   /** The refusal of a new session while all `maxSessions` are in use. */
   get refusal(): string {
-    return `Too many sessions: server ${
-      quote(this.#policy.server, 64)
-    } has "${this.#policy.maxSessions}" ${this.#what}, all in use, the most its policy allows (maxSessions); try again later`;
+    const { server, maxSessions } = this.#policy;
+    return `Too many sessions: all ${this.#what} of server ${
+      quote(server, 64)
+    } are in use (maxSessions ${maxSessions} in its policy); try again later`;
   }
 
   /**

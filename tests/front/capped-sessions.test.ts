@@ -54,7 +54,7 @@ describe("CappedSessions", () => {
     assert.equal(busy.closed, 0);
     assert.equal(
       held.refusal,
-      'Too many sessions: server "docs" has "1" sessions, all in use, the most its policy allows (maxSessions); try again later',
+      'Too many sessions: all sessions of server "docs" are in use (maxSessions 1 in its policy); try again later',
     );
     await held.close();
   });

@@ -355,7 +355,7 @@ describe("the front's legacy face: sessions", () => {
       error: {
         code: -32000,
         message:
-          'Too many sessions: server "modern" has "2" sessions, all in use, the most its policy allows (maxSessions); try again later',
+          'Too many sessions: all sessions of server "modern" are in use (maxSessions 2 in its policy); try again later',
       },
     });
     assert.equal(third.session, undefined);
@@ -395,7 +395,7 @@ describe("the front's legacy face: sessions", () => {
           error: {
             code: -32000,
             message:
-              'Too many sessions: server "modern" has "1" sessions, all in use, the most its policy allows (maxSessions); try again later',
+              'Too many sessions: all sessions of server "modern" are in use (maxSessions 1 in its policy); try again later',
           },
         },
         undefined,

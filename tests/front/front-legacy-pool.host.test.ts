@@ -224,7 +224,7 @@ describe("FrontUpstreams: legacy sessions of modern callers (server-everything o
           error: {
             code: -32000,
             message:
-              'Too many sessions: server "everything" has "1" upstream sessions for 2026-07-28 callers, all in use, the most its policy allows (maxSessions); try again later',
+              'Too many sessions: all upstream sessions for 2026-07-28 callers of server "everything" are in use (maxSessions 1 in its policy); try again later',
           },
         },
       });
