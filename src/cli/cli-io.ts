@@ -58,10 +58,12 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const stdout = pipeWriter(process.stdout);
+  const stderr = pipeWriter(process.stderr);
   const io: CliIo = {
     stdin: process.stdin,
-    stdout: { write: (text: string) => process.stdout.write(text) },
-    stderr: { write: (text: string) => process.stderr.write(text) },
+    stdout,
+    stderr,
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
@@ -75,4 +77,25 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
       process.off("SIGTERM", onSignal);
     },
   };
+}
+
+/** The process's streams whose reader closed the pipe. */
+const closedPipes = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * A writer to one of the process's streams that outlives its reader: a reader that closes the
+ * pipe (`sluice tools demo | head -1`) ends what the command prints, not the command, which then
+ * exits with its own code. Node reports the closed pipe as an `error` event (`EPIPE`), which,
+ * unheard, ends the process with a stack trace and code 1; any other error still does. The
+ * listener stays for the life of the process (once per stream): the event comes a tick after
+ * the write, when the command may have finished.
+ */
+function pipeWriter(stream: NodeJS.WriteStream): CliWriter {
+  if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
+  return { write: (text: string) => closedPipes.has(stream) || stream.write(text) };
+}
+
+function onPipeError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
+  if (error.code !== "EPIPE") throw error;
+  closedPipes.add(this);
 }

@@ -3,7 +3,7 @@
 // still runs the source) it runs the build.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +41,20 @@ describe("bin/sluice.mjs", { skip }, () => {
     assert.ok(check.stdout.endsWith('All 3 policy files in "policies" compile: demo, everything, github\n'));
     const usage = run(process.execPath, ["bin/sluice.mjs", "serve", "--prot", "1"]);
     assert.deepEqual([usage.code, usage.stdout], [2, ""]);
+  });
+
+  test("a reader that closes the pipe ends the output, not the command: no stack trace, the command's own code", async () => {
+    // `sluice check policies | head -1`, with the reader gone before the first line.
+    const child = spawn(process.execPath, ["bin/sluice.mjs", "check", "policies"], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 60_000,
+    });
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    assert.deepEqual([code, stderr], [0, ""]);
   });
 
   test("the bin runs the source in a clone that npm pack left a build in, and the build where there is no tsconfig.json", () => {
