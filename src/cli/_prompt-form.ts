@@ -51,7 +51,7 @@ export async function promptForm(
     if (outcome.kind === "stop") {
       const form = `the form of server "${ctx.serverId}"`;
       if (outcome.result === undefined) {
-        return prompter.noteStdinClosed(`${form}, field ${quote(labelOf(field, property))}`);
+        return prompter.noteStdinClosed(`${form}, field ${quote(labelOf(field, property))}`, ctx);
       }
       if (outcome.result.action !== "cancel" || !ctx.signal.aborted) {
         prompter.noteDeclined(`answered "${outcome.result.action}" to ${form}`);

@@ -47,7 +47,7 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
   return defineHandler({
     elicitationModes: ["form", "url"],
     elicitation: (params, ctx) =>
-      prompter.exclusive<ElicitResult | HandlerError>(ctx.signal, (round) => {
+      prompter.exclusive<ElicitResult | HandlerError>(ctx, (round) => {
         if (ctx.mode === "url" && "url" in params) {
           return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin, round });
         }
@@ -59,13 +59,13 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
       }, cancelled),
     sampling: (params, ctx) =>
       prompter.exclusive(
-        ctx.signal,
+        ctx,
         (round) =>
           promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode, round }),
         { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
       ),
     roots: (ctx) =>
-      prompter.exclusive(ctx.signal, (round) => promptRoots(prompter, { ctx, cwd: options.cwd, round }), {
+      prompter.exclusive(ctx, (round) => promptRoots(prompter, { ctx, cwd: options.cwd, round }), {
         roots: [],
       }),
     log: (level, entry) => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { HandlerError } from "../handler/handler.ts";
+import type { HandlerError, InputContext } from "../handler/handler.ts";
 import type { Screen } from "./_terminal.ts";
 
 /** What a prompt got: a line, the end of input, or its request's signal firing first. */
@@ -89,6 +89,7 @@ export class Prompter {
   #waiting = 0;
   #declined: string | undefined;
   #unanswered: string | undefined;
+  #unansweredAside: string | undefined;
 
   /**
    * Creates the prompter.
@@ -126,9 +127,17 @@ export class Prompter {
     return this.#declined;
   }
 
-  /** The first prompt that found stdin closed (`the form of server "demo", field "Name"`), if any. */
+  /** The first prompt of the call that found stdin closed (`the form of server "demo", field "Name"`), if any. */
   get unanswered(): string | undefined {
     return this.#unanswered;
+  }
+
+  /**
+   * The first prompt that found stdin closed for a request not part of the call (a legacy
+   * server's own, such as the roots server-everything asks for at start-up), if any.
+   */
+  get unansweredAside(): string | undefined {
+    return this.#unansweredAside;
   }
 
   /**
@@ -142,14 +151,17 @@ export class Prompter {
 
   /**
    * Notes that stdin closed while a prompt waited, and fails the input request: nobody is left to
-   * answer it, and a silent cancel would read as the person's choice. The call then exits 6.
+   * answer it, and a silent cancel would read as the person's choice. The call then exits 6 when
+   * the request was part of it; else the call's own outcome decides.
    *
    * @param what The prompt, e.g. `the form of server "demo", field "Name"`.
+   * @param ctx The request's context, which tells whether it is part of the call.
    * @param code The JSON-RPC code of the failure (what a legacy server receives). @default -32603
    * @returns The handler's error.
    */
-  noteStdinClosed(what: string, code = -32603): HandlerError {
-    this.#unanswered ??= what;
+  noteStdinClosed(what: string, ctx: CallTie, code = -32603): HandlerError {
+    if (partOfCall(ctx)) this.#unanswered ??= what;
+    else this.#unansweredAside ??= what;
     return { error: { code, message: "The operator cannot answer: stdin is closed" } };
   }
 
@@ -160,22 +172,34 @@ export class Prompter {
    * The requests of one round arrive together, before any is answered, and the next round's only
    * after all of them are; so a request arriving while none waits opens the next round. (The
    * handler is not told the round: the legacy era has none, and a modern round's requests run
-   * through the chain one by one.)
+   * through the chain one by one.) A request not part of the call is in no round (0).
    *
-   * @param signal The request's signal.
+   * @param ctx The request's context: its signal, and whether it is part of the call.
    * @param questions Asks and answers.
    * @param skipped The answer when skipped.
    * @returns What `questions` returned.
    */
-  exclusive<T>(signal: AbortSignal, questions: (round: number) => Promise<T>, skipped: T): Promise<T> {
-    if (this.#waiting === 0) this.#round++;
-    this.#waiting++;
-    const round = this.#round;
-    const turn = this.#queue.then(() => signal.aborted ? skipped : questions(round))
-      .finally(() => this.#waiting--);
+  exclusive<T>(ctx: CallTie, questions: (round: number) => Promise<T>, skipped: T): Promise<T> {
+    const counted = partOfCall(ctx);
+    if (counted && this.#waiting === 0) this.#round++;
+    if (counted) this.#waiting++;
+    const round = counted ? this.#round : 0;
+    const turn = this.#queue.then(() => ctx.signal.aborted ? skipped : questions(round))
+      .finally(() => counted && this.#waiting--);
     this.#queue = turn.catch(() => {});
     return turn;
   }
+}
+
+/** What tells whether an input request is part of the call: its era and related request. */
+export type CallTie = Pick<InputContext, "signal" | "era" | "relatedRequestId">;
+
+/**
+ * Whether an input request is part of the call: every modern one is (it comes in the call's
+ * answer); a legacy one when the server tied it to the call's request.
+ */
+function partOfCall(ctx: CallTie): boolean {
+  return ctx.era === "modern" || ctx.relatedRequestId !== null;
 }
 
 /**

@@ -34,7 +34,7 @@ export async function promptRoots(
   for (;;) {
     const answer = await prompter.ask(request.ctx.signal);
     if (answer.kind === "end") {
-      return prompter.noteStdinClosed(`the roots request of server "${request.ctx.serverId}"`);
+      return prompter.noteStdinClosed(`the roots request of server "${request.ctx.serverId}"`, request.ctx);
     }
     if (answer.kind === "aborted") return { roots: [] };
     const text = answer.text.trim().toLowerCase();

@@ -41,6 +41,7 @@ export async function promptSampling(
     if (answer.kind === "end") {
       return prompter.noteStdinClosed(
         `the sampling request of server "${ctx.serverId}"`,
+        ctx,
         request.rejectionCode,
       );
     }

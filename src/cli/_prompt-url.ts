@@ -51,7 +51,7 @@ export async function promptUrl(
   const page = `the web page of server "${ctx.serverId}"`;
   for (;;) {
     const answer = await prompter.ask(ctx.signal);
-    if (answer.kind === "end") return prompter.noteStdinClosed(page);
+    if (answer.kind === "end") return prompter.noteStdinClosed(page, ctx);
     if (answer.kind === "aborted") return { action: "cancel" };
     const action = ACTIONS[answer.text.trim().toLowerCase()];
     if (action === "accept") screen.line(`Open this URL yourself: ${shown}`);

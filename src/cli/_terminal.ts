@@ -6,7 +6,7 @@
  * @module
  */
 import { sanitizeText } from "../notify/sanitize-text.ts";
-import type { CliIo } from "./cli-io.ts";
+import type { CliIo, CliWriter } from "./cli-io.ts";
 
 /** ANSI styles, or plain text when colours are off. */
 export interface Style {
@@ -48,15 +48,20 @@ export class Screen {
   readonly io: CliIo;
   /** Its styles: colours only when stdout is a terminal and `NO_COLOR` is unset or empty. */
   readonly style: Style;
+  /** Where lines, prompts and progress go. */
+  readonly #out: CliWriter;
   #progressOpen = false;
 
   /**
    * Creates the screen.
    *
    * @param io The command's io.
+   * @param options `stdout: false` sends lines, prompts and progress to stderr, leaving stdout to
+   *   what the command writes to `io.stdout` itself (`sluice call --json`'s result).
    */
-  constructor(io: CliIo) {
+  constructor(io: CliIo, options: { readonly stdout?: boolean } = {}) {
     this.io = io;
+    this.#out = options.stdout === false ? io.stderr : io.stdout;
     const on = io.isTTY && (io.env["NO_COLOR"] ?? "") === "";
     const wrap = (code: string) => (text: string) => on ? `\x1b[${code}m${text}\x1b[0m` : text;
     this.style = { bold: wrap("1"), host: wrap("1;33"), warn: wrap("1;31") };
@@ -78,7 +83,7 @@ export class Screen {
    */
   write(text: string): void {
     this.end();
-    this.io.stdout.write(text);
+    this.#out.write(text);
   }
 
   /**
@@ -98,7 +103,7 @@ export class Screen {
    */
   progress(text: string): void {
     if (!this.io.isTTY) return this.line(text);
-    this.io.stdout.write(`\r${text}\x1b[K`);
+    this.#out.write(`\r${text}\x1b[K`);
     this.#progressOpen = true;
   }
 
@@ -106,6 +111,6 @@ export class Screen {
   end(): void {
     if (!this.#progressOpen) return;
     this.#progressOpen = false;
-    this.io.stdout.write("\n");
+    this.#out.write("\n");
   }
 }

@@ -56,7 +56,8 @@ Flags:
   --log-level <level>   print the server's log entries at this level and above to stderr:
                         debug, info, notice, warning, error, critical, alert, emergency
                         (default info; the policy's logLevel decides what the server sends)
-  --json                print the whole result as JSON instead of its content
+  --json                print the whole result as JSON instead of its content, alone on
+                        stdout (prompts and progress go to stderr)
   -h, --help            show this help
 
 Environment:
@@ -68,7 +69,8 @@ a web page; a sampling reply ends with a line holding just "." (or type :refuse)
 handlerTimeout bounds each prompt (by default 5m for elicitation, 60s for sampling and roots).
 When a call asks for input again after you answered, later prompts show their round ("round 2").
 With stdin closed (no terminal, nothing piped), a prompt cannot be answered: the input request
-fails and the command exits 6.
+fails and the command exits 6. A legacy server's request outside the call (the roots some servers
+ask for at start-up) fails too, and is only reported.
 
 Exit codes:
   0     the tool answered
@@ -111,7 +113,8 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   const plan = await readPlan(argv, io);
   if (typeof plan === "number") return plan;
   const { policy } = plan;
-  const screen = new Screen(io);
+  // With --json, stdout carries the result alone: prompts and progress go to stderr.
+  const screen = new Screen(io, { stdout: !plan.json });
   const reader = new LineReader(io.stdin);
   const prompter = new Prompter(screen, reader);
   const handler = createTerminalHandler({ prompter, policy, cwd: io.cwd ?? ".", logLevel: plan.logLevel });
@@ -145,7 +148,7 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
     await client.close();
   }
   if (failure === undefined && !unknownTool) {
-    if (plan.json) screen.line(safeJson(result, 2));
+    if (plan.json) io.stdout.write(`${safeJson(result, 2)}\n`);
     else printResult(screen, result);
   }
   return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io }, {
@@ -158,7 +161,7 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
 
 /**
  * Says how the call ended and picks its exit code. In order: an interruption, stdin closing under
- * a prompt, the person's decline, an unknown tool, the call's own failure, a policy refusal the
+ * a prompt of the call (one for a request outside it is only reported), the person's decline, an unknown tool, the call's own failure, a policy refusal the
  * server carried on after (a legacy server is answered the refusal, and may still answer the
  * call), then a tool error.
  */
@@ -183,6 +186,11 @@ function endCall(
         "typed at a terminal or piped to stdin",
     );
     return CALL_EXIT.stdinClosed;
+  }
+  if (prompter.unansweredAside !== undefined) {
+    screen.error(
+      `sluice call: could not answer ${prompter.unansweredAside}, which was not part of the call: stdin is closed`,
+    );
   }
   if (prompter.declined !== undefined) {
     screen.error(`sluice call: you ${prompter.declined}`);

@@ -2,8 +2,11 @@
 // stderr above --log-level, progress, and a legacy elicitation answered at the prompt.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
 import { main } from "../../src/cli/mod.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+import { everythingStdioCommand } from "../_support/everything.ts";
 import { scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
 let dir: TempDir;
@@ -18,6 +21,12 @@ before(() => {
       },
       era: "legacy",
       logLevel: "debug",
+    }),
+    "everything.policy.json": JSON.stringify({
+      server: "everything",
+      transport: everythingStdioCommand(),
+      era: "legacy",
+      logLevel: "notice",
     }),
     "quiet.policy.json": JSON.stringify({
       server: "quiet",
@@ -76,6 +85,35 @@ describe("sluice call on a legacy stdio server", () => {
       code: 0,
       stdout: '[##########----------] 1/2 50%\n[####################] 2/2 100%\n{"steps":2}\n',
       stderr: "",
+    });
+  });
+
+  test("with stdin closed, a request outside the call (server-everything's roots at start-up) is reported, and the call's own outcome decides the exit code", async () => {
+    const run = async (argv: string[]) => {
+      const scripted = scriptedIo([]);
+      const code = await main(["call", "everything", ...argv, "--policies", dir.path], scripted.io);
+      return { code, stdout: scripted.stdout(), stderr: scripted.stderr() };
+    };
+    const prompt = [
+      'Server "everything" asks for its roots (the folders it may use).',
+      `Share the current folder ${pathToFileURL(process.cwd()).href}? y or n`,
+      "> ",
+    ];
+    const aside = 'sluice call: could not answer the roots request of server "everything", which was not ' +
+      "part of the call: stdin is closed\n";
+    // The roots request comes as the server starts, before or beside the call; it is in no round.
+    const echo = await run(["echo", '{"message":"hi"}']);
+    assert.deepEqual([echo.code, echo.stdout.split("\n").sort(), echo.stderr], [
+      0,
+      [...prompt, "Echo: hi", ""].sort(),
+      aside,
+    ]);
+    const unknown = await run(["nope"]);
+    assert.deepEqual(unknown, {
+      code: 2,
+      stdout: `${prompt.join("\n")}\n`,
+      stderr: aside +
+        'sluice call: server "everything" has no tool "nope": run "sluice tools everything" to list its tools\n',
     });
   });
 

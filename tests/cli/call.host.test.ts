@@ -103,6 +103,32 @@ describe("sluice call: sampling and roots", () => {
     assert.deepEqual([no.code, no.stdout.split("\n").slice(-4)], [0, ["> n", "Sharing no roots.", "[]", ""]]);
   });
 
+  test("call --json writes the result alone to stdout: prompts, answers and progress go to stderr", async () => {
+    const cwd = folder();
+    const roots = await call(["modern", "ask_roots", "--json"], ["n"], { cwd });
+    const answered = {
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "sluice-modern-peer", version: "1.0.0" } },
+    };
+    assert.deepEqual({ ...roots, stdout: JSON.parse(roots.stdout) }, {
+      code: 0,
+      stdout: { content: [{ type: "text", text: "[]" }], ...answered },
+      stderr: [
+        'Server "modern" asks for its roots (the folders it may use).',
+        `Share the current folder ${pathToFileURL(cwd).href}? y or n`,
+        "> n",
+        "Sharing no roots.",
+        "",
+      ].join("\n"),
+    });
+    const progress = await call(["modern", "progress_twice", "--json"]);
+    assert.deepEqual([progress.code, JSON.parse(progress.stdout), progress.stderr], [
+      0,
+      { content: [{ type: "text", text: "progressed twice" }], ...answered },
+      "[##########----------] 1/2 50%\n[####################] 2/2 100%\n",
+    ]);
+  });
+
   test("call prints progress as plain lines when stdout is not a terminal, redrawn in place on one", async () => {
     const plain = await call(["modern", "progress_twice"]);
     assert.deepEqual(plain, {
