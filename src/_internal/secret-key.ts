@@ -38,7 +38,7 @@ export function secretKeyProblem(secret: unknown): string | undefined {
     : undefined;
   if (bytes === undefined) return `must be a string or a Uint8Array, received "${typeof secret}"`;
   if (bytes.length < MIN_SECRET_BYTES) {
-    return `must be at least "${MIN_SECRET_BYTES}" bytes of random data, received "${bytes.length}" bytes: ${MAKE_A_KEY}`;
+    return `must be at least ${MIN_SECRET_BYTES} bytes of random data, received ${bytes.length}: ${MAKE_A_KEY}`;
   }
   if (repeatsPattern(bytes)) return `repeats a pattern: expected random bytes, ${MAKE_A_KEY}`;
   if (new Set(bytes).size < MIN_DISTINCT_BYTES) {

@@ -52,3 +52,37 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length] ?? Infinity;
 }
+
+/**
+ * Refuses an options object holding a key its function does not know. A misspelt option would
+ * otherwise be ignored without a word, and for some that turns a protection off: a misspelt
+ * `scopes` drops a scope requirement, a misspelt `sharedSecret` the authentication.
+ *
+ * @param options The options, an object.
+ * @param known The option names.
+ * @param who How the error starts: the function, such as `createFront()`.
+ * @param path The options' own path before their keys, such as `auth.jwt.` (none at the top).
+ * @throws {TypeError} Naming the first unknown key, the option it may mean, and the known ones.
+ * @example
+ * ```ts
+ * import { checkOptionKeys } from "./suggest.ts";
+ * try {
+ *   checkOptionKeys({ scope: ["admin"] }, ["issuer", "scopes"], "createFront()", "auth.jwt.");
+ * } catch (error) {
+ *   console.log((error as Error).message);
+ *   // createFront(): "auth.jwt.scope" is not an option (did you mean "auth.jwt.scopes"?); expected "issuer", "scopes"
+ * }
+ * ```
+ */
+export function checkOptionKeys(options: object, known: readonly string[], who: string, path = ""): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const meant = suggest(key, known, 2);
+    throw new TypeError(
+      `${who}: "${path}${key}" is not an option${
+        meant === undefined ? "" : ` (did you mean "${path}${meant}"?)`
+      }; ` +
+        `expected ${known.map((name) => `"${name}"`).join(", ")}`,
+    );
+  }
+}

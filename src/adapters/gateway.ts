@@ -19,6 +19,7 @@ import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
 import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../_internal/secret-key.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import { peerRefusal } from "../front/guard.ts";
 
 /** The environment variable that holds the state key on every runtime. */
@@ -31,7 +32,7 @@ export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
  * wherever the gateway runs.
  */
 export const NO_STATE_KEY: string =
-  `sluice: "${STATE_KEY_VARIABLE}" is not set: expected at least "${MIN_SECRET_BYTES}" bytes of random data, the same on every instance, ${MAKE_A_KEY}`;
+  `sluice: "${STATE_KEY_VARIABLE}" is not set: expected at least ${MIN_SECRET_BYTES} bytes of random data, the same on every instance, ${MAKE_A_KEY}`;
 
 /** Options of a gateway: the client's parts, and the key that seals continuation states. */
 export interface GatewayOptions {
@@ -109,6 +110,25 @@ export interface GatewayOptions {
   readonly signInUser?: SignInUser | undefined;
 }
 
+/** The options of every gateway entry (a misspelt one is refused, never ignored). */
+export const GATEWAY_OPTION_KEYS: readonly (keyof GatewayOptions)[] = [
+  "policies",
+  "handler",
+  "name",
+  "stateKey",
+  "store",
+  "tokens",
+  "assigns",
+  "playground",
+  "auth",
+  "allowedHosts",
+  "allowedOrigins",
+  "publicUrl",
+  "decisions",
+  "heartbeat",
+  "signInUser",
+];
+
 /** Where a gateway writes its decision events (see `GatewayOptions.decisions`). */
 export type Decisions = "json" | "text" | false | ((decision: Decision) => unknown);
 
@@ -165,9 +185,18 @@ export interface GatewayParts {
  * @param options The gateway's options.
  * @param parts The client to build, where settings come from, and where legacy sessions live.
  * @returns The gateway.
- * @throws {TypeError} When no state key is given nor set in `SLUICE_STATE_KEY`, or it is too short.
+ * @throws {TypeError} When the options hold a key that is not an option, no state key is given nor
+ *   set in `SLUICE_STATE_KEY`, or it is too short.
  */
 export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gateway {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `sluice gateway: the options must be an object { policies, … }, received ${
+        options === null ? "null" : typeof options
+      }`,
+    );
+  }
+  checkOptionKeys(options, GATEWAY_OPTION_KEYS, "sluice gateway");
   const { createClient, environment, legacySessions } = parts;
   const writeLine = parts.writeLine ?? ((line: string) => console.log(line));
   const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Gateway, GatewayOptions } from "./gateway.ts";
+import { type Gateway, GATEWAY_OPTION_KEYS, type GatewayOptions } from "./gateway.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import { isLoopbackHost } from "../front/guard.ts";
 import { drainFront } from "../front/create-front.ts";
 import { closingRefusal, SESSION_HEADER } from "../front/legacy-callers.ts";
@@ -177,6 +178,9 @@ export async function serveGateway(
     readonly listen: Listen;
   },
 ): Promise<RunningGateway> {
+  if (typeof options === "object" && options !== null) {
+    checkOptionKeys(options, [...GATEWAY_OPTION_KEYS, "port", "hostname", "signal"], "sluice serve()");
+  }
   const { port: portOption, hostname: hostnameOption, signal, ...gatewayOptions } = options;
   signal?.throwIfAborted();
   const port = resolvePort(portOption, parts.environment);

@@ -105,6 +105,7 @@ import {
 } from "./gateway.ts";
 import type { Decision } from "../chain/decision.ts";
 import { describeValue } from "../_internal/quote.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
 import { frontLegacyHandler } from "../front/create-front.ts";
@@ -226,6 +227,20 @@ const NO_ENV: object = Object.freeze({});
 /** What one `env` object gives: the gateway, or the problem every request is answered with. */
 type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
 
+/** The options {@linkcode createWorker} knows. */
+const WORKER_OPTION_KEYS: readonly string[] = [
+  "policies",
+  "handler",
+  "name",
+  "assigns",
+  "auth",
+  "allowedHosts",
+  "allowedOrigins",
+  "heartbeat",
+  "signInUser",
+  "decisions",
+] satisfies readonly (keyof WorkerOptions<unknown>)[];
+
 /**
  * Creates a Worker serving the front: `/mcp/:server` (2026-07-28 callers; 2025 hosts' sessions
  * when the `SLUICE_SESSIONS` Durable Object binding is there), `GET /healthz` and `GET /servers`.
@@ -260,6 +275,14 @@ type Prepared = { readonly gateway: Gateway } | { readonly problem: string };
  * ```
  */
 export function createWorker<Env>(options: WorkerOptions<Env>): WorkerEntry<Env> {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `createWorker(): the options must be an object { policies, auth, … }, received ${
+        options === null ? "null" : typeof options
+      }`,
+    );
+  }
+  checkOptionKeys(options, WORKER_OPTION_KEYS, "createWorker()");
   const { policies, handler } = options;
   if (!Array.isArray(policies) && typeof policies !== "function") {
     throw new TypeError(

@@ -18,7 +18,8 @@ import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import { PolicyError, type PolicyProblem } from "../policy/policy-error.ts";
-import { suggest } from "../_internal/suggest.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/quote.ts";
 import { defineHandler } from "../handler/handler.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue, type NotificationQueue } from "../notify/notification-queue.ts";
@@ -138,16 +139,7 @@ function settingsOf(options: ClientOptions): Settings {
       }`,
     );
   }
-  for (const key of Object.keys(options)) {
-    if ((OPTION_KEYS as readonly string[]).includes(key)) continue;
-    const meant = suggest(key, OPTION_KEYS, 2);
-    throw new TypeError(
-      `createClient(): "${key}" is not an option${
-        meant === undefined ? "" : ` (did you mean "${meant}"?)`
-      }; ` +
-        `expected ${OPTION_KEYS.map((k) => `"${k}"`).join(", ")}`,
-    );
-  }
+  checkOptionKeys(options, OPTION_KEYS, "createClient()");
   if (!Array.isArray(options.policies)) {
     throw new TypeError(
       `createClient(): "policies" must be a list of policies, received ${
@@ -262,8 +254,8 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     servers: () => servers.ids(),
     ...methods,
     ...createSignInMethods(signIns, settings.tokens, settings.principal),
-    onNotification: (listener) => queue.subscribe(listener),
-    onDecision: (listener) => decisions.add(listener),
+    onNotification: (listener) => queue.subscribe(listenerOf(listener, "onNotification")),
+    onDecision: (listener) => decisions.add(listenerOf(listener, "onDecision")),
     notifications: () => queue.entries(),
     stats: () => queue.stats(),
     close: async () => {
@@ -397,4 +389,12 @@ function compileAll(policies: readonly (Policy | CompiledPolicy)[]): CompiledPol
 function isCompiled(policy: Policy | CompiledPolicy): policy is CompiledPolicy {
   return typeof policy === "object" && policy !== null && "handlerTimeoutMs" in policy &&
     typeof (policy.transport as { kind?: unknown }).kind === "string";
+}
+
+/** A listener given to `onNotification` or `onDecision`, refused at once when it is not a function. */
+function listenerOf<L>(listener: L, method: string): L {
+  if (typeof listener === "function") return listener;
+  throw new TypeError(
+    `client.${method}(): the listener must be a function, received ${describeValue(listener)}`,
+  );
 }

@@ -151,6 +151,7 @@ export interface Client {
    * as they sent it: pass it through `sanitizeText` before a terminal or a log line shows it.
    *
    * @returns Unsubscribes.
+   * @throws {TypeError} When the listener is not a function.
    */
   onDecision(listener: DecisionListener): () => void;
   /** Asks a server what it supports (`server/discover`). */
@@ -209,6 +210,7 @@ export interface Client {
    * newer dropped and counted).
    *
    * @returns A function that unsubscribes.
+   * @throws {TypeError} When the listener is not a function.
    */
   onNotification(listener: (entry: NotificationEntry) => unknown): () => void;
   /** The same entries as an async iterator (bounded likewise); it ends when the client closes. */

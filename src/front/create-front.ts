@@ -29,6 +29,8 @@ import { LogBudgets } from "../notify/log-budget.ts";
 import { createFrontServer, type FrontServer } from "./front-server.ts";
 import { importStateKey, type StateKey } from "./sealed-state.ts";
 import { secretKeyProblem } from "../_internal/secret-key.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
+import { describeValue } from "../_internal/quote.ts";
 import { frontServerList } from "./_front-info.ts";
 import { createFrontSignIn, type SignInUser } from "./front-sign-in.ts";
 import { FrontUpstreams } from "./front-upstreams.ts";
@@ -105,13 +107,27 @@ const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Respons
 /** Begins each front's close (see {@linkcode drainFront}). */
 const DRAINS = new WeakMap<Hono, () => Promise<void>>();
 
+/** The options {@linkcode createFront} knows. */
+const FRONT_OPTION_KEYS: readonly (keyof FrontOptions)[] = [
+  "client",
+  "stateKey",
+  "legacySessions",
+  "auth",
+  "allowedHosts",
+  "allowedOrigins",
+  "publicUrl",
+  "heartbeat",
+  "signInUser",
+];
+
 /**
  * Creates the front.
  *
  * @param options The client, the state key, who may call, and where legacy sessions live.
  * @returns A Hono app: `/mcp/:server` (POST both eras; GET and DELETE for legacy sessions),
  *   `GET /healthz`, `GET /servers`.
- * @throws {TypeError} When the client was not made by `createClient`, the key is short or not
+ * @throws {TypeError} When the options hold a key that is not an option (a misspelt one), the
+ *   client was not made by `createClient`, `legacySessions` is not a function, the key is short or not
  *   random, `auth` is malformed (or missing while `allowedHosts` is set), a host, origin or
  *   `publicUrl` is not one, `heartbeat` is neither a duration of at least 100 ms nor `false`, or
  *   `signInUser` is not a function or is set with `auth: "none"`.
@@ -126,6 +142,21 @@ const DRAINS = new WeakMap<Hono, () => Promise<void>>();
  * ```
  */
 export function createFront(options: FrontOptions): Hono {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `createFront(): the options must be an object { client, stateKey, … }, received ${
+        describeValue(options)
+      }`,
+    );
+  }
+  checkOptionKeys(options, FRONT_OPTION_KEYS, "createFront()");
+  if (options.legacySessions !== undefined && typeof options.legacySessions !== "function") {
+    throw new TypeError(
+      `createFront(): "legacySessions" must be a function (request) => Response, received ${
+        describeValue(options.legacySessions)
+      }`,
+    );
+  }
   const internals = clientInternals(options.client);
   if (internals === undefined) throw new TypeError("createFront(): the client must come from createClient()");
   // The key is checked here, so a bad key fails at start-up rather than on a call.

@@ -31,6 +31,7 @@ import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, jwtVerify } fro
 import type { JWK } from "jose";
 import { encodeError } from "../protocol/jsonrpc.ts";
 import type { Principal } from "./principal.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import type { Clock } from "../_internal/clock.ts";
 
@@ -189,7 +190,7 @@ const NONE: DownstreamAuth = {
  * @example
  * ```ts
  * import { bearerSecretProblem } from "./downstream-auth.ts";
- * console.log(bearerSecretProblem("short")); // 'must be at least "32" bytes of random data, received "5" bytes: make one with `openssl rand -base64 32`'
+ * console.log(bearerSecretProblem("short")); // 'must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`'
  * console.log(bearerSecretProblem("ci-secret-Zq3Lr8Vw1Xy5Nb7Mk2Pj4Hg6Fd9Sa0Tc")); // undefined
  * ```
  */
@@ -202,6 +203,18 @@ export function bearerSecretProblem(secret: unknown): string | undefined {
     : `must be made of letters, digits and "-._~+/" (with "=" at the end), as a bearer token is: ${MAKE_A_KEY}`;
 }
 
+/** The keys of a bearer secret and of the JWT settings. */
+const BEARER_KEYS: readonly (keyof BearerSecret)[] = ["secret", "subject", "scopes"];
+const JWT_KEYS: readonly (keyof JwtAuthOptions)[] = [
+  "issuer",
+  "jwks",
+  "keys",
+  "audience",
+  "scopes",
+  "authorizationServers",
+  "algorithms",
+];
+
 function bearerAuth(value: unknown, who: string): DownstreamAuth {
   if (!Array.isArray(value) || value.length === 0) {
     throw new TypeError(`${who}: "auth.bearer" must be a non-empty array of { secret, subject, scopes? }`);
@@ -211,6 +224,7 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
     if (typeof entry !== "object" || entry === null) {
       throw new TypeError(`${at()} must be { secret, subject, scopes? }, received ${describe(entry)}`);
     }
+    checkOptionKeys(entry, BEARER_KEYS, who, `auth.bearer[${index}].`);
     const { secret, subject, scopes } = entry as Partial<BearerSecret>;
     const problem = bearerSecretProblem(secret);
     if (problem !== undefined) throw new TypeError(`${at("secret")} ${problem}`);
@@ -253,6 +267,7 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
       `${who}: "auth.jwt" must be { issuer, jwks | keys, audience?, scopes? }, received ${describe(value)}`,
     );
   }
+  checkOptionKeys(value, JWT_KEYS, who, "auth.jwt.");
   const options = value as Partial<JwtAuthOptions>;
   const issuer = urlOf(options.issuer, `${who}: "auth.jwt.issuer"`);
   if ((options.jwks === undefined) === (options.keys === undefined)) {

@@ -16,7 +16,8 @@
  */
 import { Hono } from "hono";
 import { integerOption } from "../_internal/integer-option.ts";
-import { quote } from "../_internal/quote.ts";
+import { describeValue, quote } from "../_internal/quote.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import { defineHandler, type Handler } from "./handler.ts";
 import { createBearerCheck } from "./_bearer-secret.ts";
 import { decodeHandlerCall } from "./_handler-request.ts";
@@ -48,7 +49,8 @@ const JSON_HEADERS = Object.freeze({ "content-type": "application/json", "cache-
  * @param handler The handler: it must implement at least one of sampling, elicitation and roots.
  * @param options The shared secret and the request size limit.
  * @returns The app; mount it with `app.route(prefix, handlerApp(handler))` or serve it as is.
- * @throws {TypeError} When the handler is not valid or implements none of the kinds, or the
+ * @throws {TypeError} When the handler is not valid or implements none of the kinds, the options
+ *   hold a key that is not an option (a misspelt `sharedSecret` would leave the app open), or the
  *   shared secret is not a non-empty `token68` string.
  * @throws {RangeError} When `maxRequestBytes` is not a positive integer.
  * @example
@@ -64,6 +66,14 @@ export function handlerApp(handler: Handler, options: HandlerAppOptions = {}): H
   if (!HANDLER_KINDS.some((kind) => handler[kind] !== undefined)) {
     throw new TypeError(`handlerApp(): the handler must implement "sampling", "elicitation" or "roots"`);
   }
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `handlerApp(): the options must be an object { sharedSecret?, maxRequestBytes? }, received ${
+        describeValue(options)
+      }`,
+    );
+  }
+  checkOptionKeys(options, ["sharedSecret", "maxRequestBytes"], "handlerApp()");
   const maxBytes = integerOption('handlerApp(): "maxRequestBytes"', options.maxRequestBytes, {
     fallback: DEFAULT_MAX_REQUEST_BYTES,
     least: 1,

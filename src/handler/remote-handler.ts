@@ -14,7 +14,8 @@
  */
 import { integerOption } from "../_internal/integer-option.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
-import { quote } from "../_internal/quote.ts";
+import { describeValue, quote } from "../_internal/quote.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
 import { openResponseBody, readBodyBytes } from "../transport/body-reader.ts";
 import {
@@ -70,6 +71,14 @@ export interface RemoteHandlerOptions {
 }
 
 const PREFIX = "remoteHandler():";
+const OPTION_KEYS: readonly (keyof RemoteHandlerOptions)[] = [
+  "kinds",
+  "elicitationModes",
+  "headers",
+  "maxResponseBytes",
+  "url",
+  "allowHttp",
+];
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 /** The largest error body read or quoted, in bytes. */
 const ERROR_BODY_BYTES = 1024;
@@ -90,7 +99,8 @@ type Send = (init: RequestInit) => Promise<Response>;
  * @param options Kinds, elicitation modes, headers, the response size limit, a fetcher's URL and
  *   whether plain `http:` may reach a host that is not loopback.
  * @returns A frozen handler implementing exactly `options.kinds`.
- * @throws {TypeError} When `target` (or `url`) is not an absolute `http:`/`https:` URL without
+ * @throws {TypeError} When the options hold a key that is not an option (a misspelt `kinds` would
+ *   declare every kind), `target` (or `url`) is not an absolute `http:`/`https:` URL without
  *   credentials nor an object with a `fetch` method, `target` is an `http:` URL whose host is not
  *   loopback and `allowHttp` is not `true`, `url` is given with a URL target, `kinds` is not a
  *   non-empty list of known kinds without repeats, a header is not valid, or `elicitationModes`
@@ -107,6 +117,12 @@ type Send = (init: RequestInit) => Promise<Response>;
  * ```
  */
 export function remoteHandler(target: RemoteTarget, options: RemoteHandlerOptions = {}): Handler {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `${PREFIX} the options must be an object { kinds?, headers?, … }, received ${describeValue(options)}`,
+    );
+  }
+  checkOptionKeys(options, OPTION_KEYS, "remoteHandler()");
   const { send, where } = senderFor(target, options);
   const kinds = checkKinds(options.kinds);
   const maxBytes = integerOption(`${PREFIX} "maxResponseBytes"`, options.maxResponseBytes, {

@@ -28,10 +28,10 @@ describe("secretKeyProblem()", () => {
         secretKeyProblem("é".repeat(15) + "x"),
       ],
       [
-        `must be at least "32" bytes of random data, received "0" bytes: ${MAKE_A_KEY}`,
-        `must be at least "32" bytes of random data, received "31" bytes: ${MAKE_A_KEY}`,
-        `must be at least "32" bytes of random data, received "16" bytes: ${MAKE_A_KEY}`,
-        `must be at least "32" bytes of random data, received "31" bytes: ${MAKE_A_KEY}`,
+        `must be at least 32 bytes of random data, received 0: ${MAKE_A_KEY}`,
+        `must be at least 32 bytes of random data, received 31: ${MAKE_A_KEY}`,
+        `must be at least 32 bytes of random data, received 16: ${MAKE_A_KEY}`,
+        `must be at least 32 bytes of random data, received 31: ${MAKE_A_KEY}`,
       ],
     );
   });

@@ -68,7 +68,7 @@ describe("createUpstashTokenStore() options", () => {
       }
     });
     assert.deepEqual(messages, [
-      'TypeError: createUpstashTokenStore(): "key" must be at least "32" bytes of random data, received "5" bytes: make one with `openssl rand -base64 32`',
+      'TypeError: createUpstashTokenStore(): "key" must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`',
       'TypeError: createUpstashTokenStore(): "key" repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',
       'TypeError: createUpstashTokenStore(): "key" must be a string, received "undefined": make one with `openssl rand -base64 32`',
     ]);

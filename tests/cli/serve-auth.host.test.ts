@@ -118,7 +118,7 @@ describe("sluice serve: who may call", () => {
       await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${SECRET}, ci:${NEXT_SECRET}!` }),
     ], [
       usage(
-        'SLUICE_BEARER_TOKENS: the secret of entry "2" (subject "ops") must be at least "32" bytes of random data, received "12" bytes: make one with `openssl rand -base64 32`',
+        'SLUICE_BEARER_TOKENS: the secret of entry "2" (subject "ops") must be at least 32 bytes of random data, received 12: make one with `openssl rand -base64 32`',
       ),
       usage(
         'SLUICE_BEARER_TOKENS: the secret of entry "1" (subject "ci") repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',

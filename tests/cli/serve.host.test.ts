@@ -294,7 +294,7 @@ describe("sluice serve and SLUICE_STATE_KEY", () => {
 
   test("serve exits 2 with a state key that is short, patterned or of few distinct bytes, naming the problem", async () => {
     const cases: Array<[string, string]> = [
-      ["too-short-key-0123456789", 'must be at least "32" bytes of random data, received "24" bytes:'],
+      ["too-short-key-0123456789", "must be at least 32 bytes of random data, received 24:"],
       ["k".repeat(32), "repeats a pattern: expected random bytes,"],
       ["0123456789abcdef0123456789abcdef", "repeats a pattern: expected random bytes,"],
       ["aaaaaaaabbbbbbbbccccccccdddddddde", 'has fewer than "8" distinct bytes: expected random bytes,'],

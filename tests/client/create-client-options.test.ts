@@ -48,6 +48,19 @@ describe("createClient() options", () => {
     ]);
   });
 
+  test("onNotification() and onDecision() refuse a listener that is not a function at once", async () => {
+    const client = createClient({ name: "x", policies: [] });
+    assert.throws(() => client.onNotification(42 as never), {
+      name: "TypeError",
+      message: "client.onNotification(): the listener must be a function, received 42",
+    });
+    assert.throws(() => client.onDecision("log" as never), {
+      name: "TypeError",
+      message: 'client.onDecision(): the listener must be a function, received "log"',
+    });
+    await client.close();
+  });
+
   test("a handler written as a plain object gets defineHandler()'s checks", () => {
     assert.deepEqual(refusal({ name: "x", policies: [], handler: { samplin: () => ({}) } }), [
       "TypeError",

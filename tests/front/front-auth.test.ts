@@ -209,6 +209,27 @@ describe("auth: bearer secrets", () => {
     },
   );
 
+  test("createFront() refuses options that are not an object, a misspelt option, and a legacySessions that is not a function", () => {
+    const client = createClient({
+      name: "gate",
+      policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
+    });
+    const cases: Array<[unknown, string]> = [
+      [null, "createFront(): the options must be an object { client, stateKey, … }, received null"],
+      [
+        { client, stateKey: KEY, allowedHost: ["gate.example.com"] },
+        'createFront(): "allowedHost" is not an option (did you mean "allowedHosts"?); expected "client", "stateKey", "legacySessions", "auth", "allowedHosts", "allowedOrigins", "publicUrl", "heartbeat", "signInUser"',
+      ],
+      [
+        { client, stateKey: KEY, legacySessions: "x" },
+        'createFront(): "legacySessions" must be a function (request) => Response, received "x"',
+      ],
+    ];
+    for (const [options, message] of cases) {
+      assert.throws(() => createFront(options as never), { name: "TypeError", message });
+    }
+  });
+
   test("createFront() refuses weak, short and subject-less bearer secrets with the exact TypeError", () => {
     const client = createClient({
       name: "gate",
@@ -221,7 +242,7 @@ describe("auth: bearer secrets", () => {
       ],
       [
         { bearer: [{ secret: SECRET, subject: "ci" }, { secret: "short", subject: "ci" }] },
-        'createFront(): "auth.bearer[1].secret" must be at least "32" bytes of random data, received "5" bytes: make one with `openssl rand -base64 32`',
+        'createFront(): "auth.bearer[1].secret" must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`',
       ],
       [
         { bearer: [{ secret: SECRET, subject: "" }] },
@@ -234,6 +255,15 @@ describe("auth: bearer secrets", () => {
       [
         "bearer",
         'createFront(): "auth" must be "none", { bearer: [...] }, { jwt: {...} } or a function (request) => principal | Response, received "bearer"',
+      ],
+      // A misspelt key would drop what it says: here the caller's scopes, or the JWT's.
+      [
+        { bearer: [{ secret: SECRET, subject: "ci", scope: ["admin"] }] },
+        'createFront(): "auth.bearer[0].scope" is not an option (did you mean "auth.bearer[0].scopes"?); expected "secret", "subject", "scopes"',
+      ],
+      [
+        { jwt: { issuer: "https://as.example.com", keys: [], scope: ["admin"] } },
+        'createFront(): "auth.jwt.scope" is not an option (did you mean "auth.jwt.scopes"?); expected "issuer", "jwks", "keys", "audience", "scopes", "authorizationServers", "algorithms"',
       ],
     ];
     for (const [auth, message] of cases) {

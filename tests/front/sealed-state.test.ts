@@ -127,7 +127,7 @@ describe("importStateKey()", () => {
     await assert.rejects(importStateKey(new Uint8Array(31)), {
       name: "TypeError",
       message:
-        `importStateKey(): the secret must be at least "32" bytes of random data, received "31" bytes: ${MAKE_A_KEY}`,
+        `importStateKey(): the secret must be at least 32 bytes of random data, received 31: ${MAKE_A_KEY}`,
     });
     assert.equal(MIN_SECRET_BYTES, 32);
   });
@@ -136,7 +136,7 @@ describe("importStateKey()", () => {
     await assert.rejects(importStateKey("éèêëàâäîïôöùûüça"), {
       name: "TypeError",
       message:
-        `importStateKey(): the secret must be at least "32" bytes of random data, received "31" bytes: ${MAKE_A_KEY}`,
+        `importStateKey(): the secret must be at least 32 bytes of random data, received 31: ${MAKE_A_KEY}`,
     });
     const key = await importStateKey("éèêëàâäîïôöùûüçñ");
     same(key, { algorithm: "HMAC-SHA256" });

@@ -196,7 +196,7 @@ describe("handlerApp()", () => {
     assert.deepEqual(await remote.roots?.(contextOf({})), { roots: [] });
   });
 
-  test("refuses a handler that implements no kind, a bad secret and a bad size limit", () => {
+  test("refuses a handler that implements no kind, a bad secret, a bad size limit and a misspelt option", () => {
     assert.throws(() => handlerApp({ log: () => {} }), {
       name: "TypeError",
       message: 'handlerApp(): the handler must implement "sampling", "elicitation" or "roots"',
@@ -206,6 +206,20 @@ describe("handlerApp()", () => {
     assert.throws(() => handlerApp(handler, { maxRequestBytes: 0 }), {
       name: "RangeError",
       message: 'handlerApp(): "maxRequestBytes" must be a positive integer, received "0"',
+    });
+    // A misspelt sharedSecret would leave the app open to anyone.
+    assert.throws(
+      () => handlerApp(handler, { sharedsecret: "ci-secret-Zq3Lr8Vw1Xy5Nb7Mk2Pj4Hg6Fd9Sa0Tc" } as never),
+      {
+        name: "TypeError",
+        message:
+          'handlerApp(): "sharedsecret" is not an option (did you mean "sharedSecret"?); expected "sharedSecret", "maxRequestBytes"',
+      },
+    );
+    assert.throws(() => handlerApp(handler, null as never), {
+      name: "TypeError",
+      message:
+        "handlerApp(): the options must be an object { sharedSecret?, maxRequestBytes? }, received null",
     });
   });
 });

@@ -223,4 +223,16 @@ describe("remoteHandler() with handlerApp()", () => {
         'remoteHandler(): the target must use https unless its host is loopback, received "http://handlers.example.com/roots" (set "allowHttp: true" to accept the risk)',
     });
   });
+
+  test("refuses options that are not an object, and a misspelt option (a misspelt kinds would declare every kind)", () => {
+    assert.throws(() => remoteHandler("https://handlers.example.com/", { kind: ["sampling"] } as never), {
+      name: "TypeError",
+      message:
+        'remoteHandler(): "kind" is not an option (did you mean "kinds"?); expected "kinds", "elicitationModes", "headers", "maxResponseBytes", "url", "allowHttp"',
+    });
+    assert.throws(() => remoteHandler("https://handlers.example.com/", null as never), {
+      name: "TypeError",
+      message: "remoteHandler(): the options must be an object { kinds?, headers?, … }, received null",
+    });
+  });
 });

@@ -298,3 +298,20 @@ describe("legacy sessions", () => {
     }
   });
 });
+
+describe("createClient() of the legacy entry", () => {
+  test("options that are not an object get createClient()'s TypeError, not one from reading fetch", () => {
+    for (
+      const [options, received] of [[null, "null"], [undefined, "undefined"], ["x", "string"], [
+        [],
+        "an array",
+      ]]
+    ) {
+      assert.throws(() => createClient(options as never), {
+        name: "TypeError",
+        message:
+          `createClient(): the options must be an object { name, policies, handler?, … }, received ${received}`,
+      });
+    }
+  });
+});

@@ -11,7 +11,7 @@ import process from "node:process";
 import { Buffer } from "node:buffer";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
-import type { Gateway, GatewayOptions } from "../../src/adapters/gateway.ts";
+import { type Gateway, GATEWAY_OPTION_KEYS, type GatewayOptions } from "../../src/adapters/gateway.ts";
 import type { RunningGateway, ServeOptions } from "../../src/adapters/serve-options.ts";
 import { createClient } from "../../src/client/create-client.ts";
 import type { ModernPeer } from "../_support/modern-peer.ts";
@@ -40,7 +40,7 @@ export const KEY = "entry-test-state-key-0123456789abcdef";
  * entry (the Workers entry answers it with a 500, tests/runtime/workers-entry.test.ts).
  */
 export const NO_KEY =
-  'sluice: "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every instance, make one with `openssl rand -base64 32`';
+  'sluice: "SLUICE_STATE_KEY" is not set: expected at least 32 bytes of random data, the same on every instance, make one with `openssl rand -base64 32`';
 
 /** The gateway's whole answer to `callTool(url, "modern", "add", { a: 2, b: 3 })`. */
 export const ADD_ANSWER: { readonly status: number; readonly body: unknown } = {
@@ -537,6 +537,25 @@ function describeSettings(runtime: Runtime, { serve, createGateway }: Entry, mod
             'createFront(): "signInUser" needs "auth": with auth "none" callers have no subject to compare a browser\'s user with, expected bearer secrets, JWT settings or a function',
         },
       );
+    });
+
+    test("createGateway() and serve() refuse a misspelt option, naming the one meant", async () => {
+      assert.throws(
+        () =>
+          createGateway({ stateKey: KEY, policies: [modern()], alowedHosts: ["gate.example.com"] } as never),
+        {
+          name: "TypeError",
+          message: `sluice gateway: "alowedHosts" is not an option (did you mean "allowedHosts"?); expected ${
+            GATEWAY_OPTION_KEYS.map((key) => `"${key}"`).join(", ")
+          }`,
+        },
+      );
+      await assert.rejects(serve({ stateKey: KEY, policies: [modern()], prot: 0 } as never), {
+        name: "TypeError",
+        message: `sluice serve(): "prot" is not an option (did you mean "port"?); expected ${
+          [...GATEWAY_OPTION_KEYS, "port", "hostname", "signal"].map((key) => `"${key}"`).join(", ")
+        }`,
+      });
     });
 
     test("serve() without port listens on PORT", async () => {

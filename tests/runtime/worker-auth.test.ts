@@ -171,7 +171,7 @@ describe("createWorker() and auth", () => {
     ]);
     assert.deepEqual(result, [
       problem(
-        'sluice worker: "auth.bearer[0].secret" must be at least "32" bytes of random data, received "5" bytes: make one with `openssl rand -base64 32`',
+        'sluice worker: "auth.bearer[0].secret" must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`',
       ),
       problem('sluice worker: "auth" could not be made from env (the Worker\'s logs name the problem)'),
       problem(

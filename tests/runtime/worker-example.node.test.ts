@@ -555,7 +555,7 @@ describe("examples/worker in workerd", { timeout: 120_000 }, () => {
   test("without SLUICE_STATE_KEY every request answers 500 naming it", async () => {
     const expected = JSON.stringify({
       error:
-        'sluice: "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every instance, make one with `openssl rand -base64 32`',
+        'sluice: "SLUICE_STATE_KEY" is not set: expected at least 32 bytes of random data, the same on every instance, make one with `openssl rand -base64 32`',
     });
     const health = await within(
       "GET /healthz",

@@ -214,7 +214,7 @@ const notSet = (name: string) => ({
   type: "application/json",
   body: {
     error: name === "SLUICE_STATE_KEY"
-      ? 'sluice: "SLUICE_STATE_KEY" is not set: expected at least "32" bytes of random data, the same on every instance, make one with `openssl rand -base64 32`'
+      ? 'sluice: "SLUICE_STATE_KEY" is not set: expected at least 32 bytes of random data, the same on every instance, make one with `openssl rand -base64 32`'
       : `sluice worker: "${name}" is set but "${
         name === "UPSTASH_REDIS_REST_URL" ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"
       }" is not: expected both "UPSTASH_REDIS_REST_URL" and "UPSTASH_REDIS_REST_TOKEN" (budgets in Upstash Redis, shared by every isolate) or neither (budgets in memory, per isolate)`,
@@ -310,7 +310,7 @@ describe("createWorker()", () => {
       },
     });
     const cases: Array<[string, string]> = [
-      ["x".repeat(31), 'must be at least "32" bytes of random data, received "31" bytes:'],
+      ["x".repeat(31), "must be at least 32 bytes of random data, received 31:"],
       ["é".repeat(16), "repeats a pattern: expected random bytes,"],
       ["0123456789abcdef0123456789abcdef", "repeats a pattern: expected random bytes,"],
       ["aaaaaaaabbbbbbbbccccccccdddddddde", 'has fewer than "8" distinct bytes: expected random bytes,'],
@@ -818,7 +818,7 @@ describe("createWorker()", () => {
     ]]);
   });
 
-  test("createWorker() throws a TypeError naming the option when policies, handler or decisions has the wrong type", () => {
+  test("createWorker() throws a TypeError naming the option when policies, handler or decisions has the wrong type, or an option is misspelt", () => {
     assert.throws(() => createWorker({ policies: "github" as never }), {
       name: "TypeError",
       message: 'createWorker(): "policies" must be a list or a function of env, received "string"',
@@ -830,6 +830,12 @@ describe("createWorker()", () => {
     assert.throws(() => createWorker({ policies: [], decisions: "yaml" as never }), {
       name: "TypeError",
       message: 'createWorker(): "decisions" must be "json", "text", false or a function, received "yaml"',
+    });
+    // A misspelt auth would leave the Worker without one: refused at once, the option meant named.
+    assert.throws(() => createWorker({ policies: [], Auth: "none" } as never), {
+      name: "TypeError",
+      message:
+        'createWorker(): "Auth" is not an option (did you mean "auth"?); expected "policies", "handler", "name", "assigns", "auth", "allowedHosts", "allowedOrigins", "heartbeat", "signInUser", "decisions"',
     });
   });
 

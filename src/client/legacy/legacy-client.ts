@@ -41,7 +41,9 @@ import { LegacySession, STDERR_LOG_LEVEL } from "./legacy-session.ts";
  */
 export function createClient(options: ClientOptions): Client {
   const support = { legacy: openLegacySession, environment: processEnvironment };
-  if (options.fetch !== undefined || !onNode()) return createClientWith(options, support);
+  // Options that are not an object get createClientWith's TypeError, not one from reading `fetch`.
+  const plain = typeof options !== "object" || options === null || Array.isArray(options);
+  if (plain || options.fetch !== undefined || !onNode()) return createClientWith(options, support);
   const pool = lazyNodeFetch();
   return createClientWith({ ...options, fetch: pool.fetch }, { ...support, onClose: pool.close });
 }
