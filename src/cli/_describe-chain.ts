@@ -77,9 +77,22 @@ export function describeChain(policy: CompiledPolicy): string[] {
     row(
       2,
       "front",
-      `passDown ${p.passDown.length === 0 ? "none" : p.passDown.join(", ")}, stateTtl ${d(p.stateTtlMs)}`,
+      `passDown ${p.passDown.length === 0 ? "none" : p.passDown.join(", ")}, stateTtl ${d(p.stateTtlMs)}, ` +
+        `maxSessions ${p.maxSessions} (one unused ${d(p.sessionIdleTimeoutMs)} is closed)`,
     ),
+    row(2, "access", access(p.access)),
   ];
+}
+
+/** Who may call the server through the front, and which tools: the rules, any of which admits. */
+function access(rules: CompiledPolicy["access"]): string {
+  if (rules === undefined) return "every caller, every tool";
+  return rules.map((rule) => {
+    const who = rule.subjects === undefined ? "any caller" : `subjects ${[...rule.subjects].join(", ")}`;
+    const scopes = rule.scopes.length === 0 ? "" : ` holding scopes ${rule.scopes.join(", ")}`;
+    const tools = rule.tools === "*" ? "every tool" : `tools ${[...rule.tools].join(", ")}`;
+    return `${who}${scopes}: ${tools}`;
+  }).join("; or ");
 }
 
 function rate(r: CompiledPolicy["inputRateLimit"]): string {

@@ -1,7 +1,8 @@
 /**
  * Finds where a JSON text stops being JSON, and says so in the same words on every runtime:
  * `JSON.parse`'s messages differ between V8 versions and JavaScriptCore, and Bun's carries no
- * position at all. Run only after `JSON.parse` failed, so it is written for clarity, not speed.
+ * position at all. Run after `JSON.parse` failed, or on a small file to find a repeated property name,
+ * so it is written for clarity, not speed.
  *
  * @module
  */
@@ -20,15 +21,22 @@ const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9A-Fa-f]{4})/y;
 const KEY = "a property name in double quotes";
 
 /**
- * Finds the first syntax error of a JSON text (RFC 8259, what `JSON.parse` accepts).
+ * Finds the first syntax error of a JSON text (RFC 8259, what `JSON.parse` accepts), and with
+ * `duplicates` a property name given twice in one object, which `JSON.parse` takes silently,
+ * keeping the last (a policy file would drop the first's limit).
  *
  * @param text The text.
- * @returns The error, or `undefined` when the text is JSON.
+ * @param options `duplicates: true` also reports a repeated property name.
+ * @returns The error, or `undefined` when the text is JSON (without repeated names).
  */
-export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
+export function findJsonSyntaxError(
+  text: string,
+  options: { readonly duplicates?: boolean } = {},
+): JsonSyntaxError | undefined {
   // The containers open at the offset reached, innermost last; no recursion, so deep nesting
-  // cannot overflow the stack.
+  // cannot overflow the stack. `names` holds each open object's property names when asked.
   const open: ("{" | "[")[] = [];
+  const names: Set<string>[] = [];
   let at = 0;
   let expectValue = true;
   let afterComma = false;
@@ -43,6 +51,18 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     if (text[at] !== '"') return unexpected(expected);
     const broken = readString(text, at);
     if (typeof broken !== "number") return broken;
+    if (options.duplicates === true) {
+      const name = JSON.parse(text.slice(at, broken)) as string;
+      const seen = names.at(-1);
+      if (seen?.has(name)) {
+        return {
+          offset: at,
+          what: `property name ${JSON.stringify(name)} given twice in one object, expected each once ` +
+            "(JSON.parse keeps only the last)",
+        };
+      }
+      seen?.add(name);
+    }
     at = broken;
     skipSpace();
     if (text[at] !== ":") return unexpected('":" after the property name');
@@ -63,6 +83,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
           continue;
         }
         if (char === "{") {
+          names.push(new Set());
           const broken = readKey(`${KEY} or "}"`);
           if (broken !== undefined) return broken;
         }
@@ -85,7 +106,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     const close = inner === "{" ? "}" : "]";
     if (text[at] === close) {
       at++;
-      open.pop();
+      if (open.pop() === "{") names.pop();
       continue;
     }
     if (text[at] !== ",") return unexpected(`"," or "${close}"`);

@@ -11,7 +11,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { findJsonSyntaxError } from "./_json-syntax-error.ts";
+import { findJsonSyntaxError, type JsonSyntaxError } from "./_json-syntax-error.ts";
 
 /** The runtime the command runs on. */
 export type RuntimeName = "node" | "deno" | "bun";
@@ -119,17 +119,31 @@ async function importModule(path: string): Promise<Readonly<Record<string, unkno
 function parseJsonFile(path: string, text: string): unknown {
   // A byte order mark is no JSON, but editors write it; it says nothing about the content.
   const json = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  let value: unknown;
   try {
-    return JSON.parse(json) as unknown;
+    value = JSON.parse(json);
   } catch (error) {
     const found = findJsonSyntaxError(json);
     if (found === undefined) throw error;
-    const before = json.slice(0, found.offset).split("\n");
-    const line = before.length;
-    const column = (before.at(-1) ?? "").length + 1;
-    const lineText = (json.split("\n")[line - 1] ?? "").replace(/\r$/, "");
-    throw new SourceSyntaxError({ file: path, line, column, lineText, what: found.what }, error);
+    throw syntaxErrorAt(path, json, found, error);
   }
+  // A name given twice would keep only its last value: a limit a reviewer read would not apply.
+  const repeated = findJsonSyntaxError(json, { duplicates: true });
+  if (repeated !== undefined) throw syntaxErrorAt(path, json, repeated);
+  return value;
+}
+
+function syntaxErrorAt(
+  path: string,
+  json: string,
+  found: JsonSyntaxError,
+  cause?: unknown,
+): SourceSyntaxError {
+  const before = json.slice(0, found.offset).split("\n");
+  const line = before.length;
+  const column = (before.at(-1) ?? "").length + 1;
+  const lineText = (json.split("\n")[line - 1] ?? "").replace(/\r$/, "");
+  return new SourceSyntaxError({ file: path, line, column, lineText, what: found.what }, cause);
 }
 
 interface FoundSyntaxError {

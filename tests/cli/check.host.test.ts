@@ -49,7 +49,8 @@ describe("sluice check", () => {
         "  logs               level info and above, logRateLimit 50 per 1s, burst 100; " +
         "maxWaitingNotifications 1000 per consumer, newer dropped",
         "  legacy             maxServerRequests 8 at once, the next answered busy (-32000)",
-        "  front              passDown none, stateTtl 10m",
+        "  front              passDown none, stateTtl 10m, maxSessions 32 (one unused 10m is closed)",
+        "  access             every caller, every tool",
       ].join("\n"),
     );
     assert.ok(
@@ -58,7 +59,7 @@ describe("sluice check", () => {
     );
   });
 
-  test("check prints a sampling section with the clamp, tool loop and context, and a stdio transport", async () => {
+  test("check prints a sampling section with the clamp, tool loop and context, a stdio transport, and the front's sessions and access", async () => {
     const dir = tempDir({
       "local.policy.js": `export default ${
         JSON.stringify({
@@ -69,6 +70,9 @@ describe("sluice check", () => {
           roots: false,
           passDown: ["sampling", "roots"],
           stateTtl: "90s",
+          maxSessions: 3,
+          sessionIdleTimeout: "1m",
+          access: [{ subjects: ["alice", "bob"], tools: ["echo"] }, { scopes: ["mcp:admin"] }],
         })
       };\n`,
     });
@@ -77,7 +81,7 @@ describe("sluice check", () => {
       assert.deepEqual([result.code, result.stderr], [0, ""]);
       assert.deepEqual(
         result.stdout.split("\n").filter((line) =>
-          /^ {2}(transport|front)|^ {4}(2|s|r)|^ {6}[3-7]\./.test(line)
+          /^ {2}(transport|front|access)|^ {4}(2|s|r)|^ {6}[3-7]\./.test(line)
         ),
         [
           "  transport          stdio mcp-local --stdio, env TOKEN",
@@ -95,7 +99,8 @@ describe("sluice check", () => {
           "      6. answer      accept, decline or cancel; a form accept fits the schema (defaults filled in); " +
           "a URL accept has no content; else -32603",
           "    roots/list: refused at step 1 (roots: false)",
-          "  front              passDown sampling, roots, stateTtl 90s",
+          "  front              passDown sampling, roots, stateTtl 90s, maxSessions 3 (one unused 1m is closed)",
+          "  access             subjects alice, bob: tools echo; or any caller holding scopes mcp:admin: every tool",
         ],
       );
     } finally {
@@ -280,12 +285,15 @@ describe("sluice check", () => {
     }
   });
 
-  test("check shows where a JSON policy stops being JSON, in the same words on every runtime", async () => {
+  test("check shows where a JSON policy stops being JSON, or gives a property twice, in the same words on every runtime", async () => {
     const dir = tempDir({
       "a.policy.json": '{\n  "server": "a",\n  "transport": { "url": "https://a.example/mcp", },\n}\n',
       "b.policy.json": "{\r\n  'server': 'b'\r\n}",
       "c.policy.json": '{ "server": "c", "era": "auto"\n',
       "d.policy.json": '{ "server": "d" } // the d server\n',
+      // JSON, but a reviewer reads maxTokens 100 where JSON.parse keeps the second "sampling".
+      "e.policy.json":
+        '{\n  "server": "e",\n  "sampling": { "maxTokens": 100 },\n  "sampling": { "context": true }\n}\n',
     });
     try {
       assert.deepEqual(await check(["."], dir.path), {
@@ -306,8 +314,12 @@ describe("sluice check", () => {
           "the value (JSON allows no comments)",
           '  1 | { "server": "d" } // the d server',
           "    |                   ^",
+          'e.policy.json:4:3: Policy: the file does not parse: property name "sampling" given twice in one object, ' +
+          "expected each once (JSON.parse keeps only the last)",
+          '  4 |   "sampling": { "context": true }',
+          "    |   ^",
           "",
-          '4 of 4 policy files in "." have problems (4 in all)',
+          '5 of 5 policy files in "." have problems (5 in all)',
           "",
         ].join("\n"),
         stderr: "",

@@ -9,7 +9,12 @@ test("findJsonSyntaxError() finds nothing wrong in JSON, deep nesting included",
     '"only a string"',
     `${"[".repeat(100_000)}${"]".repeat(100_000)}`,
   ];
-  assert.deepEqual(texts.map(findJsonSyntaxError), [undefined, undefined, undefined, undefined]);
+  assert.deepEqual(texts.map((text) => findJsonSyntaxError(text)), [
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });
 
 test("findJsonSyntaxError() names the offset, what it found and what JSON expects there", () => {
@@ -31,7 +36,7 @@ test("findJsonSyntaxError() names the offset, what it found and what JSON expect
     '{"a": undefined}',
     "[1",
   ];
-  assert.deepEqual(cases.map(findJsonSyntaxError), [
+  assert.deepEqual(cases.map((text) => findJsonSyntaxError(text)), [
     { offset: 0, what: "unexpected end of file, expected a value" },
     {
       offset: 8,
@@ -63,4 +68,30 @@ test("findJsonSyntaxError() names the offset, what it found and what JSON expect
     { offset: 6, what: 'unexpected "undefined", expected a value' },
     { offset: 2, what: 'unexpected end of file, expected "," or "]"' },
   ]);
+});
+
+test("findJsonSyntaxError() with duplicates finds a name given twice in one object, whatever its escapes, and only there", () => {
+  const repeated = (text: string) => findJsonSyntaxError(text, { duplicates: true });
+  const twice = (name: string) =>
+    `property name ${
+      JSON.stringify(name)
+    } given twice in one object, expected each once (JSON.parse keeps only the last)`;
+  assert.deepEqual(
+    [
+      '{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}',
+      '{"a": {}, "b": [], "c": {"d": {}}, "e": 1}',
+      '{"sampling": {"maxTokens": 100}, "sampling": {"context": true}}',
+      '{"a": {"x": 1, "y": {"x": 2}, "x": 3}}',
+      '{"\\u0061": 1, "a": 2}',
+    ].map(repeated),
+    [
+      undefined,
+      undefined,
+      { offset: 33, what: twice("sampling") },
+      { offset: 30, what: twice("x") },
+      { offset: 14, what: twice("a") },
+    ],
+  );
+  // Without the option, such a text is JSON.
+  assert.equal(findJsonSyntaxError('{"a": 1, "a": 2}'), undefined);
 });
