@@ -16,8 +16,9 @@
  * - `"rounds_exceeded"`: a multi round-trip request needed more than `maxRounds` rounds.
  * - `"cancelled"`: the caller's `AbortSignal` fired, or a task ended cancelled.
  * - `"config"`: the client was asked for something its configuration does not allow (`code`
- *   `-32602` for a call it refuses as given: a tool whose `x-mcp-header` rules are invalid, or an
- *   argument that does not fit its header).
+ *   `-32602` for a call it refuses as given: a tool whose `x-mcp-header` rules are invalid, an
+ *   argument that does not fit its header, or call options that are not an object with an
+ *   `AbortSignal` as `signal` and a function as `onProgress`).
  */
 export type ClientErrorKind =
   | "input_handler"

@@ -24,6 +24,7 @@ import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { WaitingCall } from "./client-servers.ts";
 import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
+import { describeValue } from "../_internal/quote.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -73,10 +74,10 @@ export function createClientMethods(deps: MethodDeps): Methods {
   const within = async <T>(
     serverId: string,
     method: string,
-    signal: AbortSignal | undefined,
+    options: { readonly signal?: AbortSignal | undefined } | undefined,
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
   ): Promise<T> => {
-    const flow = deps.flowFor(serverId, signal);
+    const flow = deps.flowFor(serverId, signalOf(serverId, method, options));
     try {
       return await deps.run(
         serverId,
@@ -94,7 +95,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
   const list =
     <T>(method: string, decode: (value: unknown) => Decoded<T>) =>
     (serverId: string, options: ListOptions = {}) =>
-      within(serverId, method, options.signal, async (session, flow) => {
+      within(serverId, method, options, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         return decoded(serverId, method, decode(await session.request(method, params, { signal: flow })));
       });
@@ -150,7 +151,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
       method,
       name,
       (note) =>
-        within(serverId, method, options.signal, async (session, flow) => {
+        within(serverId, method, options, async (session, flow) => {
           const outcome = await session.call(method, params, context(options, flow));
           note(outcome.rounds);
           if (outcome.kind === "complete") return outcome.result;
@@ -167,7 +168,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
       within(
         serverId,
         "server/discover",
-        options.signal,
+        options,
         async (session, flow) =>
           decoded(
             serverId,
@@ -176,7 +177,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
           ),
       ),
     listTools: (serverId, options = {}) =>
-      within(serverId, "tools/list", options.signal, async (session, flow) => {
+      within(serverId, "tools/list", options, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         const learn = session.startToolsListing();
         const page = decoded(
@@ -198,7 +199,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
           "tools/call",
           name,
           (note) =>
-            within(serverId, "tools/call", options.signal, async (session, flow) => {
+            within(serverId, "tools/call", options, async (session, flow) => {
               const ctx = context(options, flow);
               const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
               note(outcome.rounds);
@@ -226,11 +227,11 @@ export function createClientMethods(deps: MethodDeps): Methods {
       within(
         serverId,
         "tasks/get",
-        options.signal,
+        options,
         (session, flow) => session.awaitTask(taskId, context(options, flow)),
       ),
     cancelTask: (serverId, taskId, options = {}) =>
-      within(serverId, "tasks/cancel", options.signal, (session, flow) => session.cancelTask(taskId, flow)),
+      within(serverId, "tasks/cancel", options, (session, flow) => session.cancelTask(taskId, flow)),
     rootsChanged: (serverId) =>
       within(
         serverId,
@@ -277,4 +278,36 @@ export function failureOf(
     kind: "internal",
     message: withoutQuotedUrlSecrets(error instanceof Error ? error.message : String(error)),
   };
+}
+
+/**
+ * The caller's signal, once its call options are known to be what they say: an object whose
+ * `signal` is an `AbortSignal` and whose `onProgress` is a function, when given. Anything else
+ * fails the call as the caller's mistake (`config`, `-32602`), not deep inside it.
+ */
+function signalOf(
+  serverId: string,
+  method: string,
+  options: { readonly signal?: AbortSignal | undefined } | undefined,
+): AbortSignal | undefined {
+  if (options === undefined) return undefined;
+  const refuse = (what: string) =>
+    new ClientError("config", `Call of ${method} to server "${serverId}" refused: ${what}`, {
+      serverId,
+      code: -32602,
+    });
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw refuse(`the options must be an object, received ${describeValue(options)}`);
+  }
+  const { signal, onProgress } = options as { readonly signal?: unknown; readonly onProgress?: unknown };
+  const candidate = signal as Partial<AbortSignal> | null;
+  const isSignal = typeof signal === "object" && candidate !== null &&
+    typeof candidate.aborted === "boolean" && typeof candidate.addEventListener === "function";
+  if (signal !== undefined && !isSignal) {
+    throw refuse(`"signal" must be an AbortSignal, received ${describeValue(signal)}`);
+  }
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw refuse(`"onProgress" must be a function, received ${describeValue(onProgress)}`);
+  }
+  return signal as AbortSignal | undefined;
 }

@@ -4,6 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  type ClientError,
   type ClientOptions,
   createClient,
   type ListOptions,
@@ -46,6 +47,43 @@ describe("createClient() options", () => {
       "TypeError",
       'createClient(): "policies" must be a list of policies, received string',
     ]);
+  });
+
+  test("a call's options that are not what they say fail it as config -32602, as a rejection, before any request", async () => {
+    const client = createClient({
+      name: "x",
+      policies: [{ server: "demo", transport: { url: "https://demo.example/mcp" } }],
+      fetch: () => Promise.reject(new Error("no request may be sent")),
+    });
+    const failure = (call: () => Promise<unknown>) => {
+      const pending = call();
+      assert.ok(pending instanceof Promise);
+      return pending.then(
+        () => "resolved",
+        (error: ClientError) => [error.name, error.kind, error.code, error.message],
+      );
+    };
+    const refused = (method: string, what: string) => [
+      "ClientError",
+      "config",
+      -32602,
+      `Call of ${method} to server "demo" refused: ${what}`,
+    ];
+    assert.deepEqual(
+      await Promise.all([
+        failure(() => client.listTools("demo", null as never)),
+        failure(() => client.callTool("demo", "deploy", {}, { signal: "x" as never })),
+        failure(() => client.callTool("demo", "deploy", {}, { onProgress: "no" as never })),
+        failure(() => client.readResource("demo", "file:///a", 5 as never)),
+      ]),
+      [
+        refused("tools/list", "the options must be an object, received null"),
+        refused("tools/call", '"signal" must be an AbortSignal, received "x"'),
+        refused("tools/call", '"onProgress" must be a function, received "no"'),
+        refused("resources/read", "the options must be an object, received 5"),
+      ],
+    );
+    await client.close();
   });
 
   test("onNotification() and onDecision() refuse a listener that is not a function at once", async () => {
