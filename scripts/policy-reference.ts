@@ -48,7 +48,9 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     shownDefault: "required",
   },
   "transport.http.headers": {
-    what: "Extra request headers, such as `Authorization`.",
+    what: "Extra request headers, such as `Authorization`; not one the transport sets itself (`Accept`, " +
+      "`Content-Type`, `Mcp-Session-Id`, `Mcp-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, " +
+      "`Last-Event-ID`).",
     protects: "Never sent to another origin, not even after a redirect.",
     shownDefault: "none",
   },

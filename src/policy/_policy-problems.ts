@@ -266,7 +266,56 @@ export function httpTransportProblems(
   transport: HttpTransportShape,
   site: ProblemSite,
 ): PolicyProblem[] {
-  return [...urlProblems(transport, site), ...authProblems(transport, site)];
+  return [
+    ...urlProblems(transport, site),
+    ...headerProblems(transport, site),
+    ...authProblems(transport, site),
+  ];
+}
+
+/** The headers the transport sets on every request itself: a policy's would clash with them. */
+const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "content-type",
+  "content-length",
+  "host",
+  "last-event-id",
+  "mcp-protocol-version",
+  "mcp-session-id",
+  "mcp-method",
+  "mcp-name",
+]);
+/** RFC 9110's token: what a header name is made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Each header is one `fetch` sends (a name of token characters, a value without a line break or
+ * NUL) and one the transport does not set itself (`Content-Type`, `Mcp-Session-Id`,
+ * `Mcp-Param-*`, …): either would fail every request, where `sluice check` said the policy was fine.
+ */
+function headerProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
+  const problems: PolicyProblem[] = [];
+  for (const [name, value] of Object.entries(transport.headers ?? {})) {
+    const at = joinPath(site.prefix, ["headers", name]);
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) {
+      const headers = joinPath(site.prefix, ["headers"]);
+      problems.push(problemAt(
+        site,
+        headers,
+        `"${headers}" has ${
+          JSON.stringify(name)
+        }, which is not a header name: expected letters, digits and !#$%&'*+.^_\`|~-`,
+      ));
+    } else if (TRANSPORT_HEADERS.has(lower) || lower.startsWith("mcp-param-")) {
+      problems.push(
+        problemAt(site, at, `"${at}" is a header the transport sets itself, expected one of your own`),
+      );
+    } else if (/[\0\r\n]/.test(value)) {
+      problems.push(problemAt(site, at, `"${at}" must be a header value: no line break or NUL character`));
+    }
+  }
+  return problems;
 }
 
 /** The parts of a schema-valid HTTP transport the cross-field rules read. */

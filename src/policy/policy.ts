@@ -21,7 +21,10 @@ export interface RateOption {
 export interface HttpTransport {
   /** The MCP endpoint, `https:` (or `http:` on a loopback host, or with `allowHttp`). */
   readonly url: string;
-  /** Extra request headers, e.g. `Authorization`. Never sent to another origin. */
+  /**
+   * Extra request headers, e.g. `Authorization`. Never sent to another origin. Not one the
+   * transport sets itself (`Accept`, `Content-Type`, `Mcp-*`, `Last-Event-ID`).
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Redirects: `"same-origin"` follows only those that stay on the server's origin, `"none"`

@@ -621,6 +621,33 @@ describe("parseDuration() and formatDuration()", () => {
   });
 });
 
+describe("compilePolicy() transport.headers", () => {
+  test("refuses a header fetch would not send and one the transport sets itself, never quoting a value", () => {
+    const headers = {
+      "bad name": "1",
+      "X-A": "a\r\nb: c",
+      "Content-Type": "text/plain",
+      accept: "*/*",
+      "Mcp-Param-Region": "eu",
+      "X-Api-Key": "fine",
+    };
+    assert.deepEqual(messages({ server: "a", transport: { url: "https://a.example/mcp", headers } }), [
+      [
+        "transport.headers",
+        '"transport.headers" has "bad name", which is not a header name: expected letters, digits and !#$%&\'*+.^_`|~-',
+      ],
+      [
+        "transport.headers.X-A",
+        '"transport.headers.X-A" must be a header value: no line break or NUL character',
+      ],
+      ...["Content-Type", "accept", "Mcp-Param-Region"].map((name) => [
+        `transport.headers.${name}`,
+        `"transport.headers.${name}" is a header the transport sets itself, expected one of your own`,
+      ]),
+    ]);
+  });
+});
+
 describe("compilePolicy() transport.auth", () => {
   const url = "https://mcp.example.com/mcp";
   const withAuth = (clientCredentials: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
