@@ -62,7 +62,7 @@ export interface InputDecision {
   readonly durationMs: number;
 }
 
-/** How one call to a server ended (a tool call, a read, a prompt, a list). */
+/** How one call to a server ended: a tool call, a resource read or a prompt (lists make no event). */
 export interface CallDecision {
   /** Always `"call"`. */
   readonly type: "call";

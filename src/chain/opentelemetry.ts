@@ -10,6 +10,7 @@
  * @module
  */
 import type { CallDecision, Decision, DecisionListener, InputDecision } from "./decision.ts";
+import { describeValue } from "../_internal/quote.ts";
 
 /** The parts of `@opentelemetry/api` this uses (structurally, so sluice needs no import of it). */
 export interface OpenTelemetryApi {
@@ -44,6 +45,7 @@ const STATUS_ERROR = 2;
  *
  * @param api The user's `@opentelemetry/api` (`import * as api from "@opentelemetry/api"`).
  * @returns The listener, for `client.onDecision` or the gateway's `decisions`.
+ * @throws {TypeError} When `api` has no `trace.getTracer` or `metrics.getMeter`.
  * @example
  * ```ts
  * import { openTelemetryDecisions } from "./opentelemetry.ts";
@@ -53,6 +55,16 @@ const STATUS_ERROR = 2;
  * ```
  */
 export function openTelemetryDecisions(api: OpenTelemetryApi): DecisionListener {
+  const given = api as
+    | { trace?: { getTracer?: unknown }; metrics?: { getMeter?: unknown } }
+    | null
+    | undefined;
+  if (typeof given?.trace?.getTracer !== "function" || typeof given?.metrics?.getMeter !== "function") {
+    throw new TypeError(
+      "openTelemetryDecisions(): expected the @opentelemetry/api module (`import * as api from " +
+        '"@opentelemetry/api"`), with trace.getTracer and metrics.getMeter, received ' + describeValue(api),
+    );
+  }
   const tracer = api.trace.getTracer("sluice");
   const duration = api.metrics.getMeter("sluice").createHistogram("mcp.client.operation.duration", {
     description: "The duration of the MCP request as observed by the client (sluice)",

@@ -192,6 +192,16 @@ export function createSignInMethods(
     completeAuthorization: async (serverId, callbackUrl, options = {}) => {
       const signIn = signInOf(serverId);
       const { signal } = options;
+      // The caller's mistake, not the sign-in's: nothing was sent, and the URL is not quoted (it
+      // may carry the code).
+      if (typeof callbackUrl !== "string" || !URL.canParse(callbackUrl)) {
+        throw new ClientError(
+          "config",
+          `Sign-in to server "${serverId}": the callback URL is not a URL, expected the absolute URL ` +
+            "the authorization server redirected to",
+          { serverId, code: -32602 },
+        );
+      }
       try {
         // Before the callback is taken: it stays unused, for a retry.
         signal?.throwIfAborted();
@@ -205,10 +215,7 @@ export function createSignInMethods(
             cause: signal.reason,
           });
         }
-        throw failed(
-          serverId,
-          error instanceof TypeError ? new UpstreamAuthError("the callback URL is not a URL") : error,
-        );
+        throw failed(serverId, error);
       }
     },
     signOut: async (serverId) => {

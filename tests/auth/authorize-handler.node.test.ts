@@ -748,10 +748,12 @@ describe("client.completeAuthorization() refuses callbacks that are not this sig
   test("completeAuthorization() refuses a string that is not a URL, and a server without a sign-in", async () => {
     const client = twoServers();
     try {
+      // The caller's mistake, not the sign-in's (a transport failure would read as an outage).
       assert.deepEqual(await failure(client.completeAuthorization("files", "not a url")), {
         name: "ClientError",
-        kind: "transport",
-        message: 'Server "files": the callback URL is not a URL',
+        kind: "config",
+        message:
+          'Sign-in to server "files": the callback URL is not a URL, expected the absolute URL the authorization server redirected to',
       });
       assert.deepEqual(await failure(client.completeAuthorization("nope", REDIRECT_URI)), {
         name: "ClientError",

@@ -167,6 +167,22 @@ describe("openTelemetryDecisions()", () => {
       ["mcp.client.operation.duration", "s", 4],
     );
   });
+  test("refuses at once what is not the @opentelemetry/api module, naming what it needs", () => {
+    const needs = "openTelemetryDecisions(): expected the @opentelemetry/api module (`import * as api from " +
+      '"@opentelemetry/api"`), with trace.getTracer and metrics.getMeter, received ';
+    for (
+      const [given, received] of [[undefined, "nothing"], [{}, "an object"], [
+        { trace: api.trace },
+        "an object",
+      ]]
+    ) {
+      assert.throws(() => openTelemetryDecisions(given as never), {
+        name: "TypeError",
+        message: needs + received,
+      });
+    }
+  });
+
   test("a legacy server's request whose params fail to decode becomes an input span with its refusal, as any other", async () => {
     spans.reset();
     const upstream = legacyAskingServer("2025-11-25", [
