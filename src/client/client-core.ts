@@ -20,6 +20,7 @@ import type { Policy } from "../policy/policy.ts";
 import { PolicyError, type PolicyProblem } from "../policy/policy-error.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/quote.ts";
+import { isObject } from "../_internal/is-object.ts";
 import { defineHandler } from "../handler/handler.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue, type NotificationQueue } from "../notify/notification-queue.ts";
@@ -154,6 +155,7 @@ function settingsOf(options: ClientOptions): Settings {
       `createClient(): "name" must be a non-empty string, received ${JSON.stringify(options.name)}`,
     );
   }
+  checkOptionShapes(options);
   const clock = options.clock ?? systemClock;
   return {
     name: options.name,
@@ -170,6 +172,55 @@ function settingsOf(options: ClientOptions): Settings {
     tokens: options.signIn?.tokens ?? createMemoryTokenStore({ clock }),
     principal: options.signIn?.principal ?? "",
   };
+}
+
+const hasMethods = (value: unknown, ...names: string[]) =>
+  isObject(value) && names.every((name) => typeof value[name] === "function");
+
+/** What each of the other options must be, to fail here rather than on a call. */
+const OPTION_SHAPES: ReadonlyArray<readonly [keyof ClientOptions, (value: unknown) => boolean, string]> = [
+  ["version", (value) => typeof value === "string", "a string"],
+  ["title", (value) => typeof value === "string", "a string"],
+  ["tasks", (value) => typeof value === "boolean", "true or false"],
+  ["assigns", isObject, "an object"],
+  ["fetch", (value) => typeof value === "function", "a function (url, init) => Promise<Response>"],
+  ["environment", (value) => typeof value === "function", "a function (name) => string | undefined"],
+  ["store", (value) => hasMethods(value, "take"), "a RateLimitStore (with take())"],
+  ["timers", (value) => hasMethods(value, "setTimeout", "clearTimeout"), "{ setTimeout, clearTimeout }"],
+  ["clock", (value) => hasMethods(value, "now"), "{ now() }"],
+  ["signIn", isObject, "an object { tokens?, redirectUri?, clientMetadataUrl?, principal? }"],
+];
+
+/** Checks the options besides name, policies and handler: each given one is what it must be. */
+function checkOptionShapes(options: ClientOptions): void {
+  for (const [key, fits, expected] of OPTION_SHAPES) {
+    const value: unknown = options[key];
+    if (value !== undefined && !fits(value)) {
+      throw new TypeError(`createClient(): "${key}" must be ${expected}, received ${describeValue(value)}`);
+    }
+  }
+  const { signIn } = options;
+  if (signIn === undefined) return;
+  checkOptionKeys(
+    signIn,
+    ["tokens", "redirectUri", "clientMetadataUrl", "principal"],
+    "createClient()",
+    "signIn.",
+  );
+  if (signIn.tokens !== undefined && !hasMethods(signIn.tokens, "get", "set", "delete", "claim")) {
+    throw new TypeError(
+      `createClient(): "signIn.tokens" must be a TokenStore (get, set, delete, claim), received ${
+        describeValue(signIn.tokens)
+      }`,
+    );
+  }
+  for (const key of ["redirectUri", "clientMetadataUrl", "principal"] as const) {
+    if (signIn[key] !== undefined && typeof signIn[key] !== "string") {
+      throw new TypeError(
+        `createClient(): "signIn.${key}" must be a string, received ${describeValue(signIn[key])}`,
+      );
+    }
+  }
 }
 
 /**

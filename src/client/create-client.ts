@@ -12,7 +12,9 @@ import type { Client, ClientOptions } from "./client-types.ts";
  *
  * @param options Name, handler, policies and the rest (see {@linkcode ClientOptions}).
  * @returns The client.
- * @throws {TypeError} When the options are not valid (no name, a duplicate server id).
+ * @throws {TypeError} When the options are not valid: not an object, an unknown (misspelt) option, no
+ *   name, a duplicate server id, or an option that is not what it must be (a `fetch` that is not a
+ *   function, `timers` without `setTimeout`, …), each named.
  * @throws {PolicyError} When a policy does not compile, listing every problem.
  * @example
  * ```ts

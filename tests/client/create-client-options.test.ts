@@ -99,6 +99,36 @@ describe("createClient() options", () => {
     await client.close();
   });
 
+  test("every other option is refused at once when it is not what it must be, naming it", () => {
+    const base = { name: "x", policies: [] };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ fetch: "x" }, '"fetch" must be a function (url, init) => Promise<Response>, received "x"'],
+      [{ timers: {} }, '"timers" must be { setTimeout, clearTimeout }, received an object'],
+      [{ clock: {} }, '"clock" must be { now() }, received an object'],
+      [{ store: "x" }, '"store" must be a RateLimitStore (with take()), received "x"'],
+      [{ assigns: "x" }, '"assigns" must be an object, received "x"'],
+      [{ tasks: "yes" }, '"tasks" must be true or false, received "yes"'],
+      [{ version: 3 }, '"version" must be a string, received 3'],
+      [
+        { signIn: "s" },
+        '"signIn" must be an object { tokens?, redirectUri?, clientMetadataUrl?, principal? }, received "s"',
+      ],
+      [
+        { signIn: { redirectUrl: "http://127.0.0.1/cb" } },
+        '"signIn.redirectUrl" is not an option (did you mean "signIn.redirectUri"?); expected "tokens", "redirectUri", "clientMetadataUrl", "principal"',
+      ],
+      [
+        { signIn: { tokens: "t" } },
+        '"signIn.tokens" must be a TokenStore (get, set, delete, claim), received "t"',
+      ],
+      [{ signIn: { principal: 5 } }, '"signIn.principal" must be a string, received 5'],
+    ];
+    assert.deepEqual(
+      cases.map(([options]) => refusal({ ...base, ...options })),
+      cases.map(([, message]) => ["TypeError", `createClient(): ${message}`]),
+    );
+  });
+
   test("a handler written as a plain object gets defineHandler()'s checks", () => {
     assert.deepEqual(refusal({ name: "x", policies: [], handler: { samplin: () => ({}) } }), [
       "TypeError",
