@@ -25,6 +25,7 @@ import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { WaitingCall } from "./client-servers.ts";
 import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
 import { describeValue } from "../_internal/quote.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -76,7 +77,9 @@ export function createClientMethods(deps: MethodDeps): Methods {
     method: string,
     options: { readonly signal?: AbortSignal | undefined } | undefined,
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
+    argumentProblem?: string,
   ): Promise<T> => {
+    if (argumentProblem !== undefined) throw refusal(serverId, method, argumentProblem);
     const flow = deps.flowFor(serverId, signalOf(serverId, method, options));
     try {
       return await deps.run(
@@ -145,6 +148,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
     name: string,
     params: JsonObject,
     options: CallOptions,
+    argumentProblem: string | undefined,
   ): Promise<CompleteResultOf[M]> =>
     recorded(
       serverId,
@@ -160,7 +164,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
             `Server "${serverId}" answered ${method} with a task, which only tools/call may do`,
             { serverId },
           );
-        }),
+        }, argumentProblem),
     );
 
   return {
@@ -211,10 +215,10 @@ export function createClientMethods(deps: MethodDeps): Methods {
                 cancelIfAbandoned: true,
                 awaitingMethod: "tools/call",
               });
-            }),
+            }, nameProblem("name", name) ?? objectProblem("arguments", args)),
         )) as Client["callTool"],
     readResource: (serverId, uri, options = {}) =>
-      completeCall(serverId, "resources/read", uri, { uri }, options),
+      completeCall(serverId, "resources/read", uri, { uri }, options, nameProblem("uri", uri)),
     getPrompt: (serverId, name, args, options = {}) =>
       completeCall(
         serverId,
@@ -222,6 +226,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
         name,
         args === undefined ? { name } : { name, arguments: args },
         options,
+        nameProblem("name", name) ?? (args === undefined ? undefined : objectProblem("arguments", args)),
       ),
     awaitTask: (serverId, taskId, options = {}) =>
       within(
@@ -229,9 +234,16 @@ export function createClientMethods(deps: MethodDeps): Methods {
         "tasks/get",
         options,
         (session, flow) => session.awaitTask(taskId, context(options, flow)),
+        nameProblem("taskId", taskId),
       ),
     cancelTask: (serverId, taskId, options = {}) =>
-      within(serverId, "tasks/cancel", options, (session, flow) => session.cancelTask(taskId, flow)),
+      within(
+        serverId,
+        "tasks/cancel",
+        options,
+        (session, flow) => session.cancelTask(taskId, flow),
+        nameProblem("taskId", taskId),
+      ),
     rootsChanged: (serverId) =>
       within(
         serverId,
@@ -291,11 +303,7 @@ function signalOf(
   options: { readonly signal?: AbortSignal | undefined } | undefined,
 ): AbortSignal | undefined {
   if (options === undefined) return undefined;
-  const refuse = (what: string) =>
-    new ClientError("config", `Call of ${method} to server "${serverId}" refused: ${what}`, {
-      serverId,
-      code: -32602,
-    });
+  const refuse = (what: string) => refusal(serverId, method, what);
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw refuse(`the options must be an object, received ${describeValue(options)}`);
   }
@@ -310,4 +318,24 @@ function signalOf(
     throw refuse(`"onProgress" must be a function, received ${describeValue(onProgress)}`);
   }
   return signal as AbortSignal | undefined;
+}
+
+/** A call refused as given, before any request: the caller's mistake (`config`, `-32602`). */
+function refusal(serverId: string, method: string, what: string): ClientError {
+  return new ClientError("config", `Call of ${method} to server "${serverId}" refused: ${what}`, {
+    serverId,
+    code: -32602,
+  });
+}
+
+/** What is wrong with a name the call needs (a tool's, a URI, a task id): it must be a non-empty string. */
+function nameProblem(label: string, value: unknown): string | undefined {
+  return typeof value === "string" && value !== ""
+    ? undefined
+    : `"${label}" must be a non-empty string, received ${describeValue(value)}`;
+}
+
+/** What is wrong with a call's arguments: they must be a JSON object. */
+function objectProblem(label: string, value: unknown): string | undefined {
+  return isObject(value) ? undefined : `"${label}" must be an object, received ${describeValue(value)}`;
 }

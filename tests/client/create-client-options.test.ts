@@ -49,7 +49,7 @@ describe("createClient() options", () => {
     ]);
   });
 
-  test("a call's options that are not what they say fail it as config -32602, as a rejection, before any request", async () => {
+  test("a call's arguments and options that are not what they say fail it as config -32602, as a rejection, before any request", async () => {
     const client = createClient({
       name: "x",
       policies: [{ server: "demo", transport: { url: "https://demo.example/mcp" } }],
@@ -75,12 +75,22 @@ describe("createClient() options", () => {
         failure(() => client.callTool("demo", "deploy", {}, { signal: "x" as never })),
         failure(() => client.callTool("demo", "deploy", {}, { onProgress: "no" as never })),
         failure(() => client.readResource("demo", "file:///a", 5 as never)),
+        failure(() => client.callTool("demo", 42 as never)),
+        failure(() => client.callTool("demo", "deploy", [1, 2] as never)),
+        failure(() => client.readResource("demo", undefined as never)),
+        failure(() => client.getPrompt("demo", "greet", "a=1" as never)),
+        failure(() => client.awaitTask("demo", "" as never)),
       ]),
       [
         refused("tools/list", "the options must be an object, received null"),
         refused("tools/call", '"signal" must be an AbortSignal, received "x"'),
         refused("tools/call", '"onProgress" must be a function, received "no"'),
         refused("resources/read", "the options must be an object, received 5"),
+        refused("tools/call", '"name" must be a non-empty string, received 42'),
+        refused("tools/call", '"arguments" must be an object, received an array'),
+        refused("resources/read", '"uri" must be a non-empty string, received nothing'),
+        refused("prompts/get", '"arguments" must be an object, received "a=1"'),
+        refused("tasks/get", '"taskId" must be a non-empty string, received ""'),
       ],
     );
     await client.close();
