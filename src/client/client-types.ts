@@ -117,7 +117,9 @@ export interface Client {
   servers(): string[];
   /**
    * Starts a sign-in to a server with `transport.auth.oauth` before any call needs one (what
-   * `sluice login` does): open `url`, then pass the callback to `completeAuthorization`.
+   * `sluice login` does): open `url`, then pass the callback to `completeAuthorization`. Any
+   * other server (none, or `clientCredentials`, where the client signs in by itself) is refused
+   * as `"config"`, as is a callback that is not a URL.
    */
   beginAuthorization(serverId: string): Promise<{ readonly url: string; readonly expiresAt: number }>;
   /**

@@ -173,6 +173,17 @@ export function createSignInMethods(
     }
     return signIn;
   };
+  // Only a person's sign-in (oauth) is begun and completed here: client credentials need none.
+  const personSignInOf = (serverId: string): UpstreamSignIn => {
+    const signIn = signInOf(serverId);
+    if (signIn.kind === "authorization_code") return signIn;
+    throw new ClientError(
+      "config",
+      `Server "${serverId}" has "transport.auth.clientCredentials", expected "transport.auth.oauth": ` +
+        "the client signs in to it by itself, with no person",
+      { serverId },
+    );
+  };
   const failed = (serverId: string, error: unknown): ClientError =>
     error instanceof ClientError ? error : new ClientError(
       "transport",
@@ -181,7 +192,7 @@ export function createSignInMethods(
     );
   return {
     beginAuthorization: async (serverId) => {
-      const signIn = signInOf(serverId);
+      const signIn = personSignInOf(serverId);
       try {
         const { url, expiresAt } = await signIn.begin(principal);
         return { url, expiresAt };
@@ -190,7 +201,7 @@ export function createSignInMethods(
       }
     },
     completeAuthorization: async (serverId, callbackUrl, options = {}) => {
-      const signIn = signInOf(serverId);
+      const signIn = personSignInOf(serverId);
       const { signal } = options;
       // The caller's mistake, not the sign-in's: nothing was sent, and the URL is not quoted (it
       // may carry the code).

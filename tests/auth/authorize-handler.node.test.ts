@@ -764,6 +764,37 @@ describe("client.completeAuthorization() refuses callbacks that are not this sig
       await client.close();
     }
   });
+
+  test("beginAuthorization() and completeAuthorization() refuse a client-credentials server as config: no person signs in to it", async () => {
+    const client = createClient({
+      name: "gate",
+      environment: () => "m2m-secret",
+      policies: [{
+        server: "machine",
+        transport: {
+          url: "https://machine.example/mcp",
+          auth: { clientCredentials: { clientId: "c", clientSecretEnv: "M2M" } },
+        },
+      }],
+    });
+    const refusal = {
+      name: "ClientError",
+      kind: "config",
+      message: 'Server "machine" has "transport.auth.clientCredentials", expected "transport.auth.oauth": ' +
+        "the client signs in to it by itself, with no person",
+    };
+    try {
+      assert.deepEqual(
+        [
+          await failure(client.beginAuthorization("machine")),
+          await failure(client.completeAuthorization("machine", `${REDIRECT_URI}?code=c&state=s`)),
+        ],
+        [refusal, refusal],
+      );
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe("a grant is bound to the endpoint it was issued for", () => {
