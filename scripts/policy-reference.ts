@@ -272,7 +272,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     what:
       "The lowest server log level asked for, whether or not anything hears the entries (modern: on every " +
       "request; legacy: `logging/setLevel` once connected, when the server declares `logging`). They reach the " +
-      "handler's `log` and notification subscribers; nobody listening, they are dropped. There is no off: " +
+      "handler's `log` and notification subscribers; nobody listening, they are dropped, and so is an entry " +
+      "below this level that a server sends anyway. There is no off: " +
       '`"emergency"` asks for the fewest.',
     protects: "A chatty server: a higher level asks it for fewer entries.",
   },

@@ -286,6 +286,7 @@ function notificationQueueOf(
     maxWaiting: Math.max(1, shares.reduce((sum, share) => sum + share, 0)),
     maxWaitingPerServer: (serverId) => entries.get(serverId)?.policy.maxWaitingNotifications ?? 0,
     logRateLimit: (serverId) => entries.get(serverId)?.policy.logRateLimit,
+    logLevel: (serverId) => entries.get(serverId)?.policy.logLevel,
   });
 }
 

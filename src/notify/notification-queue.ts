@@ -35,6 +35,7 @@ import type { WaitingCapacity } from "./_waiting-list.ts";
 import { POLICY_DEFAULTS } from "../policy/policy-defaults.ts";
 import { compileRate } from "../policy/compile-policy.ts";
 import type { NotificationEntry } from "./notification-entry.ts";
+import { atOrAbove, isLoggingLevel, type LoggingLevel } from "../protocol/logging-level.ts";
 import { reportToConsole, threwOn, thrownText } from "./_thrown-report.ts";
 
 export type { NotificationStats } from "./_notification-record.ts";
@@ -74,6 +75,14 @@ export interface NotificationQueueOptions {
    * @default every server the default `logRateLimit` (`POLICY_DEFAULTS`: 50 per second, bursts of 100)
    */
   readonly logRateLimit?: (serverId: string) => Rate | undefined;
+  /**
+   * The lowest log level passed on from a server: its compiled policy's `logLevel`, at which the
+   * server is asked for its logs. An entry below it, which a server sends though asked not to,
+   * is dropped before the log budget and not counted (an unknown level counts as `info`).
+   *
+   * @default every level
+   */
+  readonly logLevel?: (serverId: string) => LoggingLevel | undefined;
   /**
    * The clock the log budgets refill by.
    *
@@ -167,6 +176,7 @@ class ClientQueue {
   readonly #capacity: WaitingCapacity;
   readonly #onError: (error: Error) => void;
   readonly #budgets: LogBudgets;
+  readonly #logLevel: ((serverId: string) => LoggingLevel | undefined) | undefined;
   /** Servers whose log budget failed, reported once each. */
   readonly #brokenBudgets = new Set<string>();
   readonly #stats = new Map<string, DeliveryCounters>();
@@ -197,6 +207,7 @@ class ClientQueue {
     };
     this.#capacity = { total: maxWaiting, shareOf };
     this.#onError = options.onError ?? reportToConsole;
+    this.#logLevel = options.logLevel;
     this.#budgets = new LogBudgets(
       options.clock ?? systemClock,
       options.logRateLimit ?? (() => compileRate(POLICY_DEFAULTS.logRateLimit)),
@@ -228,6 +239,7 @@ class ClientQueue {
     const handler = isLog ? this.#handlerTakesLogs : this.#handlerTakesOthers;
     const listeners = this.#listeners;
     if (!handler && listeners.length === 0) return;
+    if (isLog && this.#belowFloor(serverId, notification)) return;
     const counters = this.#counters(serverId);
     if (isLog && !this.#withinBudget(serverId, connection)) {
       counters.rateLimited++;
@@ -280,6 +292,13 @@ class ClientQueue {
       this.#stats.set(serverId, counters);
     }
     return counters;
+  }
+
+  #belowFloor(serverId: string, notification: JsonRpcNotification): boolean {
+    const floor = this.#logLevel?.(serverId);
+    if (floor === undefined) return false;
+    const level = (notification.params as { level?: unknown } | undefined)?.level;
+    return !atOrAbove(isLoggingLevel(level) ? level : "info", floor);
   }
 
   #withinBudget(serverId: string, connection: number | undefined): boolean {

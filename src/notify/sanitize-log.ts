@@ -13,12 +13,10 @@
  */
 import type { LogEntry } from "../handler/handler.ts";
 import type { LogLevel } from "../policy/policy.ts";
-import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
+import { isLoggingLevel } from "../protocol/logging-level.ts";
 import { DATA_LIMITS, UNREADABLE_MARKER } from "./data-limits.ts";
 import { sanitizeData } from "./sanitize-data.ts";
 import { sanitizeText } from "./sanitize-text.ts";
-
-const LEVELS: ReadonlySet<string> = new Set(LOGGING_LEVELS);
 
 /**
  * Keeps only `level`, `logger` and `data` of a log notification's params, cleaned. Never throws.
@@ -53,7 +51,7 @@ export function sanitizeLogParams(params: unknown): LogEntry {
   } catch {
     return Object.freeze({ level: "info", data: UNREADABLE_MARKER });
   }
-  const known = typeof level === "string" && LEVELS.has(level) ? level as LogLevel : "info";
+  const known: LogLevel = isLoggingLevel(level) ? level : "info";
   const clean = data === undefined ? null : sanitizeData(data);
   return Object.freeze(
     typeof logger === "string"

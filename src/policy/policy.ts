@@ -195,7 +195,8 @@ export interface Policy {
   readonly logRateLimit?: RateOption | undefined;
   /**
    * Lowest server log level asked for, whether or not the handler's `log` or a notification
-   * subscriber hears the entries (those nobody hears are dropped); `"emergency"` asks for the fewest.
+   * subscriber hears the entries (those nobody hears are dropped, and so are those below it that a
+   * server sends anyway); `"emergency"` asks for the fewest.
    * @default "info"
    */
   readonly logLevel?: LogLevel | undefined;

@@ -43,3 +43,15 @@ export const LoggingLevelSchema: WireSchema<LoggingLevel> = v.picklist(LOGGING_L
 export function atOrAbove(level: LoggingLevel, floor: LoggingLevel): boolean {
   return LOGGING_LEVELS.indexOf(level) >= LOGGING_LEVELS.indexOf(floor);
 }
+
+const LEVELS: ReadonlySet<unknown> = new Set(LOGGING_LEVELS);
+
+/**
+ * Whether a value is one of the eight levels, exactly.
+ *
+ * @param value Any value.
+ * @returns `true` for `"debug"` … `"emergency"`.
+ */
+export function isLoggingLevel(value: unknown): value is LoggingLevel {
+  return LEVELS.has(value);
+}

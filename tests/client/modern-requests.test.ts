@@ -470,6 +470,28 @@ describe("createClient() requests", () => {
     ]);
   });
 
+  test("passes on no log entry below the policy's logLevel, which a server sends though it was asked not to", async () => {
+    const reply = (req: SeenRequest) => {
+      if (req.body.method === "tools/list") return toolsList(req.body.id, []);
+      return sse([
+        ...["debug", "info", "warning", "error"].map((level) => ({
+          jsonrpc: "2.0",
+          method: "notifications/message",
+          params: { level, data: level },
+        })),
+        { jsonrpc: "2.0", id: req.body.id, result: { content: [] } },
+      ]);
+    };
+    const { client } = setup(reply, { policy: { logLevel: "warning" } });
+    const heard: unknown[] = [];
+    client.onNotification((entry) => void heard.push(entry.kind === "log" ? entry.log.level : entry.kind));
+    assert.deepEqual(await client.callTool("demo", "t"), { content: [] });
+    await eventually("the log entries heard", () => heard.length >= 2 || undefined);
+    await client.close();
+    assert.deepEqual(heard, ["warning", "error"]);
+    same(client.stats(), np({ demo: { delivered: 2, dropped: 0, rateLimited: 0 } }));
+  });
+
   test("asks for logs at the policy's logLevel, and delivers them to the handler sanitized within the log budget", async () => {
     const logs: unknown[] = [];
     const entries = Array.from({ length: 150 }, (_, n) => ({

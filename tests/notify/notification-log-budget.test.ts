@@ -25,6 +25,35 @@ describe("createNotificationQueue() log budget", () => {
     same(queue.stats(), np({ github: { delivered: 150, dropped: 0, rateLimited: 99_850 } }));
   });
 
+  test("an entry below the server's logLevel, sent though the server was asked not to, reaches no one and spends no budget", async () => {
+    const clock = new ManualClock();
+    const seen: unknown[] = [];
+    const queue = createNotificationQueue({
+      client: "agent",
+      clock,
+      handler: { log: (level, entry) => seen.push([level, entry.data]) },
+      logRateLimit: () => ({ rate: 1, perMs: 60_000, burst: 3 }),
+      logLevel: (serverId) => serverId === "quiet" ? "warning" : undefined,
+    });
+    // An unknown level counts as info, as the entry would read.
+    for (const level of ["debug", "info", "loud", "notice", "warning", "error", "emergency"]) {
+      queue.push("quiet", "modern", logMessage(level, level));
+    }
+    queue.push("other", "modern", logMessage("debug", "debug"));
+    await settle();
+    assert.deepEqual(seen, [["warning", "warning"], ["error", "error"], ["emergency", "emergency"], [
+      "debug",
+      "debug",
+    ]]);
+    same(
+      queue.stats(),
+      np({
+        quiet: { delivered: 3, dropped: 0, rateLimited: 0 },
+        other: { delivered: 1, dropped: 0, rateLimited: 0 },
+      }),
+    );
+  });
+
   test("the log budget comes from logRateLimit per server: 5 + 10/s over 2 s lets 25 through", async () => {
     const clock = new ManualClock();
     const queue = createNotificationQueue({
