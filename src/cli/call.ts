@@ -161,9 +161,9 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
 
 /**
  * Says how the call ended and picks its exit code. In order: an interruption, stdin closing under
- * a prompt of the call (one for a request outside it is only reported), the person's decline, an unknown tool, the call's own failure, a policy refusal the
- * server carried on after (a legacy server is answered the refusal, and may still answer the
- * call), then a tool error.
+ * a prompt of the call (one for a request outside it is only reported), the person's decline, an
+ * unknown tool, the call's own failure, a policy refusal the server carried on after (a legacy
+ * server is answered the refusal, and may still answer the call), then a tool error.
  */
 function endCall(
   call: { screen: Screen; prompter: Prompter; server: string; tool: string; io: CliIo },
