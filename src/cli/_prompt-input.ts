@@ -111,7 +111,7 @@ export class Prompter {
    * @returns The answer.
    */
   async ask(signal: AbortSignal): Promise<PromptAnswer> {
-    this.screen.write("> ");
+    this.screen.prompt("> ");
     const answer = await this.#reader.read(signal);
     if (answer.kind === "line" && this.#echo) this.screen.write(`${answer.text}\n`);
     if (answer.kind === "end") this.screen.write("\n");
@@ -119,6 +119,7 @@ export class Prompter {
       this.screen.line();
       this.screen.line("(no longer needed: the request timed out or was cancelled)");
     }
+    this.screen.answered();
     return answer;
   }
 

@@ -51,6 +51,9 @@ export class Screen {
   /** Where lines, prompts and progress go. */
   readonly #out: CliWriter;
   #progressOpen = false;
+  /** Whether a prompt waits for its answer, and the latest progress held back meanwhile. */
+  #prompting = false;
+  #heldProgress: string | undefined;
 
   /**
    * Creates the screen.
@@ -97,11 +100,36 @@ export class Screen {
   }
 
   /**
-   * Shows progress: redrawn in place on a terminal, one line each otherwise.
+   * Writes a prompt (`> `). Progress that comes while it waits is held back, the latest kept, and
+   * shown once {@linkcode answered} is called: drawn in place it would overwrite the prompt and
+   * what is being typed, and as a line it would split the transcript's answer from its prompt.
+   *
+   * @param text The prompt.
+   */
+  prompt(text: string): void {
+    this.write(text);
+    this.#prompting = true;
+  }
+
+  /** Ends the prompt's wait, and shows the progress held back meanwhile, if any. */
+  answered(): void {
+    this.#prompting = false;
+    const held = this.#heldProgress;
+    this.#heldProgress = undefined;
+    if (held !== undefined) this.progress(held);
+  }
+
+  /**
+   * Shows progress: redrawn in place on a terminal, one line each otherwise; held back while a
+   * prompt waits (see {@linkcode prompt}).
    *
    * @param text The progress line.
    */
   progress(text: string): void {
+    if (this.#prompting) {
+      this.#heldProgress = text;
+      return;
+    }
     if (!this.io.isTTY) return this.line(text);
     this.#out.write(`\r${text}\x1b[K`);
     this.#progressOpen = true;

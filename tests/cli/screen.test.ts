@@ -1,0 +1,28 @@
+// The command's screen: progress that comes while a prompt waits is held back, the latest kept,
+// and shown once the prompt is answered, on a terminal and in a transcript alike.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Screen } from "../../src/cli/_terminal.ts";
+import { scriptedIo } from "./_scripted-io.ts";
+
+test("progress during a prompt is held back, and the latest shown after the answer", () => {
+  const shown = (isTTY: boolean) => {
+    const scripted = scriptedIo([], { isTTY });
+    const screen = new Screen(scripted.io);
+    screen.progress("[#---] 1/4");
+    screen.prompt("> ");
+    screen.progress("[##--] 2/4");
+    screen.progress("[###-] 3/4");
+    // The answer's echo, as a transcript (stdin not a terminal) shows it.
+    if (!isTTY) screen.write("y\n");
+    screen.answered();
+    screen.progress("[####] 4/4");
+    screen.line("done");
+    return scripted.stdout();
+  };
+  assert.equal(
+    shown(true),
+    "\r[#---] 1/4\x1b[K\n> \r[###-] 3/4\x1b[K\r[####] 4/4\x1b[K\ndone\n",
+  );
+  assert.equal(shown(false), "[#---] 1/4\n> y\n[###-] 3/4\n[####] 4/4\ndone\n");
+});
