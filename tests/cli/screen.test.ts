@@ -3,11 +3,24 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Screen } from "../../src/cli/_terminal.ts";
-import { scriptedIo } from "./_scripted-io.ts";
+import type { CliIo } from "../../src/cli/cli-io.ts";
+
+/** A screen's io that keeps what was written to stdout (no stdin: nothing is read here). */
+function collected(isTTY: boolean): { io: CliIo; stdout: () => string } {
+  let out = "";
+  const io: CliIo = {
+    stdin: (async function* () {})(),
+    stdout: { write: (text: string) => (out += text) },
+    stderr: { write: () => {} },
+    env: {},
+    isTTY,
+  };
+  return { io, stdout: () => out };
+}
 
 test("progress during a prompt is held back, and the latest shown after the answer", () => {
   const shown = (isTTY: boolean) => {
-    const scripted = scriptedIo([], { isTTY });
+    const scripted = collected(isTTY);
     const screen = new Screen(scripted.io);
     screen.progress("[#---] 1/4");
     screen.prompt("> ");
