@@ -314,7 +314,7 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
       const reason = flows.close(new ClientError("cancelled", `Client "${settings.name}" was closed`));
       await servers.close(reason);
       await support.onClose?.().catch(() => {});
-      queue.close();
+      await queue.close();
     },
   };
 }

@@ -219,6 +219,12 @@ export interface Client {
   notifications(): AsyncIterableIterator<NotificationEntry, undefined>;
   /** Per server: notifications delivered, dropped (queue full) and rate-limited (log budget). */
   stats(): Readonly<Record<string, NotificationStats>>;
-  /** Stops the client: calls in flight are cancelled, later calls fail, waiting notifications are delivered. */
+  /**
+   * Stops the client: calls in flight are cancelled and later calls fail.
+   *
+   * @returns Resolves once every session is closed and the notifications that waited have been
+   * delivered to the handler and to each `onNotification` listener (a returned promise settled);
+   * a `notifications()` iterator ends after its waiting entries are read.
+   */
   close(): Promise<void>;
 }

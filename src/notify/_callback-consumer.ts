@@ -19,6 +19,8 @@ export class CallbackConsumer {
   readonly #report: (error: unknown, record: NotificationRecord) => void;
   #running = false;
   #closed = false;
+  /** Who waits for {@linkcode CallbackConsumer.idle}. */
+  #idlers: (() => void)[] = [];
 
   /**
    * Creates an idle consumer.
@@ -58,6 +60,17 @@ export class CallbackConsumer {
   close(): void {
     this.#closed = true;
     this.#fifo.clear();
+    this.#settle();
+  }
+
+  /**
+   * Waits until no entry waits and none is being delivered (a returned promise settled).
+   *
+   * @returns Resolves then; at once when idle already.
+   */
+  idle(): Promise<void> {
+    if (!this.#running && this.#fifo.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idlers.push(resolve));
   }
 
   /**
@@ -84,6 +97,14 @@ export class CallbackConsumer {
       }
     } while (awaited);
     this.#running = false;
+    this.#settle();
+  }
+
+  #settle(): void {
+    if (this.#running || this.#fifo.size > 0 || this.#idlers.length === 0) return;
+    const idlers = this.#idlers;
+    this.#idlers = [];
+    for (const resolve of idlers) resolve();
   }
 }
 

@@ -142,8 +142,13 @@ export interface NotificationQueue {
   stats(): Readonly<Record<string, NotificationStats>>;
   /** How many entries wait for the handler (the one being delivered is not counted). */
   readonly waiting: number;
-  /** Takes no more notifications; what already waits is still delivered, then iterators end. */
-  close(): void;
+  /**
+   * Takes no more notifications; what already waits is still delivered, then iterators end.
+   *
+   * @returns Resolves once the handler and every subscriber have been called with what waited
+   * (their returned promises settled); an iterator's entries wait for its reader.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -279,10 +284,15 @@ class ClientQueue {
     return Object.freeze(out);
   }
 
-  close(): void {
-    if (this.#closed) return;
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const listener of this.#listeners) if (listener instanceof EntryStream) listener.end();
+    const delivered: Promise<void>[] = [];
+    if (this.#handler !== undefined) delivered.push(this.#handler.idle());
+    for (const listener of this.#listeners) {
+      if (listener instanceof EntryStream) listener.end();
+      else delivered.push(listener.idle());
+    }
+    await Promise.all(delivered);
   }
 
   #counters(serverId: string): DeliveryCounters {

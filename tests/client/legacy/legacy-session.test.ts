@@ -401,6 +401,34 @@ describe("LegacySession logs", () => {
       log: { level: "info", data: "helloFAKE" },
     }]);
   });
+
+  test("close() resolves only once a listener still busy with the notifications that waited has had them all", async () => {
+    const { client } = legacySetup((req) => {
+      const { id, method } = req.body;
+      if (method === "initialize") return initialized(id, { tools: {}, logging: {} });
+      if (method !== "tools/call") return legacyHandshake(req.body, "2025-11-25", "t") ?? result(id, {});
+      return sse([
+        { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "one" } },
+        { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "two" } },
+        { jsonrpc: "2.0", id, result: { content: [] } },
+      ]);
+    });
+    const order: string[] = [];
+    const release = gate();
+    client.onNotification(async (entry) => {
+      await release.opened;
+      order.push(`heard ${String(entry.kind === "log" ? entry.log.data : entry.kind)}`);
+    });
+    await client.callTool("demo", "t");
+    const closing = client.close().then(() => void order.push("closed"));
+    // The bound is real time on purpose: a close() that does not wait resolves well within it;
+    // one that waits does not resolve however long this is.
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 100))]);
+    order.push("released");
+    release.open();
+    await closing;
+    assert.deepEqual(order, ["released", "heard one", "heard two", "closed"]);
+  });
 });
 
 describe("LegacySession messages the server never answers", () => {
