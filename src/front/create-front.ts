@@ -300,17 +300,11 @@ export async function drainFront(app: Hono): Promise<void> {
 /**
  * Spends nonces in the client's store: claimed with `claim` until the state expires. A store
  * that cannot claim spends nothing (a state may then be redeemed until it expires), and a store
- * that fails refuses the retry: a replay must not pass because Redis was away.
+ * that fails rejects, which refuses the retry: a replay must not pass because Redis was away.
  */
 function spenderOf(store: RateLimitStore): ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined {
-  if (store.claim === undefined) return undefined;
-  return async (nonce, ttlMs) => {
-    try {
-      return await store.claim!(`state:${nonce}`, ttlMs);
-    } catch {
-      return false;
-    }
-  };
+  const claim = store.claim?.bind(store);
+  return claim === undefined ? undefined : async (nonce, ttlMs) => await claim(`state:${nonce}`, ttlMs);
 }
 
 /** Reads `heartbeat`: milliseconds, or `undefined` for none. */

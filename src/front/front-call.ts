@@ -51,8 +51,8 @@ export interface FrontCallInput {
   readonly request: DownstreamRequest;
   readonly stateKey: StateKey;
   /**
-   * Spends a state's nonce for the rest of its life: `false` when it was spent already. Absent,
-   * a state may be redeemed until it expires.
+   * Spends a state's nonce for the rest of its life: `false` when it was spent already; rejects
+   * when the store cannot answer. Absent, a state may be redeemed until it expires.
    */
   readonly spend?: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
   readonly clock: Clock;
@@ -80,6 +80,17 @@ export const INVALID_STATE: FrontCallOutcome = {
   kind: "error",
   status: 200,
   error: { code: -32602, message: "Invalid or expired requestState" },
+};
+
+/** A retry whose state could not be spent: the store did not answer, and the answers wait. */
+const STORE_UNAVAILABLE: FrontCallOutcome = {
+  kind: "error",
+  status: 200,
+  error: {
+    code: -32603,
+    message:
+      "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
+  },
 };
 
 /**
@@ -261,9 +272,17 @@ async function openCallerRetry(
     answers[key] = checked.value;
   }
   // Spent once, when its answers pass (a refused answer leaves the state for a corrected
-  // retry): a state redeemed again, a replay, is refused as any state that does not open.
-  if (input.spend !== undefined && !(await input.spend(opened.state.nonce, opened.state.expiresAt - now))) {
-    return INVALID_STATE;
+  // retry): a state redeemed again, a replay, is refused as any state that does not open. A
+  // store that cannot answer spends nothing, so the same retry may go through once it is back.
+  if (input.spend !== undefined) {
+    let spent: boolean;
+    try {
+      spent = await input.spend(opened.state.nonce, opened.state.expiresAt - now);
+    } catch (error) {
+      input.onFailure?.(error);
+      return STORE_UNAVAILABLE;
+    }
+    if (!spent) return INVALID_STATE;
   }
   if (keys.length < asked.length) {
     const missing = asked.filter((key) => !Object.hasOwn(answered, key));

@@ -113,32 +113,36 @@ if (redisTestsEnabled()) {
       assert.equal(await store.claim("n", 60_000), true);
     });
 
+    /** A gateway in front of `upstream` whose store is on the shim under `prefix`. */
+    const gateway = (upstream: ReturnType<typeof toolsUpstream>, prefix: string) => {
+      const gate = createClient({
+        name: "gate",
+        fetch: upstream.fetch,
+        store: storeAt(prefix),
+        policies: [{
+          server: "files",
+          transport: { url: "https://up.example/mcp" },
+          era: "modern",
+          passDown: ["elicitation", "roots"],
+        }],
+      });
+      return {
+        gate,
+        app: createFront({ client: gate, stateKey: "upstash-claim-front-state-key-0123456789abcdef" }),
+      };
+    };
+    /** A caller's `tools/call` of the upstream's `ask`, which asks for roots and a form. */
+    const ask = (extra: Record<string, unknown> = {}) =>
+      modernRequest(`${LOOPBACK}/mcp/files`, "tools/call", {
+        name: "ask",
+        arguments: {},
+        _meta: modernMeta({ roots: {}, elicitation: { form: {} } }),
+        ...extra,
+      });
+
     test("the front redeems a sealed state once across two gateways sharing Redis: the replay at the other is refused", async () => {
       const upstream = toolsUpstream();
-      const key = "upstash-claim-front-state-key-0123456789abcdef";
-      const gateway = () => {
-        const gate = createClient({
-          name: "gate",
-          fetch: upstream.fetch,
-          store: storeAt("front"),
-          policies: [{
-            server: "files",
-            transport: { url: "https://up.example/mcp" },
-            era: "modern",
-            passDown: ["elicitation", "roots"],
-          }],
-        });
-        return { gate, app: createFront({ client: gate, stateKey: key }) };
-      };
-      const [a, b] = [gateway(), gateway()];
-      const meta = modernMeta({ roots: {}, elicitation: { form: {} } });
-      const ask = (extra: Record<string, unknown> = {}) =>
-        modernRequest(`${LOOPBACK}/mcp/files`, "tools/call", {
-          name: "ask",
-          arguments: {},
-          _meta: meta,
-          ...extra,
-        });
+      const [a, b] = [gateway(upstream, "front"), gateway(upstream, "front")];
       const first = await (await a.app.fetch(ask())).json() as { result: { requestState: string } };
       const retry = {
         inputResponses: { where: { roots: [] }, who: { action: "accept", content: { name: "Ada" } } },
@@ -155,6 +159,56 @@ if (redisTestsEnabled()) {
       assert.equal(retries.length, 1);
       await a.gate.close();
       await b.gate.close();
+    });
+
+    test("the front answers a retry whose state it cannot spend while Redis is away with -32603 saying so, and takes the same retry once Redis is back", async () => {
+      const upstream = toolsUpstream();
+      const { gate, app } = gateway(upstream, "front-away");
+      const failures: unknown[] = [];
+      gate.onDecision((event) => {
+        if (event.type === "call" && event.error !== undefined) failures.push(event.error);
+      });
+      const first = await (await app.fetch(ask())).json() as { result: { requestState: string } };
+      const retry = {
+        inputResponses: { where: { roots: [] }, who: { action: "accept", content: { name: "Ada" } } },
+        requestState: first.result.requestState,
+      };
+      await redis.stop();
+      let away: unknown;
+      try {
+        away = await (await app.fetch(ask(retry))).json();
+      } finally {
+        redis = await startRedis({ port: redis.port });
+        await shim.redisReady();
+      }
+      const back = await (await app.fetch(ask(retry))).json() as { result?: { content?: unknown } };
+      const upstreamGot = JSON.stringify(retry.inputResponses);
+      assert.deepEqual(away, {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message:
+            "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
+        },
+      });
+      // The operator's event names the store's failure; the caller is told only its class.
+      assert.deepEqual(
+        failures.map((failure) => {
+          const { kind, message } = failure as { kind: string; message: string };
+          return [
+            kind,
+            /^Rate-limit store "upstash": Redis request failed with "ERR redis-server unreachable/.test(
+              message,
+            ),
+          ];
+        }),
+        [["internal", true]],
+      );
+      assert.deepEqual(back.result?.content, [{ type: "text", text: upstreamGot }]);
+      const retries = upstream.requests.filter((r) => r.body.params?.inputResponses !== undefined);
+      assert.equal(retries.length, 1);
+      await gate.close();
     });
   });
 }
