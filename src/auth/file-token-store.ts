@@ -32,7 +32,7 @@ import { type Clock, systemClock } from "../_internal/clock.ts";
 import { decode, refuseArrays } from "../protocol/decode.ts";
 import { nullProtoRecord } from "../protocol/null-proto-record.ts";
 import type { TokenStore } from "./token-store.ts";
-import { finiteTtlMs } from "./_ttl-ms.ts";
+import { finiteTtlMs } from "../_internal/ttl-ms.ts";
 
 /** Options of {@linkcode createFileTokenStore}. */
 export interface FileTokenStoreOptions {

@@ -24,7 +24,7 @@
  */
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { integerOption } from "../_internal/integer-option.ts";
-import { finiteTtlMs } from "./_ttl-ms.ts";
+import { finiteTtlMs } from "../_internal/ttl-ms.ts";
 
 /**
  * A key-value store for upstream sign-ins. Keys are printable ASCII without spaces, at most 512

@@ -19,9 +19,9 @@
 import type { Redis } from "@upstash/redis";
 import { codecs } from "../_internal/encoding.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
-import { timeoutOption, within } from "../limits/redis-within.ts";
+import { checkUpstashOptions, timeoutOption, within } from "../limits/redis-within.ts";
 import type { TokenStore } from "./token-store.ts";
-import { finiteTtlMs } from "./_ttl-ms.ts";
+import { finiteTtlMs } from "../_internal/ttl-ms.ts";
 
 /**
  * The part of an `@upstash/redis` client the token store uses: `get`, `set` and `del`. Any client
@@ -59,6 +59,7 @@ export interface UpstashTokenStoreOptions {
  * both the same secret.
  */
 const KEY_INFO = "sluice token store v1";
+const OPTION_KEYS: readonly (keyof UpstashTokenStoreOptions)[] = ["redis", "key", "prefix", "timeoutMs"];
 const VERSION = "v1";
 const IV_BYTES = 12;
 /** An AES-GCM ciphertext is at least its 16-byte tag. */
@@ -79,10 +80,12 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  *
  * @param options The client, the secret, the key prefix and the timeout.
  * @returns The store.
- * @throws {TypeError} When `key` is not a string of at least 32 random-looking bytes.
+ * @throws {TypeError} When an option is unknown, `redis` has no `get`, `set` and `del`, or `key`
+ * is not a string of at least 32 random-looking bytes.
  * @throws {RangeError} When `timeoutMs` is not a positive integer of at most 2^31 − 1.
  */
 export function createUpstashTokenStore(options: UpstashTokenStoreOptions): TokenStore {
+  checkUpstashOptions("createUpstashTokenStore()", options, OPTION_KEYS, ["get", "set", "del"]);
   const secret: unknown = options.key;
   const problem = typeof secret === "string"
     ? secretKeyProblem(secret)
@@ -97,7 +100,7 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
   return {
     async get(key: string): Promise<string | undefined> {
       const name = `${prefix}:v:${key}`;
-      const stored = await within(redis.get<unknown>(name), timeoutMs, "expected an answer to GET");
+      const stored = await within(redis.get<unknown>(name), timeoutMs, "expected an answer to GET", "tokens");
       return typeof stored === "string" ? await open(stored, name, await aesKey()) : undefined;
     },
     async set(key: string, value: string, ttlMs?: number): Promise<void> {
@@ -105,10 +108,10 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
       const px = ttlMs === undefined ? undefined : wholeMs(ttlMs, "createUpstashTokenStore().set()");
       const sealed = await seal(value, name, await aesKey());
       const set = px === undefined ? redis.set(name, sealed) : redis.set(name, sealed, { px });
-      await within(set, timeoutMs, "expected an answer to SET");
+      await within(set, timeoutMs, "expected an answer to SET", "tokens");
     },
     async delete(key: string): Promise<void> {
-      await within(redis.del(`${prefix}:v:${key}`), timeoutMs, "expected an answer to DEL");
+      await within(redis.del(`${prefix}:v:${key}`), timeoutMs, "expected an answer to DEL", "tokens");
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {
       const px = wholeMs(ttlMs, "createUpstashTokenStore().claim()");
@@ -116,6 +119,7 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
         redis.set(`${prefix}:claim:${key}`, "1", { nx: true, px }),
         timeoutMs,
         "expected an answer to SET NX",
+        "tokens",
       );
       return answer === "OK";
     },

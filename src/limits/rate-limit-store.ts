@@ -51,20 +51,29 @@ export interface RateLimitStore {
   claim?(key: string, ttlMs: number): boolean | Promise<boolean>;
 }
 
-/** A rate-limit store could not answer: its backend was unreachable, failed, was too slow or answered nonsense. */
+/**
+ * A rate-limit store or a token store could not answer: its backend was unreachable, failed, was
+ * too slow or answered nonsense.
+ */
 export class StoreUnavailableError extends Error {
   /** The store's name, such as `"upstash"`. */
   readonly store: string;
 
   /**
-   * Creates the error; the message is `Rate-limit store "<store>": <failure>`.
+   * Creates the error; the message is `Rate-limit store "<store>": <failure>`, or
+   * `Token store "<store>": <failure>` for a token store.
    *
    * @param store The store's name.
    * @param failure What failed and what was expected.
-   * @param options The underlying error as `cause`, when there is one.
+   * @param options The underlying error as `cause`, when there is one, and `holds: "tokens"`
+   * for a token store.
    */
-  constructor(store: string, failure: string, options?: { readonly cause?: unknown }) {
-    super(`Rate-limit store "${store}": ${failure}`, options);
+  constructor(
+    store: string,
+    failure: string,
+    options?: { readonly cause?: unknown; readonly holds?: "budgets" | "tokens" },
+  ) {
+    super(`${options?.holds === "tokens" ? "Token" : "Rate-limit"} store "${store}": ${failure}`, options);
     this.name = "StoreUnavailableError";
     this.store = store;
   }

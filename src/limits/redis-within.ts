@@ -1,9 +1,13 @@
 /**
- * What both Upstash stores (budgets and tokens) do around each Redis request: a deadline, and
- * failures turned into {@linkcode StoreUnavailableError} (fail closed).
+ * What both Upstash stores (budgets and tokens) share: the check of their options, and around
+ * each Redis request a deadline, and failures turned into {@linkcode StoreUnavailableError}
+ * (fail closed).
  *
  * @module
  */
+import { isObject } from "../_internal/is-object.ts";
+import { describeValue } from "../_internal/quote.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import { StoreUnavailableError } from "./rate-limit-store.ts";
 
 /** The stores' name in {@linkcode StoreUnavailableError}. */
@@ -16,12 +20,18 @@ const STORE = "upstash";
  * @param work A Redis request.
  * @param ms How long it may take.
  * @param expected What was expected of it, for the message.
+ * @param holds What the store holds, for the message.
  * @returns What it settled with.
  */
-export function within<T>(work: Promise<T>, ms: number, expected: string): Promise<T> {
+export function within<T>(
+  work: Promise<T>,
+  ms: number,
+  expected: string,
+  holds: "budgets" | "tokens" = "budgets",
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${expected}`)),
+      () => reject(new StoreUnavailableError(STORE, `no answer within "${ms}" ms, ${expected}`, { holds })),
       ms,
     );
     work.then(
@@ -35,6 +45,7 @@ export function within<T>(work: Promise<T>, ms: number, expected: string): Promi
         reject(
           new StoreUnavailableError(STORE, `Redis request failed with "${clip(reason)}", ${expected}`, {
             cause: error,
+            holds,
           }),
         );
       },
@@ -73,4 +84,43 @@ export function timeoutOption(who: string, value: number | undefined): number {
     );
   }
   return timeoutMs;
+}
+
+/**
+ * Checks an Upstash store's options as given: an object of the known keys only, whose `redis`
+ * has the methods the store calls and whose `prefix`, when given, is a string that is not empty.
+ * A misspelt option would otherwise be ignored, and a missing client fail every request as an
+ * outage.
+ *
+ * @param who The function, for the message (`createUpstashStore()`).
+ * @param options The options as given.
+ * @param known Every option's name.
+ * @param methods The methods of `redis` the store calls.
+ * @throws {TypeError} Naming the option that is not what it must be.
+ */
+export function checkUpstashOptions(
+  who: string,
+  options: unknown,
+  known: readonly string[],
+  methods: readonly string[],
+): void {
+  if (!isObject(options)) {
+    throw new TypeError(
+      `${who}: the options must be an object { redis, … }, received ${describeValue(options)}`,
+    );
+  }
+  checkOptionKeys(options, known, who);
+  const { redis, prefix } = options;
+  if (!isObject(redis) || methods.some((name) => typeof redis[name] !== "function")) {
+    throw new TypeError(
+      `${who}: "redis" must be an @upstash/redis client (with ${methods.join(", ")}), received ${
+        describeValue(redis)
+      }`,
+    );
+  }
+  if (prefix !== undefined && (typeof prefix !== "string" || prefix === "")) {
+    throw new TypeError(
+      `${who}: "prefix" must be a string that is not empty, received ${describeValue(prefix)}`,
+    );
+  }
 }

@@ -14,8 +14,9 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import type { Redis } from "@upstash/redis";
 import { type Clock, systemClock } from "../_internal/clock.ts";
+import { finiteTtlMs } from "../_internal/ttl-ms.ts";
 import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
-import { clip, timeoutOption, within } from "./redis-within.ts";
+import { checkUpstashOptions, clip, timeoutOption, within } from "./redis-within.ts";
 import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
 
 /**
@@ -69,6 +70,7 @@ export interface UpstashStore extends RateLimitStore {
    * @param ttlMs How long the claim holds.
    * @returns Whether this call claimed it.
    * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails or is too slow.
+   * @throws {RangeError} (rejects) When `ttlMs` is not a finite number.
    */
   claim(key: string, ttlMs: number): Promise<boolean>;
 }
@@ -82,6 +84,7 @@ type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
 /** The store's name in {@linkcode StoreUnavailableError}. */
 const STORE = "upstash";
 const EXPECTED = "expected a token-bucket answer";
+const OPTION_KEYS: readonly (keyof UpstashStoreOptions)[] = ["redis", "prefix", "timeoutMs", "clock"];
 
 /**
  * Creates a store over Upstash Redis. It fails closed: when Redis is unreachable, answers with an
@@ -99,9 +102,14 @@ const EXPECTED = "expected a token-bucket answer";
  *
  * @param options The client, key prefix, timeout and clock.
  * @returns A store whose `take` returns a promise.
+ * @throws {TypeError} When an option is unknown, or `redis` has no `eval` and `evalsha`.
  * @throws {RangeError} When `timeoutMs` is not a positive integer of at most 2^31 − 1.
  */
 export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
+  checkUpstashOptions("createUpstashStore()", options, OPTION_KEYS, ["eval", "evalsha"]);
+  if (options.clock !== undefined && typeof options.clock?.now !== "function") {
+    throw new TypeError('createUpstashStore(): "clock" must be { now() }');
+  }
   const timeoutMs = timeoutOption("createUpstashStore()", options.timeoutMs);
   const prefix = options.prefix ?? "sluice:ratelimit";
   const clock = options.clock ?? systemClock;
@@ -135,11 +143,11 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
       return toTakeResult(answer, rate, clock.now());
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {
-      const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+      const ttl = String(Math.max(1, Math.ceil(finiteTtlMs("UpstashStore.claim()", ttlMs))));
       const answer = await within(
         options.redis.eval(CLAIM_SCRIPT, [`${prefix}:claim:${key}`], [ttl]),
         timeoutMs,
-        EXPECTED,
+        "expected an answer to SET NX",
       );
       return answer === "OK";
     },

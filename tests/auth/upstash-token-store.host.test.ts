@@ -74,9 +74,33 @@ describe("createUpstashTokenStore() options", () => {
     ]);
   });
 
+  test("createUpstashTokenStore() refuses a misspelt key, no client and an empty prefix, naming each", () => {
+    const messages = [{ redis, key: KEY, timeout: 50 }, { key: KEY }, { redis: {}, key: KEY }, {
+      redis,
+      key: KEY,
+      prefix: "",
+    }].map((options) => {
+      try {
+        createUpstashTokenStore(options as unknown as UpstashTokenStoreOptions);
+        return "accepted";
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    });
+    const noClient =
+      'TypeError: createUpstashTokenStore(): "redis" must be an @upstash/redis client (with get, set, del)';
+    assert.deepEqual(messages, [
+      'TypeError: createUpstashTokenStore(): "timeout" is not an option (did you mean "timeoutMs"?); expected "redis", "key", "prefix", "timeoutMs"',
+      `${noClient}, received nothing`,
+      `${noClient}, received an object`,
+      'TypeError: createUpstashTokenStore(): "prefix" must be a string that is not empty, received ""',
+    ]);
+  });
+
   test("createUpstashTokenStore() takes prefix and timeoutMs written as undefined as left out: keys under sluice:oauth", async () => {
     const calls: unknown[][] = [];
     const stub = {
+      get: (...args: unknown[]) => (calls.push(["get", ...args]), Promise.resolve(null)),
       set: (...args: unknown[]) => (calls.push(["set", ...args]), Promise.resolve("OK")),
       del: (...args: unknown[]) => (calls.push(["del", ...args]), Promise.resolve(1)),
     } as unknown as UpstashTokenRedis;
@@ -240,7 +264,7 @@ if (redisTestsEnabled()) {
             assert.ok(error instanceof StoreUnavailableError, String(error));
             // After "unreachable" come the connection's state, which varies, and the command sent.
             const [, reason, expected] =
-              /^Rate-limit store "upstash": Redis request failed with "(ERR redis-server unreachable) .*", (expected .*)$/
+              /^Token store "upstash": Redis request failed with "(ERR redis-server unreachable) .*", (expected .*)$/
                 .exec(error.message) ?? ["", error.message];
             failures.push(`${command}: ${error.store}, ${reason}, ${expected}`);
             return true;
@@ -266,7 +290,7 @@ if (redisTestsEnabled()) {
         const store = createUpstashTokenStore({ redis: client(hung), key: KEY, timeoutMs: 200 });
         await assert.rejects(store.get("k"), {
           name: "StoreUnavailableError",
-          message: 'Rate-limit store "upstash": no answer within "200" ms, expected an answer to GET',
+          message: 'Token store "upstash": no answer within "200" ms, expected an answer to GET',
         });
       } finally {
         await hung.stop();

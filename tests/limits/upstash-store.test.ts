@@ -183,6 +183,60 @@ describe("createUpstashStore() with a stub client", () => {
     }
   });
 
+  test("createUpstashStore() refuses options that are not an object, a misspelt or unknown key, no client, an empty prefix and a clock without now(), naming each", () => {
+    const { redis } = stubRedis(() => Promise.resolve([]));
+    const messages = [
+      null,
+      { redis, prefx: "a" },
+      { client: redis },
+      {},
+      { redis: "https://x" },
+      {
+        redis,
+        prefix: "",
+      },
+      { redis, prefix: 5 },
+      { redis, clock: {} },
+    ].map((options) => {
+      try {
+        createUpstashStore(options as unknown as UpstashStoreOptions);
+        return "accepted";
+      } catch (error) {
+        return `${(error as Error).name}: ${(error as Error).message}`;
+      }
+    });
+    const keys = 'expected "redis", "prefix", "timeoutMs", "clock"';
+    const noClient =
+      'TypeError: createUpstashStore(): "redis" must be an @upstash/redis client (with eval, evalsha)';
+    assert.deepEqual(messages, [
+      "TypeError: createUpstashStore(): the options must be an object { redis, … }, received null",
+      `TypeError: createUpstashStore(): "prefx" is not an option (did you mean "prefix"?); ${keys}`,
+      `TypeError: createUpstashStore(): "client" is not an option; ${keys}`,
+      `${noClient}, received nothing`,
+      `${noClient}, received "https://x"`,
+      'TypeError: createUpstashStore(): "prefix" must be a string that is not empty, received ""',
+      'TypeError: createUpstashStore(): "prefix" must be a string that is not empty, received 5',
+      'TypeError: createUpstashStore(): "clock" must be { now() }',
+    ]);
+  });
+
+  test("UpstashStore.claim() refuses a ttlMs that is not finite before calling Redis, and a failed claim names SET NX", async () => {
+    const { redis, calls } = stubRedis(() => Promise.reject(new Error("fetch failed")));
+    const store = createUpstashStore({ redis });
+    for (const ttlMs of [NaN, Infinity]) {
+      await assert.rejects(store.claim("n", ttlMs), {
+        name: "RangeError",
+        message: `UpstashStore.claim(): "ttlMs" must be a finite number of milliseconds, received "${ttlMs}"`,
+      });
+    }
+    assert.equal(calls.length, 0);
+    await assert.rejects(store.claim("n", 1000), {
+      name: "StoreUnavailableError",
+      message:
+        'Rate-limit store "upstash": Redis request failed with "fetch failed", expected an answer to SET NX',
+    });
+  });
+
   test("createUpstashStore() refuses an invalid rule before calling Redis", async () => {
     const { redis, calls } = stubRedis(() => Promise.resolve([4, NOW, 5]));
     await assert.rejects(createUpstashStore({ redis }).take("k", { rate: 1, perMs: 0, burst: 5 }), {

@@ -1,6 +1,7 @@
 /**
- * The check of the `ttlMs` a token store's `set` or `claim` is given, the same for the memory,
- * file and Upstash stores: a `NaN` or an infinity would keep a value that was meant to expire.
+ * The check of the `ttlMs` a store's `set` or `claim` is given, the same for the token stores
+ * and the Upstash rate-limit store: a `NaN` or an infinity would keep a value that was meant to
+ * expire.
  *
  * @module
  */
