@@ -32,6 +32,24 @@ export function isIpHost(host: string): boolean {
   return host.charCodeAt(0) === 0x5b || DOTTED_QUAD.test(host);
 }
 
+/** An IPv4-mapped IPv6 literal as the WHATWG URL parser serialises one: `[::ffff:7f00:1]`. */
+const MAPPED_IPV4 = /^\[::ffff:([\da-f]{1,4}):([\da-f]{1,4})\]$/;
+
+/**
+ * The IPv4 address an IPv4-mapped IPv6 literal stands for, so that host rules and reach give
+ * `[::ffff:127.0.0.1]` (serialised `[::ffff:7f00:1]`) the same verdict as `127.0.0.1`: a dual-stack
+ * socket connects to it over IPv4.
+ *
+ * @param host A WHATWG-normalised host.
+ * @returns The dotted quad, or `undefined` when the host is not an IPv4-mapped IPv6 literal.
+ */
+export function mappedIpv4(host: string): string | undefined {
+  const [, high, low] = MAPPED_IPV4.exec(host) ?? [];
+  if (high === undefined || low === undefined) return undefined;
+  const [a, b] = [parseInt(high, 16), parseInt(low, 16)];
+  return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+}
+
 /**
  * Why a normalised domain name is not one a browser would resolve as written: characters other
  * than letters, digits, `-`, `_` and `.`, an empty label or a trailing dot (`example.com.` is a
@@ -71,10 +89,11 @@ export function isPublicHost(host: string): boolean {
 
 /**
  * Tells how far in a URL's host reaches, by its name alone (never resolved): `"loopback"` for
- * `localhost`, `127.0.0.0/8` and `[::1]`; `"public"` for a well-formed domain name under an ICANN
- * public suffix; `"private"` for everything else: every other IP literal (`10.0.0.1`,
- * `169.254.169.254`, `[fd00::1]`, and public addresses too, as IP ranges are not parsed here),
- * single labels, `*.local`, `*.internal`, `app.localhost`, a trailing dot.
+ * `localhost`, `127.0.0.0/8` (also IPv4-mapped, `[::ffff:127.0.0.1]`) and `[::1]`; `"public"` for
+ * a well-formed domain name under an ICANN public suffix; `"private"` for everything else: every
+ * other IP literal (`10.0.0.1`, `169.254.169.254`, `[fd00::1]`, and public addresses too, as IP
+ * ranges are not parsed here), single labels, `*.local`, `*.internal`, `app.localhost`, a trailing
+ * dot.
  *
  * @param url The parsed URL.
  * @returns Its host's reach.
@@ -87,7 +106,7 @@ export function isPublicHost(host: string): boolean {
  * ```
  */
 export function hostReach(url: URL): "loopback" | "private" | "public" {
-  if (hasLoopbackHost(url)) return "loopback";
+  if (hasLoopbackHost(url) || mappedIpv4(url.hostname)?.startsWith("127.") === true) return "loopback";
   const host = url.hostname;
   const named = !isIpHost(host) && hostShapeProblem(host) === undefined;
   return named && isPublicHost(host) ? "public" : "private";

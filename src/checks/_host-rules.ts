@@ -1,12 +1,13 @@
 /**
  * The `allowHosts` / `denyHosts` rules of the elicitation URL check (hosts are classified by
  * `../_internal/host-kind.ts`). Every host here is in the WHATWG-normalised A-label form (lower
- * case, punycode).
+ * case, punycode), and an IPv4-mapped IPv6 address is compared as its IPv4 address, so no
+ * spelling of a denied address slips through.
  *
  * @module
  */
 import { getDomain } from "tldts";
-import { hostShapeProblem, isIpHost, isPublicHost } from "../_internal/host-kind.ts";
+import { hostShapeProblem, isIpHost, isPublicHost, mappedIpv4 } from "../_internal/host-kind.ts";
 import { quote } from "../_internal/quote.ts";
 import { findUnsafeCharacter } from "./_url-text.ts";
 
@@ -110,14 +111,15 @@ export function readHostRules(
  * Finds the entry a host matches. An exact entry matches that host only; `*.example.com`
  * matches every subdomain at any depth (`a.example.com`, `a.b.example.com`) but **not** the apex
  * `example.com`, and never across a public-suffix boundary: both sides must have the same
- * registrable domain (PSL private section included).
+ * registrable domain (PSL private section included). An IPv4-mapped IPv6 address and its IPv4
+ * address match each other's entries (`[::ffff:127.0.0.1]` and `127.0.0.1`).
  *
  * @param rules The compiled list.
  * @param host A normalised host.
  * @returns The matching entry as written by the operator, or `undefined`.
  */
 export function matchHost(rules: HostRules, host: string): string | undefined {
-  const exact = rules.exact.get(host);
+  const exact = rules.exact.get(mappedIpv4(host) ?? host);
   if (exact !== undefined) return exact;
   let domain: string | null | undefined;
   for (const pattern of rules.patterns) {
@@ -129,7 +131,10 @@ export function matchHost(rules: HostRules, host: string): string | undefined {
   return undefined;
 }
 
-/** The A-label form of a configured host, or `undefined` when it is not a bare host. */
+/**
+ * The A-label form of a configured host (an IPv4-mapped IPv6 address as its IPv4 address), or
+ * `undefined` when it is not a bare host.
+ */
 function normaliseEntry(text: string): string | undefined {
   if (text === "" || findUnsafeCharacter(text) !== undefined || /[/?#@%*]/.test(text)) return undefined;
   if (text.startsWith("[") ? !text.endsWith("]") : text.includes(":")) return undefined;
@@ -142,5 +147,5 @@ function normaliseEntry(text: string): string | undefined {
   if (url.port !== "" || url.pathname !== "/") return undefined;
   const host = url.hostname;
   if (!isIpHost(host) && hostShapeProblem(host) !== undefined) return undefined;
-  return host;
+  return mappedIpv4(host) ?? host;
 }

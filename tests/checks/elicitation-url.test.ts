@@ -368,6 +368,53 @@ describe("createElicitationUrlCheck() host rules", () => {
       ),
     );
   });
+
+  test("denyHosts refuses an IPv4-mapped IPv6 address as it refuses its IPv4 address, either way round", () => {
+    const ips = createElicitationUrlCheck({
+      allowIpHosts: true,
+      denyHosts: ["127.0.0.1", "[::ffff:192.168.1.1]"],
+    });
+    assert.deepEqual(
+      ips.check({ url: "https://[::ffff:127.0.0.1]/admin" }, undefined),
+      refusal(
+        "https://[::ffff:127.0.0.1]/admin",
+        'expected a host outside denyHosts, received "[::ffff:7f00:1]" (matches "127.0.0.1")',
+      ),
+    );
+    assert.deepEqual(
+      ips.check({ url: "https://[::ffff:7f00:1]/" }, undefined),
+      refusal(
+        "https://[::ffff:7f00:1]/",
+        'expected a host outside denyHosts, received "[::ffff:7f00:1]" (matches "127.0.0.1")',
+      ),
+    );
+    assert.deepEqual(
+      ips.check({ url: "https://192.168.1.1/" }, undefined),
+      refusal(
+        "https://192.168.1.1/",
+        'expected a host outside denyHosts, received "192.168.1.1" (matches "[::ffff:192.168.1.1]")',
+      ),
+    );
+  });
+
+  test("allowHosts admits an IPv4-mapped IPv6 address as it admits its IPv4 address, either way round", () => {
+    const ips = createElicitationUrlCheck({
+      allowIpHosts: true,
+      allowHosts: ["10.0.0.1", "[::ffff:10.0.0.2]"],
+    });
+    assert.deepEqual(
+      ips.check({ url: "https://[::ffff:10.0.0.1]/" }, undefined),
+      accepted("https://[::ffff:a00:1]/", "[::ffff:a00:1]", false, true),
+    );
+    assert.deepEqual(
+      ips.check({ url: "https://10.0.0.2/" }, undefined),
+      accepted("https://10.0.0.2/", "10.0.0.2", false, true),
+    );
+    assert.deepEqual(
+      ips.check({ url: "https://[::ffff:10.0.0.3]/" }, undefined),
+      refusal("https://[::ffff:10.0.0.3]/", 'expected a host in allowHosts, received "[::ffff:a00:3]"'),
+    );
+  });
 });
 
 describe("createElicitationUrlCheck() hostile URLs under host rules", () => {
