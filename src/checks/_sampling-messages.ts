@@ -1,7 +1,8 @@
 /**
  * Reading the `messages` of a sampling request for the checks that judge its tool blocks: the
- * role of each message and the `type` of each of its content blocks. The decoder has already
- * shaped decoded requests; this reader refuses anything else by name instead of throwing.
+ * role of each message, and the `type` of each of its content blocks with the id that pairs a
+ * `tool_use` with its `tool_result`. The decoder has already shaped decoded requests; this reader
+ * refuses anything else by name instead of throwing.
  *
  * @module
  */
@@ -14,11 +15,16 @@ export interface MessageBlockTypes {
   readonly role: unknown;
   /** The `type` of each content block, as received, in order (one for a single block). */
   readonly types: readonly unknown[];
+  /**
+   * Per block, in the same order: the `id` of a `tool_use`, the `toolUseId` of a `tool_result`,
+   * `undefined` for any other block (the ids that pair a tool use with its result).
+   */
+  readonly ids: readonly unknown[];
 }
 
 /**
- * Reads the role and block types of every message. May throw what a hostile getter or proxy
- * throws; the caller turns that into a refusal.
+ * Reads the role, block types and tool ids of every message. May throw what a hostile getter or
+ * proxy throws; the caller turns that into a refusal.
  *
  * @param messages The request's `messages`, untrusted.
  * @returns One entry per message, or why the messages are not readable (a path and what was
@@ -38,18 +44,29 @@ export function readBlockTypes(messages: unknown): readonly MessageBlockTypes[] 
           describeKind(content)
         }`;
       }
-      out.push({ role: message["role"], types: [content["type"]] });
+      const type = content["type"];
+      out.push({ role: message["role"], types: [type], ids: [readToolId(content, type)] });
       continue;
     }
     const types: unknown[] = [];
+    const ids: unknown[] = [];
     for (let j = 0; j < content.length; j++) {
       const block: unknown = content[j];
       if (!isObject(block)) {
         return `"${path}.content[${j}]" expected a content block, received ${describeKind(block)}`;
       }
-      types.push(block["type"]);
+      const type = block["type"];
+      types.push(type);
+      ids.push(readToolId(block, type));
     }
-    out.push({ role: message["role"], types });
+    out.push({ role: message["role"], types, ids });
   }
   return out;
+}
+
+/** The id pairing a tool block with its partner (read only for the two tool types). */
+function readToolId(block: Record<string, unknown>, type: unknown): unknown {
+  if (type === "tool_use") return block["id"];
+  if (type === "tool_result") return block["toolUseId"];
+  return undefined;
 }

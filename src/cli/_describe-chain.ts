@@ -130,7 +130,7 @@ function describeStep(p: CompiledPolicy, step: ChainStep, method?: InputRequest[
     case "maxTokens":
       return `a positive integer (else ${code}), clamped to ${s.maxTokens}`;
     case "tool_result":
-      return `a message with tool_result blocks holds nothing else (else ${code})`;
+      return `tool_result blocks answer the tool_use blocks just before them and nothing else (else ${code})`;
     case "idle":
       return `legacy only: refused (${code}) with no call in flight, allowIdle ${onOff(s.allowIdle)}`;
     case "tool loop":

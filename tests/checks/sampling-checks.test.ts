@@ -220,7 +220,85 @@ describe("checkSamplingToolResults()", () => {
     });
   });
 
-  test("the chain refuses a mixed tool result message before the handler runs, whatever the rejection code", async () => {
+  test("refuses a tool_use followed by a text message, an assistant message or a text-only user message", () => {
+    const ask = { role: "user", content: { type: "text", text: "q" } };
+    const use = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "search", input: {} }] };
+    const answering = 'answering the tool_use blocks of "messages[1]"';
+    assert.deepEqual(
+      [
+        [ask, use, ask],
+        [ask, use, { role: "assistant", content: { type: "text", text: "done" } }],
+        [ask, use, { role: "user", content: [{ type: "image", data: "aGk=", mimeType: "image/png" }] }],
+      ].map((messages) => check(messages as ToolLoopMessage[])),
+      [
+        `expected only tool_result blocks ${answering}, received "text" at index 0`,
+        `expected a user message ${answering}, received role "assistant"`,
+        `expected only tool_result blocks ${answering}, received "image" at index 0`,
+      ].map((reason) => ({
+        ok: false,
+        refusal: {
+          code: -32602,
+          message: `Sampling request refused: tool results missing in "messages[2]": ${reason}`,
+        },
+      })),
+    );
+  });
+
+  test("refuses a tool_use left without its result, naming the first unanswered id", () => {
+    const uses = {
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "t1", name: "search", input: {} },
+        { type: "tool_use", id: "t2", name: "search", input: {} },
+      ],
+    };
+    const first = { type: "tool_result", toolUseId: "t1", content: [] };
+    const expected = (id: string) => ({
+      ok: false,
+      refusal: {
+        code: -32602,
+        message: 'Sampling request refused: tool results missing in "messages[1]": expected a tool_result ' +
+          `answering the tool_use blocks of "messages[0]", received none for the tool_use "${id}"`,
+      },
+    });
+    assert.deepEqual(check([uses, { role: "user", content: first }]), expected("t2"));
+    assert.deepEqual(check([uses, { role: "user", content: [] }]), expected("t1"));
+  });
+
+  test("refuses a tool_result matching no tool_use of the assistant message just before it", () => {
+    const ask = { role: "user", content: { type: "text", text: "q" } };
+    const stray = { role: "user", content: [result, { type: "tool_result", toolUseId: "c9", content: [] }] };
+    const expected = (index: number, id: string, at: number) => ({
+      ok: false,
+      refusal: {
+        code: -32602,
+        message: `Sampling request refused: tool results not matching a tool_use in "messages[${index}]": ` +
+          "expected a toolUseId naming a tool_use of the assistant message just before, " +
+          `received "${id}" at index ${at}`,
+      },
+    });
+    assert.deepEqual(check([toolUse, stray]), expected(1, "c9", 1));
+    assert.deepEqual(check([{ role: "user", content: result }]), expected(0, "c1", 0));
+    assert.deepEqual(
+      check([toolUse, { role: "user", content: result }, ask, { role: "user", content: result }]),
+      expected(3, "c1", 0),
+    );
+    assert.deepEqual(
+      check([ask, { role: "assistant", content: { type: "text", text: "a" } }, stray]),
+      expected(2, "c1", 0),
+    );
+  });
+
+  test("passes a request ending on an assistant tool_use, which the spec leaves open", () => {
+    const ask = { role: "user", content: { type: "text", text: "q" } };
+    assert.deepEqual(check([ask, toolUse]), { ok: true, value: undefined });
+    assert.deepEqual(check([ask, toolUse, { role: "user", content: result }, toolUse]), {
+      ok: true,
+      value: undefined,
+    });
+  });
+
+  test("the chain refuses a mixed or missing tool result before the handler runs, whatever the rejection code", async () => {
     const time = new FakeTime();
     const seen: unknown[] = [];
     const chain = createChain({
@@ -234,21 +312,36 @@ describe("checkSamplingToolResults()", () => {
       store: createMemoryStore({ clock: time }),
       timers: time,
     });
-    const messages = [
-      { role: "user", content: { type: "text", text: "q" } },
-      toolUse,
-      { role: "user", content: [result, { type: "image", data: "aGk=", mimeType: "image/png" }] },
-    ];
-    const request = { method: "sampling/createMessage", params: { messages, maxTokens: 10 } } as InputRequest;
-    assert.deepEqual(await chain.run(request, { version: "2026-07-28" }), {
-      ok: false,
-      stage: "policy",
-      refusal: {
-        code: -32602,
-        message: 'Sampling request refused: tool results mixed with other content in "messages[2]": ' +
-          'expected only tool_result blocks, received "image" at index 1',
-      },
-    });
+    const ask = { role: "user", content: { type: "text", text: "q" } };
+    const verdicts = [];
+    for (
+      const messages of [
+        [ask, toolUse, {
+          role: "user",
+          content: [result, { type: "image", data: "aGk=", mimeType: "image/png" }],
+        }],
+        [ask, toolUse, ask],
+      ]
+    ) {
+      const request = {
+        method: "sampling/createMessage",
+        params: { messages, maxTokens: 10 },
+      } as InputRequest;
+      verdicts.push(await chain.run(request, { version: "2026-07-28" }));
+    }
+    assert.deepEqual(
+      verdicts,
+      [
+        'tool results mixed with other content in "messages[2]": expected only tool_result blocks, ' +
+        'received "image" at index 1',
+        'tool results missing in "messages[2]": expected only tool_result blocks answering the tool_use ' +
+        'blocks of "messages[1]", received "text" at index 0',
+      ].map((reason) => ({
+        ok: false,
+        stage: "policy",
+        refusal: { code: -32602, message: `Sampling request refused: ${reason}` },
+      })),
+    );
     assert.deepEqual(seen, []);
   });
 });

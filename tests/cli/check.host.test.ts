@@ -90,7 +90,7 @@ describe("sluice check", () => {
           "    sampling/createMessage:",
           "      3. tools       tools and toolChoice refused (-32602) unless sampling.tools (off)",
           "      4. maxTokens   a positive integer (else -32602), clamped to 512",
-          "      5. tool_result a message with tool_result blocks holds nothing else (else -32602)",
+          "      5. tool_result tool_result blocks answer the tool_use blocks just before them and nothing else (else -32602)",
           "      6. idle        legacy only: refused (-7) with no call in flight, allowIdle off",
           "      7. tool loop   refused (-7) beyond 2 assistant tool_use turns",
           "      3. mode        form, of those the handler declares (missing: form); else -32602",
