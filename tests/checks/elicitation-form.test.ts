@@ -270,6 +270,55 @@ describe("createElicitationFormCheck() accepted shapes", () => {
     });
     assert.equal(verdict.ok, true);
   });
+
+  test("accepts bounds some answer meets: minItems equal to the options, one integer in range, a fractional number range", () => {
+    const verdict = forms.check({
+      type: "object",
+      properties: {
+        both: { type: "array", items: { type: "string", enum: ["x", "y"] }, minItems: 2 },
+        one: { type: "integer", minimum: 0.5, maximum: 1 },
+        part: { type: "number", minimum: 0.5, maximum: 0.9 },
+      },
+      required: ["both"],
+    });
+    same(verdict, {
+      ok: true,
+      value: {
+        shape: {
+          fields: [
+            {
+              name: "both",
+              required: true,
+              kind: "multi",
+              values: ["x", "y"],
+              minItems: 2,
+              maxItems: undefined,
+              default: undefined,
+            },
+            {
+              name: "one",
+              required: false,
+              kind: "number",
+              integer: true,
+              minimum: 0.5,
+              maximum: 1,
+              default: undefined,
+            },
+            {
+              name: "part",
+              required: false,
+              kind: "number",
+              integer: false,
+              minimum: 0.5,
+              maximum: 0.9,
+              default: undefined,
+            },
+          ],
+        },
+        fields: np({ both: no, one: no, part: no }),
+      },
+    });
+  });
 });
 
 describe("createElicitationFormCheck() refusals", () => {
@@ -462,6 +511,11 @@ describe("createElicitationFormCheck() refusals", () => {
       'property "x", keyword "minimum": expected at most "maximum" (1), received 10',
     ],
     [
+      "an integer range holding no integer",
+      p({ type: "integer", minimum: 0.5, maximum: 0.9 }),
+      'property "x", keyword "minimum": expected an integer between it and "maximum" (0.9), received 0.5',
+    ],
+    [
       "minLength on a number",
       p({ type: "number", minLength: 1 }),
       'property "x", keyword "minLength": not supported for a number field',
@@ -640,6 +694,23 @@ describe("createElicitationFormCheck() refusals", () => {
       "minItems above maxItems",
       p({ type: "array", items: { type: "string", enum: ["a", "b"] }, minItems: 2, maxItems: 1 }),
       'property "x", keyword "minItems": expected at most "maxItems" (1), received 2',
+    ],
+    [
+      "minItems above the number of options of a required field",
+      { ...p({ type: "array", items: { type: "string", enum: ["x"] }, minItems: 2 }), required: ["x"] },
+      'property "x", keyword "minItems": expected at most the number of "items.enum" values (1) for a required field, received 2',
+    ],
+    [
+      "minItems above the number of titled options of a required field",
+      {
+        ...p({
+          type: "array",
+          items: { anyOf: [{ const: "a", title: "A" }, { const: "b", title: "B" }] },
+          minItems: 3,
+        }),
+        required: ["x"],
+      },
+      'property "x", keyword "minItems": expected at most the number of "items.anyOf" values (2) for a required field, received 3',
     ],
     [
       "uniqueItems on an array",
@@ -828,6 +899,11 @@ describe("createElicitationFormCheck() sensitiveSuspected", () => {
     "seedPhrase",
     "recovery_phrase",
     "twoFactorCode",
+    "password2",
+    "Password1",
+    "new_password_2",
+    "apiKey2",
+    "pin1",
   ];
   for (const name of suspectedNames) {
     test(`flags a field named ${name}`, () => assert.equal(flag(name), true));
@@ -875,6 +951,9 @@ describe("createElicitationFormCheck() sensitiveSuspected", () => {
     "cvvv",
     "ibanez",
     "mfaa",
+    "passwordless",
+    "tokenizer2",
+    "tokens2",
   ];
   for (const name of ordinaryNames) {
     test(`does not flag a field named ${name}`, () => assert.equal(flag(name), false));

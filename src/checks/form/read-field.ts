@@ -206,6 +206,10 @@ function readNumber({ name, required, schema }: Property): Draft | KeywordProble
   const inverted = invertedProblem("minimum", low, "maximum", high);
   if (inverted !== undefined) return inverted;
   const integer = keywordOf(schema, "type") === "integer";
+  // Bounds in order can still hold no integer (0.5 to 0.9): no answer could pass.
+  if (integer && low !== undefined && high !== undefined && Math.ceil(low) > high) {
+    return problem("minimum", `expected an integer between it and "maximum" (${high}), received ${low}`);
+  }
   return { name, required, kind: "number", integer, minimum: low, maximum: high, default: undefined };
 }
 
@@ -234,8 +238,19 @@ function readMultiSelect({ name, required, schema, maxEnumValues }: Property): D
   if (typeof minItems === "object") return minItems;
   const maxItems = readCount(schema, "maxItems");
   if (typeof maxItems === "object") return maxItems;
-  return invertedProblem("minItems", minItems, "maxItems", maxItems) ??
-    { name, required, kind: "multi", values, minItems, maxItems, default: undefined };
+  const inverted = invertedProblem("minItems", minItems, "maxItems", maxItems);
+  if (inverted !== undefined) return inverted;
+  // An answer's items are unique options, so it can never hold more items than there are options:
+  // a required field then leaves the person only declining. An optional one can be left out, and
+  // is accepted (the hostile form corpus holds that case).
+  if (required && minItems !== undefined && minItems > values.length) {
+    return problem(
+      "minItems",
+      `expected at most the number of "items.${list}" values (${values.length}) for a required field, ` +
+        `received ${minItems}`,
+    );
+  }
+  return { name, required, kind: "multi", values, minItems, maxItems, default: undefined };
 }
 
 /**

@@ -7,11 +7,13 @@
  * character that is not an ASCII letter or digit (so `snake_case`, `kebab-case`, spaces and
  * punctuation separate words) and at camelCase humps (`apiKey` → `api key`, `APIKey` →
  * `api key`, `cvv2Code` → `cvv2 code`; a digit followed by capitals stays one word: `2FA`).
- * Words are compared in lower case, whole: `spinner`, `pinned`, `tokenizer` and `passport`
- * match nothing. Non-ASCII letters stay inside words. Before that, text that is not plain ASCII
- * is put in NFKC form (full-width `ｐａｓｓｗｏｒｄ` reads `password`, `ﬁ` reads `fi`) and stripped of
- * invisible characters (default-ignorable and format characters: a zero-width space, soft hyphen
- * or word joiner inside `pass\u200Bword` does not split it) and of lone surrogates.
+ * Words are compared in lower case, whole but for trailing digits, which number a field rather
+ * than change its meaning (`password2`, `Password1` and `apiKey2` match): `spinner`, `pinned`,
+ * `tokenizer`, `passwordless` and `passport` match nothing. Non-ASCII letters stay inside words.
+ * Before that, text that is not plain ASCII is put in NFKC form (full-width `ｐａｓｓｗｏｒｄ` reads
+ * `password`, `ﬁ` reads `fi`) and stripped of invisible characters (default-ignorable and format
+ * characters: a zero-width space, soft hyphen or word joiner inside `pass\u200Bword` does not
+ * split it) and of lone surrogates.
  *
  * What matches:
  * - a word of {@linkcode SECRET_WORDS}, anywhere;
@@ -86,14 +88,15 @@ const HUMP = /[A-Z](?<=[a-z\x80-\uffff][A-Z])|[A-Z](?=[a-z])(?<=[A-Z\d][A-Z])/g;
 const WORD = "a-z\\d\\x80-\\uffff";
 
 /**
- * One test for whole words and phrases of lower-cased text: each alternative stands between
- * characters that are not a word's, and a phrase's words are apart by one or more of them.
+ * One test for whole words and phrases of lower-cased text: each alternative, with any digits
+ * after it, stands between characters that are not a word's, and a phrase's words are apart by
+ * one or more of them.
  * (The start is matched as `^` or a character, not as a look-behind: the engines try a
  * look-behind at every position of the text.)
  */
 function wholeWords(words: Iterable<string>): RegExp {
   const alternatives = [...words].map((entry) => entry.split(" ").join(`[^${WORD}]+`));
-  return new RegExp(`(?:^|[^${WORD}])(?:${alternatives.join("|")})(?![${WORD}])`);
+  return new RegExp(`(?:^|[^${WORD}])(?:${alternatives.join("|")})\\d*(?![${WORD}])`);
 }
 
 const SECRET_ANYWHERE = wholeWords([...SECRET_WORDS, ...SECRET_PHRASES]);
