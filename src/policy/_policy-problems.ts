@@ -285,12 +285,14 @@ const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   "mcp-method",
   "mcp-name",
 ]);
+/** A character `fetch` cannot send in a header value: above U+00FF. */
+const WIDE = /[^\0-\xff]/;
 /** RFC 9110's token: what a header name is made of. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Each header is one `fetch` sends (a name of token characters, a value without a line break or
- * NUL) and one the transport does not set itself (`Content-Type`, `Mcp-Session-Id`,
+ * NUL and of characters up to U+00FF) and one the transport does not set itself (`Content-Type`, `Mcp-Session-Id`,
  * `Mcp-Param-*`, …): either would fail every request, where `sluice check` said the policy was fine.
  */
 function headerProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
@@ -313,6 +315,15 @@ function headerProblems(transport: HttpTransportShape, site: ProblemSite): Polic
       );
     } else if (/[\0\r\n]/.test(value)) {
       problems.push(problemAt(site, at, `"${at}" must be a header value: no line break or NUL character`));
+    } else if (WIDE.test(value)) {
+      // fetch sends a header value as bytes, one per character: U+0100 and above cannot be sent.
+      problems.push(problemAt(
+        site,
+        at,
+        `"${at}" must be a header value of characters up to U+00FF: the one at index ${
+          value.search(WIDE)
+        } is above`,
+      ));
     }
   }
   return problems;

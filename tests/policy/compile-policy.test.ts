@@ -626,6 +626,7 @@ describe("compilePolicy() transport.headers", () => {
     const headers = {
       "bad name": "1",
       "X-A": "a\r\nb: c",
+      Authorization: "Bearer \u2026",
       "Content-Type": "text/plain",
       accept: "*/*",
       "Mcp-Param-Region": "eu",
@@ -639,6 +640,10 @@ describe("compilePolicy() transport.headers", () => {
       [
         "transport.headers.X-A",
         '"transport.headers.X-A" must be a header value: no line break or NUL character',
+      ],
+      [
+        "transport.headers.Authorization",
+        '"transport.headers.Authorization" must be a header value of characters up to U+00FF: the one at index 7 is above',
       ],
       ...["Content-Type", "accept", "Mcp-Param-Region"].map((name) => [
         `transport.headers.${name}`,
