@@ -10,7 +10,8 @@
  * every step that failed without a failing test (typecheck, lint, a runtime that crashed); its last
  * line is `N passed, N failed`.
  *
- * `npm test -- node deno` runs only the named steps (for quick local runs).
+ * `npm test -- node deno` runs only the named steps (for quick local runs); a name that is no
+ * step is refused (exit 2).
  *
  * Test files choose their runtimes by suffix: `x.test.ts` runs everywhere; `x.host.test.ts` on
  * Node, Deno and Bun (it needs processes or files); `x.node.test.ts`, `x.deno.test.ts`,
@@ -34,10 +35,34 @@ import {
 type Runtime = "node" | "deno" | "bun" | "workerd";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const reports = mkdtempSync(join(tmpdir(), "sluice-test-"));
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const wanted = new Set(process.argv.slice(2));
 const outcomes: StepOutcome[] = [];
+/** Every step, in the order they run. */
+const STEPS = [
+  "typecheck",
+  "typecheck-lib",
+  "typecheck-browser",
+  "lint",
+  "format",
+  "deno",
+  "doc",
+  "bun",
+  "workerd",
+  "conformance",
+  "node",
+];
+// A mistyped step would otherwise run nothing and pass.
+const unknown = [...wanted].filter((name) => !STEPS.includes(name));
+if (unknown.length > 0) {
+  console.error(
+    `npm test: ${unknown.map((name) => JSON.stringify(name)).join(", ")} ${
+      unknown.length === 1 ? "is not a step" : "are not steps"
+    }: expected some of ${STEPS.join(", ")}`,
+  );
+  process.exit(2);
+}
+const reports = mkdtempSync(join(tmpdir(), "sluice-test-"));
 
 function testFiles(runtime: Runtime): string[] {
   const all: string[] = [];
@@ -66,6 +91,7 @@ interface Report {
 
 /** Runs one step (unless the command line names others) and records its outcome. */
 function run(step: string, command: string, args: readonly string[], report?: Report): void {
+  if (!STEPS.includes(step)) throw new Error(`scripts/test.ts: step "${step}" is missing from STEPS`);
   if (wanted.size > 0 && !wanted.has(step)) return;
   console.log(`\n── ${step}: ${[relative(root, command) || command, ...args].join(" ").slice(0, 160)}`);
   const started = performance.now();
