@@ -100,7 +100,8 @@ export async function loadModule(path: string): Promise<Readonly<Record<string, 
 
 async function importModule(path: string): Promise<Readonly<Record<string, unknown>>> {
   const url = pathToFileURL(path).href;
-  if (runtimeName() !== "node") return await import(url) as Record<string, unknown>;
+  // An .mjs file is an ES module wherever it is: Node imports it as Deno and Bun do, without tsx.
+  if (runtimeName() !== "node" || path.endsWith(".mjs")) return await import(url) as Record<string, unknown>;
   // tsx also turns `export default` into CommonJS in a folder without `"type": "module"`, where
   // Node 20 would refuse it in a .js file; the namespace then wraps the exports once more.
   const { tsImport } = await import("tsx/esm/api").catch((error: unknown) => {

@@ -91,13 +91,18 @@ function readmeSnippets(readme: string): Snippet[] {
   });
 }
 
-function run(command: readonly string[], cwd: string, timeout = 60_000): SpawnSyncReturns<string> {
+function run(
+  command: readonly string[],
+  cwd: string,
+  timeout = 60_000,
+  env: Record<string, string> = {},
+): SpawnSyncReturns<string> {
   const [file = "", ...args] = command;
   return spawnSync(file, args, {
     cwd,
     encoding: "utf8",
     timeout,
-    env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false" },
+    env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false", ...env },
   });
 }
 
@@ -239,6 +244,36 @@ describe("the packed package, installed from its tarball into an empty project",
       1,
       `checks/files.policy.ts: Policy: Node loads .ts and .js files with tsx, an optional peer dependency, and it is not installed: expected it in the project ("npm install tsx"), or the policy in a .policy.json file\n\n1 of 2 policy files in "checks" have problems (1 in all)\n`,
       "",
+    ]);
+  });
+
+  test("its sluice command on Node, tsx not installed, loads an .mjs handler as Node does", () => {
+    const folder = join(project, "served");
+    mkdirSync(folder);
+    writeFileSync(
+      join(folder, "docs.policy.json"),
+      JSON.stringify({ server: "docs", transport: { url: "https://mcp.example.com/mcp" } }),
+    );
+    writeFileSync(join(project, "handler.mjs"), "export default { roots: () => ({ roots: [] }) };\n");
+    // A state key too short to serve with: the command stops at it, once the handler has loaded.
+    const result = run(
+      [
+        process.execPath,
+        join(project, "node_modules", ".bin", "sluice"),
+        "serve",
+        "--policies",
+        "served",
+        "--handler",
+        "./handler.mjs",
+      ],
+      project,
+      60_000,
+      { SLUICE_STATE_KEY: "short" },
+    );
+    assert.deepEqual([result.status, result.stdout, result.stderr.split("\n")[0]], [
+      2,
+      "",
+      "sluice serve: SLUICE_STATE_KEY must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`",
     ]);
   });
 
