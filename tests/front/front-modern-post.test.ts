@@ -77,4 +77,36 @@ describe("frontModernPost()", () => {
     ]);
     await front.client.close();
   });
+
+  test("frontModernPost() answers server/discover with what the upstream offers as the front serves it, logging included: it relays the upstream's logs to a caller that asks", async () => {
+    const front = scriptedFront(({ body }) =>
+      result(body.id, {
+        resultType: "complete",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: { listChanged: true }, resources: { subscribe: true }, sampling: {} },
+      })
+    );
+    assert.deepEqual(await askScriptedFront(front, "server/discover", {}), {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          resultType: "complete",
+          supportedVersions: ["2026-07-28"],
+          capabilities: { logging: {}, tools: {}, resources: {} },
+          ttlMs: 0,
+          cacheScope: "private",
+          _meta: {
+            "io.modelcontextprotocol/serverInfo": {
+              name: "sluice-front",
+              title: "sluice: up",
+              version: "0.1.0",
+            },
+          },
+        },
+      },
+    });
+    await front.client.close();
+  });
 });

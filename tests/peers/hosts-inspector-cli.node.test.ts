@@ -242,12 +242,18 @@ for (const era of ["legacy", "modern"] as const) {
 
     test(
       modern
-        ? "sluice serve declares no logging to a 2026-07-28 caller, so the CLI refuses logging/setLevel itself"
+        ? "sluice serve declares logging to a 2026-07-28 caller, whose CLI refuses logging/setLevel itself: that era asks for logs per request"
         : "sluice serve accepts the CLI's logging/setLevel",
       async () => {
         assert.deepEqual(
           await inspect("everything", era, ["--method", "logging/setLevel", "--log-level", "debug"]),
-          modern ? failed(1, { code: "error", message: "Server does not support logging" }) : ok({}),
+          modern
+            ? failed(1, {
+              code: "error",
+              message:
+                "Method 'logging/setLevel' is not supported by the negotiated protocol version (wire era 2026-07-28)",
+            })
+            : ok({}),
         );
       },
     );
