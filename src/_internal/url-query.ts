@@ -73,12 +73,24 @@ const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
 const ESCAPE = /\\(u\{[0-9A-F]+\}|u[0-9A-F]{4}|.)/g;
 /** A URL's start: its scheme, then `:`. */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** A URL inside quoted text (`Resource https://…?token=… not found`): up to a space or a quote. */
+const EMBEDDED_URL = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
+/** Punctuation that ends a sentence around a URL rather than the URL: kept after it. */
+const TRAILING = /[).,;:!?]*$/;
+
+/** An embedded URL without its secrets, the punctuation after it kept. */
+function withoutEmbeddedSecrets(url: string): string {
+  const tail = TRAILING.exec(url)?.[0] ?? "";
+  return withoutUrlSecrets(url.slice(0, url.length - tail.length)) + tail;
+}
 
 /**
  * Writes a message with each URL it quotes (`Elicitation URL "https://…?session=…" refused`, as
  * `quote()` writes values into refusals and errors) without its password and query's values, as
- * {@linkcode withoutUrlSecrets} does; the rest of the message as it is. For what goes to logs
- * (decision events), where a message may quote a URL a server or a user sent, token included.
+ * {@linkcode withoutUrlSecrets} does; the rest of the message as it is. A quoted text that does
+ * not start with a URL (a server's own message, quoted in a client error) has each `scheme://`
+ * URL in it, up to a space or a quote, treated the same. For what goes to logs (decision
+ * events), where a message may quote a URL a server or a user sent, token included.
  *
  * @param message The message.
  * @returns The message, its quoted URLs without their passwords and query's values.
@@ -86,6 +98,7 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * ```ts
  * import { withoutQuotedUrlSecrets } from "./url-query.ts";
  * console.log(withoutQuotedUrlSecrets('URL "https://a.example/cb?session=abc" refused')); // URL "https://a.example/cb?session=…" refused
+ * console.log(withoutQuotedUrlSecrets('Error: "Resource https://u:pw@a.example/r not found"')); // Error: "Resource https://u:…@a.example/r not found"
  * ```
  */
 export function withoutQuotedUrlSecrets(message: string): string {
@@ -97,8 +110,9 @@ export function withoutQuotedUrlSecrets(message: string): string {
           ? String.fromCodePoint(Number.parseInt(escaped.replace(/[u{}]/g, ""), 16))
           : escaped,
     );
-    if (!SCHEME.test(text)) return quoted;
-    const shown = withoutUrlSecrets(text);
+    const shown = SCHEME.test(text)
+      ? withoutUrlSecrets(text)
+      : text.replace(EMBEDDED_URL, withoutEmbeddedSecrets);
     return shown === text ? quoted : quote(shown, shown.length);
   });
 }

@@ -78,15 +78,22 @@ export function openTelemetryDecisions(api: OpenTelemetryApi): DecisionListener 
       startTime: endTime - decision.durationMs,
       attributes,
     });
-    const failure = decision.type === "call" ? decision.error?.message : decision.refusal?.message;
+    const failure = decision.type === "call"
+      ? decision.error?.message ??
+        (decision.outcome === "tool_error" ? "The tool answered with an error" : undefined)
+      : decision.refusal?.message;
     if (failure !== undefined) span.setStatus({ code: STATUS_ERROR, message: failure });
     span.end(endTime);
     if (decision.type === "call") duration.record(decision.durationMs / 1000, attributes);
   };
 }
 
+/**
+ * `{method} {target}`: a tool's or a prompt's name; a read is named by its method alone, as the
+ * MCP semantic conventions ask (a resource's URI would make a name per resource).
+ */
 function spanName(decision: Decision): string {
-  return decision.type === "call" && decision.name !== undefined
+  return decision.type === "call" && decision.name !== undefined && decision.method !== "resources/read"
     ? `${decision.method} ${decision.name}`
     : decision.method;
 }

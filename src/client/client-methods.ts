@@ -23,7 +23,7 @@ import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { WaitingCall } from "./client-servers.ts";
-import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
+import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
 
@@ -129,7 +129,8 @@ export function createClientMethods(deps: MethodDeps): Methods {
         client: deps.client,
         server: serverId,
         method,
-        name,
+        // A resource's URI may carry a token, and events go to logs.
+        name: method === "resources/read" ? withoutUrlSecrets(name) : name,
         ...decision,
         ...(rounds === undefined ? {} : { rounds }),
         durationMs: deps.clock.now() - startedAt,

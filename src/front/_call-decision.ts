@@ -6,10 +6,11 @@
  * @module
  */
 import type { CallDecision } from "../chain/decision.ts";
+import type { ClientInternals } from "../client/client-internals.ts";
 import { failureOf } from "../client/client-methods.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontCallOutcome } from "./front-call.ts";
-import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
+import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
 
 /** What the event of one call is made of. */
 export interface CallFacts {
@@ -38,7 +39,7 @@ export function callDecision(facts: CallFacts): CallDecision {
   const name = typeof params.name === "string"
     ? params.name
     : typeof params.uri === "string"
-    ? params.uri
+    ? withoutUrlSecrets(params.uri)
     : undefined;
   const result = outcome.kind === "result"
     ? outcome.result as { resultType?: unknown; isError?: unknown }
@@ -72,4 +73,22 @@ export function callDecision(facts: CallFacts): CallDecision {
     ...(rounds === undefined ? {} : { rounds }),
     durationMs: facts.endedAt - facts.startedAt,
   };
+}
+
+/**
+ * Tells the operator's decision listeners, if any, how a call ended.
+ *
+ * @param internals The client's clock, name and decision sink.
+ * @param facts The call's facts but the client and the end, which this adds.
+ */
+export function reportCall(
+  internals: Pick<ClientInternals, "clientInfo" | "clock" | "decisions">,
+  facts: Omit<CallFacts, "client" | "endedAt">,
+): void {
+  if (!internals.decisions.listening) return;
+  internals.decisions.decide(callDecision({
+    client: internals.clientInfo.name,
+    ...facts,
+    endedAt: internals.clock.now(),
+  }));
 }

@@ -45,14 +45,17 @@ export interface CallerGate {
    * The answer to a `tools/call` whose tool the server's `access` does not open to the caller:
    * `403 insufficient_scope` with the scopes that would open it, else a JSON-RPC error `-32602`.
    *
-   * @returns The refusal, or `undefined` when the message is not such a call.
+   * @returns The refusal's response, with the error it says (for the operator's event), or
+   * `undefined` when the message is not such a call.
    */
   toolRefusal(
     c: Context,
     message: JsonRpcMessage,
     server: FrontServer,
     principal: Principal | undefined,
-  ): Response | undefined;
+  ):
+    | { readonly response: Response; readonly error: { readonly code: number; readonly message: string } }
+    | undefined;
 }
 
 /**
@@ -159,9 +162,13 @@ export function mountCallerGate(
         callerName(principal)
       } on server ${JSON.stringify(policy.server)} (its policy's access)`;
       const scopes = scopesForTool(policy, principal, name);
-      return scopes === undefined
-        ? respond(c, { status: 200, body: encodeError(message.id, { code: -32602, message: text }) })
-        : auth.insufficientScope(targetOf(c, policy.server), scopes, text);
+      const error = { code: -32602, message: text };
+      return {
+        response: scopes === undefined
+          ? respond(c, { status: 200, body: encodeError(message.id, error) })
+          : auth.insufficientScope(targetOf(c, policy.server), scopes, text),
+        error,
+      };
     },
   };
 }

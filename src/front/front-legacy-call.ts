@@ -79,6 +79,8 @@ export interface FrontLegacyCallInput {
   readonly parked: Map<string, ParkedCall>;
   /** This round's stream to the caller: the upstream's progress and logs while the round lasts. */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
+  /** Hears the upstream failure behind an error outcome (the operator's event names it). */
+  readonly onFailure?: ((failure: unknown) => void) | undefined;
 }
 
 /**
@@ -123,7 +125,10 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   const event = await call.next(input.signal, request.capabilities).finally(() =>
     call.attach(undefined, undefined)
   );
-  if (event.kind === "done") return event.outcome;
+  if (event.kind === "done") {
+    if (call.failure !== undefined) input.onFailure?.(call.failure);
+    return event.outcome;
+  }
   if (event.kind === "left") {
     call.cancel("the caller left");
     return callError(-32603, "The call was cancelled");
@@ -187,6 +192,7 @@ export class ParkedCall {
   #expiry: unknown;
   #relay: ((notification: JsonRpcNotification) => void) | undefined;
   #progressToken: unknown;
+  #failure: unknown;
 
   /**
    * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`;
@@ -238,6 +244,7 @@ export class ParkedCall {
       return { kind: "result", result: resultForCaller(result as unknown as JsonObject, method, "modern") };
     })().catch((failure) => {
       answered = failure instanceof ClientError && failure.kind === "server";
+      this.#failure = failure;
       return upstreamOutcome(failure, input.server.policy.server);
     }).then((outcome) => {
       flow.dispose();
@@ -247,6 +254,11 @@ export class ParkedCall {
       this.#cancelWaiting();
       this.#wake?.();
     });
+  }
+
+  /** What failed the upstream call, once it has ended so; the caller is told only its class. */
+  get failure(): unknown {
+    return this.#failure;
   }
 
   /**

@@ -40,7 +40,7 @@ import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
 import { principalKey } from "./principal.ts";
-import { callDecision } from "./_call-decision.ts";
+import { reportCall } from "./_call-decision.ts";
 import { requestOrigin } from "./_request-origin.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
 import { MRTR_METHODS } from "../protocol/input-required.ts";
@@ -80,6 +80,7 @@ export async function frontModernPost(
   const id = request.message.id;
   const serverId = server.policy.server;
   const method = request.message.method;
+  const startedAt = parts.internals.clock.now();
   if (
     method !== "server/discover" && !FORWARDED_METHODS.has(method) && !MRTR_METHODS.has(method) &&
     !TASK_METHODS.has(method)
@@ -120,7 +121,16 @@ export async function frontModernPost(
       stateKey: await parts.key,
       clock: parts.internals.clock,
     });
-    return respond(c, toResponse(request, asked ?? upstreamOutcome(failure, serverId)));
+    const outcome = asked ?? upstreamOutcome(failure, serverId);
+    reportCall(parts.internals, {
+      server: serverId,
+      request,
+      outcome,
+      failure: asked === undefined ? failure : undefined,
+      rounds: undefined,
+      startedAt,
+    });
+    return respond(c, toResponse(request, outcome));
   } finally {
     if (!flowHandedOff) flow.dispose();
   }
@@ -225,6 +235,7 @@ async function mrtrPost(
           signal: c.req.raw.signal,
           parked: parts.parked,
           onNotification,
+          onFailure: (cause) => void (failure = cause),
         })
         : frontCall({
           server,
@@ -241,18 +252,7 @@ async function mrtrPost(
           onFailure: (cause) => void (failure = cause),
           onRounds: (counted) => void (rounds = counted),
         }));
-      if (internals.decisions.listening) {
-        internals.decisions.decide(callDecision({
-          client: internals.clientInfo.name,
-          server: server.policy.server,
-          request,
-          outcome,
-          failure,
-          rounds,
-          startedAt,
-          endedAt: internals.clock.now(),
-        }));
-      }
+      reportCall(internals, { server: server.policy.server, request, outcome, failure, rounds, startedAt });
       return toResponse(request, outcome);
     } finally {
       if (emit !== undefined) flow.dispose();

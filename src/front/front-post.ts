@@ -20,6 +20,9 @@ import { respond } from "./_front-response.ts";
 import type { LegacyRequest } from "./legacy-callers.ts";
 import { frontModernPost, type ModernParts } from "./front-modern-post.ts";
 import { BODY_READ, type BodyRead } from "./entry-bindings.ts";
+import { reportCall } from "./_call-decision.ts";
+import { ClientError } from "../errors.ts";
+import type { JsonRpcRequest } from "../protocol/jsonrpc.ts";
 
 /** What the intake needs of its front. */
 export interface FrontPostParts {
@@ -65,7 +68,23 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   const refused = server === undefined
     ? undefined
     : parts.gate.toolRefusal(c, parsed.message, server, principal);
-  if (refused !== undefined) return refused;
+  if (refused !== undefined) {
+    // A call the policy's access stopped is a call that failed, for the operator as for any.
+    const { internals } = parts.modern;
+    reportCall(internals, {
+      server: serverId,
+      request: {
+        message: parsed.message as JsonRpcRequest,
+        params: (parsed.message as JsonRpcRequest).params ?? {},
+        principal,
+      },
+      outcome: { kind: "error", status: refused.response.status, error: refused.error },
+      failure: new ClientError("policy", refused.error.message, { code: refused.error.code }),
+      rounds: undefined,
+      startedAt: internals.clock.now(),
+    });
+    return refused.response;
+  }
   if (era === "legacy") {
     return await parts.serveLegacy({ request, serverId, message: parsed.message, principal });
   }

@@ -136,4 +136,14 @@ describe("url-query", () => {
       ],
     );
   });
+
+  test("withoutQuotedUrlSecrets() rewrites each scheme:// URL inside quoted text that is no URL itself, a server's message quoted in an error", () => {
+    const message = 'Server "ev" answered resources/read with error -32602: ' +
+      '"Resource https://user:pw@x.example/r?token=SECRET not found (demo://nope?key=S2) for user?id=1"';
+    assert.equal(
+      withoutQuotedUrlSecrets(message),
+      'Server "ev" answered resources/read with error -32602: ' +
+        '"Resource https://user:…@x.example/r?token=… not found (demo://nope?key=…) for user?id=1"',
+    );
+  });
 });

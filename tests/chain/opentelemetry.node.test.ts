@@ -45,7 +45,7 @@ after(async () => {
 const START = Date.UTC(2026, 11, 1, 12, 0, 0);
 
 describe("openTelemetryDecisions()", () => {
-  test("a completed call, a tool error, a failed call and an answered input request become client spans and one histogram", async () => {
+  test("a completed call, a tool error, a failed call, an answered input request and a failed read become client spans and one histogram, a read's URI without its secrets", async () => {
     const upstream = scriptedServer((request) => {
       const { id } = request.body;
       const params = request.body.params ?? {};
@@ -68,6 +68,9 @@ describe("openTelemetryDecisions()", () => {
         });
       }
       if (params.name === "sample") return result(id, { resultType: "complete", content: [] });
+      if (request.body.method === "resources/read") {
+        return rpcError(id, -32602, `Resource ${String(params.uri)} not found`);
+      }
       return rpcError(id, -32602, "Unknown tool: missing");
     });
     const client = createClient({
@@ -88,6 +91,7 @@ describe("openTelemetryDecisions()", () => {
       await client.callTool("demo", "bad");
       await client.callTool("demo", "missing").catch(() => {});
       await client.callTool("demo", "sample");
+      await client.readResource("demo", "https://user:pw@x.example/r?token=SECRET").catch(() => {});
     } finally {
       await client.close();
     }
@@ -119,7 +123,7 @@ describe("openTelemetryDecisions()", () => {
       {
         name: "tools/call bad",
         kind: api.SpanKind.CLIENT,
-        status: { code: api.SpanStatusCode.UNSET },
+        status: { code: api.SpanStatusCode.ERROR, message: "The tool answered with an error" },
         attributes: call("bad", { "sluice.outcome": "tool_error", "error.type": "tool_error" }),
         startTime: at,
         endTime: at,
@@ -159,12 +163,32 @@ describe("openTelemetryDecisions()", () => {
         startTime: at,
         endTime: at,
       },
+      {
+        // Named by its method alone: a URI would make a span name per resource.
+        name: "resources/read",
+        kind: api.SpanKind.CLIENT,
+        status: {
+          code: api.SpanStatusCode.ERROR,
+          message:
+            'Server "demo" answered resources/read with error -32602: "Resource https://user:…@x.example/r?token=… not found"',
+        },
+        attributes: {
+          "mcp.method.name": "resources/read",
+          "sluice.server": "demo",
+          "sluice.client": "agent",
+          "mcp.resource.uri": "https://user:…@x.example/r?token=…",
+          "sluice.outcome": "failed",
+          "error.type": "-32602",
+        },
+        startTime: at,
+        endTime: at,
+      },
     ]);
     await reader.forceFlush();
     const histogram = metrics.getMetrics().at(-1)?.scopeMetrics[0]?.metrics[0];
     assert.deepEqual(
       [histogram?.descriptor.name, histogram?.descriptor.unit, histogram?.dataPoints.length],
-      ["mcp.client.operation.duration", "s", 4],
+      ["mcp.client.operation.duration", "s", 5],
     );
   });
   test("refuses at once what is not the @opentelemetry/api module, naming what it needs", () => {

@@ -267,6 +267,139 @@ describe("decision events through the gateway", () => {
     ]);
   });
 
+  test("calls that end before the upstream is reached give their call event with the real cause: the policy's access, an unreachable server found out by the era probe, a legacy server's failure", async () => {
+    const refused = () =>
+      Promise.reject(new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED") }));
+    const client = createLegacyClient({
+      name: "gate",
+      clock,
+      fetch: (url, init) =>
+        url.startsWith("https://upstream.example/") ? toolsUpstream().fetch(url, init) : refused(),
+      policies: [
+        {
+          server: "up",
+          transport: { url: "https://upstream.example/mcp" },
+          era: "modern",
+          access: [{ subjects: ["alice"], tools: ["plain"] }],
+        },
+        { server: "probed", transport: { url: "https://down.example/mcp" } },
+        { server: "old", transport: { url: "https://down.example/old" }, era: "legacy" },
+      ],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    const callOn = (server: string, name: string) =>
+      modernRequest(`${LOOPBACK}/mcp/${server}`, "tools/call", { name, arguments: {}, _meta: modernMeta() });
+    let answers: unknown[];
+    try {
+      answers = await Promise.all(
+        [callOn("up", "ask"), callOn("probed", "plain"), callOn("old", "plain")].map(async (request) =>
+          (await answerOf(await app.request(request))).body
+        ),
+      );
+    } finally {
+      await client.close();
+    }
+    const common = {
+      time: "2026-12-01T12:00:00.000Z",
+      client: "gate",
+      caller: "alice",
+      method: "tools/call",
+    };
+    const unavailable = (server: string) => ({
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32010,
+        message: `Upstream server "${server}" is unavailable: connection refused`,
+        data: { serverId: server, cause: "connection_refused" },
+      },
+    });
+    assert.deepEqual([answers, events], [[
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32602,
+          message: 'Tool "ask" is not open to "alice" on server "up" (its policy\'s access)',
+        },
+      },
+      unavailable("probed"),
+      unavailable("old"),
+    ], [
+      {
+        type: "call",
+        ...common,
+        server: "up",
+        name: "ask",
+        outcome: "failed",
+        error: {
+          kind: "policy",
+          code: -32602,
+          message: 'Tool "ask" is not open to "alice" on server "up" (its policy\'s access)',
+        },
+        durationMs: 0,
+      },
+      {
+        type: "call",
+        ...common,
+        server: "probed",
+        name: "plain",
+        outcome: "failed",
+        error: {
+          kind: "transport",
+          message:
+            'Server "probed": request to https://down.example/mcp failed: fetch failed (connect ECONNREFUSED)',
+        },
+        durationMs: 0,
+      },
+      {
+        type: "call",
+        ...common,
+        server: "old",
+        name: "plain",
+        outcome: "failed",
+        error: {
+          kind: "transport",
+          message:
+            'Server "old": initialize failed: request to https://down.example/old failed: fetch failed (connect ECONNREFUSED)',
+        },
+        durationMs: 0,
+      },
+    ]]);
+  });
+
+  test("a read's event names its resource without the password and the query's values of its URI", async () => {
+    const { client, events } = gateClient();
+    const app = createFront({ client, stateKey: KEY });
+    try {
+      const uri = "https://user:pw@x.example/r?token=SECRET";
+      await app.request(
+        modernRequest(`${LOOPBACK}/mcp/up`, "resources/read", { uri, _meta: modernMeta() }, {
+          "mcp-name": uri,
+        }),
+      );
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(events, [{
+      type: "call",
+      time: "2026-12-01T12:00:00.000Z",
+      client: "gate",
+      server: "up",
+      method: "resources/read",
+      name: "https://user:…@x.example/r?token=…",
+      outcome: "failed",
+      error: {
+        kind: "protocol",
+        message:
+          'Server "up" sent an invalid resources/read result: $.contents: expected a value (required), received undefined',
+      },
+      durationMs: 0,
+    }]);
+  });
+
   test("an unknown decisions setting is refused naming what is expected", () => {
     assert.throws(
       () =>
