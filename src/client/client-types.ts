@@ -202,7 +202,10 @@ export interface Client {
   awaitTask(serverId: string, taskId: string, options?: CallOptions): Promise<CallToolResult>;
   /** Asks the server to cancel a task. */
   cancelTask(serverId: string, taskId: string, options?: CallOptions): Promise<void>;
-  /** Tells a legacy server the handler's roots changed (`notifications/roots/list_changed`); a no-op in the modern era. */
+  /**
+   * Tells a legacy server the handler's roots changed (`notifications/roots/list_changed`); a
+   * no-op in the modern era, and for a server the client declared no roots to.
+   */
   rootsChanged(serverId: string): Promise<void>;
   /**
    * Hears every server notification the client does not consume itself, sanitized, in arrival

@@ -141,7 +141,8 @@ describe("a legacy client against a hostile stdio server", () => {
       // The deadlines run on a fake clock, moved only while a stuck call waits: starting the
       // server (node with tsx, slow on a busy machine) spends none of them.
       const time = new FakeTime();
-      const c = legacyClient(hostileStdioTransport(), {}, {
+      // A roots handler: a client that declared no roots has none to say changed.
+      const c = legacyClient(hostileStdioTransport(), { roots: () => ({ roots: [] }) }, {
         policy: { callTimeout: "2s" },
         timers: time,
         clock: time,

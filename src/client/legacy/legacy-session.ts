@@ -96,6 +96,8 @@ interface Ready {
   readonly capabilities: Readonly<Record<string, unknown>>;
   readonly instructions: string | undefined;
   readonly supervisor: ServerRequestSupervisor;
+  /** Whether the handshake declared roots: only then may the session say they changed. */
+  readonly declaredRoots: boolean;
 }
 
 /** Options of one request. */
@@ -232,7 +234,9 @@ export class LegacySession {
   }
 
   /**
-   * Tells the server the roots changed (`notifications/roots/list_changed`), when connected.
+   * Tells the server the roots changed (`notifications/roots/list_changed`), when connected and
+   * the handshake declared roots (without a roots handler, or with the policy's `roots: false`,
+   * there are none to change).
    *
    * @param signal The caller's signal, if any (the write or POST has its `callTimeout` besides).
    * @throws {ClientError} `"timeout"` or `"cancelled"` when the write ran out of time or `signal`
@@ -241,8 +245,10 @@ export class LegacySession {
   async rootsChanged(signal?: AbortSignal): Promise<void> {
     const method = "notifications/roots/list_changed";
     const ready = await this.#ready?.catch(() => undefined);
+    // A client that declared no roots has none to announce (roots.listChanged was not declared).
+    if (ready?.declaredRoots !== true) return;
     try {
-      await ready?.connection.notify(encodeNotification(method), signal === undefined ? {} : { signal });
+      await ready.connection.notify(encodeNotification(method), signal === undefined ? {} : { signal });
     } catch (error) {
       if (!(error instanceof ConnectionError)) throw error;
       throw error.kind === "aborted"
@@ -405,6 +411,7 @@ export class LegacySession {
       capabilities: result.value.capabilities,
       instructions: result.value.instructions,
       supervisor,
+      declaredRoots: declared.roots !== undefined,
     };
     state.ready = ready;
     for (const message of pending.splice(0)) this.#onServerMessage(ready, message);

@@ -19,8 +19,14 @@ import { failure, URL_ } from "../_client-fixtures.ts";
 
 const VERSIONS: LegacyProtocolVersion[] = ["2025-11-25", "2025-06-18"];
 
-/** A legacy client over a scripted server answering `initialize` with `version`; `tools/call` never answers. */
-function legacySetup(version: LegacyProtocolVersion): { client: Client; server: ScriptedServer } {
+/**
+ * A legacy client with a roots handler over a scripted server answering `initialize` with
+ * `version`; `tools/call` never answers. `roots: false` turns roots off in the policy.
+ */
+function legacySetup(
+  version: LegacyProtocolVersion,
+  roots: { roots?: false } = {},
+): { client: Client; server: ScriptedServer } {
   const server = scriptedServer((request) => {
     if (request.body.id === undefined) return new Response(null, { status: 202 });
     const handshake = legacyHandshake(request.body, version, "slow");
@@ -31,7 +37,7 @@ function legacySetup(version: LegacyProtocolVersion): { client: Client; server: 
     name: "agent",
     version: "1.2.3",
     handler: { roots: () => ({ roots: [{ uri: "file:///work" }] }) },
-    policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+    policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy", ...roots }],
     fetch: postsOnly(server),
   });
   return { client, server };
@@ -93,6 +99,22 @@ describe("legacy notifications against the official schemas", () => {
           [undefined, "notifications/initialized", version],
           [2, "tools/list", version],
           [undefined, "notifications/roots/list_changed", version],
+        ]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    test(`${version}: rootsChanged() sends nothing to a server the client declared no roots to`, async () => {
+      const { client, server } = legacySetup(version, { roots: false });
+      try {
+        await client.listTools("demo");
+        await client.rootsChanged("demo");
+        assert.deepEqual(server.requests[0]?.body.params?.capabilities, {});
+        assert.deepEqual(sent(server), [
+          [1, "initialize", undefined],
+          [undefined, "notifications/initialized", version],
+          [2, "tools/list", version],
         ]);
       } finally {
         await client.close();

@@ -437,6 +437,7 @@ describe("LegacySession messages the server never answers", () => {
     const aborted: [string, number][] = [];
     const client = createClient({
       name: "agent",
+      handler: { roots: () => ({ roots: [] }) },
       policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy", callTimeout: "1s" }],
       timers: time,
       clock: time,
