@@ -242,8 +242,9 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     protects: "A server steering the user's browser at their own network.",
   },
   "elicitation.maxUrlLength": {
-    what: "URL mode: the longest URL accepted, in characters once normalised (percent-encoded, the host in " +
-      "punycode).",
+    what:
+      "URL mode: the longest URL accepted, in characters, both as the server sent it and once normalised " +
+      "(percent-encoded, the host in punycode).",
     protects: "URLs that hide their real host past the edge of the screen.",
   },
   "elicitation.maxFields": {

@@ -156,7 +156,10 @@ export interface ElicitationPolicy {
   readonly allowIpHosts?: boolean | undefined;
   /** URL mode: lets hosts without a public suffix (`localhost`, intranet names) through. @default false */
   readonly allowPrivateHosts?: boolean | undefined;
-  /** URL mode: longest URL accepted, in characters once normalised (percent-encoded, host in punycode). @default 2048 */
+  /**
+   * URL mode: longest URL accepted, in characters, both as the server sent it and once normalised
+   * (percent-encoded, host in punycode). @default 2048
+   */
   readonly maxUrlLength?: number | undefined;
   /** Form mode: most fields in one form. @default 100 */
   readonly maxFields?: number | undefined;
