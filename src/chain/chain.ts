@@ -119,18 +119,31 @@ export interface Chain {
   ): void;
   /**
    * Checks an answer that did not come from the handler (a downstream caller's, in the front)
-   * with the same post-checks, against the request as the checks leave it.
+   * with the same post-checks, against the request as the checks leave it. The request's
+   * deferral gave its first decision event; this check gives its second: `"answered"` with what
+   * the check changed, or `"policy"` with the refusal.
+   *
+   * @param principal The gateway's caller who answered, for the event.
    */
-  checkAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): Verdict<unknown>;
+  checkAnswer(
+    request: InputRequest,
+    answer: unknown,
+    version: ProtocolVersion,
+    principal?: RunContext["principal"],
+  ): Verdict<unknown>;
   /**
    * Answers a request the handler deferred from elsewhere (the front's legacy caller) as the
    * handler's answer: `ask` runs under the handler's deadline for the kind and `signal`, and
-   * what it returns (an answer, or the handler's `{ error }`) is post-checked the same way.
+   * what it returns (an answer, or the handler's `{ error }`) is post-checked the same way. It
+   * gives the request's second decision event, as {@linkcode Chain.checkAnswer} does.
    */
   answerElsewhere(
     request: InputRequest,
     ask: (signal: AbortSignal) => Promise<unknown>,
-    context: { readonly version: ProtocolVersion; readonly signal: AbortSignal },
+    context: Pick<RunContext, "principal"> & {
+      readonly version: ProtocolVersion;
+      readonly signal: AbortSignal;
+    },
   ): Promise<ChainResult>;
 }
 
@@ -202,7 +215,14 @@ export function createChain(options: ChainOptions): Chain {
     return answered instanceof Promise ? await answered : answered;
   }
 
-  // One event per input request, whether the chain ran it or it was refused before.
+  /**
+   * The era each deferred request arrived in, by the request the deferral hands on: its answer
+   * is checked in the version of whoever answers (a 2025 host answering a 2026-07-28 server's
+   * request), but its second event names the era the server asked in, as its first did.
+   */
+  const deferredEras = new WeakMap<InputRequest, "modern" | "legacy">();
+  // One event per input request, whether the chain ran it or it was refused before; a deferred
+  // one gives a second when its answer is checked.
   const report = (sink: DecisionSink, facts: {
     readonly request: RefusedRequest;
     readonly context: Pick<RunContext, "version" | "principal">;
@@ -217,7 +237,7 @@ export function createChain(options: ChainOptions): Chain {
         client,
         server: policy.server,
         caller: context.principal?.subject,
-        era: eraOf(context.version),
+        era: deferredEras.get(request as InputRequest) ?? eraOf(context.version),
         request,
         changes: trace.changes ?? [],
         result,
@@ -234,6 +254,7 @@ export function createChain(options: ChainOptions): Chain {
     const trace: RunTrace = {};
     const result = await decide(request, context, trace);
     report(sink, { request, context, result, trace, startedAt, endedAt: clock.now() });
+    if (!result.ok && result.request !== undefined) deferredEras.set(result.request, eraOf(context.version));
     return result;
   };
   const run = (request: InputRequest, context: RunContext) =>
@@ -251,19 +272,48 @@ export function createChain(options: ChainOptions): Chain {
       const now = clock.now();
       report(decisions, { request, context, result, trace: {}, startedAt: now, endedAt: now });
     },
-    checkAnswer: (request, answer, version) => {
+    checkAnswer: (request, given, version, principal) => {
       const prepared = kinds.prepare(request, { version });
-      return prepared.ok ? prepared.value.judge(answer) : prepared;
+      const verdict = prepared.ok ? prepared.value.judge(given) : prepared;
+      if (decisions?.listening === true) {
+        const now = clock.now();
+        report(decisions, {
+          request,
+          context: { version, principal },
+          result: verdict.ok
+            ? { ok: true, answer: verdict.value as never }
+            : { ok: false, stage: "policy", refusal: verdict.refusal },
+          trace: { changes: verdict.ok ? verdict.changes ?? [] : [] },
+          startedAt: now,
+          endedAt: now,
+        });
+      }
+      return verdict;
     },
-    answerElsewhere: async (request, ask, { version, signal }) => {
+    answerElsewhere: async (request, ask, { version, signal, principal }) => {
+      const listening = decisions?.listening === true;
+      const startedAt = clock.now();
+      const trace: RunTrace = {};
       const prepared = kinds.prepare(request, { version });
-      if (!prepared.ok) return { ok: false, stage: "policy", refusal: prepared.refusal };
-      return await answer(prepared.value, (lazy) => ask(lazy.signal), {
-        signal,
-        timers,
-        clock,
-        trace: undefined,
-      });
+      const result: ChainResult = prepared.ok
+        ? await answer(prepared.value, (lazy) => ask(lazy.signal), {
+          signal,
+          timers,
+          clock,
+          trace: listening ? trace : undefined,
+        })
+        : { ok: false, stage: "policy", refusal: prepared.refusal };
+      if (listening) {
+        report(decisions, {
+          request,
+          context: { version, principal },
+          result,
+          trace,
+          startedAt,
+          endedAt: clock.now(),
+        });
+      }
+      return result;
     },
   });
 }

@@ -18,7 +18,9 @@ export type DecisionChange = InputChange;
  * How an input request ended: answered, or where the chain stopped (its `ChainStage`).
  * `"policy"` is a refusal by the budget or a check of its kind, and also a legacy server's
  * request refused before the chain ran: over `maxServerRequests` (`-32000` busy) or with params
- * that are not valid (`-32602`).
+ * that are not valid (`-32602`). `"deferred"`: the gateway passed the request down to its caller;
+ * a second event tells how the caller's answer ended once it came back and was checked
+ * (`"answered"`, `"policy"`, or, for a 2025 host, `"timeout"`, `"cancelled"`, `"handler"`).
  */
 export type InputOutcome =
   | "answered"
@@ -62,7 +64,10 @@ export interface InputDecision {
   readonly durationMs: number;
 }
 
-/** How one call to a server ended: a tool call, a resource read or a prompt (lists make no event). */
+/**
+ * How one call to a server ended: a tool call, a resource read, a prompt, or the client's wait
+ * for a task (`awaitTask`, method `"tasks/get"`, named by the task's id); lists make no event.
+ */
 export interface CallDecision {
   /** Always `"call"`. */
   readonly type: "call";
@@ -78,8 +83,12 @@ export interface CallDecision {
   readonly method: string;
   /** The tool, prompt or resource named, when there is one. */
   readonly name?: string;
-  /** `"completed"`, `"tool_error"` (a result with `isError`), `"input_required"` (passed down to the caller) or `"failed"`. */
-  readonly outcome: "completed" | "tool_error" | "input_required" | "failed";
+  /**
+   * `"completed"`, `"tool_error"` (a result with `isError`), `"input_required"` (passed down to
+   * the caller), `"task"` (the call became a task its caller holds: `detachTask`, or a gateway
+   * caller's own; the wait for it is an event of its own) or `"failed"`.
+   */
+  readonly outcome: "completed" | "tool_error" | "input_required" | "task" | "failed";
   /** Why it failed: the client error's kind, code and message (the upstream's real cause). */
   readonly error?: { readonly kind: string; readonly code?: number; readonly message: string };
   /** How many requests a modern call took (1 when the server asked nothing; absent when unknown). */
@@ -172,7 +181,8 @@ export function inputDecision(facts: {
         ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
         : change
     ),
-    ...(result.ok ? {} : {
+    // A deferral refuses nothing: the server waits for the caller's answer.
+    ...(result.ok || result.stage === "deferred" ? {} : {
       refusal: { code: result.refusal.code, message: withoutQuotedUrlSecrets(result.refusal.message) },
     }),
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),

@@ -89,11 +89,13 @@ export function openTelemetryDecisions(api: OpenTelemetryApi): DecisionListener 
 }
 
 /**
- * `{method} {target}`: a tool's or a prompt's name; a read is named by its method alone, as the
- * MCP semantic conventions ask (a resource's URI would make a name per resource).
+ * `{method} {target}`: a tool's or a prompt's name; anything else is named by its method alone,
+ * as the MCP semantic conventions ask (a resource's URI or a task's id would make a name per
+ * resource or task).
  */
 function spanName(decision: Decision): string {
-  return decision.type === "call" && decision.name !== undefined && decision.method !== "resources/read"
+  return decision.type === "call" && decision.name !== undefined &&
+      (decision.method === "tools/call" || decision.method === "prompts/get")
     ? `${decision.method} ${decision.name}`
     : decision.method;
 }
@@ -114,7 +116,9 @@ function callAttributes(decision: CallDecision): Record<string, string | number 
     ? { "gen_ai.tool.name": decision.name }
     : decision.method === "prompts/get"
     ? { "gen_ai.prompt.name": decision.name }
-    : { "mcp.resource.uri": decision.name };
+    : decision.method === "resources/read"
+    ? { "mcp.resource.uri": decision.name }
+    : { "sluice.task_id": decision.name };
   return {
     ...common(decision),
     ...target,

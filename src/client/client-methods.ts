@@ -107,17 +107,21 @@ export function createClientMethods(deps: MethodDeps): Methods {
     serverId: string,
     method: string,
     name: string,
-    work: (note: (rounds: number | undefined) => void) => Promise<T>,
+    work: (note: (rounds: number | undefined, detached?: boolean) => void) => Promise<T>,
   ): Promise<T> => {
     if (!deps.decisions.listening) return work(() => {});
     const startedAt = deps.clock.now();
     let rounds: number | undefined;
+    let task = false;
     let decision: Pick<CallDecision, "outcome" | "error"> = { outcome: "failed" };
     try {
-      const result = await work((counted) => void (rounds = counted));
+      const result = await work((counted, detached) => {
+        rounds = counted;
+        task = detached === true;
+      });
       const isError = typeof result === "object" && result !== null &&
         (result as { isError?: unknown }).isError === true;
-      decision = { outcome: isError ? "tool_error" : "completed" };
+      decision = { outcome: task ? "task" : isError ? "tool_error" : "completed" };
       return result;
     } catch (error) {
       decision = { outcome: "failed", error: failureOf(error) };
@@ -207,7 +211,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
             within(serverId, "tools/call", options, async (session, flow) => {
               const ctx = context(options, flow);
               const outcome = await session.call("tools/call", { name, arguments: args }, ctx);
-              note(outcome.rounds);
+              note(outcome.rounds, outcome.kind !== "complete" && options.detachTask === true);
               if (outcome.kind === "complete") return outcome.result;
               if (options.detachTask === true) return outcome.task;
               // The caller never sees this task's id: a wait that fails cancels it and names it.
@@ -230,13 +234,14 @@ export function createClientMethods(deps: MethodDeps): Methods {
         nameProblem("name", name) ?? (args === undefined ? undefined : objectProblem("arguments", args)),
       ),
     awaitTask: (serverId, taskId, options = {}) =>
-      within(
-        serverId,
-        "tasks/get",
-        options,
-        (session, flow) => session.awaitTask(taskId, context(options, flow)),
-        nameProblem("taskId", taskId),
-      ),
+      recorded(serverId, "tasks/get", taskId, () =>
+        within(
+          serverId,
+          "tasks/get",
+          options,
+          (session, flow) => session.awaitTask(taskId, context(options, flow)),
+          nameProblem("taskId", taskId),
+        )),
     cancelTask: (serverId, taskId, options = {}) =>
       within(
         serverId,

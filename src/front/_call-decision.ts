@@ -42,7 +42,7 @@ export function callDecision(facts: CallFacts): CallDecision {
     ? withoutUrlSecrets(params.uri)
     : undefined;
   const result = outcome.kind === "result"
-    ? outcome.result as { resultType?: unknown; isError?: unknown }
+    ? outcome.result as { resultType?: unknown; isError?: unknown; task?: unknown }
     : undefined;
   return {
     type: "call",
@@ -52,13 +52,7 @@ export function callDecision(facts: CallFacts): CallDecision {
     ...(request.principal?.subject === undefined ? {} : { caller: request.principal.subject }),
     method: request.message.method,
     ...(name === undefined ? {} : { name }),
-    outcome: result === undefined
-      ? "failed"
-      : result.resultType === "input_required"
-      ? "input_required"
-      : result.isError === true
-      ? "tool_error"
-      : "completed",
+    outcome: outcomeOf(result),
     ...(outcome.kind === "error"
       ? {
         error: failure === undefined
@@ -73,6 +67,19 @@ export function callDecision(facts: CallFacts): CallDecision {
     ...(rounds === undefined ? {} : { rounds }),
     durationMs: facts.endedAt - facts.startedAt,
   };
+}
+
+/** How a call ended for its caller, by its result (none: it failed). */
+function outcomeOf(
+  result: { resultType?: unknown; isError?: unknown; task?: unknown } | undefined,
+): CallDecision["outcome"] {
+  if (result === undefined) return "failed";
+  if (result.resultType === "input_required") return "input_required";
+  // A 2026-07-28 task handle, or a 2025-11-25 CreateTaskResult: the caller holds the task.
+  if (result.resultType === "task" || (typeof result.task === "object" && result.task !== null)) {
+    return "task";
+  }
+  return result.isError === true ? "tool_error" : "completed";
 }
 
 /**

@@ -558,7 +558,11 @@ export class CallerSession {
           this.#heldForInitialized.push(sendRequest);
         } else sendRequest();
       });
-    return this.#server.chain.answerElsewhere(request, ask, { version: this.version, signal: flow.signal })
+    return this.#server.chain.answerElsewhere(request, ask, {
+      version: this.version,
+      signal: flow.signal,
+      principal: this.#principal,
+    })
       .finally(() => flow.dispose());
   }
 

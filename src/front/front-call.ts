@@ -267,7 +267,7 @@ async function openCallerRetry(
       continue;
     }
     const pending = opened.state.pending[key] as InputRequest;
-    const checked = server.chain.checkAnswer(pending, given, MODERN_PROTOCOL_VERSION);
+    const checked = server.chain.checkAnswer(pending, given, MODERN_PROTOCOL_VERSION, request.principal);
     if (!checked.ok) return answerRefused(key, checked.refusal);
     answers[key] = checked.value;
   }

@@ -54,7 +54,7 @@ import {
   upstreamOutcome,
 } from "./front-call.ts";
 import { digestRequest, openState, type StateKey } from "./sealed-state.ts";
-import { principalKey } from "./principal.ts";
+import { type Principal, principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { UpstreamLease } from "./front-upstreams.ts";
 
@@ -193,6 +193,8 @@ export class ParkedCall {
   #relay: ((notification: JsonRpcNotification) => void) | undefined;
   #progressToken: unknown;
   #failure: unknown;
+  /** The caller the call is for (its state is bound to them): who answers its rounds. */
+  readonly #principal: Principal | undefined;
 
   /**
    * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`;
@@ -204,6 +206,7 @@ export class ParkedCall {
   constructor(input: FrontLegacyCallInput, lease: UpstreamLease) {
     this.#timers = input.timers;
     this.#server = input.server;
+    this.#principal = input.request.principal;
     const flow = openFlow([this.#controller.signal], {
       maxTotalTimeoutMs: input.server.policy.maxTotalTimeoutMs,
       timers: input.timers,
@@ -336,7 +339,12 @@ export class ParkedCall {
         entry.reported = false;
         continue;
       }
-      const verdict = this.#server.chain.checkAnswer(entry.request, answers[key], MODERN_PROTOCOL_VERSION);
+      const verdict = this.#server.chain.checkAnswer(
+        entry.request,
+        answers[key],
+        MODERN_PROTOCOL_VERSION,
+        this.#principal,
+      );
       if (!verdict.ok) {
         this.cancel("the caller's answer was refused");
         return answerRefused(key, verdict.refusal);

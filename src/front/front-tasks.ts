@@ -234,7 +234,12 @@ export class FrontTasks {
       // The front's own keys: answered, or being answered by its handlers.
       const front = handled?.get(key)?.kind;
       if (request === undefined || front === "answered" || front === "running") continue;
-      const verdict = input.server.chain.checkAnswer(request, answer, MODERN_PROTOCOL_VERSION);
+      const verdict = input.server.chain.checkAnswer(
+        request,
+        answer,
+        MODERN_PROTOCOL_VERSION,
+        input.request.principal,
+      );
       if (!verdict.ok) return answerRefused(key, verdict.refusal);
       checked[key] = verdict.value;
     }

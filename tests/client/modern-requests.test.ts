@@ -9,6 +9,7 @@ import {
   toolsList,
 } from "../_support/scripted-server.ts";
 import type { Policy } from "../../src/policy/policy.ts";
+import type { CreateTaskResult } from "../../src/protocol/tasks.ts";
 import type { NotificationEntry } from "../../src/notify/notification-entry.ts";
 import { drive, FakeTime, settle } from "../_support/fake-time.ts";
 import { np, same } from "../_support/exact.ts";
@@ -559,6 +560,25 @@ describe("createClient() requests", () => {
       inputResponses: { go: { action: "accept", content: {} } },
       _meta: meta({ elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } }),
     });
+  });
+
+  test("a detached task's call gives a call event with outcome task, and awaitTask() its own, method tasks/get named by the task's id", async () => {
+    const time = new FakeTime(Date.UTC(2026, 11, 1, 12, 0, 0));
+    const { client } = setup(
+      taskServer(() => taskAnswer("completed", { result: { content: [{ type: "text", text: "done" }] } })),
+      { tasks: true, timers: time, clock: time },
+    );
+    const events: unknown[] = [];
+    client.onDecision((event) => void events.push(event));
+    const task = await client.callTool("demo", "slow", {}, { detachTask: true }) as CreateTaskResult;
+    const answer = await drive(time, client.awaitTask("demo", task.taskId), { untilMs: 10_000 });
+    await client.close();
+    assert.deepEqual(answer, { content: [{ type: "text", text: "done" }] });
+    const base = { type: "call", time: "2026-12-01T12:00:00.000Z", client: "agent", server: "demo" };
+    assert.deepEqual(events, [
+      { ...base, method: "tools/call", name: "slow", outcome: "task", rounds: 1, durationMs: 0 },
+      { ...base, method: "tasks/get", name: "t-1", outcome: "completed", durationMs: 0 },
+    ]);
   });
 
   test("a tool call whose task it stops awaiting (its signal, maxTotalTimeout, a refused input request) sends tasks/cancel and fails naming the task in data.taskId", async () => {

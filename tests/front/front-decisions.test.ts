@@ -400,6 +400,71 @@ describe("decision events through the gateway", () => {
     }]);
   });
 
+  test("a request passed down to a 2026 caller gives a deferred event, with no refusal, and a second when the caller's answer is checked: answered with what the check changed, or refused", async () => {
+    const client = createClient({
+      name: "gate",
+      clock,
+      fetch: toolsUpstream().fetch,
+      policies: [{
+        server: "up",
+        transport: { url: "https://upstream.example/mcp" },
+        era: "modern",
+        passDown: ["elicitation", "roots"],
+      }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    const meta = modernMeta({ roots: {}, elicitation: { form: {} } });
+    const ask = (extra: Record<string, unknown> = {}) =>
+      modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+        name: "ask",
+        arguments: {},
+        _meta: meta,
+        ...extra,
+      });
+    try {
+      const first = (await answerOf(await app.request(ask()))).body as { result: { requestState: string } };
+      const retry = (who: unknown) => ({
+        inputResponses: { where: { roots: [{ uri: "file:///srv/../etc" }] }, who },
+        requestState: first.result.requestState,
+      });
+      // A refused answer leaves the state for a corrected retry.
+      await app.request(ask(retry({ action: "accept", content: { name: 7 } })));
+      await app.request(ask(retry({ action: "accept", content: { name: "Ada" } })));
+    } finally {
+      await client.close();
+    }
+    const input = {
+      type: "input",
+      time: "2026-12-01T12:00:00.000Z",
+      client: "gate",
+      server: "up",
+      caller: "alice",
+      era: "modern",
+      durationMs: 0,
+    } as const;
+    const roots = { ...input, method: "roots/list" };
+    const form = { ...input, method: "elicitation/create", mode: "form" };
+    const rewritten = [{ field: "roots[0].uri", from: "file:///srv/../etc", to: "file:///etc" }];
+    assert.deepEqual(events.filter((event) => event.type === "input"), [
+      { ...roots, outcome: "deferred", changes: [], handlerMs: 0 },
+      { ...form, outcome: "deferred", changes: [], handlerMs: 0 },
+      { ...roots, outcome: "answered", changes: rewritten },
+      {
+        ...form,
+        outcome: "policy",
+        changes: [],
+        refusal: {
+          code: -32603,
+          message: 'Elicitation answer refused: field "name" expected a string, received a number',
+        },
+      },
+      { ...roots, outcome: "answered", changes: rewritten },
+      { ...form, outcome: "answered", changes: [] },
+    ]);
+  });
+
   test("an unknown decisions setting is refused naming what is expected", () => {
     assert.throws(
       () =>

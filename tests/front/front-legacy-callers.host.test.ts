@@ -7,7 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type AddressInfo, createServer } from "node:net";
-import { createClient, type Policy } from "../../src/legacy.ts";
+import { createClient, type Decision, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
@@ -529,8 +529,10 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
-  test("the caller's answer is post-checked like a handler's: a field not in the form fails the call", async () => {
+  test("the caller's answer is post-checked like a handler's: a field not in the form fails the call, and the request's second decision event says so", async () => {
     const { client, caller } = gateway();
+    const decisions: Decision[] = [];
+    client.onDecision((event) => void decisions.push(event));
     const host = caller("modern");
     await host.initialize(CAPABILITIES);
     const events = new EventReader(
@@ -552,6 +554,34 @@ describe("the front's legacy face: calls to a modern upstream", () => {
       },
     });
     await client.close();
+    // The deferral refuses nothing; the answer's check gives the second event (times vary).
+    const form = {
+      type: "input",
+      client: "gate",
+      server: "modern",
+      era: "modern",
+      method: "elicitation/create",
+      mode: "form",
+      changes: [],
+    };
+    assert.deepEqual(
+      decisions.filter((event) => event.type === "input").map(({ time: _t, durationMs: _d, ...event }) => {
+        const { handlerMs, ...rest } = event as typeof event & { handlerMs?: number };
+        return { ...rest, timed: typeof handlerMs === "number" };
+      }),
+      [
+        { ...form, outcome: "deferred", timed: true },
+        {
+          ...form,
+          outcome: "policy",
+          refusal: {
+            code: -32603,
+            message: 'Elicitation answer refused: field "city" is not in the form, expected only its fields',
+          },
+          timed: true,
+        },
+      ],
+    );
   });
 
   test("sampling is clamped before it reaches the caller; a URL elicitation gets an elicitationId in 2025-11-25", async () => {

@@ -133,9 +133,14 @@ describe("the front's tasks/get and maxInputRequests", () => {
     await client.close();
   });
 
-  test("a task status of exactly maxInputRequests 2 is answered by the handler, and the caller sees working", async () => {
+  test("a task status of exactly maxInputRequests 2 is answered by the handler, and the caller sees working; the call's event ends task", async () => {
     const { client, upstream, gate, send, start } = gatewayAsking(2);
+    const outcomes: string[] = [];
+    client.onDecision((event) =>
+      void (event.type === "call" && outcomes.push(`${event.name} ${event.outcome}`))
+    );
     const taskId = await start();
+    assert.deepEqual(outcomes, ["slow task"]);
     assert.deepEqual(await send("tasks/get", { taskId }), {
       status: 200,
       body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", status: "working", ...TASK, taskId } },
