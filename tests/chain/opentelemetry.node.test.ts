@@ -191,6 +191,67 @@ describe("openTelemetryDecisions()", () => {
       ["mcp.client.operation.duration", "s", 5],
     );
   });
+  test("a detached task's call and the wait for it become spans named by the method alone for the wait, its task id under sluice.task_id", async () => {
+    spans.reset();
+    const task = {
+      taskId: "t-1",
+      createdAt: "2026-01-01T00:00:00Z",
+      lastUpdatedAt: "2026-01-01T00:00:00Z",
+      ttlMs: null,
+      pollIntervalMs: 500,
+    };
+    const upstream = scriptedServer((request) => {
+      const { id, method } = request.body;
+      if (method === "tools/list") return toolsList(id, []);
+      if (method === "tools/call") return result(id, { resultType: "task", status: "working", ...task });
+      return result(id, { resultType: "complete", status: "completed", ...task, result: { content: [] } });
+    });
+    const client = createClient({
+      name: "agent",
+      tasks: true,
+      clock: { now: () => START },
+      fetch: upstream.fetch,
+      policies: [{ server: "demo", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }],
+    });
+    client.onDecision(openTelemetryDecisions(api));
+    try {
+      await client.callTool("demo", "slow", {}, { detachTask: true });
+      await client.awaitTask("demo", "t-1");
+    } finally {
+      await client.close();
+    }
+    const common = { "sluice.server": "demo", "sluice.client": "agent" };
+    assert.deepEqual(
+      spans.getFinishedSpans().map((span) => ({
+        name: span.name,
+        status: span.status,
+        attributes: span.attributes,
+      })),
+      [
+        {
+          name: "tools/call slow",
+          status: { code: api.SpanStatusCode.UNSET },
+          attributes: {
+            "mcp.method.name": "tools/call",
+            ...common,
+            "gen_ai.tool.name": "slow",
+            "sluice.outcome": "task",
+          },
+        },
+        {
+          name: "tasks/get",
+          status: { code: api.SpanStatusCode.UNSET },
+          attributes: {
+            "mcp.method.name": "tasks/get",
+            ...common,
+            "sluice.task_id": "t-1",
+            "sluice.outcome": "completed",
+          },
+        },
+      ],
+    );
+  });
+
   test("refuses at once what is not the @opentelemetry/api module, naming what it needs", () => {
     const needs = "openTelemetryDecisions(): expected the @opentelemetry/api module (`import * as api from " +
       '"@opentelemetry/api"`), with trace.getTracer and metrics.getMeter, received ';
