@@ -330,6 +330,7 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
     clock: settings.clock,
     tokens: settings.tokens,
     decisions,
+    assigns: settings.assigns,
     policies: () => servers.policies(),
     eraOf: (serverId, call) => servers.eraOf(serverId, call),
     signIn: (serverId) => signIns.get(serverId),

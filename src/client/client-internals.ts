@@ -32,6 +32,8 @@ export interface ClientInternals
   readonly tokens: TokenStore;
   /** The client's decision listeners (the front's chains and calls report to them). */
   readonly decisions: DecisionSink;
+  /** The client's `assigns`: what handlers get as `ctx.assigns` behind the front. */
+  readonly assigns: Readonly<Record<string, unknown>>;
   /** A server's upstream sign-in, when its policy has `transport.auth`. */
   signIn(serverId: string): UpstreamSignIn | undefined;
 }

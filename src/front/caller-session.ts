@@ -133,6 +133,8 @@ export interface CallerSessionInit {
   readonly decisions?: DecisionSink | undefined;
   /** The client's name, for the events. */
   readonly client?: string;
+  /** The client's `assigns`, for the handlers of the input its calls cause. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>>;
   /** How often its open streams carry a comment (createFront's `heartbeat`); never when `undefined`. */
   readonly heartbeat?: Heartbeat | undefined;
 }
@@ -154,6 +156,7 @@ export class CallerSession {
   readonly #fetch: Fetcher | undefined;
   readonly #decisions: DecisionSink | undefined;
   readonly #client: string;
+  readonly #assigns: Readonly<Record<string, unknown>>;
   readonly #heartbeat: Heartbeat | undefined;
   readonly #closer = new AbortController();
   readonly #listen: SseStream;
@@ -194,6 +197,7 @@ export class CallerSession {
     this.#fetch = init.fetch;
     this.#decisions = init.decisions;
     this.#client = init.client ?? "sluice";
+    this.#assigns = init.assigns ?? {};
     this.#heartbeat = init.heartbeat;
     this.#listen = this.#newStream(LISTEN_KEY);
     const logBudgets = new LogBudgets(init.clock, () => init.server.policy.logRateLimit);
@@ -425,7 +429,7 @@ export class CallerSession {
     let failed: unknown;
     const context: CallContext = {
       signal: flow.signal,
-      assigns: {},
+      assigns: this.#assigns,
       principal,
       fetch: this.#fetch,
       ...(typeof progressToken === "string" || typeof progressToken === "number"

@@ -186,6 +186,7 @@ export function createFront(options: FrontOptions): Hono {
     signIn,
     decisions: internals.decisions,
     client: options.client.name,
+    assigns: internals.assigns,
     heartbeat,
   });
   internals.onClose(() => legacy.close());

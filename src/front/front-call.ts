@@ -68,6 +68,8 @@ export interface FrontCallInput {
   readonly onFailure?: ((failure: unknown) => void) | undefined;
   /** Hears how many requests upstream a call that ended there took (the operator's event). */
   readonly onRounds?: ((rounds: number) => void) | undefined;
+  /** The client's `assigns`, for the handlers of the input the call causes. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The answer for the caller: a result object, or a JSON-RPC error with its HTTP status. */
@@ -416,7 +418,7 @@ export type FrontRound =
  * @returns The answers and the passed-down entries, or the error for the caller.
  */
 export async function answerRound(
-  input: Pick<FrontCallInput, "server" | "request" | "signal" | "onFailure">,
+  input: Pick<FrontCallInput, "server" | "request" | "signal" | "onFailure" | "assigns">,
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<FrontRound> {
   const keys = Object.keys(requests);
@@ -427,6 +429,7 @@ export async function answerRound(
       version: MODERN_PROTOCOL_VERSION,
       signal,
       principal: input.request.principal,
+      ...(input.assigns === undefined ? {} : { assigns: input.assigns }),
     });
   for (const key of keys) {
     if (!input.server.chain.admit((requests[key] as InputRequest).method).ok) {

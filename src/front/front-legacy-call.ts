@@ -81,6 +81,8 @@ export interface FrontLegacyCallInput {
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
   /** Hears the upstream failure behind an error outcome (the operator's event names it). */
   readonly onFailure?: ((failure: unknown) => void) | undefined;
+  /** The client's `assigns`, for the handlers of the input the call causes. */
+  readonly assigns: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -213,7 +215,7 @@ export class ParkedCall {
     });
     const context = {
       signal: flow.signal,
-      assigns: {},
+      assigns: input.assigns,
       principal: input.request.principal,
       onDeferred: (request: InputRequest, signal: AbortSignal, tie?: DeferredTie) =>
         this.#defer(request, signal, tie?.singleChannelGuess === true),

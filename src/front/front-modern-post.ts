@@ -194,6 +194,7 @@ async function otherRequest(
     signal,
     stateKey: await parts.key,
     fetch,
+    assigns: parts.internals.assigns,
   });
 }
 
@@ -236,6 +237,7 @@ async function mrtrPost(
           parked: parts.parked,
           onNotification,
           onFailure: (cause) => void (failure = cause),
+          assigns: internals.assigns,
         })
         : frontCall({
           server,
@@ -251,6 +253,7 @@ async function mrtrPost(
           fetch,
           onFailure: (cause) => void (failure = cause),
           onRounds: (counted) => void (rounds = counted),
+          assigns: internals.assigns,
         }));
       reportCall(internals, { server: server.policy.server, request, outcome, failure, rounds, startedAt });
       return toResponse(request, outcome);

@@ -84,6 +84,8 @@ export interface TaskCallInput {
   readonly stateKey: StateKey;
   /** The caller's sign-in, when the server signs in per person. */
   readonly fetch?: Fetcher | undefined;
+  /** The client's `assigns`, for the handlers of the task's input. @default {} */
+  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The front's memory of the tasks it relays. */

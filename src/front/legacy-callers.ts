@@ -45,6 +45,8 @@ export interface LegacyCallersOptions {
   readonly decisions?: DecisionSink | undefined;
   /** The client's name, for the events. */
   readonly client?: string;
+  /** The client's `assigns`, for the handlers of the input its callers' calls cause. */
+  readonly assigns?: Readonly<Record<string, unknown>>;
   /** How often the callers' open streams carry a comment; never when `undefined`. */
   readonly heartbeat?: Heartbeat | undefined;
 }
@@ -197,6 +199,7 @@ export class LegacyCallers {
       fetch: this.#options.signIn?.fetchFor(serverId, input.principal, requestOrigin(request)),
       decisions: this.#options.decisions,
       ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
+      ...(this.#options.assigns === undefined ? {} : { assigns: this.#options.assigns }),
       heartbeat: this.#options.heartbeat,
     });
     sessions.set(id, session);
