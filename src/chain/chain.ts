@@ -497,16 +497,33 @@ function failed(
 }
 
 /**
- * A handler's `{ error: { code, message } }`; a malformed one becomes `-32603`.
+ * A handler's `{ error: { code, message, data? } }`, `data` as a JSON copy (left out when it is
+ * not JSON); a malformed one becomes `-32603`.
  *
  * @throws What reading the answer throws (an `error` getter, a proxy's trap).
  */
-function handlerError(value: unknown): { code: number; message: string } | undefined {
+function handlerError(value: unknown): Refusal | undefined {
   if (typeof value !== "object" || value === null || !("error" in value)) return undefined;
   const error: unknown = (value as { error: unknown }).error;
   if (typeof error === "object" && error !== null) {
-    const { code, message } = error as { code?: unknown; message?: unknown };
-    if (Number.isSafeInteger(code) && typeof message === "string") return { code: code as number, message };
+    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+    if (Number.isSafeInteger(code) && typeof message === "string") {
+      const json = jsonCopy(data);
+      return json === undefined
+        ? { code: code as number, message }
+        : { code: code as number, message, data: json };
+    }
   }
   return { code: RefusalCode.InternalError, message: "Handler returned a malformed error" };
+}
+
+/** A JSON copy of a value, or `undefined` for none or one that is not JSON. */
+function jsonCopy(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -12,6 +12,8 @@ export interface Refusal {
   readonly code: number;
   /** What was wrong and what was expected, for the operator and the server. */
   readonly message: string;
+  /** A handler's own `error.data`, sent with it (checks give none). */
+  readonly data?: unknown;
 }
 
 /** A check's answer: go on with `value`, or stop with `refusal`. */

@@ -103,9 +103,12 @@ export interface NotificationContext {
   readonly era: "modern" | "legacy";
 }
 
-/** A handler's refusal: sent to a legacy server as the JSON-RPC error; fails a modern call. */
+/**
+ * A handler's refusal: sent to a legacy server as the JSON-RPC error, `data` included; fails a
+ * modern call with a `ClientError` of kind `"input_handler"` carrying its `code` and `data`.
+ */
 export interface HandlerError {
-  /** The error. */
+  /** The error; `data` that is not JSON (a `BigInt`, a cycle) is left out. */
   readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
 }
 

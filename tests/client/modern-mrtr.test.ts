@@ -4,6 +4,7 @@ import { result, toolsList } from "../_support/scripted-server.ts";
 import { failure, meta, plain, setup } from "./_client-fixtures.ts";
 import { FakeTime } from "../_support/fake-time.ts";
 import { gate } from "../_support/gate.ts";
+import type { ClientError } from "../../src/errors.ts";
 
 const confirmSchema = {
   type: "object",
@@ -224,7 +225,7 @@ describe("createClient() multi round-trip requests", () => {
     ]);
   });
 
-  test("fails the call when one entry's handler refuses, aborting its sibling's signal", async () => {
+  test("fails the call when one entry's handler refuses, with its error's code and data, aborting its sibling's signal", async () => {
     let siblingSignal: AbortSignal | undefined;
     const { client, server } = setup(
       (req) =>
@@ -240,15 +241,19 @@ describe("createClient() multi round-trip requests", () => {
           elicitation: (_p, ctx) => (siblingSignal = ctx.signal, new Promise(() => {})),
           sampling: async () => {
             await new Promise((r) => setTimeout(r, 5));
-            return { error: { code: -1, message: "User rejected sampling request" } };
+            return {
+              error: { code: -1, message: "User rejected sampling request", data: { retryAfterMs: 1000 } },
+            };
           },
         },
       },
     );
-    assert.deepEqual(await failure(client.callTool("demo", "deploy")), [
+    const failed = await client.callTool("demo", "deploy").catch((error: ClientError) => error);
+    assert.deepEqual([failed.kind, failed.code, failed.message, failed.data], [
       "input_handler",
       -1,
       'Input request "think" (sampling/createMessage) from server "demo" failed in the handler: User rejected sampling request',
+      { retryAfterMs: 1000 },
     ]);
     assert.equal(siblingSignal?.aborted, true);
     assert.equal(server.requests.length, 2);

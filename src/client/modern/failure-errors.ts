@@ -171,9 +171,14 @@ export function inputError(
   failure: Extract<ChainResult, { ok: false }>,
 ): ClientError {
   const entry = `Input request ${quote(key, 64)} (${method}) from server "${serverId}"`;
-  const { code, message } = failure.refusal;
+  const { code, message, data } = failure.refusal;
   const cause = failure.cause;
-  const details = cause === undefined ? { code, serverId } : { code, serverId, cause };
+  const details = {
+    code,
+    serverId,
+    ...(cause === undefined ? {} : { cause }),
+    ...(data === undefined ? {} : { data }),
+  };
   switch (failure.stage) {
     case "capability":
       return new ClientError(

@@ -100,6 +100,25 @@ describe("ServerRequestSupervisor", () => {
     ]);
   });
 
+  test("sends a handler's { error } with its data, a JSON copy, and without data that is not JSON", async () => {
+    const data = { retryAfter: 5, when: new Date(Date.UTC(2026, 0, 1)) };
+    const { supervisor, sent } = setup({
+      sampling: () => ({ error: { code: -32001, message: "busy", data } }),
+      elicitation: () => ({ error: { code: -32002, message: "no", data: 10n } }),
+    }, { policy: { sampling: { allowIdle: true } } });
+    supervisor.handle(sampling(1), undefined);
+    supervisor.handle(elicit(2), undefined);
+    await settle();
+    assert.deepEqual(sent, [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32001, message: "busy", data: { retryAfter: 5, when: "2026-01-01T00:00:00.000Z" } },
+      },
+      { jsonrpc: "2.0", id: 2, error: { code: -32002, message: "no" } },
+    ]);
+  });
+
   test("answers a hung handler -32603 at its timeout (fake clock) and aborts its signal", async () => {
     let signal: AbortSignal | undefined;
     const { supervisor, sent, time } = setup({
