@@ -240,7 +240,15 @@ export class StdioLink implements LegacyConnection {
     const read = readLine(bytes, this.#stdoutText, this.#settings.maxJsonDepth);
     if (read.kind === "blank") return;
     if (read.kind === "too_deep") return this.#fail(`stdout line: ${read.problem}`);
-    if (read.kind === "dropped") return this.#drop(read.reason, bytes.length, read.detail);
+    if (read.kind === "dropped") {
+      // A response the request cannot use fails it now, as over HTTP: waiting would only end at
+      // its timeout, told as no response at all.
+      const answered = read.responseTo === undefined ? undefined : this.#pending.get(read.responseTo);
+      answered?.settle(
+        new ConnectionError("protocol", `${answered.label}: invalid response: ${read.detail}`),
+      );
+      return this.#drop(read.reason, bytes.length, read.detail);
+    }
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });
     // An error with no id is not taken for the pending request's: on stdio it may answer any line

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { decodeMessage, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { decodeMessage, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { checkJsonDepth } from "../protocol/message-limits.ts";
 
 /** Why a line the server wrote on stdout was dropped. */
@@ -28,12 +28,21 @@ export interface DroppedLine {
   readonly detail: string;
 }
 
-/** What a line held: a message, nothing (a blank line), too deep a nesting, or something to drop. */
+/**
+ * What a line held: a message, nothing (a blank line), too deep a nesting, or something to drop;
+ * a dropped object with an `id` and no `method` names that id (`responseTo`): it meant to answer
+ * a request, which can then fail at once rather than at its timeout.
+ */
 export type ReadLine =
   | { readonly kind: "message"; readonly message: JsonRpcMessage }
   | { readonly kind: "blank" }
   | { readonly kind: "too_deep"; readonly problem: string }
-  | { readonly kind: "dropped"; readonly reason: DroppedLine["reason"]; readonly detail: string };
+  | {
+    readonly kind: "dropped";
+    readonly reason: DroppedLine["reason"];
+    readonly detail: string;
+    readonly responseTo?: RequestId;
+  };
 
 const BLANK: ReadLine = { kind: "blank" };
 
@@ -65,6 +74,17 @@ export function readLine(bytes: Uint8Array, decoder: TextDecoder, maxDepth: numb
     return { kind: "dropped", reason: "batch", detail: "expected one message, not a batch" };
   }
   const decoded = decodeMessage(value);
-  if (!decoded.ok) return { kind: "dropped", reason: "invalid_message", detail: decoded.message };
+  if (!decoded.ok) {
+    const { id, method } = typeof value === "object" && value !== null
+      ? value as Record<string, unknown>
+      : {};
+    const answering = method === undefined && (typeof id === "string" || typeof id === "number");
+    return {
+      kind: "dropped",
+      reason: "invalid_message",
+      detail: decoded.message,
+      ...(answering ? { responseTo: id } : {}),
+    };
+  }
   return { kind: "message", message: decoded.value };
 }

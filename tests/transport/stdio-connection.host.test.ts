@@ -287,6 +287,26 @@ describe("createStdioConnection()", () => {
     });
   });
 
+  test("a malformed response to a pending request fails it at once as the server breaking the protocol, not at its timeout; the connection goes on", async () => {
+    await withServer({}, async (h) => {
+      const bad = '{"jsonrpc":"2.0","id":3,"result":null}';
+      await assert.rejects(
+        h.call(3, "raw", { lines: [bad] }),
+        connectionError(
+          "protocol",
+          'Request 3 "tools/call": invalid response: $.result: expected Object, received null',
+        ),
+      );
+      assert.deepEqual(await h.call(4, "raw", { lines: [] }), result(4, { written: 0 }));
+      // The bad line, then the tool's own answer to id 3, which no request waits for any more.
+      assert.deepEqual(h.dropped, [
+        { reason: "invalid_message", bytes: bad.length, detail: "$.result: expected Object, received null" },
+        { reason: "unknown_response", bytes: 122, detail: "response to id 3, expected a pending id" },
+      ]);
+      assert.deepEqual(h.closes, []);
+    });
+  });
+
   test("a stdout line of maxMessageBytes is read; one byte more fails the connection and kills the server", async () => {
     // graceMs 30 s: a close() that went through the grace steps would take that long.
     await withServer({ options: { maxMessageBytes: 65536, graceMs: 30_000 } }, async (h) => {
