@@ -273,7 +273,12 @@ export function httpTransportProblems(
   ];
 }
 
-/** The headers the transport sets on every request itself: a policy's would clash with them. */
+/**
+ * The headers the transport sets on every request itself, and those of the connection and the
+ * message's framing that HTTP sets (RFC 9110's hop-by-hop fields): a policy's would clash with
+ * them, and `fetch` refuses to send most (Node's fails every request on `Transfer-Encoding`,
+ * `Upgrade`, `Expect` or `Keep-Alive`).
+ */
 const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   "accept",
   "content-type",
@@ -284,6 +289,13 @@ const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   "mcp-session-id",
   "mcp-method",
   "mcp-name",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer",
 ]);
 /** A character `fetch` cannot send in a header value: above U+00FF. */
 const WIDE = /[^\0-\xff]/;
@@ -311,7 +323,11 @@ function headerProblems(transport: HttpTransportShape, site: ProblemSite): Polic
       ));
     } else if (TRANSPORT_HEADERS.has(lower) || lower.startsWith("mcp-param-")) {
       problems.push(
-        problemAt(site, at, `"${at}" is a header the transport sets itself, expected one of your own`),
+        problemAt(
+          site,
+          at,
+          `"${at}" is a header the transport or HTTP sets itself, expected one of your own`,
+        ),
       );
     } else if (/[\0\r\n]/.test(value)) {
       problems.push(problemAt(site, at, `"${at}" must be a header value: no line break or NUL character`));
@@ -398,11 +414,11 @@ function oauthProblems(
         at("clientId")
       }": a pre-registered client is used only with the authorization server that issued it`,
     );
-  } else if (!isHttpsOrLoopback(parseUrl(oauth.issuer))) {
+  } else if (!isHttpsOrLoopback(parseUrl(oauth.issuer)) || hasCredentials(oauth.issuer)) {
     add(
       "issuer",
-      `"${at("issuer")}" must be an https URL (http only on localhost), received ${
-        JSON.stringify(oauth.issuer)
+      `"${at("issuer")}" must be an https URL (http only on localhost) without credentials, received ${
+        JSON.stringify(withoutUrlSecrets(oauth.issuer))
       }`,
     );
   }
@@ -419,18 +435,27 @@ function oauthProblems(
   }
   if (oauth.clientMetadataUrl !== undefined) {
     const url = parseUrl(oauth.clientMetadataUrl);
-    if (url === undefined || url.protocol !== "https:" || url.pathname === "/" || url.hash !== "") {
+    if (
+      url === undefined || url.protocol !== "https:" || url.pathname === "/" || url.hash !== "" ||
+      hasCredentials(oauth.clientMetadataUrl)
+    ) {
       add(
         "clientMetadataUrl",
         `"${
           at("clientMetadataUrl")
-        }" must be an https URL with a path and no fragment (it is the client id), received ${
-          JSON.stringify(oauth.clientMetadataUrl)
+        }" must be an https URL with a path, no fragment and no credentials (it is the client id), received ${
+          JSON.stringify(withoutUrlSecrets(oauth.clientMetadataUrl))
         }`,
       );
     }
   }
   return problems;
+}
+
+/** Whether a URL carries a user name or a password (its parse, or none). */
+function hasCredentials(text: string): boolean {
+  const url = parseUrl(text);
+  return url !== undefined && (url.username !== "" || url.password !== "");
 }
 
 function isHttpsOrLoopback(url: URL | undefined): boolean {
@@ -519,7 +544,13 @@ function render(value: unknown): string {
   if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") {
     return typeof value;
   }
-  const text = JSON.stringify(value) ?? String(value);
+  // JSON would write null for these (a JSON file's 1e400 reads as Infinity).
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  // A URL an option was given (an origin, a host list) may carry a password or a token.
+  const shown = typeof value === "string" && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)
+    ? withoutUrlSecrets(value)
+    : value;
+  const text = JSON.stringify(shown) ?? String(shown);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

@@ -8,6 +8,7 @@ import { formatDuration, parseDuration } from "./duration.ts";
 import type { HttpTransport, LogLevel, Policy, RateOption, UpstreamAuth } from "./policy.ts";
 import { PolicyError, type PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
+import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
 import { POLICY_DEFAULTS } from "./policy-defaults.ts";
 import {
   httpTransportProblems,
@@ -235,11 +236,17 @@ function validate(input: unknown, source: string | undefined): {
   compiled?: CompiledPolicy;
 } {
   const site = { source, server: serverIdOf(input) };
-  // valibot takes an array for an object (and would report only its missing keys).
+  // valibot takes an array for an object (and would report only its missing keys), and a promise
+  // (a default export of an async function's call) for one that lacks them all.
   if (Array.isArray(input)) {
     return {
       problems: [{ ...site, path: "", message: "the policy must be a policy object, received an array" }],
     };
+  }
+  if (input instanceof Promise) {
+    const message = "the policy must be a policy object, received a Promise: export what it resolves to " +
+      "(`export default await …`)";
+    return { problems: [{ ...site, path: "", message }] };
   }
   const result = v.safeParse(PolicySchema, input, { abortEarly: false });
   const problems = [
@@ -301,7 +308,8 @@ function checkerProblems(
     return {
       ...site,
       path: path === undefined ? "elicitation" : `elicitation.${path}`,
-      message: `"elicitation.${detail.slice(1)}`,
+      // An entry written as a URL may carry a password: problems land in terminals and CI logs.
+      message: withoutQuotedUrlSecrets(`"elicitation.${detail.slice(1)}`),
     };
   });
 }

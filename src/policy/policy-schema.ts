@@ -97,7 +97,10 @@ export const AccessRuleSchema: v.GenericSchema = v.object({
 export const PolicySchema: v.GenericSchema = v.object({
   server: v.pipe(
     v.string('a server id such as "github"'),
-    v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a server id: letters, digits, ".", "_" or "-", at most 64'),
+    v.regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'a server id: letters, digits, ".", "_" or "-", at most 64, starting with a letter or a digit',
+    ),
   ),
   // Checked apart by its two shapes; here only that it is there.
   transport: v.nonOptional(v.unknown()),

@@ -376,7 +376,7 @@ describe("compilePolicy()", () => {
       [
         [
           "server",
-          '"server" must be a server id: letters, digits, ".", "_" or "-", at most 64, received "x y"',
+          '"server" must be a server id: letters, digits, ".", "_" or "-", at most 64, starting with a letter or a digit, received "x y"',
         ],
         ["era", '"era" must be one of "modern", "legacy", "auto", received "new"'],
         ["sampling", '"sampling" must be false or an object of sampling options, received 3'],
@@ -621,8 +621,37 @@ describe("parseDuration() and formatDuration()", () => {
   });
 });
 
+describe("checkPolicy() received values", () => {
+  test("a non-finite number is named as such, a URL is shown without its password, and a promise is named", () => {
+    const base = { server: "a", transport: { url: "https://a.example/mcp" } };
+    assert.deepEqual(
+      [
+        ...messages({ ...base, maxRounds: Infinity }),
+        ...messages({ ...base, elicitation: { origin: "https://u:PASS5@m.example.com" } }),
+        ...messages({ ...base, elicitation: { allowHosts: ["https://u:PASS6@h.example.com"] } }),
+        ...messages(Promise.resolve(base)),
+      ],
+      [
+        ["maxRounds", '"maxRounds" must be an integer from 1 to 1000, received Infinity'],
+        [
+          "elicitation.origin",
+          '"elicitation.origin" must be an origin such as "https://example.com" (a scheme and a host, with a port only when not the default, and no path), received "https://u:…@m.example.com"',
+        ],
+        [
+          "elicitation.allowHosts[0]",
+          '"elicitation.allowHosts[0]" must be a host such as "login.example.com" or "*.example.com", received "https://u:…@h.example.com"',
+        ],
+        [
+          "",
+          "the policy must be a policy object, received a Promise: export what it resolves to (`export default await …`)",
+        ],
+      ],
+    );
+  });
+});
+
 describe("compilePolicy() transport.headers", () => {
-  test("refuses a header fetch would not send and one the transport sets itself, never quoting a value", () => {
+  test("refuses a header fetch would not send and one the transport or HTTP sets itself, never quoting a value", () => {
     const headers = {
       "bad name": "1",
       "X-A": "a\r\nb: c",
@@ -630,6 +659,8 @@ describe("compilePolicy() transport.headers", () => {
       "Content-Type": "text/plain",
       accept: "*/*",
       "Mcp-Param-Region": "eu",
+      "Transfer-Encoding": "chunked",
+      Expect: "100-continue",
       "X-Api-Key": "fine",
     };
     assert.deepEqual(messages({ server: "a", transport: { url: "https://a.example/mcp", headers } }), [
@@ -645,9 +676,9 @@ describe("compilePolicy() transport.headers", () => {
         "transport.headers.Authorization",
         '"transport.headers.Authorization" must be a header value of characters up to U+00FF: the one at index 7 is above',
       ],
-      ...["Content-Type", "accept", "Mcp-Param-Region"].map((name) => [
+      ...["Content-Type", "accept", "Mcp-Param-Region", "Transfer-Encoding", "Expect"].map((name) => [
         `transport.headers.${name}`,
-        `"transport.headers.${name}" is a header the transport sets itself, expected one of your own`,
+        `"transport.headers.${name}" is a header the transport or HTTP sets itself, expected one of your own`,
       ]),
     ]);
   });
@@ -694,7 +725,7 @@ describe("compilePolicy() transport.auth", () => {
     });
   });
 
-  test("transport.auth.oauth: a pre-registered client names its issuer; the rest needs clientId; the metadata URL is https with a path", () => {
+  test("transport.auth.oauth: a pre-registered client names its issuer; the rest needs clientId; the metadata URL is https with a path; neither carries credentials, which no message shows", () => {
     const oauth = (value: Record<string, unknown>) =>
       messages({ server: "a", transport: { url, auth: { oauth: value } } });
     assert.deepEqual(oauth({ clientId: "c" }), [[
@@ -703,7 +734,11 @@ describe("compilePolicy() transport.auth", () => {
     ]]);
     assert.deepEqual(oauth({ clientId: "c", issuer: "http://as.example.com" }), [[
       "transport.auth.oauth.issuer",
-      '"transport.auth.oauth.issuer" must be an https URL (http only on localhost), received "http://as.example.com"',
+      '"transport.auth.oauth.issuer" must be an https URL (http only on localhost) without credentials, received "http://as.example.com"',
+    ]]);
+    assert.deepEqual(oauth({ clientId: "c", issuer: "https://u:PASS1@as.example.com" }), [[
+      "transport.auth.oauth.issuer",
+      '"transport.auth.oauth.issuer" must be an https URL (http only on localhost) without credentials, received "https://u:…@as.example.com"',
     ]]);
     assert.deepEqual(oauth({ issuer: "https://as.example.com", clientSecretEnv: "S" }), [
       [
@@ -728,7 +763,11 @@ describe("compilePolicy() transport.auth", () => {
     );
     assert.deepEqual(oauth({ clientMetadataUrl: "https://sluice.example.com/" }), [[
       "transport.auth.oauth.clientMetadataUrl",
-      '"transport.auth.oauth.clientMetadataUrl" must be an https URL with a path and no fragment (it is the client id), received "https://sluice.example.com/"',
+      '"transport.auth.oauth.clientMetadataUrl" must be an https URL with a path, no fragment and no credentials (it is the client id), received "https://sluice.example.com/"',
+    ]]);
+    assert.deepEqual(oauth({ clientMetadataUrl: "https://u:PASS2@x.example.com/c.json" }), [[
+      "transport.auth.oauth.clientMetadataUrl",
+      '"transport.auth.oauth.clientMetadataUrl" must be an https URL with a path, no fragment and no credentials (it is the client id), received "https://u:…@x.example.com/c.json"',
     ]]);
     assert.deepEqual(oauth({ clientSecret: "hunter2" }), [[
       "transport.auth.oauth.clientSecret",
