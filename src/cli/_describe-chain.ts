@@ -87,10 +87,17 @@ export function describeChain(policy: CompiledPolicy): string[] {
 /** Who may call the server through the front, and which tools: the rules, any of which admits. */
 function access(rules: CompiledPolicy["access"]): string {
   if (rules === undefined) return "every caller, every tool";
-  return rules.map((rule) => {
+  // A rule listing no subject admits no one, and an empty list of rules no one at all.
+  const open = rules.filter((rule) => rule.subjects?.size !== 0);
+  if (open.length === 0) return "no one";
+  return open.map((rule) => {
     const who = rule.subjects === undefined ? "any caller" : `subjects ${[...rule.subjects].join(", ")}`;
     const scopes = rule.scopes.length === 0 ? "" : ` holding scopes ${rule.scopes.join(", ")}`;
-    const tools = rule.tools === "*" ? "every tool" : `tools ${[...rule.tools].join(", ")}`;
+    const tools = rule.tools === "*"
+      ? "every tool"
+      : rule.tools.size === 0
+      ? "no tool"
+      : `tools ${[...rule.tools].join(", ")}`;
     return `${who}${scopes}: ${tools}`;
   }).join("; or ");
 }

@@ -86,7 +86,7 @@ export class TsxMissingError extends Error {
  * @throws {unknown} What importing or reading threw otherwise.
  */
 export async function loadModule(path: string): Promise<Readonly<Record<string, unknown>>> {
-  if (path.endsWith(".json")) return { default: parseJsonFile(path, await readFile(path, "utf8")) };
+  if (path.endsWith(".json")) return { default: parseJsonFile(path, utf8Text(path, await readFile(path))) };
   try {
     return await importModule(path);
   } catch (error) {
@@ -117,6 +117,24 @@ async function importModule(path: string): Promise<Readonly<Record<string, unkno
     : namespace;
 }
 
+/**
+ * A JSON file's text, which RFC 8259 says is UTF-8: other bytes (Latin-1, UTF-16) would become
+ * U+FFFD and change a command or a name unseen, so they fail at the first of them.
+ */
+function utf8Text(path: string, bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const text = new TextDecoder().decode(bytes);
+    throw syntaxErrorAt(path, text, {
+      offset: text.indexOf("\uFFFD"),
+      what: "the file is not UTF-8 text, expected JSON in UTF-8",
+    });
+  }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 function parseJsonFile(path: string, text: string): unknown {
   // A byte order mark is no JSON, but editors write it; it says nothing about the content.
   const json = text.startsWith("\uFEFF") ? text.slice(1) : text;
@@ -134,16 +152,19 @@ function parseJsonFile(path: string, text: string): unknown {
   return value;
 }
 
+const JSON_LINE_BREAK = /\r\n|\r|\n/;
+
 function syntaxErrorAt(
   path: string,
   json: string,
   found: JsonSyntaxError,
   cause?: unknown,
 ): SourceSyntaxError {
-  const before = json.slice(0, found.offset).split("\n");
+  // JSON's line breaks: CR, LF and CR LF (an old Mac editor's file has CR alone).
+  const before = json.slice(0, found.offset).split(JSON_LINE_BREAK);
   const line = before.length;
   const column = (before.at(-1) ?? "").length + 1;
-  const lineText = (json.split("\n")[line - 1] ?? "").replace(/\r$/, "");
+  const lineText = json.split(JSON_LINE_BREAK)[line - 1] ?? "";
   return new SourceSyntaxError({ file: path, line, column, lineText, what: found.what }, cause);
 }
 

@@ -60,21 +60,22 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
   for (const [index, name] of names.entries()) {
     const source = files[index] ?? name;
     const loaded = await loadOne(join(folder, name), source);
-    if (!loaded.ok) {
-      problems.push(...loaded.problems);
-      continue;
-    }
-    const { server } = loaded.policy;
-    const owner = owners.get(server);
-    if (owner !== undefined) {
+    // A file with problems still owns the server it names, so that every file naming it again
+    // is told now, not once the first is mended.
+    const server = loaded.ok
+      ? loaded.policy.server
+      : loaded.problems.find((p) => p.server !== undefined)?.server;
+    const owner = server === undefined ? undefined : owners.get(server);
+    if (!loaded.ok) problems.push(...loaded.problems);
+    if (server !== undefined && owner !== undefined) {
       const message = `"server" ${
         JSON.stringify(server)
       } is already the server of ${owner}, expected one policy file per server`;
       problems.push({ source, server, path: "server", message });
       continue;
     }
-    owners.set(server, source);
-    policies.push(loaded.policy);
+    if (server !== undefined) owners.set(server, source);
+    if (loaded.ok) policies.push(loaded.policy);
   }
   return { files, policies, problems };
 }
@@ -83,7 +84,10 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
 async function listPolicyFiles(folder: string, dir: string): Promise<string[]> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
-    const names = entries.filter((e) => !e.isDirectory() && POLICY_FILE.test(e.name)).map((e) => e.name);
+    // Hidden files are an editor's (an Emacs lock `.#x.policy.json`, a macOS `._x.policy.json`).
+    const names = entries
+      .filter((e) => !e.isDirectory() && !e.name.startsWith(".") && POLICY_FILE.test(e.name))
+      .map((e) => e.name);
     return names.sort();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -116,16 +120,21 @@ async function loadOne(
   } catch (error) {
     if (error instanceof SourceSyntaxError && error.file === path) {
       const { line, column, lineText } = error;
-      return problem(`the file does not parse: ${error.what}`, { line, column, lineText });
+      return problem(`the file does not parse: ${error.what}${cjsHint(error.what)}`, {
+        line,
+        column,
+        lineText,
+      });
+    }
+    if (error instanceof SourceSyntaxError) {
+      return problem(`a module it imports does not parse: ${error.message}`);
     }
     if (error instanceof TsxMissingError) {
       return problem(`${error.message}, or the policy in a .policy.json file`);
     }
-    // A module that parses and throws as it runs (its own check of an environment variable, say)
-    // said what is wrong itself.
-    return (error as { name?: unknown } | null)?.name === "SyntaxError"
-      ? problem(`the file does not load: ${describeThrown(error)}, expected a module or JSON file`)
-      : problem(`the file threw as it loaded: ${describeThrown(error)}`);
+    // A module that parses and throws as it runs (its own check of an environment variable, or
+    // a JSON.parse of one, say) said what is wrong itself.
+    return problem(`the file threw as it loaded: ${describeThrown(error)}`);
   }
   if (!Object.hasOwn(namespace, "default")) {
     return problem("the file has no default export, expected `export default definePolicy({ ... })`");
@@ -134,4 +143,14 @@ async function loadOne(
   const found = checkPolicy(value, { source });
   if (found.length > 0) return { ok: false, problems: found };
   return { ok: true, policy: compilePolicy(value, { source }) };
+}
+
+/**
+ * What to do about tsx's refusal of top-level await: Node reads a .ts or .js file outside a
+ * `"type": "module"` package as CommonJS, where there is none (Deno and Bun have no such mode).
+ */
+function cjsHint(what: string): string {
+  return what.includes('"cjs" output format')
+    ? ': on Node, a .ts or .js file with top-level await needs "type": "module" in its package.json (npm pkg set type=module)'
+    : "";
 }

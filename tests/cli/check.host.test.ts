@@ -1,6 +1,7 @@
 // `sluice check` through main(): the repository's policies, broken files, and folders without policies.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeChain, formatBytes } from "../../src/cli/_describe-chain.ts";
 import { runtimeName } from "../../src/cli/_load-module.ts";
@@ -170,7 +171,7 @@ describe("sluice check", () => {
         code: 1,
         stdout: [
           'a.policy.ts: Policy: "server" must be a server id: letters, digits, ".", "_" or "-", at most 64, ' +
-          'received "bad one"',
+          'starting with a letter or a digit, received "bad one"',
           'a.policy.ts: Policy: "inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"',
           'a.policy.ts: Policy: "samplng" is not a policy option (did you mean "sampling"?)',
           'a.policy.ts: Policy: "transport.url" must be an absolute http(s) URL, received "ftp://x"',
@@ -255,6 +256,69 @@ describe("sluice check", () => {
     }
   });
 
+  test("check skips hidden files, tells a repeated server id beside the first file's own problem, and names bytes that are not UTF-8, a CR-only line's place and a module's own SyntaxError", async () => {
+    const url = { url: "https://a.example.com/mcp" };
+    const dir = tempDir({
+      ".#a.policy.json": "an editor's lock",
+      "a.policy.json": JSON.stringify({ server: "same", transport: url, callTimeout: 5 }),
+      "b.policy.json": JSON.stringify({ server: "same", transport: url }),
+      "c.policy.json": '{\r  "server": "c",\r  "transport": {}\r  "era": "modern"\r}',
+      // As JSON.parse of a missing variable throws, in words of each runtime's own.
+      "e.policy.js": 'throw new SyntaxError("GH_CREDS is not JSON");\nexport default {};\n',
+    });
+    writeFileSync(
+      join(dir.path, "d.policy.json"),
+      new Uint8Array([...new TextEncoder().encode('{"server":"caf'), 0xe9, 0x22, 0x7d]),
+    );
+    try {
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          'a.policy.json: Policy "same": "callTimeout" must be a duration such as "500ms", "60s", "5m" or "1h", ' +
+          'whole milliseconds from "1ms" to "596h", received 5',
+          'b.policy.json: Policy "same": "server" "same" is already the server of a.policy.json, expected one ' +
+          "policy file per server",
+          'c.policy.json:4:3: Policy: the file does not parse: unexpected string "era", expected "," or "}"',
+          '  4 |   "era": "modern"',
+          "    |   ^",
+          "d.policy.json:1:15: Policy: the file does not parse: the file is not UTF-8 text, expected JSON in UTF-8",
+          '  1 | {"server":"caf\uFFFD"}',
+          "    |               ^",
+          "e.policy.js: Policy: the file threw as it loaded: SyntaxError: GH_CREDS is not JSON",
+          "",
+          '5 of 5 policy files in "." have problems (5 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("check of a .policy.ts with top-level await outside a module package: Deno and Bun run it, Node says how to make it a module", async () => {
+    const dir = tempDir({
+      "t.policy.ts":
+        'const url = await Promise.resolve("https://t.example/mcp");\nexport default { server: "t", transport: { url } };\n',
+    });
+    try {
+      const result = await check(["."], dir.path);
+      assert.deepEqual(
+        [result.code, result.stdout.split("\n")[0]],
+        runtimeName() === "node"
+          ? [
+            1,
+            't.policy.ts:1:13: Policy: the file does not parse: Top-level await is currently not supported with the "cjs" ' +
+            'output format: on Node, a .ts or .js file with top-level await needs "type": "module" in its package.json ' +
+            "(npm pkg set type=module)",
+          ]
+          : [0, "t  t.policy.ts"],
+      );
+    } finally {
+      dir.remove();
+    }
+  });
+
   test("check names the file and place of a syntax error in a module a policy imports", async () => {
     const dir = tempDir({
       "a.policy.ts":
@@ -270,10 +334,9 @@ describe("sluice check", () => {
       assert.deepEqual(await check(["."], dir.path), {
         code: 1,
         stdout: [
-          `a.policy.ts: Policy: the file does not load: SyntaxError: ${said} (${
+          `a.policy.ts: Policy: a module it imports does not parse: ${said} (${
             join(dir.path, "limits.ts")
-          }:1:38), ` +
-          "expected a module or JSON file",
+          }:1:38)`,
           "",
           '1 of 1 policy files in "." have problems (1 in all)',
           "",
@@ -458,6 +521,26 @@ describe("describeChain() stdio arguments", () => {
         "--header=Cookie: … --header …, env PGPASSWORD",
         "  transport          stdio srv PGPASSWORD=… MYSQL_PASSWD=… DB_PASS=… HFTOKEN=… --dbsecret …, env PGPASSWORD",
         "  transport          stdio srv --apikey … -Monkey=… --compass … --port 5432 --verbose, env PGPASSWORD",
+      ],
+    );
+  });
+});
+
+describe("describeChain() access", () => {
+  test("an empty access list, and rules listing no subject, admit no one; a rule listing no tool opens none", () => {
+    const accessLine = (access: unknown) =>
+      describeChain(compilePolicy({ server: "a", transport: { url: "https://a.example/mcp" }, access }))
+        .find((line) => line.startsWith("  access"));
+    assert.deepEqual(
+      [
+        accessLine([]),
+        accessLine([{ subjects: [] }]),
+        accessLine([{ subjects: [] }, { subjects: ["alice"], tools: [] }]),
+      ],
+      [
+        "  access             no one",
+        "  access             no one",
+        "  access             subjects alice: no tool",
       ],
     );
   });
