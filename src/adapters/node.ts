@@ -24,6 +24,7 @@
  */
 import process from "node:process";
 import { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Http2ServerResponse } from "node:http2";
 import { type Http2Bindings, type HttpBindings, serve as serveNode } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
@@ -116,13 +117,15 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
-    // Once the server is closing, a connection closes as soon as its response has ended:
-    // server.close() closes only the connections idle when it is called, and Node keeps one whose
-    // response ends later (a call in flight, a GET stream being ended) open for further requests,
-    // answering them, until the keep-alive timeout and a second more.
+    // Once the server is closing, a connection closes as soon as no request of its is in flight.
+    // server.close() closes only the connections Node counts idle when it is called: it keeps one
+    // whose response ends later (a call in flight, a GET stream being ended) open for further
+    // requests until the keep-alive timeout, and one that has sent nothing yet (a client's fresh
+    // connection to its pool, as undici opens once a stream is aborted) until its 60 s for headers.
     let stopping = false;
-    const closeIdleIfStopping = (): void => {
-      if (stopping && "closeIdleConnections" in server) server.closeIdleConnections();
+    const inFlight = new Map<Socket, number>();
+    const closeIfIdle = (socket: Socket): void => {
+      if (stopping && (inFlight.get(socket) ?? 0) === 0) socket.destroy();
     };
     // overrideGlobalObjects: false keeps the process's own Request and Response in place; the
     // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies, and
@@ -131,8 +134,16 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
     const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
       const { incoming, outgoing } = env;
       const writer: JsonWriter = (status, json) => writeJson(outgoing, status, json);
-      // A response's "close" comes once its connection is released, idle.
-      if (outgoing instanceof ServerResponse) outgoing.once("close", closeIdleIfStopping);
+      // A response's "close" comes once it has ended, or its connection has.
+      if (outgoing instanceof ServerResponse) {
+        const { socket } = incoming;
+        inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+        outgoing.once("close", () => {
+          const left = (inFlight.get(socket) ?? 1) - 1;
+          if (inFlight.has(socket)) inFlight.set(socket, left);
+          closeIfIdle(socket);
+        });
+      }
       // HTTP/1 only: an HTTP/2 answer does not say when it was written in full.
       const gone: CallerGone | undefined = outgoing instanceof ServerResponse
         ? (listener) => {
@@ -154,11 +165,16 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
             new Promise<void>((done, fail) => {
               stopping = true;
               server.close((error) => error === undefined ? done() : fail(error));
+              for (const socket of inFlight.keys()) closeIfIdle(socket);
             }),
         });
       },
     );
     if ("keepAliveTimeout" in server) server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.on("connection", (socket: Socket) => {
+      inFlight.set(socket, 0);
+      socket.once("close", () => inFlight.delete(socket));
+    });
     const onError = (error: Error): void => reject(listenError(address, error));
     server.once("error", onError);
   });

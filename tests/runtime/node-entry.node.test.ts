@@ -3,6 +3,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { createGateway, type RunningGateway, serve } from "../../src/adapters/node.ts";
 import {
   awaitLine,
@@ -85,6 +87,28 @@ describe("serve() on Node keeps a caller's idle connection", () => {
     } finally {
       await gateway.close();
     }
+  });
+});
+
+describe("serve() on Node closing", () => {
+  test("close() ends a connection that has sent nothing yet, and an idle kept-alive one, at once", async () => {
+    const gateway = await serve({ port: 0, stateKey: KEY, playground: false, policies: [modern()] });
+    const { port } = new URL(gateway.url);
+    // A kept-alive connection that answered one request, and a fresh one that sent nothing, as a
+    // client's pool opens once a stream of its was aborted (Node holds one for its 60 s for headers).
+    const idle = connect(Number(port), "127.0.0.1");
+    await once(idle, "connect");
+    idle.write("GET /servers HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await once(idle, "data");
+    const fresh = connect(Number(port), "127.0.0.1");
+    await once(fresh, "connect");
+    const ended = [once(idle, "close"), once(fresh, "close")];
+    // Real time is the point: without the fix, close() waits about 62 s for the fresh connection.
+    const late = new Promise((resolve) => setTimeout(() => resolve("still open after 10 s"), 10_000).unref());
+    assert.equal(
+      await Promise.race([gateway.close().then(() => Promise.all(ended)).then(() => "closed"), late]),
+      "closed",
+    );
   });
 });
 
