@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { CallDecision } from "../chain/decision.ts";
-import type { ClientInternals } from "../client/client-internals.ts";
+import type { CallDecision, DecisionSink } from "../chain/decision.ts";
+import type { Clock } from "../_internal/clock.ts";
 import { failureOf } from "../client/client-methods.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontCallOutcome } from "./front-call.ts";
@@ -82,17 +82,21 @@ function outcomeOf(
   return result.isError === true ? "tool_error" : "completed";
 }
 
+/** Where a call's event goes: the client's name and clock, and its decision listeners, if any. */
+export interface CallReporter {
+  readonly clientInfo: { readonly name: string };
+  readonly clock: Clock;
+  readonly decisions?: DecisionSink | undefined;
+}
+
 /**
  * Tells the operator's decision listeners, if any, how a call ended.
  *
- * @param internals The client's clock, name and decision sink.
+ * @param internals The client's name, clock and decision sink (the client's internals fit).
  * @param facts The call's facts but the client and the end, which this adds.
  */
-export function reportCall(
-  internals: Pick<ClientInternals, "clientInfo" | "clock" | "decisions">,
-  facts: Omit<CallFacts, "client" | "endedAt">,
-): void {
-  if (!internals.decisions.listening) return;
+export function reportCall(internals: CallReporter, facts: Omit<CallFacts, "client" | "endedAt">): void {
+  if (internals.decisions?.listening !== true) return;
   internals.decisions.decide(callDecision({
     client: internals.clientInfo.name,
     ...facts,

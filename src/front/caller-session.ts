@@ -81,7 +81,7 @@ import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-s
 import type { Heartbeat } from "./heartbeat.ts";
 import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
-import { callDecision, type CallFacts } from "./_call-decision.ts";
+import { type CallFacts, reportCall } from "./_call-decision.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
 import { neededBy } from "./_caller-needs.ts";
 
@@ -498,9 +498,7 @@ export class CallerSession {
    * @param failure The upstream failure behind an error answer, if any.
    */
   #report(request: CallFacts["request"], final: JsonRpcMessage, startedAt: number, failure: unknown): void {
-    if (this.#decisions?.listening !== true) return;
-    this.#decisions.decide(callDecision({
-      client: this.#client,
+    reportCall({ clientInfo: { name: this.#client }, clock: this.#clock, decisions: this.#decisions }, {
       server: this.#server.policy.server,
       request,
       outcome: "error" in final
@@ -509,8 +507,7 @@ export class CallerSession {
       failure,
       rounds: undefined,
       startedAt,
-      endedAt: this.#clock.now(),
-    }));
+    });
   }
 
   /**
