@@ -147,7 +147,7 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
  * @returns The error object: the upstream's own code, message and data (sanitized) for a
  *   `"server"` failure; the
  *   refusal's code and message when the policy or a handler refused an input request; for a
- *   cancelled call, or a legacy `-32042` of more URL elicitations than `maxInputRequests`,
+ *   cancelled call, an input request not answered within its `handlerTimeout`, or a legacy `-32042` of more URL elicitations than `maxInputRequests`,
  *   `-32603`; else {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and
  *   `data.cause` (and `data.status` for `"http_error"`).
  * @example
@@ -187,6 +187,13 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
       (failure.kind === "config" && failure.code !== undefined)
     ) {
       return { code: failure.code ?? -32603, message: failure.message };
+    }
+    // An input request that was not answered within its handlerTimeout (by a handler, or by the
+    // caller it was passed down to) carries the refusal's code; a deadline of the call's own
+    // requests carries none. The upstream was fine: the caller hears which request went
+    // unanswered, as a 2026 caller does (front-call.ts).
+    if (failure.kind === "timeout" && failure.code !== undefined) {
+      return { code: -32603, message: failure.message };
     }
   }
   const cause = causeOf(failure);

@@ -842,6 +842,33 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
+  test("a form the caller leaves unanswered past handlerTimeout fails the call -32603 naming the request, not as the upstream being unavailable", async () => {
+    const { client, caller } = gateway({ handlerTimeout: { elicitation: "300ms" } });
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 13, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    assert.deepEqual(await events.rest(), [
+      {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: asked?.id, reason: "timed out" },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 13,
+        error: {
+          code: -32603,
+          message:
+            'Input request "profile" (elicitation/create) from server "modern": Handler timed out after 300ms',
+        },
+      },
+    ]);
+    await client.close();
+  });
+
   test("logging/setLevel takes one of the eight levels; anything else is -32602", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");

@@ -82,6 +82,30 @@ describe("upstreamFailure()", () => {
       message: "The call was cancelled",
     });
   });
+
+  test("upstreamFailure() tells an input request unanswered within handlerTimeout by its words and -32603; a deadline of the call's own request is the upstream timing out", () => {
+    const unanswered = new ClientError(
+      "timeout",
+      'Input request "a" (sampling/createMessage) from server "s": Handler timed out after 300ms',
+      { code: -32603, serverId: "s" },
+    );
+    assert.deepEqual(upstreamFailure(unanswered, "s"), {
+      code: -32603,
+      message: 'Input request "a" (sampling/createMessage) from server "s": Handler timed out after 300ms',
+    });
+    const leg = new ClientError(
+      "timeout",
+      'Server "s": no response to tools/call within 1000 ms (callTimeout)',
+      {
+        serverId: "s",
+      },
+    );
+    assert.deepEqual(upstreamFailure(leg, "s"), {
+      code: -32010,
+      message: 'Upstream server "s" is unavailable: timed out',
+      data: { serverId: "s", cause: "timed_out" },
+    });
+  });
 });
 
 describe("signInFirst()", () => {
