@@ -1,7 +1,8 @@
 /**
  * Who calls the front, checked before any route reads a body: the Host and Origin guard, the
  * caller's principal from the front's `auth`, the protected resource metadata that lets an MCP
- * host find the authorization server, and a policy's `access` to the server and its tools.
+ * host find the authorization server; and a policy's `access` to the server and its tools (for a
+ * POST once its body is read, so that a call it refuses gives its decision event).
  *
  * @module
  */
@@ -42,13 +43,14 @@ export interface CallerGate {
    */
   principalOf(request: Request): Principal | undefined;
   /**
-   * The answer to a `tools/call` whose tool the server's `access` does not open to the caller:
-   * `403 insufficient_scope` with the scopes that would open it, else a JSON-RPC error `-32602`.
+   * The answer to a request the server's `access` does not open to the caller: to the server,
+   * `403` (`insufficient_scope` with the scopes that would open it, when some would); to a
+   * `tools/call`'s tool, `403 insufficient_scope` likewise, else a JSON-RPC error `-32602`.
    *
    * @returns The refusal's response, with the error it says (for the operator's event), or
-   * `undefined` when the message is not such a call.
+   * `undefined` when the caller may make the request.
    */
-  toolRefusal(
+  accessRefusal(
     c: Context,
     message: JsonRpcMessage,
     server: FrontServer,
@@ -127,6 +129,22 @@ export function mountCallerGate(
     if (outcome !== undefined) principals.set(c.req.raw, outcome);
     await next();
   });
+  /** The refusal of a caller the server's `access` does not let in at all. */
+  const serverRefusal = (c: Context, server: FrontServer, principal: Principal | undefined) => {
+    const { policy } = server;
+    if (policy.access === undefined) return undefined;
+    const access = accessOf(policy, principal);
+    if (access.allowed) return undefined;
+    const text = `Forbidden: ${callerName(principal)} may not use server ${
+      JSON.stringify(policy.server)
+    } (its policy's access)`;
+    return {
+      response: access.scopes === undefined
+        ? respond(c, refusal(403, null, -32000, text))
+        : auth.insufficientScope(targetOf(c, policy.server), access.scopes, text),
+      error: { code: -32000, message: text },
+    };
+  };
   // Anonymous callers of servers without `access` are let in as they are: no step of the gate's
   // own on every call, where it would only find that.
   const holdsCallers = !options.anonymous ||
@@ -136,15 +154,12 @@ export function mountCallerGate(
       const serverId = c.req.param("server");
       const outcome = await auth.authenticate(c.req.raw, targetOf(c, serverId));
       if (outcome instanceof Response) return outcome;
-      const policy = servers.get(serverId)?.policy;
-      const access = policy === undefined ? undefined : accessOf(policy, outcome);
-      if (access !== undefined && !access.allowed) {
-        const message = `Forbidden: ${callerName(outcome)} may not use server ${
-          JSON.stringify(serverId)
-        } (its policy's access)`;
-        return access.scopes === undefined
-          ? respond(c, refusal(403, null, -32000, message))
-          : auth.insufficientScope(targetOf(c, serverId), access.scopes, message);
+      // A POST is held to the server's access once its body is read (accessRefusal), so that a
+      // refused call gives its event; a GET stream or a DELETE here.
+      const server = servers.get(serverId);
+      if (c.req.raw.method !== "POST" && server !== undefined) {
+        const refused = serverRefusal(c, server, outcome);
+        if (refused !== undefined) return refused.response;
       }
       if (outcome !== undefined) principals.set(c.req.raw, outcome);
       await next();
@@ -152,23 +167,31 @@ export function mountCallerGate(
   }
   return {
     principalOf: (request) => principals.get(request),
-    toolRefusal(c, message, server, principal) {
-      if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
+    accessRefusal(c, message, server, principal) {
       const { policy } = server;
       if (policy.access === undefined) return undefined;
+      const refused = serverRefusal(c, server, principal);
+      if (refused !== undefined) return refused;
+      if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
       const name = (message.params as { name?: unknown } | undefined)?.name;
       if (typeof name !== "string" || mayCall(accessOf(policy, principal), name)) return undefined;
       const text = `Tool ${JSON.stringify(name.slice(0, 64))} is not open to ${
         callerName(principal)
       } on server ${JSON.stringify(policy.server)} (its policy's access)`;
       const scopes = scopesForTool(policy, principal, name);
-      const error = { code: -32602, message: text };
-      return {
-        response: scopes === undefined
-          ? respond(c, { status: 200, body: encodeError(message.id, error) })
-          : auth.insufficientScope(targetOf(c, policy.server), scopes, text),
-        error,
-      };
+      // What the caller is told: a 403's body says -32000, as every refusal of the gate does.
+      return scopes === undefined
+        ? {
+          response: respond(c, {
+            status: 200,
+            body: encodeError(message.id, { code: -32602, message: text }),
+          }),
+          error: { code: -32602, message: text },
+        }
+        : {
+          response: auth.insufficientScope(targetOf(c, policy.server), scopes, text),
+          error: { code: -32000, message: text },
+        };
     },
   };
 }

@@ -3,8 +3,8 @@
  * unknown server's within the defaults, so it is answered `404` only once read; `413` over
  * `maxMessageBytes`, `400` when it did not arrive in full; the entry told once it is read, see
  * {@linkcode BODY_READ}), parsed as one
- * JSON-RPC message, its era told by how it opens, the caller held to the server's `access` for
- * the tool it calls; then a legacy message goes to the legacy callers' sessions and a modern
+ * JSON-RPC message, its era told by how it opens, the caller held to the server's `access` (to
+ * the server, and to the tool it calls); then a legacy message goes to the legacy callers' sessions and a modern
  * request, once its headers and `_meta` check out, to {@linkcode frontModernPost}.
  *
  * @module
@@ -22,7 +22,7 @@ import { frontModernPost, type ModernParts } from "./front-modern-post.ts";
 import { BODY_READ, type BodyRead } from "./entry-bindings.ts";
 import { reportCall } from "./_call-decision.ts";
 import { ClientError } from "../errors.ts";
-import type { JsonRpcRequest } from "../protocol/jsonrpc.ts";
+import { MRTR_METHODS } from "../protocol/input-required.ts";
 
 /** What the intake needs of its front. */
 export interface FrontPostParts {
@@ -67,22 +67,21 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   if (typeof era !== "string") return respond(c, era);
   const refused = server === undefined
     ? undefined
-    : parts.gate.toolRefusal(c, parsed.message, server, principal);
+    : parts.gate.accessRefusal(c, parsed.message, server, principal);
   if (refused !== undefined) {
     // A call the policy's access stopped is a call that failed, for the operator as for any.
-    const { internals } = parts.modern;
-    reportCall(internals, {
-      server: serverId,
-      request: {
-        message: parsed.message as JsonRpcRequest,
-        params: (parsed.message as JsonRpcRequest).params ?? {},
-        principal,
-      },
-      outcome: { kind: "error", status: refused.response.status, error: refused.error },
-      failure: new ClientError("policy", refused.error.message, { code: refused.error.code }),
-      rounds: undefined,
-      startedAt: internals.clock.now(),
-    });
+    const { message } = parsed;
+    if ("id" in message && "method" in message && MRTR_METHODS.has(message.method)) {
+      const { internals } = parts.modern;
+      reportCall(internals, {
+        server: serverId,
+        request: { message, params: message.params ?? {}, principal },
+        outcome: { kind: "error", status: refused.response.status, error: refused.error },
+        failure: new ClientError("policy", refused.error.message, { code: refused.error.code }),
+        rounds: undefined,
+        startedAt: internals.clock.now(),
+      });
+    }
     return refused.response;
   }
   if (era === "legacy") {

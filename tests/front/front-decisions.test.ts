@@ -370,6 +370,109 @@ describe("decision events through the gateway", () => {
     ]]);
   });
 
+  test("a call the server's access does not let the caller make gives its event with what the caller was told: a server closed to it, a tool whose scopes it lacks; a list gives none, and a GET stream is refused at the gate", async () => {
+    const client = createClient({
+      name: "gate",
+      clock,
+      fetch: toolsUpstream().fetch,
+      policies: [
+        {
+          server: "up",
+          transport: { url: "https://upstream.example/mcp" },
+          era: "modern",
+          access: [{ subjects: ["alice"], tools: ["plain"] }, { scopes: ["up:ask"], tools: ["ask"] }],
+        },
+        {
+          server: "closed",
+          transport: { url: "https://upstream.example/mcp" },
+          era: "modern",
+          access: [{ subjects: ["alice"] }],
+        },
+      ],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({
+      client,
+      stateKey: KEY,
+      auth: (request) => ({ subject: request.headers.get("x-user") ?? "" }),
+    });
+    const on = (server: string, user: string, method: string, params: Record<string, unknown>) =>
+      modernRequest(`${LOOPBACK}/mcp/${server}`, method, { ...params, _meta: modernMeta() }, {
+        "x-user": user,
+        ...(typeof params.uri === "string" ? { "mcp-name": params.uri } : {}),
+      });
+    const closed = 'Forbidden: "bob" may not use server "closed" (its policy\'s access)';
+    const scoped = 'Tool "ask" is not open to "alice" on server "up" (its policy\'s access)';
+    let answers: unknown[];
+    try {
+      answers = [
+        await answerOf(
+          await app.request(on("closed", "bob", "tools/call", { name: "plain", arguments: {} })),
+        ),
+        await answerOf(await app.request(on("closed", "bob", "resources/read", { uri: "test://r" }))),
+        await answerOf(await app.request(on("closed", "bob", "tools/list", {}))),
+        await answerOf(await app.request(on("up", "alice", "tools/call", { name: "ask", arguments: {} })), [
+          "www-authenticate",
+        ]),
+        await answerOf(
+          await app.request(
+            new Request(`${LOOPBACK}/mcp/closed`, {
+              headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-11-25", "x-user": "bob" },
+            }),
+          ),
+        ),
+      ];
+    } finally {
+      await client.close();
+    }
+    const forbidden = {
+      status: 403,
+      headers: {},
+      body: { jsonrpc: "2.0", error: { code: -32000, message: closed } },
+    };
+    const common = { time: "2026-12-01T12:00:00.000Z", client: "gate", outcome: "failed", durationMs: 0 };
+    assert.deepEqual([answers, events], [[
+      forbidden,
+      forbidden,
+      forbidden,
+      {
+        status: 403,
+        headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="up:ask"' },
+        body: { jsonrpc: "2.0", error: { code: -32000, message: scoped } },
+      },
+      forbidden,
+    ], [
+      {
+        type: "call",
+        ...common,
+        server: "closed",
+        caller: "bob",
+        method: "tools/call",
+        name: "plain",
+        error: { kind: "policy", code: -32000, message: closed },
+      },
+      {
+        type: "call",
+        ...common,
+        server: "closed",
+        caller: "bob",
+        method: "resources/read",
+        name: "test://r",
+        error: { kind: "policy", code: -32000, message: closed },
+      },
+      {
+        type: "call",
+        ...common,
+        server: "up",
+        caller: "alice",
+        method: "tools/call",
+        name: "ask",
+        error: { kind: "policy", code: -32000, message: scoped },
+      },
+    ]]);
+  });
+
   test("a read's event names its resource without the password and the query's values of its URI", async () => {
     const { client, events } = gateClient();
     const app = createFront({ client, stateKey: KEY });
