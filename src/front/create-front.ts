@@ -204,6 +204,18 @@ export function createFront(options: FrontOptions): Hono {
     heartbeat,
   };
   const app = new Hono();
+  // What a route throws unforeseen reaches the operator where they look, and the caller as a
+  // JSON-RPC error rather than Hono's plain-text 500.
+  app.onError((error, c) => {
+    console.error(`sluice: the gateway failed to answer ${c.req.method} ${c.req.path}:`, error);
+    return c.json(
+      encodeError(null, {
+        code: -32603,
+        message: "Internal error: the gateway failed to answer this request",
+      }),
+      500,
+    );
+  });
   IN_PROCESS.set(app, inProcess);
   DRAINS.set(app, () => legacy.drain());
   const gate = mountCallerGate(app, callers, servers);

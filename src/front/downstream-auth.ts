@@ -15,8 +15,10 @@
  *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
  *   scopes needed, so a host finds its authorization server by itself. A token once verified for
  *   a resource is remembered until it expires by the client's clock (the last 1000), so a
- *   host's every request does not pay for a signature check; a key withdrawn from the JWKS stops
- *   new tokens at once, and the ones already seen at their `exp`, as with any JWT.
+ *   host's every request does not pay for a signature check. A JWKS is fetched again once it is a
+ *   minute old, and for a key it does not hold at most every 5 seconds: a key published stops
+ *   being refused within 5 seconds, and a key withdrawn stops new tokens within a minute (the
+ *   tokens already seen at their `exp`, as with any JWT).
  * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
  *   Cloudflare Access, mTLS). A `Response` is sent as it is.
  * - `"none"`: everyone is let in, without a principal. Say it explicitly: the entries that can be
@@ -76,7 +78,11 @@ export interface PrincipalInput {
   readonly claims?: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** A custom `auth`: the caller's principal, or the `Response` to refuse it with. */
+/**
+ * A custom `auth`: the caller's principal, or the `Response` to refuse it with. When it throws,
+ * or answers what is no principal, the caller is answered `500` with JSON-RPC `-32603` and the
+ * error goes to `console.error`.
+ */
 export type AuthFunction = (
   request: Request,
 ) => PrincipalInput | Response | Promise<PrincipalInput | Response>;
@@ -118,6 +124,12 @@ export interface DownstreamAuth {
 /** RFC 6750's `b64token`: the characters of a bearer token. */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"];
+/**
+ * How fresh a fetched JWKS is kept (jose's defaults are 10 minutes and 30 seconds): a withdrawn
+ * key, often a leaked one, stops new tokens within a minute; a rotated-in key is taken within 5
+ * seconds; and tokens naming keys the set lacks cannot make the gateway fetch it more often.
+ */
+const JWKS_FRESHNESS = { cacheMaxAge: 60_000, cooldownDuration: 5_000 };
 const encoder = new TextEncoder();
 
 /** What {@linkcode downstreamAuth} names in its errors, and the time JWTs are checked at. */
@@ -228,6 +240,14 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
     const { secret, subject, scopes } = entry as Partial<BearerSecret>;
     const problem = bearerSecretProblem(secret);
     if (problem !== undefined) throw new TypeError(`${at("secret")} ${problem}`);
+    // The first entry a token matches is its principal: a secret given twice never reaches the
+    // second (a copy made for another subject or scopes that would never apply).
+    const first = value.findIndex((other) => (other as Partial<BearerSecret>).secret === secret);
+    if (first !== index) {
+      throw new TypeError(
+        `${at("secret")} is the secret of "auth.bearer[${first}]": give each subject its own`,
+      );
+    }
     return {
       digest: crypto.subtle.digest("SHA-256", encoder.encode(secret as string)).then((d) =>
         new Uint8Array(d)
@@ -276,20 +296,22 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
     );
   }
   const keySet = options.jwks !== undefined
-    ? createRemoteJWKSet(new URL(urlOf(options.jwks, `${who}: "auth.jwt.jwks"`)))
-    : createLocalJWKSet({ keys: [...(options.keys ?? [])] as JWK[] });
-  const audience = options.audience === undefined
-    ? undefined
-    : (typeof options.audience === "string"
-      ? [options.audience]
-      : scopesOf(options.audience, `${who}: "auth.jwt.audience"`)).map(comparable);
+    ? createRemoteJWKSet(new URL(httpUrlOf(options.jwks, `${who}: "auth.jwt.jwks"`)), JWKS_FRESHNESS)
+    : createLocalJWKSet({ keys: keysOf(options.keys, `${who}: "auth.jwt.keys"`) });
+  const audience = options.audience === undefined ? undefined : nonEmpty(
+    typeof options.audience === "string"
+      ? [subjectOf(options.audience, `${who}: "auth.jwt.audience"`)]
+      : scopesOf(options.audience, `${who}: "auth.jwt.audience"`),
+    `${who}: "auth.jwt.audience"`,
+    "no token could be taken",
+  ).map(comparable);
   const scopes = scopesOf(options.scopes, `${who}: "auth.jwt.scopes"`);
   const servers = options.authorizationServers === undefined
     ? [issuer]
     : scopesOf(options.authorizationServers, `${who}: "auth.jwt.authorizationServers"`);
   const algorithms = options.algorithms === undefined
     ? DEFAULT_ALGORITHMS
-    : scopesOf(options.algorithms, `${who}: "auth.jwt.algorithms"`);
+    : algorithmsOf(options.algorithms, `${who}: "auth.jwt.algorithms"`);
   const metadataUrl = (target: ResourceTarget) =>
     `${target.base}/.well-known/oauth-protected-resource${
       target.serverId === undefined ? "" : `/mcp/${target.serverId}`
@@ -382,22 +404,46 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
 }
 
 function functionAuth(fn: AuthFunction, who: string): DownstreamAuth {
+  const principalOf = async (request: Request): Promise<Principal | Response> => {
+    const outcome = await fn(request);
+    if (outcome instanceof Response) return outcome;
+    if (typeof outcome !== "object" || outcome === null) {
+      throw new TypeError(
+        `${who}: the "auth" function must return a principal { subject } or a Response, received ${
+          describe(outcome)
+        }`,
+      );
+    }
+    if (!("subject" in outcome) && ("bearer" in outcome || "jwt" in outcome)) {
+      // The shape createWorker takes, (env) => setting, given where a setting itself is meant.
+      throw new TypeError(
+        `${who}: the "auth" function returned an auth setting ({ ${
+          "bearer" in outcome ? "bearer" : "jwt"
+        } }), where it must return the caller's principal { subject } or a Response: give the setting itself as "auth" (or as the default export of an --auth module)`,
+      );
+    }
+    return Object.freeze({
+      subject: subjectOf(outcome.subject, `${who}: the "auth" function's subject`),
+      scopes: Object.freeze(scopesOf(outcome.scopes, `${who}: the "auth" function's scopes`)),
+      claims: Object.freeze({ ...(outcome.claims ?? {}) }),
+    });
+  };
   return {
     async authenticate(request) {
-      const outcome = await fn(request);
-      if (outcome instanceof Response) return outcome;
-      if (typeof outcome !== "object" || outcome === null) {
-        throw new TypeError(
-          `${who}: the "auth" function must return a principal { subject } or a Response, received ${
-            describe(outcome)
-          }`,
+      try {
+        return await principalOf(request);
+      } catch (error) {
+        // The operator's function failed (or answered what is no principal): the operator is told
+        // why, where they look; the caller only that it could not be let in, in JSON-RPC.
+        console.error(`${who}: the "auth" function failed, so the request was answered 500:`, error);
+        return new Response(
+          JSON.stringify(encodeError(null, {
+            code: -32603,
+            message: "Internal error: the gateway could not authenticate this request",
+          })),
+          { status: 500, headers: { "content-type": "application/json" } },
         );
       }
-      return Object.freeze({
-        subject: subjectOf(outcome.subject, `${who}: the "auth" function's subject`),
-        scopes: Object.freeze(scopesOf(outcome.scopes, `${who}: the "auth" function's scopes`)),
-        claims: Object.freeze({ ...(outcome.claims ?? {}) }),
-      });
     },
     metadata: () => undefined,
     insufficientScope: plainInsufficientScope,
@@ -538,6 +584,57 @@ function scopesOf(value: unknown, what: string): string[] {
 function urlOf(value: unknown, what: string): string {
   if (typeof value === "string" && URL.canParse(value)) return value;
   throw new TypeError(`${what} must be an absolute URL, received ${describe(value)}`);
+}
+
+function httpUrlOf(value: unknown, what: string): string {
+  if (typeof value === "string" && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)) {
+    return value;
+  }
+  throw new TypeError(`${what} must be an http(s) URL, received ${describe(value)}`);
+}
+
+/** A list that must hold something, or the setting refuses every token. */
+function nonEmpty<T>(list: T[], what: string, consequence: string): T[] {
+  if (list.length === 0) throw new TypeError(`${what} must not be empty: ${consequence}`);
+  return list;
+}
+
+/** The public keys of `keys`: JWKs, each with a `kty` (jose refuses the set as a whole otherwise). */
+function keysOf(value: unknown, what: string): JWK[] {
+  if (!Array.isArray(value) || value.some((key) => typeof key?.kty !== "string")) {
+    throw new TypeError(
+      `${what} must be an array of public JWKs, each with "kty", received ${describe(value)}`,
+    );
+  }
+  return nonEmpty([...value] as JWK[], what, "no token could be verified");
+}
+
+/** The signature algorithms of public keys, as jose verifies them: never "none", nor a shared secret. */
+const ASYMMETRIC = new Set([
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+]);
+
+function algorithmsOf(value: unknown, what: string): string[] {
+  const list = nonEmpty(scopesOf(value, what), what, "no token could be verified");
+  const other = list.find((name) => !ASYMMETRIC.has(name));
+  if (other !== undefined) {
+    throw new TypeError(
+      `${what} must name public-key algorithms (${[...ASYMMETRIC].join(", ")}), received ${
+        JSON.stringify(other.slice(0, 64))
+      }`,
+    );
+  }
+  return list;
 }
 
 function describe(value: unknown): string {

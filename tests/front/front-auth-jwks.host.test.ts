@@ -106,6 +106,26 @@ describe("auth.jwt.jwks: keys from a JWKS URL", () => {
     await client.close();
   });
 
+  test("jwt auth with jwks takes a key published after the set was fetched once 5 s have passed since that fetch, not before", async () => {
+    const first = await keyPair("k1");
+    const rotated = await keyPair("k2");
+    published = { keys: [first.jwk] };
+    status = 200;
+    fetches = 0;
+    const { call, client } = front();
+    try {
+      const before = [(await call(await token(first))).status];
+      published = { keys: [first.jwk, rotated.jwk] };
+      before.push((await call(await token(rotated))).status);
+      assert.deepEqual([before, fetches], [[200, 401], 1]);
+      // The cooldown is the point here: real time, with a margin.
+      await new Promise((resolve) => setTimeout(resolve, 5_200));
+      assert.deepEqual([(await call(await token(rotated))).status, fetches], [200, 2]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("jwt auth with jwks refuses every token while the JWKS endpoint answers 500 (fail closed)", async () => {
     const pair = await keyPair("k1");
     published = { keys: [pair.jwk] };

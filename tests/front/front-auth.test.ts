@@ -20,6 +20,13 @@ const KEY = "front-auth-test-state-key-0123456789abcdef";
 const SECRET = "ci-secret-Zq3Lr8Vw1Xy5Nb7Mk2Pj4Hg6Fd9Sa0Tc";
 const NEXT_SECRET = "ci-secret-rotated-Qe7Wr4Ty1Ui8Op5As2Df9Gh3J";
 const ISSUER = "https://auth.example.com";
+/** A public JWK, for settings checked before any token is. */
+const KEY_JWK = {
+  kty: "EC",
+  crv: "P-256",
+  x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+  y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+};
 const FILES = `${LOOPBACK}/mcp/files`;
 const FILES_METADATA = `${LOOPBACK}/.well-known/oauth-protected-resource/mcp/files`;
 
@@ -247,6 +254,12 @@ describe("auth: bearer secrets", () => {
       [
         { bearer: [{ secret: SECRET, subject: "" }] },
         'createFront(): "auth.bearer[0].subject" must be a non-empty string, received ""',
+      ],
+      [
+        {
+          bearer: [{ secret: SECRET, subject: "ci" }, { secret: SECRET, subject: "admin", scopes: ["all"] }],
+        },
+        'createFront(): "auth.bearer[1].secret" is the secret of "auth.bearer[0]": give each subject its own',
       ],
       [
         { bearer: [] },
@@ -664,8 +677,41 @@ describe("auth: JWT access tokens with fixed keys", () => {
         'createFront(): "auth.jwt.issuer" must be an absolute URL, received "auth.example.com"',
       ],
       [
-        { jwt: { issuer: ISSUER, keys: [], scopes: ["two words"] } },
+        { jwt: { issuer: ISSUER, keys: [KEY_JWK], scopes: ["two words"] } },
         'createFront(): "auth.jwt.scopes" must be an array of non-empty strings without spaces, received an array',
+      ],
+      // Settings that would refuse every token, found when the gateway starts rather than by callers.
+      [
+        { jwt: { issuer: ISSUER, keys: [] } },
+        'createFront(): "auth.jwt.keys" must not be empty: no token could be verified',
+      ],
+      [
+        { jwt: { issuer: ISSUER, keys: "abc" } },
+        'createFront(): "auth.jwt.keys" must be an array of public JWKs, each with "kty", received "abc"',
+      ],
+      [
+        { jwt: { issuer: ISSUER, jwks: "ftp://auth.example.com/jwks" } },
+        'createFront(): "auth.jwt.jwks" must be an http(s) URL, received "ftp://auth.example.com/jwks"',
+      ],
+      [
+        { jwt: { issuer: ISSUER, keys: [KEY_JWK], audience: [] } },
+        'createFront(): "auth.jwt.audience" must not be empty: no token could be taken',
+      ],
+      [
+        { jwt: { issuer: ISSUER, keys: [KEY_JWK], audience: "" } },
+        'createFront(): "auth.jwt.audience" must be a non-empty string, received ""',
+      ],
+      [
+        { jwt: { issuer: ISSUER, keys: [KEY_JWK], algorithms: ["none"] } },
+        'createFront(): "auth.jwt.algorithms" must name public-key algorithms (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519), received "none"',
+      ],
+      [
+        { jwt: { issuer: ISSUER, keys: [KEY_JWK], algorithms: ["HS256"] } },
+        'createFront(): "auth.jwt.algorithms" must name public-key algorithms (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, Ed25519), received "HS256"',
+      ],
+      [
+        { jwt: { issuer: ISSUER, keys: [KEY_JWK], algorithms: [] } },
+        'createFront(): "auth.jwt.algorithms" must not be empty: no token could be verified',
       ],
     ];
     for (const [auth, message] of cases) {
@@ -750,6 +796,49 @@ describe("auth: a function, and ctx.principal", () => {
     );
     assert.deepEqual(upstream.requests, []);
     await client.close();
+  });
+
+  test("a function auth that throws, answers no principal, or answers an auth setting is answered 500 -32603 in JSON-RPC; the operator's log says why, and the call goes nowhere", async () => {
+    const logged: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    const failure = new Error("directory down");
+    const cases: GatewayAuth[] = [
+      () => {
+        throw failure;
+      },
+      () => Promise.resolve({ subject: "" }),
+      () => ({ bearer: [{ secret: SECRET, subject: "agents" }] }) as never,
+    ];
+    const answers: unknown[] = [];
+    try {
+      for (const auth of cases) {
+        const { upstream, client, send } = front(auth);
+        answers.push(await send(callRead()), upstream.requests.length);
+        await client.close();
+      }
+    } finally {
+      console.error = original;
+    }
+    const internal = {
+      status: 500,
+      headers: { "www-authenticate": null },
+      body: {
+        jsonrpc: "2.0",
+        error: { code: -32603, message: "Internal error: the gateway could not authenticate this request" },
+      },
+    };
+    assert.deepEqual(answers, [internal, 0, internal, 0, internal, 0]);
+    const told = 'createFront(): the "auth" function failed, so the request was answered 500:';
+    assert.deepEqual(logged.map(([first, error]) => [first, (error as Error).message]), [
+      [told, "directory down"],
+      [told, 'createFront(): the "auth" function\'s subject must be a non-empty string, received ""'],
+      [
+        told,
+        'createFront(): the "auth" function returned an auth setting ({ bearer }), where it must return the caller\'s principal { subject } or a Response: give the setting itself as "auth" (or as the default export of an --auth module)',
+      ],
+    ]);
+    assert.equal(logged[0]?.[1], failure);
   });
 
   test("a JWT's verified payload reaches the handler as ctx.principal.claims, with its scopes and sub", async () => {
