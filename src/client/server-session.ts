@@ -69,9 +69,10 @@ export interface CallContext {
 
 /**
  * Answers a deferred server request later: resolves with the answer as the chain would give it,
- * or a failure (`"cancelled"` sends nothing). `signal` fires when the server cancels the request
- * or the connection ends. `tie` says how a legacy request was tied to the call it is answered
- * for (none for a modern round's entries, which are the call's own).
+ * or a failure (`"cancelled"` sends nothing when the server cancelled the request or the
+ * connection ended; when the call it was tied to ended, `-32603`). `signal` fires when the server
+ * cancels the request or the connection ends. `tie` says how a legacy request was tied to the
+ * call it is answered for (none for a modern round's entries, which are the call's own).
  */
 export type DeferredAnswerer = (
   request: InputRequest,

@@ -100,6 +100,9 @@ export function callFor(
   return undefined;
 }
 
+/** What the server hears of a request whose call ended before it was answered. */
+const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
+
 /** A map key that tells the id `1` from the id `"1"`. */
 export function idKey(id: RequestId): string {
   return `${typeof id}:${id}`;
@@ -109,6 +112,8 @@ export function idKey(id: RequestId): string {
 export class ServerRequestSupervisor {
   readonly #options: SupervisorOptions;
   readonly #jobs = new Map<string, AbortController>();
+  /** Jobs nothing is sent for once aborted: the server cancelled them, or the connection ended. */
+  readonly #unanswered = new WeakSet<AbortController>();
 
   /** @param options The chain, version, limits, calls and the answer channel. */
   constructor(options: SupervisorOptions) {
@@ -121,7 +126,9 @@ export class ServerRequestSupervisor {
   }
 
   /**
-   * Starts a job for one server request (never waits for it).
+   * Starts a job for one server request (never waits for it). If the call it is tied to ends
+   * first (cancelled, or past its deadline), the job is aborted and the server is answered
+   * `-32603`: it did not cancel its request, and waits for an answer.
    *
    * @param request The server's request.
    * @param related The call its transport tied it to, if any.
@@ -158,7 +165,11 @@ export class ServerRequestSupervisor {
       callSignal?.removeEventListener("abort", onCallEnd);
       this.#jobs.delete(key);
       call?.deadline?.resume();
-      const answer = this.#answer(request, input, result);
+      // A request whose call ended (the caller cancelled it, or its deadline passed) is still the
+      // server's to hear back from: it did not cancel it, and waits for an answer.
+      const answer = !result.ok && result.stage === "cancelled" && !this.#unanswered.has(controller)
+        ? encodeError(request.id, { code: -32603, message: CALL_ENDED })
+        : this.#answer(request, input, result);
       if (answer !== undefined) this.#send(answer);
     });
   }
@@ -171,7 +182,10 @@ export class ServerRequestSupervisor {
    */
   cancel(requestId: unknown, reason?: unknown): void {
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    this.#jobs.get(idKey(requestId))?.abort(reason ?? "cancelled by the server");
+    const job = this.#jobs.get(idKey(requestId));
+    if (job === undefined) return;
+    this.#unanswered.add(job);
+    job.abort(reason ?? "cancelled by the server");
   }
 
   /**
@@ -180,7 +194,10 @@ export class ServerRequestSupervisor {
    * @param reason Why.
    */
   abortAll(reason: unknown): void {
-    for (const controller of this.#jobs.values()) controller.abort(reason);
+    for (const controller of this.#jobs.values()) {
+      this.#unanswered.add(controller);
+      controller.abort(reason);
+    }
   }
 
   #answer(

@@ -194,6 +194,42 @@ describe("ServerRequestSupervisor", () => {
     ]);
   });
 
+  test("answers -32603 a request whose call ended before it was answered, and aborts its handler; nothing once the connection ended", async () => {
+    let signal: AbortSignal | undefined;
+    const { supervisor, sent, calls } = setup({
+      elicitation: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})),
+    });
+    const call = new AbortController();
+    calls.set(idKey(7), { id: 7, assigns: {}, signal: call.signal });
+    supervisor.handle(elicit("e-1"), 7);
+    await settle();
+    call.abort("cancelled by the caller");
+    await settle();
+    supervisor.handle(elicit("e-2"), 7);
+    const other = new AbortController();
+    calls.set(idKey(8), { id: 8, assigns: {}, signal: other.signal });
+    supervisor.handle(elicit("e-3"), 8);
+    await settle();
+    supervisor.abortAll("connection closed");
+    await settle();
+    assert.deepEqual([sent, signal?.aborted, supervisor.active], [
+      [
+        {
+          jsonrpc: "2.0",
+          id: "e-1",
+          error: { code: -32603, message: "The request was not answered: the call it belongs to has ended" },
+        },
+        {
+          jsonrpc: "2.0",
+          id: "e-2",
+          error: { code: -32603, message: "The request was not answered: the call it belongs to has ended" },
+        },
+      ],
+      true,
+      0,
+    ]);
+  });
+
   test("refuses undeclared kinds -32601, unknown methods -32601, and bad params -32602, before any handler", async () => {
     const { supervisor, sent } = setup({ elicitation: () => ({ action: "cancel" }) });
     supervisor.handle(sampling(1), undefined);
