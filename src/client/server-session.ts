@@ -72,7 +72,8 @@ export interface CallContext {
  * or a failure (`"cancelled"` sends nothing when the server cancelled the request or the
  * connection ended; when the call it was tied to ended, `-32603`). `signal` fires when the server
  * cancels the request or the connection ends. `tie` says how a legacy request was tied to the
- * call it is answered for (none for a modern round's entries, which are the call's own).
+ * call it is answered for, and what the server asked (none for a modern round's entries, which
+ * are the call's own).
  */
 export type DeferredAnswerer = (
   request: InputRequest,
@@ -80,8 +81,10 @@ export type DeferredAnswerer = (
   tie?: DeferredTie,
 ) => Promise<ChainResult>;
 
-/** How a legacy server's request was tied to the call whose `onDeferred` answers it. */
+/** How a legacy server's request was tied to the call whose `onDeferred` answers it, and what it asked. */
 export interface DeferredTie {
+  /** The request as the server sent it, before the checks: what they changed is the difference. */
+  readonly asked: InputRequest;
   /**
    * The request named no call (stdio has one channel) and was tied to the one call in flight
    * only because it was the one: the server may have asked on its own, for no call at all.

@@ -471,7 +471,7 @@ export async function answerRound(
     if (!input.server.callerCan(input.request.capabilities, deferred)) {
       return { error: missingCapability(deferred), undeclared: true };
     }
-    pending[key] = withChanges(deferred, changesOf(requests[key] as InputRequest, deferred));
+    pending[key] = withChanges(requests[key] as InputRequest, deferred);
   }
   return { answers, pending };
 }
@@ -483,8 +483,13 @@ export const CHANGES_META = "sluice/changes";
  * A passed-down request with what the policy changed, under `_meta["sluice/changes"]`, so the
  * caller's person sees what the server asked (`maxTokens` 100000, allowed 1024); unchanged when
  * nothing was changed. Hosts that do not know the key ignore it, as `_meta` is meant for.
+ *
+ * @param asked The request as the server sent it.
+ * @param request The request as the checks left it.
+ * @returns `request`, with the changes under `_meta` when there are any.
  */
-function withChanges(request: InputRequest, changes: readonly InputChange[]): InputRequest {
+export function withChanges(asked: InputRequest, request: InputRequest): InputRequest {
+  const changes: readonly InputChange[] = changesOf(asked, request);
   if (changes.length === 0) return request;
   const params = request.params as Record<string, unknown>;
   const meta = typeof params._meta === "object" && params._meta !== null ? params._meta : {};

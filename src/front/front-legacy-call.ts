@@ -52,6 +52,7 @@ import {
   sealAndAsk,
   undeclaredAnswer,
   upstreamOutcome,
+  withChanges,
 } from "./front-call.ts";
 import { digestRequest, openState, type StateKey } from "./sealed-state.ts";
 import { type Principal, principalKey } from "./principal.ts";
@@ -218,7 +219,11 @@ export class ParkedCall {
       assigns: input.assigns,
       principal: input.request.principal,
       onDeferred: (request: InputRequest, signal: AbortSignal, tie?: DeferredTie) =>
-        this.#defer(request, signal, tie?.singleChannelGuess === true),
+        this.#defer(
+          tie === undefined ? request : withChanges(tie.asked, request),
+          signal,
+          tie?.singleChannelGuess === true,
+        ),
       // Progress and logs reach the caller while one of its requests is open (not while parked).
       onProgress: (progress: JsonObject) => {
         const token = this.#progressToken;

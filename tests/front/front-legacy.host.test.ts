@@ -171,6 +171,32 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a request passed down says what the policy changed in it, as a modern server's does: the maxTokens the server asked", async () => {
+    const { client, fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 4096 } });
+    try {
+      const first = await post(fetch, {
+        name: "trigger-sampling-request",
+        arguments: { prompt: "hi", maxTokens: 200_000 },
+        _meta: capabilities({ sampling: {} }),
+      });
+      assert.deepEqual(first.body.result.inputRequests["input-1"], {
+        method: "sampling/createMessage",
+        params: {
+          messages: [{
+            role: "user",
+            content: { type: "text", text: "Resource trigger-sampling-request context: hi" },
+          }],
+          systemPrompt: "You are a helpful test server.",
+          maxTokens: 4096,
+          temperature: 0.7,
+          _meta: { "sluice/changes": [{ field: "maxTokens", from: 200_000, to: 4096 }] },
+        },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   test("refuses a tampered state and a state for another request, and the parked call still completes", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] });
     try {

@@ -150,7 +150,10 @@ export class ServerRequestSupervisor {
     // deadline still paused; the request as the checks left it is what gets answered. The
     // answerer learns whether the tie was stdio's guess (see DeferredTie).
     const answerer = call === undefined ? this.#options.onDeferred : call.onDeferred;
-    const tie: DeferredTie = { singleChannelGuess: call !== undefined && related === undefined };
+    const tie: DeferredTie = {
+      singleChannelGuess: call !== undefined && related === undefined,
+      asked: input,
+    };
     const onDeferred = answerer &&
       ((deferred: InputRequest, signal: AbortSignal) => answerer(deferred, signal, tie));
     const job = chain.run(input, {
