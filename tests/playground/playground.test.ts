@@ -4,6 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { PLAYGROUND_SCRIPT, playgroundApp } from "../../src/playground/playground.ts";
+import { shown } from "../../src/playground/browser/shown.ts";
 import { buildGateway, type GatewayOptions } from "../../src/adapters/gateway.ts";
 import { createClient } from "../../src/client/create-client.ts";
 
@@ -118,5 +119,19 @@ describe("buildGateway() (the Workers entry's gateway)", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("the page's text", () => {
+  test("shown() keeps line breaks and tabs and removes what would make a server's text read otherwise: bidi, escapes, invisible characters", () => {
+    assert.deepEqual(
+      [
+        shown("Desc red\u202Egnp.exe"),
+        shown("line 1\r\nline\t2\rline 3\n"),
+        shown("\u001b[31mred\u0007 pass\u200Bword\u00AD"),
+        shown("plain text"),
+      ],
+      ["Desc redgnp.exe", "line 1\nline\t2\nline 3\n", "[31mred password", "plain text"],
+    );
   });
 });

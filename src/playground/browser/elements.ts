@@ -1,9 +1,11 @@
 /**
  * Making elements. Every value from a server reaches the page through `textContent`, text nodes
- * or attribute values, never as markup.
+ * or attribute values, never as markup; and text is shown without the characters that would make
+ * it read otherwise than it is (`shown`).
  *
  * @module
  */
+import { shown } from "./shown.ts";
 
 /** A listener, for an attribute named `on…`. */
 type Listener = (event: Event) => void;
@@ -36,11 +38,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   for (const [key, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
     if (typeof value === "function") node.addEventListener(key.slice(2), value);
-    else if (key === "text") node.textContent = String(value);
+    else if (key === "text") node.textContent = shown(String(value));
     else node.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children) {
-    if (child !== undefined && child !== null && child !== false) node.append(child);
+    if (child !== undefined && child !== null && child !== false) {
+      node.append(typeof child === "string" ? shown(child) : child);
+    }
   }
   return node;
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { shown } from "./shown.ts";
 
 function byId<T extends HTMLElement>(id: string, type: { new (): T; prototype: T }): T {
   const node = document.getElementById(id);
@@ -34,5 +35,5 @@ export const page = {
 
 /** Says what is going on, in the status line (a polite live region). */
 export function say(message: string): void {
-  page.status.textContent = message;
+  page.status.textContent = shown(message);
 }

@@ -6,6 +6,7 @@
  */
 import { renderArguments } from "./arguments.ts";
 import { el } from "./elements.ts";
+import { shown } from "./shown.ts";
 import { page, say } from "./page.ts";
 import { own, ownArray, text } from "./read-json.ts";
 import { authorization, describeError, isTool, rpc, type Tool } from "./rpc.ts";
@@ -94,7 +95,7 @@ export function selectedTool(): Tool | undefined {
 /** Shows the picked tool's description and argument inputs. */
 export function pickTool(): void {
   const tool = selectedTool();
-  page.toolDescription.textContent = text(own(tool, "description"));
+  page.toolDescription.textContent = shown(text(own(tool, "description")));
   renderArguments(tool);
   page.call.disabled = tool === undefined;
 }
