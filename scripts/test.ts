@@ -126,7 +126,7 @@ run("format", bin("deno"), ["fmt", "--check", "--quiet"]);
 
 /** What the Deno tests may do: loopback network, files, processes (servers under test). */
 const DENO_PERMISSIONS = [
-  "--allow-net=127.0.0.1,localhost",
+  "--allow-net=127.0.0.1,localhost,[::1]",
   "--allow-env",
   "--allow-read",
   "--allow-write",

@@ -142,8 +142,14 @@ export function listenError(
 ): Error {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   const reason = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  // A name that does not resolve, or an address that is not this machine's (Bun says EINVAL for
+  // both): the host is wrong, not the port.
+  const expected =
+    code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL" || code === "EINVAL"
+      ? "expected a name or address of this machine"
+      : "expected a free port this process may bind";
   return new Error(
-    `sluice serve(): cannot listen on "${address.hostname}" port "${address.port}": ${reason}, expected a free port this process may bind`,
+    `sluice serve(): cannot listen on "${address.hostname}" port "${address.port}": ${reason}, ${expected}`,
     { cause: error },
   );
 }
@@ -202,7 +208,9 @@ export async function serveGateway(
   };
   let listener: Listener;
   try {
-    listener = await parts.listen(served, { port, hostname });
+    // An IPv6 address as a URL writes it, "[::1]", is listened on as the address itself: Node's
+    // listen() takes no brackets (Deno's and Bun's take either).
+    listener = await parts.listen(served, { port, hostname: hostname.replace(/^\[(.*)\]$/, "$1") });
   } catch (error) {
     await gateway.client.close().catch(() => {});
     throw error;

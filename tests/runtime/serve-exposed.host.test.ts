@@ -9,7 +9,12 @@ import { createServer, type Server } from "node:net";
 import process from "node:process";
 import { buildGateway, type Gateway, type GatewayOptions } from "../../src/adapters/gateway.ts";
 import { createClient } from "../../src/client/create-client.ts";
-import { type RunningGateway, serveGateway, type ServeOptions } from "../../src/adapters/serve-options.ts";
+import {
+  listenError,
+  type RunningGateway,
+  serveGateway,
+  type ServeOptions,
+} from "../../src/adapters/serve-options.ts";
 
 const KEY = "serve-exposed-state-key-0123456789abcdef";
 const POLICIES = [{
@@ -196,11 +201,29 @@ describe("serve() on an address the network reaches", () => {
     ]);
   });
 
+  test("listenError() blames the host for a name that does not resolve or an address not this machine's, and the port otherwise", () => {
+    const failure = (code: string) => Object.assign(new Error(code), { code });
+    const address = { hostname: "gate.example", port: 8787 };
+    assert.deepEqual(
+      ["ENOTFOUND", "EADDRNOTAVAIL", "EINVAL", "EADDRINUSE", "EACCES"].map((code) =>
+        listenError(address, failure(code)).message
+      ),
+      [
+        'sluice serve(): cannot listen on "gate.example" port "8787": ENOTFOUND, expected a name or address of this machine',
+        'sluice serve(): cannot listen on "gate.example" port "8787": EADDRNOTAVAIL, expected a name or address of this machine',
+        'sluice serve(): cannot listen on "gate.example" port "8787": EINVAL, expected a name or address of this machine',
+        'sluice serve(): cannot listen on "gate.example" port "8787": EADDRINUSE, expected a free port this process may bind',
+        'sluice serve(): cannot listen on "gate.example" port "8787": EACCES, expected a free port this process may bind',
+      ],
+    );
+  });
+
   test("serve() on loopback needs neither allowedHosts nor auth, and does not warn", async () => {
     const { serve } = await entry();
     const { result, warnings } = await withWarnings(async () => {
-      const statuses: number[] = [];
-      for (const hostname of ["127.0.0.1", "localhost"]) {
+      const statuses: Array<[string, number]> = [];
+      // IPv6 loopback as an address and as a URL writes it, alike on every runtime.
+      for (const hostname of ["127.0.0.1", "localhost", "::1", "[::1]"]) {
         const gateway = await serve({
           hostname,
           port: 0,
@@ -210,7 +233,7 @@ describe("serve() on an address the network reaches", () => {
         });
         try {
           const response = await fetch(`${gateway.url}/healthz`);
-          statuses.push(response.status);
+          statuses.push([gateway.url.replace(/:\d+$/, ""), response.status]);
           await response.body?.cancel();
         } finally {
           await gateway.close();
@@ -218,6 +241,11 @@ describe("serve() on an address the network reaches", () => {
       }
       return statuses;
     });
-    assert.deepEqual([result, warnings], [[200, 200], []]);
+    assert.deepEqual([result, warnings], [[
+      ["http://127.0.0.1", 200],
+      ["http://localhost", 200],
+      ["http://[::1]", 200],
+      ["http://[::1]", 200],
+    ], []]);
   });
 });
