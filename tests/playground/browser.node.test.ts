@@ -407,6 +407,24 @@ function describeBrowserFlows(executablePath: string): void {
       });
     });
 
+    test("an access token typed in reloads the servers and keeps the server and tool picked when the list still has them: the call then goes", async () => {
+      await withTool("echo", async (page) => {
+        await page.getByLabel("Access token").fill("typed-token");
+        await page.getByLabel("Access token").press("Tab");
+        await page.waitForFunction(() => document.querySelector("#status")?.textContent !== "");
+        assert.deepEqual(
+          [
+            await page.locator("#server").inputValue(),
+            await page.locator("#tool option:checked").textContent(),
+          ],
+          ["modern", "echo"],
+        );
+        await page.getByLabel("message").fill("hello");
+        await callTool(page);
+        assert.equal(await resultText(page), JSON.stringify({ message: "hello" }));
+      });
+    });
+
     test("a JSON-RPC error is shown with its code and message, and Start over returns to the pickers", async () => {
       // -32021 is HTTP 400 (2026-07-28), which the browser reports as a failed load.
       const failedLoad =

@@ -18,9 +18,13 @@ let tools: readonly Tool[] = [];
 /** Each server's origin, from `GET servers`: a URL elicitation elsewhere gets a warning. */
 const serverOrigins = new Map<string, string>();
 
-/** Loads the server picker from `GET servers` (with the access token typed in, if any). */
+/**
+ * Loads the server picker from `GET servers` (with the access token typed in, if any). The server
+ * picked stays picked when the new list has it; else the tool picker empties with it.
+ */
 export async function loadServers(): Promise<void> {
   const select = page.server;
+  const picked = select.value;
   let listing: unknown;
   try {
     const response = await fetch("servers", {
@@ -31,7 +35,12 @@ export async function loadServers(): Promise<void> {
     if (response.status === 401 || response.status === 403) {
       select.replaceChildren(el("option", { value: "", text: "No servers" }));
       select.disabled = true;
-      say("This gateway needs an access token: enter one above");
+      await loadTools();
+      say(
+        page.token.value.trim() === ""
+          ? "This gateway needs an access token: enter one above"
+          : "This gateway did not accept the access token: enter another above",
+      );
       return;
     }
     listing = await response.json();
@@ -49,6 +58,11 @@ export async function loadServers(): Promise<void> {
     if (typeof origin === "string") serverOrigins.set(id, origin);
   }
   select.disabled = servers.length === 0;
+  if (picked !== "" && servers.some((server) => own(server, "id") === picked)) {
+    select.value = picked;
+    return;
+  }
+  await loadTools();
   say(listing === undefined ? "The server list could not be loaded" : "Pick a server, then a tool");
 }
 
