@@ -42,6 +42,8 @@ import {
   sharedWork,
 } from "../_internal/signals.ts";
 import { abortError } from "../client/modern/failure-errors.ts";
+import { ClientError } from "../errors.ts";
+import { TASKS_EXTENSION } from "../protocol/tasks.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import type { CallContext, CallerHooks, ServerSession } from "../client/server-session.ts";
 import { idKey } from "../client/legacy/server-request-supervisor.ts";
@@ -88,7 +90,8 @@ import { neededBy } from "./_caller-needs.ts";
 /**
  * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
  * 2025-11-25 tasks (a modern server's tasks belong to its extension, which a 2025 caller does not
- * speak; the front asks a modern server for none on a legacy caller's behalf).
+ * speak: the front declares it only for a tool the server runs only as a task, and awaits that
+ * task within the call).
  */
 const LEGACY_ONLY: ReadonlySet<string> = new Set([
   "resources/subscribe",
@@ -460,7 +463,18 @@ export class CallerSession {
         const result = await session.awaitTask(String(params.taskId), context);
         return encodeResult(id, result as unknown as JsonObject);
       }
-      const outcome = await session.call(method, withoutMeta(params), context);
+      let called = context;
+      const outcome = await session.call(method, withoutMeta(params), context).catch((failure: unknown) => {
+        if (!needsTasks(failure)) throw failure;
+        // A tool the modern server runs only as a task (-32021 naming the tasks extension, before
+        // it ran): called again with the extension declared on the caller's behalf, and its task
+        // awaited below, as the caller cannot hold one.
+        called = {
+          ...context,
+          capabilities: this.#server.capabilitiesFor(this.#capabilities, { awaitsTasks: true }),
+        };
+        return session.call(method, withoutMeta(params), called);
+      });
       if (outcome.kind === "task" && context.asTask === true && this.#relaysTasks(session)) {
         return encodeResult(id, outcome.task as unknown as JsonObject);
       }
@@ -469,7 +483,7 @@ export class CallerSession {
       const result = outcome.kind === "complete"
         ? outcome.result as unknown as JsonObject
         : await session.awaitTask(taskIdOf(outcome.task), {
-          ...context,
+          ...called,
           cancelIfAbandoned: true,
         }) as unknown as JsonObject;
       return encodeResult(id, resultForCaller(result, method, "legacy"));
@@ -824,4 +838,13 @@ export function jsonError(
   data?: unknown,
 ): Response {
   return json(encodeError(id, data === undefined ? { code, message } : { code, message, data }), status);
+}
+
+/** Whether a modern server refused a call because it runs it only as a task (`-32021`, SEP-2663). */
+function needsTasks(failure: unknown): boolean {
+  if (!(failure instanceof ClientError) || failure.kind !== "server" || failure.code !== -32021) return false;
+  const required =
+    (failure.data as { requiredCapabilities?: { extensions?: Record<string, unknown> } } | undefined)
+      ?.requiredCapabilities;
+  return required?.extensions?.[TASKS_EXTENSION] !== undefined;
 }

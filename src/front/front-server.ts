@@ -24,8 +24,14 @@ export interface FrontServer {
   readonly chain: Chain;
   /** What to declare upstream for a request from this caller: the handler's kinds, and the passed-down kinds the caller declared. */
   declaredFor(caller: ClientCapabilities): DeclaredCapabilities;
-  /** The same in the 2026-07-28 shape, with the tasks extension when the caller declared it. */
-  capabilitiesFor(caller: ClientCapabilities): ClientCapabilities;
+  /**
+   * The same in the 2026-07-28 shape, with the tasks extension when the caller declared it, or
+   * when the front awaits a task itself (`awaitsTasks`: a 2025 caller, which cannot hold one).
+   */
+  capabilitiesFor(
+    caller: ClientCapabilities,
+    options?: { readonly awaitsTasks?: boolean },
+  ): ClientCapabilities;
   /** Whether the caller declared what a deferred request needs (its kind, and its elicitation mode). */
   callerCan(caller: ClientCapabilities, request: InputRequest): boolean;
   /**
@@ -93,10 +99,14 @@ export function createFrontServer(
     policy,
     chain,
     declaredFor,
-    // The tasks extension is the caller's to declare: the front relays its tasks, it runs none.
-    capabilitiesFor: (caller: ClientCapabilities): ClientCapabilities =>
+    // The tasks extension is a 2026 caller's to declare: the front relays its tasks. For a 2025
+    // caller the front declares it where a tool runs only as a task, and awaits the task.
+    capabilitiesFor: (
+      caller: ClientCapabilities,
+      options?: { readonly awaitsTasks?: boolean },
+    ): ClientCapabilities =>
       clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller), {
-        tasks: caller.extensions?.[TASKS_EXTENSION] !== undefined,
+        tasks: options?.awaitsTasks === true || caller.extensions?.[TASKS_EXTENSION] !== undefined,
       }),
     callerCan(caller: ClientCapabilities, request: InputRequest): boolean {
       const need = neededBy(request);

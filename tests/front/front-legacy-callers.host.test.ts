@@ -842,6 +842,34 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
+  test("a tool the modern server runs only as a task is awaited within the call: its form reaches the caller on the call's stream, and the result comes as the call's", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({
+        jsonrpc: "2.0",
+        id: 14,
+        method: "tools/call",
+        params: { name: "slow_task", arguments: { workMs: 0 } },
+      }),
+    );
+    const asked = await events.message();
+    assert.equal(asked?.method, "elicitation/create");
+    const answered = await host.post({
+      jsonrpc: "2.0",
+      id: asked?.id,
+      result: { action: "accept", content: { confirm: true } },
+    });
+    assert.equal(answered.status, 202);
+    assert.deepEqual(await events.rest(), [{
+      jsonrpc: "2.0",
+      id: 14,
+      result: { content: [{ type: "text", text: '{"confirm":true}' }], isError: false },
+    }]);
+    await client.close();
+  });
+
   test("a form the caller leaves unanswered past handlerTimeout fails the call -32603 naming the request, not as the upstream being unavailable", async () => {
     const { client, caller } = gateway({ handlerTimeout: { elicitation: "300ms" } });
     const host = caller("modern");

@@ -22,6 +22,8 @@ import { linkSignals, pause } from "../../_internal/signals.ts";
 import { abortError, invalidResult, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";
+import type { ClientCapabilities } from "../../protocol/capabilities.ts";
+import type { DeferredAnswerer } from "../server-session.ts";
 
 /** Options of {@linkcode awaitModernTask}. */
 export interface AwaitTaskOptions {
@@ -33,6 +35,13 @@ export interface AwaitTaskOptions {
   readonly principal?: Principal | undefined;
   /** Sends the task's requests with another fetch (the front's caller's sign-in). @default the session's */
   readonly fetch?: Fetcher | undefined;
+  /**
+   * The capabilities the task's requests declare (a gateway's for its caller, as the call that
+   * made the task did). @default the session's
+   */
+  readonly capabilities?: ClientCapabilities | undefined;
+  /** Answers an input request the handler deferred (the front asks its caller). @default none: a deferral fails */
+  readonly onDeferred?: DeferredAnswerer | undefined;
   /** Timers for polling. */
   readonly timers: Timers;
   /** The method of the call that waits (`"tools/call"`, `"tasks/get"`), named when it gives up. */
@@ -42,6 +51,13 @@ export interface AwaitTaskOptions {
    * cancels it and names it in the error's `data.taskId`. @default false
    */
   readonly cancelIfAbandoned?: boolean | undefined;
+}
+
+/** How a task's requests are sent: with the waiting call's fetch and capabilities. */
+function sent(
+  options: AwaitTaskOptions,
+): { fetch: Fetcher | undefined; capabilities: ClientCapabilities | undefined } {
+  return { fetch: options.fetch, capabilities: options.capabilities };
 }
 
 const MIN_POLL_MS = 50;
@@ -84,7 +100,7 @@ export async function awaitModernTask(
       : caught;
     if (options.cancelIfAbandoned !== true) throw error;
     throw await cancelAbandonedTask(taskId, error, {
-      cancel: (signal) => session.request("tasks/cancel", { taskId }, { signal, fetch: options.fetch }),
+      cancel: (signal) => session.request("tasks/cancel", { taskId }, { signal, ...sent(options) }),
       timers: options.timers,
     });
   }
@@ -128,10 +144,7 @@ async function pollUntilEnded(
   const serverId = session.serverId;
   const answered = new Set<string>();
   for (;;) {
-    const raw = await session.request("tasks/get", { taskId }, {
-      signal: options.signal,
-      fetch: options.fetch,
-    });
+    const raw = await session.request("tasks/get", { taskId }, { signal: options.signal, ...sent(options) });
     const decoded = decodeGetTaskResult(raw);
     if (!decoded.ok) throw invalidResult(serverId, "tasks/get", decoded.message);
     const task = decoded.value;
@@ -150,7 +163,7 @@ async function pollUntilEnded(
           for (const key of Object.keys(pending)) answered.add(key);
           await session.request("tasks/update", { taskId, inputResponses }, {
             signal: options.signal,
-            fetch: options.fetch,
+            ...sent(options),
           });
           continue;
         }

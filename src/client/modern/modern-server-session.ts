@@ -10,6 +10,7 @@ import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import type { MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { Tool } from "../../protocol/tools.ts";
+import { TASKS_EXTENSION } from "../../protocol/tasks.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import { awaitModernTask } from "./await-task.ts";
 import type { ModernSession } from "./modern-session.ts";
@@ -98,7 +99,12 @@ export class ModernServerSession implements ServerSession {
       }),
       signal,
       maxRounds: this.#maxRounds,
-      tasks: this.#tasks && method === "tools/call",
+      // A task is acceptable where the request declared the extension: the client's own, or the
+      // capabilities a gateway declared for its caller.
+      tasks: method === "tools/call" &&
+        (context.capabilities === undefined
+          ? this.#tasks
+          : context.capabilities.extensions?.[TASKS_EXTENSION] !== undefined),
       timers: this.#timers,
     });
     if (outcome.kind === "stopped") throw new TypeError("unreachable: the client's rounds never stop");
@@ -114,6 +120,8 @@ export class ModernServerSession implements ServerSession {
       assigns: context.assigns,
       principal: context.principal,
       fetch: context.fetch,
+      capabilities: context.capabilities,
+      onDeferred: context.onDeferred,
       timers: this.#timers,
       cancelIfAbandoned: context.cancelIfAbandoned,
       method: context.awaitingMethod ?? "tasks/get",
