@@ -44,10 +44,12 @@ import { selfHostedGateway } from "./_self-hosted.ts";
 import {
   type Listener,
   listenError,
+  listenUrl,
   type RunningGateway,
   serveGateway,
   type ServeOptions,
 } from "./serve-options.ts";
+import { drainFront } from "../front/create-front.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type {
@@ -62,7 +64,12 @@ export type { RunningGateway, ServeOptions } from "./serve-options.ts";
 
 /** The parts of the `Deno` global this entry uses (the library type-checks without Deno's types). */
 interface DenoRuntime {
+  readonly pid: number;
   readonly env: { get(name: string): string | undefined };
+  addSignalListener(signal: Signal, handler: () => void): void;
+  removeSignalListener(signal: Signal, handler: () => void): void;
+  kill(pid: number, signal: Signal): void;
+  unrefTimer(id: number): void;
   readonly stdout?: { isTerminal?(): boolean };
   readonly errors: Readonly<Record<string, (abstract new (...args: never[]) => Error) | undefined>>;
   serve(
@@ -74,6 +81,8 @@ interface DenoRuntime {
     shutdown(): Promise<void>;
   };
 }
+
+type Signal = "SIGINT" | "SIGTERM";
 
 function deno(): DenoRuntime {
   const runtime = (globalThis as { Deno?: DenoRuntime }).Deno;
@@ -119,7 +128,7 @@ function environment(name: string): string | undefined {
  * await gateway.client.close();
  * ```
  */
-export function createGateway(options: GatewayOptions): Gateway {
+export function createGateway(options: GatewayOptions): DenoGateway {
   deno();
   // Deno Deploy routes to a deployment only the requests of its own domains (it sets
   // DENO_DEPLOYMENT_ID): every Host it delivers is the deployment's, and it is on the internet.
@@ -130,10 +139,80 @@ export function createGateway(options: GatewayOptions): Gateway {
       `@sluice/mcp/deno: on Deno Deploy ("${DEPLOYMENT_VARIABLE}" is set) the gateway is on the internet, so "auth" is required: give bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function, or "none" to let anyone in`,
     );
   }
-  return selfHostedGateway(
+  const gateway = selfHostedGateway(
     onDeploy && options.allowedHosts === undefined ? { ...options, allowedHosts: "routed" } : options,
     { environment, terminal: deno().stdout?.isTerminal?.() === true, peerAddress },
   );
+  let inFlight = 0;
+  let settled: (() => void) | undefined;
+  return Object.freeze({
+    ...gateway,
+    fetch: async (request: Request, env?: unknown, ctx?: unknown): Promise<Response> => {
+      inFlight++;
+      try {
+        return await gateway.fetch(request, env, ctx as never);
+      } finally {
+        if (--inFlight === 0) settled?.();
+      }
+    },
+    onListen: (address: unknown) =>
+      closeOnSignal(
+        gateway,
+        address,
+        () => inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => void (settled = resolve)),
+      ),
+  });
+}
+
+/** A gateway for `deno serve`: a {@linkcode Gateway} that closes itself on the first signal. */
+export interface DenoGateway extends Gateway {
+  /**
+   * Called by `deno serve` (or `Deno.serve`) once it listens: says where on stderr (in place of
+   * Deno's own line), and on the first SIGINT or SIGTERM closes the gateway once the requests in
+   * flight have answered, so that the process ends then: a stdio server's child, or a legacy
+   * server's stream, would otherwise keep it alive until a second signal. A process that still
+   * runs a second later (a server of your own) gets the signal again, as if it had not been heard.
+   *
+   * @param address Where it listens (`Deno.NetAddr`).
+   */
+  onListen(address: unknown): void;
+}
+
+/** See {@linkcode DenoGateway.onListen}. */
+function closeOnSignal(gateway: Gateway, address: unknown, answered: () => Promise<void>): void {
+  const runtime = deno();
+  const { hostname, port } = address as { hostname?: unknown; port?: unknown };
+  if (typeof hostname === "string" && typeof port === "number") {
+    console.error(`sluice gateway (deno serve): Listening on ${listenUrl(hostname, port)}/`);
+  }
+  const signals: readonly Signal[] = ["SIGINT", "SIGTERM"];
+  const heard = (signal: Signal) => () => {
+    for (const one of signals) runtime.removeSignalListener(one, listeners[one]);
+    void drainFront(gateway.app).then(answered).finally(() => gateway.client.close()).finally(() => {
+      const again = setTimeout(() => {
+        try {
+          runtime.kill(runtime.pid, signal);
+        } catch {
+          // Without --allow-run the signal cannot be raised again: the process runs on, as it
+          // would for a signal it handles itself.
+        }
+      }, 1000);
+      runtime.unrefTimer(again as unknown as number);
+    });
+  };
+  const listeners: Record<Signal, () => void> = { SIGINT: heard("SIGINT"), SIGTERM: heard("SIGTERM") };
+  try {
+    for (const one of signals) runtime.addSignalListener(one, listeners[one]);
+  } catch {
+    // Where signals cannot be heard (Deno Deploy, SIGTERM on Windows), nothing is closed on them.
+    for (const one of signals) {
+      try {
+        runtime.removeSignalListener(one, listeners[one]);
+      } catch {
+        // never added
+      }
+    }
+  }
 }
 
 /** The address a request came from, from `Deno.serve`'s handler info (none on a Unix socket). */

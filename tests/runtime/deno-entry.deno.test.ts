@@ -3,7 +3,7 @@
 // and the environment read without --allow-env.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ import {
   stopChild,
 } from "../_support/modern-peer.ts";
 import { ADD_ANSWER, callTool, describeEntry, KEY, NO_KEY } from "./_entry-cases.ts";
+import { everythingStdioCommand } from "../_support/everything.ts";
 
 const ENTRY = pathToFileURL(join(REPO_ROOT, "src", "adapters", "deno.ts")).href;
 // Not process.execPath: Deno's node:child_process hands its own permissions to a child spawned by
@@ -74,37 +75,99 @@ describe("Deno gateway permissions and deno serve", () => {
   });
 
   test("a module exporting createGateway() as default runs under deno serve", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "sluice-deno-serve-"));
-    const main = join(folder, "main.ts");
-    writeFileSync(
-      main,
-      `import { createGateway } from ${JSON.stringify(ENTRY)};\n` +
-        `export default createGateway({ policies: [{ server: "modern", transport: { url: ${
-          JSON.stringify(peer.url)
-        } }, era: "modern" }] });\n`,
+    const { url, done } = await denoServe(
+      `{ server: "modern", transport: { url: ${JSON.stringify(peer.url)} }, era: "modern" }`,
+      ["--allow-net=127.0.0.1", "--allow-env=SLUICE_STATE_KEY"],
     );
-    let child: ChildProcess | undefined;
     try {
-      child = spawn(DENO, [
-        "serve",
-        "--no-prompt",
-        "--config",
-        join(REPO_ROOT, "deno.json"),
-        "--allow-net=127.0.0.1",
-        "--allow-env=SLUICE_STATE_KEY",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        main,
-      ], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", SLUICE_STATE_KEY: KEY, NO_COLOR: "1" } });
-      const url = await awaitLine(child, "stderr", /Listening on (http:\/\/127\.0\.0\.1:\d+)\//);
       assert.equal(await (await fetch(`${url}/healthz`)).text(), '{"ok":true}');
       const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
       assert.deepEqual(await callTool(url, call), ADD_ANSWER);
     } finally {
-      if (child !== undefined) await stopChild(child);
-      rmSync(folder, { recursive: true, force: true });
+      await done();
+    }
+  });
+
+  test("under deno serve, the first SIGINT ends the process once a stdio server was called: the gateway closes its client, and the server's child goes with it", async () => {
+    const { child, url, done } = await denoServe(
+      `{ server: "everything", transport: ${JSON.stringify(everythingStdioCommand())}, era: "legacy" }`,
+      ["-A"],
+    );
+    const exited = new Promise<string>((resolve) => child.once("exit", () => resolve("ended")));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const echoed = await callTool(url, {
+        server: "everything",
+        name: "echo",
+        arguments: { message: "hi" },
+      });
+      assert.deepEqual(echoed, {
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          result: { content: [{ type: "text", text: "Echo: hi" }], resultType: "complete" },
+        },
+      });
+      const stdio = execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)], { encoding: "utf8" })
+        .split("\n").map((line) => Number(line.trim())).filter((pid) => pid > 0);
+      assert.equal(stdio.length, 1, "the stdio server runs as the gateway's child");
+      child.kill("SIGINT");
+      const ended = await Promise.race([
+        exited,
+        new Promise<string>((resolve) =>
+          timer = setTimeout(() => resolve("still running 15 s after SIGINT"), 15_000)
+        ),
+      ]);
+      // How it ended is not compared: Deno's child_process reports a child that ended after a
+      // SIGINT as killed by it, a plain `deno serve` too, where Node's sees it exit 0.
+      assert.equal(ended, "ended");
+      assert.throws(() => process.kill(stdio[0] as number, 0), { code: "ESRCH" });
+    } finally {
+      clearTimeout(timer);
+      await done();
     }
   });
 });
+
+/**
+ * Runs `deno serve` on a module whose default export is the entry's `createGateway()` with one
+ * policy, with the given permissions; resolves once it listens.
+ *
+ * @param policy The policy, as TypeScript source.
+ * @param permissions Deno's permission flags.
+ * @returns The process, the gateway's URL, and `done()`, which stops it and removes the module.
+ */
+async function denoServe(policy: string, permissions: readonly string[]) {
+  const folder = mkdtempSync(join(tmpdir(), "sluice-deno-serve-"));
+  const main = join(folder, "main.ts");
+  writeFileSync(
+    main,
+    `import { createGateway } from ${JSON.stringify(ENTRY)};\n` +
+      `export default createGateway({ policies: [${policy}] });\n`,
+  );
+  const child = spawn(DENO, [
+    "serve",
+    "--no-prompt",
+    "--config",
+    join(REPO_ROOT, "deno.json"),
+    ...permissions,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    main,
+  ], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", SLUICE_STATE_KEY: KEY, NO_COLOR: "1" } });
+  const done = async () => {
+    await stopChild(child);
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    const url = await awaitLine(child, "stderr", /Listening on (http:\/\/127\.0\.0\.1:\d+)\//);
+    child.stdout?.resume();
+    return { child, url, done };
+  } catch (error) {
+    await done();
+    throw error;
+  }
+}
