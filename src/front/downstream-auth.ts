@@ -169,6 +169,11 @@ export function downstreamAuth(auth: unknown, setting: AuthSetting): DownstreamA
       return bearerAuth((auth as { bearer: unknown }).bearer, who);
     }
     if (keys.length === 1 && keys[0] === "jwt") return jwtAuth((auth as { jwt: unknown }).jwt, setting);
+    // A misspelt kind is named (`Bearer`, `jwts`), and two kinds are one too many.
+    checkOptionKeys(auth, ["bearer", "jwt"], who, "auth.");
+    if (keys.length > 1) {
+      throw new TypeError(`${who}: "auth" takes one of "bearer" and "jwt", received both`);
+    }
   }
   throw new TypeError(
     `${who}: "auth" must be "none", { bearer: [...] }, { jwt: {...} } or a function (request) => principal | Response, received ${

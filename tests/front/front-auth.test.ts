@@ -269,6 +269,18 @@ describe("auth: bearer secrets", () => {
         "bearer",
         'createFront(): "auth" must be "none", { bearer: [...] }, { jwt: {...} } or a function (request) => principal | Response, received "bearer"',
       ],
+      [
+        { Bearer: [] },
+        'createFront(): "auth.Bearer" is not an option (did you mean "auth.bearer"?); expected "bearer", "jwt"',
+      ],
+      [
+        { bearer: [{ secret: SECRET, subject: "ci" }], jwt: { issuer: ISSUER, keys: [KEY_JWK] } },
+        'createFront(): "auth" takes one of "bearer" and "jwt", received both',
+      ],
+      [
+        {},
+        'createFront(): "auth" must be "none", { bearer: [...] }, { jwt: {...} } or a function (request) => principal | Response, received "object"',
+      ],
       // A misspelt key would drop what it says: here the caller's scopes, or the JWT's.
       [
         { bearer: [{ secret: SECRET, subject: "ci", scope: ["admin"] }] },
