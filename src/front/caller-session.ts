@@ -39,6 +39,7 @@ import {
   type LinkedSignal,
   linkSignals,
   openFlow,
+  pause,
   sharedWork,
 } from "../_internal/signals.ts";
 import { abortError } from "../client/modern/failure-errors.ts";
@@ -86,6 +87,9 @@ import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { type CallFacts, reportCall } from "./_call-decision.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
 import { neededBy } from "./_caller-needs.ts";
+
+/** How long a closing session waits for its calls to tell their callers they failed. */
+const SETTLE_MS = 1000;
 
 /**
  * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
@@ -311,11 +315,19 @@ export class CallerSession {
     return new Promise((resolve) => this.#waitingForSettled.push(resolve));
   }
 
-  /** Ends the session: requests in flight are cancelled, streams end, its own upstream session closes. */
+  /**
+   * Ends the session: requests in flight are cancelled (a call's stream tells it so, as any
+   * failure), streams end, its own upstream session closes.
+   */
   async close(): Promise<void> {
     if (this.#closer.signal.aborted) return;
     this.#closer.abort(new Error("sluice front: the session ended"));
     this.#listen.finish();
+    // The calls' failures come a turn or more later: their streams end once they are told, or a
+    // second on, whatever still holds one.
+    const settled = new AbortController();
+    void this.settled().then(() => settled.abort());
+    await pause(SETTLE_MS, this.#timers, settled.signal);
     for (const stream of this.#streams.values()) stream.finish();
     const upstream = await this.#upstream?.catch(() => undefined);
     if (upstream?.own === true) await upstream.session.close().catch(() => {});

@@ -897,6 +897,26 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     await client.close();
   });
 
+  test("DELETE with a call in flight ends the call as any failure: the request sent down is cancelled, then the call's error, on its stream", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    assert.equal((await host.close()).status, 200);
+    assert.deepEqual(await events.rest(), [
+      {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: asked?.id, reason: "cancelled" },
+      },
+      { jsonrpc: "2.0", id: 15, error: { code: -32603, message: "The call was cancelled" } },
+    ]);
+    await client.close();
+  });
+
   test("logging/setLevel takes one of the eight levels; anything else is -32602", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");
