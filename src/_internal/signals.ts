@@ -29,6 +29,8 @@ export interface Deadline {
   readonly ms: number;
   readonly which: "leg" | "total";
   readonly timers: Timers;
+  /** The limit it enforces, when it is what is left of one (a call's later request). @default ms */
+  readonly limitMs?: number;
 }
 
 /** Why a deadline fired: carried as the abort reason so callers can tell deadlines apart. */
@@ -157,7 +159,7 @@ export function openLeg(parent: AbortSignal, deadline?: Deadline): LinkedSignal 
 /** Schedules `abort` with {@linkcode DeadlineReached}; returns what cancels it. */
 function armDeadline(deadline: Deadline, abort: (reason: unknown) => void): () => void {
   const { ms, which, timers } = deadline;
-  const handle = timers.setTimeout(() => abort(new DeadlineReached(which, ms)), ms);
+  const handle = timers.setTimeout(() => abort(new DeadlineReached(which, deadline.limitMs ?? ms)), ms);
   return () => timers.clearTimeout(handle);
 }
 

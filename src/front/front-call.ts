@@ -28,6 +28,7 @@ import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../pro
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { quote } from "../_internal/quote.ts";
+import { DeadlineReached, type LinkedSignal, openLeg } from "../_internal/signals.ts";
 import {
   callerFailure,
   signInElicitation,
@@ -116,11 +117,51 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   let digest: Promise<string> | undefined;
   const digestOnce = () => (digest ??= digestRequest(method, original));
   let resume: Resume | undefined;
+  // A call's rounds, over every retry of its caller, are held to maxRounds and maxTotalTimeout.
+  let progress: CallProgress = { rounds: 0, startedAt: input.clock.now() };
+  let deadline: LinkedSignal | undefined;
   if (callerState !== undefined) {
     const retry = await openCallerRetry(input, callerState, callerAnswers, await digestOnce());
     if ("kind" in retry) return retry;
     resume = retry.resume;
+    progress = retry.progress;
+    // This request's flow ends with the whole call's time, not its own.
+    const left = progress.startedAt + server.policy.maxTotalTimeoutMs - input.clock.now();
+    deadline = openLeg(input.signal, {
+      ms: left,
+      which: "total",
+      timers: input.timers,
+      limitMs: server.policy.maxTotalTimeoutMs,
+    });
   }
+  try {
+    const call = deadline === undefined ? input : { ...input, signal: deadline.signal };
+    return await runCall(call, method, original, { resume, progress, digestOnce });
+  } finally {
+    deadline?.dispose();
+  }
+}
+
+/** Where a call stands when a request of its caller comes: rounds answered, and when it began. */
+interface CallProgress {
+  readonly rounds: number;
+  readonly startedAt: number;
+}
+
+/** The upstream rounds of one request of the caller, from where the call stands. */
+async function runCall(
+  input: FrontCallInput,
+  method: MrtrMethod,
+  original: JsonObject,
+  at: {
+    readonly resume: Resume | undefined;
+    readonly progress: CallProgress;
+    readonly digestOnce: () => Promise<string>;
+  },
+): Promise<FrontCallOutcome> {
+  const { server, request } = input;
+  const { resume, progress, digestOnce } = at;
+  let rounds = progress.rounds;
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const capabilities = server.capabilitiesFor(request.capabilities);
@@ -139,6 +180,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
           fetch: input.fetch,
         }),
       answer: async (requests, requestState) => {
+        rounds++;
         const round = await answerRound(input, requests);
         if ("error" in round) return { stop: round.error };
         if (Object.keys(round.pending).length === 0) return { responses: round.answers };
@@ -146,6 +188,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
       },
       signal: input.signal,
       maxRounds: server.policy.maxRounds,
+      roundsBefore: progress.rounds,
       tasks,
       timers: input.timers,
       ...(resume === undefined ? {} : { resume }),
@@ -159,7 +202,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   if (outcome.kind === "complete") {
     return { kind: "result", result: resultForCaller(outcome.raw, method, "modern") };
   }
-  return await callerOutcome(input, outcome, digestOnce);
+  return await callerOutcome(input, outcome, digestOnce, { rounds, startedAt: progress.startedAt });
 }
 
 /** A call that failed upstream, for the caller: a sign-in to ask for, or the failure's error. */
@@ -199,6 +242,7 @@ async function callerOutcome(
   input: FrontCallInput,
   outcome: Exclude<RoundsOutcome<MrtrMethod, PassDown | FrontCallOutcome>, { kind: "complete" }>,
   digestOnce: () => Promise<string>,
+  progress: CallProgress,
 ): Promise<FrontCallOutcome> {
   const { server, request } = input;
   if (outcome.kind === "task") {
@@ -213,7 +257,7 @@ async function callerOutcome(
   }
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
-  return await sealAndAsk(input, await digestOnce(), stopped);
+  return await sealAndAsk(input, await digestOnce(), { ...stopped, ...progress });
 }
 
 /** Where a call resumes: the caller's checked answers and the upstream's state. */
@@ -239,7 +283,7 @@ async function openCallerRetry(
   callerState: unknown,
   callerAnswers: unknown,
   requestDigest: string,
-): Promise<{ readonly resume?: Resume } | FrontCallOutcome> {
+): Promise<{ readonly resume?: Resume; readonly progress: CallProgress } | FrontCallOutcome> {
   const { server, request, clock } = input;
   const now = clock.now();
   const opened = await openState(callerState, input.stateKey, {
@@ -249,6 +293,19 @@ async function openCallerRetry(
     requestDigest,
   });
   if (!opened.ok) return INVALID_STATE;
+  const progress = { rounds: opened.state.rounds ?? 0, startedAt: opened.state.startedAt ?? now };
+  // The whole call's time has run out while its caller answered: told as when it runs out upstream.
+  if (now >= progress.startedAt + server.policy.maxTotalTimeoutMs) {
+    const maxTotalTimeoutMs = server.policy.maxTotalTimeoutMs;
+    return await failed(
+      input,
+      abortError(
+        server.policy.server,
+        request.message.method,
+        new DeadlineReached("total", maxTotalTimeoutMs),
+      ),
+    );
+  }
   const answered: Record<string, unknown> = typeof callerAnswers === "object" && callerAnswers !== null
     ? callerAnswers as Record<string, unknown>
     : {};
@@ -295,6 +352,7 @@ async function openCallerRetry(
       pending: Object.fromEntries(missing.map((key) => [key, opened.state.pending[key] as InputRequest])),
       expiresAt: opened.state.expiresAt,
       signIn: opened.state.signIn,
+      ...progress,
     });
   }
   if (signedIn !== undefined && signedIn !== "accept") {
@@ -306,8 +364,8 @@ async function openCallerRetry(
   // Checked answers: the post-checks hold them to the request's result type. A state sealed
   // before the first round reached the server (a sign-in) starts the call afresh.
   return opened.state.upstreamState !== undefined || Object.keys(answers).length > 0
-    ? { resume: { responses: answers as InputResponses, requestState: opened.state.upstreamState } }
-    : {};
+    ? { resume: { responses: answers as InputResponses, requestState: opened.state.upstreamState }, progress }
+    : { progress };
 }
 
 /**
@@ -360,7 +418,12 @@ function signInRequest(signIn: StartedSignIn): InputRequest {
 export async function sealAndAsk(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   requestDigest: string,
-  stopped: PassDown & { readonly expiresAt?: number | undefined; readonly signIn?: true | undefined },
+  stopped: PassDown & {
+    readonly expiresAt?: number | undefined;
+    readonly signIn?: true | undefined;
+    readonly rounds?: number | undefined;
+    readonly startedAt?: number | undefined;
+  },
 ): Promise<FrontCallOutcome> {
   const { server, request } = input;
   let sealed: string;
@@ -374,6 +437,8 @@ export async function sealAndAsk(
       answers: stopped.answers,
       pending: stopped.pending,
       expiresAt: stopped.expiresAt ?? input.clock.now() + server.policy.stateTtlMs,
+      ...(stopped.rounds === undefined ? {} : { rounds: stopped.rounds }),
+      ...(stopped.startedAt === undefined ? {} : { startedAt: stopped.startedAt }),
       ...(stopped.signIn === true ? { signIn: true } : {}),
     }, input.stateKey);
   } catch {

@@ -38,6 +38,13 @@ export interface ContinuationState {
   /** When the state stops being accepted, ms since the epoch. */
   readonly expiresAt: number;
   /**
+   * The rounds of the call answered so far, the one passed down included: the retry's rounds
+   * count on from it, under `maxRounds`. Absent: none.
+   */
+  readonly rounds?: number;
+  /** When the call's first request came, ms since the epoch: `maxTotalTimeout` runs from it. Absent: unknown. */
+  readonly startedAt?: number;
+  /**
    * Set when the gateway asked its own sign-in question (`pending["sluice/sign-in"]`): an
    * upstream's request under that key is the upstream's.
    */
@@ -71,6 +78,8 @@ const StateSchema = refuseArrays(v.strictObject({
   answers: ANY_MAP,
   pending: ANY_MAP,
   expiresAt: v.pipe(v.number(), v.finite()),
+  rounds: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  startedAt: v.optional(v.pipe(v.number(), v.finite())),
   signIn: v.optional(v.literal(true)),
 }));
 const NOT_DIGESTED: ReadonlySet<string> = new Set(["_meta", "inputResponses", "requestState"]);

@@ -2,8 +2,9 @@
 // every runtime: the upstream's own input requests go down and back whatever their keys.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { result, toolsList } from "../_support/scripted-server.ts";
+import { result, type SeenRequest, toolsList } from "../_support/scripted-server.ts";
 import { askScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
+import { FakeTime } from "../_support/fake-time.ts";
 
 /** An upstream form elicitation, under the key the gateway uses for its own sign-in question. */
 const NAME = {
@@ -52,5 +53,136 @@ describe("frontCall()", () => {
         'Answer to input request "sluice/sign-in" refused: Elicitation answer refused: field "name" expected a string, received a number',
     });
     await front.client.close();
+  });
+});
+
+describe("a 2026 caller's call over several of its requests", () => {
+  /** An upstream that asks for roots in every round, counting its rounds in its requestState. */
+  const asksForever = (request: SeenRequest) => {
+    const { id, method, params } = request.body;
+    if (method === "tools/list") return toolsList(id, [{ name: "loop", inputSchema: { type: "object" } }]);
+    const round = Number(params?.requestState ?? 0);
+    return result(id, {
+      resultType: "input_required",
+      inputRequests: { [`r${round}`]: { method: "roots/list", params: {} } },
+      requestState: String(round + 1),
+    });
+  };
+
+  /** Answers each round's roots request and retries, up to `rounds` times; the caller's answers. */
+  async function play(front: ReturnType<typeof scriptedFront>, rounds: number, between = () => {}) {
+    const answers: unknown[] = [];
+    let params: Record<string, unknown> = { name: "loop", arguments: {} };
+    for (let i = 0; i < rounds; i++) {
+      const answer = await askScriptedFront(front, "tools/call", params, { capabilities: { roots: {} } });
+      answers.push(answer);
+      const asked = (answer.body as { result?: { inputRequests?: object; requestState?: string } }).result;
+      if (asked?.inputRequests === undefined) break;
+      const [key] = Object.keys(asked.inputRequests);
+      params = {
+        name: "loop",
+        arguments: {},
+        inputResponses: { [key as string]: { roots: [] } },
+        requestState: asked.requestState,
+      };
+      between();
+    }
+    const calls = front.upstream.requests.filter((request) => request.body.method === "tools/call").length;
+    await front.client.close();
+    return { answers, calls };
+  }
+
+  const asked = (round: number) => ({
+    status: 200,
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        resultType: "input_required",
+        inputRequests: { [`r${round}`]: { method: "roots/list", params: {} } },
+        requestState: "(sealed)",
+      },
+    },
+  });
+  /** The caller's answer when the call fails as its upstream's -32010, for `cause`. */
+  const unavailable = (words: string, cause: string) => ({
+    status: 200,
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32010,
+        message: `Upstream server "up" is unavailable: ${words}`,
+        data: { serverId: "up", cause },
+      },
+    },
+  });
+  const sealedAway = (answers: unknown[]) =>
+    answers.map((answer) => {
+      const result = (answer as { body: { result?: { requestState?: string } } }).body.result;
+      if (result?.requestState !== undefined) result.requestState = "(sealed)";
+      return answer;
+    });
+
+  test("maxRounds counts the rounds of every request of the call: the server asking again after the last fails it", async () => {
+    const front = scriptedFront(asksForever, { policy: { passDown: ["roots"], maxRounds: 2 } });
+    const { answers, calls } = await play(front, 5);
+    assert.deepEqual([sealedAway(answers), calls], [[
+      asked(0),
+      asked(1),
+      unavailable("it broke the protocol", "protocol"),
+    ], 3]);
+  });
+
+  test("maxTotalTimeout runs from the call's first request: a retry once it has passed is refused, and nothing goes upstream", async () => {
+    let now = Date.UTC(2026, 11, 1);
+    const front = scriptedFront(asksForever, {
+      policy: { passDown: ["roots"], maxTotalTimeout: "2s" },
+      clock: { now: () => now },
+    });
+    const { answers, calls } = await play(front, 5, () => void (now += 1000));
+    assert.deepEqual([sealedAway(answers), calls], [[
+      asked(0),
+      asked(1),
+      unavailable("timed out", "timed_out"),
+    ], 2]);
+  });
+
+  test("a retry that waits upstream ends when the call's time runs out, not maxTotalTimeout after the retry", async () => {
+    const time = new FakeTime(Date.UTC(2026, 11, 1));
+    let hung = false;
+    const front = scriptedFront((request) => {
+      if (request.body.params?.requestState !== undefined) {
+        hung = true;
+        return new Promise<Response>(() => {});
+      }
+      return asksForever(request);
+    }, { policy: { passDown: ["roots"], maxTotalTimeout: "2s" }, clock: time, timers: time });
+    const first = await askScriptedFront(front, "tools/call", { name: "loop", arguments: {} }, {
+      capabilities: { roots: {} },
+    });
+    const { requestState } = (first.body as { result: { requestState: string } }).result;
+    await time.advance(1500);
+    const retry = askScriptedFront(front, "tools/call", {
+      name: "loop",
+      arguments: {},
+      inputResponses: { r0: { roots: [] } },
+      requestState,
+    }, { capabilities: { roots: {} } });
+    // The retry's state opens with real crypto: wait until the retry is upstream.
+    for (let waited = 0; !hung && waited < 5000; waited += 5) {
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    await time.advance(600);
+    // Without the call's deadline the retry would wait for fake time that never comes: a real-time
+    // bound only so that the test fails rather than hangs.
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const answer = await Promise.race([
+      retry,
+      new Promise((resolve) => bound = setTimeout(() => resolve("still waiting upstream"), 5000)),
+    ]);
+    clearTimeout(bound);
+    await front.client.close();
+    assert.deepEqual([hung, answer], [true, unavailable("timed out", "timed_out")]);
   });
 });

@@ -43,6 +43,8 @@ export interface RoundsOptions<S> {
   readonly signal: AbortSignal;
   /** The policy's `maxRounds`: the most rounds answered. */
   readonly maxRounds: number;
+  /** Rounds of the call answered before these (the front's retry of a call in progress). @default 0 */
+  readonly roundsBefore?: number | undefined;
   /** Whether a task result is acceptable (the tasks extension was declared). */
   readonly tasks: boolean;
   /** Timers for the state-only backoff. */
@@ -105,7 +107,7 @@ export async function runRounds<M extends MrtrMethod, S>(
     if (outcome.resultType === "task") return { kind: "task", task: outcome.result, raw, rounds: round };
     // `maxRounds` counts the rounds answered (as the official SDK's `inputRequired.maxRounds`
     // does): the input_required after the last of them fails the call.
-    if (round > options.maxRounds) {
+    if (round + (options.roundsBefore ?? 0) > options.maxRounds) {
       throw new ClientError(
         "rounds_exceeded",
         `Server "${serverId}" still asked for input after ${options.maxRounds} rounds of ${method} (maxRounds ${options.maxRounds})`,
