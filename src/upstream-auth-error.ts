@@ -67,7 +67,12 @@ export class SignInRequiredError extends UpstreamAuthError {
     },
   ) {
     super(
-      `server "${request.server}" needs a sign-in (give the handler an \`authorize\` callback, or run \`sluice login ${request.server}\`)`,
+      request.principal === ""
+        ? `server "${request.server}" needs a sign-in (give the handler an \`authorize\` callback, or run \`sluice login ${request.server}\`)`
+        // A gateway's caller signs in for itself, at the gateway's page (a caller that can show a URL is sent there).
+        : `server "${request.server}" needs caller ${
+          JSON.stringify(request.principal.slice(0, 64))
+        } to sign in, at the gateway's sign-in page (offered to a caller that declares URL elicitation)`,
     );
     this.name = "SignInRequiredError";
     this.server = request.server;
