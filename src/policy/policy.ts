@@ -95,24 +95,33 @@ export interface OAuthSignIn {
  * `clientSecretEnv` and `privateKeyEnv` names where its credential lives; the variable is read
  * when the first token is needed, and neither it nor a token ever appears in errors or output.
  */
-export interface ClientCredentialsAuth {
-  /** The client id registered at the authorization server. */
-  readonly clientId: string;
-  /**
-   * The environment variable holding the client secret, sent with `client_secret_basic` (or
-   * `client_secret_post` when that is all the authorization server lists).
-   */
-  readonly clientSecretEnv?: string | undefined;
-  /** The environment variable holding a PKCS#8 PEM private key, for `private_key_jwt`. */
-  readonly privateKeyEnv?: string | undefined;
-  /** The private key's JWS algorithm. @default "ES256" */
-  readonly algorithm?: "ES256" | "RS256" | "PS256" | "EdDSA" | undefined;
-  /**
-   * Scopes asked for. @default the scopes of the server's challenge, else every scope of its
-   * resource metadata's `scopes_supported`, else none
-   */
-  readonly scopes?: readonly string[] | undefined;
-}
+export type ClientCredentialsAuth =
+  & {
+    /** The client id registered at the authorization server. */
+    readonly clientId: string;
+    /** The private key's JWS algorithm. @default "ES256" */
+    readonly algorithm?: "ES256" | "RS256" | "PS256" | "EdDSA" | undefined;
+    /**
+     * Scopes asked for. @default the scopes of the server's challenge, else every scope of its
+     * resource metadata's `scopes_supported`, else none
+     */
+    readonly scopes?: readonly string[] | undefined;
+  }
+  & (
+    | {
+      /**
+       * The environment variable holding the client secret, sent with `client_secret_basic` (or
+       * `client_secret_post` when that is all the authorization server lists).
+       */
+      readonly clientSecretEnv: string;
+      readonly privateKeyEnv?: undefined;
+    }
+    | {
+      /** The environment variable holding a PKCS#8 PEM private key, for `private_key_jwt`. */
+      readonly privateKeyEnv: string;
+      readonly clientSecretEnv?: undefined;
+    }
+  );
 
 /** A local MCP server started as a child process speaking over stdio (self-hosted only). */
 export interface StdioTransport {
@@ -309,6 +318,6 @@ export interface AccessRule {
  * export default definePolicy({ server: "github", transport: { url: "https://mcp.example.com/mcp" } });
  * ```
  */
-export function definePolicy<const P extends Policy>(policy: P): P {
+export function definePolicy(policy: Policy): Policy {
   return policy;
 }

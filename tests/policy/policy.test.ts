@@ -16,6 +16,7 @@ import type {
   StdioTransport,
 } from "../../mod.ts";
 import { checkPolicy, compilePolicy } from "../../src/policy/compile-policy.ts";
+import { definePolicy } from "../../mod.ts";
 
 /** As a policy file reads a setting: here, one that is not set. */
 const enabled = (globalThis as { SAMPLING?: boolean }).SAMPLING === true;
@@ -129,5 +130,48 @@ describe("Policy", () => {
       env: {},
       cwd: undefined,
     });
+  });
+});
+
+describe("definePolicy()", () => {
+  test("definePolicy() types what compilePolicy() refuses (the file fails to compile without each @ts-expect-error): a misspelt option, anywhere, and both or neither of a client's credentials", () => {
+    const refused = [
+      // @ts-expect-error "maxRound" is no option
+      definePolicy({ server: "x", transport: { url: "https://a.example/mcp" }, maxRound: 5 }),
+      // @ts-expect-error "heders" is no option of an HTTP transport
+      definePolicy({ server: "x", transport: { url: "https://a.example/mcp", heders: { a: "b" } } }),
+      // @ts-expect-error "argz" is no option of a stdio transport
+      definePolicy({ server: "x", transport: { command: "ls", argz: [] } }),
+      definePolicy({
+        server: "x",
+        transport: {
+          url: "https://a.example/mcp",
+          // @ts-expect-error a client's credential is a secret or a private key, not both
+          auth: { clientCredentials: { clientId: "a", clientSecretEnv: "A", privateKeyEnv: "B" } },
+        },
+      }),
+      definePolicy({
+        server: "x",
+        // @ts-expect-error a client's credential is a secret or a private key: one is needed
+        transport: { url: "https://a.example/mcp", auth: { clientCredentials: { clientId: "a" } } },
+      }),
+    ];
+    assert.deepEqual(
+      refused.map((policy) => {
+        try {
+          compilePolicy(policy);
+          return "compiled";
+        } catch (error) {
+          return (error as Error).message;
+        }
+      }),
+      [
+        'Policy "x": "maxRound" is not a policy option (did you mean "maxRounds"?)',
+        'Policy "x": "transport.heders" is not a policy option (did you mean "transport.headers"?)',
+        'Policy "x": "transport.argz" is not a policy option (did you mean "transport.args"?)',
+        'Policy "x": "transport.auth.clientCredentials" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received both',
+        'Policy "x": "transport.auth.clientCredentials" must name exactly one of "clientSecretEnv" and "privateKeyEnv", received neither',
+      ],
+    );
   });
 });
