@@ -21,6 +21,8 @@ import { PolicyError, type PolicyProblem } from "../policy/policy-error.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
+import { withoutUrlSecrets } from "../_internal/url-query.ts";
+import { CLIENT_METADATA_URL_RULE, isClientMetadataUrl } from "../_internal/client-metadata-url.ts";
 import { defineHandler } from "../handler/handler.ts";
 import type { Implementation } from "../protocol/meta.ts";
 import { createNotificationQueue, type NotificationQueue } from "../notify/notification-queue.ts";
@@ -221,6 +223,14 @@ function checkOptionShapes(options: ClientOptions): void {
       );
     }
   }
+  const { clientMetadataUrl } = signIn;
+  if (clientMetadataUrl !== undefined && !isClientMetadataUrl(clientMetadataUrl)) {
+    throw new TypeError(
+      `createClient(): "signIn.clientMetadataUrl" must be ${CLIENT_METADATA_URL_RULE}, received ${
+        JSON.stringify(withoutUrlSecrets(clientMetadataUrl))
+      }`,
+    );
+  }
 }
 
 /**
@@ -293,6 +303,7 @@ function notificationQueueOf(
 /** The client's public face: its methods over the servers, sign-ins, notifications, decisions, close. */
 function publicClient(parts: ClientParts, support: EraSupport): Client {
   const { settings, decisions, signIns, queue, servers, flows } = parts;
+  let closed = false;
   const methods = createClientMethods({
     client: settings.name,
     clock: settings.clock,
@@ -305,12 +316,18 @@ function publicClient(parts: ClientParts, support: EraSupport): Client {
     name: settings.name,
     servers: () => servers.ids(),
     ...methods,
-    ...createSignInMethods(signIns, settings.tokens, settings.principal),
+    ...createSignInMethods(
+      signIns,
+      settings.tokens,
+      settings.principal,
+      () => closed ? new ClientError("config", `Client "${settings.name}" is closed`) : undefined,
+    ),
     onNotification: (listener) => queue.subscribe(listenerOf(listener, "onNotification")),
     onDecision: (listener) => decisions.add(listenerOf(listener, "onDecision")),
     notifications: () => queue.entries(),
     stats: () => queue.stats(),
     close: async () => {
+      closed = true;
       const reason = flows.close(new ClientError("cancelled", `Client "${settings.name}" was closed`));
       await servers.close(reason);
       await support.onClose?.().catch(() => {});

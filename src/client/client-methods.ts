@@ -302,8 +302,14 @@ export function failureOf(
  * The caller's signal, once its call options are known to be what they say: an object whose
  * `signal` is an `AbortSignal` and whose `onProgress` is a function, when given. Anything else
  * fails the call as the caller's mistake (`config`, `-32602`), not deep inside it.
+ *
+ * @param serverId The server called.
+ * @param method What was called, for the message.
+ * @param options The call's options, untrusted.
+ * @returns The signal, if any.
+ * @throws {ClientError} `"config"` (`-32602`) when the options are not as documented.
  */
-function signalOf(
+export function signalOf(
   serverId: string,
   method: string,
   options: { readonly signal?: AbortSignal | undefined } | undefined,

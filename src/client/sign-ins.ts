@@ -8,6 +8,7 @@
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { ClientError } from "../errors.ts";
+import { signalOf } from "./client-methods.ts";
 import type { AuthorizeAnswer, Handler } from "../handler/handler.ts";
 import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-policy.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
@@ -157,14 +158,19 @@ function waitFor(
  * @param signIns The sign-in of each server that has one.
  * @param tokens The client's token store.
  * @param principal Whose tokens the client's calls use.
+ * @param closed The error the methods fail with once the client is closed; `undefined` before.
  * @returns The methods.
  */
 export function createSignInMethods(
   signIns: ReadonlyMap<string, UpstreamSignIn>,
   tokens: TokenStore,
   principal: string,
+  closed: () => ClientError | undefined,
 ): Pick<Client, "beginAuthorization" | "completeAuthorization" | "signOut"> {
   const signInOf = (serverId: string): UpstreamSignIn => {
+    // A closed client starts, completes and forgets no sign-in, as it makes no call.
+    const refused = closed();
+    if (refused !== undefined) throw refused;
     const signIn = signIns.get(serverId);
     if (signIn === undefined) {
       throw new ClientError("config", `Server "${serverId}" has no policy with "transport.auth.oauth"`, {
@@ -202,7 +208,7 @@ export function createSignInMethods(
     },
     completeAuthorization: async (serverId, callbackUrl, options = {}) => {
       const signIn = personSignInOf(serverId);
-      const { signal } = options;
+      const signal = signalOf(serverId, "completeAuthorization", options);
       // The caller's mistake, not the sign-in's: nothing was sent, and the URL is not quoted (it
       // may carry the code).
       if (typeof callbackUrl !== "string" || !URL.canParse(callbackUrl)) {

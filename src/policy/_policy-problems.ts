@@ -8,6 +8,7 @@
 import type * as v from "valibot";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { withoutUrlSecrets } from "../_internal/url-query.ts";
+import { CLIENT_METADATA_URL_RULE, isClientMetadataUrl } from "../_internal/client-metadata-url.ts";
 import { describeKind } from "../_internal/quote.ts";
 import { suggest } from "../_internal/suggest.ts";
 import type { PolicyProblem } from "./policy-error.ts";
@@ -433,21 +434,13 @@ function oauthProblems(
       }"`,
     );
   }
-  if (oauth.clientMetadataUrl !== undefined) {
-    const url = parseUrl(oauth.clientMetadataUrl);
-    if (
-      url === undefined || url.protocol !== "https:" || url.pathname === "/" || url.hash !== "" ||
-      hasCredentials(oauth.clientMetadataUrl)
-    ) {
-      add(
-        "clientMetadataUrl",
-        `"${
-          at("clientMetadataUrl")
-        }" must be an https URL with a path, no fragment and no credentials (it is the client id), received ${
-          JSON.stringify(withoutUrlSecrets(oauth.clientMetadataUrl))
-        }`,
-      );
-    }
+  if (oauth.clientMetadataUrl !== undefined && !isClientMetadataUrl(oauth.clientMetadataUrl)) {
+    add(
+      "clientMetadataUrl",
+      `"${at("clientMetadataUrl")}" must be ${CLIENT_METADATA_URL_RULE}, received ${
+        JSON.stringify(withoutUrlSecrets(oauth.clientMetadataUrl))
+      }`,
+    );
   }
   return problems;
 }

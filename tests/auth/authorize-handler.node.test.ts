@@ -765,6 +765,41 @@ describe("client.completeAuthorization() refuses callbacks that are not this sig
     }
   });
 
+  test("completeAuthorization() refuses a signal that is no AbortSignal as the caller's mistake; a closed client starts, completes and forgets no sign-in, and sends nothing", async () => {
+    const client = twoServers();
+    const notSignal = await failure(
+      client.completeAuthorization("files", `${REDIRECT_URI}?code=c&state=s`, { signal: 5 as never }),
+    );
+    const before = mcp.requests().length + as.tokenRequests();
+    await client.close();
+    const closed = {
+      name: "ClientError",
+      kind: "config",
+      message: `Client "${NAME}" is closed`,
+    };
+    assert.deepEqual(
+      [
+        notSignal,
+        await failure(client.beginAuthorization("files")),
+        await failure(client.completeAuthorization("files", `${REDIRECT_URI}?code=c&state=s`)),
+        await failure(client.signOut("files")),
+        mcp.requests().length + as.tokenRequests() - before,
+      ],
+      [
+        {
+          name: "ClientError",
+          kind: "config",
+          message:
+            'Call of completeAuthorization to server "files" refused: "signal" must be an AbortSignal, received 5',
+        },
+        closed,
+        closed,
+        closed,
+        0,
+      ],
+    );
+  });
+
   test("beginAuthorization() and completeAuthorization() refuse a client-credentials server as config: no person signs in to it", async () => {
     const client = createClient({
       name: "gate",

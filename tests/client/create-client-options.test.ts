@@ -132,6 +132,14 @@ describe("createClient() options", () => {
         '"signIn.tokens" must be a TokenStore (get, set, delete, claim), received "t"',
       ],
       [{ signIn: { principal: 5 } }, '"signIn.principal" must be a string, received 5'],
+      [
+        { signIn: { clientMetadataUrl: "http://app.example.com/client.json" } },
+        '"signIn.clientMetadataUrl" must be an https URL with a path, no fragment and no credentials (it is the client id), received "http://app.example.com/client.json"',
+      ],
+      [
+        { signIn: { clientMetadataUrl: "https://user:pw@app.example.com" } },
+        '"signIn.clientMetadataUrl" must be an https URL with a path, no fragment and no credentials (it is the client id), received "https://user:…@app.example.com"',
+      ],
     ];
     assert.deepEqual(
       cases.map(([options]) => refusal({ ...base, ...options })),
