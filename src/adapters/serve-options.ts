@@ -241,6 +241,8 @@ function ofLegacySession(request: Request): boolean {
  * reached by (`allowedHosts`) and who may call it (`auth`); `auth: "none"` starts, loudly.
  */
 function exposedProblems(hostname: string, port: number, options: GatewayOptions): void {
+  // Port 0 is a free one the system picks when the gateway binds, after these words are said.
+  const reached = port === 0 ? "its port (a free one, picked as it binds)" : `port "${port}"`;
   if (options.allowedHosts === undefined) {
     throw new TypeError(
       `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" (the command's --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`,
@@ -248,12 +250,12 @@ function exposedProblems(hostname: string, port: number, options: GatewayOptions
   }
   if (options.auth === undefined) {
     throw new TypeError(
-      `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`,
+      `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches ${reached} call every server with the credentials its policies hold`,
     );
   }
   if (options.auth === "none") {
     console.warn(
-      `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches port "${port}" can call every server behind this gateway, with the credentials its policies hold`,
+      `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches ${reached} can call every server behind this gateway, with the credentials its policies hold`,
     );
   }
 }

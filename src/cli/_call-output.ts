@@ -78,13 +78,19 @@ export function describeFailure(error: unknown): string {
  * which command signs in.
  *
  * @param error What the call rejected with.
+ * @param policies The command's `--policies` folder, when given: the command to run names it too.
  * @returns The message.
  */
-export function describeCallFailure(error: unknown): string {
+export function describeCallFailure(error: unknown, policies?: string): string {
   const needed = signInRequiredBy(error);
-  return needed === undefined
-    ? describeFailure(error)
-    : `server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}\``;
+  if (needed === undefined) return describeFailure(error);
+  const folder = policies === undefined ? "" : ` --policies ${shellWord(policies)}`;
+  return `server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}${folder}\``;
+}
+
+/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -100,6 +100,8 @@ interface CallPlan {
   readonly args: JsonObject;
   readonly logLevel: LogLevel;
   readonly json: boolean;
+  /** The `--policies` folder, when given. */
+  readonly policies: string | undefined;
 }
 
 /**
@@ -151,7 +153,7 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
     if (plan.json) io.stdout.write(`${safeJson(result, 2)}\n`);
     else printResult(screen, result);
   }
-  return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io }, {
+  return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io, policies: plan.policies }, {
     failure,
     unknownTool,
     refused,
@@ -166,7 +168,14 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
  * server is answered the refusal, and may still answer the call), then a tool error.
  */
 function endCall(
-  call: { screen: Screen; prompter: Prompter; server: string; tool: string; io: CliIo },
+  call: {
+    screen: Screen;
+    prompter: Prompter;
+    server: string;
+    tool: string;
+    io: CliIo;
+    policies: string | undefined;
+  },
   how: {
     failure: { readonly error: unknown } | undefined;
     unknownTool: boolean;
@@ -204,7 +213,7 @@ function endCall(
     return CALL_EXIT.usage;
   }
   if (how.failure !== undefined) {
-    screen.error(`sluice call: ${describeCallFailure(how.failure.error)}`);
+    screen.error(`sluice call: ${describeCallFailure(how.failure.error, call.policies)}`);
     return exitCodeOf(how.failure.error, interrupted);
   }
   if (how.refused !== undefined) {
@@ -271,9 +280,10 @@ async function readPlan(argv: readonly string[], io: CliIo): Promise<CallPlan | 
       `flag "--log-level" must be one of ${LOGGING_LEVELS.join(", ")}, received ${show(logLevel)}`,
     );
   }
-  const policy = await loadServerPolicy(flagText(parsed.args, "policies") ?? "policies", server, io);
+  const policies = flagText(parsed.args, "policies");
+  const policy = await loadServerPolicy(policies ?? "policies", server, io);
   if (typeof policy === "string") return usage(policy);
-  return { policy, tool, args, logLevel: logLevel as LogLevel, json: flags.has("json") };
+  return { policy, tool, args, logLevel: logLevel as LogLevel, json: flags.has("json"), policies };
 }
 
 function readArguments(json: string | undefined): JsonObject | string {

@@ -12,7 +12,8 @@ import { type Decision, decisionJson, describeDecision } from "../chain/decision
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
-import { bearerSecretProblem, type GatewayAuth } from "../front/downstream-auth.ts";
+import { bearerSecretProblem, downstreamAuth, type GatewayAuth } from "../front/downstream-auth.ts";
+import { systemClock } from "../_internal/clock.ts";
 import { HEARTBEAT_RULE, heartbeatMsOf } from "../front/heartbeat.ts";
 import type { Duration } from "../policy/duration.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
@@ -159,6 +160,16 @@ async function readOptions(
   if ("problem" in auth) return usage(io, auth.problem);
   const allowedHosts = listFlag(args, "allowed-hosts");
   const allowedOrigins = listFlag(args, "allowed-origins");
+  for (
+    const [name, list, what] of [
+      ["allowed-hosts", allowedHosts, "the names clients reach the gateway by"],
+      ["allowed-origins", allowedOrigins, "the origins of the pages that may call it"],
+    ] as const
+  ) {
+    if (list?.length === 0) {
+      return usage(io, `flag "--${name}" names nothing: expected ${what}, separated by commas`);
+    }
+  }
   return {
     port: Number(port),
     hostname: flagText(args, "host") ?? "127.0.0.1",
@@ -190,7 +201,15 @@ async function readAuth(
   if (tokens !== undefined && tokens !== "") return bearerTokens(tokens);
   if (path === undefined) return { auth: undefined };
   const loaded = await loadFlagModule(io, "auth", path);
-  return typeof loaded === "string" ? { problem: loaded } : { auth: loaded.value as GatewayAuth };
+  if (typeof loaded === "string") return { problem: loaded };
+  // Checked here too, so that a problem names the module (the gateway names only its option).
+  try {
+    downstreamAuth(loaded.value, { who: `--auth ${show(path)}`, clock: systemClock });
+  } catch (error) {
+    if (error instanceof TypeError) return { problem: error.message };
+    throw error;
+  }
+  return { auth: loaded.value as GatewayAuth };
 }
 
 /**

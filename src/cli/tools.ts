@@ -8,6 +8,7 @@ import { createClient } from "../client/legacy/legacy-client.ts";
 import { defineHandler, type HandlerError } from "../handler/handler.ts";
 import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
 import { readServerTarget } from "./_server-target.ts";
+import { flagText } from "./_args.ts";
 import { safeJson } from "../_internal/safe-json.ts";
 import { Screen } from "./_terminal.ts";
 import { openTokenFile } from "./_token-file.ts";
@@ -91,7 +92,7 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   try {
     listed = await listAllTools(client, server, io.signal);
   } catch (error) {
-    screen.error(`sluice tools: ${describeCallFailure(error)}`);
+    screen.error(`sluice tools: ${describeCallFailure(error, flagText(target.args, "policies"))}`);
     return exitCodeOf(error, io.signal?.aborted === true);
   } finally {
     await client.close();

@@ -230,7 +230,9 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     assert.deepEqual(await run(["call", "files", "whoami"]), {
       code: 4,
       stdout: "",
-      stderr: 'sluice call: server "files" needs a sign-in: run `sluice login files`\n',
+      // The command to run names the policy folder the call was given.
+      stderr:
+        `sluice call: server "files" needs a sign-in: run \`sluice login files --policies ${policies}\`\n`,
     });
     assert.deepEqual(await run(["logout", "files"]), {
       code: 0,

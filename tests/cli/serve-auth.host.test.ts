@@ -22,6 +22,7 @@ before(() => {
       JSON.stringify(NEXT_SECRET)
     }, subject: "ops" }] };\n`,
     "no-auth.ts": "export const other = 1;\n",
+    "bad-auth.ts": 'export default { bearer: "x" };\n',
   });
 });
 after(() => dir?.remove());
@@ -146,6 +147,31 @@ describe("sluice serve: who may call", () => {
     );
   });
 
+  test("serve refuses an --auth module whose auth is malformed, naming the module", async () => {
+    assert.deepEqual(
+      await failedStart(["--auth", "bad-auth.ts"]),
+      usage('--auth "bad-auth.ts": "auth.bearer" must be a non-empty array of { secret, subject, scopes? }'),
+    );
+  });
+
+  test("serve refuses --allowed-hosts and --allowed-origins that name nothing", async () => {
+    assert.deepEqual([
+      await failedStart(["--allowed-hosts", ""]),
+      await failedStart(["--allowed-hosts", " , "]),
+      await failedStart(["--allowed-origins", ","]),
+    ], [
+      usage(
+        'flag "--allowed-hosts" names nothing: expected the names clients reach the gateway by, separated by commas',
+      ),
+      usage(
+        'flag "--allowed-hosts" names nothing: expected the names clients reach the gateway by, separated by commas',
+      ),
+      usage(
+        'flag "--allowed-origins" names nothing: expected the origins of the pages that may call it, separated by commas',
+      ),
+    ]);
+  });
+
   test("serve refuses --host 0.0.0.0 without --allowed-hosts, and with it but without auth", async () => {
     assert.deepEqual([
       await failedStart(["--host", "0.0.0.0"]),
@@ -155,7 +181,7 @@ describe("sluice serve: who may call", () => {
         'listening on "0.0.0.0" answers the network: set "allowedHosts" (the command\'s --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)',
       ),
       usage(
-        'listening on "0.0.0.0" needs "auth" (the command\'s --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "0" call every server with the credentials its policies hold',
+        'listening on "0.0.0.0" needs "auth" (the command\'s --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches its port (a free one, picked as it binds) call every server with the credentials its policies hold',
       ),
     ]);
   });

@@ -33,10 +33,16 @@ async function entry(): Promise<{ serve: (options: ServeOptions) => Promise<Runn
 
 const NO_HOSTS = (hostname: string) =>
   `sluice serve(): listening on "${hostname}" answers the network: set "allowedHosts" (the command's --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)`;
+/** Who reaches the gateway: port 0 is picked as it binds, after the words are said. */
+const reached = (port: number) => port === 0 ? "its port (a free one, picked as it binds)" : `port "${port}"`;
 const NO_AUTH = (hostname: string, port: number) =>
-  `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches port "${port}" call every server with the credentials its policies hold`;
+  `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches ${
+    reached(port)
+  } call every server with the credentials its policies hold`;
 const WARNING = (hostname: string, port: number) =>
-  `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches port "${port}" can call every server behind this gateway, with the credentials its policies hold`;
+  `sluice serve(): WARNING: listening on "${hostname}" with auth: "none": anyone who reaches ${
+    reached(port)
+  } can call every server behind this gateway, with the credentials its policies hold`;
 
 /** Runs `work` with console.warn recording its calls instead of printing. */
 async function withWarnings<T>(work: () => Promise<T>): Promise<{ result: T; warnings: unknown[][] }> {
