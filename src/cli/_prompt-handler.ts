@@ -69,9 +69,22 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
         roots: [],
       }),
     log: (level, entry) => {
-      if (!atOrAbove(level, options.logLevel)) return;
-      const logger = entry.logger === undefined ? "" : ` ${sanitizeText(entry.logger, 200)}:`;
-      prompter.screen.error(`[${level}]${logger} ${sanitizeText(entry.data, 4096)}`);
+      if (atOrAbove(level, options.logLevel)) prompter.screen.error(logLine(level, entry));
     },
   });
+}
+
+/**
+ * A server log entry as a command prints it on stderr: one line, cleaned.
+ *
+ * @param level The entry's level.
+ * @param entry The entry (its `logger` and `data`).
+ * @returns The line, without its newline.
+ */
+export function logLine(
+  level: LogLevel,
+  entry: { readonly logger?: string; readonly data: unknown },
+): string {
+  const logger = entry.logger === undefined ? "" : ` ${sanitizeText(entry.logger, 200)}:`;
+  return `[${level}]${logger} ${sanitizeText(entry.data, 4096)}`;
 }

@@ -8,6 +8,7 @@ import { createClient } from "../client/legacy/legacy-client.ts";
 import { defineHandler, type HandlerError } from "../handler/handler.ts";
 import { CALL_EXIT, describeCallFailure, exitCodeOf } from "./_call-output.ts";
 import { readServerTarget } from "./_server-target.ts";
+import { logLine } from "./_prompt-handler.ts";
 import { flagText } from "./_args.ts";
 import { safeJson } from "../_internal/safe-json.ts";
 import { Screen } from "./_terminal.ts";
@@ -55,14 +56,22 @@ const refuse = (): HandlerError => ({
  * Declares what `sluice call` declares (every kind and mode the policy allows, and tasks), since
  * servers list only the tools a client's capabilities can serve (server-everything hides its
  * sampling, elicitation and roots tools otherwise); a request a server sends on its own while the
- * tools are listed is refused.
+ * tools are listed is refused. The server's last log lines are kept, to print if the listing fails
+ * (a stdio server's stderr says why it would not start).
  */
-const LISTING_HANDLER = defineHandler({
-  elicitationModes: ["form", "url"],
-  elicitation: refuse,
-  sampling: refuse,
-  roots: refuse,
-});
+const listingHandler = (logs: string[]) =>
+  defineHandler({
+    elicitationModes: ["form", "url"],
+    elicitation: refuse,
+    sampling: refuse,
+    roots: refuse,
+    log: (level, entry) => {
+      if (logs.push(logLine(level, entry)) > KEPT_LOG_LINES) logs.shift();
+    },
+  });
+
+/** How many of the server's last log lines a failed listing prints. */
+const KEPT_LOG_LINES = 20;
 
 /**
  * Runs `sluice tools`.
@@ -81,9 +90,10 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   const { policy } = target;
   const { server } = policy;
   const screen = new Screen(io);
+  const logs: string[] = [];
   const client = createClient({
     name: "sluice",
-    handler: LISTING_HANDLER,
+    handler: listingHandler(logs),
     policies: [policy],
     tasks: true,
     signIn: { tokens: openTokenFile(io).tokens },
@@ -92,6 +102,7 @@ export async function runTools(argv: readonly string[], io: CliIo): Promise<numb
   try {
     listed = await listAllTools(client, server, io.signal);
   } catch (error) {
+    for (const line of logs) screen.error(line);
     screen.error(`sluice tools: ${describeCallFailure(error, flagText(target.args, "policies"))}`);
     return exitCodeOf(error, io.signal?.aborted === true);
   } finally {

@@ -4,7 +4,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { main } from "../../src/cli/mod.ts";
 import { join } from "node:path";
-import { modernCallFixture, scriptedIo } from "./_scripted-io.ts";
+import { modernCallFixture, scriptedIo, tempDir } from "./_scripted-io.ts";
+import process from "node:process";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
 import { isRunning, killRunning, watchDescendants } from "../_support/process-tree.ts";
 
@@ -118,5 +119,30 @@ describe("sluice tools", () => {
       "",
       'sluice tools: expected <server>, received nothing\nRun "sluice tools --help" for usage.\n',
     ]);
+  });
+
+  test("tools shows why a stdio server would not start: its stderr, as call shows it, then the failure (exit 4)", async () => {
+    const dir = tempDir({
+      "crash.policy.json": JSON.stringify({
+        server: "crash",
+        transport: {
+          command: process.execPath,
+          args: ["-e", "console.error('boom: missing config FOO'); process.exit(3)"],
+        },
+        era: "legacy",
+      }),
+    });
+    try {
+      const scripted = scriptedIo();
+      const code = await main(["tools", "crash", "--policies", dir.path], scripted.io);
+      assert.deepEqual([code, scripted.stdout(), scripted.stderr()], [
+        4,
+        "",
+        "[info] stderr: boom: missing config FOO\n" +
+        'sluice tools: Server "crash": initialize failed: Request 1 "initialize" got no response: the connection ended (process exited with code 3) (transport)\n',
+      ]);
+    } finally {
+      dir.remove();
+    }
   });
 });
