@@ -38,6 +38,9 @@ export interface UpstashStoreOptions {
   readonly prefix?: string | undefined;
   /**
    * How long a take may wait for Redis before it rejects with {@linkcode StoreUnavailableError}.
+   * The request itself is not cancelled (the client takes no signal per request): give the
+   * client one of its own, `new Redis({ url, token, signal: () => AbortSignal.timeout(5000) })`,
+   * so that a Redis that never answers does not hold a connection per request.
    *
    * @default 1000
    */
@@ -64,7 +67,14 @@ export interface UpstashStore extends RateLimitStore {
   take(key: string, rate: Rate): Promise<TakeResult>;
   /**
    * Claims `key` for `ttlMs` in Redis (`SET NX PX`), for every instance at once: `true` the
-   * first time, `false` while claimed. The key is `<prefix>:claim:<key>`.
+   * first time, `false` while claimed. The key is `<prefix>:claim:<key>`, holding a random value
+   * of this claim's own.
+   *
+   * A claim that rejects is given back: when its request reaches Redis after the rejection (Redis
+   * slower than `timeoutMs`) or its answer was lost, the key is deleted once the request settles,
+   * if it still holds this claim's value, so the same claim can be made again. The client's own
+   * retries of the request (`@upstash/redis` retries a failed fetch) find the claim's own value
+   * and count as the same claim.
    *
    * @param key The key.
    * @param ttlMs How long the claim holds.
@@ -75,8 +85,17 @@ export interface UpstashStore extends RateLimitStore {
   claim(key: string, ttlMs: number): Promise<boolean>;
 }
 
-/** Sets the key only when it is absent, expiring in ARGV[1] ms: "OK" when set, else nil. */
-const CLAIM_SCRIPT = 'return redis.call("SET", KEYS[1], "1", "NX", "PX", ARGV[1])';
+/**
+ * Sets the key to ARGV[2] when it is absent, expiring in ARGV[1] ms: 1 when set or already ARGV[2]
+ * (a retry of the same request), else 0.
+ */
+const CLAIM_SCRIPT = `local held = redis.call("GET", KEYS[1])
+if held == false then redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[1]) return 1 end
+if held == ARGV[2] then return 1 end
+return 0`;
+/** Deletes the key when it holds ARGV[1]: a claim given back. */
+const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
+return 0`;
 
 /** The client type `Ratelimit`'s config declares. */
 type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
@@ -144,12 +163,18 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {
       const ttl = String(Math.max(1, Math.ceil(finiteTtlMs("UpstashStore.claim()", ttlMs))));
-      const answer = await within(
-        options.redis.eval(CLAIM_SCRIPT, [`${prefix}:claim:${key}`], [ttl]),
-        timeoutMs,
-        "expected an answer to SET NX",
-      );
-      return answer === "OK";
+      const redisKey = `${prefix}:claim:${key}`;
+      const value = crypto.randomUUID();
+      const sent = options.redis.eval(CLAIM_SCRIPT, [redisKey], [ttl, value]);
+      try {
+        return await within(sent, timeoutMs, "expected an answer to SET NX") === 1;
+      } catch (error) {
+        // Rejected, yet the SET may have landed, or land later: a caller told that nothing was
+        // spent would then find its same retry refused as a replay until the claim expired.
+        const giveBack = () => options.redis.eval(RELEASE_SCRIPT, [redisKey], [value]);
+        void sent.then(giveBack, giveBack).catch(() => {});
+        throw error;
+      }
     },
   };
 }

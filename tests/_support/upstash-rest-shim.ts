@@ -29,6 +29,8 @@ export interface UpstashShim {
   readonly token: string;
   /** Resolves once the shim's connection to Redis is up (after a restart of redis-server). */
   redisReady(): Promise<void>;
+  /** Holds each request that arrives from now on `ms` before running it (0: none; a slow Redis). */
+  delay(ms: number): void;
   /** Closes the HTTP server (dropping open connections) and the Redis connection. */
   stop(): Promise<void>;
 }
@@ -62,11 +64,16 @@ export async function startUpstashShim(options: UpstashShimOptions): Promise<Ups
   const lua = new LuaScripts();
 
   const sockets = new Set<Socket>();
+  let delayMs = 0;
   const server = createServer((request, response) => {
     if (options.hang === true) return;
-    answer(request, response, { token, redis, lua }).catch((error: unknown) => {
-      send(response, 500, { error: `ERR shim: ${String(error)}` });
-    });
+    const held = delayMs;
+    const run = () =>
+      answer(request, response, { token, redis, lua }).catch((error: unknown) => {
+        send(response, 500, { error: `ERR shim: ${String(error)}` });
+      });
+    if (held === 0) void run();
+    else setTimeout(run, held);
   });
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
@@ -82,6 +89,9 @@ export async function startUpstashShim(options: UpstashShimOptions): Promise<Ups
     token,
     redisReady: async () => {
       if (redis.status !== "ready") await once(redis, "ready");
+    },
+    delay: (ms) => {
+      delayMs = ms;
     },
     stop: async () => {
       const closed = once(server, "close");

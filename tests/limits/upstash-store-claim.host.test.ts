@@ -51,10 +51,12 @@ if (redisTestsEnabled()) {
       const direct = client(shim);
       // Read some requests later: a busy machine may take seconds over them.
       const ttl = Number(await direct.exec(["PTTL", "c1:claim:state:n1"]));
-      assert.deepEqual(
-        [await direct.exec(["GET", "c1:claim:state:n1"]), ttl > 30_000 && ttl <= 60_000],
-        [1, true],
-      );
+      // The claim's own random value, so that a claim can tell its hold from another's.
+      const held = String(await direct.exec(["GET", "c1:claim:state:n1"]));
+      assert.deepEqual([
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(held),
+        ttl > 30_000 && ttl <= 60_000,
+      ], [true, true]);
     });
 
     test("claim() is shared by every store on the same Redis: one instance's claim holds for the others", async () => {
@@ -113,12 +115,53 @@ if (redisTestsEnabled()) {
       assert.equal(await store.claim("n", 60_000), true);
     });
 
+    /** A client for the shim that keeps each `eval` of a claim's key it sends, to await their ends. */
+    const watched = () => {
+      const inner = client(shim);
+      const sent: Promise<unknown>[] = [];
+      const redis = {
+        eval: (...args: Parameters<Redis["eval"]>) => {
+          const answer = inner.eval(...args);
+          if (args[1].some((key) => key.includes(":claim:"))) sent.push(answer.catch(() => undefined));
+          return answer;
+        },
+        evalsha: inner.evalsha.bind(inner),
+      } as unknown as Redis;
+      return { redis, sent };
+    };
+
+    test("claim() that rejects as too slow gives its claim back once the request lands, so the same claim succeeds after", async () => {
+      const { redis: slow, sent } = watched();
+      const store = createUpstashStore({ redis: slow, prefix: "late", timeoutMs: 200 });
+      shim.delay(600);
+      try {
+        await assert.rejects(store.claim("n", 60_000), {
+          name: "StoreUnavailableError",
+          message: 'Rate-limit store "upstash": no answer within "200" ms, expected an answer to SET NX',
+        });
+      } finally {
+        shim.delay(0);
+      }
+      // The SET lands 600 ms after it was sent: the claim was made, then given back.
+      assert.deepEqual(await sent[0], 1);
+      await eventually("the claim to be given back", () => sent.length === 2 || undefined);
+      assert.deepEqual(await sent[1], 1);
+      assert.deepEqual(
+        [await client(shim).exec(["GET", "late:claim:n"]), await store.claim("n", 60_000)],
+        [null, true],
+      );
+    });
+
     /** A gateway in front of `upstream` whose store is on the shim under `prefix`. */
-    const gateway = (upstream: ReturnType<typeof toolsUpstream>, prefix: string) => {
+    const gateway = (
+      upstream: ReturnType<typeof toolsUpstream>,
+      prefix: string,
+      store = storeAt(prefix),
+    ) => {
       const gate = createClient({
         name: "gate",
         fetch: upstream.fetch,
-        store: storeAt(prefix),
+        store,
         policies: [{
           server: "files",
           transport: { url: "https://up.example/mcp" },
@@ -208,6 +251,39 @@ if (redisTestsEnabled()) {
       assert.deepEqual(back.result?.content, [{ type: "text", text: upstreamGot }]);
       const retries = upstream.requests.filter((r) => r.body.params?.inputResponses !== undefined);
       assert.equal(retries.length, 1);
+      await gate.close();
+    });
+
+    test("the front answers a retry whose claim Redis was too slow to confirm -32603, and takes the same retry once the late claim is given back", async () => {
+      const upstream = toolsUpstream();
+      const { redis: slow, sent } = watched();
+      const store = createUpstashStore({ redis: slow, prefix: "front-slow", timeoutMs: 200 });
+      const { gate, app } = gateway(upstream, "front-slow", store);
+      const first = await (await app.fetch(ask())).json() as { result: { requestState: string } };
+      const retry = {
+        inputResponses: { where: { roots: [] }, who: { action: "accept", content: { name: "Ada" } } },
+        requestState: first.result.requestState,
+      };
+      shim.delay(600);
+      let slowAnswer: unknown;
+      try {
+        slowAnswer = await (await app.fetch(ask(retry))).json();
+      } finally {
+        shim.delay(0);
+      }
+      await eventually("the late claim to be given back", () => sent.length === 2 || undefined);
+      await sent[1];
+      const back = await (await app.fetch(ask(retry))).json() as { result?: { content?: unknown } };
+      assert.deepEqual(slowAnswer, {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message:
+            "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
+        },
+      });
+      assert.deepEqual(back.result?.content, [{ type: "text", text: JSON.stringify(retry.inputResponses) }]);
       await gate.close();
     });
   });
