@@ -56,6 +56,8 @@ export interface LegacySessionInput {
   readonly caller?: CallerHooks | undefined;
   /** The front's caller the session belongs to (its server's requests tied to no call run as theirs). */
   readonly principal?: Principal | undefined;
+  /** The session is pooled for 2026 calls (see {@linkcode FrontLegacySession.pooled}). */
+  readonly pooled?: boolean | undefined;
 }
 
 /** Whom the front opens a legacy session for ({@linkcode ClientServers.legacySession}). */
@@ -66,6 +68,12 @@ export interface FrontLegacySession {
   readonly fetch?: Fetcher | undefined;
   /** The one caller the session belongs to: the server's requests tied to no call run as theirs. */
   readonly principal?: Principal | undefined;
+  /**
+   * The session serves 2026 calls (no caller of its own, and no channel but a call's rounds): a
+   * request the server ties to no call is tied to the one call in flight, when there is exactly
+   * one, as on stdio.
+   */
+  readonly pooled?: boolean | undefined;
 }
 
 /** What every session of the client is opened with. */
@@ -420,8 +428,20 @@ export class ClientServers {
     }
     const notify = (notification: JsonRpcNotification, connection: number) =>
       queue.push(policy.server, "legacy", notification, connection);
-    const { caller, principal } = owner;
-    return legacy({ policy, chain, clientInfo, fetch, timers, clock, assigns, notify, caller, principal });
+    const { caller, principal, pooled } = owner;
+    return legacy({
+      policy,
+      chain,
+      clientInfo,
+      fetch,
+      timers,
+      clock,
+      assigns,
+      notify,
+      caller,
+      principal,
+      pooled,
+    });
   }
 
   /** A server as the front opens it: its chain, and its caller's fetch when given. */

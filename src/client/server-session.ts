@@ -86,10 +86,11 @@ export interface DeferredTie {
   /** The request as the server sent it, before the checks: what they changed is the difference. */
   readonly asked: InputRequest;
   /**
-   * The request named no call (stdio has one channel) and was tied to the one call in flight
-   * only because it was the one: the server may have asked on its own, for no call at all.
+   * The request named no call (stdio has one channel; a pooled session has no channel but its
+   * calls) and was tied to the one call in flight only because it was the one: the server may
+   * have asked on its own, for no call at all.
    */
-  readonly singleChannelGuess: boolean;
+  readonly guessed: boolean;
 }
 
 /** What a server is told when answering a request threw. */

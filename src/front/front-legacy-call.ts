@@ -222,7 +222,7 @@ export class ParkedCall {
         this.#defer(
           tie === undefined ? request : withChanges(tie.asked, request),
           signal,
-          tie?.singleChannelGuess === true,
+          tie?.guessed === true,
         ),
       // Progress and logs reach the caller while one of its requests is open (not while parked).
       onProgress: (progress: JsonObject) => {

@@ -290,7 +290,7 @@ export class FrontUpstreams {
     if (!pool.makeRoom()) return undefined;
     const { policy, chain } = server;
     // The principal's sign-in, when the server signs in per person: its sessions are its own.
-    const session = this.#internals.legacySession(policy.server, chain, { fetch, principal });
+    const session = this.#internals.legacySession(policy.server, chain, { fetch, principal, pooled: true });
     const entry: Pooled = {
       session,
       principal: principalKey(principal),

@@ -394,6 +394,34 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a 2026 caller is asked the roots a legacy server asks on its standalone stream during the call, and the server gets them", async () => {
+    // server-everything over HTTP asks roots/list on its GET stream, tied to no call: the one
+    // call in flight of the session the front pools for 2026 calls is the only one to ask.
+    const { client, fetch } = front({}, { passDown: ["roots"] }, "http");
+    const params = { name: "get-roots-list", arguments: {}, _meta: capabilities({ roots: {} }) };
+    const first = await post(fetch, params);
+    const asked = Object.values(first.body.result.inputRequests ?? {});
+    const inputResponses = Object.fromEntries(
+      Object.keys(first.body.result.inputRequests ?? {}).map((key) => [key, {
+        roots: [{ uri: "file:///srv/sub", name: "sub" }],
+      }]),
+    );
+    const second = await post(fetch, {
+      ...params,
+      inputResponses,
+      requestState: first.body.result.requestState,
+    });
+    assert.deepEqual([first.body.result.resultType, asked], ["input_required", [{
+      method: "roots/list",
+      params: {},
+    }]]);
+    assert.match(
+      text(second.body),
+      /^Current MCP Roots \(1 total\):\n\n1\. sub\n {3}URI: file:\/\/\/srv\/sub\n/,
+    );
+    await client.close();
+  });
+
   test("completes for sluice's client and the official client 2.4.0 downstream", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] });
     const ours = createClient({

@@ -106,6 +106,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     clientInfo: input.clientInfo,
     factory,
     singleChannel: transport.kind === "stdio",
+    pooled: input.pooled === true,
     timers,
     assigns: input.assigns,
     // Every server is asked for its logs at the policy's logLevel: subscribers hear them too,

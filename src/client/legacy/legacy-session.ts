@@ -60,8 +60,13 @@ export interface LegacySessionOptions {
   readonly chain: Chain;
   readonly clientInfo: Implementation;
   readonly factory: ConnectionFactory;
-  /** Whether the transport is one channel (stdio), so unrelated requests tie to the one call in flight. */
+  /** Whether the transport is one channel (stdio), so unrelated messages tie to the one call in flight. */
   readonly singleChannel: boolean;
+  /**
+   * Whether the front pools the session for 2026 calls: the server's requests tied to no call
+   * tie to the one call in flight too (there is no other channel to ask on). @default false
+   */
+  readonly pooled?: boolean | undefined;
   readonly timers: Timers;
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Receives the notifications the session does not consume itself, with the connection's number. */
@@ -399,7 +404,7 @@ export class LegacySession {
       maxServerRequests: policy.maxServerRequests,
       assigns: this.#options.assigns,
       principal: this.#options.principal,
-      singleChannel: this.#options.singleChannel,
+      tieToOnlyCall: this.#options.singleChannel || this.#options.pooled === true,
       calls: this.#calls,
       respond: (message) => connection.respond(message),
       onDeferred: caller?.onDeferred,

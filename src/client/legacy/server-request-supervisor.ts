@@ -71,8 +71,11 @@ export interface SupervisorOptions {
    * principal goes with the requests tied to it). @default none (the client's own session)
    */
   readonly principal?: Principal | undefined;
-  /** On stdio there is one channel: a request is tied to the one call in flight, if exactly one. */
-  readonly singleChannel: boolean;
+  /**
+   * Whether a request that names no call is tied to the one call in flight, if exactly one: on
+   * stdio (one channel), and in a session the front pools for 2026 calls (no other channel).
+   */
+  readonly tieToOnlyCall: boolean;
   /** The calls in flight, by id key (see {@linkcode idKey}). */
   readonly calls: ReadonlyMap<string, CallRecord>;
   /** Sends the client's answer; a failure to send is dropped (the connection is gone). */
@@ -82,21 +85,21 @@ export interface SupervisorOptions {
 }
 
 /**
- * The call a server message is tied to: on HTTP the call whose stream carried it; on stdio (one
- * channel) the one call in flight, if there is exactly one.
+ * The call a server message is tied to: on HTTP the call whose stream carried it; else, when
+ * `toOnlyCall`, the one call in flight, if there is exactly one.
  *
  * @param calls The calls in flight, by id key.
  * @param related The id of the request whose stream carried the message, if any.
- * @param singleChannel Whether the transport is one channel (stdio).
+ * @param toOnlyCall Whether a message that names no call ties to the one call in flight (stdio).
  * @returns The call, or `undefined`.
  */
 export function callFor(
   calls: ReadonlyMap<string, CallRecord>,
   related: RequestId | undefined,
-  singleChannel: boolean,
+  toOnlyCall: boolean,
 ): CallRecord | undefined {
   if (related !== undefined) return calls.get(idKey(related));
-  if (singleChannel && calls.size === 1) return calls.values().next().value;
+  if (toOnlyCall && calls.size === 1) return calls.values().next().value;
   return undefined;
 }
 
@@ -135,7 +138,7 @@ export class ServerRequestSupervisor {
    */
   handle(request: JsonRpcRequest, related: RequestId | undefined): void {
     const { chain, version } = this.#options;
-    const call = callFor(this.#options.calls, related, this.#options.singleChannel);
+    const call = callFor(this.#options.calls, related, this.#options.tieToOnlyCall);
     const input = this.#admitted(request, call);
     if (input === undefined) return;
     const key = idKey(request.id);
@@ -151,7 +154,7 @@ export class ServerRequestSupervisor {
     // answerer learns whether the tie was stdio's guess (see DeferredTie).
     const answerer = call === undefined ? this.#options.onDeferred : call.onDeferred;
     const tie: DeferredTie = {
-      singleChannelGuess: call !== undefined && related === undefined,
+      guessed: call !== undefined && related === undefined,
       asked: input,
     };
     const onDeferred = answerer &&
@@ -163,7 +166,8 @@ export class ServerRequestSupervisor {
       principal: this.#principalOf(call),
       callInFlight: this.#options.calls.size > 0,
       signal: controller.signal,
-    }).then((result) => answerDeferral(result, onDeferred, controller.signal));
+    }).then((result) => answerDeferral(result, onDeferred, controller.signal))
+      .then((result) => this.#untaken(result, input, call));
     void job.then((result) => {
       callSignal?.removeEventListener("abort", onCallEnd);
       this.#jobs.delete(key);
@@ -175,6 +179,23 @@ export class ServerRequestSupervisor {
         : this.#answer(request, input, result);
       if (answer !== undefined) this.#send(answer);
     });
+  }
+
+  /**
+   * A deferred request nobody can take (none answers for the session, and it is tied to no call,
+   * or to a call that takes none) as a client without the capability answers it, with the
+   * second event of its deferral saying so.
+   */
+  #untaken(result: ChainResult, input: InputRequest, call: CallRecord | undefined): ChainResult {
+    if (result.ok || result.stage !== "deferred") return result;
+    const refusal = {
+      code: -32601,
+      message:
+        `Method not found: ${input.method} is passed down to the gateway's caller, and no call of theirs is in flight to take it`,
+    };
+    const { chain, version } = this.#options;
+    chain.refused(result.request ?? input, refusal, { version, principal: this.#principalOf(call) });
+    return { ok: false, stage: "capability", refusal };
   }
 
   /**

@@ -24,7 +24,7 @@ type Sent = JsonRpcResultResponse | JsonRpcErrorResponse;
 function setup(
   handler: Handler,
   options: {
-    singleChannel?: boolean;
+    tieToOnlyCall?: boolean;
     time?: FakeTime;
     policy?: Record<string, unknown>;
     maxServerRequests?: number;
@@ -50,7 +50,7 @@ function setup(
     maxServerRequests: options.maxServerRequests ?? 8,
     assigns: { who: "client" },
     principal: options.principal,
-    singleChannel: options.singleChannel ?? true,
+    tieToOnlyCall: options.tieToOnlyCall ?? true,
     calls,
     respond: (message) => (sent.push(message), Promise.resolve()),
   });
@@ -98,6 +98,24 @@ describe("ServerRequestSupervisor", () => {
       [7, { action: "decline" }],
       [8, { action: "decline" }],
     ]);
+  });
+
+  test("answers a request passed down that nobody can take -32601 as a client without it, and its second event says so", async () => {
+    // A session the front pools for 2026 calls, with no call in flight: no caller to ask.
+    const { supervisor, sent, events } = setup({ elicitation: (_params, ctx) => ctx.defer() });
+    supervisor.handle(elicit(1), undefined);
+    await settle();
+    const refusal = {
+      code: -32601,
+      message:
+        "Method not found: elicitation/create is passed down to the gateway's caller, and no call of theirs is in flight to take it",
+    };
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", id: 1, error: refusal }]);
+    assert.deepEqual(
+      events.map((event) => [event.type, "era" in event && event.era, "outcome" in event && event.outcome]),
+      [["input", "legacy", "deferred"], ["input", "legacy", "policy"]],
+    );
+    assert.deepEqual((events[1] as { refusal?: unknown }).refusal, refusal);
   });
 
   test("sends a handler's { error } with its data, a JSON copy, and without data that is not JSON", async () => {
@@ -298,7 +316,7 @@ describe("ServerRequestSupervisor", () => {
     let expired = false;
     const { supervisor, calls } = setup({
       elicitation: () => new Promise((resolve) => (release = () => resolve({ action: "decline" }))),
-    }, { singleChannel: false, time });
+    }, { tieToOnlyCall: false, time });
     const deadline = new PausableDeadline(1000, {
       timers: time,
       now: () => time.now(),
@@ -359,15 +377,15 @@ describe("ServerRequestSupervisor", () => {
     deadline.clear();
   });
 
-  test("refuses a deferred request when its call has no onDeferred, and hides an onDeferred that rejects", async () => {
+  test("refuses a deferred request tied to no call as a client without it, and hides an onDeferred that rejects", async () => {
     const { supervisor, sent, calls } = setup({ elicitation: (_params, ctx) => ctx.defer() }, {
-      singleChannel: false,
+      tieToOnlyCall: false,
     });
     supervisor.handle(elicit(1), undefined);
     calls.set(idKey(2), { id: 2, assigns: {}, onDeferred: () => Promise.reject(new Error("secret detail")) });
     supervisor.handle(elicit(2), 2);
     await settle();
-    assert.deepEqual(sent.map((m) => [m.id, "error" in m ? m.error.code : undefined]), [[1, -32603], [
+    assert.deepEqual(sent.map((m) => [m.id, "error" in m ? m.error.code : undefined]), [[1, -32601], [
       2,
       -32603,
     ]]);
@@ -381,7 +399,7 @@ describe("ServerRequestSupervisor", () => {
     const release: Array<() => void> = [];
     const { supervisor, sent, calls, events } = setup({
       elicitation: () => new Promise((resolve) => release.push(() => resolve({ action: "decline" }))),
-    }, { singleChannel: false, maxServerRequests: 1 });
+    }, { tieToOnlyCall: false, maxServerRequests: 1 });
     calls.set(idKey(7), { id: 7, assigns: {}, principal: { subject: "alice", scopes: [], claims: {} } });
     supervisor.handle(elicit(1), 7);
     supervisor.handle(elicit(2), 7);
@@ -415,7 +433,7 @@ describe("ServerRequestSupervisor", () => {
     const { supervisor, sent, calls, events } = setup({
       roots: (ctx) => (seen.push([ctx.relatedRequestId, ctx.principal]), { roots: [] }),
     }, {
-      singleChannel: false,
+      tieToOnlyCall: false,
       principal: opened,
       policy: { inputRateLimit: { rate: 1, per: "1h", burst: 2 } },
     });
