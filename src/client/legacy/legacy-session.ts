@@ -348,14 +348,17 @@ export class LegacySession {
       });
     } catch (error) {
       this.#end(connection);
-      if (error instanceof ConnectionError && error.kind === "aborted") {
-        throw abortError(this.serverId, "initialize", signal.reason);
+      if (!(error instanceof ConnectionError)) {
+        throw new ClientError(
+          "transport",
+          `Server "${this.serverId}": initialize failed: ${(error as Error).message}`,
+          { serverId: this.serverId, cause: error },
+        );
       }
-      throw new ClientError(
-        "transport",
-        `Server "${this.serverId}": initialize failed: ${(error as Error).message}`,
-        { serverId: this.serverId, cause: error },
-      );
+      if (error.kind === "aborted") throw abortError(this.serverId, "initialize", signal.reason);
+      // Classed as a call's failure is (a 503's status, a malformed answer as protocol): every
+      // session starts here, so an outage is most often told from this request.
+      throw connectionFailure(this.serverId, error, "initialize failed: ");
     }
     if (!("result" in response)) {
       this.#end(connection);
@@ -478,12 +481,13 @@ export class LegacySession {
  *
  * @param serverId The server.
  * @param error What the connection failed with.
+ * @param what What failed, before the connection's message (`"initialize failed: "`).
  * @returns The error, naming the server.
  */
-function connectionFailure(serverId: string, error: ConnectionError): ClientError {
+function connectionFailure(serverId: string, error: ConnectionError, what = ""): ClientError {
   return new ClientError(
     error.kind === "protocol" ? "protocol" : "transport",
-    `Server "${serverId}": ${error.message}`,
+    `Server "${serverId}": ${what}${error.message}`,
     {
       serverId,
       cause: error,

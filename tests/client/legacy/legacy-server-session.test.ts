@@ -19,6 +19,7 @@ import { gate } from "../../_support/gate.ts";
 import { eventually } from "../../_support/eventually.ts";
 import { cancelFirstOfTwo, failure } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
+import type { ClientError } from "../../../src/errors.ts";
 
 /** A server declaring `tools` that answers tools/list with `list`, and every call. */
 function toolsServer(list: (id: unknown) => Response | Promise<Response>, time?: FakeTime) {
@@ -113,6 +114,29 @@ describe("LegacyServerSession tools/list before a call", () => {
     ]);
     await client.close();
     assert.deepEqual(methods(server), ["initialize"]);
+  });
+
+  test("an initialize refused with an HTTP status carries it, and a malformed answer to it is the server breaking the protocol", async () => {
+    const statusOf = async (answer: () => Response) => {
+      const { client } = legacySetup(answer);
+      try {
+        await client.callTool("demo", "t", {});
+      } catch (error) {
+        return [(error as ClientError).kind, (error as ClientError).data];
+      } finally {
+        await client.close();
+      }
+      throw new Error("expected a rejection");
+    };
+    const json = { "content-type": "application/json" };
+    assert.deepEqual(
+      [
+        await statusOf(() => new Response("busy", { status: 503 })),
+        await statusOf(() => new Response("{", { headers: json })),
+        await statusOf(() => new Response('{"jsonrpc":"2.0","id":99,"result":{}}', { headers: json })),
+      ],
+      [["transport", { status: 503 }], ["protocol", undefined], ["protocol", undefined]],
+    );
   });
 
   test("a call cancelled during the listing fails alone: the other call waiting for it goes on", async () => {
