@@ -57,6 +57,13 @@ const CORS_HEADERS = [
   "mcp-name",
 ];
 
+/** The `Mcp-Param-*` names a preflight's `Access-Control-Request-Headers` asks for, lower-cased. */
+function paramHeadersAsked(asked: string | undefined): string[] {
+  if (asked === undefined) return [];
+  return asked.split(",").map((name) => name.trim().toLowerCase())
+    .filter((name) => /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name));
+}
+
 /**
  * Checks a list of allowed hosts or origins given as an option, so a typo fails at start-up.
  *
@@ -115,13 +122,15 @@ export function checkHostRules(rules: HostRules, who: string): HostRules {
  */
 export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): MiddlewareHandler {
   const origins = new Set(rules.allowedOrigins ?? []);
-  const corsFor = origins.size === 0 ? undefined : cors({
-    origin: (origin) => origins.has(origin) ? origin : null,
-    allowMethods: ["GET", "POST", "DELETE"],
-    allowHeaders: CORS_HEADERS,
-    exposeHeaders: ["mcp-session-id", "www-authenticate"],
-    maxAge: 600,
-  });
+  const corsWith = (allowHeaders: string[]) =>
+    cors({
+      origin: (origin) => origins.has(origin) ? origin : null,
+      allowMethods: ["GET", "POST", "DELETE"],
+      allowHeaders,
+      exposeHeaders: ["mcp-session-id", "www-authenticate"],
+      maxAge: 600,
+    });
+  const corsFor = origins.size === 0 ? undefined : corsWith(CORS_HEADERS);
   // Not async: every request passes here, and each way out already has a promise to hand on.
   return (c, next) => {
     if (c.req.path === "/healthz") return next();
@@ -144,8 +153,13 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
         } may not call this gateway: expected its own origin or one in "allowedOrigins"`,
       );
     }
-    if (corsFor !== undefined && origin !== undefined && origins.has(origin)) return corsFor(c, next);
-    return next();
+    if (corsFor === undefined || origin === undefined || !origins.has(origin)) return next();
+    // A tool's x-mcp-header arguments go as Mcp-Param-<Name> headers, named by the tool: a
+    // preflight may ask for any of them.
+    const params = c.req.method === "OPTIONS"
+      ? paramHeadersAsked(c.req.header("access-control-request-headers"))
+      : [];
+    return (params.length === 0 ? corsFor : corsWith([...CORS_HEADERS, ...params]))(c, next);
   };
 }
 

@@ -301,6 +301,26 @@ describe("hostAndOriginGuard() in the front: Origin and CORS", () => {
     await client.close();
   });
 
+  test('hostAndOriginGuard() lets an "allowedOrigins" preflight ask for the Mcp-Param-* headers of a tool\'s x-mcp-header arguments', async () => {
+    const { app, client } = front({ allowedOrigins: ["https://app.example.com"] });
+    const response = await app.fetch(
+      new Request(`${LOOPBACK}/mcp/files`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example.com",
+          "access-control-request-method": "POST",
+          "access-control-request-headers":
+            "content-type, mcp-method, mcp-name, Mcp-Param-Region, mcp-param-x_1, x-other, mcp-param-, mcp-param-a b",
+        },
+      }),
+    );
+    assert.deepEqual([response.status, response.headers.get("access-control-allow-headers")], [
+      204,
+      "authorization,content-type,accept,last-event-id,mcp-session-id,mcp-protocol-version,mcp-method,mcp-name,mcp-param-region,mcp-param-x_1",
+    ]);
+    await client.close();
+  });
+
   test('hostAndOriginGuard() refuses the preflight and the request of an origin not in "allowedOrigins"', async () => {
     const { app, client } = front({ allowedOrigins: ["https://app.example.com"] });
     const preflight = await app.fetch(
