@@ -12,7 +12,7 @@ import type { CompiledHttpTransport } from "../policy/compile-policy.ts";
 import { isResponse, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { type Fetcher, fetchWithRedirects } from "./fetch-with-redirects.ts";
 import type { MessageLimits } from "../protocol/message-limits.ts";
-import { discardBody } from "./body-reader.ts";
+import { discardBody, openResponseBody, readBodyBytes } from "./body-reader.ts";
 
 /** What a connection is built from. */
 export interface WireSettings {
@@ -98,7 +98,7 @@ export class LegacyHttpWire {
 
   /**
    * Sends one request with the protocol headers; a 404 while a session id is set ends the
-   * connection as `session_expired`.
+   * connection as `session_expired`, and so does a 400 whose body speaks of the session.
    *
    * @returns The response, its body unread.
    * @throws {ConnectionError} `aborted` (the signal's reason as its cause), `http` (no response: network, refused redirect) or `session_expired`.
@@ -125,9 +125,24 @@ export class LegacyHttpWire {
     if (sent.kind === "redirect_refused") {
       throw new ConnectionError("http", `${method} to ${withoutUrlSecrets(transport.url)}: ${sent.message}`);
     }
-    if (sent.response.status !== 404 || sessionId === undefined) return sent.response;
-    void discardBody(sent.response);
-    this.end({ kind: "session_expired", reason: "session expired (HTTP 404)" });
+    const { status } = sent.response;
+    if (sessionId === undefined || (status !== 404 && status !== 400)) return sent.response;
+    if (status === 400) {
+      // Servers built on the official SDK's example answer a session id they do not know (after
+      // a restart) 400 "No valid session ID provided", where the spec says 404: without a new
+      // session, every later request would fail the same way.
+      const body = openResponseBody(sent.response, options.signal);
+      const read = await readBodyBytes(body, this.settings.limits.maxMessageBytes).finally(() =>
+        body.close()
+      );
+      const text = new TextDecoder().decode(read.bytes.subarray(0, 1024));
+      if (read.end !== "complete" || !/\bsession\b/i.test(text)) {
+        return new Response(new Uint8Array(read.bytes), { status, headers: sent.response.headers });
+      }
+    } else {
+      void discardBody(sent.response);
+    }
+    this.end({ kind: "session_expired", reason: `session expired (HTTP ${status})` });
     throw this.endError();
   }
 

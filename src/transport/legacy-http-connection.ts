@@ -80,7 +80,8 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
  * Makes a factory of legacy Streamable HTTP connections to one server.
  *
  * A 404 to a request that carried a session id ends the connection as `session_expired` (the
- * session initializes again on a new one). Network failures and other HTTP errors fail only the
+ * session initializes again on a new one), and so does a 400 whose body speaks of the session
+ * (what servers built on the official SDK's example answer for a session they do not know). Network failures and other HTTP errors fail only the
  * request they happened to (kind `"http"`); the connection stays usable. A message over one of
  * the `MessageLimits`, or nested deeper, fails its request as a protocol error, or ends the
  * standalone GET stream.

@@ -8,6 +8,7 @@ import { createClient } from "../../../src/client/legacy/legacy-client.ts";
 import {
   initialized,
   legacyHandshake,
+  postsOnly,
   result,
   rpcError,
   scriptedServer,
@@ -479,6 +480,84 @@ describe("LegacySession messages the server never answers", () => {
 });
 
 describe("LegacySession forgotten session", () => {
+  /**
+   * A server built as the official SDK's example is: it answers a session id it does not know
+   * 400 `reason` (where the spec says 404). `restart()` forgets every session, as a restart does.
+   */
+  function restartingServer(reason: string) {
+    let generation = 1;
+    const server = scriptedServer((request) => {
+      const { id, method } = request.body;
+      if (method === "initialize") {
+        const answer = initialized(id, { tools: {} });
+        answer.headers.set("mcp-session-id", `s${generation}`);
+        return answer;
+      }
+      if (request.headers["mcp-session-id"] !== `s${generation}`) {
+        const body = { jsonrpc: "2.0", error: { code: -32000, message: reason }, id: null };
+        return new Response(JSON.stringify(body), {
+          status: 400,
+          headers: { "content-type": "application/json" },
+        });
+      }
+      if (id === undefined) return new Response(null, { status: 202 });
+      if (method === "tools/call") return result(id, { content: [{ type: "text", text: `s${generation}` }] });
+      return legacyHandshake(request.body, "2025-11-25", "echo") ?? new Response(null, { status: 500 });
+    });
+    return { server, restart: () => void generation++ };
+  }
+
+  test("a 400 that says the server does not know the session (a restarted SDK server) starts a new one, and the call goes through it", async () => {
+    const { server, restart } = restartingServer("Bad Request: No valid session ID provided");
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: postsOnly(server),
+    });
+    try {
+      const before = await client.callTool("demo", "echo", {});
+      restart();
+      const after = await client.callTool("demo", "echo", {});
+      assert.deepEqual([before.content, after.content, server.requests.map((r) => r.body.method)], [
+        [{ type: "text", text: "s1" }],
+        [{ type: "text", text: "s2" }],
+        [
+          "initialize",
+          "notifications/initialized",
+          "tools/list",
+          "tools/call",
+          "tools/call",
+          "initialize",
+          "notifications/initialized",
+          "tools/call",
+        ],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("a 400 that does not speak of the session fails its call alone, on the same session", async () => {
+    const { server, restart } = restartingServer("Bad Request: unsupported parameter");
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: postsOnly(server),
+    });
+    try {
+      await client.callTool("demo", "echo", {});
+      restart();
+      assert.deepEqual(await failure(client.callTool("demo", "echo", {})), [
+        "server",
+        -32000,
+        'Server "demo" answered tools/call with error -32000: "Bad Request: unsupported parameter"',
+      ]);
+      assert.deepEqual(server.requests.map((r) => r.body.method).slice(4), ["tools/call"]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("a call answered 404 by a server that gave no session id fails, and the next call goes on the same connection: no session was forgotten", async () => {
     // Each standalone GET stream stays open until its signal fires.
     const listening: AbortSignal[] = [];
