@@ -96,10 +96,12 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     io.stderr.write(`${message}\n`);
     return 1;
   }
-  io.stdout.write(serveBanner(running.url, options));
+  // For the person who started it: stdout carries the decision events alone (JSON lines a log
+  // shipper reads, when not on a terminal).
+  io.stderr.write(serveBanner(running.url, options));
   // Runs until the io's signal fires: never, without one.
   await untilAborted(new Promise<never>(() => {}), io.signal);
-  io.stdout.write("sluice serve: stopping\n");
+  io.stderr.write("sluice serve: stopping\n");
   await running.close();
   return 0;
 }

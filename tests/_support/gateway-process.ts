@@ -61,12 +61,14 @@ export async function startGatewayProcess(
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let url: string;
   try {
-    url = await awaitLine(child, "stdout", /^sluice front listening on (http:\/\/\S+)$/);
+    url = await awaitLine(child, "stderr", /^sluice front listening on (http:\/\/\S+)$/);
   } catch (e) {
     await stopChild(child);
     rmSync(folder, { recursive: true, force: true });
     throw new Error(`startGatewayProcess(): ${(e as Error).message}\n${stderr}`);
   }
+  // Reading the line paused stderr: its collector reads on.
+  child.stderr.resume();
   child.stdout.resume();
   return {
     url,

@@ -34,6 +34,10 @@ async function failedStart(argv: string[], env: Record<string, string | undefine
   return { code, stdout: scripted.stdout(), stderr: scripted.stderr() };
 }
 
+/** What the command wrote to stderr but its banner and its line on stopping: its warnings. */
+const withoutBanner = (stderr: string) =>
+  stderr.replace(/^sluice front listening on [^]*?\nStop with Ctrl-C \(SIGINT\) or SIGTERM\.\n/m, "")
+    .replace(/^sluice serve: stopping\n/m, "");
 const usage = (message: string) => ({ code: 2, stdout: "", stderr: `sluice serve: ${message}\n${HELP}` });
 
 /** Polls `read` until it gives a value, or the command ends, or 10 s pass. */
@@ -62,10 +66,10 @@ async function serving<T>(
   });
   const ended = main(["serve", "--port", "0", "--policies", ".", ...argv], scripted.io);
   try {
-    const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+    const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stderr())?.[1], ended);
     const result = await work(url);
     controller.abort();
-    return { result, code: await ended, stderr: scripted.stderr() };
+    return { result, code: await ended, stderr: withoutBanner(scripted.stderr()) };
   } finally {
     controller.abort();
     await ended;

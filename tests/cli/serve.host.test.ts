@@ -55,7 +55,7 @@ describe("sluice serve", () => {
     });
     const ended = main(["serve", "--port", "0", "--policies", ".", "--handler", "handler.ts"], scripted.io);
     try {
-      const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+      const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stderr())?.[1], ended);
       assert.deepEqual(await (await fetch(`${url}/healthz`)).json(), { ok: true });
       const added = await callTool(url, { server: "modern", name: "add", arguments: { a: 2, b: 3 } });
       assert.deepEqual([added.status, (added.body as { result: { content: unknown } }).result.content], [
@@ -74,15 +74,9 @@ describe("sluice serve", () => {
       assert.equal(await ended, 0);
       const pad = (text: string) => text.padEnd(`${url}/mcp/modern`.length + 2);
       const call = { type: "call", time: "<time>", client: "sluice", server: "modern", method: "tools/call" };
-      assert.deepEqual([placeholders(scripted.stdout()), scripted.stderr()], [
+      // stdout carries the decision events alone; the person who started it reads stderr.
+      assert.deepEqual([placeholders(scripted.stdout()), scripted.stderr().split("\n")], [
         [
-          `sluice front listening on ${url}`,
-          `  POST ${pad(`${url}/mcp/modern`)}modern: modern, http`,
-          `  GET  ${pad(`${url}/servers`)}the servers, their capabilities and limits`,
-          `  GET  ${pad(`${url}/healthz`)}health check`,
-          `  GET  ${pad(`${url}/`)}the playground: call a tool and answer what the server asks, by hand`,
-          "Callers: anyone on this machine (loopback only, no auth)",
-          "Stop with Ctrl-C (SIGINT) or SIGTERM.",
           // Not a terminal: the decision events as JSON lines, the handler's roots answer among them.
           { ...call, name: "add", outcome: "completed", rounds: 1, durationMs: "<ms>" },
           {
@@ -98,10 +92,19 @@ describe("sluice serve", () => {
             durationMs: "<ms>",
           },
           { ...call, name: "ask_roots", outcome: "completed", rounds: 2, durationMs: "<ms>" },
+          "",
+        ],
+        [
+          `sluice front listening on ${url}`,
+          `  POST ${pad(`${url}/mcp/modern`)}modern: modern, http`,
+          `  GET  ${pad(`${url}/servers`)}the servers, their capabilities and limits`,
+          `  GET  ${pad(`${url}/healthz`)}health check`,
+          `  GET  ${pad(`${url}/`)}the playground: call a tool and answer what the server asks, by hand`,
+          "Callers: anyone on this machine (loopback only, no auth)",
+          "Stop with Ctrl-C (SIGINT) or SIGTERM.",
           "sluice serve: stopping",
           "",
         ],
-        "",
       ]);
     } finally {
       controller.abort();
@@ -124,14 +127,14 @@ describe("sluice serve", () => {
       });
       const ended = main(["serve", "--port", "0", "--policies", ".", ...flags], scripted.io);
       try {
-        const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+        const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stderr())?.[1], ended);
         const added = await callTool(url, { server: "modern", name: "add", arguments: { a: 2, b: 3 } });
         assert.equal(added.status, 200);
         controller.abort();
         assert.equal(await ended, 0);
-        assert.deepEqual([placeholders(scripted.stdout()).slice(7), scripted.stderr()], [
-          [...events, "sluice serve: stopping", ""],
-          "",
+        assert.deepEqual([placeholders(scripted.stdout()), scripted.stderr().split("\n").slice(7)], [
+          [...events, ""],
+          ["sluice serve: stopping", ""],
         ]);
       } finally {
         controller.abort();
@@ -167,14 +170,14 @@ describe("sluice serve", () => {
       });
       const ended = main(["serve", "--port", "0", "--policies", ".", ...flags], scripted.io);
       try {
-        const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+        const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stderr())?.[1], ended);
         const caller = new LegacyCaller(fetch, `${url}/mcp/modern`);
         await caller.initialize();
         await caller.request(1, "tools/call", { name: hostileName, arguments: {} });
         await caller.close();
         controller.abort();
         assert.equal(await ended, 0);
-        lines.push(...scripted.stdout().split("\n").slice(7, -2));
+        lines.push(...scripted.stdout().split("\n").slice(0, -1));
       } finally {
         controller.abort();
         await ended;
@@ -205,7 +208,7 @@ describe("sluice serve", () => {
     });
     const ended = main(["serve", "--port", "0", "--policies", ".", "--heartbeat", "200ms"], scripted.io);
     try {
-      const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stdout())?.[1], ended);
+      const url = await waitFor(() => /listening on (http:\/\/\S+)\n/.exec(scripted.stderr())?.[1], ended);
       const leaving = new AbortController();
       // The upstream keeps its answer open with SSE comments of its own, which the front does not relay.
       const response = await fetch(hostileCall(url, "keepalive"), { signal: leaving.signal });
