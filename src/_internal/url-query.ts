@@ -85,6 +85,22 @@ function withoutEmbeddedSecrets(url: string): string {
 }
 
 /**
+ * Writes free text (a thrown error's message) with each `scheme://` URL in it, up to a space or a
+ * quote, without its password and query's values, as {@linkcode withoutUrlSecrets} does.
+ *
+ * @param text The text.
+ * @returns The text, its URLs without their passwords and query's values.
+ * @example
+ * ```ts
+ * import { withoutEmbeddedUrlSecrets } from "./url-query.ts";
+ * console.log(withoutEmbeddedUrlSecrets("down at https://u:pw@db.example/x?key=abc now")); // down at https://u:…@db.example/x?key=… now
+ * ```
+ */
+export function withoutEmbeddedUrlSecrets(text: string): string {
+  return text.replace(EMBEDDED_URL, withoutEmbeddedSecrets);
+}
+
+/**
  * Writes a message with each URL it quotes (`Elicitation URL "https://…?session=…" refused`, as
  * `quote()` writes values into refusals and errors) without its password and query's values, as
  * {@linkcode withoutUrlSecrets} does; the rest of the message as it is. A quoted text that does

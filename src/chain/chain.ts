@@ -124,12 +124,15 @@ export interface Chain {
    * the check changed, or `"policy"` with the refusal.
    *
    * @param principal The gateway's caller who answered, for the event.
+   * @param told What a refusal becomes for whoever is told of it (a 2026 caller is told its answer
+   *   was refused, `-32602`): the event carries that. @default the refusal as it is
    */
   checkAnswer(
     request: InputRequest,
     answer: unknown,
     version: ProtocolVersion,
     principal?: RunContext["principal"],
+    told?: (refusal: Refusal) => Refusal,
   ): Verdict<unknown>;
   /**
    * Answers a request the handler deferred from elsewhere (the front's legacy caller) as the
@@ -272,7 +275,7 @@ export function createChain(options: ChainOptions): Chain {
       const now = clock.now();
       report(decisions, { request, context, result, trace: {}, startedAt: now, endedAt: now });
     },
-    checkAnswer: (request, given, version, principal) => {
+    checkAnswer: (request, given, version, principal, told) => {
       const prepared = kinds.prepare(request, { version });
       const verdict = prepared.ok ? prepared.value.judge(given) : prepared;
       if (decisions?.listening === true) {
@@ -282,7 +285,7 @@ export function createChain(options: ChainOptions): Chain {
           context: { version, principal },
           result: verdict.ok
             ? { ok: true, answer: verdict.value as never }
-            : { ok: false, stage: "policy", refusal: verdict.refusal },
+            : { ok: false, stage: "policy", refusal: told?.(verdict.refusal) ?? verdict.refusal },
           trace: { changes: verdict.ok ? verdict.changes ?? [] : [] },
           startedAt: now,
           endedAt: now,
@@ -425,7 +428,8 @@ function capabilityGates(declared: DeclaredCapabilities): Readonly<Record<Protoc
   });
 }
 
-const HANDLER_THREW = "Internal error while answering the input request";
+/** What a server is told when answering its request threw: the cause goes to the decision event only. */
+export const HANDLER_THREW = "Internal error while answering the input request";
 
 /**
  * Calls the handler (or whoever answers for it) under its deadline and the request's signal,

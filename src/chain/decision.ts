@@ -7,8 +7,13 @@
  */
 import type { InputChange } from "../handler/handler.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
-import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
+import {
+  withoutEmbeddedUrlSecrets,
+  withoutQuotedUrlSecrets,
+  withoutUrlSecrets,
+} from "../_internal/url-query.ts";
 import { safeJson } from "../_internal/safe-json.ts";
+import { errorText } from "../_internal/error-text.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 
 /** A value the checks changed in the request before the handler (or the caller) saw it. */
@@ -58,6 +63,11 @@ export interface InputDecision {
   readonly changes: readonly DecisionChange[];
   /** Why it was not answered: the code and message the server was (or the call is) told. */
   readonly refusal?: { readonly code: number; readonly message: string };
+  /**
+   * What the handler threw, when it threw (at most 500 characters, a URL's password and query
+   * values left out): the server is told only that answering failed.
+   */
+  readonly cause?: string;
   /** How long the handler took, when it ran (ms). */
   readonly handlerMs?: number;
   /** How long the whole chain took (ms). */
@@ -156,6 +166,7 @@ export function inputDecision(facts: {
       readonly ok: false;
       readonly stage: Exclude<InputOutcome, "answered">;
       readonly refusal: { readonly code: number; readonly message: string };
+      readonly cause?: unknown;
     };
   readonly handlerMs: number | undefined;
   readonly startedAt: number;
@@ -185,6 +196,9 @@ export function inputDecision(facts: {
     ...(result.ok || result.stage === "deferred" ? {} : {
       refusal: { code: result.refusal.code, message: withoutQuotedUrlSecrets(result.refusal.message) },
     }),
+    ...(result.ok || result.stage !== "handler" || result.cause === undefined
+      ? {}
+      : { cause: withoutEmbeddedUrlSecrets(errorText(result.cause)).slice(0, 500) }),
     ...(facts.handlerMs === undefined ? {} : { handlerMs: facts.handlerMs }),
     durationMs: facts.endedAt - facts.startedAt,
   };
@@ -228,7 +242,9 @@ export function describeDecision(decision: Decision): string {
     const changes = decision.changes.map((c) => `${shown(c.field)} ${shown(c.from)} → ${shown(c.to)}`);
     const refusal = decision.refusal === undefined
       ? ""
-      : `: ${decision.refusal.code} ${shown(decision.refusal.message)}`;
+      : `: ${decision.refusal.code} ${shown(decision.refusal.message)}${
+        decision.cause === undefined ? "" : ` (${shown(decision.cause)})`
+      }`;
     return `input ${where}${decision.mode === undefined ? "" : ` (${shown(decision.mode)})`} ${
       shown(decision.outcome)
     }${refusal}${changes.length === 0 ? "" : ` [${changes.join(", ")}]`} ${decision.durationMs} ms`;

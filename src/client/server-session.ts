@@ -5,7 +5,7 @@
  * @module
  */
 import type { Principal } from "../handler/handler.ts";
-import type { ChainResult } from "../chain/chain.ts";
+import { type ChainResult, HANDLER_THREW } from "../chain/chain.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { CallToolResult } from "../protocol/call-tool-result.ts";
 import type { CompleteResultOf, MrtrMethod } from "../protocol/input-required.ts";
@@ -93,9 +93,6 @@ export interface DeferredTie {
   readonly guessed: boolean;
 }
 
-/** What a server is told when answering a request threw. */
-export const ANSWER_THREW = "Internal error while answering the request";
-
 /**
  * A chain result the handler deferred, answered by `onDeferred` when there is one (its rejection
  * becomes the handler's failure); any other result as it is.
@@ -116,7 +113,7 @@ export async function answerDeferral(
   return await onDeferred(result.request, signal).catch((cause): ChainResult => ({
     ok: false,
     stage: "handler",
-    refusal: { code: -32603, message: ANSWER_THREW },
+    refusal: { code: -32603, message: HANDLER_THREW },
     cause,
   }));
 }

@@ -11,6 +11,7 @@
  */
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { ChainResult } from "../chain/chain.ts";
+import type { Refusal } from "../checks/verdict.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { type RoundsOutcome, runRounds } from "../client/modern/multi-round.ts";
@@ -326,7 +327,14 @@ async function openCallerRetry(
       continue;
     }
     const pending = opened.state.pending[key] as InputRequest;
-    const checked = server.chain.checkAnswer(pending, given, MODERN_PROTOCOL_VERSION, request.principal);
+    const told = answerRefusal(key);
+    const checked = server.chain.checkAnswer(
+      pending,
+      given,
+      MODERN_PROTOCOL_VERSION,
+      request.principal,
+      told,
+    );
     if (!checked.ok) return answerRefused(key, checked.refusal);
     answers[key] = checked.value;
   }
@@ -678,7 +686,21 @@ export function unaskedOutcome(failure: unknown, serverId: string): FrontCallOut
  * @returns The outcome, with its HTTP status ({@linkcode errorOutcome}).
  */
 export function answerRefused(key: string, refusal: { readonly message: string }): FrontCallOutcome {
-  return callError(-32602, `Answer to input request ${quote(key, 64)} refused: ${refusal.message}`);
+  return errorOutcome(answerRefusal(key)(refusal));
+}
+
+/**
+ * What a 2026 caller is told when its answer to `key` is refused (`-32602`), for the answer
+ * check's event to carry ({@linkcode Chain.checkAnswer}'s `told`).
+ *
+ * @param key The answer's key in `inputResponses`.
+ * @returns The refusal as the caller gets it.
+ */
+export function answerRefusal(key: string): (refusal: { readonly message: string }) => Refusal {
+  return (refusal) => ({
+    code: -32602,
+    message: `Answer to input request ${quote(key, 64)} refused: ${refusal.message}`,
+  });
 }
 
 /**

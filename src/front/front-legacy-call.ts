@@ -44,6 +44,7 @@ import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
+  answerRefusal,
   answerRefused,
   callError,
   type FrontCallOutcome,
@@ -172,7 +173,10 @@ type CallEvent =
 
 /** A server request the handler deferred, waiting for the caller's answer. */
 interface Waiting {
+  /** The request as the chain deferred it: its answer is checked against it. */
   readonly request: InputRequest;
+  /** What the caller is asked: the request with what the policy changed in it. */
+  readonly shown: InputRequest;
   readonly settle: (result: ChainResult) => void;
   /** Tied to this call only as stdio's one call in flight (see `DeferredTie`). */
   readonly guessed: boolean;
@@ -220,6 +224,7 @@ export class ParkedCall {
       principal: input.request.principal,
       onDeferred: (request: InputRequest, signal: AbortSignal, tie?: DeferredTie) =>
         this.#defer(
+          request,
           tie === undefined ? request : withChanges(tie.asked, request),
           signal,
           tie?.guessed === true,
@@ -309,7 +314,7 @@ export class ParkedCall {
             continue;
           }
           entry.reported = true;
-          pending[key] = entry.request;
+          pending[key] = entry.shown;
         }
         if (Object.keys(pending).length > 0) return { kind: "input", pending };
         continue;
@@ -351,6 +356,7 @@ export class ParkedCall {
         answers[key],
         MODERN_PROTOCOL_VERSION,
         this.#principal,
+        answerRefusal(key),
       );
       if (!verdict.ok) {
         this.cancel("the caller's answer was refused");
@@ -394,7 +400,12 @@ export class ParkedCall {
     this.#cancelWaiting();
   }
 
-  #defer(request: InputRequest, signal: AbortSignal, guessed: boolean): Promise<ChainResult> {
+  #defer(
+    request: InputRequest,
+    shown: InputRequest,
+    signal: AbortSignal,
+    guessed: boolean,
+  ): Promise<ChainResult> {
     if (this.#done !== undefined || this.#controller.signal.aborted) return Promise.resolve(CANCELLED);
     const key = `input-${++this.#keys}`;
     return new Promise<ChainResult>((resolve) => {
@@ -406,7 +417,7 @@ export class ParkedCall {
       const onAbort = () =>
         settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "cancelled" } });
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.set(key, { request, settle, guessed, reported: false });
+      this.#waiting.set(key, { request, shown, settle, guessed, reported: false });
       this.#wake?.();
     });
   }

@@ -46,6 +46,7 @@ import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { invalidResult } from "../client/modern/failure-errors.ts";
 import type { DownstreamRequest } from "./downstream-request.ts";
 import {
+  answerRefusal,
   answerRefused,
   answerRound,
   callError,
@@ -241,6 +242,7 @@ export class FrontTasks {
         answer,
         MODERN_PROTOCOL_VERSION,
         input.request.principal,
+        answerRefusal(key),
       );
       if (!verdict.ok) return answerRefused(key, verdict.refusal);
       checked[key] = verdict.value;

@@ -132,6 +132,32 @@ describe("decision events of the chain", () => {
     ]);
   });
 
+  test("a handler that throws gives the server the fixed -32603, and the event what it threw, without a URL's secrets", async () => {
+    const { chain, events } = chainFor({
+      roots: () => {
+        throw new Error("store down at https://ops:hunter2@db.example/roots?key=abc", {
+          cause: new Error("connect ECONNREFUSED"),
+        });
+      },
+      sampling: () => Promise.reject("x".repeat(600)),
+    });
+    const answered = await chain.run({ method: "roots/list", params: {} }, { version: "2025-11-25" });
+    await chain.run(sampling({}), { version: "2025-11-25" });
+    const refusal = { code: -32603, message: "Internal error while answering the input request" };
+    assert.deepEqual([answered.ok === false && answered.refusal, events.map((event) => event.cause)], [
+      refusal,
+      [
+        "store down at https://ops:…@db.example/roots?key=… (connect ECONNREFUSED)",
+        "x".repeat(500),
+      ],
+    ]);
+    assert.deepEqual(events[0]?.refusal, refusal);
+    assert.equal(
+      describeDecision(events[0] as InputDecision),
+      "input demo roots/list handler: -32603 Internal error while answering the input request (store down at https://ops:…@db.example/roots?key=… (connect ECONNREFUSED)) 0 ms",
+    );
+  });
+
   test("a URL the check normalises is named as changed, without its query's values", async () => {
     const { chain, events } = chainFor({
       elicitationModes: ["url"],

@@ -558,9 +558,11 @@ describe("decision events through the gateway", () => {
         ...form,
         outcome: "policy",
         changes: [],
+        // What the caller was told, as the call's event says.
         refusal: {
-          code: -32603,
-          message: 'Elicitation answer refused: field "name" expected a string, received a number',
+          code: -32602,
+          message:
+            'Answer to input request "who" refused: Elicitation answer refused: field "name" expected a string, received a number',
         },
       },
       { ...roots, outcome: "answered", changes: rewritten },

@@ -197,6 +197,32 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("both events of a request a legacy server asks a 2026 caller name the era the server asked in", async () => {
+    const { client, fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 4096 } });
+    const events: Array<[string, unknown, unknown]> = [];
+    client.onDecision((event) =>
+      void (event.type === "input" && events.push([event.era, event.outcome, event.changes]))
+    );
+    try {
+      const params = {
+        name: "trigger-sampling-request",
+        arguments: { prompt: "hi", maxTokens: 200_000 },
+        _meta: capabilities({ sampling: {} }),
+      };
+      const first = await post(fetch, params);
+      const reply = { role: "assistant", content: { type: "text", text: "ok" }, model: "m" };
+      await post(fetch, {
+        ...params,
+        inputResponses: { "input-1": reply },
+        requestState: first.body.result.requestState,
+      });
+      const clamped = [{ field: "maxTokens", from: 200_000, to: 4096 }];
+      assert.deepEqual(events, [["legacy", "deferred", clamped], ["legacy", "answered", []]]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("refuses a tampered state and a state for another request, and the parked call still completes", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] });
     try {

@@ -18,7 +18,7 @@
  * @module
  */
 import type { Principal } from "../../handler/handler.ts";
-import type { Chain, ChainResult, RefusedRequest } from "../../chain/chain.ts";
+import { type Chain, type ChainResult, HANDLER_THREW, type RefusedRequest } from "../../chain/chain.ts";
 import type { Refusal } from "../../checks/verdict.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeInputRequest } from "../../protocol/input-request.ts";
@@ -36,7 +36,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
-import { ANSWER_THREW, answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
+import { answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
 export interface CallRecord {
@@ -240,7 +240,7 @@ export class ServerRequestSupervisor {
       case "handler":
         return encodeError(
           request.id,
-          result.cause === undefined ? result.refusal : { code: -32603, message: ANSWER_THREW },
+          result.cause === undefined ? result.refusal : { code: -32603, message: HANDLER_THREW },
         );
       default:
         return encodeError(request.id, result.refusal);

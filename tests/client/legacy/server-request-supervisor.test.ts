@@ -183,7 +183,7 @@ describe("ServerRequestSupervisor", () => {
       {
         jsonrpc: "2.0",
         id: 1,
-        error: { code: -32603, message: "Internal error while answering the request" },
+        error: { code: -32603, message: "Internal error while answering the input request" },
       },
       {
         jsonrpc: "2.0",
@@ -391,7 +391,7 @@ describe("ServerRequestSupervisor", () => {
     ]]);
     assert.deepEqual(
       (sent[1] as JsonRpcErrorResponse).error.message,
-      "Internal error while answering the request",
+      "Internal error while answering the input request",
     );
   });
 
