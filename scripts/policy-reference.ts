@@ -173,8 +173,9 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     shownDefault: "the current one",
   },
   "era": {
-    what: '`"modern"` (2026-07-28), `"legacy"` (2025-11-25, 2025-06-18, self-hosted only) or `"auto"` ' +
-      "(probe with `server/discover`, fall back to `initialize`, cache the answer).",
+    what:
+      '`"modern"` (2026-07-28, over HTTP only), `"legacy"` (2025-11-25, 2025-06-18, self-hosted only) or ' +
+      '`"auto"` (probe with `server/discover`, fall back to `initialize`, cache the answer; over stdio: legacy).',
     protects: "—",
   },
   "sampling": {

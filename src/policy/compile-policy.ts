@@ -255,7 +255,9 @@ function validate(input: unknown, source: string | undefined): {
   ];
   if (typeof input !== "object" || input === null || Array.isArray(input)) return { problems };
   const transport = (input as { transport?: unknown }).transport;
-  if (transport !== undefined) problems.push(...transportProblems(transport, site));
+  if (transport !== undefined) {
+    problems.push(...transportProblems(transport, site), ...eraProblems(input, site));
+  }
   problems.push(...timeoutProblems(input as Policy, site), ...eventLimitProblems(input as Policy, site));
   if (problems.length > 0 || !result.success) return { problems };
   const compiled = resolve(input as Policy, source);
@@ -341,6 +343,22 @@ function transportProblems(
     problems.push(...httpTransportProblems(transport as HttpTransportShape, at));
   }
   return problems;
+}
+
+/** The modern era runs over HTTP only: a policy for a server over stdio that says so never connects. */
+function eraProblems(
+  policy: { readonly era?: unknown; readonly transport?: unknown },
+  site: ProblemSite,
+): PolicyProblem[] {
+  const { transport } = policy;
+  if (policy.era !== "modern" || typeof transport !== "object" || transport === null) return [];
+  if (transportKindOf(transport).kind !== "stdio") return [];
+  return [{
+    ...site,
+    path: "era",
+    message:
+      '"era" is "modern" with a "transport" that has a "command": the modern era (2026-07-28) runs over HTTP only; expected "legacy" or "auto" for a server over stdio, or a "transport" with a "url"',
+  }];
 }
 
 /**

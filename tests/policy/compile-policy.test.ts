@@ -187,6 +187,27 @@ describe("compilePolicy()", () => {
     );
   });
 
+  test('refuses "era": "modern" for a server over stdio, which never connects, and takes "legacy" and "auto" there', () => {
+    const stdio = { command: "npx", args: ["mcp-server-everything", "stdio"] };
+    assert.deepEqual(
+      [
+        messages({ server: "a", transport: stdio, era: "modern" }),
+        messages({ server: "a", transport: stdio, era: "legacy" }),
+        messages({ server: "a", transport: stdio, era: "auto" }),
+        messages({ server: "a", transport: { url: "https://mcp.example.com/mcp" }, era: "modern" }),
+      ],
+      [
+        [[
+          "era",
+          '"era" is "modern" with a "transport" that has a "command": the modern era (2026-07-28) runs over HTTP only; expected "legacy" or "auto" for a server over stdio, or a "transport" with a "url"',
+        ]],
+        [],
+        [],
+        [],
+      ],
+    );
+  });
+
   test("tells the transport by the one of url and command that has a value: the other kind's options written as undefined are left out", () => {
     const url = "https://mcp.example.com/mcp";
     const http = { server: "a", transport: { url, command: undefined, args: undefined, env: undefined } };
