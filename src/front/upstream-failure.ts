@@ -233,8 +233,22 @@ export function callerFailure(
   return {
     ...error,
     message:
-      `Server ${id} needs ${withheld} for this call, and this gateway does not offer it: the policy of ${id} neither handles it nor passes it down to callers ("passDown")`,
+      `Server ${id} needs ${withheld} for this call, and this gateway does not offer it: the policy of ${id} ${
+        whyWithheld(server.policy, withheld)
+      }`,
   };
+}
+
+/** Why the policy offers none of `withheld` (`"sampling, elicitation (url)"`): the first kind's reason. */
+function whyWithheld(policy: FrontServer["policy"], withheld: string): string {
+  const [kind = "", mode] = withheld.split(", ")[0]?.replace(/[()]/g, "").split(" ") ?? [];
+  if ((kind === "sampling" || kind === "elicitation" || kind === "roots") && !policy[kind].enabled) {
+    return `turns it off ("${kind}": false)`;
+  }
+  if (kind === "elicitation" && mode !== undefined && !policy.elicitation.modes.includes(mode as "form")) {
+    return `leaves that mode out ("elicitation.modes")`;
+  }
+  return 'neither handles it nor passes it down to callers ("passDown")';
 }
 
 /**

@@ -21,7 +21,7 @@ const WITHHELD =
   'Server "up" needs elicitation (form) for this call, and this gateway does not offer it: the policy of "up" neither handles it nor passes it down to callers ("passDown")';
 
 /** A front over a modern upstream whose `ask` needs form elicitation, refusing with -32021 when it is not declared. */
-function front(passDown: readonly "elicitation"[]): ScriptedFront {
+function front(passDown: readonly "elicitation"[], policy: Record<string, unknown> = {}): ScriptedFront {
   return scriptedFront(({ body: { id, method, params } }) => {
     if (method === "tools/list") return toolsList(id, [{ name: "ask", inputSchema: { type: "object" } }]);
     if (method === "tools/call") {
@@ -32,7 +32,7 @@ function front(passDown: readonly "elicitation"[]): ScriptedFront {
         : rpcError(id, -32021, UPSTREAM_WORDS, REQUIRED, 400);
     }
     return discovered(id);
-  }, { policy: { passDown } });
+  }, { policy: { passDown, ...policy } });
 }
 
 /** A modern caller's `tools/call` of `ask`, declaring `capabilities`: the HTTP status and JSON-RPC answer. */
@@ -49,6 +49,28 @@ describe("an upstream -32021 for what the caller declared and the policy withhol
       body: { jsonrpc: "2.0", id: 1, error: { code: -32021, message: WITHHELD, data: REQUIRED } },
     });
     await gate.client.close();
+  });
+
+  test("the words name what withholds it: a kind the policy turns off, a mode it leaves out, though passDown lists it", async () => {
+    const said = [];
+    for (const policy of [{ elicitation: false }, { elicitation: { modes: ["url"] } }]) {
+      const gate = front(["elicitation"], policy);
+      said.push((await modernAsk(gate, { elicitation: { form: {} } })).body);
+      await gate.client.close();
+    }
+    const withheld = (why: string) => ({
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32021,
+        message: WITHHELD.replace('neither handles it nor passes it down to callers ("passDown")', why),
+        data: REQUIRED,
+      },
+    });
+    assert.deepEqual(said, [
+      withheld('turns it off ("elicitation": false)'),
+      withheld('leaves that mode out ("elicitation.modes")'),
+    ]);
   });
 
   test("a modern caller that declared nothing gets the upstream's own words", async () => {
