@@ -116,7 +116,8 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     if (!opened.ok) return INVALID_STATE;
     const [id = "", round = ""] = (opened.state.upstreamState ?? "").split(".");
     const parked = input.parked.get(id);
-    if (parked === undefined || String(parked.round) !== round) return INVALID_STATE;
+    if (parked === undefined) return NOT_HELD_HERE;
+    if (String(parked.round) !== round) return INVALID_STATE;
     // Checked out: a second retry with the same state finds nothing.
     input.parked.delete(id);
     parked.unpark();
@@ -170,6 +171,15 @@ type CallEvent =
   | { readonly kind: "done"; readonly outcome: FrontCallOutcome }
   | { readonly kind: "input"; readonly pending: Record<string, InputRequest> }
   | { readonly kind: "left" };
+
+/**
+ * A valid state whose call this instance does not hold: it ended (answered, cancelled, past its
+ * `maxTotalTimeout`), or another instance started it (a legacy call stays where it started).
+ */
+const NOT_HELD_HERE = callError(
+  -32602,
+  "Invalid or expired requestState: its call is not held by this gateway instance (it has ended, or another instance holds it: a legacy upstream's call stays on the instance that started it)",
+);
 
 /** A server request the handler deferred, waiting for the caller's answer. */
 interface Waiting {

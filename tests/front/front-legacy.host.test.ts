@@ -117,6 +117,12 @@ const ADA_ANSWERED = {
   },
 };
 const INVALID_STATE = { code: -32602, message: "Invalid or expired requestState" };
+/** A valid state whose call has ended: the words say it, and that another instance may hold it. */
+const NOT_HELD = {
+  code: -32602,
+  message:
+    "Invalid or expired requestState: its call is not held by this gateway instance (it has ended, or another instance holds it: a legacy upstream's call stays on the instance that started it)",
+};
 const text = (body: Record<string, unknown>) =>
   (body.result as { content: { text: string }[] }).content.map((c) => c.text).join("\n");
 
@@ -165,7 +171,7 @@ describe("the front before a legacy upstream (server-everything)", () => {
       assert.deepEqual(second, ADA_ANSWERED);
       // The state opened its round once: a replay finds no parked call.
       const replay = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
-      assert.deepEqual(replay.body.error, INVALID_STATE);
+      assert.deepEqual(replay.body.error, NOT_HELD);
     } finally {
       await client.close();
     }
@@ -269,6 +275,30 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a retry that reaches another instance is refused saying the call stays where it started, and completes at that one", async () => {
+    const [one, two] = [
+      front({}, { passDown: ["elicitation"] }, "hostile"),
+      front({}, { passDown: ["elicitation"] }, "hostile"),
+    ];
+    const FLOOD = { name: "flood", arguments: { count: 1 }, _meta: ELICIT._meta };
+    try {
+      const first = (await post(one.fetch, FLOOD, "hostile")).body.result;
+      const retry = {
+        ...FLOOD,
+        inputResponses: { "input-1": { action: "accept", content: { ok: true } } },
+        requestState: first.requestState,
+      };
+      const elsewhere = await post(two.fetch, retry, "hostile");
+      const there = await post(one.fetch, retry, "hostile");
+      assert.deepEqual([elsewhere.body.error, there.body.result.structuredContent], [NOT_HELD, {
+        tally: { "result:accept": 1 },
+      }]);
+    } finally {
+      await one.client.close();
+      await two.client.close();
+    }
+  });
+
   test("asks again what a retry left unanswered, with the answers given sent upstream once, and ignores answers to requests not asked", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] }, "hostile");
     const FLOOD = { name: "flood", arguments: { count: 2 }, _meta: ELICIT._meta };
@@ -324,7 +354,7 @@ describe("the front before a legacy upstream (server-everything)", () => {
         inputResponses: { "input-2": { action: "decline" } },
         requestState: again.requestState,
       }, "hostile");
-      assert.deepEqual(replayedAgain.body.error, INVALID_STATE);
+      assert.deepEqual(replayedAgain.body.error, NOT_HELD);
       // The server got one answer to each of its requests, r0 (input-1) and r1 (input-2).
       const received = await post(fetch, { name: "received", arguments: {}, _meta: ELICIT._meta }, "hostile");
       const { responses, tail } = received.body.result.structuredContent;
@@ -350,7 +380,7 @@ describe("the front before a legacy upstream (server-everything)", () => {
         /^Answer to input request "input-1" refused: Elicitation answer refused: field "integer"/,
       );
       const again = await post(fetch, { ...ELICIT, inputResponses: { "input-1": ADA }, requestState });
-      assert.deepEqual(again.body.error, INVALID_STATE);
+      assert.deepEqual(again.body.error, NOT_HELD);
       assert.deepEqual(cancelledCalls(), [["trigger-elicitation-request", "cancelled by the client"]]);
     } finally {
       await client.close();
