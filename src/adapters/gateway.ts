@@ -18,7 +18,7 @@ import { type Decision, decisionJson, type DecisionListener, describeDecision } 
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
-import { MAKE_A_KEY, MIN_SECRET_BYTES } from "../_internal/secret-key.ts";
+import { MAKE_A_KEY, MIN_SECRET_BYTES, secretKeyProblem } from "../_internal/secret-key.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { peerRefusal } from "../front/guard.ts";
 
@@ -201,6 +201,9 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
   const writeLine = parts.writeLine ?? ((line: string) => console.log(line));
   const stateKey = options.stateKey ?? environment(STATE_KEY_VARIABLE);
   if (stateKey === undefined || stateKey === "") throw new TypeError(NO_STATE_KEY);
+  // A key from the environment is named as the operator set it, not as createFront's option.
+  const keyProblem = options.stateKey === undefined ? secretKeyProblem(stateKey) : undefined;
+  if (keyProblem !== undefined) throw new TypeError(`sluice: "${STATE_KEY_VARIABLE}" ${keyProblem}`);
   const client = createClient({
     environment,
     name: options.name ?? "sluice",

@@ -25,6 +25,7 @@
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { integerOption } from "../_internal/integer-option.ts";
 import { finiteTtlMs } from "../_internal/ttl-ms.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 
 /**
  * A key-value store for upstream sign-ins. Keys are printable ASCII without spaces, at most 512
@@ -94,8 +95,10 @@ interface Held {
  * @param options The clock and the bound.
  * @returns The store.
  * @throws {RangeError} When `maxKeys` is not a positive integer.
+ * @throws {TypeError} When an option is unknown.
  */
 export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): TokenStore {
+  checkOptionKeys(options, ["clock", "maxKeys"], "createMemoryTokenStore()");
   const clock = options.clock ?? systemClock;
   const maxKeys = integerOption('createMemoryTokenStore(): "maxKeys"', options.maxKeys, {
     fallback: 10_000,

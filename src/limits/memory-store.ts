@@ -12,6 +12,7 @@
  * @module
  */
 import { type Clock, systemClock } from "../_internal/clock.ts";
+import { checkOptionKeys } from "../_internal/suggest.ts";
 import type { RateLimitStore } from "./rate-limit-store.ts";
 import { type Rate, type TakeResult, TokenBucket } from "./token-bucket.ts";
 
@@ -136,8 +137,11 @@ function sameRule(a: Rate, b: Rate): boolean {
  * @param options The clock and the bound.
  * @returns A store whose `take` answers synchronously.
  * @throws {RangeError} When `maxKeys` is not a positive safe integer.
+ * @throws {TypeError} When an option is unknown.
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  // maxKeys bounds replays (see SECURITY.md): a misspelt one is refused, never ignored.
+  checkOptionKeys(options, ["clock", "maxKeys"], "createMemoryStore()");
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   if (!Number.isSafeInteger(maxKeys) || maxKeys <= 0) {
     throw new RangeError(

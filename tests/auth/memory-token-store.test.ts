@@ -73,5 +73,10 @@ describe("createMemoryTokenStore()", () => {
       name: "RangeError",
       message: 'createMemoryTokenStore(): "maxKeys" must be a positive integer, received "0"',
     });
+    assert.throws(() => createMemoryTokenStore({ maxkeys: 5 } as never), {
+      name: "TypeError",
+      message:
+        'createMemoryTokenStore(): "maxkeys" is not an option (did you mean "maxKeys"?); expected "clock", "maxKeys"',
+    });
   });
 });

@@ -117,4 +117,12 @@ describe("createMemoryStore()", () => {
       message: 'createMemoryStore(): "maxKeys" must be a positive safe integer, received "1.5"',
     });
   });
+
+  test("createMemoryStore() refuses a misspelt option, naming the one it means, rather than keep its default", () => {
+    assert.throws(() => createMemoryStore({ maxKey: 5 } as never), {
+      name: "TypeError",
+      message:
+        'createMemoryStore(): "maxKey" is not an option (did you mean "maxKeys"?); expected "clock", "maxKeys"',
+    });
+  });
 });

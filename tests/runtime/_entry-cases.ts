@@ -525,6 +525,15 @@ function describeSettings(runtime: Runtime, { serve, createGateway }: Entry, mod
         assert.equal((await gateway.fetch(new Request("http://gateway.test/healthz"))).status, 200);
         await gateway.client.close();
       });
+      // A key set too short is named as it was set, not as createFront()'s "stateKey".
+      await withEnvironment({ SLUICE_STATE_KEY: "short" }, () => {
+        assert.throws(() => createGateway({ policies: [modern()] }), {
+          name: "TypeError",
+          message:
+            'sluice: "SLUICE_STATE_KEY" must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`',
+        });
+        return Promise.resolve();
+      });
     });
 
     test('createGateway() hands "signInUser" to the front, which refuses it without auth', () => {
