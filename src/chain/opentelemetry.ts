@@ -84,8 +84,20 @@ export function openTelemetryDecisions(api: OpenTelemetryApi): DecisionListener 
       : decision.refusal?.message;
     if (failure !== undefined) span.setStatus({ code: STATUS_ERROR, message: failure });
     span.end(endTime);
-    if (decision.type === "call") duration.record(decision.durationMs / 1000, attributes);
+    if (decision.type === "call") duration.record(decision.durationMs / 1000, metricAttributes(attributes));
   };
+}
+
+/**
+ * A call's attributes as the histogram takes them: without those that name one resource, task or
+ * caller (`mcp.resource.uri`, `sluice.task_id`, `sluice.caller`), each of which would make a
+ * series of its own; the span keeps them.
+ */
+function metricAttributes(
+  attributes: Record<string, string | number | boolean>,
+): Record<string, string | number | boolean> {
+  const { "mcp.resource.uri": _uri, "sluice.task_id": _task, "sluice.caller": _caller, ...kept } = attributes;
+  return kept;
 }
 
 /**

@@ -190,6 +190,15 @@ describe("openTelemetryDecisions()", () => {
       [histogram?.descriptor.name, histogram?.descriptor.unit, histogram?.dataPoints.length],
       ["mcp.client.operation.duration", "s", 5],
     );
+    // What names one resource, task or caller stays on the span: each would make a series.
+    assert.deepEqual(
+      histogram?.dataPoints.flatMap((point) =>
+        Object.keys(point.attributes).filter((key) =>
+          /^(mcp\.resource\.uri|sluice\.task_id|sluice\.caller)$/.test(key)
+        )
+      ),
+      [],
+    );
   });
   test("a detached task's call and the wait for it become spans named by the method alone for the wait, its task id under sluice.task_id", async () => {
     spans.reset();
