@@ -44,7 +44,9 @@ export function accessOf(policy: CompiledPolicy, principal: Principal | undefine
   if (policy.access === undefined) return EVERYTHING;
   const matching = policy.access.filter((rule) => admits(rule, principal));
   if (matching.length === 0) {
-    const byScope = policy.access.find((rule) => rule.subjects === undefined && rule.scopes.length > 0);
+    const byScope = narrowest(
+      policy.access.filter((rule) => rule.subjects === undefined && rule.scopes.length > 0),
+    );
     return { allowed: false, scopes: byScope?.scopes };
   }
   if (matching.some((rule) => rule.tools === "*")) return EVERYTHING;
@@ -54,8 +56,9 @@ export function accessOf(policy: CompiledPolicy, principal: Principal | undefine
 }
 
 /**
- * The scopes that would let a caller call `tool`: those of a rule that opens it and admits the
- * caller's subject, when there is one.
+ * The scopes that would let a caller call `tool`: those of the narrowest rule that opens it and
+ * admits the caller's subject (see {@linkcode narrowest}), when there is one: a host asks its
+ * person to consent to exactly these.
  *
  * @param policy The server's compiled policy.
  * @param principal The caller.
@@ -67,11 +70,26 @@ export function scopesForTool(
   principal: Principal | undefined,
   tool: string,
 ): readonly string[] | undefined {
-  const rule = policy.access?.find((rule) =>
+  const rules = policy.access?.filter((rule) =>
     (rule.tools === "*" || rule.tools.has(tool)) && rule.scopes.length > 0 &&
     (rule.subjects === undefined || (principal !== undefined && rule.subjects.has(principal.subject)))
   );
-  return rule?.scopes;
+  return narrowest(rules ?? [])?.scopes;
+}
+
+/**
+ * Of rules that would admit a caller, the one asking least: the fewest scopes, then one that
+ * opens named tools over one that opens every tool, then the first written.
+ */
+function narrowest(rules: readonly CompiledAccessRule[]): CompiledAccessRule | undefined {
+  let best: CompiledAccessRule | undefined;
+  for (const rule of rules) {
+    if (
+      best === undefined || rule.scopes.length < best.scopes.length ||
+      (rule.scopes.length === best.scopes.length && best.tools === "*" && rule.tools !== "*")
+    ) best = rule;
+  }
+  return best;
 }
 
 /**

@@ -129,8 +129,16 @@ export function mountCallerGate(
     if (outcome !== undefined) principals.set(c.req.raw, outcome);
     await next();
   });
-  /** The refusal of a caller the server's `access` does not let in at all. */
-  const serverRefusal = (c: Context, server: FrontServer, principal: Principal | undefined) => {
+  /**
+   * The refusal of a caller the server's `access` does not let in at all; a tool call's names the
+   * scopes of a rule that opens that tool, when one would.
+   */
+  const serverRefusal = (
+    c: Context,
+    server: FrontServer,
+    principal: Principal | undefined,
+    tool?: string,
+  ) => {
     const { policy } = server;
     if (policy.access === undefined) return undefined;
     const access = accessOf(policy, principal);
@@ -138,10 +146,11 @@ export function mountCallerGate(
     const text = `Forbidden: ${callerName(principal)} may not use server ${
       JSON.stringify(policy.server)
     } (its policy's access)`;
+    const scopes = (tool === undefined ? undefined : scopesForTool(policy, principal, tool)) ?? access.scopes;
     return {
-      response: access.scopes === undefined
+      response: scopes === undefined
         ? respond(c, refusal(403, null, -32000, text))
-        : auth.insufficientScope(targetOf(c, policy.server), access.scopes, text),
+        : auth.insufficientScope(targetOf(c, policy.server), scopes, text),
       error: { code: -32000, message: text },
     };
   };
@@ -170,11 +179,13 @@ export function mountCallerGate(
     accessRefusal(c, message, server, principal) {
       const { policy } = server;
       if (policy.access === undefined) return undefined;
-      const refused = serverRefusal(c, server, principal);
+      const call = "method" in message && message.method === "tools/call" && "id" in message;
+      const named = call ? (message.params as { name?: unknown } | undefined)?.name : undefined;
+      const tool = typeof named === "string" ? named : undefined;
+      const refused = serverRefusal(c, server, principal, tool);
       if (refused !== undefined) return refused;
-      if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
-      const name = (message.params as { name?: unknown } | undefined)?.name;
-      if (typeof name !== "string" || mayCall(accessOf(policy, principal), name)) return undefined;
+      if (!call || tool === undefined || mayCall(accessOf(policy, principal), tool)) return undefined;
+      const name = tool;
       const text = `Tool ${JSON.stringify(name.slice(0, 64))} is not open to ${
         callerName(principal)
       } on server ${JSON.stringify(policy.server)} (its policy's access)`;

@@ -107,6 +107,44 @@ describe("access: the server", () => {
     await client.close();
   });
 
+  test("the challenge names the narrowest scopes that would admit the caller: of the server, of the tool called", async () => {
+    // The README's example: write opens everything, read opens two tools.
+    const upstream = toolsUpstream();
+    const client = createClient({
+      name: "gate",
+      fetch: upstream.fetch,
+      policies: [{
+        server: "github",
+        transport: UPSTREAM,
+        era: "modern",
+        access: [
+          { scopes: ["github:write"] },
+          { scopes: ["github:read"], tools: ["read", "get_issue"] },
+          { subjects: ["release-bot"], tools: ["delete"] },
+        ],
+      }],
+    });
+    const app = createFront({
+      client,
+      stateKey: KEY,
+      auth: (request) => CALLERS[request.headers.get("x-user") ?? ""] ?? new Response(null, { status: 401 }),
+    });
+    const challenge = async (request: Request) => (await app.fetch(request)).headers.get("www-authenticate");
+    assert.deepEqual(
+      [
+        await challenge(call("carol", "github", "read")),
+        await challenge(call("carol", "github", "create_issue")),
+        await challenge(list("carol", "github")),
+      ],
+      [
+        'Bearer error="insufficient_scope", scope="github:read"',
+        'Bearer error="insufficient_scope", scope="github:write"',
+        'Bearer error="insufficient_scope", scope="github:read"',
+      ],
+    );
+    await client.close();
+  });
+
   test("access refuses a subject no rule admits with a plain 403 when no scope would admit it", async () => {
     const { send, upstream, client } = front();
     const answers = [await send(list("bob", "admin")), await send(call("dave", "admin", "read"))];
