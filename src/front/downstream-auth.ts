@@ -329,6 +329,18 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
     challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });
   const invalidToken = (target: ResourceTarget, description: string) =>
     refuse(401, target, `Unauthorized: ${lower(description)}`, { error: "invalid_token", description });
+  // No new token is verified until the keys come back: the operator is told, at most once a minute.
+  let keysLoggedAt = -Infinity;
+  const keysUnfetched = (error: unknown) => {
+    if (clock.now() - keysLoggedAt >= 60_000) {
+      keysLoggedAt = clock.now();
+      console.error(
+        `sluice: ${lower(KEYS_UNFETCHED)}, so new tokens are answered 503 until they are:`,
+        error,
+      );
+    }
+    return keysUnavailable();
+  };
   return {
     async authenticate(request, target) {
       const token = bearerToken(request);
@@ -355,7 +367,8 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
           currentDate: new Date(clock.now()),
         }));
       } catch (error) {
-        return invalidToken(target, tokenProblem(error));
+        const problem = tokenProblem(error);
+        return problem === KEYS_UNFETCHED ? keysUnfetched(error) : invalidToken(target, problem);
       }
       // Compared here, not by jose, which compares whole strings: a scheme or host in upper case
       // names the same resource (RFC 3986), and the MCP spec asks a server to accept it.
@@ -518,6 +531,22 @@ function challenge(status: 400 | 401 | 403, message: string, parts: ChallengePar
   });
 }
 
+const KEYS_UNFETCHED = "The authorization server's keys could not be fetched";
+
+/**
+ * The answer while the JWKS cannot be fetched: `503`, not `401 invalid_token`, which a host takes
+ * as its token being bad and so signs its person in again, in vain.
+ */
+function keysUnavailable(): Response {
+  const message = `Service unavailable: ${
+    lower(KEYS_UNFETCHED)
+  }, so the token cannot be verified; try again later`;
+  return new Response(JSON.stringify(encodeError(null, { code: -32000, message })), {
+    status: 503,
+    headers: { "content-type": "application/json", "retry-after": "5" },
+  });
+}
+
 /** What was wrong with a token, for `error_description` (never the token itself). */
 function tokenProblem(error: unknown): string {
   const { code, claim } = error as { code?: string; claim?: string };
@@ -538,11 +567,11 @@ function tokenProblem(error: unknown): string {
       return "The token's signature algorithm is not accepted";
     case "ERR_JWKS_TIMEOUT":
     case "ERR_JOSE_GENERIC":
-      return "The authorization server's keys could not be fetched";
+      return KEYS_UNFETCHED;
     default:
       // Not jose's own error: the JWKS request itself failed (refused, DNS, TLS).
       return code === undefined || !code.startsWith("ERR_J")
-        ? "The authorization server's keys could not be fetched"
+        ? KEYS_UNFETCHED
         : "The token is not a valid access token";
   }
 }

@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { createClient } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
+import { recordingConsoleErrors } from "../_support/console-errors.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
 
 const ISSUER = "https://auth.example.com";
@@ -70,6 +71,21 @@ function front(jwks = jwksUrl) {
   return { call, client };
 }
 
+/** The answer to a token while the keys cannot be fetched: no challenge, the token is not at fault. */
+const KEYS_UNAVAILABLE = {
+  status: 503,
+  headers: { "www-authenticate": null },
+  body: {
+    jsonrpc: "2.0",
+    error: {
+      code: -32000,
+      message:
+        "Service unavailable: the authorization server's keys could not be fetched, so the token cannot be verified; try again later",
+    },
+  },
+};
+const KEYS_LOGGED =
+  "sluice: the authorization server's keys could not be fetched, so new tokens are answered 503 until they are:";
 const invalid = (description: string) => ({
   status: 401,
   headers: {
@@ -126,18 +142,16 @@ describe("auth.jwt.jwks: keys from a JWKS URL", () => {
     }
   });
 
-  test("jwt auth with jwks refuses every token while the JWKS endpoint answers 500 (fail closed)", async () => {
+  test("jwt auth with jwks answers every new token 503 while the JWKS endpoint answers 500 (fail closed, not the token's fault), and tells the operator", async () => {
     const pair = await keyPair("k1");
     published = { keys: [pair.jwk] };
     status = 500;
     fetches = 0;
     const { call, client } = front();
     try {
-      assert.deepEqual(
-        await call(await token(pair)),
-        invalid("The authorization server's keys could not be fetched"),
-      );
-      assert.equal(fetches, 1);
+      const { value, logged } = await recordingConsoleErrors(async () => await call(await token(pair)));
+      assert.deepEqual(value, KEYS_UNAVAILABLE);
+      assert.deepEqual([fetches, logged.map(([line]) => line)], [1, [KEYS_LOGGED]]);
     } finally {
       status = 200;
       await client.close();
@@ -145,7 +159,7 @@ describe("auth.jwt.jwks: keys from a JWKS URL", () => {
   });
 
   test(
-    "jwt auth with jwks names an unreachable JWKS endpoint as keys that could not be fetched",
+    "jwt auth with jwks answers 503 while the JWKS endpoint is unreachable, naming the keys that could not be fetched",
     async () => {
       const closed = createServer();
       closed.listen(0, "127.0.0.1");
@@ -156,10 +170,14 @@ describe("auth.jwt.jwks: keys from a JWKS URL", () => {
       const pair = await keyPair("k1");
       const { call, client } = front(`http://127.0.0.1:${port}/jwks`);
       try {
-        assert.deepEqual(
+        // Told once a minute: the second token's answer logs nothing more.
+        const { value, logged } = await recordingConsoleErrors(async () => [
           await call(await token(pair)),
-          invalid("The authorization server's keys could not be fetched"),
-        );
+          await call(await token(pair)),
+        ]);
+        assert.deepEqual([value, logged.map(([line]) => line)], [[KEYS_UNAVAILABLE, KEYS_UNAVAILABLE], [
+          KEYS_LOGGED,
+        ]]);
       } finally {
         await client.close();
       }
