@@ -25,6 +25,9 @@ import { peerRefusal } from "../front/guard.ts";
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
 
+/** The origin given to a request that named no host (a reserved name: no rule allows it). */
+const NO_HOST = "http://no-host.invalid";
+
 /**
  * What every entry says when it has no state key (neither the `stateKey` option nor
  * `SLUICE_STATE_KEY`, or an empty one): the self-hosted entries throw it as a `TypeError`, the
@@ -241,7 +244,14 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
     ...(options.signInUser === undefined ? {} : { signInUser: options.signInUser }),
   });
-  const serve = (request: Request, env?: unknown, ctx?: unknown) => app.fetch(request, env, ctx as never);
+  // Bun gives a request that names no Host (HTTP/1.0 need not) a URL of its path alone: made
+  // whole under a host no rule allows, so it is routed by its path, and only /healthz answers it.
+  const serve = (request: Request, env?: unknown, ctx?: unknown) =>
+    app.fetch(
+      request.url.startsWith("/") ? new Request(`${NO_HOST}${request.url}`, request) : request,
+      env,
+      ctx as never,
+    );
   // Without auth and allowedHosts the gateway is for this machine only, whatever Host a request
   // names: where the runtime tells who called, another machine is refused.
   const open = (options.auth === undefined || options.auth === "none") && options.allowedHosts === undefined;

@@ -217,9 +217,10 @@ function hostAllowed(host: string, allowed: HostRules["allowedHosts"]): boolean 
   return allowed.includes(host) || allowed.includes(name);
 }
 
-/** The `Host` the request names (the URL's when a runtime gave no header), in lower case. */
+/** The `Host` the request names (the URL's when a runtime gave no header; none: ""), in lower case. */
 function hostOf(request: Request): string {
-  return (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+  const host = request.headers.get("host") ?? (URL.canParse(request.url) ? new URL(request.url).host : "");
+  return host.toLowerCase();
 }
 
 function ownOrigin(request: Request, host: string): string {

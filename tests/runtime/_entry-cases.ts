@@ -218,6 +218,18 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
       ]]);
     });
 
+    test("serve() answers /healthz to an HTTP/1.0 request that names no Host, as a health checker sends it", async () => {
+      // HAProxy's httpchk does by default; Bun gave such a request a relative URL.
+      const socket = connect(Number(new URL(gateway.url).port), "127.0.0.1");
+      await once(socket, "connect");
+      socket.write("GET /healthz HTTP/1.0\r\n\r\n");
+      let text = "";
+      socket.on("data", (chunk) => text += String(chunk));
+      await once(socket, "close");
+      const [head = "", body] = text.split("\r\n\r\n");
+      assert.deepEqual([head.split(" ")[1], body], ["200", '{"ok":true}']);
+    });
+
     test("serve() passes a raw modern tools/call of add to the modern peer and answers its result", async () => {
       const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
       assert.deepEqual(await callTool(gateway.url, call), ADD_ANSWER);
