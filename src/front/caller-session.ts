@@ -82,7 +82,7 @@ import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
 import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import type { Heartbeat } from "./heartbeat.ts";
-import { callerFailure, upstreamFailure } from "./upstream-failure.ts";
+import { callerFailure, forHost, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { type CallFacts, reportCall } from "./_call-decision.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
@@ -247,7 +247,7 @@ export class CallerSession {
         ...(offer.instructions === undefined ? {} : { instructions: offer.instructions }),
       });
     } catch (failure) {
-      return encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+      return encodeError(id, this.#told(upstreamFailure(failure, this.#server.policy.server), failure));
     } finally {
       this.#starting = false;
       // A slow start does not make the session look long unused.
@@ -425,7 +425,7 @@ export class CallerSession {
         answer = encodeResult(id, resultForCaller(shown, method, "legacy"));
       }
     } catch (failure) {
-      answer = encodeError(id, upstreamFailure(failure, this.#server.policy.server));
+      answer = encodeError(id, this.#told(upstreamFailure(failure, this.#server.policy.server), failure));
     } finally {
       this.#untrack(id, flow);
     }
@@ -501,7 +501,7 @@ export class CallerSession {
       return encodeResult(id, resultForCaller(result, method, "legacy"));
     })().catch((failure) => {
       failed = failure;
-      return encodeError(id, callerFailure(failure, this.#server, this.#capabilities));
+      return encodeError(id, this.#told(callerFailure(failure, this.#server, this.#capabilities), failure));
     }).then(
       (final) => {
         this.#report({ message, params, principal }, final, startedAt, failed);
@@ -523,6 +523,11 @@ export class CallerSession {
    * @param startedAt When the call started.
    * @param failure The upstream failure behind an error answer, if any.
    */
+  /** An error as this host can take it ({@linkcode forHost}). */
+  #told(error: JsonRpcErrorObject, failure: unknown): JsonRpcErrorObject {
+    return forHost(error, failure, this.version, this.#capabilities);
+  }
+
   #report(request: CallFacts["request"], final: JsonRpcMessage, startedAt: number, failure: unknown): void {
     reportCall({ clientInfo: { name: this.#client }, clock: this.#clock, decisions: this.#decisions }, {
       server: this.#server.policy.server,

@@ -95,7 +95,10 @@ export const UPSTREAM_UNAVAILABLE = -32010;
  * `"sign_in_required"` with the gateway's sign-in page. Declaring URL elicitation would not help
  * such a request (`-32021` would say it does), and 2026-07-28 forbids `-32042`.
  *
+ * The same tells a 2025 host that cannot take `-32042` (see {@linkcode forHost}).
+ *
  * @param failure What the request failed with.
+ * @param asked Whether the caller would be asked to sign in by calling a tool (a 2026 caller).
  * @returns The error object, `data.url` the start page; `undefined` when the failure needs no
  *   sign-in the gateway started.
  * @example
@@ -104,7 +107,7 @@ export const UPSTREAM_UNAVAILABLE = -32010;
  * console.log(signInFirst(new Error("connect ECONNREFUSED"))); // undefined
  * ```
  */
-export function signInFirst(failure: unknown): JsonRpcErrorObject | undefined {
+export function signInFirst(failure: unknown, asked = true): JsonRpcErrorObject | undefined {
   const signIn = startedSignIn(failure);
   if (signIn === undefined) return undefined;
   const serverId = signIn.server;
@@ -112,9 +115,34 @@ export function signInFirst(failure: unknown): JsonRpcErrorObject | undefined {
     code: UPSTREAM_UNAVAILABLE,
     message: `Upstream server ${
       JSON.stringify(serverId.slice(0, 64))
-    } needs you to sign in first: sign in at ${signIn.url} (or call one of its tools to be asked), then retry`,
+    } needs you to sign in first: sign in at ${signIn.url}${
+      asked ? " (or call one of its tools to be asked)" : ""
+    }, then retry`,
     data: { serverId, cause: "sign_in_required", url: signIn.url },
   };
+}
+
+/**
+ * An error for a 2025 host as it can take it: a sign-in is asked with `-32042` only of a
+ * 2025-11-25 host that declared URL elicitation; 2025-06-18 has no such code, and a host without
+ * URL elicitation would show its message alone, which has no link. Such a host is told `-32010`
+ * `sign_in_required`, the link in its message.
+ *
+ * @param error The error {@linkcode upstreamFailure} or {@linkcode callerFailure} made.
+ * @param failure What the request failed with.
+ * @param version The host's protocol version.
+ * @param capabilities What the host declared.
+ * @returns The error to send.
+ */
+export function forHost(
+  error: JsonRpcErrorObject,
+  failure: unknown,
+  version: string,
+  capabilities: { readonly elicitation?: { readonly url?: unknown } | undefined },
+): JsonRpcErrorObject {
+  if (error.code !== URL_ELICITATION_REQUIRED) return error;
+  if (version === "2025-11-25" && capabilities.elicitation?.url !== undefined) return error;
+  return signInFirst(failure, false) ?? error;
 }
 
 /** The classes of upstream failure, as `data.cause` says them. */

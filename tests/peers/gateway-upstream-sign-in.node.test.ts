@@ -279,6 +279,33 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     await client.close();
   });
 
+  test("a 2025 host that cannot take -32042 (2025-06-18, or no URL elicitation declared) is told -32010 sign_in_required with the link in the message", async () => {
+    const { app, client } = gateway();
+    const auth = { authorization: `Bearer ${TOKENS.bob}` };
+    const errors = [];
+    for (
+      const [version, capabilities] of [["2025-06-18", { elicitation: {} }], ["2025-11-25", {}]] as const
+    ) {
+      const refused = await app.request(ENDPOINT, {
+        method: "POST",
+        headers: { ...legacyHeaders(), ...auth },
+        body: JSON.stringify(initializeMessage(version, capabilities)),
+      });
+      errors.push((await messageOf(refused)).error);
+    }
+    const link = (error: Json) => error.data.url as string;
+    assert.deepEqual(
+      errors.map((error) => [error.code, error.data.cause, error.message]),
+      errors.map((error) => [
+        -32010,
+        "sign_in_required",
+        `Upstream server "files" needs you to sign in first: sign in at ${link(error)}, then retry`,
+      ]),
+    );
+    assert.match(link(errors[0]), /^http:\/\/[^/]+\/oauth\/start\//);
+    await client.close();
+  });
+
   test("the start link is refused once used, in another browser, or unknown", async () => {
     const { app, client } = gateway();
     const url = ((await whoami(app, "alice")).body as Json).result.inputRequests["sluice/sign-in"].params.url;
