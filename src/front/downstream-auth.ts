@@ -549,11 +549,12 @@ function keysUnavailable(): Response {
 
 /** What was wrong with a token, for `error_description` (never the token itself). */
 function tokenProblem(error: unknown): string {
-  const { code, claim } = error as { code?: string; claim?: string };
+  const { code, claim, reason } = error as { code?: string; claim?: string; reason?: string };
   switch (code) {
     case "ERR_JWT_EXPIRED":
       return "The token has expired";
     case "ERR_JWT_CLAIM_VALIDATION_FAILED":
+      if (reason === "missing" && claim !== undefined) return `The token has no ${claim} claim`;
       return claim === "aud"
         ? "The token was not issued for this resource (aud)"
         : claim === "iss"
