@@ -90,26 +90,31 @@ export function classifyDownstream(
   message: JsonRpcMessage,
   headers: Headers,
 ): "modern" | "legacy" | DownstreamRefusal {
-  if (!isRequest(message) && !isNotification(message)) return "legacy";
-  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
+  const response = !isRequest(message) && !isNotification(message);
+  const meta = response ? undefined : (message.params as { _meta?: unknown } | undefined)?._meta;
   const claim = typeof meta === "object" && meta !== null &&
     (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"] !== undefined;
   if (claim) return "modern";
   if (headers.get("mcp-protocol-version") !== MODERN_PROTOCOL_VERSION) return "legacy";
+  // A session's every message carries the version it negotiated: a response or a notification
+  // (a cancellation) sent under the modern one would be dropped, or refused as another version.
+  if (headers.has("mcp-session-id") && !(isRequest(message) && message.method === "initialize")) {
+    return refusal(
+      400,
+      isRequest(message) ? message.id : null,
+      -32020,
+      `Header mismatch: MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" has no sessions, and this ${
+        response ? "response" : isRequest(message) ? "request" : "notification"
+      } names one (Mcp-Session-Id); a 2025 session's messages carry the version it negotiated`,
+    );
+  }
+  if (response) return "legacy";
   if (isRequest(message) && message.method === "initialize") {
     return refusal(
       400,
       message.id,
       -32020,
       `Header mismatch: MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" has no initialize; send initialize without it to open a 2025 session`,
-    );
-  }
-  if (isRequest(message) && headers.has("mcp-session-id")) {
-    return refusal(
-      400,
-      message.id,
-      -32020,
-      `Header mismatch: MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" has no sessions, and this request names one (Mcp-Session-Id); a 2025 session's requests carry the version it negotiated`,
     );
   }
   return "modern";

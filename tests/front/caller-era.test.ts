@@ -156,10 +156,33 @@ describe("classifyDownstream()", () => {
         error: {
           code: -32020,
           message:
-            'Header mismatch: MCP-Protocol-Version "2026-07-28" has no sessions, and this request names one (Mcp-Session-Id); a 2025 session\'s requests carry the version it negotiated',
+            'Header mismatch: MCP-Protocol-Version "2026-07-28" has no sessions, and this request names one (Mcp-Session-Id); a 2025 session\'s messages carry the version it negotiated',
         },
       },
     });
+    // Its notification (a cancellation, which would be dropped) and its answer to a server's
+    // request (which would be refused as another version) are refused the same way.
+    const mismatch = (what: string) => ({
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        error: {
+          code: -32020,
+          message:
+            `Header mismatch: MCP-Protocol-Version "2026-07-28" has no sessions, and this ${what} names one (Mcp-Session-Id); a 2025 session's messages carry the version it negotiated`,
+        },
+      },
+    });
+    assert.deepEqual(
+      [
+        classifyDownstream(
+          { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 20 } },
+          sessionHeaders,
+        ),
+        classifyDownstream({ jsonrpc: "2.0", id: "sluice-9", result: {} }, sessionHeaders),
+      ],
+      [mismatch("notification"), mismatch("response")],
+    );
     // A 2026 request that says so in its _meta is served as modern, whatever else it carries.
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
     assert.equal(
