@@ -87,6 +87,18 @@ export type ChainResult =
 export type RefusedRequest = Pick<InputRequest, "method"> & { readonly params?: unknown };
 
 /** One server's compiled chain. */
+/** An answer judged by {@linkcode Chain.judgeAnswer}, its decision event not yet given. */
+export interface JudgedAnswer {
+  readonly verdict: Verdict<unknown>;
+  /**
+   * Gives the answer's decision event.
+   *
+   * @param principal The gateway's caller who answered.
+   * @param told What a refusal becomes for whoever is told of it (see {@linkcode Chain.checkAnswer}).
+   */
+  report(principal?: RunContext["principal"], told?: (refusal: Refusal) => Refusal): void;
+}
+
 export interface Chain {
   /** The policy it enforces. */
   readonly policy: CompiledPolicy;
@@ -134,6 +146,12 @@ export interface Chain {
     principal?: RunContext["principal"],
     told?: (refusal: Refusal) => Refusal,
   ): Verdict<unknown>;
+  /**
+   * {@linkcode Chain.checkAnswer} with its event given only by `report()`: for a 2026 caller's
+   * answers, which count once the state they answer is spent (a replay is refused after its
+   * answers pass, and must not log them as answered).
+   */
+  judgeAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): JudgedAnswer;
   /**
    * Answers a request the handler deferred from elsewhere (the front's legacy caller) as the
    * handler's answer: `ask` runs under the handler's deadline for the kind and `signal`, and
@@ -262,6 +280,27 @@ export function createChain(options: ChainOptions): Chain {
   };
   const run = (request: InputRequest, context: RunContext) =>
     decisions?.listening === true ? reported(request, context, decisions) : decide(request, context);
+  const judgeAnswer = (request: InputRequest, given: unknown, version: ProtocolVersion): JudgedAnswer => {
+    const prepared = kinds.prepare(request, { version });
+    const verdict = prepared.ok ? prepared.value.judge(given) : prepared;
+    return {
+      verdict,
+      report: (principal, told) => {
+        if (decisions?.listening !== true) return;
+        const now = clock.now();
+        report(decisions, {
+          request,
+          context: { version, principal },
+          result: verdict.ok
+            ? { ok: true, answer: verdict.value as never }
+            : { ok: false, stage: "policy", refusal: told?.(verdict.refusal) ?? verdict.refusal },
+          trace: { changes: verdict.ok ? verdict.changes ?? [] : [] },
+          startedAt: now,
+          endedAt: now,
+        });
+      },
+    };
+  };
 
   return Object.freeze<Chain>({
     policy,
@@ -276,23 +315,11 @@ export function createChain(options: ChainOptions): Chain {
       report(decisions, { request, context, result, trace: {}, startedAt: now, endedAt: now });
     },
     checkAnswer: (request, given, version, principal, told) => {
-      const prepared = kinds.prepare(request, { version });
-      const verdict = prepared.ok ? prepared.value.judge(given) : prepared;
-      if (decisions?.listening === true) {
-        const now = clock.now();
-        report(decisions, {
-          request,
-          context: { version, principal },
-          result: verdict.ok
-            ? { ok: true, answer: verdict.value as never }
-            : { ok: false, stage: "policy", refusal: told?.(verdict.refusal) ?? verdict.refusal },
-          trace: { changes: verdict.ok ? verdict.changes ?? [] : [] },
-          startedAt: now,
-          endedAt: now,
-        });
-      }
-      return verdict;
+      const judged = judgeAnswer(request, given, version);
+      judged.report(principal, told);
+      return judged.verdict;
     },
+    judgeAnswer: (request, given, version) => judgeAnswer(request, given, version),
     answerElsewhere: async (request, ask, { version, signal, principal }) => {
       const listening = decisions?.listening === true;
       const startedAt = clock.now();

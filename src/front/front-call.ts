@@ -10,7 +10,7 @@
  * @module
  */
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
-import type { ChainResult } from "../chain/chain.ts";
+import type { ChainResult, JudgedAnswer } from "../chain/chain.ts";
 import type { Refusal } from "../checks/verdict.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
@@ -316,6 +316,8 @@ async function openCallerRetry(
   // The gateway's own sign-in question, when it asked it (an upstream's request may use its key).
   const ownSignIn = opened.state.signIn === true;
   let signedIn: unknown;
+  // Their events wait for the state to be spent: a replay's answers were never taken.
+  const passed: JudgedAnswer[] = [];
   for (const key of keys) {
     const given = answered[key];
     if (ownSignIn && key === SIGN_IN_KEY) {
@@ -326,17 +328,17 @@ async function openCallerRetry(
       }
       continue;
     }
-    const pending = opened.state.pending[key] as InputRequest;
-    const told = answerRefusal(key);
-    const checked = server.chain.checkAnswer(
-      pending,
+    const judged = server.chain.judgeAnswer(
+      opened.state.pending[key] as InputRequest,
       given,
       MODERN_PROTOCOL_VERSION,
-      request.principal,
-      told,
     );
-    if (!checked.ok) return answerRefused(key, checked.refusal);
-    answers[key] = checked.value;
+    if (!judged.verdict.ok) {
+      judged.report(request.principal, answerRefusal(key));
+      return answerRefused(key, judged.verdict.refusal);
+    }
+    answers[key] = judged.verdict.value;
+    passed.push(judged);
   }
   // Spent once, when its answers pass (a refused answer leaves the state for a corrected
   // retry): a state redeemed again, a replay, is refused as any state that does not open. A
@@ -351,6 +353,7 @@ async function openCallerRetry(
     }
     if (!spent) return INVALID_STATE;
   }
+  for (const judged of passed) judged.report(request.principal);
   if (keys.length < asked.length) {
     const missing = asked.filter((key) => !Object.hasOwn(answered, key));
     // Asked again within the first seal's lifetime: retries without answers must not renew it.

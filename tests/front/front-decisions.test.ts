@@ -535,6 +535,8 @@ describe("decision events through the gateway", () => {
       // A refused answer leaves the state for a corrected retry.
       await app.request(ask(retry({ action: "accept", content: { name: 7 } })));
       await app.request(ask(retry({ action: "accept", content: { name: "Ada" } })));
+      // A replay is refused once its answers pass: they were never taken, and give no event.
+      await app.request(ask(retry({ action: "accept", content: { name: "Ada" } })));
     } finally {
       await client.close();
     }
@@ -553,7 +555,7 @@ describe("decision events through the gateway", () => {
     assert.deepEqual(events.filter((event) => event.type === "input"), [
       { ...roots, outcome: "deferred", changes: [], handlerMs: 0 },
       { ...form, outcome: "deferred", changes: [], handlerMs: 0 },
-      { ...roots, outcome: "answered", changes: rewritten },
+      // The first retry is refused whole: its roots answer was not taken either.
       {
         ...form,
         outcome: "policy",
