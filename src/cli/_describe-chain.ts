@@ -139,7 +139,9 @@ function describeStep(p: CompiledPolicy, step: ChainStep, method?: InputRequest[
     case "tool_result":
       return `tool_result blocks answer the tool_use blocks just before them and nothing else (else ${code})`;
     case "idle":
-      return `legacy only: refused (${code}) with no call in flight, allowIdle ${onOff(s.allowIdle)}`;
+      return s.allowIdle
+        ? "legacy only: let through with no call in flight (allowIdle on)"
+        : `legacy only: refused (${code}) with no call in flight (allowIdle off)`;
     case "tool loop":
       return `refused (${code}) beyond ${s.maxToolIterations} assistant tool_use turns`;
     case "context":

@@ -92,7 +92,7 @@ describe("sluice check", () => {
           "      3. tools       tools and toolChoice refused (-32602) unless sampling.tools (off)",
           "      4. maxTokens   a positive integer (else -32602), clamped to 512",
           "      5. tool_result tool_result blocks answer the tool_use blocks just before them and nothing else (else -32602)",
-          "      6. idle        legacy only: refused (-7) with no call in flight, allowIdle off",
+          "      6. idle        legacy only: refused (-7) with no call in flight (allowIdle off)",
           "      7. tool loop   refused (-7) beyond 2 assistant tool_use turns",
           "      3. mode        form, of those the handler declares (missing: form); else -32602",
           "      4. form        (form mode only) flat primitive fields only, at most 100 fields and 500 enum values; else -32602",
@@ -523,6 +523,18 @@ describe("describeChain() stdio arguments", () => {
         "  transport          stdio srv --apikey … -Monkey=… --compass … --port 5432 --verbose, env PGPASSWORD",
       ],
     );
+  });
+});
+
+describe("describeChain() sampling.allowIdle", () => {
+  test("the idle step says what it does with allowIdle on and off", () => {
+    const idleLine = (allowIdle: boolean) =>
+      describeChain(compilePolicy({ server: "a", transport: { command: "srv" }, sampling: { allowIdle } }))
+        .find((line) => line.includes(". idle"))?.trim();
+    assert.deepEqual([idleLine(true), idleLine(false)], [
+      "6. idle        legacy only: let through with no call in flight (allowIdle on)",
+      "6. idle        legacy only: refused (-1) with no call in flight (allowIdle off)",
+    ]);
   });
 });
 
