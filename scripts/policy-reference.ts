@@ -185,7 +185,7 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   },
   "sampling.maxTokens": {
     what: "The largest `maxTokens` passed to the handler; a larger request is clamped to it (a copy: the " +
-      "server's request is not changed).",
+      "server's request is not changed), and one past 2^53 − 1 (no longer an exact count) is refused `-32602`.",
     protects: "Unbounded model spend per request.",
   },
   "sampling.context": {
