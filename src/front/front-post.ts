@@ -23,6 +23,7 @@ import { BODY_READ, type BodyRead } from "./entry-bindings.ts";
 import { reportCall } from "./_call-decision.ts";
 import { ClientError } from "../errors.ts";
 import { MRTR_METHODS } from "../protocol/input-required.ts";
+import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
 
 /** What the intake needs of its front. */
 export interface FrontPostParts {
@@ -68,20 +69,23 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   const refused = server === undefined
     ? undefined
     : parts.gate.accessRefusal(c, parsed.message, server, principal);
-  if (refused !== undefined) {
-    // A call the policy's access stopped is a call that failed, for the operator as for any.
+  // A call stopped here is a call that failed, for the operator as for any.
+  const reportRefused = (status: number, error: JsonRpcErrorObject, failure: unknown) => {
     const { message } = parsed;
-    if ("id" in message && "method" in message && MRTR_METHODS.has(message.method)) {
-      const { internals } = parts.modern;
-      reportCall(internals, {
-        server: serverId,
-        request: { message, params: message.params ?? {}, principal },
-        outcome: { kind: "error", status: refused.response.status, error: refused.error },
-        failure: new ClientError("policy", refused.error.message, { code: refused.error.code }),
-        rounds: undefined,
-        startedAt: internals.clock.now(),
-      });
-    }
+    if (!("id" in message) || !("method" in message) || !MRTR_METHODS.has(message.method)) return;
+    const { internals } = parts.modern;
+    reportCall(internals, {
+      server: serverId,
+      request: { message, params: message.params ?? {}, principal },
+      outcome: { kind: "error", status, error },
+      failure,
+      rounds: undefined,
+      startedAt: internals.clock.now(),
+    });
+  };
+  if (refused !== undefined) {
+    const failure = new ClientError("policy", refused.error.message, { code: refused.error.code });
+    reportRefused(refused.response.status, refused.error, failure);
     return refused.response;
   }
   if (era === "legacy") {
@@ -89,7 +93,13 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   }
   const read = readDownstreamRequest(parsed.message, request.headers);
   if (read === "notification") return c.body(null, 202);
-  if ("status" in read) return respond(c, read);
+  if ("status" in read) {
+    // A call refused for its headers or _meta (-32020, -32602): the gateway's own refusal.
+    if (server !== undefined && read.body !== undefined) {
+      reportRefused(read.status, read.body.error, undefined);
+    }
+    return respond(c, read);
+  }
   if (server === undefined) {
     return respond(
       c,

@@ -106,6 +106,37 @@ describe("decision events through the gateway", () => {
     );
   });
 
+  test("a call the gateway refuses for its headers gives its event, with the code the caller got", async () => {
+    const { client, events } = gateClient({ elicitation: handler.elicitation });
+    const app = createFront({ client, stateKey: KEY });
+    try {
+      const mismatch = 'Header mismatch: Mcp-Name "other" differs from the body\'s "ask"';
+      const request = modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+        name: "ask",
+        arguments: {},
+        _meta: modernMeta(),
+      }, { "mcp-name": "other" });
+      assert.deepEqual(await answerOf(await app.request(request)), {
+        status: 400,
+        headers: {},
+        body: { jsonrpc: "2.0", id: 1, error: { code: -32020, message: mismatch } },
+      });
+      assert.deepEqual(events, [{
+        type: "call",
+        time: "2026-12-01T12:00:00.000Z",
+        client: "gate",
+        server: "up",
+        method: "tools/call",
+        name: "ask",
+        outcome: "failed",
+        error: { kind: "gateway", code: -32020, message: mismatch },
+        durationMs: 0,
+      }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("an input request of a kind the gateway did not declare gives its input event, then the call's", async () => {
     const { client, events } = gateClient({ elicitation: handler.elicitation });
     const app = createFront({ client, stateKey: KEY });
