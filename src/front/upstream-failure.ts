@@ -10,14 +10,15 @@
  * | `"connection_refused"`| nothing listens at the server's address                           |
  * | `"not_found"`         | its host name does not resolve, its command does not exist, HTTP 404 |
  * | `"timed_out"`         | a leg passed `callTimeout`, or the call `maxTotalTimeout`          |
- * | `"protocol"`          | it broke the protocol (invalid message, too many rounds, too big)  |
+ * | `"protocol"`          | it broke the protocol (invalid message, too many rounds, too big over HTTP) |
  * | `"http_error"`        | it answered another HTTP error (`data.status`)                     |
  * | `"sign_in_failed"`    | signing in to it failed (discovery, registration, a refused token) |
  * | `"sign_in_required"`  | a 2026 caller must sign in first, on a request that cannot ask it (`data.url`) |
- * | `"connection_failed"` | anything else on the way (reset, TLS, a process that died)         |
+ * | `"connection_failed"` | anything else on the way (reset, TLS, a process that died, a stdio line past `maxMessageBytes`, which ends the process) |
  *
- * An upstream that needs its caller to sign in first is not a failure: the caller gets the
- * URL-elicitation-required error (`-32042`) naming the gateway's sign-in page. A 2026-07-28
+ * An upstream that needs its caller to sign in first is not a failure: a 2025-11-25 host that
+ * declared URL elicitation gets the URL-elicitation-required error (`-32042`) naming the
+ * gateway's sign-in page (see {@linkcode forHost}). A 2026-07-28
  * caller, which may not be sent `-32042`, is asked on a call (`input_required`); on a request
  * that cannot carry `input_required` (discovery, a list, a task's) it gets
  * {@linkcode signInFirst}: `-32010` `"sign_in_required"` with the page's URL.
