@@ -31,7 +31,7 @@
 import type { ChainResult } from "../chain/chain.ts";
 import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { openFlow } from "../_internal/signals.ts";
+import { openFlow, pause } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";
@@ -100,7 +100,10 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   const digest = await digestRequest(request.message.method, request.params);
   let call: ParkedCall;
   if (callerState === undefined) {
-    const lease = input.lease();
+    let lease = input.lease();
+    // Refused while calls of this caller's wait for its answers: the one waiting longest, most
+    // likely left (a 2026 caller need not retry, nor can it cancel), makes room.
+    if ("kind" in lease && await abandonOldest(input)) lease = input.lease();
     if ("kind" in lease) return lease;
     call = new ParkedCall(input, lease);
   } else {
@@ -181,6 +184,30 @@ const NOT_HELD_HERE = callError(
   "Invalid or expired requestState: its call is not held by this gateway instance (it has ended, or another instance holds it: a legacy upstream's call stays on the instance that started it)",
 );
 
+/** How long a new call waits for the parked call it abandoned to end upstream. */
+const ABANDON_WAIT_MS = 1000;
+
+/**
+ * Cancels the call of this caller's on this server that has waited longest for its answers,
+ * and waits (a second at most) for it to end upstream, freeing its session.
+ *
+ * @returns Whether there was one.
+ */
+async function abandonOldest(input: FrontLegacyCallInput): Promise<boolean> {
+  const caller = principalKey(input.request.principal);
+  // In the order they parked: a call is parked again after each round it answers.
+  const oldest = [...input.parked.values()].find((call) =>
+    call.server === input.server && principalKey(call.principal) === caller
+  );
+  if (oldest === undefined) return false;
+  input.parked.delete(oldest.id);
+  oldest.cancel("its caller started another call past its limit while this one waited for input");
+  const waited = new AbortController();
+  await Promise.race([oldest.ended, pause(ABANDON_WAIT_MS, input.timers, waited.signal)]);
+  waited.abort(); // its timer, if the call ended first
+  return true;
+}
+
 /** A server request the handler deferred, waiting for the caller's answer. */
 interface Waiting {
   /** The request as the chain deferred it: its answer is checked against it. */
@@ -212,6 +239,8 @@ export class ParkedCall {
   #failure: unknown;
   /** The caller the call is for (its state is bound to them): who answers its rounds. */
   readonly #principal: Principal | undefined;
+  readonly #ended: Promise<void>;
+  #markEnded: () => void = () => {};
 
   /**
    * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`;
@@ -224,6 +253,7 @@ export class ParkedCall {
     this.#timers = input.timers;
     this.#server = input.server;
     this.#principal = input.request.principal;
+    this.#ended = new Promise((resolve) => this.#markEnded = resolve);
     const flow = openFlow([this.#controller.signal], {
       maxTotalTimeoutMs: input.server.policy.maxTotalTimeoutMs,
       timers: input.timers,
@@ -278,7 +308,23 @@ export class ParkedCall {
       this.#done = outcome;
       this.#cancelWaiting();
       this.#wake?.();
+      this.#markEnded();
     });
+  }
+
+  /** The server the call is on. */
+  get server(): FrontServer {
+    return this.#server;
+  }
+
+  /** The caller the call is for. */
+  get principal(): Principal | undefined {
+    return this.#principal;
+  }
+
+  /** Settles once the upstream call has ended (its session released). */
+  get ended(): Promise<void> {
+    return this.#ended;
   }
 
   /** What failed the upstream call, once it has ended so; the caller is told only its class. */

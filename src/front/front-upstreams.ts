@@ -320,8 +320,8 @@ function tooManyCalls(server: FrontServer, key: string): FrontCallOutcome {
     : `caller ${quote(key, 64)} already has`;
   return callError(
     -32000,
-    `Too many calls in progress: ${who} "${MAX_CALLS_PER_CALLER}" calls running or waiting for input on server ${
+    `Too many calls in progress: ${who} "${MAX_CALLS_PER_CALLER}" calls running on server ${
       quote(server.policy.server, 64)
-    } (each holds a stdio server of its own); answer or cancel one, or wait for one to end or its state to expire`,
+    } (each holds a stdio server of its own); wait for one to end`,
   );
 }
