@@ -76,7 +76,8 @@ export async function frontDiscover(
   signal: AbortSignal,
   fetch?: Fetcher,
 ): Promise<JsonObject> {
-  const upstream = (await session.offer(signal, fetch)).capabilities;
+  const offer = await session.offer(signal, fetch);
+  const upstream = offer.capabilities;
   // The front sends logs to any caller that asks (the request's logLevel `_meta`), as it does
   // a 2025 host's `logging/setLevel`: what the upstream logs, it relays.
   const capabilities: Record<string, unknown> = { logging: {}, ...offeredCapabilities(upstream, false) };
@@ -89,6 +90,8 @@ export async function frontDiscover(
     resultType: "complete",
     supportedVersions: [MODERN_PROTOCOL_VERSION],
     capabilities,
+    // The server's guidance for the model, as a 2025 host gets it in its initialize result.
+    ...(offer.instructions === undefined ? {} : { instructions: offer.instructions }),
     ttlMs: 0,
     cacheScope: "private",
     _meta: { "io.modelcontextprotocol/serverInfo": frontServerInfo(serverId) },

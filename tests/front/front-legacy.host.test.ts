@@ -203,6 +203,49 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a 2026 caller's server/discover carries the server's instructions, as a 2025 host's initialize does", async () => {
+    const { client, fetch } = front({});
+    try {
+      const discover = await fetch("https://gate.example/mcp/everything", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "server/discover",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "server/discover",
+          params: { _meta: capabilities({}) },
+        }),
+      });
+      const initialize = await fetch("https://gate.example/mcp/everything", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "host", version: "1" },
+          },
+        }),
+      });
+      const discovered = (await discover.json() as { result: { instructions?: string } }).result.instructions;
+      const text = await initialize.text();
+      const initialized = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as {
+        result: { instructions?: string };
+      };
+      assert.deepEqual([typeof discovered, discovered], ["string", initialized.result.instructions]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("both events of a request a legacy server asks a 2026 caller name the era the server asked in", async () => {
     const { client, fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 4096 } });
     const events: Array<[string, unknown, unknown]> = [];
