@@ -73,12 +73,13 @@ export function parseDownstream(
  * request whose `_meta` claims a protocol version is modern; so is anything whose
  * `MCP-Protocol-Version` header names the modern version (a request missing its `_meta` is then
  * refused as modern, never served as legacy); the rest (`initialize`, a response, a request or
- * notification of a session) is legacy.
+ * notification of a session) is legacy. Under the modern header, an `initialize`, a session's
+ * message and a response are refused: the modern era has none of them.
  *
  * @param message The message.
  * @param headers The request's headers.
- * @returns The era, or a refusal for an `initialize` or a session's request whose header claims
- *   the modern era without a `_meta` that does.
+ * @returns The era, or a refusal for an `initialize`, a session's message or a response whose
+ *   header claims the modern era without a `_meta` that does.
  * @example
  * ```ts
  * import { classifyDownstream } from "./downstream-request.ts";
@@ -108,7 +109,14 @@ export function classifyDownstream(
       } names one (Mcp-Session-Id); a 2025 session's messages carry the version it negotiated`,
     );
   }
-  if (response) return "legacy";
+  if (response) {
+    return refusal(
+      400,
+      null,
+      -32600,
+      `Invalid request: under MCP-Protocol-Version "${MODERN_PROTOCOL_VERSION}" a client sends no responses (it answers a server's input requests in its retry's inputResponses)`,
+    );
+  }
   if (isRequest(message) && message.method === "initialize") {
     return refusal(
       400,

@@ -107,7 +107,7 @@ describe("classifyDownstream()", () => {
       "legacy",
     );
     assert.equal(
-      classifyDownstream({ jsonrpc: "2.0", id: "a", result: {} }, headers("2026-07-28")),
+      classifyDownstream({ jsonrpc: "2.0", id: "a", result: {} }, headers("2025-11-25")),
       "legacy",
     );
     assert.equal(
@@ -183,6 +183,18 @@ describe("classifyDownstream()", () => {
       ],
       [mismatch("notification"), mismatch("response")],
     );
+    // A response under the modern header without a session: the modern era has none.
+    assert.deepEqual(classifyDownstream({ jsonrpc: "2.0", id: 1, result: {} }, headers("2026-07-28")), {
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message:
+            "Invalid request: under MCP-Protocol-Version \"2026-07-28\" a client sends no responses (it answers a server's input requests in its retry's inputResponses)",
+        },
+      },
+    });
     // A 2026 request that says so in its _meta is served as modern, whatever else it carries.
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
     assert.equal(
