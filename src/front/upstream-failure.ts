@@ -10,7 +10,7 @@
  * | `"connection_refused"`| nothing listens at the server's address                           |
  * | `"not_found"`         | its host name does not resolve, its command does not exist, HTTP 404 |
  * | `"timed_out"`         | a leg passed `callTimeout`, or the call `maxTotalTimeout`          |
- * | `"protocol"`          | it broke the protocol (invalid message, too many rounds, too big over HTTP) |
+ * | `"protocol"`          | it broke the protocol (invalid message, too big over HTTP)          |
  * | `"http_error"`        | it answered another HTTP error (`data.status`)                     |
  * | `"sign_in_failed"`    | signing in to it failed (discovery, registration, a refused token) |
  * | `"sign_in_required"`  | a 2026 caller must sign in first, on a request that cannot ask it (`data.url`) |
@@ -208,6 +208,9 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
     if (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) {
       return { code: -32603, message: failure.message };
     }
+    // The policy's maxRounds ended a call the server kept asking input of: the server may do
+    // so (the caller is told the limit, not that the server is unavailable).
+    if (failure.kind === "rounds_exceeded") return { code: -32603, message: failure.message };
     // The gateway's own checks and handlers refused an input request, or its client refused the
     // call as given (a tool whose x-mcp-header rules are invalid, an argument that does not fit
     // its header, -32602): their code and words (sluice's, never the upstream's or the transport's).

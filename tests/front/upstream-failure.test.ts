@@ -81,6 +81,12 @@ describe("upstreamFailure()", () => {
       code: -32603,
       message: "The call was cancelled",
     });
+    // The policy's maxRounds, not the server being unavailable: it may keep asking.
+    const rounds = 'Server "s" still asked for input after 10 rounds of tools/call (maxRounds 10)';
+    assert.deepEqual(upstreamFailure(new ClientError("rounds_exceeded", rounds), "s"), {
+      code: -32603,
+      message: rounds,
+    });
   });
 
   test("upstreamFailure() tells an input request unanswered within handlerTimeout by its words and -32603; a deadline of the call's own request is the upstream timing out", () => {
