@@ -28,6 +28,7 @@ import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { decodeHeaderValue } from "../protocol/header-value.ts";
 import { mcpNameOf } from "../protocol/mcp-request-headers.ts";
 import { isObject } from "../_internal/is-object.ts";
+import { quote } from "../_internal/quote.ts";
 
 /** A downstream request that passed every check. */
 export interface DownstreamRequest {
@@ -247,5 +248,6 @@ function readableId(value: unknown): RequestId | null {
 }
 
 function q(text: string): string {
-  return JSON.stringify(text.slice(0, 128));
+  // Long enough for the gateway's own task ids, whole (a caller copies the expected value).
+  return quote(text, 512);
 }

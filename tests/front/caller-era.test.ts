@@ -311,6 +311,17 @@ describe("readDownstreamRequest()", () => {
         mismatch('Header mismatch: Mcp-Name "other" differs from the body\'s "echo"'),
       ],
     );
+    // A name as long as the gateway's own task ids is shown whole, a longer one cut visibly.
+    const named = (name: string) =>
+      readDownstreamRequest(
+        { ...call, method: "tasks/get", params: { taskId: name } },
+        new Headers({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tasks/get" }),
+      );
+    const [id, long] = ["t".repeat(160), "t".repeat(600)];
+    assert.deepEqual([named(id), named(long)], [
+      mismatch(`Header mismatch: the Mcp-Name header is missing, expected "${id}"`),
+      mismatch(`Header mismatch: the Mcp-Name header is missing, expected "${"t".repeat(512)}…"`),
+    ]);
   });
 });
 
