@@ -184,6 +184,16 @@ const NOT_HELD_HERE = callError(
   "Invalid or expired requestState: its call is not held by this gateway instance (it has ended, or another instance holds it: a legacy upstream's call stays on the instance that started it)",
 );
 
+/**
+ * A legacy server's request as a 2026-07-28 caller is asked it: a URL elicitation without the
+ * 2025-11-25 `elicitationId` (the modern era has none; its completion is the caller's retry).
+ */
+function asModern(request: InputRequest): InputRequest {
+  if (request.method !== "elicitation/create" || !("elicitationId" in request.params)) return request;
+  const { elicitationId: _legacyOnly, ...params } = request.params;
+  return { ...request, params } as InputRequest;
+}
+
 /** How long a new call waits for the parked call it abandoned to end upstream. */
 const ABANDON_WAIT_MS = 1000;
 
@@ -265,7 +275,7 @@ export class ParkedCall {
       onDeferred: (request: InputRequest, signal: AbortSignal, tie?: DeferredTie) =>
         this.#defer(
           request,
-          tie === undefined ? request : withChanges(tie.asked, request),
+          asModern(tie === undefined ? request : withChanges(tie.asked, request)),
           signal,
           tie?.guessed === true,
         ),

@@ -246,6 +246,27 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a URL elicitation a legacy server asks a 2026 caller comes without the 2025-11-25 elicitationId", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] });
+    try {
+      const first = await post(fetch, {
+        name: "trigger-url-elicitation",
+        arguments: { url: "https://example.com/pay", elicitationId: "pay-1" },
+        _meta: capabilities({ elicitation: { url: {} } }),
+      });
+      const asked = Object.values(first.body.result.inputRequests) as Array<
+        { params: Record<string, unknown> }
+      >;
+      assert.deepEqual(asked.map((request) => Object.keys(request.params).sort()), [[
+        "message",
+        "mode",
+        "url",
+      ]]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("both events of a request a legacy server asks a 2026 caller name the era the server asked in", async () => {
     const { client, fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 4096 } });
     const events: Array<[string, unknown, unknown]> = [];
