@@ -72,9 +72,10 @@ export interface UpstashStore extends RateLimitStore {
    *
    * A claim that rejects is given back: when its request reaches Redis after the rejection (Redis
    * slower than `timeoutMs`) or its answer was lost, the key is deleted once the request settles,
-   * if it still holds this claim's value, so the same claim can be made again. The client's own
-   * retries of the request (`@upstash/redis` retries a failed fetch) find the claim's own value
-   * and count as the same claim.
+   * if it still holds this claim's value, so the same claim can be made again; until then, the
+   * same store's next claim of the key takes it over. The client's own retries of the request
+   * (`@upstash/redis` retries a failed fetch) find the claim's own value and count as the same
+   * claim. Another instance's claim finds it held until it is given back.
    *
    * @param key The key.
    * @param ttlMs How long the claim holds.
@@ -86,16 +87,22 @@ export interface UpstashStore extends RateLimitStore {
 }
 
 /**
- * Sets the key to ARGV[2] when it is absent, expiring in ARGV[1] ms: 1 when set or already ARGV[2]
- * (a retry of the same request), else 0.
+ * Sets the key to ARGV[2], expiring in ARGV[1] ms, when it is absent or holds ARGV[3] (this
+ * store's claim of it given up on, not yet given back): 1 when set or already ARGV[2] (a retry of
+ * the same request), else 0.
  */
 const CLAIM_SCRIPT = `local held = redis.call("GET", KEYS[1])
-if held == false then redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[1]) return 1 end
 if held == ARGV[2] then return 1 end
+if held == false or (ARGV[3] ~= "" and held == ARGV[3]) then
+  redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[1]) return 1
+end
 return 0`;
 /** Deletes the key when it holds ARGV[1]: a claim given back. */
 const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
 return 0`;
+
+/** The most claims given up on that a store remembers (a hung Redis settles none). */
+const MAX_GIVEN_UP = 10_000;
 
 /** The client type `Ratelimit`'s config declares. */
 type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
@@ -134,6 +141,8 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
   const clock = options.clock ?? systemClock;
   /** One `Ratelimit` per distinct rule. Rules come from policies, so this stays small. */
   const limiters = new Map<string, Ratelimit>();
+  /** The value of each key's claim given up on (it rejected), until it is given back. */
+  const givenUp = new Map<string, string>();
 
   const limiterFor = (rate: Rate): Ratelimit => {
     const rule = `${rate.rate}/${rate.perMs}/${rate.burst}`;
@@ -165,13 +174,20 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
       const ttl = String(Math.max(1, Math.ceil(finiteTtlMs("UpstashStore.claim()", ttlMs))));
       const redisKey = `${prefix}:claim:${key}`;
       const value = crypto.randomUUID();
-      const sent = options.redis.eval(CLAIM_SCRIPT, [redisKey], [ttl, value]);
+      const sent = options.redis.eval(CLAIM_SCRIPT, [redisKey], [ttl, value, givenUp.get(redisKey) ?? ""]);
       try {
-        return await within(sent, timeoutMs, "expected an answer to SET NX") === 1;
+        const claimed = await within(sent, timeoutMs, "expected an answer to SET NX") === 1;
+        if (claimed) givenUp.delete(redisKey);
+        return claimed;
       } catch (error) {
         // Rejected, yet the SET may have landed, or land later: a caller told that nothing was
         // spent would then find its same retry refused as a replay until the claim expired.
-        const giveBack = () => options.redis.eval(RELEASE_SCRIPT, [redisKey], [value]);
+        givenUp.set(redisKey, value);
+        if (givenUp.size > MAX_GIVEN_UP) givenUp.delete(givenUp.keys().next().value as string);
+        const giveBack = () =>
+          options.redis.eval(RELEASE_SCRIPT, [redisKey], [value]).finally(() => {
+            if (givenUp.get(redisKey) === value) givenUp.delete(redisKey);
+          });
         void sent.then(giveBack, giveBack).catch(() => {});
         throw error;
       }

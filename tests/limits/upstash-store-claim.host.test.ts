@@ -152,6 +152,32 @@ if (redisTestsEnabled()) {
       );
     });
 
+    test("claim() whose answer came too late is taken over by the same store's next claim of the key, and by no other", async () => {
+      // Redis runs each command at once; while `slow`, its answers reach the store 600 ms late.
+      const inner = client(shim);
+      let slow = true;
+      const givenBack: Promise<unknown>[] = [];
+      const redis = {
+        eval: (...args: Parameters<Redis["eval"]>) => {
+          const answer = inner.eval(...args);
+          if (args[0].includes('"DEL"')) givenBack.push(answer.catch(() => undefined));
+          if (!slow) return answer;
+          return answer.then((value) => new Promise((resolve) => setTimeout(() => resolve(value), 600)));
+        },
+        evalsha: inner.evalsha.bind(inner),
+      } as unknown as Redis;
+      const store = createUpstashStore({ redis, prefix: "takeover", timeoutMs: 200 });
+      const other = storeAt("takeover");
+      await assert.rejects(store.claim("n", 60_000), { name: "StoreUnavailableError" });
+      slow = false;
+      // The SET landed: another instance finds the key held; this store's retry takes it over.
+      assert.deepEqual([await other.claim("n", 60_000), await store.claim("n", 60_000)], [false, true]);
+      // The late answer's give-back leaves the claim that took over.
+      await eventually("the late claim's give-back", () => givenBack.length === 1 || undefined);
+      assert.deepEqual(await givenBack[0], 0);
+      assert.deepEqual([await other.claim("n", 60_000), await store.claim("n", 60_000)], [false, false]);
+    });
+
     /** A gateway in front of `upstream` whose store is on the shim under `prefix`. */
     const gateway = (
       upstream: ReturnType<typeof toolsUpstream>,
