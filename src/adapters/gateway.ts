@@ -246,12 +246,10 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
   });
   // Bun gives a request that names no Host (HTTP/1.0 need not) a URL of its path alone: made
   // whole under a host no rule allows, so it is routed by its path, and only /healthz answers it.
+  const whole = (request: Request) =>
+    request.url.startsWith("/") ? new Request(`${NO_HOST}${request.url}`, request) : request;
   const serve = (request: Request, env?: unknown, ctx?: unknown) =>
-    app.fetch(
-      request.url.startsWith("/") ? new Request(`${NO_HOST}${request.url}`, request) : request,
-      env,
-      ctx as never,
-    );
+    app.fetch(whole(request), env, ctx as never);
   // Without auth and allowedHosts the gateway is for this machine only, whatever Host a request
   // names: where the runtime tells who called, another machine is refused.
   const open = (options.auth === undefined || options.auth === "none") && options.allowedHosts === undefined;
@@ -260,8 +258,11 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     app,
     client,
     fetch: peerAddress === undefined ? serve : (request: Request, env?: unknown, ctx?: unknown) => {
+      // Asked of the request as the runtime gave it (Bun knows its peer by that object).
       const address = peerAddress(request, env);
-      return (address === undefined ? undefined : peerRefusal(request, address)) ?? serve(request, env, ctx);
+      const target = whole(request);
+      return (address === undefined ? undefined : peerRefusal(target, address)) ??
+        app.fetch(target, env, ctx as never);
     },
   });
 }

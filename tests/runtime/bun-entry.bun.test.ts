@@ -29,6 +29,26 @@ describeEntry("Bun", { serve, createGateway }, {
   }),
 });
 
+describe("Bun's request that names no Host", () => {
+  test("createGateway() answers /healthz to a request with a relative URL (HTTP/1.0 without Host) from another machine, and refuses the rest 403", async () => {
+    const gateway = createGateway({ stateKey: KEY, playground: false, policies: [] });
+    // What Bun.serve hands over for such a request: its URL is the path alone.
+    const relative = (path: string) => {
+      const request = new Request(`http://placeholder${path}`);
+      Object.defineProperty(request, "url", { value: path });
+      return request;
+    };
+    const server = { requestIP: () => ({ address: "10.1.2.3", family: "IPv4", port: 50_000 }) };
+    const answers = [];
+    for (const path of ["/healthz", "/servers"]) {
+      const response = await gateway.fetch(relative(path), server);
+      answers.push([response.status, path === "/healthz" ? await response.text() : undefined]);
+    }
+    assert.deepEqual(answers, [[200, '{"ok":true}'], [403, undefined]]);
+    await gateway.client.close();
+  });
+});
+
 describe("Bun's idle timeout (10 s)", () => {
   test(
     "serve() on Bun cuts a request whose body stalls, and answers a call that waits longer on its handler",
