@@ -271,16 +271,24 @@ export function callerFailure(
   };
 }
 
-/** Why the policy offers none of `withheld` (`"sampling, elicitation (url)"`): the first kind's reason. */
+/**
+ * Why the policy offers none of `withheld` (`"sampling, elicitation (url)"`): for one kind, "it";
+ * for several, each named with its own reason.
+ */
 function whyWithheld(policy: FrontServer["policy"], withheld: string): string {
-  const [kind = "", mode] = withheld.split(", ")[0]?.replace(/[()]/g, "").split(" ") ?? [];
-  if ((kind === "sampling" || kind === "elicitation" || kind === "roots") && !policy[kind].enabled) {
-    return `turns it off ("${kind}": false)`;
-  }
-  if (kind === "elicitation" && mode !== undefined && !policy.elicitation.modes.includes(mode as "form")) {
-    return `leaves that mode out ("elicitation.modes")`;
-  }
-  return 'neither handles it nor passes it down to callers ("passDown")';
+  const names = withheld.split(", ");
+  const clauses = names.map((name) => {
+    const [kind = "", mode] = name.replace(/[()]/g, "").split(" ");
+    const what = names.length === 1 ? "it" : name;
+    if ((kind === "sampling" || kind === "elicitation" || kind === "roots") && !policy[kind].enabled) {
+      return `turns ${what} off ("${kind}": false)`;
+    }
+    if (kind === "elicitation" && mode !== undefined && !policy.elicitation.modes.includes(mode as "form")) {
+      return `leaves ${names.length === 1 ? "that mode" : what} out ("elicitation.modes")`;
+    }
+    return `neither handles ${what} nor passes it down to callers ("passDown")`;
+  });
+  return clauses.join(", and ");
 }
 
 /**

@@ -73,6 +73,26 @@ describe("an upstream -32021 for what the caller declared and the policy withhol
     ]);
   });
 
+  test("with several kinds withheld, each is named with its own reason", async () => {
+    const required = { requiredCapabilities: { sampling: {}, elicitation: { form: {} } } };
+    const gate = scriptedFront(({ body: { id, method } }) => {
+      if (method === "tools/list") return toolsList(id, [{ name: "ask", inputSchema: { type: "object" } }]);
+      if (method === "tools/call") return rpcError(id, -32021, UPSTREAM_WORDS, required, 400);
+      return discovered(id);
+    }, { policy: { passDown: [], elicitation: false } });
+    assert.deepEqual((await modernAsk(gate, { sampling: {}, elicitation: { form: {} } })).body, {
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32021,
+        message:
+          'Server "up" needs sampling, elicitation (form) for this call, and this gateway does not offer it: the policy of "up" neither handles sampling nor passes it down to callers ("passDown"), and turns elicitation (form) off ("elicitation": false)',
+        data: required,
+      },
+    });
+    await gate.client.close();
+  });
+
   test("a modern caller that declared nothing gets the upstream's own words", async () => {
     const gate = front([]);
     assert.deepEqual(await modernAsk(gate, {}), {
