@@ -86,7 +86,6 @@ export type ChainResult =
 /** An input request refused before it ran: its method, and its params as sent. */
 export type RefusedRequest = Pick<InputRequest, "method"> & { readonly params?: unknown };
 
-/** One server's compiled chain. */
 /** An answer judged by {@linkcode Chain.judgeAnswer}, its decision event not yet given. */
 export interface JudgedAnswer {
   readonly verdict: Verdict<unknown>;
@@ -99,6 +98,7 @@ export interface JudgedAnswer {
   report(principal?: RunContext["principal"], told?: (refusal: Refusal) => Refusal): void;
 }
 
+/** One server's compiled chain. */
 export interface Chain {
   /** The policy it enforces. */
   readonly policy: CompiledPolicy;
