@@ -608,8 +608,9 @@ export class CallerSession {
       if (log !== undefined) reply === undefined ? this.#listen.write(log) : reply.send(log);
       return;
     }
-    // Progress of another request's token means nothing to this caller.
+    // Progress of another request's token means nothing to this caller; 2025-06-18 has no tasks.
     if (notification.method === "notifications/progress") return;
+    if (notification.method === "notifications/tasks/status" && this.version !== "2025-11-25") return;
     if (notification.method.startsWith("notifications/")) {
       this.#listen.write(notificationForCaller(notification));
     }

@@ -47,6 +47,7 @@ import {
   answerRefusal,
   answerRefused,
   callError,
+  CHANGES_META,
   type FrontCallOutcome,
   INVALID_STATE,
   missingCapability,
@@ -185,13 +186,22 @@ const NOT_HELD_HERE = callError(
 );
 
 /**
- * A legacy server's request as a 2026-07-28 caller is asked it: a URL elicitation without the
- * 2025-11-25 `elicitationId` (the modern era has none; its completion is the caller's retry).
+ * A legacy server's request as a 2026-07-28 caller is asked it: without what only 2025-11-25 has
+ * (a URL elicitation's `elicitationId`, whose completion is the caller's retry; a `task` param;
+ * `_meta` such as the related task, an upstream id the caller cannot use), keeping sluice's own
+ * `_meta["sluice/changes"]`.
  */
 function asModern(request: InputRequest): InputRequest {
-  if (request.method !== "elicitation/create" || !("elicitationId" in request.params)) return request;
-  const { elicitationId: _legacyOnly, ...params } = request.params;
-  return { ...request, params } as InputRequest;
+  const { elicitationId: _id, task: _task, _meta, ...params } = request.params as typeof request.params & {
+    readonly elicitationId?: unknown;
+    readonly task?: unknown;
+    readonly _meta?: Readonly<Record<string, unknown>>;
+  };
+  const changes = _meta?.[CHANGES_META];
+  return {
+    ...request,
+    params: changes === undefined ? params : { ...params, _meta: { [CHANGES_META]: changes } },
+  } as InputRequest;
 }
 
 /** How long a new call waits for the parked call it abandoned to end upstream. */

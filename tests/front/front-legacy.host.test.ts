@@ -267,6 +267,26 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a request a legacy server asks within a task reaches a 2026 caller without the related task's _meta", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] });
+    try {
+      const first = await post(fetch, {
+        name: "simulate-research-query",
+        arguments: { topic: "otters", ambiguous: true },
+        _meta: capabilities({ elicitation: {} }),
+      });
+      const asked = Object.values(first.body.result.inputRequests) as Array<
+        { params: Record<string, unknown> }
+      >;
+      assert.deepEqual(asked.map((request) => Object.keys(request.params).sort()), [[
+        "message",
+        "requestedSchema",
+      ]]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("both events of a request a legacy server asks a 2026 caller name the era the server asked in", async () => {
     const { client, fetch } = front({}, { passDown: ["sampling"], sampling: { maxTokens: 4096 } });
     const events: Array<[string, unknown, unknown]> = [];

@@ -229,6 +229,7 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
         { jsonrpc: "2.0", id: 2, error: { code: -32601, message: 'Method not found: "tasks/get"' } },
       ],
     );
+    const stream = new EventReader(await host.listen());
     const called = await host.request(3, "tools/call", {
       name: "simulate-research-query",
       arguments: { topic: "otters" },
@@ -236,6 +237,10 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
     });
     const text = (called.result as { content: { text: string }[] }).content[0]?.text ?? "";
     assert.equal(text.split("\n")[0], "# Research Report: otters");
+    // Nor the status of the task the gateway ran for it: 2025-06-18 has no such notification.
+    await host.close();
+    const methods = (await stream.rest()).map((message) => message.method);
+    assert.deepEqual(methods.filter((method) => method === "notifications/tasks/status"), []);
     await client.close();
   });
 });
