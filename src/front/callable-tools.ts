@@ -10,12 +10,16 @@ import { compileToolHeaders } from "../client/modern/tool-headers.ts";
 import { isObject } from "../_internal/is-object.ts";
 
 /**
- * A `tools/list` result without the tools the gateway cannot call.
+ * A `tools/list` result without the tools the gateway cannot call, and without the tools'
+ * `execution` (`taskSupport`) for a caller the upstream's tasks are not relayed to: the gateway
+ * runs such a caller's task within its call, and a host that reads `"required"` would refuse to
+ * call the tool (the official SDK 1.x does).
  *
  * @param result The upstream's result; never modified.
  * @param method The request's method (other methods' results pass unchanged).
  * @param era The upstream's era: a legacy server's tools are called without `Mcp-Param-*`
  *   headers, so all of them can be.
+ * @param tasks Whether the caller gets the upstream's tasks (a 2025-11-25 host of a legacy one).
  * @returns The result to send: the same object when nothing is left out.
  * @example
  * ```ts
@@ -25,11 +29,25 @@ import { isObject } from "../_internal/is-object.ts";
  * console.log(callableTools(listed, "tools/list", "modern").tools); // [ { name: "ok", inputSchema: { type: "object" } } ]
  * ```
  */
-export function callableTools(result: JsonObject, method: string, era: "modern" | "legacy"): JsonObject {
-  if (method !== "tools/list" || era !== "modern" || !Array.isArray(result.tools)) return result;
-  const tools = result.tools.filter((tool) =>
-    !isObject(tool) || typeof tool.name !== "string" ||
-    compileToolHeaders({ name: tool.name, inputSchema: tool.inputSchema }).ok
-  );
-  return tools.length === result.tools.length ? result : { ...result, tools };
+export function callableTools(
+  result: JsonObject,
+  method: string,
+  era: "modern" | "legacy",
+  tasks = false,
+): JsonObject {
+  const listed: unknown = result.tools;
+  if (method !== "tools/list" || !Array.isArray(listed)) return result;
+  const callable = era !== "modern"
+    ? listed
+    : listed.filter((tool) =>
+      !isObject(tool) || typeof tool.name !== "string" ||
+      compileToolHeaders({ name: tool.name, inputSchema: tool.inputSchema }).ok
+    );
+  const tools = tasks ? callable : callable.map((tool) => {
+    if (!isObject(tool) || !("execution" in tool)) return tool;
+    const { execution: _relayedNot, ...rest } = tool;
+    return rest;
+  });
+  const same = tools.length === listed.length && tools.every((tool, i) => tool === listed[i]);
+  return same ? result : { ...result, tools };
 }

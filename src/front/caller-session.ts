@@ -420,7 +420,7 @@ export class CallerSession {
           method,
           this.#server.policy.server,
         );
-        const listed = callableTools(result, method, session.era);
+        const listed = callableTools(result, method, session.era, this.#relaysTasks(session));
         const shown = toolsVisibleTo(listed, method, this.#server.policy, principal);
         answer = encodeResult(id, resultForCaller(shown, method, "legacy"));
       }

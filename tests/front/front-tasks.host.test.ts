@@ -190,6 +190,11 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
     });
     const task = (created.result as { task: { taskId: string; status: string } }).task;
     assert.equal(task.status, "working");
+    // Offered the upstream's tasks, it is told which tools need one.
+    const listed = await host.request(9, "tools/list", {});
+    const research = (listed.result as { tools: Array<{ name: string; execution?: unknown }> }).tools
+      .find((tool) => tool.name === "simulate-research-query");
+    assert.deepEqual(research?.execution, { taskSupport: "required" });
     const got = await host.request(2, "tasks/get", { taskId: task.taskId });
     assert.equal((got.result as { taskId: string }).taskId, task.taskId);
     const events = new EventReader(
@@ -229,6 +234,11 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
         { jsonrpc: "2.0", id: 2, error: { code: -32601, message: 'Method not found: "tasks/get"' } },
       ],
     );
+    // Nor told a tool needs a task: the gateway runs it within the call.
+    const listed = await host.request(4, "tools/list", {});
+    const research = (listed.result as { tools: Array<{ name: string; execution?: unknown }> }).tools
+      .find((tool) => tool.name === "simulate-research-query");
+    assert.deepEqual([research?.name, research?.execution], ["simulate-research-query", undefined]);
     const stream = new EventReader(await host.listen());
     const called = await host.request(3, "tools/call", {
       name: "simulate-research-query",
