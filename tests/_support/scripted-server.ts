@@ -134,7 +134,10 @@ export function legacyTask(status: string): Record<string, unknown> {
  * `t-1`, `tasks/result` is answered by `awaited`, and `tasks/cancel` cancels the task; a
  * notification or an answer gets 202.
  */
-export function legacyTaskServer(awaited: (id: unknown) => Response | Promise<Response>): Reply {
+export function legacyTaskServer(
+  awaited: (id: unknown) => Response | Promise<Response>,
+  status = "cancelled",
+): Reply {
   return ({ body: { id, method } }) => {
     if (id === undefined || method === undefined) return new Response(null, { status: 202 });
     switch (method) {
@@ -153,7 +156,7 @@ export function legacyTaskServer(awaited: (id: unknown) => Response | Promise<Re
       case "tasks/result":
         return awaited(id);
       default:
-        return result(id, legacyTask("cancelled"));
+        return result(id, legacyTask(status));
     }
   };
 }

@@ -10,6 +10,7 @@
  */
 import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
+import { quote } from "../../_internal/quote.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import { type CallToolResult, decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { Decoded } from "../../protocol/decode.ts";
@@ -130,6 +131,16 @@ export class LegacyServerSession implements ServerSession {
     return { kind: "complete", result: decoded.value as CompleteResultOf[M] };
   }
 
+  /** The error of a task whose status is `cancelled` (`tasks/get`), if it is; else none. */
+  async #cancelledTask(taskId: string, signal: AbortSignal): Promise<ClientError | undefined> {
+    const status = await this.#session.request("tasks/get", { taskId }, { signal })
+      .then((task) => task.status, () => undefined);
+    if (status !== "cancelled") return undefined;
+    return new ClientError("cancelled", `Task ${quote(taskId)} of server "${this.serverId}" was cancelled`, {
+      serverId: this.serverId,
+    });
+  }
+
   /** @inheritdoc */
   async awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
     // tasks/result blocks until the task ends; the task's input requests arrive meanwhile, tied
@@ -153,10 +164,12 @@ export class LegacyServerSession implements ServerSession {
       const error = caught instanceof ClientError && caught.kind === "cancelled" && context.signal.aborted
         ? abortError(this.serverId, context.awaitingMethod ?? "tasks/result", context.signal.reason)
         : caught;
-      // An error tasks/result answers is the task's own end: what its call would have answered.
-      if (!own || (error instanceof ClientError && error.kind === "server")) {
-        throw error;
+      // An error tasks/result answers is the task's own end: what its call would have answered;
+      // but a cancelled task has no result to give, and is told as cancelled, as in the modern era.
+      if (error instanceof ClientError && error.kind === "server") {
+        throw await this.#cancelledTask(taskId, context.signal) ?? error;
       }
+      if (!own) throw error;
       throw await this.#cancelOwn(taskId, error);
     } finally {
       if (own) this.#ownTasks.delete(taskId);

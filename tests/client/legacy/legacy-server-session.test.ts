@@ -201,8 +201,12 @@ describe("LegacyServerSession tools/list before a call", () => {
 });
 
 /** A client of {@linkcode legacyTaskServer}, whose `tasks/result` is answered by `awaited`. */
-function taskServer(awaited: (id: unknown) => Response | Promise<Response>, time?: FakeTime) {
-  return legacySetup(legacyTaskServer(awaited), {
+function taskServer(
+  awaited: (id: unknown) => Response | Promise<Response>,
+  time?: FakeTime,
+  status?: string,
+) {
+  return legacySetup(legacyTaskServer(awaited, status), {
     maxTotalTimeout: "1200ms",
     ...(time === undefined ? {} : { time }),
   });
@@ -303,7 +307,11 @@ describe("LegacyServerSession tasks", () => {
   });
 
   test("a tool call whose task failed (tasks/result answered an error) sends no tasks/cancel", async () => {
-    const { client, server } = taskServer((id) => rpcError(id, -32603, "deploy failed", "disk full"));
+    const { client, server } = taskServer(
+      (id) => rpcError(id, -32603, "deploy failed", "disk full"),
+      undefined,
+      "failed",
+    );
     assert.deepEqual(await failedWith(client.callTool("demo", "deploy")), [
       "server",
       -32603,
@@ -311,7 +319,20 @@ describe("LegacyServerSession tasks", () => {
       "disk full",
     ]);
     await client.close();
-    assert.deepEqual(sentAfterTask(server.requests), [[awaiting], []]);
+    // Asked its status once (a cancelled task is told as cancelled): failed, so the error stands.
+    const status = { jsonrpc: "2.0", id: 5, method: "tasks/get", params: { taskId: "t-1" } };
+    assert.deepEqual(sentAfterTask(server.requests), [[awaiting, status], []]);
+  });
+
+  test("awaitTask() of a task cancelled meanwhile fails as cancelled, as in the modern era, not with tasks/result's error", async () => {
+    const { client } = taskServer((id) => rpcError(id, -32603, "Task t-1 has no result stored"));
+    assert.deepEqual(await failedWith(client.awaitTask("demo", "t-1")), [
+      "cancelled",
+      undefined,
+      'Task "t-1" of server "demo" was cancelled',
+      undefined,
+    ]);
+    await client.close();
   });
 
   test("awaitTask() of a task whose id the caller holds leaves it running when its wait is cancelled", async () => {
