@@ -99,6 +99,8 @@ export interface CallDecision {
    * caller's own; the wait for it is an event of its own) or `"failed"`.
    */
   readonly outcome: "completed" | "tool_error" | "input_required" | "task" | "failed";
+  /** The id of the task the call became (outcome `"task"`), as its caller holds it: its waits are named by it. */
+  readonly task?: string;
   /** Why it failed: the client error's kind, code and message (the upstream's real cause). */
   readonly error?: { readonly kind: string; readonly code?: number; readonly message: string };
   /** How many requests a modern call took (1 when the server asked nothing; absent when unknown). */

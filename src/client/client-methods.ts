@@ -113,7 +113,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
     const startedAt = deps.clock.now();
     let rounds: number | undefined;
     let task = false;
-    let decision: Pick<CallDecision, "outcome" | "error"> = { outcome: "failed" };
+    let decision: Pick<CallDecision, "outcome" | "error" | "task"> = { outcome: "failed" };
     try {
       const result = await work((counted, detached) => {
         rounds = counted;
@@ -121,7 +121,9 @@ export function createClientMethods(deps: MethodDeps): Methods {
       });
       const isError = typeof result === "object" && result !== null &&
         (result as { isError?: unknown }).isError === true;
-      decision = { outcome: task ? "task" : isError ? "tool_error" : "completed" };
+      decision = task
+        ? { outcome: "task", task: taskIdOf(result as CreateTaskResult | LegacyCreateTaskResult) }
+        : { outcome: isError ? "tool_error" : "completed" };
       return result;
     } catch (error) {
       decision = { outcome: "failed", error: failureOf(error) };

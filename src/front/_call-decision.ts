@@ -35,15 +35,19 @@ export interface CallFacts {
  */
 export function callDecision(facts: CallFacts): CallDecision {
   const { request, outcome, failure, rounds } = facts;
-  const params = request.params as { name?: unknown; uri?: unknown };
+  const params = request.params as { name?: unknown; uri?: unknown; taskId?: unknown };
+  // A task's request (a 2025 host's tasks/result, tasks/get) is named by its task's id.
   const name = typeof params.name === "string"
     ? params.name
     : typeof params.uri === "string"
     ? withoutUrlSecrets(params.uri)
+    : typeof params.taskId === "string"
+    ? params.taskId
     : undefined;
   const result = outcome.kind === "result"
-    ? outcome.result as { resultType?: unknown; isError?: unknown; task?: unknown }
+    ? outcome.result as { resultType?: unknown; isError?: unknown; task?: unknown; taskId?: unknown }
     : undefined;
+  const task = taskOf(result);
   return {
     type: "call",
     time: new Date(facts.endedAt).toISOString(),
@@ -53,6 +57,7 @@ export function callDecision(facts: CallFacts): CallDecision {
     method: request.message.method,
     ...(name === undefined ? {} : { name }),
     outcome: outcomeOf(result),
+    ...(task === undefined ? {} : { task }),
     ...(outcome.kind === "error"
       ? {
         error: failure === undefined
@@ -67,6 +72,17 @@ export function callDecision(facts: CallFacts): CallDecision {
     ...(rounds === undefined ? {} : { rounds }),
     durationMs: facts.endedAt - facts.startedAt,
   };
+}
+
+/** The id of the task a call became, as its caller holds it (2026-07-28 at the top, 2025-11-25 under `task`). */
+function taskOf(
+  result: { resultType?: unknown; task?: unknown; taskId?: unknown } | undefined,
+): string | undefined {
+  if (result === undefined) return undefined;
+  const id = result.resultType === "task"
+    ? result.taskId
+    : (result.task as { taskId?: unknown } | null)?.taskId;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** How a call ended for its caller, by its result (none: it failed). */

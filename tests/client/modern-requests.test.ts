@@ -576,7 +576,8 @@ describe("createClient() requests", () => {
     assert.deepEqual(answer, { content: [{ type: "text", text: "done" }] });
     const base = { type: "call", time: "2026-12-01T12:00:00.000Z", client: "agent", server: "demo" };
     assert.deepEqual(events, [
-      { ...base, method: "tools/call", name: "slow", outcome: "task", rounds: 1, durationMs: 0 },
+      // The task it became, by the id its waits are named by.
+      { ...base, method: "tools/call", name: "slow", outcome: "task", task: "t-1", rounds: 1, durationMs: 0 },
       { ...base, method: "tasks/get", name: "t-1", outcome: "completed", durationMs: 0 },
     ]);
   });

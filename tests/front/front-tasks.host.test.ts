@@ -176,6 +176,10 @@ describe("the front relays a modern upstream's tasks to a modern caller", () => 
 describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and to no 2025-06-18 one", () => {
   test("the caller gets server-everything's task, and its clarification form on the tasks/result stream", async () => {
     const { client, fetch } = gateway();
+    const calls: unknown[] = [];
+    client.onDecision((event) => {
+      if (event.type === "call") calls.push([event.method, event.name, event.outcome, event.task]);
+    });
     const host = new LegacyCaller(fetch, "http://gate.test/mcp/everything");
     const init = await host.initialize({ elicitation: {}, tasks: { list: {}, cancel: {} } });
     assert.deepEqual((init.result as { capabilities: { tasks: unknown } }).capabilities.tasks, {
@@ -218,6 +222,11 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
     assert.equal(final?.id, 3);
     const text = (final?.result as { content: { text: string }[] }).content[0]?.text ?? "";
     assert.equal(text.split("\n")[0], "# Research Report: otters (historical)");
+    // The call's event names the task it became, and the task's requests are named by it.
+    assert.deepEqual(calls, [
+      ["tools/call", "simulate-research-query", "task", task.taskId],
+      ["tasks/result", task.taskId, "completed", undefined],
+    ]);
     await client.close();
   });
 
