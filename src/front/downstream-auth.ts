@@ -31,7 +31,7 @@
  */
 import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import type { JWK } from "jose";
-import { encodeError } from "../protocol/jsonrpc.ts";
+import { encodeError, type RequestId } from "../protocol/jsonrpc.ts";
 import type { Principal } from "./principal.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
@@ -116,9 +116,15 @@ export interface DownstreamAuth {
    */
   metadata(target: ResourceTarget): Record<string, unknown> | undefined;
   /**
-   * The `403 insufficient_scope` answer for a caller that lacks `scopes` (a policy's `access`).
+   * The `403 insufficient_scope` answer for a caller that lacks `scopes` (a policy's `access`),
+   * to the request `id` when it was read.
    */
-  insufficientScope(target: ResourceTarget, scopes: readonly string[], message: string): Response;
+  insufficientScope(
+    target: ResourceTarget,
+    scopes: readonly string[],
+    message: string,
+    id?: RequestId | null,
+  ): Response;
 }
 
 /** RFC 6750's `b64token`: the characters of a bearer token. */
@@ -187,8 +193,9 @@ function plainInsufficientScope(
   _target: ResourceTarget,
   scopes: readonly string[],
   message: string,
+  id: RequestId | null = null,
 ): Response {
-  return challenge(403, message, { error: "insufficient_scope", scopes });
+  return challenge(403, message, { error: "insufficient_scope", scopes, id });
 }
 
 const NONE: DownstreamAuth = {
@@ -412,11 +419,12 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
         resource_name: target.serverId === undefined ? "sluice gateway" : `sluice: ${target.serverId}`,
       };
     },
-    insufficientScope: (target, needed, message) =>
+    insufficientScope: (target, needed, message, id) =>
       refuse(403, target, message, {
         error: "insufficient_scope",
         description: `The token lacks the scope ${needed.join(" ")}`,
         scopes: [...new Set([...scopes, ...needed])],
+        id,
       }),
   };
 }
@@ -511,6 +519,8 @@ interface ChallengeParts {
   readonly description?: string;
   readonly scopes?: readonly string[];
   readonly metadata?: string;
+  /** The request's id, when it was read (a refusal at the gate has none). */
+  readonly id?: RequestId | null | undefined;
 }
 
 /** A `400`/`401`/`403` with its `WWW-Authenticate` challenge (RFC 6750, RFC 9728) and a JSON-RPC error. */
@@ -522,7 +532,7 @@ function challenge(status: 400 | 401 | 403, message: string, parts: ChallengePar
   }
   if (parts.scopes !== undefined && parts.scopes.length > 0) params.push(`scope="${parts.scopes.join(" ")}"`);
   if (parts.metadata !== undefined) params.push(`resource_metadata="${parts.metadata}"`);
-  return new Response(JSON.stringify(encodeError(null, { code: -32000, message })), {
+  return new Response(JSON.stringify(encodeError(parts.id ?? null, { code: -32000, message })), {
     status,
     headers: {
       "content-type": "application/json",

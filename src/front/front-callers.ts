@@ -8,7 +8,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { Clock } from "../_internal/clock.ts";
-import { encodeError, type JsonRpcMessage } from "../protocol/jsonrpc.ts";
+import { encodeError, isRequest, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { accessOf, mayCall, scopesForTool } from "./access.ts";
 import {
   type DownstreamAuth,
@@ -138,6 +138,7 @@ export function mountCallerGate(
     server: FrontServer,
     principal: Principal | undefined,
     tool?: string,
+    id: RequestId | null = null,
   ) => {
     const { policy } = server;
     if (policy.access === undefined) return undefined;
@@ -149,8 +150,8 @@ export function mountCallerGate(
     const scopes = (tool === undefined ? undefined : scopesForTool(policy, principal, tool)) ?? access.scopes;
     return {
       response: scopes === undefined
-        ? respond(c, refusal(403, null, -32000, text))
-        : auth.insufficientScope(targetOf(c, policy.server), scopes, text),
+        ? respond(c, refusal(403, id, -32000, text))
+        : auth.insufficientScope(targetOf(c, policy.server), scopes, text, id),
       error: { code: -32000, message: text },
     };
   };
@@ -182,7 +183,9 @@ export function mountCallerGate(
       const call = "method" in message && message.method === "tools/call" && "id" in message;
       const named = call ? (message.params as { name?: unknown } | undefined)?.name : undefined;
       const tool = typeof named === "string" ? named : undefined;
-      const refused = serverRefusal(c, server, principal, tool);
+      // The refusal answers the request it read (2025-06-18 wants the id of an error).
+      const id = isRequest(message) ? message.id : null;
+      const refused = serverRefusal(c, server, principal, tool, id);
       if (refused !== undefined) return refused;
       if (!call || tool === undefined || mayCall(accessOf(policy, principal), tool)) return undefined;
       const name = tool;
@@ -200,7 +203,7 @@ export function mountCallerGate(
           error: { code: -32602, message: text },
         }
         : {
-          response: auth.insufficientScope(targetOf(c, policy.server), scopes, text),
+          response: auth.insufficientScope(targetOf(c, policy.server), scopes, text, id),
           error: { code: -32000, message: text },
         };
     },

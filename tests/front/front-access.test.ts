@@ -70,11 +70,12 @@ const call = (user: string, server: string, tool: string) =>
 const list = (user: string, server: string) =>
   modernRequest(`${LOOPBACK}/mcp/${server}`, "tools/list", { _meta: modernMeta() }, as(user));
 
-function forbidden(message: string, challenge: string | null = null) {
+/** A 403 of the gate; a refusal of a request it read answers that request's id (1, as `call` and `list` send). */
+function forbidden(message: string, challenge: string | null = null, id: number | null = 1) {
   return {
     status: 403,
     headers: { "www-authenticate": challenge },
-    body: { jsonrpc: "2.0", error: { code: -32000, message } },
+    body: { jsonrpc: "2.0", ...(id === null ? {} : { id }), error: { code: -32000, message } },
   };
 }
 
@@ -158,7 +159,11 @@ describe("access: the server", () => {
 
   test("access refuses the GET stream and DELETE of a caller who may not use the server, as its POSTs", async () => {
     const { send, client } = front();
-    const expected = forbidden('Forbidden: "bob" may not use server "admin" (its policy\'s access)');
+    const expected = forbidden(
+      'Forbidden: "bob" may not use server "admin" (its policy\'s access)',
+      null,
+      null,
+    );
     const get = await send(
       new Request(`${LOOPBACK}/mcp/admin`, { headers: { ...as("bob"), accept: "text/event-stream" } }),
     );
@@ -429,6 +434,7 @@ describe("access: a 2025 caller's session, request by request", () => {
       forbidden(
         'Tool "write" is not open to "bob" on server "files" (its policy\'s access)',
         'Bearer error="insufficient_scope", scope="files:write"',
+        4,
       ),
     ]);
     await client.close();

@@ -457,22 +457,23 @@ describe("decision events through the gateway", () => {
     } finally {
       await client.close();
     }
-    const forbidden = {
+    // A POST's refusal answers the request it read (its id); the GET stream's has none to answer.
+    const forbidden = (id?: number) => ({
       status: 403,
       headers: {},
-      body: { jsonrpc: "2.0", error: { code: -32000, message: closed } },
-    };
+      body: { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code: -32000, message: closed } },
+    });
     const common = { time: "2026-12-01T12:00:00.000Z", client: "gate", outcome: "failed", durationMs: 0 };
     assert.deepEqual([answers, events], [[
-      forbidden,
-      forbidden,
-      forbidden,
+      forbidden(1),
+      forbidden(1),
+      forbidden(1),
       {
         status: 403,
         headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="up:ask"' },
-        body: { jsonrpc: "2.0", error: { code: -32000, message: scoped } },
+        body: { jsonrpc: "2.0", id: 1, error: { code: -32000, message: scoped } },
       },
-      forbidden,
+      forbidden(),
     ], [
       {
         type: "call",
