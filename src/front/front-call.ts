@@ -411,8 +411,29 @@ const SIGN_IN_KEY = "sluice/sign-in";
 
 /** The URL elicitation that asks the caller's person to sign in at the gateway's page. */
 function signInRequest(signIn: StartedSignIn): InputRequest {
-  const { elicitationId: _legacyOnly, ...params } = signInElicitation(signIn);
-  return { method: "elicitation/create", params } as InputRequest;
+  return asModern({ method: "elicitation/create", params: signInElicitation(signIn) } as InputRequest);
+}
+
+/**
+ * A legacy server's request as a 2026-07-28 caller is asked it: without what only 2025-11-25 has
+ * (a URL elicitation's `elicitationId`, whose completion is the caller's retry; a `task` param;
+ * `_meta` such as the related task, an upstream id the caller cannot use), keeping sluice's own
+ * `_meta["sluice/changes"]`. The gateway's own sign-in question is shaped so too.
+ *
+ * @param request The request, as the checks left it.
+ * @returns It, in 2026-07-28's words.
+ */
+export function asModern(request: InputRequest): InputRequest {
+  const { elicitationId: _id, task: _task, _meta, ...params } = request.params as typeof request.params & {
+    readonly elicitationId?: unknown;
+    readonly task?: unknown;
+    readonly _meta?: Readonly<Record<string, unknown>>;
+  };
+  const changes = _meta?.[CHANGES_META];
+  return {
+    ...request,
+    params: changes === undefined ? params : { ...params, _meta: { [CHANGES_META]: changes } },
+  } as InputRequest;
 }
 
 /**

@@ -46,8 +46,8 @@ import type { FrontServer } from "./front-server.ts";
 import {
   answerRefusal,
   answerRefused,
+  asModern,
   callError,
-  CHANGES_META,
   type FrontCallOutcome,
   INVALID_STATE,
   missingCapability,
@@ -184,25 +184,6 @@ const NOT_HELD_HERE = callError(
   -32602,
   "Invalid or expired requestState: its call is not held by this gateway instance (it has ended, or another instance holds it: a legacy upstream's call stays on the instance that started it)",
 );
-
-/**
- * A legacy server's request as a 2026-07-28 caller is asked it: without what only 2025-11-25 has
- * (a URL elicitation's `elicitationId`, whose completion is the caller's retry; a `task` param;
- * `_meta` such as the related task, an upstream id the caller cannot use), keeping sluice's own
- * `_meta["sluice/changes"]`.
- */
-function asModern(request: InputRequest): InputRequest {
-  const { elicitationId: _id, task: _task, _meta, ...params } = request.params as typeof request.params & {
-    readonly elicitationId?: unknown;
-    readonly task?: unknown;
-    readonly _meta?: Readonly<Record<string, unknown>>;
-  };
-  const changes = _meta?.[CHANGES_META];
-  return {
-    ...request,
-    params: changes === undefined ? params : { ...params, _meta: { [CHANGES_META]: changes } },
-  } as InputRequest;
-}
 
 /** How long a new call waits for the parked call it abandoned to end upstream. */
 const ABANDON_WAIT_MS = 1000;

@@ -14,6 +14,17 @@ import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support
 import { eventually } from "../_support/eventually.ts";
 import { LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
 
+/** The front's answer to a retry whose state claim Redis did not confirm: nothing spent. */
+const STORE_UNAVAILABLE = {
+  jsonrpc: "2.0",
+  id: 1,
+  error: {
+    code: -32603,
+    message:
+      "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
+  },
+};
+
 /** A client for `shim` that does not retry, so nothing is left running after a test. */
 function client(shim: UpstashShim): Redis {
   return new Redis({ url: shim.url, token: shim.token, retry: { retries: 0 }, enableTelemetry: false });
@@ -252,15 +263,7 @@ if (redisTestsEnabled()) {
       }
       const back = await (await app.fetch(ask(retry))).json() as { result?: { content?: unknown } };
       const upstreamGot = JSON.stringify(retry.inputResponses);
-      assert.deepEqual(away, {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32603,
-          message:
-            "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
-        },
-      });
+      assert.deepEqual(away, STORE_UNAVAILABLE);
       // The operator's event names the store's failure; the caller is told only its class.
       assert.deepEqual(
         failures.map((failure) => {
@@ -300,15 +303,7 @@ if (redisTestsEnabled()) {
       await eventually("the late claim to be given back", () => sent.length === 2 || undefined);
       await sent[1];
       const back = await (await app.fetch(ask(retry))).json() as { result?: { content?: unknown } };
-      assert.deepEqual(slowAnswer, {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32603,
-          message:
-            "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
-        },
-      });
+      assert.deepEqual(slowAnswer, STORE_UNAVAILABLE);
       assert.deepEqual(back.result?.content, [{ type: "text", text: JSON.stringify(retry.inputResponses) }]);
       await gate.close();
     });
