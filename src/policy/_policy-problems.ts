@@ -415,7 +415,7 @@ function oauthProblems(
         at("clientId")
       }": a pre-registered client is used only with the authorization server that issued it`,
     );
-  } else if (!isHttpsOrLoopback(parseUrl(oauth.issuer)) || hasCredentials(oauth.issuer)) {
+  } else if (!isHttpsIssuer(oauth.issuer)) {
     add(
       "issuer",
       `"${at("issuer")}" must be an https URL (http only on localhost) without credentials, received ${
@@ -445,14 +445,11 @@ function oauthProblems(
   return problems;
 }
 
-/** Whether a URL carries a user name or a password (its parse, or none). */
-function hasCredentials(text: string): boolean {
+/** Whether an issuer is an https URL (http only on loopback) without a user name or a password. */
+function isHttpsIssuer(text: string): boolean {
   const url = parseUrl(text);
-  return url !== undefined && (url.username !== "" || url.password !== "");
-}
-
-function isHttpsOrLoopback(url: URL | undefined): boolean {
-  return url?.protocol === "https:" || (url?.protocol === "http:" && hasLoopbackHost(url));
+  if (url === undefined || url.username !== "" || url.password !== "") return false;
+  return url.protocol === "https:" || (url.protocol === "http:" && hasLoopbackHost(url));
 }
 
 function parseUrl(text: string): URL | undefined {
