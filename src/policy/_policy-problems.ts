@@ -11,6 +11,7 @@ import { withoutUrlSecrets } from "../_internal/url-query.ts";
 import { CLIENT_METADATA_URL_RULE, isClientMetadataUrl } from "../_internal/client-metadata-url.ts";
 import { describeKind } from "../_internal/quote.ts";
 import { suggest } from "../_internal/suggest.ts";
+import type { HttpTransport, OAuthSignIn } from "./policy.ts";
 import type { PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
 
@@ -346,21 +347,12 @@ function headerProblems(transport: HttpTransportShape, site: ProblemSite): Polic
   return problems;
 }
 
-/** The parts of a schema-valid HTTP transport the cross-field rules read. */
-export interface HttpTransportShape {
-  readonly url: string;
-  readonly allowHttp?: boolean;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly auth?: {
-    readonly clientCredentials?: Credentials;
-    readonly oauth?: {
-      readonly clientId?: string;
-      readonly issuer?: string;
-      readonly clientSecretEnv?: string;
-      readonly tokenEndpointAuthMethod?: string;
-      readonly clientMetadataUrl?: string;
-    };
-  };
+/**
+ * The parts of a schema-valid HTTP transport the cross-field rules read: unlike
+ * {@linkcode HttpTransport}, its `auth` may name both grants, or neither.
+ */
+export interface HttpTransportShape extends Pick<HttpTransport, "url" | "allowHttp" | "headers"> {
+  readonly auth?: { readonly clientCredentials?: Credentials; readonly oauth?: OAuthSignIn };
 }
 
 /**
@@ -395,10 +387,7 @@ function authProblems(transport: HttpTransportShape, site: ProblemSite): PolicyP
   return problems;
 }
 
-function oauthProblems(
-  oauth: NonNullable<NonNullable<HttpTransportShape["auth"]>["oauth"]>,
-  site: ProblemSite,
-): PolicyProblem[] {
+function oauthProblems(oauth: OAuthSignIn, site: ProblemSite): PolicyProblem[] {
   const problems: PolicyProblem[] = [];
   const at = (key: string) => joinPath(site.prefix, ["auth", "oauth", key]);
   const add = (key: string, message: string) => problems.push(problemAt(site, at(key), message));
