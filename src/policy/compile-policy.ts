@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { formatDuration, parseDuration } from "./duration.ts";
 import type { HttpTransport, LogLevel, Policy, RateOption, UpstreamAuth } from "./policy.ts";
 import { PolicyError, type PolicyProblem } from "./policy-error.ts";
-import { PolicySchema, TransportSchemas } from "./policy-schema.ts";
+import { PolicySchema, SERVER_ID, TransportSchemas } from "./policy-schema.ts";
 import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
 import { POLICY_DEFAULTS } from "./policy-defaults.ts";
 import {
@@ -414,7 +414,7 @@ function eventLimitProblems(
 function serverIdOf(input: unknown): string | undefined {
   if (typeof input !== "object" || input === null) return undefined;
   const server = (input as { server?: unknown }).server;
-  return typeof server === "string" && /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(server) ? server : undefined;
+  return typeof server === "string" && SERVER_ID.test(server) ? server : undefined;
 }
 
 /**

@@ -93,12 +93,15 @@ export const AccessRuleSchema: v.GenericSchema = v.object({
   tools: v.optional(v.union([v.literal("*"), names("a tool name")], '"*" or a list of tool names')),
 }, "an access rule { subjects?, scopes?, tools? }");
 
+/** A server id: letters, digits, `.`, `_` or `-`, at most 64, starting with a letter or a digit. */
+export const SERVER_ID: RegExp = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 /** The schema of a whole policy, except `transport` (see {@linkcode TransportSchemas}). */
 export const PolicySchema: v.GenericSchema = v.object({
   server: v.pipe(
     v.string('a server id such as "github"'),
     v.regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      SERVER_ID,
       'a server id: letters, digits, ".", "_" or "-", at most 64, starting with a letter or a digit',
     ),
   ),
