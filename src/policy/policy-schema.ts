@@ -57,7 +57,7 @@ const rate = v.object({
 }, "an object { rate, per, burst }");
 
 /** The schema of `sampling` when it is an object. */
-export const SamplingPolicySchema: v.GenericSchema = v.object({
+const SamplingPolicySchema: v.GenericSchema = v.object({
   maxTokens: v.optional(positiveInteger()),
   context: v.optional(flag),
   allowIdle: v.optional(flag),
@@ -67,7 +67,7 @@ export const SamplingPolicySchema: v.GenericSchema = v.object({
 }, "false or an object of sampling options");
 
 /** The schema of `elicitation` when it is an object. */
-export const ElicitationPolicySchema: v.GenericSchema = v.object({
+const ElicitationPolicySchema: v.GenericSchema = v.object({
   modes: v.optional(
     v.pipe(
       v.array(v.picklist(["form", "url"], 'one of "form", "url"'), 'a list of "form" and "url"'),
@@ -87,7 +87,7 @@ export const ElicitationPolicySchema: v.GenericSchema = v.object({
 const names = (what: string) => v.array(matching(/^\S+$/, what), `a list of ${what.replace(/^an? /, "")}s`);
 
 /** The schema of one rule of `access`. */
-export const AccessRuleSchema: v.GenericSchema = v.object({
+const AccessRuleSchema: v.GenericSchema = v.object({
   subjects: v.optional(names("a subject")),
   scopes: v.optional(names("a scope")),
   tools: v.optional(v.union([v.literal("*"), names("a tool name")], '"*" or a list of tool names')),
@@ -177,7 +177,7 @@ const clientId = v.pipe(v.string("a non-empty client id"), v.minLength(1, "a non
  * The schema of `transport.auth` (exactly one grant, exactly one secret source, and `issuer`
  * with `clientId` are checked in `_policy-problems.ts`).
  */
-export const UpstreamAuthSchema: v.GenericSchema = v.object({
+const UpstreamAuthSchema: v.GenericSchema = v.object({
   oauth: v.optional(v.object({
     scopes: v.optional(scopes),
     clientId: v.optional(clientId),
