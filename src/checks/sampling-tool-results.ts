@@ -47,27 +47,19 @@ function findToolResultProblem(messages: unknown): string | undefined {
   const read = readBlockTypes(messages);
   if (typeof read === "string") return read;
   for (const [index, message] of read.entries()) {
-    const problem = findMixedBlock(index, message) ?? findUnpairedBlock(index, message, read[index - 1]);
+    const problem = findBlockProblem(index, message, read[index - 1]);
     if (problem !== undefined) return problem;
   }
   return undefined;
 }
 
-/** Why a user message mixes tool results with other content, if it does. */
-function findMixedBlock(index: number, { role, types }: MessageBlockTypes): string | undefined {
-  if (role !== "user" || !types.includes("tool_result")) return undefined;
-  const other = types.findIndex((type) => type !== "tool_result");
-  if (other < 0) return undefined;
-  return `tool results mixed with other content in "messages[${index}]": expected only ` +
-    `tool_result blocks, received ${describeValue(types[other])} at index ${other}`;
-}
-
 /**
- * Why a message does not pair with the one before it: after an assistant `tool_use` message, a
- * user message of only the `tool_result`s answering each of its ids; a `tool_result` anywhere
- * else answers nothing.
+ * Why a message breaks a tool result rule: a user message mixes tool results with other content,
+ * or it does not pair with the one before it (after an assistant `tool_use` message, a user
+ * message of only the `tool_result`s answering each of its ids; a `tool_result` anywhere else
+ * answers nothing).
  */
-function findUnpairedBlock(
+function findBlockProblem(
   index: number,
   { role, types, ids }: MessageBlockTypes,
   previous: MessageBlockTypes | undefined,
@@ -84,6 +76,11 @@ function findUnpairedBlock(
   }
   if (role !== "user") return undefined;
   const other = types.findIndex((type) => type !== "tool_result");
+  if (other >= 0 && types.includes("tool_result")) {
+    return `tool results mixed with other content ${where}: expected only tool_result blocks, received ${
+      describeValue(types[other])
+    } at index ${other}`;
+  }
   if (uses.length > 0 && other >= 0) {
     return `tool results missing ${where}: expected only tool_result blocks ${answering}, received ${
       describeValue(types[other])
