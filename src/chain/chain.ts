@@ -319,7 +319,7 @@ export function createChain(options: ChainOptions): Chain {
       judged.report(principal, told);
       return judged.verdict;
     },
-    judgeAnswer: (request, given, version) => judgeAnswer(request, given, version),
+    judgeAnswer,
     answerElsewhere: async (request, ask, { version, signal, principal }) => {
       const listening = decisions?.listening === true;
       const startedAt = clock.now();
