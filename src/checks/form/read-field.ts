@@ -273,12 +273,11 @@ function readOptions(
   const seen = new Set<string>();
   for (let i = 0; i < value.length; i++) {
     const option: unknown = value[i];
-    const constant = titled ? titledConst(option) : option;
-    if (typeof constant !== "string") {
-      return titled
-        ? titledOptionProblem(option, keyword, i)
-        : problem(keyword, `expected strings only, received ${describeValue(option)} at index ${i}`);
+    if (!titled && typeof option !== "string") {
+      return problem(keyword, `expected strings only, received ${describeValue(option)} at index ${i}`);
     }
+    const constant = titled ? readTitledOption(option, keyword, i) : option as string;
+    if (typeof constant !== "string") return constant;
     if (seen.has(constant)) {
       return problem(keyword, `expected unique values, received ${describeValue(constant)} twice`);
     }
@@ -288,26 +287,19 @@ function readOptions(
   return values;
 }
 
-/** The `const` of a titled option: an object of exactly a string `const` and a string `title`. */
-function titledConst(option: unknown): string | undefined {
-  if (!isObject(option) || Object.keys(option).some((key) => key !== "const" && key !== "title")) {
-    return undefined;
-  }
-  const constant = keywordOf(option, "const");
-  return typeof constant === "string" && typeof keywordOf(option, "title") === "string"
-    ? constant
-    : undefined;
-}
-
-/** Why an option that {@linkcode titledConst} refuses is refused. */
-function titledOptionProblem(option: unknown, keyword: string, index: number): KeywordProblem {
+/** The `const` of a titled option (an object of exactly a string `const` and a string `title`), or why not. */
+function readTitledOption(option: unknown, keyword: string, index: number): string | KeywordProblem {
   const shape = `expected {"const": string, "title": string}`;
   if (!isObject(option)) {
     return problem(keyword, `${shape}, received ${describeValue(option)} at index ${index}`);
   }
   const foreign = Object.keys(option).find((key) => key !== "const" && key !== "title");
-  const what = foreign === undefined ? "another shape" : `the keyword ${describeValue(foreign)}`;
-  return problem(keyword, `${shape}, received ${what} at index ${index}`);
+  if (foreign !== undefined) {
+    return problem(keyword, `${shape}, received the keyword ${describeValue(foreign)} at index ${index}`);
+  }
+  const constant = keywordOf(option, "const");
+  if (typeof constant === "string" && typeof keywordOf(option, "title") === "string") return constant;
+  return problem(keyword, `${shape}, received another shape at index ${index}`);
 }
 
 /** The legacy `enumNames`: one string per `enum` value. */
