@@ -51,13 +51,18 @@ export function createSamplingToolLoopCheck(
   }
   return Object.freeze({
     check(messages: readonly ToolLoopMessage[]): Verdict<void> {
-      let turns: number | string;
+      let read: ReturnType<typeof readBlockTypes>;
       try {
-        turns = countToolUseTurns(messages);
+        read = readBlockTypes(messages);
       } catch (error) {
         return samplingRefusal(`expected plain JSON messages, reading them threw ${thrownName(error)}`);
       }
-      if (typeof turns === "string") return samplingRefusal(turns);
+      if (typeof read === "string") return samplingRefusal(read);
+      // Plain arrays readBlockTypes built: counting them reads nothing of the request.
+      let turns = 0;
+      for (const { role, types } of read) {
+        if (role === "assistant" && types.includes("tool_use")) turns++;
+      }
       if (turns <= limit) return pass(undefined);
       return refuse(
         rejectionCode,
@@ -65,15 +70,4 @@ export function createSamplingToolLoopCheck(
       );
     },
   });
-}
-
-/** The assistant turns holding a `tool_use` block, or why the messages cannot be read. */
-function countToolUseTurns(messages: unknown): number | string {
-  const read = readBlockTypes(messages);
-  if (typeof read === "string") return read;
-  let turns = 0;
-  for (const { role, types } of read) {
-    if (role === "assistant" && types.includes("tool_use")) turns++;
-  }
-  return turns;
 }
