@@ -57,10 +57,7 @@ export function checkRootsAnswer(answer: unknown): RootsVerdict {
   try {
     return checkRoots(answer);
   } catch (error) {
-    return refuse(
-      RefusalCode.InternalError,
-      `Roots answer refused: expected plain JSON, reading it threw ${thrownName(error)}`,
-    );
+    return refused(`expected plain JSON, reading it threw ${thrownName(error)}`);
   }
 }
 
@@ -70,7 +67,7 @@ function checkRoots(answer: unknown): RootsVerdict {
     ? (answer as { roots?: unknown }).roots
     : undefined;
   if (!Array.isArray(roots)) {
-    return refuse(RefusalCode.InternalError, "Roots answer refused: expected an object { roots: [...] }");
+    return refused("expected an object { roots: [...] }");
   }
   const kept: SentRoot[] = [];
   const changes: RootChange[] = [];
@@ -79,10 +76,7 @@ function checkRoots(answer: unknown): RootsVerdict {
     const uri = typeof root === "object" && root !== null ? (root as { uri?: unknown }).uri : undefined;
     const name = typeof root === "object" && root !== null ? (root as { name?: unknown }).name : undefined;
     if (typeof uri !== "string" || (name !== undefined && typeof name !== "string")) {
-      return refuse(
-        RefusalCode.InternalError,
-        `Roots answer refused: "roots[${index}]" must be an object { uri: string, name?: string }`,
-      );
+      return refused(`"roots[${index}]" must be an object { uri: string, name?: string }`);
     }
     const normalised = normaliseFileUri(uri);
     const sent = normalised !== undefined && !seen.has(normalised) ? normalised : null;
@@ -92,6 +86,10 @@ function checkRoots(answer: unknown): RootsVerdict {
     kept.push(name === undefined ? { uri: sent } : { uri: sent, name });
   }
   return { ok: true, value: { roots: kept }, changes };
+}
+
+function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
+  return refuse(RefusalCode.InternalError, `Roots answer refused: ${reason}`);
 }
 
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
