@@ -264,10 +264,7 @@ function isOptionOf(node: AnySchema | undefined, key: string | number | undefine
  * @param site Source, server and path prefix.
  * @returns The problems (often none).
  */
-export function httpTransportProblems(
-  transport: HttpTransportShape,
-  site: ProblemSite,
-): PolicyProblem[] {
+export function httpTransportProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
   return [
     ...urlProblems(transport, site),
     ...headerProblems(transport, site),

@@ -300,10 +300,7 @@ function urlOptionsOf(policy: CompiledPolicy): ElicitationUrlOptions {
  * public suffix, an empty allow list), every one of them, so such a policy fails here and not at
  * its first request.
  */
-function checkerProblems(
-  policy: CompiledPolicy,
-  site: ProblemSite,
-): PolicyProblem[] {
+function checkerProblems(policy: CompiledPolicy, site: ProblemSite): PolicyProblem[] {
   return hostListProblems(urlOptionsOf(policy)).map((message) => {
     const detail = message.replace(/^createElicitationUrlCheck: /, "");
     const path = /^"(allowHosts|denyHosts)(\[\d+\])?/.exec(detail)?.[0]?.slice(1);
@@ -316,10 +313,7 @@ function checkerProblems(
   });
 }
 
-function transportProblems(
-  transport: unknown,
-  site: ProblemSite,
-): PolicyProblem[] {
+function transportProblems(transport: unknown, site: ProblemSite): PolicyProblem[] {
   const at = { ...site, prefix: "transport" };
   const isObject = typeof transport === "object" && transport !== null && !Array.isArray(transport);
   if (!isObject) {
@@ -365,10 +359,7 @@ function eraProblems(
  * Each leg and each handler the policy times must fit inside the whole call's time (checked on
  * valid durations only); one it leaves to its default gets at most the whole call's time.
  */
-function timeoutProblems(
-  policy: Policy,
-  site: ProblemSite,
-): PolicyProblem[] {
+function timeoutProblems(policy: Policy, site: ProblemSite): PolicyProblem[] {
   const read = (value: unknown) => typeof value === "string" ? parseDuration(value) : undefined;
   // A maxTotalTimeout given but not a duration is reported by the schema alone: the timeouts are
   // not held to the default it was meant to replace.
@@ -394,10 +385,7 @@ function timeoutProblems(
  * An SSE event carries one message, so a limit the policy sets must not exceed the message limit
  * (the default is at most the message limit).
  */
-function eventLimitProblems(
-  policy: Policy,
-  site: ProblemSite,
-): PolicyProblem[] {
+function eventLimitProblems(policy: Policy, site: ProblemSite): PolicyProblem[] {
   const event = policy.maxEventBytes;
   const message = policy.maxMessageBytes ?? POLICY_DEFAULTS.maxMessageBytes;
   // Checked only when both are valid on their own (the schema reports the others).
