@@ -550,7 +550,6 @@ function handlerError(value: unknown): Refusal | undefined {
 
 /** A JSON copy of a value, or `undefined` for none or one that is not JSON. */
 function jsonCopy(value: unknown): unknown {
-  if (value === undefined) return undefined;
   try {
     const text = JSON.stringify(value);
     return text === undefined ? undefined : JSON.parse(text);
