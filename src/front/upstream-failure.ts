@@ -32,6 +32,7 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { sanitizeData } from "../notify/sanitize-data.ts";
 import { signInRequiredBy, type SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.ts";
 import type { FrontServer } from "./front-server.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** The code of the URL-elicitation-required error (2025-11-25). */
 export const URL_ELICITATION_REQUIRED = -32042;
@@ -202,15 +203,19 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
       return { code: failure.code ?? -32603, message, ...data };
     }
     if (failure.kind === "cancelled") return { code: -32603, message: "The call was cancelled" };
-    // A legacy server's -32042 with more URL elicitations than maxInputRequests: refused by the
-    // gateway's own limit, so the caller hears what a modern round of too many gets
-    // (front-call.ts), not that the server broke the protocol.
-    if (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) {
+    // A limit of the gateway's own ended the call, not the server's failure, so the caller hears
+    // which (as a 2026 caller does, front-call.ts): a legacy server's -32042 with more URL
+    // elicitations than maxInputRequests (what a modern round of too many gets, not that the
+    // server broke the protocol); the policy's maxRounds, reached by a server that kept asking
+    // input, as it may; an input request not answered within its handlerTimeout, by a handler or
+    // by the caller it was passed down to (it carries the refusal's code; a deadline of the
+    // call's own requests carries none).
+    if (
+      (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) ||
+      failure.kind === "rounds_exceeded" || (failure.kind === "timeout" && failure.code !== undefined)
+    ) {
       return { code: -32603, message: failure.message };
     }
-    // The policy's maxRounds ended a call the server kept asking input of: the server may do
-    // so (the caller is told the limit, not that the server is unavailable).
-    if (failure.kind === "rounds_exceeded") return { code: -32603, message: failure.message };
     // The gateway's own checks and handlers refused an input request, or its client refused the
     // call as given (a tool whose x-mcp-header rules are invalid, an argument that does not fit
     // its header, -32602): their code and words (sluice's, never the upstream's or the transport's).
@@ -219,13 +224,6 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
       (failure.kind === "config" && failure.code !== undefined)
     ) {
       return { code: failure.code ?? -32603, message: failure.message };
-    }
-    // An input request that was not answered within its handlerTimeout (by a handler, or by the
-    // caller it was passed down to) carries the refusal's code; a deadline of the call's own
-    // requests carries none. The upstream was fine: the caller hears which request went
-    // unanswered, as a 2026 caller does (front-call.ts).
-    if (failure.kind === "timeout" && failure.code !== undefined) {
-      return { code: -32603, message: failure.message };
     }
   }
   const cause = causeOf(failure);
@@ -335,9 +333,7 @@ function signInFailed(failure: unknown): boolean {
 
 function statusOf(failure: unknown): number | undefined {
   const data = failure instanceof ClientError ? failure.data : undefined;
-  const status = typeof data === "object" && data !== null
-    ? (data as { status?: unknown }).status
-    : undefined;
+  const status = isObject(data) ? data.status : undefined;
   return typeof status === "number" ? status : undefined;
 }
 
