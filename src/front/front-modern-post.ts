@@ -20,6 +20,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type DownstreamRequest, refusal } from "./downstream-request.ts";
 import {
+  errorOutcome,
   frontCall,
   type FrontCallOutcome,
   signInAsked,
@@ -181,11 +182,7 @@ async function otherRequest(
   }
   // A legacy server's tasks are awaited within the call: the caller never sees their ids.
   if (upstream.era === "legacy") {
-    return {
-      kind: "error",
-      status: 404,
-      error: { code: -32601, message: `Method not found: ${JSON.stringify(method)}` },
-    };
+    return errorOutcome({ code: -32601, message: `Method not found: ${JSON.stringify(method)}` });
   }
   return await parts.tasks.serve({
     server,
@@ -261,7 +258,7 @@ async function mrtrPost(
       if (emit !== undefined) flow.dispose();
     }
   };
-  if (!wantsStream(c.req.header("accept"))) return respond(c, await run());
+  if (c.req.header("accept")?.includes("text/event-stream") !== true) return respond(c, await run());
   call.handOff();
   return await respondStreaming(c, run, {
     // On Workers, keep the isolate until the upstream call has ended, even if the caller left.
@@ -325,8 +322,4 @@ function toResponse(request: DownstreamRequest, outcome: FrontCallOutcome): Fron
   const id = request.message.id;
   if (outcome.kind === "result") return { status: 200, body: encodeResult(id, outcome.result) };
   return { status: outcome.status, body: { jsonrpc: "2.0", id, error: outcome.error } };
-}
-
-function wantsStream(accept: string | undefined): boolean {
-  return accept?.includes("text/event-stream") === true;
 }
