@@ -79,23 +79,22 @@ export type FrontCallOutcome =
   | { readonly kind: "result"; readonly result: JsonObject }
   | { readonly kind: "error"; readonly status: number; readonly error: JsonRpcErrorObject };
 
+/** The codes whose HTTP status 2026-07-28 sets (the rest are errors of the call: 200). */
+const ERROR_STATUS: ReadonlyMap<number, number> = new Map([
+  [-32020, 400], // HeaderMismatch
+  [-32021, 400], // MissingRequiredClientCapability: "On HTTP, the response status MUST be 400"
+  [-32022, 400], // UnsupportedProtocolVersion
+  [-32601, 404], // Method not found: the server does not implement the method
+]);
+
 /** The one answer to a state that does not open (which check failed is not told). */
-export const INVALID_STATE: FrontCallOutcome = {
-  kind: "error",
-  status: 200,
-  error: { code: -32602, message: "Invalid or expired requestState" },
-};
+export const INVALID_STATE: FrontCallOutcome = callError(-32602, "Invalid or expired requestState");
 
 /** A retry whose state could not be spent: the store did not answer, and the answers wait. */
-const STORE_UNAVAILABLE: FrontCallOutcome = {
-  kind: "error",
-  status: 200,
-  error: {
-    code: -32603,
-    message:
-      "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
-  },
-};
+const STORE_UNAVAILABLE: FrontCallOutcome = callError(
+  -32603,
+  "The gateway's state store is unavailable, so these answers were not taken: send the same request again later",
+);
 
 /**
  * Runs one call through the front.
@@ -296,16 +295,10 @@ async function openCallerRetry(
   if (!opened.ok) return INVALID_STATE;
   const progress = { rounds: opened.state.rounds ?? 0, startedAt: opened.state.startedAt ?? now };
   // The whole call's time has run out while its caller answered: told as when it runs out upstream.
-  if (now >= progress.startedAt + server.policy.maxTotalTimeoutMs) {
-    const maxTotalTimeoutMs = server.policy.maxTotalTimeoutMs;
-    return await failed(
-      input,
-      abortError(
-        server.policy.server,
-        request.message.method,
-        new DeadlineReached("total", maxTotalTimeoutMs),
-      ),
-    );
+  const { maxTotalTimeoutMs } = server.policy;
+  if (now >= progress.startedAt + maxTotalTimeoutMs) {
+    const reason = new DeadlineReached("total", maxTotalTimeoutMs);
+    return await failed(input, abortError(server.policy.server, request.message.method, reason));
   }
   const answered: Record<string, unknown> = typeof callerAnswers === "object" && callerAnswers !== null
     ? callerAnswers as Record<string, unknown>
@@ -737,14 +730,6 @@ export function answerRefusal(key: string): (refusal: { readonly message: string
 export function callError(code: number, message: string): FrontCallOutcome {
   return errorOutcome({ code, message });
 }
-
-/** The codes whose HTTP status 2026-07-28 sets (the rest are errors of the call: 200). */
-const ERROR_STATUS: ReadonlyMap<number, number> = new Map([
-  [-32020, 400], // HeaderMismatch
-  [-32021, 400], // MissingRequiredClientCapability: "On HTTP, the response status MUST be 400"
-  [-32022, 400], // UnsupportedProtocolVersion
-  [-32601, 404], // Method not found: the server does not implement the method
-]);
 
 /**
  * An error answer for a modern caller, with the HTTP status 2026-07-28 gives its code: 400 for a
