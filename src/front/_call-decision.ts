@@ -22,7 +22,7 @@ export interface CallFacts {
   /** The upstream failure behind an error outcome, if the call reached one. */
   readonly failure: unknown;
   /** How many requests upstream the call took, when it ended there. */
-  readonly rounds: number | undefined;
+  readonly rounds?: number | undefined;
   readonly startedAt: number;
   readonly endedAt: number;
 }

@@ -128,7 +128,6 @@ export async function frontModernPost(
       request,
       outcome,
       failure: asked === undefined ? failure : undefined,
-      rounds: undefined,
       startedAt,
     });
     return respond(c, toResponse(request, outcome));

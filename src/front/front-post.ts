@@ -79,7 +79,6 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
       request: { message, params: message.params ?? {}, principal },
       outcome: { kind: "error", status, error },
       failure,
-      rounds: undefined,
       startedAt: internals.clock.now(),
     });
   };
