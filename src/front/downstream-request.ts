@@ -149,38 +149,26 @@ export function readDownstreamRequest(
   const bodyVersion = typeof rawMeta === "object" && rawMeta !== null
     ? (rawMeta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"]
     : undefined;
-  if (headerVersion === null) {
-    return refusal(400, id, -32020, "Header mismatch: the MCP-Protocol-Version header is missing");
-  }
+  const mismatch = (problem: string) => refusal(400, id, -32020, `Header mismatch: ${problem}`);
+  if (headerVersion === null) return mismatch("the MCP-Protocol-Version header is missing");
   if (typeof bodyVersion === "string" && bodyVersion !== headerVersion) {
-    return refusal(
-      400,
-      id,
-      -32020,
-      `Header mismatch: MCP-Protocol-Version ${q(headerVersion)} differs from _meta ${q(bodyVersion)}`,
-    );
+    return mismatch(`MCP-Protocol-Version ${q(headerVersion)} differs from _meta ${q(bodyVersion)}`);
   }
   const headerMethod = headers.get("mcp-method");
   if (headerMethod !== message.method) {
-    return refusal(
-      400,
-      id,
-      -32020,
+    return mismatch(
       headerMethod === null
-        ? `Header mismatch: the Mcp-Method header is missing, expected ${q(message.method)}`
-        : `Header mismatch: Mcp-Method ${q(headerMethod)} differs from the body's ${q(message.method)}`,
+        ? `the Mcp-Method header is missing, expected ${q(message.method)}`
+        : `Mcp-Method ${q(headerMethod)} differs from the body's ${q(message.method)}`,
     );
   }
   const name = mcpNameOf(message.method, params);
   const headerName = headers.get("mcp-name");
   if (name !== undefined && (headerName === null || decodeHeaderValue(headerName) !== name)) {
-    return refusal(
-      400,
-      id,
-      -32020,
+    return mismatch(
       headerName === null
-        ? `Header mismatch: the Mcp-Name header is missing, expected ${q(name)}`
-        : `Header mismatch: Mcp-Name ${q(headerName)} differs from the body's ${q(name)}`,
+        ? `the Mcp-Name header is missing, expected ${q(name)}`
+        : `Mcp-Name ${q(headerName)} differs from the body's ${q(name)}`,
     );
   }
   const meta = decodeRequestMeta(rawMeta);
