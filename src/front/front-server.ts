@@ -95,20 +95,17 @@ export function createFrontServer(
       roots: full.roots && (!passed.has("roots") || caller.roots !== undefined),
     };
   };
-  return Object.freeze({
+  return Object.freeze<FrontServer>({
     policy,
     chain,
     declaredFor,
     // The tasks extension is a 2026 caller's to declare: the front relays its tasks. For a 2025
     // caller the front declares it where a tool runs only as a task, and awaits the task.
-    capabilitiesFor: (
-      caller: ClientCapabilities,
-      options?: { readonly awaitsTasks?: boolean },
-    ): ClientCapabilities =>
+    capabilitiesFor: (caller, options) =>
       clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller), {
         tasks: options?.awaitsTasks === true || caller.extensions?.[TASKS_EXTENSION] !== undefined,
       }),
-    callerCan(caller: ClientCapabilities, request: InputRequest): boolean {
+    callerCan(caller, request) {
       const need = neededBy(request);
       switch (need[0]) {
         case "roots":
@@ -120,7 +117,7 @@ export function createFrontServer(
           return callerMode(caller, need[1]);
       }
     },
-    withheld(caller: ClientCapabilities, required: unknown): string | undefined {
+    withheld(caller, required) {
       if (typeof required !== "object" || required === null) return undefined;
       const { sampling, elicitation, roots } = required as Partial<Record<Kind, unknown>>;
       const declared = declaredFor(caller);
