@@ -167,14 +167,13 @@ export function createFront(options: FrontOptions): Hono {
   const heartbeat = beats === undefined ? undefined : { ms: beats, timers: internals.timers };
   const key: Promise<StateKey> = importStateKey(options.stateKey);
   key.catch(() => {});
+  const client = options.client.name;
   const servers = new Map<string, FrontServer>(
-    internals.policies().map((
-      policy,
-    ) => [policy.server, createFrontServer(policy, internals, options.client.name)]),
+    internals.policies().map((policy) => [policy.server, createFrontServer(policy, internals, client)]),
   );
   const upstreams = new FrontUpstreams(internals);
   const signIn = createFrontSignIn(internals, {
-    clientName: options.client.name,
+    clientName: client,
     publicBase: callers.publicBase,
     signInUser: checkSignInUser(options.signInUser, callers.anonymous),
   });
@@ -185,7 +184,7 @@ export function createFront(options: FrontOptions): Hono {
     timers: internals.timers,
     signIn,
     decisions: internals.decisions,
-    client: options.client.name,
+    client,
     assigns: internals.assigns,
     heartbeat,
   });
