@@ -220,36 +220,32 @@ async function mrtrPost(
   const run = async (emit?: (notification: JsonRpcNotification) => void): Promise<FrontAnswer> => {
     try {
       const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
+      const shared = {
+        server,
+        request,
+        stateKey,
+        clock: internals.clock,
+        timers: internals.timers,
+        onNotification,
+        onFailure: (cause: unknown) => void (failure = cause),
+        assigns: internals.assigns,
+      };
       const outcome = await (upstream.era === "legacy"
         ? frontLegacyCall({
-          server,
+          ...shared,
           lease: () => upstream.lease(),
-          request,
-          stateKey,
-          clock: internals.clock,
-          timers: internals.timers,
           // Only the caller's leaving (a parked call has deadlines of its own).
           signal: c.req.raw.signal,
           parked: parts.parked,
-          onNotification,
-          onFailure: (cause) => void (failure = cause),
-          assigns: internals.assigns,
         })
         : frontCall({
-          server,
+          ...shared,
           session: parts.upstreams.modernOf(server).session,
-          request,
-          stateKey,
-          clock: internals.clock,
-          timers: internals.timers,
           signal: flow.signal,
-          onNotification,
           logLevel,
           spend: parts.spend,
           fetch,
-          onFailure: (cause) => void (failure = cause),
           onRounds: (counted) => void (rounds = counted),
-          assigns: internals.assigns,
         }));
       reportCall(internals, { server: server.policy.server, request, outcome, failure, rounds, startedAt });
       return toResponse(request, outcome);
