@@ -538,11 +538,10 @@ export async function answerRound(
   );
   if ("failure" in round) {
     // Only the call's own end cancels an entry before any other failed: its caller leaving, or
-    // its deadline (maxTotalTimeout), told as when it ends while the call waits upstream.
+    // its deadline (maxTotalTimeout). Its caller and its decision event hear of it as when the
+    // call ends while it waits upstream.
     const { key, failure } = round;
     if (failure.stage !== "cancelled") return { error: refused(key, failure), undeclared: false };
-    // The call's decision event tells the timeout or cancellation itself, as for a call that
-    // ends while waiting upstream.
     const serverId = input.server.policy.server;
     const ended = abortError(serverId, input.request.message.method, input.signal.reason);
     input.onFailure?.(ended);
