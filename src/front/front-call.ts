@@ -443,11 +443,9 @@ export function asModern(request: InputRequest): InputRequest {
 export async function sealAndAsk(
   input: Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock">,
   requestDigest: string,
-  stopped: PassDown & {
+  stopped: PassDown & Partial<CallProgress> & {
     readonly expiresAt?: number | undefined;
     readonly signIn?: true | undefined;
-    readonly rounds?: number | undefined;
-    readonly startedAt?: number | undefined;
   },
 ): Promise<FrontCallOutcome> {
   const { server, request } = input;
