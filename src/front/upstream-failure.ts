@@ -203,13 +203,12 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
       return { code: failure.code ?? -32603, message, ...data };
     }
     if (failure.kind === "cancelled") return { code: -32603, message: "The call was cancelled" };
-    // A limit of the gateway's own ended the call, not the server's failure, so the caller hears
-    // which (as a 2026 caller does, front-call.ts): a legacy server's -32042 with more URL
-    // elicitations than maxInputRequests (what a modern round of too many gets, not that the
-    // server broke the protocol); the policy's maxRounds, reached by a server that kept asking
-    // input, as it may; an input request not answered within its handlerTimeout, by a handler or
-    // by the caller it was passed down to (it carries the refusal's code; a deadline of the
-    // call's own requests carries none).
+    // A limit of the gateway's own ended the call, the server being fine, so the caller hears
+    // which: a legacy server's -32042 with more URL elicitations than maxInputRequests (what a
+    // modern round of too many gets, front-call.ts); the policy's maxRounds, reached by a server
+    // that kept asking for input, as it may; an input request not answered within its
+    // handlerTimeout, by a handler or by the caller it was passed down to (it carries the
+    // refusal's code; a deadline of the call's own requests carries none).
     if (
       (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) ||
       failure.kind === "rounds_exceeded" || (failure.kind === "timeout" && failure.code !== undefined)
