@@ -7,21 +7,18 @@
  */
 import { createClient } from "../client/legacy/legacy-client.ts";
 import { playgroundApp } from "../playground/playground.ts";
-import { buildGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import { buildGateway, type Gateway, type GatewayOptions, type GatewayParts } from "./gateway.ts";
 
-/** What a self-hosted entry tells {@linkcode selfHostedGateway} about its runtime. */
-export interface SelfHostedRuntime {
-  /** Reads an environment variable (for the state key). */
-  readonly environment: (name: string) => string | undefined;
+/**
+ * What a self-hosted entry tells {@linkcode selfHostedGateway} about its runtime: how it reads the
+ * environment, where decision lines go, and the address a request came from, as {@linkcode GatewayParts}.
+ */
+export interface SelfHostedRuntime extends Pick<GatewayParts, "environment" | "writeLine" | "peerAddress"> {
   /**
    * Whether stdout is a terminal: decision events are then written for a person (`"text"`),
    * else as JSON lines, unless `decisions` says otherwise.
    */
   readonly terminal: boolean;
-  /** Where those lines go. @default `console.log` */
-  readonly writeLine?: (line: string) => void;
-  /** The address a request came from, from its bindings as this runtime gives them. */
-  readonly peerAddress: (request: Request, env: unknown) => string | undefined;
 }
 
 /**
@@ -34,16 +31,13 @@ export interface SelfHostedRuntime {
  * @throws {TypeError} When `playground` is not a boolean, or as {@linkcode buildGateway} does.
  */
 export function selfHostedGateway(options: GatewayOptions, runtime: SelfHostedRuntime): Gateway {
-  const { environment, terminal, writeLine, peerAddress } = runtime;
+  const { terminal, ...parts } = runtime;
   const playground: unknown = options.playground ?? true;
   if (typeof playground !== "boolean") {
     throw new TypeError(`sluice gateway: "playground" must be a boolean, received "${typeof playground}"`);
   }
   const decisions = options.decisions ?? (terminal ? "text" : "json");
-  const gateway = buildGateway(
-    { ...options, decisions },
-    { createClient, environment, peerAddress, ...(writeLine === undefined ? {} : { writeLine }) },
-  );
+  const gateway = buildGateway({ ...options, decisions }, { ...parts, createClient });
   if (playground) gateway.app.route("/", playgroundApp());
   // A gateway that serves a page nobody asked for says so once (sluice serve's banner does itself),
   // on stderr: stdout carries the decision events, as JSON lines a log shipper reads.
