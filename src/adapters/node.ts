@@ -134,7 +134,9 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
     const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
       const { incoming, outgoing } = env;
       const writer: JsonWriter = (status, json) => writeJson(outgoing, status, json);
-      // A response's "close" comes once it has ended, or its connection has.
+      let gone: CallerGone | undefined;
+      // A response's "close" comes once it has ended, or its connection has. HTTP/1 only: an
+      // HTTP/2 answer does not say when it was written in full.
       if (outgoing instanceof ServerResponse) {
         const { socket } = incoming;
         inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
@@ -143,16 +145,13 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
           if (inFlight.has(socket)) inFlight.set(socket, left);
           closeIfIdle(socket);
         });
-      }
-      // HTTP/1 only: an HTTP/2 answer does not say when it was written in full.
-      const gone: CallerGone | undefined = outgoing instanceof ServerResponse
-        ? (listener) => {
+        gone = (listener) => {
           outgoing.once("close", () => {
             if (incoming.errored) listener(incoming.errored.toString());
             else if (!outgoing.writableFinished) listener("Client connection prematurely closed.");
           });
-        }
-        : undefined;
+        };
+      }
       return gateway.fetch(request, { ...env, [JSON_WRITER]: writer, [CALLER_GONE]: gone });
     };
     const server = serveNode(
