@@ -49,13 +49,8 @@ export function describeValue(value: unknown): string {
       return Number.isFinite(value) ? String(value) : "a non-finite number";
     case "boolean":
       return String(value);
-    case "undefined":
-      return "nothing";
-    case "object":
-      if (value === null) return "null";
-      return Array.isArray(value) ? "an array" : "an object";
     default:
-      return `a ${typeof value}`;
+      return describeKind(value);
   }
 }
 
