@@ -8,10 +8,11 @@
 import { isObject } from "../_internal/is-object.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
+import { MAX_TIMER_MS } from "../_internal/timers.ts";
 import { StoreUnavailableError } from "./rate-limit-store.ts";
 
 /** The stores' name in {@linkcode StoreUnavailableError}. */
-const STORE = "upstash";
+export const STORE = "upstash";
 
 /**
  * Settles like `work`, or rejects after `ms` if it has not; failures become
@@ -63,9 +64,6 @@ export function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
-/** The longest delay `setTimeout` keeps (2^31 − 1 ms). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 /**
  * An Upstash store's `timeoutMs` option, checked.
  *
@@ -76,9 +74,9 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  */
 export function timeoutOption(who: string, value: number | undefined): number {
   const timeoutMs = value ?? 1000;
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER_MS) {
     throw new RangeError(
-      `${who}: "timeoutMs" must be a positive integer of at most "${MAX_TIMEOUT_MS}", received "${
+      `${who}: "timeoutMs" must be a positive integer of at most "${MAX_TIMER_MS}", received "${
         String(timeoutMs)
       }"`,
     );

@@ -16,7 +16,7 @@ import type { Redis } from "@upstash/redis";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { finiteTtlMs } from "../_internal/ttl-ms.ts";
 import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.ts";
-import { checkUpstashOptions, clip, timeoutOption, within } from "./redis-within.ts";
+import { checkUpstashOptions, clip, STORE, timeoutOption, within } from "./redis-within.ts";
 import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
 
 /**
@@ -107,8 +107,6 @@ const MAX_GIVEN_UP = 10_000;
 /** The client type `Ratelimit`'s config declares. */
 type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
 
-/** The store's name in {@linkcode StoreUnavailableError}. */
-const STORE = "upstash";
 const EXPECTED = "expected a token-bucket answer";
 const OPTION_KEYS: readonly (keyof UpstashStoreOptions)[] = ["redis", "prefix", "timeoutMs", "clock"];
 
