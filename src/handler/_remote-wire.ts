@@ -2,11 +2,12 @@
  * The wire contract shared by `remoteHandler` and `handlerApp`: one POST of JSON
  * `{ kind, params, ctx }` answered by `200` with the answer, `{ error }`, or `{ deferred: true }`
  * (the handler returned `ctx.defer()`). This module holds the parts both ends need: the kinds,
- * the plain-data copy of a callback's context, the deferral test, the media type test and the
+ * the plain-data copy of a callback's context, the deferral test, the content type test and the
  * body parser.
  *
  * @module
  */
+import { quote } from "../_internal/quote.ts";
 import { exceedsJsonDepth, MESSAGE_LIMIT_DEFAULTS } from "../protocol/message-limits.ts";
 import type { ElicitationContext, InputContext } from "./handler.ts";
 
@@ -53,14 +54,18 @@ export function plainContext(ctx: InputContext | ElicitationContext): Record<str
 }
 
 /**
- * Tells the media type of a `Content-Type` header, lower-cased and without parameters.
+ * Tells what is wrong with a body's `Content-Type` header, whose media type (lower-cased, without
+ * parameters) must be `application/json`.
  *
  * @param header The header value.
- * @returns The media type, or `undefined` when there is none.
+ * @returns The problem (`expected content type "application/json", received "text/plain"`), or
+ *   `undefined` for JSON.
  */
-export function mediaTypeOf(header: string | null): string | undefined {
+export function contentTypeProblem(header: string | null): string | undefined {
   const type = header?.split(";")[0]?.trim().toLowerCase();
-  return type === undefined || type === "" ? undefined : type;
+  if (type === "application/json") return undefined;
+  const received = type === undefined || type === "" ? "none" : quote(type);
+  return `expected content type "application/json", received ${received}`;
 }
 
 /**

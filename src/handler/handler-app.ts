@@ -22,7 +22,13 @@ import { defineHandler, type Handler } from "./handler.ts";
 import { createBearerCheck } from "./_bearer-secret.ts";
 import { decodeHandlerCall } from "./_handler-request.ts";
 import { readRequestBytes } from "../transport/body-reader.ts";
-import { HANDLER_KINDS, isWireDeferral, mediaTypeOf, parseJsonBody, WIRE_DEFERRAL } from "./_remote-wire.ts";
+import {
+  contentTypeProblem,
+  HANDLER_KINDS,
+  isWireDeferral,
+  parseJsonBody,
+  WIRE_DEFERRAL,
+} from "./_remote-wire.ts";
 import { isDeferral } from "./deferral.ts";
 
 /** Options of {@linkcode handlerApp}. */
@@ -124,11 +130,8 @@ function reply(status: number, message: string, headers: Record<string, string> 
 
 /** The body as JSON, or the refusal: a body over the limit is refused as soon as it passes it. */
 async function readJsonRequest(request: Request, maxBytes: number): Promise<{ value: unknown } | Response> {
-  const type = mediaTypeOf(request.headers.get("content-type"));
-  if (type !== "application/json") {
-    const received = type === undefined ? "none" : quote(type);
-    return reply(415, `Request body refused: expected content type "application/json", received ${received}`);
-  }
+  const typeProblem = contentTypeProblem(request.headers.get("content-type"));
+  if (typeProblem !== undefined) return reply(415, `Request body refused: ${typeProblem}`);
   const bytes = await readRequestBytes(request, maxBytes);
   if (bytes === "over_limit") {
     return reply(413, `Request body refused: the body is larger than ${maxBytes} bytes`);

@@ -19,10 +19,10 @@ import { checkOptionKeys } from "../_internal/suggest.ts";
 import { defineHandler, type ElicitationContext, type Handler, type InputContext } from "./handler.ts";
 import { openResponseBody, readBodyBytes } from "../transport/body-reader.ts";
 import {
+  contentTypeProblem,
   HANDLER_KINDS,
   type HandlerKind,
   isWireDeferral,
-  mediaTypeOf,
   parseJsonBody,
   plainContext,
 } from "./_remote-wire.ts";
@@ -264,11 +264,8 @@ async function readRemoteAnswer(
         `${PREFIX} the endpoint answered HTTP ${response.status}, expected 200${detail(read.bytes)}`,
       );
     }
-    const type = mediaTypeOf(response.headers.get("content-type"));
-    if (type !== "application/json") {
-      const received = type === undefined ? "none" : quote(type);
-      throw new Error(`${PREFIX} expected content type "application/json", received ${received}`);
-    }
+    const typeProblem = contentTypeProblem(response.headers.get("content-type"));
+    if (typeProblem !== undefined) throw new Error(`${PREFIX} ${typeProblem}`);
     const tooLarge = `${PREFIX} the response body is larger than ${maxBytes} bytes (maxResponseBytes)`;
     if (Number(response.headers.get("content-length") ?? 0) > maxBytes) throw new Error(tooLarge);
     const read = await readBodyBytes(body, maxBytes);
