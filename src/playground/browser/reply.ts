@@ -22,23 +22,23 @@ export interface Reply {
 }
 
 /** What the page says after the user refused a sampling or roots request. */
-export const ABANDONED =
+const ABANDONED =
   " The call was abandoned: a 2026-07-28 input request has no refusal answer, so the call is not retried.";
+
+/** A button of the secondary kind (not the card's main answer). */
+export function secondaryButton(text: string, onclick: () => void): HTMLButtonElement {
+  return el("button", { type: "button", class: "secondary", text, onclick });
+}
 
 /** The Decline and Cancel buttons of an elicitation. */
 export function declineAndCancel(reply: Reply): HTMLButtonElement[] {
   return [
-    el("button", {
-      type: "button",
-      class: "secondary",
-      text: "Decline",
-      onclick: () => reply.done({ action: "decline" }),
-    }),
-    el("button", {
-      type: "button",
-      class: "secondary",
-      text: "Cancel",
-      onclick: () => reply.done({ action: "cancel" }),
-    }),
+    secondaryButton("Decline", () => reply.done({ action: "decline" })),
+    secondaryButton("Cancel", () => reply.done({ action: "cancel" })),
   ];
+}
+
+/** The Refuse button of a sampling or roots request: it abandons the call, saying why. */
+export function refuseButton(reply: Reply, what: "sampling" | "roots"): HTMLButtonElement {
+  return secondaryButton("Refuse", () => reply.abandon(`You refused the ${what} request.${ABANDONED}`));
 }

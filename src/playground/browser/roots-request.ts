@@ -5,7 +5,7 @@
  */
 import { el, newId } from "./elements.ts";
 import type { Root } from "../../protocol/roots.ts";
-import { ABANDONED, type Reply } from "./reply.ts";
+import { refuseButton, type Reply, secondaryButton } from "./reply.ts";
 
 /**
  * Fills a card for a `roots/list`.
@@ -20,14 +20,9 @@ export function renderRootsRequest(card: HTMLElement, reply: Reply): void {
   const form = el("form", { novalidate: true }, [
     rows,
     el("p", {}, [
-      el("button", { type: "button", class: "secondary", text: "Add a root", onclick: addRow }),
+      secondaryButton("Add a root", addRow),
       el("button", { type: "submit", text: "Send the roots" }),
-      el("button", {
-        type: "button",
-        class: "secondary",
-        text: "Refuse",
-        onclick: () => reply.abandon(`You refused the roots request.${ABANDONED}`),
-      }),
+      refuseButton(reply, "roots"),
     ]),
   ]);
   form.addEventListener("submit", (event) => {
@@ -61,8 +56,6 @@ function rootRow(): HTMLDivElement {
       el("input", { type: "text", id: nameId }),
     ]),
   ]);
-  row.append(
-    el("button", { type: "button", class: "secondary", text: "Remove", onclick: () => row.remove() }),
-  );
+  row.append(secondaryButton("Remove", () => row.remove()));
   return row;
 }

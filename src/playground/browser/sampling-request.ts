@@ -6,7 +6,7 @@
  */
 import { el, newId } from "./elements.ts";
 import { own, ownArray, ownObject, pretty, text } from "./read-json.ts";
-import { ABANDONED, type Reply } from "./reply.ts";
+import { refuseButton, type Reply } from "./reply.ts";
 
 /**
  * Fills a card for a `sampling/createMessage`.
@@ -85,12 +85,7 @@ function replyForm(reply: Reply): HTMLFormElement {
     ]),
     el("p", {}, [
       el("button", { type: "submit", text: "Send the reply" }),
-      el("button", {
-        type: "button",
-        class: "secondary",
-        text: "Refuse",
-        onclick: () => reply.abandon(`You refused the sampling request.${ABANDONED}`),
-      }),
+      refuseButton(reply, "sampling"),
     ]),
   ]);
   form.addEventListener("submit", (event) => {
