@@ -126,9 +126,7 @@ export function withoutQuotedUrlSecrets(message: string): string {
           ? String.fromCodePoint(Number.parseInt(escaped.replace(/[u{}]/g, ""), 16))
           : escaped,
     );
-    const shown = SCHEME.test(text)
-      ? withoutUrlSecrets(text)
-      : text.replace(EMBEDDED_URL, withoutEmbeddedSecrets);
+    const shown = SCHEME.test(text) ? withoutUrlSecrets(text) : withoutEmbeddedUrlSecrets(text);
     return shown === text ? quoted : quote(shown, shown.length);
   });
 }
