@@ -46,7 +46,6 @@ export interface HandlerAppOptions {
 }
 
 const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-const HANDLER_FAILED = "The handler failed";
 const JSON_HEADERS = Object.freeze({ "content-type": "application/json", "cache-control": "no-store" });
 
 /**
@@ -103,7 +102,7 @@ export function handlerApp(handler: Handler, options: HandlerAppOptions = {}): H
     try {
       answer = await call.value.run(request.signal);
     } catch {
-      return reply(500, HANDLER_FAILED);
+      return reply(500, "The handler failed");
     }
     let text: string | undefined;
     try {
