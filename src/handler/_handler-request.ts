@@ -98,18 +98,15 @@ export function decodeHandlerCall(body: unknown, handler: Handler): Decoded<Hand
     case "sampling": {
       const params = decodeCreateMessageParams(version, request.params);
       if (!params.ok) return nestFailure("$.params", params);
-      const ctx = request.ctx;
-      return call("sampling", (signal) => handler.sampling?.(params.value, withSignal(ctx, signal)));
+      return call("sampling", (signal) => handler.sampling?.(params.value, withSignal(request.ctx, signal)));
     }
     case "elicitation": {
       const params = decodeElicitParams(version, request.params);
       if (!params.ok) return nestFailure("$.params", params);
       return elicitationCall(handler, params.value, request.ctx);
     }
-    case "roots": {
-      const ctx = request.ctx;
-      return call("roots", (signal) => handler.roots?.(withSignal(ctx, signal)));
-    }
+    case "roots":
+      return call("roots", (signal) => handler.roots?.(withSignal(request.ctx, signal)));
   }
 }
 
