@@ -12,6 +12,13 @@ import { renderRootsRequest } from "./roots-request.ts";
 import { renderSamplingRequest } from "./sampling-request.ts";
 import { renderUrlRequest } from "./url-request.ts";
 
+/** What the card of each method asks of the user (a URL elicitation: "Open a URL"). */
+const TITLES = new Map<unknown, string>([
+  ["elicitation/create", "Fill in a form"],
+  ["sampling/createMessage", "Write a model reply"],
+  ["roots/list", "List roots"],
+]);
+
 /**
  * Makes the card of one input request.
  *
@@ -31,15 +38,7 @@ export function requestCard(
   const params = ownObject(entry, "params");
   const url = method === "elicitation/create" && own(params, "mode") === "url";
   const card = el("article", { class: "request", "data-key": key });
-  const what = url
-    ? "Open a URL"
-    : method === "elicitation/create"
-    ? "Fill in a form"
-    : method === "sampling/createMessage"
-    ? "Write a model reply"
-    : method === "roots/list"
-    ? "List roots"
-    : "Unknown request";
+  const what = url ? "Open a URL" : TITLES.get(method) ?? "Unknown request";
   card.append(el("h3", {}, [`${what} `, el("span", { class: "muted", text: `(${key})` })]));
   const answered: Reply = {
     done: (answer) => {
