@@ -16,10 +16,9 @@ export const MAKE_A_KEY = "make one with `openssl rand -base64 32`";
 /**
  * What is wrong with a secret key, if anything: not a string or bytes, shorter than 32 bytes, or
  * plainly not random. A key is refused as low-entropy when it repeats a pattern of at most half
- * its length (`"0123456789abcdef0123456789abcdef"`, the example once in these docs, or 32 equal
- * bytes) or has fewer than 8 distinct bytes: what such a key protects (sealed states, a bearer
- * secret, stored tokens) is open to whoever guesses it. Real randomness cannot be measured;
- * these catch the keys people type.
+ * its length (`"0123456789abcdef0123456789abcdef"`, 32 equal bytes) or has fewer than 8 distinct
+ * bytes: what such a key protects (sealed states, a bearer secret, stored tokens) is open to
+ * whoever guesses it. Real randomness cannot be measured; these catch the keys people type.
  *
  * @param secret The candidate key; a string is taken as its UTF-8 bytes.
  * @returns The problem, phrased to follow the key's name ("the state key"), or `undefined` for a usable key.
