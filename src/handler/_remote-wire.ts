@@ -1,9 +1,7 @@
 /**
- * The wire contract shared by `remoteHandler` and `handlerApp`: one POST of JSON
+ * The parts of the wire contract both `remoteHandler` and `handlerApp` need: one POST of JSON
  * `{ kind, params, ctx }` answered by `200` with the answer, `{ error }`, or `{ deferred: true }`
- * (the handler returned `ctx.defer()`). This module holds the parts both ends need: the kinds,
- * the plain-data copy of a callback's context, the deferral test, the content type test and the
- * body parser.
+ * (the handler returned `ctx.defer()`).
  *
  * @module
  */
