@@ -53,8 +53,7 @@ export class LogBudgets {
       if (rate === undefined) return false;
       bucket = new TokenBucket(rate, now);
       if (this.#buckets.size >= MAX_LOG_BUCKETS) {
-        const leastRecent = this.#buckets.keys().next();
-        if (leastRecent.done !== true) this.#buckets.delete(leastRecent.value);
+        this.#buckets.delete(this.#buckets.keys().next().value as string);
       }
     } else {
       // A Map keeps insertion order: moved to the end, its first key is the least recently used.
