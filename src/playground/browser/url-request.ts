@@ -67,33 +67,31 @@ function describeUrl(url: URL, params: unknown, serverOrigin: string | undefined
     el("code", { class: "url-text", "aria-label": "The address" }, shown),
     el("p", {}, ["Host: ", el("strong", { class: "host-name", text: url.hostname })]),
   ];
+  const note = (kind: string, words: string) =>
+    parts.push(el("p", { class: kind, role: "note", text: words }));
   // The gateway's policy normalised what the server sent (to what a browser would open): say so.
   const change = ownArray(ownObject(params, "_meta"), "sluice/changes").find((c) =>
     own(c, "field") === "url"
   );
   if (change !== undefined) {
-    parts.push(el("p", {
-      class: "note url-normalised",
-      role: "note",
-      text: `The server sent ${text(own(change, "from"))}; this is what a browser would open.`,
-    }));
+    note(
+      "note url-normalised",
+      `The server sent ${text(own(change, "from"))}; this is what a browser would open.`,
+    );
   }
   if (url.hostname.split(".").some((label) => label.startsWith("xn--"))) {
-    parts.push(el("p", {
-      class: "warning idn-warning",
-      role: "note",
-      text:
-        'The host is an internationalised domain name (a label starts with "xn--"): it may be made to look like another site\'s name. Check it letter by letter.',
-    }));
+    note(
+      "warning idn-warning",
+      'The host is an internationalised domain name (a label starts with "xn--"): it may be made to look like another site\'s name. Check it letter by letter.',
+    );
   }
   if (serverOrigin !== url.origin) {
-    parts.push(el("p", {
-      class: "warning origin-warning",
-      role: "note",
-      text: serverOrigin === undefined
+    note(
+      "warning origin-warning",
+      serverOrigin === undefined
         ? `The address's origin ${url.origin} cannot be compared with the server's (the gateway does not know where it lives): make sure you trust this site.`
         : `The address's origin ${url.origin} is not the server's (${serverOrigin}): make sure you trust this site.`,
-    }));
+    );
   }
   const id = newId();
   parts.push(el("div", { class: "field" }, [
