@@ -794,10 +794,15 @@ function enumsFor20250618(form: RequestedSchema): RequestedSchema {
  */
 function unfitIn20250618(request: InputRequest): string | undefined {
   if (request.method === "elicitation/create") {
-    const list = listFieldOf(request);
+    const properties = (request.params as { requestedSchema?: { properties?: unknown } }).requestedSchema
+      ?.properties;
+    if (typeof properties !== "object" || properties === null) return undefined;
+    const list = Object.entries(properties).find(([, field]) =>
+      (field as { type?: unknown } | null)?.type === "array"
+    );
     return list === undefined
       ? undefined
-      : `whose forms have only primitive fields, and field ${list} is a list`;
+      : `whose forms have only primitive fields, and field ${quote(list[0], 64)} is a list`;
   }
   if (request.method !== "sampling/createMessage") return undefined;
   const { params } = request;
@@ -817,21 +822,6 @@ function unfitIn20250618(request: InputRequest): string | undefined {
 
 /** The blocks a 2025-06-18 sampling message may hold. */
 const BASIC_BLOCKS: ReadonlySet<string> = new Set(["text", "image", "audio"]);
-
-/**
- * The first field of a form elicitation that is a list (a multi-select, from 2025-11-25), quoted,
- * or `undefined`: 2025-06-18 forms hold strings, numbers, booleans and single choices only.
- */
-function listFieldOf(request: InputRequest): string | undefined {
-  if (request.method !== "elicitation/create") return undefined;
-  const properties = (request.params as { requestedSchema?: { properties?: unknown } }).requestedSchema
-    ?.properties;
-  if (typeof properties !== "object" || properties === null) return undefined;
-  const list = Object.entries(properties).find(([, field]) =>
-    (field as { type?: unknown } | null)?.type === "array"
-  );
-  return list === undefined ? undefined : quote(list[0], 64);
-}
 
 /** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */
 export function json(message: JsonRpcMessage, status = 200): Response {
