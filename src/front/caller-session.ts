@@ -515,6 +515,11 @@ export class CallerSession {
     return reply.response;
   }
 
+  /** An error as this host can take it ({@linkcode forHost}). */
+  #told(error: JsonRpcErrorObject, failure: unknown): JsonRpcErrorObject {
+    return forHost(error, failure, this.version, this.#capabilities);
+  }
+
   /**
    * The decision event of one call: how it ended, and the upstream's real cause when it failed.
    *
@@ -523,11 +528,6 @@ export class CallerSession {
    * @param startedAt When the call started.
    * @param failure The upstream failure behind an error answer, if any.
    */
-  /** An error as this host can take it ({@linkcode forHost}). */
-  #told(error: JsonRpcErrorObject, failure: unknown): JsonRpcErrorObject {
-    return forHost(error, failure, this.version, this.#capabilities);
-  }
-
   #report(request: CallFacts["request"], final: JsonRpcMessage, startedAt: number, failure: unknown): void {
     reportCall({ clientInfo: { name: this.#client }, clock: this.#clock, decisions: this.#decisions }, {
       server: this.#server.policy.server,
