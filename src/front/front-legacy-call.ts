@@ -229,8 +229,13 @@ export class ParkedCall {
   round = 0;
   readonly #controller = new AbortController();
   readonly #waiting = new Map<string, Waiting>();
+  /** The server the call is on. */
+  readonly server: FrontServer;
+  /** The caller the call is for (its state is bound to them): who answers its rounds. */
+  readonly principal: Principal | undefined;
+  /** Settles once the upstream call has ended (its session released). */
+  readonly ended: Promise<void>;
   readonly #timers: Timers;
-  readonly #server: FrontServer;
   #keys = 0;
   #done: FrontCallOutcome | undefined;
   #wake: (() => void) | undefined;
@@ -238,9 +243,6 @@ export class ParkedCall {
   #relay: ((notification: JsonRpcNotification) => void) | undefined;
   #progressToken: unknown;
   #failure: unknown;
-  /** The caller the call is for (its state is bound to them): who answers its rounds. */
-  readonly #principal: Principal | undefined;
-  readonly #ended: Promise<void>;
   #markEnded: () => void = () => {};
 
   /**
@@ -252,9 +254,9 @@ export class ParkedCall {
    */
   constructor(input: FrontLegacyCallInput, lease: UpstreamLease) {
     this.#timers = input.timers;
-    this.#server = input.server;
-    this.#principal = input.request.principal;
-    this.#ended = new Promise((resolve) => this.#markEnded = resolve);
+    this.server = input.server;
+    this.principal = input.request.principal;
+    this.ended = new Promise((resolve) => this.#markEnded = resolve);
     const flow = openFlow([this.#controller.signal], {
       maxTotalTimeoutMs: input.server.policy.maxTotalTimeoutMs,
       timers: input.timers,
@@ -313,21 +315,6 @@ export class ParkedCall {
     });
   }
 
-  /** The server the call is on. */
-  get server(): FrontServer {
-    return this.#server;
-  }
-
-  /** The caller the call is for. */
-  get principal(): Principal | undefined {
-    return this.#principal;
-  }
-
-  /** Settles once the upstream call has ended (its session released). */
-  get ended(): Promise<void> {
-    return this.#ended;
-  }
-
   /** What failed the upstream call, once it has ended so; the caller is told only its class. */
   get failure(): unknown {
     return this.#failure;
@@ -366,7 +353,7 @@ export class ParkedCall {
           if (entry.reported) continue;
           // A `roots/list` stdio tied to the call only as the one in flight: likely the server's own.
           const unprompted = entry.guessed && entry.request.method === "roots/list";
-          if (unprompted && !this.#server.callerCan(caller, entry.request)) {
+          if (unprompted && !this.server.callerCan(caller, entry.request)) {
             entry.settle(undeclaredAnswer(caller, entry.request));
             continue;
           }
@@ -408,11 +395,11 @@ export class ParkedCall {
         entry.reported = false;
         continue;
       }
-      const verdict = this.#server.chain.checkAnswer(
+      const verdict = this.server.chain.checkAnswer(
         entry.request,
         answers[key],
         MODERN_PROTOCOL_VERSION,
-        this.#principal,
+        this.principal,
         answerRefusal(key),
       );
       if (!verdict.ok) {
