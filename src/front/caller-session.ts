@@ -80,7 +80,7 @@ import { type Principal, principalKey } from "./principal.ts";
 import { frontServerInfo, offeredCapabilities } from "./_front-info.ts";
 import type { FrontServer } from "./front-server.ts";
 import type { FrontUpstreams } from "./front-upstreams.ts";
-import { endedStreamResponse, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
+import { endedStreamResponse, json, parseEventId, PostReply, SseStream } from "./sse-stream.ts";
 import type { Heartbeat } from "./heartbeat.ts";
 import { callerFailure, forHost, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
@@ -822,11 +822,6 @@ function unfitIn20250618(request: InputRequest): string | undefined {
 
 /** The blocks a 2025-06-18 sampling message may hold. */
 const BASIC_BLOCKS: ReadonlySet<string> = new Set(["text", "image", "audio"]);
-
-/** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */
-export function json(message: JsonRpcMessage, status = 200): Response {
-  return new Response(JSON.stringify(message), { status, headers: { "content-type": "application/json" } });
-}
 
 /**
  * A JSON-RPC error answered with an HTTP status.

@@ -186,6 +186,11 @@ export function endedStreamResponse(): Response {
   return new Response("", { status: 200, headers: SSE_HEADERS });
 }
 
+/** A JSON-RPC message as a JSON response, with HTTP status 200 unless told. */
+export function json(message: JsonRpcMessage, status = 200): Response {
+  return new Response(JSON.stringify(message), { status, headers: { "content-type": "application/json" } });
+}
+
 /**
  * Splits a `Last-Event-ID` into the stream key and the sequence number of the event it names (for
  * a priming event's id, the event its connection started after).
@@ -268,12 +273,7 @@ export class PostReply {
   end(message: JsonRpcMessage): void {
     if (this.#stream === undefined) {
       this.#heartbeat?.timers.clearTimeout(this.#firstBeat);
-      this.#resolve(
-        new Response(JSON.stringify(message), {
-          status: 200,
-          headers: { "content-type": "application/json" },
-        }),
-      );
+      this.#resolve(json(message));
       return;
     }
     this.#stream.write(message);
