@@ -188,11 +188,10 @@ export function mountCallerGate(
       const refused = serverRefusal(c, server, principal, tool, id);
       if (refused !== undefined) return refused;
       if (!call || tool === undefined || mayCall(accessOf(policy, principal), tool)) return undefined;
-      const name = tool;
-      const text = `Tool ${JSON.stringify(name.slice(0, 64))} is not open to ${
+      const text = `Tool ${JSON.stringify(tool.slice(0, 64))} is not open to ${
         callerName(principal)
       } on server ${JSON.stringify(policy.server)} (its policy's access)`;
-      const scopes = scopesForTool(policy, principal, name);
+      const scopes = scopesForTool(policy, principal, tool);
       // What the caller is told: a 403's body says -32000, as every refusal of the gate does.
       return scopes === undefined
         ? {
