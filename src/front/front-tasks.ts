@@ -37,6 +37,7 @@
  */
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { quote } from "../_internal/quote.ts";
+import { isObject } from "../_internal/is-object.ts";
 import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
@@ -225,14 +226,14 @@ export class FrontTasks {
 
   async #update(input: TaskCallInput, taskId: string): Promise<FrontCallOutcome> {
     const given = input.request.params.inputResponses;
-    if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    if (!isObject(given)) {
       return callError(-32602, 'Invalid params: "inputResponses" must be an object');
     }
     const task = this.#decode(input, await this.#send(input, "tasks/get", { taskId }));
     const outstanding = task.status === "input_required" ? task.inputRequests : {};
     const handled = this.#handled.get(memoryKey(input.server.policy.server, taskId));
     const checked: Record<string, unknown> = Object.create(null);
-    for (const [key, answer] of Object.entries(given as Record<string, unknown>)) {
+    for (const [key, answer] of Object.entries(given)) {
       const request = Object.hasOwn(outstanding, key) ? outstanding[key] as InputRequest : undefined;
       // The front's own keys: answered, or being answered by its handlers.
       const front = handled?.get(key)?.kind;
