@@ -67,7 +67,7 @@ import {
   type JsonRpcRequest,
   type RequestId,
 } from "../protocol/jsonrpc.ts";
-import { LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
+import { isLoggingLevel, LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
 import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { LogBudgets } from "../notify/log-budget.ts";
@@ -371,13 +371,13 @@ export class CallerSession {
   }
 
   async #setLevel(id: RequestId, level: unknown): Promise<JsonRpcMessage> {
-    if (typeof level !== "string" || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
+    if (!isLoggingLevel(level)) {
       return encodeError(id, {
         code: -32602,
         message: `Invalid params: "level" must be one of ${LOGGING_LEVELS.map((l) => `"${l}"`).join(", ")}`,
       });
     }
-    this.#logLevel = level as LoggingLevel;
+    this.#logLevel = level;
     const upstream = await this.#upstream?.catch(() => undefined);
     await upstream?.session.setLogLevel(this.#level()).catch(() => {});
     return encodeResult(id, {});
