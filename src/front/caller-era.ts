@@ -1,11 +1,6 @@
 /**
- * Results and log entries as the front's caller must see them, whichever era the upstream
- * spoke: a 2026-07-28 caller needs `resultType` on every result and `ttlMs` with `cacheScope`
- * on the cacheable ones (lists, `resources/read`, `server/discover`), which a legacy server never
- * sends; a 2025 caller gets neither. Log entries are sent only at or above the level the caller
- * asked for (never below the policy's `logLevel`), sanitized, and within the server's log budget
- * (`logRateLimit`, kept by `LogBudgets`); other notifications are cleaned as the client's
- * notification subscribers get them.
+ * Results, log entries and notifications as the front's caller must see them, whichever era the
+ * upstream spoke (a legacy server never sends the keys a 2026-07-28 result needs).
  *
  * @module
  */
