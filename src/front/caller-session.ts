@@ -9,10 +9,8 @@
  *   same post-checks as a handler's before it goes upstream. One the caller did not declare is
  *   answered upstream at once as by a client without it (`-32601`, or `-32602` for a mode); its
  *   upstream session declares only what the caller did, so a server seldom asks one. A 2025-06-18
- *   caller gets requests in its version's shape (a sampling message's one-block array as that
- *   block, a titled single-select as `enum` + `enumNames`); one its version cannot carry (a list
- *   field; sampling with several blocks in a message, tool blocks, `tools` or `toolChoice`) is
- *   answered upstream `-32602`, naming what that version lacks.
+ *   caller gets requests in its version's shape (`paramsForCaller`), and one its version
+ *   cannot carry is answered upstream `-32602`, naming what that version lacks.
  * - Progress of a call reaches the caller under its own token, never going backwards; logs
  *   reach it within the server's log budget, sanitized, at or above the level it set (never
  *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream,
