@@ -8,7 +8,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { Clock } from "../_internal/clock.ts";
-import { encodeError, isRequest, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
+import { isRequest, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { accessOf, mayCall, scopesForTool } from "./access.ts";
 import {
   type DownstreamAuth,
@@ -194,13 +194,7 @@ export function mountCallerGate(
       const scopes = scopesForTool(policy, principal, tool);
       // What the caller is told: a 403's body says -32000, as every refusal of the gate does.
       return scopes === undefined
-        ? {
-          response: respond(c, {
-            status: 200,
-            body: encodeError(message.id, { code: -32602, message: text }),
-          }),
-          error: { code: -32602, message: text },
-        }
+        ? { response: respond(c, refusal(200, id, -32602, text)), error: { code: -32602, message: text } }
         : {
           response: auth.insufficientScope(targetOf(c, policy.server), scopes, text, id),
           error: { code: -32000, message: text },
