@@ -179,7 +179,6 @@ export class LegacyCallers {
     const params = message.params ?? {};
     const problem = initializeProblem(params);
     if (problem !== undefined) return jsonError(400, message.id, -32602, `Invalid params: ${problem}`);
-    const serverId = server.policy.server;
     const sessions = this.#sessionsOf(server);
     if (!sessions.makeRoom()) return jsonError(503, message.id, -32000, sessions.refusal);
     const requested = params.protocolVersion as string;
@@ -197,7 +196,7 @@ export class LegacyCallers {
       clock: this.#options.clock,
       timers: this.#options.timers,
       principal: input.principal,
-      fetch: this.#options.signIn?.fetchFor(serverId, input.principal, requestOrigin(request)),
+      fetch: this.#options.signIn?.fetchFor(server.policy.server, input.principal, requestOrigin(request)),
       decisions: this.#options.decisions,
       ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
       ...(this.#options.assigns === undefined ? {} : { assigns: this.#options.assigns }),
