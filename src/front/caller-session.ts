@@ -333,9 +333,8 @@ export class CallerSession {
 
   async #request(message: JsonRpcRequest, principal: Principal | undefined): Promise<Response> {
     const { id, method } = message;
-    const params = message.params ?? {};
     if (method === "ping") return json(encodeResult(id, {}));
-    if (method === "logging/setLevel") return json(await this.#setLevel(id, params.level));
+    if (method === "logging/setLevel") return json(await this.#setLevel(id, message.params?.level));
     if (MRTR_METHODS.has(method) || method === "tasks/result") return await this.#call(message, principal);
     if (FORWARDED_METHODS.has(method) || LEGACY_ONLY.has(method)) {
       const answer = await this.#forward(message, principal);
@@ -347,7 +346,6 @@ export class CallerSession {
   }
 
   #notification(message: JsonRpcNotification): void {
-    const params = (message.params ?? {}) as Record<string, unknown>;
     switch (message.method) {
       case "notifications/initialized": {
         const held = this.#heldForInitialized ?? [];
@@ -356,7 +354,7 @@ export class CallerSession {
         return;
       }
       case "notifications/cancelled": {
-        const requestId = params.requestId;
+        const requestId = message.params?.requestId;
         if (typeof requestId === "string" || typeof requestId === "number") {
           this.#requests.get(idKey(requestId))?.abort(new Withdrawn("sluice front: cancelled by the caller"));
         }
