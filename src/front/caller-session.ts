@@ -280,13 +280,10 @@ export class CallerSession {
     this.#lastUsed = this.#clock.now();
     if (lastEventId !== null) {
       const event = parseEventId(lastEventId);
-      const stream = event === undefined
-        ? undefined
-        : event.key === LISTEN_KEY
-        ? this.#listen
-        : this.#streams.get(event.key);
+      if (event === undefined) return endedStreamResponse();
+      const stream = event.key === LISTEN_KEY ? this.#listen : this.#streams.get(event.key);
       // A stream this session forgot (or never had) has nothing left to replay.
-      return event === undefined || stream === undefined ? endedStreamResponse() : stream.connect(event.seq);
+      return stream === undefined ? endedStreamResponse() : stream.connect(event.seq);
     }
     if (this.#listen.connected) {
       return jsonError(409, null, -32000, "Conflict: this session's GET stream is already open");
