@@ -15,41 +15,29 @@
  * @module
  */
 import type { FrontSignIn } from "./front-sign-in.ts";
-import type { DecisionSink } from "../chain/decision.ts";
-import type { Clock } from "../_internal/clock.ts";
-import type { Timers } from "../_internal/timers.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import { isRequest, type JsonObject, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../protocol/versions.ts";
 import { CappedSessions } from "./_capped-sessions.ts";
-import { CallerSession, jsonError } from "./caller-session.ts";
+import { CallerSession, type CallerSessionInit, jsonError } from "./caller-session.ts";
 import { json } from "./sse-stream.ts";
 import type { FrontServer } from "./front-server.ts";
-import type { FrontUpstreams } from "./front-upstreams.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { requestOrigin } from "./_request-origin.ts";
-import type { Heartbeat } from "./heartbeat.ts";
 
 /** The header that carries a session's id. */
 export const SESSION_HEADER = "mcp-session-id";
 
-/** What the legacy face needs. */
-export interface LegacyCallersOptions {
+/** What the legacy face needs: its servers, the callers' sign-in, and what every session is made with. */
+export interface LegacyCallersOptions extends
+  Pick<
+    CallerSessionInit,
+    "upstreams" | "clock" | "timers" | "decisions" | "client" | "assigns" | "heartbeat"
+  > {
   readonly servers: ReadonlyMap<string, FrontServer>;
-  readonly upstreams: FrontUpstreams;
-  readonly clock: Clock;
-  readonly timers: Timers;
   /** Each caller's sign-in to servers that sign in per person. */
   readonly signIn?: FrontSignIn | undefined;
-  /** Hears each call's decision event, while it listens. */
-  readonly decisions?: DecisionSink | undefined;
-  /** The client's name, for the events. */
-  readonly client?: string;
-  /** The client's `assigns`, for the handlers of the input its callers' calls cause. */
-  readonly assigns?: Readonly<Record<string, unknown>>;
-  /** How often the callers' open streams carry a comment; never when `undefined`. */
-  readonly heartbeat?: Heartbeat | undefined;
 }
 
 /** A legacy request, its body already read and parsed (POST) or none (GET, DELETE). */
@@ -187,20 +175,15 @@ export class LegacyCallers {
       : LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
     const capabilities = decodeClientCapabilities(version, params.capabilities);
     const id = input.sessionId ?? codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
+    const { servers: _servers, signIn, ...shared } = this.#options;
     const session = new CallerSession({
+      ...shared,
       id,
       server,
       version,
       capabilities: capabilities.ok ? capabilities.value : {},
-      upstreams: this.#options.upstreams,
-      clock: this.#options.clock,
-      timers: this.#options.timers,
       principal: input.principal,
-      fetch: this.#options.signIn?.fetchFor(server.policy.server, input.principal, requestOrigin(request)),
-      decisions: this.#options.decisions,
-      ...(this.#options.client === undefined ? {} : { client: this.#options.client }),
-      ...(this.#options.assigns === undefined ? {} : { assigns: this.#options.assigns }),
-      heartbeat: this.#options.heartbeat,
+      fetch: signIn?.fetchFor(server.policy.server, input.principal, requestOrigin(request)),
     });
     sessions.set(id, session);
     if (this.#draining) session.endStandaloneStream();
