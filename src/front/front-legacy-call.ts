@@ -29,7 +29,6 @@
  * @module
  */
 import type { ChainResult } from "../chain/chain.ts";
-import type { Clock } from "../_internal/clock.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { openFlow, pause } from "../_internal/signals.ts";
 import { taskIdOf } from "../client/client-methods.ts";
@@ -41,13 +40,13 @@ import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { DeferredTie } from "../client/server-session.ts";
 import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
-import type { DownstreamRequest } from "./downstream-request.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
   answerRefusal,
   answerRefused,
   asModern,
   callError,
+  type FrontCallInput,
   type FrontCallOutcome,
   INVALID_STATE,
   missingCapability,
@@ -56,7 +55,7 @@ import {
   upstreamOutcome,
   withChanges,
 } from "./front-call.ts";
-import { digestRequest, openState, type StateKey } from "./sealed-state.ts";
+import { digestRequest, openState } from "./sealed-state.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { UpstreamLease } from "./front-upstreams.ts";
@@ -64,26 +63,20 @@ import type { UpstreamLease } from "./front-upstreams.ts";
 /** The most calls one front keeps parked at once; the next deferral fails its call. */
 export const MAX_PARKED_CALLS = 1024;
 
-/** What one legacy call through the front needs. */
-export interface FrontLegacyCallInput {
-  readonly server: FrontServer;
+/** What one legacy call through the front needs: a modern call's parts, and where it parks. */
+export interface FrontLegacyCallInput
+  extends Pick<FrontCallInput, "server" | "request" | "stateKey" | "clock" | "timers" | "onFailure"> {
   /**
    * Leases the front's legacy session for a new call (its chain declares the passed-down kinds),
    * or refuses the call (`FrontUpstreams`); a retry leases nothing, its call holds one.
    */
   readonly lease: () => UpstreamLease | FrontCallOutcome;
-  readonly request: DownstreamRequest;
-  readonly stateKey: StateKey;
-  readonly clock: Clock;
-  readonly timers: Timers;
   /** The downstream request's signal: the caller leaving before the call parks cancels it. */
   readonly signal: AbortSignal;
   /** The calls parked by this front, by id. */
   readonly parked: Map<string, ParkedCall>;
   /** This round's stream to the caller: the upstream's progress and logs while the round lasts. */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
-  /** Hears the upstream failure behind an error outcome (the operator's event names it). */
-  readonly onFailure?: ((failure: unknown) => void) | undefined;
   /** The client's `assigns`, for the handlers of the input the call causes. */
   readonly assigns: Readonly<Record<string, unknown>>;
 }
