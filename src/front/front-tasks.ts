@@ -35,30 +35,26 @@
  *
  * @module
  */
-import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { quote } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
-import type { ModernSession } from "../client/modern/modern-session.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { decodeGetTaskResult, TASKS_EXTENSION } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { invalidResult } from "../client/modern/failure-errors.ts";
-import type { DownstreamRequest } from "./downstream-request.ts";
 import {
   answerRefusal,
   answerRefused,
   answerRound,
   callError,
   errorOutcome,
+  type FrontCallInput,
   type FrontCallOutcome,
   unaskedOutcome,
 } from "./front-call.ts";
 import { tooManyInputRequests } from "../client/modern/input-round.ts";
-import type { FrontServer } from "./front-server.ts";
 import { principalKey } from "./principal.ts";
-import type { StateKey } from "./_state-token.ts";
 import { openTaskId, withCallerTaskId } from "./_task-ids.ts";
 
 /** The methods of the extension the front relays. */
@@ -76,19 +72,11 @@ type Handled =
 /** The mark of a key whose handler runs (one object: a key is unmarked only if still marked so). */
 const RUNNING: Handled = { kind: "running" };
 
-/** One task request through the front. */
-export interface TaskCallInput {
-  readonly server: FrontServer;
-  readonly session: ModernSession;
-  readonly request: DownstreamRequest;
-  readonly signal: AbortSignal;
-  /** Seals and opens the task ids callers see. */
-  readonly stateKey: StateKey;
-  /** The caller's sign-in, when the server signs in per person. */
-  readonly fetch?: Fetcher | undefined;
-  /** The client's `assigns`, for the handlers of the task's input. @default {} */
-  readonly assigns?: Readonly<Record<string, unknown>> | undefined;
-}
+/** One task request through the front: what a call needs of it (its `stateKey` seals the task ids callers see). */
+export type TaskCallInput = Pick<
+  FrontCallInput,
+  "server" | "session" | "request" | "signal" | "stateKey" | "fetch" | "assigns"
+>;
 
 /** The front's memory of the tasks it relays. */
 export class FrontTasks {
