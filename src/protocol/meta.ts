@@ -12,7 +12,7 @@ import {
   encodeClientCapabilities,
 } from "./capabilities.ts";
 import { type Icon, IconsSchema } from "./icon.ts";
-import type { JsonObject } from "./jsonrpc.ts";
+import { type JsonObject, RequestIdSchema } from "./jsonrpc.ts";
 import { type LoggingLevel, LoggingLevelSchema } from "./logging-level.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "./versions.ts";
@@ -39,15 +39,8 @@ export type Meta = NullProtoRecord<unknown>;
 /** A `_meta` object; every key is kept, `__proto__` included. */
 export const MetaSchema: WireSchema<Meta> = objectMap(v.unknown());
 
-/** A progress token: a string or an integer. */
+/** A progress token: a string or an integer, as a request id is. */
 export type ProgressToken = string | number;
-
-/** A progress token. */
-export const ProgressTokenSchema: WireSchema<ProgressToken> = v.union([
-  // Numbers first: most are numbers, and each option a value fails costs an issue.
-  v.pipe(v.number(), v.safeInteger()),
-  v.string(),
-]);
 
 /** Describes an MCP implementation (`clientInfo`, `serverInfo`); self-reported, never trusted. */
 export interface Implementation {
@@ -108,7 +101,7 @@ const RESERVED_REQUEST_KEYS: ReadonlyArray<readonly [string, v.GenericSchema, bo
   [MetaKey.clientCapabilities, ClientCapabilitiesSchemas[MODERN_PROTOCOL_VERSION], true],
   [MetaKey.clientInfo, ImplementationSchema, false],
   [MetaKey.logLevel, LoggingLevelSchema, false],
-  ["progressToken", ProgressTokenSchema, false],
+  ["progressToken", RequestIdSchema, false],
 ];
 
 /** The `_meta` of a modern request: protocol version and client capabilities required. */
