@@ -22,6 +22,7 @@
 import { Agent, buildConnector, type Dispatcher } from "undici";
 import { BufferedResponse, type ChunkSource, StreamedResponse } from "./_held-responses.ts";
 import type { Fetcher } from "./fetch-with-redirects.ts";
+import { integerOption } from "../_internal/integer-option.ts";
 import { memoByString } from "../_internal/string-memo.ts";
 
 /** Options of {@linkcode createNodeFetch}. */
@@ -71,8 +72,14 @@ const NOT_LATIN1 = /[\u0100-\uffff]/;
  * ```
  */
 export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
-  const keepAliveTimeout = checkCount("keepAliveTimeoutMs", options.keepAliveTimeoutMs) ?? 4000;
-  const connections = checkCount("connectionsPerOrigin", options.connectionsPerOrigin) ?? null;
+  const keepAliveTimeout = integerOption(`${CALLER}: "keepAliveTimeoutMs"`, options.keepAliveTimeoutMs, {
+    fallback: 4000,
+    least: 1,
+  });
+  const { connectionsPerOrigin } = options;
+  const connections = connectionsPerOrigin === undefined
+    ? null
+    : integerOption(`${CALLER}: "connectionsPerOrigin"`, connectionsPerOrigin, { fallback: 0, least: 1 });
   // No headersTimeout or bodyTimeout (undici's 300 s each): sluice bounds each request with its
   // signal (a call's leg by callTimeout), and a standalone GET stream may rightly stay quiet for
   // longer. A peer gone silently is still found by the TCP keep-alive undici's connector turns on.
@@ -366,9 +373,4 @@ function nodeChunks(first: readonly Buffer[], body: Body): ChunkSource {
  */
 const CANCELLED = new DOMException("The response body was cancelled", "AbortError");
 
-function checkCount(name: string, value: number | undefined): number | undefined {
-  if (value === undefined || (Number.isSafeInteger(value) && value > 0)) return value;
-  throw new RangeError(
-    `createNodeFetch(): "${name}" must be a positive integer, received "${String(value)}"`,
-  );
-}
+const CALLER = "createNodeFetch()";
