@@ -230,50 +230,41 @@ async function postAccepted(
 ): Promise<void> {
   const { callTimeoutMs: ms, timers } = wire.settings;
   const leg = linkSignals([caller], { ms, which: "leg", timers });
+  const { signal } = leg;
   try {
-    await postAndCheck(wire, message, label, leg.signal);
+    const response = await wire.send("POST", { body: JSON.stringify(message), signal });
+    const { status } = response;
+    if (status === 202) {
+      void discardBody(response);
+      return;
+    }
+    const body = openResponseBody(response, signal);
+    let read: BodyBytes;
+    try {
+      read = await readBodyBytes(body, ERROR_BODY_BYTES);
+    } finally {
+      body.close();
+    }
+    if (read.end === "aborted") {
+      throw new ConnectionError("aborted", `${label} was aborted`, { cause: signal.reason });
+    }
+    if (status >= 200 && status <= 299) {
+      if (read.end === "complete" && read.bytes.byteLength === 0) return;
+      throw new ConnectionError(
+        "protocol",
+        `${label}: expected HTTP 202 Accepted with no body, received HTTP ${status} with a body`,
+        { status },
+      );
+    }
+    const text = new TextDecoder().decode(read.bytes.subarray(0, ERROR_BODY_BYTES), { stream: true });
+    throw new ConnectionError(
+      "http",
+      `${label} was refused with HTTP ${status}: expected 202 Accepted, received ${quoteBody(text)}`,
+      { status },
+    );
   } finally {
     leg.dispose();
   }
-}
-
-/** {@linkcode postAccepted} under one signal. */
-async function postAndCheck(
-  wire: LegacyHttpWire,
-  message: JsonRpcMessage,
-  label: string,
-  signal: AbortSignal,
-): Promise<void> {
-  const response = await wire.send("POST", { body: JSON.stringify(message), signal });
-  const { status } = response;
-  if (status === 202) {
-    void discardBody(response);
-    return;
-  }
-  const body = openResponseBody(response, signal);
-  let read: BodyBytes;
-  try {
-    read = await readBodyBytes(body, ERROR_BODY_BYTES);
-  } finally {
-    body.close();
-  }
-  if (read.end === "aborted") {
-    throw new ConnectionError("aborted", `${label} was aborted`, { cause: signal.reason });
-  }
-  if (status >= 200 && status <= 299) {
-    if (read.end === "complete" && read.bytes.byteLength === 0) return;
-    throw new ConnectionError(
-      "protocol",
-      `${label}: expected HTTP 202 Accepted with no body, received HTTP ${status} with a body`,
-      { status },
-    );
-  }
-  const text = new TextDecoder().decode(read.bytes.subarray(0, ERROR_BODY_BYTES), { stream: true });
-  throw new ConnectionError(
-    "http",
-    `${label} was refused with HTTP ${status}: expected 202 Accepted, received ${quoteBody(text)}`,
-    { status },
-  );
 }
 
 const CALLER = "createLegacyHttpConnection()";
