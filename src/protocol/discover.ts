@@ -31,7 +31,7 @@ export interface DiscoverResult {
 }
 
 /** A `server/discover` result; unknown keys are kept. */
-export const DiscoverResultSchema: WireSchema<DiscoverResult> = wireLooseObject({
+const DiscoverResultSchema: WireSchema<DiscoverResult> = wireLooseObject({
   supportedVersions: v.array(v.string()),
   capabilities: ServerCapabilitiesSchema,
   instructions: v.exactOptional(v.string()),

@@ -29,13 +29,13 @@ export interface UrlElicitationRequiredData {
 }
 
 /** `data` of `-32022`; unknown keys kept. */
-export const UnsupportedVersionDataSchema: WireSchema<UnsupportedVersionData> = wireLooseObject({
+const UnsupportedVersionDataSchema: WireSchema<UnsupportedVersionData> = wireLooseObject({
   supported: v.array(v.string()),
   requested: v.string(),
 });
 
 /** `data` of `-32042`; unknown keys kept. */
-export const UrlElicitationRequiredDataSchema: WireSchema<UrlElicitationRequiredData> = wireLooseObject({
+const UrlElicitationRequiredDataSchema: WireSchema<UrlElicitationRequiredData> = wireLooseObject({
   elicitations: v.array(LegacyUrlElicitParamsSchema),
 });
 

@@ -20,7 +20,7 @@ export interface Icon {
 }
 
 /** An icon; unknown keys are kept. */
-export const IconSchema: WireSchema<Icon> = wireLooseObject({
+const IconSchema: WireSchema<Icon> = wireLooseObject({
   src: v.string(),
   mimeType: v.exactOptional(v.string()),
   sizes: v.exactOptional(v.array(v.string())),

@@ -63,7 +63,7 @@ export interface ModernResultOptions {
 }
 
 /** An `InputRequiredResult`; unknown keys kept; at least one of the two fields required. */
-export const InputRequiredResultSchema: WireSchema<InputRequiredResult> = v.pipe(
+const InputRequiredResultSchema: WireSchema<InputRequiredResult> = v.pipe(
   wireLooseObject({
     resultType: v.literal("input_required"),
     inputRequests: v.exactOptional(InputRequestsSchema),

@@ -61,7 +61,7 @@ const LegacyTaskSchema: WireSchema<LegacyTask> = wireLooseObject({
 });
 
 /** `CreateTaskResult` of 2025-11-25; unknown keys are kept. */
-export const LegacyCreateTaskResultSchema: WireSchema<LegacyCreateTaskResult> = wireLooseObject({
+const LegacyCreateTaskResultSchema: WireSchema<LegacyCreateTaskResult> = wireLooseObject({
   task: LegacyTaskSchema,
   _meta: opt(MetaSchema),
 });

@@ -44,7 +44,7 @@ export interface InitializeResult {
 export const INITIALIZED_NOTIFICATION = "notifications/initialized";
 
 /** An `initialize` result; unknown keys are kept. */
-export const InitializeResultSchema: WireSchema<InitializeResult> = wireLooseObject({
+const InitializeResultSchema: WireSchema<InitializeResult> = wireLooseObject({
   protocolVersion: v.string(),
   capabilities: ServerCapabilitiesSchema,
   serverInfo: ImplementationSchema,

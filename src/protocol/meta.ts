@@ -105,7 +105,7 @@ const RESERVED_REQUEST_KEYS: ReadonlyArray<readonly [string, v.GenericSchema, bo
 ];
 
 /** The `_meta` of a modern request: protocol version and client capabilities required. */
-export const RequestMetaSchema: WireSchema<RequestMetaObject> = v.pipe(
+const RequestMetaSchema: WireSchema<RequestMetaObject> = v.pipe(
   MetaSchema,
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const meta = dataset.value as Record<string, unknown>;

@@ -88,7 +88,7 @@ const PromptArgumentSchema: WireSchema<PromptArgument> = wireLooseObject({
 });
 
 /** A prompt; unknown keys are kept. */
-export const PromptSchema: WireSchema<Prompt> = wireLooseObject({
+const PromptSchema: WireSchema<Prompt> = wireLooseObject({
   name: v.string(),
   title: opt(v.string()),
   description: opt(v.string()),
@@ -98,7 +98,7 @@ export const PromptSchema: WireSchema<Prompt> = wireLooseObject({
 });
 
 /** The result of `prompts/list`; unknown keys are kept. */
-export const ListPromptsResultSchema: WireSchema<ListPromptsResult> = wireLooseObject({
+const ListPromptsResultSchema: WireSchema<ListPromptsResult> = wireLooseObject({
   prompts: v.array(PromptSchema),
   nextCursor: opt(v.string()),
   resultType: CompleteResultTypeSchema,

@@ -111,13 +111,13 @@ export const ResourceSchema: WireSchema<Resource> = wireLooseObject({
 });
 
 /** A resource template; unknown keys are kept. */
-export const ResourceTemplateSchema: WireSchema<ResourceTemplate> = wireLooseObject({
+const ResourceTemplateSchema: WireSchema<ResourceTemplate> = wireLooseObject({
   ...described,
   uriTemplate: v.string(),
 });
 
 /** The result of `resources/list`; unknown keys are kept. */
-export const ListResourcesResultSchema: WireSchema<ListResourcesResult> = wireLooseObject({
+const ListResourcesResultSchema: WireSchema<ListResourcesResult> = wireLooseObject({
   resources: v.array(ResourceSchema),
   nextCursor: opt(v.string()),
   ...resultFields,
@@ -125,7 +125,7 @@ export const ListResourcesResultSchema: WireSchema<ListResourcesResult> = wireLo
 });
 
 /** The result of `resources/templates/list`; unknown keys are kept. */
-export const ListResourceTemplatesResultSchema: WireSchema<ListResourceTemplatesResult> = wireLooseObject({
+const ListResourceTemplatesResultSchema: WireSchema<ListResourceTemplatesResult> = wireLooseObject({
   resourceTemplates: v.array(ResourceTemplateSchema),
   nextCursor: opt(v.string()),
   ...resultFields,

@@ -162,12 +162,11 @@ const Result: WireSchema<CreateMessageResult> = wireObject({
 });
 
 /** `CreateMessageResult` per protocol version; unknown keys (e.g. `resultType`) are dropped. */
-export const CreateMessageResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<CreateMessageResult>>> =
-  {
-    "2025-06-18": BasicResult,
-    "2025-11-25": Result,
-    "2026-07-28": Result,
-  };
+const CreateMessageResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<CreateMessageResult>>> = {
+  "2025-06-18": BasicResult,
+  "2025-11-25": Result,
+  "2026-07-28": Result,
+};
 
 /**
  * Decodes the params of a sampling request as a protocol version defines them.

@@ -115,7 +115,7 @@ export const CreateTaskResultSchema: WireSchema<CreateTaskResult> = wireLooseObj
 const resultEntries = { ...taskEntries, resultType: opt(v.picklist(["complete", "task"])) };
 
 /** The result of `tasks/get`; variant on `status`, unknown keys kept. */
-export const GetTaskResultSchema: WireSchema<GetTaskResult> = wireVariant("status", [
+const GetTaskResultSchema: WireSchema<GetTaskResult> = wireVariant("status", [
   wireLooseObject({ ...resultEntries, status: v.literal("working") }),
   wireLooseObject({
     ...resultEntries,

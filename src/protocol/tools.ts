@@ -115,7 +115,7 @@ export const ToolSchema: WireSchema<Tool> = wireLooseObject(toolEntries);
 export const SamplingToolSchema: WireSchema<Tool> = wireObject(toolEntries);
 
 /** The result of `tools/list`; unknown keys are kept. */
-export const ListToolsResultSchema: WireSchema<ListToolsResult> = wireLooseObject({
+const ListToolsResultSchema: WireSchema<ListToolsResult> = wireLooseObject({
   tools: v.array(ToolSchema),
   nextCursor: opt(v.string()),
   resultType: CompleteResultTypeSchema,
