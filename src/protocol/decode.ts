@@ -5,6 +5,7 @@
  * @module
  */
 import * as v from "valibot";
+import { isObject } from "../_internal/is-object.ts";
 
 /** A schema that checks an unknown wire value and yields a `T`. */
 export type WireSchema<T> = v.GenericSchema<unknown, T>;
@@ -223,8 +224,8 @@ export function wireVariant<
   return {
     ...variant,
     "~run"(dataset, config) {
-      const input = dataset.value as Record<string, unknown> | null;
-      if (typeof input === "object" && input !== null && !Array.isArray(input) && Object.hasOwn(input, key)) {
+      const input = dataset.value;
+      if (isObject(input) && Object.hasOwn(input, key)) {
         const option = byValue.get(input[key]);
         if (option !== undefined) {
           return option["~run"]({ value: input }, config) as ReturnType<typeof variant["~run"]>;

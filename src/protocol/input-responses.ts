@@ -10,6 +10,7 @@ import type { NullProtoRecord } from "./null-proto-record.ts";
 import type { ListRootsResult } from "./roots.ts";
 import type { CreateMessageResult } from "./sampling.ts";
 import { copyOwn } from "../_internal/copy.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** An answer to one input request. */
 export type InputResponse = CreateMessageResult | ElicitResult | ListRootsResult;
@@ -45,7 +46,7 @@ export function buildRetryParams(
   if (Object.hasOwn(out, "inputResponses")) delete out.inputResponses;
   if (Object.hasOwn(out, "requestState")) delete out.requestState;
   const meta = out._meta;
-  if (typeof meta === "object" && meta !== null && !Array.isArray(meta)) out._meta = copyOwn(meta);
+  if (isObject(meta)) out._meta = copyOwn(meta);
   if (inputResponses !== undefined && Object.keys(inputResponses).length > 0) {
     out.inputResponses = copyOwn(inputResponses);
   }

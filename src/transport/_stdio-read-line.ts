@@ -6,6 +6,7 @@
  */
 import { decodeMessage, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc.ts";
 import { checkJsonDepth } from "../protocol/message-limits.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** Why a line the server wrote on stdout was dropped. */
 export interface DroppedLine {
@@ -75,9 +76,7 @@ export function readLine(bytes: Uint8Array, decoder: TextDecoder, maxDepth: numb
   }
   const decoded = decodeMessage(value);
   if (!decoded.ok) {
-    const { id, method } = typeof value === "object" && value !== null
-      ? value as Record<string, unknown>
-      : {};
+    const { id, method } = isObject(value) ? value : {};
     const answering = method === undefined && (typeof id === "string" || typeof id === "number");
     return {
       kind: "dropped",
