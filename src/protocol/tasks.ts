@@ -10,7 +10,7 @@ import { decode, type Decoded, wireLooseObject, type WireSchema, wireVariant } f
 import { type InputRequests, InputRequestsSchema } from "./input-request.ts";
 import { ErrorObjectSchema, type JsonObject, JsonObjectSchema, type JsonRpcErrorObject } from "./jsonrpc.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
-import type { TaskStatus } from "./task-status.ts";
+import { type TaskStatus, TaskStatusSchema } from "./task-status.ts";
 
 /** The extension identifier, a key of `capabilities.extensions`. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -109,7 +109,7 @@ const taskEntries = {
 export const CreateTaskResultSchema: WireSchema<CreateTaskResult> = wireLooseObject({
   ...taskEntries,
   resultType: v.literal("task"),
-  status: v.picklist(["working", "input_required", "completed", "failed", "cancelled"]),
+  status: TaskStatusSchema,
 });
 
 const resultEntries = { ...taskEntries, resultType: opt(v.picklist(["complete", "task"])) };
