@@ -217,7 +217,8 @@ function broken(state: StreamState, reason: string, failed = false): ResponseOut
   return { kind: "stream_broken", reason, ...cursor(state), ...(failed ? { failed: true as const } : {}) };
 }
 
-function protocolError(message: string): ResponseOutcome {
+/** The outcome of a server that broke the protocol. */
+export function protocolError(message: string): ResponseOutcome {
   return { kind: "protocol_error", message };
 }
 

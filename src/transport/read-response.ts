@@ -14,7 +14,7 @@ import {
   readWholeBody,
 } from "./body-reader.ts";
 import { BufferedResponse, HeldResponse, StreamedResponse } from "./_held-responses.ts";
-import { readEventStream } from "./_event-stream.ts";
+import { protocolError, readEventStream } from "./_event-stream.ts";
 import { expectedResponse, matchResponse } from "./_match-response.ts";
 import type { ResponseOutcome } from "./response-outcome.ts";
 import { messageLimit, type MessageLimits, tooLarge } from "../protocol/message-limits.ts";
@@ -228,8 +228,4 @@ const DECIMAL = /^\d{1,16}$/;
 function declaredLength(response: Response): number {
   const length = Number(headerOf(response, "content-length") ?? 0);
   return Number.isFinite(length) ? length : 0;
-}
-
-function protocolError(message: string): ResponseOutcome {
-  return { kind: "protocol_error", message };
 }
