@@ -1,17 +1,16 @@
 /// <reference types="node" />
 /**
- * Starting, signalling and describing the child process of a stdio connection. Its environment is
- * a short allow-list of the parent's variables (the official MCP SDK's default set, plus locale
- * and temporary-folder names), then the policy's `env`; never the whole parent environment: it
- * holds the host's secrets.
+ * Starting, signalling and describing the child process of a stdio connection (what it promises
+ * is told in `createStdioConnection`'s doc). Its environment is a short allow-list of the parent's
+ * variables (the official MCP SDK's default set, plus locale and temporary-folder names), then the
+ * policy's `env`; never the whole parent environment: it holds the host's secrets.
  *
  * On POSIX the child leads a process group of its own (`detached`: setsid), and signals go to the
- * whole group: a server started through a launcher (`npx`, `uvx`, `sh -c`, a script) is the
- * launcher's child, and a launcher that does not pass SIGTERM on would leave it running. The
- * official Python SDK does the same (a group per server, `killpg`). Node, Deno and Bun all start
- * the group and signal a negative pid. The group no longer gets the terminal's Ctrl-C (it goes to
- * the foreground group only), so this process signals the groups it has not seen end when it
- * exits (see {@linkcode startProcess}). On Windows the child is signalled alone, as before.
+ * whole group, as the official Python SDK does (`killpg`): a launcher (`npx`, `uvx`, `sh -c`) that
+ * does not pass SIGTERM on would leave the server it started running. Node, Deno and Bun all start
+ * the group and signal a negative pid. In a group of its own the child does not get the terminal's
+ * Ctrl-C (it goes to the foreground group only), so this process signals the groups it has not
+ * seen end when it exits (see {@linkcode startProcess}). On Windows the child is signalled alone.
  *
  * @module
  */
