@@ -74,7 +74,6 @@ export class StdioLink implements LegacyConnection {
   readonly #unflushed = new Map<(error: Error | undefined) => void, string>();
   /** Bytes written to stdin and not yet taken by the operating system. */
   #unflushedBytes = 0;
-  readonly #stdoutText = new TextDecoder("utf-8", { fatal: true });
   readonly #stderrText = new TextDecoder();
   readonly #exited: Promise<void>;
   #markExited: () => void = () => {};
@@ -237,7 +236,7 @@ export class StdioLink implements LegacyConnection {
 
   #onLine(bytes: Uint8Array): void {
     if (this.#ended !== undefined) return;
-    const read = readLine(bytes, this.#stdoutText, this.#settings.maxJsonDepth);
+    const read = readLine(bytes, this.#settings.maxJsonDepth);
     if (read.kind === "blank") return;
     if (read.kind === "too_deep") return this.#fail(`stdout line: ${read.problem}`);
     if (read.kind === "dropped") {

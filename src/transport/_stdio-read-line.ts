@@ -46,19 +46,20 @@ export type ReadLine =
   };
 
 const BLANK: ReadLine = { kind: "blank" };
+/** Decodes whole lines: without `stream`, a decoder keeps no state between calls. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Decodes one line.
  *
  * @param bytes The line, without its line ending.
- * @param decoder A UTF-8 decoder made with `fatal: true`.
  * @param maxDepth The deepest nesting of arrays and objects accepted, checked before parsing.
  * @returns The message, or why the line holds none.
  */
-export function readLine(bytes: Uint8Array, decoder: TextDecoder, maxDepth: number): ReadLine {
+export function readLine(bytes: Uint8Array, maxDepth: number): ReadLine {
   let text: string;
   try {
-    text = decoder.decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     return { kind: "dropped", reason: "not_utf8", detail: "expected UTF-8 text" };
   }
