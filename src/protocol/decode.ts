@@ -59,7 +59,8 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   try {
     result = v.safeParse(schema, input, CONFIG);
   } catch (error) {
-    return failure("$", "a JSON value", describeThrown(error));
+    const name = error instanceof Error ? error.name : typeof error;
+    return failure("$", "a JSON value", `a value that threw ${name} when read`);
   }
   if (result.success) return { ok: true, value: result.output };
   const issue = deepestIssue(result.issues[0]);
@@ -168,11 +169,6 @@ function formatPath(path: Issue["path"]): string {
     else out += `[${JSON.stringify(String(key))}]`;
   }
   return out;
-}
-
-function describeThrown(error: unknown): string {
-  const name = error instanceof Error ? error.name : typeof error;
-  return `a value that threw ${name} when read`;
 }
 
 /**

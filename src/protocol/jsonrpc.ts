@@ -198,7 +198,7 @@ export function parseJsonText(text: string, options: ParseMessageOptions = {}): 
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
-    return failure("$", "JSON text", describeText(text));
+    return failure("$", "JSON text", `text that is not JSON (${text.length} characters)`);
   }
 }
 
@@ -302,8 +302,4 @@ function describe(input: unknown): string {
   if (input === null) return "null";
   if (typeof input === "string") return JSON.stringify(input.length > 40 ? input.slice(0, 40) + "…" : input);
   return typeof input === "object" ? "Object" : `${typeof input} ${String(input)}`;
-}
-
-function describeText(text: string): string {
-  return `text that is not JSON (${text.length} characters)`;
 }
