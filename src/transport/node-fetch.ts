@@ -11,11 +11,8 @@
  *
  * It does what sluice's transports need of fetch, not all of fetch: redirects are never followed
  * (a 3xx comes back as is, as with `redirect: "manual"`), bodies are not decompressed (no
- * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`. An
- * idempotent request (GET, DELETE…) cut off by the server closing the kept-alive connection it
- * went out on, before any answer, is sent once more on a new connection; a POST is not
- * (`closedWhenReused`, below, says when and why). It has no timeout of its own, as fetch has
- * none: the request's signal bounds it (undici's 300 s `headersTimeout` and `bodyTimeout` are off).
+ * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`.
+ * {@linkcode createNodeFetch} says when it sends a request twice, and why it has no timeout.
  *
  * @module
  */
