@@ -90,41 +90,35 @@ const opt = v.exactOptional;
 const Settings = opt(JsonObjectSchema);
 const NamedSettings = opt(objectMap(JsonObjectSchema));
 
-const Capabilities20250618: WireSchema<ClientCapabilities> = wireObject({
-  experimental: NamedSettings,
-  roots: opt(wireObject({ listChanged: opt(v.boolean()) })),
-  sampling: opt(wireObject({})),
-  elicitation: opt(wireObject({})),
-});
-
-const Capabilities20251125: WireSchema<ClientCapabilities> = wireObject({
-  experimental: NamedSettings,
-  roots: opt(wireObject({ listChanged: opt(v.boolean()) })),
-  sampling: opt(wireObject({ context: Settings, tools: Settings })),
-  elicitation: opt(wireObject({ form: Settings, url: Settings })),
-  tasks: opt(wireObject({
-    list: Settings,
-    cancel: Settings,
-    requests: opt(wireObject({
-      sampling: opt(wireObject({ createMessage: Settings })),
-      elicitation: opt(wireObject({ create: Settings })),
-    })),
-  })),
-});
-
-const Capabilities20260728: WireSchema<ClientCapabilities> = wireObject({
-  experimental: NamedSettings,
-  roots: opt(wireObject({})),
-  sampling: opt(wireObject({ context: Settings, tools: Settings })),
-  elicitation: opt(wireObject({ form: Settings, url: Settings })),
-  extensions: NamedSettings,
-});
-
 /** Client capabilities per protocol version; keys the version does not define are dropped. */
 export const ClientCapabilitiesSchemas: Readonly<Record<ProtocolVersion, WireSchema<ClientCapabilities>>> = {
-  "2025-06-18": Capabilities20250618,
-  "2025-11-25": Capabilities20251125,
-  "2026-07-28": Capabilities20260728,
+  "2025-06-18": wireObject({
+    experimental: NamedSettings,
+    roots: opt(wireObject({ listChanged: opt(v.boolean()) })),
+    sampling: opt(wireObject({})),
+    elicitation: opt(wireObject({})),
+  }),
+  "2025-11-25": wireObject({
+    experimental: NamedSettings,
+    roots: opt(wireObject({ listChanged: opt(v.boolean()) })),
+    sampling: opt(wireObject({ context: Settings, tools: Settings })),
+    elicitation: opt(wireObject({ form: Settings, url: Settings })),
+    tasks: opt(wireObject({
+      list: Settings,
+      cancel: Settings,
+      requests: opt(wireObject({
+        sampling: opt(wireObject({ createMessage: Settings })),
+        elicitation: opt(wireObject({ create: Settings })),
+      })),
+    })),
+  }),
+  "2026-07-28": wireObject({
+    experimental: NamedSettings,
+    roots: opt(wireObject({})),
+    sampling: opt(wireObject({ context: Settings, tools: Settings })),
+    elicitation: opt(wireObject({ form: Settings, url: Settings })),
+    extensions: NamedSettings,
+  }),
 };
 
 /** Server capabilities, for every version; unknown keys are kept. */
