@@ -149,11 +149,6 @@ export const CreateMessageParamsSchemas: Readonly<
 };
 
 const resultEntries = { model: v.string(), stopReason: opt(v.string()), _meta: opt(MetaSchema) };
-const BasicResult: WireSchema<CreateMessageResult> = wireObject({
-  role: RoleSchema,
-  content: BasicContentBlockSchema,
-  ...resultEntries,
-});
 // 2026-07-28 has no `resultType` here (not a `Result`), but keeps `_meta` from `SamplingMessage`.
 const Result: WireSchema<CreateMessageResult> = wireObject({
   role: RoleSchema,
@@ -163,7 +158,7 @@ const Result: WireSchema<CreateMessageResult> = wireObject({
 
 /** `CreateMessageResult` per protocol version; unknown keys (e.g. `resultType`) are dropped. */
 const CreateMessageResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<CreateMessageResult>>> = {
-  "2025-06-18": BasicResult,
+  "2025-06-18": wireObject({ role: RoleSchema, content: BasicContentBlockSchema, ...resultEntries }),
   "2025-11-25": Result,
   "2026-07-28": Result,
 };
