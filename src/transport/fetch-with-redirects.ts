@@ -100,7 +100,7 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
     sameOrigin = sameOrigin && new URL(next).origin === transport.origin;
     url = next;
   }
-  return { kind: "redirect_refused", message: `more than ${MAX_REDIRECTS} redirects` };
+  return refused(`more than ${MAX_REDIRECTS} redirects`);
 }
 
 function nextHop(
@@ -111,48 +111,44 @@ function nextHop(
 ): string | FetchFailure {
   const location = response.headers.get("location");
   if (location === null) {
-    return { kind: "redirect_refused", message: `HTTP ${response.status} without a Location header` };
+    return refused(`HTTP ${response.status} without a Location header`);
   }
   let target: URL;
   try {
     target = new URL(location, from);
   } catch {
-    return { kind: "redirect_refused", message: `HTTP ${response.status} to an invalid Location` };
+    return refused(`HTTP ${response.status} to an invalid Location`);
   }
   // Only a redirect status gets here: a GET follows every one, another method only 307 and 308.
   if (method !== "GET" && response.status < 307) {
-    return {
-      kind: "redirect_refused",
-      message: `HTTP ${response.status} would turn the ${method} into a GET; only 307 and 308 are followed`,
-    };
+    return refused(
+      `HTTP ${response.status} would turn the ${method} into a GET; only 307 and 308 are followed`,
+    );
   }
   if (transport.redirect === "none") {
-    return {
-      kind: "redirect_refused",
-      message: `redirect to ${target.origin} refused: the policy's "transport.redirect" is "none"`,
-    };
+    return refused(`redirect to ${target.origin} refused: the policy's "transport.redirect" is "none"`);
   }
   if (target.protocol !== "https:" && target.protocol !== "http:") {
-    return { kind: "redirect_refused", message: `redirect to a ${target.protocol} URL refused` };
+    return refused(`redirect to a ${target.protocol} URL refused`);
   }
   if (target.protocol === "http:" && new URL(from).protocol === "https:") {
-    return { kind: "redirect_refused", message: "redirect from https to http refused" };
+    return refused("redirect from https to http refused");
   }
   if (target.origin !== transport.origin && transport.redirect !== "any") {
-    return {
-      kind: "redirect_refused",
-      message:
-        `redirect to another origin (${target.origin}) refused: the policy's "transport.redirect" is "same-origin"`,
-    };
+    return refused(
+      `redirect to another origin (${target.origin}) refused: the policy's "transport.redirect" is "same-origin"`,
+    );
   }
   if (target.protocol === "http:" && !hasLoopbackHost(target) && !transport.allowHttp) {
-    return {
-      kind: "redirect_refused",
-      message:
-        `redirect to ${target.origin} refused: a plain http URL must have a loopback host unless the policy's "transport.allowHttp" is true`,
-    };
+    return refused(
+      `redirect to ${target.origin} refused: a plain http URL must have a loopback host unless the policy's "transport.allowHttp" is true`,
+    );
   }
   return target.href;
+}
+
+function refused(message: string): FetchFailure {
+  return { kind: "redirect_refused", message };
 }
 
 function hasKeys(record: Readonly<Record<string, string>>): boolean {
