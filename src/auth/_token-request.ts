@@ -76,18 +76,7 @@ export function quotedDescription(description: unknown): string {
  * @returns The description.
  */
 export function describeTokenFailure(issuer: string, error: unknown): string {
-  let refusal: { status: number; code: string; description: unknown } | undefined;
-  if (error instanceof oauth.ResponseBodyError) {
-    refusal = { status: error.status, code: error.error, description: error.error_description };
-  } else if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    // A refused client authentication may come back as a challenge (RFC 6749 §5.2, HTTP Basic).
-    const parameters = error.cause[0]?.parameters ?? {};
-    refusal = {
-      status: error.status,
-      code: parameters.error ?? "invalid_client",
-      description: parameters.error_description,
-    };
-  }
+  const refusal = tokenRefusal(error);
   if (refusal !== undefined) {
     return `the authorization server "${issuer}" refused the token request with HTTP ${refusal.status}, error "${refusal.code}"${
       quotedDescription(refusal.description)
@@ -95,4 +84,29 @@ export function describeTokenFailure(issuer: string, error: unknown): string {
   }
   if (error instanceof UpstreamAuthError) return error.message;
   return `the token request to the authorization server "${issuer}" failed: ${errorText(error)}`;
+}
+
+/**
+ * The authorization server's refusal a token request failed with: an error response, or a
+ * challenge (a refused HTTP authentication, RFC 6749 §5.2), whose `error` is `invalid_client`
+ * when it names none.
+ *
+ * @param error What the token request threw.
+ * @returns Its status, error code and description, or `undefined` when it is no refusal.
+ */
+export function tokenRefusal(
+  error: unknown,
+): { status: number; code: string; description: unknown } | undefined {
+  if (error instanceof oauth.ResponseBodyError) {
+    return { status: error.status, code: error.error, description: error.error_description };
+  }
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    const parameters = error.cause[0]?.parameters ?? {};
+    return {
+      status: error.status,
+      code: parameters.error ?? "invalid_client",
+      description: parameters.error_description,
+    };
+  }
+  return undefined;
 }

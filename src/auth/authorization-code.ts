@@ -22,6 +22,7 @@ import {
   prefersSecretPost,
   quotedDescription,
   readSecret,
+  tokenRefusal,
   tokenRequestOptions,
 } from "./_token-request.ts";
 import type { TokenStore } from "./token-store.ts";
@@ -466,7 +467,7 @@ async function tokenRequestError(
 ): Promise<UpstreamAuthError> {
   const { failed, issuer, registration, error } = failure;
   const described = `${failed}: ${describeTokenFailure(issuer, error)}`;
-  if (!refusesClient(error)) return new UpstreamAuthError(described);
+  if (tokenRefusal(error)?.code !== "invalid_client") return new UpstreamAuthError(described);
   if (registration.source === "registration") {
     await forgetRegistration(context, registration);
     return new UpstreamAuthError(
@@ -479,22 +480,6 @@ async function tokenRequestError(
     );
   }
   return new UpstreamAuthError(described);
-}
-
-/**
- * Whether a token request failed because the authorization server refused the client
- * (`invalid_client`), read as `describeTokenFailure` reads it: an error response, or a challenge
- * (a refused HTTP authentication, RFC 6749 §5.2) without another `error`.
- *
- * @param error What the token request threw.
- * @returns Whether the client was refused.
- */
-function refusesClient(error: unknown): boolean {
-  if (error instanceof oauth.ResponseBodyError) return error.error === "invalid_client";
-  if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    return (error.cause[0]?.parameters.error ?? "invalid_client") === "invalid_client";
-  }
-  return false;
 }
 
 /**
