@@ -582,22 +582,12 @@ async function identifyClient(
         `sign-in refused: the policy's client "${client.clientId}" is registered with "${client.issuer}" (transport.auth.oauth.issuer), but the server now names the authorization server "${as.issuer}"; register a client there and update the policy`,
       );
     }
-    return {
-      issuer: as.issuer,
-      clientId: client.clientId,
-      method: policyMethod(client, as),
-      source: "policy",
-    };
+    return policyRegistration(client, as);
   }
   if (context.clientMetadataUrl !== undefined && as.client_id_metadata_document_supported === true) {
-    return {
-      issuer: as.issuer,
-      clientId: context.clientMetadataUrl,
-      method: "none",
-      source: "metadata-document",
-    };
+    return metadataDocumentClient(as, context.clientMetadataUrl);
   }
-  const stored = await storedRegistration(context, as, undefined);
+  const stored = await keptRegistration(context, as.issuer);
   if (stored !== undefined) return stored;
   if (as.registration_endpoint === undefined) {
     throw new UpstreamAuthError(
@@ -610,8 +600,8 @@ async function identifyClient(
 /**
  * The client a grant is refreshed as: a Client ID Metadata Document's grant as its client id with
  * no client authentication, as at its code exchange (nothing is stored for such a client, and the
- * gateway names its document per sign-in, not in the refresh's context); any other as its stored
- * registration or the policy's client.
+ * gateway names its document per sign-in, not in the refresh's context); any other as the
+ * policy's client or its stored registration.
  *
  * @param context The server's sign-in.
  * @param as The issuer's metadata.
@@ -623,32 +613,38 @@ async function grantRegistration(
   as: oauth.AuthorizationServer,
   grant: Grant,
 ): Promise<Registration | undefined> {
-  if (grant.clientSource === "metadata-document") {
-    return { issuer: as.issuer, clientId: grant.clientId, method: "none", source: "metadata-document" };
-  }
-  return await storedRegistration(context, as, grant.clientId);
-}
-
-/** The registration a grant's client id belongs to, for a refresh. */
-async function storedRegistration(
-  context: CodeGrantContext,
-  as: oauth.AuthorizationServer,
-  clientId: string | undefined,
-): Promise<Registration | undefined> {
+  if (grant.clientSource === "metadata-document") return metadataDocumentClient(as, grant.clientId);
   const { client } = context.auth;
   if (client !== undefined) {
-    return client.issuer === as.issuer && (clientId === undefined || clientId === client.clientId)
-      ? { issuer: as.issuer, clientId: client.clientId, method: policyMethod(client, as), source: "policy" }
+    return client.issuer === as.issuer && grant.clientId === client.clientId
+      ? policyRegistration(client, as)
       : undefined;
   }
-  if (clientId !== undefined && clientId === context.clientMetadataUrl) {
-    return { issuer: as.issuer, clientId, method: "none", source: "metadata-document" };
-  }
-  const text = await context.tokens.get(registrationKey(context, as.issuer));
+  if (grant.clientId === context.clientMetadataUrl) return metadataDocumentClient(as, grant.clientId);
+  const stored = await keptRegistration(context, as.issuer);
+  return stored?.clientId === grant.clientId ? stored : undefined;
+}
+
+/** The client sluice registered with `issuer`, as kept in the store, if any. */
+async function keptRegistration(
+  context: CodeGrantContext,
+  issuer: string,
+): Promise<Registration | undefined> {
+  const text = await context.tokens.get(registrationKey(context, issuer));
   if (text === undefined) return undefined;
   const registration = JSON.parse(text) as Registration;
-  if (registration.issuer !== as.issuer) return undefined;
-  return clientId === undefined || registration.clientId === clientId ? registration : undefined;
+  return registration.issuer === issuer ? registration : undefined;
+}
+
+function policyRegistration(
+  client: NonNullable<CompiledOAuthSignIn["client"]>,
+  as: oauth.AuthorizationServer,
+): Registration {
+  return { issuer: as.issuer, clientId: client.clientId, method: policyMethod(client, as), source: "policy" };
+}
+
+function metadataDocumentClient(as: oauth.AuthorizationServer, clientId: string): Registration {
+  return { issuer: as.issuer, clientId, method: "none", source: "metadata-document" };
 }
 
 /** The methods sluice can use, in its order of preference for a client of its own registration. */
