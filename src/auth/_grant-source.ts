@@ -88,14 +88,7 @@ export interface UpstreamSignInOptions {
 }
 
 /** What one fetcher does differently from the sign-in's options (the gateway's, per request). */
-export interface SignInOverrides {
-  /** The redirect URI. */
-  readonly redirectUri?: string | undefined;
-  /** The Client ID Metadata Document URL. */
-  readonly clientMetadataUrl?: string | undefined;
-  /** Has the person sign in. */
-  readonly authorize?: Authorize | undefined;
-}
+export type SignInOverrides = Pick<UpstreamSignInOptions, "redirectUri" | "clientMetadataUrl" | "authorize">;
 
 /** What a new grant is asked for with. */
 export interface GrantAsk {
