@@ -188,21 +188,14 @@ export function downstreamAuth(auth: unknown, setting: AuthSetting): DownstreamA
   );
 }
 
-/** The `403` of an `auth` without an authorization server: the scopes, and no metadata to name. */
-function plainInsufficientScope(
-  _target: ResourceTarget,
-  scopes: readonly string[],
-  message: string,
-  id: RequestId | null = null,
-): Response {
-  return challenge(403, message, { error: "insufficient_scope", scopes, id });
-}
-
-const NONE: DownstreamAuth = {
-  authenticate: () => Promise.resolve(undefined),
+/** An `auth` without an authorization server: no metadata, and a `403` that names no metadata. */
+const WITHOUT_SERVER: Omit<DownstreamAuth, "authenticate"> = {
   metadata: () => undefined,
-  insufficientScope: plainInsufficientScope,
+  insufficientScope: (_target, scopes, message, id = null) =>
+    challenge(403, message, { error: "insufficient_scope", scopes, id }),
 };
+
+const NONE: DownstreamAuth = { ...WITHOUT_SERVER, authenticate: () => Promise.resolve(undefined) };
 
 /**
  * What is wrong with a bearer secret, for a message that names where it was given: it must be a
@@ -272,6 +265,7 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
     };
   });
   return {
+    ...WITHOUT_SERVER,
     async authenticate(request) {
       const token = bearerToken(request);
       if (token === undefined) return challenge(401, "Unauthorized: send Authorization: Bearer <secret>", {});
@@ -287,8 +281,6 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
         description: "The token is not one this gateway accepts",
       });
     },
-    metadata: () => undefined,
-    insufficientScope: plainInsufficientScope,
   };
 }
 
@@ -455,6 +447,7 @@ function functionAuth(fn: AuthFunction, who: string): DownstreamAuth {
     });
   };
   return {
+    ...WITHOUT_SERVER,
     async authenticate(request) {
       try {
         return await principalOf(request);
@@ -471,8 +464,6 @@ function functionAuth(fn: AuthFunction, who: string): DownstreamAuth {
         );
       }
     },
-    metadata: () => undefined,
-    insufficientScope: plainInsufficientScope,
   };
 }
 
