@@ -161,7 +161,7 @@ export function createFrontSignIn(
           "<p>This sign-in was already started in a browser. Retry the call in your client for a new link.</p>",
         );
       }
-      const secret = randomToken();
+      const secret = codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
       await tokens.set(browserKey(state), await digest(secret), Math.max(1, ttlMs));
       const secure = baseOf(new URL(c.req.url).origin).startsWith("https://");
       return new Response(null, {
@@ -283,10 +283,6 @@ function page(status: number, title: string, body: string, headers: Record<strin
       },
     },
   );
-}
-
-function randomToken(): string {
-  return codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 async function digest(text: string): Promise<string> {
