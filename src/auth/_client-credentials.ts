@@ -19,7 +19,7 @@ import {
   tokenRequestOptions,
 } from "./_token-request.ts";
 import { dpopUnsupported, type Grant, grantOf } from "./authorization-code.ts";
-import { dpopOption, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
+import { newDpopKey, supportsDpop, withDpop } from "./_dpop.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** What a client credentials token request needs. */
@@ -58,17 +58,14 @@ export async function requestClientCredentialsToken(
   if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
   const authentication = await clientAuthentication(as, request);
   const key = dpop ? await newDpopKey() : undefined;
-  const http = { ...tokenRequestOptions(as, request.fetch, signal), ...(await dpopOption(client, key)) };
+  const http = tokenRequestOptions(as, request.fetch, signal);
   let result: oauth.TokenEndpointResponse;
   try {
-    result = await withDpopNonceRetry(async () => {
-      const response = await oauth.clientCredentialsGrantRequest(
-        as,
-        client,
-        authentication,
-        parameters,
-        http,
-      );
+    result = await withDpop(client, key, async (dpop) => {
+      const response = await oauth.clientCredentialsGrantRequest(as, client, authentication, parameters, {
+        ...http,
+        ...dpop,
+      });
       return await oauth.processClientCredentialsResponse(as, client, response);
     });
   } catch (error) {

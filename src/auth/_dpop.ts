@@ -47,34 +47,30 @@ export function supportsDpop(as: oauth.AuthorizationServer): boolean {
 }
 
 /**
- * The DPoP option of a grant's token requests: oauth4webapi's handle for its key, none without one.
+ * Runs a grant's token request with its DPoP option (oauth4webapi's handle for its key, none
+ * without one), once more when the authorization server asks for a DPoP nonce (the handle has
+ * learnt it from the first answer).
  *
  * @param client The client.
  * @param key The grant's key pair, if its tokens are bound.
- * @returns `{ DPoP }` (the handle keeps the authorization server's nonce), or `{}`.
- */
-export async function dpopOption(
-  client: oauth.Client,
-  key: DpopKey | undefined,
-): Promise<{ DPoP?: oauth.DPoPHandle }> {
-  if (key === undefined) return {};
-  const publicKey = await crypto.subtle.importKey("jwk", key.publicJwk, P256, true, ["verify"]);
-  return { DPoP: oauth.DPoP(client, { privateKey: await signingKey(key), publicKey }) };
-}
-
-/**
- * Runs a token request, once more when the authorization server asks for a DPoP nonce (the
- * handle has learnt it from the first answer).
- *
- * @param request Sends the request and processes its response.
+ * @param request Sends the request with the option (`{ DPoP }` or `{}`) and processes its response.
  * @returns What it returned.
  */
-export async function withDpopNonceRetry<T>(request: () => Promise<T>): Promise<T> {
+export async function withDpop<T>(
+  client: oauth.Client,
+  key: DpopKey | undefined,
+  request: (dpop: { DPoP?: oauth.DPoPHandle }) => Promise<T>,
+): Promise<T> {
+  let dpop: { DPoP?: oauth.DPoPHandle } = {};
+  if (key !== undefined) {
+    const publicKey = await crypto.subtle.importKey("jwk", key.publicJwk, P256, true, ["verify"]);
+    dpop = { DPoP: oauth.DPoP(client, { privateKey: await signingKey(key), publicKey }) };
+  }
   try {
-    return await request();
+    return await request(dpop);
   } catch (error) {
     if (!oauth.isDPoPNonceError(error)) throw error;
-    return await request();
+    return await request(dpop);
   }
 }
 

@@ -26,7 +26,7 @@ import {
   tokenRequestOptions,
 } from "./_token-request.ts";
 import type { TokenStore } from "./token-store.ts";
-import { type DpopKey, dpopOption, newDpopKey, supportsDpop, withDpopNonceRetry } from "./_dpop.ts";
+import { type DpopKey, newDpopKey, supportsDpop, withDpop } from "./_dpop.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 
 /** How long a started sign-in may take before its callback is refused. */
@@ -336,11 +336,8 @@ export async function finishAuthorization(
   }
   let result: oauth.TokenEndpointResponse;
   try {
-    const http = {
-      ...tokenRequestOptions(flow.as, context.fetch, signal),
-      ...(await dpopOption(client, flow.dpop)),
-    };
-    result = await withDpopNonceRetry(async () => {
+    const http = tokenRequestOptions(flow.as, context.fetch, signal);
+    result = await withDpop(client, flow.dpop, async (dpop) => {
       const response = await oauth.authorizationCodeGrantRequest(
         flow.as,
         client,
@@ -348,7 +345,7 @@ export async function finishAuthorization(
         parameters,
         flow.redirectUri,
         flow.verifier,
-        { ...http, additionalParameters: { resource: flow.resource } },
+        { ...http, ...dpop, additionalParameters: { resource: flow.resource } },
       );
       return await oauth.processAuthorizationCodeResponse(flow.as, client, response);
     });
@@ -400,17 +397,14 @@ export async function refreshGrant(
   const client: oauth.Client = { client_id: grant.clientId };
   const refreshToken = grant.refreshToken;
   try {
-    const http = {
-      ...tokenRequestOptions(as, context.fetch, signal),
-      ...(await dpopOption(client, grant.dpop)),
-    };
-    const result = await withDpopNonceRetry(async () => {
+    const http = tokenRequestOptions(as, context.fetch, signal);
+    const result = await withDpop(client, grant.dpop, async (dpop) => {
       const response = await oauth.refreshTokenGrantRequest(
         as,
         client,
         clientAuthentication(context, registration),
         refreshToken,
-        { ...http, additionalParameters: { resource } },
+        { ...http, ...dpop, additionalParameters: { resource } },
       );
       return await oauth.processRefreshTokenResponse(as, client, response);
     });
