@@ -132,8 +132,7 @@ function grantEndpoint(url: string): string {
  * path) and the principal, each encoded, joined with `|`. The endpoint is part of the key so a
  * grant is read back only for the endpoint its tokens were issued for: another upstream with the
  * same server id (another policy folder sharing the token file, an edited `transport.url`) finds
- * none, and neither sends nor deletes it. A key written before the endpoint was part of it
- * (`grant|<server>|<principal>`) is never read.
+ * none, and neither sends nor deletes it.
  *
  * @param owner The server id and its endpoint.
  * @param principal Whose grant.
@@ -305,7 +304,7 @@ export async function finishAuthorization(
     throw new UpstreamAuthError("sign-in failed: the sign-in took longer than 10 minutes; start it again");
   }
   // Its tokens would be for the endpoint it started at (a flow from another configuration sharing
-  // the store, or a URL edited meanwhile; a flow of an earlier version records none).
+  // the store, or a URL edited meanwhile).
   const endpoint = grantEndpoint(context.endpoint);
   if (flow.endpoint !== endpoint) {
     throw new UpstreamAuthError(

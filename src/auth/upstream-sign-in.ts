@@ -11,14 +11,12 @@
  * command line). Then it retries the request once. A 403 `insufficient_scope` asks for the
  * union of the scopes, at most {@linkcode MAX_STEP_UPS} times in a row.
  *
- * Tokens are kept per server, endpoint and principal (the store's grants, under `grantKey`;
- * client credentials tokens in memory), sent only to the server's origin, and never appear in
- * errors: a grant signed in at one endpoint is never sent to, nor deleted by, another endpoint
- * with the same server id (another policy folder sharing the token file, an edited URL). Concurrent refreshes of
- * one grant, on any instance sharing the store, make one refresh request: the others wait for
- * its result. Where grants live and how they are kept fresh is `_kept-grants.ts`'s; how a grant
- * is got (discovery, the person's sign-in, a refresh, a machine's token) is `_grant-source.ts`'s;
- * this file sends the requests with the token and answers the server's challenges.
+ * Tokens are kept per server, endpoint and principal (see `grantKey`; client credentials tokens
+ * in memory), sent only to the server's origin, and never appear in errors. Where grants live and
+ * how they are kept fresh is `_kept-grants.ts`'s; how a grant is got (discovery, the person's
+ * sign-in, a refresh made once across every instance sharing the store, a machine's token) is
+ * `_grant-source.ts`'s; this file sends the requests with the token and answers the server's
+ * challenges.
  *
  * @module
  */
