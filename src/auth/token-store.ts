@@ -116,11 +116,6 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
     }
     return held;
   };
-  const bounded = <T>(map: Map<string, T>, key: string, value: T) => {
-    map.delete(key);
-    if (map.size >= maxKeys) map.delete(map.keys().next().value as string);
-    map.set(key, value);
-  };
   // A bad ttlMs rejects the returned promise, as the file store's does (a throw in an executor).
   return {
     get: (key) => Promise.resolve(live(key)?.value),
@@ -131,7 +126,9 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
           : clock.now() + finiteTtlMs("createMemoryTokenStore().set()", ttlMs);
         lasting.delete(key);
         expiring.delete(key);
-        bounded(until === Infinity ? lasting : expiring, key, { value, until });
+        const kept = until === Infinity ? lasting : expiring;
+        if (kept.size >= maxKeys) kept.delete(kept.keys().next().value as string);
+        kept.set(key, { value, until });
         resolve();
       }),
     delete: (key) => {
