@@ -646,7 +646,6 @@ const REGISTRATION_METHODS = ["none", "client_secret_basic", "client_secret_post
 async function register(context: CodeGrantContext, as: oauth.AuthorizationServer): Promise<Registration> {
   const supported = as.token_endpoint_auth_methods_supported ?? ["client_secret_basic"];
   const method = REGISTRATION_METHODS.find((candidate) => supported.includes(candidate)) ?? "none";
-  const redirect = new URL(context.redirectUri);
   const metadata = {
     client_name: context.clientName,
     redirect_uris: [context.redirectUri],
@@ -654,7 +653,7 @@ async function register(context: CodeGrantContext, as: oauth.AuthorizationServer
     response_types: ["code"],
     token_endpoint_auth_method: method,
     // SEP-837: a callback on this machine is a native client's; any other is a web client's.
-    application_type: hasLoopbackHost(redirect) ? "native" : "web",
+    application_type: hasLoopbackHost(new URL(context.redirectUri)) ? "native" : "web",
   };
   const endpoint = new URL(as.registration_endpoint ?? as.issuer);
   let result: { client_id: string; client_secret?: unknown; token_endpoint_auth_method?: unknown };
