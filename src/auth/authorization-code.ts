@@ -430,18 +430,6 @@ export async function refreshGrant(
   }
 }
 
-/** A token request that failed: what failed, where, as which client, and what was thrown. */
-interface TokenRequestFailure {
-  /** What failed, the message's start: `sign-in failed`, `refreshing the token failed`. */
-  readonly failed: string;
-  /** The authorization server. */
-  readonly issuer: string;
-  /** The client the request was sent as. */
-  readonly registration: Registration;
-  /** What the token request threw. */
-  readonly error: unknown;
-}
-
 /**
  * The error of a failed token request. When the authorization server refused the client itself
  * (`invalid_client`, RFC 6749 §5.2) it says what to do: a client of sluice's own registration,
@@ -450,13 +438,19 @@ interface TokenRequestFailure {
  * with a client it refuses); the policy's client is the operator's to check, and is kept.
  *
  * @param context The server's sign-in.
- * @param failure What failed, where, as which client, and what was thrown.
+ * @param failure What failed (the message's start: `sign-in failed`, `refreshing the token
+ *   failed`), the authorization server, the client the request was sent as, and what it threw.
  * @returns The error to throw.
  * @throws {Error} When the store fails while the refused registration is dropped.
  */
 async function tokenRequestError(
   context: CodeGrantContext,
-  failure: TokenRequestFailure,
+  failure: {
+    readonly failed: string;
+    readonly issuer: string;
+    readonly registration: Registration;
+    readonly error: unknown;
+  },
 ): Promise<UpstreamAuthError> {
   const { failed, issuer, registration, error } = failure;
   const described = `${failed}: ${describeTokenFailure(issuer, error)}`;
@@ -492,32 +486,28 @@ async function forgetRegistration(context: CodeGrantContext, registration: Regis
   }
 }
 
-/** What a token request asked for, which the grant it makes records. */
-export interface GrantRequest {
-  /** The scopes asked for. */
-  readonly asked: readonly string[];
-  /** The authorization server. */
-  readonly issuer: string;
-  /** The client. */
-  readonly clientId: string;
-  readonly clock: Clock;
-  /** The refresh token to keep when the response has none (a refresh). */
-  readonly previousRefresh?: string | undefined;
-  /** The key the request was bound to, if any. */
-  readonly dpop?: DpopKey | undefined;
-}
-
 /**
  * The grant a token response makes: `Bearer` tokens, or `DPoP` tokens when a key was sent (a
  * server that answers `Bearer` to a DPoP request issued an unbound token: it is sent as such).
  *
  * @param result The token response.
  * @param request The scopes asked for, the authorization server, the client, the clock, the
- *   refresh token to keep and the DPoP key.
+ *   refresh token to keep when the response has none (a refresh), and the key the request was
+ *   bound to, if any.
  * @returns The grant.
  * @throws {UpstreamAuthError} For another token type.
  */
-export function grantOf(result: oauth.TokenEndpointResponse, request: GrantRequest): Grant {
+export function grantOf(
+  result: oauth.TokenEndpointResponse,
+  request: {
+    readonly asked: readonly string[];
+    readonly issuer: string;
+    readonly clientId: string;
+    readonly clock: Clock;
+    readonly previousRefresh?: string | undefined;
+    readonly dpop?: DpopKey | undefined;
+  },
+): Grant {
   const { asked, issuer, clientId, clock, previousRefresh, dpop } = request;
   const type = result.token_type.toLowerCase();
   if (type !== "bearer" && !(type === "dpop" && dpop !== undefined)) {
