@@ -333,6 +333,9 @@ export async function finishAuthorization(
       `sign-in refused: the callback ${issProblem(callbackUrl, flow.as)}; the code was not used`,
     );
   }
+  // Read before the request: a secret missing from the environment is the operator's to fix,
+  // told as it is, not as the authorization server's failure.
+  const authentication = clientAuthentication(context, flow.registration);
   let result: oauth.TokenEndpointResponse;
   try {
     const http = tokenRequestOptions(flow.as, context.fetch, signal);
@@ -340,7 +343,7 @@ export async function finishAuthorization(
       const response = await oauth.authorizationCodeGrantRequest(
         flow.as,
         client,
-        clientAuthentication(context, flow.registration),
+        authentication,
         parameters,
         flow.redirectUri,
         flow.verifier,
@@ -395,13 +398,14 @@ export async function refreshGrant(
   if (registration === undefined || grant.refreshToken === undefined) return undefined;
   const client: oauth.Client = { client_id: grant.clientId };
   const refreshToken = grant.refreshToken;
+  const authentication = clientAuthentication(context, registration);
   try {
     const http = tokenRequestOptions(as, context.fetch, signal);
     const result = await withDpop(client, grant.dpop, async (dpop) => {
       const response = await oauth.refreshTokenGrantRequest(
         as,
         client,
-        clientAuthentication(context, registration),
+        authentication,
         refreshToken,
         { ...http, ...dpop, additionalParameters: { resource } },
       );

@@ -902,6 +902,35 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
       assert.equal(registrations.length, refused.registrations);
     });
   }
+
+  test("a code exchange whose client secret is not in the environment fails once, saying so, and sends nothing", async () => {
+    const { fetch, tokenRequests } = codeNetwork(
+      { token_endpoint_auth_methods_supported: ["client_secret_basic"] },
+      () => new Response(null, { status: 500 }),
+    );
+    const clock = { now: () => 1_000_000 };
+    const tokens = createMemoryTokenStore({ clock });
+    const signIn = upstreamSignIn(
+      { oauth: { clientId: "sluice", issuer: AS, clientSecretEnv: "UNSET" } },
+      fetch,
+      {
+        env: {},
+        clock,
+        tokens,
+        redirectUri: REDIRECT,
+      },
+    );
+    const first = await signIn.begin("alice");
+    const callback = callbackOf(first.url, "code-1");
+    const flow = await takeFlow(tokens, callback, "s");
+    await assert.rejects(
+      signIn.complete(flow, callback),
+      new UpstreamAuthError(
+        'sign-in failed: the environment variable "UNSET" named by "transport.auth.oauth.clientSecretEnv" is not set',
+      ),
+    );
+    assert.deepEqual(tokenRequests, []);
+  });
 });
 
 /** A token request held until the test answers it. */
