@@ -569,7 +569,11 @@ describe("createUpstreamSignIn()", () => {
     const b = codeSignIn(fetch, tokens, time);
     const first = call(a);
     await eventually("a's token request", () => tokenRequests.length === 1 || undefined);
-    const waiting = await drive(time, call(b));
+    const second = call(b);
+    // b's way to its wait (the 401, the claim) takes real work: time moves only once b waits, or
+    // a's deadline would pass first and b would never see a's refresh.
+    await eventually("b waiting for a's refresh", () => time.pending === 2 || undefined);
+    const waiting = await drive(time, second);
     const unanswered =
       `refreshing the token failed: the token request to the authorization server "${AS}" failed: no answer within 25000 ms`;
     assert.deepEqual([await first, waiting, time.now(), await grantIn(tokens)], [
@@ -594,9 +598,12 @@ describe("createUpstreamSignIn()", () => {
     });
     // a's instance stops while its refresh is held at the token endpoint.
     const { tokens, tokenRequests, b, first, release } = await refreshHeldOnA(time, refused);
-    // Time stops at the claim's expiry: b's own token request then has real time to end, never
-    // reaching its 25 s deadline however slowly the machine runs it.
-    assert.equal(await drive(time, call(b), { untilMs: 30_000 }), "HTTP 200 ok");
+    const second = call(b);
+    // Time moves only once b waits (its way there takes real work), and stops at the claim's
+    // expiry: b's own token request then has real time to end, never reaching its 25 s deadline
+    // however slowly the machine runs it.
+    await eventually("b waiting for a's refresh", () => time.pending === 2 || undefined);
+    assert.equal(await drive(time, second, { untilMs: 30_000 }), "HTTP 200 ok");
     assert.equal(time.now(), 10_000_000 + 30_000); // 300 polls of the store, 100 ms apart
     assert.deepEqual(tokenRequests, [REFRESH_RT_1, REFRESH_RT_1]);
     const renewed = storedGrant({
