@@ -41,8 +41,8 @@ export interface ServerEntry {
   readonly fetch: Fetcher;
 }
 
-/** What a legacy session is built from. */
-export interface LegacySessionInput {
+/** What a legacy session is built from: with the front's caller, principal and pooling when the front opens it. */
+export interface LegacySessionInput extends Omit<FrontLegacySession, "fetch"> {
   readonly policy: CompiledPolicy;
   readonly chain: Chain;
   readonly clientInfo: Implementation;
@@ -52,12 +52,6 @@ export interface LegacySessionInput {
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Takes the server's notifications; `connection` numbers its connections (log budget per connection). */
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
-  /** The front's hooks when the session serves one of its callers. */
-  readonly caller?: CallerHooks | undefined;
-  /** The front's caller the session belongs to (its server's requests tied to no call run as theirs). */
-  readonly principal?: Principal | undefined;
-  /** The session is pooled for 2026 calls (see {@linkcode FrontLegacySession.pooled}). */
-  readonly pooled?: boolean | undefined;
 }
 
 /** Whom the front opens a legacy session for ({@linkcode ClientServers.legacySession}). */
@@ -156,35 +150,19 @@ export class ClientServers {
   }
 
   /**
-   * A server's session, opened on first use (its era resolved first when `"auto"`).
-   *
-   * @param serverId The server.
-   * @param call The call that waits: its signal ends its wait for the era probe.
-   * @returns The session.
-   * @throws {ClientError} `"config"` (rejects) when the client is closed or the server unknown;
-   *   what the probe fails with; `"cancelled"` or `"timeout"` (naming the call's method) when its
-   *   signal fires during the probe.
-   */
-  sessionOf(serverId: string, call: WaitingCall): Promise<ServerSession> {
-    try {
-      return this.#awaitSession(serverId, this.#takeSession(serverId, call), call);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /**
-   * Runs one call on a server's session ({@linkcode ClientServers.sessionOf}). The call is counted
-   * on the session it takes before it waits for it, so no other call's failure closes that session
-   * under it. When it fails, an `"auto"` server's session may be forgotten (see `#afterFailure`); a
-   * forgotten session is closed once its last call ends, since closing it fails the calls still
-   * running on it.
+   * Runs one call on a server's session, opened on first use (its era resolved first when
+   * `"auto"`). The call is counted on the session it takes before it waits for it, so no other
+   * call's failure closes that session under it. When it fails, an `"auto"` server's session may be
+   * forgotten (see `#afterFailure`); a forgotten session is closed once its last call ends, since
+   * closing it fails the calls still running on it.
    *
    * @param serverId The server.
    * @param call The call: its signal ends its wait for the era probe.
    * @param work The call, on the session.
    * @returns What the call returns.
-   * @throws As {@linkcode ClientServers.sessionOf}, and what the call fails with.
+   * @throws {ClientError} `"config"` when the client is closed or the server unknown; what the
+   *   probe fails with; `"cancelled"` or `"timeout"` (naming the call's method) when its signal
+   *   fires during the probe; and what the call fails with.
    */
   async run<T>(
     serverId: string,
@@ -287,13 +265,16 @@ export class ClientServers {
    * @param serverId The server.
    * @param call The call that waits, and the fetch to probe with.
    * @returns `"modern"` or `"legacy"`.
-   * @throws {ClientError} As {@linkcode ClientServers.sessionOf}: what the probe fails with, or
-   *   `"cancelled"` or `"timeout"` (naming the call's method) when its signal fires during it.
+   * @throws {ClientError} `"config"` when the client is closed or the server unknown; what the
+   *   probe fails with; `"cancelled"` or `"timeout"` (naming the call's method) when its signal
+   *   fires during it.
    */
   async eraOf(serverId: string, call: WaitingCall & { readonly fetch?: Fetcher | undefined }): Promise<Era> {
     const { signal, method, fetch } = call;
     const entry = this.#entries.get(serverId);
-    if (fetch === undefined || entry === undefined) return (await this.sessionOf(serverId, call)).era;
+    if (fetch === undefined || entry === undefined) {
+      return (await this.#awaitSession(serverId, this.#takeSession(serverId, call), call)).era;
+    }
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";
