@@ -168,7 +168,6 @@ export class ToolHeaderCache {
         { code: -32602, serverId: this.#serverId },
       );
     }
-    if (compiled.headers.length === 0) return [];
     const headers = toolParamHeaders(compiled.headers, params.arguments ?? {});
     if ("error" in headers) {
       throw new ClientError(
