@@ -179,9 +179,7 @@ export class LegacyServerSession implements ServerSession {
     throw new ClientError(
       "protocol",
       `Server "${this.serverId}" sent an invalid tasks/result: ${result.message}`,
-      {
-        serverId: this.serverId,
-      },
+      { serverId: this.serverId },
     );
   }
 
@@ -326,9 +324,7 @@ export class LegacyServerSession implements ServerSession {
       throw new ClientError(
         "protocol",
         `Server "${this.serverId}" sent -32042 with invalid data: ${decoded.message}`,
-        {
-          serverId: this.serverId,
-        },
+        { serverId: this.serverId },
       );
     }
     const { elicitations } = decoded.value;

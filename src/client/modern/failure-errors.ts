@@ -98,10 +98,7 @@ export function legError(
       return new ClientError(
         "transport",
         `Server "${serverId}" answered ${method} with HTTP ${outcome.status}`,
-        {
-          serverId,
-          data: { status: outcome.status, body: outcome.body },
-        },
+        { serverId, data: { status: outcome.status, body: outcome.body } },
       );
     case "protocol_error":
       return new ClientError(
