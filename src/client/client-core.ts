@@ -135,7 +135,7 @@ const OPTION_KEYS: readonly (keyof ClientOptions)[] = [
 
 /** Checks the options' shape, names and handler, and fills in the defaults. */
 function settingsOf(options: ClientOptions): Settings {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+  if (!isObject(options)) {
     throw new TypeError(
       `createClient(): the options must be an object { name, policies, handler?, … }, received ${
         options === null ? "null" : Array.isArray(options) ? "an array" : typeof options

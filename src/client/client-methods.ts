@@ -318,7 +318,7 @@ export function signalOf(
 ): AbortSignal | undefined {
   if (options === undefined) return undefined;
   const refuse = (what: string) => refusal(serverId, method, what);
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+  if (!isObject(options)) {
     throw refuse(`the options must be an object, received ${describeValue(options)}`);
   }
   const { signal, onProgress } = options as { readonly signal?: unknown; readonly onProgress?: unknown };

@@ -14,6 +14,7 @@ import { type CompiledPolicy, createPolicyUrlCheck } from "../policy/compile-pol
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { errorText } from "../_internal/error-text.ts";
+import { thrownName } from "../_internal/quote.ts";
 import { takeFlow } from "../auth/authorization-code.ts";
 import type { TokenStore } from "../auth/token-store.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
@@ -111,10 +112,9 @@ function handlerAuthorize(policy: CompiledPolicy, parts: SignInParts): Authorize
       // A failed completeAuthorization inside the callback: its own words, once.
       if (error instanceof ClientError && error.cause instanceof UpstreamAuthError) throw error.cause;
       if (abandoned.aborted) throw abandoned.reason;
-      const name = error instanceof Error ? error.name : typeof error;
       const message = error instanceof Error ? `: ${error.message.slice(0, 300)}` : "";
       throw new UpstreamAuthError(
-        `sign-in to "${request.server}" failed: the handler's authorize threw ${name}${message}`,
+        `sign-in to "${request.server}" failed: the handler's authorize threw ${thrownName(error)}${message}`,
       );
     }
     if (answer?.action !== "accept") {

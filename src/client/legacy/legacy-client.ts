@@ -18,6 +18,7 @@ import type { NodeFetch } from "../../transport/node-fetch.ts";
 import { createLegacyHttpConnection } from "../../transport/legacy-http-connection.ts";
 import { createStdioConnection } from "../../transport/stdio-connection.ts";
 import { messageLimitsOf } from "../../protocol/message-limits.ts";
+import { isObject } from "../../_internal/is-object.ts";
 import { LegacyServerSession } from "./legacy-server-session.ts";
 import { LegacySession, STDERR_LOG_LEVEL } from "./legacy-session.ts";
 
@@ -42,7 +43,7 @@ import { LegacySession, STDERR_LOG_LEVEL } from "./legacy-session.ts";
 export function createClient(options: ClientOptions): Client {
   const support = { legacy: openLegacySession, environment: processEnvironment };
   // Options that are not an object get createClientWith's TypeError, not one from reading `fetch`.
-  const plain = typeof options !== "object" || options === null || Array.isArray(options);
+  const plain = !isObject(options);
   if (plain || options.fetch !== undefined || !onNode()) return createClientWith(options, support);
   const pool = lazyNodeFetch();
   return createClientWith({ ...options, fetch: pool.fetch }, { ...support, onClose: pool.close });

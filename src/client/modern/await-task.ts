@@ -18,6 +18,7 @@ import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeGetTaskResult, type GetTaskResult } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
+import { isObject } from "../../_internal/is-object.ts";
 import { linkSignals, pause } from "../../_internal/signals.ts";
 import { abortError, invalidResult, serverError } from "./failure-errors.ts";
 import { answerInputRequests } from "./input-round.ts";
@@ -211,9 +212,9 @@ export async function cancelAbandonedTask(
  */
 function withTaskId(error: ClientError, taskId: string): ClientError {
   const { data } = error;
-  const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
+  const beside = data === undefined || isObject(data);
   return new ClientError(error.kind, error.message, {
-    data: data === undefined || isObject ? { ...(data as object | undefined), taskId } : { taskId, data },
+    data: beside ? { ...(data as object | undefined), taskId } : { taskId, data },
     ...(error.code === undefined ? {} : { code: error.code }),
     ...(error.serverId === undefined ? {} : { serverId: error.serverId }),
     ...(error.cause === undefined ? {} : { cause: error.cause }),

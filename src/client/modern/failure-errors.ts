@@ -8,6 +8,7 @@ import type { ChainResult } from "../../chain/chain.ts";
 import { ClientError } from "../../errors.ts";
 import type { JsonObject, JsonRpcErrorObject } from "../../protocol/jsonrpc.ts";
 import { quote } from "../../_internal/quote.ts";
+import { isObject } from "../../_internal/is-object.ts";
 import type { ResponseOutcome } from "../../transport/response-outcome.ts";
 import { DeadlineReached } from "../../_internal/signals.ts";
 import type { FetchFailure } from "../../transport/fetch-with-redirects.ts";
@@ -49,7 +50,7 @@ export function serverError(serverId: string, method: string, error: JsonRpcErro
 function requiredCapabilities(data: unknown): string[] {
   const paths: string[] = [];
   const walk = (value: unknown, prefix: string, depth: number) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+    if (!isObject(value)) return;
     for (const [key, inner] of Object.entries(value)) {
       const path = prefix === "" ? key : `${prefix}.${key}`;
       const deeper = depth < 3 && typeof inner === "object" && inner !== null &&

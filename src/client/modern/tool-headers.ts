@@ -15,7 +15,7 @@
  */
 import { type HeaderAnnotations, readHeaderAnnotations, type ToolHeader } from "./_header-annotations.ts";
 import { isObject } from "../../_internal/is-object.ts";
-import { describeValue } from "../../_internal/quote.ts";
+import { describeValue, thrownName } from "../../_internal/quote.ts";
 import { decodeHeaderValue } from "../../protocol/header-value.ts";
 
 export type { ToolHeader } from "./_header-annotations.ts";
@@ -56,8 +56,7 @@ export function compileToolHeaders(
   try {
     read = readHeaderAnnotations(tool.inputSchema);
   } catch (error) {
-    const thrown = error instanceof Error ? error.name : typeof error;
-    return { ok: false, reason: `inputSchema could not be read (it threw ${thrown})` };
+    return { ok: false, reason: `inputSchema could not be read (it threw ${thrownName(error)})` };
   }
   if (read.problems.length > 0) return { ok: false, reason: read.problems.join("; ") };
   return { ok: true, headers: Object.freeze(read.headers) };
