@@ -176,26 +176,16 @@ export function createClientMethods(deps: MethodDeps): Methods {
 
   return {
     discover: (serverId, options = {}) =>
-      within(
-        serverId,
-        "server/discover",
-        options,
-        async (session, flow) =>
-          decoded(
-            serverId,
-            "server/discover",
-            decodeDiscoverResult(await session.request("server/discover", {}, { signal: flow })),
-          ),
-      ),
+      within(serverId, "server/discover", options, async (session, flow) => {
+        const result = await session.request("server/discover", {}, { signal: flow });
+        return decoded(serverId, "server/discover", decodeDiscoverResult(result));
+      }),
     listTools: (serverId, options = {}) =>
       within(serverId, "tools/list", options, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         const learn = session.startToolsListing();
-        const page = decoded(
-          serverId,
-          "tools/list",
-          decodeListToolsResult(await session.request("tools/list", params, { signal: flow })),
-        );
+        const result = await session.request("tools/list", params, { signal: flow });
+        const page = decoded(serverId, "tools/list", decodeListToolsResult(result));
         learn(page.tools);
         return { ...page, tools: filterListedTools(page.tools).tools };
       }),
