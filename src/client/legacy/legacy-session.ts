@@ -38,7 +38,7 @@ import {
   type ServerMessage,
 } from "../../transport/legacy-connection.ts";
 import { callFor, type CallRecord, idKey, ServerRequestSupervisor } from "./server-request-supervisor.ts";
-import type { CallerHooks } from "../server-session.ts";
+import type { CallerHooks, ServerOffer } from "../server-session.ts";
 import type { Principal } from "../../handler/handler.ts";
 import { atOrAbove, type LoggingLevel } from "../../protocol/logging-level.ts";
 import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
@@ -86,10 +86,8 @@ export interface LegacySessionOptions {
 }
 
 /** What the handshake told: the negotiated version, the server's capabilities and instructions. */
-export interface Handshake {
+export interface Handshake extends ServerOffer {
   readonly version: LegacyProtocolVersion;
-  readonly capabilities: Readonly<Record<string, unknown>>;
-  readonly instructions?: string;
 }
 
 /** A live handshake: the connection, the negotiated version and its supervisor. */

@@ -9,8 +9,6 @@
  *
  * @module
  */
-import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
-import type { Principal } from "../../handler/handler.ts";
 import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
@@ -21,32 +19,18 @@ import { quote } from "../../_internal/quote.ts";
 import { isObject } from "../../_internal/is-object.ts";
 import { linkSignals, pause } from "../../_internal/signals.ts";
 import { abortError, invalidResult, serverError } from "./failure-errors.ts";
-import { answerInputRequests } from "./input-round.ts";
+import { answerInputRequests, type RoundContext } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";
-import type { ClientCapabilities } from "../../protocol/capabilities.ts";
-import type { DeferredAnswerer } from "../server-session.ts";
+import type { CallContext } from "../server-session.ts";
 
-/** Options of {@linkcode awaitModernTask}. */
-export interface AwaitTaskOptions {
-  /** The flow's signal. */
-  readonly signal: AbortSignal;
-  /** Assigns handed to input handlers. */
-  readonly assigns: Readonly<Record<string, unknown>>;
-  /** The front's caller, handed to input handlers. @default none */
-  readonly principal?: Principal | undefined;
-  /** Sends the task's requests with another fetch (the front's caller's sign-in). @default the session's */
-  readonly fetch?: Fetcher | undefined;
-  /**
-   * The capabilities the task's requests declare (a gateway's for its caller, as the call that
-   * made the task did). @default the session's
-   */
-  readonly capabilities?: ClientCapabilities | undefined;
-  /** Answers an input request the handler deferred (the front asks its caller). @default none: a deferral fails */
-  readonly onDeferred?: DeferredAnswerer | undefined;
+/**
+ * Options of {@linkcode awaitModernTask}: the waiting call's, for its rounds (`method` is the call's,
+ * `"tools/call"` or `"tasks/get"`), and the fetch and capabilities of the task's requests (a gateway's
+ * caller's sign-in and declaration, as the call that made the task had).
+ */
+export interface AwaitTaskOptions extends RoundContext, Pick<CallContext, "fetch" | "capabilities"> {
   /** Timers for polling. */
   readonly timers: Timers;
-  /** The method of the call that waits (`"tools/call"`, `"tasks/get"`), named when it gives up. */
-  readonly method: string;
   /**
    * The task is the call's own (its id never handed out): a wait that ends before the task does
    * cancels it and names it in the error's `data.taskId`. @default false
@@ -55,9 +39,7 @@ export interface AwaitTaskOptions {
 }
 
 /** How a task's requests are sent: with the waiting call's fetch and capabilities. */
-function sent(
-  options: AwaitTaskOptions,
-): { fetch: Fetcher | undefined; capabilities: ClientCapabilities | undefined } {
+function sent(options: AwaitTaskOptions): Pick<CallContext, "fetch" | "capabilities"> {
   return { fetch: options.fetch, capabilities: options.capabilities };
 }
 

@@ -8,7 +8,6 @@
  *
  * @module
  */
-import type { Principal } from "../../handler/handler.ts";
 import type { InputRequest, InputRequests } from "../../protocol/input-request.ts";
 import type { InputResponse, InputResponses } from "../../protocol/input-responses.ts";
 import type { ModernSession } from "./modern-session.ts";
@@ -18,23 +17,19 @@ import { quote } from "../../_internal/quote.ts";
 import { inputKindOf } from "../../checks/capability.ts";
 import { abortError, inputError } from "./failure-errors.ts";
 import { linkSignals } from "../../_internal/signals.ts";
-import { answerDeferral, type DeferredAnswerer } from "../server-session.ts";
+import { answerDeferral, type CallContext } from "../server-session.ts";
 import type { ChainResult } from "../../chain/chain.ts";
 
 /** The server a round is answered for: its id, chain, version and `maxInputRequests`. */
 export type RoundServer = Pick<ModernSession, "serverId" | "chain" | "version" | "maxInputRequests">;
 
-/** What a round takes from its call. */
-export interface RoundContext {
-  readonly assigns: Readonly<Record<string, unknown>>;
-  /** The front's caller (`ctx.principal`). @default none */
-  readonly principal?: Principal | undefined;
-  /** The call's signal: aborting it aborts every handler of the round. */
-  readonly signal: AbortSignal;
+/**
+ * What a round takes from its call: its assigns and caller, its signal (aborting it aborts every
+ * handler of the round) and who answers an entry the handler deferred (without one a deferral fails).
+ */
+export interface RoundContext extends Pick<CallContext, "assigns" | "principal" | "signal" | "onDeferred"> {
   /** The call's own method (`"tools/call"`), named when the call gives up during the round. */
   readonly method: string;
-  /** Answers an entry the handler deferred (the front asks its caller); without it a deferral fails. */
-  readonly onDeferred?: DeferredAnswerer | undefined;
 }
 
 /**

@@ -18,7 +18,6 @@ import {
   type JsonRpcNotification,
 } from "../../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../../protocol/logging-level.ts";
-import type { ClientCapabilities } from "../../protocol/capabilities.ts";
 import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
 import { openLeg } from "../../_internal/signals.ts";
@@ -30,6 +29,7 @@ import { mcpNameOf, mcpRequestHeaders } from "../../protocol/mcp-request-headers
 import { MRTR_METHODS } from "../../protocol/input-required.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
 import { deliverProgress } from "../../notify/progress-delivery.ts";
+import type { CallContext } from "../server-session.ts";
 
 /** What a session needs from its client. */
 export interface ModernSessionOptions {
@@ -54,21 +54,11 @@ export interface ModernSessionOptions {
   readonly notify: (notification: JsonRpcNotification) => void;
 }
 
-/** Options of one request. */
-export interface ModernRequestOptions {
-  /** The flow's signal: the caller's, linked with the whole-call deadline. */
-  readonly signal: AbortSignal;
-  /** Progress notifications for this request, when the caller wants them. */
-  readonly onProgress?: ((params: JsonObject) => void) | undefined;
-  /** Also takes this request's other notifications, besides the client's queue (the front streams them on). */
-  readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
-  /** The capabilities to declare instead of the chain's (the front adds what its caller can answer). */
-  readonly capabilities?: ClientCapabilities | undefined;
-  /** With `onNotification`: the log level to ask for instead of the session's (`undefined`: none). */
-  readonly logLevel?: LoggingLevel | undefined;
-  /** Sends this request with another fetch (the front's caller's sign-in). @default the session's */
-  readonly fetch?: Fetcher | undefined;
-}
+/** Options of one request: a call's signal, progress, notifications, capabilities, log level and fetch. */
+export type ModernRequestOptions = Pick<
+  CallContext,
+  "signal" | "onProgress" | "onNotification" | "capabilities" | "logLevel" | "fetch"
+>;
 
 /** The versions this client speaks in the modern era, preferred first. */
 const MODERN_VERSIONS: readonly ModernProtocolVersion[] = [MODERN_PROTOCOL_VERSION];
