@@ -40,9 +40,6 @@ export interface ClientInternals
 
 const INTERNALS: unique symbol = Symbol("sluice.clientInternals");
 
-/** A client carrying its internals. */
-type ClientWithInternals = Client & { readonly [INTERNALS]: ClientInternals };
-
 /**
  * Puts a client's internals on it, out of sight of enumeration, and freezes it.
  *
@@ -63,6 +60,6 @@ export function withInternals(client: Client, internals: ClientInternals): Clien
  */
 export function clientInternals(client: Client): ClientInternals | undefined {
   return typeof client === "object" && client !== null && INTERNALS in client
-    ? (client as ClientWithInternals)[INTERNALS]
+    ? (client as Client & { readonly [INTERNALS]: ClientInternals })[INTERNALS]
     : undefined;
 }
