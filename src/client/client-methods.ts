@@ -22,7 +22,7 @@ import { invalidResult } from "./modern/failure-errors.ts";
 import type { CallContext, ServerSession } from "./server-session.ts";
 import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
-import type { WaitingCall } from "./client-servers.ts";
+import type { ClientServers } from "./client-servers.ts";
 import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
@@ -38,11 +38,7 @@ export interface MethodDeps {
    * gives up while the era is probed is told of its own `method`). The core probes an `"auto"`
    * server again after some failures, and closes a session it forgot once its calls end.
    */
-  readonly run: <T>(
-    serverId: string,
-    call: WaitingCall,
-    work: (session: ServerSession) => Promise<T>,
-  ) => Promise<T>;
+  readonly run: ClientServers["run"];
   /** Hears how each tool call, read and prompt ended (decision events), while it listens. */
   readonly decisions: DecisionSink;
   /** The client's name, for the events. */
