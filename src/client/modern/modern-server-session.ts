@@ -79,15 +79,8 @@ export class ModernServerSession implements ServerSession {
     const { signal } = context;
     const outcome = await runRounds<M, never>(method, params, {
       serverId: session.serverId,
-      send: (retry) =>
-        session.request(method, retry, {
-          signal,
-          onProgress: context.onProgress,
-          onNotification: context.onNotification,
-          capabilities: context.capabilities,
-          logLevel: context.logLevel,
-          fetch: context.fetch,
-        }),
+      // Each leg with the call's signal, progress, notifications, capabilities, log level and fetch.
+      send: (retry) => session.request(method, retry, context),
       answer: async (requests) => ({
         responses: await answerInputRequests(requests, session, {
           assigns: context.assigns,
