@@ -108,17 +108,8 @@ export class ModernServerSession implements ServerSession {
 
   /** @inheritdoc */
   awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
-    return awaitModernTask(this.#session, taskId, {
-      signal: context.signal,
-      assigns: context.assigns,
-      principal: context.principal,
-      fetch: context.fetch,
-      capabilities: context.capabilities,
-      onDeferred: context.onDeferred,
-      timers: this.#timers,
-      cancelIfAbandoned: context.cancelIfAbandoned,
-      method: context.awaitingMethod ?? "tasks/get",
-    });
+    const method = context.awaitingMethod ?? "tasks/get";
+    return awaitModernTask(this.#session, taskId, { ...context, timers: this.#timers, method });
   }
 
   /** @inheritdoc */
