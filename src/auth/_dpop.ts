@@ -13,6 +13,7 @@
 import { SignJWT } from "jose";
 import * as oauth from "oauth4webapi";
 import { codecs } from "../_internal/encoding.ts";
+import { sha256 } from "../_internal/sha256.ts";
 
 /** A grant's DPoP key pair, as kept in the token store. */
 export interface DpopKey {
@@ -104,7 +105,7 @@ export async function resourceProof(
   nonce: string | undefined,
 ): Promise<string> {
   const target = new URL(url);
-  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(accessToken)));
+  const hash = await sha256(accessToken);
   return await new SignJWT({
     htm: method,
     htu: `${target.origin}${target.pathname}`,

@@ -13,6 +13,7 @@ import type { CompiledHttpTransport, CompiledUpstreamAuth } from "../policy/comp
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { hasLoopbackHost } from "../_internal/loopback-host.ts";
 import { codecs } from "../_internal/encoding.ts";
+import { sha256 } from "../_internal/sha256.ts";
 import { errorText } from "../_internal/error-text.ts";
 import { awaitShared, joinable, linkSignals, pause, sharedWork } from "../_internal/signals.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
@@ -559,6 +560,5 @@ function bindsTokens(
 }
 
 async function digest(text: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return codecs.toHex(bytes.subarray(0, 12));
+  return codecs.toHex((await sha256(text)).subarray(0, 12));
 }

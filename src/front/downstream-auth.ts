@@ -36,6 +36,7 @@ import type { Principal } from "./principal.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
 import type { Clock } from "../_internal/clock.ts";
+import { sameBytes, sha256 } from "../_internal/sha256.ts";
 
 /** A static bearer secret and the caller it stands for. */
 export interface BearerSecret {
@@ -136,7 +137,6 @@ const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"];
  * seconds; and tokens naming keys the set lacks cannot make the gateway fetch it more often.
  */
 const JWKS_FRESHNESS = { cacheMaxAge: 60_000, cooldownDuration: 5_000 };
-const encoder = new TextEncoder();
 
 /** What {@linkcode downstreamAuth} names in its errors, and the time JWTs are checked at. */
 export interface AuthSetting {
@@ -254,9 +254,7 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
       );
     }
     return {
-      digest: crypto.subtle.digest("SHA-256", encoder.encode(secret as string)).then((d) =>
-        new Uint8Array(d)
-      ),
+      digest: sha256(secret as string),
       principal: Object.freeze({
         subject: subjectOf(subject, at("subject")),
         scopes: Object.freeze(scopesOf(scopes, at("scopes"))),
@@ -270,7 +268,7 @@ function bearerAuth(value: unknown, who: string): DownstreamAuth {
       const token = bearerToken(request);
       if (token === undefined) return challenge(401, "Unauthorized: send Authorization: Bearer <secret>", {});
       if (token === null) return challenge(400, MALFORMED_MESSAGE, MALFORMED);
-      const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
+      const presented = await sha256(token);
       let found: Principal | undefined;
       for (const entry of entries) {
         // Every entry is compared, whichever matches, so the time taken tells nothing.
@@ -592,12 +590,6 @@ const MAX_VERIFIED = 1000;
 /** A description as it reads after "Unauthorized: ". */
 function lower(description: string): string {
   return description.charAt(0).toLowerCase() + description.slice(1);
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < a.length && i < b.length; i++) difference |= (a[i] ?? 0) ^ (b[i] ?? 0);
-  return difference === 0;
 }
 
 function subjectOf(value: unknown, what: string): string {

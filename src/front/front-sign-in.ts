@@ -31,6 +31,7 @@ import { SignInRequiredError, UpstreamAuthError } from "../upstream-auth-error.t
 import type { Principal } from "../handler/handler.ts";
 import { principalKey } from "./principal.ts";
 import { codecs } from "../_internal/encoding.ts";
+import { sha256 } from "../_internal/sha256.ts";
 import { escapeHtml } from "../_internal/html.ts";
 
 /**
@@ -286,5 +287,5 @@ function page(status: number, title: string, body: string, headers: Record<strin
 }
 
 async function digest(text: string): Promise<string> {
-  return codecs.toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
+  return codecs.toHex(await sha256(text));
 }

@@ -11,6 +11,7 @@
  */
 import * as v from "valibot";
 import { codecs } from "../_internal/encoding.ts";
+import { sha256 } from "../_internal/sha256.ts";
 import { secretKeyProblem } from "../_internal/secret-key.ts";
 import { decode, refuseArrays } from "../protocol/decode.ts";
 import { nullProtoRecord } from "../protocol/null-proto-record.ts";
@@ -229,5 +230,5 @@ export async function digestRequest(
     if (!NOT_DIGESTED.has(name)) kept[name] = params[name];
   }
   const text = canonicalJson({ method, params: kept });
-  return codecs.toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
+  return codecs.toHex(await sha256(text));
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sameBytes, sha256 } from "../_internal/sha256.ts";
 
 /** How an `Authorization` header compares with the shared secret. */
 export type BearerVerdict = "ok" | "missing" | "wrong";
@@ -34,12 +35,6 @@ export function createBearerCheck(secret: string): (authorization: string | null
     if (token === undefined) return "missing";
     expected ??= sha256(secret);
     const [want, got] = await Promise.all([expected, sha256(token)]);
-    let difference = 0;
-    for (let i = 0; i < want.length; i++) difference |= (want[i] ?? 0) ^ (got[i] ?? 0);
-    return difference === 0 ? "ok" : "wrong";
+    return sameBytes(want, got) ? "ok" : "wrong";
   };
-}
-
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 }
