@@ -17,7 +17,7 @@ import { SignInRequiredError, UpstreamAuthError } from "../../src/upstream-auth-
 import { createClient } from "../../src/client/create-client.ts";
 import type { ClientError } from "../../src/errors.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
-import type { ClientCredentialsAuth, UpstreamAuth } from "../../src/policy/policy.ts";
+import type { ClientCredentialsAuth, OAuthSignIn, UpstreamAuth } from "../../src/policy/policy.ts";
 import type { Fetcher } from "../../src/transport/fetch-with-redirects.ts";
 import type { Timers } from "../../src/_internal/timers.ts";
 import { drive, FakeTime } from "../_support/fake-time.ts";
@@ -851,6 +851,16 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
     });
   });
 
+  /** A sign-in alice began on `fetch`, with the flow its callback (`code-1`) completes. */
+  async function beganCodeSignIn(oauth: OAuthSignIn, fetch: Fetcher, env: Record<string, string>) {
+    const clock = { now: () => 1_000_000 };
+    const tokens = createMemoryTokenStore({ clock });
+    const signIn = upstreamSignIn({ oauth }, fetch, { env, clock, tokens, redirectUri: REDIRECT });
+    const first = await signIn.begin("alice");
+    const callback = callbackOf(first.url, "code-1");
+    return { signIn, tokens, first, callback, flow: await takeFlow(tokens, callback, "s") };
+  }
+
   const refusedClients = [
     {
       name: "a client of sluice's own registration is dropped: the next sign-in registers anew",
@@ -880,17 +890,9 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
         },
         () => new Response(null, { status: 401, headers: { "www-authenticate": 'Basic realm="as"' } }),
       );
-      const clock = { now: () => 1_000_000 };
-      const tokens = createMemoryTokenStore({ clock });
-      const signIn = upstreamSignIn({ oauth: refused.oauth }, fetch, {
-        env: { S: "p" },
-        clock,
-        tokens,
-        redirectUri: REDIRECT,
+      const { signIn, tokens, first, callback, flow } = await beganCodeSignIn(refused.oauth, fetch, {
+        S: "p",
       });
-      const first = await signIn.begin("alice");
-      const callback = callbackOf(first.url, "code-1");
-      const flow = await takeFlow(tokens, callback, "s");
       await assert.rejects(
         signIn.complete(flow, callback),
         new UpstreamAuthError(
@@ -915,21 +917,8 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
       { token_endpoint_auth_methods_supported: ["client_secret_basic"] },
       () => new Response(null, { status: 500 }),
     );
-    const clock = { now: () => 1_000_000 };
-    const tokens = createMemoryTokenStore({ clock });
-    const signIn = upstreamSignIn(
-      { oauth: { clientId: "sluice", issuer: AS, clientSecretEnv: "UNSET" } },
-      fetch,
-      {
-        env: {},
-        clock,
-        tokens,
-        redirectUri: REDIRECT,
-      },
-    );
-    const first = await signIn.begin("alice");
-    const callback = callbackOf(first.url, "code-1");
-    const flow = await takeFlow(tokens, callback, "s");
+    const oauth = { clientId: "sluice", issuer: AS, clientSecretEnv: "UNSET" };
+    const { signIn, callback, flow } = await beganCodeSignIn(oauth, fetch, {});
     await assert.rejects(
       signIn.complete(flow, callback),
       new UpstreamAuthError(
