@@ -529,7 +529,6 @@ export class CallerSession {
         ? { kind: "error", status: 200, error: final.error }
         : { kind: "result", result: (final as { result: JsonObject }).result },
       failure,
-      rounds: undefined,
       startedAt,
     });
   }
