@@ -91,7 +91,7 @@ export function respondStreaming(
   const response = new Promise<Response>((resolve) => (answer = resolve));
   const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   // Set once `work` has started: a notification sent before its first await streams from then.
-  let done: Promise<void> | undefined;
+  let done: Promise<void> | undefined = undefined;
   let beat: unknown;
   // The chunks the stream held unread just after the last beat, and those sent since.
   let unreadByBeat = 0;
