@@ -582,6 +582,19 @@ describe("createClient() requests", () => {
     ]);
   });
 
+  test("awaitTask() of a task the server reports cancelled fails as cancelled, naming the task", async () => {
+    const time = new FakeTime();
+    const { client } = setup(taskServer(() => taskAnswer("cancelled")), {
+      tasks: true,
+      timers: time,
+      clock: time,
+    });
+    const task = await client.callTool("demo", "slow", {}, { detachTask: true }) as CreateTaskResult;
+    const ended = await drive(time, failure(client.awaitTask("demo", task.taskId)));
+    await client.close();
+    assert.deepEqual(ended, ["cancelled", undefined, 'Task "t-1" of server "demo" was cancelled']);
+  });
+
   test("a tool call whose task it stops awaiting (its signal, maxTotalTimeout, a refused input request) sends tasks/cancel and fails naming the task in data.taskId", async () => {
     const time = new FakeTime();
     const login = {

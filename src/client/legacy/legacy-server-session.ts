@@ -10,7 +10,6 @@
  */
 import type { Timers } from "../../_internal/timers.ts";
 import { ClientError } from "../../errors.ts";
-import { quote } from "../../_internal/quote.ts";
 import type { CompiledPolicy } from "../../policy/compile-policy.ts";
 import { type CallToolResult, decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { Decoded } from "../../protocol/decode.ts";
@@ -30,7 +29,7 @@ import {
   openLeg,
   sharedWork,
 } from "../../_internal/signals.ts";
-import { abortError, inputError, invalidResult } from "../modern/failure-errors.ts";
+import { abortError, inputError, invalidResult, taskCancelled } from "../modern/failure-errors.ts";
 import { cancelAbandonedTask } from "../modern/await-task.ts";
 import { tooManyInputRequests } from "../modern/input-round.ts";
 import {
@@ -135,10 +134,7 @@ export class LegacyServerSession implements ServerSession {
   async #cancelledTask(taskId: string, signal: AbortSignal): Promise<ClientError | undefined> {
     const status = await this.#session.request("tasks/get", { taskId }, { signal })
       .then((task) => task.status, () => undefined);
-    if (status !== "cancelled") return undefined;
-    return new ClientError("cancelled", `Task ${quote(taskId)} of server "${this.serverId}" was cancelled`, {
-      serverId: this.serverId,
-    });
+    return status === "cancelled" ? taskCancelled(this.serverId, taskId) : undefined;
   }
 
   /** @inheritdoc */

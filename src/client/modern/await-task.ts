@@ -18,7 +18,7 @@ import { decodeGetTaskResult, type GetTaskResult } from "../../protocol/tasks.ts
 import { quote } from "../../_internal/quote.ts";
 import { isObject } from "../../_internal/is-object.ts";
 import { linkSignals, pause } from "../../_internal/signals.ts";
-import { abortError, invalidResult, serverError } from "./failure-errors.ts";
+import { abortError, invalidResult, serverError, taskCancelled } from "./failure-errors.ts";
 import { answerInputRequests, type RoundContext } from "./input-round.ts";
 import type { ModernSession } from "./modern-session.ts";
 import type { CallContext } from "../server-session.ts";
@@ -100,9 +100,7 @@ export async function awaitModernTask(
     case "failed":
       throw serverError(serverId, `task ${quote(taskId)}`, task.error);
     case "cancelled":
-      throw new ClientError("cancelled", `Task ${quote(taskId)} of server "${serverId}" was cancelled`, {
-        serverId,
-      });
+      throw taskCancelled(serverId, taskId);
   }
 }
 

@@ -132,6 +132,19 @@ export function invalidResult(serverId: string, method: string, message: string)
 }
 
 /**
+ * The error of a task the server reports cancelled (its `tasks/get` status), in either era.
+ *
+ * @param serverId The server.
+ * @param taskId The task.
+ * @returns A `"cancelled"` error naming the task.
+ */
+export function taskCancelled(serverId: string, taskId: string): ClientError {
+  return new ClientError("cancelled", `Task ${quote(taskId)} of server "${serverId}" was cancelled`, {
+    serverId,
+  });
+}
+
+/**
  * The error for an aborted request: a deadline (`"timeout"`) or the caller (`"cancelled"`).
  *
  * @param serverId The server.
