@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { isObject } from "../_internal/is-object.ts";
+import { thrownName } from "../_internal/quote.ts";
 
 /** A schema that checks an unknown wire value and yields a `T`. */
 export type WireSchema<T> = v.GenericSchema<unknown, T>;
@@ -59,8 +60,7 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   try {
     result = v.safeParse(schema, input, CONFIG);
   } catch (error) {
-    const name = error instanceof Error ? error.name : typeof error;
-    return failure("$", "a JSON value", `a value that threw ${name} when read`);
+    return failure("$", "a JSON value", `a value that threw ${thrownName(error)} when read`);
   }
   if (result.success) return { ok: true, value: result.output };
   const issue = deepestIssue(result.issues[0]);
