@@ -198,7 +198,7 @@ export function createFront(options: FrontOptions): Hono {
     parked: new Map(),
     logs: new LogBudgets(internals.clock, (serverId) => servers.get(serverId)?.policy.logRateLimit),
     tasks: new FrontTasks(),
-    spend: spenderOf(internals.store),
+    ...spenderOf(internals.store),
     signIn,
     heartbeat,
   };
@@ -310,13 +310,19 @@ export async function drainFront(app: Hono): Promise<void> {
 }
 
 /**
- * Spends nonces in the client's store: claimed with `claim` until the state expires. A store
- * that cannot claim spends nothing (a state may then be redeemed until it expires), and a store
- * that fails rejects, which refuses the retry: a replay must not pass because Redis was away.
+ * Spends nonces in the client's store: claimed with `claim` until the state expires, and given
+ * back with `release`. A store that cannot claim spends nothing (a state may then be redeemed
+ * until it expires), and a store that fails rejects, which refuses the retry: a replay must not
+ * pass because Redis was away.
  */
-function spenderOf(store: RateLimitStore): ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined {
+function spenderOf(store: RateLimitStore): Pick<ModernParts, "spend" | "giveBack"> {
   const claim = store.claim?.bind(store);
-  return claim === undefined ? undefined : async (nonce, ttlMs) => await claim(`state:${nonce}`, ttlMs);
+  const release = store.release?.bind(store);
+  if (claim === undefined) return { spend: undefined, giveBack: undefined };
+  return {
+    spend: async (nonce, ttlMs) => await claim(`state:${nonce}`, ttlMs),
+    giveBack: release === undefined ? undefined : async (nonce) => await release(`state:${nonce}`),
+  };
 }
 
 /** Reads `heartbeat`: milliseconds, or `undefined` for none. */

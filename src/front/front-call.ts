@@ -32,6 +32,7 @@ import { quote } from "../_internal/quote.ts";
 import { DeadlineReached, type LinkedSignal, openLeg } from "../_internal/signals.ts";
 import {
   callerFailure,
+  notRun,
   signInElicitation,
   signInFirst,
   type StartedSignIn,
@@ -57,6 +58,11 @@ export interface FrontCallInput {
    * when the store cannot answer. Absent, a state may be redeemed until it expires.
    */
   readonly spend?: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
+  /**
+   * Gives a spent nonce back: a resumed call that the upstream did not run ({@linkcode notRun})
+   * leaves its state to the caller's same retry. Absent, that retry is refused as a replay.
+   */
+  readonly giveBack?: ((nonce: string) => Promise<void>) | undefined;
   readonly clock: Clock;
   readonly timers: Timers;
   readonly signal: AbortSignal;
@@ -117,14 +123,14 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   let digest: Promise<string> | undefined;
   const digestOnce = () => (digest ??= digestRequest(method, original));
   let resume: Resume | undefined;
+  let spent: string | undefined;
   // A call's rounds, over every retry of its caller, are held to maxRounds and maxTotalTimeout.
   let progress: CallProgress = { rounds: 0, startedAt: input.clock.now() };
   let deadline: LinkedSignal | undefined;
   if (callerState !== undefined) {
     const retry = await openCallerRetry(input, callerState, callerAnswers, await digestOnce());
     if ("kind" in retry) return retry;
-    resume = retry.resume;
-    progress = retry.progress;
+    ({ resume, progress, spent } = retry);
     // This request's flow ends with the whole call's time, not its own.
     const left = progress.startedAt + server.policy.maxTotalTimeoutMs - input.clock.now();
     deadline = openLeg(input.signal, {
@@ -136,7 +142,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   }
   try {
     const call = deadline === undefined ? input : { ...input, signal: deadline.signal };
-    return await runCall(call, method, original, { resume, progress, digestOnce });
+    return await runCall(call, method, original, { resume, spent, progress, digestOnce });
   } finally {
     deadline?.dispose();
   }
@@ -155,6 +161,8 @@ async function runCall(
   original: JsonObject,
   at: {
     readonly resume: Resume | undefined;
+    /** The nonce of the state this retry spent, if it did. */
+    readonly spent: string | undefined;
     readonly progress: CallProgress;
     readonly digestOnce: () => Promise<string>;
   },
@@ -162,6 +170,7 @@ async function runCall(
   const { server, request } = input;
   const { resume, progress, digestOnce } = at;
   let rounds = progress.rounds;
+  let sent = 0;
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const capabilities = server.capabilitiesFor(request.capabilities);
@@ -171,14 +180,16 @@ async function runCall(
   try {
     outcome = await runRounds<MrtrMethod, PassDown | FrontCallOutcome>(method, original, {
       serverId: server.policy.server,
-      send: (params) =>
-        input.session.request(method, withProgressToken(params, progressToken), {
+      send: (params) => {
+        sent++;
+        return input.session.request(method, withProgressToken(params, progressToken), {
           signal: input.signal,
           capabilities,
           onNotification: input.onNotification,
           logLevel: input.logLevel,
           fetch: input.fetch,
-        }),
+        });
+      },
       answer: async (requests, requestState) => {
         rounds++;
         const round = await answerRound(input, requests);
@@ -194,6 +205,12 @@ async function runCall(
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
+    // The resumed request did not run upstream: its state is given back, so the caller's answers
+    // are not lost and the same retry goes through once the server is back. A give-back that
+    // fails leaves the state spent.
+    if (at.spent !== undefined && sent === 1 && notRun(failure)) {
+      await input.giveBack?.(at.spent).catch(() => {});
+    }
     return await failed(input, failure, resume);
   }
   if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
@@ -275,15 +292,18 @@ interface Resume {
  * own expiry) rather than failed.
  *
  * @returns Where the call resumes (nothing when the state was sealed before the call reached
- *   the server: it starts afresh), or the outcome for the caller: the requests asked again, or
- *   the refusal of the retry.
+ *   the server: it starts afresh) and the nonce it spent, or the outcome for the caller: the
+ *   requests asked again, or the refusal of the retry.
  */
 async function openCallerRetry(
   input: FrontCallInput,
   callerState: unknown,
   callerAnswers: unknown,
   requestDigest: string,
-): Promise<{ readonly resume?: Resume; readonly progress: CallProgress } | FrontCallOutcome> {
+): Promise<
+  | { readonly resume?: Resume; readonly spent?: string | undefined; readonly progress: CallProgress }
+  | FrontCallOutcome
+> {
   const { server, request, clock } = input;
   const now = clock.now();
   const opened = await openState(callerState, input.stateKey, {
@@ -367,9 +387,14 @@ async function openCallerRetry(
   }
   // Checked answers: the post-checks hold them to the request's result type. A state sealed
   // before the first round reached the server (a sign-in) starts the call afresh.
+  const spent = input.spend === undefined ? undefined : opened.state.nonce;
   return opened.state.upstreamState !== undefined || Object.keys(answers).length > 0
-    ? { resume: { responses: answers as InputResponses, requestState: opened.state.upstreamState }, progress }
-    : { progress };
+    ? {
+      resume: { responses: answers as InputResponses, requestState: opened.state.upstreamState },
+      spent,
+      progress,
+    }
+    : { spent, progress };
 }
 
 /**

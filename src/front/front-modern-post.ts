@@ -57,6 +57,8 @@ export interface ModernParts {
   readonly tasks: FrontTasks;
   /** Spends a state's nonce in the client's store, when the store can (`claim`). */
   readonly spend: ((nonce: string, ttlMs: number) => Promise<boolean>) | undefined;
+  /** Gives a spent nonce back, when the store can (`release`). */
+  readonly giveBack: ((nonce: string) => Promise<void>) | undefined;
   /** Each caller's sign-in to servers that sign in per person. */
   readonly signIn: FrontSignIn;
   /** How often a call's SSE answer carries a comment (createFront's `heartbeat`). */
@@ -244,6 +246,7 @@ async function mrtrPost(
           signal: flow.signal,
           logLevel,
           spend: parts.spend,
+          giveBack: parts.giveBack,
           fetch,
           onRounds: (counted) => void (rounds = counted),
         }));

@@ -322,6 +322,26 @@ export function causeOf(failure: unknown): UpstreamCause {
   }
 }
 
+/**
+ * Whether the upstream cannot have run the request that failed so: nothing listened at its
+ * address, it answered `503` or `429`, or the gateway could not sign in to send it. Such a
+ * request may be sent again without running a tool twice.
+ *
+ * @param failure What the client's session threw.
+ * @returns `true` when the request did not run upstream.
+ */
+export function notRun(failure: unknown): boolean {
+  switch (causeOf(failure)) {
+    case "connection_refused":
+    case "sign_in_failed":
+      return true;
+    case "http_error":
+      return statusOf(failure) === 503 || statusOf(failure) === 429;
+    default:
+      return false;
+  }
+}
+
 /** Whether an {@linkcode UpstreamAuthError} is on the failure's cause chain. */
 function signInFailed(failure: unknown): boolean {
   for (let at: unknown = failure, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth++) {

@@ -55,6 +55,12 @@ export interface MemoryStore extends RateLimitStore {
    * @returns Whether this call claimed it.
    */
   claim(key: string, ttlMs: number): boolean;
+  /**
+   * Gives back the claim of `key`, so it can be claimed again (nothing happens when none holds).
+   *
+   * @param key The key.
+   */
+  release(key: string): void;
   /** How many buckets are held now (at most `maxKeys`). */
   readonly size: number;
 }
@@ -115,6 +121,10 @@ class BoundedMemoryStore implements MemoryStore {
     this.#claims.delete(key);
     this.#claims.set(key, now + Math.max(1, ttlMs));
     return true;
+  }
+
+  release(key: string): void {
+    this.#claims.delete(key);
   }
 }
 

@@ -49,6 +49,18 @@ export interface RateLimitStore {
    * @throws {StoreUnavailableError} When a remote store cannot answer (thrown or rejected).
    */
   claim?(key: string, ttlMs: number): boolean | Promise<boolean>;
+  /**
+   * Gives back a claim of `key` this store made, so the key can be claimed again. The front gives
+   * back a spent state whose resumed call the upstream refused before running it (nothing
+   * listened, or it answered `503` or `429`), so the caller's answers are not lost: the same retry
+   * goes through once the server is back. Optional: without it such a retry is refused as a
+   * replay.
+   *
+   * @param key The key given to {@linkcode RateLimitStore.claim}.
+   * @throws {StoreUnavailableError} When a remote store cannot answer (thrown or rejected); the
+   *   claim then holds until it expires.
+   */
+  release?(key: string): void | Promise<void>;
 }
 
 /**

@@ -84,6 +84,15 @@ export interface UpstashStore extends RateLimitStore {
    * @throws {RangeError} (rejects) When `ttlMs` is not a finite number.
    */
   claim(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Gives back the claim of `key` in Redis (`DEL`), so any instance can claim it again. The front
+   * gives back only a claim it made itself, of a state's nonce, which no one else holds meanwhile.
+   *
+   * @param key The key.
+   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails or is too slow; the
+   *   claim then holds until it expires.
+   */
+  release(key: string): Promise<void>;
 }
 
 /**
@@ -100,6 +109,9 @@ return 0`;
 /** Deletes the key when it holds ARGV[1]: a claim given back. */
 const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
 return 0`;
+
+/** Deletes the key: a claim given back by the one who made it. */
+const DELETE_SCRIPT = `return redis.call("DEL", KEYS[1])`;
 
 /** The most claims given up on that a store remembers (a hung Redis settles none). */
 const MAX_GIVEN_UP = 10_000;
@@ -189,6 +201,10 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
         void sent.then(giveBack, giveBack).catch(() => {});
         throw error;
       }
+    },
+    async release(key: string): Promise<void> {
+      const sent = options.redis.eval(DELETE_SCRIPT, [`${prefix}:claim:${key}`], []);
+      await within(sent, timeoutMs, "expected an answer to DEL");
     },
   };
 }

@@ -2,7 +2,7 @@
 // @modelcontextprotocol/client 2.4.0) and a real modern upstream (the modern peer process).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { type AddressInfo, createServer } from "node:net";
+import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { Client as OfficialClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createClient, type Handler, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
@@ -33,7 +33,7 @@ function front(handler: Handler, policy: Partial<Policy> = {}) {
   const app = createFront({ client: upstream, stateKey: KEY, allowedHosts: ["gate.example"], auth: "none" });
   const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> =>
     await app.fetch(new Request(url, init));
-  return { app, fetch };
+  return { app, fetch, upstream };
 }
 
 const META = {
@@ -369,4 +369,75 @@ describe("the front", () => {
     };
     assert.deepEqual(answers, [refused, refused, refused, refused]);
   });
+
+  test("a retry refused on the way to a stopped server keeps its answers: the same retry goes through once the server is back", async () => {
+    // The gateway reaches the peer through a relay on a port of its own, stopped and started again.
+    const relay = new PeerRelay(new URL(peer.url));
+    const port = await relay.start(0);
+    const { fetch, upstream } = front({ elicitation: (_p, ctx) => ctx.defer() }, {
+      transport: { url: `http://127.0.0.1:${port}/mcp` },
+    });
+    try {
+      const { requestState } = (await post(fetch, callAskForm())).body.result;
+      const retry = callAskForm({
+        inputResponses: { profile: { action: "accept", content: { name: "Grace", age: 85 } } },
+        requestState,
+      });
+      await relay.stop();
+      const away = await post(fetch, retry);
+      await relay.start(port);
+      const back = await post(fetch, retry);
+      assert.deepEqual(away.body.error, {
+        code: -32010,
+        message: 'Upstream server "modern" is unavailable: connection refused',
+        data: { serverId: "modern", cause: "connection_refused" },
+      });
+      assert.deepEqual(JSON.parse(back.body.result.content[0].text), {
+        name: "Grace",
+        age: 85,
+        subscribe: false,
+      });
+    } finally {
+      await upstream.close();
+      await relay.stop();
+    }
+  });
 });
+
+/** A TCP relay to the peer, on a loopback port that it can leave and take again. */
+class PeerRelay {
+  readonly #target: URL;
+  readonly #sockets = new Set<Socket>();
+  #server: Server | undefined;
+
+  constructor(target: URL) {
+    this.#target = target;
+  }
+
+  /** Listens on `port` (0: a free one); resolves with the port. */
+  async start(port: number): Promise<number> {
+    const server = createServer((socket) => {
+      const upstream = connect(Number(this.#target.port), this.#target.hostname);
+      for (const end of [socket, upstream]) {
+        this.#sockets.add(end);
+        end.once("close", () => this.#sockets.delete(end));
+        end.on("error", () => {
+          socket.destroy();
+          upstream.destroy();
+        });
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    this.#server = server;
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening and ends every relayed connection: the port then refuses connections. */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    if (server !== undefined) await new Promise((resolve) => server.close(resolve));
+  }
+}

@@ -1,6 +1,6 @@
 // createMemoryStore().claim() on every runtime: a key is claimed once while its claim holds, again
-// once it has expired (by an injected clock), and at most maxKeys claims are held, expired ones
-// dropped first, then the oldest.
+// once it has expired (by an injected clock) or been given back (release()), and at most maxKeys
+// claims are held, expired ones dropped first, then the oldest.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
@@ -43,6 +43,18 @@ describe("createMemoryStore().claim()", () => {
       2010,
       true,
     ]]);
+  });
+
+  test("release() gives a claim back: the key is claimed again at once, and other claims still hold", () => {
+    const store = createMemoryStore({ clock: fakeClock(1000) });
+    const claimed = [store.claim("state:a", 600_000), store.claim("state:b", 600_000)];
+    store.release("state:a");
+    store.release("state:never-claimed");
+    assert.deepEqual([claimed, store.claim("state:a", 600_000), store.claim("state:b", 600_000)], [
+      [true, true],
+      true,
+      false,
+    ]);
   });
 
   test("claim() holds a ttl of 0 or less for 1 ms", () => {

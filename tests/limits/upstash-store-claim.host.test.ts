@@ -1,7 +1,8 @@
 // createUpstashStore().claim() over @upstash/redis, the project's REST shim and a real
 // redis-server: SET NX PX under <prefix>:claim:<key>, shared by every instance, expiring after
-// ttlMs; fail-closed when Redis is away; and the front's sealed states redeemed once across two
-// gateways that share Redis.
+// ttlMs, given back by release(); fail-closed when Redis is away; and the front's sealed states
+// redeemed once across two gateways that share Redis, or given back when the upstream did not
+// run the resumed call.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { Redis } from "@upstash/redis";
@@ -124,6 +125,26 @@ if (redisTestsEnabled()) {
         await shim.redisReady();
       }
       assert.equal(await store.claim("n", 60_000), true);
+    });
+
+    test("release() deletes the claim in Redis: every store on the same Redis claims the key again at once", async () => {
+      const [first, second] = [storeAt("given"), storeAt("given")];
+      const claimed = [await first.claim("n", 60_000), await second.claim("n", 60_000)];
+      await first.release("n");
+      const afterRelease = await client(shim).exec(["EXISTS", "given:claim:n"]);
+      // A key not held: nothing to delete, and no error.
+      await first.release("never-claimed");
+      assert.deepEqual([
+        claimed,
+        afterRelease,
+        await second.claim("n", 60_000),
+        await first.claim("n", 60_000),
+      ], [
+        [true, false],
+        0,
+        true,
+        false,
+      ]);
     });
 
     /** A client for the shim that keeps each `eval` of a claim's key it sends, to await their ends. */
@@ -281,6 +302,43 @@ if (redisTestsEnabled()) {
       const retries = upstream.requests.filter((r) => r.body.params?.inputResponses !== undefined);
       assert.equal(retries.length, 1);
       await gate.close();
+    });
+
+    test("the front gives back in Redis the state of a retry whose resumed call the upstream answered 503: the same retry goes through at another gateway", async () => {
+      const upstream = toolsUpstream();
+      let refused = 0;
+      const flaky = {
+        requests: upstream.requests,
+        fetch: async (url: string, init: RequestInit) => {
+          const resumed = String(init.body).includes('"inputResponses"');
+          if (resumed && refused++ === 0) return new Response("busy", { status: 503 });
+          return await upstream.fetch(url, init);
+        },
+      };
+      const [a, b] = [gateway(flaky, "front-503"), gateway(flaky, "front-503")];
+      const first = await (await a.app.fetch(ask())).json() as { result: { requestState: string } };
+      const retry = {
+        inputResponses: { where: { roots: [] }, who: { action: "accept", content: { name: "Ada" } } },
+        requestState: first.result.requestState,
+      };
+      const busy = await (await a.app.fetch(ask(retry))).json();
+      const elsewhere = await (await b.app.fetch(ask(retry))).json() as { result?: { content?: unknown } };
+      const replayed = await (await a.app.fetch(ask(retry))).json();
+      assert.deepEqual([busy, elsewhere.result?.content, replayed], [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          error: {
+            code: -32010,
+            message: 'Upstream server "files" is unavailable: HTTP error 503',
+            data: { serverId: "files", cause: "http_error", status: 503 },
+          },
+        },
+        [{ type: "text", text: JSON.stringify(retry.inputResponses) }],
+        { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "Invalid or expired requestState" } },
+      ]);
+      await a.gate.close();
+      await b.gate.close();
     });
 
     test("the front answers a retry whose claim Redis was too slow to confirm -32603, and takes the same retry once the late claim is given back", async () => {
