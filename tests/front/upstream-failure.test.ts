@@ -6,11 +6,12 @@ import assert from "node:assert/strict";
 import { ClientError } from "../../src/errors.ts";
 import {
   causeOf,
+  notRun,
   signInFirst,
   UPSTREAM_UNAVAILABLE,
   upstreamFailure,
 } from "../../src/front/upstream-failure.ts";
-import { SignInRequiredError } from "../../src/upstream-auth-error.ts";
+import { SignInRequiredError, UpstreamAuthError } from "../../src/upstream-auth-error.ts";
 
 /** A value as the caller reads it: serialized and parsed again. */
 const wire = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -157,5 +158,31 @@ describe("causeOf()", () => {
     assert.equal(causeOf(new ClientError("rounds_exceeded", "10 rounds")), "protocol");
     assert.equal(causeOf(transport("process exited with code 1")), "connection_failed");
     assert.equal(causeOf(new Error("not a ClientError")), "connection_failed");
+  });
+
+  test("notRun() is true only where the upstream cannot have run the request: refused connection, 503, 429, a sign-in not made", () => {
+    const cases: Array<[string, unknown]> = [
+      ["refused", transport("fetch failed (connect ECONNREFUSED 127.0.0.1:1)")],
+      ["503", transport("x", { data: { status: 503 } })],
+      ["429", transport("x", { data: { status: 429 } })],
+      [
+        "sign-in",
+        transport("sign-in failed", { cause: new UpstreamAuthError("token endpoint answered 500") }),
+      ],
+      ["500", transport("x", { data: { status: 500 } })],
+      ["502", transport("x", { data: { status: 502 } })],
+      ["404", transport("x", { data: { status: 404 } })],
+      ["reset", transport("fetch failed (other side closed)")],
+      ["timeout", new ClientError("timeout", "no response within 60000 ms")],
+      ["protocol", new ClientError("protocol", "invalid result")],
+      ["server", new ClientError("server", "x", { code: -32000, cause: { code: -32000, message: "Busy" } })],
+      ["other", new Error("not a ClientError")],
+    ];
+    assert.deepEqual(cases.filter(([, failure]) => notRun(failure)).map(([name]) => name), [
+      "refused",
+      "503",
+      "429",
+      "sign-in",
+    ]);
   });
 });
