@@ -162,11 +162,15 @@ export function mountCallerGate(
   if (holdsCallers) {
     app.use("/mcp/:server", async (c, next) => {
       const serverId = c.req.param("server");
+      const server = servers.get(serverId);
+      // Where the auth publishes metadata (JWT), whose route tells an unknown server by its 404
+      // anyway, an unknown server is answered 404 by its route: a challenge would send the caller
+      // to sign in for a resource that does not exist. Elsewhere it is challenged as any other.
+      if (server === undefined && auth.metadata(targetOf(c)) !== undefined) return await next();
       const outcome = await auth.authenticate(c.req.raw, targetOf(c, serverId));
       if (outcome instanceof Response) return outcome;
       // A POST is held to the server's access once its body is read (accessRefusal), so that a
       // refused call gives its event; a GET stream or a DELETE here.
-      const server = servers.get(serverId);
       if (c.req.raw.method !== "POST" && server !== undefined) {
         const refused = serverRefusal(c, server, outcome);
         if (refused !== undefined) return refused.response;

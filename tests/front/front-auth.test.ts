@@ -187,13 +187,19 @@ describe("auth: bearer secrets", () => {
     await client.close();
   });
 
-  test("bearer auth has no protected resource metadata: both routes answer 404", async () => {
+  test("bearer auth has no protected resource metadata: both routes answer 404, and an unknown server is challenged as a known one", async () => {
     const { send, client } = front(auth);
     const notFound = { status: 404, headers: { "www-authenticate": null }, body: { error: "not_found" } };
+    const unknown = modernRequest(`${LOOPBACK}/mcp/nope`, "tools/call", {
+      name: "read",
+      arguments: {},
+      _meta: modernMeta(),
+    });
     assert.deepEqual([
       await send(new Request(`${LOOPBACK}/.well-known/oauth-protected-resource`)),
       await send(new Request(FILES_METADATA)),
-    ], [notFound, notFound]);
+      await send(unknown),
+    ], [notFound, notFound, refused(401, "Bearer", "Unauthorized: send Authorization: Bearer <secret>")]);
     await client.close();
   });
 
@@ -533,6 +539,32 @@ describe("auth: JWT access tokens with fixed keys", () => {
       },
       { status: 404, headers: { "www-authenticate": null }, body: { error: "not_found" } },
     ]);
+    await client.close();
+  });
+
+  test("jwt auth answers a request to an unknown server 404 with no challenge, as its metadata: no sign-in for what does not exist", async () => {
+    const { jwk, sign } = await issuer();
+    const { send, client, upstream } = jwtFront(jwk);
+    const nope = `${LOOPBACK}/mcp/nope`;
+    const call = (headers: Record<string, string> = {}) =>
+      modernRequest(nope, "tools/call", { name: "read", arguments: {}, _meta: modernMeta() }, headers);
+    const answers = [
+      await send(call()),
+      await send(call(bearer(await sign({ aud: nope })))),
+      await send(new Request(nope, { headers: { accept: "text/event-stream", "mcp-session-id": "s" } })),
+    ];
+    // The GET answers no request, so its error has no id.
+    const unknown = (id?: number) => ({
+      status: 404,
+      headers: { "www-authenticate": null },
+      body: {
+        jsonrpc: "2.0",
+        ...(id === undefined ? {} : { id }),
+        error: { code: -32601, message: 'Unknown server "nope"' },
+      },
+    });
+    assert.deepEqual(answers, [unknown(1), unknown(1), unknown()]);
+    assert.deepEqual(upstream.requests, []);
     await client.close();
   });
 
