@@ -15,6 +15,7 @@ import { StoreUnavailableError } from "../../src/limits/rate-limit-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { describeTokenStoreContract } from "./token-store-contract.ts";
+import { eventually } from "../_support/eventually.ts";
 
 const KEY = "upstash-token-store-test-key-0123456789abcdef";
 const OTHER_KEY = "another-token-store-test-key-fedcba9876543210";
@@ -282,6 +283,42 @@ if (redisTestsEnabled()) {
       ]);
       // A new redis-server holds nothing.
       assert.deepEqual([await store.get("k"), await store.claim("c", 1000)], [undefined, true]);
+    });
+
+    test("createUpstashTokenStore() gives back a claim that rejected as too slow once Redis says it was made, so the same claim succeeds after", async () => {
+      // A client that keeps each DEL it sends, to await it.
+      const inner = client(shim);
+      const deleted: Promise<unknown>[] = [];
+      const redis = {
+        get: inner.get.bind(inner),
+        set: inner.set.bind(inner),
+        del: (...keys: string[]) => {
+          const answer = inner.del(...keys);
+          deleted.push(answer);
+          return answer;
+        },
+      } as unknown as Redis;
+      const store = createUpstashTokenStore({ redis, key: KEY, prefix: "late", timeoutMs: 200 });
+      shim.delay(600);
+      try {
+        await assert.rejects(store.claim("flow:s1", 600_000), {
+          name: "StoreUnavailableError",
+          message: 'Token store "upstash": no answer within "200" ms, expected an answer to SET NX',
+        });
+      } finally {
+        shim.delay(0);
+      }
+      // The SET lands 600 ms after it was sent, and its answer ("OK") brings the DEL of that key.
+      await eventually("the claim to be given back", () => deleted.length === 1 || undefined);
+      assert.deepEqual([
+        await deleted[0],
+        await store.claim("flow:s1", 600_000),
+        await store.claim("flow:s1", 600_000),
+      ], [
+        1,
+        true,
+        false,
+      ]);
     });
 
     test("createUpstashTokenStore() rejects with StoreUnavailableError at timeoutMs when Upstash hangs", async () => {
