@@ -5,7 +5,14 @@
  */
 import * as v from "valibot";
 import { formatDuration, parseDuration } from "./duration.ts";
-import type { HttpTransport, LogLevel, Policy, RateOption, UpstreamAuth } from "./policy.ts";
+import type {
+  ElicitationPolicy,
+  HttpTransport,
+  LogLevel,
+  Policy,
+  RateOption,
+  UpstreamAuth,
+} from "./policy.ts";
 import { PolicyError, type PolicyProblem } from "./policy-error.ts";
 import { PolicySchema, SERVER_ID, TransportSchemas } from "./policy-schema.ts";
 import { withoutQuotedUrlSecrets } from "../_internal/url-query.ts";
@@ -259,10 +266,15 @@ function validate(input: unknown, source: string | undefined): {
     problems.push(...transportProblems(transport, site), ...eraProblems(input, site));
   }
   problems.push(...timeoutProblems(input as Policy, site), ...eventLimitProblems(input as Policy, site));
+  // The host lists' own rules, whenever they and the flags they read are well typed: with the
+  // rest's problems, every one at once.
+  const { elicitation } = input as Policy;
+  const untyped = /^elicitation(\.(allowHosts|denyHosts|allowIpHosts|allowPrivateHosts)\b|$)/;
+  if (typeof elicitation === "object" && !problems.some((problem) => untyped.test(problem.path))) {
+    problems.push(...checkerProblems(elicitation, site));
+  }
   if (problems.length > 0 || !result.success) return { problems };
-  const compiled = resolve(input as Policy, source);
-  problems.push(...checkerProblems(compiled, site));
-  return problems.length > 0 ? { problems } : { problems, compiled };
+  return { problems, compiled: resolve(input as Policy, source) };
 }
 
 /**
@@ -281,11 +293,10 @@ function validate(input: unknown, source: string | undefined): {
  * ```
  */
 export function createPolicyUrlCheck(policy: CompiledPolicy): ElicitationUrlCheck {
-  return createElicitationUrlCheck(urlOptionsOf(policy));
+  return createElicitationUrlCheck(urlOptionsOf(policy.elicitation));
 }
 
-function urlOptionsOf(policy: CompiledPolicy): ElicitationUrlOptions {
-  const e = policy.elicitation;
+function urlOptionsOf(e: CompiledPolicy["elicitation"]): ElicitationUrlOptions {
   return {
     ...(e.allowHosts === undefined ? {} : { allowHosts: e.allowHosts }),
     denyHosts: e.denyHosts,
@@ -300,8 +311,15 @@ function urlOptionsOf(policy: CompiledPolicy): ElicitationUrlOptions {
  * public suffix, an empty allow list), every one of them, so such a policy fails here and not at
  * its first request.
  */
-function checkerProblems(policy: CompiledPolicy, site: ProblemSite): PolicyProblem[] {
-  return hostListProblems(urlOptionsOf(policy)).map((message) => {
+function checkerProblems(elicitation: ElicitationPolicy, site: ProblemSite): PolicyProblem[] {
+  const { allowHosts, denyHosts = [], allowIpHosts = false, allowPrivateHosts = false } = elicitation;
+  const options = {
+    ...(allowHosts === undefined ? {} : { allowHosts }),
+    denyHosts,
+    allowIpHosts,
+    allowPrivateHosts,
+  };
+  return hostListProblems(options).map((message) => {
     const detail = message.replace(/^createElicitationUrlCheck: /, "");
     const path = /^"(allowHosts|denyHosts)(\[\d+\])?/.exec(detail)?.[0]?.slice(1);
     return {

@@ -14,9 +14,10 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h
  */
 const MAX_MS = 596 * 3_600_000;
 
-// Any number of digits: the bound is checked on the milliseconds, so a duration within it reads
-// in every unit ("2145600000ms" as well as "596h").
-const PATTERN = /^(\d+(?:\.\d{1,3})?)(ms|s|m|h)$/;
+// Any number of digits, before the point and after it: the bound and whole milliseconds are
+// checked on the milliseconds, so a duration within them reads in every unit ("2145600000ms" as
+// well as "596h", "0.0001h" as well as "360ms").
+const PATTERN = /^(\d+)(?:\.(\d+))?(ms|s|m|h)$/;
 
 /**
  * Reads a duration string.
@@ -33,11 +34,14 @@ const PATTERN = /^(\d+(?:\.\d{1,3})?)(ms|s|m|h)$/;
 export function parseDuration(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (match === null) return undefined;
-  const exact = Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? NaN);
-  const ms = Math.round(exact);
-  // Whole milliseconds only: "0.5ms" is not taken as 1 ms, nor "1.5ms" as 2 (the tolerance absorbs
-  // binary fractions such as 1.1 * 1000 = 1100.0000000000002).
-  return ms >= 1 && ms <= MAX_MS && Math.abs(exact - ms) < 1e-6 ? ms : undefined;
+  const [, whole = "", fraction = "", unit = ""] = match;
+  // In decimal integers, exactly (binary fractions would read 1.1s as 1100.0000000000002 ms):
+  // whole milliseconds only, so "0.5ms" is not taken as 1 ms, nor "1.5ms" as 2.
+  const scale = 10n ** BigInt(fraction.length);
+  const scaled = BigInt(whole + fraction) * BigInt(UNIT_MS[unit] ?? 0);
+  if (scaled % scale !== 0n) return undefined;
+  const ms = Number(scaled / scale);
+  return ms >= 1 && ms <= MAX_MS ? ms : undefined;
 }
 
 /**

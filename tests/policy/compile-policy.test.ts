@@ -540,6 +540,34 @@ describe("compilePolicy() and the checkers' own option rules", () => {
     );
   });
 
+  test("reports the host lists' problems with every other problem of the policy at once, even of the same section", () => {
+    const base = { server: "a", transport: { url: "https://a.example.com/mcp" } };
+    assert.deepEqual(
+      messages({
+        ...base,
+        logLevel: "warn",
+        maxRounds: 0,
+        elicitation: { maxFields: 0, allowHosts: ["10.0.0.1"] },
+      }),
+      [
+        ["elicitation.maxFields", '"elicitation.maxFields" must be an integer from 1 to 10000, received 0'],
+        [
+          "logLevel",
+          '"logLevel" must be a log level ("debug", "info", "notice", "warning", "error", "critical", "alert" or "emergency"), received "warn" (did you mean "warning"?)',
+        ],
+        ["maxRounds", '"maxRounds" must be an integer from 1 to 1000, received 0'],
+        [
+          "elicitation.allowHosts[0]",
+          '"elicitation.allowHosts[0]" is an IP address, which is refused unless "allowIpHosts" is true',
+        ],
+      ],
+    );
+    // A list or a flag it reads that is not well typed is reported as such, and alone.
+    assert.deepEqual(messages({ ...base, elicitation: { allowIpHosts: "yes", allowHosts: ["10.0.0.1"] } }), [
+      ["elicitation.allowIpHosts", '"elicitation.allowIpHosts" must be true or false, received "yes"'],
+    ]);
+  });
+
   test("createPolicyUrlCheck() checks a URL by the policy's elicitation options", () => {
     const policy = compilePolicy({
       server: "a",
@@ -586,6 +614,11 @@ describe("parseDuration() and formatDuration()", () => {
         "1.001s",
         "1.1s",
         "0.001m",
+        "0.0001h",
+        "1.0001m",
+        "0.36000s",
+        "1.0000000001s",
+        "0.00000001h",
       ]
         .map(parseDuration),
       [
@@ -610,6 +643,11 @@ describe("parseDuration() and formatDuration()", () => {
         1001,
         1100,
         60,
+        360,
+        60_006,
+        360,
+        undefined,
+        undefined,
       ],
     );
     assert.deepEqual([60_000, 300_000, 1500, 3_600_000].map(formatDuration), ["1m", "5m", "1500ms", "1h"]);
