@@ -235,7 +235,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     shownDefault: "`[]`",
   },
   "elicitation.allowIpHosts": {
-    what: "URL mode: lets hosts written as IP addresses through.",
+    what: "URL mode: lets hosts written as IP addresses through, loopback and private ranges included " +
+      "(`allowPrivateHosts` governs names only): the user's own machine and network become reachable.",
     protects: "Phishing with bare addresses, and decimal, octal or hex IPv4 spellings.",
   },
   "elicitation.allowPrivateHosts": {

@@ -161,7 +161,7 @@ export interface ElicitationPolicy {
   readonly allowHosts?: readonly string[] | undefined;
   /** URL mode: never these hosts (checked before `allowHosts`). @default [] */
   readonly denyHosts?: readonly string[] | undefined;
-  /** URL mode: lets IP-address hosts through. @default false */
+  /** URL mode: lets IP-address hosts through, loopback and private ranges included. @default false */
   readonly allowIpHosts?: boolean | undefined;
   /** URL mode: lets hosts without a public suffix (`localhost`, intranet names) through. @default false */
   readonly allowPrivateHosts?: boolean | undefined;
