@@ -9,6 +9,7 @@ import { flagText, parseArgs, show, usageError } from "./_args.ts";
 import { describeChain } from "./_describe-chain.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFiles } from "./_policy-folder.ts";
+import { untilAborted } from "./_prompt-input.ts";
 
 /** The text of `sluice check --help`. */
 export const CHECK_HELP: string = `Usage: sluice check [dir] [flags]
@@ -28,6 +29,7 @@ Exit codes:
   1   a file has problems (each listed: file, option, what was expected), or dir holds no
       policy file or cannot be read
   2   usage error
+  130 interrupted (SIGINT or SIGTERM) while the policy files load
 
 Examples:
   sluice check
@@ -39,7 +41,8 @@ Examples:
  *
  * @param argv The arguments after `check`.
  * @param io The command's io.
- * @returns 0 when every file compiles, 1 when one does not (or there is none), 2 on a usage error.
+ * @returns 0 when every file compiles, 1 when one does not (or there is none), 2 on a usage error,
+ *   130 when the io's signal fires while the files load.
  */
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseArgs(argv, { policies: "string" });
@@ -52,7 +55,12 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     return usageError(io, "check", `unexpected argument ${show(unexpected)}, expected at most one folder`);
   }
   const dir = flagged ?? positional ?? "policies";
-  const loaded = await loadPolicyFiles(dir, io);
+  // A policy file may take its time at top level (a secret store): a signal stops the wait.
+  const loaded = await untilAborted(loadPolicyFiles(dir, io), io.signal);
+  if (loaded === undefined) {
+    io.stderr.write("sluice check: interrupted\n");
+    return 130;
+  }
   if (typeof loaded === "string") {
     io.stderr.write(`sluice check: ${loaded}\n`);
     return 1;

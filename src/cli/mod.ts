@@ -89,7 +89,7 @@ Exit codes:
         token file cannot be used
   5     call: refused by you (a form or web page declined or cancelled, sampling :refuse)
   6     call: stdin closed while a prompt waited for an answer
-  130   call, tools, login: interrupted (Ctrl-C)
+  130   call, tools, login, check: interrupted (Ctrl-C); serve: a second SIGINT or SIGTERM
 
 Examples:
   sluice check
@@ -136,7 +136,9 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const topic = first === "help" && rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+    const named = first === "help" ? rest[0] : undefined;
+    const topic = named === undefined ? undefined : COMMANDS[named];
+    if (named !== undefined && topic === undefined) return unknown(io, named);
     io.stdout.write(topic?.[1] ?? HELP);
     return 0;
   }
@@ -146,9 +148,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS[first];
   if (command !== undefined) return await command[0](rest, io);
-  const what = first.startsWith("-")
-    ? `unknown flag ${JSON.stringify(first)}, expected --help or --version`
-    : `unknown command ${JSON.stringify(first)}, expected one of ${Object.keys(COMMANDS).join(", ")}`;
+  return unknown(io, first);
+}
+
+/** The usage error of a command (or a flag, before any command) sluice does not have. */
+function unknown(io: CliIo, name: string): number {
+  const what = name.startsWith("-")
+    ? `unknown flag ${JSON.stringify(name)}, expected --help or --version`
+    : `unknown command ${JSON.stringify(name)}, expected one of ${Object.keys(COMMANDS).join(", ")}`;
   io.stderr.write(`sluice: ${what}\nRun "sluice --help" for usage.\n`);
   return 2;
 }

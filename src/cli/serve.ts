@@ -64,10 +64,11 @@ Environment:
   PORT                the port when --port is not given
 
 Exit codes:
-  0   stopped by SIGINT or SIGTERM
+  0   stopped by SIGINT or SIGTERM (also while the policies, handler and auth load)
   1   cannot listen (the address is in use or not permitted)
   2   usage error: bad flags, policies, handler or auth that do not load, a missing or weak
       state key, a --host other than loopback without --allowed-hosts and --auth (or --public)
+  130 a second SIGINT or SIGTERM while stopping: stopped at once, calls in flight cut off
 
 Examples:
   export SLUICE_STATE_KEY="$(openssl rand -base64 32)"
@@ -84,7 +85,9 @@ Examples:
  * @returns 0 once stopped, 1 when it cannot listen, 2 on a usage or configuration error.
  */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
-  const options = await readOptions(argv, io);
+  // Policies, handler and auth may take their time at top level: a signal meanwhile stops at once.
+  const options = await untilAborted(readOptions(argv, io), io.signal);
+  if (options === undefined) return stopping(io);
   if (typeof options === "number") return options;
   let running: RunningGateway;
   try {
@@ -98,11 +101,16 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   }
   // For the person who started it: stdout carries the decision events alone (JSON lines a log
   // shipper reads, when not on a terminal).
-  io.stderr.write(serveBanner(running.url, options));
+  if (io.signal?.aborted !== true) io.stderr.write(serveBanner(running.url, options));
   // Runs until the io's signal fires: never, without one.
   await untilAborted(new Promise<never>(() => {}), io.signal);
-  io.stderr.write("sluice serve: stopping\n");
+  stopping(io);
   await running.close();
+  return 0;
+}
+
+function stopping(io: CliIo): number {
+  io.stderr.write("sluice serve: stopping\n");
   return 0;
 }
 

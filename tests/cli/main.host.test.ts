@@ -42,14 +42,15 @@ describe("sluice main()", () => {
     assert.deepEqual(await run(["-V"]), { code: 0, stdout: "sluice 0.1.0\n", stderr: "" });
   });
 
-  test("main exits 2 without a command, and on an unknown command or flag", async () => {
+  test("main exits 2 without a command, and on an unknown command or flag, after help too", async () => {
     assert.deepEqual(await run([]), { code: 2, stdout: "", stderr: HELP });
-    assert.deepEqual(await run(["chek"]), {
+    const unknown = {
       code: 2,
       stdout: "",
       stderr: 'sluice: unknown command "chek", expected one of check, serve, tools, call, login, logout\n' +
         'Run "sluice --help" for usage.\n',
-    });
+    };
+    assert.deepEqual([await run(["chek"]), await run(["help", "chek"])], [unknown, unknown]);
     assert.deepEqual(await run(["--verbose"]), {
       code: 2,
       stdout: "",
