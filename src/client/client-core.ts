@@ -233,11 +233,7 @@ function checkOptionShapes(options: ClientOptions): void {
   }
 }
 
-/**
- * Compiles each policy into the server's chain, and its sign-in when it has `transport.auth`.
- *
- * @throws {TypeError} When two policies name the same server.
- */
+/** Compiles each policy into the server's chain, and its sign-in when it has `transport.auth`. */
 function compileServers(
   options: ClientOptions,
   support: EraSupport,
@@ -249,9 +245,6 @@ function compileServers(
   const entries = new Map<string, ServerEntry>();
   const signIns = new Map<string, UpstreamSignIn>();
   for (const policy of compileAll(options.policies)) {
-    if (entries.has(policy.server)) {
-      throw new TypeError(`createClient(): two policies for server "${policy.server}"`);
-    }
     const chain = createChain({
       policy,
       handler: options.handler,
@@ -444,12 +437,23 @@ function noVariables(): undefined {
 function compileAll(policies: readonly (Policy | CompiledPolicy)[]): CompiledPolicy[] {
   const compiled: CompiledPolicy[] = [];
   const problems: PolicyProblem[] = [];
-  for (const input of policies) {
+  const named = new Map<string, number>();
+  for (const [index, input] of policies.entries()) {
     try {
       compiled.push(isCompiled(input) ? input : compilePolicy(input));
     } catch (error) {
       if (!(error instanceof PolicyError)) throw error;
       problems.push(...error.problems);
+    }
+    // A policy with problems still names its server: one naming it again is told now, with them.
+    const server = (input as { server?: unknown } | null)?.server;
+    if (typeof server !== "string") continue;
+    const first = named.get(server);
+    if (first === undefined) named.set(server, index);
+    else {
+      const message = `"server" ${JSON.stringify(server)} is already the server of policies[${first}], ` +
+        "expected one policy per server";
+      problems.push({ source: undefined, server, path: "server", message });
     }
   }
   if (problems.length > 0) throw new PolicyError(problems);

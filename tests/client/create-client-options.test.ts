@@ -188,6 +188,25 @@ describe("createClient() options", () => {
     );
   });
 
+  test("a server named by two policies is one of the problems reported at once, even when the second has its own", () => {
+    const policies = [
+      { server: "a", transport: { url: "https://x.example.com/mcp" } },
+      { server: "b", transport: { url: "https://y.example.com/mcp" } },
+      { server: "a", transport: { url: "https://z.example.com/mcp" }, maxRounds: 0 },
+    ];
+    let thrown: unknown;
+    try {
+      createClient({ name: "x", policies });
+    } catch (error) {
+      thrown = error;
+    }
+    assert.ok(thrown instanceof PolicyError);
+    assert.deepEqual(thrown.problems.map((problem) => [problem.server, problem.path, problem.message]), [
+      ["a", "maxRounds", '"maxRounds" must be an integer from 1 to 1000, received 0'],
+      ["a", "server", '"server" "a" is already the server of policies[0], expected one policy per server'],
+    ]);
+  });
+
   test("an optional option written as undefined, the client's or a call's, is taken as left out", async () => {
     const upstream = toolsUpstream();
     const options: ClientOptions = {

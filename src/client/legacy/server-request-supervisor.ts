@@ -191,7 +191,7 @@ export class ServerRequestSupervisor {
     const refusal = {
       code: -32601,
       message:
-        `Method not found: ${input.method} is passed down to the gateway's caller, and no call of theirs is in flight to take it`,
+        `Method not found: the handler deferred ${input.method} to a caller, and no caller with a call in flight here can take it`,
     };
     const { chain, version } = this.#options;
     chain.refused(result.request ?? input, refusal, { version, principal: this.#principalOf(call) });

@@ -108,7 +108,7 @@ describe("ServerRequestSupervisor", () => {
     const refusal = {
       code: -32601,
       message:
-        "Method not found: elicitation/create is passed down to the gateway's caller, and no call of theirs is in flight to take it",
+        "Method not found: the handler deferred elicitation/create to a caller, and no caller with a call in flight here can take it",
     };
     assert.deepEqual(sent, [{ jsonrpc: "2.0", id: 1, error: refusal }]);
     assert.deepEqual(
