@@ -23,7 +23,8 @@ export interface HeldSession {
 
 /**
  * A server's sessions by key, at most `maxSessions` of them, each closed once idle past
- * `sessionIdleTimeout`. Deleting a key lets go of its session without closing it.
+ * `sessionIdleTimeout`: when it is next looked up, or by a sweep every quarter of that time
+ * (from 1 s to 60 s). Deleting a key lets go of its session without closing it.
  */
 export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
   readonly #policy: Pick<CompiledPolicy, "server" | "maxSessions" | "sessionIdleTimeoutMs">;
@@ -82,6 +83,21 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
     super.set(key, session);
     this.#sweep();
     return this;
+  }
+
+  /**
+   * The session of `key`, unless it has been idle past `sessionIdleTimeout`: such a session is
+   * closed now, whatever the sweep's pace, so none is used after its time.
+   *
+   * @param key Its key.
+   * @returns The session, or `undefined`.
+   */
+  override get(key: K): S | undefined {
+    const session = super.get(key);
+    if (session === undefined || session.busy) return session;
+    if (this.#time.clock.now() - session.lastUsed < this.#policy.sessionIdleTimeoutMs) return session;
+    this.#end(key, session);
+    return undefined;
   }
 
   /** Closes every session and stops the sweep; no sweep starts again. */

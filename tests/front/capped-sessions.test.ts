@@ -1,6 +1,7 @@
 // One server's sessions held to maxSessions and sessionIdleTimeout (the rule of the front's
 // legacy callers' sessions and of its upstream sessions for 2026-07-28 callers): room made at the
-// cap by closing the longest-unused idle session, none while all are in use, idle ones swept.
+// cap by closing the longest-unused idle session, none while all are in use, idle ones swept or
+// closed when looked up.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { CappedSessions } from "../../src/front/_capped-sessions.ts";
@@ -74,6 +75,25 @@ describe("CappedSessions", () => {
     held.delete("busy");
     await time.advance(15_000);
     assert.equal(time.pending, 0);
+  });
+
+  test("CappedSessions.get() of a session idle for sessionIdleTimeout closes it then, before the sweep comes", async () => {
+    const time = new FakeTime(0);
+    const held = sessions(time);
+    // Sweeps run every 15 s: "idle" runs out at 60 001 ms, between the sweeps of 60 s and 75 s.
+    const [idle, busy, fresh] = [new Held(1), new Held(0), new Held(30_000)];
+    busy.busy = true;
+    held.set("idle", idle);
+    held.set("busy", busy);
+    held.set("fresh", fresh);
+    await time.advance(60_000);
+    const before = [held.get("idle"), idle.closed];
+    await time.advance(1);
+    assert.deepEqual(
+      [before, held.get("idle"), idle.closed, held.has("idle"), held.get("busy"), held.get("fresh")],
+      [[idle, 0], undefined, 1, false, busy, fresh],
+    );
+    await held.close();
   });
 
   test("CappedSessions.close() closes every session and no sweep starts after it", async () => {
