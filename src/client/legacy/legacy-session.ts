@@ -218,7 +218,7 @@ export class LegacySession {
         }
         throw connectionFailure(this.serverId, error);
       } finally {
-        this.#calls.delete(key);
+        if (this.#calls.delete(key)) ready.supervisor.callEnded();
         if (token !== undefined) this.#progress.delete(token);
       }
     }

@@ -13,7 +13,10 @@
  * stdio, where a request names no call, by a guess: the one call in flight, if exactly one. The
  * call's answerer is told which (`DeferredTie`): a guessed `roots/list` may be the server asking
  * on its own (server-everything does after the handshake), and the front refuses it upstream,
- * as a client without roots would, rather than fail its caller's call for it.
+ * as a client without roots would, rather than fail its caller's call for it. With several calls
+ * in flight on stdio it is tied to none (the client's assigns, the session's principal), yet
+ * each of them pauses its deadline while the request runs, and the request is cancelled once
+ * all of them have ended.
  *
  * @module
  */
@@ -36,6 +39,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
+import { whenAborted } from "../../_internal/signals.ts";
 import { answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
@@ -103,6 +107,34 @@ export function callFor(
   return undefined;
 }
 
+/**
+ * Calls `onAllEnded` once each of `candidates` has ended: its signal fired, or it is no longer in
+ * flight (answered). Checked when a signal fires, and on `recheck` (a call was answered). Never
+ * for no candidates.
+ *
+ * @param candidates The calls.
+ * @param calls The calls in flight, by id key.
+ * @param onAllEnded What to do then, with the reason of a cancelled one.
+ * @returns `recheck`, and `stop`, which stops waiting.
+ */
+function whenAllEnded(
+  candidates: readonly CallRecord[],
+  calls: ReadonlyMap<string, CallRecord>,
+  onAllEnded: (reason: unknown) => void,
+): { readonly recheck: () => void; readonly stop: () => void } {
+  const ended = (call: CallRecord) => call.signal?.aborted === true || calls.get(idKey(call.id)) !== call;
+  const recheck = () => {
+    if (candidates.length === 0 || !candidates.every(ended)) return;
+    const cancelled = candidates.find((call) => call.signal?.aborted === true)?.signal;
+    onAllEnded(cancelled?.reason ?? "the call was cancelled");
+  };
+  const stops = candidates.flatMap(({ signal }) =>
+    signal === undefined ? [] : [whenAborted(signal, recheck)]
+  );
+  recheck();
+  return { recheck, stop: () => stops.forEach((stop) => stop()) };
+}
+
 /** What the server hears of a request whose call ended before it was answered. */
 const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
 
@@ -117,6 +149,8 @@ export class ServerRequestSupervisor {
   readonly #jobs = new Map<string, AbortController>();
   /** Jobs nothing is sent for once aborted: the server cancelled them, or the connection ended. */
   readonly #unanswered = new WeakSet<AbortController>();
+  /** Each running job's check of whether every call it may belong to has ended. */
+  readonly #waiting = new Set<() => void>();
 
   /** @param options The chain, version, limits, calls and the answer channel. */
   constructor(options: SupervisorOptions) {
@@ -138,17 +172,25 @@ export class ServerRequestSupervisor {
    */
   handle(request: JsonRpcRequest, related: RequestId | undefined): void {
     const { chain, version } = this.#options;
-    const call = callFor(this.#options.calls, related, this.#options.tieToOnlyCall);
+    const { calls, tieToOnlyCall } = this.#options;
+    const call = callFor(calls, related, tieToOnlyCall);
     const input = this.#admitted(request, call);
     if (input === undefined) return;
     const key = idKey(request.id);
     const controller = new AbortController();
     this.#jobs.set(key, controller);
-    const callSignal = call?.signal;
-    const onCallEnd = () => controller.abort(callSignal?.reason ?? "the call was cancelled");
-    if (callSignal?.aborted === true) onCallEnd();
-    else callSignal?.addEventListener("abort", onCallEnd, { once: true });
-    call?.deadline?.pause();
+    // On stdio, with several calls in flight, the request may be any one's: each counts as its
+    // call for what must not fail it (their deadlines pause while it runs), and it is cancelled
+    // once every one of them has ended (its own among them).
+    const candidates = call !== undefined
+      ? [call]
+      : related === undefined && tieToOnlyCall
+      ? [...calls.values()]
+      : [];
+    const waiting = whenAllEnded(candidates, calls, (reason) => controller.abort(reason));
+    // A call answered ends a guess only: a request tied to its call may outlive its answer.
+    if (candidates.length > 1) this.#waiting.add(waiting.recheck);
+    for (const candidate of candidates) candidate.deadline?.pause();
     // A deferred request waits for its answer from elsewhere (the front's caller), the call's
     // deadline still paused; the request as the checks left it is what gets answered. The
     // answerer learns whether the tie was stdio's guess (see DeferredTie).
@@ -169,9 +211,10 @@ export class ServerRequestSupervisor {
     }).then((result) => answerDeferral(result, onDeferred, controller.signal))
       .then((result) => this.#untaken(result, input, call));
     void job.then((result) => {
-      callSignal?.removeEventListener("abort", onCallEnd);
+      waiting.stop();
+      this.#waiting.delete(waiting.recheck);
       this.#jobs.delete(key);
-      call?.deadline?.resume();
+      for (const candidate of candidates) candidate.deadline?.resume();
       // A request whose call ended (the caller cancelled it, or its deadline passed) is still the
       // server's to hear back from: it did not cancel it, and waits for an answer.
       const answer = !result.ok && result.stage === "cancelled" && !this.#unanswered.has(controller)
@@ -210,6 +253,14 @@ export class ServerRequestSupervisor {
     if (job === undefined) return;
     this.#unanswered.add(job);
     job.abort(reason ?? "cancelled by the server");
+  }
+
+  /**
+   * Tells the jobs that a call has ended (answered or failed): one whose calls have all ended is
+   * cancelled, as the call it belongs to is over.
+   */
+  callEnded(): void {
+    for (const recheck of [...this.#waiting]) recheck();
   }
 
   /**
