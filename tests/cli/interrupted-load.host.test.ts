@@ -2,15 +2,28 @@
 // top level (one reading a slow secret store): the command stops at once, serve without binding.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { main } from "../../src/cli/mod.ts";
 import { scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 
+// The policy file's top-level await is a request this server answers only once the tests are
+// done: the command waits on the load until the signal.
+const held: ServerResponse[] = [];
+const server = createServer((_request, response) => void held.push(response));
 let dir: TempDir;
-before(() => {
-  // Its top-level await never settles: the command waits on the load until the signal.
-  dir = tempDir({ "slow.policy.ts": "await new Promise(() => {});\nexport default {};\n" });
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  dir = tempDir({
+    "slow.policy.ts": `await (await fetch("http://127.0.0.1:${port}/")).text();\nexport default {};\n`,
+  });
 });
-after(() => dir?.remove());
+after(async () => {
+  for (const response of held) response.end("done");
+  await new Promise((resolve) => server.close(resolve));
+  dir?.remove();
+});
 
 /** Runs `argv` and fires the signal once the command is waiting on the load. */
 async function interrupted(argv: string[]) {
