@@ -80,9 +80,16 @@ export interface SignInOptions {
 
 /** Options of one call. */
 export interface CallOptions {
-  /** Assigns for the callbacks this call causes (`ctx.assigns`). @default the client's */
+  /**
+   * Assigns for the callbacks this call causes (`ctx.assigns`). A legacy server over stdio names
+   * no call in its requests: one that comes while several calls are in flight gets the client's.
+   * @default the client's
+   */
   readonly assigns?: Readonly<Record<string, unknown>> | undefined;
-  /** Cancels the call: the request is aborted and running handlers are signalled. */
+  /**
+   * Cancels the call: the request is aborted and running handlers are signalled (a legacy stdio
+   * server's request that came while other calls were in flight, once they have ended too).
+   */
   readonly signal?: AbortSignal | undefined;
   /**
    * Receives the server's `notifications/progress` params for this call, in arrival order (among
