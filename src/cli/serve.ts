@@ -143,7 +143,8 @@ async function readOptions(
   if (args.positionals.length > 0) {
     return usage(io, `unexpected argument ${show(args.positionals[0] ?? "")}, expected only flags`);
   }
-  const port = flagText(args, "port") ?? io.env["PORT"] ?? "8787";
+  // An empty PORT is unset, as an empty SLUICE_STATE_KEY or SLUICE_BEARER_TOKENS is.
+  const port = flagText(args, "port") ?? (io.env["PORT"] || "8787");
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
     const from = args.flags.has("port") ? 'flag "--port"' : "PORT";
     return usage(io, `${from} must be an integer from 0 to 65535, received ${show(port)}`);

@@ -10,8 +10,8 @@ import { SERVE_HELP } from "../../src/cli/serve.ts";
 import { REPO_ROOT } from "../_support/modern-peer.ts";
 import { scriptedIo } from "./_scripted-io.ts";
 
-async function run(argv: string[]) {
-  const scripted = scriptedIo([], { cwd: REPO_ROOT });
+async function run(argv: string[], env: Record<string, string> = {}) {
+  const scripted = scriptedIo([], { cwd: REPO_ROOT, env });
   const code = await main(argv, scripted.io);
   return { code, stdout: scripted.stdout(), stderr: scripted.stderr() };
 }
@@ -83,6 +83,15 @@ describe("sluice main()", () => {
     assert.deepEqual(
       await run(["serve", "--port=1", "--port=2"]),
       usage('flag "--port" is given twice, expected it once'),
+    );
+    // PORT is read as the other variables are: set but empty is unset (the port's check passes,
+    // the next flag's fails); set to something else, it must be a port.
+    assert.deepEqual(
+      [await run(["serve", "--decisions", "yaml"], { PORT: "" }), await run(["serve"], { PORT: "eighty" })],
+      [
+        usage('flag "--decisions" must be one of json, text, none, received "yaml"'),
+        usage('PORT must be an integer from 0 to 65535, received "eighty"'),
+      ],
     );
   });
 
