@@ -149,6 +149,9 @@ async function readOptions(
     const from = args.flags.has("port") ? 'flag "--port"' : "PORT";
     return usage(io, `${from} must be an integer from 0 to 65535, received ${show(port)}`);
   }
+  if (flagText(args, "host") === "") {
+    return usage(io, 'flag "--host" expects a host name or address, received ""');
+  }
   const decisions = flagText(args, "decisions") ?? (io.isTTY ? "text" : "json");
   if (decisions !== "json" && decisions !== "text" && decisions !== "none") {
     return usage(io, `flag "--decisions" must be one of json, text, none, received ${show(decisions)}`);
@@ -248,6 +251,14 @@ function bearerTokens(tokens: string): { readonly auth: GatewayAuth } | { readon
         problem: `SLUICE_BEARER_TOKENS: the secret of entry "${index + 1}" (subject ${
           show(subject)
         }) ${problem}`,
+      };
+    }
+    const same = bearer.findIndex((earlier) => earlier.secret === secret);
+    if (same >= 0) {
+      return {
+        problem: `SLUICE_BEARER_TOKENS: the secret of entry "${index + 1}" (subject ${
+          show(subject)
+        }) is the secret of entry "${same + 1}": expected a secret of its own`,
       };
     }
     bearer.push({ subject, secret });

@@ -81,6 +81,10 @@ describe("sluice main()", () => {
     );
     assert.deepEqual(await run(["serve", "now"]), usage('unexpected argument "now", expected only flags'));
     assert.deepEqual(
+      await run(["serve", "--host", ""]),
+      usage('flag "--host" expects a host name or address, received ""'),
+    );
+    assert.deepEqual(
       await run(["serve", "--port=1", "--port=2"]),
       usage('flag "--port" is given twice, expected it once'),
     );

@@ -116,11 +116,12 @@ describe("sluice serve: who may call", () => {
     assert.deepEqual(answers, cases.map(() => usage(malformed)));
   });
 
-  test("serve refuses a weak secret in SLUICE_BEARER_TOKENS, naming the variable and the entry and not the secret", async () => {
+  test("serve refuses a weak or repeated secret in SLUICE_BEARER_TOKENS, naming the variable and the entry and not the secret", async () => {
     assert.deepEqual([
       await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${SECRET},ops:short-secret` }),
       await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${"ab".repeat(20)}` }),
       await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${SECRET}, ci:${NEXT_SECRET}!` }),
+      await failedStart([], { SLUICE_BEARER_TOKENS: `ci:${SECRET},ops:${NEXT_SECRET},bot:${SECRET}` }),
     ], [
       usage(
         'SLUICE_BEARER_TOKENS: the secret of entry "2" (subject "ops") must be at least 32 bytes of random data, received 12: make one with `openssl rand -base64 32`',
@@ -130,6 +131,9 @@ describe("sluice serve: who may call", () => {
       ),
       usage(
         'SLUICE_BEARER_TOKENS: the secret of entry "2" (subject "ci") must be made of letters, digits and "-._~+/" (with "=" at the end), as a bearer token is: make one with `openssl rand -base64 32`',
+      ),
+      usage(
+        'SLUICE_BEARER_TOKENS: the secret of entry "3" (subject "bot") is the secret of entry "1": expected a secret of its own',
       ),
     ]);
   });
