@@ -170,6 +170,7 @@ async function runCall(
   const { server, request } = input;
   const { resume, progress, digestOnce } = at;
   let rounds = progress.rounds;
+  // Requests sent upstream, the session's own re-sends after a broken stream among them.
   let sent = 0;
   // The caller's progress token goes upstream, so the upstream's progress reaches the caller.
   const progressToken = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -188,6 +189,7 @@ async function runCall(
           onNotification: input.onNotification,
           logLevel: input.logLevel,
           fetch: input.fetch,
+          onResent: () => void sent++,
         });
       },
       answer: async (requests, requestState) => {
@@ -205,9 +207,9 @@ async function runCall(
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
-    // The resumed request did not run upstream: its state is given back, so the caller's answers
-    // are not lost and the same retry goes through once the server is back. A give-back that
-    // fails leaves the state spent.
+    // The resumed request, sent once, did not run upstream: its state is given back, so the
+    // caller's answers are not lost and the same retry goes through once the server is back. A
+    // give-back that fails leaves the state spent.
     if (at.spent !== undefined && sent === 1 && notRun(failure)) {
       await input.giveBack?.(at.spent).catch(() => {});
     }

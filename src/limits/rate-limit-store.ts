@@ -51,10 +51,10 @@ export interface RateLimitStore {
   claim?(key: string, ttlMs: number): boolean | Promise<boolean>;
   /**
    * Gives back a claim of `key` this store made, so the key can be claimed again. The front gives
-   * back a spent state whose resumed call the upstream refused before running it (nothing
-   * listened, or it answered `503` or `429`), so the caller's answers are not lost: the same retry
-   * goes through once the server is back. Optional: without it such a retry is refused as a
-   * replay.
+   * back a spent state whose resumed call, sent once, did not run upstream (nothing listened, it
+   * answered `503` or `429`, or the sign-in to send it failed), so the caller's answers are not
+   * lost: the same retry goes through once the server is back. Optional: without it such a retry
+   * is refused as a replay.
    *
    * @param key The key given to {@linkcode RateLimitStore.claim}.
    * @throws {StoreUnavailableError} When a remote store cannot answer (thrown or rejected); the

@@ -1,12 +1,13 @@
 // A 2026 caller's retry whose resumed call the upstream did not run (it answered 503 or 429)
 // keeps the caller's answers: the front gives its spent state back, and the same retry goes
-// through once the server is back. A failure after which the call may have run (a 500, or a 503
-// on a later round, once the resume went through) leaves the state spent: the same retry is a
-// replay. Against a scripted upstream, on every runtime.
+// through once the server is back. A failure after which the call may have run (a 500, a 503 on a
+// later round once the resume went through, or on a re-send after the resume's stream broke)
+// leaves the state spent: the same retry is a replay. Against a scripted upstream, on every
+// runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { askScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
-import { result, type SeenRequest, toolsList } from "../_support/scripted-server.ts";
+import { result, type SeenRequest, sse, toolsList } from "../_support/scripted-server.ts";
 
 /** An `input_required` asking one form, `key`, with `message`, under the upstream's `state`. */
 function asking(id: unknown, key: string, message: string, state: string): Response {
@@ -37,17 +38,26 @@ function refusedBy(status: number): Response {
 /**
  * A front over an upstream whose `ask` asks the caller's person a form ("who"), then answers
  * with the answers it got. The first resumed request (the one carrying the caller's answers) is
- * refused with `status`; with `askAgain`, the resume is taken and the upstream asks a second form
- * ("again", which the gateway's handler answers), and it is that request that is refused.
+ * refused with `status`. With `then: "asks again"`, the resume is taken and the upstream asks a
+ * second form ("again", which the gateway's handler answers), and it is that request that is
+ * refused; with `then: "breaks"`, the resume runs and its response stream breaks, and it is the
+ * session's own re-send that is refused.
  */
-function front(status: number, askAgain = false) {
+function front(status: number, then?: "asks again" | "breaks") {
   let refused = false;
+  let broken = false;
   const reply = (request: SeenRequest): Response => {
     const { id, method, params = {} } = request.body;
     if (method === "tools/list") return toolsList(id, [{ name: "ask", inputSchema: { type: "object" } }]);
     const answers = params.inputResponses as Record<string, unknown> | undefined;
     if (answers === undefined) return asking(id, "who", "Your name?", "upstream-1");
-    if (askAgain && answers.again === undefined) return asking(id, "again", "Once more?", "upstream-2");
+    if (then === "asks again" && answers.again === undefined) {
+      return asking(id, "again", "Once more?", "upstream-2");
+    }
+    if (then === "breaks" && !broken) {
+      broken = true;
+      return sse([], { close: false });
+    }
     if (!refused) {
       refused = true;
       return refusedBy(status);
@@ -128,7 +138,12 @@ describe("a retry whose resumed call the upstream did not run", () => {
   });
 
   test("a 503 on a later round leaves the state spent: the resumed request had run", async () => {
-    const { failed, resent, resumed } = await callRetryAndResend(front(503, true));
+    const { failed, resent, resumed } = await callRetryAndResend(front(503, "asks again"));
     assert.deepEqual([failed, resent, resumed], [unavailable(503), REPLAYED, 1]);
+  });
+
+  test("a 503 on the session's own re-send, after the resumed request's stream broke, leaves the state spent: that request may have run", async () => {
+    const { failed, resent, resumed } = await callRetryAndResend(front(503, "breaks"));
+    assert.deepEqual([failed, resent, resumed], [unavailable(503), REPLAYED, 2]);
   });
 });

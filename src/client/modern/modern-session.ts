@@ -55,10 +55,12 @@ export interface ModernSessionOptions {
 }
 
 /** Options of one request: a call's signal, progress, notifications, capabilities, log level and fetch. */
-export type ModernRequestOptions = Pick<
-  CallContext,
-  "signal" | "onProgress" | "onNotification" | "capabilities" | "logLevel" | "fetch"
->;
+export type ModernRequestOptions =
+  & Pick<CallContext, "signal" | "onProgress" | "onNotification" | "capabilities" | "logLevel" | "fetch">
+  & {
+    /** Hears the request sent again after its response stream broke: the server may have run it. */
+    readonly onResent?: (() => void) | undefined;
+  };
 
 /** The versions this client speaks in the modern era, preferred first. */
 const MODERN_VERSIONS: readonly ModernProtocolVersion[] = [MODERN_PROTOCOL_VERSION];
@@ -145,6 +147,7 @@ export class ModernSession {
       const retry = retryFor(outcome, method === "tools/call");
       if (retry === undefined || retried.has(retry)) throw legError(this.serverId, method, outcome);
       retried.add(retry);
+      if (retry === "stream") options.onResent?.();
       if (retry === "version" && outcome.kind === "error") {
         this.#version = this.#pickVersion(outcome.error.data, method);
       }
