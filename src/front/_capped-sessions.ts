@@ -23,8 +23,8 @@ export interface HeldSession {
 
 /**
  * A server's sessions by key, at most `maxSessions` of them, each closed once idle past
- * `sessionIdleTimeout`: when it is next looked up, or by a sweep every quarter of that time
- * (from 1 s to 60 s). Deleting a key lets go of its session without closing it.
+ * `sessionIdleTimeout`: by a sweep every quarter of that time (from 1 s to 60 s), or when looked
+ * up with `get` before that. Deleting a key lets go of its session without closing it.
  */
 export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
   readonly #policy: Pick<CompiledPolicy, "server" | "maxSessions" | "sessionIdleTimeoutMs">;

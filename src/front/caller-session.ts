@@ -210,7 +210,7 @@ export class CallerSession {
     this.#lastUsed = init.clock.now();
   }
 
-  /** When the caller last sent something. */
+  /** When the session was last in use: a request or a stream connection began or ended. */
   get lastUsed(): number {
     return this.#lastUsed;
   }
@@ -672,6 +672,8 @@ export class CallerSession {
 
   #untrack(id: RequestId, flow: LinkedSignal): void {
     if (this.#requests.get(idKey(id)) === flow) this.#requests.delete(idKey(id));
+    // Idle time counts from the end of its last use, not from its start.
+    this.#lastUsed = this.#clock.now();
     flow.dispose();
     if (this.#requests.size > 0 || this.#waitingForSettled.length === 0) return;
     const waiting = this.#waitingForSettled;
@@ -685,6 +687,7 @@ export class CallerSession {
       priming: this.version === "2025-11-25",
       maxEvents: KEPT_EVENTS,
       heartbeat: this.#heartbeat,
+      onDetached: () => void (this.#lastUsed = this.#clock.now()),
     });
   }
 

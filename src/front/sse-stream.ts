@@ -39,6 +39,8 @@ export interface SseStreamOptions {
   readonly maxEvents: number;
   /** How often an attached connection carries a comment; never when `undefined`. */
   readonly heartbeat?: Heartbeat | undefined;
+  /** Hears an attached connection end (closed, replaced or gone). */
+  readonly onDetached?: (() => void) | undefined;
 }
 
 /** One SSE stream of a caller session. */
@@ -48,6 +50,7 @@ export class SseStream {
   readonly #priming: boolean;
   readonly #maxEvents: number;
   readonly #heartbeat: Heartbeat | undefined;
+  readonly #onDetached: (() => void) | undefined;
   /** The next beat's timer, while a connection is attached. */
   #beat: unknown;
   readonly #events: { readonly seq: number; readonly bytes: Uint8Array }[] = [];
@@ -65,6 +68,7 @@ export class SseStream {
     this.#priming = options.priming;
     this.#maxEvents = options.maxEvents;
     this.#heartbeat = options.heartbeat;
+    this.#onDetached = options.onDetached;
   }
 
   /** Whether a connection is attached (a message written now reaches the caller at once). */
@@ -150,8 +154,10 @@ export class SseStream {
 
   /** Forgets the attached connection and its beats. */
   #unlive(): void {
+    if (this.#live === undefined) return;
     this.#live = undefined;
     this.#heartbeat?.timers.clearTimeout(this.#beat);
+    this.#onDetached?.();
   }
 
   /** Closes the attached connection, if any. */

@@ -143,6 +143,39 @@ describe("CallerSession", () => {
     ]);
   });
 
+  test("a session is last used when a request or a stream connection ends, not when it began: idle time counts from then", async () => {
+    const held = gate();
+    const { client, session, time } = sessionOn(
+      async (request) => {
+        if (request.body.method === "tools/call") await held.opened;
+        return answer(request);
+      },
+      {},
+      { callTimeout: "10m" },
+    );
+    await session.start(0, new AbortController().signal);
+    const call = session.handle({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: {} },
+    });
+    await eventually("the call in flight", () => session.busy || undefined);
+    // The call takes two minutes (a person answering a form, say).
+    await time.advance(120_000);
+    held.open();
+    await (await call).text();
+    await eventually("the call's end", () => !session.busy || undefined);
+    const afterCall = session.lastUsed;
+    const stream = session.listen(null);
+    await time.advance(300_000);
+    await stream.body?.cancel();
+    await eventually("the stream's end", () => !session.busy || undefined);
+    assert.deepEqual([afterCall, session.lastUsed], [120_000, 420_000]);
+    await session.close();
+    await client.close();
+  });
+
   test("a request made once the upstream side was stopped by its only request's cancellation opens it anew, where it got that side's cancellation", async () => {
     const held = gate();
     const { client, server, session, decisions } = sessionOn(async (request) => {
