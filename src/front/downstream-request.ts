@@ -221,6 +221,16 @@ export function refusal(
 }
 
 /**
+ * The words of the `-32601` (HTTP `404`) for a server the front does not have.
+ *
+ * @param serverId The id asked for.
+ * @returns The message.
+ */
+export function unknownServer(serverId: string): string {
+  return `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`;
+}
+
+/**
  * The id of a JSON value that is no valid JSON-RPC message, when it can be read: a string or a
  * safe integer `id` of an object that is no response (a response's id names one of the front's
  * own requests, never one the caller waits on). JSON-RPC 2.0 answers `null` only when the id

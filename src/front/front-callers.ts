@@ -21,7 +21,7 @@ import { checkHostRules, hostAndOriginGuard, type HostRules } from "./guard.ts";
 import type { Principal } from "./principal.ts";
 import { respond } from "./_front-response.ts";
 import { requestOrigin } from "./_request-origin.ts";
-import { refusal } from "./downstream-request.ts";
+import { refusal, unknownServer } from "./downstream-request.ts";
 
 /** The front's options about its callers, checked. */
 export interface CallerOptions {
@@ -164,9 +164,12 @@ export function mountCallerGate(
       const serverId = c.req.param("server");
       const server = servers.get(serverId);
       // Where the auth publishes metadata (JWT), whose route tells an unknown server by its 404
-      // anyway, an unknown server is answered 404 by its route: a challenge would send the caller
-      // to sign in for a resource that does not exist. Elsewhere it is challenged as any other.
-      if (server === undefined && auth.metadata(targetOf(c)) !== undefined) return await next();
+      // anyway, an unknown server is answered 404 at once, whatever the method, its body unread:
+      // a challenge would send the caller to sign in for a resource that does not exist.
+      // Elsewhere it is challenged as any other.
+      if (server === undefined && auth.metadata(targetOf(c)) !== undefined) {
+        return respond(c, refusal(404, null, -32601, unknownServer(serverId)));
+      }
       const outcome = await auth.authenticate(c.req.raw, targetOf(c, serverId));
       if (outcome instanceof Response) return outcome;
       // A POST is held to the server's access once its body is read (accessRefusal), so that a

@@ -15,7 +15,13 @@ import { tooLarge } from "../protocol/message-limits.ts";
 import { readRequestBytes } from "../transport/body-reader.ts";
 import type { CallerGate } from "./front-callers.ts";
 import type { FrontServer } from "./front-server.ts";
-import { classifyDownstream, parseDownstream, readDownstreamRequest, refusal } from "./downstream-request.ts";
+import {
+  classifyDownstream,
+  parseDownstream,
+  readDownstreamRequest,
+  refusal,
+  unknownServer,
+} from "./downstream-request.ts";
 import { respond } from "./_front-response.ts";
 import type { LegacyRequest } from "./legacy-callers.ts";
 import { frontModernPost, type ModernParts } from "./front-modern-post.ts";
@@ -102,7 +108,7 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   if (server === undefined) {
     return respond(
       c,
-      refusal(404, read.message.id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`),
+      refusal(404, read.message.id, -32601, unknownServer(serverId)),
     );
   }
   return await frontModernPost(c, server, { ...read, principal }, parts.modern);

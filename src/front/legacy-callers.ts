@@ -25,6 +25,7 @@ import { json } from "./sse-stream.ts";
 import type { FrontServer } from "./front-server.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { requestOrigin } from "./_request-origin.ts";
+import { unknownServer } from "./downstream-request.ts";
 
 /** The header that carries a session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -87,7 +88,7 @@ export class LegacyCallers {
     const id = answerIdOf(input.message);
     const server = this.#options.servers.get(serverId);
     if (server === undefined) {
-      return jsonError(404, id, -32601, `Unknown server ${JSON.stringify(serverId.slice(0, 64))}`);
+      return jsonError(404, id, -32601, unknownServer(serverId));
     }
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !(LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {

@@ -542,29 +542,42 @@ describe("auth: JWT access tokens with fixed keys", () => {
     await client.close();
   });
 
-  test("jwt auth answers a request to an unknown server 404 with no challenge, as its metadata: no sign-in for what does not exist", async () => {
+  test("jwt auth answers any request to an unknown server 404 at once, with no challenge and its body unread, as its metadata", async () => {
     const { jwk, sign } = await issuer();
     const { send, client, upstream } = jwtFront(jwk);
     const nope = `${LOOPBACK}/mcp/nope`;
     const call = (headers: Record<string, string> = {}) =>
       modernRequest(nope, "tools/call", { name: "read", arguments: {}, _meta: modernMeta() }, headers);
+    let pulled = false;
+    // A body the gateway would have to read: it is never pulled.
+    const unread = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled = true;
+        controller.error(new Error("the body was read"));
+      },
+    }, { highWaterMark: 0 });
     const answers = [
       await send(call()),
       await send(call(bearer(await sign({ aud: nope })))),
+      await send(modernRequest(nope, "notifications/initialized", { _meta: modernMeta() })),
       await send(new Request(nope, { headers: { accept: "text/event-stream", "mcp-session-id": "s" } })),
+      await send(new Request(nope, { method: "PUT" })),
+      await send(
+        new Request(nope, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: unread,
+          duplex: "half",
+        } as RequestInit),
+      ),
     ];
-    // The GET answers no request, so its error has no id.
-    const unknown = (id?: number) => ({
+    const unknown = {
       status: 404,
       headers: { "www-authenticate": null },
-      body: {
-        jsonrpc: "2.0",
-        ...(id === undefined ? {} : { id }),
-        error: { code: -32601, message: 'Unknown server "nope"' },
-      },
-    });
-    assert.deepEqual(answers, [unknown(1), unknown(1), unknown()]);
-    assert.deepEqual(upstream.requests, []);
+      // Its body unread, the error names no request.
+      body: { jsonrpc: "2.0", error: { code: -32601, message: 'Unknown server "nope"' } },
+    };
+    assert.deepEqual([answers, pulled, upstream.requests], [answers.map(() => unknown), false, []]);
     await client.close();
   });
 
