@@ -129,14 +129,18 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
   }
 }
 
+/** The words that ask for help. */
+const HELP_WORDS: ReadonlySet<string> = new Set(["help", "--help", "-h"]);
+
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.stderr.write(HELP);
     return 2;
   }
-  if (first === "--help" || first === "-h" || first === "help") {
-    const named = first === "help" ? rest[0] : undefined;
+  if (HELP_WORDS.has(first)) {
+    // `help <command>`: that command's help; `help`, `help help` or `help --help`: this one.
+    const named = first === "help" && rest[0] !== undefined && !HELP_WORDS.has(rest[0]) ? rest[0] : undefined;
     const topic = named === undefined ? undefined : COMMANDS[named];
     if (named !== undefined && topic === undefined) return unknown(io, named);
     io.stdout.write(topic?.[1] ?? HELP);

@@ -18,7 +18,7 @@ async function run(argv: string[], env: Record<string, string> = {}) {
 
 describe("sluice main()", () => {
   test("main prints the help for --help, -h and help, each command's for <command> --help and help <command>", async () => {
-    for (const argv of [["--help"], ["-h"], ["help"]]) {
+    for (const argv of [["--help"], ["-h"], ["help"], ["help", "help"], ["help", "--help"], ["help", "-h"]]) {
       assert.deepEqual(await run(argv), { code: 0, stdout: HELP, stderr: "" });
     }
     for (
