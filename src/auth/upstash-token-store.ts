@@ -76,9 +76,9 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  *
  * It fails closed: when Redis is unreachable, answers with an error, or takes longer than
  * `timeoutMs`, the operation rejects with `StoreUnavailableError`. Values expire by
- * Redis (`SET PX`); claims are `SET NX PX`, atomic for every instance sharing Redis. A claim that
- * rejects as too slow is given back (`DEL`) once Redis answers that it was made; one whose answer
- * is lost holds until its ttl.
+ * Redis (`SET PX`); claims are `SET NX PX` of a random value, atomic for every instance sharing
+ * Redis. A claim that rejects as too slow is given back (`DEL`, when the key still holds its
+ * value) once Redis answers that it was made; one whose answer is lost holds until its ttl.
  *
  * @param options The client, the secret, the key prefix and the timeout.
  * @returns The store.
@@ -118,13 +118,18 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
     async claim(key: string, ttlMs: number): Promise<boolean> {
       const px = wholeMs(ttlMs, "createUpstashTokenStore().claim()");
       const name = `${prefix}:claim:${key}`;
-      const sent = redis.set(name, "1", { nx: true, px });
+      // The claim's own value: its give-back deletes no claim made after it expired.
+      const value = crypto.randomUUID();
+      const sent = redis.set(name, value, { nx: true, px });
       try {
         return await within(sent, timeoutMs, "expected an answer to SET NX", "tokens") === "OK";
       } catch (error) {
         // Rejected, yet the SET may land later: a claim that says it did is given back, so a
         // sign-in's callback opened again, or the next refresh, is not refused for its whole ttl.
-        void sent.then((answer) => answer === "OK" ? redis.del(name) : undefined).catch(() => {});
+        const giveBack = async () => {
+          if (await redis.get(name) === value) await redis.del(name);
+        };
+        void sent.then((answer) => answer === "OK" ? giveBack() : undefined).catch(() => {});
         throw error;
       }
     },

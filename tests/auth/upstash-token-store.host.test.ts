@@ -113,10 +113,13 @@ describe("createUpstashTokenStore() options", () => {
     };
     const store = createUpstashTokenStore(options);
     assert.deepEqual([await store.claim("c", 1000), await store.delete("k")], [true, undefined]);
-    assert.deepEqual(calls, [["set", "sluice:oauth:claim:c", "1", { nx: true, px: 1000 }], [
+    // A claim sets a random value of its own.
+    const claimed = calls[0]?.[2];
+    assert.deepEqual(calls, [["set", "sluice:oauth:claim:c", claimed, { nx: true, px: 1000 }], [
       "del",
       "sluice:oauth:v:k",
     ]]);
+    assert.match(String(claimed), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   test("createUpstashTokenStore() refuses a timeoutMs of 0 with a RangeError naming it", () => {
@@ -191,16 +194,18 @@ if (redisTestsEnabled()) {
         false,
       ]);
       const ttl = Number(await direct.exec(["PTTL", "cl:claim:state:n1"]));
+      // The claim's own random value, so that its give-back can tell its hold from another's.
+      const held = String(await direct.exec(["GET", "cl:claim:state:n1"]));
       assert.deepEqual(
         [
-          await direct.exec(["GET", "cl:claim:state:n1"]),
+          /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(held),
           ttl > 599_000 && ttl <= 600_000,
           await direct.exec([
             "EXISTS",
             "cl:v:state:n1",
           ]),
         ],
-        [1, true, 0],
+        [true, true, 0],
       );
     });
 
@@ -319,6 +324,36 @@ if (redisTestsEnabled()) {
         true,
         false,
       ]);
+    });
+
+    test("createUpstashTokenStore() gives back a late claim only while the key holds it: a claim made after it expired stays", async () => {
+      // Redis runs the first SET at once; its answer reaches the store 1.5 s late, after the
+      // claim (300 ms) has expired and another instance has claimed the key.
+      const inner = client(shim);
+      let first = true;
+      let answered: Promise<unknown> | undefined;
+      const redis = {
+        get: inner.get.bind(inner),
+        del: inner.del.bind(inner),
+        set: (...args: Parameters<Redis["set"]>) => {
+          const answer = inner.set(...args);
+          if (!first) return answer;
+          first = false;
+          answered = answer.then((value) => new Promise((resolve) => setTimeout(() => resolve(value), 1500)));
+          return answered;
+        },
+      } as unknown as Redis;
+      const late = createUpstashTokenStore({ redis, key: KEY, prefix: "expired", timeoutMs: 200 });
+      const other = storeAt("expired");
+      await assert.rejects(late.claim("refresh", 300), { name: "StoreUnavailableError" });
+      const otherClaimed = await eventually(
+        "the late claim to expire",
+        async () => (await other.claim("refresh", 600_000)) || undefined,
+      );
+      await answered;
+      // The give-back's GET and DEL come just after the late answer.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual([otherClaimed, await other.claim("refresh", 600_000)], [true, false]);
     });
 
     test("createUpstashTokenStore() rejects with StoreUnavailableError at timeoutMs when Upstash hangs", async () => {
