@@ -15,6 +15,7 @@ import { createClient, type Handler } from "../../mod.ts";
 import { createFront, type FrontOptions } from "../../src/front/create-front.ts";
 import type { Principal } from "../../src/front/principal.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
+import { unreadBody } from "../_support/unread-body.ts";
 
 const KEY = "front-auth-test-state-key-0123456789abcdef";
 const SECRET = "ci-secret-Zq3Lr8Vw1Xy5Nb7Mk2Pj4Hg6Fd9Sa0Tc";
@@ -164,13 +165,7 @@ describe("auth: bearer secrets", () => {
 
   test("bearer auth refuses a request without Authorization before reading its body", async () => {
     const { app, client } = front(auth);
-    let pulled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled = true;
-        controller.error(new Error("the body was read"));
-      },
-    }, { highWaterMark: 0 });
+    const { body, pulled } = unreadBody();
     const response = await app.fetch(
       new Request(
         FILES,
@@ -183,7 +178,7 @@ describe("auth: bearer secrets", () => {
       ),
     );
     await response.body?.cancel();
-    assert.deepEqual([response.status, pulled], [401, false]);
+    assert.deepEqual([response.status, pulled()], [401, false]);
     await client.close();
   });
 
@@ -548,14 +543,8 @@ describe("auth: JWT access tokens with fixed keys", () => {
     const nope = `${LOOPBACK}/mcp/nope`;
     const call = (headers: Record<string, string> = {}) =>
       modernRequest(nope, "tools/call", { name: "read", arguments: {}, _meta: modernMeta() }, headers);
-    let pulled = false;
     // A body the gateway would have to read: it is never pulled.
-    const unread = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled = true;
-        controller.error(new Error("the body was read"));
-      },
-    }, { highWaterMark: 0 });
+    const { body: unread, pulled } = unreadBody();
     const answers = [
       await send(call()),
       await send(call(bearer(await sign({ aud: nope })))),
@@ -577,7 +566,7 @@ describe("auth: JWT access tokens with fixed keys", () => {
       // Its body unread, the error names no request.
       body: { jsonrpc: "2.0", error: { code: -32601, message: 'Unknown server "nope"' } },
     };
-    assert.deepEqual([answers, pulled, upstream.requests], [answers.map(() => unknown), false, []]);
+    assert.deepEqual([answers, pulled(), upstream.requests], [answers.map(() => unknown), false, []]);
     await client.close();
   });
 

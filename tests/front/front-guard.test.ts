@@ -18,6 +18,7 @@ import {
   peerRefused,
   toolsUpstream,
 } from "../_support/gateway-caller.ts";
+import { unreadBody } from "../_support/unread-body.ts";
 
 const KEY = "front-guard-test-state-key-0123456789abcdef";
 
@@ -162,13 +163,7 @@ describe("hostAndOriginGuard() in the front: Host", () => {
 
   test("hostAndOriginGuard() refuses before the body is read: a POST whose body errors when read gets the 403", async () => {
     const { app, upstream, client } = front();
-    let pulled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled = true;
-        controller.error(new Error("the body was read"));
-      },
-    }, { highWaterMark: 0 });
+    const { body, pulled } = unreadBody();
     const request = new Request("http://rebind.attacker.example:8787/mcp/files", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json" },
@@ -176,7 +171,7 @@ describe("hostAndOriginGuard() in the front: Host", () => {
       duplex: "half",
     } as RequestInit);
     const answer = await answerOf(await app.fetch(request), ["content-type"]);
-    assert.deepEqual([answer, pulled, upstream.requests], [
+    assert.deepEqual([answer, pulled(), upstream.requests], [
       hostRefusal("rebind.attacker.example:8787"),
       false,
       [],
