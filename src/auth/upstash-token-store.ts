@@ -77,8 +77,11 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * It fails closed: when Redis is unreachable, answers with an error, or takes longer than
  * `timeoutMs`, the operation rejects with `StoreUnavailableError`. Values expire by
  * Redis (`SET PX`); claims are `SET NX PX` of a random value, atomic for every instance sharing
- * Redis. A claim that rejects as too slow is given back (`DEL`, when the key still holds its
- * value) once Redis answers that it was made; one whose answer is lost holds until its ttl.
+ * Redis, and the client's own retry of a claim that landed counts as that claim. A claim that
+ * rejects as too slow is given back once Redis answers that it was made: a `GET`, then a `DEL`
+ * when the key still holds its value (two requests, as the client may lack `eval`: a claim made
+ * between them, just as this one expires, would go too). One whose answer is lost holds until
+ * its ttl.
  *
  * @param options The client, the secret, the key prefix and the timeout.
  * @returns The store.
@@ -122,7 +125,10 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
       const value = crypto.randomUUID();
       const sent = redis.set(name, value, { nx: true, px });
       try {
-        return await within(sent, timeoutMs, "expected an answer to SET NX", "tokens") === "OK";
+        if (await within(sent, timeoutMs, "expected an answer to SET NX", "tokens") === "OK") return true;
+        // Held: by another claim, or by this one when the client's own retry of a SET that landed
+        // (its answer lost) found the key taken.
+        return await within(redis.get(name), timeoutMs, "expected an answer to GET", "tokens") === value;
       } catch (error) {
         // Rejected, yet the SET may land later: a claim that says it did is given back, so a
         // sign-in's callback opened again, or the next refresh, is not refused for its whole ttl.

@@ -356,6 +356,34 @@ if (redisTestsEnabled()) {
       assert.deepEqual([otherClaimed, await other.claim("refresh", 600_000)], [true, false]);
     });
 
+    test("createUpstashTokenStore() counts the client's own retry of a claim that landed, its answer lost, as that claim", async () => {
+      // As @upstash/redis retries a request whose answer was lost: the first SET ran in Redis,
+      // and the retry finds the key taken (null).
+      const inner = client(shim);
+      let lost = true;
+      const redis = {
+        get: inner.get.bind(inner),
+        del: inner.del.bind(inner),
+        set: async (...args: Parameters<Redis["set"]>) => {
+          if (!lost) return await inner.set(...args);
+          lost = false;
+          await inner.set(...args);
+          return await inner.set(...args);
+        },
+      } as unknown as Redis;
+      const store = createUpstashTokenStore({
+        redis,
+        key: KEY,
+        prefix: "retried",
+        timeoutMs: SHIM_TIMEOUT_MS,
+      });
+      const other = storeAt("retried");
+      assert.deepEqual([await store.claim("flow:s2", 600_000), await other.claim("flow:s2", 600_000)], [
+        true,
+        false,
+      ]);
+    });
+
     test("createUpstashTokenStore() rejects with StoreUnavailableError at timeoutMs when Upstash hangs", async () => {
       const hung = await startUpstashShim({ redisPort: redis.port, hang: true });
       try {
