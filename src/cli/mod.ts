@@ -142,7 +142,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     // `help <command>`: that command's help; `help`, `help help` or `help --help`: this one.
     const named = first === "help" && rest[0] !== undefined && !HELP_WORDS.has(rest[0]) ? rest[0] : undefined;
     const topic = named === undefined ? undefined : COMMANDS[named];
-    if (named !== undefined && topic === undefined) return unknown(io, named);
+    if (named !== undefined && topic === undefined) return unknown(io, named, "command");
     io.stdout.write(topic?.[1] ?? HELP);
     return 0;
   }
@@ -152,12 +152,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const command = COMMANDS[first];
   if (command !== undefined) return await command[0](rest, io);
-  return unknown(io, first);
+  return unknown(io, first, first.startsWith("-") ? "flag" : "command");
 }
 
 /** The usage error of a command (or a flag, before any command) sluice does not have. */
-function unknown(io: CliIo, name: string): number {
-  const what = name.startsWith("-")
+function unknown(io: CliIo, name: string, kind: "command" | "flag"): number {
+  const what = kind === "flag"
     ? `unknown flag ${JSON.stringify(name)}, expected --help or --version`
     : `unknown command ${JSON.stringify(name)}, expected one of ${Object.keys(COMMANDS).join(", ")}`;
   io.stderr.write(`sluice: ${what}\nRun "sluice --help" for usage.\n`);

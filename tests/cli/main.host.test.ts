@@ -51,6 +51,14 @@ describe("sluice main()", () => {
         'Run "sluice --help" for usage.\n',
     };
     assert.deepEqual([await run(["chek"]), await run(["help", "chek"])], [unknown, unknown]);
+    // After help, a flag is no command either.
+    assert.deepEqual(await run(["help", "--version"]), {
+      code: 2,
+      stdout: "",
+      stderr:
+        'sluice: unknown command "--version", expected one of check, serve, tools, call, login, logout\n' +
+        'Run "sluice --help" for usage.\n',
+    });
     assert.deepEqual(await run(["--verbose"]), {
       code: 2,
       stdout: "",
