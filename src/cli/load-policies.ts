@@ -18,7 +18,7 @@ import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { checkPolicy, type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
-import type { PolicyProblem } from "../policy/policy-error.ts";
+import { type PolicyProblem, sameServerProblem } from "../policy/policy-error.ts";
 import { describeThrown, loadModule, SourceSyntaxError, TsxMissingError } from "./_load-module.ts";
 
 /** The file names loaded: `<name>.policy.ts`, `.js` or `.json`. */
@@ -68,10 +68,7 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
     const owner = server === undefined ? undefined : owners.get(server);
     if (!loaded.ok) problems.push(...loaded.problems);
     if (server !== undefined && owner !== undefined) {
-      const message = `"server" ${
-        JSON.stringify(server)
-      } is already the server of ${owner}, expected one policy file per server`;
-      problems.push({ source, server, path: "server", message });
+      problems.push(sameServerProblem(source, server, owner, "policy file"));
       continue;
     }
     if (server !== undefined) owners.set(server, source);

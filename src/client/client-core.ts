@@ -17,7 +17,7 @@ import { ClientError } from "../errors.ts";
 import { createMemoryStore } from "../limits/memory-store.ts";
 import { type CompiledPolicy, compilePolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
-import { PolicyError, type PolicyProblem } from "../policy/policy-error.ts";
+import { PolicyError, type PolicyProblem, sameServerProblem } from "../policy/policy-error.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
@@ -450,11 +450,7 @@ function compileAll(policies: readonly (Policy | CompiledPolicy)[]): CompiledPol
     if (typeof server !== "string") continue;
     const first = named.get(server);
     if (first === undefined) named.set(server, index);
-    else {
-      const message = `"server" ${JSON.stringify(server)} is already the server of policies[${first}], ` +
-        "expected one policy per server";
-      problems.push({ source: undefined, server, path: "server", message });
-    }
+    else problems.push(sameServerProblem(undefined, server, `policies[${first}]`, "policy"));
   }
   if (problems.length > 0) throw new PolicyError(problems);
   return compiled;

@@ -48,6 +48,28 @@ export class PolicyError extends Error {
 }
 
 /**
+ * The problem of a policy whose server another policy names already: the client's `policies`
+ * and `sluice check`'s folder say it the same way.
+ *
+ * @param source Where the policy came from, when known.
+ * @param server The server id both name.
+ * @param owner The policy that names it first: `policies[0]`, a file's path.
+ * @param unit What there is one of per server: `"policy"`, `"policy file"`.
+ * @returns The problem, at `server`.
+ */
+export function sameServerProblem(
+  source: string | undefined,
+  server: string,
+  owner: string,
+  unit: string,
+): PolicyProblem {
+  const message = `"server" ${
+    JSON.stringify(server)
+  } is already the server of ${owner}, expected one ${unit} per server`;
+  return { source, server, path: "server", message };
+}
+
+/**
  * Renders a problem as one line, `source: Policy "id": message`; a problem with a position as
  * `source:line:column: Policy: message` followed by the line and a caret under the column.
  *
