@@ -16,6 +16,8 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   dir = tempDir({
+    // ESM, as a policy folder with top-level await must be on Node (else it does not parse).
+    "package.json": '{ "type": "module" }\n',
     "slow.policy.ts": `await (await fetch("http://127.0.0.1:${port}/")).text();\nexport default {};\n`,
   });
 });
