@@ -530,7 +530,7 @@ function challenge(status: 400 | 401 | 403, message: string, parts: ChallengePar
   });
 }
 
-const KEYS_UNFETCHED = "The authorization server's keys could not be fetched";
+const KEYS_UNFETCHED = "The authorization server's keys could not be fetched or read";
 
 /**
  * The answer while the JWKS cannot be fetched: `503`, not `401 invalid_token`, which a host takes
@@ -548,7 +548,7 @@ function keysUnavailable(): Response {
 
 /** What was wrong with a token, for `error_description` (never the token itself). */
 function tokenProblem(error: unknown): string {
-  const { code, claim, reason } = error as { code?: string; claim?: string; reason?: string };
+  const { code, claim, reason } = error as { code?: unknown; claim?: string; reason?: string };
   switch (code) {
     case "ERR_JWT_EXPIRED":
       return "The token has expired";
@@ -569,8 +569,9 @@ function tokenProblem(error: unknown): string {
     case "ERR_JOSE_GENERIC":
       return KEYS_UNFETCHED;
     default:
-      // Not jose's own error: the JWKS request itself failed (refused, DNS, TLS).
-      return code === undefined || !code.startsWith("ERR_J")
+      // Not jose's own error: the JWKS request itself failed (refused, DNS, TLS), or the key it
+      // published for the token could not be imported (WebCrypto's DOMException: a number code).
+      return typeof code !== "string" || !code.startsWith("ERR_J")
         ? KEYS_UNFETCHED
         : "The token is not a valid access token";
   }

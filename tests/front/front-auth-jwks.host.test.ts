@@ -80,12 +80,12 @@ const KEYS_UNAVAILABLE = {
     error: {
       code: -32000,
       message:
-        "Service unavailable: the authorization server's keys could not be fetched, so the token cannot be verified; try again later",
+        "Service unavailable: the authorization server's keys could not be fetched or read, so the token cannot be verified; try again later",
     },
   },
 };
 const KEYS_LOGGED =
-  "sluice: the authorization server's keys could not be fetched, so new tokens are answered 503 until they are:";
+  "sluice: the authorization server's keys could not be fetched or read, so new tokens are answered 503 until they are:";
 const invalid = (description: string) => ({
   status: 401,
   headers: {
@@ -168,19 +168,32 @@ describe("auth.jwt.jwks: keys from a JWKS URL", () => {
       closed.close();
       await once(closed, "close");
       const pair = await keyPair("k1");
-      const { call, client } = front(`http://127.0.0.1:${port}/jwks`);
-      try {
-        // Told once a minute: the second token's answer logs nothing more.
-        const { value, logged } = await recordingConsoleErrors(async () => [
-          await call(await token(pair)),
-          await call(await token(pair)),
-        ]);
-        assert.deepEqual([value, logged.map(([line]) => line)], [[KEYS_UNAVAILABLE, KEYS_UNAVAILABLE], [
-          KEYS_LOGGED,
-        ]]);
-      } finally {
-        await client.close();
-      }
+      await assertUnavailableTwiceToldOnce(front(`http://127.0.0.1:${port}/jwks`), await token(pair));
     },
   );
+
+  test("jwt auth with jwks answers 503 when the key published for the token cannot be read (a malformed x), and tells the operator once a minute", async () => {
+    const pair = await keyPair("k1");
+    // WebCrypto refuses the key with a DOMException, whose code is a number, not jose's string.
+    published = { keys: [{ ...pair.jwk, x: "zz" }] };
+    status = 200;
+    await assertUnavailableTwiceToldOnce(front(), await token(pair));
+  });
 });
+
+/** Two calls with `bearer` are answered 503; the operator is told once a minute, so once. */
+async function assertUnavailableTwiceToldOnce(
+  { call, client }: ReturnType<typeof front>,
+  bearer: string,
+): Promise<void> {
+  try {
+    const { value, logged } = await recordingConsoleErrors(
+      async () => [await call(bearer), await call(bearer)],
+    );
+    assert.deepEqual([value, logged.map(([line]) => line)], [[KEYS_UNAVAILABLE, KEYS_UNAVAILABLE], [
+      KEYS_LOGGED,
+    ]]);
+  } finally {
+    await client.close();
+  }
+}
