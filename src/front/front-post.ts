@@ -68,7 +68,11 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   if (body === "incomplete") {
     return respond(c, refusal(400, null, -32700, "Parse error: the request body was not received in full"));
   }
-  const parsed = parseDownstream(decoder.decode(body), limits.maxJsonDepth);
+  const text = utf8(body);
+  if (text === undefined) {
+    return respond(c, refusal(400, null, -32700, "Parse error: the request body is not valid UTF-8"));
+  }
+  const parsed = parseDownstream(text, limits.maxJsonDepth);
   if ("status" in parsed) return respond(c, parsed);
   const era = classifyDownstream(parsed.message, request.headers);
   if (typeof era !== "string") return respond(c, era);
@@ -114,7 +118,16 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   return await frontModernPost(c, server, { ...read, principal }, parts.modern);
 }
 
-const decoder = new TextDecoder();
+/** JSON text is UTF-8 (RFC 8259 §8.1): a byte that is not is refused, never replaced with U+FFFD. */
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
 
 function isJson(contentType: string | null): boolean {
   return contentType !== null && /^application\/json\s*(;|$)/i.test(contentType.trim());

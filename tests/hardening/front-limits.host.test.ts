@@ -166,6 +166,54 @@ describe("the front's limits", () => {
     });
   });
 
+  test("a downstream body with bytes that are not UTF-8 is refused -32700, modern or legacy, and never runs with U+FFFD in their place", async () => {
+    const encoder = new TextEncoder();
+    const withByte = (text: string, byte: number) => {
+      const [before, after] = text.split("@@").map((part) => encoder.encode(part)) as [
+        Uint8Array,
+        Uint8Array,
+      ];
+      return new Uint8Array([...before, byte, ...after]);
+    };
+    const notUtf8 = {
+      status: 400,
+      body: {
+        jsonrpc: "2.0",
+        error: { code: -32700, message: "Parse error: the request body is not valid UTF-8" },
+      },
+    };
+    const modern = withByte(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { text: "a@@b" }, _meta: META },
+      }),
+      0xff,
+    );
+    const legacy = withByte(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "a@@b", version: "1" },
+        },
+      }),
+      0xc0,
+    );
+    const legacyHeaders = {
+      "mcp-protocol-version": "2025-11-25",
+      accept: "application/json, text/event-stream",
+    };
+    assert.deepEqual(
+      [await post(modern, { "mcp-name": "echo" }), await post(legacy, legacyHeaders, "legacy-wide")],
+      [notUtf8, notUtf8],
+    );
+  });
+
   test("an upstream round of 10 000 input requests fails the call before any handler runs", async () => {
     elicitations = 0;
     assert.deepEqual(await post(call("many-inputs"), { "mcp-name": "many-inputs" }, "wide"), {
