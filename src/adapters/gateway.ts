@@ -20,7 +20,7 @@ import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
 import { MAKE_A_KEY, MIN_SECRET_BYTES, secretKeyProblem } from "../_internal/secret-key.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
-import { peerRefusal } from "../front/guard.ts";
+import { checkHostRules, peerRefusal } from "../front/guard.ts";
 
 /** The environment variable that holds the state key on every runtime. */
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
@@ -150,9 +150,10 @@ export interface Gateway {
   /**
    * The front (`/mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground).
    * Mounted in a server or app of your own, it skips `fetch`'s check of the address a request
-   * came from (a gateway with neither `auth` nor `allowedHosts` refuses other machines there):
-   * such a gateway must set `auth` (the Host check admits loopback names from anyone), or listen
-   * on loopback only.
+   * came from (there a gateway with neither `auth` nor `allowedHosts` refuses other machines, and
+   * any other refuses another machine that names a loopback `Host` it does not list): such a
+   * gateway must set `auth` (the Host check admits loopback names from anyone), and `publicUrl`
+   * with JWT `auth`, or listen on loopback only.
    */
   readonly app: Hono;
   /** The client the front calls upstream with. */
@@ -176,8 +177,9 @@ export interface GatewayParts {
   readonly writeLine?: (line: string) => void;
   /**
    * The address a request came from, read from its bindings as this runtime gives them; a
-   * gateway with neither `auth` nor `allowedHosts` then refuses requests from other machines
-   * (see {@linkcode peerRefusal}). @default none: the runtime does not tell (Workers)
+   * gateway with neither `auth` nor `allowedHosts` then refuses requests from other machines, and
+   * any other one that names a loopback `Host` it does not list (see {@linkcode peerRefusal}).
+   * @default none: the runtime does not tell (Workers)
    */
   readonly peerAddress?: (request: Request, env: unknown) => string | undefined;
 }
@@ -250,10 +252,18 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     request.url.startsWith("/") ? new Request(`${NO_HOST}${request.url}`, request) : request;
   const serve = (request: Request, env?: unknown, ctx?: unknown) =>
     app.fetch(whole(request), env, ctx as never);
-  // Without auth and allowedHosts the gateway is for this machine only, whatever Host a request
-  // names: where the runtime tells who called, another machine is refused.
+  // Where the runtime tells who called: without auth and allowedHosts the gateway is for this
+  // machine only, whatever Host a request names; else another machine may not name a loopback
+  // Host the gateway does not list (see peerRefusal).
   const open = (options.auth === undefined || options.auth === "none") && options.allowedHosts === undefined;
-  const peerAddress = open ? parts.peerAddress : undefined;
+  // The names as the front took them (checked there, so this does not throw).
+  const { allowedHosts } = options;
+  const hosts = open
+    ? "open"
+    : allowedHosts === undefined
+    ? undefined
+    : checkHostRules({ allowedHosts }, "sluice gateway").allowedHosts;
+  const { peerAddress } = parts;
   return Object.freeze({
     app,
     client,
@@ -261,7 +271,7 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
       // Asked of the request as the runtime gave it (Bun knows its peer by that object).
       const address = peerAddress(request, env);
       const target = whole(request);
-      return (address === undefined ? undefined : peerRefusal(target, address)) ??
+      return (address === undefined ? undefined : peerRefusal(target, address, hosts)) ??
         app.fetch(target, env, ctx as never);
     },
   });

@@ -17,10 +17,14 @@
  * CORS headers are sent only to the origins of `allowedOrigins`, and preflights answered for
  * them; without `allowedOrigins` there is no CORS at all.
  *
- * A gateway with neither `auth` nor `allowedHosts` is for this machine only; where the runtime
- * tells the address a request came from (the self-hosted entries), one from another machine is
- * refused the same way ({@linkcode peerRefusal}), whatever `Host` it names: `deno serve` and
- * `Bun.serve` listen on every interface unless told otherwise.
+ * Where the runtime tells the address a request came from (the self-hosted entries,
+ * {@linkcode peerRefusal}): a gateway with neither `auth` nor `allowedHosts` is for this machine
+ * only, and refuses a request from another machine the same way, whatever `Host` it names
+ * (`deno serve` and `Bun.serve` listen on every interface unless told otherwise); any other
+ * gateway refuses one from another machine that names a loopback `Host` it does not list. No
+ * other machine reaches a gateway by a loopback name, and a JWT's `aud` is checked against the
+ * URL a request names when the gateway has no `publicUrl`: such a request could pick any loopback
+ * port, and so have a token issued for another loopback resource taken.
  *
  * @module
  */
@@ -182,39 +186,58 @@ export function isLoopbackHost(host: string): boolean {
 const loopbackHost = memoByString(isLoopbackHost, 64);
 
 /**
- * The refusal of a request from another machine to a gateway for this machine only (one with
- * neither `auth` nor `allowedHosts`): `403`, as the Host refusal. `GET /healthz` is exempt, as
- * from the Host rule.
+ * The refusal of a request from another machine: `403`, as the Host refusal, when the gateway is
+ * for this machine only (`"open"`: neither `auth` nor `allowedHosts`), or when the request names a
+ * loopback `Host` that `allowedHosts` does not list. `GET /healthz` is exempt, as from the Host rule.
  *
  * @param request The request.
  * @param address The address it came from, as the runtime tells it (`"10.0.0.5"`, `"::1"`,
  *   `"::ffff:127.0.0.1"`).
+ * @param allowedHosts `"open"`, or the gateway's `allowedHosts` as {@linkcode checkHostRules}
+ *   returned them (`undefined` when it has `auth` and no `allowedHosts`).
  * @returns The refusal, or `undefined` when the address is loopback (`127.0.0.0/8`, `::1`, either
- *   as an IPv4-mapped IPv6 address) or the request is for `/healthz`.
+ *   as an IPv4-mapped IPv6 address), the request is for `/healthz`, or the rules admit it.
  * @example
  * ```ts
  * import { peerRefusal } from "./guard.ts";
  * const request = new Request("http://127.0.0.1:8787/servers");
- * console.log(peerRefusal(request, "::ffff:127.0.0.1")); // undefined
- * console.log(peerRefusal(request, "192.0.2.7")?.status); // 403
+ * console.log(peerRefusal(request, "::ffff:127.0.0.1", "open")); // undefined
+ * console.log(peerRefusal(request, "192.0.2.7", "open")?.status); // 403
+ * console.log(peerRefusal(request, "192.0.2.7", ["gate.example.com"])?.status); // 403
+ * console.log(peerRefusal(new Request("https://gate.example.com/servers"), "192.0.2.7", ["gate.example.com"])); // undefined
  * ```
  */
-export function peerRefusal(request: Request, address: string): Response | undefined {
+export function peerRefusal(
+  request: Request,
+  address: string,
+  allowedHosts: HostRules["allowedHosts"] | "open",
+): Response | undefined {
   const ipv4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
   const loopback = ipv4 === undefined ? loopbackHost(`[${address}]`) : loopbackHost(ipv4);
   if (loopback || new URL(request.url).pathname === "/healthz") return undefined;
+  const from = JSON.stringify(address.slice(0, 64));
+  if (allowedHosts === "open") {
+    return forbiddenResponse(
+      `Forbidden: a request from ${from} is not served here: expected one from this machine (a loopback address), as this gateway has neither "auth" nor "allowedHosts"; set both to answer other machines`,
+    );
+  }
+  const host = hostOf(request);
+  if (!loopbackHost(host) || (Array.isArray(allowedHosts) && listed(host, allowedHosts))) return undefined;
   return forbiddenResponse(
-    `Forbidden: a request from ${
-      JSON.stringify(address.slice(0, 64))
-    } is not served here: expected one from this machine (a loopback address), as this gateway has neither "auth" nor "allowedHosts"; set both to answer other machines`,
+    `Forbidden: a request from ${from} names the loopback Host ${
+      JSON.stringify(host.slice(0, 128))
+    }: expected a loopback Host only from this machine; list the name in "allowedHosts" to answer it from others`,
   );
 }
 
 function hostAllowed(host: string, allowed: HostRules["allowedHosts"]): boolean {
   if (allowed === "routed" || loopbackHost(host)) return true;
-  if (allowed === undefined) return false;
-  const name = host.replace(/:\d+$/, "");
-  return allowed.includes(host) || allowed.includes(name);
+  return allowed !== undefined && listed(host, allowed);
+}
+
+/** Whether a list of `allowedHosts` names a `Host`: by itself, or by its name for any port. */
+function listed(host: string, allowed: readonly string[]): boolean {
+  return allowed.includes(host) || allowed.includes(host.replace(/:\d+$/, ""));
 }
 
 /** The `Host` the request names (the URL's when a runtime gave no header; none: ""), in lower case. */

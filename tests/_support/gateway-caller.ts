@@ -157,6 +157,15 @@ export function peerRefused(address: string): Answer {
   );
 }
 
+/** The 403 for a request from another machine that names a loopback Host the gateway does not list. */
+export function loopbackHostRefused(address: string, host: string): Answer {
+  return guardRefusal(
+    `Forbidden: a request from ${JSON.stringify(address)} names the loopback Host ${
+      JSON.stringify(host)
+    }: expected a loopback Host only from this machine; list the name in "allowedHosts" to answer it from others`,
+  );
+}
+
 /** The 403 the guard answers for an Origin that may not call. */
 export function originRefusal(origin: string): Answer {
   return guardRefusal(

@@ -12,6 +12,7 @@ import {
   answerOf,
   hostRefusal,
   LOOPBACK,
+  loopbackHostRefused,
   modernMeta,
   modernRequest,
   originRefusal,
@@ -193,8 +194,8 @@ describe("peerRefusal(): the address a request came from", () => {
     ];
     assert.deepEqual(
       [
-        ...loopback.map((address) => [address, peerRefusal(servers, address)]),
-        ["/healthz", peerRefusal(new Request("http://127.0.0.1:8787/healthz"), "192.0.2.7")],
+        ...loopback.map((address) => [address, peerRefusal(servers, address, "open")]),
+        ["/healthz", peerRefusal(new Request("http://127.0.0.1:8787/healthz"), "192.0.2.7", "open")],
       ],
       [...loopback.map((address) => [address, undefined]), ["/healthz", undefined]],
     );
@@ -207,10 +208,42 @@ describe("peerRefusal(): the address a request came from", () => {
       const refusal = peerRefusal(
         new Request("http://127.0.0.1:8787/mcp/files", { method: "POST" }),
         address,
+        "open",
       );
       answers.push(refusal === undefined ? undefined : await answerOf(refusal, ["content-type"]));
     }
     assert.deepEqual(answers, others.map(peerRefused));
+  });
+
+  test("peerRefusal() of a gateway with auth or allowedHosts refuses another machine a loopback Host it does not list, and nothing else", async () => {
+    const at = async (url: string, address: string, hosts: readonly string[] | "routed" | undefined) => {
+      const refusal = peerRefusal(new Request(url), address, hosts);
+      return refusal === undefined ? "through" : await answerOf(refusal, ["content-type"]);
+    };
+    assert.deepEqual(
+      [
+        await at("http://127.0.0.1:8787/mcp/files", "192.0.2.7", undefined),
+        await at("http://LocalHost:8787/mcp/files", "10.0.0.5", ["gate.example.com"]),
+        await at("http://[::1]/mcp/files", "2001:db8::1", "routed"),
+        await at("http://localhost:8787/mcp/files", "10.0.0.5", ["localhost"]),
+        await at("http://localhost:8787/mcp/files", "10.0.0.5", ["localhost:8787"]),
+        await at("http://localhost:9999/mcp/files", "10.0.0.5", ["localhost:8787"]),
+        await at("https://gate.example.com/mcp/files", "192.0.2.7", ["gate.example.com"]),
+        await at("http://127.0.0.1:8787/mcp/files", "127.0.0.1", undefined),
+        await at("http://127.0.0.1:8787/healthz", "192.0.2.7", undefined),
+      ],
+      [
+        loopbackHostRefused("192.0.2.7", "127.0.0.1:8787"),
+        loopbackHostRefused("10.0.0.5", "localhost:8787"),
+        loopbackHostRefused("2001:db8::1", "[::1]"),
+        "through",
+        "through",
+        loopbackHostRefused("10.0.0.5", "localhost:9999"),
+        "through",
+        "through",
+        "through",
+      ],
+    );
   });
 });
 

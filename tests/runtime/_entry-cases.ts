@@ -19,7 +19,14 @@ import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { eventually, readUpTo, within } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
-import { type Answer, answerOf, modernRequest, peerRefused } from "../_support/gateway-caller.ts";
+import {
+  type Answer,
+  answerOf,
+  hostRefusal,
+  loopbackHostRefused,
+  modernRequest,
+  peerRefused,
+} from "../_support/gateway-caller.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 import { PROFILE_SCHEMA } from "../_support/profile-form.ts";
 
@@ -684,20 +691,39 @@ function describePeers(
       }
     });
 
-    test("createGateway() with auth, or with auth none and allowedHosts, answers another machine", async () => {
+    test("createGateway() with auth, or with auth none and allowedHosts, answers another machine by a name it allows, and by a loopback name only when allowedHosts lists it", async () => {
       const subject = () => ({ subject: "ada" });
       const allowed = { auth: "none" as const, allowedHosts: ["gate.example.com"] };
       const answers = [];
-      for (const options of [{ auth: subject }, allowed]) {
+      for (
+        const options of [{ auth: subject }, allowed, { auth: subject, allowedHosts: ["localhost:8787"] }]
+      ) {
         const gateway = createGateway({ stateKey: KEY, policies: [modern()], playground: false, ...options });
+        const at = async (url: string, address = "192.0.2.7") =>
+          await answerOf(await gateway.fetch(new Request(url), from(address)), ["content-type"]);
         try {
-          answers.push(await answerOf(await servers(gateway, "192.0.2.7"), ["content-type"]));
+          answers.push([
+            await at("http://gate.example.com/servers"),
+            await at("http://127.0.0.1:8787/servers"),
+            await at("http://localhost:8787/servers"),
+            await at("http://[::1]:8787/servers", "2001:db8::1"),
+            await at("http://127.0.0.1:8787/servers", "127.0.0.1"),
+          ].map((answer) => answer.status === 200 ? "answered" : answer));
         } finally {
           await gateway.client.close();
         }
       }
-      const listed = serversAnswer(modern());
-      assert.deepEqual(answers, [listed, listed]);
+      const hostRefused = hostRefusal("gate.example.com");
+      const loopbackRefused = [
+        loopbackHostRefused("192.0.2.7", "127.0.0.1:8787"),
+        loopbackHostRefused("192.0.2.7", "localhost:8787"),
+        loopbackHostRefused("2001:db8::1", "[::1]:8787"),
+      ];
+      assert.deepEqual(answers, [
+        [hostRefused, ...loopbackRefused, "answered"],
+        ["answered", ...loopbackRefused, "answered"],
+        [hostRefused, loopbackRefused[0], "answered", loopbackRefused[2], "answered"],
+      ]);
     });
   });
 }
