@@ -1,8 +1,8 @@
 /**
  * One server's sessions held to its `maxSessions` and `sessionIdleTimeout`, for the front's
- * legacy callers and for its upstream sessions of 2026-07-28 callers alike. At the cap the
- * longest-unused idle session makes room (hosts that never end theirs, such as a command line
- * run again and again, would lock others out); while all are in use none is made.
+ * legacy callers and for its upstream sessions of 2026-07-28 callers alike. At the cap an idle
+ * session makes room (hosts that never end theirs, such as a command line run again and again,
+ * would lock others out), fairly between callers: see {@linkcode CappedSessions.makeRoom}.
  *
  * @module
  */
@@ -13,8 +13,15 @@ import type { CompiledPolicy } from "../policy/compile-policy.ts";
 
 /** What a held session tells about itself. */
 export interface HeldSession {
-  /** Whether it is in use: such a session is never closed to make room or as idle. */
+  /** Whose it is: its caller's `principalKey` (callers without a principal are one, `""`). */
+  readonly owner: string;
+  /** Whether it is in use: such a session is never closed as idle. */
   readonly busy: boolean;
+  /**
+   * Whether it is in use by its open streams alone, with no request in flight: such a session of a
+   * caller holding more than half of `maxSessions` makes room for another caller's. @default false
+   */
+  readonly streamsOnly?: boolean;
   /** When it was last used (milliseconds of the clock). */
   readonly lastUsed: number;
   /** Ends it. */
@@ -58,16 +65,32 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
   }
 
   /**
-   * At the cap, closes the longest-unused idle session to make room.
+   * At the cap, closes a session to make room for one of `owner`'s, so that no caller takes a
+   * session from one that would then hold fewer, nor holds every session to lock the others out:
+   * the longest-unused idle session of `owner`'s or of a caller holding at least two more than
+   * `owner`; else, when another caller holds more than half of `maxSessions`, that caller's
+   * longest-unused session that no request is in flight on, even with its streams open. (With one
+   * caller, as without `auth`, that is the longest-unused idle session.)
    *
-   * @returns Whether a session may be added now (`false` while all `maxSessions` are in use).
+   * @param owner Whose the new session is: its caller's `principalKey`.
+   * @returns Whether a session may be added now (`false` when none of those can make room).
    */
-  makeRoom(): boolean {
-    if (this.size < this.#policy.maxSessions) return true;
-    const [oldest] = [...this].filter(([, session]) => !session.busy)
-      .sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
-    if (oldest === undefined) return false;
-    this.#end(...oldest);
+  makeRoom(owner: string): boolean {
+    const { maxSessions } = this.#policy;
+    if (this.size < maxSessions) return true;
+    const held = new Map<string, number>();
+    for (const session of this.values()) held.set(session.owner, (held.get(session.owner) ?? 0) + 1);
+    const mine = held.get(owner) ?? 0;
+    const heldBy = (session: S) => held.get(session.owner) ?? 0;
+    const byAge = [...this].sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    const room =
+      byAge.find(([, session]) => !session.busy && (session.owner === owner || heldBy(session) > mine + 1)) ??
+        byAge.find(([, session]) =>
+          session.owner !== owner && heldBy(session) * 2 > maxSessions &&
+          (!session.busy || session.streamsOnly === true)
+        );
+    if (room === undefined) return false;
+    this.#end(...room);
     return true;
   }
 

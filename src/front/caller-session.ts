@@ -221,6 +221,11 @@ export class CallerSession {
       [...this.#streams.values()].some((stream) => stream.connected);
   }
 
+  /** Whether the session is in use by its stream connections alone (no request, not starting). */
+  get streamsOnly(): boolean {
+    return !this.#starting && this.#requests.size === 0;
+  }
+
   /**
    * Opens the upstream side and answers `initialize`; the session is in use until this settles.
    *

@@ -87,7 +87,6 @@ export interface ModernCallersUpstream {
 /** One pooled legacy session of one principal's: busy while a call or a request uses it. */
 interface Pooled extends HeldSession {
   readonly session: ServerSession;
-  readonly principal: string;
   /** The calls that lease it (at most one on stdio). */
   calls: number;
   /** The requests without input running on it. */
@@ -212,7 +211,7 @@ export class FrontUpstreams {
   ): Promise<FrontCallOutcome> {
     const pool = this.#poolOf(server);
     const key = principalKey(principal);
-    const mine = [...pool.values()].filter((entry) => entry.principal === key);
+    const mine = [...pool.values()].filter((entry) => entry.owner === key);
     const entry = mine.find((candidate) => candidate.calls === 0) ?? mine[0] ??
       this.#open(server, principal, fetch);
     if (entry === undefined) return callError(-32000, pool.refusal);
@@ -233,7 +232,7 @@ export class FrontUpstreams {
   ): UpstreamLease | FrontCallOutcome {
     const pool = this.#poolOf(server);
     const key = principalKey(principal);
-    const mine = [...pool.values()].filter((entry) => entry.principal === key);
+    const mine = [...pool.values()].filter((entry) => entry.owner === key);
     const stdio = server.policy.transport.kind === "stdio";
     let entry: Pooled | undefined;
     if (stdio) {
@@ -272,8 +271,8 @@ export class FrontUpstreams {
   }
 
   /**
-   * A new session in the pool, for a principal; at `maxSessions` the longest-unused idle session
-   * (of any principal) is closed to make room.
+   * A new session in the pool, for a principal; at `maxSessions` another is closed to make room,
+   * fairly between principals ({@linkcode CappedSessions.makeRoom}).
    *
    * @param server The server.
    * @param principal The caller whose request opens it: the session is theirs (their key's), and
@@ -287,13 +286,13 @@ export class FrontUpstreams {
     fetch: Fetcher | undefined,
   ): Pooled | undefined {
     const pool = this.#poolOf(server);
-    if (!pool.makeRoom()) return undefined;
+    if (!pool.makeRoom(principalKey(principal))) return undefined;
     const { policy, chain } = server;
     // The principal's sign-in, when the server signs in per person: its sessions are its own.
     const session = this.#internals.legacySession(policy.server, chain, { fetch, principal, pooled: true });
     const entry: Pooled = {
       session,
-      principal: principalKey(principal),
+      owner: principalKey(principal),
       calls: 0,
       requests: 0,
       lastUsed: this.#internals.clock.now(),

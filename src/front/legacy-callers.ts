@@ -169,7 +169,9 @@ export class LegacyCallers {
     const problem = initializeProblem(params);
     if (problem !== undefined) return jsonError(400, message.id, -32602, `Invalid params: ${problem}`);
     const sessions = this.#sessionsOf(server);
-    if (!sessions.makeRoom()) return jsonError(503, message.id, -32000, sessions.refusal);
+    if (!sessions.makeRoom(principalKey(input.principal))) {
+      return jsonError(503, message.id, -32000, sessions.refusal);
+    }
     const requested = params.protocolVersion as string;
     const version: LegacyProtocolVersion = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
       ? requested as LegacyProtocolVersion

@@ -1,7 +1,8 @@
 // One server's sessions held to maxSessions and sessionIdleTimeout (the rule of the front's
 // legacy callers' sessions and of its upstream sessions for 2026-07-28 callers): room made at the
-// cap by closing the longest-unused idle session, none while all are in use, idle ones swept or
-// closed when looked up.
+// cap by closing the longest-unused idle session, fairly between callers (a caller takes only its
+// own or one of a caller holding two more, and a session with open streams but no request in flight only from a caller holding more than half),
+// none while all are in use, idle ones swept or closed when looked up.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { CappedSessions } from "../../src/front/_capped-sessions.ts";
@@ -10,11 +11,14 @@ import { FakeTime } from "../_support/fake-time.ts";
 /** A session that records its closing. */
 class Held {
   busy = false;
+  streamsOnly = false;
   lastUsed: number;
+  readonly owner: string;
   closed = 0;
 
-  constructor(lastUsed: number) {
+  constructor(lastUsed: number, owner = "") {
     this.lastUsed = lastUsed;
+    this.owner = owner;
   }
 
   close(): Promise<void> {
@@ -35,13 +39,67 @@ describe("CappedSessions", () => {
     const [busy, older, newer] = [new Held(1), new Held(2), new Held(3)];
     busy.busy = true;
     held.set("busy", busy);
-    assert.equal(held.makeRoom(), true);
+    assert.equal(held.makeRoom(""), true);
     held.set("older", older);
-    assert.equal(held.makeRoom(), true);
+    assert.equal(held.makeRoom(""), true);
     // The room was made by closing "older": held are "busy" and, after the next set, "newer".
     held.set("newer", newer);
     assert.deepEqual([...held.values()], [busy, newer]);
     assert.deepEqual([busy.closed, older.closed, newer.closed], [0, 1, 0]);
+    await held.close();
+  });
+
+  test("CappedSessions.makeRoom() for a caller closes its own idle session or one of a caller holding two more, never one of a caller that would then hold fewer", async () => {
+    const time = new FakeTime(0);
+    const held = sessions(time, 4);
+    // bob holds three sessions, alice one, the oldest: alice's is the longest unused.
+    const [alice, bob1, bob2, bob3] = [
+      new Held(1, "alice"),
+      new Held(2, "bob"),
+      new Held(3, "bob"),
+      new Held(4, "bob"),
+    ];
+    for (const [key, session] of Object.entries({ alice, bob1, bob2, bob3 })) held.set(key, session);
+    // bob's fifth takes bob's own longest unused, not alice's older one.
+    assert.equal(held.makeRoom("bob"), true);
+    held.set("bob4", new Held(5, "bob"));
+    // carol, holding none, takes from bob, who holds two more, not from alice, who would then hold
+    // fewer than carol.
+    assert.equal(held.makeRoom("carol"), true);
+    held.set("carol1", new Held(6, "carol"));
+    // With bob's all in use, carol's second may only close her own idle one: alice holds no more
+    // than she, and bob holds half, not more.
+    for (const session of held.values()) session.busy = session.owner === "bob";
+    assert.deepEqual([held.makeRoom("carol"), [...held.keys()]], [true, ["alice", "bob3", "bob4"]]);
+    held.get("alice")!.busy = true;
+    const carol2 = new Held(7, "carol");
+    carol2.busy = true;
+    held.set("carol2", carol2);
+    assert.deepEqual([held.makeRoom("carol"), held.makeRoom("dave")], [false, false]);
+    assert.deepEqual([alice.closed, bob1.closed, bob2.closed, bob3.closed], [0, 1, 1, 0]);
+    await held.close();
+  });
+
+  test("CappedSessions.makeRoom() closes a session of a caller holding more than half, in use by its streams alone, for another caller only", async () => {
+    const time = new FakeTime(0);
+    const held = sessions(time, 4);
+    const bobs = [1, 2, 3, 4].map((at) => new Held(at, "bob"));
+    bobs.forEach((session, i) => {
+      session.busy = true;
+      // The longest unused has a request in flight: it is never closed to make room.
+      session.streamsOnly = i > 0;
+      held.set(`bob${i}`, session);
+    });
+    // bob, holding every session, gets no fifth; alice gets bob's longest unused with streams only.
+    assert.deepEqual([held.makeRoom("bob"), held.makeRoom("alice")], [false, true]);
+    held.set("alice", new Held(5, "alice"));
+    assert.deepEqual(bobs.map((session) => session.closed), [0, 1, 0, 0]);
+    // bob holds 3 of 4, more than half: carol may take one too; then bob holds 2, half, and no more goes.
+    assert.equal(held.makeRoom("carol"), true);
+    held.set("carol", new Held(6, "carol"));
+    held.get("alice")!.busy = true;
+    held.get("carol")!.busy = true;
+    assert.deepEqual([held.makeRoom("dave"), bobs.map((session) => session.closed)], [false, [0, 1, 1, 0]]);
     await held.close();
   });
 
@@ -51,7 +109,7 @@ describe("CappedSessions", () => {
     const busy = new Held(0);
     busy.busy = true;
     held.set("a", busy);
-    assert.equal(held.makeRoom(), false);
+    assert.equal(held.makeRoom(""), false);
     assert.equal(busy.closed, 0);
     assert.equal(
       held.refusal,

@@ -339,6 +339,52 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
+  test("at maxSessions, a caller's session takes the room of its own idle one, not another caller's, and one holding every session in use gives one up", async () => {
+    const client = createClient({
+      name: "gate",
+      policies: [{ server: "modern", transport: { url: peer?.url ?? "" }, era: "modern", maxSessions: 2 }],
+    });
+    const app = createFront({
+      client,
+      stateKey: KEY,
+      allowedHosts: ["gate.test"],
+      auth: (request) => ({ subject: request.headers.get("x-caller") ?? "nobody" }),
+    });
+    const as = (who: string) =>
+      new LegacyCaller(async (url, init) => {
+        const request = new Request(url, init);
+        request.headers.set("x-caller", who);
+        return await app.fetch(request);
+      }, "http://gate.test/mcp/modern");
+    const ping = async (caller: LegacyCaller) =>
+      (await caller.post({ jsonrpc: "2.0", id: 9, method: "ping" })).status;
+    const [alice, bob1, bob2] = [as("alice"), as("bob"), as("bob")];
+    await alice.initialize();
+    await bob1.initialize();
+    await bob2.initialize();
+    // bob's second closed bob's first, not alice's older one.
+    assert.deepEqual([await ping(alice), await ping(bob1), await ping(bob2)], [200, 404, 200]);
+    // alice leaves; bob holds both sessions, their GET streams open: alice's next takes bob's
+    // longest unused, and bob gets none back.
+    assert.equal((await alice.close())?.status, 200);
+    const bob3 = as("bob");
+    await bob3.initialize();
+    const streams = [await bob2.listen(), await bob3.listen()];
+    const alice2 = as("alice");
+    const admitted = await alice2.initialize();
+    const refused = await as("bob").initialize();
+    assert.deepEqual(
+      [
+        (admitted.result as { protocolVersion: string }).protocolVersion,
+        (refused.error as { code?: number })?.code,
+      ],
+      ["2025-11-25", -32000],
+    );
+    assert.deepEqual([await ping(bob2), await ping(bob3), await ping(alice2)], [404, 200, 200]);
+    for (const stream of streams) await stream.body?.cancel();
+    await client.close();
+  });
+
   test("at maxSessions with every session in use, initialize is refused 503 until one ends", async () => {
     const { client, caller } = gateway({ maxSessions: 2 });
     const hosts = [caller("modern"), caller("modern")];
