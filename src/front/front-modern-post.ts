@@ -269,8 +269,9 @@ async function mrtrPost(
 
 /**
  * What a modern caller's stream carries of the upstream's notifications: progress for its own
- * token, cleaned, and log entries within its own budget of the server's `logRateLimit`, at or
- * above the level it asked for.
+ * token, cleaned and never a step back (`progress` MUST increase with each notification, and a
+ * new round of the upstream may count from 0 again), and log entries within its own budget of the
+ * server's `logRateLimit`, at or above the level it asked for.
  */
 function relayTo(
   emit: (notification: JsonRpcNotification) => void,
@@ -280,11 +281,18 @@ function relayTo(
   logLevel: LoggingLevel | undefined,
 ): (notification: JsonRpcNotification) => void {
   const token = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  let lastProgress = -Infinity;
   return (notification) => {
     if (notification.method === "notifications/progress") {
+      const { progressToken, progress } = (notification.params ?? {}) as {
+        progressToken?: unknown;
+        progress?: unknown;
+      };
       if (
-        token !== undefined && (notification.params as { progressToken?: unknown })?.progressToken === token
+        token !== undefined && progressToken === token && typeof progress === "number" &&
+        progress > lastProgress
       ) {
+        lastProgress = progress;
         const { params } = notificationForCaller(notification);
         // The token is the caller's own, sent back as it gave it.
         emit({ jsonrpc: "2.0", method: notification.method, params: { ...params, progressToken: token } });

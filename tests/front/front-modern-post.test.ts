@@ -17,18 +17,27 @@ import { EventReader } from "../_support/legacy-caller.ts";
 const FORGED = "50%\u001b[2J\u202Eevil\nFAKE";
 
 describe("frontModernPost()", () => {
-  test("frontModernPost() relays a modern upstream's progress to a modern caller under its token, its message cleaned", async () => {
+  test("frontModernPost() relays a modern upstream's progress to a modern caller under its token, its message cleaned, never a step back", async () => {
     const front = scriptedFront(({ body }) => {
       if (body.method === "tools/list") {
         return toolsList(body.id, [{ name: "slow", inputSchema: { type: "object" } }]);
       }
       const progressToken = (body.params?._meta as { progressToken?: unknown }).progressToken;
+      const step = (progress: number) => ({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken, progress, total: 2 },
+      });
       return sse([
         {
           jsonrpc: "2.0",
           method: "notifications/progress",
           params: { progressToken, progress: 1, total: 2, message: FORGED },
         },
+        // progress MUST increase with each notification: a step back or a repeat is not relayed.
+        step(0.5),
+        step(1),
+        step(2),
         { jsonrpc: "2.0", id: body.id, result: { resultType: "complete", content: [] } },
       ]);
     });
@@ -43,6 +52,11 @@ describe("frontModernPost()", () => {
         jsonrpc: "2.0",
         method: "notifications/progress",
         params: { progressToken: "caller-1", progress: 1, total: 2, message: "50%[2JevilFAKE" },
+      },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "caller-1", progress: 2, total: 2 },
       },
       { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [] } },
     ]);
