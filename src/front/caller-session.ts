@@ -70,7 +70,7 @@ import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
 import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
-import { quote } from "../_internal/quote.ts";
+import { describeKind, quote } from "../_internal/quote.ts";
 import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
@@ -335,6 +335,17 @@ export class CallerSession {
 
   async #request(message: JsonRpcRequest, principal: Principal | undefined): Promise<Response> {
     const { id, method } = message;
+    const token = (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    // A 2025 ProgressToken is a string or an integer: another would be relayed as no schema allows.
+    if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
+      const received = typeof token === "number"
+        ? "a number that is not a safe integer"
+        : describeKind(token);
+      return json(encodeError(id, {
+        code: -32602,
+        message: `Invalid params: _meta.progressToken: expected a string or an integer, received ${received}`,
+      }));
+    }
     if (method === "ping") return json(encodeResult(id, {}));
     if (method === "logging/setLevel") return json(await this.#setLevel(id, message.params?.level));
     if (MRTR_METHODS.has(method) || method === "tasks/result") return await this.#call(message, principal);

@@ -326,6 +326,28 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
+  test("a progressToken that is neither a string nor an integer is refused -32602, naming what it was; a valid one goes through", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize();
+    const answers = [];
+    for (const [id, progressToken] of [[1, { a: 1 }], [2, true], [3, 1.5], [4, "p-1"]] as const) {
+      const answer = await host.request(id, "tools/list", { _meta: { progressToken } });
+      answers.push(answer.error ?? "listed");
+    }
+    const refused = (received: string) => ({
+      code: -32602,
+      message: `Invalid params: _meta.progressToken: expected a string or an integer, received ${received}`,
+    });
+    assert.deepEqual(answers, [
+      refused("an object"),
+      refused("a boolean"),
+      refused("a number that is not a safe integer"),
+      "listed",
+    ]);
+    await client.close();
+  });
+
   test("at maxSessions, the longest-unused idle session makes room for a new one", async () => {
     const { client, caller } = gateway({ maxSessions: 2 });
     const [oldest, newer, third] = [caller("modern"), caller("modern"), caller("modern")];
