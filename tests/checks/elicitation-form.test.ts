@@ -616,6 +616,35 @@ describe("createElicitationFormCheck() refusals", () => {
       'property "x", keyword "enumNames": expected strings only, received 2 at index 1',
     ],
     [
+      "oneOf titles that look the same once a zero-width space is removed (Keep my data meaning delete_all)",
+      p({
+        type: "string",
+        oneOf: [{ const: "keep", title: "Keep my data" }, {
+          const: "delete_all",
+          title: "Keep my data\u200b",
+        }],
+      }),
+      'property "x", keyword "oneOf": expected options a person can tell apart, received two shown as "Keep my data", at indexes 0 and 1',
+    ],
+    [
+      "a oneOf title of a bidi override alone",
+      p({ type: "string", oneOf: [{ const: "a", title: "A" }, { const: "b", title: " \u202e " }] }),
+      'property "x", keyword "oneOf": expected options a person can tell apart, received one that shows nothing at index 1',
+    ],
+    [
+      "multi-select anyOf titles alike but for spaces around",
+      p({
+        type: "array",
+        items: { anyOf: [{ const: "a", title: "Same" }, { const: "b", title: " Same" }] },
+      }),
+      'property "x", keyword "items.anyOf": expected options a person can tell apart, received two shown as "Same", at indexes 0 and 1',
+    ],
+    [
+      "enumNames alike",
+      p({ type: "string", enum: ["a", "b"], enumNames: ["Yes", "Yes\u2060"] }),
+      'property "x", keyword "enumNames": expected options a person can tell apart, received two shown as "Yes", at indexes 0 and 1',
+    ],
+    [
       "enum and oneOf together",
       p({ type: "string", enum: ["a"], oneOf: [{ const: "a", title: "A" }] }),
       'property "x", keyword "oneOf": not supported for a single-select field with "enum"',

@@ -14,6 +14,7 @@ import type { FieldShape, StringFormat } from "./shape.ts";
 import { valueProblem } from "./field-value.ts";
 import { describeValue } from "../../_internal/quote.ts";
 import { isObject } from "../../_internal/is-object.ts";
+import { sanitizeText } from "../../notify/sanitize-text.ts";
 
 /** Why a property is refused: the offending keyword (none for the property itself), and why. */
 export interface KeywordProblem {
@@ -255,7 +256,8 @@ function readMultiSelect({ name, required, schema, maxEnumValues }: Property): D
 
 /**
  * Reads an option list: one to `max` unique strings (`enum`), or as many objects with exactly a
- * string `const` and a string `title` (`oneOf`, `items.anyOf`), their `const`s unique.
+ * string `const` and a string `title` (`oneOf`, `items.anyOf`), their `const`s unique and their
+ * titles told apart ({@linkcode labelProblem}).
  */
 function readOptions(
   value: unknown,
@@ -284,7 +286,39 @@ function readOptions(
     seen.add(constant);
     values.push(constant);
   }
-  return values;
+  return (titled ? labelProblem(value.map((option) => option.title as string), keyword) : undefined) ??
+    values;
+}
+
+/**
+ * Whether a person can tell apart the titles (or `enumNames`) that stand for the values sent:
+ * each as shown (with the characters `sanitizeText` removes for a screen gone, and trimmed) must
+ * show something, and no two alike. Else two choices that look the same could send different
+ * values (`"Keep my data"` and `"Keep my data\u200B"` meaning `delete_all`). An untitled value is
+ * what is sent, and is shown as it is: an empty one, or two that differ only in case, are fine.
+ */
+function labelProblem(labels: readonly string[], keyword: string): KeywordProblem | undefined {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < labels.length; i++) {
+    const shown = sanitizeText(labels[i], Infinity).trim();
+    if (shown === "") {
+      return problem(
+        keyword,
+        `expected options a person can tell apart, received one that shows nothing at index ${i}`,
+      );
+    }
+    const earlier = seen.get(shown);
+    if (earlier !== undefined) {
+      return problem(
+        keyword,
+        `expected options a person can tell apart, received two shown as ${
+          describeValue(shown)
+        }, at indexes ${earlier} and ${i}`,
+      );
+    }
+    seen.set(shown, i);
+  }
+  return undefined;
 }
 
 /** The `const` of a titled option (an object of exactly a string `const` and a string `title`), or why not. */
@@ -311,7 +345,7 @@ function enumNamesProblem(value: unknown, count: number): KeywordProblem | undef
     return problem("enumNames", `expected ${count} names (one per "enum" value), received ${value.length}`);
   }
   const index = value.findIndex((name) => typeof name !== "string");
-  if (index < 0) return undefined;
+  if (index < 0) return labelProblem(value, "enumNames");
   return problem(
     "enumNames",
     `expected strings only, received ${describeValue(value[index])} at index ${index}`,
