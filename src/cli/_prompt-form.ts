@@ -10,6 +10,7 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
+import { numberFromText } from "../checks/form/field-value.ts";
 import type { FieldShape, FormShape } from "../checks/elicitation-form.ts";
 import type { FormElicitationContext, HandlerError } from "../handler/handler.ts";
 import type { ElicitRequestFormParams, ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
@@ -201,7 +202,7 @@ function parseValue(field: FieldShape, text: string, titles: Map<string, string>
     case "string":
       return text;
     case "number":
-      return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
+      return numberFromText(text);
     case "boolean":
       if (/^(y|yes|true)$/i.test(trimmed)) return true;
       return /^(n|no|false)$/i.test(trimmed) ? false : text;

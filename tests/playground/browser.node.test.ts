@@ -188,6 +188,29 @@ function describeBrowserFlows(executablePath: string): void {
       return form;
     }
 
+    test("a form elicitation: the page takes what was typed as the command line does: an email with spaces around as typed, a date typed in part, 1e400", async () => {
+      await withTool("ask_schema", async (page) => {
+        const form = await askSchema(page, {
+          type: "object",
+          properties: {
+            e: { type: "string", title: "E", format: "email" },
+            d: { type: "string", title: "D", format: "date" },
+            x: { type: "number", title: "X" },
+          },
+        });
+        await form.getByLabel("E", { exact: true }).fill("  ada@example.com  ");
+        await form.getByLabel("D", { exact: true }).focus();
+        await page.keyboard.type("05");
+        await form.getByLabel("X", { exact: true }).fill("1e400");
+        await form.getByRole("button", { name: "Accept" }).click();
+        assert.deepEqual(await formVerdict(page), [
+          'field "e" expected an email address',
+          'field "d" expected a calendar date (YYYY-MM-DD)',
+          'field "x" expected a finite number',
+        ]);
+      });
+    });
+
     test("a form elicitation: a choice left at (choose) is not an answer, so a required one is refused in the page and an optional one is left out (its default filled in)", async () => {
       const choices = {
         type: "object",

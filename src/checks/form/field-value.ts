@@ -74,6 +74,26 @@ function stringProblem(field: StringField, value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What a person typed in a number field, as the answer check should see it: the number when the
+ * text (spaces around it aside) is a decimal number (`42`, `-1.5`, `.5`, `1e3`), else the text
+ * itself, for the check to name. The command line and the playground read numbers with it, so
+ * they take the same answers.
+ *
+ * @param text The typed text.
+ * @returns The number (`1e400` is `Infinity`, which the check refuses as not finite), or the text.
+ * @example
+ * ```ts
+ * import { numberFromText } from "./field-value.ts";
+ * console.log(numberFromText(" 36 ")); // 36
+ * console.log(numberFromText("thirty")); // "thirty"
+ * ```
+ */
+export function numberFromText(text: string): number | string {
+  const trimmed = text.trim();
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
+}
+
 /** The number of code points of well-formed text: its length, less one per surrogate pair. */
 function codePoints(text: string): number {
   let pairs = 0;

@@ -10,6 +10,7 @@
  */
 import { checkElicitAnswer } from "../../checks/elicitation-answer.ts";
 import { createElicitationFormCheck, type FieldShape } from "../../checks/elicitation-form.ts";
+import { numberFromText } from "../../checks/form/field-value.ts";
 import type { ElicitValue } from "../../protocol/elicitation.ts";
 import { el, newId, unsetSelect } from "./elements.ts";
 import { own, ownArray, ownObject, text } from "./read-json.ts";
@@ -25,8 +26,12 @@ const forms = createElicitationFormCheck({
 });
 /** How the answer check's messages start; the page shows what follows, under the field. */
 const REFUSED = "Elicitation answer refused: ";
-/** The input types of the string formats (the page checks the format itself, not the browser). */
-const INPUT_TYPES: Readonly<Record<string, string>> = { email: "email", uri: "url", date: "date" };
+/**
+ * The keyboards of the string formats. Text inputs, not `email` or `url` ones: those trim what was
+ * typed and turn a domain into punycode, so the server would get other text than the person
+ * typed, and other text than the command line sends. The page checks the format itself.
+ */
+const INPUT_MODES: Readonly<Record<string, string>> = { email: "email", uri: "url" };
 
 /** One field of the form on the page. */
 interface Control {
@@ -232,20 +237,26 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
       return { node: select, labelled: false, targets: [select], read };
     }
     case "number": {
-      const step = field.integer ? "1" : "any";
-      const input = el("input", { type: "number", step, min: field.minimum, max: field.maximum, ...common });
+      // A text input read as the command line reads it: a number input hides what it cannot
+      // read (1e400, 1,5) behind an empty value.
+      const inputmode = field.integer ? "numeric" : "decimal";
+      const input = el("input", { type: "text", inputmode, ...common });
       if (field.default !== undefined) input.value = String(field.default);
-      // Text the browser cannot read as a number is checked as the string it is.
-      const read = () =>
-        input.validity.badInput ? input.value : input.value === "" ? undefined : Number(input.value);
+      const read = () => input.value === "" ? undefined : numberFromText(input.value);
       return { node: input, labelled: false, targets: [input], read };
     }
     case "string": {
-      const type = INPUT_TYPES[field.format ?? ""] ?? "text";
+      const date = field.format === "date";
       const placeholder = field.format === "date-time" ? "2026-07-28T09:30:00Z" : undefined;
-      const input = el("input", { type, placeholder, ...common });
+      const input = el("input", {
+        type: date ? "date" : "text",
+        inputmode: INPUT_MODES[field.format ?? ""],
+        placeholder,
+        ...common,
+      });
       if (field.default !== undefined) input.value = field.default;
-      const read = () => input.value === "" ? undefined : input.value;
+      // A date picker gives "" for a date typed in part: checked as that, not left out as nothing.
+      const read = () => input.value === "" && !(date && input.validity.badInput) ? undefined : input.value;
       return { node: input, labelled: false, targets: [input], read };
     }
   }
