@@ -170,8 +170,10 @@ export interface DenoGateway extends Gateway {
    * Called by `deno serve` (or `Deno.serve`) once it listens: says where on stderr (in place of
    * Deno's own line), and on the first SIGINT or SIGTERM closes the gateway once the requests in
    * flight have answered, so that the process ends then: a stdio server's child, or a legacy
-   * server's stream, would otherwise keep it alive until a second signal. A process that still
-   * runs a second later (a server of your own) gets the signal again, as if it had not been heard.
+   * server's stream, would otherwise keep it alive until a second signal. `deno serve` stops
+   * listening at the signal, so what the gateway asked a 2025 host and still waits for is
+   * cancelled rather than waited for. A process that still runs a second later (a server of your
+   * own) gets the signal again, as if it had not been heard.
    *
    * @param address Where it listens (`Deno.NetAddr`).
    */
@@ -188,7 +190,10 @@ function closeOnSignal(gateway: Gateway, address: unknown, answered: () => Promi
   const signals: readonly Signal[] = ["SIGINT", "SIGTERM"];
   const heard = (signal: Signal) => () => {
     for (const one of signals) runtime.removeSignalListener(one, listeners[one]);
-    void drainFront(gateway.app).then(answered).finally(() => gateway.client.close()).finally(() => {
+    // deno serve stops listening at the signal: a caller's answer to what the front asked it
+    // cannot come, so the calls that wait for one are ended, not waited for.
+    const drained = drainFront(gateway.app, { answersCanCome: false }).then(answered);
+    void drained.finally(() => gateway.client.close()).finally(() => {
       const again = setTimeout(() => {
         try {
           runtime.kill(runtime.pid, signal);

@@ -164,6 +164,8 @@ export class CallerSession {
   readonly #assigns: Readonly<Record<string, unknown>>;
   readonly #heartbeat: Heartbeat | undefined;
   readonly #closer = new AbortController();
+  /** Ends what the front asked the caller once its answers can no longer come ({@linkcode CallerSession.endAsks}). */
+  readonly #answersGone = new AbortController();
   readonly #listen: SseStream;
   readonly #streams = new Map<string, SseStream>();
   readonly #asks = new Map<string, (response: JsonRpcMessage) => void>();
@@ -224,6 +226,16 @@ export class CallerSession {
   /** Whether the session is in use by its stream connections alone (no request, not starting). */
   get streamsOnly(): boolean {
     return !this.#starting && this.#requests.size === 0;
+  }
+
+  /**
+   * Ends every request the front sent this caller that still waits for its answer, and any it
+   * sends later, as a deadline would (the caller is told `notifications/cancelled`, and the
+   * upstream gets the refusal): for when the caller can no longer send answers, as once the
+   * server stopped listening. The calls waiting for them go on without them, and end.
+   */
+  endAsks(): void {
+    this.#answersGone.abort(new Error("sluice front: the caller's answers can no longer come"));
   }
 
   /**
@@ -572,7 +584,7 @@ export class CallerSession {
     const id = `sluice-${++this.#askCount}`;
     const send = (message: JsonRpcMessage) =>
       reply === undefined ? this.#listen.write(message) : reply.send(message);
-    const flow = linkSignals([signal, this.#closer.signal]);
+    const flow = linkSignals([signal, this.#closer.signal, this.#answersGone.signal]);
     const ask = (asked: AbortSignal) =>
       new Promise<unknown>((resolve) => {
         let sent = false;

@@ -105,7 +105,16 @@ export interface FrontOptions {
 const IN_PROCESS = new WeakMap<Hono, (request: LegacyRequest) => Promise<Response>>();
 
 /** Begins each front's close (see {@linkcode drainFront}). */
-const DRAINS = new WeakMap<Hono, () => Promise<void>>();
+const DRAINS = new WeakMap<Hono, (options: DrainOptions) => Promise<void>>();
+
+/** How {@linkcode drainFront} closes a front. */
+export interface DrainOptions {
+  /**
+   * `false` when callers can no longer send the answers their requests in flight wait for (the
+   * server stopped listening): those are ended rather than waited for. @default true
+   */
+  readonly answersCanCome?: boolean;
+}
 
 /** The options {@linkcode createFront} knows. */
 const FRONT_OPTION_KEYS: readonly (keyof FrontOptions)[] = [
@@ -216,7 +225,7 @@ export function createFront(options: FrontOptions): Hono {
     );
   });
   IN_PROCESS.set(app, inProcess);
-  DRAINS.set(app, () => legacy.drain());
+  DRAINS.set(app, (options) => legacy.drain(options));
   const gate = mountCallerGate(app, callers, servers);
   const post: FrontPostParts = { servers, gate, serveLegacy, modern };
   signIn.mount(app);
@@ -300,13 +309,15 @@ export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Prom
  * Begins the close of a front's legacy callers in this process: their standalone GET streams end
  * cleanly (a server that is closing waits for its responses to end, and a GET stream never ends
  * by itself), and new requests on their sessions are refused while the answers that requests in
- * flight wait for are still taken. Not part of the public API.
+ * flight wait for are still taken (or, with `answersCanCome: false`, ended). Not part of the
+ * public API.
  *
  * @param app A front made by {@linkcode createFront}; another app has nothing to drain.
+ * @param options Whether callers can still send their answers.
  * @returns Resolves once no legacy caller has a request in flight.
  */
-export async function drainFront(app: Hono): Promise<void> {
-  await DRAINS.get(app)?.();
+export async function drainFront(app: Hono, options: DrainOptions = {}): Promise<void> {
+  await DRAINS.get(app)?.(options);
 }
 
 /**

@@ -119,14 +119,19 @@ export class LegacyCallers {
    * it still takes the callers' answers to what the front asked them, notifications and
    * resumptions, which the requests in flight may wait for.
    *
+   * With `answersCanCome: false` (the server no longer listens, as `deno serve` once signalled)
+   * what the front asked the callers is ended instead of waited for ({@linkcode CallerSession.endAsks}).
+   *
+   * @param options Whether callers can still send their answers. @default { answersCanCome: true }
    * @returns Resolves once no session has a request in flight.
    */
-  async drain(): Promise<void> {
+  async drain(options: { readonly answersCanCome?: boolean } = {}): Promise<void> {
     this.#draining = true;
     const settling: Promise<void>[] = [];
     for (const sessions of this.#sessions.values()) {
       for (const session of sessions.values()) {
         session.endStandaloneStream();
+        if (options.answersCanCome === false) session.endAsks();
         settling.push(session.settled());
       }
     }

@@ -19,6 +19,7 @@ import {
 } from "../_support/modern-peer.ts";
 import { ADD_ANSWER, callTool, describeEntry, KEY, NO_KEY } from "./_entry-cases.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
+import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 
 const ENTRY = pathToFileURL(join(REPO_ROOT, "src", "adapters", "deno.ts")).href;
 // Not process.execPath: Deno's node:child_process hands its own permissions to a child spawned by
@@ -123,6 +124,50 @@ describe("Deno gateway permissions and deno serve", () => {
       // SIGINT as killed by it, a plain `deno serve` too, where Node's sees it exit 0.
       assert.equal(ended, "ended");
       assert.throws(() => process.kill(stdio[0] as number, 0), { code: "ESRCH" });
+    } finally {
+      clearTimeout(timer);
+      await done();
+    }
+  });
+
+  test("under deno serve, which stops listening at the signal, a 2025 host's call waiting for its answer to a form ends, and so does the process", async () => {
+    const { child, url, done } = await denoServe(
+      `{ server: "everything", transport: ${
+        JSON.stringify(everythingStdioCommand())
+      }, era: "legacy", passDown: ["elicitation"] }`,
+      ["-A"],
+    );
+    const exited = new Promise<string>((resolve) => child.once("exit", () => resolve("ended")));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const host = new LegacyCaller(fetch, `${url}/mcp/everything`);
+      await host.initialize({ elicitation: { form: {} } });
+      const call = new EventReader(
+        await host.post({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "trigger-elicitation-request", arguments: {} },
+        }),
+      );
+      const asked = await call.message();
+      assert.equal(asked?.method, "elicitation/create");
+      child.kill("SIGTERM");
+      // The host is told the form was cancelled, and its call ends with what the server made of that.
+      const rest: string[] = [];
+      const read = (async () => {
+        for (let message = await call.message(); message !== undefined; message = await call.message()) {
+          rest.push(String(message.method ?? `answer ${message.id}`));
+        }
+        return await exited;
+      })();
+      const ended = await Promise.race([
+        read,
+        new Promise<string>((resolve) =>
+          timer = setTimeout(() => resolve("still running 15 s after SIGTERM"), 15_000)
+        ),
+      ]);
+      assert.deepEqual([rest, ended], [["notifications/cancelled", "answer 1"], "ended"]);
     } finally {
       clearTimeout(timer);
       await done();
