@@ -57,3 +57,15 @@ function repeatsPattern(bytes: Uint8Array): boolean {
   }
   return false;
 }
+
+/** The environment variable that holds the state key on every runtime. */
+export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
+
+/**
+ * What every entry says when it has no state key (neither the `stateKey` option nor
+ * `SLUICE_STATE_KEY`, or an empty one): the self-hosted entries throw it as a `TypeError`, the
+ * Workers entry answers every request `500` with it, and `sluice serve` says it after its name.
+ * One message, so the fix reads the same wherever the gateway runs.
+ */
+export const NO_STATE_KEY: string =
+  `sluice: "${STATE_KEY_VARIABLE}" is not set: expected at least ${MIN_SECRET_BYTES} bytes of random data, the same on every instance, ${MAKE_A_KEY}`;

@@ -18,24 +18,12 @@ import { type Decision, decisionJson, type DecisionListener, describeDecision } 
 import type { LegacyRequest } from "../front/legacy-callers.ts";
 import type { GatewayAuth } from "../front/downstream-auth.ts";
 import type { SignInUser } from "../front/front-sign-in.ts";
-import { MAKE_A_KEY, MIN_SECRET_BYTES, secretKeyProblem } from "../_internal/secret-key.ts";
+import { NO_STATE_KEY, secretKeyProblem, STATE_KEY_VARIABLE } from "../_internal/secret-key.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";
 import { checkHostRules, peerRefusal } from "../front/guard.ts";
 
-/** The environment variable that holds the state key on every runtime. */
-export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
-
 /** The origin given to a request that named no host (a reserved name: no rule allows it). */
 const NO_HOST = "http://no-host.invalid";
-
-/**
- * What every entry says when it has no state key (neither the `stateKey` option nor
- * `SLUICE_STATE_KEY`, or an empty one): the self-hosted entries throw it as a `TypeError`, the
- * Workers entry answers every request `500` with it. One message, so the fix reads the same
- * wherever the gateway runs.
- */
-export const NO_STATE_KEY: string =
-  `sluice: "${STATE_KEY_VARIABLE}" is not set: expected at least ${MIN_SECRET_BYTES} bytes of random data, the same on every instance, ${MAKE_A_KEY}`;
 
 /** Options of a gateway: the client's parts, and the key that seals continuation states. */
 export interface GatewayOptions {

@@ -95,14 +95,8 @@ import { createUpstashTokenStore } from "../auth/upstash-token-store.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import type { Duration } from "../policy/duration.ts";
-import {
-  buildGateway,
-  type Gateway,
-  type GatewayOptions,
-  isDecisions,
-  NO_STATE_KEY,
-  STATE_KEY_VARIABLE,
-} from "./gateway.ts";
+import { buildGateway, type Gateway, type GatewayOptions, isDecisions } from "./gateway.ts";
+import { NO_STATE_KEY, STATE_KEY_VARIABLE } from "../_internal/secret-key.ts";
 import type { Decision } from "../chain/decision.ts";
 import { describeValue } from "../_internal/quote.ts";
 import { checkOptionKeys } from "../_internal/suggest.ts";

@@ -16,7 +16,8 @@ import { bearerSecretProblem, downstreamAuth, type GatewayAuth } from "../front/
 import { systemClock } from "../_internal/clock.ts";
 import { HEARTBEAT_RULE, heartbeatMsOf } from "../front/heartbeat.ts";
 import type { Duration } from "../policy/duration.ts";
-import { MAKE_A_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
+import { NO_STATE_KEY, secretKeyProblem } from "../_internal/secret-key.ts";
+import { checkHostRules } from "../front/guard.ts";
 import { describeThrown, loadModule, runtimeName } from "./_load-module.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadPolicyFolder } from "./_policy-folder.ts";
@@ -96,7 +97,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof TypeError) return usage(io, message);
-    io.stderr.write(`${message}\n`);
+    io.stderr.write(`sluice serve: ${message.replace(/^sluice serve\(\): /, "")}\n`);
     return 1;
   }
   // For the person who started it: stdout carries the decision events alone (JSON lines a log
@@ -166,10 +167,11 @@ async function readOptions(
   if (typeof handler === "string") return usage(io, handler);
   const stateKey = io.env["SLUICE_STATE_KEY"];
   if (stateKey === undefined || stateKey === "") {
-    return usage(io, `SLUICE_STATE_KEY is not set: expected at least 32 random bytes, ${MAKE_A_KEY}`);
+    // Every entry's own words (README: the same message everywhere), after this command's name.
+    return usage(io, NO_STATE_KEY.replace(/^sluice: /, ""));
   }
   const keyProblem = secretKeyProblem(stateKey);
-  if (keyProblem !== undefined) return usage(io, `SLUICE_STATE_KEY ${keyProblem}`);
+  if (keyProblem !== undefined) return usage(io, `"SLUICE_STATE_KEY" ${keyProblem}`);
   const auth = await readAuth(args, io);
   if ("problem" in auth) return usage(io, auth.problem);
   const allowedHosts = listFlag(args, "allowed-hosts");
@@ -183,6 +185,17 @@ async function readOptions(
     if (list?.length === 0) {
       return usage(io, `flag "--${name}" names nothing: expected ${what}, separated by commas`);
     }
+  }
+  try {
+    checkHostRules({
+      ...(allowedHosts === undefined ? {} : { allowedHosts }),
+      ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
+    }, "serve");
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    // Named as the operator wrote it: the flag, not the option it becomes.
+    const flag = error.message.startsWith('serve: "allowedHosts"') ? "--allowed-hosts" : "--allowed-origins";
+    return usage(io, `flag "${flag}"${error.message.replace(/^serve: "allowed(Hosts|Origins)"/, "")}`);
   }
   return {
     port: Number(port),

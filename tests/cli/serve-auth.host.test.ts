@@ -87,13 +87,13 @@ describe("sluice serve: who may call", () => {
     assert.deepEqual(
       await failedStart([], { SLUICE_STATE_KEY: undefined }),
       usage(
-        "SLUICE_STATE_KEY is not set: expected at least 32 random bytes, make one with `openssl rand -base64 32`",
+        '"SLUICE_STATE_KEY" is not set: expected at least 32 bytes of random data, the same on every instance, make one with `openssl rand -base64 32`',
       ),
     );
     assert.deepEqual(
       await failedStart([], { SLUICE_STATE_KEY: "0123456789abcdef0123456789abcdef" }),
       usage(
-        "SLUICE_STATE_KEY repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`",
+        '"SLUICE_STATE_KEY" repeats a pattern: expected random bytes, make one with `openssl rand -base64 32`',
       ),
     );
   });
@@ -162,11 +162,13 @@ describe("sluice serve: who may call", () => {
     );
   });
 
-  test("serve refuses --allowed-hosts and --allowed-origins that name nothing", async () => {
+  test("serve refuses --allowed-hosts and --allowed-origins that name nothing, or what is not a host or an origin, naming the flag", async () => {
     assert.deepEqual([
       await failedStart(["--allowed-hosts", ""]),
       await failedStart(["--allowed-hosts", " , "]),
       await failedStart(["--allowed-origins", ","]),
+      await failedStart(["--allowed-hosts", "https://gate.example.com"]),
+      await failedStart(["--allowed-origins", "app.example.com"]),
     ], [
       usage(
         'flag "--allowed-hosts" names nothing: expected the names clients reach the gateway by, separated by commas',
@@ -176,6 +178,12 @@ describe("sluice serve: who may call", () => {
       ),
       usage(
         'flag "--allowed-origins" names nothing: expected the origins of the pages that may call it, separated by commas',
+      ),
+      usage(
+        'flag "--allowed-hosts" has "https://gate.example.com", expected a host name with an optional port, like "gate.example.com" or "gate.example.com:8443"',
+      ),
+      usage(
+        'flag "--allowed-origins" has "app.example.com", expected an origin: a scheme, a host and an optional port, like "https://app.example.com"',
       ),
     ]);
   });
@@ -227,7 +235,7 @@ describe("sluice serve: who may call", () => {
         assert.match(
           scripted.stderr(),
           new RegExp(
-            `^sluice serve\\(\\): cannot listen on "0\\.0\\.0\\.0" port "${port}": .+, expected a free port this process may bind\\n$`,
+            `^sluice serve: cannot listen on "0\\.0\\.0\\.0" port "${port}": .+, expected a free port this process may bind\\n$`,
           ),
         );
         assert.deepEqual(warnings, [[

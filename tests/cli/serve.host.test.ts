@@ -259,7 +259,7 @@ describe("sluice serve", () => {
       assert.match(
         scripted.stderr(),
         new RegExp(
-          `^sluice serve\\(\\): cannot listen on "127\\.0\\.0\\.1" port "${port}": .+, expected a free port this process may bind\\n$`,
+          `^sluice serve: cannot listen on "127\\.0\\.0\\.1" port "${port}": .+, expected a free port this process may bind\\n$`,
         ),
       );
     } finally {
@@ -288,8 +288,8 @@ describe("sluice serve and SLUICE_STATE_KEY", () => {
         [
           2,
           "",
-          "sluice serve: SLUICE_STATE_KEY is not set: expected at least 32 random bytes, make one with " +
-          '`openssl rand -base64 32`\nRun "sluice serve --help" for usage.\n',
+          'sluice serve: "SLUICE_STATE_KEY" is not set: expected at least 32 bytes of random data, the same on ' +
+          'every instance, make one with `openssl rand -base64 32`\nRun "sluice serve --help" for usage.\n',
         ],
       );
     }
@@ -313,7 +313,7 @@ describe("sluice serve and SLUICE_STATE_KEY", () => {
         [
           2,
           "",
-          `sluice serve: SLUICE_STATE_KEY ${problem} make one with \`openssl rand -base64 32\`\n` +
+          `sluice serve: "SLUICE_STATE_KEY" ${problem} make one with \`openssl rand -base64 32\`\n` +
           'Run "sluice serve --help" for usage.\n',
         ],
       );

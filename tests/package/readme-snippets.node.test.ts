@@ -273,7 +273,7 @@ describe("the packed package, installed from its tarball into an empty project",
     assert.deepEqual([result.status, result.stdout, result.stderr.split("\n")[0]], [
       2,
       "",
-      "sluice serve: SLUICE_STATE_KEY must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`",
+      'sluice serve: "SLUICE_STATE_KEY" must be at least 32 bytes of random data, received 5: make one with `openssl rand -base64 32`',
     ]);
   });
 
