@@ -50,6 +50,7 @@ import {
   type ServeOptions,
 } from "./serve-options.ts";
 import { drainFront } from "../front/create-front.ts";
+import { STATE_KEY_VARIABLE } from "../_internal/secret-key.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type {
@@ -96,13 +97,21 @@ function deno(): DenoRuntime {
 
 /** Reads a variable; without `--allow-env` (or outside its allow-list) it reads as unset. */
 function environment(name: string): string | undefined {
+  const read = readVariable(name);
+  return read === DENIED ? undefined : read;
+}
+
+/** What {@linkcode readVariable} gives for a variable Deno was not allowed to read. */
+const DENIED = Symbol("denied");
+
+function readVariable(name: string): string | undefined | typeof DENIED {
   const runtime = deno();
   try {
     return runtime.env.get(name);
   } catch (error) {
     const { NotCapable, PermissionDenied } = runtime.errors;
-    if (NotCapable !== undefined && error instanceof NotCapable) return undefined;
-    if (PermissionDenied !== undefined && error instanceof PermissionDenied) return undefined;
+    if (NotCapable !== undefined && error instanceof NotCapable) return DENIED;
+    if (PermissionDenied !== undefined && error instanceof PermissionDenied) return DENIED;
     throw error;
   }
 }
@@ -130,6 +139,12 @@ function environment(name: string): string | undefined {
  */
 export function createGateway(options: GatewayOptions): DenoGateway {
   deno();
+  // Said as it is: the key may well be set, and an operator told it is not looks in the wrong place.
+  if (options.stateKey === undefined && readVariable(STATE_KEY_VARIABLE) === DENIED) {
+    throw new TypeError(
+      `@sluice/mcp/deno: "${STATE_KEY_VARIABLE}" cannot be read: Deno was not allowed to read it, expected --allow-env (or --allow-env=${STATE_KEY_VARIABLE}), or the "stateKey" option`,
+    );
+  }
   // Deno Deploy routes to a deployment only the requests of its own domains (it sets
   // DENO_DEPLOYMENT_ID): every Host it delivers is the deployment's, and it is on the internet.
   const onDeploy = environment(DEPLOYMENT_VARIABLE) !== undefined;

@@ -1,6 +1,6 @@
 // The Deno entry (@sluice/mcp/deno) over real HTTP: Deno.serve in front of the modern peer (the
 // cases every entry shares, in ./_entry-cases.ts); `deno serve` with the gateway as default export;
-// and the environment read without --allow-env.
+// and the state key when Deno may not read the environment.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -56,7 +56,7 @@ describeEntry("Deno", { serve, createGateway }, {
 });
 
 describe("Deno gateway permissions and deno serve", () => {
-  test("createGateway() without --allow-env, or with --deny-env, reads SLUICE_STATE_KEY as unset instead of failing", async () => {
+  test("createGateway() without --allow-env, or with --deny-env, says SLUICE_STATE_KEY cannot be read and what lets it, not that it is unset", async () => {
     const script = `
       import { createGateway } from ${JSON.stringify(ENTRY)};
       console.log(Deno.permissions.querySync({ name: "env" }).state);
@@ -68,10 +68,18 @@ describe("Deno gateway permissions and deno serve", () => {
       }
     `;
     const env = { PATH: process.env.PATH ?? "", SLUICE_STATE_KEY: KEY, NO_COLOR: "1" };
-    assert.equal(await runDeno(["run", "--no-prompt", "-"], script, env), `prompt\nTypeError: ${NO_KEY}\n`);
+    const unreadable =
+      'TypeError: @sluice/mcp/deno: "SLUICE_STATE_KEY" cannot be read: Deno was not allowed to read it, expected --allow-env (or --allow-env=SLUICE_STATE_KEY), or the "stateKey" option';
+    assert.equal(await runDeno(["run", "--no-prompt", "-"], script, env), `prompt\n${unreadable}\n`);
     assert.equal(
       await runDeno(["run", "--no-prompt", "--deny-env", "-"], script, env),
-      `denied\nTypeError: ${NO_KEY}\n`,
+      `denied\n${unreadable}\n`,
+    );
+    // Allowed to read it, but it is not set: the message every entry gives.
+    const unset = { PATH: env.PATH, NO_COLOR: "1" };
+    assert.equal(
+      await runDeno(["run", "--no-prompt", "--allow-env", "-"], script, unset),
+      `granted\nTypeError: ${NO_KEY}\n`,
     );
   });
 
