@@ -139,6 +139,13 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
   return (c, next) => {
     if (c.req.path === "/healthz") return next();
     const host = hostOf(c.req.raw);
+    if (host === undefined) {
+      return forbidden(
+        `Forbidden: the Host ${
+          JSON.stringify(c.req.header("host")?.slice(0, 128))
+        } is not the host of the request's URL: expected the same host in both`,
+      );
+    }
     if (!hostAllowed(host, rules.allowedHosts)) {
       return forbidden(
         `Forbidden: the Host ${
@@ -221,8 +228,13 @@ export function peerRefusal(
       `Forbidden: a request from ${from} is not served here: expected one from this machine (a loopback address), as this gateway has neither "auth" nor "allowedHosts"; set both to answer other machines`,
     );
   }
+  // A Host that names another host than the URL is the guard's to refuse, next.
   const host = hostOf(request);
-  if (!loopbackHost(host) || (Array.isArray(allowedHosts) && listed(host, allowedHosts))) return undefined;
+  if (
+    host === undefined || !loopbackHost(host) || (Array.isArray(allowedHosts) && listed(host, allowedHosts))
+  ) {
+    return undefined;
+  }
   return forbiddenResponse(
     `Forbidden: a request from ${from} names the loopback Host ${
       JSON.stringify(host.slice(0, 128))
@@ -240,11 +252,23 @@ function listed(host: string, allowed: readonly string[]): boolean {
   return allowed.includes(host) || allowed.includes(host.replace(/:\d+$/, ""));
 }
 
-/** The `Host` the request names (the URL's when a runtime gave no header; none: ""), in lower case. */
-function hostOf(request: Request): string {
-  const host = request.headers.get("host") ?? (URL.canParse(request.url) ? new URL(request.url).host : "");
-  return host.toLowerCase();
+/**
+ * The host the request is for, in lower case (none: ""): its URL's, which is what the rest of the
+ * front reads (a JWT's `aud` is checked against its origin). A runtime builds it from the `Host`
+ * header, or from the request target when that is in absolute form (`POST http://a.example/mcp`),
+ * whose host RFC 9112 says to use instead of the header's. A request whose `Host` header names
+ * another host than that is `undefined`, refused: else a listed `Host` could carry a URL, and an
+ * `aud`, of any other host.
+ */
+function hostOf(request: Request): string | undefined {
+  const host = hostOfUrl(request.url);
+  const header = request.headers.get("host")?.toLowerCase();
+  if (header === undefined || header === host) return host;
+  // An explicit default port names the same host as none.
+  return header === `${host}${request.url.startsWith("https:") ? ":443" : ":80"}` ? host : undefined;
 }
+
+const hostOfUrl = memoByString((url) => URL.canParse(url) ? new URL(url).host.toLowerCase() : "", 64);
 
 function ownOrigin(request: Request, host: string): string {
   return `${new URL(request.url).protocol}//${host}`;

@@ -131,7 +131,7 @@ export function toolsUpstream(): ScriptedServer {
 }
 
 /** A 403 of the guard: a JSON-RPC error without an id. */
-function guardRefusal(message: string): Answer {
+export function guardRefusal(message: string): Answer {
   return {
     status: 403,
     headers: { "content-type": "application/json" },

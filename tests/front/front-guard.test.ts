@@ -10,6 +10,7 @@ import { createFront, type FrontOptions } from "../../src/front/create-front.ts"
 import { checkHostRules, peerRefusal } from "../../src/front/guard.ts";
 import {
   answerOf,
+  guardRefusal,
   hostRefusal,
   LOOPBACK,
   loopbackHostRefused,
@@ -83,24 +84,58 @@ describe("hostAndOriginGuard() in the front: Host", () => {
     await client.close();
   });
 
-  test("hostAndOriginGuard() refuses Host headers that only look loopback: userinfo, suffixes, subdomains", async () => {
+  test("hostAndOriginGuard() refuses hosts that only look loopback (suffixes, subdomains), and a Host header that is not the URL's host", async () => {
     const { app, client } = front();
-    const hosts = [
-      "evil.com@127.0.0.1",
-      "127.0.0.1@evil.com",
-      "127.0.0.1.evil.com",
-      "localhost.evil.com:8787",
-      "app.localhost",
-      "127.0.0.1:8787/x",
-      "10.0.0.1",
-    ];
+    const hosts = ["127.0.0.1.evil.com", "localhost.evil.com:8787", "app.localhost", "10.0.0.1"];
     const answers = [];
     for (const host of hosts) {
-      // The URL is loopback; the Host header, which the guard reads first, is not.
+      const response = await app.fetch(new Request(`http://${host}/servers`, { headers: { host } }));
+      answers.push(await answerOf(response, ["content-type"]));
+    }
+    // The URL is loopback, the header is not (or the other way round): what the runtime took from
+    // an absolute request target, or a header it did not check.
+    const headers = [
+      "evil.com@127.0.0.1",
+      "127.0.0.1@evil.com",
+      "127.0.0.1:8787/x",
+      "10.0.0.1",
+      "localhost:8788",
+    ];
+    for (const host of headers) {
       const response = await app.fetch(new Request(`${LOOPBACK}/servers`, { headers: { host } }));
       answers.push(await answerOf(response, ["content-type"]));
     }
-    assert.deepEqual(answers, hosts.map(hostRefusal));
+    // An explicit default port names the same host.
+    const sameHost = await app.fetch(
+      new Request("http://localhost/servers", { headers: { host: "localhost:80" } }),
+    );
+    assert.deepEqual([answers, sameHost.status], [
+      [
+        ...hosts.map(hostRefusal),
+        ...headers.map((host) =>
+          guardRefusal(
+            `Forbidden: the Host ${
+              JSON.stringify(host)
+            } is not the host of the request's URL: expected the same host in both`,
+          )
+        ),
+      ],
+      200,
+    ]);
+    await client.close();
+  });
+
+  test("hostAndOriginGuard() refuses an absolute request target of another host than the Host it lists, so a JWT's aud cannot be chosen by it", async () => {
+    const { app, client } = front({ allowedHosts: ["gate.example.com"], auth: "none" });
+    const split = await app.fetch(
+      new Request("https://victim.example.com/servers", { headers: { host: "gate.example.com" } }),
+    );
+    assert.deepEqual(
+      await answerOf(split, ["content-type"]),
+      guardRefusal(
+        'Forbidden: the Host "gate.example.com" is not the host of the request\'s URL: expected the same host in both',
+      ),
+    );
     await client.close();
   });
 

@@ -237,6 +237,36 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
       assert.deepEqual([head.split(" ")[1], body], ["200", '{"ok":true}']);
     });
 
+    test("serve() answers an absolute request target of another host than its Host header as that Host's, or refuses it: never as the target's", async () => {
+      // Node and Deno take the target's host for the URL (RFC 9112) and the guard refuses the split;
+      // Bun builds the URL from the Host header, so the request is the Host's, as if the target were
+      // in origin form.
+      const socket = connect(Number(new URL(gateway.url).port), "127.0.0.1");
+      await once(socket, "connect");
+      socket.write(
+        "GET http://victim.example.com/servers HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n",
+      );
+      let text = "";
+      socket.on("data", (chunk) => text += String(chunk));
+      await once(socket, "close");
+      const [head = "", body] = text.split("\r\n\r\n");
+      const status = head.split(" ")[1];
+      assert.deepEqual(
+        status === "200" ? [status, runtime] : [status, JSON.parse(body ?? "null")],
+        runtime === "Bun" ? ["200", "Bun"] : [
+          "403",
+          {
+            jsonrpc: "2.0",
+            error: {
+              code: -32000,
+              message:
+                'Forbidden: the Host "localhost" is not the host of the request\'s URL: expected the same host in both',
+            },
+          },
+        ],
+      );
+    });
+
     test("serve() passes a raw modern tools/call of add to the modern peer and answers its result", async () => {
       const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
       assert.deepEqual(await callTool(gateway.url, call), ADD_ANSWER);
