@@ -356,10 +356,10 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
       "The front: the most sessions of legacy callers (2025 hosts) at once for this server, each with its " +
       "own upstream session to a legacy server (a stdio child, an HTTP session). At the cap the longest-unused " +
       "idle session (no request in flight, no stream open) is closed to make room, fairly between callers: " +
-      "only the new session's caller's own, or one of a caller holding at least two more; a caller holding " +
-      "more than half the cap gives up to another its longest-unused session with no request in flight, " +
-      "even with its stream open. While none can go, the next `initialize` is refused (HTTP 503). A host " +
-      "holding its GET stream open is never idle.",
+      "one of the new session's caller or of a caller holding more (the biggest holder's); a caller " +
+      "holding two or more and more than half the cap gives up to another its longest-unused session with " +
+      "no request in flight, even with its stream open. While none can go, the next `initialize` is " +
+      "refused (HTTP 503). A host holding its GET stream open is never idle.",
     protects: "Callers opening sessions (and child processes) without bound.",
   },
   "sessionIdleTimeout": {

@@ -66,11 +66,12 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
 
   /**
    * At the cap, closes a session to make room for one of `owner`'s, so that no caller takes a
-   * session from one that would then hold fewer, nor holds every session to lock the others out:
-   * the longest-unused idle session of `owner`'s or of a caller holding at least two more than
-   * `owner`; else, when another caller holds more than half of `maxSessions`, that caller's
-   * longest-unused session that no request is in flight on, even with its streams open. (With one
-   * caller, as without `auth`, that is the longest-unused idle session.)
+   * session from one holding no more than it, nor holds every session to lock the others out: an
+   * idle session of `owner`'s or of a caller holding more sessions than `owner` (the biggest
+   * holder's, its longest unused); else, when another caller holds at least two sessions and
+   * more than half of `maxSessions`, that caller's longest-unused session that no request is in
+   * flight on, even with its streams open. (With one caller, as without `auth`, that is the
+   * longest-unused idle session.)
    *
    * @param owner Whose the new session is: its caller's `principalKey`.
    * @returns Whether a session may be added now (`false` when none of those can make room).
@@ -82,11 +83,12 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
     for (const session of this.values()) held.set(session.owner, (held.get(session.owner) ?? 0) + 1);
     const mine = held.get(owner) ?? 0;
     const heldBy = (session: S) => held.get(session.owner) ?? 0;
-    const byAge = [...this].sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    // The biggest holder's first, each's longest unused first.
+    const order = [...this].sort(([, a], [, b]) => heldBy(b) - heldBy(a) || a.lastUsed - b.lastUsed);
     const room =
-      byAge.find(([, session]) => !session.busy && (session.owner === owner || heldBy(session) > mine + 1)) ??
-        byAge.find(([, session]) =>
-          session.owner !== owner && heldBy(session) * 2 > maxSessions &&
+      order.find(([, session]) => !session.busy && (session.owner === owner || heldBy(session) > mine)) ??
+        order.find(([, session]) =>
+          session.owner !== owner && heldBy(session) >= 2 && heldBy(session) * 2 > maxSessions &&
           (!session.busy || session.streamsOnly === true)
         );
     if (room === undefined) return false;

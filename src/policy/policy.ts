@@ -273,12 +273,12 @@ export interface Policy {
   /**
    * The front: the most sessions of legacy callers (2025 hosts) at once for this server; each
    * has its own upstream session to a legacy server (a stdio child, an HTTP session). At the cap
-   * the longest-unused idle session is closed to make room, fairly between callers (only the new
-   * session's caller's own, or one of a caller holding at least two more; a caller holding more
-   * than half the cap gives up one with no request in flight, even with streams open); while none
-   * can go, the next `initialize` is refused (HTTP 503). The same cap, counted apart, bounds the
-   * upstream sessions the front keeps for 2026-07-28 callers of a legacy server (there a new call
-   * is refused `-32000` while all are in use). From 1 to 10000. @default 32
+   * the longest-unused idle session is closed to make room, fairly between callers (one of the new
+   * session's caller or of a caller holding more, the biggest holder's; a caller holding two or
+   * more and more than half the cap gives up one with no request in flight, even with streams
+   * open); while none can go, the next `initialize` is refused (HTTP 503). The same cap, counted
+   * apart, bounds the upstream sessions the front keeps for 2026-07-28 callers of a legacy server
+   * (there a new call is refused `-32000` while none can go). From 1 to 10000. @default 32
    */
   readonly maxSessions?: number | undefined;
   /**

@@ -1,7 +1,8 @@
 // One server's sessions held to maxSessions and sessionIdleTimeout (the rule of the front's
 // legacy callers' sessions and of its upstream sessions for 2026-07-28 callers): room made at the
 // cap by closing the longest-unused idle session, fairly between callers (a caller takes only its
-// own or one of a caller holding two more, and a session with open streams but no request in flight only from a caller holding more than half),
+// own or a bigger holder's, and one with open streams but no request in flight only from a
+// caller holding two or more and more than half),
 // none while all are in use, idle ones swept or closed when looked up.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -49,10 +50,10 @@ describe("CappedSessions", () => {
     await held.close();
   });
 
-  test("CappedSessions.makeRoom() for a caller closes its own idle session or one of a caller holding two more, never one of a caller that would then hold fewer", async () => {
+  test("CappedSessions.makeRoom() for a caller closes an idle session of its own or of a bigger holder (the biggest's), never one of a caller holding no more", async () => {
     const time = new FakeTime(0);
     const held = sessions(time, 4);
-    // bob holds three sessions, alice one, the oldest: alice's is the longest unused.
+    // bob holds three sessions, alice one, the longest unused.
     const [alice, bob1, bob2, bob3] = [
       new Held(1, "alice"),
       new Held(2, "bob"),
@@ -60,27 +61,23 @@ describe("CappedSessions", () => {
       new Held(4, "bob"),
     ];
     for (const [key, session] of Object.entries({ alice, bob1, bob2, bob3 })) held.set(key, session);
-    // bob's fifth takes bob's own longest unused, not alice's older one.
+    // bob's next takes bob's own longest unused, not alice's older one.
     assert.equal(held.makeRoom("bob"), true);
     held.set("bob4", new Held(5, "bob"));
-    // carol, holding none, takes from bob, who holds two more, not from alice, who would then hold
-    // fewer than carol.
+    // carol, holding none, takes from bob, the biggest holder, not alice's longer unused one.
     assert.equal(held.makeRoom("carol"), true);
-    held.set("carol1", new Held(6, "carol"));
-    // With bob's all in use, carol's second may only close her own idle one: alice holds no more
-    // than she, and bob holds half, not more.
-    for (const session of held.values()) session.busy = session.owner === "bob";
-    assert.deepEqual([held.makeRoom("carol"), [...held.keys()]], [true, ["alice", "bob3", "bob4"]]);
-    held.get("alice")!.busy = true;
-    const carol2 = new Held(7, "carol");
-    carol2.busy = true;
-    held.set("carol2", carol2);
-    assert.deepEqual([held.makeRoom("carol"), held.makeRoom("dave")], [false, false]);
-    assert.deepEqual([alice.closed, bob1.closed, bob2.closed, bob3.closed], [0, 1, 1, 0]);
+    held.set("carol", new Held(6, "carol"));
+    assert.deepEqual([...held.keys()], ["alice", "bob3", "bob4", "carol"]);
+    // Now dave, holding none, may take alice's idle one (she holds more than he); carol, holding
+    // one, may not take alice's only one, nor (bob holds 2 of 4, half, and both in use) bob's.
+    held.get("carol")!.busy = true;
+    for (const key of ["bob3", "bob4"]) held.get(key)!.busy = true;
+    assert.deepEqual([held.makeRoom("carol"), held.makeRoom("dave")], [false, true]);
+    assert.deepEqual([alice.closed, bob1.closed, bob2.closed, bob3.closed], [1, 1, 1, 0]);
     await held.close();
   });
 
-  test("CappedSessions.makeRoom() closes a session of a caller holding more than half, in use by its streams alone, for another caller only", async () => {
+  test("CappedSessions.makeRoom() closes a session of a caller holding two or more and more than half, in use by its streams alone, for another caller only", async () => {
     const time = new FakeTime(0);
     const held = sessions(time, 4);
     const bobs = [1, 2, 3, 4].map((at) => new Held(at, "bob"));
@@ -93,13 +90,27 @@ describe("CappedSessions", () => {
     // bob, holding every session, gets no fifth; alice gets bob's longest unused with streams only.
     assert.deepEqual([held.makeRoom("bob"), held.makeRoom("alice")], [false, true]);
     held.set("alice", new Held(5, "alice"));
+    held.get("alice")!.busy = true;
     assert.deepEqual(bobs.map((session) => session.closed), [0, 1, 0, 0]);
     // bob holds 3 of 4, more than half: carol may take one too; then bob holds 2, half, and no more goes.
     assert.equal(held.makeRoom("carol"), true);
     held.set("carol", new Held(6, "carol"));
-    held.get("alice")!.busy = true;
     held.get("carol")!.busy = true;
     assert.deepEqual([held.makeRoom("dave"), bobs.map((session) => session.closed)], [false, [0, 1, 1, 0]]);
+    await held.close();
+  });
+
+  test("CappedSessions.makeRoom() at maxSessions 1 never closes a connected caller's only session for another", async () => {
+    const time = new FakeTime(0);
+    const held = sessions(time, 1);
+    const alice = new Held(1, "alice");
+    alice.busy = true;
+    alice.streamsOnly = true;
+    held.set("alice", alice);
+    assert.deepEqual([held.makeRoom("bob"), alice.closed], [false, 0]);
+    // Idle, it makes room as before.
+    alice.busy = false;
+    assert.deepEqual([held.makeRoom("bob"), alice.closed], [true, 1]);
     await held.close();
   });
 

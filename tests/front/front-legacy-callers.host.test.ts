@@ -72,6 +72,29 @@ function gateway(policy: Partial<Policy> = {}, upstreamFetch: Fetch = globalThis
   return { client, fetch, caller };
 }
 
+/** A front over the modern peer whose callers are named by an `x-caller` header, at `maxSessions`. */
+function principalsGateway(maxSessions: number) {
+  const client = createClient({
+    name: "gate",
+    policies: [{ server: "modern", transport: { url: peer?.url ?? "" }, era: "modern", maxSessions }],
+  });
+  const app = createFront({
+    client,
+    stateKey: KEY,
+    allowedHosts: ["gate.test"],
+    auth: (request) => ({ subject: request.headers.get("x-caller") ?? "nobody" }),
+  });
+  const as = (who: string) =>
+    new LegacyCaller(async (url, init) => {
+      const request = new Request(url, init);
+      request.headers.set("x-caller", who);
+      return await app.fetch(request);
+    }, "http://gate.test/mcp/modern");
+  const ping = async (caller: LegacyCaller) =>
+    (await caller.post({ jsonrpc: "2.0", id: 9, method: "ping" })).status;
+  return { client, as, ping };
+}
+
 const CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
 /** The headers of a POST whose request gets no response: an SSE stream that ends with no event. */
@@ -362,24 +385,7 @@ describe("the front's legacy face: sessions", () => {
   });
 
   test("at maxSessions, a caller's session takes the room of its own idle one, not another caller's, and one holding every session in use gives one up", async () => {
-    const client = createClient({
-      name: "gate",
-      policies: [{ server: "modern", transport: { url: peer?.url ?? "" }, era: "modern", maxSessions: 2 }],
-    });
-    const app = createFront({
-      client,
-      stateKey: KEY,
-      allowedHosts: ["gate.test"],
-      auth: (request) => ({ subject: request.headers.get("x-caller") ?? "nobody" }),
-    });
-    const as = (who: string) =>
-      new LegacyCaller(async (url, init) => {
-        const request = new Request(url, init);
-        request.headers.set("x-caller", who);
-        return await app.fetch(request);
-      }, "http://gate.test/mcp/modern");
-    const ping = async (caller: LegacyCaller) =>
-      (await caller.post({ jsonrpc: "2.0", id: 9, method: "ping" })).status;
+    const { client, as, ping } = principalsGateway(2);
     const [alice, bob1, bob2] = [as("alice"), as("bob"), as("bob")];
     await alice.initialize();
     await bob1.initialize();
@@ -405,6 +411,31 @@ describe("the front's legacy face: sessions", () => {
     assert.deepEqual([await ping(bob2), await ping(bob3), await ping(alice2)], [404, 200, 200]);
     for (const stream of streams) await stream.body?.cancel();
     await client.close();
+  });
+
+  test("at maxSessions, a new caller takes another caller's idle session, and at maxSessions 1 never a connected one's", async () => {
+    const two = principalsGateway(2);
+    const [alice, bob, carol] = [two.as("alice"), two.as("bob"), two.as("carol")];
+    await alice.initialize();
+    await bob.initialize();
+    const admitted = await carol.initialize();
+    assert.deepEqual(
+      [
+        (admitted.result as { protocolVersion: string }).protocolVersion,
+        await two.ping(alice),
+        await two.ping(bob),
+      ],
+      ["2025-11-25", 404, 200],
+    );
+    await two.client.close();
+    const one = principalsGateway(1);
+    const [connected, other] = [one.as("alice"), one.as("bob")];
+    await connected.initialize();
+    const stream = await connected.listen();
+    const refused = await other.initialize();
+    assert.deepEqual([(refused.error as { code?: number })?.code, await one.ping(connected)], [-32000, 200]);
+    await stream.body?.cancel();
+    await one.client.close();
   });
 
   test("at maxSessions with every session in use, initialize is refused 503 until one ends", async () => {
