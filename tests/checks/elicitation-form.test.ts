@@ -640,6 +640,33 @@ describe("createElicitationFormCheck() refusals", () => {
       'property "x", keyword "items.anyOf": expected options a person can tell apart, received two shown as "Same", at indexes 0 and 1',
     ],
     [
+      "untitled enum values alike once a zero-width space is removed",
+      p({ type: "string", enum: ["Keep my data", "Keep my data\u200b"] }),
+      'property "x", keyword "enum": expected options a person can tell apart, received two shown as "Keep my data", at indexes 0 and 1',
+    ],
+    [
+      "oneOf titles alike but for a no-break space and a doubled space",
+      p({
+        type: "string",
+        oneOf: [{ const: "a", title: "Keep my data" }, { const: "b", title: "Keep\u00a0my  data" }],
+      }),
+      'property "x", keyword "oneOf": expected options a person can tell apart, received two shown as "Keep my data", at indexes 0 and 1',
+    ],
+    [
+      "oneOf titles alike in their first 300 characters",
+      p({
+        type: "string",
+        oneOf: [{ const: "a", title: `${"x".repeat(300)} keep` }, {
+          const: "b",
+          title: `${"x".repeat(300)} delete`,
+        }],
+      }),
+      // The message quotes 96 characters of it.
+      `property "x", keyword "oneOf": expected options a person can tell apart, received two shown as "${
+        "x".repeat(96)
+      }…", at indexes 0 and 1`,
+    ],
+    [
       "enumNames alike",
       p({ type: "string", enum: ["a", "b"], enumNames: ["Yes", "Yes\u2060"] }),
       'property "x", keyword "enumNames": expected options a person can tell apart, received two shown as "Yes", at indexes 0 and 1',

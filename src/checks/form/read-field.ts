@@ -286,22 +286,31 @@ function readOptions(
     seen.add(constant);
     values.push(constant);
   }
-  return (titled ? labelProblem(value.map((option) => option.title as string), keyword) : undefined) ??
-    values;
+  return (titled
+    ? labelProblem(value.map((option) => option.title as string), keyword, true)
+    : labelProblem(values, keyword, false)) ?? values;
 }
 
+/** How much of an option a person sees at least: the command line cuts a line at 300 characters. */
+const SHOWN_LENGTH = 300;
+
 /**
- * Whether a person can tell apart the titles (or `enumNames`) that stand for the values sent:
- * each as shown (with the characters `sanitizeText` removes for a screen gone, and trimmed) must
- * show something, and no two alike. Else two choices that look the same could send different
- * values (`"Keep my data"` and `"Keep my data\u200B"` meaning `delete_all`). An untitled value is
- * what is sent, and is shown as it is: an empty one, or two that differ only in case, are fine.
+ * Whether a person can tell the options apart: each as shown (the characters `sanitizeText`
+ * removes for a screen gone, every run of white space one space, trimmed, its first
+ * {@linkcode SHOWN_LENGTH} characters) unlike the others, and, for titles (or `enumNames`), which
+ * stand for the values sent, showing something. Else two choices that look the same could send
+ * different values (`"Keep my data"` and `"Keep my data\u200B"` meaning `delete_all`). An empty
+ * untitled value is fine: it is sent as it shows, and nothing else shows so.
  */
-function labelProblem(labels: readonly string[], keyword: string): KeywordProblem | undefined {
+function labelProblem(
+  labels: readonly string[],
+  keyword: string,
+  titles: boolean,
+): KeywordProblem | undefined {
   const seen = new Map<string, number>();
   for (let i = 0; i < labels.length; i++) {
-    const shown = sanitizeText(labels[i], Infinity).trim();
-    if (shown === "") {
+    const shown = sanitizeText(labels[i], Infinity).replace(/\s+/g, " ").trim().slice(0, SHOWN_LENGTH);
+    if (shown === "" && titles) {
       return problem(
         keyword,
         `expected options a person can tell apart, received one that shows nothing at index ${i}`,
@@ -345,7 +354,7 @@ function enumNamesProblem(value: unknown, count: number): KeywordProblem | undef
     return problem("enumNames", `expected ${count} names (one per "enum" value), received ${value.length}`);
   }
   const index = value.findIndex((name) => typeof name !== "string");
-  if (index < 0) return labelProblem(value, "enumNames");
+  if (index < 0) return labelProblem(value, "enumNames", true);
   return problem(
     "enumNames",
     `expected strings only, received ${describeValue(value[index])} at index ${index}`,

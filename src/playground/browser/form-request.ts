@@ -238,9 +238,8 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
     }
     case "number": {
       // A text input read as the command line reads it: a number input hides what it cannot
-      // read (1e400, 1,5) behind an empty value.
-      const inputmode = field.integer ? "numeric" : "decimal";
-      const input = el("input", { type: "text", inputmode, ...common });
+      // read (1e400, 1,5) behind an empty value. No numeric keyboard: some have no minus sign.
+      const input = el("input", { type: "text", ...common });
       if (field.default !== undefined) input.value = String(field.default);
       const read = () => input.value === "" ? undefined : numberFromText(input.value);
       return { node: input, labelled: false, targets: [input], read };
