@@ -187,7 +187,8 @@ export interface DenoGateway extends Gateway {
    * flight have answered, so that the process ends then: a stdio server's child, or a legacy
    * server's stream, would otherwise keep it alive until a second signal. `deno serve` stops
    * listening at the signal, so what the gateway asked a 2025 host and still waits for is
-   * cancelled rather than waited for. A process that still runs a second later (a server of your
+   * cancelled rather than waited for (with a `Deno.serve` of your own that still listens, it is
+   * cancelled all the same). A process that still runs a second later (a server of your
    * own) gets the signal again, as if it had not been heard.
    *
    * @param address Where it listens (`Deno.NetAddr`).
