@@ -1,5 +1,5 @@
 /**
- * `src/notify/_removable.ts`, the characters `sanitizeText` removes, generated from this
+ * `src/_internal/removable.ts`, the characters `sanitizeText` removes, generated from this
  * runtime's Unicode data: every code point of general category Cc, Cf, Zl or Zp, written as one
  * fixed character class. Fixed, because `\p{Cf}` follows each engine's own Unicode version, and
  * V8, JavaScriptCore and workerd must clean text alike whichever version they ship.
@@ -44,7 +44,7 @@ export function removableRanges(): Array<[number, number]> {
 }
 
 /**
- * The text of `src/notify/_removable.ts`.
+ * The text of `src/_internal/removable.ts`.
  *
  * @returns The module, formatted as `deno fmt` leaves it.
  */
@@ -71,7 +71,7 @@ export const REMOVABLE: RegExp =
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const path = new URL("../src/notify/_removable.ts", import.meta.url);
+  const path = new URL("../src/_internal/removable.ts", import.meta.url);
   writeFileSync(path, removableModule());
   console.log(`wrote ${path.pathname}`);
 }

@@ -2,8 +2,8 @@
  * Cleans a string and clamps it, in one bounded pass: the shared core of `sanitizeText` and the
  * data walk (which needs to pass a smaller limit once its own text budget runs low).
  *
- * The scan removes the characters of `_removable.ts` and lone surrogates from the start of the
- * string, stopping once enough is kept or a limit of code units has been examined, so its cost
+ * The scan removes the characters of `_internal/removable.ts` and lone surrogates from the start
+ * of the string, stopping once enough is kept or a limit of code units has been examined, so its cost
  * never depends on how long the string is. It cleans the text window by window, each window as
  * long as what is still to keep: when a window removes nothing, the keep is reached exactly at its
  * end; when it removes some, the next window covers what they took. So it examines what a
@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { REMOVABLE } from "./_removable.ts";
+import { REMOVABLE } from "../_internal/removable.ts";
 
 /**
  * Removes control, format, bidi and separator characters and lone surrogates from the first

@@ -14,7 +14,7 @@ import type { FieldShape, StringFormat } from "./shape.ts";
 import { valueProblem } from "./field-value.ts";
 import { describeValue } from "../../_internal/quote.ts";
 import { isObject } from "../../_internal/is-object.ts";
-import { sanitizeText } from "../../notify/sanitize-text.ts";
+import { REMOVABLE } from "../../_internal/removable.ts";
 
 /** Why a property is refused: the offending keyword (none for the property itself), and why. */
 export interface KeywordProblem {
@@ -291,12 +291,15 @@ function readOptions(
     : labelProblem(values, keyword, false)) ?? values;
 }
 
+/** A surrogate without its other half: a screen shows nothing of it either. */
+const LONE_SURROGATE = /\p{Cs}/gu;
+
 /** How much of an option a person sees at least: the command line cuts a line at 300 characters. */
 const SHOWN_LENGTH = 300;
 
 /**
  * Whether a person can tell the options apart: each as shown (the characters `sanitizeText`
- * removes for a screen gone, every run of white space one space, trimmed, its first
+ * removes for a screen gone (`_internal/removable.ts`, and lone surrogates), every run of white space one space, trimmed, its first
  * {@linkcode SHOWN_LENGTH} characters) unlike the others, and, for titles (or `enumNames`), which
  * stand for the values sent, showing something. Else two choices that look the same could send
  * different values (`"Keep my data"` and `"Keep my data\u200B"` meaning `delete_all`). An empty
@@ -309,7 +312,8 @@ function labelProblem(
 ): KeywordProblem | undefined {
   const seen = new Map<string, number>();
   for (let i = 0; i < labels.length; i++) {
-    const shown = sanitizeText(labels[i], Infinity).replace(/\s+/g, " ").trim().slice(0, SHOWN_LENGTH);
+    const shown = labels[i]!.replace(REMOVABLE, "").replace(LONE_SURROGATE, "").replace(/\s+/g, " ").trim()
+      .slice(0, SHOWN_LENGTH);
     if (shown === "" && titles) {
       return problem(
         keyword,
