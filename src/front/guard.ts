@@ -139,19 +139,20 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
   return (c, next) => {
     if (c.req.path === "/healthz") return next();
     const host = hostOf(c.req.raw);
-    if (host === undefined) {
-      return forbidden(
-        `Forbidden: the Host ${
-          JSON.stringify(c.req.header("host")?.slice(0, 128))
-        } is not the host of the request's URL: expected the same host in both`,
-      );
-    }
-    if (!hostAllowed(host, rules.allowedHosts)) {
-      return forbidden(
-        `Forbidden: the Host ${
-          JSON.stringify(host.slice(0, 128))
-        } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
-      );
+    // Both the Host header and the URL (see urlHostOf): either may be what a runtime or a test
+    // harness put there, and the URL is what the rest of the front reads.
+    const named: readonly (readonly [string, string])[] = [
+      ["the Host", host],
+      ["the request's URL host", urlHostOf(c.req.raw)],
+    ];
+    for (const [what, name] of named) {
+      if (!hostAllowed(name, rules.allowedHosts)) {
+        return forbidden(
+          `Forbidden: ${what} ${
+            JSON.stringify(name.slice(0, 128))
+          } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
+        );
+      }
     }
     const origin = c.req.header("origin");
     if (
@@ -228,13 +229,11 @@ export function peerRefusal(
       `Forbidden: a request from ${from} is not served here: expected one from this machine (a loopback address), as this gateway has neither "auth" nor "allowedHosts"; set both to answer other machines`,
     );
   }
-  // A Host that names another host than the URL is the guard's to refuse, next.
-  const host = hostOf(request);
-  if (
-    host === undefined || !loopbackHost(host) || (Array.isArray(allowedHosts) && listed(host, allowedHosts))
-  ) {
-    return undefined;
-  }
+  // The Host header's, else the URL's (see urlHostOf).
+  const host = [hostOf(request), urlHostOf(request)].find((named) =>
+    loopbackHost(named) && !(Array.isArray(allowedHosts) && listed(named, allowedHosts))
+  );
+  if (host === undefined) return undefined;
   return forbiddenResponse(
     `Forbidden: a request from ${from} names the loopback Host ${
       JSON.stringify(host.slice(0, 128))
@@ -252,20 +251,21 @@ function listed(host: string, allowed: readonly string[]): boolean {
   return allowed.includes(host) || allowed.includes(host.replace(/:\d+$/, ""));
 }
 
+/** The `Host` the request names (the URL's when a runtime gave no header; none: ""), in lower case. */
+function hostOf(request: Request): string {
+  return request.headers.get("host")?.toLowerCase() ?? urlHostOf(request);
+}
+
 /**
- * The host the request is for, in lower case (none: ""): its URL's, which is what the rest of the
- * front reads (a JWT's `aud` is checked against its origin). A runtime builds it from the `Host`
- * header, or from the request target when that is in absolute form (`POST http://a.example/mcp`),
- * whose host RFC 9112 says to use instead of the header's. A request whose `Host` header names
- * another host than that is `undefined`, refused: else a listed `Host` could carry a URL, and an
- * `aud`, of any other host.
+ * The host of the request's URL, in lower case (none: ""): what the rest of the front reads (a
+ * JWT's `aud` is checked against the URL's origin). A runtime builds it from the `Host` header, or,
+ * on Node and Deno, from a request target in absolute form (`GET http://a.example/mcp`, whose host
+ * RFC 9112 says to use instead of the header's); Miniflare from the URL it was given, with the
+ * `Host` of its own socket. So the guard checks it as well as the header: a listed `Host` must not
+ * carry a URL, and an `aud`, of another host.
  */
-function hostOf(request: Request): string | undefined {
-  const host = hostOfUrl(request.url);
-  const header = request.headers.get("host")?.toLowerCase();
-  if (header === undefined || header === host) return host;
-  // An explicit default port names the same host as none.
-  return header === `${host}${request.url.startsWith("https:") ? ":443" : ":80"}` ? host : undefined;
+function urlHostOf(request: Request): string {
+  return hostOfUrl(request.url);
 }
 
 const hostOfUrl = memoByString((url) => URL.canParse(url) ? new URL(url).host.toLowerCase() : "", 64);

@@ -84,58 +84,48 @@ describe("hostAndOriginGuard() in the front: Host", () => {
     await client.close();
   });
 
-  test("hostAndOriginGuard() refuses hosts that only look loopback (suffixes, subdomains), and a Host header that is not the URL's host", async () => {
+  test("hostAndOriginGuard() refuses Host headers that only look loopback: userinfo, suffixes, subdomains", async () => {
     const { app, client } = front();
-    const hosts = ["127.0.0.1.evil.com", "localhost.evil.com:8787", "app.localhost", "10.0.0.1"];
-    const answers = [];
-    for (const host of hosts) {
-      const response = await app.fetch(new Request(`http://${host}/servers`, { headers: { host } }));
-      answers.push(await answerOf(response, ["content-type"]));
-    }
-    // The URL is loopback, the header is not (or the other way round): what the runtime took from
-    // an absolute request target, or a header it did not check.
-    const headers = [
+    const hosts = [
       "evil.com@127.0.0.1",
       "127.0.0.1@evil.com",
+      "127.0.0.1.evil.com",
+      "localhost.evil.com:8787",
+      "app.localhost",
       "127.0.0.1:8787/x",
       "10.0.0.1",
-      "localhost:8788",
     ];
-    for (const host of headers) {
+    const answers = [];
+    for (const host of hosts) {
+      // The URL is loopback; the Host header, which the guard reads first, is not.
       const response = await app.fetch(new Request(`${LOOPBACK}/servers`, { headers: { host } }));
       answers.push(await answerOf(response, ["content-type"]));
     }
-    // An explicit default port names the same host.
-    const sameHost = await app.fetch(
-      new Request("http://localhost/servers", { headers: { host: "localhost:80" } }),
-    );
-    assert.deepEqual([answers, sameHost.status], [
-      [
-        ...hosts.map(hostRefusal),
-        ...headers.map((host) =>
-          guardRefusal(
-            `Forbidden: the Host ${
-              JSON.stringify(host)
-            } is not the host of the request's URL: expected the same host in both`,
-          )
-        ),
-      ],
-      200,
-    ]);
+    assert.deepEqual(answers, hosts.map(hostRefusal));
     await client.close();
   });
 
-  test("hostAndOriginGuard() refuses an absolute request target of another host than the Host it lists, so a JWT's aud cannot be chosen by it", async () => {
+  test("hostAndOriginGuard() refuses a URL of a host it does not serve under a Host it does (an absolute request target), so a JWT's aud cannot be chosen by it", async () => {
     const { app, client } = front({ allowedHosts: ["gate.example.com"], auth: "none" });
-    const split = await app.fetch(
-      new Request("https://victim.example.com/servers", { headers: { host: "gate.example.com" } }),
+    const answers = [];
+    for (const url of ["https://victim.example.com/servers", "http://127.0.0.1.evil.com/servers"]) {
+      const response = await app.fetch(new Request(url, { headers: { host: "gate.example.com" } }));
+      answers.push(await answerOf(response, ["content-type"]));
+    }
+    // A loopback URL under a listed Host (what Hono's app.request() makes of a path and a Host) passes.
+    const routed = await app.fetch(
+      new Request(`${LOOPBACK}/servers`, { headers: { host: "gate.example.com" } }),
     );
-    assert.deepEqual(
-      await answerOf(split, ["content-type"]),
-      guardRefusal(
-        'Forbidden: the Host "gate.example.com" is not the host of the request\'s URL: expected the same host in both',
+    assert.deepEqual([answers, routed.status], [
+      ["victim.example.com", "127.0.0.1.evil.com"].map((host) =>
+        guardRefusal(
+          `Forbidden: the request's URL host ${
+            JSON.stringify(host)
+          } is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"`,
+        )
       ),
-    );
+      200,
+    ]);
     await client.close();
   });
 

@@ -238,7 +238,7 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
     });
 
     test("serve() answers an absolute request target of another host than its Host header as that Host's, or refuses it: never as the target's", async () => {
-      // Node and Deno take the target's host for the URL (RFC 9112) and the guard refuses the split;
+      // Node and Deno take the target's host for the URL (RFC 9112), which the guard checks too;
       // Bun builds the URL from the Host header, so the request is the Host's, as if the target were
       // in origin form.
       const socket = connect(Number(new URL(gateway.url).port), "127.0.0.1");
@@ -260,7 +260,7 @@ function describeServing(runtime: Runtime, { serve }: Entry, modern: ModernPolic
             error: {
               code: -32000,
               message:
-                'Forbidden: the Host "localhost" is not the host of the request\'s URL: expected the same host in both',
+                'Forbidden: the request\'s URL host "victim.example.com" is not served here: expected a loopback name (localhost, 127.0.0.1, [::1]) or one in "allowedHosts"',
             },
           },
         ],
