@@ -653,6 +653,17 @@ describe("createElicitationFormCheck() refusals", () => {
       'property "x", keyword "oneOf": expected options a person can tell apart, received two shown as "Keep my data", at indexes 0 and 1',
     ],
     [
+      "oneOf titles alike in NFKC form: a composed and a decomposed é, a full-width K",
+      p({
+        type: "string",
+        oneOf: [
+          { const: "a", title: "Keep caf\u00e9" },
+          { const: "b", title: "\uff2beep cafe\u0301" },
+        ],
+      }),
+      'property "x", keyword "oneOf": expected options a person can tell apart, received two shown as "Keep caf\u00e9", at indexes 0 and 1',
+    ],
+    [
       "oneOf titles alike in their first 300 characters",
       p({
         type: "string",

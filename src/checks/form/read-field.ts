@@ -299,7 +299,8 @@ const SHOWN_LENGTH = 300;
 
 /**
  * Whether a person can tell the options apart: each as shown (the characters `sanitizeText`
- * removes for a screen gone (`_internal/removable.ts`, and lone surrogates), every run of white space one space, trimmed, its first
+ * removes for a screen gone (`_internal/removable.ts`, and lone surrogates), in NFKC form (`é` as
+ * one code point or two, a full-width `Ｋ` and `K`, read alike), every run of white space one space, trimmed, its first
  * {@linkcode SHOWN_LENGTH} characters) unlike the others, and, for titles (or `enumNames`), which
  * stand for the values sent, showing something. Else two choices that look the same could send
  * different values (`"Keep my data"` and `"Keep my data\u200B"` meaning `delete_all`). An empty
@@ -312,8 +313,8 @@ function labelProblem(
 ): KeywordProblem | undefined {
   const seen = new Map<string, number>();
   for (let i = 0; i < labels.length; i++) {
-    const shown = labels[i]!.replace(REMOVABLE, "").replace(LONE_SURROGATE, "").replace(/\s+/g, " ").trim()
-      .slice(0, SHOWN_LENGTH);
+    const shown = labels[i]!.replace(REMOVABLE, "").replace(LONE_SURROGATE, "").normalize("NFKC")
+      .replace(/\s+/g, " ").trim().slice(0, SHOWN_LENGTH);
     if (shown === "" && titles) {
       return problem(
         keyword,
