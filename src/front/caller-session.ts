@@ -26,6 +26,7 @@
  *
  * @module
  */
+import * as v from "valibot";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { DecisionSink } from "../chain/decision.ts";
 import type { Clock } from "../_internal/clock.ts";
@@ -64,6 +65,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type RequestId,
+  RequestIdSchema,
 } from "../protocol/jsonrpc.ts";
 import { isLoggingLevel, LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
 import type { LegacyProtocolVersion } from "../protocol/versions.ts";
@@ -71,7 +73,13 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { describeKind, quote } from "../_internal/quote.ts";
-import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
+import {
+  effectiveLogLevel,
+  logForCaller,
+  notificationForCaller,
+  resultForCaller,
+  risingProgress,
+} from "./caller-era.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
 import { type Principal, principalKey } from "./principal.ts";
@@ -348,8 +356,9 @@ export class CallerSession {
   async #request(message: JsonRpcRequest, principal: Principal | undefined): Promise<Response> {
     const { id, method } = message;
     const token = (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-    // A 2025 ProgressToken is a string or an integer: another would be relayed as no schema allows.
-    if (token !== undefined && typeof token !== "string" && !Number.isSafeInteger(token)) {
+    // A ProgressToken is a string or an integer, as a request id: another would be relayed as no
+    // schema allows.
+    if (token !== undefined && !v.is(RequestIdSchema, token)) {
       const received = typeof token === "number"
         ? "a number that is not a safe integer"
         : describeKind(token);
@@ -460,7 +469,7 @@ export class CallerSession {
     const reply = new PostReply(() => this.#newPostStream(), this.#heartbeat);
     const flow = this.#track(id);
     const progressToken = (params._meta as { progressToken?: unknown } | undefined)?.progressToken;
-    let lastProgress = -Infinity;
+    const rising = risingProgress();
     const startedAt = this.#clock.now();
     let failed: unknown;
     const context: CallContext = {
@@ -473,9 +482,7 @@ export class CallerSession {
           onProgress: (progress: JsonObject) => {
             // One token, one author: the caller's token, and never a step back (a new round of
             // a modern upstream may count from 0 again).
-            const value = progress.progress;
-            if (typeof value !== "number" || value <= lastProgress) return;
-            lastProgress = value;
+            if (!rising(progress.progress)) return;
             reply.send(encodeNotification("notifications/progress", { ...progress, progressToken }));
           },
         }

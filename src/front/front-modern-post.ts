@@ -36,7 +36,13 @@ import type { Heartbeat } from "./heartbeat.ts";
 import { CALLER_GONE, type CallerGone } from "./entry-bindings.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
-import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
+import {
+  effectiveLogLevel,
+  logForCaller,
+  notificationForCaller,
+  resultForCaller,
+  risingProgress,
+} from "./caller-era.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
@@ -281,7 +287,7 @@ function relayTo(
   logLevel: LoggingLevel | undefined,
 ): (notification: JsonRpcNotification) => void {
   const token = (request.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  let lastProgress = -Infinity;
+  const rising = risingProgress();
   return (notification) => {
     if (notification.method === "notifications/progress") {
       const { progressToken, progress } = (notification.params ?? {}) as {
@@ -289,10 +295,8 @@ function relayTo(
         progress?: unknown;
       };
       if (
-        token !== undefined && progressToken === token && typeof progress === "number" &&
-        progress > lastProgress
+        token !== undefined && progressToken === token && rising(progress)
       ) {
-        lastProgress = progress;
         const { params } = notificationForCaller(notification);
         // The token is the caller's own, sent back as it gave it.
         emit({ jsonrpc: "2.0", method: notification.method, params: { ...params, progressToken: token } });

@@ -9,6 +9,7 @@ import { createFront } from "../../src/front/create-front.ts";
 import { type HostilePeer, startHostilePeer } from "./_hostile-peer.ts";
 import { gate } from "../_support/gate.ts";
 import { BODY_READ } from "../../src/front/entry-bindings.ts";
+import { initializeMessage } from "../_support/legacy-caller.ts";
 
 let peer: HostilePeer;
 let app: ReturnType<typeof createFront>;
@@ -182,28 +183,9 @@ describe("the front's limits", () => {
         error: { code: -32700, message: "Parse error: the request body is not valid UTF-8" },
       },
     };
-    const modern = withByte(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "echo", arguments: { text: "a@@b" }, _meta: META },
-      }),
-      0xff,
-    );
-    const legacy = withByte(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "a@@b", version: "1" },
-        },
-      }),
-      0xc0,
-    );
+    // The byte inside a string of each: the caller's name in the call's _meta, the host's name.
+    const modern = withByte(call("echo").replace('"name":"raw"', '"name":"r@@aw"'), 0xff);
+    const legacy = withByte(JSON.stringify(initializeMessage()).replace("raw-host", "raw@@host"), 0xc0);
     const legacyHeaders = {
       "mcp-protocol-version": "2025-11-25",
       accept: "application/json, text/event-stream",
