@@ -1,14 +1,15 @@
 // Properties of the form-schema subset check (src/checks/elicitation-form.ts): schemas of the
 // spec's primitive subset edited anywhere inside (hostile keys such as `__proto__`, values of the
 // wrong kind, deep nesting, -0, NaN, 1e309), schemas parsed from hostile JSON text, and values
-// JSON cannot hold. No input throws; the verdict is the same on the second check (from the
-// check's memo) and from a fresh check; the schema is never modified; a compiled form lists
+// JSON cannot hold. No input throws; the verdict is the same on the second check and from a
+// fresh check; the schema is never modified; a compiled form lists
 // exactly the schema's properties, in order, frozen; a refusal is -32602 and shows no control,
 // bidi or invisible character.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createElicitationFormCheck } from "../../src/checks/elicitation-form.ts";
+import { REMOVABLE } from "../../src/_internal/removable.ts";
 import { NAME_ONLY_WORDS, SECRET_PHRASES, SECRET_WORDS } from "../../src/checks/form/secret-words.ts";
 import { same } from "../_support/exact.ts";
 import { PROPERTY_SETTINGS, propertyName } from "../_support/property-runs.ts";
@@ -149,6 +150,62 @@ describe("createElicitationFormCheck() properties", () => {
       fc.assert(
         fc.property(disguised, ([word, name]) => {
           assert.equal(flagged(name), flagged(word));
+        }),
+        PROPERTY_SETTINGS,
+      );
+    },
+  );
+
+  /** A title as the form check's documentation says a person sees it. */
+  const shownAs = (title: string) =>
+    title.replace(REMOVABLE, "").replace(/\p{Cs}/gu, "").normalize("NFKC").replace(/\s+/g, " ").trim()
+      .slice(0, 300);
+  /** Titles of plain words and of what shows as them: spaces of every kind, invisibles, other forms. */
+  const title = fc.array(
+    fc.constantFrom(
+      "a",
+      "B",
+      "~",
+      " ",
+      "  ",
+      "\t",
+      "\u00a0",
+      "\u200b",
+      "\x7f",
+      "\u00e9",
+      "e\u0301",
+      "\uff22",
+    ),
+    { maxLength: 6 },
+  ).map((parts) => parts.join(""));
+
+  test(
+    propertyName(
+      "createElicitationFormCheck() refuses two titles exactly when they show alike, or one shows nothing",
+    ),
+    () => {
+      fc.assert(
+        fc.property(title, title, (first, second) => {
+          const verdict = forms.check({
+            type: "object",
+            properties: {
+              x: { type: "string", oneOf: [{ const: "a", title: first }, { const: "b", title: second }] },
+            },
+          });
+          const [one, two] = [shownAs(first), shownAs(second)];
+          const why = one === ""
+            ? "received one that shows nothing at index 0"
+            : two === ""
+            ? "received one that shows nothing at index 1"
+            : one === two
+            ? `received two shown as ${JSON.stringify(one)}, at indexes 0 and 1`
+            : undefined;
+          same(
+            verdict.ok ? undefined : verdict.refusal.message,
+            why === undefined
+              ? undefined
+              : `Elicitation schema refused: property "x", keyword "oneOf": expected options a person can tell apart, ${why}`,
+          );
         }),
         PROPERTY_SETTINGS,
       );

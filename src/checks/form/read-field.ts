@@ -294,6 +294,12 @@ function readOptions(
 /** A surrogate without its other half: a screen shows nothing of it either. */
 const LONE_SURROGATE = /\p{Cs}/gu;
 
+/**
+ * Printable ASCII words apart by single spaces: text that every step below leaves as it is. Most
+ * labels are such, and this one test is all they cost.
+ */
+const PLAIN = /^[!-~]+(?: [!-~]+)*$/;
+
 /** How much of an option a person sees at least: the command line cuts a line at 300 characters. */
 const SHOWN_LENGTH = 300;
 
@@ -313,8 +319,9 @@ function labelProblem(
 ): KeywordProblem | undefined {
   const seen = new Map<string, number>();
   for (let i = 0; i < labels.length; i++) {
-    const shown = labels[i]!.replace(REMOVABLE, "").replace(LONE_SURROGATE, "").normalize("NFKC")
-      .replace(/\s+/g, " ").trim().slice(0, SHOWN_LENGTH);
+    const label = labels[i]!;
+    const shown = (PLAIN.test(label) ? label : label.replace(REMOVABLE, "").replace(LONE_SURROGATE, "")
+      .normalize("NFKC").replace(/\s+/g, " ").trim()).slice(0, SHOWN_LENGTH);
     if (shown === "" && titles) {
       return problem(
         keyword,
