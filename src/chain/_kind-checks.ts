@@ -31,6 +31,7 @@ import { checkRootsAnswer } from "../checks/roots-answer.ts";
 import type { LazySignal } from "./invoke-handler.ts";
 import { pass, RefusalCode, refuse, type Verdict } from "../checks/verdict.ts";
 import { type BaseContext, FormContextImpl, InputContextImpl, UrlContextImpl } from "./_handler-contexts.ts";
+import { quote } from "../_internal/quote.ts";
 
 /** The name of a kind's step. */
 export type KindStepName =
@@ -223,7 +224,7 @@ function compileElicitation(
   const timeoutMs = policy.handlerTimeoutMs.elicitation;
   const invalid = RefusalCode.InvalidParams;
   return {
-    prepare(request: ElicitationInputRequest): Verdict<Prepared> {
+    prepare(request: ElicitationInputRequest, { version }: PrepareContext): Verdict<Prepared> {
       const params = request.params;
       const effective = mode.check("mode" in params ? params.mode : undefined);
       if (!effective.ok) return effective;
@@ -241,6 +242,17 @@ function compileElicitation(
       const verdict = form.check("requestedSchema" in params ? params.requestedSchema : undefined);
       if (!verdict.ok) return verdict;
       const { shape, fields } = verdict.value;
+      // 2025-06-18's forms have no list field, and its answers no list to send back.
+      const list = version === "2025-06-18"
+        ? shape.fields.find((field) => field.kind === "multi")
+        : undefined;
+      if (list !== undefined) {
+        return refuse(
+          invalid,
+          `Elicitation schema refused: property ${quote(list.name)}: expected a field of a 2025-06-18 form ` +
+            "(text, number, boolean or single-select), received a multi-select, which that version does not have",
+        );
+      }
       return pass({
         request,
         timeoutMs,

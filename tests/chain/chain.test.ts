@@ -7,6 +7,7 @@ import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import type { Handler } from "../../src/handler/handler.ts";
 import type { InputRequest } from "../../src/protocol/input-request.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import { np } from "../_support/exact.ts";
 
 const MODERN = { version: "2026-07-28" } as const;
 const LEGACY = { version: "2025-11-25" } as const;
@@ -418,6 +419,31 @@ describe("createChain()", () => {
       answer: { action: "decline" },
     });
     assert.deepEqual(asked, [{ mode: "url", message: "Log in", url: "https://login.example.com/" }]);
+  });
+
+  test("refuses a 2025-06-18 server's form with a multi-select, which that version lacks, -32602 before the handler; 2025-11-25 takes it", async () => {
+    const asked: unknown[] = [];
+    const chain = chainFor({
+      elicitation: (params) => (asked.push(params), { action: "accept", content: { tags: ["a"] } }),
+    });
+    const tags = {
+      type: "object",
+      properties: { tags: { type: "array", items: { type: "string", enum: ["a", "b"] } } },
+    };
+    assert.deepEqual(await chain.run(formRequest(tags), { version: "2025-06-18" }), {
+      ok: false,
+      stage: "policy",
+      refusal: {
+        code: -32602,
+        message:
+          'Elicitation schema refused: property "tags": expected a field of a 2025-06-18 form (text, number, boolean or single-select), received a multi-select, which that version does not have',
+      },
+    });
+    assert.deepEqual(asked, []);
+    assert.deepEqual(await chain.run(formRequest(tags), LEGACY), {
+      ok: true,
+      answer: { action: "accept", content: np({ tags: ["a"] }) },
+    });
   });
 
   test("declares nothing the policy forbids, and intersects elicitation modes", () => {
