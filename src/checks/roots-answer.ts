@@ -96,8 +96,9 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /**
  * Normalises a local `file:` URI, or returns `undefined` when it must not be sent: another
- * scheme, a remote host, a query or fragment, whitespace, control characters, backslashes, or an
- * encoded `/`, `\` or NUL that could hide a path change after decoding.
+ * scheme, a remote host (named as the host, or by a path that starts with `//`), a query or
+ * fragment, whitespace, control characters, backslashes, or an encoded `/`, `\` or NUL that could
+ * hide a path change after decoding.
  *
  * @param uri The handler's URI.
  * @returns `file://` followed by the resolved path, or `undefined`.
@@ -112,6 +113,9 @@ export function normaliseFileUri(uri: string): string | undefined {
   }
   if (url.protocol !== "file:" || url.host !== "" || url.search !== "" || url.hash !== "") return undefined;
   if (!/^file:\/\/(localhost)?\//i.test(uri)) return undefined;
+  // A path that starts with `//` names another host: `file:////server/share` is Windows'
+  // `\\server\share` (and POSIX leaves such a path to the system).
+  if (url.pathname.startsWith("//")) return undefined;
   if (/%(2f|5c|00)/i.test(url.pathname)) return undefined;
   const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));

@@ -117,7 +117,7 @@ describe("normaliseFileUri()", () => {
     );
   });
 
-  test("drops other schemes, remote hosts, queries, encoded separators, whitespace and backslashes", () => {
+  test("drops other schemes, remote hosts (network paths too), queries, encoded separators, whitespace and backslashes", () => {
     const dropped = [
       "http://example.com/",
       "file://evil.example/etc",
@@ -129,6 +129,10 @@ describe("normaliseFileUri()", () => {
       "file:///a b",
       "file:///a\tb",
       "file:\\\\server\\share",
+      "file:////server/share/x",
+      "file://///server/share",
+      "file:///a/..//server/share",
+      "file://localhost//server/share",
       "file:///a\u202Eb",
       "/srv/project",
       "file:/srv/project",
