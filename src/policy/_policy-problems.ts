@@ -107,24 +107,37 @@ export function unknownKeyProblems(
 /**
  * One unknown key, with the option it misspells among `here`, and the options elsewhere of
  * the same name: `"maxTokens" is not a policy option (did you mean "sampling.maxTokens"?)`.
+ * Without either, the options of a small object are listed: `"handlerTimeout.sampling" is not a
+ * policy option (expected "elicitation" or "default")`.
  */
 function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSite): PolicyProblem {
   const path = joinPath(site.prefix, [key]);
   const shape = path.replace(/\[\d+\]/g, "[]");
   // The same name at another level is a stronger sign than a near name at this one: "url" at
-  // the top means "transport.url", not "era".
+  // the top means "transport.url", not "era". Not at a shallower one: "sampling" inside
+  // "handlerTimeout" names a kind, not the option "sampling".
   const elsewhere = optionPaths().filter((option) =>
-    option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === key.toLowerCase()
+    option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === key.toLowerCase() &&
+    dots(option) >= dots(shape)
   );
   const typo = elsewhere.length > 0 ? undefined : suggest(key, here, 2);
   const guesses = typo === undefined ? elsewhere : [joinPath(site.prefix, [typo])];
-  const quoted = guesses.slice(0, 3).map((guess) => JSON.stringify(guess));
-  const hint = quoted.length === 0
-    ? ""
-    : ` (did you mean ${
-      quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`
-    }?)`;
+  const hint = guesses.length > 0
+    ? ` (did you mean ${either(guesses.slice(0, 3))}?)`
+    : here.length <= 8
+    ? ` (expected ${either(here)})`
+    : "";
   return problemAt(site, path, `"${path}" is not a policy option${hint}`);
+}
+
+function dots(path: string): number {
+  return path.split(".").length;
+}
+
+/** `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
+function either(names: readonly string[]): string {
+  const quoted = names.map((name) => JSON.stringify(name));
+  return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
 }
 
 /** Which transport a value describes: by `command` or `url`, else by its other keys. */

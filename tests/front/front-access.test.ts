@@ -492,7 +492,10 @@ describe("access: the policy option", () => {
       [[{ scopes: ["a b"] }], '"access[0].scopes[0]" must be a scope, received "a b"'],
       [[{ tools: "all" }], '"access[0].tools" must be "*" or a list of tool names, received "all"'],
       [[{}, { tools: [1] }], '"access[1].tools" must be "*" or a list of tool names, received [1]'],
-      [[{ who: ["alice"] }], '"access[0].who" is not a policy option'],
+      [
+        [{ who: ["alice"] }],
+        '"access[0].who" is not a policy option (expected "subjects", "scopes" or "tools")',
+      ],
     ];
     for (const [access, problem] of cases) {
       assert.throws(() => compilePolicy({ ...base, access } as unknown as Policy), {

@@ -1009,6 +1009,29 @@ describe("checkPolicy() suggestions", () => {
     );
   });
 
+  test("a key of no other level nor near name lists the options of its object when they are few; one of a shallower level is not guessed", () => {
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url: "https://a.example/mcp" },
+        handlerTimeout: { sampling: "2m" },
+        sampling: { frobnicate: 1 },
+        wibble: 1,
+      }),
+      [
+        [
+          "handlerTimeout.sampling",
+          '"handlerTimeout.sampling" is not a policy option (expected "elicitation" or "default")',
+        ],
+        [
+          "sampling.frobnicate",
+          '"sampling.frobnicate" is not a policy option (expected "maxTokens", "context", "allowIdle", "maxToolIterations", "rejectionCode" or "tools")',
+        ],
+        ["wibble", '"wibble" is not a policy option'],
+      ],
+    );
+  });
+
   test("a misspelt url or command is named, and not reported as the other one missing", () => {
     assert.deepEqual(
       [
