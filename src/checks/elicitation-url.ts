@@ -183,18 +183,27 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
     return lastNormalised;
   }
 
-  /** Why a normalised host is refused: IP, malformed, not public, denied, not allowed. */
+  /**
+   * Why a normalised host is refused: IP, malformed, not public, denied, not allowed. The option
+   * that lets an IP or private host through is named only when the lists would let it through too.
+   */
   function hostProblem(host: string): string | undefined {
+    const listed = listProblem(host);
     if (isIpHost(host)) {
-      if (!allowIp) return ipReason(host);
+      if (!allowIp) return ipReason(host, listed === undefined);
     } else {
       const problem = hostShapeProblem(host);
       if (problem !== undefined) return problem;
       if (!allowPrivate && !isPublicHost(host)) {
-        const hint = "(set allowPrivateHosts to allow private hosts)";
-        return `expected a host under a public suffix, received ${quote(host)} ${hint}`;
+        const hint = listed === undefined ? " (set allowPrivateHosts to allow private hosts)" : "";
+        return `expected a host under a public suffix, received ${quote(host)}${hint}`;
       }
     }
+    return listed;
+  }
+
+  /** Why `denyHosts` or `allowHosts` refuse a host. */
+  function listProblem(host: string): string | undefined {
     const denied = matchHost(deny, host);
     if (denied !== undefined) {
       return `expected a host outside denyHosts, received ${quote(host)} (matches ${quote(denied)})`;
@@ -212,9 +221,9 @@ function refused(raw: string, reason: string): { readonly ok: false; readonly re
   return refuse(RefusalCode.InvalidParams, `Elicitation URL ${quote(raw)} refused: ${reason}`);
 }
 
-function ipReason(host: string): string {
-  const hint = "(set allowIpHosts to allow IP addresses)";
-  return `expected a domain name, received the IP address ${quote(host)} ${hint}`;
+function ipReason(host: string, hinted = true): string {
+  const hint = hinted ? " (set allowIpHosts to allow IP addresses)" : "";
+  return `expected a domain name, received the IP address ${quote(host)}${hint}`;
 }
 
 /** A URL's origin, or `undefined` when it does not parse or has none (`"null"`). */

@@ -304,6 +304,24 @@ describe("createElicitationUrlCheck() host rules", () => {
     );
   });
 
+  test("the option that lets a private or IP host through is named only when allowHosts and denyHosts would let it through too", () => {
+    const messages = (options: Parameters<typeof createElicitationUrlCheck>[0], hosts: string[]) =>
+      hosts.map((host) => {
+        const verdict = createElicitationUrlCheck(options).check({ url: `https://${host}/` }, undefined);
+        return verdict.ok
+          ? "accepted"
+          : verdict.refusal.message.replace(/^Elicitation URL "[^"]*" refused: /, "");
+      });
+    assert.deepEqual(messages({ allowHosts: ["*.example.com"] }, ["evil.test", "10.0.0.2"]), [
+      'expected a host under a public suffix, received "evil.test"',
+      'expected a domain name, received the IP address "10.0.0.2"',
+    ]);
+    assert.deepEqual(messages({ denyHosts: ["*.example.com"] }, ["evil.test", "10.0.0.2"]), [
+      'expected a host under a public suffix, received "evil.test" (set allowPrivateHosts to allow private hosts)',
+      'expected a domain name, received the IP address "10.0.0.2" (set allowIpHosts to allow IP addresses)',
+    ]);
+  });
+
   test("denyHosts is checked before allowHosts", () => {
     assert.deepEqual(
       check.check({ url: "https://evil.example.com/" }, undefined),
@@ -587,13 +605,10 @@ describe("createElicitationUrlCheck() hostile URLs under host rules", () => {
       notAllowed("https://login.exаmple.org/", "login.xn--exmple-4nf.org"),
     ],
     [
-      "an IP address before the allow list is consulted",
+      "an IP address before the allow list is consulted (allowIpHosts not named: the list refuses it too)",
       rules,
       "https://127.0.0.1/",
-      refusal(
-        "https://127.0.0.1/",
-        'expected a domain name, received the IP address "127.0.0.1" (set allowIpHosts to allow IP addresses)',
-      ),
+      refusal("https://127.0.0.1/", 'expected a domain name, received the IP address "127.0.0.1"'),
     ],
     [
       "a Cyrillic subdomain under an allowed pattern (allowed, flagged idn)",
