@@ -33,7 +33,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { EnvironmentReader, UpstreamSignIn } from "../auth/upstream-sign-in.ts";
 import { createMemoryTokenStore, type TokenStore } from "../auth/token-store.ts";
 import { createSignInMethods, serverSignIn } from "./sign-ins.ts";
-import { ClientServers, type LegacySessionInput, type ServerEntry } from "./client-servers.ts";
+import { ClientServers, LEGACY_ENTRY, type LegacySessionInput, type ServerEntry } from "./client-servers.ts";
 import { type ClientInternals, withInternals } from "./client-internals.ts";
 import type { ServerSession } from "./server-session.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
@@ -244,7 +244,7 @@ function compileServers(
   const environment = options.environment ?? support.environment ?? noVariables;
   const entries = new Map<string, ServerEntry>();
   const signIns = new Map<string, UpstreamSignIn>();
-  for (const policy of compileAll(options.policies)) {
+  for (const policy of compileAll(options.policies, support.legacy === undefined)) {
     const chain = createChain({
       policy,
       handler: options.handler,
@@ -434,13 +434,19 @@ function noVariables(): undefined {
  *
  * @throws {PolicyError} With every problem of every policy that does not compile.
  */
-function compileAll(policies: readonly (Policy | CompiledPolicy)[]): CompiledPolicy[] {
+function compileAll(policies: readonly (Policy | CompiledPolicy)[], modernOnly: boolean): CompiledPolicy[] {
   const compiled: CompiledPolicy[] = [];
   const problems: PolicyProblem[] = [];
   const named = new Map<string, number>();
   for (const [index, input] of policies.entries()) {
     try {
-      compiled.push(isCompiled(input) ? input : compilePolicy(input));
+      const policy = isCompiled(input) ? input : compilePolicy(input);
+      compiled.push(policy);
+      // Told now, not at the first call: "auto" is left to find out (a server found legacy then
+      // fails its call the same way).
+      if (modernOnly && (policy.era === "legacy" || policy.transport.kind === "stdio")) {
+        problems.push(legacyOnlyProblem(policy));
+      }
     } catch (error) {
       if (!(error instanceof PolicyError)) throw error;
       problems.push(...error.problems);
@@ -454,6 +460,19 @@ function compileAll(policies: readonly (Policy | CompiledPolicy)[]): CompiledPol
   }
   if (problems.length > 0) throw new PolicyError(problems);
   return compiled;
+}
+
+/** A policy that an entry without the legacy era cannot serve. */
+function legacyOnlyProblem(policy: CompiledPolicy): PolicyProblem {
+  const [path, what] = policy.transport.kind === "stdio"
+    ? ["transport.command", '"transport.command" runs the server over stdio']
+    : ["era", '"era" is "legacy"'];
+  return {
+    source: undefined,
+    server: policy.server,
+    path,
+    message: `${what}, which this entry does not speak: ${LEGACY_ENTRY}`,
+  };
 }
 
 function isCompiled(policy: Policy | CompiledPolicy): policy is CompiledPolicy {

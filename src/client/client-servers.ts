@@ -97,6 +97,9 @@ export interface WaitingCall {
   readonly method: string;
 }
 
+/** Where the legacy era and stdio are: what an entry without them tells its user. */
+export const LEGACY_ENTRY = 'import createClient from "@sluice/mcp/legacy" (self-hosted)';
+
 /** A client's servers and their sessions. */
 export class ClientServers {
   readonly #entries: ReadonlyMap<string, ServerEntry>;
@@ -403,7 +406,7 @@ export class ClientServers {
     if (legacy === undefined) {
       throw new ClientError(
         "config",
-        `Server "${policy.server}" needs the legacy era or stdio, which this entry does not speak: import createClient from "@sluice/mcp/legacy" (self-hosted)`,
+        `Server "${policy.server}" needs the legacy era or stdio, which this entry does not speak: ${LEGACY_ENTRY}`,
         { serverId: policy.server },
       );
     }

@@ -207,6 +207,24 @@ describe("createClient() options", () => {
     ]);
   });
 
+  test("this entry, which speaks no legacy era, refuses a stdio server and era legacy at once, and takes era auto", () => {
+    const policies = [
+      { server: "a", transport: { command: "mcp-server" } },
+      { server: "b", transport: { url: "https://y.example.com/mcp" }, era: "legacy" },
+      { server: "c", transport: { url: "https://z.example.com/mcp" }, era: "auto" },
+    ];
+    const speak =
+      'which this entry does not speak: import createClient from "@sluice/mcp/legacy" (self-hosted)';
+    assert.deepEqual(refusal({ name: "x", policies }), [
+      "PolicyError",
+      [
+        `Policy "a": "transport.command" runs the server over stdio, ${speak}`,
+        `Policy "b": "era" is "legacy", ${speak}`,
+      ].join("\n"),
+    ]);
+    assert.deepEqual(refusal({ name: "x", policies: [policies[2]] }), ["", "no error"]);
+  });
+
   test("an optional option written as undefined, the client's or a call's, is taken as left out", async () => {
     const upstream = toolsUpstream();
     const options: ClientOptions = {
