@@ -2,9 +2,11 @@
  * Content blocks: text, image, audio, resource links and embedded resources (in tool results,
  * prompts and tool results inside sampling), and the sampling-only `tool_use` / `tool_result`.
  *
- * Two flavours of each schema are built once: loose ones keep unknown keys (results sluice
- * forwards untouched), strict ones drop them (sampling requests a handler sees, and answers).
- * Unions are `v.variant` on `type`, so a failure keeps its path.
+ * Three flavours of each schema are built once: loose ones keep unknown keys (results sluice
+ * forwards untouched), strict ones drop them (sampling requests a handler sees), and those of
+ * answers drop them too and hold what sluice sends to the MCP schema's formats and ranges (a
+ * `priority` from 0 to 1, base64 `data` and `blob`, absolute `uri`s, an integer `size`), which
+ * what it receives is not held to. Unions are `v.variant` on `type`, so a failure keeps its path.
  *
  * @module
  */
@@ -12,6 +14,7 @@ import * as v from "valibot";
 import { dispatch, wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
 import { type Icon, IconsSchema } from "./icon.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
+import { isAbsoluteUri } from "../_internal/uri.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 
 /** Who a message or content is for or from. */
@@ -165,31 +168,40 @@ type ObjectFactory = <E extends v.ObjectEntries>(
   entries: E,
 ) => v.ObjectSchema<E, undefined> | v.LooseObjectSchema<E, undefined>;
 
-function buildBlocks(object: ObjectFactory) {
+/** What an answer's fields must be, by the MCP schema: `format: "byte"`, `format: "uri"`, ranges. */
+const SENT = {
+  priority: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+  base64: v.pipe(v.string(), v.base64()),
+  uri: v.pipe(v.string(), v.check(isAbsoluteUri, "an absolute URI")),
+  size: v.pipe(v.number(), v.safeInteger()),
+};
+const RECEIVED = { priority: v.number(), base64: v.string(), uri: v.string(), size: v.number() };
+
+function buildBlocks(object: ObjectFactory, fields: typeof SENT | typeof RECEIVED) {
   const annotations = object({
     audience: opt(v.array(RoleSchema)),
-    priority: opt(v.number()),
+    priority: opt(fields.priority),
     lastModified: opt(v.string()),
   });
   const extras = { annotations: opt(annotations), _meta: opt(MetaSchema) };
   const text = object({ type: v.literal("text"), text: v.string(), ...extras });
-  const image = object({ type: v.literal("image"), data: v.string(), mimeType: v.string(), ...extras });
-  const audio = object({ type: v.literal("audio"), data: v.string(), mimeType: v.string(), ...extras });
-  const contentsBase = { uri: v.string(), mimeType: opt(v.string()), _meta: opt(MetaSchema) };
+  const image = object({ type: v.literal("image"), data: fields.base64, mimeType: v.string(), ...extras });
+  const audio = object({ type: v.literal("audio"), data: fields.base64, mimeType: v.string(), ...extras });
+  const contentsBase = { uri: fields.uri, mimeType: opt(v.string()), _meta: opt(MetaSchema) };
   // No discriminator: contents with a `text` key are text contents, the others must be blobs.
   const contents = dispatch(
     (input) => typeof input === "object" && input !== null && Object.hasOwn(input, "text"),
     object({ ...contentsBase, text: v.string() }),
-    object({ ...contentsBase, blob: v.string() }),
+    object({ ...contentsBase, blob: fields.base64 }),
   );
   const link = object({
     type: v.literal("resource_link"),
-    uri: v.string(),
+    uri: fields.uri,
     name: v.string(),
     title: opt(v.string()),
     description: opt(v.string()),
     mimeType: opt(v.string()),
-    size: opt(v.number()),
+    size: opt(fields.size),
     icons: opt(IconsSchema),
     ...extras,
   });
@@ -198,8 +210,9 @@ function buildBlocks(object: ObjectFactory) {
   return { annotations, text, image, audio, contents, block };
 }
 
-const LOOSE = buildBlocks(wireLooseObject);
-const STRICT = buildBlocks(wireObject);
+const LOOSE = buildBlocks(wireLooseObject, RECEIVED);
+const STRICT = buildBlocks(wireObject, RECEIVED);
+const ANSWER = buildBlocks(wireObject, SENT);
 
 /** Annotations of a result's content or resource; unknown keys are kept. */
 export const AnnotationsSchema: WireSchema<Annotations> = LOOSE.annotations;
@@ -225,14 +238,16 @@ const ToolUse = wireObject({
   _meta: opt(MetaSchema),
 });
 
-const ToolResult = wireObject({
-  type: v.literal("tool_result"),
-  toolUseId: v.string(),
-  content: v.array(STRICT.block),
-  structuredContent: opt(v.unknown()),
-  isError: opt(v.boolean()),
-  _meta: opt(MetaSchema),
-});
+function toolResultOf(blocks: typeof STRICT) {
+  return wireObject({
+    type: v.literal("tool_result"),
+    toolUseId: v.string(),
+    content: v.array(blocks.block),
+    structuredContent: opt(v.unknown()),
+    isError: opt(v.boolean()),
+    _meta: opt(MetaSchema),
+  });
+}
 
 /** A sampling block (2025-11-25 and later); unknown keys are dropped. */
 export const SamplingContentBlockSchema: WireSchema<SamplingContentBlock> = wireVariant("type", [
@@ -240,5 +255,21 @@ export const SamplingContentBlockSchema: WireSchema<SamplingContentBlock> = wire
   STRICT.image,
   STRICT.audio,
   ToolUse,
-  ToolResult,
+  toolResultOf(STRICT),
+]);
+
+/** A block of a 2025-06-18 sampling answer, held to the schema's formats; unknown keys are dropped. */
+export const BasicAnswerBlockSchema: WireSchema<BasicContentBlock> = wireVariant("type", [
+  ANSWER.text,
+  ANSWER.image,
+  ANSWER.audio,
+]);
+
+/** A block of a sampling answer (2025-11-25 and later), held to the schema's formats. */
+export const SamplingAnswerBlockSchema: WireSchema<SamplingContentBlock> = wireVariant("type", [
+  ANSWER.text,
+  ANSWER.image,
+  ANSWER.audio,
+  ToolUse,
+  toolResultOf(ANSWER),
 ]);

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import { isObject } from "../_internal/is-object.ts";
-import { thrownName } from "../_internal/quote.ts";
+import { quote, thrownName } from "../_internal/quote.ts";
 
 /** A schema that checks an unknown wire value and yields a `T`. */
 export type WireSchema<T> = v.GenericSchema<unknown, T>;
@@ -64,7 +64,10 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   }
   if (result.success) return { ok: true, value: result.output };
   const issue = deepestIssue(result.issues[0]);
-  return failure(formatPath(issue.path), expectedOf(issue), issue.received);
+  // A string is shown cut short (an answer's image data runs to megabytes), control and bidi
+  // characters escaped.
+  const received = typeof issue.input === "string" ? quote(issue.input) : issue.received;
+  return failure(formatPath(issue.path), expectedOf(issue), received);
 }
 
 /**
@@ -74,6 +77,7 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
 const ACTION_EXPECTS: Readonly<Record<string, string>> = {
   safe_integer: "a safe integer",
   finite: "a finite number",
+  base64: "base64 text",
 };
 
 /**

@@ -7,9 +7,11 @@
 import * as v from "valibot";
 import { decode, type Decoded, dispatch, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
 import {
+  BasicAnswerBlockSchema,
   BasicContentBlockSchema,
   type Role,
   RoleSchema,
+  SamplingAnswerBlockSchema,
   type SamplingContentBlock,
   SamplingContentBlockSchema,
 } from "./content.ts";
@@ -152,13 +154,16 @@ const resultEntries = { model: v.string(), stopReason: opt(v.string()), _meta: o
 // 2026-07-28 has no `resultType` here (not a `Result`), but keeps `_meta` from `SamplingMessage`.
 const Result: WireSchema<CreateMessageResult> = wireObject({
   role: RoleSchema,
-  content: BlockOrBlocks,
+  content: dispatch(Array.isArray, v.array(SamplingAnswerBlockSchema), SamplingAnswerBlockSchema),
   ...resultEntries,
 });
 
-/** `CreateMessageResult` per protocol version; unknown keys (e.g. `resultType`) are dropped. */
+/**
+ * `CreateMessageResult` per protocol version, held to the schema's formats and ranges (it is sent);
+ * unknown keys (e.g. `resultType`) are dropped.
+ */
 const CreateMessageResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<CreateMessageResult>>> = {
-  "2025-06-18": wireObject({ role: RoleSchema, content: BasicContentBlockSchema, ...resultEntries }),
+  "2025-06-18": wireObject({ role: RoleSchema, content: BasicAnswerBlockSchema, ...resultEntries }),
   "2025-11-25": Result,
   "2026-07-28": Result,
 };

@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { decodeCreateMessageParams, decodeCreateMessageResult } from "../../src/protocol/sampling.ts";
+import { schemaErrors } from "./_official-schema.ts";
 import { np, same } from "../_support/exact.ts";
 import { failureAt } from "./_exact.ts";
 
@@ -193,6 +194,80 @@ describe("decodeCreateMessageResult()", () => {
       received: '"tool_use"',
       message: '$.content.type: expected ("text" | "image" | "audio"), received "tool_use"',
     });
+  });
+
+  test("holds an answer to the schema's formats and ranges, which the official schema refuses too, and a server's request not", () => {
+    const answer = (content: unknown) => ({ role: "assistant", model: "m", content });
+    const inResult = (block: unknown) => [{ type: "tool_result", toolUseId: "t", content: [block] }];
+    const cases: [string, unknown][] = [
+      ["a priority of 5", answer({ type: "text", text: "x", annotations: { priority: 5 } })],
+      ["image data not base64", answer({ type: "image", data: "!!notb64", mimeType: "image/png" })],
+      ["a link's uri not a URI", answer(inResult({ type: "resource_link", uri: "not a uri", name: "n" }))],
+      [
+        "an embedded resource's uri not a URI",
+        answer(inResult({ type: "resource", resource: { uri: "::", text: "t" } })),
+      ],
+      [
+        "a link's size of 1.5",
+        answer(inResult({ type: "resource_link", uri: "https://a.example/x", name: "n", size: 1.5 })),
+      ],
+      ["a priority of 1", answer({ type: "text", text: "x", annotations: { priority: 1 } })],
+      ["image data in base64", answer({ type: "audio", data: "aGVsbG8=", mimeType: "audio/wav" })],
+      [
+        "a link to a URN",
+        answer(inResult({ type: "resource_link", uri: "urn:isbn:0451450523", name: "n", size: 3 })),
+      ],
+    ];
+    same(
+      cases.map(([name, value]) => {
+        const decoded = decodeCreateMessageResult("2025-11-25", value);
+        return [
+          name,
+          decoded.ok ? "ok" : decoded.message,
+          schemaErrors("2025-11-25", "CreateMessageResult", value).length > 0,
+        ];
+      }),
+      [
+        ["a priority of 5", "$.content.annotations.priority: expected <=1, received 5", true],
+        // The schema's `format: "byte"` (base64), which the validator of these tests does not check.
+        ["image data not base64", '$.content.data: expected base64 text, received "!!notb64"', false],
+        [
+          "a link's uri not a URI",
+          '$.content[0].content[0].uri: expected an absolute URI, received "not a uri"',
+          true,
+        ],
+        [
+          "an embedded resource's uri not a URI",
+          '$.content[0].content[0].resource.uri: expected an absolute URI, received "::"',
+          true,
+        ],
+        ["a link's size of 1.5", "$.content[0].content[0].size: expected a safe integer, received 1.5", true],
+        ["a priority of 1", "ok", false],
+        ["image data in base64", "ok", false],
+        ["a link to a URN", "ok", false],
+      ],
+    );
+    // What a server sends is read as before: a handler sees its request.
+    const request = decodeCreateMessageParams("2025-11-25", {
+      maxTokens: 10,
+      messages: [{
+        role: "user",
+        content: { type: "image", data: "!!notb64", mimeType: "image/png", annotations: { priority: 5 } },
+      }],
+    });
+    assert.equal(request.ok, true);
+  });
+
+  test("shows a long string it refuses cut short", () => {
+    const result = decodeCreateMessageResult("2025-11-25", {
+      role: "assistant",
+      model: "m",
+      content: { type: "image", data: "%".repeat(1_000_000), mimeType: "image/png" },
+    });
+    same(
+      result.ok ? undefined : result.message,
+      `$.content.data: expected base64 text, received "${"%".repeat(96)}…"`,
+    );
   });
 
   test("locates a bad block inside an array answer at $.content[1].id", () => {

@@ -21,6 +21,7 @@
 import * as v from "valibot";
 import type { FieldShape, MultiSelectField, NumberField, StringField, StringFormat } from "./shape.ts";
 import { describeKind } from "../../_internal/quote.ts";
+import { isAbsoluteUri } from "../../_internal/uri.ts";
 
 /**
  * Checks a value against a field.
@@ -160,10 +161,6 @@ const EMAIL =
   /^[\w!#$%&'*+/=?^`{|}~\x80-\uffff-]+(?:\.[\w!#$%&'*+/=?^`{|}~\x80-\uffff-]+)*@(?:[a-z\d\x80-\uffff](?:[a-z\d\x80-\uffff-]{0,61}[a-z\d\x80-\uffff])?\.)+(?!\d+$)[a-z\d\x80-\uffff](?:[a-z\d\x80-\uffff-]{0,61}[a-z\d\x80-\uffff])?$/i;
 /** Whitespace, controls, format and bidi characters, lone surrogates: never in an address. */
 const INVISIBLE = /[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
-/** A scheme, a colon, then only unreserved and reserved characters and `%` (RFC 3986). */
-const URI = /^[a-z][a-z\d+.-]*:[\w\-.~:/?#[\]@!$&'()*+,;=%]*$/i;
-/** A `%` that two hexadecimal digits do not follow. */
-const BROKEN_ESCAPE = /%(?![\da-f]{2})/i;
 /** `YYYY-MM-DD` (`T` or `t`) `hh:mm:ss`, an optional fraction, then `Z`, `z` or `±hh:mm`. */
 const DATE_TIME =
   /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[Tt](?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
@@ -175,7 +172,7 @@ const FORMATS: Readonly<Record<StringFormat, v.GenericSchema<string>>> = {
     v.maxLength(254),
     v.check((text) => text.indexOf("@") <= 64 && EMAIL.test(text) && !INVISIBLE.test(text)),
   ),
-  uri: v.pipe(v.string(), v.regex(URI), v.check((text) => !BROKEN_ESCAPE.test(text))),
+  uri: v.pipe(v.string(), v.check(isAbsoluteUri)),
   date: v.pipe(v.string(), v.isoDate(), v.check(isCalendarDay)),
   "date-time": v.pipe(
     v.string(),
