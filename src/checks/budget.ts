@@ -51,7 +51,7 @@ export interface BudgetCheck {
  *   samplingCode: -1,
  * });
  * console.log(budget.check("roots/list"), budget.check("roots/list"));
- * // { ok: true, value: undefined } { ok: false, refusal: { code: -32000, message: "Input request refused: over the budget of 10 per 1000 ms (burst 1); retry in 100 ms" } }
+ * // { ok: true, value: undefined } { ok: false, refusal: { code: -32000, message: "Input request refused: over the policy's inputRateLimit of 10 per 1000 ms (burst 1); retry in 100 ms" } }
  * ```
  */
 export function createBudgetCheck(options: BudgetOptions): BudgetCheck {
@@ -62,7 +62,7 @@ export function createBudgetCheck(options: BudgetOptions): BudgetCheck {
   const judge = (method: string, result: TakeResult): Verdict<void> =>
     result.allowed ? pass(undefined) : refuse(
       codeFor(method),
-      `Input request refused: over the budget of ${rate.rate} per ${rate.perMs} ms (burst ${rate.burst}); retry in ${result.retryAfterMs} ms`,
+      `Input request refused: over the policy's inputRateLimit of ${rate.rate} per ${rate.perMs} ms (burst ${rate.burst}); retry in ${result.retryAfterMs} ms`,
     );
   const unavailable = (method: string): Verdict<void> =>
     failOpen

@@ -112,7 +112,8 @@ describe("createChain()", () => {
       stage: "policy",
       refusal: {
         code,
-        message: "Input request refused: over the budget of 10 per 1000 ms (burst 20); retry in 100 ms",
+        message:
+          "Input request refused: over the policy's inputRateLimit of 10 per 1000 ms (burst 20); retry in 100 ms",
       },
     });
     assert.deepEqual(await chain.run(sampling(), MODERN), over(-1));

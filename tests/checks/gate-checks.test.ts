@@ -17,7 +17,8 @@ describe("createBudgetCheck()", () => {
     ok: false,
     refusal: {
       code,
-      message: `Input request refused: over the budget of 10 per 1000 ms (burst 20); retry in ${retry} ms`,
+      message:
+        `Input request refused: over the policy's inputRateLimit of 10 per 1000 ms (burst 20); retry in ${retry} ms`,
     },
   });
 
@@ -76,7 +77,8 @@ describe("createBudgetCheck()", () => {
       ok: false,
       refusal: {
         code: -9,
-        message: "Input request refused: over the budget of 10 per 1000 ms (burst 20); retry in 42 ms",
+        message:
+          "Input request refused: over the policy's inputRateLimit of 10 per 1000 ms (burst 20); retry in 42 ms",
       },
     });
   });

@@ -180,7 +180,8 @@ function untiedFront() {
 function untiedAnsweredPerCaller() {
   const overBudget = {
     code: -32000,
-    message: "Input request refused: over the budget of 1 per 3600000 ms (burst 1); retry in 3600000 ms",
+    message:
+      "Input request refused: over the policy's inputRateLimit of 1 per 3600000 ms (burst 1); retry in 3600000 ms",
   };
   const rooted = (id: number, user: string) => ({
     jsonrpc: "2.0",
@@ -294,7 +295,7 @@ describe("the front keeps principals apart", () => {
         error: {
           code: -32000,
           message:
-            'Input request "roots" refused by policy: Input request refused: over the budget of 1 per 3600000 ms (burst 1); retry in 3600000 ms',
+            'Input request "roots" refused by policy: Input request refused: over the policy\'s inputRateLimit of 1 per 3600000 ms (burst 1); retry in 3600000 ms',
         },
       },
     };

@@ -108,7 +108,8 @@ export async function budgetHolds(
   const result = data(await c.callTool("hostile", "flood", { count: 30, sequential: true }));
   assert.deepEqual([result.tally, calls], [{
     "result:accept": 20,
-    "-32000 Input request refused: over the budget of 1 per 3600000 ms (burst 20); retry in N ms": 10,
+    "-32000 Input request refused: over the policy's inputRateLimit of 1 per 3600000 ms (burst 20); retry in N ms":
+      10,
   }, 20]);
   await stillWorks(c);
   await c.close();

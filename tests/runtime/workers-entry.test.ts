@@ -445,7 +445,7 @@ describe("createWorker()", () => {
     assert.deepEqual([second.jsonrpc, second.id, rest], ["2.0", 7, { code: -32000 }]);
     assert.match(
       message,
-      /^Input request "r" refused by policy: Input request refused: over the budget of 1 per 3600000 ms \(burst 1\); retry in \d+ ms$/,
+      /^Input request "r" refused by policy: Input request refused: over the policy's inputRateLimit of 1 per 3600000 ms \(burst 1\); retry in \d+ ms$/,
     );
     // One gateway per env serves both requests: the tool list is learned once.
     assert.deepEqual(seen, ["tools/list", "tools/call", "tools/call", "tools/call"]);

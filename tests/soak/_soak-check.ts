@@ -9,7 +9,7 @@ import type { SoakReport } from "./_soak-run.ts";
 const MIB = 1024 * 1024;
 const BUSY = "-32000 Busy: 8 server requests are already being answered";
 const OVER_BUDGET =
-  "-32000 Input request refused: over the budget of 10 per 1000 ms (burst 20); retry in N ms";
+  "-32000 Input request refused: over the policy's inputRateLimit of 10 per 1000 ms (burst 20); retry in N ms";
 
 /**
  * The assertions both forms share.

@@ -462,7 +462,8 @@ describe("ServerRequestSupervisor", () => {
     };
     const overBudget = {
       code: -32000,
-      message: "Input request refused: over the budget of 1 per 3600000 ms (burst 2); retry in 3600000 ms",
+      message:
+        "Input request refused: over the policy's inputRateLimit of 1 per 3600000 ms (burst 2); retry in 3600000 ms",
     };
     const badParams = {
       code: -32602,
