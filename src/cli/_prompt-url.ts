@@ -3,7 +3,8 @@
  * A URL elicitation at the terminal: the server's message, the full URL with its host
  * highlighted, a warning for an internationalized host (`xn--`) and for a page off the server's
  * origin, then consent: y accepts, n declines, c cancels. Nothing is opened: the URL is printed
- * again for the user to open. Stdin closing fails the request.
+ * again for the user to open, and the acceptance is sent when they press Enter, back from the page.
+ * Stdin closing before consent fails the request.
  *
  * @module
  */
@@ -54,11 +55,33 @@ export async function promptUrl(
     if (answer.kind === "end") return prompter.noteStdinClosed(page, ctx);
     if (answer.kind === "aborted") return { action: "cancel" };
     const action = ACTIONS[answer.text.trim().toLowerCase()];
-    if (action === "accept") screen.line(`Open this URL yourself: ${shown}`);
-    else if (action !== undefined) prompter.noteDeclined(`answered "${action}" to ${page}`);
-    if (action !== undefined) return { action };
+    if (action === "accept") {
+      screen.line(`Open this URL yourself: ${shown}`);
+      return await whenDone(prompter, ctx.signal, page);
+    }
+    if (action !== undefined) {
+      prompter.noteDeclined(`answered "${action}" to ${page}`);
+      return { action };
+    }
     screen.line("  invalid: answer y, n or c");
   }
+}
+
+/**
+ * Answers `accept` once the person is back from the page. Their `y` is consent, not the end of
+ * what the page asks, and what the answer sets off assumes it is done: a legacy server's
+ * `-32042` call is sent again, a modern call's next round goes. Enter (or stdin closing) sends
+ * it; `c` cancels.
+ */
+async function whenDone(prompter: Prompter, signal: AbortSignal, page: string): Promise<ElicitResult> {
+  prompter.screen.line("Press Enter when you are done there (c = cancel).");
+  const answer = await prompter.ask(signal);
+  if (answer.kind === "aborted") return { action: "cancel" };
+  if (answer.kind === "line" && ACTIONS[answer.text.trim().toLowerCase()] === "cancel") {
+    prompter.noteDeclined(`answered "cancel" to ${page}`);
+    return { action: "cancel" };
+  }
+  return { action: "accept" };
 }
 
 const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Object.assign(

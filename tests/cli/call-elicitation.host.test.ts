@@ -127,9 +127,9 @@ describe("sluice call: URL elicitation", () => {
     "y = yes (accept), n = no (decline), c = cancel",
   ];
 
-  test("call shows the full URL, warns of another origin, asks consent and prints the URL again", async () => {
+  test("call shows the full URL, warns of another origin, asks consent, prints the URL again and accepts once Enter says the person is done there", async () => {
     const url = "https://example.com/consent?step=1";
-    const result = await call(["modern", "ask_url", JSON.stringify({ url })], ["maybe", "y"]);
+    const result = await call(["modern", "ask_url", JSON.stringify({ url })], ["maybe", "y", ""]);
     assert.deepEqual(result, {
       code: 0,
       stdout: [
@@ -138,11 +138,31 @@ describe("sluice call: URL elicitation", () => {
         "  invalid: answer y, n or c",
         "> y",
         `Open this URL yourself: ${url}`,
+        "Press Enter when you are done there (c = cancel).",
+        "> ",
         "accept",
         "",
       ].join("\n"),
       stderr: "",
     });
+  });
+
+  test("call cancels a URL the person consented to and then cancels with c; stdin closed instead of Enter accepts", async () => {
+    const url = "https://example.com/consent";
+    const cancelled = await call(["modern", "ask_url", JSON.stringify({ url })], ["y", "c"]);
+    const closed = await call(["modern", "ask_url", JSON.stringify({ url })], ["y"]);
+    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-5), cancelled.stderr], [5, [
+      `Open this URL yourself: ${url}`,
+      "Press Enter when you are done there (c = cancel).",
+      "> c",
+      "cancel",
+      "",
+    ], 'sluice call: you answered "cancel" to the web page of server "modern"\n']);
+    assert.deepEqual([closed.code, closed.stdout.split("\n").slice(-3), closed.stderr], [0, [
+      "> ",
+      "accept",
+      "",
+    ], ""]);
   });
 
   test("call answers n with decline and c with cancel, and exits 5", async () => {
@@ -200,6 +220,11 @@ describe("sluice call: URL elicitation", () => {
     });
     assert.equal(plain.code, 0);
     assert.equal(plain.stdout.includes("\x1b"), false);
-    assert.ok(plain.stdout.endsWith("> Open this URL yourself: https://example.com/consent\naccept\n"));
+    assert.ok(
+      plain.stdout.endsWith(
+        "> Open this URL yourself: https://example.com/consent\nPress Enter when you are done there (c = cancel).\n> \naccept\n",
+      ),
+      plain.stdout,
+    );
   });
 });

@@ -110,7 +110,10 @@ describe("sluice call in a pseudo-terminal", { skip }, () => {
     const url = "https://example.com/consent";
     const { code, output } = await inTerminal(
       ["call", "modern", "ask_url", JSON.stringify({ url }), "--policies", dir.path],
-      [[/in your browser\? y = yes \(accept\), n = no \(decline\), c = cancel\n> $/, "y"]],
+      [
+        [/in your browser\? y = yes \(accept\), n = no \(decline\), c = cancel\n> $/, "y"],
+        [/when you are done there \(c = cancel\)\.\n> $/, ""],
+      ],
     );
     assert.equal(code, 0, output);
     assert.ok(output.includes('\x1b[1mServer "modern" asks you to open a web page:\x1b[0m\n'), output);
