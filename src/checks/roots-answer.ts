@@ -95,6 +95,22 @@ function refused(reason: string): { readonly ok: false; readonly refusal: Refusa
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /**
+ * Whether a `file:` URI's path, its dot segments resolved (RFC 3986, 5.2.4), starts with `//`:
+ * another host's, as `file:////server/share` is Windows' `\\server\share` (POSIX leaves such a
+ * path to the system). Read from the text: the runtimes' URL parsers disagree on these paths
+ * (Deno's makes `file:////server/share` a local `/server/share`).
+ */
+function isNetworkPath(uri: string): boolean {
+  const kept: string[] = [];
+  for (const segment of uri.replace(/^file:\/\/(localhost)?/i, "").split("/").slice(1)) {
+    const dots = segment.replace(/%2e/gi, ".");
+    if (dots === "..") kept.pop();
+    else if (dots !== ".") kept.push(segment);
+  }
+  return kept.length > 1 && kept[0] === "";
+}
+
+/**
  * Normalises a local `file:` URI, or returns `undefined` when it must not be sent: another
  * scheme, a remote host (named as the host, or by a path that starts with `//`), a query or
  * fragment, whitespace, control characters, backslashes, or an encoded `/`, `\` or NUL that could
@@ -113,9 +129,7 @@ export function normaliseFileUri(uri: string): string | undefined {
   }
   if (url.protocol !== "file:" || url.host !== "" || url.search !== "" || url.hash !== "") return undefined;
   if (!/^file:\/\/(localhost)?\//i.test(uri)) return undefined;
-  // A path that starts with `//` names another host: `file:////server/share` is Windows'
-  // `\\server\share` (and POSIX leaves such a path to the system).
-  if (url.pathname.startsWith("//")) return undefined;
+  if (isNetworkPath(uri)) return undefined;
   if (/%(2f|5c|00)/i.test(url.pathname)) return undefined;
   const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));

@@ -106,6 +106,8 @@ describe("normaliseFileUri()", () => {
         "file:///C:/Users/ada/../bob",
         "file:///../../etc",
         "FILE:///scratch",
+        "file:///srv//project",
+        "file:///a/../b//c",
       ].map(normaliseFileUri),
       [
         "file:///a/c/d",
@@ -113,6 +115,8 @@ describe("normaliseFileUri()", () => {
         "file:///C:/Users/bob",
         "file:///etc",
         "file:///scratch",
+        "file:///srv//project",
+        "file:///b//c",
       ],
     );
   });
@@ -133,6 +137,8 @@ describe("normaliseFileUri()", () => {
       "file://///server/share",
       "file:///a/..//server/share",
       "file://localhost//server/share",
+      "file:///.//server/share",
+      "file:///%2e%2E//server/share",
       "file:///a\u202Eb",
       "/srv/project",
       "file:/srv/project",
