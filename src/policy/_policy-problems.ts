@@ -114,12 +114,14 @@ function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSi
   const path = joinPath(site.prefix, [key]);
   const shape = path.replace(/\[\d+\]/g, "[]");
   // The same name at another level is a stronger sign than a near name at this one: "url" at
-  // the top means "transport.url", not "era". Not at a shallower one: "sampling" inside
-  // "handlerTimeout" names a kind, not the option "sampling".
-  const elsewhere = optionPaths().filter((option) =>
-    option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === key.toLowerCase() &&
-    dots(option) >= dots(shape)
-  );
+  // the top means "transport.url", not "era". But in an object keyed by kinds, a kind's name
+  // means that kind: "sampling" inside "handlerTimeout" is not the option "sampling".
+  const kindHere = KINDS.has(key) && here.some((name) => KINDS.has(name));
+  const elsewhere = kindHere
+    ? []
+    : optionPaths().filter((option) =>
+      option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === key.toLowerCase()
+    );
   const typo = elsewhere.length > 0 ? undefined : suggest(key, here, 2);
   const guesses = typo === undefined ? elsewhere : [joinPath(site.prefix, [typo])];
   const hint = guesses.length > 0
@@ -130,9 +132,8 @@ function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSi
   return problemAt(site, path, `"${path}" is not a policy option${hint}`);
 }
 
-function dots(path: string): number {
-  return path.split(".").length;
-}
+/** The kinds of input request, which some options are keyed by. */
+const KINDS: ReadonlySet<string> = new Set(["sampling", "elicitation", "roots"]);
 
 /** `"a"`, `"a" or "b"`, `"a", "b" or "c"`. */
 function either(names: readonly string[]): string {

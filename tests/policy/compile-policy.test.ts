@@ -1009,7 +1009,7 @@ describe("checkPolicy() suggestions", () => {
     );
   });
 
-  test("a key of no other level nor near name lists the options of its object when they are few; one of a shallower level is not guessed", () => {
+  test("a key of no other level nor near name lists the options of its object when they are few; a kind's name in an object keyed by kinds is not taken for the option of that name", () => {
     assert.deepEqual(
       messages({
         server: "a",
@@ -1028,6 +1028,21 @@ describe("checkPolicy() suggestions", () => {
           '"sampling.frobnicate" is not a policy option (expected "maxTokens", "context", "allowIdle", "maxToolIterations", "rejectionCode" or "tools")',
         ],
         ["wibble", '"wibble" is not a policy option'],
+      ],
+    );
+    // A top-level option nested by mistake is still named.
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url: "https://a.example/mcp", era: "legacy" },
+        sampling: { handlerTimeout: "2m" },
+      }),
+      [
+        [
+          "sampling.handlerTimeout",
+          '"sampling.handlerTimeout" is not a policy option (did you mean "handlerTimeout"?)',
+        ],
+        ["transport.era", '"transport.era" is not a policy option (did you mean "era"?)'],
       ],
     );
   });
