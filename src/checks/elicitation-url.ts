@@ -156,7 +156,8 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
     if (shape.kind === "refused") return shape.reason;
     if (!allowIp && shape.authority.startsWith("[")) {
       const end = shape.authority.indexOf("]");
-      return ipReason(end < 0 ? shape.authority : shape.authority.slice(0, end + 1));
+      const literal = end < 0 ? shape.authority : shape.authority.slice(0, end + 1);
+      return ipReason(literal, listProblem(hostnameOf(literal)) === undefined);
     }
     let url: URL;
     try {
@@ -224,6 +225,15 @@ function refused(raw: string, reason: string): { readonly ok: false; readonly re
 function ipReason(host: string, hinted = true): string {
   const hint = hinted ? " (set allowIpHosts to allow IP addresses)" : "";
   return `expected a domain name, received the IP address ${quote(host)}${hint}`;
+}
+
+/** An IPv6 literal as the URL parser writes it (`[0:0::1]` is `[::1]`), or as it is when it does not parse. */
+function hostnameOf(literal: string): string {
+  try {
+    return new URL(`https://${literal}/`).hostname;
+  } catch {
+    return literal;
+  }
 }
 
 /** A URL's origin, or `undefined` when it does not parse or has none (`"null"`). */

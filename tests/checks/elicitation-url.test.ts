@@ -312,13 +312,15 @@ describe("createElicitationUrlCheck() host rules", () => {
           ? "accepted"
           : verdict.refusal.message.replace(/^Elicitation URL "[^"]*" refused: /, "");
       });
-    assert.deepEqual(messages({ allowHosts: ["*.example.com"] }, ["evil.test", "10.0.0.2"]), [
+    assert.deepEqual(messages({ allowHosts: ["*.example.com"] }, ["evil.test", "10.0.0.2", "[0:0::1]"]), [
       'expected a host under a public suffix, received "evil.test"',
       'expected a domain name, received the IP address "10.0.0.2"',
+      'expected a domain name, received the IP address "[0:0::1]"',
     ]);
-    assert.deepEqual(messages({ denyHosts: ["*.example.com"] }, ["evil.test", "10.0.0.2"]), [
+    assert.deepEqual(messages({ denyHosts: ["*.example.com"] }, ["evil.test", "10.0.0.2", "[0:0::1]"]), [
       'expected a host under a public suffix, received "evil.test" (set allowPrivateHosts to allow private hosts)',
       'expected a domain name, received the IP address "10.0.0.2" (set allowIpHosts to allow IP addresses)',
+      'expected a domain name, received the IP address "[0:0::1]" (set allowIpHosts to allow IP addresses)',
     ]);
   });
 
