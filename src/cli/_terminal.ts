@@ -46,8 +46,10 @@ export function safeLine(text: unknown, max = 300): string {
 export class Screen {
   /** The command's io. */
   readonly io: CliIo;
-  /** Its styles: colours only when stdout is a terminal and `NO_COLOR` is unset or empty. */
+  /** Its styles: colours only when its output is a terminal and `NO_COLOR` is unset or empty. */
   readonly style: Style;
+  /** Whether its output (stdout, or stderr) is a terminal. */
+  readonly tty: boolean;
   /** Where lines, prompts and progress go. */
   readonly #out: CliWriter;
   #progressOpen = false;
@@ -65,7 +67,8 @@ export class Screen {
   constructor(io: CliIo, options: { readonly stdout?: boolean } = {}) {
     this.io = io;
     this.#out = options.stdout === false ? io.stderr : io.stdout;
-    const on = io.isTTY && (io.env["NO_COLOR"] ?? "") === "";
+    this.tty = options.stdout === false ? io.stderrIsTTY ?? io.isTTY : io.isTTY;
+    const on = this.tty && (io.env["NO_COLOR"] ?? "") === "";
     const wrap = (code: string) => (text: string) => on ? `\x1b[${code}m${text}\x1b[0m` : text;
     this.style = { bold: wrap("1"), host: wrap("1;33"), warn: wrap("1;31") };
   }
@@ -130,7 +133,7 @@ export class Screen {
       this.#heldProgress = text;
       return;
     }
-    if (!this.io.isTTY) return this.line(text);
+    if (!this.tty) return this.line(text);
     this.#out.write(`\r${text}\x1b[K`);
     this.#progressOpen = true;
   }

@@ -41,7 +41,8 @@ sampling replies you type, and roots (the current folder, if you agree). The tas
 It prints the tool's content (text parts as text, other parts as JSON), then its
 structuredContent as JSON unless a text part holds the same JSON. On a terminal, text parts are
 cleaned of control and invisible characters; piped, they are exact. In JSON (and with --json)
-such characters are always \\uXXXX escapes. Server log entries and errors go to stderr. A
+such characters are always \\uXXXX escapes. Server log entries and errors go to stderr, and so
+do the prompts and progress when stdout goes to a file or a pipe and stderr is a terminal. A
 server whose policy has transport.auth.oauth is called with the tokens "sluice login" saved
 (refreshed when they expire); without them the call fails and says to run "sluice login <server>".
 "sluice tools <server>" lists the tools and their arguments.
@@ -65,7 +66,7 @@ Environment:
                         $XDG_CONFIG_HOME/sluice/tokens.json, else ~/.config/sluice/tokens.json)
 
 At the prompts: Enter accepts a [default]; :decline or :cancel answers a form; y, n or c answers
-a web page; a sampling reply ends with a line holding just "." (or type :refuse). The policy's
+a web page, and after y, Enter once you are done there sends the acceptance; a sampling reply ends with a line holding just "." (or type :refuse). The policy's
 handlerTimeout bounds each prompt (by default 5m for elicitation, 60s for sampling and roots).
 When a call asks for input again after you answered, later prompts show their round ("round 2").
 With stdin closed (no terminal, nothing piped), a prompt cannot be answered: the input request
@@ -115,8 +116,9 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   const plan = await readPlan(argv, io);
   if (typeof plan === "number") return plan;
   const { policy } = plan;
-  // With --json, stdout carries the result alone: prompts and progress go to stderr.
-  const screen = new Screen(io, { stdout: !plan.json });
+  // With --json, stdout carries the result alone: prompts and progress go to stderr. So they do
+  // when stdout goes to a file or a pipe while stderr is a terminal: the person is there.
+  const screen = new Screen(io, { stdout: !plan.json && (io.isTTY || io.stderrIsTTY !== true) });
   const reader = new LineReader(io.stdin);
   const prompter = new Prompter(screen, reader);
   const handler = createTerminalHandler({ prompter, policy, cwd: io.cwd ?? ".", logLevel: plan.logLevel });
@@ -151,7 +153,8 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   }
   if (failure === undefined && !unknownTool) {
     if (plan.json) io.stdout.write(`${safeJson(result, 2)}\n`);
-    else printResult(screen, result);
+    // The result goes to stdout, wherever the questions went.
+    else printResult(new Screen(io), result);
   }
   return endCall({ screen, prompter, server: policy.server, tool: plan.tool, io, policies: plan.policies }, {
     failure,

@@ -31,6 +31,12 @@ export interface CliIo {
    * @default isTTY
    */
   readonly stdinIsTTY?: boolean;
+  /**
+   * Whether stderr is a terminal: with stdout sent to a file or a pipe, `sluice call` asks its
+   * questions there, where the person sees them.
+   * @default isTTY
+   */
+  readonly stderrIsTTY?: boolean;
   /** The folder relative paths start from, and the root `call` offers. @default the process's */
   readonly cwd?: string;
   /** Aborted on SIGINT or SIGTERM: `serve` stops, `call` is cancelled. @default never aborted */
@@ -67,6 +73,7 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     cwd: process.cwd(),
     signal: controller.signal,
   };

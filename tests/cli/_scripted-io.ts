@@ -19,6 +19,7 @@ export interface ScriptOptions {
   readonly env?: Record<string, string | undefined>;
   readonly isTTY?: boolean;
   readonly stdinIsTTY?: boolean;
+  readonly stderrIsTTY?: boolean;
   readonly cwd?: string;
   readonly signal?: AbortSignal;
 }
@@ -44,6 +45,7 @@ export function scriptedIo(lines: readonly string[] = [], options: ScriptOptions
     env: options.env ?? {},
     isTTY: options.isTTY ?? false,
     ...(options.stdinIsTTY === undefined ? {} : { stdinIsTTY: options.stdinIsTTY }),
+    ...(options.stderrIsTTY === undefined ? {} : { stderrIsTTY: options.stderrIsTTY }),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };

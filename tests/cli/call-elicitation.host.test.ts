@@ -46,6 +46,19 @@ describe("sluice call: elicitation forms, field by field", () => {
     });
   });
 
+  test("call asks on stderr when stdout goes to a file or a pipe and stderr is a terminal: stdout holds the result alone", async () => {
+    const answers = ["Ada", "", "", ""];
+    const result = await call(["modern", "ask_form"], answers, { stderrIsTTY: true, env: { NO_COLOR: "1" } });
+    assert.deepEqual([result.code, result.stdout, result.stderr.split("\n").slice(0, 7)], [
+      0,
+      '{"name":"Ada","subscribe":false}\n',
+      [...FORM_INTRO, "> Ada", "Age (optional)"],
+    ]);
+    // The questions are in colour when stderr is a terminal.
+    const coloured = await call(["modern", "ask_form"], answers, { stderrIsTTY: true });
+    assert.ok(coloured.stderr.startsWith('\x1b[1mServer "modern" asks you to fill in a form:\x1b[0m\n'));
+  });
+
   test("call re-asks a number field given text, then leaves out optional fields skipped with Enter", async () => {
     const result = await call(["modern", "ask_form"], ["Grace", "old", "", "y", ""]);
     assert.equal(result.code, 0);
