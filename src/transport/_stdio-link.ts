@@ -338,9 +338,13 @@ export class StdioLink implements LegacyConnection {
       stdin.write(line, (error) => {
         this.#unflushedBytes -= line.length;
         if (error == null) return settle(undefined);
-        settle(
-          new ConnectionError("closed", `${label} could not be written: ${error.message}`, { cause: error }),
-        );
+        const failed = new ConnectionError("closed", `${label} could not be written: ${error.message}`, {
+          cause: error,
+        });
+        // A pipe closed at the other end (EPIPE) is most often a server that exited: its exit,
+        // once seen, ends the write with how it ended ("process exited with code 3").
+        if ((error as NodeJS.ErrnoException).code !== "EPIPE") return settle(failed);
+        void this.#goneWithin(2 * EXIT_DRAIN_MS).then(() => settle(failed));
       });
     });
   }

@@ -8,7 +8,9 @@
  * - `default`: exits with code 0 when its stdin ends;
  * - `linger`: keeps running after its stdin ends, exits on SIGTERM;
  * - `ignore-sigterm`: keeps running after its stdin ends and ignores SIGTERM (only SIGKILL ends it);
- * - `crash-on-start`: writes `crashing on start` to stderr and exits with code 3 at once.
+ * - `crash-on-start`: writes `crashing on start` to stderr and exits with code 3 at once;
+ * - `close-stdin`: closes its stdin, writes `stdin closed` to stderr, and exits with code 3 500 ms
+ *   later (a write to it meanwhile fails with EPIPE).
  *
  * Methods: `initialize` (echoes a supported `protocolVersion`, else answers `2025-11-25`;
  * capabilities `tools`, `logging`), `ping`, `logging/setLevel`, `tools/list`, `tools/call`;
@@ -56,7 +58,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import process from "node:process";
 import { type Message, openWire } from "./_legacy-stdio-wire.ts";
 
@@ -67,6 +69,15 @@ type Tool = (args: Args, call: Message) => Promise<object | undefined>;
 if (scenario === "crash-on-start") {
   process.stderr.write("crashing on start\n");
   process.exit(3);
+}
+if (scenario === "close-stdin") {
+  // The pipe's end goes; /dev/null takes fd 0 (the lowest free one), which Node resets at exit.
+  closeSync(0);
+  openSync("/dev/null", "r");
+  process.stderr.write("stdin closed\n");
+  setTimeout(() => process.exit(3), 500);
+  // Nothing more: the wire would read the new fd 0.
+  await new Promise<never>(() => {});
 }
 if (scenario === "ignore-sigterm") process.on("SIGTERM", () => {});
 if (scenario !== "default") setInterval(() => {}, 1 << 30);

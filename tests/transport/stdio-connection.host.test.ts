@@ -415,6 +415,18 @@ describe("createStdioConnection()", () => {
     });
   });
 
+  test("a request written to a server that closed its stdin and then exits fails naming the exit, not the write's EPIPE", async () => {
+    await withServer({ scenario: "close-stdin" }, async (h) => {
+      await h.until("stdin closed", () => h.stderr.includes("stdin closed"));
+      const reason = "process exited with code 3";
+      await assert.rejects(
+        h.call(1, "echo"),
+        connectionError("closed", `Request 1 "tools/call" got no response: the connection ended (${reason})`),
+      );
+      assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
+    });
+  });
+
   test("a server that dies on start: its stderr first, then onClose failed with the exit code", async () => {
     await withServer({ scenario: "crash-on-start" }, async (h) => {
       await h.until("onClose", () => h.closes.length === 1);
