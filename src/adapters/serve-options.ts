@@ -15,6 +15,12 @@ import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 /** The port used when neither the `port` option nor the `PORT` variable gives one. */
 export const DEFAULT_PORT = 8787;
 
+/**
+ * What can be listened on: a host name (`_` allowed, as container names have it), an IPv4 address,
+ * or an IPv6 one, bracketed or not, with a zone or not.
+ */
+const HOSTNAME = /^(?:\w(?:[\w-]*\w)?(?:\.\w(?:[\w-]*\w)?)*\.?|\[?[\da-f:.]*:[\da-f:.]*(?:%[\w.-]+)?\]?)$/i;
+
 /** The interface listened on when no `hostname` is given: loopback only. */
 export const DEFAULT_HOSTNAME = "127.0.0.1";
 
@@ -191,8 +197,12 @@ export async function serveGateway(
   signal?.throwIfAborted();
   const port = resolvePort(portOption, parts.environment);
   const hostname = hostnameOption ?? DEFAULT_HOSTNAME;
-  if (typeof hostname !== "string" || hostname.trim() === "") {
-    throw new TypeError(`sluice serve(): "hostname" must be a non-empty string, received "${hostname}"`);
+  if (typeof hostname !== "string" || !HOSTNAME.test(hostname)) {
+    throw new TypeError(
+      `sluice serve(): "hostname" must be a host name or an IP address to listen on, received ${
+        JSON.stringify(hostname)
+      }`,
+    );
   }
   if (!isLoopbackHost(hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname)) {
     exposedProblems(hostname, port, gatewayOptions);
@@ -250,7 +260,7 @@ function exposedProblems(hostname: string, port: number, options: GatewayOptions
   }
   if (options.auth === undefined) {
     throw new TypeError(
-      `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches ${reached} call every server with the credentials its policies hold`,
+      `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" (the command's --public) to let anyone who reaches ${reached} call every server with the credentials its policies hold`,
     );
   }
   if (options.auth === "none") {

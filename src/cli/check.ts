@@ -50,9 +50,17 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
   if (parsed.args.flags.has("help")) return (io.stdout.write(CHECK_HELP), 0);
   const flagged = flagText(parsed.args, "policies");
   const [positional, extra] = parsed.args.positionals;
-  const unexpected = extra ?? (flagged === undefined ? undefined : positional);
-  if (unexpected !== undefined) {
-    return usageError(io, "check", `unexpected argument ${show(unexpected)}, expected at most one folder`);
+  if (extra !== undefined) {
+    return usageError(io, "check", `unexpected argument ${show(extra)}, expected at most one folder`);
+  }
+  if (flagged !== undefined && positional !== undefined) {
+    return usageError(
+      io,
+      "check",
+      `the folder given twice, as ${show(positional)} and with --policies ${
+        show(flagged)
+      }: expected one of them`,
+    );
   }
   const dir = flagged ?? positional ?? "policies";
   // A policy file may take its time at top level (a secret store): a signal stops the wait.

@@ -116,8 +116,10 @@ function stopping(io: CliIo): number {
 }
 
 function usage(io: CliIo, message: string): number {
-  // The entry's own errors name it ("sluice serve(): ..."): said once.
-  return usageError(io, "serve", message.replace(/^sluice serve\(\): /, ""));
+  // The entry's own errors name it ("sluice serve(): ..."): said once, and its "hostname" is the
+  // command's --host.
+  const said = message.replace(/^sluice serve\(\): /, "").replace(/^"hostname"/, 'flag "--host"');
+  return usageError(io, "serve", said);
 }
 
 /** Reads the command line, the policies and the handler; an exit code when there is nothing to serve. */

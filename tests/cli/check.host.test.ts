@@ -438,7 +438,7 @@ describe("sluice check", () => {
     assert.deepEqual(await check(["a", "--policies", "b"], REPO_ROOT), {
       code: 2,
       stdout: "",
-      stderr: 'sluice check: unexpected argument "a", expected at most one folder\n' +
+      stderr: 'sluice check: the folder given twice, as "a" and with --policies "b": expected one of them\n' +
         'Run "sluice check --help" for usage.\n',
     });
   });

@@ -188,16 +188,18 @@ describe("sluice serve: who may call", () => {
     ]);
   });
 
-  test("serve refuses --host 0.0.0.0 without --allowed-hosts, and with it but without auth", async () => {
+  test("serve refuses --host 0.0.0.0 without --allowed-hosts, and with it but without auth; a --host that is no host first", async () => {
     assert.deepEqual([
+      await failedStart(["--host", "bad host!", "--allowed-hosts", "gate.example.com", "--public"]),
       await failedStart(["--host", "0.0.0.0"]),
       await failedStart(["--host", "0.0.0.0", "--allowed-hosts", "gate.example.com"]),
     ], [
+      usage('flag "--host" must be a host name or an IP address to listen on, received "bad host!"'),
       usage(
         'listening on "0.0.0.0" answers the network: set "allowedHosts" (the command\'s --allowed-hosts) to the names clients reach it by, such as ["gate.example.com"] (other Host values are refused, against DNS rebinding)',
       ),
       usage(
-        'listening on "0.0.0.0" needs "auth" (the command\'s --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches its port (a free one, picked as it binds) call every server with the credentials its policies hold',
+        'listening on "0.0.0.0" needs "auth" (the command\'s --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" (the command\'s --public) to let anyone who reaches its port (a free one, picked as it binds) call every server with the credentials its policies hold',
       ),
     ]);
   });

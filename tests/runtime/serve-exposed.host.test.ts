@@ -36,7 +36,7 @@ const NO_HOSTS = (hostname: string) =>
 /** Who reaches the gateway: port 0 is picked as it binds, after the words are said. */
 const reached = (port: number) => port === 0 ? "its port (a free one, picked as it binds)" : `port "${port}"`;
 const NO_AUTH = (hostname: string, port: number) =>
-  `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" to let anyone who reaches ${
+  `sluice serve(): listening on "${hostname}" needs "auth" (the command's --auth, SLUICE_BEARER_TOKENS or --public): bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function; or auth: "none" (the command's --public) to let anyone who reaches ${
     reached(port)
   } call every server with the credentials its policies hold`;
 const WARNING = (hostname: string, port: number) =>
@@ -69,6 +69,25 @@ describe("serve() on an address the network reaches", () => {
   test('serve() on "0.0.0.0" and "::" without allowedHosts throws the exact TypeError', async () => {
     const { serve } = await entry();
     for (const hostname of ["0.0.0.0", "::", "192.0.2.10"]) {
+      await assert.rejects(serve({ hostname, port: 0, stateKey: KEY, policies: POLICIES }), {
+        name: "TypeError",
+        message: NO_HOSTS(hostname),
+      });
+    }
+  });
+
+  test("serve() refuses a hostname that is no host name nor address before the network rules, and takes names with _ and zoned IPv6", async () => {
+    const { serve } = await entry();
+    for (const hostname of ["bad host!", "", "gate.example.com/"]) {
+      await assert.rejects(serve({ hostname, port: 0, stateKey: KEY, policies: POLICIES }), {
+        name: "TypeError",
+        message: `sluice serve(): "hostname" must be a host name or an IP address to listen on, received ${
+          JSON.stringify(hostname)
+        }`,
+      });
+    }
+    // Past the hostname check: the network rules come next.
+    for (const hostname of ["my_service", "fe80::1%eth0"]) {
       await assert.rejects(serve({ hostname, port: 0, stateKey: KEY, policies: POLICIES }), {
         name: "TypeError",
         message: NO_HOSTS(hostname),
