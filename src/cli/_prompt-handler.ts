@@ -49,7 +49,13 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
     elicitation: (params, ctx) =>
       prompter.exclusive<ElicitResult | HandlerError>(ctx, (round) => {
         if (ctx.mode === "url" && "url" in params) {
-          return promptUrl(prompter, { params, ctx, serverOrigin: policy.elicitation.origin, round });
+          return promptUrl(prompter, {
+            params,
+            ctx,
+            serverOrigin: policy.elicitation.origin,
+            round,
+            timeoutMs: policy.handlerTimeoutMs.elicitation,
+          });
         }
         const form = forms.check("requestedSchema" in params ? params.requestedSchema : undefined);
         if (!form.ok || ctx.mode !== "form" || !("requestedSchema" in params)) {

@@ -13,13 +13,14 @@ import type { HandlerError, UrlElicitationContext } from "../handler/handler.ts"
 import type { ElicitRequestURLParams, ElicitResult } from "../protocol/elicitation.ts";
 import { askingLine, type Prompter } from "./_prompt-input.ts";
 import { safeLine, safeLines, type Screen } from "./_terminal.ts";
+import { formatDuration } from "../policy/duration.ts";
 
 /**
  * Shows a URL and asks for consent.
  *
  * @param prompter The terminal.
- * @param request The params, the context the URL check made, the server's origin when known, and
- *   the call's round of input.
+ * @param request The params, the context the URL check made, the server's origin when known, the
+ *   call's round of input, and the policy's elicitation `handlerTimeout`.
  * @returns `accept` (no content), `decline` or `cancel`; an error when stdin closed.
  */
 export async function promptUrl(
@@ -29,6 +30,8 @@ export async function promptUrl(
     ctx: UrlElicitationContext;
     serverOrigin: string | undefined;
     round: number;
+    /** The policy's `handlerTimeout` for elicitation: the person's time, page included. */
+    timeoutMs: number;
   },
 ): Promise<ElicitResult | HandlerError> {
   const { params, ctx, serverOrigin } = request;
@@ -57,7 +60,7 @@ export async function promptUrl(
     const action = ACTIONS[answer.text.trim().toLowerCase()];
     if (action === "accept") {
       screen.line(`Open this URL yourself: ${shown}`);
-      return await whenDone(prompter, ctx.signal, page);
+      return await whenDone(prompter, ctx.signal, page, request.timeoutMs);
     }
     if (action !== undefined) {
       prompter.noteDeclined(`answered "${action}" to ${page}`);
@@ -71,17 +74,30 @@ export async function promptUrl(
  * Answers `accept` once the person is back from the page. Their `y` is consent, not the end of
  * what the page asks, and what the answer sets off assumes it is done: a legacy server's
  * `-32042` call is sent again, a modern call's next round goes. Enter (or stdin closing) sends
- * it; `c` cancels.
+ * it; `n` declines and `c` cancels after all; the policy's `handlerTimeout` still bounds the wait.
  */
-async function whenDone(prompter: Prompter, signal: AbortSignal, page: string): Promise<ElicitResult> {
-  prompter.screen.line("Press Enter when you are done there (c = cancel).");
-  const answer = await prompter.ask(signal);
-  if (answer.kind === "aborted") return { action: "cancel" };
-  if (answer.kind === "line" && ACTIONS[answer.text.trim().toLowerCase()] === "cancel") {
-    prompter.noteDeclined(`answered "cancel" to ${page}`);
-    return { action: "cancel" };
+async function whenDone(
+  prompter: Prompter,
+  signal: AbortSignal,
+  page: string,
+  timeoutMs: number,
+): Promise<ElicitResult> {
+  prompter.screen.line(
+    `Press Enter when you are done there, within ${formatDuration(timeoutMs)} ` +
+      "(n = decline, c = cancel after all).",
+  );
+  for (;;) {
+    const answer = await prompter.ask(signal);
+    if (answer.kind === "aborted") return { action: "cancel" };
+    const text = answer.kind === "line" ? answer.text.trim().toLowerCase() : "";
+    if (text === "") return { action: "accept" };
+    const action = ACTIONS[text];
+    if (action === "decline" || action === "cancel") {
+      prompter.noteDeclined(`answered "${action}" to ${page}`);
+      return { action };
+    }
+    prompter.screen.line("  invalid: press Enter, or answer n or c");
   }
-  return { action: "accept" };
 }
 
 const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Object.assign(

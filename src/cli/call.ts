@@ -66,8 +66,9 @@ Environment:
                         $XDG_CONFIG_HOME/sluice/tokens.json, else ~/.config/sluice/tokens.json)
 
 At the prompts: Enter accepts a [default]; :decline or :cancel answers a form; y, n or c answers
-a web page, and after y, Enter once you are done there sends the acceptance; a sampling reply ends with a line holding just "." (or type :refuse). The policy's
-handlerTimeout bounds each prompt (by default 5m for elicitation, 60s for sampling and roots).
+a web page, and after y, Enter once you are done there sends the acceptance; a sampling reply
+ends with a line holding just "." (or type :refuse). The policy's handlerTimeout bounds each
+prompt (by default 5m for elicitation, a web page's visit included, 60s for sampling and roots).
 When a call asks for input again after you answered, later prompts show their round ("round 2").
 With stdin closed (no terminal, nothing piped), a prompt cannot be answered: the input request
 fails and the command exits 6. A legacy server's request outside the call (the roots some servers

@@ -142,7 +142,7 @@ describe("sluice call: URL elicitation", () => {
 
   test("call shows the full URL, warns of another origin, asks consent, prints the URL again and accepts once Enter says the person is done there", async () => {
     const url = "https://example.com/consent?step=1";
-    const result = await call(["modern", "ask_url", JSON.stringify({ url })], ["maybe", "y", ""]);
+    const result = await call(["modern", "ask_url", JSON.stringify({ url })], ["maybe", "y", "done?", ""]);
     assert.deepEqual(result, {
       code: 0,
       stdout: [
@@ -151,7 +151,9 @@ describe("sluice call: URL elicitation", () => {
         "  invalid: answer y, n or c",
         "> y",
         `Open this URL yourself: ${url}`,
-        "Press Enter when you are done there (c = cancel).",
+        "Press Enter when you are done there, within 5m (n = decline, c = cancel after all).",
+        "> done?",
+        "  invalid: press Enter, or answer n or c",
         "> ",
         "accept",
         "",
@@ -160,17 +162,24 @@ describe("sluice call: URL elicitation", () => {
     });
   });
 
-  test("call cancels a URL the person consented to and then cancels with c; stdin closed instead of Enter accepts", async () => {
+  test("call declines or cancels a URL the person consented to and then answers n or c; stdin closed instead of Enter accepts", async () => {
     const url = "https://example.com/consent";
-    const cancelled = await call(["modern", "ask_url", JSON.stringify({ url })], ["y", "c"]);
+    const after = async (answer: string) => {
+      const run = await call(["modern", "ask_url", JSON.stringify({ url })], ["y", answer]);
+      return [run.code, run.stdout.split("\n").slice(-5), run.stderr];
+    };
     const closed = await call(["modern", "ask_url", JSON.stringify({ url })], ["y"]);
-    assert.deepEqual([cancelled.code, cancelled.stdout.split("\n").slice(-5), cancelled.stderr], [5, [
+    const ended = (answer: string, action: string) => [5, [
       `Open this URL yourself: ${url}`,
-      "Press Enter when you are done there (c = cancel).",
-      "> c",
-      "cancel",
+      "Press Enter when you are done there, within 5m (n = decline, c = cancel after all).",
+      `> ${answer}`,
+      action,
       "",
-    ], 'sluice call: you answered "cancel" to the web page of server "modern"\n']);
+    ], `sluice call: you answered "${action}" to the web page of server "modern"\n`];
+    assert.deepEqual(
+      [await after("n"), await after(":decline"), await after("c")],
+      [ended("n", "decline"), ended(":decline", "decline"), ended("c", "cancel")],
+    );
     assert.deepEqual([closed.code, closed.stdout.split("\n").slice(-3), closed.stderr], [0, [
       "> ",
       "accept",
@@ -235,7 +244,7 @@ describe("sluice call: URL elicitation", () => {
     assert.equal(plain.stdout.includes("\x1b"), false);
     assert.ok(
       plain.stdout.endsWith(
-        "> Open this URL yourself: https://example.com/consent\nPress Enter when you are done there (c = cancel).\n> \naccept\n",
+        "> Open this URL yourself: https://example.com/consent\nPress Enter when you are done there, within 5m (n = decline, c = cancel after all).\n> \naccept\n",
       ),
       plain.stdout,
     );

@@ -112,7 +112,7 @@ describe("sluice call in a pseudo-terminal", { skip }, () => {
       ["call", "modern", "ask_url", JSON.stringify({ url }), "--policies", dir.path],
       [
         [/in your browser\? y = yes \(accept\), n = no \(decline\), c = cancel\n> $/, "y"],
-        [/when you are done there \(c = cancel\)\.\n> $/, ""],
+        [/when you are done there, within 5m \(n = decline, c = cancel after all\)\.\n> $/, ""],
       ],
     );
     assert.equal(code, 0, output);
