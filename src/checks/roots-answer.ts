@@ -101,12 +101,15 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
  * (Deno's makes `file:////server/share` a local `/server/share`).
  */
 function isNetworkPath(uri: string): boolean {
+  const segments = uri.replace(/^file:\/\/(localhost)?/i, "").split("/").slice(1);
   const kept: string[] = [];
-  for (const segment of uri.replace(/^file:\/\/(localhost)?/i, "").split("/").slice(1)) {
+  segments.forEach((segment, index) => {
     const dots = segment.replace(/%2e/gi, ".");
     if (dots === "..") kept.pop();
-    else if (dots !== ".") kept.push(segment);
-  }
+    if (dots !== "." && dots !== "..") kept.push(segment);
+    // A dot segment at the end leaves the path ending in `/`: `//.` is `//`.
+    else if (index === segments.length - 1) kept.push("");
+  });
   return kept.length > 1 && kept[0] === "";
 }
 
@@ -129,7 +132,7 @@ export function normaliseFileUri(uri: string): string | undefined {
   }
   if (url.protocol !== "file:" || url.host !== "" || url.search !== "" || url.hash !== "") return undefined;
   if (!/^file:\/\/(localhost)?\//i.test(uri)) return undefined;
-  if (isNetworkPath(uri)) return undefined;
+  if (isNetworkPath(uri) || url.pathname.startsWith("//")) return undefined;
   if (/%(2f|5c|00)/i.test(url.pathname)) return undefined;
   const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
