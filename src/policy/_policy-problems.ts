@@ -116,13 +116,16 @@ function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSi
   // The same name at another level is a stronger sign than a near name at this one: "url" at
   // the top means "transport.url", not "era". But in an object keyed by kinds, a kind's name
   // means that kind: "sampling" inside "handlerTimeout" is not the option "sampling".
-  const kindHere = KINDS.has(key) && here.some((name) => KINDS.has(name));
-  const elsewhere = kindHere
+  // An option of this object written in another case is the one meant.
+  const lower = key.toLowerCase();
+  const own = here.find((name) => name.toLowerCase() === lower);
+  const kindHere = KINDS.has(lower) && here.some((name) => KINDS.has(name));
+  const elsewhere = own !== undefined || kindHere
     ? []
     : optionPaths().filter((option) =>
-      option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === key.toLowerCase()
+      option !== shape && option.slice(option.lastIndexOf(".") + 1).toLowerCase() === lower
     );
-  const typo = elsewhere.length > 0 ? undefined : suggest(key, here, 2);
+  const typo = own ?? (elsewhere.length > 0 ? undefined : suggest(key, here, 2));
   const guesses = typo === undefined ? elsewhere : [joinPath(site.prefix, [typo])];
   const hint = guesses.length > 0
     ? ` (did you mean ${either(guesses.slice(0, 3))}?)`

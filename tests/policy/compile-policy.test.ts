@@ -1030,6 +1030,24 @@ describe("checkPolicy() suggestions", () => {
         ["wibble", '"wibble" is not a policy option'],
       ],
     );
+    // Written in another case: a kind is still a kind, and an option of the object is the one meant.
+    assert.deepEqual(
+      messages({
+        server: "a",
+        transport: { url: "https://a.example/mcp" },
+        handlerTimeout: { Sampling: "2m", Elicitation: "2m" },
+      }),
+      [
+        [
+          "handlerTimeout.Sampling",
+          '"handlerTimeout.Sampling" is not a policy option (expected "elicitation" or "default")',
+        ],
+        [
+          "handlerTimeout.Elicitation",
+          '"handlerTimeout.Elicitation" is not a policy option (did you mean "handlerTimeout.elicitation"?)',
+        ],
+      ],
+    );
     // A top-level option nested by mistake is still named.
     assert.deepEqual(
       messages({
