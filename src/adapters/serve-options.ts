@@ -17,9 +17,13 @@ export const DEFAULT_PORT = 8787;
 
 /**
  * What can be listened on: a host name (`_` allowed, as container names have it), an IPv4 address,
- * or an IPv6 one, bracketed or not, with a zone or not.
+ * or an IPv6 one (two colons at least), bracketed or not, with a zone or not.
  */
-const HOSTNAME = /^(?:\w(?:[\w-]*\w)?(?:\.\w(?:[\w-]*\w)?)*\.?|\[?[\da-f:.]*:[\da-f:.]*(?:%[\w.-]+)?\]?)$/i;
+const IPV6 = String.raw`[\da-f.]*(?::[\da-f.]*){2,}(?:%[\w.-]+)?`;
+const HOSTNAME = new RegExp(
+  String.raw`^(?:\w(?:[\w-]*\w)?(?:\.\w(?:[\w-]*\w)?)*\.?|${IPV6}|\[${IPV6}\])$`,
+  "i",
+);
 
 /** The interface listened on when no `hostname` is given: loopback only. */
 export const DEFAULT_HOSTNAME = "127.0.0.1";

@@ -78,7 +78,7 @@ describe("serve() on an address the network reaches", () => {
 
   test("serve() refuses a hostname that is no host name nor address before the network rules, and takes names with _ and zoned IPv6", async () => {
     const { serve } = await entry();
-    for (const hostname of ["bad host!", "", "gate.example.com/"]) {
+    for (const hostname of ["bad host!", "", "gate.example.com/", "[::1", ":"]) {
       await assert.rejects(serve({ hostname, port: 0, stateKey: KEY, policies: POLICIES }), {
         name: "TypeError",
         message: `sluice serve(): "hostname" must be a host name or an IP address to listen on, received ${
@@ -87,7 +87,7 @@ describe("serve() on an address the network reaches", () => {
       });
     }
     // Past the hostname check: the network rules come next.
-    for (const hostname of ["my_service", "fe80::1%eth0"]) {
+    for (const hostname of ["my_service", "fe80::1%eth0", "[fe80::1%eth0]", "host.docker.internal"]) {
       await assert.rejects(serve({ hostname, port: 0, stateKey: KEY, policies: POLICIES }), {
         name: "TypeError",
         message: NO_HOSTS(hostname),
