@@ -7,7 +7,7 @@ import { createMemoryStore } from "../../src/limits/memory-store.ts";
 import type { Handler } from "../../src/handler/handler.ts";
 import type { InputRequest } from "../../src/protocol/input-request.ts";
 import { FakeTime } from "../_support/fake-time.ts";
-import { np } from "../_support/exact.ts";
+import { np, same } from "../_support/exact.ts";
 
 const MODERN = { version: "2026-07-28" } as const;
 const LEGACY = { version: "2025-11-25" } as const;
@@ -441,7 +441,7 @@ describe("createChain()", () => {
       },
     });
     assert.deepEqual(asked, []);
-    assert.deepEqual(await chain.run(formRequest(tags), LEGACY), {
+    same(await chain.run(formRequest(tags), LEGACY), {
       ok: true,
       answer: { action: "accept", content: np({ tags: ["a"] }) },
     });
