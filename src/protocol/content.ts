@@ -27,7 +27,7 @@ export const RoleSchema: WireSchema<Role> = v.picklist(["user", "assistant"]);
 export interface Annotations {
   /** The intended audience. */
   readonly audience?: readonly Role[];
-  /** Importance from 0 to 1 (the range is not enforced: it is informational). */
+  /** Importance from 0 to 1 (informational: held to its range only in an answer sluice sends). */
   readonly priority?: number;
   /** ISO 8601 time of the last modification. */
   readonly lastModified?: string;
