@@ -127,6 +127,8 @@ function unreadable(field: FieldShape, value: unknown): boolean {
     case "string":
       return false;
     case "number":
+      // Digits stay text only past ±(2^53 − 1): the check says why (`numberFromText`).
+      return typeof value === "string" && !/^\s*[+-]?\d+(?:\.\d*)?\s*$/.test(value);
     case "boolean":
       return typeof value === "string";
     case "enum":

@@ -68,6 +68,26 @@ describe("sluice call: elicitation forms, field by field", () => {
     assert.ok(result.stdout.endsWith('{"name":"Grace","subscribe":true}\n'), result.stdout);
   });
 
+  test("call re-asks a number whose digits a number cannot hold, where it sent other digits, and sends one it holds", async () => {
+    const schema = {
+      type: "object",
+      properties: { id: { type: "integer", title: "Account" } },
+      required: ["id"],
+    };
+    const result = await call(
+      ["modern", "ask_schema", JSON.stringify({ requestedSchema: schema })],
+      ["12345678901234567890", "9007199254740991"],
+    );
+    assert.equal(result.code, 0);
+    assert.ok(
+      result.stdout.includes(
+        '> 12345678901234567890\n  invalid: "Account" expected an integer within ±9007199254740991, received more digits than a number holds exactly\n> 9007199254740991\n',
+      ),
+      result.stdout,
+    );
+    assert.ok(result.stdout.endsWith('{"id":9007199254740991}\n'), result.stdout);
+  });
+
   test("call answers :decline and :cancel at any prompt with that action, prints the answer and exits 5", async () => {
     const declined = await call(["modern", "ask_form"], ["Ada", ":decline"]);
     assert.deepEqual(declined, {

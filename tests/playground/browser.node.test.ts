@@ -188,7 +188,7 @@ function describeBrowserFlows(executablePath: string): void {
       return form;
     }
 
-    test("a form elicitation: the page takes what was typed as the command line does: an email with spaces around as typed, a date typed in part, 1e400", async () => {
+    test("a form elicitation: the page takes what was typed as the command line does: an email with spaces around as typed, a date typed in part, 1e400, digits no number holds", async () => {
       await withTool("ask_schema", async (page) => {
         const form = await askSchema(page, {
           type: "object",
@@ -196,17 +196,20 @@ function describeBrowserFlows(executablePath: string): void {
             e: { type: "string", title: "E", format: "email" },
             d: { type: "string", title: "D", format: "date" },
             x: { type: "number", title: "X" },
+            n: { type: "integer", title: "N" },
           },
         });
         await form.getByLabel("E", { exact: true }).fill("  ada@example.com  ");
         await form.getByLabel("D", { exact: true }).focus();
         await page.keyboard.type("05");
         await form.getByLabel("X", { exact: true }).fill("1e400");
+        await form.getByLabel("N", { exact: true }).fill("12345678901234567890");
         await form.getByRole("button", { name: "Accept" }).click();
         assert.deepEqual(await formVerdict(page), [
           'field "e" expected an email address',
           'field "d" expected a calendar date (YYYY-MM-DD)',
           'field "x" expected a finite number',
+          'field "n" expected an integer within ±9007199254740991, received more digits than a number holds exactly',
         ]);
       });
     });

@@ -78,8 +78,9 @@ function stringProblem(field: StringField, value: unknown): string | undefined {
 /**
  * What a person typed in a number field, as the answer check should see it: the number when the
  * text (spaces around it aside) is a decimal number (`42`, `-1.5`, `.5`, `1e3`), else the text
- * itself, for the check to name. The command line and the playground read numbers with it, so
- * they take the same answers.
+ * itself, for the check to name. Digits past ±(2^53 − 1) stay text too: as a number,
+ * `12345678901234567890` would be sent as `12345678901234567000`, and the check says why it is
+ * refused. The command line and the playground read numbers with it, so they take the same answers.
  *
  * @param text The typed text.
  * @returns The number (`1e400` is `Infinity`, which the check refuses as not finite), or the text.
@@ -88,11 +89,18 @@ function stringProblem(field: StringField, value: unknown): string | undefined {
  * import { numberFromText } from "./field-value.ts";
  * console.log(numberFromText(" 36 ")); // 36
  * console.log(numberFromText("thirty")); // "thirty"
+ * console.log(numberFromText("12345678901234567890")); // "12345678901234567890"
  * ```
  */
 export function numberFromText(text: string): number | string {
   const trimmed = text.trim();
-  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed)) return text;
+  return isBeyondExact(trimmed) ? text : Number(trimmed);
+}
+
+/** Digits (no exponent) of a number past ±(2^53 − 1), where a number holds no longer whole number exactly. */
+function isBeyondExact(text: string): boolean {
+  return /^[+-]?\d+(?:\.\d*)?$/.test(text) && Math.abs(Number(text)) > Number.MAX_SAFE_INTEGER;
 }
 
 /** The number of code points of well-formed text: its length, less one per surrogate pair. */
@@ -106,16 +114,20 @@ function codePoints(text: string): number {
 }
 
 function numberProblem(field: NumberField, value: unknown): string | undefined {
-  if (typeof value !== "number") {
-    return `expected ${field.integer ? "an integer" : "a number"}, received ${describeKind(value)}`;
-  }
-  if (!Number.isFinite(value)) return "expected a finite number";
-  if (field.integer && !Number.isInteger(value)) {
+  // Digits a person typed past ±(2^53 − 1) stay text (numberFromText): held to the bounds, then
+  // refused, since the number sent would not be the one typed.
+  const digits = typeof value === "string" && isBeyondExact(value.trim());
+  const number = digits ? Number(value) : value;
+  const expected = field.integer ? "an integer" : "a number";
+  if (typeof number !== "number") return `expected ${expected}, received ${describeKind(value)}`;
+  if (!Number.isFinite(number)) return "expected a finite number";
+  if (field.integer && !Number.isInteger(number)) {
     return "expected an integer, received a number with a fraction";
   }
-  if (field.minimum !== undefined && value < field.minimum) return `expected at least ${field.minimum}`;
-  if (field.maximum !== undefined && value > field.maximum) return `expected at most ${field.maximum}`;
-  return undefined;
+  if (field.minimum !== undefined && number < field.minimum) return `expected at least ${field.minimum}`;
+  if (field.maximum !== undefined && number > field.maximum) return `expected at most ${field.maximum}`;
+  if (!digits) return undefined;
+  return `expected ${expected} within ±${Number.MAX_SAFE_INTEGER}, received more digits than a number holds exactly`;
 }
 
 /** Item by item, every rule on one item before the next, so the first bad index is named. */
