@@ -22,6 +22,7 @@ import { hostReach } from "../_internal/host-kind.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import { discardBody } from "../transport/body-reader.ts";
+import { withoutUrlSecrets } from "../_internal/url-query.ts";
 
 /** What the protected resource metadata says. */
 export interface ResourceMetadata {
@@ -119,7 +120,7 @@ export async function discoverResource(
         throw new UpstreamAuthError(
           `the protected resource metadata names the resource ${
             JSON.stringify(String(resource).slice(0, 200))
-          }, expected "${serverUrl.href}" or a URL above it on the same origin`,
+          }, expected "${withoutUrlSecrets(serverUrl.href)}" or a URL above it on the same origin`,
         );
       }
       metadata = await oauth.processResourceDiscoveryResponse(new URL(resource), response);
@@ -136,9 +137,18 @@ export async function discoverResource(
     };
   }
   throw new UpstreamAuthError(
-    `no protected resource metadata found for "${serverUrl.href}"${
+    `no protected resource metadata found for "${withoutUrlSecrets(serverUrl.href)}"${
       options.metadataUrl === undefined ? " at the well-known URLs" : ` at "${options.metadataUrl}"`
     }`,
+  );
+}
+
+/** The refusal of authorization server metadata whose `issuer` is not the one asked for. */
+function anotherIssuer(issuer: string, named: unknown): UpstreamAuthError {
+  return new UpstreamAuthError(
+    `the authorization server metadata for "${issuer}" names the issuer ${
+      JSON.stringify(String(named).slice(0, 200))
+    }, which is not identical; it is not used`,
   );
 }
 
@@ -184,8 +194,9 @@ export async function discoverAuthorizationServer(
       metadata = await oauth.processDiscoveryResponse(issuerUrl, response);
     } catch (error) {
       if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
-        throw new UpstreamAuthError(
-          `the authorization server metadata for "${issuer}" names another issuer; it is not used`,
+        throw anotherIssuer(
+          issuer,
+          (error.cause as { body?: { issuer?: unknown } } | undefined)?.body?.issuer,
         );
       }
       throw new UpstreamAuthError(
@@ -194,6 +205,9 @@ export async function discoverAuthorizationServer(
         }`,
       );
     }
+    // Identical, as RFC 8414 §3.3 says: oauth4webapi compares the parsed URLs, which takes
+    // `HTTP://a/` for `http://a/` and `http://a` for `http://a/`.
+    if (metadata.issuer !== issuer) throw anotherIssuer(issuer, metadata.issuer);
     for (const endpoint of FOLLOWED_ENDPOINTS) {
       const value = metadata[endpoint];
       if (value !== undefined) {

@@ -207,6 +207,8 @@ export async function beginAuthorization(
   }
   if (dpop && !supportsDpop(as)) throw dpopUnsupported(as);
   const registration = await identifyClient(context, as);
+  // A client secret missing from the environment is told now, not once the person has signed in.
+  clientAuthentication(context, registration);
   const wanted = [...scopes];
   // Refresh tokens where the server offers them (SEP-2207): only when it lists offline_access.
   if (as.scopes_supported?.includes("offline_access") === true && !wanted.includes("offline_access")) {
@@ -565,8 +567,12 @@ async function identifyClient(
   const { client } = context.auth;
   if (client !== undefined) {
     if (client.issuer !== as.issuer) {
+      const head =
+        `sign-in refused: the policy's client "${client.clientId}" is registered with "${client.issuer}" (transport.auth.oauth.issuer)`;
       throw new UpstreamAuthError(
-        `sign-in refused: the policy's client "${client.clientId}" is registered with "${client.issuer}" (transport.auth.oauth.issuer), but the server now names the authorization server "${as.issuer}"; register a client there and update the policy`,
+        client.issuer.replace(/\/$/, "") === as.issuer.replace(/\/$/, "")
+          ? `${head}, but the authorization server's issuer is "${as.issuer}": issuers are compared as written, so write it so in the policy`
+          : `${head}, but the server now names the authorization server "${as.issuer}"; register a client there and update the policy`,
       );
     }
     return policyRegistration(client, as);

@@ -81,6 +81,29 @@ describe("discoverResource()", () => {
     );
   });
 
+  test("hides the values of the endpoint's query (a key, often) in what it reports", async () => {
+    const server = new URL("https://mcp.example.com/mcp?key=TOPSECRET");
+    const none = scripted({});
+    await assert.rejects(
+      discoverResource(server, { metadataUrl: undefined, fetch: none.fetch }),
+      new UpstreamAuthError(
+        'no protected resource metadata found for "https://mcp.example.com/mcp?key=…" at the well-known URLs',
+      ),
+    );
+    const other = scripted({
+      "https://mcp.example.com/.well-known/oauth-protected-resource/mcp?key=TOPSECRET": {
+        resource: "https://evil.example.com/mcp",
+        authorization_servers: ["https://as.example.com"],
+      },
+    });
+    await assert.rejects(
+      discoverResource(server, { metadataUrl: undefined, fetch: other.fetch }),
+      new UpstreamAuthError(
+        'the protected resource metadata names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp?key=…" or a URL above it on the same origin',
+      ),
+    );
+  });
+
   test("refuses a plain http resource_metadata URL off loopback", async () => {
     const { fetch, asked } = scripted({});
     await assert.rejects(
@@ -138,9 +161,29 @@ describe("discoverAuthorizationServer()", () => {
     await assert.rejects(
       discoverAuthorizationServer("https://as.example.com", { serverUrl: MCP, fetch }),
       new UpstreamAuthError(
-        'the authorization server metadata for "https://as.example.com" names another issuer; it is not used',
+        'the authorization server metadata for "https://as.example.com" names the issuer "https://attacker.example.com", which is not identical; it is not used',
       ),
     );
+  });
+
+  test("refuses metadata whose issuer is the same URL written otherwise: identical means as written (RFC 8414 §3.3)", async () => {
+    const cases = [
+      ["https://as.example.com/tenant", "HTTPS://as.example.com/tenant"],
+      ["https://as.example.com", "https://as.example.com/"],
+      ["https://as.example.com/", "https://as.example.com"],
+    ];
+    for (const [asked, named] of cases) {
+      const { fetch } = scripted({
+        "https://as.example.com/.well-known/oauth-authorization-server/tenant": metadata(named!),
+        "https://as.example.com/.well-known/oauth-authorization-server": metadata(named!),
+      });
+      await assert.rejects(
+        discoverAuthorizationServer(asked!, { serverUrl: MCP, fetch }),
+        new UpstreamAuthError(
+          `the authorization server metadata for "${asked}" names the issuer "${named}", which is not identical; it is not used`,
+        ),
+      );
+    }
   });
 
   test("refuses a plain http issuer off loopback, and reports when nothing is found", async () => {

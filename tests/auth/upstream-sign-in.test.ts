@@ -912,19 +912,38 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
     });
   }
 
-  test("a code exchange whose client secret is not in the environment fails once, saying so, and sends nothing", async () => {
+  test("a policy's client whose issuer differs from the authorization server's only in a trailing slash is told to write it as the server does; another issuer, to register there", async () => {
+    const { fetch } = codeNetwork({});
+    const begin = (issuer: string) => beganCodeSignIn({ clientId: "sluice", issuer }, fetch, {});
+    const head = `sign-in refused: the policy's client "sluice" is registered with`;
+    await assert.rejects(
+      begin(`${AS}/`),
+      new UpstreamAuthError(
+        `${head} "${AS}/" (transport.auth.oauth.issuer), but the authorization server's issuer is "${AS}": issuers are compared as written, so write it so in the policy`,
+      ),
+    );
+    await assert.rejects(
+      begin("https://old-as.example.com"),
+      new UpstreamAuthError(
+        `${head} "https://old-as.example.com" (transport.auth.oauth.issuer), but the server now names the authorization server "${AS}"; register a client there and update the policy`,
+      ),
+    );
+  });
+
+  test("a sign-in whose client secret is not in the environment fails before the person is sent to sign in, saying so; one gone by the code exchange fails it and sends nothing", async () => {
     const { fetch, tokenRequests } = codeNetwork(
       { token_endpoint_auth_methods_supported: ["client_secret_basic"] },
       () => new Response(null, { status: 500 }),
     );
     const oauth = { clientId: "sluice", issuer: AS, clientSecretEnv: "UNSET" };
-    const { signIn, callback, flow } = await beganCodeSignIn(oauth, fetch, {});
-    await assert.rejects(
-      signIn.complete(flow, callback),
-      new UpstreamAuthError(
-        'sign-in failed: the environment variable "UNSET" named by "transport.auth.oauth.clientSecretEnv" is not set',
-      ),
+    const unset = new UpstreamAuthError(
+      'sign-in failed: the environment variable "UNSET" named by "transport.auth.oauth.clientSecretEnv" is not set',
     );
+    await assert.rejects(beganCodeSignIn(oauth, fetch, {}), unset);
+    const env: Record<string, string> = { UNSET: "p" };
+    const { signIn, callback, flow } = await beganCodeSignIn(oauth, fetch, env);
+    delete env.UNSET;
+    await assert.rejects(signIn.complete(flow, callback), unset);
     assert.deepEqual(tokenRequests, []);
   });
 });
