@@ -133,7 +133,9 @@ export interface Chain {
    * Checks an answer that did not come from the handler (a downstream caller's, in the front)
    * with the same post-checks, against the request as the checks leave it. The request's
    * deferral gave its first decision event; this check gives its second: `"answered"` with what
-   * the check changed, or `"policy"` with the refusal.
+   * the check changed, or `"policy"` with the refusal. The answer goes to the server, so a
+   * request this chain deferred is checked in the version the server asked in, whatever the
+   * answerer's `version`.
    *
    * @param principal The gateway's caller who answered, for the event.
    * @param told What a refusal becomes for whoever is told of it (a 2026 caller is told its answer
@@ -233,15 +235,18 @@ export function createChain(options: ChainOptions): Chain {
       clock,
       trace,
     });
-    return answered instanceof Promise ? await answered : answered;
+    const result = answered instanceof Promise ? await answered : answered;
+    if (!result.ok && result.request !== undefined) askedIn.set(result.request, context.version);
+    return result;
   }
 
   /**
-   * The era each deferred request arrived in, by the request the deferral hands on: its answer
-   * is checked in the version of whoever answers (a 2025 host answering a 2026-07-28 server's
-   * request), but its second event names the era the server asked in, as its first did.
+   * The version each deferred request arrived in, by the request the deferral hands on: whoever
+   * answers it (a 2025 host answering a 2026-07-28 server's request, a 2026 caller a 2025-06-18
+   * server's), the answer goes to the server, so it is checked in the server's version, and its
+   * second event names the era the server asked in, as its first did.
    */
-  const deferredEras = new WeakMap<InputRequest, "modern" | "legacy">();
+  const askedIn = new WeakMap<InputRequest, ProtocolVersion>();
   // One event per input request, whether the chain ran it or it was refused before; a deferred
   // one gives a second when its answer is checked.
   const report = (sink: DecisionSink, facts: {
@@ -258,7 +263,7 @@ export function createChain(options: ChainOptions): Chain {
         client,
         server: policy.server,
         caller: context.principal?.subject,
-        era: deferredEras.get(request as InputRequest) ?? eraOf(context.version),
+        era: eraOf(askedIn.get(request as InputRequest) ?? context.version),
         request,
         changes: trace.changes ?? [],
         result,
@@ -275,13 +280,12 @@ export function createChain(options: ChainOptions): Chain {
     const trace: RunTrace = {};
     const result = await decide(request, context, trace);
     report(sink, { request, context, result, trace, startedAt, endedAt: clock.now() });
-    if (!result.ok && result.request !== undefined) deferredEras.set(result.request, eraOf(context.version));
     return result;
   };
   const run = (request: InputRequest, context: RunContext) =>
     decisions?.listening === true ? reported(request, context, decisions) : decide(request, context);
   const judgeAnswer = (request: InputRequest, given: unknown, version: ProtocolVersion): JudgedAnswer => {
-    const prepared = kinds.prepare(request, { version });
+    const prepared = kinds.prepare(request, { version: askedIn.get(request) ?? version });
     const verdict = prepared.ok ? prepared.value.judge(given) : prepared;
     return {
       verdict,
@@ -324,7 +328,7 @@ export function createChain(options: ChainOptions): Chain {
       const listening = decisions?.listening === true;
       const startedAt = clock.now();
       const trace: RunTrace = {};
-      const prepared = kinds.prepare(request, { version });
+      const prepared = kinds.prepare(request, { version: askedIn.get(request) ?? version });
       const result: ChainResult = prepared.ok
         ? await answer(prepared.value, (lazy) => ask(lazy.signal), {
           signal,

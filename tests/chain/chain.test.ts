@@ -488,6 +488,37 @@ describe("createChain()", () => {
     assert.deepEqual([badSchema.ok, !badSchema.ok && badSchema.refusal.code], [false, -32602]);
   });
 
+  test("an answer to a request the chain deferred is checked in the version the server asked in, whoever answers: a one-block array, fine in 2025-11-25 and 2026-07-28, is refused for a 2025-06-18 server", async () => {
+    const chain = chainFor({ sampling: (_params, ctx) => ctx.defer() });
+    const arrayAnswer = { ...reply, content: [reply.content] };
+    const deferredIn = async (version: "2025-06-18" | "2025-11-25") => {
+      const result = await chain.run(sampling(), { version });
+      assert.equal(result.ok || result.stage, "deferred");
+      return (result as { request: InputRequest }).request;
+    };
+    const old = await deferredIn("2025-06-18");
+    for (const answerer of ["2025-11-25", "2026-07-28"] as const) {
+      assert.deepEqual(chain.checkAnswer(old, arrayAnswer, answerer), {
+        ok: false,
+        refusal: {
+          code: -32603,
+          message: "Sampling answer refused: $.content: expected Object, received Array",
+        },
+      });
+      const elsewhere = await chain.answerElsewhere(old, () => Promise.resolve(arrayAnswer), {
+        version: answerer,
+        signal: new AbortController().signal,
+      });
+      assert.deepEqual([elsewhere.ok, !elsewhere.ok && elsewhere.refusal.message], [
+        false,
+        "Sampling answer refused: $.content: expected Object, received Array",
+      ]);
+    }
+    assert.equal(chain.checkAnswer(old, reply, "2026-07-28").ok, true);
+    // A 2025-06-18 caller's one block, to a 2025-11-25 server, as before.
+    assert.equal(chain.checkAnswer(await deferredIn("2025-11-25"), arrayAnswer, "2025-06-18").ok, true);
+  });
+
   test("admit() is the capability gate alone: it passes declared kinds and refuses the rest with -32601", () => {
     const chain = chainFor({ roots: () => ({ roots: [] }) });
     assert.deepEqual(chain.admit("roots/list"), { ok: true, value: undefined });
