@@ -28,7 +28,8 @@ import type { InputResponse, InputResponses } from "../protocol/input-responses.
 import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
-import { quote } from "../_internal/quote.ts";
+import { describeKind, quote } from "../_internal/quote.ts";
+import { isObject } from "../_internal/is-object.ts";
 import { DeadlineReached, type LinkedSignal, openLeg } from "../_internal/signals.ts";
 import {
   callerFailure,
@@ -322,9 +323,8 @@ async function openCallerRetry(
     const reason = new DeadlineReached("total", maxTotalTimeoutMs);
     return await failed(input, abortError(server.policy.server, request.message.method, reason));
   }
-  const answered: Record<string, unknown> = typeof callerAnswers === "object" && callerAnswers !== null
-    ? callerAnswers as Record<string, unknown>
-    : {};
+  const answered = callerAnswersOf(callerAnswers);
+  if (answered === undefined) return malformedAnswers(callerAnswers);
   const asked = Object.keys(opened.state.pending);
   const keys = asked.filter((key) => Object.hasOwn(answered, key));
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);
@@ -454,6 +454,33 @@ export function asModern(request: InputRequest): InputRequest {
     ...request,
     params: changes === undefined ? params : { ...params, _meta: { [CHANGES_META]: changes } },
   } as InputRequest;
+}
+
+/**
+ * The `inputResponses` of a caller's retry: none, or an object keyed by the keys of the input
+ * requests it answers. Anything else is malformed ({@linkcode malformedAnswers}).
+ *
+ * @param value The retry's `inputResponses`, as sent.
+ * @returns The answers by key, or `undefined` when malformed.
+ */
+export function callerAnswersOf(value: unknown): Readonly<Record<string, unknown>> | undefined {
+  if (value === undefined) return {};
+  return isObject(value) ? value : undefined;
+}
+
+/**
+ * The refusal of a retry whose `inputResponses` is malformed: `-32602`, as 2026-07-28 says.
+ *
+ * @param value The retry's `inputResponses`, as sent.
+ * @returns The outcome for the caller.
+ */
+export function malformedAnswers(value: unknown): FrontCallOutcome {
+  return callError(
+    -32602,
+    `Invalid params: inputResponses must be an object keyed by the inputRequests' keys, received ${
+      describeKind(value)
+    }`,
+  );
 }
 
 /**

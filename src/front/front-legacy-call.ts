@@ -31,6 +31,8 @@
 import type { ChainResult } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { openFlow, pause } from "../_internal/signals.ts";
+import { roundsExceeded } from "../client/modern/multi-round.ts";
+import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import { taskIdOf } from "../client/client-methods.ts";
 import { ClientError } from "../errors.ts";
 import { codecs } from "../_internal/encoding.ts";
@@ -45,10 +47,12 @@ import {
   answerRefusal,
   answerRefused,
   asModern,
+  callerAnswersOf,
   callError,
   type FrontCallInput,
   type FrontCallOutcome,
   INVALID_STATE,
+  malformedAnswers,
   missingCapability,
   sealAndAsk,
   undeclaredAnswer,
@@ -101,9 +105,8 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     if ("kind" in lease) return lease;
     call = new ParkedCall(input, lease);
   } else {
-    const answers = typeof callerAnswers === "object" && callerAnswers !== null
-      ? callerAnswers as Record<string, unknown>
-      : {};
+    const answers = callerAnswersOf(callerAnswers);
+    if (answers === undefined) return malformedAnswers(callerAnswers);
     const opened = await openState(callerState, input.stateKey, {
       now: input.clock.now(),
       serverId: server.policy.server,
@@ -134,6 +137,18 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   if (event.kind === "left") {
     call.cancel("the caller left");
     return callError(-32603, "The call was cancelled");
+  }
+  // A round passed down is a round of the call, held to the policy's limits as a modern
+  // upstream's rounds are (front-call.ts).
+  const { policy } = server;
+  if (event.fresh) call.asks++;
+  const limit = tooManyInputRequests(Object.keys(event.pending).length, policy) ??
+    (call.asks > policy.maxRounds
+      ? roundsExceeded(policy.server, request.message.method, policy.maxRounds)
+      : undefined);
+  if (limit !== undefined) {
+    call.cancel("the server asked for more input than the policy allows");
+    return callError(-32603, limit);
   }
   // What is left was tied to this call by its transport: the server needs it for this call.
   for (const entry of Object.values(event.pending)) {
@@ -166,7 +181,12 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
 /** What a parked call reports to the round waiting on it. */
 type CallEvent =
   | { readonly kind: "done"; readonly outcome: FrontCallOutcome }
-  | { readonly kind: "input"; readonly pending: Record<string, InputRequest> }
+  | {
+    readonly kind: "input";
+    readonly pending: Record<string, InputRequest>;
+    /** Whether any of them is passed down for the first time (not asked again). */
+    readonly fresh: boolean;
+  }
   | { readonly kind: "left" };
 
 /**
@@ -211,7 +231,10 @@ interface Waiting {
   readonly settle: (result: ChainResult) => void;
   /** Tied to this call only as stdio's one call in flight (see `DeferredTie`). */
   readonly guessed: boolean;
+  /** Passed down in the round now waiting for the caller. */
   reported: boolean;
+  /** Passed down in some round. */
+  asked: boolean;
 }
 
 /** A legacy upstream call that outlives the downstream requests serving its rounds. */
@@ -220,6 +243,11 @@ export class ParkedCall {
   readonly id: string = codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
   /** Counts the rounds passed down; a state opens only the round it was sealed for. */
   round = 0;
+  /**
+   * Counts the rounds that passed down requests not asked before (a round asking again what a
+   * retry left unanswered does not count): the one past `maxRounds` fails the call.
+   */
+  asks = 0;
   readonly #controller = new AbortController();
   readonly #waiting = new Map<string, Waiting>();
   /** The server the call is on. */
@@ -342,6 +370,7 @@ export class ParkedCall {
         await new Promise<void>((resolve) => this.#timers.setTimeout(resolve, 0));
         if (this.#done !== undefined) continue;
         const pending: Record<string, InputRequest> = Object.create(null);
+        let fresh = false;
         for (const [key, entry] of this.#waiting) {
           if (entry.reported) continue;
           // A `roots/list` stdio tied to the call only as the one in flight: likely the server's own.
@@ -350,10 +379,11 @@ export class ParkedCall {
             entry.settle(undeclaredAnswer(caller, entry.request));
             continue;
           }
-          entry.reported = true;
+          fresh ||= !entry.asked;
+          entry.reported = entry.asked = true;
           pending[key] = entry.shown;
         }
-        if (Object.keys(pending).length > 0) return { kind: "input", pending };
+        if (Object.keys(pending).length > 0) return { kind: "input", pending, fresh };
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -454,7 +484,7 @@ export class ParkedCall {
       const onAbort = () =>
         settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "cancelled" } });
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.set(key, { request, shown, settle, guessed, reported: false });
+      this.#waiting.set(key, { request, shown, settle, guessed, reported: false, asked: false });
       this.#wake?.();
     });
   }

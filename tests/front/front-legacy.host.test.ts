@@ -448,6 +448,85 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("holds a 2026 caller's rounds to maxRounds and maxInputRequests, as a modern upstream's are; asking again what a retry left unanswered is no new round", async () => {
+    const form = {
+      method: "elicitation/create",
+      params: {
+        message: "Confirm?",
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+      },
+    };
+    const yes = { action: "accept", content: { ok: true } };
+    const rounds = front({}, { passDown: ["elicitation"], maxRounds: 2 }, "hostile");
+    try {
+      const SEQUENCE = { name: "flood", arguments: { count: 3, sequential: true }, _meta: ELICIT._meta };
+      const first = (await post(rounds.fetch, SEQUENCE, "hostile")).body.result;
+      assert.deepEqual(first.inputRequests, { "input-1": form });
+      // No answer: asked again, and that is no new round.
+      const again = (await post(rounds.fetch, { ...SEQUENCE, requestState: first.requestState }, "hostile"))
+        .body.result;
+      assert.deepEqual(again.inputRequests, { "input-1": form });
+      const second = (await post(rounds.fetch, {
+        ...SEQUENCE,
+        inputResponses: { "input-1": yes },
+        requestState: again.requestState,
+      }, "hostile")).body.result;
+      assert.deepEqual(second.inputRequests, { "input-2": form });
+      const third = await post(rounds.fetch, {
+        ...SEQUENCE,
+        inputResponses: { "input-2": yes },
+        requestState: second.requestState,
+      }, "hostile");
+      assert.deepEqual(third.body.error, {
+        code: -32603,
+        message: 'Server "hostile" still asked for input after 2 rounds of tools/call (maxRounds 2)',
+      });
+    } finally {
+      await rounds.client.close();
+    }
+    const many = front({}, { passDown: ["elicitation"], maxInputRequests: 2 }, "hostile");
+    try {
+      const FLOOD = { name: "flood", arguments: { count: 3 }, _meta: ELICIT._meta };
+      const refused = await post(many.fetch, FLOOD, "hostile");
+      assert.deepEqual(refused.body.error, {
+        code: -32603,
+        message: 'Server "hostile" sent 3 input requests in one round, expected at most 2 (maxInputRequests)',
+      });
+    } finally {
+      await many.client.close();
+    }
+  });
+
+  test("refuses a retry whose inputResponses is no object, -32602, and the parked call goes on", async () => {
+    const { client, fetch } = front({}, { passDown: ["elicitation"] }, "hostile");
+    const FLOOD = { name: "flood", arguments: { count: 1 }, _meta: ELICIT._meta };
+    try {
+      const first = (await post(fetch, FLOOD, "hostile")).body.result;
+      for (
+        const [given, kind] of [["garbage", "a string"], [[], "an array"], [null, "null"], [5, "a number"]]
+      ) {
+        const refused = await post(fetch, {
+          ...FLOOD,
+          inputResponses: given,
+          requestState: first.requestState,
+        }, "hostile");
+        assert.deepEqual(refused.body.error, {
+          code: -32602,
+          message:
+            `Invalid params: inputResponses must be an object keyed by the inputRequests' keys, received ${kind}`,
+        });
+      }
+      const done = await post(fetch, {
+        ...FLOOD,
+        inputResponses: { "input-1": { action: "decline" } },
+        requestState: first.requestState,
+      }, "hostile");
+      assert.deepEqual(done.body.result.structuredContent, { tally: { "result:decline": 1 } });
+    } finally {
+      await client.close();
+    }
+  });
+
   test("post-checks the caller's answer like a handler's, and cancels the upstream call when it is refused", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] }, "http");
     sent.length = 0;

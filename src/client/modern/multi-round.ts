@@ -108,11 +108,10 @@ export async function runRounds<M extends MrtrMethod, S>(
     // `maxRounds` counts the rounds answered (as the official SDK's `inputRequired.maxRounds`
     // does): the input_required after the last of them fails the call.
     if (round + (options.roundsBefore ?? 0) > options.maxRounds) {
-      throw new ClientError(
-        "rounds_exceeded",
-        `Server "${serverId}" still asked for input after ${options.maxRounds} rounds of ${method} (maxRounds ${options.maxRounds})`,
-        { serverId, data: raw },
-      );
+      throw new ClientError("rounds_exceeded", roundsExceeded(serverId, method, options.maxRounds), {
+        serverId,
+        data: raw,
+      });
     }
     const { inputRequests, requestState } = outcome.result;
     let responses: InputResponses | undefined;
@@ -128,4 +127,17 @@ export async function runRounds<M extends MrtrMethod, S>(
     }
     retry = buildRetryParams(original, responses, requestState);
   }
+}
+
+/**
+ * What a call is failed with when its server still asks for input after the policy's `maxRounds`
+ * rounds were answered.
+ *
+ * @param serverId The server's id.
+ * @param method The call's method.
+ * @param maxRounds The policy's `maxRounds`.
+ * @returns The message.
+ */
+export function roundsExceeded(serverId: string, method: string, maxRounds: number): string {
+  return `Server "${serverId}" still asked for input after ${maxRounds} rounds of ${method} (maxRounds ${maxRounds})`;
 }
