@@ -578,15 +578,22 @@ export class CallerSession {
     const unfit = this.version === "2025-06-18" && this.#capabilities[neededBy(request)[0]] !== undefined
       ? unfitIn20250618(request)
       : undefined;
-    if (unfit !== undefined) {
-      return Promise.resolve({
+    const refused: ChainResult | undefined = unfit !== undefined
+      ? {
         ok: false,
         stage: "policy",
         refusal: { code: -32602, message: `Invalid params: the caller speaks 2025-06-18, ${unfit}` },
+      }
+      : this.#server.callerCan(this.#capabilities, request)
+      ? undefined
+      : undeclaredAnswer(this.#capabilities, request);
+    if (refused !== undefined && !refused.ok) {
+      // The deferral gave the request's first event; this refusal, its second.
+      this.#server.chain.refused(request, refused.refusal, {
+        version: this.version,
+        principal: this.#principal,
       });
-    }
-    if (!this.#server.callerCan(this.#capabilities, request)) {
-      return Promise.resolve(undeclaredAnswer(this.#capabilities, request));
+      return Promise.resolve(refused);
     }
     const id = `sluice-${++this.#askCount}`;
     const send = (message: JsonRpcMessage) =>
