@@ -51,11 +51,16 @@ export class SignInRequiredError extends UpstreamAuthError {
   readonly state: string | undefined;
   /** When the started flow stops being accepted (ms since the epoch). */
   readonly expiresAt: number | undefined;
+  /**
+   * The scopes a step-up sign-in asks for, when the server refused a token for want of scopes
+   * (403 `insufficient_scope`): a sign-in for the policy's scopes alone would not do.
+   */
+  readonly scopes: readonly string[] | undefined;
 
   /**
    * Creates the error.
    *
-   * @param request The server and principal, and the sign-in when one was started.
+   * @param request The server and principal, the sign-in when one was started, and a step-up's scopes.
    */
   constructor(
     request: {
@@ -64,6 +69,7 @@ export class SignInRequiredError extends UpstreamAuthError {
       readonly url?: string | undefined;
       readonly state?: string | undefined;
       readonly expiresAt?: number | undefined;
+      readonly scopes?: readonly string[] | undefined;
     },
   ) {
     super(
@@ -80,6 +86,7 @@ export class SignInRequiredError extends UpstreamAuthError {
     this.url = request.url;
     this.state = request.state;
     this.expiresAt = request.expiresAt;
+    this.scopes = request.scopes;
   }
 }
 

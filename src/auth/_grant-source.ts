@@ -179,7 +179,7 @@ export class GrantSource {
     const authorize = overrides.authorize ?? this.#options.authorize;
     // No one to ask and nowhere to come back to: nothing is started (no registration, no flow).
     if (authorize === undefined && (overrides.redirectUri ?? this.#options.redirectUri) === undefined) {
-      throw new SignInRequiredError({ server, principal });
+      throw new SignInRequiredError({ server, principal, scopes: ask.again });
     }
     const started = await this.begin(principal, ask);
     const completed = new Promise<void>((resolve, reject) =>
@@ -188,7 +188,7 @@ export class GrantSource {
     completed.catch(() => {});
     const request: SignInRequest = { server, principal, ...started, completed };
     try {
-      if (authorize === undefined) throw new SignInRequiredError(request);
+      if (authorize === undefined) throw new SignInRequiredError({ ...request, scopes: ask.again });
       await authorize(request, ask.signal);
     } finally {
       this.#waiters.delete(started.state);

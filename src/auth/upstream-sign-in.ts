@@ -138,10 +138,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     ) => {
       await source.complete(flow, callbackUrl, {
         signal: completing.signal,
-        signedIn: () => {
-          requests.signedIn(flow.principal);
-          grants.drop(flow.principal);
-        },
+        signedIn: () => grants.drop(flow.principal),
       });
       return { principal: flow.principal };
     },
@@ -149,11 +146,36 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
   });
 }
 
+/**
+ * The failure of a request refused (`insufficient_scope`) for scopes the grant's sign-in asked
+ * for and the authorization server withheld; `undefined` for any other refusal.
+ */
+function withheldScopes(
+  grant: Grant,
+  challenge: (Challenge & { error: string | undefined }) | undefined,
+): UpstreamAuthError | undefined {
+  if (challenge?.error !== "insufficient_scope") return undefined;
+  const missing = (challenge.scopes ?? []).filter((scope) => !grant.scopes.includes(scope));
+  if (missing.length === 0 || !missing.every((scope) => grant.withheld?.includes(scope) === true)) {
+    return undefined;
+  }
+  return new UpstreamAuthError(
+    `the server needs the scope ${
+      missing.map((scope) => JSON.stringify(scope)).join(", ")
+    } for this request, which the authorization server did not grant when the sign-in asked for it (it granted ${
+      JSON.stringify(grant.scopes.join(" "))
+    }); sign in again once it grants it`,
+  );
+}
+
 /** Sends a principal's requests with its token, and answers the server's 401 and 403 challenges. */
 class SignedRequests {
   readonly #grants: KeptGrants;
   readonly #options: UpstreamSignInOptions;
-  /** Step-up sign-ins in a row, per principal. */
+  /**
+   * Step-up sign-ins in a row, per principal: counted until a response is no 403, whether or not
+   * the person finished signing in meanwhile.
+   */
   readonly #stepUps = new Map<string, number>();
   /** The MCP server's last DPoP nonce (RFC 9449 §9), sent in the next proofs. */
   #resourceNonce: string | undefined;
@@ -197,6 +219,13 @@ class SignedRequests {
           await discardBody(response);
           grant = await this.#grants.renew(principal, undefined, { ...stepUp, signal, overrides });
           response = await this.#send(url, init, grant);
+          const withheld = response.status === 403
+            ? withheldScopes(grant, await challengeOf(response))
+            : undefined;
+          if (withheld !== undefined) {
+            await discardBody(response);
+            throw withheld;
+          }
         }
       }
       if (response.status !== 403) this.#stepUps.delete(principal);
@@ -204,14 +233,13 @@ class SignedRequests {
     };
   }
 
-  /** A sign-in completed: the principal's step-ups start counting again. */
-  signedIn(principal: string): void {
-    this.#stepUps.delete(principal);
-  }
-
   /**
    * The step-up a 403 asks for: `insufficient_scope`, for the union of the scopes, at most
    * {@linkcode MAX_STEP_UPS} in a row; `undefined` when the 403 is the answer.
+   *
+   * @throws {UpstreamAuthError} When the scopes the token lacks are ones its sign-in asked for
+   *   and the authorization server withheld: another sign-in would only ask the person for the
+   *   same again.
    */
   async #stepUp(
     principal: string,
@@ -220,7 +248,10 @@ class SignedRequests {
   ): Promise<{ challenge: Challenge; again: readonly string[] } | undefined> {
     const challenge = await challengeOf(response);
     if (challenge?.error !== "insufficient_scope") return undefined;
-    const union = [...new Set([...grant.scopes, ...challenge.scopes ?? []])];
+    const needed = challenge.scopes ?? [];
+    const union = [...new Set([...grant.scopes, ...needed])];
+    const withheld = withheldScopes(grant, challenge);
+    if (withheld !== undefined) throw withheld;
     const tries = this.#stepUps.get(principal) ?? 0;
     // A client credentials token with every scope asked for already cannot get more.
     if (

@@ -85,7 +85,14 @@ export function describeCallFailure(error: unknown, policies?: string): string {
   const needed = signInRequiredBy(error);
   if (needed === undefined) return describeFailure(error);
   const folder = policies === undefined ? "" : ` --policies ${shellWord(policies)}`;
-  return `server "${needed.server}" needs a sign-in: run \`sluice login ${needed.server}${folder}\``;
+  const login = `\`sluice login ${needed.server}${folder}\``;
+  // A step-up: `sluice login` asks for the policy's scopes, which the server found too few.
+  if (needed.scopes !== undefined) {
+    return `server "${needed.server}" needs a sign-in for the scopes ${
+      JSON.stringify(needed.scopes.join(" "))
+    }: list them in its policy's transport.auth.oauth.scopes, then run ${login}`;
+  }
+  return `server "${needed.server}" needs a sign-in: run ${login}`;
 }
 
 /** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */

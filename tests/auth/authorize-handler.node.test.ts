@@ -445,6 +445,37 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
     assertSteppedUp(prompts, scoped, ["tools/call", "mcp:tools mcp:admin"]);
   });
 
+  test("a step-up for a scope the authorization server withholds asks the person once: the call, and the next, fail naming the scope", async () => {
+    const narrow = await startAuthorizationServer({ scopes: ["mcp:tools"], accessTokenTtl: TOKEN_TTL });
+    const scoped = await startProtectedMcpServer(narrow, { toolCallScope: "mcp:admin" });
+    const prompts: AuthorizationPrompt[] = [];
+    const client = signingClient({
+      era: "modern",
+      policies: [filesPolicy("modern", "files", scoped.url)],
+      authorize: signInAs("carol", prompts, narrow),
+    });
+    const withheld = {
+      name: "ClientError",
+      kind: "transport",
+      message:
+        'Server "files": the server needs the scope "mcp:admin" for this request, which the authorization server did not grant when the sign-in asked for it (it granted "mcp:tools"); sign in again once it grants it',
+    };
+    try {
+      assert.deepEqual(await failure(whoami(client)), withheld);
+      assert.deepEqual(await failure(whoami(client)), withheld);
+      assert.deepEqual((await client.listTools("files")).tools.map((tool) => tool.name), ["whoami"]);
+      assert.deepEqual(await failure(whoami(client)), withheld);
+    } finally {
+      await client.close();
+      await scoped.close();
+      await narrow.close();
+    }
+    assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [
+      "mcp:tools offline_access",
+      "mcp:tools mcp:admin offline_access",
+    ]);
+  });
+
   test("a step-up (403 insufficient_scope) the person declines fails the call, and the stored grant stays for the requests it has the scopes for", async () => {
     const scoped = await startProtectedMcpServer(as, { toolCallScope: "mcp:admin" });
     const tokens = createMemoryTokenStore();

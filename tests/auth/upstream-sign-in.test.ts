@@ -1204,7 +1204,9 @@ describe("createUpstreamSignIn(): a step-up (403 insufficient_scope)", () => {
     {
       name: "no authorize and no redirect URI",
       authorize: undefined,
-      error: () => new SignInRequiredError({ server: "s", principal: "" }),
+      // It names the scopes the step-up asks for (sluice call tells to list them in the policy).
+      error: () =>
+        new SignInRequiredError({ server: "s", principal: "", scopes: ["mcp:tools", "mcp:admin"] }),
     },
     {
       name: "a sign-in handed back to be made elsewhere (the gateway's)",

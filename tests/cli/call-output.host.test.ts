@@ -2,12 +2,37 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { ClientError, type ClientErrorKind } from "../../src/errors.ts";
-import { CALL_EXIT, exitCodeOf, printResult, progressLine } from "../../src/cli/_call-output.ts";
+import {
+  CALL_EXIT,
+  describeCallFailure,
+  exitCodeOf,
+  printResult,
+  progressLine,
+} from "../../src/cli/_call-output.ts";
+import { SignInRequiredError } from "../../src/upstream-auth-error.ts";
 import { safeJson } from "../../src/_internal/safe-json.ts";
 import { Screen } from "../../src/cli/_terminal.ts";
 import { scriptedIo } from "./_scripted-io.ts";
 
 describe("sluice call output", () => {
+  test("a needed sign-in names the command to run; a step-up's, the scopes to list in the policy first (sluice login asks for the policy's)", () => {
+    const plain = new SignInRequiredError({ server: "files", principal: "" });
+    const stepUp = new SignInRequiredError({
+      server: "files",
+      principal: "",
+      scopes: ["mcp:tools", "mcp:admin"],
+    });
+    const failed = (error: Error) =>
+      new ClientError("transport", `Server "files": ${error.message}`, { cause: error });
+    assert.deepEqual(
+      [describeCallFailure(failed(plain), "my policies"), describeCallFailure(failed(stepUp))],
+      [
+        "server \"files\" needs a sign-in: run `sluice login files --policies 'my policies'`",
+        'server "files" needs a sign-in for the scopes "mcp:tools mcp:admin": list them in its policy\'s transport.auth.oauth.scopes, then run `sluice login files`',
+      ],
+    );
+  });
+
   test("exitCodeOf() maps policy refusals to 3, the operator's to 5, other failures to 4, an interruption to 130", () => {
     const kinds: ClientErrorKind[] = [
       "input_handler",
