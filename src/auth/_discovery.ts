@@ -138,7 +138,9 @@ export async function discoverResource(
   }
   throw new UpstreamAuthError(
     `no protected resource metadata found for "${withoutUrlSecrets(serverUrl.href)}"${
-      options.metadataUrl === undefined ? " at the well-known URLs" : ` at "${options.metadataUrl}"`
+      options.metadataUrl === undefined
+        ? " at the well-known URLs"
+        : ` at "${withoutUrlSecrets(options.metadataUrl)}"`
     }`,
   );
 }
@@ -205,9 +207,15 @@ export async function discoverAuthorizationServer(
         }`,
       );
     }
-    // Identical, as RFC 8414 §3.3 says: oauth4webapi compares the parsed URLs, which takes
-    // `HTTP://a/` for `http://a/` and `http://a` for `http://a/`.
-    if (metadata.issuer !== issuer) throw anotherIssuer(issuer, metadata.issuer);
+    // Identical, as RFC 8414 §3.3 says (oauth4webapi compares the parsed URLs, which takes
+    // `HTTP://a/t` for `http://a/t`), but for the trailing slash of an issuer without a path, as
+    // other SDKs allow: Google's servers name "https://accounts.google.com/", whose metadata says
+    // "https://accounts.google.com". The metadata's issuer is the one used from then on.
+    const slashless = (text: string) => text.replace(/\/$/, "");
+    if (
+      metadata.issuer !== issuer &&
+      !(slashless(metadata.issuer) === slashless(issuer) && issuerUrl.pathname === "/")
+    ) throw anotherIssuer(issuer, metadata.issuer);
     for (const endpoint of FOLLOWED_ENDPOINTS) {
       const value = metadata[endpoint];
       if (value !== undefined) {
@@ -267,14 +275,18 @@ function followedUrl(text: string, serverUrl: URL, what: string): URL {
     throw new UpstreamAuthError(`${what} is not a URL: ${JSON.stringify(text.slice(0, 200))}`);
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && hasLoopbackHost(url))) {
-    throw new UpstreamAuthError(`${what} must use https unless its host is loopback, received "${url.href}"`);
+    throw new UpstreamAuthError(
+      `${what} must use https unless its host is loopback, received "${withoutUrlSecrets(url.href)}"`,
+    );
   }
   const reach = hostReach(url);
   const server = hostReach(serverUrl);
   if (DEPTH[reach] > DEPTH[server]) {
     const expected = server === "public" ? "a public host" : "a host that is not loopback";
     throw new UpstreamAuthError(
-      `${what} must be on ${expected}, as the server "${serverUrl.origin}" is, received "${url.href}"`,
+      `${what} must be on ${expected}, as the server "${serverUrl.origin}" is, received "${
+        withoutUrlSecrets(url.href)
+      }"`,
     );
   }
   return url;

@@ -102,6 +102,25 @@ describe("discoverResource()", () => {
         'the protected resource metadata names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp?key=…" or a URL above it on the same origin',
       ),
     );
+    // A metadata URL the challenge names, with the same key, found or refused.
+    await assert.rejects(
+      discoverResource(server, {
+        metadataUrl: "https://mcp.example.com/prm?key=TOPSECRET",
+        fetch: none.fetch,
+      }),
+      new UpstreamAuthError(
+        'no protected resource metadata found for "https://mcp.example.com/mcp?key=…" at "https://mcp.example.com/prm?key=…"',
+      ),
+    );
+    await assert.rejects(
+      discoverResource(server, {
+        metadataUrl: "http://mcp.example.com/prm?key=TOPSECRET",
+        fetch: none.fetch,
+      }),
+      new UpstreamAuthError(
+        'the resource_metadata URL of the challenge must use https unless its host is loopback, received "http://mcp.example.com/prm?key=…"',
+      ),
+    );
   });
 
   test("refuses a plain http resource_metadata URL off loopback", async () => {
@@ -166,15 +185,31 @@ describe("discoverAuthorizationServer()", () => {
     );
   });
 
+  test("takes an issuer without a path whose metadata differs only by the trailing slash (Google's), and uses the metadata's", async () => {
+    for (
+      const [asked, named] of [["https://as.example.com/", "https://as.example.com"], [
+        "https://as.example.com",
+        "https://as.example.com/",
+      ]]
+    ) {
+      const { fetch } = scripted({
+        "https://as.example.com/.well-known/oauth-authorization-server": metadata(named!),
+      });
+      assert.equal((await discoverAuthorizationServer(asked!, { serverUrl: MCP, fetch })).issuer, named);
+    }
+  });
+
   test("refuses metadata whose issuer is the same URL written otherwise: identical means as written (RFC 8414 §3.3)", async () => {
     const cases = [
       ["https://as.example.com/tenant", "HTTPS://as.example.com/tenant"],
-      ["https://as.example.com", "https://as.example.com/"],
-      ["https://as.example.com/", "https://as.example.com"],
+      ["https://as.example.com/tenant", "https://as.example.com/tenant/"],
+      ["https://as.example.com/tenant/", "https://as.example.com/tenant"],
+      ["https://as.example.com/", "HTTPS://as.example.com"],
     ];
     for (const [asked, named] of cases) {
       const { fetch } = scripted({
         "https://as.example.com/.well-known/oauth-authorization-server/tenant": metadata(named!),
+        "https://as.example.com/.well-known/oauth-authorization-server/tenant/": metadata(named!),
         "https://as.example.com/.well-known/oauth-authorization-server": metadata(named!),
       });
       await assert.rejects(
@@ -214,7 +249,8 @@ describe("the URLs discovery follows reach no further in than the MCP server (SS
 
   for (
     const [given, href] of [
-      ["http://127.0.0.1:6379/internal/admin?x=1", "http://127.0.0.1:6379/internal/admin?x=1"],
+      // A query's values are not shown (a key, often).
+      ["http://127.0.0.1:6379/internal/admin?x=1", "http://127.0.0.1:6379/internal/admin?x=…"],
       ["https://0x7f.1/prm", "https://127.0.0.1/prm"],
       ["https://localhost/prm", "https://localhost/prm"],
       ["https://10.0.0.1/prm", "https://10.0.0.1/prm"],
@@ -265,7 +301,7 @@ describe("the URLs discovery follows reach no further in than the MCP server (SS
       });
       await assert.rejects(
         discoverAuthorizationServer(issuer, { serverUrl: MCP, fetch }),
-        refusedFor(`the authorization server's ${endpoint}`, url),
+        refusedFor(`the authorization server's ${endpoint}`, url.replace("?x=1", "?x=…")),
       );
       assert.deepEqual(asked, [
         "GET https://as.example.com/.well-known/oauth-authorization-server redirect=manual",

@@ -365,7 +365,9 @@ describe("createUpstreamSignIn()", () => {
         challenge: `Bearer resource_metadata="${internal}"`,
         documents: {},
         refusal:
-          `the resource_metadata URL of the challenge must be on a public host, as the server "https://mcp.example.com" is, received "${internal}"`,
+          `the resource_metadata URL of the challenge must be on a public host, as the server "https://mcp.example.com" is, received "${
+            internal.replace("?x=1", "?x=…")
+          }"`,
         sent: [`POST ${MCP}`],
       },
       {
@@ -378,7 +380,9 @@ describe("createUpstreamSignIn()", () => {
           [`${AS}/.well-known/oauth-authorization-server`]: { issuer: AS, token_endpoint: internal },
         },
         refusal:
-          `the authorization server's token_endpoint must be on a public host, as the server "https://mcp.example.com" is, received "${internal}"`,
+          `the authorization server's token_endpoint must be on a public host, as the server "https://mcp.example.com" is, received "${
+            internal.replace("?x=1", "?x=…")
+          }"`,
         sent: [
           `POST ${MCP}`,
           "GET https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
@@ -433,7 +437,9 @@ describe("createUpstreamSignIn()", () => {
     await assert.rejects(
       signIn.begin(),
       new UpstreamAuthError(
-        `the resource_metadata URL of the challenge must be on a public host, as the server "https://mcp.example.com" is, received "${internal}"`,
+        `the resource_metadata URL of the challenge must be on a public host, as the server "https://mcp.example.com" is, received "${
+          internal.replace("?x=1", "?x=…")
+        }"`,
       ),
     );
     assert.deepEqual(sent, [`POST ${MCP} no token`]);
