@@ -7,34 +7,28 @@
  */
 import type { InputRequest } from "../protocol/input-request.ts";
 
-/**
- * A capability kind, and sampling's `tools` or `context`, or the elicitation mode, when the
- * request needs one.
- */
+/** A capability kind, and sampling's `tools` or the elicitation mode when the request needs one. */
 export type CallerNeed =
   | readonly ["roots"]
-  | readonly ["sampling", ("tools" | "context")?]
+  | readonly ["sampling", "tools"?]
   | readonly ["elicitation", "form" | "url"];
 
 /**
- * What a deferred request needs of its caller.
+ * What a deferred request needs of its caller. An `includeContext` needs nothing more: a client
+ * may ignore it (2025-11-25), and 2025-06-18 has no `sampling.context` to declare.
  *
  * @param request The deferred request.
- * @returns The kind, with sampling's `tools` when the request has `tools` or `toolChoice`, else
- *   its `context` when it asks to include any (`includeContext` other than `"none"`), or the
+ * @returns The kind, with sampling's `tools` when the request has `tools` or `toolChoice`, or the
  *   elicitation mode.
  */
 export function neededBy(request: InputRequest): CallerNeed {
   switch (request.method) {
     case "roots/list":
       return ["roots"];
-    case "sampling/createMessage": {
-      const { tools, toolChoice, includeContext } = request.params;
-      if (tools !== undefined || toolChoice !== undefined) return ["sampling", "tools"];
-      return includeContext === undefined || includeContext === "none"
+    case "sampling/createMessage":
+      return request.params.tools === undefined && request.params.toolChoice === undefined
         ? ["sampling"]
-        : ["sampling", "context"];
-    }
+        : ["sampling", "tools"];
     case "elicitation/create":
       return ["elicitation", "mode" in request.params && request.params.mode === "url" ? "url" : "form"];
   }

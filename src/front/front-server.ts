@@ -112,7 +112,7 @@ export function createFrontServer(
           return caller.roots !== undefined;
         case "sampling":
           return caller.sampling !== undefined &&
-            (need[1] === undefined || caller.sampling[need[1]] !== undefined);
+            (need[1] === undefined || caller.sampling.tools !== undefined);
         case "elicitation":
           return callerMode(caller, need[1]);
       }

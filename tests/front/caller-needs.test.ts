@@ -1,6 +1,7 @@
 // What a request passed down needs its caller to have declared (neededBy), and what a caller that
 // did not declare it is told: a sampling request's toolChoice needs sampling.tools as its tools
-// do, and an includeContext other than "none" needs sampling.context.
+// do; an includeContext needs nothing more (a client may ignore it, and 2025-06-18 cannot declare
+// sampling.context).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { neededBy } from "../../src/front/_caller-needs.ts";
@@ -13,38 +14,30 @@ const sampling = (params: Record<string, unknown>): InputRequest => ({
 } as InputRequest);
 
 describe("neededBy()", () => {
-  test("a sampling request needs sampling.tools for tools or toolChoice, else sampling.context to include any context", () => {
+  test("a sampling request needs sampling.tools for tools or toolChoice, and nothing more for includeContext", () => {
     assert.deepEqual(
       [
         sampling({}),
-        sampling({ includeContext: "none" }),
+        sampling({ includeContext: "allServers" }),
         sampling({ toolChoice: { mode: "none" } }),
         sampling({ tools: [], includeContext: "allServers" }),
-        sampling({ includeContext: "thisServer" }),
-        sampling({ includeContext: "allServers" }),
       ].map(neededBy),
-      [
-        ["sampling"],
-        ["sampling"],
-        ["sampling", "tools"],
-        ["sampling", "tools"],
-        ["sampling", "context"],
-        ["sampling", "context"],
-      ],
+      [["sampling"], ["sampling"], ["sampling", "tools"], ["sampling", "tools"]],
     );
   });
 
-  test("a caller that declared sampling alone is told what a toolChoice or a context needs", () => {
-    assert.deepEqual(undeclaredAnswer({ sampling: {} }, sampling({ includeContext: "thisServer" })), {
+  test("a caller that declared sampling alone is told what a toolChoice needs", () => {
+    const toolChoice = sampling({ toolChoice: { mode: "auto" } });
+    assert.deepEqual(undeclaredAnswer({ sampling: {} }, toolChoice), {
       ok: false,
       stage: "policy",
       refusal: {
         code: -32602,
         message:
-          'Invalid params: the caller did not declare sampling.context, which this "sampling/createMessage" needs',
+          'Invalid params: the caller did not declare sampling.tools, which this "sampling/createMessage" needs',
       },
     });
-    assert.deepEqual(missingCapability(sampling({ toolChoice: { mode: "auto" } })), {
+    assert.deepEqual(missingCapability(toolChoice), {
       kind: "error",
       status: 400,
       error: {

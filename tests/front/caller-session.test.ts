@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { createClient } from "../../src/client/create-client.ts";
 import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
 import { clientInternals } from "../../src/client/client-internals.ts";
-import type { Decision } from "../../src/chain/decision.ts";
+import type { Decision, InputDecision } from "../../src/chain/decision.ts";
 import { CallerSession, type CallerSessionInit } from "../../src/front/caller-session.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createFrontServer } from "../../src/front/front-server.ts";
@@ -464,7 +464,7 @@ function askedOf20250618(asked: Record<string, unknown>) {
     await session.close();
     await client.close();
   };
-  return { session, call, answered, close };
+  return { client, session, call, answered, close };
 }
 
 describe("CallerSession with a 2025-06-18 caller", () => {
@@ -546,8 +546,10 @@ describe("CallerSession with a 2025-06-18 caller", () => {
     },
   ];
   for (const { what, params, why } of unfit) {
-    test(`sampling with ${what} is not sent to it: refused upstream -32602, naming what 2025-06-18 cannot carry`, async () => {
-      const { call, answered, close } = askedOf20250618({ method: "sampling/createMessage", params });
+    test(`sampling with ${what} is not sent to it: refused upstream -32602, naming what 2025-06-18 cannot carry, in the request's second decision event too`, async () => {
+      const { client, call, answered, close } = askedOf20250618({ method: "sampling/createMessage", params });
+      const inputs: InputDecision[] = [];
+      client.onDecision((event) => void (event.type === "input" && inputs.push(event)));
       const response = await call();
       assert.deepEqual([response.status, response.headers.get("content-type"), await response.json()], [
         200,
@@ -564,6 +566,10 @@ describe("CallerSession with a 2025-06-18 caller", () => {
       ]);
       assert.equal(answered(), undefined);
       await close();
+      assert.deepEqual(inputs.map((event) => [event.outcome, event.refusal]), [
+        ["deferred", undefined],
+        ["policy", { code: -32602, message: `Invalid params: the caller speaks 2025-06-18, ${why}` }],
+      ]);
     });
   }
 
