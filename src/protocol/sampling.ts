@@ -20,6 +20,7 @@ import { type Meta, MetaSchema } from "./meta.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { SamplingToolSchema, type Tool } from "./tools.ts";
 import type { ProtocolVersion } from "./versions.ts";
+import { isObject } from "../_internal/is-object.ts";
 
 /** One message of the conversation to sample from. */
 export interface SamplingMessage {
@@ -184,7 +185,9 @@ export function decodeCreateMessageParams(
 }
 
 /**
- * Decodes a sampling answer (a handler's, or a downstream caller's) as a version defines it.
+ * Decodes a sampling answer (a handler's, or a downstream caller's) as a version defines it. In
+ * 2025-06-18, whose answer holds one block, a `content` array of one block is read as that block:
+ * the same answer as a later version writes it (a 2026 caller's, passed a 2025-06-18 server's request).
  *
  * @param version The protocol version the answer is sent in.
  * @param value The untrusted answer.
@@ -194,5 +197,21 @@ export function decodeCreateMessageResult(
   version: ProtocolVersion,
   value: unknown,
 ): Decoded<CreateMessageResult> {
-  return decode(CreateMessageResultSchemas[version], value);
+  return decode(
+    CreateMessageResultSchemas[version],
+    version === "2025-06-18" ? unwrappedBlock(value) : value,
+  );
+}
+
+/** An answer whose `content` is an array of one block, with that block for its content. */
+function unwrappedBlock(value: unknown): unknown {
+  try {
+    const content = isObject(value) ? value["content"] : undefined;
+    return Array.isArray(content) && content.length === 1
+      ? { ...value as object, content: content[0] }
+      : value;
+  } catch {
+    // Read again by the decoder, which says what threw.
+    return value;
+  }
 }

@@ -488,9 +488,9 @@ describe("createChain()", () => {
     assert.deepEqual([badSchema.ok, !badSchema.ok && badSchema.refusal.code], [false, -32602]);
   });
 
-  test("an answer to a request the chain deferred is checked in the version the server asked in, whoever answers: a one-block array, fine in 2025-11-25 and 2026-07-28, is refused for a 2025-06-18 server", async () => {
+  test("an answer to a request the chain deferred is checked in the version the server asked in, whoever answers: two blocks, fine in 2025-11-25 and 2026-07-28, are refused for a 2025-06-18 server, and one block in an array is sent as that block", async () => {
     const chain = chainFor({ sampling: (_params, ctx) => ctx.defer() });
-    const arrayAnswer = { ...reply, content: [reply.content] };
+    const twoBlocks = { ...reply, content: [reply.content, reply.content] };
     const deferredIn = async (version: "2025-06-18" | "2025-11-25") => {
       const result = await chain.run(sampling(), { version });
       assert.equal(result.ok || result.stage, "deferred");
@@ -498,14 +498,14 @@ describe("createChain()", () => {
     };
     const old = await deferredIn("2025-06-18");
     for (const answerer of ["2025-11-25", "2026-07-28"] as const) {
-      assert.deepEqual(chain.checkAnswer(old, arrayAnswer, answerer), {
+      assert.deepEqual(chain.checkAnswer(old, twoBlocks, answerer), {
         ok: false,
         refusal: {
           code: -32603,
           message: "Sampling answer refused: $.content: expected Object, received Array",
         },
       });
-      const elsewhere = await chain.answerElsewhere(old, () => Promise.resolve(arrayAnswer), {
+      const elsewhere = await chain.answerElsewhere(old, () => Promise.resolve(twoBlocks), {
         version: answerer,
         signal: new AbortController().signal,
       });
@@ -513,10 +513,15 @@ describe("createChain()", () => {
         false,
         "Sampling answer refused: $.content: expected Object, received Array",
       ]);
+      assert.deepEqual(chain.checkAnswer(old, { ...reply, content: [reply.content] }, answerer), {
+        ok: true,
+        value: reply,
+      });
     }
-    assert.equal(chain.checkAnswer(old, reply, "2026-07-28").ok, true);
-    // A 2025-06-18 caller's one block, to a 2025-11-25 server, as before.
-    assert.equal(chain.checkAnswer(await deferredIn("2025-11-25"), arrayAnswer, "2025-06-18").ok, true);
+    // A 2025-06-18 caller's one block, to a 2025-11-25 server, as before; two blocks are that version's.
+    const newer = await deferredIn("2025-11-25");
+    assert.equal(chain.checkAnswer(newer, reply, "2025-06-18").ok, true);
+    assert.equal(chain.checkAnswer(newer, twoBlocks, "2025-06-18").ok, true);
   });
 
   test("admit() is the capability gate alone: it passes declared kinds and refuses the rest with -32601", () => {

@@ -196,6 +196,17 @@ describe("decodeCreateMessageResult()", () => {
     });
   });
 
+  test("reads a 2025-06-18 answer whose content is one block in an array as that block, which fits that version's schema; two blocks are refused", () => {
+    const text = { type: "text", text: "hi" };
+    const answer = { role: "assistant", model: "m", content: [text] };
+    const read = decodeCreateMessageResult("2025-06-18", answer);
+    same(read, { ok: true, value: { role: "assistant", model: "m", content: text } });
+    assert.deepEqual(schemaErrors("2025-06-18", "CreateMessageResult", read.ok ? read.value : undefined), []);
+    assert.deepEqual(decodeCreateMessageResult("2025-06-18", { ...answer, content: [text, text] }).ok, false);
+    // Later versions keep the array as it is.
+    same(decodeCreateMessageResult("2025-11-25", answer), { ok: true, value: answer });
+  });
+
   test("holds an answer to the schema's formats and ranges, which the official schema refuses too, and a server's request not", () => {
     const answer = (content: unknown) => ({ role: "assistant", model: "m", content });
     const inResult = (block: unknown) => [{ type: "tool_result", toolUseId: "t", content: [block] }];
