@@ -114,6 +114,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   const method = request.message.method as MrtrMethod;
   const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
     request.params;
+  if (callerAnswersOf(callerAnswers) === undefined) return malformedAnswers(callerAnswers);
   if (method === "tools/call") {
     // Before a retry's state is opened (and its nonce spent): a caller told -32020 lists the
     // tools again and retries the same request.
@@ -323,8 +324,8 @@ async function openCallerRetry(
     const reason = new DeadlineReached("total", maxTotalTimeoutMs);
     return await failed(input, abortError(server.policy.server, request.message.method, reason));
   }
-  const answered = callerAnswersOf(callerAnswers);
-  if (answered === undefined) return malformedAnswers(callerAnswers);
+  // Malformed answers were refused before (frontCall).
+  const answered = callerAnswersOf(callerAnswers) ?? {};
   const asked = Object.keys(opened.state.pending);
   const keys = asked.filter((key) => Object.hasOwn(answered, key));
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);

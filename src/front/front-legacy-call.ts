@@ -94,6 +94,8 @@ export interface FrontLegacyCallInput
 export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<FrontCallOutcome> {
   const { server, request } = input;
   const { inputResponses: callerAnswers, requestState: callerState } = request.params;
+  const answers = callerAnswersOf(callerAnswers);
+  if (answers === undefined) return malformedAnswers(callerAnswers);
   // The digest leaves out what changes between rounds (_meta, inputResponses, requestState).
   const digest = await digestRequest(request.message.method, request.params);
   let call: ParkedCall;
@@ -105,8 +107,6 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     if ("kind" in lease) return lease;
     call = new ParkedCall(input, lease);
   } else {
-    const answers = callerAnswersOf(callerAnswers);
-    if (answers === undefined) return malformedAnswers(callerAnswers);
     const opened = await openState(callerState, input.stateKey, {
       now: input.clock.now(),
       serverId: server.policy.server,
@@ -141,14 +141,17 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   // A round passed down is a round of the call, held to the policy's limits as a modern
   // upstream's rounds are (front-call.ts).
   const { policy } = server;
-  if (event.fresh) call.asks++;
-  const limit = tooManyInputRequests(Object.keys(event.pending).length, policy) ??
-    (call.asks > policy.maxRounds
-      ? roundsExceeded(policy.server, request.message.method, policy.maxRounds)
-      : undefined);
-  if (limit !== undefined) {
+  const tooMany = tooManyInputRequests(Object.keys(event.pending).length, policy);
+  if (tooMany !== undefined) {
     call.cancel("the server asked for more input than the policy allows");
-    return callError(-32603, limit);
+    return callError(-32603, tooMany);
+  }
+  if (event.fresh && ++call.asks > policy.maxRounds) {
+    call.cancel("the server asked for more rounds than the policy allows");
+    const message = roundsExceeded(policy.server, request.message.method, policy.maxRounds);
+    const failure = new ClientError("rounds_exceeded", message, { serverId: policy.server });
+    input.onFailure?.(failure);
+    return upstreamOutcome(failure, policy.server);
   }
   // What is left was tied to this call by its transport: the server needs it for this call.
   for (const entry of Object.values(event.pending)) {

@@ -458,6 +458,10 @@ describe("the front before a legacy upstream (server-everything)", () => {
     };
     const yes = { action: "accept", content: { ok: true } };
     const rounds = front({}, { passDown: ["elicitation"], maxRounds: 2 }, "hostile");
+    const failures: unknown[] = [];
+    rounds.client.onDecision((event) =>
+      void (event.type === "call" && event.error && failures.push(event.error.kind))
+    );
     try {
       const SEQUENCE = { name: "flood", arguments: { count: 3, sequential: true }, _meta: ELICIT._meta };
       const first = (await post(rounds.fetch, SEQUENCE, "hostile")).body.result;
@@ -481,6 +485,8 @@ describe("the front before a legacy upstream (server-everything)", () => {
         code: -32603,
         message: 'Server "hostile" still asked for input after 2 rounds of tools/call (maxRounds 2)',
       });
+      // The call's decision event names the limit, as a modern upstream's does.
+      assert.deepEqual(failures, ["rounds_exceeded"]);
     } finally {
       await rounds.client.close();
     }
@@ -497,7 +503,7 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
-  test("refuses a retry whose inputResponses is no object, -32602, and the parked call goes on", async () => {
+  test("refuses inputResponses that is no object, -32602, with a state or without, and the parked call goes on", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] }, "hostile");
     const FLOOD = { name: "flood", arguments: { count: 1 }, _meta: ELICIT._meta };
     try {
@@ -505,16 +511,15 @@ describe("the front before a legacy upstream (server-everything)", () => {
       for (
         const [given, kind] of [["garbage", "a string"], [[], "an array"], [null, "null"], [5, "a number"]]
       ) {
-        const refused = await post(fetch, {
-          ...FLOOD,
-          inputResponses: given,
-          requestState: first.requestState,
-        }, "hostile");
-        assert.deepEqual(refused.body.error, {
-          code: -32602,
-          message:
-            `Invalid params: inputResponses must be an object keyed by the inputRequests' keys, received ${kind}`,
-        });
+        // With the state, and without (a first request).
+        for (const state of [{ requestState: first.requestState }, {}]) {
+          const refused = await post(fetch, { ...FLOOD, inputResponses: given, ...state }, "hostile");
+          assert.deepEqual(refused.body.error, {
+            code: -32602,
+            message:
+              `Invalid params: inputResponses must be an object keyed by the inputRequests' keys, received ${kind}`,
+          });
+        }
       }
       const done = await post(fetch, {
         ...FLOOD,

@@ -125,6 +125,40 @@ describe("the front", () => {
     });
   });
 
+  test("refuses inputResponses that is no object -32602, with a state or without, before anything reaches upstream; the state still serves", async () => {
+    const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
+    const first = (await post(fetch, callAskForm())).body.result;
+    await peer.clearRequests();
+    for (
+      const [given, kind] of [["garbage", "a string"], [[], "an array"], [null, "null"], [
+        5,
+        "a number",
+      ]] as const
+    ) {
+      for (const state of [{ requestState: first.requestState }, {}]) {
+        const refused = await post(fetch, callAskForm({ inputResponses: given, ...state }));
+        assert.deepEqual(refused.body.error, {
+          code: -32602,
+          message:
+            `Invalid params: inputResponses must be an object keyed by the inputRequests' keys, received ${kind}`,
+        });
+      }
+    }
+    assert.deepEqual(await peer.requests(), []);
+    const done = await post(
+      fetch,
+      callAskForm({
+        inputResponses: { profile: { action: "accept", content: { name: "Grace", age: 85 } } },
+        requestState: first.requestState,
+      }),
+    );
+    assert.deepEqual(JSON.parse(done.body.result.content[0].text), {
+      name: "Grace",
+      age: 85,
+      subscribe: false,
+    });
+  });
+
   test("refuses a tampered, replayed or truncated state with -32602, and nothing reaches upstream", async () => {
     const { fetch } = front({ elicitation: (_p, ctx) => ctx.defer() });
     const first = await post(fetch, callAskForm());
