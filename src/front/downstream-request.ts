@@ -70,6 +70,31 @@ export function parseDownstream(
 }
 
 /**
+ * A body that claims to answer a request the front sent (an `id`, `result` or `error`, no
+ * `method`) but is no JSON-RPC response, read as the caller's refusal of that request: a 2025
+ * caller's session settles its request with it (the server is answered at once, not at its
+ * deadline), while the POST itself is refused as any message that does not decode.
+ *
+ * @param text The body, which {@linkcode parseDownstream} refused.
+ * @param maxJsonDepth The deepest nesting accepted.
+ * @returns The error response standing for the answer, or `undefined` when the body is no answer.
+ */
+export function malformedAnswer(text: string, maxJsonDepth: number): JsonRpcErrorResponse | undefined {
+  const json = parseJsonText(text, { maxDepth: maxJsonDepth });
+  if (!json.ok || !isObject(json.value) || "method" in json.value) return undefined;
+  const { id } = json.value;
+  if (!("result" in json.value || "error" in json.value)) return undefined;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
+  const decoded = decodeMessage(json.value);
+  if (decoded.ok) return undefined;
+  return {
+    jsonrpc: "2.0",
+    id: id as RequestId,
+    error: { code: -32603, message: `The caller's answer is no JSON-RPC response: ${decoded.message}` },
+  };
+}
+
+/**
  * Which era a downstream POST speaks (the 2026-07-28 rules for a server of both eras): a
  * request whose `_meta` claims a protocol version is modern; so is anything whose
  * `MCP-Protocol-Version` header names the modern version (a request missing its `_meta` is then

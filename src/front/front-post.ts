@@ -17,6 +17,7 @@ import type { CallerGate } from "./front-callers.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
   classifyDownstream,
+  malformedAnswer,
   parseDownstream,
   readDownstreamRequest,
   refusal,
@@ -73,7 +74,15 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
     return respond(c, refusal(400, null, -32700, "Parse error: the request body is not valid UTF-8"));
   }
   const parsed = parseDownstream(text, limits.maxJsonDepth);
-  if ("status" in parsed) return respond(c, parsed);
+  if ("status" in parsed) {
+    // A 2025 caller's garbled answer to a request the front sent it: the request is answered
+    // refused now, not left to its deadline (minutes, for a form).
+    const answer = server === undefined ? undefined : malformedAnswer(text, limits.maxJsonDepth);
+    if (answer !== undefined && classifyDownstream(answer, request.headers) === "legacy") {
+      await parts.serveLegacy({ request, serverId, message: answer, principal });
+    }
+    return respond(c, parsed);
+  }
   const era = classifyDownstream(parsed.message, request.headers);
   if (typeof era !== "string") return respond(c, era);
   const refused = server === undefined

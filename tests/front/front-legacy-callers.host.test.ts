@@ -683,6 +683,32 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     );
   });
 
+  test("an answer that is no JSON-RPC response is refused 400, and the request it answers is refused at once, not at its deadline", async () => {
+    const { client, caller } = gateway();
+    const host = caller("modern");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(
+      await host.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask_form" } }),
+    );
+    const asked = await events.message();
+    const garbled = await host.post({ jsonrpc: "2.0", id: asked?.id, result: "yes" });
+    assert.deepEqual([garbled.status, await garbled.json()], [400, {
+      jsonrpc: "2.0",
+      error: { code: -32600, message: 'Invalid request: $.result: expected Object, received "yes"' },
+    }]);
+    // The policy's handlerTimeout for a form is 5 minutes: the call ends now, with why.
+    assert.deepEqual(await events.message(), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32603,
+        message:
+          'Input request "profile" (elicitation/create) from server "modern" failed in the handler: The caller\'s answer is no JSON-RPC response: $.result: expected Object, received "yes"',
+      },
+    });
+    await client.close();
+  });
+
   test("sampling is clamped before it reaches the caller; a URL elicitation gets an elicitationId in 2025-11-25", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");
