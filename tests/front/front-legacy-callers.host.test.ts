@@ -97,6 +97,17 @@ function principalsGateway(maxSessions: number) {
 
 const CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
+/** A call of server-everything's tool that answers -32042 (a URL elicitation required) first. */
+const URL_REQUIRED_CALL = {
+  jsonrpc: "2.0",
+  id: 4,
+  method: "tools/call",
+  params: {
+    name: "trigger-url-elicitation",
+    arguments: { url: "https://login.example.com/y", message: "m", errorPath: true, elicitationId: "e-1" },
+  },
+};
+
 /** The headers of a POST whose request gets no response: an SSE stream that ends with no event. */
 const UNANSWERED_HEADERS = {
   "cache-control": "no-cache",
@@ -775,22 +786,7 @@ describe("the front's legacy face: calls to a modern upstream", () => {
     const { client, caller } = gateway();
     const host = caller("everything");
     await host.initialize(CAPABILITIES);
-    const events = new EventReader(
-      await host.post({
-        jsonrpc: "2.0",
-        id: 4,
-        method: "tools/call",
-        params: {
-          name: "trigger-url-elicitation",
-          arguments: {
-            url: "https://login.example.com/y",
-            message: "m",
-            errorPath: true,
-            elicitationId: "e-1",
-          },
-        },
-      }),
-    );
+    const events = new EventReader(await host.post(URL_REQUIRED_CALL));
     // server-everything's -32042 names its own page; the retry then asks for the tool's URL.
     const asked: unknown[] = [];
     let message = await events.message();
@@ -809,6 +805,25 @@ describe("the front's legacy face: calls to a modern upstream", () => {
       "\n",
     );
     assert.match(text, /Elicitation ID: e-1/);
+    await client.close();
+  });
+
+  test("a legacy upstream's -32042 whose URL the 2025-11-25 host declines fails the call -32603, saying so: no -32042 without the elicitations it must carry", async () => {
+    const { client, caller } = gateway();
+    const host = caller("everything");
+    await host.initialize(CAPABILITIES);
+    const events = new EventReader(await host.post(URL_REQUIRED_CALL));
+    const asked = await events.message();
+    assert.equal(asked?.method, "elicitation/create");
+    await host.post({ jsonrpc: "2.0", id: asked?.id, result: { action: "decline" } });
+    assert.deepEqual(await events.message(), {
+      jsonrpc: "2.0",
+      id: 4,
+      error: {
+        code: -32603,
+        message: 'Server "everything" requires a URL elicitation first, and the user answered "decline"',
+      },
+    });
     await client.close();
   });
 

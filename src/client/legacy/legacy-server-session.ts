@@ -342,12 +342,14 @@ export class LegacyServerSession implements ServerSession {
       if (!result.ok) throw inputError(this.serverId, `elicitations[${index}]`, "elicitation/create", result);
       const action = (result.answer as { action?: unknown }).action;
       if (action !== "accept") {
+        // -32603, as any input left unanswered: the -32042 was answered (a gateway's caller that
+        // got it again would be told to open a URL it was just shown, without the URL).
         throw new ClientError(
           "input_handler",
           `Server "${this.serverId}" requires a URL elicitation first, and the user answered "${
             String(action)
           }"`,
-          { serverId: this.serverId, code: -32042 },
+          { serverId: this.serverId, code: -32603 },
         );
       }
     }
