@@ -10,7 +10,7 @@
  */
 import { quote } from "../_internal/quote.ts";
 import { checkElicitAnswer } from "../checks/elicitation-answer.ts";
-import { numberFromText } from "../checks/form/field-value.ts";
+import { INEXACT, isInexactNumber, numberFromText } from "../checks/form/field-value.ts";
 import type { FieldShape, FormShape } from "../checks/elicitation-form.ts";
 import type { FormElicitationContext, HandlerError } from "../handler/handler.ts";
 import type { ElicitRequestFormParams, ElicitResult, ElicitValue } from "../protocol/elicitation.ts";
@@ -115,7 +115,9 @@ async function askField(
     if (verdict.ok) return { kind: "value", value: value as ElicitValue | undefined };
     // Text that is not what the prompt asked for is told so in the prompt's words, not the check's.
     const problem = unreadable(field, value)
-      ? `${quote(labelOf(field, property))}: ${hint(field)}; received ${JSON.stringify(text.trim())}`
+      ? `${quote(labelOf(field, property))}: ${hint(field)}; received ${JSON.stringify(text.trim())}${
+        field.kind === "number" && isInexactNumber(text) ? `, ${INEXACT}` : ""
+      }`
       : problemOf(verdict.refusal.message, field, property);
     prompter.screen.line(`  invalid: ${problem}`);
   }
@@ -127,8 +129,6 @@ function unreadable(field: FieldShape, value: unknown): boolean {
     case "string":
       return false;
     case "number":
-      // Digits stay text only past ±(2^53 − 1): the check says why (`numberFromText`).
-      return typeof value === "string" && !/^\s*[+-]?\d+(?:\.\d*)?\s*$/.test(value);
     case "boolean":
       return typeof value === "string";
     case "enum":

@@ -209,7 +209,7 @@ function describeBrowserFlows(executablePath: string): void {
           'field "e" expected an email address',
           'field "d" expected a calendar date (YYYY-MM-DD)',
           'field "x" expected a finite number',
-          'field "n" expected an integer within ±9007199254740991, received more digits than a number holds exactly',
+          'field "n" received "12345678901234567890", which has more digits than a number holds exactly',
         ]);
       });
     });
@@ -430,6 +430,22 @@ function describeBrowserFlows(executablePath: string): void {
           ],
           [true, true, "ask_form", "tool"],
         );
+      });
+    });
+
+    test("a tool's number argument whose digits a number cannot hold is not sent: the page says why; one it holds is", async () => {
+      await withTool("add", async (page) => {
+        await page.getByLabel("a", { exact: true }).fill("12345678901234567890");
+        await callTool(page);
+        await page.waitForFunction(() => document.querySelector("#status")?.textContent !== "");
+        assert.equal(
+          await page.locator("#status").textContent(),
+          'Argument "a" received "12345678901234567890", which has more digits than a number holds exactly',
+        );
+        await page.getByLabel("a", { exact: true }).fill("9007199254740991");
+        await page.getByLabel("b", { exact: true }).fill("0");
+        await callTool(page);
+        assert.equal(await resultText(page), "9007199254740991");
       });
     });
 

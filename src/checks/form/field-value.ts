@@ -77,10 +77,11 @@ function stringProblem(field: StringField, value: unknown): string | undefined {
 
 /**
  * What a person typed in a number field, as the answer check should see it: the number when the
- * text (spaces around it aside) is a decimal number (`42`, `-1.5`, `.5`, `1e3`), else the text
- * itself, for the check to name. Digits past ±(2^53 − 1) stay text too: as a number,
- * `12345678901234567890` would be sent as `12345678901234567000`, and the check says why it is
- * refused. The command line and the playground read numbers with it, so they take the same answers.
+ * text (spaces around it aside) is a decimal number (`42`, `-1.5`, `.5`, `1e3`) that a number
+ * holds as typed, else the text itself, for the check to refuse. `12345678901234567890` stays text
+ * (as a number it would be sent as `12345678901234567000`), and so does `1.0000000000000001`
+ * (sent as `1`): {@linkcode isInexactNumber} tells why. The command line and the playground read
+ * numbers with it, so they take the same answers.
  *
  * @param text The typed text.
  * @returns The number (`1e400` is `Infinity`, which the check refuses as not finite), or the text.
@@ -94,13 +95,48 @@ function stringProblem(field: StringField, value: unknown): string | undefined {
  */
 export function numberFromText(text: string): number | string {
   const trimmed = text.trim();
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed)) return text;
-  return isBeyondExact(trimmed) ? text : Number(trimmed);
+  if (!NUMBER_TEXT.test(trimmed) || isInexactNumber(trimmed)) return text;
+  return Number(trimmed);
 }
 
-/** Digits (no exponent) of a number past ±(2^53 − 1), where a number holds no longer whole number exactly. */
-function isBeyondExact(text: string): boolean {
-  return /^[+-]?\d+(?:\.\d*)?$/.test(text) && Math.abs(Number(text)) > Number.MAX_SAFE_INTEGER;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** What the command line and the playground say of typed digits that {@linkcode isInexactNumber}. */
+export const INEXACT = "which has more digits than a number holds exactly";
+
+/**
+ * Whether typed text is a decimal number that a number does not hold as typed: sent, it would
+ * have other digits (`12345678901234567890`, `9007199254740993e0`, `0.30000000000000001`).
+ *
+ * @param text The typed text.
+ * @returns `true` for a finite decimal number whose digits a number changes.
+ * @example
+ * ```ts
+ * import { isInexactNumber } from "./field-value.ts";
+ * console.log(isInexactNumber("12345678901234567890")); // true
+ * console.log(isInexactNumber("0.1")); // false
+ * ```
+ */
+export function isInexactNumber(text: string): boolean {
+  const trimmed = text.trim();
+  if (!NUMBER_TEXT.test(trimmed)) return false;
+  const number = Number(trimmed);
+  return Number.isFinite(number) && decimalOf(trimmed) !== decimalOf(String(number));
+}
+
+/**
+ * A decimal number's value written one way (`0.05`, `5e-2` and `.050` alike): its significant
+ * digits and the power of ten before them. Number's own strings (`1e+21`) read the same way.
+ */
+function decimalOf(text: string): string {
+  const [, sign, whole = "", fraction = "", power = "0"] = /^([+-]?)(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?$/.exec(
+    text,
+  )!;
+  const all = whole + fraction;
+  const leading = all.length - all.replace(/^0+/, "").length;
+  const digits = all.slice(leading).replace(/0+$/, "");
+  if (digits === "") return "0";
+  return `${sign === "-" ? "-" : ""}${digits}e${whole.length - leading + Number(power)}`;
 }
 
 /** The number of code points of well-formed text: its length, less one per surrogate pair. */
@@ -114,20 +150,16 @@ function codePoints(text: string): number {
 }
 
 function numberProblem(field: NumberField, value: unknown): string | undefined {
-  // Digits a person typed past ±(2^53 − 1) stay text (numberFromText): held to the bounds, then
-  // refused, since the number sent would not be the one typed.
-  const digits = typeof value === "string" && isBeyondExact(value.trim());
-  const number = digits ? Number(value) : value;
-  const expected = field.integer ? "an integer" : "a number";
-  if (typeof number !== "number") return `expected ${expected}, received ${describeKind(value)}`;
-  if (!Number.isFinite(number)) return "expected a finite number";
-  if (field.integer && !Number.isInteger(number)) {
+  if (typeof value !== "number") {
+    return `expected ${field.integer ? "an integer" : "a number"}, received ${describeKind(value)}`;
+  }
+  if (!Number.isFinite(value)) return "expected a finite number";
+  if (field.integer && !Number.isInteger(value)) {
     return "expected an integer, received a number with a fraction";
   }
-  if (field.minimum !== undefined && number < field.minimum) return `expected at least ${field.minimum}`;
-  if (field.maximum !== undefined && number > field.maximum) return `expected at most ${field.maximum}`;
-  if (!digits) return undefined;
-  return `expected ${expected} within ±${Number.MAX_SAFE_INTEGER}, received more digits than a number holds exactly`;
+  if (field.minimum !== undefined && value < field.minimum) return `expected at least ${field.minimum}`;
+  if (field.maximum !== undefined && value > field.maximum) return `expected at most ${field.maximum}`;
+  return undefined;
 }
 
 /** Item by item, every rule on one item before the next, so the first bad index is named. */

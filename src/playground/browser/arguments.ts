@@ -8,6 +8,7 @@ import { el, newId, unsetSelect } from "./elements.ts";
 import { page } from "./page.ts";
 import { isObject, type JsonObject, own, ownArray, ownObject, text } from "./read-json.ts";
 import type { Tool } from "./rpc.ts";
+import { INEXACT, numberFromText } from "../../checks/form/field-value.ts";
 
 /** The call's arguments as typed in, or why they cannot be sent. */
 export type ArgumentsRead = { readonly args: JsonObject } | { readonly problem: string };
@@ -136,7 +137,12 @@ function argumentField(name: string, schema: unknown, required: boolean) {
       return { value: undefined };
     }
     if (kind === "boolean") return { value: raw === "true" };
-    if (kind === "number" || kind === "integer") return { value: Number(raw) };
+    if (kind === "number" || kind === "integer") {
+      const number = numberFromText(raw);
+      return typeof number === "number"
+        ? { value: number }
+        : { problem: `Argument ${JSON.stringify(name)} received ${JSON.stringify(raw.trim())}, ${INEXACT}` };
+    }
     return { value: raw };
   };
   const label = el("label", { for: id, text: name });

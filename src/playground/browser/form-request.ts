@@ -10,7 +10,7 @@
  */
 import { checkElicitAnswer } from "../../checks/elicitation-answer.ts";
 import { createElicitationFormCheck, type FieldShape } from "../../checks/elicitation-form.ts";
-import { numberFromText } from "../../checks/form/field-value.ts";
+import { INEXACT, isInexactNumber, numberFromText } from "../../checks/form/field-value.ts";
 import type { ElicitValue } from "../../protocol/elicitation.ts";
 import { el, newId, unsetSelect } from "./elements.ts";
 import { own, ownArray, ownObject, text } from "./read-json.ts";
@@ -116,6 +116,9 @@ export function renderFormRequest(card: HTMLElement, params: unknown, reply: Rep
  * every field with a problem shows it.
  */
 function checkField(field: FieldShape, value: unknown): Readonly<Record<string, ElicitValue>> | string {
+  if (field.kind === "number" && typeof value === "string" && isInexactNumber(value)) {
+    return `field ${JSON.stringify(field.name)} received ${JSON.stringify(value.trim())}, ${INEXACT}`;
+  }
   const content = value === undefined ? {} : Object.fromEntries([[field.name, value]]);
   const verdict = checkElicitAnswer({ action: "accept", content }, {
     mode: "form",
