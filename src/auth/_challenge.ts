@@ -29,49 +29,58 @@ export interface Challenge {
 export const NO_CHALLENGE: Challenge = Object.freeze({ metadataUrl: undefined, scopes: undefined });
 
 /**
- * The request that asks for the challenge: `server/discover`, the request a 2026-07-28 server
- * must answer and the one sluice's era probe sends first. Authorization is per HTTP request, so
- * a protected server refuses it like any other; unlike `initialize` it opens no session on a
- * server that would answer it without a token, and a 2025 server answers it with an error at most.
+ * The requests that ask for the challenge, in turn until one gets a 401: `server/discover`, the
+ * request a 2026-07-28 server must answer and the one sluice's era probe sends first, then, for a
+ * server that leaves discovery open, `tools/list`. Authorization is per HTTP request, so a
+ * protected server refuses them like any other; unlike `initialize` they open no session on a
+ * server that would answer them without a token, and change nothing there.
  */
-const ASK = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 0,
-  method: "server/discover",
-  params: {
-    _meta: {
-      "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
-      "io.modelcontextprotocol/clientCapabilities": {},
+const ASKS = ["server/discover", "tools/list"].map((method) => ({
+  method,
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: 0,
+    method,
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
     },
-  },
-});
+  }),
+}));
 
 /**
- * Asks the MCP server for its challenge: an MCP request without a token, whose 401 names the
- * protected resource metadata. Redirects are not followed (a 3xx is no challenge).
+ * Asks the MCP server for its challenge: MCP requests without a token (see {@linkcode ASKS}), whose
+ * 401 names the protected resource metadata. Redirects are not followed (a 3xx is no challenge).
  *
  * @param serverUrl The MCP endpoint.
  * @param options The server's fetch and the signal.
- * @returns The 401's challenge, or {@linkcode NO_CHALLENGE} when the server answered anything else.
- * @throws {TypeError} When the request cannot be sent (the fetch's own failure).
+ * @returns The first 401's challenge, or {@linkcode NO_CHALLENGE} when the server answered every
+ *   request with anything else.
+ * @throws {TypeError} When a request cannot be sent (the fetch's own failure).
  */
 export async function askForChallenge(
   serverUrl: URL,
   options: { readonly fetch: Fetcher; readonly signal?: AbortSignal | undefined },
 ): Promise<Challenge> {
-  const init: RequestInit = {
-    method: "POST",
-    headers: mcpRequestHeaders({ protocolVersion: MODERN_PROTOCOL_VERSION, method: "server/discover" }),
-    body: ASK,
-    redirect: "manual",
-  };
-  if (options.signal !== undefined) init.signal = options.signal;
-  const response = await options.fetch(serverUrl.href, init);
-  const challenge = response.status === 401 ? await challengeOf(response) : undefined;
-  await discardBody(response);
-  if (challenge === undefined) return NO_CHALLENGE;
-  const { error: _error, ...found } = challenge;
-  return found;
+  for (const { method, body } of ASKS) {
+    const init: RequestInit = {
+      method: "POST",
+      headers: mcpRequestHeaders({ protocolVersion: MODERN_PROTOCOL_VERSION, method }),
+      body,
+      redirect: "manual",
+    };
+    if (options.signal !== undefined) init.signal = options.signal;
+    const response = await options.fetch(serverUrl.href, init);
+    const challenge = response.status === 401 ? await challengeOf(response) : undefined;
+    await discardBody(response);
+    if (challenge !== undefined) {
+      const { error: _error, ...found } = challenge;
+      return found;
+    }
+  }
+  return NO_CHALLENGE;
 }
 
 /**

@@ -1125,8 +1125,10 @@ describe("refresh and sign-out through the client", () => {
       ],
     );
     assert.equal(tokenRequests, 0);
+    // Asked for a challenge twice (server/discover, tools/list), then the call's tools/list.
     assert.deepEqual(requests, [
       { method: "POST", rpc: "server/discover", token: "none" },
+      { method: "POST", rpc: "tools/list", token: "none" },
       { method: "POST", rpc: "tools/list", token: "none" },
     ]);
   });

@@ -16,8 +16,8 @@ function answering(answer: () => Response) {
   return { fetch, sent };
 }
 
-/** What asking for the challenge sends: `server/discover` without a token, redirects off. */
-const ASKED = {
+/** What asking for the challenge sends: `method` without a token, redirects off. */
+const asked = (method: string) => ({
   url: "https://mcp.example.com/mcp",
   init: {
     method: "POST",
@@ -25,12 +25,12 @@ const ASKED = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "server/discover",
+      "mcp-method": method,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 0,
-      method: "server/discover",
+      method,
       params: {
         _meta: {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -40,7 +40,8 @@ const ASKED = {
     }),
     redirect: "manual",
   },
-};
+});
+const ASKED = asked("server/discover");
 
 describe("askForChallenge()", () => {
   test("posts server/discover without a token, redirects off, and reads the 401's resource_metadata, scope and scheme", async () => {
@@ -112,12 +113,30 @@ describe("askForChallenge()", () => {
       ],
     ] as const
   ) {
-    test(`${what} is no challenge: discovery goes to the well-known URLs`, async () => {
+    test(`${what} is no challenge: discovery goes to the well-known URLs once tools/list got none either`, async () => {
       const { fetch, sent } = answering(answer);
       assert.equal(await askForChallenge(MCP, { fetch }), NO_CHALLENGE);
-      assert.deepEqual(sent, [ASKED]);
+      assert.deepEqual(sent, [ASKED, asked("tools/list")]);
     });
   }
+
+  test("a server that leaves server/discover open is asked with tools/list, whose 401 names its metadata", async () => {
+    const answers = [
+      Response.json({ jsonrpc: "2.0", id: 0, result: { resultType: "complete" } }),
+      new Response(null, {
+        status: 401,
+        headers: { "www-authenticate": 'Bearer resource_metadata="https://mcp.example.com/custom/prm.json"' },
+      }),
+    ];
+    const { fetch, sent } = answering(() => answers.shift()!);
+    assert.deepEqual(await askForChallenge(MCP, { fetch }), {
+      metadataUrl: "https://mcp.example.com/custom/prm.json",
+      scopes: undefined,
+      dpop: false,
+      bearer: true,
+    });
+    assert.deepEqual(sent, [ASKED, asked("tools/list")]);
+  });
 });
 
 describe("challengeOf()", () => {

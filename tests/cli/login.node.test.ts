@@ -28,7 +28,10 @@ const skip = process.versions.deno === undefined && process.versions.bun === und
 
 let as: AuthorizationServer;
 let upstream: ProtectedMcpServer;
-/** A server that names its protected resource metadata only in its 401's challenge. */
+/**
+ * A server that names its protected resource metadata only in its 401's challenge, and leaves
+ * server/discover open (tools/list is the request that gets the challenge).
+ */
 let challenged: ProtectedMcpServer;
 let dir: TempDir;
 let policies: string;
@@ -38,7 +41,10 @@ before(async () => {
   if (skip !== false) return;
   as = await startAuthorizationServer({ scopes: ["mcp:tools"], accessTokenTtl: 600 });
   upstream = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-  challenged = await startProtectedMcpServer(as, { metadataPath: "/custom/prm.json" });
+  challenged = await startProtectedMcpServer(as, {
+    metadataPath: "/custom/prm.json",
+    openMethods: ["server/discover"],
+  });
   dir = tempDir();
   policies = join(dir.path, "policies");
   tokenFile = join(dir.path, "config", "tokens.json");
@@ -259,7 +265,7 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     });
   });
 
-  test("login signs in to a server that names its protected resource metadata only in its 401's challenge, asking for it without a token first; call uses the tokens", async () => {
+  test("login signs in to a server that names its protected resource metadata only in its 401's challenge, asking for it without a token first (tools/list, discovery being open); call uses the tokens", async () => {
     rmSync(tokenFile, { force: true });
     const seen = challenged.requests().length;
     const signedIn = await login("dee@example.com", {}, [], "challenged");
@@ -267,7 +273,11 @@ describe("sluice login, logout, and call with the saved tokens", { skip }, () =>
     assert.equal(signedIn.url.searchParams.get("resource"), challenged.url);
     assert.deepEqual(
       challenged.requests().slice(seen).map(({ method, rpc, token }) => ({ method, rpc, token })),
-      [{ method: "POST", rpc: "server/discover", token: "" }],
+      [{ method: "POST", rpc: "server/discover", token: "" }, {
+        method: "POST",
+        rpc: "tools/list",
+        token: "",
+      }],
     );
     assert.deepEqual(await run(["call", "challenged", "whoami"]), {
       code: 0,
