@@ -132,7 +132,10 @@ export class KeptGrants {
    * @throws What getting it threw, or the caller's signal's reason once it fired.
    */
   renew(principal: string, sent: Grant | undefined, caller: GrantAsk): Promise<Grant> {
-    return this.#once(principal, {
+    // A step-up waits for the person, minutes maybe: it is shared by the step-ups alone, so a
+    // refresh that other requests need meanwhile is not held up by it, nor fails with it.
+    const stepUp = caller.again !== undefined && this.#options.transport.auth.kind !== "client_credentials";
+    return this.#once(stepUp ? `${principal}\u0000step-up` : principal, {
       signal: caller.signal,
       work: (shared) => this.#renewed(principal, sent, { ...caller, signal: shared }),
     });
@@ -220,15 +223,15 @@ export class KeptGrants {
    * its result, each waiting under its own signal (see `awaitShared`). Work stopped because every
    * caller left, and not settled yet, is not joined: a caller coming then starts it anew.
    *
-   * @param principal Whose grant.
+   * @param key Whose grant (the principal; a step-up's, apart).
    * @param caller The caller's signal, and the work to start unless it runs already.
    * @returns The grant.
    * @throws What the work threw, or the caller's signal's reason once it fired.
    */
-  #once(principal: string, caller: SharedGrant): Promise<Grant> {
+  #once(key: string, caller: SharedGrant): Promise<Grant> {
     // A caller without a signal never stops waiting: the work goes on while it waits.
     const { signal = new AbortController().signal, work } = caller;
-    let running = joinable(this.#pending.get(principal));
+    let running = joinable(this.#pending.get(key));
     if (running === undefined) {
       if (signal.aborted) return Promise.reject(abortedLikeFetch(signal.reason));
       const shared = sharedWork(this.#owner.signal);
@@ -236,10 +239,10 @@ export class KeptGrants {
         work(shared.signal)
           .then((grant) => (this.#renewalOf(grant), grant))
           .finally(() => {
-            if (this.#pending.get(principal) === started) this.#pending.delete(principal);
+            if (this.#pending.get(key) === started) this.#pending.delete(key);
           }),
       );
-      this.#pending.set(principal, started);
+      this.#pending.set(key, started);
       running = started;
     }
     return awaitShared(running, { signal, cancelled: abortedLikeFetch });

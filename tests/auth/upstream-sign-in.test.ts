@@ -1115,23 +1115,31 @@ const TOOLS_GRANT = {
 
 /**
  * A server whose `tools/call` needs `mcp:admin` (a 403 `insufficient_scope` for a token without
- * it), and an authorization server that issues `admin-token` for the code. Records every request
- * to the MCP server as `<method> <token>`.
+ * it) and that refuses the tokens in `revoked` (401), and an authorization server that issues
+ * `admin-token` for the code and `refreshed-token` for a refresh. Records every request to the
+ * MCP server as `<method> <token>`.
  */
-function scopedNetwork() {
+function scopedNetwork(revoked: ReadonlySet<string> = new Set()) {
   const sent: string[] = [];
   const fetch: Fetcher = (url, init) => {
     const metadata = metadataAnswer(url);
     if (metadata !== undefined) return Promise.resolve(metadata);
     if (url === `${AS}/token`) {
+      // A refresh keeps the grant's scopes.
       return Promise.resolve(
-        Response.json({ access_token: "admin-token", token_type: "Bearer", scope: "mcp:tools mcp:admin" }),
+        String(init.body).includes("grant_type=refresh_token")
+          ? Response.json({ access_token: "refreshed-token", token_type: "Bearer", scope: "mcp:tools" })
+          : Response.json({
+            access_token: "admin-token",
+            token_type: "Bearer",
+            scope: "mcp:tools mcp:admin",
+          }),
       );
     }
     const token = /^Bearer (.+)$/.exec(new Headers(init.headers).get("authorization") ?? "")?.[1] ?? "none";
     const method = (JSON.parse(String(init.body)) as { method: string }).method;
     sent.push(`${method} ${token}`);
-    if (token !== "tools-token" && token !== "admin-token") {
+    if (!["tools-token", "admin-token", "refreshed-token"].includes(token) || revoked.has(token)) {
       return Promise.resolve(
         new Response(null, {
           status: 401,
@@ -1243,6 +1251,34 @@ describe("createUpstreamSignIn(): a step-up (403 insufficient_scope)", () => {
       assert.deepEqual(await stored(), TOOLS_GRANT);
     });
   }
+
+  test("a refresh another request needs while the person signs in is made at once: it neither waits for the sign-in nor fails with it", async () => {
+    const revoked = new Set<string>();
+    const { fetch, sent } = scopedNetwork(revoked);
+    const asked = gate();
+    const answered = gate();
+    const { send } = await personSignIn(fetch, () => async () => {
+      asked.open();
+      await answered.opened;
+      throw new UpstreamAuthError("the person declined");
+    });
+    const call = send("tools/call").catch((error: Error) => error.message);
+    await asked.opened;
+    // The stored token is refused now (it expired): the next request refreshes it.
+    revoked.add("tools-token");
+    // Bounded, so that a refresh held up by the sign-in fails here rather than hangs the suite.
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const held = new Promise((resolve) => bound = setTimeout(() => resolve("held up by the sign-in"), 5_000));
+    assert.equal(await Promise.race([send("tools/list"), held]), "HTTP 200");
+    clearTimeout(bound);
+    answered.open();
+    assert.equal(await call, "the person declined");
+    assert.deepEqual(sent, [
+      "tools/call tools-token",
+      "tools/list tools-token",
+      "tools/list refreshed-token",
+    ]);
+  });
 
   test("finished: the stored grant serves the other requests while the person signs in, then its grant replaces it for the retried call and the next requests", async () => {
     const { fetch, sent } = scopedNetwork();
