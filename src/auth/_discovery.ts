@@ -118,9 +118,9 @@ export async function discoverResource(
       const resource = (error.cause as { body?: { resource?: unknown } } | undefined)?.body?.resource;
       if (typeof resource !== "string" || !identifiesServer(resource, serverUrl)) {
         throw new UpstreamAuthError(
-          `the protected resource metadata names the resource ${
-            JSON.stringify(String(resource).slice(0, 200))
-          }, expected "${withoutUrlSecrets(serverUrl.href)}" or a URL above it on the same origin`,
+          `the protected resource metadata names the resource ${shown(resource)}, expected ${
+            shown(serverUrl.href)
+          } or a URL above it on the same origin`,
         );
       }
       metadata = await oauth.processResourceDiscoveryResponse(new URL(resource), response);
@@ -145,11 +145,16 @@ export async function discoverResource(
   );
 }
 
+/** A URL in a message: quoted, its query's values hidden (a key, often), cut to 200 characters. */
+function shown(url: unknown): string {
+  return JSON.stringify(withoutUrlSecrets(String(url)).slice(0, 200));
+}
+
 /** The refusal of authorization server metadata whose `issuer` is not the one asked for. */
 function anotherIssuer(issuer: string, named: unknown): UpstreamAuthError {
   return new UpstreamAuthError(
-    `the authorization server metadata for "${issuer}" names the issuer ${
-      JSON.stringify(String(named).slice(0, 200))
+    `the authorization server metadata for ${shown(issuer)} names the issuer ${
+      shown(named)
     }, which is not identical; it is not used`,
   );
 }
@@ -202,7 +207,7 @@ export async function discoverAuthorizationServer(
         );
       }
       throw new UpstreamAuthError(
-        `the authorization server metadata for "${issuer}" is invalid: ${
+        `the authorization server metadata for ${shown(issuer)} is invalid: ${
           error instanceof Error ? error.message : String(error)
         }`,
       );
@@ -224,7 +229,7 @@ export async function discoverAuthorizationServer(
     }
     return metadata;
   }
-  throw new UpstreamAuthError(`no authorization server metadata found for "${issuer}"`);
+  throw new UpstreamAuthError(`no authorization server metadata found for ${shown(issuer)}`);
 }
 
 /** The endpoints of an authorization server's metadata a sign-in uses: the person's browser goes to the first, requests to the others. */

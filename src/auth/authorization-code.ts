@@ -40,11 +40,6 @@ export interface Grant {
   readonly expiresAt: number | null;
   /** The scopes asked for (or granted, when the server said). */
   readonly scopes: readonly string[];
-  /**
-   * The scopes asked for that the authorization server said it did not grant: a server that
-   * needs one of them is not sent to sign in for it again (see `SignedRequests`).
-   */
-  readonly withheld?: readonly string[] | undefined;
   /** The authorization server that issued them. */
   readonly issuer: string;
   /** The client id they were issued to. */
@@ -497,18 +492,6 @@ async function forgetRegistration(context: CodeGrantContext, registration: Regis
   }
 }
 
-/** A grant's scopes: those granted when the server said (and the asked ones it withheld), else those asked. */
-function scopesOf(
-  result: oauth.TokenEndpointResponse,
-  asked: readonly string[],
-): Pick<Grant, "scopes" | "withheld"> {
-  if (typeof result.scope !== "string") return { scopes: [...asked] };
-  const scopes = result.scope.split(" ").filter((scope) => scope !== "");
-  // offline_access is granted by a refresh token, and seldom listed: no server asks for it.
-  const withheld = asked.filter((scope) => !scopes.includes(scope) && scope !== "offline_access");
-  return withheld.length === 0 ? { scopes } : { scopes, withheld };
-}
-
 /**
  * The grant a token response makes: `Bearer` tokens, or `DPoP` tokens when a key was sent (a
  * server that answers `Bearer` to a DPoP request issued an unbound token: it is sent as such).
@@ -545,7 +528,7 @@ export function grantOf(
     accessToken: result.access_token,
     refreshToken: result.refresh_token ?? previousRefresh,
     expiresAt: result.expires_in === undefined ? null : clock.now() + result.expires_in * 1000,
-    ...scopesOf(result, asked),
+    scopes: typeof result.scope === "string" ? result.scope.split(" ").filter((s) => s !== "") : [...asked],
     issuer,
     clientId,
   };

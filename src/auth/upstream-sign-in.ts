@@ -147,24 +147,22 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
 }
 
 /**
- * The failure of a request refused (`insufficient_scope`) for scopes the grant's sign-in asked
- * for and the authorization server withheld; `undefined` for any other refusal.
+ * The failure of a request the server still refuses for want of scopes (`insufficient_scope`)
+ * once a step-up sign-in was made: the grant the sign-in got lacks them (the authorization server
+ * did not grant them, or the person took them out), or the step-ups in a row are used up.
  */
-function withheldScopes(
+function scopesNotGot(
   grant: Grant,
   challenge: (Challenge & { error: string | undefined }) | undefined,
+  after: string,
 ): UpstreamAuthError | undefined {
   if (challenge?.error !== "insufficient_scope") return undefined;
   const missing = (challenge.scopes ?? []).filter((scope) => !grant.scopes.includes(scope));
-  if (missing.length === 0 || !missing.every((scope) => grant.withheld?.includes(scope) === true)) {
-    return undefined;
-  }
+  const named = missing.length === 0 ? "" : ` ${missing.map((scope) => JSON.stringify(scope)).join(", ")}`;
   return new UpstreamAuthError(
-    `the server needs the scope ${
-      missing.map((scope) => JSON.stringify(scope)).join(", ")
-    } for this request, which the authorization server did not grant when the sign-in asked for it (it granted ${
+    `the server still refuses this request for want of the scope${named} ${after} (the token has ${
       JSON.stringify(grant.scopes.join(" "))
-    }); sign in again once it grants it`,
+    })`,
   );
 }
 
@@ -219,12 +217,14 @@ class SignedRequests {
           await discardBody(response);
           grant = await this.#grants.renew(principal, undefined, { ...stepUp, signal, overrides });
           response = await this.#send(url, init, grant);
-          const withheld = response.status === 403
-            ? withheldScopes(grant, await challengeOf(response))
+          // The sign-in is made, and the grant it got still lacks a scope: asking again would
+          // only ask the person for the same.
+          const lacking = response.status === 403
+            ? scopesNotGot(grant, await challengeOf(response), "after a sign-in for it")
             : undefined;
-          if (withheld !== undefined) {
+          if (lacking !== undefined) {
             await discardBody(response);
-            throw withheld;
+            throw lacking;
           }
         }
       }
@@ -237,9 +237,7 @@ class SignedRequests {
    * The step-up a 403 asks for: `insufficient_scope`, for the union of the scopes, at most
    * {@linkcode MAX_STEP_UPS} in a row; `undefined` when the 403 is the answer.
    *
-   * @throws {UpstreamAuthError} When the scopes the token lacks are ones its sign-in asked for
-   *   and the authorization server withheld: another sign-in would only ask the person for the
-   *   same again.
+   * @throws {UpstreamAuthError} When the step-ups in a row are used up.
    */
   async #stepUp(
     principal: string,
@@ -250,14 +248,12 @@ class SignedRequests {
     if (challenge?.error !== "insufficient_scope") return undefined;
     const needed = challenge.scopes ?? [];
     const union = [...new Set([...grant.scopes, ...needed])];
-    const withheld = withheldScopes(grant, challenge);
-    if (withheld !== undefined) throw withheld;
     const tries = this.#stepUps.get(principal) ?? 0;
+    if (tries >= MAX_STEP_UPS) {
+      throw scopesNotGot(grant, challenge, `after ${MAX_STEP_UPS} sign-ins for more in a row`)!;
+    }
     // A client credentials token with every scope asked for already cannot get more.
-    if (
-      tries >= MAX_STEP_UPS ||
-      (this.#options.transport.auth.kind === "client_credentials" && union.length === grant.scopes.length)
-    ) {
+    if (this.#options.transport.auth.kind === "client_credentials" && union.length === grant.scopes.length) {
       return undefined;
     }
     this.#stepUps.set(principal, tries + 1);

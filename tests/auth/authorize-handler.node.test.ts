@@ -445,7 +445,7 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
     assertSteppedUp(prompts, scoped, ["tools/call", "mcp:tools mcp:admin"]);
   });
 
-  test("a step-up for a scope the authorization server withholds asks the person once: the call, and the next, fail naming the scope", async () => {
+  test("a step-up whose sign-in does not get the scope (the authorization server withholds it) fails the call naming it; the person is asked twice in a row at most", async () => {
     const narrow = await startAuthorizationServer({ scopes: ["mcp:tools"], accessTokenTtl: TOKEN_TTL });
     const scoped = await startProtectedMcpServer(narrow, { toolCallScope: "mcp:admin" });
     const prompts: AuthorizationPrompt[] = [];
@@ -454,26 +454,28 @@ describe("the handler's authorize callback signs in to an OAuth-protected server
       policies: [filesPolicy("modern", "files", scoped.url)],
       authorize: signInAs("carol", prompts, narrow),
     });
-    const withheld = {
+    const refused = (after: string) => ({
       name: "ClientError",
       kind: "transport",
       message:
-        'Server "files": the server needs the scope "mcp:admin" for this request, which the authorization server did not grant when the sign-in asked for it (it granted "mcp:tools"); sign in again once it grants it',
-    };
+        `Server "files": the server still refuses this request for want of the scope "mcp:admin" ${after} (the token has "mcp:tools")`,
+    });
+    const scopesAsked = () => prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope"));
     try {
-      assert.deepEqual(await failure(whoami(client)), withheld);
-      assert.deepEqual(await failure(whoami(client)), withheld);
+      assert.deepEqual(await failure(whoami(client)), refused("after a sign-in for it"));
+      assert.deepEqual(await failure(whoami(client)), refused("after a sign-in for it"));
+      assert.deepEqual(await failure(whoami(client)), refused("after 2 sign-ins for more in a row"));
+      const STEP_UP = "mcp:tools mcp:admin offline_access";
+      assert.deepEqual(scopesAsked(), ["mcp:tools offline_access", STEP_UP, STEP_UP]);
+      // A request the token serves starts the count again.
       assert.deepEqual((await client.listTools("files")).tools.map((tool) => tool.name), ["whoami"]);
-      assert.deepEqual(await failure(whoami(client)), withheld);
+      assert.deepEqual(await failure(whoami(client)), refused("after a sign-in for it"));
+      assert.equal(prompts.length, 4);
     } finally {
       await client.close();
       await scoped.close();
       await narrow.close();
     }
-    assert.deepEqual(prompts.map((prompt) => new URL(prompt.url).searchParams.get("scope")), [
-      "mcp:tools offline_access",
-      "mcp:tools mcp:admin offline_access",
-    ]);
   });
 
   test("a step-up (403 insufficient_scope) the person declines fails the call, and the stored grant stays for the requests it has the scopes for", async () => {

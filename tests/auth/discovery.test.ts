@@ -185,6 +185,16 @@ describe("discoverAuthorizationServer()", () => {
     );
   });
 
+  test("hides the values of an issuer's query in what it reports", async () => {
+    const { fetch } = scripted({});
+    await assert.rejects(
+      discoverAuthorizationServer("https://as.example.com/?tenant_secret=S", { serverUrl: MCP, fetch }),
+      new UpstreamAuthError(
+        'no authorization server metadata found for "https://as.example.com/?tenant_secret=…"',
+      ),
+    );
+  });
+
   test("takes an issuer without a path whose metadata differs only by the trailing slash (Google's), and uses the metadata's", async () => {
     for (
       const [asked, named] of [["https://as.example.com/", "https://as.example.com"], [
