@@ -26,6 +26,7 @@ import { LineReader, Prompter } from "./_prompt-input.ts";
 import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
 import { safeJson } from "../_internal/safe-json.ts";
+import { INEXACT, inexactNumberIn } from "../checks/form/field-value.ts";
 import { safeLine, Screen } from "./_terminal.ts";
 import type { CliIo } from "./cli-io.ts";
 import { loadServerPolicy } from "./_policy-folder.ts";
@@ -303,5 +304,7 @@ function readArguments(json: string | undefined): JsonObject | string {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return `[json-args] must be a JSON object, received ${show(json)}`;
   }
+  const inexact = inexactNumberIn(json);
+  if (inexact !== undefined) return `[json-args] holds the number ${inexact}, ${INEXACT}`;
   return value as JsonObject;
 }

@@ -132,6 +132,19 @@ describe("sluice main()", () => {
         '[json-args] must be a JSON object, received "{a:1}", which is not JSON: at character 2, unexpected "a", expected a property name in double quotes or "}"',
       ),
     );
+    // A number JSON.parse would read as another is not sent; one it holds is, in any notation.
+    assert.deepEqual(
+      await run(["call", "demo", "add", '{"a": 12345678901234567890, "b": "12345678901234567890"}']),
+      usage(
+        "[json-args] holds the number 12345678901234567890, which has more digits than a number holds exactly",
+      ),
+    );
+    assert.deepEqual(
+      await run(["call", "demo", "add", '{"a": 1.0000000000000001}']),
+      usage(
+        "[json-args] holds the number 1.0000000000000001, which has more digits than a number holds exactly",
+      ),
+    );
     assert.deepEqual(
       await run(["call", "demo", "add", "--json=yes"]),
       usage('flag "--json" takes no value, received "yes"'),

@@ -447,6 +447,18 @@ function describeBrowserFlows(executablePath: string): void {
         await callTool(page);
         assert.equal(await resultText(page), "9007199254740991");
       });
+      // Arguments written as JSON (a schema that is not flat) are held to the same rule.
+      await withTool("ask_schema", async (page) => {
+        await page.getByLabel("Arguments (JSON object)").fill(
+          '{"requestedSchema": {}, "n": 1.0000000000000001}',
+        );
+        await callTool(page);
+        await page.waitForFunction(() => document.querySelector("#status")?.textContent !== "");
+        assert.equal(
+          await page.locator("#status").textContent(),
+          "The arguments hold the number 1.0000000000000001, which has more digits than a number holds exactly",
+        );
+      });
     });
 
     test("an access token typed in reloads the servers and keeps the server and tool picked when the list still has them: the call then goes", async () => {

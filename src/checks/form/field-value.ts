@@ -99,7 +99,8 @@ export function numberFromText(text: string): number | string {
   return Number(trimmed);
 }
 
-const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** A decimal number, written so that no text makes it backtrack more than once per character. */
+const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** What the command line and the playground say of typed digits that {@linkcode isInexactNumber}. */
 export const INEXACT = "which has more digits than a number holds exactly";
@@ -123,6 +124,29 @@ export function isInexactNumber(text: string): boolean {
   const number = Number(trimmed);
   return Number.isFinite(number) && decimalOf(trimmed) !== decimalOf(String(number));
 }
+
+/**
+ * The first number of JSON text (a tool's arguments as typed) that a number does not hold as
+ * typed ({@linkcode isInexactNumber}): `JSON.parse` would read it as another.
+ *
+ * @param json JSON text.
+ * @returns The number as written, or `undefined` when every number is held as typed.
+ * @example
+ * ```ts
+ * import { inexactNumberIn } from "./field-value.ts";
+ * console.log(inexactNumberIn('{"id": 12345678901234567890, "note": "1.0000000000000001"}')); // 12345678901234567890
+ * console.log(inexactNumberIn('{"a": 1.5}')); // undefined
+ * ```
+ */
+export function inexactNumberIn(json: string): string | undefined {
+  for (const [token] of json.matchAll(JSON_TOKENS)) {
+    if (token[0] !== '"' && isInexactNumber(token)) return token;
+  }
+  return undefined;
+}
+
+/** JSON's strings (skipped, so that digits inside them are not read) and numbers. */
+const JSON_TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /**
  * A decimal number's value written one way (`0.05`, `5e-2` and `.050` alike): its significant

@@ -8,7 +8,7 @@ import { el, newId, unsetSelect } from "./elements.ts";
 import { page } from "./page.ts";
 import { isObject, type JsonObject, own, ownArray, ownObject, text } from "./read-json.ts";
 import type { Tool } from "./rpc.ts";
-import { INEXACT, numberFromText } from "../../checks/form/field-value.ts";
+import { INEXACT, inexactNumberIn, numberFromText } from "../../checks/form/field-value.ts";
 
 /** The call's arguments as typed in, or why they cannot be sent. */
 export type ArgumentsRead = { readonly args: JsonObject } | { readonly problem: string };
@@ -101,7 +101,11 @@ function parseJsonArguments(source: string): ArgumentsRead {
   } catch {
     return { problem: "The arguments are not valid JSON" };
   }
-  return isObject(value) ? { args: value } : { problem: "The arguments must be a JSON object" };
+  if (!isObject(value)) return { problem: "The arguments must be a JSON object" };
+  const inexact = inexactNumberIn(source);
+  return inexact === undefined
+    ? { args: value }
+    : { problem: `The arguments hold the number ${inexact}, ${INEXACT}` };
 }
 
 function argumentField(name: string, schema: unknown, required: boolean) {
