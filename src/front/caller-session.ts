@@ -831,6 +831,7 @@ function enumsFor20250618(form: RequestedSchema): RequestedSchema {
  */
 function unfitIn20250618(request: InputRequest): string | undefined {
   if (request.method === "elicitation/create") {
+    if ((request.params as { mode?: unknown }).mode === "url") return "whose elicitation has no URL mode";
     const properties = (request.params as { requestedSchema?: { properties?: unknown } }).requestedSchema
       ?.properties;
     if (typeof properties !== "object" || properties === null) return undefined;

@@ -573,6 +573,25 @@ describe("CallerSession with a 2025-06-18 caller", () => {
     });
   }
 
+  test("a URL elicitation is not sent to it: refused upstream -32602, naming the mode its version lacks", async () => {
+    const { call, answered, close } = askedOf20250618({
+      method: "elicitation/create",
+      params: { mode: "url", message: "Sign in", url: "https://login.example.com/start" },
+    });
+    const response = await call();
+    assert.deepEqual(await response.json(), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: {
+        code: -32602,
+        message:
+          'Input request "k" (elicitation/create) from server "demo" refused by policy: Invalid params: the caller speaks 2025-06-18, whose elicitation has no URL mode',
+      },
+    });
+    assert.equal(answered(), undefined);
+    await close();
+  });
+
   test("a titled single-select (oneOf) reaches it as enum + enumNames, fitting its schema, and its choice passes the post-check", async () => {
     const oneOf = [{ const: "r", title: "Red" }, { const: "g", title: "Green" }];
     const size = { type: "string", enum: ["s", "l"] };
