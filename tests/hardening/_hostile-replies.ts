@@ -1,7 +1,8 @@
 /**
  * The hostile answers of `_hostile-http-server.ts`, one per tool name: bodies and SSE events
  * larger than any limit, streams that never end, deep JSON, a round of 10 000 input requests (a
- * `-32042` with 10 000 URL elicitations in the legacy era), a 1 MB `requestState`, a flood of
+ * `-32042` with 10 000 URL elicitations in the legacy era, and one with a single one), a 1 MB
+ * `requestState`, a flood of
  * notifications and progress that never ends. Each writes to a `node:http` response and logs when
  * the client cut it.
  *
@@ -22,6 +23,7 @@ export const TOOLS: readonly string[] = [
   "big-state",
   "flood",
   "many-urls",
+  "one-url",
   "progress-forever",
 ];
 
@@ -118,8 +120,9 @@ export function answerTool(
         events.map((event) => `event: message\ndata: ${JSON.stringify(event)}\n\n`).join(""),
       );
     }
+    case "one-url":
     case "many-urls": {
-      const elicitations = Array.from({ length: 10_000 }, (_, n) => ({
+      const elicitations = Array.from({ length: name === "one-url" ? 1 : 10_000 }, (_, n) => ({
         mode: "url",
         elicitationId: `e${n}`,
         url: `https://login.example.com/${n}`,

@@ -94,6 +94,24 @@ describe("maxInputRequests in the legacy era", () => {
   });
 });
 
+describe("a -32042 to a client without URL elicitation", () => {
+  test("fails the call naming what it needs (the server answered the call with an error, as it may), and the session goes on", async () => {
+    const client = createClient({
+      name: "hardening",
+      policies: [{ server: "hostile", transport: { url: `${peer.origin}/legacy` }, era: "legacy" }],
+    });
+    try {
+      assert.deepEqual(await failure(client, "hostile", "one-url"), [
+        "input_handler",
+        'Server "hostile" requires a URL elicitation first, which this client did not declare',
+      ]);
+      assert.deepEqual(await client.callTool("hostile", "echo"), echo);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("the legacy standalone GET stream against a hostile server", () => {
   test("an endless event on the listen stream closes that stream; requests go on", async () => {
     const client = legacyClient([

@@ -339,6 +339,15 @@ export class LegacyServerSession implements ServerSession {
       });
       // One the handler defers goes to the call's caller (the front's), as a request would.
       const result = await answerDeferral(checked, context.onDeferred, context.signal);
+      if (!result.ok && result.stage === "capability") {
+        // Not the server's protocol broken (it answered the call with an error, as it may): the
+        // call needs what this client does not do.
+        throw new ClientError(
+          "input_handler",
+          `Server "${this.serverId}" requires a URL elicitation first, which this client did not declare`,
+          { serverId: this.serverId, code: -32603 },
+        );
+      }
       if (!result.ok) throw inputError(this.serverId, `elicitations[${index}]`, "elicitation/create", result);
       const action = (result.answer as { action?: unknown }).action;
       if (action !== "accept") {
