@@ -135,7 +135,7 @@ export class KeptGrants {
     // A step-up waits for the person, minutes maybe: it is shared by the step-ups alone, so a
     // refresh that other requests need meanwhile is not held up by it, nor fails with it.
     const stepUp = caller.again !== undefined && this.#options.transport.auth.kind !== "client_credentials";
-    return this.#once(stepUp ? `${principal}\u0000step-up` : principal, {
+    return this.#once(stepUp ? stepUpKey(principal) : principal, {
       signal: caller.signal,
       work: (shared) => this.#renewed(principal, sent, { ...caller, signal: shared }),
     });
@@ -163,7 +163,7 @@ export class KeptGrants {
       return await this.#machineToken(principal, ask);
     }
     if (ask.again !== undefined) return await this.#stepUp(principal, ask);
-    const stored = await readGrant(tokens, key);
+    let stored = await readGrant(tokens, key);
     if (stored !== undefined) {
       // Another request (or instance) signed in meanwhile.
       if (stored.accessToken !== sent?.accessToken && this.#usable(stored)) return stored;
@@ -171,10 +171,22 @@ export class KeptGrants {
         const renewed = await this.#source.refresh(principal, stored, ask);
         if (renewed !== undefined) return renewed;
       }
-      // The server refused it, and it cannot be refreshed: no other request is to send it.
-      await tokens.delete(key);
     }
+    // The person is asked one sign-in at a time: a step-up asking them now may bring the grant.
+    const steppingUp = joinable(this.#pending.get(stepUpKey(principal)));
+    if (steppingUp !== undefined) {
+      const stepped = await steppingUp.catch(() => undefined);
+      if (stepped !== undefined && this.#usable(stepped)) return stepped;
+      stored = await readGrant(tokens, key);
+    }
+    // The server refused it, and it cannot be refreshed: no other request is to send it.
+    if (stored !== undefined) await tokens.delete(key);
     return await this.#source.signInByPerson(principal, ask);
+  }
+
+  /** Whether a step-up sign-in of the principal's is waiting for the person. */
+  steppingUp(principal: string): boolean {
+    return joinable(this.#pending.get(stepUpKey(principal))) !== undefined;
   }
 
   /**
@@ -276,4 +288,9 @@ export class KeptGrants {
     }
     return at;
   }
+}
+
+/** The key of a principal's step-up in the shared work: apart from its refreshes (see `renew`). */
+function stepUpKey(principal: string): string {
+  return `${principal}\u0000step-up`;
 }

@@ -28,6 +28,7 @@ import type { Grant, PendingFlow } from "./authorization-code.ts";
 import { type Challenge, challengeOf } from "./_challenge.ts";
 import {
   type Authorize,
+  type GrantAsk,
   GrantSource,
   type SignInOverrides,
   type SignInRequest,
@@ -200,23 +201,17 @@ class SignedRequests {
         if (challenge === undefined) throw unrefreshed;
         grant = await this.#grants.renew(principal, grant, { challenge, signal, overrides });
         response = await this.#send(url, init, grant);
-        if (response.status === 401) {
-          await this.#grants.forget(principal);
-          await discardBody(response);
-          const error = (await challengeOf(response))?.error;
-          throw new UpstreamAuthError(
-            `sign-in failed: the server refused the access token it was just issued (HTTP 401${
-              error === undefined ? "" : `, error "${error}"`
-            })`,
-          );
-        }
+        if (response.status === 401) await this.#refusedNewToken(principal, response);
       }
       if (response.status === 403 && grant !== undefined) {
-        const stepUp = await this.#stepUp(principal, grant, response);
+        const challenge = await challengeOf(response);
+        const stepUp = this.#stepUp(principal, grant, challenge, { signal, overrides });
         if (stepUp !== undefined) {
+          stepUp.catch(() => {});
           await discardBody(response);
-          grant = await this.#grants.renew(principal, undefined, { ...stepUp, signal, overrides });
+          grant = await stepUp;
           response = await this.#send(url, init, grant);
+          if (response.status === 401) await this.#refusedNewToken(principal, response);
           // The sign-in is made, and the grant it got still lacks a scope: asking again would
           // only ask the person for the same.
           const lacking = response.status === 403
@@ -228,36 +223,53 @@ class SignedRequests {
           }
         }
       }
-      if (response.status !== 403) this.#stepUps.delete(principal);
+      // A request that went through starts the step-ups' count again.
+      if (response.status !== 403 && response.status !== 401) this.#stepUps.delete(principal);
       return response;
     };
   }
 
+  /** A token just issued that the server refuses: forgotten, and the request fails. */
+  async #refusedNewToken(principal: string, response: Response): Promise<never> {
+    await this.#grants.forget(principal);
+    await discardBody(response);
+    const error = (await challengeOf(response))?.error;
+    throw new UpstreamAuthError(
+      `sign-in failed: the server refused the access token it was just issued (HTTP 401${
+        error === undefined ? "" : `, error "${error}"`
+      })`,
+    );
+  }
+
   /**
    * The step-up a 403 asks for: `insufficient_scope`, for the union of the scopes, at most
-   * {@linkcode MAX_STEP_UPS} in a row; `undefined` when the 403 is the answer.
+   * {@linkcode MAX_STEP_UPS} sign-ins in a row; `undefined` when the 403 is the answer. Decided
+   * and started at once, with no wait between (the requests refused together count one sign-in).
    *
+   * @returns The step-up's grant, coming.
    * @throws {UpstreamAuthError} When the step-ups in a row are used up.
    */
-  async #stepUp(
+  #stepUp(
     principal: string,
     grant: Grant,
-    response: Response,
-  ): Promise<{ challenge: Challenge; again: readonly string[] } | undefined> {
-    const challenge = await challengeOf(response);
+    challenge: (Challenge & { error: string | undefined }) | undefined,
+    ask: Pick<GrantAsk, "signal" | "overrides">,
+  ): Promise<Grant> | undefined {
     if (challenge?.error !== "insufficient_scope") return undefined;
-    const needed = challenge.scopes ?? [];
-    const union = [...new Set([...grant.scopes, ...needed])];
+    const again = [...new Set([...grant.scopes, ...challenge.scopes ?? []])];
+    const renew = () => this.#grants.renew(principal, undefined, { ...ask, challenge, again });
+    // A step-up the person is asked for now is joined, and counts once.
+    if (this.#grants.steppingUp(principal)) return renew();
     const tries = this.#stepUps.get(principal) ?? 0;
     if (tries >= MAX_STEP_UPS) {
       throw scopesNotGot(grant, challenge, `after ${MAX_STEP_UPS} sign-ins for more in a row`)!;
     }
     // A client credentials token with every scope asked for already cannot get more.
-    if (this.#options.transport.auth.kind === "client_credentials" && union.length === grant.scopes.length) {
+    if (this.#options.transport.auth.kind === "client_credentials" && again.length === grant.scopes.length) {
       return undefined;
     }
     this.#stepUps.set(principal, tries + 1);
-    return { challenge, again: union };
+    return renew();
   }
 
   /** Sends `init` with the grant's token; a DPoP nonce the server asks for is sent once more. */

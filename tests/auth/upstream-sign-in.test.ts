@@ -1170,11 +1170,12 @@ function scopedNetwork(revoked: ReadonlySet<string> = new Set()) {
 async function personSignIn(
   fetch: Fetcher,
   authorize: ((signIn: UpstreamSignIn, tokens: TokenStore) => Authorize) | undefined,
+  grant: object = TOOLS_GRANT,
 ) {
   const clock = { now: () => 1_000 };
   const tokens = createMemoryTokenStore({ clock });
   const key = grantKey({ server: "s", endpoint: MCP }, "");
-  await tokens.set(key, JSON.stringify(TOOLS_GRANT));
+  await tokens.set(key, JSON.stringify(grant));
   const { transport } = compilePolicy({
     server: "s",
     transport: { url: MCP, auth: { oauth: { clientId: "c", issuer: AS } } },
@@ -1278,6 +1279,69 @@ describe("createUpstreamSignIn(): a step-up (403 insufficient_scope)", () => {
       "tools/list tools-token",
       "tools/list refreshed-token",
     ]);
+  });
+
+  test("requests refused together share one step-up: the person is asked once, and each goes through", async () => {
+    const { fetch, sent } = scopedNetwork();
+    let prompts = 0;
+    const { send } = await personSignIn(fetch, (signIn, tokens) => async (request, signal) => {
+      prompts++;
+      await completes(signIn, tokens)(request, signal);
+    });
+    assert.deepEqual(await Promise.all([send("tools/call"), send("tools/call"), send("tools/call")]), [
+      "HTTP 200",
+      "HTTP 200",
+      "HTTP 200",
+    ]);
+    assert.equal(prompts, 1);
+    assert.deepEqual(sent.filter((line) => line.endsWith("admin-token")).length, 3);
+  });
+
+  test("a request whose token is refused while the person signs in for a step-up, and cannot be refreshed, waits for that sign-in and takes its grant: the person is asked once", async () => {
+    const revoked = new Set<string>();
+    const { fetch, sent } = scopedNetwork(revoked);
+    const asked = gate();
+    const answered = gate();
+    const scopes: (string | null)[] = [];
+    const { send, stored } = await personSignIn(
+      fetch,
+      (signIn, tokens) => async (request, signal) => {
+        scopes.push(new URL(request.url).searchParams.get("scope"));
+        asked.open();
+        await answered.opened;
+        await completes(signIn, tokens)(request, signal);
+      },
+      { ...TOOLS_GRANT, refreshToken: undefined },
+    );
+    const call = send("tools/call");
+    await asked.opened;
+    revoked.add("tools-token");
+    const listed = send("tools/list");
+    answered.open();
+    assert.deepEqual([await call, await listed], ["HTTP 200", "HTTP 200"]);
+    assert.deepEqual(scopes, ["mcp:tools mcp:admin"]);
+    assert.deepEqual(sent, [
+      "tools/call tools-token",
+      "tools/list tools-token",
+      "tools/call admin-token",
+      "tools/list admin-token",
+    ]);
+    assert.deepEqual((await stored() as { scopes: unknown }).scopes, ["mcp:tools", "mcp:admin"]);
+  });
+
+  test("a step-up's token the server refuses (401) fails the request as any new token refused, its grant forgotten", async () => {
+    const { fetch } = scopedNetwork(new Set(["admin-token"]));
+    let prompts = 0;
+    const { send, stored } = await personSignIn(fetch, (signIn, tokens) => async (request, signal) => {
+      prompts++;
+      await completes(signIn, tokens)(request, signal);
+    });
+    const refused = new UpstreamAuthError(
+      "sign-in failed: the server refused the access token it was just issued (HTTP 401)",
+    );
+    await assert.rejects(send("tools/call"), refused);
+    assert.equal(await stored(), null);
+    assert.equal(prompts, 1);
   });
 
   test("finished: the stored grant serves the other requests while the person signs in, then its grant replaces it for the retried call and the next requests", async () => {
