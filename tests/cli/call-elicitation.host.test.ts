@@ -81,7 +81,7 @@ describe("sluice call: elicitation forms, field by field", () => {
     assert.equal(result.code, 0);
     assert.ok(
       result.stdout.includes(
-        '> 12345678901234567890\n  invalid: "Account": an integer; received "12345678901234567890", which has more digits than a number holds exactly\n> 9007199254740991\n',
+        '> 12345678901234567890\n  invalid: "Account": an integer; received "12345678901234567890", which a number cannot hold as written\n> 9007199254740991\n',
       ),
       result.stdout,
     );

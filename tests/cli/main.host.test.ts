@@ -136,14 +136,19 @@ describe("sluice main()", () => {
     assert.deepEqual(
       await run(["call", "demo", "add", '{"a": 12345678901234567890, "b": "12345678901234567890"}']),
       usage(
-        "[json-args] holds the number 12345678901234567890, which has more digits than a number holds exactly",
+        "[json-args] holds the number 12345678901234567890, which a number cannot hold as written",
       ),
     );
     assert.deepEqual(
       await run(["call", "demo", "add", '{"a": 1.0000000000000001}']),
       usage(
-        "[json-args] holds the number 1.0000000000000001, which has more digits than a number holds exactly",
+        "[json-args] holds the number 1.0000000000000001, which a number cannot hold as written",
       ),
+    );
+    // One past ±1.8e308 would be sent as null.
+    assert.deepEqual(
+      await run(["call", "demo", "add", '{"a": -1e400}']),
+      usage("[json-args] holds the number -1e400, which a number cannot hold as written"),
     );
     assert.deepEqual(
       await run(["call", "demo", "add", "--json=yes"]),

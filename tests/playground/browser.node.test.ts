@@ -209,7 +209,7 @@ function describeBrowserFlows(executablePath: string): void {
           'field "e" expected an email address',
           'field "d" expected a calendar date (YYYY-MM-DD)',
           'field "x" expected a finite number',
-          'field "n" received "12345678901234567890", which has more digits than a number holds exactly',
+          'field "n" received "12345678901234567890", which a number cannot hold as written',
         ]);
       });
     });
@@ -440,7 +440,7 @@ function describeBrowserFlows(executablePath: string): void {
         await page.waitForFunction(() => document.querySelector("#status")?.textContent !== "");
         assert.equal(
           await page.locator("#status").textContent(),
-          'Argument "a" received "12345678901234567890", which has more digits than a number holds exactly',
+          'Argument "a" received "12345678901234567890", which a number cannot hold as written',
         );
         await page.getByLabel("a", { exact: true }).fill("9007199254740991");
         await page.getByLabel("b", { exact: true }).fill("0");
@@ -456,7 +456,7 @@ function describeBrowserFlows(executablePath: string): void {
         await page.waitForFunction(() => document.querySelector("#status")?.textContent !== "");
         assert.equal(
           await page.locator("#status").textContent(),
-          "The arguments hold the number 1.0000000000000001, which has more digits than a number holds exactly",
+          "The arguments hold the number 1.0000000000000001, which a number cannot hold as written",
         );
       });
     });

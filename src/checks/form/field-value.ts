@@ -103,7 +103,7 @@ export function numberFromText(text: string): number | string {
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** What the command line and the playground say of typed digits that {@linkcode isInexactNumber}. */
-export const INEXACT = "which has more digits than a number holds exactly";
+export const INEXACT = "which a number cannot hold as written";
 
 /**
  * Whether typed text is a decimal number that a number does not hold as typed: sent, it would
@@ -127,7 +127,7 @@ export function isInexactNumber(text: string): boolean {
 
 /**
  * The first number of JSON text (a tool's arguments as typed) that a number does not hold as
- * typed ({@linkcode isInexactNumber}): `JSON.parse` would read it as another.
+ * typed ({@linkcode isInexactNumber}), or at all (`1e400`): `JSON.parse` would read it as another.
  *
  * @param json JSON text.
  * @returns The number as written, or `undefined` when every number is held as typed.
@@ -140,7 +140,8 @@ export function isInexactNumber(text: string): boolean {
  */
 export function inexactNumberIn(json: string): string | undefined {
   for (const [token] of json.matchAll(JSON_TOKENS)) {
-    if (token[0] !== '"' && isInexactNumber(token)) return token;
+    // JSON.stringify sends one past ±1.8e308 as null.
+    if (token[0] !== '"' && (isInexactNumber(token) || !Number.isFinite(Number(token)))) return token;
   }
   return undefined;
 }
