@@ -172,8 +172,8 @@ class SignedRequests {
   readonly #grants: KeptGrants;
   readonly #options: UpstreamSignInOptions;
   /**
-   * Step-up sign-ins in a row, per principal: counted until a response is no 403, whether or not
-   * the person finished signing in meanwhile.
+   * Step-up sign-ins in a row, per principal: counted until a request goes through (a response
+   * neither 403 nor 401), whether or not the person finished signing in meanwhile.
    */
   readonly #stepUps = new Map<string, number>();
   /** The MCP server's last DPoP nonce (RFC 9449 §9), sent in the next proofs. */
