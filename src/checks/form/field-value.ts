@@ -102,7 +102,7 @@ export function numberFromText(text: string): number | string {
 /** A decimal number, written so that no text makes it backtrack more than once per character. */
 const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** What the command line and the playground say of typed digits that {@linkcode isInexactNumber}. */
+/** What the command line and the playground say of a typed number a number cannot hold ({@linkcode isInexactNumber}). */
 export const INEXACT = "which a number cannot hold as written";
 
 /**
