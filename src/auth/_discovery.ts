@@ -23,6 +23,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import { discardBody } from "../transport/body-reader.ts";
 import { withoutUrlSecrets } from "../_internal/url-query.ts";
+import { quote } from "../_internal/quote.ts";
 
 /** What the protected resource metadata says. */
 export interface ResourceMetadata {
@@ -145,9 +146,9 @@ export async function discoverResource(
   );
 }
 
-/** A URL in a message: quoted, its query's values hidden (a key, often), cut to 200 characters. */
+/** A URL in a message: its query's values hidden (a key, often), quoted as any text a server sent. */
 function shown(url: unknown): string {
-  return JSON.stringify(withoutUrlSecrets(String(url)).slice(0, 200));
+  return quote(withoutUrlSecrets(String(url)), 200);
 }
 
 /** The refusal of authorization server metadata whose `issuer` is not the one asked for. */

@@ -152,12 +152,7 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
  * once a step-up sign-in was made: the grant the sign-in got lacks them (the authorization server
  * did not grant them, or the person took them out), or the step-ups in a row are used up.
  */
-function scopesNotGot(
-  grant: Grant,
-  challenge: (Challenge & { error: string | undefined }) | undefined,
-  after: string,
-): UpstreamAuthError | undefined {
-  if (challenge?.error !== "insufficient_scope") return undefined;
+function scopesNotGot(grant: Grant, challenge: Challenge, after: string): UpstreamAuthError {
   const missing = (challenge.scopes ?? []).filter((scope) => !grant.scopes.includes(scope));
   const named = missing.length === 0 ? "" : ` ${missing.map((scope) => JSON.stringify(scope)).join(", ")}`;
   return new UpstreamAuthError(
@@ -214,12 +209,10 @@ class SignedRequests {
           if (response.status === 401) await this.#refusedNewToken(principal, response);
           // The sign-in is made, and the grant it got still lacks a scope: asking again would
           // only ask the person for the same.
-          const lacking = response.status === 403
-            ? scopesNotGot(grant, await challengeOf(response), "after a sign-in for it")
-            : undefined;
-          if (lacking !== undefined) {
+          const again = response.status === 403 ? await challengeOf(response) : undefined;
+          if (again?.error === "insufficient_scope") {
             await discardBody(response);
-            throw lacking;
+            throw scopesNotGot(grant, again, "after a sign-in for it");
           }
         }
       }
@@ -262,7 +255,7 @@ class SignedRequests {
     if (this.#grants.steppingUp(principal)) return renew();
     const tries = this.#stepUps.get(principal) ?? 0;
     if (tries >= MAX_STEP_UPS) {
-      throw scopesNotGot(grant, challenge, `after ${MAX_STEP_UPS} sign-ins for more in a row`)!;
+      throw scopesNotGot(grant, challenge, `after ${MAX_STEP_UPS} sign-ins for more in a row`);
     }
     // A client credentials token with every scope asked for already cannot get more.
     if (this.#options.transport.auth.kind === "client_credentials" && again.length === grant.scopes.length) {

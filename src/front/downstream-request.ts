@@ -56,41 +56,33 @@ export interface DownstreamRefusal {
  * @param maxJsonDepth The deepest nesting accepted: the server's `maxJsonDepth`.
  * @returns The message, or the refusal (`-32700` for text that is not JSON or nests too deep,
  *   `-32600` for JSON that is not one JSON-RPC message: a batch, a number, a request without a
- *   method; with the request's id when it is readable, see {@linkcode readableId}).
+ *   method; with the request's id when it is readable, see {@linkcode readableId}). A refused
+ *   body that claims to answer a request the front sent (an `id`, `result` or `error`, no
+ *   `method`) comes with `answer`, the error response standing for it: a 2025 caller's session
+ *   settles that request with it, so the server is answered at once, not at its deadline.
  */
 export function parseDownstream(
   text: string,
   maxJsonDepth: number,
-): { readonly message: JsonRpcMessage } | DownstreamRefusal {
+): { readonly message: JsonRpcMessage } | DownstreamRefusal & { readonly answer?: JsonRpcErrorResponse } {
   const json = parseJsonText(text, { maxDepth: maxJsonDepth });
   if (!json.ok) return refusal(400, null, -32700, `Parse error: ${json.message}`);
   const parsed = decodeMessage(json.value);
-  if (!parsed.ok) return refusal(400, readableId(json.value), -32600, `Invalid request: ${parsed.message}`);
-  return { message: parsed.value };
+  if (parsed.ok) return { message: parsed.value };
+  const refused = refusal(400, readableId(json.value), -32600, `Invalid request: ${parsed.message}`);
+  const answer = garbledAnswer(json.value, parsed.message);
+  return answer === undefined ? refused : { ...refused, answer };
 }
 
-/**
- * A body that claims to answer a request the front sent (an `id`, `result` or `error`, no
- * `method`) but is no JSON-RPC response, read as the caller's refusal of that request: a 2025
- * caller's session settles its request with it (the server is answered at once, not at its
- * deadline), while the POST itself is refused as any message that does not decode.
- *
- * @param text The body, which {@linkcode parseDownstream} refused.
- * @param maxJsonDepth The deepest nesting accepted.
- * @returns The error response standing for the answer, or `undefined` when the body is no answer.
- */
-export function malformedAnswer(text: string, maxJsonDepth: number): JsonRpcErrorResponse | undefined {
-  const json = parseJsonText(text, { maxDepth: maxJsonDepth });
-  if (!json.ok || !isObject(json.value) || "method" in json.value) return undefined;
-  const { id } = json.value;
-  if (!("result" in json.value || "error" in json.value)) return undefined;
+/** A body that claims to answer a request by its id, read as the caller's refusal of it. */
+function garbledAnswer(value: unknown, why: string): JsonRpcErrorResponse | undefined {
+  if (!isObject(value) || "method" in value || !("result" in value || "error" in value)) return undefined;
+  const { id } = value;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  const decoded = decodeMessage(json.value);
-  if (decoded.ok) return undefined;
   return {
     jsonrpc: "2.0",
     id: id as RequestId,
-    error: { code: -32603, message: `The caller's answer is no JSON-RPC response: ${decoded.message}` },
+    error: { code: -32603, message: `The caller's answer is no JSON-RPC response: ${why}` },
   };
 }
 

@@ -114,7 +114,8 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   const method = request.message.method as MrtrMethod;
   const { _meta: _ignored, inputResponses: callerAnswers, requestState: callerState, ...original } =
     request.params;
-  if (callerAnswersOf(callerAnswers) === undefined) return malformedAnswers(callerAnswers);
+  const answered = callerAnswersOf(callerAnswers);
+  if (answered === undefined) return malformedAnswers(callerAnswers);
   if (method === "tools/call") {
     // Before a retry's state is opened (and its nonce spent): a caller told -32020 lists the
     // tools again and retries the same request.
@@ -130,7 +131,7 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   let progress: CallProgress = { rounds: 0, startedAt: input.clock.now() };
   let deadline: LinkedSignal | undefined;
   if (callerState !== undefined) {
-    const retry = await openCallerRetry(input, callerState, callerAnswers, await digestOnce());
+    const retry = await openCallerRetry(input, callerState, answered, await digestOnce());
     if ("kind" in retry) return retry;
     ({ resume, progress, spent } = retry);
     // This request's flow ends with the whole call's time, not its own.
@@ -302,7 +303,7 @@ interface Resume {
 async function openCallerRetry(
   input: FrontCallInput,
   callerState: unknown,
-  callerAnswers: unknown,
+  answered: Readonly<Record<string, unknown>>,
   requestDigest: string,
 ): Promise<
   | { readonly resume?: Resume; readonly spent?: string | undefined; readonly progress: CallProgress }
@@ -324,8 +325,6 @@ async function openCallerRetry(
     const reason = new DeadlineReached("total", maxTotalTimeoutMs);
     return await failed(input, abortError(server.policy.server, request.message.method, reason));
   }
-  // Malformed answers were refused before (frontCall).
-  const answered = callerAnswersOf(callerAnswers) ?? {};
   const asked = Object.keys(opened.state.pending);
   const keys = asked.filter((key) => Object.hasOwn(answered, key));
   const answers: Record<string, unknown> = Object.assign(Object.create(null), opened.state.answers);

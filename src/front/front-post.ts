@@ -17,7 +17,6 @@ import type { CallerGate } from "./front-callers.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
   classifyDownstream,
-  malformedAnswer,
   parseDownstream,
   readDownstreamRequest,
   refusal,
@@ -77,8 +76,10 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
   if ("status" in parsed) {
     // A 2025 caller's garbled answer to a request the front sent it: the request is answered
     // refused now, not left to its deadline (minutes, for a form).
-    const answer = server === undefined ? undefined : malformedAnswer(text, limits.maxJsonDepth);
-    if (answer !== undefined && classifyDownstream(answer, request.headers) === "legacy") {
+    const { answer } = parsed;
+    if (
+      server !== undefined && answer !== undefined && classifyDownstream(answer, request.headers) === "legacy"
+    ) {
       await parts.serveLegacy({ request, serverId, message: answer, principal });
     }
     return respond(c, parsed);

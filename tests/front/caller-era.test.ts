@@ -279,7 +279,19 @@ describe("parseDownstream() ids", () => {
       [
         invalid(undefined, "Invalid request: $.id: expected a safe integer, received 1.5"),
         invalid(undefined, "Invalid request: $.id: expected (number | string), received null"),
-        invalid(undefined, 'Invalid request: $.error: expected Object, received "bad"'),
+        {
+          ...invalid(undefined, 'Invalid request: $.error: expected Object, received "bad"'),
+          // A garbled answer stands as the caller's refusal of the request it names.
+          answer: {
+            jsonrpc: "2.0",
+            id: 1,
+            error: {
+              code: -32603,
+              message:
+                `The caller's answer is no JSON-RPC response: $.error: expected Object, received "bad"`,
+            },
+          },
+        },
       ],
     );
   });
