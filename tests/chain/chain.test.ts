@@ -509,10 +509,14 @@ describe("createChain()", () => {
         version: answerer,
         signal: new AbortController().signal,
       });
-      assert.deepEqual([elsewhere.ok, !elsewhere.ok && elsewhere.refusal.message], [
-        false,
-        "Sampling answer refused: $.content: expected Object, received Array",
-      ]);
+      assert.deepEqual(elsewhere, {
+        ok: false,
+        stage: "policy",
+        refusal: {
+          code: -32603,
+          message: "Sampling answer refused: $.content: expected Object, received Array",
+        },
+      });
       assert.deepEqual(chain.checkAnswer(old, { ...reply, content: [reply.content] }, answerer), {
         ok: true,
         value: reply,
@@ -520,8 +524,8 @@ describe("createChain()", () => {
     }
     // A 2025-06-18 caller's one block, to a 2025-11-25 server, as before; two blocks are that version's.
     const newer = await deferredIn("2025-11-25");
-    assert.equal(chain.checkAnswer(newer, reply, "2025-06-18").ok, true);
-    assert.equal(chain.checkAnswer(newer, twoBlocks, "2025-06-18").ok, true);
+    assert.deepEqual(chain.checkAnswer(newer, reply, "2025-06-18"), { ok: true, value: reply });
+    assert.deepEqual(chain.checkAnswer(newer, twoBlocks, "2025-06-18"), { ok: true, value: twoBlocks });
   });
 
   test("admit() is the capability gate alone: it passes declared kinds and refuses the rest with -32601", () => {

@@ -202,7 +202,13 @@ describe("decodeCreateMessageResult()", () => {
     const read = decodeCreateMessageResult("2025-06-18", answer);
     same(read, { ok: true, value: { role: "assistant", model: "m", content: text } });
     assert.deepEqual(schemaErrors("2025-06-18", "CreateMessageResult", read.ok ? read.value : undefined), []);
-    assert.deepEqual(decodeCreateMessageResult("2025-06-18", { ...answer, content: [text, text] }).ok, false);
+    same(decodeCreateMessageResult("2025-06-18", { ...answer, content: [text, text] }), {
+      ok: false,
+      path: "$.content",
+      expected: "Object",
+      received: "Array",
+      message: "$.content: expected Object, received Array",
+    });
     // Later versions keep the array as it is.
     same(decodeCreateMessageResult("2025-11-25", answer), { ok: true, value: answer });
   });
