@@ -766,14 +766,17 @@ function answerOf(response: JsonRpcMessage): unknown {
 }
 
 /**
- * The params of an input request as a legacy caller reads them: a URL elicitation from a
- * modern upstream gets the `elicitationId` 2025-11-25 requires (the modern era has none); a
- * 2025-06-18 caller gets forms without `mode` and with titled single-selects as `enum` +
- * `enumNames`, and sampling messages of one block each without the array (its version has
- * neither `mode`, nor `oneOf`, nor block arrays). {@linkcode unfitIn20250618} refused the rest.
+ * The params of an input request as a legacy caller reads them: without a `task` (the gateway
+ * declares no client tasks upstream, so it answers such a request as any other, as 2025-11-25
+ * asks of a receiver without the capability; a caller that hosts tasks would make one of it); a
+ * URL elicitation from a modern upstream gets the `elicitationId` 2025-11-25 requires (the
+ * modern era has none); a 2025-06-18 caller gets forms without `mode` and with titled
+ * single-selects as `enum` + `enumNames`, and sampling messages of one block each without the
+ * array (its version has neither `mode`, nor `oneOf`, nor block arrays).
+ * {@linkcode unfitIn20250618} refused the rest.
  */
 function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion): JsonObject {
-  const params = request.params as unknown as JsonObject;
+  const { task: _task, ...params } = request.params as unknown as JsonObject;
   if (version === "2025-06-18" && request.method === "sampling/createMessage") {
     const messages = request.params.messages.map((message) =>
       Array.isArray(message.content) ? { ...message, content: message.content[0] } : message

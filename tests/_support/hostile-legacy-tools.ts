@@ -96,14 +96,19 @@ export function legacyTools(book: AnswerBook): Record<string, LegacyTool> {
     echo: (args) => Promise.resolve(args),
     pid: () => Promise.resolve({ pid: process.pid }),
     /**
-     * `{count, hold, method, sequential}`: `count` requests in one write (with `sequential`, one at a
-     * time, each once the previous is answered); once all but `hold` are answered, the
-     * notification `notifications/hostile/flood_refused {answered}`; then, once all are, the tally.
+     * `{count, hold, method, params, sequential}`: `count` requests of `params` (by default the form,
+     * or none) in one write (with `sequential`, one at a time, each once the previous is answered);
+     * once all but `hold` are answered, the notification `notifications/hostile/flood_refused
+     * {answered}`; then, once all are, the tally.
      */
     async flood(args, wire) {
       const count = num(args.count, 1);
       const method = typeof args.method === "string" ? args.method : "elicitation/create";
-      const params = method === "elicitation/create" ? FORM_PARAMS : {};
+      const params = typeof args.params === "object" && args.params !== null
+        ? args.params
+        : method === "elicitation/create"
+        ? FORM_PARAMS
+        : {};
       const answers = args.sequential === true ? [] : book.ask(wire, method, params, count);
       for (let i = answers.length; i < count; i++) {
         answers.push(Promise.resolve(await book.ask(wire, method, params)[0]!));

@@ -11,6 +11,7 @@ import { createClient, type Decision, type Policy } from "../../src/legacy.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
+import { hostileStdioTransport } from "../_support/hostile-process.ts";
 import { gate } from "../_support/gate.ts";
 import {
   EventReader,
@@ -40,8 +41,9 @@ after(async () => {
 });
 
 /**
- * A front over the modern peer ("modern"), server-everything over stdio ("everything") and a dead
- * port ("down"), reaching its HTTP upstreams with `upstreamFetch`.
+ * A front over the modern peer ("modern"), server-everything and the hostile server over stdio
+ * ("everything", "hostile") and a dead port ("down"), reaching its HTTP upstreams with
+ * `upstreamFetch`.
  */
 function gateway(policy: Partial<Policy> = {}, upstreamFetch: Fetch = globalThis.fetch) {
   const client = createClient({
@@ -62,6 +64,7 @@ function gateway(policy: Partial<Policy> = {}, upstreamFetch: Fetch = globalThis
         passDown: [...PASS_ALL],
         ...policy,
       },
+      { server: "hostile", transport: hostileStdioTransport(), era: "legacy", passDown: [...PASS_ALL] },
       { server: "down", transport: { url: `http://127.0.0.1:${closedPort}/mcp` }, era: "modern" },
     ],
   });
@@ -1162,6 +1165,46 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
         result: { content: [{ type: "text", text: "Echo: still here" }] },
       },
     );
+    await client.close();
+  });
+
+  test("a server's task-augmented sampling request reaches a host that hosts tasks without its task, and the host's answer goes upstream as the result", async () => {
+    const { client, caller } = gateway();
+    const host = caller("hostile");
+    await host.initialize({ sampling: {}, tasks: { requests: { sampling: { createMessage: {} } } } });
+    const messages = [{ role: "user", content: { type: "text", text: "Summarise" } }];
+    const call = new EventReader(
+      await host.post({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: {
+          name: "flood",
+          arguments: {
+            method: "sampling/createMessage",
+            params: { messages, maxTokens: 5, task: { ttl: 60_000 } },
+          },
+        },
+      }),
+    );
+    const asked = await call.message();
+    const sent = {
+      jsonrpc: "2.0",
+      id: "sluice-1",
+      method: "sampling/createMessage",
+      params: { messages, maxTokens: 5 },
+    };
+    assert.deepEqual(asked, sent);
+    assert.deepEqual(schemaErrors("2025-11-25", "CreateMessageRequest", asked), []);
+    await host.post({
+      jsonrpc: "2.0",
+      id: "sluice-1",
+      result: { role: "assistant", content: { type: "text", text: "ok" }, model: "m" },
+    });
+    assert.deepEqual((await call.message())?.result, {
+      content: [{ type: "text", text: "done" }],
+      structuredContent: { tally: { result: 1 } },
+    });
     await client.close();
   });
 
