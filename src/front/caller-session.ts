@@ -92,7 +92,7 @@ import { callerFailure, forHost, upstreamFailure } from "./upstream-failure.ts";
 import { undeclaredAnswer, withoutMeta } from "./front-call.ts";
 import { type CallFacts, reportCall } from "./_call-decision.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
-import { neededBy } from "./_caller-needs.ts";
+import { neededBy, withinCallerContext } from "./_caller-needs.ts";
 
 /** How long a closing session waits for its calls to tell their callers they failed. */
 const SETTLE_MS = 1000;
@@ -618,7 +618,11 @@ export class CallerSession {
         const sendRequest = () => {
           if (sent) return;
           sent = true;
-          send(encodeRequest(id, request.method, paramsForCaller(request, this.version)));
+          const shaped = withinCallerContext(request, {
+            version: this.version,
+            capabilities: this.#capabilities,
+          });
+          send(encodeRequest(id, request.method, paramsForCaller(shaped, this.version)));
         };
         if (reply === undefined && this.#heldForInitialized !== undefined) {
           this.#heldForInitialized.push(sendRequest);

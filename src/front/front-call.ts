@@ -46,7 +46,7 @@ import type { FrontServer } from "./front-server.ts";
 import { digestRequest, newNonce, openState, sealState, type StateKey } from "./sealed-state.ts";
 import { principalKey } from "./principal.ts";
 import { bindTaskId, withCallerTaskId } from "./_task-ids.ts";
-import { neededBy } from "./_caller-needs.ts";
+import { neededBy, withinCallerContext } from "./_caller-needs.ts";
 
 /** What one call through the front needs. */
 export interface FrontCallInput {
@@ -552,7 +552,8 @@ export type FrontRound =
  * first failure aborts the others. The call's own end while an entry runs is told as when the
  * call waits upstream ({@linkcode upstreamFailure}): its `maxTotalTimeout` as `-32010`
  * `timed_out`, its caller leaving as `-32603` cancelled. A passed-down entry carries what the
- * policy changed in it, under `_meta["sluice/changes"]`.
+ * policy changed in it, and an `includeContext` made `"none"` for a caller that did not declare
+ * `sampling.context` ({@linkcode withinCallerContext}), under `_meta["sluice/changes"]`.
  *
  * @param input The server, the caller's request (its principal and capabilities), the signal, and
  *   `onFailure`, told the timeout or cancellation that ends the round.
@@ -612,7 +613,11 @@ export async function answerRound(
     if (!input.server.callerCan(input.request.capabilities, deferred)) {
       return { error: missingCapability(deferred), undeclared: true };
     }
-    pending[key] = withChanges(requests[key] as InputRequest, deferred);
+    const shaped = withinCallerContext(deferred, {
+      version: MODERN_PROTOCOL_VERSION,
+      capabilities: input.request.capabilities,
+    });
+    pending[key] = withChanges(requests[key] as InputRequest, shaped);
   }
   return { answers, pending };
 }

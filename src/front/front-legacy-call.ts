@@ -63,6 +63,7 @@ import { digestRequest, openState } from "./sealed-state.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { UpstreamLease } from "./front-upstreams.ts";
+import { withinCallerContext } from "./_caller-needs.ts";
 
 /** The most calls one front keeps parked at once; the next deferral fails its call. */
 export const MAX_PARKED_CALLS = 1024;
@@ -229,8 +230,11 @@ async function abandonOldest(input: FrontLegacyCallInput): Promise<boolean> {
 interface Waiting {
   /** The request as the chain deferred it: its answer is checked against it. */
   readonly request: InputRequest;
-  /** What the caller is asked: the request with what the policy changed in it. */
-  readonly shown: InputRequest;
+  /**
+   * What a caller who declared `caller` is asked: the request with what the policy changed in it,
+   * and without a context the caller did not declare ({@linkcode withinCallerContext}).
+   */
+  readonly shownTo: (caller: ClientCapabilities) => InputRequest;
   readonly settle: (result: ChainResult) => void;
   /** Tied to this call only as stdio's one call in flight (see `DeferredTie`). */
   readonly guessed: boolean;
@@ -290,12 +294,7 @@ export class ParkedCall {
       assigns: input.assigns,
       principal: input.request.principal,
       onDeferred: (request: InputRequest, signal: AbortSignal, tie?: DeferredTie) =>
-        this.#defer(
-          request,
-          asModern(tie === undefined ? request : withChanges(tie.asked, request)),
-          signal,
-          tie?.guessed === true,
-        ),
+        this.#defer(request, tie?.asked ?? request, signal, tie?.guessed === true),
       // Progress and logs reach the caller while one of its requests is open (not while parked).
       onProgress: (progress: JsonObject) => {
         const token = this.#progressToken;
@@ -384,7 +383,7 @@ export class ParkedCall {
           }
           fresh ||= !entry.asked;
           entry.reported = entry.asked = true;
-          pending[key] = entry.shown;
+          pending[key] = entry.shownTo(caller);
         }
         if (Object.keys(pending).length > 0) return { kind: "input", pending, fresh };
         continue;
@@ -470,9 +469,17 @@ export class ParkedCall {
     this.#cancelWaiting();
   }
 
+  /**
+   * Waits for the caller's answer to a request the chain deferred.
+   *
+   * @param request The request as the checks left it.
+   * @param sent The request as the server sent it (the same when not known).
+   * @param signal The request's signal: the server cancelled it, or its call ended.
+   * @param guessed Whether stdio tied it to this call only as the one in flight.
+   */
   #defer(
     request: InputRequest,
-    shown: InputRequest,
+    sent: InputRequest,
     signal: AbortSignal,
     guessed: boolean,
   ): Promise<ChainResult> {
@@ -487,7 +494,14 @@ export class ParkedCall {
       const onAbort = () =>
         settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "cancelled" } });
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.set(key, { request, shown, settle, guessed, reported: false, asked: false });
+      const shownTo = (caller: ClientCapabilities) =>
+        asModern(
+          withChanges(
+            sent,
+            withinCallerContext(request, { version: MODERN_PROTOCOL_VERSION, capabilities: caller }),
+          ),
+        );
+      this.#waiting.set(key, { request, shownTo, settle, guessed, reported: false, asked: false });
       this.#wake?.();
     });
   }
