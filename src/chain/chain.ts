@@ -118,16 +118,21 @@ export interface Chain {
    * Tells the decision listeners of an input request refused before it could run (a legacy
    * server's request over `maxServerRequests`, or one whose params failed to decode), outcome
    * `"policy"` as for the budget's and the checks' refusals, so that every input request a
-   * server sends gives its event. Without a listener it does nothing.
+   * server sends gives its event. A deferred request that ends without its answer (its call
+   * cancelled, or past a limit, before the caller answered) gives its second event here too, with
+   * the `stage` that says how. Without a listener it does nothing.
    *
    * @param request Its method, and its params as sent (they may not have decoded).
    * @param refusal The code and message the server is answered with.
-   * @param context Its version and the gateway's caller, if any.
+   * @param context Its version, the gateway's caller, if any, and the event's outcome.
+   *   `stage` @default "policy"
    */
   refused(
     request: RefusedRequest,
     refusal: Refusal,
-    context: Pick<RunContext, "version" | "principal">,
+    context: Pick<RunContext, "version" | "principal"> & {
+      readonly stage?: Exclude<ChainStage, "deferred"> | undefined;
+    },
   ): void;
   /**
    * Checks an answer that did not come from the handler (a downstream caller's, in the front)
@@ -314,7 +319,7 @@ export function createChain(options: ChainOptions): Chain {
     run,
     refused: (request, refusal, context) => {
       if (decisions?.listening !== true) return;
-      const result = { ok: false, stage: "policy", refusal } as const;
+      const result = { ok: false, stage: context.stage ?? "policy", refusal } as const;
       const now = clock.now();
       report(decisions, { request, context, result, trace: {}, startedAt: now, endedAt: now });
     },

@@ -28,9 +28,9 @@
  *
  * @module
  */
-import type { ChainResult } from "../chain/chain.ts";
+import type { ChainResult, ChainStage } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { openFlow, pause } from "../_internal/signals.ts";
+import { DeadlineReached, openFlow, pause } from "../_internal/signals.ts";
 import { roundsExceeded } from "../client/modern/multi-round.ts";
 import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import { taskIdOf } from "../client/client-methods.ts";
@@ -235,7 +235,8 @@ interface Waiting {
    * and without a context the caller did not declare ({@linkcode withinCallerContext}).
    */
   readonly shownTo: (caller: ClientCapabilities) => InputRequest;
-  readonly settle: (result: ChainResult) => void;
+  /** Ends the wait; `heard` when the answer's check gave the second decision event already. */
+  readonly settle: (result: ChainResult, heard?: boolean) => void;
   /** Tied to this call only as stdio's one call in flight (see `DeferredTie`). */
   readonly guessed: boolean;
   /** Passed down in the round now waiting for the caller. */
@@ -272,6 +273,10 @@ export class ParkedCall {
   #progressToken: unknown;
   #failure: unknown;
   #markEnded: () => void = () => {};
+  /** The upstream call's signal: aborted by `cancel()`, or by `maxTotalTimeout`. */
+  readonly #flow: AbortSignal;
+  /** How the call was cancelled, when a limit of the front's ended it. */
+  #cancelledAs: "timeout" | "cancelled" | undefined;
 
   /**
    * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`;
@@ -289,6 +294,7 @@ export class ParkedCall {
       maxTotalTimeoutMs: input.server.policy.maxTotalTimeoutMs,
       timers: input.timers,
     });
+    this.#flow = flow.signal;
     const context = {
       signal: flow.signal,
       assigns: input.assigns,
@@ -428,6 +434,8 @@ export class ParkedCall {
         answerRefusal(key),
       );
       if (!verdict.ok) {
+        // Its check gave its second event; the others still waiting get theirs as cancelled.
+        entry.settle(CANCELLED, true);
         this.cancel("the caller's answer was refused");
         return answerRefused(key, verdict.refusal);
       }
@@ -447,7 +455,7 @@ export class ParkedCall {
   park(forget: () => void, ttlMs: number): void {
     this.#expiry = this.#timers.setTimeout(() => {
       forget();
-      this.cancel("the caller did not retry in time");
+      this.cancel("the caller did not retry in time", "timeout");
     }, ttlMs);
     // A parked call must not keep a self-hosted process alive on its own.
     (this.#expiry as { unref?: () => void } | null)?.unref?.();
@@ -462,8 +470,11 @@ export class ParkedCall {
    * Cancels the upstream call and fails the requests still waiting.
    *
    * @param reason Why.
+   * @param stage How the second decision event of each request still waiting says it ended:
+   *   `"timeout"` when the caller's time ran out. @default "cancelled"
    */
-  cancel(reason: string): void {
+  cancel(reason: string, stage: "timeout" | "cancelled" = "cancelled"): void {
+    this.#cancelledAs ??= stage;
     this.unpark();
     this.#controller.abort(new Error(`sluice front: ${reason}`));
     this.#cancelWaiting();
@@ -483,16 +494,24 @@ export class ParkedCall {
     signal: AbortSignal,
     guessed: boolean,
   ): Promise<ChainResult> {
-    if (this.#done !== undefined || this.#controller.signal.aborted) return Promise.resolve(CANCELLED);
+    if (this.#done !== undefined || this.#controller.signal.aborted) {
+      this.#unanswered(request, CANCELLED);
+      return Promise.resolve(CANCELLED);
+    }
     const key = `input-${++this.#keys}`;
     return new Promise<ChainResult>((resolve) => {
-      const settle = (result: ChainResult) => {
+      let settled = false;
+      const settle = (result: ChainResult, heard = false) => {
+        // Once: the call's end and the request's own signal may both settle it.
+        if (settled) return;
+        settled = true;
         signal.removeEventListener("abort", onAbort);
         this.#waiting.delete(key);
+        if (!result.ok && !heard) this.#unanswered(request, result);
         resolve(result);
       };
       const onAbort = () =>
-        settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "cancelled" } });
+        settle({ ok: false, stage: "cancelled", refusal: { code: -32603, message: "Request cancelled" } });
       signal.addEventListener("abort", onAbort, { once: true });
       const shownTo = (caller: ClientCapabilities) =>
         asModern(
@@ -509,10 +528,30 @@ export class ParkedCall {
   #cancelWaiting(): void {
     for (const entry of [...this.#waiting.values()]) entry.settle(CANCELLED);
   }
+
+  /**
+   * Gives the second decision event of a deferred request that ends without the caller's answer
+   * (the first said it was deferred; a checked answer gives its own). When its call ends or is
+   * cancelled, the server is told so ({@linkcode CANCELLED}), and the event says `"timeout"` if
+   * the state's lifetime or `maxTotalTimeout` ended it, else `"cancelled"`; when the server
+   * cancels it, `"cancelled"`; else (a roots request the caller cannot take) how it was answered.
+   */
+  #unanswered(request: InputRequest, result: ChainResult & { readonly ok: false }): void {
+    const callEnded = result === CANCELLED ||
+      (result.stage === "cancelled" && (this.#done !== undefined || this.#flow.aborted));
+    const stage = callEnded
+      ? this.#cancelledAs ?? (this.#flow.reason instanceof DeadlineReached ? "timeout" : "cancelled")
+      : result.stage as Exclude<ChainStage, "deferred">;
+    this.server.chain.refused(request, callEnded ? CANCELLED.refusal : result.refusal, {
+      version: MODERN_PROTOCOL_VERSION,
+      principal: this.principal,
+      stage,
+    });
+  }
 }
 
 /** The answer a server gets for a request whose call was cancelled or ended. */
-const CANCELLED: ChainResult = {
+const CANCELLED: ChainResult & { readonly ok: false } = {
   ok: false,
   stage: "handler",
   refusal: { code: -32603, message: "The request was not answered: the call it belongs to was cancelled" },

@@ -3,12 +3,13 @@
 // every runtime, against the scripted upstream of tests/_support/gateway-caller.ts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient, type Decision } from "../../mod.ts";
+import { createClient, type Decision, type Policy } from "../../mod.ts";
 import { createFront } from "../../src/front/create-front.ts";
 import { buildGateway } from "../../src/adapters/gateway.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
 import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
-import { busyAndInvalidElicitations } from "../_support/scripted-server.ts";
+import { busyAndInvalidElicitations, legacyAskingServer } from "../_support/scripted-server.ts";
+import { drive, FakeTime } from "../_support/fake-time.ts";
 
 const KEY = "front-decisions-state-key-0123456789abcdef";
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -602,6 +603,78 @@ describe("decision events through the gateway", () => {
       { ...roots, outcome: "answered", changes: rewritten },
       { ...form, outcome: "answered", changes: [] },
     ]);
+  });
+
+  test("a request a legacy upstream asks a 2026 caller that a limit ends before the caller's retry gives a second event: timeout, past the state's lifetime or maxTotalTimeout", async () => {
+    const ended = async (limits: Pick<Policy, "stateTtl" | "maxTotalTimeout">) => {
+      const time = new FakeTime(NOW);
+      const upstream = legacyAskingServer("2025-11-25", [{
+        jsonrpc: "2.0",
+        id: 1,
+        method: "elicitation/create",
+        params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+      }]);
+      const client = createLegacyClient({
+        name: "gate",
+        clock: time,
+        timers: time,
+        fetch: upstream.fetch,
+        policies: [{
+          server: "up",
+          transport: { url: "https://upstream.example/mcp" },
+          era: "legacy",
+          passDown: ["elicitation"],
+          ...limits,
+        }],
+      });
+      const events: Decision[] = [];
+      client.onDecision((event) => void events.push(event));
+      const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+      const ask = modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+        name: "ask",
+        arguments: {},
+        _meta: modernMeta({ elicitation: { form: {} } }),
+      });
+      try {
+        const first = await answerOf(await drive(time, Promise.resolve(app.request(ask)), { untilMs: 500 }));
+        assert.equal((first.body as { result: { resultType: string } }).result.resultType, "input_required");
+        // The caller never retries: the limit of 1 s ends the parked call and the request.
+        await time.advance(1000);
+        await upstream.answered(1);
+      } finally {
+        await client.close();
+      }
+      return events.filter((event) => event.type === "input");
+    };
+    const form = {
+      type: "input",
+      client: "gate",
+      server: "up",
+      caller: "alice",
+      era: "legacy",
+      method: "elicitation/create",
+      mode: "form",
+      changes: [],
+    } as const;
+    const deferred = {
+      ...form,
+      time: "2026-12-01T12:00:00.000Z",
+      outcome: "deferred",
+      handlerMs: 0,
+      durationMs: 0,
+    };
+    const timedOut = {
+      ...form,
+      time: "2026-12-01T12:00:01.000Z",
+      outcome: "timeout",
+      refusal: {
+        code: -32603,
+        message: "The request was not answered: the call it belongs to was cancelled",
+      },
+      durationMs: 0,
+    };
+    assert.deepEqual(await ended({ stateTtl: "1s" }), [deferred, timedOut]);
+    assert.deepEqual(await ended({ maxTotalTimeout: "1s" }), [deferred, timedOut]);
   });
 
   test("an unknown decisions setting is refused naming what is expected", () => {
