@@ -93,6 +93,8 @@ export function createFrontServer(
       sampling,
       elicitation: modes.length > 0 ? { modes } : undefined,
       roots: full.roots && (!passed.has("roots") || caller.roots !== undefined),
+      // The caller's roots change only where it says so (2026-07-28 has no such notification).
+      rootsListChanged: !passed.has("roots") || caller.roots?.listChanged === true,
     };
   };
   return Object.freeze<FrontServer>({

@@ -19,6 +19,12 @@ export interface DeclaredCapabilities {
   readonly elicitation: { readonly modes: readonly ("form" | "url")[] } | undefined;
   /** Whether roots are declared. */
   readonly roots: boolean;
+  /**
+   * Whether the client tells a 2025 server when its roots change
+   * (`notifications/roots/list_changed`): `false` where a gateway's caller answers the roots and
+   * did not declare `listChanged`, as the gateway can then never tell it. @default true
+   */
+  readonly rootsListChanged?: boolean;
 }
 
 /**
@@ -61,9 +67,9 @@ export function declareCapabilities(
  * - `2026-07-28`: `roots: {}`, `sampling: { context?, tools? }`, `elicitation: { form?, url? }`,
  *   and `extensions` with tasks when enabled.
  * - `2025-11-25`: as above, but `roots: { listChanged: true }` (the client sends
- *   `notifications/roots/list_changed`).
+ *   `notifications/roots/list_changed`), or `roots: {}` when `rootsListChanged` is `false`.
  * - `2025-06-18`: `sampling: {}`, `elicitation: {}` (form only: this version has no URL mode),
- *   `roots: { listChanged: true }`.
+ *   and `roots` as in 2025-11-25.
  *
  * @param version The protocol version of the request or session.
  * @param declared The declared kinds.
@@ -78,7 +84,7 @@ export function clientCapabilitiesFor(
   const modern = version === MODERN_PROTOCOL_VERSION;
   const old = version === "2025-06-18";
   const out: { -readonly [K in keyof ClientCapabilities]: ClientCapabilities[K] } = {};
-  if (declared.roots) out.roots = modern ? {} : { listChanged: true };
+  if (declared.roots) out.roots = modern || declared.rootsListChanged === false ? {} : { listChanged: true };
   if (declared.sampling !== undefined) {
     out.sampling = old ? {} : {
       ...(declared.sampling.context ? { context: {} } : {}),

@@ -5,6 +5,7 @@
  *
  * - `malformed`: writes lines that are not JSON-RPC messages (not JSON, a batch, invalid UTF-8,
  *   a bad `jsonrpc`, a method that is not a string, CR line ends, a blank line), then answers;
+ * - `capabilities`: answers `{ declared }`, the capabilities the client declared in `initialize`;
  * - `die {code}`: writes half a message with no newline, then exits with `code` (default 7);
  * - `stop_reading`: answers `{ reading: false }`, then never reads stdin again (it stays alive);
  * - `progress`: writes a `notifications/progress` for the call's token whose `message` carries a
@@ -46,6 +47,7 @@ const tools = {
     await write(Buffer.concat([Buffer.from([0xff, 0xfe, 0x7b]), Buffer.from("\n")]));
     return { malformed: 8 };
   },
+  capabilities: () => Promise.resolve({ declared }),
   async die(args: Record<string, unknown>) {
     await write('{"jsonrpc":"2.0","id":');
     process.exit(typeof args.code === "number" ? args.code : 7);
@@ -75,10 +77,14 @@ const tools = {
   (args: Record<string, unknown>, wire: ToolWire, meta: Record<string, unknown>) => Promise<object>
 >;
 
+/** What the client declared in `initialize`. */
+let declared: unknown;
+
 function onRequest(message: Message): void {
   const reply = (body: object): void => wire.send({ jsonrpc: "2.0", id: message.id, ...body });
   switch (message.method) {
     case "initialize":
+      declared = message.params?.capabilities;
       return reply({
         result: {
           protocolVersion: "2025-11-25",

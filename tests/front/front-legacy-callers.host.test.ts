@@ -1208,6 +1208,25 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
     await client.close();
   });
 
+  test("roots are declared upstream with listChanged only when the host declared it: it tells the changes, the gateway cannot", async () => {
+    const { client, caller } = gateway();
+    const declared = async (roots: object) => {
+      const host = caller("hostile");
+      await host.initialize({ roots });
+      const response = await host.request(1, "tools/call", { name: "capabilities" });
+      return (response.result as { structuredContent: unknown }).structuredContent;
+    };
+    assert.deepEqual(
+      [await declared({}), await declared({ listChanged: false }), await declared({ listChanged: true })],
+      [
+        { declared: { roots: {} } },
+        { declared: { roots: {} } },
+        { declared: { roots: { listChanged: true } } },
+      ],
+    );
+    await client.close();
+  });
+
   test("tools/list shows every tool the caller's capabilities unlock (server-everything: 16 with roots)", async () => {
     const { client, caller } = gateway();
     const host = caller("everything");
