@@ -18,7 +18,8 @@ export interface SentRoot {
 
 /**
  * A root the check dropped or rewrote, named by its place in the handler's answer: the URI given
- * and the URI sent, `null` when it is dropped (not a local file URI, or a repeat).
+ * and the URI sent, `null` when it is dropped (not a local file URI, or a repeat of a folder sent
+ * before, however spelt).
  */
 export interface RootChange {
   /** `roots[<index>].uri`. */
@@ -79,13 +80,19 @@ function checkRoots(answer: unknown): RootsVerdict {
       return refused(`"roots[${index}]" must be an object { uri: string, name?: string }`);
     }
     const normalised = normaliseFileUri(uri);
-    const sent = normalised !== undefined && !seen.has(normalised) ? normalised : null;
+    const folder = normalised === undefined ? undefined : folderOf(normalised);
+    const sent = folder !== undefined && !seen.has(folder) ? normalised! : null;
     if (sent !== uri) changes.push({ field: `roots[${index}].uri`, from: uri, to: sent });
     if (sent === null) continue;
-    seen.add(sent);
+    seen.add(folder!);
     kept.push(name === undefined ? { uri: sent } : { uri: sent, name });
   }
   return { ok: true, value: { roots: kept }, changes };
+}
+
+/** The folder a normalised root names, to tell repeats: `file:///srv/b/` is `file:///srv/b`. */
+function folderOf(uri: string): string {
+  return uri.length > "file:///".length && uri.endsWith("/") ? uri.slice(0, -1) : uri;
 }
 
 function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {
@@ -116,8 +123,9 @@ function isNetworkPath(uri: string): boolean {
 /**
  * Normalises a local `file:` URI, or returns `undefined` when it must not be sent: another
  * scheme, a remote host (named as the host, or by a path that starts with `//`), a query or
- * fragment, whitespace, control characters, backslashes, or an encoded `/`, `\` or NUL that could
- * hide a path change after decoding.
+ * fragment, whitespace, control characters, backslashes, an encoded `/`, `\` or NUL that could
+ * hide a path change after decoding, or a `%` that starts no escape (no URI, and a server could
+ * not read the path).
  *
  * @param uri The handler's URI.
  * @returns `file://` followed by the resolved path, or `undefined`.
@@ -133,7 +141,7 @@ export function normaliseFileUri(uri: string): string | undefined {
   if (url.protocol !== "file:" || url.host !== "" || url.search !== "" || url.hash !== "") return undefined;
   if (!/^file:\/\/(localhost)?\//i.test(uri)) return undefined;
   if (isNetworkPath(uri) || url.pathname.startsWith("//")) return undefined;
-  if (/%(2f|5c|00)/i.test(url.pathname)) return undefined;
+  if (/%(2f|5c|00)|%(?![0-9a-f]{2})/i.test(url.pathname)) return undefined;
   const path = url.pathname.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
     return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;

@@ -14,11 +14,20 @@ describe("checkRootsAnswer()", () => {
           { uri: "https://example.com/repo", name: "web" },
           { uri: "file://fileserver/share" },
           { uri: "file:///home/ada/./notes/%2e%2e/code" },
+          { uri: "file:///srv/project/" },
+          { uri: "file:///srv/other/" },
+          { uri: "file:///srv/other" },
         ],
       }),
       {
         ok: true,
-        value: { roots: [{ uri: "file:///srv/project", name: "project" }, { uri: "file:///home/ada/code" }] },
+        value: {
+          roots: [
+            { uri: "file:///srv/project", name: "project" },
+            { uri: "file:///home/ada/code" },
+            { uri: "file:///srv/other/" },
+          ],
+        },
         changes: [
           { field: "roots[1].uri", from: "file://localhost/srv/project/../project", to: null },
           { field: "roots[2].uri", from: "https://example.com/repo", to: null },
@@ -28,6 +37,8 @@ describe("checkRootsAnswer()", () => {
             from: "file:///home/ada/./notes/%2e%2e/code",
             to: "file:///home/ada/code",
           },
+          { field: "roots[5].uri", from: "file:///srv/project/", to: null },
+          { field: "roots[7].uri", from: "file:///srv/other", to: null },
         ],
       },
     );
@@ -121,7 +132,7 @@ describe("normaliseFileUri()", () => {
     );
   });
 
-  test("drops other schemes, remote hosts (network paths too), queries, encoded separators, whitespace and backslashes", () => {
+  test("drops other schemes, remote hosts (network paths too), queries, encoded separators, a % that starts no escape, whitespace and backslashes", () => {
     const dropped = [
       "http://example.com/",
       "file://evil.example/etc",
@@ -130,6 +141,9 @@ describe("normaliseFileUri()", () => {
       "file:///a/%2F..%2Fetc",
       "file:///a/%5c..",
       "file:///a/%00",
+      "file:///srv/x%",
+      "file:///srv/x%zz",
+      "file:///srv/%e",
       "file:///a b",
       "file:///a\tb",
       "file:\\\\server\\share",
