@@ -167,6 +167,18 @@ export class Prompter {
   }
 
   /**
+   * Waits until no question is asked or waits its turn: those queued meanwhile too.
+   *
+   * @returns When the last question is answered or skipped.
+   */
+  async settled(): Promise<void> {
+    for (let queue = this.#queue;; queue = this.#queue) {
+      await queue;
+      if (queue === this.#queue) return;
+    }
+  }
+
+  /**
    * Runs one input request's questions after the previous ones are done, telling them the call's
    * round of input; skipped when its signal has fired by then.
    *

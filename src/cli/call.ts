@@ -71,6 +71,8 @@ a web page, and after y, Enter once you are done there sends the acceptance; a s
 ends with a line holding just "." (or type :refuse). The policy's handlerTimeout bounds each
 prompt (by default 5m for elicitation, a web page's visit included, 60s for sampling and roots).
 When a call asks for input again after you answered, later prompts show their round ("round 2").
+What a legacy server asks as its session opens (the roots some servers ask for at start-up) is
+answered before the call goes out.
 With stdin closed (no terminal, nothing piped), a prompt cannot be answered: the input request
 fails and the command exits 6. A legacy server's request outside the call (the roots some servers
 ask for at start-up) fails too, and is only reported.
@@ -136,6 +138,7 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
     if (decision.type === "input" && decision.outcome === "policy") refused ??= decision;
   });
   try {
+    await beforeCall(client, policy.server, prompter, io.signal);
     result = await client.callTool(policy.server, plan.tool, plan.args, {
       onProgress: (params) => screen.progress(progressLine(params)),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
@@ -258,6 +261,31 @@ async function lacksTool(
   } catch {
     return false;
   }
+}
+
+/**
+ * Opens the server's session, and lets the person answer what the server asks as it opens before
+ * the call goes out: a legacy server may ask on its own at once (server-filesystem asks for its
+ * roots when the session starts, and refuses every path until it has them), and a call sent
+ * meanwhile is served without the answer. Listing the tools opens the session; a request the
+ * server sent before answering the list has reached the handler once the tasks queued meanwhile
+ * have run (one turn of the event loop).
+ *
+ * @param client The command's client.
+ * @param server The server.
+ * @param prompter The terminal, whose questions are awaited.
+ * @param signal Ctrl-C.
+ * @throws What listing the tools failed with, as the call would.
+ */
+async function beforeCall(
+  client: Client,
+  server: string,
+  prompter: Prompter,
+  signal?: AbortSignal,
+): Promise<void> {
+  await client.listTools(server, signal === undefined ? {} : { signal });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await prompter.settled();
 }
 
 /** Reads the command line and the server's policy; an exit code when there is nothing to call. */

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { main } from "../../src/cli/mod.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
@@ -27,6 +28,16 @@ before(() => {
       transport: everythingStdioCommand(),
       era: "legacy",
       logLevel: "notice",
+    }),
+    "roots.policy.json": JSON.stringify({
+      server: "roots",
+      transport: {
+        command: nodeBinary(),
+        args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts", "roots-at-start"],
+        cwd: REPO_ROOT,
+      },
+      era: "legacy",
+      logLevel: "warning",
     }),
     "quiet.policy.json": JSON.stringify({
       server: "quiet",
@@ -115,6 +126,34 @@ describe("sluice call on a legacy stdio server", () => {
       stderr: aside +
         'sluice call: server "everything" has no tool "nope": run "sluice tools everything" to list its tools\n',
     });
+  });
+
+  test("the roots a server asks for as its session opens (as server-filesystem does) are answered before the call goes out", async () => {
+    const folder = tempDir({});
+    try {
+      const run = async (answer: string) => {
+        const scripted = scriptedIo([answer], { cwd: folder.path });
+        const code = await main(["call", "roots", "received", "--json", "--policies", dir.path], scripted.io);
+        // What the server had been answered when the call reached it.
+        const { responses } = JSON.parse(scripted.stdout()).structuredContent;
+        return [code, responses, scripted.stderr()];
+      };
+      const uri = pathToFileURL(folder.path).href;
+      const prompt =
+        `Server "roots" asks for its roots (the folders it may use).\nShare the current folder ${uri}? y or n\n`;
+      assert.deepEqual(await run("y"), [
+        0,
+        [{ jsonrpc: "2.0", id: 0, result: { roots: [{ uri, name: basename(folder.path) }] } }],
+        `${prompt}> y\n`,
+      ]);
+      assert.deepEqual(await run("n"), [
+        0,
+        [{ jsonrpc: "2.0", id: 0, result: { roots: [] } }],
+        `${prompt}> n\nSharing no roots.\n`,
+      ]);
+    } finally {
+      folder.remove();
+    }
   });
 
   test("call answers a legacy elicitation at the prompt", async () => {

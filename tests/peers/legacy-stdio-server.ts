@@ -6,6 +6,8 @@
  *
  * Scenarios (how the process lives and dies):
  * - `default`: exits with code 0 when its stdin ends;
+ * - `roots-at-start`: as `default`, and asks `roots/list` (id 0) when the client sends
+ *   `notifications/initialized`, as server-filesystem does;
  * - `linger`: keeps running after its stdin ends, exits on SIGTERM;
  * - `ignore-sigterm`: keeps running after its stdin ends and ignores SIGTERM (only SIGKILL ends it);
  * - `crash-on-start`: writes `crashing on start` to stderr and exits with code 3 at once;
@@ -97,6 +99,10 @@ const sleeping = new Map<string | number, () => void>();
 let initialize: unknown = null;
 
 const wire = openWire(onRequest, (message) => {
+  // As server-filesystem does: the roots are asked as the session starts, outside any call.
+  if (message.method === "notifications/initialized" && scenario === "roots-at-start") {
+    void wire.ask("roots/list", undefined);
+  }
   if (message.method !== "notifications/cancelled") return;
   sleeping.get(message.params?.requestId as string | number)?.();
 }, () => {
