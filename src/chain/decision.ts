@@ -61,6 +61,11 @@ export interface InputDecision {
    * (`to: null`) or rewrote (`{ field: "roots[1].uri", from: "file:///srv/../etc", to: "file:///etc" }`).
    */
   readonly changes: readonly DecisionChange[];
+  /**
+   * How many changes past the first 100 the event leaves out (a roots answer may drop a root for
+   * each of its entries): an event is a log line, and stays one.
+   */
+  readonly changesLeftOut?: number;
   /** Why it was not answered: the code and message the server was (or the call is) told. */
   readonly refusal?: { readonly code: number; readonly message: string };
   /**
@@ -149,6 +154,9 @@ export function changesOf(asked: InputRequest, checked: InputRequest | undefined
 
 const shownUrl = (value: unknown): unknown => typeof value === "string" ? withoutUrlSecrets(value) : value;
 
+/** The most changes one decision event lists (see `InputDecision.changesLeftOut`). */
+export const MAX_EVENT_CHANGES = 100;
+
 /**
  * The event of one input request.
  *
@@ -189,11 +197,14 @@ export function inputDecision(facts: {
     // A URL's query may carry a token, and events go to logs: its values are left out here (the
     // handler and the caller still see the URL whole), an elicitation's and a root's alike, and
     // from a URL a refusal quotes.
-    changes: facts.changes.map((change) =>
+    changes: facts.changes.slice(0, MAX_EVENT_CHANGES).map((change) =>
       change.field === "url" || change.field.endsWith(".uri")
         ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
         : change
     ),
+    ...(facts.changes.length > MAX_EVENT_CHANGES
+      ? { changesLeftOut: facts.changes.length - MAX_EVENT_CHANGES }
+      : {}),
     // A deferral refuses nothing: the server waits for the caller's answer.
     ...(result.ok || result.stage === "deferred" ? {} : {
       refusal: { code: result.refusal.code, message: withoutQuotedUrlSecrets(result.refusal.message) },
@@ -242,6 +253,7 @@ export function describeDecision(decision: Decision): string {
   const where = `${shown(decision.server)}${who} ${shown(decision.method)}`;
   if (decision.type === "input") {
     const changes = decision.changes.map((c) => `${shown(c.field)} ${shown(c.from)} → ${shown(c.to)}`);
+    if (decision.changesLeftOut !== undefined) changes.push(`and ${decision.changesLeftOut} more`);
     const refusal = decision.refusal === undefined
       ? ""
       : `: ${decision.refusal.code} ${shown(decision.refusal.message)}${

@@ -270,6 +270,21 @@ describe("decision events of the chain", () => {
     }]);
   });
 
+  test("an event lists at most 100 changes and counts the rest, in its JSON and its line", async () => {
+    const { chain, events } = chainFor({
+      roots: () => ({ roots: Array.from({ length: 250 }, () => ({ uri: "x:" })) }),
+    });
+    const answered = await chain.run({ method: "roots/list", params: {} }, { version: "2025-11-25" });
+    assert.deepEqual(answered, { ok: true, answer: { roots: [] } });
+    const event = events[0] as InputDecision;
+    assert.deepEqual(
+      [event.changes.length, event.changes[99], event.changesLeftOut],
+      [100, { field: "roots[99].uri", from: "x:", to: null }, 150],
+    );
+    assert.match(describeDecision(event), / roots\[99\]\.uri x: → null, and 150 more\] \d+ ms$/);
+    assert.equal(JSON.parse(decisionJson(event)).changesLeftOut, 150);
+  });
+
   test("a handler that empties or edits ctx.changes is refused it, and the event keeps what the checks changed", async () => {
     const tried: string[] = [];
     const attempt = (what: string, edit: () => void) => {
