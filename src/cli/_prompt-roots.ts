@@ -1,7 +1,8 @@
 /// <reference types="node" />
 /**
  * A roots request at the terminal: offers the working directory as a `file://` root after a y/n
- * question; n answers with no roots. Stdin closing fails the request.
+ * question; n answers with no roots, and so does a folder the roots check would drop, saying so.
+ * Stdin closing fails the request.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import type { HandlerError, InputContext } from "../handler/handler.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import type { Prompter } from "./_prompt-input.ts";
+import { normaliseFileUri } from "../checks/roots-answer.ts";
 
 /**
  * Asks whether to share the working directory.
@@ -23,13 +25,22 @@ export async function promptRoots(
   request: { ctx: InputContext; cwd: string; round: number },
 ): Promise<ListRootsResult | HandlerError> {
   const { screen } = prompter;
-  const uri = pathToFileURL(request.cwd).href;
+  const given = pathToFileURL(request.cwd).href;
+  // As the roots check will send it; a folder it would drop is not offered.
+  const uri = normaliseFileUri(given);
   const round = request.round > 1 ? ` (round ${request.round})` : "";
   screen.line(
     screen.style.bold(
       `Server "${request.ctx.serverId}" asks for its roots (the folders it may use)${round}.`,
     ),
   );
+  if (uri === undefined) {
+    screen.line(
+      `Sharing no roots: the current folder ${given} cannot be sent as a root (its path holds a ` +
+        "backslash, which a server may read as a folder separator).",
+    );
+    return { roots: [] };
+  }
   screen.line(`Share the current folder ${uri}? y or n`);
   for (;;) {
     const answer = await prompter.ask(request.ctx.signal);

@@ -3,7 +3,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { basename } from "node:path";
+import { mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { main } from "../../src/cli/mod.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
@@ -131,8 +132,8 @@ describe("sluice call on a legacy stdio server", () => {
   test("the roots a server asks for as its session opens (as server-filesystem does) are answered before the call goes out", async () => {
     const folder = tempDir({});
     try {
-      const run = async (answer: string) => {
-        const scripted = scriptedIo([answer], { cwd: folder.path });
+      const run = async (answer: string, cwd = folder.path) => {
+        const scripted = scriptedIo([answer], { cwd });
         const code = await main(["call", "roots", "received", "--json", "--policies", dir.path], scripted.io);
         // What the server had been answered when the call reached it.
         const { responses } = JSON.parse(scripted.stdout()).structuredContent;
@@ -150,6 +151,18 @@ describe("sluice call on a legacy stdio server", () => {
         0,
         [{ jsonrpc: "2.0", id: 0, result: { roots: [] } }],
         `${prompt}> n\nSharing no roots.\n`,
+      ]);
+      // A folder the roots check would drop is not offered: the person is told why, not asked.
+      const odd = join(folder.path, "back\\slash");
+      mkdirSync(odd);
+      assert.deepEqual(await run("y", odd), [
+        0,
+        [{ jsonrpc: "2.0", id: 0, result: { roots: [] } }],
+        'Server "roots" asks for its roots (the folders it may use).\n' +
+        `Sharing no roots: the current folder ${
+          pathToFileURL(odd).href
+        } cannot be sent as a root (its path ` +
+        "holds a backslash, which a server may read as a folder separator).\n",
       ]);
     } finally {
       folder.remove();
