@@ -567,13 +567,23 @@ export async function answerRound(
   const keys = Object.keys(requests);
   const tooMany = tooManyInputRequests(keys.length, input.server.policy);
   if (tooMany !== undefined) return { error: callError(-32603, tooMany), undeclared: false };
-  const run = (key: string, signal: AbortSignal) =>
-    input.server.chain.run(requests[key] as InputRequest, {
+  // The entries deferred so far: their first decision event said so, and a round that fails
+  // gives each its second ({@linkcode endDeferred}).
+  const deferred: InputRequest[] = [];
+  const run = async (key: string, signal: AbortSignal) => {
+    const result = await input.server.chain.run(requests[key] as InputRequest, {
       version: MODERN_PROTOCOL_VERSION,
       signal,
       principal: input.request.principal,
       ...(input.assigns === undefined ? {} : { assigns: input.assigns }),
     });
+    if (!result.ok && result.stage === "deferred") deferred.push(result.request as InputRequest);
+    return result;
+  };
+  const failed = (error: FrontCallOutcome, undeclared?: InputRequest): FrontRound => {
+    endDeferred(input, deferred, error, undeclared);
+    return { error, undeclared: undeclared !== undefined };
+  };
   for (const key of keys) {
     if (!input.server.chain.admit((requests[key] as InputRequest).method).ok) {
       // The chain refuses the entry at its first step, as admit did, and its decision listeners
@@ -594,11 +604,11 @@ export async function answerRound(
     // its deadline (maxTotalTimeout). Its caller and its decision event hear of it as when the
     // call ends while it waits upstream.
     const { key, failure } = round;
-    if (failure.stage !== "cancelled") return { error: refused(key, failure), undeclared: false };
+    if (failure.stage !== "cancelled") return failed(refused(key, failure));
     const serverId = input.server.policy.server;
     const ended = abortError(serverId, input.request.message.method, input.signal.reason);
     input.onFailure?.(ended);
-    return { error: upstreamOutcome(ended, serverId), undeclared: false };
+    return failed(upstreamOutcome(ended, serverId));
   }
   const answers: Record<string, InputResponse> = Object.create(null);
   const pending: Record<string, InputRequest> = Object.create(null);
@@ -609,17 +619,44 @@ export async function answerRound(
       continue;
     }
     // A deferral carries the request as the checks left it.
-    const deferred = result.request as InputRequest;
-    if (!input.server.callerCan(input.request.capabilities, deferred)) {
-      return { error: missingCapability(deferred), undeclared: true };
+    const request = result.request as InputRequest;
+    if (!input.server.callerCan(input.request.capabilities, request)) {
+      return failed(missingCapability(request), request);
     }
-    const shaped = withinCallerContext(deferred, {
+    const shaped = withinCallerContext(request, {
       version: MODERN_PROTOCOL_VERSION,
       capabilities: input.request.capabilities,
     });
     pending[key] = withChanges(requests[key] as InputRequest, shaped);
   }
   return { answers, pending };
+}
+
+/**
+ * Gives the second decision event of each entry a round deferred, when the round fails before they
+ * reach the caller: each ends unanswered with what the call is told, `"capability"` for the one
+ * the caller did not declare what it needs for, `"cancelled"` for the others.
+ *
+ * @param input The server and the caller's request.
+ * @param deferred The entries deferred, as the checks left them.
+ * @param error What the call is told.
+ * @param undeclared The entry the caller cannot take, when that is why the round failed.
+ */
+function endDeferred(
+  input: Pick<FrontCallInput, "server" | "request">,
+  deferred: readonly InputRequest[],
+  error: FrontCallOutcome,
+  undeclared: InputRequest | undefined,
+): void {
+  if (error.kind !== "error") return;
+  const refusal = { code: error.error.code, message: error.error.message };
+  for (const request of deferred) {
+    input.server.chain.refused(request, refusal, {
+      version: MODERN_PROTOCOL_VERSION,
+      principal: input.request.principal,
+      stage: request === undeclared ? "capability" : "cancelled",
+    });
+  }
 }
 
 /** The `_meta` key under which a passed-down request says what the policy changed in it. */

@@ -605,6 +605,92 @@ describe("decision events through the gateway", () => {
     ]);
   });
 
+  test("a request passed down in a round that fails before it reaches the caller gives a second event: capability for the one the caller cannot take, cancelled for the others", async () => {
+    const run = async (policy: Partial<Policy>, declared: Record<string, unknown>, answers = {}) => {
+      const client = createClient({
+        name: "gate",
+        clock,
+        handler: answers,
+        fetch: toolsUpstream().fetch,
+        policies: [{
+          server: "up",
+          transport: { url: "https://upstream.example/mcp" },
+          era: "modern",
+          ...policy,
+        }],
+      });
+      const events: Decision[] = [];
+      client.onDecision((event) => void events.push(event));
+      const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+      try {
+        const request = modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+          name: "ask",
+          arguments: {},
+          _meta: modernMeta(declared),
+        });
+        const { body } = await answerOf(await app.request(request));
+        return {
+          error: (body as { error: unknown }).error,
+          inputs: events.filter((e) => e.type === "input"),
+        };
+      } finally {
+        await client.close();
+      }
+    };
+    const input = {
+      type: "input",
+      time: "2026-12-01T12:00:00.000Z",
+      client: "gate",
+      server: "up",
+      caller: "alice",
+      era: "modern",
+      changes: [],
+      durationMs: 0,
+    } as const;
+    const roots = { ...input, method: "roots/list" };
+    const form = { ...input, method: "elicitation/create", mode: "form" };
+    // The caller declared elicitation, not roots: the round fails -32021 once both are deferred.
+    const undeclared = {
+      code: -32021,
+      message:
+        "The upstream server needs input that only the caller can give, and the caller did not declare it",
+    };
+    assert.deepEqual(await run({ passDown: ["elicitation", "roots"] }, { elicitation: { form: {} } }), {
+      error: { ...undeclared, data: { requiredCapabilities: { roots: {} } } },
+      inputs: [
+        { ...roots, outcome: "deferred", handlerMs: 0 },
+        { ...form, outcome: "deferred", handlerMs: 0 },
+        { ...roots, outcome: "capability", refusal: undeclared },
+        { ...form, outcome: "cancelled", refusal: undeclared },
+      ],
+    });
+    // The form goes down; the handler's roots answer is refused, which fails the round.
+    const bad = {
+      code: -32603,
+      message:
+        'Input request "where" refused by policy: Roots answer refused: expected an object { roots: [...] }',
+    };
+    const refusedRoots = await run({ passDown: ["elicitation"] }, { elicitation: { form: {} } }, {
+      roots: () => ({ folders: [] }),
+    });
+    assert.deepEqual(refusedRoots.error, bad);
+    // The two entries run side by side: the roots refusal and the form's deferral come in either order.
+    const [one, two, last] = refusedRoots.inputs.map((
+      e,
+    ) => [e.method, e.outcome, (e as { refusal?: unknown }).refusal]);
+    assert.deepEqual(
+      [...[one, two].sort((a, b) => String(a?.[0]).localeCompare(String(b?.[0]))), last],
+      [
+        ["elicitation/create", "deferred", undefined],
+        ["roots/list", "policy", {
+          code: -32603,
+          message: "Roots answer refused: expected an object { roots: [...] }",
+        }],
+        ["elicitation/create", "cancelled", bad],
+      ],
+    );
+  });
+
   test("a request a legacy upstream asks a 2026 caller that a limit ends before the caller's retry gives a second event: timeout, past the state's lifetime or maxTotalTimeout", async () => {
     const ended = async (limits: Pick<Policy, "stateTtl" | "maxTotalTimeout">) => {
       const time = new FakeTime(NOW);
