@@ -39,6 +39,17 @@ function gateClient(answers: Partial<typeof handler> = handler) {
   return { client, events };
 }
 
+/** What every input event of alice's calls to "up" holds, at the fixed clock. */
+const ALICE_INPUT = {
+  type: "input",
+  time: "2026-12-01T12:00:00.000Z",
+  client: "gate",
+  server: "up",
+  caller: "alice",
+  era: "modern",
+  durationMs: 0,
+} as const;
+
 describe("decision events through the gateway", () => {
   test("a call whose upstream asks two inputs gives two input events and one call event, each naming the caller", async () => {
     const { client, events } = gateClient();
@@ -573,15 +584,7 @@ describe("decision events through the gateway", () => {
     } finally {
       await client.close();
     }
-    const input = {
-      type: "input",
-      time: "2026-12-01T12:00:00.000Z",
-      client: "gate",
-      server: "up",
-      caller: "alice",
-      era: "modern",
-      durationMs: 0,
-    } as const;
+    const input = ALICE_INPUT;
     const roots = { ...input, method: "roots/list" };
     const form = { ...input, method: "elicitation/create", mode: "form" };
     const rewritten = [{ field: "roots[0].uri", from: "file:///srv/../etc", to: "file:///etc" }];
@@ -637,16 +640,7 @@ describe("decision events through the gateway", () => {
         await client.close();
       }
     };
-    const input = {
-      type: "input",
-      time: "2026-12-01T12:00:00.000Z",
-      client: "gate",
-      server: "up",
-      caller: "alice",
-      era: "modern",
-      changes: [],
-      durationMs: 0,
-    } as const;
+    const input = { ...ALICE_INPUT, changes: [] };
     const roots = { ...input, method: "roots/list" };
     const form = { ...input, method: "elicitation/create", mode: "form" };
     // The caller declared elicitation, not roots: the round fails -32021 once both are deferred.
