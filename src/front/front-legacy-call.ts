@@ -28,7 +28,7 @@
  *
  * @module
  */
-import type { ChainResult, ChainStage } from "../chain/chain.ts";
+import type { ChainResult, ChainStage, JudgedAnswer } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { DeadlineReached, openFlow, pause } from "../_internal/signals.ts";
 import { roundsExceeded } from "../client/modern/multi-round.ts";
@@ -338,7 +338,7 @@ export class ParkedCall {
       // The one place every call ends, whatever ended it: the lease is released here, once.
       lease.release(answered);
       this.#done = outcome;
-      this.#cancelWaiting();
+      this.#cancelWaiting(this.#endedOnItsOwn() ? ENDED : CANCELLED);
       this.#wake?.();
       this.#markEnded();
     });
@@ -417,7 +417,7 @@ export class ParkedCall {
    */
   answer(asked: readonly string[], answers: Readonly<Record<string, unknown>>): FrontCallOutcome | undefined {
     this.round++;
-    const checked: [Waiting, unknown][] = [];
+    const passed: [string, Waiting, JudgedAnswer, unknown][] = [];
     for (const key of asked) {
       // A request the server cancelled meanwhile is no longer waiting: its answer is dropped.
       const entry = this.#waiting.get(key);
@@ -426,23 +426,22 @@ export class ParkedCall {
         entry.reported = false;
         continue;
       }
-      const verdict = this.server.chain.checkAnswer(
-        entry.request,
-        answers[key],
-        MODERN_PROTOCOL_VERSION,
-        this.principal,
-        answerRefusal(key),
-      );
-      if (!verdict.ok) {
-        // Its check gave its second event; the others still waiting get theirs as cancelled.
+      const judged = this.server.chain.judgeAnswer(entry.request, answers[key], MODERN_PROTOCOL_VERSION);
+      if (!judged.verdict.ok) {
+        // Its check gives its second event; the others still waiting, those whose answers passed
+        // here too (they never reach the server), get theirs as cancelled.
+        judged.report(this.principal, answerRefusal(key));
         entry.settle(CANCELLED, true);
         this.cancel("the caller's answer was refused");
-        return answerRefused(key, verdict.refusal);
+        return answerRefused(key, judged.verdict.refusal);
       }
-      checked.push([entry, verdict.value]);
-      this.#waiting.delete(key);
+      passed.push([key, entry, judged, judged.verdict.value]);
     }
-    for (const [entry, value] of checked) entry.settle({ ok: true, answer: value as never });
+    for (const [key, entry, judged, value] of passed) {
+      judged.report(this.principal);
+      this.#waiting.delete(key);
+      entry.settle({ ok: true, answer: value as never });
+    }
     return undefined;
   }
 
@@ -495,8 +494,9 @@ export class ParkedCall {
     guessed: boolean,
   ): Promise<ChainResult> {
     if (this.#done !== undefined || this.#controller.signal.aborted) {
-      this.#unanswered(request, CANCELLED);
-      return Promise.resolve(CANCELLED);
+      const ended = this.#endedOnItsOwn() ? ENDED : CANCELLED;
+      this.#unanswered(request, ended);
+      return Promise.resolve(ended);
     }
     const key = `input-${++this.#keys}`;
     return new Promise<ChainResult>((resolve) => {
@@ -525,24 +525,32 @@ export class ParkedCall {
     });
   }
 
-  #cancelWaiting(): void {
-    for (const entry of [...this.#waiting.values()]) entry.settle(CANCELLED);
+  /** Fails the requests still waiting, with `result` ({@linkcode CANCELLED} or {@linkcode ENDED}). */
+  #cancelWaiting(result = CANCELLED): void {
+    for (const entry of [...this.#waiting.values()]) entry.settle(result);
+  }
+
+  /** Whether the upstream call ended on its own (answered or failed), not cancelled nor timed out. */
+  #endedOnItsOwn(): boolean {
+    return this.#cancelledAs === undefined && !this.#flow.aborted;
   }
 
   /**
    * Gives the second decision event of a deferred request that ends without the caller's answer
    * (the first said it was deferred; a checked answer gives its own). When its call ends or is
-   * cancelled, the server is told so ({@linkcode CANCELLED}), and the event says `"timeout"` if
-   * the state's lifetime or `maxTotalTimeout` ended it, else `"cancelled"`; when the server
-   * cancels it, `"cancelled"`; else (a roots request the caller cannot take) how it was answered.
+   * cancelled, the event says `"timeout"` if the state's lifetime or `maxTotalTimeout` ended it,
+   * else `"cancelled"`, with what the server is told ({@linkcode ENDED} when the call ended on its
+   * own, else {@linkcode CANCELLED}); when the server cancels it, `"cancelled"`; else (a roots
+   * request the caller cannot take) how it was answered.
    */
   #unanswered(request: InputRequest, result: ChainResult & { readonly ok: false }): void {
-    const callEnded = result === CANCELLED ||
+    const callEnded = result === CANCELLED || result === ENDED ||
       (result.stage === "cancelled" && (this.#done !== undefined || this.#flow.aborted));
     const stage = callEnded
       ? this.#cancelledAs ?? (this.#flow.reason instanceof DeadlineReached ? "timeout" : "cancelled")
       : result.stage as Exclude<ChainStage, "deferred">;
-    this.server.chain.refused(request, callEnded ? CANCELLED.refusal : result.refusal, {
+    const told = !callEnded ? result : this.#endedOnItsOwn() ? ENDED : CANCELLED;
+    this.server.chain.refused(request, told.refusal, {
       version: MODERN_PROTOCOL_VERSION,
       principal: this.principal,
       stage,
@@ -550,9 +558,16 @@ export class ParkedCall {
   }
 }
 
-/** The answer a server gets for a request whose call was cancelled or ended. */
+/** The answer a server gets for a request whose call was cancelled. */
 const CANCELLED: ChainResult & { readonly ok: false } = {
   ok: false,
   stage: "handler",
   refusal: { code: -32603, message: "The request was not answered: the call it belongs to was cancelled" },
+};
+
+/** The answer a server gets for a request whose call it answered (or failed) without waiting for it. */
+const ENDED: ChainResult & { readonly ok: false } = {
+  ok: false,
+  stage: "handler",
+  refusal: { code: -32603, message: "The request was not answered: the call it belongs to has ended" },
 };

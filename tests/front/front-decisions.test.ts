@@ -8,7 +8,15 @@ import { createFront } from "../../src/front/create-front.ts";
 import { buildGateway } from "../../src/adapters/gateway.ts";
 import { answerOf, LOOPBACK, modernMeta, modernRequest, toolsUpstream } from "../_support/gateway-caller.ts";
 import { createClient as createLegacyClient } from "../../src/client/legacy/legacy-client.ts";
-import { busyAndInvalidElicitations, legacyAskingServer } from "../_support/scripted-server.ts";
+import {
+  busyAndInvalidElicitations,
+  legacyAskingServer,
+  legacyHandshake,
+  postsOnly,
+  scriptedServer,
+} from "../_support/scripted-server.ts";
+import { gate } from "../_support/gate.ts";
+import { eventually } from "../_support/eventually.ts";
 import { drive, FakeTime } from "../_support/fake-time.ts";
 
 const KEY = "front-decisions-state-key-0123456789abcdef";
@@ -755,6 +763,148 @@ describe("decision events through the gateway", () => {
     };
     assert.deepEqual(await ended({ stateTtl: "1s" }), [deferred, timedOut]);
     assert.deepEqual(await ended({ maxTotalTimeout: "1s" }), [deferred, timedOut]);
+  });
+
+  test("of two requests a legacy upstream asks a 2026 caller, one whose answer passes while the other's is refused gives cancelled, not answered: its answer never goes upstream", async () => {
+    const form = (message: string) => ({
+      message,
+      requestedSchema: { type: "object", properties: { n: { type: "string" } } },
+    });
+    const upstream = legacyAskingServer("2025-11-25", [
+      { jsonrpc: "2.0", id: 1, method: "elicitation/create", params: form("first") },
+      { jsonrpc: "2.0", id: 2, method: "elicitation/create", params: form("second") },
+    ]);
+    const client = createLegacyClient({
+      name: "gate",
+      clock,
+      fetch: upstream.fetch,
+      policies: [{
+        server: "up",
+        transport: { url: "https://upstream.example/mcp" },
+        era: "legacy",
+        passDown: ["elicitation"],
+      }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    const ask = (extra: Record<string, unknown> = {}) =>
+      modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+        name: "ask",
+        arguments: {},
+        _meta: modernMeta({ elicitation: { form: {} } }),
+        ...extra,
+      });
+    try {
+      const first = (await answerOf(await app.request(ask()))).body as { result: { requestState: string } };
+      await app.request(ask({
+        inputResponses: {
+          "input-1": { action: "accept", content: { n: "ok" } },
+          "input-2": { action: "bogus" },
+        },
+        requestState: first.result.requestState,
+      }));
+      await upstream.answered(2);
+    } finally {
+      await client.close();
+    }
+    const cancelled = "The request was not answered: the call it belongs to was cancelled";
+    assert.deepEqual(
+      events.filter((event) => event.type === "input").map((event) => [
+        event.outcome,
+        (event as { refusal?: { message: string } }).refusal?.message,
+      ]),
+      [
+        ["deferred", undefined],
+        ["deferred", undefined],
+        [
+          "policy",
+          'Answer to input request "input-2" refused: Elicitation answer refused: "action" expected "accept", "decline" or "cancel", received "bogus"',
+        ],
+        ["cancelled", cancelled],
+      ],
+    );
+    // Neither answer reached the server: each request is refused (the call's end and its
+    // cancellation race to say it, "has ended" or "was cancelled").
+    assert.deepEqual(
+      upstream.answers().map((
+        answer,
+      ) => [(answer as { id: unknown }).id, (answer as { error?: { code: number } }).error?.code]).sort(),
+      [[1, -32603], [2, -32603]],
+    );
+  });
+
+  test("a request a legacy upstream asks a 2026 caller, then answers the call without waiting for, ends cancelled because the call has ended, as the server is told", async () => {
+    const answer = gate();
+    const event = (message: unknown) =>
+      new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    const server = scriptedServer((request) => {
+      const { id, method } = request.body;
+      const handshake = legacyHandshake(request.body, "2025-11-25", "ask");
+      if (id === undefined || method === undefined || handshake !== undefined) {
+        return handshake ?? new Response(null, { status: 202 });
+      }
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(event({
+            jsonrpc: "2.0",
+            id: 7,
+            method: "elicitation/create",
+            params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+          }));
+          void answer.opened.then(() => {
+            controller.enqueue(event({ jsonrpc: "2.0", id, result: { content: [] } }));
+            controller.close();
+          });
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    });
+    const client = createLegacyClient({
+      name: "gate",
+      clock,
+      fetch: postsOnly(server),
+      policies: [{
+        server: "up",
+        transport: { url: "https://upstream.example/mcp" },
+        era: "legacy",
+        passDown: ["elicitation"],
+      }],
+    });
+    const events: Decision[] = [];
+    client.onDecision((event) => void events.push(event));
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    const ended = "The request was not answered: the call it belongs to has ended";
+    try {
+      const first = await answerOf(
+        await app.request(
+          modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+            name: "ask",
+            arguments: {},
+            _meta: modernMeta({ elicitation: { form: {} } }),
+          }),
+        ),
+      );
+      assert.equal((first.body as { result: { resultType: string } }).result.resultType, "input_required");
+      answer.open();
+      await eventually(
+        "the server told of its request",
+        () => server.requests.some((request) => request.body.id === 7) || undefined,
+      );
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(
+      events.filter((event) => event.type === "input").map((event) => [
+        event.outcome,
+        (event as { refusal?: { message: string } }).refusal?.message,
+      ]),
+      [["deferred", undefined], ["cancelled", ended]],
+    );
+    assert.deepEqual(
+      server.requests.filter((request) => request.body.id === 7).map((request) => request.body),
+      [{ jsonrpc: "2.0", id: 7, error: { code: -32603, message: ended } }],
+    );
   });
 
   test("an unknown decisions setting is refused naming what is expected", () => {
