@@ -58,6 +58,28 @@ const ALICE_INPUT = {
   durationMs: 0,
 } as const;
 
+/**
+ * A gateway passing elicitation down, over a legacy upstream reached with `fetch`, whose caller is
+ * alice, and the decision events it hears.
+ */
+function parkedGateway(fetch: Parameters<typeof createLegacyClient>[0]["fetch"]) {
+  const client = createLegacyClient({
+    name: "gate",
+    clock,
+    fetch,
+    policies: [{
+      server: "up",
+      transport: { url: "https://upstream.example/mcp" },
+      era: "legacy",
+      passDown: ["elicitation"],
+    }],
+  });
+  const events: Decision[] = [];
+  client.onDecision((event) => void events.push(event));
+  const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+  return { client, events, app };
+}
+
 describe("decision events through the gateway", () => {
   test("a call whose upstream asks two inputs gives two input events and one call event, each naming the caller", async () => {
     const { client, events } = gateClient();
@@ -774,20 +796,7 @@ describe("decision events through the gateway", () => {
       { jsonrpc: "2.0", id: 1, method: "elicitation/create", params: form("first") },
       { jsonrpc: "2.0", id: 2, method: "elicitation/create", params: form("second") },
     ]);
-    const client = createLegacyClient({
-      name: "gate",
-      clock,
-      fetch: upstream.fetch,
-      policies: [{
-        server: "up",
-        transport: { url: "https://upstream.example/mcp" },
-        era: "legacy",
-        passDown: ["elicitation"],
-      }],
-    });
-    const events: Decision[] = [];
-    client.onDecision((event) => void events.push(event));
-    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    const { client, events, app } = parkedGateway(upstream.fetch);
     const ask = (extra: Record<string, unknown> = {}) =>
       modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
         name: "ask",
@@ -860,20 +869,7 @@ describe("decision events through the gateway", () => {
       });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
     });
-    const client = createLegacyClient({
-      name: "gate",
-      clock,
-      fetch: postsOnly(server),
-      policies: [{
-        server: "up",
-        transport: { url: "https://upstream.example/mcp" },
-        era: "legacy",
-        passDown: ["elicitation"],
-      }],
-    });
-    const events: Decision[] = [];
-    client.onDecision((event) => void events.push(event));
-    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    const { client, events, app } = parkedGateway(postsOnly(server));
     const ended = "The request was not answered: the call it belongs to has ended";
     try {
       const first = await answerOf(
