@@ -22,7 +22,7 @@ import {
   printResult,
   progressLine,
 } from "./_call-output.ts";
-import { LineReader, Prompter } from "./_prompt-input.ts";
+import { LineReader, Prompter, untilAborted } from "./_prompt-input.ts";
 import { createTerminalHandler } from "./_prompt-handler.ts";
 import { LOGGING_LEVELS } from "../protocol/logging-level.ts";
 import { safeJson } from "../_internal/safe-json.ts";
@@ -285,7 +285,9 @@ async function beforeCall(
 ): Promise<void> {
   await client.listTools(server, signal === undefined ? {} : { signal });
   await new Promise((resolve) => setTimeout(resolve, 0));
-  await prompter.settled();
+  // Ctrl-C ends the wait at once: the call then fails as interrupted, and closing the client
+  // withdraws the prompt.
+  await untilAborted(prompter.settled(), signal);
 }
 
 /** Reads the command line and the server's policy; an exit code when there is nothing to call. */

@@ -10,6 +10,7 @@ import { main } from "../../src/cli/mod.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
 import { scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
+import { eventually } from "../_support/eventually.ts";
 
 let dir: TempDir;
 before(() => {
@@ -39,6 +40,17 @@ before(() => {
       },
       era: "legacy",
       logLevel: "warning",
+    }),
+    "slow.policy.json": JSON.stringify({
+      server: "slow",
+      transport: {
+        command: nodeBinary(),
+        args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts", "roots-at-start"],
+        cwd: REPO_ROOT,
+      },
+      era: "legacy",
+      logLevel: "warning",
+      handlerTimeout: { default: "20s" },
     }),
     "quiet.policy.json": JSON.stringify({
       server: "quiet",
@@ -167,6 +179,40 @@ describe("sluice call on a legacy stdio server", () => {
     } finally {
       folder.remove();
     }
+  });
+
+  test("Ctrl-C while a prompt of the session's opening waits ends the command at once, exit 130", async () => {
+    // A terminal where nobody types: its stdin never ends until the command stops reading.
+    let release = () => {};
+    const stdin: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () =>
+          new Promise<IteratorResult<Uint8Array>>((
+            resolve,
+          ) => (release = () => resolve({ done: true, value: undefined }))),
+        return: () => (release(), Promise.resolve({ done: true, value: undefined })),
+      }),
+    };
+    const ctrlC = new AbortController();
+    let stderr = "";
+    const io = {
+      ...scriptedIo([], { cwd: dir.path, signal: ctrlC.signal }).io,
+      stdin,
+      stderr: { write: (text: string) => (stderr += text) },
+    };
+    const done = main(["call", "slow", "sleep", '{"ms":30000}', "--json", "--policies", dir.path], io);
+    await eventually("the roots prompt", () => stderr.endsWith("> ") || undefined);
+    // The session's tools/list, sent beside the prompt, is answered by then (a stdio round trip):
+    // the command waits for the person alone.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    ctrlC.abort();
+    // Without the fix the command waited out the prompt's handlerTimeout (20 s) first.
+    assert.deepEqual([await done, stderr], [
+      130,
+      'Server "slow" asks for its roots (the folders it may use).\n' +
+      `Share the current folder ${pathToFileURL(dir.path).href}? y or n\n> \n` +
+      'sluice call: Call of tools/call to server "slow" was cancelled (cancelled)\n',
+    ]);
   });
 
   test("call answers a legacy elicitation at the prompt", async () => {
