@@ -12,6 +12,17 @@ import { everythingStdioCommand } from "../_support/everything.ts";
 import { scriptedIo, type TempDir, tempDir } from "./_scripted-io.ts";
 import { eventually } from "../_support/eventually.ts";
 
+/** The scripted legacy server that asks for its roots as its session opens, as server-filesystem does. */
+const ROOTS_AT_START = {
+  transport: {
+    command: nodeBinary(),
+    args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts", "roots-at-start"],
+    cwd: REPO_ROOT,
+  },
+  era: "legacy",
+  logLevel: "warning",
+};
+
 let dir: TempDir;
 before(() => {
   dir = tempDir({
@@ -31,25 +42,10 @@ before(() => {
       era: "legacy",
       logLevel: "notice",
     }),
-    "roots.policy.json": JSON.stringify({
-      server: "roots",
-      transport: {
-        command: nodeBinary(),
-        args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts", "roots-at-start"],
-        cwd: REPO_ROOT,
-      },
-      era: "legacy",
-      logLevel: "warning",
-    }),
+    "roots.policy.json": JSON.stringify({ server: "roots", ...ROOTS_AT_START }),
     "slow.policy.json": JSON.stringify({
       server: "slow",
-      transport: {
-        command: nodeBinary(),
-        args: ["--import", "tsx", "tests/peers/legacy-stdio-server.ts", "roots-at-start"],
-        cwd: REPO_ROOT,
-      },
-      era: "legacy",
-      logLevel: "warning",
+      ...ROOTS_AT_START,
       handlerTimeout: { default: "20s" },
     }),
     "quiet.policy.json": JSON.stringify({
