@@ -176,6 +176,9 @@ export class LegacySession {
     let reconnected = false;
     for (;;) {
       const ready = await this.#connect(options.signal, method);
+      // A request aborted before it is written is never sent: no id, and no cancellation the
+      // server could only read as naming a request it never saw.
+      if (options.signal.aborted) throw abortError(this.serverId, method, options.signal.reason);
       const id = this.#ids();
       const key = idKey(id);
       const token = options.onProgress === undefined ? undefined : `sluice-${id}`;

@@ -53,6 +53,31 @@ describe("LegacyServerSession tools/list before a call", () => {
     ]);
   });
 
+  test("a call whose signal fired before it went out sends nothing: no request, and no cancellation naming an id never sent", async () => {
+    const { client, server } = legacySetup((request) =>
+      request.body.method === "initialize"
+        ? initialized(request.body.id, { prompts: {} })
+        : called(request.body.id)
+    );
+    await client.callTool("demo", "t", {});
+    const aborted = AbortSignal.abort();
+    const refused = await client.callTool("demo", "t", {}, { signal: aborted }).catch((error: ClientError) =>
+      error
+    );
+    assert.deepEqual([(refused as ClientError).kind, (refused as ClientError).message], [
+      "cancelled",
+      'Call of tools/call to server "demo" was cancelled',
+    ]);
+    await client.callTool("demo", "t", {});
+    await client.close();
+    assert.deepEqual(server.requests.map((request) => [request.body.method, request.body.id]), [
+      ["initialize", 1],
+      ["notifications/initialized", undefined],
+      ["tools/call", 2],
+      ["tools/call", 3],
+    ]);
+  });
+
   const listedOnce = [
     {
       server: "refuses tools/list with -32601",
