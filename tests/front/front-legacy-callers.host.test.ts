@@ -1227,6 +1227,23 @@ describe("the front's legacy face: a legacy upstream, one session per caller", (
     await client.close();
   });
 
+  test("a host's notifications/roots/list_changed reaches the server only when the host declared listChanged, as the gateway did", async () => {
+    const { client, caller } = gateway();
+    const told = async (roots: object) => {
+      const host = caller("hostile");
+      await host.initialize({ roots });
+      await host.post({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+      const response = await host.request(1, "tools/call", { name: "received" });
+      return (response.result as { structuredContent: { notifications: string[] } }).structuredContent
+        .notifications;
+    };
+    assert.deepEqual([await told({}), await told({ listChanged: true })], [
+      ["notifications/initialized"],
+      ["notifications/initialized", "notifications/roots/list_changed"],
+    ]);
+    await client.close();
+  });
+
   test("tools/list shows every tool the caller's capabilities unlock (server-everything: 16 with roots)", async () => {
     const { client, caller } = gateway();
     const host = caller("everything");

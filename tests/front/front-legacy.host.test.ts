@@ -383,6 +383,20 @@ describe("the front before a legacy upstream (server-everything)", () => {
     }
   });
 
+  test("a 2026 caller's upstream session declares roots without listChanged: its caller has no such notification to send", async () => {
+    const { client, fetch } = front({}, { passDown: ["roots"] }, "hostile");
+    try {
+      const { body } = await post(
+        fetch,
+        { name: "capabilities", arguments: {}, _meta: capabilities({ roots: {} }) },
+        "hostile",
+      );
+      assert.deepEqual(body.result.structuredContent, { declared: { roots: {} } });
+    } finally {
+      await client.close();
+    }
+  });
+
   test("asks again what a retry left unanswered, with the answers given sent upstream once, and ignores answers to requests not asked", async () => {
     const { client, fetch } = front({}, { passDown: ["elicitation"] }, "hostile");
     const FLOOD = { name: "flood", arguments: { count: 2 }, _meta: ELICIT._meta };

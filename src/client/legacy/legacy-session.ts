@@ -99,8 +99,8 @@ interface Ready {
   readonly capabilities: Readonly<Record<string, unknown>>;
   readonly instructions: string | undefined;
   readonly supervisor: ServerRequestSupervisor;
-  /** Whether the handshake declared roots: only then may the session say they changed. */
-  readonly declaredRoots: boolean;
+  /** Whether the handshake declared `roots.listChanged`: only then may the session say they changed. */
+  readonly listsRootChanges: boolean;
 }
 
 /** Options of one request. */
@@ -241,8 +241,8 @@ export class LegacySession {
 
   /**
    * Tells the server the roots changed (`notifications/roots/list_changed`), when connected and
-   * the handshake declared roots (without a roots handler, or with the policy's `roots: false`,
-   * there are none to change).
+   * the handshake declared `roots.listChanged` (without a roots handler, or with the policy's
+   * `roots: false`, there are none to change; a gateway's host that did not declare it tells none).
    *
    * @param signal The caller's signal, if any (the write or POST has its `callTimeout` besides).
    * @throws {ClientError} `"timeout"` or `"cancelled"` when the write ran out of time or `signal`
@@ -251,8 +251,9 @@ export class LegacySession {
   async rootsChanged(signal?: AbortSignal): Promise<void> {
     const method = "notifications/roots/list_changed";
     const ready = await this.#ready?.catch(() => undefined);
-    // A client that declared no roots has none to announce (roots.listChanged was not declared).
-    if (ready?.declaredRoots !== true) return;
+    // Only as declared: without roots.listChanged (no roots, or a gateway's host that does not
+    // tell its changes), the server was promised none.
+    if (ready?.listsRootChanges !== true) return;
     try {
       await ready.connection.notify(encodeNotification(method), signal === undefined ? {} : { signal });
     } catch (error) {
@@ -338,9 +339,13 @@ export class LegacySession {
     const offered = LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
     const id = this.#ids();
     const caller = this.#options.caller;
-    const declared = caller === undefined
-      ? chain.capabilities(offered)
-      : clientCapabilitiesFor(offered, caller.declared);
+    // A pooled session's roots change for no one: its callers speak 2026-07-28, which has no
+    // such notification, and the client's rootsChanged() reaches only its own sessions.
+    const declared = caller !== undefined
+      ? clientCapabilitiesFor(offered, caller.declared)
+      : this.#options.pooled === true
+      ? clientCapabilitiesFor(offered, { ...chain.declared, rootsListChanged: false })
+      : chain.capabilities(offered);
     const params = encodeInitializeParams(offered, declared, clientInfo);
     let response;
     try {
@@ -420,7 +425,7 @@ export class LegacySession {
       capabilities: result.value.capabilities,
       instructions: result.value.instructions,
       supervisor,
-      declaredRoots: declared.roots !== undefined,
+      listsRootChanges: declared.roots?.listChanged === true,
     };
     state.ready = ready;
     for (const message of pending.splice(0)) this.#onServerMessage(ready, message);
