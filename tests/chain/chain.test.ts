@@ -338,7 +338,7 @@ describe("createChain()", () => {
     assert.deepEqual(await pending, {
       ok: false,
       stage: "timeout",
-      refusal: { code: -32603, message: "Handler timed out after 5m" },
+      refusal: { code: -32603, message: "Handler timed out after 5m (handlerTimeout.elicitation)" },
     });
     assert.equal(signal?.aborted, true);
     assert.equal(time.pending, 0);

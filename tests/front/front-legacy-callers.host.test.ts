@@ -1033,7 +1033,7 @@ describe("the front's legacy face: calls to a modern upstream", () => {
         error: {
           code: -32603,
           message:
-            'Input request "profile" (elicitation/create) from server "modern": Handler timed out after 300ms',
+            'Input request "profile" (elicitation/create) from server "modern": Handler timed out after 300ms (handlerTimeout.elicitation)',
         },
       },
     ]);
