@@ -63,7 +63,8 @@ export interface InputDecision {
   readonly changes: readonly DecisionChange[];
   /**
    * How many changes past the first 100 the event leaves out (a roots answer may drop a root for
-   * each of its entries): an event is a log line, and stays one.
+   * each of its entries): an event is a log line, and stays one. (So a URL in a change is cut
+   * at 1024 characters, marked `…`.)
    */
   readonly changesLeftOut?: number;
   /** Why it was not answered: the code and message the server was (or the call is) told. */
@@ -157,6 +158,16 @@ const shownUrl = (value: unknown): unknown => typeof value === "string" ? withou
 /** The most changes one decision event lists (see `InputDecision.changesLeftOut`). */
 export const MAX_EVENT_CHANGES = 100;
 
+/** The most UTF-16 code units of a URL an event's change keeps: a caller's root may be 4 MiB long. */
+const CHANGE_URL_MAX = 1024;
+
+/** A URL of a change, cut to {@linkcode CHANGE_URL_MAX} (never inside a surrogate pair) and marked `…`. */
+function clipped(value: unknown): unknown {
+  if (typeof value !== "string" || value.length <= CHANGE_URL_MAX) return value;
+  const high = value.charCodeAt(CHANGE_URL_MAX - 1);
+  return `${value.slice(0, high >= 0xd800 && high <= 0xdbff ? CHANGE_URL_MAX - 1 : CHANGE_URL_MAX)}…`;
+}
+
 /**
  * The event of one input request.
  *
@@ -199,7 +210,7 @@ export function inputDecision(facts: {
     // from a URL a refusal quotes.
     changes: facts.changes.slice(0, MAX_EVENT_CHANGES).map((change) =>
       change.field === "url" || change.field.endsWith(".uri")
-        ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
+        ? { field: change.field, from: clipped(shownUrl(change.from)), to: clipped(shownUrl(change.to)) }
         : change
     ),
     ...(facts.changes.length > MAX_EVENT_CHANGES
@@ -235,7 +246,7 @@ function modeOf(params: unknown): "form" | "url" | undefined {
 
 /**
  * The most UTF-16 code units of one field (a name, a message) that a decision's text line shows:
- * the line is for a person; the JSON line ({@linkcode decisionJson}) keeps every value whole.
+ * the line is for a person; the JSON line ({@linkcode decisionJson}) keeps every value whole (but a URL in a change, cut at 1024).
  */
 const SHOWN_FIELD_MAX = 1024;
 

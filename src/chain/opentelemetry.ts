@@ -158,6 +158,7 @@ function inputAttributes(decision: InputDecision): Record<string, string | numbe
       )
         .join(", "),
     }),
+    ...(decision.changesLeftOut === undefined ? {} : { "sluice.changes_left_out": decision.changesLeftOut }),
     ...(decision.refusal === undefined ? {} : { "error.type": String(decision.refusal.code) }),
     ...(decision.handlerMs === undefined ? {} : { "sluice.handler_ms": decision.handlerMs }),
   };

@@ -285,6 +285,17 @@ describe("decision events of the chain", () => {
     assert.equal(JSON.parse(decisionJson(event)).changesLeftOut, 150);
   });
 
+  test("a change's URL is cut at 1024 characters in the event, never inside a surrogate pair", async () => {
+    const long = `x:${"a".repeat(2000)}`;
+    const paired = `x:${"a".repeat(1021)}\u{1F600}`;
+    const { chain, events } = chainFor({ roots: () => ({ roots: [{ uri: long }, { uri: paired }] }) });
+    await chain.run({ method: "roots/list", params: {} }, { version: "2025-11-25" });
+    assert.deepEqual((events[0] as InputDecision).changes, [
+      { field: "roots[0].uri", from: `x:${"a".repeat(1022)}…`, to: null },
+      { field: "roots[1].uri", from: `x:${"a".repeat(1021)}…`, to: null },
+    ]);
+  });
+
   test("a handler that empties or edits ctx.changes is refused it, and the event keeps what the checks changed", async () => {
     const tried: string[] = [];
     const attempt = (what: string, edit: () => void) => {

@@ -320,4 +320,29 @@ describe("openTelemetryDecisions()", () => {
       }],
     );
   });
+
+  test("an input span says how many changes its event left out", () => {
+    spans.reset();
+    openTelemetryDecisions(api)({
+      type: "input",
+      time: new Date(START).toISOString(),
+      client: "agent",
+      server: "demo",
+      era: "legacy",
+      method: "roots/list",
+      outcome: "answered",
+      changes: [{ field: "roots[0].uri", from: "x:", to: null }],
+      changesLeftOut: 2,
+      durationMs: 0,
+    });
+    assert.deepEqual(spans.getFinishedSpans().map((span) => span.attributes), [{
+      "mcp.method.name": "roots/list",
+      "sluice.server": "demo",
+      "sluice.client": "agent",
+      "sluice.outcome": "answered",
+      "sluice.era": "legacy",
+      "sluice.changes": 'roots[0].uri "x:" → null',
+      "sluice.changes_left_out": 2,
+    }]);
+  });
 });
