@@ -90,9 +90,13 @@ function checkRoots(answer: unknown): RootsVerdict {
   return { ok: true, value: { roots: kept }, changes };
 }
 
-/** The folder a normalised root names, to tell repeats: `file:///srv/b/` is `file:///srv/b`. */
+/**
+ * The folder a normalised root names, to tell repeats: `file:///srv/b/` and `file:///srv//b` are
+ * `file:///srv/b` (an empty segment names no folder of its own).
+ */
 function folderOf(uri: string): string {
-  return uri.length > "file:///".length && uri.endsWith("/") ? uri.slice(0, -1) : uri;
+  const path = uri.slice("file://".length).replace(/\/{2,}/g, "/");
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
 function refused(reason: string): { readonly ok: false; readonly refusal: Refusal } {

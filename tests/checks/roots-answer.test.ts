@@ -17,6 +17,7 @@ describe("checkRootsAnswer()", () => {
           { uri: "file:///srv/project/" },
           { uri: "file:///srv/other/" },
           { uri: "file:///srv/other" },
+          { uri: "file:///srv//other//" },
         ],
       }),
       {
@@ -39,6 +40,7 @@ describe("checkRootsAnswer()", () => {
           },
           { field: "roots[5].uri", from: "file:///srv/project/", to: null },
           { field: "roots[7].uri", from: "file:///srv/other", to: null },
+          { field: "roots[8].uri", from: "file:///srv//other//", to: null },
         ],
       },
     );
