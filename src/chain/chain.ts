@@ -23,7 +23,7 @@ import type { ElicitResult } from "../protocol/elicitation.ts";
 import type { ListRootsResult } from "../protocol/roots.ts";
 import { eraOf, MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../protocol/versions.ts";
 import type { RateLimitStore } from "../limits/rate-limit-store.ts";
-import { type CapabilityCheck, createCapabilityCheck, inputKindOf } from "../checks/capability.ts";
+import { type CapabilityCheck, createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
@@ -503,9 +503,9 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
     case "timeout":
       return failed(
         "timeout",
-        // The option to raise: the kind's own, which falls back to handlerTimeout.default.
+        // The option to raise: elicitation has its own (a person answers); the other kinds share one.
         `Handler timed out after ${formatDuration(prepared.timeoutMs)} (handlerTimeout.${
-          inputKindOf(prepared.request.method)
+          prepared.request.method === "elicitation/create" ? "elicitation" : "default"
         })`,
       );
     case "cancelled":

@@ -127,7 +127,7 @@ describe("createChain() around remoteHandler()", () => {
     assert.deepEqual(await run, {
       ok: false,
       stage: "timeout",
-      refusal: { code: -32603, message: "Handler timed out after 1m (handlerTimeout.sampling)" },
+      refusal: { code: -32603, message: "Handler timed out after 1m (handlerTimeout.default)" },
     });
     assert.equal(requests[0]?.signal.aborted, true);
     assert.equal(await aborted.promise, true);

@@ -111,7 +111,7 @@ describe("legacy supervision against a scripted stdio server", () => {
     await time.advance(1);
     assert.deepEqual(data(await call).answers, [{
       id: 0,
-      error: { code: -32603, message: "Handler timed out after 2s (handlerTimeout.sampling)" },
+      error: { code: -32603, message: "Handler timed out after 2s (handlerTimeout.default)" },
     }]);
     assert.equal(signal?.aborted, true);
     await c.close();

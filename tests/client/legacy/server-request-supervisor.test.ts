@@ -151,7 +151,7 @@ describe("ServerRequestSupervisor", () => {
     assert.deepEqual(sent, [{
       jsonrpc: "2.0",
       id: 3,
-      error: { code: -32603, message: "Handler timed out after 1m (handlerTimeout.sampling)" },
+      error: { code: -32603, message: "Handler timed out after 1m (handlerTimeout.default)" },
     }]);
     assert.equal(signal?.aborted, true);
   });
