@@ -198,7 +198,10 @@ async function runCall(
       answer: async (requests, requestState) => {
         rounds++;
         const round = await answerRound(input, requests);
-        if ("error" in round) return { stop: round.error };
+        if ("error" in round) {
+          endDeferred(input, round);
+          return { stop: round.error };
+        }
         if (Object.keys(round.pending).length === 0) return { responses: round.answers };
         return { stop: { ...round, requestState } };
       },
@@ -279,7 +282,17 @@ async function callerOutcome(
   }
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
-  return await sealAndAsk(input, await digestOnce(), { ...stopped, ...progress });
+  const asked = await sealAndAsk(input, await digestOnce(), { ...stopped, ...progress });
+  // A state too large to seal fails the call: what it was to pass down ends unanswered.
+  if (asked.kind === "error") {
+    endDeferred(input, {
+      error: asked,
+      undeclared: undefined,
+      deferred: Object.values(stopped.pending),
+      ending: "cancelled",
+    });
+  }
+  return asked;
 }
 
 /** Where a call resumes: the caller's checked answers and the upstream's state. */
@@ -540,8 +553,15 @@ export type FrontRound =
   | { readonly answers: InputResponses; readonly pending: Record<string, InputRequest> }
   | {
     readonly error: FrontCallOutcome;
-    /** The caller did not declare what a passed-down entry needs (`-32021`): it may, and ask again. */
-    readonly undeclared: boolean;
+    /**
+     * The entry whose needs the caller did not declare (`-32021`): it may declare them, and ask
+     * again. `undefined` for any other failure.
+     */
+    readonly undeclared: InputRequest | undefined;
+    /** The entries deferred before the round failed: their first decision event said so. */
+    readonly deferred: readonly InputRequest[];
+    /** How they end if the round's failure ends them ({@linkcode endDeferred}). */
+    readonly ending: "timeout" | "cancelled";
   };
 
 /**
@@ -565,11 +585,16 @@ export async function answerRound(
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<FrontRound> {
   const keys = Object.keys(requests);
-  const tooMany = tooManyInputRequests(keys.length, input.server.policy);
-  if (tooMany !== undefined) return { error: callError(-32603, tooMany), undeclared: false };
-  // The entries deferred so far: their first decision event said so, and a round that fails
-  // gives each its second ({@linkcode endDeferred}).
+  // The entries deferred so far: their first decision event said so, and the round's failure
+  // hands them on, for whoever ends them to give each its second ({@linkcode endDeferred}).
   const deferred: InputRequest[] = [];
+  const failed = (
+    error: FrontCallOutcome,
+    undeclared?: InputRequest,
+    ending: "timeout" | "cancelled" = "cancelled",
+  ): FrontRound => ({ error, undeclared, deferred, ending });
+  const tooMany = tooManyInputRequests(keys.length, input.server.policy);
+  if (tooMany !== undefined) return failed(callError(-32603, tooMany));
   const run = async (key: string, signal: AbortSignal) => {
     const result = await input.server.chain.run(requests[key] as InputRequest, {
       version: MODERN_PROTOCOL_VERSION,
@@ -580,16 +605,12 @@ export async function answerRound(
     if (!result.ok && result.stage === "deferred") deferred.push(result.request as InputRequest);
     return result;
   };
-  const failed = (error: FrontCallOutcome, undeclared?: InputRequest): FrontRound => {
-    endDeferred(input, deferred, error, undeclared);
-    return { error, undeclared: undeclared !== undefined };
-  };
   for (const key of keys) {
     if (!input.server.chain.admit((requests[key] as InputRequest).method).ok) {
       // The chain refuses the entry at its first step, as admit did, and its decision listeners
       // hear of the refusal, as of any other.
       const failure = await run(key, input.signal);
-      if (!failure.ok) return { error: refused(key, failure), undeclared: false };
+      if (!failure.ok) return failed(refused(key, failure));
     }
   }
   const round = await runRound(
@@ -608,7 +629,11 @@ export async function answerRound(
     const serverId = input.server.policy.server;
     const ended = abortError(serverId, input.request.message.method, input.signal.reason);
     input.onFailure?.(ended);
-    return failed(upstreamOutcome(ended, serverId));
+    return failed(
+      upstreamOutcome(ended, serverId),
+      undefined,
+      input.signal.reason instanceof DeadlineReached ? "timeout" : "cancelled",
+    );
   }
   const answers: Record<string, InputResponse> = Object.create(null);
   const pending: Record<string, InputRequest> = Object.create(null);
@@ -633,28 +658,25 @@ export async function answerRound(
 }
 
 /**
- * Gives the second decision event of each entry a round deferred, when the round fails before they
- * reach the caller: each ends unanswered with what the call is told, `"capability"` for the one
- * the caller did not declare what it needs for, `"cancelled"` for the others.
+ * Gives the second decision event of each entry a failed round deferred, when the failure ends
+ * them before they reach the caller (not a task's `-32021`, after which the caller may declare
+ * what they need and poll again): each ends unanswered with what the call is told, as
+ * `round.ending` says, but `"capability"` for the entry the caller could not take.
  *
  * @param input The server and the caller's request.
- * @param deferred The entries deferred, as the checks left them.
- * @param error What the call is told.
- * @param undeclared The entry the caller cannot take, when that is why the round failed.
+ * @param round The failed round.
  */
-function endDeferred(
+export function endDeferred(
   input: Pick<FrontCallInput, "server" | "request">,
-  deferred: readonly InputRequest[],
-  error: FrontCallOutcome,
-  undeclared: InputRequest | undefined,
+  round: Extract<FrontRound, { readonly error: FrontCallOutcome }>,
 ): void {
-  if (error.kind !== "error") return;
-  const refusal = { code: error.error.code, message: error.error.message };
-  for (const request of deferred) {
+  if (round.error.kind !== "error") return;
+  const refusal = { code: round.error.error.code, message: round.error.error.message };
+  for (const request of round.deferred) {
     input.server.chain.refused(request, refusal, {
       version: MODERN_PROTOCOL_VERSION,
       principal: input.request.principal,
-      stage: request === undeclared ? "capability" : "cancelled",
+      stage: request === round.undeclared ? "capability" : round.ending,
     });
   }
 }

@@ -64,6 +64,7 @@ import { type Principal, principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { UpstreamLease } from "./front-upstreams.ts";
 import { withinCallerContext } from "./_caller-needs.ts";
+import { CALL_ENDED } from "../client/legacy/server-request-supervisor.ts";
 
 /** The most calls one front keeps parked at once; the next deferral fails its call. */
 export const MAX_PARKED_CALLS = 1024;
@@ -338,7 +339,7 @@ export class ParkedCall {
       // The one place every call ends, whatever ended it: the lease is released here, once.
       lease.release(answered);
       this.#done = outcome;
-      this.#cancelWaiting(this.#endedOnItsOwn() ? ENDED : CANCELLED);
+      this.#cancelWaiting();
       this.#wake?.();
       this.#markEnded();
     });
@@ -431,7 +432,7 @@ export class ParkedCall {
         // Its check gives its second event; the others still waiting, those whose answers passed
         // here too (they never reach the server), get theirs as cancelled.
         judged.report(this.principal, answerRefusal(key));
-        entry.settle(CANCELLED, true);
+        entry.settle(UNANSWERED, true);
         this.cancel("the caller's answer was refused");
         return answerRefused(key, judged.verdict.refusal);
       }
@@ -494,9 +495,8 @@ export class ParkedCall {
     guessed: boolean,
   ): Promise<ChainResult> {
     if (this.#done !== undefined || this.#controller.signal.aborted) {
-      const ended = this.#endedOnItsOwn() ? ENDED : CANCELLED;
-      this.#unanswered(request, ended);
-      return Promise.resolve(ended);
+      this.#unanswered(request, UNANSWERED);
+      return Promise.resolve(UNANSWERED);
     }
     const key = `input-${++this.#keys}`;
     return new Promise<ChainResult>((resolve) => {
@@ -525,31 +525,25 @@ export class ParkedCall {
     });
   }
 
-  /** Fails the requests still waiting, with `result` ({@linkcode CANCELLED} or {@linkcode ENDED}). */
-  #cancelWaiting(result = CANCELLED): void {
-    for (const entry of [...this.#waiting.values()]) entry.settle(result);
-  }
-
-  /** Whether the upstream call ended on its own (answered or failed), not cancelled nor timed out. */
-  #endedOnItsOwn(): boolean {
-    return this.#cancelledAs === undefined && !this.#flow.aborted;
+  #cancelWaiting(): void {
+    for (const entry of [...this.#waiting.values()]) entry.settle(UNANSWERED);
   }
 
   /**
    * Gives the second decision event of a deferred request that ends without the caller's answer
    * (the first said it was deferred; a checked answer gives its own). When its call ends or is
    * cancelled, the event says `"timeout"` if the state's lifetime or `maxTotalTimeout` ended it,
-   * else `"cancelled"`, with what the server is told ({@linkcode ENDED} when the call ended on its
-   * own, else {@linkcode CANCELLED}); when the server cancels it, `"cancelled"`; else (a roots
-   * request the caller cannot take) how it was answered.
+   * else `"cancelled"`, with what the server is told ({@linkcode UNANSWERED}, as the supervisor
+   * tells a request whose call ended, whichever settles it first); when the server cancels it,
+   * `"cancelled"`; else (a roots request the caller cannot take) how it was answered.
    */
   #unanswered(request: InputRequest, result: ChainResult & { readonly ok: false }): void {
-    const callEnded = result === CANCELLED || result === ENDED ||
+    const callEnded = result === UNANSWERED ||
       (result.stage === "cancelled" && (this.#done !== undefined || this.#flow.aborted));
     const stage = callEnded
       ? this.#cancelledAs ?? (this.#flow.reason instanceof DeadlineReached ? "timeout" : "cancelled")
       : result.stage as Exclude<ChainStage, "deferred">;
-    const told = !callEnded ? result : this.#endedOnItsOwn() ? ENDED : CANCELLED;
+    const told = callEnded ? UNANSWERED : result;
     this.server.chain.refused(request, told.refusal, {
       version: MODERN_PROTOCOL_VERSION,
       principal: this.principal,
@@ -558,16 +552,9 @@ export class ParkedCall {
   }
 }
 
-/** The answer a server gets for a request whose call was cancelled. */
-const CANCELLED: ChainResult & { readonly ok: false } = {
+/** The answer a server gets for a request whose call was cancelled or ended without its answer. */
+const UNANSWERED: ChainResult & { readonly ok: false } = {
   ok: false,
   stage: "handler",
-  refusal: { code: -32603, message: "The request was not answered: the call it belongs to was cancelled" },
-};
-
-/** The answer a server gets for a request whose call it answered (or failed) without waiting for it. */
-const ENDED: ChainResult & { readonly ok: false } = {
-  ok: false,
-  stage: "handler",
-  refusal: { code: -32603, message: "The request was not answered: the call it belongs to has ended" },
+  refusal: { code: -32603, message: CALL_ENDED },
 };

@@ -48,6 +48,7 @@ import {
   answerRefused,
   answerRound,
   callError,
+  endDeferred,
   errorOutcome,
   type FrontCallInput,
   type FrontCallOutcome,
@@ -202,7 +203,9 @@ export class FrontTasks {
     const round = await answerRound(input, fresh);
     // A caller that did not declare what an entry needs may declare it and poll again.
     if ("error" in round) {
-      return round.undeclared ? round.error : await this.#cancel(input, taskId, round.error);
+      if (round.undeclared) return round.error;
+      endDeferred(input, round);
+      return await this.#cancel(input, taskId, round.error);
     }
     for (const [key, request] of Object.entries(round.pending)) handled.set(key, { kind: "passed", request });
     if (Object.keys(round.answers).length > 0) {

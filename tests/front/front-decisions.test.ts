@@ -13,7 +13,9 @@ import {
   legacyAskingServer,
   legacyHandshake,
   postsOnly,
+  result,
   scriptedServer,
+  toolsList,
 } from "../_support/scripted-server.ts";
 import { gate } from "../_support/gate.ts";
 import { eventually } from "../_support/eventually.ts";
@@ -779,12 +781,92 @@ describe("decision events through the gateway", () => {
       outcome: "timeout",
       refusal: {
         code: -32603,
-        message: "The request was not answered: the call it belongs to was cancelled",
+        message: "The request was not answered: the call it belongs to has ended",
       },
       durationMs: 0,
     };
     assert.deepEqual(await ended({ stateTtl: "1s" }), [deferred, timedOut]);
     assert.deepEqual(await ended({ maxTotalTimeout: "1s" }), [deferred, timedOut]);
+  });
+
+  test("a request passed down in a round that maxTotalTimeout ends gives timeout; one whose state is too large to seal gives cancelled, with what the call is told", async () => {
+    const time = new FakeTime(NOW);
+    const timed = createClient({
+      name: "gate",
+      clock: time,
+      timers: time,
+      // The roots handler never answers: the round waits until the call's deadline.
+      handler: { roots: () => new Promise<never>(() => {}) },
+      fetch: toolsUpstream().fetch,
+      policies: [{
+        server: "up",
+        transport: { url: "https://upstream.example/mcp" },
+        era: "modern",
+        passDown: ["elicitation"],
+        maxTotalTimeout: "1s",
+      }],
+    });
+    const big = "x".repeat(1_200_000);
+    const tooLarge = createClient({
+      name: "gate",
+      clock,
+      fetch: scriptedServer((request) =>
+        request.body.method === "tools/list"
+          ? toolsList(request.body.id, [{ name: "ask", inputSchema: { type: "object" } }])
+          : result(request.body.id, {
+            resultType: "input_required",
+            requestState: big,
+            inputRequests: {
+              who: {
+                method: "elicitation/create",
+                params: {
+                  mode: "form",
+                  message: "Name?",
+                  requestedSchema: { type: "object", properties: {} },
+                },
+              },
+            },
+          })
+      ).fetch,
+      policies: [{
+        server: "up",
+        transport: { url: "https://upstream.example/mcp" },
+        era: "modern",
+        passDown: ["elicitation"],
+      }],
+    });
+    const outcomes = async (client: typeof timed, drives: boolean) => {
+      const events: Decision[] = [];
+      client.onDecision((event) => void events.push(event));
+      const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+      try {
+        const asked = Promise.resolve(app.request(modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+          name: "ask",
+          arguments: {},
+          _meta: modernMeta({ elicitation: { form: {} } }),
+        })));
+        const { body } = await answerOf(await (drives ? drive(time, asked, { untilMs: 5_000 }) : asked));
+        const inputs = events.filter((event) =>
+          event.type === "input" && event.method === "elicitation/create"
+        );
+        return [
+          (body as { error: unknown }).error,
+          inputs.map((event) => [event.outcome, (event as { refusal?: unknown }).refusal]),
+        ];
+      } finally {
+        await client.close();
+      }
+    };
+    const timedOut = { code: -32010, message: 'Upstream server "up" is unavailable: timed out' };
+    assert.deepEqual(await outcomes(timed, true), [
+      { ...timedOut, data: { serverId: "up", cause: "timed_out" } },
+      [["deferred", undefined], ["timeout", timedOut]],
+    ]);
+    const large = { code: -32603, message: "The continuation state is too large to pass to the caller" };
+    assert.deepEqual(await outcomes(tooLarge, false), [large, [["deferred", undefined], [
+      "cancelled",
+      large,
+    ]]]);
   });
 
   test("of two requests a legacy upstream asks a 2026 caller, one whose answer passes while the other's is refused gives cancelled, not answered: its answer never goes upstream", async () => {
@@ -817,7 +899,7 @@ describe("decision events through the gateway", () => {
     } finally {
       await client.close();
     }
-    const cancelled = "The request was not answered: the call it belongs to was cancelled";
+    const ended = "The request was not answered: the call it belongs to has ended";
     assert.deepEqual(
       events.filter((event) => event.type === "input").map((event) => [
         event.outcome,
@@ -830,16 +912,16 @@ describe("decision events through the gateway", () => {
           "policy",
           'Answer to input request "input-2" refused: Elicitation answer refused: "action" expected "accept", "decline" or "cancel", received "bogus"',
         ],
-        ["cancelled", cancelled],
+        ["cancelled", ended],
       ],
     );
-    // Neither answer reached the server: each request is refused (the call's end and its
-    // cancellation race to say it, "has ended" or "was cancelled").
+    // Neither answer reached the server: each request is refused, as its event says.
     assert.deepEqual(
-      upstream.answers().map((
-        answer,
-      ) => [(answer as { id: unknown }).id, (answer as { error?: { code: number } }).error?.code]).sort(),
-      [[1, -32603], [2, -32603]],
+      upstream.answers().sort((a, b) => Number((a as { id: number }).id) - Number((b as { id: number }).id)),
+      [
+        { jsonrpc: "2.0", id: 1, error: { code: -32603, message: ended } },
+        { jsonrpc: "2.0", id: 2, error: { code: -32603, message: ended } },
+      ],
     );
   });
 

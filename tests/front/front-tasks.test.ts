@@ -356,8 +356,10 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
     await client.close();
   });
 
-  test("a passed-down entry the caller did not declare fails the poll with -32021 and leaves the task to a poll that declares it", async () => {
+  test("a passed-down entry the caller did not declare fails the poll with -32021 and leaves the task to a poll that declares it; its decision event says it went down, and nothing ended it", async () => {
     const { client, send, start, sent } = gateway({ think: sampling(10) }, { passDown: ["sampling"] });
+    const outcomes: string[] = [];
+    client.onDecision((event) => void (event.type === "input" && outcomes.push(event.outcome)));
     const taskId = await start();
     // A missing client capability is HTTP 400 (2026-07-28: "the response status MUST be 400").
     assert.deepEqual(
@@ -372,6 +374,8 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
       },
     );
     assert.deepEqual(sent(), [["tools/list", undefined], ["tools/call", undefined], ["tasks/get", "up-1"]]);
+    // The next poll asks it again, with events of its own.
+    assert.deepEqual(outcomes, ["deferred"]);
     await client.close();
   });
 

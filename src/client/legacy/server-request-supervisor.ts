@@ -136,7 +136,7 @@ function whenAllEnded(
 }
 
 /** What the server hears of a request whose call ended before it was answered. */
-const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
+export const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
 
 /** A map key that tells the id `1` from the id `"1"`. */
 export function idKey(id: RequestId): string {
