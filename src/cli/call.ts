@@ -283,11 +283,14 @@ async function beforeCall(
   prompter: Prompter,
   signal?: AbortSignal,
 ): Promise<void> {
+  const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
   await client.listTools(server, signal === undefined ? {} : { signal });
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await nextTurn();
   // Ctrl-C ends the wait at once: the call then fails as interrupted, and closing the client
   // withdraws the prompt.
   await untilAborted(prompter.settled(), signal);
+  // The answers go out once their checks have run (queued work again): before the call.
+  await nextTurn();
 }
 
 /** Reads the command line and the server's policy; an exit code when there is nothing to call. */
