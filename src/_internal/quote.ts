@@ -22,16 +22,23 @@ export const QUOTE_LIMIT = 96;
  * @returns The quoted string.
  */
 export function quote(text: string, limit: number = QUOTE_LIMIT): string {
-  let shown = text;
-  let cut = false;
-  if (shown.length > limit) {
-    const end = isLowSurrogate(shown.charCodeAt(limit)) && isHighSurrogate(shown.charCodeAt(limit - 1))
-      ? limit - 1
-      : limit;
-    shown = shown.slice(0, end);
-    cut = true;
-  }
-  return `"${shown.replace(ESCAPED, escapeOne)}${cut ? "…" : ""}"`;
+  return `"${shortened(text, limit).replace(ESCAPED, escapeOne)}"`;
+}
+
+/**
+ * A string cut to `limit` UTF-16 code units, never inside a surrogate pair, with a trailing `…`
+ * when cut; else the string itself.
+ *
+ * @param text The string.
+ * @param limit How many UTF-16 code units to keep.
+ * @returns The string, or its start and `…`.
+ */
+export function shortened(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const end = isLowSurrogate(text.charCodeAt(limit)) && isHighSurrogate(text.charCodeAt(limit - 1))
+    ? limit - 1
+    : limit;
+  return `${text.slice(0, end)}…`;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   withoutQuotedUrlSecrets,
   withoutUrlSecrets,
 } from "../_internal/url-query.ts";
+import { shortened } from "../_internal/quote.ts";
 import { safeJson } from "../_internal/safe-json.ts";
 import { errorText } from "../_internal/error-text.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
@@ -153,20 +154,15 @@ export function changesOf(asked: InputRequest, checked: InputRequest | undefined
   return changes;
 }
 
-const shownUrl = (value: unknown): unknown => typeof value === "string" ? withoutUrlSecrets(value) : value;
-
 /** The most changes one decision event lists (see `InputDecision.changesLeftOut`). */
-export const MAX_EVENT_CHANGES = 100;
+const MAX_EVENT_CHANGES = 100;
 
 /** The most UTF-16 code units of a URL an event's change keeps: a caller's root may be 4 MiB long. */
 const CHANGE_URL_MAX = 1024;
 
-/** A URL of a change, cut to {@linkcode CHANGE_URL_MAX} (never inside a surrogate pair) and marked `…`. */
-function clipped(value: unknown): unknown {
-  if (typeof value !== "string" || value.length <= CHANGE_URL_MAX) return value;
-  const high = value.charCodeAt(CHANGE_URL_MAX - 1);
-  return `${value.slice(0, high >= 0xd800 && high <= 0xdbff ? CHANGE_URL_MAX - 1 : CHANGE_URL_MAX)}…`;
-}
+/** A change's URL as an event keeps it: without its secrets, and cut to {@linkcode CHANGE_URL_MAX}. */
+const shownUrl = (value: unknown): unknown =>
+  typeof value === "string" ? shortened(withoutUrlSecrets(value), CHANGE_URL_MAX) : value;
 
 /**
  * The event of one input request.
@@ -210,7 +206,7 @@ export function inputDecision(facts: {
     // from a URL a refusal quotes.
     changes: facts.changes.slice(0, MAX_EVENT_CHANGES).map((change) =>
       change.field === "url" || change.field.endsWith(".uri")
-        ? { field: change.field, from: clipped(shownUrl(change.from)), to: clipped(shownUrl(change.to)) }
+        ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
         : change
     ),
     ...(facts.changes.length > MAX_EVENT_CHANGES
