@@ -284,7 +284,14 @@ async function beforeCall(
   signal?: AbortSignal,
 ): Promise<void> {
   const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
-  await client.listTools(server, signal === undefined ? {} : { signal });
+  try {
+    await client.listTools(server, signal === undefined ? {} : { signal });
+  } catch (error) {
+    // Ctrl-C before the list was answered: the call, sent with the fired signal, fails as
+    // cancelled and names itself, not the list the person never asked for.
+    if (signal?.aborted === true) return;
+    throw error;
+  }
   await nextTurn();
   // Ctrl-C ends the wait at once: the call then fails as interrupted, and closing the client
   // withdraws the prompt.

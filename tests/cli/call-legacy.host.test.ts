@@ -211,6 +211,22 @@ describe("sluice call on a legacy stdio server", () => {
     ]);
   });
 
+  test("Ctrl-C before the session has opened reports the call as cancelled, not the listing it opens with", async () => {
+    const ctrlC = new AbortController();
+    ctrlC.abort();
+    const scripted = scriptedIo([], { cwd: dir.path, signal: ctrlC.signal });
+    const code = await main(
+      ["call", "slow", "sleep", '{"ms":30000}', "--json", "--policies", dir.path],
+      scripted.io,
+    );
+    // Without the fix: 'Call of tools/list to server "slow" was cancelled'.
+    assert.deepEqual([code, scripted.stdout(), scripted.stderr()], [
+      130,
+      "",
+      'sluice call: Call of tools/call to server "slow" was cancelled (cancelled)\n',
+    ]);
+  });
+
   test("call answers a legacy elicitation at the prompt", async () => {
     const result = await call(["ask", '{"method":"elicitation/create"}'], ["maybe", "y"]);
     assert.equal(result.code, 0);
