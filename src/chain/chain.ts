@@ -64,7 +64,10 @@ export interface RunContext {
   readonly principal?: Principal | undefined;
   /** Whether a call to this server is in flight (legacy idle sampling). @default true */
   readonly callInFlight?: boolean;
-  /** Aborts the handler: server cancellation, a failed sibling, an abandoned call. */
+  /**
+   * Aborts the handler: server cancellation, a failed sibling, an abandoned call. The request then
+   * ends `"cancelled"`, unless the reason is an {@linkcode EndedWithAnswer}, which says how.
+   */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -468,6 +471,32 @@ function capabilityGates(declared: DeclaredCapabilities): Readonly<Record<Protoc
 export const HANDLER_THREW = "Internal error while answering the input request";
 
 /**
+ * The abort reason of an input request that whoever aborts it answers the server for: a legacy
+ * request whose call ended (its `maxTotalTimeout`, its caller's signal) is answered that the call
+ * has ended. The chain's result, and so the request's decision event, then ends as `stage` says,
+ * with the `refusal` the server is answered, where any other abort ends `"cancelled"` with
+ * "Request cancelled" (the server cancelled it, and is answered nothing).
+ */
+export class EndedWithAnswer extends Error {
+  /** How the request ended: `"timeout"` when a deadline ended its call. */
+  readonly stage: "timeout" | "cancelled";
+  /** What the server is answered. */
+  readonly refusal: Refusal;
+
+  /**
+   * @param stage How the request ended.
+   * @param refusal What the server is answered.
+   * @param cause What ended it (the call's own abort reason).
+   */
+  constructor(stage: "timeout" | "cancelled", refusal: Refusal, cause: unknown) {
+    super(refusal.message, { cause });
+    this.name = "EndedWithAnswer";
+    this.stage = stage;
+    this.refusal = refusal;
+  }
+}
+
+/**
  * Calls the handler (or whoever answers for it) under its deadline and the request's signal,
  * then judges its answer: a timeout, a cancellation, a throw, a deferral or the handler's own
  * `{ error }` stop the chain here. A handler that answers synchronously is judged at once,
@@ -509,7 +538,9 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
         })`,
       );
     case "cancelled":
-      return { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };
+      return outcome.reason instanceof EndedWithAnswer
+        ? { ok: false, stage: outcome.reason.stage, refusal: outcome.reason.refusal, cause: outcome.reason }
+        : { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };
     case "threw":
       return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
   }

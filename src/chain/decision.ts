@@ -24,9 +24,13 @@ export type DecisionChange = InputChange;
  * How an input request ended: answered, or where the chain stopped (its `ChainStage`).
  * `"policy"` is a refusal by the budget or a check of its kind, and also a legacy server's
  * request refused before the chain ran: over `maxServerRequests` (`-32000` busy) or with params
- * that are not valid (`-32602`). `"deferred"`: the gateway passed the request down to its caller;
- * a second event tells how the caller's answer ended once it came back and was checked
- * (`"answered"`, `"policy"`, or, for a 2025 host, `"timeout"`, `"cancelled"`, `"handler"`).
+ * that are not valid (`-32602`). `"timeout"` is the handler's deadline, or the `maxTotalTimeout`
+ * of the call a legacy request belongs to, reached while the request was being answered (the
+ * refusal is then what the server is answered); `"cancelled"`, the server's cancellation (nothing
+ * is answered), or the call's end otherwise (the caller's signal; the refusal is the answer).
+ * `"deferred"`: the gateway passed the request down to its caller; a second event tells how the
+ * caller's answer ended once it came back and was checked (`"answered"`, `"policy"`, or, for a
+ * 2025 host, `"timeout"`, `"cancelled"`, `"handler"`).
  */
 export type InputOutcome =
   | "answered"

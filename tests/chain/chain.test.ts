@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { chainSteps, createChain } from "../../src/chain/chain.ts";
+import { chainSteps, createChain, EndedWithAnswer } from "../../src/chain/chain.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
@@ -367,6 +367,19 @@ describe("createChain()", () => {
     });
     assert.equal(signal?.aborted, true);
     assert.equal(time.pending, 0);
+  });
+
+  test("ends a handler aborted with an EndedWithAnswer as its reason says: its stage, and the answer the server gets", async () => {
+    const time = new FakeTime();
+    const controller = new AbortController();
+    const chain = chainFor({ sampling: () => new Promise(() => {}) }, {}, time);
+    const pending = chain.run(sampling(), { ...LEGACY, signal: controller.signal });
+    await time.advance(10);
+    const told = { code: -32603, message: "The request was not answered: the call it belongs to has ended" };
+    const reason = new EndedWithAnswer("timeout", told, "maxTotalTimeout reached");
+    controller.abort(reason);
+    assert.deepEqual(await pending, { ok: false, stage: "timeout", refusal: told, cause: reason });
+    assert.deepEqual([reason.message, reason.cause], [told.message, "maxTotalTimeout reached"]);
   });
 
   test("shapes the declared capabilities per protocol version", () => {

@@ -31,6 +31,9 @@ const form = {
   requestedSchema: { type: "object", properties: { name: { type: "string" } } },
 };
 
+/** What every call event of these tests' calls holds. */
+const CALL = { type: "call", client: "supervision-test", server: "scripted", method: "tools/call" } as const;
+
 /** The form elicitation refused in these tests, its decision event's time left out. */
 const REFUSED = {
   time: "",
@@ -117,9 +120,79 @@ describe("legacy supervision against a scripted stdio server", () => {
     await c.close();
   });
 
-  test("aborts a request the server cancels, and sends no answer for it", async () => {
+  test("a request whose call maxTotalTimeout ends gives outcome timeout, and one whose caller cancels the call cancelled, each with the -32603 the server is answered", async () => {
+    const ended = async (end: "maxTotalTimeout" | "signal") => {
+      const time = new FakeTime(Date.UTC(2026, 11, 1, 12, 0, 0));
+      const running = gate();
+      const c = client(
+        { elicitation: () => (running.open(), new Promise(() => {})) },
+        { policy: { maxTotalTimeout: "1s" }, time },
+      );
+      const heard: unknown[] = [];
+      c.onDecision((decision) => void heard.push(decision));
+      const caller = new AbortController();
+      try {
+        const call = c.callTool("scripted", "ask", { method: "elicitation/create", params: form }, {
+          signal: caller.signal,
+        }).catch((error: ClientError) => [error.kind, error.message]);
+        await running.opened;
+        await time.advance(500);
+        if (end === "signal") caller.abort("the user left");
+        else await time.advance(500);
+        const failed = await call;
+        const responses = await eventually("the server reading its answer", async () => {
+          const { responses } = data(await c.callTool("scripted", "received")) as { responses: unknown[] };
+          return responses.length > 0 ? responses : undefined;
+        });
+        return { failed, responses, events: heard };
+      } finally {
+        await c.close();
+      }
+    };
+    const told = { code: -32603, message: "The request was not answered: the call it belongs to has ended" };
+    const at = (ms: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, 0) + ms).toISOString();
+    const events = (outcome: string, ms: number, error: { kind: string; message: string }) => [
+      {
+        type: "input",
+        time: at(ms),
+        client: "supervision-test",
+        server: "scripted",
+        era: "legacy",
+        method: "elicitation/create",
+        mode: "form",
+        outcome,
+        changes: [],
+        refusal: told,
+        handlerMs: ms,
+        durationMs: ms,
+      },
+      { ...CALL, time: at(ms), name: "ask", outcome: "failed", error, durationMs: ms },
+      { ...CALL, time: at(ms), name: "received", outcome: "completed", durationMs: 0 },
+    ];
+    const timedOut = {
+      kind: "timeout",
+      message: 'Server "scripted": the call did not finish within 1000 ms (maxTotalTimeout)',
+    };
+    assert.deepEqual(await ended("maxTotalTimeout"), {
+      failed: [timedOut.kind, timedOut.message],
+      responses: [{ jsonrpc: "2.0", id: 0, error: told }],
+      events: events("timeout", 1000, timedOut),
+    });
+    const cancelled = { kind: "cancelled", message: 'Call of tools/call to server "scripted" was cancelled' };
+    assert.deepEqual(await ended("signal"), {
+      failed: [cancelled.kind, cancelled.message],
+      responses: [{ jsonrpc: "2.0", id: 0, error: told }],
+      events: events("cancelled", 500, cancelled),
+    });
+  });
+
+  test("aborts a request the server cancels, and sends no answer for it: its event says cancelled", async () => {
     let signal: AbortSignal | undefined;
     const c = client({ elicitation: (_p, ctx) => (signal = ctx.signal, new Promise(() => {})) });
+    const inputs: unknown[] = [];
+    c.onDecision((decision) =>
+      decision.type === "input" && inputs.push({ ...decision, time: "", handlerMs: 0, durationMs: 0 })
+    );
     const result = data(
       await c.callTool("scripted", "cancel_after", { ms: 30, method: "elicitation/create", params: form }),
     );
@@ -129,6 +202,17 @@ describe("legacy supervision against a scripted stdio server", () => {
       true,
       "no longer needed",
     ]);
+    // Its time and durations left out (real time); nothing was sent, so it carries the chain's own words.
+    assert.deepEqual(inputs, [{
+      type: "input",
+      ...REFUSED,
+      era: "legacy",
+      outcome: "cancelled",
+      changes: [],
+      refusal: { code: -32603, message: "Request cancelled" },
+      handlerMs: 0,
+      durationMs: 0,
+    }]);
     await c.close();
   });
 

@@ -21,7 +21,13 @@
  * @module
  */
 import type { Principal } from "../../handler/handler.ts";
-import { type Chain, type ChainResult, HANDLER_THREW, type RefusedRequest } from "../../chain/chain.ts";
+import {
+  type Chain,
+  type ChainResult,
+  EndedWithAnswer,
+  HANDLER_THREW,
+  type RefusedRequest,
+} from "../../chain/chain.ts";
 import type { Refusal } from "../../checks/verdict.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
 import { decodeInputRequest } from "../../protocol/input-request.ts";
@@ -39,7 +45,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
-import { whenAborted } from "../../_internal/signals.ts";
+import { DeadlineReached, whenAborted } from "../../_internal/signals.ts";
 import { answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
@@ -165,7 +171,9 @@ export class ServerRequestSupervisor {
   /**
    * Starts a job for one server request (never waits for it). If the call it is tied to ends
    * first (cancelled, or past its deadline), the job is aborted and the server is answered
-   * `-32603`: it did not cancel its request, and waits for an answer.
+   * `-32603` {@linkcode CALL_ENDED}: it did not cancel its request, and waits for an answer. The
+   * request's decision event carries that answer, outcome `"timeout"` when a deadline
+   * (`maxTotalTimeout`) ended the call, else `"cancelled"`.
    *
    * @param request The server's request.
    * @param related The call its transport tied it to, if any.
@@ -187,7 +195,12 @@ export class ServerRequestSupervisor {
       : related === undefined && tieToOnlyCall
       ? [...calls.values()]
       : [];
-    const waiting = whenAllEnded(candidates, calls, (reason) => controller.abort(reason));
+    // The job's abort says what the server is answered, and whether a deadline (maxTotalTimeout)
+    // ended the call, so that the request's decision event says the same (see EndedWithAnswer).
+    const waiting = whenAllEnded(candidates, calls, (reason) => {
+      const stage = reason instanceof DeadlineReached ? "timeout" : "cancelled";
+      controller.abort(new EndedWithAnswer(stage, { code: -32603, message: CALL_ENDED }, reason));
+    });
     // A call answered ends a guess only: a request tied to its call may outlive its answer.
     if (candidates.length > 1) this.#waiting.add(waiting.recheck);
     for (const candidate of candidates) candidate.deadline?.pause();
@@ -216,7 +229,9 @@ export class ServerRequestSupervisor {
       this.#jobs.delete(key);
       for (const candidate of candidates) candidate.deadline?.resume();
       // A request whose call ended (the caller cancelled it, or its deadline passed) is still the
-      // server's to hear back from: it did not cancel it, and waits for an answer.
+      // server's to hear back from: it did not cancel it, and waits for an answer. The chain's
+      // result says so already (see EndedWithAnswer); one answered elsewhere (the front's caller)
+      // may come back only cancelled.
       const answer = !result.ok && result.stage === "cancelled" && !this.#unanswered.has(controller)
         ? encodeError(request.id, { code: -32603, message: CALL_ENDED })
         : this.#answer(request, input, result);
