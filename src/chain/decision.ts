@@ -30,7 +30,8 @@ export type DecisionChange = InputChange;
  * is answered), or the call's end otherwise (the caller's signal; the refusal is the answer).
  * `"deferred"`: the gateway passed the request down to its caller; a second event tells how the
  * caller's answer ended once it came back and was checked (`"answered"`, `"policy"`, or, for a
- * 2025 host, `"timeout"`, `"cancelled"`, `"handler"`).
+ * 2025 host, `"timeout"`, `"cancelled"`, `"handler"`), or `"capability"` when a 2026 caller did
+ * not declare what it needs (a legacy server is answered as by a client without it).
  */
 export type InputOutcome =
   | "answered"

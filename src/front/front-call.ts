@@ -758,7 +758,10 @@ export function missingCapability(request: InputRequest): FrontCallOutcome {
  * @param request The deferred request.
  * @returns The chain's failure, sent upstream as the JSON-RPC error.
  */
-export function undeclaredAnswer(caller: ClientCapabilities, request: InputRequest): ChainResult {
+export function undeclaredAnswer(
+  caller: ClientCapabilities,
+  request: InputRequest,
+): ChainResult & { readonly ok: false } {
   const [kind, part] = neededBy(request);
   const method = quote(request.method, 64);
   if (caller[kind] === undefined) {

@@ -14,12 +14,13 @@
  * it is refused with `-32602`.
  *
  * A server request the caller cannot answer fails the call with `-32021` (the caller learns what
- * to declare). One exception: a `roots/list` that stdio tied to the call only as the one in
- * flight (a stdio request names no call). Roots describe the client, not a call, and servers ask
- * for them on their own (server-everything does after the handshake, and the session declares
- * every kind passed down), so it is answered upstream as by a client without roots (`-32601`)
- * and the call goes on. Sampling and elicitation exist to serve the request in flight, so stdio's
- * tie stands for them.
+ * to declare), and is answered upstream as by a client that did not declare what it needs, which
+ * its decision event (`"capability"`) carries. One exception: a `roots/list` that stdio tied to
+ * the call only as the one in flight (a stdio request names no call). Roots describe the client,
+ * not a call, and servers ask for them on their own (server-everything does after the handshake,
+ * and the session declares every kind passed down), so it is answered upstream as by a client
+ * without roots (`-32601`) and the call goes on. Sampling and elicitation exist to serve the
+ * request in flight, so stdio's tie stands for them.
  *
  * A new call leases its upstream session from `FrontUpstreams` and holds it while it
  * runs and while it is parked, so the server's requests tie to this call alone; the lease is
@@ -156,8 +157,9 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
     return upstreamOutcome(failure, policy.server);
   }
   // What is left was tied to this call by its transport: the server needs it for this call.
-  for (const entry of Object.values(event.pending)) {
+  for (const [key, entry] of Object.entries(event.pending)) {
     if (!server.callerCan(request.capabilities, entry)) {
+      call.refuse(key, request.capabilities);
       call.cancel("the caller cannot answer the server's request");
       return missingCapability(entry);
     }
@@ -444,6 +446,27 @@ export class ParkedCall {
       entry.settle({ ok: true, answer: value as never });
     }
     return undefined;
+  }
+
+  /**
+   * Answers a waiting request the caller cannot take as a client that did not declare what it
+   * needs ({@linkcode undeclaredAnswer}), as a 2025 host's session does, and gives its second
+   * decision event: `"capability"` with that answer, as a 2026 round's entry the caller could not
+   * take ends (front-call.ts).
+   *
+   * @param key The request's key in the round passed down.
+   * @param caller What the round's caller declared.
+   */
+  refuse(key: string, caller: ClientCapabilities): void {
+    const entry = this.#waiting.get(key);
+    if (entry === undefined) return;
+    const answer = undeclaredAnswer(caller, entry.request);
+    this.server.chain.refused(entry.request, answer.refusal, {
+      version: MODERN_PROTOCOL_VERSION,
+      principal: this.principal,
+      stage: "capability",
+    });
+    entry.settle(answer, true);
   }
 
   /**

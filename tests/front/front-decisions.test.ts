@@ -985,6 +985,73 @@ describe("decision events through the gateway", () => {
     );
   });
 
+  test("a request a legacy upstream asks a 2026 caller that cannot take it ends capability, with what the server is answered: a kind it did not declare -32601, a mode -32602", async () => {
+    const run = async (declared: Record<string, unknown>) => {
+      const upstream = legacyAskingServer("2025-11-25", [{
+        jsonrpc: "2.0",
+        id: 1,
+        method: "elicitation/create",
+        params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+      }]);
+      const { client, events, app } = parkedGateway(upstream.fetch);
+      try {
+        const { body } = await answerOf(
+          await app.request(modernRequest(`${LOOPBACK}/mcp/up`, "tools/call", {
+            name: "ask",
+            arguments: {},
+            _meta: modernMeta(declared),
+          })),
+        );
+        await upstream.answered(1);
+        return { error: (body as { error: unknown }).error, answers: upstream.answers(), events };
+      } finally {
+        await client.close();
+      }
+    };
+    const form = { ...ALICE_INPUT, era: "legacy", method: "elicitation/create", mode: "form", changes: [] };
+    const undeclared = {
+      code: -32021,
+      message:
+        "The upstream server needs input that only the caller can give, and the caller did not declare it",
+    };
+    const called = {
+      type: "call",
+      time: "2026-12-01T12:00:00.000Z",
+      client: "gate",
+      server: "up",
+      caller: "alice",
+      method: "tools/call",
+      name: "ask",
+      outcome: "failed",
+      error: { kind: "gateway", ...undeclared },
+      durationMs: 0,
+    };
+    const ended = (refusal: { code: number; message: string }, required: Record<string, unknown>) => ({
+      error: { ...undeclared, data: { requiredCapabilities: { elicitation: required } } },
+      answers: [{ jsonrpc: "2.0", id: 1, error: refusal }],
+      events: [
+        { ...form, outcome: "deferred", handlerMs: 0 },
+        { ...form, outcome: "capability", refusal },
+        called,
+      ],
+    });
+    assert.deepEqual(
+      await run({}),
+      ended({
+        code: -32601,
+        message: 'Method not found: the caller did not declare elicitation, which "elicitation/create" needs',
+      }, { form: {} }),
+    );
+    assert.deepEqual(
+      await run({ elicitation: { url: {} } }),
+      ended({
+        code: -32602,
+        message:
+          'Invalid params: the caller did not declare elicitation.form, which this "elicitation/create" needs',
+      }, { form: {} }),
+    );
+  });
+
   test("an unknown decisions setting is refused naming what is expected", () => {
     assert.throws(
       () =>
