@@ -588,10 +588,12 @@ export class CallerSession {
       ? undefined
       : undeclaredAnswer(this.#capabilities, request);
     if (refused !== undefined && !refused.ok) {
-      // The deferral gave the request's first event; this refusal, its second.
+      // The deferral gave the request's first event; this refusal, its second: what the host did
+      // not declare ends "capability", as on a 2026 caller's paths.
       this.#server.chain.refused(request, refused.refusal, {
         version: this.version,
         principal: this.#principal,
+        stage: unfit === undefined ? "capability" : "policy",
       });
       return Promise.resolve(refused);
     }

@@ -35,14 +35,17 @@ function call(name: string, user = "alice") {
   });
 }
 
-/** A client of the scripted upstream for the gateway, and the decision events it hears. */
-function gateClient(answers: Partial<typeof handler> = handler) {
+/**
+ * A client of the scripted upstream for the gateway, passing `passDown` down to callers, and the
+ * decision events it hears.
+ */
+function gateClient(answers: Partial<typeof handler> = handler, passDown: Policy["passDown"] = []) {
   const client = createClient({
     name: "gate",
     clock,
     handler: answers,
     fetch: toolsUpstream().fetch,
-    policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern" }],
+    policies: [{ server: "up", transport: { url: "https://upstream.example/mcp" }, era: "modern", passDown }],
   });
   const events: Decision[] = [];
   client.onDecision((event) => void events.push(event));
@@ -80,6 +83,36 @@ function parkedGateway(fetch: Parameters<typeof createLegacyClient>[0]["fetch"])
   client.onDecision((event) => void events.push(event));
   const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
   return { client, events, app };
+}
+
+/**
+ * Calls `tool` of the gateway's "up" as a 2025 host of `version` that declared no capabilities:
+ * `initialize`, then `tools/call` in its session, read to its end.
+ */
+async function hostCall(
+  app: { request: (request: Request) => Response | Promise<Response> },
+  version: string,
+  tool: string,
+): Promise<void> {
+  const post = (message: Record<string, unknown>, session?: string) =>
+    app.request(
+      new Request(`${LOOPBACK}/mcp/up`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": version }),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+      }),
+    );
+  const initialized = await post({
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "host", version: "1" } },
+  });
+  const session = initialized.headers.get("mcp-session-id") ?? "";
+  await (await post({ id: 2, method: "tools/call", params: { name: tool, arguments: {} } }, session)).text();
 }
 
 describe("decision events through the gateway", () => {
@@ -297,33 +330,8 @@ describe("decision events through the gateway", () => {
   test("a legacy caller's call gives the same call event, naming the caller", async () => {
     const { client, events } = gateClient();
     const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "carol" }) });
-    const post = (message: Record<string, unknown>, session?: string) =>
-      app.request(
-        new Request(`${LOOPBACK}/mcp/up`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            ...(session === undefined
-              ? {}
-              : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }),
-          },
-          body: JSON.stringify({ jsonrpc: "2.0", ...message }),
-        }),
-      );
     try {
-      const initialized = await post({
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "host", version: "1" },
-        },
-      });
-      const session = initialized.headers.get("mcp-session-id") ?? "";
-      await (await post({ id: 2, method: "tools/call", params: { name: "plain", arguments: {} } }, session))
-        .text();
+      await hostCall(app, "2025-06-18", "plain");
     } finally {
       await client.close();
     }
@@ -340,6 +348,33 @@ describe("decision events through the gateway", () => {
         durationMs: 0,
       },
     ]);
+  });
+
+  test("a request passed down to a 2025 host that did not declare what it needs ends capability, as on a 2026 caller's paths", async () => {
+    const { client, events } = gateClient({ roots: handler.roots }, ["elicitation"]);
+    const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    try {
+      await hostCall(app, "2025-11-25", "ask");
+    } finally {
+      await client.close();
+    }
+    const form = { ...ALICE_INPUT, method: "elicitation/create", mode: "form", changes: [] };
+    // Before: the second event said "policy".
+    assert.deepEqual(
+      events.filter((event) => event.type === "input" && event.method === "elicitation/create"),
+      [
+        { ...form, outcome: "deferred", handlerMs: 0 },
+        {
+          ...form,
+          outcome: "capability",
+          refusal: {
+            code: -32601,
+            message:
+              'Method not found: the caller did not declare elicitation, which "elicitation/create" needs',
+          },
+        },
+      ],
+    );
   });
 
   test("calls that end before the upstream is reached give their call event with the real cause: the policy's access, an unreachable server found out by the era probe, a legacy server's failure", async () => {
