@@ -26,6 +26,7 @@ import type { RateLimitStore } from "../limits/rate-limit-store.ts";
 import { type CapabilityCheck, createCapabilityCheck } from "../checks/capability.ts";
 import { createBudgetCheck } from "../checks/budget.ts";
 import { systemTimers, type Timers } from "../_internal/timers.ts";
+import { DeadlineReached } from "../_internal/signals.ts";
 import { type Clock, systemClock } from "../_internal/clock.ts";
 import { type Refusal, RefusalCode, type Verdict } from "../checks/verdict.ts";
 import { changesOf, type DecisionChange, type DecisionSink, inputDecision } from "./decision.ts";
@@ -66,7 +67,8 @@ export interface RunContext {
   readonly callInFlight?: boolean;
   /**
    * Aborts the handler: server cancellation, a failed sibling, an abandoned call. The request then
-   * ends `"cancelled"`, unless the reason is an {@linkcode EndedWithAnswer}, which says how.
+   * ends `"cancelled"`, unless the reason is an {@linkcode EndedWithAnswer}, which says how, or the
+   * call's `maxTotalTimeout` (a `DeadlineReached`): `"timeout"`.
    */
   readonly signal?: AbortSignal | undefined;
 }
@@ -537,10 +539,18 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
           prepared.request.method === "elicitation/create" ? "elicitation" : "default"
         })`,
       );
-    case "cancelled":
-      return outcome.reason instanceof EndedWithAnswer
-        ? { ok: false, stage: outcome.reason.stage, refusal: outcome.reason.refusal, cause: outcome.reason }
-        : { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };
+    case "cancelled": {
+      const reason = outcome.reason;
+      if (reason instanceof EndedWithAnswer) {
+        return { ok: false, stage: reason.stage, refusal: reason.refusal, cause: reason };
+      }
+      // A modern call's own deadline ended it: the request timed out with it, as the call did.
+      if (reason instanceof DeadlineReached && reason.which === "total") {
+        const message = `The call did not finish within ${reason.ms} ms (maxTotalTimeout)`;
+        return { ...failed("timeout", message), cause: reason };
+      }
+      return { ...failed("cancelled", "Request cancelled"), cause: reason };
+    }
     case "threw":
       return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
   }

@@ -25,13 +25,14 @@ export type DecisionChange = InputChange;
  * `"policy"` is a refusal by the budget or a check of its kind, and also a legacy server's
  * request refused before the chain ran: over `maxServerRequests` (`-32000` busy) or with params
  * that are not valid (`-32602`). `"timeout"` is the handler's deadline, or the `maxTotalTimeout`
- * of the call a legacy request belongs to, reached while the request was being answered (the
- * refusal is then what the server is answered); `"cancelled"`, the server's cancellation (nothing
- * is answered), or the call's end otherwise (the caller's signal; the refusal is the answer).
- * `"deferred"`: the gateway passed the request down to its caller; a second event tells how the
- * caller's answer ended once it came back and was checked (`"answered"`, `"policy"`, or, for a
- * 2025 host, `"timeout"`, `"cancelled"`, `"handler"`), or `"capability"` when a 2026 caller did
- * not declare what it needs (a legacy server is answered as by a client without it).
+ * of the call the request belongs to, reached while it was being answered (for a legacy request,
+ * the refusal is then what the server is answered); `"cancelled"`, the server's cancellation
+ * (nothing is answered), or the call's end otherwise (the caller's signal; for a legacy request,
+ * the refusal is the answer). `"deferred"`: the gateway passed the request down to its caller; a
+ * second event tells how the caller's answer ended once it came back and was checked
+ * (`"answered"`, `"policy"`, or, for a 2025 host, `"timeout"`, `"cancelled"`, `"handler"`), or
+ * `"capability"` when the caller did not declare what it needs (a legacy server is answered as by
+ * a client without it).
  */
 export type InputOutcome =
   | "answered"

@@ -625,7 +625,9 @@ export async function answerRound(
     // its deadline (maxTotalTimeout). Its caller and its decision event hear of it as when the
     // call ends while it waits upstream.
     const { key, failure } = round;
-    if (failure.stage !== "cancelled") return failed(refused(key, failure));
+    if (failure.stage !== "cancelled" && !(failure.cause instanceof DeadlineReached)) {
+      return failed(refused(key, failure));
+    }
     const serverId = input.server.policy.server;
     const ended = abortError(serverId, input.request.message.method, input.signal.reason);
     input.onFailure?.(ended);

@@ -225,6 +225,56 @@ describe("createClient() multi round-trip requests", () => {
     ]);
   });
 
+  test("an entry whose handler still runs when maxTotalTimeout ends the call gives timeout, as the call does", async () => {
+    const time = new FakeTime(Date.UTC(2026, 11, 1));
+    const running = gate();
+    const { client } = setup(
+      (req) =>
+        req.body.method === "tools/list"
+          ? listOne(req.body.id)
+          : result(req.body.id, { resultType: "input_required", inputRequests: { confirm: elicit } }),
+      {
+        handler: { elicitation: () => (running.open(), new Promise(() => {})) },
+        policy: { maxTotalTimeout: "1s" },
+        timers: time,
+        clock: time,
+      },
+    );
+    const events: unknown[] = [];
+    client.onDecision((event) => void events.push(event));
+    const failed = failure(client.callTool("demo", "deploy"));
+    await running.opened;
+    await time.advance(1000);
+    const message = 'Server "demo": the call did not finish within 1000 ms (maxTotalTimeout)';
+    assert.deepEqual(await failed, ["timeout", undefined, message]);
+    const base = { time: "2026-12-01T00:00:01.000Z", client: "agent", server: "demo" };
+    // Before: outcome "cancelled", "Request cancelled".
+    assert.deepEqual(events, [
+      {
+        ...base,
+        type: "input",
+        era: "modern",
+        method: "elicitation/create",
+        mode: "form",
+        outcome: "timeout",
+        changes: [],
+        refusal: { code: -32603, message: "The call did not finish within 1000 ms (maxTotalTimeout)" },
+        handlerMs: 1000,
+        durationMs: 1000,
+      },
+      {
+        ...base,
+        type: "call",
+        method: "tools/call",
+        name: "deploy",
+        outcome: "failed",
+        error: { kind: "timeout", message },
+        durationMs: 1000,
+      },
+    ]);
+    await client.close();
+  });
+
   test("fails the call when one entry's handler refuses, with its error's code and data, aborting its sibling's signal", async () => {
     let siblingSignal: AbortSignal | undefined;
     const { client, server } = setup(
