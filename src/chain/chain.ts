@@ -67,8 +67,8 @@ export interface RunContext {
   readonly callInFlight?: boolean;
   /**
    * Aborts the handler: server cancellation, a failed sibling, an abandoned call. The request then
-   * ends `"cancelled"`, unless the reason is an {@linkcode EndedWithAnswer}, which says how, or the
-   * call's `maxTotalTimeout` (a `DeadlineReached`): `"timeout"`.
+   * ends `"cancelled"`, or `"timeout"` when the call's `maxTotalTimeout` fired it (a
+   * `DeadlineReached`), with {@linkcode CALL_ENDED}.
    */
   readonly signal?: AbortSignal | undefined;
 }
@@ -473,30 +473,11 @@ function capabilityGates(declared: DeclaredCapabilities): Readonly<Record<Protoc
 export const HANDLER_THREW = "Internal error while answering the input request";
 
 /**
- * The abort reason of an input request that whoever aborts it answers the server for: a legacy
- * request whose call ended (its `maxTotalTimeout`, its caller's signal) is answered that the call
- * has ended. The chain's result, and so the request's decision event, then ends as `stage` says,
- * with the `refusal` the server is answered, where any other abort ends `"cancelled"` with
- * "Request cancelled" (the server cancelled it, and is answered nothing).
+ * What the chain says of a request whose call ended before it was answered, because of the
+ * call's `maxTotalTimeout` (its event says `"timeout"`) or otherwise; and what a legacy server is
+ * answered for such a request, which it did not cancel and still waits for.
  */
-export class EndedWithAnswer extends Error {
-  /** How the request ended: `"timeout"` when a deadline ended its call. */
-  readonly stage: "timeout" | "cancelled";
-  /** What the server is answered. */
-  readonly refusal: Refusal;
-
-  /**
-   * @param stage How the request ended.
-   * @param refusal What the server is answered.
-   * @param cause What ended it (the call's own abort reason).
-   */
-  constructor(stage: "timeout" | "cancelled", refusal: Refusal, cause: unknown) {
-    super(refusal.message, { cause });
-    this.name = "EndedWithAnswer";
-    this.stage = stage;
-    this.refusal = refusal;
-  }
-}
+export const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
 
 /**
  * Calls the handler (or whoever answers for it) under its deadline and the request's signal,
@@ -539,18 +520,12 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
           prepared.request.method === "elicitation/create" ? "elicitation" : "default"
         })`,
       );
-    case "cancelled": {
-      const reason = outcome.reason;
-      if (reason instanceof EndedWithAnswer) {
-        return { ok: false, stage: reason.stage, refusal: reason.refusal, cause: reason };
+    case "cancelled":
+      // The call's own deadline (maxTotalTimeout) ended it: the request timed out with it.
+      if (outcome.reason instanceof DeadlineReached && outcome.reason.which === "total") {
+        return { ...failed("timeout", CALL_ENDED), cause: outcome.reason };
       }
-      // A modern call's own deadline ended it: the request timed out with it, as the call did.
-      if (reason instanceof DeadlineReached && reason.which === "total") {
-        const message = `The call did not finish within ${reason.ms} ms (maxTotalTimeout)`;
-        return { ...failed("timeout", message), cause: reason };
-      }
-      return { ...failed("cancelled", "Request cancelled"), cause: reason };
-    }
+      return { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };
     case "threw":
       return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
   }

@@ -29,7 +29,7 @@
  *
  * @module
  */
-import type { ChainResult, ChainStage, JudgedAnswer } from "../chain/chain.ts";
+import { CALL_ENDED, type ChainResult, type ChainStage, type JudgedAnswer } from "../chain/chain.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { DeadlineReached, openFlow, pause } from "../_internal/signals.ts";
 import { roundsExceeded } from "../client/modern/multi-round.ts";
@@ -65,7 +65,6 @@ import { type Principal, principalKey } from "./principal.ts";
 import { resultForCaller } from "./caller-era.ts";
 import type { UpstreamLease } from "./front-upstreams.ts";
 import { withinCallerContext } from "./_caller-needs.ts";
-import { CALL_ENDED } from "../client/legacy/server-request-supervisor.ts";
 
 /** The most calls one front keeps parked at once; the next deferral fails its call. */
 export const MAX_PARKED_CALLS = 1024;

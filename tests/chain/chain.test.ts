@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { chainSteps, createChain, EndedWithAnswer } from "../../src/chain/chain.ts";
+import { CALL_ENDED, chainSteps, createChain } from "../../src/chain/chain.ts";
+import { DeadlineReached } from "../../src/_internal/signals.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import { createMemoryStore } from "../../src/limits/memory-store.ts";
@@ -369,17 +370,29 @@ describe("createChain()", () => {
     assert.equal(time.pending, 0);
   });
 
-  test("ends a handler aborted with an EndedWithAnswer as its reason says: its stage, and the answer the server gets", async () => {
+  test("ends a handler its call's maxTotalTimeout aborts as timed out with the call, any other abort as cancelled", async () => {
     const time = new FakeTime();
-    const controller = new AbortController();
-    const chain = chainFor({ sampling: () => new Promise(() => {}) }, {}, time);
-    const pending = chain.run(sampling(), { ...LEGACY, signal: controller.signal });
-    await time.advance(10);
-    const told = { code: -32603, message: "The request was not answered: the call it belongs to has ended" };
-    const reason = new EndedWithAnswer("timeout", told, "maxTotalTimeout reached");
-    controller.abort(reason);
-    assert.deepEqual(await pending, { ok: false, stage: "timeout", refusal: told, cause: reason });
-    assert.deepEqual([reason.message, reason.cause], [told.message, "maxTotalTimeout reached"]);
+    const ended = async (reason: unknown) => {
+      const controller = new AbortController();
+      const chain = chainFor({ sampling: () => new Promise(() => {}) }, {}, time);
+      const pending = chain.run(sampling(), { ...LEGACY, signal: controller.signal });
+      await time.advance(10);
+      controller.abort(reason);
+      return await pending;
+    };
+    const total = new DeadlineReached("total", 1000);
+    const leg = new DeadlineReached("leg", 1000);
+    assert.deepEqual([await ended(total), await ended(leg), await ended("the user left")], [
+      { ok: false, stage: "timeout", refusal: { code: -32603, message: CALL_ENDED }, cause: total },
+      { ok: false, stage: "cancelled", refusal: { code: -32603, message: "Request cancelled" }, cause: leg },
+      {
+        ok: false,
+        stage: "cancelled",
+        refusal: { code: -32603, message: "Request cancelled" },
+        cause: "the user left",
+      },
+    ]);
+    assert.equal(CALL_ENDED, "The request was not answered: the call it belongs to has ended");
   });
 
   test("shapes the declared capabilities per protocol version", () => {

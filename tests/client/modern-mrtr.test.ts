@@ -258,7 +258,7 @@ describe("createClient() multi round-trip requests", () => {
         mode: "form",
         outcome: "timeout",
         changes: [],
-        refusal: { code: -32603, message: "The call did not finish within 1000 ms (maxTotalTimeout)" },
+        refusal: { code: -32603, message: "The request was not answered: the call it belongs to has ended" },
         handlerMs: 1000,
         durationMs: 1000,
       },

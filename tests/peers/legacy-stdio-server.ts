@@ -49,9 +49,10 @@
  *   `params` (default: a small valid one per method; none for `ping`, `roots/list`), waits for
  *   every answer (or `timeoutMs`, when given) and answers `{ answers: [{ id, result } | { id,
  *   error } | { id, timeout: true }] }` in the order sent;
- * - `cancel_after {ms, method, params, reason, waitMs}`: sends one request, after `ms` (default
- *   50) sends `notifications/cancelled { requestId, reason }`, waits `waitMs` (default 200) for a
- *   late answer; `{ requestId, answer: <the response> | null }`;
+ * - `cancel_after {ms, method, params, reason, waitMs, log}`: sends one request, after `ms`
+ *   (default 50) sends `notifications/cancelled { requestId, reason }` (with `log: true`, then a
+ *   log entry `{ cancelled: requestId }`, which the client reads after it), waits `waitMs`
+ *   (default 200) for a late answer; `{ requestId, answer: <the response> | null }`;
  * - `idle_sampling {delayMs, params}`: answers `{ scheduled: true }` first, then after `delayMs`
  *   (default 0) sends `sampling/createMessage`; its answer shows up in `received`;
  * - `received {}`: `{ initialize: <its params> | null, notifications, responses }`, what the
@@ -210,6 +211,10 @@ const TOOLS: Record<string, Tool> = {
     await delay(num(args.ms, 50));
     const reason = typeof args.reason === "string" ? args.reason : "no longer needed";
     wire.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
+    if (args.log === true) {
+      const params = { level: "warning", logger: "legacy-stdio-server", data: { cancelled: id } };
+      wire.send({ jsonrpc: "2.0", method: "notifications/message", params });
+    }
     const late = await Promise.race([answer, delay(num(args.waitMs, 200)).then(() => null)]);
     return { requestId: id, answer: late };
   },

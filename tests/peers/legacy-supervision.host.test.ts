@@ -8,6 +8,8 @@ import { FakeTime } from "../_support/fake-time.ts";
 import { gate } from "../_support/gate.ts";
 import { refusedEvent } from "../_support/refused-event.ts";
 import { nodeBinary, REPO_ROOT } from "../_support/modern-peer.ts";
+import { createMemoryStore } from "../../src/limits/memory-store.ts";
+import type { RateLimitStore } from "../../src/limits/rate-limit-store.ts";
 
 const transport = {
   command: nodeBinary(),
@@ -15,12 +17,16 @@ const transport = {
   cwd: REPO_ROOT,
 };
 
-function client(handler: Handler, options: { policy?: Partial<Policy>; time?: FakeTime } = {}): Client {
+function client(
+  handler: Handler,
+  options: { policy?: Partial<Policy>; time?: FakeTime; store?: RateLimitStore } = {},
+): Client {
   return createClient({
     name: "supervision-test",
     handler,
     policies: [{ server: "scripted", transport, era: "legacy", ...options.policy }],
     ...(options.time === undefined ? {} : { timers: options.time, clock: options.time }),
+    ...(options.store === undefined ? {} : { store: options.store }),
   });
 }
 
@@ -120,7 +126,7 @@ describe("legacy supervision against a scripted stdio server", () => {
     await c.close();
   });
 
-  test("a request whose call maxTotalTimeout ends gives outcome timeout, and one whose caller cancels the call cancelled, each with the -32603 the server is answered", async () => {
+  test("a request whose call maxTotalTimeout ends gives outcome timeout with the -32603 the server is answered; one whose caller cancels the call, cancelled", async () => {
     const ended = async (end: "maxTotalTimeout" | "signal") => {
       const time = new FakeTime(Date.UTC(2026, 11, 1, 12, 0, 0));
       const running = gate();
@@ -151,7 +157,12 @@ describe("legacy supervision against a scripted stdio server", () => {
     };
     const told = { code: -32603, message: "The request was not answered: the call it belongs to has ended" };
     const at = (ms: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, 0) + ms).toISOString();
-    const events = (outcome: string, ms: number, error: { kind: string; message: string }) => [
+    const events = (
+      outcome: string,
+      refusal: { code: number; message: string },
+      ms: number,
+      error: { kind: string; message: string },
+    ) => [
       {
         type: "input",
         time: at(ms),
@@ -162,7 +173,7 @@ describe("legacy supervision against a scripted stdio server", () => {
         mode: "form",
         outcome,
         changes: [],
-        refusal: told,
+        refusal,
         handlerMs: ms,
         durationMs: ms,
       },
@@ -176,14 +187,61 @@ describe("legacy supervision against a scripted stdio server", () => {
     assert.deepEqual(await ended("maxTotalTimeout"), {
       failed: [timedOut.kind, timedOut.message],
       responses: [{ jsonrpc: "2.0", id: 0, error: told }],
-      events: events("timeout", 1000, timedOut),
+      events: events("timeout", told, 1000, timedOut),
     });
     const cancelled = { kind: "cancelled", message: 'Call of tools/call to server "scripted" was cancelled' };
     assert.deepEqual(await ended("signal"), {
       failed: [cancelled.kind, cancelled.message],
       responses: [{ jsonrpc: "2.0", id: 0, error: told }],
-      events: events("cancelled", 500, cancelled),
+      // The chain's words: it ends as any other abort does (the answer is the supervisor's).
+      events: events("cancelled", { code: -32603, message: "Request cancelled" }, 500, cancelled),
     });
+  });
+
+  test("a request the server cancels after its call's maxTotalTimeout, before the chain is done with it, is answered nothing", async () => {
+    // A store that answers late (a remote one): the call ends while the budget check waits, then
+    // the server cancels its request, then the store answers.
+    const time = new FakeTime(Date.UTC(2026, 11, 1, 12, 0, 0));
+    const taking = gate();
+    const answer = gate();
+    const memory = createMemoryStore();
+    const store: RateLimitStore = {
+      take: async (key, rate) => (taking.open(), await answer.opened, memory.take(key, rate)),
+    };
+    const c = client({ elicitation: () => ({ action: "decline" }) }, {
+      policy: { maxTotalTimeout: "1s" },
+      time,
+      store,
+    });
+    const cancelled = gate();
+    c.onNotification((entry) => {
+      if (entry.method === "notifications/message") cancelled.open();
+    });
+    const events: unknown[] = [];
+    c.onDecision((decision) => void events.push(decision));
+    try {
+      const call = c.callTool("scripted", "cancel_after", { ms: 30, log: true, params: form })
+        .catch((error: ClientError) => error.kind);
+      await taking.opened;
+      await time.advance(1000);
+      assert.equal(await call, "timeout");
+      // The server's log entry comes after its cancellation, which the client has read by then.
+      await cancelled.opened;
+      answer.open();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const { responses } = data(await c.callTool("scripted", "received")) as { responses: unknown[] };
+      // Before: [{ id: 0, error: -32603 "…the call it belongs to has ended" }].
+      assert.deepEqual(responses, []);
+      // The call's deadline came first: the request timed out with it.
+      assert.deepEqual(
+        events.filter((event) => (event as { type: string }).type === "input").map((event) =>
+          (event as { outcome: string }).outcome
+        ),
+        ["timeout"],
+      );
+    } finally {
+      await c.close();
+    }
   });
 
   test("aborts a request the server cancels, and sends no answer for it: its event says cancelled", async () => {

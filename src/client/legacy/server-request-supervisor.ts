@@ -22,9 +22,9 @@
  */
 import type { Principal } from "../../handler/handler.ts";
 import {
+  CALL_ENDED,
   type Chain,
   type ChainResult,
-  EndedWithAnswer,
   HANDLER_THREW,
   type RefusedRequest,
 } from "../../chain/chain.ts";
@@ -45,7 +45,7 @@ import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
-import { DeadlineReached, whenAborted } from "../../_internal/signals.ts";
+import { whenAborted } from "../../_internal/signals.ts";
 import { answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
 
 /** A call of the client's in flight to this server. */
@@ -141,9 +141,6 @@ function whenAllEnded(
   return { recheck, stop: () => stops.forEach((stop) => stop()) };
 }
 
-/** What the server hears of a request whose call ended before it was answered. */
-export const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
-
 /** A map key that tells the id `1` from the id `"1"`. */
 export function idKey(id: RequestId): string {
   return `${typeof id}:${id}`;
@@ -195,12 +192,7 @@ export class ServerRequestSupervisor {
       : related === undefined && tieToOnlyCall
       ? [...calls.values()]
       : [];
-    // The job's abort says what the server is answered, and whether a deadline (maxTotalTimeout)
-    // ended the call, so that the request's decision event says the same (see EndedWithAnswer).
-    const waiting = whenAllEnded(candidates, calls, (reason) => {
-      const stage = reason instanceof DeadlineReached ? "timeout" : "cancelled";
-      controller.abort(new EndedWithAnswer(stage, { code: -32603, message: CALL_ENDED }, reason));
-    });
+    const waiting = whenAllEnded(candidates, calls, (reason) => controller.abort(reason));
     // A call answered ends a guess only: a request tied to its call may outlive its answer.
     if (candidates.length > 1) this.#waiting.add(waiting.recheck);
     for (const candidate of candidates) candidate.deadline?.pause();
@@ -228,11 +220,12 @@ export class ServerRequestSupervisor {
       this.#waiting.delete(waiting.recheck);
       this.#jobs.delete(key);
       for (const candidate of candidates) candidate.deadline?.resume();
-      // A request whose call ended (the caller cancelled it, or its deadline passed) is still the
-      // server's to hear back from: it did not cancel it, and waits for an answer. The chain's
-      // result says so already (see EndedWithAnswer); one answered elsewhere (the front's caller)
-      // may come back only cancelled.
-      const answer = !result.ok && result.stage === "cancelled" && !this.#unanswered.has(controller)
+      // Nothing goes out for a request the server cancelled, or once the connection ended. One
+      // whose call ended (the caller cancelled it, or its deadline passed: the chain's result is
+      // then a timeout with CALL_ENDED already) is still the server's to hear back from: it did
+      // not cancel it, and waits for an answer.
+      if (this.#unanswered.has(controller)) return;
+      const answer = !result.ok && result.stage === "cancelled"
         ? encodeError(request.id, { code: -32603, message: CALL_ENDED })
         : this.#answer(request, input, result);
       if (answer !== undefined) this.#send(answer);
