@@ -586,7 +586,9 @@ export class CallerSession {
       }
       : this.#server.callerCan(this.#capabilities, request)
       ? undefined
-      : undeclaredAnswer(this.#capabilities, request);
+      // Refused as by the policy, not as a capability the gateway's own client lacks: the upstream
+      // did nothing wrong, and a modern one's call then fails with these words (-32601 or -32602).
+      : { ...undeclaredAnswer(this.#capabilities, request), stage: "policy" };
     if (refused !== undefined && !refused.ok) {
       // The deferral gave the request's first event; this refusal, its second: what the host did
       // not declare ends "capability", as on a 2026 caller's paths.

@@ -88,12 +88,14 @@ function parkedGateway(fetch: Parameters<typeof createLegacyClient>[0]["fetch"])
 /**
  * Calls `tool` of the gateway's "up" as a 2025 host of `version` that declared no capabilities:
  * `initialize`, then `tools/call` in its session, read to its end.
+ *
+ * @returns The call's response body.
  */
 async function hostCall(
   app: { request: (request: Request) => Response | Promise<Response> },
   version: string,
   tool: string,
-): Promise<void> {
+): Promise<string> {
   const post = (message: Record<string, unknown>, session?: string) =>
     app.request(
       new Request(`${LOOPBACK}/mcp/up`, {
@@ -112,7 +114,8 @@ async function hostCall(
     params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "host", version: "1" } },
   });
   const session = initialized.headers.get("mcp-session-id") ?? "";
-  await (await post({ id: 2, method: "tools/call", params: { name: tool, arguments: {} } }, session)).text();
+  return await (await post({ id: 2, method: "tools/call", params: { name: tool, arguments: {} } }, session))
+    .text();
 }
 
 describe("decision events through the gateway", () => {
@@ -353,28 +356,31 @@ describe("decision events through the gateway", () => {
   test("a request passed down to a 2025 host that did not declare what it needs ends capability, as on a 2026 caller's paths", async () => {
     const { client, events } = gateClient({ roots: handler.roots }, ["elicitation"]);
     const app = createFront({ client, stateKey: KEY, auth: () => ({ subject: "alice" }) });
+    let body = "";
     try {
-      await hostCall(app, "2025-11-25", "ask");
+      body = await hostCall(app, "2025-11-25", "ask");
     } finally {
       await client.close();
     }
     const form = { ...ALICE_INPUT, method: "elicitation/create", mode: "form", changes: [] };
-    // Before: the second event said "policy".
+    const refusal = {
+      code: -32601,
+      message: 'Method not found: the caller did not declare elicitation, which "elicitation/create" needs',
+    };
+    // Before: the second event said "policy", and the host was told the upstream broke the protocol.
     assert.deepEqual(
       events.filter((event) => event.type === "input" && event.method === "elicitation/create"),
-      [
-        { ...form, outcome: "deferred", handlerMs: 0 },
-        {
-          ...form,
-          outcome: "capability",
-          refusal: {
-            code: -32601,
-            message:
-              'Method not found: the caller did not declare elicitation, which "elicitation/create" needs',
-          },
-        },
-      ],
+      [{ ...form, outcome: "deferred", handlerMs: 0 }, { ...form, outcome: "capability", refusal }],
     );
+    assert.deepEqual(JSON.parse(body), {
+      jsonrpc: "2.0",
+      id: 2,
+      error: {
+        code: -32601,
+        message:
+          `Input request "who" (elicitation/create) from server "up" refused by policy: ${refusal.message}`,
+      },
+    });
   });
 
   test("calls that end before the upstream is reached give their call event with the real cause: the policy's access, an unreachable server found out by the era probe, a legacy server's failure", async () => {
