@@ -140,16 +140,23 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
       if (outgoing instanceof ServerResponse) {
         const { socket } = incoming;
         inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+        // One "close" listener per response, which also tells the call's own, if it asked: a
+        // second listener would be a second wrapper and a listener array on every call.
+        let onGone: ((reason: unknown) => void) | undefined;
         outgoing.once("close", () => {
           const left = (inFlight.get(socket) ?? 1) - 1;
           if (inFlight.has(socket)) inFlight.set(socket, left);
           closeIfIdle(socket);
+          if (onGone === undefined) return;
+          if (incoming.errored) onGone(incoming.errored.toString());
+          else if (!outgoing.writableFinished) onGone("Client connection prematurely closed.");
         });
         gone = (listener) => {
-          outgoing.once("close", () => {
-            if (incoming.errored) listener(incoming.errored.toString());
-            else if (!outgoing.writableFinished) listener("Client connection prematurely closed.");
-          });
+          const before = onGone;
+          onGone = before === undefined ? listener : (reason) => {
+            before(reason);
+            listener(reason);
+          };
         };
       }
       return gateway.fetch(request, { ...env, [JSON_WRITER]: writer, [CALLER_GONE]: gone });

@@ -10,7 +10,6 @@
  */
 import type { Principal } from "./principal.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
-import { decodeClientCapabilities } from "../protocol/capabilities.ts";
 import {
   decodeMessage,
   encodeError,
@@ -204,15 +203,12 @@ export function readDownstreamRequest(
       requested: version,
     });
   }
-  const capabilities = decodeClientCapabilities(
-    MODERN_PROTOCOL_VERSION,
-    meta.value["io.modelcontextprotocol/clientCapabilities"],
-  );
   return {
     message,
     params,
     meta: meta.value,
-    capabilities: capabilities.ok ? capabilities.value : {},
+    // Decoded already, by the modern schema, with the rest of _meta.
+    capabilities: meta.value["io.modelcontextprotocol/clientCapabilities"],
     headers,
   };
 }

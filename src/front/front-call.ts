@@ -119,7 +119,13 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   if (method === "tools/call") {
     // Before a retry's state is opened (and its nonce spent): a caller told -32020 lists the
     // tools again and retries the same request.
-    const refused = await paramHeadersRefused(input, original);
+    // Without a promise once the tool's rules are known: only the first call waits for the list.
+    const known = typeof original.name === "string"
+      ? input.session.tools.knownRules(original.name)
+      : undefined;
+    const refused = known === undefined
+      ? await paramHeadersRefused(input, original)
+      : paramHeaderRefusal(input, original, known);
     if (refused !== undefined) return refused;
   }
   // Only a round that opens or seals a state needs the digest (most calls need neither).
@@ -254,6 +260,15 @@ async function paramHeadersRefused(
   } catch (failure) {
     return await failed(input, failure);
   }
+  return paramHeaderRefusal(input, params, rules);
+}
+
+/** The `-32020` refusal of {@linkcode paramHeadersRefused} by rules already known, if the headers disagree. */
+function paramHeaderRefusal(
+  input: FrontCallInput,
+  params: JsonObject,
+  rules: readonly ToolHeader[],
+): FrontCallOutcome | undefined {
   const headers = input.request.headers;
   const problem = paramHeaderMismatch(rules, params.arguments, (name) => headers.get(name));
   return problem === undefined ? undefined : errorOutcome({ code: -32020, message: problem });

@@ -97,16 +97,24 @@ export function createFrontServer(
       rootsListChanged: !passed.has("roots") || caller.roots?.listChanged === true,
     };
   };
+  const capabilities = (caller: ClientCapabilities, tasks: boolean): ClientCapabilities =>
+    clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller), { tasks });
+  // With nothing passed down, what is declared upstream is the same for every caller but for the
+  // tasks extension: made once, not on every call (shared, so never changed: its type is readonly).
+  const fixed = passed.size === 0
+    ? { withTasks: capabilities({}, true), withoutTasks: capabilities({}, false) }
+    : undefined;
   return Object.freeze<FrontServer>({
     policy,
     chain,
     declaredFor,
     // The tasks extension is a 2026 caller's to declare: the front relays its tasks. For a 2025
     // caller the front declares it where a tool runs only as a task, and awaits the task.
-    capabilitiesFor: (caller, options) =>
-      clientCapabilitiesFor(MODERN_PROTOCOL_VERSION, declaredFor(caller), {
-        tasks: options?.awaitsTasks === true || caller.extensions?.[TASKS_EXTENSION] !== undefined,
-      }),
+    capabilitiesFor: (caller, options) => {
+      const tasks = options?.awaitsTasks === true || caller.extensions?.[TASKS_EXTENSION] !== undefined;
+      if (fixed === undefined) return capabilities(caller, tasks);
+      return tasks ? fixed.withTasks : fixed.withoutTasks;
+    },
     callerCan(caller, request) {
       const need = neededBy(request);
       switch (need[0]) {
