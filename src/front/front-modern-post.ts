@@ -15,6 +15,7 @@ import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import type { Timers } from "../_internal/timers.ts";
 import { encodeResult, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
+import { decodeListToolsResult } from "../protocol/tools.ts";
 import type { LogBudgets } from "../notify/log-budget.ts";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import type { FrontServer } from "./front-server.ts";
@@ -175,11 +176,16 @@ async function otherRequest(
   }
   if (FORWARDED_METHODS.has(method)) {
     return await upstream.request(async (session) => {
+      // A caller's listing teaches the front the tools' x-mcp-header rules too: a caller told
+      // -32020 lists the tools again and retries, and the retry is checked by what it was shown.
+      const learn = method === "tools/list" ? session.startToolsListing() : undefined;
       const result = checkedRelayResult(
         await session.request(method, withoutMeta(request.params), { signal, fetch }),
         method,
         serverId,
       );
+      const page = learn === undefined ? undefined : decodeListToolsResult(result);
+      if (page?.ok === true) learn?.(page.value.tools);
       return resultForCaller(
         toolsVisibleTo(callableTools(result, method, upstream.era), method, server.policy, request.principal),
         method,

@@ -14,16 +14,17 @@ import {
 } from "../_support/gateway-caller.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
 
-/** A front over a modern upstream whose `deploy` mirrors `region` into `Mcp-Param-Region`. */
-function front(): ScriptedFront {
+/**
+ * A front over a modern upstream whose `deploy` mirrors `region` into `Mcp-Param-Region`, while
+ * `mirrored()` says so (the upstream lists the rule it has at the time).
+ */
+function front(mirrored: () => boolean = () => true): ScriptedFront {
   return scriptedFront(({ body: { id, method, params } }) => {
     if (method === "tools/list") {
+      const region = mirrored() ? { type: "string", "x-mcp-header": "Region" } : { type: "string" };
       return toolsList(id, [{
         name: "deploy",
-        inputSchema: {
-          type: "object",
-          properties: { region: { type: "string", "x-mcp-header": "Region" }, replicas: { type: "integer" } },
-        },
+        inputSchema: { type: "object", properties: { region, replicas: { type: "integer" } } },
       }]);
     }
     if (method === "tools/call") {
@@ -101,6 +102,34 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
     await gate.client.close();
   });
 
+  test("a caller told -32020 after the upstream dropped a rule lists the tools again through the front, and its retry goes through", async () => {
+    let mirrored = true;
+    const gate = front(() => mirrored);
+    assert.deepEqual(
+      await deploy(gate, { region: "us-west1" }, { "mcp-param-region": "us-west1" }),
+      deployed("to us-west1"),
+    );
+    mirrored = false;
+    const missing =
+      'Header mismatch: Mcp-Param-Region is missing, and the body\'s argument "region" has a value';
+    assert.deepEqual(await deploy(gate, { region: "eu-west1" }, {}), mismatch(missing));
+    // The caller does what -32020 asks (2026-07-28): it lists the tools again, and sees no rule.
+    const listed = await askScriptedFront(gate, "tools/list", {});
+    assert.deepEqual(
+      (listed.body as { result: { tools: { inputSchema: unknown }[] } }).result.tools.map((tool) =>
+        tool.inputSchema
+      ),
+      [{ type: "object", properties: { region: { type: "string" }, replicas: { type: "integer" } } }],
+    );
+    // Before: refused -32020 again, for as long as the gateway ran.
+    assert.deepEqual(await deploy(gate, { region: "eu-west1" }, {}), deployed("to eu-west1"));
+    assert.deepEqual(
+      gate.upstream.requests.map((r) => [r.body.method, r.headers["mcp-param-region"] ?? null]),
+      [["tools/list", null], ["tools/call", "us-west1"], ["tools/list", null], ["tools/call", null]],
+    );
+    await gate.client.close();
+  });
+
   test("a tool whose x-mcp-header annotation is invalid is listed to no caller, and a call to it is refused with -32602 naming why", async () => {
     const number = { type: "object", properties: { n: { type: "number", "x-mcp-header": "N" } } };
     const gate = scriptedFront(({ body: { id, method } }) => {
@@ -138,14 +167,11 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
     assert.deepEqual(((await hostList.json()) as { result: { tools: unknown } }).result.tools, [
       { name: "ok", inputSchema: { type: "object" } },
     ]);
-    // Nothing but the listings went upstream.
+    // Nothing but the two callers' listings went upstream: the refused call was judged by what
+    // the first listing showed the front.
     assert.deepEqual(
       gate.upstream.requests.map((r) => r.body.method).filter((m) => m !== "server/discover"),
-      [
-        "tools/list",
-        "tools/list",
-        "tools/list",
-      ],
+      ["tools/list", "tools/list"],
     );
     await gate.client.close();
   });
