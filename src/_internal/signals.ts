@@ -33,10 +33,16 @@ export interface Deadline {
   readonly limitMs?: number;
 }
 
+/** The option each kind of deadline is, for messages. */
+const DEADLINE_OPTIONS = { leg: "callTimeout", total: "maxTotalTimeout", state: "stateTtl" } as const;
+
 /** Why a deadline fired: carried as the abort reason so callers can tell deadlines apart. */
 export class DeadlineReached extends Error {
-  /** Which deadline: `"leg"` (one HTTP request) or `"total"` (the whole call). */
-  readonly which: "leg" | "total";
+  /**
+   * Which deadline: `"leg"` (one HTTP request), `"total"` (the whole call) or `"state"` (the
+   * gateway's parked call, whose caller did not retry within the state's lifetime).
+   */
+  readonly which: "leg" | "total" | "state";
   /** Its length in milliseconds. */
   readonly ms: number;
 
@@ -44,8 +50,8 @@ export class DeadlineReached extends Error {
    * @param which Which deadline fired.
    * @param ms Its length.
    */
-  constructor(which: "leg" | "total", ms: number) {
-    super(`${which === "leg" ? "callTimeout" : "maxTotalTimeout"} of ${ms} ms reached`);
+  constructor(which: "leg" | "total" | "state", ms: number) {
+    super(`${DEADLINE_OPTIONS[which]} of ${ms} ms reached`);
     this.name = "DeadlineReached";
     this.which = which;
     this.ms = ms;

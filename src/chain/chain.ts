@@ -67,8 +67,8 @@ export interface RunContext {
   readonly callInFlight?: boolean;
   /**
    * Aborts the handler: server cancellation, a failed sibling, an abandoned call. The request then
-   * ends `"cancelled"`, or `"timeout"` when the call's `maxTotalTimeout` fired it (a
-   * `DeadlineReached`), with {@linkcode CALL_ENDED}.
+   * ends `"cancelled"`, or `"timeout"` when the call's `maxTotalTimeout` (or a parked call's
+   * `stateTtl`) fired it (a `DeadlineReached`), with {@linkcode CALL_ENDED}.
    */
   readonly signal?: AbortSignal | undefined;
 }
@@ -521,8 +521,9 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
         })`,
       );
     case "cancelled":
-      // The call's own deadline (maxTotalTimeout) ended it: the request timed out with it.
-      if (outcome.reason instanceof DeadlineReached && outcome.reason.which === "total") {
+      // The call's own deadline (maxTotalTimeout, or a parked call's stateTtl) ended it: the
+      // request timed out with it.
+      if (outcome.reason instanceof DeadlineReached && outcome.reason.which !== "leg") {
         return { ...failed("timeout", CALL_ENDED), cause: outcome.reason };
       }
       return { ...failed("cancelled", "Request cancelled"), cause: outcome.reason };

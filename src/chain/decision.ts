@@ -25,10 +25,10 @@ export type DecisionChange = InputChange;
  * `"policy"` is a refusal by the budget or a check of its kind, and also a legacy server's
  * request refused before the chain ran: over `maxServerRequests` (`-32000` busy) or with params
  * that are not valid (`-32602`). `"timeout"` is the handler's deadline, or the `maxTotalTimeout`
- * of the call the request belongs to, reached while it was being answered (its refusal, the
- * chain's `CALL_ENDED`, is what a legacy server is answered); `"cancelled"`, the server's
- * cancellation (nothing is answered), or the call's end otherwise (the caller's signal: a legacy
- * server is answered `CALL_ENDED` too). `"deferred"`: the gateway passed the request down to its
+ * of the call the request belongs to (or the `stateTtl` of a call the gateway parked), reached
+ * while it was being answered (its refusal, the chain's `CALL_ENDED`, is what a legacy server is
+ * answered); `"cancelled"`, the server's cancellation (nothing is answered), or the call's end
+ * otherwise (the caller's signal: a legacy server is answered `CALL_ENDED` too). `"deferred"`: the gateway passed the request down to its
  * caller; a second event tells how the caller's answer ended once it came back and was checked
  * (`"answered"`, `"policy"`, or, for a 2025 host, `"timeout"`, `"cancelled"`, `"handler"`), or
  * `"capability"` when the caller did not declare what it needs (a legacy server is answered as by

@@ -477,7 +477,7 @@ export class ParkedCall {
   park(forget: () => void, ttlMs: number): void {
     this.#expiry = this.#timers.setTimeout(() => {
       forget();
-      this.cancel("the caller did not retry in time", "timeout");
+      this.cancel(new DeadlineReached("state", ttlMs), "timeout");
     }, ttlMs);
     // A parked call must not keep a self-hosted process alive on its own.
     (this.#expiry as { unref?: () => void } | null)?.unref?.();
@@ -491,14 +491,15 @@ export class ParkedCall {
   /**
    * Cancels the upstream call and fails the requests still waiting.
    *
-   * @param reason Why.
+   * @param reason Why: words, or the state's lifetime reached (which the requests the gateway's
+   *   own handler is answering then end `"timeout"` by).
    * @param stage How the second decision event of each request still waiting says it ended:
    *   `"timeout"` when the caller's time ran out. @default "cancelled"
    */
-  cancel(reason: string, stage: "timeout" | "cancelled" = "cancelled"): void {
+  cancel(reason: string | DeadlineReached, stage: "timeout" | "cancelled" = "cancelled"): void {
     this.#cancelledAs ??= stage;
     this.unpark();
-    this.#controller.abort(new Error(`sluice front: ${reason}`));
+    this.#controller.abort(typeof reason === "string" ? new Error(`sluice front: ${reason}`) : reason);
     this.#cancelWaiting();
   }
 

@@ -758,7 +758,7 @@ describe("decision events through the gateway", () => {
     );
   });
 
-  test("a request a legacy upstream asks a 2026 caller that a limit ends before the caller's retry gives a second event: timeout, past the state's lifetime or maxTotalTimeout", async () => {
+  test("a request a legacy upstream asks a 2026 caller that a limit ends before the caller's retry gives a second event: timeout, past the state's lifetime or maxTotalTimeout; so does one the gateway's own handler is still answering", async () => {
     const ended = async (limits: Pick<Policy, "stateTtl" | "maxTotalTimeout">) => {
       const time = new FakeTime(NOW);
       const upstream = legacyAskingServer("2025-11-25", [{
@@ -766,11 +766,18 @@ describe("decision events through the gateway", () => {
         id: 1,
         method: "elicitation/create",
         params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+      }, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "sampling/createMessage",
+        params: { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 5 },
       }]);
       const client = createLegacyClient({
         name: "gate",
         clock: time,
         timers: time,
+        // The gateway's own handler answers sampling, and never does.
+        handler: { sampling: () => new Promise(() => {}) },
         fetch: upstream.fetch,
         policies: [{
           server: "up",
@@ -791,9 +798,9 @@ describe("decision events through the gateway", () => {
       try {
         const first = await answerOf(await drive(time, Promise.resolve(app.request(ask)), { untilMs: 500 }));
         assert.equal((first.body as { result: { resultType: string } }).result.resultType, "input_required");
-        // The caller never retries: the limit of 1 s ends the parked call and the request.
+        // The caller never retries: the limit of 1 s ends the parked call and the requests.
         await time.advance(1000);
-        await upstream.answered(1);
+        await upstream.answered(2);
       } finally {
         await client.close();
       }
@@ -826,8 +833,11 @@ describe("decision events through the gateway", () => {
       },
       durationMs: 0,
     };
-    assert.deepEqual(await ended({ stateTtl: "1s" }), [deferred, timedOut]);
-    assert.deepEqual(await ended({ maxTotalTimeout: "1s" }), [deferred, timedOut]);
+    const { mode: _form, ...noMode } = timedOut;
+    const sampled = { ...noMode, method: "sampling/createMessage", handlerMs: 1000, durationMs: 1000 };
+    // Before: the state's lifetime ended the sampling request "cancelled", "Request cancelled".
+    assert.deepEqual(await ended({ stateTtl: "1s" }), [deferred, timedOut, sampled]);
+    assert.deepEqual(await ended({ maxTotalTimeout: "1s" }), [deferred, timedOut, sampled]);
   });
 
   test("a request passed down in a round that maxTotalTimeout ends gives timeout; one whose state is too large to seal gives cancelled, with what the call is told", async () => {

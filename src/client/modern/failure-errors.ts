@@ -156,7 +156,9 @@ export function abortError(serverId: string, method: string, reason: unknown): C
   if (reason instanceof DeadlineReached) {
     const what = reason.which === "leg"
       ? `no response to ${method} within ${reason.ms} ms (callTimeout)`
-      : `the call did not finish within ${reason.ms} ms (maxTotalTimeout)`;
+      : reason.which === "total"
+      ? `the call did not finish within ${reason.ms} ms (maxTotalTimeout)`
+      : `the caller did not retry the call within ${reason.ms} ms (stateTtl)`;
     return new ClientError("timeout", `Server "${serverId}": ${what}`, { serverId, cause: reason });
   }
   return new ClientError("cancelled", `Call of ${method} to server "${serverId}" was cancelled`, {
