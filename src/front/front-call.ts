@@ -199,6 +199,11 @@ async function runCall(
           logLevel: input.logLevel,
           fetch: input.fetch,
           onResent: () => void sent++,
+          // The upstream's rules changed: the caller's headers are checked again by the new ones.
+          retriesHeaders: () =>
+            typeof original.name !== "string" ||
+            paramHeaderRefusal(input, original, input.session.tools.knownRules(original.name) ?? []) ===
+              undefined,
         });
       },
       answer: async (requests, requestState) => {

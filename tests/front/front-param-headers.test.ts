@@ -5,7 +5,7 @@
 // this runs the same on every runtime.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { discovered, result, toolsList } from "../_support/scripted-server.ts";
+import { discovered, result, rpcError, toolsList } from "../_support/scripted-server.ts";
 import {
   askScriptedFront,
   SCRIPTED_FRONT_URL,
@@ -16,10 +16,11 @@ import { LegacyCaller } from "../_support/legacy-caller.ts";
 
 /**
  * A front over a modern upstream whose `deploy` mirrors `region` into `Mcp-Param-Region`, while
- * `mirrored()` says so (the upstream lists the rule it has at the time).
+ * `mirrored()` says so: the upstream lists the rule it has at the time, and refuses a call that
+ * lacks the header then `-32020`.
  */
 function front(mirrored: () => boolean = () => true): ScriptedFront {
-  return scriptedFront(({ body: { id, method, params } }) => {
+  return scriptedFront(({ body: { id, method, params }, headers }) => {
     if (method === "tools/list") {
       const region = mirrored() ? { type: "string", "x-mcp-header": "Region" } : { type: "string" };
       return toolsList(id, [{
@@ -29,6 +30,9 @@ function front(mirrored: () => boolean = () => true): ScriptedFront {
     }
     if (method === "tools/call") {
       const region = (params?.arguments as { region?: unknown } | undefined)?.region;
+      if (mirrored() && region !== undefined && headers["mcp-param-region"] === undefined) {
+        return rpcError(id, -32020, "Header mismatch: Mcp-Param-Region", undefined, 400);
+      }
       return result(id, {
         resultType: "complete",
         content: [{ type: "text", text: `to ${String(region)}` }],
@@ -128,6 +132,39 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
       [["tools/list", null], ["tools/call", "us-west1"], ["tools/list", null], ["tools/call", null]],
     );
     await gate.client.close();
+  });
+
+  test("after the upstream adds a rule the front did not know, a call is retried past the upstream's -32020 only when its headers agree with the new rule", async () => {
+    const afterNewRule = async (headers: Record<string, string>) => {
+      let mirrored = false;
+      const gate = front(() => mirrored);
+      assert.deepEqual(await deploy(gate, { region: "us-west1" }, {}), deployed("to us-west1"));
+      mirrored = true;
+      const answer = await deploy(gate, { region: "us-west1" }, headers);
+      await gate.client.close();
+      return {
+        answer,
+        upstream: gate.upstream.requests.map((r) => [r.body.method, r.headers["mcp-param-region"] ?? null]),
+      };
+    };
+    const before = [["tools/list", null], ["tools/call", null], ["tools/call", null], ["tools/list", null]];
+    assert.deepEqual(await afterNewRule({ "mcp-param-region": "us-west1" }), {
+      answer: deployed("to us-west1"),
+      upstream: [...before, ["tools/call", "us-west1"]],
+    });
+    // Before: retried all the same, so the tool ran for "us-west1" while the caller's header said
+    // "eu-west1". The caller gets the upstream's -32020, lists the tools and retries.
+    assert.deepEqual(await afterNewRule({ "mcp-param-region": "eu-west1" }), {
+      answer: {
+        status: 400,
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          error: { code: -32020, message: "Header mismatch: Mcp-Param-Region" },
+        },
+      },
+      upstream: before,
+    });
   });
 
   test("a tool whose x-mcp-header annotation is invalid is listed to no caller, and a call to it is refused with -32602 naming why", async () => {

@@ -60,6 +60,13 @@ export type ModernRequestOptions =
   & {
     /** Hears the request sent again after its response stream broke: the server may have run it. */
     readonly onResent?: (() => void) | undefined;
+    /**
+     * Asked once a `tools/call` the server refused `-32020` has had the tools listed again, before
+     * it is sent with the new headers: `false` fails it with the server's `-32020` instead. The
+     * front asks whether its caller's own headers agree with the new rules (else the caller must
+     * list the tools and retry, as the spec says). @default () => true
+     */
+    readonly retriesHeaders?: (() => boolean) | undefined;
   };
 
 /** The versions this client speaks in the modern era, preferred first. */
@@ -151,7 +158,10 @@ export class ModernSession {
       if (retry === "version" && outcome.kind === "error") {
         this.#version = this.#pickVersion(outcome.error.data, method);
       }
-      if (retry === "tools") await this.#tools.refresh(options.signal, options.fetch);
+      if (retry === "tools") {
+        await this.#tools.refresh(options.signal, options.fetch);
+        if (options.retriesHeaders?.() === false) throw legError(this.serverId, method, outcome);
+      }
     }
   }
 
