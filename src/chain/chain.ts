@@ -473,9 +473,10 @@ function capabilityGates(declared: DeclaredCapabilities): Readonly<Record<Protoc
 export const HANDLER_THREW = "Internal error while answering the input request";
 
 /**
- * What the chain says of a request whose call ended before it was answered, because of the
- * call's `maxTotalTimeout` (its event says `"timeout"`) or otherwise; and what a legacy server is
- * answered for such a request, which it did not cancel and still waits for.
+ * What the chain says of a request whose call's deadline (`maxTotalTimeout`, or a parked call's
+ * `stateTtl`) ended it while it was being answered (its event says `"timeout"`); and what a legacy
+ * server is answered for any request whose call ended before it was answered, which it did not
+ * cancel and still waits for.
  */
 export const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
 

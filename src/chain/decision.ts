@@ -28,11 +28,11 @@ export type DecisionChange = InputChange;
  * of the call the request belongs to (or the `stateTtl` of a call the gateway parked), reached
  * while it was being answered (its refusal, the chain's `CALL_ENDED`, is what a legacy server is
  * answered); `"cancelled"`, the server's cancellation (nothing is answered), or the call's end
- * otherwise (the caller's signal: a legacy server is answered `CALL_ENDED` too). `"deferred"`: the gateway passed the request down to its
- * caller; a second event tells how the caller's answer ended once it came back and was checked
- * (`"answered"`, `"policy"`, or, for a 2025 host, `"timeout"`, `"cancelled"`, `"handler"`), or
- * `"capability"` when the caller did not declare what it needs (a legacy server is answered as by
- * a client without it).
+ * otherwise (the caller's signal: a legacy server is answered `CALL_ENDED` too). `"deferred"`:
+ * the gateway passed the request down to its caller; a second event tells how the caller's answer
+ * ended once it came back and was checked (`"answered"`, `"policy"`, or, for a 2025 host,
+ * `"timeout"`, `"cancelled"`, `"handler"`), or `"capability"` when the caller did not declare what
+ * it needs (a legacy server is answered as by a client without it).
  */
 export type InputOutcome =
   | "answered"

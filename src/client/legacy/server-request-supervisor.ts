@@ -169,8 +169,8 @@ export class ServerRequestSupervisor {
    * Starts a job for one server request (never waits for it). If the call it is tied to ends
    * first (cancelled, or past its deadline), the job is aborted and the server is answered
    * `-32603` {@linkcode CALL_ENDED}: it did not cancel its request, and waits for an answer. The
-   * request's decision event carries that answer, outcome `"timeout"` when a deadline
-   * (`maxTotalTimeout`) ended the call, else `"cancelled"`.
+   * request's decision event says `"timeout"` with that answer when the call's `maxTotalTimeout`
+   * ended it, else `"cancelled"` (the chain's "Request cancelled").
    *
    * @param request The server's request.
    * @param related The call its transport tied it to, if any.
