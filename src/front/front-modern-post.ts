@@ -234,32 +234,26 @@ async function mrtrPost(
   const run = async (emit?: (notification: JsonRpcNotification) => void): Promise<FrontAnswer> => {
     try {
       const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
-      const onFailure = (cause: unknown) => void (failure = cause);
-      // Each call's input written out whole: a spread of shared fields costs every call a copy.
+      const shared = {
+        server,
+        request,
+        stateKey,
+        clock: internals.clock,
+        timers: internals.timers,
+        onNotification,
+        onFailure: (cause: unknown) => void (failure = cause),
+        assigns: internals.assigns,
+      };
       const outcome = await (upstream.era === "legacy"
         ? frontLegacyCall({
-          server,
-          request,
-          stateKey,
-          clock: internals.clock,
-          timers: internals.timers,
-          onNotification,
-          onFailure,
-          assigns: internals.assigns,
+          ...shared,
           lease: () => upstream.lease(),
           // Only the caller's leaving (a parked call has deadlines of its own).
           signal: c.req.raw.signal,
           parked: parts.parked,
         })
         : frontCall({
-          server,
-          request,
-          stateKey,
-          clock: internals.clock,
-          timers: internals.timers,
-          onNotification,
-          onFailure,
-          assigns: internals.assigns,
+          ...shared,
           session: parts.upstreams.modernOf(server).session,
           signal: flow.signal,
           logLevel,
