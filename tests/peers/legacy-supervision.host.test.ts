@@ -232,13 +232,18 @@ describe("legacy supervision against a scripted stdio server", () => {
       const { responses } = data(await c.callTool("scripted", "received")) as { responses: unknown[] };
       // Before: [{ id: 0, error: -32603 "…the call it belongs to has ended" }].
       assert.deepEqual(responses, []);
-      // The call's deadline came first: the request timed out with it.
-      assert.deepEqual(
-        events.filter((event) => (event as { type: string }).type === "input").map((event) =>
-          (event as { outcome: string }).outcome
-        ),
-        ["timeout"],
-      );
+      // The call's deadline came first: the request timed out with it (its handler never ran).
+      assert.deepEqual(events.filter((event) => (event as { type: string }).type === "input"), [{
+        type: "input",
+        ...REFUSED,
+        time: "2026-12-01T12:00:01.000Z",
+        era: "legacy",
+        outcome: "timeout",
+        changes: [],
+        refusal: { code: -32603, message: "The request was not answered: the call it belongs to has ended" },
+        handlerMs: 0,
+        durationMs: 1000,
+      }]);
     } finally {
       await c.close();
     }
