@@ -116,16 +116,13 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
     request.params;
   const answered = callerAnswersOf(callerAnswers);
   if (answered === undefined) return malformedAnswers(callerAnswers);
-  if (method === "tools/call") {
+  if (method === "tools/call" && typeof original.name === "string") {
     // Before a retry's state is opened (and its nonce spent): a caller told -32020 lists the
-    // tools again and retries the same request.
-    // Without a promise once the tool's rules are known: only the first call waits for the list.
-    const known = typeof original.name === "string"
-      ? input.session.tools.knownRules(original.name)
-      : undefined;
-    const refused = known === undefined
-      ? await paramHeadersRefused(input, original)
-      : paramHeaderRefusal(input, original, known);
+    // tools again and retries the same request. Without a promise once the tool's rules are
+    // known: only the first call waits for the list.
+    const rules = input.session.tools.knownRules(original.name) ?? await listedRules(input, original.name);
+    if ("kind" in rules) return rules;
+    const refused = paramHeaderRefusal(input, original, rules);
     if (refused !== undefined) return refused;
   }
   // Only a round that opens or seals a state needs the digest (most calls need neither).
@@ -248,27 +245,23 @@ async function failed(input: FrontCallInput, failure: unknown, resume?: Resume):
     errorOutcome(callerFailure(failure, input.server, input.request.capabilities));
 }
 
+/** A tool's `x-mcp-header` rules, listing the upstream's tools first; what the call is told when that fails. */
+async function listedRules(
+  input: FrontCallInput,
+  name: string,
+): Promise<readonly ToolHeader[] | FrontCallOutcome> {
+  try {
+    return await input.session.tools.rulesFor(name, input.signal, input.fetch);
+  } catch (failure) {
+    return await failed(input, failure);
+  }
+}
+
 /**
  * The `-32020` refusal (HTTP 400) of a `tools/call` whose `Mcp-Param-*` headers disagree with its
  * arguments, by the tool's `x-mcp-header` rules as the upstream listed them (2026-07-28: a
  * server that processes the body must check them, and the front is the caller's server).
  */
-async function paramHeadersRefused(
-  input: FrontCallInput,
-  params: JsonObject,
-): Promise<FrontCallOutcome | undefined> {
-  if (typeof params.name !== "string") return undefined;
-  const tools = input.session.tools;
-  let rules: readonly ToolHeader[];
-  try {
-    rules = tools.knownRules(params.name) ?? await tools.rulesFor(params.name, input.signal, input.fetch);
-  } catch (failure) {
-    return await failed(input, failure);
-  }
-  return paramHeaderRefusal(input, params, rules);
-}
-
-/** The `-32020` refusal of {@linkcode paramHeadersRefused} by rules already known, if the headers disagree. */
 function paramHeaderRefusal(
   input: FrontCallInput,
   params: JsonObject,
