@@ -65,7 +65,6 @@ export interface FrontSignIn {
 const START = "/oauth/start/";
 const CALLBACK = "/oauth/callback";
 const METADATA = "/oauth/client-metadata.json";
-const COOKIE = "sluice_sign_in";
 
 /**
  * Creates the gateway's sign-in.
@@ -169,7 +168,7 @@ export function createFrontSignIn(
         status: 303,
         headers: {
           location: flow.authorizationUrl,
-          "set-cookie": `${COOKIE}=${secret}; Path=${CALLBACK}; Max-Age=${
+          "set-cookie": `${await cookieOf(state)}=${secret}; Path=${CALLBACK}; Max-Age=${
             Math.ceil(ttlMs / 1000)
           }; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
           "cache-control": "no-store",
@@ -187,7 +186,8 @@ export function createFrontSignIn(
       const refusal = flow === undefined ? undefined : await notTheCaller(c.req.raw, flow);
       if (refusal !== undefined) return refusal;
       const bound = state === "" ? undefined : await tokens.get(browserKey(state));
-      const cookie = getCookie(c, COOKIE);
+      const cookieName = await cookieOf(state);
+      const cookie = getCookie(c, cookieName);
       if (bound === undefined || cookie === undefined || bound !== await digest(cookie)) {
         return page(
           400,
@@ -195,7 +195,7 @@ export function createFrontSignIn(
           "<p>This sign-in was not started in this browser (or it expired). Retry the call in your client for a new link, and open it in this browser.</p>",
         );
       }
-      const clear = { "set-cookie": `${COOKIE}=; Path=${CALLBACK}; Max-Age=0; HttpOnly; SameSite=Lax` };
+      const clear = { "set-cookie": `${cookieName}=; Path=${CALLBACK}; Max-Age=0; HttpOnly; SameSite=Lax` };
       try {
         const flow = await takeFlow(tokens, callback);
         await tokens.delete(browserKey(state));
@@ -263,6 +263,14 @@ function wrongUser(user: string | undefined, principal: string): Response {
 
 function browserKey(state: string): string {
   return `browser|${state}`;
+}
+
+/**
+ * The cookie that binds one flow to its browser: named after the flow, so a browser with several
+ * sign-ins pending (one per server) completes each, in any order.
+ */
+async function cookieOf(state: string): Promise<string> {
+  return `sluice_sign_in_${(await digest(state)).slice(0, 32)}`;
 }
 
 function page(status: number, title: string, body: string, headers: Record<string, string> = {}): Response {

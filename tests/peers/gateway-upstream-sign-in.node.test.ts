@@ -150,7 +150,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     assert.match(await browser.done.text(), /You are signed in to <b>files<\/b>/);
     assert.match(
       browser.done.headers.get("set-cookie") ?? "",
-      /^sluice_sign_in=; Path=\/oauth\/callback; Max-Age=0/,
+      /^sluice_sign_in_[0-9a-f]{32}=; Path=\/oauth\/callback; Max-Age=0/,
     );
 
     const retried = await whoami(app, "alice", {
@@ -314,13 +314,46 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     const second = await app.request(url, { method: "POST", headers: { origin: BASE } });
     assert.equal(second.status, 409);
     const back = await as.authorize(confirmed.headers.get("location") ?? "", "mallory@idp");
-    // The callback in a browser without the start page's cookie.
-    const stranger = await app.request(back.href, { headers: { cookie: "sluice_sign_in=forged" } });
+    // The callback in a browser without the start page's cookie: one of its name, made up.
+    const name = (confirmed.headers.get("set-cookie") ?? "").split("=")[0];
+    assert.match(name ?? "", /^sluice_sign_in_[0-9a-f]{32}$/);
+    const stranger = await app.request(back.href, { headers: { cookie: `${name}=forged` } });
     assert.equal(stranger.status, 400);
     assert.match(await stranger.text(), /not started in this browser/);
     assert.equal((await app.request(`${BASE}/oauth/start/unknown-state`)).status, 404);
     // Nothing was stored: alice is still asked to sign in.
     assert.equal(((await whoami(app, "alice")).body as Json).result.resultType, "input_required");
+    await client.close();
+  });
+
+  test("one browser with two sign-ins pending completes each, the one confirmed first first: each flow has a cookie of its own", async () => {
+    const { app, client } = gateway();
+    const linkOf = async () =>
+      ((await whoami(app, "alice")).body as Json).result.inputRequests["sluice/sign-in"].params.url as string;
+    const [first, second] = [await linkOf(), await linkOf()];
+    assert.notEqual(first, second);
+    const jar: string[] = [];
+    const confirm = async (url: string) => {
+      const confirmed = await app.request(url, { method: "POST", headers: { origin: BASE } });
+      assert.equal(confirmed.status, 303);
+      jar.push((confirmed.headers.get("set-cookie") ?? "").split(";")[0] ?? "");
+      return confirmed.headers.get("location") ?? "";
+    };
+    const [toAsFirst, toAsSecond] = [await confirm(first), await confirm(second)];
+    assert.notEqual(jar[0]?.split("=")[0], jar[1]?.split("=")[0]);
+    const cookie = jar.join("; ");
+    const doneFirst = await app.request((await as.authorize(toAsFirst, "alice@idp")).href, {
+      headers: { cookie },
+    });
+    assert.equal(doneFirst.status, 200, await doneFirst.clone().text());
+    const doneSecond = await app.request((await as.authorize(toAsSecond, "alice@idp")).href, {
+      headers: { cookie },
+    });
+    assert.equal(doneSecond.status, 200, await doneSecond.clone().text());
+    assert.deepEqual(((await whoami(app, "alice")).body as Json).result.content, [{
+      type: "text",
+      text: "alice@idp",
+    }]);
     await client.close();
   });
 
