@@ -68,8 +68,12 @@ export class KeptGrants {
    * it settles or every request waiting for it has stopped (a closed client's requests do).
    */
   readonly #owner = new AbortController();
-  /** When each grant seen is to be replaced (see `#usable`). */
-  readonly #renewAt = new WeakMap<Grant, number>();
+  /**
+   * When each grant seen is to be replaced (see `#usable`), by its access token: the same grant
+   * read from the store again is the same grant, and keeps the time first set for it (each read
+   * counting anew would move it toward the expiry, and the token would never be renewed early).
+   */
+  readonly #renewAt = new Map<string, number>();
 
   constructor(source: GrantSource, options: UpstreamSignInOptions) {
     this.#source = source;
@@ -280,11 +284,15 @@ export class KeptGrants {
    */
   #renewalOf(grant: Grant): number {
     if (grant.expiresAt === null) return Infinity;
-    let at = this.#renewAt.get(grant);
+    let at = this.#renewAt.get(grant.accessToken);
     if (at === undefined) {
       const left = Math.max(0, grant.expiresAt - this.#options.clock.now());
       at = grant.expiresAt - Math.min(RENEW_MARGIN_MS, left / 2);
-      this.#renewAt.set(grant, at);
+      // Bounded: the oldest goes first, most likely replaced by then.
+      if (this.#renewAt.size >= 2 * MAX_RECENT) {
+        this.#renewAt.delete(this.#renewAt.keys().next().value as string);
+      }
+      this.#renewAt.set(grant.accessToken, at);
     }
     return at;
   }

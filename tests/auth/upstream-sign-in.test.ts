@@ -461,6 +461,32 @@ describe("createUpstreamSignIn()", () => {
     assert.equal(sent.filter(({ url }) => url === `${AS}/token`).length, 2);
   });
 
+  test("a stored grant is renewed by the time first set for it, however often it is read again: 30 seconds before its expiry, not at it", async () => {
+    // Stored at 10 000 000 with 600 s left: first seen then, it is due 30 s before its expiry.
+    const time = new FakeTime(10_000_000);
+    const expiresAt = 10_000_000 + 600_000;
+    const tokens = await storeHolding(
+      time,
+      storedGrant({ accessToken: "old", refreshToken: "rt-1", expiresAt }),
+    );
+    const { fetch, tokenRequests } = refreshNetwork(
+      [() => Promise.resolve(Response.json(FRESH))],
+      new Set(["old", "fresh"]),
+    );
+    const fetcher = codeSignIn(fetch, tokens, time);
+    assert.equal(await drive(time, call(fetcher), AT_ONCE), "HTTP 200 ok");
+    // Each request after the grant is due reads the store again: none may count it as new.
+    for (const at of [expiresAt - 45_000, expiresAt - 31_000]) {
+      await time.advance(at - time.now());
+      assert.equal(await drive(time, call(fetcher), AT_ONCE), "HTTP 200 ok");
+      assert.deepEqual(tokenRequests, [], `at ${at - expiresAt} ms`);
+    }
+    await time.advance(expiresAt - 29_000 - time.now());
+    assert.equal(await drive(time, call(fetcher), AT_ONCE), "HTTP 200 ok");
+    assert.deepEqual(tokenRequests, [REFRESH_RT_1]);
+    assert.equal(((await grantIn(tokens)) as { accessToken: string }).accessToken, "fresh");
+  });
+
   test("a refresh that failed (HTTP 503) is made again by the next request, at once, with the same refresh token, and the grant is kept", async () => {
     const time = new FakeTime(10_000_000);
     const tokens = await storeHolding(time, EXPIRED);
