@@ -29,7 +29,13 @@ import { BODY_READ, type BodyRead } from "./entry-bindings.ts";
 import { reportCall } from "./_call-decision.ts";
 import { ClientError } from "../errors.ts";
 import { MRTR_METHODS } from "../protocol/input-required.ts";
-import type { JsonRpcErrorObject } from "../protocol/jsonrpc.ts";
+import {
+  isRequest,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type RequestId,
+} from "../protocol/jsonrpc.ts";
+import { describeValue } from "../_internal/quote.ts";
 
 /** What the intake needs of its front. */
 export interface FrontPostParts {
@@ -107,6 +113,11 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
     reportRefused(refused.response.status, refused.error, failure);
     return refused.response;
   }
+  const unnamed = server === undefined ? undefined : unnamedCall(parsed.message);
+  if (unnamed !== undefined) {
+    reportRefused(200, unnamed.error, undefined);
+    return respond(c, refusal(200, unnamed.id, unnamed.error.code, unnamed.error.message));
+  }
   if (era === "legacy") {
     return await parts.serveLegacy({ request, serverId, message: parsed.message, principal });
   }
@@ -126,6 +137,21 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
     );
   }
   return await frontModernPost(c, server, { ...read, principal }, parts.modern);
+}
+
+/**
+ * A `tools/call` whose `name` is not a string, refused `-32602`: the caller is held to its tool
+ * by that name (`access`, the listing, `Mcp-Name`), so a call naming none it can be checked by
+ * never goes upstream, where a server might read `["echo"]` as `"echo"`.
+ */
+function unnamedCall(
+  message: JsonRpcMessage,
+): { readonly id: RequestId; readonly error: JsonRpcErrorObject } | undefined {
+  if (!isRequest(message) || message.method !== "tools/call") return undefined;
+  const name = (message.params as { name?: unknown } | undefined)?.name;
+  if (typeof name === "string") return undefined;
+  const text = `Invalid params: tools/call expected "name" to be a string, received ${describeValue(name)}`;
+  return { id: message.id, error: { code: -32602, message: text } };
 }
 
 /** JSON text is UTF-8 (RFC 8259 §8.1): a byte that is not is refused, never replaced with U+FFFD. */

@@ -338,6 +338,54 @@ describe("access: the tools", () => {
     assert.equal(toolsVisibleTo(listed, "tools/list", open, principal("alice")), listed);
   });
 
+  test('a tools/call whose name is not a string is refused -32602 before upstream, on both faces, under access or not: an upstream reading ["delete"] as "delete" would run a closed tool', async () => {
+    const { app, send, upstream, client } = front();
+    const refused = (id: number, received: string) => ({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: -32602,
+        message: `Invalid params: tools/call expected "name" to be a string, received ${received}`,
+      },
+    });
+    const answers: unknown[] = [];
+    for (
+      const [server, name] of [["files", ["delete"]], ["files", 5], ["files", null], ["open", [
+        "read",
+      ]]] as const
+    ) {
+      const request = modernRequest(
+        `${LOOPBACK}/mcp/${server}`,
+        "tools/call",
+        { name, arguments: {}, _meta: modernMeta() },
+        as("dave"),
+      );
+      answers.push(await send(request));
+    }
+    const caller = new LegacyCaller(
+      async (url, init) =>
+        await app.fetch(
+          new Request(url, {
+            ...init,
+            headers: { ...init.headers as Record<string, string>, ...as("dave") },
+          }),
+        ),
+      `${LOOPBACK}/mcp/files`,
+    );
+    await caller.initialize();
+    const legacy = await caller.request(3, "tools/call", { name: ["delete"], arguments: {} });
+    await caller.close();
+    const modern = (received: string) => ({
+      status: 200,
+      headers: { "www-authenticate": null },
+      body: refused(1, received),
+    });
+    assert.deepEqual(answers, [modern("an array"), modern("5"), modern("null"), modern("an array")]);
+    assert.deepEqual(legacy, refused(3, "an array"));
+    assert.deepEqual(upstream.requests.filter((r) => r.body.method === "tools/call"), []);
+    await client.close();
+  });
+
   test("access shows a 2025 caller only its tools in tools/list, and refuses its call of a closed tool", async () => {
     const { app, client } = front();
     const shown: Array<[string, unknown]> = [];
