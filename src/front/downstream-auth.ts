@@ -18,7 +18,8 @@
  *   host's every request does not pay for a signature check. A JWKS is fetched again once it is a
  *   minute old, and for a key it does not hold at most every 5 seconds: a key published stops
  *   being refused within 5 seconds, and a key withdrawn stops new tokens within a minute (the
- *   tokens already seen at their `exp`, as with any JWT).
+ *   tokens already seen at their `exp`, as with any JWT). While it cannot be fetched (or is not a
+ *   key set), new tokens are answered `503` and it is tried again at most every 5 seconds.
  * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
  *   Cloudflare Access, mTLS). A `Response` is sent as it is.
  * - `"none"`: everyone is let in, without a principal. Say it explicitly: the entries that can be
@@ -297,9 +298,10 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
       `${who}: "auth.jwt" needs exactly one of "jwks" (the JWKS URL) and "keys" (public JWKs)`,
     );
   }
-  const keySet = options.jwks !== undefined
-    ? createRemoteJWKSet(new URL(httpUrlOf(options.jwks, `${who}: "auth.jwt.jwks"`)), JWKS_FRESHNESS)
-    : createLocalJWKSet({ keys: keysOf(options.keys, `${who}: "auth.jwt.keys"`) });
+  const remote = options.jwks === undefined
+    ? undefined
+    : createRemoteJWKSet(new URL(httpUrlOf(options.jwks, `${who}: "auth.jwt.jwks"`)), JWKS_FRESHNESS);
+  const keySet = remote ?? createLocalJWKSet({ keys: keysOf(options.keys, `${who}: "auth.jwt.keys"`) });
   const audience = options.audience === undefined ? undefined : nonEmpty(
     typeof options.audience === "string"
       ? [subjectOf(options.audience, `${who}: "auth.jwt.audience"`)]
@@ -328,7 +330,9 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
     refuse(401, target, `Unauthorized: ${lower(description)}`, { error: "invalid_token", description });
   // No new token is verified until the keys come back: the operator is told, at most once a minute.
   let keysLoggedAt = -Infinity;
+  let keysFailedAt = -Infinity;
   const keysUnfetched = (error: unknown) => {
+    keysFailedAt = clock.now();
     if (clock.now() - keysLoggedAt >= 60_000) {
       keysLoggedAt = clock.now();
       console.error(
@@ -355,6 +359,12 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
       const known = verified.get(cacheKey);
       if (known !== undefined && clock.now() < known.expiresAt) return known.principal;
       verified.delete(cacheKey);
+      // jose fetches a set it does not hold on every token: while none is held and the last try
+      // failed, the keys are tried again only after the wait the 503 asks for (Retry-After), so a
+      // flood of tokens cannot turn into a flood of requests to a failing authorization server.
+      if (remote !== undefined && !remote.fresh && clock.now() - keysFailedAt < KEYS_RETRY_MS) {
+        return keysUnavailable();
+      }
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keySet, {
@@ -532,6 +542,9 @@ function challenge(status: 400 | 401 | 403, message: string, parts: ChallengePar
 
 const KEYS_UNFETCHED = "The authorization server's keys could not be fetched or read";
 
+/** How long after a failed try the keys are fetched again for a new token: the 503's `Retry-After`. */
+const KEYS_RETRY_MS = 5_000;
+
 /**
  * The answer while the JWKS cannot be fetched: `503`, not `401 invalid_token`, which a host takes
  * as its token being bad and so signs its person in again, in vain.
@@ -542,7 +555,7 @@ function keysUnavailable(): Response {
   }, so the token cannot be verified; try again later`;
   return new Response(JSON.stringify(encodeError(null, { code: -32000, message })), {
     status: 503,
-    headers: { "content-type": "application/json", "retry-after": "5" },
+    headers: { "content-type": "application/json", "retry-after": String(KEYS_RETRY_MS / 1000) },
   });
 }
 
@@ -566,6 +579,7 @@ function tokenProblem(error: unknown): string {
     case "ERR_JOSE_ALG_NOT_ALLOWED":
       return "The token's signature algorithm is not accepted";
     case "ERR_JWKS_TIMEOUT":
+    case "ERR_JWKS_INVALID":
     case "ERR_JOSE_GENERIC":
       return KEYS_UNFETCHED;
     default:

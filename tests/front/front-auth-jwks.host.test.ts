@@ -47,10 +47,11 @@ async function token(pair: Awaited<ReturnType<typeof keyPair>>, claims: Record<s
     .sign(pair.privateKey);
 }
 
-function front(jwks = jwksUrl) {
+function front(jwks = jwksUrl, clock?: { now(): number }) {
   const upstream = toolsUpstream();
   const client = createClient({
     name: "gate",
+    ...(clock === undefined ? {} : { clock }),
     fetch: upstream.fetch,
     policies: [{ server: "files", transport: { url: "https://up.example/mcp" }, era: "modern" }],
   });
@@ -152,6 +153,41 @@ describe("auth.jwt.jwks: keys from a JWKS URL", () => {
       const { value, logged } = await recordingConsoleErrors(async () => await call(await token(pair)));
       assert.deepEqual(value, KEYS_UNAVAILABLE);
       assert.deepEqual([fetches, logged.map(([line]) => line)], [1, [KEYS_LOGGED]]);
+    } finally {
+      status = 200;
+      await client.close();
+    }
+  });
+
+  test("jwt auth with jwks answers 503 when the JWKS URL answers JSON that is not a key set (a discovery document), and tells the operator", async () => {
+    const pair = await keyPair("k1");
+    published = { issuer: ISSUER, jwks_uri: `${ISSUER}/jwks` } as never;
+    status = 200;
+    await assertUnavailableTwiceToldOnce(front(), await token(pair));
+  });
+
+  test("jwt auth with jwks, while the JWKS endpoint fails, fetches it again for a new token only 5 s after the last try, however many tokens come", async () => {
+    const pair = await keyPair("k1");
+    const stranger = await keyPair("k9");
+    published = { keys: [pair.jwk] };
+    status = 500;
+    fetches = 0;
+    let now = Date.now();
+    const { call, client } = front(jwksUrl, { now: () => now });
+    try {
+      const { value } = await recordingConsoleErrors(async () => {
+        const answers = [];
+        for (let i = 0; i < 20; i++) {
+          answers.push((await call(await token(i % 2 === 0 ? pair : stranger))).status);
+        }
+        return answers;
+      });
+      assert.deepEqual([value, fetches], [Array(20).fill(503), 1]);
+      status = 200;
+      now += 4_999;
+      assert.deepEqual([(await call(await token(pair))).status, fetches], [503, 1]);
+      now += 1;
+      assert.deepEqual([(await call(await token(pair))).status, fetches], [200, 2]);
     } finally {
       status = 200;
       await client.close();
