@@ -244,16 +244,17 @@ async function mrtrPost(
         onFailure: (cause: unknown) => void (failure = cause),
         assigns: internals.assigns,
       };
+      // Each era's own fields first, then the shared ones (other keys): V8 builds an object
+      // slowly when keys follow a spread that opens it.
       const outcome = await (upstream.era === "legacy"
         ? frontLegacyCall({
-          ...shared,
           lease: () => upstream.lease(),
           // Only the caller's leaving (a parked call has deadlines of its own).
           signal: c.req.raw.signal,
           parked: parts.parked,
+          ...shared,
         })
         : frontCall({
-          ...shared,
           session: parts.upstreams.modernOf(server).session,
           signal: flow.signal,
           logLevel,
@@ -261,6 +262,7 @@ async function mrtrPost(
           giveBack: parts.giveBack,
           fetch,
           onRounds: (counted) => void (rounds = counted),
+          ...shared,
         }));
       reportCall(internals, { server: server.policy.server, request, outcome, failure, rounds, startedAt });
       return toResponse(request, outcome);
