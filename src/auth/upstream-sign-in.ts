@@ -25,7 +25,7 @@ import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { resourceProof } from "./_dpop.ts";
 import type { EnvironmentReader } from "./_token-request.ts";
 import type { Grant, PendingFlow } from "./authorization-code.ts";
-import { type Challenge, challengeOf } from "./_challenge.ts";
+import { type Challenge, challengeOf, NO_CHALLENGE } from "./_challenge.ts";
 import {
   type Authorize,
   type GrantAsk,
@@ -190,11 +190,16 @@ class SignedRequests {
       let response = await this.#send(url, init, grant);
       if (response.status === 401) {
         const challenge = await challengeOf(response);
-        if (challenge === undefined && unrefreshed === undefined) return response;
         await discardBody(response);
         // No challenge to go by either: why the stored grant could not be refreshed.
-        if (challenge === undefined) throw unrefreshed;
-        grant = await this.#grants.renew(principal, grant, { challenge, signal, overrides });
+        if (challenge === undefined && unrefreshed !== undefined) throw unrefreshed;
+        // A 401 without a challenge is still a sign-in: its discovery goes to the well-known URLs,
+        // as the spec says a client MUST when the server names no metadata.
+        grant = await this.#grants.renew(principal, grant, {
+          challenge: challenge ?? NO_CHALLENGE,
+          signal,
+          overrides,
+        });
         response = await this.#send(url, init, grant);
         if (response.status === 401) await this.#refusedNewToken(principal, response);
       }

@@ -1136,6 +1136,34 @@ describe("refresh and sign-out through the client", () => {
   });
 
   for (const era of ERAS) {
+    test(`${era} era: a server whose 401 carries no challenge is signed in to through the metadata at its well-known URL`, async () => {
+      // A fetch that drops the server's challenges, as a server that sends none; its metadata is
+      // at the well-known URL.
+      const withoutChallenges = async (url: string, init: RequestInit) => {
+        const response = await fetch(url, init);
+        const headers = new Headers(response.headers);
+        headers.delete("www-authenticate");
+        return new Response(response.body, { status: response.status, headers });
+      };
+      const prompts: AuthorizationPrompt[] = [];
+      const client: Client = createClient({
+        name: NAME,
+        policies: [filesPolicy(era)],
+        fetch: withoutChallenges,
+        signIn: { redirectUri: REDIRECT_URI, tokens: createMemoryTokenStore() },
+        handler: { authorize: (prompt, ctx) => signInAs("lena", prompts)(client)(prompt, ctx) },
+      });
+      try {
+        assert.deepEqual(await whoami(client), said("lena"));
+      } finally {
+        await client.close();
+      }
+      assert.equal(prompts.length, 1);
+      assert.equal(new URL(prompts[0]?.url ?? "").searchParams.get("resource"), mcp.url);
+    });
+  }
+
+  for (const era of ERAS) {
     test(`${era} era: after signOut() the stored grant is gone and the next call signs in again`, async () => {
       const tokens = createMemoryTokenStore();
       const prompts: AuthorizationPrompt[] = [];
