@@ -69,7 +69,9 @@ export function requestOptions<Method extends string, Body = undefined>(
 
 /**
  * Finds the server's protected resource metadata: at `resource_metadata` from the challenge
- * when given, else at the path-suffixed well-known URL, then at the root one.
+ * when given, else at the path-suffixed well-known URL, then at the root one. The path-suffixed
+ * document must name the endpoint identically; the others may name a URL above it on its origin
+ * (the token is then for that URL, which servers sharing an origin under one metadata use).
  *
  * @param serverUrl The MCP endpoint.
  * @param options The challenge's `resource_metadata`, the fetch and the signal.
@@ -85,20 +87,25 @@ export async function discoverResource(
   },
 ): Promise<ResourceMetadata> {
   const { fetch, signal } = options;
-  const attempts: Array<() => Promise<Response>> = [];
+  // `exact`: the document at the endpoint's own well-known URL is about the endpoint, and must name
+  // it identically (RFC 9728 §3.3); the root's or the one the challenge names may name a URL above.
+  const attempts: Array<{ readonly exact: boolean; readonly send: () => Promise<Response> }> = [];
   if (options.metadataUrl !== undefined) {
     const url = followedUrl(options.metadataUrl, serverUrl, "the resource_metadata URL of the challenge");
     // oauth4webapi builds well-known URLs only; this one is given, so it is asked for as is.
-    attempts.push(() => getJson(url, fetch, signal));
+    attempts.push({ exact: false, send: () => getJson(url, fetch, signal) });
   } else {
-    attempts.push(() => oauth.resourceDiscoveryRequest(serverUrl, requestOptions(serverUrl, fetch, signal)));
+    const suffixed = () =>
+      oauth.resourceDiscoveryRequest(serverUrl, requestOptions(serverUrl, fetch, signal));
+    attempts.push({ exact: serverUrl.pathname !== "/", send: suffixed });
     if (serverUrl.pathname !== "/") {
       const root = new URL(serverUrl.origin);
-      attempts.push(() => oauth.resourceDiscoveryRequest(root, requestOptions(root, fetch, signal)));
+      const send = () => oauth.resourceDiscoveryRequest(root, requestOptions(root, fetch, signal));
+      attempts.push({ exact: false, send });
     }
   }
-  for (const attempt of attempts) {
-    const response = await attempt();
+  for (const { exact, send } of attempts) {
+    const response = await send();
     if (response.status !== 200) {
       await discardBody(response);
       continue;
@@ -117,6 +124,13 @@ export async function discoverResource(
         );
       }
       const resource = (error.cause as { body?: { resource?: unknown } } | undefined)?.body?.resource;
+      if (exact) {
+        throw new UpstreamAuthError(
+          `the protected resource metadata at the endpoint's well-known URL names the resource ${
+            shown(resource)
+          }, expected ${shown(serverUrl.href)} identically`,
+        );
+      }
       if (typeof resource !== "string" || !identifiesServer(resource, serverUrl)) {
         throw new UpstreamAuthError(
           `the protected resource metadata names the resource ${shown(resource)}, expected ${

@@ -76,9 +76,43 @@ describe("discoverResource()", () => {
     await assert.rejects(
       discoverResource(new URL("https://mcp.example.com/mcp"), { metadataUrl: undefined, fetch }),
       new UpstreamAuthError(
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp" identically`,
+      ),
+    );
+    // The one the challenge names, as well.
+    const given = scripted({
+      "https://mcp.example.com/prm": {
+        resource: "https://evil.example.com/mcp",
+        authorization_servers: ["https://as.example.com"],
+      },
+    });
+    await assert.rejects(
+      discoverResource(new URL("https://mcp.example.com/mcp"), {
+        metadataUrl: "https://mcp.example.com/prm",
+        fetch: given.fetch,
+      }),
+      new UpstreamAuthError(
         'the protected resource metadata names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp" or a URL above it on the same origin',
       ),
     );
+  });
+
+  test("refuses a document at the endpoint's own well-known URL that names a URL above the endpoint: the token would be for every endpoint under it (RFC 9728 §3.3)", async () => {
+    const { fetch, asked } = scripted({
+      "https://mcp.example.com/.well-known/oauth-protected-resource/tenant1/mcp": {
+        resource: "https://mcp.example.com",
+        authorization_servers: ["https://as.example.com"],
+      },
+    });
+    await assert.rejects(
+      discoverResource(new URL("https://mcp.example.com/tenant1/mcp"), { metadataUrl: undefined, fetch }),
+      new UpstreamAuthError(
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://mcp.example.com", expected "https://mcp.example.com/tenant1/mcp" identically`,
+      ),
+    );
+    assert.deepEqual(asked, [
+      "GET https://mcp.example.com/.well-known/oauth-protected-resource/tenant1/mcp redirect=manual",
+    ]);
   });
 
   test("hides the values of the endpoint's query (a key, often) in what it reports", async () => {
@@ -99,7 +133,7 @@ describe("discoverResource()", () => {
     await assert.rejects(
       discoverResource(server, { metadataUrl: undefined, fetch: other.fetch }),
       new UpstreamAuthError(
-        'the protected resource metadata names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp?key=…" or a URL above it on the same origin',
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp?key=…" identically`,
       ),
     );
     // A metadata URL the challenge names, with the same key, found or refused.
