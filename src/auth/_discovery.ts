@@ -24,6 +24,7 @@ import { UpstreamAuthError } from "../upstream-auth-error.ts";
 import { discardBody } from "../transport/body-reader.ts";
 import { withoutUrlSecrets } from "../_internal/url-query.ts";
 import { quote } from "../_internal/quote.ts";
+import { errorText } from "../_internal/error-text.ts";
 
 /** What the protected resource metadata says. */
 export interface ResourceMetadata {
@@ -44,21 +45,25 @@ export interface ResourceMetadata {
  * @param url Where the request goes.
  * @param fetch The fetch to send it with.
  * @param signal Aborts it.
+ * @param named Whether a request that cannot be sent fails naming its URL (discovery's own
+ *   requests: see `namedFailure`); a token request's caller says what it was itself.
  * @returns The options.
  */
 export function requestOptions<Method extends string, Body = undefined>(
   url: URL,
   fetch: Fetcher,
   signal: AbortSignal | undefined,
+  named = false,
 ): oauth.HttpRequestOptions<Method, Body> {
   const options: oauth.HttpRequestOptions<Method, Body> = {
     // Form bodies go as text: the self-hosted fetch takes string bodies only.
     [oauth.customFetch]: (target, init) => {
       const sent = init as unknown as RequestInit;
-      return fetch(
+      const response = fetch(
         target,
         sent.body instanceof URLSearchParams ? { ...sent, body: sent.body.toString() } : sent,
       );
+      return named ? namedFailure(target, sent.signal, response) : response;
     },
     // Plain http only where it never leaves the machine.
     [oauth.allowInsecureRequests]: url.protocol === "http:" && hasLoopbackHost(url),
@@ -96,17 +101,19 @@ export async function discoverResource(
     attempts.push({ exact: false, send: () => getJson(url, fetch, signal) });
   } else {
     const suffixed = () =>
-      oauth.resourceDiscoveryRequest(serverUrl, requestOptions(serverUrl, fetch, signal));
+      oauth.resourceDiscoveryRequest(serverUrl, requestOptions(serverUrl, fetch, signal, true));
     attempts.push({ exact: serverUrl.pathname !== "/", send: suffixed });
     if (serverUrl.pathname !== "/") {
       const root = new URL(serverUrl.origin);
-      const send = () => oauth.resourceDiscoveryRequest(root, requestOptions(root, fetch, signal));
+      const send = () => oauth.resourceDiscoveryRequest(root, requestOptions(root, fetch, signal, true));
       attempts.push({ exact: false, send });
     }
   }
+  const statuses: string[] = [];
   for (const { exact, send } of attempts) {
     const response = await send();
     if (response.status !== 200) {
+      statuses.push(`HTTP ${response.status}`);
       await discardBody(response);
       continue;
     }
@@ -117,11 +124,7 @@ export async function discoverResource(
       if (
         !(error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON)
       ) {
-        throw new UpstreamAuthError(
-          `the protected resource metadata is invalid: ${
-            error instanceof Error ? error.message : String(error)
-          }`,
-        );
+        throw new UpstreamAuthError(`the protected resource metadata is invalid: ${oauthErrorText(error)}`);
       }
       const resource = (error.cause as { body?: { resource?: unknown } } | undefined)?.body?.resource;
       if (exact) {
@@ -156,7 +159,7 @@ export async function discoverResource(
       options.metadataUrl === undefined
         ? " at the well-known URLs"
         : ` at "${withoutUrlSecrets(options.metadataUrl)}"`
-    }`,
+    }${answered(statuses)}`,
   );
 }
 
@@ -192,7 +195,7 @@ export async function discoverAuthorizationServer(
 ): Promise<oauth.AuthorizationServer> {
   const { serverUrl, fetch, signal } = options;
   const issuerUrl = followedUrl(issuer, serverUrl, "the authorization server's issuer");
-  const http = requestOptions(issuerUrl, fetch, signal);
+  const http = requestOptions(issuerUrl, fetch, signal, true);
   const attempts: Array<() => Promise<Response>> = [
     () => oauth.discoveryRequest(issuerUrl, { ...http, algorithm: "oauth2" }),
   ];
@@ -205,11 +208,19 @@ export async function discoverAuthorizationServer(
     attempts.push(() => getJson(inserted, fetch, signal));
   }
   attempts.push(() => oauth.discoveryRequest(issuerUrl, { ...http, algorithm: "oidc" }));
+  const statuses: string[] = [];
   for (const attempt of attempts) {
     const response = await attempt();
     if ((response.status >= 400 && response.status < 500) || response.status === 502) {
+      statuses.push(`HTTP ${response.status}`);
       await discardBody(response);
       continue;
+    }
+    if (response.status !== 200) {
+      await discardBody(response);
+      throw new UpstreamAuthError(
+        `the authorization server metadata for ${shown(issuer)} could not be read: HTTP ${response.status}`,
+      );
     }
     let metadata: oauth.AuthorizationServer;
     try {
@@ -222,9 +233,7 @@ export async function discoverAuthorizationServer(
         );
       }
       throw new UpstreamAuthError(
-        `the authorization server metadata for ${shown(issuer)} is invalid: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+        `the authorization server metadata for ${shown(issuer)} is invalid: ${oauthErrorText(error)}`,
       );
     }
     // Identical, as RFC 8414 §3.3 says (oauth4webapi compares the parsed URLs, which takes
@@ -244,7 +253,9 @@ export async function discoverAuthorizationServer(
     }
     return metadata;
   }
-  throw new UpstreamAuthError(`no authorization server metadata found for ${shown(issuer)}`);
+  throw new UpstreamAuthError(
+    `no authorization server metadata found for ${shown(issuer)}${answered(statuses)}`,
+  );
 }
 
 /** The endpoints of an authorization server's metadata a sign-in uses: the person's browser goes to the first, requests to the others. */
@@ -270,7 +281,44 @@ function identifiesServer(resource: string, server: URL): boolean {
 function getJson(url: URL, fetch: Fetcher, signal: AbortSignal | undefined): Promise<Response> {
   const init: RequestInit = { method: "GET", headers: { accept: "application/json" }, redirect: "manual" };
   if (signal !== undefined) init.signal = signal;
-  return fetch(url.href, init);
+  return namedFailure(url.href, signal, fetch(url.href, init));
+}
+
+/**
+ * A request of the sign-in's own, whose failure to be sent names where it went: the MCP request
+ * it happens in would otherwise be named ("request to …/mcp failed") while its server is up. An
+ * aborted request stays the fetch's own abort.
+ */
+async function namedFailure(
+  url: string,
+  signal: AbortSignal | null | undefined,
+  sent: Promise<Response>,
+): Promise<Response> {
+  try {
+    return await sent;
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    throw new UpstreamAuthError(`the request to ${shown(url)} failed: ${errorText(error)}`);
+  }
+}
+
+/** What the URLs tried answered, when not all `404` (a server down is not a document missing). */
+function answered(statuses: readonly string[]): string {
+  return statuses.every((status) => status === "HTTP 404") ? "" : ` (${statuses.join(", then ")})`;
+}
+
+/**
+ * What an oauth4webapi failure says, with the HTTP status of the response it refused when that is
+ * its cause ("unexpected HTTP status code" names none), so a server that is down reads as such.
+ *
+ * @param error What oauth4webapi threw.
+ * @returns The text.
+ */
+export function oauthErrorText(error: unknown): string {
+  const status = error instanceof oauth.OperationProcessingError && error.cause instanceof Response
+    ? ` (HTTP ${error.cause.status})`
+    : "";
+  return `${errorText(error)}${status}`;
 }
 
 /** How far in each reach is: a URL may reach no further in than the MCP server. */

@@ -8,8 +8,7 @@
 import * as oauth from "oauth4webapi";
 import type { Fetcher } from "../transport/fetch-with-redirects.ts";
 import { UpstreamAuthError } from "../upstream-auth-error.ts";
-import { errorText } from "../_internal/error-text.ts";
-import { requestOptions } from "./_discovery.ts";
+import { oauthErrorText, requestOptions } from "./_discovery.ts";
 
 /** Reads an environment variable. */
 export type EnvironmentReader = (name: string) => string | undefined;
@@ -83,7 +82,7 @@ export function describeTokenFailure(issuer: string, error: unknown): string {
     }`;
   }
   if (error instanceof UpstreamAuthError) return error.message;
-  return `the token request to the authorization server "${issuer}" failed: ${errorText(error)}`;
+  return `the token request to the authorization server "${issuer}" failed: ${oauthErrorText(error)}`;
 }
 
 /**

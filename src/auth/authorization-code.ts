@@ -707,7 +707,9 @@ async function registrationResponse(
   if (response.status !== 201 && response.status !== 200) {
     const error = typeof fields.error === "string" ? `, error "${fields.error.slice(0, 100)}"` : "";
     throw new UpstreamAuthError(
-      `the authorization server "${issuer}" refused the registration with HTTP ${response.status}${error}`,
+      `the authorization server "${issuer}" refused the registration with HTTP ${response.status}${error}${
+        quotedDescription(fields.error_description)
+      }`,
     );
   }
   if (typeof fields.client_id !== "string" || fields.client_id === "") {

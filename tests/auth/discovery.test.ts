@@ -22,6 +22,32 @@ function scripted(documents: Record<string, unknown>) {
 }
 
 describe("discoverResource()", () => {
+  test("says what the well-known URLs answered when a server is down, not only that nothing was found", async () => {
+    const asked: string[] = [];
+    const fetch = (url: string) => {
+      asked.push(url);
+      return Promise.resolve(new Response("busy", { status: url.endsWith("/mcp") ? 503 : 404 }));
+    };
+    await assert.rejects(
+      discoverResource(MCP, { metadataUrl: undefined, fetch }),
+      new UpstreamAuthError(
+        'no protected resource metadata found for "https://mcp.example.com/mcp" at the well-known URLs (HTTP 503, then HTTP 404)',
+      ),
+    );
+    assert.equal(asked.length, 2);
+  });
+
+  test("a metadata request that cannot be sent names its URL", async () => {
+    const fetch = () =>
+      Promise.reject(new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED") }));
+    await assert.rejects(
+      discoverResource(MCP, { metadataUrl: undefined, fetch }),
+      new UpstreamAuthError(
+        'the request to "https://mcp.example.com/.well-known/oauth-protected-resource/mcp" failed: fetch failed (connect ECONNREFUSED)',
+      ),
+    );
+  });
+
   test("tries the path-suffixed well-known URL, then the root one, and takes a resource above the endpoint", async () => {
     const { fetch, asked } = scripted({
       "https://mcp.example.com/.well-known/oauth-protected-resource": {
@@ -203,6 +229,24 @@ describe("discoverAuthorizationServer()", () => {
       "GET https://as.example.com/.well-known/oauth-authorization-server redirect=manual",
       "GET https://as.example.com/.well-known/openid-configuration redirect=manual",
     ]);
+  });
+
+  test("metadata answered HTTP 503 is a server that is down, not invalid metadata; an unreachable one names its URL", async () => {
+    const down = () => Promise.resolve(new Response("busy", { status: 503 }));
+    await assert.rejects(
+      discoverAuthorizationServer("https://as.example.com", { serverUrl: MCP, fetch: down }),
+      new UpstreamAuthError(
+        'the authorization server metadata for "https://as.example.com" could not be read: HTTP 503',
+      ),
+    );
+    const unreachable = () =>
+      Promise.reject(new TypeError("fetch failed", { cause: new Error("getaddrinfo ENOTFOUND") }));
+    await assert.rejects(
+      discoverAuthorizationServer("https://as.example.com", { serverUrl: MCP, fetch: unreachable }),
+      new UpstreamAuthError(
+        'the request to "https://as.example.com/.well-known/oauth-authorization-server" failed: fetch failed (getaddrinfo ENOTFOUND)',
+      ),
+    );
   });
 
   test("refuses metadata that names another issuer", async () => {

@@ -199,7 +199,7 @@ const REFRESH_RT_1 = `resource=${
 }&refresh_token=rt-1&grant_type=refresh_token&client_id=c`;
 /** How a refresh answered HTTP 503 fails. */
 const UNAVAILABLE =
-  `refreshing the token failed: the token request to the authorization server "${AS}" failed: "response" is not a conform Token Endpoint response (unexpected HTTP status code)`;
+  `refreshing the token failed: the token request to the authorization server "${AS}" failed: "response" is not a conform Token Endpoint response (unexpected HTTP status code) (HTTP 503)`;
 
 /** The grant the refresh tests start from: expired at 9 999 999 ms, its refresh token "rt-1". */
 const EXPIRED = storedGrant({ accessToken: "old", refreshToken: "rt-1", expiresAt: 9_999_999 });
@@ -824,6 +824,30 @@ describe("createUpstreamSignIn(): the authorization code grant's client", () => 
       clientSource: "metadata-document",
       redirectUri: REDIRECT,
     });
+  });
+
+  test("a registration the authorization server refuses fails the sign-in with its error and its description", async () => {
+    const network = codeNetwork({
+      registration_endpoint: `${AS}/register`,
+      token_endpoint_auth_methods_supported: ["none"],
+    });
+    const refused = Response.json(
+      { error: "invalid_redirect_uri", error_description: "redirect not allowed" },
+      { status: 400 },
+    );
+    const fetch: Fetcher = (url, init) =>
+      url === `${AS}/register` ? Promise.resolve(refused.clone()) : network.fetch(url, init);
+    const clock = { now: () => 1_000_000 };
+    const tokens = createMemoryTokenStore({ clock });
+    const { fetcher } = signingFetcher(upstreamSignIn({ oauth: {} }, fetch, { clock, tokens }), tokens, {
+      redirectUri: REDIRECT,
+    });
+    await assert.rejects(
+      fetcher(MCP, { method: "POST", body: "{}" }),
+      new UpstreamAuthError(
+        `client registration failed: the authorization server "${AS}" refused the registration with HTTP 400, error "invalid_redirect_uri" ("redirect not allowed")`,
+      ),
+    );
   });
 
   test("a refresh refused with invalid_client for a client of sluice's own registration fails the call saying so and drops the registration: the next call registers anew and signs in as the new client", async () => {
