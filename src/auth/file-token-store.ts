@@ -270,15 +270,25 @@ async function readContents(path: string): Promise<Contents> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(`Token file "${path}" is not JSON: expected a token file ${FORMAT}`, { cause: error });
+    throw new Error(`Token file "${path}" is not JSON: expected a token file ${FORMAT}${LEFT_AS_IT_IS}`, {
+      cause: error,
+    });
   }
   const decoded = decode(FileSchema, parsed);
-  if (!decoded.ok) throw new Error(`Token file "${path}" is not a token file ${FORMAT}: ${decoded.message}`);
+  if (!decoded.ok) {
+    throw new Error(`Token file "${path}" is not a token file ${FORMAT}: ${decoded.message}${LEFT_AS_IT_IS}`);
+  }
   return {
     values: new Map(Object.entries(decoded.value.values)),
     claims: new Map(Object.entries(decoded.value.claims)),
   };
 }
+
+/**
+ * What a person can do with a file sluice cannot read (a crash or a full disk cut it, a hand edit):
+ * it is never overwritten, so that its other sign-ins are not lost unasked.
+ */
+const LEFT_AS_IT_IS = "; it is left as it is: move it aside (its sign-ins are then lost) and sign in again";
 
 /**
  * Refuses a file whose group or other permission bits are set. Windows has no such bits (Node

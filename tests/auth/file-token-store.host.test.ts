@@ -300,7 +300,8 @@ describe("createFileTokenStore()", () => {
     await assert.rejects(createFileTokenStore({ path }).get("k"), {
       name: "Error",
       message: `Token file "${path}" is not JSON: expected a token file {"version": 1, "values": ` +
-        `{<key>: {"value": <string>, "until"?: <ms>}}, "claims": {<key>: <ms>}}`,
+        `{<key>: {"value": <string>, "until"?: <ms>}}, "claims": {<key>: <ms>}}; it is left as it is: ` +
+        "move it aside (its sign-ins are then lost) and sign in again",
     });
     assert.equal(await readFile(path, "utf8"), "{ not json");
   });
@@ -328,7 +329,10 @@ describe("createFileTokenStore()", () => {
     }
     assert.deepEqual(
       messages,
-      cases.map(([, where]) => `Token file "${path}" is not a token file ${format}: ${where}`),
+      cases.map(([, where]) =>
+        `Token file "${path}" is not a token file ${format}: ${where}; it is left as it is: ` +
+        "move it aside (its sign-ins are then lost) and sign in again"
+      ),
     );
   });
 
