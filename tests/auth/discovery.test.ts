@@ -139,6 +139,16 @@ describe("discoverResource()", () => {
     assert.deepEqual(asked, [
       "GET https://mcp.example.com/.well-known/oauth-protected-resource/tenant1/mcp redirect=manual",
     ]);
+    // The same URL named by the challenge is the same document.
+    await assert.rejects(
+      discoverResource(new URL("https://mcp.example.com/tenant1/mcp"), {
+        metadataUrl: "https://mcp.example.com/.well-known/oauth-protected-resource/tenant1/mcp",
+        fetch,
+      }),
+      new UpstreamAuthError(
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://mcp.example.com", expected "https://mcp.example.com/tenant1/mcp" identically`,
+      ),
+    );
   });
 
   test("hides the values of the endpoint's query (a key, often) in what it reports", async () => {
