@@ -160,15 +160,27 @@ export function createGateway(options: GatewayOptions): DenoGateway {
   );
   let inFlight = 0;
   let settled: (() => void) | undefined;
+  const answered = () => {
+    if (--inFlight === 0) settled?.();
+  };
   return Object.freeze({
     ...gateway,
     fetch: async (request: Request, env?: unknown, ctx?: unknown): Promise<Response> => {
       inFlight++;
+      let response: Response;
       try {
-        return await gateway.fetch(request, env, ctx as never);
-      } finally {
-        if (--inFlight === 0) settled?.();
+        response = await gateway.fetch(request, env, ctx as never);
+      } catch (error) {
+        answered();
+        throw error;
       }
+      // A request is answered once its response is sent whole, which Deno tells (`completed`, in
+      // the handler's info): a stream's (a call with progress, or the heartbeat's) is still
+      // being written when the Response is returned, and closing the client then would end it.
+      const completed = (env as { completed?: unknown } | undefined)?.completed;
+      if (completed instanceof Promise) completed.then(answered, answered);
+      else answered();
+      return response;
     },
     onListen: (address: unknown) =>
       closeOnSignal(

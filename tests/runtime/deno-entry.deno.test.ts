@@ -20,6 +20,7 @@ import {
 import { ADD_ANSWER, callTool, describeEntry, KEY, NO_KEY } from "./_entry-cases.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
+import { modernMeta, modernRequest } from "../_support/gateway-caller.ts";
 
 const ENTRY = pathToFileURL(join(REPO_ROOT, "src", "adapters", "deno.ts")).href;
 // Not process.execPath: Deno's node:child_process hands its own permissions to a child spawned by
@@ -132,6 +133,54 @@ describe("Deno gateway permissions and deno serve", () => {
       // SIGINT as killed by it, a plain `deno serve` too, where Node's sees it exit 0.
       assert.equal(ended, "ended");
       assert.throws(() => process.kill(stdio[0] as number, 0), { code: "ESRCH" });
+    } finally {
+      clearTimeout(timer);
+      await done();
+    }
+  });
+
+  test("under deno serve, a 2026 call answered as a stream when SIGTERM comes is answered whole before the gateway closes, and then the process ends", async () => {
+    const { child, url, done } = await denoServe(
+      `{ server: "everything", transport: ${JSON.stringify(everythingStdioCommand())}, era: "legacy" }`,
+      ["-A"],
+    );
+    const exited = new Promise<string>((resolve) => child.once("exit", () => resolve("ended")));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const response = await fetch(
+        modernRequest(
+          `${url}/mcp/everything`,
+          "tools/call",
+          {
+            name: "trigger-long-running-operation",
+            arguments: { duration: 5, steps: 5 },
+            _meta: { ...modernMeta(), progressToken: "long" },
+          },
+          { accept: "application/json, text/event-stream" },
+        ),
+      );
+      assert.equal(response.headers.get("content-type"), "text/event-stream");
+      const events = new EventReader(response);
+      const first = JSON.parse((await events.next())?.data ?? "null");
+      assert.equal(first?.method, "notifications/progress");
+      child.kill("SIGTERM");
+      const rest: unknown[] = [];
+      for (let event = await events.next(); event !== undefined; event = await events.next()) {
+        rest.push(JSON.parse(event.data));
+      }
+      const last = rest.at(-1) as { id?: number; result?: { content?: Array<{ text?: string }> } };
+      assert.equal(last.id, 1);
+      assert.match(
+        last.result?.content?.[0]?.text ?? JSON.stringify(last),
+        /Long running operation completed/,
+      );
+      const ended = await Promise.race([
+        exited,
+        new Promise<string>((resolve) =>
+          timer = setTimeout(() => resolve("still running 15 s after SIGTERM"), 15_000)
+        ),
+      ]);
+      assert.equal(ended, "ended");
     } finally {
       clearTimeout(timer);
       await done();
