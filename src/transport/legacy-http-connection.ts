@@ -154,7 +154,25 @@ class LegacyHttpConnection implements LegacyConnection {
     message: JsonRpcRequest,
     options: { readonly signal: AbortSignal },
   ): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
-    return this.#wire.track((signal) => exchangeRequest(this.#wire, message, signal), options.signal);
+    const progress = { posted: false };
+    return this.#wire.track(
+      (signal) => exchangeRequest(this.#wire, message, signal, progress),
+      options.signal,
+    )
+      .catch((error: unknown) => {
+        // Only a request whose own POST the server refused for the session is sure not to have
+        // run, and may go again in a new session; one the server had taken may have run.
+        if (!progress.posted || !(error instanceof ConnectionError) || error.kind !== "session_expired") {
+          throw error;
+        }
+        throw new ConnectionError(
+          "closed",
+          `Request ${JSON.stringify(message.id)} (${
+            JSON.stringify(message.method)
+          }): the server ended the session while answering it (${error.message}); it may have run, so it is not sent again`,
+          { cause: error },
+        );
+      });
   }
 
   notify(message: JsonRpcNotification, options?: { readonly signal?: AbortSignal }): Promise<void> {

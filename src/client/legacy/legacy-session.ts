@@ -120,6 +120,8 @@ export class LegacySession {
   readonly #calls = new Map<string, CallRecord>();
   readonly #progress = new Map<string, (params: JsonObject) => void>();
   #ready: Promise<Ready> | undefined;
+  /** What #ready resolved to, once it has: compared synchronously when a connection ends. */
+  #live: Ready | undefined;
   /** Handshakes not settled yet, a stopped one included: `close()` waits for them. */
   readonly #attempts = new Set<Promise<Ready>>();
   /** The ends (DELETE) of connections whose handshake failed: `close()` waits for them. */
@@ -214,8 +216,9 @@ export class LegacySession {
         if (error.kind === "session_expired" && !reconnected) {
           // The server forgot the session: a new connection and handshake, then this request again.
           reconnected = true;
-          if (this.#ready !== undefined && (await this.#ready.catch(() => undefined)) === ready) {
+          if (this.#live === ready) {
             this.#ready = undefined;
+            this.#live = undefined;
           }
           continue;
         }
@@ -271,6 +274,7 @@ export class LegacySession {
     await Promise.allSettled(this.#attempts);
     const ready = await this.#ready?.catch(() => undefined);
     this.#ready = undefined;
+    this.#live = undefined;
     await Promise.all([ready?.connection.close(), ...this.#ending]);
   }
 
@@ -428,6 +432,7 @@ export class LegacySession {
       listsRootChanges: declared.roots?.listChanged === true,
     };
     state.ready = ready;
+    this.#live = ready;
     for (const message of pending.splice(0)) this.#onServerMessage(ready, message);
     this.#sendLogLevel(ready);
     return ready;
@@ -475,9 +480,10 @@ export class LegacySession {
 
   #onClose(ready: Ready | undefined, closed: ConnectionClosed): void {
     ready?.supervisor.abortAll(closed.reason);
-    void this.#ready?.then((current) => {
-      if (current === ready) this.#ready = undefined;
-    }, () => {});
+    if (ready !== undefined && this.#live === ready) {
+      this.#ready = undefined;
+      this.#live = undefined;
+    }
   }
 }
 

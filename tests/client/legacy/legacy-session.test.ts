@@ -558,6 +558,103 @@ describe("LegacySession forgotten session", () => {
     }
   });
 
+  test("a call the server took (its answer streaming) when the session is forgotten is not sent again: it fails saying it may have run; the call whose own POST got the 404 goes again in a new session", async () => {
+    let generation = 1;
+    const ran: string[] = [];
+    const streams: Array<ReadableStreamDefaultController<Uint8Array>> = [];
+    const server = scriptedServer((request) => {
+      const { id, method, params } = request.body;
+      if (method === "initialize") {
+        const answer = initialized(id, { tools: {} });
+        answer.headers.set("mcp-session-id", `s${generation}`);
+        return answer;
+      }
+      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
+      if (id === undefined) return new Response(null, { status: 202 });
+      if (method !== "tools/call") {
+        return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
+      }
+      const what = String((params?.arguments as { what?: unknown } | undefined)?.what);
+      ran.push(`${what} on s${generation}`);
+      if (what === "B") return result(id, { content: [{ type: "text", text: `B on s${generation}` }] });
+      // A: taken, and its answer still to come on the stream.
+      const body = new ReadableStream<Uint8Array>({ start: (controller) => void streams.push(controller) });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    });
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: postsOnly(server),
+    });
+    try {
+      await client.listTools("demo");
+      const a = failure(client.callTool("demo", "charge", { what: "A" }));
+      await eventually("A taken", () => streams.length === 1 || undefined);
+      generation = 2;
+      const b = await client.callTool("demo", "charge", { what: "B" });
+      assert.deepEqual([await a, b.content, ran], [
+        [
+          "transport",
+          undefined,
+          'Server "demo": Request 4 ("tools/call"): the server ended the session while answering it (Legacy HTTP connection ended: session expired (HTTP 404)); it may have run, so it is not sent again',
+        ],
+        [{ type: "text", text: "B on s2" }],
+        ["A on s1", "B on s2"],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("calls in flight when the session is forgotten open one new session between them, and close() ends it", async () => {
+    let generation = 1;
+    const held = gate();
+    const server = scriptedServer(async (request) => {
+      const { id, method } = request.body;
+      if (method === "initialize") {
+        const answer = initialized(id, { tools: {} });
+        answer.headers.set("mcp-session-id", `s${generation}`);
+        return answer;
+      }
+      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
+      if (id === undefined) return new Response(null, { status: 202 });
+      if (method === "tools/call" && generation === 1) {
+        // Held until all four are in, then the server forgets the session.
+        await held.opened;
+        generation = 2;
+        return new Response(null, { status: 404 });
+      }
+      if (method === "tools/call") {
+        return result(id, { content: [{ type: "text", text: `on s${generation}` }] });
+      }
+      return legacyHandshake(request.body, "2025-11-25", "tool") ?? new Response(null, { status: 500 });
+    });
+    const deletes: string[] = [];
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: (url, init) => {
+        if (init.method === "DELETE") deletes.push(new Headers(init.headers).get("mcp-session-id") ?? "");
+        return postsOnly(server)(url, init);
+      },
+    });
+    try {
+      await client.listTools("demo");
+      const calls = [1, 2, 3, 4].map(() => client.callTool("demo", "tool", {}));
+      await eventually(
+        "four calls in",
+        () => server.requests.filter((r) => r.body.method === "tools/call").length === 4 || undefined,
+      );
+      held.open();
+      const answers = (await Promise.all(calls)).map((answer) => answer.content);
+      assert.deepEqual(answers, Array(4).fill([{ type: "text", text: "on s2" }]));
+      assert.equal(server.requests.filter((r) => r.body.method === "initialize").length, 2);
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(deletes, ["s2"]);
+  });
+
   test("a call answered 404 by a server that gave no session id fails, and the next call goes on the same connection: no session was forgotten", async () => {
     // Each standalone GET stream stays open until its signal fires.
     const listening: AbortSignal[] = [];
