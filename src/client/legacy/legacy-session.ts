@@ -211,6 +211,17 @@ export class LegacySession {
         // A call whose signal fired first fails as that signal says (cancelled, timeout), however
         // the connection then failed it: `close()` aborts every call, then closes the connection.
         if (options.signal.aborted) throw abortError(this.serverId, method, options.signal.reason);
+        // Given up while the connection lives (a stream cut that could not be resumed, a broken
+        // answer): the server may still be running it, and asking the person for it, so it is
+        // told, as a disconnection alone does not cancel. One it never read it ignores.
+        if (error.kind === "protocol" || (error.kind === "http" && error.status === undefined)) {
+          ready.connection.notify(
+            encodeNotification("notifications/cancelled", {
+              requestId: id,
+              reason: "the client gave up on it: its answer could not be read",
+            }),
+          ).catch(() => {});
+        }
         // Only a 404 to a request carrying a session id means the server forgot the session
         // (2025-11-25 transports); a server that gave none has no session to forget.
         if (error.kind === "session_expired" && !reconnected) {

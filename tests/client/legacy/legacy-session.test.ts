@@ -655,6 +655,53 @@ describe("LegacySession forgotten session", () => {
     assert.deepEqual(deletes, ["s2"]);
   });
 
+  test("a call whose stream is cut and cannot be resumed fails, and the server is told to stop it (notifications/cancelled)", async () => {
+    const server = scriptedServer((request) => {
+      const { id, method } = request.body;
+      if (method === "tools/call") {
+        const body = new ReadableStream<Uint8Array>({
+          start: (controller) => {
+            controller.enqueue(new TextEncoder().encode(
+              `data: ${
+                JSON.stringify({
+                  jsonrpc: "2.0",
+                  method: "notifications/message",
+                  params: { level: "info", data: "working" },
+                })
+              }\n\n`,
+            ));
+            controller.error(new TypeError("other side closed"));
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      }
+      if (id === undefined) return new Response(null, { status: 202 });
+      return legacyHandshake(request.body, "2025-11-25", "tool") ?? new Response(null, { status: 500 });
+    });
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: postsOnly(server),
+    });
+    try {
+      const failed = await failure(client.callTool("demo", "tool", {}));
+      assert.equal(failed[0], "transport");
+      await eventually(
+        "the cancellation",
+        () => server.requests.some((r) => r.body.method === "notifications/cancelled") || undefined,
+      );
+      const call = server.requests.find((r) => r.body.method === "tools/call");
+      assert.deepEqual(
+        server.requests.filter((r) => r.body.method === "notifications/cancelled").map((r) => r.body.params),
+        [
+          { requestId: call?.body.id, reason: "the client gave up on it: its answer could not be read" },
+        ],
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   test("a call answered 404 by a server that gave no session id fails, and the next call goes on the same connection: no session was forgotten", async () => {
     // Each standalone GET stream stays open until its signal fires.
     const listening: AbortSignal[] = [];
