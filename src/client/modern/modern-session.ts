@@ -21,6 +21,7 @@ import type { LoggingLevel } from "../../protocol/logging-level.ts";
 import { type Implementation, type RequestMeta, withRequestMeta } from "../../protocol/meta.ts";
 import { MODERN_PROTOCOL_VERSION, type ModernProtocolVersion } from "../../protocol/versions.ts";
 import { openLeg } from "../../_internal/signals.ts";
+import { copyOwn } from "../../_internal/copy.ts";
 import { legError, type LegOutcome } from "./failure-errors.ts";
 import { type Fetcher, fetchWithRedirects } from "../../transport/fetch-with-redirects.ts";
 import { readResponse } from "../../transport/read-response.ts";
@@ -183,9 +184,7 @@ export class ModernSession {
       clientInfo,
       ...(logLevel === undefined ? {} : { logLevel }),
     };
-    const withToken = progressToken === undefined
-      ? params
-      : { ...params, _meta: { ...(params._meta as object), progressToken } };
+    const withToken = progressToken === undefined ? params : withProgressToken(params, progressToken);
     const headers = mcpRequestHeaders({
       protocolVersion: this.#version,
       method,
@@ -295,4 +294,16 @@ function retryFor(
 
 function quoteVersion(version: string): string {
   return JSON.stringify(version.slice(0, 32));
+}
+
+/**
+ * `{ ...params, _meta: { ...params._meta, progressToken } }`, built by copies: V8 builds an
+ * object slowly when keys follow a spread that opens it (the same keys, in the same order).
+ */
+function withProgressToken(params: JsonObject, progressToken: string): JsonObject {
+  const meta = copyOwn((params._meta ?? {}) as object);
+  meta.progressToken = progressToken;
+  const out = copyOwn(params);
+  out._meta = meta;
+  return out as JsonObject;
 }
