@@ -532,8 +532,12 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
       return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
   }
   if (isDeferral(outcome.value)) {
+    // failed()'s keys written out, not spread: V8 builds an object slowly when keys follow a
+    // spread that opens it, and the gateway defers every input request it passes to a caller.
     return {
-      ...failed("deferred", "The handler deferred the request to the caller"),
+      ok: false,
+      stage: "deferred",
+      refusal: { code: RefusalCode.InternalError, message: "The handler deferred the request to the caller" },
       request: prepared.request,
     };
   }

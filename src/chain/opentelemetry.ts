@@ -131,9 +131,9 @@ function callAttributes(decision: CallDecision): Record<string, string | number 
     : decision.method === "resources/read"
     ? { "mcp.resource.uri": decision.name }
     : { "sluice.task_id": decision.name };
-  return {
-    ...common(decision),
-    ...target,
+  // Added to common()'s object, not spread into a new one: V8 builds an object slowly when keys
+  // follow a spread that opens it (the same keys, in the same order).
+  return Object.assign(common(decision), target, {
     "sluice.outcome": decision.outcome,
     // A tool's own error result is a failure too (OpenTelemetry's MCP conventions say so).
     ...(decision.error !== undefined
@@ -143,12 +143,11 @@ function callAttributes(decision: CallDecision): Record<string, string | number 
       : decision.outcome === "tool_error"
       ? { "error.type": "tool_error" }
       : {}),
-  };
+  });
 }
 
 function inputAttributes(decision: InputDecision): Record<string, string | number | boolean> {
-  return {
-    ...common(decision),
+  return Object.assign(common(decision), {
     "sluice.outcome": decision.outcome,
     "sluice.era": decision.era,
     ...(decision.mode === undefined ? {} : { "sluice.mode": decision.mode }),
@@ -161,5 +160,5 @@ function inputAttributes(decision: InputDecision): Record<string, string | numbe
     ...(decision.changesLeftOut === undefined ? {} : { "sluice.changes_left_out": decision.changesLeftOut }),
     ...(decision.refusal === undefined ? {} : { "error.type": String(decision.refusal.code) }),
     ...(decision.handlerMs === undefined ? {} : { "sluice.handler_ms": decision.handlerMs }),
-  };
+  });
 }
