@@ -804,7 +804,12 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
     version === "2025-11-25" && request.method === "elicitation/create" && params.mode === "url" &&
     typeof params.elicitationId !== "string"
   ) {
-    return { ...params, elicitationId: codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(12))) };
+    // Set on the rest copy (the key last, as after a spread): V8 builds an object slowly when keys
+    // follow a spread that opens it, and each input request passed down runs this.
+    (params as Record<string, unknown>).elicitationId = codecs.toBase64Url(
+      crypto.getRandomValues(new Uint8Array(12)),
+    );
+    return params;
   }
   return params;
 }
@@ -820,14 +825,12 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
 function enumsFor20250618(form: RequestedSchema): RequestedSchema {
   const properties: Record<string, NullProtoRecord<unknown>> = Object.create(null);
   for (const [name, field] of Object.entries(form.properties)) {
-    const { oneOf, ...rest } = field as { oneOf?: unknown };
-    properties[name] = Array.isArray(oneOf)
-      ? {
-        ...rest,
-        enum: oneOf.map((option: { const?: unknown }) => option.const),
-        enumNames: oneOf.map((option: { title?: unknown }) => option.title),
-      }
-      : field;
+    const { oneOf, ...rest } = field as { oneOf?: unknown } & Record<string, unknown>;
+    if (Array.isArray(oneOf)) {
+      rest.enum = oneOf.map((option: { const?: unknown }) => option.const);
+      rest.enumNames = oneOf.map((option: { title?: unknown }) => option.title);
+    }
+    properties[name] = Array.isArray(oneOf) ? rest : field;
   }
   return { ...form, properties };
 }

@@ -26,6 +26,7 @@ import type { InputChange } from "../handler/handler.ts";
 import { changesOf } from "../chain/decision.ts";
 import type { InputResponse, InputResponses } from "../protocol/input-responses.ts";
 import type { JsonObject, JsonRpcErrorObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { copyOwn } from "../_internal/copy.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { describeKind, quote } from "../_internal/quote.ts";
@@ -211,7 +212,9 @@ async function runCall(
           return { stop: round.error };
         }
         if (Object.keys(round.pending).length === 0) return { responses: round.answers };
-        return { stop: { ...round, requestState } };
+        // The key before the spread (round has none): V8 builds an object slowly when keys follow
+        // a spread that opens it. So below, where what is sent keeps its key order by a copy.
+        return { stop: { requestState, ...round } };
       },
       signal: input.signal,
       maxRounds: server.policy.maxRounds,
@@ -295,7 +298,7 @@ async function callerOutcome(
   }
   const stopped = outcome.value;
   if ("kind" in stopped) return stopped;
-  const asked = await sealAndAsk(input, await digestOnce(), { ...stopped, ...progress });
+  const asked = await sealAndAsk(input, await digestOnce(), Object.assign({}, stopped, progress));
   // A state too large to seal fails the call: what it was to pass down ends unanswered.
   if (asked.kind === "error") {
     endDeferred(input, {
@@ -476,10 +479,8 @@ export function asModern(request: InputRequest): InputRequest {
     readonly _meta?: Readonly<Record<string, unknown>>;
   };
   const changes = _meta?.[CHANGES_META];
-  return {
-    ...request,
-    params: changes === undefined ? params : { ...params, _meta: { [CHANGES_META]: changes } },
-  } as InputRequest;
+  if (changes !== undefined) (params as Record<string, unknown>)._meta = { [CHANGES_META]: changes };
+  return { ...request, params } as InputRequest;
 }
 
 /**
@@ -712,8 +713,11 @@ export function withChanges(asked: InputRequest, request: InputRequest): InputRe
   const changes: readonly InputChange[] = changesOf(asked, request);
   if (changes.length === 0) return request;
   const params = request.params as Record<string, unknown>;
-  const meta = typeof params._meta === "object" && params._meta !== null ? params._meta : {};
-  return { ...request, params: { ...params, _meta: { ...meta, [CHANGES_META]: changes } } } as InputRequest;
+  const meta = copyOwn(typeof params._meta === "object" && params._meta !== null ? params._meta : {});
+  meta[CHANGES_META] = changes;
+  const out = copyOwn(params);
+  out._meta = meta;
+  return { ...request, params: out } as InputRequest;
 }
 
 /**
@@ -731,7 +735,9 @@ export function withoutMeta(params: JsonObject): JsonObject {
 
 function withProgressToken(params: JsonObject, token: unknown): JsonObject {
   if (typeof token !== "string" && typeof token !== "number") return params;
-  return { ...params, _meta: { progressToken: token } };
+  const out = copyOwn(params);
+  out._meta = { progressToken: token };
+  return out as JsonObject;
 }
 
 function refused(key: string, result: ChainResult & { ok: false }): FrontCallOutcome {
