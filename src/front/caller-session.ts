@@ -67,6 +67,7 @@ import {
   type RequestId,
   RequestIdSchema,
 } from "../protocol/jsonrpc.ts";
+import { copyOwn } from "../_internal/copy.ts";
 import { isLoggingLevel, LOGGING_LEVELS, type LoggingLevel } from "../protocol/logging-level.ts";
 import type { LegacyProtocolVersion } from "../protocol/versions.ts";
 import { sanitizeText } from "../notify/sanitize-text.ts";
@@ -483,7 +484,11 @@ export class CallerSession {
             // One token, one author: the caller's token, and never a step back (a new round of
             // a modern upstream may count from 0 again).
             if (!rising(progress.progress)) return;
-            reply.send(encodeNotification("notifications/progress", { ...progress, progressToken }));
+            // Copied by its keys, not spread: sanitized params are prototype-free, and V8 spreads
+            // such an object slowly (the same keys, the token in place or last).
+            const params = copyOwn(progress);
+            params.progressToken = progressToken;
+            reply.send(encodeNotification("notifications/progress", params as JsonObject));
           },
         }
         : {}),

@@ -42,6 +42,7 @@ import type { InputRequest } from "../protocol/input-request.ts";
 import type { ClientCapabilities } from "../protocol/capabilities.ts";
 import type { DeferredTie } from "../client/server-session.ts";
 import type { JsonObject, JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { copyOwn } from "../_internal/copy.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { FrontServer } from "./front-server.ts";
 import {
@@ -307,11 +308,11 @@ export class ParkedCall {
       onProgress: (progress: JsonObject) => {
         const token = this.#progressToken;
         if (typeof token !== "string" && typeof token !== "number") return;
-        this.#relay?.({
-          jsonrpc: "2.0",
-          method: "notifications/progress",
-          params: { ...progress, progressToken: token },
-        });
+        // Copied by its keys, not spread: sanitized params are prototype-free, and V8 spreads such
+        // an object slowly (the same keys, the token in place or last).
+        const params = copyOwn(progress);
+        params.progressToken = token;
+        this.#relay?.({ jsonrpc: "2.0", method: "notifications/progress", params: params as JsonObject });
       },
       onNotification: (notification: JsonRpcNotification) => this.#relay?.(notification),
       // A task the call becomes is the front's own (a modern caller gets no legacy task), so it is

@@ -13,7 +13,8 @@ import type { Context } from "hono";
 import type { ClientInternals } from "../client/client-internals.ts";
 import { type LinkedSignal, openFlow } from "../_internal/signals.ts";
 import type { Timers } from "../_internal/timers.ts";
-import { encodeResult, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { encodeResult, type JsonObject, type JsonRpcNotification } from "../protocol/jsonrpc.ts";
+import { copyOwn } from "../_internal/copy.ts";
 import type { LoggingLevel } from "../protocol/logging-level.ts";
 import { decodeListToolsResult } from "../protocol/tools.ts";
 import type { LogBudgets } from "../notify/log-budget.ts";
@@ -305,9 +306,11 @@ function relayTo(
       if (
         token !== undefined && progressToken === token && rising(progress)
       ) {
-        const { params } = notificationForCaller(notification);
-        // The token is the caller's own, sent back as it gave it.
-        emit({ jsonrpc: "2.0", method: notification.method, params: { ...params, progressToken: token } });
+        // The token is the caller's own, sent back as it gave it; on a copy by keys, not a spread:
+        // sanitized params are prototype-free, and V8 spreads such an object slowly (same keys).
+        const params = copyOwn(notificationForCaller(notification).params ?? {});
+        params.progressToken = token;
+        emit({ jsonrpc: "2.0", method: notification.method, params: params as JsonObject });
       }
       return;
     }
