@@ -108,7 +108,7 @@ export class LegacyServerSession implements ServerSession {
     context: CallContext,
   ): Promise<CallOutcome<M>> {
     if (method === "tools/call") await this.#listToolsOnce(context.signal);
-    const asTask = method === "tools/call" &&
+    const asTask = method === "tools/call" && await this.#takesToolTasks(context.signal) &&
       (context.asTask === true || this.#taskTools.has(String(params.name)));
     // The caller's own task metadata (its ttl) is kept; else an empty one asks for a task.
     const task = typeof params.task === "object" && params.task !== null ? params.task : {};
@@ -188,6 +188,18 @@ export class LegacyServerSession implements ServerSession {
   startToolsListing(): (tools: readonly Tool[]) => void {
     // The tools learned only add up, so answers in any order teach the same.
     return (tools) => this.#learnTools(tools);
+  }
+
+  /**
+   * Whether the server takes `tools/call` as a task: 2025-11-25, with `tasks.requests.tools.call`
+   * declared. Without it a client "MUST NOT attempt to use task augmentation on that server's
+   * tools, regardless of the `execution.taskSupport` value"; 2025-06-18 has no tasks.
+   */
+  async #takesToolTasks(signal: AbortSignal): Promise<boolean> {
+    const { version, capabilities } = await this.#session.handshake(signal, "tools/call");
+    const call = (capabilities.tasks as { requests?: { tools?: { call?: unknown } } } | undefined)?.requests
+      ?.tools?.call;
+    return version === "2025-11-25" && typeof call === "object" && call !== null;
   }
 
   /** Remembers the tools that must run as tasks (`execution.taskSupport: "required"`). */

@@ -244,6 +244,41 @@ async function failedWith(promise: Promise<unknown>): Promise<unknown[]> {
 }
 
 describe("LegacyServerSession tasks", () => {
+  test("a tool whose taskSupport is required is called plainly on a server that does not take tools/call as a task (2025-11-25 without tasks.requests.tools.call, or 2025-06-18), detachTask or not", async () => {
+    const sent: unknown[] = [];
+    for (const version of ["2025-11-25", "2025-06-18"]) {
+      const { client, server } = legacySetup(({ body: { id, method } }) => {
+        if (method === "initialize") {
+          return initialized(id, { tools: {}, tasks: { cancel: {} } }, { version });
+        }
+        if (method === "tools/list") {
+          return result(id, {
+            tools: [{
+              name: "deploy",
+              inputSchema: { type: "object" },
+              execution: { taskSupport: "required" },
+            }],
+          });
+        }
+        return result(id, { content: [{ type: "text", text: "deployed" }] });
+      });
+      try {
+        const answers = [
+          await client.callTool("demo", "deploy"),
+          await client.callTool("demo", "deploy", {}, {
+            detachTask: true,
+          }),
+        ];
+        assert.deepEqual(answers, Array(2).fill({ content: [{ type: "text", text: "deployed" }] }));
+        sent.push(server.requests.filter((r) => r.body.method === "tools/call").map((r) => r.body.params));
+      } finally {
+        await client.close();
+      }
+    }
+    const plain = { name: "deploy", arguments: {} };
+    assert.deepEqual(sent, [[plain, plain], [plain, plain]]);
+  });
+
   const cancel = { jsonrpc: "2.0", id: 5, method: "tasks/cancel", params: { taskId: "t-1" } };
   const awaiting = { jsonrpc: "2.0", id: 4, method: "tasks/result", params: { taskId: "t-1" } };
   const cancelledAwaiting = [["notifications/cancelled", {
