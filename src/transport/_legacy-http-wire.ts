@@ -48,7 +48,11 @@ export class LegacyHttpWire {
   /** The construction settings. */
   readonly settings: WireSettings;
   readonly #lifetime = new AbortController();
-  readonly #pending = new Set<(error: ConnectionError) => void>();
+  /**
+   * The work in flight: how to fail it, and whether it is a request whose POST the server has not
+   * answered yet (see {@linkcode LegacyHttpWire.end}).
+   */
+  readonly #pending = new Map<(error: ConnectionError) => void, () => boolean>();
   #sessionId: string | undefined;
   #version: string | undefined;
   #ended: ConnectionClosed | undefined;
@@ -148,28 +152,39 @@ export class LegacyHttpWire {
 
   /**
    * Runs one piece of work (a request, a notification) as pending: when the connection ends it
-   * rejects at once with why, whatever the work is doing.
+   * rejects at once with why, whatever the work is doing; but for a session the server forgot, a
+   * request whose POST awaits its answer goes on until that answer (see `end`).
    *
    * @param work Receives a signal that fires when `caller` fires or the connection ends.
    * @param caller The caller's signal.
+   * @param posting Whether the work is a request whose POST the server has not answered yet.
    */
-  track<T>(work: (signal: AbortSignal) => Promise<T>, caller?: AbortSignal): Promise<T> {
+  track<T>(
+    work: (signal: AbortSignal) => Promise<T>,
+    caller?: AbortSignal,
+    posting: () => boolean = () => false,
+  ): Promise<T> {
     if (this.#ended !== undefined) return Promise.reject(this.endError());
-    const linked = linkSignals([caller, this.#lifetime.signal]);
+    const ended = new AbortController();
+    const linked = linkSignals([caller, ended.signal]);
     return new Promise<T>((resolve, reject) => {
       const settle = (): void => {
         this.#pending.delete(fail);
         linked.dispose();
       };
-      const fail = (error: unknown): void => {
+      const fail = (error: ConnectionError): void => {
+        ended.abort(error);
         settle();
         reject(error);
       };
-      this.#pending.add(fail);
+      this.#pending.set(fail, posting);
       work(linked.signal).then((value) => {
         settle();
         resolve(value);
-      }, fail);
+      }, (error: unknown) => {
+        settle();
+        reject(error);
+      });
     });
   }
 
@@ -179,12 +194,26 @@ export class LegacyHttpWire {
     this.settings.events.onServerMessage({ message, related });
   }
 
-  /** Ends the connection once: rejects pending work, stops every stream, tells the session. */
+  /**
+   * Ends the connection once: rejects pending work, stops every stream, tells the session. When
+   * the server forgot the session (a request's own POST got its 404), a request whose POST it has
+   * not answered yet is left to that answer: its own 404 says it never ran (it may go again in a
+   * new session), and any other answer is its own (another instance, say, may still run it). The
+   * connection's later end (`close()`) rejects those too.
+   */
   end(closed: ConnectionClosed): void {
-    if (this.#ended !== undefined) return;
-    this.#ended = closed;
-    const error = this.endError();
-    for (const fail of [...this.#pending]) fail(error);
+    const first = this.#ended === undefined;
+    if (first) this.#ended = closed;
+    const spare = this.#ended?.kind === "session_expired" && closed.kind === "session_expired";
+    // What is still left to its answer when the connection is closed ends as closed, never as
+    // a session to send it again in.
+    const error = first || spare
+      ? this.endError()
+      : new ConnectionError("closed", `Legacy HTTP connection ended: ${closed.reason}`);
+    for (const [fail, posting] of [...this.#pending]) {
+      if (!spare || !posting()) fail(error);
+    }
+    if (!first) return;
     this.#lifetime.abort(error);
     this.settings.events.onClose(closed);
   }

@@ -53,7 +53,8 @@ export function moveCursor(cursor: ResumeCursor, broken: ResponseStreamBroken): 
  * @param wire The connection.
  * @param message The request.
  * @param signal Fires when the caller aborts or the connection ends.
- * @param progress Set `posted` once the server answered the POST: it has read the request.
+ * @param progress `sent` once the POST is on its way, `posted` once the server answered it (not
+ *   with the session's 404): it has read the request.
  * @returns The response: a result or a JSON-RPC error.
  * @throws {ConnectionError} When no response can be had.
  */
@@ -61,12 +62,13 @@ export async function exchangeRequest(
   wire: LegacyHttpWire,
   message: JsonRpcRequest,
   signal: AbortSignal,
-  progress: { posted: boolean },
+  progress: { sent: boolean; posted: boolean },
 ): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
   const label = `Request ${JSON.stringify(message.id)} (${JSON.stringify(message.method)})`;
   const onMessage = (received: JsonRpcMessage): void => wire.deliver(received, message.id);
   const read = (response: Response): Promise<ResponseOutcome> =>
     readResponse(response, { requestId: message.id, onMessage, signal, ...wire.settings.limits });
+  progress.sent = true;
   const response = await wire.send("POST", { body: JSON.stringify(message), signal });
   progress.posted = true;
   if (message.method === "initialize") {

@@ -154,14 +154,15 @@ class LegacyHttpConnection implements LegacyConnection {
     message: JsonRpcRequest,
     options: { readonly signal: AbortSignal },
   ): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
-    const progress = { posted: false };
+    const progress = { sent: false, posted: false };
     return this.#wire.track(
       (signal) => exchangeRequest(this.#wire, message, signal, progress),
       options.signal,
+      () => progress.sent && !progress.posted,
     )
       .catch((error: unknown) => {
-        // Only a request whose own POST the server refused for the session is sure not to have
-        // run, and may go again in a new session; one the server had taken may have run.
+        // Only a request never sent, or whose own POST the server refused for the session, is sure
+        // not to have run, and may go again in a new session; one the server took may have run.
         if (!progress.posted || !(error instanceof ConnectionError) || error.kind !== "session_expired") {
           throw error;
         }

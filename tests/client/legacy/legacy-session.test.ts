@@ -606,6 +606,58 @@ describe("LegacySession forgotten session", () => {
     }
   });
 
+  test("a call whose POST the server has not answered when another call's 404 ends the session is left to its own answer: answered, it is not sent again", async () => {
+    let generation = 1;
+    const ran: string[] = [];
+    const answerA = gate();
+    const server = scriptedServer(async (request) => {
+      const { id, method, params } = request.body;
+      if (method === "initialize") {
+        const answer = initialized(id, { tools: {} });
+        answer.headers.set("mcp-session-id", `s${generation}`);
+        return answer;
+      }
+      if (id === undefined) return new Response(null, { status: 202 });
+      if (method !== "tools/call") {
+        if (request.headers["mcp-session-id"] !== `s${generation}`) {
+          return new Response(null, { status: 404 });
+        }
+        return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
+      }
+      const what = String((params?.arguments as { what?: unknown } | undefined)?.what);
+      // A: taken by an instance that still knows s1 (JSON answers come whole, at the end); B: by
+      // one that does not.
+      if (what === "A") {
+        ran.push("A on s1");
+        await answerA.opened;
+        return result(id, { content: [{ type: "text", text: "A on s1" }] });
+      }
+      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
+      ran.push(`B on s${generation}`);
+      return result(id, { content: [{ type: "text", text: `B on s${generation}` }] });
+    });
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: postsOnly(server),
+    });
+    try {
+      await client.listTools("demo");
+      const a = client.callTool("demo", "charge", { what: "A" });
+      await eventually("A taken", () => ran.length === 1 || undefined);
+      generation = 2;
+      const b = await client.callTool("demo", "charge", { what: "B" });
+      answerA.open();
+      assert.deepEqual([(await a).content, b.content, ran], [
+        [{ type: "text", text: "A on s1" }],
+        [{ type: "text", text: "B on s2" }],
+        ["A on s1", "B on s2"],
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("calls in flight when the session is forgotten open one new session between them, and close() ends it", async () => {
     let generation = 1;
     const held = gate();
