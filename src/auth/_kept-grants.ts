@@ -69,9 +69,10 @@ export class KeptGrants {
    */
   readonly #owner = new AbortController();
   /**
-   * When each grant seen is to be replaced (see `#usable`), by its access token: the same grant
-   * read from the store again is the same grant, and keeps the time first set for it (each read
-   * counting anew would move it toward the expiry, and the token would never be renewed early).
+   * When each grant seen is to be replaced (see `#usable`), by its access token and expiry: the
+   * same grant read from the store again is the same grant, and keeps the time first set for it
+   * (each read counting anew would move it toward the expiry, and the token would never be renewed
+   * early); a refresh that hands back the same access token with a new expiry is a new grant.
    */
   readonly #renewAt = new Map<string, number>();
 
@@ -284,7 +285,8 @@ export class KeptGrants {
    */
   #renewalOf(grant: Grant): number {
     if (grant.expiresAt === null) return Infinity;
-    let at = this.#renewAt.get(grant.accessToken);
+    const key = `${grant.expiresAt} ${grant.accessToken}`;
+    let at = this.#renewAt.get(key);
     if (at === undefined) {
       const left = Math.max(0, grant.expiresAt - this.#options.clock.now());
       at = grant.expiresAt - Math.min(RENEW_MARGIN_MS, left / 2);
@@ -292,7 +294,7 @@ export class KeptGrants {
       if (this.#renewAt.size >= 2 * MAX_RECENT) {
         this.#renewAt.delete(this.#renewAt.keys().next().value as string);
       }
-      this.#renewAt.set(grant.accessToken, at);
+      this.#renewAt.set(key, at);
     }
     return at;
   }

@@ -487,6 +487,27 @@ describe("createUpstreamSignIn()", () => {
     assert.equal(((await grantIn(tokens)) as { accessToken: string }).accessToken, "fresh");
   });
 
+  test("a refresh that hands back the same access token with a new expiry is a new grant: it is sent, and renewed only near its own expiry", async () => {
+    const time = new FakeTime(10_000_000);
+    const expiresAt = 10_000_000 + 600_000;
+    const tokens = await storeHolding(
+      time,
+      storedGrant({ accessToken: "old", refreshToken: "rt-1", expiresAt }),
+    );
+    const same = { access_token: "old", refresh_token: "rt-2", token_type: "Bearer", expires_in: 3600 };
+    const { fetch, tokenRequests } = refreshNetwork(
+      [() => Promise.resolve(Response.json(same))],
+      new Set(["old"]),
+    );
+    const fetcher = codeSignIn(fetch, tokens, time);
+    assert.equal(await drive(time, call(fetcher), AT_ONCE), "HTTP 200 ok");
+    await time.advance(expiresAt - 29_000 - time.now());
+    assert.equal(await drive(time, call(fetcher), AT_ONCE), "HTTP 200 ok");
+    await time.advance(60_000);
+    assert.equal(await drive(time, call(fetcher), AT_ONCE), "HTTP 200 ok");
+    assert.deepEqual(tokenRequests, [REFRESH_RT_1]);
+  });
+
   test("a refresh that failed (HTTP 503) is made again by the next request, at once, with the same refresh token, and the grant is kept", async () => {
     const time = new FakeTime(10_000_000);
     const tokens = await storeHolding(time, EXPIRED);
