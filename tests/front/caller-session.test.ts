@@ -362,6 +362,44 @@ describe("CallerSession relays the upstream's notifications", () => {
   });
 });
 
+describe("CallerSession and a host's task param", () => {
+  test("a 2025 host's tools/call with task params goes upstream without them when the upstream does not take tools/call as a task", async () => {
+    const { client, server, session } = sessionOn(
+      ({ body: { id, method } }) => {
+        if (id === undefined) return new Response(null, { status: 202 });
+        if (method === "initialize") return initialized(id, { tools: {} });
+        if (method === "tools/list") {
+          return result(id, {
+            tools: [{ name: "echo", inputSchema: { type: "object" } }],
+          });
+        }
+        return result(id, { content: [{ type: "text", text: "done" }] });
+      },
+      {},
+      { era: "legacy" },
+    );
+    const answered = await session.handle({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: {}, task: { ttl: 60_000 } },
+    });
+    assert.deepEqual(await answered.json(), {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "done" }] },
+    });
+    await session.close();
+    await client.close();
+    assert.deepEqual(
+      server.requests.filter((r) => r.body.method === "tools/call").map((r) => r.body.params),
+      [
+        { name: "echo", arguments: {} },
+      ],
+    );
+  });
+});
+
 /** A 2025-11-25 upstream whose tool `deploy` becomes a task whose `tasks/result` never comes. */
 const taskUpstream = legacyTaskServer(() => new Promise<Response>(() => {}));
 

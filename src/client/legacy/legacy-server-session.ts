@@ -112,7 +112,7 @@ export class LegacyServerSession implements ServerSession {
       (context.asTask === true || this.#taskTools.has(String(params.name)));
     // The caller's own task metadata (its ttl) is kept; else an empty one asks for a task.
     const task = typeof params.task === "object" && params.task !== null ? params.task : {};
-    const sent = asTask ? Object.assign({}, params, { task }) : params;
+    const sent = asTask ? Object.assign({}, params, { task }) : withoutTask(params);
     let raw: JsonObject;
     try {
       raw = await this.#once(method, sent, context);
@@ -375,4 +375,11 @@ export class LegacyServerSession implements ServerSession {
       }
     }
   }
+}
+
+/** Params not asked as a task: a caller's own `task` (a gateway's 2025 host's) is left out too. */
+function withoutTask(params: JsonObject): JsonObject {
+  if (!Object.hasOwn(params, "task")) return params;
+  const { task: _task, ...plain } = params;
+  return plain;
 }
