@@ -132,14 +132,14 @@ export async function discoverResource(
         throw new UpstreamAuthError(`the protected resource metadata is invalid: ${oauthErrorText(error)}`);
       }
       const resource = (error.cause as { body?: { resource?: unknown } } | undefined)?.body?.resource;
-      if (exact) {
+      if (exact && !namesEndpoint(resource, serverUrl)) {
         throw new UpstreamAuthError(
           `the protected resource metadata at the endpoint's well-known URL names the resource ${
             shown(resource)
-          }, expected ${shown(serverUrl.href)} identically`,
+          }, expected ${shown(serverUrl.href)} (without its query, with or without a trailing slash)`,
         );
       }
-      if (typeof resource !== "string" || !identifiesServer(resource, serverUrl)) {
+      if (typeof resource !== "string" || (!exact && !identifiesServer(resource, serverUrl))) {
         throw new UpstreamAuthError(
           `the protected resource metadata names the resource ${shown(resource)}, expected ${
             shown(serverUrl.href)
@@ -280,6 +280,19 @@ function identifiesServer(resource: string, server: URL): boolean {
   if (url.origin !== server.origin || url.hash !== "" || url.search !== "") return false;
   const base = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
   return server.pathname === url.pathname || server.pathname.startsWith(base);
+}
+
+/**
+ * Whether a resource identifier names the endpoint itself: its URL without the query (an
+ * identifier has none, RFC 9728 §1.2), and with or without a trailing slash (which the MCP spec
+ * asks servers to leave out), never a shorter path.
+ */
+function namesEndpoint(resource: unknown, server: URL): boolean {
+  if (typeof resource !== "string" || !URL.canParse(resource)) return false;
+  const url = new URL(resource);
+  const trimmed = (path: string) => path.length > 1 ? path.replace(/\/$/, "") : path;
+  return url.origin === server.origin && url.search === "" && url.hash === "" &&
+    trimmed(url.pathname) === trimmed(server.pathname);
 }
 
 /** A GET of a metadata document at a URL given by the server, under the same transport rules. */

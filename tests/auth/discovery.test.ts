@@ -102,7 +102,7 @@ describe("discoverResource()", () => {
     await assert.rejects(
       discoverResource(new URL("https://mcp.example.com/mcp"), { metadataUrl: undefined, fetch }),
       new UpstreamAuthError(
-        `the protected resource metadata at the endpoint's well-known URL names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp" identically`,
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp" (without its query, with or without a trailing slash)`,
       ),
     );
     // The one the challenge names, as well.
@@ -123,6 +123,30 @@ describe("discoverResource()", () => {
     );
   });
 
+  test("takes a document at the endpoint's own well-known URL that names the endpoint without its query, or without or with a trailing slash", async () => {
+    const taken: string[] = [];
+    for (
+      const [endpoint, resource] of [
+        ["https://mcp.example.com/mcp?tenant=acme", "https://mcp.example.com/mcp"],
+        ["https://mcp.example.com/mcp/", "https://mcp.example.com/mcp"],
+        ["https://mcp.example.com/mcp", "https://mcp.example.com/mcp/"],
+      ] as const
+    ) {
+      const url = new URL(endpoint);
+      const wellKnown = new URL(url);
+      wellKnown.pathname = `/.well-known/oauth-protected-resource${url.pathname}`;
+      const { fetch } = scripted({
+        [wellKnown.href]: { resource, authorization_servers: ["https://as.example.com"] },
+      });
+      taken.push((await discoverResource(url, { metadataUrl: undefined, fetch })).resource);
+    }
+    assert.deepEqual(taken, [
+      "https://mcp.example.com/mcp",
+      "https://mcp.example.com/mcp",
+      "https://mcp.example.com/mcp/",
+    ]);
+  });
+
   test("refuses a document at the endpoint's own well-known URL that names a URL above the endpoint: the token would be for every endpoint under it (RFC 9728 §3.3)", async () => {
     const { fetch, asked } = scripted({
       "https://mcp.example.com/.well-known/oauth-protected-resource/tenant1/mcp": {
@@ -133,7 +157,7 @@ describe("discoverResource()", () => {
     await assert.rejects(
       discoverResource(new URL("https://mcp.example.com/tenant1/mcp"), { metadataUrl: undefined, fetch }),
       new UpstreamAuthError(
-        `the protected resource metadata at the endpoint's well-known URL names the resource "https://mcp.example.com", expected "https://mcp.example.com/tenant1/mcp" identically`,
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://mcp.example.com", expected "https://mcp.example.com/tenant1/mcp" (without its query, with or without a trailing slash)`,
       ),
     );
     assert.deepEqual(asked, [
@@ -146,7 +170,7 @@ describe("discoverResource()", () => {
         fetch,
       }),
       new UpstreamAuthError(
-        `the protected resource metadata at the endpoint's well-known URL names the resource "https://mcp.example.com", expected "https://mcp.example.com/tenant1/mcp" identically`,
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://mcp.example.com", expected "https://mcp.example.com/tenant1/mcp" (without its query, with or without a trailing slash)`,
       ),
     );
   });
@@ -169,7 +193,7 @@ describe("discoverResource()", () => {
     await assert.rejects(
       discoverResource(server, { metadataUrl: undefined, fetch: other.fetch }),
       new UpstreamAuthError(
-        `the protected resource metadata at the endpoint's well-known URL names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp?key=…" identically`,
+        `the protected resource metadata at the endpoint's well-known URL names the resource "https://evil.example.com/mcp", expected "https://mcp.example.com/mcp?key=…" (without its query, with or without a trailing slash)`,
       ),
     );
     // A metadata URL the challenge names, with the same key, found or refused.
