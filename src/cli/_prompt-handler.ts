@@ -47,7 +47,7 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
   return defineHandler({
     elicitationModes: ["form", "url"],
     elicitation: (params, ctx) =>
-      prompter.exclusive<ElicitResult | HandlerError>(ctx, (round) => {
+      prompter.exclusive<ElicitResult | HandlerError>(ctx, "the elicitation request", (round) => {
         if (ctx.mode === "url" && "url" in params) {
           return promptUrl(prompter, {
             params,
@@ -66,14 +66,20 @@ export function createTerminalHandler(options: TerminalHandlerOptions): Handler 
     sampling: (params, ctx) =>
       prompter.exclusive(
         ctx,
+        "the sampling request",
         (round) =>
           promptSampling(prompter, { params, ctx, rejectionCode: policy.sampling.rejectionCode, round }),
         { error: { code: policy.sampling.rejectionCode, message: "Cancelled" } },
       ),
     roots: (ctx) =>
-      prompter.exclusive(ctx, (round) => promptRoots(prompter, { ctx, cwd: options.cwd, round }), {
-        roots: [],
-      }),
+      prompter.exclusive(
+        ctx,
+        "the roots request",
+        (round) => promptRoots(prompter, { ctx, cwd: options.cwd, round }),
+        {
+          roots: [],
+        },
+      ),
     log: (level, entry) => {
       if (atOrAbove(level, options.logLevel)) prompter.screen.error(logLine(level, entry));
     },

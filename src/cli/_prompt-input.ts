@@ -7,6 +7,7 @@
  */
 import type { HandlerError, InputContext } from "../handler/handler.ts";
 import type { Screen } from "./_terminal.ts";
+import { quote } from "../_internal/quote.ts";
 
 /** What a prompt got: a line, the end of input, or its request's signal firing first. */
 export type PromptAnswer =
@@ -187,25 +188,34 @@ export class Prompter {
    * handler is not told the round: the legacy era has none, and a modern round's requests run
    * through the chain one by one.) A request not part of the call is in no round (0).
    *
-   * @param ctx The request's context: its signal, and whether it is part of the call.
+   * @param ctx The request's context: its server, its signal, and whether it is part of the call.
+   * @param what The request, for the note when it is skipped (`the roots request`).
    * @param questions Asks and answers.
    * @param skipped The answer when skipped.
    * @returns What `questions` returned.
    */
-  exclusive<T>(ctx: CallTie, questions: (round: number) => Promise<T>, skipped: T): Promise<T> {
+  exclusive<T>(ctx: CallTie, what: string, questions: (round: number) => Promise<T>, skipped: T): Promise<T> {
     const counted = partOfCall(ctx);
     if (counted && this.#waiting === 0) this.#round++;
     if (counted) this.#waiting++;
     const round = counted ? this.#round : 0;
-    const turn = this.#queue.then(() => ctx.signal.aborted ? skipped : questions(round))
-      .finally(() => counted && this.#waiting--);
+    const turn = this.#queue.then(() => {
+      if (!ctx.signal.aborted) return questions(round);
+      // Never shown: the person is told, or the server's own complaint would be all they see.
+      this.screen.error(
+        `(${what} of server ${
+          quote(ctx.serverId, 64)
+        } was not asked: it timed out or was cancelled while another prompt was open)`,
+      );
+      return skipped;
+    }).finally(() => counted && this.#waiting--);
     this.#queue = turn.catch(() => {});
     return turn;
   }
 }
 
 /** What tells whether an input request is part of the call: its era and related request. */
-export type CallTie = Pick<InputContext, "signal" | "era" | "relatedRequestId">;
+export type CallTie = Pick<InputContext, "serverId" | "signal" | "era" | "relatedRequestId">;
 
 /**
  * Whether an input request is part of the call: every modern one is (it comes in the call's

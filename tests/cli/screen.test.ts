@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Screen } from "../../src/cli/_terminal.ts";
+import { LineReader, Prompter } from "../../src/cli/_prompt-input.ts";
 import type { CliIo } from "../../src/cli/cli-io.ts";
 
 /** A screen's io that keeps what was written to stdout (no stdin: nothing is read here). */
@@ -38,4 +39,42 @@ test("progress during a prompt is held back, and the latest shown after the answ
     "\r[#---] 1/4\x1b[K\n> \r[###-] 3/4\x1b[K\r[####] 4/4\x1b[K\ndone\n",
   );
   assert.equal(shown(false), "[#---] 1/4\n> y\n[###-] 3/4\n[####] 4/4\ndone\n");
+});
+
+test("a request whose signal fires while another prompt is open is never asked, and the person is told so on stderr", async () => {
+  let stderr = "";
+  const io: CliIo = {
+    stdin: (async function* () {})(),
+    stdout: { write: () => {} },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: {},
+    isTTY: true,
+  };
+  const prompter = new Prompter(new Screen(io), new LineReader(io.stdin));
+  let release = () => {};
+  const open = new Promise<void>((resolve) => (release = resolve));
+  const tie = (signal: AbortSignal) => ({
+    serverId: "demo",
+    signal,
+    era: "legacy" as const,
+    relatedRequestId: null,
+  });
+  const first = prompter.exclusive(tie(new AbortController().signal), "the sampling request", async () => {
+    await open;
+    return "answered";
+  }, "skipped");
+  const queued = new AbortController();
+  const asked: string[] = [];
+  const second = prompter.exclusive(tie(queued.signal), "the roots request", () => {
+    asked.push("roots");
+    return Promise.resolve("answered");
+  }, "skipped");
+  queued.abort();
+  release();
+  assert.deepEqual([await first, await second, asked, stderr], [
+    "answered",
+    "skipped",
+    [],
+    '(the roots request of server "demo" was not asked: it timed out or was cancelled while another prompt was open)\n',
+  ]);
 });
