@@ -26,7 +26,10 @@ export const POLICY_FILE: RegExp = /\.policy\.(ts|js|json)$/;
 
 /** What {@linkcode loadPolicies} found. */
 export interface LoadedPolicies {
-  /** Every policy file, as the folder joined with its name, in file-name order. */
+  /**
+   * Every policy file, as the folder joined with its name, in file-name order: `*.policy.*` files
+   * of a kind not read (`x.policy.yaml`) among them, each with its problem.
+   */
   readonly files: readonly string[];
   /** The policies that compiled, in file order; each one's `source` is its file. */
   readonly policies: readonly CompiledPolicy[];
@@ -52,10 +55,16 @@ export interface LoadPoliciesOptions {
  */
 export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {}): Promise<LoadedPolicies> {
   const folder = resolve(options.cwd ?? process.cwd(), dir);
-  const names = await listPolicyFiles(folder, dir);
-  const files = names.map((name) => join(dir, name));
+  const { names, others } = await listPolicyFiles(folder, dir);
+  const files = [...names, ...others].sort().map((name) => join(dir, name));
   const policies: CompiledPolicy[] = [];
-  const problems: PolicyProblem[] = [];
+  // A file named as a policy of a kind that is not read is a problem, not a policy left out unsaid.
+  const problems: PolicyProblem[] = others.map((name) => ({
+    source: join(dir, name),
+    server: undefined,
+    path: "",
+    message: "not loaded: expected a *.policy.ts, *.policy.js or *.policy.json file",
+  }));
   const owners = new Map<string, string>();
   for (const [index, name] of names.entries()) {
     const source = files[index] ?? name;
@@ -74,18 +83,28 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
     if (server !== undefined) owners.set(server, source);
     if (loaded.ok) policies.push(loaded.policy);
   }
+  // In file order, as each file's own problems are (the sort keeps their order within a file).
+  problems.sort((a, b) =>
+    (a.source ?? "") < (b.source ?? "") ? -1 : (a.source ?? "") > (b.source ?? "") ? 1 : 0
+  );
   return { files, policies, problems };
 }
 
-/** The policy file names of a folder, sorted by code unit. */
-async function listPolicyFiles(folder: string, dir: string): Promise<string[]> {
+/**
+ * The policy file names of a folder, sorted by code unit, and the names of other `*.policy.*`
+ * files (`x.policy.yaml`, `x.policy.mjs`), which are not read.
+ */
+async function listPolicyFiles(folder: string, dir: string): Promise<{ names: string[]; others: string[] }> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
     // Hidden files are an editor's (an Emacs lock `.#x.policy.json`, a macOS `._x.policy.json`).
-    const names = entries
-      .filter((e) => !e.isDirectory() && !e.name.startsWith(".") && POLICY_FILE.test(e.name))
+    const named = entries
+      .filter((e) => !e.isDirectory() && !e.name.startsWith(".") && /\.policy\.[^.]+$/.test(e.name))
       .map((e) => e.name);
-    return names.sort();
+    return {
+      names: named.filter((name) => POLICY_FILE.test(name)).sort(),
+      others: named.filter((name) => !POLICY_FILE.test(name)).sort(),
+    };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new Error(

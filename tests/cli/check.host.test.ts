@@ -220,6 +220,33 @@ describe("sluice check", () => {
     }
   });
 
+  test("check reports a *.policy.* file of a kind it does not read (YAML, .mjs, .mts) as a problem, not a policy left out unsaid", async () => {
+    const dir = tempDir({
+      "good.policy.json": JSON.stringify({ server: "good", transport: { url: "https://a.example.com/mcp" } }),
+      "github.policy.yaml": "server: github\n",
+      "files.policy.mjs": "export default {};\n",
+      "tsm.policy.mts": "export default {};\n",
+      "notes.md": "not a policy\n",
+    });
+    try {
+      const expected = "Policy: not loaded: expected a *.policy.ts, *.policy.js or *.policy.json file";
+      assert.deepEqual(await check(["."], dir.path), {
+        code: 1,
+        stdout: [
+          `files.policy.mjs: ${expected}`,
+          `github.policy.yaml: ${expected}`,
+          `tsm.policy.mts: ${expected}`,
+          "",
+          '3 of 4 policy files in "." have problems (3 in all)',
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      dir.remove();
+    }
+  });
+
   test("check shows where a .ts or .js policy does not parse, with the line and a caret under the column", async () => {
     const dir = tempDir({
       "a.policy.ts":
