@@ -69,7 +69,8 @@ Environment:
 At the prompts: Enter accepts a [default]; :decline or :cancel answers a form; y, n or c answers
 a web page, and after y, Enter once you are done there sends the acceptance; a sampling reply
 ends with a line holding just "." (or type :refuse). The policy's handlerTimeout bounds each
-prompt (by default 5m for elicitation, a web page's visit included, 60s for sampling and roots).
+prompt (by default 5m for elicitation, a web page's visit included, 60s for sampling and roots),
+its wait for an earlier prompt included: one whose time runs out then is not asked, and says so.
 When a call asks for input again after you answered, later prompts show their round ("round 2").
 What a legacy server asks as its session opens (the roots some servers ask for at start-up) is
 answered before the call goes out.

@@ -61,12 +61,13 @@ Usage: sluice <command> [arguments] [flags]
 Commands:
   check [dir]                         compile every policy file (default ./policies) and print
                                       each server's chain of checks with its numbers
-  serve [--port N] [--host H] [--policies dir] [--handler module]
+  serve [--port N] [--host H] [--policies dir] [--handler module] [--auth module] [...]
                                       run the sluice front (/mcp/<server>) until SIGINT
-                                      or SIGTERM
+                                      or SIGTERM ("sluice serve --help" for every flag)
   tools <server> [--json]             list a server's tools with their arguments (type,
                                       required, choices, default, description)
-  call <server> <tool> [json-args]    call a tool, answering the server's questions (forms,
+  call <server> <tool> [json-args] [--json] [--log-level level]
+                                      call a tool, answering the server's questions (forms,
                                       web pages, sampling, roots) at this terminal
   login <server> [--open]             sign in to a server whose policy has transport.auth.oauth
                                       in your browser; its tokens are kept for call

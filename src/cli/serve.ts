@@ -27,6 +27,7 @@ import { serveBanner } from "./_serve-banner.ts";
 /** The text of `sluice serve --help`. */
 export const SERVE_HELP: string =
   `Usage: sluice serve [--port N] [--host H] [--policies dir] [--handler module] [--auth module]
+                    [--allowed-hosts h,h] [--allowed-origins o,o] [--public]
                     [--decisions json|text|none] [--heartbeat duration|off]
 
 Runs the sluice front: MCP hosts talk to /mcp/<server> (2026-07-28 without a session, 2025-11-25
