@@ -198,16 +198,19 @@ export class LegacyHttpWire {
    * Ends the connection once: rejects pending work, stops every stream, tells the session. When
    * the server forgot the session (a request's own POST got its 404), a request whose POST it has
    * not answered yet is left to that answer: its own 404 says it never ran (it may go again in a
-   * new session), and any other answer is its own (another instance, say, may still run it). The
-   * connection's later end (`close()`) rejects those too.
+   * new session), and an answer in JSON is its own (another instance, say, may still run it); an
+   * answer that streams fails it (see `exchangeRequest`). The connection's later end (`close()`)
+   * rejects those too.
    */
   end(closed: ConnectionClosed): void {
     const first = this.#ended === undefined;
+    // A spared request's own 404 ends nothing more: it fails alone (`send` throws it).
+    if (!first && closed.kind === "session_expired") return;
     if (first) this.#ended = closed;
-    const spare = this.#ended?.kind === "session_expired" && closed.kind === "session_expired";
+    const spare = first && closed.kind === "session_expired";
     // What is still left to its answer when the connection is closed ends as closed, never as
     // a session to send it again in.
-    const error = first || spare
+    const error = first
       ? this.endError()
       : new ConnectionError("closed", `Legacy HTTP connection ended: ${closed.reason}`);
     for (const [fail, posting] of [...this.#pending]) {

@@ -71,6 +71,12 @@ export async function exchangeRequest(
   progress.sent = true;
   const response = await wire.send("POST", { body: JSON.stringify(message), signal });
   progress.posted = true;
+  // Answered after the session ended (another request's 404): a stream's server requests could
+  // not be answered nor its resumption made, so the answer is not waited for.
+  if (wire.ended !== undefined && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    void discardBody(response);
+    throw new ConnectionError("session_expired", "its answer, a stream, began after the session had ended");
+  }
   if (message.method === "initialize") {
     try {
       wire.adoptSession(response);

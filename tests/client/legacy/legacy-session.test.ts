@@ -658,6 +658,61 @@ describe("LegacySession forgotten session", () => {
     }
   });
 
+  test("a call whose POST is answered with a stream only after another call's 404 ended the session fails at once, saying it may have run: its stream's requests could not be answered", async () => {
+    let generation = 1;
+    const answerA = gate();
+    const server = scriptedServer(async (request) => {
+      const { id, method, params } = request.body;
+      if (method === "initialize") {
+        const answer = initialized(id, { tools: {} });
+        answer.headers.set("mcp-session-id", `s${generation}`);
+        return answer;
+      }
+      if (id === undefined) return new Response(null, { status: 202 });
+      if (method !== "tools/call") {
+        if (request.headers["mcp-session-id"] !== `s${generation}`) {
+          return new Response(null, { status: 404 });
+        }
+        return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
+      }
+      if ((params?.arguments as { what?: unknown } | undefined)?.what === "A") {
+        await answerA.opened;
+        // A stream that asks the client something before it answers.
+        const ask = { jsonrpc: "2.0", id: "srv-1", method: "roots/list" };
+        return new Response(`data: ${JSON.stringify(ask)}\n\n`, {
+          headers: { "content-type": "text/event-stream" },
+        });
+      }
+      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
+      return result(id, { content: [{ type: "text", text: `B on s${generation}` }] });
+    });
+    const client = createClient({
+      name: "agent",
+      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
+      fetch: postsOnly(server),
+    });
+    try {
+      await client.listTools("demo");
+      const a = failure(client.callTool("demo", "charge", { what: "A" }));
+      await eventually(
+        "A taken",
+        () => server.requests.some((r) => r.body.method === "tools/call") || undefined,
+      );
+      generation = 2;
+      assert.deepEqual((await client.callTool("demo", "charge", { what: "B" })).content, [
+        { type: "text", text: "B on s2" },
+      ]);
+      answerA.open();
+      assert.deepEqual(await a, [
+        "transport",
+        undefined,
+        'Server "demo": Request 4 ("tools/call"): the server ended the session while answering it (its answer, a stream, began after the session had ended); it may have run, so it is not sent again',
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("calls in flight when the session is forgotten open one new session between them, and close() ends it", async () => {
     let generation = 1;
     const held = gate();
