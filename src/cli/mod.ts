@@ -74,8 +74,9 @@ Commands:
   logout <server>                     forget the tokens login kept for a server
 
 Flags:
-  -h, --help      show this help; "sluice <command> --help" shows a command's
-  -V, --version   print the version
+  --policies <dir>  every command: the folder of policy files (default ./policies)
+  -h, --help        show this help; "sluice <command> --help" shows a command's
+  -V, --version     print the version
 
 Exit codes:
   0     success

@@ -227,6 +227,9 @@ describe("sluice check", () => {
       "files.policy.mjs": "export default {};\n",
       "tsm.policy.mts": "export default {};\n",
       "notes.md": "not a policy\n",
+      // An editor's backup and autosave are not policies.
+      "good.policy.json~": "{}",
+      "#good.policy.json#": "{}",
     });
     try {
       const expected = "Policy: not loaded: expected a *.policy.ts, *.policy.js or *.policy.json file";
