@@ -98,12 +98,13 @@ export async function discoverResource(
   if (options.metadataUrl !== undefined) {
     const url = followedUrl(options.metadataUrl, serverUrl, "the resource_metadata URL of the challenge");
     // oauth4webapi builds well-known URLs only; this one is given, so it is asked for as is. When
-    // it is the endpoint's own well-known URL, its document is about the endpoint all the same.
-    const own = new URL(serverUrl);
-    own.pathname = `/.well-known/oauth-protected-resource${
+    // it is the endpoint's own well-known URL (its query or none), its document is about the
+    // endpoint all the same.
+    const own = `/.well-known/oauth-protected-resource${
       serverUrl.pathname === "/" ? "" : serverUrl.pathname
     }`;
-    attempts.push({ exact: url.href === own.href, send: () => getJson(url, fetch, signal) });
+    const exact = url.origin === serverUrl.origin && url.pathname === own;
+    attempts.push({ exact, send: () => getJson(url, fetch, signal) });
   } else {
     const suffixed = () =>
       oauth.resourceDiscoveryRequest(serverUrl, requestOptions(serverUrl, fetch, signal, true));

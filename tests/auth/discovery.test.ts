@@ -145,6 +145,18 @@ describe("discoverResource()", () => {
       "https://mcp.example.com/mcp",
       "https://mcp.example.com/mcp/",
     ]);
+    // Named by a challenge, without the endpoint's query, it is the same document.
+    const { fetch } = scripted({
+      "https://mcp.example.com/.well-known/oauth-protected-resource/mcp": {
+        resource: "https://mcp.example.com/mcp/",
+        authorization_servers: ["https://as.example.com"],
+      },
+    });
+    const named = await discoverResource(new URL("https://mcp.example.com/mcp?key=1"), {
+      metadataUrl: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+      fetch,
+    });
+    assert.equal(named.resource, "https://mcp.example.com/mcp/");
   });
 
   test("refuses a document at the endpoint's own well-known URL that names a URL above the endpoint: the token would be for every endpoint under it (RFC 9728 §3.3)", async () => {
