@@ -114,9 +114,9 @@ export const ToolSchema: WireSchema<Tool> = wireLooseObject(toolEntries);
 /** A tool inside a sampling request; unknown keys dropped, its schemas kept as sent. */
 export const SamplingToolSchema: WireSchema<Tool> = wireObject(toolEntries);
 
-/** The result of `tools/list`; unknown keys are kept. */
-const ListToolsResultSchema: WireSchema<ListToolsResult> = wireLooseObject({
-  tools: v.array(ToolSchema),
+/** The result of `tools/list` before its tools are read one by one; unknown keys are kept. */
+const ListToolsResultSchema = wireLooseObject({
+  tools: v.array(v.unknown()),
   nextCursor: opt(v.string()),
   resultType: CompleteResultTypeSchema,
   // ttlMs and cacheScope are required of 2026 servers, but only hints to a client: accepted missing.
@@ -126,11 +126,20 @@ const ListToolsResultSchema: WireSchema<ListToolsResult> = wireLooseObject({
 });
 
 /**
- * Decodes a `tools/list` result (any era).
+ * Decodes a `tools/list` result (any era). A listed tool that is not a valid tool (no name, a
+ * field of the wrong type, a `taskSupport` of a later version) is left out: one tool the client
+ * cannot read must not hide the others, nor keep them from being called.
  *
  * @param value The untrusted result.
- * @returns The result, or a failure naming the path.
+ * @returns The result with the valid tools, or a failure naming the path.
  */
 export function decodeListToolsResult(value: unknown): Decoded<ListToolsResult> {
-  return decode(ListToolsResultSchema, value);
+  const page = decode(ListToolsResultSchema, value);
+  if (!page.ok) return page;
+  const tools: Tool[] = [];
+  for (const entry of page.value.tools) {
+    const tool = decode(ToolSchema, entry);
+    if (tool.ok) tools.push(tool.value);
+  }
+  return { ok: true, value: { ...page.value, tools } as ListToolsResult };
 }

@@ -43,13 +43,20 @@ describe("decodeListToolsResult()", () => {
     });
   });
 
-  test("refuses a tool whose inputSchema is not of type object at $.tools[0].inputSchema.type", () => {
-    same(decodeListToolsResult({ tools: [{ name: "t", inputSchema: { type: "string" } }] }), {
-      ok: false,
-      path: "$.tools[0].inputSchema.type",
-      expected: '"object"',
-      received: '"string"',
-      message: '$.tools[0].inputSchema.type: expected "object", received "string"',
+  test("leaves out a listed tool that is not a valid tool, and keeps the others: one the client cannot read must not hide them", () => {
+    const good = { name: "good", inputSchema: { type: "object" } };
+    const bad = [
+      { name: "t", inputSchema: { type: "string" } },
+      { name: "t" },
+      { inputSchema: { type: "object" } },
+      { name: "t", inputSchema: { type: "object" }, icons: "x" },
+      { name: "t", inputSchema: { type: "object" }, annotations: { readOnlyHint: "yes" } },
+      { name: "t", inputSchema: { type: "object" }, execution: { taskSupport: "sometimes" } },
+      "t",
+    ];
+    same(decodeListToolsResult({ tools: [...bad, good], nextCursor: "2" }), {
+      ok: true,
+      value: { tools: [good], nextCursor: "2" },
     });
   });
 

@@ -90,3 +90,28 @@ describe("ToolHeaderCache with listings answered out of order", () => {
     await client.close();
   });
 });
+
+describe("ToolHeaderCache with a listing a tool of which is malformed", () => {
+  test("a call of a valid tool goes out with its headers, and listTools shows the valid tools, when another listed tool is malformed", async () => {
+    const { client, server } = setup((req) => {
+      if (req.body.method !== "tools/list") {
+        return result(req.body.id, { resultType: "complete", content: [] });
+      }
+      return toolsList(req.body.id, [
+        { name: "broken", inputSchema: { type: "object" }, annotations: { readOnlyHint: "yes" } },
+        deploy("Region"),
+      ]);
+    });
+    try {
+      assert.deepEqual(await client.callTool("demo", "deploy", { region: "eu" }), {
+        resultType: "complete",
+        content: [],
+      });
+      const call = server.requests.findLast((request) => request.body.method === "tools/call");
+      assert.equal(call?.headers["mcp-param-region"], "eu");
+      assert.deepEqual((await client.listTools("demo")).tools.map((tool) => tool.name), ["deploy"]);
+    } finally {
+      await client.close();
+    }
+  });
+});
