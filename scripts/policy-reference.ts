@@ -49,8 +49,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   },
   "transport.http.headers": {
     what: "Extra request headers, such as `Authorization`; not one the transport sets itself (`Accept`, " +
-      "`Content-Type`, `Mcp-Session-Id`, `Mcp-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, " +
-      "`Last-Event-ID`).",
+      "`Accept-Encoding`, `Content-Type`, `Mcp-Session-Id`, `Mcp-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, " +
+      "`Mcp-Param-*`, `Last-Event-ID`).",
     protects: "Never sent to another origin, not even after a redirect.",
     shownDefault: "none",
   },

@@ -297,6 +297,9 @@ export function httpTransportProblems(transport: HttpTransportShape, site: Probl
  */
 const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   "accept",
+  // The self-hosted fetch asks for no encoding and reads bodies as they come: a compressed answer
+  // would read as text that is not JSON.
+  "accept-encoding",
   "content-type",
   "content-length",
   "host",

@@ -23,7 +23,7 @@ export interface HttpTransport {
   readonly url: string;
   /**
    * Extra request headers, e.g. `Authorization`. Never sent to another origin. Not one the
-   * transport sets itself (`Accept`, `Content-Type`, `Mcp-*`, `Last-Event-ID`).
+   * transport sets itself (`Accept`, `Accept-Encoding`, `Content-Type`, `Mcp-*`, `Last-Event-ID`).
    */
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /**

@@ -720,6 +720,7 @@ describe("compilePolicy() transport.headers", () => {
       "Mcp-Param-Region": "eu",
       "Transfer-Encoding": "chunked",
       Expect: "100-continue",
+      "Accept-Encoding": "gzip",
       "X-Api-Key": "fine",
     };
     assert.deepEqual(messages({ server: "a", transport: { url: "https://a.example/mcp", headers } }), [
@@ -735,10 +736,12 @@ describe("compilePolicy() transport.headers", () => {
         "transport.headers.Authorization",
         '"transport.headers.Authorization" must be a header value of characters up to U+00FF: the one at index 7 is above',
       ],
-      ...["Content-Type", "accept", "Mcp-Param-Region", "Transfer-Encoding", "Expect"].map((name) => [
-        `transport.headers.${name}`,
-        `"transport.headers.${name}" is a header the transport or HTTP sets itself, expected one of your own`,
-      ]),
+      ...["Content-Type", "accept", "Mcp-Param-Region", "Transfer-Encoding", "Expect", "Accept-Encoding"].map(
+        (name) => [
+          `transport.headers.${name}`,
+          `"transport.headers.${name}" is a header the transport or HTTP sets itself, expected one of your own`,
+        ],
+      ),
     ]);
   });
 });
