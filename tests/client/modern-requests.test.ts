@@ -582,6 +582,21 @@ describe("createClient() requests", () => {
     ]);
   });
 
+  test("awaitTask() and cancelTask() of a client that does not declare the tasks extension fail as config and send nothing: a server would refuse them -32021", async () => {
+    const { client, server } = setup(taskServer(() => taskAnswer("completed")));
+    const needs = (method: string) =>
+      `Server "demo": ${method} needs the tasks extension, which this client does not declare: create it with tasks: true`;
+    try {
+      assert.deepEqual(
+        [await failure(client.awaitTask("demo", "t-1")), await failure(client.cancelTask("demo", "t-1"))],
+        [["config", undefined, needs("tasks/get")], ["config", undefined, needs("tasks/cancel")]],
+      );
+      assert.deepEqual(server.requests.filter((r) => r.body.method.startsWith("tasks/")), []);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("awaitTask() of a task the server reports cancelled fails as cancelled, naming the task", async () => {
     const time = new FakeTime();
     const { client } = setup(taskServer(() => taskAnswer("cancelled")), {

@@ -11,6 +11,7 @@ import type { MrtrMethod } from "../../protocol/input-required.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
 import type { Tool } from "../../protocol/tools.ts";
 import { TASKS_EXTENSION } from "../../protocol/tasks.ts";
+import { ClientError } from "../../errors.ts";
 import type { CallContext, CallOutcome, ServerOffer, ServerSession } from "../server-session.ts";
 import { awaitModernTask } from "./await-task.ts";
 import type { ModernSession } from "./modern-session.ts";
@@ -109,12 +110,27 @@ export class ModernServerSession implements ServerSession {
   /** @inheritdoc */
   awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
     const method = context.awaitingMethod ?? "tasks/get";
+    // The client's own: a gateway's request declares its caller's capabilities.
+    if (context.capabilities === undefined && !this.#tasks) return Promise.reject(this.#noTasks("tasks/get"));
     return awaitModernTask(this.#session, taskId, { ...context, timers: this.#timers, method });
   }
 
   /** @inheritdoc */
   async cancelTask(taskId: string, signal: AbortSignal): Promise<void> {
+    if (!this.#tasks) throw this.#noTasks("tasks/cancel");
     await this.#session.request("tasks/cancel", { taskId }, { signal });
+  }
+
+  /**
+   * The error of a task request from a client that does not declare the tasks extension: a
+   * server refuses `tasks/*` from a client that does not (`-32021`), so it is not sent.
+   */
+  #noTasks(method: string): ClientError {
+    return new ClientError(
+      "config",
+      `Server "${this.serverId}": ${method} needs the tasks extension, which this client does not declare: create it with tasks: true`,
+      { serverId: this.serverId },
+    );
   }
 
   /** @inheritdoc */
