@@ -24,7 +24,7 @@ import type { CreateTaskResult } from "../protocol/tasks.ts";
 import type { LegacyCreateTaskResult } from "../protocol/legacy-tasks.ts";
 import type { ClientServers } from "./client-servers.ts";
 import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
-import { describeValue } from "../_internal/quote.ts";
+import { describeValue, thrownName } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
 
 /** What the methods need from the client. */
@@ -97,7 +97,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
       within(serverId, method, options, async (session, flow) => {
         const params = options.cursor === undefined ? {} : { cursor: options.cursor };
         return decoded(serverId, method, decode(await session.request(method, params, { signal: flow })));
-      });
+      }, cursorProblem(options?.cursor));
   /** Runs one call and tells the decision listeners, if any, how it ended. */
   const recorded = async <T>(
     serverId: string,
@@ -184,7 +184,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
         const page = decoded(serverId, "tools/list", decodeListToolsResult(result));
         learn(page.tools);
         return { ...page, tools: filterListedTools(page.tools).tools };
-      }),
+      }, cursorProblem(options?.cursor)),
     listResources: list("resources/list", decodeListResourcesResult),
     listResourceTemplates: list("resources/templates/list", decodeListResourceTemplatesResult),
     listPrompts: list("prompts/list", decodeListPromptsResult),
@@ -219,7 +219,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
         name,
         args === undefined ? { name } : { name, arguments: args },
         options,
-        nameProblem("name", name) ?? (args === undefined ? undefined : objectProblem("arguments", args)),
+        nameProblem("name", name) ?? (args === undefined ? undefined : promptArgumentsProblem(args)),
       ),
     awaitTask: (serverId, taskId, options = {}) =>
       recorded(serverId, "tasks/get", taskId, () =>
@@ -337,5 +337,30 @@ function nameProblem(label: string, value: unknown): string | undefined {
 
 /** What is wrong with a call's arguments: they must be a JSON object. */
 function objectProblem(label: string, value: unknown): string | undefined {
-  return isObject(value) ? undefined : `"${label}" must be an object, received ${describeValue(value)}`;
+  if (!isObject(value)) return `"${label}" must be an object, received ${describeValue(value)}`;
+  try {
+    JSON.stringify(value);
+  } catch (error) {
+    // A BigInt, a cycle: sent, it would throw out of the request as no ClientError.
+    return `"${label}" must be plain JSON, and turning it into JSON threw ${thrownName(error)}: ${
+      error instanceof Error ? error.message : String(error)
+    }`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a prompt's arguments: an object of strings, as `prompts/get` takes them. */
+function promptArgumentsProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return `"arguments" must be an object, received ${describeValue(value)}`;
+  const wrong = Object.keys(value).find((key) => typeof value[key] !== "string");
+  return wrong === undefined
+    ? undefined
+    : `"arguments" must hold strings, received ${describeValue(value[wrong])} for ${JSON.stringify(wrong)}`;
+}
+
+/** What is wrong with a list's cursor: a string, when given. */
+function cursorProblem(cursor: unknown): string | undefined {
+  return cursor === undefined || typeof cursor === "string"
+    ? undefined
+    : `"cursor" must be a string, received ${describeValue(cursor)}`;
 }

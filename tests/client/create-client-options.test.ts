@@ -63,6 +63,18 @@ describe("createClient() options", () => {
         (error: ClientError) => [error.name, error.kind, error.code, error.message],
       );
     };
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    // The runtime's own words for what JSON.stringify cannot take.
+    const thrown = (value: unknown) => {
+      try {
+        JSON.stringify(value);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "";
+    };
+    const [bigint, circular] = [thrown({ n: 10n }), thrown(cyclic)];
     const refused = (method: string, what: string) => [
       "ClientError",
       "config",
@@ -80,6 +92,11 @@ describe("createClient() options", () => {
         failure(() => client.readResource("demo", undefined as never)),
         failure(() => client.getPrompt("demo", "greet", "a=1" as never)),
         failure(() => client.awaitTask("demo", "" as never)),
+        failure(() => client.callTool("demo", "deploy", { n: 10n })),
+        failure(() => client.callTool("demo", "deploy", cyclic)),
+        failure(() => client.getPrompt("demo", "greet", { a: 5 } as never)),
+        failure(() => client.listTools("demo", { cursor: 5 as never })),
+        failure(() => client.listPrompts("demo", { cursor: {} as never })),
       ]),
       [
         refused("tools/list", "the options must be an object, received null"),
@@ -91,6 +108,17 @@ describe("createClient() options", () => {
         refused("resources/read", '"uri" must be a non-empty string, received nothing'),
         refused("prompts/get", '"arguments" must be an object, received "a=1"'),
         refused("tasks/get", '"taskId" must be a non-empty string, received ""'),
+        refused(
+          "tools/call",
+          `"arguments" must be plain JSON, and turning it into JSON threw TypeError: ${bigint}`,
+        ),
+        refused(
+          "tools/call",
+          `"arguments" must be plain JSON, and turning it into JSON threw TypeError: ${circular}`,
+        ),
+        refused("prompts/get", '"arguments" must hold strings, received 5 for "a"'),
+        refused("tools/list", '"cursor" must be a string, received 5'),
+        refused("prompts/list", '"cursor" must be a string, received an object'),
       ],
     );
     await client.close();
