@@ -4,11 +4,11 @@
  * or a `-32020` or `-32021` error, means modern. A `-32022` is the session's to handle first:
  * when the versions it names include one sluice speaks in the modern era, the session asks once
  * more with that version and the era is read from that answer by these same rules (a second
- * `-32022` means legacy); when it names only versions sluice does not speak, the session refuses
- * it as a protocol error and the era is legacy, so a server without a 2025 era then fails at
- * `initialize`. Another JSON-RPC error, a malformed answer, a version list without 2026-07-28, or
- * HTTP 400, 404 or 405 without a JSON-RPC answer (what a 2025 server answers a request outside its
- * session) means legacy. Fallback is never keyed to one error code. A server that cannot be
+ * `-32022` means legacy); when it names no version sluice speaks in the modern era, the era is
+ * legacy if it names a 2025 one, and otherwise the call fails with the session's error naming the
+ * versions (the spec: a modern error means a modern server, not to fall back). Another JSON-RPC
+ * error, a malformed answer, a version list without 2026-07-28, or HTTP 400, 404 or 405 without a
+ * JSON-RPC answer (what a 2025 server answers a request outside its session) means legacy. Fallback is never keyed to one error code. A server that cannot be
  * reached, or answers another HTTP status (5xx, 408, 429: an outage, not an era), is an error:
  * the call fails with it, and the next call probes again.
  *
@@ -16,7 +16,7 @@
  */
 import { ClientError } from "../errors.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
-import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import type { ServerSession } from "./server-session.ts";
 
 /** The HTTP statuses without a JSON-RPC answer that mean a legacy server (digest §2.7). */
@@ -38,6 +38,13 @@ export async function probeEra(modern: ServerSession, signal: AbortSignal): Prom
   } catch (error) {
     if (!(error instanceof ClientError)) throw error;
     if (error.kind === "server") return [-32020, -32021].includes(error.code ?? 0) ? "modern" : "legacy";
+    if (error.kind === "protocol" && error.code === -32022) {
+      const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+      if (Array.isArray(supported) && supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
+        return "legacy";
+      }
+      throw error;
+    }
     if (error.kind === "protocol") return "legacy";
     const status = (error.data as { status?: unknown } | undefined)?.status;
     if (error.kind === "transport" && LEGACY_STATUSES.has(status)) return "legacy";

@@ -154,6 +154,38 @@ describe('createClient() with era "auto"', () => {
     ]);
   });
 
+  test("a -32022 naming only versions sluice does not speak fails the call naming them (a modern server: no fall back), and one naming a 2025 version means legacy", async () => {
+    const answered = (supported: string[]) =>
+      setup((request) =>
+        Response.json({
+          jsonrpc: "2.0",
+          id: request.body.id,
+          error: {
+            code: -32022,
+            message: "Unsupported protocol version",
+            data: { supported, requested: "2026-07-28" },
+          },
+        }, { status: 400 }), { policy: { era: "auto" } });
+    const outcomes: unknown[] = [];
+    for (const supported of [["2027-01-01"], ["2027-01-01", "2025-11-25"]]) {
+      const { client } = answered(supported);
+      outcomes.push(await failure(client.discover("demo")));
+      await client.close();
+    }
+    assert.deepEqual(outcomes, [
+      [
+        "protocol",
+        -32022,
+        'Server "demo" refused server/discover: it supports "2027-01-01", and this client speaks "2026-07-28" in the modern era',
+      ],
+      [
+        "config",
+        undefined,
+        'Server "demo" needs the legacy era or stdio, which this entry does not speak: import createClient from "@sluice/mcp/legacy" (self-hosted)',
+      ],
+    ]);
+  });
+
   test("an outage answering the probe (HTTP 500, 502, 503, 408, 429) fails the call with it, and the next call probes again; 400, 404 and 405 mean legacy", async () => {
     const outcomes: unknown[] = [];
     for (const status of [500, 502, 503, 408, 429, 400, 404, 405]) {
