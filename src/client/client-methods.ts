@@ -26,6 +26,7 @@ import type { ClientServers } from "./client-servers.ts";
 import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
 import { describeValue, thrownName } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
+import { suggest } from "../_internal/suggest.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -75,7 +76,8 @@ export function createClientMethods(deps: MethodDeps): Methods {
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
     argumentProblem?: string,
   ): Promise<T> => {
-    if (argumentProblem !== undefined) throw refusal(serverId, method, argumentProblem);
+    const problem = argumentProblem ?? optionsProblem(method, options);
+    if (problem !== undefined) throw refusal(serverId, method, problem);
     const flow = deps.flowFor(serverId, signalOf(serverId, method, options));
     try {
       return await deps.run(
@@ -318,6 +320,39 @@ export function signalOf(
     throw refuse(`"onProgress" must be a function, received ${describeValue(onProgress)}`);
   }
   return signal as AbortSignal | undefined;
+}
+
+/** The options each call takes (`CallOptions`, `ToolCallOptions`, `ListOptions`). */
+const CALL_OPTIONS = ["signal", "onProgress", "assigns"] as const;
+const LIST_OPTIONS = ["cursor", "signal"] as const;
+const OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  "tools/call": [...CALL_OPTIONS, "detachTask"],
+  "tools/list": LIST_OPTIONS,
+  "resources/list": LIST_OPTIONS,
+  "resources/templates/list": LIST_OPTIONS,
+  "prompts/list": LIST_OPTIONS,
+};
+
+/**
+ * What is wrong with a call's options beyond its signal and progress callback (see `signalOf`):
+ * a key the call does not take (a typo, `timout`, is not left to be ignored), and `detachTask`
+ * that is not a boolean.
+ */
+function optionsProblem(method: string, options: object | undefined): string | undefined {
+  if (!isObject(options)) return undefined;
+  const known = OPTIONS[method] ?? CALL_OPTIONS;
+  const unknown = Object.keys(options).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    const meant = suggest(unknown, known, 2);
+    return `"${unknown}" is not an option of ${method}${
+      meant === undefined ? "" : ` (did you mean "${meant}"?)`
+    }; ` +
+      `expected ${known.map((key) => `"${key}"`).join(", ")}`;
+  }
+  const detach = (options as { detachTask?: unknown }).detachTask;
+  return detach === undefined || typeof detach === "boolean"
+    ? undefined
+    : `"detachTask" must be a boolean, received ${describeValue(detach)}`;
 }
 
 /** A call refused as given, before any request: the caller's mistake (`config`, `-32602`). */

@@ -97,6 +97,9 @@ describe("createClient() options", () => {
         failure(() => client.getPrompt("demo", "greet", { a: 5 } as never)),
         failure(() => client.listTools("demo", { cursor: 5 as never })),
         failure(() => client.listPrompts("demo", { cursor: {} as never })),
+        failure(() => client.callTool("demo", "deploy", {}, { timout: 5 } as never)),
+        failure(() => client.callTool("demo", "deploy", {}, { detachTask: "yes" as never })),
+        failure(() => client.listTools("demo", { onProgress: () => {} } as never)),
       ]),
       [
         refused("tools/list", "the options must be an object, received null"),
@@ -119,6 +122,12 @@ describe("createClient() options", () => {
         refused("prompts/get", '"arguments" must hold strings, received 5 for "a"'),
         refused("tools/list", '"cursor" must be a string, received 5'),
         refused("prompts/list", '"cursor" must be a string, received an object'),
+        refused(
+          "tools/call",
+          '"timout" is not an option of tools/call; expected "signal", "onProgress", "assigns", "detachTask"',
+        ),
+        refused("tools/call", '"detachTask" must be a boolean, received "yes"'),
+        refused("tools/list", '"onProgress" is not an option of tools/list; expected "cursor", "signal"'),
       ],
     );
     await client.close();
