@@ -558,10 +558,19 @@ describe("LegacySession forgotten session", () => {
     }
   });
 
-  test("a call the server took (its answer streaming) when the session is forgotten is not sent again: it fails saying it may have run; the call whose own POST got the 404 goes again in a new session", async () => {
+  /**
+   * A server whose sessions are forgotten when the test says (`forget()`, as a restart or another
+   * instance would): `initialize` opens `s<n>`, and any request but a tool call of a forgotten
+   * session gets 404. `call` answers each tool call, told the session it named and the live one.
+   */
+  function forgettingServer(
+    call: (
+      request: { id: number | string; what: string },
+      named: string,
+      live: string,
+    ) => Response | Promise<Response>,
+  ) {
     let generation = 1;
-    const ran: string[] = [];
-    const streams: Array<ReadableStreamDefaultController<Uint8Array>> = [];
     const server = scriptedServer((request) => {
       const { id, method, params } = request.body;
       if (method === "initialize") {
@@ -569,28 +578,46 @@ describe("LegacySession forgotten session", () => {
         answer.headers.set("mcp-session-id", `s${generation}`);
         return answer;
       }
-      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
       if (id === undefined) return new Response(null, { status: 202 });
-      if (method !== "tools/call") {
-        return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
+      const named = request.headers["mcp-session-id"] ?? "";
+      if (method === "tools/call") {
+        const what = String((params?.arguments as { what?: unknown } | undefined)?.what);
+        return call({ id, what }, named, `s${generation}`);
       }
-      const what = String((params?.arguments as { what?: unknown } | undefined)?.what);
-      ran.push(`${what} on s${generation}`);
-      if (what === "B") return result(id, { content: [{ type: "text", text: `B on s${generation}` }] });
-      // A: taken, and its answer still to come on the stream.
-      const body = new ReadableStream<Uint8Array>({ start: (controller) => void streams.push(controller) });
-      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      if (named !== `s${generation}`) return new Response(null, { status: 404 });
+      return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
     });
+    const deletes: string[] = [];
     const client = createClient({
       name: "agent",
       policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-      fetch: postsOnly(server),
+      fetch: (url, init) => {
+        if (init.method === "DELETE") deletes.push(new Headers(init.headers).get("mcp-session-id") ?? "");
+        return postsOnly(server)(url, init);
+      },
+    });
+    const forget = () => void generation++;
+    const calls = () => server.requests.filter((r) => r.body.method === "tools/call").length;
+    return { server, client, forget, calls, deletes };
+  }
+
+  const answer = (id: number | string, text: string) => result(id, { content: [{ type: "text", text }] });
+  const gone = () => new Response(null, { status: 404 });
+
+  test("a call the server took (its answer streaming) when the session is forgotten is not sent again: it fails saying it may have run; the call whose own POST got the 404 goes again in a new session", async () => {
+    const ran: string[] = [];
+    const { client, forget, calls } = forgettingServer(({ id, what }, named, live) => {
+      if (named !== live) return gone();
+      ran.push(`${what} on ${live}`);
+      if (what === "B") return answer(id, `B on ${live}`);
+      // A: taken, and its answer still to come on the stream.
+      return new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } });
     });
     try {
       await client.listTools("demo");
       const a = failure(client.callTool("demo", "charge", { what: "A" }));
-      await eventually("A taken", () => streams.length === 1 || undefined);
-      generation = 2;
+      await eventually("A taken", () => calls() === 1 || undefined);
+      forget();
       const b = await client.callTool("demo", "charge", { what: "B" });
       assert.deepEqual([await a, b.content, ran], [
         [
@@ -607,45 +634,25 @@ describe("LegacySession forgotten session", () => {
   });
 
   test("a call whose POST the server has not answered when another call's 404 ends the session is left to its own answer: answered, it is not sent again", async () => {
-    let generation = 1;
     const ran: string[] = [];
     const answerA = gate();
-    const server = scriptedServer(async (request) => {
-      const { id, method, params } = request.body;
-      if (method === "initialize") {
-        const answer = initialized(id, { tools: {} });
-        answer.headers.set("mcp-session-id", `s${generation}`);
-        return answer;
-      }
-      if (id === undefined) return new Response(null, { status: 202 });
-      if (method !== "tools/call") {
-        if (request.headers["mcp-session-id"] !== `s${generation}`) {
-          return new Response(null, { status: 404 });
-        }
-        return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
-      }
-      const what = String((params?.arguments as { what?: unknown } | undefined)?.what);
-      // A: taken by an instance that still knows s1 (JSON answers come whole, at the end); B: by
-      // one that does not.
+    // A: taken by an instance that still knows s1 (JSON answers come whole, at the end); B: by
+    // one that does not.
+    const { client, forget } = forgettingServer(async ({ id, what }, named, live) => {
       if (what === "A") {
         ran.push("A on s1");
         await answerA.opened;
-        return result(id, { content: [{ type: "text", text: "A on s1" }] });
+        return answer(id, "A on s1");
       }
-      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
-      ran.push(`B on s${generation}`);
-      return result(id, { content: [{ type: "text", text: `B on s${generation}` }] });
-    });
-    const client = createClient({
-      name: "agent",
-      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-      fetch: postsOnly(server),
+      if (named !== live) return gone();
+      ran.push(`B on ${live}`);
+      return answer(id, `B on ${live}`);
     });
     try {
       await client.listTools("demo");
       const a = client.callTool("demo", "charge", { what: "A" });
       await eventually("A taken", () => ran.length === 1 || undefined);
-      generation = 2;
+      forget();
       const b = await client.callTool("demo", "charge", { what: "B" });
       answerA.open();
       assert.deepEqual([(await a).content, b.content, ran], [
@@ -659,23 +666,9 @@ describe("LegacySession forgotten session", () => {
   });
 
   test("a call whose POST is answered with a stream only after another call's 404 ended the session fails at once, saying it may have run: its stream's requests could not be answered", async () => {
-    let generation = 1;
     const answerA = gate();
-    const server = scriptedServer(async (request) => {
-      const { id, method, params } = request.body;
-      if (method === "initialize") {
-        const answer = initialized(id, { tools: {} });
-        answer.headers.set("mcp-session-id", `s${generation}`);
-        return answer;
-      }
-      if (id === undefined) return new Response(null, { status: 202 });
-      if (method !== "tools/call") {
-        if (request.headers["mcp-session-id"] !== `s${generation}`) {
-          return new Response(null, { status: 404 });
-        }
-        return legacyHandshake(request.body, "2025-11-25", "charge") ?? new Response(null, { status: 500 });
-      }
-      if ((params?.arguments as { what?: unknown } | undefined)?.what === "A") {
+    const { client, forget, calls } = forgettingServer(async ({ id, what }, named, live) => {
+      if (what === "A") {
         await answerA.opened;
         // A stream that asks the client something before it answers.
         const ask = { jsonrpc: "2.0", id: "srv-1", method: "roots/list" };
@@ -683,22 +676,13 @@ describe("LegacySession forgotten session", () => {
           headers: { "content-type": "text/event-stream" },
         });
       }
-      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
-      return result(id, { content: [{ type: "text", text: `B on s${generation}` }] });
-    });
-    const client = createClient({
-      name: "agent",
-      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-      fetch: postsOnly(server),
+      return named === live ? answer(id, `B on ${live}`) : gone();
     });
     try {
       await client.listTools("demo");
       const a = failure(client.callTool("demo", "charge", { what: "A" }));
-      await eventually(
-        "A taken",
-        () => server.requests.some((r) => r.body.method === "tools/call") || undefined,
-      );
-      generation = 2;
+      await eventually("A taken", () => calls() === 1 || undefined);
+      forget();
       assert.deepEqual((await client.callTool("demo", "charge", { what: "B" })).content, [
         { type: "text", text: "B on s2" },
       ]);
@@ -714,47 +698,24 @@ describe("LegacySession forgotten session", () => {
   });
 
   test("calls in flight when the session is forgotten open one new session between them, and close() ends it", async () => {
-    let generation = 1;
     const held = gate();
-    const server = scriptedServer(async (request) => {
-      const { id, method } = request.body;
-      if (method === "initialize") {
-        const answer = initialized(id, { tools: {} });
-        answer.headers.set("mcp-session-id", `s${generation}`);
-        return answer;
-      }
-      if (request.headers["mcp-session-id"] !== `s${generation}`) return new Response(null, { status: 404 });
-      if (id === undefined) return new Response(null, { status: 202 });
-      if (method === "tools/call" && generation === 1) {
-        // Held until all four are in, then the server forgets the session.
-        await held.opened;
-        generation = 2;
-        return new Response(null, { status: 404 });
-      }
-      if (method === "tools/call") {
-        return result(id, { content: [{ type: "text", text: `on s${generation}` }] });
-      }
-      return legacyHandshake(request.body, "2025-11-25", "tool") ?? new Response(null, { status: 500 });
-    });
-    const deletes: string[] = [];
-    const client = createClient({
-      name: "agent",
-      policies: [{ server: "demo", transport: { url: URL_ }, era: "legacy" }],
-      fetch: (url, init) => {
-        if (init.method === "DELETE") deletes.push(new Headers(init.headers).get("mcp-session-id") ?? "");
-        return postsOnly(server)(url, init);
-      },
+    let forgotten = false;
+    const { client, server, forget, calls, deletes } = forgettingServer(async ({ id }, named, live) => {
+      if (named !== live) return gone();
+      if (live === "s2") return answer(id, "on s2");
+      // Held until all four are in, then the server forgets the session, once.
+      await held.opened;
+      if (!forgotten) forget();
+      forgotten = true;
+      return gone();
     });
     try {
       await client.listTools("demo");
-      const calls = [1, 2, 3, 4].map(() => client.callTool("demo", "tool", {}));
-      await eventually(
-        "four calls in",
-        () => server.requests.filter((r) => r.body.method === "tools/call").length === 4 || undefined,
-      );
+      const answers = [1, 2, 3, 4].map(() => client.callTool("demo", "charge", {}));
+      await eventually("four calls in", () => calls() === 4 || undefined);
       held.open();
-      const answers = (await Promise.all(calls)).map((answer) => answer.content);
-      assert.deepEqual(answers, Array(4).fill([{ type: "text", text: "on s2" }]));
+      const contents = (await Promise.all(answers)).map((answer) => answer.content);
+      assert.deepEqual(contents, Array(4).fill([{ type: "text", text: "on s2" }]));
       assert.equal(server.requests.filter((r) => r.body.method === "initialize").length, 2);
     } finally {
       await client.close();
