@@ -1,13 +1,16 @@
 /**
- * What the gateway lists of a 2026-07-28 upstream's tools: only those it can call. Its client
- * refuses to call a tool whose `x-mcp-header` annotations are invalid (the spec has a client
- * leave such a tool out of `tools/list`), so the gateway's callers are not offered it either.
+ * What the gateway lists of an upstream's tools: only those it can call. Its client refuses to call
+ * a listed entry that is not a valid tool, and, of a 2026-07-28 upstream, a tool whose
+ * `x-mcp-header` annotations are invalid (the spec has a client leave such a tool out of
+ * `tools/list`), so the gateway's callers are not offered them either.
  *
  * @module
  */
 import type { JsonObject } from "../protocol/jsonrpc.ts";
 import { compileToolHeaders } from "../client/modern/tool-headers.ts";
 import { isObject } from "../_internal/is-object.ts";
+import { decode } from "../protocol/decode.ts";
+import { ToolSchema } from "../protocol/tools.ts";
 
 /**
  * A `tools/list` result without the tools the gateway cannot call, and without the tools'
@@ -37,12 +40,11 @@ export function callableTools(
 ): JsonObject {
   const listed: unknown = result.tools;
   if (method !== "tools/list" || !Array.isArray(listed)) return result;
-  const callable = era !== "modern"
-    ? listed
-    : listed.filter((tool) =>
-      !isObject(tool) || typeof tool.name !== "string" ||
-      compileToolHeaders({ name: tool.name, inputSchema: tool.inputSchema }).ok
-    );
+  // Not a valid tool, the client leaves it out of its own listing and refuses to call it.
+  const callable = listed.filter((tool) =>
+    decode(ToolSchema, tool).ok &&
+    (era !== "modern" || compileToolHeaders({ name: tool.name, inputSchema: tool.inputSchema }).ok)
+  );
   const tools = tasks ? callable : callable.map((tool) => {
     if (!isObject(tool) || !("execution" in tool)) return tool;
     const { execution: _relayedNot, ...rest } = tool;

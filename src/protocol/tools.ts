@@ -134,12 +134,38 @@ const ListToolsResultSchema = wireLooseObject({
  * @returns The result with the valid tools, or a failure naming the path.
  */
 export function decodeListToolsResult(value: unknown): Decoded<ListToolsResult> {
+  const read = readToolsPage(value);
+  return read.ok ? { ok: true, value: read.value.page } : read;
+}
+
+/** A listed entry that is not a valid tool but names one: a call of that name must be refused. */
+export interface InvalidTool {
+  /** The name the entry gives. */
+  readonly name: string;
+  /** Why it is not a valid tool (`$.title: expected string, received 5`). */
+  readonly reason: string;
+}
+
+/**
+ * Reads a `tools/list` result as {@linkcode decodeListToolsResult} does, telling also which of
+ * the entries left out name a tool: a client that lists them must not call them as if unlisted.
+ *
+ * @param value The untrusted result.
+ * @returns The result with the valid tools, and the named entries left out; or a failure.
+ */
+export function readToolsPage(
+  value: unknown,
+): Decoded<{ readonly page: ListToolsResult; readonly invalid: readonly InvalidTool[] }> {
   const page = decode(ListToolsResultSchema, value);
   if (!page.ok) return page;
   const tools: Tool[] = [];
+  const invalid: InvalidTool[] = [];
   for (const entry of page.value.tools) {
     const tool = decode(ToolSchema, entry);
     if (tool.ok) tools.push(tool.value);
+    else if (typeof (entry as { name?: unknown } | null)?.name === "string") {
+      invalid.push({ name: (entry as { name: string }).name, reason: tool.message });
+    }
   }
-  return { ok: true, value: { ...page.value, tools } as ListToolsResult };
+  return { ok: true, value: { page: { ...page.value, tools } as ListToolsResult, invalid } };
 }

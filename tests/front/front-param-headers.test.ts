@@ -212,4 +212,48 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
     );
     await gate.client.close();
   });
+
+  test("a listed entry that is not a valid tool is listed to no caller, and a call of its name is refused with -32602, never sent without its headers", async () => {
+    const gate = scriptedFront(({ body: { id, method } }) => {
+      if (method === "tools/list") {
+        const region = {
+          type: "object",
+          properties: { region: { type: "string", "x-mcp-header": "Region" } },
+        };
+        return toolsList(id, [
+          { name: "titled", title: 5, inputSchema: region },
+          { title: "no name at all", inputSchema: { type: "object" } },
+          { name: "ok", inputSchema: { type: "object" } },
+        ]);
+      }
+      if (method === "tools/call") return result(id, { resultType: "complete", content: [] });
+      return discovered(id);
+    });
+    const listed = await askScriptedFront(gate, "tools/list", {});
+    assert.deepEqual((listed.body as { result: { tools: unknown } }).result.tools, [
+      { name: "ok", inputSchema: { type: "object" } },
+    ]);
+    const called = await askScriptedFront(
+      gate,
+      "tools/call",
+      { name: "titled", arguments: { region: "eu" } },
+      {
+        headers: { "mcp-param-region": "eu" },
+      },
+    );
+    assert.deepEqual(called, {
+      status: 200,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32602,
+          message:
+            'Tool "titled" of server "up" cannot be called: its tools/list entry is not valid ($.title: expected string, received 5)',
+        },
+      },
+    });
+    assert.deepEqual(gate.upstream.requests.filter((r) => r.body.method === "tools/call"), []);
+    await gate.client.close();
+  });
 });

@@ -19,7 +19,7 @@ import { abortError, invalidResult } from "./failure-errors.ts";
 import { awaitShared, joinable, sharedWork } from "../../_internal/signals.ts";
 import type { Fetcher } from "../../transport/fetch-with-redirects.ts";
 import type { JsonObject } from "../../protocol/jsonrpc.ts";
-import { decodeListToolsResult, type Tool } from "../../protocol/tools.ts";
+import { readToolsPage, type Tool } from "../../protocol/tools.ts";
 import {
   type CompiledToolHeaders,
   compileToolHeaders,
@@ -243,14 +243,19 @@ export class ToolHeaderCache {
     const known = new Map<string, Known>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = decodeListToolsResult(
-        await this.#list(cursor === undefined ? {} : { cursor }, signal, fetch),
-      );
+      const result = readToolsPage(await this.#list(cursor === undefined ? {} : { cursor }, signal, fetch));
       if (!result.ok) throw invalidResult(this.#serverId, "tools/list", result.message);
-      for (const tool of result.value.tools) {
+      for (const tool of result.value.page.tools) {
         known.set(tool.name, { compiled: compileToolHeaders(tool), listing });
       }
-      cursor = result.value.nextCursor;
+      // Listed, but not as a tool can be: called, it is refused, not sent without its headers.
+      for (const { name, reason } of result.value.invalid) {
+        known.set(name, {
+          compiled: { ok: false, reason: `its tools/list entry is not valid (${reason})` },
+          listing,
+        });
+      }
+      cursor = result.value.page.nextCursor;
       if (cursor === undefined) break;
     }
     return known;

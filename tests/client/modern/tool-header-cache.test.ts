@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ToolHeaderCache } from "../../../src/client/modern/tool-header-cache.ts";
 import { result, toolsList } from "../../_support/scripted-server.ts";
 import { eventually } from "../../_support/eventually.ts";
-import { setup } from "../_client-fixtures.ts";
+import { failure, setup } from "../_client-fixtures.ts";
 
 /** The tool `deploy` whose argument `region` goes in the header `header`. */
 function deploy(header: string) {
@@ -110,6 +110,12 @@ describe("ToolHeaderCache with a listing a tool of which is malformed", () => {
       const call = server.requests.findLast((request) => request.body.method === "tools/call");
       assert.equal(call?.headers["mcp-param-region"], "eu");
       assert.deepEqual((await client.listTools("demo")).tools.map((tool) => tool.name), ["deploy"]);
+      // The malformed one is refused, not called as if unlisted (without the headers it may want).
+      assert.deepEqual(await failure(client.callTool("demo", "broken", {})), [
+        "config",
+        -32602,
+        'Tool "broken" of server "demo" cannot be called: its tools/list entry is not valid ($.annotations.readOnlyHint: expected boolean, received "yes")',
+      ]);
     } finally {
       await client.close();
     }
