@@ -76,7 +76,7 @@ export function createClientMethods(deps: MethodDeps): Methods {
     work: (session: ServerSession, flow: AbortSignal) => Promise<T>,
     argumentProblem?: string,
   ): Promise<T> => {
-    const problem = argumentProblem ?? optionsProblem(method, options);
+    const problem = argumentProblem ?? optionsProblem(options);
     if (problem !== undefined) throw refusal(serverId, method, problem);
     const flow = deps.flowFor(serverId, signalOf(serverId, method, options));
     try {
@@ -322,32 +322,24 @@ export function signalOf(
   return signal as AbortSignal | undefined;
 }
 
-/** The options each call takes (`CallOptions`, `ToolCallOptions`, `ListOptions`). */
-const CALL_OPTIONS = ["signal", "onProgress", "assigns"] as const;
-const LIST_OPTIONS = ["cursor", "signal"] as const;
-const OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  "tools/call": [...CALL_OPTIONS, "detachTask"],
-  "tools/list": LIST_OPTIONS,
-  "resources/list": LIST_OPTIONS,
-  "resources/templates/list": LIST_OPTIONS,
-  "prompts/list": LIST_OPTIONS,
-};
+/**
+ * Every option a call takes (`CallOptions`, `ToolCallOptions`, `ListOptions`): one options object
+ * may serve several calls, as the types allow, so only a key no call takes is refused.
+ */
+const OPTIONS: readonly string[] = ["signal", "onProgress", "assigns", "detachTask", "cursor"];
 
 /**
  * What is wrong with a call's options beyond its signal and progress callback (see `signalOf`):
- * a key the call does not take (a typo, `timout`, is not left to be ignored), and `detachTask`
- * that is not a boolean.
+ * a key no call takes (a typo, `timout`, is not left to be ignored), and `detachTask` that is not
+ * a boolean.
  */
-function optionsProblem(method: string, options: object | undefined): string | undefined {
+function optionsProblem(options: object | undefined): string | undefined {
   if (!isObject(options)) return undefined;
-  const known = OPTIONS[method] ?? CALL_OPTIONS;
-  const unknown = Object.keys(options).find((key) => !known.includes(key));
+  const unknown = Object.keys(options).find((key) => !OPTIONS.includes(key));
   if (unknown !== undefined) {
-    const meant = suggest(unknown, known, 2);
-    return `"${unknown}" is not an option of ${method}${
-      meant === undefined ? "" : ` (did you mean "${meant}"?)`
-    }; ` +
-      `expected ${known.map((key) => `"${key}"`).join(", ")}`;
+    const meant = suggest(unknown, OPTIONS, 2);
+    const hint = meant === undefined ? "" : ` (did you mean "${meant}"?)`;
+    return `"${unknown}" is not an option${hint}; expected ${OPTIONS.map((key) => `"${key}"`).join(", ")}`;
   }
   const detach = (options as { detachTask?: unknown }).detachTask;
   return detach === undefined || typeof detach === "boolean"
