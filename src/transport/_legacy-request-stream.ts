@@ -6,13 +6,14 @@
  *
  * @module
  */
-import { pause } from "../_internal/signals.ts";
+import { linkSignals, pause } from "../_internal/signals.ts";
 import { ConnectionError } from "./legacy-connection.ts";
-import type {
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-  JsonRpcRequest,
-  JsonRpcResultResponse,
+import {
+  isRequest,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResultResponse,
 } from "../protocol/jsonrpc.ts";
 import type { LegacyHttpWire } from "./_legacy-http-wire.ts";
 import { readResponse } from "./read-response.ts";
@@ -71,12 +72,10 @@ export async function exchangeRequest(
   progress.sent = true;
   const response = await wire.send("POST", { body: JSON.stringify(message), signal });
   progress.posted = true;
-  // Answered after the session ended (another request's 404): a stream's server requests could
-  // not be answered nor its resumption made, so the answer is not waited for.
-  if (wire.ended !== undefined && response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    void discardBody(response);
-    throw new ConnectionError("session_expired", "its answer, a stream, began after the session had ended");
-  }
+  // Answered after the session ended (another request's 404): its stream is read for the response,
+  // but a request of the server's in it cannot be answered, nor the stream resumed, so either ends
+  // the wait at once.
+  if (wire.ended !== undefined) return await afterTheSession(response, message, signal, wire);
   if (message.method === "initialize") {
     try {
       wire.adoptSession(response);
@@ -93,6 +92,41 @@ export async function exchangeRequest(
     outcome = await read(await wire.send("GET", { lastEventId, signal }));
   }
   return settle(outcome, label);
+}
+
+/**
+ * The answer to a request whose POST the server answered after the session had ended: a response
+ * as it came, or the session's end (`session_expired`: the server took the request, so it is not
+ * sent again) when a stream asks something or ends first.
+ */
+async function afterTheSession(
+  response: Response,
+  message: JsonRpcRequest,
+  signal: AbortSignal,
+  wire: LegacyHttpWire,
+): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
+  const asked = new AbortController();
+  const linked = linkSignals([signal, asked.signal]);
+  try {
+    const outcome = await readResponse(response, {
+      requestId: message.id,
+      onMessage: (received) => void (isRequest(received) && asked.abort()),
+      signal: linked.signal,
+      ...wire.settings.limits,
+    });
+    if (outcome.kind === "response") return outcome.message;
+    if (signal.aborted) {
+      throw aborted(`Request ${JSON.stringify(message.id)} (${JSON.stringify(message.method)})`);
+    }
+    throw new ConnectionError(
+      "session_expired",
+      asked.signal.aborted
+        ? "its answer asked the client something after the session had ended"
+        : "its answer ended without a response after the session had ended",
+    );
+  } finally {
+    linked.dispose();
+  }
 }
 
 /** Moves the cursor past a broken stream; returns the id to resume from, or throws when none. */

@@ -665,14 +665,16 @@ describe("LegacySession forgotten session", () => {
     }
   });
 
-  test("a call whose POST is answered with a stream only after another call's 404 ended the session fails at once, saying it may have run: its stream's requests could not be answered", async () => {
-    const answerA = gate();
+  test("a call whose POST is answered with a stream only after another call's 404 ended the session gets the response it holds, or fails at once, saying it may have run, when the stream asks the client something", async () => {
+    const answerLate = gate();
     const { client, forget, calls } = forgettingServer(async ({ id, what }, named, live) => {
-      if (what === "A") {
-        await answerA.opened;
-        // A stream that asks the client something before it answers.
-        const ask = { jsonrpc: "2.0", id: "srv-1", method: "roots/list" };
-        return new Response(`data: ${JSON.stringify(ask)}\n\n`, {
+      if (what === "A" || what === "C") {
+        await answerLate.opened;
+        // A's stream asks the client something before it would answer; C's holds its response.
+        const event = what === "A"
+          ? { jsonrpc: "2.0", id: "srv-1", method: "roots/list" }
+          : { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "C on s1" }] } };
+        return new Response(`data: ${JSON.stringify(event)}\n\n`, {
           headers: { "content-type": "text/event-stream" },
         });
       }
@@ -681,16 +683,20 @@ describe("LegacySession forgotten session", () => {
     try {
       await client.listTools("demo");
       const a = failure(client.callTool("demo", "charge", { what: "A" }));
-      await eventually("A taken", () => calls() === 1 || undefined);
+      const c = client.callTool("demo", "charge", { what: "C" });
+      await eventually("A and C taken", () => calls() === 2 || undefined);
       forget();
       assert.deepEqual((await client.callTool("demo", "charge", { what: "B" })).content, [
         { type: "text", text: "B on s2" },
       ]);
-      answerA.open();
-      assert.deepEqual(await a, [
-        "transport",
-        undefined,
-        'Server "demo": Request 4 ("tools/call"): the server ended the session while answering it (its answer, a stream, began after the session had ended); it may have run, so it is not sent again',
+      answerLate.open();
+      assert.deepEqual([await a, (await c).content], [
+        [
+          "transport",
+          undefined,
+          'Server "demo": Request 4 ("tools/call"): the server ended the session while answering it (its answer asked the client something after the session had ended); it may have run, so it is not sent again',
+        ],
+        [{ type: "text", text: "C on s1" }],
       ]);
     } finally {
       await client.close();
