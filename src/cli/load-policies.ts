@@ -97,13 +97,10 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
 async function listPolicyFiles(folder: string, dir: string): Promise<{ names: string[]; others: string[] }> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
-    // Hidden files are an editor's (an Emacs lock `.#x.policy.json`, a macOS `._x.policy.json`),
-    // and so are an autosave `#x.policy.json#` and a backup `x.policy.json~`.
+    // Hidden files are an editor's (an Emacs lock `.#x.policy.json`, a macOS `._x.policy.json`);
+    // an autosave `#x.policy.json#` or a backup `x.policy.json~` ends in no kind the pattern takes.
     const named = entries
-      .filter((e) =>
-        !e.isDirectory() && !e.name.startsWith(".") && !e.name.startsWith("#") &&
-        /\.policy\.[A-Za-z\d]+$/.test(e.name)
-      )
+      .filter((e) => !e.isDirectory() && !e.name.startsWith(".") && /\.policy\.[A-Za-z\d]+$/.test(e.name))
       .map((e) => e.name);
     return {
       names: named.filter((name) => POLICY_FILE.test(name)).sort(),
