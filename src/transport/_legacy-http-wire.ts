@@ -198,9 +198,8 @@ export class LegacyHttpWire {
    * Ends the connection once: rejects pending work, stops every stream, tells the session. When
    * the server forgot the session (a request's own POST got its 404), a request whose POST it has
    * not answered yet is left to that answer: its own 404 says it never ran (it may go again in a
-   * new session), and an answer in JSON is its own (another instance, say, may still run it); an
-   * answer that streams fails it (see `exchangeRequest`). The connection's later end (`close()`)
-   * rejects those too.
+   * new session), and any other answer is its own (another instance, say, may still run it: see
+   * `exchangeRequest`). The connection's later end (`close()`) rejects those too.
    */
   end(closed: ConnectionClosed): void {
     const first = this.#ended === undefined;

@@ -75,7 +75,7 @@ export async function exchangeRequest(
   // Answered after the session ended (another request's 404): its stream is read for the response,
   // but a request of the server's in it cannot be answered, nor the stream resumed, so either ends
   // the wait at once.
-  if (wire.ended !== undefined) return await afterTheSession(response, message, signal, wire);
+  if (wire.ended !== undefined) return await afterTheSession(response, message, label, signal, wire);
   if (message.method === "initialize") {
     try {
       wire.adoptSession(response);
@@ -102,6 +102,7 @@ export async function exchangeRequest(
 async function afterTheSession(
   response: Response,
   message: JsonRpcRequest,
+  label: string,
   signal: AbortSignal,
   wire: LegacyHttpWire,
 ): Promise<JsonRpcResultResponse | JsonRpcErrorResponse> {
@@ -115,9 +116,7 @@ async function afterTheSession(
       ...wire.settings.limits,
     });
     if (outcome.kind === "response") return outcome.message;
-    if (signal.aborted) {
-      throw aborted(`Request ${JSON.stringify(message.id)} (${JSON.stringify(message.method)})`);
-    }
+    if (signal.aborted) throw aborted(label);
     throw new ConnectionError(
       "session_expired",
       asked.signal.aborted
