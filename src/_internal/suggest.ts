@@ -75,14 +75,35 @@ function editDistance(a: string, b: string): number {
  * ```
  */
 export function checkOptionKeys(options: object, known: readonly string[], who: string, path = ""): void {
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    const meant = suggest(key, known, 2);
-    throw new TypeError(
-      `${who}: "${path}${key}" is not an option${
-        meant === undefined ? "" : ` (did you mean "${path}${meant}"?)`
-      }; ` +
-        `expected ${known.map((name) => `"${name}"`).join(", ")}`,
-    );
-  }
+  const problem = unknownOptionProblem(options, known, path);
+  if (problem !== undefined) throw new TypeError(`${who}: ${problem}`);
+}
+
+/**
+ * What {@linkcode checkOptionKeys} says of the first key of `options` that `known` lacks, without
+ * throwing it: for a caller whose failures are of another kind (a call's `ClientError`).
+ *
+ * @param options The options, an object.
+ * @param known The option names.
+ * @param path The options' own path before their keys (none at the top).
+ * @returns The problem, or `undefined` when every key is known.
+ * @example
+ * ```ts
+ * import { unknownOptionProblem } from "./suggest.ts";
+ * console.log(unknownOptionProblem({ signl: 1 }, ["signal", "cursor"]));
+ * // "signl" is not an option (did you mean "signal"?); expected "signal", "cursor"
+ * ```
+ */
+export function unknownOptionProblem(
+  options: object,
+  known: readonly string[],
+  path = "",
+): string | undefined {
+  const key = Object.keys(options).find((name) => !known.includes(name));
+  if (key === undefined) return undefined;
+  const meant = suggest(key, known, 2);
+  return `"${path}${key}" is not an option${
+    meant === undefined ? "" : ` (did you mean "${path}${meant}"?)`
+  }; ` +
+    `expected ${known.map((name) => `"${name}"`).join(", ")}`;
 }

@@ -26,7 +26,7 @@ import type { ClientServers } from "./client-servers.ts";
 import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-query.ts";
 import { describeValue, thrownName } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
-import { suggest } from "../_internal/suggest.ts";
+import { unknownOptionProblem } from "../_internal/suggest.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -335,12 +335,8 @@ const OPTIONS: readonly string[] = ["signal", "onProgress", "assigns", "detachTa
  */
 function optionsProblem(options: object | undefined): string | undefined {
   if (!isObject(options)) return undefined;
-  const unknown = Object.keys(options).find((key) => !OPTIONS.includes(key));
-  if (unknown !== undefined) {
-    const meant = suggest(unknown, OPTIONS, 2);
-    const hint = meant === undefined ? "" : ` (did you mean "${meant}"?)`;
-    return `"${unknown}" is not an option${hint}; expected ${OPTIONS.map((key) => `"${key}"`).join(", ")}`;
-  }
+  const unknown = unknownOptionProblem(options, OPTIONS);
+  if (unknown !== undefined) return unknown;
   const detach = (options as { detachTask?: unknown }).detachTask;
   return detach === undefined || typeof detach === "boolean"
     ? undefined
