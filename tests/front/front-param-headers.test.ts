@@ -53,6 +53,16 @@ const deployed = (text: string) => ({
   body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [{ type: "text", text }] } },
 });
 
+/** The answer to a call of a tool the front's client refuses to call, for `why`. */
+const cannotBeCalled = (tool: string, why: string) => ({
+  status: 200,
+  body: {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: -32602, message: `Tool "${tool}" of server "up" cannot be called: ${why}` },
+  },
+});
+
 const mismatch = (message: string) => ({
   status: 400,
   body: { jsonrpc: "2.0", id: 1, error: { code: -32020, message } },
@@ -183,18 +193,13 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
     assert.deepEqual((listed.body as { result: { tools: unknown } }).result.tools, [
       { name: "ok", inputSchema: { type: "object" } },
     ]);
-    assert.deepEqual(await askScriptedFront(gate, "tools/call", { name: "bad", arguments: { n: 1 } }), {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32602,
-          message:
-            'Tool "bad" of server "up" cannot be called: x-mcp-header "N" at "$.properties.n" is on a property of type "number", which is not permitted (use "integer")',
-        },
-      },
-    });
+    assert.deepEqual(
+      await askScriptedFront(gate, "tools/call", { name: "bad", arguments: { n: 1 } }),
+      cannotBeCalled(
+        "bad",
+        'x-mcp-header "N" at "$.properties.n" is on a property of type "number", which is not permitted (use "integer")',
+      ),
+    );
     const host = new LegacyCaller(
       async (url, init) => await gate.app.fetch(new Request(url, init)),
       SCRIPTED_FRONT_URL,
@@ -241,18 +246,10 @@ describe("the front checks a caller's Mcp-Param-* headers against its arguments"
         headers: { "mcp-param-region": "eu" },
       },
     );
-    assert.deepEqual(called, {
-      status: 200,
-      body: {
-        jsonrpc: "2.0",
-        id: 1,
-        error: {
-          code: -32602,
-          message:
-            'Tool "titled" of server "up" cannot be called: its tools/list entry is not valid ($.title: expected string, received 5)',
-        },
-      },
-    });
+    assert.deepEqual(
+      called,
+      cannotBeCalled("titled", "its tools/list entry is not valid ($.title: expected string, received 5)"),
+    );
     assert.deepEqual(gate.upstream.requests.filter((r) => r.body.method === "tools/call"), []);
     await gate.client.close();
   });

@@ -3,7 +3,7 @@
 // and the state key when Deno may not read the environment.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,8 +103,7 @@ describe("Deno gateway permissions and deno serve", () => {
       `{ server: "everything", transport: ${JSON.stringify(everythingStdioCommand())}, era: "legacy" }`,
       ["-A"],
     );
-    const exited = new Promise<string>((resolve) => child.once("exit", () => resolve("ended")));
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exitWithin = watchExit(child);
     try {
       const echoed = await callTool(url, {
         server: "everything",
@@ -123,18 +122,11 @@ describe("Deno gateway permissions and deno serve", () => {
         .split("\n").map((line) => Number(line.trim())).filter((pid) => pid > 0);
       assert.equal(stdio.length, 1, "the stdio server runs as the gateway's child");
       child.kill("SIGINT");
-      const ended = await Promise.race([
-        exited,
-        new Promise<string>((resolve) =>
-          timer = setTimeout(() => resolve("still running 15 s after SIGINT"), 15_000)
-        ),
-      ]);
       // How it ended is not compared: Deno's child_process reports a child that ended after a
       // SIGINT as killed by it, a plain `deno serve` too, where Node's sees it exit 0.
-      assert.equal(ended, "ended");
+      assert.equal(await exitWithin(15_000, "SIGINT"), "ended");
       assert.throws(() => process.kill(stdio[0] as number, 0), { code: "ESRCH" });
     } finally {
-      clearTimeout(timer);
       await done();
     }
   });
@@ -144,8 +136,7 @@ describe("Deno gateway permissions and deno serve", () => {
       `{ server: "everything", transport: ${JSON.stringify(everythingStdioCommand())}, era: "legacy" }`,
       ["-A"],
     );
-    const exited = new Promise<string>((resolve) => child.once("exit", () => resolve("ended")));
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exitWithin = watchExit(child);
     try {
       const response = await fetch(
         modernRequest(
@@ -160,29 +151,26 @@ describe("Deno gateway permissions and deno serve", () => {
         ),
       );
       assert.equal(response.headers.get("content-type"), "text/event-stream");
+      const progress = (n: number) => ({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progress: n, total: 5, progressToken: "long" },
+      });
       const events = new EventReader(response);
-      const first = JSON.parse((await events.next())?.data ?? "null");
-      assert.equal(first?.method, "notifications/progress");
+      assert.deepEqual(JSON.parse((await events.next())?.data ?? "null"), progress(1));
       child.kill("SIGTERM");
       const rest: unknown[] = [];
       for (let event = await events.next(); event !== undefined; event = await events.next()) {
         rest.push(JSON.parse(event.data));
       }
-      const last = rest.at(-1) as { id?: number; result?: { content?: Array<{ text?: string }> } };
-      assert.equal(last.id, 1);
-      assert.match(
-        last.result?.content?.[0]?.text ?? JSON.stringify(last),
-        /Long running operation completed/,
-      );
-      const ended = await Promise.race([
-        exited,
-        new Promise<string>((resolve) =>
-          timer = setTimeout(() => resolve("still running 15 s after SIGTERM"), 15_000)
-        ),
-      ]);
-      assert.equal(ended, "ended");
+      // The rest of the progress, then the result whole.
+      const result = {
+        content: [{ type: "text", text: "Long running operation completed. Duration: 5 seconds, Steps: 5." }],
+        resultType: "complete",
+      };
+      assert.deepEqual(rest, [...[2, 3, 4, 5].map(progress), { jsonrpc: "2.0", id: 1, result }]);
+      assert.equal(await exitWithin(15_000, "SIGTERM"), "ended");
     } finally {
-      clearTimeout(timer);
       await done();
     }
   });
@@ -231,6 +219,25 @@ describe("Deno gateway permissions and deno serve", () => {
     }
   });
 });
+
+/**
+ * Watches a child's exit from now on (the listener comes first: Deno's `child_process` may mark a
+ * child signalled as soon as it is sent the signal, before it has ended).
+ *
+ * @param child The process.
+ * @returns `within(ms, what)`: `"ended"` once the child has exited, or that it still runs `ms`
+ *   after `what`.
+ */
+function watchExit(child: ChildProcess): (ms: number, what: string) => Promise<string> {
+  const exited = new Promise<string>((resolve) => child.once("exit", () => resolve("ended")));
+  return (ms, what) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`still running ${ms / 1000} s after ${what}`), ms);
+    });
+    return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+  };
+}
 
 /**
  * Runs `deno serve` on a module whose default export is the entry's `createGateway()` with one
