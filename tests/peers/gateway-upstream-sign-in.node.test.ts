@@ -21,6 +21,13 @@ import { initializeMessage, legacyHeaders } from "../_support/legacy-caller.ts";
 import { NODE_ONLY } from "./_hosts.ts";
 import { within } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
+import { createHash } from "node:crypto";
+
+/** The cookie that binds the sign-in of the start link `url` to its browser: named after its state. */
+function cookieOf(url: string): string {
+  const state = new URL(url).pathname.split("/").at(-1) ?? "";
+  return `sluice_sign_in_${createHash("sha256").update(state).digest("hex").slice(0, 32)}`;
+}
 
 const skip = NODE_ONLY;
 // deno-lint-ignore no-explicit-any -- the tests walk arbitrary JSON results
@@ -148,9 +155,9 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     assert.equal(browser.back.searchParams.get("iss"), as.issuer);
     assert.equal(browser.done.status, 200);
     assert.match(await browser.done.text(), /You are signed in to <b>files<\/b>/);
-    assert.match(
-      browser.done.headers.get("set-cookie") ?? "",
-      /^sluice_sign_in_[0-9a-f]{32}=; Path=\/oauth\/callback; Max-Age=0/,
+    assert.equal(
+      browser.done.headers.get("set-cookie"),
+      `${cookieOf(ask.params.url)}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax`,
     );
 
     const retried = await whoami(app, "alice", {
@@ -315,8 +322,8 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
     assert.equal(second.status, 409);
     const back = await as.authorize(confirmed.headers.get("location") ?? "", "mallory@idp");
     // The callback in a browser without the start page's cookie: one of its name, made up.
-    const name = (confirmed.headers.get("set-cookie") ?? "").split("=")[0];
-    assert.match(name ?? "", /^sluice_sign_in_[0-9a-f]{32}$/);
+    const name = cookieOf(url);
+    assert.equal((confirmed.headers.get("set-cookie") ?? "").split("=")[0], name);
     const stranger = await app.request(back.href, { headers: { cookie: `${name}=forged` } });
     assert.equal(stranger.status, 400);
     assert.match(await stranger.text(), /not started in this browser/);
@@ -340,7 +347,7 @@ describe("the gateway signs in to an OAuth-protected upstream for each caller", 
       return confirmed.headers.get("location") ?? "";
     };
     const [toAsFirst, toAsSecond] = [await confirm(first), await confirm(second)];
-    assert.notEqual(jar[0]?.split("=")[0], jar[1]?.split("=")[0]);
+    assert.deepEqual(jar.map((pair) => pair.split("=")[0]), [cookieOf(first), cookieOf(second)]);
     const cookie = jar.join("; ");
     const doneFirst = await app.request((await as.authorize(toAsFirst, "alice@idp")).href, {
       headers: { cookie },
