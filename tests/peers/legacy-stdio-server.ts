@@ -185,7 +185,9 @@ const TOOLS: Record<string, Tool> = {
     return new Promise(() => {});
   },
   stop_reading: () => {
-    setTimeout(() => wire.stopReading(), 0);
+    // At once, before the answer goes out: with a timer here, a client that wrote the moment it
+    // had the answer could be read before the timer ran (seen on Bun under load).
+    wire.stopReading();
     return Promise.resolve({ reading: false });
   },
   async ask(args) {
