@@ -8,7 +8,15 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, wireLooseObject, wireObject, type WireSchema, wireVariant } from "./decode.ts";
+import {
+  decode,
+  type Decoded,
+  failure,
+  wireLooseObject,
+  wireObject,
+  type WireSchema,
+  wireVariant,
+} from "./decode.ts";
 import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
@@ -121,7 +129,24 @@ export const ElicitParamsSchemas: Readonly<Record<ProtocolVersion, WireSchema<El
  * @returns Form or URL params (unknown keys dropped), or a failure naming the path.
  */
 export function decodeElicitParams(version: ProtocolVersion, value: unknown): Decoded<ElicitRequestParams> {
-  return decode(ElicitParamsSchemas[version], value);
+  const decoded = decode(ElicitParamsSchemas[version], value);
+  // 2025-06-18 has no `mode`: its schema drops the key, so a URL request would fail for lacking
+  // `requestedSchema`, which says nothing of why.
+  if (!decoded.ok && version === "2025-06-18" && modeOf(value) === "url") {
+    return failure("$.mode", 'form mode only (URL mode came with "2025-11-25")', '"url"');
+  }
+  return decoded;
+}
+
+/** `value.mode` as data: no getter runs, and what cannot be read (a revoked proxy) has none. */
+function modeOf(value: unknown): unknown {
+  try {
+    return typeof value === "object" && value !== null
+      ? Object.getOwnPropertyDescriptor(value, "mode")?.value
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import { decode, type Decoded, nestFailure, wireObject, type WireSchema, wireVariant } from "./decode.ts";
-import { ElicitParamsSchemas, type ElicitRequestParams } from "./elicitation.ts";
+import { decodeElicitParams, ElicitParamsSchemas, type ElicitRequestParams } from "./elicitation.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { decodeListRootsParams, ListRootsParamsSchema, type ListRootsRequestParams } from "./roots.ts";
 import { CreateMessageParamsSchemas, type CreateMessageRequestParams } from "./sampling.ts";
@@ -80,7 +80,7 @@ export function decodeInputRequest(
         : nestFailure("$.params", decoded);
     }
     case "elicitation/create": {
-      const decoded = decode(ElicitParamsSchemas[version], params);
+      const decoded = decodeElicitParams(version, params);
       return decoded.ok
         ? { ok: true, value: { method: known.value, params: decoded.value } }
         : nestFailure("$.params", decoded);

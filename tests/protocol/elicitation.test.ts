@@ -80,7 +80,7 @@ describe("decodeElicitParams()", () => {
     });
   });
 
-  test("has no mode in 2025-06-18: a mode is dropped and URL params fail on requestedSchema", () => {
+  test("has no mode in 2025-06-18: a form mode is dropped, and URL params fail on their mode, naming the version that has it", () => {
     same(decodeElicitParams("2025-06-18", { ...FORM, mode: "form" }), {
       ok: true,
       value: {
@@ -93,7 +93,7 @@ describe("decodeElicitParams()", () => {
       },
     });
     const url = decodeElicitParams("2025-06-18", { mode: "url", message: "m", url: "https://x" });
-    same(url, failureAt("$.requestedSchema", "a value (required)", "undefined"));
+    same(url, failureAt("$.mode", 'form mode only (URL mode came with "2025-11-25")', '"url"'));
   });
 
   test("refuses an unknown mode at $.mode", () => {

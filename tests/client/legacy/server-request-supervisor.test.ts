@@ -16,6 +16,7 @@ import type {
   JsonRpcResultResponse,
 } from "../../../src/protocol/jsonrpc.ts";
 import type { Decision } from "../../../src/chain/decision.ts";
+import type { LegacyProtocolVersion } from "../../../src/protocol/versions.ts";
 import { FakeTime, settle } from "../../_support/fake-time.ts";
 import { refusedEvent } from "../../_support/refused-event.ts";
 
@@ -29,6 +30,7 @@ function setup(
     policy?: Record<string, unknown>;
     maxServerRequests?: number;
     principal?: Principal;
+    version?: LegacyProtocolVersion;
   } = {},
 ) {
   const time = options.time ?? new FakeTime();
@@ -46,7 +48,7 @@ function setup(
   const calls = new Map<string, CallRecord>();
   const supervisor = new ServerRequestSupervisor({
     chain,
-    version: "2025-11-25",
+    version: options.version ?? "2025-11-25",
     maxServerRequests: options.maxServerRequests ?? 8,
     assigns: { who: "client" },
     principal: options.principal,
@@ -273,6 +275,35 @@ describe("ServerRequestSupervisor", () => {
         },
       },
     ]);
+  });
+
+  test("refuses a 2025-06-18 server's URL-mode elicitation -32602 naming the mode that version lacks, before any handler", async () => {
+    const asked: unknown[] = [];
+    const { supervisor, sent } = setup(
+      {
+        elicitationModes: ["form", "url"],
+        elicitation: (params) => (asked.push(params), { action: "accept" }),
+      },
+      { version: "2025-06-18" },
+    );
+    const params = {
+      mode: "url",
+      message: "Sign in",
+      url: "https://login.example.com/",
+      elicitationId: "e1",
+    };
+    supervisor.handle({ jsonrpc: "2.0", id: 1, method: "elicitation/create", params }, undefined);
+    await settle();
+    assert.deepEqual(sent, [{
+      jsonrpc: "2.0",
+      id: 1,
+      error: {
+        code: -32602,
+        message:
+          'Invalid params: $.params.mode: expected form mode only (URL mode came with "2025-11-25"), received "url"',
+      },
+    }]);
+    assert.deepEqual(asked, []);
   });
 
   test("refuses idle sampling with the rejection code, and ties a stdio request to the one call in flight", async () => {
