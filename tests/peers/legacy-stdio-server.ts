@@ -50,9 +50,11 @@
  *   every answer (or `timeoutMs`, when given) and answers `{ answers: [{ id, result } | { id,
  *   error } | { id, timeout: true }] }` in the order sent;
  * - `cancel_after {ms, method, params, reason, waitMs, log}`: sends one request, after `ms`
- *   (default 50) sends `notifications/cancelled { requestId, reason }` (with `log: true`, then a
- *   log entry `{ cancelled: requestId }`, which the client reads after it), waits `waitMs`
- *   (default 200) for a late answer; `{ requestId, answer: <the response> | null }`;
+ *   (default 50), or with `ms: "call cancelled"` once the client has cancelled this call (its
+ *   `notifications/cancelled`, as a call past its deadline sends), sends `notifications/cancelled
+ *   { requestId, reason }` (with `log: true`, then a log entry `{ cancelled: requestId }`, which
+ *   the client reads after it), waits `waitMs` (default 200) for a late answer; `{ requestId,
+ *   answer: <the response> | null }`;
  * - `idle_sampling {delayMs, params}`: answers `{ scheduled: true }` first, then after `delayMs`
  *   (default 0) sends `sampling/createMessage`; its answer shows up in `received`;
  * - `received {}`: `{ initialize: <its params> | null, notifications, responses }`, what the
@@ -207,10 +209,13 @@ const TOOLS: Record<string, Tool> = {
     }));
     return { answers };
   },
-  async cancel_after(args) {
+  async cancel_after(args, call) {
     const method = typeof args.method === "string" ? args.method : "elicitation/create";
+    const cancelled = args.ms === "call cancelled"
+      ? new Promise<void>((resolve) => sleeping.set(call.id as string | number, resolve))
+      : delay(num(args.ms, 50));
     const { id, answer } = wire.ask(method, paramsFor(method, args.params));
-    await delay(num(args.ms, 50));
+    await cancelled;
     const reason = typeof args.reason === "string" ? args.reason : "no longer needed";
     wire.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
     if (args.log === true) {

@@ -200,7 +200,9 @@ describe("legacy supervision against a scripted stdio server", () => {
 
   test("a request the server cancels after its call's maxTotalTimeout, before the chain is done with it, is answered nothing", async () => {
     // A store that answers late (a remote one): the call ends while the budget check waits, then
-    // the server cancels its request, then the store answers.
+    // the server cancels its request, then the store answers. The server cancels once it has
+    // read the client's cancellation of the call, not on a timer: a client that read its request
+    // late would read the cancellation with it, before the call's deadline.
     const time = new FakeTime(Date.UTC(2026, 11, 1, 12, 0, 0));
     const taking = gate();
     const answer = gate();
@@ -220,7 +222,7 @@ describe("legacy supervision against a scripted stdio server", () => {
     const events: unknown[] = [];
     c.onDecision((decision) => void events.push(decision));
     try {
-      const call = c.callTool("scripted", "cancel_after", { ms: 30, log: true, params: form })
+      const call = c.callTool("scripted", "cancel_after", { ms: "call cancelled", log: true, params: form })
         .catch((error: ClientError) => error.kind);
       await taking.opened;
       await time.advance(1000);
