@@ -189,11 +189,13 @@ if (redisTestsEnabled()) {
       const inner = client(shim);
       let slow = true;
       const givenBack: Promise<unknown>[] = [];
+      const landed: Promise<unknown>[] = [];
       const redis = {
         eval: (...args: Parameters<Redis["eval"]>) => {
           const answer = inner.eval(...args);
           if (args[0].includes('"DEL"')) givenBack.push(answer.catch(() => undefined));
           if (!slow) return answer;
+          landed.push(answer.catch(() => undefined));
           return answer.then((value) => new Promise((resolve) => setTimeout(() => resolve(value), 600)));
         },
         evalsha: inner.evalsha.bind(inner),
@@ -202,7 +204,11 @@ if (redisTestsEnabled()) {
       const other = storeAt("takeover");
       await assert.rejects(store.claim("n", 60_000), { name: "StoreUnavailableError" });
       slow = false;
-      // The SET landed: another instance finds the key held; this store's retry takes it over.
+      // The SET landed (Redis answered it; only the store hears it late): another instance finds
+      // the key held; this store's retry takes it over. Awaited, not assumed: on a busy machine the
+      // SET can still be on its way when the store gives up at 200 ms, and the other instance's
+      // SET, on a connection of its own, would then reach Redis first.
+      await Promise.all(landed);
       assert.deepEqual([await other.claim("n", 60_000), await store.claim("n", 60_000)], [false, true]);
       // The late answer's give-back leaves the claim that took over.
       await eventually("the late claim's give-back", () => givenBack.length === 1 || undefined);
