@@ -49,7 +49,7 @@ export async function within<T>(what: string, promise: Promise<T>, ms = 30_000):
 export function readUpTo(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   expected: string,
-  ms = 1000,
+  ms = 30_000,
 ): Promise<string> {
   return within(
     `${JSON.stringify(expected)} on the stream`,

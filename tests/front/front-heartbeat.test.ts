@@ -56,7 +56,7 @@ describe("the front's heartbeat on a legacy caller's streams", () => {
       () => Promise.resolve(upstream.requests.find((r) => r.body.method === "tools/call")),
     );
     await time.advance(15_000);
-    const response = await within("the call's answer at the first beat", call, 1000);
+    const response = await within("the call's answer at the first beat", call);
     assert.deepEqual([response.status, response.headers.get("content-type")], [200, "text/event-stream"]);
     const post = (response.body as ReadableStream<Uint8Array>).getReader();
     const listen = await host.listen();
