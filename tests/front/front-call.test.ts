@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { result, type SeenRequest, toolsList } from "../_support/scripted-server.ts";
 import { askScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
 import { FakeTime } from "../_support/fake-time.ts";
+import { eventually, within } from "../_support/eventually.ts";
 
 /** An upstream form elicitation, under the key the gateway uses for its own sign-in question. */
 const NAME = {
@@ -181,18 +182,11 @@ describe("a 2026 caller's call over several of its requests", () => {
       requestState,
     }, { capabilities: { roots: {} } });
     // The retry's state opens with real crypto: wait until the retry is upstream.
-    for (let waited = 0; !hung && waited < 5000; waited += 5) {
-      await new Promise((done) => setTimeout(done, 5));
-    }
+    await eventually("the retry upstream", () => hung || undefined);
     await time.advance(600);
     // Without the call's deadline the retry would wait for fake time that never comes: a real-time
     // bound only so that the test fails rather than hangs.
-    let bound: ReturnType<typeof setTimeout> | undefined;
-    const answer = await Promise.race([
-      retry,
-      new Promise((resolve) => bound = setTimeout(() => resolve("still waiting upstream"), 5000)),
-    ]);
-    clearTimeout(bound);
+    const answer = await within("the retry's answer", retry);
     await front.client.close();
     assert.deepEqual([hung, answer], [true, unavailable("timed out", "timed_out")]);
   });
