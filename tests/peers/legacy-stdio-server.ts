@@ -11,8 +11,8 @@
  * - `linger`: keeps running after its stdin ends, exits on SIGTERM;
  * - `ignore-sigterm`: keeps running after its stdin ends and ignores SIGTERM (only SIGKILL ends it);
  * - `crash-on-start`: writes `crashing on start` to stderr and exits with code 3 at once;
- * - `close-stdin`: closes its stdin, writes `stdin closed` to stderr, and exits with code 3 500 ms
- *   later (a write to it meanwhile fails with EPIPE).
+ * - `close-stdin`: closes its stdin, writes `pid <its pid>` and then `stdin closed` to stderr, and
+ *   exits with code 3 on SIGTERM (a write to it meanwhile fails with EPIPE).
  *
  * Methods: `initialize` (echoes a supported `protocolVersion`, else answers `2025-11-25`;
  * capabilities `tools`, `logging`), `ping`, `logging/setLevel`, `tools/list`, `tools/call`;
@@ -79,8 +79,11 @@ if (scenario === "close-stdin") {
   // The pipe's end goes; /dev/null takes fd 0 (the lowest free one), which Node resets at exit.
   closeSync(0);
   openSync("/dev/null", "r");
-  process.stderr.write("stdin closed\n");
-  setTimeout(() => process.exit(3), 500);
+  process.stderr.write(`pid ${process.pid}\nstdin closed\n`);
+  // On a signal, not on a timer: a client that read "stdin closed" late would find the process
+  // gone before it wrote, where the test needs a write to the closed stdin first.
+  process.on("SIGTERM", () => process.exit(3));
+  setInterval(() => {}, 1 << 30);
   // Nothing more: the wire would read the new fd 0.
   await new Promise<never>(() => {});
 }

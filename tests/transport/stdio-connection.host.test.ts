@@ -418,9 +418,15 @@ describe("createStdioConnection()", () => {
   test("a request written to a server that closed its stdin and then exits fails naming the exit, not the write's EPIPE", async () => {
     await withServer({ scenario: "close-stdin" }, async (h) => {
       await h.until("stdin closed", () => h.stderr.includes("stdin closed"));
+      const pid = Number(/^pid (\d+)$/.exec(h.stderr[0] ?? "")?.[1]);
       const reason = "process exited with code 3";
+      const call = h.call(1, "echo");
+      // The server exits once the request is on its way, not on a timer of its own: one that ran
+      // out before this test wrote (a busy machine) failed the request as sent to a closed
+      // connection.
+      process.kill(pid, "SIGTERM");
       await assert.rejects(
-        h.call(1, "echo"),
+        call,
         connectionError("closed", `Request 1 "tools/call" got no response: the connection ended (${reason})`),
       );
       assert.deepEqual(h.closes, [{ kind: "failed", reason }]);
