@@ -6,11 +6,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createClient, type Handler } from "../../../src/legacy.ts";
 import { everythingStdioCommand } from "../../_support/everything.ts";
+import { FakeTime } from "../../_support/fake-time.ts";
 
-function client(handler: Handler) {
+function client(handler: Handler, time?: FakeTime) {
   return createClient({
     name: "several-calls",
     handler,
+    ...(time === undefined ? {} : { timers: time, clock: time }),
     policies: [{
       server: "everything",
       transport: everythingStdioCommand(),
@@ -26,14 +28,17 @@ const text = (result: unknown) => (result as { content: { text: string }[] }).co
 describe("a stdio server's request while several calls are in flight", () => {
   test("a form answered past callTimeout times out none of the calls in flight when it came", async () => {
     const answered: number[] = [];
+    // The client's timers and clock are fake, so only the person's 3 s pass for it: a busy
+    // machine cannot make the server's real work or messages look like time past callTimeout.
+    const time = new FakeTime();
     const c = client({
       elicitation: async () => {
         // The person takes longer than callTimeout (2 s).
-        await new Promise((resolve) => setTimeout(resolve, 3000));
+        await time.advance(3000);
         answered.push(1);
         return { action: "decline" };
       },
-    });
+    }, time);
     try {
       await c.listTools("everything");
       const [work, form] = await Promise.allSettled([
