@@ -63,8 +63,9 @@ describe("a legacy client against a hostile stdio server", () => {
     ]);
     assert.deepEqual(signals.map((signal) => signal.aborted), [false]);
     const received = data(await c.callTool("hostile", "received"));
-    // Roots (r1) is answered first: the elicitation takes 100 ms.
-    assert.deepEqual([received.responses, received.tail], [2, ["r1", "r0"]]);
+    // One answer each, nothing more; in either order (the elicitation's 100 ms usually puts r1
+    // first, but a busy machine may not).
+    assert.deepEqual([received.responses, [...received.tail as string[]].sort()], [2, ["r0", "r1"]]);
     await stillWorks(c);
     await c.close();
   });
