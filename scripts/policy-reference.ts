@@ -230,7 +230,8 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
     shownDefault: "all hosts",
   },
   "elicitation.denyHosts": {
-    what: "URL mode: never these hosts (checked before `allowHosts`).",
+    what:
+      "URL mode: never these hosts, nor the subdomains of one (`evil.example` also refuses `login.evil.example`; checked before `allowHosts`).",
     protects: "Known-bad hosts, even inside an allowed domain.",
     shownDefault: "`[]`",
   },

@@ -132,6 +132,29 @@ export function matchHost(rules: HostRules, host: string): string | undefined {
 }
 
 /**
+ * Finds the `denyHosts` entry a host falls under: as {@linkcode matchHost}, and also an exact
+ * entry naming a parent of the host within its registrable domain (`evil.example` covers
+ * `login.evil.example`; `co.uk` covers nothing under it). A denied domain's subdomains are the
+ * same owner's, so they are denied with it.
+ *
+ * @param rules The compiled `denyHosts`.
+ * @param host A normalised host.
+ * @returns The matching entry as written by the operator, or `undefined`.
+ */
+export function matchDenied(rules: HostRules, host: string): string | undefined {
+  const found = matchHost(rules, host);
+  if (found !== undefined || rules.exact.size === 0 || isIpHost(host)) return found;
+  const domain = getDomain(host, WITH_PRIVATE);
+  if (domain === null || domain === host) return undefined;
+  for (let dot = host.indexOf("."); dot !== -1; dot = host.indexOf(".", dot + 1)) {
+    const parent = host.slice(dot + 1);
+    const entry = rules.exact.get(parent);
+    if (entry !== undefined || parent === domain) return entry;
+  }
+  return undefined;
+}
+
+/**
  * The A-label form of a configured host (an IPv4-mapped IPv6 address as its IPv4 address), or
  * `undefined` when it is not a bare host.
  */

@@ -7,7 +7,7 @@
  * @module
  */
 import { pass, type Refusal, RefusalCode, refuse, type Verdict } from "./verdict.ts";
-import { compileHostRules, type HostRules, matchHost, readHostRules } from "./_host-rules.ts";
+import { compileHostRules, type HostRules, matchDenied, matchHost, readHostRules } from "./_host-rules.ts";
 import { hostShapeProblem, isIpHost, isPublicHost } from "../_internal/host-kind.ts";
 import { describeKind, describeValue, quote, thrownName } from "../_internal/quote.ts";
 import { findUnsafeCharacter, readHttpsAuthority } from "./_url-text.ts";
@@ -24,7 +24,8 @@ export interface ElicitationUrlOptions {
    */
   readonly allowHosts?: readonly string[];
   /**
-   * Hosts refused even when `allowHosts` lists them (checked first); same syntax.
+   * Hosts refused even when `allowHosts` lists them (checked first); same syntax, but an exact
+   * host is refused with its subdomains (`evil.example` also refuses `login.evil.example`).
    * @default []
    */
   readonly denyHosts?: readonly string[];
@@ -205,7 +206,7 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
 
   /** Why `denyHosts` or `allowHosts` refuse a host. */
   function listProblem(host: string): string | undefined {
-    const denied = matchHost(deny, host);
+    const denied = matchDenied(deny, host);
     if (denied !== undefined) {
       return `expected a host outside denyHosts, received ${quote(host)} (matches ${quote(denied)})`;
     }

@@ -285,6 +285,28 @@ describe("createElicitationUrlCheck() host rules", () => {
     assert.deepEqual(check.check({ url: "https://example.org/" }, undefined), notAllowed("example.org"));
   });
 
+  test("an exact denyHosts entry refuses its subdomains at any depth too, and no sibling or parent", () => {
+    for (const host of ["evil.example.com", "login.evil.example.com", "a.b.evil.example.com"]) {
+      assert.deepEqual(check.check({ url: `https://${host}/` }, undefined), denied(host, "evil.example.com"));
+    }
+    for (const host of ["notevil.example.com", "evil.example.com.example.com", "www.example.com"]) {
+      assert.deepEqual(check.check({ url: `https://${host}/` }, undefined), allowed(host));
+    }
+    const deny = createElicitationUrlCheck({ denyHosts: ["evil.example.org", "co.uk"] });
+    assert.deepEqual(
+      deny.check({ url: "https://x.login.EVIL.example.org/" }, undefined),
+      refusal(
+        "https://x.login.EVIL.example.org/",
+        'expected a host outside denyHosts, received "x.login.evil.example.org" (matches "evil.example.org")',
+      ),
+    );
+    // Never across a public suffix: "co.uk" names no one's domain.
+    assert.deepEqual(
+      deny.check({ url: "https://shop.example.co.uk/" }, undefined),
+      accepted("https://shop.example.co.uk/", "shop.example.co.uk", false, true),
+    );
+  });
+
   test("a pattern under a two-label public suffix uses the registrable domain", () => {
     assert.deepEqual(
       check.check({ url: "https://shop.example.co.uk/" }, undefined),
@@ -619,10 +641,10 @@ describe("createElicitationUrlCheck() hostile URLs under host rules", () => {
       accepted("https://xn--80ak6aa92e.example.com/", "xn--80ak6aa92e.example.com", true, true),
     ],
     [
-      "a subdomain of an exact deny entry under an allowed pattern (an exact entry covers one host)",
+      "a subdomain of an exact deny entry under an allowed pattern (a denied host's subdomains are denied with it)",
       rules,
       "https://a.evil.example.com/",
-      accepted("https://a.evil.example.com/", "a.evil.example.com", false, true),
+      denied("https://a.evil.example.com/", "a.evil.example.com", "evil.example.com"),
     ],
     [
       "an allowed exact host with the default port",
