@@ -18,7 +18,7 @@ import type {
   SamplingInputRequest,
 } from "../protocol/input-request.ts";
 import { eraOf, type ProtocolVersion } from "../protocol/versions.ts";
-import { createSamplingToolsCheck } from "../checks/sampling-tools.ts";
+import { answerToolProblem, createSamplingToolsCheck } from "../checks/sampling-tools.ts";
 import { createSamplingMaxTokensCheck } from "../checks/sampling-max-tokens.ts";
 import { createSamplingIdleCheck } from "../checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck } from "../checks/sampling-tool-loop.ts";
@@ -166,9 +166,10 @@ function compileSampling(
         invoke: (base, lazy) => handler.sampling!(params, new InputContextImpl(base, lazy)),
         judge: (answer) => {
           const decoded = decodeCreateMessageResult(context.version, answer);
-          return decoded.ok
+          const problem = decoded.ok ? answerToolProblem(params, decoded.value) : decoded.message;
+          return problem === undefined && decoded.ok
             ? pass(decoded.value)
-            : refuse(RefusalCode.InternalError, `Sampling answer refused: ${decoded.message}`);
+            : refuse(RefusalCode.InternalError, `Sampling answer refused: ${problem}`);
         },
       });
     },

@@ -4,7 +4,7 @@ import { createSamplingMaxTokensCheck } from "../../src/checks/sampling-max-toke
 import { createSamplingContextCheck } from "../../src/checks/sampling-context.ts";
 import { createSamplingIdleCheck } from "../../src/checks/sampling-idle.ts";
 import { createSamplingToolLoopCheck, type ToolLoopMessage } from "../../src/checks/sampling-tool-loop.ts";
-import { createSamplingToolsCheck } from "../../src/checks/sampling-tools.ts";
+import { answerToolProblem, createSamplingToolsCheck } from "../../src/checks/sampling-tools.ts";
 import { checkSamplingToolResults } from "../../src/checks/sampling-tool-results.ts";
 import { createChain } from "../../src/chain/chain.ts";
 import { compilePolicy } from "../../src/policy/compile-policy.ts";
@@ -192,6 +192,71 @@ describe("createSamplingToolsCheck()", () => {
       ok: true,
       value: { tools: [] },
     });
+  });
+});
+
+describe("answerToolProblem()", () => {
+  const search = { name: "search", inputSchema: { type: "object" } } as const;
+  const fetchTool = { name: "fetch", inputSchema: { type: "object" } } as const;
+  const call = (name: string) => ({ type: "tool_use", id: `c-${name}`, name, input: {} }) as const;
+  const text = { type: "text", text: "done" } as const;
+  const answer = (...content: { readonly type: string }[]) => ({ content: content as never });
+
+  test("passes an answer whose tool calls are all of offered tools, and one calling none", () => {
+    assert.deepEqual([
+      answerToolProblem({ tools: [search, fetchTool] }, answer(call("fetch"), call("search"))),
+      answerToolProblem({ tools: [search], toolChoice: { mode: "required" } }, answer(call("search"))),
+      answerToolProblem({}, answer(text)),
+      answerToolProblem({ tools: [search], toolChoice: { mode: "none" } }, { content: text }),
+    ], [undefined, undefined, undefined, undefined]);
+  });
+
+  test("names the call that the request did not allow: no tools offered, toolChoice none, or a tool not offered", () => {
+    assert.deepEqual([
+      answerToolProblem({}, { content: call("rm") }),
+      answerToolProblem({ tools: [] }, answer(text, call("rm"))),
+      answerToolProblem({ tools: [search], toolChoice: { mode: "none" } }, answer(call("search"))),
+      answerToolProblem({ tools: [search, fetchTool] }, answer(call("search"), call("rm\u001b[2J"))),
+    ], [
+      'expected no "tool_use" block (the request offered no tools), received one calling "rm"',
+      'expected no "tool_use" block (the request offered no tools), received one calling "rm"',
+      'expected no "tool_use" block (the request\'s toolChoice is "none"), received one calling "search"',
+      'expected "tool_use" blocks for the offered tools ("search", "fetch") only, received one calling "rm\\u001B[2J"',
+    ]);
+  });
+
+  test("the chain refuses such an answer -32603 after the handler, in 2025-11-25 and 2026-07-28", async () => {
+    const time = new FakeTime();
+    const chain = createChain({
+      policy: compilePolicy({
+        server: "demo",
+        transport: { url: "https://mcp.example.com/mcp" },
+        sampling: { tools: true },
+      }),
+      handler: {
+        sampling: () => ({ role: "assistant", content: [call("rm")], model: "m", stopReason: "toolUse" }),
+      },
+      client: "agent",
+      store: createMemoryStore({ clock: time }),
+      timers: time,
+    });
+    const request = {
+      method: "sampling/createMessage",
+      params: { messages: [{ role: "user", content: text }], maxTokens: 10, tools: [search] },
+    } as InputRequest;
+    const refused = {
+      ok: false,
+      stage: "policy",
+      refusal: {
+        code: -32603,
+        message:
+          'Sampling answer refused: expected "tool_use" blocks for the offered tools ("search") only, received one calling "rm"',
+      },
+    };
+    assert.deepEqual([
+      await chain.run(request, { version: "2026-07-28" }),
+      await chain.run(request, { version: "2025-11-25", callInFlight: true }),
+    ], [refused, refused]);
   });
 });
 

@@ -59,7 +59,14 @@ const RESULT_DEFINITION = {
   roots: "ListRootsResult",
 } as const;
 
-/** A 2026-07-28 sampling answer may be a list of blocks, tool uses included. */
+/** A 2026-07-28 sampling answer may be a list of blocks, tool uses included (of a tool offered). */
+const WITH_TOOLS = {
+  ...ASKED,
+  sampling: {
+    ...ASKED.sampling,
+    params: { ...ASKED.sampling.params, tools: [{ name: "lookup", inputSchema: { type: "object" } }] },
+  },
+};
 const TOOL_USE = {
   role: "assistant",
   content: [{ type: "tool_use", id: "c-1", name: "lookup", input: { q: "x" } }],
@@ -80,9 +87,13 @@ describe("input answers against the official schemas", () => {
         });
       }
       return index === 1
-        ? result(request.body.id, { resultType: "input_required", inputRequests: ASKED, requestState: "s" })
+        ? result(request.body.id, {
+          resultType: "input_required",
+          inputRequests: WITH_TOOLS,
+          requestState: "s",
+        })
         : result(request.body.id, { resultType: "complete", content: [] });
-    }, { handler: { ...handler, sampling: () => TOOL_USE } });
+    }, { handler: { ...handler, sampling: () => TOOL_USE }, policy: { sampling: { tools: true } } });
     try {
       await client.callTool("demo", "deploy", {});
       const retry = plain(server.requests[2]?.body);
