@@ -33,8 +33,17 @@ import { REMOVABLE } from "../_internal/removable.ts";
 export function clampText(text: string, max: number, limit: number): string {
   if (max <= 0) return stripPrefix(text, 0, 0); // "", and nothing examined
   const kept = stripPrefix(text, max + 1, limit);
-  return kept.length <= max ? kept : kept.slice(0, graphemeCut(kept, max));
+  const out = kept.length <= max ? kept : kept.slice(0, graphemeCut(kept, max));
+  // A slice keeps alive the whole string it was cut from (V8 and JSC alike): a short result kept
+  // from a server's long string (a log entry a user holds on to) would pin all of it, so such a
+  // result is copied. Through UTF-8, the one copy JSC does not make a slice again; the text holds
+  // no lone surrogate by now, so nothing is lost.
+  return text.length > 2 * out.length + 1024 ? UTF8_OUT.decode(UTF8_IN.encode(out)) : out;
 }
+
+const UTF8_IN = new TextEncoder();
+/** Keeps a leading U+FEFF, as any other character. */
+const UTF8_OUT = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** A surrogate without its other half. */
 const LONE_SURROGATE = /\p{Cs}/gu;

@@ -1,6 +1,7 @@
 /**
  * One accepted notification on its way to the queue's consumers, with its server's counters.
- * It is sanitized once, by the first consumer that needs it, off the connection's read path.
+ * It is sanitized once, when first read: by the queue just after the connection's read, or by a
+ * consumer that came first.
  *
  * @module
  */

@@ -253,6 +253,9 @@ class ClientQueue {
     const record = new NotificationRecord(serverId, era, notification, counters);
     if (handler) this.#handler?.offer(record);
     for (const listener of listeners) listener.offer(record);
+    // Sanitized once this read is done, not when a consumer gets to it: a slow or unread consumer
+    // would otherwise keep every raw message waiting for it (up to maxEventBytes each).
+    queueMicrotask(() => void record.entry);
   }
 
   subscribe(listener: (entry: NotificationEntry) => unknown): () => void {
