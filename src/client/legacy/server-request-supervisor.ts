@@ -44,6 +44,8 @@ import {
 import { MetaKey } from "../../protocol/meta.ts";
 import type { LegacyProtocolVersion } from "../../protocol/versions.ts";
 import { quote } from "../../_internal/quote.ts";
+import { sanitizeText } from "../../notify/sanitize-text.ts";
+import { DATA_LIMITS } from "../../notify/data-limits.ts";
 import type { PausableDeadline } from "./pausable-deadline.ts";
 import { whenAborted } from "../../_internal/signals.ts";
 import { answerDeferral, type DeferredAnswerer, type DeferredTie } from "../server-session.ts";
@@ -260,7 +262,12 @@ export class ServerRequestSupervisor {
     const job = this.#jobs.get(idKey(requestId));
     if (job === undefined) return;
     this.#unanswered.add(job);
-    job.abort(reason ?? "cancelled by the server");
+    // The handler reads the reason from its signal and may show it: server text, cleaned as any.
+    job.abort(
+      typeof reason === "string"
+        ? sanitizeText(reason, DATA_LIMITS.maxStringLength)
+        : "cancelled by the server",
+    );
   }
 
   /**

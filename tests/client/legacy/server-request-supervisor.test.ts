@@ -214,6 +214,24 @@ describe("ServerRequestSupervisor", () => {
     ]);
   });
 
+  test('gives the handler a server\'s cancellation reason cleaned of control and bidi characters, and one that is no string as "cancelled by the server"', async () => {
+    const reasons: unknown[] = [];
+    const { supervisor } = setup({
+      elicitation: (
+        _p,
+        ctx,
+      ) => (ctx.signal.addEventListener("abort", () => reasons.push(ctx.signal.reason)),
+        new Promise(() => {})),
+    });
+    supervisor.handle(elicit("e-1"), undefined);
+    supervisor.handle(elicit("e-2"), undefined);
+    await settle();
+    supervisor.cancel("e-1", "\u001b]0;owned\u0007\u001b[31m\u202egnirts\u2028FAKE LOG LINE");
+    supervisor.cancel("e-2", { evil: "\u001b[2J" });
+    await settle();
+    assert.deepEqual(reasons, ["]0;owned[31mgnirtsFAKE LOG LINE", "cancelled by the server"]);
+  });
+
   test("answers -32603 a request whose call ended before it was answered, and aborts its handler; nothing once the connection ended", async () => {
     let signal: AbortSignal | undefined;
     const { supervisor, sent, calls } = setup({
