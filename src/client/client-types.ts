@@ -92,12 +92,13 @@ export interface CallOptions {
    */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Receives the server's `notifications/progress` params for this call, in arrival order (among
-   * the calls of a handler or subscriber that returns at once too, as the server sent them; one
-   * that returns a promise holds back only its own later entries), off the connection (in a
-   * microtask) and sanitized like a notification subscriber's params (every string cleaned by
-   * `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's rejection) is logged
-   * and skipped: the call goes on.
+   * Receives the server's `notifications/progress` params for this call whose `progress` is a
+   * number above the last one heard (the spec's "MUST increase"; the rest are dropped), in
+   * arrival order (among the calls of a handler or subscriber that returns at once too, as the
+   * server sent them; one that returns a promise holds back only its own later entries), off the
+   * connection (in a microtask) and sanitized like a notification subscriber's params (every
+   * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
+   * rejection) is logged and skipped: the call goes on.
    */
   readonly onProgress?: ((progress: JsonObject) => void) | undefined;
 }

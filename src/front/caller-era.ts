@@ -135,24 +135,3 @@ export function notificationForCaller(notification: JsonRpcNotification): JsonRp
   const method = sanitizeText(notification.method, DATA_LIMITS.maxStringLength);
   return encodeNotification(method, notification.params && sanitizeParams(notification.params));
 }
-
-/**
- * One request's progress as its caller may get it: `progress` MUST increase with each
- * notification, and an upstream may count from 0 again (a new round of a modern one).
- *
- * @returns A test that takes a `progress` value and says whether it goes on from the last taken.
- * @example
- * ```ts
- * import { risingProgress } from "./caller-era.ts";
- * const rising = risingProgress();
- * console.log([1, 0.5, 1, 2].map(rising)); // [true, false, false, true]
- * ```
- */
-export function risingProgress(): (progress: unknown) => boolean {
-  let last = -Infinity;
-  return (progress) => {
-    if (typeof progress !== "number" || progress <= last) return false;
-    last = progress;
-    return true;
-  };
-}

@@ -74,13 +74,8 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 import { LogBudgets } from "../notify/log-budget.ts";
 import { codecs } from "../_internal/encoding.ts";
 import { describeKind, quote } from "../_internal/quote.ts";
-import {
-  effectiveLogLevel,
-  logForCaller,
-  notificationForCaller,
-  resultForCaller,
-  risingProgress,
-} from "./caller-era.ts";
+import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
+import { risingProgress } from "../notify/progress-delivery.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";
 import { type Principal, principalKey } from "./principal.ts";

@@ -38,13 +38,8 @@ import type { Heartbeat } from "./heartbeat.ts";
 import { CALLER_GONE, type CallerGone } from "./entry-bindings.ts";
 import type { FrontSignIn } from "./front-sign-in.ts";
 import type { FrontUpstreams, ModernCallersUpstream } from "./front-upstreams.ts";
-import {
-  effectiveLogLevel,
-  logForCaller,
-  notificationForCaller,
-  resultForCaller,
-  risingProgress,
-} from "./caller-era.ts";
+import { effectiveLogLevel, logForCaller, notificationForCaller, resultForCaller } from "./caller-era.ts";
+import { risingProgress } from "../notify/progress-delivery.ts";
 import { type FrontTasks, TASK_METHODS } from "./front-tasks.ts";
 import { toolsVisibleTo } from "./access.ts";
 import { callableTools } from "./callable-tools.ts";

@@ -51,3 +51,38 @@ export function deliverProgress(
       }
     });
 }
+
+/**
+ * One progress token's test of what may be heard: `progress` MUST increase with each
+ * notification. (The front keeps one per caller's request, over every upstream request of it:
+ * an upstream may count from 0 again, in a new round of a modern call.)
+ *
+ * @returns A test that takes a `progress` value and says whether it goes on from the last taken.
+ * @example
+ * ```ts
+ * import { risingProgress } from "./progress-delivery.ts";
+ * const rising = risingProgress();
+ * console.log([1, 0.5, 1, 2, "3"].map(rising)); // [true, false, false, true, false]
+ * ```
+ */
+export function risingProgress(): (progress: unknown) => boolean {
+  let last = -Infinity;
+  return (progress) => {
+    if (typeof progress !== "number" || progress <= last) return false;
+    last = progress;
+    return true;
+  };
+}
+
+/**
+ * A call's `onProgress` for one progress token, hearing only progress the spec lets a server send:
+ * a number above the last one heard. Anything else (a `progress` that goes back, repeats, is no
+ * number or is missing) is dropped, so a progress bar never moves back.
+ *
+ * @param listener The call's `onProgress`.
+ * @returns The listener to hand to {@linkcode deliverProgress}.
+ */
+export function risingOnly(listener: (params: JsonObject) => unknown): (params: JsonObject) => unknown {
+  const rising = risingProgress();
+  return (params) => rising(params["progress"]) ? listener(params) : undefined;
+}

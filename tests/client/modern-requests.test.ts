@@ -401,6 +401,27 @@ describe("createClient() requests", () => {
     }]]);
   });
 
+  test("onProgress hears only progress that rises, as a server MUST send it: nothing that goes back, repeats, is no number or is missing", async () => {
+    const progress: unknown[] = [];
+    const { client } = setup((req) => {
+      if (req.body.method === "tools/list") return toolsList(req.body.id, []);
+      const progressToken = (req.body.params?._meta as { progressToken?: string }).progressToken;
+      const sent = [10, 2, "abc", null, undefined, 10, 11].map((value) => ({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: value === undefined ? { progressToken } : { progressToken, progress: value },
+      }));
+      return sse([...sent, { jsonrpc: "2.0", id: req.body.id, result: { content: [] } }]);
+    });
+    await client.callTool("demo", "t", {}, { onProgress: (p) => void progress.push(p) });
+    await settle();
+    await client.close();
+    same(progress, [
+      np({ progressToken: "sluice-1", progress: 10 }),
+      np({ progressToken: "sluice-1", progress: 11 }),
+    ]);
+  });
+
   test("callTool() delivers progress and log entries of one SSE read in the order the server sent them: onProgress, handler.log and a subscriber interleave, all before the result", async () => {
     const { heard, handler, subscriber, onProgress } = orderRecorder();
     const { client } = setup((req) => {

@@ -2,12 +2,7 @@
 // that is no valid message is refused with the request's id when it can be read.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  effectiveLogLevel,
-  logForCaller,
-  resultForCaller,
-  risingProgress,
-} from "../../src/front/caller-era.ts";
+import { effectiveLogLevel, logForCaller, resultForCaller } from "../../src/front/caller-era.ts";
 import { LogBudgets } from "../../src/notify/log-budget.ts";
 import {
   classifyDownstream,
@@ -364,23 +359,5 @@ describe("offeredCapabilities()", () => {
       prompts: {},
       completions: {},
     });
-  });
-});
-
-describe("risingProgress()", () => {
-  test("risingProgress() takes a progress value only above the last one it took, and nothing that is not a number", () => {
-    const rising = risingProgress();
-    assert.deepEqual([0, 1, 0.5, 1, "2", null, 2, 2.5].map(rising), [
-      true,
-      true,
-      false,
-      false,
-      false,
-      false,
-      true,
-      true,
-    ]);
-    // Each request has its own.
-    assert.equal(risingProgress()(0), true);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { deliverProgress } from "../../src/notify/progress-delivery.ts";
+import { deliverProgress, risingOnly, risingProgress } from "../../src/notify/progress-delivery.ts";
 import type { JsonObject } from "../../src/protocol/jsonrpc.ts";
 import { np, same } from "../_support/exact.ts";
 import { recordingConsoleErrors } from "../_support/console-errors.ts";
@@ -47,5 +47,32 @@ describe("deliverProgress()", () => {
       [`A call's onProgress threw on "notifications/progress" from server "github": "ui[31m goneFAKE"`],
       [`A call's onProgress threw on "notifications/progress" from server "github": "late"`],
     ]);
+  });
+});
+
+describe("risingProgress()", () => {
+  test("risingProgress() takes a progress value only above the last one it took, and nothing that is not a number", () => {
+    const rising = risingProgress();
+    assert.deepEqual([0, 1, 0.5, 1, "2", null, 2, 2.5].map(rising), [
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
+    // Each request has its own.
+    assert.equal(risingProgress()(0), true);
+  });
+
+  test("risingOnly() passes a listener only params whose progress rises, as a server MUST send them", () => {
+    const heard: unknown[] = [];
+    const listener = risingOnly((params) => heard.push(params["progress"]));
+    for (const progress of [10, 2, "abc", null, undefined, 10, 11, Infinity, 12]) {
+      listener(progress === undefined ? { progressToken: "t" } : { progressToken: "t", progress });
+    }
+    assert.deepEqual(heard, [10, 11, Infinity]);
   });
 });

@@ -20,7 +20,7 @@ import { gate } from "../../_support/gate.ts";
 import { cancelFirstOfTwo, failure, URL_ } from "../_client-fixtures.ts";
 import { legacySetup } from "./_legacy-fixtures.ts";
 import { ClientError } from "../../../src/errors.ts";
-import { drive, FakeTime } from "../../_support/fake-time.ts";
+import { drive, FakeTime, settle } from "../../_support/fake-time.ts";
 import { eventually } from "../../_support/eventually.ts";
 import {
   callWithThrowingProgress,
@@ -367,6 +367,30 @@ describe("LegacySession progress", () => {
     assert.deepEqual(logged, [[
       `A call's onProgress threw on "notifications/progress" from server "demo": "ui gone"`,
     ]]);
+  });
+
+  test("onProgress hears only progress that rises: nothing that goes back, repeats, is no number or is missing", async () => {
+    const { client } = legacySetup((req) => {
+      const { id, method } = req.body;
+      if (method !== "tools/call") return legacyHandshake(req.body, "2025-11-25", "t") ?? result(id, {});
+      const progressToken = (req.body.params?._meta as { progressToken?: string }).progressToken;
+      const sent = [10, 2, "abc", null, undefined, 10, 11].map((value) => ({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: value === undefined ? { progressToken } : { progressToken, progress: value },
+      }));
+      return sse([...sent, { jsonrpc: "2.0", id, result: { content: [] } }]);
+    });
+    const progress: unknown[] = [];
+    assert.deepEqual(await client.callTool("demo", "t", {}, { onProgress: (p) => void progress.push(p) }), {
+      content: [],
+    });
+    await settle();
+    await client.close();
+    same(progress, [
+      np({ progressToken: "sluice-3", progress: 10 }),
+      np({ progressToken: "sluice-3", progress: 11 }),
+    ]);
   });
 });
 
