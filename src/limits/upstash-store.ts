@@ -61,7 +61,8 @@ export interface UpstashStore extends RateLimitStore {
    * @param key Whose budget.
    * @param rate The rule.
    * @returns The answer.
-   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails, answers nonsense or is too slow.
+   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails, answers nonsense or is too
+   *   slow; a token Redis takes after a rejection for slowness is given back once it answers.
    * @throws {RangeError} (rejects) When the rule is not valid.
    */
   take(key: string, rate: Rate): Promise<TakeResult>;
@@ -177,7 +178,17 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
   return {
     async take(key: string, rate: Rate): Promise<TakeResult> {
       assertRate(rate);
-      const answer = await within(limiterFor(rate).limit(key), timeoutMs, EXPECTED);
+      const limiter = limiterFor(rate);
+      const sent = limiter.limit(key);
+      let answer: LimitAnswer;
+      try {
+        answer = await within(sent, timeoutMs, EXPECTED);
+      } catch (error) {
+        // Refused for want of an answer, yet Redis may still take the token: it is given back once
+        // it does, so a request refused is not charged (as a claim given up on is given back).
+        void sent.then((late) => late.success ? limiter.limit(key, { rate: -1 }) : undefined).catch(() => {});
+        throw error;
+      }
       return toTakeResult(answer, rate, clock.now());
     },
     async claim(key: string, ttlMs: number): Promise<boolean> {

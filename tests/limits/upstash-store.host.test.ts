@@ -8,6 +8,8 @@ import { createUpstashStore } from "../../src/limits/upstash-store.ts";
 import { type RedisServer, redisTestsEnabled, startRedis } from "../_support/redis-server.ts";
 import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support/upstash-rest-shim.ts";
 import { storeContract } from "./store-contract.ts";
+import { eventually } from "../_support/eventually.ts";
+import { gate } from "../_support/gate.ts";
 
 const RULE = { rate: 1, perMs: 60_000, burst: 2 };
 
@@ -97,6 +99,36 @@ if (redisTestsEnabled()) {
       await assert.rejects(store.take("k", RULE), {
         name: "StoreUnavailableError",
         message: /^Rate-limit store "upstash": Redis request failed with "Unauthorized, command was: /,
+      });
+    });
+
+    test("createUpstashStore() gives back the tokens of takes it refused for want of an answer once Redis took them: a fresh store finds the bucket full", async () => {
+      // Redis runs each command at once; while held, its answers reach the store only once the
+      // test lets them go, after the store has given up.
+      const inner = client(shim);
+      const letGo = gate();
+      let holding = true;
+      const after: Promise<unknown>[] = [];
+      const late = <T>(answer: Promise<T>): Promise<T> => {
+        if (!holding) return (after.push(answer.catch(() => undefined)), answer);
+        return answer.then((value) => letGo.opened.then(() => value));
+      };
+      const redis = {
+        eval: (...args: Parameters<Redis["eval"]>) => late(inner.eval(...args)),
+        evalsha: (...args: Parameters<Redis["evalsha"]>) => late(inner.evalsha(...args)),
+      } as unknown as Redis;
+      const store = createUpstashStore({ redis, prefix: "refund", timeoutMs: 100 });
+      const refused = 'Rate-limit store "upstash": no answer within "100" ms, expected a token-bucket answer';
+      await assert.rejects(store.take("k", RULE), { name: "StoreUnavailableError", message: refused });
+      await assert.rejects(store.take("k", RULE), { name: "StoreUnavailableError", message: refused });
+      holding = false;
+      letGo.open();
+      await eventually("both tokens given back", () => after.length === 2 || undefined);
+      await Promise.all(after);
+      assert.deepEqual(await storeAt("refund").take("k", RULE), {
+        allowed: true,
+        remaining: 1,
+        retryAfterMs: 0,
       });
     });
 
