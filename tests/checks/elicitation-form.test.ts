@@ -931,6 +931,10 @@ describe("createElicitationFormCheck() sensitiveSuspected", () => {
     "aws_access_key_id",
     "privateKey",
     "secretKey",
+    "jwt",
+    "idJWT",
+    "session_cookie",
+    "mnemonic",
     "signingKey",
     "credentials",
     "creditCard",
@@ -1033,6 +1037,9 @@ describe("createElicitationFormCheck() sensitiveSuspected", () => {
     assert.equal(flag("field4", { description: "The one-time code we texted you" }), true);
     assert.equal(flag("field5", { title: "Social Security Number" }), true);
     assert.equal(flag("field6", { description: "Enter the bank account to debit" }), true);
+    // A name-only word counts in the title, the field's label, too.
+    assert.equal(flag("field7", { title: "PIN" }), true);
+    assert.equal(flag("field8", { title: "Card PWD" }), true);
   });
 
   test("does not flag a pin mentioned in a description, or ordinary prose", () => {
