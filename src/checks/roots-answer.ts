@@ -6,7 +6,7 @@
  * @module
  */
 import { type Refusal, RefusalCode, refuse } from "./verdict.ts";
-import { thrownName } from "../_internal/quote.ts";
+import { describeKind, thrownName } from "../_internal/quote.ts";
 
 /** A root as sent to the server. */
 export interface SentRoot {
@@ -68,7 +68,10 @@ function checkRoots(answer: unknown): RootsVerdict {
     ? (answer as { roots?: unknown }).roots
     : undefined;
   if (!Array.isArray(roots)) {
-    return refused("expected an object { roots: [...] }");
+    const received = typeof answer === "object" && answer !== null && !Array.isArray(answer)
+      ? `"roots" as ${describeKind(roots)}`
+      : describeKind(answer);
+    return refused(`expected an object { roots: [...] }, received ${received}`);
   }
   const kept: SentRoot[] = [];
   const changes: RootChange[] = [];
@@ -77,7 +80,14 @@ function checkRoots(answer: unknown): RootsVerdict {
     const uri = typeof root === "object" && root !== null ? (root as { uri?: unknown }).uri : undefined;
     const name = typeof root === "object" && root !== null ? (root as { name?: unknown }).name : undefined;
     if (typeof uri !== "string" || (name !== undefined && typeof name !== "string")) {
-      return refused(`"roots[${index}]" must be an object { uri: string, name?: string }`);
+      const received = typeof root !== "object" || root === null || Array.isArray(root)
+        ? describeKind(root)
+        : typeof uri !== "string"
+        ? `"uri" as ${describeKind(uri)}`
+        : `"name" as ${describeKind(name)}`;
+      return refused(
+        `expected "roots[${index}]" to be an object { uri: string, name?: string }, received ${received}`,
+      );
     }
     const normalised = normaliseFileUri(uri);
     const folder = normalised === undefined ? undefined : folderOf(normalised);

@@ -5,7 +5,15 @@
  * @module
  */
 import * as v from "valibot";
-import { decode, type Decoded, dispatch, wireLooseObject, wireObject, type WireSchema } from "./decode.ts";
+import {
+  decode,
+  type Decoded,
+  dispatch,
+  failure,
+  wireLooseObject,
+  wireObject,
+  type WireSchema,
+} from "./decode.ts";
 import {
   BasicAnswerBlockSchema,
   BasicContentBlockSchema,
@@ -197,21 +205,22 @@ export function decodeCreateMessageResult(
   version: ProtocolVersion,
   value: unknown,
 ): Decoded<CreateMessageResult> {
-  return decode(
-    CreateMessageResultSchemas[version],
-    version === "2025-06-18" ? unwrappedBlock(value) : value,
-  );
+  if (version !== "2025-06-18") return decode(CreateMessageResultSchemas[version], value);
+  const content = contentOf(value);
+  if (Array.isArray(content) && content.length !== 1) {
+    // Said so, where the schema's failure would read "expected Object, received Array".
+    const received = content.length === 0 ? "none" : `${content.length} in a list`;
+    return failure("$.content", 'one content block (a list of blocks came with "2025-11-25")', received);
+  }
+  const unwrapped = Array.isArray(content) ? { ...value as object, content: content[0] } : value;
+  return decode(CreateMessageResultSchemas[version], unwrapped);
 }
 
-/** An answer whose `content` is an array of one block, with that block for its content. */
-function unwrappedBlock(value: unknown): unknown {
+/** An answer's `content`, or `undefined` where it has none or reading it throws (the decoder says what threw). */
+function contentOf(value: unknown): unknown {
   try {
-    const content = isObject(value) ? value["content"] : undefined;
-    return Array.isArray(content) && content.length === 1
-      ? { ...value as object, content: content[0] }
-      : value;
+    return isObject(value) ? value["content"] : undefined;
   } catch {
-    // Read again by the decoder, which says what threw.
-    return value;
+    return undefined;
   }
 }

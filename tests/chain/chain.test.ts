@@ -528,7 +528,8 @@ describe("createChain()", () => {
         ok: false,
         refusal: {
           code: -32603,
-          message: "Sampling answer refused: $.content: expected Object, received Array",
+          message:
+            'Sampling answer refused: $.content: expected one content block (a list of blocks came with "2025-11-25"), received 2 in a list',
         },
       });
       const elsewhere = await chain.answerElsewhere(old, () => Promise.resolve(twoBlocks), {
@@ -540,7 +541,8 @@ describe("createChain()", () => {
         stage: "policy",
         refusal: {
           code: -32603,
-          message: "Sampling answer refused: $.content: expected Object, received Array",
+          message:
+            'Sampling answer refused: $.content: expected one content block (a list of blocks came with "2025-11-25"), received 2 in a list',
         },
       });
       assert.deepEqual(chain.checkAnswer(old, { ...reply, content: [reply.content] }, answerer), {

@@ -46,19 +46,32 @@ describe("checkRootsAnswer()", () => {
     );
   });
 
-  test("refuses a malformed answer with -32603", () => {
-    assert.deepEqual(check({ roots: "file:///" }), {
+  test("refuses a malformed answer with -32603, naming what it received", () => {
+    const refused = (reason: string) => ({
       ok: false,
-      refusal: { code: -32603, message: "Roots answer refused: expected an object { roots: [...] }" },
+      refusal: { code: -32603, message: `Roots answer refused: ${reason}` },
     });
-    assert.deepEqual(check({ roots: [{ uri: "file:///a" }, { uri: 5 }] }), {
-      ok: false,
-      refusal: {
-        code: -32603,
-        message: 'Roots answer refused: "roots[1]" must be an object { uri: string, name?: string }',
-      },
-    });
-    assert.deepEqual(check(null).ok, false);
+    const root = 'expected "roots[1]" to be an object { uri: string, name?: string }, received';
+    assert.deepEqual(
+      [
+        check({ roots: "file:///" }),
+        check({}),
+        check(null),
+        check([]),
+        check({ roots: [{ uri: "file:///a" }, { uri: 5 }] }),
+        check({ roots: [{ uri: "file:///a" }, "file:///b"] }),
+        check({ roots: [{ uri: "file:///a" }, { uri: "file:///b", name: 7 }] }),
+      ],
+      [
+        refused('expected an object { roots: [...] }, received "roots" as a string'),
+        refused('expected an object { roots: [...] }, received "roots" as nothing'),
+        refused("expected an object { roots: [...] }, received null"),
+        refused("expected an object { roots: [...] }, received an array"),
+        refused(`${root} "uri" as a number`),
+        refused(`${root} a string`),
+        refused(`${root} "name" as a number`),
+      ],
+    );
   });
 
   test("refuses an answer that throws when read with -32603, naming only what was thrown", () => {

@@ -735,7 +735,7 @@ describe("decision events through the gateway", () => {
     const bad = {
       code: -32603,
       message:
-        'Input request "where" refused by policy: Roots answer refused: expected an object { roots: [...] }',
+        'Input request "where" refused by policy: Roots answer refused: expected an object { roots: [...] }, received "roots" as nothing',
     };
     const refusedRoots = await run({ passDown: ["elicitation"] }, { elicitation: { form: {} } }, {
       roots: () => ({ folders: [] }),
@@ -751,7 +751,7 @@ describe("decision events through the gateway", () => {
         ["elicitation/create", "deferred", undefined],
         ["roots/list", "policy", {
           code: -32603,
-          message: "Roots answer refused: expected an object { roots: [...] }",
+          message: 'Roots answer refused: expected an object { roots: [...] }, received "roots" as nothing',
         }],
         ["elicitation/create", "cancelled", bad],
       ],

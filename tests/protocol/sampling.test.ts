@@ -205,9 +205,18 @@ describe("decodeCreateMessageResult()", () => {
     same(decodeCreateMessageResult("2025-06-18", { ...answer, content: [text, text] }), {
       ok: false,
       path: "$.content",
-      expected: "Object",
-      received: "Array",
-      message: "$.content: expected Object, received Array",
+      expected: 'one content block (a list of blocks came with "2025-11-25")',
+      received: "2 in a list",
+      message:
+        '$.content: expected one content block (a list of blocks came with "2025-11-25"), received 2 in a list',
+    });
+    same(decodeCreateMessageResult("2025-06-18", { ...answer, content: [] }), {
+      ok: false,
+      path: "$.content",
+      expected: 'one content block (a list of blocks came with "2025-11-25")',
+      received: "none",
+      message:
+        '$.content: expected one content block (a list of blocks came with "2025-11-25"), received none',
     });
     // Later versions keep the array as it is.
     same(decodeCreateMessageResult("2025-11-25", answer), { ok: true, value: answer });
