@@ -60,7 +60,7 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   try {
     result = v.safeParse(schema, input, CONFIG);
   } catch (error) {
-    return failure("$", "a JSON value", `a value that threw ${thrownName(error)} when read`);
+    return threwFailure(error);
   }
   if (result.success) return { ok: true, value: result.output };
   const issue = deepestIssue(result.issues[0]);
@@ -68,6 +68,17 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   // characters escaped.
   const received = typeof issue.input === "string" ? quote(issue.input) : issue.received;
   return failure(formatPath(issue.path), expectedOf(issue), received);
+}
+
+/**
+ * The failure of a value that threw while it was read (a getter, a revoked proxy): at `$`, naming
+ * only what was thrown.
+ *
+ * @param error What reading it threw.
+ * @returns The failure.
+ */
+export function threwFailure(error: unknown): DecodeFailure {
+  return failure("$", "a JSON value", `a value that threw ${thrownName(error)} when read`);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type Decoded,
   dispatch,
   failure,
+  threwFailure,
   wireLooseObject,
   wireObject,
   type WireSchema,
@@ -212,8 +213,15 @@ export function decodeCreateMessageResult(
     const received = content.length === 0 ? "none" : `${content.length} in a list`;
     return failure("$.content", 'one content block (a list of blocks came with "2025-11-25")', received);
   }
-  const unwrapped = Array.isArray(content) ? { ...value as object, content: content[0] } : value;
-  return decode(CreateMessageResultSchemas[version], unwrapped);
+  let answer = value;
+  if (Array.isArray(content)) {
+    try {
+      answer = { ...value as object, content: content[0] };
+    } catch (error) {
+      return threwFailure(error);
+    }
+  }
+  return decode(CreateMessageResultSchemas[version], answer);
 }
 
 /** An answer's `content`, or `undefined` where it has none or reading it throws (the decoder says what threw). */

@@ -218,6 +218,21 @@ describe("decodeCreateMessageResult()", () => {
       message:
         '$.content: expected one content block (a list of blocks came with "2025-11-25"), received none',
     });
+    // An answer that throws when read is a failure, never a throw, with its content in a list too.
+    const throwing = {
+      role: "assistant",
+      content: [text],
+      get model(): string {
+        throw new Error("boom");
+      },
+    };
+    same(decodeCreateMessageResult("2025-06-18", throwing), {
+      ok: false,
+      path: "$",
+      expected: "a JSON value",
+      received: "a value that threw Error when read",
+      message: "$: expected a JSON value, received a value that threw Error when read",
+    });
     // Later versions keep the array as it is.
     same(decodeCreateMessageResult("2025-11-25", answer), { ok: true, value: answer });
   });
