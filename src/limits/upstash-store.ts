@@ -185,8 +185,14 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
         answer = await within(sent, timeoutMs, EXPECTED);
       } catch (error) {
         // Refused for want of an answer, yet Redis may still take the token: it is given back once
-        // it does, so a request refused is not charged (as a claim given up on is given back).
-        void sent.then((late) => late.success ? limiter.limit(key, { rate: -1 }) : undefined).catch(() => {});
+        // it does, so a request refused is not charged (as a claim given up on is given back). Only
+        // before the bucket's next refill: ratelimit's script does not cap a give-back at the burst.
+        const giveBack = (late: LimitAnswer) =>
+          late.success === true && late.reason === undefined && typeof late.reset === "number" &&
+            clock.now() < late.reset
+            ? limiter.limit(key, { rate: -1 })
+            : undefined;
+        void sent.then(giveBack).catch(() => {});
         throw error;
       }
       return toTakeResult(answer, rate, clock.now());

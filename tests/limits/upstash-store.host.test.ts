@@ -10,6 +10,7 @@ import { SHIM_TIMEOUT_MS, startUpstashShim, type UpstashShim } from "../_support
 import { storeContract } from "./store-contract.ts";
 import { eventually } from "../_support/eventually.ts";
 import { gate } from "../_support/gate.ts";
+import { settle } from "../_support/fake-time.ts";
 
 const RULE = { rate: 1, perMs: 60_000, burst: 2 };
 
@@ -102,27 +103,51 @@ if (redisTestsEnabled()) {
       });
     });
 
-    test("createUpstashStore() gives back the tokens of takes it refused for want of an answer once Redis took them: a fresh store finds the bucket full", async () => {
-      // Redis runs each command at once; while held, its answers reach the store only once the
-      // test lets them go, after the store has given up.
+    /**
+     * A store over the shim whose Redis runs each command at once, but whose answers reach the store
+     * only once `letGo()` is called (while held, the store gives up after 100 ms). `after` holds
+     * the requests sent after that, settled or failed.
+     */
+    const heldStore = (prefix: string, now?: () => number) => {
       const inner = client(shim);
-      const letGo = gate();
+      const held = gate();
       let holding = true;
+      const delivered: Promise<unknown>[] = [];
       const after: Promise<unknown>[] = [];
       const late = <T>(answer: Promise<T>): Promise<T> => {
         if (!holding) return (after.push(answer.catch(() => undefined)), answer);
-        return answer.then((value) => letGo.opened.then(() => value));
+        const reaching = answer.then((value) => held.opened.then(() => value));
+        delivered.push(reaching.catch(() => undefined));
+        return reaching;
       };
       const redis = {
         eval: (...args: Parameters<Redis["eval"]>) => late(inner.eval(...args)),
         evalsha: (...args: Parameters<Redis["evalsha"]>) => late(inner.evalsha(...args)),
       } as unknown as Redis;
-      const store = createUpstashStore({ redis, prefix: "refund", timeoutMs: 100 });
-      const refused = 'Rate-limit store "upstash": no answer within "100" ms, expected a token-bucket answer';
-      await assert.rejects(store.take("k", RULE), { name: "StoreUnavailableError", message: refused });
-      await assert.rejects(store.take("k", RULE), { name: "StoreUnavailableError", message: refused });
-      holding = false;
-      letGo.open();
+      const store = createUpstashStore({
+        redis,
+        prefix,
+        timeoutMs: 100,
+        ...(now === undefined ? {} : { clock: { now } }),
+      });
+      const letGo = async () => {
+        holding = false;
+        held.open();
+        await Promise.all(delivered);
+        await settle();
+      };
+      return { store, letGo, after };
+    };
+    const tooSlow = {
+      name: "StoreUnavailableError",
+      message: 'Rate-limit store "upstash": no answer within "100" ms, expected a token-bucket answer',
+    };
+
+    test("createUpstashStore() gives back the tokens of takes it refused for want of an answer once Redis took them: a fresh store finds the bucket full", async () => {
+      const { store, letGo, after } = heldStore("refund");
+      await assert.rejects(store.take("k", RULE), tooSlow);
+      await assert.rejects(store.take("k", RULE), tooSlow);
+      await letGo();
       await eventually("both tokens given back", () => after.length === 2 || undefined);
       await Promise.all(after);
       assert.deepEqual(await storeAt("refund").take("k", RULE), {
@@ -130,6 +155,17 @@ if (redisTestsEnabled()) {
         remaining: 1,
         retryAfterMs: 0,
       });
+    });
+
+    test("createUpstashStore() gives back no token whose answer comes after the bucket's next refill, which would lift it over its burst", async () => {
+      // The store's clock reads a time past the refill the late answer names.
+      const { store, letGo, after } = heldStore("no-refund", () => Date.now() + 2 * RULE.perMs);
+      await assert.rejects(store.take("k", RULE), tooSlow);
+      await letGo();
+      assert.deepEqual(
+        [after.length, await storeAt("no-refund").take("k", RULE)],
+        [0, { allowed: true, remaining: 0, retryAfterMs: 0 }],
+      );
     });
 
     // Upstash's own timeout (5 s by default) would answer success: true here; the store must not.
