@@ -27,6 +27,7 @@ import { withoutQuotedUrlSecrets, withoutUrlSecrets } from "../_internal/url-que
 import { describeValue, thrownName } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
 import { unknownOptionProblem } from "../_internal/suggest.ts";
+import { risingOnly } from "../notify/progress-delivery.ts";
 
 /** What the methods need from the client. */
 export interface MethodDeps {
@@ -144,7 +145,8 @@ export function createClientMethods(deps: MethodDeps): Methods {
   const context = (options: CallOptions, flow: AbortSignal): CallContext => ({
     signal: flow,
     assigns: options.assigns ?? deps.assigns,
-    onProgress: options.onProgress,
+    // One filter over the whole call: every round of a modern call, and a legacy call sent again.
+    onProgress: options.onProgress === undefined ? undefined : risingOnly(options.onProgress),
   });
   /** A read or a prompt: like a tool call, but a task is no answer to either. */
   const completeCall = <M extends "resources/read" | "prompts/get">(

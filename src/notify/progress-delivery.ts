@@ -75,9 +75,10 @@ export function risingProgress(): (progress: unknown) => boolean {
 }
 
 /**
- * A call's `onProgress` for one progress token, hearing only progress the spec lets a server send:
- * a number above the last one heard. Anything else (a `progress` that goes back, repeats, is no
- * number or is missing) is dropped, so a progress bar never moves back.
+ * A call's `onProgress` hearing only progress the spec lets a server send: a number above the last
+ * one heard. Anything else (a `progress` that goes back, repeats, is no number or is missing) is
+ * dropped, so a progress bar never moves back. One serves a whole call: a modern call's rounds each
+ * have a token of their own, and a server may count each from 0 again.
  *
  * @param listener The call's `onProgress`.
  * @returns The listener to hand to {@linkcode deliverProgress}.

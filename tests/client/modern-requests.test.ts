@@ -401,24 +401,33 @@ describe("createClient() requests", () => {
     }]]);
   });
 
-  test("onProgress hears only progress that rises, as a server MUST send it: nothing that goes back, repeats, is no number or is missing", async () => {
+  test("onProgress hears only progress that rises over the whole call, as a server MUST send it: nothing that goes back, repeats, is no number or is missing, nor a later round counting from 0 again", async () => {
     const progress: unknown[] = [];
+    const ask = {
+      method: "elicitation/create",
+      params: { message: "Sure?", requestedSchema: { type: "object", properties: {} } },
+    };
     const { client } = setup((req) => {
       if (req.body.method === "tools/list") return toolsList(req.body.id, []);
       const progressToken = (req.body.params?._meta as { progressToken?: string }).progressToken;
-      const sent = [10, 2, "abc", null, undefined, 10, 11].map((value) => ({
+      const retry = req.body.params?.inputResponses !== undefined;
+      const sent = (retry ? [1, 3, 12] : [10, 2, "abc", null, undefined, 10, 11]).map((value) => ({
         jsonrpc: "2.0",
         method: "notifications/progress",
         params: value === undefined ? { progressToken } : { progressToken, progress: value },
       }));
-      return sse([...sent, { jsonrpc: "2.0", id: req.body.id, result: { content: [] } }]);
-    });
+      const answer = retry
+        ? { content: [] }
+        : { resultType: "input_required", inputRequests: { sure: ask }, requestState: "s" };
+      return sse([...sent, { jsonrpc: "2.0", id: req.body.id, result: answer }]);
+    }, { handler: { elicitation: () => ({ action: "accept", content: {} }) } });
     await client.callTool("demo", "t", {}, { onProgress: (p) => void progress.push(p) });
     await settle();
     await client.close();
     same(progress, [
       np({ progressToken: "sluice-1", progress: 10 }),
       np({ progressToken: "sluice-1", progress: 11 }),
+      np({ progressToken: "sluice-2", progress: 12 }),
     ]);
   });
 

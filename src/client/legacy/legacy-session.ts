@@ -29,7 +29,7 @@ import { LEGACY_PROTOCOL_VERSIONS, type LegacyProtocolVersion } from "../../prot
 import { quote } from "../../_internal/quote.ts";
 import { awaitShared, joinable, linkSignals, sharedWork } from "../../_internal/signals.ts";
 import { abortError, serverError } from "../modern/failure-errors.ts";
-import { deliverProgress, risingOnly } from "../../notify/progress-delivery.ts";
+import { deliverProgress } from "../../notify/progress-delivery.ts";
 import {
   type ConnectionClosed,
   ConnectionError,
@@ -118,7 +118,7 @@ export class LegacySession {
   readonly #options: LegacySessionOptions;
   readonly #ids: () => number = createRequestIds();
   readonly #calls = new Map<string, CallRecord>();
-  readonly #progress = new Map<string, (params: JsonObject) => unknown>();
+  readonly #progress = new Map<string, (params: JsonObject) => void>();
   #ready: Promise<Ready> | undefined;
   /** What #ready resolved to, once it has: compared synchronously when a connection ends. */
   #live: Ready | undefined;
@@ -189,7 +189,7 @@ export class LegacySession {
         : Object.assign({}, params, { _meta: Object.assign({}, params._meta, { progressToken: token }) });
       if (options.call !== undefined) this.#calls.set(key, { id, ...options.call });
       if (token !== undefined && options.onProgress !== undefined) {
-        this.#progress.set(token, risingOnly(options.onProgress));
+        this.#progress.set(token, options.onProgress);
       }
       try {
         const response = await ready.connection.request(encodeRequest(id, method, sent), {

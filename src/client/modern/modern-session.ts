@@ -29,7 +29,7 @@ import type { MessageLimits } from "../../protocol/message-limits.ts";
 import { mcpNameOf, mcpRequestHeaders } from "../../protocol/mcp-request-headers.ts";
 import { MRTR_METHODS } from "../../protocol/input-required.ts";
 import { ToolHeaderCache } from "./tool-header-cache.ts";
-import { deliverProgress, risingOnly } from "../../notify/progress-delivery.ts";
+import { deliverProgress } from "../../notify/progress-delivery.ts";
 import type { CallContext } from "../server-session.ts";
 
 /** What a session needs from its client. */
@@ -201,7 +201,6 @@ export class ModernSession {
     const { id, body, headers, progressToken } = message;
     const fetch = options.fetch ?? this.#options.fetch;
     const leg = openLeg(options.signal, { ms: callTimeoutMs, which: "leg", timers });
-    const onProgress = options.onProgress === undefined ? undefined : risingOnly(options.onProgress);
     const onMessage = (message: JsonRpcMessage) => {
       // Modern servers send no requests; a stray one has no channel to be answered on.
       if (!isNotification(message)) return;
@@ -209,7 +208,9 @@ export class ModernSession {
       if (
         message.method === "notifications/progress" && progressToken !== undefined && token === progressToken
       ) {
-        if (onProgress !== undefined) deliverProgress(this.serverId, onProgress, message.params);
+        if (options.onProgress !== undefined) {
+          deliverProgress(this.serverId, options.onProgress, message.params);
+        }
       } else {
         // The front relays the request's notifications to its caller, in a microtask as progress
         // is delivered, so the caller gets both in the order the server sent them; the client's
