@@ -933,7 +933,6 @@ describe("createElicitationFormCheck() sensitiveSuspected", () => {
     "secretKey",
     "jwt",
     "idJWT",
-    "session_cookie",
     "mnemonic",
     "signingKey",
     "credentials",
@@ -1037,9 +1036,22 @@ describe("createElicitationFormCheck() sensitiveSuspected", () => {
     assert.equal(flag("field4", { description: "The one-time code we texted you" }), true);
     assert.equal(flag("field5", { title: "Social Security Number" }), true);
     assert.equal(flag("field6", { description: "Enter the bank account to debit" }), true);
-    // A name-only word counts in the title, the field's label, too.
+    // A name-only word counts as a whole title too, and not among other words.
     assert.equal(flag("field7", { title: "PIN" }), true);
-    assert.equal(flag("field8", { title: "Card PWD" }), true);
+    assert.equal(flag("field8", { title: " Mnemonic " }), true);
+    for (
+      const title of [
+        "Map pin location",
+        "Pin to top of the board",
+        "Mnemonic you use to remember the planets",
+      ]
+    ) {
+      assert.equal(flag("field9", { title }), false, title);
+    }
+    assert.equal(
+      flag("field10", { title: "Favourite cookie", description: "How many boxes of each cookie?" }),
+      false,
+    );
   });
 
   test("does not flag a pin mentioned in a description, or ordinary prose", () => {

@@ -17,8 +17,9 @@
  *
  * What matches:
  * - a word of {@linkcode SECRET_WORDS}, anywhere;
- * - a word of {@linkcode NAME_ONLY_WORDS} in the name or the title only (`pin` naming a field is a
- *   PIN, while a description saying "do not give us your pin" is not asking for one);
+ * - a word of {@linkcode NAME_ONLY_WORDS} in the name, or as the whole title (`pin` naming a field
+ *   is a PIN, while "Map pin location" or a description saying "do not give us your pin" is not
+ *   asking for one);
  * - two or three consecutive words forming a phrase of {@linkcode SECRET_PHRASES}, anywhere.
  *
  * The form check asks this only of fields that take free input (text without a format or with
@@ -31,11 +32,11 @@
 export const SECRET_WORDS: ReadonlySet<string> = new Set(
   ("password passwords passwd passphrase passcode pincode secret secrets token credential credentials " +
     "apikey apikeys accesskey privatekey secretkey clientsecret creditcard cardnumber cvv cvv2 cvc cvc2 " +
-    "ssn iban otp totp hotp 2fa mfa jwt cookie mnemonic").split(" "),
+    "ssn iban otp totp hotp 2fa mfa jwt").split(" "),
 );
 
-/** Words that suggest a secret only in a field's name or title. */
-export const NAME_ONLY_WORDS: ReadonlySet<string> = new Set(["pin", "pwd"]);
+/** Words that suggest a secret only in a field's name, or as its whole title. */
+export const NAME_ONLY_WORDS: ReadonlySet<string> = new Set(["pin", "pwd", "mnemonic"]);
 
 /** Phrases of two or three words that suggest a secret wherever they appear. */
 export const SECRET_PHRASES: ReadonlySet<string> = new Set(
@@ -66,7 +67,8 @@ export function suggestsSecret(
   title: string | undefined,
   description: string | undefined,
 ): boolean {
-  return hasSecret(name, true) || (title !== undefined && hasSecret(title, true)) ||
+  return hasSecret(name, true) ||
+    (title !== undefined && (hasSecret(title, false) || NAME_ONLY_WORDS.has(title.trim().toLowerCase()))) ||
     (description !== undefined && hasSecret(description, false));
 }
 
@@ -100,7 +102,7 @@ function wholeWords(words: Iterable<string>): RegExp {
 }
 
 const SECRET_ANYWHERE = wholeWords([...SECRET_WORDS, ...SECRET_PHRASES]);
-const SECRET_IN_LABEL = wholeWords([...SECRET_WORDS, ...NAME_ONLY_WORDS, ...SECRET_PHRASES]);
+const SECRET_IN_NAME = wholeWords([...SECRET_WORDS, ...NAME_ONLY_WORDS, ...SECRET_PHRASES]);
 
 /** The words a match needs: a secret word, a name-only word, or the first word of a phrase. */
 const NEEDED_WORDS = [
@@ -120,7 +122,7 @@ const SHORTEST_NEEDED = NEEDED_WORDS.filter((word) =>
  */
 const MAY_HOLD_SECRET = new RegExp(SHORTEST_NEEDED.join("|"), "i");
 
-function hasSecret(text: string, isLabel: boolean): boolean {
+function hasSecret(text: string, isName: boolean): boolean {
   // Text outside ASCII is always read whole: NFKC may turn it into a needed word.
   const ascii = !NOT_ASCII.test(text);
   if (ascii && !MAY_HOLD_SECRET.test(text)) return false;
@@ -128,5 +130,5 @@ function hasSecret(text: string, isLabel: boolean): boolean {
   // Lower-casing cannot make a word of a non-ASCII one: after NFKC, no letter outside ASCII
   // lower-cases to ASCII letters alone (U+0130 keeps its combining dot).
   const words = readable.replace(HUMP, " $&").toLowerCase();
-  return (isLabel ? SECRET_IN_LABEL : SECRET_ANYWHERE).test(words);
+  return (isName ? SECRET_IN_NAME : SECRET_ANYWHERE).test(words);
 }
