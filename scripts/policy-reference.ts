@@ -231,7 +231,7 @@ export const OPTION_NOTES: Readonly<Record<string, OptionNote>> = {
   },
   "elicitation.denyHosts": {
     what:
-      "URL mode: never these hosts, nor the subdomains of one (`evil.example` also refuses `login.evil.example`; checked before `allowHosts`).",
+      "URL mode: never these hosts, nor the subdomains of one within its registrable domain (`evil.example` also refuses `login.evil.example`; a public suffix such as `co.uk` or `github.io` refuses itself only; checked before `allowHosts`).",
     protects: "Known-bad hosts, even inside an allowed domain.",
     shownDefault: "`[]`",
   },

@@ -25,7 +25,8 @@ export interface ElicitationUrlOptions {
   readonly allowHosts?: readonly string[];
   /**
    * Hosts refused even when `allowHosts` lists them (checked first); same syntax, but an exact
-   * host is refused with its subdomains (`evil.example` also refuses `login.evil.example`).
+   * host is refused with its subdomains within its registrable domain (`evil.example` also refuses
+   * `login.evil.example`; a public suffix such as `co.uk` or `github.io` refuses itself only).
    * @default []
    */
   readonly denyHosts?: readonly string[];

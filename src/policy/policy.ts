@@ -159,7 +159,11 @@ export interface ElicitationPolicy {
   readonly origin?: string | undefined;
   /** URL mode: only these hosts (exact, or `*.` suffix patterns). @default all hosts */
   readonly allowHosts?: readonly string[] | undefined;
-  /** URL mode: never these hosts, nor the subdomains of one (checked before `allowHosts`). @default [] */
+  /**
+   * URL mode: never these hosts, nor the subdomains of one within its registrable domain (a public
+   * suffix such as `co.uk` or `github.io` refuses itself only); checked before `allowHosts`.
+   * @default []
+   */
   readonly denyHosts?: readonly string[] | undefined;
   /** URL mode: lets IP-address hosts through, loopback and private ranges included. @default false */
   readonly allowIpHosts?: boolean | undefined;
