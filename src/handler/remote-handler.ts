@@ -228,12 +228,24 @@ function checkHeaders(headers: Readonly<Record<string, string>> | undefined): [s
   let out: Headers;
   try {
     out = new Headers(headers);
-  } catch (error) {
-    throw new TypeError(`${PREFIX} "headers" must hold valid header names and values: ${describe(error)}`);
+  } catch {
+    // Named by the header alone: the runtime's own message quotes the value, often a secret.
+    const bad = Object.keys(headers ?? {}).find((name) => !isValidHeader(name, headers?.[name]));
+    const which = bad === undefined ? "" : `, received an invalid name or value for ${quote(bad)}`;
+    throw new TypeError(`${PREFIX} "headers" must hold valid header names and values${which}`);
   }
   out.set("content-type", "application/json");
   out.set("accept", "application/json");
   return Object.freeze([...out]) as [string, string][];
+}
+
+function isValidHeader(name: string, value: unknown): boolean {
+  try {
+    new Headers([[name, String(value)]]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function describe(error: unknown): string {

@@ -235,4 +235,26 @@ describe("remoteHandler() with handlerApp()", () => {
       message: "remoteHandler(): the options must be an object { kinds?, headers?, … }, received null",
     });
   });
+
+  test("refuses a header value that cannot be sent, naming the header and never the value (a secret read with its newline)", () => {
+    const secret = "Zm9vYmFyLWN1cnJlbnQtc2VjcmV0\nbmV4dC1zZWNyZXQ=";
+    const refused = (headers: Record<string, string>) => {
+      try {
+        remoteHandler("https://handlers.example.com/", { headers });
+        return "accepted";
+      } catch (error) {
+        return [(error as Error).name, (error as Error).message];
+      }
+    };
+    const message = (name: string) =>
+      `remoteHandler(): "headers" must hold valid header names and values, received an invalid name or value for "${name}"`;
+    assert.deepEqual([
+      refused({ "x-team": "a", authorization: `Bearer ${secret}` }),
+      refused({ authorization: "Bearer \u0000x" }),
+      refused({ "bad name": "x" }),
+    ], [["TypeError", message("authorization")], ["TypeError", message("authorization")], [
+      "TypeError",
+      message("bad name"),
+    ]]);
+  });
 });
