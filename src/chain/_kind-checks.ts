@@ -166,7 +166,11 @@ function compileSampling(
         invoke: (base, lazy) => handler.sampling!(params, new InputContextImpl(base, lazy)),
         judge: (answer) => {
           const decoded = decodeCreateMessageResult(context.version, answer);
-          const problem = decoded.ok ? answerToolProblem(params, decoded.value) : decoded.message;
+          // Where and what was expected, not what was received: the refusal goes to the server,
+          // and the answer it quotes may hold what the person meant only for the model.
+          const problem = decoded.ok
+            ? answerToolProblem(params, decoded.value)
+            : `${decoded.path}: expected ${decoded.expected}`;
           return problem === undefined && decoded.ok
             ? pass(decoded.value)
             : refuse(RefusalCode.InternalError, `Sampling answer refused: ${problem}`);

@@ -100,9 +100,26 @@ describe("createChain()", () => {
       stage: "policy",
       refusal: {
         code: -32603,
-        message: "Sampling answer refused: $.model: expected a value (required), received undefined",
+        message: "Sampling answer refused: $.model: expected a value (required)",
       },
     });
+  });
+
+  test("refuses a malformed sampling answer naming where and what was expected, never quoting the answer to the server", async () => {
+    const caption = "PRIVATE caption: meet at 5pm, door code 4471";
+    const answers = [
+      { role: "assistant", model: "m", content: { type: "image", data: caption, mimeType: "image/png" } },
+      { role: "assistant", model: "m", content: `Summary of your inbox: ${caption}` },
+    ];
+    const refusals = [];
+    for (const answer of answers) {
+      const result = await chainFor({ sampling: () => answer as never }).run(sampling(), MODERN);
+      refusals.push(result.ok ? result : result.refusal);
+    }
+    assert.deepEqual(refusals, [
+      { code: -32603, message: "Sampling answer refused: $.content.data: expected base64 text" },
+      { code: -32603, message: "Sampling answer refused: $.content: expected Object" },
+    ]);
   });
 
   test("spends a burst of 20, then refuses sampling with -1 and elicitation with -32000", async () => {
@@ -529,7 +546,7 @@ describe("createChain()", () => {
         refusal: {
           code: -32603,
           message:
-            'Sampling answer refused: $.content: expected one content block (a list of blocks came with "2025-11-25"), received 2 in a list',
+            'Sampling answer refused: $.content: expected one content block (a list of blocks came with "2025-11-25")',
         },
       });
       const elsewhere = await chain.answerElsewhere(old, () => Promise.resolve(twoBlocks), {
@@ -542,7 +559,7 @@ describe("createChain()", () => {
         refusal: {
           code: -32603,
           message:
-            'Sampling answer refused: $.content: expected one content block (a list of blocks came with "2025-11-25"), received 2 in a list',
+            'Sampling answer refused: $.content: expected one content block (a list of blocks came with "2025-11-25")',
         },
       });
       assert.deepEqual(chain.checkAnswer(old, { ...reply, content: [reply.content] }, answerer), {

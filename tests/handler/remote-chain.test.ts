@@ -78,7 +78,7 @@ describe("createChain() around remoteHandler()", () => {
       stage: "policy",
       refusal: {
         code: -32603,
-        message: "Sampling answer refused: $.model: expected a value (required), received undefined",
+        message: "Sampling answer refused: $.model: expected a value (required)",
       },
     });
   });
