@@ -206,11 +206,15 @@ export async function readRequestBytes(
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit) return "over_limit";
+    let bytes: Uint8Array;
     try {
-      return new Uint8Array(await request.arrayBuffer());
+      bytes = new Uint8Array(await request.arrayBuffer());
     } catch {
       return "incomplete";
     }
+    // An HTTP server holds a body to its declared length; a Request made in the process (a
+    // service binding, app.request) need not, so the length read is checked too.
+    return bytes.byteLength > limit ? "over_limit" : bytes;
   }
   const body = openBody(request.body, request.signal);
   try {

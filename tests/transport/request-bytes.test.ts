@@ -31,6 +31,10 @@ describe("readRequestBytes()", () => {
     assert.equal(request.bodyUsed, false);
   });
 
+  test("refuses a body longer than the limit whose declared length lies, as a Request made in the process may", async () => {
+    assert.equal(await readRequestBytes(post(["x".repeat(5000)], "10"), 1000), "over_limit");
+  });
+
   test("reads a body of unknown length chunk by chunk, and stops once past the limit", async () => {
     assert.deepEqual(await readRequestBytes(post(["ab", "cd"]), 4), encoder.encode("abcd"));
     assert.equal(await readRequestBytes(post(["ab", "cd", "e"]), 4), "over_limit");
