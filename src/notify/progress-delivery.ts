@@ -53,9 +53,9 @@ export function deliverProgress(
 }
 
 /**
- * One progress token's test of what may be heard: `progress` MUST increase with each
- * notification. (The front keeps one per caller's request, over every upstream request of it:
- * an upstream may count from 0 again, in a new round of a modern call.)
+ * A test of which progress may be heard: `progress` MUST increase with each notification. One
+ * serves a whole call (the front keeps one per caller's request, over every upstream request of
+ * it): a modern call's rounds each have a token, and a server may count each from 0 again.
  *
  * @returns A test that takes a `progress` value and says whether it goes on from the last taken.
  * @example
