@@ -8,16 +8,20 @@ import { stopChild } from "./modern-peer.ts";
  * the test process; when that pipe closes (the test process exited, or was killed by a signal and
  * could run no handler), a watcher sends the command SIGTERM. SIGTERM, SIGINT or SIGHUP sent to
  * the shell are passed on to the command, and the shell exits with the command's status once the
- * command has ended (a trapped signal ends a `wait` early, hence the loop). The watcher reads a
+ * command has ended (a trapped signal ends a `wait` early, hence the loop). The trap comes first:
+ * the command may say it is ready before the shell reaches a later line, and a signal then would
+ * end the shell itself (seen on a busy machine); one that comes before the command exists is
+ * passed on once it does. The watcher reads a
  * copy of stdin (fd 3): a background job's own stdin is /dev/null in a shell without job control.
  */
-const TETHER = `exec 3<&0
+const TETHER = `trap 'stopping=1; [ -n "$command" ] && kill -TERM "$command" 2>/dev/null' TERM INT HUP
+exec 3<&0
 "$@" </dev/null 3<&- &
 command=$!
+[ -n "$stopping" ] && kill -TERM "$command" 2>/dev/null
 { cat <&3 >/dev/null; kill -TERM "$command" 2>/dev/null; } &
 watcher=$!
 exec 3<&-
-trap 'kill -TERM "$command" 2>/dev/null' TERM INT HUP
 wait "$command"
 status=$?
 while kill -0 "$command" 2>/dev/null; do
