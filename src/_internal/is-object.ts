@@ -1,5 +1,6 @@
 /**
- * The one test of "a JSON object": what every reader of untrusted JSON in sluice asks first.
+ * The one test of "a JSON object": what every reader of untrusted JSON in sluice asks first, and
+ * the one look at a key of such a value before it is decoded.
  *
  * @module
  */
@@ -17,4 +18,28 @@
  */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An object's own data property, read without running a getter: `undefined` where there is none,
+ * or where looking throws (a revoked proxy). For a look at untrusted input before its decoder,
+ * which reads it whole and says what threw.
+ *
+ * @param value Any value.
+ * @param key The property's name.
+ * @returns The property's value, or `undefined`.
+ * @example
+ * ```ts
+ * import { ownData } from "./is-object.ts";
+ * console.log(ownData({ mode: "url" }, "mode"), ownData({ get mode() { return "url"; } }, "mode")); // url undefined
+ * ```
+ */
+export function ownData(value: unknown, key: string): unknown {
+  try {
+    return typeof value === "object" && value !== null
+      ? Object.getOwnPropertyDescriptor(value, key)?.value
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -21,6 +21,7 @@ import { type TaskMetadata, TaskMetadataSchema } from "./legacy-tasks.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import type { ProtocolVersion } from "./versions.ts";
+import { ownData } from "../_internal/is-object.ts";
 
 /** The form a server asks for, as sent (not yet checked against the primitive subset). */
 export interface RequestedSchema {
@@ -132,21 +133,10 @@ export function decodeElicitParams(version: ProtocolVersion, value: unknown): De
   const decoded = decode(ElicitParamsSchemas[version], value);
   // 2025-06-18 has no `mode`: its schema drops the key, so a URL request would fail for lacking
   // `requestedSchema`, which says nothing of why.
-  if (!decoded.ok && version === "2025-06-18" && modeOf(value) === "url") {
+  if (!decoded.ok && version === "2025-06-18" && ownData(value, "mode") === "url") {
     return failure("$.mode", 'form mode only (URL mode came with "2025-11-25")', '"url"');
   }
   return decoded;
-}
-
-/** `value.mode` as data: no getter runs, and what cannot be read (a revoked proxy) has none. */
-function modeOf(value: unknown): unknown {
-  try {
-    return typeof value === "object" && value !== null
-      ? Object.getOwnPropertyDescriptor(value, "mode")?.value
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -29,7 +29,7 @@ import { type Meta, MetaSchema } from "./meta.ts";
 import { type NullProtoRecord, objectMap } from "./null-proto-record.ts";
 import { SamplingToolSchema, type Tool } from "./tools.ts";
 import type { ProtocolVersion } from "./versions.ts";
-import { isObject } from "../_internal/is-object.ts";
+import { ownData } from "../_internal/is-object.ts";
 
 /** One message of the conversation to sample from. */
 export interface SamplingMessage {
@@ -207,7 +207,7 @@ export function decodeCreateMessageResult(
   value: unknown,
 ): Decoded<CreateMessageResult> {
   if (version !== "2025-06-18") return decode(CreateMessageResultSchemas[version], value);
-  const content = contentOf(value);
+  const content = ownData(value, "content");
   if (Array.isArray(content) && content.length !== 1) {
     // Said so, where the schema's failure would read "expected Object, received Array".
     const received = content.length === 0 ? "none" : `${content.length} in a list`;
@@ -222,13 +222,4 @@ export function decodeCreateMessageResult(
     }
   }
   return decode(CreateMessageResultSchemas[version], answer);
-}
-
-/** An answer's `content`, or `undefined` where it has none or reading it throws (the decoder says what threw). */
-function contentOf(value: unknown): unknown {
-  try {
-    return isObject(value) ? value["content"] : undefined;
-  } catch {
-    return undefined;
-  }
 }
