@@ -10,6 +10,7 @@ import { handlerApp } from "../../src/handler/handler-app.ts";
 import { remoteHandler } from "../../src/handler/remote-handler.ts";
 import { contextOf, deferred, reply, samplingParams, SECRET } from "./_remote-fixtures.ts";
 import { within } from "../_support/eventually.ts";
+import { collectGarbage } from "../_support/heap.ts";
 
 const started = deferred();
 const handlerAborted = deferred<boolean>();
@@ -70,6 +71,9 @@ describe("remoteHandler() over loopback HTTP", () => {
     const controller = new AbortController();
     const call = remote().roots?.(contextOf({ assigns: { hang: true } }, controller.signal));
     await within("the server's handler to start", started.promise);
+    // The handler now waits on a promise nothing settles: a collection here is what hung one CI run,
+    // when the app's Request went and took the link from the adapter's abort to its signal with it.
+    collectGarbage();
     const reason = new Error("the caller gave up");
     controller.abort(reason);
     await assert.rejects(
@@ -77,16 +81,28 @@ describe("remoteHandler() over loopback HTTP", () => {
       (error) => error === reason,
     );
     // The adapter aborts the request once its connection closes, so this needs the client's abort
-    // to close it: bounded, so that a close that never comes fails naming it (one CI run hung here).
+    // to close it and the adapter to have kept the app's Request (see serve): bounded, so that a
+    // signal that never fires fails naming it.
     assert.equal(await within("the server's handler to see its signal fire", handlerAborted.promise), true);
   });
 });
 
-/** Serves one node:http request with the app: the request aborts when the connection closes early. */
+/**
+ * Serves one node:http request with the app: the request aborts when the connection closes early.
+ *
+ * Node's `Request` follows the `signal` it is made with only while the `Request` itself is
+ * reachable (undici holds the controller behind `request.signal` through a `WeakRef`). A handler
+ * waiting on a promise that nothing settles leaves nothing else holding the app's `Request`, so a
+ * garbage collection before the close would cut `request.signal` off from the adapter's abort and
+ * the handler would never see it fire: the connection's close listener holds the `Request` until
+ * then. (`@hono/node-server` hands the app its own controller's signal, so it has no such link.)
+ */
 async function serve(hono: Hono, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const controller = new AbortController();
+  let served: Request | undefined;
   response.on("close", () => {
     if (!response.writableFinished) controller.abort();
+    served = undefined;
   });
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   for await (const chunk of request) chunks.push(new Uint8Array(chunk as Uint8Array));
@@ -95,14 +111,13 @@ async function serve(hono: Hono, request: IncomingMessage, response: ServerRespo
     if (typeof value === "string") headers.set(name, value);
   }
   const method = request.method ?? "GET";
-  const answer = await hono.fetch(
-    new Request(`http://127.0.0.1${request.url ?? "/"}`, {
-      method,
-      headers,
-      signal: controller.signal,
-      ...(method === "GET" || method === "HEAD" ? {} : { body: new Blob(chunks) }),
-    }),
-  );
+  served = new Request(`http://127.0.0.1${request.url ?? "/"}`, {
+    method,
+    headers,
+    signal: controller.signal,
+    ...(method === "GET" || method === "HEAD" ? {} : { body: new Blob(chunks) }),
+  });
+  const answer = await hono.fetch(served);
   response.writeHead(answer.status, Object.fromEntries(answer.headers));
   response.end(new Uint8Array(await answer.arrayBuffer()));
 }
