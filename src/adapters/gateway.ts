@@ -79,7 +79,10 @@ export interface GatewayOptions {
    * the event; or `false` for none. The lines are safe for a terminal: the JSON writes control,
    * bidi and other invisible characters as `\uXXXX` escapes, the text removes them. A function
    * gets the event as it is, with a caller's tool name and a server's messages as they sent them
-   * (pass them through `sanitizeText` before a terminal shows them).
+   * (pass them through `sanitizeText` before a terminal shows them). On Node, Deno and Bun each
+   * line is written before the gateway goes on, as `console.log` writes on Deno and Bun: a reader
+   * that falls behind holds the gateway until it catches up, and no line is kept in memory or
+   * lost at exit.
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: Decisions | undefined;

@@ -31,6 +31,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { CALLER_GONE, type CallerGone, JSON_WRITER, type JsonWriter } from "../front/entry-bindings.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
+import { writeAllSync } from "../_internal/write-sync.ts";
 import {
   KEEP_ALIVE_MS,
   type Listener,
@@ -204,7 +205,7 @@ function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: numbe
 
 /** Decision lines not yet written: those of the current turn of the event loop. */
 let pendingLines = "";
-let watchingStdout = false;
+let watchingExit = false;
 let stdoutClosed = false;
 
 /**
@@ -213,21 +214,18 @@ let stdoutClosed = false;
  * reads it, before its own answer is written. Lines still pending when the process exits are
  * written then.
  *
- * A reader that closes stdout ends the decision lines, not the gateway: its EPIPE is an `error`
- * event on `process.stdout`, which console.log does not guard either, and which nothing else
- * would hear.
+ * The lines are written as Deno's and Bun's `console.log` write them ({@linkcode writeAllSync}):
+ * a reader that falls behind holds the gateway until it catches up, where `process.stdout` would
+ * keep every line in memory and drop those still held at exit. A reader that closes stdout ends
+ * the decision lines, not the gateway.
  */
 function writeStdoutLine(line: string): void {
   if (stdoutClosed) return;
   if (pendingLines === "") setImmediate(flushLines);
   pendingLines += `${line}\n`;
-  if (!watchingStdout) {
-    watchingStdout = true;
+  if (!watchingExit) {
+    watchingExit = true;
     process.once("exit", flushLines);
-    process.stdout.on("error", () => {
-      stdoutClosed = true;
-      pendingLines = "";
-    });
   }
 }
 
@@ -235,5 +233,5 @@ function flushLines(): void {
   if (pendingLines === "" || stdoutClosed) return;
   const text = pendingLines;
   pendingLines = "";
-  process.stdout.write(text);
+  stdoutClosed = !writeAllSync(1, text);
 }

@@ -2,7 +2,7 @@
 // (the cases every entry shares, in ./_entry-cases.ts) and the scripted legacy stdio server.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect } from "node:net";
 import { createGateway, type RunningGateway, serve } from "../../src/adapters/node.ts";
@@ -14,7 +14,8 @@ import {
   startModernPeer,
   stopChild,
 } from "../_support/modern-peer.ts";
-import { ADD_ANSWER, callTool, describeEntry, KEY, withEnvironment } from "./_entry-cases.ts";
+import { ADD_ANSWER, callTool, describeEntry, KEY, META, withEnvironment } from "./_entry-cases.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -123,24 +124,33 @@ describe("Node gateway PORT checks", () => {
   });
 });
 
+/**
+ * A gateway in a process of its own, in front of the modern peer, with its stdout a pipe the test
+ * reads (or not): it says its URL on stderr, and closes and exits 0 when its stdin ends.
+ */
+function gatewayProcess(): ChildProcessWithoutNullStreams {
+  const script = `
+    import { serve } from "./src/adapters/node.ts";
+    const gateway = await serve({
+      port: 0,
+      stateKey: ${JSON.stringify(KEY)},
+      playground: false,
+      decisions: "json",
+      policies: [{ server: "modern", transport: { url: process.argv[1] }, era: "modern" }],
+    });
+    console.error("GATEWAY_URL " + gateway.url);
+    process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));
+    process.stdin.resume();
+  `;
+  return spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script, peer.url], {
+    cwd: REPO_ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
 describe("serve() on Node whose stdout is closed", () => {
   test("a reader that closes stdout stops the decision lines, not the gateway", async () => {
-    const script = `
-      import { serve } from "./src/adapters/node.ts";
-      const gateway = await serve({
-        port: 0,
-        stateKey: ${JSON.stringify(KEY)},
-        playground: false,
-        policies: [{ server: "modern", transport: { url: process.argv[1] }, era: "modern" }],
-      });
-      console.error("GATEWAY_URL " + gateway.url);
-      process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));
-      process.stdin.resume();
-    `;
-    const child = spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script, peer.url], {
-      cwd: REPO_ROOT,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = gatewayProcess();
     try {
       const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
       child.stdout.destroy();
@@ -150,6 +160,50 @@ describe("serve() on Node whose stdout is closed", () => {
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
       child.stdin.end();
       assert.deepEqual([answers, await exited], [[ADD_ANSWER, ADD_ANSWER, ADD_ANSWER], 0]);
+    } finally {
+      await stopChild(child);
+    }
+  });
+});
+
+describe("serve() on Node whose stdout reader falls behind", () => {
+  test("every decision line reaches the reader, also those written while it was behind, and none stays in the process at exit", async () => {
+    const child = gatewayProcess();
+    try {
+      const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+      // Nothing reads stdout until the calls are sent: three decision lines of about 300 kB each
+      // fill the pipe. Each call is refused (its Mcp-Name header differs from its body's name) and
+      // its line keeps the name whole.
+      child.stdout.pause();
+      const name = (letter: string) => letter.repeat(300_000);
+      const refused = (letter: string) =>
+        fetch(`${url}/mcp/modern`, {
+          method: "POST",
+          headers: toolCallHeaders("short"),
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: name(letter), arguments: {}, _meta: META },
+          }),
+        }).then((response) => response.status);
+      const statuses = Promise.all(["a", "b", "c"].map(refused));
+      const chunks: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      setTimeout(() => child.stdout.resume(), 300);
+      assert.deepEqual(await statuses, [400, 400, 400]);
+      child.stdin.end();
+      const code = await exited;
+      const lines = Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "");
+      const names = lines.map((line) => {
+        try {
+          return (JSON.parse(line) as { name: string }).name;
+        } catch {
+          return `a line cut short at ${line.length} characters`;
+        }
+      }).sort();
+      assert.deepEqual([code, names], [0, [name("a"), name("b"), name("c")]]);
     } finally {
       await stopChild(child);
     }
