@@ -206,7 +206,7 @@ export function createFront(options: FrontOptions): Hono {
     key,
     parked: new Map(),
     logs: new LogBudgets(internals.clock, (serverId) => servers.get(serverId)?.policy.logRateLimit),
-    tasks: new FrontTasks(),
+    tasks: new FrontTasks(internals),
     ...spenderOf(internals.store),
     signIn,
     heartbeat,

@@ -19,6 +19,11 @@
  *   the front answered or is answering, are dropped; one refused answer refuses the update.
  * - `tasks/cancel`: relayed.
  *
+ * A poll that finds the task ended (`completed`, `failed` or `cancelled`) is the task's call event
+ * for the operator, once per task on each isolate (its `tasks/get`, named by the caller's task
+ * id): the front learns of the end only from a poll, so a task whose caller never polls again
+ * has none.
+ *
  * A caller that did not declare the extension on the request gets `-32021` for each of them, and
  * every caller gets `-32601` when the upstream does not offer the extension (its `server/discover`).
  *
@@ -39,10 +44,10 @@ import { quote } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
-import { decodeGetTaskResult, TASKS_EXTENSION } from "../protocol/tasks.ts";
+import { decodeGetTaskResult, type GetTaskResult, TASKS_EXTENSION } from "../protocol/tasks.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
-import { invalidResult } from "../client/modern/failure-errors.ts";
+import { invalidResult, serverError, taskCancelled } from "../client/modern/failure-errors.ts";
 import {
   answerRefusal,
   answerRefused,
@@ -57,6 +62,7 @@ import {
 import { tooManyInputRequests } from "../client/modern/input-round.ts";
 import { principalKey } from "./principal.ts";
 import { openTaskId, withCallerTaskId } from "./_task-ids.ts";
+import { type CallReporter, reportCall } from "./_call-decision.ts";
 
 /** The methods of the extension the front relays. */
 export const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
@@ -82,6 +88,14 @@ export type TaskCallInput = Pick<
 /** The front's memory of the tasks it relays. */
 export class FrontTasks {
   readonly #handled = new Map<string, Map<string, Handled>>();
+  /** The tasks whose end was reported, the oldest forgotten past `MAX_TASKS`. */
+  readonly #ended = new Set<string>();
+  readonly #reporter: CallReporter;
+
+  /** @param reporter Where a task's end is reported: the client's name, clock and decision sink. */
+  constructor(reporter: CallReporter) {
+    this.#reporter = reporter;
+  }
 
   /**
    * Serves `tasks/get`, `tasks/update` or `tasks/cancel`.
@@ -95,6 +109,7 @@ export class FrontTasks {
     // The extension's methods are for callers that negotiated it (SEP-2663), on this request.
     const declared = request.capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
     const callerId = request.params.taskId;
+    const startedAt = this.#reporter.clock.now();
     try {
       if (!declared || typeof callerId !== "string") return await this.#refusal(input, declared, callerId);
       const principal = principalKey(request.principal);
@@ -102,7 +117,7 @@ export class FrontTasks {
       if (taskId === undefined) return await this.#refusal(input, declared, callerId);
       switch (request.message.method) {
         case "tasks/get":
-          return withCallerId(await this.#get(input, taskId), callerId);
+          return withCallerId(await this.#get(input, taskId, startedAt), callerId);
         case "tasks/update":
           return withCallerId(await this.#update(input, taskId), callerId);
         default:
@@ -147,9 +162,12 @@ export class FrontTasks {
     return callError(-32602, `Invalid params: no task ${quote(callerId, 64)}`);
   }
 
-  async #get(input: TaskCallInput, taskId: string): Promise<FrontCallOutcome> {
+  async #get(input: TaskCallInput, taskId: string, startedAt: number): Promise<FrontCallOutcome> {
     const raw = await this.#send(input, "tasks/get", { taskId });
     const task = this.#decode(input, raw);
+    if (task.status === "completed" || task.status === "failed" || task.status === "cancelled") {
+      this.#reportEnd(input, taskId, task, startedAt);
+    }
     if (task.status !== "input_required") return { kind: "result", result: raw };
     const handled = this.#memory(input.server.policy.server, taskId);
     // What the front answered already is not asked again (the upstream may still list it); the
@@ -244,6 +262,31 @@ export class FrontTasks {
     };
   }
 
+  /** Tells the operator how a task ended, the first time a poll finds it so. */
+  #reportEnd(input: TaskCallInput, taskId: string, task: EndedTask, startedAt: number): void {
+    const serverId = input.server.policy.server;
+    const key = memoryKey(serverId, taskId);
+    if (this.#ended.has(key)) return;
+    this.#ended.add(key);
+    if (this.#ended.size > MAX_TASKS) this.#ended.delete(this.#ended.values().next().value as string);
+    // The caller's id, as the task's other events name it.
+    const callerId = String(input.request.params.taskId);
+    const facts = { server: serverId, request: input.request, startedAt };
+    if (task.status === "completed") {
+      reportCall(this.#reporter, {
+        ...facts,
+        outcome: { kind: "result", result: task.result },
+        failure: undefined,
+      });
+      return;
+    }
+    const failure = task.status === "failed"
+      ? serverError(serverId, `task ${quote(callerId)}`, task.error)
+      : taskCancelled(serverId, callerId);
+    const error = task.status === "failed" ? task.error : { code: -32800, message: "Task cancelled" };
+    reportCall(this.#reporter, { ...facts, outcome: errorOutcome(error), failure });
+  }
+
   /** Within the policy the task cannot go on: it is cancelled upstream, and the caller told why. */
   async #cancel(input: TaskCallInput, taskId: string, why: FrontCallOutcome): Promise<FrontCallOutcome> {
     await this.#send(input, "tasks/cancel", { taskId }).catch(() => {});
@@ -281,6 +324,9 @@ function withCallerId(outcome: FrontCallOutcome, callerId: string): FrontCallOut
     ? { kind: "result", result: withCallerTaskId(outcome.result, callerId) }
     : outcome;
 }
+
+/** A task that has ended, with what it ended with. */
+type EndedTask = Extract<GetTaskResult, { status: "completed" | "failed" | "cancelled" }>;
 
 /** Task ids are the server's: two servers may use the same one. */
 function memoryKey(serverId: string, taskId: string): string {

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Handler, Policy } from "../../mod.ts";
 import { type Reply, result, toolsList } from "../_support/scripted-server.ts";
-import { scriptedFront } from "../_support/gateway-caller.ts";
+import { askScriptedFront, scriptedFront } from "../_support/gateway-caller.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { gate as latch } from "../_support/gate.ts";
 
@@ -388,5 +388,91 @@ describe("the front's tasks/get runs a task's input requests as a call's round",
     );
     assert.deepEqual([gate.asked, sent()], [0, CANCELLED]);
     await client.close();
+  });
+});
+
+describe("a caller's task ends in one decision event, from the poll that finds it ended", () => {
+  /** A task id as messages quote it: its first 96 characters (the event's name holds it whole). */
+  const shown = (taskId: string) => `${taskId.slice(0, 96)}…`;
+  /** A gateway whose upstream task is `working` at the first poll and `end` at every later one. */
+  async function endedBy(end: Record<string, unknown>) {
+    let polls = 0;
+    const front = scriptedFront((req) => {
+      switch (req.body.method) {
+        case "server/discover":
+          return result(req.body.id, {
+            resultType: "complete",
+            supportedVersions: ["2026-07-28"],
+            capabilities: { tools: {}, extensions: { [TASKS]: {} } },
+          });
+        case "tools/list":
+          return toolsList(req.body.id, []);
+        case "tools/call":
+          return result(req.body.id, { resultType: "task", status: "working", ...TASK });
+        default:
+          return result(req.body.id, {
+            resultType: "complete",
+            ...TASK,
+            ...(polls++ === 0 ? { status: "working" } : end),
+          });
+      }
+    });
+    const events: unknown[] = [];
+    front.client.onDecision((event) => {
+      if (event.type === "call" && event.method === "tasks/get") {
+        const { time: _time, durationMs: _durationMs, ...rest } = event;
+        events.push(rest);
+      }
+    });
+    const capabilities = META["io.modelcontextprotocol/clientCapabilities"];
+    const call = await askScriptedFront(front, "tools/call", { name: "slow", arguments: {} }, {
+      capabilities,
+    });
+    const taskId = (call.body as { result: { taskId: string } }).result.taskId;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      const headers = { "mcp-name": taskId };
+      const polled = await askScriptedFront(front, "tasks/get", { taskId }, { capabilities, headers });
+      statuses.push((polled.body as { result: { status: string } }).result.status);
+    }
+    await front.client.close();
+    const event = { type: "call", client: "gate", server: "up", method: "tasks/get", name: taskId };
+    return { statuses, events, event, taskId };
+  }
+
+  test("completed: its result's outcome, once however often the caller polls after", async () => {
+    const { statuses, events, event } = await endedBy({
+      status: "completed",
+      result: { content: [{ type: "text", text: "done" }], isError: true },
+    });
+    assert.deepEqual([statuses, events], [["working", "completed", "completed"], [{
+      ...event,
+      outcome: "tool_error",
+    }]]);
+  });
+
+  test("failed: the server's error, naming the task as its caller holds it", async () => {
+    const { statuses, events, event, taskId } = await endedBy({
+      status: "failed",
+      error: { code: -32603, message: "disk full" },
+    });
+    assert.deepEqual([statuses, events], [["working", "failed", "failed"], [{
+      ...event,
+      outcome: "failed",
+      error: {
+        kind: "server",
+        code: -32603,
+        message: `Server "up" answered task "${shown(taskId)}" with error -32603: "disk full"`,
+      },
+    }]]);
+  });
+
+  test("cancelled: a cancelled failure", async () => {
+    const { statuses, events, event, taskId } = await endedBy({ status: "cancelled" });
+    assert.deepEqual([statuses, events], [["working", "cancelled", "cancelled"], [{
+      ...event,
+      outcome: "failed",
+      error: { kind: "cancelled", message: `Task "${shown(taskId)}" of server "up" was cancelled` },
+    }]]);
   });
 });
