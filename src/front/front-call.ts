@@ -232,7 +232,9 @@ async function runCall(
     }
     return await failed(input, failure, resume);
   }
-  if (outcome.kind !== "stopped") input.onRounds?.(outcome.rounds);
+  // The requests the whole call took, when it ended upstream: one per round its caller's earlier
+  // requests answered or passed down (progress), and this request's.
+  if (outcome.kind !== "stopped") input.onRounds?.(progress.rounds + outcome.rounds);
   // A modern server may leave out what its era requires (ttlMs, cacheScope): the caller gets them.
   // The common end, answered here: no promise step of callerOutcome on most calls.
   if (outcome.kind === "complete") {

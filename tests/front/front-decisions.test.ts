@@ -679,6 +679,11 @@ describe("decision events through the gateway", () => {
       { ...roots, outcome: "answered", changes: rewritten },
       { ...form, outcome: "answered", changes: [] },
     ]);
+    // The call took two requests upstream: the one whose round was passed down, and the retry.
+    assert.deepEqual(
+      events.flatMap((event) => event.type === "call" ? [[event.outcome, event.rounds]] : []),
+      [["input_required", undefined], ["failed", undefined], ["completed", 2], ["failed", undefined]],
+    );
   });
 
   test("a request passed down in a round that fails before it reaches the caller gives a second event: capability for the one the caller cannot take, cancelled for the others", async () => {
