@@ -173,15 +173,26 @@ export class LegacyCallers {
     const params = message.params ?? {};
     const problem = initializeProblem(params);
     if (problem !== undefined) return jsonError(400, message.id, -32602, `Invalid params: ${problem}`);
-    const sessions = this.#sessionsOf(server);
-    if (!sessions.makeRoom(principalKey(input.principal))) {
-      return jsonError(503, message.id, -32000, sessions.refusal);
-    }
     const requested = params.protocolVersion as string;
     const version: LegacyProtocolVersion = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
       ? requested as LegacyProtocolVersion
       : LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
+    // As the version agreed on defines them: one that breaks it is refused, as a modern caller's
+    // _meta is, where taking none of them would leave the host without what it declared, untold.
     const capabilities = decodeClientCapabilities(version, params.capabilities);
+    if (!capabilities.ok) {
+      const { path, expected, received } = capabilities;
+      return jsonError(
+        400,
+        message.id,
+        -32602,
+        `Invalid params: capabilities${path.slice(1)}: expected ${expected}, received ${received}`,
+      );
+    }
+    const sessions = this.#sessionsOf(server);
+    if (!sessions.makeRoom(principalKey(input.principal))) {
+      return jsonError(503, message.id, -32000, sessions.refusal);
+    }
     const id = input.sessionId ?? codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
     const { servers: _servers, signIn, ...shared } = this.#options;
     const session = new CallerSession({
@@ -189,7 +200,7 @@ export class LegacyCallers {
       id,
       server,
       version,
-      capabilities: capabilities.ok ? capabilities.value : {},
+      capabilities: capabilities.value,
       principal: input.principal,
       fetch: signIn?.fetchFor(server.policy.server, input.principal, requestOrigin(request)),
     });

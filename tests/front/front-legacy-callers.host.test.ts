@@ -176,6 +176,37 @@ describe("the front's legacy face: sessions", () => {
     await client.close();
   });
 
+  test("initialize whose capabilities break its version's schema is refused 400 -32602 naming the entry, and opens no session", async () => {
+    const { client, fetch } = gateway();
+    const initialize = async (version: string, capabilities: unknown) => {
+      const response = await fetch("http://gate.test/mcp/modern", {
+        method: "POST",
+        headers: legacyHeaders(),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: version, capabilities, clientInfo: { name: "host", version: "1" } },
+        }),
+      });
+      return [response.status, response.headers.get("mcp-session-id"), await fittingError(response)];
+    };
+    const refused = (
+      message: string,
+    ) => [400, null, { jsonrpc: "2.0", id: 1, error: { code: -32602, message } }];
+    assert.deepEqual(
+      [
+        await initialize("2025-11-25", { elicitation: { form: {} }, experimental: { feature: true } }),
+        await initialize("2025-06-18", { roots: { listChanged: "yes" } }),
+      ],
+      [
+        refused("Invalid params: capabilities.experimental.feature: expected Object, received true"),
+        refused('Invalid params: capabilities.roots.listChanged: expected boolean, received "yes"'),
+      ],
+    );
+    await client.close();
+  });
+
   test("a request without Mcp-Session-Id is 400, an unknown one 404, each with its id, and DELETE ends the session (then 404)", async () => {
     const { client, caller } = gateway();
     const host = caller("modern");
