@@ -110,6 +110,28 @@ const LEGACY_ONLY: ReadonlySet<string> = new Set([
 /** The most finished POST streams kept for a resumption, per session. */
 const KEPT_STREAMS = 32;
 
+/**
+ * The upstream's notifications a caller gets on its GET stream, by its version: those of that
+ * version's `ServerNotification` but progress, log entries (each relayed on its own terms) and
+ * cancellations (the upstream session's own).
+ */
+const RELAYED: Readonly<Record<LegacyProtocolVersion, ReadonlySet<string>>> = {
+  "2025-06-18": new Set([
+    "notifications/resources/updated",
+    "notifications/resources/list_changed",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+  ]),
+  "2025-11-25": new Set([
+    "notifications/resources/updated",
+    "notifications/resources/list_changed",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/tasks/status",
+    "notifications/elicitation/complete",
+  ]),
+};
+
 /** The most events kept per stream for a resumption. */
 const KEPT_EVENTS = 256;
 
@@ -650,10 +672,10 @@ export class CallerSession {
       if (log !== undefined) reply === undefined ? this.#listen.write(log) : reply.send(log);
       return;
     }
-    // Progress of another request's token means nothing to this caller; 2025-06-18 has no tasks.
-    if (notification.method === "notifications/progress") return;
-    if (notification.method === "notifications/tasks/status" && this.version !== "2025-11-25") return;
-    if (notification.method.startsWith("notifications/")) {
+    // Progress of another request's token means nothing to this caller; what the caller's
+    // version has no such notification for (a vendor's own, 2025-06-18's missing tasks and URL
+    // elicitation) would break its schema.
+    if (RELAYED[this.version].has(notification.method)) {
       this.#listen.write(notificationForCaller(notification));
     }
   }

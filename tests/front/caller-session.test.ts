@@ -362,6 +362,47 @@ describe("CallerSession relays the upstream's notifications", () => {
   });
 });
 
+describe("CallerSession relays only the notifications its caller's version has", () => {
+  for (
+    const [version, expected] of [
+      ["2025-06-18", ["notifications/tools/list_changed"]],
+      ["2025-11-25", ["notifications/elicitation/complete", "notifications/tools/list_changed"]],
+    ] as const
+  ) {
+    test(`a ${version} host's GET stream gets ${expected.join(" and ")} of what the upstream sent, no vendor's own`, async () => {
+      const notification = (method: string, params: Record<string, unknown> = {}) => ({
+        jsonrpc: "2.0",
+        method,
+        params,
+      });
+      const { client, session } = sessionOn(
+        (request) =>
+          request.body.method === "tools/call"
+            ? sse([
+              notification("notifications/elicitation/complete", { elicitationId: "e1" }),
+              notification("notifications/vendor/thing", { a: 1 }),
+              notification("notifications/tools/list_changed"),
+              { jsonrpc: "2.0", id: request.body.id, result: { resultType: "complete", content: [] } },
+            ])
+            : answer(request),
+        { version },
+        { era: "modern" },
+      );
+      const stream = new EventReader(session.listen(null));
+      await session.handle({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: {} },
+      });
+      await session.close();
+      const methods = (await stream.rest()).map((message) => message.method);
+      assert.deepEqual(methods, expected);
+      await client.close();
+    });
+  }
+});
+
 describe("CallerSession and a host's task param", () => {
   test("a 2025 host's tools/call with task params goes upstream without them when the upstream does not take tools/call as a task", async () => {
     const { client, server, session } = sessionOn(
