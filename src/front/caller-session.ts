@@ -135,6 +135,9 @@ const RELAYED: Readonly<Record<LegacyProtocolVersion, ReadonlySet<string>>> = {
 /** The most events kept per stream for a resumption. */
 const KEPT_EVENTS = 256;
 
+/** The most bytes a session keeps of its finished call streams, but the newest one's. */
+const KEPT_BYTES = 8 * 1024 * 1024;
+
 /** The key of the standalone GET stream. */
 const LISTEN_KEY = "0";
 
@@ -753,27 +756,41 @@ export class CallerSession {
     for (const resolve of waiting) resolve();
   }
 
-  #newStream(key: string): SseStream {
+  #newStream(key: string, onFinished?: () => void): SseStream {
     return new SseStream({
       key,
       priming: this.version === "2025-11-25",
       maxEvents: KEPT_EVENTS,
       heartbeat: this.#heartbeat,
       onDetached: () => void (this.#lastUsed = this.#clock.now()),
+      onFinished,
     });
   }
 
   #newPostStream(): SseStream {
-    const stream = this.#newStream(String(++this.#streamCount));
+    const stream = this.#newStream(String(++this.#streamCount), () => this.#forgetFinished());
     this.#streams.set(stream.key, stream);
-    // Forget the oldest finished streams past the bound; live ones stay.
-    if (this.#streams.size > KEPT_STREAMS) {
-      for (const [key, kept] of this.#streams) {
-        if (this.#streams.size <= KEPT_STREAMS) break;
-        if (kept.finished) this.#streams.delete(key);
-      }
-    }
+    this.#forgetFinished();
     return stream;
+  }
+
+  /**
+   * Forgets the oldest finished call streams past the bounds: more than {@linkcode KEPT_STREAMS}
+   * streams, or more than {@linkcode KEPT_BYTES} in the finished ones but the newest. Live
+   * streams stay, and so does the newest finished one, whose answer a caller whose connection
+   * just broke resumes for.
+   */
+  #forgetFinished(): void {
+    const finished = [...this.#streams.values()].filter((stream) => stream.finished);
+    finished.pop();
+    let count = this.#streams.size;
+    let bytes = finished.reduce((sum, stream) => sum + stream.keptBytes, 0);
+    for (const stream of finished) {
+      if (count <= KEPT_STREAMS && bytes <= KEPT_BYTES) return;
+      this.#streams.delete(stream.key);
+      count--;
+      bytes -= stream.keptBytes;
+    }
   }
 }
 

@@ -35,12 +35,18 @@ export interface SseStreamOptions {
    * 2025-11-25 caller the stream can be resumed; 2025-06-18 callers get none.
    */
   readonly priming: boolean;
-  /** The most events kept for a resumption; older ones are forgotten. */
+  /**
+   * The most events kept for a resumption: past it the oldest notification is forgotten, or the
+   * oldest event when all are requests and responses (a request the caller missed is what a
+   * resumption must not lose, where a progress tick is outdated by the next).
+   */
   readonly maxEvents: number;
   /** How often an attached connection carries a comment; never when `undefined`. */
   readonly heartbeat?: Heartbeat | undefined;
   /** Hears an attached connection end (closed, replaced or gone). */
   readonly onDetached?: (() => void) | undefined;
+  /** Hears the stream end (its last event written). */
+  readonly onFinished?: (() => void) | undefined;
 }
 
 /** One SSE stream of a caller session. */
@@ -51,9 +57,12 @@ export class SseStream {
   readonly #maxEvents: number;
   readonly #heartbeat: Heartbeat | undefined;
   readonly #onDetached: (() => void) | undefined;
+  readonly #onFinished: (() => void) | undefined;
   /** The next beat's timer, while a connection is attached. */
   #beat: unknown;
-  readonly #events: { readonly seq: number; readonly bytes: Uint8Array }[] = [];
+  readonly #events: { readonly seq: number; readonly bytes: Uint8Array; readonly notification: boolean }[] =
+    [];
+  #keptBytes = 0;
   #seq = 0;
   /** The last event handed to a connection: a new connection (not a resumption) starts after it. */
   #delivered = 0;
@@ -69,6 +78,7 @@ export class SseStream {
     this.#maxEvents = options.maxEvents;
     this.#heartbeat = options.heartbeat;
     this.#onDetached = options.onDetached;
+    this.#onFinished = options.onFinished;
   }
 
   /** Whether a connection is attached (a message written now reaches the caller at once). */
@@ -79,6 +89,11 @@ export class SseStream {
   /** Whether the stream ended (its last event was written). */
   get finished(): boolean {
     return this.#finished;
+  }
+
+  /** The bytes of the events kept for a resumption. */
+  get keptBytes(): number {
+    return this.#keptBytes;
   }
 
   /**
@@ -92,15 +107,21 @@ export class SseStream {
     const bytes = encoder.encode(
       `id: ${this.key}_${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`,
     );
-    this.#events.push({ seq, bytes });
-    if (this.#events.length > this.#maxEvents) this.#events.shift();
+    this.#events.push({ seq, bytes, notification: !("id" in message) });
+    this.#keptBytes += bytes.length;
+    if (this.#events.length > this.#maxEvents) {
+      const oldest = Math.max(0, this.#events.findIndex((event) => event.notification));
+      this.#keptBytes -= this.#events.splice(oldest, 1)[0]?.bytes.length ?? 0;
+    }
     this.#send(bytes);
   }
 
   /** Ends the stream: the attached connection closes, and later connections get the replay only. */
   finish(): void {
+    if (this.#finished) return;
     this.#finished = true;
     this.#detach();
+    this.#onFinished?.();
   }
 
   /**

@@ -362,6 +362,54 @@ describe("CallerSession relays the upstream's notifications", () => {
   });
 });
 
+describe("CallerSession keeps finished call streams for a resumption within a byte bound", () => {
+  test("past 8 MiB of finished streams it forgets the oldest, but the newest stays whatever its size", async () => {
+    const big = "x".repeat(3_000_000);
+    const { client, session } = sessionOn(
+      (request) => {
+        const { id, method, params } = request.body;
+        if (method !== "tools/call") return answer(request);
+        const token = (params?._meta as { progressToken?: unknown }).progressToken;
+        const progress = {
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1 },
+        };
+        // The progress opens the call's stream; the answer of about 3 MB ends it.
+        return sse([progress, {
+          jsonrpc: "2.0",
+          id,
+          result: { resultType: "complete", content: [{ type: "text", text: big }] },
+        }]);
+      },
+      {},
+      { era: "modern" },
+    );
+    for (let id = 1; id <= 4; id++) {
+      const response = await session.handle({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "echo", arguments: {}, _meta: { progressToken: `p${id}` } },
+      });
+      await new EventReader(response).rest();
+    }
+    // Streams 1 to 3 hold about 9 MB besides the newest: the oldest is forgotten.
+    const resumed = [];
+    for (const key of ["1", "2", "3", "4"]) {
+      const replay = await new EventReader(session.listen(`${key}_1`)).rest();
+      resumed.push(
+        replay.map((
+          message,
+        ) => [message.id, (message.result as { content: { text: string }[] }).content[0]?.text.length]),
+      );
+    }
+    assert.deepEqual(resumed, [[], [[2, 3_000_000]], [[3, 3_000_000]], [[4, 3_000_000]]]);
+    await session.close();
+    await client.close();
+  });
+});
+
 describe("CallerSession relays only the notifications its caller's version has", () => {
   for (
     const [version, expected] of [

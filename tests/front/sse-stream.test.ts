@@ -110,6 +110,27 @@ describe("SseStream", () => {
     assert.equal(await stream.connect(0).text(), event("3", 2, 2) + event("3", 3, 3));
   });
 
+  test("past maxEvents SseStream forgets the oldest notification, not a request the caller may have missed, and counts the bytes it keeps", async () => {
+    const stream = new SseStream({ key: "6", priming: false, maxEvents: 3 });
+    const ask = { jsonrpc: "2.0" as const, id: "s-1", method: "elicitation/create", params: {} };
+    const asked = `id: 6_2\nevent: message\ndata: ${JSON.stringify(ask)}\n\n`;
+    stream.write(message(1));
+    stream.write(ask);
+    for (const n of [3, 4, 5]) stream.write(message(n));
+    stream.finish();
+    const replay = asked + event("6", 4, 4) + event("6", 5, 5);
+    assert.deepEqual([stream.keptBytes, await stream.connect(0).text()], [replay.length, replay]);
+  });
+
+  test("past maxEvents of requests and responses only, SseStream forgets the oldest", async () => {
+    const stream = new SseStream({ key: "8", priming: false, maxEvents: 2 });
+    const ask = (id: number) => ({ jsonrpc: "2.0" as const, id, method: "roots/list", params: {} });
+    for (const id of [1, 2, 3]) stream.write(ask(id));
+    stream.finish();
+    const kept = [2, 3].map((id) => `id: 8_${id}\nevent: message\ndata: ${JSON.stringify(ask(id))}\n\n`);
+    assert.equal(await stream.connect(0).text(), kept.join(""));
+  });
+
   test("SseStream.connect() closes the connection it replaces", async () => {
     const stream = new SseStream({ key: "5", priming: false, maxEvents: 10 });
     const first = stream.connect(undefined);
