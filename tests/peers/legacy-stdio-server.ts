@@ -79,10 +79,11 @@ if (scenario === "close-stdin") {
   // The pipe's end goes; /dev/null takes fd 0 (the lowest free one), which Node resets at exit.
   closeSync(0);
   openSync("/dev/null", "r");
-  process.stderr.write(`pid ${process.pid}\nstdin closed\n`);
   // On a signal, not on a timer: a client that read "stdin closed" late would find the process
-  // gone before it wrote, where the test needs a write to the closed stdin first.
+  // gone before it wrote, where the test needs a write to the closed stdin first. Heard before
+  // it says so: a signal sent the moment it is read must find the handler, not end the process.
   process.on("SIGTERM", () => process.exit(3));
+  process.stderr.write(`pid ${process.pid}\nstdin closed\n`);
   setInterval(() => {}, 1 << 30);
   // Nothing more: the wire would read the new fd 0.
   await new Promise<never>(() => {});
