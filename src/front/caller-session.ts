@@ -525,7 +525,10 @@ export class CallerSession {
         if (!this.#relaysTasks(session)) {
           return encodeError(id, { code: -32601, message: 'Method not found: "tasks/result"' });
         }
-        const result = await session.awaitTask(String(params.taskId), context);
+        if (typeof params.taskId !== "string") {
+          return encodeError(id, { code: -32602, message: 'Invalid params: "taskId" must be a string' });
+        }
+        const result = await session.awaitTask(params.taskId, context);
         return encodeResult(id, result as unknown as JsonObject);
       }
       let called = context;

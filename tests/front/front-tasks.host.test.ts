@@ -201,6 +201,12 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
     assert.deepEqual(research?.execution, { taskSupport: "required" });
     const got = await host.request(2, "tasks/get", { taskId: task.taskId });
     assert.equal((got.result as { taskId: string }).taskId, task.taskId);
+    // A tasks/result that names no task is the gateway's to refuse, not the upstream's to look up.
+    assert.deepEqual(await host.request(8, "tasks/result", {}), {
+      jsonrpc: "2.0",
+      id: 8,
+      error: { code: -32602, message: 'Invalid params: "taskId" must be a string' },
+    });
     const events = new EventReader(
       await host.post({
         jsonrpc: "2.0",
@@ -225,6 +231,7 @@ describe("the front relays a legacy upstream's tasks to a 2025-11-25 caller, and
     // The call's event names the task it became, and the task's requests are named by it.
     assert.deepEqual(calls, [
       ["tools/call", "simulate-research-query", "task", task.taskId],
+      ["tasks/result", undefined, "failed", undefined],
       ["tasks/result", task.taskId, "completed", undefined],
     ]);
     await client.close();
