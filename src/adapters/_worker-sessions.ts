@@ -4,10 +4,11 @@
  * session's object with `idFromName(id)` and forwards the request there, as it forwards every
  * later request carrying that `Mcp-Session-Id`; the object serves them with the front's
  * in-process legacy handling, the session in its memory. Requests that need no session (a
- * request without `Mcp-Session-Id`, an id not of the shape the edge mints) are answered at the edge, exactly
- * as the in-process front answers them. Nothing is stored in the object's storage: an evicted
- * object's session is gone, and its host gets `404` and initializes again. Without the binding
- * the Worker serves only 2026-07-28 and answers legacy requests as a server of that version alone.
+ * request without `Mcp-Session-Id`, or with an id not of the shape the edge mints) are answered
+ * at the edge, exactly as the in-process front answers them. Nothing is stored in the object's
+ * storage: an evicted object's session is gone, and its host gets `404` and initializes again.
+ * Without the binding the Worker serves only 2026-07-28 and answers legacy requests as a server
+ * of that version alone.
  *
  * @module
  */

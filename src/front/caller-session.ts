@@ -115,22 +115,18 @@ const KEPT_STREAMS = 32;
  * version's `ServerNotification` but progress, log entries (each relayed on its own terms) and
  * cancellations (the upstream session's own).
  */
-const RELAYED: Readonly<Record<LegacyProtocolVersion, ReadonlySet<string>>> = {
-  "2025-06-18": new Set([
+const RELAYED: Readonly<Record<LegacyProtocolVersion, ReadonlySet<string>>> = (() => {
+  const changes = [
     "notifications/resources/updated",
     "notifications/resources/list_changed",
     "notifications/tools/list_changed",
     "notifications/prompts/list_changed",
-  ]),
-  "2025-11-25": new Set([
-    "notifications/resources/updated",
-    "notifications/resources/list_changed",
-    "notifications/tools/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/tasks/status",
-    "notifications/elicitation/complete",
-  ]),
-};
+  ];
+  return {
+    "2025-06-18": new Set(changes),
+    "2025-11-25": new Set([...changes, "notifications/tasks/status", "notifications/elicitation/complete"]),
+  };
+})();
 
 /** The most events kept per stream for a resumption. */
 const KEPT_EVENTS = 256;
