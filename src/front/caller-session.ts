@@ -504,7 +504,10 @@ export class CallerSession {
             // such an object slowly (the same keys, the token in place or last).
             const params = copyOwn(progress);
             params.progressToken = progressToken;
-            reply.send(encodeNotification("notifications/progress", params as JsonObject));
+            const notification = encodeNotification("notifications/progress", params as JsonObject);
+            // A task the caller holds goes on after its call was answered: on the GET stream.
+            if (reply.ended) this.#listen.write(notification);
+            else reply.send(notification);
           },
         }
         : {}),

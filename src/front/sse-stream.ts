@@ -253,6 +253,7 @@ export class PostReply {
   #stream: SseStream | undefined;
   /** The first beat's timer, until the stream opens or the response comes. */
   #firstBeat: unknown;
+  #ended = false;
 
   /**
    * @param open Makes the stream, on the first message or beat before the response (the stream
@@ -283,6 +284,11 @@ export class PostReply {
     return this.#stream;
   }
 
+  /** Whether the exchange ended (answered, or ended unanswered): nothing more can be sent on it. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
   /**
    * Sends a message before the response (a notification, a request to the caller).
    *
@@ -298,6 +304,7 @@ export class PostReply {
    * @param message The JSON-RPC response.
    */
   end(message: JsonRpcMessage): void {
+    this.#ended = true;
     if (this.#stream === undefined) {
       this.#heartbeat?.timers.clearTimeout(this.#firstBeat);
       this.#resolve(json(message));
@@ -314,6 +321,7 @@ export class PostReply {
    * would only tell a 2025-11-25 caller to resume a stream that has nothing more to carry).
    */
   endUnanswered(): void {
+    this.#ended = true;
     if (this.#stream !== undefined) {
       this.#stream.finish();
       return;

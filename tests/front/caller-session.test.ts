@@ -22,6 +22,7 @@ import { createFrontServer } from "../../src/front/front-server.ts";
 import { FrontUpstreams } from "../../src/front/front-upstreams.ts";
 import {
   initialized,
+  legacyTask,
   legacyTaskServer,
   postsOnly,
   type Reply,
@@ -486,6 +487,55 @@ describe("CallerSession and a host's task param", () => {
         { name: "echo", arguments: {} },
       ],
     );
+  });
+});
+
+describe("CallerSession and a task its 2025-11-25 caller holds", () => {
+  test("the upstream's progress for the task reaches the caller's GET stream under the caller's token, until the task ended", async () => {
+    let token: unknown;
+    const polls: string[] = [];
+    const tick = (n: number) => ({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: token, progress: n },
+    });
+    const upstream = legacyTaskServer(() => new Promise<Response>(() => {}));
+    const { client, session } = sessionOn(
+      (request, index) => {
+        const { id, method, params } = request.body;
+        if (method === "tools/call") token = (params?._meta as { progressToken?: unknown }).progressToken;
+        if (method !== "tasks/get") return upstream(request, index);
+        // working with a tick, then completed, then a stray tick of the ended task.
+        const status = polls.length === 0 ? "working" : "completed";
+        polls.push(status);
+        const ticks = polls.length === 1 ? [tick(5)] : polls.length === 3 ? [tick(7)] : [];
+        return sse([...ticks, { jsonrpc: "2.0", id, result: legacyTask(status) }]);
+      },
+      {},
+      { era: "legacy" },
+    );
+    const stream = new EventReader(session.listen(null));
+    const called = await session.handle({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "deploy", arguments: {}, task: { ttl: 60_000 }, _meta: { progressToken: "tp" } },
+    });
+    assert.equal(
+      ((await called.json()) as { result: { task: { status: string } } }).result.task.status,
+      "working",
+    );
+    for (let id = 2; id <= 4; id++) {
+      await (await session.handle({ jsonrpc: "2.0", id, method: "tasks/get", params: { taskId: "t-1" } }))
+        .json();
+    }
+    await session.close();
+    await client.close();
+    assert.deepEqual([typeof token, polls, await stream.rest()], [
+      "string",
+      ["working", "completed", "completed"],
+      [{ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tp", progress: 5 } }],
+    ]);
   });
 });
 

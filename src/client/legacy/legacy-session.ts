@@ -109,9 +109,15 @@ export interface LegacyRequestOptions {
   readonly signal: AbortSignal;
   /** Ties the request to a call record (server requests on its stream pause its deadline). */
   readonly call?: Omit<CallRecord, "id">;
-  /** Progress notifications for this request. */
+  /**
+   * Progress notifications for this request, and for the task it becomes (a `CreateTaskResult`)
+   * until the task ends: "the original token stays valid until a terminal status".
+   */
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
 }
+
+/** The most tasks whose progress a session still hears; past it the oldest is forgotten. */
+const MAX_TASK_PROGRESS = 64;
 
 /** A legacy-era server. */
 export class LegacySession {
@@ -119,6 +125,8 @@ export class LegacySession {
   readonly #ids: () => number = createRequestIds();
   readonly #calls = new Map<string, CallRecord>();
   readonly #progress = new Map<string, (params: JsonObject) => void>();
+  /** The progress token of each task a request became, until the task ends (see `#endTask`). */
+  readonly #taskTokens = new Map<string, string>();
   #ready: Promise<Ready> | undefined;
   /** What #ready resolved to, once it has: compared synchronously when a connection ends. */
   #live: Ready | undefined;
@@ -191,12 +199,29 @@ export class LegacySession {
       if (token !== undefined && options.onProgress !== undefined) {
         this.#progress.set(token, options.onProgress);
       }
+      // Whether the token now belongs to the task the request became.
+      let held = false;
       try {
         const response = await ready.connection.request(encodeRequest(id, method, sent), {
           signal: options.signal,
         });
-        if ("result" in response) return response.result;
-        throw serverError(this.serverId, method, response.error);
+        if (!("result" in response)) {
+          if (method === "tasks/result") this.#endTask(params.taskId);
+          throw serverError(this.serverId, method, response.error);
+        }
+        const { result } = response;
+        const task = (result.task as { taskId?: unknown } | undefined)?.taskId;
+        if (token !== undefined && typeof task === "string") {
+          this.#holdTaskToken(task, token);
+          held = true;
+        }
+        if (
+          method === "tasks/result" || method === "tasks/cancel" ||
+          (method === "tasks/get" && isEnded(result.status))
+        ) {
+          this.#endTask(params.taskId);
+        }
+        return result;
       } catch (error) {
         if (!(error instanceof ConnectionError)) throw error;
         if (error.kind === "aborted") {
@@ -236,7 +261,7 @@ export class LegacySession {
         throw connectionFailure(this.serverId, error);
       } finally {
         if (this.#calls.delete(key)) ready.supervisor.callEnded();
-        if (token !== undefined) this.#progress.delete(token);
+        if (token !== undefined && !held) this.#progress.delete(token);
       }
     }
   }
@@ -278,9 +303,28 @@ export class LegacySession {
     }
   }
 
+  /** Keeps hearing a request's progress for the task it became, within {@linkcode MAX_TASK_PROGRESS}. */
+  #holdTaskToken(taskId: string, token: string): void {
+    this.#taskTokens.set(taskId, token);
+    if (this.#taskTokens.size > MAX_TASK_PROGRESS) {
+      this.#endTask(this.#taskTokens.keys().next().value);
+    }
+  }
+
+  /** Stops hearing a task's progress: it ended (its status, its result, its cancellation). */
+  #endTask(taskId: unknown): void {
+    if (typeof taskId !== "string") return;
+    const token = this.#taskTokens.get(taskId);
+    if (token === undefined) return;
+    this.#taskTokens.delete(taskId);
+    this.#progress.delete(token);
+  }
+
   /** Ends the connection, if any, and a handshake in progress. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#taskTokens.clear();
+    this.#progress.clear();
     this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
     await Promise.allSettled(this.#attempts);
     const ready = await this.#ready?.catch(() => undefined);
@@ -472,6 +516,9 @@ export class LegacySession {
       case "notifications/cancelled":
         ready.supervisor.cancel(params.requestId, params.reason);
         return;
+      case "notifications/tasks/status":
+        if (isEnded(params.status)) this.#endTask(params.taskId);
+        break;
       case "notifications/progress": {
         const listener = typeof params.progressToken === "string"
           ? this.#progress.get(params.progressToken)
@@ -517,4 +564,9 @@ function connectionFailure(serverId: string, error: ConnectionError, what = ""):
       ...(error.status === undefined ? {} : { data: { status: error.status } }),
     },
   );
+}
+
+/** Whether a task status is terminal: `completed`, `failed` or `cancelled`. */
+function isEnded(status: unknown): boolean {
+  return status === "completed" || status === "failed" || status === "cancelled";
 }

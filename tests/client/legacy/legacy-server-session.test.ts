@@ -13,6 +13,7 @@ import {
   rpcError,
   type ScriptedServer,
   sentAfterTask,
+  sse,
 } from "../../_support/scripted-server.ts";
 import { drive, FakeTime } from "../../_support/fake-time.ts";
 import { gate } from "../../_support/gate.ts";
@@ -313,6 +314,44 @@ describe("LegacyServerSession tasks", () => {
     assert.deepEqual(sentAfterTask(late.server.requests), [[awaiting, cancel], cancelledAwaiting]);
     // The cancel's own deadline is cleared with the rest.
     assert.equal(time.pending, 0);
+  });
+
+  test("a call's progress goes on reaching onProgress while its task runs, under the token its tools/call carried, and stops once the task ended", async () => {
+    let token: unknown;
+    const progress = (n: number) => ({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: token, progress: n },
+    });
+    const reply = legacyTaskServer((id) =>
+      sse([progress(1), progress(2), {
+        jsonrpc: "2.0",
+        id,
+        result: { content: [{ type: "text", text: "done" }] },
+      }])
+    );
+    // A later request's answer carries a stray tick of the ended task: no one hears it.
+    const { client, server } = legacySetup((request, index) => {
+      if (request.body.method === "tools/call") {
+        token = (request.body.params?._meta as { progressToken?: unknown }).progressToken;
+      }
+      if (request.body.method === "prompts/list") {
+        return sse([progress(3), { jsonrpc: "2.0", id: request.body.id, result: { prompts: [] } }]);
+      }
+      return reply(request, index);
+    });
+    const heard: unknown[] = [];
+    try {
+      const result = await client.callTool("demo", "deploy", {}, {
+        onProgress: (p) => void heard.push(p.progress),
+      });
+      assert.deepEqual(result, { content: [{ type: "text", text: "done" }] });
+      await client.listPrompts("demo");
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual([typeof token, heard], ["string", [1, 2]]);
+    assert.equal(server.requests.some((request) => request.body.method === "prompts/list"), true);
   });
 
   test("close() while a tool call awaits its task sends tasks/cancel before the session's DELETE, and the call fails as a modern one does: cancelled, the task in data.taskId", async () => {
