@@ -98,7 +98,9 @@ export interface CallOptions {
    * server sent them; one that returns a promise holds back only its own later entries), off the
    * connection (in a microtask) and sanitized like a notification subscriber's params (every
    * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
-   * rejection) is logged and skipped: the call goes on.
+   * rejection) is logged and skipped: the call goes on. A call that became a task of a 2025-11-25
+   * server goes on hearing the task's progress until the task ends, also after the call returned
+   * it (`detachTask`), as the spec keeps the token valid until a terminal status.
    */
   readonly onProgress?: ((progress: JsonObject) => void) | undefined;
 }
