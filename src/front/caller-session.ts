@@ -770,17 +770,23 @@ export class CallerSession {
   }
 
   #newPostStream(): SseStream {
-    const stream = this.#newStream(String(++this.#streamCount), () => this.#forgetFinished());
-    this.#streams.set(stream.key, stream);
+    const key = String(++this.#streamCount);
+    const stream = this.#newStream(key, () => {
+      // Kept in the order they finished: the one that finished last is the newest.
+      this.#streams.delete(key);
+      this.#streams.set(key, stream);
+      this.#forgetFinished();
+    });
+    this.#streams.set(key, stream);
     this.#forgetFinished();
     return stream;
   }
 
   /**
-   * Forgets the oldest finished call streams past the bounds: more than {@linkcode KEPT_STREAMS}
-   * streams, or more than {@linkcode KEPT_BYTES} in the finished ones but the newest. Live
-   * streams stay, and so does the newest finished one, whose answer a caller whose connection
-   * just broke resumes for.
+   * Forgets the call streams that finished first, past the bounds: more than
+   * {@linkcode KEPT_STREAMS} streams, or more than {@linkcode KEPT_BYTES} in the finished ones but
+   * the newest. Live streams stay, and so does the one that finished last, whose answer a caller
+   * whose connection just broke resumes for.
    */
   #forgetFinished(): void {
     const finished = [...this.#streams.values()].filter((stream) => stream.finished);

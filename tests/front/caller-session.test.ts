@@ -364,8 +364,9 @@ describe("CallerSession relays the upstream's notifications", () => {
 });
 
 describe("CallerSession keeps finished call streams for a resumption within a byte bound", () => {
-  test("past 8 MiB of finished streams it forgets the oldest, but the newest stays whatever its size", async () => {
+  test("past 8 MiB of finished streams it forgets those that finished first, but the one that finished last stays", async () => {
     const big = "x".repeat(3_000_000);
+    const slowAnswer = gate();
     const { client, session } = sessionOn(
       (request) => {
         const { id, method, params } = request.body;
@@ -376,26 +377,43 @@ describe("CallerSession keeps finished call streams for a resumption within a by
           method: "notifications/progress",
           params: { progressToken: token, progress: 1 },
         };
-        // The progress opens the call's stream; the answer of about 3 MB ends it.
-        return sse([progress, {
+        const done = (text: string) => ({
           jsonrpc: "2.0",
           id,
-          result: { resultType: "complete", content: [{ type: "text", text: big }] },
-        }]);
+          result: { resultType: "complete", content: [{ type: "text", text }] },
+        });
+        if ((params as { name?: unknown }).name === "big") return sse([progress, done(big)]);
+        // The slow call's progress opens its stream at once; its small answer comes when released.
+        const encoder = new TextEncoder();
+        const event = (message: unknown) =>
+          encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(event(progress));
+            await slowAnswer.opened;
+            controller.enqueue(event(done("small")));
+            controller.close();
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
       },
       {},
       { era: "modern" },
     );
-    for (let id = 1; id <= 4; id++) {
-      const response = await session.handle({
+    const call = (id: number, name: string) =>
+      session.handle({
         jsonrpc: "2.0",
         id,
         method: "tools/call",
-        params: { name: "echo", arguments: {}, _meta: { progressToken: `p${id}` } },
+        params: { name, arguments: {}, _meta: { progressToken: `p${id}` } },
       });
-      await new EventReader(response).rest();
-    }
-    // Streams 1 to 3 hold about 9 MB besides the newest: the oldest is forgotten.
+    // The slow call's stream is the first made, and finishes last, after three answers of 3 MB.
+    const slow = new EventReader(await call(1, "slow"));
+    await slow.message();
+    for (let id = 2; id <= 4; id++) await new EventReader(await call(id, "big")).rest();
+    slowAnswer.open();
+    await slow.rest();
+    // Streams 2 to 4 hold about 9 MB besides the newest finished (1): the first finished is forgotten.
     const resumed = [];
     for (const key of ["1", "2", "3", "4"]) {
       const replay = await new EventReader(session.listen(`${key}_1`)).rest();
@@ -405,7 +423,7 @@ describe("CallerSession keeps finished call streams for a resumption within a by
         ) => [message.id, (message.result as { content: { text: string }[] }).content[0]?.text.length]),
       );
     }
-    assert.deepEqual(resumed, [[], [[2, 3_000_000]], [[3, 3_000_000]], [[4, 3_000_000]]]);
+    assert.deepEqual(resumed, [[[1, 5]], [], [[3, 3_000_000]], [[4, 3_000_000]]]);
     await session.close();
     await client.close();
   });
