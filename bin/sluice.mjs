@@ -18,4 +18,6 @@ if (!clone && existsSync(fileURLToPath(built))) {
   cli = await tsImport("../src/cli/mod.ts", import.meta.url);
 }
 const code = await cli.main(process.argv.slice(2));
+await new Promise((done) => process.stdout.write("", done));
+await new Promise((done) => process.stderr.write("", done));
 process.exit(code);

@@ -79,10 +79,10 @@ export interface GatewayOptions {
    * the event; or `false` for none. The lines are safe for a terminal: the JSON writes control,
    * bidi and other invisible characters as `\uXXXX` escapes, the text removes them. A function
    * gets the event as it is, with a caller's tool name and a server's messages as they sent them
-   * (pass them through `sanitizeText` before a terminal shows them). On Node, Deno and Bun each
-   * line is written before the gateway goes on, as `console.log` writes on Deno and Bun: a reader
-   * that falls behind holds the gateway until it catches up, and no line is kept in memory or
-   * lost at exit.
+   * (pass them through `sanitizeText` before a terminal shows them). A stdout reader that falls
+   * behind costs a Node gateway at most 4 MiB of lines: past it they are dropped, and their count
+   * said on stderr once one is written again; `close()` waits for stdout to take the rest. On Deno
+   * and Bun, `console.log` waits for the reader.
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: Decisions | undefined;

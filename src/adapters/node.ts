@@ -31,7 +31,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { CALLER_GONE, type CallerGone, JSON_WRITER, type JsonWriter } from "../front/entry-bindings.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
-import { writeAllSync } from "../_internal/write-sync.ts";
+import { droppingBehind } from "../_internal/line-backlog.ts";
 import {
   KEEP_ALIVE_MS,
   type Listener,
@@ -176,6 +176,7 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
               server.close((error) => error === undefined ? done() : fail(error));
               for (const socket of inFlight.keys()) closeIfIdle(socket);
             }),
+          flush: stdoutFlushed,
         });
       },
     );
@@ -203,35 +204,72 @@ function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: numbe
   return RESPONSE_ALREADY_SENT;
 }
 
-/** Decision lines not yet written: those of the current turn of the event loop. */
+/** Decision lines not yet written: those of the current turn of the event loop, and how many. */
 let pendingLines = "";
-let watchingExit = false;
+let pendingCount = 0;
+let watchingStdout = false;
 let stdoutClosed = false;
+
+/** How long a gateway's `close()` waits for stdout to take the decision lines written before it. */
+const FLUSH_WAIT_MS = 5_000;
+
+/** Decision lines to stdout, dropped and counted while it holds too much unwritten (line-backlog.ts). */
+const stdoutLines = droppingBehind(
+  { write: (text) => process.stdout.write(text), backlog: () => process.stdout.writableLength },
+  (count) =>
+    process.stderr.write(`sluice: ${count} decision lines dropped: stdout was not read fast enough\n`),
+);
 
 /**
  * Writes a decision line to stdout with the other lines of the same turn of the event loop, once
  * the turn's answers have gone out: a call no longer writes to the pipe, and wakes whatever
  * reads it, before its own answer is written. Lines still pending when the process exits are
- * written then.
+ * written then; a gateway's `close()` waits for stdout to take them ({@linkcode stdoutFlushed}).
  *
- * The lines are written as Deno's and Bun's `console.log` write them ({@linkcode writeAllSync}):
- * a reader that falls behind holds the gateway until it catches up, where `process.stdout` would
- * keep every line in memory and drop those still held at exit. A reader that closes stdout ends
- * the decision lines, not the gateway.
+ * A reader that falls behind costs the process at most `MAX_LINE_BACKLOG` bytes: past it, lines
+ * are dropped, and their count said on stderr once a line goes out again. A reader that closes
+ * stdout ends the decision lines, not the gateway: its EPIPE is an `error` event on
+ * `process.stdout`, which console.log does not guard either, and which nothing else would hear.
  */
 function writeStdoutLine(line: string): void {
   if (stdoutClosed) return;
   if (pendingLines === "") setImmediate(flushLines);
   pendingLines += `${line}\n`;
-  if (!watchingExit) {
-    watchingExit = true;
+  pendingCount++;
+  if (!watchingStdout) {
+    watchingStdout = true;
     process.once("exit", flushLines);
+    process.stdout.on("error", () => {
+      stdoutClosed = true;
+      pendingLines = "";
+      pendingCount = 0;
+    });
   }
 }
 
 function flushLines(): void {
   if (pendingLines === "" || stdoutClosed) return;
   const text = pendingLines;
+  const count = pendingCount;
   pendingLines = "";
-  stdoutClosed = !writeAllSync(1, text);
+  pendingCount = 0;
+  stdoutLines.write(text, count);
+}
+
+/**
+ * Resolves once stdout has handed on what was written to it (the decision lines among it), or
+ * after {@linkcode FLUSH_WAIT_MS}: `process.exit` drops what a pipe has not taken yet. Lines
+ * dropped and not yet told are told now, on stderr.
+ */
+function stdoutFlushed(): Promise<void> {
+  flushLines();
+  stdoutLines.sayDropped();
+  if (stdoutClosed || process.stdout.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+    process.stdout.write("", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

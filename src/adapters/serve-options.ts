@@ -66,8 +66,9 @@ export interface RunningGateway extends Gateway {
    * for as long as it is let) and refuses new requests (`503`), while it still takes those
    * callers' answers to what it asked them, which their calls in flight may wait for; once
    * none of their calls is in flight, stops accepting connections, waits for the server to
-   * close (the other requests in flight finish), then closes the client. Calling it again
-   * returns the same promise.
+   * close (the other requests in flight finish), then closes the client. On Node it then waits
+   * (5 s at most) for stdout to take the decision lines, which `process.exit` would drop. Calling
+   * it again returns the same promise.
    */
   close(): Promise<void>;
 }
@@ -78,6 +79,11 @@ export interface Listener {
   readonly port: number;
   /** Stops listening and resolves once the server has closed. */
   stop(): Promise<void>;
+  /**
+   * Resolves once what the gateway wrote for its operator has left the process (the Node entry's
+   * decision lines, which `process.exit` would drop), within a bound; the last step of `close()`.
+   */
+  flush?(): Promise<void>;
 }
 
 /** Starts a runtime's server for `gateway` on `port` and `hostname`; resolves once it listens. */
@@ -235,7 +241,8 @@ export async function serveGateway(
     signal?.removeEventListener("abort", onAbort);
     if (closing === undefined) {
       draining = true;
-      closing = drainFront(gateway.app).then(() => listener.stop()).finally(() => gateway.client.close());
+      closing = drainFront(gateway.app).then(() => listener.stop()).finally(() => gateway.client.close())
+        .finally(() => listener.flush?.());
     }
     return closing;
   };

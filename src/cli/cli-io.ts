@@ -6,12 +6,13 @@
  * @module
  */
 import process from "node:process";
-import { writeAllSync } from "../_internal/write-sync.ts";
 
-/** Where text goes: the process's stdout, or a test's collector. */
+/** Where text goes: `process.stdout`, or a test's collector. */
 export interface CliWriter {
   /** Writes the text as it is (the command adds its own newlines). */
   write(text: string): unknown;
+  /** The bytes written that the stream holds unwritten (its reader is behind). @default 0 */
+  backlog?(): number;
 }
 
 /** The command's world: streams, environment, working directory and interruption. */
@@ -65,8 +66,8 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const stdout = pipeWriter(1);
-  const stderr = pipeWriter(2);
+  const stdout = pipeWriter(process.stdout);
+  const stderr = pipeWriter(process.stderr);
   const io: CliIo = {
     stdin: process.stdin,
     stdout,
@@ -87,19 +88,26 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
   };
 }
 
+/** The process's streams whose reader closed the pipe. */
+const closedPipes = new WeakSet<NodeJS.WriteStream>();
+
 /**
- * A writer to the process's stdout (1) or stderr (2) that writes as Deno's and Bun's
- * `console.log` do ({@linkcode writeAllSync}): what it printed is out when it returns, so nothing
- * is left to flush at exit, and `sluice serve`'s decision lines wait for a reader that falls
- * behind rather than pile up in memory. It outlives its reader: a reader that closes the pipe
- * (`sluice tools demo | head -1`) ends what the command prints, not the command, which then exits
- * with its own code.
+ * A writer to one of the process's streams that outlives its reader: a reader that closes the
+ * pipe (`sluice tools demo | head -1`) ends what the command prints, not the command, which then
+ * exits with its own code. Node reports the closed pipe as an `error` event (`EPIPE`), which,
+ * unheard, ends the process with a stack trace and code 1; any other error still does. The
+ * listener stays for the life of the process (once per stream): the event comes a tick after
+ * the write, when the command may have finished.
  */
-function pipeWriter(fd: 1 | 2): CliWriter {
-  let closed = false;
+function pipeWriter(stream: NodeJS.WriteStream): CliWriter {
+  if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
   return {
-    write: (text: string) => {
-      if (!closed) closed = !writeAllSync(fd, text);
-    },
+    write: (text: string) => closedPipes.has(stream) || stream.write(text),
+    backlog: () => stream.writableLength,
   };
+}
+
+function onPipeError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
+  if (error.code !== "EPIPE") throw error;
+  closedPipes.add(this);
 }

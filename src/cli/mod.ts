@@ -168,5 +168,7 @@ function unknown(io: CliIo, name: string, kind: "command" | "flag"): number {
 
 if ((import.meta as { main?: boolean }).main === true) {
   const code = await main(process.argv.slice(2));
+  await new Promise((done) => process.stdout.write("", done));
+  await new Promise((done) => process.stderr.write("", done));
   process.exit(code);
 }

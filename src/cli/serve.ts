@@ -9,6 +9,7 @@
 import { resolve } from "node:path";
 import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts";
 import { type Decision, decisionJson, describeDecision } from "../chain/decision.ts";
+import { droppingBehind } from "../_internal/line-backlog.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
@@ -316,13 +317,19 @@ async function loadFlagModule(
 
 /**
  * Where decision events go: the command's own stdout (never `console.log`, which tests cannot
- * capture and which would bypass the io), one line each.
+ * capture and which would bypass the io), one line each; a reader that falls behind costs at
+ * most `MAX_LINE_BACKLOG` bytes, past which lines are dropped and their count said on stderr.
  */
 function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((decision: Decision) => unknown) {
   if (how === "none") return false;
+  const line = droppingBehind(
+    { write: (text) => io.stdout.write(text), backlog: () => io.stdout.backlog?.() ?? 0 },
+    (count) =>
+      io.stderr.write(`sluice serve: ${count} decision lines dropped: stdout was not read fast enough\n`),
+  );
   return how === "text"
-    ? (decision) => io.stdout.write(`sluice serve: ${describeDecision(decision)}\n`)
-    : (decision) => io.stdout.write(`${decisionJson(decision)}\n`);
+    ? (decision) => line.write(`sluice serve: ${describeDecision(decision)}\n`, 1)
+    : (decision) => line.write(`${decisionJson(decision)}\n`, 1);
 }
 
 function listFlag(args: ParsedArgs, name: string): string[] | undefined {

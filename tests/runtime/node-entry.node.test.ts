@@ -167,43 +167,73 @@ describe("serve() on Node whose stdout is closed", () => {
 });
 
 describe("serve() on Node whose stdout reader falls behind", () => {
+  /** A name of 300 kB: each call is refused (its Mcp-Name header differs) and its line keeps it whole. */
+  const name = (mark: string) => mark.padEnd(300_000, "x");
+  const refused = (url: string, mark: string) =>
+    fetch(`${url}/mcp/modern`, {
+      method: "POST",
+      headers: toolCallHeaders("short"),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: name(mark), arguments: {}, _meta: META },
+      }),
+    }).then((response) => response.status);
+  /** The names of the decision lines read, each line whole, else what was cut. */
+  const namesOf = (chunks: Buffer[]) =>
+    Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "").map((line) => {
+      try {
+        return (JSON.parse(line) as { name: string }).name;
+      } catch {
+        return `a line cut short at ${line.length} characters`;
+      }
+    }).sort();
+
   test("every decision line reaches the reader, also those written while it was behind, and none stays in the process at exit", async () => {
     const child = gatewayProcess();
     try {
       const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
-      // Nothing reads stdout until the calls are sent: three decision lines of about 300 kB each
-      // fill the pipe. Each call is refused (its Mcp-Name header differs from its body's name) and
-      // its line keeps the name whole.
+      // Nothing reads stdout until the calls are sent: three lines of about 300 kB fill the pipe.
       child.stdout.pause();
-      const name = (letter: string) => letter.repeat(300_000);
-      const refused = (letter: string) =>
-        fetch(`${url}/mcp/modern`, {
-          method: "POST",
-          headers: toolCallHeaders("short"),
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { name: name(letter), arguments: {}, _meta: META },
-          }),
-        }).then((response) => response.status);
-      const statuses = Promise.all(["a", "b", "c"].map(refused));
+      const statuses = Promise.all(["a", "b", "c"].map((mark) => refused(url, mark)));
       const chunks: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
       setTimeout(() => child.stdout.resume(), 300);
       assert.deepEqual(await statuses, [400, 400, 400]);
       child.stdin.end();
+      assert.deepEqual([await exited, namesOf(chunks)], [0, [name("a"), name("b"), name("c")]]);
+    } finally {
+      await stopChild(child);
+    }
+  });
+
+  test("a reader that stalls costs the process at most 4 MiB of lines: the gateway goes on answering, the lines past it are dropped, and their count is said on stderr", async () => {
+    const child = gatewayProcess();
+    try {
+      const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      // 40 lines of 300 kB, 12 MB, while nothing reads: the process keeps 4 MiB and the pipe's fill.
+      child.stdout.pause();
+      const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
+      const statuses = [];
+      for (const mark of marks) statuses.push(await refused(url, mark));
+      const chunks: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.stdout.resume();
+      child.stdin.end();
       const code = await exited;
-      const lines = Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "");
-      const names = lines.map((line) => {
-        try {
-          return (JSON.parse(line) as { name: string }).name;
-        } catch {
-          return `a line cut short at ${line.length} characters`;
-        }
-      }).sort();
-      assert.deepEqual([code, names], [0, [name("a"), name("b"), name("c")]]);
+      const names = namesOf(chunks);
+      const told = /^sluice: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(stderr);
+      const dropped = Number(told?.[1]);
+      // Whole lines, the first ones in order (the rest were dropped), and every line accounted for.
+      assert.deepEqual(
+        [code, statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length],
+        [0, Array(40).fill(400), marks.slice(0, names.length).map(name), 40, true, 1],
+      );
     } finally {
       await stopChild(child);
     }
