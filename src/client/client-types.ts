@@ -100,7 +100,8 @@ export interface CallOptions {
    * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
    * rejection) is logged and skipped: the call goes on. A call that became a task of a 2025-11-25
    * server goes on hearing the task's progress until the task ends, also after the call returned
-   * it (`detachTask`), as the spec keeps the token valid until a terminal status.
+   * it (`detachTask`), as the spec keeps the token valid until a terminal status (the 1024 latest
+   * such tasks of a server).
    */
   readonly onProgress?: ((progress: JsonObject) => void) | undefined;
 }

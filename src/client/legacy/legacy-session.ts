@@ -116,8 +116,11 @@ export interface LegacyRequestOptions {
   readonly onProgress?: ((params: JsonObject) => void) | undefined;
 }
 
-/** The most tasks whose progress a session still hears; past it the oldest is forgotten. */
-const MAX_TASK_PROGRESS = 64;
+/**
+ * The most tasks whose progress a session still hears, past which the oldest is forgotten: a
+ * bound for tasks held and never polled again, far above the tasks a client awaits at once.
+ */
+const MAX_TASK_PROGRESS = 1024;
 
 /** A legacy-era server. */
 export class LegacySession {
@@ -305,6 +308,8 @@ export class LegacySession {
 
   /** Keeps hearing a request's progress for the task it became, within {@linkcode MAX_TASK_PROGRESS}. */
   #holdTaskToken(taskId: string, token: string): void {
+    // A server that gives an id again (a new session's task) ends the old task's hearing.
+    this.#endTask(taskId);
     this.#taskTokens.set(taskId, token);
     if (this.#taskTokens.size > MAX_TASK_PROGRESS) {
       this.#endTask(this.#taskTokens.keys().next().value);

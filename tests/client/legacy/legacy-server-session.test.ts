@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   initialized,
+  legacyTask,
   legacyTaskServer,
   result,
   rpcError,
@@ -352,6 +353,74 @@ describe("LegacyServerSession tasks", () => {
     }
     assert.deepEqual([typeof token, heard], ["string", [1, 2]]);
     assert.equal(server.requests.some((request) => request.body.method === "prompts/list"), true);
+  });
+
+  test("66 calls awaiting their tasks at once each hear their own task's progress: the bound of 64 tasks forgets only tasks no tasks/result waits on", async () => {
+    const calls = 66;
+    const tokens = new Map<string, unknown>();
+    const waiting = gate();
+    let awaiting = 0;
+    const { client } = legacySetup(async ({ body: { id, method, params } }, index) => {
+      const taskId = String((params as { taskId?: unknown } | undefined)?.taskId);
+      if (method === "tools/call") {
+        const task = `t-${index}`;
+        tokens.set(task, (params?._meta as { progressToken?: unknown }).progressToken);
+        return result(id, { task: { ...legacyTask("working"), taskId: task } });
+      }
+      if (method !== "tasks/result") {
+        return legacyTaskServer(() => result(id, {}))({ body: { id, method, params } } as never, index);
+      }
+      // Every task's result waits until all are awaited, then comes after one tick of its own.
+      if (++awaiting === calls) waiting.open();
+      await waiting.opened;
+      const tick = {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: tokens.get(taskId), progress: 1 },
+      };
+      return sse([tick, { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: taskId }] } }]);
+    });
+    const heard = Array.from({ length: calls }, () => 0);
+    try {
+      await Promise.all(
+        heard.map((_, i) =>
+          client.callTool("demo", "deploy", {}, { onProgress: () => void (heard[i] = (heard[i] ?? 0) + 1) })
+        ),
+      );
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(heard, Array(calls).fill(1));
+  });
+
+  test("a task id the server gives again takes the progress over: the earlier task's listener is let go", async () => {
+    const tokens: unknown[] = [];
+    const reply = legacyTaskServer(() => new Promise<Response>(() => {}), "working");
+    const { client } = legacySetup((request, index) => {
+      const { id, method, params } = request.body;
+      if (method === "tools/call") tokens.push((params?._meta as { progressToken?: unknown }).progressToken);
+      if (method !== "prompts/list") return reply(request, index);
+      // Both calls' tokens tick: only the later task's listener still hears.
+      const ticks = tokens.map((token) => ({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: token, progress: 1 },
+      }));
+      return sse([...ticks, { jsonrpc: "2.0", id, result: { prompts: [] } }]);
+    });
+    const heard: string[] = [];
+    try {
+      for (const name of ["first", "second"]) {
+        await client.callTool("demo", "deploy", {}, {
+          detachTask: true,
+          onProgress: () => void heard.push(name),
+        });
+      }
+      await client.listPrompts("demo");
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual([tokens.length, heard], [2, ["second"]]);
   });
 
   test("close() while a tool call awaits its task sends tasks/cancel before the session's DELETE, and the call fails as a modern one does: cancelled, the task in data.taskId", async () => {
