@@ -21,8 +21,8 @@
  *
  * A poll that finds the task ended (`completed`, `failed` or `cancelled`) is the task's call event
  * for the operator, once per task on each isolate (its `tasks/get`, named by the caller's task
- * id): the front learns of the end only from a poll, so a task whose caller never polls again
- * has none.
+ * id, its `durationMs` the poll's): the front learns of the end only from a poll, so a task whose
+ * caller never polls again has none.
  *
  * A caller that did not declare the extension on the request gets `-32021` for each of them, and
  * every caller gets `-32601` when the upstream does not offer the extension (its `server/discover`).
