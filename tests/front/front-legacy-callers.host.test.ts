@@ -134,23 +134,24 @@ async function fittingError(response: Response): Promise<unknown> {
   return body;
 }
 
+/** A host's `initialize` (id 1) at the gateway's "modern" server, declaring `capabilities`. */
+function initializeWith(fetch: Fetch, version: string, capabilities: unknown): Promise<Response> {
+  return fetch("http://gate.test/mcp/modern", {
+    method: "POST",
+    headers: legacyHeaders(),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities, clientInfo: { name: "host", version: "1" } },
+    }),
+  });
+}
+
 describe("the front's legacy face: sessions", () => {
   test("initialize opens a session: Mcp-Session-Id of visible ASCII, the version asked for, the upstream's capabilities", async () => {
     const { client, fetch } = gateway();
-    const response = await fetch("http://gate.test/mcp/modern", {
-      method: "POST",
-      headers: legacyHeaders(),
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "host", version: "1" },
-        },
-      }),
-    });
+    const response = await initializeWith(fetch, "2025-06-18", {});
     assert.equal(response.status, 200);
     assert.equal(response.headers.get("content-type"), "application/json");
     assert.match(response.headers.get("mcp-session-id") ?? "", /^[A-Za-z0-9_-]{22}$/);
@@ -179,16 +180,7 @@ describe("the front's legacy face: sessions", () => {
   test("initialize whose capabilities break its version's schema is refused 400 -32602 naming the entry, and opens no session", async () => {
     const { client, fetch } = gateway();
     const initialize = async (version: string, capabilities: unknown) => {
-      const response = await fetch("http://gate.test/mcp/modern", {
-        method: "POST",
-        headers: legacyHeaders(),
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: version, capabilities, clientInfo: { name: "host", version: "1" } },
-        }),
-      });
+      const response = await initializeWith(fetch, version, capabilities);
       return [response.status, response.headers.get("mcp-session-id"), await fittingError(response)];
     };
     const refused = (
