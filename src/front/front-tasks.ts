@@ -44,7 +44,8 @@ import { quote } from "../_internal/quote.ts";
 import { isObject } from "../_internal/is-object.ts";
 import type { InputRequest } from "../protocol/input-request.ts";
 import type { JsonObject } from "../protocol/jsonrpc.ts";
-import { decodeGetTaskResult, type GetTaskResult, TASKS_EXTENSION } from "../protocol/tasks.ts";
+import { decodeGetTaskResult, type EndedTask, TASKS_EXTENSION } from "../protocol/tasks.ts";
+import { isEnded } from "../protocol/task-status.ts";
 import { MODERN_PROTOCOL_VERSION } from "../protocol/versions.ts";
 import { decodeDiscoverResult } from "../protocol/discover.ts";
 import { invalidResult, serverError, taskCancelled } from "../client/modern/failure-errors.ts";
@@ -165,9 +166,7 @@ export class FrontTasks {
   async #get(input: TaskCallInput, taskId: string, startedAt: number): Promise<FrontCallOutcome> {
     const raw = await this.#send(input, "tasks/get", { taskId });
     const task = this.#decode(input, raw);
-    if (task.status === "completed" || task.status === "failed" || task.status === "cancelled") {
-      this.#reportEnd(input, taskId, task, startedAt);
-    }
+    if (isEnded(task.status)) this.#reportEnd(input, taskId, task as EndedTask, startedAt);
     if (task.status !== "input_required") return { kind: "result", result: raw };
     const handled = this.#memory(input.server.policy.server, taskId);
     // What the front answered already is not asked again (the upstream may still list it); the
@@ -324,9 +323,6 @@ function withCallerId(outcome: FrontCallOutcome, callerId: string): FrontCallOut
     ? { kind: "result", result: withCallerTaskId(outcome.result, callerId) }
     : outcome;
 }
-
-/** A task that has ended, with what it ended with. */
-type EndedTask = Extract<GetTaskResult, { status: "completed" | "failed" | "cancelled" }>;
 
 /** Task ids are the server's: two servers may use the same one. */
 function memoryKey(serverId: string, taskId: string): string {

@@ -10,7 +10,7 @@ import { decode, type Decoded, wireLooseObject, type WireSchema, wireVariant } f
 import { type InputRequests, InputRequestsSchema } from "./input-request.ts";
 import { ErrorObjectSchema, type JsonObject, JsonObjectSchema, type JsonRpcErrorObject } from "./jsonrpc.ts";
 import { type Meta, MetaSchema } from "./meta.ts";
-import { type TaskStatus, TaskStatusSchema } from "./task-status.ts";
+import { type EndedStatus, type TaskStatus, TaskStatusSchema } from "./task-status.ts";
 
 /** The extension identifier, a key of `capabilities.extensions`. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -91,6 +91,9 @@ export type GetTaskResult = DetailedTask & TaskResultFields & {
   /** `"complete"` per the extension's text; `"task"` (its examples) and absent are accepted. */
   readonly resultType?: "complete" | "task";
 };
+
+/** A `tasks/get` result in a status the task ends in. */
+export type EndedTask = Extract<GetTaskResult, { status: EndedStatus }>;
 
 const opt = v.exactOptional;
 

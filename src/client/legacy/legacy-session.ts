@@ -42,6 +42,7 @@ import type { CallerHooks, ServerOffer } from "../server-session.ts";
 import type { Principal } from "../../handler/handler.ts";
 import { atOrAbove, type LoggingLevel } from "../../protocol/logging-level.ts";
 import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
+import { isEnded } from "../../protocol/task-status.ts";
 
 /**
  * The level a stdio server's stderr line is logged at. A line says nothing of its severity, and
@@ -569,9 +570,4 @@ function connectionFailure(serverId: string, error: ConnectionError, what = ""):
       ...(error.status === undefined ? {} : { data: { status: error.status } }),
     },
   );
-}
-
-/** Whether a task status is terminal: `completed`, `failed` or `cancelled`. */
-function isEnded(status: unknown): boolean {
-  return status === "completed" || status === "failed" || status === "cancelled";
 }

@@ -14,7 +14,7 @@ import { ClientError } from "../../errors.ts";
 import type { CallToolResult } from "../../protocol/call-tool-result.ts";
 import { decodeCallToolResult } from "../../protocol/call-tool-result.ts";
 import type { InputRequest } from "../../protocol/input-request.ts";
-import { decodeGetTaskResult, type GetTaskResult } from "../../protocol/tasks.ts";
+import { decodeGetTaskResult, type EndedTask } from "../../protocol/tasks.ts";
 import { quote } from "../../_internal/quote.ts";
 import { isObject } from "../../_internal/is-object.ts";
 import { linkSignals, pause } from "../../_internal/signals.ts";
@@ -103,9 +103,6 @@ export async function awaitModernTask(
       throw taskCancelled(serverId, taskId);
   }
 }
-
-/** A task in a terminal status. */
-type EndedTask = Extract<GetTaskResult, { status: "completed" | "failed" | "cancelled" }>;
 
 /**
  * Polls a task until it reaches a terminal status, answering its input requests meanwhile.
