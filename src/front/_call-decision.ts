@@ -74,7 +74,7 @@ export function callDecision(facts: CallFacts): CallDecision {
   };
 }
 
-/** The id of the task a call became, as its caller holds it (2026-07-28 at the top, 2025-11-25 under `task`). */
+/** The id of the task a call became, as its caller holds it (2026-07-28: at the top; 2025-11-25: `task`). */
 function taskOf(
   result: { resultType?: unknown; task?: unknown; taskId?: unknown } | undefined,
 ): string | undefined {

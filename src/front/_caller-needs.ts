@@ -1,8 +1,6 @@
 /**
- * What a request passed down to the caller needs it to have declared: the one reading of an
- * input request that decides whether the caller can answer it and, when it cannot, what the
- * error names as missing; and what of it a caller that did not declare `sampling.context` is
- * not sent.
+ * What a request passed down to the caller needs it to have declared, and what of it a caller
+ * that did not declare `sampling.context` is not sent.
  *
  * @module
  */
@@ -18,9 +16,9 @@ export type CallerNeed =
   | readonly ["elicitation", "form" | "url"];
 
 /**
- * What a deferred request needs of its caller. An `includeContext` needs nothing more: a client
- * may ignore it (2025-11-25), and 2025-06-18 has no `sampling.context` to declare; a caller that
- * could declare it and did not is sent `"none"` ({@linkcode withinCallerContext}).
+ * What a deferred request needs of its caller: the one reading that decides whether it can answer
+ * and, if not, what the error names as missing. An `includeContext` needs nothing: a client may
+ * ignore it (2025-11-25), and 2025-06-18 has no `sampling.context` to declare.
  *
  * @param request The deferred request.
  * @returns The kind, with sampling's `tools` when the request has `tools` or `toolChoice`, or the
@@ -43,11 +41,11 @@ export function neededBy(request: InputRequest): CallerNeed {
 const NO_CONTEXT = createSamplingContextCheck({ allow: false });
 
 /**
- * A deferred request as its caller is sent it. Toward its caller the gateway is the server, and
- * 2025-11-25 and 2026-07-28 say a server SHOULD send `includeContext` `"thisServer"` or
- * `"allServers"` only to a client that declares `sampling.context`: a caller of those versions
- * that did not gets `"none"`, on a copy (the answer still goes to the server as given). A
- * 2025-06-18 caller gets the request as it is, as its version has no `sampling.context` to declare.
+ * A deferred request as its caller is sent it. 2025-11-25 and 2026-07-28 say a server SHOULD send
+ * `includeContext` `"thisServer"` or `"allServers"` only to a client that declares
+ * `sampling.context`, so a caller of those versions that did not gets `"none"`, on a copy (the
+ * answer still goes upstream as given). 2025-06-18 has no `sampling.context`: its callers get the
+ * request as it is.
  *
  * @param request The deferred request, as the checks left it.
  * @param caller The caller's protocol version and what it declared.

@@ -1,8 +1,7 @@
 /**
- * One server's sessions held to its `maxSessions` and `sessionIdleTimeout`, for the front's
- * legacy callers and for its upstream sessions of 2026-07-28 callers alike. At the cap an idle
- * session makes room (hosts that never end theirs, such as a command line run again and again,
- * would lock others out), fairly between callers: see {@linkcode CappedSessions.makeRoom}.
+ * One server's sessions held to its `maxSessions` and `sessionIdleTimeout`, for the front's legacy
+ * callers and for its upstream sessions of 2026-07-28 callers. At the cap an idle session makes
+ * room, as hosts that never end theirs (a command line run again and again) would lock others out.
  *
  * @module
  */
@@ -17,10 +16,7 @@ export interface HeldSession {
   readonly owner: string;
   /** Whether it is in use: such a session is never closed as idle. */
   readonly busy: boolean;
-  /**
-   * Whether it is in use by its open streams alone, with no request in flight: such a session of a
-   * caller holding more than half of `maxSessions` makes room for another caller's. @default false
-   */
+  /** Whether only its open streams keep it in use, with no request in flight. @default false */
   readonly streamsOnly?: boolean;
   /** When it was last used (milliseconds of the clock). */
   readonly lastUsed: number;

@@ -61,9 +61,10 @@ export function offeredCapabilities(
 }
 
 /**
- * The front's `server/discover` result: the upstream's tools, resources, prompts and
- * completions as the front serves them in 2026-07-28, `logging` (the front relays logs to a
- * caller that asks, as it does to a 2025 host), and the tasks extension of a modern upstream.
+ * The front's `server/discover` result: the upstream's tools, resources, prompts and completions
+ * as the front serves them in 2026-07-28, `logging` (the front relays the upstream's logs to a
+ * caller that asks by its request's logLevel `_meta`), and, of extensions, only a modern
+ * upstream's tasks.
  *
  * @param session The upstream's session.
  * @param serverId The server's id.
@@ -78,10 +79,7 @@ export async function frontDiscover(
 ): Promise<JsonObject> {
   const offer = await session.offer(signal, fetch);
   const upstream = offer.capabilities;
-  // The front sends logs to any caller that asks (the request's logLevel `_meta`), as it does
-  // a 2025 host's `logging/setLevel`: what the upstream logs, it relays.
   const capabilities: Record<string, unknown> = { logging: {}, ...offeredCapabilities(upstream, false) };
-  // The one extension the front relays: a modern server's tasks.
   const extensions = upstream.extensions as Record<string, unknown> | undefined;
   if (session.era === "modern" && extensions?.[TASKS_EXTENSION] !== undefined) {
     capabilities.extensions = { [TASKS_EXTENSION]: extensions[TASKS_EXTENSION] };

@@ -61,10 +61,9 @@ export interface StreamHooks {
   readonly onCancel: (reason: unknown) => void;
   /**
    * How often to write an SSE comment while the call runs, opening the stream if need be; none
-   * when `undefined`. A caller that left is then heard even where the runtime does not tell a
-   * request that its caller left before its answer started: on Deno the write fails and cancels
-   * the stream; on workerd nothing reads the stream, and a beat unread at the next one is told
-   * to `onCancel`. Proxies see no idle connection to close.
+   * when `undefined`. Proxies then see no idle connection, and a caller that left before its
+   * answer started is heard where the runtime does not tell: on Deno the write fails and cancels
+   * the stream; on workerd a beat still unread at the next one is told to `onCancel`.
    */
   readonly heartbeat?: Heartbeat | undefined;
 }
@@ -119,8 +118,7 @@ export function respondStreaming(
     if (heartbeat !== undefined) beat = heartbeat.timers.setTimeout(tick, heartbeat.ms);
   };
   const tick = () => {
-    // A stream that holds chunks and had none read since the last beat has no reader: workerd
-    // leaves so the answer to a caller that left before the stream opened, and never cancels it.
+    // Chunks held and none read since the last beat: the caller left (workerd never cancels it).
     if (unread() > 0 && unread() === unreadByBeat + sentSinceBeat) return onCancel(NOT_READ);
     send(HEARTBEAT_COMMENT);
     unreadByBeat = unread();

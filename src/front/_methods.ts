@@ -1,10 +1,7 @@
 /**
  * The caller's requests the front relays upstream as they are, in both eras (the calls that may
- * ask for input are `MRTR_METHODS` of `protocol/input-required.ts`), and the check of a result
- * before it is relayed: a list's by the decoder the client's own list method uses, so a caller is
- * never handed a list that sluice's client would refuse; a completion's and a 2025-11-25 task
- * request's by their schema. A subscription's result is any object, as the JSON-RPC decoder
- * already requires.
+ * ask for input are `MRTR_METHODS` of `protocol/input-required.ts`), and the check of each result
+ * before it is relayed.
  *
  * @module
  */
@@ -30,8 +27,8 @@ export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
 type ResultDecoder = (value: unknown) => Decoded<unknown>;
 
 /**
- * The decoder of each relayed result: the client's own for a list (`listTools`, `listResources`,
- * …); the tasks' are 2025-11-25's (the front relays only a legacy upstream's tasks this way).
+ * The decoder of each relayed result: the client's own for a list, so a caller is never handed a
+ * list sluice's client would refuse; 2025-11-25's for tasks (only a legacy upstream's are relayed).
  */
 const RESULT_DECODERS: ReadonlyMap<string, ResultDecoder> = new Map<string, ResultDecoder>([
   ["tools/list", decodeListToolsResult],
@@ -46,7 +43,7 @@ const RESULT_DECODERS: ReadonlyMap<string, ResultDecoder> = new Map<string, Resu
 
 /**
  * An upstream's result of a relayed request, once it fits its method's result (a subscription's
- * passes as it is).
+ * is any object, which the JSON-RPC decoder already required).
  *
  * @param result The upstream's result; never modified.
  * @param method The request's method.

@@ -1,8 +1,7 @@
 /**
- * What the gateway lists of an upstream's tools: only those it can call. Its client refuses to call
- * a listed entry that is not a valid tool, and, of a 2026-07-28 upstream, a tool whose
- * `x-mcp-header` annotations are invalid (the spec has a client leave such a tool out of
- * `tools/list`), so the gateway's callers are not offered them either.
+ * What the gateway lists of an upstream's tools: only those its client will call, so not an entry
+ * that is no valid tool nor, of a 2026-07-28 upstream, a tool whose `x-mcp-header` annotations are
+ * invalid (the spec has a client leave such a tool out of `tools/list`).
  *
  * @module
  */
@@ -40,7 +39,6 @@ export function callableTools(
 ): JsonObject {
   const listed: unknown = result.tools;
   if (method !== "tools/list" || !Array.isArray(listed)) return result;
-  // Not a valid tool, the client leaves it out of its own listing and refuses to call it.
   const callable = listed.filter((tool) =>
     decode(ToolSchema, tool).ok &&
     (era !== "modern" || compileToolHeaders({ name: tool.name, inputSchema: tool.inputSchema }).ok)

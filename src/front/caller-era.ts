@@ -58,8 +58,7 @@ export function resultForCaller(result: JsonObject, method: string, era: "modern
   ) {
     return result;
   }
-  // A copy given the keys it lacks, as a spread then those keys would be (same order): V8 builds
-  // an object slowly when keys follow a spread that opens it, and this is every call's result.
+  // Not a spread then keys (same result): V8 builds that slowly, and this runs on every result.
   const out = copyOwn(result);
   if (result.resultType === undefined) out.resultType = "complete";
   if (cacheable && result.ttlMs === undefined) out.ttlMs = 0;

@@ -1,28 +1,22 @@
 /**
- * One legacy caller of the front (a host speaking 2025-11-25 or 2025-06-18 Streamable HTTP),
- * from its `initialize` to its `DELETE`: what it declared, its upstream session, its streams,
- * and the requests the front sends it.
+ * One legacy caller of the front (a host speaking 2025-11-25 or 2025-06-18 Streamable HTTP), from
+ * its `initialize` to its `DELETE`: what it declared, its upstream session, its streams, and the
+ * requests the front sends it.
  *
- * - Calls (`tools/call`, `resources/read`, `prompts/get`) run upstream with the front's chain;
- *   an input request the handler defers goes to the caller as a JSON-RPC request on that call's
- *   stream (or, tied to no call, on the standalone GET stream), and the caller's answer gets the
- *   same post-checks as a handler's before it goes upstream. One the caller did not declare is
- *   answered upstream at once as by a client without it (`-32601`, or `-32602` for a mode); its
- *   upstream session declares only what the caller did, so a server seldom asks one. A 2025-06-18
- *   caller gets requests in its version's shape (`paramsForCaller`), and one its version
- *   cannot carry is answered upstream `-32602`, naming what that version lacks.
- * - Progress of a call reaches the caller under its own token, never going backwards; logs
- *   reach it within the server's log budget, sanitized, at or above the level it set (never
- *   below the policy's `logLevel`); the upstream's other notifications go on the GET stream,
- *   cleaned as the client's notification subscribers get them.
- * - `notifications/cancelled` from the caller cancels its request upstream and the requests
- *   sent to the caller for it, and the request gets no response, as the cancellation utility
- *   says a receiver should: its POST's stream ends, or, when nothing was streamed yet, the POST
- *   is answered with an SSE stream of no event. A request whose id a new one reuses is given up
- *   the same way (an answer would carry the new one's id). An upstream that cancels a request
- *   sent to the caller makes the front cancel it downstream. A broken connection cancels
- *   nothing: the streams keep their events for a resumption. Open streams carry the heartbeat's
- *   comments, and a call still running at the first beat answers its POST with a stream.
+ * - Calls (`tools/call`, `resources/read`, `prompts/get`) run upstream with the front's chain; an
+ *   input request the handler defers goes to the caller as a JSON-RPC request on that call's
+ *   stream (tied to no call, on the GET stream), and the caller's answer gets a handler's
+ *   post-checks. One the caller did not declare, or its version cannot carry, is answered upstream
+ *   at once as by a client without it; its upstream session declares only what the caller did,
+ *   so a server seldom asks one.
+ * - Progress reaches the caller under its own token, never going backwards; logs within the
+ *   server's log budget, sanitized, at or above its level; the upstream's other notifications on
+ *   the GET stream, cleaned as the client's notification subscribers get them.
+ * - `notifications/cancelled` from the caller cancels its request upstream and the requests sent
+ *   to the caller for it, and the request gets no response, as the cancellation utility says a
+ *   receiver should; so does a request whose id a new one reuses. An upstream that cancels a
+ *   request sent to the caller makes the front cancel it downstream. A broken connection cancels
+ *   nothing: the streams keep their events for a resumption.
  *
  * @module
  */
@@ -95,9 +89,7 @@ const SETTLE_MS = 1000;
 
 /**
  * Relayed only to a legacy upstream: subscriptions (the modern era has none per session) and
- * 2025-11-25 tasks (a modern server's tasks belong to its extension, which a 2025 caller does not
- * speak: the front declares it only for a tool the server runs only as a task, and awaits that
- * task within the call).
+ * 2025-11-25 tasks (a modern server's belong to its extension, which a 2025 caller does not speak).
  */
 const LEGACY_ONLY: ReadonlySet<string> = new Set([
   "resources/subscribe",
@@ -500,8 +492,7 @@ export class CallerSession {
             // One token, one author: the caller's token, and never a step back (a new round of
             // a modern upstream may count from 0 again).
             if (!rising(progress.progress)) return;
-            // Copied by its keys, not spread: sanitized params are prototype-free, and V8 spreads
-            // such an object slowly (the same keys, the token in place or last).
+            // Copied by keys, not spread: V8 spreads prototype-free (sanitized) params slowly.
             const params = copyOwn(progress);
             params.progressToken = progressToken;
             const notification = encodeNotification("notifications/progress", params as JsonObject);
@@ -561,8 +552,9 @@ export class CallerSession {
       (final) => {
         this.#report({ message, params, principal }, final, startedAt, failed);
         this.#untrack(id, flow);
-        // A request the caller cancelled gets no answer (it said it no longer wants one), however
-        // it ended; a deadline or the session's end is told as any failure.
+        // A withdrawn request gets no answer: its stream ends, or, when nothing was streamed yet,
+        // it is answered with an SSE stream of no event. A deadline or the session's end is told
+        // as any failure.
         if (flow.signal.reason instanceof Withdrawn) reply.endUnanswered();
         else reply.end(final);
       },
@@ -821,13 +813,11 @@ function answerOf(response: JsonRpcMessage): unknown {
 }
 
 /**
- * The params of an input request as a legacy caller reads them: without a `task` (the gateway
- * declares no client tasks upstream, so it answers such a request as any other, as 2025-11-25
- * asks of a receiver without the capability; a caller that hosts tasks would make one of it); a
- * URL elicitation from a modern upstream gets the `elicitationId` 2025-11-25 requires (the
- * modern era has none); a 2025-06-18 caller gets forms without `mode` and with titled
- * single-selects as `enum` + `enumNames`, and sampling messages of one block each without the
- * array (its version has neither `mode`, nor `oneOf`, nor block arrays).
+ * The params of an input request as a legacy caller reads them: without `task` (the gateway
+ * declares no client tasks upstream and answers such a request as any other; a caller hosting
+ * tasks would make one of it); a modern upstream's URL elicitation gets the `elicitationId`
+ * 2025-11-25 requires; a 2025-06-18 caller gets forms without `mode`, titled single-selects as
+ * `enum` + `enumNames`, and each sampling message's one block without the array.
  * {@linkcode unfitIn20250618} refused the rest.
  */
 function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion): JsonObject {
@@ -851,8 +841,7 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
     version === "2025-11-25" && request.method === "elicitation/create" && params.mode === "url" &&
     typeof params.elicitationId !== "string"
   ) {
-    // Set on the rest copy (the key last, as after a spread): V8 builds an object slowly when keys
-    // follow a spread that opens it, and each input request passed down runs this.
+    // Set on the rest copy, not spread then set: V8 builds an object slowly when keys follow a spread.
     (params as Record<string, unknown>).elicitationId = codecs.toBase64Url(
       crypto.getRandomValues(new Uint8Array(12)),
     );
@@ -862,9 +851,8 @@ function paramsForCaller(request: InputRequest, version: LegacyProtocolVersion):
 }
 
 /**
- * A form as a 2025-06-18 caller can show it: each titled single-select (`oneOf` of `{ const,
- * title }`, from 2025-11-25) becomes that version's titled enum, `enum` + `enumNames`, which
- * offers the same choices under the same titles; a copy, the form untouched.
+ * A form as a 2025-06-18 caller can show it, on a copy: each titled single-select (`oneOf` of
+ * `{ const, title }`, from 2025-11-25) becomes that version's `enum` + `enumNames`.
  *
  * @param form The form, which the chain's form check passed.
  * @returns The form to send.

@@ -78,24 +78,22 @@ export interface FrontOptions {
    */
   readonly publicUrl?: string | undefined;
   /**
-   * How often an open SSE stream carries a comment (`"15s"`; from `"100ms"` to `"596h"`), or `false` for
-   * never: a modern call's answer while the upstream works (the first beat opens the stream, so a
-   * call that lasts longer answers with SSE even without notifications), and a legacy caller's
-   * POST streams (opened the same way) and GET stream. Why: proxies close connections idle for a
-   * minute or so, and where the runtime does not tell a request that its caller left before the
-   * answer started (Deno, workerd), the write is how the gateway learns it and ends the upstream
-   * request. @default "15s"
+   * How often an open SSE stream carries a comment (`"15s"`; from `"100ms"` to `"596h"`), or
+   * `false` for never: a call's answer while the upstream works (the first beat opens the stream,
+   * so a longer call answers with SSE even without notifications) and a legacy caller's GET
+   * stream. Proxies close connections idle for a minute or so, and where the runtime does not tell
+   * a request that its caller left (Deno, workerd), the write is how the gateway learns it and ends
+   * the upstream request. @default "15s"
    */
   readonly heartbeat?: Duration | false | undefined;
   /**
    * Who the person in a browser is (see {@linkcode SignInUser}): the upstream sign-in pages
-   * (`/oauth/start/<state>`) and the callback then answer `403` to a browser whose user is not
-   * the caller the sign-in was started for, and the link stays open for that caller. Why: the
-   * link reaches the caller's MCP client, not the gateway's idea of a person, so without it the
-   * first browser to confirm a link binds it, and a link passed on (or phished) before its caller
-   * opened it stores someone else's upstream account under the caller. Set it wherever users can
-   * be identified (an SSO proxy's header, Cloudflare Access, a session of your own site); it needs
-   * an `auth` other than `"none"`, whose subjects it must return.
+   * (`/oauth/start/<state>`) and the callback then answer `403` to a browser whose user is not the
+   * caller the sign-in was started for, and the link stays open for that caller. Without it, a
+   * link passed on (or phished) before its caller opened it stores someone else's upstream account
+   * under the caller. Set it wherever users can be identified (an SSO proxy's header, Cloudflare
+   * Access, your site's session); it needs an `auth` other than `"none"`, whose subjects it must
+   * return.
    * @default none: the first browser to confirm a sign-in link completes it
    */
   readonly signInUser?: SignInUser | undefined;
@@ -306,11 +304,10 @@ export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Prom
 }
 
 /**
- * Begins the close of a front's legacy callers in this process: their standalone GET streams end
- * cleanly (a server that is closing waits for its responses to end, and a GET stream never ends
- * by itself), and new requests on their sessions are refused while the answers that requests in
- * flight wait for are still taken (or, with `answersCanCome: false`, ended). Not part of the
- * public API.
+ * Begins the close of a front's legacy callers in this process: their GET streams end cleanly (a
+ * closing server waits for its responses to end, and a GET stream never ends by itself), and new
+ * requests on their sessions are refused while answers that requests in flight wait for are still
+ * taken (or, with `answersCanCome: false`, ended). Not part of the public API.
  *
  * @param app A front made by {@linkcode createFront}; another app has nothing to drain.
  * @param options Whether callers can still send their answers.

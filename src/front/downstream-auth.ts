@@ -7,19 +7,16 @@
  *   secret of a subject together while rotating.
  * - `{ jwt: {...} }`: OAuth 2.1 access tokens as JWTs, verified with `jose` against a JWKS URL or
  *   fixed keys: signature, `iss`, `aud` (by default this endpoint's resource URL,
- *   `<gateway>/mcp/<server>`, or the gateway's own URL; its scheme and host in any case, as
- *   RFC 3986 has them), `exp`/`nbf`, and the scopes every request needs. The gateway is then an
- *   OAuth protected resource as the MCP authorization spec has it: it serves its RFC 9728
- *   metadata at `/.well-known/oauth-protected-resource/mcp/<server>` (and at the root for the
- *   gateway as a whole), answers `401` with
- *   `WWW-Authenticate: Bearer resource_metadata="…"`, and `403 insufficient_scope` naming the
- *   scopes needed, so a host finds its authorization server by itself. A token once verified for
- *   a resource is remembered until it expires by the client's clock (the last 1000), so a
- *   host's every request does not pay for a signature check. A JWKS is fetched again once it is a
- *   minute old, and for a key it does not hold at most every 5 seconds: a key published stops
- *   being refused within 5 seconds, and a key withdrawn stops new tokens within a minute (the
- *   tokens already seen at their `exp`, as with any JWT). While it cannot be fetched (or is not a
- *   key set), new tokens are answered `503` and it is tried again at most every 5 seconds.
+ *   `<gateway>/mcp/<server>`, or the gateway's own URL; scheme and host in any case, as RFC 3986
+ *   has them), `exp`/`nbf`, and the scopes every request needs. The gateway is then an OAuth
+ *   protected resource as the MCP authorization spec has it: it serves its RFC 9728 metadata at
+ *   `/.well-known/oauth-protected-resource/mcp/<server>` (and at the root for the gateway as a
+ *   whole), and answers `401` with `WWW-Authenticate: Bearer resource_metadata="…"` and
+ *   `403 insufficient_scope` naming the scopes needed, so a host finds its authorization server by
+ *   itself. A verified token is remembered until its `exp` (the last 1000). A JWKS is
+ *   fetched again once a minute old, and for a key it lacks at most every 5 seconds: a withdrawn
+ *   key stops new tokens within a minute (tokens already verified last to their `exp`). While it
+ *   cannot be fetched (or is not a key set), new tokens are answered `503` (`Retry-After: 5`).
  * - a function `(request) => principal | Response`: anything else (a reverse proxy's header,
  *   Cloudflare Access, mTLS). A `Response` is sent as it is.
  * - `"none"`: everyone is let in, without a principal. Say it explicitly: the entries that can be
@@ -133,9 +130,9 @@ export interface DownstreamAuth {
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"];
 /**
- * How fresh a fetched JWKS is kept (jose's defaults are 10 minutes and 30 seconds): a withdrawn
- * key, often a leaked one, stops new tokens within a minute; a rotated-in key is taken within 5
- * seconds; and tokens naming keys the set lacks cannot make the gateway fetch it more often.
+ * How fresh a fetched JWKS is kept, tighter than jose's defaults (10 minutes, 30 seconds): a
+ * withdrawn key is often a leaked one; tokens naming keys the set lacks cannot make the gateway
+ * fetch it more often than every 5 seconds.
  */
 const JWKS_FRESHNESS = { cacheMaxAge: 60_000, cooldownDuration: 5_000 };
 
@@ -320,9 +317,8 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
     `${target.base}/.well-known/oauth-protected-resource${
       target.serverId === undefined ? "" : `/mcp/${target.serverId}`
     }`;
-  // Hosts send the same token with every request: a token verified for a resource is not
-  // verified again until it expires, as its signature check is the costliest step of a request's
-  // authentication (bench/RESULTS.md, "Measured by hand").
+  // Hosts send the same token with every request, and its signature check is the costliest step
+  // of authentication (bench/RESULTS.md, "Measured by hand").
   const verified = new Map<string, { readonly principal: Principal; readonly expiresAt: number }>();
   const refuse = (status: 400 | 401 | 403, target: ResourceTarget, message: string, extra: ChallengeParts) =>
     challenge(status, message, { ...extra, metadata: metadataUrl(target), scopes: extra.scopes ?? scopes });
@@ -359,9 +355,8 @@ function jwtAuth(value: unknown, setting: AuthSetting): DownstreamAuth {
       const known = verified.get(cacheKey);
       if (known !== undefined && clock.now() < known.expiresAt) return known.principal;
       verified.delete(cacheKey);
-      // jose fetches a set it does not hold on every token: while none is held and the last try
-      // failed, the keys are tried again only after the wait the 503 asks for (Retry-After), so a
-      // flood of tokens cannot turn into a flood of requests to a failing authorization server.
+      // jose fetches an unheld set for every token: after a failed try, only once the 503's
+      // Retry-After has passed, so a flood of tokens is no flood of requests to a failing server.
       if (remote !== undefined && !remote.fresh && clock.now() - keysFailedAt < KEYS_RETRY_MS) {
         return keysUnavailable();
       }

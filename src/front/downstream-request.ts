@@ -1,10 +1,9 @@
 /**
  * What the front checks of a downstream request before anything reaches upstream: one JSON-RPC
- * message, which era it speaks, and for a modern-era (2026-07-28) one: `MCP-Protocol-Version`, `Mcp-Method`
- * and `Mcp-Name` headers that agree with the body (`-32020`); the required `_meta` keys
- * (`-32602`); a supported protocol version (`-32022` with `supported` and `requested`). A
- * `tools/call`'s `Mcp-Param-*` headers need the tool's rules from upstream: `front-call.ts`
- * checks them.
+ * message, which era it speaks, and for a 2026-07-28 one: `MCP-Protocol-Version`, `Mcp-Method` and
+ * `Mcp-Name` headers that agree with the body (`-32020`); the required `_meta` keys (`-32602`); a
+ * supported protocol version (`-32022` with `supported` and `requested`). A `tools/call`'s
+ * `Mcp-Param-*` headers need the tool's rules from upstream: `front-call.ts` checks them.
  *
  * @module
  */
@@ -54,11 +53,11 @@ export interface DownstreamRefusal {
  * @param text The body.
  * @param maxJsonDepth The deepest nesting accepted: the server's `maxJsonDepth`.
  * @returns The message, or the refusal (`-32700` for text that is not JSON or nests too deep,
- *   `-32600` for JSON that is not one JSON-RPC message: a batch, a number, a request without a
- *   method; with the request's id when it is readable, see {@linkcode readableId}). A refused
- *   body that claims to answer a request the front sent (an `id`, `result` or `error`, no
- *   `method`) comes with `answer`, the error response standing for it: a 2025 caller's session
- *   settles that request with it, so the server is answered at once, not at its deadline.
+ *   `-32600` for JSON that is not one JSON-RPC message, such as a batch; with the request's id
+ *   when it is readable, see {@linkcode readableId}). A refused body that claims to answer a
+ *   request the front sent (an `id`, `result` or `error`, no `method`) comes with `answer`, the
+ *   error response standing for it, so a 2025 session answers the server at once, not at its
+ *   deadline.
  */
 export function parseDownstream(
   text: string,
@@ -86,17 +85,14 @@ function garbledAnswer(value: unknown, why: string): JsonRpcErrorResponse | unde
 }
 
 /**
- * Which era a downstream POST speaks (the 2026-07-28 rules for a server of both eras): a
- * request whose `_meta` claims a protocol version is modern; so is anything whose
- * `MCP-Protocol-Version` header names the modern version (a request missing its `_meta` is then
- * refused as modern, never served as legacy); the rest (`initialize`, a response, a request or
- * notification of a session) is legacy. Under the modern header, an `initialize`, a session's
- * message and a response are refused: the modern era has none of them.
+ * Which era a downstream POST speaks (the 2026-07-28 rules for a server of both eras): modern when
+ * its `_meta` claims a protocol version or its `MCP-Protocol-Version` header names the modern one
+ * (a request missing its `_meta` is then refused as modern, never served as legacy); else legacy.
  *
  * @param message The message.
  * @param headers The request's headers.
- * @returns The era, or a refusal for an `initialize`, a session's message or a response whose
- *   header claims the modern era without a `_meta` that does.
+ * @returns The era, or a refusal for an `initialize`, a session's message or a response under
+ *   the modern header (that era has none of them) without a `_meta` that claims it.
  * @example
  * ```ts
  * import { classifyDownstream } from "./downstream-request.ts";
