@@ -1,19 +1,18 @@
 /**
- * What a runtime entry may put in each request's bindings (`c.env`) so that the front does less
- * work per call where the web-standard way costs much. The Node entry gives both:
+ * What a runtime entry may put in each request's bindings (`c.env`) so that the front does less work
+ * per call where the web-standard way costs much. Without them the front writes `Response` objects
+ * and follows the request's `signal`. The Node entry gives both:
  *
- * - a {@linkcode JsonWriter} under {@linkcode JSON_WRITER}: there a `Response` body is made into
- *   a web stream, which the server then reads back to write it, and for the small JSON answer of
- *   most calls that costs more than the rest of writing the answer;
+ * - a {@linkcode JsonWriter} under {@linkcode JSON_WRITER}: there a `Response` body is made into a web
+ *   stream that the server then reads back to write, which for most calls' small JSON answer costs
+ *   more than the rest of writing it;
  * - a {@linkcode CallerGone} under {@linkcode CALLER_GONE}: there the request's `signal` is an
- *   `AbortController` made for the request when it is first read, and on Node 20 an `AbortSignal`
- *   is a costly object to make and to link the call's own signal to, where all the front needs
- *   is to hear that the caller left.
+ *   `AbortController` made for the request when it is first read, and on Node 20 an `AbortSignal` is
+ *   costly to make and to link the call's signal to, where the front needs only to hear that the
+ *   caller left.
  *
- * Without them the front writes `Response` objects and follows the request's `signal`.
- *
- * The Bun entry gives a {@linkcode BodyRead} under {@linkcode BODY_READ}: Bun cuts a connection
- * idle for 10 s, which must bound a body that stalls but not a call that waits on its upstream.
+ * The Bun entry gives a {@linkcode BodyRead} under {@linkcode BODY_READ}: Bun cuts a connection idle
+ * for 10 s, which must bound a body that stalls but not a call that waits on its upstream.
  *
  * @module
  */

@@ -1,11 +1,10 @@
 /**
  * One downstream `tools/call`, `resources/read` or `prompts/get` through the front to a modern
- * upstream. While the upstream asks for input, the front's chain answers what its handlers can;
- * entries they defer (or kinds the policy passes down) go back to the caller as the front's own
- * `input_required`, with a sealed `requestState` holding the upstream's state, the answers
- * already given and the entries passed down. On the caller's retry the seal is verified, the
- * caller's answers are post-checked like a handler's, and the call goes on upstream. Nothing is
- * kept in memory between rounds.
+ * upstream. Input the upstream asks for is answered by the front's chain where its handlers can;
+ * entries they defer (or kinds the policy passes down) go back to the caller as `input_required`, with
+ * a sealed `requestState` holding the upstream's state, the answers given and the entries passed down.
+ * On the caller's retry the seal is verified, its answers are post-checked like a handler's, and the
+ * call goes on upstream. Nothing is kept in memory between rounds.
  *
  * @module
  */
@@ -118,9 +117,8 @@ export async function frontCall(input: FrontCallInput): Promise<FrontCallOutcome
   const answered = callerAnswersOf(callerAnswers);
   if (answered === undefined) return malformedAnswers(callerAnswers);
   if (method === "tools/call" && typeof original.name === "string") {
-    // Before a retry's state is opened (and its nonce spent): a caller told -32020 lists the
-    // tools again and retries the same request. Without a promise once the tool's rules are
-    // known: only the first call waits for the list.
+    // Before a retry's state is opened and its nonce spent: a caller told -32020 lists the tools
+    // and retries the same request. Known rules are taken without a promise step.
     const rules = input.session.tools.knownRules(original.name) ?? await listedRules(input, original.name);
     if ("kind" in rules) return rules;
     const refused = paramHeaderRefusal(input, original, rules);
@@ -212,8 +210,8 @@ async function runCall(
           return { stop: round.error };
         }
         if (Object.keys(round.pending).length === 0) return { responses: round.answers };
-        // The key before the spread (round has none): V8 builds an object slowly when keys follow
-        // a spread that opens it. So below, where what is sent keeps its key order by a copy.
+        // `requestState` before the spread (round has none): V8 builds an object slowly when keys
+        // follow a spread that opens it.
         return { stop: { requestState, ...round } };
       },
       signal: input.signal,
@@ -224,9 +222,8 @@ async function runCall(
       ...(resume === undefined ? {} : { resume }),
     });
   } catch (failure) {
-    // The resumed request, sent once, did not run upstream: its state is given back, so the
-    // caller's answers are not lost and the same retry goes through once the server is back. A
-    // give-back that fails leaves the state spent.
+    // The resumed request, sent once, did not run upstream: its state is given back so the
+    // caller's same retry goes through once the server is back. A failed give-back leaves it spent.
     if (at.spent !== undefined && sent === 1 && notRun(failure)) {
       await input.giveBack?.(at.spent).catch(() => {});
     }
@@ -418,8 +415,6 @@ async function openCallerRetry(
       `The sign-in to ${quote(server.policy.server, 64)} was not made (${String(signedIn)})`,
     );
   }
-  // Checked answers: the post-checks hold them to the request's result type. A state sealed
-  // before the first round reached the server (a sign-in) starts the call afresh.
   const spent = input.spend === undefined ? undefined : opened.state.nonce;
   return opened.state.upstreamState !== undefined || Object.keys(answers).length > 0
     ? {
@@ -517,10 +512,9 @@ export function malformedAnswers(value: unknown): FrontCallOutcome {
  *
  * @param input The call (server, caller's request, state key, clock).
  * @param requestDigest The digest of the caller's request.
- * @param stopped The answers given, the requests passed down and the upstream's state; when the
- *   state expires (ms since the epoch) when it asks again what an earlier state asked, whose
- *   expiry it keeps (by default `stateTtl` from now); and `signIn` when the pending request is
- *   the gateway's own sign-in question.
+ * @param stopped The answers given, the requests passed down and the upstream's state; `expiresAt`
+ *   (ms since the epoch), kept from the earlier state when asking again (default `stateTtl` from
+ *   now); `signIn` when the pending request is the gateway's own sign-in question.
  * @returns The `input_required` result, or the error when the state is too large to seal.
  */
 export async function sealAndAsk(
@@ -637,9 +631,8 @@ export async function answerRound(
     (failure) => failure.stage !== "deferred",
   );
   if ("failure" in round) {
-    // Only the call's own end cancels an entry before any other failed: its caller leaving, or
-    // its deadline (maxTotalTimeout). Its caller and its decision event hear of it as when the
-    // call ends while it waits upstream.
+    // Only the call's own end (its caller leaving, or maxTotalTimeout) cancels an entry before
+    // another failed.
     const { key, failure } = round;
     if (failure.stage !== "cancelled" && !(failure.cause instanceof DeadlineReached)) {
       return failed(refused(key, failure));

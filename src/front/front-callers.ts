@@ -163,10 +163,9 @@ export function mountCallerGate(
     app.use("/mcp/:server", async (c, next) => {
       const serverId = c.req.param("server");
       const server = servers.get(serverId);
-      // Where the auth publishes metadata (JWT), whose route tells an unknown server by its 404
-      // anyway, an unknown server is answered 404 at once, whatever the method, its body unread:
-      // a challenge would send the caller to sign in for a resource that does not exist.
-      // Elsewhere it is challenged as any other.
+      // Where the auth publishes metadata (JWT), whose route reveals an unknown server by its 404
+      // anyway, an unknown server is 404 at once, its body unread: a challenge would send the caller
+      // to sign in for a resource that does not exist. Elsewhere it is challenged like any other.
       if (server === undefined && auth.metadata(targetOf(c)) !== undefined) {
         return respond(c, refusal(404, null, -32601, unknownServer(serverId)));
       }

@@ -1,31 +1,26 @@
 /**
- * One downstream `tools/call`, `resources/read` or `prompts/get` through the front to a legacy
- * upstream (self-hosted). A legacy server asks for input with its own requests while the call is
- * open, so a request the front's chain defers cannot travel in a sealed state alone: the upstream
- * call stays parked in this process (its deadline paused, the whole bounded by
- * `maxTotalTimeout` and the state's lifetime) while the entries go down as `input_required`.
- * The sealed `requestState` names the parked call and its round; the caller's retry is verified,
- * post-checked like a handler's answer, and answers the waiting requests upstream, and the call
- * goes on. As 2026-07-28 says a server should (and as a modern upstream's call does), answers to
- * requests the state did not ask are ignored, and the requests it asked that the retry left
- * unanswered are asked again, in the next round under a new state, while the answers given go
- * upstream at once. A retry can only be served by the process that holds the call; a state that
- * names no parked call (another process, a restart, a replay, an expiry) or an earlier round of
- * it is refused with `-32602`.
+ * One downstream `tools/call`, `resources/read` or `prompts/get` through the front to a legacy upstream
+ * (self-hosted). A legacy server asks for input with its own requests while the call is open, so a
+ * request the front's chain defers cannot travel in a sealed state alone: the upstream call stays
+ * parked in this process (its deadline paused, the whole bounded by `maxTotalTimeout` and the state's
+ * lifetime) while the entries go down as `input_required`. The sealed `requestState` names the parked
+ * call and its round; the caller's retry is verified and post-checked like a handler's answer, its
+ * answers go upstream, and the call goes on. As 2026-07-28 says, answers to requests the state did not
+ * ask are ignored and requests left unanswered are asked again under a new state. A retry can only be
+ * served by the process that holds the call; a state that names no parked call (another process, a
+ * restart, a replay, an expiry) or an earlier round of it is refused with `-32602`.
  *
- * A server request the caller cannot answer fails the call with `-32021` (the caller learns what
- * to declare), and is answered upstream as by a client that did not declare what it needs, which
- * its decision event (`"capability"`) carries. One exception: a `roots/list` that stdio tied to
- * the call only as the one in flight (a stdio request names no call). Roots describe the client,
- * not a call, and servers ask for them on their own (server-everything does after the handshake,
- * and the session declares every kind passed down), so it is answered upstream as by a client
- * without roots (`-32601`) and the call goes on. Sampling and elicitation exist to serve the
- * request in flight, so stdio's tie stands for them.
+ * A server request the caller cannot answer fails the call with `-32021` (the caller learns what to
+ * declare), and is answered upstream as by a client that did not declare what it needs. One
+ * exception: a `roots/list` that stdio tied to the call only as the one in flight (a stdio request
+ * names no call). Roots describe the client, not a call, and servers ask for them on their own
+ * (server-everything does after the handshake), so it is answered upstream as by a client without
+ * roots (`-32601`) and the call goes on. Sampling and elicitation exist to serve the request in
+ * flight, so stdio's tie stands for them.
  *
- * A new call leases its upstream session from `FrontUpstreams` and holds it while it
- * runs and while it is parked, so the server's requests tie to this call alone; the lease is
- * released exactly once, when the upstream call ends however it ends (its result or error, the
- * caller leaving, a refused answer, the state's expiry, `maxTotalTimeout`, the client closing).
+ * A new call leases its upstream session from `FrontUpstreams` and holds it while it runs and while it
+ * is parked, so the server's requests tie to this call alone; the lease is released exactly once, when
+ * the upstream call ends, however it ends.
  *
  * @module
  */
@@ -99,7 +94,6 @@ export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<Fron
   const { inputResponses: callerAnswers, requestState: callerState } = request.params;
   const answers = callerAnswersOf(callerAnswers);
   if (answers === undefined) return malformedAnswers(callerAnswers);
-  // The digest leaves out what changes between rounds (_meta, inputResponses, requestState).
   const digest = await digestRequest(request.message.method, request.params);
   let call: ParkedCall;
   if (callerState === undefined) {
@@ -308,8 +302,7 @@ export class ParkedCall {
       onProgress: (progress: JsonObject) => {
         const token = this.#progressToken;
         if (typeof token !== "string" && typeof token !== "number") return;
-        // Copied by its keys, not spread: sanitized params are prototype-free, and V8 spreads such
-        // an object slowly (the same keys, the token in place or last).
+        // Copied by its keys, not spread: V8 spreads a prototype-free (sanitized) object slowly.
         const params = copyOwn(progress);
         params.progressToken = token;
         this.#relay?.({ jsonrpc: "2.0", method: "notifications/progress", params: params as JsonObject });

@@ -226,7 +226,6 @@ async function mrtrPost(
   /** The upstream failure behind an error outcome, for the operator's event (the caller gets its class). */
   let failure: unknown;
   let rounds: number | undefined;
-  // With `emit` the answer streams, and the call owns its flow: it disposes of it when it ends.
   const run = async (emit?: (notification: JsonRpcNotification) => void): Promise<FrontAnswer> => {
     try {
       const onNotification = emit === undefined ? undefined : relayTo(emit, request, server, parts, logLevel);
@@ -301,8 +300,8 @@ function relayTo(
       if (
         token !== undefined && progressToken === token && rising(progress)
       ) {
-        // The token is the caller's own, sent back as it gave it; on a copy by keys, not a spread:
-        // sanitized params are prototype-free, and V8 spreads such an object slowly (same keys).
+        // The caller's own token, as it gave it, set on a copy by keys: V8 spreads a prototype-free
+        // (sanitized) object slowly.
         const params = copyOwn(notificationForCaller(notification).params ?? {});
         params.progressToken = token;
         emit({ jsonrpc: "2.0", method: notification.method, params: params as JsonObject });

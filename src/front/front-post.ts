@@ -2,10 +2,10 @@
  * The front's intake of one `POST /mcp/<server>`: the body read within the server's limits (an
  * unknown server's within the defaults, so it is answered `404` only once read; `413` over
  * `maxMessageBytes`, `400` when it did not arrive in full; the entry told once it is read, see
- * {@linkcode BODY_READ}), parsed as one
- * JSON-RPC message, its era told by how it opens, the caller held to the server's `access` (to
- * the server, and to the tool it calls); then a legacy message goes to the legacy callers' sessions and a modern
- * request, once its headers and `_meta` check out, to {@linkcode frontModernPost}.
+ * {@linkcode BODY_READ}), parsed as one JSON-RPC message, its era told by how it opens, the caller
+ * held to the server's `access` (to the server, and to the tool it calls); then a legacy message goes
+ * to the legacy callers' sessions and a modern request, once its headers and `_meta` check out, to
+ * {@linkcode frontModernPost}.
  *
  * @module
  */
@@ -64,7 +64,6 @@ export async function frontPost(c: Context, parts: FrontPostParts): Promise<Resp
     );
   }
   const server = parts.servers.get(serverId);
-  // An unknown server is answered 404 once the request is read, within the default limits.
   const limits = server?.policy ?? POLICY_DEFAULTS;
   const body = await readRequestBytes(request, limits.maxMessageBytes);
   (c.env as { [BODY_READ]?: BodyRead } | undefined)?.[BODY_READ]?.();

@@ -22,7 +22,7 @@ export interface FrontServer {
   readonly policy: CompiledPolicy;
   /** The front's chain: the client's handler, and deferral for passed-down kinds. */
   readonly chain: Chain;
-  /** What to declare upstream for a request from this caller: the handler's kinds, and the passed-down kinds the caller declared. */
+  /** What to declare upstream for this caller: the handler's kinds, and the passed-down kinds it declared. */
   declaredFor(caller: ClientCapabilities): DeclaredCapabilities;
   /**
    * The same in the 2026-07-28 shape, with the tasks extension when the caller declared it, or

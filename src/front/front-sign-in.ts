@@ -1,24 +1,20 @@
 /**
  * Upstream sign-in through the gateway, per caller. An upstream whose policy has
- * `transport.auth.oauth` is reached with its caller's own tokens (kept under the caller's
- * principal, so alice's are never sent for bob). When the caller has none, the call ends with a
- * URL elicitation to the gateway's own start page, `/oauth/start/<state>`; the person opens it,
- * confirms whose sign-in it is, signs in at the authorization server, which sends the browser to
- * `/oauth/callback`; the gateway exchanges the code and stores the tokens; the caller's retry
- * goes through.
+ * `transport.auth.oauth` is reached with its caller's own tokens (kept under the caller's principal,
+ * so alice's are never sent for bob). When the caller has none, the call ends with a URL elicitation
+ * to the gateway's start page, `/oauth/start/<state>`; the person confirms whose sign-in it is and
+ * signs in at the authorization server, which sends the browser to `/oauth/callback`; the gateway
+ * exchanges the code and stores the tokens; the caller's retry goes through.
  *
- * Everything a sign-in needs between those steps lives in the client's token store (the flow
- * under its `state`, single-use), so any instance sharing the store can take the callback. The
- * start page binds the flow to the browser that confirmed it (an HttpOnly cookie, checked at the
- * callback): once confirmed, the link cannot be completed in another browser. Who that first
- * browser is the gateway cannot tell by itself (the caller's credential stays in its MCP client):
- * a link passed on before its caller opened it is completed by whoever confirms it, and what they
- * sign in to is stored under the caller. With the gateway's {@linkcode SignInUser} the operator
- * says who the browser's user is, and the pages and the callback refuse anyone but the caller the
- * flow was started for (the spec's URL-elicitation phishing rule: the user who completes the
- * sign-in must be the one who started it). The gateway serves its Client ID Metadata Document at
- * `/oauth/client-metadata.json`, used as its client id where an authorization server supports
- * them (https deployments).
+ * A flow lives in the client's token store under its `state`, single-use, so any instance sharing
+ * the store can take the callback. The start page binds the flow to the browser that confirmed it
+ * (an HttpOnly cookie, checked at the callback). Who that browser's user is the gateway cannot tell
+ * by itself: a link passed on before its caller opened it is completed by whoever confirms it, and
+ * what they sign in to is stored under the caller. With {@linkcode SignInUser} the operator says who
+ * the user is, and the pages and the callback refuse anyone but the flow's caller (the spec's
+ * URL-elicitation phishing rule: the user who completes the sign-in must be the one who started it).
+ * The gateway serves its Client ID Metadata Document at `/oauth/client-metadata.json`, used as its
+ * client id where an authorization server supports them (https deployments).
  *
  * @module
  */

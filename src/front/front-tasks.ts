@@ -1,42 +1,35 @@
 /**
  * Tasks of modern callers through the front (the `io.modelcontextprotocol/tasks` extension,
- * 2026-07-28): a caller that declared the extension gets the task a modern upstream creates for
- * its `tools/call`, then polls `tasks/get`, answers with `tasks/update` and may `tasks/cancel`
- * through the front, which applies the server's policy to the task's input requests as it does
- * to a call's:
+ * 2026-07-28): a caller that declared the extension gets the task a modern upstream creates for its
+ * `tools/call`, then polls `tasks/get`, answers with `tasks/update` and may `tasks/cancel` through the
+ * front, which applies the server's policy to the task's input requests as it does to a call's:
  *
- * - `tasks/get`: the outstanding input requests the front has not seen run once, as one round of
- *   a call does (`answerRound`: concurrently, the first failure stopping the rest). What the
- *   handler answers, the front sends upstream itself (`tasks/update`) and does not show the
- *   caller; what is passed down is shown as the checks left it (clamped, coerced, with what the
- *   policy changed under `_meta["sluice/changes"]`); a refusal, or more than `maxInputRequests`
- *   requests at once (before any runs), fails the poll and cancels the task upstream (it cannot
- *   go on within the policy). While only the front's own answers are outstanding the caller
- *   sees `working`, also from a poll made while another poll's round runs them (it does not
- *   wait for that round).
- * - `tasks/update`: the caller's answers are post-checked against the task's outstanding
- *   requests (read upstream first) like a handler's; answers to keys not outstanding, or that
- *   the front answered or is answering, are dropped; one refused answer refuses the update.
+ * - `tasks/get`: input requests the front has not yet seen run once, as a call's round does
+ *   (`answerRound`). Handler answers go upstream (`tasks/update`), unseen by the caller; what is passed
+ *   down is shown as the checks left it (changes under `_meta["sluice/changes"]`); a refusal, or more
+ *   than `maxInputRequests` requests at once, fails the poll and cancels the task upstream. While only
+ *   the front's own answers are outstanding the caller sees `working`, also from a poll made while
+ *   another poll's round runs them (it does not wait for that round).
+ * - `tasks/update`: the caller's answers are post-checked against the task's outstanding requests
+ *   (read upstream first) like a handler's; answers to keys not outstanding, or that the front
+ *   answered or is answering, are dropped; one refused answer refuses the update.
  * - `tasks/cancel`: relayed.
  *
- * A poll that finds the task ended (`completed`, `failed` or `cancelled`) is the task's call event
- * for the operator, once per task on each isolate (its `tasks/get`, named by the caller's task
- * id, its `durationMs` the poll's): the front learns of the end only from a poll, so a task whose
- * caller never polls again has none.
+ * A poll that finds the task ended is the task's call event for the operator, once per task on each
+ * isolate (named by the caller's task id, its `durationMs` the poll's): the front learns of the end
+ * only from a poll, so a task whose caller never polls again has none.
  *
- * A caller that did not declare the extension on the request gets `-32021` for each of them, and
- * every caller gets `-32601` when the upstream does not offer the extension (its `server/discover`).
+ * A caller that did not declare the extension on the request gets `-32021`, and every caller gets
+ * `-32601` when the upstream does not offer the extension (its `server/discover`).
  *
- * A task belongs to the caller whose call created it: the id the caller sees is the upstream's
- * sealed with the server and the caller's principal under the state key
- * (`bindTaskId`), and every `tasks/*` request opens it, so another caller's request
- * for it is answered as for an unknown task, on any isolate, with nothing stored.
+ * A task belongs to the caller whose call created it: the id the caller sees is the upstream's sealed
+ * with the server and the caller's principal under the state key (`bindTaskId`), so another caller's
+ * request for it is answered as for an unknown task, on any isolate, with nothing stored.
  *
- * Which keys the front has handled is kept in memory, per task (a bounded number of tasks), and
- * a key is marked before its handler runs, so a handler runs once per key however often, and
- * however concurrently, the caller polls; an isolate that has not seen a
- * task (another Workers isolate) runs its keys again, and the upstream ignores answers to keys
- * already answered.
+ * Which keys the front has handled is kept in memory per task (a bounded number of tasks), each
+ * marked before its handler runs, so a handler runs once per key however often and concurrently the
+ * caller polls; another isolate (Workers) runs the keys again, and the upstream ignores answers to
+ * keys already answered.
  *
  * @module
  */
@@ -179,9 +172,7 @@ export class FrontTasks {
     for (const key of asked) {
       if (handled.get(key) === undefined) fresh[key] = task.inputRequests[key] as InputRequest;
     }
-    // Marked before they run: a poll meanwhile neither runs them again nor waits for them (it
-    // answers at once, what was passed down or `working`), and a round that ends without
-    // answering them leaves them to the next poll.
+    // A round that ends without answering its keys unmarks them for the next poll.
     for (const key of Object.keys(fresh)) handled.set(key, RUNNING);
     const failed = await this.#answer(input, taskId, handled, fresh).finally(() => {
       for (const key of Object.keys(fresh)) if (handled.get(key) === RUNNING) handled.delete(key);
@@ -194,8 +185,7 @@ export class FrontTasks {
     }
     const { inputRequests: _all, ...rest } = raw;
     if (Object.keys(shown).length === 0) return { kind: "result", result: { ...rest, status: "working" } };
-    // Set on the copy, where a spread then the key would build it slowly on V8 (the key last
-    // either way): a poll of a task that asks for input runs this.
+    // Set on the copy (the key last, as after a spread): V8 builds a spread-then-key object slowly.
     (rest as Record<string, unknown>).inputRequests = shown;
     return { kind: "result", result: rest };
   }

@@ -1,27 +1,22 @@
 /**
- * The upstream sessions the front sends its callers' traffic through, never the client's own
- * (whose chain does not declare the kinds the front passes down, so a server such as
- * server-everything would hide the tools that need them):
+ * The upstream sessions the front sends its callers' traffic through, never the client's own (whose
+ * chain does not declare the kinds the front passes down, so a server such as server-everything
+ * would hide the tools that need them):
  *
  * - a modern upstream: one front session per server (the modern era keeps no connection; each
  *   request declares what its caller can answer);
  * - a legacy upstream, for modern callers: a pool per server and per principal
- *   ({@linkcode principalKey}: the subject, or `""` for every caller without one) of front
- *   sessions, each declaring every kind the front can answer or pass down. A call leases one for
- *   its whole life, parked rounds included, so a server's request always ties to exactly one
- *   call: on stdio, where a request ties to the one call in flight, a lease is exclusive (a
- *   session, its own process, carries one call at a time) and a principal has at most
- *   {@linkcode MAX_CALLS_PER_CALLER} calls in progress per server; on HTTP, where a request ties
- *   by the stream that carried it, the principal's one session carries all its calls. A request
- *   the server sends tied to no call runs as the principal (as the request that opened the
- *   session authenticated it). Discovery and lists use any session of the principal's (never
- *   waiting behind its calls). A session unused for `sessionIdleTimeout` closes, and all close
- *   with the client; a server has at most `maxSessions` of them, as {@linkcode CappedSessions}
- *   holds them;
+ *   ({@linkcode principalKey}) of sessions declaring every kind the front can answer or pass down. A
+ *   call leases one for its whole life, parked rounds included, so a server's request ties to
+ *   exactly one call: on stdio a lease is exclusive (see {@linkcode MAX_CALLS_PER_CALLER}); on HTTP,
+ *   where a request ties by the stream that carried it, one session carries all the principal's
+ *   calls. A request tied to no call runs as the principal. Discovery and lists use any of the
+ *   principal's sessions, never waiting behind its calls. A session unused for `sessionIdleTimeout`
+ *   closes, all close with the client, and a server has at most `maxSessions`
+ *   ({@linkcode CappedSessions});
  * - a legacy upstream, for a legacy caller: a session of its own (its own stdio child or HTTP
- *   session), declaring what that caller can answer, so roots, server state and logs never
- *   cross callers; a request the server sends tied to no call runs as that caller. The caller's
- *   session closes it.
+ *   session), declaring what that caller can answer, so roots, server state and logs never cross
+ *   callers; a request tied to no call runs as that caller. The caller's session closes it.
  *
  * The era of an `"auto"` server is the client's to find (it probes once and remembers).
  *
@@ -106,7 +101,7 @@ export class FrontUpstreams {
   /** @param internals The client's internals; its close closes the pooled sessions. */
   constructor(internals: ClientInternals) {
     this.#internals = internals;
-    // The client's close closes every pooled session; a call still holding one ends with it.
+    // A call still holding a pooled session ends with it.
     internals.onClose(async () => {
       await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
     });
@@ -288,7 +283,6 @@ export class FrontUpstreams {
     const pool = this.#poolOf(server);
     if (!pool.makeRoom(principalKey(principal))) return undefined;
     const { policy, chain } = server;
-    // The principal's sign-in, when the server signs in per person: its sessions are its own.
     const session = this.#internals.legacySession(policy.server, chain, { fetch, principal, pooled: true });
     const entry: Pooled = {
       session,

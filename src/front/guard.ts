@@ -1,28 +1,21 @@
 /**
- * The front's first line: which `Host` it answers and which pages may call it, checked on every
- * route before anything else is read (the MCP transport spec: a server MUST validate `Origin`;
- * and a gateway on loopback must not answer a page that reached it by DNS rebinding).
+ * The front's first line: which `Host` it answers and which pages may call it, checked on every route
+ * before anything else is read (the MCP transport spec: a server MUST validate `Origin`; and a gateway
+ * on loopback must not answer a page that reached it by DNS rebinding).
  *
- * - `Host`: loopback names (`localhost`, `127.x.x.x`, `[::1]`, any port) are always answered;
- *   any other name only when it is in `allowedHosts` (`"gate.example.com"` for any port,
- *   `"gate.example.com:8443"` for that port). Where the platform routes requests to the
- *   deployment by its own host names (Cloudflare Workers, Deno Deploy), the entry says
- *   `"routed"` and every `Host` the platform delivers is answered. `GET /healthz` is exempt, so
- *   probes that address the machine by its IP keep working; it reveals nothing.
+ * - `Host`: loopback names (`localhost`, `127.x.x.x`, `[::1]`, any port) always; others only from
+ *   `allowedHosts`, or all where the platform routes by its own host names (`"routed"`). `GET /healthz`
+ *   is exempt, so probes that address the machine by its IP keep working; it reveals nothing.
  * - `Origin`: absent is fine (hosts that are not browsers send none); present, it must be the
- *   gateway's own origin (the request's scheme and the `Host` just checked) or one of
- *   `allowedOrigins`.
+ *   gateway's own origin (the request's scheme and the `Host` just checked) or one of `allowedOrigins`.
  *
- * Either refusal is `403` with a JSON-RPC error naming what was refused and what was expected.
- * CORS headers are sent only to the origins of `allowedOrigins`, and preflights answered for
- * them; without `allowedOrigins` there is no CORS at all.
+ * Either refusal is `403` with a JSON-RPC error naming what was refused and what was expected. CORS
+ * headers and preflights are for the origins of `allowedOrigins` only: without it, no CORS at all.
  *
- * Where the runtime tells the address a request came from (the self-hosted entries,
- * {@linkcode peerRefusal}): a gateway with neither `auth` nor `allowedHosts` is for this machine
- * only, and refuses a request from another machine the same way, whatever `Host` it names
- * (`deno serve` and `Bun.serve` listen on every interface unless told otherwise); any other
- * gateway refuses one from another machine that names a loopback `Host` it does not list. No
- * other machine reaches a gateway by a loopback name, and a JWT's `aud` is checked against the
+ * Where the runtime tells a request's address, {@linkcode peerRefusal} also refuses other machines:
+ * all of them for a gateway with neither `auth` nor `allowedHosts` (`deno serve` and `Bun.serve`
+ * listen on every interface unless told otherwise), and any that names an unlisted loopback `Host`.
+ * No other machine reaches a gateway by a loopback name, and a JWT's `aud` is checked against the
  * URL a request names when the gateway has no `publicUrl`: such a request could pick any loopback
  * port, and so have a token issued for another loopback resource taken.
  *
@@ -139,8 +132,7 @@ export function hostAndOriginGuard(rules: HostRules, publicOrigin?: string): Mid
   return (c, next) => {
     if (c.req.path === "/healthz") return next();
     const host = hostOf(c.req.raw);
-    // Both the Host header and the URL (see urlHostOf): either may be what a runtime or a test
-    // harness put there, and the URL is what the rest of the front reads.
+    // Both the Host header and the URL: see urlHostOf.
     const named: readonly (readonly [string, string])[] = [
       ["the Host", host],
       ["the request's URL host", urlHostOf(c.req.raw)],

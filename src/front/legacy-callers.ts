@@ -1,15 +1,12 @@
 /**
- * The front's legacy face: `/mcp/<server>` as a 2025-11-25 / 2025-06-18 Streamable HTTP server
- * for hosts that open with `initialize`. A session is made by `initialize` (its id in
- * `Mcp-Session-Id`, 16 random bytes), lives in this process, and ends with `DELETE`, after
- * `sessionIdleTimeout` unused, or when the gateway closes; each server has at most
- * `maxSessions`, as {@linkcode CappedSessions} holds them (`503` while all are in use). The
- * transport's rules, to the letter: `Accept` must admit JSON and SSE (`406`), the body must be
- * JSON (`415`), a request other than `initialize` needs a session (`400`), an unknown or ended
- * session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET stream admits one
- * connection (`409`), and a JSON-RPC response or notification is `202`. While the gateway closes
- * ({@linkcode LegacyCallers.drain}) a new request is `503`, and the rest is taken as before: the
- * calls in flight may wait for the caller's answer to what the front asked it. An error answer to
+ * The front's legacy face: `/mcp/<server>` as a 2025-11-25 / 2025-06-18 Streamable HTTP server for
+ * hosts that open with `initialize`. A session is made by `initialize` (its id in `Mcp-Session-Id`,
+ * 16 random bytes), lives in this process, and ends with `DELETE`, after `sessionIdleTimeout` unused,
+ * or when the gateway closes; each server has at most `maxSessions` ({@linkcode CappedSessions}: `503`
+ * while all are in use). The transport's rules, to the letter: `Accept` must admit JSON and SSE
+ * (`406`), the body must be JSON (`415`), a request other than `initialize` needs a session (`400`),
+ * an unknown or ended session is `404`, an unsupported `MCP-Protocol-Version` is `400`, the GET stream
+ * admits one connection (`409`), and a JSON-RPC response or notification is `202`. An error answer to
  * a POSTed request carries its id, as JSON-RPC and every revision's schema require.
  *
  * @module
@@ -177,8 +174,8 @@ export class LegacyCallers {
     const version: LegacyProtocolVersion = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
       ? requested as LegacyProtocolVersion
       : LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
-    // As the version agreed on defines them: one that breaks it is refused, as a modern caller's
-    // _meta is, where taking none of them would leave the host without what it declared, untold.
+    // Capabilities that break the agreed version's schema are refused, as a modern caller's are:
+    // taking none would leave the host without what it declared, untold.
     const capabilities = decodeClientCapabilities(version, params.capabilities);
     if (!capabilities.ok) {
       const { path, expected, received } = capabilities;

@@ -28,13 +28,13 @@ export interface ContinuationState {
   readonly principal: string;
   /** Random and unique to this state: a shared store spends it, so the state is redeemed once. */
   readonly nonce: string;
-  /** sha-256 (hex) of the original downstream request: method + params without _meta, inputResponses, requestState. */
+  /** {@linkcode digestRequest} of the original downstream request. */
   readonly requestDigest: string;
   /** The upstream's requestState, byte for byte, when it sent one. */
   readonly upstreamState?: string;
   /** Answers already given by the front's handlers this round, by key (sent upstream with the caller's). */
   readonly answers: Readonly<Record<string, unknown>>;
-  /** The entries passed down to the caller, by key, as the chain left them (the retry post-checks the caller's answers against them). */
+  /** The entries passed down, by key, as the chain left them: the retry's answers are checked by them. */
   readonly pending: Readonly<Record<string, unknown>>;
   /** When the state stops being accepted, ms since the epoch. */
   readonly expiresAt: number;
@@ -43,7 +43,7 @@ export interface ContinuationState {
    * count on from it, under `maxRounds`. Absent: none.
    */
   readonly rounds?: number;
-  /** When the call's first request came, ms since the epoch: `maxTotalTimeout` runs from it. Absent: unknown. */
+  /** When the call began, ms since the epoch: `maxTotalTimeout` runs from it. Absent: unknown. */
   readonly startedAt?: number;
   /**
    * Set when the gateway asked its own sign-in question (`pending["sluice/sign-in"]`): an
@@ -156,12 +156,9 @@ export async function sealState(state: ContinuationState, key: StateKey): Promis
 }
 
 /**
- * Opens a token sent back by the caller, checking, in order: the key, that it is a string of at
- * most 1 MiB, its version and format, its base64url, its MAC (constant-time, before the payload is
- * read), its JSON, its shape, the server, the principal, the request digest and the expiry (which
- * answers the retry gives is the caller's business: unasked ones are ignored, unanswered ones
- * asked again).
- * Never throws.
+ * Opens a token sent back by the caller, checking, in order: the key, that it is a string of at most
+ * 1 MiB, its version and format, its base64url, its MAC (constant-time, before the payload is read),
+ * its JSON, its shape, the server, the principal, the request digest and the expiry. Never throws.
  *
  * @param token The caller's `requestState`, untrusted.
  * @param key The key from {@linkcode importStateKey}.

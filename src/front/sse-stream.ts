@@ -1,14 +1,12 @@
 /**
- * The server side of a legacy (2025-11-25, 2025-06-18) Streamable HTTP stream: a POST's
- * response stream or the standalone GET stream of one caller session. Every event has an id,
- * `<stream>_<n>`, unique within the session and naming its stream; events are kept (a bounded
- * number) so a caller whose connection broke can resume with `GET` and `Last-Event-ID` and get
- * what it missed on that stream, and only that stream. A priming event names the event its
- * connection starts after: `<stream>_0` on a stream's first connection, `<stream>_<n>_<k>` (the
- * stream's `k`th priming) on a later one, so it is unique too, and resuming from it replays
- * nothing the caller already had. A disconnection is not a cancellation:
- * the stream goes on being written while no connection is attached. With a heartbeat, an
- * attached connection carries a comment every beat, which is no event: it is neither kept nor
+ * The server side of a legacy (2025-11-25, 2025-06-18) Streamable HTTP stream: a POST's response stream
+ * or the standalone GET stream of one caller session. Every event has an id, `<stream>_<n>`, unique
+ * within the session and naming its stream; a bounded number of events is kept so a caller whose
+ * connection broke can resume with `GET` and `Last-Event-ID` and get what it missed on that stream
+ * only. A priming event names the event its connection starts after: `<stream>_0` on a stream's first
+ * connection, `<stream>_<n>_<k>` (its `k`th priming) on a later one, so it is unique too and resuming
+ * from it replays nothing the caller had. A disconnection is not a cancellation: the stream goes on
+ * being written while no connection is attached. A heartbeat's comment is no event: neither kept nor
  * counted.
  *
  * @module

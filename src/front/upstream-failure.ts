@@ -16,12 +16,8 @@
  * | `"sign_in_required"`  | a 2026 caller must sign in first, on a request that cannot ask it (`data.url`) |
  * | `"connection_failed"` | anything else on the way (reset, TLS, a process that died, a stdio line past `maxMessageBytes`, which ends the process) |
  *
- * An upstream that needs its caller to sign in first is not a failure: a 2025-11-25 host that
- * declared URL elicitation gets the URL-elicitation-required error (`-32042`) naming the
- * gateway's sign-in page (see {@linkcode forHost}). A 2026-07-28
- * caller, which may not be sent `-32042`, is asked on a call (`input_required`); on a request
- * that cannot carry `input_required` (discovery, a list, a task's) it gets
- * {@linkcode signInFirst}: `-32010` `"sign_in_required"` with the page's URL.
+ * An upstream that needs its caller to sign in first is not a failure: the caller is sent to the
+ * gateway's sign-in page, as its version allows ({@linkcode forHost}, {@linkcode signInFirst}).
  *
  * @module
  */
@@ -41,8 +37,8 @@ export const URL_ELICITATION_REQUIRED = -32042;
 export type StartedSignIn = SignInRequiredError & { readonly url: string; readonly state: string };
 
 /**
- * The sign-in a failure needs, when the gateway started one (it always does; a client without
- * a redirect URI does not, and its failure is a failed sign-in).
+ * The sign-in a failure needs, when the gateway started one (a client without a redirect URI starts
+ * none, and its failure is a failed sign-in).
  *
  * @param failure What the call failed with.
  * @returns The sign-in, or `undefined`.
@@ -95,9 +91,8 @@ export const UPSTREAM_UNAVAILABLE = -32010;
  * The error for a 2026-07-28 caller whose request cannot carry `input_required` (discovery, a
  * list, a task's request) when the upstream needs its person to sign in first: `-32010`
  * `"sign_in_required"` with the gateway's sign-in page. Declaring URL elicitation would not help
- * such a request (`-32021` would say it does), and 2026-07-28 forbids `-32042`.
- *
- * The same tells a 2025 host that cannot take `-32042` (see {@linkcode forHost}).
+ * such a request (`-32021` would say it does), and 2026-07-28 forbids `-32042`. A 2025 host that
+ * cannot take `-32042` is told the same ({@linkcode forHost}).
  *
  * @param failure What the request failed with.
  * @param asked Whether the caller would be asked to sign in by calling a tool (a 2026 caller).
@@ -174,12 +169,12 @@ const WORDS: Readonly<Record<UpstreamCause, string>> = {
  *
  * @param failure What the client's session threw.
  * @param serverId The server's id.
- * @returns The error object: the upstream's own code, message and data (sanitized) for a
- *   `"server"` failure; the
- *   refusal's code and message when the policy or a handler refused an input request; for a
- *   cancelled call, an input request not answered within its `handlerTimeout`, or a legacy `-32042` of more URL elicitations than `maxInputRequests`,
- *   `-32603`; else {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and
- *   `data.cause` (and `data.status` for `"http_error"`).
+ * @returns The error object: for a `"server"` failure the upstream's own code, message and data
+ *   (sanitized); for a policy or handler refusal of an input request, its code and message; `-32603`
+ *   for a cancelled call, `maxRounds` reached, an input request not answered within its
+ *   `handlerTimeout`, or a legacy `-32042` of more URL elicitations than `maxInputRequests`; else
+ *   {@linkcode UPSTREAM_UNAVAILABLE} with `data.serverId` and `data.cause` (and `data.status` for
+ *   `"http_error"`).
  * @example
  * ```ts
  * import { upstreamFailure } from "./upstream-failure.ts";
@@ -194,30 +189,26 @@ export function upstreamFailure(failure: unknown, serverId: string): JsonRpcErro
   if (signIn !== undefined) return signInRequired(signIn);
   if (failure instanceof ClientError) {
     if (failure.kind === "server") {
-      // The upstream's own code, text and data, sanitized as its notifications are (a caller
-      // needs the data: -32021's requiredCapabilities, the missing resource's uri of SEP-2164);
-      // nothing of the transport or the gateway.
+      // Sanitized as its notifications are; the data stays, as a caller needs it (-32021's
+      // requiredCapabilities, SEP-2164's missing resource uri).
       const upstream = failure.cause as Partial<JsonRpcErrorObject> | undefined;
       const message = sanitizeText(upstream?.message ?? "Upstream error", 512);
       const data = failure.data === undefined ? {} : { data: sanitizeData(failure.data) };
       return { code: failure.code ?? -32603, message, ...data };
     }
     if (failure.kind === "cancelled") return { code: -32603, message: "The call was cancelled" };
-    // A limit of the gateway's own ended the call, the server being fine, so the caller hears
-    // which: a legacy server's -32042 with more URL elicitations than maxInputRequests (what a
-    // modern round of too many gets, front-call.ts); the policy's maxRounds, reached by a server
-    // that kept asking for input, as it may; an input request not answered within its
-    // handlerTimeout, by a handler or by the caller it was passed down to (it carries the
-    // refusal's code; a deadline of the call's own requests carries none).
+    // A limit of the gateway's own ended the call, not a server fault, so the caller hears which (a
+    // modern round of too many gets the same, front-call.ts). A handlerTimeout carries the
+    // refusal's code; a deadline of the call's own requests carries none.
     if (
       (failure.kind === "protocol" && failure.code === URL_ELICITATION_REQUIRED) ||
       failure.kind === "rounds_exceeded" || (failure.kind === "timeout" && failure.code !== undefined)
     ) {
       return { code: -32603, message: failure.message };
     }
-    // The gateway's own checks and handlers refused an input request, or its client refused the
-    // call as given (a tool whose x-mcp-header rules are invalid, an argument that does not fit
-    // its header, -32602): their code and words (sluice's, never the upstream's or the transport's).
+    // The gateway's checks or handlers refused an input request, or its client refused the call as
+    // given (invalid x-mcp-header rules, an argument that does not fit its header: -32602): their
+    // code and words, never the upstream's or the transport's.
     if (
       failure.kind === "policy" || failure.kind === "input_handler" ||
       (failure.kind === "config" && failure.code !== undefined)
