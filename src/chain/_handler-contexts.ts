@@ -1,8 +1,7 @@
 /**
- * The contexts handed to input callbacks, as small classes: `signal` is a getter on the prototype
- * (made on first read), because on Node 20 both an object literal with a getter and a spread
- * followed by new keys take V8's slow paths, where the instances of a class share one shape and
- * its getter is defined once (figures: bench/RESULTS.md, "Measured by hand").
+ * The contexts handed to input callbacks, as small classes whose `signal` is a prototype getter made on first
+ * read: on Node 20 an object literal with a getter, or a spread followed by new keys, takes V8's slow paths,
+ * while a class's instances share one shape and define the getter once (figures: bench/RESULTS.md).
  *
  * @module
  */

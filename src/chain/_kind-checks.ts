@@ -1,9 +1,7 @@
 /**
- * Each kind's own part of the chain, compiled once from the policy: the pre-checks that refuse
- * a request or rewrite a copy of it, then which callback answers it, within which time, and how
- * its answer is judged. Sampling's pre-checks are a list run in order; an elicitation's mode
- * decides whether its URL or its form is checked; roots have none. The chain runs this after
- * the capability gate and the budget, and `steps` lists it for `sluice check`.
+ * Each kind's own part of the chain, compiled once from the policy: the pre-checks that refuse a request or
+ * rewrite a copy of it, then which callback answers it, within which time, and how its answer is judged. The
+ * chain runs this after the capability gate and the budget; `steps` lists it for `sluice check`.
  *
  * @module
  */
@@ -100,11 +98,9 @@ interface Kind<R extends InputRequest> {
 }
 
 /**
- * Compiles each kind's part of one chain, building every checker once.
- *
- * The chain's capability gate lets a kind through only when it is declared, and a kind is
- * declared only when the handler implements it (`declareCapabilities`): the callback of any
- * request that gets here exists.
+ * Compiles each kind's part of one chain, building every checker once. The chain's capability gate passes
+ * only declared kinds, and a kind is declared only when the handler implements it, so every request that gets
+ * here has a callback.
  *
  * @param policy The server's compiled policy.
  * @param declared What the client declares to the server.

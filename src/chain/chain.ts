@@ -1,9 +1,8 @@
 /**
- * The checker chain of one server: capability gate, budget, the kind's pre-checks (refuse, or
- * rewrite a copy), the handler (with its timeout and signal), then the post-checks on its
- * answer. It stops at the first refusal, and it is era-neutral: the legacy adapter and the
- * modern client both run it and turn its result into their wire form. `chainSteps` lists the
- * steps a policy compiles, in the order they run, for `sluice check`.
+ * The checker chain of one server: capability gate, budget, the kind's pre-checks (refuse, or rewrite a
+ * copy), the handler (with its timeout and signal), then the post-checks on its answer. It stops at the first
+ * refusal and is era-neutral: the legacy adapter and the modern client both run it and turn its result into
+ * their wire form.
  *
  * @module
  */
@@ -66,9 +65,9 @@ export interface RunContext {
   /** Whether a call to this server is in flight (legacy idle sampling). @default true */
   readonly callInFlight?: boolean;
   /**
-   * Aborts the handler: server cancellation, a failed sibling, an abandoned call. The request then
-   * ends `"cancelled"`, or `"timeout"` when the call's `maxTotalTimeout` (or a parked call's
-   * `stateTtl`) fired it (a `DeadlineReached`), with {@linkcode CALL_ENDED}.
+   * Aborts the handler: server cancellation, a failed sibling, an abandoned call. The request then ends
+   * `"cancelled"`, or `"timeout"` when the call's `maxTotalTimeout` (or a parked call's `stateTtl`) fired it
+   * (a `DeadlineReached`), with {@linkcode CALL_ENDED}.
    */
   readonly signal?: AbortSignal | undefined;
 }
@@ -112,20 +111,18 @@ export interface Chain {
   /** The declaration shaped for one protocol version. */
   capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
   /**
-   * The capability gate on its own (the first step of `run`): refuses a method whose kind this
-   * client did not declare to a modern server. A modern round asks it about every entry before
-   * any handler runs, so that one undeclared kind fails the whole round.
+   * The capability gate on its own (the first step of `run`): refuses a method whose kind this client did not
+   * declare to a modern server. A modern round asks it about every entry before any handler runs, so that one
+   * undeclared kind fails the whole round.
    */
   admit(method: string): Verdict<void>;
   /** Runs one input request through the checks and the handler. Never rejects. */
   run(request: InputRequest, context: RunContext): Promise<ChainResult>;
   /**
-   * Tells the decision listeners of an input request refused before it could run (a legacy
-   * server's request over `maxServerRequests`, or one whose params failed to decode), outcome
-   * `"policy"` as for the budget's and the checks' refusals, so that every input request a
-   * server sends gives its event. A deferred request that ends without its answer (its call
-   * cancelled, or past a limit, before the caller answered) gives its second event here too, with
-   * the `stage` that says how. Without a listener it does nothing.
+   * Tells the decision listeners of an input request refused before it could run (a legacy server's request
+   * over `maxServerRequests`, or params that failed to decode), so that every input request gives its event;
+   * also the second event of a deferred request that ends unanswered, with the `stage` that says how. Without
+   * a listener it does nothing.
    *
    * @param request Its method, and its params as sent (they may not have decoded).
    * @param refusal The code and message the server is answered with.
@@ -140,16 +137,14 @@ export interface Chain {
     },
   ): void;
   /**
-   * Checks an answer that did not come from the handler (a downstream caller's, in the front)
-   * with the same post-checks, against the request as the checks leave it. The request's
-   * deferral gave its first decision event; this check gives its second: `"answered"` with what
-   * the check changed, or `"policy"` with the refusal. The answer goes to the server, so a
-   * request this chain deferred is checked in the version the server asked in, whatever the
-   * answerer's `version`.
+   * Checks an answer that did not come from the handler (a downstream caller's, in the front) with the same
+   * post-checks, against the request as the checks left it, and gives the request's second decision event
+   * (`"answered"` with the changes, or `"policy"` with the refusal). The answer goes to the server, so it is
+   * checked in the version the server asked in, whatever the answerer's `version`.
    *
    * @param principal The gateway's caller who answered, for the event.
-   * @param told What a refusal becomes for whoever is told of it (a 2026 caller is told its answer
-   *   was refused, `-32602`): the event carries that. @default the refusal as it is
+   * @param told What a refusal becomes for whoever is told of it (a 2026 caller is told its answer was
+   *   refused, `-32602`): the event carries that. @default the refusal as it is
    */
   checkAnswer(
     request: InputRequest,
@@ -159,16 +154,15 @@ export interface Chain {
     told?: (refusal: Refusal) => Refusal,
   ): Verdict<unknown>;
   /**
-   * {@linkcode Chain.checkAnswer} with its event given only by `report()`: for a 2026 caller's
-   * answers, which count once the state they answer is spent (a replay is refused after its
-   * answers pass, and must not log them as answered).
+   * {@linkcode Chain.checkAnswer} with its event given only by `report()`: for a 2026 caller's answers, which
+   * count only once the state they answer is spent (a replay is refused after its answers pass, and must not
+   * log them as answered).
    */
   judgeAnswer(request: InputRequest, answer: unknown, version: ProtocolVersion): JudgedAnswer;
   /**
-   * Answers a request the handler deferred from elsewhere (the front's legacy caller) as the
-   * handler's answer: `ask` runs under the handler's deadline for the kind and `signal`, and
-   * what it returns (an answer, or the handler's `{ error }`) is post-checked the same way. It
-   * gives the request's second decision event, as {@linkcode Chain.checkAnswer} does.
+   * Answers a request the handler deferred from elsewhere (the front's legacy caller) as the handler's
+   * answer: `ask` runs under the kind's handler deadline and `signal`, its result is post-checked the same
+   * way, and it gives the request's second decision event.
    */
   answerElsewhere(
     request: InputRequest,
@@ -251,14 +245,12 @@ export function createChain(options: ChainOptions): Chain {
   }
 
   /**
-   * The version each deferred request arrived in, by the request the deferral hands on: whoever
-   * answers it (a 2025 host answering a 2026-07-28 server's request, a 2026 caller a 2025-06-18
-   * server's), the answer goes to the server, so it is checked in the server's version, and its
-   * second event names the era the server asked in, as its first did.
+   * The version each deferred request arrived in: whoever answers it, the answer goes to the server, so it is
+   * checked in the server's version and its second event names the era the server asked in.
    */
   const askedIn = new WeakMap<InputRequest, ProtocolVersion>();
-  // One event per input request, whether the chain ran it or it was refused before; a deferred
-  // one gives a second when its answer is checked.
+  // One event per input request, run or refused before; a deferred one gives a second when its answer is
+  // checked.
   const report = (sink: DecisionSink, facts: {
     readonly request: RefusedRequest;
     readonly context: Pick<RunContext, "version" | "principal">;
@@ -473,18 +465,16 @@ function capabilityGates(declared: DeclaredCapabilities): Readonly<Record<Protoc
 export const HANDLER_THREW = "Internal error while answering the input request";
 
 /**
- * What the chain says of a request whose call's deadline (`maxTotalTimeout`, or a parked call's
- * `stateTtl`) ended it while it was being answered (its event says `"timeout"`); and what a legacy
- * server is answered for any request whose call ended before it was answered, which it did not
- * cancel and still waits for.
+ * What the chain says of a request whose call's deadline (`maxTotalTimeout`, or a parked call's `stateTtl`)
+ * ended it while it was being answered (its event says `"timeout"`); and what a legacy server is answered for
+ * any request whose call ended before it was answered, which it did not cancel and still waits for.
  */
 export const CALL_ENDED = "The request was not answered: the call it belongs to has ended";
 
 /**
- * Calls the handler (or whoever answers for it) under its deadline and the request's signal,
- * then judges its answer: a timeout, a cancellation, a throw, a deferral or the handler's own
- * `{ error }` stop the chain here. A handler that answers synchronously is judged at once,
- * without a promise.
+ * Calls the handler (or whoever answers for it) under its deadline and the request's signal, then judges its
+ * answer: a timeout, a cancellation, a throw, a deferral or the handler's own `{ error }` stop the chain
+ * here. A synchronous answer is judged at once, without a promise.
  */
 function answer(
   prepared: Prepared,
@@ -522,8 +512,8 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
         })`,
       );
     case "cancelled":
-      // The call's own deadline (maxTotalTimeout, or a parked call's stateTtl) ended it: the
-      // request timed out with it.
+      // The call's own deadline (maxTotalTimeout, or a parked call's stateTtl) ended it: the request timed
+      // out with it.
       if (outcome.reason instanceof DeadlineReached && outcome.reason.which !== "leg") {
         return { ...failed("timeout", CALL_ENDED), cause: outcome.reason };
       }
@@ -532,8 +522,8 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
       return { ...failed("handler", HANDLER_THREW), cause: outcome.error };
   }
   if (isDeferral(outcome.value)) {
-    // failed()'s keys written out, not spread: V8 builds an object slowly when keys follow a
-    // spread that opens it, and the gateway defers every input request it passes to a caller.
+    // Keys written out, not spread: V8 builds an object slowly when keys follow a spread, and the gateway
+    // defers every input request it passes to a caller.
     return {
       ok: false,
       stage: "deferred",

@@ -1,7 +1,7 @@
 /**
- * Decision events: what the policy did with each input request a server sent, and how each
- * call went. One plain object per input request and per call, for the operator's logs (the
- * gateway writes them as JSON lines), a console, or a person's prompt.
+ * Decision events: what the policy did with each input request a server sent, and how each call went. One
+ * plain object per input request and per call, for the operator's logs (the gateway writes them as JSON
+ * lines), a console, or a person's prompt.
  *
  * @module
  */
@@ -21,18 +21,16 @@ import { sanitizeText } from "../notify/sanitize-text.ts";
 export type DecisionChange = InputChange;
 
 /**
- * How an input request ended: answered, or where the chain stopped (its `ChainStage`).
- * `"policy"` is a refusal by the budget or a check of its kind, and also a legacy server's
- * request refused before the chain ran: over `maxServerRequests` (`-32000` busy) or with params
- * that are not valid (`-32602`). `"timeout"` is the handler's deadline, or the `maxTotalTimeout`
- * of the call the request belongs to (or the `stateTtl` of a call the gateway parked), reached
- * while it was being answered (its refusal, the chain's `CALL_ENDED`, is what a legacy server is
- * answered); `"cancelled"`, the server's cancellation (nothing is answered), or the call's end
- * otherwise (the caller's signal: a legacy server is answered `CALL_ENDED` too). `"deferred"`:
- * the gateway passed the request down to its caller; a second event tells how the caller's answer
- * ended once it came back and was checked (`"answered"`, `"policy"`, or, for a 2025 host,
- * `"timeout"`, `"cancelled"`, `"handler"`), or `"capability"` when the caller did not declare what
- * it needs (a legacy server is answered as by a client without it).
+ * How an input request ended: answered, or where the chain stopped.
+ * - `"policy"`: refused by the budget or a check of its kind, or a legacy server's request refused before the
+ *   chain ran (over `maxServerRequests`, `-32000`; params not valid, `-32602`).
+ * - `"timeout"`: the handler's deadline, or the call's `maxTotalTimeout` (a parked call's `stateTtl`) reached
+ *   while it was being answered; a legacy server is answered the chain's `CALL_ENDED`.
+ * - `"cancelled"`: the server's cancellation (nothing is answered), or the call's end otherwise (a legacy
+ *   server is answered `CALL_ENDED`).
+ * - `"deferred"`: the gateway passed the request to its caller; a second event tells how the caller's answer
+ *   ended once checked (`"answered"`, `"policy"`, or for a 2025 host `"timeout"`, `"cancelled"`,
+ *   `"handler"`), or `"capability"` when the caller did not declare what it needs.
  */
 export type InputOutcome =
   | "answered"
@@ -69,9 +67,8 @@ export interface InputDecision {
    */
   readonly changes: readonly DecisionChange[];
   /**
-   * How many changes past the first 100 the event leaves out (a roots answer may drop a root for
-   * each of its entries): an event is a log line, and stays one. (So a URL in a change is cut
-   * at 1024 characters, marked `…`.)
+   * How many changes past the first 100 the event leaves out, so that an event stays one log line (a URL in a
+   * change is likewise cut at 1024 characters, marked `…`).
    */
   readonly changesLeftOut?: number;
   /** Why it was not answered: the code and message the server was (or the call is) told. */
@@ -247,16 +244,16 @@ function modeOf(params: unknown): "form" | "url" | undefined {
 }
 
 /**
- * The most UTF-16 code units of one field (a name, a message) that a decision's text line shows:
- * the line is for a person; the JSON line ({@linkcode decisionJson}) keeps every value whole (but a URL in a change, cut at 1024).
+ * The most UTF-16 code units of one field that a decision's text line shows; {@linkcode decisionJson} keeps
+ * every value whole (but a URL in a change, cut at 1024).
  */
 const SHOWN_FIELD_MAX = 1024;
 
 /**
  * One line for a person: `sluice input demo sampling/createMessage answered (maxTokens 100000 → 1024) 12 ms`.
- * Each field is cleaned by `sanitizeText` (controls, escapes, line breaks, bidi and invisible
- * characters removed; at most 1024 code units), since a caller or a server chose it (a tool's
- * name, a refusal's or an error's message) and the line goes to a terminal or a log.
+ * Each field is cleaned by `sanitizeText` (controls, escapes, line breaks, bidi and invisible characters
+ * removed; at most 1024 code units), since a caller or a server chose it and the line goes to a terminal or a
+ * log.
  *
  * @param decision The event.
  * @returns The line.
@@ -288,10 +285,9 @@ export function describeDecision(decision: Decision): string {
 }
 
 /**
- * One JSON line for a log: the event whole, with every character a terminal acts on or does not
- * show (C1 controls, bidi and other format characters, line separators) written as a `\uXXXX`
- * escape, as `JSON.stringify` already writes the C0 controls, so a log viewer or a terminal tailing
- * the log shows what a caller or a server sent without acting on it.
+ * One JSON line for a log: the event whole, with every character a terminal acts on or does not show (C1
+ * controls, bidi and other format characters, line separators) escaped as `\uXXXX`, as `JSON.stringify`
+ * already does the C0 controls.
  *
  * @param decision The event.
  * @returns The JSON text, on one line.

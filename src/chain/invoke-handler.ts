@@ -1,10 +1,8 @@
 /**
- * Runs one handler callback under a deadline and a parent signal. The callback gets its own
- * `AbortSignal`, which fires on the deadline or when the parent aborts; whatever the callback
- * does afterwards is ignored (a late answer is dropped), and an exception never escapes.
- *
- * The signal is made on first read: most handlers never look at it, and an `AbortController`
- * is the largest single cost of a call on Node. Read after the deadline, it is already aborted.
+ * Runs one handler callback under a deadline and a parent signal. The callback's own `AbortSignal` fires on
+ * the deadline or the parent's abort; anything the callback does afterwards is ignored, and an exception
+ * never escapes. The signal is made on first read because most handlers never look at it and an
+ * `AbortController` is the largest single cost of a call on Node.
  *
  * @module
  */
@@ -66,8 +64,7 @@ export function invokeHandler(
     // its answer is unreadable, as if the callback had thrown.
     return { kind: "threw", error };
   }
-  // A synchronous answer needs no deadline and cannot be cancelled half-way; it is returned as
-  // it is, so that a caller who gets no promise need not wait a turn for it.
+  // A synchronous answer is returned as it is, so that a caller who gets no promise need not wait a turn.
   if (!thenable) return { kind: "value", value: result };
   return new Promise<Invocation>((resolve) => {
     let done = false;

@@ -1,11 +1,9 @@
 /**
- * Decision events as OpenTelemetry traces and metrics, for users who have OpenTelemetry: they
- * pass their own `@opentelemetry/api` (an optional peer dependency sluice never imports, so
- * nothing is loaded or recorded without it). Names follow OpenTelemetry's semantic conventions
- * for MCP where they exist (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`,
- * `mcp.resource.uri`, `error.type`, the `mcp.client.operation.duration` histogram in seconds);
- * what they do not cover (the gateway's caller, the policy's changes and refusals) is under
- * `sluice.*`.
+ * Decision events as OpenTelemetry traces and metrics. Users pass their own `@opentelemetry/api`, an optional
+ * peer dependency sluice never imports. Names follow OpenTelemetry's semantic conventions for MCP where they
+ * exist (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`, `mcp.resource.uri`, `error.type`, the
+ * `mcp.client.operation.duration` histogram in seconds); the rest (the gateway's caller, the policy's changes
+ * and refusals) is under `sluice.*`.
  *
  * @module
  */
@@ -101,9 +99,8 @@ function metricAttributes(
 }
 
 /**
- * `{method} {target}`: a tool's or a prompt's name; anything else is named by its method alone,
- * as the MCP semantic conventions ask (a resource's URI or a task's id would make a name per
- * resource or task).
+ * `{method} {target}`: a tool's or a prompt's name; anything else is named by its method alone, as the MCP
+ * semantic conventions ask, so that names do not grow per resource or task.
  */
 function spanName(decision: Decision): string {
   return decision.type === "call" && decision.name !== undefined &&
@@ -131,8 +128,8 @@ function callAttributes(decision: CallDecision): Record<string, string | number 
     : decision.method === "resources/read"
     ? { "mcp.resource.uri": decision.name }
     : { "sluice.task_id": decision.name };
-  // Added to common()'s object, not spread into a new one: V8 builds an object slowly when keys
-  // follow a spread that opens it (the same keys, in the same order).
+  // Added to common()'s object, not spread into a new one: V8 builds an object slowly when keys follow a
+  // spread.
   return Object.assign(common(decision), target, {
     "sluice.outcome": decision.outcome,
     // A tool's own error result is a failure too (OpenTelemetry's MCP conventions say so).

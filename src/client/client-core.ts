@@ -1,11 +1,8 @@
 /**
- * The client shared by both entries, put together from its parts: its settings (with their
- * defaults), its servers ({@linkcode ClientServers}: each one's policy, chain, fetch and session),
- * its sign-ins, its notification queue, its decision listeners and the flows of its calls in
- * progress. The edge entry passes no legacy support (modern era over HTTP only);
- * `@sluice/mcp/legacy` passes the legacy adapter and stdio.
- *
- * The front reaches the parts it needs through {@linkcode clientInternals}.
+ * The client shared by both entries, put together from its parts: settings, servers
+ * ({@linkcode ClientServers}), sign-ins, notification queue, decision listeners and the flows of calls in
+ * progress. The edge entry passes no legacy support (modern era over HTTP only); `@sluice/mcp/legacy` passes
+ * the legacy adapter and stdio. The front reaches the parts through {@linkcode clientInternals}.
  *
  * @module
  */
@@ -45,15 +42,9 @@ export const SLUICE_VERSION = "0.1.0";
 export interface EraSupport {
   /** Builds a legacy session (self-hosted entry only). */
   readonly legacy?: (input: LegacySessionInput) => ServerSession;
-  /**
-   * Reads the runtime's environment when the options give no `environment` (the self-hosted
-   * entry: its runtime's environment variables). Without it, no variable is set.
-   */
+  /** Reads the environment when the options give none (self-hosted entry); else no variable is set. */
   readonly environment?: EnvironmentReader;
-  /**
-   * Runs once `client.close()` has closed every session: releases what the entry made for the
-   * client (the self-hosted entry's connection pool on Node). Its failure is ignored.
-   */
+  /** Runs once `client.close()` has closed every session (frees the Node pool); its failure is ignored. */
   readonly onClose?: () => Promise<void>;
 }
 
@@ -380,9 +371,9 @@ class DecisionListeners implements DecisionSink {
 }
 
 /**
- * The flows of the client's calls in progress, each under its server's `maxTotalTimeout`
- * ({@linkcode openFlow}); closing aborts them all. Not one AbortController for the client's life:
- * on Workers an AbortSignal belongs to the request that made it, and a client serves many.
+ * The flows of the client's calls in progress, each under its server's `maxTotalTimeout`; closing aborts them
+ * all. Not one AbortController for the client's life: on Workers an AbortSignal belongs to the request that
+ * made it, and a client serves many.
  */
 class CallFlows {
   readonly #timers: Timers;
@@ -442,8 +433,8 @@ function compileAll(policies: readonly (Policy | CompiledPolicy)[], modernOnly: 
     try {
       const policy = isCompiled(input) ? input : compilePolicy(input);
       compiled.push(policy);
-      // Told now, not at the first call: "auto" is left to find out (a server found legacy then
-      // fails its call the same way).
+      // Told now, not at the first call; "auto" is left to find out (a server found legacy then fails its
+      // call alike).
       if (modernOnly && (policy.era === "legacy" || policy.transport.kind === "stdio")) {
         problems.push(legacyOnlyProblem(policy));
       }

@@ -1,8 +1,7 @@
 /**
- * What the front needs of a client beyond its public methods: the client's settings, its servers'
- * policies and sessions, its sign-ins and its decision listeners. `createClient` puts them on the
- * client it returns, under a symbol only this module holds; `createFront` takes them back with
- * {@linkcode clientInternals}. Not exported from any entry: not part of the contract.
+ * What the front needs of a client beyond its public methods. `createClient` puts it on the client under a
+ * symbol only this module holds; `createFront` takes it back with {@linkcode clientInternals}. Not exported
+ * from any entry: not part of the contract.
  *
  * @module
  */
@@ -18,8 +17,8 @@ import type { Client } from "./client-types.ts";
 import type { ClientServers } from "./client-servers.ts";
 
 /**
- * What the front needs of a client beyond its public methods: with the servers' policies, eras and
- * sessions as {@linkcode ClientServers} gives them (the front closes the sessions it opens).
+ * The client's settings, its servers' policies, eras and sessions as {@linkcode ClientServers} gives them
+ * (the front closes the sessions it opens), its sign-ins and its decision listeners.
  */
 export interface ClientInternals
   extends Pick<ClientServers, "policies" | "eraOf" | "legacySession" | "modernSession" | "onClose"> {

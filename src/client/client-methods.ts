@@ -35,11 +35,7 @@ export interface MethodDeps {
   readonly flowFor: (serverId: string, signal: AbortSignal | undefined) => LinkedSignal;
   /** The client's assigns. */
   readonly assigns: Readonly<Record<string, unknown>>;
-  /**
-   * Runs a call on the session of a server (resolving its era first, when `"auto"`; a call that
-   * gives up while the era is probed is told of its own `method`). The core probes an `"auto"`
-   * server again after some failures, and closes a session it forgot once its calls end.
-   */
+  /** Runs a call on a server's session ({@linkcode ClientServers.run}). */
   readonly run: ClientServers["run"];
   /** Hears how each tool call, read and prompt ended (decision events), while it listens. */
   readonly decisions: DecisionSink;
@@ -267,9 +263,8 @@ function isLegacyTask(task: CreateTaskResult | LegacyCreateTaskResult): task is 
 }
 
 /**
- * What a call event says of a failure: the client error's kind, code and message (the upstream's
- * real cause: a transport message names it), a URL it quotes without its query's values, as events
- * go to logs (a refused elicitation URL's token).
+ * What a call event says of a failure: the client error's kind, code and message (the upstream's real cause),
+ * a URL it quotes without its query's values, as events go to logs.
  *
  * @param error What the call failed with.
  * @returns The event's `error`.
@@ -291,9 +286,9 @@ export function failureOf(
 }
 
 /**
- * The caller's signal, once its call options are known to be what they say: an object whose
- * `signal` is an `AbortSignal` and whose `onProgress` is a function, when given. Anything else
- * fails the call as the caller's mistake (`config`, `-32602`), not deep inside it.
+ * The caller's signal, once the call options are checked: an object whose `signal` is an `AbortSignal` and
+ * whose `onProgress` is a function, when given. Anything else fails the call as the caller's mistake, not
+ * deep inside it.
  *
  * @param serverId The server called.
  * @param method What was called, for the message.
@@ -331,9 +326,8 @@ export function signalOf(
 const OPTIONS: readonly string[] = ["signal", "onProgress", "assigns", "detachTask", "cursor"];
 
 /**
- * What is wrong with a call's options beyond its signal and progress callback (see `signalOf`):
- * a key no call takes (a typo, `timout`, is not left to be ignored), and `detachTask` that is not
- * a boolean.
+ * What is wrong with a call's options beyond its signal and progress callback: a key no call takes (a typo is
+ * not left to be ignored), and `detachTask` that is not a boolean.
  */
 function optionsProblem(options: object | undefined): string | undefined {
   if (!isObject(options)) return undefined;

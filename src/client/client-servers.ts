@@ -1,17 +1,9 @@
 /**
- * The servers of one client and the sessions it speaks to them through. Each server has its
- * compiled policy, its chain and its fetch; its session is opened on first use, in the era the
- * policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds (digest §2.7,
- * era-probe.ts: an outage is an error, not an era). The session is kept, and an `"auto"` server
- * is probed again after a transport or protocol failure, or when its legacy session is answered
- * with an error only a modern server sends (a wrong guess); the session forgotten is closed once
- * the calls running on it end. A probe is shared by the calls that wait for it meanwhile, so it
- * runs under the client's own signal (aborted by `close()`): a call whose signal fires stops
- * waiting for it alone.
- *
- * The front opens sessions of its own from the same servers (with its own chain, its caller's
- * sign-in, and the principal the session belongs to): it closes those itself, so they are never
- * kept here.
+ * The servers of one client and the sessions it speaks to them through. Each server's session is opened on
+ * first use, in the era its policy names or, for `"auto"` over HTTP, the era a `server/discover` probe finds
+ * (digest §2.7; an outage is an error, not an era), and kept until a failure says the guess was wrong. The
+ * front opens sessions of its own from the same servers (its own chain, its caller's sign-in and principal)
+ * and closes them itself, so they are never kept here.
  *
  * @module
  */
@@ -63,9 +55,8 @@ export interface FrontLegacySession {
   /** The one caller the session belongs to: the server's requests tied to no call run as theirs. */
   readonly principal?: Principal | undefined;
   /**
-   * The session serves 2026 calls (no caller of its own, and no channel but a call's rounds): a
-   * request the server ties to no call is tied to the one call in flight, when there is exactly
-   * one, as on stdio.
+   * The session serves 2026 calls (no caller of its own, no channel but a call's rounds): a request the
+   * server ties to no call is tied to the one call in flight, when there is exactly one, as on stdio.
    */
   readonly pooled?: boolean | undefined;
 }
@@ -281,8 +272,8 @@ export class ClientServers {
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";
-    // A probe is shared by the calls waiting for it: each waits under its own signal, and one
-    // that gives up is told of its own call.
+    // A probe is shared (under the client's signal): each call waits under its own and is told of its own
+    // call.
     const cancelled = (reason: unknown) => abortError(serverId, method, reason);
     const session = joinable(this.#sessions.get(serverId));
     if (session !== undefined) return (await awaitShared(session, { signal, cancelled })).era;
@@ -442,8 +433,8 @@ export class ClientServers {
 }
 
 /**
- * The errors only a modern server answers with (header mismatch, missing capabilities,
- * unsupported version: digest §2.7): a legacy session that gets one was a wrong guess.
+ * The errors only a modern server answers with (header mismatch, missing capabilities, unsupported version:
+ * digest §2.7): a legacy session that gets one was a wrong guess.
  */
 const MODERN_ERRORS: ReadonlySet<number | undefined> = new Set([-32020, -32021, -32022]);
 

@@ -47,8 +47,8 @@ export interface ClientOptions {
   /** The fetch to use (a Workers service binding's, a test's), called as `fetch(url, init)`. @default globalThis.fetch */
   readonly fetch?: ((url: string, init: RequestInit) => Promise<Response>) | undefined;
   /**
-   * Reads an environment variable: the secrets a policy's `transport.auth` names, read when a
-   * token is first needed. On Workers, pass the Worker's `env`: `(name) => env[name]`.
+   * Reads an environment variable: the secrets a policy's `transport.auth` names, read when a token is first
+   * needed. On Workers, pass `(name) => env[name]`.
    * @default the process environment with `@sluice/mcp/legacy` (self-hosted); none with the edge entry
    */
   readonly environment?: ((name: string) => string | undefined) | undefined;
@@ -81,8 +81,8 @@ export interface SignInOptions {
 /** Options of one call. */
 export interface CallOptions {
   /**
-   * Assigns for the callbacks this call causes (`ctx.assigns`). A legacy server over stdio names
-   * no call in its requests: one that comes while several calls are in flight gets the client's.
+   * Assigns for the callbacks this call causes (`ctx.assigns`). A legacy stdio server's request that comes
+   * while several calls are in flight gets the client's.
    * @default the client's
    */
   readonly assigns?: Readonly<Record<string, unknown>> | undefined;
@@ -92,16 +92,12 @@ export interface CallOptions {
    */
   readonly signal?: AbortSignal | undefined;
   /**
-   * Receives the server's `notifications/progress` params for this call whose `progress` is a
-   * number above the last one heard (the spec's "MUST increase"; the rest are dropped), in
-   * arrival order (among the calls of a handler or subscriber that returns at once too, as the
-   * server sent them; one that returns a promise holds back only its own later entries), off the
-   * connection (in a microtask) and sanitized like a notification subscriber's params (every
-   * string cleaned by `sanitizeText`; prototype-free, frozen). A throw (or a returned promise's
-   * rejection) is logged and skipped: the call goes on. A call that became a task of a 2025-11-25
-   * server goes on hearing the task's progress until the task ends, also after the call returned
-   * it (`detachTask`), as the spec keeps the token valid until a terminal status (the 1024 latest
-   * such tasks of a server).
+   * Receives this call's `notifications/progress` params whose `progress` is above the last one heard (the
+   * spec's "MUST increase"; the rest are dropped), in arrival order (a callback that returns a promise holds
+   * back only its own later entries), in a microtask, sanitized like a notification subscriber's params
+   * (strings cleaned by `sanitizeText`; prototype-free, frozen). A throw or rejection is logged and skipped.
+   * A call that became a task of a 2025-11-25 server hears the task's progress until it ends, also after
+   * `detachTask` returned it (the 1024 latest such tasks per server).
    */
   readonly onProgress?: ((progress: JsonObject) => void) | undefined;
 }
@@ -127,26 +123,22 @@ export interface Client {
   /** The server ids it has policies for. */
   servers(): string[];
   /**
-   * Starts a sign-in to a server with `transport.auth.oauth` before any call needs one (what
-   * `sluice login` does): open `url`, then pass the callback to `completeAuthorization`. Any
-   * other server (none, or `clientCredentials`, where the client signs in by itself) is refused
-   * as `"config"`, as is a callback that is not a URL.
+   * Starts a sign-in to a server with `transport.auth.oauth` before any call needs one (what `sluice login`
+   * does): open `url`, then pass the callback to `completeAuthorization`. Any other server is refused as
+   * `"config"`.
    */
   beginAuthorization(serverId: string): Promise<{ readonly url: string; readonly expiresAt: number }>;
   /**
-   * Finishes a sign-in: `callbackUrl` is where the authorization server sent the person back
-   * (the `signIn.redirectUri` with `code`, `state`, `iss`). Checks it, exchanges the code and
-   * stores the tokens; a call waiting on the sign-in goes on. The code exchange has 25 s: an
-   * authorization server that has not answered by then fails the sign-in (`"transport"`, naming
-   * the authorization server and the 25000 ms).
+   * Finishes a sign-in: `callbackUrl` is where the authorization server sent the person back (the
+   * `signIn.redirectUri` with `code`, `state`, `iss`). Checks it, exchanges the code (within 25 s, else
+   * `"transport"`) and stores the tokens; a call waiting on the sign-in goes on. A `callbackUrl` that is not
+   * a URL is refused as `"config"`.
    *
-   * `options.signal` cancels it, rejecting with a `"cancelled"` `ClientError` (its `cause` the
-   * signal's reason). Already aborted, nothing is done and the callback stays unused: passing it
-   * again finishes the sign-in. Aborted later, the code exchange is stopped and no tokens are
-   * stored; the callback is spent (its `state` is used), so passing it again is refused, and a
-   * call waiting on the sign-in fails. The code is never sent again: it is single-use at the
-   * authorization server, which may have redeemed it already. Start a new sign-in with
-   * `beginAuthorization`. An abort after the tokens are stored changes nothing.
+   * `options.signal` rejects it with a `"cancelled"` `ClientError` (its `cause` the signal's reason). Aborted
+   * already, nothing is done and the callback can be passed again. Aborted later, no tokens are stored and
+   * the callback is spent (its `state` used; the single-use code is never sent again): a call waiting on the
+   * sign-in fails; start over with `beginAuthorization`. An abort after the tokens are stored changes
+   * nothing.
    */
   completeAuthorization(
     serverId: string,
@@ -156,12 +148,10 @@ export interface Client {
   /** Forgets the client's tokens for a server (the next call signs in again). */
   signOut(serverId: string): Promise<void>;
   /**
-   * Hears one decision event per input request a server sends (what the checks changed, the
-   * refusal and its code, the handler's time) and per tool call, read or prompt (how it ended,
-   * the upstream's real cause). The gateway's calls report here too, with their caller. A
-   * listener hears every call and request that starts after it is added; while there is none, no
-   * event is built. The event carries what a caller or a server chose (a tool's name, a message)
-   * as they sent it: pass it through `sanitizeText` before a terminal or a log line shows it.
+   * Hears one decision event per input request a server sends and per tool call, read or prompt, the
+   * gateway's included (with their caller), from when it is added; with no listener, no event is built. An
+   * event carries what a caller or server chose as they sent it: pass it through `sanitizeText` before a
+   * terminal or log shows it.
    *
    * @returns Unsubscribes.
    * @throws {TypeError} When the listener is not a function.
@@ -178,11 +168,10 @@ export interface Client {
   /** One page of prompts. */
   listPrompts(serverId: string, options?: ListOptions): Promise<ListPromptsResult>;
   /**
-   * Calls a tool, answering every input request through the policy's chain. A task the server
-   * creates is awaited, so the result is the tool's. When the wait fails before the task ends
-   * (the signal fires, `maxTotalTimeout`, a modern task's input request refused, `close()`), the
-   * task is cancelled (`tasks/cancel`) and the error carries its id as `data.taskId`: beside the
-   * server's error data when that is an object, else with that data as `data.data`.
+   * Calls a tool, answering every input request through the policy's chain. A task the server creates is
+   * awaited; when the wait fails before the task ends (signal, `maxTotalTimeout`, a modern task's input
+   * request refused, `close()`), the task is cancelled (`tasks/cancel`) and the error carries its id as
+   * `data.taskId` (beside an object's fields, else with the server's data as `data.data`).
    */
   callTool(
     serverId: string,
@@ -219,10 +208,9 @@ export interface Client {
    */
   rootsChanged(serverId: string): Promise<void>;
   /**
-   * Hears every server notification the client does not consume itself, sanitized, in arrival
-   * order (log entries after the per-server log budget; every server is asked for its logs at its
-   * policy's `logLevel`, with or without a handler `log`). Slow listeners are bounded like the
-   * handler's queue (each server's policy `maxWaitingNotifications` waiting, 1000 by default;
+   * Hears every server notification the client does not consume itself, sanitized, in arrival order (log
+   * entries after the per-server log budget; every server is asked for logs at its policy's `logLevel`). Slow
+   * listeners are bounded like the handler's queue (the policy's `maxWaitingNotifications`, 1000 by default;
    * newer dropped and counted).
    *
    * @returns A function that unsubscribes.
@@ -236,9 +224,9 @@ export interface Client {
   /**
    * Stops the client: calls in flight are cancelled and later calls fail.
    *
-   * @returns Resolves once every session is closed and the notifications that waited have been
-   * delivered to the handler and to each `onNotification` listener (a returned promise settled);
-   * a `notifications()` iterator ends after its waiting entries are read.
+   * @returns Resolves once every session is closed and waiting notifications were delivered to the handler
+   *   and each `onNotification` listener; a `notifications()` iterator ends after its waiting entries are
+   *   read.
    */
   close(): Promise<void>;
 }

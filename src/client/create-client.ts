@@ -12,11 +12,9 @@ import type { Client, ClientOptions } from "./client-types.ts";
  *
  * @param options Name, handler, policies and the rest (see {@linkcode ClientOptions}).
  * @returns The client.
- * @throws {TypeError} When the options are not valid: not an object, an unknown (misspelt) option, no
- *   name, or an option that is not what it must be (a `fetch` that is not a function, `timers`
- *   without `setTimeout`, …), each named.
- * @throws {PolicyError} When a policy does not compile, or two name the same server, listing every
- *   problem.
+ * @throws {TypeError} When the options are not valid (not an object, an unknown option, no name, an option of
+ *   the wrong shape), each named.
+ * @throws {PolicyError} When a policy does not compile, or two name the same server, listing every problem.
  * @example
  * ```ts
  * import { createClient } from "./create-client.ts";

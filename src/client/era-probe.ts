@@ -1,16 +1,16 @@
 /**
- * Era detection for an HTTP server whose policy says `era: "auto"` (digest §2.7): a modern
- * `server/discover` through the server's modern session. A `DiscoverResult` naming 2026-07-28,
- * or a `-32020` or `-32021` error, means modern. A `-32022` is the session's to handle first:
- * when the versions it names include one sluice speaks in the modern era, the session asks once
- * more with that version and the era is read from that answer by these same rules (a second
- * `-32022` means legacy); when it names no version sluice speaks in the modern era, the era is
- * legacy if it names a 2025 one, and otherwise the call fails with the session's error naming the
- * versions (the spec: a modern error means a modern server, not to fall back). Another JSON-RPC
- * error, a malformed answer, a version list without 2026-07-28, or HTTP 400, 404 or 405 without a
- * JSON-RPC answer (what a 2025 server answers a request outside its session) means legacy. Fallback is never keyed to one error code. A server that cannot be
- * reached, or answers another HTTP status (5xx, 408, 429: an outage, not an era), is an error:
- * the call fails with it, and the next call probes again.
+ * Era detection for an HTTP server whose policy says `era: "auto"` (digest §2.7): a `server/discover` through
+ * the server's modern session.
+ * - Modern: a `DiscoverResult` naming 2026-07-28, or a `-32020` or `-32021` error.
+ * - `-32022`: the session handles it first; when it names a version sluice speaks in the modern era, the
+ *   session asks once more with it and the era is read from that answer (a second `-32022` means legacy);
+ *   otherwise the era is legacy if it names a 2025 version, else the call fails naming the versions (the
+ *   spec: a modern error means a modern server, not to fall back).
+ * - Legacy: another JSON-RPC error, a malformed answer, a version list without 2026-07-28, or HTTP 400, 404
+ *   or 405 without a JSON-RPC answer (a 2025 server's answer outside its session). Fallback is never keyed to
+ *   one error code.
+ * - An error: no connection, or another HTTP status (5xx, 408, 429: an outage, not an era); the next call
+ *   probes again.
  *
  * @module
  */

@@ -33,9 +33,9 @@ export interface CallContext {
   /** Asks a legacy server to run the call as a task (2025-11-25). */
   readonly asTask?: boolean;
   /**
-   * `awaitTask` only: the task is the call's own (`callTool` without `detachTask`: its id never
-   * handed out), so a wait that ends before the task does sends `tasks/cancel` and fails with the
-   * task's id as `data.taskId`. A task whose id its caller holds is left running.
+   * `awaitTask` only: the task is the call's own (its id never handed out), so a wait that ends before the
+   * task does sends `tasks/cancel` and fails with `data.taskId`. A task whose id its caller holds is left
+   * running.
    */
   readonly cancelIfAbandoned?: boolean;
   /**
@@ -44,36 +44,29 @@ export interface CallContext {
    */
   readonly awaitingMethod?: string;
   /**
-   * The front only: answers an input request the handler deferred (`ctx.defer()`) by asking the
-   * front's own caller, while the call waits (a legacy call's deadline paused). Without it a
-   * deferral fails the request.
+   * The front only: answers an input request the handler deferred (`ctx.defer()`) by asking the front's
+   * caller, while the call waits (a legacy call's deadline paused). Without it a deferral fails the request.
    */
   readonly onDeferred?: DeferredAnswerer | undefined;
-  /**
-   * The front only: also takes the call's other notifications (log entries), besides the client's
-   * queue, to relay them to the front's caller.
-   */
+  /** The front only: also takes the call's other notifications (log entries), to relay them to its caller. */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
   /**
-   * The front only, modern era: the capabilities to declare for this call instead of the
-   * chain's (what the front's caller can answer). A legacy session declared its own at
-   * `initialize`.
+   * The front only, modern era: the capabilities to declare for this call instead of the chain's (what its
+   * caller can answer). A legacy session declared its own at `initialize`.
    */
   readonly capabilities?: ClientCapabilities | undefined;
   /**
-   * The front only, modern era: the log level to ask for with this call (the caller's, within
-   * the policy's), or `undefined` for none. Read only when `onNotification` is given.
+   * The front only, modern era: the log level to ask for with this call, or `undefined` for none. Read only
+   * when `onNotification` is given.
    */
   readonly logLevel?: LoggingLevel | undefined;
 }
 
 /**
- * Answers a deferred server request later: resolves with the answer as the chain would give it,
- * or a failure (`"cancelled"` sends nothing when the server cancelled the request or the
- * connection ended; when the call it was tied to ended, `-32603`). `signal` fires when the server
- * cancels the request or the connection ends. `tie` says how a legacy request was tied to the
- * call it is answered for, and what the server asked (none for a modern round's entries, which
- * are the call's own).
+ * Answers a deferred server request later, resolving with the answer as the chain would give it or a failure.
+ * `signal` fires when the server cancels the request or the connection ends (then nothing is sent). `tie`
+ * says how a legacy request was tied to its call, and what the server asked (none for a modern round's
+ * entries).
  */
 export type DeferredAnswerer = (
   request: InputRequest,
@@ -86,9 +79,8 @@ export interface DeferredTie {
   /** The request as the server sent it, before the checks: what they changed is the difference. */
   readonly asked: InputRequest;
   /**
-   * The request named no call (stdio has one channel; a pooled session has no channel but its
-   * calls) and was tied to the one call in flight only because it was the one: the server may
-   * have asked on its own, for no call at all.
+   * The request named no call and was tied to the one call in flight only because it was the one (stdio, or a
+   * pooled session): the server may have asked on its own, for no call at all.
    */
   readonly guessed: boolean;
 }
@@ -189,9 +181,8 @@ export interface ServerSession {
   /** Tells the server its roots changed, where the era has a way to, under `signal` if given. */
   rootsChanged(signal?: AbortSignal): Promise<void>;
   /**
-   * Asks for the server's logs at this level from now on: `logging/setLevel` in the legacy era
-   * (when the server offers logging); nothing in the modern era, where the level travels with
-   * each request.
+   * Asks for the server's logs at this level from now on: `logging/setLevel` in the legacy era (when the
+   * server offers logging); nothing in the modern era, where the level travels with each request.
    */
   setLogLevel(level: LoggingLevel): Promise<void>;
   /** Ends the session's connections. */

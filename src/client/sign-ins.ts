@@ -69,9 +69,9 @@ export interface ShownUrl {
 }
 
 /**
- * Checks an authorization URL against the policy's URL rules, as a URL elicitation's (an
- * authorization server on loopback, which discovery only accepts for development, is shown as
- * it is). The library's `authorize` and `sluice login` show what this lets through.
+ * Checks an authorization URL against the policy's URL rules, as a URL elicitation's (a loopback
+ * authorization server, which discovery accepts only for development, is shown as it is). The library's
+ * `authorize` and `sluice login` show what this lets through.
  *
  * @param policy The server's policy.
  * @param raw The authorization URL.
@@ -209,8 +209,7 @@ export function createSignInMethods(
     completeAuthorization: async (serverId, callbackUrl, options = {}) => {
       const signIn = personSignInOf(serverId);
       const signal = signalOf(serverId, "completeAuthorization", options);
-      // The caller's mistake, not the sign-in's: nothing was sent, and the URL is not quoted (it
-      // may carry the code).
+      // The caller's mistake: nothing was sent, and the URL is not quoted (it may carry the code).
       if (typeof callbackUrl !== "string" || !URL.canParse(callbackUrl)) {
         throw new ClientError(
           "config",

@@ -20,9 +20,9 @@ export interface DeclaredCapabilities {
   /** Whether roots are declared. */
   readonly roots: boolean;
   /**
-   * Whether the client tells a 2025 server when its roots change
-   * (`notifications/roots/list_changed`): `false` where a gateway's caller answers the roots and
-   * did not declare `listChanged`, as the gateway can then never tell it. @default true
+   * Whether the client tells a 2025 server when its roots change (`notifications/roots/list_changed`):
+   * `false` where a gateway's caller answers the roots without declaring `listChanged`, as the gateway can
+   * then never tell it. @default true
    */
   readonly rootsListChanged?: boolean;
 }

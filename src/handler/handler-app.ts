@@ -1,16 +1,13 @@
 /**
- * `handlerApp`: serves a handler over HTTP as a Hono app, at the contract
- * {@linkcode remoteHandler} speaks, so a handler deploys as its own Worker (or behind any server
- * that runs a `fetch` handler).
+ * `handlerApp`: serves a handler over HTTP as a Hono app, at the contract {@linkcode remoteHandler} speaks,
+ * so a handler deploys as its own Worker (or behind any server that runs a `fetch` handler).
  *
- * `POST /` (or the path the app is mounted at) takes JSON `{ kind, params, ctx }` and answers
- * `200` with JSON: the handler's answer, its `{ error: { code, message } }`, or
- * `{ deferred: true }` when it returned `ctx.defer()`. The handler gets
- * `ctx` with a `signal` that fires when the request is aborted (the caller's timeout or
- * cancellation). Other statuses carry JSON `{ message }`: `400` a malformed body (naming what was
- * wrong), `401` missing or wrong credentials, `404` another path, `405` another method, `413` a
- * body over the limit, `415` a body that is not JSON, `500` a handler that threw (a fixed
- * message: the exception is never reflected).
+ * `POST /` (or the path the app is mounted at) takes JSON `{ kind, params, ctx }` and answers `200` with
+ * JSON: the handler's answer, its `{ error: { code, message } }`, or `{ deferred: true }` for `ctx.defer()`.
+ * `ctx.signal` fires when the request is aborted. Other statuses carry JSON `{ message }`: `400` a malformed
+ * body (naming what was wrong), `401` missing or wrong credentials, `404` another path, `405` another method,
+ * `413` a body over the limit, `415` a body that is not JSON, `500` a handler that threw (a fixed message:
+ * the exception is never reflected).
  *
  * @module
  */
@@ -34,10 +31,9 @@ import { isDeferral } from "./deferral.ts";
 /** Options of {@linkcode handlerApp}. */
 export interface HandlerAppOptions {
   /**
-   * Requires `Authorization: Bearer <sharedSecret>` on every request, compared in constant time;
-   * `remoteHandler` sends it with `headers: { authorization: "Bearer <sharedSecret>" }`. Without
-   * it anyone who reaches the app can ask the handler: leave it out only where nothing else can
-   * (a Worker reached through a service binding alone).
+   * Requires `Authorization: Bearer <sharedSecret>` on every request, compared in constant time
+   * (`remoteHandler` sends it in `headers`). Without it anyone who reaches the app can ask the handler: leave
+   * it out only where nothing else can (a Worker reached through a service binding alone).
    * @default undefined (no credentials required)
    */
   readonly sharedSecret?: string | undefined;

@@ -44,26 +44,25 @@ export interface InputContext {
   /** The in-flight request this input belongs to (legacy); `null` when none, always `null` for modern input. */
   readonly relatedRequestId: RequestId | null;
   /**
-   * What the policy changed in the request before this callback saw it (a clamped `maxTokens`,
-   * a coerced `includeContext`, a normalised URL), to show the person what the server asked.
-   * Frozen, with its entries: it is also the decision event's list.
+   * What the policy changed in the request before this callback saw it (a clamped `maxTokens`, a coerced
+   * `includeContext`, a normalised URL), to show the person what the server asked. Frozen: it is also the
+   * decision event's list.
    */
   readonly changes: readonly InputChange[];
   /**
-   * Who the gateway's caller is, when the call came through the front with `auth` (the
-   * principal its `auth` established); `undefined` for the library's own calls and `auth: "none"`.
+   * The gateway's caller, as its `auth` established it, when the call came through the front; `undefined` for
+   * the library's own calls and `auth: "none"`.
    */
   readonly principal?: Principal | undefined;
   /**
-   * Fires on the handler's timeout, on cancellation by the server, or when the call is abandoned.
-   * It is made on first read (a getter): `ctx.signal` and `({ signal })` work, but a spread copy
-   * of `ctx` does not carry it.
+   * Fires on the handler's timeout, on cancellation by the server, or when the call is abandoned. A getter
+   * made on first read: `ctx.signal` and `({ signal })` work, a spread copy of `ctx` does not carry it.
    */
   readonly signal: AbortSignal;
   /**
-   * Passes the request down instead of answering it: in the front, to the downstream caller (as
-   * the checks left it), when that caller declared the capability. Return its value:
-   * `return ctx.defer()`. Outside the front, a deferral fails the request.
+   * Passes the request down instead of answering it: in the front, to the downstream caller (as the checks
+   * left it), when that caller declared the capability. Use `return ctx.defer()`. Outside the front, a
+   * deferral fails the request.
    */
   defer(): Deferral;
 }
@@ -150,11 +149,11 @@ export interface Handler {
   /** Hears each server log entry that passes the log budget and the sanitizer. */
   readonly log?: ((level: LogLevel, entry: LogEntry, ctx: NotificationContext) => unknown) | undefined;
   /**
-   * Has the person sign in to a server whose policy has `transport.auth.oauth`: show
-   * `request.url` (checked like a URL elicitation's; highlight `request.host`, warn on
-   * `request.idn`) and return `{ action: "accept" }` once it is shown. sluice then waits (in this process) for
-   * `client.completeAuthorization(serverId, callbackUrl)` (until `request.expiresAt`) and
-   * retries the request with the new token. `"decline"` or `"cancel"` fail the request.
+   * Has the person sign in to a server whose policy has `transport.auth.oauth`: show `request.url` (checked
+   * like a URL elicitation's; highlight `request.host`, warn on `request.idn`) and return
+   * `{ action: "accept" }` once it is shown. sluice then waits in this process for
+   * `client.completeAuthorization(serverId, callbackUrl)` (until `request.expiresAt`) and retries with the
+   * new token. `"decline"` or `"cancel"` fail the request.
    */
   readonly authorize?:
     | ((

@@ -1,13 +1,12 @@
 /**
- * `remoteHandler`: a handler whose kinds are answered by an HTTP endpoint (a Workers service
- * binding, any object with a `fetch` method, or a URL), such as a {@linkcode handlerApp}.
+ * `remoteHandler`: a handler whose kinds are answered by an HTTP endpoint (a Workers service binding, any
+ * object with a `fetch` method, or a URL), such as a {@linkcode handlerApp}.
  *
- * Each callback POSTs JSON `{ kind, params, ctx }` (`ctx` as plain data, without `signal`; no
- * `params` for roots) and its `ctx.signal` aborts the request, so the chain's handler timeout and
- * cancellation reach the endpoint. The endpoint answers `200` with JSON: the answer, or
- * `{ error: { code, message } }`, which go back to the chain, whose post-checks judge them as any
- * handler's answer; or `{ deferred: true }`, which becomes `ctx.defer()`. Any other response
- * makes the callback throw, which the chain answers with a fixed `-32603`, never reflecting the
+ * Each callback POSTs JSON `{ kind, params, ctx }` (`ctx` as plain data, without `signal`; no `params` for
+ * roots), and `ctx.signal` aborts the request, so the chain's timeout and cancellation reach the endpoint.
+ * The endpoint answers `200` with JSON: the answer or `{ error: { code, message } }`, which the chain's
+ * post-checks judge as any handler's answer, or `{ deferred: true }`, which becomes `ctx.defer()`. Any other
+ * response makes the callback throw, which the chain answers with a fixed `-32603`, never reflecting the
  * error to the server.
  *
  * @module
@@ -61,10 +60,9 @@ export interface RemoteHandlerOptions {
    */
   readonly url?: string | undefined;
   /**
-   * Allows a plain `http:` URL target on a host that is not loopback (loopback is `localhost`,
-   * `127.0.0.0/8` and `[::1]`). The requests, with their `headers` (such as the endpoint's bearer
-   * secret), and the answers are then readable and alterable on the network. A fetcher target
-   * ignores it.
+   * Allows a plain `http:` URL target on a host that is not loopback (`localhost`, `127.0.0.0/8`, `[::1]`):
+   * the requests, with their `headers` (such as a bearer secret), and the answers are then readable and
+   * alterable on the network. A fetcher target ignores it.
    * @default false
    */
   readonly allowHttp?: boolean | undefined;
@@ -88,23 +86,18 @@ const FETCHER_URL = "https://handler.invalid/";
 type Send = (init: RequestInit) => Promise<Response>;
 
 /**
- * Makes a handler whose kinds are answered by an HTTP endpoint.
- *
- * A URL target must be `https:`, or `http:` on a loopback host (`localhost`, `127.0.0.0/8`,
- * `[::1]`), the rule of a policy's HTTP transport; `allowHttp: true` lets `http:` reach any host,
- * sending `headers` (and so a bearer secret) where the network can read them. A fetcher target is
- * not checked.
+ * Makes a handler whose kinds are answered by an HTTP endpoint. A URL target must be `https:`, or `http:` on
+ * a loopback host, as a policy's HTTP transport (see `allowHttp`); a fetcher target is not checked.
  *
  * @param target The endpoint: a URL (string or `URL`), or an object with a `fetch` method.
- * @param options Kinds, elicitation modes, headers, the response size limit, a fetcher's URL and
- *   whether plain `http:` may reach a host that is not loopback.
+ * @param options Kinds, elicitation modes, headers, the response size limit, a fetcher's URL and whether
+ *   plain `http:` may reach a host that is not loopback.
  * @returns A frozen handler implementing exactly `options.kinds`.
- * @throws {TypeError} When the options hold a key that is not an option (a misspelt `kinds` would
- *   declare every kind), `target` (or `url`) is not an absolute `http:`/`https:` URL without
- *   credentials nor an object with a `fetch` method, `target` is an `http:` URL whose host is not
- *   loopback and `allowHttp` is not `true`, `url` is given with a URL target, `kinds` is not a
- *   non-empty list of known kinds without repeats, a header is not valid, or `elicitationModes`
- *   is not valid.
+ * @throws {TypeError} When the options hold an unknown key (a misspelt `kinds` would declare every kind),
+ *   `target` (or `url`) is not an absolute `http:`/`https:` URL without credentials nor an object with
+ *   `fetch`, `target` is `http:` off loopback without `allowHttp: true`, `url` is given with a URL target,
+ *   `kinds` is not a non-empty list of known kinds without repeats, a header is not valid, or
+ *   `elicitationModes` is not valid.
  * @throws {RangeError} When `maxResponseBytes` is not a positive integer.
  * @example
  * ```ts
@@ -257,9 +250,8 @@ function describe(error: unknown): string {
 }
 
 /**
- * Reads the endpoint's response: `200`, JSON, within `maxBytes`. The parsed value (the answer or
- * `{ error }`, unjudged) goes back to the chain; anything else throws an `Error` naming what was
- * wrong, or the abort reason once `signal` fired.
+ * Reads the endpoint's response: `200`, JSON, within `maxBytes`. The parsed value goes back to the chain
+ * unjudged; anything else throws an `Error` naming what was wrong, or the abort reason once `signal` fired.
  */
 async function readRemoteAnswer(
   response: Response,

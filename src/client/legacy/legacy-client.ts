@@ -1,11 +1,9 @@
 /**
- * `createClient` of the self-hosted entry: the same client as the edge entry, plus the legacy
- * era (2025-11-25, 2025-06-18) over stdio and legacy Streamable HTTP, so `era: "legacy"` and
- * `"auto"` work.
- *
- * On Node, a client given no `fetch` sends its HTTP through its own `createNodeFetch()` pool
- * (`undici.request`, several times cheaper in CPU than Node's global `fetch`), loaded on the first
- * request and closed by `client.close()`. Deno and Bun keep their global `fetch`, which is fast.
+ * `createClient` of the self-hosted entry: the edge entry's client plus the legacy era (2025-11-25,
+ * 2025-06-18) over stdio and legacy Streamable HTTP, so `era: "legacy"` and `"auto"` work. On Node, a client
+ * given no `fetch` sends its HTTP through its own `createNodeFetch()` pool (`undici.request`, cheaper in CPU
+ * than Node's global `fetch`), loaded on the first request and closed by `client.close()`; Deno and Bun keep
+ * their global `fetch`.
  *
  * @module
  */

@@ -1,10 +1,9 @@
 /**
- * The legacy era behind the client's `ServerSession`: a call is one request whose deadline pauses
- * while the server's requests tied to it are answered; a `-32042` error (2025-11-25) runs its URL
- * elicitations through the chain and retries the call once they are accepted; tasks (2025-11-25)
- * are awaited with `tasks/result`, and a call's own task is cancelled when its wait fails first or
- * the session closes. Before the first `tools/call` the tools are listed once, when the server
- * declared `tools`, to learn which must run as tasks.
+ * The legacy era behind the client's `ServerSession`: a call is one request whose deadline pauses while the
+ * server's requests tied to it are answered; a `-32042` error (2025-11-25) runs its URL elicitations through
+ * the chain and retries the call once they are accepted; tasks (2025-11-25) are awaited with `tasks/result`,
+ * and a call's own task is cancelled when its wait fails first or the session closes. Before the first
+ * `tools/call` the tools are listed once, when the server declared `tools`, to learn which must run as tasks.
  *
  * @module
  */
@@ -87,8 +86,7 @@ export class LegacyServerSession implements ServerSession {
     params: JsonObject,
     options: { readonly signal: AbortSignal },
   ): Promise<JsonObject> {
-    // A leg of its own, not the flow's (openLeg): a request that times out must leave the signal it
-    // was given going (the tools/list before a call runs under the session's own signal).
+    // A leg of its own, not the flow's: a request that times out must leave the signal it was given going.
     const leg = linkSignals([options.signal], {
       ms: this.#policy.callTimeoutMs,
       which: "leg",
@@ -139,8 +137,8 @@ export class LegacyServerSession implements ServerSession {
 
   /** @inheritdoc */
   async awaitTask(taskId: string, context: CallContext): Promise<CallToolResult> {
-    // tasks/result blocks until the task ends; the task's input requests arrive meanwhile, tied
-    // to it, and are answered by the supervisor.
+    // tasks/result blocks until the task ends; the task's input requests arrive meanwhile and the supervisor
+    // answers them.
     let raw: JsonObject;
     const own = context.cancelIfAbandoned === true;
     if (own) this.#ownTasks.set(taskId, undefined);
@@ -160,8 +158,8 @@ export class LegacyServerSession implements ServerSession {
       const error = caught instanceof ClientError && caught.kind === "cancelled" && context.signal.aborted
         ? abortError(this.serverId, context.awaitingMethod ?? "tasks/result", context.signal.reason)
         : caught;
-      // An error tasks/result answers is the task's own end: what its call would have answered;
-      // but a cancelled task has no result to give, and is told as cancelled, as in the modern era.
+      // An error tasks/result answers is what the call would have answered; a cancelled task has no result
+      // and is told as cancelled, as in the modern era.
       if (error instanceof ClientError && error.kind === "server") {
         throw await this.#cancelledTask(taskId, context.signal) ?? error;
       }
@@ -352,8 +350,7 @@ export class LegacyServerSession implements ServerSession {
       // One the handler defers goes to the call's caller (the front's), as a request would.
       const result = await answerDeferral(checked, context.onDeferred, context.signal);
       if (!result.ok && result.stage === "capability") {
-        // Not the server's protocol broken (it answered the call with an error, as it may): the
-        // call needs what this client does not do.
+        // The server answered with an error, as it may: the call needs what this client does not do.
         throw new ClientError(
           "input_handler",
           `Server "${this.serverId}" requires a URL elicitation first, which this client did not declare`,
@@ -363,8 +360,8 @@ export class LegacyServerSession implements ServerSession {
       if (!result.ok) throw inputError(this.serverId, `elicitations[${index}]`, "elicitation/create", result);
       const action = (result.answer as { action?: unknown }).action;
       if (action !== "accept") {
-        // -32603, as any input left unanswered: the -32042 was answered (a gateway's caller that
-        // got it again would be told to open a URL it was just shown, without the URL).
+        // -32603, as any input left unanswered: the -32042 was answered (a gateway's caller told it again
+        // would be sent to open a URL without the URL).
         throw new ClientError(
           "input_handler",
           `Server "${this.serverId}" requires a URL elicitation first, and the user answered "${

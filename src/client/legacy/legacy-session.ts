@@ -1,8 +1,7 @@
 /**
- * One server spoken to in the legacy era (2025-11-25, 2025-06-18): the `initialize` handshake on
- * a connection (stdio or HTTP), requests and their cancellation, the server's own requests run
- * as supervised jobs through the chain, its notifications, and a new connection (and handshake)
- * after the old one ends.
+ * One server spoken to in the legacy era (2025-11-25, 2025-06-18): the `initialize` handshake on a connection
+ * (stdio or HTTP), requests and their cancellation, the server's own requests run as supervised jobs through
+ * the chain, its notifications, and a new connection after the old one ends.
  *
  * @module
  */
@@ -45,11 +44,9 @@ import { clientCapabilitiesFor } from "../../handler/capabilities.ts";
 import { isEnded } from "../../protocol/task-status.ts";
 
 /**
- * The level a stdio server's stderr line is logged at. A line says nothing of its severity, and
- * most servers write banners and chatter there (the spec lets them log anything on stderr), so it
- * counts as `info`: shown at `logLevel` `"debug"` or `"info"`, dropped at `"notice"` and above,
- * as the server's own `info` entries are. Ranking it higher would let every banner through a
- * `"warning"` floor; the price is that a crash trace on stderr is dropped there too (the
+ * The level a stdio server's stderr line is logged at. A line says nothing of its severity and most servers
+ * write banners there, so it counts as `info` (dropped at `"notice"` and above); ranking it higher would let
+ * every banner through a `"warning"` floor. The price: a crash trace on stderr is dropped there too (the
  * connection's error still names the exit code).
  */
 export const STDERR_LOG_LEVEL: LoggingLevel = "info";
@@ -64,24 +61,21 @@ export interface LegacySessionOptions {
   /** Whether the transport is one channel (stdio), so unrelated messages tie to the one call in flight. */
   readonly singleChannel: boolean;
   /**
-   * Whether the front pools the session for 2026 calls: the server's requests tied to no call
-   * tie to the one call in flight too (there is no other channel to ask on). @default false
+   * Whether the front pools the session for 2026 calls: the server's requests tied to no call tie to the one
+   * call in flight too (there is no other channel to ask on). @default false
    */
   readonly pooled?: boolean | undefined;
   readonly timers: Timers;
   readonly assigns: Readonly<Record<string, unknown>>;
   /** Receives the notifications the session does not consume itself, with the connection's number. */
   readonly notify: (notification: JsonRpcNotification, connection: number) => void;
-  /**
-   * Receives the server's stderr lines (stdio) while the session's log level (the policy's
-   * `logLevel`, or what the caller set) lets {@linkcode STDERR_LOG_LEVEL} through.
-   */
+  /** Receives the server's stderr lines (stdio) while the session's log level lets them through. */
   readonly onStderr?: (line: string) => void;
   /** The front's hooks when the session serves one of its callers (what to declare, where unrelated messages go). */
   readonly caller?: CallerHooks | undefined;
   /**
-   * The front's caller the session belongs to: the server's requests tied to no call run as
-   * theirs. @default none (the client's own session)
+   * The front's caller the session belongs to: the server's requests tied to no call run as theirs.
+   * @default none (the client's own session)
    */
   readonly principal?: Principal | undefined;
 }
@@ -118,8 +112,8 @@ export interface LegacyRequestOptions {
 }
 
 /**
- * The most tasks whose progress a session still hears, past which the oldest is forgotten: a
- * bound for tasks held and never polled again, far above the tasks a client awaits at once.
+ * The most tasks whose progress a session still hears, the oldest forgotten past it: a bound for tasks held
+ * and never polled again.
  */
 const MAX_TASK_PROGRESS = 1024;
 
@@ -190,8 +184,8 @@ export class LegacySession {
     let reconnected = false;
     for (;;) {
       const ready = await this.#connect(options.signal, method);
-      // A request aborted before it is written is never sent: no id, and no cancellation the
-      // server could only read as naming a request it never saw.
+      // Aborted before it is written: never sent, so no id and no cancellation naming a request the server
+      // never saw.
       if (options.signal.aborted) throw abortError(this.serverId, method, options.signal.reason);
       const id = this.#ids();
       const key = idKey(id);
@@ -237,12 +231,11 @@ export class LegacySession {
           ).catch(() => {});
           throw abortError(this.serverId, method, options.signal.reason);
         }
-        // A call whose signal fired first fails as that signal says (cancelled, timeout), however
-        // the connection then failed it: `close()` aborts every call, then closes the connection.
+        // A call whose signal fired first fails as that signal says, however the connection then failed it
+        // (`close()` aborts every call, then closes the connection).
         if (options.signal.aborted) throw abortError(this.serverId, method, options.signal.reason);
-        // Given up while the connection lives (a stream cut that could not be resumed, a broken
-        // answer): the server may still be running it, and asking the person for it, so it is
-        // told, as a disconnection alone does not cancel. One it never read it ignores.
+        // Given up while the connection lives (an unresumable stream cut, a broken answer): the server may
+        // still be running it, and a disconnection alone does not cancel, so it is told.
         if (error.kind === "protocol" || (error.kind === "http" && error.status === undefined)) {
           ready.connection.notify(
             encodeNotification("notifications/cancelled", {
@@ -251,10 +244,9 @@ export class LegacySession {
             }),
           ).catch(() => {});
         }
-        // Only a 404 to a request carrying a session id means the server forgot the session
-        // (2025-11-25 transports); a server that gave none has no session to forget.
+        // Only a 404 to a request carrying a session id means the server forgot the session (2025-11-25
+        // transports): then a new connection and handshake, and this request again.
         if (error.kind === "session_expired" && !reconnected) {
-          // The server forgot the session: a new connection and handshake, then this request again.
           reconnected = true;
           if (this.#live === ready) {
             this.#ready = undefined;
@@ -294,8 +286,8 @@ export class LegacySession {
   async rootsChanged(signal?: AbortSignal): Promise<void> {
     const method = "notifications/roots/list_changed";
     const ready = await this.#ready?.catch(() => undefined);
-    // Only as declared: without roots.listChanged (no roots, or a gateway's host that does not
-    // tell its changes), the server was promised none.
+    // Without roots.listChanged (no roots, or a gateway's host that does not tell its changes) the server was
+    // promised none.
     if (ready?.listsRootChanges !== true) return;
     try {
       await ready.connection.notify(encodeNotification(method), signal === undefined ? {} : { signal });
@@ -404,8 +396,8 @@ export class LegacySession {
     const offered = LEGACY_PROTOCOL_VERSIONS[0] ?? "2025-11-25";
     const id = this.#ids();
     const caller = this.#options.caller;
-    // A pooled session's roots change for no one: its callers speak 2026-07-28, which has no
-    // such notification, and the client's rootsChanged() reaches only its own sessions.
+    // A pooled session's roots change for no one: its callers speak 2026-07-28, which has no such
+    // notification.
     const declared = caller !== undefined
       ? clientCapabilitiesFor(offered, caller.declared)
       : this.#options.pooled === true
@@ -427,8 +419,8 @@ export class LegacySession {
         );
       }
       if (error.kind === "aborted") throw abortError(this.serverId, "initialize", signal.reason);
-      // Classed as a call's failure is (a 503's status, a malformed answer as protocol): every
-      // session starts here, so an outage is most often told from this request.
+      // Classed as a call's failure is: every session starts here, so an outage is most often told from this
+      // request.
       throw connectionFailure(this.serverId, error, "initialize failed: ");
     }
     if (!("result" in response)) {
@@ -450,24 +442,23 @@ export class LegacySession {
       );
     }
     const negotiated = version as LegacyProtocolVersion;
-    // The version first: every message after the handshake, this notification included, carries
-    // MCP-Protocol-Version on HTTP.
+    // The version first: every message after the handshake carries MCP-Protocol-Version on HTTP.
     connection.negotiated(negotiated);
     try {
-      // Under the handshake's signal: a server that never accepts it must not hold the handshake,
-      // and every call waiting for it, past its callTimeout.
+      // Under the handshake's signal: a server that never accepts it must not hold the handshake past its
+      // callTimeout.
       await connection.notify(encodeNotification(INITIALIZED_NOTIFICATION), { signal });
     } catch (error) {
-      // Refused (HTTP: not 202 Accepted) or unanswered: the session is not usable, so it ends
-      // (HTTP: DELETE, which also stops the GET stream negotiated() opened).
+      // Refused (HTTP: not 202) or unanswered: the session is not usable, so it ends (HTTP: DELETE, which
+      // also stops the GET stream).
       this.#end(connection);
       if (!(error instanceof ConnectionError)) throw error;
       throw error.kind === "aborted"
         ? abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason)
         : connectionFailure(this.serverId, error);
     }
-    // Stopped meanwhile (once the notification was written or accepted): another handshake
-    // may have started since, so this one must not end up live and never closed.
+    // Stopped meanwhile: another handshake may have started since, so this one must not end up live and never
+    // closed.
     if (signal.aborted) {
       this.#end(connection);
       throw abortError(this.serverId, INITIALIZED_NOTIFICATION, signal.reason);
@@ -533,9 +524,8 @@ export class LegacySession {
         break;
       }
     }
-    // The front relays a notification to the caller it concerns (the call's, else the session's
-    // own caller), in a microtask as progress is delivered, so the caller gets both in the order
-    // the server sent them; the client's queue (the operator's handler and subscribers) hears it too.
+    // The front relays a notification to the caller it concerns in a microtask, as progress is delivered, so
+    // the caller gets both in the server's order; the client's queue hears it too.
     const relay = callFor(this.#calls, related, this.#options.singleChannel)?.onNotification ??
       this.#options.caller?.onNotification;
     if (relay !== undefined) queueMicrotask(() => relay(message));

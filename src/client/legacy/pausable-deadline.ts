@@ -1,8 +1,7 @@
 /**
- * A legacy call's deadline that stops counting while the server's requests tied to that call are
- * being answered (a person filling a form must not make the call time out), and resumes when
- * the last one ends. The whole call stays bounded by `maxTotalTimeout`, which is a separate,
- * unpausable deadline.
+ * A legacy call's deadline that stops counting while the server's requests tied to that call are being
+ * answered (a person filling a form must not make the call time out) and resumes when the last one ends.
+ * `maxTotalTimeout` is a separate, unpausable deadline.
  *
  * @module
  */

@@ -1,22 +1,17 @@
 /**
- * Supervision of a legacy server's requests (`sampling/createMessage`, `elicitation/create`,
- * `roots/list`): each runs through the chain as its own job, so the connection's read loop never
- * waits for a handler. At most `maxServerRequests` run at once (the next is answered `-32000`
- * busy at once); `notifications/cancelled` aborts a job and nothing is sent; a request tied to a
- * call in flight pauses that call's deadline while it runs and gets that call's assigns and
- * principal; one tied to no call runs as the session's own principal (the front's caller the
- * session belongs to), whose input budget it spends and whom its event names. A request refused
- * before its job starts (busy, or params answered `-32602`) still gives its decision event,
- * outcome `"policy"`, as the chain's own refusals do.
+ * Supervision of a legacy server's requests (`sampling/createMessage`, `elicitation/create`, `roots/list`):
+ * each runs through the chain as its own job, so the connection's read loop never waits for a handler. At
+ * most `maxServerRequests` run at once; `notifications/cancelled` aborts a job and nothing is sent; a request
+ * tied to a call pauses that call's deadline while it runs and gets its assigns and principal; one tied to no
+ * call runs as the session's own principal, whose input budget it spends. A request refused before its job
+ * starts (busy, or params answered `-32602`) still gives its decision event, outcome `"policy"`.
  *
- * A request is tied to a call by the transport (on HTTP, the call's stream carried it), or on
- * stdio, where a request names no call, by a guess: the one call in flight, if exactly one. The
- * call's answerer is told which (`DeferredTie`): a guessed `roots/list` may be the server asking
- * on its own (server-everything does after the handshake), and the front refuses it upstream,
- * as a client without roots would, rather than fail its caller's call for it. With several calls
- * in flight on stdio it is tied to none (the client's assigns, the session's principal), yet
- * each of them pauses its deadline while the request runs, and the request is cancelled once
- * all of them have ended.
+ * The transport ties a request to a call (on HTTP, the call's stream carried it); on stdio, where a request
+ * names no call, the tie is a guess: the one call in flight, if exactly one. The answerer is told which
+ * (`DeferredTie`): a guessed `roots/list` may be the server asking on its own (server-everything does after
+ * the handshake), and the front refuses it upstream rather than fail its caller's call. With several calls in
+ * flight on stdio the request is tied to none, yet each pauses its deadline while it runs, and it is
+ * cancelled once all have ended.
  *
  * @module
  */
@@ -65,8 +60,8 @@ export interface CallRecord {
   /** Takes the server's notifications tied to this call (the front relays them to its caller). */
   readonly onNotification?: ((notification: JsonRpcNotification) => void) | undefined;
   /**
-   * The call's signal: when it fires (the caller cancelled, a deadline passed) the requests tied
-   * to the call are cancelled too, so no handler or passed-down request outlives it.
+   * The call's signal: when it fires the requests tied to the call are cancelled too, so no handler or
+   * passed-down request outlives it.
    */
   readonly signal?: AbortSignal;
 }
@@ -79,8 +74,8 @@ export interface SupervisorOptions {
   /** The client's assigns, for requests tied to no call. */
   readonly assigns: Readonly<Record<string, unknown>>;
   /**
-   * The front's caller the session belongs to, for requests tied to no call (a call's own
-   * principal goes with the requests tied to it). @default none (the client's own session)
+   * The front's caller the session belongs to, for requests tied to no call.
+   * @default none (the client's own session)
    */
   readonly principal?: Principal | undefined;
   /**
@@ -116,9 +111,8 @@ export function callFor(
 }
 
 /**
- * Calls `onAllEnded` once each of `candidates` has ended: its signal fired, or it is no longer in
- * flight (answered). Checked when a signal fires, and on `recheck` (a call was answered). Never
- * for no candidates.
+ * Calls `onAllEnded` once each of `candidates` has ended (its signal fired, or it was answered), checked when
+ * a signal fires and on `recheck`. Never for no candidates.
  *
  * @param candidates The calls.
  * @param calls The calls in flight, by id key.
@@ -186,9 +180,7 @@ export class ServerRequestSupervisor {
     const key = idKey(request.id);
     const controller = new AbortController();
     this.#jobs.set(key, controller);
-    // On stdio, with several calls in flight, the request may be any one's: each counts as its
-    // call for what must not fail it (their deadlines pause while it runs), and it is cancelled
-    // once every one of them has ended (its own among them).
+    // Several calls in flight on stdio: each counts as the request's call for what must not fail it.
     const candidates = call !== undefined
       ? [call]
       : related === undefined && tieToOnlyCall
@@ -198,9 +190,8 @@ export class ServerRequestSupervisor {
     // A call answered ends a guess only: a request tied to its call may outlive its answer.
     if (candidates.length > 1) this.#waiting.add(waiting.recheck);
     for (const candidate of candidates) candidate.deadline?.pause();
-    // A deferred request waits for its answer from elsewhere (the front's caller), the call's
-    // deadline still paused; the request as the checks left it is what gets answered. The
-    // answerer learns whether the tie was stdio's guess (see DeferredTie).
+    // A deferred request waits for its answer from elsewhere, the call's deadline still paused; the request
+    // as the checks left it is what gets answered.
     const answerer = call === undefined ? this.#options.onDeferred : call.onDeferred;
     const tie: DeferredTie = {
       guessed: call !== undefined && related === undefined,
@@ -222,10 +213,8 @@ export class ServerRequestSupervisor {
       this.#waiting.delete(waiting.recheck);
       this.#jobs.delete(key);
       for (const candidate of candidates) candidate.deadline?.resume();
-      // Nothing goes out for a request the server cancelled, or once the connection ended. One
-      // whose call ended (the caller cancelled it, or its deadline passed: the chain's result is
-      // then a timeout with CALL_ENDED already) is still the server's to hear back from: it did
-      // not cancel it, and waits for an answer.
+      // Nothing goes out for a request the server cancelled, or once the connection ended; one whose call
+      // ended is still answered (the chain's result is then CALL_ENDED).
       if (this.#unanswered.has(controller)) return;
       const answer = !result.ok && result.stage === "cancelled"
         ? encodeError(request.id, { code: -32603, message: CALL_ENDED })
@@ -332,8 +321,7 @@ export class ServerRequestSupervisor {
       return undefined;
     }
     if (!decoded.ok) {
-      // A known kind whose params are not valid: refused before the chain, and heard of as the
-      // checks' -32602 refusals are.
+      // Refused before the chain, and heard of as the checks' -32602 refusals are.
       const input = { method: request.method as InputRequest["method"], params };
       const refusal = { code: -32602, message: `Invalid params: ${decoded.message}` };
       this.#refuse(request.id, { input, call, refusal });

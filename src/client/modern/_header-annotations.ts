@@ -1,13 +1,12 @@
 /**
- * Finds and checks the `x-mcp-header` annotations of a tool's `inputSchema`, for
- * `compileToolHeaders`. Internal.
+ * Finds and checks the `x-mcp-header` annotations of a tool's `inputSchema`, for `compileToolHeaders`.
+ * Internal.
  *
- * The schema is searched breadth-first, without recursion (a hostile schema may nest deeply) and
- * with a node budget (an object built in code may be cyclic). Every object under a keyword is
- * searched except instance data (`const`, `enum`, `default`, `examples`), so an annotation under
- * `items`, `allOf`, `if`, `$defs`, a `$ref` sibling's target or an unknown keyword is found and
- * counts as unreachable: the tool fails closed. Keys of `properties` (and of the other
- * name-to-schema maps) are property names, never annotations. `$ref` is never followed.
+ * The schema is searched breadth-first, without recursion (a hostile schema may nest deeply) and with a node
+ * budget (an object built in code may be cyclic). Every object under a keyword is searched except instance
+ * data (`const`, `enum`, `default`, `examples`), so an annotation under `items`, `allOf`, `$defs` or an
+ * unknown keyword is found and counts as unreachable: the tool fails closed. Keys of `properties` (and the
+ * other name-to-schema maps) are property names, never annotations. `$ref` is never followed.
  *
  * @module
  */

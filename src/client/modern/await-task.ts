@@ -1,11 +1,9 @@
 /**
- * Tasks of the `io.modelcontextprotocol/tasks` extension: poll `tasks/get` at the server's
- * `pollIntervalMs`, answer `input_required` entries through the chain and handler (each key once)
- * with `tasks/update`, and end at a terminal status. A client keeps polling until the task ends
- * or it sends `tasks/cancel` (digest §8.2): a task that is the call's own (its id never handed
- * out) whose wait ends before it does is cancelled, as the front cancels the upstream task of a
- * round it refuses (front-tasks.ts), and the call's error names it in `data.taskId` (beside the
- * server's error data when that is an object, else with it as `data.data`).
+ * Tasks of the `io.modelcontextprotocol/tasks` extension: poll `tasks/get` at the server's `pollIntervalMs`,
+ * answer `input_required` entries through the chain and handler (each key once) with `tasks/update`, and end
+ * at a terminal status. A client keeps polling until the task ends or it sends `tasks/cancel` (digest §8.2),
+ * so a call's own task whose wait ends first is cancelled, as the front does for the upstream task of a round
+ * it refuses (front-tasks.ts).
  *
  * @module
  */
@@ -24,16 +22,15 @@ import type { ModernSession } from "./modern-session.ts";
 import type { CallContext } from "../server-session.ts";
 
 /**
- * Options of {@linkcode awaitModernTask}: the waiting call's, for its rounds (`method` is the call's,
- * `"tools/call"` or `"tasks/get"`), and the fetch and capabilities of the task's requests (a gateway's
- * caller's sign-in and declaration, as the call that made the task had).
+ * Options of {@linkcode awaitModernTask}: the waiting call's, for its rounds (`method` is `"tools/call"` or
+ * `"tasks/get"`), and the fetch and capabilities of the task's requests (as the call that made the task had).
  */
 export interface AwaitTaskOptions extends RoundContext, Pick<CallContext, "fetch" | "capabilities"> {
   /** Timers for polling. */
   readonly timers: Timers;
   /**
-   * The task is the call's own (its id never handed out): a wait that ends before the task does
-   * cancels it and names it in the error's `data.taskId`. @default false
+   * The task is the call's own (its id never handed out): a wait that ends before the task does cancels it
+   * and names it in the error's `data.taskId`. @default false
    */
   readonly cancelIfAbandoned?: boolean | undefined;
 }
@@ -48,9 +45,9 @@ const MAX_POLL_MS = 60_000;
 /** The poll interval when the server suggests none. */
 const DEFAULT_POLL_MS = 1000;
 /**
- * How long the `tasks/cancel` of an abandoned task may take (the session's `callTimeout` bounds
- * each leg too). Its call has already failed and waits only for this courtesy, so a server that no
- * longer answers holds the caller a few seconds, not a whole `callTimeout` (60 s by default).
+ * How long the `tasks/cancel` of an abandoned task may take: its call has already failed and waits only for
+ * this courtesy, so a server that no longer answers holds the caller a few seconds, not a whole
+ * `callTimeout`.
  */
 const CANCEL_MS = 5000;
 
@@ -59,13 +56,11 @@ const CANCEL_MS = 5000;
  *
  * @param session The server's session.
  * @param taskId The task.
- * @param options Signal, assigns, timers, the waiting call's method, and whether the task is the
- *   call's own.
+ * @param options Signal, assigns, timers, the waiting call's method, and whether the task is the call's own.
  * @returns The task's `CallToolResult` when it completes.
- * @throws {ClientError} `"server"` when it fails (with its error), `"cancelled"` when it is
- *   cancelled, and whatever a request or an input request fails with (with `cancelIfAbandoned`,
- *   after `tasks/cancel`, and with the task's id as `data.taskId`, the data it had beside it when
- *   an object, else as `data.data`).
+ * @throws {ClientError} `"server"` when it fails (with its error), `"cancelled"` when it is cancelled, and
+ *   whatever a request or an input request fails with (with `cancelIfAbandoned`, after `tasks/cancel` and
+ *   with `data.taskId`).
  */
 export async function awaitModernTask(
   session: ModernSession,
@@ -158,9 +153,8 @@ async function pollUntilEnded(
 }
 
 /**
- * Cancels a task the call's own wait gave up on, in either era, and names it in the error. The
- * call's signal may have fired: the cancel runs under a deadline of its own, and its failure is
- * ignored (the call fails with its own cause either way).
+ * Cancels a task the call's own wait gave up on, in either era, and names it in the error. The cancel runs
+ * under a deadline of its own (the call's signal may have fired), and its failure is ignored.
  *
  * @param taskId The task.
  * @param error What the wait failed with.
@@ -178,10 +172,8 @@ export async function cancelAbandonedTask(
 }
 
 /**
- * The error a call whose task was abandoned fails with: the same, with the task's id as
- * `data.taskId`, beside its data when that is an object (sluice's own, or the server's); a
- * server's data of another shape (a string, an array, a number, `null`) is kept as `data.data`,
- * so the id always reaches the caller: `{ taskId, data: "overloaded" }`.
+ * The error with the task's id as `data.taskId`, beside its data when that is an object; data of another
+ * shape is kept as `data.data` (`{ taskId, data: "overloaded" }`), so the id always reaches the caller.
  *
  * @param error What the wait failed with.
  * @param taskId The task.

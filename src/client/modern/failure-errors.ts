@@ -43,9 +43,8 @@ export function serverError(serverId: string, method: string, error: JsonRpcErro
 }
 
 /**
- * The capabilities a `-32021`'s `data.requiredCapabilities` names, as quoted paths
- * (`"elicitation.url"`): the point of that error, which its message seldom says. At most 8, three
- * levels deep.
+ * The capabilities a `-32021`'s `data.requiredCapabilities` names, as quoted paths (`"elicitation.url"`),
+ * which its message seldom says. At most 8, three levels deep.
  */
 function requiredCapabilities(data: unknown): string[] {
   const paths: string[] = [];

@@ -1,10 +1,8 @@
 /**
- * One round of a multi round-trip request: every entry of `inputRequests` runs through the
- * server's chain and handler, concurrently, in the calling async flow. The first failure aborts
- * the siblings' signals and fails the call; nothing is sent for a failed round. Kinds the client
- * did not declare are refused before any callback runs. The front runs its own rounds with
- * {@linkcode runRound}, held to {@linkcode tooManyInputRequests} and the capability gate
- * (`chain.admit`) before any entry runs too.
+ * One round of a multi round-trip request: every entry of `inputRequests` runs through the server's chain and
+ * handler, concurrently, in the calling async flow. The first failure aborts the siblings' signals and fails
+ * the call; nothing is sent for a failed round. Kinds the client did not declare are refused before any
+ * callback runs. The front runs its own rounds with {@linkcode runRound}.
  *
  * @module
  */
@@ -60,8 +58,8 @@ export async function answerInputRequests(
     const request = requests[key] as InputRequest;
     const admitted = chain.admit(request.method);
     if (!admitted.ok) {
-      // Run through the chain anyway: it refuses the entry at its first step, as admit did, and
-      // its decision listeners hear of the refusal, as of any other.
+      // Run through the chain anyway: it refuses the entry at its first step, so its listeners hear of the
+      // refusal.
       await chain.run(request, { version, assigns, principal, signal: context.signal });
       throw new ClientError(
         "protocol",
@@ -92,10 +90,9 @@ export async function answerInputRequests(
 }
 
 /**
- * The one rule of the policy's `maxInputRequests`, checked before any entry runs: for the
- * client's rounds and task statuses (here), a legacy server's `-32042` URL elicitations
- * (legacy-server-session.ts) and the front's rounds and task statuses (front-call.ts,
- * front-tasks.ts). Each caller gives the words its own error.
+ * The one rule of the policy's `maxInputRequests`, checked before any entry runs: for the client's rounds and
+ * task statuses, a legacy server's `-32042` URL elicitations, and the front's rounds and task statuses. Each
+ * caller gives the words its own error.
  *
  * @param count How many inputs the server asks at once.
  * @param policy The server's policy: its id and `maxInputRequests`.
@@ -130,8 +127,8 @@ export async function runRound(
   run: (key: string, signal: AbortSignal) => Promise<ChainResult>,
   stops: (failure: ChainResult & { readonly ok: false }) => boolean,
 ): Promise<RoundResults> {
-  // Siblings share a signal of their own, so the first failure can stop the others; a lone
-  // entry runs under the call's signal (one AbortSignal fewer per round).
+  // Siblings share a signal of their own, so the first failure can stop the others; a lone entry runs under
+  // the call's signal.
   const round = keys.length > 1 ? linkSignals([signal]) : undefined;
   let first: RoundResults | undefined;
   try {

@@ -47,8 +47,8 @@ export interface ModernSessionOptions {
   /** The policy's `maxInputRequests`: the most entries of one round. */
   readonly maxInputRequests: number;
   /**
-   * Asks for server logs at this level (the policy's `logLevel`) on every request but the
-   * front's (its caller chooses); entries nobody hears are dropped by the client's queue.
+   * Asks for server logs at this level (the policy's `logLevel`) on every request but the front's (its caller
+   * chooses).
    */
   readonly logLevel: LoggingLevel;
   /** Receives the server's notifications, in order. */
@@ -62,10 +62,9 @@ export type ModernRequestOptions =
     /** Hears the request sent again after its response stream broke: the server may have run it. */
     readonly onResent?: (() => void) | undefined;
     /**
-     * Asked once a `tools/call` the server refused `-32020` has had the tools listed again, before
-     * it is sent with the new headers: `false` fails it with the server's `-32020` instead. The
-     * front asks whether its caller's own headers agree with the new rules (else the caller must
-     * list the tools and retry, as the spec says). @default () => true
+     * Asked once a `tools/call` the server refused `-32020` has had the tools listed again, before it is sent
+     * with the new headers: `false` fails it with the server's `-32020` instead (the front, when its caller's
+     * own headers disagree with the new rules). @default () => true
      */
     readonly retriesHeaders?: (() => boolean) | undefined;
   };
@@ -212,9 +211,8 @@ export class ModernSession {
           deliverProgress(this.serverId, options.onProgress, message.params);
         }
       } else {
-        // The front relays the request's notifications to its caller, in a microtask as progress
-        // is delivered, so the caller gets both in the order the server sent them; the client's
-        // queue (the operator's handler and subscribers) hears them too.
+        // The front relays them to its caller in a microtask, as progress is delivered, so the caller gets
+        // both in the server's order; the client's queue hears them too.
         const relay = options.onNotification;
         if (relay !== undefined) queueMicrotask(() => relay(message));
         notify(message);
@@ -277,9 +275,7 @@ interface OutgoingMessage {
 type Retry = "stream" | "version" | "tools";
 
 /**
- * The retry a leg's outcome calls for, if any: a new id after a broken response stream, another
- * version after `-32022`, a fresh tool list after a tool call's `-32020` (its `Mcp-Param-*`
- * headers, sent or not, may follow a tool list the server has changed since).
+ * The retry a leg's outcome calls for, if any (see {@linkcode ModernSession.request}).
  */
 function retryFor(
   outcome: Exclude<LegOutcome, { kind: "result" }>,
@@ -297,8 +293,8 @@ function quoteVersion(version: string): string {
 }
 
 /**
- * `{ ...params, _meta: { ...params._meta, progressToken } }`, built by copies: V8 builds an
- * object slowly when keys follow a spread that opens it (the same keys, in the same order).
+ * `{ ...params, _meta: { ...params._meta, progressToken } }`, built by copies: V8 builds an object slowly
+ * when keys follow a spread.
  */
 function withProgressToken(params: JsonObject, progressToken: string): JsonObject {
   const meta = copyOwn((params._meta ?? {}) as object);

@@ -1,14 +1,12 @@
 /**
- * The multi round-trip loop (SEP-2322) for `tools/call`, `resources/read` and `prompts/get`, the
- * one loop of both the client and the front: while the server answers `input_required`, have the
- * round's input requests answered and retry with a new id, the original params (never the
- * caller's object), this round's `inputResponses` under the same keys, and `requestState` echoed
- * byte for byte (absent when the server sent none). A result without `resultType` is complete.
- * Rounds that carry only `requestState` back off from 50 ms to 250 ms.
+ * The multi round-trip loop (SEP-2322) for `tools/call`, `resources/read` and `prompts/get`, shared by the
+ * client and the front: while the server answers `input_required`, have the round's input requests answered
+ * and retry with a new id, the original params, this round's `inputResponses` under the same keys, and
+ * `requestState` echoed byte for byte (absent when the server sent none). A result without `resultType` is
+ * complete. Rounds that carry only `requestState` back off from 50 ms to 250 ms.
  *
- * Who answers a round is the caller's choice: the client runs every entry through the chain
- * ({@linkcode answerInputRequests}); the front may instead stop the loop and hand the entries to
- * its own caller (`{ stop }`), then resume later from a sealed state (`resume`).
+ * The client answers every entry through the chain ({@linkcode answerInputRequests}); the front may instead
+ * stop the loop, hand the entries to its caller (`{ stop }`) and later resume from a sealed state (`resume`).
  *
  * @module
  */
@@ -105,8 +103,7 @@ export async function runRounds<M extends MrtrMethod, S>(
       return { kind: "complete", result: outcome.result as CompleteResultOf[M], raw, rounds: round };
     }
     if (outcome.resultType === "task") return { kind: "task", task: outcome.result, raw, rounds: round };
-    // `maxRounds` counts the rounds answered (as the official SDK's `inputRequired.maxRounds`
-    // does): the input_required after the last of them fails the call.
+    // `maxRounds` counts the rounds answered (as the official SDK's `inputRequired.maxRounds` does).
     if (round + (options.roundsBefore ?? 0) > options.maxRounds) {
       throw new ClientError("rounds_exceeded", roundsExceeded(serverId, method, options.maxRounds), {
         serverId,

@@ -1,16 +1,12 @@
 /**
- * What the client knows of one server's tools for the `Mcp-Param-*` headers: each tool's
- * compiled `x-mcp-header` rules, learned from `tools/list` (every page) before the first call
- * to a tool not known yet, also from the pages the caller lists, and refreshed when the server
- * answers `-32020`. A tool whose annotations are invalid cannot be called: the spec requires
- * clients to exclude such tools.
+ * What the client knows of one server's tools for the `Mcp-Param-*` headers: each tool's compiled
+ * `x-mcp-header` rules, learned from `tools/list` (every page) before the first call to a tool not known yet,
+ * also from the pages the caller lists, and refreshed when the server answers `-32020`. A tool whose
+ * annotations are invalid cannot be called: the spec requires clients to exclude such tools.
  *
- * The first listing is shared by the calls that need it meanwhile, so it runs under a signal of
- * its own, not the call's that started it: a call whose signal fires stops waiting for it alone,
- * and the listing stops when the last call waiting has stopped, or {@linkcode ToolHeaderCache.close}.
- *
- * Listings may run at once (a refresh, the caller's pages) and be answered in any order, so each
- * is numbered as it starts, and what a tool's rules are is what the listing started last said.
+ * The first listing is shared by the calls waiting for it, so it runs under its own signal and stops when the
+ * last waiting call stops, or on {@linkcode ToolHeaderCache.close}. Listings may run at once and be answered
+ * in any order, so each is numbered as it starts, and a tool's rules are what the listing started last said.
  *
  * @module
  */
@@ -206,8 +202,7 @@ export class ToolHeaderCache {
    * caller gave up already; the listing is then taken for the whole list.
    */
   #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<void> {
-    // Every caller waits for the listing on behalf of a tools/call: a caller that gives up is
-    // told of its own call, not of the listing it shares.
+    // A caller that gives up is told of its own tools/call, not of the listing it shares.
     const cancelled = (reason: unknown) => abortError(this.#serverId, "tools/call", reason);
     let loading = joinable(this.#loading);
     if (loading === undefined) {

@@ -1,15 +1,13 @@
 /**
- * A tool's `x-mcp-header` annotations (2026-07-28, SEP-2243): compiled once from its
- * `inputSchema`, then turned into `Mcp-Param-{Name}` header values for each `tools/call`, or,
- * on the server side (the front), checked against the headers a caller sent.
+ * A tool's `x-mcp-header` annotations (2026-07-28, SEP-2243): compiled once from its `inputSchema`, then
+ * turned into `Mcp-Param-{Name}` header values for each `tools/call`, or, in the front, checked against the
+ * headers a caller sent.
  *
- * An annotation is valid when its value is a non-empty RFC 9110 token (so no control character,
- * space, colon or non-ASCII), unique in any letter case within the tool, placed on a property
- * reached from the root through `properties` keys alone (nested objects allowed; never through
- * `items`, `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, `$ref`, `$defs` or any other
- * keyword), and that property declares `type` `"string"`, `"integer"` or `"boolean"` (alone or
- * with `"null"`). A tool with any invalid annotation is excluded from `tools/list`. `$ref` is
- * never followed: nothing is fetched or looked up.
+ * An annotation is valid when its value is a non-empty RFC 9110 token (no control character, space, colon or
+ * non-ASCII), unique in any letter case within the tool, on a property reached from the root through
+ * `properties` keys alone (never `items`, `allOf`, `$ref` or any other keyword), and that property declares
+ * `type` `"string"`, `"integer"` or `"boolean"` (alone or with `"null"`). A tool with any invalid annotation
+ * is excluded from `tools/list`. `$ref` is never followed.
  *
  * @module
  */
@@ -63,13 +61,11 @@ export function compileToolHeaders(
 }
 
 /**
- * Turns a call's arguments into `[Name, value]` pairs for `mcpRequestHeaders`.
- *
- * Strings go as they are (`mcpRequestHeaders` encodes them), integers in decimal, booleans as
- * `true`/`false`. A header is omitted when no value is present at its path or the value is
- * `null`. A value of the wrong type, a non-integer or an integer beyond ±(2^53−1) for an integer
- * property, or a string with a lone surrogate (which UTF-8 cannot carry) is an error: the call
- * must fail rather than send a header that disagrees with the body.
+ * Turns a call's arguments into `[Name, value]` pairs for `mcpRequestHeaders`: strings as they are
+ * (`mcpRequestHeaders` encodes them), integers in decimal, booleans as `true`/`false`; none when the value is
+ * absent or `null`. A value of the wrong type, a non-integer or an integer beyond ±(2^53−1) for an integer
+ * property, or a string with a lone surrogate is an error: the call must fail rather than send a header that
+ * disagrees with the body.
  *
  * @param headers The tool's compiled headers.
  * @param args The call's `arguments` (`undefined` when there are none).
@@ -102,13 +98,12 @@ export function toolParamHeaders(
 }
 
 /**
- * Why a caller's `Mcp-Param-*` headers do not fit its `tools/call` body, as a server must check
- * them (2026-07-28, "Server Validation"): for each annotated argument with a value, its header
- * must be there and, once decoded from `=?base64?…?=`, equal the value (an integer compared as a
- * number: `42.0` is `42`); an argument without a value (absent or `null`) must have no header; a
- * header that is neither visible ASCII nor valid Base64 of UTF-8 is refused. Headers that no
- * annotation names are ignored. An argument of the wrong type is left to the call, which refuses
- * it ({@linkcode toolParamHeaders}).
+ * Why a caller's `Mcp-Param-*` headers do not fit its `tools/call` body, as a server must check them
+ * (2026-07-28, "Server Validation"): each annotated argument with a value needs its header, equal to the
+ * value once decoded from `=?base64?…?=` (an integer compared as a number: `42.0` is `42`); an argument
+ * absent or `null` must have none; a header neither visible ASCII nor valid Base64 of UTF-8 is refused.
+ * Headers no annotation names are ignored; an argument of the wrong type is left to the call
+ * ({@linkcode toolParamHeaders}).
  *
  * @param headers The tool's compiled headers.
  * @param args The call's `arguments` (`undefined` when there are none).
