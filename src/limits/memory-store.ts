@@ -18,17 +18,9 @@ import { type Rate, type TakeResult, TokenBucket } from "./token-bucket.ts";
 
 /** Options of {@linkcode createMemoryStore}. */
 export interface MemoryStoreOptions {
-  /**
-   * The clock buckets refill by.
-   *
-   * @default systemClock
-   */
+  /** The clock buckets refill by. @default systemClock */
   readonly clock?: Clock;
-  /**
-   * The most buckets kept (one per key and rule); past it the least recently used is dropped.
-   *
-   * @default 10000
-   */
+  /** The most buckets kept (one per key and rule); past it the least recently used goes. @default 10000 */
   readonly maxKeys?: number;
 }
 
@@ -44,11 +36,9 @@ export interface MemoryStore extends RateLimitStore {
    */
   take(key: string, rate: Rate): TakeResult;
   /**
-   * Claims `key` for `ttlMs` in this process: `true` the first time, `false` while claimed. At
-   * most `maxKeys` claims are held: past it the expired ones are dropped, then the oldest, whose
-   * key can then be claimed again before its claim would have ended. Refusing new claims instead
-   * would refuse every caller's retries while the store is full; size `maxKeys` above the claims
-   * made within one claim's lifetime (the gateway: retries per second × `stateTtl`).
+   * Claims `key` for `ttlMs` in this process: `true` the first time, `false` while claimed. Past
+   * `maxKeys` claims the expired, then the oldest, are dropped (rather than refusing every retry),
+   * so size `maxKeys` above the claims made within one `stateTtl`.
    *
    * @param key The key.
    * @param ttlMs How long the claim holds.
@@ -90,8 +80,7 @@ class BoundedMemoryStore implements MemoryStore {
   take(key: string, rate: Rate): TakeResult {
     const now = this.#clock.now();
     const last = this.#last;
-    // A chain takes from its one bucket request after request: the bucket of the last take is
-    // the most recent already, so neither its id is built nor its place in the order moved.
+    // A chain takes from one bucket request after request: that bucket is already the most recent.
     if (last !== undefined && last.key === key && sameRule(last.rule, rate)) return last.bucket.take(now);
     // The rule's fields contain no ":", so the first ":" ends the rule: no two pairs collide.
     const id = `${rate.rate}/${rate.perMs}/${rate.burst}:${key}`;
@@ -133,16 +122,9 @@ function sameRule(a: Rate, b: Rate): boolean {
 }
 
 /**
- * Creates an in-memory store: one token bucket per key and rule, in this process or isolate only
- * (several isolates each keep their own budget; share one with the Upstash store). Each take is
- * O(1).
- *
- * The store is bounded because keys may come from outside (a server's id, or anything a server
- * can make the client key on): without a bound, whoever chooses keys chooses how much memory the
- * client uses. At `maxKeys` buckets, taking for a new key drops the least recently used bucket.
- * A dropped key starts over with a full bucket the next time it is seen, so a limit on a key can
- * be reset by flooding the store with `maxKeys` other keys; size `maxKeys` well above the number
- * of keys in use (the default 10 000 is far above the servers one client talks to).
+ * Creates an in-memory store, per process or isolate (share one across isolates with the Upstash
+ * store). It is bounded because keys may come from outside; a dropped key starts over with a full
+ * bucket, so flooding `maxKeys` other keys resets a limit: size `maxKeys` well above the keys in use.
  *
  * @param options The clock and the bound.
  * @returns A store whose `take` answers synchronously.

@@ -1,7 +1,6 @@
 /**
- * Where token buckets live: the smallest interface the budget check needs, and the error a store
- * raises when it cannot answer. The budget refuses whenever a store throws or rejects (fail
- * closed).
+ * Where token buckets live, and the error a store raises when it cannot answer (the budget then
+ * refuses: fail closed).
  *
  * @example
  * ```ts
@@ -22,9 +21,8 @@
 import type { Rate, TakeResult } from "./token-bucket.ts";
 
 /**
- * Holds one token bucket per key and rule. Two different rules on the same key are two buckets.
- * A store answers synchronously when it can (the memory store), so the hot path allocates no
- * promise, and with a promise otherwise (a remote store).
+ * Holds one token bucket per key and rule. A store answers synchronously when it can, so the hot
+ * path allocates no promise.
  */
 export interface RateLimitStore {
   /**
@@ -38,10 +36,8 @@ export interface RateLimitStore {
    */
   take(key: string, rate: Rate): TakeResult | Promise<TakeResult>;
   /**
-   * Claims `key` for `ttlMs`: `true` the first time, `false` while it is claimed. The front
-   * spends each sealed state's nonce with it, so a state is redeemed once; a store shared by
-   * every instance (Upstash Redis) makes that hold across them. Optional: without it a state may
-   * be redeemed again until it expires.
+   * Claims `key` for `ttlMs`: `true` the first time, `false` while it is claimed. The front spends
+   * each sealed state's nonce with it; without it a state may be redeemed again until it expires.
    *
    * @param key The nonce's key.
    * @param ttlMs How long the claim holds, in milliseconds (at least 1).
@@ -50,11 +46,8 @@ export interface RateLimitStore {
    */
   claim?(key: string, ttlMs: number): boolean | Promise<boolean>;
   /**
-   * Gives back a claim of `key` this store made, so the key can be claimed again. The front gives
-   * back a spent state whose resumed call, sent once, did not run upstream (nothing listened, it
-   * answered `503` or `429`, or the sign-in to send it failed), so the caller's answers are not
-   * lost: the same retry goes through once the server is back. Optional: without it such a retry
-   * is refused as a replay.
+   * Gives back a claim of `key`, so it can be claimed again: the front releases a state whose resumed
+   * call did not run upstream. Without it such a retry is refused as a replay.
    *
    * @param key The key given to {@linkcode RateLimitStore.claim}.
    * @throws {StoreUnavailableError} When a remote store cannot answer (thrown or rejected); the
@@ -63,10 +56,7 @@ export interface RateLimitStore {
   release?(key: string): void | Promise<void>;
 }
 
-/**
- * A rate-limit store or a token store could not answer: its backend was unreachable, failed, was
- * too slow or answered nonsense.
- */
+/** A rate-limit or token store could not answer: unreachable, failed, too slow or nonsense. */
 export class StoreUnavailableError extends Error {
   /** The store's name, such as `"upstash"`. */
   readonly store: string;

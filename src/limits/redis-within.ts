@@ -1,7 +1,6 @@
 /**
- * What both Upstash stores (budgets and tokens) share: the check of their options, and around
- * each Redis request a deadline, and failures turned into {@linkcode StoreUnavailableError}
- * (fail closed).
+ * What both Upstash stores (budgets and tokens) share: the options check, and a deadline on each
+ * Redis request with failures turned into {@linkcode StoreUnavailableError} (fail closed).
  *
  * @module
  */
@@ -15,8 +14,7 @@ import { StoreUnavailableError } from "./rate-limit-store.ts";
 export const STORE = "upstash";
 
 /**
- * Settles like `work`, or rejects after `ms` if it has not; failures become
- * {@linkcode StoreUnavailableError} (shared by the Upstash stores: budgets and tokens).
+ * Settles like `work`, or rejects after `ms`; failures become {@linkcode StoreUnavailableError}.
  *
  * @param work A Redis request.
  * @param ms How long it may take.
@@ -85,10 +83,8 @@ export function timeoutOption(who: string, value: number | undefined): number {
 }
 
 /**
- * Checks an Upstash store's options as given: an object of the known keys only, whose `redis`
- * has the methods the store calls and whose `prefix`, when given, is a string that is not empty.
- * A misspelt option would otherwise be ignored, and a missing client fail every request as an
- * outage.
+ * Checks an Upstash store's options: known keys only, a `redis` with the methods the store calls,
+ * a non-empty `prefix`; otherwise a missing client would fail every request as an outage.
  *
  * @param who The function, for the message (`createUpstashStore()`).
  * @param options The options as given.

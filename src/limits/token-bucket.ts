@@ -1,11 +1,8 @@
 /**
  * A token bucket that counts in whole numbers, so it is exact under a fake clock.
  *
- * A rule `{ rate, perMs, burst }` refills `rate` tokens every `perMs` milliseconds, continuously,
- * up to `burst` tokens; a new bucket starts full. The level is kept in units of token·ms scaled
- * by `perMs` (one token is `perMs` units, and every millisecond adds `rate` units), so no float
- * ever accumulates error: 100 000 takes spread over exactly 1000 ms at 50 per 1000 ms, burst 100,
- * allow exactly 150.
+ * A new bucket starts full. The level is kept in units where one token is `perMs` and each
+ * millisecond adds `rate`, so no float ever accumulates error.
  *
  * @example
  * ```ts
@@ -42,8 +39,7 @@ export interface TakeResult {
 const RULE_FIELDS = ["rate", "perMs", "burst"] as const;
 
 /**
- * Checks a rule: every field a positive safe integer, and `burst × perMs` a safe integer (the
- * bucket's capacity in its internal units).
+ * Checks a rule: every field a positive safe integer, and `burst × perMs` (the capacity) safe too.
  *
  * @param rate The rule to check.
  * @throws {RangeError} When a field is not a positive safe integer, or the capacity is too large.

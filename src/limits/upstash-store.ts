@@ -19,37 +19,22 @@ import { type RateLimitStore, StoreUnavailableError } from "./rate-limit-store.t
 import { checkUpstashOptions, clip, STORE, timeoutOption, within } from "./redis-within.ts";
 import { assertRate, type Rate, type TakeResult } from "./token-bucket.ts";
 
-/**
- * The part of an `@upstash/redis` client the store uses: `evalsha`, and `eval` when Redis does
- * not know the script yet (`NOSCRIPT`). Any client of `@upstash/redis` (`/cloudflare`, `/fastly`,
- * the Node entry) fits.
- */
+/** The part of an `@upstash/redis` client (any entry) the store uses: `evalsha` and `eval`. */
 export type UpstashRedis = Pick<Redis, "eval" | "evalsha">;
 
 /** Options of {@linkcode createUpstashStore}. */
 export interface UpstashStoreOptions {
   /** The Redis client, e.g. `new Redis({ url, token })` from `@upstash/redis/cloudflare`. */
   readonly redis: UpstashRedis;
-  /**
-   * Prepended to every Redis key, then the rule, then the key: `<prefix>:<rate>/<perMs>/<burst>:<key>`.
-   *
-   * @default "sluice:ratelimit"
-   */
+  /** Prepended to every Redis key: `<prefix>:<rate>/<perMs>/<burst>:<key>`. @default "sluice:ratelimit" */
   readonly prefix?: string | undefined;
   /**
-   * How long a take may wait for Redis before it rejects with {@linkcode StoreUnavailableError}.
-   * The request itself is not cancelled (the client takes no signal per request): give the
-   * client one of its own, `new Redis({ url, token, signal: () => AbortSignal.timeout(5000) })`,
-   * so that a Redis that never answers does not hold a connection per request.
-   *
+   * How long a take may wait for Redis before it rejects with {@linkcode StoreUnavailableError}, in
+   * milliseconds. The request itself is not cancelled: give the client its own `signal`.
    * @default 1000
    */
   readonly timeoutMs?: number | undefined;
-  /**
-   * Turns Upstash's reset time into `retryAfterMs` (Upstash itself stamps buckets with `Date.now()`).
-   *
-   * @default systemClock
-   */
+  /** Turns Upstash's reset time into `retryAfterMs`. @default systemClock */
   readonly clock?: Clock | undefined;
 }
 
@@ -61,22 +46,14 @@ export interface UpstashStore extends RateLimitStore {
    * @param key Whose budget.
    * @param rate The rule.
    * @returns The answer.
-   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails, answers nonsense or is too
-   *   slow; a token Redis takes after a rejection for slowness is given back once it answers.
+   * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails, answers nonsense or is
+   *   too slow (a token taken late is given back).
    * @throws {RangeError} (rejects) When the rule is not valid.
    */
   take(key: string, rate: Rate): Promise<TakeResult>;
   /**
-   * Claims `key` for `ttlMs` in Redis (`SET NX PX`), for every instance at once: `true` the
-   * first time, `false` while claimed. The key is `<prefix>:claim:<key>`, holding a random value
-   * of this claim's own.
-   *
-   * A claim that rejects is given back: when its request reaches Redis after the rejection (Redis
-   * slower than `timeoutMs`) or its answer was lost, the key is deleted once the request settles,
-   * if it still holds this claim's value, so the same claim can be made again; until then, the
-   * same store's next claim of the key takes it over. The client's own retries of the request
-   * (`@upstash/redis` retries a failed fetch) find the claim's own value and count as the same
-   * claim. Another instance's claim finds it held until it is given back.
+   * Claims `<prefix>:claim:<key>` for `ttlMs` in Redis, across every instance: `true` the first
+   * time, `false` while claimed. A claim that rejects is given back once its request settles.
    *
    * @param key The key.
    * @param ttlMs How long the claim holds.
@@ -86,8 +63,7 @@ export interface UpstashStore extends RateLimitStore {
    */
   claim(key: string, ttlMs: number): Promise<boolean>;
   /**
-   * Gives back the claim of `key` in Redis (`DEL`), so any instance can claim it again. The front
-   * gives back only a claim it made itself, of a state's nonce, which no one else holds meanwhile.
+   * Gives back the claim of `key` in Redis (`DEL`), so any instance can claim it again.
    *
    * @param key The key.
    * @throws {StoreUnavailableError} (rejects) When Redis is unreachable, fails or is too slow; the
@@ -97,9 +73,8 @@ export interface UpstashStore extends RateLimitStore {
 }
 
 /**
- * Sets the key to ARGV[2], expiring in ARGV[1] ms, when it is absent or holds ARGV[3] (this
- * store's claim of it given up on, not yet given back): 1 when set or already ARGV[2] (a retry of
- * the same request), else 0.
+ * Sets the key to ARGV[2] for ARGV[1] ms when absent or holding ARGV[3] (this store's claim given
+ * up on): 1 when set or already ARGV[2] (the client retried the request), else 0.
  */
 const CLAIM_SCRIPT = `local held = redis.call("GET", KEYS[1])
 if held == ARGV[2] then return 1 end
@@ -124,18 +99,10 @@ const EXPECTED = "expected a token-bucket answer";
 const OPTION_KEYS: readonly (keyof UpstashStoreOptions)[] = ["redis", "prefix", "timeoutMs", "clock"];
 
 /**
- * Creates a store over Upstash Redis. It fails closed: when Redis is unreachable, answers with an
- * error or something that is not a token-bucket answer, or takes longer than `timeoutMs`, the take
- * rejects with {@linkcode StoreUnavailableError} and the budget refuses.
- *
- * How it differs from the memory store: Upstash's bucket refills `rate` tokens at once at the end
- * of each `perMs` period (the memory store refills continuously); burst and long-run rate are the
- * same. `retryAfterMs` is clamped to (0, perMs], since machines stamp buckets with their own clocks.
- *
- * Fixed `@upstash/ratelimit` settings, none of them configurable: `timeout: 0` (its default lets
- * requests through after 5 s: fail open), `ephemeralCache: false` (an unbounded local map keyed by
- * the key), `analytics: false`, `enableProtection: false` (downloads a deny list),
- * `enableTelemetry: false` (it would add headers to the caller's client).
+ * Creates a store over Upstash Redis that fails closed. Unlike the memory store, its bucket refills
+ * `rate` tokens at once at the end of each `perMs`; `retryAfterMs` is clamped to (0, perMs]. Fixed
+ * ratelimit settings: `timeout: 0` (its default fails open after 5 s), no `ephemeralCache` (an
+ * unbounded map), analytics, protection (downloads a deny list) or telemetry (adds headers).
  *
  * @param options The client, key prefix, timeout and clock.
  * @returns A store whose `take` returns a promise.
@@ -150,7 +117,7 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
   const timeoutMs = timeoutOption("createUpstashStore()", options.timeoutMs);
   const prefix = options.prefix ?? "sluice:ratelimit";
   const clock = options.clock ?? systemClock;
-  /** One `Ratelimit` per distinct rule. Rules come from policies, so this stays small. */
+  /** One `Ratelimit` per rule; rules come from policies, so this stays small. */
   const limiters = new Map<string, Ratelimit>();
   /** The value of each key's claim given up on (it rejected), until it is given back. */
   const givenUp = new Map<string, string>();
@@ -184,9 +151,8 @@ export function createUpstashStore(options: UpstashStoreOptions): UpstashStore {
       try {
         answer = await within(sent, timeoutMs, EXPECTED);
       } catch (error) {
-        // Refused for want of an answer, yet Redis may still take the token: it is given back once
-        // it does, so a request refused is not charged (as a claim given up on is given back). Only
-        // before the bucket's next refill: ratelimit's script does not cap a give-back at the burst.
+        // Redis may still take the token: give it back, so a refused request is not charged; only
+        // before the bucket's next refill, as ratelimit's script does not cap a give-back at burst.
         const giveBack = (late: LimitAnswer) =>
           late.success === true && late.reason === undefined && typeof late.reset === "number" &&
             clock.now() < late.reset

@@ -1,7 +1,6 @@
 /**
- * Turns valibot issues and transport rules into policy problems that name the option's path,
- * what it expects and what it received, with a suggestion for a misspelt or misplaced option
- * and for a misspelt value of a fixed list.
+ * Turns valibot issues and transport rules into policy problems naming the option's path, what it
+ * expects and what it received, with a suggestion for a misspelt option or value.
  *
  * @module
  */
@@ -65,8 +64,8 @@ export function problemsFromIssues(
 }
 
 /**
- * Finds every key the schema does not know, at any depth, with a suggestion: the option of the
- * same object it is a misspelling of, and the options elsewhere in a policy of the same name.
+ * Finds every key the schema does not know, at any depth, suggesting the option it misspells or
+ * the same name elsewhere in a policy.
  *
  * @param input The value as written.
  * @param schema The schema it is checked against.
@@ -105,18 +104,14 @@ export function unknownKeyProblems(
 }
 
 /**
- * One unknown key, with the option it misspells among `here`, and the options elsewhere of
- * the same name: `"maxTokens" is not a policy option (did you mean "sampling.maxTokens"?)`.
- * Without either, the options of a small object are listed: `"handlerTimeout.sampling" is not a
- * policy option (expected "elicitation" or "default")`.
+ * One unknown key: `"maxTokens" is not a policy option (did you mean "sampling.maxTokens"?)`; with
+ * no guess, a small object's options are listed instead.
  */
 function unknownKeyProblem(key: string, here: readonly string[], site: ProblemSite): PolicyProblem {
   const path = joinPath(site.prefix, [key]);
   const shape = path.replace(/\[\d+\]/g, "[]");
-  // The same name at another level is a stronger sign than a near name at this one: "url" at
-  // the top means "transport.url", not "era". But in an object keyed by kinds, a kind's name
-  // means that kind: "sampling" inside "handlerTimeout" is not the option "sampling".
-  // An option of this object written in another case is the one meant.
+  // The same name elsewhere beats a near name here ("url" at the top means "transport.url", not
+  // "era"), except in an object keyed by kinds ("sampling" in "handlerTimeout") or in another case.
   const lower = key.toLowerCase();
   const own = here.find((name) => name.toLowerCase() === lower);
   const kindHere = KINDS.has(lower) && here.some((name) => KINDS.has(name));
@@ -153,9 +148,8 @@ export interface TransportKind {
 }
 
 /**
- * Tells a transport's kind from its keys: `command` is stdio, `url` HTTP (the one with a value
- * first, as one written `undefined` is left out); without either, a misspelling of one of them
- * (`cmd`) or the options only one kind has (`args`, `headers`).
+ * Tells a transport's kind from its keys: `command` is stdio, `url` HTTP (one written `undefined`
+ * is left out); without either, a misspelling (`cmd`) or the options only one kind has (`args`).
  *
  * @param transport The transport as written (an object).
  * @returns The kind, and the key that misspells `url` or `command`.
@@ -179,9 +173,8 @@ export function transportKindOf(transport: object): TransportKind {
 }
 
 /**
- * The unknown keys of a transport: for a known kind, those its schema does not have, an option
- * of the other kind said to be one; for an unknown kind (neither `url` nor `command`, nothing to
- * tell), that it needs one of them, and the keys no transport has.
+ * The unknown keys of a transport (an option of the other kind said to be one); for an unknown
+ * kind, that it needs `url` or `command`, and the keys no transport has.
  *
  * @param transport The transport as written.
  * @param kind Its kind, from {@linkcode transportKindOf}.
@@ -230,10 +223,7 @@ export function transportKeyProblems(
   });
 }
 
-/**
- * Every option path a policy can have, as written in a policy: `sampling.maxTokens`,
- * `access[].tools`, `transport.url`, `transport.command`.
- */
+/** Every option path a policy can have: `sampling.maxTokens`, `access[].tools`, `transport.url`. */
 function optionPaths(): string[] {
   const paths: string[] = [];
   const visit = (node: AnySchema | undefined, prefix: string) => {
@@ -290,10 +280,9 @@ export function httpTransportProblems(transport: HttpTransportShape, site: Probl
 }
 
 /**
- * The headers the transport sets on every request itself, and those of the connection and the
- * message's framing that HTTP sets (RFC 9110's hop-by-hop fields): a policy's would clash with
- * them, and `fetch` refuses to send most (Node's fails every request on `Transfer-Encoding`,
- * `Upgrade`, `Expect` or `Keep-Alive`).
+ * The headers the transport sets itself and RFC 9110's hop-by-hop fields: a policy's would clash,
+ * and `fetch` refuses most (Node's fails every request on `Transfer-Encoding`, `Upgrade`, `Expect`,
+ * `Keep-Alive`).
  */
 const TRANSPORT_HEADERS: ReadonlySet<string> = new Set([
   "accept",
@@ -322,9 +311,8 @@ const WIDE = /[^\0-\xff]/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
- * Each header is one `fetch` sends (a name of token characters, a value without a line break or
- * NUL and of characters up to U+00FF) and one the transport does not set itself (`Content-Type`, `Mcp-Session-Id`,
- * `Mcp-Param-*`, …): either would fail every request, where `sluice check` said the policy was fine.
+ * Each header must be one `fetch` can send and one the transport does not set itself: either would
+ * fail every request after `sluice check` passed the policy.
  */
 function headerProblems(transport: HttpTransportShape, site: ProblemSite): PolicyProblem[] {
   const problems: PolicyProblem[] = [];

@@ -81,10 +81,7 @@ export interface CompiledOAuthSignIn {
   readonly clientMetadataUrl?: string | undefined;
 }
 
-/**
- * A resolved `transport.auth.clientCredentials`: names of environment variables, never their
- * values (those are read when the first token is needed).
- */
+/** A resolved `transport.auth.clientCredentials`: environment variable names, never their values. */
 export interface CompiledClientCredentials {
   /** Always `"client_credentials"`. */
   readonly kind: "client_credentials";
@@ -161,7 +158,7 @@ export interface CompiledPolicy {
   readonly rateLimitFailOpen: boolean;
   /** Handler time limits in milliseconds. */
   readonly handlerTimeoutMs: { readonly elicitation: number; readonly default: number };
-  /** Each HTTP leg of a call, in milliseconds. */
+  /** Each leg of a call, in milliseconds. */
   readonly callTimeoutMs: number;
   /** A whole call, in milliseconds. */
   readonly maxTotalTimeoutMs: number;
@@ -266,8 +263,7 @@ function validate(input: unknown, source: string | undefined): {
     problems.push(...transportProblems(transport, site), ...eraProblems(input, site));
   }
   problems.push(...timeoutProblems(input as Policy, site), ...eventLimitProblems(input as Policy, site));
-  // The host lists' own rules, whenever they and the flags they read are well typed: with the
-  // rest's problems, every one at once.
+  // The host lists' own rules, whenever they and the flags they read are well typed.
   const { elicitation } = input as Policy;
   const untyped = /^elicitation(\.(allowHosts|denyHosts|allowIpHosts|allowPrivateHosts)\b|$)/;
   if (typeof elicitation === "object" && !problems.some((problem) => untyped.test(problem.path))) {
@@ -278,13 +274,11 @@ function validate(input: unknown, source: string | undefined): {
 }
 
 /**
- * Builds the URL check of a policy's `elicitation` options: the one check behind its URL
- * elicitations and the sign-in URLs shown for its server.
+ * Builds the URL check of a policy's `elicitation` options, for URL elicitations and sign-in URLs.
  *
  * @param policy The compiled policy.
  * @returns The frozen check.
- * @throws {TypeError} When the options are not valid; {@linkcode checkPolicy} reports that as a
- *   problem, so a compiled policy never throws here.
+ * @throws {TypeError} When the options are not valid (never for a compiled policy).
  * @example
  * ```ts
  * import { compilePolicy, createPolicyUrlCheck } from "./compile-policy.ts";
@@ -306,11 +300,7 @@ function urlOptionsOf(e: CompiledPolicy["elicitation"]): ElicitationUrlOptions {
   };
 }
 
-/**
- * The problems of the options whose rules need more than the schema can say (host patterns on a
- * public suffix, an empty allow list), every one of them, so such a policy fails here and not at
- * its first request.
- */
+/** Host-list problems the schema cannot express, so such a policy fails here, not at its first request. */
 function checkerProblems(elicitation: ElicitationPolicy, site: ProblemSite): PolicyProblem[] {
   const { allowHosts, denyHosts = [], allowIpHosts = false, allowPrivateHosts = false } = elicitation;
   const options = {
@@ -399,10 +389,7 @@ function timeoutProblems(policy: Policy, site: ProblemSite): PolicyProblem[] {
   }));
 }
 
-/**
- * An SSE event carries one message, so a limit the policy sets must not exceed the message limit
- * (the default is at most the message limit).
- */
+/** An SSE event carries one message, so its limit must not exceed the message limit. */
 function eventLimitProblems(policy: Policy, site: ProblemSite): PolicyProblem[] {
   const event = policy.maxEventBytes;
   const message = policy.maxMessageBytes ?? POLICY_DEFAULTS.maxMessageBytes;

@@ -8,15 +8,10 @@ export type Duration = `${number}${"ms" | "s" | "m" | "h"}`;
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/**
- * The longest duration, 596h: the longest a timer waits (2³¹ − 1 ms, 596.52h) in whole hours, so
- * the "596h" errors name is exactly the bound taken, in every unit.
- */
+/** The longest duration, 596h: the longest timer (2³¹ − 1 ms) in whole hours, the bound errors name. */
 const MAX_MS = 596 * 3_600_000;
 
-// Any number of digits, before the point and after it: the bound and whole milliseconds are
-// checked on the milliseconds, so a duration within them reads in every unit ("2145600000ms" as
-// well as "596h", "0.0001h" as well as "360ms").
+// Any number of digits: the bound is checked on the milliseconds, so "2145600000ms" reads as "596h" does.
 const PATTERN = /^(\d+)(?:\.(\d+))?(ms|s|m|h)$/;
 
 /**
@@ -35,8 +30,7 @@ export function parseDuration(text: string): number | undefined {
   const match = PATTERN.exec(text);
   if (match === null) return undefined;
   const [, whole = "", fraction = "", unit = ""] = match;
-  // In decimal integers, exactly (binary fractions would read 1.1s as 1100.0000000000002 ms):
-  // whole milliseconds only, so "0.5ms" is not taken as 1 ms, nor "1.5ms" as 2.
+  // In exact decimal integers (floats read 1.1s as 1100.0000000000002 ms); whole milliseconds only.
   const scale = 10n ** BigInt(fraction.length);
   const scaled = BigInt(whole + fraction) * BigInt(UNIT_MS[unit] ?? 0);
   if (scaled % scale !== 0n) return undefined;

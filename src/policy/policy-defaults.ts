@@ -1,6 +1,5 @@
 /**
- * The default of every policy option: the seed's numbers, and the safe choice where the seed
- * is silent.
+ * The default of every policy option.
  *
  * @module
  */
@@ -11,10 +10,7 @@ import type { ElicitationPolicy, HandlerTimeoutPolicy, Policy, SamplingPolicy } 
 /** Every option of `T` set: a user's may be written `undefined`, a default never is. */
 type Defaulted<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 
-/**
- * The type of {@linkcode POLICY_DEFAULTS}: every option that has a default, documented where the
- * option is ({@linkcode Policy}).
- */
+/** The type of {@linkcode POLICY_DEFAULTS}; each option is documented on {@linkcode Policy}. */
 export interface PolicyDefaults extends
   Defaulted<
     Pick<

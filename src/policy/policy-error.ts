@@ -14,10 +14,7 @@ export interface PolicyProblem {
   readonly path: string;
   /** What was wrong, e.g. `"inputRateLimit.rate" must be a positive integer, received "ten"`. */
   readonly message: string;
-  /**
-   * Where in the source a file that does not parse breaks: line and column from 1 (the column
-   * in UTF-16 code units), and the line's text.
-   */
+  /** Where a file that does not parse breaks: line and column from 1 (UTF-16 units), and its text. */
   readonly position?: { readonly line: number; readonly column: number; readonly lineText: string };
 }
 
@@ -48,8 +45,7 @@ export class PolicyError extends Error {
 }
 
 /**
- * The problem of a policy whose server another policy names already: the client's `policies`
- * and `sluice check`'s folder say it the same way.
+ * The problem of a policy whose server another policy already names.
  *
  * @param source Where the policy came from, when known.
  * @param server The server id both name.
@@ -110,8 +106,8 @@ function excerpt(at: { readonly line: number; readonly column: number; readonly 
   const start = Math.max(0, Math.min(index - EXCERPT_WIDTH / 2, at.lineText.length - EXCERPT_WIDTH));
   const end = Math.min(at.lineText.length, start + EXCERPT_WIDTH);
   const head = start > 0 ? "..." : "";
-  // A control or invisible character shows as "?" (one a code unit), so nothing in the file acts
-  // on the terminal and the caret keeps its column.
+  // A control or invisible character shows as "?" per code unit: it cannot act on the terminal,
+  // and the caret keeps its column.
   const shown = `${head}${
     at.lineText.slice(start, end).replace(UNSHOWN, (found) => "?".repeat(found.length))
   }${end < at.lineText.length ? "..." : ""}`;

@@ -1,10 +1,7 @@
 /**
- * The valibot schema of a policy file. Every leaf's message says what it expects, so a problem
- * reads `"inputRateLimit.rate" must be an integer from 1 to 1000000, received "ten"`. Unknown
- * keys are errors too (a typo must never silently drop a limit); they are found by
- * `unknownKeyProblems`, because valibot's `strictObject` reports only the first one per object.
- * An option written as `undefined` is absent, as a TypeScript optional property is (a policy file
- * writes `sampling: cond ? { … } : undefined`); a required one written so is reported missing.
+ * The valibot schema of a policy file; every leaf's message says what it expects. Unknown keys are
+ * found by `unknownKeyProblems` (`strictObject` reports only the first per object). An option
+ * written as `undefined` is absent; a required one written so is reported missing.
  *
  * @module
  */

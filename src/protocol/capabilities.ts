@@ -150,12 +150,8 @@ export function decodeClientCapabilities(
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * Projects the superset capabilities onto what one protocol version can say, as a fresh object.
- *
- * Keys the version does not define are left out (`tasks` outside 2025-11-25, `extensions`
- * outside 2026-07-28, `roots.listChanged` in 2026-07-28, sub-capabilities in 2025-06-18). In
- * 2025-06-18 `elicitation: {}` means form mode, so elicitation is declared there only when form
- * mode is (explicitly, or by an empty object).
+ * Projects the superset capabilities onto what one protocol version defines, as a fresh object;
+ * in 2025-06-18 `elicitation: {}` means form mode, so elicitation is declared there only with it.
  *
  * @param version The protocol version the capabilities are sent in.
  * @param capabilities The capabilities the client has.

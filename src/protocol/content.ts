@@ -1,12 +1,8 @@
 /**
- * Content blocks: text, image, audio, resource links and embedded resources (in tool results,
- * prompts and tool results inside sampling), and the sampling-only `tool_use` / `tool_result`.
- *
- * Three flavours of each schema are built once: loose ones keep unknown keys (results sluice
- * forwards untouched), strict ones drop them (sampling requests a handler sees), and those of
- * answers drop them too and hold what sluice sends to the MCP schema's formats and ranges (a
- * `priority` from 0 to 1, base64 `data` and `blob`, absolute `uri`s, an integer `size`), which
- * what it receives is not held to. Unions are `v.variant` on `type`, so a failure keeps its path.
+ * Content blocks: text, image, audio, resource links, embedded resources, and the sampling-only
+ * `tool_use` / `tool_result`. Each schema comes loose (keeps unknown keys, for results forwarded),
+ * strict (drops them, for sampling requests) and as an answer (strict, and held to the MCP
+ * schema's formats and ranges, which received blocks are not).
  *
  * @module
  */
@@ -27,7 +23,7 @@ export const RoleSchema: WireSchema<Role> = v.picklist(["user", "assistant"]);
 export interface Annotations {
   /** The intended audience. */
   readonly audience?: readonly Role[];
-  /** Importance from 0 to 1 (informational: held to its range only in an answer sluice sends). */
+  /** Importance from 0 to 1 (held to its range only in an answer sluice sends). */
   readonly priority?: number;
   /** ISO 8601 time of the last modification. */
   readonly lastModified?: string;

@@ -39,10 +39,7 @@ export type Decoded<T> = DecodeSuccess<T> | DecodeFailure;
 const CONFIG = { abortEarly: true } as const;
 
 /**
- * Checks `input` against `schema` and returns the decoded value or the first failure.
- *
- * Never throws: an exception raised while reading the input (a hostile getter, a revoked proxy)
- * becomes a failure at `$`.
+ * Checks `input` against `schema`; never throws (a hostile getter's exception is a failure at `$`).
  *
  * @param schema The wire schema to apply.
  * @param input The untrusted value, usually from `JSON.parse`.
@@ -64,15 +61,13 @@ export function decode<T>(schema: WireSchema<T>, input: unknown): Decoded<T> {
   }
   if (result.success) return { ok: true, value: result.output };
   const issue = deepestIssue(result.issues[0]);
-  // A string is shown cut short (an answer's image data runs to megabytes), control and bidi
-  // characters escaped.
+  // A string is cut short (image data runs to megabytes), control and bidi characters escaped.
   const received = typeof issue.input === "string" ? quote(issue.input) : issue.received;
   return failure(formatPath(issue.path), expectedOf(issue), received);
 }
 
 /**
- * The failure of a value that threw while it was read (a getter, a revoked proxy): at `$`, naming
- * only what was thrown.
+ * The failure, at `$`, of a value that threw while it was read, naming only what was thrown.
  *
  * @param error What reading it threw.
  * @returns The failure.
@@ -92,9 +87,8 @@ const ACTION_EXPECTS: Readonly<Record<string, string>> = {
 };
 
 /**
- * What an issue says was expected, in words: its `expected`, or what its pipe action asks for. A
- * required key that is missing is "a value (required)": valibot's `expected` there is the key's
- * own name, which reads as if the name were the value wanted.
+ * What an issue says was expected; a missing required key is "a value (required)", as valibot's
+ * `expected` there is the key's own name.
  */
 function expectedOf(issue: Issue): string {
   if (issue.kind === "schema" && issue.received === "undefined" && isKeyName(issue)) {
@@ -144,10 +138,7 @@ export function nestFailure(prefix: string, inner: DecodeFailure): DecodeFailure
 
 type Issue = v.BaseIssue<unknown>;
 
-/**
- * The issue that explains a failure best: a union reports one issue per option, and the option
- * that got furthest into the input is the one the sender most likely meant.
- */
+/** The issue that got furthest into the input: of a union's options, the one most likely meant. */
 function deepestIssue(issue: Issue): Issue {
   let best = issue;
   for (const sub of issue.issues ?? []) {
@@ -187,8 +178,7 @@ function formatPath(path: Issue["path"]): string {
 }
 
 /**
- * Wraps an object schema so that a JSON array is refused where an object is expected
- * (valibot's object schemas accept arrays, since `typeof [] === "object"`).
+ * Wraps an object schema to refuse a JSON array (valibot's object schemas accept arrays).
  *
  * @param schema An object schema.
  * @returns The same schema, refusing arrays with `expected Object, received Array`.
@@ -207,15 +197,9 @@ export function refuseArrays<TSchema extends v.GenericSchema>(schema: TSchema): 
 }
 
 /**
- * A discriminated union of objects, as `v.variant(key, options)`, arrays refused: the same output
- * and the same issues, but the option is picked by the discriminator's value at once.
- *
- * Why: valibot's variant tries the options in order, and each option it passes over records an
- * issue for its discriminator (messages and all), work thrown away once an option matches that
- * showed in the MRTR client's CPU profile on Bun (bench/RESULTS.md, "Measured by hand"). When
- * every option's discriminator is a literal (optional or not) of its own, the matching option is
- * the only one the variant could pick, so it runs alone; any other input (no key, an unknown
- * value) goes through the variant itself, for its exact issue.
+ * `v.variant(key, options)` with arrays refused, picking the option by the discriminator's literal
+ * at once: valibot's variant records an issue for every option it passes over (see
+ * bench/RESULTS.md). Other inputs go through the variant itself, for its exact issue.
  *
  * @param key The discriminator key.
  * @param options The object schemas.
@@ -280,9 +264,8 @@ export function wireLooseObject<const TEntries extends v.ObjectEntries>(
 }
 
 /**
- * A two-way choice between schemas, made on the input before decoding: unlike `v.union`, the
- * chosen schema's failure comes out as is, so a nested failure keeps its full path (a union's
- * sub-issues carry paths relative to the union, which `deepestIssue` cannot place).
+ * A two-way choice between schemas made on the raw input: unlike `v.union`, a nested failure keeps
+ * its full path.
  *
  * @param choose A cheap test on the raw input (must not throw).
  * @param whenTrue The schema for inputs that pass the test.

@@ -1,9 +1,7 @@
 /**
  * `elicitation/create`: form and URL params per protocol version, and the client's answer.
- *
- * `requestedSchema` is decoded loosely on purpose (an object of property objects, every key
- * kept as sent): the exact primitive-subset check is a policy check that must see what the
- * server sent (the form check in `src/checks/`).
+ * `requestedSchema` is decoded loosely on purpose: the form check in `src/checks/` must see what
+ * the server sent.
  *
  * @module
  */
@@ -131,8 +129,7 @@ export const ElicitParamsSchemas: Readonly<Record<ProtocolVersion, WireSchema<El
  */
 export function decodeElicitParams(version: ProtocolVersion, value: unknown): Decoded<ElicitRequestParams> {
   const decoded = decode(ElicitParamsSchemas[version], value);
-  // 2025-06-18 has no `mode`: its schema drops the key, so a URL request would fail for lacking
-  // `requestedSchema`, which says nothing of why.
+  // 2025-06-18 has no `mode`: a URL request would otherwise fail for lacking `requestedSchema`.
   if (!decoded.ok && version === "2025-06-18" && ownData(value, "mode") === "url") {
     return failure("$.mode", 'form mode only (URL mode came with "2025-11-25")', '"url"');
   }

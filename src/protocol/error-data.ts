@@ -1,8 +1,7 @@
 /**
- * The `data` of the MCP-defined JSON-RPC errors a client acts on: `-32022` unsupported protocol
- * version (2026-07-28) and `-32042` URL elicitation required (2025-11-25). The data of other
- * errors (`-32020` header mismatch, `-32021` missing client capability) reaches
- * `ClientError.data` as the server sent it.
+ * The `data` of the MCP errors a client acts on: `-32022` unsupported protocol version
+ * (2026-07-28) and `-32042` URL elicitation required (2025-11-25); other errors' data reaches
+ * `ClientError.data` as sent.
  *
  * @module
  */

@@ -1,20 +1,11 @@
 /**
- * The value encoding of the 2026-07-28 Streamable HTTP request headers `Mcp-Name` and
- * `Mcp-Param-{Name}`: a value that is plain visible ASCII goes as is, anything else as
- * `=?base64?{base64 of its UTF-8 bytes}?=`.
+ * The value encoding of the 2026-07-28 headers `Mcp-Name` and `Mcp-Param-{Name}`: U+0020–U+007E
+ * without a leading or trailing space goes as is, anything else (tabs included, which HTTP parsers
+ * trim) as `=?base64?{base64 of its UTF-8 bytes}?=`, and so does a value that looks like the
+ * sentinel in any letter case, since older readers matched it case-insensitively.
  *
- * A value is plain when every character is in U+0020–U+007E and it neither starts nor ends with
- * a space. Everything else is encoded: non-ASCII, every control character (tab included, since
- * the spec names control characters and a tab at either end would be trimmed by HTTP parsers),
- * leading or trailing spaces, and a plain value that already looks like the sentinel, so that
- * decoding is never ambiguous. The sentinel markers are case-sensitive in the spec; a plain value
- * that matches them in any letter case (`=?BASE64?…?=`) is encoded too, since older readers
- * matched them case-insensitively and encoding one value more costs nothing.
- *
- * Strings are converted to UTF-8 with `TextEncoder`, which turns a lone surrogate into U+FFFD:
- * `decodeHeaderValue(encodeHeaderValue(s)) === s` holds for every well-formed string, and for a
- * string with lone surrogates the result is `s` with each replaced by U+FFFD. Callers that must
- * mirror a body value exactly refuse such strings first.
+ * A lone surrogate becomes U+FFFD (`TextEncoder`), so callers that must mirror a body value
+ * exactly refuse such strings first.
  *
  * @module
  */
@@ -47,11 +38,9 @@ export function encodeHeaderValue(value: string): string {
 }
 
 /**
- * Decodes an `Mcp-Name` or `Mcp-Param-{Name}` header value as received (after HTTP parsing).
- *
- * Only the exact lowercase markers denote an encoded value; `=?BASE64?…?=` is a literal. The
- * Base64 must be canonical (standard alphabet, `=` padding, zero trailing bits) and the bytes
- * valid UTF-8; a leading U+FEFF is kept. A literal value may hold only tab and U+0020–U+007E.
+ * Decodes an `Mcp-Name` or `Mcp-Param-{Name}` header value as received. Only the exact lowercase
+ * markers denote an encoded value, whose Base64 must be canonical and bytes valid UTF-8; a literal
+ * may hold only tab and U+0020–U+007E.
  *
  * @param text The header value.
  * @returns The value it carries, or `undefined` when the sentinel is malformed or the literal
@@ -79,8 +68,7 @@ export function decodeHeaderValue(text: string): string | undefined {
 
 function isPlain(value: string): boolean {
   if (!PRINTABLE.test(value) || value.startsWith(" ") || value.endsWith(" ")) return false;
-  // Any letter case, and overlapping markers too: "=?base64?=" starts with the prefix and ends
-  // with the suffix, the two sharing its "?".
+  // Any letter case, and overlapping markers too ("=?base64?=" shares its "?").
   const lower = value.toLowerCase();
   return !(lower.startsWith(PREFIX) && lower.endsWith(SUFFIX));
 }

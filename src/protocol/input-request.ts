@@ -56,14 +56,12 @@ export const InputRequestSchema: WireSchema<InputRequest> = wireVariant("method"
 export const InputRequestsSchema: WireSchema<InputRequests> = objectMap(InputRequestSchema);
 
 /**
- * Decodes an input request of either era: the method and params of a legacy server→client
- * JSON-RPC request, or of a modern `inputRequests` entry.
+ * Decodes an input request of either era (a legacy server→client request or an `inputRequests` entry).
  *
  * @param version The protocol version of the session (legacy) or request (modern).
  * @param method The untrusted method.
  * @param params The untrusted params (optional for `roots/list` only).
- * @returns The input request; a failure is located in `{ method, params }`, e.g. `$.method`
- * for an unknown method or `$.params.maxTokens`.
+ * @returns The input request, or a failure located in `{ method, params }` (e.g. `$.method`).
  */
 export function decodeInputRequest(
   version: ProtocolVersion,

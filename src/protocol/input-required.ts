@@ -1,7 +1,6 @@
 /**
- * MRTR (2026-07-28): a `tools/call`, `resources/read` or `prompts/get` answered with
- * `resultType: "input_required"` and `inputRequests` and/or `requestState`, and the
- * classification of any result of those three methods.
+ * MRTR (2026-07-28): the `input_required` result of `tools/call`, `resources/read` or
+ * `prompts/get`, and the classification of any result of those three methods.
  *
  * @module
  */
@@ -86,10 +85,8 @@ const COMPLETE: { readonly [M in MrtrMethod]: WireSchema<CompleteResultOf[M]> } 
 };
 
 /**
- * Classifies and decodes a modern result of `tools/call`, `resources/read` or `prompts/get`.
- *
- * An absent `resultType` is `"complete"`. `"task"` is accepted only for `tools/call` and only
- * when the request declared the tasks extension; any other value fails at `$.resultType`.
+ * Classifies and decodes a modern result of an MRTR method: an absent `resultType` is `"complete"`,
+ * and `"task"` is accepted only for `tools/call` with the tasks extension declared.
  *
  * @param method The method of the original request.
  * @param value The untrusted result.

@@ -19,10 +19,8 @@ export type InputResponse = CreateMessageResult | ElicitResult | ListRootsResult
 export type InputResponses = NullProtoRecord<InputResponse>;
 
 /**
- * Builds the params of an MRTR retry: the original params unchanged, plus this round's
- * `inputResponses` (only when there are some) and the server's `requestState` (only when it sent
- * one, byte for byte). Any `inputResponses`/`requestState` already in `originalParams` is
- * replaced, never carried over.
+ * Builds the params of an MRTR retry: the original params plus this round's `inputResponses` and
+ * the server's `requestState` (byte for byte), each only when present; old ones are never carried over.
  *
  * @param originalParams The params of the original request (with its `_meta`); never mutated.
  * @param inputResponses This round's answers, by input request key.
@@ -41,8 +39,7 @@ export function buildRetryParams(
   requestState: string | undefined,
 ): JsonObject {
   const out = copyOwn(originalParams);
-  // `delete` only when there is something to delete: it turns the object into a slow dictionary
-  // for V8, and the params are serialized once per round.
+  // `delete` only when needed: it makes the object a slow dictionary for V8.
   if (Object.hasOwn(out, "inputResponses")) delete out.inputResponses;
   if (Object.hasOwn(out, "requestState")) delete out.requestState;
   const meta = out._meta;

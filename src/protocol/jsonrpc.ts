@@ -56,10 +56,7 @@ export interface JsonRpcErrorObject {
   readonly data?: unknown;
 }
 
-/**
- * An error response. Decoded, `id` is `null` when the request could not be identified (whether the
- * peer sent `null` or left it out); {@linkcode encodeError} leaves it out then.
- */
+/** An error response; decoded, `id` is `null` when the request could not be identified. */
 export interface JsonRpcErrorResponse {
   /** Always `"2.0"`. */
   readonly jsonrpc: "2.0";
@@ -156,17 +153,13 @@ export function decodeMessage(input: unknown): Decoded<JsonRpcMessage> {
 
 /** Options of {@linkcode parseMessage}. */
 export interface ParseMessageOptions {
-  /**
-   * The deepest nesting of arrays and objects accepted (the message object is level 1), checked
-   * on the text before it is parsed: the policy's `maxJsonDepth`.
-   * @default 64
-   */
+  /** The deepest nesting accepted (the message is level 1): the policy's `maxJsonDepth`. @default 64 */
   readonly maxDepth?: number;
 }
 
 /**
- * Parses JSON text and decodes one JSON-RPC message from it. Text nested deeper than
- * `maxDepth` is refused before it is parsed, so no depth of hostile nesting can exhaust the stack.
+ * Parses JSON text and decodes one JSON-RPC message; text nested deeper than `maxDepth` is refused
+ * before parsing, so hostile nesting cannot exhaust the stack.
  *
  * @param text The raw message text.
  * @param options The nesting limit.
@@ -184,9 +177,8 @@ export function parseMessage(text: string, options: ParseMessageOptions = {}): D
 }
 
 /**
- * The first step of {@linkcode parseMessage}: parses JSON text within the nesting limit, without
- * reading what it holds (a JSON-RPC server tells text that is not JSON, `-32700`, from JSON that is
- * no request, `-32600`).
+ * Parses JSON text within the nesting limit without decoding it, so a server can tell `-32700` from
+ * `-32600`.
  *
  * @param text The raw text.
  * @param options The nesting limit.
@@ -271,11 +263,8 @@ export function encodeResult(id: RequestId, result: JsonObject): JsonRpcResultRe
 }
 
 /**
- * Builds a fresh error response.
- *
- * An error about a request that could not be identified has no `id`: 2025-11-25 and 2026-07-28
- * make it optional for this case and have no `null` id, and 2025-06-18's schema has no form for it
- * at all (JSON-RPC 2.0's `"id": null` fails every revision's schema).
+ * Builds a fresh error response; with `id` `null` it has no `id`, as JSON-RPC's `"id": null` fails
+ * every MCP revision's schema.
  *
  * @param id The id of the request answered, or `null` when it could not be read.
  * @param error Code, message and optional data.

@@ -53,8 +53,7 @@ const InitializeResultSchema: WireSchema<InitializeResult> = wireLooseObject({
 });
 
 /**
- * Decodes an `initialize` result. Whether its `protocolVersion` is supported is the caller's
- * question.
+ * Decodes an `initialize` result; the caller checks whether its `protocolVersion` is supported.
  *
  * @param value The untrusted result.
  * @returns The result, or a failure naming the path.

@@ -1,8 +1,7 @@
 /**
- * The HTTP headers of a 2026-07-28 Streamable HTTP POST: `Content-Type`, `Accept`,
- * `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-{Name}` headers a tool's
- * `x-mcp-header` annotations ask for. `Mcp-Name` and `Mcp-Param-*` values go through
- * {@linkcode encodeHeaderValue}; the request body is never read here.
+ * The HTTP headers of a 2026-07-28 Streamable HTTP POST, including `Mcp-Name` and the
+ * `Mcp-Param-{Name}` headers a tool's `x-mcp-header` annotations ask for (values through
+ * {@linkcode encodeHeaderValue}).
  *
  * @module
  */
@@ -30,8 +29,7 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
  * @param input The protocol version, method, `Mcp-Name` source value and parameter headers.
  * @returns A fresh prototype-free map from header name to value, ready for `fetch`.
  * @throws {TypeError} When the version or method is empty or not visible ASCII, or a parameter
- *   name is not an RFC 9110 token or repeats another in any letter case (programmer errors:
- *   these come from sluice itself and from `compileToolHeaders`, which refuses such names).
+ *   name is not an RFC 9110 token or repeats another in any letter case (programmer errors).
  * @example
  * ```ts
  * import { mcpRequestHeaders } from "./mcp-request-headers.ts";
@@ -76,14 +74,12 @@ const NAME_SOURCE: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Picks the `Mcp-Name` source value of a request: `params.name` for `tools/call` and
- * `prompts/get`, `params.uri` for `resources/read`, `params.taskId` for `tasks/get`,
- * `tasks/update` and `tasks/cancel`.
+ * Picks the `Mcp-Name` source value of a request: `params.name`, `params.uri` or `params.taskId`
+ * by method.
  *
  * @param method The JSON-RPC method.
  * @param params The request's `params`.
- * @returns The value when the method has one and it is a string of `params`' own, else
- *   `undefined`.
+ * @returns The value when the method has one and it is an own string of `params`, else `undefined`.
  * @example
  * ```ts
  * import { mcpNameOf } from "./mcp-request-headers.ts";

@@ -1,36 +1,18 @@
 /**
- * The limits on every message read from a peer, in one place: `maxMessageBytes` (how large) and
- * `maxJsonDepth` (how deeply nested), with `maxEventBytes` beside them. Here are their defaults,
- * the check of a reader's option, the depth scan and the words of each refusal; every reader (an
- * HTTP body or SSE event of either era, a stdio line, the front's request body) calls these and
- * only maps the refusal to its own error kind or status.
- *
- * The depth is measured on the text itself, before it is parsed: a hostile peer's `[[[[…` a
- * hundred thousand levels deep is refused without building it, and nothing that walks a parsed
- * value later (a decoder, `JSON.stringify`, a sanitizer) can run out of stack.
+ * The limits on every message read from a peer (`maxMessageBytes`, `maxEventBytes`, `maxJsonDepth`):
+ * their defaults, option check, depth scan and refusal words, shared by every reader. Depth is
+ * measured on the text before parsing, so hostile nesting is never built and nothing runs out of stack.
  *
  * @module
  */
 import { integerOption } from "../_internal/integer-option.ts";
 import { type DecodeFailure, failure } from "./decode.ts";
 
-/**
- * The limits a reader reads every message with, named as in the policy. A reader refuses a
- * message over one of them before it is parsed; its own doc says what that ends (a request, a
- * stream, a connection) and how the refusal reaches its caller.
- */
+/** The limits a reader applies to every message before parsing it, named as in the policy. */
 export interface MessageLimits {
-  /**
-   * The largest message, in bytes: a JSON body (found from `Content-Length` before reading, or
-   * as soon as the limit is passed), a stdio line without its line ending (even one still
-   * arriving), the front's request body.
-   * @default 4194304 (4 MiB)
-   */
+  /** The largest message (JSON body, stdio line, the front's request body), in bytes. @default 4194304 */
   readonly maxMessageBytes: number;
-  /**
-   * The largest SSE event, in UTF-8 bytes of its data; a line still arriving past it counts.
-   * @default 4194304 (4 MiB)
-   */
+  /** The largest SSE event, in UTF-8 bytes of its data. @default 4194304 (4 MiB) */
   readonly maxEventBytes: number;
   /** The deepest nesting of arrays and objects in a message (the message is level 1). @default 64 */
   readonly maxJsonDepth: number;
@@ -118,11 +100,8 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
 /**
- * Tells whether JSON text nests arrays and objects more than `maxDepth` levels deep (the
- * outermost array or object is level 1; brackets inside strings do not count).
- *
- * One pass over the text, no recursion and no allocation. Text that is not JSON gets an answer
- * too (its brackets are counted the same way); parsing it fails afterwards anyway.
+ * Tells whether JSON text nests arrays and objects more than `maxDepth` levels deep (the outermost
+ * is level 1; brackets in strings do not count), in one pass without recursion or allocation.
  *
  * @param text The JSON text.
  * @param maxDepth The deepest nesting allowed.

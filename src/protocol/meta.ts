@@ -138,11 +138,8 @@ export function decodeRequestMeta(value: unknown): Decoded<RequestMetaObject> {
 }
 
 /**
- * Returns fresh params whose `_meta` carries the modern request metadata.
- *
- * Other keys of the caller's `_meta` (`progressToken`, `traceparent`, …) are kept; the four keys
- * {@linkcode RequestMeta} describes come only from `meta`, so a caller cannot override them.
- * The capabilities are projected onto the version (see `encodeClientCapabilities`).
+ * Returns fresh params whose `_meta` carries the modern request metadata: the caller's other
+ * `_meta` keys are kept, but the {@linkcode RequestMeta} keys come only from `meta`.
  *
  * @param params The request params, or `undefined` for none; never mutated.
  * @param meta The metadata to send.

@@ -1,8 +1,6 @@
 /**
- * Valibot schemas for maps whose keys come from an untrusted peer (`inputRequests`,
- * `inputResponses`, `_meta`, tool `arguments`, …). valibot's own `record` silently drops
- * `__proto__`, `constructor` and `prototype`; here they are ordinary keys, and the output is a
- * fresh object with no prototype, so no key can reach `Object.prototype`.
+ * Valibot schemas for maps whose keys come from an untrusted peer: unlike valibot's `record`, which
+ * drops `__proto__`, `constructor` and `prototype`, they keep every key in a prototype-free object.
  *
  * @module
  */

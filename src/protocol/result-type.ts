@@ -1,8 +1,6 @@
 /**
- * `resultType` (2026-07-28): how a client reads a result. `"complete"` is a final result,
- * `"input_required"` asks for input (MRTR), `"task"` is a task handle (tasks extension, only when
- * the client declared it). An absent `resultType` is `"complete"` (earlier servers); a value the
- * client did not agree to is invalid.
+ * `resultType` (2026-07-28): `"complete"` (also when absent), `"input_required"` (MRTR) or `"task"`
+ * (only when the client declared the tasks extension); any other value is invalid.
  *
  * @module
  */

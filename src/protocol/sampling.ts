@@ -183,8 +183,7 @@ const CreateMessageResultSchemas: Readonly<Record<ProtocolVersion, WireSchema<Cr
  *
  * @param version The protocol version of the session or request.
  * @param value The untrusted params.
- * @returns The params (unknown keys dropped), or a failure naming the path, e.g. a `tool_use`
- * block in a 2025-06-18 request at `$.messages[0].content.type`.
+ * @returns The params (unknown keys dropped), or a failure naming the path.
  */
 export function decodeCreateMessageParams(
   version: ProtocolVersion,
@@ -194,9 +193,8 @@ export function decodeCreateMessageParams(
 }
 
 /**
- * Decodes a sampling answer (a handler's, or a downstream caller's) as a version defines it. In
- * 2025-06-18, whose answer holds one block, a `content` array of one block is read as that block:
- * the same answer as a later version writes it (a 2026 caller's, passed a 2025-06-18 server's request).
+ * Decodes a sampling answer as a version defines it; in 2025-06-18 a `content` array of one block
+ * is read as that block (as a later version's caller writes it).
  *
  * @param version The protocol version the answer is sent in.
  * @param value The untrusted answer.

@@ -131,8 +131,7 @@ const GetTaskResultSchema: WireSchema<GetTaskResult> = wireVariant("status", [
 ]);
 
 /**
- * Decodes the result of `tasks/get`. Per the extension's text its `resultType` is
- * `"complete"`; its examples show `"task"`, so both are accepted (and absent, as everywhere).
+ * Decodes the result of `tasks/get` (`resultType` `"complete"`, `"task"` or absent).
  *
  * @param value The untrusted result.
  * @returns The task, or a failure naming the path (e.g. `$.inputRequests.k.method`).

@@ -126,9 +126,8 @@ const ListToolsResultSchema = wireLooseObject({
 });
 
 /**
- * Decodes a `tools/list` result (any era). A listed tool that is not a valid tool (no name, a
- * field of the wrong type, a `taskSupport` of a later version) is left out: one tool the client
- * cannot read must not hide the others, nor keep them from being called.
+ * Decodes a `tools/list` result (any era), leaving out a listed tool that is not valid, so it
+ * cannot hide the others.
  *
  * @param value The untrusted result.
  * @returns The result with the valid tools, or a failure naming the path.
@@ -147,8 +146,8 @@ export interface InvalidTool {
 }
 
 /**
- * Reads a `tools/list` result as {@linkcode decodeListToolsResult} does, telling also which of
- * the entries left out name a tool: a client that lists them must not call them as if unlisted.
+ * As {@linkcode decodeListToolsResult}, also telling which entries left out name a tool (calls of
+ * them must be refused).
  *
  * @param value The untrusted result.
  * @returns The result with the valid tools, and the named entries left out; or a failure.
