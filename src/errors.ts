@@ -15,10 +15,8 @@
  * - `"server"`: the server answered with a JSON-RPC error (`code`, `data` are the server's).
  * - `"rounds_exceeded"`: a multi round-trip request needed more than `maxRounds` rounds.
  * - `"cancelled"`: the caller's `AbortSignal` fired, or a task ended cancelled.
- * - `"config"`: the client was asked for something its configuration does not allow (`code`
- *   `-32602` for a call it refuses as given: a tool whose `x-mcp-header` rules are invalid, an
- *   argument that does not fit its header, or call options that are not an object with an
- *   `AbortSignal` as `signal` and a function as `onProgress`).
+ * - `"config"`: the configuration does not allow the request (`code` `-32602` for a call refused as
+ *   given: invalid `x-mcp-header` rules, an argument that does not fit its header, bad call options).
  */
 export type ClientErrorKind =
   | "input_handler"
@@ -36,10 +34,9 @@ export interface ClientErrorDetails {
   /** A JSON-RPC error code: the server's, or the refusing check's. */
   readonly code?: number | undefined;
   /**
-   * Extra data: the server's error data, or the last result for `"rounds_exceeded"`. For a
-   * `callTool` whose task was cancelled when its wait failed, an object with the task's id as
-   * `taskId`: beside the data when that is an object, else with the data as `data`
-   * (`{ taskId: "t-1", data: "overloaded" }`).
+   * Extra data: the server's error data, or the last result for `"rounds_exceeded"`. When a
+   * `callTool`'s task was cancelled because its wait failed, it also holds `taskId` (a non-object
+   * data goes under `data`: `{ taskId: "t-1", data: "overloaded" }`).
    */
   readonly data?: unknown;
   /** The operator-assigned id of the server the call went to. */

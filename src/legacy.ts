@@ -1,10 +1,8 @@
 /**
  * sluice for self-hosted deployments (Node, Deno, Bun): everything of the edge entry, and a
- * `createClient` that also speaks the legacy era (2025-11-25, 2025-06-18) over stdio (a child
- * process) and legacy Streamable HTTP, so policies may say `era: "legacy"` or `"auto"` and
- * `transport: { command }`. `createFileTokenStore` keeps upstream sign-ins in a file readable by
- * its owner only (`defaultTokenFile` says where: `$SLUICE_TOKEN_FILE`, else
- * `$XDG_CONFIG_HOME/sluice/tokens.json`, else `~/.config/sluice/tokens.json`).
+ * `createClient` that also speaks the legacy era (2025-11-25, 2025-06-18) over stdio and legacy
+ * Streamable HTTP, so policies may say `era: "legacy"` or `"auto"` and `transport: { command }`.
+ * `createFileTokenStore` keeps upstream sign-ins in a file readable by its owner only.
  *
  * @example
  * ```ts

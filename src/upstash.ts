@@ -1,14 +1,9 @@
 /**
  * `@sluice/mcp/upstash`: a rate-limit store and a token store shared across isolates and machines,
- * over Upstash Redis (`@upstash/ratelimit` and `@upstash/redis`, installed with the package:
- * `createWorker` uses them when a Worker's Upstash variables are set). Web standards only: they run
- * on Cloudflare Workers, Deno Deploy, Bun, Deno and Node. They fail closed: when Redis cannot
- * answer within `timeoutMs`, a take or a token store operation rejects with `StoreUnavailableError`
- * and the budget refuses. The token store encrypts every value (AES-256-GCM) under a key derived
- * from its `key` secret; changing that secret signs everyone out.
- *
- * Deno asks for `--allow-env`: `@upstash/redis` reads `UPSTASH_DISABLE_TELEMETRY` and
- * `UPSTASH_CONSOLE` from the environment.
+ * over Upstash Redis. Web standards only: they run on Cloudflare Workers, Deno Deploy, Bun, Deno and
+ * Node. They fail closed: when Redis cannot answer within `timeoutMs`, an operation rejects with
+ * `StoreUnavailableError`. The token store encrypts every value; changing its `key` signs everyone
+ * out. Deno needs `--allow-env` (`@upstash/redis` reads `UPSTASH_DISABLE_TELEMETRY`, `UPSTASH_CONSOLE`).
  *
  * @example
  * ```ts

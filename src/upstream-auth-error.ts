@@ -28,10 +28,9 @@ export class UpstreamAuthError extends Error {
 }
 
 /**
- * A request that needs the person to sign in first, where no one can be asked now: the client
- * has no `authorize` callback, or the gateway ends the request to ask its caller. When a sign-in
- * could be started (a redirect URI is set), its authorization URL is on the error (`url`),
- * never in its message (messages get logged).
+ * A request that needs the person to sign in first, where no one can be asked now (no `authorize`
+ * callback, or the gateway asks its caller). A started sign-in's authorization URL is on `url`,
+ * never in the message, since messages get logged.
  *
  * @example
  * ```ts
@@ -51,10 +50,7 @@ export class SignInRequiredError extends UpstreamAuthError {
   readonly state: string | undefined;
   /** When the started flow stops being accepted (ms since the epoch). */
   readonly expiresAt: number | undefined;
-  /**
-   * The scopes a step-up sign-in asks for, when the server refused a token for want of scopes
-   * (403 `insufficient_scope`): a sign-in for the policy's scopes alone would not do.
-   */
+  /** The scopes a step-up sign-in asks for, after a 403 `insufficient_scope`. */
   readonly scopes: readonly string[] | undefined;
 
   /**
@@ -75,7 +71,6 @@ export class SignInRequiredError extends UpstreamAuthError {
     super(
       request.principal === ""
         ? `server "${request.server}" needs a sign-in (give the handler an \`authorize\` callback, or run \`sluice login ${request.server}\`)`
-        // A gateway's caller signs in for itself, at the gateway's page (a caller that can show a URL is sent there).
         : `server "${request.server}" needs caller ${
           JSON.stringify(request.principal.slice(0, 64))
         } to sign in, at the gateway's sign-in page (offered to a caller that declares URL elicitation)`,

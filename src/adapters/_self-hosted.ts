@@ -9,15 +9,9 @@ import { createClient } from "../client/legacy/legacy-client.ts";
 import { playgroundApp } from "../playground/playground.ts";
 import { buildGateway, type Gateway, type GatewayOptions, type GatewayParts } from "./gateway.ts";
 
-/**
- * What a self-hosted entry tells {@linkcode selfHostedGateway} about its runtime: how it reads the
- * environment, where decision lines go, and the address a request came from, as {@linkcode GatewayParts}.
- */
+/** What a self-hosted entry tells {@linkcode selfHostedGateway} about its runtime. */
 export interface SelfHostedRuntime extends Pick<GatewayParts, "environment" | "writeLine" | "peerAddress"> {
-  /**
-   * Whether stdout is a terminal: decision events are then written for a person (`"text"`),
-   * else as JSON lines, unless `decisions` says otherwise.
-   */
+  /** Whether stdout is a terminal: `decisions` then defaults to `"text"`, else `"json"`. */
   readonly terminal: boolean;
 }
 
@@ -39,8 +33,7 @@ export function selfHostedGateway(options: GatewayOptions, runtime: SelfHostedRu
   const decisions = options.decisions ?? (terminal ? "text" : "json");
   const gateway = buildGateway({ ...options, decisions }, { ...parts, createClient });
   if (playground) gateway.app.route("/", playgroundApp());
-  // A gateway that serves a page nobody asked for says so once (sluice serve's banner does itself),
-  // on stderr: stdout carries the decision events, as JSON lines a log shipper reads.
+  // A page nobody asked for is announced, on stderr: stdout carries the decision lines.
   if (options.playground === undefined) {
     console.error(
       "sluice: this gateway serves the playground at GET / (pass playground: false to turn it off)",

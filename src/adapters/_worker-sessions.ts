@@ -1,14 +1,8 @@
 /**
- * Legacy callers (2025-11-25, 2025-06-18) on Cloudflare Workers: one Durable Object per session.
- * The edge isolate stays stateless: at `initialize` it mints the session's id, picks the
- * session's object with `idFromName(id)` and forwards the request there, as it forwards every
- * later request carrying that `Mcp-Session-Id`; the object serves them with the front's
- * in-process legacy handling, the session in its memory. Requests that need no session (a
- * request without `Mcp-Session-Id`, or with an id not of the shape the edge mints) are answered
- * at the edge, exactly as the in-process front answers them. Nothing is stored in the object's
- * storage: an evicted object's session is gone, and its host gets `404` and initializes again.
- * Without the binding the Worker serves only 2026-07-28 and answers legacy requests as a server
- * of that version alone.
+ * Legacy callers (2025-11-25, 2025-06-18) on Cloudflare Workers: one Durable Object per session. The
+ * stateless edge mints a session id at `initialize` and forwards the session's requests to the object
+ * `idFromName(id)`, which serves them in memory with the front's legacy handling; requests that name
+ * no minted id are answered at the edge as the in-process front answers them.
  *
  * @module
  */
@@ -100,11 +94,9 @@ export function withoutInternalHeaders(request: Request): Request {
 }
 
 /**
- * The edge's `legacySessions`: an `initialize` opens a session in a new object; a request with an
- * id the edge mints goes to that id's object; the rest is answered by `local`, the edge front's
- * own handling, which has no sessions. Without the binding the Worker serves only 2026-07-28, and
- * answers every legacy request as such a server does: a POST with `-32022` naming the binding, a
- * GET or DELETE with `405` (any `Mcp-Session-Id` ignored: no session can exist).
+ * The edge's `legacySessions`: an `initialize` opens a session in a new object, a minted id goes to
+ * its object, the rest to `local`. Without the binding, a legacy POST gets `-32022` naming the
+ * binding, a GET or DELETE `405`.
  *
  * @param binding The Durable Object namespace, or `undefined` when the Worker has none.
  * @param local The edge front's in-process handling.
@@ -140,8 +132,7 @@ export function legacyToSessions(binding: SessionsBinding | undefined, local: Le
 }
 
 /**
- * The Durable Object class: each object serves the requests the edge forwards to it with the
- * handling `open` gives for its `env` (made on its first request).
+ * The Durable Object class: each object serves forwarded requests with `open(env)`, made on its first.
  *
  * @param open Builds the in-process legacy handling for an `env`.
  * @returns The class.
@@ -241,12 +232,7 @@ async function forward(
   return await binding.get(binding.idFromName(id)).fetch(forwarded);
 }
 
-/**
- * A legacy request on a Worker without the binding, answered as a modern-only server answers it:
- * a GET or DELETE `405`; a POST `400`, `-32022`, the versions served and the one requested (an
- * `initialize`'s `protocolVersion`, else the `MCP-Protocol-Version` header), saying what makes
- * 2025 hosts work.
- */
+/** A legacy request on a Worker without the binding, answered as a modern-only server answers it. */
 function noSessions({ request, message }: LegacyRequest): Response {
   if (request.method !== "POST") return getOrDeleteNotAllowed();
   const asked = message !== undefined && isRequest(message) ? message : undefined;

@@ -1,14 +1,9 @@
 /**
- * sluice's gateway on Bun (`@sluice/mcp/bun`): the front (`/mcp/<server>`, both eras,
- * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
- * `era: "legacy"` or `"auto"` and stdio servers, served by `Bun.serve`.
- *
- * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; the port
- * from `port`, or `PORT`, or 8787. It listens on 127.0.0.1 unless told otherwise. Bun's idle
- * timeout (10 s) is lifted for each request once it has arrived, its body read in full, so a call
- * that waits on its upstream or on a handler is bounded by the policy's `maxTotalTimeout`
- * instead, and a body that stalls is still cut off. Once the answer is written (an SSE stream's
- * last event), the connection may idle 65 s, as on Node, before it is closed.
+ * sluice's gateway on Bun (`@sluice/mcp/bun`), served by `Bun.serve`: the front (`/mcp/<server>`,
+ * both eras, `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
+ * `era: "legacy"` or `"auto"` and stdio servers. Bun's 10 s idle timeout is lifted once a request's
+ * body is read (a stalled body is still cut off), so a waiting call is bounded by the policy's
+ * `maxTotalTimeout` instead; once the answer is written the connection may idle 65 s.
  *
  * @example
  * ```ts ignore
@@ -115,19 +110,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   return selfHostedGateway(options, { environment, terminal: onTerminal(), peerAddress });
 }
 
-/**
- * The address a request came from, as the server Bun passes to `fetch` tells it (and the
- * bindings `serve()` passes, which carry the same `requestIP`).
- */
+/** The address a request came from, via the `requestIP` of Bun's server or `serve()`'s bindings. */
 function peerAddress(request: Request, server: unknown): string | undefined {
   const requestIP = (server as Partial<Pick<BunServer, "requestIP">> | undefined)?.requestIP;
   return typeof requestIP === "function" ? requestIP.call(server, request)?.address : undefined;
 }
 
 /**
- * Creates a gateway and serves it with `Bun.serve`; resolves once it listens. A caller's idle
- * connection stays open 65 s after its answer, longer than common callers and load balancers keep
- * theirs, so they close it first.
+ * Creates a gateway and serves it with `Bun.serve`; resolves once it listens.
  *
  * @param options The gateway's options, and `port`, `hostname`, `signal`.
  * @returns The running gateway: its `url`, and `close()`.
@@ -152,10 +142,7 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
   return serveGateway(options, { createGateway, environment, listen });
 }
 
-/**
- * The response, with `written` run once it is all handed to Bun: now, or for an SSE stream (whose
- * quiet spells may outlast any idle timeout) once its last event is.
- */
+/** The response, with `written` run once it is all handed to Bun (for an SSE stream, its last event). */
 function afterWritten(response: Response, written: () => void): Response {
   const body = response.body;
   if (body === null || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
@@ -185,8 +172,7 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
           request,
           request.body === null ? self : { requestIP, [BODY_READ]: lift },
         );
-        // Lifted, the timeout would stay off for the idle connection after the answer, until the
-        // next request on it: a caller that vanished would hold its socket.
+        // The idle timeout comes back after the answer, or a vanished caller would hold its socket.
         return afterWritten(response, () => self.timeout(request, KEEP_ALIVE_MS / 1000));
       },
     });

@@ -1,10 +1,8 @@
 /**
- * sluice's gateway on Deno (`@sluice/mcp/deno`): the front (`/mcp/<server>`, both eras,
- * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
- * `era: "legacy"` or `"auto"` and stdio servers (those need `--allow-run`), served by `Deno.serve`.
- *
- * A gateway has a `fetch` method, so a module whose default export is `createGateway(...)` runs
- * as it is under `deno serve` and on Deno Deploy:
+ * sluice's gateway on Deno (`@sluice/mcp/deno`), served by `Deno.serve`: the front (`/mcp/<server>`,
+ * both eras, `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
+ * `era: "legacy"` or `"auto"` and stdio servers (with `--allow-run`). A module whose default export
+ * is `createGateway(...)` runs as it is under `deno serve` and on Deno Deploy:
  *
  * ```ts ignore
  * // main.ts; run: deno serve --host 127.0.0.1 --allow-net --allow-env=SLUICE_STATE_KEY main.ts
@@ -14,15 +12,10 @@
  * });
  * ```
  *
- * (`deno serve` listens on 0.0.0.0, every interface, unless given `--host`; the gateway answers
- * only loopback names, and only requests from this machine, unless `allowedHosts` and `auth` say
- * otherwise.) On Deno Deploy
- * (`DENO_DEPLOYMENT_ID` is set), every `Host` the platform delivers is the deployment's own, so
- * `allowedHosts` defaults to `"routed"`, and `auth` is required, as anywhere on the network.
- *
- * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; without
- * `--allow-env` variables read as unset (so pass `stateKey`). `serve()` listens on `port`, or
- * `PORT`, or 8787, on 127.0.0.1 unless told otherwise.
+ * `deno serve` listens on every interface unless given `--host`; the gateway still answers only
+ * loopback names from this machine unless `allowedHosts` and `auth` say otherwise. On Deno Deploy
+ * (`DENO_DEPLOYMENT_ID` set) every delivered `Host` is the deployment's own, so `allowedHosts`
+ * defaults to `"routed"` and `auth` is required. Without `--allow-env`, variables read as unset.
  *
  * @example
  * ```ts
@@ -139,14 +132,13 @@ function readVariable(name: string): string | undefined | typeof DENIED {
  */
 export function createGateway(options: GatewayOptions): DenoGateway {
   deno();
-  // Said as it is: the key may well be set, and an operator told it is not looks in the wrong place.
+  // Not "unset": the key may be set, and saying so would send the operator to the wrong place.
   if (options.stateKey === undefined && readVariable(STATE_KEY_VARIABLE) === DENIED) {
     throw new TypeError(
       `@sluice/mcp/deno: "${STATE_KEY_VARIABLE}" cannot be read: Deno was not allowed to read it, expected --allow-env (or --allow-env=${STATE_KEY_VARIABLE}), or the "stateKey" option`,
     );
   }
-  // Deno Deploy routes to a deployment only the requests of its own domains (it sets
-  // DENO_DEPLOYMENT_ID): every Host it delivers is the deployment's, and it is on the internet.
+  // Deno Deploy delivers only its own domains' requests, and is on the internet.
   const onDeploy = environment(DEPLOYMENT_VARIABLE) !== undefined;
   // Said here: the front's own error would blame an "allowedHosts" this entry set, not the user.
   if (onDeploy && options.auth === undefined) {
@@ -174,9 +166,8 @@ export function createGateway(options: GatewayOptions): DenoGateway {
         answered();
         throw error;
       }
-      // A request is answered once its response is sent whole, which Deno tells (`completed`, in
-      // the handler's info): a stream's (a call with progress, or the heartbeat's) is still
-      // being written when the Response is returned, and closing the client then would end it.
+      // Answered once sent whole (Deno's `completed`): a streamed response is still being written
+      // when returned, and closing the client then would end it.
       const completed = (env as { completed?: unknown } | undefined)?.completed;
       if (completed instanceof Promise) completed.then(answered, answered);
       else answered();
@@ -194,14 +185,10 @@ export function createGateway(options: GatewayOptions): DenoGateway {
 /** A gateway for `deno serve`: a {@linkcode Gateway} that closes itself on the first signal. */
 export interface DenoGateway extends Gateway {
   /**
-   * Called by `deno serve` (or `Deno.serve`) once it listens: says where on stderr (in place of
-   * Deno's own line), and on the first SIGINT or SIGTERM closes the gateway once the requests in
-   * flight have answered, so that the process ends then: a stdio server's child, or a legacy
-   * server's stream, would otherwise keep it alive until a second signal. `deno serve` stops
-   * listening at the signal, so what the gateway asked a 2025 host and still waits for is
-   * cancelled rather than waited for (with a `Deno.serve` of your own that still listens, it is
-   * cancelled all the same). A process that still runs a second later (a server of your
-   * own) gets the signal again, as if it had not been heard.
+   * Called by `deno serve` (or `Deno.serve`) once it listens: says where on stderr, and on the first
+   * SIGINT or SIGTERM closes the gateway once requests in flight have answered (a stdio child or a
+   * legacy stream would otherwise keep the process alive). Calls waiting on a 2025 host's answer are
+   * cancelled. A process still running a second later gets the signal again.
    *
    * @param address Where it listens (`Deno.NetAddr`).
    */
@@ -218,16 +205,14 @@ function closeOnSignal(gateway: Gateway, address: unknown, answered: () => Promi
   const signals: readonly Signal[] = ["SIGINT", "SIGTERM"];
   const heard = (signal: Signal) => () => {
     for (const one of signals) runtime.removeSignalListener(one, listeners[one]);
-    // deno serve stops listening at the signal: a caller's answer to what the front asked it
-    // cannot come, so the calls that wait for one are ended, not waited for.
+    // deno serve stops listening at the signal, so callers' answers cannot come.
     const drained = drainFront(gateway.app, { answersCanCome: false }).then(answered);
     void drained.finally(() => gateway.client.close()).finally(() => {
       const again = setTimeout(() => {
         try {
           runtime.kill(runtime.pid, signal);
         } catch {
-          // Without --allow-run the signal cannot be raised again: the process runs on, as it
-          // would for a signal it handles itself.
+          // Without --allow-run the signal cannot be raised again: the process runs on.
         }
       }, 1000);
       runtime.unrefTimer(again as unknown as number);

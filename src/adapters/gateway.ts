@@ -49,18 +49,16 @@ export interface GatewayOptions {
   /** Assigns handed to callbacks. @default {} */
   readonly assigns?: Readonly<Record<string, unknown>> | undefined;
   /**
-   * Serve the playground at `GET /`: a page to call a server's tools through the front and
-   * answer what the server asks, by hand. Anyone who can reach the gateway can use it, as they
-   * can use `/mcp/<server>`.
+   * Serve the playground at `GET /`, a page to call servers' tools by hand; anyone who can reach the
+   * gateway can use it, as they can use `/mcp/<server>`.
    * @default true for the self-hosted entries (`@sluice/mcp/node`, `/deno`, `/bun`), which then
    *   say so once on stderr; the Workers entry has no playground
    */
   readonly playground?: boolean | undefined;
   /**
-   * Who may call the gateway: `{ bearer: [...] }` secrets, `{ jwt: {...} }` access tokens, a
-   * function `(request) => principal | Response`, or `"none"`. The entries that can be reached
-   * from the network (`serve()` on an address other than loopback, `createWorker`) refuse to
-   * start without it. @default "none" where only loopback names are answered
+   * Who may call the gateway: `{ bearer: [...] }` secrets, `{ jwt: {...} }` access tokens, a function
+   * `(request) => principal | Response`, or `"none"`. `serve()` on a non-loopback address and
+   * `createWorker` refuse to start without it. @default "none" where only loopback names are answered
    */
   readonly auth?: GatewayAuth | undefined;
   /**
@@ -73,32 +71,24 @@ export interface GatewayOptions {
   /** The gateway's public URL, behind a proxy that rewrites Host or scheme. @default each request's origin */
   readonly publicUrl?: string | undefined;
   /**
-   * Where the gateway writes one line per decision event (each input request, each call; see
-   * `client.onDecision`): `"json"`, one JSON object a line on stdout (what Workers Logs, Deno
-   * Deploy and log shippers read); `"text"`, a line for a person at a terminal; a function of
-   * the event; or `false` for none. The lines are safe for a terminal: the JSON writes control,
-   * bidi and other invisible characters as `\uXXXX` escapes, the text removes them. A function
-   * gets the event as it is, with a caller's tool name and a server's messages as they sent them
-   * (pass them through `sanitizeText` before a terminal shows them). A stdout reader that falls
-   * behind costs a Node gateway at most 4 MiB of lines: past it they are dropped, and their count
-   * said on stderr once one is written again; `close()` waits for stdout to take the rest. On Deno
-   * and Bun, `console.log` waits for the reader.
+   * Where each decision event (see `client.onDecision`) goes: `"json"`, one JSON object a line on
+   * stdout; `"text"`, a line for a person; a function of the event; or `false` for none. Both line
+   * forms are terminal-safe (invisible characters escaped in JSON, removed in text); a function gets
+   * callers' and servers' text raw (pass it through `sanitizeText` before a terminal shows it). On
+   * Node, lines beyond 4 MiB waiting for a slow stdout are dropped and their count said on stderr.
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: Decisions | undefined;
   /**
-   * How often an open SSE stream (a modern call's answer, a legacy caller's streams) carries a
-   * comment, or `false` for never: it keeps proxies from closing the idle connection, and tells
-   * the gateway that a caller left where the runtime does not (see `createFront`). @default "15s"
+   * How often an open SSE stream carries a comment, or `false` for never: it keeps proxies from
+   * closing the idle connection and reveals a caller that left (see `createFront`). @default "15s"
    */
   readonly heartbeat?: Duration | false | undefined;
   /**
-   * Who the person in a browser is: `(request) => subject | undefined`, the subject `auth` gives
-   * that person as a caller, read from what your SSO proxy, Cloudflare Access or your own site's
-   * session tells. Upstream sign-in links (`transport.auth.oauth`) are then completed only in the
-   * browser of the caller they were started for (others get `403`); without it the gateway cannot
-   * tell who opens a link, and the first browser to confirm it signs in for the caller, so a link
-   * passed on gives the caller someone else's upstream account (see `createFront`). Needs `auth`.
+   * Who the person in a browser is, `(request) => subject | undefined` (the subject `auth` gives them,
+   * read from your SSO proxy or session). Upstream sign-in links then complete only in the browser of
+   * the caller they were started for (others get `403`); without it, a link passed on would give the
+   * caller someone else's upstream account (see `createFront`). Needs `auth`.
    * @default none: the first browser to confirm a sign-in link completes it
    */
   readonly signInUser?: SignInUser | undefined;
@@ -139,20 +129,14 @@ export function isDecisions(value: unknown): value is Decisions {
 /** A gateway: the front's Hono app and the client behind it. */
 export interface Gateway {
   /**
-   * The front (`/mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground).
-   * Mounted in a server or app of your own, it skips `fetch`'s check of the address a request
-   * came from (there a gateway with neither `auth` nor `allowedHosts` refuses other machines, and
-   * any other refuses another machine that names a loopback `Host` it does not list): such a
-   * gateway must set `auth` (the Host check admits loopback names from anyone), and `publicUrl`
-   * with JWT `auth`, or listen on loopback only.
+   * The front (`/mcp/:server`, `GET /healthz`, `GET /servers`; `GET /` with the playground). Mounted
+   * in your own server it skips `fetch`'s peer-address check, so it must set `auth` (and `publicUrl`
+   * with JWT `auth`) or listen on loopback only: the Host check admits loopback names from anyone.
    */
   readonly app: Hono;
   /** The client the front calls upstream with. */
   readonly client: Client;
-  /**
-   * Serves one request (with the Workers `env` and execution context when there are; the
-   * runtime's bindings on the self-hosted entries, which tell the address it came from).
-   */
+  /** Serves one request, with the Workers `env` and context or the self-hosted runtime's bindings. */
   readonly fetch: (request: Request, env?: unknown, ctx?: unknown) => Response | Promise<Response>;
 }
 
@@ -167,9 +151,9 @@ export interface GatewayParts {
   /** Writes one line of the `"json"` and `"text"` decision events. @default `console.log` */
   readonly writeLine?: (line: string) => void;
   /**
-   * The address a request came from, read from its bindings as this runtime gives them; a
-   * gateway with neither `auth` nor `allowedHosts` then refuses requests from other machines, and
-   * any other one that names a loopback `Host` it does not list (see {@linkcode peerRefusal}).
+   * The address a request came from, read from the runtime's bindings: a gateway with neither `auth`
+   * nor `allowedHosts` then refuses other machines, and any other refuses another machine naming a
+   * loopback `Host` it does not list (see {@linkcode peerRefusal}).
    * @default none: the runtime does not tell (Workers)
    */
   readonly peerAddress?: (request: Request, env: unknown) => string | undefined;
@@ -237,15 +221,12 @@ export function buildGateway(options: GatewayOptions, parts: GatewayParts): Gate
     ...(options.heartbeat === undefined ? {} : { heartbeat: options.heartbeat }),
     ...(options.signInUser === undefined ? {} : { signInUser: options.signInUser }),
   });
-  // Bun gives a request that names no Host (HTTP/1.0 need not) a URL of its path alone: made
-  // whole under a host no rule allows, so it is routed by its path, and only /healthz answers it.
+  // Bun gives a Host-less request (HTTP/1.0) a path-only URL: put under a host no rule allows, only
+  // /healthz answers it.
   const whole = (request: Request) =>
     request.url.startsWith("/") ? new Request(`${NO_HOST}${request.url}`, request) : request;
   const serve = (request: Request, env?: unknown, ctx?: unknown) =>
     app.fetch(whole(request), env, ctx as never);
-  // Where the runtime tells who called: without auth and allowedHosts the gateway is for this
-  // machine only, whatever Host a request names; else another machine may not name a loopback
-  // Host the gateway does not list (see peerRefusal).
   const open = (options.auth === undefined || options.auth === "none") && options.allowedHosts === undefined;
   // The names as the front took them (checked there, so this does not throw).
   const { allowedHosts } = options;

@@ -1,11 +1,8 @@
 /// <reference types="node" />
 /**
- * sluice's gateway on Node.js (`@sluice/mcp/node`): the front (`/mcp/<server>`, both eras,
- * `GET /healthz`, `GET /servers`) with the legacy-capable client, so policies may use
- * `era: "legacy"` or `"auto"` and stdio servers, served by `@hono/node-server`.
- *
- * The state key comes from the `stateKey` option or the `SLUICE_STATE_KEY` variable; the port
- * from `port`, or `PORT`, or 8787. It listens on 127.0.0.1 unless told otherwise.
+ * sluice's gateway on Node.js (`@sluice/mcp/node`), served by `@hono/node-server`: the front
+ * (`/mcp/<server>`, both eras, `GET /healthz`, `GET /servers`) with the legacy-capable client, so
+ * policies may use `era: "legacy"` or `"auto"` and stdio servers.
  *
  * @example
  * ```ts
@@ -90,9 +87,8 @@ function peerAddress(_request: Request, env: unknown): string | undefined {
 }
 
 /**
- * Creates a gateway and serves it with `@hono/node-server`; resolves once it listens. A caller's
- * idle connection stays open 65 s (`Keep-Alive: timeout=65`), longer than common callers and load
- * balancers keep theirs, so they close it first.
+ * Creates a gateway and serves it with `@hono/node-server`; resolves once it listens. Idle caller
+ * connections stay open 65 s, so callers close them first.
  *
  * @param options The gateway's options, and `port`, `hostname`, `signal`.
  * @returns The running gateway: its `url`, and `close()`.
@@ -118,31 +114,26 @@ export function serve(options: ServeOptions): Promise<RunningGateway> {
 
 function listen(gateway: Gateway, address: { port: number; hostname: string }): Promise<Listener> {
   return new Promise((resolve, reject) => {
-    // Once the server is closing, a connection closes as soon as no request of its is in flight.
-    // server.close() closes only the connections Node counts idle when it is called: it keeps one
-    // whose response ends later (a call in flight, a GET stream being ended) open for further
-    // requests until the keep-alive timeout, and one that has sent nothing yet (a client's fresh
-    // connection to its pool, as undici opens once a stream is aborted) until its 60 s for headers.
+    // Once stopping, a connection closes as soon as none of its requests is in flight: server.close()
+    // closes only connections idle at that moment, and would keep the others open until the
+    // keep-alive timeout, or 60 s for headers on one that has sent nothing yet.
     let stopping = false;
     const inFlight = new Map<Socket, number>();
     const closeIfIdle = (socket: Socket): void => {
       if (stopping && (inFlight.get(socket) ?? 0) === 0) socket.destroy();
     };
-    // overrideGlobalObjects: false keeps the process's own Request and Response in place; the
-    // front then writes its JSON answers itself (JSON_WRITER) rather than as Response bodies, and
-    // hears a caller that went away from the connection (CALLER_GONE), with the reason
-    // @hono/node-server would give the request's signal, so that signal need not be made.
+    // overrideGlobalObjects: false keeps the global Request and Response; the front writes JSON
+    // answers itself (JSON_WRITER) and hears a caller that left from the connection (CALLER_GONE),
+    // so the request's signal need not be made.
     const fetch = (request: Request, env: HttpBindings | Http2Bindings) => {
       const { incoming, outgoing } = env;
       const writer: JsonWriter = (status, json) => writeJson(outgoing, status, json);
       let gone: CallerGone | undefined;
-      // A response's "close" comes once it has ended, or its connection has. HTTP/1 only: an
-      // HTTP/2 answer does not say when it was written in full.
+      // HTTP/1 only: an HTTP/2 answer does not say when it was written in full.
       if (outgoing instanceof ServerResponse) {
         const { socket } = incoming;
         inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-        // One "close" listener per response, which also tells the call's own, if it asked: a
-        // second listener would be a second wrapper and a listener array on every call.
+        // One "close" listener per response, which also tells the call's own if it asked.
         let onGone: ((reason: unknown) => void) | undefined;
         outgoing.once("close", () => {
           const left = (inFlight.get(socket) ?? 1) - 1;
@@ -160,8 +151,7 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
           };
         };
       }
-      // The entry's own keys first (env holds none of them): V8 builds an object slowly when keys
-      // follow a spread that opens it, and this one is built for every request.
+      // The entry's own keys first: V8 builds an object slowly when keys follow an opening spread.
       return gateway.fetch(request, { [JSON_WRITER]: writer, [CALLER_GONE]: gone, ...env });
     };
     const server = serveNode(
@@ -190,11 +180,7 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
   });
 }
 
-/**
- * Writes a JSON answer as Hono's `c.json` would, and says so to `@hono/node-server` with its one
- * `RESPONSE_ALREADY_SENT`, shared by every answer (nothing changes an answer the writer sent:
- * see {@linkcode JsonWriter}).
- */
+/** Writes a JSON answer as Hono's `c.json` would; returns `@hono/node-server`'s `RESPONSE_ALREADY_SENT`. */
 function writeJson(outgoing: ServerResponse | Http2ServerResponse, status: number, json: string): Response {
   outgoing.writeHead(status, {
     "content-type": "application/json",
@@ -221,15 +207,10 @@ const stdoutLines = droppingBehind(
 );
 
 /**
- * Writes a decision line to stdout with the other lines of the same turn of the event loop, once
- * the turn's answers have gone out: a call no longer writes to the pipe, and wakes whatever
- * reads it, before its own answer is written. Lines still pending when the process exits are
- * written then; a gateway's `close()` waits for stdout to take them ({@linkcode stdoutFlushed}).
- *
- * A reader that falls behind costs the process at most `MAX_LINE_BACKLOG` bytes: past it, lines
- * are dropped, and their count said on stderr once a line goes out again. A reader that closes
- * stdout ends the decision lines, not the gateway: its EPIPE is an `error` event on
- * `process.stdout`, which console.log does not guard either, and which nothing else would hear.
+ * Writes a decision line to stdout with the rest of this event-loop turn's lines, after the turn's
+ * answers have gone out, so a call's answer does not wait on the pipe. Pending lines are written at
+ * exit. A reader that closes stdout ends the decision lines, not the gateway: its EPIPE is an
+ * unguarded `error` event on `process.stdout`.
  */
 function writeStdoutLine(line: string): void {
   if (stdoutClosed) return;
@@ -257,9 +238,8 @@ function flushLines(): void {
 }
 
 /**
- * Resolves once stdout has handed on what was written to it (the decision lines among it), or
- * after {@linkcode FLUSH_WAIT_MS}: `process.exit` drops what a pipe has not taken yet. Lines
- * dropped and not yet told are told now, on stderr.
+ * Resolves once stdout has taken what was written to it, or after {@linkcode FLUSH_WAIT_MS}:
+ * `process.exit` drops what a pipe has not taken. Reports dropped lines on stderr.
  */
 function stdoutFlushed(): Promise<void> {
   flushLines();

@@ -32,10 +32,8 @@ export const DEFAULT_HOSTNAME = "127.0.0.1";
 export const PORT_VARIABLE = "PORT";
 
 /**
- * How long an idle caller connection stays open on Node and Bun. Node's 5 s would close it as
- * soon as, or before, common callers drop it (httpx after 5 s, a load balancer's pool after 60 s):
- * a request sent on it as it closes is reset, and a caller rightly does not send a POST again. The
- * caller closes first. Yet a caller that vanishes without closing does not hold a socket for good.
+ * How long an idle caller connection stays open on Node and Bun: longer than callers keep theirs (a
+ * load balancer's 60 s), so the caller closes first and never sends a POST on a closing socket.
  */
 export const KEEP_ALIVE_MS = 65_000;
 
@@ -62,13 +60,10 @@ export interface RunningGateway extends Gateway {
   /** Where it listens, with the port actually bound: `http://127.0.0.1:8787`. */
   readonly url: string;
   /**
-   * Closes the gateway: ends the standalone GET streams of 2025 callers (a host holds one open
-   * for as long as it is let) and refuses new requests (`503`), while it still takes those
-   * callers' answers to what it asked them, which their calls in flight may wait for; once
-   * none of their calls is in flight, stops accepting connections, waits for the server to
-   * close (the other requests in flight finish), then closes the client. On Node it then waits
-   * (5 s at most) for stdout to take the decision lines, which `process.exit` would drop. Calling
-   * it again returns the same promise.
+   * Closes the gateway: ends 2025 callers' standalone GET streams and refuses new requests (`503`)
+   * while still taking those callers' answers their calls in flight wait for; then stops accepting
+   * connections, lets requests in flight finish, and closes the client. On Node it then waits (5 s
+   * at most) for stdout to take the decision lines. Calling it again returns the same promise.
    */
   close(): Promise<void>;
 }
@@ -79,10 +74,7 @@ export interface Listener {
   readonly port: number;
   /** Stops listening and resolves once the server has closed. */
   stop(): Promise<void>;
-  /**
-   * Resolves once what the gateway wrote for its operator has left the process (the Node entry's
-   * decision lines, which `process.exit` would drop), within a bound; the last step of `close()`.
-   */
+  /** Resolves, within a bound, once the Node entry's decision lines have left the process. */
   flush?(): Promise<void>;
 }
 
@@ -171,9 +163,8 @@ export function listenError(
 }
 
 /**
- * Builds a gateway, listens with the runtime's `listen`, and returns the running gateway. Nothing
- * is built when the options are invalid or the signal has already been aborted; the client is
- * closed again when listening fails.
+ * Builds a gateway and listens with the runtime's `listen`. Nothing is built when the options are
+ * invalid or the signal is already aborted; the client is closed again when listening fails.
  *
  * @param options The serve options.
  * @param parts How this runtime builds a gateway, reads the environment, and listens.
@@ -219,8 +210,8 @@ export async function serveGateway(
   }
   const gateway = parts.createGateway(gatewayOptions);
   let draining = false;
-  // While it closes, the gateway takes only what belongs to a 2025 session (its calls in flight
-  // may wait for the caller's answer, a new POST): the sessions refuse new requests themselves.
+  // While closing, only 2025 session requests pass (calls in flight may wait for the caller's answer,
+  // a new POST); the sessions refuse new requests themselves.
   const served: Gateway = {
     ...gateway,
     fetch: (request, env, ctx) =>
@@ -228,8 +219,7 @@ export async function serveGateway(
   };
   let listener: Listener;
   try {
-    // An IPv6 address as a URL writes it, "[::1]", is listened on as the address itself: Node's
-    // listen() takes no brackets (Deno's and Bun's take either).
+    // Node's listen() takes no brackets around an IPv6 address (Deno's and Bun's take either).
     listener = await parts.listen(served, { port, hostname: hostname.replace(/^\[(.*)\]$/, "$1") });
   } catch (error) {
     await gateway.client.close().catch(() => {});
@@ -262,7 +252,7 @@ function ofLegacySession(request: Request): boolean {
  * reached by (`allowedHosts`) and who may call it (`auth`); `auth: "none"` starts, loudly.
  */
 function exposedProblems(hostname: string, port: number, options: GatewayOptions): void {
-  // Port 0 is a free one the system picks when the gateway binds, after these words are said.
+  // Port 0 is picked by the system only later, when the gateway binds.
   const reached = port === 0 ? "its port (a free one, picked as it binds)" : `port "${port}"`;
   if (options.allowedHosts === undefined) {
     throw new TypeError(

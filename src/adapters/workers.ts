@@ -1,34 +1,19 @@
 /**
- * `@sluice/mcp/workers`: the front as a Cloudflare Worker. `export default createWorker({...})`
- * is the whole Worker; it needs no compatibility flags (no `nodejs_compat`).
+ * `@sluice/mcp/workers`: the front as a Cloudflare Worker. `export default createWorker({...})` is the
+ * whole Worker; it needs no compatibility flags (no `nodejs_compat`).
  *
- * A Worker is on the internet, so `auth` is required: a function of `env` returning who may
- * call (bearer secrets kept as Worker secrets, JWT settings, or your own check of Cloudflare
- * Access headers), or `"none"`. Every `Host` Cloudflare delivers is the Worker's own (it routes
- * only the Worker's routes and `workers.dev` name), so `allowedHosts` defaults to `"routed"`.
+ * Settings come from `env`: the secret `SLUICE_STATE_KEY` (required, at least 32 random bytes, the
+ * same on every isolate: `openssl rand -base64 32 | npx wrangler secret put SLUICE_STATE_KEY`), and
+ * optionally `UPSTASH_REDIS_REST_URL` with `UPSTASH_REDIS_REST_TOKEN`, which share input budgets
+ * across isolates in Upstash Redis (else each isolate keeps its own in memory); a policy's
+ * `transport.auth` reads the secrets it names from `env` too. Policies must say `era: "modern"` and
+ * give a `transport.url`: the Worker speaks only 2026-07-28 upstream, over HTTP.
  *
- * Settings come from the Worker's `env`: the secret `SLUICE_STATE_KEY` (required, at least 32
- * random bytes, the same on every isolate: `openssl rand -base64 32 | npx wrangler secret put
- * SLUICE_STATE_KEY`), and optionally `UPSTASH_REDIS_REST_URL` with `UPSTASH_REDIS_REST_TOKEN`, which
- * keep input budgets in Upstash Redis, shared by every isolate (without them each isolate keeps its
- * own budgets in memory); a policy's `transport.auth` reads the secrets it names from `env` too.
- * The policies, handler, key and store are made on the first request that
- * sees an `env` object and kept for the next ones. Policies must say `era: "modern"` and give a
- * `transport.url`: the Worker speaks 2026-07-28 upstream, over HTTP; any other policy is refused
- * (`500`, naming it).
- *
- * Downstream, 2026-07-28 callers need nothing more: every request stands alone. Hosts that speak
- * 2025-11-25 or 2025-06-18 open a session with `initialize`, and on Workers each session lives in
- * its own Durable Object, the class `createWorker()` returns as `Sessions`: export it from the
- * main module and bind it as `SLUICE_SESSIONS`. The edge mints the session's id, picks the
- * object with `idFromName(id)` and relays the session's requests and SSE streams through it.
- * The session is kept in the object's memory only, nothing in its storage: when the runtime
- * evicts the object (idle, a deploy), the session is gone, and the host's next request gets
- * `404`, on which the transport spec has it initialize again. Each object has its own input
- * budgets unless `UPSTASH_REDIS_REST_URL` shares them, and `maxSessions` is not counted across
- * objects. Without the binding, the Worker answers 2025 hosts as a server of 2026-07-28 alone:
- * `initialize` and every other 2025 POST get `400` with `-32022`, the versions served
- * (`["2026-07-28"]`) and the binding they need; GET and DELETE get `405` (`Allow: POST`).
+ * 2025-11-25 and 2025-06-18 hosts' sessions each live in their own Durable Object's memory (the
+ * `Sessions` class, bound as `SLUICE_SESSIONS`); the edge mints the session id and relays through
+ * `idFromName(id)`. An evicted object (idle, a deploy) loses its session, and the host's next request
+ * gets `404`, on which the transport spec has it initialize again. Each object has its own budgets
+ * unless Upstash shares them, and `maxSessions` is not counted across objects.
  *
  * ```ts ignore
  * // src/index.ts, with `main: "src/index.ts"` in wrangler.jsonc
@@ -143,8 +128,7 @@ export interface WorkerOptions<Env> {
     | ((env: Env) => readonly (Policy | CompiledPolicy)[]);
   /**
    * The callbacks that answer servers, or a function of `env` returning them (e.g.
-   * `(env) => remoteHandler(env.HANDLERS)` over a service binding). Kinds it lacks may still be
-   * passed down to the caller (`passDown`).
+   * `(env) => remoteHandler(env.HANDLERS)`); kinds it lacks may still be passed down (`passDown`).
    * @default no handler
    */
   readonly handler?: Handler | ((env: Env) => Handler | undefined) | undefined;
@@ -153,17 +137,14 @@ export interface WorkerOptions<Env> {
   /** Assigns handed to callbacks. @default {} */
   readonly assigns?: Readonly<Record<string, unknown>> | undefined;
   /**
-   * Who may call the Worker. A function here is always one of `env` (where secrets live),
-   * returning the `auth`: `(env) => ({ bearer: [{ secret: env.GATEWAY_TOKEN, subject: "ci" }] })`,
-   * `(env) => ({ jwt: { issuer: env.ISSUER, jwks: env.JWKS_URL } })`, or, for anything else
-   * (Cloudflare Access headers), `(env) => (request) => principal | Response`. `"none"` lets
-   * anyone in. Required: without it every request is answered `500` naming it, since a Worker
-   * is on the internet. @default none
+   * Who may call the Worker: a function of `env` returning the `auth` (`{ bearer: [...] }`,
+   * `{ jwt: {...} }`, or `(request) => principal | Response`), or `"none"` to let anyone in.
+   * Required, since a Worker is on the internet: without it every request gets `500`. @default none
    */
   readonly auth?: "none" | ((env: Env) => GatewayAuth | undefined) | undefined;
   /**
-   * Host names answered. @default "routed": Cloudflare delivers to a Worker only the requests
-   *   of its own routes and `workers.dev` name, so every `Host` it delivers is the Worker's
+   * Host names answered. @default "routed": Cloudflare delivers only the Worker's own routes'
+   *   requests, so every `Host` is the Worker's
    */
   readonly allowedHosts?: readonly string[] | "routed" | undefined;
   /** Origins whose pages may call the Worker besides its own (they get CORS headers). @default none */
@@ -172,18 +153,13 @@ export interface WorkerOptions<Env> {
   readonly heartbeat?: Duration | false | undefined;
   /**
    * Who the person in a browser is, as a function of `env` returning `(request) => subject |
-   * undefined` (from Cloudflare Access, say): upstream sign-in links are then completed only in
-   * the browser of the caller they were started for (see `GatewayOptions`).
+   * undefined`; see `GatewayOptions.signInUser`.
    * @default none: the first browser to confirm a sign-in link completes it
    */
   readonly signInUser?: ((env: Env) => SignInUser | undefined) | undefined;
   /**
-   * Where the Worker writes one line per decision event (each input request, each call; see
-   * `GatewayOptions`): `"json"`, one JSON object a line with `console.log` (what Workers Logs
-   * read); `"text"`, a line for a person; `false` for none; or a listener of the event, as
-   * `GatewayOptions.decisions` takes, given `env` (where bindings live) as its second argument,
-   * such as `(decision, env) => env.AUDIT.send(decision)` for a Queue. What it throws or rejects
-   * with is ignored.
+   * Where decision events go, as `GatewayOptions.decisions`, except that a listener gets `env` as its
+   * second argument (`(decision, env) => env.AUDIT.send(decision)`); what it throws is ignored.
    * @default "json"
    */
   readonly decisions?: "json" | "text" | false | ((decision: Decision, env: Env) => unknown) | undefined;
@@ -201,11 +177,9 @@ export interface WorkerEntry<Env> {
    */
   fetch(request: Request, env: Env, ctx: ExecutionContextLike): Promise<Response>;
   /**
-   * The Durable Object class that holds 2025 hosts' sessions, one object per session. Export it
-   * from the Worker's main module (`export const SluiceSessions = worker.Sessions;`) and bind it
-   * as `SLUICE_SESSIONS` in wrangler.jsonc; without the binding, 2025 hosts' `initialize` and
-   * other POSTs are refused (`400`, `-32022`, naming the binding), their GET and DELETE answered
-   * `405`, and 2026 callers are served as ever.
+   * The Durable Object class of 2025 hosts' sessions: export it from the main module and bind it as
+   * `SLUICE_SESSIONS`. Without the binding, 2025 POSTs get `400` (`-32022`, naming the binding), GET
+   * and DELETE `405`; 2026 callers are served as ever.
    */
   readonly Sessions: SessionsClass<Env>;
 }
@@ -236,24 +210,17 @@ const WORKER_OPTION_KEYS: readonly string[] = [
 ] satisfies readonly (keyof WorkerOptions<unknown>)[];
 
 /**
- * Creates a Worker serving the front: `/mcp/:server` (2026-07-28 callers; 2025 hosts' sessions
- * when the `SLUICE_SESSIONS` Durable Object binding is there), `GET /healthz` and `GET /servers`.
+ * Creates a Worker serving the front: `/mcp/:server`, `GET /healthz` and `GET /servers`. The gateway
+ * is made once per `env` object and serves every request of the isolate, so budgets and learned tool
+ * lists hold across them; each session's Durable Object makes its own.
  *
- * The gateway (client, front, compiled policies, handler, store) is made once per `env` object
- * and serves every request of the isolate, so budgets and learned tool lists hold across them.
- * Each session's Durable Object makes its own from the same options and its `env`.
- *
- * @param options The policies, handler and `auth` (each may be a function of `env`), `decisions`
- *   (a listener of the event is given `env` as its second argument), name, assigns, and the hosts
- *   and origins answered.
- * @returns The Worker's default export, with the sessions' Durable Object class as `Sessions`;
- *   its `fetch` never throws: a missing, short or patterned `SLUICE_STATE_KEY`, no `auth` (or
- *   one that is malformed or throws), a `signInUser` that throws or comes with `auth: "none"`,
- *   only one of the two Upstash variables, a `SLUICE_SESSIONS`
- *   that is not a Durable Object namespace, a policy that does not say `era: "modern"` or has a
- *   stdio `command`, or policies that do not compile answer `500` with a
- *   JSON `{ error }` body (a policy's or a throwing `auth`'s problem logged in full with
- *   `console.error`, never sent).
+ * @param options The Worker's options; policies, handler and `auth` may be functions of `env`.
+ * @returns The Worker's default export, with the sessions' class as `Sessions`. Its `fetch` never
+ *   throws: a missing or weak `SLUICE_STATE_KEY`, a missing, malformed or throwing `auth`, a
+ *   `signInUser` that throws or comes with `auth: "none"`, only one Upstash variable, a
+ *   `SLUICE_SESSIONS` that is not a Durable Object namespace, a non-modern or stdio policy, or
+ *   policies that do not compile answer `500` with a JSON `{ error }` body (a policy's or a throwing
+ *   option's problem is logged in full, never sent).
  * @throws {TypeError} When `policies` is neither a list nor a function, `handler` is neither
  *   an object nor a function, or `decisions` is neither "json", "text", false nor a function.
  * @example
@@ -341,7 +308,6 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
   };
   const stateKey = variable(STATE_KEY_VARIABLE);
   if (stateKey === undefined) {
-    // The same message as the self-hosted entries; the docs say how to set a Worker's secret.
     return { problem: NO_STATE_KEY };
   }
   const keyProblem = secretKeyProblem(stateKey);
@@ -423,8 +389,8 @@ function prepare<Env>(options: WorkerOptions<Env>, env: Env, role: "edge" | "ses
 }
 
 /**
- * Makes an option from `env` with the user's function: what it throws is logged in full and named
- * in the problem, never sent (it may quote a secret).
+ * Makes an option from `env` with the user's function; what it throws is logged, never sent (it may
+ * quote a secret).
  *
  * @param name The option.
  * @param make Calls the option's function of `env`.
@@ -440,10 +406,8 @@ function fromEnv<T>(name: string, make: () => T): { readonly value: T } | { read
 }
 
 /**
- * Where callers' upstream tokens live: Upstash Redis (encrypted under `SLUICE_TOKEN_KEY`, else
- * the state key) when it is configured. A policy with `transport.auth.oauth` needs it: a sign-in
- * started on one isolate (or in a session's Durable Object) must be finished on whichever
- * isolate the browser's callback reaches.
+ * Where callers' upstream tokens live: Upstash Redis (encrypted under `SLUICE_TOKEN_KEY`, else the
+ * state key). `transport.auth.oauth` needs it: a sign-in may finish on any isolate.
  */
 function tokensFrom(
   policies: readonly (Policy | CompiledPolicy)[],
@@ -463,11 +427,8 @@ function tokensFrom(
 }
 
 /**
- * The problem of the first policy the Worker cannot serve: the Worker's client speaks only
- * 2026-07-28 over HTTP, so a policy must say `era: "modern"` and give a `transport.url`. Any
- * other (`"legacy"`, `"auto"` or no era, a stdio `command`) would start, be listed, and fail
- * every call; it is refused at start-up instead. A policy too malformed to read is left to the
- * compiler, which names its problem in the logs.
+ * The problem of the first policy that is not `era: "modern"` over HTTP: it would be listed and fail
+ * every call, so it is refused at start-up. A malformed policy is left to the compiler.
  *
  * @param policies The policies as `policies` gave them, written or compiled.
  * @returns The problem, naming the policy, what it says and what is expected; or `undefined`.
@@ -488,10 +449,7 @@ function unspokenPolicy(policies: readonly (Policy | CompiledPolicy)[]): string 
   return undefined;
 }
 
-/**
- * The Upstash Redis that budgets and tokens share when both variables are set, none when neither
- * is, else the problem.
- */
+/** The Upstash Redis when both variables are set, none when neither is, else the problem. */
 function upstashFrom(
   url: string | undefined,
   token: string | undefined,

@@ -1,11 +1,8 @@
 /**
  * A protected MCP server's challenge (the `WWW-Authenticate` of its 401 or 403, RFC 9728 §5.1,
- * RFC 6750 §3): where its protected resource metadata is, the scopes it wants, and the error.
- *
- * A sign-in started without a request in flight (`sluice login`, a refresh in a process that has
- * not talked to the server yet) asks the server for its challenge with an MCP request without a
- * token, as the MCP authorization spec's flow begins: a server may name its metadata only there
- * (the 2025-06-18 revision requires the header; the well-known URLs are the fallback).
+ * RFC 6750 §3): where its protected resource metadata is, the scopes it wants, and the error. A
+ * sign-in without a request in flight asks for it with a tokenless MCP request, as the spec's flow
+ * begins, since a server may name its metadata only there.
  *
  * @module
  */
@@ -29,11 +26,9 @@ export interface Challenge {
 export const NO_CHALLENGE: Challenge = Object.freeze({ metadataUrl: undefined, scopes: undefined });
 
 /**
- * The requests that ask for the challenge, in turn until one gets a 401: `server/discover`, the
- * request a 2026-07-28 server must answer and the one sluice's era probe sends first, then, for a
- * server that leaves discovery open, `tools/list`. Authorization is per HTTP request, so a
- * protected server refuses them like any other; unlike `initialize` they open no session on a
- * server that would answer them without a token, and change nothing there.
+ * The requests that ask for the challenge, in turn until one gets a 401: `server/discover`, then
+ * `tools/list` for a server that leaves discovery open. Unlike `initialize`, they open no session
+ * and change nothing on a server that answers them without a token.
  */
 const ASKS = ["server/discover", "tools/list"].map((method) => ({
   method,
@@ -84,10 +79,8 @@ export async function askForChallenge(
 }
 
 /**
- * The server's `Bearer` and `DPoP` challenges: their `resource_metadata`, `scope` and `error`, or
- * `undefined` when the response has neither (or an unparsable one). A server may offer both
- * schemes (RFC 9449 §7.1) and put its parameters in either: each is read from the `DPoP`
- * challenge first, then from the `Bearer` one.
+ * The server's `Bearer` and `DPoP` challenges, or `undefined` when it has neither (or an unparsable
+ * one). A server may offer both (RFC 9449 §7.1): each parameter is read from `DPoP` first.
  *
  * @param response The server's 401 or 403.
  * @returns The challenge, or `undefined`.
@@ -111,10 +104,8 @@ export async function challengeOf(
 }
 
 /**
- * oauth4webapi's own `WWW-Authenticate` parser (RFC 9110 §11.6.1), reached through its public
- * API: 3.8.8 does not export the parser, but `protectedResourceRequest` rejects a response
- * carrying challenges with them parsed. Its fetch hands back the response already received, so
- * nothing is sent and no token is involved (the placeholder never leaves this function).
+ * oauth4webapi's `WWW-Authenticate` parser (RFC 9110 §11.6.1), which 3.8.8 does not export, reached
+ * through `protectedResourceRequest`; its fetch returns the response at hand, so nothing is sent.
  */
 async function challengesOf(response: Response): Promise<oauth.WWWAuthenticateChallenge[] | undefined> {
   try {

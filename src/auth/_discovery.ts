@@ -1,18 +1,12 @@
 /**
- * Discovery for an upstream sign-in, through oauth4webapi: the protected resource metadata
- * (RFC 9728) and the authorization server metadata (RFC 8414, then OpenID Connect Discovery), in
- * the order the MCP authorization spec gives, with the checks it requires (the resource names
- * the server, the issuer is the one asked for).
+ * Discovery for an upstream sign-in, through oauth4webapi: protected resource metadata (RFC 9728) and
+ * authorization server metadata (RFC 8414, then OpenID Connect Discovery), in the MCP authorization
+ * spec's order and with its checks (the resource names the server, the issuer is the one asked for).
+ * Redirects are never followed (a 3xx is a failed lookup) and plain http is allowed only to loopback.
  *
- * Every request goes out with redirects off (oauth4webapi sends `redirect: "manual"`, so a 3xx
- * is a failed lookup, never followed to another origin) and over https, except to a loopback
- * host, where plain http is allowed for development.
- *
- * The URLs the server and its metadata give (the challenge's `resource_metadata`, the issuer, the
- * authorization server's endpoints) may not reach further in than the server itself (SSRF, which
- * a gateway on a server must guard against): for a server on a public host they must be on a
- * public host too, for one on a private host or IP address not on loopback; only a server on
- * loopback (development) may name loopback URLs, and so plain http.
+ * Against SSRF, URLs the server and its metadata give may reach no further in than the server: a
+ * public server's must be public, a private server's not loopback; only a loopback server (in
+ * development) may name loopback URLs.
  *
  * @module
  */
@@ -45,8 +39,7 @@ export interface ResourceMetadata {
  * @param url Where the request goes.
  * @param fetch The fetch to send it with.
  * @param signal Aborts it.
- * @param named Whether a request that cannot be sent fails naming its URL (discovery's own
- *   requests: see `namedFailure`); a token request's caller says what it was itself.
+ * @param named Whether a request that cannot be sent fails naming its URL (see `namedFailure`).
  * @returns The options.
  */
 export function requestOptions<Method extends string, Body = undefined>(
@@ -73,10 +66,9 @@ export function requestOptions<Method extends string, Body = undefined>(
 }
 
 /**
- * Finds the server's protected resource metadata: at `resource_metadata` from the challenge
- * when given, else at the path-suffixed well-known URL, then at the root one. The path-suffixed
- * document must name the endpoint identically; the others may name a URL above it on its origin
- * (the token is then for that URL, which servers sharing an origin under one metadata use).
+ * Finds the server's protected resource metadata: at the challenge's `resource_metadata`, else the
+ * path-suffixed well-known URL, then the root one. The path-suffixed document must name the endpoint
+ * identically; the others may name a URL above it on its origin.
  *
  * @param serverUrl The MCP endpoint.
  * @param options The challenge's `resource_metadata`, the fetch and the signal.
@@ -92,14 +84,11 @@ export async function discoverResource(
   },
 ): Promise<ResourceMetadata> {
   const { fetch, signal } = options;
-  // `exact`: the document at the endpoint's own well-known URL is about the endpoint, and must name
-  // it identically (RFC 9728 §3.3); the root's or the one the challenge names may name a URL above.
+  // `exact`: the endpoint's own well-known document must name it identically (RFC 9728 §3.3).
   const attempts: Array<{ readonly exact: boolean; readonly send: () => Promise<Response> }> = [];
   if (options.metadataUrl !== undefined) {
     const url = followedUrl(options.metadataUrl, serverUrl, "the resource_metadata URL of the challenge");
-    // oauth4webapi builds well-known URLs only; this one is given, so it is asked for as is. When
-    // it is the endpoint's own well-known URL (its query or none), its document is about the
-    // endpoint all the same.
+    // oauth4webapi builds well-known URLs only, so a given one is fetched as is.
     const own = `/.well-known/oauth-protected-resource${
       serverUrl.pathname === "/" ? "" : serverUrl.pathname
     }`;
@@ -185,9 +174,9 @@ function anotherIssuer(issuer: string, named: unknown): UpstreamAuthError {
 
 /**
  * Finds an authorization server's metadata. For an issuer with a path: RFC 8414 path-inserted,
- * OpenID path-inserted, OpenID path-appended; without one: RFC 8414, then OpenID. A 4xx or 502
- * moves on to the next URL; the document's `issuer` must be the one asked for, and the endpoints
- * sign-ins use may reach no further in than the MCP server (see the module's doc).
+ * OpenID path-inserted, OpenID path-appended; without one: RFC 8414, then OpenID. A 4xx or 502 moves
+ * on; the `issuer` must be the one asked for, and the endpoints may reach no further in than the
+ * server.
  *
  * @param issuer The issuer identifier from the resource metadata.
  * @param options The MCP endpoint whose authorization server it is, the fetch and the signal.
@@ -242,10 +231,8 @@ export async function discoverAuthorizationServer(
         `the authorization server metadata for ${shown(issuer)} is invalid: ${oauthErrorText(error)}`,
       );
     }
-    // Identical, as RFC 8414 §3.3 says (oauth4webapi compares the parsed URLs, which takes
-    // `HTTP://a/t` for `http://a/t`), but for the trailing slash of an issuer without a path, as
-    // other SDKs allow: Google's servers name "https://accounts.google.com/", whose metadata says
-    // "https://accounts.google.com". The metadata's issuer is the one used from then on.
+    // Identical, as RFC 8414 §3.3 says (oauth4webapi compares parsed URLs), except a path-less
+    // issuer's trailing slash, as other SDKs allow (Google names "https://accounts.google.com/").
     const slashless = (text: string) => text.replace(/\/$/, "");
     if (
       metadata.issuer !== issuer &&
@@ -284,9 +271,8 @@ function identifiesServer(resource: string, server: URL): boolean {
 }
 
 /**
- * Whether a resource identifier names the endpoint itself: its URL without the query (an
- * identifier has none, RFC 9728 §1.2), and with or without a trailing slash (which the MCP spec
- * asks servers to leave out), never a shorter path.
+ * Whether a resource identifier names the endpoint itself: its URL without the query (RFC 9728
+ * §1.2), with or without a trailing slash, never a shorter path.
  */
 function namesEndpoint(resource: unknown, server: URL): boolean {
   if (typeof resource !== "string" || !URL.canParse(resource)) return false;
@@ -304,9 +290,8 @@ function getJson(url: URL, fetch: Fetcher, signal: AbortSignal | undefined): Pro
 }
 
 /**
- * A request of the sign-in's own, whose failure to be sent names where it went: the MCP request
- * it happens in would otherwise be named ("request to …/mcp failed") while its server is up. An
- * aborted request stays the fetch's own abort.
+ * A sign-in request whose failure names its own URL, not the MCP request it happens in; an abort
+ * stays the fetch's own.
  */
 async function namedFailure(
   url: string,
@@ -327,8 +312,8 @@ function answered(statuses: readonly string[]): string {
 }
 
 /**
- * What an oauth4webapi failure says, with the HTTP status of the response it refused when that is
- * its cause ("unexpected HTTP status code" names none), so a server that is down reads as such.
+ * What an oauth4webapi failure says, with the HTTP status of the response it refused, which its
+ * message does not name.
  *
  * @param error What oauth4webapi threw.
  * @returns The text.
@@ -344,8 +329,8 @@ export function oauthErrorText(error: unknown): string {
 const DEPTH = { public: 0, private: 1, loopback: 2 } as const;
 
 /**
- * Parses a URL the server or its metadata gave, for discovery or a sign-in to follow: https (or
- * http on loopback), reaching no further in than the server (see the module's doc).
+ * Parses a URL the server or its metadata gave: https (or http on loopback), reaching no further in
+ * than the server.
  *
  * @param text The URL as given.
  * @param serverUrl The MCP endpoint.

@@ -1,12 +1,8 @@
 /**
- * DPoP (RFC 9449): sender-constrained tokens, for servers that ask for them (their challenge's
- * scheme is `DPoP`, or their resource metadata sets `dpop_bound_access_tokens_required`). Each
- * grant has its own ES256 key pair, kept with its tokens; token requests carry proofs made by
- * oauth4webapi's DPoP handle (it also retries once with the authorization server's nonce), and
- * every request to the MCP server carries a fresh proof made here with jose (`htm`, `htu`,
- * `iat`, a unique `jti`, `ath` = the token's hash, the server's nonce when it gave one).
- * oauth4webapi makes resource-request proofs only inside its own request function, which would
- * take the transport's redirects and streaming away, hence the proof is signed here.
+ * DPoP (RFC 9449): sender-constrained tokens, for servers that ask for them. Each grant has its own
+ * ES256 key pair, kept with its tokens; token requests carry oauth4webapi's proofs, and each request
+ * to the MCP server a fresh proof signed here with jose, since oauth4webapi makes those only inside
+ * its own request function, which would take the transport's redirects and streaming away.
  *
  * @module
  */
@@ -48,9 +44,8 @@ export function supportsDpop(as: oauth.AuthorizationServer): boolean {
 }
 
 /**
- * Runs a grant's token request with its DPoP option (oauth4webapi's handle for its key, none
- * without one), once more when the authorization server asks for a DPoP nonce (the handle has
- * learnt it from the first answer).
+ * Runs a grant's token request with its DPoP option, once more when the authorization server asks for
+ * a DPoP nonce (the handle learnt it from the first answer).
  *
  * @param client The client.
  * @param key The grant's key pair, if its tokens are bound.

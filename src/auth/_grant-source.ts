@@ -1,9 +1,7 @@
 /**
- * How an upstream sign-in gets a grant: discovery of the server's authorization server, then a
- * sign-in by the person (authorization code), a refresh (made once across every instance sharing
- * the store), or a client credentials token. It keeps nothing but the discovered metadata and the
- * sign-ins a person is making: which grant to send, and when to ask for a new one, is
- * `_kept-grants.ts`'s.
+ * How an upstream sign-in gets a grant: discovery, then a person's sign-in (authorization code), a
+ * refresh (made once across every instance sharing the store), or a client credentials token. Which
+ * grant to send, and when to ask for a new one, is `_kept-grants.ts`'s.
  *
  * @module
  */
@@ -71,10 +69,7 @@ export interface UpstreamSignInOptions {
   readonly environment: EnvironmentReader;
   /** The clock tokens expire by. */
   readonly clock: Clock;
-  /**
-   * The timers a refresh waiting for another's result polls the store by, and the deadline of
-   * each token request (a code exchange, a refresh) runs on. @default systemTimers
-   */
+  /** The timers of refresh polling and token request deadlines. @default systemTimers */
   readonly timers?: Timers | undefined;
   /** Where grants, registrations and flows in progress are kept. */
   readonly tokens: TokenStore;
@@ -93,10 +88,7 @@ export type SignInOverrides = Pick<UpstreamSignInOptions, "redirectUri" | "clien
 
 /** What a new grant is asked for with. */
 export interface GrantAsk {
-  /**
-   * The server's challenge that asked for it; `undefined` when no request has seen one (a sign-in
-   * started by itself): the server is asked for it (see `askForChallenge`).
-   */
+  /** The server's challenge that asked for it; `undefined`: the server is asked (`askForChallenge`). */
   readonly challenge: Challenge | undefined;
   /** The scopes of a step-up, or of a token asked for again (see `chooseScopes`). */
   readonly again?: readonly string[] | undefined;
@@ -113,10 +105,7 @@ interface Discovered {
 
 /** How long a refresh may hold its claim; others wait for its result at most this long. */
 const REFRESH_CLAIM_MS = 30_000;
-/**
- * How long a token request may take, a sign-in's code exchange or a refresh (see `#withinDeadline`):
- * a refresh's ends well within its claim, which then still holds.
- */
+/** How long a token request may take (see `#withinDeadline`); less than the claim it runs under. */
 const TOKEN_REQUEST_MS = 25_000;
 const REFRESH_POLL_MS = 100;
 
@@ -125,15 +114,12 @@ export class GrantSource {
   readonly #options: UpstreamSignInOptions;
   readonly #serverUrl: URL;
   /**
-   * Whose grants these are: the server id and its endpoint. Only that endpoint's grants are read,
-   * stored, sent and deleted, never another's with the same server id (see `grantKey`).
+   * Whose grants these are: the server id and its endpoint, so a token never reaches another endpoint
+   * under the same server id (see `grantKey`).
    */
   readonly owner: GrantOwner;
   #discovered: Promise<Discovered> | undefined;
-  /**
-   * What owns the shared discovery (see `sharedWork`): nothing closes a sign-in, so it ends when
-   * it settles or every request waiting for it has stopped (a closed client's requests do).
-   */
+  /** Owns the shared discovery (see `sharedWork`), which ends when every waiting request has stopped. */
   readonly #owner = new AbortController();
   /** The sign-ins a person is making through this instance, by `state`: `complete` settles them. */
   readonly #waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
@@ -201,13 +187,13 @@ export class GrantSource {
   }
 
   /**
-   * Finishes a flow taken from the store (see `UpstreamSignIn.complete`): its code exchange runs
-   * under {@linkcode TOKEN_REQUEST_MS} and the caller's signal.
+   * Finishes a flow taken from the store (see `UpstreamSignIn.complete`), under
+   * {@linkcode TOKEN_REQUEST_MS} and the caller's signal.
    *
    * @param flow The flow.
    * @param callbackUrl The URL the authorization server sent the person back to.
-   * @param options `signedIn`, run once the grant is stored, before the person's sign-in waiting
-   *   on this instance goes on; the signal that ends the code exchange.
+   * @param options `signedIn`, run once the grant is stored, before the waiting sign-in goes on; the
+   *   signal that ends the code exchange.
    * @returns When the grant is stored.
    * @throws {UpstreamAuthError} When the callback or the token request fails a check, the token
    *   request got no answer in time, or the signal ended it.
@@ -233,8 +219,7 @@ export class GrantSource {
   }
 
   /**
-   * Finds the server's metadata, once (see `#discover`): a refresh needs it, and without a
-   * challenge to go by it may not be found (a server that answers the request asking for one).
+   * Finds the server's metadata, once (see `#discover`), as a refresh needs.
    *
    * @param signal Aborts discovery.
    * @returns When it is found.
@@ -267,8 +252,7 @@ export class GrantSource {
     // so the access token it replaces tells one refresh from the next.
     const digested = await digest(JSON.stringify([grant.refreshToken ?? "", grant.accessToken]));
     const state = `refresh|${key}|${digested}`;
-    // Each failed attempt moves the claim on: the next refresh of this grant, on this instance or
-    // another, makes its own attempt, never waiting out the failed one's claim.
+    // Each failure numbers the next claim, so the next attempt never waits out a failed one's claim.
     const failures = await readFailures(tokens, state);
     const claim = `${state}|${failures.count}`;
     const request = () =>
@@ -288,8 +272,7 @@ export class GrantSource {
   }
 
   /**
-   * Makes the refresh this request claimed, and stores its result: the new grant, or none when the
-   * refresh token was refused.
+   * Makes the refresh this request claimed, and stores its result.
    *
    * @param attempt The refresh.
    * @returns The new grant, or `undefined` when the refresh token was refused.
@@ -309,9 +292,8 @@ export class GrantSource {
       await tokens.set(`${state}|failed`, JSON.stringify(failed), REFRESH_CLAIM_MS).catch(() => {});
       throw error;
     }
-    // A grant stored meanwhile (a step-up's, a sign-in's) is newer than this refresh: it stays,
-    // and serves this request when the refresh token was refused. No store can compare and set,
-    // so this narrows the window to one read.
+    // A grant stored meanwhile (a step-up's, a sign-in's) is newer: it stays. Without compare-and-set
+    // in the stores, this narrows the race to one read.
     const now = await readGrant(tokens, key);
     if (now !== undefined && now.accessToken !== attempt.grant.accessToken) return renewed ?? now;
     if (renewed === undefined) await tokens.delete(key);
@@ -320,15 +302,12 @@ export class GrantSource {
   }
 
   /**
-   * Runs a token request under a deadline of {@linkcode TOKEN_REQUEST_MS}. A claimed refresh's
-   * ends within its claim's lifetime: one still running when the claim expires would let a
-   * waiting request send the same refresh token, which a server that rotates them refuses (and
-   * may take for a stolen one, RFC 9700 §4.14.2). A code exchange's ends a sign-in whose
-   * authorization server never answers, which would otherwise hold its caller for good.
+   * Runs a token request under a deadline of {@linkcode TOKEN_REQUEST_MS}. A refresh must end within
+   * its claim, or a waiting request would send the same refresh token, which a rotating server may
+   * take for a stolen one (RFC 9700 §4.14.2); a code exchange must not hold its caller for good.
    *
    * @param work The token request, given the signal that ends it.
-   * @param signal Ends it sooner (the caller gave up; for a refresh, every request waiting for it
-   *   has stopped).
+   * @param signal Ends it sooner.
    * @returns What it returned.
    */
   async #withinDeadline<T>(
@@ -350,8 +329,8 @@ export class GrantSource {
   }
 
   /**
-   * Waits for the refresh another request claimed: its result replaces the grant in the store.
-   * Counted in polls, not by the clock: a test's clock may stand still.
+   * Waits for the refresh another request claimed, counted in polls, not by the clock (a test's
+   * clock may stand still).
    *
    * @param attempt The refresh.
    * @param signal Aborts the wait.
@@ -402,12 +381,10 @@ export class GrantSource {
 
   /**
    * The server's resource metadata and its authorization server's, found once and shared: at the
-   * challenge's `resource_metadata`, else the well-known URLs; without a challenge (a refresh
-   * before any request of this instance saw one), the server is asked for one first.
+   * challenge's `resource_metadata`, else the well-known URLs; without a challenge, one is asked for.
    */
   #discover(challenge: Challenge | undefined, signal: AbortSignal | undefined): Promise<Discovered> {
-    // Every principal's requests share it: it runs under a signal of its own, and each request
-    // waits under its own (a request with none never stops waiting).
+    // Shared by every principal's requests: it runs under its own signal, each waits under theirs.
     const waiting = signal ?? new AbortController().signal;
     let discovered = joinable(this.#discovered);
     if (discovered === undefined) {
@@ -456,10 +433,8 @@ export class GrantSource {
 }
 
 /**
- * The scopes a token is asked for, in both grants: the policy's `scopes`, else the server's
- * challenge's, else every one of its metadata's `scopes_supported`, else none (what `scopes`
- * documents). A step-up, or a token asked for again, names its scopes in `again`: the policy's
- * are added to them.
+ * The scopes a token is asked for: the policy's, else the challenge's, else the metadata's
+ * `scopes_supported`; a step-up's `again` scopes are added to the policy's.
  */
 function chooseScopes(
   policy: readonly string[],
@@ -500,10 +475,9 @@ interface RefreshAttempt {
 }
 
 /**
- * How many attempts at refreshing one grant failed, and how the last one did: the claim of the
- * next attempt is numbered by it. Kept REFRESH_CLAIM_MS after the last attempt began or failed,
- * so it outlives every claim it numbered: once it expires, no attempt holds a claim, and the
- * count starting again at 0 cannot let two attempts run at once.
+ * How many attempts at refreshing one grant failed, and how the last did; it numbers the next claim.
+ * Kept REFRESH_CLAIM_MS after the last attempt, so it outlives every claim it numbered and a count
+ * restarting at 0 cannot let two attempts run at once.
  */
 interface Failures {
   readonly count: number;
@@ -529,8 +503,7 @@ async function readFailures(tokens: TokenStore, state: string): Promise<Failures
 }
 
 /**
- * What a request that stopped waiting for shared work is rejected with: as fetch is, its signal's
- * reason (the callers of a fetch tell a cancellation by their signal).
+ * What a request that stopped waiting for shared work is rejected with: its signal's reason, as fetch.
  *
  * @param reason The signal's reason.
  * @returns The reason, or an `AbortError` when it is not an error.
@@ -540,9 +513,8 @@ export function abortedLikeFetch(reason: unknown): Error {
 }
 
 /**
- * Whether a sign-in's tokens are to be DPoP-bound: its metadata requires it, or the server sent a
- * `DPoP` challenge, unless it offered `Bearer` too and the authorization server cannot bind
- * tokens (a server offering both takes either, RFC 9449 §7.1).
+ * Whether to DPoP-bind tokens: required by metadata, or a `DPoP` challenge unless `Bearer` was offered
+ * too and the authorization server cannot bind (a server offering both takes either, RFC 9449 §7.1).
  *
  * @param challenge The server's challenge, if any.
  * @param resource Its protected resource metadata.

@@ -1,14 +1,9 @@
 /**
- * Where an upstream sign-in's grants live and how they are kept fresh: the token a principal's
- * request is sent with (from memory, else the store), replaced before it expires, and a new one
- * after the server refused it. Getting one concurrently happens once per principal: the other
- * requests share its result.
- *
- * That shared work (discovery, the token request, the wait for another instance's refresh, the
- * person's sign-in) runs under a signal of its own, not the signal of the request that started
- * it: a request whose signal fires stops waiting alone, with its own cancellation, and the work
- * stops once every request waiting for it has. With client credentials every caller of the
- * gateway is one principal, so one caller hanging up must not fail the others' requests.
+ * Where an upstream sign-in's grants live and how they are kept fresh: the token a principal's request
+ * is sent with (from memory, else the store), replaced before it expires or after the server refused
+ * it. Getting one is done once per principal and shared; it runs under its own signal, so a request
+ * that gives up stops only its own wait (with client credentials every gateway caller is one
+ * principal, and one hanging up must not fail the others).
  *
  * @module
  */
@@ -32,9 +27,8 @@ export interface Sendable {
   /** The token's grant, or `undefined`: the request goes without a token. */
   readonly grant: Grant | undefined;
   /**
-   * Why the stored grant, past its lifetime, could not be refreshed before the request: the
-   * server's metadata was not found without a challenge. The request goes without a token, so the
-   * server's 401 names where it is; a 401 without a challenge fails with this.
+   * Why an expired stored grant could not be refreshed (metadata not found without a challenge): the
+   * request goes without a token so the server's 401 names it; a 401 without a challenge fails with this.
    */
   readonly unrefreshed?: unknown;
 }
@@ -56,23 +50,16 @@ export class KeptGrants {
   /** Client credentials tokens: cheap to ask for again, kept in memory. */
   readonly #machineTokens = new Map<string, Grant>();
   /**
-   * The grants last read from the store, per principal: a request does not wait for the store
-   * (a Redis round trip with Upstash) while its grant is usable. A refused token, an expiry, a
-   * sign-in or a sign-out here drops the entry; a sign-out on another instance shows as the
-   * server's 401.
+   * The grants last read from the store, per principal, so a request skips the store while its grant
+   * is usable; a sign-out on another instance shows as the server's 401.
    */
   readonly #recent = new Map<string, Grant>();
   readonly #pending = new Map<string, Promise<Grant>>();
-  /**
-   * What owns the shared work (see `sharedWork`): nothing closes a sign-in, so the work ends when
-   * it settles or every request waiting for it has stopped (a closed client's requests do).
-   */
+  /** Owns the shared work (see `sharedWork`), which ends when every waiting request has stopped. */
   readonly #owner = new AbortController();
   /**
-   * When each grant seen is to be replaced (see `#usable`), by its access token and expiry: the
-   * same grant read from the store again is the same grant, and keeps the time first set for it
-   * (each read counting anew would move it toward the expiry, and the token would never be renewed
-   * early); a refresh that hands back the same access token with a new expiry is a new grant.
+   * When each grant seen is to be replaced, by expiry and access token: a grant read again keeps its
+   * first time, else each read would push renewal toward the expiry.
    */
   readonly #renewAt = new Map<string, number>();
 
@@ -113,8 +100,7 @@ export class KeptGrants {
     try {
       await this.#source.discover(signal);
     } catch (error) {
-      // Not the call's end: the request goes without a token, and the server's challenge leads
-      // to the refresh (`renew`), or to a new sign-in.
+      // The request goes without a token; the server's challenge leads to the refresh (`renew`).
       signal?.throwIfAborted();
       return { grant: undefined, unrefreshed: error };
     }
@@ -137,8 +123,7 @@ export class KeptGrants {
    * @throws What getting it threw, or the caller's signal's reason once it fired.
    */
   renew(principal: string, sent: Grant | undefined, caller: GrantAsk): Promise<Grant> {
-    // A step-up waits for the person, minutes maybe: it is shared by the step-ups alone, so a
-    // refresh that other requests need meanwhile is not held up by it, nor fails with it.
+    // A step-up may wait minutes for the person: shared apart, so refreshes are not held up by it.
     const stepUp = caller.again !== undefined && this.#options.transport.auth.kind !== "client_credentials";
     return this.#once(stepUp ? stepUpKey(principal) : principal, {
       signal: caller.signal,
@@ -158,8 +143,7 @@ export class KeptGrants {
     const { tokens } = this.#options;
     const key = grantKey(this.#source.owner, principal);
     if (sent !== undefined) {
-      // A token the server no longer takes: its metadata may have changed too (a new
-      // authorization server: its grants and registrations are its own).
+      // The server may have a new authorization server.
       this.#source.forgetMetadata();
       this.#machineTokens.delete(principal);
     }
@@ -195,10 +179,8 @@ export class KeptGrants {
   }
 
   /**
-   * A step-up sign-in, for more scopes than any stored grant has. The stored grant stays: the
-   * server still takes it for the requests it has the scopes of, while the person signs in (a
-   * URL the gateway hands back, a sign-in declined or not finished). The step-up's grant replaces
-   * it in the store once the person has signed in.
+   * A step-up sign-in, for more scopes than any stored grant has. The stored grant stays in use for
+   * what it covers until the step-up's grant replaces it.
    *
    * @param principal Whose sign-in.
    * @param ask The step-up's challenge and scopes.
@@ -236,9 +218,8 @@ export class KeptGrants {
   }
 
   /**
-   * Runs `work` once per principal at a time, under a signal of its own: concurrent callers share
-   * its result, each waiting under its own signal (see `awaitShared`). Work stopped because every
-   * caller left, and not settled yet, is not joined: a caller coming then starts it anew.
+   * Runs `work` once per key at a time under its own signal; concurrent callers share its result,
+   * each waiting under its own signal. Work every caller left is not joined but started anew.
    *
    * @param key Whose grant (the principal; a step-up's, apart).
    * @param caller The caller's signal, and the work to start unless it runs already.
@@ -278,10 +259,8 @@ export class KeptGrants {
   }
 
   /**
-   * When a grant is to be replaced: RENEW_MARGIN_MS before its expiry, or halfway through its
-   * time left when this instance first saw it, whichever comes later. Every grant got here is
-   * seen as it arrives (`#once`), so for those the time left is its whole lifetime; a grant's
-   * issue time is not stored, so one read from the store counts from when it was read.
+   * When a grant is to be replaced: RENEW_MARGIN_MS before its expiry, or halfway through its time
+   * left when first seen here (issue time is not stored), whichever comes later.
    */
   #renewalOf(grant: Grant): number {
     if (grant.expiresAt === null) return Infinity;

@@ -36,11 +36,9 @@ export function prefersSecretPost(as: oauth.AuthorizationServer): boolean {
 }
 
 /**
- * `client_secret_basic` (RFC 6749 §2.3.1): id and secret form-urlencoded, then HTTP Basic. It is
- * oauth4webapi's `ClientSecretBasic` but for the encoding: oauth4webapi also percent-encodes
- * `-`, `.`, `_` and `*`, which the form encoding leaves as they are (WHATWG URL, what
- * `URLSearchParams` writes); an authorization server that compares the Basic credentials without
- * decoding them (the conformance suite's does) refuses a secret such as `my-secret` sent that way.
+ * `client_secret_basic` (RFC 6749 §2.3.1): id and secret form-urlencoded, then HTTP Basic. Not
+ * oauth4webapi's, which also percent-encodes `-`, `.`, `_` and `*`: a server comparing without
+ * decoding (the conformance suite's) would refuse a secret such as `my-secret`.
  *
  * @param secret The client secret.
  * @returns The client authentication.
@@ -86,9 +84,8 @@ export function describeTokenFailure(issuer: string, error: unknown): string {
 }
 
 /**
- * The authorization server's refusal a token request failed with: an error response, or a
- * challenge (a refused HTTP authentication, RFC 6749 §5.2), whose `error` is `invalid_client`
- * when it names none.
+ * The authorization server's refusal a token request failed with: an error response, or a challenge
+ * (RFC 6749 §5.2), `invalid_client` when it names no error.
  *
  * @param error What the token request threw.
  * @returns Its status, error code and description, or `undefined` when it is no refusal.

@@ -1,11 +1,9 @@
 /**
- * The authorization code grant of the MCP authorization spec, through oauth4webapi: who the
- * client is at the authorization server (pre-registered, Client ID Metadata Document, Dynamic
- * Client Registration, in that order), the authorization request (PKCE S256, `state`, RFC 8707
- * `resource`, scopes), the callback (`state` single-use and bound to its flow, RFC 9207 `iss`),
- * the code exchange and refresh (a registered client the server refuses with `invalid_client` is
- * forgotten: the next sign-in registers anew). Nothing here keeps state in memory: registrations,
- * flows in progress and tokens live in the {@linkcode TokenStore}, so any instance can take a callback.
+ * The authorization code grant of the MCP authorization spec, through oauth4webapi: client identity
+ * (pre-registered, Client ID Metadata Document, Dynamic Client Registration, in that order), the
+ * authorization request (PKCE S256, `state`, RFC 8707 `resource`), the callback (single-use `state`,
+ * RFC 9207 `iss`), code exchange and refresh. Registrations, flows and tokens live in the
+ * {@linkcode TokenStore}, not in memory, so any instance can take a callback.
  *
  * @module
  */
@@ -45,9 +43,8 @@ export interface Grant {
   /** The client id they were issued to. */
   readonly clientId: string;
   /**
-   * How that client was identified (see {@linkcode Registration.source}): a refresh of a Client ID
-   * Metadata Document's grant needs no stored registration (the gateway names its document per
-   * sign-in). Absent in a grant stored before it was recorded: its client is looked up as it was.
+   * How that client was identified (see {@linkcode Registration.source}): a Client ID Metadata
+   * Document's grant is refreshed without a stored registration. Absent in older grants.
    */
   readonly clientSource?: Registration["source"] | undefined;
   /** The redirect URI of the sign-in that got them (its client registration is kept under it). */
@@ -114,9 +111,8 @@ export interface GrantOwner {
 }
 
 /**
- * The part of an MCP endpoint URL a grant is bound to: its origin and path. A query is left out:
- * it may hold a key (and store keys are not encrypted), and the resource a token is issued for
- * has none (`_discovery.ts` refuses one with a query), so it does not change whose tokens they are.
+ * The part of an MCP endpoint URL a grant is bound to: its origin and path. Not the query: it may hold
+ * a key, and store keys are not encrypted.
  *
  * @param url The endpoint URL.
  * @returns Its origin and path, e.g. `https://mcp.example.com/mcp`.
@@ -128,11 +124,9 @@ function grantEndpoint(url: string): string {
 }
 
 /**
- * The store key of a principal's grant for one upstream: the server id, the endpoint (origin and
- * path) and the principal, each encoded, joined with `|`. The endpoint is part of the key so a
- * grant is read back only for the endpoint its tokens were issued for: another upstream with the
- * same server id (another policy folder sharing the token file, an edited `transport.url`) finds
- * none, and neither sends nor deletes it.
+ * The store key of a principal's grant: server id, endpoint and principal, encoded and joined with
+ * `|`. The endpoint is in it so tokens are never sent to another upstream under the same server id
+ * (a shared token file, an edited `transport.url`).
  *
  * @param owner The server id and its endpoint.
  * @param principal Whose grant.
@@ -245,8 +239,7 @@ export async function beginAuthorization(
 }
 
 /**
- * Reads the flow a callback belongs to, and spends its `state`: a second callback with the same
- * `state` is refused.
+ * Reads the flow a callback belongs to, and spends its `state` so a second callback is refused.
  *
  * @param tokens The store.
  * @param callbackUrl The URL the authorization server sent the user back to.
@@ -305,8 +298,7 @@ export async function finishAuthorization(
   if (context.clock.now() >= flow.expiresAt) {
     throw new UpstreamAuthError("sign-in failed: the sign-in took longer than 10 minutes; start it again");
   }
-  // Its tokens would be for the endpoint it started at (a flow from another configuration sharing
-  // the store, or a URL edited meanwhile).
+  // A flow started for another endpoint (a shared store, an edited URL) would get that one's tokens.
   const endpoint = grantEndpoint(context.endpoint);
   if (flow.endpoint !== endpoint) {
     throw new UpstreamAuthError(
@@ -335,8 +327,7 @@ export async function finishAuthorization(
       `sign-in refused: the callback ${issProblem(callbackUrl, flow.as)}; the code was not used`,
     );
   }
-  // Read before the request: a secret missing from the environment is the operator's to fix,
-  // told as it is, not as the authorization server's failure.
+  // Read first, so a missing secret is told as the operator's problem, not the server's.
   const authentication = clientAuthentication(context, flow.registration);
   let result: oauth.TokenEndpointResponse;
   try {
@@ -437,11 +428,9 @@ export async function refreshGrant(
 }
 
 /**
- * The error of a failed token request. When the authorization server refused the client itself
- * (`invalid_client`, RFC 6749 §5.2) it says what to do: a client of sluice's own registration,
- * which the server may have let expire or forgotten (RFC 7591 §3.2.1), is dropped from the store
- * so the next sign-in registers anew (kept, every sign-in would send the person to the server
- * with a client it refuses); the policy's client is the operator's to check, and is kept.
+ * The error of a failed token request. On `invalid_client` (RFC 6749 §5.2) a client of sluice's own
+ * registration, which the server may have forgotten (RFC 7591 §3.2.1), is dropped so the next
+ * sign-in registers anew; the policy's client is the operator's to check, and is kept.
  *
  * @param context The server's sign-in.
  * @param failure What failed (the message's start: `sign-in failed`, `refreshing the token
@@ -476,8 +465,8 @@ async function tokenRequestError(
 }
 
 /**
- * Drops a client of sluice's own registration from the store, where it is still the one kept:
- * another sign-in may have registered anew meanwhile, and its client is kept.
+ * Drops a client of sluice's own registration from the store, unless another sign-in has meanwhile
+ * registered anew.
  *
  * @param context The server's sign-in (its redirect URI is the registration's).
  * @param registration The refused client.
@@ -493,8 +482,8 @@ async function forgetRegistration(context: CodeGrantContext, registration: Regis
 }
 
 /**
- * The grant a token response makes: `Bearer` tokens, or `DPoP` tokens when a key was sent (a
- * server that answers `Bearer` to a DPoP request issued an unbound token: it is sent as such).
+ * The grant a token response makes: `Bearer`, or `DPoP` when a key was sent (a `Bearer` answer to
+ * a DPoP request is an unbound token, sent as such).
  *
  * @param result The token response.
  * @param request The scopes asked for, the authorization server, the client, the clock, the
@@ -591,10 +580,9 @@ async function identifyClient(
 }
 
 /**
- * The client a grant is refreshed as: a Client ID Metadata Document's grant as its client id with
- * no client authentication, as at its code exchange (nothing is stored for such a client, and the
- * gateway names its document per sign-in, not in the refresh's context); any other as the
- * policy's client or its stored registration.
+ * The client a grant is refreshed as: a Client ID Metadata Document's grant as its client id without
+ * authentication (nothing is stored for it); any other as the policy's client or its stored
+ * registration.
  *
  * @param context The server's sign-in.
  * @param as The issuer's metadata.
@@ -687,10 +675,9 @@ async function register(context: CodeGrantContext, as: oauth.AuthorizationServer
 }
 
 /**
- * Reads a registration response (RFC 7591 §3.2.1). Not oauth4webapi's
- * `processDynamicClientRegistrationResponse`: it refuses a response with a `client_secret` but
- * no `client_secret_expires_at`, which authorization servers in use (and the conformance suite's)
- * send; sluice needs only `client_id`, and the secret and method when given.
+ * Reads a registration response (RFC 7591 §3.2.1). Not oauth4webapi's, which refuses a
+ * `client_secret` without `client_secret_expires_at`, as servers in use (and the conformance suite's)
+ * send.
  */
 async function registrationResponse(
   response: Response,

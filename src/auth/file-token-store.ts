@@ -98,19 +98,14 @@ export function defaultTokenFile(env: Readonly<Record<string, string | undefined
 }
 
 /**
- * Creates a token store in a JSON file. The file is created with mode `0600` in a directory
- * created with `0700`, and replaced atomically on every write (a temporary file in the same
- * directory, then a rename); expired entries are dropped then. Every operation reads the file
- * again, so several processes sharing it see each other's values. A file that others may read
- * (group or other permission bits) or that is not a token file is refused with an error, never
- * overwritten: it may hold tokens.
+ * Creates a token store in a JSON file, mode `0600` in a directory made `0700`, replaced atomically
+ * on every write (expired entries dropped). Every operation reads the file again, so processes
+ * sharing it see each other's values. A file others may read, or that is not a token file, is
+ * refused with an error, never overwritten: it may hold tokens.
  *
- * Every change (`set`, `delete`, `claim`) reads and rewrites the file under a lock file next to
- * it (`<path>.lock`, made with `O_EXCL`), so processes sharing the file (parallel `sluice call`s,
- * an agent's) never lose each other's writes, and a claim is atomic across them. A lock older
- * than {@linkcode STALE_LOCK_MS} was left by a process that died while writing, and is removed;
- * a change that cannot take the lock within {@linkcode LOCK_WAIT_MS} fails with an error naming
- * the lock file.
+ * Every change runs under a lock file `<path>.lock`, so sharing processes never lose each other's
+ * writes and a claim is atomic across them. A lock older than {@linkcode STALE_LOCK_MS} is removed;
+ * a change that cannot take it within {@linkcode LOCK_WAIT_MS} fails naming the lock file.
  *
  * @param options The path and the clock.
  * @returns The store.
@@ -174,10 +169,8 @@ export const STALE_LOCK_MS = 30_000;
 const LOCK_RETRY_MS = 5;
 
 /**
- * Runs `work` holding the lock file `<path>.lock`, made with `O_EXCL` (`"wx"`): only one process
- * at a time holds it. The lock is a file rather than an OS file lock because `node:fs` offers
- * none on all three runtimes. Its age is read from its modification time (wall-clock, as the
- * file system keeps it), not from the store's clock, which may be a test's.
+ * Runs `work` holding the lock file `<path>.lock`, made with `O_EXCL`: `node:fs` offers no OS file
+ * lock on all three runtimes. Its age is read by the wall clock, not the store's (a test's) clock.
  *
  * @throws {Error} When another process holds the lock for longer than {@linkcode LOCK_WAIT_MS}.
  */
@@ -211,11 +204,9 @@ async function locked<T>(path: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Removes a lock left by a process that died holding it, if it is still the one judged stale:
- * several processes may judge it so at once, and one of them may have removed it and made its
- * own since. The check and the removal happen holding a second lock (`<lock>.break`), so only one
- * process at a time makes them; that one is held for a moment only, and is itself removed when
- * older than {@linkcode STALE_LOCK_MS}.
+ * Removes a stale lock if it is still the one judged stale (another process may have replaced it
+ * meanwhile), checking and removing under a second lock `<lock>.break`, itself removed when older
+ * than {@linkcode STALE_LOCK_MS}.
  *
  * @param lock The lock file.
  * @param stale What `stat` said of it when it was judged stale.
@@ -284,16 +275,10 @@ async function readContents(path: string): Promise<Contents> {
   };
 }
 
-/**
- * What a person can do with a file sluice cannot read (a crash or a full disk cut it, a hand edit):
- * it is never overwritten, so that its other sign-ins are not lost unasked.
- */
+/** What to do with a file sluice cannot read: it is never overwritten, so no sign-in is lost unasked. */
 const LEFT_AS_IT_IS = "; it is left as it is: move it aside (its sign-ins are then lost) and sign in again";
 
-/**
- * Refuses a file whose group or other permission bits are set. Windows has no such bits (Node
- * reports every file there as `0666`), so there the check is left to its ACLs.
- */
+/** Refuses a file whose group or other permission bits are set (not on Windows, which reports `0666`). */
 function assertPrivate(path: string, mode: number): void {
   if (process.platform === "win32" || (mode & 0o077) === 0) return;
   const shown = (mode & 0o777).toString(8).padStart(4, "0");
@@ -317,7 +302,6 @@ async function writeContents(path: string, contents: Contents, now: number): Pro
   try {
     const handle = await open(temporary, "wx", 0o600);
     try {
-      // The umask can only take bits away from 0600; chmod makes it exactly 0600 all the same.
       await chmod(temporary, 0o600);
       await handle.writeFile(text, { encoding: "utf8" });
       await handle.sync();

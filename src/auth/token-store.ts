@@ -1,15 +1,9 @@
 /**
- * Where upstream sign-ins keep what they must remember: tokens (per server, endpoint and principal),
- * client registrations (per server and authorization server), and sign-ins in progress (per
- * `state`, for a few minutes). One small interface of strings, so any key-value store fits:
- * the memory store here (the default: one process or isolate), the Upstash store of
- * `@sluice/mcp/upstash` (every isolate and instance; values encrypted with AES-GCM), the file
- * store of `@sluice/mcp/legacy` (the command line; owner-only permissions).
- *
- * Plugging another store (Deno KV, a Durable Object's storage, a database): implement the four
- * methods over it. `claim` must be atomic across everything that shares the store (Deno KV: an
- * `atomic()` check that the key is absent, then a set with `expireIn`; a Durable Object: its
- * single-threaded storage). Values hold tokens: encrypt them at rest unless the store does.
+ * Where upstream sign-ins keep tokens, client registrations and sign-ins in progress: one small
+ * string interface, so any key-value store fits. Provided: memory (the default, one process), Upstash
+ * (`@sluice/mcp/upstash`, encrypted, shared by every instance), a file (`@sluice/mcp/legacy`, the
+ * command line). Another store must make `claim` atomic across everything sharing it (Deno KV: an
+ * `atomic()` absent-check then a set with `expireIn`), and values hold tokens: encrypt them at rest.
  *
  * @example
  * ```ts
@@ -54,9 +48,8 @@ export interface TokenStore {
    */
   delete(key: string): Promise<void>;
   /**
-   * Claims `key` for `ttlMs`, atomically for everything sharing the store: `true` the first
-   * time, `false` while claimed. Claims live apart from values (`claim("k")` never touches
-   * `get("k")`).
+   * Claims `key` for `ttlMs`, atomically for everything sharing the store: `true` the first time,
+   * `false` while claimed. Claims live apart from values.
    *
    * @param key The key.
    * @param ttlMs How long the claim holds.
@@ -70,12 +63,9 @@ export interface MemoryTokenStoreOptions {
   /** The clock values expire by. @default systemClock */
   readonly clock?: Clock;
   /**
-   * The most values kept that expire (set with a `ttlMs`), and apart the most that do not, and
-   * the most claims; past it the oldest value of its kind is dropped. Kept apart so that
-   * short-lived values made on anyone's request (a sign-in started and never finished) never
-   * push out the lasting ones (grants, client registrations). Expired claims make room for a new
-   * one; while all still hold, a new claim rejects (failing its refresh or sign-in step) rather
-   * than drop one, which would let its key be claimed twice.
+   * The most expiring values, the most lasting values, and the most claims, each counted apart so
+   * sign-ins anyone starts never push out grants; past it the oldest of its kind is dropped. A claim
+   * that holds is never dropped (its key could be claimed twice): a new claim past the bound rejects.
    *
    * @default 10000
    */
@@ -88,9 +78,8 @@ interface Held {
 }
 
 /**
- * Creates a token store in memory: one process or isolate, gone when it ends. Enough for one
- * self-hosted process; a gateway on several isolates or instances needs a shared store (a
- * sign-in started on one must be finished on whichever takes the callback).
+ * Creates a token store in memory, for one process or isolate; a gateway on several needs a shared
+ * store, since a sign-in's callback may reach any of them.
  *
  * @param options The clock and the bound.
  * @returns The store.
@@ -104,7 +93,6 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
     fallback: 10_000,
     least: 1,
   });
-  // Values without an expiry (grants, registrations) apart from those with one (flows).
   const lasting = new Map<string, Held>();
   const expiring = new Map<string, Held>();
   const claims = new Map<string, number>();
@@ -143,7 +131,6 @@ export function createMemoryTokenStore(options: MemoryTokenStoreOptions = {}): T
         const held = claims.get(key);
         if (held !== undefined && now < held) return resolve(false);
         claims.delete(key);
-        // A claim that holds is never dropped, or its key could be claimed twice.
         if (claims.size >= maxKeys) {
           for (const [other, end] of claims) if (now >= end) claims.delete(other);
         }

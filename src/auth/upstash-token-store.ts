@@ -1,8 +1,6 @@
 /**
- * A token store shared by every isolate and machine, over Upstash Redis, with every value
- * encrypted at rest (AES-256-GCM under a key derived from a secret of the environment). Web
- * standards only (`crypto.subtle`): it runs on Cloudflare Workers, Deno Deploy, Bun, Deno and
- * Node.
+ * A token store shared by every isolate and machine, over Upstash Redis, every value encrypted at
+ * rest. Web standards only: runs on Cloudflare Workers, Deno Deploy, Bun, Deno and Node.
  *
  * @example
  * ```ts
@@ -23,10 +21,7 @@ import { checkUpstashOptions, timeoutOption, within } from "../limits/redis-with
 import type { TokenStore } from "./token-store.ts";
 import { finiteTtlMs } from "../_internal/ttl-ms.ts";
 
-/**
- * The part of an `@upstash/redis` client the token store uses: `get`, `set` and `del`. Any client
- * of `@upstash/redis` (`/cloudflare`, `/fastly`, the Node entry) fits.
- */
+/** The part of any `@upstash/redis` client the token store uses. */
 export type UpstashTokenRedis = Pick<Redis, "get" | "set" | "del">;
 
 /** Options of {@linkcode createUpstashTokenStore}. */
@@ -34,14 +29,13 @@ export interface UpstashTokenStoreOptions {
   /** The Redis client, e.g. `new Redis({ url, token })` from `@upstash/redis/cloudflare`. */
   readonly redis: UpstashTokenRedis;
   /**
-   * The secret values are encrypted under: at least 32 random bytes as a string, from the
-   * environment (make one with `openssl rand -base64 32`). Changing it signs everyone out: what
-   * was stored under the old key no longer decrypts and reads as absent.
+   * The secret values are encrypted under: at least 32 random bytes as a string (`openssl rand
+   * -base64 32`). Changing it signs everyone out.
    */
   readonly key: string;
   /**
-   * Prepended to every Redis key: `<prefix>:v:<key>` for values, `<prefix>:claim:<key>` for
-   * claims. Values are bound to their full Redis key, so changing the prefix signs everyone out too.
+   * Prepended to every Redis key (`<prefix>:v:<key>`, `<prefix>:claim:<key>`). Changing it signs
+   * everyone out.
    *
    * @default "sluice:oauth"
    */
@@ -54,10 +48,7 @@ export interface UpstashTokenStoreOptions {
   readonly timeoutMs?: number | undefined;
 }
 
-/**
- * HKDF's `info`: the AES key is never the HMAC key of sealed states, even when an operator gives
- * both the same secret.
- */
+/** HKDF's `info`: the AES key is never the states' HMAC key, even under the same secret. */
 const KEY_INFO = "sluice token store v1";
 const OPTION_KEYS: readonly (keyof UpstashTokenStoreOptions)[] = ["redis", "key", "prefix", "timeoutMs"];
 const VERSION = "v1";
@@ -68,20 +59,14 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Creates a token store over Upstash Redis. Values are stored as `v1.<iv>.<ciphertext>`
- * (base64url): AES-256-GCM with a random 96-bit IV, the key derived with HKDF-SHA-256 from `key`,
- * and the value's Redis key as additional data, so a value copied to another key does not open.
- * A value that does not decrypt (another key, tampered with, moved) reads as absent: rotating
- * `key` signs everyone out.
+ * Creates a token store over Upstash Redis. Values are stored as `v1.<iv>.<ciphertext>`: AES-256-GCM,
+ * the key derived with HKDF-SHA-256 from `key`, the value's Redis key as additional data (a value
+ * moved to another key does not open). A value that does not decrypt reads as absent.
  *
- * It fails closed: when Redis is unreachable, answers with an error, or takes longer than
- * `timeoutMs`, the operation rejects with `StoreUnavailableError`. Values expire by
- * Redis (`SET PX`); claims are `SET NX PX` of a random value, atomic for every instance sharing
- * Redis, and the client's own retry of a claim that landed counts as that claim. A claim that
- * rejects as too slow is given back once Redis answers that it was made: a `GET`, then a `DEL`
- * when the key still holds its value (two requests, as the client may lack `eval`: a claim made
- * between them, just as this one expires, would go too). One whose answer is lost holds until
- * its ttl.
+ * It fails closed: when Redis is unreachable, errs, or exceeds `timeoutMs`, the operation rejects
+ * with `StoreUnavailableError`. Claims are `SET NX PX` of a random value, atomic across instances; a
+ * claim rejected as too slow is given back (`GET` then `DEL`, as the client may lack `eval`) once
+ * Redis answers that it was made.
  *
  * @param options The client, the secret, the key prefix and the timeout.
  * @returns The store.
@@ -126,12 +111,10 @@ export function createUpstashTokenStore(options: UpstashTokenStoreOptions): Toke
       const sent = redis.set(name, value, { nx: true, px });
       try {
         if (await within(sent, timeoutMs, "expected an answer to SET NX", "tokens") === "OK") return true;
-        // Held: by another claim, or by this one when the client's own retry of a SET that landed
-        // (its answer lost) found the key taken.
+        // Held, perhaps by this claim: the client's retry of a SET that landed finds the key taken.
         return await within(redis.get(name), timeoutMs, "expected an answer to GET", "tokens") === value;
       } catch (error) {
-        // Rejected, yet the SET may land later: a claim that says it did is given back, so a
-        // sign-in's callback opened again, or the next refresh, is not refused for its whole ttl.
+        // The SET may still land: give it back, or the next attempt is refused for its whole ttl.
         const giveBack = async () => {
           if (await redis.get(name) === value) await redis.del(name);
         };

@@ -1,22 +1,13 @@
 /**
- * Signing in to an OAuth-protected MCP server: a `Fetcher` that wraps the server's own, so both
- * protocol eras (every POST, GET stream and DELETE of either) take the same path.
+ * Signing in to an OAuth-protected MCP server: a `Fetcher` wrapping the server's own, so every
+ * request of both protocol eras takes the same path. On a 401 from the server's origin it gets a
+ * token for the principal (client credentials; or authorization code: a refresh, else the person's
+ * sign-in through `authorize`) and retries once; a 403 `insufficient_scope` asks for the union of
+ * the scopes, at most {@linkcode MAX_STEP_UPS} times in a row.
  *
- * On a 401 with a `Bearer` challenge from the server's origin, it discovers the protected
- * resource metadata and the authorization server's metadata and gets a token for the principal:
- * with the client credentials grant (`transport.auth.clientCredentials`: no person takes part),
- * or with the authorization code grant (`transport.auth.oauth`): a refresh when the stored grant
- * has a refresh token, else a new sign-in by the person, through `authorize` (the handler's
- * `authorize` callback in the library, a URL elicitation in the gateway, `sluice login` on the
- * command line). Then it retries the request once. A 403 `insufficient_scope` asks for the
- * union of the scopes, at most {@linkcode MAX_STEP_UPS} times in a row.
- *
- * Tokens are kept per server, endpoint and principal (see `grantKey`; client credentials tokens
- * in memory), sent only to the server's origin, and never appear in errors. Where grants live and
- * how they are kept fresh is `_kept-grants.ts`'s; how a grant is got (discovery, the person's
- * sign-in, a refresh made once across every instance sharing the store, a machine's token) is
- * `_grant-source.ts`'s; this file sends the requests with the token and answers the server's
- * challenges.
+ * Tokens are kept per server, endpoint and principal (see `grantKey`), sent only to the server's
+ * origin, and never appear in errors. `_kept-grants.ts` keeps grants fresh, `_grant-source.ts` gets
+ * them; this file sends requests and answers challenges.
  *
  * @module
  */
@@ -52,8 +43,8 @@ export interface UpstreamSignIn {
    */
   fetcher(principal?: string, overrides?: SignInOverrides): Fetcher;
   /**
-   * Starts a sign-in by the person, without a request (`sluice login`): the server is asked for its
-   * challenge first (an MCP request without a token), whose `resource_metadata` discovery follows.
+   * Starts a sign-in by the person without a request (`sluice login`); the server is asked for its
+   * challenge first.
    *
    * @param principal Whose sign-in. @default ""
    * @param signal Aborts discovery and registration.
@@ -61,13 +52,12 @@ export interface UpstreamSignIn {
    */
   begin(principal?: string, signal?: AbortSignal): Promise<Omit<SignInRequest, "completed">>;
   /**
-   * Finishes a flow of this server taken from the store (see `takeFlow`): checks the callback,
-   * exchanges the code, stores the grant. The code exchange fails when the authorization server
-   * has not answered within 25 s, or when `signal` fires; the flow is spent either way.
+   * Finishes a flow taken from the store (see `takeFlow`): checks the callback, exchanges the code
+   * (within 25 s), stores the grant. The flow is spent either way.
    *
    * @param flow The flow.
    * @param callbackUrl The URL the authorization server sent the person back to.
-   * @param options `signal` ends the code exchange (the caller's browser, or the person, gave up).
+   * @param options `signal` ends the code exchange.
    * @returns Whose grant it is.
    * @throws {UpstreamAuthError} When the callback or the token request fails a check, the token
    *   request got no answer in time, or `signal` ended it.
@@ -128,7 +118,6 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
     kind: options.transport.auth.kind,
     fetcher: (principal = "", overrides: SignInOverrides = {}) => requests.fetcher(principal, overrides),
     begin: async (principal = "", signal?: AbortSignal) => {
-      // No request is in flight: the server is asked for its challenge first.
       const started = await source.begin(principal, { challenge: undefined, signal });
       return { server: options.server, principal, ...started };
     },
@@ -148,9 +137,8 @@ export function createUpstreamSignIn(options: UpstreamSignInOptions): UpstreamSi
 }
 
 /**
- * The failure of a request the server still refuses for want of scopes (`insufficient_scope`)
- * once a step-up sign-in was made: the grant the sign-in got lacks them (the authorization server
- * did not grant them, or the person took them out), or the step-ups in a row are used up.
+ * The failure of a request still refused for `insufficient_scope` after a step-up sign-in, or once
+ * the step-ups in a row are used up.
  */
 function scopesNotGot(grant: Grant, challenge: Challenge, after: string): UpstreamAuthError {
   const missing = (challenge.scopes ?? []).filter((scope) => !grant.scopes.includes(scope));
@@ -166,10 +154,7 @@ function scopesNotGot(grant: Grant, challenge: Challenge, after: string): Upstre
 class SignedRequests {
   readonly #grants: KeptGrants;
   readonly #options: UpstreamSignInOptions;
-  /**
-   * Step-up sign-ins in a row, per principal: counted until a request goes through (a response
-   * neither 403 nor 401), whether or not the person finished signing in meanwhile.
-   */
+  /** Step-up sign-ins in a row, per principal, until a response is neither 403 nor 401. */
   readonly #stepUps = new Map<string, number>();
   /** The MCP server's last DPoP nonce (RFC 9449 §9), sent in the next proofs. */
   #resourceNonce: string | undefined;
@@ -191,10 +176,8 @@ class SignedRequests {
       if (response.status === 401) {
         const challenge = await challengeOf(response);
         await discardBody(response);
-        // No challenge to go by either: why the stored grant could not be refreshed.
         if (challenge === undefined && unrefreshed !== undefined) throw unrefreshed;
-        // A 401 without a challenge is still a sign-in: its discovery goes to the well-known URLs,
-        // as the spec says a client MUST when the server names no metadata.
+        // Without a challenge, discovery goes to the well-known URLs, as the spec says a client MUST.
         grant = await this.#grants.renew(principal, grant, {
           challenge: challenge ?? NO_CHALLENGE,
           signal,
@@ -212,8 +195,7 @@ class SignedRequests {
           grant = await stepUp;
           response = await this.#send(url, init, grant);
           if (response.status === 401) await this.#refusedNewToken(principal, response);
-          // The sign-in is made, and the grant it got still lacks a scope: asking again would
-          // only ask the person for the same.
+          // Still lacking a scope after the sign-in: asking again would ask the person the same.
           const again = response.status === 403 ? await challengeOf(response) : undefined;
           if (again?.error === "insufficient_scope") {
             await discardBody(response);
@@ -221,7 +203,6 @@ class SignedRequests {
           }
         }
       }
-      // A request that went through starts the step-ups' count again.
       if (response.status !== 403 && response.status !== 401) this.#stepUps.delete(principal);
       return response;
     };
@@ -240,9 +221,9 @@ class SignedRequests {
   }
 
   /**
-   * The step-up a 403 asks for: `insufficient_scope`, for the union of the scopes, at most
-   * {@linkcode MAX_STEP_UPS} sign-ins in a row; `undefined` when the 403 is the answer. Decided
-   * and started at once, with no wait between (the requests refused together count one sign-in).
+   * The step-up a 403 `insufficient_scope` asks for, at most {@linkcode MAX_STEP_UPS} in a row;
+   * `undefined` when the 403 is the answer. Decided and started with no wait between, so requests
+   * refused together count one sign-in.
    *
    * @returns The step-up's grant, coming.
    * @throws {UpstreamAuthError} When the step-ups in a row are used up.
@@ -294,7 +275,7 @@ async function withToken(
   nonce: string | undefined,
 ): Promise<RequestInit> {
   if (grant === undefined) return init;
-  // A fresh init each time: the caller's headers object is never changed.
+  // The caller's headers object is never changed.
   const headers = Object.fromEntries(new Headers(init.headers).entries());
   if (grant.dpop === undefined) {
     headers.authorization = `Bearer ${grant.accessToken}`;
