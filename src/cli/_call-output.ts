@@ -1,7 +1,5 @@
 /**
- * What `sluice call` prints once the server has answered, and the exit code it ends with: the
- * tool's content (text as text, other parts as JSON), `structuredContent` as JSON, a progress
- * line, and the exit code of a failed call, by the `ClientError`'s kind.
+ * What `sluice call` prints once the server has answered, and the exit code it ends with.
  *
  * @module
  */
@@ -35,12 +33,9 @@ export const CALL_EXIT = {
 /**
  * The exit code of a failed call.
  *
- * - `3`: kind `"policy"` (a check of the policy refused an input request), and the two ways a
- *   kind the policy turned off shows up (this command's handler implements every kind, so only the policy leaves one undeclared):
- *   the server refusing the call with `-32021` (missing client capability), or the server asking
- *   for an undeclared kind anyway (`"protocol"`, `-32601`).
- * - `5`: kind `"input_handler"`: this command's handler fails a request only when the operator
- *   refuses it (`:refuse`).
+ * - `3`: kind `"policy"`, and a kind the policy turned off (this handler implements every kind):
+ *   the server refusing the call with `-32021`, or asking for it anyway (`"protocol"`, `-32601`).
+ * - `5`: kind `"input_handler"`: this handler fails a request only when the operator `:refuse`s.
  * - `130`: the command was interrupted (its signal fired).
  * - `4`: everything else: `"transport"`, `"protocol"`, `"server"`, `"timeout"`, `"cancelled"`,
  *   `"rounds_exceeded"`, `"config"`, or an error that is not a `ClientError`.
@@ -101,11 +96,9 @@ function shellWord(word: string): string {
 }
 
 /**
- * Prints a tool's result: each text part as text (cleaned of control characters on a terminal,
- * exact otherwise, as `cat` prints a file), other parts as one line of JSON, then
- * `structuredContent` as JSON unless a text part already holds the same JSON. The JSON is
- * {@linkcode safeJson}'s, on a terminal or not: a server's controls and invisible characters in it
- * are escapes.
+ * Prints a tool's result: each text part as text (cleaned on a terminal, exact otherwise, as `cat`
+ * prints), other parts as one line of JSON, then `structuredContent` unless a text part holds the
+ * same JSON. JSON is always {@linkcode safeJson}'s, controls and invisible characters escaped.
  *
  * @param screen The screen.
  * @param result The result (a `CallToolResult`; anything else is printed as JSON).

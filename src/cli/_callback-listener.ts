@@ -1,10 +1,9 @@
 /// <reference types="node" />
 /**
- * The loopback listener `sluice login` gives the authorization server as its redirect URI
- * (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`, through `node:http` (Node, Deno and
- * Bun). It serves one `GET /callback` whose `state` is the sign-in's, handing its URL over with a
- * way to answer the browser; one with another `state` (a stale tab, a prefetch, another local
- * process) is answered 400 and the listener waits on, and anything else is 404.
+ * The loopback redirect URI of `sluice login` (RFC 8252 §7.3): `http://127.0.0.1:<port>/callback`,
+ * through `node:http`. It hands over the one `GET /callback` whose `state` is the sign-in's; one
+ * with another `state` (a stale tab, a prefetch) is answered 400 and the wait goes on; anything
+ * else is 404.
  *
  * @module
  */
@@ -69,8 +68,7 @@ export async function listenForCallback(port = 0): Promise<CallbackListener> {
   let origin = "";
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? "";
-    // Only the address the authorization server sends the browser to: the Host check keeps a web
-    // page that rebinds its own name to 127.0.0.1 out.
+    // The Host check keeps out a web page that rebinds its own name to 127.0.0.1.
     const ours = req.method === "GET" && path.startsWith("/") && req.headers.host === new URL(origin).host;
     const url = ours ? new URL(`${origin}${path}`) : undefined;
     const found = url !== undefined && url.pathname === "/callback" && !taken;

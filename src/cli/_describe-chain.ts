@@ -1,13 +1,9 @@
 /**
- * The report `sluice check` prints for one compiled policy: the transport and era, the call
- * and message limits, then the chain every input request goes through, step by step as
- * `chainSteps` lists what the chain compiles (its order, numbers and codes), with each step's
- * effective numbers (byte limits in KiB, MiB or GiB and durations as policy files write them,
- * when exact), then the log budget, legacy supervision and front settings. Each step has a
- * number of its own: a step that applies to one elicitation mode says so. Nothing that may be a
- * secret is printed: env variables and headers by name only (a stdio argument's `--header` too),
- * a URL's password (or user alone) and query values and the value of a stdio argument whose flag
- * looks secret as `…`.
+ * The report `sluice check` prints for one compiled policy: transport and era, call and message
+ * limits, the chain's steps as `chainSteps` lists them (order, numbers, codes) with their effective
+ * numbers, then logs, legacy supervision and front settings. Nothing that may be a secret is
+ * printed: env variables and headers by name only, and a URL's password and query values and a
+ * secret-looking stdio argument's value as `…`.
  *
  * @module
  */
@@ -179,8 +175,7 @@ function transport(p: CompiledPolicy): string {
     ].join("");
   }
   const headers = Object.keys(t.headers);
-  // The sign-in shows its kind and client id only: the variables' names are not secret, but
-  // nothing read from them is printed.
+  // The sign-in shows its kind and client id only: nothing read from variables is printed.
   const auth = t.auth === undefined
     ? ""
     : t.auth.kind === "client_credentials"
@@ -202,9 +197,8 @@ const ASSIGNMENT = /^([A-Za-z0-9_.-]+)=(.*)$/s;
 /** A flag alone, whose value may be the next argument: `--token`, `-password`. */
 const FLAG = /^-[A-Za-z0-9_.-]+$/;
 /**
- * Endings of a name that holds a secret though the form check's words miss it, being one word
- * with what comes before: `PGPASSWORD`, `DB_PASS`, `HF_TOKEN`, `--apikey`. A name that merely
- * ends so (`--monkey`) is hidden too: a value too many shown as `…` costs nothing.
+ * Endings of a secret name the form check's words miss, being joined to what comes before:
+ * `PGPASSWORD`, `HF_TOKEN`, `--apikey`. `--monkey` is hidden too: one `…` too many costs nothing.
  */
 const SECRET_ENDING = /(?:password|passwd|pass|token|secret|key)$/i;
 /** Flags whose value is an HTTP header, `Name: value` (mcp-remote's `--header`, curl's `-H`). */
@@ -234,11 +228,9 @@ function shownHeader(header: string): string {
 }
 
 /**
- * A stdio command's arguments as printed, with what may be a secret shown as `…`, as query values
- * are: the value of a flag or an assignment whose name looks secret ({@linkcode looksSecret}:
- * `--token x`, `--api-key=x`, `PGPASSWORD=x`), the value of a header (`--header "Authorization:
- * Bearer x"`, `-H …`, `--header=…`, shown by name), and a URL's password (or user alone) and
- * query values.
+ * A stdio command's arguments as printed, with what may be a secret shown as `…`: the value of a
+ * flag or assignment whose name {@linkcode looksSecret} (`--token x`, `PGPASSWORD=x`), a header's
+ * value (`--header`, `-H`: shown by name), and a URL's password and query values.
  *
  * @param args The arguments.
  * @returns The arguments to print.

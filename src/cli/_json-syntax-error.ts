@@ -1,8 +1,7 @@
 /**
- * Finds where a JSON text stops being JSON, and says so in the same words on every runtime:
- * `JSON.parse`'s messages differ between V8 versions and JavaScriptCore, and Bun's carries no
- * position at all. Run after `JSON.parse` failed, or on a small file to find a repeated property name,
- * so it is written for clarity, not speed.
+ * Finds where a JSON text stops being JSON, in the same words on every runtime (`JSON.parse`'s
+ * messages differ between engines, and Bun's has no position). It runs only after `JSON.parse`
+ * failed or on a small file, so it is written for clarity, not speed.
  *
  * @module
  */
@@ -21,9 +20,8 @@ const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9A-Fa-f]{4})/y;
 const KEY = "a property name in double quotes";
 
 /**
- * Finds the first syntax error of a JSON text (RFC 8259, what `JSON.parse` accepts), and with
- * `duplicates` a property name given twice in one object, which `JSON.parse` takes silently,
- * keeping the last (a policy file would drop the first's limit).
+ * Finds the first syntax error of a JSON text (RFC 8259), and with `duplicates` a property name
+ * given twice in one object, which `JSON.parse` takes silently, keeping the last.
  *
  * @param text The text.
  * @param options `duplicates: true` also reports a repeated property name.
@@ -33,8 +31,7 @@ export function findJsonSyntaxError(
   text: string,
   options: { readonly duplicates?: boolean } = {},
 ): JsonSyntaxError | undefined {
-  // The containers open at the offset reached, innermost last; no recursion, so deep nesting
-  // cannot overflow the stack. `names` holds each open object's property names when asked.
+  // The open containers, innermost last: no recursion, so deep nesting cannot overflow the stack.
   const open: ("{" | "[")[] = [];
   const names: Set<string>[] = [];
   let at = 0;

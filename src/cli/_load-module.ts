@@ -1,11 +1,9 @@
 /// <reference types="node" />
 /**
- * Loads a user's module (a policy file, a handler) by path, on every runtime: Deno and Bun
- * import TypeScript natively; Node imports `.ts` and `.js` files through tsx's API (`tsImport`),
- * so the command works from an installed package without a loader flag, and a file's
- * `export default` works whether or not its folder says `"type": "module"`. JSON files are read
- * and parsed. A file that does not parse throws a {@linkcode SourceSyntaxError} with its line and
- * column, whichever runtime's parser found it.
+ * Loads a user's module (a policy file, a handler) by path, on every runtime: Deno and Bun import
+ * TypeScript natively; Node imports `.ts` and `.js` through tsx's `tsImport`, so no loader flag is
+ * needed and `export default` works without `"type": "module"`. JSON files are read and parsed. A
+ * file that does not parse throws a {@linkcode SourceSyntaxError} with its line and column.
  *
  * @module
  */
@@ -61,10 +59,7 @@ export class SourceSyntaxError extends SyntaxError {
   }
 }
 
-/**
- * Thrown on Node for a `.ts` or `.js` file when tsx, which loads such files there, is not
- * installed (an optional peer dependency: only users of those files need it).
- */
+/** Thrown on Node for a `.ts` or `.js` file when tsx (an optional peer dependency) is not installed. */
 export class TsxMissingError extends Error {
   /** @param cause What importing tsx threw. */
   constructor(cause: unknown) {
@@ -100,10 +95,10 @@ export async function loadModule(path: string): Promise<Readonly<Record<string, 
 
 async function importModule(path: string): Promise<Readonly<Record<string, unknown>>> {
   const url = pathToFileURL(path).href;
-  // An .mjs file is an ES module wherever it is: Node imports it as Deno and Bun do, without tsx.
+  // An .mjs file is an ES module wherever it is: Node imports it without tsx.
   if (runtimeName() !== "node" || path.endsWith(".mjs")) return await import(url) as Record<string, unknown>;
-  // tsx also turns `export default` into CommonJS in a folder without `"type": "module"`, where
-  // Node 20 would refuse it in a .js file; the namespace then wraps the exports once more.
+  // Without `"type": "module"` tsx turns `export default` into CommonJS (Node 20 would refuse it in
+  // a .js file), and the namespace wraps the exports once more.
   const { tsImport } = await import("tsx/esm/api").catch((error: unknown) => {
     const code = (error as { code?: unknown } | null)?.code;
     throw code === "ERR_MODULE_NOT_FOUND" && String(error).includes("'tsx'")
@@ -118,8 +113,8 @@ async function importModule(path: string): Promise<Readonly<Record<string, unkno
 }
 
 /**
- * A JSON file's text, which RFC 8259 says is UTF-8: other bytes (Latin-1, UTF-16) would become
- * U+FFFD and change a command or a name unseen, so they fail at the first of them.
+ * A JSON file's text, UTF-8 by RFC 8259: other bytes would become U+FFFD and change a command or a
+ * name unseen, so they fail at the first of them.
  */
 function utf8Text(path: string, bytes: Uint8Array): string {
   try {
@@ -136,7 +131,7 @@ function utf8Text(path: string, bytes: Uint8Array): string {
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 function parseJsonFile(path: string, text: string): unknown {
-  // A byte order mark is no JSON, but editors write it; it says nothing about the content.
+  // A byte order mark is no JSON, but editors write it.
   const json = text.startsWith("\uFEFF") ? text.slice(1) : text;
   let value: unknown;
   try {
@@ -160,7 +155,7 @@ function syntaxErrorAt(
   found: JsonSyntaxError,
   cause?: unknown,
 ): SourceSyntaxError {
-  // JSON's line breaks: CR, LF and CR LF (an old Mac editor's file has CR alone).
+  // JSON's line breaks: CR, LF and CR LF.
   const before = json.slice(0, found.offset).split(JSON_LINE_BREAK);
   const line = before.length;
   const column = (before.at(-1) ?? "").length + 1;
@@ -181,10 +176,9 @@ interface FoundSyntaxError {
 }
 
 /**
- * Reads the position out of what a runtime's parser threw: esbuild (tsx, on Node) says it only
- * in its message, `Transform failed with 1 error:\n<file>:<line>:<column>: ERROR: <what>`; Deno
- * throws a TypeError whose message starts `SyntaxError: <what>` and ends `at <url>:<line>:<column>`;
- * Bun throws a BuildMessage, or an AggregateError of them, with a `position`.
+ * Reads the position out of what a runtime's parser threw: esbuild (tsx, on Node) only in its
+ * message, Deno in a TypeError's message (`SyntaxError: <what> … at <url>:<line>:<column>`), Bun in
+ * a BuildMessage's (or an AggregateError of them) `position`.
  */
 function syntaxErrorOf(error: unknown): FoundSyntaxError | undefined {
   if (typeof error !== "object" || error === null) return undefined;

@@ -12,8 +12,7 @@ import process from "node:process";
 /**
  * The opener of this platform, and its arguments for `url`.
  *
- * On Windows not `cmd /c start`: cmd would read `&`, `^` and `%` in the URL's query as its own
- * syntax; rundll32 hands the URL to the default browser as one argument.
+ * On Windows not `cmd /c start`, which would read `&`, `^` and `%` in the URL as its own syntax.
  *
  * @param url The URL.
  * @param platform The platform (`process.platform`).

@@ -1,10 +1,8 @@
 /**
- * A form elicitation asked field by field: the title (or name), description and a hint of what
- * fits, the default pre-filled in brackets (Enter accepts it), enums as numbered choices
- * (multi-select: comma-separated numbers), booleans as y/n, numbers parsed. Each value is judged
- * by the chain's own answer check (`checkElicitAnswer`) on that field, and the field is asked
- * again with its message, naming the field by its title. `:decline` or `:cancel` at any prompt
- * answers so; stdin closing fails the request.
+ * A form elicitation asked field by field: the default in brackets (Enter accepts it), enums as
+ * numbered choices (multi-select: comma-separated), booleans as y/n. Each value is judged by the
+ * chain's answer check (`checkElicitAnswer`) and the field asked again on its message. `:decline`
+ * or `:cancel` at any prompt answers so; stdin closing fails the request.
  *
  * @module
  */

@@ -1,8 +1,7 @@
 /**
  * The handler of `sluice call`: every input request is asked of the person at the terminal, one
- * at a time (forms field by field, URLs with consent, sampling replies typed, roots offered), and
- * server log entries are printed to stderr above a minimum level. A call that asks for input again
- * after its earlier requests were answered shows the round on each later prompt.
+ * at a time, and server log entries at or above a level are printed to stderr. Later rounds of
+ * input show their round on each prompt.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
- * Reading answers at the terminal: a line reader over any byte or text stream (the same on Node,
- * Deno and Bun), a prompt that gives up when its request's signal fires without losing the line
- * still being typed, and a lock so that input requests answered in parallel ask one at a time.
+ * Reading answers at the terminal: a line reader over any byte or text stream, a prompt that gives
+ * up when its request's signal fires without losing the line being typed, and a lock so that input
+ * requests answered in parallel ask one at a time.
  *
  * @module
  */

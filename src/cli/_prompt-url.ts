@@ -1,9 +1,8 @@
 /// <reference types="node" />
 /**
- * A URL elicitation at the terminal: the server's message, the full URL with its host
- * highlighted, a warning for an internationalized host (`xn--`) and for a page off the server's
- * origin, then consent: y accepts, n declines, c cancels. Nothing is opened: the URL is printed
- * again for the user to open, and the acceptance is sent when they press Enter, back from the page.
+ * A URL elicitation at the terminal: the server's message, the URL (see {@linkcode printUrl}), a
+ * warning for a page off the server's origin, then consent: y accepts, n declines, c cancels.
+ * Nothing is opened; the acceptance is sent when the person presses Enter, back from the page.
  * Stdin closing before consent fails the request.
  *
  * @module
@@ -71,10 +70,9 @@ export async function promptUrl(
 }
 
 /**
- * Answers `accept` once the person is back from the page. Their `y` is consent, not the end of
- * what the page asks, and what the answer sets off assumes it is done: a legacy server's
- * `-32042` call is sent again, a modern call's next round goes. Enter (or stdin closing) sends
- * it; `n` declines and `c` cancels after all; the policy's `handlerTimeout` still bounds the wait.
+ * Answers `accept` once the person is back from the page: `y` is only consent, and the answer
+ * makes the call go on (a legacy `-32042` call is resent, a modern call's next round goes). Enter
+ * (or stdin closing) sends it; `n` or `c` still decline or cancel; `handlerTimeout` bounds the wait.
  */
 async function whenDone(
   prompter: Prompter,
@@ -114,9 +112,8 @@ const ACTIONS: Readonly<Record<string, ElicitResult["action"] | undefined>> = Ob
 );
 
 /**
- * Prints a URL for a person to open: the URL with its host highlighted, the host, what the server
- * sent when the policy normalised it, and a warning for an internationalized host (`xn--`). Also
- * how `sluice login` shows its authorization URL.
+ * Prints a URL for a person to open (also `sluice login`'s): the URL with its host highlighted, the
+ * host, what the server sent when the policy normalised it, and a warning for an `xn--` host.
  *
  * @param screen The screen.
  * @param page The URL (the check's normalised `href`), its host as the URL spells it, whether the

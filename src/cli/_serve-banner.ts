@@ -10,10 +10,8 @@ import { isLoopbackHost } from "../front/guard.ts";
 import { show } from "./_args.ts";
 
 /**
- * The banner of a running `sluice serve`. The first line is where it listens; the routes are
- * shown at the URL callers use: the listening one when its host is a loopback name (always
- * answered), else the first of `allowedHosts` (`0.0.0.0` or a LAN address is no name the front
- * answers, so a URL with it would be refused `403`).
+ * The banner of a running `sluice serve`: where it listens, then the routes at the URL callers use
+ * (see `callerBase`).
  *
  * @param url Where it listens (`http://0.0.0.0:8841`).
  * @param options The policies served, who may call (`auth`), and the host names answered.
@@ -52,10 +50,9 @@ export function serveBanner(
 }
 
 /**
- * The URL callers reach the front by: the listening one on a loopback name, else the first
- * allowed host with the listening port (or the entry's own port, a proxy's: only that one is
- * answered for it). The scheme stays the listener's: whether a proxy in front serves HTTPS is
- * not known here.
+ * The URL callers reach the front by: the listening one on a loopback name, else the first allowed
+ * host (`0.0.0.0` or a LAN address would be refused `403`) with the listening port or the entry's
+ * own (a proxy's). The scheme stays the listener's: a proxy's HTTPS is not known here.
  */
 function callerBase(url: string, allowedHosts: readonly string[] | "routed" | undefined): string {
   const listening = new URL(url);

@@ -1,8 +1,6 @@
 /**
  * What `sluice tools`, `sluice login` and `sluice logout` read first: one `<server>`, the command's
- * flags, and the server's policy. For login and logout the policy must sign in with
- * `transport.auth.oauth` (a person signs in); otherwise a usage error names the server and says
- * what its policy needs.
+ * flags, and the server's policy (for login and logout, one with `transport.auth.oauth`).
  *
  * @module
  */

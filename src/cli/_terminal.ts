@@ -19,8 +19,8 @@ export interface Style {
 }
 
 /**
- * Server text as lines safe for a terminal: split at line breaks, each line cleaned by
- * `sanitizeText` (controls, escapes, bidi and invisible characters removed) and clamped.
+ * Server text as lines safe for a terminal: split at line breaks, each cleaned by `sanitizeText`
+ * and clamped.
  *
  * @param text Any value; non-strings are rendered as JSON.
  * @param max The most characters kept per line.

@@ -1,8 +1,6 @@
 /**
- * A server's tools for a person: every page of `tools/list`, and each tool printed with its title,
- * description and arguments (type, required or optional, choices, default, description) read from
- * its input schema. `sluice tools` prints them; `sluice call` looks a tool up when the server
- * rejects the call, to tell an unknown tool from other failures.
+ * A server's tools for a person: every page of `tools/list`, and each tool printed with its
+ * arguments read from its input schema. `sluice call` also looks a rejected tool up here.
  *
  * @module
  */

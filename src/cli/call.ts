@@ -121,8 +121,7 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
   const plan = await readPlan(argv, io);
   if (typeof plan === "number") return plan;
   const { policy } = plan;
-  // With --json, stdout carries the result alone: prompts and progress go to stderr. So they do
-  // when stdout goes to a file or a pipe while stderr is a terminal: the person is there.
+  // Prompts and progress go to stderr with --json, or when only stderr is a terminal.
   const screen = new Screen(io, { stdout: !plan.json && (io.isTTY || io.stderrIsTTY !== true) });
   const reader = new LineReader(io.stdin);
   const prompter = new Prompter(screen, reader);
@@ -172,9 +171,8 @@ export async function runCall(argv: readonly string[], io: CliIo): Promise<numbe
 
 /**
  * Says how the call ended and picks its exit code. In order: an interruption, stdin closing under
- * a prompt of the call (one for a request outside it is only reported), the person's decline, an
- * unknown tool, the call's own failure, a policy refusal the server carried on after (a legacy
- * server is answered the refusal, and may still answer the call), then a tool error.
+ * a prompt of the call, the person's decline, an unknown tool, the call's own failure, a policy
+ * refusal a legacy server carried on after, then a tool error.
  */
 function endCall(
   call: {
@@ -265,12 +263,9 @@ async function lacksTool(
 }
 
 /**
- * Opens the server's session, and lets the person answer what the server asks as it opens before
- * the call goes out: a legacy server may ask on its own at once (server-filesystem asks for its
- * roots when the session starts, and refuses every path until it has them), and a call sent
- * meanwhile is served without the answer. Listing the tools opens the session; a request the
- * server sent before answering the list has reached the handler once the tasks queued meanwhile
- * have run (one turn of the event loop).
+ * Opens the server's session (by listing the tools), and lets the person answer what the server
+ * asks as it opens before the call goes out: a legacy server may ask at once (server-filesystem
+ * wants its roots and refuses every path until it has them).
  *
  * @param client The command's client.
  * @param server The server.
@@ -288,16 +283,14 @@ async function beforeCall(
   try {
     await client.listTools(server, signal === undefined ? {} : { signal });
   } catch (error) {
-    // Ctrl-C before the list was answered: the call, sent with the fired signal, fails as
-    // cancelled and names itself, not the list the person never asked for.
+    // Ctrl-C before the list was answered: the call fails as cancelled and names itself.
     if (signal?.aborted === true) return;
     throw error;
   }
   await nextTurn();
-  // Ctrl-C ends the wait at once: the call then fails as interrupted, and closing the client
-  // withdraws the prompt.
+  // Ctrl-C ends the wait at once; closing the client withdraws the prompt.
   await untilAborted(prompter.settled(), signal);
-  // The answers go out once their checks have run (queued work again): before the call.
+  // The answers go out once their checks have run (queued work), before the call.
   await nextTurn();
 }
 

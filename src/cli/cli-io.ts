@@ -92,12 +92,9 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
 const closedPipes = new WeakSet<NodeJS.WriteStream>();
 
 /**
- * A writer to one of the process's streams that outlives its reader: a reader that closes the
- * pipe (`sluice tools demo | head -1`) ends what the command prints, not the command, which then
- * exits with its own code. Node reports the closed pipe as an `error` event (`EPIPE`), which,
- * unheard, ends the process with a stack trace and code 1; any other error still does. The
- * listener stays for the life of the process (once per stream): the event comes a tick after
- * the write, when the command may have finished.
+ * A writer to one of the process's streams that outlives its reader: a closed pipe (`| head -1`)
+ * ends the output, not the command. Node's unheard `EPIPE` would end the process with code 1; other
+ * errors still do. The listener stays (once per stream): the event may come after the command ends.
  */
 function pipeWriter(stream: NodeJS.WriteStream): CliWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);

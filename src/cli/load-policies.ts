@@ -69,8 +69,7 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
   for (const [index, name] of names.entries()) {
     const source = files[index] ?? name;
     const loaded = await loadOne(join(folder, name), source);
-    // A file with problems still owns the server it names, so that every file naming it again
-    // is told now, not once the first is mended.
+    // A file with problems still owns its server, so every file naming it again is told now.
     const server = loaded.ok
       ? loaded.policy.server
       : loaded.problems.find((p) => p.server !== undefined)?.server;
@@ -97,8 +96,8 @@ export async function loadPolicies(dir: string, options: LoadPoliciesOptions = {
 async function listPolicyFiles(folder: string, dir: string): Promise<{ names: string[]; others: string[] }> {
   try {
     const entries = await readdir(folder, { withFileTypes: true });
-    // Hidden files are an editor's (an Emacs lock `.#x.policy.json`, a macOS `._x.policy.json`);
-    // an autosave `#x.policy.json#` or a backup `x.policy.json~` ends in no kind the pattern takes.
+    // Hidden files are an editor's (`.#x.policy.json`, `._x.policy.json`); an autosave or backup
+    // (`#x.policy.json#`, `x.policy.json~`) does not match the pattern.
     const named = entries
       .filter((e) => !e.isDirectory() && !e.name.startsWith(".") && /\.policy\.[A-Za-z\d]+$/.test(e.name))
       .map((e) => e.name);
@@ -149,8 +148,7 @@ async function loadOne(
     if (error instanceof TsxMissingError) {
       return problem(`${error.message}, or the policy in a .policy.json file`);
     }
-    // A module that parses and throws as it runs (its own check of an environment variable, or
-    // a JSON.parse of one, say) said what is wrong itself.
+    // A module that throws as it runs said what is wrong itself.
     return problem(`the file threw as it loaded: ${describeThrown(error)}`);
   }
   if (!Object.hasOwn(namespace, "default")) {
@@ -164,7 +162,7 @@ async function loadOne(
 
 /**
  * What to do about tsx's refusal of top-level await: Node reads a .ts or .js file outside a
- * `"type": "module"` package as CommonJS, where there is none (Deno and Bun have no such mode).
+ * `"type": "module"` package as CommonJS.
  */
 function cjsHint(what: string): string {
   return what.includes('"cjs" output format')

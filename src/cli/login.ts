@@ -1,9 +1,7 @@
 /**
- * `sluice login <server>`: signs a person in to a server whose policy has
- * `transport.auth.oauth`, with the authorization code grant, and keeps the tokens in the command
- * line's token file for `sluice call`. The browser comes back to a loopback listener (RFC 8252) on
- * a port of the server's own while it is free, so each login has the same redirect URI and signs in
- * as the client registered under it the first time.
+ * `sluice login <server>`: signs a person in to a server whose policy has `transport.auth.oauth`,
+ * with the authorization code grant, and keeps the tokens in the token file for `sluice call`. The
+ * browser comes back to a loopback listener (RFC 8252) on the server's own port (`callbackPort`).
  *
  * @module
  */
@@ -124,11 +122,10 @@ export async function runLogin(argv: readonly string[], io: CliIo): Promise<numb
 }
 
 /**
- * The port a server's logins ask for first: one of 20000–32767 (below the systems' ephemeral
- * ports) that its id and URL always give, so each login has the redirect URI of the one before
- * and signs in as the client registered under it. A kept registration is never tried on another
- * port: RFC 8252 §7.3 has authorization servers allow any loopback port, but one that does not
- * would answer with an error page sluice never sees, at every login.
+ * The port a server's logins ask for first: one of 20000–32767 (below ephemeral ports) fixed by its id
+ * and URL, so each login has the same redirect URI and signs in as the client registered under it.
+ * A kept registration is never tried on another port: RFC 8252 §7.3 has authorization servers
+ * allow any loopback port, but one that does not would show an error page sluice never sees.
  *
  * @param policy The server's policy.
  * @returns The port.

@@ -54,8 +54,7 @@ export async function runLogout(argv: readonly string[], io: CliIo): Promise<num
   const where = JSON.stringify(file.path);
   const client = createClient({ name: "sluice", policies: [target.policy], signIn: { tokens: file.tokens } });
   try {
-    // The command line signs in as the client's own principal, "". readServerTarget lets through
-    // only a policy with transport.auth.oauth, so an HTTP transport.
+    // The command line signs in as principal "". readServerTarget ensures an HTTP transport.
     const endpoint = transport.kind === "http" ? transport.url : "";
     if (await file.tokens.get(grantKey({ server, endpoint }, "")) === undefined) {
       io.stdout.write(`No tokens for "${server}" in ${where}: nothing to forget\n`);

@@ -102,8 +102,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     io.stderr.write(`sluice serve: ${message.replace(/^sluice serve\(\): /, "")}\n`);
     return 1;
   }
-  // For the person who started it: stdout carries the decision events alone (JSON lines a log
-  // shipper reads, when not on a terminal).
+  // For the person who started it: stdout carries the decision events alone.
   if (io.signal?.aborted !== true) io.stderr.write(serveBanner(running.url, options));
   // Runs until the io's signal fires: never, without one.
   await untilAborted(new Promise<never>(() => {}), io.signal);
@@ -118,8 +117,7 @@ function stopping(io: CliIo): number {
 }
 
 function usage(io: CliIo, message: string): number {
-  // The entry's own errors name it ("sluice serve(): ..."): said once, and its "hostname" is the
-  // command's --host.
+  // The entry's errors name it ("sluice serve(): ..."), and its "hostname" is --host.
   const said = message.replace(/^sluice serve\(\): /, "").replace(/^"hostname"/, 'flag "--host"');
   return usageError(io, "serve", said);
 }
@@ -171,7 +169,7 @@ async function readOptions(
   if (typeof handler === "string") return usage(io, handler);
   const stateKey = io.env["SLUICE_STATE_KEY"];
   if (stateKey === undefined || stateKey === "") {
-    // Every entry's own words (README: the same message everywhere), after this command's name.
+    // The entry's own words, after this command's name.
     return usage(io, NO_STATE_KEY.replace(/^sluice: /, ""));
   }
   const keyProblem = secretKeyProblem(stateKey);
@@ -233,7 +231,7 @@ async function readAuth(
   if (path === undefined) return { auth: undefined };
   const loaded = await loadFlagModule(io, "auth", path);
   if (typeof loaded === "string") return { problem: loaded };
-  // Checked here too, so that a problem names the module (the gateway names only its option).
+  // Checked here too, so a problem names the module, not only the gateway's option.
   try {
     downstreamAuth(loaded.value, { who: `--auth ${show(path)}`, clock: systemClock });
   } catch (error) {
@@ -244,8 +242,8 @@ async function readAuth(
 }
 
 /**
- * The bearer secrets of `SLUICE_BEARER_TOKENS`, checked here so that a problem names the variable
- * and the entry (by position and subject, never its secret), not the `auth` option it becomes.
+ * The bearer secrets of `SLUICE_BEARER_TOKENS`, checked here so a problem names the variable and
+ * the entry (by position and subject, never its secret).
  *
  * @param tokens The variable's value: "subject:secret" entries separated by commas.
  * @returns The `auth`, or the problem.
@@ -316,9 +314,8 @@ async function loadFlagModule(
 }
 
 /**
- * Where decision events go: the command's own stdout (never `console.log`, which tests cannot
- * capture and which would bypass the io), one line each; a reader that falls behind costs at
- * most `MAX_LINE_BACKLOG` bytes, past which lines are dropped and their count said on stderr.
+ * Where decision events go: the io's stdout (not `console.log`), one line each; past
+ * `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr.
  */
 function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((decision: Decision) => unknown) {
   if (how === "none") return false;

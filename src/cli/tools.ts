@@ -53,11 +53,9 @@ const refuse = (): HandlerError => ({
 });
 
 /**
- * Declares what `sluice call` declares (every kind and mode the policy allows, and tasks), since
- * servers list only the tools a client's capabilities can serve (server-everything hides its
- * sampling, elicitation and roots tools otherwise); a request a server sends on its own while the
- * tools are listed is refused. The server's last log lines are kept, to print if the listing fails
- * (a stdio server's stderr says why it would not start).
+ * Declares what `sluice call` declares, since servers list only the tools a client's capabilities
+ * can serve; a request the server sends meanwhile is refused. The server's last log lines are kept
+ * to print if the listing fails (a stdio server's stderr says why it would not start).
  */
 const listingHandler = (logs: string[]) =>
   defineHandler({

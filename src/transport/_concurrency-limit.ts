@@ -1,7 +1,5 @@
 /**
- * Runs at most a fixed number of tasks at once; the rest wait their turn in arrival order. The
- * legacy HTTP connection sends its answers to a server's requests through one, so a server that
- * floods requests cannot make the client open a socket (and a POST) per request at once.
+ * Runs at most a fixed number of tasks at once; the rest wait their turn in arrival order.
  *
  * @module
  */

@@ -2,9 +2,9 @@
  * Reads a `text/event-stream` response to a POST: each event's data is one JSON-RPC message;
  * messages before the response go to `onMessage` in order, the response ends the read.
  *
- * SSE parsing is `eventsource-parser`'s. Around it: UTF-8 decoding (which drops a leading BOM),
- * line ends rewritten to LF before parsing (the parser holds back a CR at the end of a chunk until
- * more input arrives, which would stall an event ended by bare CRs), and byte limits.
+ * SSE parsing is `eventsource-parser`'s. Around it: UTF-8 decoding (which drops a leading BOM), byte
+ * limits, and line ends rewritten to LF (the parser holds back a chunk's final CR, which would
+ * stall an event ended by bare CRs).
  *
  * @module
  */
@@ -44,10 +44,9 @@ interface IdLines {
   id: string | undefined;
 }
 
-// Room in the parser's buffer beyond the data limit, for the `data: ` prefix of a line still
-// arriving and up to 1 KiB of `id` and `event` lines: an event whose data fits is not refused
-// because of where its bytes were cut. The buffer counts UTF-16 code units, never more than the
-// UTF-8 bytes, so it bounds memory and the byte count itself is checked on each event.
+// Room in the parser's buffer beyond the data limit, for the `data: ` prefix and up to 1 KiB of
+// `id` and `event` lines, so an event whose data fits is never refused for where a chunk was cut.
+// The buffer counts UTF-16 units (never more than UTF-8 bytes); each event's bytes are checked too.
 const LINE_ROOM = 1024;
 
 /**
@@ -107,8 +106,7 @@ function handleEvent(
   options: EventStreamOptions,
   tooLarge: string,
 ): void {
-  // An empty id clears the last event id, as in the SSE rules; it applies even to skipped events.
-  // One a header cannot carry is ignored (see idField).
+  // An empty id clears the last event id (SSE rules), even on a skipped event; see UNSENDABLE_ID.
   if (event.id !== undefined && !UNSENDABLE_ID.test(event.id)) {
     state.lastEventId = event.id === "" ? undefined : event.id;
   }
@@ -134,13 +132,10 @@ function handleEvent(
 }
 
 /**
- * Feeds LF-ended text to the parser one event at a time, and once the parser has had an event's
- * blank line, sets the last event id from that event's `id` line. The `id` lines are read here
- * too because eventsource-parser 3 dispatches no event without a `data` line and drops its `id`
- * with it, with no hook for fields (only `onRetry` and `onComment`), while the SSE rules (WHATWG
- * HTML §9.2.6) set the last event id at the blank line whatever the data: an event of an `id`
- * alone must move the resume cursor. Feeding event by event keeps the ids in stream order with
- * those of the events the parser dispatches.
+ * Feeds LF-ended text to the parser one event at a time, and at each event's blank line sets the
+ * last event id from its `id` line. eventsource-parser 3 drops an event without `data`, its `id`
+ * with it, and has no field hook, while WHATWG HTML §9.2.6 makes an `id` alone move the cursor.
+ * Feeding event by event keeps these ids in stream order with the parser's.
  */
 function feedEvents(text: string, lines: IdLines, parser: EventSourceParser, state: StreamState): void {
   let fed = 0;
@@ -171,10 +166,9 @@ function feedEvents(text: string, lines: IdLines, parser: EventSourceParser, sta
 }
 
 /**
- * An id the `Last-Event-ID` header of the resuming GET cannot carry as it is: a NUL (which the SSE
- * rules ignore), another control character but HTAB (fetch refuses it, so the GET would fail
- * before it is sent), or a space or HTAB at either end (fetch strips it, so another id is sent).
- * Such an id is ignored as one with a NUL is: the cursor stays where it was.
+ * An id the resuming GET's `Last-Event-ID` cannot carry as it is, so it is ignored as the SSE rules
+ * ignore a NUL: a control character but HTAB (fetch refuses it), or a space or HTAB at either end
+ * (fetch strips it).
  */
 // deno-lint-ignore no-control-regex -- finding control characters is the point
 const UNSENDABLE_ID = /[\0-\x08\n-\x1f\x7f]|^[\t ]|[\t ]$/;

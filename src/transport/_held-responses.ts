@@ -1,17 +1,14 @@
 /**
- * The responses `createNodeFetch()` returns for a body it reads itself, in a file of their own so
- * that `readResponse` can take their bodies without importing the Node-only fetch. A body given to
- * Node's `Response` is made into a web stream at once, and reading it back goes through that
- * stream, which costs more than the rest of a small answer: these make the stream only when
- * `body` (or a method only it answers) is asked for.
+ * The responses `createNodeFetch()` returns, apart so that `readResponse` can take their bodies
+ * without importing the Node-only fetch. Node's `Response` makes a web stream of any body at once,
+ * costly for a small answer; these make one only when `body` (or a method needing it) is asked for.
  *
  * @module
  */
 
 /**
- * A response made without a body, whose `Headers` are built only when `headers` is asked for:
- * {@linkcode HeldResponse.header} answers `readResponse`'s few questions from the pairs it was
- * given.
+ * A response whose `Headers` are built only when asked for; {@linkcode HeldResponse.header} answers
+ * `readResponse` from the pairs.
  */
 export abstract class HeldResponse extends Response {
   readonly #pairs: readonly (readonly [string, string])[];
@@ -154,8 +151,8 @@ export interface ChunkSource {
 }
 
 /**
- * A body still arriving (an event stream, or a long answer): `readResponse` takes its chunks as
- * they come, without a web stream; `body`, and every method that reads it, get one.
+ * A body still arriving (an event stream, or a long answer): `readResponse` takes its chunks without
+ * a web stream; `body`, and every method that reads it, make one.
  */
 export class StreamedResponse extends HeldResponse {
   #source: ChunkSource | undefined;

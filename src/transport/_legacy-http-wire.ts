@@ -110,8 +110,7 @@ export class LegacyHttpWire {
   async send(method: "POST" | "GET" | "DELETE", options: SendOptions): Promise<Response> {
     const sessionId = this.#sessionId;
     const { transport, fetch } = this.settings;
-    // The body in the literal, not added after a spread of it: V8 builds an object slowly when
-    // keys follow a spread that opens it, and this one is built for every message.
+    // The body spread last: V8 builds an object slowly when keys follow a spread that opens it.
     const sent = await fetchWithRedirects({
       transport,
       fetch,
@@ -132,9 +131,7 @@ export class LegacyHttpWire {
     const { status } = sent.response;
     if (sessionId === undefined || (status !== 404 && status !== 400)) return sent.response;
     if (status === 400) {
-      // Servers built on the official SDK's example answer a session id they do not know (after
-      // a restart) 400 "No valid session ID provided", where the spec says 404: without a new
-      // session, every later request would fail the same way.
+      // The official SDK's example servers answer an unknown session id 400, not the spec's 404.
       const body = openResponseBody(sent.response, options.signal);
       const read = await readBodyBytes(body, this.settings.limits.maxMessageBytes).finally(() =>
         body.close()
@@ -203,12 +200,11 @@ export class LegacyHttpWire {
    */
   end(closed: ConnectionClosed): void {
     const first = this.#ended === undefined;
-    // A spared request's own 404 ends nothing more: it fails alone (`send` throws it).
+    // A spared request's own 404 fails it alone (`send` throws it).
     if (!first && closed.kind === "session_expired") return;
     if (first) this.#ended = closed;
     const spare = first && closed.kind === "session_expired";
-    // What is still left to its answer when the connection is closed ends as closed, never as
-    // a session to send it again in.
+    // A spared request ends as closed, never as a session to send it again in.
     const error = first
       ? this.endError()
       : new ConnectionError("closed", `Legacy HTTP connection ended: ${closed.reason}`);
@@ -248,9 +244,8 @@ export class LegacyHttpWire {
 const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
- * A text's UTF-8 bytes as a byte string (one character per byte), the form a fetch header value
- * takes: an event id is sent back as the bytes it came in, as EventSource sends it (WHATWG HTML:
- * the last event ID string, encoded as UTF-8). fetch refuses a character past U+00FF in a header.
+ * A text's UTF-8 bytes as a byte string, the form a fetch header value takes: an event id goes back
+ * as the bytes it came in, as EventSource sends it (WHATWG HTML: last event ID, UTF-8).
  *
  * @param text The text.
  * @returns The byte string; ASCII text as it is.

@@ -25,15 +25,10 @@ const TRANSIENT: readonly number[] = [408, 409, 425, 429];
 /**
  * Keeps the standalone GET stream open until the connection ends; never rejects.
  *
- * A round that brought an event waits the server's `retry` (default
- * {@linkcode DEFAULT_RETRY_MS}) in full before reopening, as 2025-11-25 requires. Rounds that
- * brought nothing wait {@linkcode DEFAULT_RETRY_MS} or the `retry` if longer, doubled each round
- * up to `maxRetryMs` (never below the `retry`): a server that closes at once is not asked again
- * and again. A round that brought nothing but stayed open longer than that wait starts the
- * doubling again. A stream that opened and ended is reopened however often it ends, since a server
- * may close it whenever it likes (2025-11-25, polling); `maxResumeAttempts` openings in a row
- * that failed (a network error, a 5xx, 408, 409, 425 or 429, a body failing before any byte) end
- * it. A status retrying cannot fix (405, 400, 401, 403…) or a protocol error ends it at once.
+ * Reopens after {@linkcode backoffMs}. A stream that opened and ended is reopened however often it
+ * ends (2025-11-25 lets a server close it to be polled); `maxResumeAttempts` failed openings in a
+ * row (a network error, a 5xx or {@linkcode TRANSIENT} status, a body failing before any byte) end
+ * it, and so does at once any other error status or a protocol error.
  *
  * @param wire The connection.
  */
@@ -44,9 +39,8 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
   let failures = 0;
   let quiet = 0;
   while (!signal.aborted) {
-    // A quiet round that outlasts the wait it would get (a stream open for minutes, then cut by
-    // a proxy) starts the backoff again: only streams that end quickly back off further. Timed
-    // with the timers, and only after a quiet round, since the first quiet wait is the same anyway.
+    // A quiet round that outlasts its would-be wait (a long stream cut by a proxy) restarts the
+    // backoff: only streams that end quickly back off further.
     const outlast = { passed: false };
     const watch = quiet === 0 ? undefined : timers.setTimeout(() => {
       outlast.passed = true;
@@ -69,9 +63,9 @@ export async function listen(wire: LegacyHttpWire): Promise<void> {
 }
 
 /**
- * How long to wait before the next opening: the `retry` (default {@linkcode DEFAULT_RETRY_MS})
- * after a round that brought an event; after `quiet` rounds in a row that brought none, at least
- * 1000 ms (or the `retry` if longer), doubled each round, up to `maxRetryMs` but never below the `retry`.
+ * How long to wait before the next opening: the `retry` (default {@linkcode DEFAULT_RETRY_MS}) in
+ * full after a round that brought an event, as 2025-11-25 requires; after `quiet` rounds without
+ * one, the larger of both, doubled each round up to `maxRetryMs` but never below the `retry`.
  *
  * @param quiet How many rounds in a row brought no event.
  * @param retryMs The server's last `retry`, if any.

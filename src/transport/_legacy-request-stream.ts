@@ -1,8 +1,7 @@
 /**
  * One legacy request over HTTP: the POST, its JSON or SSE answer, and, when the SSE stream ends
- * before the response (a 2025-11-25 server may close it early and expect the client to poll),
- * its resumption by GET with `Last-Event-ID` after the server's `retry` delay, waited in full as
- * 2025-11-25 requires (the call's deadline, not a cap, bounds a long one).
+ * before the response (2025-11-25 lets a server close it to be polled), its resumption by GET with
+ * `Last-Event-ID` after the server's `retry`, waited in full (only the call's deadline bounds it).
  *
  * @module
  */
@@ -72,9 +71,7 @@ export async function exchangeRequest(
   progress.sent = true;
   const response = await wire.send("POST", { body: JSON.stringify(message), signal });
   progress.posted = true;
-  // Answered after the session ended (another request's 404): its stream is read for the response,
-  // but a request of the server's in it cannot be answered, nor the stream resumed, so either ends
-  // the wait at once.
+  // Answered after the session ended (another request's 404): read for the response only.
   if (wire.ended !== undefined) return await afterTheSession(response, message, label, signal, wire);
   if (message.method === "initialize") {
     try {
@@ -132,8 +129,7 @@ async function afterTheSession(
 function advance(cursor: Cursor, broken: ResponseStreamBroken, label: string, maxAttempts: number): string {
   cursor.stalled = moveCursor(cursor, broken) ? 0 : cursor.stalled + 1;
   if (cursor.lastEventId === undefined) {
-    // A stream the server ended without a way to resume breaks the protocol; one that failed (a
-    // reset, a server that died) is the connection's failure.
+    // A stream ended without a way to resume breaks the protocol; one that failed is the network's.
     throw new ConnectionError(
       broken.failed === true ? "http" : "protocol",
       `${label}: ${broken.reason}, and it cannot be resumed: expected an SSE event with an "id" before the stream ended, received none`,

@@ -116,9 +116,8 @@ export class StdioLink implements LegacyConnection {
       }
     });
     this.#watchPipes(child);
-    // "close" follows "exit" once the pipes are drained; a grandchild holding them open must not
-    // keep the connection alive. While close() runs on POSIX, it ends the group holding them and
-    // then closes them itself.
+    // "close" follows "exit" once the pipes drain; a grandchild holding them must not keep the
+    // connection alive (on POSIX, close() ends the group holding them, then closes them itself).
     let late: ReturnType<typeof setTimeout> | undefined;
     child.once("exit", (code, signal) =>
       late = setTimeout(() => {
@@ -240,8 +239,7 @@ export class StdioLink implements LegacyConnection {
     if (read.kind === "blank") return;
     if (read.kind === "too_deep") return this.#fail(`stdout line: ${read.problem}`);
     if (read.kind === "dropped") {
-      // A response the request cannot use fails it now, as over HTTP: waiting would only end at
-      // its timeout, told as no response at all.
+      // A response the request cannot use fails it now, as over HTTP, not at its timeout.
       const answered = read.responseTo === undefined ? undefined : this.#pending.get(read.responseTo);
       answered?.settle(
         new ConnectionError("protocol", `${answered.label}: invalid response: ${read.detail}`),
@@ -250,8 +248,7 @@ export class StdioLink implements LegacyConnection {
     }
     const { message } = read;
     if (!isResponse(message)) return this.#events.onServerMessage({ message, related: undefined });
-    // An error with no id is not taken for the pending request's: on stdio it may answer any line
-    // the client wrote (a notification, an answer to the server), so it is dropped and reported.
+    // An error with no id may answer any line the client wrote, so it is dropped and reported.
     const pending = message.id == null ? undefined : this.#pending.get(message.id);
     if (pending !== undefined) return pending.settle(message);
     this.#drop(
@@ -341,8 +338,7 @@ export class StdioLink implements LegacyConnection {
         const failed = new ConnectionError("closed", `${label} could not be written: ${error.message}`, {
           cause: error,
         });
-        // A pipe closed at the other end (EPIPE) is most often a server that exited: its exit,
-        // once seen, ends the write with how it ended ("process exited with code 3").
+        // EPIPE is most often a server that exited: its exit, once seen, says how it ended.
         if ((error as NodeJS.ErrnoException).code !== "EPIPE") return settle(failed);
         void this.#goneWithin(2 * EXIT_DRAIN_MS).then(() => settle(failed));
       });
@@ -362,8 +358,8 @@ export class StdioLink implements LegacyConnection {
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    // Ended by itself: nothing is left to signal at exit, and its pid may be reused. After
-    // close(), #shutDown forgets it once done.
+    // Ended by itself: nothing to signal at exit, and its pid may be reused (after close(),
+    // #shutDown forgets it).
     if (!this.#closing && this.#child !== undefined) forgetProcess(this.#child);
     this.#markExited();
     const how = describeExit(code, signal);

@@ -1,16 +1,14 @@
 /// <reference types="node" />
 /**
- * Starting, signalling and describing the child process of a stdio connection (what it promises
- * is told in `createStdioConnection`'s doc). Its environment is a short allow-list of the parent's
- * variables (the official MCP SDK's default set, plus locale and temporary-folder names), then the
- * policy's `env`; never the whole parent environment: it holds the host's secrets.
+ * Starting, signalling and describing the child process of a stdio connection (its behaviour is
+ * documented on `createStdioConnection`). The environment is the official MCP SDK's allow-list plus
+ * locale and temporary-folder names, then the policy's `env`; never the whole parent environment: it
+ * holds the host's secrets.
  *
- * On POSIX the child leads a process group of its own (`detached`: setsid), and signals go to the
- * whole group, as the official Python SDK does (`killpg`): a launcher (`npx`, `uvx`, `sh -c`) that
- * does not pass SIGTERM on would leave the server it started running. Node, Deno and Bun all start
- * the group and signal a negative pid. In a group of its own the child does not get the terminal's
- * Ctrl-C (it goes to the foreground group only), so this process signals the groups it has not
- * seen end when it exits (see {@linkcode startProcess}). On Windows the child is signalled alone.
+ * On POSIX the child leads a process group (`detached`: setsid) and signals go to the whole group,
+ * as the official Python SDK does (`killpg`): a launcher that does not pass SIGTERM on would leave
+ * its server running. Such a group misses the terminal's Ctrl-C, so this process signals the groups
+ * still running when it exits. On Windows the child is signalled alone.
  *
  * @module
  */
@@ -59,10 +57,10 @@ export const OWN_GROUP: boolean = process.platform !== "win32";
 const stopAtExit = new Map<ChildProcess, "SIGTERM" | "SIGKILL">();
 
 /**
- * Spawns the server with piped stdio, the minimal environment, and no shell; on POSIX as the
- * leader of a new process group. Until {@linkcode forgetProcess}, its group is sent SIGTERM when
- * this process exits (`process.exit()`, as the CLI's second Ctrl-C calls; not a death by a signal
- * it does not handle or, on Deno, by an uncaught error), SIGKILL if `close()` already sent SIGTERM.
+ * Spawns the server with piped stdio, the minimal environment, and no shell; on POSIX as a new
+ * group's leader. Until {@linkcode forgetProcess}, its group is sent SIGTERM (SIGKILL after
+ * `close()`'s SIGTERM) when this process exits by `process.exit()`, not by an unhandled signal or, on
+ * Deno, an uncaught error.
  *
  * @param transport What to run, with which arguments, variables and working folder.
  * @returns The child; a start failure comes as its `"error"` event (or a throw on some runtimes).
@@ -83,8 +81,8 @@ export function startProcess(transport: CompiledStdioTransport): ChildProcess {
 }
 
 /**
- * Stops signalling the child's group when this process exits: once its group is done with (after
- * `close()`), or ended by itself (its pid may then be reused).
+ * Stops signalling the child's group when this process exits: after `close()`, or once it ended by
+ * itself (its pid may then be reused).
  *
  * @param child A child from {@linkcode startProcess}.
  */
@@ -98,9 +96,8 @@ function stopAllAtExit(): void {
 }
 
 /**
- * The inherited variables, then `extra` over them. Variables are read by name (so Deno needs
- * `--allow-env` for these names only); a value starting with `()` (an exported shell function)
- * is never inherited.
+ * The inherited variables, then `extra` over them. Read by name, so Deno needs `--allow-env` for
+ * these names only; an exported shell function (`()…`) is never inherited.
  */
 function childEnvironment(extra: Readonly<Record<string, string>>): Record<string, string> {
   const windows = process.platform === "win32";
@@ -118,12 +115,11 @@ function childEnvironment(extra: Readonly<Record<string, string>>): Record<strin
 
 /**
  * Sends a signal to the child's process group (on POSIX), or to the child still running (on
- * Windows). Deno's `ChildProcess.kill()` ignores every call after the first, so this goes through
- * `process.kill` with the pid, negated for the group.
+ * Windows), through `process.kill`: Deno's `ChildProcess.kill()` ignores every call after the first.
  *
- * The group is signalled even after its leader (a launcher) has exited: what it started may still
- * run. Its id cannot be reused while a member lives, so callers signal it only while one may: before
- * the child's pipes have closed, or when this process exits before {@linkcode forgetProcess}.
+ * The group is signalled even after its leader exited, as what it started may still run; callers do
+ * so only while a member may live (its id cannot be reused meanwhile): before the pipes close, or at
+ * exit before {@linkcode forgetProcess}.
  *
  * @param child The process.
  * @param name The signal.

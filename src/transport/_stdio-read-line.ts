@@ -11,10 +11,9 @@ import { isObject } from "../_internal/is-object.ts";
 /** Why a line the server wrote on stdout was dropped. */
 export interface DroppedLine {
   /**
-   * `"not_utf8"`, `"not_json"`, `"batch"` (a JSON array), `"invalid_message"` (JSON that is
-   * not one JSON-RPC message), `"unknown_response"` (a response to an id no pending request
-   * has, such as one aborted earlier, or to `null`), `"unterminated"` (bytes after the last
-   * newline when stdout ended).
+   * `"not_utf8"`, `"not_json"`, `"batch"` (a JSON array), `"invalid_message"` (not one JSON-RPC
+   * message), `"unknown_response"` (to an id no pending request has, e.g. an aborted one, or to
+   * `null`), `"unterminated"` (bytes after the last newline when stdout ended).
    */
   readonly reason:
     | "not_utf8"
@@ -30,9 +29,8 @@ export interface DroppedLine {
 }
 
 /**
- * What a line held: a message, nothing (a blank line), too deep a nesting, or something to drop;
- * a dropped object with an `id` and no `method` names that id (`responseTo`): it meant to answer
- * a request, which can then fail at once rather than at its timeout.
+ * What a line held: a message, nothing (a blank line), too deep a nesting, or something to drop; a
+ * dropped object with an `id` and no `method` names it (`responseTo`), so that request fails at once.
  */
 export type ReadLine =
   | { readonly kind: "message"; readonly message: JsonRpcMessage }

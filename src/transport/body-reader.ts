@@ -132,10 +132,8 @@ export async function readBodyBytes(body: BodyReader, limit: number): Promise<Bo
 const NO_BYTES = new Uint8Array(0);
 
 /**
- * Discards a response's unread body, so that its connection is freed: cancels its stream. A body
- * `createNodeFetch()` holds is dropped or cancelled as it is: asking for its `body` would make a
- * stream just to cancel it, and a legacy server answers every message the client posts with a
- * bodiless `202`.
+ * Discards a response's unread body, so that its connection is freed. A body `createNodeFetch()`
+ * holds is dropped without making a stream just to cancel it.
  *
  * @param response The response; its body unread.
  * @returns When the cancel is done; never rejects.
@@ -147,18 +145,13 @@ export function discardBody(response: Response): Promise<void> {
     source.cancel();
     return Promise.resolve();
   }
-  // Any other body, or one already handed to a stream: cancelled through that stream.
   return response.body?.cancel().catch(() => {}) ?? Promise.resolve();
 }
 
 /**
- * Reads a whole response body at once, with the runtime's own `arrayBuffer()`: for a body whose
- * length is known and small enough to hold (the caller checks `Content-Length` against its limit
- * and that no `Content-Encoding` can make the body outgrow it). It costs far less CPU than a
- * stream read on some runtimes, Deno most of all (bench/RESULTS.md, "Measured by hand").
- *
- * An abort ends the wait at once with `"aborted"`; the body itself is the fetch's to end (a fetch
- * stops the body when its signal fires, and `arrayBuffer()` holds the body's lock).
+ * Reads a whole response body with the runtime's `arrayBuffer()`, far cheaper than a stream read on
+ * some runtimes (bench/RESULTS.md). Only for a body whose `Content-Length` the caller checked against
+ * its limit, with no `Content-Encoding`. An abort ends the wait at once; the fetch ends the body.
  *
  * @param response The response; its body unread.
  * @param signal Ends the read.
@@ -189,11 +182,9 @@ export async function readWholeBody(response: Response, signal?: AbortSignal): P
 }
 
 /**
- * Reads an incoming request's body within `limit` bytes: refused at once when its
- * `Content-Length` says more; read with the runtime's own reader when the length is declared
- * (the server reads exactly that many bytes, so the body cannot outgrow it, and a stream read
- * costs far more on some servers); read chunk by chunk, stopping past the limit, when it is not
- * (a chunked body that never ends is never held whole).
+ * Reads an incoming request's body within `limit` bytes: refused at once when its `Content-Length`
+ * says more; read whole by the runtime when a length is declared (cheaper than a stream); else read
+ * chunk by chunk, stopping past the limit.
  *
  * @param request The request; its body unread. Its signal aborts a chunked read.
  * @param limit The largest body accepted, in bytes.
@@ -212,8 +203,7 @@ export async function readRequestBytes(
     } catch {
       return "incomplete";
     }
-    // An HTTP server holds a body to its declared length; a Request made in the process (a
-    // service binding, app.request) need not, so the length read is checked too.
+    // A Request made in-process (a service binding, app.request) need not match its declared length.
     return bytes.byteLength > limit ? "over_limit" : bytes;
   }
   const body = openBody(request.body, request.signal);

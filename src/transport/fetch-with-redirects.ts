@@ -1,13 +1,11 @@
 /**
  * One HTTP request to a server's MCP endpoint, redirects handled by the policy's rule: what every
- * HTTP transport (modern POST legs, legacy POSTs, GET streams and DELETE) sends through.
+ * HTTP transport sends through.
  *
- * Redirects are never followed blindly: `fetch` runs with `redirect: "manual"`, and only a 307 or
- * 308 (which keep the method and body) is followed, or for a GET any of 301, 302, 303, 307, 308;
- * to the same origin by default. The policy's headers (credentials) are never sent to another
- * origin, and once a redirect has left the endpoint's origin they are not sent again. A redirect
- * keeps to the rule of the endpoint's URL: never from https to http, and plain http only on a
- * loopback host unless the policy's `allowHttp` is set.
+ * `fetch` runs with `redirect: "manual"`; only a 307 or 308 (which keep the method and body) is
+ * followed, or for a GET any of 301, 302, 303, 307, 308; to the same origin by default. The
+ * policy's headers (credentials) are never sent once a redirect has left the endpoint's origin.
+ * Never from https to http, and plain http only on a loopback host unless the policy's `allowHttp`.
  *
  * @module
  */
@@ -19,9 +17,8 @@ import { discardBody } from "./body-reader.ts";
 import { withoutUrlSecrets } from "../_internal/url-query.ts";
 
 /**
- * A `fetch`-like function: the global one, a Workers service binding's, or a test's. It is
- * called as `fetch(url, init)`, never with a `Request`: building one first costs Node 20 more CPU
- * per call (bench/RESULTS.md, "Measured by hand").
+ * A `fetch`-like function: the global one, a Workers service binding's, or a test's. Called as
+ * `fetch(url, init)`, never with a `Request`, which costs Node 20 more CPU (bench/RESULTS.md).
  */
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -69,10 +66,8 @@ export async function fetchWithRedirects(request: OutgoingRequest): Promise<Fetc
   let url = transport.url;
   let sameOrigin = true;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    // A request cancelled before it starts, or while a redirect was answered, sends nothing more.
     if (request.signal.aborted) return { kind: "aborted" };
-    // Credentials in the policy's headers never go to another origin. A policy without headers
-    // (the common case) sends the protocol's as they are, with no merged copy per request.
+    // Credentials never go to another origin; with no policy headers, no copy is made.
     const headers = sameOrigin && hasKeys(transport.headers)
       ? Object.assign({}, transport.headers, request.headers)
       : request.headers;
@@ -119,7 +114,6 @@ function nextHop(
   } catch {
     return refused(`HTTP ${response.status} to an invalid Location`);
   }
-  // Only a redirect status gets here: a GET follows every one, another method only 307 and 308.
   if (method !== "GET" && response.status < 307) {
     return refused(
       `HTTP ${response.status} would turn the ${method} into a GET; only 307 and 308 are followed`,

@@ -1,11 +1,8 @@
 /**
  * What the legacy session (2025-11-25, 2025-06-18) needs from a transport: send requests and get
  * their responses, send notifications and answers to the server's requests, and hear what the
- * server sends on its own. Two transports implement it: stdio (a child process) and legacy
- * Streamable HTTP (POSTs, SSE streams, a session id).
- *
- * The session owns the protocol (the `initialize` handshake, supervision of server requests);
- * a connection owns only the wire.
+ * server sends on its own. Stdio and legacy Streamable HTTP implement it. The session owns the
+ * protocol (the handshake, supervising server requests); a connection owns only the wire.
  *
  * @module
  */
@@ -22,9 +19,8 @@ export interface ServerMessage {
   /** The message. */
   readonly message: JsonRpcRequest | JsonRpcNotification;
   /**
-   * The client request it is tied to by the transport: on HTTP, the id of the request whose SSE
-   * response stream carried it; `undefined` when it came on an unrelated channel (the standalone
-   * GET stream, stdio).
+   * On HTTP, the id of the request whose SSE response stream carried it; `undefined` on the
+   * standalone GET stream and stdio.
    */
   readonly related: RequestId | undefined;
 }
@@ -34,10 +30,9 @@ export interface ConnectionClosed {
   /** What happened, for messages: `process exited with code 1`, `session expired (HTTP 404)`. */
   readonly reason: string;
   /**
-   * `"session_expired"`: the server forgot the session (HTTP 404 with a session id); the
-   * session must initialize again on a new connection. `"failed"`: the transport broke (the
-   * process died, the network failed); the next call starts a new connection.
-   * `"closed"`: `close()` was called.
+   * `"session_expired"`: the server forgot the session; initialize again on a new connection.
+   * `"failed"`: the transport broke; the next call starts a new connection. `"closed"`: `close()`
+   * was called.
    */
   readonly kind: "session_expired" | "failed" | "closed";
 }

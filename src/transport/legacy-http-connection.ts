@@ -41,33 +41,27 @@ export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   readonly timers: Timers;
   /**
    * How long a notification's or an answer's POST may take, in milliseconds (the policy's
-   * `callTimeout`): its own deadline, on top of the caller's signal, since most are sent with
-   * none and fetch itself has no timeout.
+   * `callTimeout`), on top of the caller's signal: most are sent with none.
    * @default 60000
    */
   readonly callTimeoutMs?: number;
   /**
-   * The longest backoff of a GET stream whose openings bring no event, in milliseconds. A
-   * server's `retry` is always waited in full (2025-11-25: the client must wait it before
-   * reconnecting), even when longer; without a `retry` the wait is 1000 ms, and a stream that
-   * brought nothing waits at least that (or this, if shorter) before it is opened again.
+   * The longest backoff of a GET stream whose openings bring no event, in milliseconds. A server's
+   * `retry` is always waited in full (2025-11-25 requires it), even when longer; without one the wait
+   * is 1000 ms (or this, if shorter).
    * @default 30000
    */
   readonly maxRetryMs?: number;
   /**
-   * How many times in a row a request's SSE stream is resumed without bringing a new event
-   * before the request fails; a resumption that brings one starts the count again, so a server
-   * that polls a long call keeps going. It also ends the standalone GET stream after that many
-   * failed openings in a row.
+   * How many resumptions in a row of a request's SSE stream may bring no new event before the
+   * request fails (one that does resets the count); also how many failed openings in a row end the
+   * standalone GET stream.
    * @default 5
    */
   readonly maxResumeAttempts?: number;
 }
 
-/**
- * The most answers to server requests POSTed at once per connection; more wait their turn. A
- * server that floods requests would otherwise make the client open a socket per answer at once.
- */
+/** The most answers to server requests POSTed at once per connection, so a flood opens few sockets. */
 const MAX_ANSWERS_IN_FLIGHT = 8;
 /** How long `close()` waits for the answer to its `DELETE`, in milliseconds. */
 const DELETE_TIMEOUT_MS = 5000;
@@ -79,12 +73,10 @@ const VERSION_HEADER = /^[\x21-\x7E]{1,64}$/;
 /**
  * Makes a factory of legacy Streamable HTTP connections to one server.
  *
- * A 404 to a request that carried a session id ends the connection as `session_expired` (the
- * session initializes again on a new one), and so does a 400 whose body speaks of the session
- * (what servers built on the official SDK's example answer for a session they do not know). Network failures and other HTTP errors fail only the
- * request they happened to (kind `"http"`); the connection stays usable. A message over one of
- * the `MessageLimits`, or nested deeper, fails its request as a protocol error, or ends the
- * standalone GET stream.
+ * A 404 to a request that carried a session id ends the connection as `session_expired`, and so
+ * does a 400 whose body speaks of the session (what the official SDK's example servers send).
+ * Network failures and other HTTP errors fail only their request (kind `"http"`). A message over
+ * the `MessageLimits` fails its request as a protocol error, or ends the standalone GET stream.
  *
  * @param transport The server's compiled HTTP transport: endpoint, policy headers, redirect rule.
  * @param options Fetch, timers, resumption limits and message limits.
@@ -161,8 +153,7 @@ class LegacyHttpConnection implements LegacyConnection {
       () => progress.sent && !progress.posted,
     )
       .catch((error: unknown) => {
-        // Only a request never sent, or whose own POST the server refused for the session, is sure
-        // not to have run, and may go again in a new session; one the server took may have run.
+        // Only a request the server never took may go again in a new session; one it took may have run.
         if (!progress.posted || !(error instanceof ConnectionError) || error.kind !== "session_expired") {
           throw error;
         }
@@ -183,7 +174,7 @@ class LegacyHttpConnection implements LegacyConnection {
 
   respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void> {
     const label = `Answer to server request ${JSON.stringify(message.id)}`;
-    // Tracked only once its turn comes: an answer still waiting when the connection ends is refused then.
+    // Tracked once its turn comes: an answer still waiting when the connection ends is refused then.
     return this.#answers.run(() =>
       this.#wire.track((signal) => postAccepted(this.#wire, message, label, signal))
     );
@@ -227,12 +218,9 @@ class LegacyHttpConnection implements LegacyConnection {
 }
 
 /**
- * POSTs a message that expects no response (a notification, or the client's answer to a server
- * request): the server accepts it with `202 Accepted`, and a `200` with an empty body is tolerated.
- * The POST runs under the connection's `callTimeoutMs` as well as `caller`: most are sent with no
- * signal of their own (answers, `notifications/cancelled`), and one the server never answers
- * would otherwise wait for the connection's end, an answer holding its slot among
- * {@linkcode MAX_ANSWERS_IN_FLIGHT} meanwhile.
+ * POSTs a message that expects no response; the server accepts it with `202 Accepted` (a `200` with
+ * an empty body is tolerated). `callTimeoutMs` bounds it too, since an unanswered answer would
+ * otherwise hold one of the {@linkcode MAX_ANSWERS_IN_FLIGHT} slots until the connection ends.
  *
  * @param wire The connection.
  * @param message The message.

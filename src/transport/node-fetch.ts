@@ -3,16 +3,11 @@
  * A {@linkcode Fetcher} for Node.js over `undici.request` (self-hosted only): the legacy client's
  * default fetch on Node, and for the edge entry's `createClient` on Node as `fetch: createNodeFetch()`.
  *
- * Why it exists: on Node 20 the global `fetch` (the WHATWG fetch of the bundled undici) costs
- * far more CPU per small POST than `undici.request` (bench/RESULTS.md: the MRTR tables' bare-fetch
- * rows, and "Measured by hand"). Why it is not written by hand over `node:http`: `undici.request`
- * is the maintained HTTP client of Node's own team (keep-alive pool, parser, TLS), so this file
- * only converts to and from fetch's shapes.
- *
- * It does what sluice's transports need of fetch, not all of fetch: redirects are never followed
- * (a 3xx comes back as is, as with `redirect: "manual"`), bodies are not decompressed (no
- * `Accept-Encoding` is sent, so servers send none), and the `Response` has no `url`.
- * {@linkcode createNodeFetch} says when it sends a request twice, and why it has no timeout.
+ * On Node 20 the global `fetch` costs far more CPU per small POST than `undici.request`
+ * (bench/RESULTS.md); this file only converts to and from fetch's shapes. It does what sluice's
+ * transports need, not all of fetch: redirects are never followed (a 3xx comes back as with
+ * `redirect: "manual"`), bodies are not decompressed (no `Accept-Encoding` is sent), and the
+ * `Response` has no `url`.
  *
  * @module
  */
@@ -26,8 +21,7 @@ import { memoByString } from "../_internal/string-memo.ts";
 export interface NodeFetchOptions {
   /**
    * How long an idle socket stays in the pool, in milliseconds (a server's `Keep-Alive: timeout`
-   * hint may shorten it). Idle sockets never keep the process alive.
-   *
+   * may shorten it). Idle sockets never keep the process alive.
    * @default 4000
    */
   readonly keepAliveTimeoutMs?: number | undefined;
@@ -38,8 +32,8 @@ export interface NodeFetchOptions {
 /** A fetch over a keep-alive pool: call it as `fetch(url, init)`; `close()` closes the pool. */
 export interface NodeFetch extends Fetcher {
   /**
-   * Closes the pool: idle sockets at once, and requests still in flight are aborted (their
-   * promises reject, their bodies error). Later calls reject. Calling it again does nothing more.
+   * Closes the pool: requests in flight are aborted (promises reject, bodies error) and later
+   * calls reject. Calling it again does nothing more.
    */
   close(): Promise<void>;
 }
@@ -51,10 +45,9 @@ const NOT_LATIN1 = /[\u0100-\uffff]/;
 
 /**
  * Creates a fetch for Node.js over `undici.request` with its own keep-alive pool. An idempotent
- * request (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT, DELETE) that a server cut off by
- * closing the kept-alive connection it went out on (its idle timeout racing the request), before
- * any answer, is sent once more on a new connection; a POST so cut off, or any request on a new
- * connection that closes before answering, fails.
+ * request (RFC 9110 §9.2.2) cut off before any answer by the server closing a kept-alive connection
+ * is sent once more on a new connection; a POST so cut off, or any request whose new connection
+ * closes before answering, fails. There is no timeout: bound each request with its signal.
  *
  * @param options Pool settings.
  * @returns The fetch, with `close()`.
@@ -77,9 +70,8 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
   const connections = connectionsPerOrigin === undefined
     ? null
     : integerOption(`${CALLER}: "connectionsPerOrigin"`, connectionsPerOrigin, { fallback: 0, least: 1 });
-  // No headersTimeout or bodyTimeout (undici's 300 s each): sluice bounds each request with its
-  // signal (a call's leg by callTimeout), and a standalone GET stream may rightly stay quiet for
-  // longer. A peer gone silently is still found by the TCP keep-alive undici's connector turns on.
+  // No headers or body timeout: sluice bounds each request with its signal, and a standalone GET
+  // stream may rightly stay quiet long. A silently gone peer is found by TCP keep-alive.
   const dispatcher = new Agent({
     keepAliveTimeout,
     connections,
@@ -105,10 +97,7 @@ interface Target {
 /** The most URLs a fetch remembers the parse of (a client fetches a few endpoints, again and again). */
 const MAX_TARGETS = 64;
 
-/**
- * The URL's target, parsed once per URL (see {@linkcode createNodeFetch}): the pool is called
- * with it directly, as undici's `request(url)` would, without parsing the URL on every request.
- */
+/** The URL's target, memoized so the URL is not parsed on every request. */
 function parseTarget(url: string): Target {
   const parsed = new URL(url);
   return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
@@ -130,15 +119,13 @@ async function send(
     const { origin, path } = targetOf(url);
     const request = { origin, path, method, headers, body, signal };
     data = await dispatcher.request(request).catch((error: unknown) => {
-      // Sent once more, on another connection, when a kept-alive one was closed under it.
       if (signal?.aborted || !IDEMPOTENT.has(method) || !closedWhenReused(error)) throw error;
       return dispatcher.request(request);
     });
   } catch (error) {
     throw failure(error, signal);
   }
-  // undici's body errors when destroyed before its end (a cancel): with no listener, that error
-  // would be uncaught. A reader still gets every error through the body's iterator.
+  // A cancelled body errors; without a listener that error would be uncaught.
   data.body.on("error", () => {});
   try {
     return await toResponse(data, method);
@@ -148,28 +135,17 @@ async function send(
   }
 }
 
-/**
- * The methods whose request may be sent again after a failure (RFC 9110 §9.2.2): sending one twice
- * has the effect of sending it once.
- */
+/** The methods that may be sent again after a failure (RFC 9110 §9.2.2). */
 const IDEMPOTENT: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
 
 /**
- * Whether a request failed because the server closed a kept-alive connection, one it had already
- * answered on, before any answer to this request: the race of an idle connection that the server
- * times out just as the next request goes out on it, which ends it with "other side closed" (the
- * server's FIN) or `ECONNRESET` and `EPIPE` (its RST). A client that was not scheduled for a while
- * loses it most: its own idle timer had no turn to close the connection first (a conformance run
- * under load lost token requests so). A new connection (nothing read on it) that closes is not
- * retried: its server failed this very request.
+ * Whether a request failed because the server closed a kept-alive connection that had already
+ * answered (its idle timeout racing the request: FIN gives "other side closed", RST `ECONNRESET` or
+ * `EPIPE`). A new connection that closes is not retried: its server failed this very request.
  *
- * Only idempotent methods are retried so ({@linkcode IDEMPOTENT}): the same errors come from a
- * server that read the request, acted on it and then lost the connection (a crash, a proxy's cut),
- * and nothing undici gives tells the two apart. In both the request was written whole (undici
- * writes a small body with its head, at once) and no answer byte came; the time to the close is no
- * proof either. A POST sent twice runs a tool twice, or spends a rotated refresh token twice. A
- * request undici had not yet written when the connection closed does not fail: undici sends it on
- * the next connection itself.
+ * Only idempotent methods are retried: a server that acted on the request and then lost the
+ * connection fails the same way, and a POST sent twice runs a tool twice or spends a rotated
+ * refresh token twice.
  */
 function closedWhenReused(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
@@ -183,9 +159,8 @@ function closedWhenReused(error: unknown): boolean {
 const READ_BEFORE = Symbol("readBefore");
 
 /**
- * undici's own connector, with its default connect timeout (10 s), marking each socket's error
- * with {@linkcode READ_BEFORE}: a reset's error carries no socket details, and
- * {@linkcode closedWhenReused} needs to know whether the connection had answered before.
+ * undici's connector, marking each socket's error with {@linkcode READ_BEFORE}: a reset's error
+ * carries no socket, and {@linkcode closedWhenReused} needs to know if the connection had answered.
  */
 function markingReuse(): buildConnector.connector {
   const connect = buildConnector({ timeout: 10_000 });
@@ -269,10 +244,8 @@ interface BodyStart {
 }
 
 /**
- * Reads a body with `data` events until it ends or holds more than `BUFFERED_LIMIT` bytes; in the
- * second case the body is paused with the rest unread. Events rather than the body's async
- * iterator: the iterator sets up a stream pipeline per body, which costs more than the read of a
- * small answer.
+ * Reads a body until it ends or holds more than `BUFFERED_LIMIT` bytes, then pauses it. Events,
+ * not the async iterator, which sets up a stream pipeline per body.
  */
 function readStart(body: Body): Promise<BodyStart> {
   return new Promise((resolve, reject) => {
@@ -335,9 +308,8 @@ function concatChunks(chunks: readonly Buffer[], size: number): Uint8Array<Array
 }
 
 /**
- * The chunks of undici's body: `first`, then each as it arrives. Read with `read()` on `readable`
- * rather than the body's async iterator, which sets up a stream pipeline per body. Cancelling it
- * before the end destroys undici's body, which closes the connection.
+ * The chunks of undici's body: `first`, then each as it arrives (`read()`, not the iterator).
+ * Cancelling before the end destroys the body, which closes the connection.
  */
 function nodeChunks(first: readonly Buffer[], body: Body): ChunkSource {
   const early = [...first];
@@ -364,10 +336,7 @@ function nodeChunks(first: readonly Buffer[], body: Body): ChunkSource {
   };
 }
 
-/**
- * What a cancelled body is destroyed with. Without an error of its own, undici builds one, with its
- * stack, on every cancel: a legacy SSE answer is cancelled once its response has come, on every call.
- */
+/** What a cancelled body is destroyed with, so undici does not build an error on every cancel. */
 const CANCELLED = new DOMException("The response body was cancelled", "AbortError");
 
 const CALLER = "createNodeFetch()";

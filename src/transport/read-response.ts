@@ -22,21 +22,20 @@ import { messageLimit, type MessageLimits, tooLarge } from "../protocol/message-
 /** Options of {@linkcode readResponse}. */
 export interface ReadResponseOptions extends Partial<MessageLimits> {
   /**
-   * The id of the request the POST carried: its response ends the read. `undefined` reads a
-   * stream that carries no response (the legacy standalone GET stream): only an SSE body is
-   * accepted, any response on it is a protocol error, and an error status is an `http_error`.
+   * The id of the request the POST carried: its response ends the read. `undefined` reads the legacy
+   * standalone GET stream: only an SSE body is accepted, a response on it is a protocol error, and an
+   * error status is an `http_error`.
    */
   readonly requestId: RequestId | undefined;
   /**
-   * Receives, in order, each message on an SSE stream that is not the response: notifications,
-   * and in the legacy era server requests (a modern server must not send those; the caller,
-   * which knows the era, decides). Anything it throws is rethrown after the body is cancelled.
+   * Receives, in order, each message on an SSE stream that is not the response (the caller, which
+   * knows the era, judges server requests). What it throws is rethrown after the body is cancelled.
    * @default undefined (such messages are dropped)
    */
   readonly onMessage?: (message: JsonRpcMessage) => void;
   /**
-   * Aborting it stops reading at once and cancels the body: the outcome is `"aborted"`. This is how
-   * a caller bounds an SSE stream that never ends.
+   * Aborting it stops reading at once and cancels the body: the outcome is `"aborted"`. It is how a
+   * caller bounds an SSE stream that never ends.
    * @default undefined (no abort)
    */
   readonly signal?: AbortSignal;
@@ -52,11 +51,7 @@ const ACCEPTED: ResponseOutcome = Object.freeze({ kind: "accepted" });
  * Reads the response to a POST and says how it ended; never throws for anything the server sent.
  *
  * A body or an SSE event over its byte limit, or nested deeper than `maxJsonDepth`, is a
- * `protocol_error`. Reading is bounded by the byte limits: a JSON body that declares its length within
- * `maxMessageBytes` and no `Content-Encoding` is read whole, and one `createNodeFetch()` already
- * holds is taken as it is; any other body is read incrementally and cancelled as soon as the
- * outcome is known (after the response, on an error, on abort). An SSE stream that never ends is
- * the caller's timeout to handle, through `signal`.
+ * `protocol_error`. A body is read within the limits and cancelled as soon as the outcome is known.
  *
  * @param response The fetch response; its body must not have been read.
  * @param options Request id, message callback, signal and limits.
@@ -82,8 +77,7 @@ export async function readResponse(
   const maxDepth = messageLimit("readResponse()", "maxJsonDepth", options.maxJsonDepth);
   const { status } = response;
   if (options.requestId !== undefined && isJsonAnswer(status, response)) {
-    // createNodeFetch() read a small body before it returned: its bytes are taken as they are,
-    // with no stream and no promise (the size check is jsonOutcome's).
+    // A small body createNodeFetch() already read is taken as it is (jsonOutcome checks its size).
     const held = response instanceof BufferedResponse ? response.takeBytes() : undefined;
     if (held !== undefined) {
       const end = options.signal?.aborted ? "aborted" : "complete";
@@ -209,10 +203,8 @@ function isJsonAnswer(status: number, response: Response): boolean {
 
 /**
  * Whether a JSON answer can be read whole: it declares its length, within `max`, and no
- * `Content-Encoding` (a fetch that decompresses would hand over more bytes than declared: a small
- * gzip body can unpack to gigabytes, so such a body is read as a stream, within the limit). The
- * chunks a `StreamedResponse` holds are read as they come instead: reading it whole would make a
- * web stream of them.
+ * `Content-Encoding` (a decompressed body can outgrow its declared length many times). A
+ * `StreamedResponse` is read as it comes instead, with no web stream made.
  */
 function isWholeJson(response: Response, max: number): boolean {
   if (response instanceof StreamedResponse) return false;

@@ -44,10 +44,7 @@ export interface ResponseStreamBroken extends StreamCursor {
   readonly kind: "stream_broken";
   /** What happened, for people. */
   readonly reason: string;
-  /**
-   * Set when the body failed (a reset connection, a server process that died, a network error)
-   * rather than ended: the connection broke, the server did not end the stream.
-   */
+  /** Set when the body failed (the connection broke) rather than the server ending it. */
   readonly failed?: true;
   /** Set with `failed` when the body failed before any byte of it arrived (an SSE stream only). */
   readonly nothingArrived?: true;

@@ -38,8 +38,7 @@ export interface StdioConnectionOptions
   readonly graceMs?: number;
   /**
    * How long a notification or an answer may wait to be flushed to the server's stdin, in
-   * milliseconds (the policy's `callTimeout`): a server that stops reading would otherwise hold it
-   * until the connection ends.
+   * milliseconds (the policy's `callTimeout`): a server that stops reading would hold it until the end.
    * @default 60000
    */
   readonly callTimeoutMs?: number;
@@ -73,24 +72,22 @@ export interface StdioConnectionOptions
  * - stdin: one line per message; `notify()` and `respond()` resolve once it is flushed, and reject
  *   with kind `"aborted"` (the abort reason as its cause) when `notify()`'s signal fires or
  *   `callTimeoutMs` passes first.
- * - The connection ends once, and `onClose` is told after every pending request has been
- *   rejected with a `ConnectionError` of kind `"closed"` naming the reason: the process exited
- *   (`"failed"`: `process exited with code 1`, `process was killed by signal SIGKILL`; after
- *   `close()`: `"closed"`), could not start (`"failed"`: `could not start "x": command not found
- *   (ENOENT)`), wrote a line over `maxMessageBytes` or nested deeper than `maxJsonDepth`,
- *   stopped reading past `maxPendingBytes`, or closed its stdout and was still running a second
- *   later (`the server closed its stdout and kept running`) (`"failed"`, and the process is
- *   killed). An aborted request rejects at once with kind
- *   `"aborted"`; a response arriving later is dropped.
+ * - The connection ends once; `onClose` is told after every pending request has been rejected with
+ *   a `ConnectionError` of kind `"closed"` naming the reason. After `close()` the end is `"closed"`;
+ *   otherwise `"failed"`: the process exited (`process exited with code 1`, `process was killed by
+ *   signal SIGKILL`), could not start (`could not start "x": command not found (ENOENT)`), or was
+ *   killed because it wrote a line over `maxMessageBytes` or deeper than `maxJsonDepth`, stopped
+ *   reading past `maxPendingBytes`, or still ran a second after closing its stdout (`the server
+ *   closed its stdout and kept running`). An aborted request rejects at once with kind `"aborted"`;
+ *   its late response is dropped.
  * - `close()` ends stdin, waits `graceMs`, sends SIGTERM, waits `graceMs`, sends SIGKILL, and
  *   resolves once the process has exited; calling it again returns the same promise.
- * - Process group (not on Windows): the process leads a new one (setsid), and SIGTERM and SIGKILL
- *   go to the whole group, so a server started through a launcher (`npx`, `uvx`, `sh -c`, a
- *   script) gets them too; `close()` then waits, step by step, for the process's pipes to close
- *   (the server holds them), not only for the launcher to exit. The group does not get the
- *   terminal's Ctrl-C: when this process exits through `process.exit()` with a connection not
- *   closed, its group is sent SIGTERM (SIGKILL if `close()` had already sent SIGTERM); a process
- *   ended by a signal it does not handle leaves the server only its stdin closed.
+ * - Process group (not on Windows): the process leads a new one (setsid) and the signals go to the
+ *   whole group, so a server behind a launcher (`npx`, `uvx`, `sh -c`) gets them too; `close()`
+ *   waits for the pipes to close, not only for the launcher to exit. The group does not get the
+ *   terminal's Ctrl-C: on `process.exit()` with a connection open, its group is sent SIGTERM
+ *   (SIGKILL if `close()` had sent SIGTERM); if this process dies of an unhandled signal, the server
+ *   only sees its stdin close.
  *
  * The callbacks in `events` must not throw.
  *
