@@ -1,12 +1,10 @@
 /**
- * The current time behind the smallest interface the code needs, so tests use a fake clock. It
- * lives below every layer: the chain, the stores, the notification queue, sign-in and the front
- * all take one.
+ * The current time behind the smallest interface the code needs, so tests use a fake clock.
  *
  * @module
  */
 
-/** Milliseconds since the epoch; injected so tests use a fake clock. */
+/** Milliseconds since the epoch. */
 export interface Clock {
   /** The current time in milliseconds. */
   now(): number;

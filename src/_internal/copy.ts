@@ -2,10 +2,9 @@
  * A shallow copy of an object's own enumerable string keys into a plain object: what `{ ...o }`
  * gives, for the objects sluice copies on every request.
  *
- * Why not spread: V8 clones by spread through an inline cache that falls to a slow path for
- * dictionary-mode objects (every `Object.create(null)` record sluice decodes into) and for a
- * site that sees many shapes. A loop over the keys has no such slow path, and a copy made this
- * way stays fast when keys are added to it (figures: bench/RESULTS.md, "Measured by hand").
+ * Not spread: V8's spread falls to a slow path for dictionary-mode objects (every
+ * `Object.create(null)` record sluice decodes into) and for sites that see many shapes; a loop
+ * over the keys does not (bench/RESULTS.md).
  *
  * @module
  */

@@ -1,13 +1,11 @@
 /**
  * base64, base64url and hex for byte arrays, on every runtime.
  *
- * JSR's `@std/encoding` cannot be installed here, so this replaces it. Where the runtime has
- * `Uint8Array.prototype.toBase64` / `Uint8Array.fromBase64` / `toHex` (Deno, Bun, workerd) they
- * are used; elsewhere (Node 20 and 22) `btoa` / `atob` and a table do the work. Both branches are
- * exported so the tests can hold them to the same answers on every runtime.
+ * It replaces JSR's `@std/encoding`, which cannot be installed here. The runtime's own
+ * `toBase64` / `fromBase64` / `toHex` are used where they exist (Deno, Bun, workerd), else (Node
+ * 20 and 22) `btoa` / `atob` and a table; both are exported so tests hold them to the same answers.
  *
- * Decoders never throw: a malformed or non-canonical input (stray characters, wrong padding,
- * non-zero trailing bits) gives `undefined`, on both branches alike.
+ * Decoders never throw: a malformed or non-canonical input gives `undefined`.
  *
  * @module
  */

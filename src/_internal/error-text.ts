@@ -1,15 +1,14 @@
 /**
- * What a thrown value says, for a message: its `message`, and its cause's in brackets, because
- * a failed fetch says only "fetch failed" and keeps what went wrong (`ECONNREFUSED`, "other side
- * closed", a TLS error) in its cause.
+ * What a thrown value says, for a message: its `message`, and its cause's in brackets, because a
+ * failed fetch says only "fetch failed" and keeps what went wrong in its cause.
  *
  * @module
  */
 
 /**
  * The message of a thrown value, with its cause's message when the cause is an `Error`. A cause
- * without a message says what it holds: Node's failed connection to every address of a host is
- * an `AggregateError` with an empty message and one error per address.
+ * without a message says what it holds (Node's failed connection to every address of a host is an
+ * `AggregateError` with an empty message).
  *
  * @param error What was thrown.
  * @returns The text.

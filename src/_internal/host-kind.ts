@@ -1,9 +1,8 @@
 /**
- * What kind of host a URL names, without resolving it: an IP literal, a well-formed domain name,
- * one under an ICANN public suffix (public), and how far from this machine it reaches (loopback,
- * private, public). The elicitation URL check refuses what is not public; discovery for an upstream
- * sign-in refuses a URL that reaches further in than the upstream itself (SSRF). Every host here is
- * in the WHATWG-normalised A-label form (lower case, punycode).
+ * What kind of host a URL names, without resolving it, and how far from this machine it reaches
+ * (loopback, private, public): the elicitation URL check refuses what is not public, and upstream
+ * sign-in discovery refuses a URL that reaches further in than the upstream (SSRF). Hosts are in
+ * WHATWG-normalised A-label form.
  *
  * @module
  */
@@ -21,9 +20,8 @@ const NON_PUBLIC_TLDS: ReadonlySet<string> = new Set(["onion", "arpa"]);
 const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 /**
- * Whether a normalised host is an IP literal: IPv6 is bracketed, and the WHATWG parser turns
- * every host whose last label is a number (decimal, octal, hex, short forms) into a dotted quad.
- * A name that merely ends in a digit (`web1`, `example.co1`, `1e100`) is a domain name.
+ * Whether a normalised host is an IP literal: IPv6 is bracketed, and the WHATWG parser turns every
+ * host whose last label is a number into a dotted quad (`web1` is a domain name).
  *
  * @param host A WHATWG-normalised host.
  * @returns `true` for an IPv4 or IPv6 literal.
@@ -36,9 +34,8 @@ export function isIpHost(host: string): boolean {
 const MAPPED_IPV4 = /^\[::ffff:([\da-f]{1,4}):([\da-f]{1,4})\]$/;
 
 /**
- * The IPv4 address an IPv4-mapped IPv6 literal stands for, so that host rules and reach give
- * `[::ffff:127.0.0.1]` (serialised `[::ffff:7f00:1]`) the same verdict as `127.0.0.1`: a dual-stack
- * socket connects to it over IPv4.
+ * The IPv4 address an IPv4-mapped IPv6 literal stands for, so `[::ffff:7f00:1]` gets the same
+ * verdict as `127.0.0.1`, which a dual-stack socket connects to.
  *
  * @param host A WHATWG-normalised host.
  * @returns The dotted quad, or `undefined` when the host is not an IPv4-mapped IPv6 literal.
@@ -89,11 +86,9 @@ export function isPublicHost(host: string): boolean {
 
 /**
  * Tells how far in a URL's host reaches, by its name alone (never resolved): `"loopback"` for
- * `localhost`, `127.0.0.0/8` (also IPv4-mapped, `[::ffff:127.0.0.1]`) and `[::1]`; `"public"` for
- * a well-formed domain name under an ICANN public suffix; `"private"` for everything else: every
- * other IP literal (`10.0.0.1`, `169.254.169.254`, `[fd00::1]`, and public addresses too, as IP
- * ranges are not parsed here), single labels, `*.local`, `*.internal`, `app.localhost`, a trailing
- * dot.
+ * `localhost`, `127.0.0.0/8` (IPv4-mapped too) and `[::1]`; `"public"` for a well-formed domain
+ * name under an ICANN public suffix; `"private"` for everything else, every other IP literal
+ * included (public addresses too: ranges are not parsed).
  *
  * @param url The parsed URL.
  * @returns Its host's reach.

@@ -1,7 +1,6 @@
 /**
- * The one check of a factory's whole-number option (a byte limit, a count, a duration in
- * milliseconds): unset means its default, anything but an integer in range is a configuration
- * error, thrown when the factory is called.
+ * The one check of a factory's whole-number option (a byte limit, a count, a duration), so a
+ * configuration error is thrown when the factory is called.
  *
  * @module
  */

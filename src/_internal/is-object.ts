@@ -22,8 +22,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * An object's own data property, read without running a getter: `undefined` where there is none,
- * or where looking throws (a revoked proxy). For a look at untrusted input before its decoder,
- * which reads it whole and says what threw.
+ * or where looking throws (a revoked proxy). For a look at untrusted input before its decoder.
  *
  * @param value Any value.
  * @param key The property's name.

@@ -1,7 +1,6 @@
 /**
- * Joins byte chunks into one array: what a body reader and a stdio line splitter do with the
- * chunks a stream gave them. (`createNodeFetch()` keeps its own join, which always copies: its
- * `BufferedResponse` hands out the bytes' whole `ArrayBuffer`.)
+ * Joins byte chunks into one array, for a body reader and a stdio line splitter.
+ * (`createNodeFetch()` keeps its own join, which always copies: it hands out the whole `ArrayBuffer`.)
  *
  * @module
  */

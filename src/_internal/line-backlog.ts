@@ -1,10 +1,7 @@
 /**
- * Decision lines to a stream whose reader may fall behind (a log shipper that stalls, a pipe
- * nobody reads): Node's `process.stdout` keeps in the process whatever the pipe has not taken,
- * without limit. Past {@linkcode MAX_LINE_BACKLOG} bytes held, lines are dropped and counted
- * rather than held, and the count is told once a line is written again. The gateway goes on
- * answering, and a signal still reaches it: a writer that waited for the reader instead would
- * hold both (and would cut into a line the stream still holds).
+ * Decision lines to a stream whose reader may fall behind: Node's `process.stdout` holds whatever
+ * the pipe has not taken, without limit. Lines past the bound are dropped and counted rather than
+ * waited for, so the gateway goes on answering and still hears signals.
  *
  * @module
  */
@@ -29,8 +26,8 @@ export interface DroppingWriter {
 
 /**
  * A writer of decision lines that drops them while `sink` holds more than
- * {@linkcode MAX_LINE_BACKLOG} bytes, and tells `dropped` how many it dropped: before the next
- * line it writes, or when asked.
+ * {@linkcode MAX_LINE_BACKLOG} bytes, and tells `dropped` how many before the next line it writes,
+ * or when asked.
  *
  * @param sink The stream.
  * @param dropped Told the number of lines dropped.

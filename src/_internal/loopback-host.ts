@@ -10,10 +10,8 @@
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /**
- * Tells whether a URL's host is loopback: `localhost`, an IPv4 address in `127.0.0.0/8`, or
- * `[::1]`. A subdomain such as `app.localhost` is not. The URL parser has already lower-cased the
- * name and normalised IP literals (`127.1` to `127.0.0.1`, `[0:0::1]` to `[::1]`), which is why
- * this takes a `URL`, not a string.
+ * Tells whether a URL's host is loopback: `localhost`, `127.0.0.0/8` or `[::1]` (`app.localhost`
+ * is not). It takes a `URL` because the parser has already normalised the host (`127.1`).
  *
  * @param url The parsed URL.
  * @returns Whether its host is loopback.

@@ -14,8 +14,7 @@ export const QUOTE_LIMIT = 96;
 
 /**
  * Double-quotes a string for a message, escaping what could not be seen or would break the
- * quoting (`\u0009`, `\u202E`, `\u{E0001}`, `\"`, `\\`; a plain space stays), and cutting it to
- * `limit` code units with a trailing `…` inside the quotes.
+ * quoting (`\u202E`, `\"`; a plain space stays), cut to `limit` code units with a trailing `…`.
  *
  * @param text The untrusted string.
  * @param limit How many UTF-16 code units to keep.

@@ -6,17 +6,14 @@
  */
 
 /**
- * What `JSON.stringify` leaves as it is and a terminal acts on or does not show: C1 controls and
- * DEL, format characters (bidi overrides, zero-width characters, tag characters) and the line and
- * paragraph separators: what `sanitizeText` removes beyond the C0 controls, which JSON escapes
- * in strings (so the line breaks of indented JSON stay).
+ * What `JSON.stringify` leaves raw and a terminal acts on or does not show: DEL, C1 controls,
+ * format characters and the line and paragraph separators (C0 controls JSON escapes itself).
  */
 const UNSHOWN = /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /**
- * A value as JSON safe for a terminal, piped or not: the same JSON value, with every character
- * above (C1 controls, DEL, format characters, separators) written as a `\uXXXX` escape, so nothing is lost (a
- * program reading it gets the server's exact text) and nothing reaches the screen raw.
+ * A value as JSON safe for a terminal, piped or not: the same JSON value, with every such character
+ * written as a `\uXXXX` escape, so a program reading it gets the exact text and a screen none raw.
  *
  * @param value A JSON value.
  * @param indent Spaces per level, as `JSON.stringify` takes them; none for one line.

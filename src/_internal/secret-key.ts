@@ -15,10 +15,8 @@ export const MAKE_A_KEY = "make one with `openssl rand -base64 32`";
 
 /**
  * What is wrong with a secret key, if anything: not a string or bytes, shorter than 32 bytes, or
- * plainly not random. A key is refused as low-entropy when it repeats a pattern of at most half
- * its length (`"0123456789abcdef0123456789abcdef"`, 32 equal bytes) or has fewer than 8 distinct
- * bytes: what such a key protects (sealed states, a bearer secret, stored tokens) is open to
- * whoever guesses it. Real randomness cannot be measured; these catch the keys people type.
+ * plainly not random: a repeated pattern of at most half its length, or fewer than 8 distinct
+ * bytes. Randomness cannot be measured; these catch the keys people type.
  *
  * @param secret The candidate key; a string is taken as its UTF-8 bytes.
  * @returns The problem, phrased to follow the key's name ("the state key"), or `undefined` for a usable key.
@@ -62,10 +60,8 @@ function repeatsPattern(bytes: Uint8Array): boolean {
 export const STATE_KEY_VARIABLE = "SLUICE_STATE_KEY";
 
 /**
- * What every entry says when it has no state key (neither the `stateKey` option nor
- * `SLUICE_STATE_KEY`, or an empty one): the self-hosted entries throw it as a `TypeError`, the
- * Workers entry answers every request `500` with it, and `sluice serve` says it after its name.
- * One message, so the fix reads the same wherever the gateway runs.
+ * What every entry says when it has no state key (neither `stateKey` nor `SLUICE_STATE_KEY`):
+ * thrown as a `TypeError`, a Workers `500`, or `sluice serve`'s error, the same fix everywhere.
  */
 export const NO_STATE_KEY: string =
   `sluice: "${STATE_KEY_VARIABLE}" is not set: expected at least ${MIN_SECRET_BYTES} bytes of random data, the same on every instance, ${MAKE_A_KEY}`;

@@ -1,14 +1,11 @@
 /**
  * Abort plumbing for calls: one signal that fires when any of its sources fires (the caller's
- * signal, the whole-flow deadline, a leg's deadline), with timers injected so tests use a fake
- * clock. Every link is removed on `dispose`, so long-lived signals do not collect listeners.
+ * signal, the whole-flow deadline, a leg's deadline), with injected timers. Every link is removed
+ * on `dispose`, so long-lived signals do not collect listeners.
  *
- * A call makes as few signals as it can: on Node 20 an undici request given a freshly made
- * signal costs more CPU than one given a signal made earlier, and each linked layer adds to every
- * call (figures: bench/RESULTS.md, "Measured by hand").
- * A call's flow ({@linkcode openFlow}) is the one signal of the call: a leg's deadline
- * ({@linkcode openLeg}) is armed on it rather than on a signal of its own, since a leg that runs
- * out of time ends the call anyway.
+ * A call makes as few signals as it can, since on Node 20 an undici request given a freshly made
+ * signal costs more CPU (bench/RESULTS.md): a leg's deadline ({@linkcode openLeg}) is armed on the
+ * call's flow ({@linkcode openFlow}), since a leg that runs out of time ends the call anyway.
  *
  * @module
  */
@@ -95,10 +92,9 @@ export function linkSignals(
 const WAITING = new WeakMap<AbortSignal, Set<() => void>>();
 
 /**
- * Hears `signal`'s abort through one listener per signal, however many callbacks wait on it, in
- * the order they began to wait: many calls wait on one session's signal, a round's input
- * requests on the round's, and Node warns (`MaxListenersExceededWarning`) past ten listeners on
- * one `AbortSignal`.
+ * Hears `signal`'s abort through one listener per signal, calling waiters in the order they began
+ * to wait: many calls wait on one signal, and Node warns (`MaxListenersExceededWarning`) past ten
+ * listeners on one `AbortSignal`.
  *
  * @param signal A signal that has not fired.
  * @param callback Called once when it fires.
@@ -124,10 +120,9 @@ export function whenAborted(signal: AbortSignal, callback: () => void): () => vo
 const FLOWS = new WeakMap<AbortSignal, (reason: unknown) => void>();
 
 /**
- * Opens the flow of one call under the policy's `maxTotalTimeout`: {@linkcode linkSignals} with
- * the whole call's deadline, and a signal on which {@linkcode openLeg} arms leg deadlines without
- * making signals of their own. The one place that deadline is armed, for the client's calls
- * (client-core.ts) and the front's (front-modern-post.ts, front-legacy-call.ts, caller-session.ts).
+ * Opens the flow of one call under the policy's `maxTotalTimeout`, the one place that deadline is
+ * armed: {@linkcode linkSignals} with the whole call's deadline, on whose signal
+ * {@linkcode openLeg} arms leg deadlines without making signals of their own.
  *
  * @param sources Signals to follow (`undefined` entries are skipped).
  * @param total The policy's `maxTotalTimeoutMs` and the timers; without it, no deadline.
@@ -146,10 +141,9 @@ export function openFlow(
 }
 
 /**
- * Opens one leg of a call (one request on the wire) under `parent`. When `parent` is a flow's
- * signal (see {@linkcode openFlow}), the leg is the flow itself: its deadline and its `abort` end
- * the whole call, which is what a leg that fails does anyway. Any other parent gets a linked
- * signal of the leg's own, which leaves the parent as it is.
+ * Opens one leg of a call (one request on the wire) under `parent`. Under a flow's signal the leg
+ * is the flow itself, so its deadline and `abort` end the whole call; any other parent gets a
+ * linked signal of its own.
  *
  * @param parent The call's signal.
  * @param deadline The leg's deadline (`callTimeout`), if any.
@@ -203,11 +197,10 @@ interface SharedWaiters {
 const sharedWaiters = new WeakMap<Promise<unknown>, SharedWaiters>();
 
 /**
- * The signal of a piece of work several calls will wait for (a first listing, a handshake, a
- * probe): it fires when `owner` does (the session or client closes), or when every call that
- * waited for the work has stopped waiting before it settled, so nothing (a person asked to sign
- * in, a slow server) is kept at it for nobody. `share` marks the work's promise, which callers
- * then wait for with {@linkcode awaitShared}.
+ * The signal of work several calls will wait for (a first listing, a handshake): it fires when
+ * `owner` does, or when every call that waited stopped waiting before the work settled, so no
+ * person or server is kept at it for nobody. Callers wait on `share`'s promise with
+ * {@linkcode awaitShared}.
  *
  * @param owner The signal of what owns the work.
  * @returns The work's signal, and `share`, which marks its promise and returns it.
@@ -220,9 +213,8 @@ export function sharedWork(owner: AbortSignal): {
   try {
     link = linkSignals([owner]);
   } catch {
-    // Workers: a signal made while serving another request cannot be listened to from this one
-    // ("Cannot perform I/O on behalf of a different request"); the work then ends by its own
-    // deadlines and its last waiter, not by its owner's close.
+    // Workers: a signal of another request cannot be listened to ("Cannot perform I/O on behalf of
+    // a different request"); the work then ends by its own deadlines and its last waiter.
     link = linkSignals([]);
   }
   return {
@@ -241,9 +233,8 @@ export function sharedWork(owner: AbortSignal): {
 }
 
 /**
- * Shared work a new caller may still join: `work` itself, or `undefined` when there is none or it
- * was stopped (its owner closed, or every caller that waited for it gave up) and has not settled
- * yet. A caller that comes in that window starts the work anew rather than get its cancellation.
+ * Shared work a new caller may still join: `undefined` when it was stopped but has not settled,
+ * so a caller in that window starts the work anew rather than get its cancellation.
  *
  * @param work The work kept for joining, if any.
  * @returns `work` when it may be joined, else `undefined`.
@@ -254,11 +245,9 @@ export function joinable<T>(work: Promise<T> | undefined): Promise<T> | undefine
 }
 
 /**
- * Waits under one caller's signal for work several callers share, which runs under a signal of
- * its owner's: a caller whose signal fires stops waiting and rejects with its own cancellation,
- * and the work goes on for the others (work marked by {@linkcode sharedWork} is stopped once the
- * last of them has stopped waiting). Work that has settled already wins over a signal that fired
- * already (its reaction is queued first), so a caller always gets what is known.
+ * Waits under one caller's signal for shared work: a caller whose signal fires rejects with its
+ * own cancellation and the work goes on for the others (work marked by {@linkcode sharedWork}
+ * stops once the last has left). Work already settled wins over a signal already fired.
  *
  * @param work The shared work.
  * @param caller The caller's signal, and its cancellation made from the signal's reason.
@@ -284,8 +273,7 @@ export function awaitShared<T>(
         try {
           waiters.link.abort(signal.reason);
         } catch {
-          // Workers: work started while serving another request cannot be stopped from this one;
-          // its own deadlines end it.
+          // Workers: work of another request cannot be stopped from this one; its deadlines end it.
         }
       }
     };

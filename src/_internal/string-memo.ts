@@ -1,15 +1,13 @@
 /**
- * A function of a string that remembers its answers for the last strings it was given. The
- * gateway's hop sees the same few strings on every call (its own URL, the `Host` it is reached
- * by, the upstream URL), and parsing one as a URL each time is per-call work for nothing.
+ * A function of a string that remembers its answers for the last strings it was given: the
+ * gateway's hop sees the same few URLs on every call, and need not parse them each time.
  *
  * @module
  */
 
 /**
- * Wraps `compute` so each string's answer is computed once while it is remembered. Once `max`
- * strings are remembered, a new one forgets them all: strings a caller makes up cost at most
- * `max` answers of memory, and the few real ones are learned again at once.
+ * Wraps `compute` so each string's answer is computed once while remembered. Past `max` strings,
+ * a new one forgets them all, so made-up strings cost at most `max` answers of memory.
  *
  * @param compute The function; it must depend on the string alone. What it throws is not remembered.
  * @param max How many strings to remember at most.

@@ -54,9 +54,8 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * Refuses an options object holding a key its function does not know. A misspelt option would
- * otherwise be ignored without a word, and for some that turns a protection off: a misspelt
- * `scopes` drops a scope requirement, a misspelt `sharedSecret` the authentication.
+ * Refuses an options object holding a key its function does not know: a misspelt option would
+ * otherwise be ignored silently, and for some (`scopes`, `sharedSecret`) that turns a protection off.
  *
  * @param options The options, an object.
  * @param known The option names.

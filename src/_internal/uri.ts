@@ -15,8 +15,7 @@ const BROKEN_ESCAPE = /%(?![\da-f]{2})/i;
  * unreserved and reserved characters and `%` escapes of two hexadecimal digits.
  *
  * @param text The text.
- * @returns `true` for `https://example.com/a?b=1` or `urn:isbn:0451450523`; `false` for
- *   `not a uri`, `::` or `https://example.com/%zz`.
+ * @returns `true` for `urn:isbn:0451450523`; `false` for `https://example.com/%zz`.
  * @example
  * ```ts
  * import { isAbsoluteUri } from "./uri.ts";

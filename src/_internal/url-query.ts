@@ -1,8 +1,6 @@
 /**
- * A URL as logs and terminals show it: its query's values left out, as headers are shown by name
- * only (a query part with no `=` whole), and its userinfo password or lone user name. A query
- * often carries a token (`?key=…`, `?session=…`), and sluice check's output and decision events
- * land in terminals, CI logs and log shippers.
+ * A URL as logs and terminals show it: without its query's values and its userinfo password or
+ * lone user name, since these often carry a token and logs land in CI and log shippers.
  *
  * @module
  */
@@ -33,9 +31,7 @@ const PORT = /^\d{1,5}(?:[/?#]|$)/;
 
 /**
  * Writes a URL with its userinfo password, a user name with no password, each query value and each
- * query part with no `=` replaced by `…`, each query part once (the fragment goes too; a user
- * before a password and a query name before `=` stay): for what logs and terminals show of a URL
- * that may carry a token, such as one given to a stdio server as an argument or a policy's.
+ * query part with no `=` replaced by `…`, each query part once, and no fragment.
  *
  * @param url The URL as written.
  * @returns The URL without its secrets.
@@ -101,12 +97,9 @@ export function withoutEmbeddedUrlSecrets(text: string): string {
 }
 
 /**
- * Writes a message with each URL it quotes (`Elicitation URL "https://…?session=…" refused`, as
- * `quote()` writes values into refusals and errors) without its password and query's values, as
- * {@linkcode withoutUrlSecrets} does; the rest of the message as it is. A quoted text that does
- * not start with a URL (a server's own message, quoted in a client error) has each `scheme://`
- * URL in it, up to a space or a quote, treated the same. For what goes to logs (decision
- * events), where a message may quote a URL a server or a user sent, token included.
+ * Writes a message with each URL it quotes (as `quote()` writes them) without its password and
+ * query's values, as {@linkcode withoutUrlSecrets} does; a quoted text that does not start with a
+ * URL has each `scheme://` URL in it treated the same. For decision events sent to logs.
  *
  * @param message The message.
  * @returns The message, its quoted URLs without their passwords and query's values.

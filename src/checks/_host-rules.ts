@@ -1,8 +1,7 @@
 /**
- * The `allowHosts` / `denyHosts` rules of the elicitation URL check (hosts are classified by
- * `../_internal/host-kind.ts`). Every host here is in the WHATWG-normalised A-label form (lower
- * case, punycode), and an IPv4-mapped IPv6 address is compared as its IPv4 address, so no
- * spelling of a denied address slips through.
+ * The `allowHosts` / `denyHosts` rules of the elicitation URL check. Hosts are in WHATWG-normalised
+ * A-label form, and an IPv4-mapped IPv6 address is compared as its IPv4 address, so no spelling of
+ * a denied address slips through.
  *
  * @module
  */
@@ -108,11 +107,9 @@ export function readHostRules(
 }
 
 /**
- * Finds the entry a host matches. An exact entry matches that host only; `*.example.com`
- * matches every subdomain at any depth (`a.example.com`, `a.b.example.com`) but **not** the apex
- * `example.com`, and never across a public-suffix boundary: both sides must have the same
- * registrable domain (PSL private section included). An IPv4-mapped IPv6 address and its IPv4
- * address match each other's entries (`[::ffff:127.0.0.1]` and `127.0.0.1`).
+ * Finds the entry a host matches. An exact entry matches that host only; `*.example.com` matches
+ * every subdomain at any depth but **not** the apex, and never across a public-suffix boundary
+ * (both sides must have the same registrable domain, PSL private section included).
  *
  * @param rules The compiled list.
  * @param host A normalised host.
@@ -133,9 +130,8 @@ export function matchHost(rules: HostRules, host: string): string | undefined {
 
 /**
  * Finds the `denyHosts` entry a host falls under: as {@linkcode matchHost}, and also an exact
- * entry naming a parent of the host within its registrable domain (`evil.example` covers
- * `login.evil.example`; `co.uk` covers nothing under it). A denied domain's subdomains are the
- * same owner's, so they are denied with it.
+ * entry naming a parent of the host within its registrable domain, the same owner's
+ * (`evil.example` covers `login.evil.example`; `co.uk` covers nothing under it).
  *
  * @param rules The compiled `denyHosts`.
  * @param host A normalised host.

@@ -1,8 +1,6 @@
 /**
- * Reading the `messages` of a sampling request for the checks that judge its tool blocks: the
- * role of each message, and the `type` of each of its content blocks with the id that pairs a
- * `tool_use` with its `tool_result`. The decoder has already shaped decoded requests; this reader
- * refuses anything else by name instead of throwing.
+ * Reading the `messages` of a sampling request for the checks that judge its tool blocks: each
+ * message's role, and each block's `type` and tool id. What is not shaped so is refused by name.
  *
  * @module
  */
@@ -15,10 +13,7 @@ export interface MessageBlockTypes {
   readonly role: unknown;
   /** The `type` of each content block, as received, in order (one for a single block). */
   readonly types: readonly unknown[];
-  /**
-   * Per block, in the same order: the `id` of a `tool_use`, the `toolUseId` of a `tool_result`,
-   * `undefined` for any other block (the ids that pair a tool use with its result).
-   */
+  /** Per block: the `id` of a `tool_use`, the `toolUseId` of a `tool_result`, else `undefined`. */
   readonly ids: readonly unknown[];
 }
 

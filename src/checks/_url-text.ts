@@ -8,10 +8,8 @@
 import { codePointName } from "../_internal/quote.ts";
 
 /**
- * One class, no quantifier: a linear scan, whatever the input. Matches whitespace (incl. tab,
- * CR, LF, NBSP, U+2028), C0 and C1 controls and DEL, format characters (bidi embeddings,
- * overrides and isolates, U+200B..U+200F, U+FEFF, tags), lone surrogates, other default-ignorable
- * characters (variation selectors, Hangul fillers, U+034F) and the backslash.
+ * Whitespace, controls, format and bidi characters, lone surrogates, other default-ignorable
+ * characters and the backslash: one class, no quantifier, so a linear scan whatever the input.
  */
 const UNSAFE = /[\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\\]/u;
 const SPACE_OR_CONTROL = /^[\p{White_Space}\p{Cc}]$/u;

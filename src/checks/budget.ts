@@ -1,8 +1,7 @@
 /**
- * Budget check: input requests of one server share a token bucket (10/s, burst 20 by default),
- * so a server cannot flood the user with forms or spend their model budget in a loop. When the
- * store cannot answer, the request is refused (fail closed) unless the policy sets
- * `rateLimitFailOpen`.
+ * Budget check: input requests of one server share a token bucket (10/s, burst 20 by default), so
+ * a server cannot flood the user with forms or spend their model budget. When the store cannot
+ * answer, the request is refused (fail closed) unless the policy sets `rateLimitFailOpen`.
  *
  * @module
  */

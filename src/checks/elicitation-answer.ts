@@ -1,8 +1,7 @@
 /**
- * The elicitation answer check: what a handler (or a downstream caller) answers is checked
- * before it is sent to the server. `action` must be `accept`, `decline` or `cancel`; an accepted
- * form must fit the compiled schema exactly once the schema's defaults are filled in (SEP-1034);
- * an accepted URL carries no content; a declined or cancelled answer is sent without content.
+ * The elicitation answer check: what a handler (or a downstream caller) answers is checked before
+ * it is sent to the server. An accepted form must fit the compiled schema once its defaults are
+ * filled in (SEP-1034); an accepted URL carries no content; a decline or cancel is sent without it.
  *
  * @module
  */
@@ -19,11 +18,10 @@ export type ElicitAnswerRequest = { readonly mode: "form"; readonly shape: FormS
 };
 
 /**
- * Checks an elicitation answer and returns a fresh copy to send. Form content is rebuilt in the
- * schema's order into an object that inherits nothing (`Object.create(null)`), with every
- * missing field that has a `default` filled in (SEP-1034); `content` left out of an accepted
- * form counts as empty. Other keys of the answer (`_meta` included) are dropped. Refusal
- * messages name fields and rules but never echo the user's values: they are sent to the server.
+ * Checks an elicitation answer and returns a fresh copy to send: form content rebuilt in the
+ * schema's order into a prototype-free object, defaults filled in; `content` left out counts as
+ * empty; other keys (`_meta` included) are dropped. Refusals, sent to the server, never echo the
+ * user's values.
  *
  * @param answer The handler's answer, untrusted; never modified.
  * @param request What was asked.

@@ -1,9 +1,7 @@
 /**
- * The form-mode elicitation check: a server's `requestedSchema` must be the spec's flat
- * primitive subset (strings with an optional format, numbers, integers, booleans, single- and
- * multi-select enums), and nothing else. A passing schema is compiled into a frozen
- * {@linkcode FormShape} that the answer check validates the handler's answer against, and every
- * field is flagged when it looks like it asks for a secret.
+ * The form-mode elicitation check: a server's `requestedSchema` must be the spec's flat primitive
+ * subset, and nothing else. A passing schema is compiled into a frozen {@linkcode FormShape} for
+ * the answer check, each field flagged when it looks like it asks for a secret.
  *
  * @module
  */
@@ -152,10 +150,7 @@ export function createElicitationFormCheck(options: ElicitationFormOptions = {})
 const SENSITIVE: FieldContext = Object.freeze({ sensitiveSuspected: true });
 const ORDINARY: FieldContext = Object.freeze({ sensitiveSuspected: false });
 
-/**
- * What the handler is told about a field: only a field whose value the user types freely (text
- * without a format or with `uri`, numbers) can carry a secret.
- */
+/** What the handler is told about a field (see {@linkcode FieldContext}). */
 function contextOf(field: FieldShape, schema: Record<string, unknown>): FieldContext {
   const free = field.kind === "number" ||
     (field.kind === "string" && (field.format === undefined || field.format === "uri"));
@@ -166,11 +161,7 @@ function contextOf(field: FieldShape, schema: Record<string, unknown>): FieldCon
   return suggestsSecret(field.name, title, description) ? SENSITIVE : ORDINARY;
 }
 
-/**
- * Checks the root keywords of a form schema, all but `properties` and `required`: `type:
- * "object"`, `$schema` (any string, never fetched), and the harmless `title`, `description`
- * and `additionalProperties: false` that schema generators add.
- */
+/** Checks the root keywords of a form schema, all but `properties` and `required`. */
 function readRoot(schema: Record<string, unknown>): string | undefined {
   const type = keywordOf(schema, "type");
   if (type !== "object") return `keyword "type": expected "object", received ${describeValue(type)}`;

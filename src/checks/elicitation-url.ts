@@ -1,8 +1,7 @@
 /**
  * The URL-mode elicitation check: only absolute `https` URLs to public hosts, without userinfo
- * and without characters that the user would not see or that a parser would silently drop.
- * sluice never fetches or opens the URL; the handler shows it, and this check decides what it
- * may show.
+ * and without characters the user would not see or a parser would drop. sluice never opens the
+ * URL; the handler shows it.
  *
  * @module
  */
@@ -171,11 +170,7 @@ export function createElicitationUrlCheck(options: ElicitationUrlOptions = {}): 
     return url.hostname === "" ? 'expected "https://" followed by a host' : url;
   }
 
-  /**
-   * The server's origin as the WHATWG parser normalises it (`undefined` when it has none). A chain
-   * asks with its policy's origin every time, and most URLs are on another host: the last one is
-   * kept, so that is not parsed again on every check.
-   */
+  /** The server's origin as WHATWG normalises it; the last one is kept, as a chain asks with the same. */
   let lastGiven: string | undefined;
   let lastNormalised: string | undefined;
   function normalisedOrigin(given: string): string | undefined {

@@ -117,9 +117,8 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /**
  * Whether a `file:` URI's path, its dot segments resolved (RFC 3986, 5.2.4), starts with `//`:
- * another host's, as `file:////server/share` is Windows' `\\server\share` (POSIX leaves such a
- * path to the system). Read from the text: the runtimes' URL parsers disagree on these paths
- * (Deno's makes `file:////server/share` a local `/server/share`).
+ * another host's (`file:////server/share` is Windows' `\\server\share`). Read from the text, as
+ * the runtimes' URL parsers disagree on these paths.
  */
 function isNetworkPath(uri: string): boolean {
   const segments = uri.replace(/^file:\/\/(localhost)?/i, "").split("/").slice(1);
@@ -136,10 +135,8 @@ function isNetworkPath(uri: string): boolean {
 
 /**
  * Normalises a local `file:` URI, or returns `undefined` when it must not be sent: another
- * scheme, a remote host (named as the host, or by a path that starts with `//`), a query or
- * fragment, whitespace, control characters, backslashes, an encoded `/`, `\` or NUL that could
- * hide a path change after decoding, or a `%` that starts no escape (no URI, and a server could
- * not read the path).
+ * scheme, a remote host (or a path that starts with `//`), a query or fragment, whitespace,
+ * controls, backslashes, an encoded `/`, `\` or NUL that could hide a path change, or a stray `%`.
  *
  * @param uri The handler's URI.
  * @returns `file://` followed by the resolved path, or `undefined`.

@@ -1,7 +1,7 @@
 /**
- * Sampling check: a legacy server that asks for sampling while no call of ours is in flight is
- * spending the user's model budget on its own initiative; refused unless `sampling.allowIdle`.
- * Modern input requests always belong to a call, so this check only concerns the legacy era.
+ * Sampling check: a legacy server that asks for sampling while no call of ours is in flight spends
+ * the user's model budget on its own initiative; refused unless `sampling.allowIdle`. (Modern
+ * input requests always belong to a call.)
  *
  * @module
  */

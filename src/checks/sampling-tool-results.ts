@@ -1,13 +1,9 @@
 /**
- * Sampling check: the spec's rules on tool results. A user message holding tool results holds
- * nothing else ("When a user message contains tool results (type: "tool_result"), it MUST contain
- * ONLY tool results"), which lets a client map the message onto a provider's dedicated tool role;
- * and every assistant message with `tool_use` blocks is followed by a user message of the
- * `tool_result`s answering each of its ids "before any other message", which is what providers
- * demand before they sample. A request breaking either is refused with `-32602`, the code the
- * spec gives for "Tool result missing in request" and "Tool results mixed with other content".
- * A request whose last message is an assistant `tool_use` passes: nothing follows it out of
- * order, and the spec says nothing of it.
+ * Sampling check: the spec's rules on tool results. A user message with tool results "MUST contain
+ * ONLY tool results", and every assistant `tool_use` message is followed by a user message of the
+ * `tool_result`s answering each of its ids "before any other message", as providers demand. A
+ * breach is refused with `-32602`, the spec's code for "Tool result missing in request" and "Tool
+ * results mixed with other content". A last message that is an assistant `tool_use` passes.
  *
  * @module
  */
@@ -53,12 +49,7 @@ function findToolResultProblem(messages: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Why a message breaks a tool result rule: a user message mixes tool results with other content,
- * or it does not pair with the one before it (after an assistant `tool_use` message, a user
- * message of only the `tool_result`s answering each of its ids; a `tool_result` anywhere else
- * answers nothing).
- */
+/** Why a message breaks a tool result rule, given the message before it. */
 function findBlockProblem(
   index: number,
   { role, types, ids }: MessageBlockTypes,

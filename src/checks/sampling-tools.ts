@@ -50,9 +50,8 @@ export function createSamplingToolsCheck(options: { readonly declared: boolean }
 }
 
 /**
- * Why an answer's `tool_use` blocks do not fit the request they answer: the request offered no
- * tools, set `toolChoice` to `"none"` (the spec: "Model MUST NOT use any tools"), or did not offer
- * the tool named. The server would run what the model named.
+ * Why an answer's `tool_use` blocks, which the server would run, do not fit the request: it offered
+ * no tools, set `toolChoice` to `"none"` (the spec: "Model MUST NOT use any tools"), or not that one.
  *
  * @param params The request as the handler got it.
  * @param answer The decoded answer.

@@ -1,11 +1,9 @@
 /**
- * A consumer that calls a function for each entry (the handler's callbacks, or a subscriber):
- * one call at a time, in arrival order, off the connection (in a microtask), awaiting a returned
- * promise before the next call. Each entry has a microtask of its own, queued as it arrives, as a
- * call's progress has (`deliverProgress`): so the calls of every consumer whose function returns
- * at once and a call's `onProgress` interleave in the order the server sent them (one that
- * returns a promise holds back only its own later entries). At most `capacity` entries wait
- * (and each server's share of them); newer ones are dropped and counted.
+ * A consumer that calls a function for each entry (the handler's callbacks, or a subscriber): one
+ * call at a time, in arrival order, awaiting a returned promise before the next. Each entry gets a
+ * microtask of its own as it arrives, as `deliverProgress` does, so consumers that return at once
+ * and a call's `onProgress` interleave in the order the server sent them. At most `capacity`
+ * entries wait (and each server's share); newer ones are dropped and counted.
  *
  * @module
  */

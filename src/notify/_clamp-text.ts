@@ -1,20 +1,12 @@
 /**
  * Cleans a string and clamps it, in one bounded pass: the shared core of `sanitizeText` and the
- * data walk (which needs to pass a smaller limit once its own text budget runs low).
+ * data walk (which passes a smaller limit once its own text budget runs low).
  *
- * The scan removes the characters of `_internal/removable.ts` and lone surrogates from the start
- * of the string, stopping once enough is kept or a limit of code units has been examined, so its cost
- * never depends on how long the string is. It cleans the text window by window, each window as
- * long as what is still to keep: when a window removes nothing, the keep is reached exactly at its
- * end; when it removes some, the next window covers what they took. So it examines what a
- * character-by-character scan would, while each window is one native `replace`.
+ * The scan cleans the text window by window, each as long as what is still to keep, so it examines
+ * what a character-by-character scan would while each window is one native `replace`.
  *
- * The cut never splits a grapheme (user-perceived character): it uses `Intl.Segmenter` where the
- * runtime has it, else at least never cuts inside a surrogate pair. `Segments.containing()` finds
- * the grapheme around one position from local context (ICU's break rules run backwards to a safe
- * point), so what a cut costs does not grow with the text's length, as iterating the text's
- * graphemes from its start would. The common cut between two Latin-script characters needs no
- * segmenter at all.
+ * The cut never splits a grapheme where `Intl.Segmenter` exists, else never a surrogate pair.
+ * `Segments.containing()` works from local context, so a cut's cost does not grow with the text.
  *
  * @module
  */
@@ -34,10 +26,8 @@ export function clampText(text: string, max: number, limit: number): string {
   if (max <= 0) return stripPrefix(text, 0, 0); // "", and nothing examined
   const kept = stripPrefix(text, max + 1, limit);
   const out = kept.length <= max ? kept : kept.slice(0, graphemeCut(kept, max));
-  // A slice keeps alive the whole string it was cut from (V8 and JSC alike): a short result kept
-  // from a server's long string (a log entry a user holds on to) would pin all of it, so such a
-  // result is copied. Through UTF-8, the one copy JSC does not make a slice again; the text holds
-  // no lone surrogate by now, so nothing is lost.
+  // A slice pins the whole string it was cut from (V8 and JSC), so a short result of a long string
+  // is copied, through UTF-8, the one copy JSC does not make a slice again (no lone surrogates remain).
   return text.length > 2 * out.length + 1024 ? UTF8_OUT.decode(UTF8_IN.encode(out)) : out;
 }
 
@@ -71,9 +61,8 @@ function stripPrefix(text: string, keep: number, limit: number): string {
   while (out.length < keep && from < end) {
     const to = pairEnd(text, Math.min(end, from + keep - out.length));
     const window = text.slice(from, to);
-    // Lone surrogates go first, judged by their neighbours before anything between them is
-    // removed. They are kept out of REMOVABLE because a class that also matches them compiles to
-    // look-arounds that slow the scan of all text beyond Latin-1, and nearly all text has none.
+    // Lone surrogates go first, judged before anything between them is removed. They are kept out
+    // of REMOVABLE, where they would compile to look-arounds that slow all text beyond Latin-1.
     const whole = window.isWellFormed() ? window : window.replace(LONE_SURROGATE, "");
     out += whole.replace(REMOVABLE, "");
     from = to;

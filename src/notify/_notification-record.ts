@@ -1,7 +1,6 @@
 /**
- * One accepted notification on its way to the queue's consumers, with its server's counters.
- * It is sanitized once, when first read: by the queue just after the connection's read, or by a
- * consumer that came first.
+ * One accepted notification on its way to the queue's consumers, with its server's counters,
+ * sanitized once, when first read.
  *
  * @module
  */

@@ -2,12 +2,9 @@
  * Renders any value as compact JSON text for `sanitizeText`, stopping once the text is longer
  * than a budget: the cost is bounded by the budget, never by the value's size.
  *
- * Strings, finite numbers, booleans and `null` are written as `JSON.stringify` writes them;
- * non-finite numbers as `null`; a bigint as its digits; `undefined`, functions and symbols as
- * `null` in arrays and left out of objects. Objects are written from their own enumerable
- * string keys (`toJSON` is not called), arrays and objects nest at most 16 deep (deeper ones are
- * written as `"[depth limit]"`, which also ends cycles). A value that throws while being read (a
- * getter, a revoked proxy) ends the text where it threw.
+ * As `JSON.stringify`, but: non-finite numbers as `null`; a bigint as its digits; objects from
+ * their own enumerable string keys (no `toJSON`); nesting past 16 as `"[depth limit]"`, which also
+ * ends cycles. A value that throws while being read ends the text there.
  *
  * @module
  */

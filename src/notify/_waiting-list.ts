@@ -1,7 +1,6 @@
 /**
- * The entries waiting for one consumer: first in, first out, at most `capacity` in all and at
- * most each server's own share, so one server that floods its notifications fills only its share
- * and the others' entries still find room.
+ * The entries waiting for one consumer, first in, first out, at most `capacity` in all and each
+ * server's own share, so a server that floods fills only its share.
  *
  * @module
  */

@@ -27,9 +27,8 @@ export interface DataLimits {
 }
 
 /**
- * The walk's bounds. A walk does at most `maxValues` steps and examines at most `maxTextUnits`
- * code units of text, so its cost has a fixed ceiling whatever a server sends (the one step
- * proportional to the input is listing an object's keys, which parsing the JSON already paid for).
+ * The walk's bounds: at most `maxValues` steps and `maxTextUnits` code units of text, so its cost
+ * has a fixed ceiling whatever a server sends (but listing an object's keys, which parsing paid for).
  */
 export const DATA_LIMITS: DataLimits = Object.freeze({
   maxStringLength: 4096,

@@ -1,9 +1,7 @@
 /**
  * The `logRateLimit` rule, for the client and the gateway alike: one token bucket per server (or
- * per legacy connection), made with the server's rate when its first log entry comes. An entry
- * with no token left is not passed on: the client's queue counts it as `rateLimited`, the gateway
- * drops it (a legacy caller of the gateway has budgets of its own). O(1) per entry and without a
- * memory store's generic keying, because this runs on the connection's read path.
+ * per legacy connection), made with the server's rate at its first log entry. An entry with no
+ * token left is not passed on. O(1) per entry, without a store's keying: it runs on the read path.
  *
  * @module
  */
@@ -12,8 +10,7 @@ import { type Rate, TokenBucket } from "../limits/token-bucket.ts";
 
 /**
  * The most buckets kept; past it the least recently used is dropped (it starts full if seen
- * again). A flood of new connections thus drops idle buckets, not the one a busy server or
- * connection is spending.
+ * again), so a flood of new connections drops idle buckets, not a busy one.
  */
 export const MAX_LOG_BUCKETS = 10_000;
 

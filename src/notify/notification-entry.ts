@@ -59,9 +59,8 @@ export type NotificationEntry = LogNotificationEntry | ServerNotificationEntry;
 const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
 
 /**
- * Sanitizes one notification: a log entry by `sanitizeLogParams`, any other notification's
- * params by `sanitizeData` (every string a server sends reaches callbacks cleaned, a progress
- * `message` or a resource `uri` included). Never throws.
+ * Sanitizes one notification: a log entry by `sanitizeLogParams`, any other's params by
+ * `sanitizeData`, so every string a server sends reaches callbacks cleaned. Never throws.
  *
  * @param serverId The operator's id of the server.
  * @param era The protocol era.

@@ -1,8 +1,7 @@
 /**
- * The notification queue of one client: what servers report (notifications and log entries)
- * reaches the handler's `notification` and `log` callbacks and any subscribers off the
- * connection, sanitized, one at a time in arrival order, within a log budget per server and a
- * bound on what waits.
+ * The notification queue of one client: what servers report reaches the handler's `notification`
+ * and `log` callbacks and any subscribers off the connection, sanitized, one at a time in arrival
+ * order, within a log budget per server and a bound on what waits.
  *
  * @example
  * ```ts
@@ -58,27 +57,24 @@ export interface NotificationQueueOptions {
    */
   readonly maxWaiting?: number;
   /**
-   * The most entries of one server waiting for each consumer: its compiled policy's
-   * `maxWaitingNotifications`, so a server that floods fills only its own share. Read on each
-   * entry; a value that is not a positive safe integer (or a throw) lets none of that server's
-   * entries wait (fail closed).
+   * The most entries of one server waiting for each consumer (its policy's
+   * `maxWaitingNotifications`), read on each entry; a value that is not a positive safe integer,
+   * or a throw, lets none wait (fail closed).
    *
    * @default () => maxWaiting (no share smaller than the whole)
    */
   readonly maxWaitingPerServer?: (serverId: string) => number;
   /**
-   * The log budget of a server: its compiled policy's `logRateLimit`. Read once per server (per
-   * connection in the legacy era), when its first log entry arrives. `undefined` (a server the
-   * client does not know) refuses that server's log entries, counted as rate-limited; so does a
-   * rate that is not valid, reported once to `onError`.
+   * The log budget of a server (its policy's `logRateLimit`), read at its first log entry (per
+   * connection in the legacy era). `undefined` (an unknown server) refuses its log entries, counted
+   * as rate-limited; so does an invalid rate, reported once to `onError`.
    *
    * @default every server the default `logRateLimit` (`POLICY_DEFAULTS`: 50 per second, bursts of 100)
    */
   readonly logRateLimit?: (serverId: string) => Rate | undefined;
   /**
-   * The lowest log level passed on from a server: its compiled policy's `logLevel`, at which the
-   * server is asked for its logs. An entry below it, which a server sends though asked not to,
-   * is dropped before the log budget and not counted (an unknown level counts as `info`).
+   * The lowest log level passed on from a server (its policy's `logLevel`); an entry below it is
+   * dropped before the log budget and not counted (an unknown level counts as `info`).
    *
    * @default every level
    */
@@ -102,10 +98,8 @@ export interface NotificationQueueOptions {
 /** A client's notification queue. */
 export interface NotificationQueue {
   /**
-   * Takes one notification from a connection's read path: cheap and synchronous (the budget
-   * check and a few appends); sanitizing and delivery happen later, in a microtask. A
-   * notification that no handler callback and no subscriber would hear is ignored at once, and
-   * not counted.
+   * Takes one notification from a connection's read path, cheaply and synchronously; sanitizing
+   * and delivery happen later, in a microtask. One that nobody would hear is ignored, not counted.
    *
    * @param serverId The operator's id of the server.
    * @param era The protocol era of the connection.

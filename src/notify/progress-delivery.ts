@@ -1,7 +1,5 @@
 /**
- * How a call's `onProgress` hears the server's `notifications/progress`: as the notification
- * queue delivers, off the connection's read path, its params sanitized, a throw reported and
- * skipped. Both eras' sessions deliver progress through it.
+ * How a call's `onProgress` hears the server's `notifications/progress`, in both eras.
  *
  * @example
  * ```ts
@@ -25,12 +23,10 @@ import { reportToConsole, threwOn } from "./_thrown-report.ts";
 const PROGRESS_METHOD = "notifications/progress";
 
 /**
- * Calls a call's progress listener with a progress notification's params, later: in a microtask,
- * so a throw never reaches the connection's read path (where it failed the call over HTTP and
- * crashed the process over stdio). The params are copied by `sanitizeData`, as a subscriber
- * receives them. A throw, or the rejection of a returned promise, is reported like a
- * notification subscriber's (its sanitized message to `console.error`) and the call goes on.
- * Progress of one call reaches its listener in arrival order.
+ * Calls a call's progress listener with a notification's params, sanitized, in a microtask so a
+ * throw never reaches the connection's read path (it would fail the call over HTTP and crash the
+ * process over stdio). A throw or rejection is reported to `console.error`, sanitized, and the
+ * call goes on. Progress of one call arrives in order.
  *
  * @param serverId The operator's id of the server, named in the report of a throw.
  * @param listener The call's `onProgress`.
@@ -54,8 +50,7 @@ export function deliverProgress(
 
 /**
  * A test of which progress may be heard: `progress` MUST increase with each notification. One
- * serves a whole call (the front keeps one per caller's request, over every upstream request of
- * it): a modern call's rounds each have a token, and a server may count each from 0 again.
+ * serves a whole call, as a modern call's rounds each have a token a server may count from 0 again.
  *
  * @returns A test that takes a `progress` value and says whether it goes on from the last taken.
  * @example
@@ -75,10 +70,8 @@ export function risingProgress(): (progress: unknown) => boolean {
 }
 
 /**
- * A call's `onProgress` hearing only progress the spec lets a server send: a number above the last
- * one heard. Anything else (a `progress` that goes back, repeats, is no number or is missing) is
- * dropped, so a progress bar never moves back. One serves a whole call: a modern call's rounds each
- * have a token of their own, and a server may count each from 0 again.
+ * A call's `onProgress` hearing only a `progress` above the last one heard ({@linkcode risingProgress});
+ * anything else is dropped, so a progress bar never moves back.
  *
  * @param listener The call's `onProgress`.
  * @returns The listener to hand to {@linkcode deliverProgress}.

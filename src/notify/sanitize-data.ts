@@ -28,9 +28,8 @@ const STRING_LIMIT = sanitizePrefixBound(DATA_LIMITS.maxStringLength);
  *   arrays; both are frozen. Two keys that clean to the same text keep the later value.
  * - An array or object nested below 16 levels becomes `"[depth limit]"`.
  * - Each array or object keeps its first 1000 entries, then ends with `"[size limit]"` (an
- *   array's last element; an object's key, with itself as the value); so does every array or
- *   object still open when the walk has visited 10 000 values or examined 262 144 code units of
- *   text (the string that crosses that line is cut short).
+ *   object's key, with itself as the value); so does every one still open once the walk has
+ *   visited 10 000 values or examined 262 144 code units of text.
  * - A value that throws while being read becomes `"[unreadable]"`.
  *
  * @param value The data, usually parsed JSON.

@@ -23,11 +23,8 @@ import { sanitizeText } from "./sanitize-text.ts";
  *
  * - `level` stays when it is one of the eight RFC 5424 levels (`debug` … `emergency`, exactly);
  *   anything else, or none, becomes `"info"`.
- * - `logger` stays when it is a string, cleaned and clamped like `data` strings; otherwise it is
- *   left out.
- * - `data` is copied by {@linkcode sanitizeData} (strings cleaned and clamped to 4096 code
- *   units, nesting cut below 16 levels, prototype-free objects, bounded work); missing, it is
- *   `null`.
+ * - `logger` stays when it is a string, cleaned and clamped like `data` strings.
+ * - `data` is copied by {@linkcode sanitizeData}; missing, it is `null`.
  *
  * @param params The params as received (any value).
  * @returns A new entry, frozen, its `data` too.

@@ -16,12 +16,9 @@ import { renderJson } from "./_render-json.ts";
  * How many code units of its input {@linkcode sanitizeText} examines at most for a given `max`:
  * `8 × max + 1024` (one more when a surrogate pair straddles the bound).
  *
- * Why this bound: the work must not depend on the input's length (a server can send 10 MB in one
- * string), yet characters removed inside the examined prefix must not push visible text out of
- * the result. With 8 code units examined per code unit kept, text where up to 7 of every 8 code
- * units are invisible (a bidi override, a joiner and tag characters around every letter, say)
- * still yields the full `max`; the 1024 extra let a short `max` see past a long invisible
- * preamble. At `max` 4096 that is 33 792 code units, however long the input and whatever it holds.
+ * The work must not depend on the input's length, yet removed characters must not push visible
+ * text out: text where up to 7 of every 8 code units are invisible still yields the full `max`,
+ * and the 1024 extra let a short `max` see past a long invisible preamble.
  *
  * @param max The clamp, as given to {@linkcode sanitizeText}.
  * @returns The bound in UTF-16 code units (`Infinity` for an unlimited `max`).
@@ -43,14 +40,12 @@ export function sanitizePrefixBound(max: number): number {
  *   `null`, a bigint as its digits, `undefined`, functions and symbols as the empty string at the
  *   top; objects from their own enumerable keys, without calling `toJSON`, 16 levels deep at
  *   most).
- * - Every character of Unicode general categories Cc, Cf, Zl and Zp is removed (controls, line
- *   breaks, tabs, zero-width and bidi characters such as U+202E, tag characters, the soft hyphen,
- *   the byte order mark, interlinear annotations), and so is every lone surrogate.
+ * - Every character of Unicode general categories Cc, Cf, Zl and Zp (controls, line breaks,
+ *   zero-width and bidi characters, tag characters) is removed, and so is every lone surrogate.
  * - The result is clamped to `max` code units without splitting a surrogate pair or, where
- *   `Intl.Segmenter` exists, a grapheme (so it may be a little shorter than `max`).
- * - Only the first {@linkcode sanitizePrefixBound}`(max)` code units are examined, and the scan
- *   stops earlier once `max` code units are kept: the result is the result for that prefix, and
- *   the cost is linear in it, whatever the input's length.
+ *   `Intl.Segmenter` exists, a grapheme.
+ * - Only the first {@linkcode sanitizePrefixBound}`(max)` code units are examined, so the cost does
+ *   not depend on the input's length.
  *
  * Sanitizing a result again returns it unchanged.
  *

@@ -1,24 +1,18 @@
 /**
  * The playground: a page at `GET /` of a gateway to pick a server and a tool, call it through the
- * front's own MCP endpoint (`POST /mcp/<server>`, exactly as a 2026-07-28 host calls it), and
- * answer by hand what the server asks: elicitation forms and URLs, sampling, roots, over as many
- * rounds as the server needs.
+ * front's own MCP endpoint (`POST /mcp/<server>`, as a 2026-07-28 host does), and answer by hand
+ * what the server asks (elicitation, sampling, roots) over as many rounds as it needs.
  *
- * The page (`browser/playground.html`) is static and holds no data, like its script
- * (`GET /playground.js`), style sheet (`GET /playground.css`) and icon, and
- * everything from a server reaches the page as text. Every answer carries a strict `Content-Security-Policy`
- * (scripts, styles and requests to this origin only; no inline script or style, no frames, no
- * form posts), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`. The page and
- * its script link each other by relative URLs, so the app works mounted at `/` of any host.
+ * The page and its files are static and hold no data; everything from a server reaches the page
+ * as text. Every answer carries a strict `Content-Security-Policy` (this origin only, no inline
+ * script or style, no frames, no form posts), `nosniff` and `no-referrer`. Relative links let the
+ * app work mounted at `/` of any host.
  *
- * The page is a plain HTML file rather than `hono/jsx`: rendering with `hono/jsx` turns on an
- * `AsyncLocalStorage` for the whole process, and every later promise, timer and request of the
- * gateway would pay for its hooks.
+ * The page is plain HTML rather than `hono/jsx`, which turns on an `AsyncLocalStorage` that every
+ * later promise, timer and request of the gateway would pay for.
  *
- * The script is written as typed browser modules in `browser/` (with the style sheet,
- * `browser/playground.css`), reusing the library's form and answer checks, and bundled at build
- * time into `_bundle.generated.ts` (`npm run build:playground`), so serving it needs no build
- * step on any runtime.
+ * The script is typed browser modules in `browser/`, reusing the library's form and answer checks,
+ * bundled into `_bundle.generated.ts` (`npm run build:playground`) so serving needs no build step.
  *
  * @example
  * ```ts

@@ -8,13 +8,12 @@
  * without quoted local parts or address literals), `uri` (an RFC 3986 absolute URI, ASCII only),
  * `date` (an RFC 3339 full-date that exists in the proleptic Gregorian calendar) and `date-time`
  * (RFC 3339 with a time zone offset, a leap second only at 23:59:60 UTC). valibot's own `email`
- * and `isoTimestamp` draw other lines (they refuse `o'brien@example.com`, `用户@例子.广告` and a
- * 21-digit fraction, and accept `2024-01-01 10:00:00Z`), so only `isoDate` is used as it is and
- * the rest are regular expressions, none of which backtracks more than a bounded amount.
+ * and `isoTimestamp` draw other lines (they refuse `o'brien@example.com` and accept
+ * `2024-01-01 10:00:00Z`), so only `isoDate` is used as it is; the rest are regular expressions
+ * with bounded backtracking.
  *
- * Why not one valibot schema per field: a field's bounds and options come with each request (a
- * form is compiled anew every time), and building a valibot pipe costs far more than the plain
- * comparisons below, on every field of every request.
+ * Fields are checked by plain comparisons, not a valibot schema per field: a form comes with each
+ * request, and building a pipe costs far more.
  *
  * @module
  */
@@ -77,11 +76,8 @@ function stringProblem(field: StringField, value: unknown): string | undefined {
 
 /**
  * What a person typed in a number field, as the answer check should see it: the number when the
- * text (spaces around it aside) is a decimal number (`42`, `-1.5`, `.5`, `1e3`) that a number
- * holds as typed, else the text itself, for the check to refuse. `12345678901234567890` stays text
- * (as a number it would be sent as `12345678901234567000`), and so does `1.0000000000000001`
- * (sent as `1`): {@linkcode isInexactNumber} tells why. The command line and the playground read
- * numbers with it, so they take the same answers.
+ * trimmed text is a decimal number that a number holds as typed ({@linkcode isInexactNumber}),
+ * else the text itself, for the check to refuse. The command line and the playground both use it.
  *
  * @param text The typed text.
  * @returns The number (`1e400` is `Infinity`, which the check refuses as not finite), or the text.
@@ -199,8 +195,7 @@ function selectionProblem(field: MultiSelectField, value: unknown): string | und
     if (!field.values.includes(item)) {
       return `expected only allowed values, received another value at index ${i}`;
     }
-    // The items before this one are unique options, so they are no more than the options: looking
-    // back at them costs no more than the `includes` above (and no Set per answer).
+    // The items before this one are unique options, so looking back costs no more than `includes`.
     if (items.indexOf(item) < i) return `expected unique values, received a repeated value at index ${i}`;
   }
   const { minItems, maxItems } = field;

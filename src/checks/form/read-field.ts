@@ -1,12 +1,9 @@
 /**
  * Compiles one property of a form schema into a frozen {@linkcode FieldShape}, accepting exactly
- * the spec's primitive subset and refusing every other keyword (fail closed): free text with
- * optional length bounds and format, numbers and integers with optional bounds, booleans,
- * single-selects (untitled `enum`, legacy `enum` + `enumNames`, titled `oneOf`) and
- * multi-selects (`items.enum` or titled `items.anyOf`, optional item counts). A `default` must
- * fit the field it belongs to.
- *
- * A schema is read as JSON: its keywords are its own keys, in order; nothing inherited counts.
+ * the spec's primitive subset and refusing every other keyword (fail closed): text, numbers,
+ * booleans, single-selects (`enum`, legacy `enum` + `enumNames`, titled `oneOf`) and multi-selects
+ * (`items.enum` or titled `items.anyOf`). A `default` must fit its field. Keywords are own keys
+ * only; nothing inherited counts.
  *
  * @module
  */
@@ -241,9 +238,8 @@ function readMultiSelect({ name, required, schema, maxEnumValues }: Property): D
   if (typeof maxItems === "object") return maxItems;
   const inverted = invertedProblem("minItems", minItems, "maxItems", maxItems);
   if (inverted !== undefined) return inverted;
-  // An answer's items are unique options, so it can never hold more items than there are options:
-  // a required field then leaves the person only declining. An optional one can be left out, and
-  // is accepted (the hostile form corpus holds that case).
+  // An answer's items are unique options, so a required field that needs more leaves the person
+  // only declining; an optional one can be left out, and is accepted.
   if (required && minItems !== undefined && minItems > values.length) {
     return problem(
       "minItems",
@@ -294,23 +290,18 @@ function readOptions(
 /** A surrogate without its other half: a screen shows nothing of it either. */
 const LONE_SURROGATE = /\p{Cs}/gu;
 
-/**
- * Printable ASCII words apart by single spaces: text that every step below leaves as it is. Most
- * labels are such, and this one test is all they cost.
- */
+/** Printable ASCII words apart by single spaces, which every step below leaves as they are. */
 const PLAIN = /^[!-~]+(?: [!-~]+)*$/;
 
 /** How much of an option a person sees at least: the command line cuts a line at 300 characters. */
 const SHOWN_LENGTH = 300;
 
 /**
- * Whether a person can tell the options apart: each as shown (the characters `sanitizeText`
- * removes for a screen gone (`_internal/removable.ts`, and lone surrogates), in NFKC form (`é` as
- * one code point or two, a full-width `Ｋ` and `K`, read alike), every run of white space one space, trimmed, its first
- * {@linkcode SHOWN_LENGTH} characters) unlike the others, and, for titles (or `enumNames`), which
- * stand for the values sent, showing something. Else two choices that look the same could send
- * different values (`"Keep my data"` and `"Keep my data\u200B"` meaning `delete_all`). An empty
- * untitled value is fine: it is sent as it shows, and nothing else shows so.
+ * Whether a person can tell the options apart: each as shown (without what `sanitizeText` removes
+ * and lone surrogates, in NFKC form, white space collapsed and trimmed, its first
+ * {@linkcode SHOWN_LENGTH} characters) unlike the others, and titles showing something. Else two
+ * choices that look the same could send different values (`"Keep my data\u200B"` meaning
+ * `delete_all`). An empty untitled value is fine: it is sent as it shows.
  */
 function labelProblem(
   labels: readonly string[],

@@ -3,23 +3,17 @@
  * passwords, API keys, tokens or payment credentials through form mode; a field that seems to
  * is flagged `sensitiveSuspected` so the handler can warn the user (nothing is refused).
  *
- * How text is read: a field's name, title and description are cut into words at every
- * character that is not an ASCII letter or digit (so `snake_case`, `kebab-case`, spaces and
- * punctuation separate words) and at camelCase humps (`apiKey` → `api key`, `APIKey` →
- * `api key`, `cvv2Code` → `cvv2 code`; a digit followed by capitals stays one word: `2FA`).
- * Words are compared in lower case, whole but for trailing digits, which number a field rather
- * than change its meaning (`password2`, `Password1` and `apiKey2` match): `spinner`, `pinned`,
- * `tokenizer`, `passwordless` and `passport` match nothing. Non-ASCII letters stay inside words.
- * Before that, text that is not plain ASCII is put in NFKC form (full-width `ｐａｓｓｗｏｒｄ` reads
- * `password`, `ﬁ` reads `fi`) and stripped of invisible characters (default-ignorable and format
- * characters: a zero-width space, soft hyphen or word joiner inside `pass\u200Bword` does not
- * split it) and of lone surrogates.
+ * How text is read: a field's name, title and description are cut into words at every character
+ * that is not an ASCII letter or digit and at camelCase humps (`APIKey` → `api key`; `2FA` stays
+ * one word). Words are compared in lower case, whole but for trailing digits (`password2`
+ * matches; `passwordless` and `spinner` do not). Non-ASCII text is first put in NFKC form
+ * (full-width `ｐａｓｓｗｏｒｄ` reads `password`) and stripped of invisible characters (so
+ * `pass\u200Bword` is one word) and lone surrogates.
  *
  * What matches:
  * - a word of {@linkcode SECRET_WORDS}, anywhere;
- * - a word of {@linkcode NAME_ONLY_WORDS} in the name, or as the whole title (`pin` naming a field
- *   is a PIN, while "Map pin location" or a description saying "do not give us your pin" is not
- *   asking for one);
+ * - a word of {@linkcode NAME_ONLY_WORDS} in the name, or as the whole title ("Map pin location"
+ *   does not ask for a PIN);
  * - two or three consecutive words forming a phrase of {@linkcode SECRET_PHRASES}, anywhere.
  *
  * The form check asks this only of fields that take free input (text without a format or with
@@ -80,21 +74,17 @@ export function suggestsSecret(
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}]/gu;
 const NOT_ASCII = /[\x80-\uffff]/;
 /**
- * The capitals that start a word at a camelCase hump, where a space is put before the text is
- * lower-cased: a capital after a lower-case or non-ASCII letter, or a capital before a
- * lower-case letter after a capital or a digit. (Written capital first: the engines skip fast
- * to the next capital, where a pattern that starts with a look-behind is tried everywhere.)
+ * The capitals that start a word at a camelCase hump: after a lower-case or non-ASCII letter, or
+ * before a lower-case letter after a capital or a digit. Written capital first so engines skip to
+ * the next capital rather than try a look-behind everywhere.
  */
 const HUMP = /[A-Z](?<=[a-z\x80-\uffff][A-Z])|[A-Z](?=[a-z])(?<=[A-Z\d][A-Z])/g;
 /** What a word is made of, once lower-cased: ASCII letters and digits, and any non-ASCII unit. */
 const WORD = "a-z\\d\\x80-\\uffff";
 
 /**
- * One test for whole words and phrases of lower-cased text: each alternative, with any digits
- * after it, stands between characters that are not a word's, and a phrase's words are apart by
- * one or more of them.
- * (The start is matched as `^` or a character, not as a look-behind: the engines try a
- * look-behind at every position of the text.)
+ * One test for whole words and phrases (with any trailing digits) of lower-cased text. The start
+ * is matched as `^` or a character, not a look-behind, which engines try at every position.
  */
 function wholeWords(words: Iterable<string>): RegExp {
   const alternatives = [...words].map((entry) => entry.split(" ").join(`[^${WORD}]+`));
@@ -116,10 +106,7 @@ const NEEDED_WORDS = [
 const SHORTEST_NEEDED = NEEDED_WORDS.filter((word) =>
   !NEEDED_WORDS.some((other) => other !== word && word.includes(other))
 );
-/**
- * Whether ASCII text may hold a secret: a word that a match needs, in any case and anywhere.
- * Most text holds none, and this one pass over it is all it costs.
- */
+/** Whether ASCII text may hold a needed word anywhere: one cheap pass that rules out most text. */
 const MAY_HOLD_SECRET = new RegExp(SHORTEST_NEEDED.join("|"), "i");
 
 function hasSecret(text: string, isName: boolean): boolean {

@@ -1,12 +1,8 @@
 /**
  * The compiled description of an elicitation form, made by the form check from a server's
- * `requestedSchema` and used by the answer check. A bound or default that the schema does not
- * give is `undefined`.
- *
- * Immutability: the shape and every field object are frozen; the arrays inside (the field list,
- * option lists, array defaults) are `readonly` in the types but not frozen. They are copies of
- * the schema's that nothing modifies, and the answer check copies an array default before
- * answering with it.
+ * `requestedSchema` and used by the answer check. A bound or default the schema does not give is
+ * `undefined`. The shape and its fields are frozen; the arrays inside are copies that nothing
+ * modifies, `readonly` but not frozen.
  *
  * @module
  */

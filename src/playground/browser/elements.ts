@@ -56,9 +56,8 @@ export function newId(): string {
 }
 
 /**
- * Makes a select that may be left unset: its first option, "(not set)", has the empty value, and
- * one option follows per value (its value and its text). A tool's optional arguments and a form's
- * optional yes/no field without a default use it, so leaving them unset leaves them out.
+ * Makes a select that may be left unset: its first option, "(not set)", has the empty value, then
+ * one option per value. For optional inputs that leaving unset leaves out.
  *
  * @param attributes The select's attributes (see {@linkcode Attributes}).
  * @param values The values to choose from, in order.

@@ -1,10 +1,8 @@
 /**
- * A form-mode elicitation: a form built from `requestedSchema`, checked in the page with the
- * library's own form rules before it is sent, so the user sees `field "name" expected at least 2
- * characters` where the front would refuse the answer with the same words. The schema is compiled
- * by the form check (`createElicitationFormCheck`) and every field's value is checked by the
- * answer check (`checkElicitAnswer`), as the front does; only the titles and descriptions, which
- * the checks do not keep, are read from the schema here.
+ * A form-mode elicitation: a form built from `requestedSchema`, checked in the page by the
+ * library's own form and answer checks before it is sent, so the user sees the words the front
+ * would refuse the answer with. Only titles and descriptions, which the checks do not keep, are
+ * read from the schema here.
  *
  * @module
  */
@@ -16,10 +14,7 @@ import { el, newId, unsetSelect } from "./elements.ts";
 import { own, ownArray, ownObject, text } from "./read-json.ts";
 import { declineAndCancel, type Reply } from "./reply.ts";
 
-/**
- * Compiles the schema for the answer check. The front refused any schema over its policy's limits
- * before passing the request down, so the page adds no limit of its own.
- */
+/** Compiles the schema with no limits: the front already refused any schema over its policy's. */
 const forms = createElicitationFormCheck({
   maxFields: Number.MAX_SAFE_INTEGER,
   maxEnumValues: Number.MAX_SAFE_INTEGER,
@@ -27,9 +22,8 @@ const forms = createElicitationFormCheck({
 /** How the answer check's messages start; the page shows what follows, under the field. */
 const REFUSED = "Elicitation answer refused: ";
 /**
- * The keyboards of the string formats. Text inputs, not `email` or `url` ones: those trim what was
- * typed and turn a domain into punycode, so the server would get other text than the person
- * typed, and other text than the command line sends. The page checks the format itself.
+ * The keyboards of the string formats, on text inputs: `email` and `url` inputs trim what was
+ * typed and turn a domain into punycode, so the server would get other text than the person typed.
  */
 const INPUT_MODES: Readonly<Record<string, string>> = { email: "email", uri: "url" };
 
@@ -111,9 +105,8 @@ export function renderFormRequest(card: HTMLElement, params: unknown, reply: Rep
 }
 
 /**
- * What the answer check says of one field: its content as it would go in the answer (with the
- * field's default when nothing is entered), or its problem. Each field is checked on its own, so
- * every field with a problem shows it.
+ * What the answer check says of one field, checked on its own so every field shows its problem:
+ * its content as it would go in the answer (the default when nothing is entered), or its problem.
  */
 function checkField(field: FieldShape, value: unknown): Readonly<Record<string, ElicitValue>> | string {
   if (field.kind === "number" && typeof value === "string" && isInexactNumber(value)) {
@@ -240,8 +233,8 @@ function fieldInput(field: FieldShape, labels: Labels): Input {
       return { node: select, labelled: false, targets: [select], read };
     }
     case "number": {
-      // A text input read as the command line reads it: a number input hides what it cannot
-      // read (1e400, 1,5) behind an empty value. No numeric keyboard: some have no minus sign.
+      // A text input read as the command line reads it: a number input hides what it cannot read
+      // (1e400) behind an empty value. No numeric keyboard: some have no minus sign.
       const input = el("input", { type: "text", ...common });
       if (field.default !== undefined) input.value = String(field.default);
       const read = () => input.value === "" ? undefined : numberFromText(input.value);

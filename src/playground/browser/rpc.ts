@@ -1,8 +1,7 @@
 /**
- * The MCP requests of the page, sent to the front's own endpoint (`POST mcp/<server>`) exactly
- * as a 2026-07-28 host sends them: with the library's own headers (the protocol version, method
- * and name, and `Mcp-Param-*` for a tool's `x-mcp-header` arguments) and the client's
- * capabilities in `_meta`.
+ * The MCP requests of the page, sent to the front's own endpoint (`POST mcp/<server>`) as a
+ * 2026-07-28 host sends them: with the library's own headers (`Mcp-Param-*` included) and the
+ * client's capabilities in `_meta`.
  *
  * @module
  */

@@ -69,7 +69,6 @@ function describeUrl(url: URL, params: unknown, serverOrigin: string | undefined
   ];
   const note = (kind: string, words: string) =>
     parts.push(el("p", { class: kind, role: "note", text: words }));
-  // The gateway's policy normalised what the server sent (to what a browser would open): say so.
   const change = ownArray(ownObject(params, "_meta"), "sluice/changes").find((c) =>
     own(c, "field") === "url"
   );
