@@ -302,6 +302,7 @@ async function writeContents(path: string, contents: Contents, now: number): Pro
   try {
     const handle = await open(temporary, "wx", 0o600);
     try {
+      // The umask can only take bits away from 0600; chmod makes it exactly 0600 all the same.
       await chmod(temporary, 0o600);
       await handle.writeFile(text, { encoding: "utf8" });
       await handle.sync();

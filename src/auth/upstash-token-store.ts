@@ -66,7 +66,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * It fails closed: when Redis is unreachable, errs, or exceeds `timeoutMs`, the operation rejects
  * with `StoreUnavailableError`. Claims are `SET NX PX` of a random value, atomic across instances; a
  * claim rejected as too slow is given back (`GET` then `DEL`, as the client may lack `eval`) once
- * Redis answers that it was made.
+ * Redis answers that it was made: a claim made between the two, just as this one expires, would go
+ * too, and one whose answer is lost holds until its ttl.
  *
  * @param options The client, the secret, the key prefix and the timeout.
  * @returns The store.

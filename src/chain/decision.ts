@@ -30,7 +30,8 @@ export type DecisionChange = InputChange;
  *   server is answered `CALL_ENDED`).
  * - `"deferred"`: the gateway passed the request to its caller; a second event tells how the caller's answer
  *   ended once checked (`"answered"`, `"policy"`, or for a 2025 host `"timeout"`, `"cancelled"`,
- *   `"handler"`), or `"capability"` when the caller did not declare what it needs.
+ *   `"handler"`), or `"capability"` when the caller did not declare what it needs (a legacy server is answered as by
+ *   a client without it).
  */
 export type InputOutcome =
   | "answered"

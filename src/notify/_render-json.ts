@@ -16,8 +16,9 @@ const QUOTED_DEPTH_MARKER = JSON.stringify(DEPTH_LIMIT_MARKER);
  * Renders `value` as JSON text, cut short once longer than `budget` code units.
  *
  * @param value Any value.
- * @param budget The code units wanted; the text may run a little past it, never far.
- * @returns The text: at most about `budget + 16` code units.
+ * @param budget The code units wanted; the text may run past it by the escapes of the string it cut
+ *   (six code units for a control character) and by its closing brackets.
+ * @returns The text: at most about `6 × budget + 16` code units (a bigint is written whole).
  */
 export function renderJson(value: unknown, budget: number): string {
   const writer = new JsonWriter(budget);

@@ -39,7 +39,10 @@ export interface HttpTransport {
    * @default false
    */
   readonly allowHttp?: boolean | undefined;
-  /** OAuth sign-in on a 401 Bearer challenge; `headers` must then not set `Authorization`. */
+  /**
+   * Signs in to the server with OAuth when it answers 401 with a Bearer challenge; the token is
+   * sent as `Authorization: Bearer`, so `headers` must not set `Authorization` too.
+   */
   readonly auth?: UpstreamAuth | undefined;
 }
 
@@ -52,8 +55,11 @@ export type UpstreamAuth =
   | { readonly clientCredentials: ClientCredentialsAuth; readonly oauth?: undefined };
 
 /**
- * A person signs in with the authorization code grant (MCP authorization spec), identified by
- * `clientId`, else a Client ID Metadata Document, else Dynamic Client Registration.
+ * A person signs in with the authorization code grant (the MCP authorization spec: PKCE,
+ * resource indicators, refresh). sluice identifies itself to the authorization server with the
+ * pre-registered `clientId` when given, else with its Client ID Metadata Document where the
+ * server supports them, else by Dynamic Client Registration. Tokens are kept per server and
+ * caller in the client's token store.
  */
 export interface OAuthSignIn {
   /**
@@ -64,7 +70,10 @@ export interface OAuthSignIn {
   readonly scopes?: readonly string[] | undefined;
   /** A client id registered with the authorization server beforehand (needs `issuer`). */
   readonly clientId?: string | undefined;
-  /** The issuer `clientId` is registered with; another authorization server is an error. */
+  /**
+   * The issuer of the authorization server `clientId` is registered with: the client is used
+   * there only (another authorization server is an error, not a silent reuse).
+   */
   readonly issuer?: string | undefined;
   /** The environment variable holding `clientId`'s secret, for a confidential client. */
   readonly clientSecretEnv?: string | undefined;
@@ -73,13 +82,18 @@ export interface OAuthSignIn {
    * @default "client_secret_basic" with a secret (or "client_secret_post" when that is all the server lists), else "none"
    */
   readonly tokenEndpointAuthMethod?: "none" | "client_secret_basic" | "client_secret_post" | undefined;
-  /** sluice's Client ID Metadata Document URL (`https:`, with a path), used as the client id. */
+  /**
+   * The URL of sluice's Client ID Metadata Document (an `https:` URL with a path, serving a
+   * document whose `client_id` is that URL), used as the client id where the authorization
+   * server supports them. The gateway serves its own at `/oauth/client-metadata.json`.
+   */
   readonly clientMetadataUrl?: string | undefined;
 }
 
 /**
- * A pre-registered confidential client: exactly one of `clientSecretEnv` and `privateKeyEnv`.
- * Neither the credential nor a token ever appears in errors or output.
+ * A pre-registered confidential client of the server's authorization server. Exactly one of
+ * `clientSecretEnv` and `privateKeyEnv` names where its credential lives; the variable is read
+ * when the first token is needed, and neither it nor a token ever appears in errors or output.
  */
 export type ClientCredentialsAuth =
   & {
@@ -95,7 +109,10 @@ export type ClientCredentialsAuth =
   }
   & (
     | {
-      /** The environment variable holding the client secret. */
+      /**
+       * The environment variable holding the client secret, sent with `client_secret_basic` (or
+       * `client_secret_post` when that is all the authorization server lists).
+       */
       readonly clientSecretEnv: string;
       readonly privateKeyEnv?: undefined;
     }
@@ -143,15 +160,19 @@ export interface ElicitationPolicy {
   /** URL mode: only these hosts (exact, or `*.` suffix patterns). @default all hosts */
   readonly allowHosts?: readonly string[] | undefined;
   /**
-   * URL mode: never these hosts nor their subdomains (a public suffix refuses itself only);
-   * checked before `allowHosts`. @default []
+   * URL mode: never these hosts, nor the subdomains of one within its registrable domain (a public
+   * suffix such as `co.uk` or `github.io` refuses itself only); checked before `allowHosts`.
+   * @default []
    */
   readonly denyHosts?: readonly string[] | undefined;
   /** URL mode: lets IP-address hosts through, loopback and private ranges included. @default false */
   readonly allowIpHosts?: boolean | undefined;
   /** URL mode: lets hosts without a public suffix (`localhost`, intranet names) through. @default false */
   readonly allowPrivateHosts?: boolean | undefined;
-  /** URL mode: longest URL accepted, in characters, as sent and once normalised. @default 2048 */
+  /**
+   * URL mode: longest URL accepted, in characters, both as the server sent it and once normalised
+   * (percent-encoded, host in punycode). @default 2048
+   */
   readonly maxUrlLength?: number | undefined;
   /** Form mode: most fields in one form. @default 100 */
   readonly maxFields?: number | undefined;
@@ -188,60 +209,94 @@ export interface Policy {
   readonly inputRateLimit?: RateOption | undefined;
   /** Budget of log entries from this server. @default { rate: 50, per: "1s", burst: 100 } */
   readonly logRateLimit?: RateOption | undefined;
-  /** Lowest server log level asked for; entries below it are dropped. @default "info" */
+  /**
+   * Lowest server log level asked for, whether or not the handler's `log` or a notification
+   * subscriber hears the entries (those nobody hears are dropped, and so are those below it that a
+   * server sends anyway); `"emergency"` asks for the fewest.
+   * @default "info"
+   */
   readonly logLevel?: LogLevel | undefined;
   /** Lets input requests through when the shared rate-limit store cannot answer. @default false */
   readonly rateLimitFailOpen?: boolean | undefined;
   /** Handler time limits. */
   readonly handlerTimeout?: HandlerTimeoutPolicy | undefined;
-  /** Each leg of a call (an HTTP or stdio request), and each notification or answer sent. @default "60s" */
+  /**
+   * Each leg of a call (an HTTP or a stdio request), and each notification or answer sent.
+   * @default "60s"
+   */
   readonly callTimeout?: Duration | undefined;
   /** A whole call: every round and paused time included. @default "10m" */
   readonly maxTotalTimeout?: Duration | undefined;
   /** Legacy server requests handled at once; more are answered busy. @default 8 */
   readonly maxServerRequests?: number | undefined;
-  /** Rounds of one multi round-trip request; one more fails the call (`rounds_exceeded`). @default 10 */
+  /**
+   * Rounds of one multi round-trip request: `input_required` answered and retried. A server that
+   * asks again after the last one fails the call (`rounds_exceeded`). @default 10
+   */
   readonly maxRounds?: number | undefined;
   /**
-   * The largest message accepted, in bytes (JSON body, stdio line, the front's request body); a larger
-   * one fails the call or is refused 413. From 1024 to 268435456. @default 4194304 (4 MiB)
+   * The largest message accepted, in bytes: a JSON response body (both eras), a stdio line, the
+   * front's downstream request body. A larger one fails the call (HTTP: kind `"protocol"`;
+   * stdio: the connection is ended, kind `"transport"`) or is refused with 413 (the front).
+   * From 1024 to 268435456. @default 4194304 (4 MiB)
    */
   readonly maxMessageBytes?: number | undefined;
   /**
-   * The largest SSE event accepted, in UTF-8 bytes of its data; a larger one fails the call (kind
-   * `"protocol"`). From 1024 to `maxMessageBytes`. @default 4194304 (4 MiB)
+   * The largest SSE event accepted, in UTF-8 bytes of its data (a line still arriving counts
+   * too), on every stream of both eras. A larger one fails the call (kind `"protocol"`) or ends
+   * the legacy listen stream. From 1024 to `maxMessageBytes`. @default 4194304 (4 MiB: a
+   * response may arrive as one event, so it gets the room a JSON body gets)
    */
   readonly maxEventBytes?: number | undefined;
   /**
-   * The most `inputRequests` entries in one round; more fail the call (kind `"protocol"`) before any
-   * handler runs. From 1 to 1000. @default 16
+   * The most `inputRequests` entries in one round of a multi round-trip request (and in one
+   * `input_required` task status). More fail the call (kind `"protocol"`) before any handler
+   * runs. From 1 to 1000. @default 16
    */
   readonly maxInputRequests?: number | undefined;
   /**
-   * The deepest nesting of arrays and objects in a message received (the message is level 1),
-   * checked before parsing; deeper is a protocol error. From 16 to 1000. @default 64
+   * The deepest nesting of arrays and objects in any message received (the message object is
+   * level 1), checked on the text before it is parsed. A deeper one is a protocol error (stdio:
+   * the connection is ended). From 16 to 1000. @default 64
    */
   readonly maxJsonDepth?: number | undefined;
   /**
-   * The most notifications and log entries waiting for each consumer; newer ones are dropped and
-   * counted (`stats().dropped`). From 1 to 1000000. @default 1000
+   * The most notifications and log entries of this server waiting for each consumer (the
+   * handler, each subscriber, each iterator); newer ones are dropped and counted
+   * (`stats().dropped`), and other servers' entries still get their own room.
+   * From 1 to 1000000. @default 1000
    */
   readonly maxWaitingNotifications?: number | undefined;
-  /** The front: kinds with no handler passed down to its caller instead of refused. @default [] */
+  /**
+   * The front: kinds with no handler that it passes down to its caller (who must declare them)
+   * instead of refusing. @default [] (nothing passes down unless a handler calls `ctx.defer()`)
+   */
   readonly passDown?: readonly ("sampling" | "elicitation" | "roots")[] | undefined;
   /** The front: how long a sealed continuation state stays valid. @default "10m" */
   readonly stateTtl?: Duration | undefined;
   /**
-   * The front: the most legacy caller sessions at once for this server (and, counted apart, upstream
-   * sessions kept for 2026-07-28 callers of a legacy server); at the cap the longest-unused idle one
-   * is closed, else the next is refused (HTTP 503 or `-32000`). From 1 to 10000. @default 32
+   * The front: the most sessions of legacy callers (2025 hosts) at once for this server; each
+   * has its own upstream session to a legacy server (a stdio child, an HTTP session). At the cap
+   * the longest-unused idle session is closed to make room, fairly between callers (one of the new
+   * session's caller or of a caller holding more, the biggest holder's; a caller holding two or
+   * more and more than half the cap gives up one with no request in flight, even with streams
+   * open); while none can go, the next `initialize` is refused (HTTP 503). The same cap, counted
+   * apart, bounds the upstream sessions the front keeps for 2026-07-28 callers of a legacy server
+   * (there a new call is refused `-32000` while none can go). From 1 to 10000. @default 32
    */
   readonly maxSessions?: number | undefined;
-  /** The front: how long an unused legacy session (and its upstream session) is kept. @default "10m" */
+  /**
+   * The front: a legacy caller's session with no request in flight and no stream open for this
+   * long is closed (with its upstream session); so is an upstream session kept for 2026-07-28
+   * callers of a legacy server that no call or request used for this long. @default "10m"
+   */
   readonly sessionIdleTimeout?: Duration | undefined;
   /**
-   * The front: which callers may use this server (any rule matches them) and which tools; others
-   * get HTTP 403, and an empty list admits no one.
+   * The front: which callers may use this server, and which of its tools. A caller may use the
+   * server when at least one rule matches it (its subject is in `subjects`, when given, and it
+   * holds every scope in `scopes`, when given); it may call and list the tools of the rules that
+   * match it. Others are refused (HTTP 403; `insufficient_scope` naming the scopes when scopes
+   * would admit them); an empty list admits no one.
    * @default every caller the gateway's `auth` admits, every tool
    */
   readonly access?: readonly AccessRule[] | undefined;
@@ -258,7 +313,8 @@ export interface AccessRule {
 }
 
 /**
- * Declares a server's policy, returned unchanged; {@linkcode compilePolicy} validates it.
+ * Declares a server's policy: returns it unchanged, typed, for a `*.policy.ts` file's default
+ * export. {@linkcode compilePolicy} validates it.
  *
  * @param policy The policy.
  * @returns The same object.
