@@ -61,13 +61,10 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
   }
 
   /**
-   * At the cap, closes a session to make room for one of `owner`'s, so that no caller takes a
-   * session from one holding no more than it, nor holds every session to lock the others out: an
-   * idle session of `owner`'s or of a caller holding more sessions than `owner` (the biggest
-   * holder's, its longest unused); else, when another caller holds at least two sessions and
-   * more than half of `maxSessions`, that caller's longest-unused session that no request is in
-   * flight on, even with its streams open. (With one caller, as without `auth`, that is the
-   * longest-unused idle session.)
+   * At the cap, closes one session to make room for one of `owner`'s, never another caller's who holds
+   * no more than `owner`: an idle one of `owner`'s or of a bigger holder (the biggest holder's, longest
+   * unused first); else, of another caller holding at least two and more than half of `maxSessions`,
+   * its longest-unused session with no request in flight, even with streams open.
    *
    * @param owner Whose the new session is: its caller's `principalKey`.
    * @returns Whether a session may be added now (`false` when none of those can make room).
@@ -107,8 +104,8 @@ export class CappedSessions<K, S extends HeldSession> extends Map<K, S> {
   }
 
   /**
-   * The session of `key`, unless it has been idle past `sessionIdleTimeout`: such a session is
-   * closed now, whatever the sweep's pace, so none is used after its time.
+   * The session of `key`, unless idle past `sessionIdleTimeout`: then it is closed now, whatever the
+   * sweep's pace.
    *
    * @param key Its key.
    * @returns The session, or `undefined`.

@@ -145,8 +145,7 @@ export interface CallerSessionInit {
   readonly timers: Timers;
   /**
    * Who opened the session (the gateway's `auth` for its `initialize`): its owner, and whom the
-   * requests its own upstream session sends tied to no call run as. Each later request brings its
-   * own (`handle`), for handlers and the policy's `access`.
+   * requests its own upstream session sends tied to no call run as.
    */
   readonly principal?: Principal | undefined;
   /** The caller's sign-in, when the server signs in per person. */
@@ -246,10 +245,9 @@ export class CallerSession {
   }
 
   /**
-   * Ends every request the front sent this caller that still waits for its answer, and any it
-   * sends later, as a deadline would (the caller is told `notifications/cancelled`, and the
-   * upstream gets the refusal): for when the caller can no longer send answers, as once the
-   * server stopped listening. The calls waiting for them go on without them, and end.
+   * Ends every request the front sent this caller that waits for its answer, and any it sends later,
+   * as a deadline would (the caller is told `notifications/cancelled`, the upstream gets the refusal):
+   * for when the caller's answers can no longer come. The calls go on without them.
    */
   endAsks(): void {
     this.#answersGone.abort(new Error("sluice front: the caller's answers can no longer come"));
@@ -291,9 +289,8 @@ export class CallerSession {
    * Handles one message the caller POSTed.
    *
    * @param message A request, a notification, or an answer to a request the front sent.
-   * @param principal Who sent it (the gateway's `auth` for this POST, whose subject is the
-   *   session's owner): its token's scopes and claims decide what `tools/list` shows, and a call
-   *   runs, and its event is given, as them. None with `auth: "none"`.
+   * @param principal Who sent it (the gateway's `auth` for this POST; its subject owns the session):
+   *   `tools/list` shows, and a call runs and is reported, as them. None with `auth: "none"`.
    * @returns The HTTP response: 202 for a notification or an answer, else JSON or an SSE stream.
    */
   handle(message: JsonRpcMessage, principal?: Principal): Promise<Response> {
@@ -422,10 +419,7 @@ export class CallerSession {
     return encodeResult(id, {});
   }
 
-  /**
-   * Whether the caller gets the upstream's tasks: those of a legacy upstream (a modern server's
-   * belong to its extension), for a caller of 2025-11-25, the version that has them.
-   */
+  /** Whether the caller gets the upstream's tasks: a legacy upstream's, for a 2025-11-25 caller. */
   #relaysTasks(session: ServerSession): boolean {
     return session.era === "legacy" && this.version === "2025-11-25";
   }
@@ -678,14 +672,12 @@ export class CallerSession {
   }
 
   /**
-   * The caller's upstream side, opened first when there is none (or the last attempt failed).
-   * The attempt is shared by the caller's requests that need it meanwhile, so it runs under a
-   * signal of its own (aborted by `close()`, or once every request waiting has given up); each
-   * request waits under its own signal, and one that gives up fails alone, with the cancellation
-   * of its own `method`.
+   * The caller's upstream side, opened first when there is none (or the last attempt failed). The
+   * requests that need it meanwhile share the attempt, which `close()` or the last waiter giving up
+   * aborts; a request that gives up fails alone.
    *
    * @param signal Ends this request's wait for the upstream side.
-   * @param method The caller's request that needs it, named when `signal` fires during the wait.
+   * @param method The caller's request that needs it, named in its cancellation.
    * @returns The session, and whether it is the caller's own.
    * @throws {ClientError} What opening the upstream side failed with, or `"cancelled"` or
    *   `"timeout"` (naming `method`) when `signal` fires first.

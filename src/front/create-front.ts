@@ -304,10 +304,8 @@ export function frontLegacyHandler(app: Hono): ((request: LegacyRequest) => Prom
 }
 
 /**
- * Begins the close of a front's legacy callers in this process: their GET streams end cleanly (a
- * closing server waits for its responses to end, and a GET stream never ends by itself), and new
- * requests on their sessions are refused while answers that requests in flight wait for are still
- * taken (or, with `answersCanCome: false`, ended). Not part of the public API.
+ * Begins the close of a front's legacy callers in this process ({@linkcode LegacyCallers.drain}).
+ * Not part of the public API.
  *
  * @param app A front made by {@linkcode createFront}; another app has nothing to drain.
  * @param options Whether callers can still send their answers.

@@ -595,8 +595,7 @@ export async function answerRound(
   requests: Readonly<Record<string, InputRequest>>,
 ): Promise<FrontRound> {
   const keys = Object.keys(requests);
-  // The entries deferred so far: their first decision event said so, and the round's failure
-  // hands them on, for whoever ends them to give each its second ({@linkcode endDeferred}).
+  // Handed on with the round's failure, for whoever ends them ({@linkcode endDeferred}).
   const deferred: InputRequest[] = [];
   const failed = (
     error: FrontCallOutcome,

@@ -5,10 +5,9 @@
  * parked in this process (its deadline paused, the whole bounded by `maxTotalTimeout` and the state's
  * lifetime) while the entries go down as `input_required`. The sealed `requestState` names the parked
  * call and its round; the caller's retry is verified and post-checked like a handler's answer, its
- * answers go upstream, and the call goes on. As 2026-07-28 says, answers to requests the state did not
- * ask are ignored and requests left unanswered are asked again under a new state. A retry can only be
- * served by the process that holds the call; a state that names no parked call (another process, a
- * restart, a replay, an expiry) or an earlier round of it is refused with `-32602`.
+ * answers go upstream, and the call goes on. A retry can only be served by the process that holds the
+ * call; a state that names no parked call (another process, a restart, a replay, an expiry) or an
+ * earlier round of it is refused with `-32602`.
  *
  * A server request the caller cannot answer fails the call with `-32021` (the caller learns what to
  * declare), and is answered upstream as by a client that did not declare what it needs. One
@@ -86,7 +85,7 @@ export interface FrontLegacyCallInput
 /**
  * Runs one round of a legacy call through the front: a new call, or the retry of a parked one.
  *
- * @param input Server, session lease, the caller's request, the state key, clock, timers, signal and the parked calls.
+ * @param input The call's server, lease, request, state key, clock, timers, signal and parked calls.
  * @returns The result or error for the caller; never rejects for anything upstream does.
  */
 export async function frontLegacyCall(input: FrontLegacyCallInput): Promise<FrontCallOutcome> {
@@ -248,10 +247,7 @@ export class ParkedCall {
   readonly id: string = codecs.toBase64Url(crypto.getRandomValues(new Uint8Array(16)));
   /** Counts the rounds passed down; a state opens only the round it was sealed for. */
   round = 0;
-  /**
-   * Counts the rounds that passed down requests not asked before (a round asking again what a
-   * retry left unanswered does not count): the one past `maxRounds` fails the call.
-   */
+  /** Rounds that passed down new requests (re-asks do not count); the one past `maxRounds` fails the call. */
   asks = 0;
   readonly #controller = new AbortController();
   readonly #waiting = new Map<string, Waiting>();
@@ -276,8 +272,7 @@ export class ParkedCall {
   #cancelledAs: "timeout" | "cancelled" | undefined;
 
   /**
-   * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`;
-   * the lease is released when the call ends.
+   * Starts the upstream call on its leased session, bounded by the policy's `maxTotalTimeout`.
    *
    * @param input The first round's input.
    * @param lease The session the call holds until it ends.
@@ -331,7 +326,6 @@ export class ParkedCall {
       return upstreamOutcome(failure, input.server.policy.server);
     }).then((outcome) => {
       flow.dispose();
-      // The one place every call ends, whatever ended it: the lease is released here, once.
       lease.release(answered);
       this.#done = outcome;
       this.#cancelWaiting();
@@ -357,9 +351,8 @@ export class ParkedCall {
   }
 
   /**
-   * Waits for the call to end or to defer requests not yet passed down. A `roots/list` tied to
-   * the call only by stdio's guess that this round's caller cannot answer is answered upstream at
-   * once, as by a client without roots ({@linkcode undeclaredAnswer}), and the call goes on.
+   * Waits for the call to end or to defer requests not yet passed down. A `roots/list` tied by stdio's
+   * guess that this round's caller cannot answer is answered upstream at once ({@linkcode undeclaredAnswer}).
    *
    * @param signal The downstream request's signal.
    * @param caller What this round's caller declared.
@@ -377,7 +370,6 @@ export class ParkedCall {
         let fresh = false;
         for (const [key, entry] of this.#waiting) {
           if (entry.reported) continue;
-          // A `roots/list` stdio tied to the call only as the one in flight: likely the server's own.
           const unprompted = entry.guessed && entry.request.method === "roots/list";
           if (unprompted && !this.server.callerCan(caller, entry.request)) {
             entry.settle(undeclaredAnswer(caller, entry.request));
@@ -403,9 +395,9 @@ export class ParkedCall {
   }
 
   /**
-   * Post-checks the caller's answers to the requests its state asked and sends them upstream, and
-   * makes the asked requests it left unanswered new again, so {@linkcode ParkedCall.next} passes
-   * them down in the next round. Answers to requests the state did not ask are ignored.
+   * Post-checks the caller's answers to the requests its state asked and sends them upstream; as
+   * 2026-07-28 says, answers to requests it did not ask are ignored, and those it left unanswered are
+   * passed down again by the next round ({@linkcode ParkedCall.next}).
    *
    * @param asked The keys of the requests the caller's state passed down.
    * @param answers The caller's `inputResponses`.
@@ -442,10 +434,8 @@ export class ParkedCall {
   }
 
   /**
-   * Answers a waiting request the caller cannot take as a client that did not declare what it
-   * needs ({@linkcode undeclaredAnswer}), as a 2025 host's session does, and gives its second
-   * decision event: `"capability"` with that answer, as a 2026 round's entry the caller could not
-   * take ends (front-call.ts).
+   * Answers a waiting request the caller cannot take as a client without that capability would
+   * ({@linkcode undeclaredAnswer}), and gives its second decision event at stage `"capability"`.
    *
    * @param key The request's key in the round passed down.
    * @param caller What the round's caller declared.
@@ -547,12 +537,10 @@ export class ParkedCall {
   }
 
   /**
-   * Gives the second decision event of a deferred request that ends without the caller's answer
-   * (the first said it was deferred; a checked answer gives its own). When its call ends or is
-   * cancelled, the event says `"timeout"` if the state's lifetime or `maxTotalTimeout` ended it,
-   * else `"cancelled"`, with what the server is told ({@linkcode UNANSWERED}, as the supervisor
-   * tells a request whose call ended, whichever settles it first); when the server cancels it,
-   * `"cancelled"`; else (a roots request the caller cannot take) how it was answered.
+   * Gives the second decision event of a deferred request that ends without the caller's answer. When
+   * its call ended: `"timeout"` if the state's lifetime or `maxTotalTimeout` ended it, else
+   * `"cancelled"`, with {@linkcode UNANSWERED} (what the server is told, whoever settles it first);
+   * when the server cancelled it, `"cancelled"`; else how it was answered.
    */
   #unanswered(request: InputRequest, result: ChainResult & { readonly ok: false }): void {
     const callEnded = result === UNANSWERED ||

@@ -9,12 +9,11 @@
  * A flow lives in the client's token store under its `state`, single-use, so any instance sharing
  * the store can take the callback. The start page binds the flow to the browser that confirmed it
  * (an HttpOnly cookie, checked at the callback). Who that browser's user is the gateway cannot tell
- * by itself: a link passed on before its caller opened it is completed by whoever confirms it, and
- * what they sign in to is stored under the caller. With {@linkcode SignInUser} the operator says who
- * the user is, and the pages and the callback refuse anyone but the flow's caller (the spec's
- * URL-elicitation phishing rule: the user who completes the sign-in must be the one who started it).
- * The gateway serves its Client ID Metadata Document at `/oauth/client-metadata.json`, used as its
- * client id where an authorization server supports them (https deployments).
+ * by itself; with {@linkcode SignInUser} (the front's `signInUser`) the pages and the callback refuse
+ * anyone but the flow's caller (the spec's URL-elicitation phishing rule: the user who completes the
+ * sign-in must be the one who started it). The gateway serves its Client ID Metadata Document at
+ * `/oauth/client-metadata.json`, used as its client id where an authorization server supports them
+ * (https deployments).
  *
  * @module
  */

@@ -167,7 +167,6 @@ export class FrontTasks {
     const asked = Object.keys(task.inputRequests).filter((key) => handled.get(key)?.kind !== "answered");
     const tooMany = tooManyInputRequests(asked.length, input.server.policy);
     if (tooMany !== undefined) return await this.#cancel(input, taskId, callError(-32603, tooMany));
-    // What was passed down is shown again as it was; what is new runs as a call's round does.
     const fresh: Record<string, InputRequest> = Object.create(null);
     for (const key of asked) {
       if (handled.get(key) === undefined) fresh[key] = task.inputRequests[key] as InputRequest;
@@ -232,7 +231,6 @@ export class FrontTasks {
     const checked: Record<string, unknown> = Object.create(null);
     for (const [key, answer] of Object.entries(given)) {
       const request = Object.hasOwn(outstanding, key) ? outstanding[key] as InputRequest : undefined;
-      // The front's own keys: answered, or being answered by its handlers.
       const front = handled?.get(key)?.kind;
       if (request === undefined || front === "answered" || front === "running") continue;
       const verdict = input.server.chain.checkAnswer(

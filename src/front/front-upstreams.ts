@@ -10,9 +10,8 @@
  *   call leases one for its whole life, parked rounds included, so a server's request ties to
  *   exactly one call: on stdio a lease is exclusive (see {@linkcode MAX_CALLS_PER_CALLER}); on HTTP,
  *   where a request ties by the stream that carried it, one session carries all the principal's
- *   calls. A request tied to no call runs as the principal. Discovery and lists use any of the
- *   principal's sessions, never waiting behind its calls. A session unused for `sessionIdleTimeout`
- *   closes, all close with the client, and a server has at most `maxSessions`
+ *   calls. A request tied to no call runs as the principal. A session unused for
+ *   `sessionIdleTimeout` closes, all close with the client, and a server has at most `maxSessions`
  *   ({@linkcode CappedSessions});
  * - a legacy upstream, for a legacy caller: a session of its own (its own stdio child or HTTP
  *   session), declaring what that caller can answer, so roots, server state and logs never cross
@@ -133,11 +132,9 @@ export class FrontUpstreams {
    * the caller's own (the caller closes it).
    *
    * @param server The server.
-   * @param call The caller's request waiting for the era probe (its signal and method), what the
-   *   caller declares and where its unrelated messages go (`hooks`), its sign-in when the server
-   *   signs in per person (its own legacy session keeps it; on a modern server the caller passes
-   *   it with each request), and the caller, as whom its own legacy session's requests tied to
-   *   no call run.
+   * @param call The caller's request waiting for the era probe (its signal and method), its `hooks`,
+   *   its sign-in when the server signs in per person (a modern session takes it per request), and
+   *   the caller.
    * @returns The session, and whether it is the caller's own.
    */
   async forLegacyCaller(
@@ -231,12 +228,10 @@ export class FrontUpstreams {
     const stdio = server.policy.transport.kind === "stdio";
     let entry: Pooled | undefined;
     if (stdio) {
-      // One call per session: a request the server sends then ties to that call and no other.
       const inProgress = mine.reduce((sum, candidate) => sum + candidate.calls, 0);
       if (inProgress >= MAX_CALLS_PER_CALLER) return tooManyCalls(server, key);
       entry = mine.find((candidate) => candidate.calls === 0);
     } else {
-      // On HTTP a request ties by the stream that carried it: one session carries every call.
       entry = mine[0];
     }
     entry ??= this.#open(server, principal, fetch);
@@ -270,8 +265,7 @@ export class FrontUpstreams {
    * fairly between principals ({@linkcode CappedSessions.makeRoom}).
    *
    * @param server The server.
-   * @param principal The caller whose request opens it: the session is theirs (their key's), and
-   *   the server's requests on it tied to no call run as them.
+   * @param principal The caller whose request opens it, and whose the session is.
    * @param fetch The caller's sign-in, when the server signs in per person.
    * @returns The entry, or `undefined` while every session is in use.
    */

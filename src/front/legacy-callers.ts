@@ -63,10 +63,7 @@ export class LegacyCallers {
   readonly #options: LegacyCallersOptions;
   /** Each server's sessions, by id. */
   readonly #sessions = new Map<string, CappedSessions<string, CallerSession>>();
-  /**
-   * Whether the gateway is closing: the standalone GET streams were ended (a new session's too),
-   * and no new request is taken.
-   */
+  /** Whether `drain` began: a new session's GET stream ends at once, and no new request is taken. */
   #draining = false;
 
   /** @param options The servers, upstreams, clock and timers. */
@@ -163,7 +160,6 @@ export class LegacyCallers {
   async #initialize(input: LegacyRequest, server: FrontServer): Promise<Response> {
     const { request } = input;
     const message = input.message as JsonRpcMessage & { id: string | number; params?: JsonObject };
-    // Only the caller's own session on this server is told to exist; any other id is no session.
     if (this.#own(request.headers.get(SESSION_HEADER), input) !== undefined) {
       return jsonError(400, message.id, -32600, "Invalid request: this session is already initialized");
     }
@@ -239,9 +235,8 @@ export class LegacyCallers {
   }
 
   /**
-   * The caller's session with this id on the request's server. A session of another server, or
-   * another caller's, is no session here (and its existence is not told): holding a session's
-   * id is not being its caller.
+   * The caller's session with this id on the request's server; another server's or caller's is no
+   * session here, untold: holding a session's id is not being its caller.
    */
   #own(id: string | null, input: LegacyRequest): CallerSession | undefined {
     const session = id === null ? undefined : this.#sessions.get(input.serverId)?.get(id);

@@ -243,7 +243,7 @@ export function parseEventId(value: string): { readonly key: string; readonly se
  * cancelled, no response at all.
  */
 export class PostReply {
-  /** The HTTP response, once known: JSON at the end, or the stream at its first message or beat. */
+  /** The HTTP response, once known. */
   readonly response: Promise<Response>;
   readonly #open: () => SseStream;
   readonly #heartbeat: Heartbeat | undefined;
@@ -313,10 +313,9 @@ export class PostReply {
   }
 
   /**
-   * Ends the exchange with no response: the caller cancelled the request, and a receiver of a
-   * cancellation sends none. An open stream ends; else the POST, which carried a request and so
-   * must be answered with JSON or SSE, gets an SSE stream with no event (no priming either: it
-   * would only tell a 2025-11-25 caller to resume a stream that has nothing more to carry).
+   * Ends the exchange with no response, as the receiver of a cancellation sends none. An open stream
+   * ends; else the POST, which carried a request and must be answered with JSON or SSE, gets an SSE
+   * stream of no event (not even a priming one, which would invite resuming a stream with nothing left).
    */
   endUnanswered(): void {
     this.#ended = true;
