@@ -111,18 +111,15 @@ export interface Chain {
   /** The declaration shaped for one protocol version. */
   capabilities(version: ProtocolVersion, options?: { readonly tasks?: boolean }): ClientCapabilities;
   /**
-   * The capability gate on its own (the first step of `run`): refuses a method whose kind this client did not
-   * declare to a modern server. A modern round asks it about every entry before any handler runs, so that one
-   * undeclared kind fails the whole round.
+   * The capability gate alone (`run`'s first step), for a modern server: a round asks it about every entry
+   * before any handler runs, so one undeclared kind fails the whole round.
    */
   admit(method: string): Verdict<void>;
   /** Runs one input request through the checks and the handler. Never rejects. */
   run(request: InputRequest, context: RunContext): Promise<ChainResult>;
   /**
-   * Tells the decision listeners of an input request refused before it could run (a legacy server's request
-   * over `maxServerRequests`, or params that failed to decode), so that every input request gives its event;
-   * also the second event of a deferred request that ends unanswered, with the `stage` that says how. Without
-   * a listener it does nothing.
+   * Tells the decision listeners of an input request refused before it could run (over `maxServerRequests`,
+   * params that failed to decode), or gives the second event of a deferred request that ends unanswered.
    *
    * @param request Its method, and its params as sent (they may not have decoded).
    * @param refusal The code and message the server is answered with.
@@ -512,8 +509,7 @@ function judged(prepared: Prepared, outcome: Invocation, trace: RunTrace | undef
         })`,
       );
     case "cancelled":
-      // The call's own deadline (maxTotalTimeout, or a parked call's stateTtl) ended it: the request timed
-      // out with it.
+      // The call's own deadline ended it: the request timed out with it.
       if (outcome.reason instanceof DeadlineReached && outcome.reason.which !== "leg") {
         return { ...failed("timeout", CALL_ENDED), cause: outcome.reason };
       }

@@ -205,9 +205,8 @@ export function inputDecision(facts: {
     method: request.method,
     ...(mode === undefined ? {} : { mode }),
     outcome: result.ok ? "answered" : result.stage,
-    // A URL's query may carry a token, and events go to logs: its values are left out here (the
-    // handler and the caller still see the URL whole), an elicitation's and a root's alike, and
-    // from a URL a refusal quotes.
+    // A URL's query may carry a token and events go to logs: its values are left out of changes and
+    // refusals here (the handler and the caller still see the URL whole).
     changes: facts.changes.slice(0, MAX_EVENT_CHANGES).map((change) =>
       change.field === "url" || change.field.endsWith(".uri")
         ? { field: change.field, from: shownUrl(change.from), to: shownUrl(change.to) }
@@ -244,10 +243,7 @@ function modeOf(params: unknown): "form" | "url" | undefined {
   return mode === undefined || mode === "form" ? "form" : undefined;
 }
 
-/**
- * The most UTF-16 code units of one field that a decision's text line shows; {@linkcode decisionJson} keeps
- * every value whole (but a URL in a change, cut at 1024).
- */
+/** The most UTF-16 code units of one field that a decision's text line shows. */
 const SHOWN_FIELD_MAX = 1024;
 
 /**

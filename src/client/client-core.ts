@@ -346,12 +346,10 @@ function frontInternals(parts: ClientParts, options: ClientOptions): ClientInter
 class DecisionListeners implements DecisionSink {
   readonly #listeners = new Set<DecisionListener>();
 
-  /** Whether any listener would hear an event now. */
   get listening(): boolean {
     return this.#listeners.size > 0;
   }
 
-  /** Tells every listener; what a listener throws or rejects with is its own. */
   readonly decide = (decision: Decision): void => {
     for (const listener of this.#listeners) {
       try {
@@ -385,9 +383,8 @@ class CallFlows {
   }
 
   /**
-   * Opens a call's flow: the caller's signal and the deadline; aborted at once once closed. A
-   * server the client does not know has no policy, so no deadline: its call is refused before
-   * it starts.
+   * Opens a call's flow: the caller's signal and the deadline (none for an unknown server, whose call is
+   * refused); aborted at once once closed.
    */
   open(signal: AbortSignal | undefined, maxTotalTimeoutMs: number | undefined): LinkedSignal {
     const flow = openFlow(

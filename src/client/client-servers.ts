@@ -101,10 +101,7 @@ export class ClientServers {
   readonly #eras = new Map<string, Promise<Era>>();
   /** The sessions kept in `#sessions`, once opened (closed with the client). */
   readonly #opened = new Set<ServerSession>();
-  /**
-   * How many calls run on or wait for each session kept in `#sessions`, kept or forgotten (a
-   * forgotten one closes after its last): counted by its promise, which a call holds at once.
-   */
+  /** How many calls run on or wait for each session, kept or forgotten, counted by its promise. */
   readonly #calls = new Map<Promise<ServerSession>, number>();
   /** The closes of forgotten sessions under way (`close()` waits for them). */
   readonly #closing = new Set<Promise<void>>();
@@ -144,11 +141,9 @@ export class ClientServers {
   }
 
   /**
-   * Runs one call on a server's session, opened on first use (its era resolved first when
-   * `"auto"`). The call is counted on the session it takes before it waits for it, so no other
-   * call's failure closes that session under it. When it fails, an `"auto"` server's session may be
-   * forgotten (see `#afterFailure`); a forgotten session is closed once its last call ends, since
-   * closing it fails the calls still running on it.
+   * Runs one call on a server's session, opened on first use. The call is counted on its session before it
+   * waits, so no other call's failure closes the session under it: a forgotten session closes after its last
+   * call.
    *
    * @param serverId The server.
    * @param call The call: its signal ends its wait for the era probe.
@@ -179,8 +174,7 @@ export class ClientServers {
   }
 
   /**
-   * The server's kept session, or a new one kept from now on (synchronously, so a call counts it
-   * before any other call runs).
+   * The server's kept session, or a new one kept from now on (synchronously, so a call counts it first).
    *
    * @throws {ClientError} `"config"` when the client is closed or the server unknown;
    *   `"cancelled"` or `"timeout"` (naming the call's method) when a probe would start under a
@@ -218,10 +212,9 @@ export class ClientServers {
   }
 
   /**
-   * Forgets an `"auto"` server's session after its connection or protocol assumption failed (a
-   * transport or protocol failure, or a legacy session answered with a modern error: a wrong
-   * guess), so the next call probes it again. A session forgotten already is left as it is: the
-   * server's session may be another by now.
+   * Forgets an `"auto"` server's session after a transport or protocol failure, or a modern error answered to
+   * a legacy session (a wrong guess), so the next call probes again; one forgotten already is left alone (the
+   * server's session may be another by now).
    */
   #afterFailure(kept: Promise<ServerSession>, session: ServerSession, error: ClientError): void {
     const { serverId } = session;
@@ -252,9 +245,8 @@ export class ClientServers {
   }
 
   /**
-   * A server's era. With `fetch` (the front probes with its caller's sign-in), an `"auto"` server
-   * not yet resolved is probed through it and only the era is kept, never the probing session;
-   * without, the client's own session is opened.
+   * A server's era. With `fetch` (the front's caller's sign-in), an unresolved `"auto"` server is probed
+   * through it and only the era is kept; without, the client's own session is opened.
    *
    * @param serverId The server.
    * @param call The call that waits, and the fetch to probe with.
@@ -272,8 +264,7 @@ export class ClientServers {
     const { policy } = entry;
     if (policy.era !== "auto") return policy.era;
     if (policy.transport.kind === "stdio") return "legacy";
-    // A probe is shared (under the client's signal): each call waits under its own and is told of its own
-    // call.
+    // A probe is shared: each call waits under its own signal and is told of its own call.
     const cancelled = (reason: unknown) => abortError(serverId, method, reason);
     const session = joinable(this.#sessions.get(serverId));
     if (session !== undefined) return (await awaitShared(session, { signal, cancelled })).era;
@@ -287,9 +278,8 @@ export class ClientServers {
   }
 
   /**
-   * A new legacy session to a server with another chain (the front's, which declares the kinds it
-   * passes down); with `caller`, a session of one of the front's callers (its own declaration, its
-   * unrelated messages to the caller). The caller closes it: it is not kept here.
+   * A new legacy session to a server with the front's chain, for one of its callers when `owner.caller` is
+   * given; not kept here.
    *
    * @param serverId The server.
    * @param chain The chain of the session.
@@ -325,8 +315,7 @@ export class ClientServers {
   }
 
   /**
-   * Refuses new sessions from now on, runs the close listeners, then closes every kept session
-   * and every forgotten one still running calls, and waits for the closes of forgotten ones.
+   * Refuses new sessions, runs the close listeners, then closes every session, kept or forgotten, and waits.
    *
    * @param reason Why (the client was closed).
    */

@@ -113,8 +113,7 @@ function openLegacySession(input: LegacySessionInput): ServerSession {
     notify: input.notify,
     caller: input.caller,
     principal: input.principal,
-    // The server's stderr goes down the log path (sanitized there), as "stderr" entries at
-    // STDERR_LOG_LEVEL; the session drops them below its log level (the policy's logLevel).
+    // The server's stderr goes down the log path (sanitized there), as "stderr" entries at STDERR_LOG_LEVEL.
     onStderr: (line) =>
       input.notify({
         jsonrpc: "2.0",

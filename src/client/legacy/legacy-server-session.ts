@@ -225,8 +225,8 @@ export class LegacyServerSession implements ServerSession {
   }
 
   /**
-   * Cancels the tasks calls await as their own first (a closed session can send nothing more, and
-   * the task would run on at the server), then ends the session.
+   * Cancels the tasks calls await as their own first (a closed session can send nothing, and the task would
+   * run on), then ends the session.
    */
   async close(): Promise<void> {
     this.#lifetime.abort(new ClientError("cancelled", `Server "${this.serverId}": the session is closed`));
@@ -250,13 +250,10 @@ export class LegacyServerSession implements ServerSession {
   }
 
   /**
-   * Lists the server's tools before its first call, to learn which must run as tasks (a server
-   * refuses such a tool called plainly); nothing is listed when the server declared no `tools`.
-   * The handshake comes first, under the call's signal: its failure is the call's, not made
-   * again by the call. The listing is shared by the calls waiting for it, so it runs under the
-   * session's own signal; its failure is not the call's. What the server answered, or its
-   * silence for a whole `callTimeout`, is kept: asking again would cost every call the same.
-   * A transport failure is forgotten, and the next call lists again.
+   * Lists the tools before the first call (a server refuses a task-only tool called plainly). The handshake
+   * runs under the call's signal, so its failure is the call's; the shared listing runs under the session's,
+   * and its failure is not. Its outcome, even silence for a whole `callTimeout`, is kept (asking again would
+   * cost every call the same), except a transport failure.
    */
   async #listToolsOnce(signal: AbortSignal): Promise<void> {
     const { capabilities } = await this.#session.handshake(signal, "tools/call");

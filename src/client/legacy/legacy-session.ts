@@ -275,9 +275,8 @@ export class LegacySession {
   }
 
   /**
-   * Tells the server the roots changed (`notifications/roots/list_changed`), when connected and
-   * the handshake declared `roots.listChanged` (without a roots handler, or with the policy's
-   * `roots: false`, there are none to change; a gateway's host that did not declare it tells none).
+   * Tells the server the roots changed (`notifications/roots/list_changed`), only when connected and the
+   * handshake declared `roots.listChanged`: otherwise the server was promised none.
    *
    * @param signal The caller's signal, if any (the write or POST has its `callTimeout` besides).
    * @throws {ClientError} `"timeout"` or `"cancelled"` when the write ran out of time or `signal`
@@ -286,8 +285,6 @@ export class LegacySession {
   async rootsChanged(signal?: AbortSignal): Promise<void> {
     const method = "notifications/roots/list_changed";
     const ready = await this.#ready?.catch(() => undefined);
-    // Without roots.listChanged (no roots, or a gateway's host that does not tell its changes) the server was
-    // promised none.
     if (ready?.listsRootChanges !== true) return;
     try {
       await ready.connection.notify(encodeNotification(method), signal === undefined ? {} : { signal });
@@ -332,12 +329,10 @@ export class LegacySession {
   }
 
   /**
-   * The live handshake, made first when there is none. It is shared by the requests waiting for
-   * it, so it runs under a signal of its own (aborted by `close()`, or once every request waiting
-   * has given up) and its own `callTimeout`; each request waits under its own signal, and one that
-   * gives up fails alone, with the cancellation of its own `method`. A failed handshake fails its
-   * requests at once and ends its connection (the session's DELETE) meanwhile, so a request made
-   * then makes a new handshake rather than get that failure.
+   * The live handshake, made first when there is none. Being shared, it runs under its own signal (aborted by
+   * `close()` or once every waiting request gave up) and `callTimeout`; a request that gives up fails alone,
+   * with the cancellation of its own `method`. A failed handshake fails its requests at once and ends its
+   * connection meanwhile, so a later request makes a new handshake.
    */
   #connect(signal: AbortSignal, method: string): Promise<Ready> {
     if (this.#closed) {

@@ -162,11 +162,9 @@ export class ServerRequestSupervisor {
   }
 
   /**
-   * Starts a job for one server request (never waits for it). If the call it is tied to ends
-   * first (cancelled, or past its deadline), the job is aborted and the server is answered
-   * `-32603` {@linkcode CALL_ENDED}: it did not cancel its request, and waits for an answer. The
-   * request's decision event says `"timeout"` with that answer when the call's `maxTotalTimeout`
-   * ended it, else `"cancelled"` (the chain's "Request cancelled").
+   * Starts a job for one server request without waiting for it. If its call ends first, the job is aborted
+   * and the server, which still waits, is answered `-32603` {@linkcode CALL_ENDED}; the decision event says
+   * `"timeout"` when the call's `maxTotalTimeout` ended it, else `"cancelled"`.
    *
    * @param request The server's request.
    * @param related The call its transport tied it to, if any.
@@ -213,8 +211,7 @@ export class ServerRequestSupervisor {
       this.#waiting.delete(waiting.recheck);
       this.#jobs.delete(key);
       for (const candidate of candidates) candidate.deadline?.resume();
-      // Nothing goes out for a request the server cancelled, or once the connection ended; one whose call
-      // ended is still answered (the chain's result is then CALL_ENDED).
+      // One whose call ended is still answered, with CALL_ENDED.
       if (this.#unanswered.has(controller)) return;
       const answer = !result.ok && result.stage === "cancelled"
         ? encodeError(request.id, { code: -32603, message: CALL_ENDED })
@@ -224,9 +221,8 @@ export class ServerRequestSupervisor {
   }
 
   /**
-   * A deferred request nobody can take (none answers for the session, and it is tied to no call,
-   * or to a call that takes none) as a client without the capability answers it, with the
-   * second event of its deferral saying so.
+   * Answers a deferred request no one here can take as a client without the capability would, the deferral's
+   * second event saying so.
    */
   #untaken(result: ChainResult, input: InputRequest, call: CallRecord | undefined): ChainResult {
     if (result.ok || result.stage !== "deferred") return result;
@@ -259,10 +255,7 @@ export class ServerRequestSupervisor {
     );
   }
 
-  /**
-   * Tells the jobs that a call has ended (answered or failed): one whose calls have all ended is
-   * cancelled, as the call it belongs to is over.
-   */
+  /** Tells the jobs a call has ended: one whose calls have all ended is cancelled. */
   callEnded(): void {
     for (const recheck of [...this.#waiting]) recheck();
   }
@@ -337,12 +330,10 @@ export class ServerRequestSupervisor {
   }
 
   /**
-   * Answers a request refused before its job started, once the decision listeners have heard of
-   * it (as of the chain's own refusals).
+   * Answers a request refused before its job started, once the decision listeners have heard of it.
    *
    * @param id The request's id.
-   * @param refused Its method and params as sent, the call it is tied to (whose caller, else the
-   *   session's, the event names) and the refusal's code and message.
+   * @param refused Its method and params as sent, its call (whose caller the event names) and the refusal.
    */
   #refuse(id: RequestId, refused: {
     readonly input: RefusedRequest;
@@ -358,8 +349,7 @@ export class ServerRequestSupervisor {
   }
 
   /**
-   * Whom a server request runs as: its call's principal, else the session's own (a session the
-   * front opened belongs to one principal, so a request tied to no call is still that caller's).
+   * Whom a server request runs as: its call's principal, else the session's.
    *
    * @param call The call it is tied to, if any.
    * @returns The principal, or `undefined` when neither the call nor the session has one.

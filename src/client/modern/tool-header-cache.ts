@@ -46,11 +46,7 @@ export class ToolHeaderCache {
   #known = new Map<string, Known>();
   /** How many listings have started. */
   #listings = 0;
-  /**
-   * The number of the full listing `#known` holds every tool of, 0 for none; pages the caller
-   * listed teach their tools only, so a tool they did not show is listed for, not taken to have
-   * no headers.
-   */
+  /** The number of the full listing `#known` holds, 0 for none (a caller's pages teach only their tools). */
   #whole = 0;
   #loading: Promise<void> | undefined;
   /** The listing's signal: shared by the calls waiting for it, so owned by none of them. */
@@ -66,9 +62,8 @@ export class ToolHeaderCache {
   }
 
   /**
-   * Starts a listing of one page the caller makes (its own `listTools`): its tools are recorded
-   * without being taken for the whole list (a tool on another page is still listed for before
-   * its call), and not over what a listing started later said.
+   * Starts a listing of one page the caller makes (its own `listTools`): its tools are recorded, not over
+   * what a later listing said, and not taken for the whole list.
    *
    * @returns Records the page's tools once it is answered.
    */
@@ -106,8 +101,7 @@ export class ToolHeaderCache {
   }
 
   /**
-   * The `Mcp-Param-*` headers of one `tools/call` when the tool is known already (every call
-   * after the first): {@linkcode ToolHeaderCache.paramHeadersFor} without a promise.
+   * {@linkcode ToolHeaderCache.paramHeadersFor} without a promise, when the tool is known already.
    *
    * @param params The call's params (`name`, `arguments`).
    * @returns Header name and value pairs, or `undefined` when the tools must be listed first.
@@ -119,9 +113,8 @@ export class ToolHeaderCache {
   }
 
   /**
-   * One tool's `x-mcp-header` rules, to check the headers of a call a caller sent (the front),
-   * listing every page of tools first when the tool is not known and the whole list was not
-   * read yet.
+   * One tool's `x-mcp-header` rules, to check the headers of a call a front's caller sent; lists the tools
+   * first as {@linkcode ToolHeaderCache.paramHeadersFor} does.
    *
    * @param name The tool.
    * @param signal Ends this call's wait for the listing, when one is needed.
@@ -135,8 +128,7 @@ export class ToolHeaderCache {
   }
 
   /**
-   * {@linkcode ToolHeaderCache.rulesFor} when the tool is known already (every call after the
-   * first), without a promise.
+   * {@linkcode ToolHeaderCache.rulesFor} without a promise, when the tool is known already.
    *
    * @param name The tool.
    * @returns Its rules, or `undefined` when the tools must be listed first.
@@ -197,10 +189,7 @@ export class ToolHeaderCache {
     this.#lifetime.abort(reason);
   }
 
-  /**
-   * Waits under the caller's `signal` for the listing of every page, starting it unless the
-   * caller gave up already; the listing is then taken for the whole list.
-   */
+  /** Waits under the caller's `signal` for a full listing, starting one unless the caller gave up already. */
   #load(signal: AbortSignal, fetch: Fetcher | undefined): Promise<void> {
     // A caller that gives up is told of its own tools/call, not of the listing it shares.
     const cancelled = (reason: unknown) => abortError(this.#serverId, "tools/call", reason);
