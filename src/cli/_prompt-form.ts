@@ -121,7 +121,7 @@ async function askField(
   }
 }
 
-/** Whether `parseValue` could not read the typed text as the field asks (y or n, a number, a choice's number). */
+/** Whether `parseValue` could not read the text as the field asks (y or n, a number, a choice's number). */
 function unreadable(field: FieldShape, value: unknown): boolean {
   switch (field.kind) {
     case "string":

@@ -105,8 +105,8 @@ export class Prompter {
   }
 
   /**
-   * Writes `> ` and reads one answer; when stdin is not a terminal the answer is echoed so the
-   * output reads as a transcript. A fired signal prints a note and gives up.
+   * Writes `> ` and reads one answer, echoed when stdin is not a terminal (a transcript). A fired
+   * signal prints a note and gives up.
    *
    * @param signal The request's signal.
    * @returns The answer.
@@ -124,20 +124,17 @@ export class Prompter {
     return answer;
   }
 
-  /** What the person first declined, cancelled or refused (`answered "decline" to the form of…`), if anything. */
+  /** What the person first declined, cancelled or refused (see `noteDeclined`), if anything. */
   get declined(): string | undefined {
     return this.#declined;
   }
 
-  /** The first prompt of the call that found stdin closed (`the form of server "demo", field "Name"`), if any. */
+  /** The first prompt of the call that found stdin closed (see `noteStdinClosed`), if any. */
   get unanswered(): string | undefined {
     return this.#unanswered;
   }
 
-  /**
-   * The first prompt that found stdin closed for a request not part of the call (a legacy
-   * server's own, such as the roots server-everything asks for at start-up), if any.
-   */
+  /** As `unanswered`, for a request outside the call (a legacy server's own). */
   get unansweredAside(): string | undefined {
     return this.#unansweredAside;
   }
@@ -181,12 +178,9 @@ export class Prompter {
 
   /**
    * Runs one input request's questions after the previous ones are done, telling them the call's
-   * round of input; skipped when its signal has fired by then.
-   *
-   * The requests of one round arrive together, before any is answered, and the next round's only
-   * after all of them are; so a request arriving while none waits opens the next round. (The
-   * handler is not told the round: the legacy era has none, and a modern round's requests run
-   * through the chain one by one.) A request not part of the call is in no round (0).
+   * round of input; skipped when its signal has fired by then. A round's requests arrive together,
+   * the next round's only once all are answered, so a request arriving while none waits opens a
+   * round (the handler is not told rounds: the legacy era has none). One outside the call is round 0.
    *
    * @param ctx The request's context: its server, its signal, and whether it is part of the call.
    * @param what The request, for the note when it is skipped (`the roots request`).

@@ -1,7 +1,6 @@
 /**
- * The command's screen: lines, prompts and a progress line redrawn in place on a terminal, ANSI
- * styles only on a terminal without `NO_COLOR`, and server text made safe to show (no control,
- * escape or bidi characters).
+ * The command's screen: lines, prompts, a progress line redrawn in place on a terminal, ANSI styles,
+ * and server text made safe to show (no control, escape or bidi characters).
  *
  * @module
  */
@@ -50,7 +49,6 @@ export class Screen {
   readonly style: Style;
   /** Whether its output (stdout, or stderr) is a terminal. */
   readonly tty: boolean;
-  /** Where lines, prompts and progress go. */
   readonly #out: CliWriter;
   #progressOpen = false;
   /** Whether a prompt waits for its answer, and the latest progress held back meanwhile. */
@@ -103,9 +101,8 @@ export class Screen {
   }
 
   /**
-   * Writes a prompt (`> `). Progress that comes while it waits is held back, the latest kept, and
-   * shown once {@linkcode answered} is called: drawn in place it would overwrite the prompt and
-   * what is being typed, and as a line it would split the transcript's answer from its prompt.
+   * Writes a prompt (`> `). Progress until {@linkcode answered} is held back, the latest kept: drawn
+   * in place it would overwrite what is typed, and as a line split the answer from its prompt.
    *
    * @param text The prompt.
    */

@@ -15,7 +15,7 @@ type Schema = Readonly<Record<string, unknown>>;
 
 /** A server's tools as read from every page of its `tools/list`, or from as many as were read. */
 export interface ToolPages {
-  /** The first page's result with the tools of every page read; a `nextCursor` only when reading stopped early. */
+  /** The first page's result with every read page's tools; a `nextCursor` only when reading stopped early. */
   readonly result: ListToolsResult;
   /** Why reading stopped before the last page; `undefined` when every page was read. */
   readonly stopped: string | undefined;

@@ -48,10 +48,7 @@ export class LegacyHttpWire {
   /** The construction settings. */
   readonly settings: WireSettings;
   readonly #lifetime = new AbortController();
-  /**
-   * The work in flight: how to fail it, and whether it is a request whose POST the server has not
-   * answered yet (see {@linkcode LegacyHttpWire.end}).
-   */
+  /** The work in flight: how to fail it, and whether its POST awaits an answer (see `end`). */
   readonly #pending = new Map<(error: ConnectionError) => void, () => boolean>();
   #sessionId: string | undefined;
   #version: string | undefined;
@@ -105,7 +102,8 @@ export class LegacyHttpWire {
    * connection as `session_expired`, and so does a 400 whose body speaks of the session.
    *
    * @returns The response, its body unread.
-   * @throws {ConnectionError} `aborted` (the signal's reason as its cause), `http` (no response: network, refused redirect) or `session_expired`.
+   * @throws {ConnectionError} `aborted` (the signal's reason as its cause), `http` (no response:
+   *   network, refused redirect) or `session_expired`.
    */
   async send(method: "POST" | "GET" | "DELETE", options: SendOptions): Promise<Response> {
     const sessionId = this.#sessionId;
@@ -148,9 +146,8 @@ export class LegacyHttpWire {
   }
 
   /**
-   * Runs one piece of work (a request, a notification) as pending: when the connection ends it
-   * rejects at once with why, whatever the work is doing; but for a session the server forgot, a
-   * request whose POST awaits its answer goes on until that answer (see `end`).
+   * Runs one piece of work (a request, a notification) as pending: it rejects with why as soon as
+   * the connection ends, but for a request `end` spares.
    *
    * @param work Receives a signal that fires when `caller` fires or the connection ends.
    * @param caller The caller's signal.
@@ -192,11 +189,10 @@ export class LegacyHttpWire {
   }
 
   /**
-   * Ends the connection once: rejects pending work, stops every stream, tells the session. When
-   * the server forgot the session (a request's own POST got its 404), a request whose POST it has
-   * not answered yet is left to that answer: its own 404 says it never ran (it may go again in a
-   * new session), and any other answer is its own (another instance, say, may still run it: see
-   * `exchangeRequest`). The connection's later end (`close()`) rejects those too.
+   * Ends the connection once: rejects pending work, stops every stream, tells the session. When the
+   * server forgot the session (a request's own POST got its 404), a request whose POST awaits its
+   * answer is spared for it: its own 404 says it never ran (it may go again in a new session), any
+   * other answer is its own (see `exchangeRequest`). A later end (`close()`) rejects it too.
    */
   end(closed: ConnectionClosed): void {
     const first = this.#ended === undefined;

@@ -77,10 +77,7 @@ export class StdioLink implements LegacyConnection {
   readonly #stderrText = new TextDecoder();
   readonly #exited: Promise<void>;
   #markExited: () => void = () => {};
-  /**
-   * Resolves once the child's pipes have closed (or it never started): on POSIX what `close()`
-   * waits for, as the server started by a launcher holds them until it has gone too.
-   */
+  /** Resolves once the child's pipes have closed (or it never started); see `#shutDown`. */
   readonly #released: Promise<void>;
   #markReleased: () => void = () => {};
   #child: ChildProcess | undefined;

@@ -93,7 +93,7 @@ export interface LegacyConnection {
    *   passes (`"aborted"`), or (HTTP) the server refuses it.
    */
   notify(message: JsonRpcNotification, options?: { readonly signal?: AbortSignal }): Promise<void>;
-  /** Sends the client's answer to a server request (resolves once written or accepted, within `callTimeout`). */
+  /** Sends an answer to a server request (resolves once written or accepted, within `callTimeout`). */
   respond(message: JsonRpcResultResponse | JsonRpcErrorResponse): Promise<void>;
   /**
    * Tells the connection the negotiated protocol version (HTTP sends it as

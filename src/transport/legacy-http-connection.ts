@@ -37,7 +37,7 @@ import { messageLimit, type MessageLimits } from "../protocol/message-limits.ts"
 export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /** The fetch to use, called as `fetch(url, init)`. */
   readonly fetch: Fetcher;
-  /** Timers for `retry` waits, reconnection backoff and the bounds on `DELETE` and on each POST without a response. */
+  /** Timers for `retry` waits, backoff, and the bounds on `DELETE` and each POST without a response. */
   readonly timers: Timers;
   /**
    * How long a notification's or an answer's POST may take, in milliseconds (the policy's

@@ -142,10 +142,8 @@ const IDEMPOTENT: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRAC
  * Whether a request failed because the server closed a kept-alive connection that had already
  * answered (its idle timeout racing the request: FIN gives "other side closed", RST `ECONNRESET` or
  * `EPIPE`). A new connection that closes is not retried: its server failed this very request.
- *
- * Only idempotent methods are retried: a server that acted on the request and then lost the
- * connection fails the same way, and a POST sent twice runs a tool twice or spends a rotated
- * refresh token twice.
+ * Only idempotent methods are retried, as a server that acted on the request and then lost the
+ * connection fails the same way: a POST sent twice runs a tool or spends a rotated refresh token twice.
  */
 function closedWhenReused(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;

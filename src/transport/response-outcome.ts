@@ -60,7 +60,7 @@ export interface ResponseHttpError {
   readonly body: string;
 }
 
-/** The server broke the protocol: a wrong content type, bad JSON, a batch, a wrong id, an oversized message. */
+/** The server broke the protocol: wrong content type, bad JSON, a batch, a wrong id, an oversized message. */
 export interface ResponseProtocolError {
   /** Always `"protocol_error"`. */
   readonly kind: "protocol_error";
