@@ -187,16 +187,14 @@ export class GrantSource {
   }
 
   /**
-   * Finishes a flow taken from the store (see `UpstreamSignIn.complete`), under
-   * {@linkcode TOKEN_REQUEST_MS} and the caller's signal.
+   * `UpstreamSignIn.complete`, under {@linkcode TOKEN_REQUEST_MS}; settles this instance's waiting sign-in.
    *
    * @param flow The flow.
-   * @param callbackUrl The URL the authorization server sent the person back to.
+   * @param callbackUrl The callback URL.
    * @param options `signedIn`, run once the grant is stored, before the waiting sign-in goes on; the
    *   signal that ends the code exchange.
    * @returns When the grant is stored.
-   * @throws {UpstreamAuthError} When the callback or the token request fails a check, the token
-   *   request got no answer in time, or the signal ended it.
+   * @throws {UpstreamAuthError} As `UpstreamSignIn.complete` does.
    */
   async complete(
     flow: PendingFlow,

@@ -2,8 +2,7 @@
  * A consumer that calls a function for each entry (the handler's callbacks, or a subscriber): one
  * call at a time, in arrival order, awaiting a returned promise before the next. Each entry gets a
  * microtask of its own as it arrives, as `deliverProgress` does, so consumers that return at once
- * and a call's `onProgress` interleave in the order the server sent them. At most `capacity`
- * entries wait (and each server's share); newer ones are dropped and counted.
+ * and a call's `onProgress` interleave in the order the server sent them.
  *
  * @module
  */

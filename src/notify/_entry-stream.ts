@@ -1,7 +1,7 @@
 /**
- * A consumer read by `for await`: entries wait in a bounded list until the reader asks for them
- * (at most `capacity`; newer ones are dropped and counted), so a reader that stops reading holds
- * a bounded amount of memory. Leaving the loop (`break`, `return`, a throw) unsubscribes.
+ * A consumer read by `for await`: entries wait in a bounded list until the reader asks for them, so
+ * a reader that stops reading holds a bounded amount of memory. Leaving the loop (`break`,
+ * `return`, a throw) unsubscribes.
  *
  * @module
  */
