@@ -124,7 +124,10 @@ export class GrantSource {
   /** The sign-ins a person is making through this instance, by `state`: `complete` settles them. */
   readonly #waiters = new Map<string, { resolve: () => void; reject: (error: unknown) => void }>();
 
-  /** @throws {TypeError} When the redirect URI is neither `https:` nor `http:` on loopback. */
+  /**
+   * @throws {TypeError} When the redirect URI is not a URL, has a fragment, or is neither `https:`
+   *   nor `http:` on loopback.
+   */
   constructor(options: UpstreamSignInOptions) {
     this.#options = options;
     this.#serverUrl = new URL(options.transport.url);

@@ -83,7 +83,8 @@ export const MAX_STEP_UPS = 2;
  *
  * @param options The transport with its `auth`, the fetch, the environment, the clock and the store.
  * @returns The sign-in; its fetchers share the discovered metadata.
- * @throws {TypeError} When the redirect URI is neither `https:` nor `http:` on loopback.
+ * @throws {TypeError} When the redirect URI is not a URL, has a fragment, or is neither `https:` nor
+ *   `http:` on loopback.
  * @example
  * ```ts
  * import { compilePolicy } from "../policy/compile-policy.ts";

@@ -48,7 +48,7 @@ export interface LegacyHttpConnectionOptions extends Partial<MessageLimits> {
   /**
    * The longest backoff of a GET stream whose openings bring no event, in milliseconds. A server's
    * `retry` is always waited in full (2025-11-25 requires it), even when longer; without one the wait
-   * is 1000 ms (or this, if shorter).
+   * is 1000 ms, doubled after each opening that brought nothing up to this, never below 1000 ms.
    * @default 30000
    */
   readonly maxRetryMs?: number;
