@@ -69,6 +69,7 @@ export function offeredCapabilities(
  * @param session The upstream's session.
  * @param serverId The server's id.
  * @param signal Aborts the upstream request.
+ * @param fetch The caller's own fetch (its upstream sign-in), for a modern upstream; else the session's.
  * @returns The result object.
  */
 export async function frontDiscover(
