@@ -8,13 +8,14 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Buffer } from "node:buffer";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { type Gateway, GATEWAY_OPTION_KEYS, type GatewayOptions } from "../../src/adapters/gateway.ts";
 import type { RunningGateway, ServeOptions } from "../../src/adapters/serve-options.ts";
 import { createClient } from "../../src/client/create-client.ts";
-import type { ModernPeer } from "../_support/modern-peer.ts";
+import { awaitLine, type ModernPeer, stopChild } from "../_support/modern-peer.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
 import { type HostilePeer, startHostilePeer } from "../hardening/_hostile-peer.ts";
 import { eventually, readUpTo, within } from "../_support/eventually.ts";
@@ -754,6 +755,134 @@ function describePeers(
         ["answered", ...loopbackRefused, "answered"],
         [hostRefused, loopbackRefused[0], "answered", loopbackRefused[2], "answered"],
       ]);
+    });
+  });
+}
+
+/** A tool name of 300 kB starting with `mark`: a decision line that keeps it is as long. */
+export function longToolName(mark: string): string {
+  return mark.padEnd(300_000, "x");
+}
+
+/**
+ * Calls the tool {@linkcode longToolName}`(mark)` of the gateway's server "modern"; the gateway
+ * refuses it (its Mcp-Name header names another), and its decision line keeps the name whole.
+ *
+ * @returns The HTTP status (400).
+ */
+export function refusedLongCall(url: string, mark: string): Promise<number> {
+  return fetch(`${url}/mcp/modern`, {
+    method: "POST",
+    headers: toolCallHeaders("short"),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: longToolName(mark), arguments: {}, _meta: META },
+    }),
+  }).then((response) => response.status);
+}
+
+/** The tool names of the JSON decision lines read, sorted, each line whole, else what was cut. */
+export function decisionNames(chunks: readonly Buffer[]): string[] {
+  return Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "").map((line) => {
+    try {
+      return (JSON.parse(line) as { name: string }).name;
+    } catch {
+      return `a line cut short at ${line.length} characters`;
+    }
+  }).sort();
+}
+
+/**
+ * The cases of a gateway process whose stdout reader closes the pipe, falls behind, or stalls: the
+ * gateway answers every call, its lines are whole and in order, and those dropped are counted.
+ *
+ * @param runtime The runtime, named in every suite.
+ * @param peer The running modern peer.
+ * @param spawnGateway Starts a gateway process in front of the modern peer at `peerUrl`, with
+ *   `decisions: "json"` and its stdout a pipe: it says `GATEWAY_URL <url>` on stderr, and closes
+ *   and exits 0 when its stdin ends.
+ */
+export function describeStdoutReaders(
+  runtime: Runtime,
+  peer: () => ModernPeer,
+  spawnGateway: (peerUrl: string) => ChildProcessWithoutNullStreams,
+): void {
+  describe(`serve() on ${runtime} whose stdout is closed`, () => {
+    test("a reader that closes stdout stops the decision lines, not the gateway", async () => {
+      const child = spawnGateway(peer().url);
+      try {
+        const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+        child.stdout.destroy();
+        const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
+        // Each call's decision line is written after its answer: the first meets the closed pipe.
+        const answers = [await callTool(url, call), await callTool(url, call), await callTool(url, call)];
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        child.stdin.end();
+        assert.deepEqual([answers, await exited], [[ADD_ANSWER, ADD_ANSWER, ADD_ANSWER], 0]);
+      } finally {
+        await stopChild(child);
+      }
+    });
+  });
+
+  describe(`serve() on ${runtime} whose stdout reader falls behind`, () => {
+    test("every decision line reaches the reader, also those written while it was behind, and none stays in the process at exit", async () => {
+      const child = spawnGateway(peer().url);
+      try {
+        const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+        // Nothing reads stdout until the calls are sent: three lines of about 300 kB fill the pipe.
+        child.stdout.pause();
+        const statuses = Promise.all(["a", "b", "c"].map((mark) => refusedLongCall(url, mark)));
+        const chunks: Buffer[] = [];
+        child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        setTimeout(() => child.stdout.resume(), 300);
+        assert.deepEqual(await statuses, [400, 400, 400]);
+        child.stdin.end();
+        const names = ["a", "b", "c"].map(longToolName);
+        assert.deepEqual([await exited, decisionNames(chunks)], [0, names]);
+      } finally {
+        await stopChild(child);
+      }
+    });
+
+    test("a reader that stalls costs the process at most 4 MiB of lines: the gateway goes on answering, the lines past it are dropped, and their count is said on stderr", async () => {
+      const child = spawnGateway(peer().url);
+      try {
+        const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+        let stderr = "";
+        // Resumed: awaitLine's readline paused stderr as it closed, and Deno's data listener keeps it so.
+        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        child.stderr.resume();
+        // 40 lines of 300 kB, 12 MB, while nothing reads: the process keeps 4 MiB and the pipe's fill.
+        child.stdout.pause();
+        const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
+        const callAll = async () => {
+          const answered = [];
+          for (const mark of marks) answered.push(await refusedLongCall(url, mark));
+          return answered;
+        };
+        // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
+        const statuses = await within("the 40 calls' answers", callAll(), 20_000);
+        const chunks: Buffer[] = [];
+        child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        child.stdout.resume();
+        child.stdin.end();
+        const code = await exited;
+        const names = decisionNames(chunks);
+        const told = /^sluice: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(stderr);
+        const dropped = Number(told?.[1]);
+        // Whole lines, the first ones in order (the rest were dropped), and every line accounted for.
+        assert.deepEqual(
+          [code, statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length],
+          [0, Array(40).fill(400), marks.slice(0, names.length).map(longToolName), 40, true, 1],
+        );
+      } finally {
+        await stopChild(child);
+      }
     });
   });
 }
