@@ -91,8 +91,8 @@ function deno(): DenoRuntime {
 
 /**
  * Decision lines to stdout by `Deno.stdout.write`, which waits off the event loop: `console.log`
- * blocks it while the reader is behind (`createGateway` keeps `console.log` where there is no
- * `Deno.stdout.write`).
+ * blocks it while the reader is behind (`createGateway` keeps `console.log` on Deno Deploy and where
+ * there is no `Deno.stdout.write`).
  */
 const decisionLines = stdoutLines((bytes) => deno().stdout!.write!(bytes));
 
@@ -161,7 +161,8 @@ export function createGateway(options: GatewayOptions): DenoGateway {
       environment,
       terminal: stdout?.isTerminal?.() === true,
       peerAddress,
-      ...(stdout?.write === undefined ? {} : { writeLine: decisionLines.writeLine }),
+      // Deno Deploy's logs are what its console is told; there no local reader can stall stdout.
+      ...(stdout?.write === undefined || onDeploy ? {} : { writeLine: decisionLines.writeLine }),
     },
   );
   let inFlight = 0;

@@ -76,8 +76,8 @@ export interface GatewayOptions {
    * forms are terminal-safe (invisible characters escaped in JSON, removed in text); a function gets
    * callers' and servers' text raw (pass it through `sanitizeText` before a terminal shows it). On
    * Node, Deno and Bun, lines beyond 4 MiB waiting for a slow stdout are dropped and their count said
-   * on stderr, and `close()` waits for stdout to take the rest (5 s at most); elsewhere (Workers)
-   * lines go to `console.log`.
+   * on stderr, and `close()` waits for stdout to take the rest (5 s at most); elsewhere (Workers, Deno
+   * Deploy) lines go to `console.log`.
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: Decisions | undefined;

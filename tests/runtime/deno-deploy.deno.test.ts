@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { createGateway } from "../../src/adapters/deno.ts";
 import type { GatewayOptions } from "../../src/adapters/gateway.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
+import { META } from "./_entry-cases.ts";
 
 const VARIABLE = "DENO_DEPLOYMENT_ID";
 const OPTIONS: GatewayOptions = {
@@ -81,5 +83,36 @@ describe("createGateway() of @sluice/mcp/deno on Deno Deploy", () => {
       }
     });
     assert.deepEqual(answered, [200, 403]);
+  });
+
+  test("createGateway() on Deploy writes decision lines with console.log (what Deploy's logs read); off Deploy not", async () => {
+    /** The tool names of the decision lines console.log was given while a refused call ran. */
+    const logged = (id: string | undefined) =>
+      deployment(id, async () => {
+        const gateway = createGateway({ ...OPTIONS, auth: "none" });
+        const lines: string[] = [];
+        const log = console.log;
+        console.log = (line: unknown) => void lines.push(String(line));
+        try {
+          const response = await gateway.fetch(
+            new Request("http://127.0.0.1:8000/mcp/files", {
+              method: "POST",
+              headers: toolCallHeaders("short"),
+              body: JSON.stringify({
+                jsonrpc: "2.0",
+                id: 1,
+                method: "tools/call",
+                params: { name: "long", arguments: {}, _meta: META },
+              }),
+            }),
+          );
+          await response.body?.cancel();
+          return [response.status, lines.map((line) => (JSON.parse(line) as { name: string }).name)];
+        } finally {
+          console.log = log;
+          await gateway.client.close();
+        }
+      });
+    assert.deepEqual([await logged("abc123"), await logged(undefined)], [[400, ["long"]], [400, []]]);
   });
 });
