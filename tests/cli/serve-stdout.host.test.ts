@@ -2,7 +2,6 @@
 // goes on answering, keeps at most 4 MiB of decision lines, and says how many it dropped.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
@@ -14,8 +13,7 @@ import {
   REPO_ROOT,
   startModernPeer,
 } from "../_support/modern-peer.ts";
-import { within } from "../_support/eventually.ts";
-import { decisionNames, longToolName, refusedLongCall } from "../runtime/_entry-cases.ts";
+import { callsWhileStalled, stalledExpected, stalledOutcome } from "../runtime/_entry-cases.ts";
 import { policyJson, type TempDir, tempDir } from "./_scripted-io.ts";
 
 let peer: ModernPeer;
@@ -53,36 +51,13 @@ describe("sluice serve whose stdout reader stalls", () => {
     const child = sluiceServe();
     try {
       const url = await awaitLine(child, "stderr", /^sluice front listening on (http:\/\/\S+)$/);
-      let stderr = "";
-      // Resumed: awaitLine's readline paused stderr as it closed.
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      child.stderr.resume();
-      child.stdout.pause();
-      const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
-      const callAll = async () => {
-        const answered = [];
-        for (const mark of marks) answered.push(await refusedLongCall(url, mark));
-        return answered;
-      };
-      // Bounded: a command that waits for its reader answers no call once the pipe is full.
-      const statuses = await within("the 40 calls' answers", callAll(), 20_000);
-      const chunks: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const stalled = await callsWhileStalled(child, url);
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.stdout.resume();
       // How it ended is not compared: Deno's child_process reports a child that exited after a
       // SIGTERM as killed by it.
       child.kill("SIGTERM");
       await exited;
-      const names = decisionNames(chunks);
-      const told = /^sluice serve: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(
-        stderr,
-      );
-      const dropped = Number(told?.[1]);
-      assert.deepEqual(
-        [statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length],
-        [Array(40).fill(400), marks.slice(0, names.length).map(longToolName), 40, true, 1],
-      );
+      assert.deepEqual(stalledOutcome(stalled, "sluice serve"), stalledExpected(stalled));
     } finally {
       // SIGKILL: a command stuck writing hears no SIGTERM, and Deno's child_process sends one signal only.
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

@@ -765,22 +765,29 @@ export function longToolName(mark: string): string {
 }
 
 /**
- * Calls the tool {@linkcode longToolName}`(mark)` of the gateway's server "modern"; the gateway
- * refuses it (its Mcp-Name header names another), and its decision line keeps the name whole.
- *
- * @returns The HTTP status (400).
+ * A call of the tool `name` of the gateway's server `server` at `base` that the gateway refuses
+ * (`400`: its Mcp-Name header names another), its decision line keeping the name whole.
  */
-export function refusedLongCall(url: string, mark: string): Promise<number> {
-  return fetch(`${url}/mcp/modern`, {
+export function refusedCall(base: string, server: string, name: string): Request {
+  return new Request(`${base}/mcp/${server}`, {
     method: "POST",
     headers: toolCallHeaders("short"),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method: "tools/call",
-      params: { name: longToolName(mark), arguments: {}, _meta: META },
+      params: { name, arguments: {}, _meta: META },
     }),
-  }).then((response) => response.status);
+  });
+}
+
+/**
+ * Calls the tool {@linkcode longToolName}`(mark)` of the gateway's server "modern", refused.
+ *
+ * @returns The HTTP status (400).
+ */
+export function refusedLongCall(url: string, mark: string): Promise<number> {
+  return fetch(refusedCall(url, "modern", longToolName(mark))).then((response) => response.status);
 }
 
 /** The tool names of the JSON decision lines read, sorted, each line whole, else what was cut. */
@@ -792,6 +799,96 @@ export function decisionNames(chunks: readonly Buffer[]): string[] {
       return `a line cut short at ${line.length} characters`;
     }
   }).sort();
+}
+
+/** The 40 marks of the refused calls made while a process's stdout reader stalls. */
+const STALLED_MARKS: readonly string[] = Array.from(
+  { length: 40 },
+  (_, i) => `m${String(i).padStart(2, "0")}`,
+);
+
+/** What a process said and wrote while its stdout reader stalled. */
+export interface Stalled {
+  /** The HTTP status of each call, in order. */
+  readonly statuses: readonly number[];
+  /** Stdout, read once the calls were answered (more arrives until the process exits). */
+  readonly chunks: Buffer[];
+  /** Stderr so far. */
+  stderr(): string;
+}
+
+/**
+ * Makes the 40 refused calls of 300 kB names (12 MB of decision lines), one after another, to the
+ * process at `url` while nothing reads its stdout, then reads stdout again.
+ *
+ * @returns The statuses, and stdout and stderr as they arrive.
+ */
+export async function callsWhileStalled(
+  child: Pick<ChildProcessWithoutNullStreams, "stdout" | "stderr">,
+  url: string,
+): Promise<Stalled> {
+  let stderr = "";
+  // Resumed: awaitLine's readline paused stderr as it closed, and Deno's data listener keeps it so.
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.resume();
+  child.stdout.pause();
+  const callAll = async () => {
+    const answered = [];
+    for (const mark of STALLED_MARKS) answered.push(await refusedLongCall(url, mark));
+    return answered;
+  };
+  // Bounded: a process that waits for its reader answers no call once the pipe is full.
+  const statuses = await within("the 40 calls' answers", callAll(), 20_000);
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+  child.stdout.resume();
+  return { statuses, chunks, stderr: () => stderr };
+}
+
+/**
+ * What the process made of its stalled reader, once it exited: the statuses, the tool names of the
+ * lines read, the lines read and dropped (as `who` counts them on stderr) together, whether any was
+ * dropped, and how often stderr says so.
+ */
+export function stalledOutcome(stalled: Stalled, who: "sluice" | "sluice serve"): unknown[] {
+  const names = decisionNames(stalled.chunks);
+  const stderr = stalled.stderr();
+  const told = new RegExp(`^${who}: (\\d+) decision lines dropped: stdout was not read fast enough$`, "m")
+    .exec(stderr);
+  const dropped = Number(told?.[1]);
+  return [stalled.statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length];
+}
+
+/**
+ * What {@linkcode stalledOutcome} must be: every call answered, whole lines, the first ones in order
+ * (the rest were dropped), every line accounted for, and the count said once.
+ */
+export function stalledExpected(stalled: Stalled): unknown[] {
+  const read = decisionNames(stalled.chunks).length;
+  return [Array(40).fill(400), STALLED_MARKS.slice(0, read).map(longToolName), 40, true, 1];
+}
+
+/**
+ * The script of a gateway process for {@linkcode describeStdoutReaders}: `serve()` from `entry`
+ * with `decisions: "json"`, in front of the modern peer at `peerUrl`, saying `GATEWAY_URL <url>` on
+ * stderr; when its stdin ends it closes and exits 0 (read as `process.stdin`, or as `Deno.stdin`).
+ */
+export function gatewayScript(entry: string, peerUrl: string, stdin: "process" | "Deno"): string {
+  const onStdinEnd = stdin === "Deno"
+    ? "for await (const _ of Deno.stdin.readable);\n    await gateway.close();\n    Deno.exit(0);"
+    : 'process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));\n    process.stdin.resume();';
+  return `
+    import { serve } from ${JSON.stringify(entry)};
+    const gateway = await serve({
+      port: 0,
+      stateKey: ${JSON.stringify(KEY)},
+      playground: false,
+      decisions: "json",
+      policies: [{ server: "modern", transport: { url: ${JSON.stringify(peerUrl)} }, era: "modern" }],
+    });
+    console.error("GATEWAY_URL " + gateway.url);
+    ${onStdinEnd}
+  `;
 }
 
 /**
@@ -852,34 +949,11 @@ export function describeStdoutReaders(
       const child = spawnGateway(peer().url);
       try {
         const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
-        let stderr = "";
-        // Resumed: awaitLine's readline paused stderr as it closed, and Deno's data listener keeps it so.
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-        child.stderr.resume();
-        // 40 lines of 300 kB, 12 MB, while nothing reads: the process keeps 4 MiB and the pipe's fill.
-        child.stdout.pause();
-        const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
-        const callAll = async () => {
-          const answered = [];
-          for (const mark of marks) answered.push(await refusedLongCall(url, mark));
-          return answered;
-        };
-        // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
-        const statuses = await within("the 40 calls' answers", callAll(), 20_000);
-        const chunks: Buffer[] = [];
-        child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+        const stalled = await callsWhileStalled(child, url);
         const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-        child.stdout.resume();
         child.stdin.end();
         const code = await exited;
-        const names = decisionNames(chunks);
-        const told = /^sluice: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(stderr);
-        const dropped = Number(told?.[1]);
-        // Whole lines, the first ones in order (the rest were dropped), and every line accounted for.
-        assert.deepEqual(
-          [code, statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length],
-          [0, Array(40).fill(400), marks.slice(0, names.length).map(longToolName), 40, true, 1],
-        );
+        assert.deepEqual([code, ...stalledOutcome(stalled, "sluice")], [0, ...stalledExpected(stalled)]);
       } finally {
         await stopChild(child);
       }

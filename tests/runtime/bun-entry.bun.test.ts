@@ -16,7 +16,7 @@ import { createGateway, serve } from "../../src/adapters/bun.ts";
 import { type ModernPeer, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
 import { within } from "../_support/eventually.ts";
-import { describeEntry, describeStdoutReaders, KEY, META, sendRaw } from "./_entry-cases.ts";
+import { describeEntry, describeStdoutReaders, gatewayScript, KEY, META, sendRaw } from "./_entry-cases.ts";
 import { modernRequest } from "../_support/gateway-caller.ts";
 
 let peer: ModernPeer;
@@ -40,19 +40,7 @@ describeEntry("Bun", { serve, createGateway }, {
  */
 function gatewayProcess(peerUrl: string): ChildProcessWithoutNullStreams {
   const entry = pathToFileURL(join(REPO_ROOT, "src", "adapters", "bun.ts")).href;
-  const script = `
-    import { serve } from ${JSON.stringify(entry)};
-    const gateway = await serve({
-      port: 0,
-      stateKey: ${JSON.stringify(KEY)},
-      playground: false,
-      decisions: "json",
-      policies: [{ server: "modern", transport: { url: ${JSON.stringify(peerUrl)} }, era: "modern" }],
-    });
-    console.error("GATEWAY_URL " + gateway.url);
-    process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));
-    process.stdin.resume();
-  `;
+  const script = gatewayScript(entry, peerUrl, "process");
   return spawn(process.execPath, ["-e", script], { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
 }
 

@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { createGateway } from "../../src/adapters/deno.ts";
 import type { GatewayOptions } from "../../src/adapters/gateway.ts";
-import { toolCallHeaders } from "../_support/downstream.ts";
-import { META } from "./_entry-cases.ts";
+import { refusedCall } from "./_entry-cases.ts";
 
 const VARIABLE = "DENO_DEPLOYMENT_ID";
 const OPTIONS: GatewayOptions = {
@@ -94,18 +93,7 @@ describe("createGateway() of @sluice/mcp/deno on Deno Deploy", () => {
         const log = console.log;
         console.log = (line: unknown) => void lines.push(String(line));
         try {
-          const response = await gateway.fetch(
-            new Request("http://127.0.0.1:8000/mcp/files", {
-              method: "POST",
-              headers: toolCallHeaders("short"),
-              body: JSON.stringify({
-                jsonrpc: "2.0",
-                id: 1,
-                method: "tools/call",
-                params: { name: "long", arguments: {}, _meta: META },
-              }),
-            }),
-          );
+          const response = await gateway.fetch(refusedCall("http://127.0.0.1:8000", "files", "long"));
           await response.body?.cancel();
           return [response.status, lines.map((line) => (JSON.parse(line) as { name: string }).name)];
         } finally {

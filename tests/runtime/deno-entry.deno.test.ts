@@ -23,7 +23,15 @@ import {
   startModernPeer,
   stopChild,
 } from "../_support/modern-peer.ts";
-import { ADD_ANSWER, callTool, describeEntry, describeStdoutReaders, KEY, NO_KEY } from "./_entry-cases.ts";
+import {
+  ADD_ANSWER,
+  callTool,
+  describeEntry,
+  describeStdoutReaders,
+  gatewayScript,
+  KEY,
+  NO_KEY,
+} from "./_entry-cases.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 import { modernMeta, modernRequest } from "../_support/gateway-caller.ts";
@@ -67,20 +75,7 @@ describeEntry("Deno", { serve, createGateway }, {
  * pipe the test reads (or not): it says its URL on stderr, and closes and exits 0 when its stdin ends.
  */
 function gatewayProcess(peerUrl: string): ChildProcessWithoutNullStreams {
-  const script = `
-    import { serve } from ${JSON.stringify(ENTRY)};
-    const gateway = await serve({
-      port: 0,
-      stateKey: ${JSON.stringify(KEY)},
-      playground: false,
-      decisions: "json",
-      policies: [{ server: "modern", transport: { url: ${JSON.stringify(peerUrl)} }, era: "modern" }],
-    });
-    console.error("GATEWAY_URL " + gateway.url);
-    for await (const _ of Deno.stdin.readable);
-    await gateway.close();
-    Deno.exit(0);
-  `;
+  const script = gatewayScript(ENTRY, peerUrl, "Deno");
   return spawn(DENO, ["eval", "--ext=ts", script], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "", NO_COLOR: "1" },

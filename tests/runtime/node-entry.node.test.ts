@@ -8,7 +8,14 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { createGateway, type RunningGateway, serve } from "../../src/adapters/node.ts";
 import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
-import { callTool, describeEntry, describeStdoutReaders, KEY, withEnvironment } from "./_entry-cases.ts";
+import {
+  callTool,
+  describeEntry,
+  describeStdoutReaders,
+  gatewayScript,
+  KEY,
+  withEnvironment,
+} from "./_entry-cases.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -122,20 +129,8 @@ describe("Node gateway PORT checks", () => {
  * reads (or not): it says its URL on stderr, and closes and exits 0 when its stdin ends.
  */
 function gatewayProcess(peerUrl: string): ChildProcessWithoutNullStreams {
-  const script = `
-    import { serve } from "./src/adapters/node.ts";
-    const gateway = await serve({
-      port: 0,
-      stateKey: ${JSON.stringify(KEY)},
-      playground: false,
-      decisions: "json",
-      policies: [{ server: "modern", transport: { url: process.argv[1] }, era: "modern" }],
-    });
-    console.error("GATEWAY_URL " + gateway.url);
-    process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));
-    process.stdin.resume();
-  `;
-  return spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script, peerUrl], {
+  const script = gatewayScript("./src/adapters/node.ts", peerUrl, "process");
+  return spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script], {
     cwd: REPO_ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });
