@@ -24,7 +24,6 @@
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
 import { BODY_READ } from "../front/entry-bindings.ts";
-import { stdoutLines } from "../_internal/line-backlog.ts";
 import {
   KEEP_ALIVE_MS,
   type Listener,
@@ -58,9 +57,6 @@ interface BunServer {
 /** The parts of the `Bun` global this entry uses (the library type-checks without Bun's types). */
 interface BunRuntime {
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly stdout: unknown;
-  /** Writes `bytes` to a file such as `Bun.stdout`; resolves with how many it wrote. */
-  write(destination: unknown, bytes: Uint8Array): Promise<number>;
   serve(options: {
     port: number;
     hostname: string;
@@ -83,15 +79,6 @@ function onTerminal(): boolean {
   const global = globalThis as { process?: { stdout?: { isTTY?: boolean } } };
   return global.process?.stdout?.isTTY === true;
 }
-
-/**
- * Decision lines to stdout by `Bun.write`, which waits off the event loop: `console.log` blocks it
- * while the reader is behind (`createGateway` keeps `console.log` where there is no `Bun`).
- */
-const decisionLines = stdoutLines((bytes) => {
-  const runtime = bun();
-  return runtime.write(runtime.stdout, bytes);
-});
 
 /** Reads `Bun.env`, or `process.env` where there is no `Bun` (so `createGateway` runs anywhere). */
 function environment(name: string): string | undefined {
@@ -120,13 +107,7 @@ function environment(name: string): string | undefined {
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  const onBun = (globalThis as { Bun?: unknown }).Bun !== undefined;
-  return selfHostedGateway(options, {
-    environment,
-    terminal: onTerminal(),
-    peerAddress,
-    ...(onBun ? { writeLine: decisionLines.writeLine } : {}),
-  });
+  return selfHostedGateway(options, { environment, terminal: onTerminal(), peerAddress });
 }
 
 /** The address a request came from, via the `requestIP` of Bun's server or `serve()`'s bindings. */
@@ -198,9 +179,5 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
   } catch (error) {
     return Promise.reject(listenError(address, error));
   }
-  return Promise.resolve({
-    port: server.port,
-    stop: async () => await server.stop(),
-    flush: decisionLines.flushed,
-  });
+  return Promise.resolve({ port: server.port, stop: async () => await server.stop() });
 }

@@ -44,7 +44,6 @@ import {
 } from "./serve-options.ts";
 import { drainFront } from "../front/create-front.ts";
 import { STATE_KEY_VARIABLE } from "../_internal/secret-key.ts";
-import { stdoutLines } from "../_internal/line-backlog.ts";
 
 export type { Gateway, GatewayOptions } from "./gateway.ts";
 export type {
@@ -65,7 +64,7 @@ interface DenoRuntime {
   removeSignalListener(signal: Signal, handler: () => void): void;
   kill(pid: number, signal: Signal): void;
   unrefTimer(id: number): void;
-  readonly stdout?: { isTerminal?(): boolean; write?(bytes: Uint8Array): Promise<number> };
+  readonly stdout?: { isTerminal?(): boolean };
   readonly errors: Readonly<Record<string, (abstract new (...args: never[]) => Error) | undefined>>;
   serve(
     options: { port: number; hostname: string; onListen: (address: unknown) => void },
@@ -88,13 +87,6 @@ function deno(): DenoRuntime {
   }
   return runtime;
 }
-
-/**
- * Decision lines to stdout by `Deno.stdout.write`, which waits off the event loop: `console.log`
- * blocks it while the reader is behind (`createGateway` keeps `console.log` on Deno Deploy and where
- * there is no `Deno.stdout.write`).
- */
-const decisionLines = stdoutLines((bytes) => deno().stdout!.write!(bytes));
 
 /** Reads a variable; without `--allow-env` (or outside its allow-list) it reads as unset. */
 function environment(name: string): string | undefined {
@@ -154,16 +146,9 @@ export function createGateway(options: GatewayOptions): DenoGateway {
       `@sluice/mcp/deno: on Deno Deploy ("${DEPLOYMENT_VARIABLE}" is set) the gateway is on the internet, so "auth" is required: give bearer secrets ({ bearer: [{ secret, subject }] }), JWT settings ({ jwt: { issuer, jwks } }) or a function, or "none" to let anyone in`,
     );
   }
-  const stdout = deno().stdout;
   const gateway = selfHostedGateway(
     onDeploy && options.allowedHosts === undefined ? { ...options, allowedHosts: "routed" } : options,
-    {
-      environment,
-      terminal: stdout?.isTerminal?.() === true,
-      peerAddress,
-      // Deno Deploy's logs are what its console is told; there no local reader can stall stdout.
-      ...(stdout?.write === undefined || onDeploy ? {} : { writeLine: decisionLines.writeLine }),
-    },
+    { environment, terminal: deno().stdout?.isTerminal?.() === true, peerAddress },
   );
   let inFlight = 0;
   let settled: (() => void) | undefined;
@@ -202,9 +187,8 @@ export interface DenoGateway extends Gateway {
   /**
    * Called by `deno serve` (or `Deno.serve`) once it listens: says where on stderr, and on the first
    * SIGINT or SIGTERM closes the gateway once requests in flight have answered (a stdio child or a
-   * legacy stream would otherwise keep the process alive), then waits (5 s at most) for stdout to
-   * take the decision lines. Calls waiting on a 2025 host's answer are cancelled. A process still
-   * running a second later gets the signal again.
+   * legacy stream would otherwise keep the process alive). Calls waiting on a 2025 host's answer are
+   * cancelled. A process still running a second later gets the signal again.
    *
    * @param address Where it listens (`Deno.NetAddr`).
    */
@@ -223,8 +207,7 @@ function closeOnSignal(gateway: Gateway, address: unknown, answered: () => Promi
     for (const one of signals) runtime.removeSignalListener(one, listeners[one]);
     // deno serve stops listening at the signal, so callers' answers cannot come.
     const drained = drainFront(gateway.app, { answersCanCome: false }).then(answered);
-    // The decision lines still queued go out first (5 s at most): the signal raised again drops them.
-    void drained.finally(() => gateway.client.close()).finally(decisionLines.flushed).finally(() => {
+    void drained.finally(() => gateway.client.close()).finally(() => {
       const again = setTimeout(() => {
         try {
           runtime.kill(runtime.pid, signal);
@@ -302,6 +285,5 @@ function listen(gateway: Gateway, address: { port: number; hostname: string }): 
       await server.shutdown();
       await server.finished;
     },
-    flush: decisionLines.flushed,
   });
 }

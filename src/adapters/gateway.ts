@@ -75,9 +75,8 @@ export interface GatewayOptions {
    * stdout; `"text"`, a line for a person; a function of the event; or `false` for none. Both line
    * forms are terminal-safe (invisible characters escaped in JSON, removed in text); a function gets
    * callers' and servers' text raw (pass it through `sanitizeText` before a terminal shows it). On
-   * Node, Deno and Bun, lines beyond 4 MiB waiting for a slow stdout are dropped and their count said
-   * on stderr, and `close()` waits for stdout to take the rest (5 s at most); elsewhere (Workers, Deno
-   * Deploy) lines go to `console.log`.
+   * Node, lines beyond 4 MiB waiting for a slow stdout are dropped and their count said on stderr,
+   * and `close()` waits for stdout to take the rest; on Deno and Bun, `console.log` waits for the reader.
    * @default "json" (`"text"` when the self-hosted entries run on a terminal)
    */
   readonly decisions?: Decisions | undefined;

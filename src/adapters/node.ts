@@ -28,7 +28,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { CALLER_GONE, type CallerGone, JSON_WRITER, type JsonWriter } from "../front/entry-bindings.ts";
 import type { Gateway, GatewayOptions } from "./gateway.ts";
 import { selfHostedGateway } from "./_self-hosted.ts";
-import { droppingBehind, FLUSH_WAIT_MS } from "../_internal/line-backlog.ts";
+import { droppingBehind } from "../_internal/line-backlog.ts";
 import {
   KEEP_ALIVE_MS,
   type Listener,
@@ -195,6 +195,9 @@ let pendingLines = "";
 let pendingCount = 0;
 let watchingStdout = false;
 let stdoutClosed = false;
+
+/** How long a gateway's `close()` waits for stdout to take the decision lines written before it. */
+const FLUSH_WAIT_MS = 5_000;
 
 /** Decision lines to stdout, dropped and counted while it holds too much unwritten (line-backlog.ts). */
 const stdoutLines = droppingBehind(

@@ -62,8 +62,8 @@ export interface RunningGateway extends Gateway {
   /**
    * Closes the gateway: ends 2025 callers' standalone GET streams and refuses new requests (`503`)
    * while still taking those callers' answers their calls in flight wait for; then stops accepting
-   * connections, lets requests in flight finish, and closes the client. It then waits (5 s at most)
-   * for stdout to take the decision lines. Calling it again returns the same promise.
+   * connections, lets requests in flight finish, and closes the client. On Node it then waits (5 s
+   * at most) for stdout to take the decision lines. Calling it again returns the same promise.
    */
   close(): Promise<void>;
 }
@@ -74,7 +74,7 @@ export interface Listener {
   readonly port: number;
   /** Stops listening and resolves once the server has closed. */
   stop(): Promise<void>;
-  /** Resolves, within a bound, once the entry's decision lines have left the process. */
+  /** Resolves, within a bound, once the Node entry's decision lines have left the process. */
   flush?(): Promise<void>;
 }
 

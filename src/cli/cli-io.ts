@@ -6,7 +6,6 @@
  * @module
  */
 import process from "node:process";
-import { queuedWrites } from "../_internal/line-backlog.ts";
 
 /** Where text goes: `process.stdout`, or a test's collector. */
 export interface CliWriter {
@@ -24,14 +23,6 @@ export interface CliIo {
   readonly stdout: CliWriter;
   /** Errors, notes and server log entries. */
   readonly stderr: CliWriter;
-  /**
-   * Stdout without blocking, for `sluice serve`'s decision lines: text is queued and written in
-   * order by the runtime's asynchronous write, and `flushed()` resolves once it is out (5 s at
-   * most). This process's io has one on Deno, whose `process.stdout` blocks while its reader is
-   * behind, and on Bun, whose `process.stdout` holds all it is given and says it holds nothing.
-   * @default stdout
-   */
-  readonly queuedStdout?: CliWriter & { flushed(): Promise<void> };
   /** Environment variables (`NO_COLOR`, `PORT`, `SLUICE_STATE_KEY`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is a terminal: colours (unless `NO_COLOR` is set) and a progress bar redrawn in place. */
@@ -77,12 +68,10 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
   process.on("SIGTERM", onSignal);
   const stdout = pipeWriter(process.stdout);
   const stderr = pipeWriter(process.stderr);
-  const write = asyncStdoutWrite();
   const io: CliIo = {
     stdin: process.stdin,
     stdout,
     stderr,
-    ...(write === undefined ? {} : { queuedStdout: queuedWrites(write) }),
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
@@ -118,18 +107,4 @@ function pipeWriter(stream: NodeJS.WriteStream): CliWriter {
 function onPipeError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
   if (error.code !== "EPIPE") throw error;
   closedPipes.add(this);
-}
-
-/**
- * Deno's and Bun's asynchronous write to stdout, which waits off the event loop; none on Node,
- * whose `process.stdout` neither blocks nor hides what it holds.
- */
-function asyncStdoutWrite(): ((bytes: Uint8Array) => Promise<number>) | undefined {
-  const { Deno: deno, Bun: bun } = globalThis as {
-    Deno?: { stdout: { write(bytes: Uint8Array): Promise<number> } };
-    Bun?: { stdout: unknown; write(destination: unknown, bytes: Uint8Array): Promise<number> };
-  };
-  if (deno !== undefined) return (bytes) => deno.stdout.write(bytes);
-  if (bun !== undefined) return (bytes) => bun.write(bun.stdout, bytes);
-  return undefined;
 }

@@ -9,7 +9,7 @@
 import { resolve } from "node:path";
 import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts";
 import { type Decision, decisionJson, describeDecision } from "../chain/decision.ts";
-import { droppingBehind, type DroppingWriter } from "../_internal/line-backlog.ts";
+import { droppingBehind } from "../_internal/line-backlog.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
@@ -89,8 +89,7 @@ Examples:
  */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   // Policies, handler and auth may take their time at top level: a signal meanwhile stops at once.
-  const lines = decisionLines(io);
-  const options = await untilAborted(readOptions(argv, io, lines), io.signal);
+  const options = await untilAborted(readOptions(argv, io), io.signal);
   if (options === undefined) return stopping(io);
   if (typeof options === "number") return options;
   let running: RunningGateway;
@@ -109,8 +108,6 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   await untilAborted(new Promise<never>(() => {}), io.signal);
   stopping(io);
   await running.close();
-  lines.sayDropped();
-  await io.queuedStdout?.flushed();
   return 0;
 }
 
@@ -129,7 +126,6 @@ function usage(io: CliIo, message: string): number {
 async function readOptions(
   argv: readonly string[],
   io: CliIo,
-  lines: DroppingWriter,
 ): Promise<(ServeOptions & { policies: readonly CompiledPolicy[] }) | number> {
   const kinds = {
     port: "string",
@@ -209,7 +205,7 @@ async function readOptions(
     policies,
     handler,
     stateKey,
-    decisions: writeDecisions(decisions, lines),
+    decisions: writeDecisions(decisions, io),
     ...(heartbeat === undefined ? {} : { heartbeat: heartbeat === "off" ? false : heartbeat as Duration }),
     // The banner says the playground is there (GET /).
     playground: true,
@@ -318,24 +314,16 @@ async function loadFlagModule(
 }
 
 /**
- * Where decision lines go: the io's stdout (not `console.log`), or its `queuedStdout` where it has
- * one; past `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr.
+ * Where decision events go: the io's stdout (not `console.log`), one line each; past
+ * `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr.
  */
-function decisionLines(io: CliIo): DroppingWriter {
-  const out = io.queuedStdout ?? io.stdout;
-  return droppingBehind(
-    { write: (text) => out.write(text), backlog: () => out.backlog?.() ?? 0 },
+function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((decision: Decision) => unknown) {
+  if (how === "none") return false;
+  const line = droppingBehind(
+    { write: (text) => io.stdout.write(text), backlog: () => io.stdout.backlog?.() ?? 0 },
     (count) =>
       io.stderr.write(`sluice serve: ${count} decision lines dropped: stdout was not read fast enough\n`),
   );
-}
-
-/** The `decisions` option: one line each decision event, written to `line`. */
-function writeDecisions(
-  how: "json" | "text" | "none",
-  line: DroppingWriter,
-): false | ((decision: Decision) => unknown) {
-  if (how === "none") return false;
   return how === "text"
     ? (decision) => line.write(`sluice serve: ${describeDecision(decision)}\n`, 1)
     : (decision) => line.write(`${decisionJson(decision)}\n`, 1);

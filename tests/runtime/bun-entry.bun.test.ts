@@ -1,6 +1,5 @@
 // The Bun entry (@sluice/mcp/bun) over real HTTP: Bun.serve in front of the modern peer, called by
-// raw fetches and by sluice's own client (the cases every entry shares, in ./_entry-cases.ts, stdout
-// readers that close, fall behind or stall among them); and
+// raw fetches and by sluice's own client (the cases every entry shares, in ./_entry-cases.ts); and
 // Bun's idle timeout, kept on a body that stalls, lifted for a call that waits long and for an open
 // stream, and set to 65 s once an answer is written.
 import { after, before, describe, test } from "node:test";
@@ -8,15 +7,11 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { once } from "node:events";
 import { connect, type Socket } from "node:net";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import process from "node:process";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { createGateway, serve } from "../../src/adapters/bun.ts";
-import { type ModernPeer, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
+import { type ModernPeer, startModernPeer } from "../_support/modern-peer.ts";
 import { LegacyCaller } from "../_support/legacy-caller.ts";
 import { within } from "../_support/eventually.ts";
-import { describeEntry, describeStdoutReaders, gatewayScript, KEY, META, sendRaw } from "./_entry-cases.ts";
+import { describeEntry, KEY, META, sendRaw } from "./_entry-cases.ts";
 import { modernRequest } from "../_support/gateway-caller.ts";
 
 let peer: ModernPeer;
@@ -33,18 +28,6 @@ describeEntry("Bun", { serve, createGateway }, {
     requestIP: () => ({ address, family: address.includes(":") ? "IPv6" : "IPv4", port: 50_000 }),
   }),
 });
-
-/**
- * A gateway in a process of its own (`bun -e`), in front of the modern peer, with its stdout a pipe
- * the test reads (or not): it says its URL on stderr, and closes and exits 0 when its stdin ends.
- */
-function gatewayProcess(peerUrl: string): ChildProcessWithoutNullStreams {
-  const entry = pathToFileURL(join(REPO_ROOT, "src", "adapters", "bun.ts")).href;
-  const script = gatewayScript(entry, peerUrl, "process");
-  return spawn(process.execPath, ["-e", script], { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
-}
-
-describeStdoutReaders("Bun", () => peer, gatewayProcess);
 
 describe("Bun's request that names no Host", () => {
   test("createGateway() answers /healthz to a request with a relative URL (HTTP/1.0 without Host) from another machine, and refuses the rest 403", async () => {

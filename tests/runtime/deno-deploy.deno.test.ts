@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { createGateway } from "../../src/adapters/deno.ts";
 import type { GatewayOptions } from "../../src/adapters/gateway.ts";
-import { refusedCall } from "./_entry-cases.ts";
 
 const VARIABLE = "DENO_DEPLOYMENT_ID";
 const OPTIONS: GatewayOptions = {
@@ -82,25 +81,5 @@ describe("createGateway() of @sluice/mcp/deno on Deno Deploy", () => {
       }
     });
     assert.deepEqual(answered, [200, 403]);
-  });
-
-  test("createGateway() on Deploy writes decision lines with console.log (what Deploy's logs read); off Deploy not", async () => {
-    /** The tool names of the decision lines console.log was given while a refused call ran. */
-    const logged = (id: string | undefined) =>
-      deployment(id, async () => {
-        const gateway = createGateway({ ...OPTIONS, auth: "none" });
-        const lines: string[] = [];
-        const log = console.log;
-        console.log = (line: unknown) => void lines.push(String(line));
-        try {
-          const response = await gateway.fetch(refusedCall("http://127.0.0.1:8000", "files", "long"));
-          await response.body?.cancel();
-          return [response.status, lines.map((line) => (JSON.parse(line) as { name: string }).name)];
-        } finally {
-          console.log = log;
-          await gateway.client.close();
-        }
-      });
-    assert.deepEqual([await logged("abc123"), await logged(undefined)], [[400, ["long"]], [400, []]]);
   });
 });

@@ -1,15 +1,9 @@
 // The Deno entry (@sluice/mcp/deno) over real HTTP: Deno.serve in front of the modern peer (the
-// cases every entry shares, in ./_entry-cases.ts, stdout readers that close, fall behind or stall
-// among them); `deno serve` with the gateway as default export; and the state key when Deno may not
-// read the environment.
+// cases every entry shares, in ./_entry-cases.ts); `deno serve` with the gateway as default export;
+// and the state key when Deno may not read the environment.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  type ChildProcess,
-  type ChildProcessWithoutNullStreams,
-  execFileSync,
-  spawn,
-} from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,15 +17,7 @@ import {
   startModernPeer,
   stopChild,
 } from "../_support/modern-peer.ts";
-import {
-  ADD_ANSWER,
-  callTool,
-  describeEntry,
-  describeStdoutReaders,
-  gatewayScript,
-  KEY,
-  NO_KEY,
-} from "./_entry-cases.ts";
+import { ADD_ANSWER, callTool, describeEntry, KEY, NO_KEY } from "./_entry-cases.ts";
 import { everythingStdioCommand } from "../_support/everything.ts";
 import { EventReader, LegacyCaller } from "../_support/legacy-caller.ts";
 import { modernMeta, modernRequest } from "../_support/gateway-caller.ts";
@@ -69,21 +55,6 @@ describeEntry("Deno", { serve, createGateway }, {
   peer: () => peer,
   bindingsFrom: (address) => ({ remoteAddr: { transport: "tcp", hostname: address, port: 50_000 } }),
 });
-
-/**
- * A gateway in a process of its own (`deno eval`), in front of the modern peer, with its stdout a
- * pipe the test reads (or not): it says its URL on stderr, and closes and exits 0 when its stdin ends.
- */
-function gatewayProcess(peerUrl: string): ChildProcessWithoutNullStreams {
-  const script = gatewayScript(ENTRY, peerUrl, "Deno");
-  return spawn(DENO, ["eval", "--ext=ts", script], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? "", NO_COLOR: "1" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-}
-
-describeStdoutReaders("Deno", () => peer, gatewayProcess);
 
 describe("Deno gateway permissions and deno serve", () => {
   test("createGateway() without --allow-env, or with --deny-env, says SLUICE_STATE_KEY cannot be read and what lets it, not that it is unset", async () => {

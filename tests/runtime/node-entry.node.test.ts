@@ -1,21 +1,21 @@
 // The Node entry (@sluice/mcp/node) over real HTTP: @hono/node-server in front of the modern peer
-// (the cases every entry shares, in ./_entry-cases.ts, stdout readers that close, fall behind or
-// stall among them) and the scripted legacy stdio server.
+// (the cases every entry shares, in ./_entry-cases.ts) and the scripted legacy stdio server.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect } from "node:net";
 import { createGateway, type RunningGateway, serve } from "../../src/adapters/node.ts";
-import { type ModernPeer, nodeBinary, REPO_ROOT, startModernPeer } from "../_support/modern-peer.ts";
 import {
-  callTool,
-  describeEntry,
-  describeStdoutReaders,
-  gatewayScript,
-  KEY,
-  withEnvironment,
-} from "./_entry-cases.ts";
+  awaitLine,
+  type ModernPeer,
+  nodeBinary,
+  REPO_ROOT,
+  startModernPeer,
+  stopChild,
+} from "../_support/modern-peer.ts";
+import { ADD_ANSWER, callTool, describeEntry, KEY, META, withEnvironment } from "./_entry-cases.ts";
+import { toolCallHeaders } from "../_support/downstream.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -128,12 +128,114 @@ describe("Node gateway PORT checks", () => {
  * A gateway in a process of its own, in front of the modern peer, with its stdout a pipe the test
  * reads (or not): it says its URL on stderr, and closes and exits 0 when its stdin ends.
  */
-function gatewayProcess(peerUrl: string): ChildProcessWithoutNullStreams {
-  const script = gatewayScript("./src/adapters/node.ts", peerUrl, "process");
-  return spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script], {
+function gatewayProcess(): ChildProcessWithoutNullStreams {
+  const script = `
+    import { serve } from "./src/adapters/node.ts";
+    const gateway = await serve({
+      port: 0,
+      stateKey: ${JSON.stringify(KEY)},
+      playground: false,
+      decisions: "json",
+      policies: [{ server: "modern", transport: { url: process.argv[1] }, era: "modern" }],
+    });
+    console.error("GATEWAY_URL " + gateway.url);
+    process.stdin.on("end", () => void gateway.close().then(() => process.exit(0)));
+    process.stdin.resume();
+  `;
+  return spawn(nodeBinary(), ["--import", "tsx", "--input-type=module", "-e", script, peer.url], {
     cwd: REPO_ROOT,
     stdio: ["pipe", "pipe", "pipe"],
   });
 }
 
-describeStdoutReaders("Node", () => peer, gatewayProcess);
+describe("serve() on Node whose stdout is closed", () => {
+  test("a reader that closes stdout stops the decision lines, not the gateway", async () => {
+    const child = gatewayProcess();
+    try {
+      const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+      child.stdout.destroy();
+      const call = { server: "modern", name: "add", arguments: { a: 2, b: 3 } };
+      // Each call's decision line is written after its answer: the first meets the closed pipe.
+      const answers = [await callTool(url, call), await callTool(url, call), await callTool(url, call)];
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      assert.deepEqual([answers, await exited], [[ADD_ANSWER, ADD_ANSWER, ADD_ANSWER], 0]);
+    } finally {
+      await stopChild(child);
+    }
+  });
+});
+
+describe("serve() on Node whose stdout reader falls behind", () => {
+  /** A name of 300 kB: each call is refused (its Mcp-Name header differs) and its line keeps it whole. */
+  const name = (mark: string) => mark.padEnd(300_000, "x");
+  const refused = (url: string, mark: string) =>
+    fetch(`${url}/mcp/modern`, {
+      method: "POST",
+      headers: toolCallHeaders("short"),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: name(mark), arguments: {}, _meta: META },
+      }),
+    }).then((response) => response.status);
+  /** The names of the decision lines read, each line whole, else what was cut. */
+  const namesOf = (chunks: Buffer[]) =>
+    Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "").map((line) => {
+      try {
+        return (JSON.parse(line) as { name: string }).name;
+      } catch {
+        return `a line cut short at ${line.length} characters`;
+      }
+    }).sort();
+
+  test("every decision line reaches the reader, also those written while it was behind, and none stays in the process at exit", async () => {
+    const child = gatewayProcess();
+    try {
+      const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+      // Nothing reads stdout until the calls are sent: three lines of about 300 kB fill the pipe.
+      child.stdout.pause();
+      const statuses = Promise.all(["a", "b", "c"].map((mark) => refused(url, mark)));
+      const chunks: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      setTimeout(() => child.stdout.resume(), 300);
+      assert.deepEqual(await statuses, [400, 400, 400]);
+      child.stdin.end();
+      assert.deepEqual([await exited, namesOf(chunks)], [0, [name("a"), name("b"), name("c")]]);
+    } finally {
+      await stopChild(child);
+    }
+  });
+
+  test("a reader that stalls costs the process at most 4 MiB of lines: the gateway goes on answering, the lines past it are dropped, and their count is said on stderr", async () => {
+    const child = gatewayProcess();
+    try {
+      const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      // 40 lines of 300 kB, 12 MB, while nothing reads: the process keeps 4 MiB and the pipe's fill.
+      child.stdout.pause();
+      const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
+      const statuses = [];
+      for (const mark of marks) statuses.push(await refused(url, mark));
+      const chunks: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.stdout.resume();
+      child.stdin.end();
+      const code = await exited;
+      const names = namesOf(chunks);
+      const told = /^sluice: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(stderr);
+      const dropped = Number(told?.[1]);
+      // Whole lines, the first ones in order (the rest were dropped), and every line accounted for.
+      assert.deepEqual(
+        [code, statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length],
+        [0, Array(40).fill(400), marks.slice(0, names.length).map(name), 40, true, 1],
+      );
+    } finally {
+      await stopChild(child);
+    }
+  });
+});
