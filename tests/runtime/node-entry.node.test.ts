@@ -16,6 +16,7 @@ import {
 } from "../_support/modern-peer.ts";
 import { ADD_ANSWER, callTool, describeEntry, KEY, META, withEnvironment } from "./_entry-cases.ts";
 import { toolCallHeaders } from "../_support/downstream.ts";
+import { within } from "../_support/eventually.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -218,8 +219,13 @@ describe("serve() on Node whose stdout reader falls behind", () => {
       // 40 lines of 300 kB, 12 MB, while nothing reads: the process keeps 4 MiB and the pipe's fill.
       child.stdout.pause();
       const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
-      const statuses = [];
-      for (const mark of marks) statuses.push(await refused(url, mark));
+      const callAll = async () => {
+        const answered = [];
+        for (const mark of marks) answered.push(await refused(url, mark));
+        return answered;
+      };
+      // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
+      const statuses = await within("the 40 calls' answers", callAll(), 20_000);
       const chunks: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
