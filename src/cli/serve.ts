@@ -314,8 +314,9 @@ async function loadFlagModule(
 }
 
 /**
- * Where decision events go: the io's stdout (not `console.log`), one line each; past
- * `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr.
+ * Where decision events go: the io's stdout (not `console.log`), one line each. On Node, past
+ * `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr; Deno's
+ * `process.stdout` waits for the reader instead, and Bun's reports nothing held, so it drops none.
  */
 function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((decision: Decision) => unknown) {
   if (how === "none") return false;
