@@ -46,6 +46,7 @@ import { callableTools } from "./callable-tools.ts";
 import { principalKey } from "./principal.ts";
 import { reportCall } from "./_call-decision.ts";
 import { requestOrigin } from "./_request-origin.ts";
+import { accepts } from "./_accept.ts";
 import { checkedRelayResult, FORWARDED_METHODS } from "./_methods.ts";
 import { MRTR_METHODS } from "../protocol/input-required.ts";
 
@@ -265,7 +266,8 @@ async function mrtrPost(
       if (emit !== undefined) flow.dispose();
     }
   };
-  if (c.req.header("accept")?.includes("text/event-stream") !== true) return respond(c, await run());
+  // Streamed only to a caller that names the stream type: `*/*` (curl) gets plain JSON.
+  if (!accepts(c.req.header("accept"), "text/event-stream", false)) return respond(c, await run());
   call.handOff();
   return await respondStreaming(c, run, {
     // On Workers, keep the isolate until the upstream call has ended, even if the caller left.

@@ -23,6 +23,7 @@ import type { FrontServer } from "./front-server.ts";
 import { type Principal, principalKey } from "./principal.ts";
 import { requestOrigin } from "./_request-origin.ts";
 import { unknownServer } from "./downstream-request.ts";
+import { accepts } from "./_accept.ts";
 
 /** The header that carries a session's id. */
 export const SESSION_HEADER = "mcp-session-id";
@@ -95,7 +96,7 @@ export class LegacyCallers {
       );
     }
     if (request.method === "POST") return await this.#post(input, server);
-    if (request.method === "GET" && !accepts(request, "text/event-stream")) {
+    if (request.method === "GET" && !accepts(request.headers.get("accept"), "text/event-stream", true)) {
       return jsonError(406, null, -32000, "Not Acceptable: the GET stream needs Accept: text/event-stream");
     }
     const found = this.#find(request.headers.get(SESSION_HEADER), input);
@@ -139,7 +140,8 @@ export class LegacyCallers {
 
   async #post(input: LegacyRequest, server: FrontServer): Promise<Response> {
     const { request, message } = input;
-    if (!accepts(request, "application/json") || !accepts(request, "text/event-stream")) {
+    const accept = request.headers.get("accept");
+    if (!accepts(accept, "application/json", true) || !accepts(accept, "text/event-stream", true)) {
       return jsonError(
         406,
         answerIdOf(message),
@@ -287,15 +289,4 @@ function initializeProblem(params: JsonObject): string | undefined {
     return '"clientInfo" must be an object with a "name"';
   }
   return undefined;
-}
-
-/** Whether the request's `Accept` admits a media type (wildcards included; a missing header admits none). */
-function accepts(request: Request, type: string): boolean {
-  const accept = request.headers.get("accept");
-  if (accept === null) return false;
-  const [major] = type.split("/");
-  return accept.split(",").some((part) => {
-    const range = (part.split(";")[0] ?? "").trim().toLowerCase();
-    return range === type || range === "*/*" || range === `${major}/*`;
-  });
 }

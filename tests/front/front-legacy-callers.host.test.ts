@@ -275,6 +275,9 @@ describe("the front's legacy face: sessions", () => {
       },
     });
     assert.equal((await host.post(ping, { accept: "*/*" })).status, 200);
+    // q=0 is "not acceptable" (RFC 9110), also where a wildcard would admit it.
+    const refusedSse = await host.post(ping, { accept: "application/json, text/event-stream;q=0, */*" });
+    assert.equal(refusedSse.status, 406);
     const unknown = await caller("nope").post(ping);
     assert.equal(unknown.status, 404);
     assert.deepEqual(await fittingError(unknown), {
@@ -354,6 +357,11 @@ describe("the front's legacy face: sessions", () => {
       headers: { accept: "application/json", "mcp-session-id": host.session ?? "" },
     });
     assert.equal(wrong.status, 406);
+    const zero = await fetch(host.url, {
+      method: "GET",
+      headers: { accept: "text/event-stream;q=0", "mcp-session-id": host.session ?? "" },
+    });
+    assert.equal(zero.status, 406);
     const first = await host.listen();
     assert.equal(first.status, 200);
     assert.equal(first.headers.get("content-type"), "text/event-stream");

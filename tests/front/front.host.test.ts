@@ -305,6 +305,32 @@ describe("the front", () => {
     assert.equal(events[2].id, 5);
   });
 
+  test("answers plain JSON to a caller whose Accept gives SSE q=0 (not acceptable) or only a wildcard", async () => {
+    const { fetch } = front({});
+    const answers = [];
+    for (
+      const accept of [
+        "application/json, text/event-stream;q=0",
+        "application/json, text/event-stream; Q=0.000",
+        "*/*",
+      ]
+    ) {
+      const response = await fetch("https://gate.example/mcp/modern", {
+        method: "POST",
+        headers: toolCallHeaders("progress_twice", accept),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 5,
+          method: "tools/call",
+          params: { name: "progress_twice", arguments: {}, _meta: { ...META, progressToken: "caller-7" } },
+        }),
+      });
+      const body = await response.json() as { result: { content: { text: string }[] } };
+      answers.push([response.status, response.headers.get("content-type"), body.result.content[0]?.text]);
+    }
+    assert.deepEqual(answers, Array(3).fill([200, "application/json", "progressed twice"]));
+  });
+
   test("answers with plain JSON when the caller accepts SSE but the upstream sent no notification", async () => {
     const { fetch } = front({});
     const answer = await fetch("https://gate.example/mcp/modern", {
