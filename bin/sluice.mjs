@@ -17,7 +17,5 @@ if (!clone && existsSync(fileURLToPath(built))) {
   const { tsImport } = await import("tsx/esm/api");
   cli = await tsImport("../src/cli/mod.ts", import.meta.url);
 }
-const code = await cli.main(process.argv.slice(2));
-await new Promise((done) => process.stdout.write("", done));
-await new Promise((done) => process.stderr.write("", done));
-process.exit(code);
+// main() returns once stdout and stderr have handed on all it wrote.
+process.exit(await cli.main(process.argv.slice(2)));

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import process from "node:process";
 
 /** Where text goes: `process.stdout`, or a test's collector. */
@@ -49,16 +50,18 @@ export interface CliIo {
  * Builds the {@linkcode CliIo} of this process: its streams and environment, and a signal
  * aborted by the first SIGINT or SIGTERM (a second one exits at once with code 130).
  *
- * @returns The io, and `close()` to remove the signal listeners.
+ * @returns The io, and `close()`, which waits until stdout and stderr have handed on all that was
+ *   written to them (a reader that closed the pipe counts as done), then removes the signal
+ *   listeners: until then a second SIGINT or SIGTERM still exits with code 130.
  * @example
  * ```ts
  * import { openProcessIo } from "./cli-io.ts";
  * const { io, close } = openProcessIo();
  * io.stdout.write(io.isTTY ? "a terminal\n" : "not a terminal\n");
- * close();
+ * await close();
  * ```
  */
-export function openProcessIo(): { readonly io: CliIo; close(): void } {
+export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) process.exit(130);
@@ -81,11 +84,19 @@ export function openProcessIo(): { readonly io: CliIo; close(): void } {
   };
   return {
     io,
-    close: () => {
+    close: async () => {
+      await Promise.all([stdout.handedOn(), stderr.handedOn()]);
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     },
   };
+}
+
+/** A writer to one of the process's streams that can say when all written has been handed on. */
+interface PipeWriter extends CliWriter {
+  backlog(): number;
+  /** Settles once the stream holds nothing written through this writer, or its reader is gone. */
+  handedOn(): Promise<void>;
 }
 
 /** The process's streams whose reader closed the pipe. */
@@ -95,12 +106,36 @@ const closedPipes = new WeakSet<NodeJS.WriteStream>();
  * A writer to one of the process's streams that outlives its reader: a closed pipe (`| head -1`)
  * ends the output, not the command. Node's unheard `EPIPE` would end the process with code 1; other
  * errors still do. The listener stays (once per stream): the event may come after the command ends.
+ *
+ * What the stream holds is counted by the writes' callbacks, which fire on Node, Deno and Bun once
+ * the bytes are handed on (or failed): Bun's `writableLength` is always 0, and its callback for an
+ * empty write fires before earlier writes are out, so neither can tell.
  */
-function pipeWriter(stream: NodeJS.WriteStream): CliWriter {
+function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
+  let held = 0;
+  let waiting: (() => void)[] = [];
+  const settle = (): void => {
+    if (held > 0 && !closedPipes.has(stream)) return;
+    for (const done of waiting) done();
+    waiting = [];
+  };
   return {
-    write: (text: string) => closedPipes.has(stream) || stream.write(text),
-    backlog: () => stream.writableLength,
+    write: (text: string) => {
+      if (closedPipes.has(stream)) return false;
+      const bytes = Buffer.byteLength(text);
+      held += bytes;
+      return stream.write(text, () => {
+        held -= bytes;
+        settle();
+      });
+    },
+    backlog: () => held,
+    handedOn: () =>
+      new Promise<void>((done) => {
+        waiting.push(done);
+        settle();
+      }),
   };
 }
 

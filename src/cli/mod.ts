@@ -116,7 +116,8 @@ const COMMANDS: Readonly<
  * Runs the `sluice` command.
  *
  * @param argv The arguments after the program's name (`process.argv.slice(2)`).
- * @param io Streams, environment and signal. @default this process's (SIGINT and SIGTERM abort its signal)
+ * @param io Streams, environment and signal. @default this process's (SIGINT and SIGTERM abort its
+ *   signal), and then `main` settles only once its stdout and stderr have taken all it wrote
  * @returns The exit code: 0 success, 1 a failed check or tool error, 2 usage error, 3 refused by
  *   the policy, 4 call or sign-in failure, 5 refused by you, 6 stdin closed at a prompt,
  *   130 interrupted (see {@linkcode HELP}).
@@ -127,7 +128,7 @@ export async function main(argv: readonly string[], io?: CliIo): Promise<number>
   try {
     return await run(argv, owned.io);
   } finally {
-    owned.close();
+    await owned.close();
   }
 }
 
@@ -167,8 +168,5 @@ function unknown(io: CliIo, name: string, kind: "command" | "flag"): number {
 }
 
 if ((import.meta as { main?: boolean }).main === true) {
-  const code = await main(process.argv.slice(2));
-  await new Promise((done) => process.stdout.write("", done));
-  await new Promise((done) => process.stderr.write("", done));
-  process.exit(code);
+  process.exit(await main(process.argv.slice(2)));
 }

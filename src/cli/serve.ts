@@ -9,7 +9,7 @@
 import { resolve } from "node:path";
 import type { RunningGateway, ServeOptions } from "../adapters/serve-options.ts";
 import { type Decision, decisionJson, describeDecision } from "../chain/decision.ts";
-import { droppingBehind } from "../_internal/line-backlog.ts";
+import { droppingBehind, type DroppingWriter } from "../_internal/line-backlog.ts";
 import { defineHandler, type Handler } from "../handler/handler.ts";
 import type { CompiledPolicy } from "../policy/compile-policy.ts";
 import { flagText, parseArgs, type ParsedArgs, show, usageError } from "./_args.ts";
@@ -89,7 +89,8 @@ Examples:
  */
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   // Policies, handler and auth may take their time at top level: a signal meanwhile stops at once.
-  const options = await untilAborted(readOptions(argv, io), io.signal);
+  const lines = decisionLines(io);
+  const options = await untilAborted(readOptions(argv, io, lines), io.signal);
   if (options === undefined) return stopping(io);
   if (typeof options === "number") return options;
   let running: RunningGateway;
@@ -108,6 +109,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
   await untilAborted(new Promise<never>(() => {}), io.signal);
   stopping(io);
   await running.close();
+  lines.sayDropped();
   return 0;
 }
 
@@ -126,6 +128,7 @@ function usage(io: CliIo, message: string): number {
 async function readOptions(
   argv: readonly string[],
   io: CliIo,
+  lines: DroppingWriter,
 ): Promise<(ServeOptions & { policies: readonly CompiledPolicy[] }) | number> {
   const kinds = {
     port: "string",
@@ -205,7 +208,7 @@ async function readOptions(
     policies,
     handler,
     stateKey,
-    decisions: writeDecisions(decisions, io),
+    decisions: writeDecisions(decisions, lines),
     ...(heartbeat === undefined ? {} : { heartbeat: heartbeat === "off" ? false : heartbeat as Duration }),
     // The banner says the playground is there (GET /).
     playground: true,
@@ -314,17 +317,25 @@ async function loadFlagModule(
 }
 
 /**
- * Where decision events go: the io's stdout (not `console.log`), one line each. On Node, past
- * `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr; Deno's
- * `process.stdout` waits for the reader instead, and Bun's reports nothing held, so it drops none.
+ * Where decision lines go: the io's stdout (not `console.log`). On Node and Bun, past
+ * `MAX_LINE_BACKLOG` bytes behind, lines are dropped and their count said on stderr, before the
+ * next line or when the command stops; Deno's `process.stdout` waits for the reader instead, so it
+ * holds little and drops none.
  */
-function writeDecisions(how: "json" | "text" | "none", io: CliIo): false | ((decision: Decision) => unknown) {
-  if (how === "none") return false;
-  const line = droppingBehind(
+function decisionLines(io: CliIo): DroppingWriter {
+  return droppingBehind(
     { write: (text) => io.stdout.write(text), backlog: () => io.stdout.backlog?.() ?? 0 },
     (count) =>
       io.stderr.write(`sluice serve: ${count} decision lines dropped: stdout was not read fast enough\n`),
   );
+}
+
+/** One line per decision event, in the `--decisions` form. */
+function writeDecisions(
+  how: "json" | "text" | "none",
+  line: DroppingWriter,
+): false | ((decision: Decision) => unknown) {
+  if (how === "none") return false;
   return how === "text"
     ? (decision) => line.write(`sluice serve: ${describeDecision(decision)}\n`, 1)
     : (decision) => line.write(`${decisionJson(decision)}\n`, 1);
