@@ -12,7 +12,7 @@ export const MAX_LINE_BACKLOG: number = 4 * 1024 * 1024;
 /** Where the lines go: a stream's `write`, and how many bytes it holds unwritten. */
 export interface LineSink {
   write(text: string): unknown;
-  /** The bytes written to the stream that it has not handed on yet (`writableLength`). */
+  /** The bytes written to the stream that it has not handed on yet. */
   backlog(): number;
 }
 

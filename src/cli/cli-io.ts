@@ -46,13 +46,19 @@ export interface CliIo {
   readonly signal?: AbortSignal;
 }
 
+/** How long the exit waits for stdout and stderr once a signal has stopped the command. */
+const SIGNALLED_FLUSH_MS = 5_000;
+
 /**
  * Builds the {@linkcode CliIo} of this process: its streams and environment, and a signal
  * aborted by the first SIGINT or SIGTERM (a second one exits at once with code 130).
  *
- * @returns The io, and `close()`, which waits until stdout and stderr have handed on all that was
+ * @returns The io, and `close()`, which waits until stdout and stderr have taken all that was
  *   written to them (a reader that closed the pipe counts as done), then removes the signal
- *   listeners: until then a second SIGINT or SIGTERM still exits with code 130.
+ *   listeners. A command that ended by itself waits as long as the reader takes, and a SIGINT or
+ *   SIGTERM meanwhile exits at once with code 130. A command stopped by a signal (`sluice serve`)
+ *   waits at most 5 s from it, then says on stderr how much of its output was not taken. A write
+ *   that failed (a full disk) is thrown, once waited for.
  * @example
  * ```ts
  * import { openProcessIo } from "./cli-io.ts";
@@ -63,8 +69,11 @@ export interface CliIo {
  */
 export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } {
   const controller = new AbortController();
+  let closing = false;
+  let deadline: number | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted || closing) process.exit(130);
+    deadline = Date.now() + SIGNALLED_FLUSH_MS;
     controller.abort(new Error(`Received ${signal}`));
   };
   process.on("SIGINT", onSignal);
@@ -82,21 +91,42 @@ export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } 
     cwd: process.cwd(),
     signal: controller.signal,
   };
+  const taken = async (): Promise<boolean> => {
+    const flushed = Promise.all([stdout.taken(), stderr.taken()]).then(() => true);
+    if (deadline === undefined) return await flushed;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((done) => (timer = setTimeout(done, deadline! - Date.now(), false)));
+    try {
+      return await Promise.race([flushed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     io,
     close: async () => {
-      await Promise.all([stdout.handedOn(), stderr.handedOn()]);
+      closing = true;
+      if (!await taken() && stdout.backlog() > 0) {
+        stderr.write(
+          `sluice: stdout did not take the last ${stdout.backlog()} bytes of output within ` +
+            `${SIGNALLED_FLUSH_MS / 1000} s of the signal; exiting without them\n`,
+        );
+      }
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      const failure = stdout.failure() ?? stderr.failure();
+      if (failure !== undefined) throw failure;
     },
   };
 }
 
-/** A writer to one of the process's streams that can say when all written has been handed on. */
+/** A writer to one of the process's streams that can say when all written has been taken. */
 interface PipeWriter extends CliWriter {
   backlog(): number;
   /** Settles once the stream holds nothing written through this writer, or its reader is gone. */
-  handedOn(): Promise<void>;
+  taken(): Promise<void>;
+  /** The first write that failed, but for a reader that closed the pipe. */
+  failure(): Error | undefined;
 }
 
 /** The process's streams whose reader closed the pipe. */
@@ -108,12 +138,14 @@ const closedPipes = new WeakSet<NodeJS.WriteStream>();
  * errors still do. The listener stays (once per stream): the event may come after the command ends.
  *
  * What the stream holds is counted by the writes' callbacks, which fire on Node, Deno and Bun once
- * the bytes are handed on (or failed): Bun's `writableLength` is always 0, and its callback for an
- * empty write fires before earlier writes are out, so neither can tell.
+ * the bytes are taken or the write failed; a write that throws instead (Deno, at times) holds
+ * nothing. Bun's `writableLength` is always 0, and its callback for an empty write fires before
+ * earlier writes are out, so neither can tell.
  */
 function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
   let held = 0;
+  let failed: Error | undefined;
   let waiting: (() => void)[] = [];
   const settle = (): void => {
     if (held > 0 && !closedPipes.has(stream)) return;
@@ -125,17 +157,25 @@ function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
       if (closedPipes.has(stream)) return false;
       const bytes = Buffer.byteLength(text);
       held += bytes;
-      return stream.write(text, () => {
+      const done = (error?: Error | null): void => {
         held -= bytes;
+        if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") failed ??= error;
         settle();
-      });
+      };
+      try {
+        return stream.write(text, done);
+      } catch (error) {
+        done();
+        throw error;
+      }
     },
     backlog: () => held,
-    handedOn: () =>
+    taken: () =>
       new Promise<void>((done) => {
         waiting.push(done);
         settle();
       }),
+    failure: () => failed,
   };
 }
 

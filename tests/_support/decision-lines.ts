@@ -1,6 +1,8 @@
 // Decision event lines as a test compares them: what a gateway wrote (JSON or text lines) with
 // the parts that change from run to run (the time, the durations) replaced by fixed placeholders.
-// Runs on every runtime.
+// Also refused calls whose lines are 300 kB, to fill a reader's pipe. Runs on every runtime.
+import { Buffer } from "node:buffer";
+import { toolCallHeaders } from "./downstream.ts";
 
 /**
  * The lines of `text`, each JSON line parsed with its `time` (an ISO 8601 date) and its
@@ -23,4 +25,47 @@ export function placeholders(text: string): unknown[] {
     }
     return event;
   });
+}
+
+/** The tool name of a refused call marked `mark`: 300 kB, so its decision line fills a pipe. */
+export const bigName = (mark: string): string => mark.padEnd(300_000, "x");
+
+/**
+ * Calls the gateway's `modern` server with a tool name of 300 kB that its `Mcp-Name` header does
+ * not match: the gateway refuses it (400) and writes a decision line that holds the whole name.
+ *
+ * @returns The HTTP status.
+ */
+export async function refusedBig(url: string, mark: string): Promise<number> {
+  const response = await fetch(`${url}/mcp/modern`, {
+    method: "POST",
+    headers: toolCallHeaders("short"),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: bigName(mark),
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        },
+      },
+    }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** The names in the JSON decision lines read, sorted, each line whole, else what was cut. */
+export function lineNamesOf(chunks: readonly Uint8Array[]): string[] {
+  return Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "").map((line) => {
+    try {
+      return (JSON.parse(line) as { name: string }).name;
+    } catch {
+      return `a line cut short at ${line.length} characters`;
+    }
+  }).sort();
 }

@@ -14,9 +14,9 @@ import {
   startModernPeer,
   stopChild,
 } from "../_support/modern-peer.ts";
-import { ADD_ANSWER, callTool, describeEntry, KEY, META, withEnvironment } from "./_entry-cases.ts";
-import { toolCallHeaders } from "../_support/downstream.ts";
+import { ADD_ANSWER, callTool, describeEntry, KEY, withEnvironment } from "./_entry-cases.ts";
 import { within } from "../_support/eventually.ts";
+import { bigName, lineNamesOf, refusedBig } from "../_support/decision-lines.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -168,43 +168,20 @@ describe("serve() on Node whose stdout is closed", () => {
 });
 
 describe("serve() on Node whose stdout reader falls behind", () => {
-  /** A name of 300 kB: each call is refused (its Mcp-Name header differs) and its line keeps it whole. */
-  const name = (mark: string) => mark.padEnd(300_000, "x");
-  const refused = (url: string, mark: string) =>
-    fetch(`${url}/mcp/modern`, {
-      method: "POST",
-      headers: toolCallHeaders("short"),
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: name(mark), arguments: {}, _meta: META },
-      }),
-    }).then((response) => response.status);
-  /** The names of the decision lines read, each line whole, else what was cut. */
-  const namesOf = (chunks: Buffer[]) =>
-    Buffer.concat(chunks).toString("utf8").split("\n").filter((line) => line !== "").map((line) => {
-      try {
-        return (JSON.parse(line) as { name: string }).name;
-      } catch {
-        return `a line cut short at ${line.length} characters`;
-      }
-    }).sort();
-
   test("every decision line reaches the reader, also those written while it was behind, and none stays in the process at exit", async () => {
     const child = gatewayProcess();
     try {
       const url = await awaitLine(child, "stderr", /^GATEWAY_URL (\S+)$/);
       // Nothing reads stdout until the calls are sent: three lines of about 300 kB fill the pipe.
       child.stdout.pause();
-      const statuses = Promise.all(["a", "b", "c"].map((mark) => refused(url, mark)));
+      const statuses = Promise.all(["a", "b", "c"].map((mark) => refusedBig(url, mark)));
       const chunks: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
       setTimeout(() => child.stdout.resume(), 300);
       assert.deepEqual(await statuses, [400, 400, 400]);
       child.stdin.end();
-      assert.deepEqual([await exited, namesOf(chunks)], [0, [name("a"), name("b"), name("c")]]);
+      assert.deepEqual([await exited, lineNamesOf(chunks)], [0, [bigName("a"), bigName("b"), bigName("c")]]);
     } finally {
       await stopChild(child);
     }
@@ -221,7 +198,7 @@ describe("serve() on Node whose stdout reader falls behind", () => {
       const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
       const callAll = async () => {
         const answered = [];
-        for (const mark of marks) answered.push(await refused(url, mark));
+        for (const mark of marks) answered.push(await refusedBig(url, mark));
         return answered;
       };
       // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
@@ -232,13 +209,13 @@ describe("serve() on Node whose stdout reader falls behind", () => {
       child.stdout.resume();
       child.stdin.end();
       const code = await exited;
-      const names = namesOf(chunks);
+      const names = lineNamesOf(chunks);
       const told = /^sluice: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(stderr);
       const dropped = Number(told?.[1]);
       // Whole lines, the first ones in order (the rest were dropped), and every line accounted for.
       assert.deepEqual(
         [code, statuses, names, names.length + dropped, dropped > 0, stderr.match(/dropped/g)?.length],
-        [0, Array(40).fill(400), marks.slice(0, names.length).map(name), 40, true, 1],
+        [0, Array(40).fill(400), marks.slice(0, names.length).map(bigName), 40, true, 1],
       );
     } finally {
       await stopChild(child);

@@ -1,0 +1,269 @@
+// The `sluice` command as a user runs it, in its own process on this runtime (Node through
+// bin/sluice.mjs, Deno and Bun on src/cli/mod.ts), with its stdout a real pipe whose reader falls
+// behind, stalls or leaves, or a full disk.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import process from "node:process";
+import { runtimeName } from "../../src/cli/_load-module.ts";
+import {
+  awaitLine,
+  type ModernPeer,
+  REPO_ROOT,
+  startModernPeer,
+  stopChild,
+} from "../_support/modern-peer.ts";
+import { bigName, lineNamesOf, refusedBig } from "../_support/decision-lines.ts";
+import { eventually, within } from "../_support/eventually.ts";
+import { policyJson, type TempDir, tempDir } from "./_scripted-io.ts";
+
+const KEY = "serve-process-state-key-3b9e0c71a4d2f865";
+const runtime = runtimeName();
+
+let peer: ModernPeer;
+let dir: TempDir;
+before(async () => {
+  peer = await startModernPeer();
+  dir = tempDir({ "modern.policy.json": policyJson("modern", peer.url) });
+});
+after(async () => {
+  await peer?.stop();
+  dir?.remove();
+});
+
+/** This runtime's `sluice` command line. */
+function sluiceCommand(args: readonly string[]): string[] {
+  const command = {
+    node: ["bin/sluice.mjs"],
+    deno: ["run", "-A", "src/cli/mod.ts"],
+    bun: ["src/cli/mod.ts"],
+  }[runtime];
+  return [process.execPath, ...command, ...args, "--policies", dir.path];
+}
+
+/** The `sluice` command, its stdout and stderr piped unless `stdout` is a file's descriptor. */
+function sluice(args: readonly string[], stdout: "pipe" | number = "pipe"): ChildProcessWithoutNullStreams {
+  const [binary, ...rest] = sluiceCommand(args);
+  return spawn(binary!, rest, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, SLUICE_STATE_KEY: KEY, NO_COLOR: "1" },
+    stdio: ["pipe", stdout, "pipe"],
+  }) as ChildProcessWithoutNullStreams;
+}
+
+/**
+ * Sends a signal. Not `child.kill()`: Deno's child_process then reports the exit as that signal's,
+ * whatever the code the process exited with.
+ */
+const signal = (child: ChildProcessWithoutNullStreams, name: NodeJS.Signals) =>
+  process.kill(child.pid!, name);
+const exitOf = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => child.once("exit", resolve));
+
+const marks = (count: number) => Array.from({ length: count }, (_, i) => `m${String(i).padStart(2, "0")}`);
+
+/** Starts `sluice serve` with its stdout paused, and collects its stderr and exit. */
+async function started() {
+  const child = sluice(["serve", "--port", "0"]);
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await awaitLine(child, "stderr", /listening on (http:\/\/\S+)/);
+  child.stdout.pause();
+  const chunks: Buffer[] = [];
+  return {
+    child,
+    url,
+    exited: exitOf(child),
+    stderr: () => stderr,
+    stop: () => signal(child, "SIGTERM"),
+    /** Reads stdout from now on. */
+    read: () => {
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      child.stdout.resume();
+    },
+    names: () => lineNamesOf(chunks),
+  };
+}
+
+/** Sends refused calls one at a time, each with a decision line of 300 kB; bounded at 20 s. */
+async function refusedAll(url: string, all: readonly string[]): Promise<number[]> {
+  const callAll = async () => {
+    const answered = [];
+    for (const mark of all) answered.push(await refusedBig(url, mark));
+    return answered;
+  };
+  // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
+  return await within(`the ${all.length} calls' answers`, callAll(), 20_000);
+}
+
+const DENO_BLOCKS = "Deno's process.stdout waits for the reader: it holds no line to drop or give up";
+
+describe(`sluice serve on ${runtime} in its own process, its stdout a pipe whose reader is slow, stalls or leaves`, () => {
+  test("lines kept while the reader was behind all reach it after SIGTERM, whole: the command exits once stdout has taken them", async () => {
+    const serve = await started();
+    try {
+      const twelve = marks(12);
+      const statuses = Promise.all(twelve.map((mark) => refusedBig(serve.url, mark)));
+      if (runtime === "deno") {
+        // Deno's process.stdout waits for the reader, so the answers wait for it too.
+        setTimeout(serve.read, 300);
+        assert.deepEqual(await within("the 12 calls' answers", statuses, 20_000), Array(12).fill(400));
+        serve.stop();
+      } else {
+        // 3.6 MB of lines, under the 4 MiB bound: all answered, most lines still in the process.
+        assert.deepEqual(await within("the 12 calls' answers", statuses, 20_000), Array(12).fill(400));
+        serve.stop();
+        setTimeout(serve.read, 500);
+      }
+      const code = await within("the exit", serve.exited, 20_000);
+      assert.deepEqual([code, serve.names()], [0, twelve.map(bigName)]);
+    } finally {
+      await stopChild(serve.child);
+    }
+  });
+
+  test("a reader that closes stdout stops the decision lines, not the command: it answers, and exits 0 on SIGTERM", async () => {
+    const serve = await started();
+    try {
+      serve.child.stdout.destroy();
+      const statuses = [];
+      for (const mark of marks(3)) statuses.push(await refusedBig(serve.url, mark));
+      serve.stop();
+      assert.deepEqual([statuses, await within("the exit", serve.exited, 20_000)], [[400, 400, 400], 0]);
+    } finally {
+      await stopChild(serve.child);
+    }
+  });
+
+  test(
+    "a reader that stalls costs the process at most 4 MiB of lines: the gateway goes on answering, the lines past it are dropped, and their count is said on stderr",
+    { skip: runtime === "deno" ? DENO_BLOCKS : false },
+    async () => {
+      const serve = await started();
+      try {
+        const forty = marks(40);
+        const statuses = await refusedAll(serve.url, forty);
+        serve.read();
+        serve.stop();
+        const code = await within("the exit", serve.exited, 20_000);
+        const names = serve.names();
+        const told = /^sluice serve: (\d+) decision lines dropped: stdout was not read fast enough$/m.exec(
+          serve.stderr(),
+        );
+        const dropped = Number(told?.[1]);
+        // Whole lines, the first ones in order (the rest were dropped), and every line accounted for.
+        assert.deepEqual(
+          [
+            code,
+            statuses,
+            names,
+            names.length + dropped,
+            dropped > 0,
+            serve.stderr().match(/dropped/g)?.length,
+          ],
+          [0, Array(40).fill(400), forty.slice(0, names.length).map(bigName), 40, true, 1],
+        );
+      } finally {
+        await stopChild(serve.child);
+      }
+    },
+  );
+
+  test(
+    "a reader that never reads again: SIGTERM still ends the command, within 5 s, saying how many bytes stdout did not take",
+    { skip: runtime === "deno" ? DENO_BLOCKS : false },
+    async () => {
+      const serve = await started();
+      try {
+        assert.deepEqual(await refusedAll(serve.url, marks(20)), Array(20).fill(400));
+        const stopped = Date.now();
+        serve.stop();
+        const code = await within("the exit", serve.exited, 15_000);
+        const waitedMs = Date.now() - stopped;
+        const told =
+          /^sluice: stdout did not take the last (\d+) bytes of output within 5 s of the signal; exiting without them$/m
+            .exec(serve.stderr());
+        const bytes = Number(told?.[1]);
+        // At most the 4 MiB bound and the line written past it are held.
+        assert.deepEqual(
+          [code, bytes > 0 && bytes <= 4 * 1024 * 1024 + 300_100, waitedMs >= 4_500 && waitedMs < 10_000],
+          [0, true, true],
+          `${waitedMs} ms, stderr: ${serve.stderr().slice(-500)}`,
+        );
+      } finally {
+        await stopChild(serve.child);
+      }
+    },
+  );
+});
+
+describe(`sluice call and --help on ${runtime} in their own process: the output is whole, or the command says why not`, () => {
+  /**
+   * `sluice call modern echo --json` with 40 000 zero-width spaces, each printed as a 6-byte
+   * escape: 240 249 bytes, more than a pipe and its reader's buffer hold.
+   */
+  const BIG_ECHO = ["call", "modern", "echo", JSON.stringify({ message: "\u200b".repeat(40_000) }), "--json"];
+  const BIG_ECHO_BYTES = 240_249;
+  /** Runs `script` in bash with this runtime's `sluice` command line as `"$@"`. */
+  const bash = (script: string, args: readonly string[]) =>
+    spawn("bash", ["-c", script, "sluice", ...sluiceCommand(args)], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, SLUICE_STATE_KEY: KEY, NO_COLOR: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+
+  test("a reader that starts 1 s late gets the whole answer, and the command exits 0", async () => {
+    const child = bash('set -o pipefail; "$@" | (sleep 1; wc -c)', BIG_ECHO);
+    try {
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const code = await within("the exit", exitOf(child), 20_000);
+      assert.deepEqual([code, stdout], [0, `${BIG_ECHO_BYTES}\n`]);
+    } finally {
+      await stopChild(child);
+    }
+  });
+
+  test(
+    "SIGTERM while the command waits for a reader that does not read exits at once with 130",
+    {
+      skip: runtime === "deno"
+        ? "Deno's process.stdout write blocks, and no signal is heard meanwhile"
+        : false,
+    },
+    async () => {
+      await peer.clearRequests();
+      // `exec`: the process is the command itself, its stdout a pipe whose reader reads only
+      // after 10 s (and then ends, as the command has).
+      const child = bash('exec "$@" > >(sleep 10; cat > /dev/null)', BIG_ECHO);
+      try {
+        const exited = exitOf(child);
+        // The answer is written once the call has ended upstream: then the command waits.
+        await eventually("the echo call upstream", async () => {
+          const calls = (await peer.requests()).filter((r) => r.headers["mcp-name"] === "echo");
+          return calls.length > 0 ? calls : undefined;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        signal(child, "SIGTERM");
+        assert.equal(await within("the exit after one SIGTERM", exited, 8_000), 130);
+      } finally {
+        await stopChild(child);
+      }
+    },
+  );
+
+  test("stdout on a full disk: the command exits 1 and says so", async () => {
+    const full = openSync("/dev/full", "w");
+    const child = sluice(["--help"], full);
+    try {
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await within("the exit", exitOf(child), 20_000);
+      assert.deepEqual([code, /no space left on device/i.test(stderr)], [1, true], stderr);
+    } finally {
+      closeSync(full);
+      await stopChild(child);
+    }
+  });
+});
