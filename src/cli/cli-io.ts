@@ -46,8 +46,8 @@ export interface CliIo {
   readonly signal?: AbortSignal;
 }
 
-/** How long the exit waits for stdout and stderr once a signal has stopped the command. */
-const SIGNALLED_FLUSH_MS = 5_000;
+/** How long, once a signal has stopped the command, the exit waits for a reader that takes nothing. */
+const STALLED_MS = 5_000;
 
 /**
  * Builds the {@linkcode CliIo} of this process: its streams and environment, and a signal
@@ -57,8 +57,9 @@ const SIGNALLED_FLUSH_MS = 5_000;
  *   written to them (a reader that closed the pipe counts as done), then removes the signal
  *   listeners. A command that ended by itself waits as long as the reader takes, and a SIGINT or
  *   SIGTERM meanwhile exits at once with code 130. A command stopped by a signal (`sluice serve`)
- *   waits at most 5 s from it, then says on stderr how much of its output was not taken. A write
- *   that failed (a full disk) is thrown, once waited for.
+ *   waits while the reader takes something at least every 5 s, then says on stderr how much of
+ *   its output was not taken. On Deno a write waits for the reader instead, and no signal is
+ *   heard meanwhile. A failed write (a full disk) ends the process with its error and code 1.
  * @example
  * ```ts
  * import { openProcessIo } from "./cli-io.ts";
@@ -70,10 +71,10 @@ const SIGNALLED_FLUSH_MS = 5_000;
 export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } {
   const controller = new AbortController();
   let closing = false;
-  let deadline: number | undefined;
+  let signalledAt = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted || closing) process.exit(130);
-    deadline = Date.now() + SIGNALLED_FLUSH_MS;
+    signalledAt = Date.now();
     controller.abort(new Error(`Received ${signal}`));
   };
   process.on("SIGINT", onSignal);
@@ -91,15 +92,18 @@ export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } 
     cwd: process.cwd(),
     signal: controller.signal,
   };
+  /** Whether all was taken; after a signal, `false` once 5 s pass with nothing taken. */
   const taken = async (): Promise<boolean> => {
     const flushed = Promise.all([stdout.taken(), stderr.taken()]).then(() => true);
-    if (deadline === undefined) return await flushed;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<false>((done) => (timer = setTimeout(done, deadline! - Date.now(), false)));
-    try {
-      return await Promise.race([flushed, late]);
-    } finally {
+    if (!controller.signal.aborted) return await flushed;
+    for (;;) {
+      const quietMs = Date.now() - Math.max(signalledAt, stdout.lastTaken(), stderr.lastTaken());
+      if (quietMs >= STALLED_MS) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const quiet = new Promise<false>((done) => (timer = setTimeout(done, STALLED_MS - quietMs, false)));
+      const done = await Promise.race([flushed, quiet]);
       clearTimeout(timer);
+      if (done) return true;
     }
   };
   return {
@@ -107,9 +111,10 @@ export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } 
     close: async () => {
       closing = true;
       if (!await taken() && stdout.backlog() > 0) {
-        stderr.write(
-          `sluice: stdout did not take the last ${stdout.backlog()} bytes of output within ` +
-            `${SIGNALLED_FLUSH_MS / 1000} s of the signal; exiting without them\n`,
+        // Past the queue, which may still hold stderr's last line: the process exits next.
+        process.stderr.write(
+          `sluice: stdout took nothing for ${STALLED_MS / 1000} s after the signal; exiting without ` +
+            `up to ${stdout.backlog()} bytes of output (the last line it took may be cut short)\n`,
         );
       }
       process.off("SIGINT", onSignal);
@@ -125,6 +130,8 @@ interface PipeWriter extends CliWriter {
   backlog(): number;
   /** Settles once the stream holds nothing written through this writer, or its reader is gone. */
   taken(): Promise<void>;
+  /** When the stream last took (or failed) a write, in `Date.now()` milliseconds; 0 if never. */
+  lastTaken(): number;
   /** The first write that failed, but for a reader that closed the pipe. */
   failure(): Error | undefined;
 }
@@ -137,37 +144,55 @@ const closedPipes = new WeakSet<NodeJS.WriteStream>();
  * ends the output, not the command. Node's unheard `EPIPE` would end the process with code 1; other
  * errors still do. The listener stays (once per stream): the event may come after the command ends.
  *
- * What the stream holds is counted by the writes' callbacks, which fire on Node, Deno and Bun once
- * the bytes are taken or the write failed; a write that throws instead (Deno, at times) holds
- * nothing. Bun's `writableLength` is always 0, and its callback for an empty write fires before
- * earlier writes are out, so neither can tell.
+ * One write at a time is handed to the stream and the rest wait here, so each write's callback
+ * says one more was taken: Node hands its whole queue to one `writev` and calls back only when
+ * all of it is out, and Bun's `writableLength` is always 0. A write that throws (Deno, at times)
+ * drops what waited behind it, and is thrown unless the reader is gone.
  */
 function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
   let held = 0;
+  let lastTaken = 0;
   let failed: Error | undefined;
+  const queue: string[] = [];
+  let writing = false;
   let waiting: (() => void)[] = [];
   const settle = (): void => {
     if (held > 0 && !closedPipes.has(stream)) return;
     for (const done of waiting) done();
     waiting = [];
   };
+  const next = (): void => {
+    const text = queue.shift();
+    writing = text !== undefined && !closedPipes.has(stream);
+    if (!writing) {
+      queue.length = 0;
+      held = 0;
+      return settle();
+    }
+    const bytes = Buffer.byteLength(text!);
+    const done = (error?: Error | null): void => {
+      held -= bytes;
+      lastTaken = Date.now();
+      if (error && !readerGone(error)) failed ??= error;
+      next();
+    };
+    try {
+      stream.write(text!, done);
+    } catch (error) {
+      queue.length = 0;
+      if (readerGone(error)) closedPipes.add(stream);
+      done();
+      if (!readerGone(error)) throw error;
+    }
+  };
   return {
     write: (text: string) => {
       if (closedPipes.has(stream)) return false;
-      const bytes = Buffer.byteLength(text);
-      held += bytes;
-      const done = (error?: Error | null): void => {
-        held -= bytes;
-        if (error && (error as NodeJS.ErrnoException).code !== "EPIPE") failed ??= error;
-        settle();
-      };
-      try {
-        return stream.write(text, done);
-      } catch (error) {
-        done();
-        throw error;
-      }
+      held += Buffer.byteLength(text);
+      queue.push(text);
+      if (!writing) next();
+      return true;
     },
     backlog: () => held,
     taken: () =>
@@ -175,11 +200,18 @@ function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
         waiting.push(done);
         settle();
       }),
+    lastTaken: () => lastTaken,
     failure: () => failed,
   };
 }
 
 function onPipeError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
-  if (error.code !== "EPIPE") throw error;
+  if (!readerGone(error)) throw error;
   closedPipes.add(this);
+}
+
+/** Whether a write failed because the reader closed the pipe (a socket pair's reader: a reset). */
+function readerGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EPIPE" || code === "ECONNRESET";
 }

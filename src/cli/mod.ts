@@ -118,7 +118,8 @@ const COMMANDS: Readonly<
  * @param argv The arguments after the program's name (`process.argv.slice(2)`).
  * @param io Streams, environment and signal. @default this process's (SIGINT and SIGTERM abort its
  *   signal), and then `main` settles only once its stdout and stderr have taken all it wrote: a
- *   signal meanwhile exits with code 130, and after a signal it waits at most 5 s
+ *   signal meanwhile exits with code 130, and after a signal it gives up once they take nothing
+ *   for 5 s (on Node and Bun; Deno's writes wait for the reader)
  * @returns The exit code: 0 success, 1 a failed check or tool error, 2 usage error, 3 refused by
  *   the policy, 4 call or sign-in failure, 5 refused by you, 6 stdin closed at a prompt,
  *   130 interrupted (see {@linkcode HELP}).
