@@ -6,6 +6,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { writeSync } from "node:fs";
 import process from "node:process";
 
 /** Where text goes: `process.stdout`, or a test's collector. */
@@ -59,7 +60,7 @@ const STALLED_MS = 5_000;
  *   SIGTERM meanwhile exits at once with code 130. A command stopped by a signal (`sluice serve`)
  *   waits while the reader takes something at least every 5 s, then says on stderr how much of
  *   its output was not taken. On Deno a write waits for the reader instead, and no signal is
- *   heard meanwhile. A failed write (a full disk) ends the process with its error and code 1.
+ *   heard meanwhile. A failed write (a full disk) ends the process at once with code 1.
  * @example
  * ```ts
  * import { openProcessIo } from "./cli-io.ts";
@@ -119,8 +120,6 @@ export function openProcessIo(): { readonly io: CliIo; close(): Promise<void> } 
       }
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      const failure = stdout.failure() ?? stderr.failure();
-      if (failure !== undefined) throw failure;
     },
   };
 }
@@ -130,68 +129,85 @@ interface PipeWriter extends CliWriter {
   backlog(): number;
   /** Settles once the stream holds nothing written through this writer, or its reader is gone. */
   taken(): Promise<void>;
-  /** When the stream last took (or failed) a write, in `Date.now()` milliseconds; 0 if never. */
+  /** When the stream last took a write, in `Date.now()` milliseconds; 0 if never. */
   lastTaken(): number;
-  /** The first write that failed, but for a reader that closed the pipe. */
-  failure(): Error | undefined;
 }
+
+/** How much of what waited to be written goes to the stream in one write, in UTF-16 units. */
+const PIECE_LENGTH = 64 * 1024;
 
 /** The process's streams whose reader closed the pipe. */
 const closedPipes = new WeakSet<NodeJS.WriteStream>();
 
 /**
  * A writer to one of the process's streams that outlives its reader: a closed pipe (`| head -1`)
- * ends the output, not the command. Node's unheard `EPIPE` would end the process with code 1; other
- * errors still do. The listener stays (once per stream): the event may come after the command ends.
+ * ends the output, not the command. Any other failed write (a full disk) ends the process with
+ * code 1 and one line on stderr. The error listener stays (once per stream): the event may come
+ * after the command ends.
  *
- * One write at a time is handed to the stream and the rest wait here, so each write's callback
- * says one more was taken: Node hands its whole queue to one `writev` and calls back only when
- * all of it is out, and Bun's `writableLength` is always 0. A write that throws (Deno, at times)
- * drops what waited behind it, and is thrown unless the reader is gone.
+ * What the stream holds is counted by the writes' callbacks, which fire once the bytes are taken
+ * (Bun's `writableLength` is always 0). While the stream holds something, further writes wait
+ * here and go on in pieces of about 64 KiB, so each callback shows progress: Node calls back for a
+ * whole `writev` of its queue at once. A reader that keeps up gets every write at once, in order with
+ * the other stream's.
  */
 function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
   let held = 0;
   let lastTaken = 0;
-  let failed: Error | undefined;
-  const queue: string[] = [];
-  let writing = false;
+  // What waits, from `queue[first]` on (`shift()` costs the length of a long queue).
+  let queue: string[] = [];
+  let first = 0;
   let waiting: (() => void)[] = [];
   const settle = (): void => {
     if (held > 0 && !closedPipes.has(stream)) return;
     for (const done of waiting) done();
     waiting = [];
   };
-  const next = (): void => {
-    const text = queue.shift();
-    writing = text !== undefined && !closedPipes.has(stream);
-    if (!writing) {
-      queue.length = 0;
-      held = 0;
-      return settle();
-    }
-    const bytes = Buffer.byteLength(text!);
+  const send = (text: string): void => {
+    const bytes = Buffer.byteLength(text);
     const done = (error?: Error | null): void => {
       held -= bytes;
       lastTaken = Date.now();
-      if (error && !readerGone(error)) failed ??= error;
+      if (error && !readerGone(error)) writeFailed(stream, error);
+      if (error) closedPipes.add(stream);
       next();
     };
     try {
-      stream.write(text!, done);
+      stream.write(text, done);
     } catch (error) {
-      queue.length = 0;
-      if (readerGone(error)) closedPipes.add(stream);
+      // Deno throws some failures instead of calling back.
+      if (!readerGone(error)) writeFailed(stream, error);
+      closedPipes.add(stream);
       done();
-      if (!readerGone(error)) throw error;
     }
+  };
+  const next = (): void => {
+    if (closedPipes.has(stream)) {
+      queue = [];
+      first = 0;
+      held = 0;
+    }
+    while (first < queue.length && stream.writableLength === 0) {
+      // What waited goes in pieces of about a pipe's size: one each loop turn, each shown taken.
+      let text = queue[first++]!;
+      while (first < queue.length && text.length + queue[first]!.length <= PIECE_LENGTH) {
+        text += queue[first++];
+      }
+      if (first === queue.length) {
+        queue = [];
+        first = 0;
+      }
+      send(text);
+    }
+    settle();
   };
   return {
     write: (text: string) => {
       if (closedPipes.has(stream)) return false;
       held += Buffer.byteLength(text);
       queue.push(text);
-      if (!writing) next();
+      next();
       return true;
     },
     backlog: () => held,
@@ -201,17 +217,31 @@ function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
         settle();
       }),
     lastTaken: () => lastTaken,
-    failure: () => failed,
   };
 }
 
 function onPipeError(this: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
-  if (!readerGone(error)) throw error;
-  closedPipes.add(this);
+  if (readerGone(error)) closedPipes.add(this);
+  else writeFailed(this, error);
 }
 
 /** Whether a write failed because the reader closed the pipe (a socket pair's reader: a reset). */
 function readerGone(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === "EPIPE" || code === "ECONNRESET";
+}
+
+/** Ends the process (code 1) on a write that failed for another reason, saying so on stderr. */
+function writeFailed(stream: NodeJS.WriteStream, error: unknown): never {
+  const which = stream === process.stderr ? "stderr" : "stdout";
+  try {
+    // Synchronous: the process exits next.
+    writeSync(
+      2,
+      `sluice: cannot write to ${which}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  } catch {
+    // stderr cannot be written either: the exit code says it.
+  }
+  process.exit(1);
 }
