@@ -133,6 +133,8 @@ interface PipeWriter extends CliWriter {
   lastTaken(): number;
 }
 
+const IS_BUN = (globalThis as { Bun?: unknown }).Bun !== undefined;
+
 /** How much of what waited to be written goes to the stream in one write, in UTF-16 units. */
 const PIECE_LENGTH = 64 * 1024;
 
@@ -155,6 +157,7 @@ function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
   let held = 0;
   let lastTaken = 0;
+  let inFlight = 0;
   // What waits, from `queue[first]` on (`shift()` costs the length of a long queue).
   let queue: string[] = [];
   let first = 0;
@@ -164,10 +167,15 @@ function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
     for (const done of waiting) done();
     waiting = [];
   };
+  // Whether the stream holds something. Bun's `writableLength` is always 0 and its own buffer
+  // splits lines when it holds several writes, so there a write still in flight counts.
+  const holding = (): boolean => stream.writableLength > 0 || (IS_BUN && inFlight > 0);
   const send = (text: string): void => {
     const bytes = Buffer.byteLength(text);
+    inFlight++;
     const done = (error?: Error | null): void => {
-      held -= bytes;
+      inFlight--;
+      held = Math.max(0, held - bytes);
       lastTaken = Date.now();
       if (error && !readerGone(error)) writeFailed(stream, error);
       if (error) closedPipes.add(stream);
@@ -188,17 +196,18 @@ function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
       first = 0;
       held = 0;
     }
-    while (first < queue.length && stream.writableLength === 0) {
+    while (first < queue.length && !holding()) {
       // What waited goes in pieces of about a pipe's size: one each loop turn, each shown taken.
       let text = queue[first++]!;
       while (first < queue.length && text.length + queue[first]!.length <= PIECE_LENGTH) {
         text += queue[first++];
       }
-      if (first === queue.length) {
-        queue = [];
-        first = 0;
-      }
       send(text);
+    }
+    // What was sent leaves the array once it is half of it.
+    if (first > 0 && first * 2 >= queue.length) {
+      queue = queue.slice(first);
+      first = 0;
     }
     settle();
   };

@@ -293,6 +293,38 @@ describe(`sluice call and --help on ${runtime} in their own process: the output 
     },
   );
 
+  test("stdout and stderr into one pipe (2>&1): every line whole, each stream's in order", async () => {
+    const script = {
+      node: [process.execPath, "--import", "tsx", "tests/cli/_interleaved-writer.ts"],
+      deno: [process.execPath, "run", "-A", "tests/cli/_interleaved-writer.ts"],
+      bun: [process.execPath, "tests/cli/_interleaved-writer.ts"],
+    }[runtime];
+    const child = spawn("bash", ["-c", '"$@" 2>&1', "writer", ...script], { cwd: REPO_ROOT });
+    try {
+      const chunks: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+      const code = await within("the exit", exitOf(child as ChildProcessWithoutNullStreams), 30_000);
+      const lines = Buffer.concat(chunks).toString("utf8").split("\n").slice(0, -1);
+      const cut = lines.filter((line) => !/^L\d+ [OE] q*$/.test(line));
+      const ordered = (mark: string) => {
+        const numbers = lines.filter((line) => line.split(" ")[1] === mark).map((line) =>
+          Number(line.slice(1, line.indexOf(" ")))
+        );
+        return numbers.every((number, i) => i === 0 || number > numbers[i - 1]!);
+      };
+      // Bun's two streams keep no order between them; each keeps its own.
+      assert.deepEqual([code, lines.length, cut.slice(0, 2), ordered("O"), ordered("E")], [
+        0,
+        100_000,
+        [],
+        true,
+        true,
+      ]);
+    } finally {
+      await stopChild(child);
+    }
+  });
+
   test("stdout on a full disk: the command exits 1 and says so in one line", async () => {
     // Opened by bash: Deno's test permissions do not reach device files.
     const child = bash('exec "$@" > /dev/full', ["--help"]);
