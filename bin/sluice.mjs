@@ -17,5 +17,5 @@ if (!clone && existsSync(fileURLToPath(built))) {
   const { tsImport } = await import("tsx/esm/api");
   cli = await tsImport("../src/cli/mod.ts", import.meta.url);
 }
-// main() returns once stdout and stderr have handed on all it wrote.
+// main() returns once stdout and stderr have taken all it wrote.
 process.exit(await cli.main(process.argv.slice(2)));

@@ -150,8 +150,10 @@ const closedPipes = new WeakSet<NodeJS.WriteStream>();
  * What the stream holds is counted by the writes' callbacks, which fire once the bytes are taken
  * (Bun's `writableLength` is always 0). While the stream holds something, further writes wait
  * here and go on in pieces of about 64 KiB, so each callback shows progress: Node calls back for a
- * whole `writev` of its queue at once. A reader that keeps up gets every write at once, in order with
- * the other stream's.
+ * whole `writev` of its queue at once. A reader that keeps up gets every write at once; on Node and
+ * Deno in order with the other stream's, on Bun each stream keeps only its own order. With both
+ * streams in one pipe (`2>&1`) and its reader behind, a stderr line can land inside a long stdout
+ * line, as with any two writers.
  */
 function pipeWriter(stream: NodeJS.WriteStream): PipeWriter {
   if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
