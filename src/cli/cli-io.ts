@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { writeSync } from "node:fs";
 import process from "node:process";
+import { runtimeName } from "./_load-module.ts";
 
 /** Where text goes: `process.stdout`, or a test's collector. */
 export interface CliWriter {
@@ -133,7 +134,7 @@ interface PipeWriter extends CliWriter {
   lastTaken(): number;
 }
 
-const IS_BUN = (globalThis as { Bun?: unknown }).Bun !== undefined;
+const IS_BUN = runtimeName() === "bun";
 
 /** How much of what waited to be written goes to the stream in one write, in UTF-16 units. */
 const PIECE_LENGTH = 64 * 1024;

@@ -3,6 +3,7 @@
 // Also refused calls whose lines are 300 kB, to fill a reader's pipe. Runs on every runtime.
 import { Buffer } from "node:buffer";
 import { toolCallHeaders } from "./downstream.ts";
+import { within } from "./eventually.ts";
 
 /**
  * The lines of `text`, each JSON line parsed with its `time` (an ISO 8601 date) and its
@@ -57,6 +58,26 @@ export async function refusedBig(url: string, mark: string): Promise<number> {
   });
   await response.body?.cancel();
   return response.status;
+}
+
+/** `count` marks for {@linkcode refusedBig}, in the order their names sort: `m00`, `m01`, … */
+export function marksOf(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `m${String(i).padStart(2, "0")}`);
+}
+
+/**
+ * Sends {@linkcode refusedBig} calls one at a time, bounded at 20 s: a gateway that waits for
+ * its stdout reader answers no call once the pipe is full, and the bound names that.
+ *
+ * @returns The HTTP statuses, in order.
+ */
+export async function refusedInTurn(url: string, marks: readonly string[]): Promise<number[]> {
+  const callAll = async () => {
+    const answered = [];
+    for (const mark of marks) answered.push(await refusedBig(url, mark));
+    return answered;
+  };
+  return await within(`the ${marks.length} calls' answers`, callAll(), 20_000);
 }
 
 /** The names in the JSON decision lines read, sorted, each line whole, else what was cut. */

@@ -13,7 +13,7 @@ import {
   startModernPeer,
   stopChild,
 } from "../_support/modern-peer.ts";
-import { bigName, lineNamesOf, refusedBig } from "../_support/decision-lines.ts";
+import { bigName, lineNamesOf, marksOf, refusedBig, refusedInTurn } from "../_support/decision-lines.ts";
 import { eventually, within } from "../_support/eventually.ts";
 import { policyJson, type TempDir, tempDir } from "./_scripted-io.ts";
 
@@ -60,8 +60,6 @@ const signal = (child: ChildProcessWithoutNullStreams, name: NodeJS.Signals) =>
 const exitOf = (child: ChildProcessWithoutNullStreams) =>
   new Promise<number | null>((resolve) => child.once("exit", resolve));
 
-const marks = (count: number) => Array.from({ length: count }, (_, i) => `m${String(i).padStart(2, "0")}`);
-
 /** Starts `sluice serve` with its stdout paused, and collects its stderr and exit. */
 async function started() {
   const child = sluice(["serve", "--port", "0"]);
@@ -96,36 +94,20 @@ async function started() {
   };
 }
 
-/** Sends refused calls one at a time, each with a decision line of 300 kB; bounded at 20 s. */
-async function refusedAll(url: string, all: readonly string[]): Promise<number[]> {
-  const callAll = async () => {
-    const answered = [];
-    for (const mark of all) answered.push(await refusedBig(url, mark));
-    return answered;
-  };
-  // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
-  return await within(`the ${all.length} calls' answers`, callAll(), 20_000);
-}
-
 const DENO_BLOCKS = "Deno's process.stdout waits for the reader: it holds no line to drop or give up";
 
 describe(`sluice serve on ${runtime} in its own process, its stdout a pipe whose reader is slow, stalls or leaves`, () => {
   test("lines kept while the reader was behind all reach it after SIGTERM, whole: the command exits once stdout has taken them", async () => {
     const serve = await started();
     try {
-      const twelve = marks(12);
+      const twelve = marksOf(12);
       const statuses = Promise.all(twelve.map((mark) => refusedBig(serve.url, mark)));
-      if (runtime === "deno") {
-        // Deno's process.stdout waits for the reader, so the answers wait for it too.
-        setTimeout(serve.read, 300);
-        assert.deepEqual(await within("the 12 calls' answers", statuses, 20_000), Array(12).fill(400));
-        serve.stop();
-      } else {
-        // 3.6 MB of lines, under the 4 MiB bound: all answered, most lines still in the process.
-        assert.deepEqual(await within("the 12 calls' answers", statuses, 20_000), Array(12).fill(400));
-        serve.stop();
-        setTimeout(serve.read, 500);
-      }
+      // Deno's process.stdout waits for the reader, so there the answers wait for it too. Elsewhere
+      // the 3.6 MB of lines, under the 4 MiB bound, are all answered with most still in the process.
+      if (runtime === "deno") setTimeout(serve.read, 300);
+      assert.deepEqual(await within("the 12 calls' answers", statuses, 20_000), Array(12).fill(400));
+      serve.stop();
+      if (runtime !== "deno") setTimeout(serve.read, 500);
       const code = await within("the exit", serve.finished(), 20_000);
       assert.deepEqual([code, serve.names()], [0, twelve.map(bigName)]);
     } finally {
@@ -138,7 +120,7 @@ describe(`sluice serve on ${runtime} in its own process, its stdout a pipe whose
     try {
       serve.child.stdout.destroy();
       const statuses = [];
-      for (const mark of marks(3)) statuses.push(await refusedBig(serve.url, mark));
+      for (const mark of marksOf(3)) statuses.push(await refusedBig(serve.url, mark));
       serve.stop();
       assert.deepEqual([statuses, await within("the exit", serve.exited, 20_000)], [[400, 400, 400], 0]);
     } finally {
@@ -152,8 +134,8 @@ describe(`sluice serve on ${runtime} in its own process, its stdout a pipe whose
     async () => {
       const serve = await started();
       try {
-        const forty = marks(40);
-        const statuses = await refusedAll(serve.url, forty);
+        const forty = marksOf(40);
+        const statuses = await refusedInTurn(serve.url, forty);
         serve.read();
         serve.stop();
         const code = await within("the exit", serve.finished(), 20_000);
@@ -183,7 +165,7 @@ describe(`sluice serve on ${runtime} in its own process, its stdout a pipe whose
   test("a slow reader that keeps reading after SIGTERM gets every line whole, though it takes longer than 5 s", async () => {
     const serve = await started();
     try {
-      const eight = marks(8);
+      const eight = marksOf(8);
       // 2.4 MB of lines (all answered on Node and Bun before a line is read; on Deno, as read).
       const statuses = Promise.all(eight.map((mark) => refusedBig(serve.url, mark)));
       const slowly = () => {
@@ -216,7 +198,7 @@ describe(`sluice serve on ${runtime} in its own process, its stdout a pipe whose
     async () => {
       const serve = await started();
       try {
-        assert.deepEqual(await refusedAll(serve.url, marks(20)), Array(20).fill(400));
+        assert.deepEqual(await refusedInTurn(serve.url, marksOf(20)), Array(20).fill(400));
         const stopped = Date.now();
         serve.stop();
         const code = await within("the exit", serve.exited, 15_000);

@@ -15,8 +15,7 @@ import {
   stopChild,
 } from "../_support/modern-peer.ts";
 import { ADD_ANSWER, callTool, describeEntry, KEY, withEnvironment } from "./_entry-cases.ts";
-import { within } from "../_support/eventually.ts";
-import { bigName, lineNamesOf, refusedBig } from "../_support/decision-lines.ts";
+import { bigName, lineNamesOf, marksOf, refusedBig, refusedInTurn } from "../_support/decision-lines.ts";
 
 let peer: ModernPeer;
 before(async () => {
@@ -195,14 +194,8 @@ describe("serve() on Node whose stdout reader falls behind", () => {
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       // 40 lines of 300 kB, 12 MB, while nothing reads: the process keeps 4 MiB and the pipe's fill.
       child.stdout.pause();
-      const marks = Array.from({ length: 40 }, (_, i) => `m${String(i).padStart(2, "0")}`);
-      const callAll = async () => {
-        const answered = [];
-        for (const mark of marks) answered.push(await refusedBig(url, mark));
-        return answered;
-      };
-      // Bounded: a gateway that waits for its reader answers no call once the pipe is full.
-      const statuses = await within("the 40 calls' answers", callAll(), 20_000);
+      const marks = marksOf(40);
+      const statuses = await refusedInTurn(url, marks);
       const chunks: Buffer[] = [];
       child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
